@@ -1,0 +1,1 @@
+//! vecl's OpenCL C front end (to be written).

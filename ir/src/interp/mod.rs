@@ -1,0 +1,1 @@
+//! The reference interpreter (to be written).

@@ -1,0 +1,17 @@
+//! vecl's Kernel IR.
+//!
+//! The IR describes one work-item of an OpenCL kernel with structured
+//! control flow (see [`module`]). Around it:
+//! - [`text`]: the text form — every module prints and parses back equal;
+//! - [`verify`]: the verifier, run after every pass in tests and debug builds;
+//! - [`interp`]: the reference interpreter, the oracle of every JIT test.
+
+pub mod builder;
+pub mod interp;
+pub mod module;
+pub mod text;
+pub mod types;
+pub mod verify;
+
+pub use module::*;
+pub use types::*;

@@ -1,0 +1,476 @@
+//! Modules, functions, instructions and structured statements.
+//!
+//! A [`Function`] describes **one work-item**. Its values live in an arena
+//! (`Function::insts`) and are named by [`ValueId`]; its control flow is a
+//! tree of structured statements ([`Block`], [`Stmt`]). Vectorisation across
+//! work-items is not expressed here: it happens when the JIT lowers a kernel.
+//!
+//! Invariants (checked by the verifier):
+//! - every instruction of the arena is evaluated by exactly one
+//!   [`Stmt::Eval`], and every use of a value is dominated by that `Eval`
+//!   (earlier in the same block or in an enclosing block); a value defined
+//!   inside a loop body is not used in its `continuing` block unless the
+//!   `Eval` precedes every `continue`;
+//! - only scalars, vectors (including bool vectors, which are masks) and
+//!   pointers are values; arrays and structs exist only in memory;
+//! - `Break` is inside a `Loop` or `Switch`, `Continue` inside a `Loop` body;
+//! - no recursion (directly or through other functions).
+
+use crate::types::{AddressSpace, StructDef, Type};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A value: an index into [`Function::insts`]. Text form `%N`.
+    ValueId
+);
+id_type!(
+    /// A register variable of a function (no address). Text form `$N`.
+    VarId
+);
+id_type!(
+    /// A private-memory slot of a function (arrays, structs, address-taken
+    /// locals). Text form `&N`.
+    SlotId
+);
+id_type!(
+    /// A function of the module. Text form `@name`.
+    FuncId
+);
+id_type!(
+    /// A module-scope variable (`__constant` data, `__local` variables of
+    /// kernels). Text form `@name`.
+    GlobalId
+);
+
+/// A source position (1-based; 0 when unknown) for reports and annotations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Loc {
+    pub const NONE: Loc = Loc { line: 0, col: 0 };
+
+    pub fn is_known(self) -> bool {
+        self.line != 0
+    }
+}
+
+/// A translation unit after the front end: what one program build produces.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Module {
+    pub structs: Vec<StructDef>,
+    pub globals: Vec<Global>,
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    pub fn function(&self, id: FuncId) -> &Function {
+        &self.functions[id.index()]
+    }
+
+    pub fn function_by_name(&self, name: &str) -> Option<(FuncId, &Function)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == name)
+            .map(|(i, f)| (FuncId(i as u32), f))
+    }
+
+    pub fn kernels(&self) -> impl Iterator<Item = (FuncId, &Function)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kernel.is_some())
+            .map(|(i, f)| (FuncId(i as u32), f))
+    }
+
+    pub fn size_of(&self, ty: &Type) -> u32 {
+        crate::types::size_of(ty, &self.structs)
+    }
+
+    pub fn align_of(&self, ty: &Type) -> u32 {
+        crate::types::align_of(ty, &self.structs)
+    }
+}
+
+/// A module-scope variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: String,
+    /// `Constant` for program-scope `__constant` data; `Local` for a
+    /// `__local` variable declared in a kernel (one instance per work-group);
+    /// `Global` for program-scope `__global` variables (OpenCL 2.0).
+    pub space: AddressSpace,
+    pub ty: Type,
+    /// Initial bytes (little-endian, `size_of(ty)` long); `None` means zero
+    /// for constant/global data and uninitialised for `__local`.
+    pub init: Option<Vec<u8>>,
+}
+
+/// A function parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    /// A struct passed by value: `ty` is a `ptr private %S` to a private copy
+    /// the caller (or, for a kernel, the argument block) provides.
+    pub byval: bool,
+}
+
+/// A register variable: a scalar, vector or pointer that is assigned but
+/// never has its address taken. The JIT turns these into SSA values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Var {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// A private-memory slot, one instance per work-item (and per call).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slot {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// A function or kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub ret: Type,
+    /// `Some` for `__kernel` functions.
+    pub kernel: Option<KernelInfo>,
+    pub vars: Vec<Var>,
+    pub slots: Vec<Slot>,
+    pub insts: Vec<InstData>,
+    pub body: Block,
+}
+
+impl Function {
+    pub fn new(name: impl Into<String>, params: Vec<Param>, ret: Type) -> Function {
+        Function {
+            name: name.into(),
+            params,
+            ret,
+            kernel: None,
+            vars: Vec::new(),
+            slots: Vec::new(),
+            insts: Vec::new(),
+            body: Block::default(),
+        }
+    }
+
+    pub fn inst(&self, v: ValueId) -> &InstData {
+        &self.insts[v.index()]
+    }
+
+    pub fn ty(&self, v: ValueId) -> &Type {
+        &self.insts[v.index()].ty
+    }
+
+    pub fn is_kernel(&self) -> bool {
+        self.kernel.is_some()
+    }
+}
+
+/// What `clGetKernelArgInfo` and `clGetKernelWorkGroupInfo` report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelInfo {
+    /// One per parameter, in order.
+    pub args: Vec<ArgInfo>,
+    pub reqd_work_group_size: Option<[u32; 3]>,
+    pub work_group_size_hint: Option<[u32; 3]>,
+    pub vec_type_hint: Option<Type>,
+}
+
+/// Kernel argument metadata, as the source spelled it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgInfo {
+    /// The type as written, without qualifiers, e.g. `float*`, `float4`, `struct S`.
+    pub type_name: String,
+    /// The pointee's address space for pointer arguments; `Private` otherwise.
+    pub address: AddressSpace,
+    pub access: AccessQualifier,
+    pub qualifiers: TypeQualifiers,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum AccessQualifier {
+    #[default]
+    None,
+    ReadOnly,
+    WriteOnly,
+    ReadWrite,
+}
+
+/// `const`, `restrict`, `volatile`, `pipe` on a kernel argument.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TypeQualifiers {
+    pub is_const: bool,
+    pub is_restrict: bool,
+    pub is_volatile: bool,
+    pub is_pipe: bool,
+}
+
+/// An instruction with its result type and source position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstData {
+    pub inst: Inst,
+    /// The result type; `Void` for instructions that produce nothing.
+    pub ty: Type,
+    pub loc: Loc,
+}
+
+/// Value-producing (or side-effecting, for calls and atomics) operations.
+/// The result type is [`InstData::ty`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// The N-th parameter of the function.
+    Param(u32),
+    /// A scalar constant: the value's bit pattern, zero-extended to 64 bits
+    /// (`-1i32` is `0xffff_ffff`; floats are their IEEE bits; bool is 0/1).
+    Const(u64),
+    /// An unspecified value of the result type (uninitialised variables).
+    Undef,
+    Unary(UnaryOp, ValueId),
+    /// Both operands and the result have the same type.
+    Binary(BinaryOp, ValueId, ValueId),
+    /// Operands of one type; the result is `bool` or a bool vector of the
+    /// same length.
+    Cmp(CmpOp, ValueId, ValueId),
+    /// `cond ? a : b`; `cond` is bool (scalar: picks a whole value) or a bool
+    /// vector of the result's length (per component).
+    Select(ValueId, ValueId, ValueId),
+    /// Numeric conversion to the result type (same lane count). Bool converts
+    /// to 1/0; to bool means `!= 0`.
+    Convert {
+        value: ValueId,
+        saturate: bool,
+        rounding: Rounding,
+    },
+    /// Reinterpret the bits (`as_T`): same size in memory.
+    Bitcast(ValueId),
+    /// A vector with every component equal to a scalar.
+    Splat(ValueId),
+    /// A vector from scalars and vectors whose components add up to the
+    /// result's length, in order (`(float4)(a, v.xy, c)`).
+    Construct(Vec<ValueId>),
+    /// One component of a vector.
+    Extract(ValueId, u8),
+    /// A vector with one component replaced.
+    Insert(ValueId, u8, ValueId),
+    /// Components picked from the concatenation of two vectors of one type
+    /// (swizzles use the same vector twice). The result has
+    /// `indices.len()` components (1 means a scalar).
+    Shuffle(ValueId, ValueId, Vec<u8>),
+    /// The current value of a register variable.
+    ReadVar(VarId),
+    /// The address of a private slot (`ptr private T`).
+    SlotAddr(SlotId),
+    /// The address of a module-scope variable.
+    GlobalAddr(GlobalId),
+    /// `ptr + index` in elements of the pointee (`index` is i64 or i32).
+    Index(ValueId, ValueId),
+    /// Pointer to a struct → pointer to its field N.
+    Field(ValueId, u32),
+    /// Pointer to an array or vector → pointer to element `index`.
+    Elem(ValueId, ValueId),
+    /// Pointer to another pointee type or address space (same address).
+    PtrCast(ValueId),
+    /// A pointer's address as an integer (u64 / i64).
+    PtrToInt(ValueId),
+    /// Load a value (scalar, vector or pointer) through a pointer.
+    Load(ValueId),
+    /// An atomic read-modify-write; returns the old value (`Void` for `Store`).
+    Atomic {
+        op: AtomicOp,
+        ptr: ValueId,
+        /// `[]` for Load/Inc/Dec, `[cmp, new]` for CmpXchg, `[value]` otherwise.
+        args: Vec<ValueId>,
+        order: MemoryOrder,
+        scope: MemoryScope,
+    },
+    /// A work-item query; `dim` is absent for `WorkDim` and the linear ids.
+    /// Out-of-range dimensions give 0 (ids, offsets) or 1 (sizes), as OpenCL says.
+    WorkItem(WorkItemFn, Option<ValueId>),
+    /// A call of a function of the module.
+    Call(FuncId, Vec<ValueId>),
+    /// A call of an OpenCL C builtin by its source name (`sqrt`, `vload4`,
+    /// `mad24`…), already overload-resolved by the front end: the argument
+    /// types and the result type select the overload.
+    Builtin(String, Vec<ValueId>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// Arithmetic negation (wrapping for integers).
+    Neg,
+    /// Bitwise complement; logical not on bool.
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    /// Integer division truncates; division by zero gives 0 and
+    /// `MIN / -1` wraps to `MIN` (OpenCL leaves both undefined; vecl never traps).
+    Div,
+    /// Integer remainder (sign of the dividend); by zero gives 0. Not for floats.
+    Rem,
+    And,
+    Or,
+    Xor,
+    /// Shifts take the amount modulo the element width (OpenCL C rule).
+    Shl,
+    /// Arithmetic for signed types, logical for unsigned.
+    Shr,
+}
+
+/// Comparisons. For floats every comparison is ordered (false with a NaN)
+/// except `Ne`, which is true when either operand is NaN, as in C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Rounding of a conversion. `Default` is the C rule: toward zero for
+/// float → integer, to nearest even otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    #[default]
+    Default,
+    Rte,
+    Rtz,
+    Rtp,
+    Rtn,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Load,
+    Store,
+    Add,
+    Sub,
+    Xchg,
+    Inc,
+    Dec,
+    CmpXchg,
+    /// Signedness from the operand type.
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemoryOrder {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    #[default]
+    SeqCst,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemoryScope {
+    WorkItem,
+    SubGroup,
+    WorkGroup,
+    #[default]
+    Device,
+    AllDevices,
+}
+
+/// Work-item functions. Results are `u32` for `WorkDim`, `u64` (size_t) otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorkItemFn {
+    WorkDim,
+    GlobalSize,
+    GlobalId,
+    LocalSize,
+    EnqueuedLocalSize,
+    LocalId,
+    NumGroups,
+    GroupId,
+    GlobalOffset,
+    GlobalLinearId,
+    LocalLinearId,
+}
+
+/// `CLK_LOCAL_MEM_FENCE` (1), `CLK_GLOBAL_MEM_FENCE` (2), `CLK_IMAGE_MEM_FENCE` (4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MemFlags(pub u32);
+
+impl MemFlags {
+    pub const LOCAL: MemFlags = MemFlags(1);
+    pub const GLOBAL: MemFlags = MemFlags(2);
+    pub const IMAGE: MemFlags = MemFlags(4);
+}
+
+/// A sequence of statements.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block(pub Vec<Stmt>);
+
+/// Structured statements.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// Evaluate an instruction here; its value is defined from here on.
+    Eval(ValueId),
+    /// Assign a register variable.
+    WriteVar(VarId, ValueId),
+    /// Store a value through a pointer.
+    Store { ptr: ValueId, value: ValueId, loc: Loc },
+    /// Copy `size` bytes between non-overlapping objects (struct assignment).
+    Copy { dst: ValueId, src: ValueId, size: u32, loc: Loc },
+    If { cond: ValueId, then_: Block, else_: Block },
+    /// `loop { body; continuing }`: `Continue` in `body` jumps to
+    /// `continuing`; `Break` (in either) leaves the loop. `for` and `while`
+    /// put their test at the head of `body`, `do … while` at the end of
+    /// `continuing`.
+    Loop { body: Block, continuing: Block },
+    /// C `switch`: control enters at the matching case (or the default) and
+    /// falls through the following cases until a `Break`.
+    Switch { selector: ValueId, cases: Vec<SwitchCase> },
+    /// Leave the innermost `Loop` or `Switch`.
+    Break,
+    /// Go to the `continuing` block of the innermost `Loop`.
+    Continue,
+    Return(Option<ValueId>),
+    /// `barrier(flags)` / `work_group_barrier`: every work-item of the group
+    /// must reach it before any goes on.
+    Barrier(MemFlags, Loc),
+    /// `mem_fence` and its read/write forms: ordering only.
+    Fence(MemFlags),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchCase {
+    /// Case labels; empty together with `is_default` for `default:` alone.
+    pub values: Vec<i64>,
+    pub is_default: bool,
+    pub body: Block,
+}

@@ -1,0 +1,1 @@
+//! The IR text form: printer and parser (to be written).

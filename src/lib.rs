@@ -1,0 +1,1 @@
+//! vecl: a CPU OpenCL device. The safe Rust API (to be written).

@@ -1,0 +1,2 @@
+//! The `vecl` command (to be written).
+fn main() {}
