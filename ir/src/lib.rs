@@ -6,6 +6,7 @@
 //! - [`verify`]: the verifier, run after every pass in tests and debug builds;
 //! - [`interp`]: the reference interpreter, the oracle of every JIT test.
 
+pub mod analysis;
 pub mod builder;
 pub mod interp;
 pub mod module;

@@ -1,0 +1,1 @@
+//! Analyses over the Kernel IR (uniformity and stride; to be written).
