@@ -1,0 +1,459 @@
+//! Uniformity and stride analysis.
+//!
+//! The JIT runs a *chunk* of work-items in SIMD lanes: consecutive
+//! work-items along dimension 0 of one row of a work-group (same local ids
+//! in dimensions 1 and 2). This pass classifies every value of a function
+//! for such a chunk:
+//!
+//! - [`Shape::Uniform`]: the same in every active lane (kernel arguments,
+//!   constants, `get_group_id`, `get_local_id(1)`, arithmetic on uniforms,
+//!   loads from uniform addresses outside private memory…);
+//! - [`Shape::Linear`]`(s)`: lane `i` holds `lane0 + i * s` (`get_global_id(0)`
+//!   has stride 1; `&a[get_global_id(0)]` has stride `sizeof(*a)` bytes);
+//! - [`Shape::Varying`]: anything else.
+//!
+//! Register variables are uniform only when every write is uniform and
+//! happens in non-divergent control flow. Divergence of loops depends on the
+//! uniformity of branch conditions, which depends on variables, so the pass
+//! iterates to a fixed point (facts only move from uniform towards varying).
+//!
+//! The JIT treats `Linear` as a hint: before it issues a vector access it
+//! checks at run time that the lane addresses really are consecutive, so an
+//! overflow the analysis cannot see costs speed, never correctness.
+//!
+//! Assumes calls have been inlined: a `Call` result is `Varying`.
+
+use crate::module::*;
+use crate::types::Type;
+
+/// How a value varies across the lanes of a chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    Uniform,
+    /// `lane0 + lane * stride` (in the value's own units: elements for
+    /// integers, bytes for pointers). Never `Linear(0)`.
+    Linear(i64),
+    Varying,
+}
+
+impl Shape {
+    fn linear(stride: i64) -> Shape {
+        if stride == 0 {
+            Shape::Uniform
+        } else {
+            Shape::Linear(stride)
+        }
+    }
+
+    pub fn is_uniform(self) -> bool {
+        self == Shape::Uniform
+    }
+
+    /// The least precise of two shapes.
+    pub fn join(self, other: Shape) -> Shape {
+        match (self, other) {
+            (Shape::Uniform, s) | (s, Shape::Uniform) => s,
+            (Shape::Linear(a), Shape::Linear(b)) if a == b => Shape::Linear(a),
+            _ => Shape::Varying,
+        }
+    }
+}
+
+/// The result of [`analyze`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Uniformity {
+    /// One per instruction of the function.
+    pub values: Vec<Shape>,
+    /// One per register variable: `true` when it may differ between lanes.
+    pub varying_vars: Vec<bool>,
+}
+
+impl Uniformity {
+    pub fn shape(&self, v: ValueId) -> Shape {
+        self.values[v.index()]
+    }
+
+    pub fn is_uniform(&self, v: ValueId) -> bool {
+        self.shape(v).is_uniform()
+    }
+
+    pub fn var_is_uniform(&self, var: VarId) -> bool {
+        !self.varying_vars[var.index()]
+    }
+
+    /// Whether a loop must run under masks: some `break` or `continue` that
+    /// leaves it is taken by only some lanes, or it contains a `return`
+    /// (which may leave lanes waiting at its `continuing` block behind).
+    pub fn loop_is_divergent(&self, body: &Block, continuing: &Block) -> bool {
+        self.exits_diverge(body, false, false, false) || self.exits_diverge(continuing, false, false, false)
+    }
+
+    /// Whether a `return` must be executed under masks (it is not taken by
+    /// every lane that is still running the function).
+    pub fn return_is_masked(&self, under_varying: bool, in_loop_or_switch: bool) -> bool {
+        under_varying || in_loop_or_switch
+    }
+
+    fn exits_diverge(&self, block: &Block, under_varying: bool, in_switch: bool, nested_loop: bool) -> bool {
+        block.0.iter().any(|s| match s {
+            Stmt::Break => !nested_loop && !in_switch && under_varying,
+            Stmt::Continue => !nested_loop && (under_varying || in_switch),
+            Stmt::Return(_) => true,
+            Stmt::If { cond, then_, else_ } => {
+                let uv = under_varying || !self.is_uniform(*cond);
+                self.exits_diverge(then_, uv, in_switch, nested_loop)
+                    || self.exits_diverge(else_, uv, in_switch, nested_loop)
+            }
+            Stmt::Switch { selector, cases } => {
+                let uv = under_varying || !self.is_uniform(*selector);
+                cases.iter().any(|c| self.exits_diverge(&c.body, uv, true, nested_loop))
+            }
+            Stmt::Loop { body, continuing } => {
+                self.exits_diverge(body, under_varying, false, true)
+                    || self.exits_diverge(continuing, under_varying, false, true)
+            }
+            _ => false,
+        })
+    }
+}
+
+/// Classifies every value and variable of `func` (see the module doc).
+pub fn analyze(module: &Module, func: &Function) -> Uniformity {
+    let mut u = Uniformity {
+        values: vec![Shape::Uniform; func.insts.len()],
+        varying_vars: vec![false; func.vars.len()],
+    };
+    loop {
+        let before = u.clone();
+        for i in 0..func.insts.len() {
+            u.values[i] = shape_of(module, func, &u, &func.insts[i]);
+        }
+        mark_vars(func, &mut u, &func.body, false);
+        if u == before {
+            return u;
+        }
+    }
+}
+
+fn mark_vars(func: &Function, u: &mut Uniformity, block: &Block, divergent: bool) {
+    for s in &block.0 {
+        match s {
+            Stmt::WriteVar(var, v) => {
+                if divergent || !u.is_uniform(*v) {
+                    u.varying_vars[var.index()] = true;
+                }
+            }
+            Stmt::If { cond, then_, else_ } => {
+                let d = divergent || !u.is_uniform(*cond);
+                mark_vars(func, u, then_, d);
+                mark_vars(func, u, else_, d);
+            }
+            Stmt::Switch { selector, cases } => {
+                let d = divergent || !u.is_uniform(*selector);
+                for c in cases {
+                    mark_vars(func, u, &c.body, d);
+                }
+            }
+            Stmt::Loop { body, continuing } => {
+                let d = divergent || u.loop_is_divergent(body, continuing);
+                mark_vars(func, u, body, d);
+                mark_vars(func, u, continuing, d);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn const_of(func: &Function, v: ValueId) -> Option<i64> {
+    match (&func.inst(v).inst, func.ty(v).scalar()) {
+        (Inst::Const(bits), Some(s)) if s.is_int() => {
+            let b = s.bits();
+            let x = *bits as i64;
+            Some(if s.is_signed() && b < 64 { (x << (64 - b)) >> (64 - b) } else { x })
+        }
+        _ => None,
+    }
+}
+
+fn elem_size(module: &Module, ptr_ty: &Type) -> Option<i64> {
+    ptr_ty.pointee().map(|t| i64::from(module.size_of(t)))
+}
+
+fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -> Shape {
+    let s = |v: ValueId| u.shape(v);
+    let all_uniform = |vs: &[ValueId]| {
+        if vs.iter().all(|v| u.is_uniform(*v)) {
+            Shape::Uniform
+        } else {
+            Shape::Varying
+        }
+    };
+    let is_int_or_ptr = data.ty.is_pointer() || data.ty.scalar().is_some_and(|s| s.is_int());
+    match &data.inst {
+        Inst::Param(_) | Inst::Const(_) | Inst::Undef | Inst::GlobalAddr(_) => Shape::Uniform,
+        Inst::SlotAddr(_) => Shape::Varying,
+        Inst::ReadVar(var) => {
+            if u.var_is_uniform(*var) {
+                Shape::Uniform
+            } else {
+                Shape::Varying
+            }
+        }
+        Inst::WorkItem(f, dim) => match f {
+            WorkItemFn::GlobalId | WorkItemFn::LocalId => match dim.and_then(|d| const_of(func, d)) {
+                Some(0) => Shape::Linear(1),
+                Some(_) => Shape::Uniform,
+                None => Shape::Varying,
+            },
+            WorkItemFn::GlobalLinearId | WorkItemFn::LocalLinearId => Shape::Linear(1),
+            _ => match dim {
+                Some(d) if !u.is_uniform(*d) => Shape::Varying,
+                _ => Shape::Uniform,
+            },
+        },
+        Inst::Unary(UnaryOp::Neg, a) if is_int_or_ptr => match s(*a) {
+            Shape::Linear(k) => Shape::linear(k.wrapping_neg()),
+            other => other,
+        },
+        Inst::Binary(op, a, b) if is_int_or_ptr && data.ty.lanes() == 1 => {
+            let (sa, sb) = (s(*a), s(*b));
+            match (op, sa, sb) {
+                (_, Shape::Uniform, Shape::Uniform) => Shape::Uniform,
+                (BinaryOp::Add, Shape::Linear(x), Shape::Uniform) | (BinaryOp::Add, Shape::Uniform, Shape::Linear(x)) => {
+                    Shape::Linear(x)
+                }
+                (BinaryOp::Add, Shape::Linear(x), Shape::Linear(y)) => Shape::linear(x.wrapping_add(y)),
+                (BinaryOp::Sub, Shape::Linear(x), Shape::Uniform) => Shape::Linear(x),
+                (BinaryOp::Sub, Shape::Uniform, Shape::Linear(x)) => Shape::linear(x.wrapping_neg()),
+                (BinaryOp::Sub, Shape::Linear(x), Shape::Linear(y)) => Shape::linear(x.wrapping_sub(y)),
+                (BinaryOp::Mul, Shape::Linear(x), Shape::Uniform) => match const_of(func, *b) {
+                    Some(c) => Shape::linear(x.wrapping_mul(c)),
+                    None => Shape::Varying,
+                },
+                (BinaryOp::Mul, Shape::Uniform, Shape::Linear(x)) => match const_of(func, *a) {
+                    Some(c) => Shape::linear(x.wrapping_mul(c)),
+                    None => Shape::Varying,
+                },
+                (BinaryOp::Shl, Shape::Linear(x), Shape::Uniform) => match const_of(func, *b) {
+                    Some(c) if (0..32).contains(&c) => Shape::linear(x.wrapping_shl(c as u32)),
+                    _ => Shape::Varying,
+                },
+                _ => Shape::Varying,
+            }
+        }
+        // Integer conversions and pointer casts keep the per-lane step (the
+        // JIT re-checks it before relying on it).
+        Inst::Convert { value, .. } if is_int_or_ptr && func.ty(*value).scalar().is_some_and(|s| s.is_int()) => {
+            s(*value)
+        }
+        Inst::PtrCast(p) | Inst::PtrToInt(p) | Inst::Field(p, _) => s(*p),
+        Inst::Index(p, i) | Inst::Elem(p, i) => {
+            let size = if matches!(data.inst, Inst::Index(..)) {
+                elem_size(module, func.ty(*p))
+            } else {
+                func.ty(*p).pointee().and_then(|t| match t {
+                    Type::Array(e, _) => Some(i64::from(module.size_of(e))),
+                    Type::Vector(sc, _) => Some(i64::from(sc.size())),
+                    _ => None,
+                })
+            };
+            match (s(*p), s(*i), size) {
+                (Shape::Varying, _, _) | (_, Shape::Varying, _) => Shape::Varying,
+                (sp, Shape::Uniform, _) => sp,
+                (sp, Shape::Linear(k), Some(size)) => {
+                    let step = k.wrapping_mul(size);
+                    match sp {
+                        Shape::Uniform => Shape::linear(step),
+                        Shape::Linear(x) => Shape::linear(x.wrapping_add(step)),
+                        Shape::Varying => Shape::Varying,
+                    }
+                }
+                _ => Shape::Varying,
+            }
+        }
+        Inst::Load(p) => match (s(*p), func.ty(*p).address_space()) {
+            (Shape::Uniform, Some(space)) if space != crate::types::AddressSpace::Private => Shape::Uniform,
+            // A by-value struct argument is one shared, read-only copy.
+            (Shape::Uniform, Some(_)) if points_into_args(func, *p) => Shape::Uniform,
+            _ => Shape::Varying,
+        },
+        Inst::Atomic { .. } | Inst::Call(..) => Shape::Varying,
+        Inst::Builtin(name, args) => {
+            if builtin_is_lane_dependent(name) {
+                Shape::Varying
+            } else {
+                all_uniform(args)
+            }
+        }
+        Inst::Unary(_, a) => all_uniform(&[*a]),
+        Inst::Binary(_, a, b) | Inst::Cmp(_, a, b) => all_uniform(&[*a, *b]),
+        Inst::Select(c, a, b) => all_uniform(&[*c, *a, *b]),
+        Inst::Convert { value, .. } | Inst::Bitcast(value) | Inst::Splat(value) | Inst::Extract(value, _) => {
+            all_uniform(&[*value])
+        }
+        Inst::Construct(vs) => all_uniform(vs),
+        Inst::Insert(a, _, b) | Inst::Shuffle(a, b, _) => all_uniform(&[*a, *b]),
+    }
+}
+
+/// Whether `p` is derived from a by-value struct parameter.
+fn points_into_args(func: &Function, mut p: ValueId) -> bool {
+    loop {
+        match &func.inst(p).inst {
+            Inst::Param(n) => return func.params.get(*n as usize).is_some_and(|q| q.byval),
+            Inst::Field(q, _) | Inst::PtrCast(q) | Inst::Index(q, _) | Inst::Elem(q, _) => p = *q,
+            _ => return false,
+        }
+    }
+}
+
+/// Builtins whose result differs between lanes even for uniform arguments
+/// (or which must run once per lane for their side effects).
+fn builtin_is_lane_dependent(name: &str) -> bool {
+    name.starts_with("atom")
+        || name.starts_with("printf")
+        || name.starts_with("get_sub_group_local_id")
+        || name.starts_with("sub_group_scan")
+        || name.starts_with("vstore")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::FunctionBuilder;
+    use crate::types::{AddressSpace, Scalar};
+
+    fn gptr(t: Type) -> Type {
+        Type::ptr(AddressSpace::Global, t)
+    }
+
+    fn param(name: &str, ty: Type) -> Param {
+        Param { name: name.into(), ty, byval: false }
+    }
+
+    #[test]
+    fn global_id_is_linear_and_index_scales_by_element_size() {
+        let mut b = FunctionBuilder::new("k", vec![param("a", gptr(Type::F32)), param("n", Type::I32)], Type::Void);
+        let a = b.param(0);
+        let n = b.param(1);
+        let zero = b.const_u32(0);
+        let one = b.const_u32(1);
+        let gid = b.push(Inst::WorkItem(WorkItemFn::GlobalId, Some(zero)), Type::U64);
+        let gid1 = b.push(Inst::WorkItem(WorkItemFn::GlobalId, Some(one)), Type::U64);
+        let i = b.push(Inst::Convert { value: gid, saturate: false, rounding: Rounding::Default }, Type::I32);
+        let two = b.const_i32(2);
+        let i2 = b.binary(BinaryOp::Mul, i, two);
+        let p = b.push(Inst::Index(a, i), gptr(Type::F32));
+        let p2 = b.push(Inst::Index(a, i2), gptr(Type::F32));
+        let x = b.load(p);
+        let un = b.load(a);
+        let c = b.cmp(CmpOp::Lt, i, n);
+        let f = b.finish();
+        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let u = analyze(&m, &f);
+        assert_eq!(u.shape(gid), Shape::Linear(1));
+        assert_eq!(u.shape(gid1), Shape::Uniform);
+        assert_eq!(u.shape(i), Shape::Linear(1));
+        assert_eq!(u.shape(i2), Shape::Linear(2));
+        assert_eq!(u.shape(p), Shape::Linear(4));
+        assert_eq!(u.shape(p2), Shape::Linear(8));
+        assert_eq!(u.shape(x), Shape::Varying);
+        assert_eq!(u.shape(un), Shape::Uniform);
+        assert_eq!(u.shape(c), Shape::Varying);
+        assert_eq!(u.shape(n), Shape::Uniform);
+    }
+
+    #[test]
+    fn variable_written_under_varying_branch_is_varying() {
+        let mut b = FunctionBuilder::new("k", vec![param("n", Type::I32)], Type::Void);
+        let n = b.param(0);
+        let vu = b.new_var("u", Type::I32);
+        let vv = b.new_var("v", Type::I32);
+        b.stmt(Stmt::WriteVar(vu, n));
+        let zero = b.const_u32(0);
+        let lid = b.push(Inst::WorkItem(WorkItemFn::LocalId, Some(zero)), Type::U64);
+        let l32 = b.push(Inst::Convert { value: lid, saturate: false, rounding: Rounding::Default }, Type::I32);
+        let c = b.cmp(CmpOp::Lt, l32, n);
+        b.if_else(c, |b| b.stmt(Stmt::WriteVar(vv, n)), |_| {});
+        let ru = b.push(Inst::ReadVar(vu), Type::I32);
+        let rv = b.push(Inst::ReadVar(vv), Type::I32);
+        let f = b.finish();
+        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let u = analyze(&m, &f);
+        assert!(u.var_is_uniform(vu));
+        assert!(!u.var_is_uniform(vv));
+        assert_eq!(u.shape(ru), Shape::Uniform);
+        assert_eq!(u.shape(rv), Shape::Varying);
+    }
+
+    #[test]
+    fn loop_with_varying_break_is_divergent_and_taints_its_variables() {
+        // i = 0; loop { if (i >= lid) break; i = i + 1; }  — per-lane trip count.
+        let mut b = FunctionBuilder::new("k", vec![], Type::Void);
+        let i = b.new_var("i", Type::I32);
+        let z = b.const_i32(0);
+        b.stmt(Stmt::WriteVar(i, z));
+        let zero = b.const_u32(0);
+        let lid = b.push(Inst::WorkItem(WorkItemFn::LocalId, Some(zero)), Type::U64);
+        let l32 = b.push(Inst::Convert { value: lid, saturate: false, rounding: Rounding::Default }, Type::I32);
+        let mut read = ValueId(0);
+        b.loop_(
+            |b| {
+                read = b.push(Inst::ReadVar(i), Type::I32);
+                let c = b.cmp(CmpOp::Ge, read, l32);
+                b.if_else(c, |b| b.stmt(Stmt::Break), |_| {});
+                let one = b.const_i32(1);
+                let next = b.binary(BinaryOp::Add, read, one);
+                b.stmt(Stmt::WriteVar(i, next));
+            },
+            |_| {},
+        );
+        let f = b.finish();
+        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let u = analyze(&m, &f);
+        assert!(!u.var_is_uniform(i));
+        assert_eq!(u.shape(read), Shape::Varying);
+        let Some(Stmt::Loop { body, continuing }) = f.body.0.iter().find(|s| matches!(s, Stmt::Loop { .. })) else {
+            panic!("loop expected");
+        };
+        assert!(u.loop_is_divergent(body, continuing));
+    }
+
+    #[test]
+    fn loop_with_uniform_trip_count_stays_uniform() {
+        let mut b = FunctionBuilder::new("k", vec![param("n", Type::I32)], Type::Void);
+        let n = b.param(0);
+        let i = b.new_var("i", Type::I32);
+        let z = b.const_i32(0);
+        b.stmt(Stmt::WriteVar(i, z));
+        b.loop_(
+            |b| {
+                let r = b.push(Inst::ReadVar(i), Type::I32);
+                let c = b.cmp(CmpOp::Ge, r, n);
+                b.if_else(c, |b| b.stmt(Stmt::Break), |_| {});
+                let one = b.const_i32(1);
+                let next = b.binary(BinaryOp::Add, r, one);
+                b.stmt(Stmt::WriteVar(i, next));
+            },
+            |_| {},
+        );
+        let f = b.finish();
+        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let u = analyze(&m, &f);
+        assert!(u.var_is_uniform(i));
+        let Some(Stmt::Loop { body, continuing }) = f.body.0.iter().find(|s| matches!(s, Stmt::Loop { .. })) else {
+            panic!("loop expected");
+        };
+        assert!(!u.loop_is_divergent(body, continuing));
+    }
+
+    #[test]
+    fn private_memory_is_per_lane() {
+        let mut b = FunctionBuilder::new("k", vec![], Type::Void);
+        let s = b.new_slot("arr", Type::array(Type::Scalar(Scalar::I32), 4));
+        let p = b.push(Inst::SlotAddr(s), Type::ptr(AddressSpace::Private, Type::array(Type::I32, 4)));
+        let f = b.finish();
+        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        assert_eq!(analyze(&m, &f).shape(p), Shape::Varying);
+    }
+}
