@@ -1,0 +1,776 @@
+//! Lockstep execution of one work-group over the structured IR.
+//!
+//! All work-items of a group run together, statement by statement, each
+//! with its own copy of every value. An *active mask* says which items
+//! execute the current statement; structured control flow only shrinks and
+//! re-merges it:
+//! - `If` runs the then-arm under (mask ∧ cond), the else-arm under
+//!   (mask ∧ ¬cond), and continues with the items that left either arm
+//!   normally;
+//! - `Break`, `Continue` and `Return` remove the executing items from the
+//!   mask; breaks and continues are collected by the innermost `Loop` or
+//!   `Switch` (one [`Target`] each) and re-join where the jump lands;
+//! - a `Loop` runs iterations while any item is still in it;
+//! - a `Switch` runs its cases in order, each under the items that enter
+//!   there plus those falling through from the case before.
+//!
+//! So every statement runs for all its items before the next one starts,
+//! which is a valid OpenCL schedule: a `Barrier` is exact without any
+//! scheduling, and one reached under a mask that is not the whole group is
+//! reported as [`InterpError::DivergentBarrier`] (OpenCL leaves that
+//! undefined). Within a statement items run in local-linear-id order, which
+//! fixes the order of `__local` atomics.
+
+use crate::module::*;
+use crate::types::{Scalar, StructDef, Type};
+
+use super::builtins::{self, Arg, BuiltinError};
+use super::convert;
+use super::error::InterpError;
+use super::memory::{self, Fault, Memory, Ptr, Region, UNINIT_BYTE};
+use super::scalar;
+use super::{arith, NdRange};
+
+/// Calls nested deeper than this are taken for recursion, which the IR forbids.
+const MAX_CALL_DEPTH: usize = 256;
+
+/// Which work-items execute: one flag per item of the group.
+type Mask = Vec<bool>;
+
+fn any(m: &Mask) -> bool {
+    m.iter().any(|&b| b)
+}
+
+fn or(a: &Mask, b: &Mask) -> Mask {
+    a.iter().zip(b).map(|(&x, &y)| x || y).collect()
+}
+
+/// Lanes a value of type `ty` occupies: 1 for scalars and pointers, N for vectors.
+fn lanes(ty: &Type) -> usize {
+    match ty {
+        Type::Scalar(_) | Type::Pointer(..) => 1,
+        Type::Vector(_, n) => usize::from(*n),
+        _ => 0,
+    }
+}
+
+/// The scalar a lane of `ty` is read as (pointers as `u64` encodings).
+fn elem(ty: &Type) -> Scalar {
+    ty.scalar().unwrap_or(Scalar::U64)
+}
+
+/// The ids of one work-item.
+#[derive(Clone, Copy, Debug)]
+pub struct Item {
+    pub global: [u64; 3],
+    pub local: [u64; 3],
+}
+
+/// The work-group being run and everything its statements can reach.
+pub struct Group<'a> {
+    pub module: &'a Module,
+    pub kernel: &'a str,
+    pub range: &'a NdRange,
+    pub mem: &'a mut Memory,
+    /// Pointer encodings of the module globals for this group.
+    pub globals: Vec<u64>,
+    pub group_id: [u64; 3],
+    /// This group's actual size (smaller than the enqueued one for a last,
+    /// partial group).
+    pub local_size: [u64; 3],
+    pub num_groups: [u64; 3],
+    /// In local-linear-id order.
+    pub items: Vec<Item>,
+    pub depth: usize,
+}
+
+/// Where a `Break` or `Continue` lands.
+enum Target {
+    Loop { brk: Mask, cont: Mask },
+    Switch { brk: Mask },
+}
+
+/// One activation of a function for the whole group.
+pub struct Frame<'f> {
+    func: &'f Function,
+    /// Per instruction: `items × lanes` lanes.
+    vals: Vec<Vec<u64>>,
+    vars: Vec<Vec<u64>>,
+    /// Per slot: each item's pointer encoding.
+    slots: Vec<Vec<u64>>,
+    /// Per parameter: `items × lanes` lanes.
+    params: Vec<Vec<u64>>,
+    ret: Vec<u64>,
+    targets: Vec<Target>,
+}
+
+impl<'f> Frame<'f> {
+    fn get(&self, v: ValueId, item: usize) -> &[u64] {
+        let n = lanes(self.func.ty(v));
+        self.vals
+            .get(v.index())
+            .and_then(|x| x.get(item * n..(item + 1) * n))
+            .unwrap_or(&[])
+    }
+}
+
+impl<'a> Group<'a> {
+    fn err_item(&self, item: usize) -> [u64; 3] {
+        self.items.get(item).map_or([0; 3], |i| i.global)
+    }
+
+    fn malformed(&self, item: usize, message: impl Into<String>, loc: Loc) -> InterpError {
+        InterpError::Malformed {
+            kernel: self.kernel.to_string(),
+            work_item: self.err_item(item),
+            message: message.into(),
+            loc,
+        }
+    }
+
+    fn fault(&self, item: usize, fault: Fault, loc: Loc) -> InterpError {
+        let kernel = self.kernel.to_string();
+        let work_item = self.err_item(item);
+        match fault {
+            Fault::OutOfBounds {
+                space,
+                offset,
+                size,
+                object,
+            } => InterpError::OutOfBounds {
+                kernel,
+                work_item,
+                space,
+                offset,
+                size,
+                object,
+                loc,
+            },
+            Fault::ReadOnly { offset, object } => InterpError::ReadOnlyWrite {
+                kernel,
+                work_item,
+                offset,
+                object,
+                loc,
+            },
+        }
+    }
+
+    fn alloc(&mut self, region: Region) -> Result<u64, InterpError> {
+        self.mem
+            .alloc(region)
+            .map(Ptr::encode)
+            .ok_or_else(|| InterpError::Limit {
+                kernel: self.kernel.to_string(),
+                message: "too many memory objects in one work-group".into(),
+            })
+    }
+
+    /// Runs `func` for the items of `mask` with per-item parameter lanes;
+    /// returns the per-item return lanes.
+    pub fn call(
+        &mut self,
+        func: &Function,
+        params: Vec<Vec<u64>>,
+        mask: &Mask,
+    ) -> Result<Vec<u64>, InterpError> {
+        let n = self.items.len();
+        if self.depth >= MAX_CALL_DEPTH {
+            let item = mask.iter().position(|&b| b).unwrap_or(0);
+            return Err(self.malformed(
+                item,
+                format!(
+                    "call depth over {MAX_CALL_DEPTH} calling `{}`: recursion?",
+                    func.name
+                ),
+                Loc::NONE,
+            ));
+        }
+        self.depth += 1;
+        let mut slots = Vec::with_capacity(func.slots.len());
+        for slot in &func.slots {
+            let size = self.module.size_of(&slot.ty) as usize;
+            let mut ptrs = vec![0u64; n];
+            for (item, p) in ptrs.iter_mut().enumerate().filter(|(i, _)| mask[*i]) {
+                *p = self.alloc(Region {
+                    space: crate::types::AddressSpace::Private,
+                    name: format!("slot `{}` of `{}`", slot.name, func.name),
+                    data: vec![UNINIT_BYTE; size],
+                    writable: true,
+                })?;
+                let _ = item;
+            }
+            slots.push(ptrs);
+        }
+        let mut frame = Frame {
+            func,
+            vals: func
+                .insts
+                .iter()
+                .map(|d| vec![0; n * lanes(&d.ty)])
+                .collect(),
+            vars: func
+                .vars
+                .iter()
+                .map(|v| vec![0; n * lanes(&v.ty)])
+                .collect(),
+            slots,
+            params,
+            ret: vec![0; n * lanes(&func.ret)],
+            targets: Vec::new(),
+        };
+        self.block(&mut frame, &func.body, mask.clone())?;
+        self.depth -= 1;
+        Ok(frame.ret)
+    }
+
+    fn block(
+        &mut self,
+        f: &mut Frame<'_>,
+        block: &Block,
+        mut mask: Mask,
+    ) -> Result<Mask, InterpError> {
+        for stmt in &block.0 {
+            if !any(&mask) {
+                break;
+            }
+            mask = self.stmt(f, stmt, mask)?;
+        }
+        Ok(mask)
+    }
+
+    fn stmt(&mut self, f: &mut Frame<'_>, stmt: &Stmt, mask: Mask) -> Result<Mask, InterpError> {
+        let n = self.items.len();
+        let active = |m: &Mask| {
+            m.iter()
+                .enumerate()
+                .filter(|(_, &b)| b)
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        match stmt {
+            Stmt::Eval(v) => self.eval(f, *v, &mask)?,
+            Stmt::WriteVar(var, v) => {
+                let w = lanes(f.func.ty(*v));
+                for item in active(&mask) {
+                    let src = f.get(*v, item).to_vec();
+                    if let Some(dst) = f
+                        .vars
+                        .get_mut(var.index())
+                        .and_then(|x| x.get_mut(item * w..(item + 1) * w))
+                    {
+                        dst.copy_from_slice(&src);
+                    }
+                }
+            }
+            Stmt::Store { ptr, value, loc } => {
+                let ty = f.func.ty(*value).clone();
+                for item in active(&mask) {
+                    let p = Ptr::decode(f.get(*ptr, item).first().copied().unwrap_or(0));
+                    let lanes = f.get(*value, item).to_vec();
+                    self.mem
+                        .store(p, &ty, &lanes, &self.module.structs)
+                        .map_err(|e| self.fault(item, e, *loc))?;
+                }
+            }
+            Stmt::Copy {
+                dst,
+                src,
+                size,
+                loc,
+            } => {
+                for item in active(&mask) {
+                    let d = Ptr::decode(f.get(*dst, item).first().copied().unwrap_or(0));
+                    let s = Ptr::decode(f.get(*src, item).first().copied().unwrap_or(0));
+                    let bytes = self
+                        .mem
+                        .read(s, u64::from(*size))
+                        .map_err(|e| self.fault(item, e, *loc))?
+                        .to_vec();
+                    self.mem
+                        .write(d, &bytes)
+                        .map_err(|e| self.fault(item, e, *loc))?;
+                }
+            }
+            Stmt::If { cond, then_, else_ } => {
+                let c: Mask = (0..n)
+                    .map(|i| mask[i] && f.get(*cond, i).first().is_some_and(|&b| b & 1 == 1))
+                    .collect();
+                let e: Mask = (0..n).map(|i| mask[i] && !c[i]).collect();
+                let after_then = if any(&c) { self.block(f, then_, c)? } else { c };
+                let after_else = if any(&e) { self.block(f, else_, e)? } else { e };
+                return Ok(or(&after_then, &after_else));
+            }
+            Stmt::Loop { body, continuing } => {
+                f.targets.push(Target::Loop {
+                    brk: vec![false; n],
+                    cont: vec![false; n],
+                });
+                let mut live = mask;
+                while any(&live) {
+                    let after_body = self.block(f, body, live)?;
+                    let cont = match f.targets.last_mut() {
+                        Some(Target::Loop { cont, .. }) => std::mem::replace(cont, vec![false; n]),
+                        _ => vec![false; n],
+                    };
+                    live = self.block(f, continuing, or(&after_body, &cont))?;
+                    // A `continue` in `continuing` (which the verifier rejects)
+                    // goes on to the next iteration rather than losing the item.
+                    if let Some(Target::Loop { cont, .. }) = f.targets.last_mut() {
+                        let stray = std::mem::replace(cont, vec![false; n]);
+                        live = or(&live, &stray);
+                    }
+                }
+                return Ok(match f.targets.pop() {
+                    Some(Target::Loop { brk, .. }) => brk,
+                    _ => vec![false; n],
+                });
+            }
+            Stmt::Switch { selector, cases } => {
+                let sel_ty = elem(f.func.ty(*selector));
+                let mut entry: Vec<Option<usize>> = vec![None; n];
+                for item in active(&mask) {
+                    let v =
+                        scalar::int(sel_ty, f.get(*selector, item).first().copied().unwrap_or(0));
+                    entry[item] = cases
+                        .iter()
+                        .position(|c| c.values.iter().any(|&x| i128::from(x) == v))
+                        .or_else(|| cases.iter().position(|c| c.is_default));
+                }
+                let unmatched: Mask = (0..n).map(|i| mask[i] && entry[i].is_none()).collect();
+                f.targets.push(Target::Switch {
+                    brk: vec![false; n],
+                });
+                let mut fall = vec![false; n];
+                for (ci, case) in cases.iter().enumerate() {
+                    let m: Mask = (0..n).map(|i| fall[i] || entry[i] == Some(ci)).collect();
+                    fall = if any(&m) {
+                        self.block(f, &case.body, m)?
+                    } else {
+                        m
+                    };
+                }
+                let brk = match f.targets.pop() {
+                    Some(Target::Switch { brk }) => brk,
+                    _ => vec![false; n],
+                };
+                return Ok(or(&or(&fall, &brk), &unmatched));
+            }
+            Stmt::Break => {
+                match f.targets.last_mut() {
+                    Some(Target::Loop { brk, .. }) | Some(Target::Switch { brk }) => {
+                        *brk = or(brk, &mask)
+                    }
+                    None => {
+                        return Err(self.malformed(
+                            first(&mask),
+                            "`break` outside a loop or switch",
+                            Loc::NONE,
+                        ))
+                    }
+                }
+                return Ok(vec![false; n]);
+            }
+            Stmt::Continue => {
+                let target = f.targets.iter_mut().rev().find_map(|t| match t {
+                    Target::Loop { cont, .. } => Some(cont),
+                    Target::Switch { .. } => None,
+                });
+                match target {
+                    Some(cont) => *cont = or(cont, &mask),
+                    None => {
+                        return Err(self.malformed(
+                            first(&mask),
+                            "`continue` outside a loop",
+                            Loc::NONE,
+                        ))
+                    }
+                }
+                return Ok(vec![false; n]);
+            }
+            Stmt::Return(v) => {
+                if let Some(v) = v {
+                    let w = lanes(f.func.ty(*v));
+                    for item in active(&mask) {
+                        let src = f.get(*v, item).to_vec();
+                        if let Some(dst) = f.ret.get_mut(item * w..(item + 1) * w) {
+                            dst.copy_from_slice(&src);
+                        }
+                    }
+                }
+                return Ok(vec![false; n]);
+            }
+            Stmt::Barrier(_, loc) => {
+                if let Some(missing) = mask.iter().position(|&b| !b) {
+                    return Err(InterpError::DivergentBarrier {
+                        kernel: self.kernel.to_string(),
+                        work_item: self.err_item(missing),
+                        group: self.group_id,
+                        loc: *loc,
+                    });
+                }
+            }
+            // Every statement completes for all items before the next starts:
+            // memory is always ordered.
+            Stmt::Fence(_) => {}
+        }
+        Ok(mask)
+    }
+
+    /// Evaluates instruction `v` for the items of `mask`.
+    fn eval(&mut self, f: &mut Frame<'_>, v: ValueId, mask: &Mask) -> Result<(), InterpError> {
+        let data = f.func.inst(v);
+        let w = lanes(&data.ty);
+        if let Inst::Call(callee, args) = &data.inst {
+            let Some(callee) = self.module.functions.get(callee.index()) else {
+                return Err(self.malformed(first(mask), "call of an unknown function", data.loc));
+            };
+            let n = self.items.len();
+            let params = args
+                .iter()
+                .map(|a| (0..n).flat_map(|i| f.get(*a, i).to_vec()).collect())
+                .collect();
+            let ret = self.call(callee, params, mask)?;
+            for (item, _) in mask.iter().enumerate().filter(|(_, &b)| b) {
+                if let (Some(dst), Some(src)) = (
+                    f.vals
+                        .get_mut(v.index())
+                        .and_then(|x| x.get_mut(item * w..(item + 1) * w)),
+                    ret.get(item * w..(item + 1) * w),
+                ) {
+                    dst.copy_from_slice(src);
+                }
+            }
+            return Ok(());
+        }
+        for (item, _) in mask.iter().enumerate().filter(|(_, &b)| b) {
+            let out = self.inst(f, data, item)?;
+            if out.len() != w {
+                return Err(self.malformed(
+                    item,
+                    format!(
+                        "%{} produced {} lanes for type {:?}",
+                        v.0,
+                        out.len(),
+                        data.ty
+                    ),
+                    data.loc,
+                ));
+            }
+            if let Some(dst) = f
+                .vals
+                .get_mut(v.index())
+                .and_then(|x| x.get_mut(item * w..(item + 1) * w))
+            {
+                dst.copy_from_slice(&out);
+            }
+        }
+        Ok(())
+    }
+
+    /// One instruction for one item.
+    fn inst(
+        &mut self,
+        f: &Frame<'_>,
+        data: &InstData,
+        item: usize,
+    ) -> Result<Vec<u64>, InterpError> {
+        let ty = &data.ty;
+        let loc = data.loc;
+        let s = elem(ty);
+        let val = |v: ValueId| f.get(v, item);
+        let ptr = |v: ValueId| Ptr::decode(f.get(v, item).first().copied().unwrap_or(0));
+        let bad = |msg: &str| self.malformed(item, msg, loc);
+        Ok(match &data.inst {
+            Inst::Param(i) => {
+                let w = lanes(ty);
+                f.params
+                    .get(*i as usize)
+                    .and_then(|p| p.get(item * w..(item + 1) * w))
+                    .ok_or_else(|| bad("parameter index or type does not match the call"))?
+                    .to_vec()
+            }
+            Inst::Const(bits) => vec![scalar::mask(s, *bits); lanes(ty)],
+            Inst::Undef => vec![0; lanes(ty)],
+            Inst::Unary(op, a) => {
+                let at = elem(f.func.ty(*a));
+                val(*a)
+                    .iter()
+                    .map(|&x| arith::unary(*op, at, x))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| bad("unary operator not defined for the type"))?
+            }
+            Inst::Binary(op, a, b) => {
+                let at = elem(f.func.ty(*a));
+                let (x, y) = (val(*a), val(*b));
+                if x.len() != y.len() {
+                    return Err(bad("binary operands of different shapes"));
+                }
+                x.iter()
+                    .zip(y)
+                    .map(|(&x, &y)| arith::binary(*op, at, x, y))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| bad("binary operator not defined for the type"))?
+            }
+            Inst::Cmp(op, a, b) => {
+                let at = elem(f.func.ty(*a));
+                val(*a)
+                    .iter()
+                    .zip(val(*b))
+                    .map(|(&x, &y)| u64::from(arith::cmp(*op, at, x, y)))
+                    .collect()
+            }
+            Inst::Select(c, a, b) => {
+                let (c, a, b) = (val(*c), val(*a), val(*b));
+                if c.len() == 1 {
+                    if c[0] & 1 == 1 {
+                        a.to_vec()
+                    } else {
+                        b.to_vec()
+                    }
+                } else {
+                    (0..a.len())
+                        .map(|i| {
+                            if c.get(i).is_some_and(|&x| x & 1 == 1) {
+                                a[i]
+                            } else {
+                                b[i]
+                            }
+                        })
+                        .collect()
+                }
+            }
+            Inst::Convert {
+                value,
+                saturate,
+                rounding,
+            } => {
+                let src = elem(f.func.ty(*value));
+                val(*value)
+                    .iter()
+                    .map(|&x| convert::convert(x, src, s, *saturate, *rounding))
+                    .collect()
+            }
+            Inst::Bitcast(a) => {
+                let src_ty = f.func.ty(*a);
+                let mut bytes = memory::encode(src_ty, val(*a));
+                bytes.resize(self.module.size_of(src_ty) as usize, 0);
+                memory::decode(ty, &bytes)
+            }
+            Inst::Splat(a) => vec![val(*a).first().copied().unwrap_or(0); lanes(ty)],
+            Inst::Construct(parts) => parts.iter().flat_map(|p| val(*p).to_vec()).collect(),
+            Inst::Extract(a, i) => vec![*val(*a)
+                .get(usize::from(*i))
+                .ok_or_else(|| bad("extract index out of range"))?],
+            Inst::Insert(a, i, x) => {
+                let mut out = val(*a).to_vec();
+                let slot = out
+                    .get_mut(usize::from(*i))
+                    .ok_or_else(|| bad("insert index out of range"))?;
+                *slot = val(*x).first().copied().unwrap_or(0);
+                out
+            }
+            Inst::Shuffle(a, b, idx) => {
+                let both: Vec<u64> = val(*a).iter().chain(val(*b)).copied().collect();
+                idx.iter()
+                    .map(|&i| {
+                        both.get(usize::from(i))
+                            .copied()
+                            .ok_or_else(|| bad("shuffle index out of range"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            Inst::ReadVar(var) => {
+                let w = lanes(ty);
+                f.vars
+                    .get(var.index())
+                    .and_then(|x| x.get(item * w..(item + 1) * w))
+                    .ok_or_else(|| bad("unknown variable"))?
+                    .to_vec()
+            }
+            Inst::SlotAddr(slot) => {
+                vec![*f
+                    .slots
+                    .get(slot.index())
+                    .and_then(|x| x.get(item))
+                    .ok_or_else(|| bad("unknown slot"))?]
+            }
+            Inst::GlobalAddr(g) => vec![*self
+                .globals
+                .get(g.index())
+                .ok_or_else(|| bad("unknown global"))?],
+            Inst::Index(p, i) => {
+                let pointee = f
+                    .func
+                    .ty(*p)
+                    .pointee()
+                    .ok_or_else(|| bad("index of a non-pointer"))?;
+                let size = i64::from(self.module.size_of(pointee));
+                let i =
+                    scalar::int(elem(f.func.ty(*i)), val(*i).first().copied().unwrap_or(0)) as i64;
+                vec![ptr(*p).add(i.wrapping_mul(size)).encode()]
+            }
+            Inst::Field(p, n) => {
+                let Some(Type::Struct(id)) = f.func.ty(*p).pointee() else {
+                    return Err(bad("field of a pointer to a non-struct"));
+                };
+                let field = self
+                    .module
+                    .structs
+                    .get(id.0 as usize)
+                    .and_then(|s| s.fields.get(*n as usize))
+                    .ok_or_else(|| bad("unknown struct field"))?;
+                vec![ptr(*p).add(i64::from(field.offset)).encode()]
+            }
+            Inst::Elem(p, i) => {
+                let size = match f.func.ty(*p).pointee() {
+                    Some(Type::Array(e, _)) => self.module.size_of(e),
+                    Some(Type::Vector(e, _)) => e.size(),
+                    _ => return Err(bad("element of a pointer to a non-array")),
+                };
+                let i =
+                    scalar::int(elem(f.func.ty(*i)), val(*i).first().copied().unwrap_or(0)) as i64;
+                vec![ptr(*p).add(i.wrapping_mul(i64::from(size))).encode()]
+            }
+            Inst::PtrCast(p) => vec![val(*p).first().copied().unwrap_or(0)],
+            Inst::PtrToInt(p) => vec![scalar::mask(s, val(*p).first().copied().unwrap_or(0))],
+            Inst::Load(p) => self
+                .mem
+                .load(ptr(*p), ty, &self.module.structs)
+                .map_err(|e| self.fault(item, e, loc))?,
+            Inst::Atomic {
+                op, ptr: p, args, ..
+            } => {
+                let args: Vec<u64> = args
+                    .iter()
+                    .map(|a| val(*a).first().copied().unwrap_or(0))
+                    .collect();
+                let vty = match (op, args.first()) {
+                    (AtomicOp::Store, _) => {
+                        data_ty_of_first_arg(f, &data.inst).unwrap_or(Type::U32)
+                    }
+                    _ => ty.clone(),
+                };
+                self.atomic(*op, ptr(*p), &vty, &args)
+                    .map_err(|e| match e {
+                        Ok(fault) => self.fault(item, fault, loc),
+                        Err(msg) => self.malformed(item, msg, loc),
+                    })?
+            }
+            Inst::WorkItem(fun, dim) => {
+                let d = dim
+                    .map(|d| scalar::int(elem(f.func.ty(d)), val(d).first().copied().unwrap_or(0)));
+                vec![scalar::mask(s, self.work_item(*fun, d, item))]
+            }
+            Inst::Call(..) => return Err(bad("call evaluated per item")),
+            Inst::Builtin(name, args) => {
+                let args: Vec<Arg<'_>> = args
+                    .iter()
+                    .map(|a| Arg {
+                        ty: f.func.ty(*a),
+                        lanes: val(*a),
+                    })
+                    .collect();
+                builtins::call(name, &args, ty, self.mem, &self.module.structs).map_err(
+                    |e| match e {
+                        BuiltinError::Unsupported => InterpError::UnsupportedBuiltin(name.clone()),
+                        BuiltinError::Fault(fault) => self.fault(item, fault, loc),
+                        BuiltinError::BadArgs(msg) => {
+                            self.malformed(item, format!("`{name}`: {msg}"), loc)
+                        }
+                    },
+                )?
+            }
+        })
+    }
+
+    /// A read-modify-write on one location. `Err(Ok(fault))` is a memory
+    /// fault, `Err(Err(msg))` an operation the type does not have.
+    fn atomic(
+        &mut self,
+        op: AtomicOp,
+        p: Ptr,
+        ty: &Type,
+        args: &[u64],
+    ) -> Result<Vec<u64>, Result<Fault, String>> {
+        let structs: &[StructDef] = &self.module.structs;
+        let s = elem(ty);
+        let old = self.mem.load(p, ty, structs).map_err(Ok)?;
+        let o = old.first().copied().unwrap_or(0);
+        let arg = |i: usize| {
+            args.get(i)
+                .copied()
+                .ok_or_else(|| Err(format!("atomic {op:?} is missing an operand")))
+        };
+        let int_op = |bop: BinaryOp, x: u64| {
+            arith::binary(bop, s, o, x).ok_or_else(|| Err(format!("atomic {op:?} on {s}")))
+        };
+        let new = match op {
+            AtomicOp::Load => None,
+            AtomicOp::Store | AtomicOp::Xchg => Some(arg(0)?),
+            AtomicOp::Add => Some(int_op(BinaryOp::Add, arg(0)?)?),
+            AtomicOp::Sub => Some(int_op(BinaryOp::Sub, arg(0)?)?),
+            AtomicOp::Inc => Some(int_op(BinaryOp::Add, 1)?),
+            AtomicOp::Dec => Some(int_op(BinaryOp::Sub, 1)?),
+            AtomicOp::And => Some(int_op(BinaryOp::And, arg(0)?)?),
+            AtomicOp::Or => Some(int_op(BinaryOp::Or, arg(0)?)?),
+            AtomicOp::Xor => Some(int_op(BinaryOp::Xor, arg(0)?)?),
+            AtomicOp::Min | AtomicOp::Max => {
+                let x = arg(0)?;
+                let lt = arith::cmp(CmpOp::Lt, s, x, o);
+                Some(if lt == (op == AtomicOp::Min) { x } else { o })
+            }
+            AtomicOp::CmpXchg => {
+                let (cmp, new) = (arg(0)?, arg(1)?);
+                (o == scalar::mask(s, cmp)).then_some(new)
+            }
+        };
+        if let Some(new) = new {
+            self.mem.store(p, ty, &[new], structs).map_err(Ok)?;
+        }
+        Ok(if op == AtomicOp::Store {
+            Vec::new()
+        } else {
+            old
+        })
+    }
+
+    fn work_item(&self, fun: WorkItemFn, dim: Option<i128>, item: usize) -> u64 {
+        let r = self.range;
+        let it = self.items[item];
+        let wd = i128::from(r.work_dim);
+        let d = dim.filter(|&d| (0..wd).contains(&d)).map(|d| d as usize);
+        let pick = |a: [u64; 3], outside: u64| d.map_or(outside, |d| a[d]);
+        match fun {
+            WorkItemFn::WorkDim => u64::from(r.work_dim),
+            WorkItemFn::GlobalSize => pick(r.global_size, 1),
+            WorkItemFn::GlobalId => pick(it.global, 0),
+            WorkItemFn::LocalSize => pick(self.local_size, 1),
+            WorkItemFn::EnqueuedLocalSize => pick(r.local_size, 1),
+            WorkItemFn::LocalId => pick(it.local, 0),
+            WorkItemFn::NumGroups => pick(self.num_groups, 1),
+            WorkItemFn::GroupId => pick(self.group_id, 0),
+            WorkItemFn::GlobalOffset => pick(r.global_offset, 0),
+            WorkItemFn::GlobalLinearId => {
+                let g = |d: usize| it.global[d] - r.global_offset[d];
+                (g(2) * r.global_size[1] + g(1)) * r.global_size[0] + g(0)
+            }
+            WorkItemFn::LocalLinearId => {
+                let l = it.local;
+                (l[2] * self.local_size[1] + l[1]) * self.local_size[0] + l[0]
+            }
+        }
+    }
+}
+
+fn first(mask: &Mask) -> usize {
+    mask.iter().position(|&b| b).unwrap_or(0)
+}
+
+/// The type of an atomic store's value operand.
+fn data_ty_of_first_arg(f: &Frame<'_>, inst: &Inst) -> Option<Type> {
+    match inst {
+        Inst::Atomic { args, .. } => args.first().map(|a| f.func.ty(*a).clone()),
+        _ => None,
+    }
+}
