@@ -118,3 +118,448 @@ fn vector_addition() {
     // The inputs are untouched.
     assert_eq!(f32s(&args[0]), a);
 }
+
+fn lptr(t: Type) -> Type {
+    Type::ptr(AddressSpace::Local, t)
+}
+
+/// ```c
+/// kernel void reduce(global float *in, global float *out, local float *scratch) {
+///     size_t lid = get_local_id(0);
+///     scratch[lid] = in[get_global_id(0)];
+///     barrier(CLK_LOCAL_MEM_FENCE);
+///     for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+///         if (lid < s) scratch[lid] += scratch[lid + s];
+///         barrier(CLK_LOCAL_MEM_FENCE);
+///     }
+///     if (lid == 0) out[get_group_id(0)] = scratch[0];
+/// }
+/// ```
+fn reduce() -> Function {
+    let g = gptr(Type::F32);
+    let l = lptr(Type::F32);
+    let mut b = FunctionBuilder::new(
+        "reduce",
+        vec![
+            param("in", g.clone()),
+            param("out", g.clone()),
+            param("scratch", l.clone()),
+        ],
+        Type::Void,
+    );
+    let (pin, pout, scratch) = (b.param(0), b.param(1), b.param(2));
+    let lid = work_item(&mut b, WorkItemFn::LocalId, 0);
+    let gid = work_item(&mut b, WorkItemFn::GlobalId, 0);
+    let src = b.push(Inst::Index(pin, gid), g.clone());
+    let x = b.load(src);
+    let dst = b.push(Inst::Index(scratch, lid), l.clone());
+    b.store(dst, x);
+    b.stmt(Stmt::Barrier(MemFlags::LOCAL, Loc { line: 4, col: 5 }));
+    let s = b.new_var("s", Type::U64);
+    let ls = work_item(&mut b, WorkItemFn::LocalSize, 0);
+    let one = b.push(Inst::Const(1), Type::U64);
+    let half = b.binary(BinaryOp::Shr, ls, one);
+    b.stmt(Stmt::WriteVar(s, half));
+    b.loop_(
+        |b| {
+            let sv = b.push(Inst::ReadVar(s), Type::U64);
+            let zero = b.push(Inst::Const(0), Type::U64);
+            let done = b.cmp(CmpOp::Eq, sv, zero);
+            b.if_else(done, |b| b.stmt(Stmt::Break), |_| {});
+            let active = b.cmp(CmpOp::Lt, lid, sv);
+            b.if_else(
+                active,
+                |b| {
+                    let other = b.binary(BinaryOp::Add, lid, sv);
+                    let po = b.push(Inst::Index(scratch, other), l.clone());
+                    let pm = b.push(Inst::Index(scratch, lid), l.clone());
+                    let y = b.load(po);
+                    let m = b.load(pm);
+                    let sum = b.binary(BinaryOp::Add, m, y);
+                    b.store(pm, sum);
+                },
+                |_| {},
+            );
+            b.stmt(Stmt::Barrier(MemFlags::LOCAL, Loc { line: 7, col: 9 }));
+        },
+        |b| {
+            let sv = b.push(Inst::ReadVar(s), Type::U64);
+            let one = b.push(Inst::Const(1), Type::U64);
+            let next = b.binary(BinaryOp::Shr, sv, one);
+            b.stmt(Stmt::WriteVar(s, next));
+        },
+    );
+    let zero = b.push(Inst::Const(0), Type::U64);
+    let first = b.cmp(CmpOp::Eq, lid, zero);
+    b.if_else(
+        first,
+        |b| {
+            let grp = work_item(b, WorkItemFn::GroupId, 0);
+            let p0 = b.push(Inst::Index(scratch, zero), l.clone());
+            let total = b.load(p0);
+            let po = b.push(Inst::Index(pout, grp), g.clone());
+            b.store(po, total);
+        },
+        |_| {},
+    );
+    b.finish()
+}
+
+#[test]
+fn local_tree_reduction_with_barriers_in_a_loop() {
+    let (n, local) = (512usize, 64usize);
+    let input: Vec<f32> = (0..n).map(|i| ((i * 7) % 19) as f32 - 9.0).collect();
+    let mut args = [
+        KernelArg::Buffer(f32_bytes(&input)),
+        KernelArg::Buffer(vec![0; n / local * 4]),
+        KernelArg::Local(local * 4),
+    ];
+    run_kernel(
+        &module_of(vec![reduce()]),
+        "reduce",
+        &mut args,
+        &NdRange::linear(n as u64, local as u64),
+    )
+    .unwrap();
+    let out = f32s(&args[1]);
+    for (g, &got) in out.iter().enumerate() {
+        let want: f32 = input[g * local..(g + 1) * local].iter().sum();
+        assert_eq!(got, want, "group {g}");
+    }
+}
+
+/// ```c
+/// kernel void hist(global uint *data, global uint *bins, local uint *lbins) {
+///     size_t lid = get_local_id(0);
+///     if (lid < 16) lbins[lid] = 0;
+///     barrier(CLK_LOCAL_MEM_FENCE);
+///     uint v = data[get_global_id(0)];
+///     atomic_inc(&lbins[v % 16]);
+///     atomic_max(&bins[16], v);
+///     barrier(CLK_LOCAL_MEM_FENCE);
+///     if (lid < 16) atomic_add(&bins[lid], lbins[lid]);
+/// }
+/// ```
+fn histogram() -> Function {
+    let g = gptr(Type::U32);
+    let l = lptr(Type::U32);
+    let mut b = FunctionBuilder::new(
+        "hist",
+        vec![
+            param("data", g.clone()),
+            param("bins", g.clone()),
+            param("lbins", l.clone()),
+        ],
+        Type::Void,
+    );
+    let (data, bins, lbins) = (b.param(0), b.param(1), b.param(2));
+    let lid = work_item(&mut b, WorkItemFn::LocalId, 0);
+    let sixteen = b.push(Inst::Const(16), Type::U64);
+    let low = b.cmp(CmpOp::Lt, lid, sixteen);
+    b.if_else(
+        low,
+        |b| {
+            let p = b.push(Inst::Index(lbins, lid), l.clone());
+            let z = b.const_u32(0);
+            b.store(p, z);
+        },
+        |_| {},
+    );
+    b.stmt(Stmt::Barrier(MemFlags::LOCAL, Loc::NONE));
+    let gid = work_item(&mut b, WorkItemFn::GlobalId, 0);
+    let pd = b.push(Inst::Index(data, gid), g.clone());
+    let v = b.load(pd);
+    let sixteen32 = b.const_u32(16);
+    let bin = b.binary(BinaryOp::Rem, v, sixteen32);
+    let pb = b.push(Inst::Index(lbins, bin), l.clone());
+    let atomic = |op, ptr, args| Inst::Atomic {
+        op,
+        ptr,
+        args,
+        order: MemoryOrder::Relaxed,
+        scope: MemoryScope::Device,
+    };
+    b.push(atomic(AtomicOp::Inc, pb, vec![]), Type::U32);
+    let pmax = b.push(Inst::Index(bins, sixteen32), g.clone());
+    b.push(atomic(AtomicOp::Max, pmax, vec![v]), Type::U32);
+    b.stmt(Stmt::Barrier(MemFlags::LOCAL, Loc::NONE));
+    b.if_else(
+        low,
+        |b| {
+            let pl = b.push(Inst::Index(lbins, lid), l.clone());
+            let count = b.load(pl);
+            let pg = b.push(Inst::Index(bins, lid), g.clone());
+            b.push(atomic(AtomicOp::Add, pg, vec![count]), Type::U32);
+        },
+        |_| {},
+    );
+    b.finish()
+}
+
+#[test]
+fn histogram_with_local_and_global_atomics() {
+    let n = 1000usize;
+    let data: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let mut args = [
+        KernelArg::Buffer(data.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        KernelArg::Buffer(vec![0; 17 * 4]),
+        KernelArg::Local(16 * 4),
+    ];
+    // 25 groups of 40: every group has the 16 items that clear and flush its bins.
+    run_kernel(
+        &module_of(vec![histogram()]),
+        "hist",
+        &mut args,
+        &NdRange::linear(n as u64, 40),
+    )
+    .unwrap();
+    let bins = u32s(&args[1]);
+    let mut want = [0u32; 16];
+    for &v in &data {
+        want[(v % 16) as usize] += 1;
+    }
+    assert_eq!(&bins[..16], &want);
+    assert_eq!(bins[16], *data.iter().max().unwrap());
+}
+
+/// Writes, per work-item at its global linear id: the three global ids,
+/// the global linear id, the local linear id, the three group ids and the
+/// work dimension.
+fn ids() -> Function {
+    let g = gptr(Type::U64);
+    let mut b = FunctionBuilder::new("ids", vec![param("out", g.clone())], Type::Void);
+    let out = b.param(0);
+    let lin = b.push(Inst::WorkItem(WorkItemFn::GlobalLinearId, None), Type::U64);
+    let nine = b.push(Inst::Const(9), Type::U64);
+    let base = b.binary(BinaryOp::Mul, lin, nine);
+    let mut fields = Vec::new();
+    for d in 0..3 {
+        fields.push(work_item(&mut b, WorkItemFn::GlobalId, d));
+    }
+    fields.push(lin);
+    fields.push(b.push(Inst::WorkItem(WorkItemFn::LocalLinearId, None), Type::U64));
+    for d in 0..3 {
+        fields.push(work_item(&mut b, WorkItemFn::GroupId, d));
+    }
+    let wd = b.push(Inst::WorkItem(WorkItemFn::WorkDim, None), Type::U32);
+    fields.push(b.push(
+        Inst::Convert {
+            value: wd,
+            saturate: false,
+            rounding: Rounding::Default,
+        },
+        Type::U64,
+    ));
+    for (k, v) in fields.into_iter().enumerate() {
+        let kk = b.push(Inst::Const(k as u64), Type::U64);
+        let at = b.binary(BinaryOp::Add, base, kk);
+        let p = b.push(Inst::Index(out, at), g.clone());
+        b.store(p, v);
+    }
+    b.finish()
+}
+
+#[test]
+fn three_dimensional_range_with_global_offset() {
+    let range = NdRange {
+        work_dim: 3,
+        global_offset: [5, 100, 7],
+        global_size: [6, 4, 3],
+        local_size: [3, 2, 3],
+    };
+    let n = 6 * 4 * 3;
+    let mut args = [KernelArg::Buffer(vec![0; n * 9 * 8])];
+    run_kernel(&module_of(vec![ids()]), "ids", &mut args, &range).unwrap();
+    let out = u64s(&args[0]);
+    let mut seen = 0;
+    for z in 0..3u64 {
+        for y in 0..4u64 {
+            for x in 0..6u64 {
+                let lin = (z * 4 + y) * 6 + x;
+                let rec = &out[lin as usize * 9..lin as usize * 9 + 9];
+                let (lx, ly, lz) = (x % 3, y % 2, z % 3);
+                let want = [
+                    x + 5,
+                    y + 100,
+                    z + 7,
+                    lin,
+                    (lz * 2 + ly) * 3 + lx,
+                    x / 3,
+                    y / 2,
+                    z / 3,
+                    3,
+                ];
+                assert_eq!(rec, &want, "item ({x}, {y}, {z})");
+                seen += 1;
+            }
+        }
+    }
+    assert_eq!(seen, n);
+}
+
+/// Per work-item: local size, enqueued local size, local id, group id, number of groups.
+fn sizes() -> Function {
+    let g = gptr(Type::U64);
+    let mut b = FunctionBuilder::new("sizes", vec![param("out", g.clone())], Type::Void);
+    let out = b.param(0);
+    let gid = work_item(&mut b, WorkItemFn::GlobalId, 0);
+    let five = b.push(Inst::Const(5), Type::U64);
+    let base = b.binary(BinaryOp::Mul, gid, five);
+    let fields = [
+        work_item(&mut b, WorkItemFn::LocalSize, 0),
+        work_item(&mut b, WorkItemFn::EnqueuedLocalSize, 0),
+        work_item(&mut b, WorkItemFn::LocalId, 0),
+        work_item(&mut b, WorkItemFn::GroupId, 0),
+        work_item(&mut b, WorkItemFn::NumGroups, 0),
+    ];
+    for (k, v) in fields.into_iter().enumerate() {
+        let kk = b.push(Inst::Const(k as u64), Type::U64);
+        let at = b.binary(BinaryOp::Add, base, kk);
+        let p = b.push(Inst::Index(out, at), g.clone());
+        b.store(p, v);
+    }
+    b.finish()
+}
+
+#[test]
+fn non_uniform_last_group() {
+    let mut args = [KernelArg::Buffer(vec![0; 10 * 5 * 8])];
+    run_kernel(
+        &module_of(vec![sizes()]),
+        "sizes",
+        &mut args,
+        &NdRange::linear(10, 4),
+    )
+    .unwrap();
+    let out = u64s(&args[0]);
+    for i in 0..10u64 {
+        let group = i / 4;
+        let local_size = if group == 2 { 2 } else { 4 };
+        assert_eq!(
+            &out[i as usize * 5..i as usize * 5 + 5],
+            &[local_size, 4, i % 4, group, 3],
+            "item {i}"
+        );
+    }
+}
+
+/// `if (get_global_id(0) < 3) barrier(CLK_LOCAL_MEM_FENCE);`
+fn divergent() -> Function {
+    let mut b = FunctionBuilder::new("divergent", vec![], Type::Void);
+    let gid = work_item(&mut b, WorkItemFn::GlobalId, 0);
+    let three = b.push(Inst::Const(3), Type::U64);
+    let c = b.cmp(CmpOp::Lt, gid, three);
+    b.if_else(
+        c,
+        |b| b.stmt(Stmt::Barrier(MemFlags::LOCAL, Loc { line: 3, col: 24 })),
+        |_| {},
+    );
+    b.finish()
+}
+
+#[test]
+fn barrier_reached_by_some_items_is_an_error() {
+    let err = run_kernel(
+        &module_of(vec![divergent()]),
+        "divergent",
+        &mut [],
+        &NdRange::linear(8, 8),
+    )
+    .unwrap_err();
+    match &err {
+        InterpError::DivergentBarrier {
+            kernel,
+            work_item,
+            group,
+            loc,
+        } => {
+            assert_eq!(kernel, "divergent");
+            assert_eq!(*work_item, [3, 0, 0]);
+            assert_eq!(*group, [0, 0, 0]);
+            assert_eq!(loc.line, 3);
+        }
+        other => panic!("expected a divergent barrier, got {other:?}"),
+    }
+    assert!(err.to_string().contains("work-item [3, 0, 0]"), "{err}");
+    // With groups of 3 every group is uniform: the first group all reach it,
+    // the others all skip it.
+    run_kernel(
+        &module_of(vec![divergent()]),
+        "divergent",
+        &mut [],
+        &NdRange::linear(9, 3),
+    )
+    .unwrap();
+}
+
+#[test]
+fn out_of_bounds_store_names_the_work_item() {
+    let n = 100usize;
+    let mut args = [
+        KernelArg::Buffer(f32_bytes(&vec![1.0; n])),
+        KernelArg::Buffer(f32_bytes(&vec![2.0; n])),
+        KernelArg::Buffer(vec![0; (n - 1) * 4]),
+    ];
+    let err = run_kernel(
+        &module_of(vec![vadd()]),
+        "vadd",
+        &mut args,
+        &NdRange::linear(n as u64, 25),
+    )
+    .unwrap_err();
+    match &err {
+        InterpError::OutOfBounds {
+            kernel,
+            work_item,
+            space,
+            offset,
+            size,
+            ..
+        } => {
+            assert_eq!(kernel, "vadd");
+            assert_eq!(*work_item, [99, 0, 0]);
+            assert_eq!(*space, AddressSpace::Global);
+            assert_eq!((*offset, *size), (99 * 4, 4));
+        }
+        other => panic!("expected out of bounds, got {other:?}"),
+    }
+    assert!(err.to_string().contains("argument `c`"), "{err}");
+    // Every in-bounds store happened before the fault.
+    assert!(f32s(&args[2]).iter().all(|&x| x == 3.0));
+}
+
+#[test]
+fn launch_errors() {
+    let m = module_of(vec![vadd()]);
+    let range = NdRange::linear(4, 4);
+    assert_eq!(
+        run_kernel(&m, "nope", &mut [], &range),
+        Err(InterpError::UnknownKernel("nope".into()))
+    );
+    let mut two = [KernelArg::Buffer(vec![]), KernelArg::Buffer(vec![])];
+    assert!(matches!(
+        run_kernel(&m, "vadd", &mut two, &range),
+        Err(InterpError::ArgMismatch { .. })
+    ));
+    let mut wrong = [
+        KernelArg::Buffer(vec![]),
+        KernelArg::Value(vec![0; 4]),
+        KernelArg::Buffer(vec![]),
+    ];
+    assert!(matches!(
+        run_kernel(&m, "vadd", &mut wrong, &range),
+        Err(InterpError::ArgMismatch { index: 1, .. })
+    ));
+    let mut null = [
+        KernelArg::Null,
+        KernelArg::Buffer(vec![0; 16]),
+        KernelArg::Buffer(vec![0; 16]),
+    ];
+    let err = run_kernel(&m, "vadd", &mut null, &range).unwrap_err();
+    assert!(
+        matches!(&err, InterpError::OutOfBounds { work_item: [0, 0, 0], object, .. } if object == "null"),
+        "{err}"
+    );
+}

@@ -34,11 +34,6 @@ pub struct Ptr {
 }
 
 impl Ptr {
-    pub const NULL: Ptr = Ptr {
-        region: 0,
-        offset: 0,
-    };
-
     pub fn encode(self) -> u64 {
         ((self.region as u64) << OFFSET_BITS) | (self.offset & OFFSET_MASK)
     }

@@ -1,7 +1,22 @@
 //! OpenCL C builtins (`Inst::Builtin`), selected by name and by the
 //! argument and result types the front end resolved.
+//!
+//! Each family lives in its own file: [`math`] (float functions, including
+//! the `native_` and `half_` forms, which the reference computes at full
+//! precision), [`integer`], [`relational`] (comparisons, `select`, `any`,
+//! `all`, `shuffle`), [`geometric`] and [`vmem`] (`vloadN`, `vstoreN` and
+//! their `half` forms, the only builtins that touch memory). Vector forms
+//! work component-wise; a scalar argument given where the result is a
+//! vector (`fmin(float4, float)`, `clamp(int8, int, int)`) applies to every
+//! component.
 
-use crate::types::{StructDef, Type};
+mod geometric;
+mod integer;
+mod math;
+mod relational;
+mod vmem;
+
+use crate::types::{Scalar, StructDef, Type};
 
 use super::memory::{Fault, Memory};
 
@@ -9,6 +24,21 @@ use super::memory::{Fault, Memory};
 pub struct Arg<'a> {
     pub ty: &'a Type,
     pub lanes: &'a [u64],
+}
+
+impl Arg<'_> {
+    /// Component `i`, or the scalar itself for a scalar argument.
+    fn lane(&self, i: usize) -> u64 {
+        match self.lanes {
+            [one] => *one,
+            many => many.get(i).copied().unwrap_or(0),
+        }
+    }
+
+    /// The element scalar (pointers read as `u64`).
+    fn elem(&self) -> Scalar {
+        self.ty.scalar().unwrap_or(Scalar::U64)
+    }
 }
 
 /// Why a builtin call failed.
@@ -19,6 +49,21 @@ pub enum BuiltinError {
     BadArgs(String),
 }
 
+impl From<Fault> for BuiltinError {
+    fn from(f: Fault) -> BuiltinError {
+        BuiltinError::Fault(f)
+    }
+}
+
+/// Components of a value type (1 for scalars).
+fn width(ty: &Type) -> usize {
+    match ty {
+        Type::Vector(_, n) => usize::from(*n),
+        Type::Void => 0,
+        _ => 1,
+    }
+}
+
 /// Evaluates builtin `name` for one work-item.
 pub fn call(
     name: &str,
@@ -27,6 +72,21 @@ pub fn call(
     mem: &mut Memory,
     structs: &[StructDef],
 ) -> Result<Vec<u64>, BuiltinError> {
-    let _ = (name, args, ret, mem, structs);
-    Err(BuiltinError::Unsupported)
+    if let Some(r) = vmem::call(name, args, ret, mem, structs) {
+        return r;
+    }
+    if name == "prefetch" {
+        return Ok(Vec::new());
+    }
+    let first_is_float = args.first().is_some_and(|a| a.elem().is_float());
+    let r = if first_is_float
+        || ret.scalar().is_some_and(Scalar::is_float) && !relational::is_relational(name)
+    {
+        math::call(name, args, ret)
+            .or_else(|| geometric::call(name, args, ret))
+            .or_else(|| relational::call(name, args, ret))
+    } else {
+        integer::call(name, args, ret).or_else(|| relational::call(name, args, ret))
+    };
+    r.unwrap_or(Err(BuiltinError::Unsupported))
 }
