@@ -21,8 +21,8 @@ use crate::types::{AddressSpace, Field, Scalar, StructDef, StructId, Type};
 use super::lexer::{tokenize, Tok, Token};
 use super::literal::parse_const;
 use super::print::{
-    ACCESS_NAMES, ATOMIC_NAMES, BINARY_NAMES, CMP_NAMES, MEM_FLAG_NAMES, ORDER_NAMES,
-    ROUNDING_NAMES, SCOPE_NAMES, UNARY_NAMES, WORK_ITEM_NAMES,
+    natural_layout, ACCESS_NAMES, ATOMIC_NAMES, BINARY_NAMES, CMP_NAMES, MEM_FLAG_NAMES,
+    ORDER_NAMES, ROUNDING_NAMES, SCOPE_NAMES, UNARY_NAMES, WORK_ITEM_NAMES,
 };
 use super::ParseError;
 
@@ -502,21 +502,18 @@ impl Parser {
         } else {
             None
         };
-        let spec = match (explicit > 0, size, align) {
-            (true, Some(_), Some(_)) => LayoutSpec::Explicit,
-            (true, _, _) => {
-                return Err(Self::err_at(
-                    &size_at,
-                    "fields with offsets need `size N align N` after `}`",
-                ))
+        let spec = match (size, align) {
+            (Some(_), Some(_)) if explicit == offsets.len() => LayoutSpec::Explicit,
+            (Some(_), Some(_)) => {
+                let message = "with `size`, every field needs an `offset`";
+                return Err(Self::err_at(&size_at, message));
             }
-            (false, Some(_), _) => {
-                return Err(Self::err_at(
-                    &size_at,
-                    "`size` needs an `offset` on every field",
-                ))
+            (Some(_), None) => return Err(self.expected("`align`")),
+            (None, _) if explicit > 0 => {
+                let message = "fields with offsets need `size N align N` after `}`";
+                return Err(Self::err_at(&size_at, message));
             }
-            (false, None, a) => LayoutSpec::Natural(a.unwrap_or(1)),
+            (None, a) => LayoutSpec::Natural(a.unwrap_or(1)),
         };
         self.end_of_line()?;
         let def = StructDef {
@@ -1239,8 +1236,13 @@ fn compute_layouts(structs: &mut [StructDef], specs: &[(LayoutSpec, Token)]) -> 
                     .iter()
                     .map(|f| (f.name.clone(), f.ty.clone()))
                     .collect();
-                structs[i] =
-                    StructDef::layout(&s.name, s.is_union, s.packed, min_align, fields, structs);
+                match natural_layout(s, min_align, fields, structs) {
+                    Some(def) => structs[i] = def,
+                    None => {
+                        let message = format!("struct `{}` is too large", structs[i].name);
+                        return Err(Parser::err_at(&specs[i].1, message));
+                    }
+                }
             }
             state[i] = State::Done;
             stack.pop();

@@ -139,23 +139,10 @@ impl Printer<'_> {
             .iter()
             .map(|f| (f.name.clone(), f.ty.clone()))
             .collect();
-        let natural = StructDef::layout(
-            &s.name,
-            s.is_union,
-            s.packed,
-            1,
-            fields.clone(),
-            &self.m.structs,
-        );
-        let aligned = StructDef::layout(
-            &s.name,
-            s.is_union,
-            s.packed,
-            s.align,
-            fields,
-            &self.m.structs,
-        );
-        let explicit = natural != *s && aligned != *s;
+        let natural = natural_layout(s, 1, fields.clone(), &self.m.structs);
+        let aligned = natural_layout(s, s.align, fields, &self.m.structs);
+        let natural = natural.as_ref() == Some(s);
+        let explicit = !natural && aligned.as_ref() != Some(s);
         let mut text = String::new();
         if s.packed {
             text.push_str("packed ");
@@ -172,7 +159,7 @@ impl Printer<'_> {
         text.push_str(if s.fields.is_empty() { "}" } else { " }" });
         if explicit {
             let _ = write!(text, " size {} align {}", s.size, s.align);
-        } else if natural != *s {
+        } else if !natural {
             let _ = write!(text, " align {}", s.align);
         }
         text
@@ -427,6 +414,34 @@ impl Printer<'_> {
             Stmt::Fence(flags) => self.line(indent, &format!("fence {}", mem_flags(*flags))),
         }
     }
+}
+
+/// Size in bytes like [`crate::types::size_of`], `None` where it would overflow.
+pub(crate) fn checked_size(ty: &Type, structs: &[StructDef]) -> Option<u64> {
+    match ty {
+        Type::Array(elem, n) => checked_size(elem, structs)?.checked_mul(u64::from(*n)),
+        _ => Some(u64::from(crate::types::size_of(ty, structs))),
+    }
+}
+
+/// [`StructDef::layout`] of `s`'s fields, unless the layout would overflow
+/// 32-bit sizes (a module built by hand may hold any numbers).
+pub(crate) fn natural_layout(
+    s: &StructDef,
+    min_align: u32,
+    fields: Vec<(String, Type)>,
+    structs: &[StructDef],
+) -> Option<StructDef> {
+    let mut total = 2 * u64::from(min_align);
+    for (_, ty) in &fields {
+        total += checked_size(ty, structs)? + u64::from(crate::types::align_of(ty, structs));
+        if total > u64::from(u32::MAX) {
+            return None;
+        }
+    }
+    Some(StructDef::layout(
+        &s.name, s.is_union, s.packed, min_align, fields, structs,
+    ))
 }
 
 fn opt_name(n: &str) -> String {
