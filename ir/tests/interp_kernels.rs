@@ -563,3 +563,102 @@ fn launch_errors() {
         "{err}"
     );
 }
+
+/// ```c
+/// void sync(void) { barrier(CLK_LOCAL_MEM_FENCE); }
+/// kernel void rotate(global int *buf, local int *tmp, uint n) {
+///     size_t l = get_local_id(0), ls = get_local_size(0);
+///     if (get_global_id(0) >= n) return;      // the tail of the last group leaves early
+///     tmp[l] = buf[get_global_id(0)];
+///     sync();                                   // a barrier inside a called function
+///     size_t g = get_group_id(0) * ls;
+///     size_t live = min(ls, n - g);
+///     buf[get_global_id(0)] = tmp[(l + 1) % live];
+/// }
+/// ```
+fn rotate() -> (Function, Function) {
+    let mut s = FunctionBuilder::new("sync", vec![], Type::Void);
+    s.stmt(Stmt::Barrier(MemFlags::LOCAL, Loc::NONE));
+    let sync = s.finish();
+
+    let g = gptr(Type::I32);
+    let l = lptr(Type::I32);
+    let params = vec![
+        param("buf", g.clone()),
+        param("tmp", l.clone()),
+        param("n", Type::U32),
+    ];
+    let mut b = FunctionBuilder::new("rotate", params, Type::Void);
+    let (buf, tmp, n) = (b.param(0), b.param(1), b.param(2));
+    let lid = work_item(&mut b, WorkItemFn::LocalId, 0);
+    let ls = work_item(&mut b, WorkItemFn::LocalSize, 0);
+    let gid = work_item(&mut b, WorkItemFn::GlobalId, 0);
+    let n64 = b.push(
+        Inst::Convert {
+            value: n,
+            saturate: false,
+            rounding: Rounding::Default,
+        },
+        Type::U64,
+    );
+    let out = b.cmp(CmpOp::Ge, gid, n64);
+    b.if_else(out, |b| b.stmt(Stmt::Return(None)), |_| {});
+    let src = b.push(Inst::Index(buf, gid), g.clone());
+    let x = b.load(src);
+    let dst = b.push(Inst::Index(tmp, lid), l.clone());
+    b.store(dst, x);
+    b.push(Inst::Call(FuncId(0), vec![]), Type::Void);
+    let grp = work_item(&mut b, WorkItemFn::GroupId, 0);
+    let first = b.binary(BinaryOp::Mul, grp, ls);
+    let rest = b.binary(BinaryOp::Sub, n64, first);
+    let live = b.push(Inst::Builtin("min".into(), vec![ls, rest]), Type::U64);
+    let one = b.push(Inst::Const(1), Type::U64);
+    let next = b.binary(BinaryOp::Add, lid, one);
+    let k = b.binary(BinaryOp::Rem, next, live);
+    let pk = b.push(Inst::Index(tmp, k), l.clone());
+    let y = b.load(pk);
+    b.store(src, y);
+    (sync, b.finish())
+}
+
+#[test]
+fn items_that_returned_are_not_waited_for_at_barriers() {
+    let (sync, rot) = rotate();
+    let mut rot = rot;
+    rot.kernel = Some(KernelInfo::default());
+    let module = Module {
+        functions: vec![sync, rot],
+        ..Module::default()
+    };
+    let (n, global, local) = (21usize, 24u64, 8usize);
+    let input: Vec<i32> = (0..global as i32).map(|i| i * 10).collect();
+    let mut args = [
+        KernelArg::Buffer(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        KernelArg::Local(local * 4),
+        KernelArg::Value((n as u32).to_le_bytes().to_vec()),
+    ];
+    run_kernel(
+        &module,
+        "rotate",
+        &mut args,
+        &NdRange::linear(global, local as u64),
+    )
+    .unwrap();
+    let KernelArg::Buffer(out) = &args[0] else {
+        unreachable!()
+    };
+    let out: Vec<i32> = out
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for i in 0..global as usize {
+        let want = if i >= n {
+            input[i]
+        } else {
+            let first = i / local * local;
+            let live = local.min(n - first);
+            input[first + (i - first + 1) % live]
+        };
+        assert_eq!(out[i], want, "buf[{i}]");
+    }
+}

@@ -16,9 +16,11 @@
 //!
 //! So every statement runs for all its items before the next one starts,
 //! which is a valid OpenCL schedule: a `Barrier` is exact without any
-//! scheduling, and one reached under a mask that is not the whole group is
-//! reported as [`InterpError::DivergentBarrier`] (OpenCL leaves that
-//! undefined). Within a statement items run in local-linear-id order, which
+//! scheduling. A barrier must be reached by every item of the group that
+//! has not returned from the kernel; one reached by fewer is reported as
+//! [`InterpError::DivergentBarrier`] (OpenCL leaves that undefined). Items
+//! that returned early (`if (i >= n) return;` before a barrier) are not
+//! waited for. Within a statement items run in local-linear-id order, which
 //! fixes the order of `__local` atomics.
 
 use crate::module::*;
@@ -32,7 +34,7 @@ use super::scalar;
 use super::{arith, NdRange};
 
 /// Calls nested deeper than this are taken for recursion, which the IR forbids.
-const MAX_CALL_DEPTH: usize = 256;
+const MAX_CALL_DEPTH: usize = 64;
 
 /// Which work-items execute: one flag per item of the group.
 type Mask = Vec<bool>;
@@ -81,6 +83,9 @@ pub struct Group<'a> {
     pub num_groups: [u64; 3],
     /// In local-linear-id order.
     pub items: Vec<Item>,
+    /// Items that have returned from the kernel: a barrier waits for all
+    /// the others.
+    pub exited: Mask,
     pub depth: usize,
 }
 
@@ -187,18 +192,19 @@ impl<'a> Group<'a> {
             ));
         }
         self.depth += 1;
+        // The frame's private memory is released when the call returns.
+        let mark = self.mem.mark();
         let mut slots = Vec::with_capacity(func.slots.len());
         for slot in &func.slots {
             let size = self.module.size_of(&slot.ty) as usize;
             let mut ptrs = vec![0u64; n];
-            for (item, p) in ptrs.iter_mut().enumerate().filter(|(i, _)| mask[*i]) {
+            for (_, p) in ptrs.iter_mut().enumerate().filter(|(i, _)| mask[*i]) {
                 *p = self.alloc(Region {
                     space: crate::types::AddressSpace::Private,
                     name: format!("slot `{}` of `{}`", slot.name, func.name),
                     data: vec![UNINIT_BYTE; size],
                     writable: true,
                 })?;
-                let _ = item;
             }
             slots.push(ptrs);
         }
@@ -221,6 +227,7 @@ impl<'a> Group<'a> {
         };
         self.block(&mut frame, &func.body, mask.clone())?;
         self.depth -= 1;
+        self.mem.release(mark);
         Ok(frame.ret)
     }
 
@@ -398,10 +405,15 @@ impl<'a> Group<'a> {
                         }
                     }
                 }
+                if self.depth == 1 {
+                    self.exited = or(&self.exited, &mask);
+                }
                 return Ok(vec![false; n]);
             }
             Stmt::Barrier(_, loc) => {
-                if let Some(missing) = mask.iter().position(|&b| !b) {
+                // Every item still running the kernel must be here.
+                let missing = (0..n).find(|&i| !mask[i] && !self.exited[i]);
+                if let Some(missing) = missing {
                     return Err(InterpError::DivergentBarrier {
                         kernel: self.kernel.to_string(),
                         work_item: self.err_item(missing),
@@ -752,8 +764,10 @@ impl<'a> Group<'a> {
             WorkItemFn::GroupId => pick(self.group_id, 0),
             WorkItemFn::GlobalOffset => pick(r.global_offset, 0),
             WorkItemFn::GlobalLinearId => {
-                let g = |d: usize| it.global[d] - r.global_offset[d];
-                (g(2) * r.global_size[1] + g(1)) * r.global_size[0] + g(0)
+                let g = |d: usize| it.global[d].wrapping_sub(r.global_offset[d]);
+                (g(2).wrapping_mul(r.global_size[1]).wrapping_add(g(1)))
+                    .wrapping_mul(r.global_size[0])
+                    .wrapping_add(g(0))
             }
             WorkItemFn::LocalLinearId => {
                 let l = it.local;

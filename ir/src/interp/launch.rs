@@ -12,6 +12,9 @@ use super::exec::{Group, Item};
 use super::memory::{self, Memory, Ptr, Region, UNINIT_BYTE};
 use super::{KernelArg, NdRange};
 
+/// The largest `__local` argument buffer accepted (1 GiB).
+const MAX_LOCAL_ARG: usize = 1 << 30;
+
 /// Runs `kernel` of `module` over `range`.
 ///
 /// `args` has one entry per kernel parameter: [`KernelArg::Buffer`] (or
@@ -140,7 +143,14 @@ fn check_args(module: &Module, func: &Function, args: &[KernelArg]) -> Result<()
                 KernelArg::Buffer(_) | KernelArg::Null,
                 Type::Pointer(AddressSpace::Global | AddressSpace::Constant, _),
             ) if !param.byval => {}
-            (KernelArg::Local(_), Type::Pointer(AddressSpace::Local, _)) if !param.byval => {}
+            (KernelArg::Local(size), Type::Pointer(AddressSpace::Local, _)) if !param.byval => {
+                if *size > MAX_LOCAL_ARG {
+                    return Err(mismatch(
+                        i,
+                        format!("__local size {size} is over {MAX_LOCAL_ARG} bytes"),
+                    ));
+                }
+            }
             (KernelArg::Value(bytes), _) if param.byval || !param.ty.is_pointer() => {
                 let want = value_type.map_or(0, |t| module.size_of(&t)) as usize;
                 if bytes.len() != want {
@@ -294,6 +304,7 @@ fn run_groups(
             local_size,
             num_groups,
             items,
+            exited: vec![false; n],
             depth: 0,
         };
         group.call(func, params, &vec![true; n])?;

@@ -120,6 +120,17 @@ impl Memory {
         self.persistent = self.regions.len();
     }
 
+    /// The number of regions now, to [`release`](Self::release) back to.
+    pub fn mark(&self) -> usize {
+        self.regions.len()
+    }
+
+    /// Drops the regions allocated since `mark` (a returning call's private
+    /// memory); a pointer into them then faults, until the index is reused.
+    pub fn release(&mut self, mark: usize) {
+        self.regions.truncate(mark.max(self.persistent));
+    }
+
     /// Drops the regions of the finished work-group.
     pub fn end_group(&mut self) {
         self.regions.truncate(self.persistent);

@@ -124,9 +124,14 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
             }
             Some(Ok(nextafter(args, ret, s)))
         }
-        "ilogb" => Some(Ok((0..width(ret))
-            .map(|i| scalar::from_int(s, i128::from(ilogb(number(&args[0], i)))))
-            .collect())),
+        "ilogb" => {
+            if let Err(e) = arity(1) {
+                return Some(Err(e));
+            }
+            Some(Ok((0..width(ret))
+                .map(|i| scalar::from_int(s, i128::from(ilogb(number(&args[0], i)))))
+                .collect()))
+        }
         "nan" => Some(Ok((0..width(ret))
             .map(|i| {
                 let code = args.first().map_or(0, |a| a.lane(i));
