@@ -7,6 +7,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use vecl_ir::text::{parse_module, print_module};
+use vecl_ir::verify::{format_errors, verify_module};
 
 fn corpus() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
@@ -41,6 +42,9 @@ fn without_comment_lines(text: &str) -> String {
 fn corpus_round_trips_exactly() {
     for (name, text) in corpus() {
         let m = parse_module(&text).unwrap_or_else(|e| panic!("{name}:{e}"));
+        if let Err(errors) = verify_module(&m) {
+            panic!("{name} does not verify:\n{}", format_errors(&errors));
+        }
         let printed = print_module(&m);
         assert_eq!(
             printed,

@@ -27,7 +27,7 @@ mod parse;
 mod print;
 
 pub use parse::{parse_module, MAX_DEPTH};
-pub use print::{print_module, print_type};
+pub use print::{default_args, print_module, print_type};
 
 /// A parse error at a 1-based line and column. Displays as `line:col: message`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -21,8 +21,8 @@ use crate::types::{AddressSpace, Field, Scalar, StructDef, StructId, Type};
 use super::lexer::{tokenize, Tok, Token};
 use super::literal::parse_const;
 use super::print::{
-    natural_layout, ACCESS_NAMES, ATOMIC_NAMES, BINARY_NAMES, CMP_NAMES, MEM_FLAG_NAMES,
-    ORDER_NAMES, ROUNDING_NAMES, SCOPE_NAMES, UNARY_NAMES, WORK_ITEM_NAMES,
+    default_args, natural_layout, ACCESS_NAMES, ATOMIC_NAMES, BINARY_NAMES, CMP_NAMES,
+    MEM_FLAG_NAMES, ORDER_NAMES, ROUNDING_NAMES, SCOPE_NAMES, UNARY_NAMES, WORK_ITEM_NAMES,
 };
 use super::ParseError;
 
@@ -405,6 +405,9 @@ impl Parser {
     fn module(&mut self) -> PResult<Module> {
         let mut m = Module::default();
         let mut layouts = Vec::new();
+        // Kernels written without `args [...]` get the default infos, which
+        // name struct types: filled in once every struct is known.
+        let mut needs_args = Vec::new();
         loop {
             self.skip_newlines();
             match self.peek() {
@@ -420,13 +423,19 @@ impl Parser {
                     m.globals.push(g);
                 }
                 Tok::Ident(w) if w == "fn" || w == "kernel" => {
-                    let f = self.function(m.functions.len())?;
+                    let (f, args_given) = self.function(m.functions.len())?;
+                    needs_args.push(!args_given);
                     m.functions.push(f);
                 }
                 _ => return Err(self.expected("`struct`, `union`, `global`, `fn` or `kernel`")),
             }
         }
         compute_layouts(&mut m.structs, &layouts)?;
+        for (f, needs) in m.functions.iter_mut().zip(needs_args) {
+            if let (Some(k), true) = (f.kernel.as_mut(), needs) {
+                k.args = default_args(&f.params, &m.structs);
+            }
+        }
         Ok(m)
     }
 
@@ -558,7 +567,8 @@ impl Parser {
         })
     }
 
-    fn function(&mut self, index: usize) -> PResult<Function> {
+    /// A function, and whether it had an `args [...]` attribute.
+    fn function(&mut self, index: usize) -> PResult<(Function, bool)> {
         let is_kernel = self.eat_ident("kernel");
         if !is_kernel {
             self.expect_ident("fn")?;
@@ -595,6 +605,7 @@ impl Parser {
             Type::Void
         };
         let mut kernel = is_kernel.then(KernelInfo::default);
+        let mut args_given = false;
         loop {
             self.skip_newlines();
             if self.is_punct("{") {
@@ -623,6 +634,7 @@ impl Parser {
                     }
                     self.expect_punct("]")?;
                     k.args = args;
+                    args_given = true;
                 }
                 "reqd_work_group_size" => {
                     self.advance();
@@ -653,7 +665,7 @@ impl Parser {
         self.end_of_line()?;
         let insts = self.finish_insts()?;
         let f = std::mem::take(&mut self.f);
-        Ok(Function {
+        let func = Function {
             name,
             params,
             ret,
@@ -662,7 +674,8 @@ impl Parser {
             slots: f.slots,
             insts,
             body,
-        })
+        };
+        Ok((func, args_given))
     }
 
     fn triple(&mut self) -> PResult<[u32; 3]> {

@@ -10,7 +10,7 @@
 use std::fmt::{self, Write};
 
 use crate::module::*;
-use crate::types::{StructDef, StructId, Type};
+use crate::types::{AddressSpace, Scalar, StructDef, StructId, Type};
 
 use super::literal::{format_const, name, quoted};
 
@@ -188,7 +188,7 @@ impl Printer<'_> {
         }
         let mut lines = vec![head];
         if let Some(k) = &f.kernel {
-            if !k.args.is_empty() {
+            if k.args != default_args(&f.params, &self.m.structs) {
                 let args: Vec<String> = k.args.iter().map(arg_info).collect();
                 lines.push(format!("  args [{}]", args.join(", ")));
             }
@@ -413,6 +413,62 @@ impl Printer<'_> {
             }
             Stmt::Fence(flags) => self.line(indent, &format!("fence {}", mem_flags(*flags))),
         }
+    }
+}
+
+/// The argument infos a kernel gets when its text has no `args [...]`:
+/// the OpenCL C spelling of each parameter's type (`float*`, `uint4`,
+/// `struct S`), its pointee's address space, no access or type qualifiers.
+pub fn default_args(params: &[Param], structs: &[StructDef]) -> Vec<ArgInfo> {
+    params
+        .iter()
+        .map(|p| {
+            let (type_name, address) = match &p.ty {
+                Type::Pointer(_, pointee) if p.byval => {
+                    (c_type_name(pointee, structs), AddressSpace::Private)
+                }
+                Type::Pointer(space, pointee) => {
+                    (format!("{}*", c_type_name(pointee, structs)), *space)
+                }
+                t => (c_type_name(t, structs), AddressSpace::Private),
+            };
+            ArgInfo {
+                type_name,
+                address,
+                access: AccessQualifier::None,
+                qualifiers: TypeQualifiers::default(),
+            }
+        })
+        .collect()
+}
+
+/// The OpenCL C name of a type, as far as it has one.
+fn c_type_name(ty: &Type, structs: &[StructDef]) -> String {
+    let scalar = |s: Scalar| match s {
+        Scalar::Bool => "bool",
+        Scalar::I8 => "char",
+        Scalar::U8 => "uchar",
+        Scalar::I16 => "short",
+        Scalar::U16 => "ushort",
+        Scalar::I32 => "int",
+        Scalar::U32 => "uint",
+        Scalar::I64 => "long",
+        Scalar::U64 => "ulong",
+        Scalar::F16 => "half",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+    };
+    match ty {
+        Type::Void => "void".to_string(),
+        Type::Scalar(s) => scalar(*s).to_string(),
+        Type::Vector(s, n) => format!("{}{n}", scalar(*s)),
+        Type::Pointer(_, p) => format!("{}*", c_type_name(p, structs)),
+        Type::Array(e, n) => format!("{}[{n}]", c_type_name(e, structs)),
+        Type::Struct(id) => match structs.get(id.0 as usize) {
+            Some(s) if s.is_union => format!("union {}", s.name),
+            Some(s) => format!("struct {}", s.name),
+            None => "struct".to_string(),
+        },
     }
 }
 
