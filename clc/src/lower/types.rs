@@ -1,0 +1,305 @@
+//! Resolving written types: declaration specifiers, declarators, struct
+//! and union layouts, enums and typedefs; and the C spelling of a type for
+//! diagnostics.
+
+use super::{LResult, Lowerer, Sym};
+use crate::ast::*;
+use crate::diag::Pos;
+use vecl_ir::*;
+
+impl Lowerer<'_> {
+    pub(super) fn resolve_specs(&mut self, s: &DeclSpecs) -> LResult<Type> {
+        Ok(match &s.ty {
+            TypeSpec::Void => Type::Void,
+            TypeSpec::Scalar(sc) => Type::Scalar(*sc),
+            TypeSpec::Vector(sc, n) => Type::Vector(*sc, *n),
+            TypeSpec::Event => Type::U64,
+            TypeSpec::Unsupported(name) => return self.err(
+                s.pos,
+                format!(
+                    "type '{name}' is not supported by vecl (no image, sampler or pipe support)"
+                ),
+            ),
+            TypeSpec::Typedef(name) => match self.lookup_typedef(name) {
+                Some(t) => t,
+                None => return self.err(s.pos, format!("unknown type name '{name}'")),
+            },
+            TypeSpec::Enum { name, items, pos } => {
+                if let Some(items) = items {
+                    let mut next = 0i64;
+                    for (n, v, p) in items {
+                        if let Some(e) = v {
+                            next = self.const_int(e)?;
+                        }
+                        self.define_enum_const(n, next, *p)?;
+                        next = next.wrapping_add(1);
+                    }
+                    if let Some(n) = name {
+                        self.tags.insert(format!("enum {n}"), Type::I32);
+                    }
+                } else if let Some(n) = name {
+                    if !self.tags.contains_key(&format!("enum {n}")) {
+                        return self.err(*pos, format!("use of undeclared enum 'enum {n}'"));
+                    }
+                }
+                // Enums with negative or small values are `int`, as clang chooses.
+                Type::I32
+            }
+            TypeSpec::Struct {
+                is_union,
+                name,
+                fields,
+                attrs,
+                pos,
+            } => {
+                let kw = if *is_union { "union" } else { "struct" };
+                let tag = name.as_ref().map(|n| format!("{kw} {n}"));
+                match fields {
+                    None => match tag.as_ref().and_then(|t| self.tags.get(t)) {
+                        Some(t) => t.clone(),
+                        None => {
+                            // A forward declaration: an incomplete struct usable behind pointers.
+                            let id = StructId(self.module.structs.len() as u32);
+                            let n = name.clone().unwrap_or_default();
+                            self.module.structs.push(StructDef::layout(
+                                &n,
+                                *is_union,
+                                false,
+                                1,
+                                Vec::new(),
+                                &[],
+                            ));
+                            let t = Type::Struct(id);
+                            if let Some(tag) = tag {
+                                self.tags.insert(tag, t.clone());
+                            }
+                            t
+                        }
+                    },
+                    Some(fdecls) => {
+                        let mut fs: Vec<(String, Type)> = Vec::new();
+                        for fd in fdecls {
+                            let base = self.resolve_specs(&fd.specs)?;
+                            if fd.items.is_empty() {
+                                // An anonymous struct/union member: its fields are not reachable by name here.
+                                self.anon_structs += 1;
+                                fs.push((format!("<anon{}>", self.anon_structs), base));
+                                continue;
+                            }
+                            for it in &fd.items {
+                                let ty = self.apply_declarator(base.clone(), &it.decl, None)?;
+                                let (fname, fpos) = it.decl.name.clone().unwrap_or_default();
+                                if ty == Type::Void {
+                                    return self.err(
+                                        fpos,
+                                        format!("field '{fname}' has incomplete type 'void'"),
+                                    );
+                                }
+                                if fs.iter().any(|(n, _)| *n == fname) {
+                                    return self.err(fpos, format!("duplicate member '{fname}'"));
+                                }
+                                fs.push((fname, ty));
+                            }
+                        }
+                        let packed = attrs.iter().any(|a| a.name == "packed");
+                        let mut min_align = 1;
+                        for a in attrs.iter().filter(|a| a.name == "aligned") {
+                            min_align = match a.args.first() {
+                                Some(e) => self.const_int(e)? as u32,
+                                None => 16,
+                            };
+                            if !min_align.is_power_of_two() {
+                                return self.err(a.pos, "requested alignment is not a power of 2");
+                            }
+                        }
+                        let n = name.clone().unwrap_or_else(|| {
+                            self.anon_structs += 1;
+                            format!("anon.{}", self.anon_structs)
+                        });
+                        let def = StructDef::layout(
+                            &n,
+                            *is_union,
+                            packed,
+                            min_align,
+                            fs,
+                            &self.module.structs,
+                        );
+                        // Complete an earlier forward declaration in place.
+                        let existing = tag.as_ref().and_then(|t| self.tags.get(t)).cloned();
+                        let t = match existing {
+                            Some(Type::Struct(id))
+                                if self.module.structs[id.0 as usize].fields.is_empty() =>
+                            {
+                                self.module.structs[id.0 as usize] = def;
+                                Type::Struct(id)
+                            }
+                            Some(_) => {
+                                return self.err(
+                                    *pos,
+                                    format!("redefinition of '{}'", tag.unwrap_or_default()),
+                                )
+                            }
+                            None => {
+                                let id = StructId(self.module.structs.len() as u32);
+                                self.module.structs.push(def);
+                                Type::Struct(id)
+                            }
+                        };
+                        if let Some(tag) = tag {
+                            self.tags.insert(tag, t.clone());
+                        }
+                        t
+                    }
+                }
+            }
+        })
+    }
+
+    fn define_enum_const(&mut self, name: &str, v: i64, pos: Pos) -> LResult<()> {
+        match self.cx.as_mut() {
+            Some(cx) => {
+                if let Some(s) = cx.scopes.last_mut() {
+                    s.insert(name.to_string(), Sym::EnumConst(v));
+                }
+            }
+            None => {
+                if self.globals.contains_key(name) {
+                    return self.err(pos, format!("redefinition of '{name}'"));
+                }
+                self.globals.insert(name.to_string(), Sym::EnumConst(v));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn lookup_typedef(&self, name: &str) -> Option<Type> {
+        self.typedefs
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).cloned())
+    }
+
+    /// Applies a declarator's pointer/array operations to a base type.
+    /// `space` is the address space written in the specifiers: it qualifies
+    /// the object the innermost pointer points to.
+    pub(super) fn apply_declarator(
+        &mut self,
+        base: Type,
+        d: &Declarator,
+        space: Option<AddressSpace>,
+    ) -> LResult<Type> {
+        let mut ty = base;
+        let mut pending_space = space;
+        for op in &d.ops {
+            match op {
+                DeclOp::Pointer { space: next, .. } => {
+                    let sp = pending_space.take().unwrap_or(if self.opts.cl_std >= 200 {
+                        AddressSpace::Generic
+                    } else {
+                        AddressSpace::Private
+                    });
+                    ty = Type::ptr(sp, ty);
+                    pending_space = *next;
+                }
+                DeclOp::Array(size) => {
+                    if ty == Type::Void {
+                        let pos = d.name.as_ref().map(|n| n.1).unwrap_or_default();
+                        return self.err(pos, "declaration of array of 'void'");
+                    }
+                    let n = match size {
+                        Some(e) => {
+                            let n = self.const_int(e)?;
+                            if n <= 0 {
+                                return self.err(e.pos, "array size must be greater than zero");
+                            }
+                            n as u32
+                        }
+                        // Completed later from the initialiser, or a parameter.
+                        None => 0,
+                    };
+                    ty = Type::array(ty, n);
+                }
+                DeclOp::Function(_) => {
+                    let pos = d.name.as_ref().map(|n| n.1).unwrap_or_default();
+                    return self.err(pos, "function pointers are not supported in OpenCL C");
+                }
+            }
+        }
+        Ok(ty)
+    }
+
+    pub(super) fn resolve_type_name(&mut self, tn: &TypeName) -> LResult<Type> {
+        let base = self.resolve_specs(&tn.specs)?;
+        self.apply_declarator(base, &tn.decl, tn.specs.space)
+    }
+
+    /// `int a[] = {1, 2, 3}`: the length comes from the initialiser.
+    pub(super) fn complete_array_from_init(
+        &mut self,
+        ty: Type,
+        init: Option<&Init>,
+        pos: Pos,
+    ) -> LResult<Type> {
+        if let Type::Array(elem, 0) = &ty {
+            let n = match init {
+                Some(Init::List(items, _)) => {
+                    let mut max = 0i64;
+                    let mut at = 0i64;
+                    for (desig, _) in items {
+                        if let Some(Designator::Index(e)) = desig.first() {
+                            at = self.const_int(e)?;
+                        }
+                        at += 1;
+                        max = max.max(at);
+                    }
+                    max as u32
+                }
+                Some(Init::Expr(Expr { kind: ExprKind::Str(s), .. })) => s.len() as u32 + 1,
+                _ => return self.err(pos, "definition of variable with array type needs an explicit size or an initializer"),
+            };
+            return Ok(Type::array((**elem).clone(), n.max(1)));
+        }
+        Ok(ty)
+    }
+
+    /// The OpenCL C spelling of a type, for diagnostics.
+    pub(super) fn type_str(&self, t: &Type) -> String {
+        match t {
+            Type::Void => "void".into(),
+            Type::Scalar(s) => scalar_c_name(*s).into(),
+            Type::Vector(s, n) => format!("{}{n}", scalar_c_name(*s)),
+            Type::Pointer(sp, inner) => {
+                let q = match sp {
+                    AddressSpace::Private => "",
+                    AddressSpace::Global => "__global ",
+                    AddressSpace::Constant => "__constant ",
+                    AddressSpace::Local => "__local ",
+                    AddressSpace::Generic => "",
+                };
+                format!("{q}{} *", self.type_str(inner))
+            }
+            Type::Array(e, n) => format!("{}[{n}]", self.type_str(e)),
+            Type::Struct(id) => {
+                let d = &self.module.structs[id.0 as usize];
+                format!("{} {}", if d.is_union { "union" } else { "struct" }, d.name)
+            }
+        }
+    }
+}
+
+pub fn scalar_c_name(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "bool",
+        Scalar::I8 => "char",
+        Scalar::U8 => "uchar",
+        Scalar::I16 => "short",
+        Scalar::U16 => "ushort",
+        Scalar::I32 => "int",
+        Scalar::U32 => "uint",
+        Scalar::I64 => "long",
+        Scalar::U64 => "ulong",
+        Scalar::F16 => "half",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+    }
+}

@@ -1,0 +1,862 @@
+//! The C preprocessor (C99 6.10) as OpenCL C uses it.
+//!
+//! Directives: `#define` (object-like, function-like, variadic, `#`, `##`),
+//! `#undef`, `#include` (supplied headers first, then `-I` directories),
+//! `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif` with `defined`,
+//! `#error`, `#warning`, `#line`, `#pragma` (OpenCL extension pragmas are
+//! accepted, unknown pragmas ignored). Macro expansion follows the hide-set
+//! rule: a token produced by expanding macro `M` never expands `M` again, so
+//! self-referential macros terminate.
+
+use crate::diag::{Diags, Pos, SourceMap};
+use crate::lexer::{lex, HideSet, TokKind, Token};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::rc::Rc;
+
+#[derive(Clone, Debug)]
+struct Macro {
+    /// `None` for object-like macros.
+    params: Option<Vec<String>>,
+    variadic: bool,
+    body: Vec<Token>,
+}
+
+/// One level of `#if` nesting.
+struct Cond {
+    /// Some group of this `#if` chain has been taken.
+    taken: bool,
+    /// Lines of the current group are kept.
+    active: bool,
+    seen_else: bool,
+    pos: Pos,
+}
+
+pub struct Preprocessor<'a> {
+    pub sm: &'a mut SourceMap,
+    pub diags: &'a mut Diags,
+    macros: HashMap<String, Macro>,
+    include_dirs: Vec<String>,
+    headers: HashMap<String, String>,
+    out: Vec<Token>,
+    conds: Vec<Cond>,
+    depth: u32,
+}
+
+const MAX_INCLUDE_DEPTH: u32 = 64;
+const MAX_EXPANSIONS: usize = 1 << 20;
+
+impl<'a> Preprocessor<'a> {
+    pub fn new(
+        sm: &'a mut SourceMap,
+        diags: &'a mut Diags,
+        include_dirs: Vec<String>,
+        headers: &[(&str, &str)],
+    ) -> Self {
+        Preprocessor {
+            sm,
+            diags,
+            macros: HashMap::new(),
+            include_dirs,
+            headers: headers
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect(),
+            out: Vec::new(),
+            conds: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    /// Defines `name` as the tokens of `value` (from `-D` or the predefined set).
+    pub fn define(&mut self, name: &str, value: &str) {
+        let text = format!("#define {name} {value}\n");
+        let file = self.sm.add("<command line>", &text);
+        let toks = lex(&text, file, self.diags);
+        self.directive(&toks);
+    }
+
+    /// Preprocesses a whole file and returns the tokens for the parser.
+    pub fn run(mut self, file: u32) -> Vec<Token> {
+        self.file(file);
+        self.out
+    }
+
+    fn file(&mut self, file: u32) {
+        let text = self.sm.files[file as usize].text.clone();
+        let toks = lex(&text, file, self.diags);
+        let base_conds = self.conds.len();
+        let mut i = 0;
+        while i < toks.len() {
+            if toks[i].bol && toks[i].is_punct("#") {
+                let mut j = i + 1;
+                while j < toks.len() && !toks[j].bol {
+                    j += 1;
+                }
+                self.directive(&toks[i..j]);
+                i = j;
+                continue;
+            }
+            let mut j = i + 1;
+            while j < toks.len() && !(toks[j].bol && toks[j].is_punct("#")) {
+                j += 1;
+            }
+            if self.active() {
+                let expanded = self.expand(toks[i..j].to_vec());
+                self.out.extend(expanded);
+            }
+            i = j;
+        }
+        while self.conds.len() > base_conds {
+            if let Some(c) = self.conds.pop() {
+                self.diags
+                    .error(c.pos, "unterminated conditional directive");
+            }
+        }
+    }
+
+    fn active(&self) -> bool {
+        self.conds.last().is_none_or(|c| c.active)
+    }
+
+    fn directive(&mut self, line: &[Token]) {
+        let hash = line[0].pos;
+        let Some(name_tok) = line.get(1) else { return };
+        let args = &line[2..];
+        let name = name_tok.text.as_str();
+        let parent_active = self.conds.iter().all(|c| c.active);
+        match name {
+            "if" | "ifdef" | "ifndef" => {
+                let value = parent_active && self.eval_condition(name, name_tok.pos, args);
+                self.conds.push(Cond {
+                    taken: value,
+                    active: value && parent_active,
+                    seen_else: false,
+                    pos: hash,
+                });
+                return;
+            }
+            "elif" | "else" | "endif" => {
+                let outer_active = self.conds.len() < 2
+                    || self.conds[..self.conds.len() - 1].iter().all(|c| c.active);
+                let Some(c) = self.conds.last_mut() else {
+                    self.diags
+                        .error(name_tok.pos, format!("#{name} without #if"));
+                    return;
+                };
+                match name {
+                    "endif" => {
+                        self.conds.pop();
+                    }
+                    "else" => {
+                        if c.seen_else {
+                            self.diags.error(name_tok.pos, "#else after #else");
+                        }
+                        c.seen_else = true;
+                        c.active = outer_active && !c.taken;
+                        c.taken = true;
+                    }
+                    _ => {
+                        if c.seen_else {
+                            self.diags.error(name_tok.pos, "#elif after #else");
+                        }
+                        let already = c.taken;
+                        let value = outer_active
+                            && !already
+                            && self.eval_condition("if", name_tok.pos, args);
+                        if let Some(c) = self.conds.last_mut() {
+                            c.active = value;
+                            c.taken = already || value;
+                        }
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        if !parent_active {
+            return;
+        }
+        match name {
+            "define" => self.define_directive(name_tok.pos, args),
+            "undef" => match args.first() {
+                Some(t) if t.kind == TokKind::Ident => {
+                    self.macros.remove(&t.text);
+                }
+                _ => self.diags.error(name_tok.pos, "macro name missing"),
+            },
+            "include" => self.include(name_tok.pos, args),
+            "error" => self
+                .diags
+                .error(name_tok.pos, format!("#error {}", join_tokens(args))),
+            "warning" => self
+                .diags
+                .warning(name_tok.pos, format!("#warning {}", join_tokens(args))),
+            "pragma" => {}
+            "line" => self.line_directive(name_tok.pos, args),
+            _ if name_tok.kind == TokKind::Number => self.line_directive(name_tok.pos, &line[1..]),
+            _ => self.diags.error(
+                name_tok.pos,
+                format!("invalid preprocessing directive '#{name}'"),
+            ),
+        }
+    }
+
+    fn define_directive(&mut self, at: Pos, args: &[Token]) {
+        let Some(name) = args.first().filter(|t| t.kind == TokKind::Ident) else {
+            self.diags.error(at, "macro name must be an identifier");
+            return;
+        };
+        if name.text == "defined" {
+            self.diags
+                .error(name.pos, "'defined' cannot be used as a macro name");
+            return;
+        }
+        let mut rest = &args[1..];
+        let mut params = None;
+        let mut variadic = false;
+        if rest.first().is_some_and(|t| t.is_punct("(") && !t.space) {
+            let mut ps = Vec::new();
+            let mut k = 1;
+            loop {
+                let Some(t) = rest.get(k) else {
+                    self.diags
+                        .error(name.pos, "missing ')' in macro parameter list");
+                    return;
+                };
+                if t.is_punct(")") && ps.is_empty() && !variadic {
+                    k += 1;
+                    break;
+                }
+                if t.is_punct("...") {
+                    variadic = true;
+                } else if t.kind == TokKind::Ident {
+                    ps.push(t.text.clone());
+                } else {
+                    self.diags
+                        .error(t.pos, "invalid token in macro parameter list");
+                    return;
+                }
+                k += 1;
+                match rest.get(k) {
+                    Some(t) if t.is_punct(",") && !variadic => k += 1,
+                    Some(t) if t.is_punct(")") => {
+                        k += 1;
+                        break;
+                    }
+                    Some(t) => {
+                        self.diags
+                            .error(t.pos, "expected ',' or ')' in macro parameter list");
+                        return;
+                    }
+                    None => {
+                        self.diags
+                            .error(name.pos, "missing ')' in macro parameter list");
+                        return;
+                    }
+                }
+            }
+            rest = &rest[k..];
+            params = Some(ps);
+        }
+        let mut body = rest.to_vec();
+        if let Some(first) = body.first_mut() {
+            first.space = false;
+        }
+        if body.first().is_some_and(|t| t.is_punct("##"))
+            || (body.len() > 1 && body.last().is_some_and(|t| t.is_punct("##")))
+        {
+            self.diags.error(
+                name.pos,
+                "'##' cannot appear at either end of a macro expansion",
+            );
+            return;
+        }
+        self.macros.insert(
+            name.text.clone(),
+            Macro {
+                params,
+                variadic,
+                body,
+            },
+        );
+    }
+
+    fn include(&mut self, at: Pos, args: &[Token]) {
+        let expanded;
+        let args = if args.first().is_some_and(|t| t.kind == TokKind::Ident) {
+            expanded = self.expand(args.to_vec());
+            &expanded[..]
+        } else {
+            args
+        };
+        let name = match args.first() {
+            Some(t) if t.kind == TokKind::Str => t.text.trim_matches('"').to_string(),
+            Some(t) if t.is_punct("<") => {
+                let mut s = String::new();
+                for t in &args[1..] {
+                    if t.is_punct(">") {
+                        break;
+                    }
+                    s.push_str(&t.text);
+                }
+                s
+            }
+            _ => {
+                self.diags.error(at, "expected \"FILENAME\" or <FILENAME>");
+                return;
+            }
+        };
+        if self.depth >= MAX_INCLUDE_DEPTH {
+            self.diags.error(at, "#include nested too deeply");
+            return;
+        }
+        let text = match self.headers.get(&name) {
+            Some(t) => Some(t.clone()),
+            None => self
+                .include_dirs
+                .iter()
+                .find_map(|d| std::fs::read_to_string(std::path::Path::new(d).join(&name)).ok()),
+        };
+        let Some(text) = text else {
+            self.diags.error(at, format!("'{name}' file not found"));
+            return;
+        };
+        let file = self.sm.add(&name, &text);
+        self.depth += 1;
+        self.file(file);
+        self.depth -= 1;
+    }
+
+    fn line_directive(&mut self, at: Pos, args: &[Token]) {
+        let args = self.expand(args.to_vec());
+        let Some(n) = args.first().and_then(|t| t.text.parse::<u32>().ok()) else {
+            self.diags
+                .error(at, "#line directive requires a positive integer argument");
+            return;
+        };
+        let file = at.file as usize;
+        let name = match args.get(1) {
+            Some(t) if t.kind == TokKind::Str => t.text.trim_matches('"').to_string(),
+            _ => self.sm.presumed(at).0.to_string(),
+        };
+        self.sm.files[file].line_map.push((at.line + 1, name, n));
+    }
+
+    fn eval_condition(&mut self, kind: &str, at: Pos, args: &[Token]) -> bool {
+        if kind != "if" {
+            let Some(t) = args.first().filter(|t| t.kind == TokKind::Ident) else {
+                self.diags.error(at, "macro name missing");
+                return false;
+            };
+            let defined = self.macros.contains_key(&t.text) || is_dynamic_macro(&t.text);
+            return defined == (kind == "ifdef");
+        }
+        // Replace `defined X` / `defined(X)` before expansion.
+        let mut toks = Vec::new();
+        let mut k = 0;
+        while k < args.len() {
+            let t = &args[k];
+            if t.kind == TokKind::Ident && t.text == "defined" {
+                let paren = args.get(k + 1).is_some_and(|t| t.is_punct("("));
+                let name_at = if paren { k + 2 } else { k + 1 };
+                let Some(name) = args.get(name_at).filter(|t| t.kind == TokKind::Ident) else {
+                    self.diags
+                        .error(t.pos, "macro name missing after 'defined'");
+                    return false;
+                };
+                let value = self.macros.contains_key(&name.text) || is_dynamic_macro(&name.text);
+                let mut one = t.clone();
+                one.kind = TokKind::Number;
+                one.text = if value { "1" } else { "0" }.into();
+                toks.push(one);
+                k = name_at + 1;
+                if paren {
+                    if !args.get(k).is_some_and(|t| t.is_punct(")")) {
+                        self.diags.error(t.pos, "missing ')' after 'defined'");
+                        return false;
+                    }
+                    k += 1;
+                }
+                continue;
+            }
+            toks.push(t.clone());
+            k += 1;
+        }
+        let toks = self.expand(toks);
+        if toks.is_empty() {
+            self.diags.error(at, "#if with no expression");
+            return false;
+        }
+        let mut ev = CondEval {
+            toks: &toks,
+            k: 0,
+            err: None,
+        };
+        let v = ev.ternary();
+        if ev.err.is_none() && ev.k < toks.len() {
+            ev.err = Some((
+                toks[ev.k].pos,
+                format!(
+                    "unexpected token '{}' in preprocessor expression",
+                    toks[ev.k].text
+                ),
+            ));
+        }
+        match ev.err {
+            Some((pos, msg)) => {
+                self.diags.error(pos, msg);
+                false
+            }
+            None => v.0 != 0,
+        }
+    }
+
+    /// Fully macro-expands a token list.
+    pub fn expand(&mut self, input: Vec<Token>) -> Vec<Token> {
+        let mut inp: VecDeque<Token> = input.into();
+        let mut out = Vec::new();
+        let mut budget = MAX_EXPANSIONS;
+        while let Some(t) = inp.pop_front() {
+            if t.kind != TokKind::Ident || t.hidden(&t.text) {
+                out.push(t);
+                continue;
+            }
+            if t.text == "__LINE__" || t.text == "__FILE__" {
+                let (file, line) = self.sm.presumed(t.pos);
+                let mut r = t.clone();
+                if t.text == "__LINE__" {
+                    r.kind = TokKind::Number;
+                    r.text = line.to_string();
+                } else {
+                    r.kind = TokKind::Str;
+                    r.text = format!("\"{file}\"");
+                }
+                out.push(r);
+                continue;
+            }
+            let Some(m) = self.macros.get(&t.text).cloned() else {
+                out.push(t);
+                continue;
+            };
+            if budget == 0 {
+                self.diags.error(t.pos, "macro expansion too large");
+                return out;
+            }
+            budget -= 1;
+            let mut hide: BTreeSet<String> = t.hide.as_deref().cloned().unwrap_or_default();
+            hide.insert(t.text.clone());
+            let hide: HideSet = Some(Rc::new(hide));
+            let body = match &m.params {
+                None => self.substitute(&m, &[], &t),
+                Some(params) => {
+                    if !inp.front().is_some_and(|n| n.is_punct("(")) {
+                        out.push(t);
+                        continue;
+                    }
+                    inp.pop_front();
+                    let Some(args) = self.collect_args(&mut inp, &t) else {
+                        return out;
+                    };
+                    let want = params.len();
+                    let args = if args.len() == 1 && args[0].is_empty() && want == 0 && !m.variadic
+                    {
+                        Vec::new()
+                    } else {
+                        args
+                    };
+                    let ok = if m.variadic {
+                        args.len() >= want
+                    } else {
+                        args.len() == want
+                    };
+                    if !ok {
+                        self.diags.error(
+                            t.pos,
+                            format!(
+                                "macro '{}' takes {} argument{}, {} given",
+                                t.text,
+                                want,
+                                if want == 1 { "" } else { "s" },
+                                args.len()
+                            ),
+                        );
+                        continue;
+                    }
+                    self.substitute(&m, &args, &t)
+                }
+            };
+            for mut b in body.into_iter().rev() {
+                let mut h: BTreeSet<String> = b.hide.as_deref().cloned().unwrap_or_default();
+                h.extend(hide.as_deref().into_iter().flatten().cloned());
+                b.hide = Some(Rc::new(h));
+                inp.push_front(b);
+            }
+            if let Some(f) = inp.front_mut() {
+                f.space = t.space;
+            }
+        }
+        out
+    }
+
+    /// Collects the arguments of a function-like macro call after its `(`.
+    fn collect_args(&mut self, inp: &mut VecDeque<Token>, name: &Token) -> Option<Vec<Vec<Token>>> {
+        let mut args = vec![Vec::new()];
+        let mut depth = 0;
+        loop {
+            let Some(t) = inp.pop_front() else {
+                self.diags.error(
+                    name.pos,
+                    format!("unterminated call of macro '{}'", name.text),
+                );
+                return None;
+            };
+            if t.is_punct("(") {
+                depth += 1;
+            } else if t.is_punct(")") {
+                if depth == 0 {
+                    return Some(args);
+                }
+                depth -= 1;
+            } else if t.is_punct(",") && depth == 0 {
+                args.push(Vec::new());
+                continue;
+            }
+            if let Some(last) = args.last_mut() {
+                last.push(t);
+            }
+        }
+    }
+
+    /// The replacement list of one invocation with parameters substituted,
+    /// `#` stringized and `##` pasted.
+    fn substitute(&mut self, m: &Macro, args: &[Vec<Token>], at: &Token) -> Vec<Token> {
+        let params = m.params.as_deref().unwrap_or(&[]);
+        let arg_of = |name: &str| -> Option<Vec<Token>> {
+            if let Some(i) = params.iter().position(|p| p == name) {
+                return Some(args.get(i).cloned().unwrap_or_default());
+            }
+            if m.variadic && name == "__VA_ARGS__" {
+                let mut v = Vec::new();
+                for (i, a) in args.iter().enumerate().skip(params.len()) {
+                    if i > params.len() {
+                        v.push(Token {
+                            kind: TokKind::Punct,
+                            text: ",".into(),
+                            pos: at.pos,
+                            bol: false,
+                            space: false,
+                            hide: None,
+                        });
+                    }
+                    v.extend(a.iter().cloned());
+                }
+                return Some(v);
+            }
+            None
+        };
+        let body = &m.body;
+        let mut out: Vec<Token> = Vec::new();
+        let mut paste_next = false;
+        let mut k = 0;
+        while k < body.len() {
+            let t = &body[k];
+            let mut piece: Vec<Token>;
+            if m.params.is_some()
+                && t.is_punct("#")
+                && body.get(k + 1).is_some_and(|n| n.kind == TokKind::Ident)
+            {
+                let name = &body[k + 1].text;
+                let Some(a) = arg_of(name) else {
+                    self.diags
+                        .error(t.pos, "'#' is not followed by a macro parameter");
+                    k += 1;
+                    continue;
+                };
+                piece = vec![Token {
+                    kind: TokKind::Str,
+                    text: stringize(&a),
+                    pos: at.pos,
+                    bol: false,
+                    space: t.space,
+                    hide: None,
+                }];
+                k += 2;
+            } else if t.is_punct("##") {
+                paste_next = true;
+                k += 1;
+                continue;
+            } else if t.kind == TokKind::Ident {
+                match arg_of(&t.text) {
+                    Some(a) => {
+                        let next_paste = body.get(k + 1).is_some_and(|n| n.is_punct("##"));
+                        piece = if paste_next || next_paste {
+                            a
+                        } else {
+                            self.expand(a)
+                        };
+                        if let Some(f) = piece.first_mut() {
+                            f.space = t.space;
+                        }
+                    }
+                    None => {
+                        let mut c = t.clone();
+                        c.pos = at.pos;
+                        piece = vec![c];
+                    }
+                }
+                k += 1;
+            } else {
+                let mut c = t.clone();
+                c.pos = at.pos;
+                piece = vec![c];
+                k += 1;
+            }
+            if paste_next {
+                paste_next = false;
+                if !piece.is_empty() {
+                    match out.pop() {
+                        Some(left) => {
+                            let right = piece.remove(0);
+                            let text = format!("{}{}", left.text, right.text);
+                            let mut scratch = Diags::default();
+                            let toks = lex(&text, left.pos.file, &mut scratch);
+                            if toks.len() == 1 && !scratch.has_errors() {
+                                let mut p = left.clone();
+                                p.kind = toks[0].kind;
+                                p.text = text;
+                                out.push(p);
+                            } else {
+                                self.diags.error(at.pos, format!("pasting \"{}\" and \"{}\" does not give a valid preprocessing token", left.text, right.text));
+                                out.push(left);
+                                out.push(right);
+                            }
+                        }
+                        None => {}
+                    }
+                }
+            }
+            out.extend(piece);
+        }
+        out
+    }
+}
+
+fn is_dynamic_macro(name: &str) -> bool {
+    name == "__LINE__" || name == "__FILE__"
+}
+
+fn join_tokens(toks: &[Token]) -> String {
+    let mut s = String::new();
+    for (i, t) in toks.iter().enumerate() {
+        if i > 0 && t.space {
+            s.push(' ');
+        }
+        s.push_str(&t.text);
+    }
+    s
+}
+
+fn stringize(toks: &[Token]) -> String {
+    let mut s = String::from("\"");
+    for (i, t) in toks.iter().enumerate() {
+        if i > 0 && t.space {
+            s.push(' ');
+        }
+        if matches!(t.kind, TokKind::Str | TokKind::Char) {
+            for c in t.text.chars() {
+                if c == '"' || c == '\\' {
+                    s.push('\\');
+                }
+                s.push(c);
+            }
+        } else {
+            s.push_str(&t.text);
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// Evaluates a `#if` expression over intmax_t/uintmax_t (C99 6.10.1).
+struct CondEval<'t> {
+    toks: &'t [Token],
+    k: usize,
+    err: Option<(Pos, String)>,
+}
+
+/// A value and whether it is unsigned.
+type PpVal = (i64, bool);
+
+impl CondEval<'_> {
+    fn fail(&mut self, msg: &str) -> PpVal {
+        if self.err.is_none() {
+            let pos = self
+                .toks
+                .get(self.k)
+                .or(self.toks.last())
+                .map(|t| t.pos)
+                .unwrap_or_default();
+            self.err = Some((pos, msg.to_string()));
+        }
+        (0, false)
+    }
+
+    fn peek(&self) -> Option<&Token> {
+        self.toks.get(self.k)
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        if self.peek().is_some_and(|t| t.is_punct(p)) {
+            self.k += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn ternary(&mut self) -> PpVal {
+        let c = self.binary(0);
+        if self.eat("?") {
+            let a = self.ternary();
+            if !self.eat(":") {
+                return self.fail("expected ':' in preprocessor expression");
+            }
+            let b = self.ternary();
+            let u = a.1 || b.1;
+            return if c.0 != 0 { (a.0, u) } else { (b.0, u) };
+        }
+        c
+    }
+
+    fn binary(&mut self, min_prec: u8) -> PpVal {
+        let mut lhs = self.unary();
+        loop {
+            let Some(op) = self
+                .peek()
+                .filter(|t| t.kind == TokKind::Punct)
+                .map(|t| t.text.clone())
+            else {
+                break;
+            };
+            let Some(prec) = binary_prec(&op) else { break };
+            if prec < min_prec {
+                break;
+            }
+            self.k += 1;
+            let rhs = self.binary(prec + 1);
+            lhs = self.apply(&op, lhs, rhs);
+        }
+        lhs
+    }
+
+    fn apply(&mut self, op: &str, a: PpVal, b: PpVal) -> PpVal {
+        let u = a.1 || b.1;
+        let (x, y) = (a.0, b.0);
+        let cmp = |c: bool| (i64::from(c), false);
+        match op {
+            "||" => cmp(x != 0 || y != 0),
+            "&&" => cmp(x != 0 && y != 0),
+            "|" => (x | y, u),
+            "^" => (x ^ y, u),
+            "&" => (x & y, u),
+            "==" => cmp(x == y),
+            "!=" => cmp(x != y),
+            "<" => cmp(if u { (x as u64) < (y as u64) } else { x < y }),
+            ">" => cmp(if u { (x as u64) > (y as u64) } else { x > y }),
+            "<=" => cmp(if u { (x as u64) <= (y as u64) } else { x <= y }),
+            ">=" => cmp(if u { (x as u64) >= (y as u64) } else { x >= y }),
+            "<<" => (x.wrapping_shl(y as u32), a.1),
+            ">>" => (
+                if a.1 {
+                    ((x as u64) >> (y as u32 & 63)) as i64
+                } else {
+                    x.wrapping_shr(y as u32)
+                },
+                a.1,
+            ),
+            "+" => (x.wrapping_add(y), u),
+            "-" => (x.wrapping_sub(y), u),
+            "*" => (x.wrapping_mul(y), u),
+            "/" | "%" => {
+                if y == 0 {
+                    return self.fail("division by zero in preprocessor expression");
+                }
+                let r = match (op, u) {
+                    ("/", true) => ((x as u64) / (y as u64)) as i64,
+                    ("/", false) => x.wrapping_div(y),
+                    (_, true) => ((x as u64) % (y as u64)) as i64,
+                    _ => x.wrapping_rem(y),
+                };
+                (r, u)
+            }
+            _ => self.fail("unknown operator"),
+        }
+    }
+
+    fn unary(&mut self) -> PpVal {
+        let Some(t) = self.peek().cloned() else {
+            return self.fail("expected value in preprocessor expression");
+        };
+        self.k += 1;
+        match t.kind {
+            TokKind::Punct => match t.text.as_str() {
+                "(" => {
+                    let v = self.ternary();
+                    if !self.eat(")") {
+                        return self.fail("expected ')' in preprocessor expression");
+                    }
+                    v
+                }
+                "!" => {
+                    let v = self.unary();
+                    (i64::from(v.0 == 0), false)
+                }
+                "-" => {
+                    let v = self.unary();
+                    (v.0.wrapping_neg(), v.1)
+                }
+                "+" => self.unary(),
+                "~" => {
+                    let v = self.unary();
+                    (!v.0, v.1)
+                }
+                _ => {
+                    self.k -= 1;
+                    self.fail(&format!(
+                        "unexpected token '{}' in preprocessor expression",
+                        t.text
+                    ))
+                }
+            },
+            TokKind::Number => match crate::literal::parse_int(&t.text) {
+                Some((v, ty)) => (v as i64, !ty.is_signed()),
+                None => {
+                    self.k -= 1;
+                    self.fail("invalid integer constant in preprocessor expression")
+                }
+            },
+            TokKind::Char => (crate::literal::parse_char(&t.text).unwrap_or(0), false),
+            TokKind::Ident => (i64::from(t.text == "true"), false),
+            TokKind::Str => {
+                self.k -= 1;
+                self.fail("string literal in preprocessor expression")
+            }
+        }
+    }
+}
+
+fn binary_prec(op: &str) -> Option<u8> {
+    Some(match op {
+        "||" => 1,
+        "&&" => 2,
+        "|" => 3,
+        "^" => 4,
+        "&" => 5,
+        "==" | "!=" => 6,
+        "<" | ">" | "<=" | ">=" => 7,
+        "<<" | ">>" => 8,
+        "+" | "-" => 9,
+        "*" | "/" | "%" => 10,
+        _ => return None,
+    })
+}
