@@ -225,7 +225,7 @@ mod tests {
     fn resolves_gentype_overloads() {
         let f4 = Type::vector(Scalar::F32, 4);
         assert_eq!(
-            resolve("sqrt", &[f4.clone()]).map(|o| o.ret),
+            resolve("sqrt", std::slice::from_ref(&f4)).map(|o| o.ret),
             Some(f4.clone())
         );
         assert_eq!(
@@ -241,7 +241,7 @@ mod tests {
             Some(Type::F32)
         );
         assert_eq!(
-            resolve("isnan", &[f4.clone()]).map(|o| o.ret),
+            resolve("isnan", std::slice::from_ref(&f4)).map(|o| o.ret),
             Some(Type::vector(Scalar::I32, 4))
         );
         assert_eq!(

@@ -148,9 +148,9 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
             k += 1;
             while k < n {
                 let d = chars[k];
-                if (d == '+' || d == '-') && matches!(chars[k - 1], 'e' | 'E' | 'p' | 'P') {
-                    k += 1;
-                } else if d.is_ascii_alphanumeric() || d == '_' || d == '.' {
+                let exponent_sign =
+                    (d == '+' || d == '-') && matches!(chars[k - 1], 'e' | 'E' | 'p' | 'P');
+                if exponent_sign || d.is_ascii_alphanumeric() || d == '_' || d == '.' {
                     k += 1;
                 } else {
                     break;

@@ -438,8 +438,7 @@ impl<'a> Parser<'a> {
         let (mut signed, mut unsigned, mut short, mut longs, mut char_, mut int_) =
             (false, false, false, 0, false, false);
         let mut written = Vec::<String>::new();
-        loop {
-            let Some(t) = self.peek() else { break };
+        while let Some(t) = self.peek() {
             if t.kind != TokKind::Ident {
                 break;
             }
@@ -1074,10 +1073,7 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
         let mut lhs = self.cast_expr()?;
-        loop {
-            let Some(t) = self.peek().filter(|t| t.kind == TokKind::Punct) else {
-                break;
-            };
+        while let Some(t) = self.peek().filter(|t| t.kind == TokKind::Punct) {
             let Some((op, prec)) = binop_of(&t.text) else {
                 break;
             };

@@ -614,8 +614,8 @@ impl<'a> Preprocessor<'a> {
             if paste_next {
                 paste_next = false;
                 if !piece.is_empty() {
-                    match out.pop() {
-                        Some(left) => {
+                    if let Some(left) = out.pop() {
+                        {
                             let right = piece.remove(0);
                             let text = format!("{}{}", left.text, right.text);
                             let mut scratch = Diags::default();
@@ -631,7 +631,6 @@ impl<'a> Preprocessor<'a> {
                                 out.push(right);
                             }
                         }
-                        None => {}
                     }
                 }
             }
@@ -730,14 +729,11 @@ impl CondEval<'_> {
 
     fn binary(&mut self, min_prec: u8) -> PpVal {
         let mut lhs = self.unary();
-        loop {
-            let Some(op) = self
-                .peek()
-                .filter(|t| t.kind == TokKind::Punct)
-                .map(|t| t.text.clone())
-            else {
-                break;
-            };
+        while let Some(op) = self
+            .peek()
+            .filter(|t| t.kind == TokKind::Punct)
+            .map(|t| t.text.clone())
+        {
             let Some(prec) = binary_prec(&op) else { break };
             if prec < min_prec {
                 break;

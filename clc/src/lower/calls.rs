@@ -52,13 +52,17 @@ fn atomic_op(name: &str) -> Option<AtomicOp> {
 /// `convert_float4_sat_rte` → (type, saturate, rounding).
 fn parse_convert(name: &str) -> Option<(Type, bool, Rounding)> {
     let rest = name.strip_prefix("convert_")?;
-    let mut parts = rest.split('_');
-    let tname = parts.next()?;
-    let ty = match vector_type_name(tname) {
+    let mut parts = rest.split('_').peekable();
+    let mut tname = parts.next()?.to_string();
+    if matches!(tname.as_str(), "size" | "ptrdiff" | "intptr" | "uintptr")
+        && parts.peek() == Some(&"t")
+    {
+        parts.next();
+        tname.push_str("_t");
+    }
+    let ty = match vector_type_name(&tname) {
         Some((s, n)) => Type::Vector(s, n),
-        None => Type::Scalar(scalar_type_name(tname).filter(|_| {
-            !matches!(tname, "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t") || true
-        })?),
+        None => Type::Scalar(scalar_type_name(&tname).filter(|s| *s != Scalar::Bool)?),
     };
     let (mut sat, mut rounding) = (false, Rounding::Default);
     for p in parts {
@@ -413,14 +417,10 @@ impl Lowerer<'_> {
         let vals = self.args(args)?;
         let (p, pt) = vals[0].clone();
         let elem = match &pt {
-            Type::Pointer(sp, t)
-                if matches!(
-                    sp,
-                    AddressSpace::Global | AddressSpace::Local | AddressSpace::Generic
-                ) =>
-            {
-                (**t).clone()
-            }
+            Type::Pointer(
+                AddressSpace::Global | AddressSpace::Local | AddressSpace::Generic,
+                t,
+            ) => (**t).clone(),
             _ => {
                 let ts = self.type_str(&pt);
                 return self.err(args[0].pos, format!("no matching function for call to '{name}': '{ts}' is not a pointer to __global or __local memory"));

@@ -432,10 +432,11 @@ impl Lowerer<'_> {
                 });
             }
             Init::List(items, pos) => match ty {
-                Type::Scalar(_) | Type::Pointer(..) => match items.first() {
-                    Some((_, i)) => self.flatten_init(ty, i, offset, out)?,
-                    None => {}
-                },
+                Type::Scalar(_) | Type::Pointer(..) => {
+                    if let Some((_, i)) = items.first() {
+                        self.flatten_init(ty, i, offset, out)?;
+                    }
+                }
                 Type::Vector(s, n) => {
                     if items.len() > usize::from(*n) {
                         return self.err(*pos, "excess elements in vector initializer");
@@ -604,9 +605,9 @@ fn designator_pos(d: &Designator) -> Pos {
 
 fn write_bits(bytes: &mut [u8], offset: u32, bits: u64, size: u32) {
     let le = bits.to_le_bytes();
-    for i in 0..size as usize {
+    for (i, byte) in le.iter().take(size as usize).enumerate() {
         if let Some(b) = bytes.get_mut(offset as usize + i) {
-            *b = le[i];
+            *b = *byte;
         }
     }
 }

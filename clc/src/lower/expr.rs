@@ -372,10 +372,10 @@ impl Lowerer<'_> {
     /// A scalar condition as `bool`.
     pub(super) fn condition(&mut self, e: &Expr) -> LResult<ValueId> {
         let (v, t) = self.rvalue(e)?;
-        self.to_bool(v, &t, e.pos)
+        self.as_bool(v, &t, e.pos)
     }
 
-    pub(super) fn to_bool(&mut self, v: ValueId, t: &Type, pos: Pos) -> LResult<ValueId> {
+    pub(super) fn as_bool(&mut self, v: ValueId, t: &Type, pos: Pos) -> LResult<ValueId> {
         self.set_pos(pos);
         match t {
             Type::Scalar(Scalar::Bool) => Ok(v),
@@ -413,7 +413,7 @@ impl Lowerer<'_> {
         self.set_pos(pos);
         let (fs, ts) = (self.type_str(from), self.type_str(to));
         match (from, to) {
-            (Type::Scalar(_), Type::Scalar(Scalar::Bool)) => self.to_bool(v, from, pos),
+            (Type::Scalar(_), Type::Scalar(Scalar::Bool)) => self.as_bool(v, from, pos),
             (Type::Scalar(_), Type::Scalar(_)) => Ok(self.b().push(
                 Inst::Convert {
                     value: v,
@@ -460,7 +460,7 @@ impl Lowerer<'_> {
             }
             (Type::Pointer(..), Type::Scalar(s)) if s.is_int() || *s == Scalar::Bool => {
                 if *s == Scalar::Bool {
-                    return self.to_bool(v, from, pos);
+                    return self.as_bool(v, from, pos);
                 }
                 if !explicit {
                     self.diags.warning(
@@ -613,7 +613,7 @@ impl Lowerer<'_> {
                     let m = self.b().cmp(CmpOp::Eq, v, z);
                     return Ok(self.mask_to_int(m, &t));
                 }
-                let b = self.to_bool(v, &t, a.pos)?;
+                let b = self.as_bool(v, &t, a.pos)?;
                 self.set_pos(pos);
                 let r = self.b().push(Inst::Unary(UnaryOp::Not, b), Type::BOOL);
                 Ok(Val::R(r, Type::BOOL))
@@ -827,10 +827,10 @@ impl Lowerer<'_> {
             let r = self.b().binary(bop, ia, ib);
             return Ok(Val::R(r, it));
         }
-        let ab = self.to_bool(av, &at, a.pos)?;
+        let ab = self.as_bool(av, &at, a.pos)?;
         if self.is_pure(b) {
             let (bv, bt) = self.rvalue(b)?;
-            let bb = self.to_bool(bv, &bt, b.pos)?;
+            let bb = self.as_bool(bv, &bt, b.pos)?;
             self.set_pos(pos);
             let bop = if op == BinOp::LogAnd {
                 BinaryOp::And
@@ -847,7 +847,7 @@ impl Lowerer<'_> {
         self.b().begin_block();
         match self
             .rvalue(b)
-            .and_then(|(bv, bt)| self.to_bool(bv, &bt, b.pos))
+            .and_then(|(bv, bt)| self.as_bool(bv, &bt, b.pos))
         {
             Ok(bb) => self.b().stmt(Stmt::WriteVar(var, bb)),
             Err(r) => failed = Some(r),
@@ -1081,7 +1081,7 @@ impl Lowerer<'_> {
             let r = self.b().push(Inst::Select(m, av, bv), rt.clone());
             return Ok(Val::R(r, rt));
         }
-        let cb = self.to_bool(cv, &ct, c.pos)?;
+        let cb = self.as_bool(cv, &ct, c.pos)?;
         if self.is_pure(a) && self.is_pure(b) {
             let (av, at) = self.rvalue(a)?;
             let (bv, bt) = self.rvalue(b)?;

@@ -14,12 +14,14 @@ impl Lowerer<'_> {
             TypeSpec::Scalar(sc) => Type::Scalar(*sc),
             TypeSpec::Vector(sc, n) => Type::Vector(*sc, *n),
             TypeSpec::Event => Type::U64,
-            TypeSpec::Unsupported(name) => return self.err(
-                s.pos,
-                format!(
+            TypeSpec::Unsupported(name) => {
+                return self.err(
+                    s.pos,
+                    format!(
                     "type '{name}' is not supported by vecl (no image, sampler or pipe support)"
                 ),
-            ),
+                )
+            }
             TypeSpec::Typedef(name) => match self.lookup_typedef(name) {
                 Some(t) => t,
                 None => return self.err(s.pos, format!("unknown type name '{name}'")),
