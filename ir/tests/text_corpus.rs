@@ -58,3 +58,9 @@ fn corpus_round_trips_exactly() {
         );
     }
 }
+
+#[test]
+fn corpus_is_large_enough() {
+    let n = corpus().len();
+    assert!(n >= 20, "only {n} corpus files");
+}
