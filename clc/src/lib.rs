@@ -19,6 +19,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod corpus;
 pub mod diag;
 pub mod lexer;
 pub mod literal;

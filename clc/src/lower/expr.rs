@@ -134,13 +134,7 @@ impl Lowerer<'_> {
                 let c = self.b().const_bits(*s, bits);
                 Ok(Val::R(c, Type::Scalar(*s)))
             }
-            Str(bytes) => {
-                let p = self.string_literal(bytes);
-                Ok(Val::R(
-                    p,
-                    Type::ptr(AddressSpace::Constant, Type::Scalar(Scalar::I8)),
-                ))
-            }
+            Str(bytes) => Ok(Val::L(self.string_literal(bytes))),
             Unary(op, a) => self.unary(*op, a, e.pos),
             Binary(op, a, b) => self.binary_expr(*op, a, b, e.pos),
             Assign(op, a, b) => self.assign(*op, a, b, e.pos),
@@ -260,7 +254,8 @@ impl Lowerer<'_> {
         })
     }
 
-    fn string_literal(&mut self, bytes: &[u8]) -> ValueId {
+    /// A string literal: a `__constant char[N]` object (it decays to a pointer).
+    fn string_literal(&mut self, bytes: &[u8]) -> LVal {
         let mut data = bytes.to_vec();
         data.push(0);
         let id = match self.strings.get(&data) {
@@ -268,8 +263,9 @@ impl Lowerer<'_> {
             None => {
                 let id = GlobalId(self.module.globals.len() as u32);
                 let ty = Type::array(Type::Scalar(Scalar::I8), data.len() as u32);
+                let name = format!(".str.{}", self.strings.len());
                 self.module.globals.push(Global {
-                    name: format!(".str.{}", self.strings.len()),
+                    name,
                     space: AddressSpace::Constant,
                     ty,
                     init: Some(data.clone()),
@@ -279,14 +275,15 @@ impl Lowerer<'_> {
             }
         };
         let ty = self.module.globals[id.index()].ty.clone();
-        let p = self
-            .b()
-            .push(Inst::GlobalAddr(id), Type::ptr(AddressSpace::Constant, ty));
-        let zero = self.b().const_i32(0);
-        self.b().push(
-            Inst::Elem(p, zero),
-            Type::ptr(AddressSpace::Constant, Type::Scalar(Scalar::I8)),
-        )
+        let p = self.b().push(
+            Inst::GlobalAddr(id),
+            Type::ptr(AddressSpace::Constant, ty.clone()),
+        );
+        LVal {
+            place: Place::Mem(p),
+            ty,
+            is_const: true,
+        }
     }
 
     /// An expression as a value: lvalues are read, arrays decay to pointers.
