@@ -113,6 +113,17 @@ impl<'a> Parser<'a> {
             .unwrap_or_default()
     }
 
+    /// Just past the last token.
+    fn end_pos(&self) -> Pos {
+        match self.toks.last() {
+            Some(t) => Pos {
+                col: t.pos.col + t.text.chars().count() as u32,
+                ..t.pos
+            },
+            None => Pos::default(),
+        }
+    }
+
     fn at(&self, p: &str) -> bool {
         self.peek()
             .is_some_and(|t| t.is(p) && t.kind != TokKind::Str)
@@ -142,18 +153,12 @@ impl<'a> Parser<'a> {
             None => "end of input".to_string(),
         };
         // Point just past the previous token, where the missing one belongs.
-        let at = if matches!(p, ";" | ")" | "]") && self.k > 0 {
-            let prev = &self.toks[self.k - 1];
-            if prev.pos.line != pos.line || self.peek().is_none() {
-                Pos {
-                    col: prev.pos.col + prev.text.chars().count() as u32,
-                    ..prev.pos
-                }
-            } else {
-                pos
-            }
-        } else {
-            pos
+        let at = match (self.k.checked_sub(1).map(|i| &self.toks[i]), p) {
+            (Some(prev), ";" | ")" | "]") => Pos {
+                col: prev.pos.col + prev.text.chars().count() as u32,
+                ..prev.pos
+            },
+            _ => pos,
         };
         self.err(at, format!("expected '{p}' before {found}"))
     }
@@ -801,7 +806,7 @@ impl<'a> Parser<'a> {
         let mut failed = false;
         while !self.at("}") {
             if self.peek().is_none() {
-                let pos = self.pos();
+                let pos = self.end_pos();
                 return self.err(pos, "expected '}' at end of input");
             }
             if self.diags.too_many() {

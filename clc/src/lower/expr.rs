@@ -672,7 +672,13 @@ impl Lowerer<'_> {
             return self.err(pos, what);
         }
         let mut base = lv;
-        while let Place::Comp(b, _) = &base.place {
+        while let Place::Comp(b, idx) = &base.place {
+            if idx.iter().enumerate().any(|(i, x)| idx[..i].contains(x)) {
+                return self.err(
+                    pos,
+                    "vector is not assignable (contains duplicate components)",
+                );
+            }
             base = b;
         }
         if let Place::Mem(p) = &base.place {

@@ -199,7 +199,7 @@ impl<'d> Lowerer<'d> {
                 }
                 continue;
             }
-            let space = d.specs.space.unwrap_or(AddressSpace::Private);
+            let space = Self::object_space(&d.specs, &item.decl).unwrap_or(AddressSpace::Private);
             match space {
                 AddressSpace::Constant | AddressSpace::Global => {}
                 _ => {

@@ -311,7 +311,7 @@ impl Lowerer<'_> {
                 return self.err(npos, format!("definition of variable '{name}' with array type needs an explicit size or an initializer"));
             }
             self.set_pos(npos);
-            let space = d.specs.space.unwrap_or(AddressSpace::Private);
+            let space = Self::object_space(&d.specs, &item.decl).unwrap_or(AddressSpace::Private);
             let fname = self.cx().name.clone();
             match space {
                 AddressSpace::Local => {

@@ -174,6 +174,18 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// The address space of the declared object itself: the qualifier after
+    /// the outermost `*`, or the specifiers' when the declarator has no pointer.
+    pub(super) fn object_space(specs: &DeclSpecs, d: &Declarator) -> Option<AddressSpace> {
+        let mut space = specs.space;
+        for op in &d.ops {
+            if let DeclOp::Pointer { space: s, .. } = op {
+                space = *s;
+            }
+        }
+        space
+    }
+
     pub(super) fn lookup_typedef(&self, name: &str) -> Option<Type> {
         self.typedefs
             .iter()
