@@ -732,7 +732,8 @@ impl<'a> FnCheck<'a> {
                     ..
                 }
         );
-        if !ty.is_value() && !(ty.is_void() && may_be_void) {
+        let allowed = ty.is_value() || (ty.is_void() && may_be_void);
+        if !allowed {
             let msg = format!(
                 "values are scalars, vectors or pointers, not {}",
                 self.ty_name(ty)

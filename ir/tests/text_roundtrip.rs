@@ -923,7 +923,7 @@ fn random_inst(
                             & if s.bits() >= 64 {
                                 u64::MAX
                             } else {
-                                (1 << s.size() * 8) - 1
+                                (1 << (s.size() * 8)) - 1
                             }
                     }
                     (Type::Scalar(Scalar::F64), 2) => (r.next() as f64 / 7.0).to_bits(),
