@@ -1,0 +1,493 @@
+//! The commands a queue runs: buffer transfers, fills, maps, kernels,
+//! markers and barriers.
+//!
+//! Each `enqueue_*` checks its arguments the way the matching
+//! `clEnqueue*` call does — at enqueue time, so errors come back from the
+//! call rather than through the event — then submits a closure to the queue.
+//! Host pointers are raw: the byte-level callers (the C API) own the
+//! promise that they stay valid until the event completes, which is why the
+//! functions taking them are `unsafe`.
+
+use crate::error::{Error, Result};
+use crate::event::{command_type, Event};
+use crate::kernel_args::{KernelArgs, KernelCode};
+use crate::memory::Mem;
+use crate::ndrange::{self, LaunchRules, NdRange};
+use crate::pool::Pool;
+use crate::queue::{wait_blocking, CommandOrder, Queue, Work};
+use crate::rect::{copy_rect, Rect};
+use std::sync::Arc;
+
+/// `cl_map_flags`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MapFlags(pub u64);
+
+impl MapFlags {
+    /// `CL_MAP_READ`.
+    pub const READ: MapFlags = MapFlags(1);
+    /// `CL_MAP_WRITE`.
+    pub const WRITE: MapFlags = MapFlags(2);
+    /// `CL_MAP_WRITE_INVALIDATE_REGION`.
+    pub const WRITE_INVALIDATE_REGION: MapFlags = MapFlags(4);
+}
+
+/// A host address moved into a command's closure.
+#[derive(Clone, Copy)]
+struct HostPtr(*mut u8);
+
+// SAFETY: the enqueuing caller promised the pointer stays valid until the
+// command completes; the command is its only user meanwhile.
+unsafe impl Send for HostPtr {}
+
+impl HostPtr {
+    /// The address (a method, so closures capture the whole `Send` wrapper).
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
+
+fn check_host_ptr(ptr: *const u8) -> Result<()> {
+    if ptr.is_null() {
+        return Err(Error::InvalidValue("null host pointer".into()));
+    }
+    Ok(())
+}
+
+fn check_readable(mem: &Mem) -> Result<()> {
+    if !mem.flags().host_can_read() {
+        return Err(Error::InvalidOperation(
+            "the buffer was created with HOST_WRITE_ONLY or HOST_NO_ACCESS".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn check_writable(mem: &Mem) -> Result<()> {
+    if !mem.flags().host_can_write() {
+        return Err(Error::InvalidOperation(
+            "the buffer was created with HOST_READ_ONLY or HOST_NO_ACCESS".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl Queue {
+    fn enqueue(
+        &self,
+        command: u32,
+        order: CommandOrder,
+        wait: &[Event],
+        blocking: bool,
+        work: Work,
+    ) -> Result<Event> {
+        let event = self.submit(command, order, wait, blocking, work);
+        if blocking {
+            wait_blocking(event)
+        } else {
+            Ok(event)
+        }
+    }
+
+    /// `clEnqueueReadBuffer`.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of `size` bytes until the returned
+    /// event completes (until return when `blocking`).
+    pub unsafe fn enqueue_read(
+        &self,
+        mem: &Mem,
+        offset: u64,
+        size: u64,
+        dst: *mut u8,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
+        check_host_ptr(dst)?;
+        mem.check_range(offset, size)?;
+        check_readable(mem)?;
+        let (mem, dst) = (mem.clone(), HostPtr(dst));
+        let work: Work = Box::new(move || {
+            // SAFETY: the range was checked against the buffer; the caller
+            // keeps `dst` valid for `size` bytes.
+            unsafe { std::ptr::copy(mem.as_ptr().add(offset as usize), dst.get(), size as usize) };
+            Ok(())
+        });
+        self.enqueue(
+            command_type::READ_BUFFER,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            work,
+        )
+    }
+
+    /// `clEnqueueWriteBuffer`.
+    ///
+    /// # Safety
+    /// `src` must be valid for reads of `size` bytes until the returned
+    /// event completes (until return when `blocking`).
+    pub unsafe fn enqueue_write(
+        &self,
+        mem: &Mem,
+        offset: u64,
+        size: u64,
+        src: *const u8,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
+        check_host_ptr(src)?;
+        mem.check_range(offset, size)?;
+        check_writable(mem)?;
+        let (mem, src) = (mem.clone(), HostPtr(src.cast_mut()));
+        let work: Work = Box::new(move || {
+            // SAFETY: as for reads, in the other direction.
+            unsafe { std::ptr::copy(src.get(), mem.as_ptr().add(offset as usize), size as usize) };
+            Ok(())
+        });
+        self.enqueue(
+            command_type::WRITE_BUFFER,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            work,
+        )
+    }
+
+    /// `clEnqueueCopyBuffer`.
+    pub fn enqueue_copy(
+        &self,
+        src: &Mem,
+        dst: &Mem,
+        src_offset: u64,
+        dst_offset: u64,
+        size: u64,
+        wait: &[Event],
+    ) -> Result<Event> {
+        src.check_range(src_offset, size)?;
+        dst.check_range(dst_offset, size)?;
+        let (root_a, a0, a1) = src.root_range(src_offset, size);
+        let (root_b, b0, b1) = dst.root_range(dst_offset, size);
+        if root_a == root_b && a0 < b1 && b0 < a1 {
+            return Err(Error::MemCopyOverlap);
+        }
+        let (src, dst) = (src.clone(), dst.clone());
+        let work: Work = Box::new(move || {
+            // SAFETY: both ranges were checked and do not overlap.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    src.as_ptr().add(src_offset as usize),
+                    dst.as_ptr().add(dst_offset as usize),
+                    size as usize,
+                )
+            };
+            Ok(())
+        });
+        self.enqueue(
+            command_type::COPY_BUFFER,
+            CommandOrder::Plain,
+            wait,
+            false,
+            work,
+        )
+    }
+
+    /// `clEnqueueReadBufferRect`: `buffer` describes the rectangle in `mem`,
+    /// `host` the one at `dst`.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes over the host rectangle's extent until
+    /// the event completes (until return when `blocking`).
+    pub unsafe fn enqueue_read_rect(
+        &self,
+        mem: &Mem,
+        buffer: &Rect,
+        host: &Rect,
+        region: [u64; 3],
+        dst: *mut u8,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
+        check_host_ptr(dst)?;
+        let b = buffer.resolve(&region, "buffer")?;
+        let h = host.resolve(&region, "host")?;
+        let (_, end) = b.extent(&region)?;
+        h.extent(&region)?;
+        mem.check_range(0, end)?;
+        check_readable(mem)?;
+        let (mem, dst) = (mem.clone(), HostPtr(dst));
+        let work: Work = Box::new(move || {
+            // SAFETY: the buffer extent was checked; the caller covers the host one.
+            unsafe { copy_rect(mem.as_ptr(), &b, dst.get(), &h, &region) };
+            Ok(())
+        });
+        self.enqueue(
+            command_type::READ_BUFFER_RECT,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            work,
+        )
+    }
+
+    /// `clEnqueueWriteBufferRect`.
+    ///
+    /// # Safety
+    /// `src` must be valid for reads over the host rectangle's extent until
+    /// the event completes (until return when `blocking`).
+    pub unsafe fn enqueue_write_rect(
+        &self,
+        mem: &Mem,
+        buffer: &Rect,
+        host: &Rect,
+        region: [u64; 3],
+        src: *const u8,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
+        check_host_ptr(src)?;
+        let b = buffer.resolve(&region, "buffer")?;
+        let h = host.resolve(&region, "host")?;
+        let (_, end) = b.extent(&region)?;
+        h.extent(&region)?;
+        mem.check_range(0, end)?;
+        check_writable(mem)?;
+        let (mem, src) = (mem.clone(), HostPtr(src.cast_mut()));
+        let work: Work = Box::new(move || {
+            // SAFETY: as for reads, in the other direction.
+            unsafe { copy_rect(src.get(), &h, mem.as_ptr(), &b, &region) };
+            Ok(())
+        });
+        self.enqueue(
+            command_type::WRITE_BUFFER_RECT,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            work,
+        )
+    }
+
+    /// `clEnqueueCopyBufferRect`.
+    pub fn enqueue_copy_rect(
+        &self,
+        src: &Mem,
+        dst: &Mem,
+        src_rect: &Rect,
+        dst_rect: &Rect,
+        region: [u64; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
+        let s = src_rect.resolve(&region, "source")?;
+        let d = dst_rect.resolve(&region, "destination")?;
+        let (s0, s1) = s.extent(&region)?;
+        let (d0, d1) = d.extent(&region)?;
+        src.check_range(0, s1)?;
+        dst.check_range(0, d1)?;
+        let (root_a, a0, a1) = src.root_range(s0, s1 - s0);
+        let (root_b, b0, b1) = dst.root_range(d0, d1 - d0);
+        if root_a == root_b && a0 < b1 && b0 < a1 {
+            return Err(Error::MemCopyOverlap);
+        }
+        let (src, dst) = (src.clone(), dst.clone());
+        let work: Work = Box::new(move || {
+            // SAFETY: both extents were checked and are disjoint.
+            unsafe { copy_rect(src.as_ptr(), &s, dst.as_ptr(), &d, &region) };
+            Ok(())
+        });
+        self.enqueue(
+            command_type::COPY_BUFFER_RECT,
+            CommandOrder::Plain,
+            wait,
+            false,
+            work,
+        )
+    }
+
+    /// `clEnqueueFillBuffer`.
+    pub fn enqueue_fill(
+        &self,
+        mem: &Mem,
+        pattern: &[u8],
+        offset: u64,
+        size: u64,
+        wait: &[Event],
+    ) -> Result<Event> {
+        let p = pattern.len() as u64;
+        if !matches!(p, 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128) {
+            return Err(Error::InvalidValue(format!("fill pattern of {p} bytes")));
+        }
+        if !offset.is_multiple_of(p) || !size.is_multiple_of(p) {
+            return Err(Error::InvalidValue(
+                "fill offset and size must be multiples of the pattern size".into(),
+            ));
+        }
+        mem.check_range(offset, size)?;
+        let (mem, pattern) = (mem.clone(), pattern.to_vec());
+        let work: Work = Box::new(move || {
+            let base = mem.as_ptr().wrapping_add(offset as usize);
+            for i in (0..size as usize).step_by(pattern.len()) {
+                // SAFETY: `offset + size` was checked against the buffer and
+                // `size` is a multiple of the pattern length.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(pattern.as_ptr(), base.add(i), pattern.len())
+                };
+            }
+            Ok(())
+        });
+        self.enqueue(
+            command_type::FILL_BUFFER,
+            CommandOrder::Plain,
+            wait,
+            false,
+            work,
+        )
+    }
+
+    /// `clEnqueueMapBuffer`: buffers live in host memory, so the mapped
+    /// pointer is the buffer's own bytes at `offset`.
+    pub fn enqueue_map(
+        &self,
+        mem: &Mem,
+        flags: MapFlags,
+        offset: u64,
+        size: u64,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<(Event, *mut u8)> {
+        if flags.0 & !0b111 != 0 {
+            return Err(Error::InvalidValue(format!(
+                "unknown map flags {:#x}",
+                flags.0
+            )));
+        }
+        if flags.0 & MapFlags::WRITE_INVALIDATE_REGION.0 != 0 && flags.0 & 0b11 != 0 {
+            return Err(Error::InvalidValue(
+                "WRITE_INVALIDATE_REGION excludes READ and WRITE".into(),
+            ));
+        }
+        if size == 0 {
+            return Err(Error::InvalidValue("map of 0 bytes".into()));
+        }
+        mem.check_range(offset, size)?;
+        if flags.0 & MapFlags::READ.0 != 0 {
+            check_readable(mem)?;
+        }
+        if flags.0 & (MapFlags::WRITE.0 | MapFlags::WRITE_INVALIDATE_REGION.0) != 0 {
+            check_writable(mem)?;
+        }
+        let ptr = mem.as_ptr().wrapping_add(offset as usize);
+        mem.add_mapping(ptr);
+        let event = self.enqueue(
+            command_type::MAP_BUFFER,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            Box::new(|| Ok(())),
+        );
+        Ok((event?, ptr))
+    }
+
+    /// `clEnqueueUnmapMemObject`.
+    pub fn enqueue_unmap(&self, mem: &Mem, ptr: *mut u8, wait: &[Event]) -> Result<Event> {
+        mem.remove_mapping(ptr)?;
+        self.enqueue(
+            command_type::UNMAP_MEM_OBJECT,
+            CommandOrder::Plain,
+            wait,
+            false,
+            Box::new(|| Ok(())),
+        )
+    }
+
+    /// `clEnqueueNDRangeKernel` (and, with a 1×1×1 range, `clEnqueueTask`):
+    /// the launch is checked and the argument block laid out now; the
+    /// kernel runs on the pool when the command's turn comes.
+    pub fn enqueue_kernel(
+        &self,
+        code: Arc<dyn KernelCode>,
+        args: &KernelArgs,
+        range: &NdRange,
+        rules: &LaunchRules,
+        wait: &[Event],
+    ) -> Result<Event> {
+        let Some(launch) = ndrange::plan_launch(range, code.simd_width(), rules)? else {
+            // An empty range still orders like a command.
+            return self.enqueue(
+                command_type::NDRANGE_KERNEL,
+                CommandOrder::Plain,
+                wait,
+                false,
+                Box::new(|| Ok(())),
+            );
+        };
+        let block = args.build_block(code.args_size(), code.static_local_size())?;
+        if block.local_mem_size > crate::device_limits::LOCAL_MEM_SIZE {
+            return Err(Error::OutOfResources(format!(
+                "kernel `{}` needs {} bytes of __local memory; the device has {}",
+                code.name(),
+                block.local_mem_size,
+                crate::device_limits::LOCAL_MEM_SIZE
+            )));
+        }
+        let is_task =
+            range.work_dim == 1 && range.global[0] == 1 && range.local.is_none_or(|l| l[0] == 1);
+        let kind = if is_task {
+            command_type::TASK
+        } else {
+            command_type::NDRANGE_KERNEL
+        };
+        let work: Work = Box::new(move || ndrange::execute(Pool::global(), code, block, launch));
+        self.enqueue(kind, CommandOrder::Plain, wait, false, work)
+    }
+
+    /// `clEnqueueMarkerWithWaitList`: completes when `wait` has (or, with an
+    /// empty list, when every command before it has).
+    pub fn enqueue_marker(&self, wait: &[Event]) -> Result<Event> {
+        self.enqueue(
+            command_type::MARKER,
+            CommandOrder::Marker,
+            wait,
+            false,
+            Box::new(|| Ok(())),
+        )
+    }
+
+    /// `clEnqueueBarrierWithWaitList`: like a marker, and later commands
+    /// wait for it.
+    pub fn enqueue_barrier(&self, wait: &[Event]) -> Result<Event> {
+        self.enqueue(
+            command_type::BARRIER,
+            CommandOrder::Barrier,
+            wait,
+            false,
+            Box::new(|| Ok(())),
+        )
+    }
+
+    /// `clEnqueueMigrateMemObjects`: memory is always where the device
+    /// needs it, so this only orders.
+    pub fn enqueue_migrate(&self, wait: &[Event]) -> Result<Event> {
+        self.enqueue(
+            command_type::MIGRATE_MEM_OBJECTS,
+            CommandOrder::Plain,
+            wait,
+            false,
+            Box::new(|| Ok(())),
+        )
+    }
+
+    /// Runs a host function as a command (`clEnqueueNativeKernel`, and the
+    /// way to put arbitrary host work in a queue's order).
+    pub fn enqueue_host_fn(
+        &self,
+        wait: &[Event],
+        f: impl FnOnce() -> Result<()> + Send + 'static,
+    ) -> Result<Event> {
+        self.enqueue(
+            command_type::NATIVE_KERNEL,
+            CommandOrder::Plain,
+            wait,
+            false,
+            Box::new(f),
+        )
+    }
+}

@@ -1,0 +1,291 @@
+//! Kernel code as the runtime sees it, and the arguments set on a kernel.
+//!
+//! [`KernelCode`] is the little the runtime needs from a compiled kernel:
+//! its argument slots, its memory needs and its entry (the ABI of
+//! `vecl_jit::abi`). The JIT's compiled kernels implement it; so can a
+//! hand-written Rust function, which is how the pool and the NDRange
+//! executor are tested without a compiler.
+//!
+//! [`KernelArgs`] holds the values `clSetKernelArg` gave, checked against the
+//! slots when they are set, and lays them out into an argument block at
+//! enqueue time — a snapshot, so setting an argument after an enqueue does
+//! not change the enqueued launch.
+
+use crate::error::{Error, Result};
+use crate::host_alloc::{AlignedBytes, ALIGN};
+use crate::memory::Mem;
+use vecl_jit::abi::{ArgKind, ArgSlot, Launch};
+
+/// What the runtime needs from compiled kernel code.
+pub trait KernelCode: Send + Sync {
+    /// The kernel's name.
+    fn name(&self) -> &str;
+    /// One slot per parameter, in order.
+    fn arg_slots(&self) -> &[ArgSlot];
+    /// Size in bytes of the argument block.
+    fn args_size(&self) -> usize;
+    /// Bytes of `__local` memory the kernel declares itself.
+    fn static_local_size(&self) -> u64;
+    /// Bytes of context area a work-group of `items_per_group` items needs.
+    fn context_size(&self, items_per_group: u64) -> u64;
+    /// Work-items per SIMD chunk.
+    fn simd_width(&self) -> u32;
+    /// Runs work-groups `[first_group, end_group)`; 0 on success, else a
+    /// `vecl_jit::abi::KernelStatus` code.
+    ///
+    /// # Safety
+    /// `args` must be a block laid out per [`KernelCode::arg_slots`] whose
+    /// pointers are valid for the kernel's accesses; `local_mem` and
+    /// `context` must be 64-byte aligned and at least
+    /// `launch.local_mem_size` and `context_size(items)` bytes long.
+    unsafe fn run_groups(
+        &self,
+        args: *const u8,
+        launch: &Launch,
+        first_group: u64,
+        end_group: u64,
+        local_mem: *mut u8,
+        context: *mut u8,
+    ) -> u32;
+}
+
+/// One argument's value.
+#[derive(Clone, Debug)]
+pub enum ArgValue {
+    /// Scalar, vector or struct bytes.
+    Bytes(Vec<u8>),
+    /// A `__global`/`__constant` buffer, or `None` for a null pointer.
+    Buffer(Option<Mem>),
+    /// A `__local` buffer of this many bytes.
+    Local(u64),
+}
+
+/// The arguments of one kernel object.
+#[derive(Clone, Debug)]
+pub struct KernelArgs {
+    slots: Vec<ArgSlot>,
+    values: Vec<Option<ArgValue>>,
+}
+
+/// A laid-out argument block and what it refers to.
+pub struct ArgBlock {
+    /// The bytes the kernel reads.
+    pub bytes: AlignedBytes,
+    /// The buffers the block points into (kept alive while the launch runs).
+    pub buffers: Vec<Mem>,
+    /// Total `__local` bytes: the kernel's own plus every `__local` argument.
+    pub local_mem_size: u64,
+}
+
+impl KernelArgs {
+    /// No arguments set yet for a kernel with these slots.
+    pub fn new(slots: &[ArgSlot]) -> KernelArgs {
+        KernelArgs {
+            slots: slots.to_vec(),
+            values: vec![None; slots.len()],
+        }
+    }
+
+    /// The kernel's argument slots.
+    pub fn slots(&self) -> &[ArgSlot] {
+        &self.slots
+    }
+
+    /// The value set for argument `index`, if any.
+    pub fn get(&self, index: u32) -> Option<&ArgValue> {
+        self.values.get(index as usize).and_then(Option::as_ref)
+    }
+
+    /// `clSetKernelArg`: checks `value` against the parameter and records it.
+    pub fn set(&mut self, index: u32, value: ArgValue) -> Result<()> {
+        let slot = *self
+            .slots
+            .get(index as usize)
+            .ok_or(Error::InvalidArgIndex(index))?;
+        match (&value, slot.kind) {
+            (ArgValue::Bytes(bytes), ArgKind::Value | ArgKind::ByValStruct) => {
+                if bytes.len() != slot.size as usize {
+                    return Err(Error::InvalidArgSize(format!(
+                        "argument {index} takes {} bytes, got {}",
+                        slot.size,
+                        bytes.len()
+                    )));
+                }
+            }
+            (ArgValue::Buffer(_), ArgKind::GlobalPointer) => {}
+            (ArgValue::Local(size), ArgKind::LocalPointer) => {
+                if *size == 0 {
+                    return Err(Error::InvalidArgSize(format!(
+                        "__local argument {index} needs a non-zero size"
+                    )));
+                }
+            }
+            (ArgValue::Bytes(_), ArgKind::GlobalPointer) => {
+                return Err(Error::InvalidArgValue(format!(
+                    "argument {index} is a buffer, not a value"
+                )));
+            }
+            (ArgValue::Bytes(_) | ArgValue::Buffer(_), ArgKind::LocalPointer) => {
+                return Err(Error::InvalidArgValue(format!(
+                    "argument {index} is a __local pointer: set a size, not a value"
+                )));
+            }
+            (ArgValue::Local(_), _) => {
+                return Err(Error::InvalidArgValue(format!(
+                    "argument {index} is not a __local pointer"
+                )));
+            }
+            (ArgValue::Buffer(_), _) => {
+                return Err(Error::InvalidArgValue(format!(
+                    "argument {index} is a value, not a buffer"
+                )));
+            }
+        }
+        self.values[index as usize] = Some(value);
+        Ok(())
+    }
+
+    /// Lays the arguments out into a block of `args_size` bytes, placing
+    /// `__local` arguments after `static_local` bytes of the arena, each
+    /// 64-byte aligned.
+    pub fn build_block(&self, args_size: usize, static_local: u64) -> Result<ArgBlock> {
+        let bytes = AlignedBytes::zeroed(args_size)?;
+        let mut buffers = Vec::new();
+        let mut local_end = static_local;
+        for (index, (slot, value)) in self.slots.iter().zip(&self.values).enumerate() {
+            let value = value
+                .as_ref()
+                .ok_or_else(|| Error::InvalidKernelArgs(format!("argument {index} not set")))?;
+            let field: Vec<u8> = match value {
+                ArgValue::Bytes(b) => b.clone(),
+                ArgValue::Buffer(None) => 0u64.to_le_bytes().to_vec(),
+                ArgValue::Buffer(Some(mem)) => {
+                    buffers.push(mem.clone());
+                    (mem.as_ptr() as u64).to_le_bytes().to_vec()
+                }
+                ArgValue::Local(size) => {
+                    let offset = local_end.next_multiple_of(ALIGN as u64);
+                    local_end = offset.checked_add(*size).ok_or_else(|| {
+                        Error::OutOfResources("__local arguments overflow".into())
+                    })?;
+                    offset.to_le_bytes().to_vec()
+                }
+            };
+            let start = slot.offset as usize;
+            if start + field.len() > args_size {
+                return Err(Error::InvalidKernelDefinition);
+            }
+            // SAFETY: `start + field.len() <= args_size`, the block's length.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    field.as_ptr(),
+                    bytes.as_ptr().add(start),
+                    field.len(),
+                )
+            };
+        }
+        Ok(ArgBlock {
+            bytes,
+            buffers,
+            local_mem_size: local_end,
+        })
+    }
+
+    /// Bytes of `__local` memory the set arguments ask for (64-byte aligned each).
+    pub fn local_args_size(&self) -> u64 {
+        self.values
+            .iter()
+            .filter_map(|v| match v {
+                Some(ArgValue::Local(size)) => Some(size.next_multiple_of(ALIGN as u64)),
+                _ => None,
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemFlags;
+
+    fn slots() -> Vec<ArgSlot> {
+        vec![
+            ArgSlot {
+                kind: ArgKind::GlobalPointer,
+                offset: 0,
+                size: 8,
+            },
+            ArgSlot {
+                kind: ArgKind::Value,
+                offset: 8,
+                size: 4,
+            },
+            ArgSlot {
+                kind: ArgKind::LocalPointer,
+                offset: 16,
+                size: 8,
+            },
+            ArgSlot {
+                kind: ArgKind::LocalPointer,
+                offset: 24,
+                size: 8,
+            },
+        ]
+    }
+
+    #[test]
+    fn arguments_are_checked_against_their_slots() {
+        let mut args = KernelArgs::new(&slots());
+        let mem = Mem::new(MemFlags::READ_WRITE, 64).expect("buffer");
+        assert_eq!(
+            args.set(4, ArgValue::Local(4)).err(),
+            Some(Error::InvalidArgIndex(4))
+        );
+        assert!(matches!(
+            args.set(1, ArgValue::Bytes(vec![0; 8])),
+            Err(Error::InvalidArgSize(_))
+        ));
+        assert!(matches!(
+            args.set(0, ArgValue::Bytes(vec![0; 8])),
+            Err(Error::InvalidArgValue(_))
+        ));
+        assert!(matches!(
+            args.set(1, ArgValue::Buffer(Some(mem.clone()))),
+            Err(Error::InvalidArgValue(_))
+        ));
+        assert!(matches!(
+            args.set(2, ArgValue::Local(0)),
+            Err(Error::InvalidArgSize(_))
+        ));
+        assert!(matches!(
+            args.set(2, ArgValue::Bytes(vec![0; 8])),
+            Err(Error::InvalidArgValue(_))
+        ));
+        args.set(0, ArgValue::Buffer(Some(mem.clone())))
+            .expect("buffer arg");
+        args.set(1, ArgValue::Bytes(7u32.to_le_bytes().to_vec()))
+            .expect("value arg");
+        args.set(2, ArgValue::Local(100)).expect("local arg");
+        assert!(matches!(
+            args.build_block(32, 0),
+            Err(Error::InvalidKernelArgs(_))
+        ));
+        args.set(3, ArgValue::Local(10)).expect("local arg");
+
+        let block = args.build_block(32, 40).expect("block");
+        // SAFETY: the block is 32 bytes.
+        let raw = unsafe { std::slice::from_raw_parts(block.bytes.as_ptr(), 32) };
+        let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
+        assert_eq!(word(0), mem.as_ptr() as u64);
+        assert_eq!(&raw[8..12], &7u32.to_le_bytes());
+        assert_eq!(
+            word(16),
+            64,
+            "first __local argument after the static 40 bytes, aligned"
+        );
+        assert_eq!(word(24), 192, "second after the first's 100 bytes, aligned");
+        assert_eq!(block.local_mem_size, 202);
+        assert_eq!(block.buffers.len(), 1);
+        assert_eq!(args.local_args_size(), 128 + 64);
+    }
+}

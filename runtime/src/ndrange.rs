@@ -1,0 +1,411 @@
+//! NDRange launches: validation, the choice of a local size, and execution
+//! of a kernel's work-groups on the pool.
+//!
+//! Validation follows `clEnqueueNDRangeKernel`'s error list. The local size,
+//! when the application leaves it to the device, is the largest multiple of
+//! the kernel's SIMD width that divides the global size (so every chunk is
+//! full) within a budget of work-items per group; the kernel's
+//! `reqd_work_group_size` wins when it has one. Execution hands the linear
+//! group range to the pool; every thread runs its ranges with its own
+//! `__local` arena and context area.
+
+use crate::device_limits::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
+use crate::error::{Error, Result};
+use crate::kernel_args::{ArgBlock, KernelCode};
+use crate::pool::{Pool, Scratch, STATUS_PANICKED};
+use std::sync::Arc;
+use vecl_jit::abi::{KernelStatus, Launch};
+
+/// Work-items per group the device aims for when it chooses the local size.
+const PREFERRED_GROUP_ITEMS: u64 = 256;
+
+/// The status a range reports when its thread could not grow its arenas.
+const STATUS_ARENA_ALLOCATION: u32 = 0xFFFF_FF00;
+
+/// What `clEnqueueNDRangeKernel` was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NdRange {
+    /// 1 to 3.
+    pub work_dim: u32,
+    /// `global_work_offset` (zeros when absent).
+    pub offset: [u64; 3],
+    /// `global_work_size`; unused dimensions are ignored.
+    pub global: [u64; 3],
+    /// `local_work_size`, or `None` for the device to choose.
+    pub local: Option<[u64; 3]>,
+}
+
+impl NdRange {
+    /// A 1-D range of `global` items with the local size left to the device.
+    pub fn linear(global: u64) -> NdRange {
+        NdRange {
+            work_dim: 1,
+            offset: [0; 3],
+            global: [global, 1, 1],
+            local: None,
+        }
+    }
+
+    /// Sets the local size.
+    pub fn with_local(mut self, local: [u64; 3]) -> NdRange {
+        self.local = Some(local);
+        self
+    }
+}
+
+/// The program- and kernel-level rules a launch is checked against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchRules {
+    /// OpenCL 2.0+ non-uniform work-groups are allowed (the program was
+    /// built for OpenCL C 2.0 or later without `-cl-uniform-work-group-size`).
+    pub non_uniform_groups: bool,
+    /// `__attribute__((reqd_work_group_size(x, y, z)))`.
+    pub reqd_work_group_size: Option<[u32; 3]>,
+}
+
+/// Checks `range` and produces the launch the kernel will see (with
+/// `local_mem_size` left at 0 for the caller to fill in). `Ok(None)` means
+/// an empty range: there is nothing to run.
+pub fn plan_launch(
+    range: &NdRange,
+    simd_width: u32,
+    rules: &LaunchRules,
+) -> Result<Option<Launch>> {
+    let dims = range.work_dim as usize;
+    if !(1..=3).contains(&dims) {
+        return Err(Error::InvalidWorkDimension(range.work_dim));
+    }
+    let mut global = [1u64; 3];
+    let mut offset = [0u64; 3];
+    global[..dims].copy_from_slice(&range.global[..dims]);
+    offset[..dims].copy_from_slice(&range.offset[..dims]);
+    for d in 0..dims {
+        if offset[d].checked_add(global[d]).is_none() {
+            return Err(Error::InvalidGlobalOffset(format!(
+                "offset {} + global size {} overflows in dimension {d}",
+                offset[d], global[d]
+            )));
+        }
+    }
+    if global
+        .iter()
+        .try_fold(1u64, |acc, &g| acc.checked_mul(g))
+        .is_none()
+    {
+        return Err(Error::InvalidGlobalWorkSize(format!(
+            "{:?} work-items overflow",
+            &global[..dims]
+        )));
+    }
+    let reqd = rules.reqd_work_group_size.map(|r| r.map(u64::from));
+    let local = match range.local {
+        Some(requested) => {
+            let mut local = [1u64; 3];
+            local[..dims].copy_from_slice(&requested[..dims]);
+            check_local(&global, &local, dims, rules)?;
+            if let Some(reqd) = reqd {
+                if local != reqd {
+                    return Err(Error::InvalidWorkGroupSize(format!(
+                        "local size {:?} differs from the kernel's reqd_work_group_size {:?}",
+                        &local[..dims],
+                        &reqd[..dims]
+                    )));
+                }
+            }
+            local
+        }
+        None => match reqd {
+            Some(reqd) => {
+                check_local(&global, &reqd, dims, rules)?;
+                reqd
+            }
+            None => choose_local_size(&global, dims, simd_width, rules.non_uniform_groups),
+        },
+    };
+    if global[..dims].contains(&0) {
+        // OpenCL 2.1+: a zero-sized range is valid and runs nothing.
+        return Ok(None);
+    }
+    Ok(Some(Launch::new(range.work_dim, offset, global, local)))
+}
+
+/// The checks on an explicit local size.
+fn check_local(
+    global: &[u64; 3],
+    local: &[u64; 3],
+    dims: usize,
+    rules: &LaunchRules,
+) -> Result<()> {
+    if local[..dims].contains(&0) {
+        return Err(Error::InvalidWorkGroupSize("a local size of 0".into()));
+    }
+    for d in 0..dims {
+        if local[d] > MAX_WORK_ITEM_SIZES[d] {
+            return Err(Error::InvalidWorkItemSize(format!(
+                "local size {} exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES[{d}] = {}",
+                local[d], MAX_WORK_ITEM_SIZES[d]
+            )));
+        }
+    }
+    let items: u64 = local.iter().product();
+    if items > MAX_WORK_GROUP_SIZE {
+        return Err(Error::InvalidWorkGroupSize(format!(
+            "{items} work-items per group exceed the maximum {MAX_WORK_GROUP_SIZE}"
+        )));
+    }
+    if !rules.non_uniform_groups {
+        for d in 0..dims {
+            if !global[d].is_multiple_of(local[d]) {
+                return Err(Error::InvalidWorkGroupSize(format!(
+                    "global size {} is not a multiple of local size {} in dimension {d} \
+                     (non-uniform work-groups need -cl-std=CL2.0 or later)",
+                    global[d], local[d]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The local size the device picks when the application gives none.
+pub fn choose_local_size(
+    global: &[u64; 3],
+    dims: usize,
+    simd_width: u32,
+    non_uniform: bool,
+) -> [u64; 3] {
+    let width = u64::from(simd_width.max(1));
+    let mut local = [1u64; 3];
+    let mut budget = PREFERRED_GROUP_ITEMS.min(MAX_WORK_GROUP_SIZE);
+    for d in 0..dims {
+        let g = global[d].max(1);
+        let cap = budget.min(MAX_WORK_ITEM_SIZES[d]).min(g);
+        let divisors = (1..=cap).rev().filter(|l| g.is_multiple_of(*l));
+        let chosen = if d == 0 {
+            // Prefer full SIMD chunks; fall back to any divisor, or — when
+            // groups may be non-uniform and the best divisor is poor — to a
+            // multiple of the width with a partial last group.
+            let full_chunks = divisors.clone().find(|l| l % width == 0);
+            let any = divisors.clone().next().unwrap_or(1);
+            match full_chunks {
+                Some(l) => l,
+                None if non_uniform && any < width && cap >= width => cap / width * width,
+                None => any,
+            }
+        } else {
+            divisors.clone().next().unwrap_or(1)
+        };
+        local[d] = chosen;
+        budget = (budget / chosen).max(1);
+    }
+    local
+}
+
+/// Runs a planned launch of `code` to completion on `pool`.
+pub fn execute(
+    pool: &Pool,
+    code: Arc<dyn KernelCode>,
+    block: ArgBlock,
+    mut launch: Launch,
+) -> Result<()> {
+    launch.local_mem_size = block.local_mem_size;
+    if launch.local_mem_size > LOCAL_MEM_SIZE {
+        return Err(Error::OutOfResources(format!(
+            "kernel `{}` needs {} bytes of __local memory; the device has {LOCAL_MEM_SIZE}",
+            code.name(),
+            launch.local_mem_size
+        )));
+    }
+    let local_len = launch.local_mem_size as usize;
+    let context_len = usize::try_from(code.context_size(launch.items_per_group()))
+        .map_err(|_| Error::OutOfResources("context area too large".into()))?;
+    let body_code = Arc::clone(&code);
+    let body = move |first: u64, end: u64, scratch: &mut Scratch| {
+        let Ok((local_mem, context)) = scratch.arenas(local_len, context_len) else {
+            return STATUS_ARENA_ALLOCATION;
+        };
+        // The buffers the block points to are kept alive by `block.buffers`,
+        // owned by this closure.
+        let _keep_alive = &block.buffers;
+        // SAFETY: the block was laid out by `KernelArgs::build_block` for this
+        // kernel's slots and its buffers are alive; the arenas are 64-byte
+        // aligned and as large as the launch and the kernel require.
+        unsafe {
+            body_code.run_groups(
+                block.bytes.as_ptr(),
+                &launch,
+                first,
+                end,
+                local_mem,
+                context,
+            )
+        }
+    };
+    let status = pool.run(launch.total_groups(), Arc::new(body));
+    if status == 0 {
+        return Ok(());
+    }
+    Err(Error::OutOfResources(format!(
+        "kernel `{}` stopped: {}",
+        code.name(),
+        describe_status(status)
+    )))
+}
+
+/// A kernel status in words.
+pub fn describe_status(status: u32) -> String {
+    match status {
+        s if s == KernelStatus::OutOfBounds as u32 => "memory access out of bounds".into(),
+        s if s == KernelStatus::DivergentBarrier as u32 => {
+            "barrier not reached by every work-item of a group".into()
+        }
+        s if s == KernelStatus::Trap as u32 => "a builtin trapped at run time".into(),
+        STATUS_PANICKED => "the kernel's host code panicked".into(),
+        STATUS_ARENA_ALLOCATION => "cannot allocate __local memory or the context area".into(),
+        s => format!("status {s}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(range: NdRange, rules: LaunchRules) -> Result<Option<Launch>> {
+        plan_launch(&range, 8, &rules)
+    }
+
+    #[test]
+    fn explicit_local_sizes_are_validated() {
+        let uniform = LaunchRules::default();
+        let r = |g: u64, l: u64| NdRange::linear(g).with_local([l, 1, 1]);
+        assert!(matches!(
+            plan(r(100, 0), uniform),
+            Err(Error::InvalidWorkGroupSize(_))
+        ));
+        assert!(matches!(
+            plan(r(4096, 2048), uniform),
+            Err(Error::InvalidWorkItemSize(_))
+        ));
+        assert!(matches!(
+            plan(r(100, 30), uniform),
+            Err(Error::InvalidWorkGroupSize(_))
+        ));
+        let big = NdRange {
+            work_dim: 2,
+            offset: [0; 3],
+            global: [64, 64, 1],
+            local: Some([64, 32, 1]),
+        };
+        assert!(matches!(
+            plan(big, uniform),
+            Err(Error::InvalidWorkGroupSize(_))
+        ));
+        let ok = plan(r(100, 25), uniform)
+            .expect("valid")
+            .expect("non-empty");
+        assert_eq!(ok.num_groups, [4, 1, 1]);
+        // OpenCL 2.0 non-uniform groups: the last group is partial.
+        let non_uniform = LaunchRules {
+            non_uniform_groups: true,
+            ..LaunchRules::default()
+        };
+        let partial = plan(r(100, 30), non_uniform)
+            .expect("valid")
+            .expect("non-empty");
+        assert_eq!(partial.num_groups, [4, 1, 1]);
+    }
+
+    #[test]
+    fn dimensions_offsets_and_empty_ranges() {
+        let rules = LaunchRules::default();
+        let mut bad = NdRange::linear(16);
+        bad.work_dim = 4;
+        assert_eq!(plan(bad, rules).err(), Some(Error::InvalidWorkDimension(4)));
+        bad.work_dim = 0;
+        assert_eq!(plan(bad, rules).err(), Some(Error::InvalidWorkDimension(0)));
+        let overflow = NdRange {
+            work_dim: 1,
+            offset: [u64::MAX, 0, 0],
+            global: [2, 1, 1],
+            local: None,
+        };
+        assert!(matches!(
+            plan(overflow, rules),
+            Err(Error::InvalidGlobalOffset(_))
+        ));
+        let huge = NdRange {
+            work_dim: 2,
+            offset: [0; 3],
+            global: [u64::MAX, 4, 1],
+            local: None,
+        };
+        assert!(matches!(
+            plan(huge, rules),
+            Err(Error::InvalidGlobalWorkSize(_))
+        ));
+        assert_eq!(plan(NdRange::linear(0), rules), Ok(None));
+        // Unused dimensions are 1 whatever the caller left there.
+        let one_d = NdRange {
+            work_dim: 1,
+            offset: [5, 9, 9],
+            global: [64, 0, 0],
+            local: None,
+        };
+        let launch = plan(one_d, rules).expect("valid").expect("non-empty");
+        assert_eq!(launch.global_size, [64, 1, 1]);
+        assert_eq!(launch.global_offset, [5, 0, 0]);
+    }
+
+    #[test]
+    fn reqd_work_group_size_is_honoured() {
+        let rules = LaunchRules {
+            reqd_work_group_size: Some([16, 2, 1]),
+            ..LaunchRules::default()
+        };
+        let range = NdRange {
+            work_dim: 2,
+            offset: [0; 3],
+            global: [64, 8, 1],
+            local: None,
+        };
+        let launch = plan(range, rules).expect("valid").expect("non-empty");
+        assert_eq!(launch.local_size, [16, 2, 1]);
+        assert!(matches!(
+            plan(range.with_local([8, 2, 1]), rules),
+            Err(Error::InvalidWorkGroupSize(_))
+        ));
+        let misfit = NdRange {
+            work_dim: 2,
+            offset: [0; 3],
+            global: [24, 8, 1],
+            local: None,
+        };
+        assert!(matches!(
+            plan(misfit, rules),
+            Err(Error::InvalidWorkGroupSize(_))
+        ));
+    }
+
+    #[test]
+    fn chosen_local_sizes_divide_and_fill_chunks() {
+        for (global, expect) in [
+            (1u64 << 24, 256u64),
+            (1000, 200),
+            (96, 96),
+            (7, 7),
+            (1, 1),
+            (1023, 93),
+        ] {
+            let local = choose_local_size(&[global, 1, 1], 1, 8, false);
+            assert_eq!(local[0], expect, "global {global}");
+            assert_eq!(global % local[0], 0);
+        }
+        // A prime size with non-uniform groups allowed: full chunks, partial last group.
+        assert_eq!(choose_local_size(&[1_000_003, 1, 1], 1, 8, true)[0], 256);
+        assert_eq!(choose_local_size(&[1_000_003, 1, 1], 1, 8, false)[0], 1);
+        // 2-D: the budget is shared across dimensions.
+        let local = choose_local_size(&[16, 1024, 1], 2, 8, false);
+        assert_eq!(local, [16, 16, 1]);
+        assert!(local.iter().product::<u64>() <= MAX_WORK_GROUP_SIZE);
+    }
+}

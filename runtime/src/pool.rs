@@ -1,0 +1,455 @@
+//! The process-wide work-stealing pool that runs NDRanges.
+//!
+//! One set of worker threads serves every queue of the process (one thread
+//! per core, or `VECL_THREADS`; the thread that submits a job is one of them,
+//! so `threads - 1` are spawned). A job is a range of work-group indices and
+//! a body that runs a sub-range. Whoever holds a range splits it in halves,
+//! keeping the lower half and publishing the upper one, until it reaches the
+//! job's grain; idle workers steal the published halves (largest first, from
+//! the FIFO end of crossbeam-deque), so a long NDRange spreads across the
+//! cores with a logarithmic number of steals and no per-group queue traffic.
+//!
+//! Each thread owns a [`Scratch`]: the `__local` arena and the context area
+//! that a work-group needs, 64-byte aligned and grown on demand, so running a
+//! group allocates nothing. A job of very few groups runs inline on the
+//! submitting thread without waking anyone: launching a tiny kernel costs a
+//! function call, not a round of thread wake-ups.
+
+use crate::error::Result;
+use crate::host_alloc::AlignedBytes;
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use std::cell::RefCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
+
+/// Jobs of at most this many groups run inline on the submitting thread.
+pub const INLINE_GROUPS: u64 = 2;
+
+/// The status a job reports when its body panicked (a bug, but never a hang).
+pub const STATUS_PANICKED: u32 = 3;
+
+/// A thread's per-work-group scratch memory: the `__local` arena and the
+/// context area that carries values across barriers.
+pub struct Scratch {
+    local: AlignedBytes,
+    context: AlignedBytes,
+}
+
+impl Scratch {
+    /// Empty arenas; they grow on first use.
+    pub fn new() -> Scratch {
+        Scratch {
+            local: AlignedBytes::empty(),
+            context: AlignedBytes::empty(),
+        }
+    }
+
+    /// Pointers to a `__local` arena of at least `local` bytes and a context
+    /// area of at least `context` bytes, both 64-byte aligned. They stay valid
+    /// until the next call on this `Scratch`.
+    pub fn arenas(&mut self, local: usize, context: usize) -> Result<(*mut u8, *mut u8)> {
+        self.local.ensure(local)?;
+        self.context.ensure(context)?;
+        Ok((self.local.as_ptr(), self.context.as_ptr()))
+    }
+}
+
+/// The body of a job: runs groups `[first, end)` with the thread's scratch
+/// memory and returns 0, or a non-zero status that stops the job.
+pub type JobBody = dyn Fn(u64, u64, &mut Scratch) -> u32 + Send + Sync;
+
+/// One parallel range in flight.
+struct Job {
+    body: Arc<JobBody>,
+    /// Groups not yet run (or skipped after a failure).
+    remaining: AtomicU64,
+    /// The first non-zero status any range returned.
+    status: AtomicU32,
+    /// Ranges longer than this are split before they run.
+    grain: u64,
+    done: Mutex<bool>,
+    done_cond: Condvar,
+}
+
+impl Job {
+    /// Runs `[start, end)` unless the job already failed, then accounts for it.
+    fn execute(&self, start: u64, end: u64, scratch: &mut Scratch) {
+        if self.status.load(Ordering::Relaxed) == 0 {
+            let status = catch_unwind(AssertUnwindSafe(|| (self.body)(start, end, scratch)))
+                .unwrap_or(STATUS_PANICKED);
+            if status != 0 {
+                let _ =
+                    self.status
+                        .compare_exchange(0, status, Ordering::AcqRel, Ordering::Relaxed);
+            }
+        }
+        let n = end - start;
+        if self.remaining.fetch_sub(n, Ordering::AcqRel) == n {
+            let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+            *done = true;
+            self.done_cond.notify_all();
+        }
+    }
+
+    fn wait(&self) {
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        while !*done {
+            done = self.done_cond.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.remaining.load(Ordering::Acquire) == 0
+    }
+}
+
+/// A range of one job's groups, the unit of stealing.
+struct Task {
+    job: Arc<Job>,
+    start: u64,
+    end: u64,
+}
+
+/// The worker pool. There is one per process: [`Pool::global`].
+pub struct Pool {
+    threads: usize,
+    injector: Injector<Task>,
+    stealers: Vec<Stealer<Task>>,
+    sleep_lock: Mutex<()>,
+    wake: Condvar,
+    sleepers: AtomicUsize,
+}
+
+thread_local! {
+    /// The scratch memory of a thread that submits jobs (or runs them inline).
+    static CALLER_SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
+}
+
+impl Pool {
+    /// The process-wide pool, started on first use with `VECL_THREADS`
+    /// threads (default: one per core).
+    pub fn global() -> &'static Arc<Pool> {
+        static POOL: OnceLock<Arc<Pool>> = OnceLock::new();
+        POOL.get_or_init(|| Pool::start(thread_count_from_env()))
+    }
+
+    /// Starts a pool of `threads` threads in total (the submitting thread
+    /// counts as one, so `threads - 1` are spawned). Worker threads live as
+    /// long as the process.
+    pub fn start(threads: usize) -> Arc<Pool> {
+        let threads = threads.max(1);
+        let deques: Vec<Worker<Task>> = (1..threads).map(|_| Worker::new_lifo()).collect();
+        let pool = Arc::new(Pool {
+            threads,
+            injector: Injector::new(),
+            stealers: deques.iter().map(Worker::stealer).collect(),
+            sleep_lock: Mutex::new(()),
+            wake: Condvar::new(),
+            sleepers: AtomicUsize::new(0),
+        });
+        for (index, deque) in deques.into_iter().enumerate() {
+            let pool = Arc::clone(&pool);
+            let spawned = std::thread::Builder::new()
+                .name(format!("vecl-worker-{index}"))
+                .spawn(move || pool.worker_loop(deque));
+            // A pool that could not spawn every thread still works: the
+            // submitting thread runs whatever no worker takes.
+            drop(spawned);
+        }
+        pool
+    }
+
+    /// Threads that run work-groups, the submitting thread included.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `body` over groups `[0, total)` and returns 0 or the first
+    /// non-zero status a range returned (ranges not yet started when a
+    /// failure is seen are skipped). The calling thread takes part and
+    /// returns when every group has run or been skipped.
+    pub fn run(&self, total: u64, body: Arc<JobBody>) -> u32 {
+        if total == 0 {
+            return 0;
+        }
+        if total <= INLINE_GROUPS || self.threads == 1 {
+            return with_caller_scratch(|scratch| {
+                catch_unwind(AssertUnwindSafe(|| body(0, total, scratch)))
+                    .unwrap_or(STATUS_PANICKED)
+            });
+        }
+        let grain = (total / (self.threads as u64 * 8)).max(1);
+        let job = Arc::new(Job {
+            body,
+            remaining: AtomicU64::new(total),
+            status: AtomicU32::new(0),
+            grain,
+            done: Mutex::new(false),
+            done_cond: Condvar::new(),
+        });
+        with_caller_scratch(|scratch| {
+            self.run_task(
+                Task {
+                    job: Arc::clone(&job),
+                    start: 0,
+                    end: total,
+                },
+                None,
+                scratch,
+            );
+            // Help with whatever is published until our job is finished.
+            while !job.is_done() {
+                match self.find_task(None) {
+                    Some(task) => self.run_task(task, None, scratch),
+                    None => break,
+                }
+            }
+        });
+        job.wait();
+        job.status.load(Ordering::Acquire)
+    }
+
+    /// Splits a task down to its job's grain (publishing the upper halves)
+    /// and runs what is left.
+    fn run_task(&self, task: Task, own: Option<&Worker<Task>>, scratch: &mut Scratch) {
+        let Task {
+            job,
+            start,
+            mut end,
+        } = task;
+        while end - start > job.grain && job.status.load(Ordering::Relaxed) == 0 {
+            let mid = start + (end - start) / 2;
+            let half = Task {
+                job: Arc::clone(&job),
+                start: mid,
+                end,
+            };
+            match own {
+                Some(deque) => deque.push(half),
+                None => self.injector.push(half),
+            }
+            self.wake_one();
+            end = mid;
+        }
+        job.execute(start, end, scratch);
+    }
+
+    /// The next task: the thread's own deque first, then the injector, then
+    /// other workers' deques.
+    fn find_task(&self, own: Option<&Worker<Task>>) -> Option<Task> {
+        if let Some(task) = own.and_then(Worker::pop) {
+            return Some(task);
+        }
+        loop {
+            let mut retry = false;
+            let stolen = match own {
+                Some(deque) => self.injector.steal_batch_and_pop(deque),
+                None => self.injector.steal(),
+            };
+            match stolen {
+                Steal::Success(task) => return Some(task),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+            for stealer in &self.stealers {
+                match stealer.steal() {
+                    Steal::Success(task) => return Some(task),
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !retry {
+                return None;
+            }
+        }
+    }
+
+    fn has_published_work(&self) -> bool {
+        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    }
+
+    fn wake_one(&self) {
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _guard = self.sleep_lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.wake.notify_one();
+        }
+    }
+
+    fn worker_loop(&self, own: Worker<Task>) {
+        let mut scratch = Scratch::new();
+        loop {
+            if let Some(task) = self.find_task(Some(&own)) {
+                self.run_task(task, Some(&own), &mut scratch);
+                continue;
+            }
+            // Spin briefly: another range is usually published soon after
+            // the last one finished.
+            let mut found = None;
+            for _ in 0..64 {
+                std::hint::spin_loop();
+                found = self.find_task(Some(&own));
+                if found.is_some() {
+                    break;
+                }
+            }
+            if let Some(task) = found {
+                self.run_task(task, Some(&own), &mut scratch);
+                continue;
+            }
+            let guard = self.sleep_lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.sleepers.fetch_add(1, Ordering::SeqCst);
+            if !self.has_published_work() {
+                // The timeout is a safety net only; publishers notify.
+                let _ = self.wake.wait_timeout(guard, Duration::from_millis(200));
+            }
+            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Runs `f` with the calling thread's scratch memory.
+fn with_caller_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut f = Some(f);
+    let attempt = CALLER_SCRATCH.try_with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return None;
+        };
+        let scratch = slot.get_or_insert_with(Scratch::new);
+        f.take().map(|f| f(scratch))
+    });
+    match (attempt, f) {
+        (Ok(Some(result)), _) => result,
+        // Re-entered, or thread-local storage gone: use fresh scratch.
+        (_, Some(f)) => {
+            let mut fresh = Scratch::new();
+            f(&mut fresh)
+        }
+        (_, None) => unreachable!("the closure ran but produced no result"),
+    }
+}
+
+/// `VECL_THREADS` if set to a positive number, else one per core.
+fn thread_count_from_env() -> usize {
+    std::env::var("VECL_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU8;
+
+    /// Runs a job that counts how often each group ran.
+    fn count_runs(pool: &Pool, total: u64) -> Vec<u8> {
+        let hits: Arc<Vec<AtomicU8>> = Arc::new((0..total).map(|_| AtomicU8::new(0)).collect());
+        let seen = Arc::clone(&hits);
+        let status = pool.run(
+            total,
+            Arc::new(move |first, end, _scratch: &mut Scratch| {
+                for g in first..end {
+                    seen[g as usize].fetch_add(1, Ordering::Relaxed);
+                }
+                0
+            }),
+        );
+        assert_eq!(status, 0);
+        hits.iter().map(|h| h.load(Ordering::Relaxed)).collect()
+    }
+
+    #[test]
+    fn every_group_runs_exactly_once() {
+        for threads in [1, 2, 4] {
+            let pool = Pool::start(threads);
+            for total in [1u64, 2, 3, 7, 64, 1000, 12345] {
+                let runs = count_runs(&pool, total);
+                assert!(
+                    runs.iter().all(|&n| n == 1),
+                    "threads {threads} total {total}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn work_spreads_over_threads() {
+        let pool = Pool::start(4);
+        let names = Arc::new(Mutex::new(std::collections::HashSet::new()));
+        let seen = Arc::clone(&names);
+        pool.run(
+            256,
+            Arc::new(move |_, _, _: &mut Scratch| {
+                std::thread::sleep(Duration::from_millis(1));
+                let name = std::thread::current()
+                    .name()
+                    .unwrap_or("caller")
+                    .to_string();
+                seen.lock().map(|mut s| s.insert(name)).ok();
+                0
+            }),
+        );
+        let threads = names.lock().map(|s| s.len()).unwrap_or(0);
+        assert!(threads >= 2, "only {threads} thread(s) ran groups");
+    }
+
+    #[test]
+    fn failure_status_is_reported_and_job_completes() {
+        let pool = Pool::start(3);
+        let status = pool.run(
+            10_000,
+            Arc::new(
+                |first, end, _: &mut Scratch| if (first..end).contains(&5000) { 7 } else { 0 },
+            ),
+        );
+        assert_eq!(status, 7);
+        // The pool is still usable afterwards.
+        assert!(count_runs(&pool, 500).iter().all(|&n| n == 1));
+    }
+
+    #[test]
+    fn panicking_body_is_a_status_not_a_hang() {
+        let pool = Pool::start(2);
+        let status = pool.run(
+            100,
+            Arc::new(|first, _, _: &mut Scratch| {
+                if first == 0 {
+                    panic!("deliberate");
+                }
+                0
+            }),
+        );
+        assert_eq!(status, STATUS_PANICKED);
+    }
+
+    #[test]
+    fn scratch_arenas_are_aligned_and_reused() {
+        let mut scratch = Scratch::new();
+        let (l1, c1) = scratch.arenas(1000, 200).expect("arenas");
+        assert_eq!(l1 as usize % 64, 0);
+        assert_eq!(c1 as usize % 64, 0);
+        let (l2, c2) = scratch.arenas(500, 100).expect("arenas");
+        assert_eq!((l1, c1), (l2, c2));
+    }
+
+    #[test]
+    fn concurrent_submitters_share_the_pool() {
+        let pool = Pool::start(3);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for total in [5u64, 300, 4000] {
+                        assert!(count_runs(&pool, total).iter().all(|&n| n == 1));
+                    }
+                });
+            }
+        });
+    }
+}
