@@ -825,11 +825,11 @@ impl<'a> Parser<'a> {
             }
         }
         self.k += 1;
-        if failed {
-            Err(Reported)
-        } else {
-            Ok(out)
-        }
+        // Statements that failed to parse are dropped (their errors are
+        // reported); the rest still reach semantic analysis, so one build
+        // reports the errors of the whole function.
+        let _ = failed;
+        Ok(out)
     }
 
     /// Skips the rest of a broken statement: to `;` or a `}` at this level.

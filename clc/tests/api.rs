@@ -1,0 +1,210 @@
+//! The public API's contract: options, logs, kernel metadata, globals,
+//! includes and predefined macros.
+
+use vecl_clc::{build, build_with_headers, BuildError};
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_ir::{AccessQualifier, AddressSpace, Scalar, Type};
+
+fn log_of(r: Result<vecl_clc::Build, BuildError>) -> String {
+    match r {
+        Err(BuildError::Failed { log }) => log,
+        other => panic!("expected a failed build, got {other:?}"),
+    }
+}
+
+/// Builds a one-output kernel `k(global int *out)` and returns `out[0..n]` after one work-item.
+fn run_ints(src: &str, options: &str, n: usize) -> Vec<i32> {
+    let built = build(src, options).unwrap_or_else(|e| panic!("{e}"));
+    vecl_ir::verify::verify_module(&built.module)
+        .unwrap_or_else(|e| panic!("{}", vecl_ir::verify::format_errors(&e)));
+    let mut args = [KernelArg::Buffer(vec![0; 4 * n])];
+    run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
+    let KernelArg::Buffer(b) = &args[0] else {
+        unreachable!()
+    };
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn several_errors_are_reported_in_one_build() {
+    let log = log_of(build(
+        "kernel void k(global int *a) {\n  a[0] = x;\n  a[1] = y;\n  int z = 1\n  a[2] = z;\n}\n",
+        "",
+    ));
+    assert!(
+        log.contains("<source>:2:10: error: use of undeclared identifier 'x'"),
+        "{log}"
+    );
+    assert!(
+        log.contains("<source>:3:10: error: use of undeclared identifier 'y'"),
+        "{log}"
+    );
+    assert!(log.contains("<source>:4:12: error: expected ';'"), "{log}");
+    assert!(log.contains("3 errors generated."), "{log}");
+    // Source line and caret under the column.
+    assert!(log.contains("  a[0] = x;\n         ^\n"), "{log}");
+}
+
+#[test]
+fn unknown_options_are_invalid_options() {
+    match build("kernel void k() {}", "-cl-mad-enable -O3") {
+        Err(BuildError::InvalidOptions(m)) => assert!(m.contains("-O3"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let all = "-D A=1 -DB -I /nonexistent -cl-std=CL1.2 -cl-opt-disable -cl-mad-enable -cl-no-signed-zeros \
+               -cl-unsafe-math-optimizations -cl-finite-math-only -cl-fast-relaxed-math -cl-denorms-are-zero \
+               -cl-single-precision-constant -cl-kernel-arg-info -w";
+    assert!(build("kernel void k() {}", all).is_ok());
+}
+
+#[test]
+fn warnings_go_to_the_log_and_werror_fails() {
+    let src = "#warning check this\nkernel void k(global int *a) { a[0] = 1; }";
+    let ok = build(src, "").expect("a warning is not an error");
+    assert!(
+        ok.log
+            .contains("<source>:1:2: warning: #warning check this"),
+        "{}",
+        ok.log
+    );
+    assert!(build(src, "-w").expect("builds").log.is_empty());
+    assert!(log_of(build(src, "-Werror")).contains("error: #warning check this"));
+}
+
+#[test]
+fn line_directive_renames_file_and_renumbers() {
+    let log = log_of(build(
+        "kernel void k(global int *a) {\n#line 100 \"kern.cl\"\n  a[0] = bad;\n}\n",
+        "",
+    ));
+    assert!(
+        log.contains("kern.cl:100:10: error: use of undeclared identifier 'bad'"),
+        "{log}"
+    );
+}
+
+#[test]
+fn includes_find_supplied_headers_and_include_dirs() {
+    let headers = [
+        ("defs.h", "#define K 7\n#include \"more.h\"\n"),
+        ("more.h", "int twice(int x) { return 2 * x; }\n"),
+    ];
+    let src = "#include \"defs.h\"\nkernel void k(global int *out) { out[0] = twice(K); }";
+    let built = build_with_headers(src, "", &headers).unwrap_or_else(|e| panic!("{e}"));
+    let mut args = [KernelArg::Buffer(vec![0; 4])];
+    run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
+    assert_eq!(args[0], KernelArg::Buffer(14i32.to_le_bytes().to_vec()));
+
+    let dir = std::env::temp_dir().join(format!("vecl-clc-inc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("val.h"), "#define VAL 21\n").unwrap();
+    let out = run_ints(
+        "#include <val.h>\nkernel void k(global int *out) { out[0] = VAL; }",
+        &format!("-I {}", dir.display()),
+        1,
+    );
+    assert_eq!(out, [21]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn predefined_macros_follow_the_options() {
+    let src = "kernel void k(global int *out) {
+        out[0] = __OPENCL_VERSION__; out[1] = __OPENCL_C_VERSION__; out[2] = CL_VERSION_1_2;
+        out[3] = __ENDIAN_LITTLE__;
+    #ifdef __FAST_RELAXED_MATH__
+        out[4] = 1;
+    #endif
+    #if defined(cl_khr_global_int32_base_atomics) && defined(FP_FAST_FMAF)
+        out[5] = 1;
+    #endif
+        out[6] = __LINE__;
+    }";
+    assert_eq!(run_ints(src, "", 7), [300, 120, 120, 1, 0, 1, 10]);
+    assert_eq!(
+        run_ints(src, "-cl-std=CL2.0 -cl-fast-relaxed-math", 7),
+        [300, 200, 120, 1, 1, 1, 10]
+    );
+}
+
+#[test]
+fn single_precision_constant_makes_literals_float() {
+    let src = "kernel void k(global int *out) { out[0] = sizeof(1.0); }";
+    assert_eq!(run_ints(src, "", 1), [8]);
+    assert_eq!(run_ints(src, "-cl-single-precision-constant", 1), [4]);
+}
+
+#[test]
+fn kernel_arg_info_is_as_written() {
+    let src = "typedef struct { int a; } S;
+        __kernel __attribute__((reqd_work_group_size(8, 4, 1))) __attribute__((vec_type_hint(float4)))
+        void k(__global const float *restrict a, __constant uint *b, __local float4 *c,
+               unsigned int n, float4 v, S s, __global volatile int *d, read_only __global char *e) { }";
+    let built = build(src, "").unwrap_or_else(|e| panic!("{e}"));
+    let (_, f) = built.module.function_by_name("k").unwrap();
+    let info = f.kernel.as_ref().unwrap();
+    let names: Vec<&str> = info.args.iter().map(|a| a.type_name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["float*", "uint*", "float4*", "uint", "float4", "S", "int*", "char*"]
+    );
+    let spaces: Vec<AddressSpace> = info.args.iter().map(|a| a.address).collect();
+    use AddressSpace::*;
+    assert_eq!(
+        spaces,
+        [Global, Constant, Local, Private, Private, Private, Global, Global]
+    );
+    assert!(info.args[0].qualifiers.is_const && info.args[0].qualifiers.is_restrict);
+    assert!(
+        info.args[1].qualifiers.is_const,
+        "__constant pointees are const"
+    );
+    assert!(!info.args[3].qualifiers.is_const);
+    assert!(info.args[6].qualifiers.is_volatile);
+    assert_eq!(info.args[7].access, AccessQualifier::ReadOnly);
+    assert_eq!(info.reqd_work_group_size, Some([8, 4, 1]));
+    assert_eq!(info.vec_type_hint, Some(Type::vector(Scalar::F32, 4)));
+    // The struct argument is passed by value as a private copy.
+    assert!(f.params[5].byval);
+}
+
+#[test]
+fn constant_data_and_local_variables_become_globals() {
+    let src = "__constant int table[3] = {1, 2, 3};
+        kernel void k(global int *out) { __local float tile[16]; tile[0] = 1.0f; out[0] = table[2]; }";
+    let built = build(src, "").unwrap_or_else(|e| panic!("{e}"));
+    let g = &built.module.globals;
+    let t = g.iter().find(|g| g.name == "table").expect("table");
+    assert_eq!(t.space, AddressSpace::Constant);
+    assert_eq!(
+        t.init.as_deref(),
+        Some(&[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0][..])
+    );
+    let l = g.iter().find(|g| g.name == "k.tile").expect("k.tile");
+    assert_eq!(
+        (l.space, l.ty.clone(), l.init.clone()),
+        (AddressSpace::Local, Type::array(Type::F32, 16), None)
+    );
+}
+
+#[test]
+fn printf_and_string_literals_lower_to_builtin_calls() {
+    let built = build(
+        "kernel void k(global int *a) { printf(\"%d\\n\", a[0]); }",
+        "",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    vecl_ir::verify::verify_module(&built.module)
+        .unwrap_or_else(|e| panic!("{}", vecl_ir::verify::format_errors(&e)));
+    let (_, f) = built.module.function_by_name("k").unwrap();
+    assert!(f.insts.iter().any(
+        |i| matches!(&i.inst, vecl_ir::Inst::Builtin(n, args) if n == "printf" && args.len() == 2)
+    ));
+    assert!(built
+        .module
+        .globals
+        .iter()
+        .any(|g| g.init.as_deref() == Some(b"%d\n\0")));
+}
