@@ -632,3 +632,174 @@ fn private_array_overrun_is_out_of_bounds() {
         "{text}"
     );
 }
+
+fn constant_string(name: &str, text: &str) -> Global {
+    let mut bytes = text.as_bytes().to_vec();
+    bytes.push(0);
+    Global {
+        name: name.into(),
+        space: AddressSpace::Constant,
+        ty: Type::array(Type::Scalar(Scalar::I8), bytes.len() as u32),
+        init: Some(bytes),
+    }
+}
+
+/// `printf("item %d: %5.2f %v2hld|%s|%-4x|\n", (int)i, i * 1.5f, (int2)(i, -i), "ok", i + 10);`
+#[test]
+fn printf_output_is_whole_per_call_in_item_order() {
+    let fmt = constant_string("fmt", "item %d: %5.2f %v2hld|%s|%-4x|\n");
+    let ok = constant_string("ok", "ok");
+    let cstr = Type::ptr(AddressSpace::Constant, Type::Scalar(Scalar::I8));
+    let mut b = FunctionBuilder::new("k", vec![], Type::Void);
+    let f_arr = b.push(
+        Inst::GlobalAddr(GlobalId(0)),
+        Type::ptr(AddressSpace::Constant, fmt.ty.clone()),
+    );
+    let f_ptr = b.push(Inst::PtrCast(f_arr), cstr.clone());
+    let s_arr = b.push(
+        Inst::GlobalAddr(GlobalId(1)),
+        Type::ptr(AddressSpace::Constant, ok.ty.clone()),
+    );
+    let s_ptr = b.push(Inst::PtrCast(s_arr), cstr.clone());
+    let i = gid(&mut b);
+    let ii = b.push(
+        Inst::Convert {
+            value: i,
+            saturate: false,
+            rounding: Rounding::Default,
+        },
+        Type::I32,
+    );
+    let fi = b.push(
+        Inst::Convert {
+            value: i,
+            saturate: false,
+            rounding: Rounding::Default,
+        },
+        Type::F32,
+    );
+    let k = b.const_f32(1.5);
+    let x = b.binary(BinaryOp::Mul, fi, k);
+    let neg = b.push(Inst::Unary(UnaryOp::Neg, ii), Type::I32);
+    let v = b.push(Inst::Construct(vec![ii, neg]), Type::vector(Scalar::I32, 2));
+    let ten = b.const_i32(10);
+    let h = b.binary(BinaryOp::Add, ii, ten);
+    b.push(
+        Inst::Builtin("printf".into(), vec![f_ptr, ii, x, v, s_ptr, h]),
+        Type::I32,
+    );
+    let module = Module {
+        globals: vec![fmt, ok],
+        functions: vec![kernel(b.finish())],
+        ..Module::default()
+    };
+    let mut out = Vec::new();
+    vecl_ir::interp::run_kernel_capture(&module, "k", &mut [], &NdRange::linear(7, 4), &mut out)
+        .unwrap();
+    let want: String = (0..7)
+        .map(|i: i32| {
+            format!(
+                "item {i}: {:5.2} {},{}|ok|{:<4x}|\n",
+                i as f32 * 1.5,
+                i,
+                -i,
+                i + 10
+            )
+        })
+        .collect();
+    assert_eq!(String::from_utf8(out).unwrap(), want);
+}
+
+/// ```c
+/// kernel void k(global float *in, global float *out, local float *tile) {
+///     event_t e = async_work_group_copy(tile, in + get_group_id(0) * 8, 8, 0);
+///     wait_group_events(1, &e);
+///     size_t l = get_local_id(0);
+///     float whole;
+///     float f = fract(tile[(l + 1) % 8], &whole);
+///     float c;
+///     float s = sincos(f, &c);
+///     out[3 * i] = f; out[3 * i + 1] = whole; out[3 * i + 2] = s * s + c * c;
+/// }
+/// ```
+#[test]
+fn async_copy_and_builtins_with_output_pointers() {
+    let pf = gptr(Type::F32);
+    let lf = Type::ptr(AddressSpace::Local, Type::F32);
+    let params = vec![
+        param("in", pf.clone()),
+        param("out", pf.clone()),
+        param("tile", lf.clone()),
+    ];
+    let mut b = FunctionBuilder::new("k", params, Type::Void);
+    let (pin, out, tile) = (b.param(0), b.param(1), b.param(2));
+    let zero = b.const_u32(0);
+    let grp = b.push(Inst::WorkItem(WorkItemFn::GroupId, Some(zero)), Type::U64);
+    let lid = b.push(Inst::WorkItem(WorkItemFn::LocalId, Some(zero)), Type::U64);
+    let eight = b.push(Inst::Const(8), Type::U64);
+    let off = b.binary(BinaryOp::Mul, grp, eight);
+    let src = b.push(Inst::Index(pin, off), pf.clone());
+    let no_event = b.push(Inst::Const(0), Type::U64);
+    let e = b.push(
+        Inst::Builtin(
+            "async_work_group_copy".into(),
+            vec![tile, src, eight, no_event],
+        ),
+        Type::U64,
+    );
+    let ev_slot = b.new_slot("e", Type::U64);
+    let ev = b.push(Inst::SlotAddr(ev_slot), pptr(Type::U64));
+    b.store(ev, e);
+    let one_i = b.const_i32(1);
+    b.push(
+        Inst::Builtin("wait_group_events".into(), vec![one_i, ev]),
+        Type::Void,
+    );
+    let one = b.push(Inst::Const(1), Type::U64);
+    let next = b.binary(BinaryOp::Add, lid, one);
+    let k = b.binary(BinaryOp::Rem, next, eight);
+    let tk = b.push(Inst::Index(tile, k), lf.clone());
+    let t = b.load(tk);
+    let whole_slot = b.new_slot("whole", Type::F32);
+    let whole = b.push(Inst::SlotAddr(whole_slot), pptr(Type::F32));
+    let fr = b.push(Inst::Builtin("fract".into(), vec![t, whole]), Type::F32);
+    let c_slot = b.new_slot("c", Type::F32);
+    let cp = b.push(Inst::SlotAddr(c_slot), pptr(Type::F32));
+    let s = b.push(Inst::Builtin("sincos".into(), vec![fr, cp]), Type::F32);
+    let c = b.load(cp);
+    let ss = b.binary(BinaryOp::Mul, s, s);
+    let cc = b.binary(BinaryOp::Mul, c, c);
+    let one_f = b.binary(BinaryOp::Add, ss, cc);
+    let w = b.load(whole);
+    let i = gid(&mut b);
+    let three = b.push(Inst::Const(3), Type::U64);
+    let base = b.binary(BinaryOp::Mul, i, three);
+    for (j, v) in [fr, w, one_f].into_iter().enumerate() {
+        let jj = b.push(Inst::Const(j as u64), Type::U64);
+        let at = b.binary(BinaryOp::Add, base, jj);
+        let p = b.push(Inst::Index(out, at), pf.clone());
+        b.store(p, v);
+    }
+    let module = Module {
+        functions: vec![kernel(b.finish())],
+        ..Module::default()
+    };
+    let n = 24;
+    let input: Vec<f32> = (0..n).map(|k| k as f32 * 0.75 - 7.3).collect();
+    let mut args = [
+        KernelArg::Buffer(f32_bytes(&input)),
+        KernelArg::Buffer(vec![0; n * 12]),
+        KernelArg::Local(32),
+    ];
+    run_kernel(&module, "k", &mut args, &NdRange::linear(n as u64, 8)).unwrap();
+    let got = f32s(&args[1]);
+    for item in 0..n {
+        let x = input[item / 8 * 8 + (item % 8 + 1) % 8];
+        let fl = x.floor();
+        let fr = x - fl;
+        assert_eq!(got[3 * item], fr, "fract of {x}");
+        assert_eq!(got[3 * item + 1], fl, "floor of {x}");
+        let (sn, cs) = (f64::from(fr).sin() as f32, f64::from(fr).cos() as f32);
+        assert_eq!(got[3 * item + 2], sn * sn + cs * cs, "sin² + cos² of {fr}");
+    }
+}

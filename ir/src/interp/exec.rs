@@ -87,6 +87,8 @@ pub struct Group<'a> {
     /// the others.
     pub exited: Mask,
     pub depth: usize,
+    /// Where `printf` output goes, one whole call at a time.
+    pub output: &'a mut Vec<u8>,
 }
 
 /// Where a `Break` or `Continue` lands.
@@ -675,6 +677,24 @@ impl<'a> Group<'a> {
                 vec![scalar::mask(s, self.work_item(*fun, d, item))]
             }
             Inst::Call(..) => return Err(bad("call evaluated per item")),
+            Inst::Builtin(name, args) if name == "printf" => {
+                let args: Vec<Arg<'_>> = args
+                    .iter()
+                    .map(|a| Arg {
+                        ty: f.func.ty(*a),
+                        lanes: val(*a),
+                    })
+                    .collect();
+                let text = builtins::printf::format(&args, self.mem).map_err(|e| match e {
+                    BuiltinError::Fault(fault) => self.fault(item, fault, loc),
+                    BuiltinError::BadArgs(msg) => {
+                        self.malformed(item, format!("`printf`: {msg}"), loc)
+                    }
+                    BuiltinError::Unsupported => InterpError::UnsupportedBuiltin(name.clone()),
+                })?;
+                self.output.extend_from_slice(&text);
+                vec![0; lanes(ty)]
+            }
             Inst::Builtin(name, args) => {
                 let args: Vec<Arg<'_>> = args
                     .iter()

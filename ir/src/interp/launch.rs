@@ -21,7 +21,9 @@ const MAX_LOCAL_ARG: usize = 1 << 30;
 /// [`KernelArg::Null`]) for `__global` and `__constant` pointers,
 /// [`KernelArg::Local`] for `__local` pointers and [`KernelArg::Value`] for
 /// everything else (scalars, vectors, structs passed by value). Buffers are
-/// updated in place, whether the run succeeds or stops at a fault.
+/// updated in place, whether the run succeeds or stops at a fault. `printf`
+/// output goes to standard output when the launch ends; use
+/// [`run_kernel_capture`] to keep it instead.
 ///
 /// Errors: [`InterpError::UnknownKernel`], [`InterpError::ArgMismatch`] and
 /// [`InterpError::BadRange`] before anything runs; a fault of the kernel
@@ -32,6 +34,26 @@ pub fn run_kernel(
     kernel: &str,
     args: &mut [KernelArg],
     range: &NdRange,
+) -> Result<(), InterpError> {
+    let mut output = Vec::new();
+    let result = run_kernel_capture(module, kernel, args, range, &mut output);
+    if !output.is_empty() {
+        use std::io::Write;
+        // Best effort, as printf's own: a closed stdout is not the kernel's fault.
+        let _ = std::io::stdout().lock().write_all(&output);
+    }
+    result
+}
+
+/// [`run_kernel`], appending the kernel's `printf` output to `output`
+/// (each call's text whole, in execution order: groups in linear order,
+/// then statement by statement, items in local-linear-id order).
+pub fn run_kernel_capture(
+    module: &Module,
+    kernel: &str,
+    args: &mut [KernelArg],
+    range: &NdRange,
+    output: &mut Vec<u8>,
 ) -> Result<(), InterpError> {
     let func = match module.function_by_name(kernel) {
         Some((_, f)) if f.is_kernel() => f,
@@ -81,6 +103,7 @@ pub fn run_kernel(
         &mut mem,
         globals,
         &buffer_regions,
+        output,
     );
 
     for (arg, &region) in args.iter_mut().zip(&buffer_regions) {
@@ -194,6 +217,7 @@ fn run_groups(
     mem: &mut Memory,
     mut globals: Vec<u64>,
     buffer_regions: &[usize],
+    output: &mut Vec<u8>,
 ) -> Result<(), InterpError> {
     let num_groups = range.num_groups();
     let total: u64 = num_groups.iter().product();
@@ -306,6 +330,7 @@ fn run_groups(
             items,
             exited: vec![false; n],
             depth: 0,
+            output: &mut *output,
         };
         group.call(func, params, &vec![true; n])?;
     }

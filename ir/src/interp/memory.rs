@@ -188,6 +188,21 @@ impl Memory {
         Ok(())
     }
 
+    /// The bytes of a NUL-terminated string, without the NUL; a string that
+    /// runs off the end of its object faults.
+    pub fn read_cstr(&self, p: Ptr) -> Result<Vec<u8>, Fault> {
+        let mut out = Vec::new();
+        let mut at = p;
+        loop {
+            let b = self.read(at, 1)?[0];
+            if b == 0 {
+                return Ok(out);
+            }
+            out.push(b);
+            at = at.add(1);
+        }
+    }
+
     /// Loads a value of type `ty` (scalar, vector or pointer) as lanes.
     pub fn load(&self, p: Ptr, ty: &Type, structs: &[StructDef]) -> Result<Vec<u64>, Fault> {
         let size = crate::types::size_of(ty, structs);

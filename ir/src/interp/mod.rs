@@ -50,7 +50,7 @@ mod memory;
 mod scalar;
 
 pub use error::InterpError;
-pub use launch::run_kernel;
+pub use launch::{run_kernel, run_kernel_capture};
 pub use memory::UNINIT_BYTE;
 
 /// One kernel argument, in parameter order.

@@ -4,15 +4,19 @@
 //! Each family lives in its own file: [`math`] (float functions, including
 //! the `native_` and `half_` forms, which the reference computes at full
 //! precision), [`integer`], [`relational`] (comparisons, `select`, `any`,
-//! `all`, `shuffle`), [`geometric`] and [`vmem`] (`vloadN`, `vstoreN` and
-//! their `half` forms, the only builtins that touch memory). Vector forms
+//! `all`, `shuffle`), [`geometric`], and the ones that touch memory:
+//! [`vmem`] (`vloadN`, `vstoreN` and their `half` forms), [`outparam`]
+//! (`fract`, `sincos`, … which store a second result) and [`async_copy`]. Vector forms
 //! work component-wise; a scalar argument given where the result is a
 //! vector (`fmin(float4, float)`, `clamp(int8, int, int)`) applies to every
 //! component.
 
+mod async_copy;
 mod geometric;
 mod integer;
 mod math;
+mod outparam;
+pub mod printf;
 mod relational;
 mod vmem;
 
@@ -72,7 +76,10 @@ pub fn call(
     mem: &mut Memory,
     structs: &[StructDef],
 ) -> Result<Vec<u64>, BuiltinError> {
-    if let Some(r) = vmem::call(name, args, ret, mem, structs) {
+    let memory_builtin = vmem::call(name, args, ret, mem, structs)
+        .or_else(|| outparam::call(name, args, ret, mem, structs))
+        .or_else(|| async_copy::call(name, args, ret, mem, structs));
+    if let Some(r) = memory_builtin {
         return r;
     }
     if name == "prefetch" {
