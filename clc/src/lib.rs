@@ -72,12 +72,9 @@ pub fn build_with_headers(
     let tokens = {
         let mut pp =
             preprocess::Preprocessor::new(&mut sm, &mut diags, opts.include_dirs.clone(), headers);
-        for (name, value) in predefined_macros(&opts) {
-            pp.define(&name, &value);
-        }
-        for (name, value) in &opts.defines {
-            pp.define(name, value);
-        }
+        let mut defs = predefined_macros(&opts);
+        defs.extend(opts.defines.iter().cloned());
+        pp.define_all(&defs);
         pp.run(main)
     };
     let module = if diags.has_errors() {

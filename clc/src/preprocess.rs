@@ -67,12 +67,24 @@ impl<'a> Preprocessor<'a> {
         }
     }
 
-    /// Defines `name` as the tokens of `value` (from `-D` or the predefined set).
-    pub fn define(&mut self, name: &str, value: &str) {
-        let text = format!("#define {name} {value}\n");
+    /// Defines each `name` as the tokens of its `value` (from `-D` or the
+    /// predefined set), from one synthetic file so the lexer runs once.
+    pub fn define_all(&mut self, defs: &[(String, String)]) {
+        let mut text = String::new();
+        for (name, value) in defs {
+            text.push_str(&format!("#define {name} {value}\n"));
+        }
         let file = self.sm.add("<command line>", &text);
         let toks = lex(&text, file, self.diags);
-        self.directive(&toks);
+        let mut i = 0;
+        while i < toks.len() {
+            let mut j = i + 1;
+            while j < toks.len() && !toks[j].bol {
+                j += 1;
+            }
+            self.directive(&toks[i..j]);
+            i = j;
+        }
     }
 
     /// Preprocesses a whole file and returns the tokens for the parser.
