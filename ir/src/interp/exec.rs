@@ -29,6 +29,7 @@ use crate::types::{Scalar, StructDef, Type};
 use super::builtins::{self, Arg, BuiltinError};
 use super::convert;
 use super::error::InterpError;
+use super::lanes::Lanes;
 use super::memory::{self, Fault, Memory, Ptr, Region, UNINIT_BYTE};
 use super::scalar;
 use super::{arith, NdRange};
@@ -262,7 +263,7 @@ impl<'a> Group<'a> {
             Stmt::WriteVar(var, v) => {
                 let w = lanes(f.func.ty(*v));
                 for item in active(&mask) {
-                    let src = f.get(*v, item).to_vec();
+                    let src = Lanes::from(f.get(*v, item));
                     if let Some(dst) = f
                         .vars
                         .get_mut(var.index())
@@ -276,7 +277,7 @@ impl<'a> Group<'a> {
                 let ty = f.func.ty(*value).clone();
                 for item in active(&mask) {
                     let p = Ptr::decode(f.get(*ptr, item).first().copied().unwrap_or(0));
-                    let lanes = f.get(*value, item).to_vec();
+                    let lanes = Lanes::from(f.get(*value, item));
                     self.mem
                         .store(p, &ty, &lanes, &self.module.structs)
                         .map_err(|e| self.fault(item, e, *loc))?;
@@ -401,7 +402,7 @@ impl<'a> Group<'a> {
                 if let Some(v) = v {
                     let w = lanes(f.func.ty(*v));
                     for item in active(&mask) {
-                        let src = f.get(*v, item).to_vec();
+                        let src = Lanes::from(f.get(*v, item));
                         if let Some(dst) = f.ret.get_mut(item * w..(item + 1) * w) {
                             dst.copy_from_slice(&src);
                         }
@@ -442,7 +443,7 @@ impl<'a> Group<'a> {
             let n = self.items.len();
             let params = args
                 .iter()
-                .map(|a| (0..n).flat_map(|i| f.get(*a, i).to_vec()).collect())
+                .map(|a| (0..n).flat_map(|i| f.get(*a, i).iter().copied()).collect())
                 .collect();
             let ret = self.call(callee, params, mask)?;
             for (item, _) in mask.iter().enumerate().filter(|(_, &b)| b) {
@@ -459,7 +460,7 @@ impl<'a> Group<'a> {
         }
         for (item, _) in mask.iter().enumerate().filter(|(_, &b)| b) {
             let out = self.inst(f, data, item)?;
-            if out.len() != w {
+            if out.count() != w {
                 return Err(self.malformed(
                     item,
                     format!(
@@ -483,12 +484,7 @@ impl<'a> Group<'a> {
     }
 
     /// One instruction for one item.
-    fn inst(
-        &mut self,
-        f: &Frame<'_>,
-        data: &InstData,
-        item: usize,
-    ) -> Result<Vec<u64>, InterpError> {
+    fn inst(&mut self, f: &Frame<'_>, data: &InstData, item: usize) -> Result<Lanes, InterpError> {
         let ty = &data.ty;
         let loc = data.loc;
         let s = elem(ty);
@@ -502,10 +498,10 @@ impl<'a> Group<'a> {
                     .get(*i as usize)
                     .and_then(|p| p.get(item * w..(item + 1) * w))
                     .ok_or_else(|| bad("parameter index or type does not match the call"))?
-                    .to_vec()
+                    .into()
             }
-            Inst::Const(bits) => vec![scalar::mask(s, *bits); lanes(ty)],
-            Inst::Undef => vec![0; lanes(ty)],
+            Inst::Const(bits) => Lanes::splat(scalar::mask(s, *bits), lanes(ty)),
+            Inst::Undef => Lanes::splat(0, lanes(ty)),
             Inst::Unary(op, a) => {
                 let at = elem(f.func.ty(*a));
                 val(*a)
@@ -538,9 +534,9 @@ impl<'a> Group<'a> {
                 let (c, a, b) = (val(*c), val(*a), val(*b));
                 if c.len() == 1 {
                     if c[0] & 1 == 1 {
-                        a.to_vec()
+                        a.into()
                     } else {
-                        b.to_vec()
+                        b.into()
                     }
                 } else {
                     (0..a.len())
@@ -571,13 +567,15 @@ impl<'a> Group<'a> {
                 bytes.resize(self.module.size_of(src_ty) as usize, 0);
                 memory::decode(ty, &bytes)
             }
-            Inst::Splat(a) => vec![val(*a).first().copied().unwrap_or(0); lanes(ty)],
-            Inst::Construct(parts) => parts.iter().flat_map(|p| val(*p).to_vec()).collect(),
-            Inst::Extract(a, i) => vec![*val(*a)
-                .get(usize::from(*i))
-                .ok_or_else(|| bad("extract index out of range"))?],
+            Inst::Splat(a) => Lanes::splat(val(*a).first().copied().unwrap_or(0), lanes(ty)),
+            Inst::Construct(parts) => parts.iter().flat_map(|p| val(*p).iter().copied()).collect(),
+            Inst::Extract(a, i) => Lanes::one(
+                *val(*a)
+                    .get(usize::from(*i))
+                    .ok_or_else(|| bad("extract index out of range"))?,
+            ),
             Inst::Insert(a, i, x) => {
-                let mut out = val(*a).to_vec();
+                let mut out = Lanes::from(val(*a));
                 let slot = out
                     .get_mut(usize::from(*i))
                     .ok_or_else(|| bad("insert index out of range"))?;
@@ -600,19 +598,20 @@ impl<'a> Group<'a> {
                     .get(var.index())
                     .and_then(|x| x.get(item * w..(item + 1) * w))
                     .ok_or_else(|| bad("unknown variable"))?
-                    .to_vec()
+                    .into()
             }
-            Inst::SlotAddr(slot) => {
-                vec![*f
-                    .slots
+            Inst::SlotAddr(slot) => Lanes::one(
+                *f.slots
                     .get(slot.index())
                     .and_then(|x| x.get(item))
-                    .ok_or_else(|| bad("unknown slot"))?]
-            }
-            Inst::GlobalAddr(g) => vec![*self
-                .globals
-                .get(g.index())
-                .ok_or_else(|| bad("unknown global"))?],
+                    .ok_or_else(|| bad("unknown slot"))?,
+            ),
+            Inst::GlobalAddr(g) => Lanes::one(
+                *self
+                    .globals
+                    .get(g.index())
+                    .ok_or_else(|| bad("unknown global"))?,
+            ),
             Inst::Index(p, i) => {
                 let pointee = f
                     .func
@@ -622,7 +621,7 @@ impl<'a> Group<'a> {
                 let size = i64::from(self.module.size_of(pointee));
                 let i =
                     scalar::int(elem(f.func.ty(*i)), val(*i).first().copied().unwrap_or(0)) as i64;
-                vec![ptr(*p).add(i.wrapping_mul(size)).encode()]
+                Lanes::one(ptr(*p).add(i.wrapping_mul(size)).encode())
             }
             Inst::Field(p, n) => {
                 let Some(Type::Struct(id)) = f.func.ty(*p).pointee() else {
@@ -634,7 +633,7 @@ impl<'a> Group<'a> {
                     .get(id.0 as usize)
                     .and_then(|s| s.fields.get(*n as usize))
                     .ok_or_else(|| bad("unknown struct field"))?;
-                vec![ptr(*p).add(i64::from(field.offset)).encode()]
+                Lanes::one(ptr(*p).add(i64::from(field.offset)).encode())
             }
             Inst::Elem(p, i) => {
                 let size = match f.func.ty(*p).pointee() {
@@ -644,10 +643,10 @@ impl<'a> Group<'a> {
                 };
                 let i =
                     scalar::int(elem(f.func.ty(*i)), val(*i).first().copied().unwrap_or(0)) as i64;
-                vec![ptr(*p).add(i.wrapping_mul(i64::from(size))).encode()]
+                Lanes::one(ptr(*p).add(i.wrapping_mul(i64::from(size))).encode())
             }
-            Inst::PtrCast(p) => vec![val(*p).first().copied().unwrap_or(0)],
-            Inst::PtrToInt(p) => vec![scalar::mask(s, val(*p).first().copied().unwrap_or(0))],
+            Inst::PtrCast(p) => Lanes::one(val(*p).first().copied().unwrap_or(0)),
+            Inst::PtrToInt(p) => Lanes::one(scalar::mask(s, val(*p).first().copied().unwrap_or(0))),
             Inst::Load(p) => self
                 .mem
                 .load(ptr(*p), ty, &self.module.structs)
@@ -674,7 +673,7 @@ impl<'a> Group<'a> {
             Inst::WorkItem(fun, dim) => {
                 let d = dim
                     .map(|d| scalar::int(elem(f.func.ty(d)), val(d).first().copied().unwrap_or(0)));
-                vec![scalar::mask(s, self.work_item(*fun, d, item))]
+                Lanes::one(scalar::mask(s, self.work_item(*fun, d, item)))
             }
             Inst::Call(..) => return Err(bad("call evaluated per item")),
             Inst::Builtin(name, args) if name == "printf" => {
@@ -693,7 +692,7 @@ impl<'a> Group<'a> {
                     BuiltinError::Unsupported => InterpError::UnsupportedBuiltin(name.clone()),
                 })?;
                 self.output.extend_from_slice(&text);
-                vec![0; lanes(ty)]
+                Lanes::splat(0, lanes(ty))
             }
             Inst::Builtin(name, args) => {
                 let args: Vec<Arg<'_>> = args
@@ -703,15 +702,19 @@ impl<'a> Group<'a> {
                         lanes: val(*a),
                     })
                     .collect();
-                builtins::call(name, &args, ty, self.mem, &self.module.structs).map_err(
-                    |e| match e {
-                        BuiltinError::Unsupported => InterpError::UnsupportedBuiltin(name.clone()),
-                        BuiltinError::Fault(fault) => self.fault(item, fault, loc),
-                        BuiltinError::BadArgs(msg) => {
-                            self.malformed(item, format!("`{name}`: {msg}"), loc)
-                        }
-                    },
-                )?
+                Lanes::from(
+                    &builtins::call(name, &args, ty, self.mem, &self.module.structs).map_err(
+                        |e| match e {
+                            BuiltinError::Unsupported => {
+                                InterpError::UnsupportedBuiltin(name.clone())
+                            }
+                            BuiltinError::Fault(fault) => self.fault(item, fault, loc),
+                            BuiltinError::BadArgs(msg) => {
+                                self.malformed(item, format!("`{name}`: {msg}"), loc)
+                            }
+                        },
+                    )?[..],
+                )
             }
         })
     }
@@ -724,7 +727,7 @@ impl<'a> Group<'a> {
         p: Ptr,
         ty: &Type,
         args: &[u64],
-    ) -> Result<Vec<u64>, Result<Fault, String>> {
+    ) -> Result<Lanes, Result<Fault, String>> {
         let structs: &[StructDef] = &self.module.structs;
         let s = elem(ty);
         let old = self.mem.load(p, ty, structs).map_err(Ok)?;
@@ -761,7 +764,7 @@ impl<'a> Group<'a> {
             self.mem.store(p, ty, &[new], structs).map_err(Ok)?;
         }
         Ok(if op == AtomicOp::Store {
-            Vec::new()
+            Lanes::EMPTY
         } else {
             old
         })

@@ -15,6 +15,7 @@
 
 use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
+use super::lanes::Lanes;
 use super::scalar;
 
 const OFFSET_BITS: u32 = 40;
@@ -204,7 +205,7 @@ impl Memory {
     }
 
     /// Loads a value of type `ty` (scalar, vector or pointer) as lanes.
-    pub fn load(&self, p: Ptr, ty: &Type, structs: &[StructDef]) -> Result<Vec<u64>, Fault> {
+    pub fn load(&self, p: Ptr, ty: &Type, structs: &[StructDef]) -> Result<Lanes, Fault> {
         let size = crate::types::size_of(ty, structs);
         let bytes = self.read(p, u64::from(size))?;
         Ok(decode(ty, bytes))
@@ -220,8 +221,20 @@ impl Memory {
         structs: &[StructDef],
     ) -> Result<(), Fault> {
         let size = crate::types::size_of(ty, structs);
-        self.check(p, u64::from(size))?;
-        self.write(p, &encode(ty, lanes))
+        let r = self.check(p, u64::from(size))?;
+        if !r.writable {
+            return Err(Fault::ReadOnly {
+                offset: p.offset,
+                object: r.name.clone(),
+            });
+        }
+        let (s, n) = lane_layout(ty);
+        let w = s.size() as usize;
+        let data = &mut self.regions[p.region].data[p.offset as usize..];
+        for (k, l) in lanes.iter().take(n).enumerate() {
+            data[k * w..(k + 1) * w].copy_from_slice(&l.to_le_bytes()[..w]);
+        }
+        Ok(())
     }
 }
 
@@ -248,7 +261,7 @@ pub fn encode(ty: &Type, lanes: &[u64]) -> Vec<u8> {
 }
 
 /// Little-endian bytes → value lanes (a bool byte is true when non-zero).
-pub fn decode(ty: &Type, bytes: &[u8]) -> Vec<u64> {
+pub fn decode(ty: &Type, bytes: &[u8]) -> Lanes {
     let (s, n) = lane_layout(ty);
     let w = s.size() as usize;
     (0..n)

@@ -45,6 +45,7 @@ mod builtins;
 mod convert;
 mod error;
 mod exec;
+mod lanes;
 mod launch;
 mod memory;
 mod scalar;
