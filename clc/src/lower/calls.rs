@@ -340,8 +340,7 @@ impl Lowerer<'_> {
     }
 
     fn void_val(&mut self) -> Val {
-        let u = self.b().push(Inst::Undef, Type::I32);
-        Val::R(u, Type::Void)
+        Val::Void
     }
 
     fn user_call(
@@ -402,7 +401,8 @@ impl Lowerer<'_> {
             // Calling a kernel from a kernel is a plain call in vecl.
         }
         if sig.ret == Type::Void {
-            return Ok(Val::R(r, Type::Void));
+            let _ = r;
+            return Ok(Val::Void);
         }
         Ok(Val::R(r, sig.ret))
     }

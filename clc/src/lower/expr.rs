@@ -38,6 +38,8 @@ pub(super) struct LVal {
 pub(super) enum Val {
     R(ValueId, Type),
     L(LVal),
+    /// A `void` expression (a call of a void function, a cast to void).
+    Void,
 }
 
 /// C's integer promotion.
@@ -146,8 +148,7 @@ impl Lowerer<'_> {
                 let to = self.resolve_type_name(tn)?;
                 if to == Type::Void {
                     self.expr(a)?;
-                    let u = self.b().push(Inst::Undef, Type::I32);
-                    return Ok(Val::R(u, Type::Void));
+                    return Ok(Val::Void);
                 }
                 let (v, from) = self.rvalue(a)?;
                 let r = self.convert(v, &from, &to, e.pos, true)?;
@@ -207,6 +208,7 @@ impl Lowerer<'_> {
         Ok(match r? {
             Val::R(_, t) => t,
             Val::L(lv) => lv.ty,
+            Val::Void => Type::Void,
         })
     }
 
@@ -296,6 +298,7 @@ impl Lowerer<'_> {
                 Ok((v, t))
             }
             Val::L(lv) => self.lval_rvalue(&lv, e.pos),
+            Val::Void => self.err(e.pos, "expression of type 'void' used as a value"),
         }
     }
 
@@ -362,7 +365,7 @@ impl Lowerer<'_> {
     pub(super) fn lvalue(&mut self, e: &Expr) -> LResult<LVal> {
         match self.expr(e)? {
             Val::L(lv) => Ok(lv),
-            Val::R(..) => self.err(e.pos, "expression is not assignable"),
+            Val::R(..) | Val::Void => self.err(e.pos, "expression is not assignable"),
         }
     }
 
@@ -1114,8 +1117,7 @@ impl Lowerer<'_> {
                 then_: ta,
                 else_: tb,
             });
-            let u = self.b().push(Inst::Undef, Type::I32);
-            return Ok(Val::R(u, Type::Void));
+            return Ok(Val::Void);
         }
         let rt = self.cond_result_type(&at, &bt, pos)?;
         let var = self.b().new_var("cond", rt.clone());
@@ -1232,6 +1234,7 @@ impl Lowerer<'_> {
         let (pv, pt) = match base {
             Val::R(v, t) => (v, t),
             Val::L(lv) => self.lval_rvalue(&lv, a.pos)?,
+            Val::Void => return self.err(a.pos, "subscripted value is 'void'"),
         };
         let Type::Pointer(_, elem) = &pt else {
             let ts = self.type_str(&pt);
@@ -1268,6 +1271,7 @@ impl Lowerer<'_> {
             }
         } else {
             match self.expr(a)? {
+                Val::Void => return self.err(pos, "member reference base type 'void' is not a structure or union"),
                 Val::L(lv) => match (&lv.ty, &lv.place) {
                     (Type::Struct(_), Place::Mem(p)) => (*p, lv.ty.clone(), lv.is_const),
                     (Type::Vector(..), _) => return self.swizzle_lval(lv, name, pos),
