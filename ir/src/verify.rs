@@ -577,6 +577,18 @@ impl<'a> FnCheck<'a> {
                     self.error(subject, *loc, "copies between pointers only");
                 } else if d.and_then(Type::address_space) == Some(AddressSpace::Constant) {
                     self.error(subject, *loc, "copies into constant memory");
+                } else {
+                    // The bytes must fit the objects pointed to (when sized).
+                    for t in [d, s].into_iter().flatten().filter_map(Type::pointee) {
+                        let room = size_u64(self.m, t).unwrap_or(u64::MAX);
+                        if !t.is_void() && u64::from(*size) > room {
+                            let msg = format!(
+                                "copies {size} bytes through a pointer to {}",
+                                self.ty_name(t)
+                            );
+                            self.error(subject.clone(), *loc, msg);
+                        }
+                    }
                 }
             }
             Stmt::If { cond, then_, else_ } => {

@@ -128,6 +128,16 @@ fn errors_point_at_the_offending_token() {
 }
 
 #[test]
+fn errors_render_with_a_caret() {
+    let src = "fn @f() {\n\t%0: i32 = frob\n}\n";
+    let e = error(src);
+    assert_eq!(
+        e.render(src, "k.ir"),
+        "k.ir:2:12: unknown instruction `frob`\n\t%0: i32 = frob\n\t          ^\n"
+    );
+}
+
+#[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let depth = MAX_DEPTH as usize + 10;
     let mut src = String::from("fn @f() {\n  %0: bool = const true\n");

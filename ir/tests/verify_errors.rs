@@ -48,6 +48,24 @@ fn values_defined_in_an_if_arm_do_not_escape() {
 }
 
 #[test]
+fn copies_fit_their_objects() {
+    let src = "struct %S { a: i32, b: i32 }
+
+fn @f(p: ptr global %S, q: ptr private %S) {
+  %0: ptr global %S = param 0
+  %1: ptr private %S = param 1
+  copy %0, %1, 8
+  copy %1, %0, 12
+}
+";
+    let errors = errors_of(src);
+    assert_eq!(errors.len(), 2, "{}", format_errors(&errors));
+    assert!(errors
+        .iter()
+        .all(|e| e.subject == "copy %1, %0, 12" && e.message.contains("copies 12 bytes")));
+}
+
+#[test]
 fn values_are_used_after_their_definition_only() {
     let src = "fn @f() -> i32 {
   %1: i32 = add %0, %0

@@ -37,3 +37,23 @@ pub struct ParseError {
     pub col: u32,
     pub message: String,
 }
+
+impl ParseError {
+    /// The error for people: `file:line:col: message`, then the source
+    /// line and a caret under the column.
+    pub fn render(&self, src: &str, file: &str) -> String {
+        let mut out = format!("{file}:{self}\n");
+        let Some(line) = src.split('\n').nth(self.line.saturating_sub(1) as usize) else {
+            return out;
+        };
+        let line = line.trim_end_matches('\r');
+        out.push_str(line);
+        out.push('\n');
+        // Keep tabs so the caret lines up under them.
+        for c in line.chars().take(self.col.saturating_sub(1) as usize) {
+            out.push(if c == '\t' { '\t' } else { ' ' });
+        }
+        out.push_str("^\n");
+        out
+    }
+}

@@ -10,7 +10,7 @@
 use std::fmt::{self, Write};
 
 use crate::module::*;
-use crate::types::{AddressSpace, Scalar, StructDef, StructId, Type};
+use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
 use super::literal::{format_const, name, quoted};
 
@@ -26,15 +26,19 @@ pub fn print_module(m: &Module) -> String {
 
 /// Prints a type; structs print by name when `structs` names them uniquely.
 pub fn print_type(ty: &Type, structs: &[StructDef]) -> String {
-    let m = Module {
-        structs: structs.to_vec(),
-        ..Module::default()
-    };
-    Printer {
-        m: &m,
-        out: String::new(),
+    match ty {
+        Type::Void => "void".to_string(),
+        Type::Scalar(s) => s.name().to_string(),
+        Type::Vector(s, n) => format!("<{n} x {s}>"),
+        Type::Pointer(space, p) => format!("ptr {space} {}", print_type(p, structs)),
+        Type::Array(e, n) => format!("[{n} x {}]", print_type(e, structs)),
+        Type::Struct(id) => match structs.get(id.0 as usize) {
+            Some(s) if structs.iter().filter(|t| t.name == s.name).count() == 1 => {
+                format!("%{}", name(&s.name))
+            }
+            _ => format!("%#{}", id.0),
+        },
     }
-    .ty(ty)
 }
 
 impl fmt::Display for Module {
@@ -55,16 +59,6 @@ impl Printer<'_> {
         }
         self.out.push_str(text);
         self.out.push('\n');
-    }
-
-    fn struct_ref(&self, id: StructId) -> String {
-        let structs = &self.m.structs;
-        match structs.get(id.0 as usize) {
-            Some(s) if structs.iter().filter(|t| t.name == s.name).count() == 1 => {
-                format!("%{}", name(&s.name))
-            }
-            _ => format!("%#{}", id.0),
-        }
     }
 
     fn global_ref(&self, id: GlobalId) -> String {
@@ -88,14 +82,7 @@ impl Printer<'_> {
     }
 
     fn ty(&self, t: &Type) -> String {
-        match t {
-            Type::Void => "void".to_string(),
-            Type::Scalar(s) => s.name().to_string(),
-            Type::Vector(s, n) => format!("<{n} x {s}>"),
-            Type::Pointer(space, p) => format!("ptr {space} {}", self.ty(p)),
-            Type::Array(e, n) => format!("[{n} x {}]", self.ty(e)),
-            Type::Struct(id) => self.struct_ref(*id),
-        }
+        print_type(t, &self.m.structs)
     }
 
     fn module(&mut self) {
