@@ -11,14 +11,21 @@ fn main() {
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .filter(|e| e.path().extension().is_some_and(|x| x == "cl"))
-                .filter_map(|e| Some((e.file_name().to_string_lossy().into_owned(), std::fs::read_to_string(e.path()).ok()?)))
+                .filter_map(|e| {
+                    Some((
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read_to_string(e.path()).ok()?,
+                    ))
+                })
                 .collect()
         })
         .unwrap_or_default();
     files.sort_by_key(|(_, src)| std::cmp::Reverse(src.len()));
     const RUNS: u32 = 200;
     for (name, src) in &files {
-        let options = vecl_clc::corpus::parse(src).map(|c| c.options).unwrap_or_default();
+        let options = vecl_clc::corpus::parse(src)
+            .map(|c| c.options)
+            .unwrap_or_default();
         let start = Instant::now();
         let mut insts = 0;
         for _ in 0..RUNS {
@@ -31,6 +38,10 @@ fn main() {
             }
         }
         let per = start.elapsed() / RUNS;
-        println!("{name:24} {:6} bytes {insts:5} IR insts {:9.1} µs/build", src.len(), per.as_secs_f64() * 1e6);
+        println!(
+            "{name:24} {:6} bytes {insts:5} IR insts {:9.1} µs/build",
+            src.len(),
+            per.as_secs_f64() * 1e6
+        );
     }
 }

@@ -414,14 +414,43 @@ impl Lowerer<'_> {
         let (fs, ts) = (self.type_str(from), self.type_str(to));
         match (from, to) {
             (Type::Scalar(_), Type::Scalar(Scalar::Bool)) => self.as_bool(v, from, pos),
-            (Type::Scalar(_), Type::Scalar(_)) => Ok(self.b().push(
-                Inst::Convert {
-                    value: v,
-                    saturate: false,
-                    rounding: Rounding::Default,
-                },
-                to.clone(),
-            )),
+            (Type::Scalar(fs), Type::Scalar(ts)) => {
+                // Fold conversions of constants (`get_global_id(0)`, `x + 1.0f`).
+                if let Inst::Const(bits) = self.b().func().inst(v).inst {
+                    if *fs != Scalar::F16 && *ts != Scalar::F16 {
+                        let c = if fs.is_float() {
+                            let f = if *fs == Scalar::F32 {
+                                f64::from(f32::from_bits(bits as u32))
+                            } else {
+                                f64::from_bits(bits)
+                            };
+                            super::consts::CVal::Float(f, *fs)
+                        } else {
+                            let shift = 64 - fs.bits().max(1);
+                            let v = if fs.is_signed() {
+                                ((bits << shift) as i64) >> shift
+                            } else {
+                                bits as i64
+                            };
+                            super::consts::CVal::Int(v, *fs)
+                        };
+                        let in_range = !ts.is_int()
+                            || !fs.is_float()
+                            || c.as_f64().is_finite() && c.as_f64().abs() < 9.2e18;
+                        if in_range {
+                            return Ok(self.b().const_bits(*ts, c.bits_as(*ts)));
+                        }
+                    }
+                }
+                Ok(self.b().push(
+                    Inst::Convert {
+                        value: v,
+                        saturate: false,
+                        rounding: Rounding::Default,
+                    },
+                    to.clone(),
+                ))
+            }
             (Type::Scalar(_), Type::Vector(s, _)) => {
                 let e = self.convert(v, from, &Type::Scalar(*s), pos, explicit)?;
                 Ok(self.b().push(Inst::Splat(e), to.clone()))
@@ -1271,7 +1300,12 @@ impl Lowerer<'_> {
             }
         } else {
             match self.expr(a)? {
-                Val::Void => return self.err(pos, "member reference base type 'void' is not a structure or union"),
+                Val::Void => {
+                    return self.err(
+                        pos,
+                        "member reference base type 'void' is not a structure or union",
+                    )
+                }
                 Val::L(lv) => match (&lv.ty, &lv.place) {
                     (Type::Struct(_), Place::Mem(p)) => (*p, lv.ty.clone(), lv.is_const),
                     (Type::Vector(..), _) => return self.swizzle_lval(lv, name, pos),
