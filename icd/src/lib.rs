@@ -1,1 +1,43 @@
-//! libvecl.so: the OpenCL C API over the `vecl` crate (to be written).
+//! libvecl.so: vecl's OpenCL C API, loadable by an ICD loader (ocl-icd or the
+//! Khronos loader) through `cl_khr_icd`.
+//!
+//! The crate is a thin C face over the `vecl` crate. Every entry point is an
+//! `extern "C"` function that converts its raw arguments and calls a function
+//! returning `Result<T, cl_int>` (see [`entry`]). Only the four symbols the
+//! ICD contract requires are exported (`clIcdGetPlatformIDsKHR`,
+//! `clGetExtensionFunctionAddress`, `clGetExtensionFunctionAddressForPlatform`,
+//! `clGetPlatformInfo`); every other entry point is reached through the
+//! dispatch table that is the first field of every handle ([`dispatch`],
+//! [`handle`]).
+//!
+//! One file per API area, named after the functions it holds: [`platform`],
+//! [`device`], [`context`], [`queue`], [`memory`], [`program`], [`kernel`],
+//! [`event`], [`enqueue`]; [`unsupported`] answers the optional features vecl
+//! does not offer (images, samplers, pipes, SVM, GL sharing) with the errors
+//! the specification prescribes.
+
+#![allow(non_snake_case)]
+
+mod compiler;
+mod context;
+mod device;
+mod device_caps;
+mod dispatch;
+mod enqueue;
+mod entry;
+mod event;
+mod extension;
+mod handle;
+mod info;
+mod kernel;
+mod memory;
+mod platform;
+mod program;
+mod queue;
+mod scheduler;
+mod unsupported;
+
+use opencl_sys::cl_int;
+
+/// The result of every API body: a value, or the OpenCL error code to return.
+pub(crate) type ClResult<T> = Result<T, cl_int>;

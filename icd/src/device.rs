@@ -1,0 +1,359 @@
+//! The device: `clGetDeviceIDs`, `clGetDeviceInfo`, sub-devices (not
+//! supported: vecl's device cannot be partitioned), device retain/release
+//! and the device timers.
+//!
+//! vecl has one root device, a static object like the platform. Root
+//! devices are not reference counted (`clRetainDevice` on them succeeds and
+//! does nothing).
+
+use std::ffi::c_void;
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use opencl_sys::*;
+
+use crate::device_caps::{self, extension_string, version_of, HOST};
+use crate::entry::{api, slice, write_out};
+use crate::handle::Object;
+use crate::info::{name_version, query, Info};
+use crate::platform::{check_platform, platform_handle};
+use crate::ClResult;
+
+/// vecl's CPU device.
+pub struct Device;
+
+/// The one device.
+pub static DEVICE: LazyLock<Object<Device>> = LazyLock::new(|| Object::new_unregistered(Device));
+
+/// The device's handle.
+pub fn device_handle() -> cl_device_id {
+    DEVICE.handle()
+}
+
+/// Checks a device argument.
+pub fn check_device(device: cl_device_id) -> ClResult<()> {
+    if device == device_handle() {
+        Ok(())
+    } else {
+        Err(CL_INVALID_DEVICE)
+    }
+}
+
+/// The device clock: nanoseconds since the first use, monotonic. Profiling
+/// timestamps and the host timer both read it, so they are comparable.
+pub fn now_ns() -> u64 {
+    static START: LazyLock<Instant> = LazyLock::new(Instant::now);
+    // One nanosecond past the start, so no timestamp is ever 0.
+    START.elapsed().as_nanos() as u64 + 1
+}
+
+const VALID_DEVICE_TYPES: cl_device_type = CL_DEVICE_TYPE_DEFAULT
+    | CL_DEVICE_TYPE_CPU
+    | CL_DEVICE_TYPE_GPU
+    | CL_DEVICE_TYPE_ACCELERATOR
+    | CL_DEVICE_TYPE_CUSTOM;
+
+/// Whether the device matches a `cl_device_type` selection, after checking
+/// the selection is valid.
+pub fn matches_type(device_type: cl_device_type) -> ClResult<bool> {
+    if device_type == CL_DEVICE_TYPE_ALL {
+        return Ok(true);
+    }
+    if device_type == 0 || device_type & !VALID_DEVICE_TYPES != 0 {
+        return Err(CL_INVALID_DEVICE_TYPE);
+    }
+    Ok(device_type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT) != 0)
+}
+
+/// `clGetDeviceIDs`.
+pub unsafe extern "C" fn clGetDeviceIDs(
+    platform: cl_platform_id,
+    device_type: cl_device_type,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
+    api(|| {
+        check_platform(platform)?;
+        let matched = matches_type(device_type)?;
+        // "CL_INVALID_VALUE if num_entries is equal to zero and devices is
+        // not NULL or if both num_devices and devices are NULL."
+        if (num_entries == 0 && !devices.is_null()) || (num_devices.is_null() && devices.is_null())
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        if !matched {
+            return Err(CL_DEVICE_NOT_FOUND);
+        }
+        if !devices.is_null() {
+            // SAFETY: the caller provides room for num_entries ≥ 1 handles.
+            unsafe { devices.write(device_handle()) };
+        }
+        // SAFETY: null or writable per the caller's contract.
+        unsafe { write_out(num_devices, 1) };
+        Ok(())
+    })
+}
+
+/// `clGetDeviceInfo`.
+pub unsafe extern "C" fn clGetDeviceInfo(
+    device: cl_device_id,
+    param_name: cl_device_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    let body = || {
+        check_device(device)?;
+        device_info(param_name)
+    };
+    // SAFETY: the query protocol's pointers, per the API contract.
+    unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
+}
+
+fn device_info(param_name: cl_device_info) -> ClResult<Info> {
+    let (major, minor) = device_caps::CL_VERSION;
+    let [w_char, w_short, w_int, w_long, w_float, w_double, w_half] = device_caps::VECTOR_WIDTHS;
+    let size = |value: usize| Info::value(value);
+    let uint = |value: u32| Info::value(value);
+    let ulong = |value: u64| Info::value(value);
+    Ok(match param_name {
+        CL_DEVICE_TYPE => ulong(CL_DEVICE_TYPE_CPU),
+        CL_DEVICE_VENDOR_ID => uint(device_caps::VENDOR_ID),
+        CL_DEVICE_MAX_COMPUTE_UNITS => uint(HOST.compute_units),
+        CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => uint(3),
+        CL_DEVICE_MAX_WORK_GROUP_SIZE => size(device_caps::MAX_WORK_GROUP_SIZE),
+        CL_DEVICE_MAX_WORK_ITEM_SIZES => Info::array(&device_caps::MAX_WORK_ITEM_SIZES),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => uint(w_char),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => {
+            uint(w_short)
+        }
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT => uint(w_int),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG => uint(w_long),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => {
+            uint(w_float)
+        }
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => {
+            uint(w_double)
+        }
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => uint(w_half),
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => uint(HOST.clock_mhz),
+        CL_DEVICE_ADDRESS_BITS => uint(64),
+        CL_DEVICE_MAX_MEM_ALLOC_SIZE => ulong(HOST.max_mem_alloc_size()),
+        CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS
+        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
+        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
+        | CL_DEVICE_MAX_SAMPLERS => uint(0),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH
+        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH
+        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => size(0),
+        CL_DEVICE_MAX_PARAMETER_SIZE => size(device_caps::MAX_PARAMETER_SIZE),
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN => uint(device_caps::MEM_BASE_ADDR_ALIGN_BITS),
+        CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => uint(128),
+        CL_DEVICE_SINGLE_FP_CONFIG => ulong(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM),
+        CL_DEVICE_DOUBLE_FP_CONFIG => {
+            ulong(CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM)
+        }
+        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => uint(CL_READ_WRITE_CACHE),
+        CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => uint(device_caps::CACHELINE_SIZE),
+        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => ulong(HOST.cache_size),
+        CL_DEVICE_GLOBAL_MEM_SIZE => ulong(HOST.global_mem_size),
+        CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => ulong(device_caps::MAX_CONSTANT_BUFFER_SIZE),
+        CL_DEVICE_MAX_CONSTANT_ARGS => uint(device_caps::MAX_CONSTANT_ARGS),
+        // Program-scope global variables are not offered.
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
+            size(0)
+        }
+        CL_DEVICE_LOCAL_MEM_TYPE => uint(CL_GLOBAL),
+        CL_DEVICE_LOCAL_MEM_SIZE => ulong(device_caps::LOCAL_MEM_SIZE),
+        CL_DEVICE_ERROR_CORRECTION_SUPPORT => Info::bool(false),
+        CL_DEVICE_HOST_UNIFIED_MEMORY => Info::bool(true),
+        CL_DEVICE_PROFILING_TIMER_RESOLUTION => size(1),
+        CL_DEVICE_ENDIAN_LITTLE => Info::bool(cfg!(target_endian = "little")),
+        CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
+            Info::bool(true)
+        }
+        CL_DEVICE_EXECUTION_CAPABILITIES => ulong(CL_EXEC_KERNEL),
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => {
+            ulong(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)
+        }
+        CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => ulong(0),
+        CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE
+        | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
+        | CL_DEVICE_MAX_ON_DEVICE_QUEUES
+        | CL_DEVICE_MAX_ON_DEVICE_EVENTS
+        | CL_DEVICE_MAX_PIPE_ARGS
+        | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+        | CL_DEVICE_PIPE_MAX_PACKET_SIZE
+        | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_MAX_NUM_SUB_GROUPS
+        | CL_DEVICE_PARTITION_MAX_SUB_DEVICES => uint(0),
+        CL_DEVICE_SVM_CAPABILITIES => ulong(0),
+        CL_DEVICE_BUILT_IN_KERNELS => Info::string(""),
+        CL_DEVICE_NAME => Info::string(&format!("{} {}", device_caps::NAME, HOST.cpu_name)),
+        CL_DEVICE_VENDOR => Info::string(device_caps::VENDOR),
+        CL_DRIVER_VERSION => Info::string(device_caps::DRIVER_VERSION),
+        CL_DEVICE_PROFILE => Info::string("FULL_PROFILE"),
+        CL_DEVICE_VERSION => Info::string(&format!("OpenCL {major}.{minor} vecl")),
+        CL_DEVICE_NUMERIC_VERSION => uint(version_of((major, minor, 0))),
+        CL_DEVICE_OPENCL_C_VERSION => Info::string("OpenCL C 1.2 vecl"),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => Info::array(
+            &device_caps::OPENCL_C_VERSIONS
+                .iter()
+                .map(|&(major, minor)| name_version("OpenCL C", version_of((major, minor, 0))))
+                .collect::<Vec<_>>(),
+        ),
+        CL_DEVICE_OPENCL_C_FEATURES => Info::array(
+            &device_caps::OPENCL_C_FEATURES
+                .iter()
+                .map(|name| name_version(name, version_of((3, 0, 0))))
+                .collect::<Vec<_>>(),
+        ),
+        CL_DEVICE_EXTENSIONS => Info::string(&extension_string(device_caps::DEVICE_EXTENSIONS)),
+        CL_DEVICE_EXTENSIONS_WITH_VERSION => Info::array(
+            &device_caps::DEVICE_EXTENSIONS
+                .iter()
+                .map(|&(name, version)| name_version(name, version_of(version)))
+                .collect::<Vec<_>>(),
+        ),
+        CL_DEVICE_IL_VERSION => Info::string(""),
+        CL_DEVICE_ILS_WITH_VERSION | CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => {
+            Info::bytes(Vec::new())
+        }
+        CL_DEVICE_PLATFORM => Info::value(platform_handle()),
+        CL_DEVICE_PARENT_DEVICE => Info::value(std::ptr::null_mut::<c_void>()),
+        CL_DEVICE_PARTITION_PROPERTIES => Info::value(0isize),
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => ulong(0),
+        CL_DEVICE_PARTITION_TYPE => Info::bytes(Vec::new()),
+        CL_DEVICE_REFERENCE_COUNT => uint(1),
+        CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => size(device_caps::PRINTF_BUFFER_SIZE),
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            ulong(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
+        }
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => ulong(
+            CL_DEVICE_ATOMIC_ORDER_RELAXED
+                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+        ),
+        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
+        | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+            size(device_caps::PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
+        }
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => ulong(0),
+        CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string("v0000-01-01-00"),
+        _ => return Err(CL_INVALID_VALUE),
+    })
+}
+
+/// `clCreateSubDevices`: vecl's device offers no partition types
+/// (`CL_DEVICE_PARTITION_PROPERTIES` is empty).
+pub unsafe extern "C" fn clCreateSubDevices(
+    in_device: cl_device_id,
+    properties: *const cl_device_partition_property,
+    _num_devices: cl_uint,
+    _out_devices: *mut cl_device_id,
+    _num_devices_ret: *mut cl_uint,
+) -> cl_int {
+    api(|| {
+        check_device(in_device)?;
+        if properties.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if values specified in properties are not valid
+        // or if values specified in properties are valid but not supported
+        // by the device."
+        Err(CL_INVALID_VALUE)
+    })
+}
+
+/// `clCreateSubDevicesEXT` (`cl_ext_device_fission`): not offered.
+pub unsafe extern "C" fn clCreateSubDevicesEXT(
+    in_device: cl_device_id,
+    _properties: *const cl_device_partition_property_ext,
+    _num_entries: cl_uint,
+    _out_devices: *mut cl_device_id,
+    _num_devices: *mut cl_uint,
+) -> cl_int {
+    api(|| {
+        check_device(in_device)?;
+        Err(CL_INVALID_VALUE)
+    })
+}
+
+/// `clRetainDevice`: root devices are not reference counted.
+pub extern "C" fn clRetainDevice(device: cl_device_id) -> cl_int {
+    api(|| check_device(device))
+}
+
+/// `clReleaseDevice`: root devices are not reference counted.
+pub extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
+    api(|| check_device(device))
+}
+
+/// `clGetDeviceAndHostTimer`: both read the same monotonic clock.
+pub unsafe extern "C" fn clGetDeviceAndHostTimer(
+    device: cl_device_id,
+    device_timestamp: *mut cl_ulong,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
+    api(|| {
+        check_device(device)?;
+        if device_timestamp.is_null() || host_timestamp.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let now = now_ns();
+        // SAFETY: both checked non-null; the caller provides writable u64s.
+        unsafe {
+            device_timestamp.write_unaligned(now);
+            host_timestamp.write_unaligned(now);
+        }
+        Ok(())
+    })
+}
+
+/// `clGetHostTimer`.
+pub unsafe extern "C" fn clGetHostTimer(
+    device: cl_device_id,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
+    api(|| {
+        check_device(device)?;
+        if host_timestamp.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: checked non-null; the caller provides a writable u64.
+        unsafe { host_timestamp.write_unaligned(now_ns()) };
+        Ok(())
+    })
+}
+
+/// Checks a list of devices given to a context or program call: non-empty,
+/// every entry vecl's device.
+///
+/// # Safety
+/// `devices` is null or holds `num_devices` handles.
+pub unsafe fn check_device_list(
+    devices: *const cl_device_id,
+    num_devices: cl_uint,
+) -> ClResult<()> {
+    if devices.is_null() || num_devices == 0 {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: forwarded contract.
+    let list = unsafe { slice(devices, num_devices as usize, CL_INVALID_VALUE)? };
+    list.iter().try_for_each(|&device| check_device(device))
+}

@@ -1,0 +1,1009 @@
+//! Enqueued commands: buffer reads, writes, copies (linear and
+//! rectangular), fills, maps and unmaps, kernel launches, markers,
+//! barriers, migrations.
+//!
+//! Each entry point checks its arguments as the specification lists them,
+//! captures what the command needs (buffers stay alive through their `Arc`),
+//! and hands the work to [`Object::<Queue>::enqueue`]. Blocking forms wait
+//! for the command's event.
+
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use opencl_sys::*;
+
+use crate::compiler::{self, ArgValue, NdRange};
+use crate::device_caps::{MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
+use crate::entry::{api, api_create, slice, wait_list};
+use crate::event::wait_events;
+use crate::handle::{ClType, Object};
+use crate::kernel::{local_mem_budget, ArgSet, Kernel};
+use crate::memory::Mem;
+use crate::queue::{wait_blocking, Barrier, Queue};
+use crate::ClResult;
+
+/// A live buffer of the queue's context.
+fn queue_buffer(queue: &Object<Queue>, mem: cl_mem) -> ClResult<Arc<Object<Mem>>> {
+    let mem = Mem::get(mem)?;
+    if !Arc::ptr_eq(&mem.context, &queue.context) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    Ok(mem)
+}
+
+/// "CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer which
+/// has been created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS."
+fn check_host_read(mem: &Mem) -> ClResult<()> {
+    if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
+        return Err(CL_INVALID_OPERATION);
+    }
+    Ok(())
+}
+
+/// The write counterpart of [`check_host_read`].
+fn check_host_write(mem: &Mem) -> ClResult<()> {
+    if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
+        return Err(CL_INVALID_OPERATION);
+    }
+    Ok(())
+}
+
+/// Copies `len` bytes between addresses (which may overlap).
+fn copy_bytes(src: usize, dst: usize, len: usize) {
+    // SAFETY: callers pass ranges they checked against their buffers or that
+    // the application provided as host memory of that size.
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+}
+
+/// `clEnqueueReadBuffer`.
+pub unsafe extern "C" fn clEnqueueReadBuffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_read: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let mem = queue_buffer(&queue, buffer)?;
+        if ptr.is_null() || size == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        mem.check_range(offset, size)?;
+        check_host_read(&mem)?;
+        let dst = ptr as usize;
+        let work = Box::new(move || {
+            copy_bytes(mem.base() as usize + offset, dst, size);
+            CL_COMPLETE
+        });
+        // SAFETY: forwarded contracts of the wait list and event pointers.
+        let done = unsafe {
+            queue.enqueue(
+                CL_COMMAND_READ_BUFFER,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        if blocking_read != CL_FALSE {
+            wait_blocking(&done)?;
+        }
+        Ok(())
+    })
+}
+
+/// `clEnqueueWriteBuffer`.
+pub unsafe extern "C" fn clEnqueueWriteBuffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_write: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let mem = queue_buffer(&queue, buffer)?;
+        if ptr.is_null() || size == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        mem.check_range(offset, size)?;
+        check_host_write(&mem)?;
+        let src = ptr as usize;
+        let work = Box::new(move || {
+            copy_bytes(src, mem.base() as usize + offset, size);
+            CL_COMPLETE
+        });
+        // SAFETY: forwarded contracts.
+        let done = unsafe {
+            queue.enqueue(
+                CL_COMMAND_WRITE_BUFFER,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        if blocking_write != CL_FALSE {
+            wait_blocking(&done)?;
+        }
+        Ok(())
+    })
+}
+
+/// `clEnqueueCopyBuffer`.
+pub unsafe extern "C" fn clEnqueueCopyBuffer(
+    command_queue: cl_command_queue,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let src = queue_buffer(&queue, src_buffer)?;
+        let dst = queue_buffer(&queue, dst_buffer)?;
+        if size == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        src.check_range(src_offset, size)?;
+        dst.check_range(dst_offset, size)?;
+        // "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
+        // buffer or sub-buffer object and the source and destination regions
+        // overlap or if src_buffer and dst_buffer are different sub-buffers of
+        // the same associated buffer object and they overlap."
+        if src.overlaps((src_offset, size), &dst, (dst_offset, size)) {
+            return Err(CL_MEM_COPY_OVERLAP);
+        }
+        let work = Box::new(move || {
+            copy_bytes(
+                src.base() as usize + src_offset,
+                dst.base() as usize + dst_offset,
+                size,
+            );
+            CL_COMPLETE
+        });
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_COPY_BUFFER,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// A rectangle of a buffer or of host memory: origin and pitches in bytes.
+#[derive(Clone, Copy)]
+struct Rect {
+    origin: [usize; 3],
+    row_pitch: usize,
+    slice_pitch: usize,
+}
+
+impl Rect {
+    /// Applies the defaults (`row_pitch` 0 → `region[0]`, `slice_pitch` 0 →
+    /// `region[1] * row_pitch`) and checks the pitches.
+    fn new(
+        origin: [usize; 3],
+        row_pitch: usize,
+        slice_pitch: usize,
+        region: [usize; 3],
+    ) -> ClResult<Rect> {
+        let row_pitch = if row_pitch == 0 { region[0] } else { row_pitch };
+        let slice_pitch = if slice_pitch == 0 {
+            region[1] * row_pitch
+        } else {
+            slice_pitch
+        };
+        if row_pitch < region[0]
+            || slice_pitch < region[1] * row_pitch
+            || slice_pitch % row_pitch != 0
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        Ok(Rect {
+            origin,
+            row_pitch,
+            slice_pitch,
+        })
+    }
+
+    fn offset(&self, y: usize, z: usize) -> usize {
+        (self.origin[2] + z) * self.slice_pitch
+            + (self.origin[1] + y) * self.row_pitch
+            + self.origin[0]
+    }
+
+    /// One past the last byte the region touches.
+    fn end(&self, region: [usize; 3]) -> usize {
+        self.offset(region[1] - 1, region[2] - 1) + region[0]
+    }
+}
+
+/// Copies a region row by row between two rectangles.
+fn copy_rect(src: usize, src_rect: Rect, dst: usize, dst_rect: Rect, region: [usize; 3]) {
+    for z in 0..region[2] {
+        for y in 0..region[1] {
+            copy_bytes(
+                src + src_rect.offset(y, z),
+                dst + dst_rect.offset(y, z),
+                region[0],
+            );
+        }
+    }
+}
+
+/// Reads a 3-element `size_t` array argument.
+///
+/// # Safety
+/// `ptr` is null or points at three `size_t`s.
+unsafe fn triple(ptr: *const usize) -> ClResult<[usize; 3]> {
+    // SAFETY: forwarded contract.
+    let values = unsafe { slice(ptr, 3, CL_INVALID_VALUE)? };
+    Ok([values[0], values[1], values[2]])
+}
+
+/// The direction of a host ↔ buffer rectangle transfer.
+enum RectDirection {
+    Read,
+    Write,
+}
+
+/// `clEnqueueReadBufferRect` and `clEnqueueWriteBufferRect`.
+///
+/// # Safety
+/// The API contracts of those two functions.
+unsafe fn host_rect(
+    direction: RectDirection,
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking: cl_bool,
+    buffer_origin: *const usize,
+    host_origin: *const usize,
+    region: *const usize,
+    buffer_row_pitch: usize,
+    buffer_slice_pitch: usize,
+    host_row_pitch: usize,
+    host_slice_pitch: usize,
+    ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> ClResult<()> {
+    let queue = Queue::get(command_queue)?;
+    let mem = queue_buffer(&queue, buffer)?;
+    // SAFETY: forwarded contract.
+    let (buffer_origin, host_origin, region) = unsafe {
+        (
+            triple(buffer_origin)?,
+            triple(host_origin)?,
+            triple(region)?,
+        )
+    };
+    if ptr.is_null() || region.contains(&0) {
+        return Err(CL_INVALID_VALUE);
+    }
+    let buffer_rect = Rect::new(buffer_origin, buffer_row_pitch, buffer_slice_pitch, region)?;
+    let host_rect = Rect::new(host_origin, host_row_pitch, host_slice_pitch, region)?;
+    if buffer_rect.end(region) > mem.size {
+        return Err(CL_INVALID_VALUE);
+    }
+    let host = ptr as usize;
+    let (command, work): (_, crate::scheduler::Work) = match direction {
+        RectDirection::Read => {
+            check_host_read(&mem)?;
+            (
+                CL_COMMAND_READ_BUFFER_RECT,
+                Box::new(move || {
+                    copy_rect(mem.base() as usize, buffer_rect, host, host_rect, region);
+                    CL_COMPLETE
+                }),
+            )
+        }
+        RectDirection::Write => {
+            check_host_write(&mem)?;
+            (
+                CL_COMMAND_WRITE_BUFFER_RECT,
+                Box::new(move || {
+                    copy_rect(host, host_rect, mem.base() as usize, buffer_rect, region);
+                    CL_COMPLETE
+                }),
+            )
+        }
+    };
+    // SAFETY: forwarded contracts.
+    let done = unsafe {
+        queue.enqueue(
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            Barrier::No,
+            work,
+        )?
+    };
+    if blocking != CL_FALSE {
+        wait_blocking(&done)?;
+    }
+    Ok(())
+}
+
+/// `clEnqueueReadBufferRect`.
+pub unsafe extern "C" fn clEnqueueReadBufferRect(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_read: cl_bool,
+    buffer_origin: *const usize,
+    host_origin: *const usize,
+    region: *const usize,
+    buffer_row_pitch: usize,
+    buffer_slice_pitch: usize,
+    host_row_pitch: usize,
+    host_slice_pitch: usize,
+    ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        // SAFETY: forwarded contracts.
+        unsafe {
+            host_rect(
+                RectDirection::Read,
+                command_queue,
+                buffer,
+                blocking_read,
+                buffer_origin,
+                host_origin,
+                region,
+                buffer_row_pitch,
+                buffer_slice_pitch,
+                host_row_pitch,
+                host_slice_pitch,
+                ptr,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+            )
+        }
+    })
+}
+
+/// `clEnqueueWriteBufferRect`.
+pub unsafe extern "C" fn clEnqueueWriteBufferRect(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_write: cl_bool,
+    buffer_origin: *const usize,
+    host_origin: *const usize,
+    region: *const usize,
+    buffer_row_pitch: usize,
+    buffer_slice_pitch: usize,
+    host_row_pitch: usize,
+    host_slice_pitch: usize,
+    ptr: *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        // SAFETY: forwarded contracts.
+        unsafe {
+            host_rect(
+                RectDirection::Write,
+                command_queue,
+                buffer,
+                blocking_write,
+                buffer_origin,
+                host_origin,
+                region,
+                buffer_row_pitch,
+                buffer_slice_pitch,
+                host_row_pitch,
+                host_slice_pitch,
+                ptr.cast_mut(),
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+            )
+        }
+    })
+}
+
+/// `clEnqueueCopyBufferRect`.
+pub unsafe extern "C" fn clEnqueueCopyBufferRect(
+    command_queue: cl_command_queue,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    src_row_pitch: usize,
+    src_slice_pitch: usize,
+    dst_row_pitch: usize,
+    dst_slice_pitch: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let src = queue_buffer(&queue, src_buffer)?;
+        let dst = queue_buffer(&queue, dst_buffer)?;
+        // SAFETY: forwarded contract.
+        let (src_origin, dst_origin, region) =
+            unsafe { (triple(src_origin)?, triple(dst_origin)?, triple(region)?) };
+        if region.contains(&0) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let src_rect = Rect::new(src_origin, src_row_pitch, src_slice_pitch, region)?;
+        let dst_rect = Rect::new(dst_origin, dst_row_pitch, dst_slice_pitch, region)?;
+        if src_rect.end(region) > src.size || dst_rect.end(region) > dst.size {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer
+        // object and src_slice_pitch is not equal to dst_slice_pitch and
+        // src_row_pitch is not equal to dst_row_pitch."
+        if Arc::ptr_eq(&src, &dst)
+            && src_rect.slice_pitch != dst_rect.slice_pitch
+            && src_rect.row_pitch != dst_rect.row_pitch
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        let src_span = (
+            src_rect.offset(0, 0),
+            src_rect.end(region) - src_rect.offset(0, 0),
+        );
+        let dst_span = (
+            dst_rect.offset(0, 0),
+            dst_rect.end(region) - dst_rect.offset(0, 0),
+        );
+        if src.overlaps(src_span, &dst, dst_span) {
+            return Err(CL_MEM_COPY_OVERLAP);
+        }
+        let work = Box::new(move || {
+            copy_rect(
+                src.base() as usize,
+                src_rect,
+                dst.base() as usize,
+                dst_rect,
+                region,
+            );
+            CL_COMPLETE
+        });
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_COPY_BUFFER_RECT,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// `clEnqueueFillBuffer`.
+pub unsafe extern "C" fn clEnqueueFillBuffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let mem = queue_buffer(&queue, buffer)?;
+        // "CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if
+        // pattern_size is not one of { 1, 2, 4, 8, 16, 32, 64, 128 }", and
+        // offset and size must be multiples of pattern_size.
+        if pattern.is_null() || !pattern_size.is_power_of_two() || pattern_size > 128 {
+            return Err(CL_INVALID_VALUE);
+        }
+        if !offset.is_multiple_of(pattern_size) || !size.is_multiple_of(pattern_size) {
+            return Err(CL_INVALID_VALUE);
+        }
+        mem.check_range(offset, size)?;
+        // SAFETY: the application passes `pattern_size` readable bytes.
+        let pattern =
+            unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) }.to_vec();
+        let work = Box::new(move || {
+            let base = mem.base() as usize + offset;
+            for at in (0..size).step_by(pattern.len()) {
+                copy_bytes(pattern.as_ptr() as usize, base + at, pattern.len());
+            }
+            CL_COMPLETE
+        });
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_FILL_BUFFER,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// `clEnqueueMapBuffer`: buffers are host memory, so a map hands out the
+/// buffer's own address.
+pub unsafe extern "C" fn clEnqueueMapBuffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_map: cl_bool,
+    map_flags: cl_map_flags,
+    offset: usize,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
+    let body = || {
+        let queue = Queue::get(command_queue)?;
+        let mem = queue_buffer(&queue, buffer)?;
+        let valid = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+        if map_flags & !valid != 0
+            || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
+                && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        if size == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        mem.check_range(offset, size)?;
+        if map_flags & CL_MAP_READ != 0 {
+            check_host_read(&mem)?;
+        }
+        if map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
+            check_host_write(&mem)?;
+        }
+        // SAFETY: offset + size lies inside the buffer (checked above).
+        let address = unsafe { mem.base().add(offset) };
+        mem.map_count.fetch_add(1, Ordering::AcqRel);
+        let work = Box::new(|| CL_COMPLETE);
+        // SAFETY: forwarded contracts of the wait list and event pointers.
+        let done = unsafe {
+            queue.enqueue(
+                CL_COMMAND_MAP_BUFFER,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        if blocking_map != CL_FALSE {
+            wait_blocking(&done)?;
+        }
+        Ok(address.cast::<c_void>())
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// `clEnqueueUnmapMemObject`.
+pub unsafe extern "C" fn clEnqueueUnmapMemObject(
+    command_queue: cl_command_queue,
+    memobj: cl_mem,
+    mapped_ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let mem = queue_buffer(&queue, memobj)?;
+        let address = mapped_ptr as usize;
+        let base = mem.base() as usize;
+        // "CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by
+        // clEnqueueMapBuffer or clEnqueueMapImage for memobj."
+        if mapped_ptr.is_null() || address < base || address >= base + mem.size {
+            return Err(CL_INVALID_VALUE);
+        }
+        mem.map_count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| {
+                count.checked_sub(1)
+            })
+            .map_err(|_| CL_INVALID_VALUE)?;
+        let work = Box::new(|| CL_COMPLETE);
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_UNMAP_MEM_OBJECT,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// `clEnqueueMigrateMemObjects`: all memory is host memory, so migration is
+/// only an ordering point.
+pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
+    command_queue: cl_command_queue,
+    num_mem_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    flags: cl_mem_migration_flags,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        if num_mem_objects == 0 || mem_objects.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        if flags & !(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: `num_mem_objects` handles, per the API contract.
+        let handles = unsafe { slice(mem_objects, num_mem_objects as usize, CL_INVALID_VALUE)? };
+        let mems = handles
+            .iter()
+            .map(|&mem| queue_buffer(&queue, mem))
+            .collect::<ClResult<Vec<_>>>()?;
+        let work = Box::new(move || {
+            drop(mems);
+            CL_COMPLETE
+        });
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_MIGRATE_MEM_OBJECTS,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// `clEnqueueMarkerWithWaitList`.
+pub unsafe extern "C" fn clEnqueueMarkerWithWaitList(
+    command_queue: cl_command_queue,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_MARKER,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::AllEarlier,
+                Box::new(|| CL_COMPLETE),
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// `clEnqueueBarrierWithWaitList`.
+pub unsafe extern "C" fn clEnqueueBarrierWithWaitList(
+    command_queue: cl_command_queue,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_BARRIER,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::AllEarlier,
+                Box::new(|| CL_COMPLETE),
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// `clEnqueueMarker` (OpenCL 1.1).
+pub unsafe extern "C" fn clEnqueueMarker(
+    command_queue: cl_command_queue,
+    event: *mut cl_event,
+) -> cl_int {
+    if event.is_null() {
+        return api(|| {
+            Queue::get(command_queue)
+                .map(drop)
+                .and(Err(CL_INVALID_VALUE))
+        });
+    }
+    // SAFETY: forwarded contract.
+    unsafe { clEnqueueMarkerWithWaitList(command_queue, 0, std::ptr::null(), event) }
+}
+
+/// `clEnqueueBarrier` (OpenCL 1.1).
+pub unsafe extern "C" fn clEnqueueBarrier(command_queue: cl_command_queue) -> cl_int {
+    // SAFETY: no wait list, no event.
+    unsafe {
+        clEnqueueBarrierWithWaitList(command_queue, 0, std::ptr::null(), std::ptr::null_mut())
+    }
+}
+
+/// `clEnqueueWaitForEvents` (OpenCL 1.1): a barrier on the given events.
+pub unsafe extern "C" fn clEnqueueWaitForEvents(
+    command_queue: cl_command_queue,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        if num_events == 0 || event_list.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: forwarded contract.
+        let handles = unsafe { wait_list(event_list, num_events, CL_INVALID_VALUE)? };
+        for &handle in handles {
+            crate::event::Event::get(handle)?;
+        }
+        // SAFETY: forwarded contract.
+        unsafe { wait_events(&queue.context, num_events, event_list)? };
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_BARRIER,
+                num_events,
+                event_list,
+                std::ptr::null_mut(),
+                Barrier::AllEarlier,
+                Box::new(|| CL_COMPLETE),
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// Chooses a local size when the application leaves it to vecl: per
+/// dimension the largest divisor of the global size within the limits.
+fn choose_local(work_dim: usize, global: [usize; 3]) -> [usize; 3] {
+    let mut local = [1usize; 3];
+    let mut budget = MAX_WORK_GROUP_SIZE;
+    for d in 0..work_dim {
+        let limit = budget
+            .min(MAX_WORK_ITEM_SIZES[d])
+            .min(if d == 0 { 256 } else { 16 });
+        local[d] = (1..=limit.min(global[d].max(1)))
+            .rev()
+            .find(|&l| global[d].is_multiple_of(l))
+            .unwrap_or(1);
+        budget /= local[d];
+    }
+    local
+}
+
+/// `clEnqueueNDRangeKernel`.
+pub unsafe extern "C" fn clEnqueueNDRangeKernel(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let kernel = Kernel::get(kernel)?;
+        if !Arc::ptr_eq(&kernel.program.context, &queue.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        if !(1..=3).contains(&work_dim) {
+            return Err(CL_INVALID_WORK_DIMENSION);
+        }
+        let dims = work_dim as usize;
+        if global_work_size.is_null() {
+            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        }
+        let mut range = NdRange {
+            work_dim,
+            offset: [0; 3],
+            global: [1; 3],
+            local: [1; 3],
+        };
+        // SAFETY: `work_dim` elements each, per the API contract.
+        unsafe {
+            range.global[..dims].copy_from_slice(slice(
+                global_work_size,
+                dims,
+                CL_INVALID_GLOBAL_WORK_SIZE,
+            )?);
+            if !global_work_offset.is_null() {
+                range.offset[..dims].copy_from_slice(slice(
+                    global_work_offset,
+                    dims,
+                    CL_INVALID_GLOBAL_OFFSET,
+                )?);
+            }
+        }
+        for d in 0..dims {
+            if range.global[d].checked_add(range.offset[d]).is_none() {
+                return Err(CL_INVALID_GLOBAL_OFFSET);
+            }
+        }
+        let meta = kernel.meta();
+        if local_work_size.is_null() {
+            range.local = if meta.reqd_work_group_size != [0; 3] {
+                meta.reqd_work_group_size
+            } else {
+                choose_local(dims, range.global)
+            };
+        } else {
+            // SAFETY: `work_dim` elements, per the API contract.
+            range.local[..dims].copy_from_slice(unsafe {
+                slice(local_work_size, dims, CL_INVALID_WORK_GROUP_SIZE)?
+            });
+            for (&local, &limit) in range.local[..dims].iter().zip(&MAX_WORK_ITEM_SIZES) {
+                if local == 0 {
+                    return Err(CL_INVALID_WORK_GROUP_SIZE);
+                }
+                if local > limit {
+                    return Err(CL_INVALID_WORK_ITEM_SIZE);
+                }
+            }
+            if range.local.iter().product::<usize>() > MAX_WORK_GROUP_SIZE {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            if meta.reqd_work_group_size != [0; 3] && meta.reqd_work_group_size != range.local {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            // Non-uniform work-groups need OpenCL C 2.0 or later.
+            let options = kernel.program.options();
+            let uniform_required = !["-cl-std=CL2.0", "-cl-std=CL3.0"]
+                .iter()
+                .any(|std| options.contains(std))
+                || options.contains("-cl-uniform-work-group-size");
+            if uniform_required
+                && (0..dims).any(|d| !range.global[d].is_multiple_of(range.local[d]))
+            {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+        }
+        let mut local_total = 0u64;
+        let args = kernel
+            .args
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|arg| match arg {
+                None => Err(CL_INVALID_KERNEL_ARGS),
+                Some(ArgSet::Bytes(bytes)) => Ok((ArgValue::Bytes(bytes.clone()), None)),
+                Some(ArgSet::Buffer(mem)) => Ok((ArgValue::Address(0), Some(mem.clone()))),
+                Some(ArgSet::Local(size)) => {
+                    local_total += *size as u64;
+                    Ok((ArgValue::Local(*size), None))
+                }
+            })
+            .collect::<ClResult<Vec<_>>>()?;
+        if local_total > local_mem_budget(meta) {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
+        let built = kernel.built.clone();
+        let index = kernel.index;
+        let work = Box::new(move || {
+            // Buffer addresses are taken when the command runs; the Arcs in
+            // `args` keep the buffers alive until then.
+            let values: Vec<ArgValue> = args
+                .iter()
+                .map(|(value, mem)| match mem {
+                    Some(Some(mem)) => ArgValue::Address(mem.base() as usize),
+                    Some(None) => ArgValue::Address(0),
+                    None => value.clone(),
+                })
+                .collect();
+            if range.global[..range.work_dim as usize].contains(&0) {
+                return CL_COMPLETE;
+            }
+            compiler::launch(&built, index, &values, &range)
+        });
+        // SAFETY: forwarded contracts.
+        unsafe {
+            queue.enqueue(
+                CL_COMMAND_NDRANGE_KERNEL,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+                Barrier::No,
+                work,
+            )?
+        };
+        Ok(())
+    })
+}
+
+/// `clEnqueueTask`: a launch of one work-item.
+pub unsafe extern "C" fn clEnqueueTask(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let one = [1usize];
+    // SAFETY: forwarded contracts; `one` outlives the call.
+    unsafe {
+        clEnqueueNDRangeKernel(
+            command_queue,
+            kernel,
+            1,
+            std::ptr::null(),
+            one.as_ptr(),
+            one.as_ptr(),
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    }
+}
+
+/// `clEnqueueNativeKernel`: vecl's device has no `CL_EXEC_NATIVE_KERNEL`
+/// capability.
+pub unsafe extern "C" fn clEnqueueNativeKernel(
+    command_queue: cl_command_queue,
+    _user_func: Option<unsafe extern "C" fn(*mut c_void)>,
+    _args: *mut c_void,
+    _cb_args: usize,
+    _num_mem_objects: cl_uint,
+    _mem_list: *const cl_mem,
+    _args_mem_loc: *mut *const c_void,
+    _num_events_in_wait_list: cl_uint,
+    _event_wait_list: *const cl_event,
+    _event: *mut cl_event,
+) -> cl_int {
+    api(|| {
+        Queue::get(command_queue)?;
+        Err(CL_INVALID_OPERATION)
+    })
+}

@@ -1,0 +1,385 @@
+//! Memory objects: `clCreateBuffer`, `clCreateBufferWithProperties`,
+//! `clCreateSubBuffer`, retain/release, `clGetMemObjectInfo`,
+//! `clSetMemObjectDestructorCallback`.
+//!
+//! Buffers are host memory. A buffer owns an aligned allocation, or with
+//! `CL_MEM_USE_HOST_PTR` uses the application's memory directly (zero
+//! copy); a sub-buffer is a window onto its parent's storage.
+
+use std::alloc::Layout;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use opencl_sys::*;
+
+use crate::context::Context;
+use crate::device_caps::{HOST, MEM_BASE_ADDR_ALIGN_BITS};
+use crate::entry::{api, api_create, property_list, UserPtr};
+use crate::handle::{cl_type, handle_of, ClType, Object};
+use crate::info::{query, Info};
+use crate::ClResult;
+
+/// Alignment of buffer storage and of sub-buffer origins, in bytes.
+pub const ALIGN: usize = MEM_BASE_ADDR_ALIGN_BITS as usize / 8;
+
+/// A memory-object destructor callback.
+pub type MemDestructor = unsafe extern "C" fn(memobj: cl_mem, user_data: *mut c_void);
+
+/// The bytes behind a buffer.
+pub struct Storage {
+    ptr: *mut u8,
+    len: usize,
+    /// Whether vecl allocated `ptr` (and must free it).
+    owned: bool,
+}
+
+// SAFETY: the storage is plain memory; concurrent access to buffer contents
+// is governed by OpenCL's memory model (commands are ordered by events), and
+// the pointer itself is never mutated after creation.
+unsafe impl Send for Storage {}
+// SAFETY: as above.
+unsafe impl Sync for Storage {}
+
+impl Storage {
+    fn allocate(len: usize) -> ClResult<Storage> {
+        let layout = Layout::from_size_align(len, ALIGN).map_err(|_| CL_INVALID_BUFFER_SIZE)?;
+        // SAFETY: `len` is non-zero (checked by the callers).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(CL_MEM_OBJECT_ALLOCATION_FAILURE);
+        }
+        Ok(Storage {
+            ptr,
+            len,
+            owned: true,
+        })
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: allocated in `allocate` with this very layout.
+            unsafe {
+                std::alloc::dealloc(self.ptr, Layout::from_size_align_unchecked(self.len, ALIGN))
+            };
+        }
+    }
+}
+
+/// A buffer or sub-buffer.
+pub struct Mem {
+    pub context: Arc<Object<Context>>,
+    pub flags: cl_mem_flags,
+    pub size: usize,
+    /// Offset into the storage (non-zero only for sub-buffers).
+    pub offset: usize,
+    storage: Arc<Storage>,
+    pub parent: Option<Arc<Object<Mem>>>,
+    host_ptr: UserPtr,
+    properties: Vec<cl_mem_properties>,
+    pub map_count: AtomicU32,
+    destructors: Mutex<Vec<(MemDestructor, UserPtr)>>,
+}
+
+cl_type!(Mem, CL_INVALID_MEM_OBJECT);
+
+impl Mem {
+    /// The address of the buffer's first byte.
+    pub fn base(&self) -> *mut u8 {
+        // SAFETY: `offset + size` never exceeds the storage (checked when
+        // the sub-buffer is made).
+        unsafe { self.storage.ptr.add(self.offset) }
+    }
+
+    /// Checks that `[offset, offset + len)` lies inside the buffer.
+    pub fn check_range(&self, offset: usize, len: usize) -> ClResult<()> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size => Ok(()),
+            _ => Err(CL_INVALID_VALUE),
+        }
+    }
+
+    /// Whether two buffers' bytes overlap (same storage, intersecting ranges).
+    pub fn overlaps(&self, a: (usize, usize), other: &Mem, b: (usize, usize)) -> bool {
+        if !Arc::ptr_eq(&self.storage, &other.storage) {
+            return false;
+        }
+        let start_a = self.offset + a.0;
+        let start_b = other.offset + b.0;
+        start_a < start_b + b.1 && start_b < start_a + a.1
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        // SAFETY: every Mem lives in an Object<Mem>.
+        let handle = unsafe { handle_of(&*self) };
+        let destructors = std::mem::take(
+            self.destructors
+                .get_mut()
+                .unwrap_or_else(|poison| poison.into_inner()),
+        );
+        for (callback, user_data) in destructors.into_iter().rev() {
+            // SAFETY: an application callback with the signature it registered.
+            unsafe { callback(handle, user_data.0) };
+        }
+    }
+}
+
+const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+const HOST_ACCESS: cl_mem_flags =
+    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+
+/// Checks a buffer's flags: known bits, at most one access mode and one
+/// host access mode, `USE_HOST_PTR` alone among the host-pointer flags.
+fn check_flags(flags: cl_mem_flags) -> ClResult<cl_mem_flags> {
+    if flags & !(ACCESS | HOST_ACCESS | HOST_PTR | CL_MEM_KERNEL_READ_AND_WRITE) != 0
+        || (flags & ACCESS).count_ones() > 1
+        || (flags & HOST_ACCESS).count_ones() > 1
+        || (flags & CL_MEM_USE_HOST_PTR != 0
+            && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(if flags & ACCESS == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    })
+}
+
+fn create_buffer(
+    context: cl_context,
+    properties: Vec<cl_mem_properties>,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+) -> ClResult<cl_mem> {
+    let context = Context::get(context)?;
+    let flags = check_flags(flags)?;
+    if size == 0 || size as u64 > HOST.max_mem_alloc_size() {
+        return Err(CL_INVALID_BUFFER_SIZE);
+    }
+    // "CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or
+    // CL_MEM_COPY_HOST_PTR are set in flags or if host_ptr is not NULL but
+    // CL_MEM_COPY_HOST_PTR or CL_MEM_USE_HOST_PTR are not set in flags."
+    let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
+    if wants_ptr == host_ptr.is_null() {
+        return Err(CL_INVALID_HOST_PTR);
+    }
+    let storage = if flags & CL_MEM_USE_HOST_PTR != 0 {
+        Storage {
+            ptr: host_ptr.cast(),
+            len: size,
+            owned: false,
+        }
+    } else {
+        let storage = Storage::allocate(size)?;
+        if flags & CL_MEM_COPY_HOST_PTR != 0 {
+            // SAFETY: the application promises `size` readable bytes at
+            // host_ptr; the fresh allocation cannot overlap them.
+            unsafe { std::ptr::copy_nonoverlapping(host_ptr.cast::<u8>(), storage.ptr, size) };
+        }
+        storage
+    };
+    let mem = Mem::register(Mem {
+        context,
+        flags,
+        size,
+        offset: 0,
+        storage: Arc::new(storage),
+        parent: None,
+        host_ptr: UserPtr(if flags & CL_MEM_USE_HOST_PTR != 0 {
+            host_ptr
+        } else {
+            std::ptr::null_mut()
+        }),
+        properties,
+        map_count: AtomicU32::new(0),
+        destructors: Mutex::new(Vec::new()),
+    })?;
+    Ok(mem.handle())
+}
+
+/// `clCreateBuffer`.
+pub unsafe extern "C" fn clCreateBuffer(
+    context: cl_context,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    // SAFETY: forwarded contract of errcode_ret.
+    unsafe {
+        api_create(errcode_ret, || {
+            create_buffer(context, Vec::new(), flags, size, host_ptr)
+        })
+    }
+}
+
+/// `clCreateBufferWithProperties`: no buffer properties are defined by the
+/// core specification, so the list must be empty.
+pub unsafe extern "C" fn clCreateBufferWithProperties(
+    context: cl_context,
+    properties: *const cl_mem_properties,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let body = || {
+        // SAFETY: null or a zero-terminated list, per the API contract.
+        let list = unsafe { property_list(properties) };
+        let stored = match list {
+            None => Vec::new(),
+            Some(pairs) if pairs.is_empty() => vec![0],
+            Some(_) => return Err(CL_INVALID_PROPERTY),
+        };
+        create_buffer(context, stored, flags, size, host_ptr)
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// `clCreateSubBuffer`.
+pub unsafe extern "C" fn clCreateSubBuffer(
+    buffer: cl_mem,
+    flags: cl_mem_flags,
+    buffer_create_type: cl_buffer_create_type,
+    buffer_create_info: *const c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    let body = || {
+        let parent = Mem::get(buffer)?;
+        if parent.parent.is_some() {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
+        if flags & HOST_PTR != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        let given = check_flags(flags)?;
+        // Access and host-access modes are inherited when not given, and
+        // may not widen the parent's.
+        let access = if flags & ACCESS == 0 {
+            parent.flags & ACCESS
+        } else {
+            given & ACCESS
+        };
+        let host_access = if flags & HOST_ACCESS == 0 {
+            parent.flags & HOST_ACCESS
+        } else {
+            flags & HOST_ACCESS
+        };
+        let widens = (parent.flags & CL_MEM_WRITE_ONLY != 0 && access != CL_MEM_WRITE_ONLY)
+            || (parent.flags & CL_MEM_READ_ONLY != 0 && access != CL_MEM_READ_ONLY)
+            || (parent.flags & CL_MEM_HOST_WRITE_ONLY != 0
+                && host_access & CL_MEM_HOST_READ_ONLY != 0)
+            || (parent.flags & CL_MEM_HOST_READ_ONLY != 0
+                && host_access & CL_MEM_HOST_WRITE_ONLY != 0)
+            || (parent.flags & CL_MEM_HOST_NO_ACCESS != 0
+                && host_access & !CL_MEM_HOST_NO_ACCESS != 0);
+        if widens {
+            return Err(CL_INVALID_VALUE);
+        }
+        if buffer_create_type != CL_BUFFER_CREATE_TYPE_REGION || buffer_create_info.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: non-null; the application passes a cl_buffer_region.
+        let region = unsafe {
+            buffer_create_info
+                .cast::<cl_buffer_region>()
+                .read_unaligned()
+        };
+        if region.size == 0 {
+            return Err(CL_INVALID_BUFFER_SIZE);
+        }
+        parent.check_range(region.origin, region.size)?;
+        if region.origin % ALIGN != 0 {
+            return Err(CL_MISALIGNED_SUB_BUFFER_OFFSET);
+        }
+        let host_ptr = if parent.host_ptr.0.is_null() {
+            std::ptr::null_mut()
+        } else {
+            // SAFETY: inside the parent's host memory (range checked).
+            unsafe { parent.host_ptr.0.cast::<u8>().add(region.origin).cast() }
+        };
+        let sub = Mem::register(Mem {
+            context: parent.context.clone(),
+            flags: access | host_access | (parent.flags & HOST_PTR),
+            size: region.size,
+            offset: region.origin,
+            storage: parent.storage.clone(),
+            parent: Some(parent.clone()),
+            host_ptr: UserPtr(host_ptr),
+            properties: Vec::new(),
+            map_count: AtomicU32::new(0),
+            destructors: Mutex::new(Vec::new()),
+        })?;
+        Ok(sub.handle())
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// `clRetainMemObject`.
+pub extern "C" fn clRetainMemObject(memobj: cl_mem) -> cl_int {
+    api(|| Mem::retain(memobj))
+}
+
+/// `clReleaseMemObject`.
+pub extern "C" fn clReleaseMemObject(memobj: cl_mem) -> cl_int {
+    api(|| Mem::release(memobj).map(drop))
+}
+
+/// `clGetMemObjectInfo`.
+pub unsafe extern "C" fn clGetMemObjectInfo(
+    memobj: cl_mem,
+    param_name: cl_mem_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    let body = || {
+        let mem = Mem::get(memobj)?;
+        Ok(match param_name {
+            CL_MEM_TYPE => Info::value(CL_MEM_OBJECT_BUFFER),
+            CL_MEM_FLAGS => Info::value(mem.flags),
+            CL_MEM_SIZE => Info::value(mem.size),
+            CL_MEM_HOST_PTR => Info::value(mem.host_ptr.0),
+            CL_MEM_MAP_COUNT => Info::value(mem.map_count.load(Ordering::Acquire)),
+            CL_MEM_REFERENCE_COUNT => Info::value(mem.ref_count()),
+            CL_MEM_CONTEXT => Info::value(mem.context.handle()),
+            CL_MEM_ASSOCIATED_MEMOBJECT => Info::value(
+                mem.parent
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), |parent| parent.handle()),
+            ),
+            CL_MEM_OFFSET => Info::value(mem.offset),
+            CL_MEM_USES_SVM_POINTER => Info::bool(false),
+            CL_MEM_PROPERTIES => Info::array(&mem.properties),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    };
+    // SAFETY: the query protocol's pointers, per the API contract.
+    unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
+}
+
+/// `clSetMemObjectDestructorCallback`.
+pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
+    memobj: cl_mem,
+    pfn_notify: Option<MemDestructor>,
+    user_data: *mut c_void,
+) -> cl_int {
+    api(|| {
+        let mem = Mem::get(memobj)?;
+        let callback = pfn_notify.ok_or(CL_INVALID_VALUE)?;
+        mem.destructors
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .push((callback, UserPtr(user_data)));
+        Ok(())
+    })
+}

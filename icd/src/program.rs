@@ -1,0 +1,675 @@
+//! Programs: `clCreateProgramWithSource`, `clCreateProgramWithBinary`,
+//! `clBuildProgram`, `clCompileProgram`, `clLinkProgram`, retain/release,
+//! `clGetProgramInfo`, `clGetProgramBuildInfo`.
+//!
+//! vecl compiles OpenCL C when a program is built (see [`crate::compiler`]).
+//! A program's binary is vecl's own container holding the binary type, the
+//! build options and the OpenCL C source; `clCreateProgramWithBinary`
+//! accepts it back and `clBuildProgram` rebuilds from it, so binaries
+//! round-trip. Compiled objects and libraries are sources too: linking
+//! builds the concatenation of its inputs.
+
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use opencl_sys::*;
+
+use crate::compiler::{self, Built};
+use crate::context::Context;
+use crate::device::{check_device_list, device_handle};
+use crate::entry::{api, api_create, c_str, slice, write_out};
+use crate::handle::{cl_type, ClType, Object};
+use crate::info::{query, write_info, Info};
+use crate::ClResult;
+
+/// The notification callback of a build, compile or link.
+pub type BuildNotify = unsafe extern "C" fn(program: cl_program, user_data: *mut c_void);
+
+/// A program object.
+pub struct Program {
+    pub context: Arc<Object<Context>>,
+    /// Whether the program was created from source (`CL_PROGRAM_SOURCE`
+    /// reports it; compiling requires it).
+    from_source: bool,
+    state: Mutex<ProgramState>,
+    /// Kernel objects alive for this program: rebuilding is refused while
+    /// any exists.
+    pub live_kernels: AtomicUsize,
+}
+
+struct ProgramState {
+    source: String,
+    headers: Vec<(String, String)>,
+    status: cl_build_status,
+    options: String,
+    log: String,
+    binary_type: cl_program_binary_type,
+    built: Option<Arc<Built>>,
+}
+
+cl_type!(Program, CL_INVALID_PROGRAM);
+
+const BINARY_MAGIC: &[u8; 8] = b"VECLBIN1";
+
+impl Program {
+    fn new(
+        context: Arc<Object<Context>>,
+        from_source: bool,
+        source: String,
+        binary_type: cl_program_binary_type,
+    ) -> Program {
+        Program {
+            context,
+            from_source,
+            state: Mutex::new(ProgramState {
+                source,
+                headers: Vec::new(),
+                status: CL_BUILD_NONE,
+                options: String::new(),
+                log: String::new(),
+                binary_type,
+                built: None,
+            }),
+            live_kernels: AtomicUsize::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, ProgramState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// The built executable, or `CL_INVALID_PROGRAM_EXECUTABLE`.
+    pub fn executable(&self) -> ClResult<Arc<Built>> {
+        self.lock()
+            .built
+            .clone()
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)
+    }
+
+    /// The build options of the executable.
+    pub fn options(&self) -> String {
+        self.lock().options.clone()
+    }
+
+    /// vecl's binary of the program: magic, binary type, options, source.
+    fn binary(&self) -> Vec<u8> {
+        let state = self.lock();
+        if state.binary_type == CL_PROGRAM_BINARY_TYPE_NONE {
+            return Vec::new();
+        }
+        let mut bytes = BINARY_MAGIC.to_vec();
+        bytes.extend_from_slice(&state.binary_type.to_le_bytes());
+        for text in [&state.options, &state.source] {
+            bytes.extend_from_slice(&(text.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(text.as_bytes());
+        }
+        bytes
+    }
+}
+
+/// Parses vecl's binary container into (binary type, options, source).
+fn parse_binary(bytes: &[u8]) -> Option<(cl_program_binary_type, String, String)> {
+    let rest = bytes.strip_prefix(BINARY_MAGIC)?;
+    let (kind, mut rest) = rest.split_at_checked(4)?;
+    let kind = u32::from_le_bytes(kind.try_into().ok()?);
+    let mut texts = Vec::new();
+    for _ in 0..2 {
+        let (len, tail) = rest.split_at_checked(8)?;
+        let len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
+        let (text, tail) = tail.split_at_checked(len)?;
+        texts.push(String::from_utf8(text.to_vec()).ok()?);
+        rest = tail;
+    }
+    let valid = [
+        CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+        CL_PROGRAM_BINARY_TYPE_LIBRARY,
+        CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+    ];
+    if !rest.is_empty() || !valid.contains(&kind) {
+        return None;
+    }
+    let source = texts.pop()?;
+    let options = texts.pop()?;
+    Some((kind, options, source))
+}
+
+/// `clCreateProgramWithSource`.
+pub unsafe extern "C" fn clCreateProgramWithSource(
+    context: cl_context,
+    count: cl_uint,
+    strings: *mut *const c_char,
+    lengths: *const usize,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    let body = || {
+        let context = Context::get(context)?;
+        if count == 0 || strings.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: `count` string pointers, per the API contract.
+        let strings = unsafe { slice(strings, count as usize, CL_INVALID_VALUE)? };
+        let mut source = String::new();
+        for (i, &string) in strings.iter().enumerate() {
+            if string.is_null() {
+                return Err(CL_INVALID_VALUE);
+            }
+            // "If an element in lengths is zero, its accompanying string
+            // is null-terminated."
+            let len = if lengths.is_null() {
+                0
+            } else {
+                // SAFETY: a non-null `lengths` has `count` entries.
+                unsafe { lengths.add(i).read_unaligned() }
+            };
+            if len == 0 {
+                // SAFETY: a NUL-terminated string, per the API contract.
+                source.push_str(unsafe { c_str(string)? });
+            } else {
+                // SAFETY: `len` readable bytes, per the API contract.
+                let bytes = unsafe { std::slice::from_raw_parts(string.cast::<u8>(), len) };
+                source.push_str(std::str::from_utf8(bytes).map_err(|_| CL_INVALID_VALUE)?);
+            }
+        }
+        let program = Program::register(Program::new(
+            context,
+            true,
+            source,
+            CL_PROGRAM_BINARY_TYPE_NONE,
+        ))?;
+        Ok(program.handle())
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// `clCreateProgramWithBinary`: accepts binaries vecl produced.
+pub unsafe extern "C" fn clCreateProgramWithBinary(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    lengths: *const usize,
+    binaries: *mut *const u8,
+    binary_status: *mut cl_int,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    let body = || {
+        let context = Context::get(context)?;
+        // SAFETY: `num_devices` handles, per the API contract.
+        unsafe { check_device_list(device_list, num_devices)? };
+        if num_devices != 1 {
+            // vecl's device may appear only once in the list.
+            return Err(CL_INVALID_DEVICE);
+        }
+        if lengths.is_null() || binaries.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: both arrays have `num_devices` (= 1) entries.
+        let (len, binary) = unsafe { (lengths.read_unaligned(), binaries.read_unaligned()) };
+        let report = |status| {
+            // SAFETY: binary_status is null or has `num_devices` entries, per
+            // the API contract.
+            unsafe { write_out(binary_status, status) }
+        };
+        if len == 0 || binary.is_null() {
+            report(CL_INVALID_VALUE);
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: `len` readable bytes, per the API contract.
+        let bytes = unsafe { std::slice::from_raw_parts(binary, len) };
+        let Some((kind, options, source)) = parse_binary(bytes) else {
+            report(CL_INVALID_BINARY);
+            return Err(CL_INVALID_BINARY);
+        };
+        report(CL_SUCCESS);
+        let program = Program::new(context, false, source, kind);
+        program.lock().options = options;
+        Ok(Program::register(program)?.handle())
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// `clCreateProgramWithBuiltInKernels`: vecl has no built-in kernels.
+pub unsafe extern "C" fn clCreateProgramWithBuiltInKernels(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    kernel_names: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    let body = || {
+        Context::get(context)?;
+        // SAFETY: `num_devices` handles and a NUL-terminated string, per the
+        // API contract.
+        unsafe {
+            check_device_list(device_list, num_devices)?;
+            c_str(kernel_names)?;
+        }
+        // "CL_INVALID_VALUE if kernel_names is NULL or kernel_names
+        // contains a kernel name that is not supported by any of the
+        // devices in device_list."
+        Err(CL_INVALID_VALUE)
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// `clCreateProgramWithIL`: vecl takes no intermediate language.
+pub unsafe extern "C" fn clCreateProgramWithIL(
+    context: cl_context,
+    il: *const c_void,
+    length: usize,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    let body = || {
+        Context::get(context)?;
+        if il.is_null() || length == 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_OPERATION if no devices in context support
+        // intermediate language programs."
+        Err(CL_INVALID_OPERATION)
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// Checks the device list and callback arguments shared by build, compile
+/// and link.
+///
+/// # Safety
+/// `device_list` is null or holds `num_devices` handles.
+unsafe fn check_build_args(
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    notify: Option<BuildNotify>,
+    user_data: *mut c_void,
+) -> ClResult<()> {
+    if device_list.is_null() != (num_devices == 0) {
+        return Err(CL_INVALID_VALUE);
+    }
+    if !device_list.is_null() {
+        // SAFETY: forwarded contract.
+        unsafe { check_device_list(device_list, num_devices)? };
+    }
+    if notify.is_none() && !user_data.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+/// Options as text (null is empty).
+///
+/// # Safety
+/// `options` is null or NUL-terminated.
+unsafe fn options_text(options: *const c_char) -> ClResult<String> {
+    if options.is_null() {
+        return Ok(String::new());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { c_str(options) }
+        .map(str::to_string)
+        .map_err(|_| CL_INVALID_BUILD_OPTIONS)
+}
+
+/// Compiles `program`'s source with `options`; records status and log, and
+/// with `executable` the built kernels.
+fn run_build(
+    program: &Program,
+    options: String,
+    binary_type: cl_program_binary_type,
+    executable: bool,
+) -> ClResult<()> {
+    if program.live_kernels.load(Ordering::Acquire) > 0 {
+        return Err(CL_INVALID_OPERATION);
+    }
+    let (source, headers) = {
+        let state = program.lock();
+        (state.source.clone(), state.headers.clone())
+    };
+    let result = compiler::build(&source, &options, &headers);
+    let mut state = program.lock();
+    state.options = options;
+    match result {
+        Ok(built) => {
+            state.status = CL_BUILD_SUCCESS;
+            state.log = built.log.clone();
+            state.binary_type = binary_type;
+            state.built = executable.then(|| Arc::new(built));
+            Ok(())
+        }
+        Err(failure) => {
+            state.status = CL_BUILD_ERROR;
+            state.log = failure.log;
+            state.built = None;
+            Err(
+                if failure.code == CL_INVALID_BUILD_OPTIONS
+                    || failure.code == CL_INVALID_COMPILER_OPTIONS
+                    || failure.code == CL_INVALID_LINKER_OPTIONS
+                {
+                    failure.code
+                } else {
+                    match binary_type {
+                        CL_PROGRAM_BINARY_TYPE_EXECUTABLE => CL_BUILD_PROGRAM_FAILURE,
+                        CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT => CL_COMPILE_PROGRAM_FAILURE,
+                        _ => CL_LINK_PROGRAM_FAILURE,
+                    }
+                },
+            )
+        }
+    }
+}
+
+/// `clBuildProgram`.
+pub unsafe extern "C" fn clBuildProgram(
+    program: cl_program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    pfn_notify: Option<BuildNotify>,
+    user_data: *mut c_void,
+) -> cl_int {
+    api(|| {
+        let program = Program::get(program)?;
+        // SAFETY: forwarded contracts.
+        unsafe { check_build_args(num_devices, device_list, pfn_notify, user_data)? };
+        // SAFETY: forwarded contract.
+        let options = unsafe { options_text(options)? };
+        let result = run_build(&program, options, CL_PROGRAM_BINARY_TYPE_EXECUTABLE, true);
+        if let Some(notify) = pfn_notify {
+            // SAFETY: the application's callback with its registered signature.
+            unsafe { notify(program.handle(), user_data) };
+        }
+        result
+    })
+}
+
+/// `clCompileProgram`.
+pub unsafe extern "C" fn clCompileProgram(
+    program: cl_program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    num_input_headers: cl_uint,
+    input_headers: *const cl_program,
+    header_include_names: *mut *const c_char,
+    pfn_notify: Option<BuildNotify>,
+    user_data: *mut c_void,
+) -> cl_int {
+    api(|| {
+        let program = Program::get(program)?;
+        // SAFETY: forwarded contracts.
+        unsafe { check_build_args(num_devices, device_list, pfn_notify, user_data)? };
+        // SAFETY: forwarded contract.
+        let options = unsafe { options_text(options)? };
+        if (num_input_headers == 0) != input_headers.is_null()
+            || (num_input_headers == 0) != header_include_names.is_null()
+        {
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: `num_input_headers` entries each, per the API contract.
+        let (headers, names) = unsafe {
+            (
+                slice(input_headers, num_input_headers as usize, CL_INVALID_VALUE)?,
+                slice(
+                    header_include_names,
+                    num_input_headers as usize,
+                    CL_INVALID_VALUE,
+                )?,
+            )
+        };
+        let mut pairs = Vec::new();
+        for (&header, &name) in headers.iter().zip(names) {
+            let header = Program::get(header)?;
+            // SAFETY: a NUL-terminated include name, per the API contract.
+            let name = unsafe { c_str(name)? };
+            pairs.push((name.to_string(), header.lock().source.clone()));
+        }
+        if !program.from_source {
+            return Err(CL_INVALID_OPERATION);
+        }
+        program.lock().headers = pairs;
+        let result = run_build(
+            &program,
+            options,
+            CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+            false,
+        );
+        if let Some(notify) = pfn_notify {
+            // SAFETY: the application's callback with its registered signature.
+            unsafe { notify(program.handle(), user_data) };
+        }
+        result
+    })
+}
+
+/// `clLinkProgram`.
+pub unsafe extern "C" fn clLinkProgram(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    num_input_programs: cl_uint,
+    input_programs: *const cl_program,
+    pfn_notify: Option<BuildNotify>,
+    user_data: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    let body = || {
+        let context = Context::get(context)?;
+        // SAFETY: the device list, options and program list follow the API
+        // contract (arrays of their stated lengths, a NUL-terminated string).
+        let (options, inputs) = unsafe {
+            check_build_args(num_devices, device_list, pfn_notify, user_data)?;
+            let options = options_text(options)?;
+            if num_input_programs == 0 || input_programs.is_null() {
+                return Err(CL_INVALID_VALUE);
+            }
+            let inputs = slice(
+                input_programs,
+                num_input_programs as usize,
+                CL_INVALID_VALUE,
+            )?;
+            (options, inputs)
+        };
+        let mut source = String::new();
+        let mut headers = Vec::new();
+        for &input in inputs {
+            let input = Program::get(input)?;
+            if !Arc::ptr_eq(&input.context, &context) {
+                return Err(CL_INVALID_CONTEXT);
+            }
+            let state = input.lock();
+            // "CL_INVALID_OPERATION if the compilation or build of a
+            // program executable for any of the devices listed in
+            // input_programs ... has not completed successfully."
+            let linkable = [
+                CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+                CL_PROGRAM_BINARY_TYPE_LIBRARY,
+            ];
+            if !linkable.contains(&state.binary_type) {
+                return Err(CL_INVALID_OPERATION);
+            }
+            source.push_str(&state.source);
+            source.push('\n');
+            headers.extend(state.headers.iter().cloned());
+        }
+        let library = options.split_whitespace().any(|o| o == "-create-library");
+        let program = Program::register(Program::new(
+            context,
+            false,
+            source,
+            CL_PROGRAM_BINARY_TYPE_NONE,
+        ))?;
+        program.lock().headers = headers;
+        let kind = if library {
+            CL_PROGRAM_BINARY_TYPE_LIBRARY
+        } else {
+            CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+        };
+        let result = run_build(&program, options, kind, !library);
+        if let Some(notify) = pfn_notify {
+            // SAFETY: the application's callback with its registered signature.
+            unsafe { notify(program.handle(), user_data) };
+        }
+        match result {
+            Ok(()) => Ok(program.handle()),
+            Err(code) => {
+                Program::release(program.handle())?;
+                Err(code)
+            }
+        }
+    };
+    // SAFETY: errcode_ret is null or writable, per the API contract.
+    unsafe { api_create(errcode_ret, body) }
+}
+
+/// `clRetainProgram`.
+pub extern "C" fn clRetainProgram(program: cl_program) -> cl_int {
+    api(|| Program::retain(program))
+}
+
+/// `clReleaseProgram`.
+pub extern "C" fn clReleaseProgram(program: cl_program) -> cl_int {
+    api(|| Program::release(program).map(drop))
+}
+
+/// `clGetProgramInfo`.
+pub unsafe extern "C" fn clGetProgramInfo(
+    program: cl_program,
+    param_name: cl_program_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    if param_name == CL_PROGRAM_BINARIES {
+        // SAFETY: forwarded contract.
+        return unsafe {
+            program_binaries(program, param_value_size, param_value, param_value_size_ret)
+        };
+    }
+    let body = || {
+        let program = Program::get(program)?;
+        let source = program.lock().source.clone();
+        let kernel_names = || -> ClResult<Vec<String>> {
+            Ok(program
+                .executable()?
+                .kernels
+                .iter()
+                .map(|k| k.name.clone())
+                .collect())
+        };
+        Ok(match param_name {
+            CL_PROGRAM_REFERENCE_COUNT => Info::value(program.ref_count()),
+            CL_PROGRAM_CONTEXT => Info::value(program.context.handle()),
+            CL_PROGRAM_NUM_DEVICES => Info::value(1u32),
+            CL_PROGRAM_DEVICES => Info::value(device_handle()),
+            CL_PROGRAM_SOURCE => Info::string(if program.from_source { &source } else { "" }),
+            CL_PROGRAM_IL => Info::bytes(Vec::new()),
+            CL_PROGRAM_BINARY_SIZES => Info::value(program.binary().len()),
+            CL_PROGRAM_NUM_KERNELS => Info::value(kernel_names()?.len()),
+            CL_PROGRAM_KERNEL_NAMES => Info::string(&kernel_names()?.join(";")),
+            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => {
+                Info::bool(false)
+            }
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    };
+    // SAFETY: the query protocol's pointers, per the API contract.
+    unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
+}
+
+/// `CL_PROGRAM_BINARIES`: the value is an array of one pointer per device,
+/// each to caller memory of `CL_PROGRAM_BINARY_SIZES` bytes.
+///
+/// # Safety
+/// The query protocol's contract; `*param_value` is null or points at
+/// enough bytes for the binary.
+unsafe fn program_binaries(
+    program: cl_program,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    api(|| {
+        let program = Program::get(program)?;
+        let binary = program.binary();
+        let pointers = Info::value(std::ptr::null_mut::<c_void>());
+        if !param_value.is_null() {
+            if param_value_size < std::mem::size_of::<*mut u8>() {
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: the caller passes an array of (at least) one pointer.
+            let dst = unsafe { param_value.cast::<*mut u8>().read_unaligned() };
+            if !dst.is_null() {
+                // SAFETY: the caller sized the buffer from
+                // CL_PROGRAM_BINARY_SIZES; a null entry is skipped.
+                unsafe { std::ptr::copy_nonoverlapping(binary.as_ptr(), dst, binary.len()) };
+            }
+        }
+        // SAFETY: forwarded contract (only the size is written here).
+        unsafe {
+            write_info(
+                pointers,
+                param_value_size,
+                std::ptr::null_mut(),
+                param_value_size_ret,
+            )
+        }
+    })
+}
+
+/// `clGetProgramBuildInfo`.
+pub unsafe extern "C" fn clGetProgramBuildInfo(
+    program: cl_program,
+    device: cl_device_id,
+    param_name: cl_program_build_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    let body = || {
+        let program = Program::get(program)?;
+        crate::device::check_device(device)?;
+        let state = program.lock();
+        Ok(match param_name {
+            CL_PROGRAM_BUILD_STATUS => Info::value(state.status),
+            CL_PROGRAM_BUILD_OPTIONS => Info::string(&state.options),
+            CL_PROGRAM_BUILD_LOG => Info::string(&state.log),
+            CL_PROGRAM_BINARY_TYPE => Info::value(state.binary_type),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Info::value(0usize),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    };
+    // SAFETY: the query protocol's pointers, per the API contract.
+    unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
+}
+
+/// `clSetProgramReleaseCallback`: vecl's programs have no program-scope
+/// constructors or destructors.
+pub unsafe extern "C" fn clSetProgramReleaseCallback(
+    program: cl_program,
+    _pfn_notify: Option<BuildNotify>,
+    _user_data: *mut c_void,
+) -> cl_int {
+    api(|| {
+        Program::get(program)?;
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+/// `clSetProgramSpecializationConstant`: only IL programs have them.
+pub unsafe extern "C" fn clSetProgramSpecializationConstant(
+    program: cl_program,
+    _spec_id: cl_uint,
+    _spec_size: usize,
+    _spec_value: *const c_void,
+) -> cl_int {
+    api(|| {
+        Program::get(program)?;
+        Err(CL_INVALID_PROGRAM)
+    })
+}
