@@ -7,9 +7,10 @@
 //! When its last dependency completes, the command is handed to the executor
 //! (or, for a blocking command whose dependencies were already complete, run
 //! on the calling thread at once, which saves two thread wake-ups). If a
-//! dependency failed, the command does not run: its event takes
+//! wait-list event failed, the command does not run: its event takes
 //! `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`, and so do its own
-//! dependants in turn. A failing command never stops the queue.
+//! dependants in turn. Implicit dependencies (queue order, barriers) only
+//! order: a failing command never poisons the rest of its queue.
 //!
 //! The executor runs one command at a time; an NDRange inside it is spread
 //! over the whole pool, so running independent commands of an out-of-order
@@ -238,22 +239,24 @@ impl Queue {
     ) -> Event {
         let shared = &self.handle.shared;
         let event = Event::for_command(command_type, shared.properties.profiling);
-        let mut deps: Vec<Event> = wait_list.to_vec();
+        // Implicit dependencies: they order, but their failure does not
+        // propagate (only the wait list's does).
+        let mut implicit: Vec<Event> = Vec::new();
         {
             let mut state = shared.lock();
             state.outstanding.retain(|e| e.status() > COMPLETE);
             if shared.properties.out_of_order {
                 if let Some(barrier) = &state.barrier {
-                    deps.push(barrier.clone());
+                    implicit.push(barrier.clone());
                 }
                 if ordering != CommandOrder::Plain && wait_list.is_empty() {
-                    deps.extend(state.outstanding.iter().cloned());
+                    implicit.extend(state.outstanding.iter().cloned());
                 }
                 if ordering == CommandOrder::Barrier {
                     state.barrier = Some(event.clone());
                 }
             } else if let Some(last) = &state.last {
-                deps.push(last.clone());
+                implicit.push(last.clone());
             }
             state.last = Some(event.clone());
             state.outstanding.push(event.clone());
@@ -262,7 +265,7 @@ impl Queue {
         // Commands go to the device as soon as they are enqueued.
         event.advance(SUBMITTED, None);
         let pending = Arc::new(Pending {
-            remaining: AtomicUsize::new(deps.len() + 1),
+            remaining: AtomicUsize::new(wait_list.len() + implicit.len() + 1),
             failed: AtomicBool::new(false),
             command: Mutex::new(Some(Command {
                 event: event.clone(),
@@ -270,10 +273,14 @@ impl Queue {
             })),
             shared: Arc::clone(shared),
         });
-        for dep in deps {
+        let deps = wait_list
+            .iter()
+            .map(|e| (e, true))
+            .chain(implicit.iter().map(|e| (e, false)));
+        for (dep, propagates) in deps {
             let pending = Arc::clone(&pending);
             dep.when_done(Box::new(move |status| {
-                if status < COMPLETE {
+                if propagates && status < COMPLETE {
                     pending.failed.store(true, Ordering::Release);
                 }
                 if let Some(command) = pending.release() {
