@@ -62,6 +62,30 @@ pub fn build_with_headers(
     headers: &[(&str, &str)],
 ) -> Result<Build, BuildError> {
     let opts = Options::parse(options)?;
+    // The parser and the lowering recurse over the program's nesting (bounded
+    // by `parser::MAX_NESTING`); a thread of our own gives that recursion a
+    // stack of known size whatever thread the caller runs on.
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("vecl-clc".into())
+            .stack_size(FRONT_END_STACK)
+            .spawn_scoped(scope, || compile(source, &opts, headers));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(BuildError::Failed {
+                    log: "error: internal compiler error (the front end panicked)\n".into(),
+                })
+            }),
+            // No thread available: compile here.
+            Err(_) => compile(source, &opts, headers),
+        }
+    })
+}
+
+/// Stack size of the compiling thread (reserved address space, touched only as deep as used).
+const FRONT_END_STACK: usize = 256 << 20;
+
+fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Build, BuildError> {
     let mut sm = SourceMap::default();
     let mut diags = Diags {
         suppress_warnings: opts.suppress_warnings,
@@ -72,7 +96,7 @@ pub fn build_with_headers(
     let tokens = {
         let mut pp =
             preprocess::Preprocessor::new(&mut sm, &mut diags, opts.include_dirs.clone(), headers);
-        let mut defs = predefined_macros(&opts);
+        let mut defs = predefined_macros(opts);
         defs.extend(opts.defines.iter().cloned());
         pp.define_all(&defs);
         pp.run(main)

@@ -20,7 +20,13 @@ pub struct Parser<'a> {
     typedefs: Vec<HashSet<String>>,
     /// `-cl-single-precision-constant`: unsuffixed floating constants are `float`.
     single_precision_constants: bool,
+    /// Current nesting of expressions and statements (bounded: deep
+    /// recursion would overflow the stack).
+    depth: u32,
 }
+
+/// How deeply expressions and statements may nest.
+pub const MAX_NESTING: u32 = 256;
 
 /// A parse failure already reported to the diagnostics.
 #[derive(Debug)]
@@ -93,6 +99,7 @@ impl<'a> Parser<'a> {
             diags,
             typedefs: vec![HashSet::new()],
             single_precision_constants,
+            depth: 0,
         }
     }
 
@@ -852,6 +859,24 @@ impl<'a> Parser<'a> {
     }
 
     fn statement(&mut self) -> PResult<Statement> {
+        self.nested(Self::statement_inner)
+    }
+
+    /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            let pos = self.pos();
+            // Skip everything: the rest cannot be parsed sensibly at this depth.
+            self.k = self.toks.len();
+            return self.err(pos, "expressions or statements nested too deeply");
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    fn statement_inner(&mut self) -> PResult<Statement> {
         let pos = self.pos();
         let Some(t) = self.peek() else {
             return self.err(pos, "expected statement at end of input");
@@ -1105,6 +1130,10 @@ impl<'a> Parser<'a> {
     }
 
     fn cast_expr(&mut self) -> PResult<Expr> {
+        self.nested(Self::cast_expr_inner)
+    }
+
+    fn cast_expr_inner(&mut self) -> PResult<Expr> {
         if self.paren_type_follows() {
             let pos = self.pos();
             self.k += 1;

@@ -403,6 +403,7 @@ impl<'a> Preprocessor<'a> {
             toks: &toks,
             k: 0,
             err: None,
+            depth: 0,
         };
         let v = ev.ternary();
         if ev.err.is_none() && ev.k < toks.len() {
@@ -693,6 +694,7 @@ struct CondEval<'t> {
     toks: &'t [Token],
     k: usize,
     err: Option<(Pos, String)>,
+    depth: u32,
 }
 
 /// A value and whether it is unsigned.
@@ -802,6 +804,16 @@ impl CondEval<'_> {
     }
 
     fn unary(&mut self) -> PpVal {
+        if self.depth > 256 {
+            return self.fail("preprocessor expression nested too deeply");
+        }
+        self.depth += 1;
+        let v = self.unary_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_inner(&mut self) -> PpVal {
         let Some(t) = self.peek().cloned() else {
             return self.fail("expected value in preprocessor expression");
         };

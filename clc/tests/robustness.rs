@@ -1,0 +1,110 @@
+//! No input makes the front end panic: every corpus program, truncated at
+//! many points and mutated byte by byte (deterministically), builds or fails
+//! with diagnostics.
+
+use std::path::PathBuf;
+
+fn corpus() -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("tests/corpus exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
+}
+
+fn build_must_not_panic(src: &str) {
+    let r = std::panic::catch_unwind(|| {
+        if let Err(vecl_clc::BuildError::Failed { log }) = vecl_clc::build(src, "") {
+            assert!(
+                log.contains("error"),
+                "a failed build explains itself:\n{log}"
+            );
+            assert!(
+                !log.contains("internal compiler error"),
+                "the front end panicked on:\n{src}"
+            );
+        }
+    });
+    assert!(r.is_ok(), "the front end panicked on:\n{src}");
+}
+
+#[test]
+fn truncated_programs_never_panic() {
+    for src in corpus() {
+        let bytes = src.as_bytes();
+        let step = (bytes.len() / 40).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            if src.is_char_boundary(cut) {
+                build_must_not_panic(&src[..cut]);
+            }
+        }
+    }
+}
+
+#[test]
+fn mutated_programs_never_panic() {
+    const ALPHABET: &[u8] = b"(){}[];,.+-*/%<>=!&|^~?:#\"' \n0123456789abcxyzfuL_";
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for src in corpus() {
+        for _ in 0..40 {
+            let mut b = src.clone().into_bytes();
+            for _ in 0..1 + next() % 3 {
+                let at = (next() % b.len() as u64) as usize;
+                let c = ALPHABET[(next() % ALPHABET.len() as u64) as usize];
+                match next() % 3 {
+                    0 => b[at] = c,
+                    1 => b.insert(at, c),
+                    _ => {
+                        b.remove(at);
+                    }
+                }
+            }
+            if let Ok(s) = String::from_utf8(b) {
+                build_must_not_panic(&s);
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let deep = format!(
+        "kernel void k(global int *a) {{ a[0] = {}1{}; }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    let log = match vecl_clc::build(&deep, "") {
+        Err(vecl_clc::BuildError::Failed { log }) => log,
+        other => panic!("{other:?}"),
+    };
+    assert!(log.contains("nested too deeply"), "{log}");
+    let blocks = format!(
+        "kernel void k(global int *a) {{ {} a[0] = 1; {} }}",
+        "{".repeat(5000),
+        "}".repeat(5000)
+    );
+    assert!(vecl_clc::build(&blocks, "").is_err());
+    let unary = format!(
+        "kernel void k(global int *a) {{ a[0] = {}1; }}",
+        "-".repeat(5000)
+    );
+    assert!(vecl_clc::build(&unary, "").is_err());
+    let pp = format!(
+        "#if {}1{}\n#endif\nkernel void k(global int *a) {{ }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    assert!(vecl_clc::build(&pp, "").is_err());
+}
