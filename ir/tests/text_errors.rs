@@ -120,6 +120,24 @@ fn errors_point_at_the_offending_token() {
     );
     assert_error("\"unterminated\n", 1, 1, "unterminated string");
     assert_error(
+        "fn @f() {\n  %a: i32 = const 1\n  return %b\n}\n",
+        3,
+        10,
+        "undefined value %b",
+    );
+    assert_error(
+        "fn @f() {\n  %a: i32 = const 1\n  %a: i32 = const 2\n}\n",
+        3,
+        3,
+        "value %a is defined twice",
+    );
+    assert_error(
+        "fn @f() {\n  %2147483648: i32 = const 1\n}\n",
+        2,
+        3,
+        "too large",
+    );
+    assert_error(
         "frob\n",
         1,
         1,
@@ -162,8 +180,11 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 
 #[test]
 fn huge_numbers_do_not_allocate_or_overflow() {
-    // A value number near u32::MAX: one definition, reported as a gap.
+    // Value numbers near the top: too large, or a gap (no huge arena).
     assert!(error("fn @f() {\n  %4294967295: u32 = const 0\n}\n")
+        .message
+        .contains("too large"));
+    assert!(error("fn @f() {\n  %2147483647: u32 = const 0\n}\n")
         .message
         .contains("gap"));
     // An array too large for 32-bit sizes inside a laid-out struct.

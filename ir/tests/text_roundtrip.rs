@@ -545,6 +545,49 @@ fn every_variant_round_trips() {
 }
 
 #[test]
+fn named_values_number_after_the_numbered_ones() {
+    let named = "kernel @vadd(a: ptr global f32, b: ptr global f32, c: ptr global f32)
+  args [\"float*\" global const, \"float*\" global const, \"float*\" global] {
+  %a: ptr global f32 = param 0
+  %b: ptr global f32 = param 1
+  %c: ptr global f32 = param 2
+  %zero: u32 = const 0
+  %gid: u64 = work_item global_id %zero at 3:15
+  %pa: ptr global f32 = index %a, %gid
+  %x: f32 = load %pa at 4:13
+  %pb: ptr global f32 = index %b, %gid
+  %y: f32 = load %pb at 4:20
+  %sum: f32 = add %x, %y at 4:18
+  %pc: ptr global f32 = index %c, %gid
+  store %pc, %sum at 4:10
+}
+";
+    let corpus = include_str!("corpus/vadd.ir");
+    assert_eq!(parse_module(named), parse_module(corpus));
+
+    // Mixed: %0 and %1 keep their numbers, the names follow in order.
+    let mixed = "fn @f(x: i32) -> i32 {
+  %1: i32 = const 2
+  %0: i32 = param 0
+  %twice: i32 = mul %0, %1
+  if %twice {
+    %inner: i32 = add %twice, %0
+    eval %inner
+  }
+  return %twice
+}
+";
+    let m = parse_module(mixed).expect("parses");
+    let text = print_module(&m);
+    assert!(text.contains("%2: i32 = mul %0, %1"), "{text}");
+    assert!(text.contains("%3: i32 = add %2, %0"), "{text}");
+    assert!(text.contains("eval %3"), "{text}");
+    assert!(text.contains("return %2"), "{text}");
+    assert_eq!(m.functions[0].insts[0].inst, Inst::Param(0));
+    assert_eq!(m.functions[0].insts[1].inst, Inst::Const(2));
+}
+
+#[test]
 fn access_qualifiers_round_trip() {
     for access in [
         AccessQualifier::None,

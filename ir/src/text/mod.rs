@@ -18,6 +18,9 @@
 //! }
 //! ```
 //!
+//! Values may be named in hand-written text (`%gid` instead of `%3`); they
+//! are numbered after the numbered ones, in definition order.
+//!
 //! Parse errors carry the line and column of the offending token and never
 //! panic, whatever the input.
 
@@ -25,6 +28,7 @@ mod lexer;
 mod literal;
 mod parse;
 mod print;
+mod rename;
 
 pub use parse::{parse_module, MAX_DEPTH};
 pub use print::{default_args, print_module, print_type};

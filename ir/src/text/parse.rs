@@ -24,6 +24,7 @@ use super::print::{
     default_args, natural_layout, ACCESS_NAMES, ATOMIC_NAMES, BINARY_NAMES, CMP_NAMES,
     MEM_FLAG_NAMES, ORDER_NAMES, ROUNDING_NAMES, SCOPE_NAMES, UNARY_NAMES, WORK_ITEM_NAMES,
 };
+use super::rename::{rename_block, rename_inst};
 use super::ParseError;
 
 /// The deepest nesting of types and blocks the parser accepts.
@@ -79,6 +80,40 @@ struct FnCx {
     defs: HashMap<u32, (InstData, u32, u32)>,
     /// Every value reference, with its position, checked at the end.
     uses: Vec<(u32, u32, u32)>,
+    /// Named values (`%gid`): name → provisional key (from [`NAMED_BASE`]).
+    names: HashMap<String, u32>,
+    /// Names by provisional key − `NAMED_BASE`.
+    name_list: Vec<String>,
+    /// Provisional keys of named values in definition order.
+    named_order: Vec<u32>,
+}
+
+/// Keys of named values while a function is parsed; numbered values stay
+/// below it, and become `0..n` then the named ones `n..` in order.
+const NAMED_BASE: u32 = 1 << 31;
+
+impl FnCx {
+    /// The key of a named value, allotted at its first mention.
+    fn named(&mut self, name: &str) -> u32 {
+        if let Some(&key) = self.names.get(name) {
+            return key;
+        }
+        let key = NAMED_BASE.saturating_add(self.name_list.len() as u32);
+        self.names.insert(name.to_string(), key);
+        self.name_list.push(name.to_string());
+        key
+    }
+
+    /// `%N` or `%name` for a key, for messages.
+    fn text(&self, key: u32) -> String {
+        match key
+            .checked_sub(NAMED_BASE)
+            .and_then(|i| self.name_list.get(i as usize))
+        {
+            Some(name) => format!("%{name}"),
+            None => format!("%{key}"),
+        }
+    }
 }
 
 struct Parser {
@@ -660,10 +695,10 @@ impl Parser {
         self.expect_punct("{")?;
         self.f = FnCx::default();
         self.decls()?;
-        let body = self.block_items()?;
+        let mut body = self.block_items()?;
         self.expect_punct("}")?;
         self.end_of_line()?;
-        let insts = self.finish_insts()?;
+        let insts = self.finish_insts(&mut body)?;
         let f = std::mem::take(&mut self.f);
         let func = Function {
             name,
@@ -755,40 +790,65 @@ impl Parser {
         }
     }
 
-    /// Orders the function's instructions by number, checking `0..n`.
-    fn finish_insts(&mut self) -> PResult<Vec<InstData>> {
-        let n = self.f.defs.len();
+    /// Orders the function's instructions: numbered values are `0..n`
+    /// (checked), named ones follow in definition order; renumbers the
+    /// named values in `insts` and `body`.
+    fn finish_insts(&mut self, body: &mut Block) -> PResult<Vec<InstData>> {
+        let n = self.f.defs.keys().filter(|k| **k < NAMED_BASE).count();
         let mut gaps: Vec<_> = self
             .f
             .defs
             .iter()
-            .filter(|(i, _)| **i as usize >= n)
+            .filter(|(i, _)| (n..NAMED_BASE as usize).contains(&(**i as usize)))
             .collect();
         gaps.sort_by_key(|(i, _)| **i);
         if let Some((i, (_, line, col))) = gaps.first() {
+            let message = format!(
+                "value %{i} leaves a gap: the {n} numbered values of a function are %0 to %{}",
+                n - 1
+            );
             return Err(ParseError {
                 line: *line,
                 col: *col,
-                message: format!(
-                    "value %{i} leaves a gap: the {n} values of a function are numbered %0 to %{}",
-                    n - 1
-                ),
+                message,
             });
         }
-        if let Some((v, line, col)) = self.f.uses.iter().find(|(v, _, _)| *v as usize >= n) {
+        if let Some((v, line, col)) = self
+            .f
+            .uses
+            .iter()
+            .find(|(v, _, _)| !self.f.defs.contains_key(v) && (*v as usize >= n))
+        {
             return Err(ParseError {
                 line: *line,
                 col: *col,
-                message: format!("undefined value %{v}"),
+                message: format!("undefined value {}", self.f.text(*v)),
             });
         }
         let mut defs = std::mem::take(&mut self.f.defs);
-        let mut insts = Vec::with_capacity(n);
-        for i in 0..n as u32 {
-            match defs.remove(&i) {
+        let named = std::mem::take(&mut self.f.named_order);
+        let final_index: HashMap<u32, u32> = named
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (*k, (n + i) as u32))
+            .collect();
+        let mut insts = Vec::with_capacity(defs.len());
+        for key in (0..n as u32).chain(named) {
+            match defs.remove(&key) {
                 Some((d, _, _)) => insts.push(d),
-                None => return Err(self.err(format!("value %{i} is not defined"))),
+                None => return Err(self.err(format!("value {} is not defined", self.f.text(key)))),
             }
+        }
+        if !final_index.is_empty() {
+            let rename = |v: &mut ValueId| {
+                if let Some(&i) = final_index.get(&v.0) {
+                    v.0 = i;
+                }
+            };
+            for d in &mut insts {
+                rename_inst(&mut d.inst, &rename);
+            }
+            rename_block(body, &rename);
         }
         Ok(insts)
     }
@@ -822,22 +882,34 @@ impl Parser {
         Ok(b)
     }
 
-    fn value(&mut self) -> PResult<ValueId> {
-        match self.peek() {
-            Tok::Value(n) => {
-                let n = *n;
-                let t = self.advance();
-                self.f.uses.push((n, t.line, t.col));
-                Ok(ValueId(n))
+    /// Whether the next token names a value (`%N` or `%name`).
+    fn at_value(&self) -> bool {
+        matches!(self.peek(), Tok::Value(_) | Tok::StructName(_))
+    }
+
+    /// The key of the value the next token names, without consuming it.
+    fn value_key(&mut self) -> PResult<u32> {
+        match self.peek().clone() {
+            Tok::Value(n) if n >= NAMED_BASE => {
+                Err(self.err(format!("value number %{n} is too large")))
             }
-            _ => Err(self.expected("a value (`%N`)")),
+            Tok::Value(n) => Ok(n),
+            Tok::StructName(name) => Ok(self.f.named(&name)),
+            _ => Err(self.expected("a value (`%N` or `%name`)")),
         }
+    }
+
+    fn value(&mut self) -> PResult<ValueId> {
+        let key = self.value_key()?;
+        let t = self.advance();
+        self.f.uses.push((key, t.line, t.col));
+        Ok(ValueId(key))
     }
 
     /// `%a, %b, …` until something else; possibly empty.
     fn value_list(&mut self) -> PResult<Vec<ValueId>> {
         let mut vs = Vec::new();
-        if !matches!(self.peek(), Tok::Value(_)) {
+        if !self.at_value() {
             return Ok(vs);
         }
         loop {
@@ -851,7 +923,7 @@ impl Parser {
     fn stmt(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
         let start = self.token().clone();
         let word = match &start.tok {
-            Tok::Value(_) => {
+            Tok::Value(_) | Tok::StructName(_) => {
                 let v = self.definition()?;
                 out.push(Stmt::Eval(v));
                 return Ok(());
@@ -930,7 +1002,7 @@ impl Parser {
             "break" => Stmt::Break,
             "continue" => Stmt::Continue,
             "return" => match self.peek() {
-                Tok::Value(_) => Stmt::Return(Some(self.value()?)),
+                Tok::Value(_) | Tok::StructName(_) => Stmt::Return(Some(self.value()?)),
                 _ => Stmt::Return(None),
             },
             "barrier" => {
@@ -991,14 +1063,18 @@ impl Parser {
     /// `%N: T = inst [at L:C]` — returns N.
     fn definition(&mut self) -> PResult<ValueId> {
         let at = self.token().clone();
-        let Tok::Value(n) = at.tok else {
+        if !self.at_value() {
             return Err(self.expected("a value definition (`%N: type = …`)"));
-        };
+        }
+        let n = self.value_key()?;
         if self.f.defs.contains_key(&n) {
-            return Err(Self::err_at(
-                &at,
-                format!("value %{n} is defined twice; use `eval %{n}` to evaluate it again"),
-            ));
+            let v = self.f.text(n);
+            let message =
+                format!("value {v} is defined twice; use `eval {v}` to evaluate it again");
+            return Err(Self::err_at(&at, message));
+        }
+        if n >= NAMED_BASE {
+            self.f.named_order.push(n);
         }
         self.advance();
         self.expect_punct(":")?;
@@ -1142,7 +1218,7 @@ impl Parser {
             "work_item" => {
                 let f = self.keyword(WORK_ITEM_NAMES, "a work-item function")?;
                 let dim = match self.peek() {
-                    Tok::Value(_) => Some(self.value()?),
+                    Tok::Value(_) | Tok::StructName(_) => Some(self.value()?),
                     _ => None,
                 };
                 Inst::WorkItem(f, dim)
