@@ -4,7 +4,8 @@
 //! value of the IR; a generator then builds random modules — not valid ones,
 //! just well-formed enough to print (every reference in range) — with odd
 //! names, odd layouts, arbitrary constant bits and instructions evaluated
-//! zero, one or two times.
+//! zero, one or two times. The verifier runs on the same random modules:
+//! it must report, never panic.
 
 use proptest::prelude::*;
 use vecl_ir::text::{parse_module, print_module};
@@ -1054,6 +1055,16 @@ fn random_inst(
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The verifier, too, must take any module without panicking (the
+    /// random modules are mostly ill-typed, so errors are expected).
+    #[test]
+    fn verifier_never_panics_on_random_modules(seed in any::<u64>()) {
+        let m = random_module(seed);
+        if let Err(errors) = vecl_ir::verify::verify_module(&m) {
+            prop_assert!(errors.iter().all(|e| !e.message.is_empty()));
+        }
+    }
 
     #[test]
     fn random_modules_round_trip(seed in any::<u64>()) {
