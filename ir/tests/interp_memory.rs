@@ -803,3 +803,53 @@ fn async_copy_and_builtins_with_output_pointers() {
         assert_eq!(got[3 * item + 2], sn * sn + cs * cs, "sin² + cos² of {fr}");
     }
 }
+
+/// A `__global` buffer reached through a pointer the IR calls `__local`
+/// (what a front-end bug would produce) faults instead of reading it.
+#[test]
+fn access_through_a_pointer_of_the_wrong_address_space_faults() {
+    let mut b = FunctionBuilder::new("k", vec![param("a", gptr(Type::F32))], Type::Void);
+    let a = b.param(0);
+    let wrong = b.push(Inst::PtrCast(a), Type::ptr(AddressSpace::Local, Type::F32));
+    b.load(wrong);
+    let module = Module {
+        functions: vec![kernel(b.finish())],
+        ..Module::default()
+    };
+    let err = run_kernel(
+        &module,
+        "k",
+        &mut [KernelArg::Buffer(vec![0; 16])],
+        &NdRange::linear(1, 1),
+    )
+    .unwrap_err();
+    match &err {
+        InterpError::OutOfBounds { space, object, .. } => {
+            assert_eq!(*space, AddressSpace::Local);
+            assert_eq!(
+                object,
+                "argument `a` (global memory, through a local pointer)"
+            );
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+    // Through a generic pointer the same access is fine.
+    let mut b = FunctionBuilder::new("k", vec![param("a", gptr(Type::F32))], Type::Void);
+    let a = b.param(0);
+    let generic = b.push(
+        Inst::PtrCast(a),
+        Type::ptr(AddressSpace::Generic, Type::F32),
+    );
+    b.load(generic);
+    let module = Module {
+        functions: vec![kernel(b.finish())],
+        ..Module::default()
+    };
+    run_kernel(
+        &module,
+        "k",
+        &mut [KernelArg::Buffer(vec![0; 16])],
+        &NdRange::linear(1, 1),
+    )
+    .unwrap();
+}

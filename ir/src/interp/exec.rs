@@ -164,6 +164,24 @@ impl<'a> Group<'a> {
         }
     }
 
+    /// An access through a pointer of type `ptr_ty` must land in an object
+    /// of its address space.
+    fn check_space(
+        &self,
+        item: usize,
+        ptr_ty: &Type,
+        p: Ptr,
+        size: u64,
+        loc: Loc,
+    ) -> Result<(), InterpError> {
+        let space = ptr_ty
+            .address_space()
+            .unwrap_or(crate::types::AddressSpace::Generic);
+        self.mem
+            .check_space(p, space, size)
+            .map_err(|e| self.fault(item, e, loc))
+    }
+
     fn alloc(&mut self, region: Region) -> Result<u64, InterpError> {
         self.mem
             .alloc(region)
@@ -275,8 +293,10 @@ impl<'a> Group<'a> {
             }
             Stmt::Store { ptr, value, loc } => {
                 let ty = f.func.ty(*value).clone();
+                let size = u64::from(self.module.size_of(&ty));
                 for item in active(&mask) {
                     let p = Ptr::decode(f.get(*ptr, item).first().copied().unwrap_or(0));
+                    self.check_space(item, f.func.ty(*ptr), p, size, *loc)?;
                     let lanes = Lanes::from(f.get(*value, item));
                     self.mem
                         .store(p, &ty, &lanes, &self.module.structs)
@@ -292,6 +312,8 @@ impl<'a> Group<'a> {
                 for item in active(&mask) {
                     let d = Ptr::decode(f.get(*dst, item).first().copied().unwrap_or(0));
                     let s = Ptr::decode(f.get(*src, item).first().copied().unwrap_or(0));
+                    self.check_space(item, f.func.ty(*dst), d, u64::from(*size), *loc)?;
+                    self.check_space(item, f.func.ty(*src), s, u64::from(*size), *loc)?;
                     let bytes = self
                         .mem
                         .read(s, u64::from(*size))
@@ -647,10 +669,13 @@ impl<'a> Group<'a> {
             }
             Inst::PtrCast(p) => Lanes::one(val(*p).first().copied().unwrap_or(0)),
             Inst::PtrToInt(p) => Lanes::one(scalar::mask(s, val(*p).first().copied().unwrap_or(0))),
-            Inst::Load(p) => self
-                .mem
-                .load(ptr(*p), ty, &self.module.structs)
-                .map_err(|e| self.fault(item, e, loc))?,
+            Inst::Load(p) => {
+                let size = u64::from(self.module.size_of(ty));
+                self.check_space(item, f.func.ty(*p), ptr(*p), size, loc)?;
+                self.mem
+                    .load(ptr(*p), ty, &self.module.structs)
+                    .map_err(|e| self.fault(item, e, loc))?
+            }
             Inst::Atomic {
                 op, ptr: p, args, ..
             } => {
@@ -664,6 +689,8 @@ impl<'a> Group<'a> {
                     }
                     _ => ty.clone(),
                 };
+                let size = u64::from(self.module.size_of(&vty));
+                self.check_space(item, f.func.ty(*p), ptr(*p), size, loc)?;
                 self.atomic(*op, ptr(*p), &vty, &args)
                     .map_err(|e| match e {
                         Ok(fault) => self.fault(item, fault, loc),

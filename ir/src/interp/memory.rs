@@ -170,6 +170,23 @@ impl Memory {
         Ok(r)
     }
 
+    /// Checks that `p`, reached through a pointer into `space`, points into
+    /// an object of that address space (a `generic` pointer may point
+    /// anywhere). Null and dangling pointers are left to the bounds check.
+    pub fn check_space(&self, p: Ptr, space: AddressSpace, size: u64) -> Result<(), Fault> {
+        match self.regions.get(p.region) {
+            Some(r) if p.region != 0 && space != AddressSpace::Generic && r.space != space => {
+                Err(Fault::OutOfBounds {
+                    space,
+                    offset: p.offset,
+                    size,
+                    object: format!("{} ({} memory, through a {space} pointer)", r.name, r.space),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     pub fn read(&self, p: Ptr, size: u64) -> Result<&[u8], Fault> {
         let r = self.check(p, size)?;
         let at = p.offset as usize;

@@ -58,6 +58,9 @@ fn copy(
     let stride = if strided { count(&args[3]) } else { 1 };
     let (d, s) = (Ptr::decode(dst.lane(0)), Ptr::decode(src.lane(0)));
     let dst_is_local = dst.ty.address_space() == Some(AddressSpace::Local);
+    let space = |a: &Arg<'_>| a.ty.address_space().unwrap_or(AddressSpace::Generic);
+    mem.check_space(d, space(dst), size as u64)?;
+    mem.check_space(s, space(src), size as u64)?;
     for k in 0..n.max(0) {
         let (dk, sk) = if dst_is_local {
             (k, k.wrapping_mul(stride))

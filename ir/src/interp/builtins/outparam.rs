@@ -2,7 +2,7 @@
 //! `sincos`, `frexp`, `remquo`, `lgamma_r`. The returned part and the
 //! stored part are computed as in [`super::math`] (in `f64`, rounded once).
 
-use crate::types::{Scalar, StructDef, Type};
+use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
 use super::super::memory::{Memory, Ptr};
 use super::super::scalar;
@@ -87,7 +87,11 @@ pub fn call(
         stored.push(s);
     }
     let p = Ptr::decode(out_arg.lanes.first().copied().unwrap_or(0));
-    if let Err(f) = mem.store(p, &out_ty, &stored, structs) {
+    let space = out_arg.ty.address_space().unwrap_or(AddressSpace::Generic);
+    let checked = mem
+        .check_space(p, space, u64::from(crate::types::size_of(&out_ty, structs)))
+        .and_then(|()| mem.store(p, &out_ty, &stored, structs));
+    if let Err(f) = checked {
         return Some(Err(f.into()));
     }
     Some(Ok(result))

@@ -7,7 +7,7 @@
 //! touches exactly three elements. Every access is bounds-checked like a
 //! load or store.
 
-use crate::types::{Scalar, StructDef, Type};
+use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
 use super::super::convert::{self, RoundDir};
 use super::super::memory::{Memory, Ptr};
@@ -97,6 +97,8 @@ fn run(
     let mem_scalar = if acc.half { Scalar::F16 } else { value_scalar };
     let esize = mem_scalar.size() as usize;
     let at = p.add(offset.wrapping_mul((acc.stride * esize) as i64));
+    let space = ptr.ty.address_space().unwrap_or(AddressSpace::Generic);
+    mem.check_space(at, space, (acc.n * esize) as u64)?;
     if acc.store {
         let data = &args[0];
         if width(data.ty) != acc.n {
