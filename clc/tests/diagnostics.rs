@@ -73,6 +73,8 @@ const CASES: &[(&str, &str, &str)] = &[
     ("kernel void k(global int *a) { a[0] = @@sizeof(void); }", "invalid application of 'sizeof' to type 'void'", ""),
     ("kernel void k(global float *a) { a[0] = vload4(0, @@1.0f).x; }", "no matching function for call to 'vload4'", ""),
     ("kernel void k(global int *a) { float4 v = 0; v.xx @@= (float2)(1.0f, 2.0f); }", "duplicate components", ""),
+    ("int g(int);\nkernel void k(global int *a) { a[0] = @@g(1); }", "function 'g' is declared but never defined", ""),
+    ("kernel void k(global int *a) { a[0] = 1; }\nkernel void @@k(global int *b) { }", "redefinition of 'k'", ""),
 ];
 
 fn locate(marked: &str) -> (String, u32, u32) {

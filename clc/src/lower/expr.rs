@@ -23,6 +23,8 @@ pub(super) enum Place {
     Mem(ValueId),
     /// Components of a vector lvalue.
     Comp(Box<LVal>, Vec<u8>),
+    /// One component of a register vector chosen at run time (`v[i]`).
+    DynComp(Box<LVal>, ValueId),
 }
 
 #[derive(Clone, Debug)]
@@ -337,7 +339,24 @@ impl Lowerer<'_> {
                         .push(Inst::Shuffle(bv, bv, idx.clone()), lv.ty.clone())
                 }
             }
+            Place::DynComp(base, idx) => {
+                // A select chain over the lanes; an out-of-range index reads lane 0.
+                let bv = self.read(base);
+                let mut acc = self.b().push(Inst::Extract(bv, 0), lv.ty.clone());
+                for k in 1..base.ty.lanes() as u8 {
+                    let e = self.b().push(Inst::Extract(bv, k), lv.ty.clone());
+                    let hit = self.lane_is(*idx, k);
+                    acc = self.b().push(Inst::Select(hit, e, acc), lv.ty.clone());
+                }
+                acc
+            }
         }
+    }
+
+    /// `idx == k` for a run-time component index.
+    fn lane_is(&mut self, idx: ValueId, k: u8) -> ValueId {
+        let c = self.b().const_u32(u32::from(k));
+        self.b().cmp(CmpOp::Eq, idx, c)
     }
 
     pub(super) fn write(&mut self, lv: &LVal, v: ValueId) {
@@ -356,6 +375,16 @@ impl Lowerer<'_> {
                     bv = self
                         .b()
                         .push(Inst::Insert(bv, *lane, part), base.ty.clone());
+                }
+                self.write(base, bv);
+            }
+            Place::DynComp(base, idx) => {
+                let mut bv = self.read(base);
+                for k in 0..base.ty.lanes() as u8 {
+                    let old = self.b().push(Inst::Extract(bv, k), lv.ty.clone());
+                    let hit = self.lane_is(*idx, k);
+                    let new = self.b().push(Inst::Select(hit, v, old), lv.ty.clone());
+                    bv = self.b().push(Inst::Insert(bv, k, new), base.ty.clone());
                 }
                 self.write(base, bv);
             }
@@ -1257,7 +1286,12 @@ impl Lowerer<'_> {
                         is_const: lv.is_const,
                     }));
                 }
-                return self.err(pos, "variable subscript of a register vector is not supported; use a constant index");
+                let idx = self.convert(iv, &it, &Type::U32, pos, false)?;
+                return Ok(Val::L(LVal {
+                    place: Place::DynComp(Box::new(lv.clone()), idx),
+                    ty: Type::Scalar(s),
+                    is_const: lv.is_const,
+                }));
             }
         }
         let (pv, pt) = match base {

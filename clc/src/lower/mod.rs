@@ -165,17 +165,42 @@ impl<'d> Lowerer<'d> {
                 }
             }
         }
-        for (name, sig) in &self.funcs {
-            if !sig.defined
-                && self
-                    .module
-                    .functions
-                    .get(sig.id.index())
-                    .is_some_and(|f| f.body.0.is_empty())
-            {
-                // A prototype without a body is only an error when called; keep the
-                // module free of empty functions.
-                let _ = name;
+        // A prototype without a definition is an error only when called;
+        // uncalled ones get a body that returns an unspecified value so the
+        // module stays well formed.
+        let mut undefined: Vec<(FuncId, String)> = self
+            .funcs
+            .iter()
+            .filter(|(_, s)| !s.defined)
+            .map(|(n, s)| (s.id, n.clone()))
+            .collect();
+        undefined.sort();
+        for (id, name) in undefined {
+            let call = self
+                .call_graph
+                .iter()
+                .flat_map(|(_, calls)| calls)
+                .find(|(g, _)| *g == id)
+                .map(|(_, p)| *p);
+            if let Some(pos) = call {
+                self.diags.error(
+                    pos,
+                    format!("function '{name}' is declared but never defined"),
+                );
+                continue;
+            }
+            let f = &mut self.module.functions[id.index()];
+            if f.ret == Type::Void {
+                f.body.0.push(Stmt::Return(None));
+            } else {
+                f.insts.push(InstData {
+                    inst: Inst::Undef,
+                    ty: f.ret.clone(),
+                    loc: Loc::NONE,
+                });
+                let v = ValueId(f.insts.len() as u32 - 1);
+                f.body.0.push(Stmt::Eval(v));
+                f.body.0.push(Stmt::Return(Some(v)));
             }
         }
         self.check_recursion();
