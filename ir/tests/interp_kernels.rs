@@ -662,3 +662,101 @@ fn items_that_returned_are_not_waited_for_at_barriers() {
         assert_eq!(out[i], want, "buf[{i}]");
     }
 }
+
+/// ```c
+/// kernel void groups(global int *in, global int *out) {
+///     int x = in[get_global_id(0)];
+///     out[5 * i + 0] = work_group_reduce_add(x);
+///     out[5 * i + 1] = work_group_scan_inclusive_add(x);
+///     out[5 * i + 2] = work_group_scan_exclusive_max(x);
+///     out[5 * i + 3] = work_group_broadcast(x, 2);
+///     out[5 * i + 4] = work_group_any(x > 40);
+/// }
+/// ```
+fn collectives() -> Function {
+    let g = gptr(Type::I32);
+    let mut b = FunctionBuilder::new(
+        "groups",
+        vec![param("in", g.clone()), param("out", g.clone())],
+        Type::Void,
+    );
+    let (pin, out) = (b.param(0), b.param(1));
+    let gid = work_item(&mut b, WorkItemFn::GlobalId, 0);
+    let src = b.push(Inst::Index(pin, gid), g.clone());
+    let x = b.load(src);
+    let two = b.push(Inst::Const(2), Type::U64);
+    let forty = b.const_i32(40);
+    let big = b.cmp(CmpOp::Gt, x, forty);
+    let big = b.push(
+        Inst::Convert {
+            value: big,
+            saturate: false,
+            rounding: Rounding::Default,
+        },
+        Type::I32,
+    );
+    let results = [
+        b.push(
+            Inst::Builtin("work_group_reduce_add".into(), vec![x]),
+            Type::I32,
+        ),
+        b.push(
+            Inst::Builtin("work_group_scan_inclusive_add".into(), vec![x]),
+            Type::I32,
+        ),
+        b.push(
+            Inst::Builtin("work_group_scan_exclusive_max".into(), vec![x]),
+            Type::I32,
+        ),
+        b.push(
+            Inst::Builtin("work_group_broadcast".into(), vec![x, two]),
+            Type::I32,
+        ),
+        b.push(Inst::Builtin("work_group_any".into(), vec![big]), Type::I32),
+    ];
+    let five = b.push(Inst::Const(5), Type::U64);
+    let base = b.binary(BinaryOp::Mul, gid, five);
+    for (k, r) in results.into_iter().enumerate() {
+        let kk = b.push(Inst::Const(k as u64), Type::U64);
+        let at = b.binary(BinaryOp::Add, base, kk);
+        let p = b.push(Inst::Index(out, at), g.clone());
+        b.store(p, r);
+    }
+    b.finish()
+}
+
+#[test]
+fn work_group_collectives_combine_in_local_id_order() {
+    let (n, local) = (21usize, 8usize);
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 50 - 10).collect();
+    let mut args = [
+        KernelArg::Buffer(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        KernelArg::Buffer(vec![0; n * 5 * 4]),
+    ];
+    run_kernel(
+        &module_of(vec![collectives()]),
+        "groups",
+        &mut args,
+        &NdRange::linear(n as u64, local as u64),
+    )
+    .unwrap();
+    let KernelArg::Buffer(out) = &args[1] else {
+        unreachable!()
+    };
+    let out: Vec<i32> = out
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for i in 0..n {
+        let group = &input[i / local * local..(i / local * local + local).min(n)];
+        let l = i % local;
+        let want = [
+            group.iter().sum::<i32>(),
+            group[..=l].iter().sum(),
+            group[..l].iter().copied().max().unwrap_or(i32::MIN),
+            group[2],
+            i32::from(group.iter().any(|&x| x > 40)),
+        ];
+        assert_eq!(&out[5 * i..5 * i + 5], &want, "item {i}");
+    }
+}

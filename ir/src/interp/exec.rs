@@ -27,6 +27,7 @@ use crate::module::*;
 use crate::types::{Scalar, StructDef, Type};
 
 use super::builtins::{self, Arg, BuiltinError};
+use super::collective;
 use super::convert;
 use super::error::InterpError;
 use super::lanes::Lanes;
@@ -435,18 +436,7 @@ impl<'a> Group<'a> {
                 }
                 return Ok(vec![false; n]);
             }
-            Stmt::Barrier(_, loc) => {
-                // Every item still running the kernel must be here.
-                let missing = (0..n).find(|&i| !mask[i] && !self.exited[i]);
-                if let Some(missing) = missing {
-                    return Err(InterpError::DivergentBarrier {
-                        kernel: self.kernel.to_string(),
-                        work_item: self.err_item(missing),
-                        group: self.group_id,
-                        loc: *loc,
-                    });
-                }
-            }
+            Stmt::Barrier(_, loc) => self.barrier_check(&mask, *loc)?,
             // Every statement completes for all items before the next starts:
             // memory is always ordered.
             Stmt::Fence(_) => {}
@@ -480,6 +470,11 @@ impl<'a> Group<'a> {
             }
             return Ok(());
         }
+        if let Inst::Builtin(name, args) = &data.inst {
+            if collective::is_collective(name) {
+                return self.collective(f, v, name, args, mask);
+            }
+        }
         for (item, _) in mask.iter().enumerate().filter(|(_, &b)| b) {
             let out = self.inst(f, data, item)?;
             if out.count() != w {
@@ -503,6 +498,60 @@ impl<'a> Group<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A work-group collective: a barrier, then one combine over the items.
+    fn collective(
+        &mut self,
+        f: &mut Frame<'_>,
+        v: ValueId,
+        name: &str,
+        args: &[ValueId],
+        mask: &Mask,
+    ) -> Result<(), InterpError> {
+        let data = f.func.inst(v);
+        self.barrier_check(mask, data.loc)?;
+        let w = lanes(&data.ty);
+        let participants: Vec<usize> = (0..self.items.len()).filter(|&i| mask[i]).collect();
+        let arg_types: Vec<&Type> = args.iter().map(|a| f.func.ty(*a)).collect();
+        let values: Vec<Vec<Lanes>> = args
+            .iter()
+            .map(|a| {
+                participants
+                    .iter()
+                    .map(|&i| Lanes::from(f.get(*a, i)))
+                    .collect()
+            })
+            .collect();
+        let ids: Vec<[u64; 3]> = participants.iter().map(|&i| self.items[i].local).collect();
+        let results = collective::combine(name, &arg_types, &values, &ids, &data.ty)
+            .map_err(|msg| self.malformed(first(mask), msg, data.loc))?;
+        for (&item, r) in participants.iter().zip(&results) {
+            if let Some(dst) = f
+                .vals
+                .get_mut(v.index())
+                .and_then(|x| x.get_mut(item * w..(item + 1) * w))
+            {
+                if r.len() == w {
+                    dst.copy_from_slice(r);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every item still running the kernel must be in `mask`.
+    fn barrier_check(&self, mask: &Mask, loc: Loc) -> Result<(), InterpError> {
+        let missing = (0..self.items.len()).find(|&i| !mask[i] && !self.exited[i]);
+        match missing {
+            Some(missing) => Err(InterpError::DivergentBarrier {
+                kernel: self.kernel.to_string(),
+                work_item: self.err_item(missing),
+                group: self.group_id,
+                loc,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// One instruction for one item.

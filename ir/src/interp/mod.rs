@@ -42,6 +42,7 @@
 
 mod arith;
 mod builtins;
+mod collective;
 mod convert;
 mod error;
 mod exec;

@@ -1,0 +1,136 @@
+//! Work-group collective functions (OpenCL 2.0): `work_group_all`/`any`,
+//! `work_group_broadcast`, `work_group_reduce_<op>` and
+//! `work_group_scan_{inclusive,exclusive}_<op>` for `op` in add, min, max.
+//!
+//! A collective is a barrier with a combine step: every work-item of the
+//! group that is still running must reach it (the executor checks that
+//! like a barrier), and the combine reads every item's operand. Items are
+//! combined in local-linear-id order, so a float sum is the sequential sum
+//! in that order; a vectorised implementation may add in another order and
+//! differ in the last bits.
+
+use crate::types::{Scalar, Type};
+
+use super::arith;
+use super::lanes::Lanes;
+use super::scalar;
+use crate::module::{BinaryOp, CmpOp};
+
+/// Whether `name` is a work-group collective.
+pub fn is_collective(name: &str) -> bool {
+    name.starts_with("work_group_") && name != "work_group_barrier"
+}
+
+/// The results for the participating items. `args[a][k]` is argument `a`
+/// of participant `k` (in local-linear-id order); `local_ids[k]` its local
+/// id. `Err` carries a message for a malformed call.
+pub fn combine(
+    name: &str,
+    arg_types: &[&Type],
+    args: &[Vec<Lanes>],
+    local_ids: &[[u64; 3]],
+    ret: &Type,
+) -> Result<Vec<Lanes>, String> {
+    let n = local_ids.len();
+    let s = ret
+        .scalar()
+        .ok_or_else(|| format!("`{name}` returns {ret:?}"))?;
+    let arg = |a: usize, k: usize| {
+        args.get(a)
+            .and_then(|x| x.get(k))
+            .and_then(|l| l.first().copied())
+            .unwrap_or(0)
+    };
+    let arg_scalar = |a: usize| {
+        arg_types
+            .get(a)
+            .and_then(|t| t.scalar())
+            .unwrap_or(Scalar::U64)
+    };
+    let uniform = |v: u64| vec![Lanes::one(v); n];
+    match name {
+        "work_group_all" | "work_group_any" => {
+            let s0 = arg_scalar(0);
+            let mut truths = (0..n).map(|k| scalar::mask(s0, arg(0, k)) != 0);
+            let t = if name == "work_group_all" {
+                truths.all(|b| b)
+            } else {
+                truths.any(|b| b)
+            };
+            return Ok(uniform(scalar::from_int(s, i128::from(t))));
+        }
+        "work_group_broadcast" => {
+            let want: Vec<u64> = (1..args.len())
+                .map(|a| scalar::int(arg_scalar(a), arg(a, 0)) as u64)
+                .collect();
+            let at = local_ids
+                .iter()
+                .position(|id| want.iter().enumerate().all(|(d, &w)| id[d] == w))
+                .ok_or_else(|| {
+                    format!("`work_group_broadcast` from local id {want:?}, which is not running")
+                })?;
+            return Ok(uniform(arg(0, at)));
+        }
+        _ => {}
+    }
+    let (kind, op) = name
+        .strip_prefix("work_group_reduce_")
+        .map(|op| ("reduce", op))
+        .or_else(|| {
+            name.strip_prefix("work_group_scan_inclusive_")
+                .map(|op| ("inclusive", op))
+        })
+        .or_else(|| {
+            name.strip_prefix("work_group_scan_exclusive_")
+                .map(|op| ("exclusive", op))
+        })
+        .ok_or_else(|| format!("unknown collective `{name}`"))?;
+    let step = |acc: u64, x: u64| -> Result<u64, String> {
+        match op {
+            "add" => {
+                arith::binary(BinaryOp::Add, s, acc, x).ok_or_else(|| format!("`{name}` on {s}"))
+            }
+            "min" => Ok(if arith::cmp(CmpOp::Lt, s, x, acc) || is_nan(s, acc) {
+                x
+            } else {
+                acc
+            }),
+            "max" => Ok(if arith::cmp(CmpOp::Gt, s, x, acc) || is_nan(s, acc) {
+                x
+            } else {
+                acc
+            }),
+            _ => Err(format!("unknown collective `{name}`")),
+        }
+    };
+    let identity = identity(op, s).ok_or_else(|| format!("unknown collective `{name}`"))?;
+    let mut acc = identity;
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let before = acc;
+        acc = step(acc, arg(0, k))?;
+        out.push(Lanes::one(if kind == "exclusive" { before } else { acc }));
+    }
+    if kind == "reduce" {
+        return Ok(uniform(acc));
+    }
+    Ok(out)
+}
+
+fn is_nan(s: Scalar, bits: u64) -> bool {
+    s.is_float() && scalar::float(s, bits).is_nan()
+}
+
+/// The identity of `op` on type `s`: 0 for add, the type's largest value
+/// for min (+∞ for floats), its smallest for max (−∞).
+fn identity(op: &str, s: Scalar) -> Option<u64> {
+    let (lo, hi) = scalar::int_range(s);
+    Some(match (op, s.is_float()) {
+        ("add", _) => 0,
+        ("min", true) => scalar::from_float(s, f64::INFINITY),
+        ("max", true) => scalar::from_float(s, f64::NEG_INFINITY),
+        ("min", false) => scalar::from_int(s, hi),
+        ("max", false) => scalar::from_int(s, lo),
+        _ => return None,
+    })
+}
