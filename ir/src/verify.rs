@@ -14,7 +14,8 @@
 //!   of void functions, builtins and atomic stores.
 //! - **Instructions**, as documented on [`Inst`]: operand and result types of
 //!   each kind (`half` is storage only: no arithmetic on `f16`), indices in
-//!   range, atomics on 32/64-bit integers (and `f32` for load, store and
+//!   range, indices of `index`/`elem` of any integer type (the front end
+//!   passes `size_t` ids directly), atomics on 32/64-bit integers (and `f32` for load, store and
 //!   xchg) behind `global`, `local` or `generic` pointers, work-item
 //!   dimensions of type `u32`, call arity and types.
 //! - **Statements.** Conditions are `bool`, switch selectors integers with

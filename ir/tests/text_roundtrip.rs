@@ -513,6 +513,7 @@ fn every_variant_round_trips() {
     let m = everything();
     round_trip(&m);
     let text = print_module(&m);
+    assert_eq!(m.to_string(), text, "Display prints the text form");
     for expected in [
         "packed struct %P { c: i8, d: i64 }",
         "union %U { x: f64, y: %Pair } align 32",
