@@ -93,6 +93,8 @@ struct FnCx {
     breakables: Vec<Breakable>,
     /// Functions this one calls (for the recursion check).
     calls: Vec<(FuncId, Pos)>,
+    /// Where a struct result goes (the hidden last parameter).
+    sret: Option<ValueId>,
 }
 
 pub struct Lowerer<'d> {
@@ -304,11 +306,8 @@ impl<'d> Lowerer<'d> {
                 format!("kernel function '{name}' must have a void return type"),
             );
         }
-        if matches!(ret, Type::Struct(_) | Type::Array(..)) {
-            return self.err(
-                npos,
-                "functions returning structs, unions or arrays are not supported",
-            );
+        if matches!(ret, Type::Array(..)) {
+            return self.err(npos, "function cannot return array type");
         }
         let mut ptys = Vec::new();
         let mut ir_params = Vec::new();
@@ -328,6 +327,14 @@ impl<'d> Lowerer<'d> {
                 byval,
             });
         }
+        // A struct result is written through a hidden last parameter that
+        // points at the caller's object; the IR function returns void.
+        let ir_ret = if let Type::Struct(_) = ret {
+            ir_params.push(Param { name: ".result".into(), ty: Type::ptr(AddressSpace::Private, ret.clone()), byval: false });
+            Type::Void
+        } else {
+            ret.clone()
+        };
         if let Some(old) = self.funcs.get(&name).cloned() {
             if old.params != ptys || old.ret != ret {
                 return self.err(npos, format!("conflicting types for '{name}'"));
@@ -350,7 +357,7 @@ impl<'d> Lowerer<'d> {
         let id = FuncId(self.module.functions.len() as u32);
         self.module
             .functions
-            .push(Function::new(name.clone(), ir_params, ret.clone()));
+            .push(Function::new(name.clone(), ir_params, ir_ret));
         self.funcs.insert(
             name,
             FuncSig {
@@ -407,7 +414,8 @@ impl<'d> Lowerer<'d> {
             return Ok(());
         };
         let ir_params = self.module.functions[sig.id.index()].params.clone();
-        let mut b = FunctionBuilder::new(name.clone(), ir_params.clone(), sig.ret.clone());
+        let ir_ret = self.module.functions[sig.id.index()].ret.clone();
+        let mut b = FunctionBuilder::new(name.clone(), ir_params.clone(), ir_ret);
         if f.specs.kernel {
             let info = self.kernel_info(f, params, &sig)?;
             b.func_mut().kernel = Some(info);
@@ -425,7 +433,12 @@ impl<'d> Lowerer<'d> {
             address_taken,
             breakables: Vec::new(),
             calls: Vec::new(),
+            sret: None,
         });
+        if matches!(sig.ret, Type::Struct(_)) {
+            let v = self.b().param(ir_params.len() as u32 - 1);
+            self.cx().sret = Some(v);
+        }
         // Parameters: values become variables (they may be assigned), struct
         // parameters stay in the memory the caller provides.
         for (i, (p, ty)) in params.iter().zip(&sig.params).enumerate() {

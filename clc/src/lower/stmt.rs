@@ -112,6 +112,20 @@ impl Lowerer<'_> {
                         let name = self.cx().name.clone();
                         return self.err(*pos, format!("non-void function '{name}' should return a value"));
                     }
+                    (Some(e), Type::Struct(_)) => {
+                        let src = self.lvalue(e)?;
+                        let (Place::Mem(sp), Some(dst)) = (&src.place, self.cx().sret) else {
+                            return self.err(e.pos, "invalid struct return value");
+                        };
+                        if src.ty != ret {
+                            let (x, y) = (self.type_str(&ret), self.type_str(&src.ty));
+                            return self.err(e.pos, format!("returning '{y}' from a function with incompatible result type '{x}'"));
+                        }
+                        let size = self.module.size_of(&ret);
+                        let loc = to_loc(e.pos);
+                        self.b().stmt(Stmt::Copy { dst, src: *sp, size, loc });
+                        None
+                    }
                     (Some(e), _) => {
                         let (v, t) = self.rvalue(e)?;
                         Some(self.assign_convert(v, &t, &ret, e.pos, e)?)
