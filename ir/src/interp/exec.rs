@@ -726,18 +726,20 @@ impl<'a> Group<'a> {
                     .map_err(|e| self.fault(item, e, loc))?
             }
             Inst::Atomic {
-                op, ptr: p, args, ..
+                op,
+                ptr: p,
+                args: operands,
+                ..
             } => {
-                let args: Vec<u64> = args
+                // An atomic store produces nothing: its type is the stored value's.
+                let vty = match (op, operands.first()) {
+                    (AtomicOp::Store, Some(v)) => f.func.ty(*v).clone(),
+                    _ => ty.clone(),
+                };
+                let args: Vec<u64> = operands
                     .iter()
                     .map(|a| val(*a).first().copied().unwrap_or(0))
                     .collect();
-                let vty = match (op, args.first()) {
-                    (AtomicOp::Store, _) => {
-                        data_ty_of_first_arg(f, &data.inst).unwrap_or(Type::U32)
-                    }
-                    _ => ty.clone(),
-                };
                 let size = u64::from(self.module.size_of(&vty));
                 self.check_space(item, f.func.ty(*p), ptr(*p), size, loc)?;
                 self.atomic(*op, ptr(*p), &vty, &args)
@@ -878,12 +880,4 @@ impl<'a> Group<'a> {
 
 fn first(mask: &Mask) -> usize {
     mask.iter().position(|&b| b).unwrap_or(0)
-}
-
-/// The type of an atomic store's value operand.
-fn data_ty_of_first_arg(f: &Frame<'_>, inst: &Inst) -> Option<Type> {
-    match inst {
-        Inst::Atomic { args, .. } => args.first().map(|a| f.func.ty(*a).clone()),
-        _ => None,
-    }
 }
