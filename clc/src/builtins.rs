@@ -6,7 +6,7 @@
 //! (6.12.2–6.12.7): `F` is a float gentype (`float`, `floatn`, `double`,
 //! `doublen`), `I` an integer gentype, `G` any arithmetic gentype; lower-case
 //! `f`/`i`/`g` is the element scalar of the same binding; `K` is `int` with
-//! `F`'s component count, `k` plain `int`, `U` the unsigned type of `I`,
+//! `F`'s component count, `k` plain `int`, `u` plain `uint`, `U` the unsigned type of `I`,
 //! `L` the result of a relational function on `F` (`int` for scalars, the
 //! signed integer vector of the element width otherwise), `N` the unsigned
 //! integer type with `F`'s shape, `S` `size_t`; `*X` is a pointer (any
@@ -61,6 +61,24 @@ const TABLE: &[(&str, &[&str])] = &[
     ("clamp", &["G:G,G,G", "G:G,g,g"]),
     ("any all", &["k:I"]),
     ("bitselect", &["G:G,G,G"]),
+    // OpenCL 2.0 work-group and sub-group functions (6.13.15, cl_khr_subgroups).
+    ("work_group_all work_group_any sub_group_all sub_group_any", &["k:k"]),
+    (
+        "work_group_reduce_add work_group_reduce_min work_group_reduce_max \
+         work_group_scan_exclusive_add work_group_scan_exclusive_min work_group_scan_exclusive_max \
+         work_group_scan_inclusive_add work_group_scan_inclusive_min work_group_scan_inclusive_max \
+         sub_group_reduce_add sub_group_reduce_min sub_group_reduce_max \
+         sub_group_scan_exclusive_add sub_group_scan_exclusive_min sub_group_scan_exclusive_max \
+         sub_group_scan_inclusive_add sub_group_scan_inclusive_min sub_group_scan_inclusive_max",
+        &["G:G"],
+    ),
+    ("work_group_broadcast", &["G:G,S", "G:G,S,S", "G:G,S,S,S"]),
+    ("sub_group_broadcast", &["G:G,u"]),
+    (
+        "get_sub_group_size get_max_sub_group_size get_num_sub_groups get_enqueued_num_sub_groups \
+         get_sub_group_id get_sub_group_local_id",
+        &["u:"],
+    ),
 ];
 
 fn table() -> &'static HashMap<&'static str, &'static [&'static str]> {
@@ -136,6 +154,7 @@ fn instantiate(pat: &str, b: &Binding) -> Option<Type> {
         "g" => Type::Scalar(b.g.clone()?.scalar()?),
         "K" => f()?.with_scalar(Scalar::I32),
         "k" => Type::I32,
+        "u" => Type::U32,
         "S" => Type::U64,
         "L" => {
             let t = f()?;
@@ -154,7 +173,11 @@ fn instantiate(pat: &str, b: &Binding) -> Option<Type> {
 
 fn try_sig(sig: &str, args: &[Type]) -> Option<Overload> {
     let (ret, params) = sig.split_once(':')?;
-    let pats: Vec<&str> = params.split(',').collect();
+    let pats: Vec<&str> = if params.is_empty() {
+        Vec::new()
+    } else {
+        params.split(',').collect()
+    };
     if pats.len() != args.len() {
         return None;
     }

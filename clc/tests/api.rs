@@ -208,3 +208,32 @@ fn printf_and_string_literals_lower_to_builtin_calls() {
         .iter()
         .any(|g| g.init.as_deref() == Some(b"%d\n\0")));
 }
+
+#[test]
+fn work_group_functions_resolve_as_builtins() {
+    let src = "kernel void k(global int *a) {
+        int s = work_group_reduce_add(a[get_local_id(0)]);
+        a[0] = s + work_group_broadcast(s, 0) + (int)get_sub_group_size() + work_group_all(s > 0);
+    }";
+    let built = build(src, "-cl-std=CL2.0").unwrap_or_else(|e| panic!("{e}"));
+    vecl_ir::verify::verify_module(&built.module)
+        .unwrap_or_else(|e| panic!("{}", vecl_ir::verify::format_errors(&e)));
+    let (_, f) = built.module.function_by_name("k").unwrap();
+    let called: Vec<(&str, Type)> = f
+        .insts
+        .iter()
+        .filter_map(|i| match &i.inst {
+            vecl_ir::Inst::Builtin(n, _) => Some((n.as_str(), i.ty.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        called,
+        [
+            ("work_group_reduce_add", Type::I32),
+            ("work_group_broadcast", Type::I32),
+            ("get_sub_group_size", Type::U32),
+            ("work_group_all", Type::I32)
+        ]
+    );
+}

@@ -398,11 +398,18 @@ impl Lowerer<'_> {
         if let Type::Struct(_) = sig.ret {
             // The callee writes its result into a temporary of the caller.
             let slot = self.b().new_slot(format!("{name}.result"), sig.ret.clone());
-            let dst = self.b().push(Inst::SlotAddr(slot), Type::ptr(AddressSpace::Private, sig.ret.clone()));
+            let dst = self.b().push(
+                Inst::SlotAddr(slot),
+                Type::ptr(AddressSpace::Private, sig.ret.clone()),
+            );
             ids.push(dst);
             self.b().push(Inst::Call(sig.id, ids), Type::Void);
             self.cx().calls.push((sig.id, pos));
-            return Ok(Val::L(super::expr::LVal { place: Place::Mem(dst), ty: sig.ret, is_const: false }));
+            return Ok(Val::L(super::expr::LVal {
+                place: Place::Mem(dst),
+                ty: sig.ret,
+                is_const: false,
+            }));
         }
         let r = self.b().push(Inst::Call(sig.id, ids), sig.ret.clone());
         self.cx().calls.push((sig.id, pos));

@@ -330,7 +330,11 @@ impl<'d> Lowerer<'d> {
         // A struct result is written through a hidden last parameter that
         // points at the caller's object; the IR function returns void.
         let ir_ret = if let Type::Struct(_) = ret {
-            ir_params.push(Param { name: ".result".into(), ty: Type::ptr(AddressSpace::Private, ret.clone()), byval: false });
+            ir_params.push(Param {
+                name: ".result".into(),
+                ty: Type::ptr(AddressSpace::Private, ret.clone()),
+                byval: false,
+            });
             Type::Void
         } else {
             ret.clone()
