@@ -4,7 +4,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use vecl_ir::text::{parse_module, ParseError, MAX_DEPTH};
+use vecl_ir::text::{parse_module, print_module, ParseError, MAX_DEPTH};
 
 fn error(src: &str) -> ParseError {
     match parse_module(src) {
@@ -212,17 +212,28 @@ fn corpus() -> Vec<String> {
 }
 
 /// Parsing must return (`Ok` or `Err`), whatever the input; an error must
-/// point inside the input.
+/// point inside the input, and whatever parses must print to text that
+/// parses back to the same module.
 fn parses_without_panic(src: &str) {
-    if let Err(e) = parse_module(src) {
-        let lines = src.split('\n').count() as u32;
-        assert!(
-            e.line >= 1 && e.line <= lines,
-            "error line {} outside the input ({lines} lines): {e}",
-            e.line
-        );
-        assert!(e.col >= 1, "column 0: {e}");
-        assert!(!e.message.is_empty());
+    match parse_module(src) {
+        Err(e) => {
+            let lines = src.split('\n').count() as u32;
+            assert!(
+                e.line >= 1 && e.line <= lines,
+                "error line {} outside the input ({lines} lines): {e}",
+                e.line
+            );
+            assert!(e.col >= 1, "column 0: {e}");
+            assert!(!e.message.is_empty());
+        }
+        Ok(m) => {
+            let text = print_module(&m);
+            assert_eq!(
+                parse_module(&text).as_ref(),
+                Ok(&m),
+                "reprint differs for:\n{src}\nprinted:\n{text}"
+            );
+        }
     }
 }
 
