@@ -1,9 +1,16 @@
 //! Handles: how API objects are laid out, validated and reference-counted.
 //!
-//! `cl_khr_icd` requires every handle to point at an object whose first field
-//! is the driver's dispatch table, which the loader reads to route a call.
-//! [`Object`] is that layout (`#[repr(C)]`, dispatch pointer first), holding
-//! the object's API reference count and its payload.
+//! `cl_khr_icd` requires every handle to point at memory whose first word is
+//! the driver's dispatch table, which the loader reads to route a call. A
+//! handle is therefore the address of a small [`Header`] holding only that
+//! pointer; the [`Object`] behind it holds the header's address, the API
+//! reference count and the payload.
+//!
+//! Headers are never returned to the allocator: a freed object's header goes
+//! to a free list and is reused by a later object. So a stale handle still
+//! points at a valid header, the loader still reaches vecl, and vecl answers
+//! `CL_INVALID_*` (or, if the header has been reused, treats the handle as
+//! the new object, as any driver would) — never a crash in the loader.
 //!
 //! Every object lives in an `Arc` and every live handle is recorded in the
 //! [`Registry`] of its type, so a wrong, stale or foreign handle is answered
@@ -26,12 +33,43 @@ use opencl_sys::{cl_int, cl_uint, CL_OUT_OF_HOST_MEMORY};
 use crate::dispatch::DISPATCH;
 use crate::ClResult;
 
-/// An API object as the ICD loader sees it: the dispatch table first.
+/// What a handle points at: the dispatch table, as the loader expects.
 #[repr(C)]
-pub struct Object<T> {
+pub struct Header {
     dispatch: &'static cl_icd_dispatch,
+}
+
+/// Headers of dropped objects, ready for reuse (addresses).
+static FREE_HEADERS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// A header for a new object: a reused one, or a fresh allocation that is
+/// never freed.
+fn new_header() -> usize {
+    let reused = FREE_HEADERS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .pop();
+    reused.unwrap_or_else(|| {
+        Box::into_raw(Box::new(Header {
+            dispatch: &DISPATCH,
+        })) as usize
+    })
+}
+
+/// An API object: its handle's header, API reference count and payload.
+pub struct Object<T> {
+    header: usize,
     refs: AtomicU32,
     value: T,
+}
+
+impl<T> Drop for Object<T> {
+    fn drop(&mut self) {
+        FREE_HEADERS
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .push(self.header);
+    }
 }
 
 impl<T> Object<T> {
@@ -39,7 +77,7 @@ impl<T> Object<T> {
     /// and events no handle was asked for.
     pub fn new_unregistered(value: T) -> Object<T> {
         Object {
-            dispatch: &DISPATCH,
+            header: new_header(),
             refs: AtomicU32::new(1),
             value,
         }
@@ -52,7 +90,7 @@ impl<T> Object<T> {
 
     /// The handle of this object, as handed to the application.
     pub fn handle(&self) -> *mut c_void {
-        (self as *const Object<T>).cast_mut().cast()
+        self.header as *mut c_void
     }
 }
 
@@ -95,11 +133,7 @@ pub trait ClType: Sized + Send + Sync + 'static {
 
     /// Wraps `value` in a new object with one API reference and records it.
     fn register(value: Self) -> ClResult<Arc<Object<Self>>> {
-        let object = Arc::new(Object {
-            dispatch: &DISPATCH,
-            refs: AtomicU32::new(1),
-            value,
-        });
+        let object = Arc::new(Object::new_unregistered(value));
         let mut live = Self::registry().lock();
         if live
             .insert(object.handle() as usize, object.clone())

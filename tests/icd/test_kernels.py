@@ -1,0 +1,181 @@
+"""Programs and kernels through PyOpenCL: builds, kernel objects and their
+queries, launches, and PyOpenCL's array, reduction and scan machinery.
+
+These need vecl's compiler behind libvecl.so; while it is not linked in,
+each test is an expected failure (see conftest.build)."""
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cl_array
+import pytest
+
+from conftest import build
+
+mf = cl.mem_flags
+
+VADD = """
+kernel void vadd(global const float *a, global const float *b, global float *c, int n)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
+"""
+
+LOCAL_SUM = """
+kernel void group_sums(global const int *in, global int *out, local int *scratch)
+{
+    size_t lid = get_local_id(0);
+    scratch[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t half = get_local_size(0) / 2; half > 0; half /= 2) {
+        if (lid < half)
+            scratch[lid] += scratch[lid + half];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        out[get_group_id(0)] = scratch[0];
+}
+"""
+
+MATMUL = """
+kernel void matmul(global const float *a, global const float *b, global float *c, int n)
+{
+    int row = get_global_id(1), col = get_global_id(0);
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++)
+        acc += a[row * n + k] * b[k * n + col];
+    c[row * n + col] = acc;
+}
+"""
+
+
+def test_vector_add(ctx, queue):
+    program = build(ctx, VADD)
+    n = 1000
+    a = np.random.default_rng(1).random(n, dtype=np.float32)
+    b = np.random.default_rng(2).random(n, dtype=np.float32)
+    a_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    b_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b)
+    c_buf = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+    program.vadd(queue, (1024,), (64,), a_buf, b_buf, c_buf, np.int32(n))
+    c = np.empty_like(a)
+    cl.enqueue_copy(queue, c, c_buf)
+    assert np.array_equal(c, a + b)
+
+
+def test_local_memory_and_barriers(ctx, queue):
+    program = build(ctx, LOCAL_SUM)
+    data = np.arange(4096, dtype=np.int32)
+    in_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=data)
+    out_buf = cl.Buffer(ctx, mf.WRITE_ONLY, 16 * 4)
+    program.group_sums(queue, (4096,), (256,), in_buf, out_buf, cl.LocalMemory(256 * 4))
+    out = np.empty(16, dtype=np.int32)
+    cl.enqueue_copy(queue, out, out_buf)
+    assert np.array_equal(out, data.reshape(16, 256).sum(axis=1))
+
+
+def test_two_dimensional_matmul(ctx, queue):
+    program = build(ctx, MATMUL)
+    n = 32
+    rng = np.random.default_rng(3)
+    a = rng.random((n, n), dtype=np.float32)
+    b = rng.random((n, n), dtype=np.float32)
+    a_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    b_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b)
+    c_buf = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+    program.matmul(queue, (n, n), (8, 8), a_buf, b_buf, c_buf, np.int32(n))
+    c = np.empty_like(a)
+    cl.enqueue_copy(queue, c, c_buf)
+    assert np.allclose(c, a @ b, rtol=1e-5)
+
+
+def test_kernel_queries(ctx, device):
+    program = build(ctx, VADD + LOCAL_SUM)
+    assert sorted(program.kernel_names.split(";")) == ["group_sums", "vadd"]
+    assert program.num_kernels == 2
+    kernel = cl.Kernel(program, "vadd")
+    assert kernel.function_name == "vadd"
+    assert kernel.num_args == 4
+    assert kernel.get_arg_info(0, cl.kernel_arg_info.NAME) == "a"
+    assert kernel.get_arg_info(0, cl.kernel_arg_info.ADDRESS_QUALIFIER) == cl.kernel_arg_address_qualifier.GLOBAL
+    assert kernel.get_arg_info(3, cl.kernel_arg_info.TYPE_NAME) == "int"
+    assert kernel.get_arg_info(0, cl.kernel_arg_info.TYPE_QUALIFIER) & cl.kernel_arg_type_qualifier.CONST
+    wg = kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, device)
+    assert 1 <= wg <= device.max_work_group_size
+    kernels = program.all_kernels()
+    assert sorted(k.function_name for k in kernels) == ["group_sums", "vadd"]
+
+
+def test_clone_kernel_keeps_arguments(ctx, queue):
+    program = build(ctx, VADD)
+    kernel = cl.Kernel(program, "vadd")
+    ones = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ones(64, dtype=np.float32))
+    out = cl.Buffer(ctx, mf.WRITE_ONLY, 256)
+    kernel.set_args(ones, ones, out, np.int32(64))
+    clone = kernel.clone()
+    cl.enqueue_nd_range_kernel(queue, clone, (64,), None)
+    result = np.empty(64, dtype=np.float32)
+    cl.enqueue_copy(queue, result, out)
+    assert np.all(result == 2.0)
+
+
+def test_binary_round_trip(ctx, queue, device):
+    program = build(ctx, VADD)
+    (binary,) = program.binaries
+    again = cl.Program(ctx, [device], [binary]).build()
+    assert again.kernel_names == "vadd"
+    a = cl_array.to_device(queue, np.arange(16, dtype=np.float32))
+    c = cl_array.empty_like(a)
+    again.vadd(queue, (16,), None, a.data, a.data, c.data, np.int32(16))
+    assert np.array_equal(c.get(), 2 * np.arange(16, dtype=np.float32))
+
+
+def test_build_errors_are_reported(ctx):
+    build(ctx, "kernel void ok(global int *a) { a[0] = 1; }")
+    program = cl.Program(ctx, "kernel void broken(global int *a) { a[0] = ; }")
+    with pytest.raises(cl.RuntimeError):
+        program.build()
+    log = program.get_build_info(ctx.devices[0], cl.program_build_info.LOG)
+    assert "error" in log
+    status = program.get_build_info(ctx.devices[0], cl.program_build_info.STATUS)
+    assert status == cl.build_status.ERROR
+
+
+def test_array_arithmetic(ctx, queue, compiler):
+    x = np.linspace(0, 1, 5000, dtype=np.float32)
+    y = np.linspace(1, 2, 5000, dtype=np.float32)
+    a = cl_array.to_device(queue, x)
+    b = cl_array.to_device(queue, y)
+    assert np.allclose((a + b).get(), x + y)
+    assert np.allclose((2 * a - b).get(), 2 * x - y)
+    assert np.allclose((a * b / 3).get(), x * y / 3, rtol=1e-6)
+
+
+def test_reduction_kernel(ctx, queue, compiler):
+    # pyopencl.reduction generates its kernels with Mako templates.
+    pytest.importorskip("mako")
+    from pyopencl.reduction import ReductionKernel
+
+    data = np.arange(100_000, dtype=np.int64) % 1000
+    dot = ReductionKernel(ctx, np.int64, neutral="0", reduce_expr="a+b", map_expr="x[i]*x[i]", arguments="__global const long *x")
+    result = dot(cl_array.to_device(queue, data)).get()
+    assert result == int((data * data).sum())
+
+
+def test_inclusive_scan(ctx, queue, compiler):
+    # pyopencl.scan generates its kernels with Mako templates.
+    pytest.importorskip("mako")
+    from pyopencl.scan import GenericScanKernel
+
+    scan = GenericScanKernel(
+        ctx, np.int32,
+        arguments="__global int *ary",
+        input_expr="ary[i]",
+        scan_expr="a+b", neutral="0",
+        output_statement="ary[i] = item;",
+    )
+    data = np.random.default_rng(4).integers(0, 100, 10_000, dtype=np.int32)
+    dev = cl_array.to_device(queue, data)
+    scan(dev)
+    assert np.array_equal(dev.get(), np.cumsum(data, dtype=np.int32))
