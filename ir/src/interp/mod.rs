@@ -1,21 +1,44 @@
-//! The reference interpreter: runs a kernel of a [`Module`] over an NDRange.
+//! The reference interpreter: runs a kernel of a [`Module`](crate::Module) over an NDRange.
 //!
 //! It is the oracle of every JIT and front-end test, so it aims at being
 //! obviously correct rather than fast:
-//! - **Lockstep work-groups** ([`exec`]): the items of one group execute
-//!   the structured IR together under an active mask, so barriers are
-//!   exact and a barrier reached by only part of a group is an error
-//!   ([`InterpError::DivergentBarrier`]) instead of a hang or silent garbage.
-//!   Groups run one after another in linear group order.
-//! - **Checked memory** ([`memory`]): every pointer is a fat pointer (object,
-//!   offset); every load, store, copy, atomic and `vload`/`vstore` is
-//!   bounds-checked against its object and a violation is reported as
-//!   [`InterpError::OutOfBounds`] with the kernel, the work-item's global id,
-//!   the object and the offset. Nothing a kernel does can panic.
-//! - **Exact values** ([`arith`], [`convert`], [`builtins`]): integer
-//!   arithmetic wraps, floats use the operand's own precision, conversions
-//!   implement every rounding mode and saturation exactly. Math builtins are
-//!   computed in `f64` and rounded once to the result type.
+//! - **Lockstep work-groups** (`exec.rs`): the items of one group execute
+//!   the structured IR together under an active mask, statement by
+//!   statement, items in local-linear-id order; groups run one after
+//!   another in linear group order. Barriers are therefore exact. A barrier
+//!   (or work-group collective) must be reached by every item of the group
+//!   that has not returned from the kernel; otherwise the run stops with
+//!   [`InterpError::DivergentBarrier`]. Items that returned early are not
+//!   waited for.
+//! - **Checked memory** (`memory.rs`): every pointer is a fat pointer
+//!   (object, offset); every load, store, copy, atomic, `vload`/`vstore`,
+//!   async copy and pointer-output builtin is checked against the bounds of
+//!   its object and against the pointer's address space, and a violation is
+//!   [`InterpError::OutOfBounds`] with the kernel, the work-item's global
+//!   id, the object, the offset and the source position. Stores into
+//!   `__constant` memory are [`InterpError::ReadOnlyWrite`]. `__local`
+//!   memory (fresh per group) and private slots start filled with
+//!   [`UNINIT_BYTE`]. Nothing a kernel does can panic.
+//! - **Exact values** (`arith.rs`, `convert.rs`, `builtins/`): integer
+//!   arithmetic wraps, division by zero gives 0, shifts take the amount
+//!   modulo the width; `float` arithmetic is done in `f32`, `double` in
+//!   `f64`; conversions implement saturation and every rounding mode
+//!   exactly (out-of-range float → int without `_sat` also saturates, NaN
+//!   gives 0). Math builtins are computed in `f64` and rounded once to the
+//!   result type, `native_`/`half_` forms too.
+//! - **Builtins**: the OpenCL C 1.2 math, common, integer, geometric and
+//!   relational functions, `select`/`bitselect`/`shuffle`/`shuffle2`,
+//!   `vloadN`/`vstoreN` and the `half` forms with rounding suffixes,
+//!   `fract`/`modf`/`sincos`/`frexp`/`remquo`/`lgamma_r`,
+//!   `async_work_group_(strided_)copy`/`wait_group_events`/`prefetch`,
+//!   `printf` (output to stdout, or kept by [`run_kernel_capture`]), and the
+//!   OpenCL 2.0 work-group collectives. Any other name is
+//!   [`InterpError::UnsupportedBuiltin`].
+//!
+//! The interpreter trusts the IR's shape only as far as it must: IR that
+//! breaks a verifier rule gives [`InterpError::Malformed`] where it is
+//! noticed (run `verify` first for a full diagnosis). A kernel that loops
+//! forever makes the interpreter loop forever too.
 //!
 //! ```
 //! use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
