@@ -126,6 +126,18 @@ fn errors_point_at_the_offending_token() {
         "undefined value %b",
     );
     assert_error(
+        "fn @f() {\n  %0 = const 1\n}\n",
+        2,
+        6,
+        "expected `: type` before `=`",
+    );
+    assert_error(
+        "fn @f() {\n  %0: <2 x f32> = const 1.0\n}\n",
+        2,
+        25,
+        "use splat or construct",
+    );
+    assert_error(
         "fn @f() {\n  %a: i32 = const 1\n  %a: i32 = const 2\n}\n",
         3,
         3,

@@ -1077,6 +1077,9 @@ impl Parser {
             self.f.named_order.push(n);
         }
         self.advance();
+        if self.is_punct("=") {
+            return Err(self.err("expected `: type` before `=`: a definition is `%N: type = …`"));
+        }
         self.expect_punct(":")?;
         let ty = self.ty()?;
         self.expect_punct("=")?;
@@ -1255,7 +1258,8 @@ impl Parser {
             _ => match text.strip_prefix("0x").map(|h| u64::from_str_radix(h, 16)) {
                 Some(Ok(b)) => Ok(b),
                 _ => Err(format!(
-                    "a constant of non-scalar type is written as 0x bits, not `{text}`"
+                    "constants are scalars (use splat or construct for vectors); \
+                     other types take only 0x bits, not `{text}`"
                 )),
             },
         };
