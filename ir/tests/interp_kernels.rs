@@ -760,3 +760,69 @@ fn work_group_collectives_combine_in_local_id_order() {
         assert_eq!(&out[5 * i..5 * i + 5], &want, "item {i}");
     }
 }
+
+#[test]
+fn one_buffer_passed_as_several_arguments() {
+    // vadd(a, a, a + n): the second half of the buffer receives a[i] + a[i].
+    let n = 40usize;
+    let first: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let mut data = f32_bytes(&first);
+    data.resize(2 * n * 4, 0);
+    let mut args = [
+        KernelArg::Buffer(data),
+        KernelArg::Alias { arg: 0, offset: 0 },
+        KernelArg::Alias {
+            arg: 0,
+            offset: (n * 4) as u64,
+        },
+    ];
+    run_kernel(
+        &module_of(vec![vadd()]),
+        "vadd",
+        &mut args,
+        &NdRange::linear(n as u64, 8),
+    )
+    .unwrap();
+    let all = f32s(&args[0]);
+    for i in 0..n {
+        assert_eq!(all[i], first[i], "a[{i}] is untouched");
+        assert_eq!(all[n + i], first[i] * 2.0, "a[{}]", n + i);
+    }
+    // Past the end of the parent buffer is out of bounds.
+    let mut args = [
+        KernelArg::Buffer(f32_bytes(&first)),
+        KernelArg::Alias { arg: 0, offset: 0 },
+        KernelArg::Alias { arg: 0, offset: 4 },
+    ];
+    let err = run_kernel(
+        &module_of(vec![vadd()]),
+        "vadd",
+        &mut args,
+        &NdRange::linear(n as u64, 8),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            InterpError::OutOfBounds {
+                work_item: [39, 0, 0],
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let mut bad = [
+        KernelArg::Alias { arg: 1, offset: 0 },
+        KernelArg::Null,
+        KernelArg::Null,
+    ];
+    assert!(matches!(
+        run_kernel(
+            &module_of(vec![vadd()]),
+            "vadd",
+            &mut bad,
+            &NdRange::linear(1, 1)
+        ),
+        Err(InterpError::ArgMismatch { index: 0, .. })
+    ));
+}

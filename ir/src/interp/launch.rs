@@ -166,6 +166,17 @@ fn check_args(module: &Module, func: &Function, args: &[KernelArg]) -> Result<()
                 KernelArg::Buffer(_) | KernelArg::Null,
                 Type::Pointer(AddressSpace::Global | AddressSpace::Constant, _),
             ) if !param.byval => {}
+            (
+                KernelArg::Alias { arg, .. },
+                Type::Pointer(AddressSpace::Global | AddressSpace::Constant, _),
+            ) if !param.byval => {
+                if !matches!(args.get(*arg), Some(KernelArg::Buffer(_))) {
+                    return Err(mismatch(
+                        i,
+                        format!("aliases argument {arg}, which is not a buffer"),
+                    ));
+                }
+            }
             (KernelArg::Local(size), Type::Pointer(AddressSpace::Local, _)) if !param.byval => {
                 if *size > MAX_LOCAL_ARG {
                     return Err(mismatch(
@@ -203,6 +214,7 @@ fn kind(arg: &KernelArg) -> &'static str {
     match arg {
         KernelArg::Buffer(_) => "a buffer",
         KernelArg::Null => "a null buffer",
+        KernelArg::Alias { .. } => "an alias of a buffer",
         KernelArg::Value(_) => "a value",
         KernelArg::Local(_) => "a local buffer size",
     }
@@ -278,6 +290,10 @@ fn run_groups(
                     n
                 ],
                 KernelArg::Null => vec![0; n],
+                KernelArg::Alias { arg, offset } => {
+                    let region = buffer_regions.get(*arg).copied().unwrap_or(0);
+                    vec![Ptr { region, offset: 0 }.add(*offset as i64).encode(); n]
+                }
                 KernelArg::Local(size) => {
                     let region = Region {
                         space: AddressSpace::Local,

@@ -172,10 +172,18 @@ impl Memory {
 
     /// Checks that `p`, reached through a pointer into `space`, points into
     /// an object of that address space (a `generic` pointer may point
-    /// anywhere). Null and dangling pointers are left to the bounds check.
+    /// anywhere; `global` and `constant` are both device memory, whose
+    /// objects say themselves whether they can be written). Null and
+    /// dangling pointers are left to the bounds check.
     pub fn check_space(&self, p: Ptr, space: AddressSpace, size: u64) -> Result<(), Fault> {
+        let device = |s: AddressSpace| matches!(s, AddressSpace::Global | AddressSpace::Constant);
         match self.regions.get(p.region) {
-            Some(r) if p.region != 0 && space != AddressSpace::Generic && r.space != space => {
+            Some(r)
+                if p.region != 0
+                    && space != AddressSpace::Generic
+                    && r.space != space
+                    && !(device(r.space) && device(space)) =>
+            {
                 Err(Fault::OutOfBounds {
                     space,
                     offset: p.offset,

@@ -88,6 +88,10 @@ pub enum KernelArg {
     Buffer(Vec<u8>),
     /// A null `__global`/`__constant` pointer (`clSetKernelArg` with NULL).
     Null,
+    /// A pointer `offset` bytes into the [`KernelArg::Buffer`] of argument
+    /// `arg`: the same buffer passed twice, or a sub-buffer. Accesses are
+    /// checked against the whole parent buffer.
+    Alias { arg: usize, offset: u64 },
     /// The bytes of a scalar, vector (a 3-vector as 4 elements) or struct
     /// passed by value: exactly `size_of` the parameter's type (for a
     /// `byval` parameter, of its pointee).
