@@ -51,6 +51,13 @@ pub fn scalar_type_name(name: &str) -> Option<Scalar> {
         "double" => Scalar::F64,
         "size_t" | "uintptr_t" => Scalar::U64,
         "ptrdiff_t" | "intptr_t" => Scalar::I64,
+        // OpenCL 2.0 atomic types have the layout of their value type.
+        "atomic_int" | "atomic_flag" => Scalar::I32,
+        "atomic_uint" => Scalar::U32,
+        "atomic_long" | "atomic_intptr_t" | "atomic_ptrdiff_t" => Scalar::I64,
+        "atomic_ulong" | "atomic_uintptr_t" | "atomic_size_t" => Scalar::U64,
+        "atomic_float" => Scalar::F32,
+        "atomic_double" => Scalar::F64,
         _ => return None,
     })
 }

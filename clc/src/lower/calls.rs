@@ -174,6 +174,9 @@ impl Lowerer<'_> {
             }
             _ => {}
         }
+        if let Some(v) = self.c11_atomic(name, args, pos)? {
+            return Ok(v);
+        }
         if let Some(op) = atomic_op(name) {
             return self.atomic(name, op, args, pos);
         }
@@ -618,5 +621,183 @@ impl Lowerer<'_> {
         self.set_pos(pos);
         let r = self.b().push(Inst::Builtin(name.into(), ids), rt.clone());
         Ok(Val::R(r, rt))
+    }
+
+    /// The OpenCL 2.0 atomics (`atomic_load`, `atomic_fetch_add_explicit`,
+    /// `atomic_compare_exchange_strong`, `atomic_flag_test_and_set`, …).
+    fn c11_atomic(&mut self, name: &str, args: &[Expr], pos: Pos) -> LResult<Option<Val>> {
+        let Some(base) = name.strip_prefix("atomic_") else {
+            return Ok(None);
+        };
+        let (base, explicit) = match base.strip_suffix("_explicit") {
+            Some(b) => (b, true),
+            None => (base, false),
+        };
+        // (operation, value operands before the order/scope arguments)
+        let (op, values) = match base {
+            "init" if !explicit => (AtomicOp::Store, 1),
+            "load" => (AtomicOp::Load, 0),
+            "store" => (AtomicOp::Store, 1),
+            "exchange" => (AtomicOp::Xchg, 1),
+            "fetch_add" => (AtomicOp::Add, 1),
+            "fetch_sub" => (AtomicOp::Sub, 1),
+            "fetch_or" => (AtomicOp::Or, 1),
+            "fetch_xor" => (AtomicOp::Xor, 1),
+            "fetch_and" => (AtomicOp::And, 1),
+            "fetch_min" => (AtomicOp::Min, 1),
+            "fetch_max" => (AtomicOp::Max, 1),
+            "compare_exchange_strong" | "compare_exchange_weak" => (AtomicOp::CmpXchg, 2),
+            "flag_test_and_set" => (AtomicOp::Xchg, 0),
+            "flag_clear" => (AtomicOp::Store, 0),
+            "work_item_fence" => {
+                self.arity(name, args, &[3], pos)?;
+                let flags = self.const_int(&args[0])?;
+                self.b()
+                    .stmt(Stmt::Fence(MemFlags(flags.clamp(0, 7) as u32)));
+                return Ok(Some(Val::Void));
+            }
+            _ => return Ok(None),
+        };
+        let orders = if op == AtomicOp::CmpXchg { 2 } else { 1 };
+        let want: &[usize] = if explicit {
+            &[1 + values + orders, 2 + values + orders]
+        } else {
+            &[1 + values]
+        };
+        self.arity(name, args, want, pos)?;
+        let (p, pt) = self.rvalue(&args[0])?;
+        let elem = match &pt {
+            Type::Pointer(
+                AddressSpace::Global | AddressSpace::Local | AddressSpace::Generic,
+                t,
+            ) => (**t).clone(),
+            _ => {
+                let ts = self.type_str(&pt);
+                return self.err(args[0].pos, format!("no matching function for call to '{name}': '{ts}' is not a pointer to an atomic object in __global or __local memory"));
+            }
+        };
+        if !matches!(elem, Type::Scalar(s) if s.size() >= 4) {
+            let ts = self.type_str(&pt);
+            return self.err(
+                args[0].pos,
+                format!("no matching function for call to '{name}' with '{ts}'"),
+            );
+        }
+        let order = if explicit {
+            match self.const_int(&args[1 + values])? {
+                0 => MemoryOrder::Relaxed,
+                1 | 2 => MemoryOrder::Acquire,
+                3 => MemoryOrder::Release,
+                4 => MemoryOrder::AcqRel,
+                _ => MemoryOrder::SeqCst,
+            }
+        } else {
+            MemoryOrder::SeqCst
+        };
+        let default_scope = if pt.address_space() == Some(AddressSpace::Local) {
+            MemoryScope::WorkGroup
+        } else {
+            MemoryScope::Device
+        };
+        let scope = match args.get(1 + values + orders).filter(|_| explicit) {
+            Some(e) => match self.const_int(e)? {
+                0 => MemoryScope::WorkItem,
+                1 => MemoryScope::SubGroup,
+                2 => MemoryScope::WorkGroup,
+                3 => MemoryScope::Device,
+                _ => MemoryScope::AllDevices,
+            },
+            None => default_scope,
+        };
+        self.set_pos(pos);
+        if base == "init" {
+            let (v, t) = self.rvalue(&args[1])?;
+            let v = self.convert(v, &t, &elem, pos, false)?;
+            self.b().store(p, v);
+            return Ok(Some(Val::Void));
+        }
+        if op == AtomicOp::CmpXchg {
+            // bool atomic_compare_exchange(A *obj, C *expected, C desired):
+            // on failure the current value is written to *expected.
+            let (ep, et) = self.rvalue(&args[1])?;
+            if et.pointee() != Some(&elem) {
+                let ts = self.type_str(&et);
+                return self.err(
+                    args[1].pos,
+                    format!("'{name}' expects a pointer to the expected value, not '{ts}'"),
+                );
+            }
+            let expected = self.b().push(Inst::Load(ep), elem.clone());
+            let (dv, dt) = self.rvalue(&args[2])?;
+            let desired = self.convert(dv, &dt, &elem, pos, false)?;
+            self.set_pos(pos);
+            let old = self.b().push(
+                Inst::Atomic {
+                    op,
+                    ptr: p,
+                    args: vec![expected, desired],
+                    order,
+                    scope,
+                },
+                elem.clone(),
+            );
+            let ok = self.b().cmp(CmpOp::Eq, old, expected);
+            self.b().begin_block();
+            self.b().store(ep, old);
+            let on_fail = self.b().end_block();
+            self.b().stmt(Stmt::If {
+                cond: ok,
+                then_: Block::default(),
+                else_: on_fail,
+            });
+            return Ok(Some(Val::R(ok, Type::BOOL)));
+        }
+        let mut operands = Vec::new();
+        match base {
+            "flag_test_and_set" => {
+                operands.push(self.b().const_bits(elem.scalar().unwrap_or(Scalar::I32), 1))
+            }
+            "flag_clear" => {
+                operands.push(self.b().const_bits(elem.scalar().unwrap_or(Scalar::I32), 0))
+            }
+            _ => {
+                for a in &args[1..1 + values] {
+                    let (v, t) = self.rvalue(a)?;
+                    operands.push(self.convert(v, &t, &elem, pos, false)?);
+                }
+            }
+        }
+        if elem.scalar().is_some_and(|s| s.is_float())
+            && !matches!(op, AtomicOp::Load | AtomicOp::Store | AtomicOp::Xchg)
+        {
+            return self.err(
+                pos,
+                format!("no matching function for call to '{name}' with a floating-point atomic"),
+            );
+        }
+        self.set_pos(pos);
+        let ty = if op == AtomicOp::Store {
+            Type::Void
+        } else {
+            elem.clone()
+        };
+        let r = self.b().push(
+            Inst::Atomic {
+                op,
+                ptr: p,
+                args: operands,
+                order,
+                scope,
+            },
+            ty,
+        );
+        Ok(Some(match base {
+            "flag_test_and_set" => {
+                let z = self.zero(&elem);
+                Val::R(self.b().cmp(CmpOp::Ne, r, z), Type::BOOL)
+            }
+            _ if op == AtomicOp::Store => Val::Void,
+            _ => Val::R(r, elem),
+        }))
     }
 }
