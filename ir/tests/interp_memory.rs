@@ -644,10 +644,10 @@ fn constant_string(name: &str, text: &str) -> Global {
     }
 }
 
-/// `printf("item %d: %5.2f %v2hld|%s|%-4x|\n", (int)i, i * 1.5f, (int2)(i, -i), "ok", i + 10);`
+/// `printf("item %d: %5.2f %v2hld|%s|%.1s|%-4x|%+05d\n", (int)i, i * 1.5f, (int2)(i, -i), "ok", "ok", i + 10, -i);`
 #[test]
 fn printf_output_is_whole_per_call_in_item_order() {
-    let fmt = constant_string("fmt", "item %d: %5.2f %v2hld|%s|%-4x|\n");
+    let fmt = constant_string("fmt", "item %d: %5.2f %v2hld|%s|%.1s|%-4x|%+05d\n");
     let ok = constant_string("ok", "ok");
     let cstr = Type::ptr(AddressSpace::Constant, Type::Scalar(Scalar::I8));
     let mut b = FunctionBuilder::new("k", vec![], Type::Void);
@@ -685,7 +685,7 @@ fn printf_output_is_whole_per_call_in_item_order() {
     let ten = b.const_i32(10);
     let h = b.binary(BinaryOp::Add, ii, ten);
     b.push(
-        Inst::Builtin("printf".into(), vec![f_ptr, ii, x, v, s_ptr, h]),
+        Inst::Builtin("printf".into(), vec![f_ptr, ii, x, v, s_ptr, s_ptr, h, neg]),
         Type::I32,
     );
     let module = Module {
@@ -699,11 +699,12 @@ fn printf_output_is_whole_per_call_in_item_order() {
     let want: String = (0..7)
         .map(|i: i32| {
             format!(
-                "item {i}: {:5.2} {},{}|ok|{:<4x}|\n",
+                "item {i}: {:5.2} {},{}|ok|o|{:<4x}|{:+05}\n",
                 i as f32 * 1.5,
                 i,
                 -i,
-                i + 10
+                i + 10,
+                -i
             )
         })
         .collect();

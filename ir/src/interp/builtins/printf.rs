@@ -190,7 +190,11 @@ fn one(spec: &Spec, arg: &Arg<'_>, k: usize, mem: &Memory) -> Result<Vec<u8>, Bu
             format!("{sign}{digits}").into_bytes()
         }
         b'c' => vec![bits as u8],
-        b's' => mem.read_cstr(Ptr::decode(bits))?,
+        b's' => {
+            let mut text = mem.read_cstr(Ptr::decode(bits))?;
+            text.truncate(spec.precision.unwrap_or(usize::MAX));
+            text
+        }
         b'p' => format!("{:#x}", bits).into_bytes(),
         _ => {
             let v = if s.is_float() {
@@ -407,5 +411,6 @@ mod tests {
             b"-009.877"
         );
         assert_eq!(pad(&spec("-6d"), b"42".to_vec()), b"42    ");
+        assert_eq!(pad(&spec("5c"), b"x".to_vec()), b"    x");
     }
 }
