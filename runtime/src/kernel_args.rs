@@ -58,6 +58,9 @@ pub enum ArgValue {
     Buffer(Option<Mem>),
     /// A `__local` buffer of this many bytes.
     Local(u64),
+    /// A raw device address for a pointer argument, which the caller keeps
+    /// valid (set only through the unsafe [`KernelArgs::set_address`]).
+    Address(u64),
 }
 
 /// The arguments of one kernel object.
@@ -130,6 +133,11 @@ impl KernelArgs {
                     "argument {index} is a __local pointer: set a size, not a value"
                 )));
             }
+            (ArgValue::Address(_), _) => {
+                return Err(Error::InvalidArgValue(format!(
+                    "argument {index}: raw addresses are set with set_address"
+                )));
+            }
             (ArgValue::Local(_), _) => {
                 return Err(Error::InvalidArgValue(format!(
                     "argument {index} is not a __local pointer"
@@ -142,6 +150,26 @@ impl KernelArgs {
             }
         }
         self.values[index as usize] = Some(value);
+        Ok(())
+    }
+
+    /// Sets pointer argument `index` to a raw device address (the C API's
+    /// buffers, which it owns).
+    ///
+    /// # Safety
+    /// `address` must be null or valid for every access the kernel makes
+    /// through the argument, for as long as launches using it run.
+    pub unsafe fn set_address(&mut self, index: u32, address: u64) -> Result<()> {
+        let slot = *self
+            .slots
+            .get(index as usize)
+            .ok_or(Error::InvalidArgIndex(index))?;
+        if slot.kind != ArgKind::GlobalPointer {
+            return Err(Error::InvalidArgValue(format!(
+                "argument {index} is not a __global or __constant pointer"
+            )));
+        }
+        self.values[index as usize] = Some(ArgValue::Address(address));
         Ok(())
     }
 
@@ -159,6 +187,7 @@ impl KernelArgs {
             let field: Vec<u8> = match value {
                 ArgValue::Bytes(b) => b.clone(),
                 ArgValue::Buffer(None) => 0u64.to_le_bytes().to_vec(),
+                ArgValue::Address(address) => address.to_le_bytes().to_vec(),
                 ArgValue::Buffer(Some(mem)) => {
                     buffers.push(mem.clone());
                     (mem.as_ptr() as u64).to_le_bytes().to_vec()

@@ -11,7 +11,7 @@
 
 use crate::device_limits::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
 use crate::error::{Error, Result};
-use crate::kernel_args::{ArgBlock, KernelCode};
+use crate::kernel_args::{ArgBlock, KernelArgs, KernelCode};
 use crate::pool::{Pool, Scratch, STATUS_PANICKED};
 use std::sync::Arc;
 use vecl_jit::abi::{KernelStatus, Launch};
@@ -199,6 +199,22 @@ pub fn choose_local_size(
         budget = (budget / chosen).max(1);
     }
     local
+}
+
+/// Checks and runs a whole launch on the calling thread (with the pool's
+/// help), outside any queue: for API layers that schedule commands
+/// themselves.
+pub fn run_blocking(
+    code: Arc<dyn KernelCode>,
+    args: &KernelArgs,
+    range: &NdRange,
+    rules: &LaunchRules,
+) -> Result<()> {
+    let Some(launch) = plan_launch(range, code.simd_width(), rules)? else {
+        return Ok(());
+    };
+    let block = args.build_block(code.args_size(), code.static_local_size())?;
+    execute(Pool::global(), code, block, launch)
 }
 
 /// Runs a planned launch of `code` to completion on `pool`.

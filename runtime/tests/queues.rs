@@ -711,3 +711,24 @@ fn dropping_a_queue_still_runs_its_commands() {
     event.wait().expect("ran after the queue was dropped");
     assert_eq!(done.load(Ordering::SeqCst), 1);
 }
+
+#[test]
+fn raw_addresses_and_blocking_runs_outside_queues() {
+    let code = Arc::new(VectorAdd::new(None));
+    let a: Vec<f32> = (0..500).map(|i| i as f32).collect();
+    let mut c = vec![0f32; 500];
+    let mut args = KernelArgs::new(code.arg_slots());
+    assert!(matches!(
+        args.set(0, ArgValue::Address(0)),
+        Err(Error::InvalidArgValue(_))
+    ));
+    // SAFETY: `a` and `c` hold 500 floats and outlive the blocking run.
+    unsafe {
+        args.set_address(0, a.as_ptr() as u64).expect("a");
+        args.set_address(1, a.as_ptr() as u64).expect("b");
+        args.set_address(2, c.as_mut_ptr() as u64).expect("c");
+    }
+    let range = NdRange::linear(500);
+    vecl_runtime::ndrange::run_blocking(code, &args, &range, &LaunchRules::default()).expect("run");
+    assert!(c.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
+}
