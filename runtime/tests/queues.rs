@@ -687,7 +687,14 @@ fn callbacks_see_each_status_once() {
     }
     gate.set_user_status(event::COMPLETE).expect("open");
     e.wait().expect("run");
-    q.finish().expect("finish");
+    // Callbacks run on the thread that completed the event, possibly just
+    // after waiters wake: give them a moment.
+    for _ in 0..1000 {
+        if seen.lock().map(|v| v.len()).unwrap_or(0) == 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     let mut got = seen.lock().expect("lock").clone();
     got.sort_unstable();
     assert_eq!(got.len(), 3);
