@@ -1,0 +1,3 @@
+// Does nothing: measures the cost of an enqueue.
+kernel void empty(global int* unused) {
+}
