@@ -183,8 +183,11 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
                 TokKind::Char
             };
         } else {
-            let rest: String = chars[k..n.min(k + 3)].iter().collect();
-            match PUNCTS.iter().find(|p| rest.starts_with(**p)) {
+            let rest = &chars[k..n.min(k + 3)];
+            let matches = |p: &&&str| {
+                p.len() <= rest.len() && p.bytes().zip(rest).all(|(b, c)| char::from(b) == *c)
+            };
+            match PUNCTS.iter().find(matches) {
                 Some(p) => {
                     k += p.len();
                     kind = TokKind::Punct;
