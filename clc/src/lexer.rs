@@ -10,7 +10,7 @@
 
 use crate::diag::{Diags, Pos};
 use std::collections::BTreeSet;
-use std::rc::Rc;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokKind {
@@ -22,7 +22,7 @@ pub enum TokKind {
 }
 
 /// Names of macros that must not expand this token again (C99 6.10.3.4).
-pub type HideSet = Option<Rc<BTreeSet<String>>>;
+pub type HideSet = Option<Arc<BTreeSet<String>>>;
 
 #[derive(Clone, Debug)]
 pub struct Token {

@@ -30,6 +30,8 @@ pub mod preprocess;
 
 use diag::{Diags, SourceMap};
 use options::Options;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 /// A successful build.
 #[derive(Debug)]
@@ -96,9 +98,8 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
     let tokens = {
         let mut pp =
             preprocess::Preprocessor::new(&mut sm, &mut diags, opts.include_dirs.clone(), headers);
-        let mut defs = predefined_macros(opts);
-        defs.extend(opts.defines.iter().cloned());
-        pp.define_all(&defs);
+        pp.set_macro_table(predefined_table(opts));
+        pp.define_all(&opts.defines);
         pp.run(main)
     };
     let module = if diags.has_errors() {
@@ -119,6 +120,24 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
         Some(module) if !diags.has_errors() => Ok(Build { module, log }),
         _ => Err(BuildError::Failed { log }),
     }
+}
+
+/// The predefined macros for an option set, computed once per process.
+fn predefined_table(opts: &Options) -> preprocess::MacroTable {
+    static CACHE: OnceLock<Mutex<HashMap<(u32, bool), preprocess::MacroTable>>> = OnceLock::new();
+    let key = (opts.cl_std, opts.fast_relaxed_math);
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(t) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return t;
+    }
+    let (mut sm, mut diags) = (SourceMap::default(), Diags::default());
+    let mut pp = preprocess::Preprocessor::new(&mut sm, &mut diags, Vec::new(), &[]);
+    pp.define_all(&predefined_macros(opts));
+    let table = pp.macro_table();
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, table.clone());
+    }
+    table
 }
 
 /// The macros every OpenCL C program sees (OpenCL C 1.2 6.10 and the

@@ -11,15 +11,21 @@
 use crate::diag::{Diags, Pos, SourceMap};
 use crate::lexer::{lex, HideSet, TokKind, Token};
 use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::rc::Rc;
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 struct Macro {
     /// `None` for object-like macros.
     params: Option<Vec<String>>,
     variadic: bool,
-    body: Vec<Token>,
+    /// Shared: expanding a macro clones its definition.
+    body: Arc<[Token]>,
 }
+
+/// A set of macro definitions (the predefined macros of an option set are
+/// computed once per process and reused by every build).
+#[derive(Clone, Debug, Default)]
+pub struct MacroTable(HashMap<String, Macro>);
 
 /// One level of `#if` nesting.
 struct Cond {
@@ -85,6 +91,16 @@ impl<'a> Preprocessor<'a> {
             self.directive(&toks[i..j]);
             i = j;
         }
+    }
+
+    /// The macros defined so far.
+    pub fn macro_table(&self) -> MacroTable {
+        MacroTable(self.macros.clone())
+    }
+
+    /// Starts from the given definitions (replacing any so far).
+    pub fn set_macro_table(&mut self, table: MacroTable) {
+        self.macros = table.0;
     }
 
     /// Preprocesses a whole file and returns the tokens for the parser.
@@ -288,7 +304,7 @@ impl<'a> Preprocessor<'a> {
             Macro {
                 params,
                 variadic,
-                body,
+                body: body.into(),
             },
         );
     }
@@ -458,7 +474,7 @@ impl<'a> Preprocessor<'a> {
             budget -= 1;
             let mut hide: BTreeSet<String> = t.hide.as_deref().cloned().unwrap_or_default();
             hide.insert(t.text.clone());
-            let hide: HideSet = Some(Rc::new(hide));
+            let hide: HideSet = Some(Arc::new(hide));
             let body = match &m.params {
                 None => self.substitute(&m, &[], &t),
                 Some(params) => {
@@ -501,7 +517,7 @@ impl<'a> Preprocessor<'a> {
             for mut b in body.into_iter().rev() {
                 let mut h: BTreeSet<String> = b.hide.as_deref().cloned().unwrap_or_default();
                 h.extend(hide.as_deref().into_iter().flatten().cloned());
-                b.hide = Some(Rc::new(h));
+                b.hide = Some(Arc::new(h));
                 inp.push_front(b);
             }
             if let Some(f) = inp.front_mut() {
