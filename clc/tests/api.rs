@@ -237,3 +237,30 @@ fn work_group_functions_resolve_as_builtins() {
         ]
     );
 }
+
+#[test]
+fn opencl_2_program_scope_globals_persist_across_items() {
+    let src = "int counter = 5;\n__global float scale = 2.0f;\n
+        kernel void k(global int *out) { out[0] = counter * (int)scale; counter = 1; }";
+    assert!(
+        build(src, "").is_err(),
+        "OpenCL C 1.2 has no program-scope __global variables"
+    );
+    let built = build(src, "-cl-std=CL2.0").unwrap_or_else(|e| panic!("{e}"));
+    let g: Vec<(&str, AddressSpace)> = built
+        .module
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.space))
+        .collect();
+    assert_eq!(
+        g,
+        [
+            ("counter", AddressSpace::Global),
+            ("scale", AddressSpace::Global)
+        ]
+    );
+    let mut args = [KernelArg::Buffer(vec![0; 4])];
+    run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
+    assert_eq!(args[0], KernelArg::Buffer(10i32.to_le_bytes().to_vec()));
+}

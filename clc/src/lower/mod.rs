@@ -227,22 +227,23 @@ impl<'d> Lowerer<'d> {
                 continue;
             }
             let space = Self::object_space(&d.specs, &item.decl).unwrap_or(AddressSpace::Private);
-            match space {
-                AddressSpace::Constant | AddressSpace::Global => {}
+            // OpenCL C 1.2: program-scope data is __constant (const data
+            // without a qualifier is taken as __constant too); 2.0 adds
+            // __global variables, the default for unqualified ones.
+            let cl2 = self.opts.cl_std >= 200;
+            let space = match space {
+                AddressSpace::Constant => AddressSpace::Constant,
+                AddressSpace::Global if cl2 => AddressSpace::Global,
+                AddressSpace::Private if d.specs.is_const => AddressSpace::Constant,
+                AddressSpace::Private if cl2 => AddressSpace::Global,
                 _ => {
-                    if d.specs.is_const && d.specs.storage != Storage::Extern {
-                        // C++-style `const` program-scope data: treat as __constant.
+                    let what = if cl2 {
+                        "the __constant or __global"
                     } else {
-                        return self.err(npos, format!("program scope variable '{name}' must be declared in the __constant address space"));
-                    }
+                        "the __constant"
+                    };
+                    return self.err(npos, format!("program scope variable '{name}' must be declared in {what} address space"));
                 }
-            }
-            let space = if space == AddressSpace::Global && self.opts.cl_std < 200 {
-                return self.err(npos, format!("program scope variable '{name}' must be declared in the __constant address space"));
-            } else if space == AddressSpace::Private {
-                AddressSpace::Constant
-            } else {
-                space
             };
             let ty = self.complete_array_from_init(ty, item.init.as_ref(), npos)?;
             if space == AddressSpace::Constant
