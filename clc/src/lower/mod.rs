@@ -10,10 +10,11 @@
 //! register [`Var`](vecl_ir::Var)s; arrays, structs and address-taken
 //! locals get private slots.
 //!
-//! Submodules: [`types`] resolves written types, [`expr`] and [`stmt`] lower
-//! code, [`consts`] evaluates constant expressions and initialisers,
+//! Submodules: [`types`] resolves written types, [`expr`], [`access`] and
+//! [`stmt`] lower code, [`consts`] evaluates constant expressions and initialisers,
 //! [`calls`] lowers calls of builtins and user functions.
 
+mod access;
 mod calls;
 mod consts;
 mod expr;
