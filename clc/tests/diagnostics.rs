@@ -73,6 +73,12 @@ const CASES: &[(&str, &str, &str)] = &[
     ("kernel void k(global int *a) { a[0] = @@sizeof(void); }", "invalid application of 'sizeof' to type 'void'", ""),
     ("kernel void k(global float *a) { a[0] = vload4(0, @@1.0f).x; }", "no matching function for call to 'vload4'", ""),
     ("kernel void k(global int *a) { float4 v = 0; v.xx @@= (float2)(1.0f, 2.0f); }", "duplicate components", ""),
+    ("kernel void k(global int *a, int x) { atomic_fetch_add(@@x, 1); }", "is not a pointer to an atomic object", "-cl-std=CL2.0"),
+    ("typedef struct { int a; } A;\ntypedef struct { int b; } B;\nA f(B b) { return @@b; }\nkernel void k(global int *o) { B b; b.b = 1; o[0] = f(b).a; }", "returning 'struct", ""),
+    ("global int @@g;\nkernel void k(global int *a) { a[0] = g; }", "must be declared in the __constant address space", ""),
+    ("kernel void k(global int *a) { a[0] = @@work_group_reduce_add(a[0], 1); }", "no matching function for call to 'work_group_reduce_add'", "-cl-std=CL2.0"),
+    ("kernel void k(global int *a) { a[0] = 1; }\nkernel void @@main(global int *a) { }", "kernel cannot be called 'main'", ""),
+    ("#define F(x) x\nkernel void k(global int *a) { a[0] = @@F(1; }", "unterminated call of macro 'F'", ""),
     ("int g(int);\nkernel void k(global int *a) { a[0] = @@g(1); }", "function 'g' is declared but never defined", ""),
     ("kernel void k(global int *a) { a[0] = 1; }\nkernel void @@k(global int *b) { }", "redefinition of 'k'", ""),
 ];
