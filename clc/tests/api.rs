@@ -264,3 +264,21 @@ fn opencl_2_program_scope_globals_persist_across_items() {
     run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
     assert_eq!(args[0], KernelArg::Buffer(10i32.to_le_bytes().to_vec()));
 }
+
+#[test]
+fn swizzle_stores_to_memory_write_only_their_components() {
+    // Two work-items write different components of the same float2.
+    let src = "kernel void k(global float2 *v) { if (get_global_id(0) == 0) v[0].x = 1.0f; else v[0].y = 2.0f; }";
+    let built = build(src, "").unwrap_or_else(|e| panic!("{e}"));
+    let (_, f) = built.module.function_by_name("k").unwrap();
+    assert!(
+        !f.insts
+            .iter()
+            .any(|i| matches!(i.inst, vecl_ir::Inst::Load(_))),
+        "no read-modify-write of the vector"
+    );
+    let mut args = [KernelArg::Buffer(vec![0; 8])];
+    run_kernel(&built.module, "k", &mut args, &NdRange::linear(2, 2)).unwrap();
+    let want: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert_eq!(args[0], KernelArg::Buffer(want));
+}

@@ -363,6 +363,30 @@ impl Lowerer<'_> {
             Place::Var(id) => self.b().stmt(Stmt::WriteVar(*id, v)),
             Place::Mem(p) => self.b().store(*p, v),
             Place::Comp(base, idx) => {
+                let elem = Type::Scalar(lv.ty.scalar().unwrap_or(Scalar::I32));
+                if let Place::Mem(p) = &base.place {
+                    // In memory, write only the named components: other
+                    // work-items may write the others concurrently.
+                    let space = self
+                        .b()
+                        .func()
+                        .ty(*p)
+                        .address_space()
+                        .unwrap_or(AddressSpace::Private);
+                    for (k, lane) in idx.iter().enumerate() {
+                        let part = if idx.len() == 1 {
+                            v
+                        } else {
+                            self.b().push(Inst::Extract(v, k as u8), elem.clone())
+                        };
+                        let i = self.b().const_i32(i32::from(*lane));
+                        let ep = self
+                            .b()
+                            .push(Inst::Elem(*p, i), Type::ptr(space, elem.clone()));
+                        self.b().store(ep, part);
+                    }
+                    return;
+                }
                 let mut bv = self.read(base);
                 for (k, lane) in idx.iter().enumerate() {
                     let part = if idx.len() == 1 {
