@@ -99,6 +99,9 @@ struct EventInner {
     profiling: bool,
     state: Mutex<EventState>,
     changed: Condvar,
+    /// Work a waiter may run itself instead of sleeping: a ready command
+    /// not yet picked up by its queue's executor.
+    helper: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 /// A command's or a user's event. Cloning shares it (like `clRetainEvent`).
@@ -132,6 +135,7 @@ impl Event {
                 user_status_set: false,
             }),
             changed: Condvar::new(),
+            helper: Mutex::new(None),
         }))
     }
 
@@ -287,8 +291,33 @@ impl Event {
         callback(now);
     }
 
-    /// Blocks until the event is complete; an error if it failed.
+    /// Offers work that completes this event to whoever waits for it.
+    pub(crate) fn set_helper(&self, helper: Box<dyn FnOnce() + Send>) {
+        *self.0.helper.lock().unwrap_or_else(|e| e.into_inner()) = Some(helper);
+    }
+
+    /// Withdraws the offer (the work is being run elsewhere).
+    pub(crate) fn clear_helper(&self) {
+        self.0
+            .helper
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+    }
+
+    /// Blocks until the event is complete; an error if it failed. When the
+    /// command is ready but not yet started, the waiting thread runs it
+    /// itself rather than sleeping through two thread wake-ups.
     pub fn wait(&self) -> Result<()> {
+        let helper = self
+            .0
+            .helper
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(helper) = helper {
+            helper();
+        }
         let mut state = self.lock();
         while state.status > COMPLETE {
             state = self

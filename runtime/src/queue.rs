@@ -52,8 +52,16 @@ struct Command {
     work: Work,
 }
 
+/// A ready command, shared between the executor's list and the event's
+/// waiters: whoever takes it first runs it.
+type ReadySlot = Arc<Mutex<Option<Command>>>;
+
+fn take(slot: &ReadySlot) -> Option<Command> {
+    slot.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
 struct State {
-    ready: VecDeque<Command>,
+    ready: VecDeque<ReadySlot>,
     /// The last command enqueued (the implicit dependency of in-order queues).
     last: Option<Event>,
     /// The last barrier (the implicit dependency in out-of-order queues).
@@ -77,8 +85,17 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn push_ready(&self, command: Command) {
-        self.lock().ready.push_back(command);
+    fn push_ready(self: &Arc<Self>, command: Command) {
+        let event = command.event.clone();
+        let slot: ReadySlot = Arc::new(Mutex::new(Some(command)));
+        let (helper_slot, shared) = (Arc::clone(&slot), Arc::clone(self));
+        event.set_helper(Box::new(move || {
+            if let Some(command) = take(&helper_slot) {
+                run_command(command);
+                shared.command_finished();
+            }
+        }));
+        self.lock().ready.push_back(slot);
         self.work_ready.notify_one();
     }
 
@@ -90,13 +107,13 @@ impl Shared {
         }
     }
 
-    fn executor_loop(&self) {
+    fn executor_loop(self: Arc<Self>) {
         loop {
             let command = {
                 let mut state = self.lock();
                 loop {
-                    if let Some(command) = state.ready.pop_front() {
-                        break command;
+                    if let Some(slot) = state.ready.pop_front() {
+                        break slot;
                     }
                     if state.closing && state.in_flight == 0 {
                         return;
@@ -107,8 +124,12 @@ impl Shared {
                         .unwrap_or_else(|e| e.into_inner());
                 }
             };
-            run_command(command);
-            self.command_finished();
+            // A waiter may have taken the command already.
+            if let Some(command) = take(&command) {
+                command.event.clear_helper();
+                run_command(command);
+                self.command_finished();
+            }
         }
     }
 }

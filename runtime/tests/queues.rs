@@ -739,3 +739,40 @@ fn raw_addresses_and_blocking_runs_outside_queues() {
     vecl_runtime::ndrange::run_blocking(code, &args, &range, &LaunchRules::default()).expect("run");
     assert!(c.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
 }
+
+#[test]
+fn a_waiter_runs_a_ready_command_itself_while_the_executor_is_busy() {
+    let q = Queue::new(QueueProperties {
+        out_of_order: true,
+        profiling: false,
+    })
+    .expect("queue");
+    let busy = q
+        .enqueue_host_fn(&[], || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            Ok(())
+        })
+        .expect("busy");
+    // Let the executor pick up the long command.
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    let ran_on = Arc::new(Mutex::new(None));
+    let r = Arc::clone(&ran_on);
+    let quick = q
+        .enqueue_host_fn(&[], move || {
+            *r.lock().expect("lock") = Some(std::thread::current().id());
+            Ok(())
+        })
+        .expect("quick");
+    quick.wait().expect("quick");
+    assert_eq!(
+        *ran_on.lock().expect("lock"),
+        Some(std::thread::current().id())
+    );
+    assert_ne!(
+        busy.status(),
+        event::COMPLETE,
+        "the waiter did not wait for the busy executor"
+    );
+    busy.wait().expect("busy");
+    q.finish().expect("finish");
+}
