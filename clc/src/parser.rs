@@ -884,6 +884,20 @@ impl<'a> Parser<'a> {
     }
 
     fn statement_inner(&mut self) -> PResult<Statement> {
+        // Statement attributes (`__attribute__((opencl_unroll_hint(4))) for …`)
+        // are hints vecl does not need; attributes before a declaration stay
+        // with its specifiers.
+        if self.at("__attribute__") {
+            let save = self.k;
+            let mut ignored = Vec::new();
+            self.attributes(&mut ignored)?;
+            let loop_follows = ["for", "while", "do", "if", "switch", "{"]
+                .iter()
+                .any(|w| self.at(w));
+            if !loop_follows {
+                self.k = save;
+            }
+        }
         let pos = self.pos();
         let Some(t) = self.peek() else {
             return self.err(pos, "expected statement at end of input");

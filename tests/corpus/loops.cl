@@ -1,4 +1,4 @@
-// for with continue and break, while, do-while, nested loops.
+// for with continue and break (and an unroll hint), while, do-while, nested loops.
 // @kernel loops
 // @range 4 / 4
 // @arg buffer int zeros(16)
@@ -7,6 +7,7 @@ __kernel void loops(__global int *out)
 {
     int n = get_global_id(0);
     int sum = 0;
+    __attribute__((opencl_unroll_hint(2)))
     for (int k = 0; k < 100; k++) {
         if (k % 2)
             continue;
