@@ -1,2 +1,128 @@
-//! The `vecl` command (to be written).
-fn main() {}
+//! The `vecl` command: device information, running one kernel, and the
+//! benchmark suite against the other OpenCL platforms of the machine.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "vecl",
+    version,
+    about = "A CPU OpenCL device: OpenCL C vectorised across work-items, JIT-compiled with Cranelift"
+)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the platform's and device's properties (like clinfo).
+    Info,
+    /// Build a kernel from a file and run it on generated inputs.
+    Run {
+        /// The OpenCL C file.
+        file: PathBuf,
+        /// The kernel to run.
+        #[arg(long)]
+        kernel: String,
+        /// Global size: X[,Y[,Z]].
+        #[arg(long, value_delimiter = ',', required = true)]
+        global: Vec<u64>,
+        /// Local size: X[,Y[,Z]] (default: the device chooses).
+        #[arg(long, value_delimiter = ',')]
+        local: Option<Vec<u64>>,
+        /// Argument values: name=value (scalars; element counts for buffers), comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        args: Vec<String>,
+        /// Build options, e.g. "-cl-std=CL2.0 -DN=4".
+        #[arg(long, default_value = "", allow_hyphen_values = true)]
+        options: String,
+        /// Timed runs.
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+        /// Show how the kernel was vectorised (and its Cranelift IR).
+        #[arg(long)]
+        explain: bool,
+        /// Print the program's Kernel IR.
+        #[arg(long)]
+        dump_ir: bool,
+    },
+    /// Run the benchmark suite on vecl and every other OpenCL platform.
+    Bench {
+        /// Small sizes and one repetition (for tests).
+        #[arg(long)]
+        quick: bool,
+        /// Only benchmarks whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
+        /// Where report.json and report.svg go.
+        #[arg(long, default_value = "bench-out")]
+        out: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        Command::Info => Ok(cli::info::describe()),
+        Command::Run {
+            file,
+            kernel,
+            global,
+            local,
+            args,
+            options,
+            reps,
+            explain,
+            dump_ir,
+        } => {
+            let args = args
+                .iter()
+                .map(|a| match a.split_once('=') {
+                    Some((n, v)) => (n.trim().to_string(), v.trim().to_string()),
+                    None => (String::new(), a.clone()),
+                })
+                .collect();
+            let request = cli::run::RunRequest {
+                file,
+                kernel,
+                global,
+                local,
+                args,
+                options,
+                reps,
+                explain,
+                dump_ir,
+            };
+            cli::run::run(&request)
+        }
+        Command::Bench { quick, only, out } => {
+            cli::bench::run(quick, only.as_deref(), &out).map(|report| {
+                let mut text = report.table();
+                for note in &report.notes {
+                    text.push_str(&format!("note: {note}\n"));
+                }
+                text.push_str(&format!(
+                    "report: {}/report.json, {}/report.svg\n",
+                    out.display(),
+                    out.display()
+                ));
+                text
+            })
+        }
+    };
+    match result {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("vecl: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

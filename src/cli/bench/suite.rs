@@ -1,0 +1,556 @@
+//! The benchmark suite: each kernel of `benches/` with its inputs, sizes
+//! (full and `--quick`) and host reference.
+//!
+//! Inputs come from a fixed-seed generator, so every platform sees the same
+//! data. References are computed on the host in the same precision; checks
+//! compare exactly where the arithmetic is exact (integers) and with a
+//! tolerance where the kernels may use fused or differently-rounded float
+//! operations. Large outputs are checked at a sample of positions.
+
+use super::workload::{ArgSpec, Metric, Workload};
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A float in `[lo, hi)`.
+    fn float(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+    }
+}
+
+fn floats(n: usize, lo: f32, hi: f32, seed: u64) -> Vec<f32> {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    (0..n).map(|_| rng.float(lo, hi)).collect()
+}
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn i32_bytes(values: &[i32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn as_f32(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn as_i32(bytes: &[u8]) -> Vec<i32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// `|got - want| <= tol * max(1, |want|)`.
+fn close(got: f32, want: f32, tol: f32) -> bool {
+    (got - want).abs() <= tol * want.abs().max(1.0)
+}
+
+/// Compares `got[i]` with `want(i)` at every index (or a sample of them).
+fn check_floats(
+    got: &[f32],
+    len: usize,
+    tol: f32,
+    sample: bool,
+    want: impl Fn(usize) -> f32,
+) -> Result<(), String> {
+    if got.len() != len {
+        return Err(format!("{} values, expected {len}", got.len()));
+    }
+    let step = if sample { (len / 4096).max(1) } else { 1 };
+    for i in (0..len).step_by(step).chain(std::iter::once(len - 1)) {
+        let w = want(i);
+        if !close(got[i], w, tol) {
+            return Err(format!("element {i}: got {}, expected {w}", got[i]));
+        }
+    }
+    Ok(())
+}
+
+fn n_label(n: usize, what: &str) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{}M {what}", n >> 20)
+    } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
+        format!("{}K {what}", n >> 10)
+    } else {
+        format!("{n} {what}")
+    }
+}
+
+/// The suite at full (`quick == false`) or test sizes.
+pub fn workloads(quick: bool) -> Vec<Workload> {
+    let reps = if quick { 1 } else { 5 };
+    let pick = |full: usize, small: usize| if quick { small } else { full };
+    vec![
+        vadd(pick(16 << 20, 1 << 16), reps, Metric::RunTime, "vadd"),
+        saxpy(pick(16 << 20, 1 << 16), reps),
+        reduce(pick(16 << 20, 1 << 16), reps),
+        matmul(pick(1024, 64), reps),
+        nbody(pick(8192, 256), reps),
+        mandelbrot(pick(1024, 128), reps),
+        blackscholes(pick(4 << 20, 1 << 16), reps),
+        histogram(pick(16 << 20, 1 << 18), reps),
+        scan(pick(16 << 20, 1 << 16), reps),
+        conv5x5(pick(2048, 128), reps),
+        empty(if quick { 10 } else { 200 }),
+        barriers(pick(16384, 1024), 64, reps),
+        barriers(pick(16384, 1024), 0, reps),
+        vadd(1 << 16, 1, Metric::FirstResult, "source-to-first-result"),
+    ]
+}
+
+fn vadd(n: usize, reps: usize, metric: Metric, name: &'static str) -> Workload {
+    let a = floats(n, -1.0, 1.0, 1);
+    let b = floats(n, -1.0, 1.0, 2);
+    let (ra, rb) = (a.clone(), b.clone());
+    Workload {
+        name,
+        size: n_label(n, "floats"),
+        source: include_str!("../../../benches/vadd.cl"),
+        kernel: "vadd",
+        args: vec![
+            ArgSpec::In(f32_bytes(&a)),
+            ArgSpec::In(f32_bytes(&b)),
+            ArgSpec::Out(4 * n),
+        ],
+        global: vec![n as u64],
+        local: None,
+        reps,
+        metric,
+        check: Box::new(move |out| {
+            check_floats(&as_f32(&out[0]), n, 0.0, false, |i| ra[i] + rb[i])
+        }),
+    }
+}
+
+fn saxpy(n: usize, reps: usize) -> Workload {
+    let alpha = 2.5f32;
+    let x = floats(n, -1.0, 1.0, 3);
+    let y = floats(n, -1.0, 1.0, 4);
+    let (rx, ry) = (x.clone(), y.clone());
+    Workload {
+        name: "saxpy",
+        size: n_label(n, "floats"),
+        source: include_str!("../../../benches/saxpy.cl"),
+        kernel: "saxpy",
+        args: vec![
+            ArgSpec::Scalar(alpha.to_le_bytes().to_vec()),
+            ArgSpec::In(f32_bytes(&x)),
+            ArgSpec::InOut(f32_bytes(&y)),
+        ],
+        global: vec![n as u64],
+        local: None,
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            check_floats(&as_f32(&out[0]), n, 1e-6, false, |i| alpha * rx[i] + ry[i])
+        }),
+    }
+}
+
+fn reduce(n: usize, reps: usize) -> Workload {
+    const LOCAL: usize = 256;
+    let x = floats(n, 0.0, 1.0, 5);
+    let rx = x.clone();
+    Workload {
+        name: "reduce",
+        size: n_label(n, "floats"),
+        source: include_str!("../../../benches/reduce.cl"),
+        kernel: "reduce",
+        args: vec![
+            ArgSpec::In(f32_bytes(&x)),
+            ArgSpec::Out(4 * n / LOCAL),
+            ArgSpec::Local(4 * LOCAL),
+        ],
+        global: vec![n as u64],
+        local: Some(vec![LOCAL as u64]),
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            check_floats(&as_f32(&out[0]), n / LOCAL, 1e-4, false, |g| {
+                rx[g * LOCAL..(g + 1) * LOCAL]
+                    .iter()
+                    .map(|&v| f64::from(v))
+                    .sum::<f64>() as f32
+            })
+        }),
+    }
+}
+
+fn matmul(n: usize, reps: usize) -> Workload {
+    let a = floats(n * n, -1.0, 1.0, 6);
+    let b = floats(n * n, -1.0, 1.0, 7);
+    let (ra, rb) = (a.clone(), b.clone());
+    Workload {
+        name: "matmul",
+        size: format!("{n}x{n} floats"),
+        source: include_str!("../../../benches/matmul.cl"),
+        kernel: "matmul",
+        args: vec![
+            ArgSpec::In(f32_bytes(&a)),
+            ArgSpec::In(f32_bytes(&b)),
+            ArgSpec::Out(4 * n * n),
+            ArgSpec::Scalar((n as i32).to_le_bytes().to_vec()),
+        ],
+        global: vec![n as u64, n as u64],
+        local: Some(vec![16, 16]),
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            check_floats(&as_f32(&out[0]), n * n, 1e-3, true, |i| {
+                let (row, col) = (i / n, i % n);
+                (0..n)
+                    .map(|k| f64::from(ra[row * n + k]) * f64::from(rb[k * n + col]))
+                    .sum::<f64>() as f32
+            })
+        }),
+    }
+}
+
+fn nbody(n: usize, reps: usize) -> Workload {
+    let (dt, eps2) = (0.01f32, 0.01f32);
+    let mut pos = floats(4 * n, -1.0, 1.0, 8);
+    for body in pos.chunks_exact_mut(4) {
+        body[3] = (body[3] + 1.0) * 0.5 + 0.1; // mass in (0.1, 1.1)
+    }
+    let vel = floats(4 * n, -0.1, 0.1, 9);
+    let (rp, rv) = (pos.clone(), vel.clone());
+    let reference = move |i: usize| -> [f32; 8] {
+        let p = &rp[4 * i..4 * i + 4];
+        let mut acc = [0f64; 3];
+        for q in rp.chunks_exact(4) {
+            let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2;
+            let inv = 1.0 / r2.sqrt();
+            let s = q[3] * inv * inv * inv;
+            for k in 0..3 {
+                acc[k] += f64::from(d[k] * s);
+            }
+        }
+        let mut v = [rv[4 * i], rv[4 * i + 1], rv[4 * i + 2], rv[4 * i + 3]];
+        let mut np = [p[0], p[1], p[2], p[3]];
+        for k in 0..3 {
+            v[k] += acc[k] as f32 * dt;
+            np[k] += v[k] * dt;
+        }
+        [np[0], np[1], np[2], np[3], v[0], v[1], v[2], v[3]]
+    };
+    Workload {
+        name: "nbody",
+        size: format!("{n} bodies"),
+        source: include_str!("../../../benches/nbody.cl"),
+        kernel: "nbody",
+        args: vec![
+            ArgSpec::In(f32_bytes(&pos)),
+            ArgSpec::In(f32_bytes(&vel)),
+            ArgSpec::Out(16 * n),
+            ArgSpec::Out(16 * n),
+            ArgSpec::Scalar((n as i32).to_le_bytes().to_vec()),
+            ArgSpec::Scalar(dt.to_le_bytes().to_vec()),
+            ArgSpec::Scalar(eps2.to_le_bytes().to_vec()),
+        ],
+        global: vec![n as u64],
+        local: None,
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            let (p, v) = (as_f32(&out[0]), as_f32(&out[1]));
+            for i in (0..n).step_by((n / 64).max(1)) {
+                let want = reference(i);
+                for k in 0..4 {
+                    if !close(p[4 * i + k], want[k], 1e-3)
+                        || !close(v[4 * i + k], want[4 + k], 1e-3)
+                    {
+                        return Err(format!(
+                            "body {i}: got {:?}/{:?}, expected {want:?}",
+                            &p[4 * i..4 * i + 4],
+                            &v[4 * i..4 * i + 4]
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }),
+    }
+}
+
+fn mandelbrot(side: usize, reps: usize) -> Workload {
+    let max_iter = 256;
+    let reference = move |x: usize, y: usize| -> i32 {
+        let cr = -2.0f32 + 3.0 * x as f32 / side as f32;
+        let ci = -1.5f32 + 3.0 * y as f32 / side as f32;
+        let (mut zr, mut zi, mut i) = (0f32, 0f32, 0);
+        while i < max_iter && zr * zr + zi * zi <= 4.0 {
+            let t = zr * zr - zi * zi + cr;
+            zi = 2.0 * zr * zi + ci;
+            zr = t;
+            i += 1;
+        }
+        i
+    };
+    Workload {
+        name: "mandelbrot",
+        size: format!("{side}x{side}, {max_iter} iterations"),
+        source: include_str!("../../../benches/mandelbrot.cl"),
+        kernel: "mandelbrot",
+        args: vec![
+            ArgSpec::Out(4 * side * side),
+            ArgSpec::Scalar((side as i32).to_le_bytes().to_vec()),
+            ArgSpec::Scalar((side as i32).to_le_bytes().to_vec()),
+            ArgSpec::Scalar(max_iter.to_le_bytes().to_vec()),
+        ],
+        global: vec![side as u64, side as u64],
+        local: None,
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            let got = as_i32(&out[0]);
+            // Points on the set's boundary are sensitive to float contraction:
+            // allow a tiny fraction of differing counts.
+            let wrong = (0..side * side)
+                .filter(|&i| got[i] != reference(i % side, i / side))
+                .count();
+            if wrong * 200 > side * side {
+                return Err(format!(
+                    "{wrong} of {} iteration counts differ",
+                    side * side
+                ));
+            }
+            Ok(())
+        }),
+    }
+}
+
+fn cnd(d: f32) -> f32 {
+    let (a1, a2, a3, a4, a5) = (
+        0.319_381_53f32,
+        -0.356_563_78,
+        1.781_477_9,
+        -1.821_256,
+        1.330_274_5,
+    );
+    let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
+    let w = 1.0
+        - 0.398_942_3 * (-0.5 * d * d).exp() * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
+    if d < 0.0 {
+        1.0 - w
+    } else {
+        w
+    }
+}
+
+fn blackscholes(n: usize, reps: usize) -> Workload {
+    let (rate, vol) = (0.02f32, 0.30f32);
+    let spot = floats(n, 5.0, 30.0, 10);
+    let strike = floats(n, 1.0, 100.0, 11);
+    let years = floats(n, 0.25, 10.0, 12);
+    let (rs, rk, ry) = (spot.clone(), strike.clone(), years.clone());
+    let price = move |i: usize| -> (f32, f32) {
+        let (s, x, t) = (rs[i], rk[i], ry[i]);
+        let sq = t.sqrt();
+        let d1 = ((s / x).ln() + (rate + 0.5 * vol * vol) * t) / (vol * sq);
+        let d2 = d1 - vol * sq;
+        let disc = (-rate * t).exp();
+        (
+            s * cnd(d1) - x * disc * cnd(d2),
+            x * disc * (1.0 - cnd(d2)) - s * (1.0 - cnd(d1)),
+        )
+    };
+    Workload {
+        name: "blackscholes",
+        size: n_label(n, "options"),
+        source: include_str!("../../../benches/blackscholes.cl"),
+        kernel: "blackscholes",
+        args: vec![
+            ArgSpec::In(f32_bytes(&spot)),
+            ArgSpec::In(f32_bytes(&strike)),
+            ArgSpec::In(f32_bytes(&years)),
+            ArgSpec::Out(4 * n),
+            ArgSpec::Out(4 * n),
+            ArgSpec::Scalar(rate.to_le_bytes().to_vec()),
+            ArgSpec::Scalar(vol.to_le_bytes().to_vec()),
+        ],
+        global: vec![n as u64],
+        local: None,
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            let (call, put) = (as_f32(&out[0]), as_f32(&out[1]));
+            check_floats(&call, n, 1e-3, true, |i| price(i).0)?;
+            check_floats(&put, n, 1e-3, true, |i| price(i).1)
+        }),
+    }
+}
+
+fn histogram(n: usize, reps: usize) -> Workload {
+    const PER_ITEM: usize = 16;
+    let mut rng = Rng(0x1234_5678);
+    // Skewed data: many values land in few bins, stressing the atomics.
+    let data: Vec<u8> = (0..n)
+        .map(|_| ((rng.next() >> 32) as u8) & ((rng.next() >> 60) as u8 | 0x0F))
+        .collect();
+    let mut want = vec![0u32; 256];
+    for &b in &data {
+        want[b as usize] += 1;
+    }
+    Workload {
+        name: "histogram",
+        size: n_label(n, "bytes, 256 bins"),
+        source: include_str!("../../../benches/histogram.cl"),
+        kernel: "histogram",
+        args: vec![
+            ArgSpec::In(data),
+            ArgSpec::InOut(vec![0; 4 * 256]),
+            ArgSpec::Scalar((PER_ITEM as i32).to_le_bytes().to_vec()),
+        ],
+        global: vec![(n / PER_ITEM) as u64],
+        local: Some(vec![256]),
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            let got: Vec<u32> = as_i32(&out[0]).into_iter().map(|v| v as u32).collect();
+            match (0..256).find(|&b| got[b] != want[b]) {
+                Some(b) => Err(format!("bin {b}: got {}, expected {}", got[b], want[b])),
+                None => Ok(()),
+            }
+        }),
+    }
+}
+
+fn scan(n: usize, reps: usize) -> Workload {
+    const LOCAL: usize = 256;
+    let mut rng = Rng(99);
+    let input: Vec<i32> = (0..n).map(|_| (rng.next() % 100) as i32).collect();
+    let mut want = input.clone();
+    for block in want.chunks_mut(LOCAL) {
+        for i in 1..block.len() {
+            block[i] += block[i - 1];
+        }
+    }
+    Workload {
+        name: "scan",
+        size: n_label(n, "ints, 256 per group"),
+        source: include_str!("../../../benches/scan.cl"),
+        kernel: "scan",
+        args: vec![
+            ArgSpec::In(i32_bytes(&input)),
+            ArgSpec::Out(4 * n),
+            ArgSpec::Local(4 * LOCAL),
+        ],
+        global: vec![n as u64],
+        local: Some(vec![LOCAL as u64]),
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            let got = as_i32(&out[0]);
+            match (0..n).find(|&i| got[i] != want[i]) {
+                Some(i) => Err(format!("element {i}: got {}, expected {}", got[i], want[i])),
+                None => Ok(()),
+            }
+        }),
+    }
+}
+
+fn conv5x5(side: usize, reps: usize) -> Workload {
+    let image = floats(side * side, 0.0, 1.0, 13);
+    let weights = floats(25, -0.2, 0.2, 14);
+    let (ri, rw) = (image.clone(), weights.clone());
+    let reference = move |x: usize, y: usize| -> f32 {
+        let mut acc = 0f32;
+        for dy in -2i64..=2 {
+            let yy = (y as i64 + dy).clamp(0, side as i64 - 1) as usize;
+            for dx in -2i64..=2 {
+                let xx = (x as i64 + dx).clamp(0, side as i64 - 1) as usize;
+                acc += rw[((dy + 2) * 5 + dx + 2) as usize] * ri[yy * side + xx];
+            }
+        }
+        acc
+    };
+    Workload {
+        name: "conv5x5",
+        size: format!("{side}x{side} floats"),
+        source: include_str!("../../../benches/conv5x5.cl"),
+        kernel: "conv5x5",
+        args: vec![
+            ArgSpec::In(f32_bytes(&image)),
+            ArgSpec::Out(4 * side * side),
+            ArgSpec::In(f32_bytes(&weights)),
+            ArgSpec::Scalar((side as i32).to_le_bytes().to_vec()),
+            ArgSpec::Scalar((side as i32).to_le_bytes().to_vec()),
+        ],
+        global: vec![side as u64, side as u64],
+        local: None,
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            check_floats(&as_f32(&out[0]), side * side, 1e-4, true, |i| {
+                reference(i % side, i / side)
+            })
+        }),
+    }
+}
+
+fn empty(reps: usize) -> Workload {
+    Workload {
+        name: "empty-kernel latency",
+        size: "1 work-item".into(),
+        source: include_str!("../../../benches/empty.cl"),
+        kernel: "empty",
+        args: vec![ArgSpec::Out(4)],
+        global: vec![1],
+        local: None,
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(|_| Ok(())),
+    }
+}
+
+fn barriers(n: usize, rounds: i32, reps: usize) -> Workload {
+    const LOCAL: usize = 256;
+    // Every group computes the same values: simulate one.
+    let mut group: Vec<i32> = (0..LOCAL as i32).collect();
+    for _ in 0..rounds {
+        let prev = group.clone();
+        for (l, a) in group.iter_mut().enumerate() {
+            *a = a.wrapping_add(prev[(l + 1) % LOCAL]);
+        }
+    }
+    let want: Vec<i32> = (0..n).map(|i| group[i % LOCAL]).collect();
+    Workload {
+        name: if rounds == 0 {
+            "barriers (0 rounds)"
+        } else {
+            "barriers (64 rounds)"
+        },
+        size: format!("{n} items, {} barriers per group", 2 * rounds),
+        source: include_str!("../../../benches/barriers.cl"),
+        kernel: "barriers",
+        args: vec![
+            ArgSpec::Out(4 * n),
+            ArgSpec::Scalar(rounds.to_le_bytes().to_vec()),
+        ],
+        global: vec![n as u64],
+        local: Some(vec![LOCAL as u64]),
+        reps,
+        metric: Metric::RunTime,
+        check: Box::new(move |out| {
+            let got = as_i32(&out[0]);
+            match (0..n).find(|&i| got[i] != want[i]) {
+                Some(i) => Err(format!("item {i}: got {}, expected {}", got[i], want[i])),
+                None => Ok(()),
+            }
+        }),
+    }
+}

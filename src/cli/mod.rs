@@ -1,0 +1,5 @@
+//! The subcommands of the `vecl` binary.
+
+pub mod bench;
+pub mod info;
+pub mod run;

@@ -1,0 +1,262 @@
+//! `vecl run`: builds one kernel from a file, runs it on generated inputs
+//! and prints the timings and a checksum of every buffer it may write.
+//!
+//! Buffers get one element per work-item (a deterministic ramp);
+//! integer scalars default to the number of work-items and float scalars to
+//! 1.0, unless `--args name=value,…` says otherwise; `__local` arguments get
+//! one element per work-item of a group.
+
+use std::time::Instant;
+use vecl::{Context, Kernel, Mem, MemFlags, NdRange};
+use vecl_ir::AddressSpace;
+
+/// What to run.
+pub struct RunRequest {
+    pub file: std::path::PathBuf,
+    pub kernel: String,
+    pub global: Vec<u64>,
+    pub local: Option<Vec<u64>>,
+    pub args: Vec<(String, String)>,
+    pub options: String,
+    pub reps: usize,
+    pub explain: bool,
+    pub dump_ir: bool,
+}
+
+/// Bytes per element of an OpenCL C type name (`float4*` → 16).
+fn element_size(type_name: &str) -> u64 {
+    let base = type_name
+        .trim_end_matches('*')
+        .trim()
+        .trim_start_matches("const ")
+        .trim();
+    let digits = base.trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == '_');
+    let scalar = &base[..base.len() - digits.len()];
+    let lanes: u64 = match digits.parse().unwrap_or(1) {
+        3 => 4,
+        n => n,
+    };
+    let size = match scalar {
+        "char" | "uchar" | "bool" => 1,
+        "short" | "ushort" | "half" => 2,
+        "long" | "ulong" | "double" | "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" => 8,
+        _ => 4,
+    };
+    size * lanes
+}
+
+fn is_float(type_name: &str) -> bool {
+    ["float", "double", "half"]
+        .iter()
+        .any(|t| type_name.starts_with(t))
+}
+
+/// The bytes of scalar argument `value` for a parameter of `type_name`.
+fn scalar_bytes(type_name: &str, value: &str) -> Result<Vec<u8>, String> {
+    let bad = || format!("`{value}` is not a valid {type_name}");
+    if type_name.starts_with("float") {
+        return value
+            .parse::<f32>()
+            .map(|v| v.to_le_bytes().to_vec())
+            .map_err(|_| bad());
+    }
+    if type_name.starts_with("double") {
+        return value
+            .parse::<f64>()
+            .map(|v| v.to_le_bytes().to_vec())
+            .map_err(|_| bad());
+    }
+    let v: i64 = value.parse().map_err(|_| bad())?;
+    // Truncation to the parameter's width is the intent.
+    Ok(match element_size(type_name) {
+        1 => vec![v as u8],
+        2 => (v as u16).to_le_bytes().to_vec(),
+        8 => v.to_le_bytes().to_vec(),
+        _ => (v as u32).to_le_bytes().to_vec(),
+    })
+}
+
+/// A deterministic ramp of `count` elements of `type_name`.
+fn ramp(type_name: &str, bytes: u64) -> Vec<u8> {
+    let size = if is_float(type_name) && type_name.starts_with("double") {
+        8
+    } else {
+        4
+    };
+    let mut out = Vec::with_capacity(bytes as usize);
+    let mut i = 0u64;
+    while (out.len() as u64) < bytes {
+        if is_float(type_name) && size == 4 {
+            out.extend_from_slice(&((i % 1000) as f32 * 0.001).to_le_bytes());
+        } else if is_float(type_name) {
+            out.extend_from_slice(&((i % 1000) as f64 * 0.001).to_le_bytes());
+        } else {
+            out.extend_from_slice(&((i % 1000) as u32).to_le_bytes());
+        }
+        i += 1;
+    }
+    out.truncate(bytes as usize);
+    out
+}
+
+/// FNV-1a over bytes: the checksum `vecl run` prints.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Runs the request and returns the text to print.
+pub fn run(req: &RunRequest) -> Result<String, String> {
+    let source =
+        std::fs::read_to_string(&req.file).map_err(|e| format!("{}: {e}", req.file.display()))?;
+    if req.global.is_empty() || req.global.len() > 3 {
+        return Err("--global takes 1 to 3 sizes".into());
+    }
+    let ctx = Context::new().map_err(|e| e.to_string())?;
+    let build_start = Instant::now();
+    let program = ctx
+        .program(&source)
+        .options(&req.options)
+        .dump_clif(req.explain)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let build_ms = build_start.elapsed().as_secs_f64() * 1e3;
+    let mut out = String::new();
+    if req.dump_ir {
+        out.push_str(&vecl_ir::text::print_module(program.module()));
+        out.push('\n');
+    }
+    let kernel = program.kernel(&req.kernel).map_err(|e| e.to_string())?;
+    if req.explain {
+        out.push_str(program.explain(&req.kernel).unwrap_or("(no report)"));
+        out.push('\n');
+    }
+    let items: u64 = req.global.iter().product();
+    let group_items: u64 = req.local.as_ref().map_or(64, |l| l.iter().product());
+    let outputs = set_generated_args(&kernel, items, group_items, &req.args)?;
+    let mut range = NdRange::linear(1);
+    range.work_dim = req.global.len() as u32;
+    range.global[..req.global.len()].copy_from_slice(&req.global);
+    if let Some(local) = &req.local {
+        let mut l = [1u64; 3];
+        l[..local.len().min(3)].copy_from_slice(&local[..local.len().min(3)]);
+        range.local = Some(l);
+    }
+    let queue = ctx.queue().map_err(|e| e.to_string())?;
+    let mut times = Vec::new();
+    for _ in 0..req.reps.max(1) {
+        let t0 = Instant::now();
+        let event = kernel
+            .enqueue(queue.raw(), &range, &[])
+            .map_err(|e| e.to_string())?;
+        event
+            .wait()
+            .map_err(|e| event.failure().unwrap_or(e).to_string())?;
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    out.push_str(&format!(
+        "kernel {} (SIMD width {}): build {build_ms:.2} ms, run {:.3} ms (median of {})\n",
+        kernel.name(),
+        kernel.simd_width(),
+        times[times.len() / 2],
+        times.len()
+    ));
+    for (index, name, mem) in outputs {
+        let mut bytes = vec![0u8; mem.size() as usize];
+        // SAFETY: a blocking read into a vector of the buffer's size.
+        unsafe {
+            queue
+                .raw()
+                .enqueue_read(&mem, 0, mem.size(), bytes.as_mut_ptr(), true, &[])
+        }
+        .map_err(|e| e.to_string())?;
+        out.push_str(&format!(
+            "  arg {index} `{name}`: {} bytes, checksum {:016x}\n",
+            bytes.len(),
+            fnv1a(&bytes)
+        ));
+    }
+    Ok(out)
+}
+
+/// Sets every argument from `--args` or generated values; returns the
+/// buffers the kernel may write.
+fn set_generated_args(
+    kernel: &Kernel,
+    items: u64,
+    group_items: u64,
+    given: &[(String, String)],
+) -> Result<Vec<(u32, String, Mem)>, String> {
+    let mut writable = Vec::new();
+    for index in 0..kernel.num_args() {
+        let info = kernel.arg_info(index).map_err(|e| e.to_string())?;
+        let value = given
+            .iter()
+            .find(|(n, _)| *n == info.name || *n == index.to_string())
+            .map(|(_, v)| v.as_str());
+        let elem = element_size(&info.type_name);
+        let err = |e: vecl::Error| format!("argument {index} `{}`: {e}", info.name);
+        if info.type_name.ends_with('*') {
+            match info.address {
+                AddressSpace::Local => kernel
+                    .set_arg_local(index, elem * group_items)
+                    .map_err(err)?,
+                _ => {
+                    let count = value.and_then(|v| v.parse::<u64>().ok()).unwrap_or(items);
+                    let mem =
+                        Mem::from_bytes(MemFlags::READ_WRITE, &ramp(&info.type_name, count * elem))
+                            .map_err(err)?;
+                    kernel.set_arg_mem(index, Some(&mem)).map_err(err)?;
+                    if !info.qualifiers.is_const && info.address != AddressSpace::Constant {
+                        writable.push((index, info.name.clone(), mem));
+                    }
+                }
+            }
+        } else {
+            let default = if is_float(&info.type_name) {
+                "1.0".to_string()
+            } else {
+                items.to_string()
+            };
+            let bytes = scalar_bytes(&info.type_name, value.unwrap_or(&default))?;
+            kernel.set_arg_bytes(index, &bytes).map_err(err)?;
+        }
+    }
+    Ok(writable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_sizes_follow_opencl_types() {
+        assert_eq!(element_size("float*"), 4);
+        assert_eq!(element_size("float4*"), 16);
+        assert_eq!(element_size("float3*"), 16);
+        assert_eq!(element_size("uchar*"), 1);
+        assert_eq!(element_size("double2"), 16);
+        assert_eq!(element_size("int"), 4);
+        assert_eq!(element_size("ulong"), 8);
+    }
+
+    #[test]
+    fn scalars_parse_by_type() {
+        assert_eq!(
+            scalar_bytes("float", "1.5"),
+            Ok(1.5f32.to_le_bytes().to_vec())
+        );
+        assert_eq!(
+            scalar_bytes("int", "-2"),
+            Ok((-2i32).to_le_bytes().to_vec())
+        );
+        assert_eq!(scalar_bytes("ulong", "7"), Ok(7u64.to_le_bytes().to_vec()));
+        assert!(scalar_bytes("int", "x").is_err());
+        assert_eq!(
+            ramp("float", 8),
+            [0f32.to_le_bytes(), 0.001f32.to_le_bytes()].concat()
+        );
+    }
+}

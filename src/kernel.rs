@@ -1,0 +1,237 @@
+//! [`Kernel`]: a kernel of a built program with its argument values.
+//!
+//! Arguments are checked against the kernel's signature as they are set
+//! (index, size, and kind: value, buffer or `__local` size); the values
+//! are snapshotted into an argument block at each enqueue. Argument and
+//! work-group metadata (`clGetKernelArgInfo`, `clGetKernelWorkGroupInfo`)
+//! come from the front end's `KernelInfo` and the compiled code.
+
+use crate::buffer::Buffer;
+use crate::pod::{value_bytes, Pod};
+use std::sync::{Arc, Mutex, MutexGuard};
+use vecl_ir::{AccessQualifier, AddressSpace, KernelInfo, TypeQualifiers};
+use vecl_runtime::device_limits::MAX_WORK_GROUP_SIZE;
+use vecl_runtime::{
+    ArgValue, Event, KernelArgs, KernelCode, LaunchRules, Mem, NdRange, Queue as RawQueue, Result,
+};
+
+/// What a program knows about one of its kernels.
+pub(crate) struct KernelEntry {
+    pub(crate) code: Arc<dyn KernelCode>,
+    pub(crate) info: KernelInfo,
+    pub(crate) param_names: Vec<String>,
+    pub(crate) rules: LaunchRules,
+}
+
+/// `clGetKernelArgInfo` for one argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgInfo {
+    /// `CL_KERNEL_ARG_NAME`.
+    pub name: String,
+    /// `CL_KERNEL_ARG_TYPE_NAME`, e.g. `float*`.
+    pub type_name: String,
+    /// `CL_KERNEL_ARG_ADDRESS_QUALIFIER` (`Private` for non-pointers).
+    pub address: AddressSpace,
+    /// `CL_KERNEL_ARG_ACCESS_QUALIFIER`.
+    pub access: AccessQualifier,
+    /// `CL_KERNEL_ARG_TYPE_QUALIFIER`.
+    pub qualifiers: TypeQualifiers,
+}
+
+/// `clGetKernelWorkGroupInfo`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkGroupInfo {
+    /// `CL_KERNEL_WORK_GROUP_SIZE`.
+    pub work_group_size: u64,
+    /// `CL_KERNEL_COMPILE_WORK_GROUP_SIZE` (zeros without `reqd_work_group_size`).
+    pub compile_work_group_size: [u64; 3],
+    /// `CL_KERNEL_LOCAL_MEM_SIZE`: the kernel's own `__local` bytes plus the
+    /// `__local` arguments set so far.
+    pub local_mem_size: u64,
+    /// `CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE`: the SIMD width.
+    pub preferred_work_group_size_multiple: u64,
+    /// `CL_KERNEL_PRIVATE_MEM_SIZE`: per-work-item bytes carried across
+    /// barriers.
+    pub private_mem_size: u64,
+}
+
+/// A kernel object. Clones share the argument values (like
+/// `clRetainKernel`); [`Kernel::duplicate`] copies them (`clCloneKernel`).
+#[derive(Clone)]
+pub struct Kernel {
+    entry: Arc<KernelEntry>,
+    args: Arc<Mutex<KernelArgs>>,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name())
+            .field("num_args", &self.num_args())
+            .finish()
+    }
+}
+
+impl Kernel {
+    pub(crate) fn new(entry: Arc<KernelEntry>) -> Kernel {
+        let args = KernelArgs::new(entry.code.arg_slots());
+        Kernel {
+            entry,
+            args: Arc::new(Mutex::new(args)),
+        }
+    }
+
+    fn args(&self) -> MutexGuard<'_, KernelArgs> {
+        self.args.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `CL_KERNEL_FUNCTION_NAME`.
+    pub fn name(&self) -> &str {
+        self.entry.code.name()
+    }
+
+    /// `CL_KERNEL_NUM_ARGS`.
+    pub fn num_args(&self) -> u32 {
+        self.entry.code.arg_slots().len() as u32
+    }
+
+    /// `CL_KERNEL_ATTRIBUTES`: the attributes as source would spell them.
+    pub fn attributes(&self) -> String {
+        let mut out = Vec::new();
+        if let Some([x, y, z]) = self.entry.info.reqd_work_group_size {
+            out.push(format!("reqd_work_group_size({x},{y},{z})"));
+        }
+        if let Some([x, y, z]) = self.entry.info.work_group_size_hint {
+            out.push(format!("work_group_size_hint({x},{y},{z})"));
+        }
+        out.join(" ")
+    }
+
+    /// Sets argument `index` to a scalar or vector value.
+    pub fn set_arg<T: Pod>(&self, index: u32, value: T) -> Result<()> {
+        self.set_arg_bytes(index, value_bytes(&value))
+    }
+
+    /// Sets argument `index` from raw bytes (`clSetKernelArg` with a value).
+    pub fn set_arg_bytes(&self, index: u32, bytes: &[u8]) -> Result<()> {
+        self.args().set(index, ArgValue::Bytes(bytes.to_vec()))
+    }
+
+    /// Sets a `__global`/`__constant` pointer argument to a typed buffer.
+    pub fn set_arg_buffer<T: Pod>(&self, index: u32, buffer: &Buffer<T>) -> Result<()> {
+        self.set_arg_mem(index, Some(buffer.raw()))
+    }
+
+    /// Sets a pointer argument to a memory object, or to null with `None`.
+    pub fn set_arg_mem(&self, index: u32, mem: Option<&Mem>) -> Result<()> {
+        self.args().set(index, ArgValue::Buffer(mem.cloned()))
+    }
+
+    /// Sets a `__local` pointer argument to `size` bytes of local memory.
+    pub fn set_arg_local(&self, index: u32, size: u64) -> Result<()> {
+        self.args().set(index, ArgValue::Local(size))
+    }
+
+    /// Sets a pointer argument to a raw device address (for API layers that
+    /// manage their own buffers).
+    ///
+    /// # Safety
+    /// `address` must be null or valid for every access the kernel makes
+    /// through the argument while launches using it run.
+    pub unsafe fn set_arg_address(&self, index: u32, address: u64) -> Result<()> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.args().set_address(index, address) }
+    }
+
+    /// Whether argument `index` has been set.
+    pub fn is_arg_set(&self, index: u32) -> bool {
+        self.args().get(index).is_some()
+    }
+
+    /// `clGetKernelArgInfo`.
+    pub fn arg_info(&self, index: u32) -> Result<ArgInfo> {
+        let info = self
+            .entry
+            .info
+            .args
+            .get(index as usize)
+            .ok_or(vecl_runtime::Error::InvalidArgIndex(index))?;
+        Ok(ArgInfo {
+            name: self
+                .entry
+                .param_names
+                .get(index as usize)
+                .cloned()
+                .unwrap_or_default(),
+            type_name: info.type_name.clone(),
+            address: info.address,
+            access: info.access,
+            qualifiers: info.qualifiers,
+        })
+    }
+
+    /// `clGetKernelWorkGroupInfo`.
+    pub fn work_group_info(&self) -> WorkGroupInfo {
+        let reqd = self
+            .entry
+            .info
+            .reqd_work_group_size
+            .map(|r| r.map(u64::from));
+        let simd = u64::from(self.entry.code.simd_width());
+        WorkGroupInfo {
+            work_group_size: reqd
+                .map(|r| r.iter().product())
+                .unwrap_or(MAX_WORK_GROUP_SIZE),
+            compile_work_group_size: reqd.unwrap_or([0; 3]),
+            local_mem_size: self.entry.code.static_local_size() + self.args().local_args_size(),
+            preferred_work_group_size_multiple: simd,
+            private_mem_size: self.entry.code.context_size(simd.max(1)) / simd.max(1),
+        }
+    }
+
+    /// The SIMD width the kernel was compiled for.
+    pub fn simd_width(&self) -> u32 {
+        self.entry.code.simd_width()
+    }
+
+    /// The kernel's launch rules (non-uniform groups, required size).
+    pub fn launch_rules(&self) -> LaunchRules {
+        self.entry.rules
+    }
+
+    /// `clCloneKernel`: a new kernel object with a copy of the arguments.
+    pub fn duplicate(&self) -> Kernel {
+        let args = self.args().clone();
+        Kernel {
+            entry: Arc::clone(&self.entry),
+            args: Arc::new(Mutex::new(args)),
+        }
+    }
+
+    /// Runs the kernel over `range` with the current arguments on the calling
+    /// thread (helped by the pool), outside any queue; returns when every
+    /// work-group has run. For API layers with their own scheduling.
+    pub fn run_blocking(&self, range: &NdRange) -> Result<()> {
+        let args = self.args().clone();
+        vecl_runtime::ndrange::run_blocking(
+            Arc::clone(&self.entry.code),
+            &args,
+            range,
+            &self.entry.rules,
+        )
+    }
+
+    /// Enqueues the kernel over `range` on a queue (the byte-level entry of
+    /// `clEnqueueNDRangeKernel`); errors in the range or the arguments come
+    /// back here, a failure while running through the event.
+    pub fn enqueue(&self, queue: &RawQueue, range: &NdRange, wait: &[Event]) -> Result<Event> {
+        let args = self.args();
+        queue.enqueue_kernel(
+            Arc::clone(&self.entry.code),
+            &args,
+            range,
+            &self.entry.rules,
+            wait,
+        )
+    }
+}
