@@ -185,6 +185,8 @@ pub enum ExprKind {
     Cast(Box<TypeName>, Box<Expr>),
     /// `(float4)(a, b, c)`.
     VecLit(Box<TypeName>, Vec<Expr>),
+    /// A compound literal `(struct S){ … }`.
+    CompoundLit(Box<TypeName>, Box<Init>),
     SizeofExpr(Box<Expr>),
     SizeofType(Box<TypeName>),
     AlignofType(Box<TypeName>),

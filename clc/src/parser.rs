@@ -1160,6 +1160,14 @@ impl<'a> Parser<'a> {
             self.k += 1;
             let tn = self.type_name()?;
             self.expect(")")?;
+            if self.at("{") {
+                let init = self.initializer()?;
+                let lit = Expr {
+                    kind: ExprKind::CompoundLit(Box::new(tn), Box::new(init)),
+                    pos,
+                };
+                return self.postfix_ops(lit);
+            }
             if self.at("(") {
                 // `(T)(a, b, …)`: a vector literal when there is more than one element.
                 let save = self.k;

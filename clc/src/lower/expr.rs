@@ -156,6 +156,26 @@ impl Lowerer<'_> {
                 Ok(Val::R(r, to))
             }
             VecLit(tn, elems) => self.vector_literal(tn, elems, e.pos),
+            CompoundLit(tn, init) => {
+                // An unnamed private object initialised like a declaration.
+                let t = self.resolve_type_name(tn)?;
+                let t = self.complete_array_from_init(t, Some(init), e.pos)?;
+                if t == Type::Void {
+                    return self.err(e.pos, "compound literal of type 'void'");
+                }
+                let slot = self.b().new_slot("literal", t.clone());
+                let p = self.b().push(
+                    Inst::SlotAddr(slot),
+                    Type::ptr(AddressSpace::Private, t.clone()),
+                );
+                let lv = LVal {
+                    place: Place::Mem(p),
+                    ty: t,
+                    is_const: false,
+                };
+                self.init_local(&lv, init, e.pos)?;
+                Ok(Val::L(lv))
+            }
             SizeofType(tn) => {
                 let t = self.resolve_type_name(tn)?;
                 if t == Type::Void {

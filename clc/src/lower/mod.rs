@@ -724,6 +724,7 @@ fn collect_address_taken(e: &Expr, out: &mut HashSet<String>) {
             collect_address_taken(c, out);
         }
         Call(_, args) | VecLit(_, args) => args.iter().for_each(|a| collect_address_taken(a, out)),
+        CompoundLit(_, init) => collect_init(init, out),
         _ => {}
     }
 }

@@ -471,7 +471,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn init_local(&mut self, lv: &LVal, init: &Init, pos: Pos) -> LResult<()> {
+    pub(super) fn init_local(&mut self, lv: &LVal, init: &Init, pos: Pos) -> LResult<()> {
         // A scalar/vector/pointer from an expression.
         if let (Init::Expr(e), true) = (init, lv.ty.is_value()) {
             let (v, t) = self.rvalue(e)?;
