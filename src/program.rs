@@ -108,6 +108,14 @@ fn base_rules(options: &str) -> LaunchRules {
     }
 }
 
+/// Whether every error of a build log is a function declared without a
+/// definition: acceptable for `clCompileProgram`, where another object of
+/// the link may define it.
+fn only_missing_definitions(log: &str) -> bool {
+    let mut errors = log.lines().filter(|l| l.contains("error:")).peekable();
+    errors.peek().is_some() && errors.all(|l| l.contains("is declared but never defined"))
+}
+
 impl ProgramBuilder {
     pub(crate) fn new(_ctx: &Context, source: &str) -> ProgramBuilder {
         ProgramBuilder {
@@ -180,6 +188,14 @@ impl ProgramBuilder {
                 log: built.log,
             }),
             Err(BuildError::InvalidOptions(msg)) => Err(Error::InvalidCompilerOptions(msg)),
+            // A function defined in another object is resolved at link time.
+            Err(BuildError::Failed { log }) if only_missing_definitions(&log) => {
+                Ok(CompiledObject {
+                    source: self.source,
+                    options: self.options,
+                    log: String::new(),
+                })
+            }
             Err(BuildError::Failed { log }) => Err(Error::CompileProgramFailure { log }),
         }
     }
@@ -333,6 +349,15 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compile_defers_missing_definitions_to_the_link() {
+        let missing = "<source>:2:5: error: function 'f' is declared but never defined\n  f();\n1 error generated.\n";
+        assert!(only_missing_definitions(missing));
+        let other = format!("{missing}<source>:3:1: error: expected ';'\n");
+        assert!(!only_missing_definitions(&other));
+        assert!(!only_missing_definitions("1 warning generated.\n"));
+    }
 
     #[test]
     fn cl_std_decides_non_uniform_groups() {
