@@ -1,25 +1,25 @@
-//! The seam between the C API and vecl's compiler and runtime: building a
-//! program from OpenCL C, describing its kernels, and launching one.
+//! The seam between the C API and the `vecl` crate's compiler and kernel
+//! launches: building a program from OpenCL C, describing its kernels, and
+//! running one over an NDRange.
 //!
-//! This is the only file that calls into the `vecl` crate. Until that crate
-//! offers program builds and kernel launches, [`build`] reports that the
-//! compiler is unavailable (`CL_COMPILER_NOT_AVAILABLE`-style build failure
-//! with a log saying so), and everything else of the API keeps working.
+//! This is the only file that names `vecl` programs, kernels and queues.
+//! Kernel launches go through one shared in-order runtime queue: the C
+//! API's own scheduler ([`crate::scheduler`]) has already ordered the
+//! command, and waits for the launch to finish before completing its event.
 
-// The launch-side types are only read once the vecl crate provides kernel
-// launches; until then the compiler never produces a kernel.
-#![allow(dead_code)]
+use std::sync::LazyLock;
 
-use opencl_sys::{
-    cl_int, cl_kernel_arg_access_qualifier, cl_kernel_arg_address_qualifier,
-    cl_kernel_arg_type_qualifier, CL_BUILD_PROGRAM_FAILURE,
-};
+use opencl_sys::*;
+use vecl::runtime::Queue as RawQueue;
+use vecl_ir::{AccessQualifier, AddressSpace};
+
+use crate::ClResult;
 
 /// How the host passes one kernel argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgKind {
-    /// A scalar, vector or struct of `size` bytes, by value.
-    Value { size: usize },
+    /// A scalar, vector or struct, by value.
+    Value,
     /// A `__global` or `__constant` buffer (`cl_mem`, or null).
     Buffer,
     /// A `__local` buffer whose size the host sets (`arg_value` null).
@@ -44,38 +44,14 @@ pub struct KernelMeta {
     pub args: Vec<ArgMeta>,
     /// `__attribute__((...))` text, space separated.
     pub attributes: String,
-    /// `reqd_work_group_size`, or zeros.
-    pub reqd_work_group_size: [usize; 3],
-    /// Bytes of `__local` memory the kernel declares itself.
-    pub local_mem_size: u64,
-    /// Bytes of private memory per work-item.
-    pub private_mem_size: u64,
 }
 
-/// A built program: its kernels, ready to launch.
-#[derive(Debug)]
+/// A built program: vecl's program and a description of its kernels.
 pub struct Built {
+    pub program: vecl::Program,
     pub kernels: Vec<KernelMeta>,
     /// Warnings of a successful build.
     pub log: String,
-}
-
-/// A kernel argument value at launch time.
-#[derive(Clone, Debug)]
-pub enum ArgValue {
-    Bytes(Vec<u8>),
-    /// A buffer's address (null for a null `cl_mem`).
-    Address(usize),
-    Local(usize),
-}
-
-/// One launch: the NDRange, in OpenCL's terms.
-#[derive(Clone, Copy, Debug)]
-pub struct NdRange {
-    pub work_dim: u32,
-    pub offset: [usize; 3],
-    pub global: [usize; 3],
-    pub local: [usize; 3],
 }
 
 /// A failed build: the error code and the log.
@@ -85,20 +61,131 @@ pub struct BuildFailure {
     pub log: String,
 }
 
-/// Compiles OpenCL C `source` with `options` and `#include`-able headers.
-pub fn build(
-    _source: &str,
-    _options: &str,
-    _headers: &[(String, String)],
-) -> Result<Built, BuildFailure> {
-    Err(BuildFailure {
-        code: CL_BUILD_PROGRAM_FAILURE,
-        log: "vecl: this driver was built without the OpenCL C compiler".to_string(),
+impl From<vecl::Error> for BuildFailure {
+    fn from(error: vecl::Error) -> BuildFailure {
+        let code = error.cl_code();
+        let log = match error {
+            vecl::Error::BuildProgramFailure { log }
+            | vecl::Error::CompileProgramFailure { log }
+            | vecl::Error::LinkProgramFailure { log } => log,
+            other => other.to_string(),
+        };
+        BuildFailure { code, log }
+    }
+}
+
+/// The vecl context programs are built in (vecl's contexts carry no state
+/// beyond the device, so one serves every C API context).
+static VECL: LazyLock<Result<vecl::Context, cl_int>> =
+    LazyLock::new(|| vecl::Context::new().map_err(|e| e.cl_code()));
+
+/// The runtime queue kernel launches go through.
+static LAUNCH_QUEUE: LazyLock<Result<RawQueue, cl_int>> =
+    LazyLock::new(|| RawQueue::new(Default::default()).map_err(|e| e.cl_code()));
+
+fn vecl_context() -> Result<&'static vecl::Context, BuildFailure> {
+    VECL.as_ref().map_err(|&code| BuildFailure {
+        code,
+        log: "vecl: the device could not be opened".to_string(),
     })
 }
 
-/// Runs kernel `kernel` of `built` over `range` with `args`; returns
-/// `CL_COMPLETE` or a negative error for the event.
-pub fn launch(_built: &Built, _kernel: usize, _args: &[ArgValue], _range: &NdRange) -> cl_int {
-    opencl_sys::CL_INVALID_PROGRAM_EXECUTABLE
+fn program_builder(
+    source: &str,
+    options: &str,
+    headers: &[(String, String)],
+) -> Result<vecl::ProgramBuilder, BuildFailure> {
+    let mut builder = vecl_context()?.program(source).options(options);
+    for (name, text) in headers {
+        builder = builder.header(name, text);
+    }
+    Ok(builder)
+}
+
+/// Compiles OpenCL C `source` with `options` and `#include`-able headers
+/// into kernels ready to launch.
+pub fn build(
+    source: &str,
+    options: &str,
+    headers: &[(String, String)],
+) -> Result<Built, BuildFailure> {
+    let program = program_builder(source, options, headers)?.build()?;
+    let mut kernels = Vec::new();
+    for name in program.kernel_names() {
+        let kernel = program.kernel(&name)?;
+        let args = (0..kernel.num_args())
+            .map(|index| kernel.arg_info(index).map(arg_meta))
+            .collect::<Result<Vec<_>, _>>()?;
+        kernels.push(KernelMeta {
+            name,
+            args,
+            attributes: kernel.attributes(),
+        });
+    }
+    let log = program.build_log().to_string();
+    Ok(Built {
+        program,
+        kernels,
+        log,
+    })
+}
+
+/// Checks OpenCL C `source` with the front end only (`clCompileProgram`);
+/// returns the warnings.
+pub fn compile(
+    source: &str,
+    options: &str,
+    headers: &[(String, String)],
+) -> Result<String, BuildFailure> {
+    let object = program_builder(source, options, headers)?.compile()?;
+    Ok(object.log().to_string())
+}
+
+fn arg_meta(info: vecl::ArgInfo) -> ArgMeta {
+    let (address, kind) = match info.address {
+        AddressSpace::Global => (CL_KERNEL_ARG_ADDRESS_GLOBAL, ArgKind::Buffer),
+        AddressSpace::Constant => (CL_KERNEL_ARG_ADDRESS_CONSTANT, ArgKind::Buffer),
+        AddressSpace::Local => (CL_KERNEL_ARG_ADDRESS_LOCAL, ArgKind::Local),
+        AddressSpace::Private | AddressSpace::Generic => {
+            (CL_KERNEL_ARG_ADDRESS_PRIVATE, ArgKind::Value)
+        }
+    };
+    let access = match info.access {
+        AccessQualifier::None => CL_KERNEL_ARG_ACCESS_NONE,
+        AccessQualifier::ReadOnly => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+        AccessQualifier::WriteOnly => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+        AccessQualifier::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+    };
+    let q = info.qualifiers;
+    let type_qualifier = [
+        (q.is_const, CL_KERNEL_ARG_TYPE_CONST),
+        (q.is_restrict, CL_KERNEL_ARG_TYPE_RESTRICT),
+        (q.is_volatile, CL_KERNEL_ARG_TYPE_VOLATILE),
+        (q.is_pipe, CL_KERNEL_ARG_TYPE_PIPE),
+    ]
+    .iter()
+    .filter(|(set, _)| *set)
+    .fold(CL_KERNEL_ARG_TYPE_NONE, |acc, (_, bit)| acc | bit);
+    ArgMeta {
+        name: info.name,
+        type_name: info.type_name,
+        address,
+        access,
+        type_qualifier,
+        kind,
+    }
+}
+
+/// Runs `kernel` (with the argument values it holds) over `range` and waits
+/// for it; returns `CL_COMPLETE` or the failure's error code.
+pub fn launch(kernel: &vecl::Kernel, range: &vecl::NdRange) -> cl_int {
+    let run = || -> ClResult<()> {
+        let queue = LAUNCH_QUEUE.as_ref().map_err(|&code| code)?;
+        let event = kernel.enqueue(queue, range, &[]).map_err(|e| e.cl_code())?;
+        event.wait().map_err(|e| e.cl_code())
+    };
+    match run() {
+        Ok(()) => CL_COMPLETE,
+        Err(code) => code,
+    }
 }

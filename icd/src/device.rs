@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use opencl_sys::*;
 
-use crate::device_caps::{self, extension_string, version_of, HOST};
+use crate::device_caps::{self, version_of, CAPS, EXTENSION_VERSION};
 use crate::entry::{api, slice, write_out};
 use crate::handle::Object;
 use crate::info::{name_version, query, Info};
@@ -113,33 +113,35 @@ pub unsafe extern "C" fn clGetDeviceInfo(
 
 fn device_info(param_name: cl_device_info) -> ClResult<Info> {
     let (major, minor) = device_caps::CL_VERSION;
-    let [w_char, w_short, w_int, w_long, w_float, w_double, w_half] = device_caps::VECTOR_WIDTHS;
+    let [p_char, p_short, p_int, p_long, p_float, p_double, p_half] = CAPS.preferred_widths;
+    let [n_char, n_short, n_int, n_long, n_float, n_double, n_half] = CAPS.native_widths;
     let size = |value: usize| Info::value(value);
     let uint = |value: u32| Info::value(value);
     let ulong = |value: u64| Info::value(value);
     Ok(match param_name {
         CL_DEVICE_TYPE => ulong(CL_DEVICE_TYPE_CPU),
-        CL_DEVICE_VENDOR_ID => uint(device_caps::VENDOR_ID),
-        CL_DEVICE_MAX_COMPUTE_UNITS => uint(HOST.compute_units),
+        CL_DEVICE_VENDOR_ID => uint(CAPS.vendor_id),
+        CL_DEVICE_MAX_COMPUTE_UNITS => uint(CAPS.compute_units),
         CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => uint(3),
         CL_DEVICE_MAX_WORK_GROUP_SIZE => size(device_caps::MAX_WORK_GROUP_SIZE),
         CL_DEVICE_MAX_WORK_ITEM_SIZES => Info::array(&device_caps::MAX_WORK_ITEM_SIZES),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => uint(w_char),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => {
-            uint(w_short)
-        }
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT => uint(w_int),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG => uint(w_long),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => {
-            uint(w_float)
-        }
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => {
-            uint(w_double)
-        }
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => uint(w_half),
-        CL_DEVICE_MAX_CLOCK_FREQUENCY => uint(HOST.clock_mhz),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR => uint(p_char),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT => uint(p_short),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT => uint(p_int),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG => uint(p_long),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT => uint(p_float),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE => uint(p_double),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF => uint(p_half),
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => uint(n_char),
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => uint(n_short),
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_INT => uint(n_int),
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG => uint(n_long),
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => uint(n_float),
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => uint(n_double),
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => uint(n_half),
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => uint(CAPS.clock_mhz),
         CL_DEVICE_ADDRESS_BITS => uint(64),
-        CL_DEVICE_MAX_MEM_ALLOC_SIZE => ulong(HOST.max_mem_alloc_size()),
+        CL_DEVICE_MAX_MEM_ALLOC_SIZE => ulong(CAPS.max_mem_alloc_size),
         CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
         CL_DEVICE_MAX_READ_IMAGE_ARGS
         | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
@@ -154,18 +156,16 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         | CL_DEVICE_IMAGE3D_MAX_DEPTH
         | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
         | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => size(0),
-        CL_DEVICE_MAX_PARAMETER_SIZE => size(device_caps::MAX_PARAMETER_SIZE),
+        CL_DEVICE_MAX_PARAMETER_SIZE => size(CAPS.max_parameter_size),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => uint(device_caps::MEM_BASE_ADDR_ALIGN_BITS),
-        CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => uint(128),
-        CL_DEVICE_SINGLE_FP_CONFIG => ulong(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM),
-        CL_DEVICE_DOUBLE_FP_CONFIG => {
-            ulong(CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM)
-        }
+        CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => uint(CAPS.min_data_type_align_size),
+        CL_DEVICE_SINGLE_FP_CONFIG => ulong(CAPS.single_fp_config),
+        CL_DEVICE_DOUBLE_FP_CONFIG => ulong(CAPS.double_fp_config),
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => uint(CL_READ_WRITE_CACHE),
-        CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => uint(device_caps::CACHELINE_SIZE),
-        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => ulong(HOST.cache_size),
-        CL_DEVICE_GLOBAL_MEM_SIZE => ulong(HOST.global_mem_size),
-        CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => ulong(device_caps::MAX_CONSTANT_BUFFER_SIZE),
+        CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => uint(CAPS.cacheline_size),
+        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => ulong(CAPS.cache_size),
+        CL_DEVICE_GLOBAL_MEM_SIZE => ulong(CAPS.global_mem_size),
+        CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => ulong(CAPS.max_constant_buffer_size),
         CL_DEVICE_MAX_CONSTANT_ARGS => uint(device_caps::MAX_CONSTANT_ARGS),
         // Program-scope global variables are not offered.
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
@@ -181,9 +181,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
             Info::bool(true)
         }
         CL_DEVICE_EXECUTION_CAPABILITIES => ulong(CL_EXEC_KERNEL),
-        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => {
-            ulong(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)
-        }
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => ulong(CAPS.queue_properties),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => ulong(0),
         CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE
         | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
@@ -199,13 +197,13 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         | CL_DEVICE_PARTITION_MAX_SUB_DEVICES => uint(0),
         CL_DEVICE_SVM_CAPABILITIES => ulong(0),
         CL_DEVICE_BUILT_IN_KERNELS => Info::string(""),
-        CL_DEVICE_NAME => Info::string(&format!("{} {}", device_caps::NAME, HOST.cpu_name)),
-        CL_DEVICE_VENDOR => Info::string(device_caps::VENDOR),
-        CL_DRIVER_VERSION => Info::string(device_caps::DRIVER_VERSION),
+        CL_DEVICE_NAME => Info::string(&CAPS.device_name),
+        CL_DEVICE_VENDOR => Info::string(CAPS.device_vendor),
+        CL_DRIVER_VERSION => Info::string(CAPS.driver_version),
         CL_DEVICE_PROFILE => Info::string("FULL_PROFILE"),
-        CL_DEVICE_VERSION => Info::string(&format!("OpenCL {major}.{minor} vecl")),
+        CL_DEVICE_VERSION => Info::string(CAPS.device_version),
         CL_DEVICE_NUMERIC_VERSION => uint(version_of((major, minor, 0))),
-        CL_DEVICE_OPENCL_C_VERSION => Info::string("OpenCL C 1.2 vecl"),
+        CL_DEVICE_OPENCL_C_VERSION => Info::string(CAPS.opencl_c_version),
         CL_DEVICE_OPENCL_C_ALL_VERSIONS => Info::array(
             &device_caps::OPENCL_C_VERSIONS
                 .iter()
@@ -218,11 +216,12 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
                 .map(|name| name_version(name, version_of((3, 0, 0))))
                 .collect::<Vec<_>>(),
         ),
-        CL_DEVICE_EXTENSIONS => Info::string(&extension_string(device_caps::DEVICE_EXTENSIONS)),
+        CL_DEVICE_EXTENSIONS => Info::string(&CAPS.device_extensions.join(" ")),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => Info::array(
-            &device_caps::DEVICE_EXTENSIONS
+            &CAPS
+                .device_extensions
                 .iter()
-                .map(|&(name, version)| name_version(name, version_of(version)))
+                .map(|name| name_version(name, version_of(EXTENSION_VERSION)))
                 .collect::<Vec<_>>(),
         ),
         CL_DEVICE_IL_VERSION => Info::string(""),
@@ -236,7 +235,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_PARTITION_TYPE => Info::bytes(Vec::new()),
         CL_DEVICE_REFERENCE_COUNT => uint(1),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
-        CL_DEVICE_PRINTF_BUFFER_SIZE => size(device_caps::PRINTF_BUFFER_SIZE),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => size(CAPS.printf_buffer_size),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
         CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
             ulong(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
@@ -251,7 +250,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
-            size(device_caps::PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
+            size(CAPS.preferred_work_group_size_multiple)
         }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => ulong(0),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string("v0000-01-01-00"),

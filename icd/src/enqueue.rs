@@ -13,12 +13,12 @@ use std::sync::Arc;
 
 use opencl_sys::*;
 
-use crate::compiler::{self, ArgValue, NdRange};
-use crate::device_caps::{MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
+use crate::compiler;
+use crate::device_caps::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
 use crate::entry::{api, api_create, slice, wait_list};
 use crate::event::wait_events;
 use crate::handle::{ClType, Object};
-use crate::kernel::{local_mem_budget, ArgSet, Kernel};
+use crate::kernel::Kernel;
 use crate::memory::Mem;
 use crate::queue::{wait_blocking, Barrier, Queue};
 use crate::ClResult;
@@ -822,6 +822,14 @@ fn choose_local(work_dim: usize, global: [usize; 3]) -> [usize; 3] {
     local
 }
 
+/// An NDRange as the C API states it (unused dimensions 0 offset, size 1).
+#[derive(Clone, Copy)]
+struct Range {
+    offset: [usize; 3],
+    global: [usize; 3],
+    local: [usize; 3],
+}
+
 /// `clEnqueueNDRangeKernel`.
 pub unsafe extern "C" fn clEnqueueNDRangeKernel(
     command_queue: cl_command_queue,
@@ -847,8 +855,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         if global_work_size.is_null() {
             return Err(CL_INVALID_GLOBAL_WORK_SIZE);
         }
-        let mut range = NdRange {
-            work_dim,
+        let mut range = Range {
             offset: [0; 3],
             global: [1; 3],
             local: [1; 3],
@@ -873,10 +880,12 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
                 return Err(CL_INVALID_GLOBAL_OFFSET);
             }
         }
-        let meta = kernel.meta();
+        let info = kernel.raw.work_group_info();
+        let reqd = info.compile_work_group_size.map(|n| n as usize);
+        let has_reqd = reqd != [0; 3];
         if local_work_size.is_null() {
-            range.local = if meta.reqd_work_group_size != [0; 3] {
-                meta.reqd_work_group_size
+            range.local = if has_reqd {
+                reqd
             } else {
                 choose_local(dims, range.global)
             };
@@ -893,60 +902,47 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
                     return Err(CL_INVALID_WORK_ITEM_SIZE);
                 }
             }
-            if range.local.iter().product::<usize>() > MAX_WORK_GROUP_SIZE {
+            if range.local.iter().product::<usize>() > info.work_group_size as usize {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
-            if meta.reqd_work_group_size != [0; 3] && meta.reqd_work_group_size != range.local {
+            if has_reqd && reqd != range.local {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
             // Non-uniform work-groups need OpenCL C 2.0 or later.
-            let options = kernel.program.options();
-            let uniform_required = !["-cl-std=CL2.0", "-cl-std=CL3.0"]
-                .iter()
-                .any(|std| options.contains(std))
-                || options.contains("-cl-uniform-work-group-size");
+            let uniform_required = !kernel.raw.launch_rules().non_uniform_groups;
             if uniform_required
                 && (0..dims).any(|d| !range.global[d].is_multiple_of(range.local[d]))
             {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
         }
-        let mut local_total = 0u64;
-        let args = kernel
-            .args
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .map(|arg| match arg {
-                None => Err(CL_INVALID_KERNEL_ARGS),
-                Some(ArgSet::Bytes(bytes)) => Ok((ArgValue::Bytes(bytes.clone()), None)),
-                Some(ArgSet::Buffer(mem)) => Ok((ArgValue::Address(0), Some(mem.clone()))),
-                Some(ArgSet::Local(size)) => {
-                    local_total += *size as u64;
-                    Ok((ArgValue::Local(*size), None))
-                }
-            })
-            .collect::<ClResult<Vec<_>>>()?;
-        if local_total > local_mem_budget(meta) {
+        // "CL_INVALID_KERNEL_ARGS if the kernel argument values have not been
+        // specified."
+        if !(0..kernel.raw.num_args()).all(|index| kernel.raw.is_arg_set(index)) {
+            return Err(CL_INVALID_KERNEL_ARGS);
+        }
+        if info.local_mem_size > LOCAL_MEM_SIZE {
             return Err(CL_OUT_OF_RESOURCES);
         }
-        let built = kernel.built.clone();
-        let index = kernel.index;
+        // The launch uses the argument values of now; the buffers stay alive
+        // until it has run.
+        let snapshot = kernel.raw.duplicate();
+        let buffers = kernel.buffers();
+        let to_u64 = |v: [usize; 3]| v.map(|n| n as u64);
+        let nd_range = vecl::NdRange {
+            work_dim,
+            offset: to_u64(range.offset),
+            global: to_u64(range.global),
+            local: Some(to_u64(range.local)),
+        };
         let work = Box::new(move || {
-            // Buffer addresses are taken when the command runs; the Arcs in
-            // `args` keep the buffers alive until then.
-            let values: Vec<ArgValue> = args
-                .iter()
-                .map(|(value, mem)| match mem {
-                    Some(Some(mem)) => ArgValue::Address(mem.base() as usize),
-                    Some(None) => ArgValue::Address(0),
-                    None => value.clone(),
-                })
-                .collect();
-            if range.global[..range.work_dim as usize].contains(&0) {
-                return CL_COMPLETE;
-            }
-            compiler::launch(&built, index, &values, &range)
+            let status = if range.global[..dims].contains(&0) {
+                CL_COMPLETE
+            } else {
+                compiler::launch(&snapshot, &nd_range)
+            };
+            drop(buffers);
+            status
         });
         // SAFETY: forwarded contracts.
         unsafe {

@@ -14,7 +14,6 @@ use opencl_sys::*;
 
 use crate::compiler::{ArgKind, Built, KernelMeta};
 use crate::device::check_device;
-use crate::device_caps::{self, LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE};
 use crate::entry::{api, api_create, c_str, write_out};
 use crate::handle::{cl_type, ClType, Object};
 use crate::info::{query, Info};
@@ -22,14 +21,8 @@ use crate::memory::Mem;
 use crate::program::Program;
 use crate::ClResult;
 
-/// A kernel argument as set by `clSetKernelArg`.
-#[derive(Clone)]
-pub enum ArgSet {
-    Bytes(Vec<u8>),
-    /// A buffer (kept alive while set), or null.
-    Buffer(Option<Arc<Object<Mem>>>),
-    Local(usize),
-}
+/// Buffers set as arguments, by argument index: kept alive while set.
+pub type ArgBuffers = Vec<Option<Arc<Object<Mem>>>>;
 
 /// A kernel object.
 pub struct Kernel {
@@ -37,7 +30,9 @@ pub struct Kernel {
     pub built: Arc<Built>,
     /// Index of the kernel in `built.kernels`.
     pub index: usize,
-    pub args: Mutex<Vec<Option<ArgSet>>>,
+    /// vecl's kernel, which holds the argument values.
+    pub raw: vecl::Kernel,
+    pub buffers: Mutex<ArgBuffers>,
 }
 
 cl_type!(Kernel, CL_INVALID_KERNEL);
@@ -52,15 +47,33 @@ impl Kernel {
         program: Arc<Object<Program>>,
         built: Arc<Built>,
         index: usize,
-        args: Vec<Option<ArgSet>>,
+        raw: vecl::Kernel,
+        buffers: ArgBuffers,
     ) -> ClResult<Arc<Object<Kernel>>> {
         program.live_kernels.fetch_add(1, Ordering::AcqRel);
         Kernel::register(Kernel {
             program,
             built,
             index,
-            args: Mutex::new(args),
+            raw,
+            buffers: Mutex::new(buffers),
         })
+    }
+
+    /// A fresh vecl kernel (no arguments set) for kernel `index` of `built`,
+    /// with its empty buffer list.
+    fn fresh(built: &Built, index: usize) -> ClResult<(vecl::Kernel, ArgBuffers)> {
+        let meta = &built.kernels[index];
+        let raw = built.program.kernel(&meta.name).map_err(|e| e.cl_code())?;
+        Ok((raw, vec![None; meta.args.len()]))
+    }
+
+    /// The buffers set as arguments.
+    pub fn buffers(&self) -> ArgBuffers {
+        self.buffers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
@@ -86,8 +99,8 @@ pub unsafe extern "C" fn clCreateKernel(
             .iter()
             .position(|k| k.name == name)
             .ok_or(CL_INVALID_KERNEL_NAME)?;
-        let args = vec![None; built.kernels[index].args.len()];
-        Ok(Kernel::new(program, built, index, args)?.handle())
+        let (raw, buffers) = Kernel::fresh(&built, index)?;
+        Ok(Kernel::new(program, built, index, raw, buffers)?.handle())
     };
     // SAFETY: errcode_ret is null or writable, per the API contract.
     unsafe { api_create(errcode_ret, body) }
@@ -109,8 +122,8 @@ pub unsafe extern "C" fn clCreateKernelsInProgram(
                 return Err(CL_INVALID_VALUE);
             }
             for index in 0..count {
-                let args = vec![None; built.kernels[index].args.len()];
-                let kernel = Kernel::new(program.clone(), built.clone(), index, args)?;
+                let (raw, buffers) = Kernel::fresh(&built, index)?;
+                let kernel = Kernel::new(program.clone(), built.clone(), index, raw, buffers)?;
                 // SAFETY: the caller provides num_kernels ≥ count slots.
                 unsafe { kernels.add(index).write(kernel.handle()) };
             }
@@ -128,16 +141,12 @@ pub unsafe extern "C" fn clCloneKernel(
 ) -> cl_kernel {
     let body = || {
         let source = Kernel::get(source_kernel)?;
-        let args = source
-            .args
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
         Ok(Kernel::new(
             source.program.clone(),
             source.built.clone(),
             source.index,
-            args,
+            source.raw.duplicate(),
+            source.buffers(),
         )?
         .handle())
     };
@@ -169,17 +178,16 @@ pub unsafe extern "C" fn clSetKernelArg(
             .args
             .get(arg_index as usize)
             .ok_or(CL_INVALID_ARG_INDEX)?;
-        let value = match meta.kind {
-            ArgKind::Value { size } => {
-                if arg_size != size {
-                    return Err(CL_INVALID_ARG_SIZE);
-                }
+        let mut buffer = None;
+        match meta.kind {
+            ArgKind::Value => {
                 if arg_value.is_null() {
                     return Err(CL_INVALID_ARG_VALUE);
                 }
                 // SAFETY: the application passes `arg_size` readable bytes.
-                let bytes = unsafe { std::slice::from_raw_parts(arg_value.cast::<u8>(), size) };
-                ArgSet::Bytes(bytes.to_vec())
+                let bytes = unsafe { std::slice::from_raw_parts(arg_value.cast::<u8>(), arg_size) };
+                // vecl checks the size against the parameter's type.
+                kernel.raw.set_arg_bytes(arg_index, bytes)
             }
             ArgKind::Buffer => {
                 if arg_size != std::mem::size_of::<cl_mem>() {
@@ -193,15 +201,16 @@ pub unsafe extern "C" fn clSetKernelArg(
                     // SAFETY: the application passes a pointer to a cl_mem.
                     unsafe { arg_value.cast::<cl_mem>().read_unaligned() }
                 };
-                if handle.is_null() {
-                    ArgSet::Buffer(None)
-                } else {
+                if !handle.is_null() {
                     let mem = Mem::get(handle).map_err(|_| CL_INVALID_MEM_OBJECT)?;
                     if !Arc::ptr_eq(&mem.context, &kernel.program.context) {
                         return Err(CL_INVALID_MEM_OBJECT);
                     }
-                    ArgSet::Buffer(Some(mem))
+                    buffer = Some(mem);
                 }
+                kernel
+                    .raw
+                    .set_arg_mem(arg_index, buffer.as_ref().map(|mem| &mem.raw))
             }
             ArgKind::Local => {
                 // "CL_INVALID_ARG_VALUE if the argument is declared with the
@@ -212,10 +221,11 @@ pub unsafe extern "C" fn clSetKernelArg(
                 if arg_size == 0 {
                     return Err(CL_INVALID_ARG_SIZE);
                 }
-                ArgSet::Local(arg_size)
+                kernel.raw.set_arg_local(arg_index, arg_size as u64)
             }
-        };
-        kernel.args.lock().unwrap_or_else(|p| p.into_inner())[arg_index as usize] = Some(value);
+        }
+        .map_err(|e| e.cl_code())?;
+        kernel.buffers.lock().unwrap_or_else(|p| p.into_inner())[arg_index as usize] = buffer;
         Ok(())
     })
 }
@@ -289,25 +299,17 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
         if !device.is_null() {
             check_device(device)?;
         }
-        let meta = kernel.meta();
-        let local_args: u64 = kernel
-            .args
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .map(|arg| match arg {
-                Some(ArgSet::Local(size)) => *size as u64,
-                _ => 0,
-            })
-            .sum();
+        let info = kernel.raw.work_group_info();
         Ok(match param_name {
-            CL_KERNEL_WORK_GROUP_SIZE => Info::value(MAX_WORK_GROUP_SIZE),
-            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => Info::array(&meta.reqd_work_group_size),
-            CL_KERNEL_LOCAL_MEM_SIZE => Info::value(meta.local_mem_size + local_args),
-            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
-                Info::value(device_caps::PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
+            CL_KERNEL_WORK_GROUP_SIZE => Info::value(info.work_group_size as usize),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => {
+                Info::array(&info.compile_work_group_size.map(|n| n as usize))
             }
-            CL_KERNEL_PRIVATE_MEM_SIZE => Info::value(meta.private_mem_size),
+            CL_KERNEL_LOCAL_MEM_SIZE => Info::value(info.local_mem_size),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+                Info::value(info.preferred_work_group_size_multiple as usize)
+            }
+            CL_KERNEL_PRIVATE_MEM_SIZE => Info::value(info.private_mem_size),
             // "CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE
             // and device is not a custom device and kernel is not a
             // built-in kernel."
@@ -316,11 +318,6 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
     };
     // SAFETY: the query protocol's pointers, per the API contract.
     unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
-}
-
-/// `__local` bytes available to a launch after the kernel's own.
-pub fn local_mem_budget(meta: &KernelMeta) -> u64 {
-    LOCAL_MEM_SIZE.saturating_sub(meta.local_mem_size)
 }
 
 /// `clGetKernelSubGroupInfo` and its KHR form: vecl's device reports no

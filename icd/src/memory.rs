@@ -2,11 +2,11 @@
 //! `clCreateSubBuffer`, retain/release, `clGetMemObjectInfo`,
 //! `clSetMemObjectDestructorCallback`.
 //!
-//! Buffers are host memory. A buffer owns an aligned allocation, or with
-//! `CL_MEM_USE_HOST_PTR` uses the application's memory directly (zero
-//! copy); a sub-buffer is a window onto its parent's storage.
+//! Buffers are vecl's memory objects (`vecl::Mem`): host memory, aligned,
+//! or with `CL_MEM_USE_HOST_PTR` the application's memory itself (zero
+//! copy); a sub-buffer is a window onto its parent's bytes. Kernels receive
+//! the `vecl::Mem`; copies and maps use its address.
 
-use std::alloc::Layout;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use opencl_sys::*;
 
 use crate::context::Context;
-use crate::device_caps::{HOST, MEM_BASE_ADDR_ALIGN_BITS};
+use crate::device_caps::{CAPS, MEM_BASE_ADDR_ALIGN_BITS};
 use crate::entry::{api, api_create, property_list, UserPtr};
 use crate::handle::{cl_type, handle_of, ClType, Object};
 use crate::info::{query, Info};
@@ -26,56 +26,15 @@ pub const ALIGN: usize = MEM_BASE_ADDR_ALIGN_BITS as usize / 8;
 /// A memory-object destructor callback.
 pub type MemDestructor = unsafe extern "C" fn(memobj: cl_mem, user_data: *mut c_void);
 
-/// The bytes behind a buffer.
-pub struct Storage {
-    ptr: *mut u8,
-    len: usize,
-    /// Whether vecl allocated `ptr` (and must free it).
-    owned: bool,
-}
-
-// SAFETY: the storage is plain memory; concurrent access to buffer contents
-// is governed by OpenCL's memory model (commands are ordered by events), and
-// the pointer itself is never mutated after creation.
-unsafe impl Send for Storage {}
-// SAFETY: as above.
-unsafe impl Sync for Storage {}
-
-impl Storage {
-    fn allocate(len: usize) -> ClResult<Storage> {
-        let layout = Layout::from_size_align(len, ALIGN).map_err(|_| CL_INVALID_BUFFER_SIZE)?;
-        // SAFETY: `len` is non-zero (checked by the callers).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(CL_MEM_OBJECT_ALLOCATION_FAILURE);
-        }
-        Ok(Storage {
-            ptr,
-            len,
-            owned: true,
-        })
-    }
-}
-
-impl Drop for Storage {
-    fn drop(&mut self) {
-        if self.owned {
-            // SAFETY: allocated in `allocate` with this very layout.
-            unsafe {
-                std::alloc::dealloc(self.ptr, Layout::from_size_align_unchecked(self.len, ALIGN))
-            };
-        }
-    }
-}
-
 /// A buffer or sub-buffer.
 pub struct Mem {
     pub context: Arc<Object<Context>>,
     pub flags: cl_mem_flags,
     pub size: usize,
-    /// Offset into the storage (non-zero only for sub-buffers).
+    /// Offset into the parent (non-zero only for sub-buffers).
     pub offset: usize,
-    storage: Arc<Storage>,
+    /// vecl's memory object.
+    pub raw: vecl::Mem,
     pub parent: Option<Arc<Object<Mem>>>,
     host_ptr: UserPtr,
     properties: Vec<cl_mem_properties>,
@@ -88,9 +47,7 @@ cl_type!(Mem, CL_INVALID_MEM_OBJECT);
 impl Mem {
     /// The address of the buffer's first byte.
     pub fn base(&self) -> *mut u8 {
-        // SAFETY: `offset + size` never exceeds the storage (checked when
-        // the sub-buffer is made).
-        unsafe { self.storage.ptr.add(self.offset) }
+        self.raw.as_ptr()
     }
 
     /// Checks that `[offset, offset + len)` lies inside the buffer.
@@ -101,13 +58,10 @@ impl Mem {
         }
     }
 
-    /// Whether two buffers' bytes overlap (same storage, intersecting ranges).
+    /// Whether byte ranges `(offset, len)` of two buffers overlap in memory.
     pub fn overlaps(&self, a: (usize, usize), other: &Mem, b: (usize, usize)) -> bool {
-        if !Arc::ptr_eq(&self.storage, &other.storage) {
-            return false;
-        }
-        let start_a = self.offset + a.0;
-        let start_b = other.offset + b.0;
+        let start_a = self.base() as usize + a.0;
+        let start_b = other.base() as usize + b.0;
         start_a < start_b + b.1 && start_b < start_a + a.1
     }
 }
@@ -160,7 +114,7 @@ fn create_buffer(
 ) -> ClResult<cl_mem> {
     let context = Context::get(context)?;
     let flags = check_flags(flags)?;
-    if size == 0 || size as u64 > HOST.max_mem_alloc_size() {
+    if size == 0 || size as u64 > CAPS.max_mem_alloc_size {
         return Err(CL_INVALID_BUFFER_SIZE);
     }
     // "CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or
@@ -170,27 +124,17 @@ fn create_buffer(
     if wants_ptr == host_ptr.is_null() {
         return Err(CL_INVALID_HOST_PTR);
     }
-    let storage = if flags & CL_MEM_USE_HOST_PTR != 0 {
-        Storage {
-            ptr: host_ptr.cast(),
-            len: size,
-            owned: false,
-        }
-    } else {
-        let storage = Storage::allocate(size)?;
-        if flags & CL_MEM_COPY_HOST_PTR != 0 {
-            // SAFETY: the application promises `size` readable bytes at
-            // host_ptr; the fresh allocation cannot overlap them.
-            unsafe { std::ptr::copy_nonoverlapping(host_ptr.cast::<u8>(), storage.ptr, size) };
-        }
-        storage
-    };
+    // SAFETY: the application promises `size` bytes at host_ptr: readable
+    // now for COPY_HOST_PTR, and readable and writable for the buffer's
+    // life with USE_HOST_PTR (the specification's contract for host_ptr).
+    let raw = unsafe { vecl::Mem::create(vecl::MemFlags(flags), size as u64, host_ptr.cast()) }
+        .map_err(|e| e.cl_code())?;
     let mem = Mem::register(Mem {
         context,
         flags,
         size,
         offset: 0,
-        storage: Arc::new(storage),
+        raw,
         parent: None,
         host_ptr: UserPtr(if flags & CL_MEM_USE_HOST_PTR != 0 {
             host_ptr
@@ -306,12 +250,20 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             // SAFETY: inside the parent's host memory (range checked).
             unsafe { parent.host_ptr.0.cast::<u8>().add(region.origin).cast() }
         };
+        let raw = parent
+            .raw
+            .create_sub_buffer(
+                vecl::MemFlags(access | host_access),
+                region.origin as u64,
+                region.size as u64,
+            )
+            .map_err(|e| e.cl_code())?;
         let sub = Mem::register(Mem {
             context: parent.context.clone(),
             flags: access | host_access | (parent.flags & HOST_PTR),
             size: region.size,
             offset: region.origin,
-            storage: parent.storage.clone(),
+            raw,
             parent: Some(parent.clone()),
             host_ptr: UserPtr(host_ptr),
             properties: Vec::new(),

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use opencl_sys::*;
 
-use crate::device_caps::{self, extension_string, version_of};
+use crate::device_caps::{self, version_of, CAPS, EXTENSION_VERSION};
 use crate::entry::{api, write_out};
 use crate::handle::Object;
 use crate::info::{name_version, query, Info};
@@ -40,10 +40,7 @@ pub fn check_platform(platform: cl_platform_id) -> ClResult<()> {
 /// The platform version string, `OpenCL <major>.<minor> <platform-specific>`.
 pub fn version_string() -> String {
     let (major, minor) = device_caps::CL_VERSION;
-    format!(
-        "OpenCL {major}.{minor} vecl {}",
-        device_caps::DRIVER_VERSION
-    )
+    format!("OpenCL {major}.{minor} vecl {}", CAPS.driver_version)
 }
 
 /// `clIcdGetPlatformIDsKHR`, the exported symbol the loader looks up.
@@ -144,12 +141,13 @@ fn platform_info(param_name: cl_platform_info) -> ClResult<Info> {
         CL_PLATFORM_VERSION => Info::string(&version_string()),
         CL_PLATFORM_NUMERIC_VERSION => Info::value(version_of((major, minor, 0))),
         CL_PLATFORM_NAME => Info::string(device_caps::NAME),
-        CL_PLATFORM_VENDOR => Info::string(device_caps::VENDOR),
-        CL_PLATFORM_EXTENSIONS => Info::string(&extension_string(device_caps::PLATFORM_EXTENSIONS)),
+        CL_PLATFORM_VENDOR => Info::string(CAPS.platform_vendor),
+        CL_PLATFORM_EXTENSIONS => Info::string(&CAPS.platform_extensions.join(" ")),
         CL_PLATFORM_EXTENSIONS_WITH_VERSION => Info::array(
-            &device_caps::PLATFORM_EXTENSIONS
+            &CAPS
+                .platform_extensions
                 .iter()
-                .map(|&(name, version)| name_version(name, version_of(version)))
+                .map(|name| name_version(name, version_of(EXTENSION_VERSION)))
                 .collect::<Vec<_>>(),
         ),
         // Timestamps are nanoseconds of the monotonic clock.

@@ -89,11 +89,6 @@ impl Program {
             .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)
     }
 
-    /// The build options of the executable.
-    pub fn options(&self) -> String {
-        self.lock().options.clone()
-    }
-
     /// vecl's binary of the program: magic, binary type, options, source.
     fn binary(&self) -> Vec<u8> {
         let state = self.lock();
@@ -315,14 +310,23 @@ unsafe fn options_text(options: *const c_char) -> ClResult<String> {
         .map_err(|_| CL_INVALID_BUILD_OPTIONS)
 }
 
-/// Compiles `program`'s source with `options`; records status and log, and
-/// with `executable` the built kernels.
-fn run_build(
-    program: &Program,
-    options: String,
-    binary_type: cl_program_binary_type,
-    executable: bool,
-) -> ClResult<()> {
+/// Which API call builds a program: it decides the result's binary type
+/// and the error codes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BuildCall {
+    /// `clBuildProgram`: an executable.
+    Build,
+    /// `clCompileProgram`: a compiled object (front end only).
+    Compile,
+    /// `clLinkProgram`: an executable.
+    Link,
+    /// `clLinkProgram` with `-create-library`: a library (front end only).
+    Library,
+}
+
+/// Compiles `program`'s source with `options` as `call` asks; records the
+/// status, log, binary type and, for executables, the built kernels.
+fn run_build(program: &Program, options: String, call: BuildCall) -> ClResult<()> {
     if program.live_kernels.load(Ordering::Acquire) > 0 {
         return Err(CL_INVALID_OPERATION);
     }
@@ -330,35 +334,46 @@ fn run_build(
         let state = program.lock();
         (state.source.clone(), state.headers.clone())
     };
-    let result = compiler::build(&source, &options, &headers);
+    let result = match call {
+        BuildCall::Build | BuildCall::Link => compiler::build(&source, &options, &headers)
+            .map(|built| (built.log.clone(), Some(built))),
+        BuildCall::Compile | BuildCall::Library => {
+            compiler::compile(&source, &options, &headers).map(|log| (log, None))
+        }
+    };
+    let binary_type = match call {
+        BuildCall::Build | BuildCall::Link => CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+        BuildCall::Compile => CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+        BuildCall::Library => CL_PROGRAM_BINARY_TYPE_LIBRARY,
+    };
     let mut state = program.lock();
     state.options = options;
     match result {
-        Ok(built) => {
+        Ok((log, built)) => {
             state.status = CL_BUILD_SUCCESS;
-            state.log = built.log.clone();
+            state.log = log;
             state.binary_type = binary_type;
-            state.built = executable.then(|| Arc::new(built));
+            state.built = built.map(Arc::new);
             Ok(())
         }
         Err(failure) => {
             state.status = CL_BUILD_ERROR;
             state.log = failure.log;
             state.built = None;
-            Err(
-                if failure.code == CL_INVALID_BUILD_OPTIONS
-                    || failure.code == CL_INVALID_COMPILER_OPTIONS
-                    || failure.code == CL_INVALID_LINKER_OPTIONS
-                {
-                    failure.code
-                } else {
-                    match binary_type {
-                        CL_PROGRAM_BINARY_TYPE_EXECUTABLE => CL_BUILD_PROGRAM_FAILURE,
-                        CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT => CL_COMPILE_PROGRAM_FAILURE,
-                        _ => CL_LINK_PROGRAM_FAILURE,
-                    }
-                },
-            )
+            let bad_options = [
+                CL_INVALID_BUILD_OPTIONS,
+                CL_INVALID_COMPILER_OPTIONS,
+                CL_INVALID_LINKER_OPTIONS,
+            ]
+            .contains(&failure.code);
+            Err(match (call, bad_options) {
+                (BuildCall::Build, true) => CL_INVALID_BUILD_OPTIONS,
+                (BuildCall::Compile, true) => CL_INVALID_COMPILER_OPTIONS,
+                (_, true) => CL_INVALID_LINKER_OPTIONS,
+                (BuildCall::Build, false) => CL_BUILD_PROGRAM_FAILURE,
+                (BuildCall::Compile, false) => CL_COMPILE_PROGRAM_FAILURE,
+                (_, false) => CL_LINK_PROGRAM_FAILURE,
+            })
         }
     }
 }
@@ -378,7 +393,7 @@ pub unsafe extern "C" fn clBuildProgram(
         unsafe { check_build_args(num_devices, device_list, pfn_notify, user_data)? };
         // SAFETY: forwarded contract.
         let options = unsafe { options_text(options)? };
-        let result = run_build(&program, options, CL_PROGRAM_BINARY_TYPE_EXECUTABLE, true);
+        let result = run_build(&program, options, BuildCall::Build);
         if let Some(notify) = pfn_notify {
             // SAFETY: the application's callback with its registered signature.
             unsafe { notify(program.handle(), user_data) };
@@ -432,12 +447,7 @@ pub unsafe extern "C" fn clCompileProgram(
             return Err(CL_INVALID_OPERATION);
         }
         program.lock().headers = pairs;
-        let result = run_build(
-            &program,
-            options,
-            CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
-            false,
-        );
+        let result = run_build(&program, options, BuildCall::Compile);
         if let Some(notify) = pfn_notify {
             // SAFETY: the application's callback with its registered signature.
             unsafe { notify(program.handle(), user_data) };
@@ -505,12 +515,12 @@ pub unsafe extern "C" fn clLinkProgram(
             CL_PROGRAM_BINARY_TYPE_NONE,
         ))?;
         program.lock().headers = headers;
-        let kind = if library {
-            CL_PROGRAM_BINARY_TYPE_LIBRARY
+        let call = if library {
+            BuildCall::Library
         } else {
-            CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+            BuildCall::Link
         };
-        let result = run_build(&program, options, kind, !library);
+        let result = run_build(&program, options, call);
         if let Some(notify) = pfn_notify {
             // SAFETY: the application's callback with its registered signature.
             unsafe { notify(program.handle(), user_data) };

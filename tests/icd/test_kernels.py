@@ -1,8 +1,8 @@
 """Programs and kernels through PyOpenCL: builds, kernel objects and their
 queries, launches, and PyOpenCL's array, reduction and scan machinery.
 
-These need vecl's compiler behind libvecl.so; while it is not linked in,
-each test is an expected failure (see conftest.build)."""
+These need vecl's kernel compiler (the JIT); while vecl is built without
+it, each test is an expected failure (see conftest.build)."""
 
 import numpy as np
 import pyopencl as cl
@@ -28,9 +28,9 @@ kernel void group_sums(global const int *in, global int *out, local int *scratch
     size_t lid = get_local_id(0);
     scratch[lid] = in[get_global_id(0)];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (size_t half = get_local_size(0) / 2; half > 0; half /= 2) {
-        if (lid < half)
-            scratch[lid] += scratch[lid + half];
+    for (size_t stride = get_local_size(0) / 2; stride > 0; stride /= 2) {
+        if (lid < stride)
+            scratch[lid] += scratch[lid + stride];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0)

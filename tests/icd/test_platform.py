@@ -5,7 +5,7 @@ import pyopencl as cl
 
 def test_one_platform_named_vecl(platform):
     assert platform.name == "vecl"
-    assert platform.vendor == "vecl"
+    assert platform.vendor
     assert platform.version.startswith("OpenCL 3.0 ")
     assert platform.profile == "FULL_PROFILE"
     assert "cl_khr_icd" in platform.extensions.split()
