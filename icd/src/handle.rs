@@ -7,7 +7,8 @@
 //! reference count and the payload.
 //!
 //! Headers are never returned to the allocator: a freed object's header goes
-//! to a free list and is reused by a later object. So a stale handle still
+//! to the back of a free list and is reused only after thousands of others
+//! (see [`REUSE_DELAY`]). So a stale handle still
 //! points at a valid header, the loader still reaches vecl, and vecl answers
 //! `CL_INVALID_*` (or, if the header has been reused, treats the handle as
 //! the new object, as any driver would) — never a crash in the loader.
@@ -21,7 +22,7 @@
 //! internal reference (a child object, a pending command) lets go of it, as
 //! the specification's deferred deletion rules require.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ffi::c_void;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -39,16 +40,27 @@ pub struct Header {
     dispatch: &'static cl_icd_dispatch,
 }
 
-/// Headers of dropped objects, ready for reuse (addresses).
-static FREE_HEADERS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+/// Headers of dropped objects, oldest first (addresses).
+static FREE_HEADERS: Mutex<VecDeque<usize>> = Mutex::new(VecDeque::new());
 
-/// A header for a new object: a reused one, or a fresh allocation that is
-/// never freed.
+/// How many freed headers wait before one is reused: a handle released
+/// recently stays invalid (rather than naming a new object) for at least
+/// this many later object creations.
+const REUSE_DELAY: usize = 4096;
+
+/// A header for a new object: the oldest freed one once enough are waiting,
+/// else a fresh allocation that is never freed.
 fn new_header() -> usize {
-    let reused = FREE_HEADERS
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner())
-        .pop();
+    let reused = {
+        let mut free = FREE_HEADERS
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if free.len() > REUSE_DELAY {
+            free.pop_front()
+        } else {
+            None
+        }
+    };
     reused.unwrap_or_else(|| {
         Box::into_raw(Box::new(Header {
             dispatch: &DISPATCH,
@@ -68,7 +80,7 @@ impl<T> Drop for Object<T> {
         FREE_HEADERS
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
-            .push(self.header);
+            .push_back(self.header);
     }
 }
 
