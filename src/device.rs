@@ -44,7 +44,7 @@ impl Platform {
 
     /// `CL_PLATFORM_ICD_SUFFIX_KHR`.
     pub fn icd_suffix(&self) -> &'static str {
-        "VECL"
+        "vecl"
     }
 
     /// The platform's devices: one CPU device.
