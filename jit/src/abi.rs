@@ -45,7 +45,12 @@ pub struct Launch {
 
 impl Launch {
     /// A launch over `global` with `local` work-groups (unused dimensions 1).
-    pub fn new(work_dim: u32, global_offset: [u64; 3], global: [u64; 3], local: [u64; 3]) -> Launch {
+    pub fn new(
+        work_dim: u32,
+        global_offset: [u64; 3],
+        global: [u64; 3],
+        local: [u64; 3],
+    ) -> Launch {
         let mut num_groups = [1u64; 3];
         for d in 0..3 {
             num_groups[d] = global[d].div_ceil(local[d].max(1));
@@ -122,11 +127,29 @@ mod tests {
 
     #[test]
     fn launch_offsets_match_layout() {
-        assert_eq!(offset_of!(Launch, work_dim) as i32, launch_offsets::WORK_DIM);
-        assert_eq!(offset_of!(Launch, global_offset) as i32, launch_offsets::GLOBAL_OFFSET);
-        assert_eq!(offset_of!(Launch, global_size) as i32, launch_offsets::GLOBAL_SIZE);
-        assert_eq!(offset_of!(Launch, local_size) as i32, launch_offsets::LOCAL_SIZE);
-        assert_eq!(offset_of!(Launch, num_groups) as i32, launch_offsets::NUM_GROUPS);
-        assert_eq!(offset_of!(Launch, local_mem_size) as i32, launch_offsets::LOCAL_MEM_SIZE);
+        assert_eq!(
+            offset_of!(Launch, work_dim) as i32,
+            launch_offsets::WORK_DIM
+        );
+        assert_eq!(
+            offset_of!(Launch, global_offset) as i32,
+            launch_offsets::GLOBAL_OFFSET
+        );
+        assert_eq!(
+            offset_of!(Launch, global_size) as i32,
+            launch_offsets::GLOBAL_SIZE
+        );
+        assert_eq!(
+            offset_of!(Launch, local_size) as i32,
+            launch_offsets::LOCAL_SIZE
+        );
+        assert_eq!(
+            offset_of!(Launch, num_groups) as i32,
+            launch_offsets::NUM_GROUPS
+        );
+        assert_eq!(
+            offset_of!(Launch, local_mem_size) as i32,
+            launch_offsets::LOCAL_MEM_SIZE
+        );
     }
 }

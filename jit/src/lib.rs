@@ -1,4 +1,357 @@
 //! vecl's JIT: Kernel IR → code vectorised across work-items → Cranelift
 //! machine code. [`abi`] is the contract with the runtime.
+//!
+//! [`compile_kernel`] inlines the kernel's calls, runs the uniformity
+//! analysis, lowers the kernel to one Cranelift function that runs a range of
+//! work-groups (W work-items per SIMD chunk, see `lower`), and JIT-compiles
+//! it. The [`CompiledKernel`] owns the machine code and the kernel's
+//! module-scope data.
 
 pub mod abi;
+mod inline;
+mod layout;
+mod lower;
+mod math;
+
+use abi::{ArgSlot, Launch};
+use cranelift_codegen::ir::{types, AbiParam};
+use cranelift_codegen::Context;
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module as _};
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::time::Instant;
+use vecl_ir::{Inst, Module};
+
+/// How to compile a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JitOptions {
+    /// Work-items per SIMD chunk (a multiple of 4, at most 64); `None` lets
+    /// the JIT choose.
+    pub simd_width: Option<u32>,
+    /// Checked mode (bounds and race checks); reserved, not yet emitted.
+    pub checked: bool,
+    /// Keep the Cranelift IR text for [`CompiledKernel::clif`].
+    pub dump_clif: bool,
+}
+
+impl Default for JitOptions {
+    fn default() -> Self {
+        JitOptions {
+            simd_width: None,
+            checked: false,
+            dump_clif: false,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JitError {
+    #[error("kernel `{kernel}`: not supported yet: {what}")]
+    Unsupported { kernel: String, what: String },
+    #[error("kernel `{kernel}`: code generation failed: {message}")]
+    Codegen { kernel: String, message: String },
+    #[error("no kernel named `{0}`")]
+    NoSuchKernel(String),
+}
+
+type EntryFn = unsafe extern "C" fn(*const u8, *const Launch, u64, u64, *mut u8, *mut u8) -> u32;
+
+/// The executable memory of one kernel.
+struct CodeMemory(Mutex<Option<JITModule>>);
+
+impl Drop for CodeMemory {
+    fn drop(&mut self) {
+        let module = match self.0.get_mut() {
+            Ok(m) => m.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(m) = module {
+            // SAFETY: the owning `CompiledKernel` is being dropped, so no
+            // function pointer into this module can be called any more.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// A kernel compiled to machine code. `Send + Sync`: the code and data are
+/// immutable after compilation and every call gets its own memory.
+pub struct CompiledKernel {
+    name: String,
+    args: Vec<ArgSlot>,
+    args_size: usize,
+    static_local_size: usize,
+    chunk_context_bytes: usize,
+    simd_width: u32,
+    explain: String,
+    clif: Option<String>,
+    entry: EntryFn,
+    _code: CodeMemory,
+    /// Module-scope `__constant`/`__global` data the code addresses directly.
+    _data: Box<[u128]>,
+}
+
+impl std::fmt::Debug for CompiledKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledKernel")
+            .field("name", &self.name)
+            .field("simd_width", &self.simd_width)
+            .finish()
+    }
+}
+
+impl CompiledKernel {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn args(&self) -> &[ArgSlot] {
+        &self.args
+    }
+
+    pub fn args_size(&self) -> usize {
+        self.args_size
+    }
+
+    pub fn static_local_size(&self) -> usize {
+        self.static_local_size
+    }
+
+    /// Bytes of context area a worker must pass for groups of
+    /// `items_per_group` work-items (0 for kernels without barriers).
+    pub fn context_size(&self, items_per_group: u64) -> usize {
+        // A group has at most one chunk per work-item (rows of one item).
+        self.chunk_context_bytes
+            .saturating_mul(items_per_group as usize)
+    }
+
+    pub fn simd_width(&self) -> u32 {
+        self.simd_width
+    }
+
+    /// A human-readable report of how the kernel was vectorised.
+    pub fn explain(&self) -> &str {
+        &self.explain
+    }
+
+    pub fn clif(&self) -> Option<&str> {
+        self.clif.as_deref()
+    }
+
+    /// Runs work-groups `first_group..end_group` of `launch`; returns 0 or a
+    /// [`abi::KernelStatus`] code.
+    ///
+    /// # Safety
+    /// `args` matches [`args`](Self::args) (pointers valid for every access
+    /// the kernel makes); `local_mem` holds `launch.local_mem_size` bytes and
+    /// `context` [`context_size`](Self::context_size) bytes, both 64-aligned
+    /// and owned by the caller for the duration of the call.
+    pub unsafe fn run_groups(
+        &self,
+        args: *const u8,
+        launch: &Launch,
+        first_group: u64,
+        end_group: u64,
+        local_mem: *mut u8,
+        context: *mut u8,
+    ) -> u32 {
+        // SAFETY: the entry has exactly this signature (see `abi`), the code
+        // is alive as long as `self`, and the caller upholds the contract above.
+        unsafe { (self.entry)(args, launch, first_group, end_group, local_mem, context) }
+    }
+}
+
+/// Compiles kernel `kernel` of `module`.
+pub fn compile_kernel(
+    module: &Module,
+    kernel: &str,
+    opts: &JitOptions,
+) -> Result<CompiledKernel, JitError> {
+    if !module.kernels().any(|(_, f)| f.name == kernel) {
+        return Err(JitError::NoSuchKernel(kernel.to_string()));
+    }
+    match catch_unwind(AssertUnwindSafe(|| compile(module, kernel, opts))) {
+        Ok(r) => r,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic in the code generator".to_string());
+            Err(JitError::Codegen {
+                kernel: kernel.to_string(),
+                message,
+            })
+        }
+    }
+}
+
+fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledKernel, JitError> {
+    let started = Instant::now();
+    let (_, original) = module
+        .kernels()
+        .find(|(_, f)| f.name == kernel)
+        .ok_or_else(|| JitError::NoSuchKernel(kernel.into()))?;
+    let unsupported = |what: String| JitError::Unsupported {
+        kernel: kernel.to_string(),
+        what,
+    };
+    let codegen = |message: String| JitError::Codegen {
+        kernel: kernel.to_string(),
+        message,
+    };
+    let w = opts.simd_width.unwrap_or(8);
+    if w == 0 || w % 4 != 0 || w > 64 {
+        return Err(unsupported(format!(
+            "SIMD width {w} (use a multiple of 4 up to 64)"
+        )));
+    }
+    let func = inline::inline_calls(module, original).map_err(unsupported)?;
+    let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
+    let (arg_slots, args_size) = layout::arg_slots(module, original);
+    let mut used = vec![false; module.globals.len()];
+    for d in &func.insts {
+        if let Inst::GlobalAddr(g) = d.inst {
+            if let Some(u) = used.get_mut(g.index()) {
+                *u = true;
+            }
+        }
+    }
+    let (places, static_local_size, bytes) = layout::global_places(module, &used);
+    let mut data = vec![0u128; bytes.len().div_ceil(16).max(1)].into_boxed_slice();
+    for (i, chunk) in bytes.chunks(16).enumerate() {
+        let mut b = [0u8; 16];
+        b[..chunk.len()].copy_from_slice(chunk);
+        data[i] = u128::from_le_bytes(b);
+    }
+    let data_base = data.as_ptr() as u64;
+
+    let verifier = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    let mut builder = JITBuilder::with_flags(
+        &[("opt_level", "speed"), ("enable_verifier", verifier)],
+        default_libcall_names(),
+    )
+    .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
+    builder.symbols(math::symbols());
+    let mut jit = JITModule::new(builder);
+    let has_fma = jit
+        .isa()
+        .isa_flags()
+        .iter()
+        .any(|f| f.name == "has_fma" && f.as_bool() == Some(true));
+
+    let mut ctx: Context = jit.make_context();
+    let ptr = types::I64;
+    for _ in 0..6 {
+        ctx.func.signature.params.push(AbiParam::new(ptr));
+    }
+    ctx.func.signature.returns.push(AbiParam::new(types::I32));
+    let id = jit
+        .declare_function(
+            &format!("vecl_kernel_{kernel}"),
+            Linkage::Local,
+            &ctx.func.signature,
+        )
+        .map_err(|e| codegen(e.to_string()))?;
+    let mut fctx = FunctionBuilderContext::new();
+    let lowered = lower::chunks::lower_kernel(
+        &mut jit,
+        &mut ctx.func,
+        &mut fctx,
+        lower::chunks::KernelInput {
+            module,
+            func: &func,
+            uni: &uni,
+            w,
+            places,
+            data_base,
+            arg_slots: arg_slots.clone(),
+            has_fma,
+        },
+    )?;
+    let clif = opts.dump_clif.then(|| ctx.func.display().to_string());
+    let clif_insts = ctx.func.dfg.num_insts();
+    jit.define_function(id, &mut ctx)
+        .map_err(|e| codegen(format!("{e:?}")))?;
+    jit.finalize_definitions()
+        .map_err(|e| codegen(e.to_string()))?;
+    let code = jit.get_finalized_function(id);
+    // SAFETY: `code` is the finalized entry declared with the signature of `EntryFn`.
+    let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(code) };
+    let elapsed = started.elapsed();
+
+    let s = &lowered.stats;
+    let mut explain = String::new();
+    let _ = writeln!(explain, "kernel {kernel}: W = {w} work-items per chunk");
+    let _ = writeln!(
+        explain,
+        "regions: {} ({})",
+        lowered.regions,
+        if lowered.regions > 1 {
+            "cut at barriers; live values kept per chunk in the context area"
+        } else {
+            "no barriers"
+        }
+    );
+    let _ = writeln!(
+        explain,
+        "loads: {} vector (consecutive), {} uniform, {} per lane (gather)",
+        s.vector_loads, s.uniform_loads, s.gathers
+    );
+    let _ = writeln!(
+        explain,
+        "stores: {} vector (consecutive), {} uniform, {} per lane (scatter)",
+        s.vector_stores, s.uniform_stores, s.scatters
+    );
+    let _ = writeln!(explain, "atomics: {} (one per active lane)", s.atomics);
+    let _ = writeln!(
+        explain,
+        "branches: {} uniform if, {} varying if (masked); loops: {} uniform, {} divergent (masked)",
+        s.uniform_ifs, s.varying_ifs, s.uniform_loops, s.divergent_loops
+    );
+    let _ = writeln!(
+        explain,
+        "operations done lane by lane (no vector form): {}",
+        s.per_lane_ops
+    );
+    let uniform_values = uni.values.iter().filter(|v| v.is_uniform()).count();
+    let _ = writeln!(
+        explain,
+        "values: {uniform_values} of {} uniform (kept scalar)",
+        uni.values.len()
+    );
+    if lowered.private_in_context {
+        let _ = writeln!(
+            explain,
+            "private memory lives in the context area (it crosses barriers)"
+        );
+    }
+    for n in &s.notes {
+        let _ = writeln!(explain, "note: {n}");
+    }
+    let _ = writeln!(
+        explain,
+        "compiled {clif_insts} CLIF instructions in {:.2} ms",
+        elapsed.as_secs_f64() * 1e3
+    );
+
+    Ok(CompiledKernel {
+        name: kernel.to_string(),
+        args: arg_slots,
+        args_size,
+        static_local_size,
+        chunk_context_bytes: lowered.chunk_bytes,
+        simd_width: w,
+        explain,
+        clif,
+        entry,
+        _code: CodeMemory(Mutex::new(Some(jit))),
+        _data: data,
+    })
+}

@@ -85,7 +85,8 @@ impl Uniformity {
     /// leaves it is taken by only some lanes, or it contains a `return`
     /// (which may leave lanes waiting at its `continuing` block behind).
     pub fn loop_is_divergent(&self, body: &Block, continuing: &Block) -> bool {
-        self.exits_diverge(body, false, false, false) || self.exits_diverge(continuing, false, false, false)
+        self.exits_diverge(body, false, false, false)
+            || self.exits_diverge(continuing, false, false, false)
     }
 
     /// Whether a `return` must be executed under masks (it is not taken by
@@ -94,7 +95,13 @@ impl Uniformity {
         under_varying || in_loop_or_switch
     }
 
-    fn exits_diverge(&self, block: &Block, under_varying: bool, in_switch: bool, nested_loop: bool) -> bool {
+    fn exits_diverge(
+        &self,
+        block: &Block,
+        under_varying: bool,
+        in_switch: bool,
+        nested_loop: bool,
+    ) -> bool {
         block.0.iter().any(|s| match s {
             Stmt::Break => !nested_loop && !in_switch && under_varying,
             Stmt::Continue => !nested_loop && (under_varying || in_switch),
@@ -106,7 +113,9 @@ impl Uniformity {
             }
             Stmt::Switch { selector, cases } => {
                 let uv = under_varying || !self.is_uniform(*selector);
-                cases.iter().any(|c| self.exits_diverge(&c.body, uv, true, nested_loop))
+                cases
+                    .iter()
+                    .any(|c| self.exits_diverge(&c.body, uv, true, nested_loop))
             }
             Stmt::Loop { body, continuing } => {
                 self.exits_diverge(body, under_varying, false, true)
@@ -169,7 +178,11 @@ fn const_of(func: &Function, v: ValueId) -> Option<i64> {
         (Inst::Const(bits), Some(s)) if s.is_int() => {
             let b = s.bits();
             let x = *bits as i64;
-            Some(if s.is_signed() && b < 64 { (x << (64 - b)) >> (64 - b) } else { x })
+            Some(if s.is_signed() && b < 64 {
+                (x << (64 - b)) >> (64 - b)
+            } else {
+                x
+            })
         }
         _ => None,
     }
@@ -200,7 +213,8 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
             }
         }
         Inst::WorkItem(f, dim) => match f {
-            WorkItemFn::GlobalId | WorkItemFn::LocalId => match dim.and_then(|d| const_of(func, d)) {
+            WorkItemFn::GlobalId | WorkItemFn::LocalId => match dim.and_then(|d| const_of(func, d))
+            {
                 Some(0) => Shape::Linear(1),
                 Some(_) => Shape::Uniform,
                 None => Shape::Varying,
@@ -219,13 +233,18 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
             let (sa, sb) = (s(*a), s(*b));
             match (op, sa, sb) {
                 (_, Shape::Uniform, Shape::Uniform) => Shape::Uniform,
-                (BinaryOp::Add, Shape::Linear(x), Shape::Uniform) | (BinaryOp::Add, Shape::Uniform, Shape::Linear(x)) => {
-                    Shape::Linear(x)
+                (BinaryOp::Add, Shape::Linear(x), Shape::Uniform)
+                | (BinaryOp::Add, Shape::Uniform, Shape::Linear(x)) => Shape::Linear(x),
+                (BinaryOp::Add, Shape::Linear(x), Shape::Linear(y)) => {
+                    Shape::linear(x.wrapping_add(y))
                 }
-                (BinaryOp::Add, Shape::Linear(x), Shape::Linear(y)) => Shape::linear(x.wrapping_add(y)),
                 (BinaryOp::Sub, Shape::Linear(x), Shape::Uniform) => Shape::Linear(x),
-                (BinaryOp::Sub, Shape::Uniform, Shape::Linear(x)) => Shape::linear(x.wrapping_neg()),
-                (BinaryOp::Sub, Shape::Linear(x), Shape::Linear(y)) => Shape::linear(x.wrapping_sub(y)),
+                (BinaryOp::Sub, Shape::Uniform, Shape::Linear(x)) => {
+                    Shape::linear(x.wrapping_neg())
+                }
+                (BinaryOp::Sub, Shape::Linear(x), Shape::Linear(y)) => {
+                    Shape::linear(x.wrapping_sub(y))
+                }
                 (BinaryOp::Mul, Shape::Linear(x), Shape::Uniform) => match const_of(func, *b) {
                     Some(c) => Shape::linear(x.wrapping_mul(c)),
                     None => Shape::Varying,
@@ -243,7 +262,9 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
         }
         // Integer conversions and pointer casts keep the per-lane step (the
         // JIT re-checks it before relying on it).
-        Inst::Convert { value, .. } if is_int_or_ptr && func.ty(*value).scalar().is_some_and(|s| s.is_int()) => {
+        Inst::Convert { value, .. }
+            if is_int_or_ptr && func.ty(*value).scalar().is_some_and(|s| s.is_int()) =>
+        {
             s(*value)
         }
         Inst::PtrCast(p) | Inst::PtrToInt(p) | Inst::Field(p, _) => s(*p),
@@ -272,7 +293,9 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
             }
         }
         Inst::Load(p) => match (s(*p), func.ty(*p).address_space()) {
-            (Shape::Uniform, Some(space)) if space != crate::types::AddressSpace::Private => Shape::Uniform,
+            (Shape::Uniform, Some(space)) if space != crate::types::AddressSpace::Private => {
+                Shape::Uniform
+            }
             // A by-value struct argument is one shared, read-only copy.
             (Shape::Uniform, Some(_)) if points_into_args(func, *p) => Shape::Uniform,
             _ => Shape::Varying,
@@ -288,9 +311,10 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
         Inst::Unary(_, a) => all_uniform(&[*a]),
         Inst::Binary(_, a, b) | Inst::Cmp(_, a, b) => all_uniform(&[*a, *b]),
         Inst::Select(c, a, b) => all_uniform(&[*c, *a, *b]),
-        Inst::Convert { value, .. } | Inst::Bitcast(value) | Inst::Splat(value) | Inst::Extract(value, _) => {
-            all_uniform(&[*value])
-        }
+        Inst::Convert { value, .. }
+        | Inst::Bitcast(value)
+        | Inst::Splat(value)
+        | Inst::Extract(value, _) => all_uniform(&[*value]),
         Inst::Construct(vs) => all_uniform(vs),
         Inst::Insert(a, _, b) | Inst::Shuffle(a, b, _) => all_uniform(&[*a, *b]),
     }
@@ -328,19 +352,34 @@ mod tests {
     }
 
     fn param(name: &str, ty: Type) -> Param {
-        Param { name: name.into(), ty, byval: false }
+        Param {
+            name: name.into(),
+            ty,
+            byval: false,
+        }
     }
 
     #[test]
     fn global_id_is_linear_and_index_scales_by_element_size() {
-        let mut b = FunctionBuilder::new("k", vec![param("a", gptr(Type::F32)), param("n", Type::I32)], Type::Void);
+        let mut b = FunctionBuilder::new(
+            "k",
+            vec![param("a", gptr(Type::F32)), param("n", Type::I32)],
+            Type::Void,
+        );
         let a = b.param(0);
         let n = b.param(1);
         let zero = b.const_u32(0);
         let one = b.const_u32(1);
         let gid = b.push(Inst::WorkItem(WorkItemFn::GlobalId, Some(zero)), Type::U64);
         let gid1 = b.push(Inst::WorkItem(WorkItemFn::GlobalId, Some(one)), Type::U64);
-        let i = b.push(Inst::Convert { value: gid, saturate: false, rounding: Rounding::Default }, Type::I32);
+        let i = b.push(
+            Inst::Convert {
+                value: gid,
+                saturate: false,
+                rounding: Rounding::Default,
+            },
+            Type::I32,
+        );
         let two = b.const_i32(2);
         let i2 = b.binary(BinaryOp::Mul, i, two);
         let p = b.push(Inst::Index(a, i), gptr(Type::F32));
@@ -349,7 +388,10 @@ mod tests {
         let un = b.load(a);
         let c = b.cmp(CmpOp::Lt, i, n);
         let f = b.finish();
-        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
         let u = analyze(&m, &f);
         assert_eq!(u.shape(gid), Shape::Linear(1));
         assert_eq!(u.shape(gid1), Shape::Uniform);
@@ -372,13 +414,23 @@ mod tests {
         b.stmt(Stmt::WriteVar(vu, n));
         let zero = b.const_u32(0);
         let lid = b.push(Inst::WorkItem(WorkItemFn::LocalId, Some(zero)), Type::U64);
-        let l32 = b.push(Inst::Convert { value: lid, saturate: false, rounding: Rounding::Default }, Type::I32);
+        let l32 = b.push(
+            Inst::Convert {
+                value: lid,
+                saturate: false,
+                rounding: Rounding::Default,
+            },
+            Type::I32,
+        );
         let c = b.cmp(CmpOp::Lt, l32, n);
         b.if_else(c, |b| b.stmt(Stmt::WriteVar(vv, n)), |_| {});
         let ru = b.push(Inst::ReadVar(vu), Type::I32);
         let rv = b.push(Inst::ReadVar(vv), Type::I32);
         let f = b.finish();
-        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
         let u = analyze(&m, &f);
         assert!(u.var_is_uniform(vu));
         assert!(!u.var_is_uniform(vv));
@@ -395,7 +447,14 @@ mod tests {
         b.stmt(Stmt::WriteVar(i, z));
         let zero = b.const_u32(0);
         let lid = b.push(Inst::WorkItem(WorkItemFn::LocalId, Some(zero)), Type::U64);
-        let l32 = b.push(Inst::Convert { value: lid, saturate: false, rounding: Rounding::Default }, Type::I32);
+        let l32 = b.push(
+            Inst::Convert {
+                value: lid,
+                saturate: false,
+                rounding: Rounding::Default,
+            },
+            Type::I32,
+        );
         let mut read = ValueId(0);
         b.loop_(
             |b| {
@@ -409,11 +468,16 @@ mod tests {
             |_| {},
         );
         let f = b.finish();
-        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
         let u = analyze(&m, &f);
         assert!(!u.var_is_uniform(i));
         assert_eq!(u.shape(read), Shape::Varying);
-        let Some(Stmt::Loop { body, continuing }) = f.body.0.iter().find(|s| matches!(s, Stmt::Loop { .. })) else {
+        let Some(Stmt::Loop { body, continuing }) =
+            f.body.0.iter().find(|s| matches!(s, Stmt::Loop { .. }))
+        else {
             panic!("loop expected");
         };
         assert!(u.loop_is_divergent(body, continuing));
@@ -438,10 +502,15 @@ mod tests {
             |_| {},
         );
         let f = b.finish();
-        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
         let u = analyze(&m, &f);
         assert!(u.var_is_uniform(i));
-        let Some(Stmt::Loop { body, continuing }) = f.body.0.iter().find(|s| matches!(s, Stmt::Loop { .. })) else {
+        let Some(Stmt::Loop { body, continuing }) =
+            f.body.0.iter().find(|s| matches!(s, Stmt::Loop { .. }))
+        else {
             panic!("loop expected");
         };
         assert!(!u.loop_is_divergent(body, continuing));
@@ -451,9 +520,15 @@ mod tests {
     fn private_memory_is_per_lane() {
         let mut b = FunctionBuilder::new("k", vec![], Type::Void);
         let s = b.new_slot("arr", Type::array(Type::Scalar(Scalar::I32), 4));
-        let p = b.push(Inst::SlotAddr(s), Type::ptr(AddressSpace::Private, Type::array(Type::I32, 4)));
+        let p = b.push(
+            Inst::SlotAddr(s),
+            Type::ptr(AddressSpace::Private, Type::array(Type::I32, 4)),
+        );
         let f = b.finish();
-        let m = Module { functions: vec![f.clone()], ..Module::default() };
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
         assert_eq!(analyze(&m, &f).shape(p), Shape::Varying);
     }
 }

@@ -1,0 +1,352 @@
+//! Inlines every call of a kernel, so the vectoriser sees one function.
+//!
+//! Calls are inlined at the IR level, before the uniformity analysis, so a
+//! callee's values get the uniformity of their call site. A callee body
+//! becomes a one-iteration loop: `return v` turns into `$ret = v; $done =
+//! true; break`, and after every loop or switch of the callee that contains a
+//! `return`, `if ($done) break;` carries the exit outwards. The call's value
+//! becomes a read of `$ret`. The flags are ordinary variables, so a `return`
+//! taken by some lanes only is masked like any other divergent `break`.
+
+use std::collections::HashMap;
+use vecl_ir::*;
+
+const MAX_DEPTH: u32 = 64;
+
+/// A copy of `kernel` with every `Call` replaced by the callee's body.
+pub(crate) fn inline_calls(module: &Module, kernel: &Function) -> Result<Function, String> {
+    let mut f = kernel.clone();
+    inline_into(module, &mut f, 0)?;
+    Ok(f)
+}
+
+fn inline_into(module: &Module, f: &mut Function, depth: u32) -> Result<(), String> {
+    if !f.insts.iter().any(|d| matches!(d.inst, Inst::Call(..))) {
+        return Ok(());
+    }
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "call depth above {MAX_DEPTH} (recursion?) in `{}`",
+            f.name
+        ));
+    }
+    let body = std::mem::take(&mut f.body);
+    f.body = rewrite_block(module, f, body, depth)?;
+    Ok(())
+}
+
+fn rewrite_block(
+    module: &Module,
+    f: &mut Function,
+    block: Block,
+    depth: u32,
+) -> Result<Block, String> {
+    let mut out = Vec::with_capacity(block.0.len());
+    for s in block.0 {
+        match s {
+            Stmt::Eval(v) => {
+                if let Inst::Call(callee, args) = f.inst(v).inst.clone() {
+                    let callee_fn = module
+                        .functions
+                        .get(callee.index())
+                        .ok_or_else(|| format!("call of an unknown function #{}", callee.0))?;
+                    let mut callee_copy = callee_fn.clone();
+                    inline_into(module, &mut callee_copy, depth + 1)?;
+                    let ret = splice(f, &callee_copy, &args, &mut out);
+                    let data = &mut f.insts[v.index()];
+                    data.inst = match ret {
+                        Some(var) => Inst::ReadVar(var),
+                        None => Inst::Undef,
+                    };
+                }
+                out.push(Stmt::Eval(v));
+            }
+            Stmt::If { cond, then_, else_ } => out.push(Stmt::If {
+                cond,
+                then_: rewrite_block(module, f, then_, depth)?,
+                else_: rewrite_block(module, f, else_, depth)?,
+            }),
+            Stmt::Loop { body, continuing } => out.push(Stmt::Loop {
+                body: rewrite_block(module, f, body, depth)?,
+                continuing: rewrite_block(module, f, continuing, depth)?,
+            }),
+            Stmt::Switch { selector, cases } => {
+                let mut new_cases = Vec::with_capacity(cases.len());
+                for c in cases {
+                    new_cases.push(SwitchCase {
+                        values: c.values,
+                        is_default: c.is_default,
+                        body: rewrite_block(module, f, c.body, depth)?,
+                    });
+                }
+                out.push(Stmt::Switch {
+                    selector,
+                    cases: new_cases,
+                });
+            }
+            other => out.push(other),
+        }
+    }
+    Ok(Block(out))
+}
+
+/// Renumbering of one callee copy into the caller.
+struct Splice<'a> {
+    values: HashMap<ValueId, ValueId>,
+    var_base: u32,
+    slot_base: u32,
+    ret: Option<VarId>,
+    done: VarId,
+    callee: &'a Function,
+    /// Parameters below this index are bound to arguments.
+    nargs: u32,
+}
+
+/// Appends the callee's body (as a one-iteration loop) to `out`; returns the
+/// variable holding the result, if any.
+fn splice(
+    f: &mut Function,
+    callee: &Function,
+    args: &[ValueId],
+    out: &mut Vec<Stmt>,
+) -> Option<VarId> {
+    let var_base = f.vars.len() as u32;
+    let slot_base = f.slots.len() as u32;
+    f.vars.extend(callee.vars.iter().cloned());
+    f.slots.extend(callee.slots.iter().cloned());
+    let ret = (!callee.ret.is_void()).then(|| {
+        f.vars.push(Var {
+            name: format!("{}.ret", callee.name),
+            ty: callee.ret.clone(),
+        });
+        VarId(f.vars.len() as u32 - 1)
+    });
+    f.vars.push(Var {
+        name: format!("{}.done", callee.name),
+        ty: Type::BOOL,
+    });
+    let done = VarId(f.vars.len() as u32 - 1);
+    let mut sp = Splice {
+        values: HashMap::new(),
+        var_base,
+        slot_base,
+        ret,
+        done,
+        callee,
+        nargs: args.len() as u32,
+    };
+    // Parameters are the arguments; every other instruction is copied.
+    for (i, data) in callee.insts.iter().enumerate() {
+        let old = ValueId(i as u32);
+        if let Inst::Param(n) = data.inst {
+            if let Some(a) = args.get(n as usize) {
+                sp.values.insert(old, *a);
+                continue;
+            }
+        }
+        let new = ValueId(f.insts.len() as u32);
+        f.insts.push(InstData {
+            inst: Inst::Undef,
+            ty: data.ty.clone(),
+            loc: data.loc,
+        });
+        sp.values.insert(old, new);
+    }
+    for (i, data) in callee.insts.iter().enumerate() {
+        let old = ValueId(i as u32);
+        if matches!(data.inst, Inst::Param(n) if (n as usize) < args.len()) {
+            continue;
+        }
+        let new = sp.values[&old];
+        f.insts[new.index()].inst = sp.inst(&data.inst);
+    }
+    let false_v = ValueId(f.insts.len() as u32);
+    f.insts.push(InstData {
+        inst: Inst::Const(0),
+        ty: Type::BOOL,
+        loc: Loc::NONE,
+    });
+    out.push(Stmt::Eval(false_v));
+    out.push(Stmt::WriteVar(done, false_v));
+    let mut body = sp.block(f, &callee.body);
+    body.0.push(Stmt::Break);
+    out.push(Stmt::Loop {
+        body,
+        continuing: Block::default(),
+    });
+    ret
+}
+
+impl Splice<'_> {
+    fn v(&self, v: ValueId) -> ValueId {
+        self.values.get(&v).copied().unwrap_or(v)
+    }
+
+    fn inst(&self, inst: &Inst) -> Inst {
+        let v = |x: &ValueId| self.v(*x);
+        let vs = |xs: &Vec<ValueId>| xs.iter().map(|x| self.v(*x)).collect::<Vec<_>>();
+        match inst {
+            Inst::Param(n) => Inst::Param(*n),
+            Inst::Const(c) => Inst::Const(*c),
+            Inst::Undef => Inst::Undef,
+            Inst::Unary(op, a) => Inst::Unary(*op, v(a)),
+            Inst::Binary(op, a, b) => Inst::Binary(*op, v(a), v(b)),
+            Inst::Cmp(op, a, b) => Inst::Cmp(*op, v(a), v(b)),
+            Inst::Select(c, a, b) => Inst::Select(v(c), v(a), v(b)),
+            Inst::Convert {
+                value,
+                saturate,
+                rounding,
+            } => Inst::Convert {
+                value: v(value),
+                saturate: *saturate,
+                rounding: *rounding,
+            },
+            Inst::Bitcast(a) => Inst::Bitcast(v(a)),
+            Inst::Splat(a) => Inst::Splat(v(a)),
+            Inst::Construct(xs) => Inst::Construct(vs(xs)),
+            Inst::Extract(a, i) => Inst::Extract(v(a), *i),
+            Inst::Insert(a, i, b) => Inst::Insert(v(a), *i, v(b)),
+            Inst::Shuffle(a, b, idx) => Inst::Shuffle(v(a), v(b), idx.clone()),
+            Inst::ReadVar(x) => Inst::ReadVar(VarId(x.0 + self.var_base)),
+            Inst::SlotAddr(s) => Inst::SlotAddr(SlotId(s.0 + self.slot_base)),
+            Inst::GlobalAddr(g) => Inst::GlobalAddr(*g),
+            Inst::Index(a, b) => Inst::Index(v(a), v(b)),
+            Inst::Field(a, n) => Inst::Field(v(a), *n),
+            Inst::Elem(a, b) => Inst::Elem(v(a), v(b)),
+            Inst::PtrCast(a) => Inst::PtrCast(v(a)),
+            Inst::PtrToInt(a) => Inst::PtrToInt(v(a)),
+            Inst::Load(a) => Inst::Load(v(a)),
+            Inst::Atomic {
+                op,
+                ptr,
+                args,
+                order,
+                scope,
+            } => Inst::Atomic {
+                op: *op,
+                ptr: v(ptr),
+                args: vs(args),
+                order: *order,
+                scope: *scope,
+            },
+            Inst::WorkItem(wf, d) => Inst::WorkItem(*wf, d.map(|d| self.v(d))),
+            Inst::Call(fid, args) => Inst::Call(*fid, vs(args)),
+            Inst::Builtin(name, args) => Inst::Builtin(name.clone(), vs(args)),
+        }
+    }
+
+    fn block(&mut self, f: &mut Function, block: &Block) -> Block {
+        let mut out = Vec::with_capacity(block.0.len());
+        for s in &block.0 {
+            match s {
+                Stmt::Eval(v) => {
+                    if matches!(self.callee.inst(*v).inst, Inst::Param(n) if n < self.nargs) {
+                        continue;
+                    }
+                    out.push(Stmt::Eval(self.v(*v)));
+                }
+                Stmt::WriteVar(x, v) => {
+                    out.push(Stmt::WriteVar(VarId(x.0 + self.var_base), self.v(*v)))
+                }
+                Stmt::Store { ptr, value, loc } => out.push(Stmt::Store {
+                    ptr: self.v(*ptr),
+                    value: self.v(*value),
+                    loc: *loc,
+                }),
+                Stmt::Copy {
+                    dst,
+                    src,
+                    size,
+                    loc,
+                } => out.push(Stmt::Copy {
+                    dst: self.v(*dst),
+                    src: self.v(*src),
+                    size: *size,
+                    loc: *loc,
+                }),
+                Stmt::If { cond, then_, else_ } => {
+                    let s = Stmt::If {
+                        cond: self.v(*cond),
+                        then_: self.block(f, then_),
+                        else_: self.block(f, else_),
+                    };
+                    out.push(s);
+                }
+                Stmt::Loop { body, continuing } => {
+                    let s = Stmt::Loop {
+                        body: self.block(f, body),
+                        continuing: self.block(f, continuing),
+                    };
+                    out.push(s);
+                    if contains_return(body) || contains_return(continuing) {
+                        self.forward_exit(f, &mut out);
+                    }
+                }
+                Stmt::Switch { selector, cases } => {
+                    let new_cases = cases
+                        .iter()
+                        .map(|c| SwitchCase {
+                            values: c.values.clone(),
+                            is_default: c.is_default,
+                            body: self.block(f, &c.body),
+                        })
+                        .collect();
+                    out.push(Stmt::Switch {
+                        selector: self.v(*selector),
+                        cases: new_cases,
+                    });
+                    if cases.iter().any(|c| contains_return(&c.body)) {
+                        self.forward_exit(f, &mut out);
+                    }
+                }
+                Stmt::Return(v) => {
+                    if let (Some(r), Some(v)) = (self.ret, v) {
+                        out.push(Stmt::WriteVar(r, self.v(*v)));
+                    }
+                    let t = ValueId(f.insts.len() as u32);
+                    f.insts.push(InstData {
+                        inst: Inst::Const(1),
+                        ty: Type::BOOL,
+                        loc: Loc::NONE,
+                    });
+                    out.push(Stmt::Eval(t));
+                    out.push(Stmt::WriteVar(self.done, t));
+                    out.push(Stmt::Break);
+                    break;
+                }
+                Stmt::Break => out.push(Stmt::Break),
+                Stmt::Continue => out.push(Stmt::Continue),
+                Stmt::Barrier(m, l) => out.push(Stmt::Barrier(*m, *l)),
+                Stmt::Fence(m) => out.push(Stmt::Fence(*m)),
+            }
+        }
+        Block(out)
+    }
+
+    /// `if ($done) break;` after a loop or switch the callee returned from.
+    fn forward_exit(&self, f: &mut Function, out: &mut Vec<Stmt>) {
+        let r = ValueId(f.insts.len() as u32);
+        f.insts.push(InstData {
+            inst: Inst::ReadVar(self.done),
+            ty: Type::BOOL,
+            loc: Loc::NONE,
+        });
+        out.push(Stmt::Eval(r));
+        out.push(Stmt::If {
+            cond: r,
+            then_: Block(vec![Stmt::Break]),
+            else_: Block::default(),
+        });
+    }
+}
+
+fn contains_return(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Return(_) => true,
+        Stmt::If { then_, else_, .. } => contains_return(then_) || contains_return(else_),
+        Stmt::Loop { body, continuing } => contains_return(body) || contains_return(continuing),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| contains_return(&c.body)),
+        _ => false,
+    })
+}

@@ -1,0 +1,684 @@
+//! OpenCL C builtins, already overload-resolved by the front end.
+//!
+//! Component-wise functions apply to each component of a vector argument (a
+//! scalar argument next to vector ones is broadcast). Where Cranelift has
+//! the operation for both scalars and 128-bit vectors (`sqrt`, `floor`,
+//! `fma`, integer `min`…) it runs on whole pieces; transcendental functions
+//! call the Rust routines of `math.rs` lane by lane. A builtin not listed
+//! here is reported as `not supported yet: NAME`.
+
+use super::lanes::{carrier, elem_of, natural, Lanes, Val};
+use super::{FunctionCx, LResult};
+use crate::math;
+use cranelift_codegen::ir::{condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, Value};
+use vecl_ir::{BinaryOp, CmpOp, Scalar, Type, ValueId};
+
+impl FunctionCx<'_, '_> {
+    /// `cond ? x : y` for a scalar `i8` condition or a vector mask of `x`'s
+    /// lane width.
+    fn pick(&mut self, c: Value, x: Value, y: Value) -> Value {
+        let t = self.b.func.dfg.value_type(x);
+        if t.is_vector() {
+            let m = self.vcast(t, c);
+            self.b.ins().bitselect(m, x, y)
+        } else {
+            self.b.ins().select(c, x, y)
+        }
+    }
+
+    /// Applies an operation valid on both scalars and 128-bit vectors to
+    /// uniform scalars or to each piece.
+    fn simd(
+        &mut self,
+        s: Scalar,
+        args: &[Lanes],
+        f: impl Fn(&mut Self, &[Value]) -> Value,
+    ) -> Lanes {
+        if args.iter().all(|a| a.is_uniform()) {
+            let v: Vec<Value> = args
+                .iter()
+                .map(|a| {
+                    if let Lanes::Uniform(x) = a {
+                        *x
+                    } else {
+                        unreachable!()
+                    }
+                })
+                .collect();
+            return Lanes::Uniform(f(self, &v));
+        }
+        let pieces: Vec<Vec<Value>> = args.iter().map(|a| self.varying(s, a)).collect();
+        let n = pieces[0].len();
+        Lanes::Varying(
+            (0..n)
+                .map(|i| {
+                    let v: Vec<Value> = pieces.iter().map(|p| p[i]).collect();
+                    f(self, &v)
+                })
+                .collect(),
+        )
+    }
+
+    /// Calls `f` for every output component with the matching argument
+    /// components (broadcasting scalar arguments).
+    fn componentwise(
+        &mut self,
+        args: &[Val],
+        comps: usize,
+        mut f: impl FnMut(&mut Self, &[Lanes]) -> LResult<Lanes>,
+    ) -> LResult<Val> {
+        let mut out = Vec::with_capacity(comps);
+        for c in 0..comps {
+            let a: Vec<Lanes> = args
+                .iter()
+                .map(|v| {
+                    if v.len() == 1 {
+                        v[0].clone()
+                    } else {
+                        v[c].clone()
+                    }
+                })
+                .collect();
+            out.push(f(self, &a)?);
+        }
+        Ok(out)
+    }
+
+    fn fmin_max(&mut self, is_max: bool, a: Value, b: Value) -> Value {
+        let r = if is_max {
+            self.b.ins().fmax(a, b)
+        } else {
+            self.b.ins().fmin(a, b)
+        };
+        // OpenCL: a NaN operand yields the other one.
+        let na = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+        let r = self.pick(na, b, r);
+        let nb = self.b.ins().fcmp(FloatCC::Unordered, b, b);
+        self.pick(nb, a, r)
+    }
+
+    fn fconst(&mut self, s: Scalar, x: f64) -> Value {
+        if s == Scalar::F32 {
+            self.b.ins().f32const(x as f32)
+        } else {
+            self.b.ins().f64const(x)
+        }
+    }
+
+    /// A float constant shaped like `like` (scalar or vector).
+    fn fconst_like(&mut self, s: Scalar, like: Value, x: f64) -> Value {
+        let k = self.fconst(s, x);
+        let t = self.b.func.dfg.value_type(like);
+        if t.is_vector() {
+            self.b.ins().splat(t, k)
+        } else {
+            k
+        }
+    }
+
+    /// Relational result: 1/0 for a scalar result, -1/0 for vectors.
+    fn relational(&mut self, ty: &Type, out: Scalar, truth: Value) -> Value {
+        let t = natural(out);
+        let w = self.b.ins().uextend(t, truth);
+        if matches!(ty, Type::Vector(..)) {
+            self.b.ins().ineg(w)
+        } else {
+            w
+        }
+    }
+
+    pub fn lower_builtin(&mut self, name: &str, args: &[ValueId], ty: &Type) -> LResult<Val> {
+        let vals: Vec<Val> = args
+            .iter()
+            .map(|a| self.value(*a))
+            .collect::<LResult<_>>()?;
+        let arg_elem = |cx: &Self, i: usize| cx.elem(args[i]);
+        let comps = ty.lanes() as usize;
+        let out = elem_of(ty);
+        let base = name
+            .strip_prefix("native_")
+            .or_else(|| name.strip_prefix("half_"))
+            .unwrap_or(name);
+        let kname = self.kernel.clone();
+        let unsupported = || crate::JitError::Unsupported {
+            kernel: kname.clone(),
+            what: name.to_string(),
+        };
+
+        // Float functions with a direct Cranelift form.
+        let fsimple: Option<fn(&mut Self, &[Value]) -> Value> = match base {
+            "sqrt" => Some(|cx, a| cx.b.ins().sqrt(a[0])),
+            "fabs" => Some(|cx, a| cx.b.ins().fabs(a[0])),
+            "floor" => Some(|cx, a| cx.b.ins().floor(a[0])),
+            "ceil" => Some(|cx, a| cx.b.ins().ceil(a[0])),
+            "trunc" => Some(|cx, a| cx.b.ins().trunc(a[0])),
+            "rint" => Some(|cx, a| cx.b.ins().nearest(a[0])),
+            "fmin" => Some(|cx, a| cx.fmin_max(false, a[0], a[1])),
+            "fmax" => Some(|cx, a| cx.fmin_max(true, a[0], a[1])),
+            "fdim" => Some(|cx, a| {
+                let d = cx.b.ins().fsub(a[0], a[1]);
+                let z = cx.fconst_like_val(a[0], 0.0);
+                let gt = cx.b.ins().fcmp(FloatCC::GreaterThan, a[0], a[1]);
+                let un = cx.b.ins().fcmp(FloatCC::Unordered, a[0], a[1]);
+                let r = cx.pick(gt, d, z);
+                let nan = cx.b.ins().fadd(a[0], a[1]);
+                cx.pick(un, nan, r)
+            }),
+            "rsqrt" => Some(|cx, a| {
+                let r = cx.b.ins().sqrt(a[0]);
+                let one = cx.fconst_like_val(a[0], 1.0);
+                cx.b.ins().fdiv(one, r)
+            }),
+            "recip" => Some(|cx, a| {
+                let one = cx.fconst_like_val(a[0], 1.0);
+                cx.b.ins().fdiv(one, a[0])
+            }),
+            "divide" => Some(|cx, a| cx.b.ins().fdiv(a[0], a[1])),
+            "mad" => Some(|cx, a| {
+                let m = cx.b.ins().fmul(a[0], a[1]);
+                cx.b.ins().fadd(m, a[2])
+            }),
+            "mix" => Some(|cx, a| {
+                let d = cx.b.ins().fsub(a[1], a[0]);
+                let m = cx.b.ins().fmul(d, a[2]);
+                cx.b.ins().fadd(a[0], m)
+            }),
+            "step" => Some(|cx, a| {
+                let lt = cx.b.ins().fcmp(FloatCC::LessThan, a[1], a[0]);
+                let z = cx.fconst_like_val(a[1], 0.0);
+                let one = cx.fconst_like_val(a[1], 1.0);
+                cx.pick(lt, z, one)
+            }),
+            _ => None,
+        };
+        if let (Some(f), Some(s)) = (fsimple, out) {
+            if s.is_float() && s != Scalar::F16 {
+                return self.componentwise(&vals, comps, |cx, a| Ok(cx.simd(s, a, f)));
+            }
+        }
+        if base == "fma" {
+            let s = out.ok_or_else(unsupported)?;
+            if self.has_fma {
+                return self.componentwise(&vals, comps, |cx, a| {
+                    Ok(cx.simd(s, a, |cx, v| cx.b.ins().fma(v[0], v[1], v[2])))
+                });
+            }
+            let sym = if s == Scalar::F32 { "fmaf" } else { "fma" };
+            let t = natural(s);
+            let fr = self.extern_fn(sym, &[t, t, t], Some(t))?;
+            return self.componentwise(&vals, comps, |cx, a| {
+                Ok(
+                    cx.per_lane(&[(s, &a[0]), (s, &a[1]), (s, &a[2])], s, |cx, v| {
+                        cx.call(fr, v).unwrap_or(v[0])
+                    }),
+                )
+            });
+        }
+        if base == "copysign" {
+            let s = out.ok_or_else(unsupported)?;
+            return self.componentwise(&vals, comps, |cx, a| {
+                Ok(cx.per_lane(&[(s, &a[0]), (s, &a[1])], s, |cx, v| {
+                    cx.b.ins().fcopysign(v[0], v[1])
+                }))
+            });
+        }
+        // Transcendentals: per-lane calls.
+        if let Some((_, f32s, f64s)) =
+            math::UNARY
+                .iter()
+                .find(|(n, _, _)| *n == base)
+                .copied()
+                .or(match base {
+                    "exp10" => Some(("exp10", "vecl_exp10f", "vecl_exp10")),
+                    _ => None,
+                })
+        {
+            let s = out
+                .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
+                .ok_or_else(unsupported)?;
+            let t = natural(s);
+            let fr = self.extern_fn(if s == Scalar::F32 { f32s } else { f64s }, &[t], Some(t))?;
+            return self.componentwise(&vals, comps, |cx, a| {
+                Ok(cx.per_lane(&[(s, &a[0])], s, |cx, v| cx.call(fr, v).unwrap_or(v[0])))
+            });
+        }
+        if let Some((_, f32s, f64s)) = math::BINARY.iter().find(|(n, _, _)| *n == base).copied() {
+            let s = out
+                .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
+                .ok_or_else(unsupported)?;
+            let t = natural(s);
+            let fr =
+                self.extern_fn(if s == Scalar::F32 { f32s } else { f64s }, &[t, t], Some(t))?;
+            return self.componentwise(&vals, comps, |cx, a| {
+                Ok(cx.per_lane(&[(s, &a[0]), (s, &a[1])], s, |cx, v| {
+                    cx.call(fr, v).unwrap_or(v[0])
+                }))
+            });
+        }
+        if base == "pown" {
+            let s = out
+                .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
+                .ok_or_else(unsupported)?;
+            let t = natural(s);
+            let fr = self.extern_fn(
+                if s == Scalar::F32 {
+                    "vecl_pownf"
+                } else {
+                    "vecl_pown"
+                },
+                &[t, types::I32],
+                Some(t),
+            )?;
+            return self.componentwise(&vals, comps, |cx, a| {
+                Ok(
+                    cx.per_lane(&[(s, &a[0]), (Scalar::I32, &a[1])], s, |cx, v| {
+                        cx.call(fr, v).unwrap_or(v[0])
+                    }),
+                )
+            });
+        }
+
+        match base {
+            "min" | "max" | "clamp" => {
+                let s = out.ok_or_else(unsupported)?;
+                let is_min = base == "min";
+                let f = move |cx: &mut Self, a: &[Lanes]| -> LResult<Lanes> {
+                    if s.is_float() {
+                        let mm = |cx: &mut Self, x: &Lanes, y: &Lanes, max: bool| {
+                            cx.simd(s, &[x.clone(), y.clone()], move |cx, v| {
+                                cx.fmin_max(max, v[0], v[1])
+                            })
+                        };
+                        return Ok(match base {
+                            "clamp" => {
+                                let lo = mm(cx, &a[0], &a[1], true);
+                                mm(cx, &lo, &a[2], false)
+                            }
+                            _ => mm(cx, &a[0], &a[1], !is_min),
+                        });
+                    }
+                    let int_mm = |cx: &mut Self, x: &Lanes, y: &Lanes, max: bool| -> Lanes {
+                        let vector_ok = carrier(s) == types::I32X4;
+                        let op = move |cx: &mut Self, v: &[Value]| match (max, s.is_signed()) {
+                            (false, true) => cx.b.ins().smin(v[0], v[1]),
+                            (false, false) => cx.b.ins().umin(v[0], v[1]),
+                            (true, true) => cx.b.ins().smax(v[0], v[1]),
+                            (true, false) => cx.b.ins().umax(v[0], v[1]),
+                        };
+                        if vector_ok || (x.is_uniform() && y.is_uniform()) {
+                            cx.simd(s, &[x.clone(), y.clone()], op)
+                        } else {
+                            cx.per_lane(&[(s, x), (s, y)], s, op)
+                        }
+                    };
+                    Ok(match base {
+                        "clamp" => {
+                            let lo = int_mm(cx, &a[0], &a[1], true);
+                            int_mm(cx, &lo, &a[2], false)
+                        }
+                        _ => int_mm(cx, &a[0], &a[1], !is_min),
+                    })
+                };
+                self.componentwise(&vals, comps, f)
+            }
+            "abs" => {
+                let s_in = arg_elem(self, 0)?;
+                let s_out = out.ok_or_else(unsupported)?;
+                self.componentwise(&vals, comps, |cx, a| {
+                    if !s_in.is_signed() {
+                        return Ok(a[0].clone());
+                    }
+                    if carrier(s_in) == types::I32X4 || a[0].is_uniform() {
+                        let r = cx.simd(s_in, a, |cx, v| cx.b.ins().iabs(v[0]));
+                        Ok(match r {
+                            Lanes::Varying(p) => {
+                                Lanes::Varying(p.iter().map(|x| cx.normalize(s_out, *x)).collect())
+                            }
+                            u => u,
+                        })
+                    } else {
+                        Ok(cx.per_lane(&[(s_in, &a[0])], s_out, |cx, v| cx.b.ins().iabs(v[0])))
+                    }
+                })
+            }
+            "mul24" | "mad24" => {
+                let s = out.ok_or_else(unsupported)?;
+                let mad = base == "mad24";
+                self.componentwise(&vals, comps, |cx, a| {
+                    let m = cx.binary(BinaryOp::Mul, s, &a[0], &a[1])?;
+                    if mad {
+                        cx.binary(BinaryOp::Add, s, &m, &a[2])
+                    } else {
+                        Ok(m)
+                    }
+                })
+            }
+            "mul_hi" | "mad_hi" | "add_sat" | "sub_sat" | "hadd" | "rhadd" | "abs_diff" => {
+                let s = out.ok_or_else(unsupported)?;
+                if s.bits() >= 64
+                    && base != "hadd"
+                    && base != "rhadd"
+                    && base != "mul_hi"
+                    && base != "mad_hi"
+                {
+                    return Err(unsupported());
+                }
+                let op = base.to_string();
+                self.componentwise(&vals, comps, |cx, a| {
+                    let ins: Vec<(Scalar, &Lanes)> = a.iter().map(|l| (s, l)).collect();
+                    let op = op.clone();
+                    Ok(cx.per_lane(&ins, s, move |cx, v| cx.int_special(&op, s, v)))
+                })
+            }
+            "rotate" | "popcount" | "clz" | "ctz" => {
+                let s = out.ok_or_else(unsupported)?;
+                let op = base.to_string();
+                self.componentwise(&vals, comps, |cx, a| {
+                    let ins: Vec<(Scalar, &Lanes)> = a.iter().map(|l| (s, l)).collect();
+                    let op = op.clone();
+                    Ok(cx.per_lane(&ins, s, move |cx, v| match op.as_str() {
+                        "rotate" => cx.b.ins().rotl(v[0], v[1]),
+                        "popcount" => cx.b.ins().popcnt(v[0]),
+                        "clz" => cx.b.ins().clz(v[0]),
+                        _ => cx.b.ins().ctz(v[0]),
+                    }))
+                })
+            }
+            "isnan" | "isinf" | "isfinite" | "isnormal" | "signbit" => {
+                let s_in = arg_elem(self, 0)?;
+                let s_out = out.ok_or_else(unsupported)?;
+                let op = base.to_string();
+                let ty = ty.clone();
+                self.componentwise(&vals, comps, |cx, a| {
+                    let op = op.clone();
+                    let ty = ty.clone();
+                    Ok(cx.per_lane(&[(s_in, &a[0])], s_out, move |cx, v| {
+                        let x = v[0];
+                        let ax = cx.b.ins().fabs(x);
+                        let inf = cx.fconst(s_in, f64::INFINITY);
+                        let truth = match op.as_str() {
+                            "isnan" => cx.b.ins().fcmp(FloatCC::Unordered, x, x),
+                            "isinf" => cx.b.ins().fcmp(FloatCC::Equal, ax, inf),
+                            "isfinite" => cx.b.ins().fcmp(FloatCC::LessThan, ax, inf),
+                            "isnormal" => {
+                                let min = cx.fconst(
+                                    s_in,
+                                    if s_in == Scalar::F32 {
+                                        f64::from(f32::MIN_POSITIVE)
+                                    } else {
+                                        f64::MIN_POSITIVE
+                                    },
+                                );
+                                let big = cx.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ax, min);
+                                let fin = cx.b.ins().fcmp(FloatCC::LessThan, ax, inf);
+                                cx.b.ins().band(big, fin)
+                            }
+                            _ => {
+                                let it = natural(s_in.signed_int_of_same_width());
+                                let bits = cx.b.ins().bitcast(
+                                    it,
+                                    cranelift_codegen::ir::MemFlagsData::new(),
+                                    x,
+                                );
+                                cx.b.ins().icmp_imm_s(IntCC::SignedLessThan, bits, 0)
+                            }
+                        };
+                        cx.relational(&ty, s_out, truth)
+                    }))
+                })
+            }
+            "select" => {
+                let s = out.ok_or_else(unsupported)?;
+                let sc = arg_elem(self, 2)?;
+                let vector = matches!(ty, Type::Vector(..));
+                self.componentwise(&vals, comps, |cx, a| {
+                    let c = if vector {
+                        cx.compare_with_zero(sc, &a[2], CmpOp::Lt)
+                    } else {
+                        cx.compare_with_zero(sc, &a[2], CmpOp::Ne)
+                    };
+                    Ok(cx.select_lanes(s, &c, &a[1], &a[0]))
+                })
+            }
+            "bitselect" => {
+                let s = out.ok_or_else(unsupported)?;
+                let it = if s.is_float() {
+                    s.unsigned_int_of_same_width()
+                } else {
+                    s
+                };
+                self.componentwise(&vals, comps, |cx, a| {
+                    let ins: Vec<(Scalar, &Lanes)> = a.iter().map(|l| (s, l)).collect();
+                    Ok(cx.per_lane(&ins, s, |cx, v| {
+                        let f = cranelift_codegen::ir::MemFlagsData::new();
+                        let t = natural(it);
+                        let cast = |cx: &mut Self, x: Value| {
+                            if s.is_float() {
+                                cx.b.ins().bitcast(t, f, x)
+                            } else {
+                                x
+                            }
+                        };
+                        let (x, y, c) = (cast(cx, v[0]), cast(cx, v[1]), cast(cx, v[2]));
+                        let r = cx.b.ins().bitselect(c, y, x);
+                        if s.is_float() {
+                            cx.b.ins().bitcast(natural(s), f, r)
+                        } else {
+                            r
+                        }
+                    }))
+                })
+            }
+            "any" | "all" => {
+                let s = arg_elem(self, 0)?;
+                let mut acc: Option<Lanes> = None;
+                for l in &vals[0] {
+                    let neg = self.compare_with_zero(s, l, CmpOp::Lt);
+                    acc = Some(match acc {
+                        None => neg,
+                        Some(p) => self.binary(
+                            if base == "any" {
+                                BinaryOp::Or
+                            } else {
+                                BinaryOp::And
+                            },
+                            Scalar::Bool,
+                            &p,
+                            &neg,
+                        )?,
+                    });
+                }
+                let acc = acc.ok_or_else(unsupported)?;
+                let o = out.ok_or_else(unsupported)?;
+                Ok(vec![self.convert(
+                    &acc,
+                    Scalar::Bool,
+                    o,
+                    false,
+                    Default::default(),
+                )?])
+            }
+            "dot" | "length" | "distance" | "normalize" | "fast_length" | "fast_distance"
+            | "fast_normalize" => {
+                let s = arg_elem(self, 0)?;
+                let b2 = base.trim_start_matches("fast_");
+                let diff: Val = if b2 == "distance" {
+                    vals[0]
+                        .iter()
+                        .zip(&vals[1])
+                        .map(|(x, y)| self.binary(BinaryOp::Sub, s, x, y))
+                        .collect::<LResult<_>>()?
+                } else {
+                    vals[0].clone()
+                };
+                let other = if b2 == "dot" {
+                    vals[1].clone()
+                } else {
+                    diff.clone()
+                };
+                let mut sum: Option<Lanes> = None;
+                for (x, y) in diff.iter().zip(&other) {
+                    let p = self.binary(BinaryOp::Mul, s, x, y)?;
+                    sum = Some(match sum {
+                        None => p,
+                        Some(acc) => self.binary(BinaryOp::Add, s, &acc, &p)?,
+                    });
+                }
+                let sum = sum.ok_or_else(unsupported)?;
+                if b2 == "dot" {
+                    return Ok(vec![sum]);
+                }
+                let len = self.simd(s, &[sum], |cx, v| cx.b.ins().sqrt(v[0]));
+                if b2 == "normalize" {
+                    return diff
+                        .iter()
+                        .map(|x| self.binary(BinaryOp::Div, s, x, &len))
+                        .collect();
+                }
+                Ok(vec![len])
+            }
+            "cross" => {
+                let s = arg_elem(self, 0)?;
+                let (a, b) = (&vals[0], &vals[1]);
+                let mut outv = Vec::with_capacity(comps);
+                for (i, j) in [(1, 2), (2, 0), (0, 1)] {
+                    let p = self.binary(BinaryOp::Mul, s, &a[i], &b[j])?;
+                    let q = self.binary(BinaryOp::Mul, s, &a[j], &b[i])?;
+                    outv.push(self.binary(BinaryOp::Sub, s, &p, &q)?);
+                }
+                while outv.len() < comps {
+                    let z = self.const_scalar(s, 0);
+                    outv.push(Lanes::Uniform(z));
+                }
+                Ok(outv)
+            }
+            _ if base.starts_with("vload") && !base.contains("half") => {
+                let s = out.ok_or_else(unsupported)?;
+                let n = comps as i64;
+                let addr = self.vector_elem_addr(args[0], args[1], s, n)?;
+                self.load_lanes(&addr, s, comps as u32)
+            }
+            _ if base.starts_with("vstore") && !base.contains("half") => {
+                let s = arg_elem(self, 0)?;
+                let n = vals[0].len() as i64;
+                let addr = self.vector_elem_addr(args[1], args[2], s, n)?;
+                self.store_lanes(&addr, s, &vals[0])?;
+                Ok(Vec::new())
+            }
+            _ => Err(unsupported()),
+        }
+    }
+
+    fn fconst_like_val(&mut self, like: Value, x: f64) -> Value {
+        let t = self.b.func.dfg.value_type(like);
+        let s = if t.lane_type() == types::F32 {
+            Scalar::F32
+        } else {
+            Scalar::F64
+        };
+        self.fconst_like(s, like, x)
+    }
+
+    /// `x OP 0` for an integer component.
+    fn compare_with_zero(&mut self, s: Scalar, l: &Lanes, op: CmpOp) -> Lanes {
+        let z = self.const_scalar(s, 0);
+        let signed = s.signed_int_of_same_width();
+        let sc = if op == CmpOp::Lt { signed } else { s };
+        self.compare(op, sc, l, &Lanes::Uniform(z))
+    }
+
+    /// `p + offset * n` elements of `s` (vloadN/vstoreN addressing).
+    fn vector_elem_addr(
+        &mut self,
+        offset: ValueId,
+        p: ValueId,
+        s: Scalar,
+        n: i64,
+    ) -> LResult<Lanes> {
+        let os = self.elem(offset)?;
+        let (ol, pl) = (self.scalar(offset)?, self.scalar(p)?);
+        let o = self.convert(&ol, os, Scalar::U64, false, Default::default())?;
+        let k = self.b.ins().iconst(types::I64, n * i64::from(s.size()));
+        let off = self.binary(BinaryOp::Mul, Scalar::U64, &o, &Lanes::Uniform(k))?;
+        self.binary(BinaryOp::Add, Scalar::U64, &pl, &off)
+    }
+
+    fn int_special(&mut self, op: &str, s: Scalar, v: &[Value]) -> Value {
+        let t = natural(s);
+        let signed = s.is_signed();
+        let ext = |cx: &mut Self, x: Value, wide: types::Type| {
+            if signed {
+                cx.b.ins().sextend(wide, x)
+            } else {
+                cx.b.ins().uextend(wide, x)
+            }
+        };
+        match op {
+            "mul_hi" | "mad_hi" => {
+                let hi = if t == types::I64 {
+                    if signed {
+                        self.b.ins().smulhi(v[0], v[1])
+                    } else {
+                        self.b.ins().umulhi(v[0], v[1])
+                    }
+                } else {
+                    let (a, b) = (ext(self, v[0], types::I64), ext(self, v[1], types::I64));
+                    let m = self.b.ins().imul(a, b);
+                    let sh = self.b.ins().sshr_imm_s(m, i64::from(t.bits()));
+                    self.b.ins().ireduce(t, sh)
+                };
+                if op == "mad_hi" {
+                    self.b.ins().iadd(hi, v[2])
+                } else {
+                    hi
+                }
+            }
+            "add_sat" | "sub_sat" | "abs_diff" => {
+                let (a, b) = (ext(self, v[0], types::I64), ext(self, v[1], types::I64));
+                let r = match op {
+                    "add_sat" => self.b.ins().iadd(a, b),
+                    "sub_sat" => self.b.ins().isub(a, b),
+                    _ => {
+                        let d = self.b.ins().isub(a, b);
+                        self.b.ins().iabs(d)
+                    }
+                };
+                let (lo, hi) = if signed {
+                    (-(1i64 << (t.bits() - 1)), (1i64 << (t.bits() - 1)) - 1)
+                } else {
+                    (0, ((1u64 << t.bits()) - 1) as i64)
+                };
+                let r = if op == "abs_diff" {
+                    r
+                } else {
+                    let lo = self.b.ins().iconst(types::I64, lo);
+                    let hi = self.b.ins().iconst(types::I64, hi);
+                    let r = self.b.ins().smax(r, lo);
+                    self.b.ins().smin(r, hi)
+                };
+                self.b.ins().ireduce(t, r)
+            }
+            _ => {
+                // hadd / rhadd without overflow.
+                let sa = if signed {
+                    self.b.ins().sshr_imm_s(v[0], 1)
+                } else {
+                    self.b.ins().ushr_imm_s(v[0], 1)
+                };
+                let sb = if signed {
+                    self.b.ins().sshr_imm_s(v[1], 1)
+                } else {
+                    self.b.ins().ushr_imm_s(v[1], 1)
+                };
+                let both = if op == "hadd" {
+                    self.b.ins().band(v[0], v[1])
+                } else {
+                    self.b.ins().bor(v[0], v[1])
+                };
+                let bit = self.b.ins().band_imm_s(both, 1);
+                let s1 = self.b.ins().iadd(sa, sb);
+                self.b.ins().iadd(s1, bit)
+            }
+        }
+    }
+}

@@ -1,0 +1,585 @@
+//! The kernel entry: loops over work-groups, barrier regions and chunks.
+//!
+//! ```text
+//! for g in first_group..end_group:          // linear group index
+//!     for region in regions:                 // cut at top-level barriers
+//!         for z, y in the group; for x0 in (0..size0).step_by(W):
+//!             mask = lanes x0..min(x0+W, size0)   (tail chunks are partial)
+//!             reload the chunk's saved state; run the region; save state
+//! ```
+//!
+//! Chunks run along dimension 0 only, so consecutive work-items are
+//! consecutive lanes. A barrier costs nothing but the switch to the next
+//! region: values a later region needs are stored per chunk in the context
+//! area (`context + chunk_index * chunk_bytes`), as are the variables, the
+//! lanes still alive and, in kernels with barriers, private memory.
+
+use super::lanes::{carrier, elem_of, natural, Lanes, Val};
+use super::{Env, FunctionCx, LResult, Stats, VarSlot};
+use crate::layout::{private_layout, GlobalPlace};
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, ConstantData, Function as ClifFunction, InstBuilder, MemFlagsData,
+    StackSlotData, StackSlotKind, Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::Module as _;
+use std::collections::{BTreeSet, HashMap};
+use vecl_ir::analysis::uniformity::Uniformity;
+use vecl_ir::{Block, Function, Inst, Module, Stmt, ValueId, VarId};
+
+/// What the lowering tells the caller.
+pub(crate) struct Lowered {
+    pub stats: Stats,
+    pub regions: usize,
+    /// Context bytes per chunk (0 without barriers).
+    pub chunk_bytes: usize,
+    pub private_in_context: bool,
+}
+
+pub(crate) struct KernelInput<'a> {
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub uni: &'a Uniformity,
+    pub w: u32,
+    pub places: Vec<Option<GlobalPlace>>,
+    pub data_base: u64,
+    pub arg_slots: Vec<crate::abi::ArgSlot>,
+    pub has_fma: bool,
+}
+
+fn mem() -> MemFlagsData {
+    MemFlagsData::new()
+        .with_endianness(cranelift_codegen::ir::Endianness::Little)
+        .with_notrap()
+}
+
+/// Operands of an instruction.
+fn inst_operands(inst: &Inst) -> Vec<ValueId> {
+    match inst {
+        Inst::Unary(_, a)
+        | Inst::Convert { value: a, .. }
+        | Inst::Bitcast(a)
+        | Inst::Splat(a)
+        | Inst::Extract(a, _)
+        | Inst::Field(a, _)
+        | Inst::PtrCast(a)
+        | Inst::PtrToInt(a)
+        | Inst::Load(a) => vec![*a],
+        Inst::Binary(_, a, b)
+        | Inst::Cmp(_, a, b)
+        | Inst::Insert(a, _, b)
+        | Inst::Shuffle(a, b, _) => vec![*a, *b],
+        Inst::Index(a, b) | Inst::Elem(a, b) => vec![*a, *b],
+        Inst::Select(c, a, b) => vec![*c, *a, *b],
+        Inst::Construct(v) | Inst::Call(_, v) | Inst::Builtin(_, v) => v.clone(),
+        Inst::Atomic { ptr, args, .. } => {
+            std::iter::once(*ptr).chain(args.iter().copied()).collect()
+        }
+        Inst::WorkItem(_, d) => d.iter().copied().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Values used and variables read anywhere in a list of statements.
+fn collect_uses(
+    func: &Function,
+    stmts: &[Stmt],
+    vals: &mut BTreeSet<ValueId>,
+    vars: &mut BTreeSet<VarId>,
+) {
+    for s in stmts {
+        match s {
+            Stmt::Eval(v) => {
+                vals.extend(inst_operands(&func.inst(*v).inst));
+                if let Inst::ReadVar(x) = func.inst(*v).inst {
+                    vars.insert(x);
+                }
+            }
+            Stmt::WriteVar(_, v) => {
+                vals.insert(*v);
+            }
+            Stmt::Store { ptr, value, .. } => vals.extend([*ptr, *value]),
+            Stmt::Copy { dst, src, .. } => vals.extend([*dst, *src]),
+            Stmt::If { cond, then_, else_ } => {
+                vals.insert(*cond);
+                collect_uses(func, &then_.0, vals, vars);
+                collect_uses(func, &else_.0, vals, vars);
+            }
+            Stmt::Loop { body, continuing } => {
+                collect_uses(func, &body.0, vals, vars);
+                collect_uses(func, &continuing.0, vals, vars);
+            }
+            Stmt::Switch { selector, cases } => {
+                vals.insert(*selector);
+                for c in cases {
+                    collect_uses(func, &c.body.0, vals, vars);
+                }
+            }
+            Stmt::Return(Some(v)) => {
+                vals.insert(*v);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn has_return(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Return(_) => true,
+        Stmt::If { then_, else_, .. } => has_return(then_) || has_return(else_),
+        Stmt::Loop { body, continuing } => has_return(body) || has_return(continuing),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_return(&c.body)),
+        _ => false,
+    })
+}
+
+/// Bytes a saved value or variable takes per chunk (each component as W
+/// 8-byte lanes, enough for any representation).
+fn save_size(ty: &vecl_ir::Type, w: u32) -> u32 {
+    ty.lanes() * w * 8
+}
+
+pub(crate) fn lower_kernel(
+    jit: &mut JITModule,
+    clif: &mut ClifFunction,
+    fctx: &mut FunctionBuilderContext,
+    input: KernelInput<'_>,
+) -> LResult<Lowered> {
+    let KernelInput {
+        module,
+        func,
+        uni,
+        w,
+        places,
+        data_base,
+        arg_slots,
+        has_fma,
+    } = input;
+    let regions: Vec<&[Stmt]> = func
+        .body
+        .0
+        .split(|s| matches!(s, Stmt::Barrier(..)))
+        .collect();
+    let barrier_mode = regions.len() > 1;
+    let returns = has_return(&func.body);
+    let private = private_layout(module, func, w);
+
+    // Context layout per chunk: alive mask, saved values, variables, private memory.
+    let mut ctx_off = 0u32;
+    let alive_off = ctx_off;
+    if barrier_mode && returns {
+        ctx_off += w * 4;
+    }
+    let mut saved_values: HashMap<ValueId, u32> = HashMap::new();
+    let mut region_uses: Vec<BTreeSet<ValueId>> = Vec::new();
+    let mut later_vars: BTreeSet<VarId> = BTreeSet::new();
+    for (r, stmts) in regions.iter().enumerate() {
+        let mut vals = BTreeSet::new();
+        let mut vars = BTreeSet::new();
+        collect_uses(func, stmts, &mut vals, &mut vars);
+        if r > 0 {
+            later_vars.extend(vars);
+        }
+        region_uses.push(vals);
+    }
+    if barrier_mode {
+        for (r, stmts) in regions.iter().enumerate() {
+            for s in stmts.iter() {
+                if let Stmt::Eval(v) = s {
+                    let used_later = region_uses[r + 1..].iter().any(|u| u.contains(v));
+                    if used_later && !func.ty(*v).is_void() {
+                        saved_values.insert(*v, ctx_off);
+                        ctx_off += save_size(func.ty(*v), w);
+                    }
+                }
+            }
+        }
+    }
+    let mut var_offsets: Vec<(VarId, u32)> = Vec::new();
+    if barrier_mode {
+        for v in &later_vars {
+            var_offsets.push((*v, ctx_off));
+            ctx_off += save_size(&func.vars[v.index()].ty, w);
+        }
+    }
+    let private_off = ctx_off.div_ceil(64) * 64;
+    if barrier_mode {
+        ctx_off = private_off + private.size;
+    }
+    let chunk_bytes = if barrier_mode {
+        ctx_off.div_ceil(64) * 64
+    } else {
+        0
+    };
+
+    let mut b = FunctionBuilder::new(clif, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let p = b.block_params(entry).to_vec();
+    let (args, launch, first, end, local_mem, context) = (p[0], p[1], p[2], p[3], p[4], p[5]);
+
+    let dummy_slot =
+        b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 128, 4));
+    let dummy = b.ins().stack_addr(types::I64, dummy_slot, 0);
+    let stack_private = if !barrier_mode && private.size > 0 {
+        let s = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            private.size,
+            6,
+        ));
+        Some(b.ins().stack_addr(types::I64, s, 0))
+    } else {
+        None
+    };
+    let iota32: Vec<Value> = (0..w / 4)
+        .map(|i| {
+            let bytes: Vec<u8> = (0..4u32).flat_map(|l| (4 * i + l).to_le_bytes()).collect();
+            let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
+            b.ins().vconst(types::I32X4, c)
+        })
+        .collect();
+    let iota64: Vec<Value> = (0..w / 2)
+        .map(|i| {
+            let bytes: Vec<u8> = (0..2u64)
+                .flat_map(|l| (2 * u64::from(i) + l).to_le_bytes())
+                .collect();
+            let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
+            b.ins().vconst(types::I64X2, c)
+        })
+        .collect();
+    let chunk_end_placeholder = b.create_block();
+
+    let mut cx = FunctionCx {
+        b,
+        jit,
+        module,
+        func,
+        uni,
+        kernel: func.name.clone(),
+        w,
+        values: vec![None; func.insts.len()],
+        vars: vec![None; func.vars.len()],
+        cur: Vec::new(),
+        alive: None,
+        targets: Vec::new(),
+        divergence: 0,
+        exit_depth: 0,
+        force_masked_returns: barrier_mode,
+        chunk_end: chunk_end_placeholder,
+        env: None,
+        stats: Stats::default(),
+        places,
+        data_base,
+        private: private.clone(),
+        private_base: stack_private,
+        dummy: Some(dummy),
+        iota32,
+        iota64,
+        externs: HashMap::new(),
+        saved_values: saved_values.clone(),
+        saved_shapes: HashMap::new(),
+        chunk_context: None,
+        has_fma,
+        arg_slots,
+    };
+    cx.cur = cx.new_mask_vars();
+    if returns {
+        cx.alive = Some(cx.new_mask_vars());
+    }
+
+    // Group loop.
+    let g_var = cx.b.declare_var(types::I64);
+    cx.b.def_var(g_var, first);
+    let (g_head, g_body, done) = (
+        cx.b.create_block(),
+        cx.b.create_block(),
+        cx.b.create_block(),
+    );
+    cx.b.ins().jump(g_head, &[]);
+    cx.b.switch_to_block(g_head);
+    let g = cx.b.use_var(g_var);
+    let more = cx.b.ins().icmp(IntCC::UnsignedLessThan, g, end);
+    cx.b.ins().brif(more, g_body, &[], done, &[]);
+    cx.b.switch_to_block(g_body);
+    let ro = MemFlagsData::trusted().with_readonly();
+    use crate::abi::launch_offsets as lo;
+    let n0 = cx.b.ins().load(types::I64, ro, launch, lo::NUM_GROUPS);
+    let n1 = cx.b.ins().load(types::I64, ro, launch, lo::NUM_GROUPS + 8);
+    let g0 = cx.b.ins().urem(g, n0);
+    let t = cx.b.ins().udiv(g, n0);
+    let g1 = cx.b.ins().urem(t, n1);
+    let g2 = cx.b.ins().udiv(t, n1);
+    let group_id = [g0, g1, g2];
+    let mut group_size = [g0; 3];
+    for d in 0..3 {
+        let ls =
+            cx.b.ins()
+                .load(types::I64, ro, launch, lo::LOCAL_SIZE + 8 * d as i32);
+        let gs =
+            cx.b.ins()
+                .load(types::I64, ro, launch, lo::GLOBAL_SIZE + 8 * d as i32);
+        let start = cx.b.ins().imul(group_id[d], ls);
+        let left = cx.b.ins().isub(gs, start);
+        group_size[d] = cx.b.ins().umin(ls, left);
+    }
+    for (r, stmts) in regions.iter().enumerate() {
+        let last = r + 1 == regions.len();
+        let env = Env {
+            args,
+            launch,
+            local_mem,
+            group_id,
+            group_size,
+            x0: first,
+            y: first,
+            z: first,
+        };
+        cx.env = Some(env);
+        // Chunk loops.
+        let idx_var = cx.b.declare_var(types::I64);
+        let zero = cx.b.ins().iconst(types::I64, 0);
+        cx.b.def_var(idx_var, zero);
+        let loops: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
+        let mut exits = Vec::new();
+        let mut coords = [zero; 3];
+        for d in [2usize, 1, 0] {
+            let var = loops[d];
+            cx.b.def_var(var, zero);
+            let (head, body, exit) = (
+                cx.b.create_block(),
+                cx.b.create_block(),
+                cx.b.create_block(),
+            );
+            cx.b.ins().jump(head, &[]);
+            cx.b.switch_to_block(head);
+            let c = cx.b.use_var(var);
+            let more = cx.b.ins().icmp(IntCC::UnsignedLessThan, c, group_size[d]);
+            cx.b.ins().brif(more, body, &[], exit, &[]);
+            cx.b.switch_to_block(body);
+            coords[d] = c;
+            exits.push((d, head, exit));
+        }
+        let x0 = coords[0];
+        if let Some(env) = cx.env.as_mut() {
+            env.x0 = x0;
+            env.y = coords[1];
+            env.z = coords[2];
+        }
+        let left = cx.b.ins().isub(group_size[0], x0);
+        let wk = cx.b.ins().iconst(types::I64, i64::from(w));
+        let n = cx.b.ins().umin(left, wk);
+        let n32 = cx.b.ins().ireduce(types::I32, n);
+        let ns = cx.b.ins().splat(types::I32X4, n32);
+        let iota = cx.iota32.clone();
+        let mask: Vec<Value> = iota
+            .iter()
+            .map(|i| cx.b.ins().icmp(IntCC::SignedLessThan, *i, ns))
+            .collect();
+        cx.chunk_end = cx.b.create_block();
+        let chunk_ctx = if barrier_mode {
+            let idx = cx.b.use_var(idx_var);
+            let off = cx.b.ins().imul_imm_s(idx, i64::from(chunk_bytes));
+            Some(cx.b.ins().iadd(context, off))
+        } else {
+            None
+        };
+        cx.chunk_context = chunk_ctx;
+        if let Some(c) = chunk_ctx {
+            if private.size > 0 {
+                cx.private_base = Some(cx.b.ins().iadd_imm_s(c, i64::from(private_off)));
+            }
+        }
+        cx.set_cur(&mask);
+        if let Some(alive) = cx.alive.clone() {
+            match (r, chunk_ctx) {
+                (0, _) | (_, None) => cx.write_mask(&alive, &mask),
+                (_, Some(c)) => {
+                    let a: Vec<Value> = (0..w / 4)
+                        .map(|i| {
+                            cx.b.ins()
+                                .load(types::I32X4, mem(), c, (alive_off + i * 16) as i32)
+                        })
+                        .collect();
+                    cx.write_mask(&alive, &a);
+                    let m = cx.mask_and(&mask, &a);
+                    cx.set_cur(&m);
+                    let any = cx.mask_any(&m);
+                    let go = cx.b.create_block();
+                    let end_b = cx.chunk_end;
+                    cx.b.ins().brif(any, go, &[], end_b, &[]);
+                    cx.b.switch_to_block(go);
+                }
+            }
+        }
+        cx.values = vec![None; func.insts.len()];
+        if let Some(c) = chunk_ctx {
+            if r > 0 {
+                for v in &region_uses[r] {
+                    if let Some(off) = saved_values.get(v).copied() {
+                        let val = cx.reload_value(*v, c, off)?;
+                        cx.values[v.index()] = Some(val);
+                    }
+                }
+                for (var, off) in &var_offsets {
+                    cx.reload_var(*var, c, *off)?;
+                }
+            }
+        }
+        cx.lower_block(&Block(stmts.to_vec()))?;
+        let end_b = cx.chunk_end;
+        cx.b.ins().jump(end_b, &[]);
+        cx.b.switch_to_block(end_b);
+        if let (Some(c), false) = (chunk_ctx, last) {
+            for (var, off) in &var_offsets {
+                cx.save_var(*var, c, *off)?;
+            }
+            if let Some(alive) = cx.alive.clone() {
+                let a = cx.read_mask(&alive);
+                for (i, v) in a.iter().enumerate() {
+                    cx.b.ins()
+                        .store(mem(), *v, c, (alive_off + i as u32 * 16) as i32);
+                }
+            }
+        }
+        let idx = cx.b.use_var(idx_var);
+        let idx1 = cx.b.ins().iadd_imm_s(idx, 1);
+        cx.b.def_var(idx_var, idx1);
+        // Close the loops: x steps by W, y and z by 1.
+        for (d, head, exit) in exits.iter().rev() {
+            let c = cx.b.use_var(loops[*d]);
+            let step = if *d == 0 { i64::from(w) } else { 1 };
+            let next = cx.b.ins().iadd_imm_s(c, step);
+            cx.b.def_var(loops[*d], next);
+            cx.b.ins().jump(*head, &[]);
+            cx.b.switch_to_block(*exit);
+        }
+    }
+    let g = cx.b.use_var(g_var);
+    let g1 = cx.b.ins().iadd_imm_s(g, 1);
+    cx.b.def_var(g_var, g1);
+    cx.b.ins().jump(g_head, &[]);
+    cx.b.switch_to_block(done);
+    let ok = cx.b.ins().iconst(types::I32, 0);
+    cx.b.ins().return_(&[ok]);
+    // The placeholder chunk end is never targeted; give it a terminator.
+    cx.b.switch_to_block(chunk_end_placeholder);
+    cx.b.ins().return_(&[ok]);
+    cx.b.seal_all_blocks();
+    let stats = std::mem::take(&mut cx.stats);
+    let config = cx.jit.isa().frontend_config();
+    let FunctionCx { b, .. } = cx;
+    b.finalize(config);
+    Ok(Lowered {
+        stats,
+        regions: regions.len(),
+        chunk_bytes: chunk_bytes as usize,
+        private_in_context: barrier_mode && private.size > 0,
+    })
+}
+
+impl FunctionCx<'_, '_> {
+    /// Stores a value a later region needs into this chunk's context.
+    pub fn save_value(&mut self, v: ValueId) -> LResult<()> {
+        let (Some(off), Some(base)) = (self.saved_values.get(&v).copied(), self.chunk_context)
+        else {
+            return Ok(());
+        };
+        let val = self.value(v)?;
+        let elem = elem_of(self.func.ty(v)).ok_or_else(|| self.internal("saving a non-value"))?;
+        let shapes = self.store_val(&val, elem, base, off);
+        self.saved_shapes.insert(v, shapes);
+        Ok(())
+    }
+
+    fn store_val(&mut self, val: &Val, elem: vecl_ir::Scalar, base: Value, off: u32) -> Vec<bool> {
+        let mut shapes = Vec::new();
+        for (c, l) in val.iter().enumerate() {
+            let at = (off + c as u32 * self.w * 8) as i32;
+            match l {
+                Lanes::Uniform(x) => {
+                    self.b.ins().store(mem(), *x, base, at);
+                    shapes.push(true);
+                }
+                Lanes::Varying(p) => {
+                    for (i, x) in p.iter().enumerate() {
+                        self.b.ins().store(mem(), *x, base, at + 16 * i as i32);
+                    }
+                    shapes.push(false);
+                }
+            }
+        }
+        let _ = elem;
+        shapes
+    }
+
+    fn load_val(&mut self, elem: vecl_ir::Scalar, shapes: &[bool], base: Value, off: u32) -> Val {
+        shapes
+            .iter()
+            .enumerate()
+            .map(|(c, uniform)| {
+                let at = (off + c as u32 * self.w * 8) as i32;
+                if *uniform {
+                    Lanes::Uniform(self.b.ins().load(natural(elem), mem(), base, at))
+                } else {
+                    let n = self.piece_count(elem);
+                    Lanes::Varying(
+                        (0..n)
+                            .map(|i| {
+                                self.b
+                                    .ins()
+                                    .load(carrier(elem), mem(), base, at + 16 * i as i32)
+                            })
+                            .collect(),
+                    )
+                }
+            })
+            .collect()
+    }
+
+    fn reload_value(&mut self, v: ValueId, base: Value, off: u32) -> LResult<Val> {
+        let elem =
+            elem_of(self.func.ty(v)).ok_or_else(|| self.internal("reloading a non-value"))?;
+        let shapes = self.saved_shapes.get(&v).cloned().ok_or_else(|| {
+            self.unsupported(format!(
+                "value %{} crosses a barrier before it is computed on every path",
+                v.0
+            ))
+        })?;
+        Ok(self.load_val(elem, &shapes, base, off))
+    }
+
+    fn var_shapes(&mut self, var: VarId) -> LResult<Vec<bool>> {
+        let val = self.read_var(var)?;
+        Ok(val.iter().map(|l| l.is_uniform()).collect())
+    }
+
+    fn save_var(&mut self, var: VarId, base: Value, off: u32) -> LResult<()> {
+        let val = self.read_var(var)?;
+        let elem = elem_of(&self.func.vars[var.index()].ty)
+            .ok_or_else(|| self.internal("variable type"))?;
+        self.store_val(&val, elem, base, off);
+        Ok(())
+    }
+
+    fn reload_var(&mut self, var: VarId, base: Value, off: u32) -> LResult<()> {
+        let shapes = self.var_shapes(var)?;
+        let elem = elem_of(&self.func.vars[var.index()].ty)
+            .ok_or_else(|| self.internal("variable type"))?;
+        let val = self.load_val(elem, &shapes, base, off);
+        let slots = self.vars[var.index()].clone().unwrap_or_default();
+        for (slot, l) in slots.iter().zip(&val) {
+            match (slot, l) {
+                (VarSlot::Uniform(v), Lanes::Uniform(x)) => self.b.def_var(*v, *x),
+                (VarSlot::Varying(vs), Lanes::Varying(p)) => {
+                    for (v, x) in vs.iter().zip(p) {
+                        self.b.def_var(*v, *x);
+                    }
+                }
+                _ => return Err(self.internal("variable representation changed")),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,568 @@
+//! Structured statements under the active mask.
+//!
+//! - A uniform `if` stays a branch; a varying one runs each arm under its
+//!   lanes' mask and skips an arm no lane takes.
+//! - A loop whose exits are uniform stays a plain loop. A divergent loop runs
+//!   while any lane is active: `break` drops lanes from `cur`, `continue`
+//!   parks them in the loop's `cont` mask until its `continuing` block, and
+//!   on exit the lanes that entered (minus returned ones) resume.
+//! - `switch` always runs under masks: each case body runs for the lanes
+//!   that matched it or fell through into it.
+//! - After a statement that may have emptied the mask, the rest of the block
+//!   is skipped when no lane is left, so uniform code never runs for nobody.
+
+use super::lanes::{elem_of, Lanes, Val};
+use super::{FunctionCx, LResult, Target, VarSlot};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
+use vecl_ir::{Block, Stmt, Type, VarId};
+
+/// Whether a statement contains a `break`, `continue` or `return`.
+fn has_exit(s: &Stmt) -> bool {
+    let block = |b: &Block| b.0.iter().any(has_exit);
+    match s {
+        Stmt::Break | Stmt::Continue | Stmt::Return(_) => true,
+        Stmt::If { then_, else_, .. } => block(then_) || block(else_),
+        Stmt::Loop { body, continuing } => block(body) || block(continuing),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| block(&c.body)),
+        _ => false,
+    }
+}
+
+impl FunctionCx<'_, '_> {
+    pub fn lower_block(&mut self, block: &Block) -> LResult<()> {
+        let mut skip = None;
+        for s in &block.0 {
+            self.lower_stmt(s)?;
+            if matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return(_)) {
+                break;
+            }
+            if has_exit(s) {
+                let rest = self.b.create_block();
+                let sk = *skip.get_or_insert_with(|| self.b.create_block());
+                let m = self.cur_mask();
+                let any = self.mask_any(&m);
+                self.b.ins().brif(any, rest, &[], sk, &[]);
+                self.b.switch_to_block(rest);
+            }
+        }
+        if let Some(sk) = skip {
+            self.b.ins().jump(sk, &[]);
+            self.b.switch_to_block(sk);
+        }
+        Ok(())
+    }
+
+    /// Continues emission in a fresh block no edge reaches (after a jump).
+    fn dead_block(&mut self) {
+        let d = self.b.create_block();
+        self.b.switch_to_block(d);
+    }
+
+    fn lower_stmt(&mut self, s: &Stmt) -> LResult<()> {
+        match s {
+            Stmt::Eval(v) => {
+                let val = self.lower_inst(*v)?;
+                self.values[v.index()] = Some(val);
+                if self.saved_values.contains_key(v) {
+                    self.save_value(*v)?;
+                }
+                Ok(())
+            }
+            Stmt::WriteVar(var, v) => {
+                let val = self.value(*v)?;
+                self.write_var(*var, &val)
+            }
+            Stmt::Store { ptr, value, .. } => self.lower_store(*ptr, *value),
+            Stmt::Copy { dst, src, size, .. } => self.lower_copy(*dst, *src, *size),
+            Stmt::If { cond, then_, else_ } => self.lower_if(*cond, then_, else_),
+            Stmt::Loop { body, continuing } => self.lower_loop(body, continuing),
+            Stmt::Switch { selector, cases } => self.lower_switch(*selector, cases),
+            Stmt::Break => self.lower_break(),
+            Stmt::Continue => self.lower_continue(),
+            Stmt::Return(_) => self.lower_return(),
+            Stmt::Barrier(..) => Err(self.unsupported(
+                "barrier inside control flow or a called function (only top-level barriers of a kernel)",
+            )),
+            Stmt::Fence(_) => {
+                self.b.ins().fence();
+                Ok(())
+            }
+        }
+    }
+
+    fn var_slots(&mut self, var: VarId) -> LResult<Vec<VarSlot>> {
+        if let Some(Some(s)) = self.vars.get(var.index()) {
+            return Ok(s.clone());
+        }
+        let ty = self
+            .func
+            .vars
+            .get(var.index())
+            .map(|v| v.ty.clone())
+            .ok_or_else(|| self.internal(format!("unknown variable ${}", var.0)))?;
+        let elem =
+            elem_of(&ty).ok_or_else(|| self.unsupported(format!("variable of type {ty:?}")))?;
+        let uniform = self.uni.var_is_uniform(var);
+        let mut slots = Vec::new();
+        for _ in 0..ty.lanes() {
+            slots.push(if uniform {
+                VarSlot::Uniform(self.b.declare_var(super::lanes::natural(elem)))
+            } else {
+                let n = self.piece_count(elem);
+                VarSlot::Varying(
+                    (0..n)
+                        .map(|_| self.b.declare_var(super::lanes::carrier(elem)))
+                        .collect(),
+                )
+            });
+        }
+        self.vars[var.index()] = Some(slots.clone());
+        Ok(slots)
+    }
+
+    pub fn read_var(&mut self, var: VarId) -> LResult<Val> {
+        let slots = self.var_slots(var)?;
+        Ok(slots
+            .iter()
+            .map(|s| match s {
+                VarSlot::Uniform(v) => Lanes::Uniform(self.b.use_var(*v)),
+                VarSlot::Varying(vs) => {
+                    Lanes::Varying(vs.iter().map(|v| self.b.use_var(*v)).collect())
+                }
+            })
+            .collect())
+    }
+
+    pub fn write_var(&mut self, var: VarId, val: &Val) -> LResult<()> {
+        let slots = self.var_slots(var)?;
+        let ty = self.func.vars[var.index()].ty.clone();
+        let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
+        for (slot, l) in slots.iter().zip(val) {
+            match (slot, l) {
+                (VarSlot::Uniform(v), Lanes::Uniform(x)) => self.b.def_var(*v, *x),
+                (VarSlot::Uniform(_), Lanes::Varying(_)) => {
+                    return Err(self.internal(format!(
+                        "varying value written to uniform variable ${}",
+                        var.0
+                    )))
+                }
+                (VarSlot::Varying(vs), l) => {
+                    let new = self.varying(elem, l);
+                    let new = if self.divergence > 0 {
+                        let old: Vec<Value> = vs.iter().map(|v| self.b.use_var(*v)).collect();
+                        let m = self.cur_mask();
+                        self.blend(elem, &m, &new, &old)
+                    } else {
+                        new
+                    };
+                    for (v, x) in vs.iter().zip(new) {
+                        self.b.def_var(*v, x);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A uniform bool as an `i8` 0/1, or a varying one as mask pieces.
+    fn cond(&mut self, c: vecl_ir::ValueId) -> LResult<Lanes> {
+        self.scalar(c)
+    }
+
+    fn lower_if(&mut self, cond: vecl_ir::ValueId, then_: &Block, else_: &Block) -> LResult<()> {
+        match self.cond(cond)? {
+            Lanes::Uniform(c) => {
+                self.stats.uniform_ifs += 1;
+                let (tb, eb, merge) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(c, tb, &[], eb, &[]);
+                self.b.switch_to_block(tb);
+                self.lower_block(then_)?;
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(eb);
+                self.lower_block(else_)?;
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(merge);
+                Ok(())
+            }
+            Lanes::Varying(cm) => {
+                self.stats.varying_ifs += 1;
+                let entry = self.cur_mask();
+                let then_mask = self.mask_and(&entry, &cm);
+                let else_mask = self.mask_and_not(&entry, &cm);
+                let acc = self.new_mask_vars();
+                let zero = self.zero_mask();
+                self.write_mask(&acc, &zero);
+                self.divergence += 1;
+                let (tb, mid) = (self.b.create_block(), self.b.create_block());
+                let any_t = self.mask_any(&then_mask);
+                self.b.ins().brif(any_t, tb, &[], mid, &[]);
+                self.b.switch_to_block(tb);
+                self.set_cur(&then_mask);
+                self.lower_block(then_)?;
+                let out = self.cur_mask();
+                self.write_mask(&acc, &out);
+                self.b.ins().jump(mid, &[]);
+                self.b.switch_to_block(mid);
+                let taken = self.read_mask(&acc);
+                if else_.0.is_empty() {
+                    let m = self.mask_or(&taken, &else_mask);
+                    self.set_cur(&m);
+                } else {
+                    let (eb, no_else, merge) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    let any_e = self.mask_any(&else_mask);
+                    self.b.ins().brif(any_e, eb, &[], no_else, &[]);
+                    self.b.switch_to_block(eb);
+                    self.set_cur(&else_mask);
+                    self.lower_block(else_)?;
+                    let after = self.cur_mask();
+                    let taken = self.read_mask(&acc);
+                    let m = self.mask_or(&after, &taken);
+                    self.set_cur(&m);
+                    self.b.ins().jump(merge, &[]);
+                    self.b.switch_to_block(no_else);
+                    let taken = self.read_mask(&acc);
+                    self.set_cur(&taken);
+                    self.b.ins().jump(merge, &[]);
+                    self.b.switch_to_block(merge);
+                }
+                self.divergence -= 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// The mask lanes resume with after a loop or switch: those that entered
+    /// it and have not returned.
+    fn resume_mask(&mut self, entry: &[Value]) -> Vec<Value> {
+        match self.alive.clone() {
+            Some(alive) => {
+                let a = self.read_mask(&alive);
+                self.mask_and(entry, &a)
+            }
+            None => entry.to_vec(),
+        }
+    }
+
+    fn lower_loop(&mut self, body: &Block, continuing: &Block) -> LResult<()> {
+        let divergent = self.uni.loop_is_divergent(body, continuing);
+        let (header, cont_b, exit) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.exit_depth += 1;
+        if !divergent {
+            self.stats.uniform_loops += 1;
+            self.b.ins().jump(header, &[]);
+            self.b.switch_to_block(header);
+            self.targets.push(Target::Loop {
+                divergent,
+                continuing: cont_b,
+                exit,
+                cont: Vec::new(),
+            });
+            self.lower_block(body)?;
+            self.b.ins().jump(cont_b, &[]);
+            self.b.switch_to_block(cont_b);
+            self.lower_block(continuing)?;
+            self.b.ins().jump(header, &[]);
+            self.targets.pop();
+            self.b.switch_to_block(exit);
+        } else {
+            self.stats.divergent_loops += 1;
+            let entry = self.cur_mask();
+            let cont = self.new_mask_vars();
+            self.divergence += 1;
+            self.b.ins().jump(header, &[]);
+            self.b.switch_to_block(header);
+            let zero = self.zero_mask();
+            self.write_mask(&cont, &zero);
+            self.targets.push(Target::Loop {
+                divergent,
+                continuing: cont_b,
+                exit,
+                cont: cont.clone(),
+            });
+            self.lower_block(body)?;
+            let c = self.read_mask(&cont);
+            let now = self.cur_mask();
+            let m = self.mask_or(&now, &c);
+            self.set_cur(&m);
+            let any = self.mask_any(&m);
+            self.b.ins().brif(any, cont_b, &[], exit, &[]);
+            self.b.switch_to_block(cont_b);
+            self.lower_block(continuing)?;
+            let now = self.cur_mask();
+            let any = self.mask_any(&now);
+            self.b.ins().brif(any, header, &[], exit, &[]);
+            self.targets.pop();
+            self.b.switch_to_block(exit);
+            let m = self.resume_mask(&entry);
+            self.set_cur(&m);
+            self.divergence -= 1;
+        }
+        self.exit_depth -= 1;
+        Ok(())
+    }
+
+    fn lower_switch(
+        &mut self,
+        selector: vecl_ir::ValueId,
+        cases: &[vecl_ir::SwitchCase],
+    ) -> LResult<()> {
+        let sel = self.scalar(selector)?;
+        let sty = self.func.ty(selector).clone();
+        let elem = elem_of(&sty).ok_or_else(|| self.internal("switch on a non-scalar"))?;
+        let entry = self.cur_mask();
+        // Match masks of every case, then the default's.
+        let mut matches = Vec::with_capacity(cases.len());
+        let mut any_case = self.zero_mask();
+        for c in cases {
+            let mut m = self.zero_mask();
+            for &v in &c.values {
+                let k = self.iconst(super::lanes::natural(elem), v);
+                let eq = self.cmp_eq_int(elem, &sel, k);
+                m = self.mask_or(&m, &eq);
+            }
+            any_case = self.mask_or(&any_case, &m);
+            matches.push(m);
+        }
+        let default_mask = self.mask_and_not(&entry, &any_case);
+        self.divergence += 1;
+        self.exit_depth += 1;
+        self.targets.push(Target::Switch);
+        let zero = self.zero_mask();
+        self.set_cur(&zero);
+        for (c, m) in cases.iter().zip(&matches) {
+            let mine = if c.is_default {
+                let x = self.mask_and(&entry, m);
+                self.mask_or(&x, &default_mask)
+            } else {
+                self.mask_and(&entry, m)
+            };
+            let now = self.cur_mask();
+            let now = self.mask_or(&now, &mine);
+            self.set_cur(&now);
+            let (body_b, next) = (self.b.create_block(), self.b.create_block());
+            let any = self.mask_any(&now);
+            self.b.ins().brif(any, body_b, &[], next, &[]);
+            self.b.switch_to_block(body_b);
+            self.lower_block(&c.body)?;
+            self.b.ins().jump(next, &[]);
+            self.b.switch_to_block(next);
+        }
+        self.targets.pop();
+        self.exit_depth -= 1;
+        self.divergence -= 1;
+        let mut m = self.resume_mask(&entry);
+        if let Some(Target::Loop {
+            divergent: true,
+            cont,
+            ..
+        }) = self
+            .targets
+            .iter()
+            .rev()
+            .find(|t| matches!(t, Target::Loop { .. }))
+            .cloned()
+        {
+            let c = self.read_mask(&cont);
+            m = self.mask_and_not(&m, &c);
+        }
+        self.set_cur(&m);
+        Ok(())
+    }
+
+    /// `sel == k` as mask pieces (uniform selectors give all-or-nothing masks).
+    fn cmp_eq_int(&mut self, elem: vecl_ir::Scalar, sel: &Lanes, k: Value) -> Vec<Value> {
+        match sel {
+            Lanes::Uniform(s) => {
+                let eq = self.b.ins().icmp(IntCC::Equal, *s, k);
+                let w = self.b.ins().uextend(types::I32, eq);
+                let w = self.b.ins().ineg(w);
+                let v = self.b.ins().splat(types::I32X4, w);
+                vec![v; (self.w / 4) as usize]
+            }
+            Lanes::Varying(p) => {
+                let ks = self.splat(elem, k);
+                let eq: Vec<Value> = p
+                    .iter()
+                    .zip(&ks)
+                    .map(|(a, b)| self.b.ins().icmp(IntCC::Equal, *a, *b))
+                    .collect();
+                if super::lanes::carrier(elem).lane_count() == 2 {
+                    self.narrow_masks(&eq)
+                } else {
+                    eq
+                }
+            }
+        }
+    }
+
+    fn lower_break(&mut self) -> LResult<()> {
+        match self.targets.last().cloned() {
+            Some(Target::Loop {
+                divergent: false,
+                exit,
+                ..
+            }) => {
+                self.b.ins().jump(exit, &[]);
+                self.dead_block();
+            }
+            Some(_) => {
+                let z = self.zero_mask();
+                self.set_cur(&z);
+            }
+            None => return Err(self.internal("break outside a loop or switch")),
+        }
+        Ok(())
+    }
+
+    fn lower_continue(&mut self) -> LResult<()> {
+        let inner = self
+            .targets
+            .iter()
+            .rev()
+            .find(|t| matches!(t, Target::Loop { .. }))
+            .cloned();
+        match inner {
+            Some(Target::Loop {
+                divergent: false,
+                continuing,
+                ..
+            }) => {
+                if matches!(self.targets.last(), Some(Target::Switch)) {
+                    return Err(self.internal("continue from a switch inside a uniform loop"));
+                }
+                self.b.ins().jump(continuing, &[]);
+                self.dead_block();
+            }
+            Some(Target::Loop { cont, .. }) => {
+                let c = self.read_mask(&cont);
+                let now = self.cur_mask();
+                let m = self.mask_or(&c, &now);
+                self.write_mask(&cont, &m);
+                let z = self.zero_mask();
+                self.set_cur(&z);
+            }
+            _ => return Err(self.internal("continue outside a loop")),
+        }
+        Ok(())
+    }
+
+    fn lower_return(&mut self) -> LResult<()> {
+        let masked = self.force_masked_returns
+            || self
+                .uni
+                .return_is_masked(self.divergence > 0, self.exit_depth > 0);
+        if masked {
+            let alive = self
+                .alive
+                .clone()
+                .ok_or_else(|| self.internal("masked return without an alive mask"))?;
+            let a = self.read_mask(&alive);
+            let now = self.cur_mask();
+            let m = self.mask_and_not(&a, &now);
+            self.write_mask(&alive, &m);
+            let z = self.zero_mask();
+            self.set_cur(&z);
+        } else {
+            self.b.ins().jump(self.chunk_end, &[]);
+            self.dead_block();
+        }
+        Ok(())
+    }
+
+    /// Lowers the instruction defining `v`.
+    fn lower_inst(&mut self, v: vecl_ir::ValueId) -> LResult<Val> {
+        use vecl_ir::Inst;
+        let data = self.func.inst(v).clone();
+        let ty = data.ty.clone();
+        match &data.inst {
+            Inst::Param(n) => self.lower_param(*n, &ty),
+            Inst::Const(bits) => self.lower_const(*bits, &ty),
+            Inst::Undef => {
+                if ty.is_void() {
+                    return Ok(Vec::new());
+                }
+                self.lower_const(0, &ty)
+            }
+            Inst::Unary(op, a) => self.lower_unary(*op, *a, &ty),
+            Inst::Binary(op, a, b) => self.lower_binary(*op, *a, *b, &ty),
+            Inst::Cmp(op, a, b) => self.lower_cmp(*op, *a, *b),
+            Inst::Select(c, a, b) => self.lower_select(*c, *a, *b, &ty),
+            Inst::Convert {
+                value,
+                saturate,
+                rounding,
+            } => self.lower_convert(*value, &ty, *saturate, *rounding),
+            Inst::Bitcast(a) => self.lower_bitcast(*a, &ty),
+            Inst::Splat(a) => {
+                let x = self.scalar(*a)?;
+                Ok(vec![x; ty.lanes() as usize])
+            }
+            Inst::Construct(parts) => {
+                let mut out = Vec::new();
+                for p in parts {
+                    out.extend(self.value(*p)?);
+                }
+                Ok(out)
+            }
+            Inst::Extract(a, i) => {
+                let x = self.value(*a)?;
+                x.get(*i as usize)
+                    .cloned()
+                    .map(|l| vec![l])
+                    .ok_or_else(|| self.internal("extract out of range"))
+            }
+            Inst::Insert(a, i, b) => {
+                let mut x = self.value(*a)?;
+                let y = self.scalar(*b)?;
+                let slot = x
+                    .get_mut(*i as usize)
+                    .ok_or_else(|| self.internal("insert out of range"))?;
+                *slot = y;
+                Ok(x)
+            }
+            Inst::Shuffle(a, b, idx) => {
+                let mut all = self.value(*a)?;
+                all.extend(self.value(*b)?);
+                idx.iter()
+                    .map(|i| {
+                        all.get(*i as usize)
+                            .cloned()
+                            .ok_or_else(|| self.internal("shuffle index out of range"))
+                    })
+                    .collect()
+            }
+            Inst::ReadVar(var) => self.read_var(*var),
+            Inst::SlotAddr(s) => self.lower_slot_addr(*s),
+            Inst::GlobalAddr(g) => self.lower_global_addr(*g),
+            Inst::Index(p, i) => self.lower_index(*p, *i, None),
+            Inst::Elem(p, i) => {
+                let pointee = self.func.ty(*p).pointee().cloned().unwrap_or(Type::Void);
+                let size = match &pointee {
+                    Type::Array(e, _) => self.module.size_of(e),
+                    Type::Vector(s, _) => s.size(),
+                    other => return Err(self.internal(format!("elem of a pointer to {other:?}"))),
+                };
+                self.lower_index(*p, *i, Some(size))
+            }
+            Inst::Field(p, n) => self.lower_field(*p, *n),
+            Inst::PtrCast(p) | Inst::PtrToInt(p) => self.value(*p),
+            Inst::Load(p) => self.lower_load(*p, &ty),
+            Inst::Atomic { op, ptr, args, .. } => self.lower_atomic(*op, *ptr, args, &ty),
+            Inst::WorkItem(f, dim) => self.lower_work_item(*f, *dim, &ty),
+            Inst::Call(..) => Err(self.internal("call left after inlining")),
+            Inst::Builtin(name, args) => self.lower_builtin(name, args, &ty),
+        }
+    }
+}

@@ -1,0 +1,454 @@
+//! Addresses, loads, stores, copies and atomics under the active mask.
+//!
+//! Accesses are classified per address: uniform (one scalar access),
+//! consecutive (one vector access per 128-bit piece — taken only when the
+//! mask is full and the lane addresses are checked to be consecutive at run
+//! time), or arbitrary (one scalar access per lane). A lane that is not
+//! active never touches its own address: its access is redirected to a
+//! scratch slot of the entry frame, so no branch per lane is needed and no
+//! memory another work-item may own is ever read-modified-written.
+
+use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
+use super::{FunctionCx, LResult};
+use crate::layout::GlobalPlace;
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, AtomicRmwOp, BlockArg, InstBuilder, MemFlagsData, Value,
+};
+use vecl_ir::analysis::uniformity::Shape;
+use vecl_ir::{AtomicOp, GlobalId, Scalar, SlotId, Type, ValueId};
+
+fn mem() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
+}
+
+impl FunctionCx<'_, '_> {
+    pub fn lower_slot_addr(&mut self, s: SlotId) -> LResult<Val> {
+        let (off, stride) = (
+            self.private.offsets[s.index()],
+            self.private.strides[s.index()],
+        );
+        let base = self
+            .private_base
+            .ok_or_else(|| self.internal("private memory without a base"))?;
+        let b = self.b.ins().iadd_imm_s(base, i64::from(off));
+        let bs = self.b.ins().splat(types::I64X2, b);
+        let k = self.b.ins().iconst(types::I64, i64::from(stride));
+        let ks = self.b.ins().splat(types::I64X2, k);
+        let iota = self.iota64.clone();
+        let pieces = iota.iter().map(|i| {
+            let m = self.b.ins().imul(*i, ks);
+            self.b.ins().iadd(bs, m)
+        });
+        Ok(vec![Lanes::Varying(pieces.collect())])
+    }
+
+    pub fn lower_global_addr(&mut self, g: GlobalId) -> LResult<Val> {
+        let place = self
+            .places
+            .get(g.index())
+            .cloned()
+            .flatten()
+            .ok_or_else(|| self.internal("unplaced global"))?;
+        let v = match place {
+            GlobalPlace::Local(off) => {
+                let base = self.env().local_mem;
+                self.b.ins().iadd_imm_s(base, i64::from(off))
+            }
+            GlobalPlace::Data(off) => self
+                .b
+                .ins()
+                .iconst(types::I64, (self.data_base + off as u64) as i64),
+        };
+        Ok(vec![Lanes::Uniform(v)])
+    }
+
+    /// `p + i * size` (size defaults to the pointee's).
+    pub fn lower_index(&mut self, p: ValueId, i: ValueId, size: Option<u32>) -> LResult<Val> {
+        let size = match size {
+            Some(s) => s,
+            None => {
+                let pointee = self.func.ty(p).pointee().cloned().unwrap_or(Type::Void);
+                self.module.size_of(&pointee)
+            }
+        };
+        let is = self.elem(i)?;
+        let (pl, il) = (self.scalar(p)?, self.scalar(i)?);
+        let idx = self.convert(
+            &il,
+            is,
+            if is.is_signed() {
+                Scalar::I64
+            } else {
+                Scalar::U64
+            },
+            false,
+            Default::default(),
+        )?;
+        let off = match &idx {
+            Lanes::Uniform(x) => Lanes::Uniform(self.b.ins().imul_imm_s(*x, i64::from(size))),
+            Lanes::Varying(ps) => Lanes::Varying(
+                ps.iter()
+                    .map(|x| {
+                        if size.is_power_of_two() {
+                            self.b
+                                .ins()
+                                .ishl_imm_s(*x, i64::from(size.trailing_zeros()))
+                        } else {
+                            let k = self.b.ins().iconst(types::I64, i64::from(size));
+                            let ks = self.b.ins().splat(types::I64X2, k);
+                            self.b.ins().imul(*x, ks)
+                        }
+                    })
+                    .collect(),
+            ),
+        };
+        Ok(vec![self.binary(
+            vecl_ir::BinaryOp::Add,
+            Scalar::U64,
+            &pl,
+            &off,
+        )?])
+    }
+
+    pub fn lower_field(&mut self, p: ValueId, n: u32) -> LResult<Val> {
+        let off = match self.func.ty(p).pointee() {
+            Some(Type::Struct(id)) => self
+                .module
+                .structs
+                .get(id.0 as usize)
+                .and_then(|s| s.fields.get(n as usize))
+                .map(|f| f.offset)
+                .ok_or_else(|| self.internal("field out of range"))?,
+            other => return Err(self.internal(format!("field of a pointer to {other:?}"))),
+        };
+        let pl = self.scalar(p)?;
+        let k = self.b.ins().iconst(types::I64, i64::from(off));
+        Ok(vec![self.binary(
+            vecl_ir::BinaryOp::Add,
+            Scalar::U64,
+            &pl,
+            &Lanes::Uniform(k),
+        )?])
+    }
+
+    fn dummy(&self) -> LResult<Value> {
+        self.dummy.ok_or_else(|| self.internal("no scratch slot"))
+    }
+
+    /// Lane `j`'s address, or the scratch slot when the lane is inactive.
+    fn lane_addr(&mut self, addr: &Lanes, mask: &[Value], j: usize) -> LResult<Value> {
+        let a = self.lane(Scalar::U64, addr, j);
+        let on = self.lane_active(mask, j);
+        let d = self.dummy()?;
+        Ok(self.b.ins().select(on, a, d))
+    }
+
+    /// Whether a vector access may be used: the address is expected to be
+    /// consecutive for elements of `s`, and `s` has a full-width carrier.
+    fn consecutive_candidate(&self, ptr: ValueId, s: Scalar, comps: u32) -> bool {
+        comps == 1
+            && !is_narrow(s)
+            && s != Scalar::Bool
+            && self.uni.shape(ptr) == Shape::Linear(i64::from(s.size()))
+    }
+
+    /// Emits the run-time test for the vector path: full mask and lane
+    /// addresses really `size` bytes apart. Returns (ok, lane-0 address).
+    fn consecutive_test(&mut self, addr: &[Value], s: Scalar) -> (Value, Value) {
+        let first = self.b.ins().extractlane(addr[0], 0);
+        let last_piece = *addr.last().expect("pieces");
+        let last = self.b.ins().extractlane(last_piece, 1);
+        let span = self.b.ins().isub(last, first);
+        let want = i64::from(s.size()) * (i64::from(self.w) - 1);
+        let spaced = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
+        let m = self.cur_mask();
+        let full = self.mask_all(&m);
+        (self.b.ins().band(spaced, full), first)
+    }
+
+    pub fn lower_load(&mut self, ptr: ValueId, ty: &Type) -> LResult<Val> {
+        let s = elem_of(ty).ok_or_else(|| self.unsupported(format!("load of {ty:?}")))?;
+        let comps = ty.lanes();
+        let addr = self.scalar(ptr)?;
+        let esize = s.size() as i32;
+        match &addr {
+            Lanes::Uniform(a) => {
+                self.stats.uniform_loads += 1;
+                Ok((0..comps)
+                    .map(|c| {
+                        Lanes::Uniform(self.b.ins().load(natural(s), mem(), *a, c as i32 * esize))
+                    })
+                    .collect())
+            }
+            Lanes::Varying(ap) => {
+                if self.consecutive_candidate(ptr, s, comps) {
+                    self.stats.vector_loads += 1;
+                    let (ok, first) = self.consecutive_test(ap, s);
+                    let (fast, slow, join) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    let n = self.piece_count(s);
+                    for _ in 0..n {
+                        self.b.append_block_param(join, carrier(s));
+                    }
+                    self.b.ins().brif(ok, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    let vals: Vec<BlockArg> = (0..n)
+                        .map(|i| {
+                            BlockArg::Value(self.b.ins().load(
+                                carrier(s),
+                                mem(),
+                                first,
+                                (i * 16) as i32,
+                            ))
+                        })
+                        .collect();
+                    self.b.ins().jump(join, &vals);
+                    self.b.switch_to_block(slow);
+                    let g = self.gather(&addr, s, 0)?;
+                    let args: Vec<BlockArg> = g.iter().map(|v| BlockArg::Value(*v)).collect();
+                    self.b.ins().jump(join, &args);
+                    self.b.switch_to_block(join);
+                    return Ok(vec![Lanes::Varying(self.b.block_params(join).to_vec())]);
+                }
+                self.stats.gathers += 1;
+                (0..comps)
+                    .map(|c| Ok(Lanes::Varying(self.gather(&addr, s, c as i32 * esize)?)))
+                    .collect()
+            }
+        }
+    }
+
+    /// One scalar load per lane (inactive lanes read the scratch slot).
+    fn gather(&mut self, addr: &Lanes, s: Scalar, offset: i32) -> LResult<Vec<Value>> {
+        let m = self.cur_mask();
+        let mut vals = Vec::with_capacity(self.w as usize);
+        for j in 0..self.w as usize {
+            let a = self.lane_addr(addr, &m, j)?;
+            vals.push(self.b.ins().load(natural(s), mem(), a, offset));
+        }
+        Ok(self.build(s, &vals))
+    }
+
+    pub fn lower_store(&mut self, ptr: ValueId, value: ValueId) -> LResult<()> {
+        let ty = self.func.ty(value).clone();
+        let s = elem_of(&ty).ok_or_else(|| self.unsupported(format!("store of {ty:?}")))?;
+        let comps = ty.lanes();
+        let addr = self.scalar(ptr)?;
+        let val = self.value(value)?;
+        let esize = s.size() as i32;
+        if let Lanes::Uniform(a) = addr {
+            if val.iter().all(|l| l.is_uniform()) {
+                self.stats.uniform_stores += 1;
+                for (c, l) in val.iter().enumerate() {
+                    if let Lanes::Uniform(v) = l {
+                        self.b.ins().store(mem(), *v, a, c as i32 * esize);
+                    }
+                }
+                return Ok(());
+            }
+        }
+        if let (Lanes::Varying(ap), true) = (&addr, self.consecutive_candidate(ptr, s, comps)) {
+            self.stats.vector_stores += 1;
+            let (ok, first) = self.consecutive_test(ap, s);
+            let (fast, slow, join) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.ins().brif(ok, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            let pieces = self.varying(s, &val[0]);
+            for (i, p) in pieces.iter().enumerate() {
+                self.b.ins().store(mem(), *p, first, (i * 16) as i32);
+            }
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(slow);
+            self.scatter(&addr, s, &val[0], 0)?;
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(join);
+            return Ok(());
+        }
+        self.stats.scatters += 1;
+        for (c, l) in val.iter().enumerate() {
+            self.scatter(&addr, s, l, c as i32 * esize)?;
+        }
+        Ok(())
+    }
+
+    /// One scalar store per lane in lane order (inactive lanes write the
+    /// scratch slot).
+    fn scatter(&mut self, addr: &Lanes, s: Scalar, val: &Lanes, offset: i32) -> LResult<()> {
+        let m = self.cur_mask();
+        for j in 0..self.w as usize {
+            let a = self.lane_addr(addr, &m, j)?;
+            let v = self.lane(s, val, j);
+            self.b.ins().store(mem(), v, a, offset);
+        }
+        Ok(())
+    }
+
+    pub fn lower_copy(&mut self, dst: ValueId, src: ValueId, size: u32) -> LResult<()> {
+        let (d, s) = (self.scalar(dst)?, self.scalar(src)?);
+        let f = self.extern_fn(
+            "vecl_copy_if",
+            &[types::I64, types::I64, types::I64, types::I32],
+            None,
+        )?;
+        let n = self.b.ins().iconst(types::I64, i64::from(size));
+        if let (Lanes::Uniform(dv), Lanes::Uniform(sv)) = (&d, &s) {
+            let one = self.b.ins().iconst(types::I32, 1);
+            self.call(f, &[*dv, *sv, n, one]);
+            return Ok(());
+        }
+        let m = self.cur_mask();
+        for j in 0..self.w as usize {
+            let dv = self.lane(Scalar::U64, &d, j);
+            let sv = self.lane(Scalar::U64, &s, j);
+            let on = self.lane_active(&m, j);
+            self.call(f, &[dv, sv, n, on]);
+        }
+        Ok(())
+    }
+
+    /// Atomics run once per active lane, in lane order.
+    pub fn lower_atomic(
+        &mut self,
+        op: AtomicOp,
+        ptr: ValueId,
+        args: &[ValueId],
+        ty: &Type,
+    ) -> LResult<Val> {
+        self.stats.atomics += 1;
+        let pty = self.func.ty(ptr).pointee().cloned().unwrap_or(Type::Void);
+        let s = elem_of(&pty).ok_or_else(|| self.unsupported(format!("atomic on {pty:?}")))?;
+        if s.is_float() && !matches!(op, AtomicOp::Xchg | AtomicOp::Load | AtomicOp::Store) {
+            return Err(self.unsupported(format!("atomic {op:?} on {s}")));
+        }
+        let int_s = if s.is_float() {
+            s.unsigned_int_of_same_width()
+        } else {
+            s
+        };
+        let it = natural(int_s);
+        let addr = self.scalar(ptr)?;
+        let argv: Vec<Lanes> = args
+            .iter()
+            .map(|a| self.scalar(*a))
+            .collect::<LResult<_>>()?;
+        let m = self.cur_mask();
+        let flags = MemFlagsData::new();
+        let mut olds = Vec::with_capacity(self.w as usize);
+        for j in 0..self.w as usize {
+            let a = self.lane_addr(&addr, &m, j)?;
+            let mut lane_args = Vec::with_capacity(argv.len());
+            for l in &argv {
+                let v = self.lane(s, l, j);
+                let v = if s.is_float() {
+                    self.b.ins().bitcast(it, MemFlagsData::new(), v)
+                } else {
+                    v
+                };
+                lane_args.push(v);
+            }
+            let rmw = |op| Some(op);
+            let kind = match op {
+                AtomicOp::Add | AtomicOp::Inc => rmw(AtomicRmwOp::Add),
+                AtomicOp::Sub | AtomicOp::Dec => rmw(AtomicRmwOp::Sub),
+                AtomicOp::Xchg => rmw(AtomicRmwOp::Xchg),
+                AtomicOp::And => rmw(AtomicRmwOp::And),
+                AtomicOp::Or => rmw(AtomicRmwOp::Or),
+                AtomicOp::Xor => rmw(AtomicRmwOp::Xor),
+                AtomicOp::Min => rmw(if s.is_signed() {
+                    AtomicRmwOp::Smin
+                } else {
+                    AtomicRmwOp::Umin
+                }),
+                AtomicOp::Max => rmw(if s.is_signed() {
+                    AtomicRmwOp::Smax
+                } else {
+                    AtomicRmwOp::Umax
+                }),
+                _ => None,
+            };
+            let old = match (op, kind) {
+                (AtomicOp::Inc | AtomicOp::Dec, Some(k)) => {
+                    let one = self.b.ins().iconst(it, 1);
+                    Some(self.b.ins().atomic_rmw(it, flags, k, a, one))
+                }
+                (_, Some(k)) => {
+                    let x = *lane_args
+                        .first()
+                        .ok_or_else(|| self.internal("atomic without operand"))?;
+                    Some(self.b.ins().atomic_rmw(it, flags, k, a, x))
+                }
+                (AtomicOp::CmpXchg, None) => {
+                    let (e, x) = match lane_args.as_slice() {
+                        [e, x] => (*e, *x),
+                        _ => return Err(self.internal("cmpxchg needs two operands")),
+                    };
+                    Some(self.b.ins().atomic_cas(flags, a, e, x))
+                }
+                (AtomicOp::Load, None) => Some(self.b.ins().atomic_load(it, flags, a)),
+                (AtomicOp::Store, None) => {
+                    let x = *lane_args
+                        .first()
+                        .ok_or_else(|| self.internal("atomic store without operand"))?;
+                    self.b.ins().atomic_store(flags, x, a);
+                    None
+                }
+                _ => return Err(self.internal("unhandled atomic")),
+            };
+            if let Some(o) = old {
+                let o = if s.is_float() {
+                    self.b.ins().bitcast(natural(s), MemFlagsData::new(), o)
+                } else {
+                    o
+                };
+                olds.push(o);
+            }
+        }
+        if ty.is_void() || olds.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Lanes::Varying(self.build(s, &olds))])
+    }
+
+    /// Loads `comps` elements of `s` at `addr` (uniform or per lane).
+    pub fn load_lanes(&mut self, addr: &Lanes, s: Scalar, comps: u32) -> LResult<Val> {
+        let esize = s.size() as i32;
+        match addr {
+            Lanes::Uniform(a) => Ok((0..comps)
+                .map(|c| Lanes::Uniform(self.b.ins().load(natural(s), mem(), *a, c as i32 * esize)))
+                .collect()),
+            Lanes::Varying(_) => {
+                self.stats.gathers += 1;
+                (0..comps)
+                    .map(|c| Ok(Lanes::Varying(self.gather(addr, s, c as i32 * esize)?)))
+                    .collect()
+            }
+        }
+    }
+
+    /// Stores the components of `val` (elements of `s`) at `addr`.
+    pub fn store_lanes(&mut self, addr: &Lanes, s: Scalar, val: &Val) -> LResult<()> {
+        let esize = s.size() as i32;
+        if let Lanes::Uniform(a) = addr {
+            if val.iter().all(|l| l.is_uniform()) {
+                for (c, l) in val.iter().enumerate() {
+                    if let Lanes::Uniform(v) = l {
+                        self.b.ins().store(mem(), *v, *a, c as i32 * esize);
+                    }
+                }
+                return Ok(());
+            }
+        }
+        self.stats.scatters += 1;
+        for (c, l) in val.iter().enumerate() {
+            self.scatter(addr, s, l, c as i32 * esize)?;
+        }
+        Ok(())
+    }
+}

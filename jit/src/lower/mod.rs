@@ -1,0 +1,266 @@
+//! Lowering of one kernel to a Cranelift function vectorised across
+//! work-items.
+//!
+//! [`FunctionCx`] threads everything through the lowering: the Cranelift
+//! builder, the IR values already lowered, the register variables, and the
+//! active-mask state (`cur`: lanes executing now; `alive`: lanes that have
+//! not returned; per loop, the lanes waiting at its `continuing` block).
+//! Statements follow the IR's structure (see [`control`]); the entry point
+//! with its group and chunk loops and barrier regions is in [`chunks`].
+
+pub(crate) mod builtins;
+pub(crate) mod chunks;
+pub(crate) mod control;
+pub(crate) mod lanes;
+pub(crate) mod memory;
+pub(crate) mod ops;
+pub(crate) mod workitem;
+
+use crate::layout::{GlobalPlace, PrivateLayout};
+use crate::JitError;
+use cranelift_codegen::ir::{types, AbiParam, Block, FuncRef, InstBuilder, Signature, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{Linkage, Module as _};
+use lanes::{Lanes, Val};
+use std::collections::HashMap;
+use vecl_ir::analysis::uniformity::Uniformity;
+use vecl_ir::{Function, Module, ValueId};
+
+/// Counters for the `explain` report.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Stats {
+    pub vector_loads: u32,
+    pub vector_stores: u32,
+    pub gathers: u32,
+    pub scatters: u32,
+    pub uniform_loads: u32,
+    pub uniform_stores: u32,
+    pub atomics: u32,
+    pub per_lane_ops: u32,
+    pub varying_ifs: u32,
+    pub uniform_ifs: u32,
+    pub divergent_loops: u32,
+    pub uniform_loops: u32,
+    pub notes: Vec<String>,
+}
+
+/// A register variable as Cranelift variables, one entry per component.
+#[derive(Clone, Debug)]
+pub(crate) enum VarSlot {
+    Uniform(Variable),
+    Varying(Vec<Variable>),
+}
+
+/// What `break`/`continue` refer to.
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    Loop {
+        divergent: bool,
+        continuing: Block,
+        exit: Block,
+        cont: Vec<Variable>,
+    },
+    Switch,
+}
+
+/// Launch- and chunk-level values.
+#[derive(Clone, Debug)]
+pub(crate) struct Env {
+    pub args: Value,
+    pub launch: Value,
+    pub local_mem: Value,
+    pub group_id: [Value; 3],
+    /// Actual size of this group (the last one may be smaller).
+    pub group_size: [Value; 3],
+    /// First local id (dimension 0) of the chunk, and the row's ids in 1, 2.
+    pub x0: Value,
+    pub y: Value,
+    pub z: Value,
+}
+
+pub(crate) struct FunctionCx<'a, 'b> {
+    pub b: FunctionBuilder<'b>,
+    pub jit: &'b mut JITModule,
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub uni: &'a Uniformity,
+    pub kernel: String,
+    pub w: u32,
+    pub values: Vec<Option<Val>>,
+    pub vars: Vec<Option<Vec<VarSlot>>>,
+    pub cur: Vec<Variable>,
+    pub alive: Option<Vec<Variable>>,
+    pub targets: Vec<Target>,
+    /// Enclosing varying ifs, divergent loops and switches.
+    pub divergence: u32,
+    /// Enclosing loops and switches (a `return` there is masked).
+    pub exit_depth: u32,
+    pub force_masked_returns: bool,
+    pub chunk_end: Block,
+    pub env: Option<Env>,
+    pub stats: Stats,
+    pub places: Vec<Option<GlobalPlace>>,
+    pub data_base: u64,
+    pub private: PrivateLayout,
+    pub private_base: Option<Value>,
+    /// A scratch address inactive lanes read and write instead of theirs.
+    pub dummy: Option<Value>,
+    /// `0, 1, …, W-1` as `i32x4` and `i64x2` pieces.
+    pub iota32: Vec<Value>,
+    pub iota64: Vec<Value>,
+    pub externs: HashMap<String, FuncRef>,
+    /// Values a later barrier region reads: context offset of each.
+    pub saved_values: HashMap<ValueId, u32>,
+    /// How each saved value was stored (per component: uniform?).
+    pub saved_shapes: HashMap<ValueId, Vec<bool>>,
+    pub chunk_context: Option<Value>,
+    pub has_fma: bool,
+    pub arg_slots: Vec<crate::abi::ArgSlot>,
+}
+
+pub(crate) type LResult<T> = Result<T, JitError>;
+
+impl<'a, 'b> FunctionCx<'a, 'b> {
+    pub fn unsupported(&self, what: impl Into<String>) -> JitError {
+        JitError::Unsupported {
+            kernel: self.kernel.clone(),
+            what: what.into(),
+        }
+    }
+
+    pub fn internal(&self, what: impl Into<String>) -> JitError {
+        JitError::Codegen {
+            kernel: self.kernel.clone(),
+            message: what.into(),
+        }
+    }
+
+    pub fn env(&self) -> &Env {
+        self.env
+            .as_ref()
+            .expect("environment set before lowering statements")
+    }
+
+    pub fn value(&self, v: ValueId) -> LResult<Val> {
+        self.values
+            .get(v.index())
+            .and_then(|x| x.clone())
+            .ok_or_else(|| self.internal(format!("%{} used before its definition", v.0)))
+    }
+
+    /// The single component of a scalar or pointer value.
+    pub fn scalar(&self, v: ValueId) -> LResult<Lanes> {
+        let val = self.value(v)?;
+        val.into_iter()
+            .next()
+            .ok_or_else(|| self.internal(format!("%{} has no components", v.0)))
+    }
+
+    pub fn iconst(&mut self, ty: types::Type, x: i64) -> Value {
+        self.b.ins().iconst(ty, x)
+    }
+
+    /// Current values of a set of mask variables.
+    pub fn read_mask(&mut self, vars: &[Variable]) -> Vec<Value> {
+        vars.iter().map(|v| self.b.use_var(*v)).collect()
+    }
+
+    pub fn write_mask(&mut self, vars: &[Variable], vals: &[Value]) {
+        for (v, x) in vars.iter().zip(vals) {
+            self.b.def_var(*v, *x);
+        }
+    }
+
+    pub fn cur_mask(&mut self) -> Vec<Value> {
+        let vars = self.cur.clone();
+        self.read_mask(&vars)
+    }
+
+    pub fn set_cur(&mut self, vals: &[Value]) {
+        let vars = self.cur.clone();
+        self.write_mask(&vars, vals);
+    }
+
+    pub fn new_mask_vars(&mut self) -> Vec<Variable> {
+        (0..self.w / 4)
+            .map(|_| self.b.declare_var(types::I32X4))
+            .collect()
+    }
+
+    pub fn zero_mask(&mut self) -> Vec<Value> {
+        let z = self.b.ins().iconst(types::I32, 0);
+        let v = self.b.ins().splat(types::I32X4, z);
+        vec![v; (self.w / 4) as usize]
+    }
+
+    /// Whether any lane of a mask is set (an `i8` 0/1).
+    pub fn mask_any(&mut self, m: &[Value]) -> Value {
+        let mut acc = m[0];
+        for x in &m[1..] {
+            acc = self.b.ins().bor(acc, *x);
+        }
+        self.b.ins().vany_true(acc)
+    }
+
+    pub fn mask_all(&mut self, m: &[Value]) -> Value {
+        let mut acc = m[0];
+        for x in &m[1..] {
+            acc = self.b.ins().band(acc, *x);
+        }
+        self.b.ins().vall_true(acc)
+    }
+
+    pub fn mask_and(&mut self, a: &[Value], c: &[Value]) -> Vec<Value> {
+        a.iter()
+            .zip(c)
+            .map(|(x, y)| self.b.ins().band(*x, *y))
+            .collect()
+    }
+
+    pub fn mask_or(&mut self, a: &[Value], c: &[Value]) -> Vec<Value> {
+        a.iter()
+            .zip(c)
+            .map(|(x, y)| self.b.ins().bor(*x, *y))
+            .collect()
+    }
+
+    pub fn mask_and_not(&mut self, a: &[Value], c: &[Value]) -> Vec<Value> {
+        a.iter()
+            .zip(c)
+            .map(|(x, y)| self.b.ins().band_not(*x, *y))
+            .collect()
+    }
+
+    /// Lane `j` of the current mask as an `i32` (0 or -1).
+    pub fn lane_active(&mut self, mask: &[Value], j: usize) -> Value {
+        self.b.ins().extractlane(mask[j / 4], (j % 4) as u8)
+    }
+
+    /// A Rust helper registered with the JIT, imported into this function.
+    pub fn extern_fn(
+        &mut self,
+        name: &str,
+        params: &[types::Type],
+        ret: Option<types::Type>,
+    ) -> LResult<FuncRef> {
+        if let Some(f) = self.externs.get(name) {
+            return Ok(*f);
+        }
+        let mut sig = Signature::new(self.jit.isa().default_call_conv());
+        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        sig.returns.extend(ret.map(AbiParam::new));
+        let id = self
+            .jit
+            .declare_function(name, Linkage::Import, &sig)
+            .map_err(|e| self.internal(format!("declaring {name}: {e}")))?;
+        let fref = self.jit.declare_func_in_func(id, self.b.func);
+        self.externs.insert(name.to_string(), fref);
+        Ok(fref)
+    }
+
+    pub fn call(&mut self, f: FuncRef, args: &[Value]) -> Option<Value> {
+        let inst = self.b.ins().call(f, args);
+        self.b.inst_results(inst).first().copied()
+    }
+}

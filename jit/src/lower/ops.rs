@@ -1,0 +1,726 @@
+//! Arithmetic, comparisons, selects, conversions and bitcasts.
+//!
+//! Each operation has a scalar form (uniform values, and the per-lane
+//! fallback) and, where Cranelift's x86-64 backend has one, a vector form on
+//! the 128-bit pieces. Integer division never traps: by zero gives 0 and
+//! `MIN / -1` wraps, as the IR specifies.
+
+use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
+use super::{FunctionCx, LResult};
+use crate::abi::ArgKind;
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types, InstBuilder, MemFlagsData, Value,
+};
+use vecl_ir::{BinaryOp, CmpOp, Rounding, Scalar, Type, UnaryOp, ValueId};
+
+pub(crate) fn int_cc(op: CmpOp, signed: bool) -> IntCC {
+    match (op, signed) {
+        (CmpOp::Eq, _) => IntCC::Equal,
+        (CmpOp::Ne, _) => IntCC::NotEqual,
+        (CmpOp::Lt, true) => IntCC::SignedLessThan,
+        (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
+        (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
+        (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+        (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
+        (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+        (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
+        (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+    }
+}
+
+pub(crate) fn float_cc(op: CmpOp) -> FloatCC {
+    match op {
+        CmpOp::Eq => FloatCC::Equal,
+        CmpOp::Ne => FloatCC::NotEqual,
+        CmpOp::Lt => FloatCC::LessThan,
+        CmpOp::Le => FloatCC::LessThanOrEqual,
+        CmpOp::Gt => FloatCC::GreaterThan,
+        CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+    }
+}
+
+/// Smallest and largest value of an integer scalar, as i128.
+fn int_range(s: Scalar) -> (i128, i128) {
+    let bits = s.bits();
+    if s == Scalar::Bool {
+        (0, 1)
+    } else if s.is_signed() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+impl FunctionCx<'_, '_> {
+    pub fn elem(&self, v: ValueId) -> LResult<Scalar> {
+        let ty = self.func.ty(v);
+        elem_of(ty).ok_or_else(|| self.internal(format!("%{} of type {ty:?} is not a value", v.0)))
+    }
+
+    pub fn lower_param(&mut self, n: u32, ty: &Type) -> LResult<Val> {
+        let slot = *self
+            .arg_slots
+            .get(n as usize)
+            .ok_or_else(|| self.internal("parameter out of range"))?;
+        let args = self.env().args;
+        let off = slot.offset as i32;
+        let flags = MemFlagsData::trusted().with_readonly();
+        match slot.kind {
+            ArgKind::GlobalPointer => Ok(vec![Lanes::Uniform(self.b.ins().load(
+                types::I64,
+                flags,
+                args,
+                off,
+            ))]),
+            ArgKind::LocalPointer => {
+                let o = self.b.ins().load(types::I64, flags, args, off);
+                let base = self.env().local_mem;
+                Ok(vec![Lanes::Uniform(self.b.ins().iadd(base, o))])
+            }
+            ArgKind::ByValStruct => Ok(vec![Lanes::Uniform(
+                self.b.ins().iadd_imm_s(args, i64::from(off)),
+            )]),
+            ArgKind::Value => {
+                let s = elem_of(ty)
+                    .ok_or_else(|| self.unsupported(format!("kernel argument of type {ty:?}")))?;
+                let mut out = Vec::new();
+                for c in 0..ty.lanes() {
+                    let o = off + (c * s.size()) as i32;
+                    let x =
+                        self.b
+                            .ins()
+                            .load(natural(s), MemFlagsData::new().with_notrap(), args, o);
+                    out.push(Lanes::Uniform(x));
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    pub fn const_scalar(&mut self, s: Scalar, bits: u64) -> Value {
+        match s {
+            Scalar::F32 => self.b.ins().f32const(f32::from_bits(bits as u32)),
+            Scalar::F64 => self.b.ins().f64const(f64::from_bits(bits)),
+            _ => {
+                let t = natural(s);
+                let masked = if t.bits() >= 64 {
+                    bits
+                } else {
+                    bits & ((1u64 << t.bits()) - 1)
+                };
+                self.b.ins().iconst(t, masked as i64)
+            }
+        }
+    }
+
+    pub fn lower_const(&mut self, bits: u64, ty: &Type) -> LResult<Val> {
+        let s = elem_of(ty).ok_or_else(|| self.unsupported(format!("constant of type {ty:?}")))?;
+        let v = self.const_scalar(s, bits);
+        Ok(vec![Lanes::Uniform(v); ty.lanes() as usize])
+    }
+
+    pub fn lower_unary(&mut self, op: UnaryOp, a: ValueId, ty: &Type) -> LResult<Val> {
+        let s = elem_of(ty).ok_or_else(|| self.internal("unary on a non-value"))?;
+        let x = self.value(a)?;
+        Ok(x.iter().map(|l| self.unary(op, s, l)).collect())
+    }
+
+    pub fn unary(&mut self, op: UnaryOp, s: Scalar, l: &Lanes) -> Lanes {
+        match l {
+            Lanes::Uniform(v) => Lanes::Uniform(self.scalar_unary(op, s, *v)),
+            Lanes::Varying(p) => Lanes::Varying(
+                p.iter()
+                    .map(|v| {
+                        let r = match (op, s.is_float()) {
+                            (UnaryOp::Neg, true) => self.b.ins().fneg(*v),
+                            (UnaryOp::Neg, false) => self.b.ins().ineg(*v),
+                            (UnaryOp::Not, _) => self.b.ins().bnot(*v),
+                        };
+                        self.normalize(s, r)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    pub fn scalar_unary(&mut self, op: UnaryOp, s: Scalar, v: Value) -> Value {
+        match op {
+            UnaryOp::Neg if s.is_float() => self.b.ins().fneg(v),
+            UnaryOp::Neg => self.b.ins().ineg(v),
+            UnaryOp::Not if s == Scalar::Bool => self.b.ins().bxor_imm_s(v, 1),
+            UnaryOp::Not => self.b.ins().bnot(v),
+        }
+    }
+
+    pub fn lower_binary(
+        &mut self,
+        op: BinaryOp,
+        a: ValueId,
+        b: ValueId,
+        ty: &Type,
+    ) -> LResult<Val> {
+        let s = elem_of(ty).ok_or_else(|| self.internal("binary on a non-value"))?;
+        let (x, y) = (self.value(a)?, self.value(b)?);
+        let mut out = Vec::with_capacity(x.len());
+        for (l, r) in x.iter().zip(&y) {
+            out.push(self.binary(op, s, l, r)?);
+        }
+        Ok(out)
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, s: Scalar, l: &Lanes, r: &Lanes) -> LResult<Lanes> {
+        if let (Lanes::Uniform(a), Lanes::Uniform(b)) = (l, r) {
+            return Ok(Lanes::Uniform(self.scalar_binary(op, s, *a, *b)));
+        }
+        // Shifts by a uniform amount stay vector operations.
+        if matches!(op, BinaryOp::Shl | BinaryOp::Shr) && s != Scalar::Bool {
+            if let Lanes::Uniform(amt) = r {
+                let amt = self.b.ins().band_imm_s(*amt, i64::from(s.bits() - 1));
+                let x = self.varying(s, l);
+                let res = x
+                    .iter()
+                    .map(|v| {
+                        let r = match (op, s.is_signed()) {
+                            (BinaryOp::Shl, _) => self.b.ins().ishl(*v, amt),
+                            (_, true) => self.b.ins().sshr(*v, amt),
+                            (_, false) => self.b.ins().ushr(*v, amt),
+                        };
+                        self.normalize(s, r)
+                    })
+                    .collect();
+                return Ok(Lanes::Varying(res));
+            }
+        }
+        let vector_ok = match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => s != Scalar::Bool && s != Scalar::F16,
+            BinaryOp::Div => s.is_float() && s != Scalar::F16,
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => !s.is_float(),
+            _ => false,
+        };
+        if vector_ok {
+            let (x, y) = (self.varying(s, l), self.varying(s, r));
+            let res = x
+                .iter()
+                .zip(&y)
+                .map(|(a, b)| {
+                    let (a, b) = (*a, *b);
+                    let ins = self.b.ins();
+                    let v = match (op, s.is_float()) {
+                        (BinaryOp::Add, true) => ins.fadd(a, b),
+                        (BinaryOp::Sub, true) => ins.fsub(a, b),
+                        (BinaryOp::Mul, true) => ins.fmul(a, b),
+                        (BinaryOp::Div, true) => ins.fdiv(a, b),
+                        (BinaryOp::Add, false) => ins.iadd(a, b),
+                        (BinaryOp::Sub, false) => ins.isub(a, b),
+                        (BinaryOp::Mul, false) => ins.imul(a, b),
+                        (BinaryOp::And, _) => ins.band(a, b),
+                        (BinaryOp::Or, _) => ins.bor(a, b),
+                        _ => ins.bxor(a, b),
+                    };
+                    if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) {
+                        self.normalize(s, v)
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            return Ok(Lanes::Varying(res));
+        }
+        Ok(self.per_lane(&[(s, l), (s, r)], s, |cx, a| {
+            cx.scalar_binary(op, s, a[0], a[1])
+        }))
+    }
+
+    pub fn scalar_binary(&mut self, op: BinaryOp, s: Scalar, a: Value, b: Value) -> Value {
+        let t = natural(s);
+        if s.is_float() {
+            let ins = self.b.ins();
+            return match op {
+                BinaryOp::Add => ins.fadd(a, b),
+                BinaryOp::Sub => ins.fsub(a, b),
+                BinaryOp::Mul => ins.fmul(a, b),
+                BinaryOp::Div => ins.fdiv(a, b),
+                // Not produced for floats; fmod is a builtin.
+                _ => ins.fdiv(a, b),
+            };
+        }
+        match op {
+            BinaryOp::Add => self.b.ins().iadd(a, b),
+            BinaryOp::Sub => self.b.ins().isub(a, b),
+            BinaryOp::Mul => self.b.ins().imul(a, b),
+            BinaryOp::And => self.b.ins().band(a, b),
+            BinaryOp::Or => self.b.ins().bor(a, b),
+            BinaryOp::Xor => self.b.ins().bxor(a, b),
+            BinaryOp::Shl | BinaryOp::Shr => {
+                let amt = self.b.ins().band_imm_s(b, i64::from(s.bits().max(1) - 1));
+                match (op, s.is_signed()) {
+                    (BinaryOp::Shl, _) => self.b.ins().ishl(a, amt),
+                    (_, true) => self.b.ins().sshr(a, amt),
+                    (_, false) => self.b.ins().ushr(a, amt),
+                }
+            }
+            BinaryOp::Div | BinaryOp::Rem => {
+                let zero = self.b.ins().iconst(t, 0);
+                let one = self.b.ins().iconst(t, 1);
+                let b_zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+                let mut d = self.b.ins().select(b_zero, one, b);
+                if s.is_signed() {
+                    let (min, _) = int_range(s);
+                    let is_min = self.b.ins().icmp_imm_s(IntCC::Equal, a, min as i64);
+                    let is_m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+                    let both = self.b.ins().band(is_min, is_m1);
+                    d = self.b.ins().select(both, one, d);
+                }
+                let r = match (op, s.is_signed()) {
+                    (BinaryOp::Div, true) => self.b.ins().sdiv(a, d),
+                    (BinaryOp::Div, false) => self.b.ins().udiv(a, d),
+                    (_, true) => self.b.ins().srem(a, d),
+                    (_, false) => self.b.ins().urem(a, d),
+                };
+                self.b.ins().select(b_zero, zero, r)
+            }
+        }
+    }
+
+    pub fn lower_cmp(&mut self, op: CmpOp, a: ValueId, b: ValueId) -> LResult<Val> {
+        let s = self.elem(a)?;
+        let (x, y) = (self.value(a)?, self.value(b)?);
+        Ok(x.iter()
+            .zip(&y)
+            .map(|(l, r)| self.compare(op, s, l, r))
+            .collect())
+    }
+
+    /// A comparison: an `i8` 0/1 for uniform operands, mask pieces otherwise.
+    pub fn compare(&mut self, op: CmpOp, s: Scalar, l: &Lanes, r: &Lanes) -> Lanes {
+        if let (Lanes::Uniform(a), Lanes::Uniform(b)) = (l, r) {
+            return Lanes::Uniform(self.scalar_compare(op, s, *a, *b));
+        }
+        let (x, y) = (self.varying(s, l), self.varying(s, r));
+        let m: Vec<Value> = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| {
+                if s.is_float() {
+                    self.b.ins().fcmp(float_cc(op), *a, *b)
+                } else {
+                    self.b.ins().icmp(int_cc(op, s.is_signed()), *a, *b)
+                }
+            })
+            .collect();
+        Lanes::Varying(if carrier(s).lane_count() == 2 {
+            self.narrow_masks(&m)
+        } else {
+            m
+        })
+    }
+
+    pub fn scalar_compare(&mut self, op: CmpOp, s: Scalar, a: Value, b: Value) -> Value {
+        if s.is_float() {
+            self.b.ins().fcmp(float_cc(op), a, b)
+        } else {
+            self.b.ins().icmp(int_cc(op, s.is_signed()), a, b)
+        }
+    }
+
+    pub fn lower_select(&mut self, c: ValueId, a: ValueId, b: ValueId, ty: &Type) -> LResult<Val> {
+        let s = elem_of(ty).ok_or_else(|| self.internal("select of a non-value"))?;
+        let (cv, x, y) = (self.value(c)?, self.value(a)?, self.value(b)?);
+        let mut out = Vec::with_capacity(x.len());
+        for i in 0..x.len() {
+            let cl = if cv.len() == 1 {
+                cv[0].clone()
+            } else {
+                cv[i].clone()
+            };
+            out.push(self.select_lanes(s, &cl, &x[i], &y[i]));
+        }
+        Ok(out)
+    }
+
+    pub fn select_lanes(&mut self, s: Scalar, c: &Lanes, a: &Lanes, b: &Lanes) -> Lanes {
+        match c {
+            Lanes::Uniform(cv) => match (a, b) {
+                (Lanes::Uniform(x), Lanes::Uniform(y)) => {
+                    Lanes::Uniform(self.b.ins().select(*cv, *x, *y))
+                }
+                _ => {
+                    let (x, y) = (self.varying(s, a), self.varying(s, b));
+                    Lanes::Varying(
+                        x.iter()
+                            .zip(&y)
+                            .map(|(p, q)| self.b.ins().select(*cv, *p, *q))
+                            .collect(),
+                    )
+                }
+            },
+            Lanes::Varying(m) => {
+                let (x, y) = (self.varying(s, a), self.varying(s, b));
+                Lanes::Varying(self.blend(s, m, &x, &y))
+            }
+        }
+    }
+
+    pub fn lower_convert(
+        &mut self,
+        v: ValueId,
+        ty: &Type,
+        sat: bool,
+        rounding: Rounding,
+    ) -> LResult<Val> {
+        let from = self.elem(v)?;
+        let to = elem_of(ty).ok_or_else(|| self.internal("convert to a non-value"))?;
+        if to.is_float()
+            && !from.is_float()
+            && !matches!(rounding, Rounding::Default | Rounding::Rte)
+        {
+            return Err(self.unsupported(format!(
+                "conversion {from} → {to} with rounding {rounding:?}"
+            )));
+        }
+        if from == Scalar::F64
+            && to == Scalar::F32
+            && !matches!(rounding, Rounding::Default | Rounding::Rte)
+        {
+            return Err(self.unsupported(format!(
+                "conversion {from} → {to} with rounding {rounding:?}"
+            )));
+        }
+        if from == Scalar::F16 || to == Scalar::F16 {
+            return Err(self.unsupported("arithmetic conversion of half"));
+        }
+        let x = self.value(v)?;
+        let mut out = Vec::with_capacity(x.len());
+        for l in &x {
+            out.push(self.convert(l, from, to, sat, rounding)?);
+        }
+        Ok(out)
+    }
+
+    pub fn convert(
+        &mut self,
+        l: &Lanes,
+        from: Scalar,
+        to: Scalar,
+        sat: bool,
+        rounding: Rounding,
+    ) -> LResult<Lanes> {
+        if from == to {
+            return Ok(l.clone());
+        }
+        if let Lanes::Varying(p) = l {
+            if let Some(v) = self.vector_convert(p, from, to, sat, rounding) {
+                return Ok(Lanes::Varying(v));
+            }
+        }
+        Ok(self.per_lane(&[(from, l)], to, |cx, a| {
+            cx.scalar_convert(a[0], from, to, sat, rounding)
+        }))
+    }
+
+    fn vector_convert(
+        &mut self,
+        p: &[Value],
+        from: Scalar,
+        to: Scalar,
+        sat: bool,
+        r: Rounding,
+    ) -> Option<Vec<Value>> {
+        use Scalar::*;
+        let int32 = |s: Scalar| matches!(s, I32 | U32);
+        let int64 = |s: Scalar| matches!(s, I64 | U64);
+        match (from, to) {
+            (a, b) if int32(a) && int32(b) && !sat => Some(p.to_vec()),
+            (a, b) if int64(a) && int64(b) && !sat => Some(p.to_vec()),
+            (I32, F32) => Some(
+                p.iter()
+                    .map(|v| self.b.ins().fcvt_from_sint(types::F32X4, *v))
+                    .collect(),
+            ),
+            (F32, I32) if matches!(r, Rounding::Default | Rounding::Rtz) => Some(
+                p.iter()
+                    .map(|v| self.b.ins().fcvt_to_sint_sat(types::I32X4, *v))
+                    .collect(),
+            ),
+            (a, b) if int32(a) && int64(b) && !sat => Some(
+                p.iter()
+                    .flat_map(|v| {
+                        if a == I32 {
+                            [self.b.ins().swiden_low(*v), self.b.ins().swiden_high(*v)]
+                        } else {
+                            [self.b.ins().uwiden_low(*v), self.b.ins().uwiden_high(*v)]
+                        }
+                    })
+                    .collect(),
+            ),
+            (a, b) if int64(a) && int32(b) && !sat => {
+                Some(p.chunks(2).map(|c| self.narrow_pair(c[0], c[1])).collect())
+            }
+            (F32, F64) => Some(
+                p.iter()
+                    .flat_map(|v| {
+                        let lo = self.b.ins().fvpromote_low(*v);
+                        let as_i = self.vcast(types::I64X2, *v);
+                        let zero = self.b.ins().iconst(types::I64, 0);
+                        let z = self.b.ins().splat(types::I64X2, zero);
+                        let hi_i = self.shuffle_bytes(
+                            as_i,
+                            z,
+                            [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23],
+                        );
+                        let hi_f = self.vcast(types::F32X4, hi_i);
+                        let hi = self.b.ins().fvpromote_low(hi_f);
+                        [lo, hi]
+                    })
+                    .collect(),
+            ),
+            (F64, F32) if matches!(r, Rounding::Default | Rounding::Rte) => Some(
+                p.chunks(2)
+                    .map(|c| {
+                        let a = self.b.ins().fvdemote(c[0]);
+                        let b = self.b.ins().fvdemote(c[1]);
+                        let r = self.shuffle_bytes(
+                            a,
+                            b,
+                            [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23],
+                        );
+                        self.vcast(types::F32X4, r)
+                    })
+                    .collect(),
+            ),
+            (Bool, b)
+                if carrier(b) == types::I32X4 && !is_narrow(b)
+                    || matches!(b, I8 | I16 | U8 | U16) =>
+            {
+                // Masks are -1/0; integers want 1/0.
+                let one = self.b.ins().iconst(types::I32, 1);
+                let ones = self.b.ins().splat(types::I32X4, one);
+                Some(p.iter().map(|v| self.b.ins().band(*v, ones)).collect())
+            }
+            (a, Bool) if a.is_int() && carrier(a) == types::I32X4 => {
+                let zero = self.b.ins().iconst(types::I32, 0);
+                let z = self.b.ins().splat(types::I32X4, zero);
+                Some(
+                    p.iter()
+                        .map(|v| self.b.ins().icmp(IntCC::NotEqual, *v, z))
+                        .collect(),
+                )
+            }
+            (a, b) if is_narrow(b) && !sat && (int32(a) || is_narrow(a)) && b != F16 => {
+                Some(p.iter().map(|v| self.normalize(b, *v)).collect())
+            }
+            (a, b) if is_narrow(a) && int32(b) && a != F16 => Some(p.to_vec()),
+            _ => None,
+        }
+    }
+
+    /// Picks 16 bytes from the concatenation of two 128-bit vectors.
+    pub fn shuffle_bytes(&mut self, a: Value, b: Value, idx: [u8; 16]) -> Value {
+        let a8 = self.vcast(types::I8X16, a);
+        let b8 = self.vcast(types::I8X16, b);
+        let imm = self.b.func.dfg.immediates.push(idx.to_vec().into());
+        self.b.ins().shuffle(a8, b8, imm)
+    }
+
+    pub fn scalar_convert(
+        &mut self,
+        v: Value,
+        from: Scalar,
+        to: Scalar,
+        sat: bool,
+        rounding: Rounding,
+    ) -> Value {
+        let tt = natural(to);
+        let ft = natural(from);
+        if from == to {
+            return v;
+        }
+        if to == Scalar::Bool {
+            return if from.is_float() {
+                let z = if from == Scalar::F32 {
+                    self.b.ins().f32const(0.0)
+                } else {
+                    self.b.ins().f64const(0.0)
+                };
+                self.b.ins().fcmp(FloatCC::NotEqual, v, z)
+            } else {
+                self.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0)
+            };
+        }
+        if from.is_float() && to.is_float() {
+            return if to == Scalar::F64 {
+                self.b.ins().fpromote(tt, v)
+            } else {
+                self.b.ins().fdemote(tt, v)
+            };
+        }
+        if from.is_float() {
+            let r = match rounding {
+                Rounding::Rte => self.b.ins().nearest(v),
+                Rounding::Rtp => self.b.ins().ceil(v),
+                Rounding::Rtn => self.b.ins().floor(v),
+                Rounding::Default | Rounding::Rtz => v,
+            };
+            let wide = if to.bits() < 32 { types::I32 } else { tt };
+            let x = if to.is_signed() {
+                self.b.ins().fcvt_to_sint_sat(wide, r)
+            } else {
+                self.b.ins().fcvt_to_uint_sat(wide, r)
+            };
+            if wide == tt {
+                return x;
+            }
+            let x = if sat {
+                self.clamp_int(x, Scalar::I32, to, to.is_signed())
+            } else {
+                x
+            };
+            return self.b.ins().ireduce(tt, x);
+        }
+        if to.is_float() {
+            let src = if from == Scalar::Bool {
+                Scalar::U8
+            } else {
+                from
+            };
+            return if src.is_signed() {
+                self.b.ins().fcvt_from_sint(tt, v)
+            } else {
+                self.b.ins().fcvt_from_uint(tt, v)
+            };
+        }
+        // Integer to integer (bool counts as an unsigned 0/1).
+        let from = if from == Scalar::Bool {
+            Scalar::U8
+        } else {
+            from
+        };
+        let x = if sat {
+            self.clamp_int(v, from, to, from.is_signed())
+        } else {
+            v
+        };
+        if tt.bits() < ft.bits() {
+            self.b.ins().ireduce(tt, x)
+        } else if tt.bits() > ft.bits() {
+            if from.is_signed() {
+                self.b.ins().sextend(tt, x)
+            } else {
+                self.b.ins().uextend(tt, x)
+            }
+        } else {
+            x
+        }
+    }
+
+    /// Clamps `v` (of type `from`) into the range of `to`, in `from`'s type.
+    fn clamp_int(&mut self, v: Value, from: Scalar, to: Scalar, signed: bool) -> Value {
+        let (fmin, fmax) = int_range(from);
+        let (tmin, tmax) = int_range(to);
+        let t = self.b.func.dfg.value_type(v);
+        let mut x = v;
+        if tmin > fmin {
+            let k = self.b.ins().iconst(t, tmin as i64);
+            x = if signed {
+                self.b.ins().smax(x, k)
+            } else {
+                self.b.ins().umax(x, k)
+            };
+        }
+        if tmax < fmax {
+            let k = self.b.ins().iconst(t, tmax as i64);
+            x = if signed {
+                self.b.ins().smin(x, k)
+            } else {
+                self.b.ins().umin(x, k)
+            };
+        }
+        x
+    }
+
+    pub fn lower_bitcast(&mut self, v: ValueId, ty: &Type) -> LResult<Val> {
+        let from = self.elem(v)?;
+        let to = elem_of(ty).ok_or_else(|| self.internal("bitcast to a non-value"))?;
+        let x = self.value(v)?;
+        if x.len() as u32 == ty.lanes() && from.size() == to.size() {
+            let mut out = Vec::with_capacity(x.len());
+            for l in &x {
+                out.push(match l {
+                    Lanes::Uniform(u) => Lanes::Uniform(self.scalar_bitcast(*u, to)),
+                    Lanes::Varying(p) => Lanes::Varying(
+                        p.iter()
+                            .map(|q| {
+                                let c = self.vcast(carrier(to), *q);
+                                self.normalize(to, c)
+                            })
+                            .collect(),
+                    ),
+                });
+            }
+            return Ok(out);
+        }
+        self.bitcast_through_memory(&x, from, to, ty.lanes())
+    }
+
+    fn scalar_bitcast(&mut self, v: Value, to: Scalar) -> Value {
+        let t = natural(to);
+        if self.b.func.dfg.value_type(v) == t {
+            v
+        } else {
+            self.b.ins().bitcast(t, MemFlagsData::new(), v)
+        }
+    }
+
+    /// `as_T` between shapes with different component counts: each lane's
+    /// bytes go through a scratch slot.
+    fn bitcast_through_memory(
+        &mut self,
+        x: &Val,
+        from: Scalar,
+        to: Scalar,
+        n_to: u32,
+    ) -> LResult<Val> {
+        let uniform = x.iter().all(|l| l.is_uniform());
+        let scratch = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                128,
+                4,
+            ));
+        let addr = self.b.ins().stack_addr(types::I64, scratch, 0);
+        let lanes = if uniform { 1 } else { self.w as usize };
+        let mut per_comp: Vec<Vec<Value>> = vec![Vec::with_capacity(lanes); n_to as usize];
+        for j in 0..lanes {
+            for (c, l) in x.iter().enumerate() {
+                let v = self.lane(from, l, j);
+                self.b.ins().store(
+                    MemFlagsData::trusted(),
+                    v,
+                    addr,
+                    (c as u32 * from.size()) as i32,
+                );
+            }
+            for (c, dst) in per_comp.iter_mut().enumerate() {
+                let v = self.b.ins().load(
+                    natural(to),
+                    MemFlagsData::trusted(),
+                    addr,
+                    (c as u32 * to.size()) as i32,
+                );
+                dst.push(v);
+            }
+        }
+        Ok(per_comp
+            .into_iter()
+            .map(|vals| {
+                if uniform {
+                    Lanes::Uniform(vals[0])
+                } else {
+                    Lanes::Varying(self.build(to, &vals))
+                }
+            })
+            .collect())
+    }
+}
