@@ -12,6 +12,6 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" > /dev/null
 fi
-if ! python3 -c 'import pyopencl, numpy, pytest' > /dev/null 2>&1; then
-    python3 -m pip install -q pyopencl numpy pytest
+if ! python3 -c 'import pyopencl, numpy, pytest, mako' > /dev/null 2>&1; then
+    python3 -m pip install -q pyopencl numpy pytest mako
 fi
