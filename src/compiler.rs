@@ -1,10 +1,5 @@
 //! The one seam between programs and the kernel compiler (`vecl-jit`):
 //! one kernel of a module in, runnable code and its report out.
-//!
-//! The JIT's `compile_kernel` is not part of the workspace yet, so this
-//! build reports every kernel as not compilable; programs still run the
-//! front end, so their diagnostics and IR are real. Only this function
-//! changes when the JIT lands.
 
 use std::sync::Arc;
 use vecl_ir::Module;
@@ -31,11 +26,23 @@ pub struct Compiled {
 
 /// Compiles kernel `name` of `module`; the error is the compiler's message.
 pub fn compile_kernel(
-    _module: &Module,
+    module: &Module,
     name: &str,
-    _options: &CompileOptions,
+    options: &CompileOptions,
 ) -> Result<Compiled, String> {
-    Err(format!(
-        "kernel `{name}`: the kernel compiler (vecl-jit) is not available in this build"
-    ))
+    let jit = vecl_jit::JitOptions {
+        simd_width: options.simd_width,
+        checked: options.checked,
+        dump_clif: options.dump_clif,
+    };
+    let kernel = vecl_jit::compile_kernel(module, name, &jit).map_err(|e| e.to_string())?;
+    let mut explain = kernel.explain().to_string();
+    if let Some(clif) = kernel.clif() {
+        explain.push('\n');
+        explain.push_str(clif);
+    }
+    Ok(Compiled {
+        code: Arc::new(kernel),
+        explain,
+    })
 }

@@ -10,6 +10,7 @@ pub mod device_limits;
 pub mod error;
 pub mod event;
 pub mod host_alloc;
+mod jit_code;
 pub mod kernel_args;
 pub mod memory;
 pub mod ndrange;

@@ -1,0 +1,55 @@
+//! The JIT's compiled kernels as [`KernelCode`].
+
+use crate::kernel_args::KernelCode;
+use vecl_jit::abi::{ArgSlot, Launch};
+use vecl_jit::CompiledKernel;
+
+impl KernelCode for CompiledKernel {
+    fn name(&self) -> &str {
+        CompiledKernel::name(self)
+    }
+
+    fn arg_slots(&self) -> &[ArgSlot] {
+        self.args()
+    }
+
+    fn args_size(&self) -> usize {
+        CompiledKernel::args_size(self)
+    }
+
+    fn static_local_size(&self) -> u64 {
+        CompiledKernel::static_local_size(self) as u64
+    }
+
+    fn context_size(&self, items_per_group: u64) -> u64 {
+        CompiledKernel::context_size(self, items_per_group) as u64
+    }
+
+    fn simd_width(&self) -> u32 {
+        CompiledKernel::simd_width(self)
+    }
+
+    unsafe fn run_groups(
+        &self,
+        args: *const u8,
+        launch: &Launch,
+        first_group: u64,
+        end_group: u64,
+        local_mem: *mut u8,
+        context: *mut u8,
+    ) -> u32 {
+        // SAFETY: `KernelCode::run_groups` has the same contract as
+        // `CompiledKernel::run_groups`, which the caller upholds.
+        unsafe {
+            CompiledKernel::run_groups(
+                self,
+                args,
+                launch,
+                first_group,
+                end_group,
+                local_mem,
+                context,
+            )
+        }
+    }
+}

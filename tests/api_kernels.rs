@@ -1,0 +1,256 @@
+//! Kernels end to end through the safe API: OpenCL C source → front end →
+//! JIT → pool, checked against host-computed results.
+
+use vecl::{Context, Error, Program};
+use vecl_ir::AddressSpace;
+
+const VADD: &str = "
+kernel void vadd(global const float* a, global const float* b, global float* c) {
+    size_t i = get_global_id(0);
+    c[i] = a[i] + b[i];
+}
+";
+
+const SCALE: &str = "
+kernel void scale(global int* data, int factor) {
+    size_t i = get_global_id(0);
+    data[i] = data[i] * factor + (int)get_local_size(0) * 0;
+}
+";
+
+const GROUP_SUM: &str = "
+kernel void group_sum(global const int* in, global int* out, local int* tmp) {
+    int lid = get_local_id(0);
+    tmp[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        int s = 0;
+        for (int k = 0; k < (int)get_local_size(0); k++) s += tmp[k];
+        out[get_group_id(0)] = s;
+    }
+}
+";
+
+fn build(ctx: &Context, source: &str, options: &str) -> Program {
+    ctx.program(source)
+        .options(options)
+        .build()
+        .unwrap_or_else(|e| panic!("build failed: {e}"))
+}
+
+#[test]
+fn vector_add_end_to_end() {
+    let ctx = Context::new().expect("context");
+    let program = build(&ctx, VADD, "");
+    assert_eq!(program.kernel_names(), vec!["vadd".to_string()]);
+    let kernel = program.kernel("vadd").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    for n in [1usize, 7, 64, 1000, 100_003] {
+        let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..n).map(|i| 1.0 - i as f32).collect();
+        let (ba, bb) = (
+            ctx.buffer_from(&a).expect("a"),
+            ctx.buffer_from(&b).expect("b"),
+        );
+        let bc = ctx.buffer::<f32>(n).expect("c");
+        kernel.set_arg_buffer(0, &ba).expect("arg 0");
+        kernel.set_arg_buffer(1, &bb).expect("arg 1");
+        kernel.set_arg_buffer(2, &bc).expect("arg 2");
+        queue
+            .launch(&kernel)
+            .global(&[n as u64])
+            .run()
+            .expect("run");
+        let c = queue.read_vec(&bc, &[]).expect("read");
+        assert!((0..n).all(|i| c[i] == a[i] + b[i]), "n = {n}");
+    }
+}
+
+#[test]
+fn arguments_are_checked_when_set() {
+    let ctx = Context::new().expect("context");
+    let kernel = build(&ctx, SCALE, "").kernel("scale").expect("kernel");
+    assert_eq!(kernel.num_args(), 2);
+    assert!(matches!(
+        kernel.set_arg(1, 3i64),
+        Err(Error::InvalidArgSize(_))
+    ));
+    assert!(matches!(
+        kernel.set_arg(0, 3i32),
+        Err(Error::InvalidArgValue(_))
+    ));
+    assert!(matches!(
+        kernel.set_arg(2, 3i32),
+        Err(Error::InvalidArgIndex(2))
+    ));
+    let info = kernel.arg_info(0).expect("arg info");
+    assert_eq!(info.name, "data");
+    assert_eq!(info.address, AddressSpace::Global);
+    assert!(info.type_name.starts_with("int"));
+    let queue = ctx.queue().expect("queue");
+    let missing = queue.launch(&kernel).global(&[16]).enqueue();
+    assert!(matches!(missing, Err(Error::InvalidKernelArgs(_))));
+    let data = ctx
+        .buffer_from(&(0..64).collect::<Vec<i32>>())
+        .expect("buffer");
+    kernel.set_arg_buffer(0, &data).expect("arg 0");
+    kernel.set_arg(1, 3i32).expect("arg 1");
+    queue
+        .launch(&kernel)
+        .global(&[64])
+        .local(&[16])
+        .run()
+        .expect("run");
+    assert_eq!(
+        queue.read_vec(&data, &[]).expect("read"),
+        (0..64).map(|i| 3 * i).collect::<Vec<i32>>()
+    );
+}
+
+#[test]
+fn local_arguments_and_barriers() {
+    let ctx = Context::new().expect("context");
+    let kernel = build(&ctx, GROUP_SUM, "")
+        .kernel("group_sum")
+        .expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let input: Vec<i32> = (0..4096).map(|i| i % 17).collect();
+    let bin = ctx.buffer_from(&input).expect("in");
+    let bout = ctx.buffer::<i32>(4096 / 64).expect("out");
+    kernel.set_arg_buffer(0, &bin).expect("arg 0");
+    kernel.set_arg_buffer(1, &bout).expect("arg 1");
+    kernel.set_arg_local(2, 64 * 4).expect("arg 2");
+    assert!(kernel.work_group_info().local_mem_size >= 256);
+    queue
+        .launch(&kernel)
+        .global(&[4096])
+        .local(&[64])
+        .run()
+        .expect("run");
+    let out = queue.read_vec(&bout, &[]).expect("read");
+    let want: Vec<i32> = input.chunks(64).map(|c| c.iter().sum()).collect();
+    assert_eq!(out, want);
+}
+
+#[test]
+fn work_group_rules_depend_on_the_language_version() {
+    let ctx = Context::new().expect("context");
+    let queue = ctx.queue().expect("queue");
+    let data = ctx.buffer_from(&vec![1i32; 100]).expect("buffer");
+    let cl12 = build(&ctx, SCALE, "").kernel("scale").expect("kernel");
+    cl12.set_arg_buffer(0, &data).expect("arg");
+    cl12.set_arg(1, 2i32).expect("arg");
+    let uneven = queue.launch(&cl12).global(&[100]).local(&[16]).enqueue();
+    assert_eq!(uneven.map_err(|e| e.cl_code()).err(), Some(-54));
+    let too_big = queue.launch(&cl12).global(&[4096]).local(&[2048]).enqueue();
+    assert_eq!(too_big.map_err(|e| e.cl_code()).err(), Some(-55));
+    let cl20 = build(&ctx, SCALE, "-cl-std=CL2.0")
+        .kernel("scale")
+        .expect("kernel");
+    cl20.set_arg_buffer(0, &data).expect("arg");
+    cl20.set_arg(1, 2i32).expect("arg");
+    queue
+        .launch(&cl20)
+        .global(&[100])
+        .local(&[16])
+        .run()
+        .expect("non-uniform groups in OpenCL C 2.0");
+    assert!(queue
+        .read_vec(&data, &[])
+        .expect("read")
+        .iter()
+        .all(|&v| v == 2));
+}
+
+#[test]
+fn build_errors_carry_the_log() {
+    let ctx = Context::new().expect("context");
+    let err = ctx
+        .program("kernel void broken(global int* p) { p[0] = undeclared; }")
+        .build()
+        .err();
+    match err {
+        Some(Error::BuildProgramFailure { log }) => {
+            assert!(log.contains("undeclared"), "log: {log}")
+        }
+        other => panic!("expected a build failure, got {other:?}"),
+    }
+    let bad_option = ctx.program(VADD).options("-no-such-option").build().err();
+    assert_eq!(bad_option.map(|e| e.cl_code()), Some(-43));
+    let program = build(&ctx, VADD, "");
+    assert_eq!(
+        program.kernel("nope").err(),
+        Some(Error::InvalidKernelName("nope".into()))
+    );
+}
+
+#[test]
+fn binaries_round_trip() {
+    let ctx = Context::new().expect("context");
+    let program = build(&ctx, VADD, "-cl-std=CL2.0");
+    let bytes = program.binary();
+    let again = Program::from_binary(&ctx, &bytes).expect("from binary");
+    assert_eq!(again.options(), "-cl-std=CL2.0");
+    assert_eq!(again.kernel_names(), program.kernel_names());
+    let kernel = again.kernel("vadd").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let a = ctx.buffer_from(&[1.0f32, 2.0, 3.0]).expect("a");
+    let c = ctx.buffer::<f32>(3).expect("c");
+    kernel.set_arg_buffer(0, &a).expect("arg");
+    kernel.set_arg_buffer(1, &a).expect("arg");
+    kernel.set_arg_buffer(2, &c).expect("arg");
+    queue.launch(&kernel).global(&[3]).run().expect("run");
+    assert_eq!(queue.read_vec(&c, &[]).expect("read"), vec![2.0, 4.0, 6.0]);
+    assert!(matches!(
+        Program::from_binary(&ctx, b"not a binary"),
+        Err(Error::InvalidBinary(_))
+    ));
+}
+
+#[test]
+fn compile_then_link() {
+    let ctx = Context::new().expect("context");
+    let helper = ctx
+        .program("int twice(int x) { return 2 * x; }")
+        .compile()
+        .expect("compile helper");
+    let main = ctx
+        .program("int twice(int x);\nkernel void k(global int* p) { p[get_global_id(0)] = twice(p[get_global_id(0)]); }")
+        .compile()
+        .expect("compile kernel");
+    let program = Program::link(&ctx, &[helper, main], "").expect("link");
+    let kernel = program.kernel("k").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let data = ctx.buffer_from(&[1i32, 2, 3, 4]).expect("buffer");
+    kernel.set_arg_buffer(0, &data).expect("arg");
+    queue.launch(&kernel).global(&[4]).run().expect("run");
+    assert_eq!(queue.read_vec(&data, &[]).expect("read"), vec![2, 4, 6, 8]);
+}
+
+#[test]
+fn many_threads_launch_kernels_concurrently() {
+    let ctx = Context::new().expect("context");
+    let program = build(&ctx, SCALE, "");
+    std::thread::scope(|s| {
+        for t in 1..=4i32 {
+            let (ctx, program) = (ctx.clone(), program.clone());
+            s.spawn(move || {
+                let kernel = program.kernel("scale").expect("kernel");
+                let queue = ctx.queue().expect("queue");
+                let data = ctx.buffer_from(&vec![1i32; 10_000]).expect("buffer");
+                kernel.set_arg_buffer(0, &data).expect("arg");
+                kernel.set_arg(1, t).expect("arg");
+                for _ in 0..5 {
+                    queue
+                        .launch(&kernel)
+                        .global(&[10_000])
+                        .enqueue()
+                        .expect("enqueue");
+                }
+                queue.finish().expect("finish");
+                let out = queue.read_vec(&data, &[]).expect("read");
+                assert!(out.iter().all(|&v| v == t.pow(5)), "thread {t}");
+            });
+        }
+    });
+}
