@@ -1,0 +1,74 @@
+//! The `vecl` command: info, run and a quick bench, as a user runs them.
+
+use std::process::Command;
+
+fn vecl(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vecl"))
+        .args(args)
+        .output()
+        .expect("run vecl");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn info_lists_the_device() {
+    let (ok, out, _) = vecl(&["info"]);
+    assert!(ok);
+    assert!(out.contains("OpenCL 3.0 vecl"));
+    assert!(out.contains("OpenCL C 1.2"));
+    assert!(out.contains("Max work group size"));
+}
+
+#[test]
+fn run_prints_timing_and_a_reproducible_checksum() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/saxpy.cl");
+    let args = [
+        "run",
+        file,
+        "--kernel",
+        "saxpy",
+        "--global",
+        "4096",
+        "--args",
+        "alpha=2.0",
+        "--reps",
+        "1",
+    ];
+    let (ok, first, err) = vecl(&args);
+    assert!(ok, "{err}");
+    assert!(first.contains("kernel saxpy"), "{first}");
+    let checksum = |text: &str| {
+        text.lines()
+            .find(|l| l.contains("checksum"))
+            .map(str::to_string)
+    };
+    assert!(checksum(&first).is_some(), "{first}");
+    let (_, second, _) = vecl(&args);
+    assert_eq!(checksum(&first), checksum(&second));
+    let (ok, _, err) = vecl(&["run", file, "--kernel", "nope", "--global", "16"]);
+    assert!(!ok);
+    assert!(err.contains("nope"));
+}
+
+#[test]
+fn quick_bench_writes_a_verified_report() {
+    let dir = std::env::temp_dir().join(format!("vecl-bench-{}", std::process::id()));
+    let dir_text = dir.to_string_lossy().into_owned();
+    let (ok, out, err) = vecl(&["bench", "--quick", "--only", "vadd", "--out", &dir_text]);
+    assert!(ok, "{err}");
+    assert!(out.contains("vadd"));
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("report.json")).expect("report.json"),
+    )
+    .expect("json");
+    let vecl_result = &json["benchmarks"][0]["results"][0];
+    assert_eq!(vecl_result["platform"], "vecl");
+    assert_eq!(vecl_result["verified"], true, "{vecl_result}");
+    let svg = std::fs::read_to_string(dir.join("report.svg")).expect("report.svg");
+    assert!(svg.starts_with("<svg"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
