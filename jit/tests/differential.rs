@@ -1,0 +1,260 @@
+//! Differential tests: every kernel of the IR corpus (`ir/tests/corpus`) and
+//! of `ir/tests/interp/control.ir` runs on the reference interpreter and on
+//! the JIT over several launch shapes and SIMD widths; the buffers must
+//! agree. Inputs are small deterministic values; a launch the interpreter
+//! rejects (e.g. an access out of bounds for these inputs) is not run on the
+//! JIT.
+
+mod common;
+
+use common::{aligned, Arg};
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_ir::text::parse_module;
+use vecl_ir::{AddressSpace, Module, Scalar, Type};
+use vecl_jit::abi::Launch;
+use vecl_jit::{compile_kernel, JitError, JitOptions};
+
+const BUF_BYTES: usize = 8192;
+
+fn input_bytes(elem: Option<Scalar>, seed: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(BUF_BYTES);
+    let mut i = 0usize;
+    while out.len() < BUF_BYTES {
+        let k = ((i * 7 + seed * 13) % 16) as i64;
+        match elem {
+            Some(Scalar::F32) => out.extend((k as f32 * 0.5 - 2.0).to_le_bytes()),
+            Some(Scalar::F64) => out.extend((k as f64 * 0.5 - 2.0).to_le_bytes()),
+            Some(s) if s.size() == 8 => out.extend(k.to_le_bytes()),
+            Some(s) if s.size() == 2 => out.extend((k as i16).to_le_bytes()),
+            Some(s) if s.size() == 1 => out.push(k as u8),
+            _ => out.extend((k as i32).to_le_bytes()),
+        }
+        i += 1;
+    }
+    out.truncate(BUF_BYTES);
+    out
+}
+
+fn scalar_value(ty: &Type, module: &Module) -> Vec<u8> {
+    let size = module.size_of(ty) as usize;
+    match ty.scalar() {
+        Some(Scalar::F32) => (0..ty.lanes())
+            .flat_map(|_| 1.5f32.to_le_bytes())
+            .collect::<Vec<u8>>()[..size.min(4 * ty.lanes() as usize)]
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(0))
+            .take(size)
+            .collect(),
+        Some(Scalar::F64) => (0..ty.lanes())
+            .flat_map(|_| 1.5f64.to_le_bytes())
+            .chain(std::iter::repeat(0))
+            .take(size)
+            .collect(),
+        Some(s) => (0..ty.lanes())
+            .flat_map(|_| {
+                let mut b = 24u64.to_le_bytes().to_vec();
+                b.truncate(s.size() as usize);
+                b
+            })
+            .chain(std::iter::repeat(0))
+            .take(size)
+            .collect(),
+        None => vec![3u8; size],
+    }
+}
+
+fn close(elem: Option<Scalar>, a: &[u8], b: &[u8]) -> bool {
+    match elem {
+        Some(Scalar::F32) => a.chunks(4).zip(b.chunks(4)).all(|(x, y)| {
+            let (x, y) = (
+                f32::from_le_bytes(x.try_into().unwrap_or([0; 4])),
+                f32::from_le_bytes(y.try_into().unwrap_or([0; 4])),
+            );
+            x == y
+                || (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= 1e-5 * x.abs().max(y.abs()).max(1.0)
+        }),
+        _ => a == b,
+    }
+}
+
+struct Outcome {
+    compared: usize,
+    unsupported: Vec<String>,
+}
+
+fn check_module(src: &str, label: &str, out: &mut Outcome) {
+    let module = match parse_module(src) {
+        Ok(m) => m,
+        Err(e) => panic!("{label}: {e}"),
+    };
+    let shapes = [
+        NdRange {
+            work_dim: 1,
+            global_offset: [0; 3],
+            global_size: [64, 1, 1],
+            local_size: [16, 1, 1],
+        },
+        NdRange {
+            work_dim: 1,
+            global_offset: [3, 0, 0],
+            global_size: [37, 1, 1],
+            local_size: [8, 1, 1],
+        },
+        NdRange {
+            work_dim: 1,
+            global_offset: [0; 3],
+            global_size: [100, 1, 1],
+            local_size: [25, 1, 1],
+        },
+        NdRange {
+            work_dim: 1,
+            global_offset: [0; 3],
+            global_size: [20, 1, 1],
+            local_size: [1, 1, 1],
+        },
+    ];
+    for (_, f) in module.kernels() {
+        for w in [4u32, 8] {
+            let opts = JitOptions {
+                simd_width: Some(w),
+                checked: false,
+                dump_clif: false,
+            };
+            let k = match compile_kernel(&module, &f.name, &opts) {
+                Ok(k) => k,
+                Err(e @ JitError::Unsupported { .. }) => {
+                    out.unsupported.push(format!("{label}: {e}"));
+                    break;
+                }
+                Err(e) => panic!("{label}: {e}"),
+            };
+            for shape in &shapes {
+                let mut iargs: Vec<KernelArg> = f
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| match &p.ty {
+                        Type::Pointer(AddressSpace::Local, _) if !p.byval => KernelArg::Local(1024),
+                        Type::Pointer(_, t) if !p.byval => {
+                            KernelArg::Buffer(input_bytes(t.scalar(), i))
+                        }
+                        Type::Pointer(_, t) => KernelArg::Value(scalar_value(t, &module)),
+                        t => KernelArg::Value(scalar_value(t, &module)),
+                    })
+                    .collect();
+                let before: Vec<Option<Vec<u8>>> = iargs
+                    .iter()
+                    .map(|a| {
+                        if let KernelArg::Buffer(b) = a {
+                            Some(b.clone())
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                if run_kernel(&module, &f.name, &mut iargs, shape).is_err() {
+                    continue;
+                }
+                // A launch that copies uninitialised __local bytes out has no
+                // defined result to compare.
+                let uninit = iargs.iter().any(
+                    |a| matches!(a, KernelArg::Buffer(b) if b.chunks(4).any(|c| c == [0xcd; 4])),
+                );
+                if uninit {
+                    continue;
+                }
+                let mut bufs: Vec<Vec<u128>> = Vec::new();
+                for b in &before {
+                    let mut v = aligned(BUF_BYTES);
+                    if let Some(b) = b {
+                        // SAFETY: `v` holds at least BUF_BYTES bytes.
+                        let dst = unsafe {
+                            std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, BUF_BYTES)
+                        };
+                        dst.copy_from_slice(b);
+                    }
+                    bufs.push(v);
+                }
+                let mut jargs: Vec<Arg<'_>> = Vec::new();
+                for ((a, buf), p) in iargs.iter().zip(bufs.iter_mut()).zip(&f.params) {
+                    jargs.push(match a {
+                        KernelArg::Buffer(_) => {
+                            // SAFETY: as above.
+                            Arg::Buf(unsafe {
+                                std::slice::from_raw_parts_mut(
+                                    buf.as_mut_ptr() as *mut u8,
+                                    BUF_BYTES,
+                                )
+                            })
+                        }
+                        KernelArg::Local(n) => Arg::Local(*n as u64),
+                        KernelArg::Value(v) => Arg::Bytes(v.clone()),
+                        _ => panic!("{label}: unexpected argument for {}", p.name),
+                    });
+                }
+                let mut launch = Launch::new(
+                    shape.work_dim,
+                    shape.global_offset,
+                    shape.global_size,
+                    shape.local_size,
+                );
+                common::run(&k, &mut jargs, &mut launch);
+                drop(jargs);
+                for (i, (a, buf)) in iargs.iter().zip(&bufs).enumerate() {
+                    if let KernelArg::Buffer(want) = a {
+                        // SAFETY: as above.
+                        let got = unsafe {
+                            std::slice::from_raw_parts(buf.as_ptr() as *const u8, BUF_BYTES)
+                        };
+                        let elem = f.params[i].ty.pointee().and_then(|t| t.scalar());
+                        if !close(elem, want, got) {
+                            let at = want.iter().zip(got).position(|(a, b)| a != b).unwrap_or(0);
+                            eprintln!(
+                                "first difference at byte {at}: want {:?} got {:?}",
+                                &want[at & !3..(at & !3) + 8],
+                                &got[at & !3..(at & !3) + 8]
+                            );
+                        }
+                        assert!(
+                            close(elem, want, got),
+                            "{label}: kernel {} W={w} shape {shape:?}: buffer {} differs from the interpreter",
+                            f.name,
+                            f.params[i].name
+                        );
+                    }
+                }
+                out.compared += 1;
+            }
+        }
+    }
+}
+
+#[test]
+fn jit_agrees_with_interpreter_on_the_ir_corpus() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../ir/tests/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .collect();
+    files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/../ir/tests/interp/control.ir").into());
+    files.sort();
+    let mut out = Outcome {
+        compared: 0,
+        unsupported: Vec::new(),
+    };
+    for path in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "ir"))
+    {
+        let src = std::fs::read_to_string(path).expect("read corpus file");
+        check_module(&src, &path.display().to_string(), &mut out);
+    }
+    for u in &out.unsupported {
+        eprintln!("unsupported: {u}");
+    }
+    eprintln!("compared {} launches", out.compared);
+    assert!(out.compared > 50, "only {} launches compared", out.compared);
+}
