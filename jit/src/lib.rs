@@ -26,7 +26,7 @@ use std::time::Instant;
 use vecl_ir::{Inst, Module};
 
 /// How to compile a kernel.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JitOptions {
     /// Work-items per SIMD chunk (a multiple of 4, at most 64); `None` lets
     /// the JIT choose.
@@ -35,16 +35,6 @@ pub struct JitOptions {
     pub checked: bool,
     /// Keep the Cranelift IR text for [`CompiledKernel::clif`].
     pub dump_clif: bool,
-}
-
-impl Default for JitOptions {
-    fn default() -> Self {
-        JitOptions {
-            simd_width: None,
-            checked: false,
-            dump_clif: false,
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -203,7 +193,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         message,
     };
     let w = opts.simd_width.unwrap_or(8);
-    if w == 0 || w % 4 != 0 || w > 64 {
+    if w == 0 || !w.is_multiple_of(4) || w > 64 {
         return Err(unsupported(format!(
             "SIMD width {w} (use a multiple of 4 up to 64)"
         )));

@@ -137,36 +137,34 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
         for i in 0..func.insts.len() {
             u.values[i] = shape_of(module, func, &u, &func.insts[i]);
         }
-        mark_vars(func, &mut u, &func.body, false);
+        mark_vars(&mut u, &func.body, false);
         if u == before {
             return u;
         }
     }
 }
 
-fn mark_vars(func: &Function, u: &mut Uniformity, block: &Block, divergent: bool) {
+fn mark_vars(u: &mut Uniformity, block: &Block, divergent: bool) {
     for s in &block.0 {
         match s {
-            Stmt::WriteVar(var, v) => {
-                if divergent || !u.is_uniform(*v) {
-                    u.varying_vars[var.index()] = true;
-                }
+            Stmt::WriteVar(var, v) if divergent || !u.is_uniform(*v) => {
+                u.varying_vars[var.index()] = true;
             }
             Stmt::If { cond, then_, else_ } => {
                 let d = divergent || !u.is_uniform(*cond);
-                mark_vars(func, u, then_, d);
-                mark_vars(func, u, else_, d);
+                mark_vars(u, then_, d);
+                mark_vars(u, else_, d);
             }
             Stmt::Switch { selector, cases } => {
                 let d = divergent || !u.is_uniform(*selector);
                 for c in cases {
-                    mark_vars(func, u, &c.body, d);
+                    mark_vars(u, &c.body, d);
                 }
             }
             Stmt::Loop { body, continuing } => {
                 let d = divergent || u.loop_is_divergent(body, continuing);
-                mark_vars(func, u, body, d);
-                mark_vars(func, u, continuing, d);
+                mark_vars(u, body, d);
+                mark_vars(u, continuing, d);
             }
             _ => {}
         }

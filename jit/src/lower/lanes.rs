@@ -85,7 +85,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// A uniform scalar widened to its carrier's lane type.
-    pub fn to_lane(&mut self, s: Scalar, v: Value) -> Value {
+    pub fn widen_to_lane(&mut self, s: Scalar, v: Value) -> Value {
         let ins = self.b.ins();
         match s {
             Scalar::Bool => {
@@ -99,7 +99,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// A lane's value back in its natural type.
-    pub fn from_lane(&mut self, s: Scalar, v: Value) -> Value {
+    pub fn narrow_from_lane(&mut self, s: Scalar, v: Value) -> Value {
         match s {
             Scalar::Bool => {
                 self.b
@@ -112,7 +112,7 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn splat(&mut self, s: Scalar, v: Value) -> Vec<Value> {
-        let l = self.to_lane(s, v);
+        let l = self.widen_to_lane(s, v);
         let vec = self.b.ins().splat(carrier(s), l);
         vec![vec; self.piece_count(s)]
     }
@@ -131,7 +131,7 @@ impl FunctionCx<'_, '_> {
             Lanes::Varying(p) => {
                 let pp = self.per_piece(s);
                 let x = self.b.ins().extractlane(p[j / pp], (j % pp) as u8);
-                self.from_lane(s, x)
+                self.narrow_from_lane(s, x)
             }
         }
     }
@@ -141,10 +141,10 @@ impl FunctionCx<'_, '_> {
         let pp = self.per_piece(s);
         let mut out = Vec::with_capacity(lanes.len() / pp);
         for chunk in lanes.chunks(pp) {
-            let first = self.to_lane(s, chunk[0]);
+            let first = self.widen_to_lane(s, chunk[0]);
             let mut v = self.b.ins().splat(carrier(s), first);
             for (i, x) in chunk.iter().enumerate().skip(1) {
-                let l = self.to_lane(s, *x);
+                let l = self.widen_to_lane(s, *x);
                 v = self.b.ins().insertlane(v, l, i as u8);
             }
             out.push(v);
@@ -215,7 +215,7 @@ impl FunctionCx<'_, '_> {
             mask[i]
         } else {
             let src = mask[i / 2];
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 self.b.ins().swiden_low(src)
             } else {
                 self.b.ins().swiden_high(src)
