@@ -136,3 +136,34 @@ fn saxpy_with_guard_never_touches_past_n() {
         }
     }
 }
+
+#[test]
+fn consecutive_accesses_become_vector_accesses() {
+    let k = compile(&vadd_module(), "vadd", 8);
+    let e = k.explain();
+    assert!(e.contains("loads: 2 vector"), "{e}");
+    assert!(e.contains("stores: 1 vector"), "{e}");
+    assert_eq!(k.simd_width(), 8);
+    assert_eq!(k.context_size(256), 0);
+    eprintln!("{e}");
+}
+
+#[test]
+fn unknown_kernel_and_bad_width_are_errors() {
+    let m = vadd_module();
+    let opts = |w| vecl_jit::JitOptions {
+        simd_width: Some(w),
+        checked: false,
+        dump_clif: true,
+    };
+    assert!(matches!(
+        vecl_jit::compile_kernel(&m, "nope", &opts(8)),
+        Err(vecl_jit::JitError::NoSuchKernel(_))
+    ));
+    assert!(matches!(
+        vecl_jit::compile_kernel(&m, "vadd", &opts(6)),
+        Err(vecl_jit::JitError::Unsupported { .. })
+    ));
+    let k = vecl_jit::compile_kernel(&m, "vadd", &opts(4)).expect("compiles");
+    assert!(k.clif().is_some_and(|c| c.contains("f32x4")));
+}

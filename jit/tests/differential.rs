@@ -81,6 +81,7 @@ fn close(elem: Option<Scalar>, a: &[u8], b: &[u8]) -> bool {
 
 struct Outcome {
     compared: usize,
+    timings: Vec<String>,
     unsupported: Vec<String>,
 }
 
@@ -130,6 +131,9 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
                 }
                 Err(e) => panic!("{label}: {e}"),
             };
+            if let Some(line) = k.explain().lines().last() {
+                out.timings.push(format!("W={w} {line}"));
+            }
             for shape in &shapes {
                 let mut iargs: Vec<KernelArg> = f
                     .params
@@ -243,6 +247,7 @@ fn jit_agrees_with_interpreter_on_the_ir_corpus() {
     files.sort();
     let mut out = Outcome {
         compared: 0,
+        timings: Vec::new(),
         unsupported: Vec::new(),
     };
     for path in files
@@ -256,5 +261,8 @@ fn jit_agrees_with_interpreter_on_the_ir_corpus() {
         eprintln!("unsupported: {u}");
     }
     eprintln!("compared {} launches", out.compared);
+    for t in &out.timings {
+        eprintln!("{t}");
+    }
     assert!(out.compared > 50, "only {} launches compared", out.compared);
 }
