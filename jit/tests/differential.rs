@@ -16,6 +16,20 @@ use vecl_jit::{compile_kernel, JitError, JitOptions};
 
 const BUF_BYTES: usize = 8192;
 
+/// Whether a kernel asks for ids in dimensions 1 or 2 (or linear ids).
+/// Kernels indexed by `get_global_id(0)` alone race on their elements in a
+/// 2-D or 3-D launch, where results depend on the order: those run 1-D only.
+fn uses_more_dimensions(f: &vecl_ir::Function) -> bool {
+    use vecl_ir::{Inst, WorkItemFn};
+    f.insts.iter().any(|d| match &d.inst {
+        Inst::WorkItem(WorkItemFn::GlobalLinearId | WorkItemFn::LocalLinearId, _) => true,
+        Inst::WorkItem(WorkItemFn::GlobalId | WorkItemFn::LocalId, Some(dim)) => {
+            !matches!(f.inst(*dim).inst, Inst::Const(0))
+        }
+        _ => false,
+    })
+}
+
 fn input_bytes(elem: Option<Scalar>, seed: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(BUF_BYTES);
     let mut i = 0usize;
@@ -115,9 +129,15 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
             global_size: [20, 1, 1],
             local_size: [1, 1, 1],
         },
+        NdRange {
+            work_dim: 3,
+            global_offset: [1, 2, 3],
+            global_size: [9, 5, 3],
+            local_size: [4, 2, 3],
+        },
     ];
     for (_, f) in module.kernels() {
-        for w in [4u32, 8] {
+        for w in [4u32, 8, 16] {
             let opts = JitOptions {
                 simd_width: Some(w),
                 checked: false,
@@ -135,6 +155,9 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
                 out.timings.push(format!("W={w} {line}"));
             }
             for shape in &shapes {
+                if shape.work_dim > 1 && !uses_more_dimensions(f) {
+                    continue;
+                }
                 let mut iargs: Vec<KernelArg> = f
                     .params
                     .iter()
