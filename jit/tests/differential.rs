@@ -30,11 +30,11 @@ fn uses_more_dimensions(f: &vecl_ir::Function) -> bool {
     })
 }
 
-fn input_bytes(elem: Option<Scalar>, seed: usize) -> Vec<u8> {
+fn input_bytes(elem: Option<Scalar>, seed: usize, negative: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(BUF_BYTES);
     let mut i = 0usize;
     while out.len() < BUF_BYTES {
-        let k = ((i * 7 + seed * 13) % 16) as i64;
+        let k = ((i * 7 + seed * 13) % 16) as i64 - if negative { 6 } else { 0 };
         match elem {
             Some(Scalar::F32) => out.extend((k as f32 * 0.5 - 2.0).to_le_bytes()),
             Some(Scalar::F64) => out.extend((k as f64 * 0.5 - 2.0).to_le_bytes()),
@@ -94,6 +94,8 @@ fn close(elem: Option<Scalar>, a: &[u8], b: &[u8]) -> bool {
 }
 
 struct Outcome {
+    /// Fill integer buffers with some negative values too.
+    negative: bool,
     compared: usize,
     timings: Vec<String>,
     unsupported: Vec<String>,
@@ -165,7 +167,7 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
                     .map(|(i, p)| match &p.ty {
                         Type::Pointer(AddressSpace::Local, _) if !p.byval => KernelArg::Local(1024),
                         Type::Pointer(_, t) if !p.byval => {
-                            KernelArg::Buffer(input_bytes(t.scalar(), i))
+                            KernelArg::Buffer(input_bytes(t.scalar(), i, out.negative))
                         }
                         Type::Pointer(_, t) => KernelArg::Value(scalar_value(t, &module)),
                         t => KernelArg::Value(scalar_value(t, &module)),
@@ -269,6 +271,7 @@ fn jit_agrees_with_interpreter_on_the_ir_corpus() {
     files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/../ir/tests/interp/control.ir").into());
     files.sort();
     let mut out = Outcome {
+        negative: false,
         compared: 0,
         timings: Vec::new(),
         unsupported: Vec::new(),
@@ -288,4 +291,75 @@ fn jit_agrees_with_interpreter_on_the_ir_corpus() {
         eprintln!("{t}");
     }
     assert!(out.compared > 50, "only {} launches compared", out.compared);
+}
+
+const TYPES: [&str; 10] = [
+    "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64",
+];
+
+/// One kernel per (binary operation, type): `c[i] = a[i] OP b[i]`, so every
+/// vector and per-lane form the lowering emits is run and compared.
+#[test]
+fn every_binary_operation_and_type_agrees_with_interpreter() {
+    let mut out = Outcome {
+        negative: true,
+        compared: 0,
+        timings: Vec::new(),
+        unsupported: Vec::new(),
+    };
+    for t in TYPES {
+        let float = t.starts_with('f');
+        let ops: &[&str] = if float {
+            &["add", "sub", "mul", "div"]
+        } else {
+            &[
+                "add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr",
+            ]
+        };
+        for op in ops {
+            let src = format!(
+                "kernel @k(a: ptr global {t}, b: ptr global {t}, c: ptr global {t}) {{\n  %0: ptr global {t} = param 0\n  %1: ptr global {t} = param 1\n  %2: ptr global {t} = param 2\n  %3: u32 = const 0\n  %4: u64 = work_item global_id %3\n  %5: ptr global {t} = index %0, %4\n  %6: ptr global {t} = index %1, %4\n  %7: ptr global {t} = index %2, %4\n  %8: {t} = load %5\n  %9: {t} = load %6\n  %10: {t} = {op} %8, %9\n  store %7, %10\n}}\n"
+            );
+            check_module(&src, &format!("{op} {t}"), &mut out);
+        }
+    }
+    assert!(out.unsupported.is_empty(), "{:?}", out.unsupported);
+    assert!(
+        out.compared >= 80 * 4,
+        "only {} launches compared",
+        out.compared
+    );
+}
+
+/// One kernel per (source, destination) type pair of `convert`, plus
+/// comparisons and selects on each type.
+#[test]
+fn every_conversion_and_comparison_agrees_with_interpreter() {
+    let mut out = Outcome {
+        negative: true,
+        compared: 0,
+        timings: Vec::new(),
+        unsupported: Vec::new(),
+    };
+    for from in TYPES {
+        for to in TYPES {
+            let src = format!(
+                "kernel @k(a: ptr global {from}, c: ptr global {to}) {{\n  %0: ptr global {from} = param 0\n  %1: ptr global {to} = param 1\n  %2: u32 = const 0\n  %3: u64 = work_item global_id %2\n  %4: ptr global {from} = index %0, %3\n  %5: ptr global {to} = index %1, %3\n  %6: {from} = load %4\n  %7: {to} = convert %6\n  store %5, %7\n}}\n"
+            );
+            check_module(&src, &format!("convert {from} -> {to}"), &mut out);
+        }
+        for cmp in ["eq", "ne", "lt", "le", "gt", "ge"] {
+            let t = from;
+            let src = format!(
+                "kernel @k(a: ptr global {t}, b: ptr global {t}, c: ptr global {t}) {{\n  %0: ptr global {t} = param 0\n  %1: ptr global {t} = param 1\n  %2: ptr global {t} = param 2\n  %3: u32 = const 0\n  %4: u64 = work_item global_id %3\n  %5: ptr global {t} = index %0, %4\n  %6: ptr global {t} = index %1, %4\n  %7: ptr global {t} = index %2, %4\n  %8: {t} = load %5\n  %9: {t} = load %6\n  %10: bool = cmp {cmp} %8, %9\n  %11: {t} = select %10, %8, %9\n  store %7, %11\n}}\n"
+            );
+            check_module(&src, &format!("cmp {cmp} {t}"), &mut out);
+        }
+    }
+    assert!(out.unsupported.is_empty(), "{:?}", out.unsupported);
+    assert!(
+        out.compared >= 160 * 4,
+        "only {} launches compared",
+        out.compared
+    );
 }
