@@ -52,13 +52,21 @@ impl FunctionBuilder {
     /// Appends an instruction and its `Eval` to the current block.
     pub fn push(&mut self, inst: Inst, ty: Type) -> ValueId {
         let id = ValueId(self.func.insts.len() as u32);
-        self.func.insts.push(InstData { inst, ty, loc: self.loc });
+        self.func.insts.push(InstData {
+            inst,
+            ty,
+            loc: self.loc,
+        });
         self.stmt(Stmt::Eval(id));
         id
     }
 
     pub fn stmt(&mut self, s: Stmt) {
-        self.blocks.last_mut().expect("builder always has a block").0.push(s);
+        self.blocks
+            .last_mut()
+            .expect("builder always has a block")
+            .0
+            .push(s);
     }
 
     pub fn param(&mut self, index: u32) -> ValueId {
@@ -111,12 +119,18 @@ impl FunctionBuilder {
     }
 
     pub fn new_var(&mut self, name: impl Into<String>, ty: Type) -> VarId {
-        self.func.vars.push(Var { name: name.into(), ty });
+        self.func.vars.push(Var {
+            name: name.into(),
+            ty,
+        });
         VarId(self.func.vars.len() as u32 - 1)
     }
 
     pub fn new_slot(&mut self, name: impl Into<String>, ty: Type) -> SlotId {
-        self.func.slots.push(Slot { name: name.into(), ty });
+        self.func.slots.push(Slot {
+            name: name.into(),
+            ty,
+        });
         SlotId(self.func.slots.len() as u32 - 1)
     }
 

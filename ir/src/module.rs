@@ -443,18 +443,37 @@ pub enum Stmt {
     /// Assign a register variable.
     WriteVar(VarId, ValueId),
     /// Store a value through a pointer.
-    Store { ptr: ValueId, value: ValueId, loc: Loc },
+    Store {
+        ptr: ValueId,
+        value: ValueId,
+        loc: Loc,
+    },
     /// Copy `size` bytes between non-overlapping objects (struct assignment).
-    Copy { dst: ValueId, src: ValueId, size: u32, loc: Loc },
-    If { cond: ValueId, then_: Block, else_: Block },
+    Copy {
+        dst: ValueId,
+        src: ValueId,
+        size: u32,
+        loc: Loc,
+    },
+    If {
+        cond: ValueId,
+        then_: Block,
+        else_: Block,
+    },
     /// `loop { body; continuing }`: `Continue` in `body` jumps to
     /// `continuing`; `Break` (in either) leaves the loop. `for` and `while`
     /// put their test at the head of `body`, `do … while` at the end of
     /// `continuing`.
-    Loop { body: Block, continuing: Block },
+    Loop {
+        body: Block,
+        continuing: Block,
+    },
     /// C `switch`: control enters at the matching case (or the default) and
     /// falls through the following cases until a `Break`.
-    Switch { selector: ValueId, cases: Vec<SwitchCase> },
+    Switch {
+        selector: ValueId,
+        cases: Vec<SwitchCase>,
+    },
     /// Leave the innermost `Loop` or `Switch`.
     Break,
     /// Go to the `continuing` block of the innermost `Loop`.

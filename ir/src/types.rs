@@ -75,7 +75,13 @@ impl Scalar {
     pub fn is_signed(self) -> bool {
         matches!(
             self,
-            Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::F16 | Scalar::F32 | Scalar::F64
+            Scalar::I8
+                | Scalar::I16
+                | Scalar::I32
+                | Scalar::I64
+                | Scalar::F16
+                | Scalar::F32
+                | Scalar::F64
         )
     }
 
@@ -309,10 +315,21 @@ impl StructDef {
         let mut align = min_align.max(1);
         let mut out = Vec::with_capacity(fields.len());
         for (fname, ty) in fields {
-            let (fsize, falign) = (size_of(&ty, structs), if packed { 1 } else { align_of(&ty, structs) });
+            let (fsize, falign) = (
+                size_of(&ty, structs),
+                if packed { 1 } else { align_of(&ty, structs) },
+            );
             align = align.max(falign);
-            let at = if is_union { 0 } else { round_up(offset, falign) };
-            out.push(Field { name: fname, ty, offset: at });
+            let at = if is_union {
+                0
+            } else {
+                round_up(offset, falign)
+            };
+            out.push(Field {
+                name: fname,
+                ty,
+                offset: at,
+            });
             offset = at + fsize;
             size = size.max(offset);
         }
@@ -393,7 +410,10 @@ mod tests {
             false,
             true,
             1,
-            vec![("a".into(), Type::Scalar(Scalar::I8)), ("b".into(), Type::I32)],
+            vec![
+                ("a".into(), Type::Scalar(Scalar::I8)),
+                ("b".into(), Type::I32),
+            ],
             &[],
         );
         assert_eq!((p.fields[1].offset, p.size, p.align), (1, 5, 1));
@@ -403,7 +423,10 @@ mod tests {
             true,
             false,
             1,
-            vec![("a".into(), Type::Scalar(Scalar::I8)), ("b".into(), Type::F64)],
+            vec![
+                ("a".into(), Type::Scalar(Scalar::I8)),
+                ("b".into(), Type::F64),
+            ],
             &[],
         );
         assert_eq!((u.fields[1].offset, u.size, u.align), (0, 8, 8));
