@@ -12,6 +12,7 @@ mod inline;
 mod layout;
 mod lower;
 mod math;
+mod regions;
 
 use abi::{ArgSlot, Launch};
 use cranelift_codegen::ir::{types, AbiParam};
@@ -199,6 +200,10 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         )));
     }
     let func = inline::inline_calls(module, original).map_err(unsupported)?;
+    let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
+        Some(g) => (g.func, Some(g.next)),
+        None => (func, None),
+    };
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
@@ -263,6 +268,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
             data_base,
             arg_slots: arg_slots.clone(),
             has_fma,
+            next_var,
         },
     )?;
     let clif = opts.dump_clif.then(|| ctx.func.display().to_string());

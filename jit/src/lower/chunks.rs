@@ -46,6 +46,9 @@ pub(crate) struct KernelInput<'a> {
     pub data_base: u64,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
     pub has_fma: bool,
+    /// The successor variable when the body is a region graph
+    /// (`crate::regions`); `None` for a plain sequence of regions.
+    pub next_var: Option<VarId>,
 }
 
 fn mem() -> MemFlagsData {
@@ -124,6 +127,29 @@ fn collect_uses(
     }
 }
 
+/// Values defined anywhere in a list of statements, in order.
+fn collect_defs(stmts: &[Stmt], out: &mut Vec<ValueId>) {
+    for s in stmts {
+        match s {
+            Stmt::Eval(v) => out.push(*v),
+            Stmt::If { then_, else_, .. } => {
+                collect_defs(&then_.0, out);
+                collect_defs(&else_.0, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                collect_defs(&body.0, out);
+                collect_defs(&continuing.0, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    collect_defs(&c.body.0, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn has_return(b: &Block) -> bool {
     b.0.iter().any(|s| match s {
         Stmt::Return(_) => true,
@@ -155,6 +181,7 @@ pub(crate) fn lower_kernel(
         data_base,
         arg_slots,
         has_fma,
+        next_var,
     } = input;
     let regions: Vec<&[Stmt]> = func
         .body
@@ -185,13 +212,13 @@ pub(crate) fn lower_kernel(
     }
     if barrier_mode {
         for (r, stmts) in regions.iter().enumerate() {
-            for s in stmts.iter() {
-                if let Stmt::Eval(v) = s {
-                    let used_later = region_uses[r + 1..].iter().any(|u| u.contains(v));
-                    if used_later && !func.ty(*v).is_void() {
-                        saved_values.insert(*v, ctx_off);
-                        ctx_off += save_size(func.ty(*v), w);
-                    }
+            let mut defined = Vec::new();
+            collect_defs(stmts, &mut defined);
+            for v in &defined {
+                let used_later = region_uses[r + 1..].iter().any(|u| u.contains(v));
+                if used_later && !func.ty(*v).is_void() {
+                    saved_values.insert(*v, ctx_off);
+                    ctx_off += save_size(func.ty(*v), w);
                 }
             }
         }
@@ -324,8 +351,37 @@ pub(crate) fn lower_kernel(
         let left = cx.b.ins().isub(gs, start);
         group_size[d] = cx.b.ins().umin(ls, left);
     }
+    let group_next = cx.b.create_block();
+    let region_blocks: Vec<_> = regions.iter().map(|_| cx.b.create_block()).collect();
+    let region_var = cx.b.declare_var(types::I32);
+    let dispatch = cx.b.create_block();
+    if next_var.is_some() {
+        let zero = cx.b.ins().iconst(types::I32, 0);
+        cx.b.def_var(region_var, zero);
+        cx.b.ins().jump(dispatch, &[]);
+        cx.b.switch_to_block(dispatch);
+        let rv = cx.b.use_var(region_var);
+        for (r, blk) in region_blocks.iter().enumerate() {
+            let is_r = cx.b.ins().icmp_imm_s(IntCC::Equal, rv, r as i64);
+            let other = cx.b.create_block();
+            cx.b.ins().brif(is_r, *blk, &[], other, &[]);
+            cx.b.switch_to_block(other);
+        }
+        cx.b.ins().jump(group_next, &[]);
+    } else {
+        cx.b.ins().jump(region_blocks[0], &[]);
+        cx.b.switch_to_block(dispatch);
+        cx.b.ins().jump(group_next, &[]);
+    }
+    let divergent = cx.b.create_block();
     for (r, stmts) in regions.iter().enumerate() {
-        let last = r + 1 == regions.len();
+        let last = r + 1 == regions.len() && next_var.is_none();
+        cx.b.switch_to_block(region_blocks[r]);
+        let agreed = cx.b.declare_var(types::I32);
+        let none =
+            cx.b.ins()
+                .iconst(types::I32, i64::from(crate::regions::NONE));
+        cx.b.def_var(agreed, none);
         let env = Env {
             args,
             launch,
@@ -392,6 +448,12 @@ pub(crate) fn lower_kernel(
             }
         }
         cx.set_cur(&mask);
+        if let Some(nv) = next_var {
+            let none =
+                cx.b.ins()
+                    .iconst(types::I32, i64::from(crate::regions::NONE));
+            cx.write_var(nv, &vec![Lanes::Uniform(none)])?;
+        }
         if let Some(alive) = cx.alive.clone() {
             match (r, chunk_ctx) {
                 (0, _) | (_, None) => cx.write_mask(&alive, &mask),
@@ -416,7 +478,12 @@ pub(crate) fn lower_kernel(
         cx.values = vec![None; func.insts.len()];
         if let Some(c) = chunk_ctx {
             if r > 0 {
+                let mut own = Vec::new();
+                collect_defs(stmts, &mut own);
                 for v in &region_uses[r] {
+                    if own.contains(v) {
+                        continue;
+                    }
                     if let Some(off) = saved_values.get(v).copied() {
                         let val = cx.reload_value(*v, c, off)?;
                         cx.values[v.index()] = Some(val);
@@ -443,6 +510,28 @@ pub(crate) fn lower_kernel(
                 }
             }
         }
+        if let Some(nv) = next_var {
+            let chosen = match cx.read_var(nv)?.first() {
+                Some(Lanes::Uniform(x)) => *x,
+                _ => {
+                    return Err(cx.unsupported(
+                        "barrier reached under control flow that varies within a work-group",
+                    ))
+                }
+            };
+            let prev = cx.b.use_var(agreed);
+            let none = i64::from(crate::regions::NONE);
+            let prev_none = cx.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
+            let chosen_none = cx.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
+            let same = cx.b.ins().icmp(IntCC::Equal, prev, chosen);
+            let either_none = cx.b.ins().bor(prev_none, chosen_none);
+            let ok = cx.b.ins().bor(either_none, same);
+            let go = cx.b.create_block();
+            cx.b.ins().brif(ok, go, &[], divergent, &[]);
+            cx.b.switch_to_block(go);
+            let keep = cx.b.ins().select(chosen_none, prev, chosen);
+            cx.b.def_var(agreed, keep);
+        }
         let idx = cx.b.use_var(idx_var);
         let idx1 = cx.b.ins().iadd_imm_s(idx, 1);
         cx.b.def_var(idx_var, idx1);
@@ -455,7 +544,30 @@ pub(crate) fn lower_kernel(
             cx.b.ins().jump(*head, &[]);
             cx.b.switch_to_block(*exit);
         }
+        if next_var.is_some() {
+            let a = cx.b.use_var(agreed);
+            let is_none =
+                cx.b.ins()
+                    .icmp_imm_s(IntCC::Equal, a, i64::from(crate::regions::NONE));
+            let end_r =
+                cx.b.ins()
+                    .iconst(types::I32, i64::from(crate::regions::END));
+            let nr = cx.b.ins().select(is_none, end_r, a);
+            cx.b.def_var(region_var, nr);
+            cx.b.ins().jump(dispatch, &[]);
+        } else if let Some(next_blk) = region_blocks.get(r + 1) {
+            cx.b.ins().jump(*next_blk, &[]);
+        } else {
+            cx.b.ins().jump(group_next, &[]);
+        }
     }
+    cx.b.switch_to_block(divergent);
+    let status = cx.b.ins().iconst(
+        types::I32,
+        crate::abi::KernelStatus::DivergentBarrier as i64,
+    );
+    cx.b.ins().return_(&[status]);
+    cx.b.switch_to_block(group_next);
     let g = cx.b.use_var(g_var);
     let g1 = cx.b.ins().iadd_imm_s(g, 1);
     cx.b.def_var(g_var, g1);
