@@ -64,13 +64,18 @@ def test_vector_add(ctx, queue):
     assert np.array_equal(c, a + b)
 
 
-# The JIT cuts kernels into regions only at top-level barriers so far.
-BARRIER_IN_LOOP = pytest.mark.xfail(
-    strict=True, reason="vecl-jit: barriers inside loops are not supported yet"
+# pyopencl.scan nests a loop inside a loop that holds barriers, which the
+# JIT's region graph does not handle yet.
+NESTED_BARRIER_LOOP = pytest.mark.xfail(
+    strict=True, reason="vecl-jit: a loop nested in a loop with a barrier is not supported yet"
+)
+# pyopencl-complex.h (included by pyopencl.reduction) accesses members of an
+# anonymous struct inside a union, which the front end does not resolve yet.
+ANONYMOUS_MEMBERS = pytest.mark.xfail(
+    strict=True, reason="vecl-clc: members of anonymous structs in unions are not resolved yet"
 )
 
 
-@BARRIER_IN_LOOP
 def test_local_memory_and_barriers(ctx, queue):
     program = build(ctx, LOCAL_SUM)
     data = np.arange(4096, dtype=np.int32)
@@ -161,7 +166,7 @@ def test_array_arithmetic(ctx, queue, compiler):
     assert np.allclose((a * b / 3).get(), x * y / 3, rtol=1e-6)
 
 
-@BARRIER_IN_LOOP
+@ANONYMOUS_MEMBERS
 def test_reduction_kernel(ctx, queue, compiler):
     # pyopencl.reduction generates its kernels with Mako templates.
     pytest.importorskip("mako")
@@ -173,7 +178,7 @@ def test_reduction_kernel(ctx, queue, compiler):
     assert result == int((data * data).sum())
 
 
-@BARRIER_IN_LOOP
+@NESTED_BARRIER_LOOP
 def test_inclusive_scan(ctx, queue, compiler):
     # pyopencl.scan generates its kernels with Mako templates.
     pytest.importorskip("mako")
