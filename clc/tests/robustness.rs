@@ -18,7 +18,27 @@ fn corpus() -> Vec<String> {
         .collect()
 }
 
+/// Builds `src` on its own thread so that a front end which never finishes
+/// fails the test with the input named, instead of hanging it.
 fn build_must_not_panic(src: &str) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let owned = src.to_owned();
+    std::thread::spawn(move || {
+        build_checked(&owned);
+        let _ = tx.send(());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(20)) {
+        Ok(()) => {}
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("the front end did not finish within 20 s on:\n{src}")
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("the front end panicked on:\n{src}")
+        }
+    }
+}
+
+fn build_checked(src: &str) {
     let r = std::panic::catch_unwind(|| {
         if let Err(vecl_clc::BuildError::Failed { log }) = vecl_clc::build(src, "") {
             assert!(
@@ -76,6 +96,17 @@ fn mutated_programs_never_panic() {
             }
         }
     }
+}
+
+#[test]
+fn designated_struct_members_given_a_non_struct_value_are_an_error() {
+    let src = "typedef struct { float a; float b; } A;\n\
+               struct P { A f; int t; };\n\
+               kernel void k(A af, global float *o) {\n\
+               struct P x = { .f = +af, .t = 1 };\n\
+               o[0] = x.t; }";
+    build_must_not_panic(src);
+    assert!(vecl_clc::build(src, "").is_err());
 }
 
 #[test]

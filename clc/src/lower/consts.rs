@@ -496,9 +496,13 @@ impl Lowerer<'_> {
     ) -> LResult<()> {
         let mut members = self.members(ty);
         let mut m = 0usize;
+        let start = *idx;
         while *idx < items.len() {
             let (desig, init) = &items[*idx];
-            if let Some(d) = desig.first() {
+            // A designated item that starts an elided-brace sub-object was
+            // designated by the enclosing level; the designator of any later
+            // item belongs to the enclosing level too.
+            if let Some(d) = desig.first().filter(|_| braced || *idx != start) {
                 if !braced {
                     break;
                 }
@@ -563,7 +567,14 @@ impl Lowerer<'_> {
                         _ => false,
                     };
                     if elide {
+                        let before = *idx;
                         self.fill_list(&mt, items, idx, offset + mo, out, false)?;
+                        if *idx == before {
+                            return self.err(
+                                e.pos,
+                                "initializer does not match the type of the member it initializes",
+                            );
+                        }
                     } else {
                         out.push(InitLeaf {
                             offset: offset + mo,
