@@ -66,6 +66,11 @@ pub struct Uniformity {
     pub values: Vec<Shape>,
     /// One per register variable: `true` when it may differ between lanes.
     pub varying_vars: Vec<bool>,
+    /// One per register variable: the join of the shapes of every value
+    /// written to it (`Varying` when written under divergent control).
+    /// Reads take this shape, so `size_t i = get_global_id(0); a[i]` is
+    /// still seen as consecutive.
+    pub var_shapes: Vec<Shape>,
 }
 
 impl Uniformity {
@@ -131,6 +136,7 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
     let mut u = Uniformity {
         values: vec![Shape::Uniform; func.insts.len()],
         varying_vars: vec![false; func.vars.len()],
+        var_shapes: vec![Shape::Uniform; func.vars.len()],
     };
     loop {
         let before = u.clone();
@@ -147,8 +153,17 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
 fn mark_vars(u: &mut Uniformity, block: &Block, divergent: bool) {
     for s in &block.0 {
         match s {
-            Stmt::WriteVar(var, v) if divergent || !u.is_uniform(*v) => {
-                u.varying_vars[var.index()] = true;
+            Stmt::WriteVar(var, v) => {
+                let written = if divergent {
+                    Shape::Varying
+                } else {
+                    u.shape(*v)
+                };
+                let shape = u.var_shapes[var.index()].join(written);
+                u.var_shapes[var.index()] = shape;
+                if !shape.is_uniform() {
+                    u.varying_vars[var.index()] = true;
+                }
             }
             Stmt::If { cond, then_, else_ } => {
                 let d = divergent || !u.is_uniform(*cond);
@@ -207,7 +222,7 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
             if u.var_is_uniform(*var) {
                 Shape::Uniform
             } else {
-                Shape::Varying
+                u.var_shapes[var.index()]
             }
         }
         Inst::WorkItem(f, dim) => match f {
@@ -434,6 +449,45 @@ mod tests {
         assert!(!u.var_is_uniform(vv));
         assert_eq!(u.shape(ru), Shape::Uniform);
         assert_eq!(u.shape(rv), Shape::Varying);
+    }
+
+    #[test]
+    fn variables_keep_the_stride_of_what_is_written_to_them() {
+        // i = gid; j = gid; j = j * 2; k = gid; if (lid < n) k = 0;
+        let mut b = FunctionBuilder::new("k", vec![param("n", Type::U64)], Type::Void);
+        let n = b.param(0);
+        let vi = b.new_var("i", Type::U64);
+        let vj = b.new_var("j", Type::U64);
+        let vk = b.new_var("k", Type::U64);
+        let zero = b.const_u32(0);
+        let gid = b.push(Inst::WorkItem(WorkItemFn::GlobalId, Some(zero)), Type::U64);
+        b.stmt(Stmt::WriteVar(vi, gid));
+        b.stmt(Stmt::WriteVar(vj, gid));
+        let rj = b.push(Inst::ReadVar(vj), Type::U64);
+        let two = b.push(Inst::Const(2), Type::U64);
+        let j2 = b.binary(BinaryOp::Mul, rj, two);
+        b.stmt(Stmt::WriteVar(vj, j2));
+        b.stmt(Stmt::WriteVar(vk, gid));
+        let c = b.cmp(CmpOp::Lt, gid, n);
+        let z = b.push(Inst::Const(0), Type::U64);
+        b.if_else(c, |b| b.stmt(Stmt::WriteVar(vk, z)), |_| {});
+        let ri = b.push(Inst::ReadVar(vi), Type::U64);
+        let rj2 = b.push(Inst::ReadVar(vj), Type::U64);
+        let rk = b.push(Inst::ReadVar(vk), Type::U64);
+        let f = b.finish();
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
+        let u = analyze(&m, &f);
+        assert_eq!(u.shape(ri), Shape::Linear(1));
+        assert_eq!(u.shape(rj2), Shape::Varying, "strides 1 and 2 meet");
+        assert_eq!(
+            u.shape(rk),
+            Shape::Varying,
+            "written under a varying branch"
+        );
+        assert!(!u.var_is_uniform(vi));
     }
 
     #[test]
