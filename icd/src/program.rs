@@ -662,11 +662,14 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
 /// constructors or destructors.
 pub unsafe extern "C" fn clSetProgramReleaseCallback(
     program: cl_program,
-    _pfn_notify: Option<BuildNotify>,
+    pfn_notify: Option<BuildNotify>,
     _user_data: *mut c_void,
 ) -> cl_int {
     api(|| {
         Program::get(program)?;
+        if pfn_notify.is_none() {
+            return Err(CL_INVALID_VALUE);
+        }
         Err(CL_INVALID_OPERATION)
     })
 }

@@ -16,10 +16,23 @@ use opencl_sys::cl_egl::{
 use opencl_sys::*;
 
 use crate::context::Context;
+use crate::device::check_device;
 use crate::entry::{api, api_create, write_out};
 use crate::handle::ClType;
 use crate::memory::Mem;
 use crate::queue::Queue;
+
+/// The memory flags an image may be created with.
+const IMAGE_FLAGS: cl_mem_flags = CL_MEM_READ_WRITE
+    | CL_MEM_WRITE_ONLY
+    | CL_MEM_READ_ONLY
+    | CL_MEM_USE_HOST_PTR
+    | CL_MEM_ALLOC_HOST_PTR
+    | CL_MEM_COPY_HOST_PTR
+    | CL_MEM_HOST_WRITE_ONLY
+    | CL_MEM_HOST_READ_ONLY
+    | CL_MEM_HOST_NO_ACCESS
+    | CL_MEM_KERNEL_READ_AND_WRITE;
 
 /// The answer of every image-creating call: "CL_INVALID_OPERATION if there
 /// are no devices in context that support images."
@@ -112,15 +125,26 @@ pub unsafe extern "C" fn clCreateImage3D(
 /// `clGetSupportedImageFormats`: the list is empty.
 pub unsafe extern "C" fn clGetSupportedImageFormats(
     context: cl_context,
-    _flags: cl_mem_flags,
-    _image_type: cl_mem_object_type,
+    flags: cl_mem_flags,
+    image_type: cl_mem_object_type,
     num_entries: cl_uint,
     image_formats: *mut cl_image_format,
     num_image_formats: *mut cl_uint,
 ) -> cl_int {
     api(|| {
         Context::get(context)?;
-        if num_entries == 0 && !image_formats.is_null() {
+        let image_types = [
+            CL_MEM_OBJECT_IMAGE1D,
+            CL_MEM_OBJECT_IMAGE1D_BUFFER,
+            CL_MEM_OBJECT_IMAGE1D_ARRAY,
+            CL_MEM_OBJECT_IMAGE2D,
+            CL_MEM_OBJECT_IMAGE2D_ARRAY,
+            CL_MEM_OBJECT_IMAGE3D,
+        ];
+        if (num_entries == 0 && !image_formats.is_null())
+            || !image_types.contains(&image_type)
+            || flags & !IMAGE_FLAGS != 0
+        {
             return Err(CL_INVALID_VALUE);
         }
         // SAFETY: null or writable, per the API contract.
@@ -429,11 +453,13 @@ pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
 /// not support a replaceable default on-device queue."
 pub unsafe extern "C" fn clSetDefaultDeviceCommandQueue(
     context: cl_context,
-    _device: cl_device_id,
-    _command_queue: cl_command_queue,
+    device: cl_device_id,
+    command_queue: cl_command_queue,
 ) -> cl_int {
     api(|| {
         Context::get(context)?;
+        check_device(device)?;
+        Queue::get(command_queue)?;
         Err(CL_INVALID_OPERATION)
     })
 }

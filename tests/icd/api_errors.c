@@ -4,8 +4,15 @@
  * that mistake, and nothing may crash. Prints one line per failed check and
  * "checks: N failed: M"; exits non-zero if any check failed. */
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_2_APIS
 #include <CL/cl.h>
+#include <CL/cl_egl.h>
 #include <CL/cl_ext.h>
+#include <CL/cl_gl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +53,521 @@ static cl_platform_id find_vecl(void) {
         if (strcmp(name, "vecl") == 0) return platforms[i];
     }
     return NULL;
+}
+
+/* Dummy callbacks: passing them makes a call's other arguments the only
+ * thing wrong with it. */
+static void CL_CALLBACK mem_notify(cl_mem mem, void *user) { (void)mem; (void)user; }
+static void CL_CALLBACK context_destroyed(cl_context context, void *user) { (void)context; (void)user; }
+static void CL_CALLBACK program_notify(cl_program program, void *user) { (void)program; (void)user; }
+static void CL_CALLBACK event_notify(cl_event event, cl_int status, void *user) {
+    (void)event; (void)status; (void)user;
+}
+static void CL_CALLBACK native_kernel(void *args) { (void)args; }
+
+/* Every entry point of the dispatch table, in the order of the table, gets
+ * handles of the wrong type, null pointers, wrong sizes and wrong indices.
+ * Handles of the wrong type are vecl objects of another kind: the loader
+ * routes them to vecl, which must tell them apart. */
+static void every_entry_point(cl_platform_id platform, cl_device_id device) {
+    cl_int err;
+    char value[256];
+    size_t size = 0;
+    cl_uint count = 0;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_context ctx = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    cl_command_queue queue = clCreateCommandQueueWithProperties(ctx, device, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 256, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    cl_event user = clCreateUserEvent(ctx, &err);
+    EXPECT(err, CL_SUCCESS);
+    const char *source =
+        "kernel void k(global int *a, int b, local int *c) { c[0] = b; a[get_global_id(0)] = c[0]; }";
+    cl_program program = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    /* Wrong handles: each object passed where another kind is expected. */
+    cl_platform_id bad_platform = (cl_platform_id)ctx;
+    cl_device_id bad_device = (cl_device_id)ctx;
+    cl_context bad_ctx = (cl_context)queue;
+    cl_command_queue bad_queue = (cl_command_queue)ctx;
+    cl_mem bad_mem = (cl_mem)ctx;
+    cl_program bad_program = (cl_program)ctx;
+    cl_kernel bad_kernel = (cl_kernel)ctx;
+    cl_event bad_event = (cl_event)ctx;
+    cl_sampler bad_sampler = (cl_sampler)ctx;
+    char host[256];
+    size_t origin[3] = {0, 0, 0}, region[3] = {4, 4, 1};
+
+    /* clGetPlatformIDs (answered by the loader itself). */
+    cl_platform_id platforms[4];
+    EXPECT(clGetPlatformIDs(0, platforms, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetPlatformIDs(0, NULL, NULL), CL_INVALID_VALUE);
+    /* clGetPlatformInfo */
+    EXPECT(clGetPlatformInfo(bad_platform, CL_PLATFORM_NAME, sizeof value, value, NULL), CL_INVALID_PLATFORM);
+    EXPECT(clGetPlatformInfo(platform, CL_PLATFORM_VERSION, 1, value, NULL), CL_INVALID_VALUE);
+    /* clGetDeviceIDs */
+    EXPECT(clGetDeviceIDs(bad_platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL), CL_INVALID_PLATFORM);
+    EXPECT(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetDeviceIDs(platform, (cl_device_type)1 << 40, 0, NULL, &count), CL_INVALID_DEVICE_TYPE);
+    /* clGetDeviceInfo */
+    EXPECT(clGetDeviceInfo(bad_device, CL_DEVICE_NAME, sizeof value, value, NULL), CL_INVALID_DEVICE);
+    EXPECT(clGetDeviceInfo(device, CL_DEVICE_NAME, 1, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetDeviceInfo(device, CL_DEVICE_NAME, 0, NULL, &size), CL_SUCCESS);
+    /* clCreateContext */
+    EXPECT_NULL(clCreateContext(props, 0, NULL, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    cl_device_id two[2] = {device, bad_device};
+    EXPECT_NULL(clCreateContext(props, 2, two, NULL, NULL, &err), err, CL_INVALID_DEVICE);
+    cl_context_properties bad_platform_props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx, 0};
+    EXPECT_NULL(clCreateContext(bad_platform_props, 1, &device, NULL, NULL, &err), err, CL_INVALID_PLATFORM);
+    /* clCreateContextFromType */
+    EXPECT_NULL(clCreateContextFromType(props, 0, NULL, NULL, &err), err, CL_INVALID_DEVICE_TYPE);
+    EXPECT_NULL(clCreateContextFromType(props, CL_DEVICE_TYPE_ALL, NULL, host, &err), err, CL_INVALID_VALUE);
+    cl_context_properties bad_key[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0x7777, 1, 0};
+    EXPECT_NULL(clCreateContextFromType(bad_key, CL_DEVICE_TYPE_ALL, NULL, NULL, &err), err, CL_INVALID_PROPERTY);
+    /* clRetainContext, clReleaseContext */
+    EXPECT(clRetainContext(bad_ctx), CL_INVALID_CONTEXT);
+    EXPECT(clReleaseContext(bad_ctx), CL_INVALID_CONTEXT);
+    /* clGetContextInfo */
+    EXPECT(clGetContextInfo(bad_ctx, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, NULL), CL_INVALID_CONTEXT);
+    EXPECT(clGetContextInfo(ctx, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetContextInfo(ctx, CL_CONTEXT_NUM_DEVICES, 1, value, NULL), CL_INVALID_VALUE);
+    /* clCreateCommandQueue */
+    EXPECT_NULL(clCreateCommandQueue(bad_ctx, device, 0, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateCommandQueue(ctx, bad_device, 0, &err), err, CL_INVALID_DEVICE);
+    EXPECT_NULL(clCreateCommandQueue(ctx, device, (cl_command_queue_properties)1 << 30, &err), err, CL_INVALID_VALUE);
+    /* clRetainCommandQueue, clReleaseCommandQueue */
+    EXPECT(clRetainCommandQueue(bad_queue), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clReleaseCommandQueue(bad_queue), CL_INVALID_COMMAND_QUEUE);
+    /* clGetCommandQueueInfo */
+    EXPECT(clGetCommandQueueInfo(bad_queue, CL_QUEUE_CONTEXT, sizeof value, value, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clGetCommandQueueInfo(queue, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, 1, value, NULL), CL_INVALID_VALUE);
+    /* clSetCommandQueueProperty */
+    EXPECT(clSetCommandQueueProperty(bad_queue, CL_QUEUE_PROFILING_ENABLE, CL_TRUE, NULL), CL_INVALID_COMMAND_QUEUE);
+    /* clCreateBuffer */
+    EXPECT_NULL(clCreateBuffer(bad_ctx, CL_MEM_READ_WRITE, 16, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)-1, NULL, &err), err, CL_INVALID_BUFFER_SIZE);
+    EXPECT_NULL(clCreateBuffer(ctx, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS, 16, NULL, &err), err, CL_INVALID_VALUE);
+    /* clCreateImage2D, clCreateImage3D */
+    cl_image_format format = {CL_RGBA, CL_FLOAT};
+    EXPECT_NULL(clCreateImage2D(bad_ctx, CL_MEM_READ_WRITE, &format, 4, 4, 0, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateImage2D(ctx, CL_MEM_READ_WRITE, &format, 4, 4, 0, NULL, &err), err, CL_INVALID_OPERATION);
+    EXPECT_NULL(clCreateImage3D(bad_ctx, CL_MEM_READ_WRITE, &format, 4, 4, 4, 0, 0, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateImage3D(ctx, CL_MEM_READ_WRITE, &format, 4, 4, 4, 0, 0, NULL, &err), err, CL_INVALID_OPERATION);
+    /* clRetainMemObject, clReleaseMemObject */
+    EXPECT(clRetainMemObject(bad_mem), CL_INVALID_MEM_OBJECT);
+    EXPECT(clReleaseMemObject(bad_mem), CL_INVALID_MEM_OBJECT);
+    /* clGetSupportedImageFormats */
+    EXPECT(clGetSupportedImageFormats(bad_ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &count), CL_INVALID_CONTEXT);
+    cl_image_format formats[2];
+    EXPECT(clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, formats, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_BUFFER, 0, NULL, &count), CL_INVALID_VALUE);
+    /* clGetMemObjectInfo */
+    EXPECT(clGetMemObjectInfo(bad_mem, CL_MEM_SIZE, sizeof size, &size, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clGetMemObjectInfo(buf, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetMemObjectInfo(buf, CL_MEM_SIZE, 1, value, NULL), CL_INVALID_VALUE);
+    /* clGetImageInfo */
+    EXPECT(clGetImageInfo(bad_mem, CL_IMAGE_WIDTH, sizeof size, &size, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clGetImageInfo(buf, CL_IMAGE_WIDTH, sizeof size, &size, NULL), CL_INVALID_MEM_OBJECT);
+    /* clCreateSampler */
+    EXPECT_NULL(clCreateSampler(bad_ctx, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, &err), err, CL_INVALID_OPERATION);
+    /* clRetainSampler, clReleaseSampler, clGetSamplerInfo */
+    EXPECT(clRetainSampler(bad_sampler), CL_INVALID_SAMPLER);
+    EXPECT(clReleaseSampler(bad_sampler), CL_INVALID_SAMPLER);
+    EXPECT(clGetSamplerInfo(bad_sampler, CL_SAMPLER_CONTEXT, sizeof value, value, NULL), CL_INVALID_SAMPLER);
+    /* clCreateProgramWithSource */
+    EXPECT_NULL(clCreateProgramWithSource(bad_ctx, 1, &source, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateProgramWithSource(ctx, 1, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    /* clCreateProgramWithBinary */
+    const unsigned char junk[] = "junk";
+    const unsigned char *junk_ptr = junk;
+    size_t junk_len = sizeof junk, zero_len = 0;
+    EXPECT_NULL(clCreateProgramWithBinary(bad_ctx, 1, &device, &junk_len, &junk_ptr, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateProgramWithBinary(ctx, 0, &device, &junk_len, &junk_ptr, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateProgramWithBinary(ctx, 1, NULL, &junk_len, &junk_ptr, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateProgramWithBinary(ctx, 1, &bad_device, &junk_len, &junk_ptr, NULL, &err), err, CL_INVALID_DEVICE);
+    EXPECT_NULL(clCreateProgramWithBinary(ctx, 1, &device, NULL, &junk_ptr, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateProgramWithBinary(ctx, 1, &device, &junk_len, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateProgramWithBinary(ctx, 1, &device, &zero_len, &junk_ptr, NULL, &err), err, CL_INVALID_VALUE);
+    /* clRetainProgram, clReleaseProgram */
+    EXPECT(clRetainProgram(bad_program), CL_INVALID_PROGRAM);
+    EXPECT(clReleaseProgram(bad_program), CL_INVALID_PROGRAM);
+    /* clBuildProgram */
+    EXPECT(clBuildProgram(bad_program, 0, NULL, NULL, NULL, NULL), CL_INVALID_PROGRAM);
+    EXPECT(clBuildProgram(program, 1, &bad_device, NULL, NULL, NULL), CL_INVALID_DEVICE);
+    EXPECT(clBuildProgram(program, 0, &device, NULL, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clBuildProgram(program, 0, NULL, "-cl-no-such-option", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
+    /* clUnloadCompiler */
+    EXPECT(clUnloadCompiler(), CL_SUCCESS);
+    /* clGetProgramInfo */
+    EXPECT(clGetProgramInfo(bad_program, CL_PROGRAM_CONTEXT, sizeof value, value, NULL), CL_INVALID_PROGRAM);
+    EXPECT(clGetProgramInfo(program, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetProgramInfo(program, CL_PROGRAM_CONTEXT, 1, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetProgramInfo(program, CL_PROGRAM_NUM_KERNELS, sizeof size, &size, NULL), CL_INVALID_PROGRAM_EXECUTABLE);
+    /* clGetProgramBuildInfo */
+    EXPECT(clGetProgramBuildInfo(bad_program, device, CL_PROGRAM_BUILD_STATUS, sizeof value, value, NULL), CL_INVALID_PROGRAM);
+    EXPECT(clGetProgramBuildInfo(program, bad_device, CL_PROGRAM_BUILD_STATUS, sizeof value, value, NULL), CL_INVALID_DEVICE);
+    EXPECT(clGetProgramBuildInfo(program, device, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS, 1, value, NULL), CL_INVALID_VALUE);
+    /* clCreateKernel, clCreateKernelsInProgram before a build */
+    EXPECT_NULL(clCreateKernel(bad_program, "k", &err), err, CL_INVALID_PROGRAM);
+    EXPECT(clCreateKernelsInProgram(bad_program, 0, NULL, &count), CL_INVALID_PROGRAM);
+    EXPECT(clCreateKernelsInProgram(program, 0, NULL, &count), CL_INVALID_PROGRAM_EXECUTABLE);
+
+    cl_kernel kernel = NULL;
+    if (clBuildProgram(program, 0, NULL, NULL, NULL, NULL) == CL_SUCCESS) {
+        kernel = clCreateKernel(program, "k", &err);
+        EXPECT(err, CL_SUCCESS);
+        cl_kernel kernels[1];
+        EXPECT(clCreateKernelsInProgram(program, 0, kernels, NULL), CL_INVALID_VALUE);
+        EXPECT(clCreateKernelsInProgram(program, 0, NULL, &count), CL_SUCCESS);
+        EXPECT(count == 1 ? CL_SUCCESS : -1, CL_SUCCESS);
+    } else {
+        printf("FAIL: the kernel of every_entry_point did not build\n");
+        failures++;
+    }
+    cl_kernel k = kernel ? kernel : bad_kernel;
+    int int_value = 1;
+    /* clRetainKernel, clReleaseKernel */
+    EXPECT(clRetainKernel(bad_kernel), CL_INVALID_KERNEL);
+    EXPECT(clReleaseKernel(bad_kernel), CL_INVALID_KERNEL);
+    /* clSetKernelArg */
+    EXPECT(clSetKernelArg(bad_kernel, 0, sizeof buf, &buf), CL_INVALID_KERNEL);
+    EXPECT(clSetKernelArg(k, 3, sizeof int_value, &int_value), CL_INVALID_ARG_INDEX);
+    EXPECT(clSetKernelArg(k, 1, sizeof int_value, NULL), CL_INVALID_ARG_VALUE);
+    EXPECT(clSetKernelArg(k, 2, 16, &int_value), CL_INVALID_ARG_VALUE);
+    EXPECT(clSetKernelArg(k, 2, 0, NULL), CL_INVALID_ARG_SIZE);
+    EXPECT(clSetKernelArg(k, 0, 3, &buf), CL_INVALID_ARG_SIZE);
+    EXPECT(clSetKernelArg(k, 0, sizeof bad_mem, &bad_mem), CL_INVALID_MEM_OBJECT);
+    /* clGetKernelInfo */
+    EXPECT(clGetKernelInfo(bad_kernel, CL_KERNEL_NUM_ARGS, sizeof count, &count, NULL), CL_INVALID_KERNEL);
+    EXPECT(clGetKernelInfo(k, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, 1, value, NULL), CL_INVALID_VALUE);
+    /* clGetKernelWorkGroupInfo */
+    EXPECT(clGetKernelWorkGroupInfo(bad_kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size, NULL), CL_INVALID_KERNEL);
+    EXPECT(clGetKernelWorkGroupInfo(k, bad_device, CL_KERNEL_WORK_GROUP_SIZE, sizeof size, &size, NULL), CL_INVALID_DEVICE);
+    EXPECT(clGetKernelWorkGroupInfo(k, device, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelWorkGroupInfo(k, device, CL_KERNEL_WORK_GROUP_SIZE, 1, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelWorkGroupInfo(k, device, CL_KERNEL_GLOBAL_WORK_SIZE, sizeof value, value, NULL), CL_INVALID_VALUE);
+    /* clWaitForEvents */
+    EXPECT(clWaitForEvents(1, NULL), CL_INVALID_VALUE);
+    EXPECT(clWaitForEvents(1, &bad_event), CL_INVALID_EVENT);
+    /* clGetEventInfo */
+    EXPECT(clGetEventInfo(bad_event, CL_EVENT_CONTEXT, sizeof value, value, NULL), CL_INVALID_EVENT);
+    EXPECT(clGetEventInfo(user, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetEventInfo(user, CL_EVENT_CONTEXT, 1, value, NULL), CL_INVALID_VALUE);
+    /* clRetainEvent, clReleaseEvent */
+    EXPECT(clRetainEvent(bad_event), CL_INVALID_EVENT);
+    EXPECT(clReleaseEvent(bad_event), CL_INVALID_EVENT);
+    /* clGetEventProfilingInfo: the queue has no profiling. */
+    cl_event marked;
+    EXPECT(clEnqueueMarkerWithWaitList(queue, 0, NULL, &marked), CL_SUCCESS);
+    EXPECT(clFinish(queue), CL_SUCCESS);
+    cl_ulong t;
+    EXPECT(clGetEventProfilingInfo(bad_event, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL), CL_INVALID_EVENT);
+    EXPECT(clGetEventProfilingInfo(marked, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL), CL_PROFILING_INFO_NOT_AVAILABLE);
+    /* clFlush, clFinish */
+    EXPECT(clFlush(bad_queue), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clFinish(bad_queue), CL_INVALID_COMMAND_QUEUE);
+    /* clEnqueueReadBuffer, clEnqueueWriteBuffer */
+    EXPECT(clEnqueueReadBuffer(bad_queue, buf, CL_TRUE, 0, 16, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, 16, host, 0, &user, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT(clEnqueueWriteBuffer(bad_queue, buf, CL_TRUE, 0, 16, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueWriteBuffer(queue, bad_mem, CL_TRUE, 0, 16, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueWriteBuffer(queue, buf, CL_TRUE, 0, 16, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueWriteBuffer(queue, buf, CL_TRUE, 0, 16, host, 1, &bad_event, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    /* clEnqueueCopyBuffer */
+    EXPECT(clEnqueueCopyBuffer(bad_queue, buf, buf, 0, 128, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueCopyBuffer(queue, bad_mem, buf, 0, 128, 16, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueCopyBuffer(queue, buf, bad_mem, 0, 128, 16, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueCopyBuffer(queue, buf, buf, 0, 128, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueCopyBuffer(queue, buf, buf, 0, 250, 16, 0, NULL, NULL), CL_INVALID_VALUE);
+    /* Image commands: no memory object is an image. */
+    EXPECT(clEnqueueReadImage(bad_queue, buf, CL_TRUE, origin, region, 0, 0, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueReadImage(queue, buf, CL_TRUE, origin, region, 0, 0, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueWriteImage(bad_queue, buf, CL_TRUE, origin, region, 0, 0, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueWriteImage(queue, buf, CL_TRUE, origin, region, 0, 0, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueCopyImage(bad_queue, buf, buf, origin, origin, region, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueCopyImage(queue, buf, buf, origin, origin, region, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueCopyImageToBuffer(bad_queue, buf, buf, origin, region, 0, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueCopyImageToBuffer(queue, buf, buf, origin, region, 0, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueCopyBufferToImage(bad_queue, buf, buf, 0, origin, region, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueCopyBufferToImage(queue, buf, buf, 0, origin, region, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    /* clEnqueueMapBuffer */
+    EXPECT_NULL(clEnqueueMapBuffer(bad_queue, buf, CL_TRUE, CL_MAP_READ, 0, 16, 0, NULL, NULL, &err), err, CL_INVALID_COMMAND_QUEUE);
+    EXPECT_NULL(clEnqueueMapBuffer(queue, bad_mem, CL_TRUE, CL_MAP_READ, 0, 16, 0, NULL, NULL, &err), err, CL_INVALID_MEM_OBJECT);
+    EXPECT_NULL(clEnqueueMapBuffer(queue, buf, CL_TRUE, CL_MAP_READ, 0, 0, 0, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clEnqueueMapBuffer(queue, buf, CL_TRUE, (cl_map_flags)1 << 20, 0, 16, 0, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clEnqueueMapBuffer(queue, buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 0, 16, 0, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    /* clEnqueueMapImage */
+    size_t pitch;
+    EXPECT_NULL(clEnqueueMapImage(bad_queue, buf, CL_TRUE, CL_MAP_READ, origin, region, &pitch, NULL, 0, NULL, NULL, &err), err, CL_INVALID_COMMAND_QUEUE);
+    EXPECT_NULL(clEnqueueMapImage(queue, buf, CL_TRUE, CL_MAP_READ, origin, region, &pitch, NULL, 0, NULL, NULL, &err), err, CL_INVALID_MEM_OBJECT);
+    /* clEnqueueUnmapMemObject */
+    EXPECT(clEnqueueUnmapMemObject(bad_queue, buf, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueUnmapMemObject(queue, bad_mem, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueUnmapMemObject(queue, buf, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    /* clEnqueueNDRangeKernel */
+    size_t global[3] = {64, 1, 1}, local[3] = {8, 1, 1}, huge[3] = {1 << 20, 1, 1};
+    EXPECT(clEnqueueNDRangeKernel(bad_queue, k, 1, NULL, global, NULL, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueNDRangeKernel(queue, bad_kernel, 1, NULL, global, NULL, 0, NULL, NULL), CL_INVALID_KERNEL);
+    EXPECT(clEnqueueNDRangeKernel(queue, k, 1, NULL, global, NULL, 0, NULL, NULL), CL_INVALID_KERNEL_ARGS);
+    EXPECT(clSetKernelArg(k, 0, sizeof buf, &buf), CL_SUCCESS);
+    EXPECT(clSetKernelArg(k, 1, sizeof int_value, &int_value), CL_SUCCESS);
+    EXPECT(clSetKernelArg(k, 2, sizeof(int), NULL), CL_SUCCESS);
+    EXPECT(clEnqueueNDRangeKernel(queue, k, 4, NULL, global, NULL, 0, NULL, NULL), CL_INVALID_WORK_DIMENSION);
+    EXPECT(clEnqueueNDRangeKernel(queue, k, 1, NULL, global, huge, 0, NULL, NULL), CL_INVALID_WORK_ITEM_SIZE);
+    EXPECT(clEnqueueNDRangeKernel(queue, k, 1, NULL, global, local, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT(clEnqueueNDRangeKernel(queue, k, 1, NULL, global, local, 1, &bad_event, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    /* clEnqueueTask */
+    EXPECT(clEnqueueTask(bad_queue, k, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueTask(queue, bad_kernel, 0, NULL, NULL), CL_INVALID_KERNEL);
+    EXPECT(clEnqueueTask(queue, k, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    /* clEnqueueNativeKernel: the device has no native kernels. */
+    EXPECT(clEnqueueNativeKernel(bad_queue, native_kernel, NULL, 0, 0, NULL, NULL, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueNativeKernel(queue, native_kernel, NULL, 0, 0, NULL, NULL, 0, NULL, NULL), CL_INVALID_OPERATION);
+    /* clEnqueueMarker, clEnqueueWaitForEvents, clEnqueueBarrier */
+    EXPECT(clEnqueueMarker(bad_queue, &marked), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueMarker(queue, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueWaitForEvents(bad_queue, 1, &user), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueWaitForEvents(queue, 0, &user), CL_INVALID_VALUE);
+    EXPECT(clEnqueueWaitForEvents(queue, 1, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueWaitForEvents(queue, 1, &bad_event), CL_INVALID_EVENT);
+    EXPECT(clEnqueueBarrier(bad_queue), CL_INVALID_COMMAND_QUEUE);
+    /* clGetExtensionFunctionAddress (exported by the loader and by vecl) */
+    EXPECT(clGetExtensionFunctionAddress("clNoSuchFunctionVECL") == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    /* OpenGL sharing: no context was created from a GL context. */
+    EXPECT_NULL(clCreateFromGLBuffer(bad_ctx, CL_MEM_READ_WRITE, 1, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateFromGLBuffer(ctx, CL_MEM_READ_WRITE, 1, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateFromGLTexture2D(ctx, CL_MEM_READ_WRITE, 0x0DE1, 0, 1, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateFromGLTexture3D(ctx, CL_MEM_READ_WRITE, 0x806F, 0, 1, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateFromGLRenderbuffer(ctx, CL_MEM_READ_WRITE, 1, &err), err, CL_INVALID_CONTEXT);
+    cl_gl_object_type gl_type;
+    cl_GLuint gl_name;
+    EXPECT(clGetGLObjectInfo(bad_mem, &gl_type, &gl_name), CL_INVALID_MEM_OBJECT);
+    EXPECT(clGetGLObjectInfo(buf, &gl_type, &gl_name), CL_INVALID_GL_OBJECT);
+    EXPECT(clGetGLTextureInfo(bad_mem, CL_GL_TEXTURE_TARGET, sizeof value, value, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clGetGLTextureInfo(buf, CL_GL_TEXTURE_TARGET, sizeof value, value, NULL), CL_INVALID_GL_OBJECT);
+    EXPECT(clEnqueueAcquireGLObjects(bad_queue, 1, &buf, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueAcquireGLObjects(queue, 1, &buf, 0, NULL, NULL), CL_INVALID_CONTEXT);
+    EXPECT(clEnqueueReleaseGLObjects(bad_queue, 1, &buf, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueReleaseGLObjects(queue, 1, &buf, 0, NULL, NULL), CL_INVALID_CONTEXT);
+    cl_context_properties gl_props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    EXPECT(clGetGLContextInfoKHR(gl_props, CL_CURRENT_DEVICE_FOR_GL_CONTEXT_KHR, sizeof value, value, NULL),
+           CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR);
+    /* clSetEventCallback */
+    EXPECT(clSetEventCallback(bad_event, CL_COMPLETE, event_notify, NULL), CL_INVALID_EVENT);
+    EXPECT(clSetEventCallback(user, 42, event_notify, NULL), CL_INVALID_VALUE);
+    /* clCreateSubBuffer */
+    cl_buffer_region sub_region = {0, 16};
+    EXPECT_NULL(clCreateSubBuffer(bad_mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &sub_region, &err), err, CL_INVALID_MEM_OBJECT);
+    EXPECT_NULL(clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, NULL, &err), err, CL_INVALID_VALUE);
+    /* clSetMemObjectDestructorCallback */
+    EXPECT(clSetMemObjectDestructorCallback(bad_mem, mem_notify, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clSetMemObjectDestructorCallback(buf, NULL, NULL), CL_INVALID_VALUE);
+    /* clCreateUserEvent, clSetUserEventStatus */
+    EXPECT_NULL(clCreateUserEvent(bad_ctx, &err), err, CL_INVALID_CONTEXT);
+    EXPECT(clSetUserEventStatus(bad_event, CL_COMPLETE), CL_INVALID_EVENT);
+    EXPECT(clSetUserEventStatus(marked, CL_COMPLETE), CL_INVALID_EVENT);
+    /* clEnqueueReadBufferRect, clEnqueueWriteBufferRect, clEnqueueCopyBufferRect */
+    size_t rect[3] = {4, 4, 1}, zero_rect[3] = {0, 4, 1}, big_rect[3] = {64, 64, 1};
+    EXPECT(clEnqueueReadBufferRect(bad_queue, buf, CL_TRUE, origin, origin, rect, 0, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueReadBufferRect(queue, bad_mem, CL_TRUE, origin, origin, rect, 0, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueReadBufferRect(queue, buf, CL_TRUE, origin, origin, zero_rect, 0, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadBufferRect(queue, buf, CL_TRUE, origin, origin, big_rect, 0, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadBufferRect(queue, buf, CL_TRUE, origin, origin, rect, 2, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadBufferRect(queue, buf, CL_TRUE, origin, origin, rect, 0, 0, 0, 0, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueWriteBufferRect(bad_queue, buf, CL_TRUE, origin, origin, rect, 0, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueWriteBufferRect(queue, bad_mem, CL_TRUE, origin, origin, rect, 0, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueWriteBufferRect(queue, buf, CL_TRUE, origin, origin, big_rect, 0, 0, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueWriteBufferRect(queue, buf, CL_TRUE, origin, origin, rect, 0, 0, 2, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueCopyBufferRect(bad_queue, buf, buf, origin, origin, rect, 0, 0, 0, 0, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueCopyBufferRect(queue, bad_mem, buf, origin, origin, rect, 0, 0, 0, 0, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueCopyBufferRect(queue, buf, buf, origin, origin, rect, 0, 0, 0, 0, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    EXPECT(clEnqueueCopyBufferRect(queue, buf, buf, origin, origin, big_rect, 0, 0, 0, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    /* clCreateSubDevicesEXT, clRetainDeviceEXT, clReleaseDeviceEXT */
+    cl_device_partition_property_ext equally[] = {CL_DEVICE_PARTITION_EQUALLY_EXT, 1, CL_PROPERTIES_LIST_END_EXT};
+    cl_device_id subs[4];
+    EXPECT(clCreateSubDevicesEXT(bad_device, equally, 4, subs, &count), CL_INVALID_DEVICE);
+    EXPECT(clRetainDeviceEXT(bad_device), CL_INVALID_DEVICE);
+    EXPECT(clReleaseDeviceEXT(bad_device), CL_INVALID_DEVICE);
+    EXPECT(clRetainDeviceEXT(device), CL_SUCCESS);
+    EXPECT(clReleaseDeviceEXT(device), CL_SUCCESS);
+    /* clCreateEventFromGLsyncKHR */
+    EXPECT_NULL(clCreateEventFromGLsyncKHR(bad_ctx, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateEventFromGLsyncKHR(ctx, NULL, &err), err, CL_INVALID_CONTEXT);
+    /* clCreateSubDevices: the device cannot be partitioned. */
+    cl_device_partition_property split[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+    EXPECT(clCreateSubDevices(bad_device, split, 4, subs, &count), CL_INVALID_DEVICE);
+    EXPECT(clCreateSubDevices(device, split, 4, subs, &count), CL_INVALID_VALUE);
+    EXPECT(clCreateSubDevices(device, NULL, 4, subs, &count), CL_INVALID_VALUE);
+    /* clRetainDevice, clReleaseDevice: root devices are not counted. */
+    EXPECT(clRetainDevice(bad_device), CL_INVALID_DEVICE);
+    EXPECT(clReleaseDevice(bad_device), CL_INVALID_DEVICE);
+    EXPECT(clRetainDevice(device), CL_SUCCESS);
+    EXPECT(clReleaseDevice(device), CL_SUCCESS);
+    /* clCreateImage */
+    cl_image_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = desc.image_height = 4;
+    EXPECT_NULL(clCreateImage(bad_ctx, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_CONTEXT);
+    /* clCreateProgramWithBuiltInKernels: the device has none. */
+    EXPECT_NULL(clCreateProgramWithBuiltInKernels(bad_ctx, 1, &device, "k", &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateProgramWithBuiltInKernels(ctx, 1, &device, "no_such_kernel", &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateProgramWithBuiltInKernels(ctx, 1, &device, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateProgramWithBuiltInKernels(ctx, 1, &bad_device, "k", &err), err, CL_INVALID_DEVICE);
+    /* clCompileProgram */
+    cl_program fresh = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
+    const char *header_name = "h.h";
+    EXPECT(clCompileProgram(bad_program, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL), CL_INVALID_PROGRAM);
+    EXPECT(clCompileProgram(fresh, 1, NULL, NULL, 0, NULL, NULL, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clCompileProgram(fresh, 1, &bad_device, NULL, 0, NULL, NULL, NULL, NULL), CL_INVALID_DEVICE);
+    EXPECT(clCompileProgram(fresh, 0, NULL, NULL, 1, NULL, &header_name, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clCompileProgram(fresh, 0, NULL, NULL, 0, NULL, NULL, NULL, host), CL_INVALID_VALUE);
+    /* clLinkProgram */
+    EXPECT_NULL(clLinkProgram(bad_ctx, 0, NULL, NULL, 1, &fresh, NULL, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clLinkProgram(ctx, 0, NULL, NULL, 0, NULL, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clLinkProgram(ctx, 0, NULL, NULL, 1, NULL, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clLinkProgram(ctx, 0, NULL, NULL, 1, &bad_program, NULL, NULL, &err), err, CL_INVALID_PROGRAM);
+    EXPECT_NULL(clLinkProgram(ctx, 1, NULL, NULL, 1, &fresh, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clLinkProgram(ctx, 0, NULL, NULL, 1, &fresh, NULL, host, &err), err, CL_INVALID_VALUE);
+    /* clUnloadPlatformCompiler */
+    EXPECT(clUnloadPlatformCompiler(bad_platform), CL_INVALID_PLATFORM);
+    EXPECT(clUnloadPlatformCompiler(platform), CL_SUCCESS);
+    /* clGetKernelArgInfo */
+    EXPECT(clGetKernelArgInfo(bad_kernel, 0, CL_KERNEL_ARG_NAME, sizeof value, value, NULL), CL_INVALID_KERNEL);
+    EXPECT(clGetKernelArgInfo(k, 3, CL_KERNEL_ARG_NAME, sizeof value, value, NULL), CL_INVALID_ARG_INDEX);
+    EXPECT(clGetKernelArgInfo(k, 0, 0xdead, sizeof value, value, NULL), CL_INVALID_VALUE);
+    /* clEnqueueFillBuffer */
+    int pattern = 0;
+    EXPECT(clEnqueueFillBuffer(bad_queue, buf, &pattern, 4, 0, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueFillBuffer(queue, bad_mem, &pattern, 4, 0, 16, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueFillBuffer(queue, buf, NULL, 4, 0, 16, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueFillBuffer(queue, buf, &pattern, 0, 0, 16, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueFillBuffer(queue, buf, &pattern, 4, 0, 260, 0, NULL, NULL), CL_INVALID_VALUE);
+    /* clEnqueueFillImage */
+    float color[4] = {0};
+    EXPECT(clEnqueueFillImage(bad_queue, buf, color, origin, region, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueFillImage(queue, buf, color, origin, region, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    /* clEnqueueMigrateMemObjects */
+    EXPECT(clEnqueueMigrateMemObjects(bad_queue, 1, &buf, 0, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueMigrateMemObjects(queue, 0, &buf, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueMigrateMemObjects(queue, 1, NULL, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueMigrateMemObjects(queue, 1, &bad_mem, 0, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueMigrateMemObjects(queue, 1, &buf, (cl_mem_migration_flags)1 << 20, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueMigrateMemObjects(queue, 1, &buf, CL_MIGRATE_MEM_OBJECT_HOST, 0, NULL, NULL), CL_SUCCESS);
+    /* clEnqueueMarkerWithWaitList, clEnqueueBarrierWithWaitList */
+    EXPECT(clEnqueueMarkerWithWaitList(bad_queue, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueMarkerWithWaitList(queue, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT(clEnqueueMarkerWithWaitList(queue, 0, &user, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT(clEnqueueBarrierWithWaitList(bad_queue, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueBarrierWithWaitList(queue, 1, &bad_event, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    /* clGetExtensionFunctionAddressForPlatform */
+    EXPECT(clGetExtensionFunctionAddressForPlatform(platform, "clNoSuchFunctionVECL") == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clGetExtensionFunctionAddressForPlatform(platform, "clIcdGetPlatformIDsKHR") != NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    /* clCreateFromGLTexture */
+    EXPECT_NULL(clCreateFromGLTexture(bad_ctx, CL_MEM_READ_WRITE, 0x0DE1, 0, 1, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateFromGLTexture(ctx, CL_MEM_READ_WRITE, 0x0DE1, 0, 1, &err), err, CL_INVALID_CONTEXT);
+    /* EGL sharing */
+    EXPECT_NULL(clCreateFromEGLImageKHR(bad_ctx, NULL, NULL, CL_MEM_READ_WRITE, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateFromEGLImageKHR(ctx, NULL, NULL, CL_MEM_READ_WRITE, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT(clEnqueueAcquireEGLObjectsKHR(bad_queue, 1, &buf, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueReleaseEGLObjectsKHR(bad_queue, 1, &buf, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT_NULL(clCreateEventFromEGLSyncKHR(bad_ctx, NULL, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateEventFromEGLSyncKHR(ctx, NULL, NULL, &err), err, CL_INVALID_CONTEXT);
+    /* clCreateCommandQueueWithProperties */
+    cl_queue_properties bad_qkey[] = {0x7777, 0, 0};
+    EXPECT_NULL(clCreateCommandQueueWithProperties(ctx, device, bad_qkey, &err), err, CL_INVALID_VALUE);
+    cl_queue_properties size_without_device[] = {CL_QUEUE_SIZE, 16, 0};
+    EXPECT_NULL(clCreateCommandQueueWithProperties(ctx, device, size_without_device, &err), err, CL_INVALID_VALUE);
+    /* clCreatePipe, clGetPipeInfo */
+    EXPECT_NULL(clCreatePipe(bad_ctx, 0, 4, 4, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT(clGetPipeInfo(bad_mem, CL_PIPE_MAX_PACKETS, sizeof count, &count, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clGetPipeInfo(buf, CL_PIPE_MAX_PACKETS, sizeof count, &count, NULL), CL_INVALID_MEM_OBJECT);
+    /* SVM: the device has no SVM capabilities. */
+    EXPECT(clSVMAlloc(bad_ctx, CL_MEM_READ_WRITE, 64, 0) == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    clSVMFree(ctx, NULL);
+    clSVMFree(bad_ctx, host);
+    void *svm_ptrs[1] = {host};
+    EXPECT(clEnqueueSVMFree(bad_queue, 1, svm_ptrs, NULL, NULL, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMFree(queue, 1, svm_ptrs, NULL, NULL, 0, NULL, NULL), CL_INVALID_OPERATION);
+    EXPECT(clEnqueueSVMMemcpy(bad_queue, CL_TRUE, host, host + 8, 4, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMMemFill(bad_queue, host, &pattern, 4, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMMemFill(queue, host, &pattern, 4, 16, 0, NULL, NULL), CL_INVALID_OPERATION);
+    EXPECT(clEnqueueSVMMap(bad_queue, CL_TRUE, CL_MAP_READ, host, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ, host, 16, 0, NULL, NULL), CL_INVALID_OPERATION);
+    EXPECT(clEnqueueSVMUnmap(bad_queue, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMUnmap(queue, host, 0, NULL, NULL), CL_INVALID_OPERATION);
+    /* clCreateSamplerWithProperties */
+    EXPECT_NULL(clCreateSamplerWithProperties(bad_ctx, NULL, &err), err, CL_INVALID_CONTEXT);
+    /* clSetKernelArgSVMPointer, clSetKernelExecInfo */
+    EXPECT(clSetKernelArgSVMPointer(bad_kernel, 0, host), CL_INVALID_KERNEL);
+    EXPECT(clSetKernelArgSVMPointer(k, 0, host), CL_INVALID_OPERATION);
+    EXPECT(clSetKernelExecInfo(bad_kernel, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svm_ptrs, svm_ptrs), CL_INVALID_KERNEL);
+    EXPECT(clSetKernelExecInfo(k, 0xdead, sizeof svm_ptrs, svm_ptrs), CL_INVALID_VALUE);
+    EXPECT(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svm_ptrs, svm_ptrs), CL_INVALID_OPERATION);
+    /* clGetKernelSubGroupInfoKHR, clGetKernelSubGroupInfo: no sub-groups. */
+    EXPECT(clGetKernelSubGroupInfoKHR(bad_kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR,
+                                      sizeof global, global, sizeof size, &size, NULL), CL_INVALID_KERNEL);
+    EXPECT(clGetKernelSubGroupInfo(bad_kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                   sizeof global, global, sizeof size, &size, NULL), CL_INVALID_KERNEL);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                   sizeof global, global, sizeof size, &size, NULL), CL_INVALID_OPERATION);
+    /* clCloneKernel */
+    EXPECT_NULL(clCloneKernel(bad_kernel, &err), err, CL_INVALID_KERNEL);
+    /* clCreateProgramWithIL */
+    EXPECT_NULL(clCreateProgramWithIL(bad_ctx, junk, sizeof junk, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateProgramWithIL(ctx, NULL, 4, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateProgramWithIL(ctx, junk, 0, &err), err, CL_INVALID_VALUE);
+    /* clEnqueueSVMMigrateMem */
+    const void *svm_const[1] = {host};
+    EXPECT(clEnqueueSVMMigrateMem(bad_queue, 1, svm_const, NULL, 0, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMMigrateMem(queue, 1, svm_const, NULL, 0, 0, NULL, NULL), CL_INVALID_OPERATION);
+    /* clGetDeviceAndHostTimer, clGetHostTimer */
+    cl_ulong device_time, host_time;
+    EXPECT(clGetDeviceAndHostTimer(bad_device, &device_time, &host_time), CL_INVALID_DEVICE);
+    EXPECT(clGetDeviceAndHostTimer(device, NULL, &host_time), CL_INVALID_VALUE);
+    EXPECT(clGetDeviceAndHostTimer(device, &device_time, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetDeviceAndHostTimer(device, &device_time, &host_time), CL_SUCCESS);
+    EXPECT(clGetHostTimer(bad_device, &host_time), CL_INVALID_DEVICE);
+    EXPECT(clGetHostTimer(device, NULL), CL_INVALID_VALUE);
+    /* clSetDefaultDeviceCommandQueue: no device-side queues. */
+    EXPECT(clSetDefaultDeviceCommandQueue(bad_ctx, device, queue), CL_INVALID_CONTEXT);
+    EXPECT(clSetDefaultDeviceCommandQueue(ctx, bad_device, queue), CL_INVALID_DEVICE);
+    EXPECT(clSetDefaultDeviceCommandQueue(ctx, device, bad_queue), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clSetDefaultDeviceCommandQueue(ctx, device, queue), CL_INVALID_OPERATION);
+    /* clSetProgramReleaseCallback, clSetProgramSpecializationConstant */
+    EXPECT(clSetProgramReleaseCallback(bad_program, program_notify, NULL), CL_INVALID_PROGRAM);
+    EXPECT(clSetProgramReleaseCallback(program, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clSetProgramSpecializationConstant(bad_program, 0, sizeof int_value, &int_value), CL_INVALID_PROGRAM);
+    EXPECT(clSetProgramSpecializationConstant(program, 0, sizeof int_value, &int_value), CL_INVALID_PROGRAM);
+    /* clCreateBufferWithProperties */
+    cl_mem_properties bad_mprops[] = {0x7777, 0, 0};
+    EXPECT_NULL(clCreateBufferWithProperties(bad_ctx, NULL, CL_MEM_READ_WRITE, 16, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateBufferWithProperties(ctx, bad_mprops, CL_MEM_READ_WRITE, 16, NULL, &err), err, CL_INVALID_PROPERTY);
+    EXPECT_NULL(clCreateBufferWithProperties(ctx, NULL, CL_MEM_READ_WRITE, 0, NULL, &err), err, CL_INVALID_BUFFER_SIZE);
+    /* clCreateImageWithProperties */
+    EXPECT_NULL(clCreateImageWithProperties(bad_ctx, NULL, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_CONTEXT);
+    EXPECT_NULL(clCreateImageWithProperties(ctx, NULL, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_OPERATION);
+    /* clSetContextDestructorCallback */
+    EXPECT(clSetContextDestructorCallback(bad_ctx, context_destroyed, NULL), CL_INVALID_CONTEXT);
+    EXPECT(clSetContextDestructorCallback(ctx, NULL, NULL), CL_INVALID_VALUE);
+
+    EXPECT(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+    EXPECT(clFinish(queue), CL_SUCCESS);
+    if (kernel) EXPECT(clReleaseKernel(kernel), CL_SUCCESS);
+    EXPECT(clReleaseEvent(marked), CL_SUCCESS);
+    EXPECT(clReleaseEvent(user), CL_SUCCESS);
+    EXPECT(clReleaseProgram(fresh), CL_SUCCESS);
+    EXPECT(clReleaseProgram(program), CL_SUCCESS);
+    EXPECT(clReleaseMemObject(buf), CL_SUCCESS);
+    EXPECT(clReleaseCommandQueue(queue), CL_SUCCESS);
+    EXPECT(clReleaseContext(ctx), CL_SUCCESS);
 }
 
 int main(void) {
@@ -272,6 +794,8 @@ int main(void) {
     EXPECT(clReleaseCommandQueue(queue), CL_INVALID_COMMAND_QUEUE);
     EXPECT(clReleaseContext(ctx), CL_SUCCESS);
     EXPECT(clReleaseContext(ctx), CL_INVALID_CONTEXT);
+
+    every_entry_point(platform, device);
 
     printf("checks: %d failed: %d\n", checks, failures);
     return failures ? 1 : 0;
