@@ -3,9 +3,14 @@
 //! Component-wise functions apply to each component of a vector argument (a
 //! scalar argument next to vector ones is broadcast). Where Cranelift has
 //! the operation for both scalars and 128-bit vectors (`sqrt`, `floor`,
-//! `fma`, integer `min`…) it runs on whole pieces; transcendental functions
-//! call the Rust routines of `math.rs` lane by lane. A builtin not listed
-//! here is reported as `not supported yet: NAME`.
+//! `fma`, integer `min`…) it runs on whole pieces; `float` transcendentals
+//! are emitted as vector code by [`vmath`]; the rest (`double`
+//! transcendentals, exact float operations, half packing, 64-bit saturating
+//! integers) call the Rust routines of `math.rs` lane by lane. A builtin not
+//! listed here is reported as `not supported yet: NAME`.
+
+mod extra;
+mod vmath;
 
 use super::lanes::{carrier, elem_of, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
@@ -183,6 +188,42 @@ impl FunctionCx<'_, '_> {
                 let m = cx.b.ins().fmul(d, a[2]);
                 cx.b.ins().fadd(a[0], m)
             }),
+            "degrees" => Some(|cx, a| {
+                let k = cx.fconst_like_val(a[0], 180.0 / std::f64::consts::PI);
+                cx.b.ins().fmul(a[0], k)
+            }),
+            "radians" => Some(|cx, a| {
+                let k = cx.fconst_like_val(a[0], std::f64::consts::PI / 180.0);
+                cx.b.ins().fmul(a[0], k)
+            }),
+            "sign" => Some(|cx, a| {
+                let z = cx.fconst_like_val(a[0], 0.0);
+                let one = cx.fconst_like_val(a[0], 1.0);
+                let m1 = cx.fconst_like_val(a[0], -1.0);
+                let gt = cx.b.ins().fcmp(FloatCC::GreaterThan, a[0], z);
+                let lt = cx.b.ins().fcmp(FloatCC::LessThan, a[0], z);
+                let r = cx.pick(lt, m1, a[0]);
+                let r = cx.pick(gt, one, r);
+                let un = cx.b.ins().fcmp(FloatCC::Unordered, a[0], a[0]);
+                cx.pick(un, z, r)
+            }),
+            "maxmag" => Some(|cx, a| cx.mag_pick(true, a[0], a[1])),
+            "minmag" => Some(|cx, a| cx.mag_pick(false, a[0], a[1])),
+            "smoothstep" => Some(|cx, a| {
+                let num = cx.b.ins().fsub(a[2], a[0]);
+                let den = cx.b.ins().fsub(a[1], a[0]);
+                let t = cx.b.ins().fdiv(num, den);
+                let z = cx.fconst_like_val(a[0], 0.0);
+                let one = cx.fconst_like_val(a[0], 1.0);
+                let t = cx.fmin_max(true, t, z);
+                let t = cx.fmin_max(false, t, one);
+                let two = cx.fconst_like_val(a[0], 2.0);
+                let three = cx.fconst_like_val(a[0], 3.0);
+                let tt = cx.b.ins().fmul(t, two);
+                let d = cx.b.ins().fsub(three, tt);
+                let t2 = cx.b.ins().fmul(t, t);
+                cx.b.ins().fmul(t2, d)
+            }),
             "step" => Some(|cx, a| {
                 let lt = cx.b.ins().fcmp(FloatCC::LessThan, a[1], a[0]);
                 let z = cx.fconst_like_val(a[1], 0.0);
@@ -195,6 +236,12 @@ impl FunctionCx<'_, '_> {
             if s.is_float() && s != Scalar::F16 {
                 return self.componentwise(&vals, comps, |cx, a| Ok(cx.simd(s, a, f)));
             }
+        }
+        if out == Some(Scalar::F32) && vmath::SIMD_F32.contains(&base) {
+            return self.componentwise(&vals, comps, |cx, a| cx.simd_math_f32(base, a));
+        }
+        if let Some(v) = self.lower_extra_builtin(base, args, &vals, ty)? {
+            return Ok(v);
         }
         if base == "fma" {
             let s = out.ok_or_else(unsupported)?;
@@ -223,16 +270,7 @@ impl FunctionCx<'_, '_> {
             });
         }
         // Transcendentals: per-lane calls.
-        if let Some((_, f32s, f64s)) =
-            math::UNARY
-                .iter()
-                .find(|(n, _, _)| *n == base)
-                .copied()
-                .or(match base {
-                    "exp10" => Some(("exp10", "vecl_exp10f", "vecl_exp10")),
-                    _ => None,
-                })
-        {
+        if let Some((_, f32s, f64s)) = math::UNARY.iter().find(|(n, _, _)| *n == base).copied() {
             let s = out
                 .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
                 .ok_or_else(unsupported)?;
@@ -255,20 +293,13 @@ impl FunctionCx<'_, '_> {
                 }))
             });
         }
-        if base == "pown" {
+        if matches!(base, "pown" | "rootn" | "ldexp") {
             let s = out
                 .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
                 .ok_or_else(unsupported)?;
             let t = natural(s);
-            let fr = self.extern_fn(
-                if s == Scalar::F32 {
-                    "vecl_pownf"
-                } else {
-                    "vecl_pown"
-                },
-                &[t, types::I32],
-                Some(t),
-            )?;
+            let sym = format!("vecl_{base}{}", if s == Scalar::F32 { "f" } else { "" });
+            let fr = self.extern_fn(&sym, &[t, types::I32], Some(t))?;
             return self.componentwise(&vals, comps, |cx, a| {
                 Ok(
                     cx.per_lane(&[(s, &a[0]), (Scalar::I32, &a[1])], s, |cx, v| {
@@ -353,21 +384,27 @@ impl FunctionCx<'_, '_> {
                     }
                 })
             }
-            "mul_hi" | "mad_hi" | "add_sat" | "sub_sat" | "hadd" | "rhadd" | "abs_diff" => {
-                let s = out.ok_or_else(unsupported)?;
-                if s.bits() >= 64
-                    && base != "hadd"
-                    && base != "rhadd"
-                    && base != "mul_hi"
-                    && base != "mad_hi"
+            "mul_hi" | "mad_hi" | "add_sat" | "sub_sat" | "hadd" | "rhadd" | "abs_diff"
+            | "mad_sat" => {
+                // abs_diff returns the unsigned type; the inputs decide.
+                let s = arg_elem(self, 0)?;
+                if s.bits() >= 64 && matches!(base, "add_sat" | "sub_sat" | "abs_diff" | "mad_sat")
                 {
-                    return Err(unsupported());
+                    let sym = format!("vecl_{base}_{}64", if s.is_signed() { "i" } else { "u" });
+                    let n = vals.len();
+                    let fr = self.extern_fn(&sym, &vec![types::I64; n], Some(types::I64))?;
+                    let o = out.ok_or_else(unsupported)?;
+                    return self.componentwise(&vals, comps, |cx, a| {
+                        let ins: Vec<(Scalar, &Lanes)> = a.iter().map(|l| (s, l)).collect();
+                        Ok(cx.per_lane(&ins, o, |cx, v| cx.call(fr, v).unwrap_or(v[0])))
+                    });
                 }
                 let op = base.to_string();
+                let o = out.ok_or_else(unsupported)?;
                 self.componentwise(&vals, comps, |cx, a| {
                     let ins: Vec<(Scalar, &Lanes)> = a.iter().map(|l| (s, l)).collect();
                     let op = op.clone();
-                    Ok(cx.per_lane(&ins, s, move |cx, v| cx.int_special(&op, s, v)))
+                    Ok(cx.per_lane(&ins, o, move |cx, v| cx.int_special(&op, s, v)))
                 })
             }
             "rotate" | "popcount" | "clz" | "ctz" => {
@@ -633,11 +670,24 @@ impl FunctionCx<'_, '_> {
                     hi
                 }
             }
-            "add_sat" | "sub_sat" | "abs_diff" => {
+            "add_sat" | "sub_sat" | "abs_diff" | "mad_sat" => {
                 let (a, b) = (ext(self, v[0], types::I64), ext(self, v[1], types::I64));
                 let r = match op {
                     "add_sat" => self.b.ins().iadd(a, b),
                     "sub_sat" => self.b.ins().isub(a, b),
+                    "mad_sat" => {
+                        // |a·b| < 2^64 for 32-bit inputs: clamp the product
+                        // first so adding c cannot wrap.
+                        let m = self.b.ins().imul(a, b);
+                        let m = if signed || t.bits() < 32 {
+                            m
+                        } else {
+                            let big = self.b.ins().iconst(types::I64, 1i64 << 40);
+                            self.b.ins().umin(m, big)
+                        };
+                        let c = ext(self, v[2], types::I64);
+                        self.b.ins().iadd(m, c)
+                    }
                     _ => {
                         let d = self.b.ins().isub(a, b);
                         self.b.ins().iabs(d)

@@ -52,6 +52,16 @@ fn int_range(s: Scalar) -> (i128, i128) {
     }
 }
 
+/// The `math.rs` code of a directed rounding mode (`None` for to-nearest).
+fn directed_mode(r: Rounding) -> Option<i32> {
+    match r {
+        Rounding::Rtz => Some(crate::math::RTZ),
+        Rounding::Rtp => Some(crate::math::RTP),
+        Rounding::Rtn => Some(crate::math::RTN),
+        Rounding::Default | Rounding::Rte => None,
+    }
+}
+
 impl FunctionCx<'_, '_> {
     pub fn elem(&self, v: ValueId) -> LResult<Scalar> {
         let ty = self.func.ty(v);
@@ -371,22 +381,6 @@ impl FunctionCx<'_, '_> {
     ) -> LResult<Val> {
         let from = self.elem(v)?;
         let to = elem_of(ty).ok_or_else(|| self.internal("convert to a non-value"))?;
-        if to.is_float()
-            && !from.is_float()
-            && !matches!(rounding, Rounding::Default | Rounding::Rte)
-        {
-            return Err(self.unsupported(format!(
-                "conversion {from} → {to} with rounding {rounding:?}"
-            )));
-        }
-        if from == Scalar::F64
-            && to == Scalar::F32
-            && !matches!(rounding, Rounding::Default | Rounding::Rte)
-        {
-            return Err(self.unsupported(format!(
-                "conversion {from} → {to} with rounding {rounding:?}"
-            )));
-        }
         if from == Scalar::F16 || to == Scalar::F16 {
             return Err(self.unsupported("arithmetic conversion of half"));
         }
@@ -408,6 +402,11 @@ impl FunctionCx<'_, '_> {
     ) -> LResult<Lanes> {
         if from == to {
             return Ok(l.clone());
+        }
+        if let Some(mode) = directed_mode(rounding) {
+            if let Some(r) = self.directed_convert(l, from, to, mode)? {
+                return Ok(r);
+            }
         }
         if let Lanes::Varying(p) = l {
             if let Some(v) = self.vector_convert(p, from, to, sat, rounding) {
@@ -438,9 +437,17 @@ impl FunctionCx<'_, '_> {
                     .map(|v| self.b.ins().fcvt_from_sint(types::F32X4, *v))
                     .collect(),
             ),
-            (F32, I32) if matches!(r, Rounding::Default | Rounding::Rtz) => Some(
+            (F32, I32) => Some(
                 p.iter()
-                    .map(|v| self.b.ins().fcvt_to_sint_sat(types::I32X4, *v))
+                    .map(|v| {
+                        let v = match r {
+                            Rounding::Rte => self.b.ins().nearest(*v),
+                            Rounding::Rtp => self.b.ins().ceil(*v),
+                            Rounding::Rtn => self.b.ins().floor(*v),
+                            Rounding::Default | Rounding::Rtz => *v,
+                        };
+                        self.b.ins().fcvt_to_sint_sat(types::I32X4, v)
+                    })
                     .collect(),
             ),
             (a, b) if int32(a) && int64(b) && !sat => Some(
@@ -510,7 +517,7 @@ impl FunctionCx<'_, '_> {
             (a, b) if is_narrow(b) && !sat && (int32(a) || is_narrow(a)) && b != F16 => {
                 Some(p.iter().map(|v| self.normalize(b, *v)).collect())
             }
-            (a, b) if is_narrow(a) && int32(b) && a != F16 => Some(p.to_vec()),
+            (a, b) if is_narrow(a) && int32(b) && a != F16 && !sat => Some(p.to_vec()),
             _ => None,
         }
     }
@@ -612,6 +619,45 @@ impl FunctionCx<'_, '_> {
         } else {
             x
         }
+    }
+
+    /// Conversions that round to a float in a mode other than to-nearest
+    /// (int → float, double → float), lane by lane through `math.rs`.
+    /// `None` when the conversion is exact or not of that kind.
+    fn directed_convert(
+        &mut self,
+        l: &Lanes,
+        from: Scalar,
+        to: Scalar,
+        mode: i32,
+    ) -> LResult<Option<Lanes>> {
+        let exact_int = from.bits() <= 16 || (to == Scalar::F64 && from.bits() <= 32);
+        let sym = match (from, to) {
+            (Scalar::F64, Scalar::F32) => "vecl_f64_to_f32",
+            (f, _) if !f.is_int() || f == Scalar::Bool || !to.is_float() || exact_int => {
+                return Ok(None)
+            }
+            (f, Scalar::F32) if f.is_signed() => "vecl_i64_to_f32",
+            (_, Scalar::F32) => "vecl_u64_to_f32",
+            (f, _) if f.is_signed() => "vecl_i64_to_f64",
+            _ => "vecl_u64_to_f64",
+        };
+        let arg = if from.is_float() {
+            types::F64
+        } else {
+            types::I64
+        };
+        let f = self.extern_fn(sym, &[arg, types::I32], Some(natural(to)))?;
+        Ok(Some(self.per_lane(&[(from, l)], to, |cx, v| {
+            let x = match from {
+                Scalar::F64 => v[0],
+                s if s.bits() == 64 => v[0],
+                s if s.is_signed() => cx.b.ins().sextend(types::I64, v[0]),
+                _ => cx.b.ins().uextend(types::I64, v[0]),
+            };
+            let m = cx.b.ins().iconst(types::I32, i64::from(mode));
+            cx.call(f, &[x, m]).unwrap_or(v[0])
+        })))
     }
 
     /// Clamps `v` (of type `from`) into the range of `to`, in `from`'s type.

@@ -1,0 +1,948 @@
+//! Single-precision transcendental functions emitted as CLIF on whole
+//! pieces, with no call per lane.
+//!
+//! A `float` argument is widened to `double` (an `f32x4` piece becomes two
+//! `f64x2`; a uniform value one `f64`), the function is evaluated there by
+//! range reduction and a polynomial, and the result is rounded back once.
+//! Working in double makes every float input normal (subnormals included),
+//! keeps intermediate overflow away, and leaves ~29 spare bits, so the
+//! results stay well inside the OpenCL full-profile ULP bounds with short,
+//! Taylor-derived polynomials. Every routine here is written once over a
+//! "shape" (`f64` or `f64x2`) using only operations the x86-64 backend
+//! lowers for both: `fadd fsub fmul fdiv sqrt fmin fmax nearest trunc fcmp`,
+//! bitwise ops, `iadd` and shifts by an immediate on `i64`/`i64x2`,
+//! `icmp eq` and `bitselect`.
+//!
+//! Trigonometric arguments with |x| > 2^20 (and ±inf) are reduced by the
+//! Cody–Waite scheme only approximately, so a piece with such a lane
+//! branches to an exact per-lane routine (`math.rs`).
+
+use super::super::lanes::Lanes;
+use super::super::{FunctionCx, LResult};
+use cranelift_codegen::ir::{
+    condcodes::FloatCC, condcodes::IntCC, types, BlockArg, InstBuilder, MemFlagsData, Value,
+};
+use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_2, LOG10_E, LOG2_E, PI};
+use vecl_ir::Scalar;
+
+/// The functions of this file (OpenCL names, after `native_`/`half_`).
+pub(crate) const SIMD_F32: &[&str] = &[
+    "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "sinpi",
+    "cospi", "tanpi", "pow", "powr", "pown", "rootn", "atan", "atan2", "asin", "acos", "atanpi",
+    "atan2pi", "asinpi", "acospi", "sinh", "cosh", "tanh", "erf", "erfc", "cbrt", "hypot",
+];
+
+/// Whether argument `i` of `name` is an `int` (the rest are floats).
+pub(crate) fn int_arg(name: &str, i: usize) -> bool {
+    matches!(name, "pown" | "rootn") && i == 1
+}
+
+/// Beyond this the trig reduction below is not exact enough.
+const TRIG_FAST_LIMIT: f64 = 1_048_576.0;
+/// 1.5·2^52: adding it leaves an integer-valued double in the low bits.
+const MAGIC: f64 = 6_755_399_441_055_744.0;
+/// ln 2 split so that `n·LN2_HI` is exact for |n| < 2^11.
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+/// π/2 in three parts, the first two with 33 significant bits.
+const PIO2_1: f64 = 1.570_796_326_734_125_6;
+const PIO2_2: f64 = 6.077_100_506_303_966e-11;
+const PIO2_3: f64 = 2.022_266_248_795_950_6e-21;
+const SIGN: i64 = i64::MIN;
+
+/// `1/n!` for n = 0..=20.
+fn inv_fact(n: usize) -> f64 {
+    (1..=n).fold(1.0, |acc, k| acc / k as f64)
+}
+
+impl FunctionCx<'_, '_> {
+    /// An `f64` constant shaped like `like`.
+    fn dk(&mut self, like: Value, x: f64) -> Value {
+        self.fconst_like(Scalar::F64, like, x)
+    }
+
+    /// An `i64` constant shaped like the integer view of `like`.
+    fn ik(&mut self, like: Value, x: i64) -> Value {
+        let k = self.b.ins().iconst(types::I64, x);
+        if self.b.func.dfg.value_type(like).is_vector() {
+            self.b.ins().splat(types::I64X2, k)
+        } else {
+            k
+        }
+    }
+
+    /// The bits of a double shape as `i64`/`i64x2`.
+    fn dbits(&mut self, v: Value) -> Value {
+        if self.b.func.dfg.value_type(v).is_vector() {
+            self.vcast(types::I64X2, v)
+        } else {
+            self.b.ins().bitcast(types::I64, MemFlagsData::new(), v)
+        }
+    }
+
+    /// A double shape from its bits.
+    fn dfrom(&mut self, v: Value) -> Value {
+        if self.b.func.dfg.value_type(v).is_vector() {
+            self.vcast(types::F64X2, v)
+        } else {
+            self.b.ins().bitcast(types::F64, MemFlagsData::new(), v)
+        }
+    }
+
+    /// `c0 + c1·x + c2·x² + …` (Horner).
+    fn poly(&mut self, x: Value, c: &[f64]) -> Value {
+        let mut acc = self.dk(x, c[c.len() - 1]);
+        for k in c[..c.len() - 1].iter().rev() {
+            let m = self.b.ins().fmul(acc, x);
+            let kk = self.dk(x, *k);
+            acc = self.b.ins().fadd(m, kk);
+        }
+        acc
+    }
+
+    fn dcmp(&mut self, cc: FloatCC, a: Value, b: f64) -> Value {
+        let k = self.dk(a, b);
+        self.b.ins().fcmp(cc, a, k)
+    }
+
+    /// Mask of lanes whose sign bit is set (also for ±0 and NaN).
+    fn dneg(&mut self, x: Value) -> Value {
+        let bx = self.dbits(x);
+        let s = self.ik(x, SIGN);
+        let m = self.b.ins().band(bx, s);
+        let r = self.b.ins().icmp(IntCC::Equal, m, s);
+        self.int_mask_to_float(x, r)
+    }
+
+    /// An integer comparison result reshaped as the mask a float `pick` takes.
+    fn int_mask_to_float(&mut self, like: Value, m: Value) -> Value {
+        if self.b.func.dfg.value_type(like).is_vector() {
+            self.vcast(types::I64X2, m)
+        } else {
+            m
+        }
+    }
+
+    /// `|mag|` with the sign of `s`.
+    fn dcopysign(&mut self, mag: Value, s: Value) -> Value {
+        let a = self.b.ins().fabs(mag);
+        let ab = self.dbits(a);
+        let sb = self.dbits(s);
+        let k = self.ik(mag, SIGN);
+        let sign = self.b.ins().band(sb, k);
+        let r = self.b.ins().bor(ab, sign);
+        self.dfrom(r)
+    }
+
+    fn dneg_if(&mut self, cond: Value, x: Value) -> Value {
+        let n = self.b.ins().fneg(x);
+        self.pick(cond, n, x)
+    }
+
+    fn nan_like(&mut self, like: Value) -> Value {
+        self.dk(like, f64::NAN)
+    }
+
+    /// `2^n` for an integer-valued double shape `n` with |n| < 1022.
+    fn pow2i(&mut self, n: Value) -> Value {
+        let m = self.dk(n, MAGIC);
+        let t = self.b.ins().fadd(n, m);
+        let bits = self.dbits(t);
+        let bias = self.ik(n, 1023);
+        let e = self.b.ins().iadd(bits, bias);
+        let e = self.b.ins().ishl_imm_s(e, 52);
+        self.dfrom(e)
+    }
+
+    /// `(s, q)` with `e^t = s·(1 + q)`, `s` a power of two and `q` accurate
+    /// relative to itself (so `expm1` loses nothing near 0). `t` is clamped
+    /// to ±700; NaN propagates into `q`.
+    fn exp_parts(&mut self, t: Value) -> (Value, Value) {
+        let hi = self.dk(t, 700.0);
+        let lo = self.dk(t, -700.0);
+        let t = self.b.ins().fmin(t, hi);
+        let t = self.b.ins().fmax(t, lo);
+        let l2e = self.dk(t, LOG2_E);
+        let nf = self.b.ins().fmul(t, l2e);
+        let n = self.b.ins().nearest(nf);
+        let c_hi = self.dk(t, LN2_HI);
+        let c_lo = self.dk(t, LN2_LO);
+        let a = self.b.ins().fmul(n, c_hi);
+        let r = self.b.ins().fsub(t, a);
+        let b = self.b.ins().fmul(n, c_lo);
+        let r = self.b.ins().fsub(r, b);
+        // q = r + r²/2! + … + r^12/12! = r·P(r)
+        let c: Vec<f64> = (1..=12).map(inv_fact).collect();
+        let p = self.poly(r, &c);
+        let q = self.b.ins().fmul(r, p);
+        (self.pow2i(n), q)
+    }
+
+    fn exp_d(&mut self, t: Value) -> Value {
+        let (s, q) = self.exp_parts(t);
+        let sq = self.b.ins().fmul(s, q);
+        self.b.ins().fadd(s, sq)
+    }
+
+    fn expm1_d(&mut self, t: Value) -> Value {
+        let (s, q) = self.exp_parts(t);
+        let sq = self.b.ins().fmul(s, q);
+        let one = self.dk(t, 1.0);
+        let sm = self.b.ins().fsub(s, one);
+        self.b.ins().fadd(sq, sm)
+    }
+
+    /// `(e, lm)` with `y = 2^e·m`, `lm = ln m`, `m ∈ [√½, √2)`, for a
+    /// positive finite normal double `y` (other inputs give garbage that
+    /// the callers replace).
+    fn log_parts(&mut self, y: Value) -> (Value, Value) {
+        let bits = self.dbits(y);
+        let eb = self.b.ins().ushr_imm_s(bits, 52);
+        let exp_one = self.ik(y, 0x4330_0000_0000_0000);
+        let ef = self.b.ins().bor(eb, exp_one);
+        let ef = self.dfrom(ef);
+        let k = self.dk(y, (1u64 << 52) as f64 + 1023.0);
+        let e = self.b.ins().fsub(ef, k);
+        let mm = self.ik(y, 0x000F_FFFF_FFFF_FFFF);
+        let mant = self.b.ins().band(bits, mm);
+        let one_bits = self.ik(y, 0x3FF0_0000_0000_0000);
+        let mant = self.b.ins().bor(mant, one_bits);
+        let m = self.dfrom(mant);
+        let big = self.dcmp(FloatCC::GreaterThan, m, std::f64::consts::SQRT_2);
+        let half = self.dk(y, 0.5);
+        let mh = self.b.ins().fmul(m, half);
+        let m = self.pick(big, mh, m);
+        let one = self.dk(y, 1.0);
+        let zero = self.dk(y, 0.0);
+        let inc = self.pick(big, one, zero);
+        let e = self.b.ins().fadd(e, inc);
+        // ln m = 2·atanh(s), s = (m-1)/(m+1), |s| < 0.172
+        let num = self.b.ins().fsub(m, one);
+        let den = self.b.ins().fadd(m, one);
+        let s = self.b.ins().fdiv(num, den);
+        let z = self.b.ins().fmul(s, s);
+        let c: Vec<f64> = (0..10).map(|k| 2.0 / (2 * k + 1) as f64).collect();
+        let p = self.poly(z, &c);
+        (e, self.b.ins().fmul(s, p))
+    }
+
+    /// Natural, base-2 or base-10 logarithm of `y` (`base` 0, 2 or 10),
+    /// with the special cases of C99 Annex F.
+    fn log_d(&mut self, y: Value, base: u32) -> Value {
+        let (e, lm) = self.log_parts(y);
+        let r = match base {
+            2 => {
+                let k = self.dk(y, LOG2_E);
+                let a = self.b.ins().fmul(lm, k);
+                self.b.ins().fadd(e, a)
+            }
+            10 => {
+                let k1 = self.dk(y, LOG10_2);
+                let k2 = self.dk(y, LOG10_E);
+                let a = self.b.ins().fmul(e, k1);
+                let b = self.b.ins().fmul(lm, k2);
+                self.b.ins().fadd(a, b)
+            }
+            _ => {
+                let hi = self.dk(y, LN2_HI);
+                let lo = self.dk(y, LN2_LO);
+                let a = self.b.ins().fmul(e, hi);
+                let b = self.b.ins().fmul(e, lo);
+                let b = self.b.ins().fadd(b, lm);
+                self.b.ins().fadd(a, b)
+            }
+        };
+        self.log_specials(y, r)
+    }
+
+    fn log_specials(&mut self, y: Value, r: Value) -> Value {
+        let zero = self.dcmp(FloatCC::Equal, y, 0.0);
+        let ninf = self.dk(y, f64::NEG_INFINITY);
+        let r = self.pick(zero, ninf, r);
+        let inf = self.dcmp(FloatCC::Equal, y, f64::INFINITY);
+        let r = self.pick(inf, y, r);
+        let neg = self.dcmp(FloatCC::LessThan, y, 0.0);
+        let nan = self.nan_like(y);
+        let r = self.pick(neg, nan, r);
+        let un = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        self.pick(un, y, r)
+    }
+
+    fn log1p_d(&mut self, x: Value) -> Value {
+        let one = self.dk(x, 1.0);
+        let u = self.b.ins().fadd(one, x);
+        // The rounding error of 1 + x (Fast2Sum), corrected to first order.
+        let ax = self.b.ins().fabs(x);
+        let small = self.dcmp(FloatCC::LessThanOrEqual, ax, 1.0);
+        let a = self.b.ins().fsub(one, u);
+        let a = self.b.ins().fadd(a, x);
+        let b = self.b.ins().fsub(x, u);
+        let b = self.b.ins().fadd(b, one);
+        let c = self.pick(small, a, b);
+        let (e, lm) = self.log_parts(u);
+        let hi = self.dk(x, LN2_HI);
+        let lo = self.dk(x, LN2_LO);
+        let p = self.b.ins().fmul(e, hi);
+        let q = self.b.ins().fmul(e, lo);
+        let cu = self.b.ins().fdiv(c, u);
+        let q = self.b.ins().fadd(q, cu);
+        let q = self.b.ins().fadd(q, lm);
+        let r = self.b.ins().fadd(p, q);
+        let r = self.log_specials(u, r);
+        let z = self.dcmp(FloatCC::Equal, x, 0.0);
+        self.pick(z, x, r)
+    }
+
+    /// `(k, r)` with `x = k·π/2 + r`, |r| ≤ π/4 (for |x| ≤ 2^20).
+    fn trig_reduce(&mut self, x: Value) -> (Value, Value) {
+        let k2 = self.dk(x, 2.0 / PI);
+        let t = self.b.ins().fmul(x, k2);
+        let k = self.b.ins().nearest(t);
+        let mut r = x;
+        for c in [PIO2_1, PIO2_2, PIO2_3] {
+            let cc = self.dk(x, c);
+            let p = self.b.ins().fmul(k, cc);
+            r = self.b.ins().fsub(r, p);
+        }
+        (k, r)
+    }
+
+    /// `(sin r, cos r)` for |r| ≤ π/4.
+    fn sincos_poly(&mut self, r: Value) -> (Value, Value) {
+        let z = self.b.ins().fmul(r, r);
+        let sc: Vec<f64> = (0..8)
+            .map(|k| {
+                let v = inv_fact(2 * k + 1);
+                if k % 2 == 1 {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let cc: Vec<f64> = (0..9)
+            .map(|k| {
+                let v = inv_fact(2 * k);
+                if k % 2 == 1 {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let sp = self.poly(z, &sc);
+        let s = self.b.ins().fmul(r, sp);
+        let c = self.poly(z, &cc);
+        (s, c)
+    }
+
+    /// sin, cos or tan (`which` 0, 1, 2) of `k·π/2 + r`.
+    fn trig_from(&mut self, k: Value, r: Value, which: u32) -> Value {
+        let (s, c) = self.sincos_poly(r);
+        let kk = if which == 1 {
+            let one = self.dk(k, 1.0);
+            self.b.ins().fadd(k, one)
+        } else {
+            k
+        };
+        let m = self.dk(k, MAGIC);
+        let kb = self.b.ins().fadd(kk, m);
+        let kb = self.dbits(kb);
+        let zero = self.ik(k, 0);
+        let bit0 = self.ik(k, 1);
+        let odd = self.b.ins().band(kb, bit0);
+        let even = self.b.ins().icmp(IntCC::Equal, odd, zero);
+        let even = self.int_mask_to_float(k, even);
+        let two = self.ik(k, 2);
+        let q2 = self.b.ins().band(kb, two);
+        let flip = self.b.ins().ishl_imm_s(q2, 62);
+        if which == 2 {
+            let t = self.b.ins().fdiv(s, c);
+            let nc = self.b.ins().fneg(c);
+            let ct = self.b.ins().fdiv(nc, s);
+            // An exact pole (tanpi of n + ½): +inf for k ≡ 1, -inf for k ≡ 3 (mod 4).
+            let inf = self.dk(k, f64::INFINITY);
+            let ib = self.dbits(inf);
+            let ib = self.b.ins().bxor(ib, flip);
+            let pole = self.dfrom(ib);
+            let s0 = self.dcmp(FloatCC::Equal, s, 0.0);
+            let ct = self.pick(s0, pole, ct);
+            return self.pick(even, t, ct);
+        }
+        let v = self.pick(even, s, c);
+        let vb = self.dbits(v);
+        let vb = self.b.ins().bxor(vb, flip);
+        self.dfrom(vb)
+    }
+
+    fn trig_d(&mut self, x: Value, which: u32) -> Value {
+        let (k, r) = self.trig_reduce(x);
+        let v = self.trig_from(k, r, which);
+        if which == 1 {
+            v
+        } else {
+            let z = self.dcmp(FloatCC::Equal, x, 0.0);
+            self.pick(z, x, v)
+        }
+    }
+
+    /// sinpi / cospi / tanpi: the reduction `x = k/2 + r` is exact.
+    fn trigpi_d(&mut self, x0: Value, which: u32) -> Value {
+        // Period 2, exactly: x - 2·trunc(x/2) ∈ (-2, 2).
+        let half = self.dk(x0, 0.5);
+        let h = self.b.ins().fmul(x0, half);
+        let th = self.b.ins().trunc(h);
+        let two = self.dk(x0, 2.0);
+        let t2 = self.b.ins().fmul(th, two);
+        let x = self.b.ins().fsub(x0, t2);
+        let x2 = self.b.ins().fmul(x, two);
+        let k = self.b.ins().nearest(x2);
+        let kh = self.b.ins().fmul(k, half);
+        let r = self.b.ins().fsub(x, kh);
+        let pi = self.dk(x, PI);
+        let r = self.b.ins().fmul(r, pi);
+        let v = self.trig_from(k, r, which);
+        // Infinities give NaN; integers give exact zeros through r = 0.
+        let ax = self.b.ins().fabs(x0);
+        let inf = self.dcmp(FloatCC::Equal, ax, f64::INFINITY);
+        let nan = self.nan_like(x0);
+        let v = self.pick(inf, nan, v);
+        if which == 1 {
+            v
+        } else {
+            let z = self.dcmp(FloatCC::Equal, x0, 0.0);
+            self.pick(z, x0, v)
+        }
+    }
+
+    /// atan t for 0 ≤ t ≤ 1 (two argument halvings, then a Taylor series).
+    fn atan01(&mut self, t: Value) -> Value {
+        let one = self.dk(t, 1.0);
+        let mut t = t;
+        for _ in 0..2 {
+            let tt = self.b.ins().fmul(t, t);
+            let a = self.b.ins().fadd(tt, one);
+            let s = self.b.ins().sqrt(a);
+            let d = self.b.ins().fadd(s, one);
+            t = self.b.ins().fdiv(t, d);
+        }
+        let z = self.b.ins().fmul(t, t);
+        let c: Vec<f64> = (0..12)
+            .map(|k| {
+                let v = 1.0 / (2 * k + 1) as f64;
+                if k % 2 == 1 {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let p = self.poly(z, &c);
+        let a = self.b.ins().fmul(t, p);
+        let four = self.dk(t, 4.0);
+        self.b.ins().fmul(a, four)
+    }
+
+    fn atan_d(&mut self, x: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let inv = self.dcmp(FloatCC::GreaterThan, a, 1.0);
+        let one = self.dk(x, 1.0);
+        let ra = self.b.ins().fdiv(one, a);
+        let t = self.pick(inv, ra, a);
+        let r = self.atan01(t);
+        let h = self.dk(x, FRAC_PI_2);
+        let rr = self.b.ins().fsub(h, r);
+        let r = self.pick(inv, rr, r);
+        self.dcopysign(r, x)
+    }
+
+    fn atan2_d(&mut self, y: Value, x: Value) -> Value {
+        let ay = self.b.ins().fabs(y);
+        let ax = self.b.ins().fabs(x);
+        let swap = self.b.ins().fcmp(FloatCC::GreaterThan, ay, ax);
+        let num = self.pick(swap, ax, ay);
+        let den = self.pick(swap, ay, ax);
+        let a = self.b.ins().fdiv(num, den);
+        let zero = self.dk(x, 0.0);
+        let dz = self.dcmp(FloatCC::Equal, den, 0.0);
+        let a = self.pick(dz, zero, a);
+        let yi = self.dcmp(FloatCC::Equal, ay, f64::INFINITY);
+        let xi = self.dcmp(FloatCC::Equal, ax, f64::INFINITY);
+        let both = self.b.ins().band(yi, xi);
+        let one = self.dk(x, 1.0);
+        let a = self.pick(both, one, a);
+        let r = self.atan01(a);
+        let h = self.dk(x, FRAC_PI_2);
+        let rr = self.b.ins().fsub(h, r);
+        let r = self.pick(swap, rr, r);
+        let xneg = self.dneg(x);
+        let pi = self.dk(x, PI);
+        let rp = self.b.ins().fsub(pi, r);
+        let r = self.pick(xneg, rp, r);
+        let r = self.dcopysign(r, y);
+        let un = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+        let nan = self.b.ins().fadd(x, y);
+        self.pick(un, nan, r)
+    }
+
+    fn asin_d(&mut self, x: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let one = self.dk(x, 1.0);
+        let p = self.b.ins().fsub(one, a);
+        let q = self.b.ins().fadd(one, a);
+        let pq = self.b.ins().fmul(p, q);
+        let s = self.b.ins().sqrt(pq);
+        let t = self.b.ins().fdiv(a, s);
+        let r = self.atan_d(t);
+        let r = self.dcopysign(r, x);
+        let z = self.dcmp(FloatCC::Equal, x, 0.0);
+        self.pick(z, x, r)
+    }
+
+    fn acos_d(&mut self, x: Value) -> Value {
+        let one = self.dk(x, 1.0);
+        let p = self.b.ins().fsub(one, x);
+        let q = self.b.ins().fadd(one, x);
+        let d = self.b.ins().fdiv(p, q);
+        let s = self.b.ins().sqrt(d);
+        let r = self.atan_d(s);
+        let two = self.dk(x, 2.0);
+        self.b.ins().fmul(r, two)
+    }
+
+    fn hyper_d(&mut self, x: Value, which: u32) -> Value {
+        let a = self.b.ins().fabs(x);
+        let one = self.dk(x, 1.0);
+        let half = self.dk(x, 0.5);
+        match which {
+            0 => {
+                // sinh = (E + E/(E+1))/2, E = expm1|x|
+                let e = self.expm1_d(a);
+                let e1 = self.b.ins().fadd(e, one);
+                let d = self.b.ins().fdiv(e, e1);
+                let s = self.b.ins().fadd(e, d);
+                let s = self.b.ins().fmul(s, half);
+                let r = self.dcopysign(s, x);
+                let z = self.dcmp(FloatCC::Equal, x, 0.0);
+                self.pick(z, x, r)
+            }
+            1 => {
+                let e = self.exp_d(a);
+                let h = self.b.ins().fmul(e, half);
+                let ih = self.b.ins().fdiv(half, e);
+                self.b.ins().fadd(h, ih)
+            }
+            _ => {
+                // tanh = E/(E+2), E = expm1(2|x|)
+                let two = self.dk(x, 2.0);
+                let a2 = self.b.ins().fmul(a, two);
+                let e = self.expm1_d(a2);
+                let d = self.b.ins().fadd(e, two);
+                let t = self.b.ins().fdiv(e, d);
+                let r = self.dcopysign(t, x);
+                let z = self.dcmp(FloatCC::Equal, x, 0.0);
+                self.pick(z, x, r)
+            }
+        }
+    }
+
+    /// `(erf |x|, erfc |x|)`, each accurate relative to itself.
+    fn erf_parts(&mut self, x: Value) -> (Value, Value) {
+        let a = self.b.ins().fabs(x);
+        let one = self.dk(x, 1.0);
+        // |x| < 2: Maclaurin series of erf.
+        let z = self.b.ins().fmul(a, a);
+        let k = 2.0 / PI.sqrt();
+        let c: Vec<f64> = (0..27)
+            .map(|n| {
+                let v = k * inv_fact(n) / (2 * n + 1) as f64;
+                if n % 2 == 1 {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let p = self.poly(z, &c);
+        let erf_small = self.b.ins().fmul(a, p);
+        // |x| ≥ 2: Laplace's continued fraction for erfc, evaluated forwards.
+        let lo = self.dk(x, 2.0);
+        let hi = self.dk(x, 11.0);
+        let ac = self.b.ins().fmax(a, lo);
+        let ac = self.b.ins().fmin(ac, hi);
+        let (mut a0, mut a1) = (one, ac);
+        let zero = self.dk(x, 0.0);
+        let (mut b0, mut b1) = (zero, one);
+        for n in 1..=32 {
+            let kn = self.dk(x, n as f64 * 0.5);
+            let xa = self.b.ins().fmul(ac, a1);
+            let ka = self.b.ins().fmul(kn, a0);
+            let a2 = self.b.ins().fadd(xa, ka);
+            let xb = self.b.ins().fmul(ac, b1);
+            let kb = self.b.ins().fmul(kn, b0);
+            let b2 = self.b.ins().fadd(xb, kb);
+            (a0, a1, b0, b1) = (a1, a2, b1, b2);
+        }
+        let acc = self.b.ins().fmul(ac, ac);
+        let nacc = self.b.ins().fneg(acc);
+        let e = self.exp_d(nacc);
+        let sp = self.dk(x, PI.sqrt());
+        let den = self.b.ins().fmul(a1, sp);
+        let num = self.b.ins().fmul(e, b1);
+        let erfc_big = self.b.ins().fdiv(num, den);
+        let small = self.dcmp(FloatCC::LessThan, a, 2.0);
+        let e1 = self.b.ins().fsub(one, erfc_big);
+        let erf = self.pick(small, erf_small, e1);
+        let e2 = self.b.ins().fsub(one, erf_small);
+        let erfc = self.pick(small, e2, erfc_big);
+        // NaN stays NaN.
+        let un = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        let erf = self.pick(un, x, erf);
+        let erfc = self.pick(un, x, erfc);
+        (erf, erfc)
+    }
+
+    fn erf_d(&mut self, x: Value, complement: bool) -> Value {
+        let (erf, erfc) = self.erf_parts(x);
+        if !complement {
+            let r = self.dcopysign(erf, x);
+            let z = self.dcmp(FloatCC::Equal, x, 0.0);
+            return self.pick(z, x, r);
+        }
+        let neg = self.dcmp(FloatCC::LessThan, x, 0.0);
+        let two = self.dk(x, 2.0);
+        let m = self.b.ins().fsub(two, erfc);
+        self.pick(neg, m, erfc)
+    }
+
+    fn cbrt_d(&mut self, x: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let (e, lm) = self.log_parts(a);
+        let hi = self.dk(x, LN2_HI);
+        let lo = self.dk(x, LN2_LO);
+        let p = self.b.ins().fmul(e, hi);
+        let q = self.b.ins().fmul(e, lo);
+        let q = self.b.ins().fadd(q, lm);
+        let l = self.b.ins().fadd(p, q);
+        let third = self.dk(x, 1.0 / 3.0);
+        let t = self.b.ins().fmul(l, third);
+        let r = self.exp_d(t);
+        // One Newton step: r -= (r³ - a) / (3r²).
+        let r2 = self.b.ins().fmul(r, r);
+        let r3 = self.b.ins().fmul(r2, r);
+        let d = self.b.ins().fsub(r3, a);
+        let three = self.dk(x, 3.0);
+        let den = self.b.ins().fmul(r2, three);
+        let c = self.b.ins().fdiv(d, den);
+        let r = self.b.ins().fsub(r, c);
+        let r = self.dcopysign(r, x);
+        let pos = self.dcmp(FloatCC::GreaterThan, a, 0.0);
+        let fin = self.dcmp(FloatCC::LessThan, a, f64::INFINITY);
+        let ok = self.b.ins().band(pos, fin);
+        self.pick(ok, r, x)
+    }
+
+    /// `|x|^y` through `2^(y·log2|x|)`, exact at the special cases that
+    /// formula already gets right (0, ∞).
+    fn pow_abs(&mut self, x: Value, y: Value) -> Value {
+        let a = self.b.ins().fabs(x);
+        let l = self.log_d(a, 2);
+        let t = self.b.ins().fmul(y, l);
+        let hi = self.dk(x, 1000.0);
+        let lo = self.dk(x, -1000.0);
+        let t = self.b.ins().fmin(t, hi);
+        let t = self.b.ins().fmax(t, lo);
+        let k = self.dk(x, LN_2);
+        let t = self.b.ins().fmul(t, k);
+        self.exp_d(t)
+    }
+
+    /// Masks: y is an integer (±∞ count as even), y is an odd integer.
+    fn int_parity(&mut self, y: Value) -> (Value, Value) {
+        let ty = self.b.ins().trunc(y);
+        let is_int = self.b.ins().fcmp(FloatCC::Equal, ty, y);
+        let half = self.dk(y, 0.5);
+        let h = self.b.ins().fmul(y, half);
+        let th = self.b.ins().trunc(h);
+        let frac = self.b.ins().fcmp(FloatCC::NotEqual, th, h);
+        (is_int, self.b.ins().band(is_int, frac))
+    }
+
+    fn pow_d(&mut self, x: Value, y: Value) -> Value {
+        let r = self.pow_abs(x, y);
+        let (is_int, odd) = self.int_parity(y);
+        let xneg = self.dneg(x);
+        let flip = self.b.ins().band(xneg, odd);
+        let r = self.dneg_if(flip, r);
+        // Negative finite x to a non-integer power.
+        let lt = self.dcmp(FloatCC::LessThan, x, 0.0);
+        let ninf = self.dcmp(FloatCC::NotEqual, x, f64::NEG_INFINITY);
+        let bad = self.b.ins().band(lt, ninf);
+        let bad = self.b.ins().band_not(bad, is_int);
+        let nan = self.nan_like(x);
+        let r = self.pick(bad, nan, r);
+        let one = self.dk(x, 1.0);
+        let y0 = self.dcmp(FloatCC::Equal, y, 0.0);
+        let r = self.pick(y0, one, r);
+        let x1 = self.dcmp(FloatCC::Equal, x, 1.0);
+        let r = self.pick(x1, one, r);
+        let xm1 = self.dcmp(FloatCC::Equal, x, -1.0);
+        let ay = self.b.ins().fabs(y);
+        let yinf = self.dcmp(FloatCC::Equal, ay, f64::INFINITY);
+        let m1 = self.b.ins().band(xm1, yinf);
+        self.pick(m1, one, r)
+    }
+
+    fn powr_d(&mut self, x: Value, y: Value) -> Value {
+        let r = self.pow_abs(x, y);
+        let nan = self.nan_like(x);
+        let lt = self.dcmp(FloatCC::LessThan, x, 0.0);
+        let x0 = self.dcmp(FloatCC::Equal, x, 0.0);
+        let xi = self.dcmp(FloatCC::Equal, x, f64::INFINITY);
+        let x1 = self.dcmp(FloatCC::Equal, x, 1.0);
+        let y0 = self.dcmp(FloatCC::Equal, y, 0.0);
+        let ay = self.b.ins().fabs(y);
+        let yi = self.dcmp(FloatCC::Equal, ay, f64::INFINITY);
+        let zz = self.b.ins().bor(x0, xi);
+        let zz = self.b.ins().band(zz, y0);
+        let oi = self.b.ins().band(x1, yi);
+        let un = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+        let bad = self.b.ins().bor(lt, zz);
+        let bad = self.b.ins().bor(bad, oi);
+        let bad = self.b.ins().bor(bad, un);
+        self.pick(bad, nan, r)
+    }
+
+    /// rootn(x, n) with `n` already a double shape.
+    fn rootn_d(&mut self, x: Value, n: Value) -> Value {
+        let one = self.dk(x, 1.0);
+        let y = self.b.ins().fdiv(one, n);
+        let r = self.pow_abs(x, y);
+        let (_, odd) = self.int_parity(n);
+        let xneg = self.dneg(x);
+        let flip = self.b.ins().band(xneg, odd);
+        let r = self.dneg_if(flip, r);
+        let lt = self.dcmp(FloatCC::LessThan, x, 0.0);
+        let bad = self.b.ins().band_not(lt, odd);
+        let n0 = self.dcmp(FloatCC::Equal, n, 0.0);
+        let bad = self.b.ins().bor(bad, n0);
+        let nan = self.nan_like(x);
+        self.pick(bad, nan, r)
+    }
+
+    fn hypot_d(&mut self, x: Value, y: Value) -> Value {
+        let xx = self.b.ins().fmul(x, x);
+        let yy = self.b.ins().fmul(y, y);
+        let s = self.b.ins().fadd(xx, yy);
+        let r = self.b.ins().sqrt(s);
+        let ax = self.b.ins().fabs(x);
+        let ay = self.b.ins().fabs(y);
+        let xi = self.dcmp(FloatCC::Equal, ax, f64::INFINITY);
+        let yi = self.dcmp(FloatCC::Equal, ay, f64::INFINITY);
+        let any = self.b.ins().bor(xi, yi);
+        let inf = self.dk(x, f64::INFINITY);
+        self.pick(any, inf, r)
+    }
+
+    /// One function on double shapes (`a` holds the widened arguments).
+    fn math_d(&mut self, name: &str, a: &[Value]) -> Value {
+        let x = a[0];
+        match name {
+            "exp" => self.exp_d(x),
+            "exp2" | "exp10" => {
+                let k = self.dk(x, if name == "exp2" { LN_2 } else { LN_10 });
+                let t = self.b.ins().fmul(x, k);
+                self.exp_d(t)
+            }
+            "expm1" => {
+                let r = self.expm1_d(x);
+                let z = self.dcmp(FloatCC::Equal, x, 0.0);
+                self.pick(z, x, r)
+            }
+            "log" => self.log_d(x, 0),
+            "log2" => self.log_d(x, 2),
+            "log10" => self.log_d(x, 10),
+            "log1p" => self.log1p_d(x),
+            "sin" => self.trig_d(x, 0),
+            "cos" => self.trig_d(x, 1),
+            "tan" => self.trig_d(x, 2),
+            "sinpi" => self.trigpi_d(x, 0),
+            "cospi" => self.trigpi_d(x, 1),
+            "tanpi" => self.trigpi_d(x, 2),
+            "pow" => self.pow_d(x, a[1]),
+            "powr" => self.powr_d(x, a[1]),
+            "pown" => self.pow_d(x, a[1]),
+            "rootn" => self.rootn_d(x, a[1]),
+            "atan" => self.atan_d(x),
+            "atan2" => self.atan2_d(x, a[1]),
+            "asin" => self.asin_d(x),
+            "acos" => self.acos_d(x),
+            "atanpi" | "atan2pi" | "asinpi" | "acospi" => {
+                let r = self.math_d(name.trim_end_matches("pi"), a);
+                let k = self.dk(x, 1.0 / PI);
+                self.b.ins().fmul(r, k)
+            }
+            "sinh" => self.hyper_d(x, 0),
+            "cosh" => self.hyper_d(x, 1),
+            "tanh" => self.hyper_d(x, 2),
+            "erf" => self.erf_d(x, false),
+            "erfc" => self.erf_d(x, true),
+            "cbrt" => self.cbrt_d(x),
+            _ => self.hypot_d(x, a[1]),
+        }
+    }
+
+    /// `f32x4` → two `f64x2`.
+    fn widen_f32(&mut self, p: Value) -> [Value; 2] {
+        let lo = self.b.ins().fvpromote_low(p);
+        let z = self.b.ins().f32const(0.0);
+        let zv = self.b.ins().splat(types::F32X4, z);
+        let hi = self.shuffle_bytes(
+            p,
+            zv,
+            [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23],
+        );
+        let hi = self.vcast(types::F32X4, hi);
+        [lo, self.b.ins().fvpromote_low(hi)]
+    }
+
+    /// `i32x4` → two `f64x2` (exact).
+    fn widen_i32(&mut self, p: Value) -> [Value; 2] {
+        let lo = self.b.ins().swiden_low(p);
+        let hi = self.b.ins().swiden_high(p);
+        [lo, hi].map(|v| {
+            let m = self.b.ins().f64const(MAGIC);
+            let mv = self.b.ins().splat(types::F64X2, m);
+            let mb = self.vcast(types::I64X2, mv);
+            let s = self.b.ins().iadd(v, mb);
+            let f = self.vcast(types::F64X2, s);
+            self.b.ins().fsub(f, mv)
+        })
+    }
+
+    /// Two `f64x2` → one `f32x4` (one rounding).
+    fn narrow_f64(&mut self, lo: Value, hi: Value) -> Value {
+        let a = self.b.ins().fvdemote(lo);
+        let b = self.b.ins().fvdemote(hi);
+        let r = self.shuffle_bytes(
+            a,
+            b,
+            [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23],
+        );
+        self.vcast(types::F32X4, r)
+    }
+
+    /// Widens the arguments of one component: per argument, one `f64`
+    /// (uniform) or two `f64x2` per piece.
+    fn widen_args(&mut self, name: &str, args: &[Lanes], uniform: bool) -> Vec<Vec<Value>> {
+        args.iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let int = int_arg(name, i);
+                let s = if int { Scalar::I32 } else { Scalar::F32 };
+                if uniform {
+                    let Lanes::Uniform(v) = l else {
+                        return Vec::new();
+                    };
+                    return vec![if int {
+                        self.b.ins().fcvt_from_sint(types::F64, *v)
+                    } else {
+                        self.b.ins().fpromote(types::F64, *v)
+                    }];
+                }
+                let pieces = self.varying(s, l);
+                pieces
+                    .iter()
+                    .flat_map(|p| {
+                        if int {
+                            self.widen_i32(*p)
+                        } else {
+                            self.widen_f32(*p)
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A float builtin of [`SIMD_F32`] on one component.
+    pub(super) fn simd_math_f32(&mut self, name: &str, args: &[Lanes]) -> LResult<Lanes> {
+        let uniform = args.iter().all(|a| a.is_uniform());
+        let wide = self.widen_args(name, args, uniform);
+        let n = wide[0].len();
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let a: Vec<Value> = wide.iter().map(|w| w[i]).collect();
+            out.push(self.math_d(name, &a));
+        }
+        let fast = if uniform {
+            Lanes::Uniform(self.b.ins().fdemote(types::F32, out[0]))
+        } else {
+            Lanes::Varying(out.chunks(2).map(|c| self.narrow_f64(c[0], c[1])).collect())
+        };
+        if !matches!(name, "sin" | "cos" | "tan") {
+            return Ok(fast);
+        }
+        self.trig_slow_path(name, &args[0], fast)
+    }
+
+    /// Recomputes the component lane by lane when some |x| > 2^20 (or is
+    /// infinite): only then is the branch taken.
+    fn trig_slow_path(&mut self, name: &str, x: &Lanes, fast: Lanes) -> LResult<Lanes> {
+        let sym = format!("vecl_{name}f");
+        let f = self.extern_fn(&sym, &[types::F32], Some(types::F32))?;
+        let limit = self.b.ins().f32const(TRIG_FAST_LIMIT as f32);
+        let need = match x {
+            Lanes::Uniform(v) => {
+                let a = self.b.ins().fabs(*v);
+                self.b.ins().fcmp(FloatCC::GreaterThan, a, limit)
+            }
+            Lanes::Varying(p) => {
+                let lv = self.b.ins().splat(types::F32X4, limit);
+                let masks: Vec<Value> = p
+                    .iter()
+                    .map(|v| {
+                        let a = self.b.ins().fabs(*v);
+                        let m = self.b.ins().fcmp(FloatCC::GreaterThan, a, lv);
+                        self.vcast(types::I32X4, m)
+                    })
+                    .collect();
+                self.mask_any(&masks)
+            }
+        };
+        let fast_vals = match &fast {
+            Lanes::Uniform(v) => vec![*v],
+            Lanes::Varying(p) => p.clone(),
+        };
+        let (slow, join) = (self.b.create_block(), self.b.create_block());
+        for v in &fast_vals {
+            let t = self.b.func.dfg.value_type(*v);
+            self.b.append_block_param(join, t);
+        }
+        let fargs: Vec<BlockArg> = fast_vals.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().brif(need, slow, &[], join, &fargs);
+        self.b.switch_to_block(slow);
+        let s = self.per_lane(&[(Scalar::F32, x)], Scalar::F32, |cx, v| {
+            cx.call(f, v).unwrap_or(v[0])
+        });
+        let svals = match s {
+            Lanes::Uniform(v) => vec![v],
+            Lanes::Varying(p) => p,
+        };
+        let sargs: Vec<BlockArg> = svals.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &sargs);
+        self.b.switch_to_block(join);
+        let params = self.b.block_params(join).to_vec();
+        Ok(match fast {
+            Lanes::Uniform(_) => Lanes::Uniform(params[0]),
+            Lanes::Varying(_) => Lanes::Varying(params),
+        })
+    }
+
+    /// `sincos`: the sine, with the cosine as second result.
+    pub(super) fn simd_sincos_f32(&mut self, x: &Lanes) -> LResult<(Lanes, Lanes)> {
+        let s = self.simd_math_f32("sin", std::slice::from_ref(x))?;
+        let c = self.simd_math_f32("cos", std::slice::from_ref(x))?;
+        Ok((s, c))
+    }
+}
