@@ -608,6 +608,32 @@ unsafe extern "C" fn vecl_copy_if(dst: *mut u8, src: *const u8, n: u64, active: 
     }
 }
 
+/// Copies `n` elements of `elem` bytes, element `k` from
+/// `src + k·src_stride·elem` to `dst + k·dst_stride·elem`
+/// (`async_work_group_strided_copy`).
+///
+/// # Safety
+/// Every addressed element must be valid, and source and destination
+/// elements must not overlap.
+unsafe extern "C" fn vecl_strided_copy(
+    dst: *mut u8,
+    src: *const u8,
+    n: u64,
+    elem: u64,
+    dst_stride: u64,
+    src_stride: u64,
+) {
+    for k in 0..n {
+        let (d, s) = (
+            (k * dst_stride * elem) as usize,
+            (k * src_stride * elem) as usize,
+        );
+        // SAFETY: the kernel's arguments address `n` valid elements of
+        // distinct buffers (one __local, one __global), as the caller states.
+        unsafe { std::ptr::copy_nonoverlapping(src.add(s), dst.add(d), elem as usize) }
+    }
+}
+
 /// Every symbol the generated code may import.
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v = unary_symbols();
@@ -646,6 +672,7 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
         ("vecl_mad_sat_i64", vecl_mad_sat_i64 as *const u8),
         ("vecl_mad_sat_u64", vecl_mad_sat_u64 as *const u8),
         ("vecl_copy_if", vecl_copy_if as *const u8),
+        ("vecl_strided_copy", vecl_strided_copy as *const u8),
     ]);
     v
 }

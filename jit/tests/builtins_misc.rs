@@ -459,6 +459,48 @@ fn ldexp_ilogb_logb_nextafter() {
 }
 
 #[test]
+fn nan_carries_its_payload() {
+    use vecl_ir::{Inst, Type};
+    for (ft, it, size) in [(Type::F32, Type::U32, 4usize), (Type::F64, Type::U64, 8)] {
+        let m = kernel_module(
+            "k",
+            vec![param("x", gptr(it.clone())), param("r", gptr(ft.clone()))],
+            |b| {
+                let (x, r) = (b.param(0), b.param(1));
+                let gid = global_id0(b);
+                let px = b.push(Inst::Index(x, gid), gptr(it.clone()));
+                let pr = b.push(Inst::Index(r, gid), gptr(ft.clone()));
+                let v = b.load(px);
+                let n = b.push(Inst::Builtin("nan".into(), vec![v]), ft.clone());
+                b.store(pr, n);
+            },
+        );
+        let k = compile(&m, "k", 8);
+        let codes: Vec<u64> = (0..64u64).map(|i| i * 0x1_0001 + 1).collect();
+        let mut xb: Vec<u8> = codes
+            .iter()
+            .flat_map(|c| c.to_le_bytes()[..size].to_vec())
+            .collect();
+        xb.resize(64 * size + 64, 0);
+        let mut rb = vec![0u8; 64 * size + 64];
+        run_n(&k, 64, &mut [&mut xb, &mut rb]);
+        for (i, c) in codes.iter().enumerate() {
+            let bits = u64::from_le_bytes({
+                let mut w = [0u8; 8];
+                w[..size].copy_from_slice(&rb[i * size..(i + 1) * size]);
+                w
+            });
+            let (quiet, payload) = if size == 4 {
+                (0x7fc0_0000u64, 0x003f_ffffu64)
+            } else {
+                (0x7ff8_0000_0000_0000, 0x0007_ffff_ffff_ffff)
+            };
+            assert_eq!(bits, quiet | (c & payload), "nan({c:#x}) as {ft:?}");
+        }
+    }
+}
+
+#[test]
 fn lgamma_r_writes_the_sign() {
     let xs: Vec<f32> = vec![0.5, 1.0, 2.0, 3.5, 10.0, -0.5, -1.5, -2.5, 0.1, 30.0];
     let n = pad64(xs.len());

@@ -1,15 +1,16 @@
 //! Builtins with an unusual shape: results written through a pointer
 //! (`sincos fract modf frexp lgamma_r remquo`), integer results of float
 //! arguments (`ilogb`, the two-argument relationals), `nan`, `maxmag`/
-//! `minmag`, `upsample`, `shuffle`/`shuffle2` and the half-precision
+//! `minmag`, `upsample`, `shuffle`/`shuffle2`, the half-precision
 //! loads and stores (`vload_half`, `vstore_half[_rXX]`, `vloada_half`,
-//! `vstorea_half`).
+//! `vstorea_half`) and the work-group copies (`async_work_group_copy`,
+//! `async_work_group_strided_copy`, `wait_group_events`, `prefetch`).
 
 use super::super::lanes::{elem_of, natural, Lanes, Val};
 use super::super::{FunctionCx, LResult};
 use crate::math;
 use cranelift_codegen::ir::{condcodes::FloatCC, types, InstBuilder, MemFlagsData, Value};
-use vecl_ir::{BinaryOp, CmpOp, Rounding, Scalar, Type, ValueId};
+use vecl_ir::{AddressSpace, BinaryOp, CmpOp, Rounding, Scalar, Type, ValueId};
 
 /// The integer type with the shape of a float value (`f32x4` → `i32x4`).
 fn int_shape(t: types::Type) -> types::Type {
@@ -109,6 +110,41 @@ impl FunctionCx<'_, '_> {
             res.push(self.per_lane(&refs, out, |cx, v| cx.call(f, v).unwrap_or(v[0])));
         }
         Ok(res)
+    }
+
+    /// `async_work_group_[strided_]copy`: every work-item passes the same
+    /// arguments, so each chunk performs the whole copy when it reaches the
+    /// call (the copies write identical bytes); its own work-items then see
+    /// the data at once, and other chunks see it after their own call.
+    fn lower_async_copy(&mut self, strided: bool, args: &[ValueId]) -> LResult<()> {
+        let dst_t = self.func.ty(args[0]).clone();
+        let elem = dst_t
+            .pointee()
+            .map(|t| self.module.size_of(t))
+            .ok_or_else(|| self.internal("async copy to a non-pointer"))?;
+        let local_dst = matches!(dst_t, Type::Pointer(AddressSpace::Local, _));
+        let lane0 = |cx: &mut Self, i: usize| -> LResult<Value> {
+            let l = cx.scalar(args[i])?;
+            Ok(cx.lane(Scalar::U64, &l, 0))
+        };
+        let d = lane0(self, 0)?;
+        let s = lane0(self, 1)?;
+        let n = lane0(self, 2)?;
+        let stride = if strided {
+            lane0(self, 3)?
+        } else {
+            self.b.ins().iconst(types::I64, 1)
+        };
+        let one = self.b.ins().iconst(types::I64, 1);
+        let (ds, ss) = if local_dst {
+            (one, stride)
+        } else {
+            (stride, one)
+        };
+        let e = self.b.ins().iconst(types::I64, i64::from(elem));
+        let f = self.extern_fn("vecl_strided_copy", &[types::I64; 6], None)?;
+        self.b.ins().call(f, &[d, s, n, e, ds, ss]);
+        Ok(())
     }
 
     fn sym(base: &str, s: Scalar) -> String {
@@ -357,6 +393,13 @@ impl FunctionCx<'_, '_> {
                 self.store_lanes(&addr, Scalar::U16, &hv)?;
                 Vec::new()
             }
+            ("async_work_group_copy" | "async_work_group_strided_copy", _) => {
+                self.lower_async_copy(base == "async_work_group_strided_copy", args)?;
+                // The event: the one passed in (copies complete at once).
+                vec![vals[vals.len() - 1][0].clone()]
+            }
+            // Copies are complete when they return; prefetching is a hint.
+            ("wait_group_events" | "prefetch", _) => Vec::new(),
             _ => return Ok(None),
         };
         Ok(Some(r))
