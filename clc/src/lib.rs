@@ -113,7 +113,9 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
                 cl_std: opts.cl_std,
             },
         );
-        Some(lowerer.lower(&unit))
+        let mut module = lowerer.lower(&unit);
+        module.math = opts.math;
+        Some(module)
     };
     let log = diags.render(&sm);
     match module {
@@ -125,7 +127,7 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
 /// The predefined macros for an option set, computed once per process.
 fn predefined_table(opts: &Options) -> preprocess::MacroTable {
     static CACHE: OnceLock<Mutex<HashMap<(u32, bool), preprocess::MacroTable>>> = OnceLock::new();
-    let key = (opts.cl_std, opts.fast_relaxed_math);
+    let key = (opts.cl_std, opts.math.fast_relaxed_math);
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(t) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return t;
@@ -247,7 +249,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
     m.push(("__OPENCL_C_VERSION__".into(), o.cl_std.to_string()));
-    if o.fast_relaxed_math {
+    if o.math.fast_relaxed_math {
         m.push(("__FAST_RELAXED_MATH__".into(), "1".into()));
     }
     if o.cl_std >= 200 {

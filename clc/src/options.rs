@@ -10,12 +10,11 @@ pub struct Options {
     pub include_dirs: Vec<String>,
     /// `-cl-std`: 100, 110, 120 (default), 200, 300.
     pub cl_std: u32,
-    pub fast_relaxed_math: bool,
+    /// The math options, with their implications applied (see [`Options::parse`]).
+    pub math: vecl_ir::MathFlags,
     pub single_precision_constant: bool,
     pub suppress_warnings: bool,
     pub warnings_are_errors: bool,
-    /// Accepted and recorded; they only permit optimisations vecl may ignore.
-    pub mad_enable: bool,
     pub opt_disable: bool,
     pub kernel_arg_info: bool,
 }
@@ -104,15 +103,15 @@ impl Options {
             } else {
                 match a {
                     "-cl-opt-disable" => o.opt_disable = true,
-                    "-cl-mad-enable" => o.mad_enable = true,
-                    "-cl-no-signed-zeros"
-                    | "-cl-unsafe-math-optimizations"
-                    | "-cl-finite-math-only"
-                    | "-cl-denorms-are-zero"
-                    | "-cl-strict-aliasing"
+                    "-cl-mad-enable" => o.math.mad_enable = true,
+                    "-cl-no-signed-zeros" => o.math.no_signed_zeros = true,
+                    "-cl-unsafe-math-optimizations" => o.math.unsafe_math = true,
+                    "-cl-finite-math-only" => o.math.finite_math_only = true,
+                    "-cl-denorms-are-zero" => o.math.denorms_are_zero = true,
+                    "-cl-fast-relaxed-math" => o.math.fast_relaxed_math = true,
+                    "-cl-strict-aliasing"
                     | "-cl-uniform-work-group-size"
                     | "-cl-no-subgroup-ifp" => {}
-                    "-cl-fast-relaxed-math" => o.fast_relaxed_math = true,
                     "-cl-single-precision-constant" => o.single_precision_constant = true,
                     "-cl-kernel-arg-info" => o.kernel_arg_info = true,
                     "-w" => o.suppress_warnings = true,
@@ -125,6 +124,19 @@ impl Options {
                 }
             }
             i += 1;
+        }
+        // 5.6.4.2: -cl-fast-relaxed-math sets -cl-finite-math-only and
+        // -cl-unsafe-math-optimizations, which in turn sets -cl-mad-enable
+        // and -cl-no-signed-zeros; the IR carries the closure so a consumer
+        // tests the one flag it cares about.
+        let m = &mut o.math;
+        if m.fast_relaxed_math {
+            m.finite_math_only = true;
+            m.unsafe_math = true;
+        }
+        if m.unsafe_math {
+            m.mad_enable = true;
+            m.no_signed_zeros = true;
         }
         Ok(o)
     }
@@ -144,7 +156,29 @@ mod tests {
         );
         assert_eq!(o.include_dirs, ["/tmp/x"]);
         assert_eq!(o.cl_std, 200);
-        assert!(o.mad_enable && o.suppress_warnings);
+        assert!(o.math.mad_enable && o.suppress_warnings);
+        assert!(!o.math.finite_math_only);
+    }
+
+    #[test]
+    fn math_options_imply_what_the_standard_says() {
+        let o = Options::parse("-cl-fast-relaxed-math -cl-denorms-are-zero").expect("valid");
+        let m = o.math;
+        assert!(m.fast_relaxed_math && m.finite_math_only && m.unsafe_math);
+        assert!(m.mad_enable && m.no_signed_zeros && m.denorms_are_zero);
+        let u = Options::parse("-cl-unsafe-math-optimizations")
+            .expect("valid")
+            .math;
+        assert!(u.unsafe_math && u.mad_enable && u.no_signed_zeros);
+        assert!(!u.finite_math_only && !u.fast_relaxed_math && !u.denorms_are_zero);
+        let n = Options::parse("-cl-no-signed-zeros").expect("valid").math;
+        assert_eq!(
+            n,
+            vecl_ir::MathFlags {
+                no_signed_zeros: true,
+                ..Default::default()
+            }
+        );
     }
 
     #[test]

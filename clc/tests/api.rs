@@ -282,3 +282,29 @@ fn swizzle_stores_to_memory_write_only_their_components() {
     let want: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect();
     assert_eq!(args[0], KernelArg::Buffer(want));
 }
+
+#[test]
+fn math_options_are_recorded_in_the_module() {
+    let src = "kernel void k(global float *a) { a[0] = a[0] * a[1] + a[2]; }";
+    let plain = vecl_clc::build(src, "").expect("builds").module;
+    assert_eq!(plain.math, vecl_ir::MathFlags::default());
+    let fast = vecl_clc::build(src, "-cl-fast-relaxed-math")
+        .expect("builds")
+        .module;
+    assert!(fast.math.fast_relaxed_math && fast.math.finite_math_only);
+    assert!(fast.math.unsafe_math && fast.math.mad_enable && fast.math.no_signed_zeros);
+    assert!(!fast.math.denorms_are_zero);
+    let some = vecl_clc::build(src, "-cl-denorms-are-zero -cl-mad-enable")
+        .expect("builds")
+        .module;
+    assert!(some.math.denorms_are_zero && some.math.mad_enable);
+    assert!(!some.math.finite_math_only && !some.math.no_signed_zeros);
+    // The flags survive the IR text form.
+    let text = vecl_ir::text::print_module(&some);
+    assert!(
+        text.starts_with("math mad_enable denorms_are_zero\n"),
+        "{text}"
+    );
+    let back = vecl_ir::text::parse_module(&text).expect("parses");
+    assert_eq!(back.math, some.math);
+}

@@ -81,6 +81,12 @@ const CASES: &[(&str, &str, &str)] = &[
     ("#define F(x) x\nkernel void k(global int *a) { a[0] = @@F(1; }", "unterminated call of macro 'F'", ""),
     ("int g(int);\nkernel void k(global int *a) { a[0] = @@g(1); }", "function 'g' is declared but never defined", ""),
     ("kernel void k(global int *a) { a[0] = 1; }\nkernel void @@k(global int *b) { }", "redefinition of 'k'", ""),
+    ("typedef union { struct { float x, y; }; struct { float re, im; }; } C;\nkernel void k(global float *a) { C c; c.x = 1.0f; a[0] = c@@.z; }", "no member named 'z'", ""),
+    ("struct S { struct { int a; }; int @@a; };\nkernel void k(global int *o) { }", "duplicate member 'a'", ""),
+    ("struct S { @@int; int b; };\nkernel void k(global int *o) { }", "declaration does not declare anything", ""),
+    ("typedef union { struct { float x, y; }; } C;\nkernel void k(global float *a) { C c = { .@@w = 1.0f }; a[0] = c.x; }", "field designator 'w' does not refer to any field", ""),
+    ("struct S { int a; @@unsigned b : 4; };\nkernel void k(global int *o) { }", "bit-fields are not supported", ""),
+    ("kernel void k(global int *a) { int i = 0; again: a[i] = i; if (++i < 4) @@goto again; }", "'goto' is not supported", ""),
 ];
 
 fn locate(marked: &str) -> (String, u32, u32) {

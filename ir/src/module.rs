@@ -76,6 +76,71 @@ pub struct Module {
     pub structs: Vec<StructDef>,
     pub globals: Vec<Global>,
     pub functions: Vec<Function>,
+    /// The floating-point freedoms the build options grant every function.
+    pub math: MathFlags,
+}
+
+/// The math build options (OpenCL 1.2 5.6.4.2) a program was built with:
+/// each one *permits* a faster, less strict evaluation; a consumer that
+/// ignores them all is still correct. Text form: a `math` line naming the
+/// set flags (printed only when one is set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MathFlags {
+    /// `-cl-mad-enable`: `a * b + c` may be a fused or reduced-accuracy mad.
+    pub mad_enable: bool,
+    /// `-cl-no-signed-zeros`: the sign of a zero result may be ignored.
+    pub no_signed_zeros: bool,
+    /// `-cl-unsafe-math-optimizations` (implies `mad_enable` and `no_signed_zeros`).
+    pub unsafe_math: bool,
+    /// `-cl-finite-math-only`: arguments and results are never NaN or infinite.
+    pub finite_math_only: bool,
+    /// `-cl-fast-relaxed-math`: all of the above.
+    pub fast_relaxed_math: bool,
+    /// `-cl-denorms-are-zero`: single-precision denormals may flush to zero.
+    pub denorms_are_zero: bool,
+}
+
+impl MathFlags {
+    /// Each flag with its text-form name, in printing order.
+    pub const NAMES: [&'static str; 6] = [
+        "mad_enable",
+        "no_signed_zeros",
+        "unsafe_math",
+        "finite_math_only",
+        "fast_relaxed_math",
+        "denorms_are_zero",
+    ];
+
+    /// The flag named `name` in [`MathFlags::NAMES`].
+    pub fn flag_mut(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "mad_enable" => &mut self.mad_enable,
+            "no_signed_zeros" => &mut self.no_signed_zeros,
+            "unsafe_math" => &mut self.unsafe_math,
+            "finite_math_only" => &mut self.finite_math_only,
+            "fast_relaxed_math" => &mut self.fast_relaxed_math,
+            "denorms_are_zero" => &mut self.denorms_are_zero,
+            _ => return None,
+        })
+    }
+
+    /// The set flags' names, in [`MathFlags::NAMES`] order.
+    pub fn set_names(&self) -> Vec<&'static str> {
+        let values = [
+            self.mad_enable,
+            self.no_signed_zeros,
+            self.unsafe_math,
+            self.finite_math_only,
+            self.fast_relaxed_math,
+            self.denorms_are_zero,
+        ];
+        Self::NAMES
+            .iter()
+            .zip(values)
+            .filter(|(_, set)| *set)
+            .map(|(n, _)| *n)
+            .collect()
+    }
 }
 
 impl Module {

@@ -505,6 +505,12 @@ fn everything() -> Module {
         structs,
         globals,
         functions: vec![kernel, helper, bare],
+        math: MathFlags {
+            mad_enable: true,
+            finite_math_only: true,
+            denorms_are_zero: true,
+            ..MathFlags::default()
+        },
     }
 }
 
@@ -785,10 +791,17 @@ fn random_module(seed: u64) -> Module {
     let functions = (0..n_funcs)
         .map(|_| random_function(&mut r, n_structs, n_globals, n_funcs))
         .collect();
+    let mut math = MathFlags::default();
+    for name in MathFlags::NAMES {
+        if let (true, Some(flag)) = (r.chance(30), math.flag_mut(name)) {
+            *flag = true;
+        }
+    }
     Module {
         structs,
         globals,
         functions,
+        math,
     }
 }
 
@@ -1074,4 +1087,21 @@ proptest! {
         let back = parse_module(&text);
         prop_assert_eq!(back.as_ref(), Ok(&m), "text:\n{}", text);
     }
+}
+
+#[test]
+fn math_flags_print_as_one_line_and_parse_back() {
+    let m = Module {
+        math: MathFlags {
+            unsafe_math: true,
+            no_signed_zeros: true,
+            ..MathFlags::default()
+        },
+        ..Module::default()
+    };
+    let text = print_module(&m);
+    assert_eq!(text, "math no_signed_zeros unsafe_math\n");
+    round_trip(&m);
+    assert_eq!(print_module(&Module::default()), "");
+    assert!(parse_module("math fast_and_loose\n").is_err());
 }

@@ -157,15 +157,13 @@ impl Lowerer<'_> {
                 }
             }
         };
-        let Type::Struct(id) = sty else {
+        if !matches!(sty, Type::Struct(_)) {
             return Err(Reported);
-        };
-        let def = &self.module.structs[id.0 as usize];
-        let Some((i, f)) = def.field(name) else {
+        }
+        let Some(path) = self.field_path(&sty, name) else {
             let ts = self.type_str(&sty);
             return self.err(pos, format!("no member named '{name}' in '{ts}'"));
         };
-        let fty = f.ty.clone();
         let space = self
             .b()
             .func()
@@ -173,9 +171,18 @@ impl Lowerer<'_> {
             .address_space()
             .unwrap_or(AddressSpace::Private);
         self.set_pos(pos);
-        let fp = self
-            .b()
-            .push(Inst::Field(ptr, i as u32), Type::ptr(space, fty.clone()));
+        let (mut fp, mut fty) = (ptr, sty);
+        for i in path {
+            let Type::Struct(id) = fty else {
+                return Err(Reported);
+            };
+            fty = self.module.structs[id.0 as usize].fields[i as usize]
+                .ty
+                .clone();
+            fp = self
+                .b()
+                .push(Inst::Field(fp, i), Type::ptr(space, fty.clone()));
+        }
         Ok(Val::L(LVal {
             place: Place::Mem(fp),
             ty: fty,

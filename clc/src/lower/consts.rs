@@ -524,20 +524,36 @@ impl Lowerer<'_> {
                         let Type::Struct(id) = ty else {
                             return self.err(*p, "field designator used for a non-struct type");
                         };
-                        let d = &self.module.structs[id.0 as usize];
-                        match d.field(name) {
-                            Some((i, f)) => {
-                                if d.is_union {
-                                    members = vec![(f.offset, f.ty.clone(), Some(f.name.clone()))];
-                                    0
-                                } else {
-                                    i
-                                }
-                            }
-                            None => {
-                                let sname = d.name.clone();
-                                return self.err(*p, format!("field designator '{name}' does not refer to any field in type 'struct {sname}'"));
-                            }
+                        let Some(path) = self.field_path(ty, name) else {
+                            let sname = self.module.structs[id.0 as usize].name.clone();
+                            return self.err(*p, format!("field designator '{name}' does not refer to any field in type 'struct {sname}'"));
+                        };
+                        // Walk down anonymous members: later positional items
+                        // continue in the innermost struct that holds the field.
+                        let (mut holder, mut base) = (ty.clone(), 0u32);
+                        for &step in &path[..path.len() - 1] {
+                            let Type::Struct(hid) = holder else {
+                                return Err(super::Reported);
+                            };
+                            let f = &self.module.structs[hid.0 as usize].fields[step as usize];
+                            base += f.offset;
+                            holder = f.ty.clone();
+                        }
+                        let Type::Struct(hid) = holder else {
+                            return Err(super::Reported);
+                        };
+                        let leaf = path[path.len() - 1] as usize;
+                        let d = &self.module.structs[hid.0 as usize];
+                        let shifted =
+                            |f: &Field| (base + f.offset, f.ty.clone(), Some(f.name.clone()));
+                        if d.is_union {
+                            members = vec![shifted(&d.fields[leaf])];
+                            0
+                        } else if path.len() > 1 {
+                            members = d.fields.iter().map(shifted).collect();
+                            leaf
+                        } else {
+                            leaf
                         }
                     }
                 };

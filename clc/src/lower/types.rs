@@ -83,7 +83,12 @@ impl Lowerer<'_> {
                         for fd in fdecls {
                             let base = self.resolve_specs(&fd.specs)?;
                             if fd.items.is_empty() {
-                                // An anonymous struct/union member: its fields are not reachable by name here.
+                                // An anonymous struct/union member (C11): its
+                                // fields are reached through `field_path`.
+                                if !matches!(base, Type::Struct(_)) {
+                                    return self
+                                        .err(fd.pos, "declaration does not declare anything");
+                                }
                                 self.anon_structs += 1;
                                 fs.push((format!("<anon{}>", self.anon_structs), base));
                                 continue;
@@ -97,7 +102,12 @@ impl Lowerer<'_> {
                                         format!("field '{fname}' has incomplete type 'void'"),
                                     );
                                 }
-                                if fs.iter().any(|(n, _)| *n == fname) {
+                                if fs.iter().any(|(n, _)| *n == fname)
+                                    || fs.iter().any(|(n, t)| {
+                                        is_anonymous_member(n)
+                                            && self.field_path(t, &fname).is_some()
+                                    })
+                                {
                                     return self.err(fpos, format!("duplicate member '{fname}'"));
                                 }
                                 fs.push((fname, ty));
@@ -154,6 +164,34 @@ impl Lowerer<'_> {
                     }
                 }
             }
+        })
+    }
+
+    /// The field indices leading to member `name` of struct type `ty`,
+    /// looking through anonymous struct/union members: `[i]` for a direct
+    /// field, `[i, j, …]` for one inside anonymous members.
+    pub(super) fn field_path(&self, ty: &Type, name: &str) -> Option<Vec<u32>> {
+        self.field_path_depth(ty, name, 0)
+    }
+
+    fn field_path_depth(&self, ty: &Type, name: &str, depth: u32) -> Option<Vec<u32>> {
+        let Type::Struct(id) = ty else {
+            return None;
+        };
+        let def = self.module.structs.get(id.0 as usize)?;
+        if let Some((i, _)) = def.field(name) {
+            return Some(vec![i as u32]);
+        }
+        if depth > 64 {
+            return None;
+        }
+        def.fields.iter().enumerate().find_map(|(i, f)| {
+            if !is_anonymous_member(&f.name) {
+                return None;
+            }
+            let mut rest = self.field_path_depth(&f.ty, name, depth + 1)?;
+            rest.insert(0, i as u32);
+            Some(rest)
         })
     }
 
@@ -316,4 +354,10 @@ pub fn scalar_c_name(s: Scalar) -> &'static str {
         Scalar::F32 => "float",
         Scalar::F64 => "double",
     }
+}
+
+/// Whether a field is an anonymous struct/union member (named `<anonN>`,
+/// which no identifier can spell).
+pub(super) fn is_anonymous_member(name: &str) -> bool {
+    name.starts_with("<anon")
 }

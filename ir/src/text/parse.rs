@@ -453,6 +453,10 @@ impl Parser {
                     m.structs.push(def);
                     layouts.push((spec, at));
                 }
+                Tok::Ident(w) if w == "math" => {
+                    self.advance();
+                    self.math_flags(&mut m.math)?;
+                }
                 Tok::Ident(w) if w == "global" => {
                     let g = self.global(m.globals.len())?;
                     m.globals.push(g);
@@ -462,7 +466,11 @@ impl Parser {
                     needs_args.push(!args_given);
                     m.functions.push(f);
                 }
-                _ => return Err(self.expected("`struct`, `union`, `global`, `fn` or `kernel`")),
+                _ => {
+                    return Err(self.expected(
+                        "`struct`, `union`, `global`, `fn` or `kernel` (or a `math` line)",
+                    ))
+                }
             }
         }
         compute_layouts(&mut m.structs, &layouts)?;
@@ -472,6 +480,18 @@ impl Parser {
             }
         }
         Ok(m)
+    }
+
+    /// The flag names of a `math` line, up to its end.
+    fn math_flags(&mut self, math: &mut MathFlags) -> PResult<()> {
+        while let Tok::Ident(w) = self.peek().clone() {
+            match math.flag_mut(&w) {
+                Some(flag) => *flag = true,
+                None => return Err(self.err(format!("unknown math flag `{w}`"))),
+            }
+            self.advance();
+        }
+        self.end_of_line()
     }
 
     /// Checks that the item being defined is the `index`-th the prescan saw.

@@ -93,6 +93,11 @@ impl Printer<'_> {
                 out.push('\n');
             }
         };
+        let math = m.math.set_names();
+        if !math.is_empty() {
+            gap(&mut self.out);
+            self.line(0, &format!("math {}", math.join(" ")));
+        }
         if !m.structs.is_empty() {
             gap(&mut self.out);
             for s in &m.structs {
