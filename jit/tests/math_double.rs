@@ -43,6 +43,16 @@ const BOUNDS: &[(&str, usize, f64)] = &[
     ("pow", 2, 16.0),
     ("atan2", 2, 6.0),
     ("hypot", 2, 4.0),
+    ("tanpi", 1, 6.0),
+    ("asinpi", 1, 5.0),
+    ("acospi", 1, 5.0),
+    ("atanpi", 1, 5.0),
+    ("sqrt", 1, 0.5),
+    ("rsqrt", 1, 2.0),
+    ("atan2pi", 2, 6.0),
+    ("powr", 2, 16.0),
+    ("pown", 2, 16.0),
+    ("rootn", 2, 16.0),
 ];
 
 fn hex(s: &str) -> f64 {
@@ -91,6 +101,8 @@ fn double_functions_are_within_their_bounds() {
         let ys: Vec<f64> = rows.iter().map(|r| r.1).collect();
         let expr = if *arity == 1 {
             format!("{name}(x[i])")
+        } else if matches!(*name, "pown" | "rootn") {
+            format!("{name}(x[i], (int)y[i])")
         } else {
             format!("{name}(x[i], y[i])")
         };

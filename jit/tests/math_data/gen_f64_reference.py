@@ -41,11 +41,21 @@ F = {
  'asinh': (lambda x: mp.asinh(x), logu(-10,10,300,True)),
  'acosh': (lambda x: mp.acosh(x), rnd(1,1000,300)),
  'atanh': (lambda x: mp.atanh(x), rnd(-0.999,0.999,300)),
+ 'tanpi': (lambda x: mp.sinpi(x)/mp.cospi(x), rnd(-100,100,300)),
+ 'asinpi': (lambda x: mp.asin(x)/mp.pi, rnd(-1,1,300)),
+ 'acospi': (lambda x: mp.acos(x)/mp.pi, rnd(-1,1,300)),
+ 'atanpi': (lambda x: mp.atan(x)/mp.pi, rnd(-10,10,200)+logu(-100,100,100,True)),
+ 'sqrt': (lambda x: mp.sqrt(x), logu(-300,300,300)),
+ 'rsqrt': (lambda x: 1/mp.sqrt(x), logu(-300,300,300)),
 }
 F2 = {
  'pow': (lambda x,y: mp.power(x,y), [(random.uniform(0,100), random.uniform(-100,100)) for _ in range(300)]),
  'atan2': (lambda y,x: mp.atan2(y,x), [(random.uniform(-10,10), random.uniform(-10,10)) for _ in range(300)]),
  'hypot': (lambda x,y: mp.sqrt(mp.mpf(x)**2+mp.mpf(y)**2), [(random.uniform(-1e100,1e100), random.uniform(-1e100,1e100)) for _ in range(300)]),
+ 'atan2pi': (lambda y,x: mp.atan2(y,x)/mp.pi, [(random.uniform(-10,10), random.uniform(-10,10)) for _ in range(300)]),
+ 'powr': (lambda x,y: mp.power(x,y), [(random.uniform(0,100), random.uniform(-100,100)) for _ in range(300)]),
+ 'pown': (lambda x,y: mp.power(x,int(y)), [(random.uniform(-10,10), float(random.randint(-200,200))) for _ in range(300)]),
+ 'rootn': (lambda x,y: mp.root(abs(x),int(y)) * (-1 if x<0 else 1), [(random.uniform(-1e6,1e6), float(random.choice([1,3,5,7,-3,-5]))) for _ in range(150)] + [(random.uniform(0,1e6), float(random.choice([2,4,6,-2,-4]))) for _ in range(150)]),
 }
 with open('/work/main/jit/tests/math_data/f64_reference.txt','w') as f:
     f.write('# name x [y] hi lo: mpmath (200-bit) values of double functions as double-double, hex bits\n')
