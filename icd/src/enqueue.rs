@@ -507,6 +507,9 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
     })
 }
 
+/// The block size of buffer fills: a multiple of the largest pattern.
+const FILL_BLOCK: usize = 64 * 1024;
+
 /// `clEnqueueFillBuffer`.
 pub unsafe extern "C" fn clEnqueueFillBuffer(
     command_queue: cl_command_queue,
@@ -533,12 +536,19 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
         }
         mem.check_range(offset, size)?;
         // SAFETY: the application passes `pattern_size` readable bytes.
-        let pattern =
-            unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) }.to_vec();
+        let pattern = unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) };
+        // The pattern repeated over a block of FILL_BLOCK bytes (a multiple
+        // of every pattern size): filling copies whole blocks, not one
+        // pattern at a time, which matters for buffers of gigabytes.
+        let block: Vec<u8> = pattern.iter().copied().cycle().take(FILL_BLOCK).collect();
         let work = Box::new(move || {
             let base = mem.base() as usize + offset;
-            for at in (0..size).step_by(pattern.len()) {
-                copy_bytes(pattern.as_ptr() as usize, base + at, pattern.len());
+            for at in (0..size).step_by(FILL_BLOCK) {
+                copy_bytes(
+                    block.as_ptr() as usize,
+                    base + at,
+                    FILL_BLOCK.min(size - at),
+                );
             }
             CL_COMPLETE
         });

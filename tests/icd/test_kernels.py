@@ -69,11 +69,6 @@ def test_vector_add(ctx, queue):
 NESTED_BARRIER_LOOP = pytest.mark.xfail(
     strict=True, reason="vecl-jit: a loop nested in a loop with a barrier is not supported yet"
 )
-# pyopencl-complex.h (included by pyopencl.reduction) accesses members of an
-# anonymous struct inside a union, which the front end does not resolve yet.
-ANONYMOUS_MEMBERS = pytest.mark.xfail(
-    strict=True, reason="vecl-clc: members of anonymous structs in unions are not resolved yet"
-)
 
 
 def test_local_memory_and_barriers(ctx, queue):
@@ -166,7 +161,6 @@ def test_array_arithmetic(ctx, queue, compiler):
     assert np.allclose((a * b / 3).get(), x * y / 3, rtol=1e-6)
 
 
-@ANONYMOUS_MEMBERS
 def test_reduction_kernel(ctx, queue, compiler):
     # pyopencl.reduction generates its kernels with Mako templates.
     pytest.importorskip("mako")
