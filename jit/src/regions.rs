@@ -1,34 +1,61 @@
-//! Barriers inside loops: the kernel body rewritten as a graph of regions.
+//! Barriers under control flow: the kernel body rewritten as a graph of
+//! regions.
 //!
 //! The chunk driver runs a kernel region by region, every chunk of the group
 //! finishing one region before any starts the next. Top-level barriers cut
-//! the body into a straight sequence of regions. A barrier at the top level
-//! of a loop body needs a graph instead: the loop's body segments between
-//! barriers, its `continuing` block and the code after the loop each become
-//! a region, and each region ends by writing the index of the region to run
-//! next into an added variable (`$next`). Every region is wrapped in a
-//! one-iteration loop so that a `break` or `continue` of the original loop
-//! becomes "write the successor, leave the region".
+//! the body into a straight sequence of regions. A barrier anywhere else (in
+//! a loop at any depth, an `if` arm, a `switch` case, a `continuing` block)
+//! needs a graph instead: each region ends by writing the index of the
+//! region to run next into an added variable (`$next`), and the driver
+//! dispatches on it.
 //!
-//! The rewritten body is the regions separated by top-level barriers, so the
-//! uniformity analysis and the lowering see ordinary code. The analysis marks
-//! `$next` varying when a successor is chosen under divergent control; the
+//! The rewrite follows the statement tree ([`Builder::block`]):
+//!
+//! - the statements before the first one that contains a barrier stay in the
+//!   current region; a barrier ends it with "go to the region after it";
+//! - an `if` with a barrier in an arm stays an `if`: each arm runs up to its
+//!   first barrier in the current region and both arms go on to the region
+//!   after the `if`;
+//! - a loop with a barrier becomes a header region (its body up to the first
+//!   barrier), the regions of the rest of its body and, when its `continuing`
+//!   block touches memory or has barriers, a region for that block. A
+//!   `continuing` block that only computes on private values is copied to
+//!   every place that goes to it instead, so a loop with one barrier costs
+//!   one region per iteration;
+//! - a `switch` with a barrier becomes a dispatch (a barrier-free `switch`
+//!   choosing the region of the case) and one region per case, each falling
+//!   through to the next;
+//! - `break` and `continue` of a loop that was cut (and `break` of a cut
+//!   `switch`) become "write the successor"; the statements after a place
+//!   that may have written the successor are guarded by
+//!   `if ($next == NONE)`, so control is structured throughout.
+//!
+//! "Go to region R" is the statement pair `$next = R`; the driver sets
+//! `$next = NONE` before each chunk runs a region. The rewritten body is the
+//! regions separated by top-level barriers, so the uniformity analysis and
+//! the lowering see ordinary code: the analysis marks `$next` varying when a
+//! successor is chosen under control that varies within a chunk, and the
 //! lowering then refuses the kernel, as OpenCL requires the whole group to
-//! take the same path to each barrier.
-//!
-//! Shapes not handled (barriers in `if`s or `switch`es, in nested loops, loops
-//! or switches inside a loop with barriers, barriers in a
-//! `continuing` block, `continue` inside a `switch` of such a loop) are
-//! reported as errors, as before.
+//! take the same path to each barrier. At run time the driver checks that
+//! every chunk of a group chose the same successor.
 
 use vecl_ir::{
-    Block, Function, Inst, InstData, Loc, MemFlags, Scalar, Stmt, Type, ValueId, Var, VarId,
+    BinaryOp, Block, CmpOp, Function, Inst, InstData, Loc, MemFlags, Scalar, Stmt, SwitchCase,
+    Type, ValueId, Var, VarId,
 };
 
+/// `$next` holds the successor's region index in its low bits and, when the
+/// way there passes a barrier, that barrier's number above them: two chunks
+/// that reach the same region, one through a barrier and one around it (an
+/// `if` whose condition differs between rows of a group), disagree.
+pub(crate) const REGION_MASK: u32 = (1 << 20) - 1;
 /// The region index meaning "the kernel is finished".
-pub(crate) const END: u32 = 0x7fff_fffe;
-/// What `$next` holds while a chunk has not chosen a successor.
+pub(crate) const END: u32 = REGION_MASK - 1;
+/// What `$next` holds while a chunk has not chosen a successor (every
+/// region and barrier bit set, so tagging it changes nothing).
 pub(crate) const NONE: u32 = 0x7fff_ffff;
+/// How many barriers get a number of their own (the numbers then repeat).
+const BARRIER_NUMBERS: u32 = 2047;
 
 /// A kernel rewritten as a region graph.
 pub(crate) struct RegionGraph {
@@ -37,7 +64,7 @@ pub(crate) struct RegionGraph {
     pub next: VarId,
 }
 
-fn contains_barrier(stmts: &[Stmt]) -> bool {
+pub(crate) fn contains_barrier(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Barrier(..) => true,
         Stmt::If { then_, else_, .. } => contains_barrier(&then_.0) || contains_barrier(&else_.0),
@@ -49,175 +76,332 @@ fn contains_barrier(stmts: &[Stmt]) -> bool {
     })
 }
 
-fn breaks_or_continues(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Break | Stmt::Continue => true,
+/// Whether statements only compute on private values and variables (no
+/// memory access, no fence, no return), so they may run on either side of a
+/// barrier.
+fn private_only(func: &Function, stmts: &[Stmt]) -> bool {
+    stmts.iter().all(|s| match s {
+        Stmt::Eval(v) => !matches!(
+            func.inst(*v).inst,
+            Inst::Load(_) | Inst::Atomic { .. } | Inst::Call(..)
+        ),
+        Stmt::WriteVar(..) | Stmt::Break | Stmt::Continue => true,
         Stmt::If { then_, else_, .. } => {
-            breaks_or_continues(&then_.0) || breaks_or_continues(&else_.0)
+            private_only(func, &then_.0) && private_only(func, &else_.0)
         }
-        _ => false,
+        Stmt::Loop { body, continuing } => {
+            private_only(func, &body.0) && private_only(func, &continuing.0)
+        }
+        Stmt::Switch { cases, .. } => cases.iter().all(|c| private_only(func, &c.body.0)),
+        Stmt::Store { .. }
+        | Stmt::Copy { .. }
+        | Stmt::Return(_)
+        | Stmt::Barrier(..)
+        | Stmt::Fence(_) => false,
     })
 }
 
-/// Whether a loop or switch sits anywhere in the statements.
-fn has_inner_loop(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Loop { .. } | Stmt::Switch { .. } => true,
-        Stmt::If { then_, else_, .. } => has_inner_loop(&then_.0) || has_inner_loop(&else_.0),
-        _ => false,
-    })
+/// Where control goes: a region (by label), or a copied `continuing` block
+/// that itself ends by going to a region.
+#[derive(Clone)]
+enum Goto {
+    Label(usize),
+    Inline(Vec<Stmt>),
 }
 
-/// Whether the body has a barrier somewhere other than its top level.
-fn has_nested_barrier(stmts: &[Stmt]) -> bool {
-    stmts
-        .iter()
-        .any(|s| !matches!(s, Stmt::Barrier(..)) && contains_barrier(std::slice::from_ref(s)))
-}
-
-/// A region under construction: its statements and fall-through successor.
-struct Region {
-    stmts: Vec<Stmt>,
-    fall: u32,
+/// What `break` and `continue` at the current place mean, when they leave a
+/// loop or switch that was cut into regions.
+#[derive(Clone, Default)]
+struct Exits {
+    brk: Option<Goto>,
+    cont: Option<Goto>,
 }
 
 struct Builder {
     func: Function,
     next: VarId,
-    regions: Vec<Region>,
+    /// The statements of each region, in creation (program) order.
+    regions: Vec<Vec<Stmt>>,
+    /// The region each label stands for, once known.
+    labels: Vec<Option<u32>>,
+    /// Constants written to `$next`, patched once every label is bound.
+    fixups: Vec<(ValueId, usize)>,
     barrier: (MemFlags, Loc),
+    /// Barriers cut so far.
+    barriers: u32,
 }
 
 impl Builder {
-    /// `$next = target` as two statements.
-    fn set_next(&mut self, target: u32) -> [Stmt; 2] {
+    fn push_inst(&mut self, inst: Inst, ty: Type) -> ValueId {
         let v = ValueId(self.func.insts.len() as u32);
         self.func.insts.push(InstData {
-            inst: Inst::Const(u64::from(target)),
-            ty: Type::Scalar(Scalar::U32),
+            inst,
+            ty,
             loc: Loc::NONE,
         });
-        [Stmt::Eval(v), Stmt::WriteVar(self.next, v)]
+        v
     }
 
-    /// Rewrites `break`/`continue` of the loop being split (not those of
-    /// loops nested in it) into "write the successor, leave the region".
+    fn new_label(&mut self) -> usize {
+        self.labels.push(None);
+        self.labels.len() - 1
+    }
+
+    /// Opens a region for `label`; its statements are filled in later.
+    fn open(&mut self, label: usize) -> usize {
+        let r = self.regions.len();
+        self.regions.push(Vec::new());
+        self.labels[label] = Some(r as u32);
+        r
+    }
+
+    fn goto(&mut self, g: &Goto) -> Vec<Stmt> {
+        match g {
+            Goto::Label(l) => {
+                let v = self.push_inst(Inst::Const(0), Type::Scalar(Scalar::U32));
+                self.fixups.push((v, *l));
+                vec![Stmt::Eval(v), Stmt::WriteVar(self.next, v)]
+            }
+            Goto::Inline(stmts) => stmts.clone(),
+        }
+    }
+
+    /// `if ($next == NONE) { stmts }`.
+    fn guard(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        if stmts.is_empty() {
+            return stmts;
+        }
+        let u32t = Type::Scalar(Scalar::U32);
+        let cur = self.push_inst(Inst::ReadVar(self.next), u32t.clone());
+        let none = self.push_inst(Inst::Const(u64::from(NONE)), u32t);
+        let unset = self.push_inst(Inst::Cmp(CmpOp::Eq, cur, none), Type::Scalar(Scalar::Bool));
+        vec![
+            Stmt::Eval(cur),
+            Stmt::Eval(none),
+            Stmt::Eval(unset),
+            Stmt::If {
+                cond: unset,
+                then_: Block(stmts),
+                else_: Block::default(),
+            },
+        ]
+    }
+
+    /// Barrier-free statements with the `break`/`continue` of cut loops and
+    /// switches rewritten; the flag says whether they may have chosen a
+    /// successor (the caller guards what follows).
     fn retarget(
         &mut self,
         stmts: &[Stmt],
-        brk: u32,
-        cont: u32,
+        exits: &Exits,
         in_switch: bool,
-    ) -> Result<Vec<Stmt>, String> {
+    ) -> Result<(Vec<Stmt>, bool), String> {
         let mut out = Vec::new();
-        for s in stmts {
-            match s {
+        for (i, s) in stmts.iter().enumerate() {
+            let (code, sets) = match s {
                 Stmt::Break if !in_switch => {
-                    out.extend(self.set_next(brk));
-                    out.push(Stmt::Break);
+                    let g = exits.brk.clone().ok_or("break outside a loop or switch")?;
+                    out.extend(self.goto(&g));
+                    return Ok((out, true));
                 }
                 Stmt::Continue => {
+                    let g = exits.cont.clone().ok_or("continue outside a loop")?;
+                    out.extend(self.goto(&g));
                     if in_switch {
-                        return Err("continue inside a switch of a loop with a barrier".into());
+                        out.push(Stmt::Break);
                     }
-                    out.extend(self.set_next(cont));
-                    out.push(Stmt::Break);
+                    return Ok((out, true));
                 }
                 Stmt::If { cond, then_, else_ } => {
-                    let t = self.retarget(&then_.0, brk, cont, in_switch)?;
-                    let e = self.retarget(&else_.0, brk, cont, in_switch)?;
-                    out.push(Stmt::If {
+                    let (t, st) = self.retarget(&then_.0, exits, in_switch)?;
+                    let (e, se) = self.retarget(&else_.0, exits, in_switch)?;
+                    let s = Stmt::If {
                         cond: *cond,
                         then_: Block(t),
                         else_: Block(e),
-                    });
+                    };
+                    (vec![s], st || se)
                 }
                 Stmt::Switch { selector, cases } => {
                     let mut cs = Vec::new();
+                    let mut sets = false;
                     for c in cases {
-                        let mut c2 = c.clone();
-                        c2.body = Block(self.retarget(&c.body.0, brk, cont, true)?);
-                        cs.push(c2);
+                        let (body, s) = self.retarget(&c.body.0, exits, true)?;
+                        sets |= s;
+                        cs.push(SwitchCase {
+                            values: c.values.clone(),
+                            is_default: c.is_default,
+                            body: Block(body),
+                        });
                     }
-                    out.push(Stmt::Switch {
+                    let s = Stmt::Switch {
                         selector: *selector,
                         cases: cs,
+                    };
+                    (vec![s], sets)
+                }
+                other => (vec![other.clone()], false),
+            };
+            out.extend(code);
+            if sets {
+                let (rest, _) = self.retarget(&stmts[i + 1..], exits, in_switch)?;
+                let guarded = self.guard(rest);
+                out.extend(guarded);
+                return Ok((out, true));
+            }
+        }
+        Ok((out, false))
+    }
+
+    /// Statements of the current region for `stmts`, which end by going to
+    /// `after`; opens the regions the barriers in them need.
+    fn block(&mut self, stmts: &[Stmt], exits: &Exits, after: &Goto) -> Result<Vec<Stmt>, String> {
+        let split = stmts
+            .iter()
+            .position(|s| contains_barrier(std::slice::from_ref(s)));
+        let Some(i) = split else {
+            let (mut code, sets) = self.retarget(stmts, exits, false)?;
+            let tail = self.goto(after);
+            if sets {
+                let g = self.guard(tail);
+                code.extend(g);
+            } else {
+                code.extend(tail);
+            }
+            return Ok(code);
+        };
+        let (mut code, sets) = self.retarget(&stmts[..i], exits, false)?;
+        let rest = &stmts[i + 1..];
+        let rest_label = (!rest.is_empty()).then(|| self.new_label());
+        let rest_goto = match rest_label {
+            Some(l) => Goto::Label(l),
+            None => after.clone(),
+        };
+        let here = self.cut(&stmts[i], exits, &rest_goto)?;
+        if sets {
+            let g = self.guard(here);
+            code.extend(g);
+        } else {
+            code.extend(here);
+        }
+        if let Some(l) = rest_label {
+            let r = self.open(l);
+            self.regions[r] = self.block(rest, exits, after)?;
+        }
+        Ok(code)
+    }
+
+    /// The current region's part of a statement containing a barrier.
+    fn cut(&mut self, s: &Stmt, exits: &Exits, after: &Goto) -> Result<Vec<Stmt>, String> {
+        match s {
+            Stmt::Barrier(flags, loc) => {
+                // A copied `continuing` block (`Goto::Inline`) only computes
+                // on private values, so it may run before the barrier.
+                self.barrier = (*flags, *loc);
+                self.barriers += 1;
+                let number = self.barriers % BARRIER_NUMBERS + 1;
+                let mut code = self.goto(after);
+                let u32t = Type::Scalar(Scalar::U32);
+                let cur = self.push_inst(Inst::ReadVar(self.next), u32t.clone());
+                let tag = self.push_inst(Inst::Const(u64::from(number << 20)), u32t.clone());
+                let tagged = self.push_inst(Inst::Binary(BinaryOp::Or, cur, tag), u32t);
+                code.extend([
+                    Stmt::Eval(cur),
+                    Stmt::Eval(tag),
+                    Stmt::Eval(tagged),
+                    Stmt::WriteVar(self.next, tagged),
+                ]);
+                Ok(code)
+            }
+            Stmt::If { cond, then_, else_ } => {
+                let t = self.block(&then_.0, exits, after)?;
+                let e = self.block(&else_.0, exits, after)?;
+                Ok(vec![Stmt::If {
+                    cond: *cond,
+                    then_: Block(t),
+                    else_: Block(e),
+                }])
+            }
+            Stmt::Loop { body, continuing } => {
+                let head = self.new_label();
+                let to_cont = if continuing.0.is_empty() {
+                    Goto::Label(head)
+                } else if !contains_barrier(&continuing.0)
+                    && private_only(&self.func, &continuing.0)
+                {
+                    let ex = Exits {
+                        brk: Some(after.clone()),
+                        cont: None,
+                    };
+                    Goto::Inline(self.block(&continuing.0, &ex, &Goto::Label(head))?)
+                } else {
+                    Goto::Label(self.new_label())
+                };
+                let entry = self.goto(&Goto::Label(head));
+                let r = self.open(head);
+                let inner = Exits {
+                    brk: Some(after.clone()),
+                    cont: Some(to_cont.clone()),
+                };
+                self.regions[r] = self.block(&body.0, &inner, &to_cont)?;
+                if let Goto::Label(c) = to_cont {
+                    if c != head {
+                        let r = self.open(c);
+                        let ex = Exits {
+                            brk: Some(after.clone()),
+                            cont: None,
+                        };
+                        self.regions[r] = self.block(&continuing.0, &ex, &Goto::Label(head))?;
+                    }
+                }
+                Ok(entry)
+            }
+            Stmt::Switch { selector, cases } => {
+                let labels: Vec<usize> = cases.iter().map(|_| self.new_label()).collect();
+                let mut dispatch = Vec::new();
+                for (c, l) in cases.iter().zip(&labels) {
+                    let mut body = self.goto(&Goto::Label(*l));
+                    body.push(Stmt::Break);
+                    dispatch.push(SwitchCase {
+                        values: c.values.clone(),
+                        is_default: c.is_default,
+                        body: Block(body),
                     });
                 }
-                other => out.push(other.clone()),
+                if !cases.iter().any(|c| c.is_default) {
+                    let mut body = self.goto(after);
+                    body.push(Stmt::Break);
+                    dispatch.push(SwitchCase {
+                        values: Vec::new(),
+                        is_default: true,
+                        body: Block(body),
+                    });
+                }
+                let inner = Exits {
+                    brk: Some(after.clone()),
+                    cont: exits.cont.clone(),
+                };
+                for (i, (c, l)) in cases.iter().zip(&labels).enumerate() {
+                    let fall = match labels.get(i + 1) {
+                        Some(n) => Goto::Label(*n),
+                        None => after.clone(),
+                    };
+                    let r = self.open(*l);
+                    self.regions[r] = self.block(&c.body.0, &inner, &fall)?;
+                }
+                Ok(vec![Stmt::Switch {
+                    selector: *selector,
+                    cases: dispatch,
+                }])
             }
+            _ => Err("barrier in an unexpected statement".into()),
         }
-        Ok(out)
-    }
-
-    fn open(&mut self) {
-        self.regions.push(Region {
-            stmts: Vec::new(),
-            fall: END,
-        });
-    }
-
-    fn current(&mut self) -> &mut Region {
-        let last = self.regions.len() - 1;
-        &mut self.regions[last]
-    }
-
-    /// Splits a loop whose body has barriers at its top level.
-    fn split_loop(&mut self, body: &[Stmt], continuing: &[Stmt]) -> Result<(), String> {
-        if has_nested_barrier(body) {
-            return Err("barrier nested in control flow inside a loop".into());
-        }
-        if has_inner_loop(body) {
-            return Err("a loop nested in a loop with a barrier".into());
-        }
-        if contains_barrier(continuing) || breaks_or_continues(continuing) {
-            return Err("barrier, break or continue in a loop's continuing block".into());
-        }
-        let segments: Vec<&[Stmt]> = body.split(|s| matches!(s, Stmt::Barrier(..))).collect();
-        let head = self.regions.len() as u32;
-        let cont = head + segments.len() as u32;
-        let exit = cont + 1;
-        self.current().fall = head;
-        for (i, seg) in segments.iter().enumerate() {
-            let stmts = self.retarget(seg, exit, cont, false)?;
-            self.open();
-            self.current().stmts = stmts;
-            self.current().fall = head + i as u32 + 1;
-        }
-        self.open();
-        self.current().stmts = continuing.to_vec();
-        self.current().fall = head;
-        self.open();
-        Ok(())
-    }
-
-    fn split_top(&mut self, stmts: &[Stmt]) -> Result<(), String> {
-        for s in stmts {
-            match s {
-                Stmt::Barrier(flags, loc) => {
-                    self.barrier = (*flags, *loc);
-                    let next = self.regions.len() as u32;
-                    self.current().fall = next;
-                    self.open();
-                }
-                Stmt::Loop { body, continuing } if contains_barrier(&body.0) => {
-                    self.split_loop(&body.0, &continuing.0)?;
-                }
-                s if contains_barrier(std::slice::from_ref(s)) => {
-                    return Err(
-                        "barrier inside an if, a switch or a loop's continuing block".into(),
-                    )
-                }
-                s => self.current().stmts.push(s.clone()),
-            }
-        }
-        Ok(())
     }
 }
 
-/// Rewrites a kernel whose barriers sit at the top level of loop bodies into
-/// a region graph; `Ok(None)` when all its barriers are at the top level
-/// (the plain region sequence handles it), `Err` for shapes not handled.
+/// Rewrites a kernel with barriers below its top level into a region graph;
+/// `Ok(None)` when all its barriers are at the top level (the plain region
+/// sequence handles it).
 pub(crate) fn region_graph(func: &Function) -> Result<Option<RegionGraph>, String> {
     let nested = func
         .body
@@ -238,23 +422,27 @@ pub(crate) fn region_graph(func: &Function) -> Result<Option<RegionGraph>, Strin
         func: f,
         next,
         regions: Vec::new(),
+        labels: Vec::new(),
+        fixups: Vec::new(),
         barrier: (MemFlags::default(), Loc::NONE),
+        barriers: 0,
     };
-    b.open();
-    b.split_top(&body)?;
+    let end = b.new_label();
+    b.labels[end] = Some(END);
+    let entry = b.new_label();
+    let r = b.open(entry);
+    b.regions[r] = b.block(&body, &Exits::default(), &Goto::Label(end))?;
+    for (v, l) in std::mem::take(&mut b.fixups) {
+        let target = b.labels[l].ok_or("a region label was never placed")?;
+        b.func.insts[v.index()].inst = Inst::Const(u64::from(target));
+    }
     let regions = std::mem::take(&mut b.regions);
     let mut out = Vec::new();
     for (i, r) in regions.into_iter().enumerate() {
         if i > 0 {
             out.push(Stmt::Barrier(b.barrier.0, b.barrier.1));
         }
-        let mut inner = r.stmts;
-        inner.extend(b.set_next(r.fall));
-        inner.push(Stmt::Break);
-        out.push(Stmt::Loop {
-            body: Block(inner),
-            continuing: Block::default(),
-        });
+        out.extend(r);
     }
     b.func.body = Block(out);
     Ok(Some(RegionGraph { func: b.func, next }))

@@ -156,8 +156,21 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
             if let Some(line) = k.explain().lines().last() {
                 out.timings.push(format!("W={w} {line}"));
             }
-            for shape in &shapes {
-                if shape.work_dim > 1 && !uses_more_dimensions(f) {
+            // A kernel that requires a work-group size runs with that size
+            // only (other shapes read __local memory it never writes).
+            let required = f.kernel.as_ref().and_then(|k| k.reqd_work_group_size);
+            let own_shape = required.map(|r| NdRange {
+                work_dim: 3,
+                global_offset: [0; 3],
+                global_size: [2 * u64::from(r[0]), u64::from(r[1]), u64::from(r[2])],
+                local_size: [u64::from(r[0]), u64::from(r[1]), u64::from(r[2])],
+            });
+            let kernel_shapes = match &own_shape {
+                Some(s) => std::slice::from_ref(s),
+                None => &shapes[..],
+            };
+            for shape in kernel_shapes {
+                if shape.work_dim > 1 && !uses_more_dimensions(f) && own_shape.is_none() {
                     continue;
                 }
                 let mut iargs: Vec<KernelArg> = f

@@ -21,7 +21,7 @@ use cranelift_codegen::ir::{
     condcodes::IntCC, types, ConstantData, Function as ClifFunction, InstBuilder, MemFlagsData,
     StackSlotData, StackSlotKind, Value,
 };
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::Module as _;
 use std::collections::{BTreeSet, HashMap};
@@ -150,6 +150,86 @@ fn collect_defs(stmts: &[Stmt], out: &mut Vec<ValueId>) {
     }
 }
 
+/// Variables written anywhere in a list of statements.
+fn collect_writes(stmts: &[Stmt], vars: &mut BTreeSet<VarId>) {
+    for s in stmts {
+        match s {
+            Stmt::WriteVar(x, _) => {
+                vars.insert(*x);
+            }
+            Stmt::If { then_, else_, .. } => {
+                collect_writes(&then_.0, vars);
+                collect_writes(&else_.0, vars);
+            }
+            Stmt::Loop { body, continuing } => {
+                collect_writes(&body.0, vars);
+                collect_writes(&continuing.0, vars);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    collect_writes(&c.body.0, vars);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Largest number of instructions recomputed for one value that a later
+/// region needs instead of saving it.
+const REMAT_LIMIT: u32 = 12;
+
+/// How many instructions recomputing `v` from scratch takes, when it is a
+/// cheap pure computation (parameters, constants, work-item ids, address and
+/// integer arithmetic); `None` otherwise.
+fn remat_cost(
+    func: &Function,
+    v: ValueId,
+    memo: &mut HashMap<ValueId, Option<u32>>,
+) -> Option<u32> {
+    use vecl_ir::BinaryOp as B;
+    if let Some(c) = memo.get(&v) {
+        return *c;
+    }
+    memo.insert(v, None);
+    let ops: Option<Vec<ValueId>> = match &func.inst(v).inst {
+        Inst::Param(_) | Inst::Const(_) | Inst::GlobalAddr(_) => Some(Vec::new()),
+        Inst::WorkItem(_, d) => Some(d.iter().copied().collect()),
+        Inst::Binary(B::Add | B::Sub | B::Mul | B::And | B::Or | B::Xor | B::Shl, a, b)
+            if !func.ty(v).scalar().is_some_and(|s| s.is_float()) =>
+        {
+            Some(vec![*a, *b])
+        }
+        Inst::Convert { value, .. }
+            if !func.ty(v).scalar().is_some_and(|s| s.is_float())
+                && !func.ty(*value).scalar().is_some_and(|s| s.is_float()) =>
+        {
+            Some(vec![*value])
+        }
+        Inst::Index(a, b) | Inst::Elem(a, b) => Some(vec![*a, *b]),
+        Inst::Field(a, _) | Inst::PtrCast(a) | Inst::PtrToInt(a) => Some(vec![*a]),
+        _ => None,
+    };
+    let mut cost = 1u32;
+    for o in ops? {
+        cost += remat_cost(func, o, memo)?;
+    }
+    let c = (cost <= REMAT_LIMIT).then_some(cost);
+    memo.insert(v, c);
+    c
+}
+
+/// `v` and the values it is computed from, operands first.
+fn remat_order(func: &Function, v: ValueId, out: &mut Vec<ValueId>, seen: &mut BTreeSet<ValueId>) {
+    if !seen.insert(v) {
+        return;
+    }
+    for o in inst_operands(&func.inst(v).inst) {
+        remat_order(func, o, out, seen);
+    }
+    out.push(v);
+}
+
 fn has_return(b: &Block) -> bool {
     b.0.iter().any(|s| match s {
         Stmt::Return(_) => true,
@@ -200,29 +280,52 @@ pub(crate) fn lower_kernel(
     }
     let mut saved_values: HashMap<ValueId, u32> = HashMap::new();
     let mut region_uses: Vec<BTreeSet<ValueId>> = Vec::new();
+    let mut region_touch: Vec<BTreeSet<VarId>> = Vec::new();
+    let mut region_writes: Vec<BTreeSet<VarId>> = Vec::new();
     let mut later_vars: BTreeSet<VarId> = BTreeSet::new();
     for (r, stmts) in regions.iter().enumerate() {
         let mut vals = BTreeSet::new();
         let mut vars = BTreeSet::new();
         collect_uses(func, stmts, &mut vals, &mut vars);
+        let mut writes = BTreeSet::new();
+        collect_writes(stmts, &mut writes);
         if r > 0 {
-            later_vars.extend(vars);
+            later_vars.extend(vars.iter().copied());
         }
+        vars.extend(writes.iter().copied());
         region_uses.push(vals);
+        region_touch.push(vars);
+        region_writes.push(writes);
     }
+    // The successor variable is set afresh before each chunk runs a region.
+    if let Some(nv) = next_var {
+        later_vars.remove(&nv);
+    }
+    // Values a later region needs: cheap pure ones are recomputed there,
+    // the others saved when computed.
+    let mut remat: BTreeSet<ValueId> = BTreeSet::new();
     if barrier_mode {
+        let mut memo = HashMap::new();
         for (r, stmts) in regions.iter().enumerate() {
             let mut defined = Vec::new();
             collect_defs(stmts, &mut defined);
             for v in &defined {
                 let used_later = region_uses[r + 1..].iter().any(|u| u.contains(v));
-                if used_later && !func.ty(*v).is_void() {
+                if !used_later || func.ty(*v).is_void() {
+                    continue;
+                }
+                if remat_cost(func, *v, &mut memo).is_some() {
+                    remat.insert(*v);
+                } else if !saved_values.contains_key(v) {
                     saved_values.insert(*v, ctx_off);
                     ctx_off += save_size(func.ty(*v), w);
                 }
             }
         }
     }
+    // Variables live across a boundary: each region reloads those it reads
+    // or writes (a conditional or masked write keeps the old value) and
+    // saves those it writes; the others keep their saved copy.
     let mut var_offsets: Vec<(VarId, u32)> = Vec::new();
     if barrier_mode {
         for v in &later_vars {
@@ -361,13 +464,11 @@ pub(crate) fn lower_kernel(
         cx.b.ins().jump(dispatch, &[]);
         cx.b.switch_to_block(dispatch);
         let rv = cx.b.use_var(region_var);
+        let mut table = Switch::new();
         for (r, blk) in region_blocks.iter().enumerate() {
-            let is_r = cx.b.ins().icmp_imm_s(IntCC::Equal, rv, r as i64);
-            let other = cx.b.create_block();
-            cx.b.ins().brif(is_r, *blk, &[], other, &[]);
-            cx.b.switch_to_block(other);
+            table.set_entry(r as u128, *blk);
         }
-        cx.b.ins().jump(group_next, &[]);
+        table.emit(&mut cx.b, rv, group_next);
     } else {
         cx.b.ins().jump(region_blocks[0], &[]);
         cx.b.switch_to_block(dispatch);
@@ -480,6 +581,9 @@ pub(crate) fn lower_kernel(
             if r > 0 {
                 let mut own = Vec::new();
                 collect_defs(stmts, &mut own);
+                let own: BTreeSet<ValueId> = own.into_iter().collect();
+                let mut order = Vec::new();
+                let mut seen = BTreeSet::new();
                 for v in &region_uses[r] {
                     if own.contains(v) {
                         continue;
@@ -487,10 +591,18 @@ pub(crate) fn lower_kernel(
                     if let Some(off) = saved_values.get(v).copied() {
                         let val = cx.reload_value(*v, c, off)?;
                         cx.values[v.index()] = Some(val);
+                    } else if remat.contains(v) {
+                        remat_order(func, *v, &mut order, &mut seen);
                     }
                 }
+                for v in order {
+                    let val = cx.lower_inst(v)?;
+                    cx.values[v.index()] = Some(val);
+                }
                 for (var, off) in &var_offsets {
-                    cx.reload_var(*var, c, *off)?;
+                    if region_touch[r].contains(var) {
+                        cx.reload_var(*var, c, *off)?;
+                    }
                 }
             }
         }
@@ -500,7 +612,9 @@ pub(crate) fn lower_kernel(
         cx.b.switch_to_block(end_b);
         if let (Some(c), false) = (chunk_ctx, last) {
             for (var, off) in &var_offsets {
-                cx.save_var(*var, c, *off)?;
+                if region_writes[r].contains(var) {
+                    cx.save_var(*var, c, *off)?;
+                }
             }
             if let Some(alive) = cx.alive.clone() {
                 let a = cx.read_mask(&alive);
@@ -552,7 +666,10 @@ pub(crate) fn lower_kernel(
             let end_r =
                 cx.b.ins()
                     .iconst(types::I32, i64::from(crate::regions::END));
-            let nr = cx.b.ins().select(is_none, end_r, a);
+            let index =
+                cx.b.ins()
+                    .band_imm_s(a, i64::from(crate::regions::REGION_MASK));
+            let nr = cx.b.ins().select(is_none, end_r, index);
             cx.b.def_var(region_var, nr);
             cx.b.ins().jump(dispatch, &[]);
         } else if let Some(next_blk) = region_blocks.get(r + 1) {

@@ -80,9 +80,7 @@ impl FunctionCx<'_, '_> {
             Stmt::Break => self.lower_break(),
             Stmt::Continue => self.lower_continue(),
             Stmt::Return(_) => self.lower_return(),
-            Stmt::Barrier(..) => Err(self.unsupported(
-                "barrier inside control flow or a called function (only top-level barriers of a kernel)",
-            )),
+            Stmt::Barrier(..) => Err(self.internal("barrier left inside a region")),
             Stmt::Fence(_) => {
                 self.b.ins().fence();
                 Ok(())
@@ -482,7 +480,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Lowers the instruction defining `v`.
-    fn lower_inst(&mut self, v: vecl_ir::ValueId) -> LResult<Val> {
+    pub fn lower_inst(&mut self, v: vecl_ir::ValueId) -> LResult<Val> {
         use vecl_ir::Inst;
         let data = self.func.inst(v).clone();
         let ty = data.ty.clone();

@@ -1,0 +1,364 @@
+//! Barriers under uniform control flow, each shape checked against the IR
+//! interpreter at W = 4, 8, 16 over local sizes 1, 3, 16, 64, 256 with full
+//! and partial last groups: scans with up- and down-sweep loops, a tiled
+//! matrix product of a size that is not a multiple of the tile, barriers in
+//! uniform `if`s and `switch`es, nested barrier loops, `break`, `continue`
+//! and `return` that cross barriers; and barriers reached by only some
+//! work-items of a group, refused at compile time or reported at run time.
+
+mod barrier_support;
+
+use barrier_support::{differential, range1, shapes_1d, Spec, DIVERGENT, WIDTHS};
+use vecl_ir::interp::{run_kernel, InterpError, NdRange};
+
+const HILLIS_STEELE: &str = r#"
+kernel void scan(global const int* in, global int* out, local int* tmp) {
+    int lid = get_local_id(0);
+    int n = get_local_size(0);
+    tmp[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int offset = 1; offset < n; offset <<= 1) {
+        int add = lid >= offset ? tmp[lid - offset] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = tmp[lid];
+}
+"#;
+
+#[test]
+fn hillis_steele_scan() {
+    let n = differential(HILLIS_STEELE, "", "scan", &shapes_1d(), |r| {
+        let g = r.global_size[0] as usize;
+        vec![
+            Spec::Ints(g, 1),
+            Spec::Ints(g, 2),
+            Spec::Local(4 * r.local_size[0] as usize),
+        ]
+    });
+    assert_eq!(n, 27);
+}
+
+/// Work-efficient exclusive scan of the group's items padded to a power of
+/// two `m`: each item handles elements `lid, lid + size, …`, so the up- and
+/// down-sweep loops hold an inner loop of varying trip count.
+const BLELLOCH: &str = r#"
+kernel void scan(global const int* in, global int* out, local int* t) {
+    int lid = get_local_id(0);
+    int size = get_local_size(0);
+    int base = get_group_id(0) * get_enqueued_local_size(0);
+    int m = 1;
+    while (m < size) m <<= 1;
+    for (int j = lid; j < m; j += size)
+        t[j] = j < size ? in[base + j] : 0;
+    int offset = 1;
+    for (int d = m >> 1; d > 0; d >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = lid; j < d; j += size) {
+            int ai = offset * (2 * j + 1) - 1;
+            int bi = offset * (2 * j + 2) - 1;
+            t[bi] += t[ai];
+        }
+        offset *= 2;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        t[m - 1] = 0;
+    for (int d = 1; d < m; d *= 2) {
+        offset >>= 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = lid; j < d; j += size) {
+            int ai = offset * (2 * j + 1) - 1;
+            int bi = offset * (2 * j + 2) - 1;
+            int v = t[ai];
+            t[ai] = t[bi];
+            t[bi] += v;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[base + lid] = t[lid];
+}
+"#;
+
+#[test]
+fn blelloch_scan_with_up_and_down_sweeps() {
+    let n = differential(BLELLOCH, "", "scan", &shapes_1d(), |r| {
+        let g = r.global_size[0] as usize;
+        vec![
+            Spec::Ints(g, 3),
+            Spec::Ints(g, 4),
+            Spec::Local(4 * (r.local_size[0] as usize).next_power_of_two()),
+        ]
+    });
+    assert_eq!(n, 27);
+}
+
+const MATMUL: &str = r#"
+kernel void matmul(global const float* a, global const float* b, global float* c, int n) {
+    local float ta[TILE][TILE];
+    local float tb[TILE][TILE];
+    int col = get_global_id(0);
+    int row = get_global_id(1);
+    int lx = get_local_id(0);
+    int ly = get_local_id(1);
+    float acc = 0.0f;
+    for (int t = 0; t < n; t += TILE) {
+        ta[ly][lx] = (row < n && t + lx < n) ? a[row * n + t + lx] : 0.0f;
+        tb[ly][lx] = (t + ly < n && col < n) ? b[(t + ly) * n + col] : 0.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; k++)
+            acc += ta[ly][k] * tb[k][lx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (row < n && col < n)
+        c[row * n + col] = acc;
+}
+"#;
+
+#[test]
+fn tiled_matmul_of_a_size_not_a_multiple_of_the_tile() {
+    for (tile, n) in [(4u64, 10usize), (8, 13), (16, 21)] {
+        let span = (n as u64).div_ceil(tile) * tile;
+        let range = NdRange {
+            work_dim: 2,
+            global_offset: [0; 3],
+            global_size: [span, span, 1],
+            local_size: [tile, tile, 1],
+        };
+        let opts = format!("-D TILE={tile}");
+        let count = differential(MATMUL, &opts, "matmul", &[range], |_| {
+            vec![
+                Spec::Floats(n * n, 1),
+                Spec::Floats(n * n, 2),
+                Spec::Floats(n * n, 0),
+                Spec::Int(n as i32),
+            ]
+        });
+        assert_eq!(count, 3);
+    }
+}
+
+/// Barriers in both arms of a uniform `if`, in one arm only, and in the
+/// cases of a uniform `switch` with fall-through.
+const UNIFORM_BRANCHES: &str = r#"
+kernel void branches(global const int* in, global int* out, local int* tmp, int mode) {
+    int lid = get_local_id(0);
+    int size = get_local_size(0);
+    int gid = get_global_id(0);
+    int x = in[gid];
+    if (mode > 1) {
+        tmp[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x += tmp[(lid + 1) % size];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    } else {
+        tmp[size - 1 - lid] = x * 3;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x -= tmp[lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (mode == 2) {
+        tmp[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x = tmp[0] - x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    switch (mode) {
+    case 0:
+        tmp[lid] = x + 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x = tmp[size - 1 - lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    case 1:
+        x *= 2;
+        break;
+    case 3:
+        tmp[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x ^= tmp[(lid + 2) % size];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        break;
+    default:
+        x = -x;
+    }
+    out[gid] = x;
+}
+"#;
+
+#[test]
+fn barriers_in_uniform_ifs_and_switches() {
+    let mut total = 0;
+    for mode in 0..5 {
+        total += differential(UNIFORM_BRANCHES, "", "branches", &shapes_1d(), |r| {
+            let g = r.global_size[0] as usize;
+            vec![
+                Spec::Ints(g, 5),
+                Spec::Ints(g, 6),
+                Spec::Local(4 * r.local_size[0] as usize),
+                Spec::Int(mode),
+            ]
+        });
+    }
+    assert_eq!(total, 5 * 27);
+}
+
+/// Barrier loops nested two deep, a barrier-free inner loop and a `switch`
+/// inside a barrier loop, and `break`, `continue` and `return` that leave
+/// barrier regions.
+const NESTED: &str = r#"
+kernel void nested(global const int* in, global int* out, local int* tmp, int rounds) {
+    int lid = get_local_id(0);
+    int size = get_local_size(0);
+    int gid = get_global_id(0);
+    int acc = in[gid];
+    for (int i = 0; ; i++) {
+        if (i >= rounds)
+            break;
+        for (int j = 0; j < 3; j++) {
+            tmp[lid] = acc;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int s = 0;
+            for (int k = 0; k <= j; k++)
+                s += tmp[(lid + k + 1) % size];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            acc += s;
+            if (j == i)
+                continue;
+            switch (j) {
+            case 0: acc ^= 5; break;
+            case 1: acc -= i; continue;
+            default: acc += 7;
+            }
+            acc = acc % 100003;
+        }
+        if (i % 2 == 1)
+            continue;
+        acc = acc / 3 + i;
+    }
+    out[gid] = acc;
+    if (rounds > 2)
+        return;
+    tmp[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[gid] = acc + tmp[size - 1 - lid];
+}
+"#;
+
+#[test]
+fn nested_barrier_loops_with_break_continue_and_return() {
+    let mut total = 0;
+    for rounds in [0, 1, 4] {
+        total += differential(NESTED, "", "nested", &shapes_1d(), |r| {
+            let g = r.global_size[0] as usize;
+            vec![
+                Spec::Ints(g, 7),
+                Spec::Ints(g, 8),
+                Spec::Local(4 * r.local_size[0] as usize),
+                Spec::Int(rounds),
+            ]
+        });
+    }
+    assert_eq!(total, 3 * 27);
+}
+
+/// A do-while loop (its test in the `continuing` block) reading `__local`
+/// memory, so the block becomes a region of its own, with a barrier loop
+/// inside and private arrays live across the barriers.
+const DO_WHILE: &str = r#"
+kernel void dowhile(global const int* in, global int* out, local int* flag) {
+    int lid = get_local_id(0);
+    int gid = get_global_id(0);
+    int hist[4] = {0, 0, 0, 0};
+    int x = in[gid];
+    int round = 0;
+    do {
+        hist[(x + round) & 3] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            flag[0] = round + 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        round++;
+    } while (flag[0] < 5);
+    out[gid] = hist[0] + 2 * hist[1] + 3 * hist[2] + 4 * hist[3] + round;
+}
+"#;
+
+#[test]
+fn do_while_barrier_loop_reading_local_memory() {
+    let n = differential(DO_WHILE, "", "dowhile", &shapes_1d(), |r| {
+        let g = r.global_size[0] as usize;
+        vec![Spec::Ints(g, 9), Spec::Ints(g, 10), Spec::Local(64)]
+    });
+    assert_eq!(n, 27);
+}
+
+/// `get_local_id(1)` is the same in every lane of a chunk, so this barrier
+/// passes the compile-time check, but rows of the group disagree.
+const DIVERGENT_ROWS: &str = r#"
+kernel void rows(global int* out, local int* tmp) {
+    int lid = get_local_id(0) + get_local_size(0) * get_local_id(1);
+    tmp[lid] = lid;
+    if (get_local_id(1) == 0) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[lid] = tmp[lid];
+}
+"#;
+
+#[test]
+fn barrier_taken_by_some_rows_is_reported_as_divergent() {
+    let m = barrier_support::build(DIVERGENT_ROWS, "");
+    let range = NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [8, 2, 1],
+        local_size: [8, 2, 1],
+    };
+    let specs = vec![Spec::Ints(16, 0), Spec::Local(64)];
+    let mut iargs = barrier_support::interp_args_for(&specs);
+    let interp = run_kernel(&m, "rows", &mut iargs, &range);
+    assert!(
+        matches!(interp, Err(InterpError::DivergentBarrier { .. })),
+        "{interp:?}"
+    );
+    for w in WIDTHS {
+        let k = barrier_support::compile(&m, "rows", w).expect("compiles");
+        let (status, _) =
+            barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+        assert_eq!(status, DIVERGENT, "W={w}");
+    }
+}
+
+#[test]
+fn barrier_under_varying_control_is_refused() {
+    let src = r#"
+kernel void k(global int* out, local int* tmp) {
+    int lid = get_local_id(0);
+    tmp[lid] = lid;
+    if (lid < 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[lid] = tmp[lid];
+}
+kernel void l(global int* out, local int* tmp) {
+    int lid = get_local_id(0);
+    for (int i = 0; i < lid; i++) {
+        tmp[lid] = i;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[lid] = tmp[lid];
+}
+"#;
+    let m = barrier_support::build(src, "");
+    for name in ["k", "l"] {
+        match barrier_support::compile(&m, name, 8) {
+            Err(e @ vecl_jit::JitError::Unsupported { .. }) => {
+                assert!(e.to_string().contains("varies"), "{name}: {e}");
+            }
+            Err(e) => panic!("{name}: unexpected error {e}"),
+            Ok(_) => panic!("{name}: a barrier under varying control compiled"),
+        }
+    }
+    let _ = range1(1, 1);
+}
