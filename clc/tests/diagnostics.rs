@@ -87,6 +87,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("typedef union { struct { float x, y; }; } C;\nkernel void k(global float *a) { C c = { .@@w = 1.0f }; a[0] = c.x; }", "field designator 'w' does not refer to any field", ""),
     ("struct S { int a; @@unsigned b : 4; };\nkernel void k(global int *o) { }", "bit-fields are not supported", ""),
     ("kernel void k(global int *a) { int i = 0; again: a[i] = i; if (++i < 4) @@goto again; }", "'goto' is not supported", ""),
+    ("kernel void k(global int *const out) { out[0] = 1; out @@= 0; }", "cannot assign to variable 'out' with const-qualified type", ""),
 ];
 
 fn locate(marked: &str) -> (String, u32, u32) {

@@ -469,7 +469,7 @@ impl<'d> Lowerer<'d> {
                 Sym::Slot {
                     id: slot,
                     ty: ty.clone(),
-                    is_const: p.specs.is_const,
+                    is_const: Self::object_is_const(&p.specs, &p.decl),
                 }
             } else {
                 let var = self.b().new_var(pname.clone(), ty.clone());
@@ -477,7 +477,7 @@ impl<'d> Lowerer<'d> {
                 Sym::Var {
                     id: var,
                     ty: ty.clone(),
-                    is_const: p.specs.is_const,
+                    is_const: Self::object_is_const(&p.specs, &p.decl),
                 }
             };
             self.cx().scopes[0].insert(pname, sym);

@@ -446,10 +446,10 @@ impl Lowerer<'_> {
                     Sym::Var {
                         id,
                         ty,
-                        is_const: d.specs.is_const,
+                        is_const: Self::object_is_const(&d.specs, &item.decl),
                     },
                 );
-            } else if d.specs.is_const {
+            } else if Self::object_is_const(&d.specs, &item.decl) {
                 if let Some(Sym::Slot { id, ty, .. }) = self.lookup(&name) {
                     self.declare(
                         name,

@@ -224,6 +224,19 @@ impl Lowerer<'_> {
         space
     }
 
+    /// Whether the declared object itself is const: `const` after its
+    /// outermost `*` (`int *const p`), or in the specifiers when the
+    /// declarator has no pointer (`const int x`; `const int *p` is not).
+    pub(super) fn object_is_const(specs: &DeclSpecs, d: &Declarator) -> bool {
+        let mut is_const = specs.is_const;
+        for op in &d.ops {
+            if let DeclOp::Pointer { is_const: c, .. } = op {
+                is_const = *c;
+            }
+        }
+        is_const
+    }
+
     pub(super) fn lookup_typedef(&self, name: &str) -> Option<Type> {
         self.typedefs
             .iter()
