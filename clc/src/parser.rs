@@ -199,6 +199,14 @@ impl<'a> Parser<'a> {
         self.typedefs.iter().rev().any(|s| s.contains(name))
     }
 
+    /// A typedef name that is not also a keyword or builtin type name.
+    fn is_plain_typedef(&self, w: &str) -> bool {
+        self.is_typedef(w)
+            && scalar_type_name(w).is_none()
+            && vector_type_name(w).is_none()
+            && address_space_keyword(w).is_none()
+    }
+
     fn push_scope(&mut self) {
         self.typedefs.push(HashSet::new());
     }
@@ -740,10 +748,12 @@ impl<'a> Parser<'a> {
             self.k += 1;
             inner = self.declarator(true)?;
             self.expect(")")?;
-        } else if self
-            .peek()
-            .is_some_and(|t| t.kind == TokKind::Ident && !self.is_decl_word(&t.text))
-        {
+        } else if self.peek().is_some_and(|t| {
+            // A typedef name after the specifiers is the declared name: an
+            // inner scope may redeclare it (`typedef float T;` under `typedef int T;`).
+            t.kind == TokKind::Ident
+                && (!self.is_decl_word(&t.text) || self.is_plain_typedef(&t.text))
+        }) {
             inner.name = Some(self.ident()?);
         } else if !abstract_ {
             let at = self.pos();
@@ -1168,7 +1178,7 @@ impl<'a> Parser<'a> {
                 };
                 return self.postfix_ops(lit);
             }
-            if self.at("(") {
+            if self.at("(") && !self.paren_type_follows() {
                 // `(T)(a, b, …)`: a vector literal when there is more than one element.
                 let save = self.k;
                 self.k += 1;
