@@ -20,7 +20,8 @@
 use super::super::lanes::Lanes;
 use super::super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{
-    condcodes::FloatCC, condcodes::IntCC, types, BlockArg, InstBuilder, MemFlagsData, Value,
+    condcodes::FloatCC, condcodes::IntCC, types, BlockArg, ConstantData, InstBuilder, MemFlagsData,
+    Value,
 };
 use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_2, LOG10_E, LOG2_E, PI};
 use vecl_ir::Scalar;
@@ -56,18 +57,29 @@ fn inv_fact(n: usize) -> f64 {
 }
 
 impl FunctionCx<'_, '_> {
-    /// An `f64` constant shaped like `like`.
+    /// An `f64` constant shaped like `like` (vectors from the constant
+    /// pool, so an arithmetic instruction can take it as a memory operand).
     fn dk(&mut self, like: Value, x: f64) -> Value {
-        self.fconst_like(Scalar::F64, like, x)
+        if self.b.func.dfg.value_type(like).is_vector() {
+            self.vconst64(types::F64X2, x.to_bits())
+        } else {
+            self.b.ins().f64const(x)
+        }
+    }
+
+    fn vconst64(&mut self, t: types::Type, bits: u64) -> Value {
+        let mut bytes = bits.to_le_bytes().to_vec();
+        bytes.extend(bits.to_le_bytes());
+        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+        self.b.ins().vconst(t, c)
     }
 
     /// An `i64` constant shaped like the integer view of `like`.
     fn ik(&mut self, like: Value, x: i64) -> Value {
-        let k = self.b.ins().iconst(types::I64, x);
         if self.b.func.dfg.value_type(like).is_vector() {
-            self.b.ins().splat(types::I64X2, k)
+            self.vconst64(types::I64X2, x as u64)
         } else {
-            k
+            self.b.ins().iconst(types::I64, x)
         }
     }
 
@@ -89,13 +101,17 @@ impl FunctionCx<'_, '_> {
         }
     }
 
-    /// `c0 + c1·x + c2·x² + …` (Horner).
+    /// `c0 + c1·x + c2·x² + …` (Horner; fused when the host has FMA).
     fn poly(&mut self, x: Value, c: &[f64]) -> Value {
         let mut acc = self.dk(x, c[c.len() - 1]);
         for k in c[..c.len() - 1].iter().rev() {
-            let m = self.b.ins().fmul(acc, x);
             let kk = self.dk(x, *k);
-            acc = self.b.ins().fadd(m, kk);
+            acc = if self.has_fma {
+                self.b.ins().fma(acc, x, kk)
+            } else {
+                let m = self.b.ins().fmul(acc, x);
+                self.b.ins().fadd(m, kk)
+            };
         }
         acc
     }
@@ -171,8 +187,8 @@ impl FunctionCx<'_, '_> {
         let r = self.b.ins().fsub(t, a);
         let b = self.b.ins().fmul(n, c_lo);
         let r = self.b.ins().fsub(r, b);
-        // q = r + r²/2! + … + r^12/12! = r·P(r)
-        let c: Vec<f64> = (1..=12).map(inv_fact).collect();
+        // q = r + r²/2! + … + r^9/9! = r·P(r) (error < 1e-10 relative)
+        let c: Vec<f64> = (1..=9).map(inv_fact).collect();
         let p = self.poly(r, &c);
         let q = self.b.ins().fmul(r, p);
         (self.pow2i(n), q)
@@ -221,7 +237,7 @@ impl FunctionCx<'_, '_> {
         let den = self.b.ins().fadd(m, one);
         let s = self.b.ins().fdiv(num, den);
         let z = self.b.ins().fmul(s, s);
-        let c: Vec<f64> = (0..10).map(|k| 2.0 / (2 * k + 1) as f64).collect();
+        let c: Vec<f64> = (0..7).map(|k| 2.0 / (2 * k + 1) as f64).collect();
         let p = self.poly(z, &c);
         (e, self.b.ins().fmul(s, p))
     }
@@ -310,7 +326,7 @@ impl FunctionCx<'_, '_> {
     /// `(sin r, cos r)` for |r| ≤ π/4.
     fn sincos_poly(&mut self, r: Value) -> (Value, Value) {
         let z = self.b.ins().fmul(r, r);
-        let sc: Vec<f64> = (0..8)
+        let sc: Vec<f64> = (0..7)
             .map(|k| {
                 let v = inv_fact(2 * k + 1);
                 if k % 2 == 1 {
@@ -320,7 +336,7 @@ impl FunctionCx<'_, '_> {
                 }
             })
             .collect();
-        let cc: Vec<f64> = (0..9)
+        let cc: Vec<f64> = (0..8)
             .map(|k| {
                 let v = inv_fact(2 * k);
                 if k % 2 == 1 {
@@ -427,7 +443,7 @@ impl FunctionCx<'_, '_> {
             t = self.b.ins().fdiv(t, d);
         }
         let z = self.b.ins().fmul(t, t);
-        let c: Vec<f64> = (0..12)
+        let c: Vec<f64> = (0..9)
             .map(|k| {
                 let v = 1.0 / (2 * k + 1) as f64;
                 if k % 2 == 1 {
@@ -573,7 +589,7 @@ impl FunctionCx<'_, '_> {
         let (mut a0, mut a1) = (one, ac);
         let zero = self.dk(x, 0.0);
         let (mut b0, mut b1) = (zero, one);
-        for n in 1..=32 {
+        for n in 1..=24 {
             let kn = self.dk(x, n as f64 * 0.5);
             let xa = self.b.ins().fmul(ac, a1);
             let ka = self.b.ins().fmul(kn, a0);
