@@ -360,7 +360,7 @@ impl Backend for OpenClBackend {
             kernel: null_mut(),
             buffers: Vec::new(),
         };
-        self.build(&mut objects, work.source, work.kernel)?;
+        self.build(&mut objects, &work.source, work.kernel)?;
         let mut resets: Vec<(Handle, &[u8])> = Vec::new();
         let mut outputs: Vec<(Handle, usize)> = Vec::new();
         for (i, arg) in work.args.iter().enumerate() {

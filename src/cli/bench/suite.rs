@@ -108,7 +108,24 @@ pub fn workloads(quick: bool) -> Vec<Workload> {
         barriers(pick(16384, 1024), 64, reps),
         barriers(pick(16384, 1024), 0, reps),
         vadd(1 << 16, 1, Metric::FirstResult, "source-to-first-result"),
+        fresh_source(vadd(
+            1 << 16,
+            1,
+            Metric::FirstResult,
+            "first-result, new source",
+        )),
     ]
+}
+
+/// The workload with a comment unique to this run appended to its source,
+/// so that no platform's on-disk program cache has seen it: the time then
+/// includes a real compile everywhere.
+fn fresh_source(mut work: Workload) -> Workload {
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    work.source = format!("{}\n// run {nonce}\n", work.source).into();
+    work
 }
 
 fn vadd(n: usize, reps: usize, metric: Metric, name: &'static str) -> Workload {
@@ -118,7 +135,7 @@ fn vadd(n: usize, reps: usize, metric: Metric, name: &'static str) -> Workload {
     Workload {
         name,
         size: n_label(n, "floats"),
-        source: include_str!("../../../benches/vadd.cl"),
+        source: include_str!("../../../benches/vadd.cl").into(),
         kernel: "vadd",
         args: vec![
             ArgSpec::In(f32_bytes(&a)),
@@ -143,7 +160,7 @@ fn saxpy(n: usize, reps: usize) -> Workload {
     Workload {
         name: "saxpy",
         size: n_label(n, "floats"),
-        source: include_str!("../../../benches/saxpy.cl"),
+        source: include_str!("../../../benches/saxpy.cl").into(),
         kernel: "saxpy",
         args: vec![
             ArgSpec::Scalar(alpha.to_le_bytes().to_vec()),
@@ -167,7 +184,7 @@ fn reduce(n: usize, reps: usize) -> Workload {
     Workload {
         name: "reduce",
         size: n_label(n, "floats"),
-        source: include_str!("../../../benches/reduce.cl"),
+        source: include_str!("../../../benches/reduce.cl").into(),
         kernel: "reduce",
         args: vec![
             ArgSpec::In(f32_bytes(&x)),
@@ -196,7 +213,7 @@ fn matmul(n: usize, reps: usize) -> Workload {
     Workload {
         name: "matmul",
         size: format!("{n}x{n} floats"),
-        source: include_str!("../../../benches/matmul.cl"),
+        source: include_str!("../../../benches/matmul.cl").into(),
         kernel: "matmul",
         args: vec![
             ArgSpec::In(f32_bytes(&a)),
@@ -250,7 +267,7 @@ fn nbody(n: usize, reps: usize) -> Workload {
     Workload {
         name: "nbody",
         size: format!("{n} bodies"),
-        source: include_str!("../../../benches/nbody.cl"),
+        source: include_str!("../../../benches/nbody.cl").into(),
         kernel: "nbody",
         args: vec![
             ArgSpec::In(f32_bytes(&pos)),
@@ -303,7 +320,7 @@ fn mandelbrot(side: usize, reps: usize) -> Workload {
     Workload {
         name: "mandelbrot",
         size: format!("{side}x{side}, {max_iter} iterations"),
-        source: include_str!("../../../benches/mandelbrot.cl"),
+        source: include_str!("../../../benches/mandelbrot.cl").into(),
         kernel: "mandelbrot",
         args: vec![
             ArgSpec::Out(4 * side * side),
@@ -371,7 +388,7 @@ fn blackscholes(n: usize, reps: usize) -> Workload {
     Workload {
         name: "blackscholes",
         size: n_label(n, "options"),
-        source: include_str!("../../../benches/blackscholes.cl"),
+        source: include_str!("../../../benches/blackscholes.cl").into(),
         kernel: "blackscholes",
         args: vec![
             ArgSpec::In(f32_bytes(&spot)),
@@ -408,7 +425,7 @@ fn histogram(n: usize, reps: usize) -> Workload {
     Workload {
         name: "histogram",
         size: n_label(n, "bytes, 256 bins"),
-        source: include_str!("../../../benches/histogram.cl"),
+        source: include_str!("../../../benches/histogram.cl").into(),
         kernel: "histogram",
         args: vec![
             ArgSpec::In(data),
@@ -442,7 +459,7 @@ fn scan(n: usize, reps: usize) -> Workload {
     Workload {
         name: "scan",
         size: n_label(n, "ints, 256 per group"),
-        source: include_str!("../../../benches/scan.cl"),
+        source: include_str!("../../../benches/scan.cl").into(),
         kernel: "scan",
         args: vec![
             ArgSpec::In(i32_bytes(&input)),
@@ -481,7 +498,7 @@ fn conv5x5(side: usize, reps: usize) -> Workload {
     Workload {
         name: "conv5x5",
         size: format!("{side}x{side} floats"),
-        source: include_str!("../../../benches/conv5x5.cl"),
+        source: include_str!("../../../benches/conv5x5.cl").into(),
         kernel: "conv5x5",
         args: vec![
             ArgSpec::In(f32_bytes(&image)),
@@ -506,7 +523,7 @@ fn empty(reps: usize) -> Workload {
     Workload {
         name: "empty-kernel latency",
         size: "1 work-item".into(),
-        source: include_str!("../../../benches/empty.cl"),
+        source: include_str!("../../../benches/empty.cl").into(),
         kernel: "empty",
         args: vec![ArgSpec::Out(4)],
         global: vec![1],
@@ -535,7 +552,7 @@ fn barriers(n: usize, rounds: i32, reps: usize) -> Workload {
             "barriers (64 rounds)"
         },
         size: format!("{n} items, {} barriers per group", 2 * rounds),
-        source: include_str!("../../../benches/barriers.cl"),
+        source: include_str!("../../../benches/barriers.cl").into(),
         kernel: "barriers",
         args: vec![
             ArgSpec::Out(4 * n),

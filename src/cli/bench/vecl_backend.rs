@@ -40,7 +40,7 @@ impl Backend for VeclBackend {
     fn run(&mut self, work: &Workload, warm_up: bool) -> Result<Measured, String> {
         let err = |e: vecl::Error| e.to_string();
         let start = Instant::now();
-        let program = self.ctx.program(work.source).build().map_err(err)?;
+        let program = self.ctx.program(&work.source).build().map_err(err)?;
         let kernel = program.kernel(work.kernel).map_err(err)?;
         let queue = self.ctx.queue().map_err(err)?;
         let mut resets: Vec<(Mem, &[u8])> = Vec::new();

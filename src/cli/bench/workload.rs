@@ -36,7 +36,7 @@ pub struct Workload {
     /// What the size means, e.g. `16M floats`.
     pub size: String,
     /// OpenCL C source.
-    pub source: &'static str,
+    pub source: std::borrow::Cow<'static, str>,
     /// The kernel to run.
     pub kernel: &'static str,
     /// Arguments in order.
