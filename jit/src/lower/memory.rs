@@ -12,10 +12,10 @@ use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, AtomicRmwOp, BlockArg, InstBuilder, MemFlagsData, Value,
+    condcodes::IntCC, types, AtomicRmwOp, BlockArg, ConstantData, InstBuilder, MemFlagsData, Value,
 };
 use vecl_ir::analysis::uniformity::Shape;
-use vecl_ir::{AtomicOp, GlobalId, Scalar, SlotId, Type, ValueId};
+use vecl_ir::{AddressSpace, AtomicOp, GlobalId, Scalar, SlotId, Type, ValueId};
 
 fn mem() -> MemFlagsData {
     MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
@@ -143,27 +143,109 @@ impl FunctionCx<'_, '_> {
         Ok(self.b.ins().select(on, a, d))
     }
 
-    /// Whether a vector access may be used: the address is expected to be
-    /// consecutive for elements of `s`, and `s` has a full-width carrier.
-    fn consecutive_candidate(&self, ptr: ValueId, s: Scalar, comps: u32) -> bool {
-        comps == 1
-            && !is_narrow(s)
-            && s != Scalar::Bool
-            && self.uni.shape(ptr) == Shape::Linear(i64::from(s.size()))
+    /// Decides whether a varying access of `comps` elements of `s` at
+    /// `ptr` may be done as whole vectors and emits the run-time test.
+    ///
+    /// - Address analysed as consecutive (`Linear(size)`): lane 0's address
+    ///   is recomputed as a scalar (see [`super::linear`]). Without any
+    ///   wrap-around point in its chain it is consecutive by construction;
+    ///   with one, lane W-1's address is recomputed too and their distance
+    ///   checked; with more, every lane is compared.
+    /// - Address the analysis calls varying but that is derived from a
+    ///   linear value (`in[clamp(x + dx, 0, w - 1)]`): every lane's address
+    ///   is compared with lane 0's plus its offset; most chunks pass.
+    ///
+    /// Either way the mask must be full. Returns the test (`i8`) and lane
+    /// 0's address.
+    fn vector_plan(
+        &mut self,
+        ptr: ValueId,
+        addr: &[Value],
+        s: Scalar,
+        comps: u32,
+    ) -> LResult<Option<(Value, Value)>> {
+        if comps != 1 || is_narrow(s) || s == Scalar::Bool {
+            return Ok(None);
+        }
+        let size = s.size();
+        let linear = match self.uni.shape(ptr) {
+            Shape::Linear(k) if k == i64::from(size) => true,
+            Shape::Varying if self.derives_from_linear(ptr) => false,
+            _ => return Ok(None),
+        };
+        let wraps = if linear { self.wrap_points(ptr) } else { None };
+        let (spaced, first) = match wraps {
+            // Wrapping 64-bit arithmetic only: `first + lane * size` exactly.
+            Some(0) => (None, self.lane_scalar(ptr, 0)?),
+            Some(1) => {
+                let first = self.lane_scalar(ptr, 0)?;
+                let last = self.lane_scalar(ptr, self.w - 1)?;
+                let span = self.b.ins().isub(last, first);
+                let want = i64::from(size) * (i64::from(self.w) - 1);
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
+                (Some(ok), first)
+            }
+            _ => {
+                let first = if linear {
+                    self.lane_scalar(ptr, 0)?
+                } else {
+                    self.b.ins().extractlane(addr[0], 0)
+                };
+                (Some(self.lanes_consecutive(addr, first, size)), first)
+            }
+        };
+        let full = self.mask_is_full();
+        let ok = match spaced {
+            Some(x) => self.b.ins().band(x, full),
+            None => full,
+        };
+        Ok(Some((ok, first)))
     }
 
-    /// Emits the run-time test for the vector path: full mask and lane
-    /// addresses really `size` bytes apart. Returns (ok, lane-0 address).
-    fn consecutive_test(&mut self, addr: &[Value], s: Scalar) -> (Value, Value) {
-        let first = self.b.ins().extractlane(addr[0], 0);
-        let last_piece = *addr.last().expect("pieces");
-        let last = self.b.ins().extractlane(last_piece, 1);
-        let span = self.b.ins().isub(last, first);
-        let want = i64::from(s.size()) * (i64::from(self.w) - 1);
-        let spaced = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
+    /// Whether every lane of the chunk is running (an `i8`). Outside
+    /// divergent control, in a kernel without returns, the running lanes
+    /// are the chunk's, so a scalar test of the chunk's length does and
+    /// the mask vectors are not needed.
+    fn mask_is_full(&mut self) -> Value {
+        if self.divergence == 0 && self.alive.is_none() {
+            let env = self.env().clone();
+            let left = self.b.ins().isub(env.group_size[0], env.x0);
+            return self.b.ins().icmp_imm_s(
+                IntCC::UnsignedGreaterThanOrEqual,
+                left,
+                i64::from(self.w),
+            );
+        }
         let m = self.cur_mask();
-        let full = self.mask_all(&m);
-        (self.b.ins().band(spaced, full), first)
+        self.mask_all(&m)
+    }
+
+    /// Whether `i64x2` address pieces are `first + lane * size` in every lane.
+    fn lanes_consecutive(&mut self, addr: &[Value], first: Value, size: u32) -> Value {
+        let base = self.b.ins().splat(types::I64X2, first);
+        let mut all: Option<Value> = None;
+        for (i, piece) in addr.iter().enumerate() {
+            let offsets: Vec<u8> = (0..2u64)
+                .flat_map(|l| ((2 * i as u64 + l) * u64::from(size)).to_le_bytes())
+                .collect();
+            let c = self
+                .b
+                .func
+                .dfg
+                .constants
+                .insert(ConstantData::from(offsets));
+            let k = self.b.ins().vconst(types::I64X2, c);
+            let want = self.b.ins().iadd(base, k);
+            let eq = self.b.ins().icmp(IntCC::Equal, *piece, want);
+            all = Some(match all {
+                Some(a) => self.b.ins().band(a, eq),
+                None => eq,
+            });
+        }
+        match all {
+            Some(a) => self.b.ins().vall_true(a),
+            None => self.b.ins().iconst(types::I8, 0),
+        }
     }
 
     pub fn lower_load(&mut self, ptr: ValueId, ty: &Type) -> LResult<Val> {
@@ -181,9 +263,8 @@ impl FunctionCx<'_, '_> {
                     .collect())
             }
             Lanes::Varying(ap) => {
-                if self.consecutive_candidate(ptr, s, comps) {
+                if let Some((ok, first)) = self.vector_plan(ptr, ap, s, comps)? {
                     self.stats.vector_loads += 1;
-                    let (ok, first) = self.consecutive_test(ap, s);
                     let (fast, slow, join) = (
                         self.b.create_block(),
                         self.b.create_block(),
@@ -250,9 +331,12 @@ impl FunctionCx<'_, '_> {
                 return Ok(());
             }
         }
-        if let (Lanes::Varying(ap), true) = (&addr, self.consecutive_candidate(ptr, s, comps)) {
+        let plan = match &addr {
+            Lanes::Varying(ap) => self.vector_plan(ptr, ap, s, comps)?,
+            Lanes::Uniform(_) => None,
+        };
+        if let Some((ok, first)) = plan {
             self.stats.vector_stores += 1;
-            let (ok, first) = self.consecutive_test(ap, s);
             let (fast, slow, join) = (
                 self.b.create_block(),
                 self.b.create_block(),
@@ -338,6 +422,10 @@ impl FunctionCx<'_, '_> {
             .iter()
             .map(|a| self.scalar(*a))
             .collect::<LResult<_>>()?;
+        // A work-group runs on one thread from start to end and its
+        // `__local` arena is that thread's own, so atomics there need no
+        // locked instruction: plain read-modify-writes in lane order.
+        let local = self.func.ty(ptr).address_space() == Some(AddressSpace::Local);
         let m = self.cur_mask();
         let flags = MemFlagsData::new();
         let mut olds = Vec::with_capacity(self.w as usize);
@@ -373,33 +461,37 @@ impl FunctionCx<'_, '_> {
                 }),
                 _ => None,
             };
-            let old = match (op, kind) {
-                (AtomicOp::Inc | AtomicOp::Dec, Some(k)) => {
-                    let one = self.b.ins().iconst(it, 1);
-                    Some(self.b.ins().atomic_rmw(it, flags, k, a, one))
+            let old = if local {
+                self.local_rmw(op, s, it, a, &lane_args)?
+            } else {
+                match (op, kind) {
+                    (AtomicOp::Inc | AtomicOp::Dec, Some(k)) => {
+                        let one = self.b.ins().iconst(it, 1);
+                        Some(self.b.ins().atomic_rmw(it, flags, k, a, one))
+                    }
+                    (_, Some(k)) => {
+                        let x = *lane_args
+                            .first()
+                            .ok_or_else(|| self.internal("atomic without operand"))?;
+                        Some(self.b.ins().atomic_rmw(it, flags, k, a, x))
+                    }
+                    (AtomicOp::CmpXchg, None) => {
+                        let (e, x) = match lane_args.as_slice() {
+                            [e, x] => (*e, *x),
+                            _ => return Err(self.internal("cmpxchg needs two operands")),
+                        };
+                        Some(self.b.ins().atomic_cas(flags, a, e, x))
+                    }
+                    (AtomicOp::Load, None) => Some(self.b.ins().atomic_load(it, flags, a)),
+                    (AtomicOp::Store, None) => {
+                        let x = *lane_args
+                            .first()
+                            .ok_or_else(|| self.internal("atomic store without operand"))?;
+                        self.b.ins().atomic_store(flags, x, a);
+                        None
+                    }
+                    _ => return Err(self.internal("unhandled atomic")),
                 }
-                (_, Some(k)) => {
-                    let x = *lane_args
-                        .first()
-                        .ok_or_else(|| self.internal("atomic without operand"))?;
-                    Some(self.b.ins().atomic_rmw(it, flags, k, a, x))
-                }
-                (AtomicOp::CmpXchg, None) => {
-                    let (e, x) = match lane_args.as_slice() {
-                        [e, x] => (*e, *x),
-                        _ => return Err(self.internal("cmpxchg needs two operands")),
-                    };
-                    Some(self.b.ins().atomic_cas(flags, a, e, x))
-                }
-                (AtomicOp::Load, None) => Some(self.b.ins().atomic_load(it, flags, a)),
-                (AtomicOp::Store, None) => {
-                    let x = *lane_args
-                        .first()
-                        .ok_or_else(|| self.internal("atomic store without operand"))?;
-                    self.b.ins().atomic_store(flags, x, a);
-                    None
-                }
-                _ => return Err(self.internal("unhandled atomic")),
             };
             if let Some(o) = old {
                 let o = if s.is_float() {
@@ -414,6 +506,56 @@ impl FunctionCx<'_, '_> {
             return Ok(Vec::new());
         }
         Ok(vec![Lanes::Varying(self.build(s, &olds))])
+    }
+
+    /// One lane's atomic on `__local` memory as a plain load, operation and
+    /// store at `a` (the lane's address or the scratch slot). Operands and
+    /// the old value are in the integer type `it` (floats as their bits).
+    fn local_rmw(
+        &mut self,
+        op: AtomicOp,
+        s: Scalar,
+        it: types::Type,
+        a: Value,
+        args: &[Value],
+    ) -> LResult<Option<Value>> {
+        let old = self.b.ins().load(it, mem(), a, 0);
+        let operand = |i: usize| args.get(i).copied();
+        let x = match (op, operand(0)) {
+            (AtomicOp::Load | AtomicOp::Inc | AtomicOp::Dec, _) => old,
+            (_, Some(x)) => x,
+            (_, None) => return Err(self.internal("atomic without operand")),
+        };
+        let desired = match (op, operand(1)) {
+            (AtomicOp::CmpXchg, None) => return Err(self.internal("cmpxchg needs two operands")),
+            (_, d) => d.unwrap_or(x),
+        };
+        let ins = self.b.ins();
+        let new = match op {
+            AtomicOp::Load => return Ok(Some(old)),
+            AtomicOp::Store => {
+                ins.store(mem(), x, a, 0);
+                return Ok(None);
+            }
+            AtomicOp::Inc => ins.iadd_imm_s(old, 1),
+            AtomicOp::Dec => ins.iadd_imm_s(old, -1),
+            AtomicOp::Add => ins.iadd(old, x),
+            AtomicOp::Sub => ins.isub(old, x),
+            AtomicOp::Xchg => x,
+            AtomicOp::And => ins.band(old, x),
+            AtomicOp::Or => ins.bor(old, x),
+            AtomicOp::Xor => ins.bxor(old, x),
+            AtomicOp::Min if s.is_signed() => ins.smin(old, x),
+            AtomicOp::Min => ins.umin(old, x),
+            AtomicOp::Max if s.is_signed() => ins.smax(old, x),
+            AtomicOp::Max => ins.umax(old, x),
+            AtomicOp::CmpXchg => {
+                let same = ins.icmp(IntCC::Equal, old, x);
+                self.b.ins().select(same, desired, old)
+            }
+        };
+        self.b.ins().store(mem(), new, a, 0);
+        Ok(Some(old))
     }
 
     /// Loads `comps` elements of `s` at `addr` (uniform or per lane).

@@ -12,13 +12,16 @@ pub(crate) mod builtins;
 pub(crate) mod chunks;
 pub(crate) mod control;
 pub(crate) mod lanes;
+pub(crate) mod linear;
 pub(crate) mod memory;
 pub(crate) mod ops;
 pub(crate) mod workitem;
 
 use crate::layout::{GlobalPlace, PrivateLayout};
 use crate::JitError;
-use cranelift_codegen::ir::{types, AbiParam, Block, FuncRef, InstBuilder, Signature, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, Value,
+};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
@@ -26,6 +29,14 @@ use lanes::{Lanes, Val};
 use std::collections::HashMap;
 use vecl_ir::analysis::uniformity::Uniformity;
 use vecl_ir::{Function, Module, ValueId};
+
+/// Flags of a load from memory that no one writes while the kernel runs
+/// (the argument block, the `Launch`): aligned, never trapping, read-only
+/// and movable, so Cranelift may merge such loads and hoist them out of
+/// loops.
+pub(crate) fn invariant() -> MemFlagsData {
+    MemFlagsData::trusted().with_readonly().with_can_move()
+}
 
 /// Counters for the `explain` report.
 #[derive(Clone, Debug, Default)]

@@ -1,22 +1,77 @@
 //! Work-item functions. Within a chunk only dimension 0 varies: lanes are
 //! consecutive work-items of one row, so `get_local_id(1)`, `get_local_id(2)`
 //! and every size, offset and group id are uniform scalars.
+//!
+//! The `Launch` fields are read with loads marked read-only and movable, so
+//! Cranelift hoists them (and the group-invariant arithmetic on them) out of
+//! the chunk loop.
 
 use super::lanes::{natural, Lanes, Val};
-use super::{FunctionCx, LResult};
+use super::{invariant, FunctionCx, LResult};
 use crate::abi::launch_offsets as lo;
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use vecl_ir::{Scalar, Type, ValueId, WorkItemFn};
 
 impl FunctionCx<'_, '_> {
     fn launch_field(&mut self, base: i32, d: usize) -> Value {
         let l = self.env().launch;
-        self.b.ins().load(
-            types::I64,
-            MemFlagsData::trusted().with_readonly(),
-            l,
-            base + 8 * d as i32,
-        )
+        self.b
+            .ins()
+            .load(types::I64, invariant(), l, base + 8 * d as i32)
+    }
+
+    /// `get_local_linear_id()` (`global == false`) or
+    /// `get_global_linear_id()` for lane 0 of the chunk.
+    fn linear_id_base(&mut self, global: bool) -> Value {
+        let env = self.env().clone();
+        if !global {
+            let row = self.b.ins().imul(env.z, env.group_size[1]);
+            let row = self.b.ins().iadd(row, env.y);
+            let row = self.b.ins().imul(row, env.group_size[0]);
+            return self.b.ins().iadd(row, env.x0);
+        }
+        let mut g = [env.x0; 3];
+        for (d, gd) in g.iter_mut().enumerate() {
+            let ls = self.launch_field(lo::LOCAL_SIZE, d);
+            let b = self.b.ins().imul(env.group_id[d], ls);
+            *gd = self.b.ins().iadd(b, [env.x0, env.y, env.z][d]);
+        }
+        let gs1 = self.launch_field(lo::GLOBAL_SIZE, 1);
+        let gs0 = self.launch_field(lo::GLOBAL_SIZE, 0);
+        let r = self.b.ins().imul(g[2], gs1);
+        let r = self.b.ins().iadd(r, g[1]);
+        let r = self.b.ins().imul(r, gs0);
+        self.b.ins().iadd(r, g[0])
+    }
+
+    /// Lane `j` of a `size_t` work-item function as a scalar, when the
+    /// dimension (if it takes one) is a constant `dim_const`; `None` for
+    /// `get_work_dim` and run-time dimensions.
+    pub fn work_item_lane(
+        &mut self,
+        f: WorkItemFn,
+        takes_dim: bool,
+        dim_const: Option<u64>,
+        j: u32,
+    ) -> Option<Value> {
+        let (v, step) = match f {
+            WorkItemFn::WorkDim => return None,
+            WorkItemFn::LocalLinearId => (self.linear_id_base(false), true),
+            WorkItemFn::GlobalLinearId => (self.linear_id_base(true), true),
+            _ if !takes_dim => return None,
+            _ => match dim_const? {
+                c if c < 3 => self.work_item_dim(f, c as usize),
+                _ => (
+                    self.b.ins().iconst(types::I64, Self::out_of_range(f)),
+                    false,
+                ),
+            },
+        };
+        Some(if step && j > 0 {
+            self.b.ins().iadd_imm_s(v, i64::from(j))
+        } else {
+            v
+        })
     }
 
     /// The value of `f` in dimension `d` (0..3) for lane 0 of the chunk, and
@@ -71,34 +126,15 @@ impl FunctionCx<'_, '_> {
         let result = match f {
             WorkItemFn::WorkDim => {
                 let l = env.launch;
-                let v = self.b.ins().load(
-                    types::I32,
-                    MemFlagsData::trusted().with_readonly(),
-                    l,
-                    lo::WORK_DIM,
-                );
+                let v = self.b.ins().load(types::I32, invariant(), l, lo::WORK_DIM);
                 Lanes::Uniform(v)
             }
             WorkItemFn::LocalLinearId => {
-                let row = self.b.ins().imul(env.z, env.group_size[1]);
-                let row = self.b.ins().iadd(row, env.y);
-                let row = self.b.ins().imul(row, env.group_size[0]);
-                let base = self.b.ins().iadd(row, env.x0);
+                let base = self.linear_id_base(false);
                 self.plus_lane(base)
             }
             WorkItemFn::GlobalLinearId => {
-                let mut g = [env.x0; 3];
-                for (d, gd) in g.iter_mut().enumerate() {
-                    let ls = self.launch_field(lo::LOCAL_SIZE, d);
-                    let b = self.b.ins().imul(env.group_id[d], ls);
-                    *gd = self.b.ins().iadd(b, [env.x0, env.y, env.z][d]);
-                }
-                let gs1 = self.launch_field(lo::GLOBAL_SIZE, 1);
-                let gs0 = self.launch_field(lo::GLOBAL_SIZE, 0);
-                let r = self.b.ins().imul(g[2], gs1);
-                let r = self.b.ins().iadd(r, g[1]);
-                let r = self.b.ins().imul(r, gs0);
-                let base = self.b.ins().iadd(r, g[0]);
+                let base = self.linear_id_base(true);
                 self.plus_lane(base)
             }
             _ => {

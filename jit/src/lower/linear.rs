@@ -1,0 +1,336 @@
+//! One lane of an address (or integer index) as a scalar, recomputed from the
+//! instructions that define it.
+//!
+//! A consecutive access needs only two scalars: lane 0's address (where the
+//! vector load or store goes) and lane W-1's (to check the lanes are really
+//! `size` bytes apart). Extracting them from the lane vectors would keep the
+//! whole `i64x2` address arithmetic alive on the fast path; recomputing them
+//! from the IR (`get_global_id(0)` is `base + lane`, conversions, adds and
+//! multiplies by uniforms, `index`) is a handful of scalar instructions, and
+//! the vectors are then only used — so only computed — on the per-lane path.
+//!
+//! [`FunctionCx::wrap_points`] says whether the cheap first/last test is
+//! exact: a chain of wrapping integer operations in one width is one modular
+//! map of the linear sequence, so the lanes' distances change only where it
+//! wraps, all by the same non-zero amount (a multiple of 2^bits far from
+//! 2^64), and the first-to-last distance shows it. Two independent wraps
+//! could cancel out in that distance, so such addresses get the
+//! lane-by-lane vector comparison instead.
+
+use super::lanes::{elem_of, Lanes};
+use super::{FunctionCx, LResult};
+use cranelift_codegen::ir::{InstBuilder, Value};
+use vecl_ir::analysis::uniformity::Shape;
+use vecl_ir::{Block, Inst, Scalar, Stmt, Type, ValueId, VarId};
+
+/// How deep the recomputation follows a chain of instructions.
+const MAX_DEPTH: u32 = 24;
+
+/// The values written to `var` anywhere in `block`.
+fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
+    for s in &block.0 {
+        match s {
+            Stmt::WriteVar(x, v) if *x == var => out.push(*v),
+            Stmt::If { then_, else_, .. } => {
+                writes_of(then_, var, out);
+                writes_of(else_, var, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                writes_of(body, var, out);
+                writes_of(continuing, var, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    writes_of(&c.body, var, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Integer (or pointer) element of a value type, if it has one component.
+fn int_elem(ty: &Type) -> Option<Scalar> {
+    if ty.lanes() != 1 {
+        return None;
+    }
+    elem_of(ty).filter(|s| s.is_int())
+}
+
+/// Wrap-around points of a linear value and the narrowest width at which
+/// one of them wraps (64 when none does).
+#[derive(Clone, Copy, Debug)]
+struct Wraps {
+    points: u32,
+    narrowest: u32,
+}
+
+impl Wraps {
+    const NONE: Wraps = Wraps {
+        points: 0,
+        narrowest: 64,
+    };
+
+    /// Both operands of an operation (before its own wrap).
+    fn plus(self, o: Wraps) -> Wraps {
+        Wraps {
+            points: self.points + o.points,
+            narrowest: self.narrowest.min(o.narrowest),
+        }
+    }
+
+    /// The value reduced modulo 2^`bits`: one map that swallows every
+    /// earlier wrap at `bits` or wider.
+    fn wrapped_at(self, bits: u32) -> Wraps {
+        if bits >= 64 {
+            return self;
+        }
+        if self.narrowest >= bits {
+            Wraps {
+                points: 1,
+                narrowest: bits,
+            }
+        } else {
+            Wraps {
+                points: self.points + 1,
+                narrowest: self.narrowest,
+            }
+        }
+    }
+}
+
+impl FunctionCx<'_, '_> {
+    /// Lane `j` of integer or pointer value `v` (already lowered) as a
+    /// scalar of its natural type.
+    pub fn lane_scalar(&mut self, v: ValueId, j: u32) -> LResult<Value> {
+        self.lane_scalar_at(v, j, 0)
+    }
+
+    /// Recomputes lane `j` of `v`. In `pure` mode `v` may not be lowered
+    /// yet (it is the value a variable was assigned elsewhere): only
+    /// constants, parameters, work-item ids and integer arithmetic on them
+    /// are followed, as those are the same anywhere in the chunk.
+    fn recompute(&mut self, v: ValueId, j: u32, depth: u32, pure: bool) -> LResult<Option<Value>> {
+        if depth > MAX_DEPTH {
+            return Ok(None);
+        }
+        let data = self.func.inst(v).clone();
+        let Some(s) = int_elem(&data.ty) else {
+            return Ok(None);
+        };
+        if !pure {
+            if let Some(Some(val)) = self.values.get(v.index()) {
+                if let Some(Lanes::Uniform(x)) = val.first() {
+                    return Ok(Some(*x));
+                }
+            }
+        }
+        let d = depth + 1;
+        let r = match &data.inst {
+            Inst::Const(bits) if pure => Some(self.const_scalar(s, *bits)),
+            Inst::Param(n) if pure => match self.lower_param(*n, &data.ty)?.first() {
+                Some(Lanes::Uniform(x)) => Some(*x),
+                _ => None,
+            },
+            Inst::WorkItem(f, dim) => {
+                let dim_const = match dim {
+                    Some(dv) => match self.func.inst(*dv).inst {
+                        Inst::Const(c) => Some(c),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                self.work_item_lane(*f, dim.is_some(), dim_const, j)
+                    .map(|x| self.scalar_convert(x, Scalar::U64, s, false, Default::default()))
+            }
+            Inst::Convert {
+                value,
+                saturate,
+                rounding,
+            } => {
+                let from = self.elem(*value)?;
+                if !from.is_int() || self.func.ty(*value).lanes() != 1 {
+                    None
+                } else {
+                    self.operand(*value, j, d, pure)?
+                        .map(|x| self.scalar_convert(x, from, s, *saturate, *rounding))
+                }
+            }
+            Inst::Binary(op, a, b) => {
+                match (self.operand(*a, j, d, pure)?, self.operand(*b, j, d, pure)?) {
+                    (Some(x), Some(y)) => Some(self.scalar_binary(*op, s, x, y)),
+                    _ => None,
+                }
+            }
+            Inst::Unary(op, a) => self
+                .operand(*a, j, d, pure)?
+                .map(|x| self.scalar_unary(*op, s, x)),
+            Inst::PtrCast(p) | Inst::PtrToInt(p) => self.operand(*p, j, d, pure)?,
+            Inst::Field(p, n) => {
+                let off = match self.func.ty(*p).pointee() {
+                    Some(Type::Struct(id)) => self
+                        .module
+                        .structs
+                        .get(id.0 as usize)
+                        .and_then(|st| st.fields.get(*n as usize))
+                        .map(|f| f.offset),
+                    _ => None,
+                };
+                match (off, self.operand(*p, j, d, pure)?) {
+                    (Some(off), Some(x)) => Some(self.b.ins().iadd_imm_s(x, i64::from(off))),
+                    _ => None,
+                }
+            }
+            Inst::Index(p, i) | Inst::Elem(p, i) => {
+                let pointee = self.func.ty(*p).pointee().cloned().unwrap_or(Type::Void);
+                let size = match (&data.inst, &pointee) {
+                    (Inst::Index(..), t) => Some(self.module.size_of(t)),
+                    (_, Type::Array(e, _)) => Some(self.module.size_of(e)),
+                    (_, Type::Vector(sc, _)) => Some(sc.size()),
+                    _ => None,
+                };
+                let is = self.elem(*i)?;
+                match (
+                    size,
+                    self.operand(*p, j, d, pure)?,
+                    self.operand(*i, j, d, pure)?,
+                ) {
+                    (Some(size), Some(base), Some(idx)) if is.is_int() => {
+                        let wide = if is.is_signed() {
+                            Scalar::I64
+                        } else {
+                            Scalar::U64
+                        };
+                        let idx = self.scalar_convert(idx, is, wide, false, Default::default());
+                        let off = self.b.ins().imul_imm_s(idx, i64::from(size));
+                        Some(self.b.ins().iadd(base, off))
+                    }
+                    _ => None,
+                }
+            }
+            Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
+                let mut writes = Vec::new();
+                writes_of(&self.func.body, *var, &mut writes);
+                match writes.as_slice() {
+                    [w] => self.recompute(*w, j, d, true)?,
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        Ok(r)
+    }
+
+    fn operand(&mut self, v: ValueId, j: u32, depth: u32, pure: bool) -> LResult<Option<Value>> {
+        if !pure {
+            return self.lane_scalar_at(v, j, depth).map(Some);
+        }
+        self.recompute(v, j, depth, true)
+    }
+
+    fn lane_scalar_at(&mut self, v: ValueId, j: u32, depth: u32) -> LResult<Value> {
+        if let Some(x) = self.recompute(v, j, depth, false)? {
+            return Ok(x);
+        }
+        let s = self.elem(v)?;
+        let l = self.scalar(v)?;
+        Ok(self.lane(s, &l, j as usize))
+    }
+
+    /// How many independent wrap-around points the lanes of linear `v` may
+    /// go through (`None` when the chain cannot be followed). Each wrapping
+    /// operation narrower than 64 bits — a truncating conversion, arithmetic
+    /// in `int`, a work-item id read as `int` — is a point, except that a
+    /// wrap at `w` bits swallows the wraps of its operands at `w` bits or
+    /// more (`(int)x + y` in `int` is one map modulo 2^32). Operands summed,
+    /// assignments of a variable maximised.
+    pub fn wrap_points(&self, v: ValueId) -> Option<u32> {
+        let mut seen = Vec::new();
+        self.wraps_in(v, &mut seen, 0).map(|w| w.points)
+    }
+
+    fn wraps_in(&self, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -> Option<Wraps> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if self.uni.shape(v) == Shape::Uniform {
+            return Some(Wraps::NONE);
+        }
+        let data = self.func.inst(v);
+        let bits = |ty: &Type| elem_of(ty).map(|s| s.bits());
+        let width = bits(&data.ty)?;
+        let d = depth + 1;
+        match &data.inst {
+            Inst::WorkItem(..) => Some(Wraps::NONE.wrapped_at(width)),
+            Inst::Convert { value, .. } => {
+                let inner = self.wraps_in(*value, seen, d)?;
+                if width < bits(self.func.ty(*value))? {
+                    Some(inner.wrapped_at(width))
+                } else {
+                    Some(inner)
+                }
+            }
+            Inst::Binary(_, a, b) => {
+                let sum = self
+                    .wraps_in(*a, seen, d)?
+                    .plus(self.wraps_in(*b, seen, d)?);
+                Some(sum.wrapped_at(width))
+            }
+            Inst::Unary(_, a) => Some(self.wraps_in(*a, seen, d)?.wrapped_at(width)),
+            Inst::PtrCast(a) | Inst::PtrToInt(a) | Inst::Field(a, _) => self.wraps_in(*a, seen, d),
+            Inst::Index(p, i) | Inst::Elem(p, i) => Some(
+                self.wraps_in(*p, seen, d)?
+                    .plus(self.wraps_in(*i, seen, d)?),
+            ),
+            Inst::ReadVar(var) => {
+                if seen.contains(var) {
+                    return Some(Wraps::NONE);
+                }
+                seen.push(*var);
+                let mut writes = Vec::new();
+                writes_of(&self.func.body, *var, &mut writes);
+                let mut most = Wraps::NONE;
+                for w in writes {
+                    let x = self.wraps_in(w, seen, d)?;
+                    most = Wraps {
+                        points: most.points.max(x.points),
+                        narrowest: most.narrowest.min(x.narrowest),
+                    };
+                }
+                seen.pop();
+                Some(most)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `v`'s definition reaches a value the analysis calls linear
+    /// without going through memory: an address that is consecutive in
+    /// most chunks though the analysis cannot prove it (`clamp(x + dx, …)`).
+    pub fn derives_from_linear(&self, v: ValueId) -> bool {
+        let mut stack = vec![(v, 0u32)];
+        let mut visited = 0;
+        while let Some((x, depth)) = stack.pop() {
+            visited += 1;
+            if visited > 64 || depth > MAX_DEPTH {
+                return false;
+            }
+            if matches!(self.uni.shape(x), Shape::Linear(_)) {
+                return true;
+            }
+            let data = self.func.inst(x);
+            let next: Vec<ValueId> = match &data.inst {
+                Inst::Convert { value, .. } => vec![*value],
+                Inst::Binary(_, a, b) | Inst::Index(a, b) | Inst::Elem(a, b) => vec![*a, *b],
+                Inst::Unary(_, a) | Inst::PtrCast(a) | Inst::PtrToInt(a) | Inst::Field(a, _) => {
+                    vec![*a]
+                }
+                Inst::Select(_, a, b) => vec![*a, *b],
+                Inst::Builtin(_, args) => args.clone(),
+                _ => Vec::new(),
+            };
+            stack.extend(next.into_iter().map(|n| (n, depth + 1)));
+        }
+        false
+    }
+}

@@ -1,0 +1,196 @@
+//! Vector accesses and their run-time tests: consecutive loads and stores in
+//! full chunks and partial tails, sizes that are not multiples of W,
+//! offsets, `int` indices that wrap, addresses the analysis cannot prove
+//! consecutive (`clamp`, permutations), vector and narrow element types,
+//! and a buffer passed as both input and output. Every launch is compared
+//! byte for byte with the interpreter, guard bytes included.
+
+mod codegen_support;
+
+use codegen_support::*;
+
+/// `n` elements per buffer: the last work-item of every shape plus slack.
+fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
+    (r.global_offset[0] + r.global_size[0]) as usize + 8
+}
+
+#[test]
+fn size_t_index_add_matches_interpreter() {
+    let src = "kernel void vadd(global const float* a, global const float* b, global float* c) {
+        size_t i = get_global_id(0);
+        c[i] = a[i] + b[i];
+    }";
+    let n = differential(src, "vadd", &shapes_1d(), |r| {
+        let n = n_for(r);
+        vec![Spec::Floats(n, 1), Spec::Floats(n, 2), Spec::Floats(n, 0)]
+    });
+    assert_eq!(n, 27);
+    let e = explain(src, "vadd");
+    assert!(e.contains("loads: 2 vector"), "{e}");
+    assert!(e.contains("stores: 1 vector"), "{e}");
+}
+
+#[test]
+fn guarded_int_index_touches_nothing_past_n() {
+    let src = "kernel void saxpy(float alpha, global const float* x, global float* y, int n) {
+        int i = get_global_id(0);
+        if (i < n) y[i] = alpha * x[i] + y[i];
+    }";
+    for cut in [0usize, 3, 7] {
+        differential(src, "saxpy", &shapes_1d(), |r| {
+            let end = (r.global_offset[0] + r.global_size[0]) as usize;
+            let n = end.saturating_sub(cut);
+            vec![
+                Spec::Float(2.5),
+                Spec::Floats(n, 3),
+                Spec::Floats(n, 4),
+                Spec::Int(n as i32),
+            ]
+        });
+    }
+}
+
+#[test]
+fn in_place_and_aliased_buffers() {
+    // `out` is `in` itself (each work-item reads its element, then writes
+    // it), or the second half of the same buffer.
+    let src = "kernel void scale(global const float* in, global float* out, float k) {
+        size_t i = get_global_id(0);
+        out[i] = in[i] * k + 1.0f;
+    }";
+    for second_half in [false, true] {
+        differential(src, "scale", &shapes_1d(), |r| {
+            let n = n_for(r);
+            let offset = if second_half { 4 * n as u64 } else { 0 };
+            vec![
+                Spec::Floats(2 * n, 5),
+                Spec::Alias(0, offset),
+                Spec::Float(3.0),
+            ]
+        });
+    }
+}
+
+#[test]
+fn two_dimensional_rows_with_int_arithmetic() {
+    let src = "kernel void rows(global const float* in, global float* out, int width) {
+        int x = get_global_id(0);
+        int y = get_global_id(1);
+        out[y * width + x] = in[y * width + x] * 2.0f + (float)y;
+    }";
+    let mut ranges = Vec::new();
+    for (w, h, lx, ly) in [
+        (16u64, 4u64, 8u64, 2u64),
+        (13, 3, 5, 1),
+        (9, 5, 9, 5),
+        (33, 2, 4, 2),
+    ] {
+        ranges.push(vecl_ir::interp::NdRange {
+            work_dim: 2,
+            global_offset: [0; 3],
+            global_size: [w, h, 1],
+            local_size: [lx, ly, 1],
+        });
+    }
+    differential(src, "rows", &ranges, |r| {
+        let n = (r.global_size[0] * r.global_size[1]) as usize;
+        vec![
+            Spec::Floats(n, 6),
+            Spec::Floats(n, 0),
+            Spec::Int(r.global_size[0] as i32),
+        ]
+    });
+}
+
+#[test]
+fn clamped_neighbours_are_vector_loads_when_consecutive() {
+    let src = "kernel void blur(global const float* in, global float* out, int n) {
+        int x = get_global_id(0);
+        float acc = 0.0f;
+        for (int d = -2; d <= 2; d++) {
+            acc += in[clamp(x + d, 0, n - 1)];
+        }
+        out[x] = acc;
+    }";
+    differential(src, "blur", &shapes_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Floats(n, 7), Spec::Floats(n, 0), Spec::Int(n as i32)]
+    });
+    let e = explain(src, "blur");
+    assert!(e.contains("loads: 1 vector"), "{e}");
+}
+
+#[test]
+fn permuted_lanes_fall_back_to_per_lane_accesses() {
+    // Lanes 1 and 2 of every 4 swap places: the first and last lane are
+    // where a consecutive access would put them, the middle ones are not.
+    let src = "kernel void perm(global const int* in, global int* out) {
+        int i = get_global_id(0);
+        int r = i % 4;
+        int j = r == 1 ? i + 1 : (r == 2 ? i - 1 : i);
+        out[j] = in[j ^ 4] + in[(i * 5) % 64];
+    }";
+    let ranges = [range1(0, 64, 16), range1(0, 128, 64), range1(0, 64, 8)];
+    differential(src, "perm", &ranges, |_| {
+        vec![Spec::Ints(200, 3), Spec::Ints(200, 0)]
+    });
+}
+
+#[test]
+fn narrow_index_that_wraps_inside_a_chunk() {
+    // `(uchar)` wraps from 255 to 0 inside a chunk for these offsets; the
+    // second kernel adds two wraps that cancel in the first-to-last distance.
+    let src = "kernel void wrap1(global const float* in, global float* out) {
+        size_t i = get_global_id(0);
+        out[i] = in[(uchar)i];
+    }
+    kernel void wrap2(global const float* in, global float* out) {
+        size_t i = get_global_id(0);
+        out[i] = in[(uchar)i + i - (uchar)(i + 4) + 300];
+    }";
+    let ranges = [
+        range1(250, 16, 16),
+        range1(244, 24, 8),
+        range1(253, 11, 11),
+        range1(0, 300, 30),
+    ];
+    for kernel in ["wrap1", "wrap2"] {
+        differential(src, kernel, &ranges, |r| {
+            let n = n_for(r) + 600;
+            vec![Spec::Floats(n, 8), Spec::Floats(n, 0)]
+        });
+    }
+}
+
+#[test]
+fn float4_and_narrow_types() {
+    let src = "kernel void f4(global const float4* a, global float4* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[i] * 2.0f + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    }
+    kernel void bytes(global const uchar* a, global short* b, global char* c) {
+        size_t i = get_global_id(0);
+        b[i] = (short)a[i] * 3 - 100;
+        c[i] = (char)(a[i] + 7);
+    }";
+    differential(src, "f4", &shapes_1d(), |r| {
+        let n = n_for(r) * 4;
+        vec![Spec::Floats(n, 9), Spec::Floats(n, 0)]
+    });
+    differential(src, "bytes", &shapes_1d(), |r| {
+        let n = n_for(r) * 2;
+        vec![Spec::Bytes(n, 10), Spec::Bytes(n, 0), Spec::Bytes(n, 1)]
+    });
+}
+
+#[test]
+fn stores_under_a_partial_mask_leave_other_lanes_alone() {
+    let src = "kernel void odd(global const int* in, global int* out) {
+        size_t i = get_global_id(0);
+        if (in[i] & 1) out[i] = in[i] * 3;
+    }";
+    differential(src, "odd", &shapes_1d(), |r| {
+        let n = n_for(r);
+        vec![Spec::Ints(n, 11), Spec::Ints(n, 0)]
+    });
+}

@@ -1,0 +1,69 @@
+//! Atomics on `__local` memory, which run as plain read-modify-writes in
+//! lane order (a work-group never leaves its thread), against the
+//! interpreter: counts, the old values returned, and every operation.
+//! Each work-item touches each location once, so the order of the updates
+//! to a location (work-item order) is the same in both.
+
+mod codegen_support;
+
+use codegen_support::*;
+
+#[test]
+fn local_histogram_counts_and_old_values() {
+    let src = "kernel void hist(global const uchar* data, global uint* bins, global uint* olds) {
+        local uint counts[16];
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        for (int b = lid; b < 16; b += n) counts[b] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        size_t i = get_global_id(0);
+        olds[i] = atomic_inc(&counts[data[i] & 15]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int b = lid; b < 16; b += n) atomic_add(&bins[b], counts[b]);
+    }";
+    let ranges = [
+        range1(0, 256, 64),
+        range1(0, 203, 29),
+        range1(0, 37, 37),
+        range1(0, 9, 1),
+    ];
+    let n = differential(src, "hist", &ranges, |r| {
+        let n = r.global_size[0] as usize;
+        vec![Spec::Bytes(n, 3), Spec::Ints(16, 0), Spec::Ints(n, 0)]
+    });
+    assert_eq!(n, 12);
+    let e = explain(src, "hist");
+    assert!(e.contains("atomics: 2"), "{e}");
+}
+
+#[test]
+fn every_local_atomic_operation() {
+    let src = "kernel void ops(global const int* in, global int* out, global int* final_) {
+        local int s[10];
+        int lid = get_local_id(0);
+        if (lid < 10) s[lid] = 5;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int v = in[get_global_id(0)];
+        size_t o = get_global_id(0) * 8;
+        out[o + 0] = atomic_add(&s[0], v);
+        out[o + 1] = atomic_sub(&s[1], v);
+        out[o + 2] = atomic_xchg(&s[2], v);
+        out[o + 3] = atomic_min(&s[3], v);
+        out[o + 4] = atomic_max(&s[4], v);
+        out[o + 5] = atomic_and(&s[5], v | 16);
+        out[o + 6] = atomic_or(&s[6], v & 12) ^ atomic_xor(&s[7], v);
+        out[o + 7] = atomic_cmpxchg(&s[8], 5, v) * 1000 + atomic_dec(&s[9]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < 10) final_[get_group_id(0) * 10 + lid] = s[lid];
+    }";
+    let ranges = [range1(0, 64, 16), range1(0, 45, 15), range1(0, 24, 24)];
+    differential(src, "ops", &ranges, |r| {
+        let n = r.global_size[0] as usize;
+        let groups = n / r.local_size[0] as usize;
+        vec![
+            Spec::Ints(n, 4),
+            Spec::Ints(n * 8, 0),
+            Spec::Ints(groups * 8, 0),
+        ]
+    });
+}
