@@ -308,3 +308,35 @@ fn math_options_are_recorded_in_the_module() {
     let back = vecl_ir::text::parse_module(&text).expect("parses");
     assert_eq!(back.math, some.math);
 }
+
+#[test]
+fn anonymous_members_nest_and_take_designated_initialisers() {
+    // S = { union { struct { int a, b; }; int arr[2]; }; int c; }: a and b
+    // alias arr[0] and arr[1]; c follows the union.
+    let src = "typedef struct { union { struct { int a, b; }; int arr[2]; }; int c; } S;
+        kernel void k(global int *out) {
+            S s = { .b = 2, .a = 1, .c = 7 };
+            S t = { { { 3, 4 } }, 5 };
+            out[0] = s.arr[0]; out[1] = s.arr[1]; out[2] = s.c;
+            out[3] = t.a; out[4] = t.arr[1]; out[5] = t.c;
+            out[6] = sizeof(S);
+            out[7] = (int)((char *)&s.c - (char *)&s);
+        }";
+    assert_eq!(run_ints(src, "", 8), [1, 2, 7, 3, 4, 5, 12, 8]);
+}
+
+#[test]
+fn pointers_to_const_are_reassignable_and_typedefs_redeclarable() {
+    let src = "typedef int T;
+        int first(const int *p, const int *end) { int s = 0; while (p < end) s += *p++; return s; }
+        kernel void k(global int *out) {
+            int a[3] = {1, 2, 3};
+            const int *p = a;
+            p += 1;
+            { typedef short T; out[1] = sizeof(T); }
+            out[0] = first(a, a + 3) * 10 + *p;
+            out[2] = sizeof(T);
+            out[3] = (int)(bool)(float)0.5f;
+        }";
+    assert_eq!(run_ints(src, "", 4), [62, 2, 4, 1]);
+}

@@ -530,6 +530,9 @@ impl Lowerer<'_> {
                         };
                         // Walk down anonymous members: later positional items
                         // continue in the innermost struct that holds the field.
+                        // A designator restarts at this level, whatever an
+                        // earlier one walked into.
+                        members = self.members(ty);
                         let (mut holder, mut base) = (ty.clone(), 0u32);
                         for &step in &path[..path.len() - 1] {
                             let Type::Struct(hid) = holder else {
