@@ -881,9 +881,149 @@ impl FunctionCx<'_, '_> {
             .collect()
     }
 
+    /// An `f32x4` constant.
+    fn sk(&mut self, x: f32) -> Value {
+        self.vconst32(types::F32X4, x.to_bits())
+    }
+
+    fn vconst32(&mut self, t: types::Type, bits: u32) -> Value {
+        let bytes: Vec<u8> = (0..4).flat_map(|_| bits.to_le_bytes()).collect();
+        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+        self.b.ins().vconst(t, c)
+    }
+
+    /// `a·b + c` on `f32x4`, fused when the host has FMA.
+    fn smad(&mut self, a: Value, b: Value, c: Value) -> Value {
+        if self.has_fma {
+            self.b.ins().fma(a, b, c)
+        } else {
+            let m = self.b.ins().fmul(a, b);
+            self.b.ins().fadd(m, c)
+        }
+    }
+
+    /// `e^x` on an `f32x4` piece in single precision: `x = n·ln2 + r`
+    /// (`n·LN2_HI` exact), a degree-7 Taylor polynomial, and `2^n` applied
+    /// as two normal powers of two so subnormal results round once.
+    fn exp_f32x4(&mut self, x: Value) -> Value {
+        let hi = self.sk(89.0);
+        let lo = self.sk(-104.0);
+        let t = self.b.ins().fmin(x, hi);
+        let t = self.b.ins().fmax(t, lo);
+        let l2e = self.sk(std::f32::consts::LOG2_E);
+        let nf = self.b.ins().fmul(t, l2e);
+        let n = self.b.ins().nearest(nf);
+        let c_hi = self.sk(f32::from_bits(0x3f31_7200));
+        let c_lo = self.sk(1.428_606_8e-6);
+        let a = self.b.ins().fmul(n, c_hi);
+        let r = self.b.ins().fsub(t, a);
+        let b = self.b.ins().fmul(n, c_lo);
+        let r = self.b.ins().fsub(r, b);
+        let mut acc = self.sk(inv_fact(7) as f32);
+        for k in (0..7).rev() {
+            let c = self.sk(inv_fact(k) as f32);
+            acc = self.smad(acc, r, c);
+        }
+        let ni = self.b.ins().fcvt_to_sint_sat(types::I32X4, n);
+        let n1 = self.b.ins().sshr_imm_s(ni, 1);
+        let n2 = self.b.ins().isub(ni, n1);
+        let bias = self.vconst32(types::I32X4, 127);
+        let mut r = acc;
+        for e in [n1, n2] {
+            let be = self.b.ins().iadd(e, bias);
+            let sb = self.b.ins().ishl_imm_s(be, 23);
+            let sc = self.vcast(types::F32X4, sb);
+            r = self.b.ins().fmul(r, sc);
+        }
+        let un = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        self.pick(un, x, r)
+    }
+
+    /// `ln x` on an `f32x4` piece in single precision: exponent and
+    /// mantissa from the bits (subnormals scaled first), then
+    /// `ln m = 2·atanh((m-1)/(m+1))`.
+    fn log_f32x4(&mut self, x: Value) -> Value {
+        let minp = self.sk(f32::MIN_POSITIVE);
+        let sub = self.b.ins().fcmp(FloatCC::LessThan, x, minp);
+        let k23 = self.sk(8_388_608.0);
+        let xs = self.b.ins().fmul(x, k23);
+        let xx = self.pick(sub, xs, x);
+        let bits = self.vcast(types::I32X4, xx);
+        let eb = self.b.ins().ushr_imm_s(bits, 23);
+        let ff = self.vconst32(types::I32X4, 0xff);
+        let eb = self.b.ins().band(eb, ff);
+        let ef = self.b.ins().fcvt_from_sint(types::F32X4, eb);
+        let bias = self.sk(127.0);
+        let e = self.b.ins().fsub(ef, bias);
+        let k23e = self.sk(23.0);
+        let zero = self.sk(0.0);
+        let adj = self.pick(sub, k23e, zero);
+        let e = self.b.ins().fsub(e, adj);
+        let mm = self.vconst32(types::I32X4, 0x007f_ffff);
+        let mant = self.b.ins().band(bits, mm);
+        let one_b = self.vconst32(types::I32X4, 0x3f80_0000);
+        let mant = self.b.ins().bor(mant, one_b);
+        let m = self.vcast(types::F32X4, mant);
+        let sq2 = self.sk(std::f32::consts::SQRT_2);
+        let big = self.b.ins().fcmp(FloatCC::GreaterThan, m, sq2);
+        let half = self.sk(0.5);
+        let mh = self.b.ins().fmul(m, half);
+        let m = self.pick(big, mh, m);
+        let one = self.sk(1.0);
+        let inc = self.pick(big, one, zero);
+        let e = self.b.ins().fadd(e, inc);
+        let f = self.b.ins().fsub(m, one);
+        let two = self.sk(2.0);
+        let den = self.b.ins().fadd(f, two);
+        let s = self.b.ins().fdiv(f, den);
+        let z = self.b.ins().fmul(s, s);
+        let mut acc = self.sk(2.0 / 11.0);
+        for k in (1..5).rev() {
+            let c = self.sk(2.0 / (2 * k + 1) as f32);
+            acc = self.smad(acc, z, c);
+        }
+        // ln m = 2s + s·z·P(z): the large term 2s is added last.
+        let sz = self.b.ins().fmul(s, z);
+        let tail = self.b.ins().fmul(sz, acc);
+        let s2 = self.b.ins().fadd(s, s);
+        let lm = self.b.ins().fadd(s2, tail);
+        let c_hi = self.sk(f32::from_bits(0x3f31_7200));
+        let c_lo = self.sk(1.428_606_8e-6);
+        let a = self.b.ins().fmul(e, c_hi);
+        let b = self.smad(e, c_lo, lm);
+        let r = self.b.ins().fadd(a, b);
+        // Special cases: 0 → -inf, +inf → +inf, x < 0 or NaN → NaN.
+        let z0 = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        let ninf = self.sk(f32::NEG_INFINITY);
+        let r = self.pick(z0, ninf, r);
+        let inf = self.sk(f32::INFINITY);
+        let is_inf = self.b.ins().fcmp(FloatCC::Equal, x, inf);
+        let r = self.pick(is_inf, x, r);
+        let neg = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
+        let nan = self.sk(f32::NAN);
+        let r = self.pick(neg, nan, r);
+        let un = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        self.pick(un, x, r)
+    }
+
     /// A float builtin of [`SIMD_F32`] on one component.
     pub(super) fn simd_math_f32(&mut self, name: &str, args: &[Lanes]) -> LResult<Lanes> {
         let uniform = args.iter().all(|a| a.is_uniform());
+        if let (false, "exp" | "log") = (uniform, name) {
+            // The hot pair of many kernels stays in single precision.
+            let pieces = self.varying(Scalar::F32, &args[0]);
+            let out = pieces
+                .iter()
+                .map(|p| {
+                    if name == "exp" {
+                        self.exp_f32x4(*p)
+                    } else {
+                        self.log_f32x4(*p)
+                    }
+                })
+                .collect();
+            return Ok(Lanes::Varying(out));
+        }
         let wide = self.widen_args(name, args, uniform);
         let n = wide[0].len();
         let mut out = Vec::with_capacity(n);
