@@ -175,6 +175,29 @@ fn collect_writes(stmts: &[Stmt], vars: &mut BTreeSet<VarId>) {
     }
 }
 
+/// How many times each variable is written in a list of statements.
+fn count_writes(stmts: &[Stmt], counts: &mut HashMap<VarId, usize>) {
+    for s in stmts {
+        match s {
+            Stmt::WriteVar(x, _) => *counts.entry(*x).or_default() += 1,
+            Stmt::If { then_, else_, .. } => {
+                count_writes(&then_.0, counts);
+                count_writes(&else_.0, counts);
+            }
+            Stmt::Loop { body, continuing } => {
+                count_writes(&body.0, counts);
+                count_writes(&continuing.0, counts);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    count_writes(&c.body.0, counts);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Largest number of instructions recomputed for one value that a later
 /// region needs instead of saving it.
 const REMAT_LIMIT: u32 = 12;
@@ -326,6 +349,28 @@ pub(crate) fn lower_kernel(
     // Variables live across a boundary: each region reloads those it reads
     // or writes (a conditional or masked write keeps the old value) and
     // saves those it writes; the others keep their saved copy.
+    // A variable assigned once, at the top level of the entry region (which
+    // runs once), from a cheap pure value (a parameter, a work-item id) is
+    // recomputed by the regions that read it instead of saved.
+    let mut remat_vars: Vec<(VarId, ValueId)> = Vec::new();
+    if barrier_mode {
+        let mut counts = HashMap::new();
+        count_writes(&func.body.0, &mut counts);
+        let mut memo = HashMap::new();
+        for s in regions[0] {
+            if let Stmt::WriteVar(x, v) = s {
+                if later_vars.contains(x)
+                    && counts.get(x) == Some(&1)
+                    && remat_cost(func, *v, &mut memo).is_some()
+                {
+                    remat_vars.push((*x, *v));
+                }
+            }
+        }
+        for (x, _) in &remat_vars {
+            later_vars.remove(x);
+        }
+    }
     let mut var_offsets: Vec<(VarId, u32)> = Vec::new();
     if barrier_mode {
         for v in &later_vars {
@@ -595,9 +640,21 @@ pub(crate) fn lower_kernel(
                         remat_order(func, *v, &mut order, &mut seen);
                     }
                 }
+                let wanted: Vec<(VarId, ValueId)> = remat_vars
+                    .iter()
+                    .filter(|(x, _)| region_touch[r].contains(x))
+                    .copied()
+                    .collect();
+                for (_, v) in &wanted {
+                    remat_order(func, *v, &mut order, &mut seen);
+                }
                 for v in order {
                     let val = cx.lower_inst(v)?;
                     cx.values[v.index()] = Some(val);
+                }
+                for (x, v) in wanted {
+                    let val = cx.value(v)?;
+                    cx.write_var(x, &val)?;
                 }
                 for (var, off) in &var_offsets {
                     if region_touch[r].contains(var) {
