@@ -64,13 +64,6 @@ def test_vector_add(ctx, queue):
     assert np.array_equal(c, a + b)
 
 
-# pyopencl.scan nests a loop inside a loop that holds barriers, which the
-# JIT's region graph does not handle yet.
-NESTED_BARRIER_LOOP = pytest.mark.xfail(
-    strict=True, reason="vecl-jit: a loop nested in a loop with a barrier is not supported yet"
-)
-
-
 def test_local_memory_and_barriers(ctx, queue):
     program = build(ctx, LOCAL_SUM)
     data = np.arange(4096, dtype=np.int32)
@@ -172,7 +165,6 @@ def test_reduction_kernel(ctx, queue, compiler):
     assert result == int((data * data).sum())
 
 
-@NESTED_BARRIER_LOOP
 def test_inclusive_scan(ctx, queue, compiler):
     # pyopencl.scan generates its kernels with Mako templates.
     pytest.importorskip("mako")
