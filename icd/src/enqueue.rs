@@ -862,21 +862,27 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             return Err(CL_INVALID_WORK_DIMENSION);
         }
         let dims = work_dim as usize;
-        if global_work_size.is_null() {
-            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
-        }
         let mut range = Range {
             offset: [0; 3],
             global: [1; 3],
             local: [1; 3],
         };
+        // "If global_work_size is NULL, or if any of the values in
+        // global_work_size is 0, the kernel command will trivially succeed
+        // after its event dependencies are satisfied" (OpenCL 2.1 and later;
+        // CL_INVALID_GLOBAL_WORK_SIZE for it is deprecated).
+        if global_work_size.is_null() {
+            range.global[0] = 0;
+        }
         // SAFETY: `work_dim` elements each, per the API contract.
         unsafe {
-            range.global[..dims].copy_from_slice(slice(
-                global_work_size,
-                dims,
-                CL_INVALID_GLOBAL_WORK_SIZE,
-            )?);
+            if !global_work_size.is_null() {
+                range.global[..dims].copy_from_slice(slice(
+                    global_work_size,
+                    dims,
+                    CL_INVALID_GLOBAL_WORK_SIZE,
+                )?);
+            }
             if !global_work_offset.is_null() {
                 range.offset[..dims].copy_from_slice(slice(
                     global_work_offset,

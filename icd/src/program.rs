@@ -683,6 +683,8 @@ pub unsafe extern "C" fn clSetProgramSpecializationConstant(
 ) -> cl_int {
     api(|| {
         Program::get(program)?;
-        Err(CL_INVALID_PROGRAM)
+        // "CL_INVALID_OPERATION if no devices associated with program
+        // support intermediate language programs."
+        Err(CL_INVALID_OPERATION)
     })
 }
