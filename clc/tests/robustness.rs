@@ -1,6 +1,6 @@
 //! No input makes the front end panic: every corpus program, truncated at
 //! many points and mutated byte by byte (deterministically), builds or fails
-//! with diagnostics.
+//! with diagnostics, and what builds passes the IR verifier.
 
 use std::path::PathBuf;
 
@@ -24,7 +24,7 @@ fn build_must_not_panic(src: &str) {
     let (tx, rx) = std::sync::mpsc::channel();
     let owned = src.to_owned();
     std::thread::spawn(move || {
-        build_checked(&owned);
+        build_verified(&owned);
         let _ = tx.send(());
     });
     match rx.recv_timeout(std::time::Duration::from_secs(20)) {
@@ -49,6 +49,22 @@ fn build_checked(src: &str) {
                 !log.contains("internal compiler error"),
                 "the front end panicked on:\n{src}"
             );
+        }
+    });
+    assert!(r.is_ok(), "the front end panicked on:\n{src}");
+}
+
+/// Like `build_checked`, and a module that builds must pass the IR verifier.
+fn build_verified(src: &str) {
+    build_checked(src);
+    let r = std::panic::catch_unwind(|| {
+        if let Ok(built) = vecl_clc::build(src, "") {
+            if let Err(e) = vecl_ir::verify::verify_module(&built.module) {
+                panic!(
+                    "the verifier rejects the module built from:\n{src}\n{}",
+                    vecl_ir::verify::format_errors(&e)
+                );
+            }
         }
     });
     assert!(r.is_ok(), "the front end panicked on:\n{src}");
@@ -138,4 +154,44 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         ")".repeat(5000)
     );
     assert!(vecl_clc::build(&pp, "").is_err());
+}
+
+/// Inputs the fuzzer (`fuzz/`, target `clc_build`) found, kept as files.
+#[test]
+fn fuzzer_findings_build_or_fail_cleanly() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("tests/fuzz_regressions exists") {
+        let path = entry.expect("readable directory").path();
+        let src = std::fs::read_to_string(&path).expect("UTF-8 input");
+        build_verified(&src);
+        n += 1;
+    }
+    assert!(n >= 1);
+}
+
+#[test]
+fn code_before_the_first_case_label_is_kept_but_never_runs() {
+    use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+    let src = "kernel void k(global int *a) {
+            int k = 1, m = 1;
+            switch (a[0]) { skip: k = 0; break; case 0: k = 2; case 1: k += 3; }
+            switch (a[0]) { m = 7; }
+            a[1] = k; a[2] = m;
+        }";
+    build_verified(src);
+    let built = vecl_clc::build(src, "").expect("builds");
+    assert!(built.log.contains("never executed"), "{}", built.log);
+    for (sel, want) in [(0i32, 5), (1, 4), (2, 1)] {
+        let mut bytes = vec![0u8; 12];
+        bytes[..4].copy_from_slice(&sel.to_le_bytes());
+        let mut args = [KernelArg::Buffer(bytes)];
+        run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).expect("runs");
+        let KernelArg::Buffer(b) = &args[0] else {
+            unreachable!()
+        };
+        let k = i32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+        let m = i32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+        assert_eq!((k, m), (want, 1), "selector {sel}");
+    }
 }

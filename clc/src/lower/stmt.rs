@@ -235,15 +235,18 @@ impl Lowerer<'_> {
                         // Each label starts an IR case; consecutive labels give
                         // empty cases that fall through, which C means too.
                         let b = self.b().end_block();
+                        let mut dead = Block::default();
                         match cases.last_mut() {
                             Some(last) => last.body = b,
                             None => {
                                 if !b.0.is_empty() {
                                     self.diags.warning(*pos, "code before the first case label of a switch is never executed");
+                                    dead = b;
                                 }
                             }
                         }
                         self.b().begin_block();
+                        self.keep_dead_code(dead);
                         cases.push(SwitchCase {
                             values: Vec::new(),
                             is_default: false,
@@ -281,8 +284,20 @@ impl Lowerer<'_> {
                 }
             }
             let b = self.b().end_block();
-            if let Some(last) = cases.last_mut() {
-                last.body = b;
+            match cases.last_mut() {
+                Some(last) => last.body = b,
+                None if !b.0.is_empty() => {
+                    // No label at all: the body never runs.
+                    self.b().begin_block();
+                    self.keep_dead_code(b);
+                    let body = self.b().end_block();
+                    cases.push(SwitchCase {
+                        values: Vec::new(),
+                        is_default: true,
+                        body,
+                    });
+                }
+                None => {}
             }
             if failed {
                 return Err(Reported);
@@ -293,6 +308,21 @@ impl Lowerer<'_> {
         self.pop_scope();
         self.cx().breakables.pop();
         r
+    }
+
+    /// Emits code that can never run (a switch body before its first label)
+    /// under `if (false)`: its instructions must still be evaluated somewhere
+    /// for the IR to be well formed, and a `break` in it stays inside the switch.
+    fn keep_dead_code(&mut self, dead: Block) {
+        if dead.0.is_empty() {
+            return;
+        }
+        let never = self.b().const_bool(false);
+        self.b().stmt(Stmt::If {
+            cond: never,
+            then_: dead,
+            else_: Block::default(),
+        });
     }
 
     fn local_decl(&mut self, d: &Decl) -> LResult<()> {
@@ -538,6 +568,13 @@ impl Lowerer<'_> {
         let covered: std::collections::HashSet<u32> = leaves.iter().map(|l| l.offset).collect();
         for (off, t) in all {
             if !covered.contains(&off) {
+                // A pointer is zeroed as the 8 bytes of a null pointer: the
+                // IR has no pointer constants.
+                let t = if matches!(t, Type::Pointer(..)) {
+                    Type::U64
+                } else {
+                    t
+                };
                 let p = self.byte_offset_ptr(base, off, &t);
                 let z = self.zero(&t);
                 self.b().store(p, z);
