@@ -63,6 +63,15 @@ enum Command {
         #[arg(long, default_value = "bench-out")]
         out: PathBuf,
     },
+    /// Build every kernel of every .cl file of a directory: vectorised or
+    /// why not, access counts, compile time, and totals.
+    ExplainCorpus {
+        /// The directory of OpenCL C files.
+        dir: PathBuf,
+        /// Work-items per SIMD chunk (default: the JIT chooses).
+        #[arg(long)]
+        width: Option<u32>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -114,6 +123,7 @@ fn main() -> ExitCode {
                 text
             })
         }
+        Command::ExplainCorpus { dir, width } => cli::explain_corpus::run(&dir, width),
     };
     match result {
         Ok(text) => {

@@ -1,5 +1,6 @@
 //! The subcommands of the `vecl` binary.
 
 pub mod bench;
+pub mod explain_corpus;
 pub mod info;
 pub mod run;

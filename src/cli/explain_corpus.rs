@@ -1,0 +1,278 @@
+//! `vecl explain-corpus DIR`: builds every kernel of every `.cl` file of a
+//! directory and reports, per kernel, whether the JIT vectorised it (and
+//! why not), its vector/gather/scatter access counts from the vectorisation
+//! report, and its source-to-machine-code compile time; then the totals
+//! against the project's aims (≥ 95 % vectorised, median compile < 2 ms,
+//! none over 20 ms).
+//!
+//! Compile time of a kernel = the front end on its whole file (timed once
+//! per file, counted for each of its kernels) + the JIT on that kernel,
+//! including the creation of its JIT module: what a program with that one
+//! kernel costs from source to callable code. Build options come from a
+//! `// @options` line of the file (the corpus header), if any.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The project's aims for the corpus.
+const AIM_VECTORISED_PERCENT: f64 = 95.0;
+const AIM_MEDIAN_MS: f64 = 2.0;
+const AIM_MAX_MS: f64 = 20.0;
+
+/// Memory accesses of one compiled kernel, as its report counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Accesses {
+    pub vector_loads: u32,
+    pub gathers: u32,
+    pub vector_stores: u32,
+    pub scatters: u32,
+}
+
+/// What became of one kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Compiled with `width` work-items per chunk.
+    Vectorised { width: u32, accesses: Accesses },
+    /// The JIT refused or failed; the reason is its message.
+    NotVectorised { reason: String },
+}
+
+/// One kernel of one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub file: String,
+    pub kernel: String,
+    pub verdict: Verdict,
+    /// Front end of the file + JIT of this kernel, in milliseconds.
+    pub compile_ms: f64,
+}
+
+/// The whole directory.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    pub entries: Vec<Entry>,
+    /// Files the front end rejected, with the first line of the log.
+    pub build_failures: Vec<(String, String)>,
+}
+
+/// Reads the count before `label` in a report line such as
+/// `loads: 3 vector (consecutive), 0 uniform, 1 per lane (gather)`.
+fn count_before(line: &str, label: &str) -> u32 {
+    line.split(',')
+        .find(|part| part.contains(label))
+        .and_then(|part| part.split_whitespace().find_map(|w| w.parse::<u32>().ok()))
+        .unwrap_or(0)
+}
+
+/// The access counts of a vectorisation report (`CompiledKernel::explain`).
+pub fn parse_accesses(explain: &str) -> Accesses {
+    let mut a = Accesses::default();
+    for line in explain.lines() {
+        if let Some(rest) = line.strip_prefix("loads:") {
+            a.vector_loads = count_before(rest, "vector");
+            a.gathers = count_before(rest, "per lane");
+        } else if let Some(rest) = line.strip_prefix("stores:") {
+            a.vector_stores = count_before(rest, "vector");
+            a.scatters = count_before(rest, "per lane");
+        }
+    }
+    a
+}
+
+/// Build options named by a `// @options` line.
+fn header_options(source: &str) -> String {
+    source
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("// @options"))
+        .map(|o| o.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Builds every kernel of every `.cl` file directly in `dir` (sorted by name).
+pub fn analyse(dir: &Path, width: Option<u32>) -> Result<Report, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    files.sort();
+    let opts = vecl_jit::JitOptions {
+        simd_width: width,
+        checked: false,
+        dump_clif: false,
+    };
+    let mut report = Report::default();
+    for path in files {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let source =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let started = Instant::now();
+        let module = match vecl_clc::build(&source, &header_options(&source)) {
+            Ok(b) => b.module,
+            Err(e) => {
+                let first = e.to_string().lines().next().unwrap_or("").to_string();
+                report.build_failures.push((name, first));
+                continue;
+            }
+        };
+        let front_end_ms = started.elapsed().as_secs_f64() * 1e3;
+        for (_, f) in module.kernels() {
+            let started = Instant::now();
+            let result = vecl_jit::compile_kernel(&module, &f.name, &opts);
+            let jit_ms = started.elapsed().as_secs_f64() * 1e3;
+            let verdict = match result {
+                Ok(k) => Verdict::Vectorised {
+                    width: k.simd_width(),
+                    accesses: parse_accesses(k.explain()),
+                },
+                Err(e) => Verdict::NotVectorised {
+                    reason: e.to_string(),
+                },
+            };
+            report.entries.push(Entry {
+                file: name.clone(),
+                kernel: f.name.clone(),
+                verdict,
+                compile_ms: front_end_ms + jit_ms,
+            });
+        }
+    }
+    Ok(report)
+}
+
+impl Report {
+    /// Kernels compiled with at least 4 work-items per chunk.
+    pub fn vectorised(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| matches!(e.verdict, Verdict::Vectorised { width, .. } if width >= 4))
+            .count()
+    }
+
+    /// Median and maximum compile time in milliseconds (0 with no kernels).
+    pub fn compile_ms(&self) -> (f64, f64) {
+        let mut ms: Vec<f64> = self.entries.iter().map(|e| e.compile_ms).collect();
+        ms.sort_by(f64::total_cmp);
+        let median = match ms.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => ms[n / 2],
+            n => (ms[n / 2 - 1] + ms[n / 2]) / 2.0,
+        };
+        (median, ms.last().copied().unwrap_or(0.0))
+    }
+
+    /// The table and totals `vecl explain-corpus` prints.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<34} {:<20} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8}  note",
+            "file", "kernel", "W", "vload", "gather", "vstore", "scatter", "ms"
+        );
+        for e in &self.entries {
+            match &e.verdict {
+                Verdict::Vectorised { width, accesses: a } => {
+                    let _ = writeln!(
+                        out,
+                        "{:<34} {:<20} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8.2}",
+                        e.file,
+                        e.kernel,
+                        width,
+                        a.vector_loads,
+                        a.gathers,
+                        a.vector_stores,
+                        a.scatters,
+                        e.compile_ms
+                    );
+                }
+                Verdict::NotVectorised { reason } => {
+                    let _ = writeln!(
+                        out,
+                        "{:<34} {:<20} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8.2}  not vectorised: {reason}",
+                        e.file, e.kernel, "-", "-", "-", "-", "-", e.compile_ms
+                    );
+                }
+            }
+        }
+        for (file, why) in &self.build_failures {
+            let _ = writeln!(out, "{file:<34} build failed: {why}");
+        }
+        let total = self.entries.len();
+        let vectorised = self.vectorised();
+        let percent = if total == 0 {
+            0.0
+        } else {
+            100.0 * vectorised as f64 / total as f64
+        };
+        let (median, max) = self.compile_ms();
+        let over = self
+            .entries
+            .iter()
+            .filter(|e| e.compile_ms > AIM_MAX_MS)
+            .count();
+        let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+        let _ = writeln!(
+            out,
+            "kernels: {total}, vectorised: {vectorised} ({percent:.1}%), files that did not build: {}",
+            self.build_failures.len()
+        );
+        let _ = writeln!(
+            out,
+            "compile time (front end + JIT): median {median:.2} ms, max {max:.2} ms, {over} over {AIM_MAX_MS} ms"
+        );
+        let _ = writeln!(
+            out,
+            "aims: >= {AIM_VECTORISED_PERCENT}% vectorised {}; median < {AIM_MEDIAN_MS} ms {}; none over {AIM_MAX_MS} ms {}",
+            verdict(percent >= AIM_VECTORISED_PERCENT),
+            verdict(median < AIM_MEDIAN_MS),
+            verdict(over == 0)
+        );
+        out
+    }
+}
+
+/// Runs `vecl explain-corpus` and returns the text to print.
+pub fn run(dir: &Path, width: Option<u32>) -> Result<String, String> {
+    analyse(dir, width).map(|r| r.render())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_access_counts_from_a_report() {
+        let explain = "kernel k: W = 8 work-items per chunk\nloads: 3 vector (consecutive), 2 uniform, 1 per lane (gather)\nstores: 1 vector (consecutive), 0 uniform, 4 per lane (scatter)\n";
+        assert_eq!(
+            parse_accesses(explain),
+            Accesses {
+                vector_loads: 3,
+                gathers: 1,
+                vector_stores: 1,
+                scatters: 4
+            }
+        );
+    }
+
+    #[test]
+    fn medians_of_even_and_odd_counts() {
+        let entry = |ms: f64| Entry {
+            file: "f.cl".into(),
+            kernel: "k".into(),
+            verdict: Verdict::NotVectorised { reason: "x".into() },
+            compile_ms: ms,
+        };
+        let mut r = Report {
+            entries: vec![entry(3.0), entry(1.0), entry(2.0)],
+            build_failures: Vec::new(),
+        };
+        assert_eq!(r.compile_ms(), (2.0, 3.0));
+        r.entries.push(entry(10.0));
+        assert_eq!(r.compile_ms(), (2.5, 10.0));
+        assert_eq!(r.vectorised(), 0);
+    }
+}
