@@ -362,3 +362,48 @@ kernel void l(global int* out, local int* tmp) {
     }
     let _ = range1(1, 1);
 }
+
+/// A barrier in a helper function (inlined into a one-iteration loop) with
+/// an early `return` of the helper, and a barrier in a `for` increment (the
+/// loop's `continuing` block).
+const HELPER_AND_CONTINUING: &str = r#"
+int exchange(local int* tmp, int lid, int size, int x, int skip) {
+    if (skip)
+        return x;
+    tmp[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int y = tmp[size - 1 - lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return x + 2 * y;
+}
+
+kernel void helper(global const int* in, global int* out, local int* tmp, int rounds) {
+    int lid = get_local_id(0);
+    int size = get_local_size(0);
+    int x = in[get_global_id(0)];
+    tmp[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = 0; i < rounds; barrier(CLK_LOCAL_MEM_FENCE), i++) {
+        x = exchange(tmp, lid, size, x, i == 1) % 1009;
+        tmp[lid] = x;
+    }
+    out[get_global_id(0)] = x + tmp[(lid + 1) % size];
+}
+"#;
+
+#[test]
+fn barrier_in_a_helper_function_and_in_a_for_increment() {
+    let mut total = 0;
+    for rounds in [0, 3] {
+        total += differential(HELPER_AND_CONTINUING, "", "helper", &shapes_1d(), |r| {
+            let g = r.global_size[0] as usize;
+            vec![
+                Spec::Ints(g, 11),
+                Spec::Ints(g, 12),
+                Spec::Local(4 * r.local_size[0] as usize),
+                Spec::Int(rounds),
+            ]
+        });
+    }
+    assert_eq!(total, 2 * 27);
+}
