@@ -71,6 +71,9 @@ enum Command {
         /// Work-items per SIMD chunk (default: the JIT chooses).
         #[arg(long)]
         width: Option<u32>,
+        /// Compile each kernel this many times and report the fastest.
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
     },
 }
 
@@ -123,7 +126,7 @@ fn main() -> ExitCode {
                 text
             })
         }
-        Command::ExplainCorpus { dir, width } => cli::explain_corpus::run(&dir, width),
+        Command::ExplainCorpus { dir, width, reps } => cli::explain_corpus::run(&dir, width, reps),
     };
     match result {
         Ok(text) => {
