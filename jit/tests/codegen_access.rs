@@ -121,6 +121,67 @@ fn clamped_neighbours_are_vector_loads_when_consecutive() {
 }
 
 #[test]
+fn clamped_neighbours_through_variables_in_two_dimensions() {
+    let src = "kernel void conv(global const float* in, global float* out, constant float* w, int width, int height) {
+        int x = get_global_id(0);
+        int y = get_global_id(1);
+        float acc = 0.0f;
+        for (int dy = -1; dy <= 1; dy++) {
+            int yy = clamp(y + dy, 0, height - 1);
+            for (int dx = -2; dx <= 2; dx++) {
+                int xx = clamp(x + dx, 0, width - 1);
+                acc += w[(dy + 1) * 5 + dx + 2] * in[yy * width + xx];
+            }
+        }
+        out[y * width + x] = acc;
+    }";
+    let mut ranges = Vec::new();
+    for (w, h, lx, ly) in [(16u64, 4u64, 8u64, 2u64), (13, 3, 13, 1), (24, 5, 6, 5)] {
+        ranges.push(vecl_ir::interp::NdRange {
+            work_dim: 2,
+            global_offset: [0; 3],
+            global_size: [w, h, 1],
+            local_size: [lx, ly, 1],
+        });
+    }
+    differential(src, "conv", &ranges, |r| {
+        let n = (r.global_size[0] * r.global_size[1]) as usize;
+        vec![
+            Spec::Floats(n, 12),
+            Spec::Floats(n, 0),
+            Spec::Floats(15, 13),
+            Spec::Int(r.global_size[0] as i32),
+            Spec::Int(r.global_size[1] as i32),
+        ]
+    });
+    let e = explain(src, "conv");
+    assert!(e.contains("loads: 1 vector"), "{e}");
+}
+
+#[test]
+fn int_indices_through_intermediates_that_wrap() {
+    // `i` wraps past INT_MAX (or UINT_MAX) in some lanes; the index
+    // `i - k` does not, and is consecutive except where `clamp` holds it.
+    let src = "kernel void top(global const float* in, global float* out, int k) {
+        int x = get_global_id(0);
+        int i = clamp(x, 0, 15) + k;
+        out[x] = in[i - k] + (float)(i > k + 3);
+    }
+    kernel void utop(global const float* in, global float* out, uint k) {
+        uint x = get_global_id(0);
+        uint i = min(x, 15u) + k;
+        out[x] = in[i - k];
+    }";
+    for k in [0i32, i32::MAX - 3, i32::MAX - 12, -1, -5] {
+        for kernel in ["top", "utop"] {
+            differential(src, kernel, &[range1(0, 16, 16), range1(0, 32, 8)], |_| {
+                vec![Spec::Floats(48, 14), Spec::Floats(48, 0), Spec::Int(k)]
+            });
+        }
+    }
+}
+
+#[test]
 fn permuted_lanes_fall_back_to_per_lane_accesses() {
     // Lanes 1 and 2 of every 4 swap places: the first and last lane are
     // where a consecutive access would put them, the middle ones are not.

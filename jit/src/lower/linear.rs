@@ -305,8 +305,9 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Whether `v`'s definition reaches a value the analysis calls linear
-    /// without going through memory: an address that is consecutive in
-    /// most chunks though the analysis cannot prove it (`clamp(x + dx, …)`).
+    /// without going through memory (following variables to what is
+    /// written to them): an address that is consecutive in most chunks
+    /// though the analysis cannot prove it (`clamp(x + dx, …)`).
     pub fn derives_from_linear(&self, v: ValueId) -> bool {
         let mut stack = vec![(v, 0u32)];
         let mut visited = 0;
@@ -327,6 +328,11 @@ impl FunctionCx<'_, '_> {
                 }
                 Inst::Select(_, a, b) => vec![*a, *b],
                 Inst::Builtin(_, args) => args.clone(),
+                Inst::ReadVar(var) => {
+                    let mut writes = Vec::new();
+                    writes_of(&self.func.body, *var, &mut writes);
+                    writes
+                }
                 _ => Vec::new(),
             };
             stack.extend(next.into_iter().map(|n| (n, depth + 1)));

@@ -185,14 +185,17 @@ impl FunctionCx<'_, '_> {
                 let ok = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
                 (Some(ok), first)
             }
-            _ => {
-                let first = if linear {
-                    self.lane_scalar(ptr, 0)?
-                } else {
-                    self.b.ins().extractlane(addr[0], 0)
-                };
-                (Some(self.lanes_consecutive(addr, first, size)), first)
-            }
+            _ => match self.consecutive_int_index(ptr, size)? {
+                Some((ok, first)) => (Some(ok), first),
+                None => {
+                    let first = if linear {
+                        self.lane_scalar(ptr, 0)?
+                    } else {
+                        self.b.ins().extractlane(addr[0], 0)
+                    };
+                    (Some(self.lanes_consecutive(addr, first, size)), first)
+                }
+            },
         };
         let full = self.mask_is_full();
         let ok = match spaced {
@@ -218,6 +221,78 @@ impl FunctionCx<'_, '_> {
         }
         let m = self.cur_mask();
         self.mask_all(&m)
+    }
+
+    /// For `p[i]` with a uniform `p` and a 32-bit `i` (or `i` widened to
+    /// 64 bits) of elements of `size` bytes: whether the `i32x4` pieces of `i` are `i0 + lane` in
+    /// every lane without overflowing (so the addresses are consecutive),
+    /// tested on the index itself — half the pieces of the addresses, and
+    /// the address vectors stay off the fast path. Returns the test and
+    /// lane 0's address; `None` when the address is not of that form.
+    fn consecutive_int_index(
+        &mut self,
+        ptr: ValueId,
+        size: u32,
+    ) -> LResult<Option<(Value, Value)>> {
+        let vecl_ir::Inst::Index(p, i) = self.func.inst(ptr).inst else {
+            return Ok(None);
+        };
+        // The front end widens `int` indices to 64 bits first: look through
+        // the (exact) widening to the 32-bit lanes.
+        let i = match self.func.inst(i).inst {
+            vecl_ir::Inst::Convert { value, .. }
+                if matches!(self.elem(i)?, Scalar::I64 | Scalar::U64) =>
+            {
+                value
+            }
+            _ => i,
+        };
+        let is = self.elem(i)?;
+        let pointee = self.func.ty(p).pointee().cloned().unwrap_or(Type::Void);
+        let (Lanes::Uniform(base), Lanes::Varying(pieces)) = (self.scalar(p)?, self.scalar(i)?)
+        else {
+            return Ok(None);
+        };
+        if !matches!(is, Scalar::I32 | Scalar::U32) || self.module.size_of(&pointee) != size {
+            return Ok(None);
+        }
+        let i0 = self.b.ins().extractlane(pieces[0], 0);
+        let start = self.b.ins().splat(types::I32X4, i0);
+        let iota = self.iota32.clone();
+        let mut all: Option<Value> = None;
+        for (piece, k) in pieces.iter().zip(&iota) {
+            let want = self.b.ins().iadd(start, *k);
+            let eq = self.b.ins().icmp(IntCC::Equal, *piece, want);
+            all = Some(match all {
+                Some(a) => self.b.ins().band(a, eq),
+                None => eq,
+            });
+        }
+        let Some(all) = all else {
+            return Ok(None);
+        };
+        let same = self.b.ins().vall_true(all);
+        // Lane W-1's index, i0 + W-1, must not wrap around.
+        let last_ok = i64::from(self.w) - 1;
+        let (cc, max) = if is == Scalar::I32 {
+            (IntCC::SignedLessThanOrEqual, i64::from(i32::MAX) - last_ok)
+        } else {
+            (
+                IntCC::UnsignedLessThanOrEqual,
+                i64::from(u32::MAX) - last_ok,
+            )
+        };
+        let max = self.b.ins().iconst(types::I32, max);
+        let no_wrap = self.b.ins().icmp(cc, i0, max);
+        let ok = self.b.ins().band(same, no_wrap);
+        let wide = if is == Scalar::I32 {
+            self.b.ins().sextend(types::I64, i0)
+        } else {
+            self.b.ins().uextend(types::I64, i0)
+        };
+        let off = self.b.ins().imul_imm_s(wide, i64::from(size));
+        let first = self.b.ins().iadd(base, off);
+        Ok(Some((ok, first)))
     }
 
     /// Whether `i64x2` address pieces are `first + lane * size` in every lane.
