@@ -8,7 +8,7 @@
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use opencl_sys::*;
 
@@ -21,8 +21,13 @@ use crate::memory::Mem;
 use crate::program::Program;
 use crate::ClResult;
 
-/// Buffers set as arguments, by argument index: kept alive while set.
-pub type ArgBuffers = Vec<Option<Arc<Object<Mem>>>>;
+/// Buffers set as arguments, by argument index. They are held weakly: a
+/// buffer the application releases while it is still set as an argument is
+/// destroyed (and its destructor callbacks run) as if it were not set, as
+/// the conformance tests expect. The storage itself stays alive in the
+/// argument values of `vecl::Kernel`, and each launch holds its buffers
+/// strongly until it has run.
+pub type ArgBuffers = Vec<Option<Weak<Object<Mem>>>>;
 
 /// A kernel object.
 pub struct Kernel {
@@ -68,12 +73,21 @@ impl Kernel {
         Ok((raw, vec![None; meta.args.len()]))
     }
 
-    /// The buffers set as arguments.
-    pub fn buffers(&self) -> ArgBuffers {
+    /// The buffers set as arguments (weakly held).
+    fn arg_buffers(&self) -> ArgBuffers {
         self.buffers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// The buffers set as arguments that are still alive, held strongly
+    /// for a launch.
+    pub fn buffers(&self) -> Vec<Arc<Object<Mem>>> {
+        self.arg_buffers()
+            .iter()
+            .filter_map(|buffer| buffer.as_ref().and_then(Weak::upgrade))
+            .collect()
     }
 }
 
@@ -146,7 +160,7 @@ pub unsafe extern "C" fn clCloneKernel(
             source.built.clone(),
             source.index,
             source.raw.duplicate(),
-            source.buffers(),
+            source.arg_buffers(),
         )?
         .handle())
     };
@@ -225,7 +239,8 @@ pub unsafe extern "C" fn clSetKernelArg(
             }
         }
         .map_err(|e| e.cl_code())?;
-        kernel.buffers.lock().unwrap_or_else(|p| p.into_inner())[arg_index as usize] = buffer;
+        kernel.buffers.lock().unwrap_or_else(|p| p.into_inner())[arg_index as usize] =
+            buffer.as_ref().map(Arc::downgrade);
         Ok(())
     })
 }

@@ -58,6 +58,8 @@ static cl_platform_id find_vecl(void) {
 /* Dummy callbacks: passing them makes a call's other arguments the only
  * thing wrong with it. */
 static void CL_CALLBACK mem_notify(cl_mem mem, void *user) { (void)mem; (void)user; }
+static int destroyed;
+static void CL_CALLBACK count_destroyed(cl_mem mem, void *user) { (void)mem; (void)user; destroyed++; }
 static void CL_CALLBACK context_destroyed(cl_context context, void *user) { (void)context; (void)user; }
 static void CL_CALLBACK program_notify(cl_program program, void *user) { (void)program; (void)user; }
 static void CL_CALLBACK event_notify(cl_event event, cl_int status, void *user) {
@@ -558,6 +560,15 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT(clSetContextDestructorCallback(bad_ctx, context_destroyed, NULL), CL_INVALID_CONTEXT);
     EXPECT(clSetContextDestructorCallback(ctx, NULL, NULL), CL_INVALID_VALUE);
 
+    /* A buffer released while set as a kernel argument is destroyed then:
+     * the argument does not keep it (its destructor callback runs). */
+    if (kernel) {
+        cl_mem arg = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+        EXPECT(clSetMemObjectDestructorCallback(arg, count_destroyed, NULL), CL_SUCCESS);
+        EXPECT(clSetKernelArg(kernel, 0, sizeof arg, &arg), CL_SUCCESS);
+        EXPECT(clReleaseMemObject(arg), CL_SUCCESS);
+        EXPECT(destroyed == 1 ? CL_SUCCESS : -1, CL_SUCCESS);
+    }
     EXPECT(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
     EXPECT(clFinish(queue), CL_SUCCESS);
     if (kernel) EXPECT(clReleaseKernel(kernel), CL_SUCCESS);
