@@ -255,3 +255,25 @@ fn stores_under_a_partial_mask_leave_other_lanes_alone() {
         vec![Spec::Ints(n, 11), Spec::Ints(n, 0)]
     });
 }
+
+#[test]
+fn addresses_computed_before_a_barrier_used_after_it() {
+    let src = "kernel void keep(global const float* in, global float* out, local float* tmp) {
+        size_t i = get_global_id(0);
+        int l = get_local_id(0);
+        global float* o = out + i;
+        tmp[l] = in[i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        *o = tmp[l] * 2.0f + tmp[(l + 1) % get_local_size(0)];
+        o[0] += in[i];
+    }";
+    let ranges = [range1(0, 64, 16), range1(0, 45, 15), range1(3, 24, 24), range1(0, 9, 1)];
+    differential(src, "keep", &ranges, |r| {
+        let n = n_for(r);
+        vec![
+            Spec::Floats(n, 15),
+            Spec::Floats(n, 0),
+            Spec::Local(4 * r.local_size[0] as usize),
+        ]
+    });
+}

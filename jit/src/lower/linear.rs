@@ -103,7 +103,8 @@ impl FunctionCx<'_, '_> {
     /// Lane `j` of integer or pointer value `v` (already lowered) as a
     /// scalar of its natural type.
     pub fn lane_scalar(&mut self, v: ValueId, j: u32) -> LResult<Value> {
-        self.lane_scalar_at(v, j, 0)
+        self.lane_scalar_at(v, j, 0)?
+            .ok_or_else(|| self.internal(format!("lane {j} of %{} is not available", v.0)))
     }
 
     /// Recomputes lane `j` of `v`. In `pure` mode `v` may not be lowered
@@ -119,10 +120,15 @@ impl FunctionCx<'_, '_> {
             return Ok(None);
         };
         if !pure {
-            if let Some(Some(val)) = self.values.get(v.index()) {
-                if let Some(Lanes::Uniform(x)) = val.first() {
-                    return Ok(Some(*x));
+            match self.values.get(v.index()) {
+                Some(Some(val)) => {
+                    if let Some(Lanes::Uniform(x)) = val.first() {
+                        return Ok(Some(*x));
+                    }
                 }
+                // Not lowered in this barrier region: only a chain that does
+                // not depend on lowered values can be recomputed.
+                _ => return self.recompute(v, j, depth, true),
             }
         }
         let d = depth + 1;
@@ -223,18 +229,28 @@ impl FunctionCx<'_, '_> {
 
     fn operand(&mut self, v: ValueId, j: u32, depth: u32, pure: bool) -> LResult<Option<Value>> {
         if !pure {
-            return self.lane_scalar_at(v, j, depth).map(Some);
+            return self.lane_scalar_at(v, j, depth);
         }
         self.recompute(v, j, depth, true)
     }
 
-    fn lane_scalar_at(&mut self, v: ValueId, j: u32, depth: u32) -> LResult<Value> {
+    /// Lane `j` recomputed, else extracted from `v`'s lanes; `None` when
+    /// neither is possible (`v` was lowered in an earlier barrier region and
+    /// its chain does not recompute).
+    fn lane_scalar_at(&mut self, v: ValueId, j: u32, depth: u32) -> LResult<Option<Value>> {
         if let Some(x) = self.recompute(v, j, depth, false)? {
-            return Ok(x);
+            return Ok(Some(x));
         }
+        let Some(l) = self.lowered(v).and_then(|val| val.into_iter().next()) else {
+            return Ok(None);
+        };
         let s = self.elem(v)?;
-        let l = self.scalar(v)?;
-        Ok(self.lane(s, &l, j as usize))
+        Ok(Some(self.lane(s, &l, j as usize)))
+    }
+
+    /// `v`'s lowered value, if it has one in the current region.
+    pub fn lowered(&self, v: ValueId) -> Option<super::lanes::Val> {
+        self.values.get(v.index()).cloned().flatten()
     }
 
     /// How many independent wrap-around points the lanes of linear `v` may

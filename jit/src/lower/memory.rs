@@ -249,7 +249,11 @@ impl FunctionCx<'_, '_> {
         };
         let is = self.elem(i)?;
         let pointee = self.func.ty(p).pointee().cloned().unwrap_or(Type::Void);
-        let (Lanes::Uniform(base), Lanes::Varying(pieces)) = (self.scalar(p)?, self.scalar(i)?)
+        let (Some(pv), Some(iv)) = (self.lowered(p), self.lowered(i)) else {
+            return Ok(None);
+        };
+        let (Some(Lanes::Uniform(base)), Some(Lanes::Varying(pieces))) =
+            (pv.into_iter().next(), iv.into_iter().next())
         else {
             return Ok(None);
         };
