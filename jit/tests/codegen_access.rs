@@ -267,7 +267,12 @@ fn addresses_computed_before_a_barrier_used_after_it() {
         *o = tmp[l] * 2.0f + tmp[(l + 1) % get_local_size(0)];
         o[0] += in[i];
     }";
-    let ranges = [range1(0, 64, 16), range1(0, 45, 15), range1(3, 24, 24), range1(0, 9, 1)];
+    let ranges = [
+        range1(0, 64, 16),
+        range1(0, 45, 15),
+        range1(3, 24, 24),
+        range1(0, 9, 1),
+    ];
     differential(src, "keep", &ranges, |r| {
         let n = n_for(r);
         vec![
