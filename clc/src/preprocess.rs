@@ -42,6 +42,9 @@ pub struct Preprocessor<'a> {
     pub diags: &'a mut Diags,
     macros: HashMap<String, Macro>,
     include_dirs: Vec<String>,
+    /// Directories of the files being included from disk, innermost last:
+    /// a quoted `#include` searches the including file's directory first.
+    including_dirs: Vec<std::path::PathBuf>,
     headers: HashMap<String, String>,
     out: Vec<Token>,
     conds: Vec<Cond>,
@@ -63,6 +66,7 @@ impl<'a> Preprocessor<'a> {
             diags,
             macros: HashMap::new(),
             include_dirs,
+            including_dirs: Vec::new(),
             headers: headers
                 .iter()
                 .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -338,21 +342,40 @@ impl<'a> Preprocessor<'a> {
             self.diags.error(at, "#include nested too deeply");
             return;
         }
-        let text = match self.headers.get(&name) {
-            Some(t) => Some(t.clone()),
-            None => self
-                .include_dirs
-                .iter()
-                .find_map(|d| std::fs::read_to_string(std::path::Path::new(d).join(&name)).ok()),
+        let quoted = args.first().is_some_and(|t| t.kind == TokKind::Str);
+        let (text, found_in) = match self.headers.get(&name) {
+            Some(t) => (Some(t.clone()), None),
+            None => {
+                let own_dir = self.including_dirs.last().filter(|_| quoted).cloned();
+                let dirs = own_dir
+                    .into_iter()
+                    .chain(self.include_dirs.iter().map(std::path::PathBuf::from));
+                let mut found = (None, None);
+                for d in dirs {
+                    let path = d.join(&name);
+                    if let Ok(t) = std::fs::read_to_string(&path) {
+                        found = (Some(t), path.parent().map(std::path::Path::to_path_buf));
+                        break;
+                    }
+                }
+                found
+            }
         };
         let Some(text) = text else {
             self.diags.error(at, format!("'{name}' file not found"));
             return;
         };
         let file = self.sm.add(&name, &text);
+        let pushed = found_in.is_some();
+        if let Some(d) = found_in {
+            self.including_dirs.push(d);
+        }
         self.depth += 1;
         self.file(file);
         self.depth -= 1;
+        if pushed {
+            self.including_dirs.pop();
+        }
     }
 
     fn line_directive(&mut self, at: Pos, args: &[Token]) {

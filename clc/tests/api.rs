@@ -106,7 +106,28 @@ fn includes_find_supplied_headers_and_include_dirs() {
         1,
     );
     assert_eq!(out, [21]);
+
+    // A quoted include inside a header found on disk looks in that header's
+    // own directory first (PyOpenCL's random123 headers rely on this).
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(dir.join("lib/outer.h"), "#include \"inner.h\"\n").unwrap();
+    std::fs::write(dir.join("lib/inner.h"), "#define INNER 5\n").unwrap();
+    let out = run_ints(
+        "#include \"lib/outer.h\"\nkernel void k(global int *out) { out[0] = INNER; }",
+        &format!("-I {}", dir.display()),
+        1,
+    );
+    assert_eq!(out, [5]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn float_h_limits_and_huge_values_are_defined() {
+    let src = "kernel void k(global int *out) {
+        out[0] = DBL_DIG; out[1] = DBL_MANT_DIG; out[2] = DBL_MAX_EXP; out[3] = DBL_MIN_EXP;
+        out[4] = isinf(HUGE_VAL); out[5] = isinf(HUGE_VALF); out[6] = FLT_MANT_DIG;
+    }";
+    assert_eq!(run_ints(src, "", 7), [15, 53, 1024, -1021, 1, 1, 24]);
 }
 
 #[test]

@@ -162,6 +162,15 @@ impl Lowerer<'_> {
                 let c = self.b().const_bits(Scalar::F32, bits);
                 return Ok(Val::R(c, Type::F32));
             }
+            "__builtin_inf" | "__builtin_huge_val" | "__builtin_nan" => {
+                let bits = if name == "__builtin_nan" {
+                    0x7ff8_0000_0000_0000
+                } else {
+                    0x7ff0_0000_0000_0000
+                };
+                let c = self.b().const_bits(Scalar::F64, bits);
+                return Ok(Val::R(c, Type::F64));
+            }
             "printf" => {
                 if args.is_empty() || !matches!(args[0].kind, ExprKind::Str(_)) {
                     return self.err(pos, "the format of 'printf' must be a string literal");

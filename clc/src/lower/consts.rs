@@ -173,6 +173,7 @@ impl Lowerer<'_> {
                 "__builtin_inff" | "__builtin_huge_valf" => CVal::Float(f64::INFINITY, Scalar::F32),
                 "__builtin_nanf" => CVal::Float(f64::NAN, Scalar::F32),
                 "__builtin_inf" | "__builtin_huge_val" => CVal::Float(f64::INFINITY, Scalar::F64),
+                "__builtin_nan" => CVal::Float(f64::NAN, Scalar::F64),
                 _ => return self.not_const(e.pos),
             },
             Unary(op, a) => {
