@@ -64,7 +64,7 @@ pub(crate) struct RegionGraph {
     pub next: VarId,
 }
 
-pub(crate) fn contains_barrier(stmts: &[Stmt]) -> bool {
+fn contains_barrier(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Barrier(..) => true,
         Stmt::If { then_, else_, .. } => contains_barrier(&then_.0) || contains_barrier(&else_.0),
