@@ -10,6 +10,7 @@
 //! listed here is reported as `not supported yet: NAME`.
 
 mod extra;
+mod routines;
 mod vmath;
 
 use super::lanes::{carrier, elem_of, natural, Lanes, Val};

@@ -17,12 +17,13 @@
 //! Cody–Waite scheme only approximately, so a piece with such a lane
 //! branches to an exact per-lane routine (`math.rs`).
 
-use super::super::lanes::Lanes;
+use super::super::lanes::{little, Lanes};
 use super::super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{
     condcodes::FloatCC, condcodes::IntCC, types, BlockArg, ConstantData, InstBuilder, MemFlagsData,
     Value,
 };
+use cranelift_frontend::FunctionBuilder;
 use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_2, LOG10_E, LOG2_E, PI};
 use vecl_ir::Scalar;
 
@@ -56,7 +57,85 @@ fn inv_fact(n: usize) -> f64 {
     (1..=n).fold(1.0, |acc, k| acc / k as f64)
 }
 
-impl FunctionCx<'_, '_> {
+/// Emits the math CLIF into one function: the kernel's, or a routine's of
+/// [`super::routines`]. Only the builder and the host's FMA matter here.
+pub(super) struct MathCx<'m, 'f> {
+    pub b: &'m mut FunctionBuilder<'f>,
+    pub has_fma: bool,
+}
+
+impl MathCx<'_, '_> {
+    /// `cond ? x : y` for a scalar `i8` condition or a vector mask.
+    fn pick(&mut self, c: Value, x: Value, y: Value) -> Value {
+        let t = self.b.func.dfg.value_type(x);
+        if t.is_vector() {
+            let m = self.vcast(t, c);
+            self.b.ins().bitselect(m, x, y)
+        } else {
+            self.b.ins().select(c, x, y)
+        }
+    }
+
+    /// The same 128 bits seen as another vector type.
+    fn vcast(&mut self, to: types::Type, v: Value) -> Value {
+        if self.b.func.dfg.value_type(v) == to {
+            v
+        } else {
+            self.b.ins().bitcast(to, little(), v)
+        }
+    }
+
+    /// Bytes of `a` (0–15) and `b` (16–31) picked by `idx`.
+    fn shuffle_bytes(&mut self, a: Value, b: Value, idx: [u8; 16]) -> Value {
+        let a8 = self.vcast(types::I8X16, a);
+        let b8 = self.vcast(types::I8X16, b);
+        let imm = self.b.func.dfg.immediates.push(idx.to_vec().into());
+        self.b.ins().shuffle(a8, b8, imm)
+    }
+
+    /// The whole routine `name` on one shape: `args` are `f32x4` pieces
+    /// (`i32x4` for an `int` argument) when `piece`, else `f32`/`i32`
+    /// scalars; the result is the `float` of the same shape.
+    pub(super) fn routine(&mut self, name: &str, args: &[Value], piece: bool) -> Value {
+        if !piece {
+            let wide: Vec<Value> = args
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if int_arg(name, i) {
+                        self.b.ins().fcvt_from_sint(types::F64, *v)
+                    } else {
+                        self.b.ins().fpromote(types::F64, *v)
+                    }
+                })
+                .collect();
+            let r = self.math_d(name, &wide);
+            return self.b.ins().fdemote(types::F32, r);
+        }
+        match name {
+            // The hot pair of many kernels stays in single precision.
+            "exp" => return self.exp_f32x4(args[0]),
+            "log" => return self.log_f32x4(args[0]),
+            _ => {}
+        }
+        let wide: Vec<[Value; 2]> = args
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                if int_arg(name, i) {
+                    self.widen_i32(*v)
+                } else {
+                    self.widen_f32(*v)
+                }
+            })
+            .collect();
+        let lo: Vec<Value> = wide.iter().map(|w| w[0]).collect();
+        let hi: Vec<Value> = wide.iter().map(|w| w[1]).collect();
+        let lo = self.math_d(name, &lo);
+        let hi = self.math_d(name, &hi);
+        self.narrow_f64(lo, hi)
+    }
+
     /// An `f64` constant shaped like `like` (vectors from the constant
     /// pool, so an arithmetic instruction can take it as a memory operand).
     fn dk(&mut self, like: Value, x: f64) -> Value {
@@ -848,39 +927,6 @@ impl FunctionCx<'_, '_> {
         self.vcast(types::F32X4, r)
     }
 
-    /// Widens the arguments of one component: per argument, one `f64`
-    /// (uniform) or two `f64x2` per piece.
-    fn widen_args(&mut self, name: &str, args: &[Lanes], uniform: bool) -> Vec<Vec<Value>> {
-        args.iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let int = int_arg(name, i);
-                let s = if int { Scalar::I32 } else { Scalar::F32 };
-                if uniform {
-                    let Lanes::Uniform(v) = l else {
-                        return Vec::new();
-                    };
-                    return vec![if int {
-                        self.b.ins().fcvt_from_sint(types::F64, *v)
-                    } else {
-                        self.b.ins().fpromote(types::F64, *v)
-                    }];
-                }
-                let pieces = self.varying(s, l);
-                pieces
-                    .iter()
-                    .flat_map(|p| {
-                        if int {
-                            self.widen_i32(*p)
-                        } else {
-                            self.widen_f32(*p)
-                        }
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
     /// An `f32x4` constant.
     fn sk(&mut self, x: f32) -> Value {
         self.vconst32(types::F32X4, x.to_bits())
@@ -1005,36 +1051,56 @@ impl FunctionCx<'_, '_> {
         let un = self.b.ins().fcmp(FloatCC::Unordered, x, x);
         self.pick(un, x, r)
     }
+}
 
-    /// A float builtin of [`SIMD_F32`] on one component.
+impl FunctionCx<'_, '_> {
+    /// A float builtin of [`SIMD_F32`] on one component: a call of the
+    /// kernel's routine for it per piece (or one for a uniform value).
     pub(super) fn simd_math_f32(&mut self, name: &str, args: &[Lanes]) -> LResult<Lanes> {
         let uniform = args.iter().all(|a| a.is_uniform());
-        if let (false, "exp" | "log") = (uniform, name) {
-            // The hot pair of many kernels stays in single precision.
-            let pieces = self.varying(Scalar::F32, &args[0]);
-            let out = pieces
+        let types: Vec<types::Type> = (0..args.len())
+            .map(|i| match (int_arg(name, i), uniform) {
+                (true, true) => types::I32,
+                (true, false) => types::I32X4,
+                (false, true) => types::F32,
+                (false, false) => types::F32X4,
+            })
+            .collect();
+        let f = self.math_routine(name, &types)?;
+        let fast = if uniform {
+            let mut a = Vec::with_capacity(args.len());
+            for l in args {
+                let Lanes::Uniform(v) = l else {
+                    return Err(self.internal(format!("{name}: uniform argument expected")));
+                };
+                a.push(*v);
+            }
+            let r = self
+                .call(f, &a)
+                .ok_or_else(|| self.internal(format!("{name}: no result")))?;
+            Lanes::Uniform(r)
+        } else {
+            let pieces: Vec<Vec<Value>> = args
                 .iter()
-                .map(|p| {
-                    if name == "exp" {
-                        self.exp_f32x4(*p)
+                .enumerate()
+                .map(|(i, l)| {
+                    let s = if int_arg(name, i) {
+                        Scalar::I32
                     } else {
-                        self.log_f32x4(*p)
-                    }
+                        Scalar::F32
+                    };
+                    self.varying(s, l)
                 })
                 .collect();
-            return Ok(Lanes::Varying(out));
-        }
-        let wide = self.widen_args(name, args, uniform);
-        let n = wide[0].len();
-        let mut out = Vec::with_capacity(n);
-        for i in 0..n {
-            let a: Vec<Value> = wide.iter().map(|w| w[i]).collect();
-            out.push(self.math_d(name, &a));
-        }
-        let fast = if uniform {
-            Lanes::Uniform(self.b.ins().fdemote(types::F32, out[0]))
-        } else {
-            Lanes::Varying(out.chunks(2).map(|c| self.narrow_f64(c[0], c[1])).collect())
+            let mut out = Vec::with_capacity(pieces[0].len());
+            for i in 0..pieces[0].len() {
+                let a: Vec<Value> = pieces.iter().map(|p| p[i]).collect();
+                let r = self
+                    .call(f, &a)
+                    .ok_or_else(|| self.internal(format!("{name}: no result")))?;
+                out.push(r);
+            }
+            Lanes::Varying(out)
         };
         if !matches!(name, "sin" | "cos" | "tan") {
             return Ok(fast);
