@@ -51,6 +51,20 @@ impl FunctionCx<'_, '_> {
             .map_err(|e| self.internal(format!("declaring {sym}: {e}")))?;
         let mut ctx = self.jit.make_context();
         ctx.func.signature = sig;
+        // sin, cos and tan recompute huge arguments with the exact routine.
+        let exact = if matches!(name, "sin" | "cos" | "tan") {
+            let mut s = Signature::new(self.jit.isa().default_call_conv());
+            s.params.push(AbiParam::new(types::F32));
+            s.returns.push(AbiParam::new(types::F32));
+            let lib = format!("vecl_{name}f");
+            let lid = self
+                .jit
+                .declare_function(&lib, Linkage::Import, &s)
+                .map_err(|e| self.internal(format!("declaring {lib}: {e}")))?;
+            Some(self.jit.declare_func_in_func(lid, &mut ctx.func))
+        } else {
+            None
+        };
         let mut fctx = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
@@ -62,7 +76,7 @@ impl FunctionCx<'_, '_> {
             b: &mut b,
             has_fma: self.has_fma,
         }
-        .routine(name, &args, piece);
+        .routine(name, &args, piece, exact);
         b.ins().return_(&[r]);
         b.finalize(self.jit.isa().frontend_config());
         let insts = ctx.func.dfg.num_insts();

@@ -20,8 +20,8 @@
 use super::super::lanes::{little, Lanes};
 use super::super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{
-    condcodes::FloatCC, condcodes::IntCC, types, BlockArg, ConstantData, InstBuilder, MemFlagsData,
-    Value,
+    condcodes::FloatCC, condcodes::IntCC, types, BlockArg, ConstantData, FuncRef, InstBuilder,
+    MemFlagsData, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_2, LOG10_E, LOG2_E, PI};
@@ -100,7 +100,24 @@ impl MathCx<'_, '_> {
     /// The whole routine `name` on one shape: `args` are `f32x4` pieces
     /// (`i32x4` for an `int` argument) when `piece`, else `f32`/`i32`
     /// scalars; the result is the `float` of the same shape.
-    pub(super) fn routine(&mut self, name: &str, args: &[Value], piece: bool) -> Value {
+    ///
+    /// `exact` is the per-lane routine `sin`, `cos` and `tan` fall back to
+    /// for huge arguments.
+    pub(super) fn routine(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        piece: bool,
+        exact: Option<FuncRef>,
+    ) -> Value {
+        let fast = self.routine_fast(name, args, piece);
+        match exact {
+            Some(f) => self.trig_slow_path(f, args[0], fast),
+            None => fast,
+        }
+    }
+
+    fn routine_fast(&mut self, name: &str, args: &[Value], piece: bool) -> Value {
         if !piece {
             let wide: Vec<Value> = args
                 .iter()
@@ -138,6 +155,45 @@ impl MathCx<'_, '_> {
         let lo = self.math_d(name, &lo);
         let hi = self.math_d(name, &hi);
         self.narrow_f64(lo, hi)
+    }
+
+    /// Recomputes `fast` lane by lane with `exact` when some |x| > 2^20
+    /// (or is infinite): only then is the branch taken.
+    fn trig_slow_path(&mut self, exact: FuncRef, x: Value, fast: Value) -> Value {
+        let t = self.b.func.dfg.value_type(x);
+        let limit = self.b.ins().f32const(TRIG_FAST_LIMIT as f32);
+        let ax = self.b.ins().fabs(x);
+        let need = if t.is_vector() {
+            let lv = self.b.ins().splat(types::F32X4, limit);
+            let m = self.b.ins().fcmp(FloatCC::GreaterThan, ax, lv);
+            self.b.ins().vany_true(m)
+        } else {
+            self.b.ins().fcmp(FloatCC::GreaterThan, ax, limit)
+        };
+        let (slow, join) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(join, t);
+        self.b
+            .ins()
+            .brif(need, slow, &[], join, &[BlockArg::Value(fast)]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let r = if t.is_vector() {
+            let mut r = x;
+            for j in 0..4 {
+                let v = self.b.ins().extractlane(x, j);
+                let call = self.b.ins().call(exact, &[v]);
+                let y = self.b.inst_results(call)[0];
+                r = self.b.ins().insertlane(r, y, j);
+            }
+            r
+        } else {
+            let call = self.b.ins().call(exact, &[x]);
+            self.b.inst_results(call)[0]
+        };
+        self.b.ins().jump(join, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join)[0]
     }
 
     /// An `f64` constant shaped like `like` (vectors from the constant
@@ -1084,63 +1140,7 @@ impl FunctionCx<'_, '_> {
             }
             Lanes::Varying(out)
         };
-        if !matches!(name, "sin" | "cos" | "tan") {
-            return Ok(fast);
-        }
-        self.trig_slow_path(name, &args[0], fast)
-    }
-
-    /// Recomputes the component lane by lane when some |x| > 2^20 (or is
-    /// infinite): only then is the branch taken.
-    fn trig_slow_path(&mut self, name: &str, x: &Lanes, fast: Lanes) -> LResult<Lanes> {
-        let sym = format!("vecl_{name}f");
-        let f = self.extern_fn(&sym, &[types::F32], Some(types::F32))?;
-        let limit = self.b.ins().f32const(TRIG_FAST_LIMIT as f32);
-        let need = match x {
-            Lanes::Uniform(v) => {
-                let a = self.b.ins().fabs(*v);
-                self.b.ins().fcmp(FloatCC::GreaterThan, a, limit)
-            }
-            Lanes::Varying(p) => {
-                let lv = self.b.ins().splat(types::F32X4, limit);
-                let masks: Vec<Value> = p
-                    .iter()
-                    .map(|v| {
-                        let a = self.b.ins().fabs(*v);
-                        let m = self.b.ins().fcmp(FloatCC::GreaterThan, a, lv);
-                        self.vcast(types::I32X4, m)
-                    })
-                    .collect();
-                self.mask_any(&masks)
-            }
-        };
-        let fast_vals = match &fast {
-            Lanes::Uniform(v) => vec![*v],
-            Lanes::Varying(p) => p.clone(),
-        };
-        let (slow, join) = (self.b.create_block(), self.b.create_block());
-        for v in &fast_vals {
-            let t = self.b.func.dfg.value_type(*v);
-            self.b.append_block_param(join, t);
-        }
-        let fargs: Vec<BlockArg> = fast_vals.iter().map(|v| BlockArg::Value(*v)).collect();
-        self.b.ins().brif(need, slow, &[], join, &fargs);
-        self.b.switch_to_block(slow);
-        let s = self.per_lane(&[(Scalar::F32, x)], Scalar::F32, |cx, v| {
-            cx.call(f, v).unwrap_or(v[0])
-        });
-        let svals = match s {
-            Lanes::Uniform(v) => vec![v],
-            Lanes::Varying(p) => p,
-        };
-        let sargs: Vec<BlockArg> = svals.iter().map(|v| BlockArg::Value(*v)).collect();
-        self.b.ins().jump(join, &sargs);
-        self.b.switch_to_block(join);
-        let params = self.b.block_params(join).to_vec();
-        Ok(match fast {
-            Lanes::Uniform(_) => Lanes::Uniform(params[0]),
-            Lanes::Varying(_) => Lanes::Varying(params),
-        })
+        Ok(fast)
     }
 
     /// `sincos`: the sine, with the cosine as second result.
