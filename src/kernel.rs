@@ -9,7 +9,7 @@
 use crate::buffer::Buffer;
 use crate::pod::{value_bytes, Pod};
 use std::sync::{Arc, Mutex, MutexGuard};
-use vecl_ir::{AccessQualifier, AddressSpace, KernelInfo, TypeQualifiers};
+use vecl_ir::{AccessQualifier, AddressSpace, KernelInfo, Type, TypeQualifiers};
 use vecl_runtime::device_limits::MAX_WORK_GROUP_SIZE;
 use vecl_runtime::{
     ArgValue, Event, KernelArgs, KernelCode, LaunchRules, Mem, NdRange, Queue as RawQueue, Result,
@@ -103,6 +103,11 @@ impl Kernel {
         }
         if let Some([x, y, z]) = self.entry.info.work_group_size_hint {
             out.push(format!("work_group_size_hint({x},{y},{z})"));
+        }
+        match &self.entry.info.vec_type_hint {
+            Some(Type::Scalar(s)) => out.push(format!("vec_type_hint({})", s.c_name())),
+            Some(Type::Vector(s, n)) => out.push(format!("vec_type_hint({}{n})", s.c_name())),
+            _ => {}
         }
         out.join(" ")
     }

@@ -254,3 +254,23 @@ fn many_threads_launch_kernels_concurrently() {
         }
     });
 }
+
+#[test]
+fn kernel_attributes_are_spelled_as_in_source() {
+    let ctx = Context::new().expect("context");
+    let program = build(
+        &ctx,
+        "__attribute__((reqd_work_group_size(8, 1, 1))) __attribute__((vec_type_hint(float4)))
+         kernel void k(global float *a) { a[get_global_id(0)] = 1.0f; }
+         __attribute__((vec_type_hint(uint)))
+         kernel void h(global float *a) { a[get_global_id(0)] = 2.0f; }",
+        "",
+    );
+    let k = program.kernel("k").expect("kernel k");
+    assert_eq!(
+        k.attributes(),
+        "reqd_work_group_size(8,1,1) vec_type_hint(float4)"
+    );
+    let h = program.kernel("h").expect("kernel h");
+    assert_eq!(h.attributes(), "vec_type_hint(uint)");
+}

@@ -31,6 +31,24 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// The type's OpenCL C spelling (`uchar`, `float`, …).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I8 => "char",
+            Scalar::U8 => "uchar",
+            Scalar::I16 => "short",
+            Scalar::U16 => "ushort",
+            Scalar::I32 => "int",
+            Scalar::U32 => "uint",
+            Scalar::I64 => "long",
+            Scalar::U64 => "ulong",
+            Scalar::F16 => "half",
+            Scalar::F32 => "float",
+            Scalar::F64 => "double",
+        }
+    }
+
     pub const ALL: [Scalar; 12] = [
         Scalar::Bool,
         Scalar::I8,

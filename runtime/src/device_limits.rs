@@ -13,8 +13,9 @@ pub const MAX_WORK_ITEM_SIZES: [u64; 3] = [1024, 1024, 1024];
 /// `CL_DEVICE_LOCAL_MEM_SIZE`: `__local` bytes per work-group.
 pub const LOCAL_MEM_SIZE: u64 = 64 * 1024;
 /// `CL_DEVICE_MEM_BASE_ADDR_ALIGN` in bits: sub-buffer origins must be
-/// multiples of this (64 bytes, the alignment of every allocation).
-pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 512;
+/// multiples of this (128 bytes, the alignment of every allocation). The
+/// full profile asks for at least the size of the largest type, `long16`.
+pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
 /// `CL_DEVICE_MAX_PARAMETER_SIZE`: bytes of kernel arguments.
 pub const MAX_PARAMETER_SIZE: u64 = 4096;
 /// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE`.
@@ -50,6 +51,7 @@ mod tests {
     fn limits_meet_the_full_profile_minimums() {
         const { assert!(LOCAL_MEM_SIZE >= 32 * 1024) };
         const { assert!(MAX_PARAMETER_SIZE >= 1024) };
+        const { assert!(MEM_BASE_ADDR_ALIGN_BITS >= 16 * 64) };
         assert!(max_mem_alloc_size() >= (128 << 20).max(global_mem_size() / 4));
         assert_eq!(
             MEM_BASE_ADDR_ALIGN_BITS as usize / 8,

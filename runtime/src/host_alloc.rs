@@ -1,8 +1,9 @@
-//! 64-byte aligned host allocations that report failure instead of aborting.
+//! 128-byte aligned host allocations that report failure instead of aborting.
 //!
 //! Buffers, `__local` arenas and context areas all live in [`AlignedBytes`]:
-//! 64-byte alignment lets the JIT use aligned vector accesses and keeps two
-//! workers' arenas off one cache line. Allocation goes through
+//! 128-byte alignment is the device's `CL_DEVICE_MEM_BASE_ADDR_ALIGN` (the
+//! size of `long16`, as the full profile asks), lets the JIT use aligned
+//! vector accesses and keeps two workers' arenas off one cache line. Allocation goes through
 //! `std::alloc::alloc` directly so a failed allocation becomes
 //! [`Error::MemObjectAllocationFailure`] rather than a process abort.
 
@@ -11,13 +12,13 @@ use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
 /// The alignment of every allocation the runtime makes for the device.
-pub const ALIGN: usize = 64;
+pub const ALIGN: usize = 128;
 
 /// A type whose alignment is [`ALIGN`], for dangling empty blocks.
-#[repr(align(64))]
+#[repr(align(128))]
 struct AlignMarker;
 
-/// A zero-initialised, 64-byte aligned block of host memory.
+/// A zero-initialised, 128-byte aligned block of host memory.
 ///
 /// The bytes are only ever reached through raw pointers (kernels on several
 /// threads write them concurrently), never through Rust references that

@@ -175,7 +175,7 @@ impl KernelArgs {
 
     /// Lays the arguments out into a block of `args_size` bytes, placing
     /// `__local` arguments after `static_local` bytes of the arena, each
-    /// 64-byte aligned.
+    /// 128-byte aligned.
     pub fn build_block(&self, args_size: usize, static_local: u64) -> Result<ArgBlock> {
         let bytes = AlignedBytes::zeroed(args_size)?;
         let mut buffers = Vec::new();
@@ -220,7 +220,7 @@ impl KernelArgs {
         })
     }
 
-    /// Bytes of `__local` memory the set arguments ask for (64-byte aligned each).
+    /// Bytes of `__local` memory the set arguments ask for (128-byte aligned each).
     pub fn local_args_size(&self) -> u64 {
         self.values
             .iter()
@@ -309,12 +309,12 @@ mod tests {
         assert_eq!(&raw[8..12], &7u32.to_le_bytes());
         assert_eq!(
             word(16),
-            64,
+            128,
             "first __local argument after the static 40 bytes, aligned"
         );
-        assert_eq!(word(24), 192, "second after the first's 100 bytes, aligned");
-        assert_eq!(block.local_mem_size, 202);
+        assert_eq!(word(24), 256, "second after the first's 100 bytes, aligned");
+        assert_eq!(block.local_mem_size, 266);
         assert_eq!(block.buffers.len(), 1);
-        assert_eq!(args.local_args_size(), 128 + 64);
+        assert_eq!(args.local_args_size(), 128 + 128);
     }
 }

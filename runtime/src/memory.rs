@@ -1,6 +1,6 @@
 //! Memory objects: buffers and sub-buffers in host memory.
 //!
-//! A buffer is a 64-byte aligned host allocation, or — with
+//! A buffer is a 128-byte aligned host allocation, or — with
 //! `CL_MEM_USE_HOST_PTR` — the application's own memory (zero copy: the
 //! kernel reads and writes the host pointer directly). A sub-buffer is a
 //! window on its parent's bytes. Kernels on several threads and host
@@ -593,6 +593,10 @@ mod tests {
             Err(Error::MisalignedSubBufferOffset(100))
         ));
         assert!(matches!(
+            parent.create_sub_buffer(MemFlags(0), 64, 16),
+            Err(Error::MisalignedSubBufferOffset(64))
+        ));
+        assert!(matches!(
             parent.create_sub_buffer(MemFlags(0), 1024, 64),
             Err(Error::InvalidValue(_))
         ));
@@ -629,9 +633,9 @@ mod tests {
         let parent =
             unsafe { Mem::create(MemFlags::USE_HOST_PTR, 512, host.as_mut_ptr()) }.expect("parent");
         let sub = parent
-            .create_sub_buffer(MemFlags::READ_WRITE, 64, 64)
+            .create_sub_buffer(MemFlags::READ_WRITE, 128, 64)
             .expect("sub");
-        assert_eq!(sub.host_ptr(), host.as_mut_ptr().wrapping_add(64));
+        assert_eq!(sub.host_ptr(), host.as_mut_ptr().wrapping_add(128));
         assert!(sub.flags().contains(MemFlags::USE_HOST_PTR));
     }
 

@@ -331,8 +331,8 @@ impl Lowerer<'_> {
     pub(super) fn type_str(&self, t: &Type) -> String {
         match t {
             Type::Void => "void".into(),
-            Type::Scalar(s) => scalar_c_name(*s).into(),
-            Type::Vector(s, n) => format!("{}{n}", scalar_c_name(*s)),
+            Type::Scalar(s) => s.c_name().into(),
+            Type::Vector(s, n) => format!("{}{n}", s.c_name()),
             Type::Pointer(sp, inner) => {
                 let q = match sp {
                     AddressSpace::Private => "",
@@ -349,23 +349,6 @@ impl Lowerer<'_> {
                 format!("{} {}", if d.is_union { "union" } else { "struct" }, d.name)
             }
         }
-    }
-}
-
-pub fn scalar_c_name(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "bool",
-        Scalar::I8 => "char",
-        Scalar::U8 => "uchar",
-        Scalar::I16 => "short",
-        Scalar::U16 => "ushort",
-        Scalar::I32 => "int",
-        Scalar::U32 => "uint",
-        Scalar::I64 => "long",
-        Scalar::U64 => "ulong",
-        Scalar::F16 => "half",
-        Scalar::F32 => "float",
-        Scalar::F64 => "double",
     }
 }
 

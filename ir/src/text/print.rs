@@ -436,20 +436,7 @@ pub fn default_args(params: &[Param], structs: &[StructDef]) -> Vec<ArgInfo> {
 
 /// The OpenCL C name of a type, as far as it has one.
 fn c_type_name(ty: &Type, structs: &[StructDef]) -> String {
-    let scalar = |s: Scalar| match s {
-        Scalar::Bool => "bool",
-        Scalar::I8 => "char",
-        Scalar::U8 => "uchar",
-        Scalar::I16 => "short",
-        Scalar::U16 => "ushort",
-        Scalar::I32 => "int",
-        Scalar::U32 => "uint",
-        Scalar::I64 => "long",
-        Scalar::U64 => "ulong",
-        Scalar::F16 => "half",
-        Scalar::F32 => "float",
-        Scalar::F64 => "double",
-    };
+    let scalar = |s: Scalar| s.c_name();
     match ty {
         Type::Void => "void".to_string(),
         Type::Scalar(s) => scalar(*s).to_string(),
