@@ -90,7 +90,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         "ratios are the other platform's median over vecl's: above 1 means vecl is faster".into(),
     );
     notes.push(
-        "source-to-first-result: other platforms may answer from their on-disk program caches; the 'new source' row appends a unique comment to defeat them"
+        "source-to-first-result: other platforms may answer from their on-disk program caches; the 'new source' row appends a kernel unique to this run to defeat them"
             .into(),
     );
     let derived = barrier_costs(&benchmarks, &workloads);
