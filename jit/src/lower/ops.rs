@@ -10,7 +10,7 @@ use super::{FunctionCx, LResult};
 use crate::abi::ArgKind;
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
-    types, InstBuilder, MemFlagsData, Value,
+    types, BlockArg, InstBuilder, MemFlagsData, Value,
 };
 use vecl_ir::{BinaryOp, CmpOp, Rounding, Scalar, Type, UnaryOp, ValueId};
 
@@ -202,6 +202,11 @@ impl FunctionCx<'_, '_> {
                 return Ok(Lanes::Varying(res));
             }
         }
+        if let (BinaryOp::Div | BinaryOp::Rem, Lanes::Uniform(d)) = (op, r) {
+            if s.is_int() && !s.is_signed() && s != Scalar::Bool {
+                return Ok(self.unsigned_div_by_uniform(op, s, l, *d));
+            }
+        }
         let vector_ok = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => s != Scalar::Bool && s != Scalar::F16,
             BinaryOp::Div => s.is_float() && s != Scalar::F16,
@@ -240,6 +245,64 @@ impl FunctionCx<'_, '_> {
         Ok(self.per_lane(&[(s, l), (s, r)], s, |cx, a| {
             cx.scalar_binary(op, s, a[0], a[1])
         }))
+    }
+
+    /// Unsigned `/` and `%` of varying lanes by a uniform divisor (`i %
+    /// get_local_size(0)`): when the divisor is a power of two, checked at
+    /// run time, they are one shift or mask per piece; otherwise lane by
+    /// lane, with the IR's rule that dividing by zero gives 0.
+    fn unsigned_div_by_uniform(&mut self, op: BinaryOp, s: Scalar, l: &Lanes, d: Value) -> Lanes {
+        let x = self.varying(s, l);
+        let (pow2, other, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for v in &x {
+            let ty = self.b.func.dfg.value_type(*v);
+            self.b.append_block_param(join, ty);
+        }
+        let below = self.b.ins().iadd_imm_s(d, -1);
+        let common = self.b.ins().band(d, below);
+        let single_bit = self.b.ins().icmp_imm_s(IntCC::Equal, common, 0);
+        let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, d, 0);
+        let is_pow2 = self.b.ins().band(single_bit, nonzero);
+        self.b.ins().brif(is_pow2, pow2, &[], other, &[]);
+
+        self.b.switch_to_block(pow2);
+        let shift = self.b.ins().ctz(d);
+        let fast: Vec<BlockArg> = x
+            .iter()
+            .map(|v| {
+                let ty = self.b.func.dfg.value_type(*v);
+                let r = if op == BinaryOp::Rem {
+                    let lane = ty.lane_type();
+                    let m = match self.b.func.dfg.value_type(below) {
+                        t if t == lane => below,
+                        t if t.bits() < lane.bits() => self.b.ins().uextend(lane, below),
+                        _ => self.b.ins().ireduce(lane, below),
+                    };
+                    let splat = self.b.ins().splat(ty, m);
+                    self.b.ins().band(*v, splat)
+                } else {
+                    self.b.ins().ushr(*v, shift)
+                };
+                BlockArg::Value(r)
+            })
+            .collect();
+        self.b.ins().jump(join, &fast);
+
+        self.b.switch_to_block(other);
+        let slow = match self.per_lane(&[(s, l), (s, &Lanes::Uniform(d))], s, |cx, a| {
+            cx.scalar_binary(op, s, a[0], a[1])
+        }) {
+            Lanes::Varying(v) => v,
+            Lanes::Uniform(v) => vec![v],
+        };
+        let args: Vec<BlockArg> = slow.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        Lanes::Varying(self.b.block_params(join).to_vec())
     }
 
     pub fn scalar_binary(&mut self, op: BinaryOp, s: Scalar, a: Value, b: Value) -> Value {
