@@ -227,3 +227,103 @@ pub fn run_f32_uniform(src_expr: &str, x: f32) -> f32 {
     );
     r[0]
 }
+
+/// An OpenCL integer type, with exact host arithmetic on `i128`.
+#[derive(Clone, Copy, Debug)]
+pub struct IntTy {
+    pub name: &'static str,
+    pub bits: u32,
+    pub signed: bool,
+}
+
+/// Every OpenCL integer type.
+pub const INTS: &[IntTy] = &[
+    IntTy {
+        name: "char",
+        bits: 8,
+        signed: true,
+    },
+    IntTy {
+        name: "uchar",
+        bits: 8,
+        signed: false,
+    },
+    IntTy {
+        name: "short",
+        bits: 16,
+        signed: true,
+    },
+    IntTy {
+        name: "ushort",
+        bits: 16,
+        signed: false,
+    },
+    IntTy {
+        name: "int",
+        bits: 32,
+        signed: true,
+    },
+    IntTy {
+        name: "uint",
+        bits: 32,
+        signed: false,
+    },
+    IntTy {
+        name: "long",
+        bits: 64,
+        signed: true,
+    },
+    IntTy {
+        name: "ulong",
+        bits: 64,
+        signed: false,
+    },
+];
+
+impl IntTy {
+    pub fn range(self) -> (i128, i128) {
+        if self.signed {
+            (-(1i128 << (self.bits - 1)), (1i128 << (self.bits - 1)) - 1)
+        } else {
+            (0, (1i128 << self.bits) - 1)
+        }
+    }
+    pub fn unsigned(self) -> IntTy {
+        INTS.iter()
+            .copied()
+            .find(|t| t.bits == self.bits && !t.signed)
+            .unwrap_or(self)
+    }
+    pub fn bytes(self, v: &[i128]) -> Vec<u8> {
+        let size = (self.bits / 8) as usize;
+        let mut out: Vec<u8> = v
+            .iter()
+            .flat_map(|x| x.to_le_bytes()[..size].to_vec())
+            .collect();
+        out.resize(pad64(v.len()) * size + 64, 0);
+        out
+    }
+    pub fn read(self, b: &[u8], n: usize) -> Vec<i128> {
+        let size = (self.bits / 8) as usize;
+        (0..n)
+            .map(|i| {
+                let mut w = [0u8; 16];
+                w[..size].copy_from_slice(&b[i * size..(i + 1) * size]);
+                let u = i128::from_le_bytes(w);
+                if self.signed && (u >> (self.bits - 1)) & 1 == 1 {
+                    u - (1i128 << self.bits)
+                } else {
+                    u
+                }
+            })
+            .collect()
+    }
+    pub fn wrap(self, v: i128) -> i128 {
+        let m = v & ((1i128 << self.bits) - 1);
+        if self.signed && (m >> (self.bits - 1)) & 1 == 1 {
+            m - (1i128 << self.bits)
+        } else {
+            m
+        }
+    }
+}
