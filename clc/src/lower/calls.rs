@@ -573,7 +573,10 @@ impl Lowerer<'_> {
         let dv = if half && dt.lanes() == data_t.lanes() && matches!(dt.scalar(), Some(Scalar::F64))
         {
             dv
-        } else if dt == data_t || (n == 1 && matches!(dt, Type::Scalar(_))) {
+        } else if dt == data_t || matches!(dt, Type::Scalar(_)) {
+            // A scalar argument converts to the data type as in C: to the
+            // element type, then (for vstoreN) splatted to every component,
+            // e.g. `vstore3(v.x, 0, p)` stores `v.x` three times.
             self.convert(dv, &dt, &data_t, pos, false)?
         } else {
             let (x, y) = (self.type_str(&dt), self.type_str(&data_t));
