@@ -26,6 +26,35 @@
 //! 8-byte **offset into `local_mem`** which the runtime chooses (after
 //! `CompiledKernel::static_local_size`, each aligned to 64 bytes). The
 //! kernel's own `__local` variables occupy `[0, static_local_size)`.
+//!
+//! **Checked mode.** A kernel compiled with `JitOptions::checked` tests
+//! every load, store, atomic and copy of an active work-item against the
+//! memory the launch may touch before making it. The runtime supplies what
+//! it knows in a tail appended to the argument block, at
+//! `CompiledKernel::checked_tail()` (8-aligned, after the parameter slots;
+//! `CompiledKernel::args_size()` includes it):
+//!
+//! ```text
+//! tail + 0            u64  address of this launch's FaultRecord (0: none)
+//! tail + 8 + 16 * i   u64  start, u64 end of parameter i:
+//!                            __global/__constant pointer: the buffer's bytes
+//!                              [start, end) (0, 0 for a null pointer)
+//!                            __local pointer: [offset, offset + size), as
+//!                              offsets into `local_mem` like the slot itself
+//!                            other parameters: 0, 0 (unused)
+//! ```
+//!
+//! The other valid ranges the code knows itself: the `__local` arena
+//! `[local_mem, local_mem + Launch::local_mem_size)`, the kernel's
+//! module-scope data, a struct parameter's bytes in the argument block, and
+//! private memory (a slot's own bytes for the accessing work-item when the
+//! pointer is known to come from that slot, else the chunk's private area).
+//! On the first violation the entry calls [`vecl_checked_fault`] to fill the
+//! [`FaultRecord`] (first writer wins across threads) and returns
+//! [`KernelStatus::OutOfBounds`] at once; the runtime stops handing out
+//! work-groups and reads the record.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// The NDRange of one launch, as the kernel sees it. `#[repr(C)]`: the JIT
 /// reads its fields at fixed offsets.
@@ -96,6 +125,180 @@ pub enum KernelStatus {
     DivergentBarrier = 2,
     /// A builtin failed at run time (e.g. printf buffer exhausted).
     Trap = 3,
+}
+
+/// Layout of the checked-mode tail of the argument block (offsets from
+/// `CompiledKernel::checked_tail()`).
+pub mod checked_offsets {
+    /// The `FaultRecord` address.
+    pub const FAULT_RECORD: i32 = 0;
+    /// The first `[start, end)` pair; parameter `i`'s is at `BOUNDS + 16 * i`.
+    pub const BOUNDS: i32 = 8;
+    /// Bytes per parameter.
+    pub const BOUNDS_ENTRY: i32 = 16;
+
+    /// Bytes of the tail for a kernel of `params` parameters.
+    pub fn tail_size(params: usize) -> usize {
+        BOUNDS as usize + BOUNDS_ENTRY as usize * params
+    }
+}
+
+/// What kind of access a checked-mode fault was.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Load = 1,
+    Store = 2,
+    Atomic = 3,
+    /// A struct copy (`Stmt::Copy`): either side.
+    Copy = 4,
+}
+
+impl AccessKind {
+    fn from_code(code: u64) -> AccessKind {
+        match code {
+            2 => AccessKind::Store,
+            3 => AccessKind::Atomic,
+            4 => AccessKind::Copy,
+            _ => AccessKind::Load,
+        }
+    }
+
+    /// The word a report uses.
+    pub fn word(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Atomic => "atomic",
+            AccessKind::Copy => "copy",
+        }
+    }
+}
+
+/// Where an access comes from in the source, packed into one word for the
+/// call to [`vecl_checked_fault`]: kind in bits 0–7, column in 8–31, line
+/// in 32–63 (0 when unknown).
+pub fn pack_site(kind: AccessKind, line: u32, col: u32) -> u64 {
+    u64::from(kind as u8) | (u64::from(col.min(0x00ff_ffff)) << 8) | (u64::from(line) << 32)
+}
+
+/// The first out-of-bounds access of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: AccessKind,
+    /// First byte of the access.
+    pub address: u64,
+    /// Bytes of the access.
+    pub size: u64,
+    /// `get_global_id(0..3)` of the work-item that made it.
+    pub global_id: [u64; 3],
+    /// Source position, 0 when unknown.
+    pub line: u32,
+    pub col: u32,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [x, y, z] = self.global_id;
+        write!(
+            f,
+            "out-of-bounds {} of {} bytes at {:#x} by work-item ({x}, {y}, {z})",
+            self.kind.word(),
+            self.size,
+            self.address
+        )?;
+        if self.line != 0 {
+            write!(f, " at line {}", self.line)?;
+            if self.col != 0 {
+                write!(f, ":{}", self.col)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where checked code reports its first violation: one per launch, shared by
+/// every thread running it. The first claimant fills it; the runtime reads it
+/// after the launch has finished.
+#[derive(Debug, Default)]
+pub struct FaultRecord {
+    /// 0 free, 1 being written, 2 written.
+    state: AtomicU32,
+    address: AtomicU64,
+    size: AtomicU64,
+    global_id: [AtomicU64; 3],
+    site: AtomicU64,
+}
+
+impl FaultRecord {
+    pub fn new() -> FaultRecord {
+        FaultRecord::default()
+    }
+
+    /// Records `fault` unless a fault was recorded before.
+    pub fn record(&self, fault: &Fault) {
+        if self
+            .state
+            .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        self.address.store(fault.address, Ordering::Relaxed);
+        self.size.store(fault.size, Ordering::Relaxed);
+        for (slot, id) in self.global_id.iter().zip(fault.global_id) {
+            slot.store(id, Ordering::Relaxed);
+        }
+        self.site.store(
+            pack_site(fault.kind, fault.line, fault.col),
+            Ordering::Relaxed,
+        );
+        self.state.store(2, Ordering::Release);
+    }
+
+    /// The recorded fault, if one was completely written.
+    pub fn fault(&self) -> Option<Fault> {
+        if self.state.load(Ordering::Acquire) != 2 {
+            return None;
+        }
+        let site = self.site.load(Ordering::Relaxed);
+        Some(Fault {
+            kind: AccessKind::from_code(site & 0xff),
+            address: self.address.load(Ordering::Relaxed),
+            size: self.size.load(Ordering::Relaxed),
+            global_id: [0, 1, 2].map(|d| self.global_id[d].load(Ordering::Relaxed)),
+            line: (site >> 32) as u32,
+            col: ((site >> 8) & 0x00ff_ffff) as u32,
+        })
+    }
+}
+
+/// Called by checked code on a violation, just before the entry returns
+/// [`KernelStatus::OutOfBounds`].
+///
+/// # Safety
+/// `record` is null or points to a live [`FaultRecord`].
+pub unsafe extern "C" fn vecl_checked_fault(
+    record: *const FaultRecord,
+    address: u64,
+    size: u64,
+    gid0: u64,
+    gid1: u64,
+    gid2: u64,
+    site: u64,
+) {
+    // SAFETY: null or a live record, per the contract above.
+    let Some(record) = (unsafe { record.as_ref() }) else {
+        return;
+    };
+    record.record(&Fault {
+        kind: AccessKind::from_code(site & 0xff),
+        address,
+        size,
+        global_id: [gid0, gid1, gid2],
+        line: (site >> 32) as u32,
+        col: ((site >> 8) & 0x00ff_ffff) as u32,
+    });
 }
 
 /// How the runtime passes one kernel argument.

@@ -32,7 +32,9 @@ pub struct JitOptions {
     /// Work-items per SIMD chunk (a multiple of 4, at most 64); `None` lets
     /// the JIT choose.
     pub simd_width: Option<u32>,
-    /// Checked mode (bounds and race checks); reserved, not yet emitted.
+    /// Checked mode: every memory access is bounds-checked (see
+    /// [`abi`]'s "Checked mode"); the argument block grows by the checked
+    /// tail.
     pub checked: bool,
     /// Keep the Cranelift IR text for [`CompiledKernel::clif`].
     pub dump_clif: bool,
@@ -73,6 +75,8 @@ pub struct CompiledKernel {
     name: String,
     args: Vec<ArgSlot>,
     args_size: usize,
+    /// Offset of the checked-mode tail in the argument block.
+    checked_tail: Option<usize>,
     static_local_size: usize,
     chunk_context_bytes: usize,
     simd_width: u32,
@@ -102,8 +106,16 @@ impl CompiledKernel {
         &self.args
     }
 
+    /// Bytes of the argument block, the checked-mode tail included.
     pub fn args_size(&self) -> usize {
         self.args_size
+    }
+
+    /// Checked mode: the offset of the tail (fault record address and
+    /// bounds table, see [`abi`]) the runtime fills; `None` when the kernel
+    /// was compiled unchecked.
+    pub fn checked_tail(&self) -> Option<usize> {
+        self.checked_tail
     }
 
     pub fn static_local_size(&self) -> usize {
@@ -222,6 +234,13 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         data[i] = u128::from_le_bytes(b);
     }
     let data_base = data.as_ptr() as u64;
+    let data_len = bytes.len() as u64;
+    // Checked mode appends its tail after the parameters (8-aligned).
+    let checks = opts.checked.then_some(args_size);
+    let args_size = match checks {
+        Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
+        None => args_size,
+    };
 
     let verifier = if cfg!(debug_assertions) {
         "true"
@@ -234,6 +253,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
     )
     .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
     builder.symbols(math::symbols());
+    builder.symbol("vecl_checked_fault", abi::vecl_checked_fault as *const u8);
     let mut jit = JITModule::new(builder);
     let has_fma = jit
         .isa()
@@ -269,6 +289,10 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
             arg_slots: arg_slots.clone(),
             has_fma,
             next_var,
+            checks: checks.map(|tail| lower::bounds::Checks {
+                tail: tail as u32,
+                data_len,
+            }),
         },
     )?;
     let clif = opts.dump_clif.then(|| ctx.func.display().to_string());
@@ -285,6 +309,12 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
     let s = &lowered.stats;
     let mut explain = String::new();
     let _ = writeln!(explain, "kernel {kernel}: W = {w} work-items per chunk");
+    if opts.checked {
+        let _ = writeln!(
+            explain,
+            "checked mode: every load, store, atomic and copy is bounds-checked"
+        );
+    }
     let _ = writeln!(
         explain,
         "regions: {} ({})",
@@ -341,6 +371,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         name: kernel.to_string(),
         args: arg_slots,
         args_size,
+        checked_tail: checks,
         static_local_size,
         chunk_context_bytes: lowered.chunk_bytes,
         simd_width: w,

@@ -49,6 +49,8 @@ pub(crate) struct KernelInput<'a> {
     /// The successor variable when the body is a region graph
     /// (`crate::regions`); `None` for a plain sequence of regions.
     pub next_var: Option<VarId>,
+    /// Checked mode (`super::bounds`).
+    pub checks: Option<super::bounds::Checks>,
 }
 
 fn mem() -> MemFlagsData {
@@ -285,6 +287,7 @@ pub(crate) fn lower_kernel(
         arg_slots,
         has_fma,
         next_var,
+        checks,
     } = input;
     let regions: Vec<&[Stmt]> = func
         .body
@@ -458,6 +461,7 @@ pub(crate) fn lower_kernel(
         chunk_context: None,
         has_fma,
         arg_slots,
+        checks,
     };
     cx.cur = cx.new_mask_vars();
     if returns {

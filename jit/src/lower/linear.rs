@@ -27,7 +27,7 @@ use vecl_ir::{Block, Inst, Scalar, Stmt, Type, ValueId, VarId};
 const MAX_DEPTH: u32 = 24;
 
 /// The values written to `var` anywhere in `block`.
-fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
+pub(super) fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
     for s in &block.0 {
         match s {
             Stmt::WriteVar(x, v) if *x == var => out.push(*v),

@@ -10,6 +10,7 @@
 
 use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
+use crate::abi::AccessKind;
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{
     condcodes::IntCC, types, AtomicRmwOp, BlockArg, ConstantData, InstBuilder, MemFlagsData, Value,
@@ -334,6 +335,7 @@ impl FunctionCx<'_, '_> {
         let esize = s.size() as i32;
         match &addr {
             Lanes::Uniform(a) => {
+                self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Load)?;
                 self.stats.uniform_loads += 1;
                 Ok((0..comps)
                     .map(|c| {
@@ -343,6 +345,7 @@ impl FunctionCx<'_, '_> {
             }
             Lanes::Varying(ap) => {
                 if let Some((ok, first)) = self.vector_plan(ptr, ap, s, comps)? {
+                    let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
                     self.stats.vector_loads += 1;
                     let (fast, slow, join) = (
                         self.b.create_block(),
@@ -367,12 +370,14 @@ impl FunctionCx<'_, '_> {
                         .collect();
                     self.b.ins().jump(join, &vals);
                     self.b.switch_to_block(slow);
+                    self.check_access(Some(ptr), &addr, s.size(), AccessKind::Load)?;
                     let g = self.gather(&addr, s, 0)?;
                     let args: Vec<BlockArg> = g.iter().map(|v| BlockArg::Value(*v)).collect();
                     self.b.ins().jump(join, &args);
                     self.b.switch_to_block(join);
                     return Ok(vec![Lanes::Varying(self.b.block_params(join).to_vec())]);
                 }
+                self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Load)?;
                 self.stats.gathers += 1;
                 (0..comps)
                     .map(|c| Ok(Lanes::Varying(self.gather(&addr, s, c as i32 * esize)?)))
@@ -401,6 +406,7 @@ impl FunctionCx<'_, '_> {
         let esize = s.size() as i32;
         if let Lanes::Uniform(a) = addr {
             if val.iter().all(|l| l.is_uniform()) {
+                self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Store)?;
                 self.stats.uniform_stores += 1;
                 for (c, l) in val.iter().enumerate() {
                     if let Lanes::Uniform(v) = l {
@@ -415,6 +421,7 @@ impl FunctionCx<'_, '_> {
             Lanes::Uniform(_) => None,
         };
         if let Some((ok, first)) = plan {
+            let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
             self.stats.vector_stores += 1;
             let (fast, slow, join) = (
                 self.b.create_block(),
@@ -429,11 +436,13 @@ impl FunctionCx<'_, '_> {
             }
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(slow);
+            self.check_access(Some(ptr), &addr, s.size(), AccessKind::Store)?;
             self.scatter(&addr, s, &val[0], 0)?;
             self.b.ins().jump(join, &[]);
             self.b.switch_to_block(join);
             return Ok(());
         }
+        self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Store)?;
         self.stats.scatters += 1;
         for (c, l) in val.iter().enumerate() {
             self.scatter(&addr, s, l, c as i32 * esize)?;
@@ -460,6 +469,8 @@ impl FunctionCx<'_, '_> {
             &[types::I64, types::I64, types::I64, types::I32],
             None,
         )?;
+        self.check_access(Some(dst), &d, size, AccessKind::Copy)?;
+        self.check_access(Some(src), &s, size, AccessKind::Copy)?;
         let n = self.b.ins().iconst(types::I64, i64::from(size));
         if let (Lanes::Uniform(dv), Lanes::Uniform(sv)) = (&d, &s) {
             let one = self.b.ins().iconst(types::I32, 1);
@@ -505,6 +516,7 @@ impl FunctionCx<'_, '_> {
         // `__local` arena is that thread's own, so atomics there need no
         // locked instruction: plain read-modify-writes in lane order.
         let local = self.func.ty(ptr).address_space() == Some(AddressSpace::Local);
+        self.check_access(Some(ptr), &addr, s.size(), AccessKind::Atomic)?;
         let m = self.cur_mask();
         let flags = MemFlagsData::new();
         let mut olds = Vec::with_capacity(self.w as usize);
@@ -640,6 +652,7 @@ impl FunctionCx<'_, '_> {
     /// Loads `comps` elements of `s` at `addr` (uniform or per lane).
     pub fn load_lanes(&mut self, addr: &Lanes, s: Scalar, comps: u32) -> LResult<Val> {
         let esize = s.size() as i32;
+        self.check_access(None, addr, comps * s.size(), AccessKind::Load)?;
         match addr {
             Lanes::Uniform(a) => Ok((0..comps)
                 .map(|c| Lanes::Uniform(self.b.ins().load(natural(s), mem(), *a, c as i32 * esize)))
@@ -656,6 +669,7 @@ impl FunctionCx<'_, '_> {
     /// Stores the components of `val` (elements of `s`) at `addr`.
     pub fn store_lanes(&mut self, addr: &Lanes, s: Scalar, val: &Val) -> LResult<()> {
         let esize = s.size() as i32;
+        self.check_access(None, addr, val.len() as u32 * s.size(), AccessKind::Store)?;
         if let Lanes::Uniform(a) = addr {
             if val.iter().all(|l| l.is_uniform()) {
                 for (c, l) in val.iter().enumerate() {

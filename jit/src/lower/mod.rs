@@ -8,6 +8,7 @@
 //! Statements follow the IR's structure (see [`control`]); the entry point
 //! with its group and chunk loops and barrier regions is in [`chunks`].
 
+pub(crate) mod bounds;
 pub(crate) mod builtins;
 pub(crate) mod chunks;
 pub(crate) mod control;
@@ -128,6 +129,8 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub chunk_context: Option<Value>,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
+    /// Checked mode: what the bounds tests need (`None`: unchecked).
+    pub checks: Option<bounds::Checks>,
 }
 
 pub(crate) type LResult<T> = Result<T, JitError>;

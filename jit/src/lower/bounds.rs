@@ -1,0 +1,477 @@
+//! Checked mode: a bounds test in front of every memory access.
+//!
+//! The access paths of [`super::memory`] call in here before they touch
+//! memory; in unchecked kernels (`FunctionCx::checks` is `None`) every entry
+//! returns at once and emits nothing, so unchecked code is unchanged.
+//!
+//! **What an access may touch.** The pointer is followed back through
+//! `index`, `elem`, `field`, casts, selects and the assignments of a
+//! variable to where it comes from ([`Origin`]): a kernel parameter (its
+//! buffer's `[start, end)` from the bounds table the runtime appends to the
+//! argument block, see `crate::abi`), a module-scope variable (its own
+//! bytes), or a private slot (the accessing work-item's own copy of the
+//! slot). When the chain is lost (a pointer loaded from memory, arithmetic
+//! through integers), every range of the pointer's address space is
+//! allowed: all buffers and the module data for `__global`/`__constant`,
+//! the launch's whole `__local` arena, the chunk's private area and struct
+//! parameters for `__private`, all of these for generic pointers.
+//!
+//! **When.** Only active lanes are tested, before the access: a uniform
+//! address once, a per-lane access lane by lane (one branch for all lanes),
+//! a whole-vector access as one range test folded into the run-time test
+//! that picks the vector path — a vector that does not fit falls back to
+//! the per-lane path, which finds the exact lane. A failed test branches to
+//! a cold block that records the fault ([`crate::abi::vecl_checked_fault`]:
+//! address, size, the first offending work-item's global id, the source
+//! line of the pointer) and returns `KernelStatus::OutOfBounds` from the
+//! entry.
+
+use super::lanes::Lanes;
+use super::linear::writes_of;
+use super::{invariant, FunctionCx, LResult};
+use crate::abi::{checked_offsets as co, launch_offsets as lo, pack_site};
+use crate::abi::{AccessKind, ArgKind, KernelStatus};
+use crate::layout::GlobalPlace;
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
+use vecl_ir::{AddressSpace, GlobalId, Inst, Loc, Scalar, SlotId, ValueId, VarId, WorkItemFn};
+
+/// What checked code needs to know beyond the kernel itself.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checks {
+    /// Offset of the checked-mode tail in the argument block.
+    pub tail: u32,
+    /// Bytes of the kernel's module-scope data block.
+    pub data_len: u64,
+}
+
+/// Where a pointer points, as far as the IR shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    Param(u32),
+    Global(GlobalId),
+    Slot(SlotId),
+    /// Somewhere in this address space.
+    Space(AddressSpace),
+    /// Anywhere the kernel may access.
+    Anywhere,
+}
+
+/// A range of valid bytes as the generated code sees it.
+#[derive(Clone, Copy, Debug)]
+enum Range {
+    /// `[start, start + len)` for every lane.
+    Shared { start: Value, len: Value },
+    /// Lane `j`'s own `[start + j * stride, + len)` (private slots).
+    PerLane { start: Value, stride: u32, len: u32 },
+}
+
+/// How far a pointer's definition is followed.
+const MAX_DEPTH: u32 = 32;
+
+impl FunctionCx<'_, '_> {
+    /// Where `ptr` points: the origin of its chain, or its address space.
+    fn origin(&self, ptr: ValueId) -> Origin {
+        let mut seen = Vec::new();
+        self.origin_in(ptr, &mut seen, 0)
+            .unwrap_or_else(|| self.space_of(ptr))
+    }
+
+    fn space_of(&self, v: ValueId) -> Origin {
+        match self.func.ty(v).address_space() {
+            Some(AddressSpace::Generic) | None => Origin::Anywhere,
+            Some(space) => Origin::Space(space),
+        }
+    }
+
+    /// `None` when `v` only leads back to a variable being followed (the
+    /// other assignments decide).
+    fn origin_in(&self, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -> Option<Origin> {
+        if depth > MAX_DEPTH {
+            return Some(self.space_of(v));
+        }
+        let d = depth + 1;
+        let joined = |a: Option<Origin>, b: Option<Origin>| match (a, b) {
+            (Some(x), Some(y)) if x == y => Some(x),
+            (Some(_), Some(_)) => Some(self.space_of(v)),
+            (x, None) | (None, x) => x,
+        };
+        match &self.func.inst(v).inst {
+            Inst::Index(p, _) | Inst::Elem(p, _) | Inst::Field(p, _) | Inst::PtrCast(p) => {
+                self.origin_in(*p, seen, d)
+            }
+            Inst::Param(n) => Some(Origin::Param(*n)),
+            Inst::GlobalAddr(g) => Some(Origin::Global(*g)),
+            Inst::SlotAddr(s) => Some(Origin::Slot(*s)),
+            Inst::Select(_, a, b) => {
+                let x = self.origin_in(*a, seen, d);
+                let y = self.origin_in(*b, seen, d);
+                joined(x, y)
+            }
+            Inst::ReadVar(var) => {
+                if seen.contains(var) {
+                    return None;
+                }
+                seen.push(*var);
+                let mut writes = Vec::new();
+                writes_of(&self.func.body, *var, &mut writes);
+                let mut acc = None;
+                for w in writes {
+                    let o = self.origin_in(w, seen, d);
+                    acc = joined(acc, o);
+                }
+                seen.pop();
+                Some(acc.unwrap_or_else(|| self.space_of(v)))
+            }
+            _ => Some(self.space_of(v)),
+        }
+    }
+
+    /// The source position of the access through `ptr`: the pointer's own,
+    /// or that of the pointer it is computed from.
+    fn site_loc(&self, ptr: ValueId) -> Loc {
+        let mut v = ptr;
+        for _ in 0..8 {
+            let data = self.func.inst(v);
+            if data.loc.is_known() {
+                return data.loc;
+            }
+            match &data.inst {
+                Inst::Index(p, _) | Inst::Elem(p, _) | Inst::Field(p, _) | Inst::PtrCast(p) => {
+                    v = *p
+                }
+                _ => break,
+            }
+        }
+        Loc::NONE
+    }
+
+    /// A `[start, end)` pair of the bounds table as a range (`local`: the
+    /// pair holds offsets into the `__local` arena).
+    fn table_range(&mut self, tail: u32, param: u32, local: bool) -> Range {
+        let args = self.env().args;
+        let at = tail as i32 + co::BOUNDS + co::BOUNDS_ENTRY * param as i32;
+        let start = self.b.ins().load(types::I64, invariant(), args, at);
+        let end = self.b.ins().load(types::I64, invariant(), args, at + 8);
+        let len = self.b.ins().isub(end, start);
+        let start = if local {
+            let base = self.env().local_mem;
+            self.b.ins().iadd(base, start)
+        } else {
+            start
+        };
+        Range::Shared { start, len }
+    }
+
+    fn shared(&mut self, start: Value, len: u64) -> Range {
+        let len = self.b.ins().iconst(types::I64, len as i64);
+        Range::Shared { start, len }
+    }
+
+    /// The ranges an access from `origin` may touch.
+    fn valid_ranges(&mut self, checks: Checks, origin: Origin) -> LResult<Vec<Range>> {
+        let slots = self.arg_slots.clone();
+        let mut out = Vec::new();
+        match origin {
+            Origin::Param(n) => match slots.get(n as usize).map(|s| (s.kind, s.offset, s.size)) {
+                Some((ArgKind::GlobalPointer, ..)) => {
+                    out.push(self.table_range(checks.tail, n, false))
+                }
+                Some((ArgKind::LocalPointer, ..)) => {
+                    out.push(self.table_range(checks.tail, n, true))
+                }
+                Some((ArgKind::ByValStruct, offset, size)) => {
+                    let args = self.env().args;
+                    let start = self.b.ins().iadd_imm_s(args, i64::from(offset));
+                    out.push(self.shared(start, u64::from(size)));
+                }
+                _ => return self.valid_ranges(checks, Origin::Anywhere),
+            },
+            Origin::Global(g) => {
+                let size = self
+                    .module
+                    .globals
+                    .get(g.index())
+                    .map(|gl| self.module.size_of(&gl.ty))
+                    .unwrap_or(0);
+                let start = match self.places.get(g.index()).cloned().flatten() {
+                    Some(GlobalPlace::Local(off)) => {
+                        let base = self.env().local_mem;
+                        self.b.ins().iadd_imm_s(base, i64::from(off))
+                    }
+                    Some(GlobalPlace::Data(off)) => self
+                        .b
+                        .ins()
+                        .iconst(types::I64, (self.data_base + off as u64) as i64),
+                    None => return Err(self.internal("access to an unplaced global")),
+                };
+                out.push(self.shared(start, u64::from(size)));
+            }
+            Origin::Slot(s) => {
+                let base = self
+                    .private_base
+                    .ok_or_else(|| self.internal("private memory without a base"))?;
+                let (off, stride) = (
+                    self.private.offsets[s.index()],
+                    self.private.strides[s.index()],
+                );
+                let len = self
+                    .func
+                    .slots
+                    .get(s.index())
+                    .map(|sl| self.module.size_of(&sl.ty))
+                    .unwrap_or(0);
+                let start = self.b.ins().iadd_imm_s(base, i64::from(off));
+                out.push(Range::PerLane { start, stride, len });
+            }
+            Origin::Space(AddressSpace::Global | AddressSpace::Constant) => {
+                for (n, slot) in slots.iter().enumerate() {
+                    if slot.kind == ArgKind::GlobalPointer {
+                        out.push(self.table_range(checks.tail, n as u32, false));
+                    }
+                }
+                if checks.data_len > 0 {
+                    let start = self.b.ins().iconst(types::I64, self.data_base as i64);
+                    out.push(self.shared(start, checks.data_len));
+                }
+            }
+            Origin::Space(AddressSpace::Local) => {
+                let (base, launch) = (self.env().local_mem, self.env().launch);
+                let len = self
+                    .b
+                    .ins()
+                    .load(types::I64, invariant(), launch, lo::LOCAL_MEM_SIZE);
+                out.push(Range::Shared { start: base, len });
+            }
+            Origin::Space(AddressSpace::Private) => {
+                if let (Some(base), true) = (self.private_base, self.private.size > 0) {
+                    out.push(self.shared(base, u64::from(self.private.size)));
+                }
+                let args = self.env().args;
+                for slot in slots.iter().filter(|s| s.kind == ArgKind::ByValStruct) {
+                    let start = self.b.ins().iadd_imm_s(args, i64::from(slot.offset));
+                    out.push(self.shared(start, u64::from(slot.size)));
+                }
+            }
+            Origin::Space(AddressSpace::Generic) | Origin::Anywhere => {
+                for space in [
+                    AddressSpace::Global,
+                    AddressSpace::Local,
+                    AddressSpace::Private,
+                ] {
+                    out.extend(self.valid_ranges(checks, Origin::Space(space))?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `[a, a + n)` lies in `range` (an `i8`). `lane`: which lane's
+    /// copy of a per-lane range; `None` takes every lane's copies together.
+    fn fits(&mut self, a: Value, n: u64, range: Range, lane: Option<u32>) -> Value {
+        let (start, len) = match range {
+            Range::Shared { start, len } => (start, len),
+            Range::PerLane { start, stride, len } => match lane {
+                Some(j) => {
+                    let s = self
+                        .b
+                        .ins()
+                        .iadd_imm_s(start, i64::from(j) * i64::from(stride));
+                    (s, self.b.ins().iconst(types::I64, i64::from(len)))
+                }
+                None => {
+                    let all = i64::from(self.w - 1) * i64::from(stride) + i64::from(len);
+                    (start, self.b.ins().iconst(types::I64, all))
+                }
+            },
+        };
+        // off = a - start lies in [0, len] and leaves n bytes: no sum that
+        // could wrap around.
+        let off = self.b.ins().isub(a, start);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, len);
+        let room = self.b.ins().isub(len, off);
+        let enough = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, room, n as i64);
+        self.b.ins().band(inside, enough)
+    }
+
+    fn fits_any(&mut self, a: Value, n: u64, ranges: &[Range], lane: Option<u32>) -> Value {
+        let mut acc: Option<Value> = None;
+        for r in ranges {
+            let ok = self.fits(a, n, *r, lane);
+            acc = Some(match acc {
+                Some(x) => self.b.ins().bor(x, ok),
+                None => ok,
+            });
+        }
+        acc.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0))
+    }
+
+    /// Branches to a cold block reporting the fault when `bad` (an `i8`)
+    /// is set; `culprit` emits, in that block, the offending lane (`i64`)
+    /// and address.
+    fn fault_if(
+        &mut self,
+        bad: Value,
+        size: u64,
+        kind: AccessKind,
+        loc: Loc,
+        culprit: impl FnOnce(&mut Self) -> (Value, Value),
+    ) -> LResult<()> {
+        let checks = self
+            .checks
+            .ok_or_else(|| self.internal("a bounds check outside checked mode"))?;
+        let (cold, cont) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(bad, cold, &[], cont, &[]);
+        self.b.switch_to_block(cold);
+        let (lane, addr) = culprit(self);
+        let args = self.env().args;
+        let record = self.b.ins().load(
+            types::I64,
+            invariant(),
+            args,
+            checks.tail as i32 + co::FAULT_RECORD,
+        );
+        let mut gid = [lane; 3];
+        for (d, g) in gid.iter_mut().enumerate() {
+            let id = self
+                .work_item_lane(WorkItemFn::GlobalId, true, Some(d as u64), 0)
+                .unwrap_or_else(|| self.b.ins().iconst(types::I64, 0));
+            *g = if d == 0 {
+                self.b.ins().iadd(id, lane)
+            } else {
+                id
+            };
+        }
+        let size = self.b.ins().iconst(types::I64, size as i64);
+        let site = self
+            .b
+            .ins()
+            .iconst(types::I64, pack_site(kind, loc.line, loc.col) as i64);
+        let f = self.extern_fn("vecl_checked_fault", &[types::I64; 7], None)?;
+        self.call(f, &[record, addr, size, gid[0], gid[1], gid[2], site]);
+        let status = self
+            .b
+            .ins()
+            .iconst(types::I32, KernelStatus::OutOfBounds as i64);
+        self.b.ins().return_(&[status]);
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// The lowest active lane of the current mask (an `i64`; 0 if none).
+    fn first_active_lane(&mut self) -> Value {
+        let m = self.cur_mask();
+        let mut lane = self.b.ins().iconst(types::I64, 0);
+        for j in (0..self.w as usize).rev() {
+            let on = self.lane_active(&m, j);
+            let k = self.b.ins().iconst(types::I64, j as i64);
+            lane = self.b.ins().select(on, k, lane);
+        }
+        lane
+    }
+
+    /// Checks an access of `bytes` bytes through `ptr` (`None`: a pointer
+    /// of unknown origin) at `addr` by the active lanes, before it is made.
+    pub fn check_access(
+        &mut self,
+        ptr: Option<ValueId>,
+        addr: &Lanes,
+        bytes: u32,
+        kind: AccessKind,
+    ) -> LResult<()> {
+        let Some(checks) = self.checks else {
+            return Ok(());
+        };
+        let (origin, loc) = match ptr {
+            Some(p) => (self.origin(p), self.site_loc(p)),
+            None => (Origin::Anywhere, Loc::NONE),
+        };
+        let ranges = self.valid_ranges(checks, origin)?;
+        let n = u64::from(bytes);
+        match addr {
+            Lanes::Uniform(a) => {
+                let a = *a;
+                let ok = self.fits_any(a, n, &ranges, None);
+                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
+                self.fault_if(bad, n, kind, loc, |cx| (cx.first_active_lane(), a))
+            }
+            Lanes::Varying(_) => {
+                let m = self.cur_mask();
+                let mut lanes = Vec::with_capacity(self.w as usize);
+                let mut any: Option<Value> = None;
+                for j in 0..self.w as usize {
+                    let a = self.lane(Scalar::U64, addr, j);
+                    let on = self.lane_active(&m, j);
+                    let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
+                    let ok = self.fits_any(a, n, &ranges, Some(j as u32));
+                    let bad = self.b.ins().band_not(on, ok);
+                    any = Some(match any {
+                        Some(x) => self.b.ins().bor(x, bad),
+                        None => bad,
+                    });
+                    lanes.push((bad, a));
+                }
+                let Some(any) = any else {
+                    return Ok(());
+                };
+                self.fault_if(any, n, kind, loc, |cx| {
+                    let mut lane = cx.b.ins().iconst(types::I64, 0);
+                    let mut at = lanes[0].1;
+                    for (j, (bad, a)) in lanes.iter().enumerate().rev() {
+                        let k = cx.b.ins().iconst(types::I64, j as i64);
+                        lane = cx.b.ins().select(*bad, k, lane);
+                        at = cx.b.ins().select(*bad, *a, at);
+                    }
+                    (lane, at)
+                })
+            }
+        }
+    }
+
+    /// For the whole-vector path of an access through `ptr` of W elements
+    /// of `size` bytes starting at `first`: `ok` and'ed with whether all of
+    /// it lies in one valid range (`ok` itself in unchecked code). A vector
+    /// that does not fit takes the per-lane path, whose checks report the
+    /// exact lane.
+    pub fn and_vector_fits(
+        &mut self,
+        ptr: ValueId,
+        ok: Value,
+        first: Value,
+        size: u32,
+    ) -> LResult<Value> {
+        let Some(checks) = self.checks else {
+            return Ok(ok);
+        };
+        let origin = self.origin(ptr);
+        let ranges = self.valid_ranges(checks, origin)?;
+        let mut acc: Option<Value> = None;
+        for r in ranges {
+            let fits = match r {
+                Range::Shared { .. } => {
+                    self.fits(first, u64::from(size) * u64::from(self.w), r, None)
+                }
+                // Lane j's address and its own slot copy both move linearly
+                // with j, so the first and last lanes bound all the others.
+                Range::PerLane { .. } => {
+                    let head = self.fits(first, u64::from(size), r, Some(0));
+                    let last_at = self
+                        .b
+                        .ins()
+                        .iadd_imm_s(first, i64::from(size) * i64::from(self.w - 1));
+                    let tail = self.fits(last_at, u64::from(size), r, Some(self.w - 1));
+                    self.b.ins().band(head, tail)
+                }
+            };
+            acc = Some(match acc {
+                Some(x) => self.b.ins().bor(x, fits),
+                None => fits,
+            });
+        }
+        let fits = acc.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0));
+        Ok(self.b.ins().band(ok, fits))
+    }
+}

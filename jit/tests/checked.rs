@@ -1,0 +1,497 @@
+//! Checked mode at the JIT's level: kernels built from OpenCL C, compiled
+//! with `JitOptions::checked`, run through `run_groups` with the checked
+//! tail of the argument block filled the way the runtime fills it.
+//!
+//! Each faulting case asserts the status, the recorded fault (kind,
+//! address, size, work-item, line), that the buffers' guard bytes are
+//! intact (nothing was written outside them), and that a following launch
+//! of the same code runs. The corpus test runs the declared launch of every
+//! `tests/corpus/*.cl` program checked and unchecked and wants the same
+//! bytes.
+
+use std::path::Path;
+use std::sync::Arc;
+use vecl_clc::corpus::{self, Arg as CorpusArg};
+use vecl_jit::abi::{
+    checked_offsets as co, AccessKind, ArgKind, Fault, FaultRecord, KernelStatus, Launch,
+};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions};
+
+const GUARD: usize = 64;
+const GUARD_BYTE: u8 = 0xa5;
+
+/// A 64-byte aligned buffer with guard bytes on both sides.
+struct Guarded {
+    mem: Vec<u128>,
+    start: usize,
+    len: usize,
+}
+
+impl Guarded {
+    fn new(bytes: &[u8]) -> Guarded {
+        let mut mem = vec![0u128; (bytes.len() + 2 * GUARD + 64).div_ceil(16)];
+        let base = mem.as_mut_ptr() as usize;
+        let start = (64 - base % 64) % 64 + GUARD;
+        let mut g = Guarded {
+            mem,
+            start,
+            len: bytes.len(),
+        };
+        let all = g.all_mut();
+        all.fill(GUARD_BYTE);
+        all[start..start + bytes.len()].copy_from_slice(bytes);
+        g
+    }
+
+    fn all_mut(&mut self) -> &mut [u8] {
+        // SAFETY: the u128 storage is plain bytes of this length.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 16)
+        }
+    }
+
+    fn all(&self) -> &[u8] {
+        // SAFETY: as in `all_mut`.
+        unsafe { std::slice::from_raw_parts(self.mem.as_ptr() as *const u8, self.mem.len() * 16) }
+    }
+
+    fn data(&self) -> &[u8] {
+        &self.all()[self.start..self.start + self.len]
+    }
+
+    fn addr(&self) -> u64 {
+        self.all()[self.start..].as_ptr() as u64
+    }
+
+    fn guards_intact(&self) -> bool {
+        let all = self.all();
+        all[self.start - GUARD..self.start]
+            .iter()
+            .chain(&all[self.start + self.len..self.start + self.len + GUARD])
+            .all(|b| *b == GUARD_BYTE)
+    }
+}
+
+/// One kernel argument.
+#[derive(Clone)]
+enum Arg {
+    Buf(Vec<u8>),
+    Bytes(Vec<u8>),
+    Local(u64),
+}
+
+fn ints(v: &[i32]) -> Arg {
+    Arg::Buf(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+
+fn int(v: i32) -> Arg {
+    Arg::Bytes(v.to_le_bytes().to_vec())
+}
+
+fn as_ints(b: &[u8]) -> Vec<i32> {
+    b.chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect()
+}
+
+/// What a launch did.
+struct Outcome {
+    status: u32,
+    fault: Option<Fault>,
+    bufs: Vec<Option<Guarded>>,
+}
+
+impl Outcome {
+    fn buf(&self, i: usize) -> &Guarded {
+        self.bufs[i].as_ref().expect("a buffer argument")
+    }
+
+    fn all_guards_intact(&self) -> bool {
+        self.bufs.iter().flatten().all(Guarded::guards_intact)
+    }
+}
+
+fn build(src: &str, name: &str, checked: bool, w: u32) -> CompiledKernel {
+    let module = match vecl_clc::build(src, "") {
+        Ok(b) => b.module,
+        Err(e) => panic!("{e:?}"),
+    };
+    let opts = JitOptions {
+        simd_width: Some(w),
+        checked,
+        dump_clif: false,
+    };
+    compile_kernel(&module, name, &opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn aligned(bytes: usize) -> Vec<u128> {
+    vec![0u128; bytes.div_ceil(16) + 4]
+}
+
+fn align64(p: *mut u8) -> *mut u8 {
+    let off = (64 - (p as usize) % 64) % 64;
+    // SAFETY: `aligned` allocates 64 spare bytes.
+    unsafe { p.add(off) }
+}
+
+/// Runs every group of a 1-D launch of `global` items in groups of `local`,
+/// filling the checked tail like the runtime does.
+fn run(k: &CompiledKernel, args: &[Arg], global: u64, local: u64) -> Outcome {
+    run_nd(k, args, &[global], &[local])
+}
+
+fn run_nd(k: &CompiledKernel, args: &[Arg], global: &[u64], local: &[u64]) -> Outcome {
+    let (mut g, mut l) = ([1u64; 3], [1u64; 3]);
+    g[..global.len()].copy_from_slice(global);
+    l[..local.len()].copy_from_slice(local);
+    let mut launch = Launch::new(global.len() as u32, [0; 3], g, l);
+    let bufs: Vec<Option<Guarded>> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Buf(b) => Some(Guarded::new(b)),
+            _ => None,
+        })
+        .collect();
+    let mut block = vec![0u8; k.args_size().max(8)];
+    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
+        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
+    };
+    let mut local_off = k.static_local_size() as u64;
+    let record = Arc::new(FaultRecord::new());
+    let tail = k.checked_tail();
+    if let Some(t) = tail {
+        put(&mut block, t, Arc::as_ptr(&record) as u64);
+    }
+    assert_eq!(k.args().len(), args.len(), "argument count");
+    for (i, ((slot, a), buf)) in k.args().iter().zip(args).zip(&bufs).enumerate() {
+        let at = slot.offset as usize;
+        let entry = tail.map(|t| t + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize);
+        match (slot.kind, a, buf) {
+            (ArgKind::GlobalPointer, Arg::Buf(_), Some(g)) => {
+                put(&mut block, at, g.addr());
+                if let Some(e) = entry {
+                    put(&mut block, e, g.addr());
+                    put(&mut block, e + 8, g.addr() + g.len as u64);
+                }
+            }
+            (ArgKind::LocalPointer, Arg::Local(size), _) => {
+                put(&mut block, at, local_off);
+                if let Some(e) = entry {
+                    put(&mut block, e, local_off);
+                    put(&mut block, e + 8, local_off + size);
+                }
+                local_off += size.div_ceil(64) * 64;
+            }
+            (ArgKind::Value | ArgKind::ByValStruct, Arg::Bytes(b), _) => {
+                let n = b.len().min(slot.size as usize);
+                block[at..at + n].copy_from_slice(&b[..n]);
+            }
+            (kind, _, _) => panic!("argument {i} does not match slot {kind:?}"),
+        }
+    }
+    launch.local_mem_size = local_off;
+    let mut localm = aligned(local_off as usize + 64);
+    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
+    let lp = align64(localm.as_mut_ptr() as *mut u8);
+    let cp = align64(context.as_mut_ptr() as *mut u8);
+    // SAFETY: the block matches args() (the checked tail included); the
+    // buffers outlive the call; local memory and context are large enough
+    // and 64-aligned.
+    let status = unsafe { k.run_groups(block.as_ptr(), &launch, 0, launch.total_groups(), lp, cp) };
+    Outcome {
+        status,
+        fault: record.fault(),
+        bufs,
+    }
+}
+
+const OOB: u32 = KernelStatus::OutOfBounds as u32;
+
+#[test]
+fn one_lane_writing_past_the_end_faults_and_writes_nothing_outside() {
+    let src = "__kernel void k(__global int *out, int n) {
+        int i = get_global_id(0);
+        if (i <= n)
+            out[i] = 7;
+    }";
+    for w in [4, 8, 16] {
+        let k = build(src, "k", true, w);
+        let r = run(&k, &[ints(&[0; 16]), int(16)], 32, 16);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(f.kind, AccessKind::Store);
+        assert_eq!(f.size, 4);
+        assert_eq!(f.global_id, [16, 0, 0]);
+        assert_eq!(f.address, r.buf(0).addr() + 64);
+        assert_eq!(f.line, 4, "the line of the store");
+        assert!(r.all_guards_intact(), "W = {w}: nothing written outside");
+        // The same code runs a correct launch afterwards.
+        let ok = run(&k, &[ints(&[0; 16]), int(15)], 32, 16);
+        assert_eq!(ok.status, 0);
+        assert_eq!(as_ints(ok.buf(0).data()), vec![7; 16]);
+    }
+}
+
+#[test]
+fn a_negative_index_read_faults() {
+    let src = "__kernel void k(__global const int *in, __global int *out) {
+        int i = get_global_id(0);
+        out[i] = in[i - 1];
+    }";
+    let k = build(src, "k", true, 8);
+    let input: Vec<i32> = (0..16).collect();
+    let r = run(&k, &[ints(&input), ints(&[0; 16])], 16, 16);
+    assert_eq!(r.status, OOB);
+    let f = r.fault.expect("a recorded fault");
+    assert_eq!(f.kind, AccessKind::Load);
+    assert_eq!(f.global_id, [0, 0, 0]);
+    assert_eq!(f.address, r.buf(0).addr().wrapping_sub(4));
+    assert_eq!(f.size, 4);
+    assert!(r.all_guards_intact());
+    // The group stopped before any store: the output is untouched.
+    assert_eq!(as_ints(r.buf(1).data()), vec![0; 16]);
+}
+
+#[test]
+fn inactive_lanes_of_a_gather_are_not_checked() {
+    let src = "__kernel void k(__global const int *idx, __global const int *in,
+                           __global int *out, int skip) {
+        int i = get_global_id(0);
+        if (i != skip)
+            out[i] = in[idx[i]];
+    }";
+    let mut idx: Vec<i32> = (0..16).rev().collect();
+    idx[3] = 1_000_000;
+    let input: Vec<i32> = (100..116).collect();
+    for w in [4, 8] {
+        let k = build(src, "k", true, w);
+        // Lane 3 (the bad index) is masked off: no fault, every other lane runs.
+        let r = run(
+            &k,
+            &[ints(&idx), ints(&input), ints(&[-1; 16]), int(3)],
+            16,
+            16,
+        );
+        assert_eq!(r.status, 0, "W = {w}");
+        assert!(r.fault.is_none());
+        let out = as_ints(r.buf(2).data());
+        for (i, v) in out.iter().enumerate() {
+            let want = if i == 3 { -1 } else { input[idx[i] as usize] };
+            assert_eq!(*v, want, "W = {w}, item {i}");
+        }
+        // With the lane active the same gather faults, at item 3.
+        let r = run(
+            &k,
+            &[ints(&idx), ints(&input), ints(&[-1; 16]), int(-1)],
+            16,
+            16,
+        );
+        assert_eq!(r.status, OOB);
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(f.global_id, [3, 0, 0]);
+        assert_eq!(f.address, r.buf(1).addr() + 4 * 1_000_000);
+        assert!(r.all_guards_intact());
+    }
+}
+
+#[test]
+fn local_overflow_faults_for_variables_and_arguments() {
+    let var = "__kernel void k(__global int *out) {
+        __local int tmp[8];
+        int l = get_local_id(0);
+        tmp[l] = l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = tmp[0];
+    }";
+    let k = build(var, "k", true, 8);
+    let r = run(&k, &[ints(&[0; 32])], 32, 16);
+    assert_eq!(r.status, OOB);
+    let f = r.fault.expect("a recorded fault");
+    assert_eq!(f.kind, AccessKind::Store);
+    assert_eq!(f.global_id, [8, 0, 0], "the first item past tmp[7]");
+    let ok = run(&k, &[ints(&[0; 8])], 8, 8);
+    assert_eq!(ok.status, 0);
+
+    let arg = "__kernel void k(__global int *out, __local int *scratch) {
+        int l = get_local_id(0);
+        scratch[l + 1] = l;
+        out[get_global_id(0)] = 1;
+    }";
+    let k = build(arg, "k", true, 8);
+    // 16 ints of __local memory for groups of 16: the last item writes one past.
+    let r = run(&k, &[ints(&[0; 16]), Arg::Local(64)], 16, 16);
+    assert_eq!(r.status, OOB);
+    assert_eq!(r.fault.expect("a recorded fault").global_id, [15, 0, 0]);
+    let ok = run(&k, &[ints(&[0; 16]), Arg::Local(68)], 16, 16);
+    assert_eq!(ok.status, 0);
+    assert_eq!(as_ints(ok.buf(0).data()), vec![1; 16]);
+}
+
+#[test]
+fn uniform_private_and_atomic_accesses_are_checked() {
+    // A uniform address: reported for the first active work-item.
+    let uniform = "__kernel void k(__global int *out, int n) {
+        out[n] = 1;
+    }";
+    let k = build(uniform, "k", true, 8);
+    let r = run(&k, &[ints(&[0; 4]), int(4)], 8, 8);
+    assert_eq!(r.status, OOB);
+    assert_eq!(r.fault.expect("fault").global_id, [0, 0, 0]);
+    assert!(r.all_guards_intact());
+
+    // A private array indexed past its end by some work-items.
+    let private = "__kernel void k(__global int *out, int n) {
+        int a[4];
+        int i = get_global_id(0);
+        for (int j = 0; j < 4; j++) a[j] = j;
+        out[i] = a[i % n];
+    }";
+    let k = build(private, "k", true, 8);
+    let r = run(&k, &[ints(&[0; 8]), int(8)], 8, 8);
+    assert_eq!(r.status, OOB);
+    assert_eq!(r.fault.expect("fault").global_id, [4, 0, 0]);
+    let ok = run(&k, &[ints(&[0; 8]), int(4)], 8, 8);
+    assert_eq!(ok.status, 0);
+    assert_eq!(as_ints(ok.buf(0).data()), vec![0, 1, 2, 3, 0, 1, 2, 3]);
+
+    // An atomic on the element after the last.
+    let atomic = "__kernel void k(__global int *bins, __global const int *data) {
+        atomic_inc(&bins[data[get_global_id(0)]]);
+    }";
+    let k = build(atomic, "k", true, 4);
+    let r = run(&k, &[ints(&[0; 4]), ints(&[0, 1, 2, 3, 4, 0, 1, 2])], 8, 8);
+    assert_eq!(r.status, OOB);
+    let f = r.fault.expect("fault");
+    assert_eq!(f.kind, AccessKind::Atomic);
+    assert_eq!(f.global_id, [4, 0, 0]);
+    assert!(r.all_guards_intact());
+}
+
+/// Runs `src` checked and unchecked at W = 4, 8 and 16 and wants the same
+/// bytes with status 0.
+fn same_results(src: &str, name: &str, args: &[Arg], global: u64, local: u64) {
+    for w in [4, 8, 16] {
+        let plain = run(&build(src, name, false, w), args, global, local);
+        let checked = run(&build(src, name, true, w), args, global, local);
+        assert_eq!(plain.status, 0, "{name}, W = {w}");
+        assert_eq!(checked.status, 0, "{name}, W = {w}: {:?}", checked.fault);
+        for (a, b) in plain.bufs.iter().zip(&checked.bufs) {
+            if let (Some(a), Some(b)) = (a, b) {
+                assert_eq!(a.data(), b.data(), "{name}, W = {w}");
+            }
+        }
+    }
+}
+
+#[test]
+fn correct_kernels_give_the_same_results_checked() {
+    let floats = |n: usize| {
+        Arg::Buf(
+            (0..n)
+                .flat_map(|i| (i as f32 * 0.5).to_le_bytes())
+                .collect(),
+        )
+    };
+    same_results(
+        "__kernel void vadd(__global const float *a, __global const float *b,
+                            __global float *c, int n) {
+            int i = get_global_id(0);
+            if (i < n) c[i] = a[i] + b[i];
+        }",
+        "vadd",
+        &[floats(100), floats(100), floats(100), int(100)],
+        104,
+        8,
+    );
+    same_results(
+        "__kernel void sum(__global const float *in, __global float *out,
+                           __local float *tmp) {
+            int l = get_local_id(0);
+            tmp[l] = in[get_global_id(0)];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+                if (l < s) tmp[l] += tmp[l + s];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (l == 0) out[get_group_id(0)] = tmp[0];
+        }",
+        "sum",
+        &[floats(64), floats(4), Arg::Local(64)],
+        64,
+        16,
+    );
+    same_results(
+        "typedef struct { float x; int n; } P;
+        __kernel void s(__global const float4 *v, __global float *out, P p) {
+            int i = get_global_id(0);
+            float t[3];
+            for (int j = 0; j < 3; j++) t[j] = v[i].x * j + p.x;
+            float4 q = vload4(i, (__global const float *)v);
+            vstore2(q.xy, i, out);
+            out[2 * get_global_size(0) + i] = t[i % 3] + p.n;
+        }",
+        "s",
+        &[
+            floats(64),
+            floats(48),
+            Arg::Bytes([1.5f32.to_le_bytes(), 3i32.to_le_bytes()].concat()),
+        ],
+        16,
+        8,
+    );
+}
+
+/// The corpus programs: declared launch, checked and unchecked, same bytes.
+#[test]
+fn corpus_programs_run_unchanged_in_checked_mode() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    files.sort();
+    let mut ran = 0;
+    for path in &files {
+        let source = std::fs::read_to_string(path).expect("read");
+        let Ok(case) = corpus::parse(&source) else {
+            continue;
+        };
+        let Ok(built) = vecl_clc::build(&source, &case.options) else {
+            continue;
+        };
+        let opts = |checked| JitOptions {
+            simd_width: Some(8),
+            checked,
+            dump_clif: false,
+        };
+        let (Ok(plain), Ok(checked)) = (
+            compile_kernel(&built.module, &case.kernel, &opts(false)),
+            compile_kernel(&built.module, &case.kernel, &opts(true)),
+        ) else {
+            continue;
+        };
+        let args: Vec<Arg> = case
+            .args
+            .iter()
+            .map(|a| match a {
+                CorpusArg::Buffer { .. } => Arg::Buf(a.bytes()),
+                CorpusArg::Value { .. } => Arg::Bytes(a.bytes()),
+                CorpusArg::Local { bytes } => Arg::Local(*bytes as u64),
+            })
+            .collect();
+        let a = run_nd(&plain, &args, &case.global, &case.local);
+        let b = run_nd(&checked, &args, &case.global, &case.local);
+        let name = path.display();
+        assert_eq!(a.status, 0, "{name} unchecked");
+        assert_eq!(b.status, 0, "{name} checked: {:?}", b.fault);
+        for (x, y) in a.bufs.iter().zip(&b.bufs) {
+            if let (Some(x), Some(y)) = (x, y) {
+                assert_eq!(x.data(), y.data(), "{name}");
+            }
+        }
+        ran += 1;
+    }
+    eprintln!("{ran} of {} corpus programs compared", files.len());
+    assert!(ran >= 100, "only {ran} corpus programs ran");
+}
