@@ -74,6 +74,7 @@ mod launch;
 mod memory;
 mod scalar;
 
+pub use builtins::printf::format_printf;
 pub use error::InterpError;
 pub use launch::{run_kernel, run_kernel_capture};
 pub use memory::UNINIT_BYTE;

@@ -7,10 +7,15 @@
 //! by commas, and `hl` is the length of 32-bit vector components. Supported
 //! conversions: `d i o u x X c s p f F e E g G a A %`. The format string and
 //! `%s` arguments are read from memory with bounds checks.
+//!
+//! [`format_printf`] is the same formatter for a caller with its own memory
+//! (the JIT's host side): it takes the format's bytes and a reader for `%s`
+//! strings instead of the interpreter's memory.
 
 use super::super::memory::{Memory, Ptr};
 use super::super::scalar;
 use super::{width, Arg, BuiltinError};
+use crate::types::Type;
 
 /// The bytes one `printf` call prints.
 pub fn format(args: &[Arg<'_>], mem: &Memory) -> Result<Vec<u8>, BuiltinError> {
@@ -18,8 +23,43 @@ pub fn format(args: &[Arg<'_>], mem: &Memory) -> Result<Vec<u8>, BuiltinError> {
         return Err(BuiltinError::BadArgs("printf needs a format".into()));
     };
     let fmt = mem.read_cstr(Ptr::decode(fmt_arg.lane(0)))?;
+    let mut read =
+        |bits: u64| -> Result<Vec<u8>, BuiltinError> { Ok(mem.read_cstr(Ptr::decode(bits))?) };
+    format_parts(&fmt, &args[1..], &mut read)
+}
+
+/// The bytes one `printf` call prints, for a caller outside the
+/// interpreter: `fmt` is the format string (without its NUL), `args` each
+/// argument after the format as its type and its components' bits (one
+/// `u64` per component, the value in the low bits), and `read_str` reads
+/// the NUL-terminated string a `%s` argument's bits address (`None`: it
+/// cannot be read). The error says what is wrong with the call.
+pub fn format_printf(
+    fmt: &[u8],
+    args: &[(&Type, &[u64])],
+    read_str: &mut dyn FnMut(u64) -> Option<Vec<u8>>,
+) -> Result<Vec<u8>, String> {
+    let args: Vec<Arg<'_>> = args.iter().map(|&(ty, lanes)| Arg { ty, lanes }).collect();
+    let mut read = |bits: u64| {
+        read_str(bits)
+            .ok_or_else(|| BuiltinError::BadArgs(format!("%s argument {bits:#x} is unreadable")))
+    };
+    format_parts(fmt, &args, &mut read).map_err(|e| match e {
+        BuiltinError::BadArgs(msg) => msg,
+        BuiltinError::Fault(_) => "printf read outside memory".into(),
+        BuiltinError::Unsupported => "unsupported printf".into(),
+    })
+}
+
+/// Formats `fmt` with `args` (the arguments after the format); `read`
+/// reads a `%s` string.
+fn format_parts(
+    fmt: &[u8],
+    args: &[Arg<'_>],
+    read: &mut dyn FnMut(u64) -> Result<Vec<u8>, BuiltinError>,
+) -> Result<Vec<u8>, BuiltinError> {
     let mut out = Vec::new();
-    let mut next = 1;
+    let mut next = 0;
     let mut i = 0;
     while i < fmt.len() {
         let c = fmt[i];
@@ -28,7 +68,7 @@ pub fn format(args: &[Arg<'_>], mem: &Memory) -> Result<Vec<u8>, BuiltinError> {
             out.push(c);
             continue;
         }
-        let (spec, used) = parse_spec(&fmt[i..]).ok_or_else(|| bad_format(&fmt))?;
+        let (spec, used) = parse_spec(&fmt[i..]).ok_or_else(|| bad_format(fmt))?;
         i += used;
         if spec.conv == b'%' {
             out.push(b'%');
@@ -49,7 +89,7 @@ pub fn format(args: &[Arg<'_>], mem: &Memory) -> Result<Vec<u8>, BuiltinError> {
             if k > 0 {
                 out.push(b',');
             }
-            let text = one(&spec, arg, k, mem)?;
+            let text = one(&spec, arg, k, read)?;
             out.extend_from_slice(&pad(&spec, text));
         }
     }
@@ -137,7 +177,12 @@ fn parse_spec(s: &[u8]) -> Option<(Spec, usize)> {
 }
 
 /// Formats one component, without the width padding.
-fn one(spec: &Spec, arg: &Arg<'_>, k: usize, mem: &Memory) -> Result<Vec<u8>, BuiltinError> {
+fn one(
+    spec: &Spec,
+    arg: &Arg<'_>,
+    k: usize,
+    read: &mut dyn FnMut(u64) -> Result<Vec<u8>, BuiltinError>,
+) -> Result<Vec<u8>, BuiltinError> {
     let s = arg.elem();
     let bits = arg.lane(k);
     Ok(match spec.conv {
@@ -191,7 +236,7 @@ fn one(spec: &Spec, arg: &Arg<'_>, k: usize, mem: &Memory) -> Result<Vec<u8>, Bu
         }
         b'c' => vec![bits as u8],
         b's' => {
-            let mut text = mem.read_cstr(Ptr::decode(bits))?;
+            let mut text = read(bits)?;
             text.truncate(spec.precision.unwrap_or(usize::MAX));
             text
         }
