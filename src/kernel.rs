@@ -74,7 +74,7 @@ impl std::fmt::Debug for Kernel {
 
 impl Kernel {
     pub(crate) fn new(entry: Arc<KernelEntry>) -> Kernel {
-        let args = KernelArgs::new(entry.code.arg_slots());
+        let args = KernelArgs::for_code(&*entry.code);
         Kernel {
             entry,
             args: Arc::new(Mutex::new(args)),
@@ -217,13 +217,20 @@ impl Kernel {
     /// thread (helped by the pool), outside any queue; returns when every
     /// work-group has run. For API layers with their own scheduling.
     pub fn run_blocking(&self, range: &NdRange) -> Result<()> {
-        let args = self.args().clone();
-        vecl_runtime::ndrange::run_blocking(
-            Arc::clone(&self.entry.code),
-            &args,
-            range,
-            &self.entry.rules,
-        )
+        let code = Arc::clone(&self.entry.code);
+        let simd = code.simd_width();
+        let Some(launch) = vecl_runtime::ndrange::plan_launch(range, simd, &self.entry.rules)?
+        else {
+            return Ok(());
+        };
+        let block = self
+            .args()
+            .build_block(code.args_size(), code.static_local_size())?;
+        // Checked code: a fault is reported with its work-item and address.
+        let checked = block.checked.clone();
+        let name = code.name().to_string();
+        vecl_runtime::ndrange::execute(vecl_runtime::Pool::global(), code, block, launch)
+            .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
     }
 
     /// Enqueues the kernel over `range` on a queue (the byte-level entry of

@@ -435,7 +435,14 @@ impl Queue {
         } else {
             command_type::NDRANGE_KERNEL
         };
-        let work: Work = Box::new(move || ndrange::execute(Pool::global(), code, block, launch));
+        // Checked code: a fault becomes an error naming the work-item, the
+        // address and the buffer it missed.
+        let checked = block.checked.clone();
+        let work: Work = Box::new(move || {
+            let name = code.name().to_string();
+            ndrange::execute(Pool::global(), code, block, launch)
+                .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
+        });
         self.enqueue(kind, CommandOrder::Plain, wait, false, work)
     }
 

@@ -29,6 +29,10 @@ impl KernelCode for CompiledKernel {
         CompiledKernel::simd_width(self)
     }
 
+    fn checked_tail(&self) -> Option<usize> {
+        CompiledKernel::checked_tail(self)
+    }
+
     unsafe fn run_groups(
         &self,
         args: *const u8,

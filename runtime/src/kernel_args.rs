@@ -10,11 +10,21 @@
 //! slots when they are set, and lays them out into an argument block at
 //! enqueue time — a snapshot, so setting an argument after an enqueue does
 //! not change the enqueued launch.
+//!
+//! A kernel compiled in checked mode reads a tail after its parameters (see
+//! `vecl_jit::abi`): the address of the launch's fault record and one
+//! `[start, end)` pair per parameter. [`KernelArgs::for_code`] learns where
+//! the tail goes and [`KernelArgs::build_block`] fills it from the buffers
+//! and `__local` sizes set; the launch's [`CheckedLaunch`] then turns a
+//! fault into a report naming the work-item, the address and the buffer it
+//! missed. A raw address set with [`KernelArgs::set_address`] has no known
+//! length: its range runs to the end of the address space.
 
 use crate::error::{Error, Result};
 use crate::host_alloc::{AlignedBytes, ALIGN};
 use crate::memory::Mem;
-use vecl_jit::abi::{ArgKind, ArgSlot, Launch};
+use std::sync::Arc;
+use vecl_jit::abi::{checked_offsets, ArgKind, ArgSlot, Fault, FaultRecord, Launch};
 
 /// What the runtime needs from compiled kernel code.
 pub trait KernelCode: Send + Sync {
@@ -30,6 +40,11 @@ pub trait KernelCode: Send + Sync {
     fn context_size(&self, items_per_group: u64) -> u64;
     /// Work-items per SIMD chunk.
     fn simd_width(&self) -> u32;
+    /// Checked mode: the offset of the tail (fault record and bounds table)
+    /// in the argument block; `None` for unchecked code.
+    fn checked_tail(&self) -> Option<usize> {
+        None
+    }
     /// Runs work-groups `[first_group, end_group)`; 0 on success, else a
     /// `vecl_jit::abi::KernelStatus` code.
     ///
@@ -68,6 +83,8 @@ pub enum ArgValue {
 pub struct KernelArgs {
     slots: Vec<ArgSlot>,
     values: Vec<Option<ArgValue>>,
+    /// Where the checked-mode tail goes, for checked code.
+    checked_tail: Option<usize>,
 }
 
 /// A laid-out argument block and what it refers to.
@@ -78,6 +95,69 @@ pub struct ArgBlock {
     pub buffers: Vec<Mem>,
     /// Total `__local` bytes: the kernel's own plus every `__local` argument.
     pub local_mem_size: u64,
+    /// Checked code: the fault record the block points to and what a report
+    /// needs (shared with whoever reports the launch's failure).
+    pub checked: Option<Arc<CheckedLaunch>>,
+}
+
+/// Checked mode: the fault record of one launch and the buffer ranges it
+/// was given, to explain a fault.
+#[derive(Debug, Default)]
+pub struct CheckedLaunch {
+    record: FaultRecord,
+    /// (argument index, start, end) of each `__global`/`__constant` buffer.
+    buffers: Vec<(usize, u64, u64)>,
+}
+
+impl CheckedLaunch {
+    /// The first out-of-bounds access of the launch, once it has run.
+    pub fn fault(&self) -> Option<Fault> {
+        self.record.fault()
+    }
+
+    /// The launch's failure as an error (`CL_OUT_OF_RESOURCES`, what GPU
+    /// drivers report for a faulting kernel), when a fault was recorded.
+    pub fn error(&self, kernel: &str) -> Option<Error> {
+        let fault = self.fault()?;
+        Some(Error::OutOfResources(format!(
+            "kernel `{kernel}` stopped: {fault} ({})",
+            self.whereabouts(&fault)
+        )))
+    }
+
+    /// Where the faulting access lies relative to the buffer arguments.
+    fn whereabouts(&self, fault: &Fault) -> String {
+        let (a, end) = (fault.address, fault.address.saturating_add(fault.size));
+        let nearest = self
+            .buffers
+            .iter()
+            .map(|&(index, start, stop)| {
+                let distance = if a >= stop {
+                    a - stop
+                } else {
+                    start.saturating_sub(a)
+                };
+                (distance, index, start, stop)
+            })
+            .min();
+        match nearest {
+            Some((_, index, start, stop))
+                if a >= start && end > stop && end - stop <= (stop - start).max(4096) =>
+            {
+                format!(
+                    "{} bytes past the end of argument {index}, a buffer of {} bytes",
+                    end - stop,
+                    stop - start
+                )
+            }
+            Some((_, index, start, stop)) if a < start && start - a <= stop - start => format!(
+                "{} bytes before the start of argument {index}, a buffer of {} bytes",
+                start - a,
+                stop - start
+            ),
+            _ => "outside every buffer, __local and private range of the launch".into(),
+        }
+    }
 }
 
 impl KernelArgs {
@@ -86,6 +166,16 @@ impl KernelArgs {
         KernelArgs {
             slots: slots.to_vec(),
             values: vec![None; slots.len()],
+            checked_tail: None,
+        }
+    }
+
+    /// No arguments set yet for `code` (its slots, and for checked code the
+    /// tail [`build_block`](Self::build_block) fills).
+    pub fn for_code(code: &dyn KernelCode) -> KernelArgs {
+        KernelArgs {
+            checked_tail: code.checked_tail(),
+            ..KernelArgs::new(code.arg_slots())
         }
     }
 
@@ -175,11 +265,23 @@ impl KernelArgs {
 
     /// Lays the arguments out into a block of `args_size` bytes, placing
     /// `__local` arguments after `static_local` bytes of the arena, each
-    /// 128-byte aligned.
+    /// 128-byte aligned; for checked code, fills the checked tail too.
     pub fn build_block(&self, args_size: usize, static_local: u64) -> Result<ArgBlock> {
         let bytes = AlignedBytes::zeroed(args_size)?;
         let mut buffers = Vec::new();
         let mut local_end = static_local;
+        // Per parameter: its `[start, end)` for the checked tail.
+        let mut ranges = vec![(0u64, 0u64); self.slots.len()];
+        let write = |at: usize, field: &[u8]| -> Result<()> {
+            if at + field.len() > args_size {
+                return Err(Error::InvalidKernelDefinition);
+            }
+            // SAFETY: `at + field.len() <= args_size`, the block's length.
+            unsafe {
+                std::ptr::copy_nonoverlapping(field.as_ptr(), bytes.as_ptr().add(at), field.len())
+            };
+            Ok(())
+        };
         for (index, (slot, value)) in self.slots.iter().zip(&self.values).enumerate() {
             let value = value
                 .as_ref()
@@ -187,36 +289,63 @@ impl KernelArgs {
             let field: Vec<u8> = match value {
                 ArgValue::Bytes(b) => b.clone(),
                 ArgValue::Buffer(None) => 0u64.to_le_bytes().to_vec(),
-                ArgValue::Address(address) => address.to_le_bytes().to_vec(),
+                ArgValue::Address(address) => {
+                    if *address != 0 {
+                        ranges[index] = (*address, u64::MAX);
+                    }
+                    address.to_le_bytes().to_vec()
+                }
                 ArgValue::Buffer(Some(mem)) => {
                     buffers.push(mem.clone());
-                    (mem.as_ptr() as u64).to_le_bytes().to_vec()
+                    let start = mem.as_ptr() as u64;
+                    ranges[index] = (start, start.saturating_add(mem.size()));
+                    start.to_le_bytes().to_vec()
                 }
                 ArgValue::Local(size) => {
                     let offset = local_end.next_multiple_of(ALIGN as u64);
                     local_end = offset.checked_add(*size).ok_or_else(|| {
                         Error::OutOfResources("__local arguments overflow".into())
                     })?;
+                    ranges[index] = (offset, local_end);
                     offset.to_le_bytes().to_vec()
                 }
             };
-            let start = slot.offset as usize;
-            if start + field.len() > args_size {
-                return Err(Error::InvalidKernelDefinition);
-            }
-            // SAFETY: `start + field.len() <= args_size`, the block's length.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    field.as_ptr(),
-                    bytes.as_ptr().add(start),
-                    field.len(),
-                )
-            };
+            write(slot.offset as usize, &field)?;
         }
+        let checked = match self.checked_tail {
+            Some(tail) => {
+                let launch = Arc::new(CheckedLaunch {
+                    record: FaultRecord::new(),
+                    buffers: self
+                        .slots
+                        .iter()
+                        .zip(&ranges)
+                        .enumerate()
+                        .filter(|(_, (slot, r))| slot.kind == ArgKind::GlobalPointer && r.1 != 0)
+                        .map(|(index, (_, r))| (index, r.0, r.1))
+                        .collect(),
+                });
+                let record = std::ptr::from_ref(&launch.record) as u64;
+                write(
+                    tail + checked_offsets::FAULT_RECORD as usize,
+                    &record.to_le_bytes(),
+                )?;
+                for (index, (start, end)) in ranges.iter().enumerate() {
+                    let at = tail
+                        + checked_offsets::BOUNDS as usize
+                        + checked_offsets::BOUNDS_ENTRY as usize * index;
+                    write(at, &start.to_le_bytes())?;
+                    write(at + 8, &end.to_le_bytes())?;
+                }
+                Some(launch)
+            }
+            None => None,
+        };
         Ok(ArgBlock {
             bytes,
             buffers,
             local_mem_size: local_end,
+            checked,
         })
     }
 
@@ -316,5 +445,61 @@ mod tests {
         assert_eq!(block.local_mem_size, 266);
         assert_eq!(block.buffers.len(), 1);
         assert_eq!(args.local_args_size(), 128 + 128);
+        assert!(block.checked.is_none(), "no tail for unchecked code");
+    }
+
+    #[test]
+    fn checked_tail_holds_the_record_and_every_range() {
+        let tail = 32;
+        let mut args = KernelArgs {
+            checked_tail: Some(tail),
+            ..KernelArgs::new(&slots())
+        };
+        let mem = Mem::new(MemFlags::READ_WRITE, 64).expect("buffer");
+        args.set(0, ArgValue::Buffer(Some(mem.clone())))
+            .expect("buffer arg");
+        args.set(1, ArgValue::Bytes(7u32.to_le_bytes().to_vec()))
+            .expect("value arg");
+        args.set(2, ArgValue::Local(100)).expect("local arg");
+        args.set(3, ArgValue::Local(10)).expect("local arg");
+        let size = tail + checked_offsets::tail_size(4);
+        assert_eq!(
+            args.build_block(tail, 0).err(),
+            Some(Error::InvalidKernelDefinition),
+            "a block without room for the tail"
+        );
+        let block = args.build_block(size, 0).expect("block");
+        // SAFETY: the block is `size` bytes.
+        let raw = unsafe { std::slice::from_raw_parts(block.bytes.as_ptr(), size) };
+        let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
+        let checked = block.checked.as_ref().expect("checked launch");
+        assert_eq!(word(tail), std::ptr::from_ref(&checked.record) as u64);
+        let entry = |i: usize| (word(tail + 8 + 16 * i), word(tail + 16 + 16 * i));
+        let base = mem.as_ptr() as u64;
+        assert_eq!(entry(0), (base, base + 64));
+        assert_eq!(entry(1), (0, 0), "values have no range");
+        assert_eq!(entry(2), (0, 100), "__local: offsets in the arena");
+        assert_eq!(entry(3), (128, 138));
+
+        assert!(checked.error("k").is_none(), "nothing recorded yet");
+        checked.record.record(&Fault {
+            kind: vecl_jit::abi::AccessKind::Store,
+            address: base + 64,
+            size: 4,
+            global_id: [16, 0, 0],
+            line: 4,
+            col: 13,
+        });
+        let Some(Error::OutOfResources(message)) = checked.error("k") else {
+            panic!("a fault is CL_OUT_OF_RESOURCES");
+        };
+        assert_eq!(
+            message,
+            format!(
+                "kernel `k` stopped: out-of-bounds store of 4 bytes at {:#x} by work-item \
+                 (16, 0, 0) at line 4:13 (4 bytes past the end of argument 0, a buffer of 64 bytes)",
+                base + 64
+            )
+        );
     }
 }
