@@ -50,6 +50,9 @@ enum Command {
         /// Print the program's Kernel IR.
         #[arg(long)]
         dump_ir: bool,
+        /// Checked mode: every memory access is bounds-checked (as VECL_CHECKED=1).
+        #[arg(long)]
+        checked: bool,
     },
     /// Run the benchmark suite on vecl and every other OpenCL platform.
     Bench {
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
             reps,
             explain,
             dump_ir,
+            checked,
         } => {
             let args = args
                 .iter()
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
                 reps,
                 explain,
                 dump_ir,
+                checked,
             };
             cli::run::run(&request)
         }

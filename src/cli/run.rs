@@ -4,7 +4,12 @@
 //! Buffers get one element per work-item (a deterministic ramp);
 //! integer scalars default to the number of work-items and float scalars to
 //! 1.0, unless `--args name=value,…` says otherwise; `__local` arguments get
-//! one element per work-item of a group.
+//! one element per work-item of a group (of the size the device picks when
+//! `--local` is not given).
+//!
+//! `--checked` (or `VECL_CHECKED=1`) builds the kernel in checked mode: an
+//! access outside the generated buffers stops the run with a report of the
+//! work-item and address instead of touching memory the run does not own.
 
 use std::time::Instant;
 use vecl::{Context, Kernel, Mem, MemFlags, NdRange};
@@ -21,6 +26,8 @@ pub struct RunRequest {
     pub reps: usize,
     pub explain: bool,
     pub dump_ir: bool,
+    /// Checked mode (every access bounds-checked).
+    pub checked: bool,
 }
 
 /// Bytes per element of an OpenCL C type name (`float4*` → 16).
@@ -115,12 +122,14 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     }
     let ctx = Context::new().map_err(|e| e.to_string())?;
     let build_start = Instant::now();
-    let program = ctx
+    let mut builder = ctx
         .program(&source)
         .options(&req.options)
-        .dump_clif(req.explain)
-        .build()
-        .map_err(|e| e.to_string())?;
+        .dump_clif(req.explain);
+    if req.checked {
+        builder = builder.checked(true);
+    }
+    let program = builder.build().map_err(|e| e.to_string())?;
     let build_ms = build_start.elapsed().as_secs_f64() * 1e3;
     let mut out = String::new();
     if req.dump_ir {
@@ -133,8 +142,6 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         out.push('\n');
     }
     let items: u64 = req.global.iter().product();
-    let group_items: u64 = req.local.as_ref().map_or(64, |l| l.iter().product());
-    let outputs = set_generated_args(&kernel, items, group_items, &req.args)?;
     let mut range = NdRange::linear(1);
     range.work_dim = req.global.len() as u32;
     range.global[..req.global.len()].copy_from_slice(&req.global);
@@ -143,6 +150,13 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         l[..local.len().min(3)].copy_from_slice(&local[..local.len().min(3)]);
         range.local = Some(l);
     }
+    // `__local` buffers are sized for the groups the launch will really
+    // have, the device's choice included.
+    let group_items: u64 =
+        vecl_runtime::ndrange::plan_launch(&range, kernel.simd_width(), &kernel.launch_rules())
+            .map_err(|e| e.to_string())?
+            .map_or(1, |launch| launch.items_per_group());
+    let outputs = set_generated_args(&kernel, items, group_items, &req.args)?;
     let queue = ctx.queue().map_err(|e| e.to_string())?;
     let mut times = Vec::new();
     for _ in 0..req.reps.max(1) {
@@ -150,9 +164,17 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         let event = kernel
             .enqueue(queue.raw(), &range, &[])
             .map_err(|e| e.to_string())?;
-        event
-            .wait()
-            .map_err(|e| event.failure().unwrap_or(e).to_string())?;
+        event.wait().map_err(|e| {
+            let failure = event.failure().unwrap_or(e).to_string();
+            if failure.contains("out-of-bounds") {
+                format!(
+                    "{failure}\nnote: generated buffers hold one element per work-item; \
+                     give a buffer more with --args NAME=COUNT"
+                )
+            } else {
+                failure
+            }
+        })?;
         times.push(t0.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
@@ -240,6 +262,63 @@ mod tests {
         assert_eq!(element_size("double2"), 16);
         assert_eq!(element_size("int"), 4);
         assert_eq!(element_size("ulong"), 8);
+    }
+
+    fn request(dir: &std::path::Path, source: &str, kernel: &str, checked: bool) -> RunRequest {
+        let file = dir.join(format!("{kernel}.cl"));
+        std::fs::write(&file, source).expect("write the kernel file");
+        RunRequest {
+            file,
+            kernel: kernel.into(),
+            global: vec![256],
+            local: None,
+            args: Vec::new(),
+            options: String::new(),
+            reps: 1,
+            explain: false,
+            dump_ir: false,
+            checked,
+        }
+    }
+
+    fn scratch_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("vecl-run-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        dir
+    }
+
+    #[test]
+    fn checked_runs_report_accesses_past_the_generated_buffers() {
+        let dir = scratch_dir("checked");
+        let src = "kernel void next(global const float *in, global float *out) {
+            int i = get_global_id(0);
+            out[i] = in[i + 1];
+        }";
+        let err = run(&request(&dir, src, "next", true)).expect_err("in[256] is past the end");
+        assert!(err.contains("out-of-bounds load of 4 bytes"), "{err}");
+        assert!(err.contains("work-item (255, 0, 0)"), "{err}");
+        assert!(err.contains("--args"), "{err}");
+        // With one more element the same kernel runs.
+        let mut ok = request(&dir, src, "next", true);
+        ok.args = vec![("in".into(), "257".into())];
+        let text = run(&ok).expect("in bounds");
+        assert!(text.contains("arg 1 `out`: 1024 bytes"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn local_buffers_follow_the_group_size_the_device_picks() {
+        let dir = scratch_dir("local");
+        let src = "kernel void rev(global int *out, local int *tmp) {
+            int l = get_local_id(0);
+            int n = get_local_size(0);
+            tmp[l] = l;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[get_global_id(0)] = tmp[n - 1 - l];
+        }";
+        let text = run(&request(&dir, src, "rev", true)).expect("every access in bounds");
+        assert!(text.contains("arg 0 `out`: 1024 bytes"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
