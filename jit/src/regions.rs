@@ -30,6 +30,11 @@
 //!   that may have written the successor are guarded by
 //!   `if ($next == NONE)`, so control is structured throughout.
 //!
+//! Before the rewrite every register variable is split into its webs
+//! ([`vecl_ir::analysis::webs`]), so a variable that holds a per-work-item
+//! value in one place and a group-uniform one (a loop counter of a barrier
+//! loop) in another gets a uniformity fact for each.
+//!
 //! "Go to region R" is the statement pair `$next = R`; the driver sets
 //! `$next = NONE` before each chunk runs a region. The rewritten body is the
 //! regions separated by top-level barriers, so the uniformity analysis and
@@ -412,6 +417,10 @@ pub(crate) fn region_graph(func: &Function) -> Result<Option<RegionGraph>, Strin
         return Ok(None);
     }
     let mut f = func.clone();
+    // A variable reused for unrelated values (`i` per work-item in one loop,
+    // a uniform stride in the next) would make a loop holding a barrier
+    // look varying; give each web its own variable first.
+    vecl_ir::analysis::webs::split_webs(&mut f);
     let next = VarId(f.vars.len() as u32);
     f.vars.push(Var {
         name: "next_region".into(),
