@@ -9,7 +9,8 @@
 use super::super::lanes::{elem_of, natural, Lanes, Val};
 use super::super::{FunctionCx, LResult};
 use crate::math;
-use cranelift_codegen::ir::{condcodes::FloatCC, types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 use vecl_ir::{AddressSpace, BinaryOp, CmpOp, Rounding, Scalar, Type, ValueId};
 
 /// The integer type with the shape of a float value (`f32x4` → `i32x4`).
@@ -112,10 +113,14 @@ impl FunctionCx<'_, '_> {
         Ok(res)
     }
 
-    /// `async_work_group_[strided_]copy`: every work-item passes the same
-    /// arguments, so each chunk performs the whole copy when it reaches the
-    /// call (the copies write identical bytes); its own work-items then see
-    /// the data at once, and other chunks see it after their own call.
+    /// `async_work_group_[strided_]copy`: every work-item of the group
+    /// passes the same arguments, so the group's first chunk (the one
+    /// holding local id (0, 0, 0)) performs the whole copy when it reaches
+    /// the call, and the other chunks skip it. The chunks of a group run
+    /// each region in order, the first chunk first, so the copy is complete
+    /// before any other work-item of the group reaches the call or its
+    /// `wait_group_events`, and the group copies once instead of once per
+    /// chunk.
     fn lower_async_copy(&mut self, strided: bool, args: &[ValueId]) -> LResult<()> {
         let dst_t = self.func.ty(args[0]).clone();
         let elem = dst_t
@@ -143,7 +148,16 @@ impl FunctionCx<'_, '_> {
         };
         let e = self.b.ins().iconst(types::I64, i64::from(elem));
         let f = self.extern_fn("vecl_strided_copy", &[types::I64; 6], None)?;
+        let env = self.env().clone();
+        let yz = self.b.ins().bor(env.y, env.z);
+        let xyz = self.b.ins().bor(env.x0, yz);
+        let first = self.b.ins().icmp_imm_s(IntCC::Equal, xyz, 0);
+        let (copy, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(first, copy, &[], done, &[]);
+        self.b.switch_to_block(copy);
         self.b.ins().call(f, &[d, s, n, e, ds, ss]);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
         Ok(())
     }
 
