@@ -1,6 +1,8 @@
 //! Memory layouts the compiled kernel and the runtime agree on: the argument
 //! block, the kernel's static `__local` variables, module-scope data, and the
-//! per-lane private memory of a chunk.
+//! per-lane private memory of a chunk. Every variable is aligned to its type,
+//! as OpenCL C requires (a vector of n elements to n times the element size,
+//! `vec3` as `vec4`), up to [`MAX_ALIGN`] for `long16` and `double16`.
 
 use crate::abi::{ArgKind, ArgSlot};
 use vecl_ir::{AddressSpace, Function, Module, Type};
@@ -55,7 +57,9 @@ pub(crate) fn global_places(
             continue;
         }
         let size = module.size_of(&g.ty);
-        let align = module.align_of(&g.ty).max(16);
+        // Offsets aligned to the type from bases aligned to MAX_ALIGN (the
+        // data block, the runtime's __local arena) give aligned addresses.
+        let align = module.align_of(&g.ty).clamp(16, MAX_ALIGN);
         if g.space == AddressSpace::Local {
             local = local.div_ceil(align) * align;
             places.push(Some(GlobalPlace::Local(local)));
@@ -77,26 +81,64 @@ pub(crate) fn global_places(
 }
 
 /// Per-lane private memory of one chunk: slot `s` of lane `l` is at
-/// `offsets[s] + l * strides[s]`.
-#[derive(Clone, Debug, Default)]
+/// `offsets[s] + l * strides[s]` from a base aligned to `align`, so every
+/// lane's copy of a variable is aligned to its type (OpenCL C 6.3.5: a
+/// `long16` at a 128-byte boundary, a `float3` at 16).
+#[derive(Clone, Debug)]
 pub(crate) struct PrivateLayout {
     pub offsets: Vec<u32>,
     pub strides: Vec<u32>,
-    /// Bytes for the whole chunk.
+    /// Bytes for the whole chunk (a multiple of 64 and of `align`).
     pub size: u32,
+    /// The alignment the base needs: the largest of the slots' (at least 16).
+    pub align: u32,
+}
+
+impl Default for PrivateLayout {
+    fn default() -> PrivateLayout {
+        PrivateLayout {
+            offsets: Vec::new(),
+            strides: Vec::new(),
+            size: 0,
+            align: 16,
+        }
+    }
 }
 
 pub(crate) fn private_layout(module: &Module, func: &Function, lanes: u32) -> PrivateLayout {
     let mut l = PrivateLayout::default();
     let mut at = 0u32;
     for s in &func.slots {
-        let align = module.align_of(&s.ty).max(8);
+        let align = module.align_of(&s.ty).clamp(8, MAX_ALIGN);
         let stride = module.size_of(&s.ty).max(1).div_ceil(align) * align;
-        at = at.div_ceil(16.max(align)) * 16.max(align);
+        let start = 16.max(align);
+        at = at.div_ceil(start) * start;
+        l.align = l.align.max(start);
         l.offsets.push(at);
         l.strides.push(stride);
         at += stride * lanes;
     }
-    l.size = at.div_ceil(64) * 64;
+    let round = l.align.max(64);
+    l.size = at.div_ceil(round) * round;
     l
+}
+
+/// The largest alignment an OpenCL C type asks for (`long16`, `double16`).
+pub(crate) const MAX_ALIGN: u32 = 128;
+
+/// One [`MAX_ALIGN`]-aligned line of a kernel's module-scope data.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(128))]
+pub(crate) struct DataLine(pub [u8; MAX_ALIGN as usize]);
+
+/// The kernel's module-scope data block holding `bytes` (laid out by
+/// [`global_places`]), at a [`MAX_ALIGN`]-aligned address so each
+/// variable's offset, aligned to its type, gives an aligned address.
+pub(crate) fn data_block(bytes: &[u8]) -> Box<[DataLine]> {
+    let lines = bytes.len().div_ceil(MAX_ALIGN as usize).max(1);
+    let mut data = vec![DataLine([0; MAX_ALIGN as usize]); lines];
+    for (line, chunk) in data.iter_mut().zip(bytes.chunks(MAX_ALIGN as usize)) {
+        line.0[..chunk.len()].copy_from_slice(chunk);
+    }
+    data.into_boxed_slice()
 }

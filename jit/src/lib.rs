@@ -85,7 +85,7 @@ pub struct CompiledKernel {
     entry: EntryFn,
     _code: CodeMemory,
     /// Module-scope `__constant`/`__global` data the code addresses directly.
-    _data: Box<[u128]>,
+    _data: Box<[layout::DataLine]>,
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -150,7 +150,9 @@ impl CompiledKernel {
     /// `args` matches [`args`](Self::args) (pointers valid for every access
     /// the kernel makes); `local_mem` holds `launch.local_mem_size` bytes and
     /// `context` [`context_size`](Self::context_size) bytes, both 64-aligned
-    /// and owned by the caller for the duration of the call.
+    /// (128-aligned for `long16` and `double16` `__local` and private
+    /// variables to be aligned to their size) and owned by the caller for
+    /// the duration of the call.
     pub unsafe fn run_groups(
         &self,
         args: *const u8,
@@ -227,12 +229,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         }
     }
     let (places, static_local_size, bytes) = layout::global_places(module, &used);
-    let mut data = vec![0u128; bytes.len().div_ceil(16).max(1)].into_boxed_slice();
-    for (i, chunk) in bytes.chunks(16).enumerate() {
-        let mut b = [0u8; 16];
-        b[..chunk.len()].copy_from_slice(chunk);
-        data[i] = u128::from_le_bytes(b);
-    }
+    let data = layout::data_block(&bytes);
     let data_base = data.as_ptr() as u64;
     let data_len = bytes.len() as u64;
     // Checked mode appends its tail after the parameters (8-aligned).

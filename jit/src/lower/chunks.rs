@@ -381,12 +381,15 @@ pub(crate) fn lower_kernel(
             ctx_off += save_size(&func.vars[v.index()].ty, w);
         }
     }
-    let private_off = ctx_off.div_ceil(64) * 64;
+    // The context area is MAX_ALIGN-aligned: chunk areas and their private
+    // memory start at multiples of the private layout's alignment.
+    let ctx_align = private.align.max(64);
+    let private_off = ctx_off.div_ceil(ctx_align) * ctx_align;
     if barrier_mode {
         ctx_off = private_off + private.size;
     }
     let chunk_bytes = if barrier_mode {
-        ctx_off.div_ceil(64) * 64
+        ctx_off.div_ceil(ctx_align) * ctx_align
     } else {
         0
     };
@@ -402,12 +405,20 @@ pub(crate) fn lower_kernel(
         b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 128, 4));
     let dummy = b.ins().stack_addr(types::I64, dummy_slot, 0);
     let stack_private = if !barrier_mode && private.size > 0 {
+        // Stack slots are 16-byte aligned at most (the stack pointer's
+        // alignment): over-allocate and round the base up.
         let s = b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
-            private.size,
-            6,
+            private.size + private.align - 16,
+            4,
         ));
-        Some(b.ins().stack_addr(types::I64, s, 0))
+        let at = b.ins().stack_addr(types::I64, s, 0);
+        Some(if private.align > 16 {
+            let up = b.ins().iadd_imm_s(at, i64::from(private.align - 1));
+            b.ins().band_imm_s(up, -i64::from(private.align))
+        } else {
+            at
+        })
     } else {
         None
     };
