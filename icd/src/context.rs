@@ -11,6 +11,7 @@ use crate::entry::{api, api_create, property_list, UserPtr};
 use crate::handle::{cl_type, handle_of, ClType};
 use crate::info::{query, Info};
 use crate::platform::check_platform;
+use crate::svm::SvmHeap;
 use crate::ClResult;
 
 /// The `pfn_notify` of `clCreateContext`.
@@ -32,6 +33,8 @@ pub struct Context {
     #[allow(dead_code)]
     notify: Option<(ContextNotify, UserPtr)>,
     destructors: Mutex<Vec<(ContextDestructor, UserPtr)>>,
+    /// The context's shared virtual memory allocations.
+    pub svm: SvmHeap,
 }
 
 cl_type!(Context, CL_INVALID_CONTEXT);
@@ -107,6 +110,7 @@ fn new_context(
         properties,
         notify: pfn_notify.map(|f| (f, UserPtr(user_data))),
         destructors: Mutex::new(Vec::new()),
+        svm: SvmHeap::default(),
     })?;
     Ok(context.handle())
 }

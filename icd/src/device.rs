@@ -195,7 +195,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_MAX_NUM_SUB_GROUPS
         | CL_DEVICE_PARTITION_MAX_SUB_DEVICES => uint(0),
-        CL_DEVICE_SVM_CAPABILITIES => ulong(0),
+        CL_DEVICE_SVM_CAPABILITIES => ulong(crate::svm::SVM_CAPABILITIES),
         CL_DEVICE_BUILT_IN_KERNELS => Info::string(""),
         CL_DEVICE_NAME => Info::string(&CAPS.device_name),
         CL_DEVICE_VENDOR => Info::string(CAPS.device_vendor),

@@ -20,6 +20,7 @@ use crate::memory::*;
 use crate::platform::*;
 use crate::program::*;
 use crate::queue::*;
+use crate::svm::*;
 use crate::unsupported::*;
 
 /// A table with every entry null, the base of [`DISPATCH`].

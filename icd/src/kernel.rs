@@ -81,6 +81,19 @@ impl Kernel {
             .clone()
     }
 
+    /// Clears the buffer recorded for argument `index` (now set to an SVM
+    /// address rather than a buffer).
+    pub fn forget_arg_buffer(&self, index: u32) {
+        if let Some(slot) = self
+            .buffers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(index as usize)
+        {
+            *slot = None;
+        }
+    }
+
     /// The buffers set as arguments that are still alive, held strongly
     /// for a launch.
     pub fn buffers(&self) -> Vec<Arc<Object<Mem>>> {
@@ -350,36 +363,5 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     api(|| {
         Kernel::get(kernel)?;
         Err(CL_INVALID_OPERATION)
-    })
-}
-
-/// `clSetKernelArgSVMPointer`: vecl offers no SVM.
-pub unsafe extern "C" fn clSetKernelArgSVMPointer(
-    kernel: cl_kernel,
-    _arg_index: cl_uint,
-    _arg_value: *const c_void,
-) -> cl_int {
-    api(|| {
-        Kernel::get(kernel)?;
-        Err(CL_INVALID_OPERATION)
-    })
-}
-
-/// `clSetKernelExecInfo`: its parameters all concern SVM, which vecl does
-/// not offer.
-pub unsafe extern "C" fn clSetKernelExecInfo(
-    kernel: cl_kernel,
-    param_name: cl_kernel_exec_info,
-    _param_value_size: usize,
-    _param_value: *const c_void,
-) -> cl_int {
-    api(|| {
-        Kernel::get(kernel)?;
-        match param_name {
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
-                Err(CL_INVALID_OPERATION)
-            }
-            _ => Err(CL_INVALID_VALUE),
-        }
     })
 }

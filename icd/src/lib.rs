@@ -12,9 +12,9 @@
 //!
 //! One file per API area, named after the functions it holds: [`platform`],
 //! [`device`], [`context`], [`queue`], [`memory`], [`program`], [`kernel`],
-//! [`event`], [`enqueue`]; [`unsupported`] answers the optional features vecl
-//! does not offer (images, samplers, pipes, SVM, GL sharing) with the errors
-//! the specification prescribes.
+//! [`event`], [`enqueue`], [`svm`]; [`unsupported`] answers the optional
+//! features vecl does not offer (images, samplers, pipes, GL sharing) with
+//! the errors the specification prescribes.
 
 #![allow(non_snake_case)]
 
@@ -35,6 +35,7 @@ mod platform;
 mod program;
 mod queue;
 mod scheduler;
+mod svm;
 mod unsupported;
 
 use opencl_sys::cl_int;

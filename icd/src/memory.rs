@@ -310,7 +310,9 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
                     .map_or(std::ptr::null_mut(), |parent| parent.handle()),
             ),
             CL_MEM_OFFSET => Info::value(mem.offset),
-            CL_MEM_USES_SVM_POINTER => Info::bool(false),
+            CL_MEM_USES_SVM_POINTER => Info::bool(
+                !mem.host_ptr.0.is_null() && mem.context.svm.contains(mem.host_ptr.0, mem.size),
+            ),
             CL_MEM_PROPERTIES => Info::array(&mem.properties),
             _ => return Err(CL_INVALID_VALUE),
         })

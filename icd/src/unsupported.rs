@@ -1,9 +1,8 @@
 //! Entry points of optional features vecl's device does not offer, each
 //! answering with the error the specification prescribes for a device
 //! without the feature: images and samplers (`CL_DEVICE_IMAGE_SUPPORT` is
-//! false), pipes (`CL_DEVICE_PIPE_SUPPORT` false), shared virtual memory
-//! (`CL_DEVICE_SVM_CAPABILITIES` 0), device-side queues, and OpenGL/EGL
-//! sharing (no such extension advertised).
+//! false), pipes (`CL_DEVICE_PIPE_SUPPORT` false), device-side queues, and
+//! OpenGL/EGL sharing (no such extension advertised).
 //!
 //! Handles are still validated first, so a bad handle gets its own
 //! `CL_INVALID_*` code, as with every other entry point.
@@ -46,14 +45,6 @@ fn image_command(queue: cl_command_queue) -> cl_int {
     api(|| {
         Queue::get(queue)?;
         Err(CL_INVALID_MEM_OBJECT)
-    })
-}
-
-/// A queue's command on SVM: the device has no SVM capabilities.
-fn svm_command(queue: cl_command_queue) -> cl_int {
-    api(|| {
-        Queue::get(queue)?;
-        Err(CL_INVALID_OPERATION)
     })
 }
 
@@ -345,108 +336,6 @@ pub unsafe extern "C" fn clGetPipeInfo(
         Mem::get(pipe)?;
         Err(CL_INVALID_MEM_OBJECT)
     })
-}
-
-/// `clSVMAlloc`: returns null, as for any failed allocation.
-pub unsafe extern "C" fn clSVMAlloc(
-    _context: cl_context,
-    _flags: cl_svm_mem_flags,
-    _size: usize,
-    _alignment: cl_uint,
-) -> *mut c_void {
-    std::ptr::null_mut()
-}
-
-/// `clSVMFree`: no pointer was ever allocated, so there is nothing to free.
-pub unsafe extern "C" fn clSVMFree(_context: cl_context, _svm_pointer: *mut c_void) {}
-
-/// The callback of `clEnqueueSVMFree`.
-pub type SvmFreeCallback = unsafe extern "C" fn(
-    queue: cl_command_queue,
-    num_svm_pointers: cl_uint,
-    svm_pointers: *mut *mut c_void,
-    user_data: *mut c_void,
-);
-
-/// `clEnqueueSVMFree`.
-pub unsafe extern "C" fn clEnqueueSVMFree(
-    command_queue: cl_command_queue,
-    _num_svm_pointers: cl_uint,
-    _svm_pointers: *mut *mut c_void,
-    _pfn_free_func: Option<SvmFreeCallback>,
-    _user_data: *mut c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    svm_command(command_queue)
-}
-
-/// `clEnqueueSVMMemcpy`.
-pub unsafe extern "C" fn clEnqueueSVMMemcpy(
-    command_queue: cl_command_queue,
-    _blocking_copy: cl_bool,
-    _dst_ptr: *mut c_void,
-    _src_ptr: *const c_void,
-    _size: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    svm_command(command_queue)
-}
-
-/// `clEnqueueSVMMemFill`.
-pub unsafe extern "C" fn clEnqueueSVMMemFill(
-    command_queue: cl_command_queue,
-    _svm_ptr: *mut c_void,
-    _pattern: *const c_void,
-    _pattern_size: usize,
-    _size: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    svm_command(command_queue)
-}
-
-/// `clEnqueueSVMMap`.
-pub unsafe extern "C" fn clEnqueueSVMMap(
-    command_queue: cl_command_queue,
-    _blocking_map: cl_bool,
-    _flags: cl_map_flags,
-    _svm_ptr: *mut c_void,
-    _size: usize,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    svm_command(command_queue)
-}
-
-/// `clEnqueueSVMUnmap`.
-pub unsafe extern "C" fn clEnqueueSVMUnmap(
-    command_queue: cl_command_queue,
-    _svm_ptr: *mut c_void,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    svm_command(command_queue)
-}
-
-/// `clEnqueueSVMMigrateMem`.
-pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
-    command_queue: cl_command_queue,
-    _num_svm_pointers: cl_uint,
-    _svm_pointers: *mut *const c_void,
-    _sizes: *const usize,
-    _flags: cl_mem_migration_flags,
-    _num_events_in_wait_list: cl_uint,
-    _event_wait_list: *const cl_event,
-    _event: *mut cl_event,
-) -> cl_int {
-    svm_command(command_queue)
 }
 
 /// `clSetDefaultDeviceCommandQueue`: "CL_INVALID_OPERATION if device does

@@ -491,28 +491,63 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT_NULL(clCreatePipe(bad_ctx, 0, 4, 4, NULL, &err), err, CL_INVALID_CONTEXT);
     EXPECT(clGetPipeInfo(bad_mem, CL_PIPE_MAX_PACKETS, sizeof count, &count, NULL), CL_INVALID_MEM_OBJECT);
     EXPECT(clGetPipeInfo(buf, CL_PIPE_MAX_PACKETS, sizeof count, &count, NULL), CL_INVALID_MEM_OBJECT);
-    /* SVM: the device has no SVM capabilities. */
+    /* SVM: coarse- and fine-grained buffer SVM; bad arguments. */
     EXPECT(clSVMAlloc(bad_ctx, CL_MEM_READ_WRITE, 64, 0) == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clSVMAlloc(ctx, CL_MEM_READ_WRITE, 0, 0) == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clSVMAlloc(ctx, CL_MEM_READ_WRITE | CL_MEM_READ_ONLY, 64, 0) == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 3) == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clSVMAlloc(ctx, CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS, 64, 0) == NULL ? CL_SUCCESS : -1,
+           CL_SUCCESS);
     clSVMFree(ctx, NULL);
     clSVMFree(bad_ctx, host);
-    void *svm_ptrs[1] = {host};
+    clSVMFree(ctx, host); /* not an SVM pointer: ignored */
+    char *svm = clSVMAlloc(ctx, CL_MEM_READ_WRITE, 256, 1024);
+    EXPECT(svm != NULL && ((size_t)svm % 1024) == 0 ? CL_SUCCESS : -1, CL_SUCCESS);
+    void *svm_ptrs[1] = {svm};
     EXPECT(clEnqueueSVMFree(bad_queue, 1, svm_ptrs, NULL, NULL, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
-    EXPECT(clEnqueueSVMFree(queue, 1, svm_ptrs, NULL, NULL, 0, NULL, NULL), CL_INVALID_OPERATION);
-    EXPECT(clEnqueueSVMMemcpy(bad_queue, CL_TRUE, host, host + 8, 4, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
-    EXPECT(clEnqueueSVMMemFill(bad_queue, host, &pattern, 4, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
-    EXPECT(clEnqueueSVMMemFill(queue, host, &pattern, 4, 16, 0, NULL, NULL), CL_INVALID_OPERATION);
-    EXPECT(clEnqueueSVMMap(bad_queue, CL_TRUE, CL_MAP_READ, host, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
-    EXPECT(clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ, host, 16, 0, NULL, NULL), CL_INVALID_OPERATION);
-    EXPECT(clEnqueueSVMUnmap(bad_queue, host, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
-    EXPECT(clEnqueueSVMUnmap(queue, host, 0, NULL, NULL), CL_INVALID_OPERATION);
+    EXPECT(clEnqueueSVMFree(queue, 0, svm_ptrs, NULL, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMFree(queue, 1, NULL, NULL, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMemcpy(bad_queue, CL_TRUE, svm, svm + 8, 4, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMMemcpy(queue, CL_TRUE, NULL, svm, 4, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMemcpy(queue, CL_TRUE, svm, NULL, 4, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMemcpy(queue, CL_TRUE, svm, svm + 2, 4, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    EXPECT(clEnqueueSVMMemFill(bad_queue, svm, &pattern, 4, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMMemFill(queue, NULL, &pattern, 4, 16, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMemFill(queue, svm, NULL, 4, 16, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMemFill(queue, svm, &pattern, 3, 15, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMemFill(queue, svm + 2, &pattern, 4, 16, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMemFill(queue, svm, &pattern, 4, 18, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMap(bad_queue, CL_TRUE, CL_MAP_READ, svm, 16, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ, NULL, 16, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ, svm, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, svm, 16, 0, NULL, NULL),
+           CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMUnmap(bad_queue, svm, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    EXPECT(clEnqueueSVMUnmap(queue, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    /* A fill, a copy, a map: the bytes arrive. */
+    int fill = 0x01020304;
+    EXPECT(clEnqueueSVMMemFill(queue, svm, &fill, 4, 128, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clEnqueueSVMMemcpy(queue, CL_TRUE, svm + 128, svm, 128, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ, svm, 256, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(memcmp(svm + 252, &fill, 4) == 0 ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clEnqueueSVMUnmap(queue, svm, 0, NULL, NULL), CL_SUCCESS);
+    /* clCreateSamplerWithProperties */
     /* clCreateSamplerWithProperties */
     EXPECT_NULL(clCreateSamplerWithProperties(bad_ctx, NULL, &err), err, CL_INVALID_CONTEXT);
     /* clSetKernelArgSVMPointer, clSetKernelExecInfo */
     EXPECT(clSetKernelArgSVMPointer(bad_kernel, 0, host), CL_INVALID_KERNEL);
-    EXPECT(clSetKernelArgSVMPointer(k, 0, host), CL_INVALID_OPERATION);
+    EXPECT(clSetKernelArgSVMPointer(k, 9, svm), CL_INVALID_ARG_INDEX);
+    EXPECT(clSetKernelArgSVMPointer(k, 1, svm), CL_INVALID_ARG_VALUE);
+    EXPECT(clSetKernelArgSVMPointer(k, 0, svm), CL_SUCCESS);
     EXPECT(clSetKernelExecInfo(bad_kernel, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svm_ptrs, svm_ptrs), CL_INVALID_KERNEL);
     EXPECT(clSetKernelExecInfo(k, 0xdead, sizeof svm_ptrs, svm_ptrs), CL_INVALID_VALUE);
-    EXPECT(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svm_ptrs, svm_ptrs), CL_INVALID_OPERATION);
+    EXPECT(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svm_ptrs, svm_ptrs), CL_SUCCESS);
+    cl_bool system_svm = CL_TRUE;
+    EXPECT(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof system_svm, &system_svm),
+           CL_INVALID_OPERATION);
+    system_svm = CL_FALSE;
+    EXPECT(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof system_svm, &system_svm),
+           CL_SUCCESS);
     /* clGetKernelSubGroupInfoKHR, clGetKernelSubGroupInfo: no sub-groups. */
     EXPECT(clGetKernelSubGroupInfoKHR(bad_kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR,
                                       sizeof global, global, sizeof size, &size, NULL), CL_INVALID_KERNEL);
@@ -527,9 +562,18 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT_NULL(clCreateProgramWithIL(ctx, NULL, 4, &err), err, CL_INVALID_VALUE);
     EXPECT_NULL(clCreateProgramWithIL(ctx, junk, 0, &err), err, CL_INVALID_VALUE);
     /* clEnqueueSVMMigrateMem */
-    const void *svm_const[1] = {host};
+    const void *svm_const[1] = {svm};
+    const void *not_svm[1] = {host};
+    size_t too_long[1] = {257};
     EXPECT(clEnqueueSVMMigrateMem(bad_queue, 1, svm_const, NULL, 0, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
-    EXPECT(clEnqueueSVMMigrateMem(queue, 1, svm_const, NULL, 0, 0, NULL, NULL), CL_INVALID_OPERATION);
+    EXPECT(clEnqueueSVMMigrateMem(queue, 0, svm_const, NULL, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMigrateMem(queue, 1, not_svm, NULL, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMigrateMem(queue, 1, svm_const, too_long, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMigrateMem(queue, 1, svm_const, NULL, 0x40, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueSVMMigrateMem(queue, 1, svm_const, NULL, CL_MIGRATE_MEM_OBJECT_HOST, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clFinish(queue), CL_SUCCESS);
+    EXPECT(clEnqueueSVMFree(queue, 1, svm_ptrs, NULL, NULL, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clFinish(queue), CL_SUCCESS);
     /* clGetDeviceAndHostTimer, clGetHostTimer */
     cl_ulong device_time, host_time;
     EXPECT(clGetDeviceAndHostTimer(bad_device, &device_time, &host_time), CL_INVALID_DEVICE);
@@ -782,8 +826,6 @@ int main(void) {
     cl_sampler_properties sprops[] = {0};
     EXPECT_NULL(clCreateSamplerWithProperties(ctx, sprops, &err), err, CL_INVALID_OPERATION);
     EXPECT_NULL(clCreatePipe(ctx, 0, 4, 4, NULL, &err), err, CL_INVALID_OPERATION);
-    EXPECT(clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0) == NULL ? CL_SUCCESS : -1, CL_SUCCESS);
-    EXPECT(clEnqueueSVMMemcpy(queue, CL_TRUE, host, host, 4, 0, NULL, NULL), CL_INVALID_OPERATION);
     EXPECT(clEnqueueNativeKernel(queue, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL), CL_INVALID_OPERATION);
 
     /* Reference counting: released handles become invalid. */

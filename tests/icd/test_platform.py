@@ -27,7 +27,8 @@ def test_device_describes_a_cpu(device, platform):
     assert device.endian_little
     assert device.available and device.compiler_available
     assert not device.image_support
-    assert device.svm_capabilities == 0
+    svm = cl.device_svm_capabilities
+    assert device.svm_capabilities == svm.COARSE_GRAIN_BUFFER | svm.FINE_GRAIN_BUFFER
     assert device.queue_on_host_properties & cl.command_queue_properties.PROFILING_ENABLE
     names = [e.name for e in device.extensions_with_version]
     assert names == device.extensions.split()
