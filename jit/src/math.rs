@@ -645,6 +645,7 @@ unsafe extern "C" fn vecl_strided_copy(
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v = unary_symbols();
     v.extend(binary_symbols());
+    v.extend(crate::printf::symbols());
     v.extend([
         ("vecl_pownf", vecl_pownf as *const u8),
         ("vecl_pown", vecl_pown as *const u8),

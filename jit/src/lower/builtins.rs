@@ -6,10 +6,12 @@
 //! `fma`, integer `min`…) it runs on whole pieces; `float` transcendentals
 //! are emitted as vector code by [`vmath`]; the rest (`double`
 //! transcendentals, exact float operations, half packing, 64-bit saturating
-//! integers) call the Rust routines of `math.rs` lane by lane. A builtin not
+//! integers) call the Rust routines of `math.rs` lane by lane; `printf` calls
+//! the host's formatter lane by lane ([`printf`]). A builtin not
 //! listed here is reported as `not supported yet: NAME`.
 
 mod extra;
+mod printf;
 mod routines;
 mod vmath;
 
@@ -134,6 +136,9 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn lower_builtin(&mut self, name: &str, args: &[ValueId], ty: &Type) -> LResult<Val> {
+        if name == "printf" {
+            return self.lower_printf(args);
+        }
         let vals: Vec<Val> = args
             .iter()
             .map(|a| self.value(*a))
