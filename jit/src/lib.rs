@@ -287,16 +287,18 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
             arg_slots: arg_slots.clone(),
             has_fma,
             next_var,
-            checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
+            checks: checks.map(|tail| lower::bounds::Checks {
+                tail: tail as u32,
+                data_len,
+            }),
         },
     )?;
-    let clif_pre = opts.dump_clif.then(|| ctx.func.display().to_string());
+    let clif = opts.dump_clif.then(|| ctx.func.display().to_string());
     let clif_insts = ctx.func.dfg.num_insts();
     jit.define_function(id, &mut ctx)
         .map_err(|e| codegen(format!("{e:?}")))?;
     jit.finalize_definitions()
         .map_err(|e| codegen(e.to_string()))?;
-    let clif = if std::env::var("VECL_POSTOPT").is_ok() { opts.dump_clif.then(|| ctx.func.display().to_string()) } else { clif_pre };
     let code = jit.get_finalized_function(id);
     // SAFETY: `code` is the finalized entry declared with the signature of `EntryFn`.
     let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(code) };
