@@ -69,7 +69,7 @@ fn trigpi64(x: f64, which: u32) -> f64 {
     let r = (x - 0.5 * k) * PI;
     let q = ((k % 4.0 + 4.0) % 4.0) as u32 + u32::from(which == 1);
     let (s, c) = r.sin_cos();
-    match which {
+    let v = match which {
         2 => {
             if q.is_multiple_of(2) {
                 s / c
@@ -83,6 +83,17 @@ fn trigpi64(x: f64, which: u32) -> f64 {
             2 => -s,
             _ => -c,
         },
+    };
+    if v != 0.0 {
+        return v;
+    }
+    // Exact zeros take C23's signs: sinpi(±n) = ±0, cospi(n + ½) = +0,
+    // tanpi(±n) = ±0 for even n and ∓0 for odd n.
+    match which {
+        0 => 0f64.copysign(x),
+        1 => 0.0,
+        _ if (x % 2.0).abs() == 1.0 => 0f64.copysign(-x),
+        _ => 0f64.copysign(x),
     }
 }
 

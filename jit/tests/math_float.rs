@@ -360,3 +360,77 @@ fn sincos_returns_both_and_large_arguments_take_the_exact_path() {
     }
     println!("ulp sincos float {worst:.3} over {} inputs", xs.len());
 }
+
+/// Exact zeros of `sinpi`, `cospi` and `tanpi` carry C23's signs:
+/// sinpi(±n) = ±0, cospi(n + ½) = +0, tanpi(±n) = ±0 for even n and ∓0 for
+/// odd n — on the vector path, the uniform path and in double.
+#[test]
+fn trigpi_zeros_have_their_signs() {
+    let xs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -2.0,
+        3.0,
+        -3.0,
+        4.0,
+        -4.0,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.5,
+        16_777_216.0,
+        -16_777_216.0,
+        8_388_609.0,
+        -8_388_609.0,
+    ];
+    let want = |name: &str, x: f32| -> f32 {
+        let n = x.abs().trunc();
+        let integer = x.fract() == 0.0;
+        match name {
+            "sinpi" if integer => 0f32.copysign(x),
+            "cospi" if !integer => 0.0,
+            "tanpi" if integer && n % 2.0 == 1.0 => 0f32.copysign(-x),
+            "tanpi" if integer => 0f32.copysign(x),
+            _ => f32::NAN,
+        }
+    };
+    let src_f64 = |name: &str| {
+        format!(
+            "kernel void k(global const double* x, global double* r) {{ size_t i = get_global_id(0); r[i] = {name}(x[i]); }}"
+        )
+    };
+    for name in ["sinpi", "cospi", "tanpi"] {
+        let vector = run_f32(&format!("{name}(x[i])"), &xs, None);
+        let k = kernel(&src_f64(name));
+        let mut xb = bytes_of(
+            &xs.iter().map(|&x| f64::from(x)).collect::<Vec<_>>(),
+            f64::to_le_bytes,
+        );
+        let mut rb = vec![0u8; pad64(xs.len()) * 8 + 64];
+        run_n(&k, pad64(xs.len()), &mut [&mut xb, &mut rb]);
+        let double = f64_from(&rb[..xs.len() * 8]);
+        for (i, &x) in xs.iter().enumerate() {
+            let w = want(name, x);
+            if w.is_nan() {
+                continue;
+            }
+            let uniform = run_f32_uniform(&format!("{name}(x)"), x);
+            for (path, got) in [
+                ("vector", vector[i]),
+                ("uniform", uniform),
+                ("double", double[i] as f32),
+            ] {
+                assert_eq!(
+                    got.to_bits(),
+                    w.to_bits(),
+                    "{name}({x}) on the {path} path: {got} (want {w})"
+                );
+            }
+        }
+    }
+}

@@ -562,12 +562,22 @@ impl MathCx<'_, '_> {
         let inf = self.dcmp(FloatCC::Equal, ax, f64::INFINITY);
         let nan = self.nan_like(x0);
         let v = self.pick(inf, nan, v);
-        if which == 1 {
-            v
-        } else {
-            let z = self.dcmp(FloatCC::Equal, x0, 0.0);
-            self.pick(z, x0, v)
-        }
+        // Exact zeros (integer x, or n + ½ for cospi) take the signs of
+        // C23: sinpi(±n) = ±0, cospi(n + ½) = +0, tanpi(±n) = ±0 for even
+        // n and ∓0 for odd n (|x| = 1 after the reduction).
+        let z = self.dcmp(FloatCC::Equal, v, 0.0);
+        let zero = self.dk(x0, 0.0);
+        let signed_zero = match which {
+            1 => zero,
+            0 => self.dcopysign(zero, x0),
+            _ => {
+                let sz = self.dcopysign(zero, x0);
+                let ax = self.b.ins().fabs(x);
+                let odd = self.dcmp(FloatCC::Equal, ax, 1.0);
+                self.dneg_if(odd, sz)
+            }
+        };
+        self.pick(z, signed_zero, v)
     }
 
     /// atan t for 0 ≤ t ≤ 1 (two argument halvings, then a Taylor series).
