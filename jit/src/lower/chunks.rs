@@ -473,15 +473,53 @@ pub(crate) fn lower_kernel(
         has_fma,
         arg_slots,
         checks,
+        params: Vec::new(),
     };
     cx.cur = cx.new_mask_vars();
     if returns {
         cx.alive = Some(cx.new_mask_vars());
     }
 
-    // Group loop.
+    // Launch fields the entry needs, loaded once here. Loads and arithmetic
+    // Cranelift may move are placed at their uses and not hoisted out of
+    // loops, so what must be computed once per call, per group or per row
+    // is pinned: fixed loads here, loop-carried variables below.
+    let ro = MemFlagsData::trusted().with_readonly();
+    use crate::abi::launch_offsets as lo;
+    let field = |cx: &mut FunctionCx<'_, '_>, base: i32, d: usize| {
+        cx.b.ins().load(types::I64, ro, launch, base + 8 * d as i32)
+    };
+    let num_groups = [0, 1].map(|d| field(&mut cx, lo::NUM_GROUPS, d));
+    let local_size = [0, 1, 2].map(|d| field(&mut cx, lo::LOCAL_SIZE, d));
+    let global_size = [0, 1, 2].map(|d| field(&mut cx, lo::GLOBAL_SIZE, d));
+    let global_offset = [0, 1, 2].map(|d| field(&mut cx, lo::GLOBAL_OFFSET, d));
+    cx.env = Some(Env {
+        args,
+        launch,
+        local_mem,
+        group_id: [first; 3],
+        group_size: [first; 3],
+        global_base: [first; 3],
+        x0: first,
+        y: first,
+        z: first,
+    });
+    cx.preload_params()?;
+
+    // Group loop: the linear index and its coordinates, which step
+    // with a carry instead of a division per group.
     let g_var = cx.b.declare_var(types::I64);
     cx.b.def_var(g_var, first);
+    let gc_vars: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
+    {
+        let g0 = cx.b.ins().urem(first, num_groups[0]);
+        let t = cx.b.ins().udiv(first, num_groups[0]);
+        let g1 = cx.b.ins().urem(t, num_groups[1]);
+        let g2 = cx.b.ins().udiv(t, num_groups[1]);
+        for (v, x) in gc_vars.iter().zip([g0, g1, g2]) {
+            cx.b.def_var(*v, x);
+        }
+    }
     let (g_head, g_body, done) = (
         cx.b.create_block(),
         cx.b.create_block(),
@@ -490,29 +528,20 @@ pub(crate) fn lower_kernel(
     cx.b.ins().jump(g_head, &[]);
     cx.b.switch_to_block(g_head);
     let g = cx.b.use_var(g_var);
-    let more = cx.b.ins().icmp(IntCC::UnsignedLessThan, g, end);
-    cx.b.ins().brif(more, g_body, &[], done, &[]);
+    // Loop exits are the first branch target throughout: Cranelift's
+    // loop-invariant code motion only sees the loop in the body when the
+    // body is the second target (see `control.rs`, `lower_if`).
+    let finished = cx.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, g, end);
+    cx.b.ins().brif(finished, done, &[], g_body, &[]);
     cx.b.switch_to_block(g_body);
-    let ro = MemFlagsData::trusted().with_readonly();
-    use crate::abi::launch_offsets as lo;
-    let n0 = cx.b.ins().load(types::I64, ro, launch, lo::NUM_GROUPS);
-    let n1 = cx.b.ins().load(types::I64, ro, launch, lo::NUM_GROUPS + 8);
-    let g0 = cx.b.ins().urem(g, n0);
-    let t = cx.b.ins().udiv(g, n0);
-    let g1 = cx.b.ins().urem(t, n1);
-    let g2 = cx.b.ins().udiv(t, n1);
-    let group_id = [g0, g1, g2];
-    let mut group_size = [g0; 3];
+    let group_id = [0, 1, 2].map(|d| cx.b.use_var(gc_vars[d]));
+    let mut group_size = [first; 3];
+    let mut group_start = [first; 3];
     for d in 0..3 {
-        let ls =
-            cx.b.ins()
-                .load(types::I64, ro, launch, lo::LOCAL_SIZE + 8 * d as i32);
-        let gs =
-            cx.b.ins()
-                .load(types::I64, ro, launch, lo::GLOBAL_SIZE + 8 * d as i32);
-        let start = cx.b.ins().imul(group_id[d], ls);
-        let left = cx.b.ins().isub(gs, start);
-        group_size[d] = cx.b.ins().umin(ls, left);
+        let start = cx.b.ins().imul(group_id[d], local_size[d]);
+        let left = cx.b.ins().isub(global_size[d], start);
+        group_size[d] = cx.b.ins().umin(local_size[d], left);
+        group_start[d] = cx.b.ins().iadd(start, global_offset[d]);
     }
     let group_next = cx.b.create_block();
     let region_blocks: Vec<_> = regions.iter().map(|_| cx.b.create_block()).collect();
@@ -549,6 +578,7 @@ pub(crate) fn lower_kernel(
             local_mem,
             group_id,
             group_size,
+            global_base: group_start,
             x0: first,
             y: first,
             z: first,
@@ -559,11 +589,17 @@ pub(crate) fn lower_kernel(
         let zero = cx.b.ins().iconst(types::I64, 0);
         cx.b.def_var(idx_var, zero);
         let loops: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
+        // The global id of the chunk's lane 0 (dimension 0) and of its row
+        // (dimensions 1, 2) step with the local ids, so they are loop
+        // values, not recomputed from the group's position per access.
+        let globals: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
         let mut exits = Vec::new();
         let mut coords = [zero; 3];
+        let mut global_ids = [zero; 3];
         for d in [2usize, 1, 0] {
             let var = loops[d];
             cx.b.def_var(var, zero);
+            cx.b.def_var(globals[d], group_start[d]);
             let (head, body, exit) = (
                 cx.b.create_block(),
                 cx.b.create_block(),
@@ -572,10 +608,13 @@ pub(crate) fn lower_kernel(
             cx.b.ins().jump(head, &[]);
             cx.b.switch_to_block(head);
             let c = cx.b.use_var(var);
-            let more = cx.b.ins().icmp(IntCC::UnsignedLessThan, c, group_size[d]);
-            cx.b.ins().brif(more, body, &[], exit, &[]);
+            let past =
+                cx.b.ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, c, group_size[d]);
+            cx.b.ins().brif(past, exit, &[], body, &[]);
             cx.b.switch_to_block(body);
             coords[d] = c;
+            global_ids[d] = cx.b.use_var(globals[d]);
             exits.push((d, head, exit));
         }
         let x0 = coords[0];
@@ -583,6 +622,7 @@ pub(crate) fn lower_kernel(
             env.x0 = x0;
             env.y = coords[1];
             env.z = coords[2];
+            env.global_base = global_ids;
         }
         let left = cx.b.ins().isub(group_size[0], x0);
         let wk = cx.b.ins().iconst(types::I64, i64::from(w));
@@ -718,15 +758,19 @@ pub(crate) fn lower_kernel(
             let keep = cx.b.ins().select(chosen_none, prev, chosen);
             cx.b.def_var(agreed, keep);
         }
-        let idx = cx.b.use_var(idx_var);
-        let idx1 = cx.b.ins().iadd_imm_s(idx, 1);
-        cx.b.def_var(idx_var, idx1);
+        if barrier_mode {
+            let idx = cx.b.use_var(idx_var);
+            let idx1 = cx.b.ins().iadd_imm_s(idx, 1);
+            cx.b.def_var(idx_var, idx1);
+        }
         // Close the loops: x steps by W, y and z by 1.
         for (d, head, exit) in exits.iter().rev() {
-            let c = cx.b.use_var(loops[*d]);
             let step = if *d == 0 { i64::from(w) } else { 1 };
-            let next = cx.b.ins().iadd_imm_s(c, step);
-            cx.b.def_var(loops[*d], next);
+            for var in [loops[*d], globals[*d]] {
+                let c = cx.b.use_var(var);
+                let next = cx.b.ins().iadd_imm_s(c, step);
+                cx.b.def_var(var, next);
+            }
             cx.b.ins().jump(*head, &[]);
             cx.b.switch_to_block(*exit);
         }
@@ -760,6 +804,23 @@ pub(crate) fn lower_kernel(
     let g = cx.b.use_var(g_var);
     let g1 = cx.b.ins().iadd_imm_s(g, 1);
     cx.b.def_var(g_var, g1);
+    {
+        let c = [0, 1, 2].map(|d| cx.b.use_var(gc_vars[d]));
+        let zero = cx.b.ins().iconst(types::I64, 0);
+        let x = cx.b.ins().iadd_imm_s(c[0], 1);
+        let wrap0 = cx.b.ins().icmp(IntCC::Equal, x, num_groups[0]);
+        let x = cx.b.ins().select(wrap0, zero, x);
+        let y1 = cx.b.ins().iadd_imm_s(c[1], 1);
+        let y = cx.b.ins().select(wrap0, y1, c[1]);
+        let at_end = cx.b.ins().icmp(IntCC::Equal, y, num_groups[1]);
+        let wrap1 = cx.b.ins().band(wrap0, at_end);
+        let y = cx.b.ins().select(wrap1, zero, y);
+        let z1 = cx.b.ins().iadd_imm_s(c[2], 1);
+        let z = cx.b.ins().select(wrap1, z1, c[2]);
+        for (v, n) in gc_vars.iter().zip([x, y, z]) {
+            cx.b.def_var(*v, n);
+        }
+    }
     cx.b.ins().jump(g_head, &[]);
     cx.b.switch_to_block(done);
     let ok = cx.b.ins().iconst(types::I32, 0);

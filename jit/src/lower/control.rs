@@ -28,6 +28,13 @@ fn has_exit(s: &Stmt) -> bool {
     }
 }
 
+/// Whether a block leaves the enclosing loop or chunk at its top level
+/// (`break`, `return`).
+fn leaves(b: &Block) -> bool {
+    b.0.iter()
+        .any(|s| matches!(s, Stmt::Break | Stmt::Return(_)))
+}
+
 impl FunctionCx<'_, '_> {
     pub fn lower_block(&mut self, block: &Block) -> LResult<()> {
         let mut skip = None;
@@ -176,7 +183,18 @@ impl FunctionCx<'_, '_> {
                     self.b.create_block(),
                     self.b.create_block(),
                 );
-                self.b.ins().brif(c, tb, &[], eb, &[]);
+                // Cranelift's loop-invariant code motion loses the
+                // enclosing loop once it has visited a block outside it
+                // among the dominator-tree children it visits first (those
+                // of the second branch target come first). An arm that
+                // leaves the loop (`if (i < n) {} else break;`) is made the
+                // first target so that the code after the `if` keeps it.
+                if leaves(else_) && !leaves(then_) {
+                    let not_c = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+                    self.b.ins().brif(not_c, eb, &[], tb, &[]);
+                } else {
+                    self.b.ins().brif(c, tb, &[], eb, &[]);
+                }
                 self.b.switch_to_block(tb);
                 self.lower_block(then_)?;
                 self.b.ins().jump(merge, &[]);
@@ -295,7 +313,9 @@ impl FunctionCx<'_, '_> {
             let m = self.mask_or(&now, &c);
             self.set_cur(&m);
             let any = self.mask_any(&m);
-            self.b.ins().brif(any, cont_b, &[], exit, &[]);
+            // The exit as first target: see `lower_if`.
+            let none = self.b.ins().icmp_imm_s(IntCC::Equal, any, 0);
+            self.b.ins().brif(none, exit, &[], cont_b, &[]);
             self.b.switch_to_block(cont_b);
             self.lower_block(continuing)?;
             let now = self.cur_mask();

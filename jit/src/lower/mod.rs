@@ -85,6 +85,9 @@ pub(crate) struct Env {
     pub group_id: [Value; 3],
     /// Actual size of this group (the last one may be smaller).
     pub group_size: [Value; 3],
+    /// Global id of the chunk's lane 0 in dimension 0, and of the chunk's
+    /// row in dimensions 1 and 2 (offset included).
+    pub global_base: [Value; 3],
     /// First local id (dimension 0) of the chunk, and the row's ids in 1, 2.
     pub x0: Value,
     pub y: Value,
@@ -129,6 +132,8 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub chunk_context: Option<Value>,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
+    /// Kernel arguments loaded once in the entry block, by index.
+    pub params: Vec<Option<Val>>,
     /// Checked mode: what the bounds tests need (`None`: unchecked).
     pub checks: Option<bounds::Checks>,
 }

@@ -68,7 +68,13 @@ impl FunctionCx<'_, '_> {
         elem_of(ty).ok_or_else(|| self.internal(format!("%{} of type {ty:?} is not a value", v.0)))
     }
 
+    /// Kernel argument `n`. Arguments are loaded once, in the entry block
+    /// (see [`Self::preload_params`]); until then (and for a parameter the
+    /// preload did not see) the load is emitted where it is asked for.
     pub fn lower_param(&mut self, n: u32, ty: &Type) -> LResult<Val> {
+        if let Some(Some(v)) = self.params.get(n as usize) {
+            return Ok(v.clone());
+        }
         let slot = *self
             .arg_slots
             .get(n as usize)
@@ -106,6 +112,30 @@ impl FunctionCx<'_, '_> {
                 Ok(out)
             }
         }
+    }
+
+    /// Loads every parameter the kernel reads where the builder stands (the
+    /// entry block, which dominates every use) and keeps the values, so
+    /// the chunk loops do not reload them per chunk. The loads are not
+    /// `can_move`: Cranelift places movable loads at their uses and does not
+    /// hoist them out of the chunk loops, so only a fixed load stays put.
+    pub fn preload_params(&mut self) -> LResult<()> {
+        let mut types: Vec<Option<Type>> = vec![None; self.arg_slots.len()];
+        for d in &self.func.insts {
+            if let vecl_ir::Inst::Param(n) = d.inst {
+                if let Some(t) = types.get_mut(n as usize) {
+                    t.get_or_insert_with(|| d.ty.clone());
+                }
+            }
+        }
+        self.params = vec![None; types.len()];
+        for (n, ty) in types.iter().enumerate() {
+            if let Some(ty) = ty {
+                let v = self.lower_param(n as u32, ty)?;
+                self.params[n] = Some(v);
+            }
+        }
+        Ok(())
     }
 
     pub fn const_scalar(&mut self, s: Scalar, bits: u64) -> Value {

@@ -80,13 +80,7 @@ impl FunctionCx<'_, '_> {
         let env = self.env().clone();
         let local = [env.x0, env.y, env.z];
         match f {
-            WorkItemFn::GlobalId => {
-                let ls = self.launch_field(lo::LOCAL_SIZE, d);
-                let off = self.launch_field(lo::GLOBAL_OFFSET, d);
-                let base = self.b.ins().imul(env.group_id[d], ls);
-                let base = self.b.ins().iadd(base, off);
-                (self.b.ins().iadd(base, local[d]), d == 0)
-            }
+            WorkItemFn::GlobalId => (env.global_base[d], d == 0),
             WorkItemFn::LocalId => (local[d], d == 0),
             WorkItemFn::GroupId => (env.group_id[d], false),
             WorkItemFn::LocalSize => (env.group_size[d], false),
