@@ -92,7 +92,24 @@ impl FunctionCx<'_, '_> {
         Ok(out)
     }
 
+    /// Whether the program was built with `-cl-finite-math-only` (or
+    /// `-cl-fast-relaxed-math`, which implies it).
+    fn finite_math(&self) -> bool {
+        self.module.math.finite_math_only || self.module.math.fast_relaxed_math
+    }
+
     fn fmin_max(&mut self, is_max: bool, a: Value, b: Value) -> Value {
+        if self.finite_math() {
+            // No NaN operands: one compare and a select (Cranelift's
+            // `fmin`/`fmax` also order NaNs and zeros).
+            let cc = if is_max {
+                FloatCC::GreaterThan
+            } else {
+                FloatCC::LessThan
+            };
+            let c = self.b.ins().fcmp(cc, a, b);
+            return self.pick(c, a, b);
+        }
         let r = if is_max {
             self.b.ins().fmax(a, b)
         } else {
@@ -186,8 +203,14 @@ impl FunctionCx<'_, '_> {
             }),
             "divide" => Some(|cx, a| cx.b.ins().fdiv(a[0], a[1])),
             "mad" => Some(|cx, a| {
-                let m = cx.b.ins().fmul(a[0], a[1]);
-                cx.b.ins().fadd(m, a[2])
+                // mad may always be fused; it is one instruction with FMA,
+                // done when the program asked for fast math.
+                let m = cx.module.math;
+                if cx.has_fma && (m.mad_enable || m.unsafe_math || m.fast_relaxed_math) {
+                    return cx.b.ins().fma(a[0], a[1], a[2]);
+                }
+                let p = cx.b.ins().fmul(a[0], a[1]);
+                cx.b.ins().fadd(p, a[2])
             }),
             "mix" => Some(|cx, a| {
                 let d = cx.b.ins().fsub(a[1], a[0]);

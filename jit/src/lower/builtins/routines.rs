@@ -72,9 +72,13 @@ impl FunctionCx<'_, '_> {
         b.switch_to_block(entry);
         b.seal_block(entry);
         let args = b.block_params(entry).to_vec();
+        let flags = self.module.math;
+        let relaxed = flags.fast_relaxed_math && piece && super::vmath::relaxed_form(name);
         let r = MathCx {
             b: &mut b,
             has_fma: self.has_fma,
+            relaxed,
+            finite: flags.fast_relaxed_math || flags.finite_math_only,
         }
         .routine(name, &args, piece, exact);
         b.ins().return_(&[r]);
@@ -84,12 +88,13 @@ impl FunctionCx<'_, '_> {
             .define_function(id, &mut ctx)
             .map_err(|e| self.internal(format!("compiling {sym}: {e:?}")))?;
         self.stats.notes.push(format!(
-            "math routine {name}({}) emitted once: {insts} CLIF instructions",
+            "math routine {name}({}){} emitted once: {insts} CLIF instructions",
             params
                 .iter()
                 .map(|t| t.to_string())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            if relaxed { ", relaxed form," } else { "" }
         ));
         let fref = self.jit.declare_func_in_func(id, self.b.func);
         self.externs.insert(sym, fref);

@@ -66,6 +66,26 @@ fn inv_fact(n: usize) -> f64 {
 pub(super) struct MathCx<'m, 'f> {
     pub b: &'m mut FunctionBuilder<'f>,
     pub has_fma: bool,
+    /// `-cl-fast-relaxed-math`: the relaxed single-precision forms below
+    /// (see [`relaxed_form`]).
+    pub relaxed: bool,
+    /// `-cl-finite-math-only` (or fast-relaxed): arguments and results are
+    /// never NaN or infinite, so the single-precision routines skip their
+    /// selects for those cases.
+    pub finite: bool,
+}
+
+/// Whether `name` on `f32x4` pieces has a cheaper form under
+/// `-cl-fast-relaxed-math` (OpenCL C 1.2 §7.4, table 7.3's relaxed
+/// column): `exp2 exp10 log2 log10` in single precision (3 + ⌊|2x|⌋ ULP
+/// for `exp2`, 8192 for `exp10`, 2^-21 absolute in [0.5, 2] and 3 ULP
+/// elsewhere for the logs), and `sin cos tan` without the exact path for
+/// huge arguments (the relaxed bounds hold only in [-π, π]).
+pub(crate) fn relaxed_form(name: &str) -> bool {
+    matches!(
+        name,
+        "exp2" | "exp10" | "log2" | "log10" | "sin" | "cos" | "tan"
+    )
 }
 
 impl MathCx<'_, '_> {
@@ -112,8 +132,8 @@ impl MathCx<'_, '_> {
     ) -> Value {
         let fast = self.routine_fast(name, args, piece);
         match exact {
-            Some(f) => self.trig_slow_path(f, args[0], fast),
-            None => fast,
+            Some(f) if !self.relaxed => self.trig_slow_path(f, args[0], fast),
+            _ => fast,
         }
     }
 
@@ -136,7 +156,15 @@ impl MathCx<'_, '_> {
         match name {
             // The hot pair of many kernels stays in single precision.
             "exp" => return self.exp_f32x4(args[0]),
-            "log" => return self.log_f32x4(args[0]),
+            "log" => return self.log_f32x4(args[0], 0),
+            "exp2" if self.relaxed => return self.exp2_f32x4(args[0]),
+            "exp10" if self.relaxed => {
+                let k = self.sk(std::f32::consts::LOG2_10);
+                let t = self.b.ins().fmul(args[0], k);
+                return self.exp2_f32x4(t);
+            }
+            "log2" if self.relaxed => return self.log_f32x4(args[0], 2),
+            "log10" if self.relaxed => return self.log_f32x4(args[0], 10),
             _ => {}
         }
         let wide: Vec<[Value; 2]> = args
@@ -1013,6 +1041,25 @@ impl MathCx<'_, '_> {
         let r = self.b.ins().fsub(t, a);
         let b = self.b.ins().fmul(n, c_lo);
         let r = self.b.ins().fsub(r, b);
+        self.exp_finish_f32x4(x, n, r)
+    }
+
+    /// `2^x` on an `f32x4` piece in single precision (relaxed math):
+    /// `x = n + f` exactly, `r = f·ln2`, then as `exp`.
+    fn exp2_f32x4(&mut self, x: Value) -> Value {
+        let hi = self.sk(129.0);
+        let lo = self.sk(-151.0);
+        let t = self.b.ins().fmin(x, hi);
+        let t = self.b.ins().fmax(t, lo);
+        let n = self.b.ins().nearest(t);
+        let f = self.b.ins().fsub(t, n);
+        let ln2 = self.sk(std::f32::consts::LN_2);
+        let r = self.b.ins().fmul(f, ln2);
+        self.exp_finish_f32x4(x, n, r)
+    }
+
+    /// `e^r · 2^n` for |r| ≤ ln2/2 (`x` the argument, for NaN).
+    fn exp_finish_f32x4(&mut self, x: Value, n: Value, r: Value) -> Value {
         let mut acc = self.sk(inv_fact(7) as f32);
         for k in (0..7).rev() {
             let c = self.sk(inv_fact(k) as f32);
@@ -1029,14 +1076,18 @@ impl MathCx<'_, '_> {
             let sc = self.vcast(types::F32X4, sb);
             r = self.b.ins().fmul(r, sc);
         }
+        if self.finite {
+            return r;
+        }
         let un = self.b.ins().fcmp(FloatCC::Unordered, x, x);
         self.pick(un, x, r)
     }
 
-    /// `ln x` on an `f32x4` piece in single precision: exponent and
-    /// mantissa from the bits (subnormals scaled first), then
-    /// `ln m = 2·atanh((m-1)/(m+1))`.
-    fn log_f32x4(&mut self, x: Value) -> Value {
+    /// `ln x` (`base` 0), `log2 x` or `log10 x` on an `f32x4` piece in
+    /// single precision: exponent and mantissa from the bits (subnormals
+    /// scaled first), then `ln m = 2·atanh((m-1)/(m+1))`; the exponent's
+    /// term is added in the base's units, exactly for `log2`.
+    fn log_f32x4(&mut self, x: Value, base: u32) -> Value {
         let minp = self.sk(f32::MIN_POSITIVE);
         let sub = self.b.ins().fcmp(FloatCC::LessThan, x, minp);
         let k23 = self.sk(8_388_608.0);
@@ -1081,11 +1132,33 @@ impl MathCx<'_, '_> {
         let tail = self.b.ins().fmul(sz, acc);
         let s2 = self.b.ins().fadd(s, s);
         let lm = self.b.ins().fadd(s2, tail);
-        let c_hi = self.sk(f32::from_bits(0x3f31_7200));
-        let c_lo = self.sk(1.428_606_8e-6);
-        let a = self.b.ins().fmul(e, c_hi);
-        let b = self.smad(e, c_lo, lm);
-        let r = self.b.ins().fadd(a, b);
+        let r = match base {
+            2 => {
+                let k = self.sk(std::f32::consts::LOG2_E);
+                self.smad(lm, k, e)
+            }
+            10 => {
+                // log10(2) split so `e·hi` is exact (|e| < 2^8).
+                let hi = f32::from_bits(std::f32::consts::LOG10_2.to_bits() & 0xffff_f000);
+                let lo = (LOG10_2 - f64::from(hi)) as f32;
+                let (hi, lo) = (self.sk(hi), self.sk(lo));
+                let k = self.sk(std::f32::consts::LOG10_E);
+                let a = self.b.ins().fmul(e, hi);
+                let t = self.b.ins().fmul(lm, k);
+                let b = self.smad(e, lo, t);
+                self.b.ins().fadd(a, b)
+            }
+            _ => {
+                let c_hi = self.sk(f32::from_bits(0x3f31_7200));
+                let c_lo = self.sk(1.428_606_8e-6);
+                let a = self.b.ins().fmul(e, c_hi);
+                let b = self.smad(e, c_lo, lm);
+                self.b.ins().fadd(a, b)
+            }
+        };
+        if self.finite {
+            return r;
+        }
         // Special cases: 0 → -inf, +inf → +inf, x < 0 or NaN → NaN.
         let z0 = self.b.ins().fcmp(FloatCC::Equal, x, zero);
         let ninf = self.sk(f32::NEG_INFINITY);
