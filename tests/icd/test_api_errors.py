@@ -38,3 +38,30 @@ def test_every_bad_call_returns_its_error_code(api_errors_binary):
     checks, failed = int(last.split()[1]), int(last.split()[3])
     assert failed == 0
     assert checks >= 450
+
+
+def test_no_relocation_binds_to_an_exported_entry_point():
+    """The dispatch table must reach vecl's own functions: a relocation
+    against one of the exported cl* names would bind to the loader's
+    function of that name, which calls back through the table forever
+    (clGetExtensionFunctionAddressForPlatform once did, after the compiler
+    merged it with its internal twin)."""
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        pytest.skip("no readelf")
+    vendors = pathlib.Path(os.environ["OCL_ICD_VENDORS"])
+    library = (vendors / "vecl.icd").read_text().strip()
+    exported = subprocess.run(
+        [readelf, "--dyn-syms", "-W", library], capture_output=True, text=True, check=True
+    ).stdout
+    names = {
+        fields[7]
+        for fields in (line.split() for line in exported.splitlines())
+        if len(fields) >= 8 and fields[7].startswith("cl") and fields[6] != "UND"
+    }
+    assert "clGetExtensionFunctionAddressForPlatform" in names
+    relocations = subprocess.run(
+        [readelf, "-rW", library], capture_output=True, text=True, check=True
+    ).stdout
+    bound = [line for line in relocations.splitlines() if set(line.split()) & names]
+    assert bound == []
