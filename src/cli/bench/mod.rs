@@ -1,8 +1,12 @@
 //! `vecl bench`: the kernel suite of `benches/` on vecl and on every other
 //! OpenCL platform the ICD loader finds, in one run, each output checked
 //! against a host reference, with medians, ratios, a JSON report and an SVG
-//! chart in `bench-out/`.
+//! chart in `bench-out/`. Rows measured once sit beside the kernels: the
+//! host copy that vadd's and saxpy's bandwidths are compared with, vecl's
+//! front end on the corpus's longest program, and vecl's compile times.
 
+mod compile_times;
+mod copy;
 mod opencl_backend;
 mod report;
 mod suite;
@@ -10,9 +14,24 @@ mod vecl_backend;
 mod workload;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use report::{BenchResult, PlatformResult, Report};
+use report::{BenchResult, Detail, PlatformResult, Report};
 use std::path::Path;
 use workload::{median, Backend, Metric};
+
+/// The row of the host copy, the bandwidth reference.
+const COPY_ROW: &str = "host copy (reference)";
+/// The row of the front end on the corpus's longest program.
+const FRONT_END_ROW: &str = "front end, longest corpus";
+/// The rows of compile time per kernel.
+const SUITE_COMPILE_ROW: &str = "compile, bench kernels";
+const CORPUS_COMPILE_ROW: &str = "compile, corpus";
+
+/// Compiles of each kernel in a full run; the best counts, so that a loaded
+/// machine's preemptions do not.
+const COMPILE_REPS: usize = 5;
+
+/// The front end's aim: under 1 ms for a program of 200 lines.
+const AIM_FRONT_END_MS_PER_200_LINES: f64 = 1.0;
 
 /// Runs the suite and writes the report into `out_dir`.
 pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, String> {
@@ -22,15 +41,34 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         Ok(found) => backends.extend(found.into_iter().map(|b| Box::new(b) as Box<dyn Backend>)),
         Err(why) => notes.push(format!("no other OpenCL platform measured: {why}")),
     }
+    let selected = |name: &str| only.is_none_or(|o| name.contains(o));
     let workloads: Vec<_> = suite::workloads(quick)
         .into_iter()
-        .filter(|w| only.is_none_or(|o| w.name.contains(o)))
+        .filter(|w| selected(w.name))
+        .collect();
+    let with_copy = selected(COPY_ROW) || workloads.iter().any(|w| w.bytes_moved.is_some());
+    let once_rows: Vec<&str> = [FRONT_END_ROW, SUITE_COMPILE_ROW, CORPUS_COMPILE_ROW]
+        .into_iter()
+        .filter(|name| selected(name))
         .collect();
     let platforms: Vec<String> = backends.iter().map(|b| b.label()).collect();
-    let progress = ProgressBar::new((workloads.len() * backends.len()) as u64);
+    let progress = ProgressBar::new(
+        (workloads.len() * backends.len() + usize::from(with_copy) + once_rows.len()) as u64,
+    );
     if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
         progress.set_style(style);
     }
+    // The copy runs first: the kernels' bandwidths are reported against it.
+    let copy = with_copy.then(|| {
+        progress.set_message(COPY_ROW);
+        let row = copy_row(quick);
+        progress.inc(1);
+        row
+    });
+    let copy_gb_s = copy.as_ref().and_then(|row| match row.detail {
+        Some(Detail::Copy { bandwidth_gb_s, .. }) => Some(bandwidth_gb_s),
+        _ => None,
+    });
     let mut benchmarks = Vec::new();
     for work in &workloads {
         let mut results = Vec::new();
@@ -44,6 +82,10 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
                         Metric::RunTime => median(&measured.runs_ns),
                         Metric::FirstResult => measured.first_result_ns,
                     };
+                    let bandwidth_gb_s = work
+                        .bytes_moved
+                        .filter(|_| work.metric == Metric::RunTime)
+                        .and_then(|bytes| copy::gb_per_s(bytes, median_ns));
                     PlatformResult {
                         platform: backend.label(),
                         median_ns: Some(median_ns),
@@ -52,15 +94,13 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
                         status: checked
                             .err()
                             .map_or_else(|| "ok".to_string(), |e| format!("wrong output: {e}")),
+                        bandwidth_gb_s,
+                        percent_of_copy: bandwidth_gb_s
+                            .zip(copy_gb_s)
+                            .map(|(bw, copy)| 100.0 * bw / copy),
                     }
                 }
-                Err(why) => PlatformResult {
-                    platform: backend.label(),
-                    median_ns: None,
-                    runs_ns: Vec::new(),
-                    verified: false,
-                    status: why.lines().take(6).collect::<Vec<_>>().join(" / "),
-                },
+                Err(why) => PlatformResult::failed(&backend.label(), &why),
             };
             results.push(result);
             progress.inc(1);
@@ -83,7 +123,39 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             },
             results,
             ratios,
+            bytes_moved: work.bytes_moved,
+            detail: None,
         });
+    }
+    // The copy row follows the last kernel reported against it.
+    if let Some(row) = copy {
+        let at = benchmarks
+            .iter()
+            .rposition(|b| b.bytes_moved.is_some())
+            .map_or(0, |i| i + 1);
+        benchmarks.insert(at, row);
+    }
+    for name in once_rows {
+        progress.set_message(name);
+        benchmarks.push(match name {
+            FRONT_END_ROW => front_end_row(quick),
+            SUITE_COMPILE_ROW => {
+                let reps = if quick { 1 } else { COMPILE_REPS };
+                compile_row(
+                    name,
+                    "benches/*.cl",
+                    Ok(compile_times::suite_compile(suite::SOURCES, reps)),
+                )
+            }
+            _ => {
+                let reps = if quick { 1 } else { COMPILE_REPS };
+                let report = compile_times::corpus_dir()
+                    .ok_or_else(|| "no tests/corpus directory found".to_string())
+                    .and_then(|dir| compile_times::corpus_compile(&dir, reps));
+                compile_row(name, "tests/corpus/*.cl", report)
+            }
+        });
+        progress.inc(1);
     }
     progress.finish_and_clear();
     notes.push(
@@ -93,6 +165,11 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         "source-to-first-result: other platforms may answer from their on-disk program caches; the 'new source' row appends a kernel unique to this run to defeat them"
             .into(),
     );
+    if with_copy {
+        notes.push(
+            "bandwidth = bytes read + written per run over the median; the host copy moves as many bytes with as many threads as vecl's pool".into(),
+        );
+    }
     let derived = barrier_costs(&benchmarks, &workloads);
     let report = Report {
         platforms,
@@ -107,20 +184,157 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
     Ok(report)
 }
 
+/// The host copy row: as many bytes as vadd reads and writes, copied with
+/// as many threads as vecl's pool has.
+fn copy_row(quick: bool) -> BenchResult {
+    let bytes = 12 * suite::stream_len(quick) as u64;
+    let threads = vecl::Device::get().max_compute_units().max(1) as usize;
+    let reps = if quick { 3 } else { 11 };
+    let (results, detail) = match copy::measure(bytes, threads, reps) {
+        Ok(runs) => {
+            let median_ns = median(&runs.runs_ns);
+            let bandwidth_gb_s = copy::gb_per_s(runs.bytes_moved, median_ns).unwrap_or(0.0);
+            let mut result = PlatformResult::single("host", runs.runs_ns, median_ns);
+            result.bandwidth_gb_s = Some(bandwidth_gb_s);
+            let detail = Detail::Copy {
+                threads: runs.threads,
+                bandwidth_gb_s,
+            };
+            (vec![result], Some(detail))
+        }
+        Err(why) => (vec![PlatformResult::failed("host", &why)], None),
+    };
+    BenchResult {
+        name: COPY_ROW.into(),
+        size: format!("memcpy, {} read+written", report::format_bytes(bytes)),
+        metric: "host-copy".into(),
+        results,
+        ratios: Vec::new(),
+        bytes_moved: Some(bytes),
+        detail,
+    }
+}
+
+/// The front end (preprocess, parse, lower to IR) on the corpus's longest
+/// program, median over repetitions.
+fn front_end_row(quick: bool) -> BenchResult {
+    let reps = if quick { 3 } else { 101 };
+    let program = compile_times::corpus_dir()
+        .ok_or_else(|| "no tests/corpus directory found".to_string())
+        .and_then(|dir| compile_times::longest_program(&dir));
+    let measured = program.and_then(|p| {
+        let runs = compile_times::front_end_runs(&p.source, reps)?;
+        Ok((p, runs))
+    });
+    let (size, results, detail) = match measured {
+        Ok((program, runs)) => {
+            let median_ns = median(&runs);
+            let ms_per_200_lines = median_ns as f64 / 1e6 * 200.0 / program.lines.max(1) as f64;
+            let size = format!("{}, {} lines", program.file, program.lines);
+            let detail = Detail::FrontEnd {
+                file: program.file,
+                lines: program.lines,
+                ms_per_200_lines,
+                aim_ms_per_200_lines: AIM_FRONT_END_MS_PER_200_LINES,
+            };
+            (
+                size,
+                vec![PlatformResult::single("vecl", runs, median_ns)],
+                Some(detail),
+            )
+        }
+        Err(why) => ("-".into(), vec![PlatformResult::failed("vecl", &why)], None),
+    };
+    BenchResult {
+        name: FRONT_END_ROW.into(),
+        size,
+        metric: "front-end".into(),
+        results,
+        ratios: Vec::new(),
+        bytes_moved: None,
+        detail,
+    }
+}
+
+/// A row of compile times per kernel: the median in the table, each
+/// kernel's time in `runs_ns`, the maximum and the aims in the detail.
+fn compile_row(
+    name: &str,
+    what: &str,
+    analysed: Result<crate::cli::explain_corpus::Report, String>,
+) -> BenchResult {
+    use crate::cli::explain_corpus::{AIM_MAX_MS, AIM_MEDIAN_MS};
+    let (size, results, detail) = match analysed {
+        Ok(report) if !report.entries.is_empty() => {
+            let (median_ms, max_ms) = report.compile_ms();
+            let runs_ns = report
+                .entries
+                .iter()
+                .map(|e| (e.compile_ms * 1e6) as u64)
+                .collect();
+            let mut result = PlatformResult::single("vecl", runs_ns, (median_ms * 1e6) as u64);
+            if !report.build_failures.is_empty() {
+                result.verified = false;
+                result.status = format!(
+                    "{} files did not build: {}",
+                    report.build_failures.len(),
+                    report
+                        .build_failures
+                        .iter()
+                        .map(|(file, why)| format!("{file}: {why}"))
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                );
+            }
+            let detail = Detail::Compile {
+                kernels: report.entries.len(),
+                build_failures: report.build_failures.len(),
+                median_ms,
+                max_ms,
+                over_max: report.over_max(),
+                aim_median_ms: AIM_MEDIAN_MS,
+                aim_max_ms: AIM_MAX_MS,
+            };
+            (
+                format!("{} kernels, max {max_ms:.2} ms", report.entries.len()),
+                vec![result],
+                Some(detail),
+            )
+        }
+        Ok(_) => (
+            what.into(),
+            vec![PlatformResult::failed("vecl", "no kernel compiled")],
+            None,
+        ),
+        Err(why) => (
+            what.into(),
+            vec![PlatformResult::failed("vecl", &why)],
+            None,
+        ),
+    };
+    BenchResult {
+        name: name.into(),
+        size,
+        metric: "compile".into(),
+        results,
+        ratios: Vec::new(),
+        bytes_moved: None,
+        detail,
+    }
+}
+
 /// Nanoseconds per barrier per work-group, from the 64- and 0-round runs.
 fn barrier_costs(
     benchmarks: &[BenchResult],
     workloads: &[workload::Workload],
 ) -> Vec<(String, String, f64)> {
-    let find = |name: &str| {
-        benchmarks
-            .iter()
-            .zip(workloads)
-            .find(|(b, _)| b.name == name)
-    };
-    let (Some((with, work)), Some((without, _))) =
-        (find("barriers (64 rounds)"), find("barriers (0 rounds)"))
-    else {
+    let find = |name: &str| benchmarks.iter().find(|b| b.name == name);
+    let work = workloads.iter().find(|w| w.name == "barriers (64 rounds)");
+    let (Some(with), Some(without), Some(work)) = (
+        find("barriers (64 rounds)"),
+        find("barriers (0 rounds)"),
+        work,
+    ) else {
         return Vec::new();
     };
     let groups = work.global.iter().product::<u64>()

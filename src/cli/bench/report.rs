@@ -1,5 +1,10 @@
 //! The benchmark report: a table on stdout, `bench-out/report.json` and a
 //! bar chart `bench-out/report.svg` (time relative to vecl, per benchmark).
+//!
+//! Besides the kernels measured on every platform, the report has rows
+//! measured once: the host copy (the bandwidth reference of vadd and saxpy),
+//! vecl's front end on the corpus's longest program, and vecl's compile
+//! times per kernel. Those rows have one result and a [`Detail`].
 
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -19,6 +24,84 @@ pub struct PlatformResult {
     pub status: String,
     /// Whether the output matched the host reference.
     pub verified: bool,
+    /// Bytes read and written per second at the median, in GB/s, for the
+    /// rows that move a known amount of memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth_gb_s: Option<f64>,
+    /// That bandwidth as a percentage of the host copy's in the same run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percent_of_copy: Option<f64>,
+}
+
+impl PlatformResult {
+    /// A result measured once, on the host or in vecl alone, and correct.
+    pub fn single(platform: &str, runs_ns: Vec<u64>, median_ns: u64) -> PlatformResult {
+        PlatformResult {
+            platform: platform.into(),
+            median_ns: Some(median_ns),
+            runs_ns,
+            status: "ok".into(),
+            verified: true,
+            bandwidth_gb_s: None,
+            percent_of_copy: None,
+        }
+    }
+
+    /// A row that could not be measured, and why.
+    pub fn failed(platform: &str, why: &str) -> PlatformResult {
+        PlatformResult {
+            platform: platform.into(),
+            median_ns: None,
+            runs_ns: Vec::new(),
+            status: why.lines().take(6).collect::<Vec<_>>().join(" / "),
+            verified: false,
+            bandwidth_gb_s: None,
+            percent_of_copy: None,
+        }
+    }
+}
+
+/// What a row measured once carries besides its time.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Detail {
+    /// The host copy: the bandwidth reference.
+    Copy {
+        /// Threads that copied (as many as vecl's pool has).
+        threads: usize,
+        /// Read + written bytes per second at the median, in GB/s.
+        bandwidth_gb_s: f64,
+    },
+    /// vecl's front end (preprocess, parse, lower to IR) on one program.
+    FrontEnd {
+        /// The program's file.
+        file: String,
+        /// Its lines.
+        lines: usize,
+        /// The median scaled to 200 lines.
+        ms_per_200_lines: f64,
+        /// The aim for 200 lines.
+        aim_ms_per_200_lines: f64,
+    },
+    /// Source-to-machine-code compile time per kernel (front end of the
+    /// file + JIT of the kernel, best of some runs); `runs_ns` holds each
+    /// kernel's time.
+    Compile {
+        /// Kernels compiled.
+        kernels: usize,
+        /// Files the front end rejected.
+        build_failures: usize,
+        /// The median kernel's compile time.
+        median_ms: f64,
+        /// The slowest kernel's.
+        max_ms: f64,
+        /// Kernels over `aim_max_ms`.
+        over_max: usize,
+        /// The aim for the median.
+        aim_median_ms: f64,
+        /// The aim for every kernel.
+        aim_max_ms: f64,
+    },
 }
 
 /// One benchmark across platforms.
@@ -34,6 +117,12 @@ pub struct BenchResult {
     pub results: Vec<PlatformResult>,
     /// For each other platform: its median over vecl's (above 1: vecl is faster).
     pub ratios: Vec<(String, f64)>,
+    /// Bytes a run reads and writes, where its speed is a bandwidth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_moved: Option<u64>,
+    /// What a row measured once carries besides its time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Detail>,
 }
 
 /// The whole run.
@@ -63,11 +152,26 @@ pub fn format_ns(ns: u64) -> String {
     }
 }
 
+/// Bytes in decimal units (GB, MB, KB).
+pub fn format_bytes(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.0} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.0} KB", b / 1e3)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
 impl Report {
-    /// The table printed at the end of `vecl bench`.
+    /// The table printed at the end of `vecl bench`, then the derived
+    /// numbers, bandwidths, compile times and problems.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        let _ = write!(out, "{:<24} {:<28}", "benchmark", "size");
+        let _ = write!(out, "{:<26} {:<30}", "benchmark", "size");
         for p in &self.platforms {
             let _ = write!(out, " {:>14}", truncate(p, 14));
         }
@@ -78,15 +182,18 @@ impl Report {
         for b in &self.benchmarks {
             let _ = write!(
                 out,
-                "{:<24} {:<28}",
-                truncate(&b.name, 24),
-                truncate(&b.size, 28)
+                "{:<26} {:<30}",
+                truncate(&b.name, 26),
+                truncate(&b.size, 30)
             );
-            for r in &b.results {
-                let cell = match r.median_ns {
-                    Some(ns) if r.verified => format_ns(ns),
-                    Some(ns) => format!("{} !", format_ns(ns)),
-                    None => "failed".to_string(),
+            for i in 0..self.platforms.len() {
+                let cell = match b.results.get(i) {
+                    Some(r) => match r.median_ns {
+                        Some(ns) if r.verified => format_ns(ns),
+                        Some(ns) => format!("{} !", format_ns(ns)),
+                        None => "failed".to_string(),
+                    },
+                    None => "-".to_string(),
                 };
                 let _ = write!(out, " {cell:>14}");
             }
@@ -97,6 +204,20 @@ impl Report {
         }
         for (platform, what, value) in &self.derived {
             let _ = writeln!(out, "{platform}: {what} = {value:.1}");
+        }
+        for b in &self.benchmarks {
+            for r in &b.results {
+                if let (Some(bw), Some(percent)) = (r.bandwidth_gb_s, r.percent_of_copy) {
+                    let _ = writeln!(
+                        out,
+                        "{} on {}: {bw:.2} GB/s read+written, {percent:.0}% of the host copy (aim: at least 80%)",
+                        b.name, r.platform
+                    );
+                }
+            }
+            if let Some(detail) = &b.detail {
+                let _ = writeln!(out, "{}", describe(&b.name, detail));
+            }
         }
         let failures: Vec<String> = self
             .benchmarks
@@ -127,22 +248,39 @@ impl Report {
     }
 
     /// A grouped horizontal bar chart: per benchmark, each platform's time
-    /// relative to the slowest (longer is slower), labelled with the time.
+    /// relative to the slowest (longer is slower), labelled with the time
+    /// (and the bandwidth or compile-time spread where the row has one).
     pub fn svg(&self) -> String {
         const COLORS: [&str; 4] = ["#3b7dd8", "#e07b39", "#5aa469", "#9b59b6"];
+        const HOST: &str = "#888888";
+        let color_of = |platform: &str| {
+            self.platforms
+                .iter()
+                .position(|p| p == platform)
+                .map_or(HOST, |j| COLORS[j % COLORS.len()])
+        };
         let bar_h = 14;
-        let group_h = bar_h * self.platforms.len() as i32 + 12;
+        let group_h = |b: &BenchResult| bar_h * b.results.len().max(1) as i32 + 12;
         let (left, width) = (220, 460);
-        let height = 40 + group_h * self.benchmarks.len() as i32 + 20 * self.platforms.len() as i32;
+        let mut legend: Vec<&str> = self.platforms.iter().map(String::as_str).collect();
+        for b in &self.benchmarks {
+            for r in &b.results {
+                if !legend.contains(&r.platform.as_str()) {
+                    legend.push(&r.platform);
+                }
+            }
+        }
+        let bars_h: i32 = self.benchmarks.iter().map(group_h).sum();
+        let height = 40 + bars_h + 20 * legend.len() as i32;
         let mut svg = String::new();
         let _ = writeln!(
             svg,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">",
-            left + width + 100
+            left + width + 260
         );
-        let _ = writeln!(svg, "<text x=\"10\" y=\"20\" font-size=\"14\">vecl bench: time per run (shorter is faster)</text>");
-        for (i, b) in self.benchmarks.iter().enumerate() {
-            let y0 = 36 + group_h * i as i32;
+        let _ = writeln!(svg, "<text x=\"10\" y=\"20\" font-size=\"14\">vecl bench: median time per run, build or copy (shorter is faster)</text>");
+        let mut y0 = 36;
+        for b in &self.benchmarks {
             let _ = writeln!(
                 svg,
                 "<text x=\"10\" y=\"{}\">{}</text>",
@@ -158,7 +296,7 @@ impl Report {
                 .max(1) as f64;
             for (j, r) in b.results.iter().enumerate() {
                 let y = y0 + bar_h * j as i32;
-                let color = COLORS[j % COLORS.len()];
+                let color = color_of(&r.platform);
                 match r.median_ns {
                     Some(ns) => {
                         let w = ((ns as f64 / max) * width as f64).max(1.0);
@@ -168,7 +306,7 @@ impl Report {
                             "<text x=\"{:.1}\" y=\"{}\">{}</text>",
                             left as f64 + w + 4.0,
                             y + bar_h - 3,
-                            escape(&format_ns(ns))
+                            escape(&bar_label(b, r, ns))
                         );
                     }
                     None => {
@@ -180,19 +318,77 @@ impl Report {
                     }
                 }
             }
+            y0 += group_h(b);
         }
-        let legend_y = 36 + group_h * self.benchmarks.len() as i32;
-        for (j, p) in self.platforms.iter().enumerate() {
-            let y = legend_y + 20 * j as i32;
+        for (j, p) in legend.iter().enumerate() {
+            let y = y0 + 20 * j as i32;
             let _ = writeln!(
                 svg,
                 "<rect x=\"10\" y=\"{y}\" width=\"12\" height=\"12\" fill=\"{}\"/>",
-                COLORS[j % COLORS.len()]
+                color_of(p)
             );
             let _ = writeln!(svg, "<text x=\"28\" y=\"{}\">{}</text>", y + 10, escape(p));
         }
         svg.push_str("</svg>\n");
         svg
+    }
+}
+
+/// The text beside a bar: the time, and what the row adds to it.
+fn bar_label(b: &BenchResult, r: &PlatformResult, ns: u64) -> String {
+    let mut label = format_ns(ns);
+    if let (Some(bw), Some(percent)) = (r.bandwidth_gb_s, r.percent_of_copy) {
+        let _ = write!(label, ", {bw:.1} GB/s ({percent:.0}% of copy)");
+    }
+    match &b.detail {
+        Some(Detail::Copy { bandwidth_gb_s, .. }) => {
+            let _ = write!(label, ", {bandwidth_gb_s:.1} GB/s");
+        }
+        Some(Detail::FrontEnd { lines, .. }) => {
+            let _ = write!(label, " for {lines} lines");
+        }
+        Some(Detail::Compile {
+            kernels, max_ms, ..
+        }) => {
+            let _ = write!(label, " median of {kernels} kernels, max {max_ms:.2} ms");
+        }
+        None => {}
+    }
+    label
+}
+
+/// One line on a row measured once, with its aims.
+fn describe(name: &str, detail: &Detail) -> String {
+    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    match detail {
+        Detail::Copy {
+            threads,
+            bandwidth_gb_s,
+        } => format!(
+            "{name}: {bandwidth_gb_s:.2} GB/s read+written with {threads} threads (the bandwidth reference)"
+        ),
+        Detail::FrontEnd {
+            file,
+            lines,
+            ms_per_200_lines,
+            aim_ms_per_200_lines,
+        } => format!(
+            "{name}: {file}, {lines} lines: {ms_per_200_lines:.3} ms per 200 lines (aim: under {aim_ms_per_200_lines} ms) {}",
+            verdict(ms_per_200_lines < aim_ms_per_200_lines)
+        ),
+        Detail::Compile {
+            kernels,
+            build_failures,
+            median_ms,
+            max_ms,
+            over_max,
+            aim_median_ms,
+            aim_max_ms,
+        } => format!(
+            "{name}: {kernels} kernels ({build_failures} files did not build), median {median_ms:.2} ms (aim: under {aim_median_ms} ms) {}, max {max_ms:.2} ms, {over_max} over {aim_max_ms} ms (aim: none) {}",
+            verdict(median_ms < aim_median_ms),
+            verdict(*over_max == 0)
+        ),
     }
 }
 
@@ -211,27 +407,57 @@ mod tests {
     use super::*;
 
     fn sample() -> Report {
-        let result = |platform: &str, ns: Option<u64>| PlatformResult {
-            platform: platform.into(),
-            median_ns: ns,
-            runs_ns: ns.into_iter().collect(),
-            status: if ns.is_some() {
-                "ok".into()
-            } else {
-                "build failed".into()
-            },
-            verified: ns.is_some(),
+        let mut vadd = PlatformResult::single("vecl", vec![2_000_000], 2_000_000);
+        vadd.bandwidth_gb_s = Some(96.0);
+        vadd.percent_of_copy = Some(85.0);
+        let compile = Detail::Compile {
+            kernels: 3,
+            build_failures: 0,
+            median_ms: 1.5,
+            max_ms: 25.0,
+            over_max: 1,
+            aim_median_ms: 2.0,
+            aim_max_ms: 20.0,
         };
         Report {
             platforms: vec!["vecl".into(), "PoCL".into()],
             quick: true,
-            benchmarks: vec![BenchResult {
-                name: "vadd <fast>".into(),
-                size: "64K floats".into(),
-                metric: "run".into(),
-                results: vec![result("vecl", Some(2_000_000)), result("PoCL", None)],
-                ratios: vec![],
-            }],
+            benchmarks: vec![
+                BenchResult {
+                    name: "vadd <fast>".into(),
+                    size: "64K floats".into(),
+                    metric: "run".into(),
+                    results: vec![vadd, PlatformResult::failed("PoCL", "build failed")],
+                    ratios: vec![],
+                    bytes_moved: Some(192_000_000),
+                    detail: None,
+                },
+                BenchResult {
+                    name: "host copy".into(),
+                    size: "192 MB".into(),
+                    metric: "host-copy".into(),
+                    results: vec![PlatformResult::single("host", vec![1_700_000], 1_700_000)],
+                    ratios: vec![],
+                    bytes_moved: Some(192_000_000),
+                    detail: Some(Detail::Copy {
+                        threads: 2,
+                        bandwidth_gb_s: 112.9,
+                    }),
+                },
+                BenchResult {
+                    name: "compile, corpus".into(),
+                    size: "3 kernels".into(),
+                    metric: "compile".into(),
+                    results: vec![PlatformResult::single(
+                        "vecl",
+                        vec![1_000_000, 1_500_000, 25_000_000],
+                        1_500_000,
+                    )],
+                    ratios: vec![],
+                    bytes_moved: None,
+                    detail: Some(compile),
+                },
+            ],
             derived: vec![],
             notes: vec![],
         }
@@ -244,11 +470,34 @@ mod tests {
         assert!(table.contains("2.00 ms"));
         assert!(table.contains("failed"));
         assert!(table.contains("build failed"));
+        assert!(
+            table.contains("vadd <fast> on vecl: 96.00 GB/s read+written, 85% of the host copy")
+        );
+        assert!(table.contains("host copy: 112.90 GB/s read+written with 2 threads"));
+        assert!(table.contains(
+            "median 1.50 ms (aim: under 2 ms) met, max 25.00 ms, 1 over 20 ms (aim: none) NOT met"
+        ));
+        let copy_line = table
+            .lines()
+            .find(|l| l.starts_with("host copy "))
+            .expect("copy row");
+        assert!(copy_line.contains("1.70 ms") && copy_line.trim_end().ends_with('-'));
         let svg = report.svg();
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("vadd &lt;fast&gt;"));
+        assert!(svg.contains("96.0 GB/s (85% of copy)"));
+        assert!(svg.contains("max 25.00 ms"));
+        assert!(svg.contains(">host</text>"), "the host has a legend entry");
         assert!(svg.trim_end().ends_with("</svg>"));
+        assert_eq!(format_bytes(201_326_592), "201 MB");
+        assert_eq!(format_bytes(786_432), "786 KB");
         let json = serde_json::to_value(&report).expect("json");
         assert_eq!(json["benchmarks"][0]["results"][0]["median_ns"], 2_000_000);
+        assert_eq!(json["benchmarks"][0]["results"][0]["percent_of_copy"], 85.0);
+        assert_eq!(json["benchmarks"][1]["detail"]["kind"], "copy");
+        assert_eq!(json["benchmarks"][2]["detail"]["max_ms"], 25.0);
+        assert!(json["benchmarks"][2]["results"][0]
+            .get("bandwidth_gb_s")
+            .is_none());
     }
 }

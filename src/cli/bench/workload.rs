@@ -47,6 +47,9 @@ pub struct Workload {
     pub local: Option<Vec<u64>>,
     /// Timed runs.
     pub reps: usize,
+    /// Bytes a run reads and writes in global memory, for the kernels whose
+    /// speed is a bandwidth (reported against the host copy's).
+    pub bytes_moved: Option<u64>,
     /// What is reported.
     pub metric: Metric,
     /// The output check.
