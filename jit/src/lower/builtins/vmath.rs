@@ -158,11 +158,7 @@ impl MathCx<'_, '_> {
             "exp" => return self.exp_f32x4(args[0]),
             "log" => return self.log_f32x4(args[0], 0),
             "exp2" if self.relaxed => return self.exp2_f32x4(args[0]),
-            "exp10" if self.relaxed => {
-                let k = self.sk(std::f32::consts::LOG2_10);
-                let t = self.b.ins().fmul(args[0], k);
-                return self.exp2_f32x4(t);
-            }
+            "exp10" if self.relaxed => return self.exp10_f32x4(args[0]),
             "log2" if self.relaxed => return self.log_f32x4(args[0], 2),
             "log10" if self.relaxed => return self.log_f32x4(args[0], 10),
             _ => {}
@@ -1055,6 +1051,29 @@ impl MathCx<'_, '_> {
         let f = self.b.ins().fsub(t, n);
         let ln2 = self.sk(std::f32::consts::LN_2);
         let r = self.b.ins().fmul(f, ln2);
+        self.exp_finish_f32x4(x, n, r)
+    }
+
+    /// `10^x` on an `f32x4` piece in single precision (relaxed math):
+    /// `x = n·log10(2) + d` with `log10(2)` in two parts (`n·hi` exact for
+    /// |n| < 2^8), `r = d·ln10`, then as `exp`.
+    fn exp10_f32x4(&mut self, x: Value) -> Value {
+        let hi = self.sk(39.0);
+        let lo = self.sk(-46.0);
+        let t = self.b.ins().fmin(x, hi);
+        let t = self.b.ins().fmax(t, lo);
+        let l2t = self.sk(std::f32::consts::LOG2_10);
+        let nf = self.b.ins().fmul(t, l2t);
+        let n = self.b.ins().nearest(nf);
+        let c_hi = f32::from_bits(std::f32::consts::LOG10_2.to_bits() & 0xffff_ff00);
+        let c_lo = (LOG10_2 - f64::from(c_hi)) as f32;
+        let (c_hi, c_lo) = (self.sk(c_hi), self.sk(c_lo));
+        let a = self.b.ins().fmul(n, c_hi);
+        let d = self.b.ins().fsub(t, a);
+        let b = self.b.ins().fmul(n, c_lo);
+        let d = self.b.ins().fsub(d, b);
+        let ln10 = self.sk(std::f32::consts::LN_10);
+        let r = self.b.ins().fmul(d, ln10);
         self.exp_finish_f32x4(x, n, r)
     }
 
