@@ -155,6 +155,28 @@ fn relaxed_results_stay_within_the_relaxed_bounds() {
 }
 
 #[test]
+fn relaxed_tan_keeps_its_bound_for_huge_arguments() {
+    // tan's relaxed bound (8192 ULP) has no range limit, so it keeps the
+    // exact path for |x| > 2^20; -0x1.ab88p+127 gave an infinite error
+    // without it.
+    let xs: Vec<f32> = vec![
+        -f32::from_bits(0x7f55_c400),
+        1e30,
+        12_345_678.0,
+        -3.0e7,
+        1_048_577.0,
+        f32::MAX,
+    ];
+    check(
+        "tan(x[i])",
+        RELAXED,
+        Bound::Ulp(8192.0, false),
+        &xs,
+        f64::tan,
+    );
+}
+
+#[test]
 fn finite_only_results_stay_within_the_full_profile_bounds() {
     // -cl-finite-math-only drops only the NaN and infinity selects: the
     // accuracy of finite results is the full profile's.
