@@ -212,6 +212,9 @@ impl FunctionCx<'_, '_> {
     /// the mask vectors are not needed.
     fn mask_is_full(&mut self) -> Value {
         if self.divergence == 0 && self.alive.is_none() {
+            if self.chunk_full {
+                return self.b.ins().iconst(types::I8, 1);
+            }
             let env = self.env().clone();
             let left = self.b.ins().isub(env.group_size[0], env.x0);
             return self.b.ins().icmp_imm_s(

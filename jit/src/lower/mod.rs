@@ -130,6 +130,9 @@ pub(crate) struct FunctionCx<'a, 'b> {
     /// How each saved value was stored (per component: uniform?).
     pub saved_shapes: HashMap<ValueId, Vec<bool>>,
     pub chunk_context: Option<Value>,
+    /// The code being lowered runs for full chunks only (every lane of
+    /// the chunk is a work-item of the group).
+    pub chunk_full: bool,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
     /// Kernel arguments loaded once in the entry block, by index.
