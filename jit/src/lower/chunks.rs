@@ -200,6 +200,18 @@ fn count_writes(stmts: &[Stmt], counts: &mut HashMap<VarId, usize>) {
     }
 }
 
+/// Kernels without barriers of at most this many IR instructions get a
+/// second copy of their body for full chunks (see `lower_kernel`); larger
+/// ones keep one copy, to bound compile time.
+const SPECIALISE_LIMIT: usize = 400;
+
+/// A mask with every lane set.
+fn all_ones_mask(cx: &mut FunctionCx<'_, '_>) -> Vec<Value> {
+    let m = cx.b.ins().iconst(types::I32, -1);
+    let v = cx.b.ins().splat(types::I32X4, m);
+    vec![v; (cx.w / 4) as usize]
+}
+
 /// Largest number of instructions recomputed for one value that a later
 /// region needs instead of saving it.
 const REMAT_LIMIT: u32 = 12;
@@ -470,6 +482,7 @@ pub(crate) fn lower_kernel(
         saved_values: saved_values.clone(),
         saved_shapes: HashMap::new(),
         chunk_context: None,
+        chunk_full: false,
         has_fma,
         arg_slots,
         checks,
@@ -716,6 +729,42 @@ pub(crate) fn lower_kernel(
                         cx.reload_var(*var, c, *off)?;
                     }
                 }
+            }
+        }
+        if !barrier_mode && cx.checks.is_none() && func.insts.len() <= SPECIALISE_LIMIT {
+            // A copy of the body for full chunks, where the mask is known
+            // to be all ones: each consecutive access is one vector load or
+            // store with no test and no per-lane fallback in the loop.
+            // Partial (tail) chunks take the general copy below.
+            let (full_b, tail_b) = (cx.b.create_block(), cx.b.create_block());
+            let is_full = cx.b.ins().icmp_imm_s(
+                IntCC::UnsignedGreaterThanOrEqual,
+                left,
+                i64::from(w),
+            );
+            cx.b.ins().brif(is_full, full_b, &[], tail_b, &[]);
+            cx.b.switch_to_block(full_b);
+            let ones = all_ones_mask(&mut cx);
+            cx.set_cur(&ones);
+            if let Some(alive) = cx.alive.clone() {
+                cx.write_mask(&alive, &ones);
+            }
+            let (values, stats) = (cx.values.clone(), cx.stats.clone());
+            cx.chunk_full = true;
+            let lowered = cx.lower_block(&Block(stmts.to_vec()));
+            cx.chunk_full = false;
+            lowered?;
+            // The report's counts describe the general copy only; the notes
+            // (routines emitted once) stay.
+            let notes = std::mem::take(&mut cx.stats.notes);
+            (cx.values, cx.stats) = (values, stats);
+            cx.stats.notes = notes;
+            let end_b = cx.chunk_end;
+            cx.b.ins().jump(end_b, &[]);
+            cx.b.switch_to_block(tail_b);
+            cx.set_cur(&mask);
+            if let Some(alive) = cx.alive.clone() {
+                cx.write_mask(&alive, &mask);
             }
         }
         cx.lower_block(&Block(stmts.to_vec()))?;
