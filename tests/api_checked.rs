@@ -121,6 +121,28 @@ fn a_negative_index_read_is_reported_through_run() {
 }
 
 #[test]
+fn a_null_buffer_argument_faults_instead_of_crashing() {
+    let ctx = Context::new().expect("context");
+    let kernel = build(&ctx, WRITE_UPTO, true)
+        .kernel("write_upto")
+        .expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    kernel.set_arg_mem(0, None).expect("a null pointer");
+    kernel.set_arg(1, 8i32).expect("arg 1");
+    let err = queue
+        .launch(&kernel)
+        .global(&[8])
+        .run()
+        .expect_err("a store through a null pointer");
+    let text = err.to_string();
+    assert!(
+        text.contains("out-of-bounds store of 4 bytes at 0x0 by work-item (0, 0, 0)"),
+        "{text}"
+    );
+    assert!(text.contains("outside every buffer"), "{text}");
+}
+
+#[test]
 fn checked_and_unchecked_saxpy_agree() {
     let ctx = Context::new().expect("context");
     let queue = ctx.queue().expect("queue");

@@ -38,11 +38,16 @@
 //! tail + 0            u64  address of this launch's FaultRecord (0: none)
 //! tail + 8 + 16 * i   u64  start, u64 end of parameter i:
 //!                            __global/__constant pointer: the buffer's bytes
-//!                              [start, end) (0, 0 for a null pointer)
+//!                              [start, end)
 //!                            __local pointer: [offset, offset + size), as
 //!                              offsets into `local_mem` like the slot itself
-//!                            other parameters: 0, 0 (unused)
+//!                            a null pointer: u64::MAX, u64::MAX (nothing fits)
+//!                            other parameters: unused
 //! ```
+//!
+//! Every non-empty range ends past the first page of the address space (as
+//! host memory does): the test of an access of n ≤ 4096 bytes is then
+//! `start <= a <= end - n` without a wrap-around guard.
 //!
 //! The other valid ranges the code knows itself: the `__local` arena
 //! `[local_mem, local_mem + Launch::local_mem_size)`, the kernel's
@@ -327,6 +332,35 @@ pub struct ArgSlot {
 mod tests {
     use super::*;
     use std::mem::offset_of;
+
+    #[test]
+    fn the_first_fault_recorded_wins() {
+        let record = FaultRecord::new();
+        assert_eq!(record.fault(), None);
+        let site = pack_site(AccessKind::Atomic, 12, 7);
+        // SAFETY: a live record.
+        unsafe { vecl_checked_fault(&record, 0x1000, 4, 9, 1, 2, site) };
+        // SAFETY: a live record.
+        unsafe { vecl_checked_fault(&record, 0x2000, 8, 3, 0, 0, site) };
+        // SAFETY: null is allowed and ignored.
+        unsafe { vecl_checked_fault(std::ptr::null(), 0x3000, 8, 3, 0, 0, site) };
+        let fault = record.fault().expect("recorded");
+        assert_eq!(
+            fault,
+            Fault {
+                kind: AccessKind::Atomic,
+                address: 0x1000,
+                size: 4,
+                global_id: [9, 1, 2],
+                line: 12,
+                col: 7,
+            }
+        );
+        assert_eq!(
+            fault.to_string(),
+            "out-of-bounds atomic of 4 bytes at 0x1000 by work-item (9, 1, 2) at line 12:7"
+        );
+    }
 
     #[test]
     fn launch_offsets_match_layout() {

@@ -287,10 +287,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
             arg_slots: arg_slots.clone(),
             has_fma,
             next_var,
-            checks: checks.map(|tail| lower::bounds::Checks {
-                tail: tail as u32,
-                data_len,
-            }),
+            checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
         },
     )?;
     let clif = opts.dump_clif.then(|| ctx.func.display().to_string());

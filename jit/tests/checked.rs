@@ -354,6 +354,25 @@ fn uniform_private_and_atomic_accesses_are_checked() {
     assert_eq!(ok.status, 0);
     assert_eq!(as_ints(ok.buf(0).data()), vec![0, 1, 2, 3, 0, 1, 2, 3]);
 
+    // The same across a barrier, where private memory lives in each
+    // chunk's context area.
+    let across = "__kernel void k(__global int *out, int n) {
+        int a[4];
+        int l = get_local_id(0);
+        for (int j = 0; j < 4; j++) a[j] = j + l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = a[l % n];
+    }";
+    let k = build(across, "k", true, 8);
+    let r = run(&k, &[ints(&[0; 16]), int(8)], 16, 16);
+    assert_eq!(r.status, OOB);
+    let f = r.fault.expect("fault");
+    assert_eq!((f.kind, f.global_id), (AccessKind::Load, [4, 0, 0]));
+    let ok = run(&k, &[ints(&[0; 16]), int(4)], 16, 16);
+    assert_eq!(ok.status, 0);
+    let want: Vec<i32> = (0..16).map(|l| l % 4 + l).collect();
+    assert_eq!(as_ints(ok.buf(0).data()), want);
+
     // An atomic on the element after the last.
     let atomic = "__kernel void k(__global int *bins, __global const int *data) {
         atomic_inc(&bins[data[get_global_id(0)]]);

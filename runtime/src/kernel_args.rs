@@ -270,8 +270,9 @@ impl KernelArgs {
         let bytes = AlignedBytes::zeroed(args_size)?;
         let mut buffers = Vec::new();
         let mut local_end = static_local;
-        // Per parameter: its `[start, end)` for the checked tail.
-        let mut ranges = vec![(0u64, 0u64); self.slots.len()];
+        // Per parameter: its `[start, end)` for the checked tail; no access
+        // fits the empty marker (null pointers, non-pointers).
+        let mut ranges = vec![(u64::MAX, u64::MAX); self.slots.len()];
         let write = |at: usize, field: &[u8]| -> Result<()> {
             if at + field.len() > args_size {
                 return Err(Error::InvalidKernelDefinition);
@@ -321,7 +322,9 @@ impl KernelArgs {
                         .iter()
                         .zip(&ranges)
                         .enumerate()
-                        .filter(|(_, (slot, r))| slot.kind == ArgKind::GlobalPointer && r.1 != 0)
+                        .filter(|(_, (slot, r))| {
+                            slot.kind == ArgKind::GlobalPointer && r.0 != u64::MAX
+                        })
                         .map(|(index, (_, r))| (index, r.0, r.1))
                         .collect(),
                 });
@@ -477,7 +480,7 @@ mod tests {
         let entry = |i: usize| (word(tail + 8 + 16 * i), word(tail + 16 + 16 * i));
         let base = mem.as_ptr() as u64;
         assert_eq!(entry(0), (base, base + 64));
-        assert_eq!(entry(1), (0, 0), "values have no range");
+        assert_eq!(entry(1), (u64::MAX, u64::MAX), "values have no range");
         assert_eq!(entry(2), (0, 100), "__local: offsets in the arena");
         assert_eq!(entry(3), (128, 138));
 

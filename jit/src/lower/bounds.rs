@@ -32,8 +32,8 @@ use super::{invariant, FunctionCx, LResult};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, pack_site};
 use crate::abi::{AccessKind, ArgKind, KernelStatus};
 use crate::layout::GlobalPlace;
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
-use vecl_ir::{AddressSpace, GlobalId, Inst, Loc, Scalar, SlotId, ValueId, VarId, WorkItemFn};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use vecl_ir::{AddressSpace, GlobalId, Inst, Loc, Scalar, SlotId, ValueId, VarId};
 
 /// What checked code needs to know beyond the kernel itself.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +42,12 @@ pub(crate) struct Checks {
     pub tail: u32,
     /// Bytes of the kernel's module-scope data block.
     pub data_len: u64,
+}
+
+impl Checks {
+    pub fn new(tail: u32, data_len: u64) -> Checks {
+        Checks { tail, data_len }
+    }
 }
 
 /// Where a pointer points, as far as the IR shows.
@@ -56,14 +62,24 @@ enum Origin {
     Anywhere,
 }
 
-/// A range of valid bytes as the generated code sees it.
+/// A range of valid bytes as the generated code sees it, computed where
+/// the test is: its values live only as long as the test, which keeps
+/// registers free in the chunk loop (the bounds-table loads are plain
+/// loads, which Cranelift neither merges nor moves).
 #[derive(Clone, Copy, Debug)]
 enum Range {
-    /// `[start, start + len)` for every lane.
-    Shared { start: Value, len: Value },
+    /// `[start, end)` for every lane.
+    Shared { start: Value, end: Value },
     /// Lane `j`'s own `[start + j * stride, + len)` (private slots).
     PerLane { start: Value, stride: u32, len: u32 },
 }
+
+/// Accesses of at most this many bytes are tested as `start <= a <= end - n`
+/// without guarding `end - n` against wrapping around: every valid range
+/// ends at a host address past the first page, or is the empty marker
+/// `[u64::MAX, u64::MAX)` (see `crate::abi`). Longer ones take the exact
+/// test.
+const SHORT_ACCESS: u64 = 4096;
 
 /// How far a pointer's definition is followed.
 const MAX_DEPTH: u32 = 32;
@@ -145,30 +161,34 @@ impl FunctionCx<'_, '_> {
         Loc::NONE
     }
 
-    /// A `[start, end)` pair of the bounds table as a range (`local`: the
-    /// pair holds offsets into the `__local` arena).
+    /// A `[start, end)` pair of the bounds table (`local`: offsets into
+    /// the `__local` arena).
     fn table_range(&mut self, tail: u32, param: u32, local: bool) -> Range {
         let args = self.env().args;
         let at = tail as i32 + co::BOUNDS + co::BOUNDS_ENTRY * param as i32;
-        let start = self.b.ins().load(types::I64, invariant(), args, at);
-        let end = self.b.ins().load(types::I64, invariant(), args, at + 8);
-        let len = self.b.ins().isub(end, start);
-        let start = if local {
+        let plain = MemFlagsData::trusted();
+        let start = self.b.ins().load(types::I64, plain, args, at);
+        let end = self.b.ins().load(types::I64, plain, args, at + 8);
+        if local {
             let base = self.env().local_mem;
-            self.b.ins().iadd(base, start)
+            let s = self.b.ins().iadd(base, start);
+            let e = self.b.ins().iadd(base, end);
+            Range::Shared { start: s, end: e }
         } else {
-            start
-        };
-        Range::Shared { start, len }
+            Range::Shared { start, end }
+        }
     }
 
-    fn shared(&mut self, start: Value, len: u64) -> Range {
-        let len = self.b.ins().iconst(types::I64, len as i64);
-        Range::Shared { start, len }
+    fn sized(&mut self, start: Value, len: u64) -> Range {
+        let end = self.b.ins().iadd_imm_s(start, len as i64);
+        Range::Shared { start, end }
     }
 
     /// The ranges an access from `origin` may touch.
-    fn valid_ranges(&mut self, checks: Checks, origin: Origin) -> LResult<Vec<Range>> {
+    fn valid_ranges(&mut self, origin: Origin) -> LResult<Vec<Range>> {
+        let Some(checks) = self.checks else {
+            return Ok(Vec::new());
+        };
         let slots = self.arg_slots.clone();
         let mut out = Vec::new();
         match origin {
@@ -182,9 +202,9 @@ impl FunctionCx<'_, '_> {
                 Some((ArgKind::ByValStruct, offset, size)) => {
                     let args = self.env().args;
                     let start = self.b.ins().iadd_imm_s(args, i64::from(offset));
-                    out.push(self.shared(start, u64::from(size)));
+                    out.push(self.sized(start, u64::from(size)));
                 }
-                _ => return self.valid_ranges(checks, Origin::Anywhere),
+                _ => return self.valid_ranges(Origin::Anywhere),
             },
             Origin::Global(g) => {
                 let size = self
@@ -204,7 +224,7 @@ impl FunctionCx<'_, '_> {
                         .iconst(types::I64, (self.data_base + off as u64) as i64),
                     None => return Err(self.internal("access to an unplaced global")),
                 };
-                out.push(self.shared(start, u64::from(size)));
+                out.push(self.sized(start, u64::from(size)));
             }
             Origin::Slot(s) => {
                 let base = self
@@ -231,7 +251,7 @@ impl FunctionCx<'_, '_> {
                 }
                 if checks.data_len > 0 {
                     let start = self.b.ins().iconst(types::I64, self.data_base as i64);
-                    out.push(self.shared(start, checks.data_len));
+                    out.push(self.sized(start, checks.data_len));
                 }
             }
             Origin::Space(AddressSpace::Local) => {
@@ -240,16 +260,17 @@ impl FunctionCx<'_, '_> {
                     .b
                     .ins()
                     .load(types::I64, invariant(), launch, lo::LOCAL_MEM_SIZE);
-                out.push(Range::Shared { start: base, len });
+                let end = self.b.ins().iadd(base, len);
+                out.push(Range::Shared { start: base, end });
             }
             Origin::Space(AddressSpace::Private) => {
                 if let (Some(base), true) = (self.private_base, self.private.size > 0) {
-                    out.push(self.shared(base, u64::from(self.private.size)));
+                    out.push(self.sized(base, u64::from(self.private.size)));
                 }
                 let args = self.env().args;
                 for slot in slots.iter().filter(|s| s.kind == ArgKind::ByValStruct) {
                     let start = self.b.ins().iadd_imm_s(args, i64::from(slot.offset));
-                    out.push(self.shared(start, u64::from(slot.size)));
+                    out.push(self.sized(start, u64::from(slot.size)));
                 }
             }
             Origin::Space(AddressSpace::Generic) | Origin::Anywhere => {
@@ -258,54 +279,82 @@ impl FunctionCx<'_, '_> {
                     AddressSpace::Local,
                     AddressSpace::Private,
                 ] {
-                    out.extend(self.valid_ranges(checks, Origin::Space(space))?);
+                    out.extend(self.valid_ranges(Origin::Space(space))?);
                 }
             }
         }
         Ok(out)
     }
 
-    /// Whether `[a, a + n)` lies in `range` (an `i8`). `lane`: which lane's
-    /// copy of a per-lane range; `None` takes every lane's copies together.
-    fn fits(&mut self, a: Value, n: u64, range: Range, lane: Option<u32>) -> Value {
-        let (start, len) = match range {
-            Range::Shared { start, len } => (start, len),
-            Range::PerLane { start, stride, len } => match lane {
-                Some(j) => {
-                    let s = self
-                        .b
-                        .ins()
-                        .iadd_imm_s(start, i64::from(j) * i64::from(stride));
-                    (s, self.b.ins().iconst(types::I64, i64::from(len)))
-                }
-                None => {
-                    let all = i64::from(self.w - 1) * i64::from(stride) + i64::from(len);
-                    (start, self.b.ins().iconst(types::I64, all))
-                }
-            },
+    /// The lowest and highest address an access of `n` bytes may start at
+    /// in `range` (lane `lane`'s copy of a per-lane range; `None`: every
+    /// lane's copies together).
+    fn bounds_of(&mut self, range: Range, n: u64, lane: Option<u32>) -> (Value, Value) {
+        let (start, end) = match range {
+            Range::Shared { start, end } => (start, end),
+            Range::PerLane { start, stride, len } => {
+                let (first, span) = match lane {
+                    Some(j) => (i64::from(j) * i64::from(stride), i64::from(len)),
+                    None => (
+                        0,
+                        i64::from(self.w - 1) * i64::from(stride) + i64::from(len),
+                    ),
+                };
+                let s = self.b.ins().iadd_imm_s(start, first);
+                (s, self.b.ins().iadd_imm_s(s, span))
+            }
         };
-        // off = a - start lies in [0, len] and leaves n bytes: no sum that
-        // could wrap around.
-        let off = self.b.ins().isub(a, start);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, len);
-        let room = self.b.ins().isub(len, off);
-        let enough = self
+        if n <= SHORT_ACCESS {
+            return (start, self.b.ins().iadd_imm_s(end, -(n as i64)));
+        }
+        // The exact form: an empty interval when the range is shorter.
+        let len = self.b.ins().isub(end, start);
+        let ordered = self
             .b
             .ins()
-            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, room, n as i64);
-        self.b.ins().band(inside, enough)
+            .icmp(IntCC::UnsignedLessThanOrEqual, start, end);
+        let roomy = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, len, n as i64);
+        let fits = self.b.ins().band(ordered, roomy);
+        let last = self.b.ins().iadd_imm_s(end, -(n as i64));
+        let one = self.b.ins().iconst(types::I64, 1);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let lo = self.b.ins().select(fits, start, one);
+        let hi = self.b.ins().select(fits, last, zero);
+        (lo, hi)
     }
 
-    fn fits_any(&mut self, a: Value, n: u64, ranges: &[Range], lane: Option<u32>) -> Value {
+    /// Whether `a` lies in `[lo, hi]` (an `i8`).
+    fn within(&mut self, a: Value, (lo, hi): (Value, Value)) -> Value {
+        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, hi);
+        self.b.ins().band(above, below)
+    }
+
+    /// Whether `[a, a + n)` lies in `range` (an `i8`).
+    fn fits(&mut self, a: Value, n: u64, range: Range, lane: Option<u32>) -> LResult<Value> {
+        let b = self.bounds_of(range, n, lane);
+        Ok(self.within(a, b))
+    }
+
+    fn fits_any(
+        &mut self,
+        a: Value,
+        n: u64,
+        ranges: &[Range],
+        lane: Option<u32>,
+    ) -> LResult<Value> {
         let mut acc: Option<Value> = None;
         for r in ranges {
-            let ok = self.fits(a, n, *r, lane);
+            let ok = self.fits(a, n, *r, lane)?;
             acc = Some(match acc {
                 Some(x) => self.b.ins().bor(x, ok),
                 None => ok,
             });
         }
-        acc.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0))
+        Ok(acc.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0)))
     }
 
     /// Branches to a cold block reporting the fault when `bad` (an `i8`)
@@ -319,26 +368,39 @@ impl FunctionCx<'_, '_> {
         loc: Loc,
         culprit: impl FnOnce(&mut Self) -> (Value, Value),
     ) -> LResult<()> {
-        let checks = self
+        let tail = self
             .checks
+            .as_ref()
+            .map(|c| c.tail)
             .ok_or_else(|| self.internal("a bounds check outside checked mode"))?;
         let (cold, cont) = (self.b.create_block(), self.b.create_block());
         self.b.set_cold_block(cold);
         self.b.ins().brif(bad, cold, &[], cont, &[]);
         self.b.switch_to_block(cold);
         let (lane, addr) = culprit(self);
-        let args = self.env().args;
-        let record = self.b.ins().load(
-            types::I64,
-            invariant(),
-            args,
-            checks.tail as i32 + co::FAULT_RECORD,
-        );
+        // Plain loads: the cold block's values must not be merged with the
+        // hot path's (that would keep them alive across the chunk loop).
+        let env = self.env().clone();
+        let plain = MemFlagsData::trusted();
+        let record = self
+            .b
+            .ins()
+            .load(types::I64, plain, env.args, tail as i32 + co::FAULT_RECORD);
+        let local = [env.x0, env.y, env.z];
         let mut gid = [lane; 3];
         for (d, g) in gid.iter_mut().enumerate() {
-            let id = self
-                .work_item_lane(WorkItemFn::GlobalId, true, Some(d as u64), 0)
-                .unwrap_or_else(|| self.b.ins().iconst(types::I64, 0));
+            let at = 8 * d as i32;
+            let size = self
+                .b
+                .ins()
+                .load(types::I64, plain, env.launch, lo::LOCAL_SIZE + at);
+            let offset = self
+                .b
+                .ins()
+                .load(types::I64, plain, env.launch, lo::GLOBAL_OFFSET + at);
+            let base = self.b.ins().imul(env.group_id[d], size);
+            let base = self.b.ins().iadd(base, offset);
+            let id = self.b.ins().iadd(base, local[d]);
             *g = if d == 0 {
                 self.b.ins().iadd(id, lane)
             } else {
@@ -382,19 +444,19 @@ impl FunctionCx<'_, '_> {
         bytes: u32,
         kind: AccessKind,
     ) -> LResult<()> {
-        let Some(checks) = self.checks else {
+        if self.checks.is_none() {
             return Ok(());
-        };
+        }
         let (origin, loc) = match ptr {
             Some(p) => (self.origin(p), self.site_loc(p)),
             None => (Origin::Anywhere, Loc::NONE),
         };
-        let ranges = self.valid_ranges(checks, origin)?;
+        let ranges = self.valid_ranges(origin)?;
         let n = u64::from(bytes);
         match addr {
             Lanes::Uniform(a) => {
                 let a = *a;
-                let ok = self.fits_any(a, n, &ranges, None);
+                let ok = self.fits_any(a, n, &ranges, None)?;
                 let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
                 self.fault_if(bad, n, kind, loc, |cx| (cx.first_active_lane(), a))
             }
@@ -402,11 +464,31 @@ impl FunctionCx<'_, '_> {
                 let m = self.cur_mask();
                 let mut lanes = Vec::with_capacity(self.w as usize);
                 let mut any: Option<Value> = None;
+                // The bounds every lane shares, loaded once.
+                let mut shared = Vec::with_capacity(ranges.len());
+                for r in &ranges {
+                    shared.push(match r {
+                        Range::Shared { .. } => Some(self.bounds_of(*r, n, None)),
+                        Range::PerLane { .. } => None,
+                    });
+                }
                 for j in 0..self.w as usize {
                     let a = self.lane(Scalar::U64, addr, j);
                     let on = self.lane_active(&m, j);
                     let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
-                    let ok = self.fits_any(a, n, &ranges, Some(j as u32));
+                    let mut ok: Option<Value> = None;
+                    for (r, pre) in ranges.iter().zip(&shared) {
+                        let b = match pre {
+                            Some(b) => *b,
+                            None => self.bounds_of(*r, n, Some(j as u32)),
+                        };
+                        let fits = self.within(a, b);
+                        ok = Some(match ok {
+                            Some(x) => self.b.ins().bor(x, fits),
+                            None => fits,
+                        });
+                    }
+                    let ok = ok.unwrap_or_else(|| self.b.ins().iconst(types::I8, 0));
                     let bad = self.b.ins().band_not(on, ok);
                     any = Some(match any {
                         Some(x) => self.b.ins().bor(x, bad),
@@ -443,26 +525,26 @@ impl FunctionCx<'_, '_> {
         first: Value,
         size: u32,
     ) -> LResult<Value> {
-        let Some(checks) = self.checks else {
+        if self.checks.is_none() {
             return Ok(ok);
-        };
+        }
         let origin = self.origin(ptr);
-        let ranges = self.valid_ranges(checks, origin)?;
+        let ranges = self.valid_ranges(origin)?;
         let mut acc: Option<Value> = None;
         for r in ranges {
             let fits = match r {
                 Range::Shared { .. } => {
-                    self.fits(first, u64::from(size) * u64::from(self.w), r, None)
+                    self.fits(first, u64::from(size) * u64::from(self.w), r, None)?
                 }
                 // Lane j's address and its own slot copy both move linearly
                 // with j, so the first and last lanes bound all the others.
                 Range::PerLane { .. } => {
-                    let head = self.fits(first, u64::from(size), r, Some(0));
+                    let head = self.fits(first, u64::from(size), r, Some(0))?;
                     let last_at = self
                         .b
                         .ins()
                         .iadd_imm_s(first, i64::from(size) * i64::from(self.w - 1));
-                    let tail = self.fits(last_at, u64::from(size), r, Some(self.w - 1));
+                    let tail = self.fits(last_at, u64::from(size), r, Some(self.w - 1))?;
                     self.b.ins().band(head, tail)
                 }
             };
