@@ -219,6 +219,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("DBL_MAX_EXP", "1024"),
         ("DBL_MIN_10_EXP", "(-307)"),
         ("DBL_MIN_EXP", "(-1021)"),
+        ("DBL_RADIX", "2"),
         ("MAXFLOAT", "0x1.fffffep127f"),
         ("HUGE_VALF", "__builtin_huge_valf()"),
         ("HUGE_VAL", "__builtin_huge_val()"),

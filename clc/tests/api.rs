@@ -126,8 +126,9 @@ fn float_h_limits_and_huge_values_are_defined() {
     let src = "kernel void k(global int *out) {
         out[0] = DBL_DIG; out[1] = DBL_MANT_DIG; out[2] = DBL_MAX_EXP; out[3] = DBL_MIN_EXP;
         out[4] = isinf(HUGE_VAL); out[5] = isinf(HUGE_VALF); out[6] = FLT_MANT_DIG;
+        out[7] = DBL_RADIX; out[8] = FLT_RADIX;
     }";
-    assert_eq!(run_ints(src, "", 7), [15, 53, 1024, -1021, 1, 1, 24]);
+    assert_eq!(run_ints(src, "", 9), [15, 53, 1024, -1021, 1, 1, 24, 2, 2]);
 }
 
 #[test]
