@@ -144,7 +144,10 @@ impl ProgramBuilder {
         self
     }
 
-    /// Compiles kernels in checked mode.
+    /// Compiles kernels in checked mode: every memory access is
+    /// bounds-checked and an out-of-bounds one fails its command with
+    /// `CL_OUT_OF_RESOURCES` instead of touching memory (the default comes
+    /// from `VECL_CHECKED=1`).
     pub fn checked(mut self, checked: bool) -> Self {
         self.jit.checked = checked;
         self
