@@ -233,6 +233,39 @@ fn one_lane_writing_past_the_end_faults_and_writes_nothing_outside() {
 }
 
 #[test]
+fn a_whole_vector_past_the_end_falls_back_and_names_the_first_lane_outside() {
+    let src = "__kernel void k(__global float *out) {
+        out[get_global_id(0)] = 1.0f;
+    }";
+    for w in [4, 8, 16] {
+        let k = build(src, "k", true, w);
+        // 20 floats for 32 items: the chunk holding item 20 is full and
+        // consecutive, but does not fit.
+        let r = run(&k, &[Arg::Buf(vec![0; 80])], 32, 32);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(f.global_id, [20, 0, 0], "W = {w}");
+        assert_eq!(f.address, r.buf(0).addr() + 80);
+        assert!(r.all_guards_intact(), "W = {w}");
+    }
+    // vload4 / vstore4 go through the builtins' access path.
+    let vec4 = "__kernel void k(__global const float *in, __global float *out) {
+        int i = get_global_id(0);
+        vstore4(vload4(i, in) * 2.0f, i, out);
+    }";
+    let k = build(vec4, "k", true, 8);
+    let r = run(&k, &[Arg::Buf(vec![0; 60]), Arg::Buf(vec![0; 64])], 4, 4);
+    assert_eq!(r.status, OOB);
+    let f = r.fault.expect("a recorded fault");
+    assert_eq!(
+        (f.kind, f.size, f.global_id),
+        (AccessKind::Load, 16, [3, 0, 0])
+    );
+    let ok = run(&k, &[Arg::Buf(vec![0; 64]), Arg::Buf(vec![0; 64])], 4, 4);
+    assert_eq!(ok.status, 0);
+}
+
+#[test]
 fn a_negative_index_read_faults() {
     let src = "__kernel void k(__global const int *in, __global int *out) {
         int i = get_global_id(0);
