@@ -253,7 +253,9 @@ fn growth(case: &Case, range: &NdRange) -> usize {
 }
 
 fn variants(name: &str, case: &Case, free: bool) -> Vec<Variant> {
-    let mut rng = Rng(name.bytes().fold(0x5eed, |h, b| h * 31 + u64::from(b)));
+    let mut rng = Rng(name.bytes().fold(0x5eed, |h: u64, b| {
+        h.wrapping_mul(31).wrapping_add(u64::from(b))
+    }));
     let declared = ndrange(case, [0; 3]);
     let mut out = vec![
         Variant {
