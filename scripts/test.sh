@@ -11,7 +11,9 @@ bash scripts/install-deps.sh
 timeout 40m cargo test --workspace --release 2>&1
 
 if [ -d tests/icd ] && compgen -G "tests/icd/test_*.py" > /dev/null; then
+    # The library lands in CARGO_TARGET_DIR when that is set.
+    target="${CARGO_TARGET_DIR:-target}"
     cargo build --release -p vecl-icd
-    bash scripts/install-icd.sh target/release
-    OCL_ICD_VENDORS="$PWD/target/vendors" timeout 15m python3 -m pytest -q tests/icd
+    bash scripts/install-icd.sh "$target/release"
+    OCL_ICD_VENDORS="$(cd "$target" && pwd)/vendors" timeout 15m python3 -m pytest -q tests/icd
 fi
