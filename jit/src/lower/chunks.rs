@@ -200,9 +200,9 @@ fn count_writes(stmts: &[Stmt], counts: &mut HashMap<VarId, usize>) {
     }
 }
 
-/// Kernels without barriers of at most this many IR instructions get a
-/// second copy of their body for full chunks (see `lower_kernel`); larger
-/// ones keep one copy, to bound compile time.
+/// Kernels of at most this many IR instructions get a second copy of each
+/// region's body for full chunks (see `lower_kernel`); larger ones keep one
+/// copy, to bound compile time.
 const SPECIALISE_LIMIT: usize = 400;
 
 /// A mask with every lane set.
@@ -731,7 +731,12 @@ pub(crate) fn lower_kernel(
                 }
             }
         }
-        if !barrier_mode && cx.checks.is_none() && func.insts.len() <= SPECIALISE_LIMIT {
+        // With barriers, only where no lane can have returned in an
+        // earlier region (the alive mask would come from the context).
+        let specialise = cx.checks.is_none()
+            && func.insts.len() <= SPECIALISE_LIMIT
+            && (!barrier_mode || cx.alive.is_none());
+        if specialise {
             // A copy of the body for full chunks, where the mask is known
             // to be all ones: each consecutive access is one vector load or
             // store with no test and no per-lane fallback in the loop.
