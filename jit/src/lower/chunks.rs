@@ -742,11 +742,9 @@ pub(crate) fn lower_kernel(
             // store with no test and no per-lane fallback in the loop.
             // Partial (tail) chunks take the general copy below.
             let (full_b, tail_b) = (cx.b.create_block(), cx.b.create_block());
-            let is_full = cx.b.ins().icmp_imm_s(
-                IntCC::UnsignedGreaterThanOrEqual,
-                left,
-                i64::from(w),
-            );
+            let is_full =
+                cx.b.ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, left, i64::from(w));
             cx.b.ins().brif(is_full, full_b, &[], tail_b, &[]);
             cx.b.switch_to_block(full_b);
             let ones = all_ones_mask(&mut cx);
