@@ -171,6 +171,17 @@ fn instantiate(pat: &str, b: &Binding) -> Option<Type> {
     })
 }
 
+/// `float`/`double` with the shape of a 32-/64-bit integer type (`nan`'s argument).
+fn float_of_same_width(t: &Type) -> Option<Type> {
+    let s = t.scalar()?;
+    let f = match s {
+        Scalar::U32 | Scalar::I32 => Scalar::F32,
+        Scalar::U64 | Scalar::I64 => Scalar::F64,
+        _ => return None,
+    };
+    Some(t.with_scalar(f))
+}
+
 fn try_sig(sig: &str, args: &[Type]) -> Option<Overload> {
     let (ret, params) = sig.split_once(':')?;
     let pats: Vec<&str> = if params.is_empty() {
@@ -189,6 +200,11 @@ fn try_sig(sig: &str, args: &[Type]) -> Option<Overload> {
                 Some(inner) => (inner.chars().next()?, a.pointee()?.clone()),
                 None => (p.chars().next()?, a.clone()),
             };
+            if letter == 'N' && b.f.is_none() && pass < 2 {
+                // `nan(uintn)`: the float type of the argument's width and shape.
+                b.f = float_of_same_width(&a);
+                continue;
+            }
             if !matches!(letter, 'F' | 'I' | 'G') || slot(&mut b, letter).is_some() {
                 continue;
             }

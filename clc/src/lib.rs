@@ -220,6 +220,8 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("DBL_MIN_10_EXP", "(-307)"),
         ("DBL_MIN_EXP", "(-1021)"),
         ("DBL_RADIX", "2"),
+        ("FP_ILOGB0", "(-2147483647-1)"),
+        ("FP_ILOGBNAN", "2147483647"),
         ("MAXFLOAT", "0x1.fffffep127f"),
         ("HUGE_VALF", "__builtin_huge_valf()"),
         ("HUGE_VAL", "__builtin_huge_val()"),

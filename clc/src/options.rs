@@ -109,6 +109,8 @@ impl Options {
                     "-cl-finite-math-only" => o.math.finite_math_only = true,
                     "-cl-denorms-are-zero" => o.math.denorms_are_zero = true,
                     "-cl-fast-relaxed-math" => o.math.fast_relaxed_math = true,
+                    // Division and sqrt are correctly rounded already.
+                    "-cl-fp32-correctly-rounded-divide-sqrt" => {}
                     "-cl-strict-aliasing"
                     | "-cl-uniform-work-group-size"
                     | "-cl-no-subgroup-ifp" => {}

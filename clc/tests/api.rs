@@ -132,6 +132,20 @@ fn float_h_limits_and_huge_values_are_defined() {
 }
 
 #[test]
+fn ilogb_limits_nan_of_unsigned_and_the_correctly_rounded_option() {
+    let src = "kernel void k(global int *out) {
+        out[0] = FP_ILOGB0 == ilogb(0.0f); out[1] = FP_ILOGBNAN == ilogb(NAN);
+        uint4 bits = (uint4)(1, 2, 3, 4);
+        out[2] = all(isnan(nan(bits))); out[3] = isnan(nan(7u)); out[4] = isnan(nan(7ul));
+        out[5] = FP_ILOGB0 < 0;
+    }";
+    assert_eq!(
+        run_ints(src, "-cl-fp32-correctly-rounded-divide-sqrt", 6),
+        [1, 1, 1, 1, 1, 1]
+    );
+}
+
+#[test]
 fn predefined_macros_follow_the_options() {
     let src = "kernel void k(global int *out) {
         out[0] = __OPENCL_VERSION__; out[1] = __OPENCL_C_VERSION__; out[2] = CL_VERSION_1_2;
