@@ -4,9 +4,9 @@
 //! `wait_group_events` every work-item sees the whole copy, including the
 //! parts other chunks of its group read.
 
-mod barrier_support;
+mod common;
 
-use barrier_support::{differential, range1, Spec};
+use common::barriers::{differential, range1, Spec};
 use vecl_ir::interp::NdRange;
 
 /// Global to local, then each item reads its own element and its right

@@ -6,9 +6,11 @@
 //! and `return` that cross barriers; and barriers reached by only some
 //! work-items of a group, refused at compile time or reported at run time.
 
-mod barrier_support;
+mod common;
 
-use barrier_support::{differential, range1, shapes_1d, Spec, DIVERGENT, WIDTHS};
+use common::barriers::{
+    self as barrier_support, differential, range1, shapes_1d, Spec, DIVERGENT, WIDTHS,
+};
 use vecl_ir::interp::{run_kernel, InterpError, NdRange};
 
 const HILLIS_STEELE: &str = r#"

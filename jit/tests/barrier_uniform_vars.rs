@@ -2,9 +2,9 @@
 //! the variables it reads are also used for per-work-item values elsewhere
 //! in the kernel, checked against the IR interpreter at W = 4, 8, 16.
 
-mod barrier_support;
+mod common;
 
-use barrier_support::{differential, range1, Spec};
+use common::barriers::{differential, range1, Spec};
 
 /// The conformance suite's `barrier` test: `i` first walks the items' own
 /// elements (varying), then is reused as the halving stride of a tree

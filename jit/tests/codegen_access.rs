@@ -5,9 +5,9 @@
 //! and a buffer passed as both input and output. Every launch is compared
 //! byte for byte with the interpreter, guard bytes included.
 
-mod codegen_support;
+mod common;
 
-use codegen_support::*;
+use common::codegen::*;
 
 /// `n` elements per buffer: the last work-item of every shape plus slack.
 fn n_for(r: &vecl_ir::interp::NdRange) -> usize {

@@ -4,9 +4,9 @@
 //! Each work-item touches each location once, so the order of the updates
 //! to a location (work-item order) is the same in both.
 
-mod codegen_support;
+mod common;
 
-use codegen_support::*;
+use common::codegen::*;
 
 #[test]
 fn local_histogram_counts_and_old_values() {
