@@ -194,6 +194,10 @@ pub fn compile_kernel(
     }
 }
 
+/// IR instructions (after inlining) above which the default SIMD width is 4
+/// instead of 8 (see `compile`).
+const LARGE_KERNEL_IR_INSTS: usize = 3000;
+
 fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledKernel, JitError> {
     let started = Instant::now();
     let (_, original) = module
@@ -208,13 +212,24 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         kernel: kernel.to_string(),
         message,
     };
-    let w = opts.simd_width.unwrap_or(8);
-    if w == 0 || !w.is_multiple_of(4) || w > 64 {
-        return Err(unsupported(format!(
-            "SIMD width {w} (use a multiple of 4 up to 64)"
-        )));
+    if let Some(w) = opts.simd_width {
+        if w == 0 || !w.is_multiple_of(4) || w > 64 {
+            return Err(unsupported(format!(
+                "SIMD width {w} (use a multiple of 4 up to 64)"
+            )));
+        }
     }
     let func = inline::inline_calls(module, original).map_err(unsupported)?;
+    // Machine code, and Cranelift's register allocation even more, grow with
+    // the width: a very large kernel (a cipher or random-number generator
+    // inlined several times) gets W = 4 unless a width is asked for.
+    let w = opts
+        .simd_width
+        .unwrap_or(if func.insts.len() > LARGE_KERNEL_IR_INSTS {
+            4
+        } else {
+            8
+        });
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),
         None => (func, None),
