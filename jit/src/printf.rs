@@ -22,22 +22,6 @@ use std::io::Write;
 use std::sync::{Mutex, MutexGuard};
 use vecl_ir::{AddressSpace, Scalar, Type};
 
-/// The scalar types in tag order.
-const SCALARS: [Scalar; 12] = [
-    Scalar::Bool,
-    Scalar::I8,
-    Scalar::U8,
-    Scalar::I16,
-    Scalar::U16,
-    Scalar::I32,
-    Scalar::U32,
-    Scalar::I64,
-    Scalar::U64,
-    Scalar::F16,
-    Scalar::F32,
-    Scalar::F64,
-];
-
 /// The tag bit of a pointer argument.
 const POINTER: u64 = 1 << 16;
 
@@ -58,7 +42,7 @@ pub(crate) fn tag(ty: &Type) -> Option<u64> {
         Type::Pointer(..) => (Scalar::U64, 1, POINTER),
         _ => return None,
     };
-    let code = SCALARS.iter().position(|x| *x == s)? as u64;
+    let code = Scalar::ALL.iter().position(|x| *x == s)? as u64;
     Some(code | n << 8 | ptr)
 }
 
@@ -71,7 +55,7 @@ fn untag(t: u64) -> Option<(Type, usize)> {
             1,
         ));
     }
-    let s = *SCALARS.get((t & 0xff) as usize)?;
+    let s = *Scalar::ALL.get((t & 0xff) as usize)?;
     Some(match n {
         1 => (Type::Scalar(s), 1),
         2..=16 => (Type::Vector(s, n as u8), n),
