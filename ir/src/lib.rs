@@ -4,13 +4,18 @@
 //! control flow (see [`module`]). Around it:
 //! - [`text`]: the text form — every module prints and parses back equal;
 //! - [`verify`]: the verifier, run after every pass in tests and debug builds;
-//! - [`interp`]: the reference interpreter, the oracle of every JIT test.
+//! - [`interp`]: the reference interpreter, the oracle of every JIT test;
+//! - [`transform`]: IR-to-IR rewrites run before code generation;
+//! - [`image`]: the image descriptor and sampler encoding shared by the
+//!   interpreter, the JIT and the runtime.
 
 pub mod analysis;
 pub mod builder;
+pub mod image;
 pub mod interp;
 pub mod module;
 pub mod text;
+pub mod transform;
 pub mod types;
 pub mod verify;
 
