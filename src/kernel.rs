@@ -20,6 +20,9 @@ pub(crate) struct KernelEntry {
     pub(crate) code: Arc<dyn KernelCode>,
     pub(crate) info: KernelInfo,
     pub(crate) param_names: Vec<String>,
+    /// Per parameter: its type with typedefs resolved, and the bytes of one
+    /// element (the pointee for pointers, the value otherwise).
+    pub(crate) param_types: Vec<(Type, u64)>,
     pub(crate) rules: LaunchRules,
 }
 
@@ -36,6 +39,12 @@ pub struct ArgInfo {
     pub access: AccessQualifier,
     /// `CL_KERNEL_ARG_TYPE_QUALIFIER`.
     pub qualifiers: TypeQualifiers,
+    /// The parameter's type with typedefs resolved (`type_name` is the
+    /// spelling, which may be a typedef's name).
+    pub ty: Type,
+    /// Bytes of one element: the pointee's size for pointers (a `float4*`
+    /// gives 16), the value's size otherwise.
+    pub element_size: u64,
 }
 
 /// `clGetKernelWorkGroupInfo`.
@@ -161,6 +170,11 @@ impl Kernel {
             .args
             .get(index as usize)
             .ok_or(vecl_runtime::Error::InvalidArgIndex(index))?;
+        let (ty, element_size) = self
+            .entry
+            .param_types
+            .get(index as usize)
+            .ok_or(vecl_runtime::Error::InvalidArgIndex(index))?;
         Ok(ArgInfo {
             name: self
                 .entry
@@ -172,6 +186,8 @@ impl Kernel {
             address: info.address,
             access: info.access,
             qualifiers: info.qualifiers,
+            ty: ty.clone(),
+            element_size: *element_size,
         })
     }
 

@@ -273,6 +273,14 @@ impl Program {
                 },
                 info,
                 param_names: function.params.iter().map(|p| p.name.clone()).collect(),
+                param_types: function
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let element = p.ty.pointee().unwrap_or(&p.ty);
+                        (p.ty.clone(), u64::from(module.size_of(element)))
+                    })
+                    .collect(),
                 code: compiled.code,
             };
             kernels.insert(function.name.clone(), Arc::new(entry));

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 use vecl::{Context, Kernel, Mem, MemFlags, NdRange};
-use vecl_ir::AddressSpace;
+use vecl_ir::{AddressSpace, Scalar, Type};
 
 /// What to run.
 pub struct RunRequest {
@@ -30,75 +30,47 @@ pub struct RunRequest {
     pub checked: bool,
 }
 
-/// Bytes per element of an OpenCL C type name (`float4*` → 16).
-fn element_size(type_name: &str) -> u64 {
-    let base = type_name
-        .trim_end_matches('*')
-        .trim()
-        .trim_start_matches("const ")
-        .trim();
-    let digits = base.trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == '_');
-    let scalar = &base[..base.len() - digits.len()];
-    let lanes: u64 = match digits.parse().unwrap_or(1) {
-        3 => 4,
-        n => n,
-    };
-    let size = match scalar {
-        "char" | "uchar" | "bool" => 1,
-        "short" | "ushort" | "half" => 2,
-        "long" | "ulong" | "double" | "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" => 8,
-        _ => 4,
-    };
-    size * lanes
-}
-
-fn is_float(type_name: &str) -> bool {
-    ["float", "double", "half"]
-        .iter()
-        .any(|t| type_name.starts_with(t))
-}
-
-/// The bytes of scalar argument `value` for a parameter of `type_name`.
-fn scalar_bytes(type_name: &str, value: &str) -> Result<Vec<u8>, String> {
+/// The bytes of scalar argument `value` for a parameter of type `ty`
+/// (`size` bytes; vectors get `value` in every component).
+fn scalar_bytes(ty: &Type, type_name: &str, size: u64, value: &str) -> Result<Vec<u8>, String> {
     let bad = || format!("`{value}` is not a valid {type_name}");
-    if type_name.starts_with("float") {
-        return value
+    let element: Vec<u8> = match ty.scalar() {
+        Some(Scalar::F32) => value
             .parse::<f32>()
-            .map(|v| v.to_le_bytes().to_vec())
-            .map_err(|_| bad());
-    }
-    if type_name.starts_with("double") {
-        return value
+            .map_err(|_| bad())?
+            .to_le_bytes()
+            .to_vec(),
+        Some(Scalar::F64) => value
             .parse::<f64>()
-            .map(|v| v.to_le_bytes().to_vec())
-            .map_err(|_| bad());
-    }
-    let v: i64 = value.parse().map_err(|_| bad())?;
-    // Truncation to the parameter's width is the intent.
-    Ok(match element_size(type_name) {
-        1 => vec![v as u8],
-        2 => (v as u16).to_le_bytes().to_vec(),
-        8 => v.to_le_bytes().to_vec(),
-        _ => (v as u32).to_le_bytes().to_vec(),
-    })
+            .map_err(|_| bad())?
+            .to_le_bytes()
+            .to_vec(),
+        Some(Scalar::F16) => return Err(format!("`{value}`: half arguments are not generated")),
+        Some(s) => {
+            let v: i64 = value.parse().map_err(|_| bad())?;
+            // Truncation to the parameter's width is the intent.
+            v.to_le_bytes()[..s.size() as usize].to_vec()
+        }
+        None => return Err(format!("no value can be generated for a {type_name}")),
+    };
+    Ok(element
+        .iter()
+        .copied()
+        .cycle()
+        .take(size as usize)
+        .collect())
 }
 
-/// A deterministic ramp of `count` elements of `type_name`.
-fn ramp(type_name: &str, bytes: u64) -> Vec<u8> {
-    let size = if is_float(type_name) && type_name.starts_with("double") {
-        8
-    } else {
-        4
-    };
+/// A deterministic ramp filling `bytes` bytes of elements of type `elem`.
+fn ramp(elem: Option<Scalar>, bytes: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes as usize);
     let mut i = 0u64;
     while (out.len() as u64) < bytes {
-        if is_float(type_name) && size == 4 {
-            out.extend_from_slice(&((i % 1000) as f32 * 0.001).to_le_bytes());
-        } else if is_float(type_name) {
-            out.extend_from_slice(&((i % 1000) as f64 * 0.001).to_le_bytes());
-        } else {
-            out.extend_from_slice(&((i % 1000) as u32).to_le_bytes());
+        let step = (i % 1000) as f64 * 0.001;
+        match elem {
+            Some(Scalar::F32) => out.extend_from_slice(&(step as f32).to_le_bytes()),
+            Some(Scalar::F64) => out.extend_from_slice(&step.to_le_bytes()),
+            _ => out.extend_from_slice(&((i % 1000) as u32).to_le_bytes()),
         }
         i += 1;
     }
@@ -218,18 +190,20 @@ fn set_generated_args(
             .iter()
             .find(|(n, _)| *n == info.name || *n == index.to_string())
             .map(|(_, v)| v.as_str());
-        let elem = element_size(&info.type_name);
+        let elem = info.element_size;
         let err = |e: vecl::Error| format!("argument {index} `{}`: {e}", info.name);
-        if info.type_name.ends_with('*') {
+        if let Some(pointee) = info.ty.pointee().filter(|_| info.ty.is_pointer()) {
             match info.address {
                 AddressSpace::Local => kernel
                     .set_arg_local(index, elem * group_items)
                     .map_err(err)?,
                 _ => {
                     let count = value.and_then(|v| v.parse::<u64>().ok()).unwrap_or(items);
-                    let mem =
-                        Mem::from_bytes(MemFlags::READ_WRITE, &ramp(&info.type_name, count * elem))
-                            .map_err(err)?;
+                    let mem = Mem::from_bytes(
+                        MemFlags::READ_WRITE,
+                        &ramp(pointee.scalar(), count * elem),
+                    )
+                    .map_err(err)?;
                     kernel.set_arg_mem(index, Some(&mem)).map_err(err)?;
                     if !info.qualifiers.is_const && info.address != AddressSpace::Constant {
                         writable.push((index, info.name.clone(), mem));
@@ -237,12 +211,12 @@ fn set_generated_args(
                 }
             }
         } else {
-            let default = if is_float(&info.type_name) {
+            let default = if info.ty.scalar().is_some_and(Scalar::is_float) {
                 "1.0".to_string()
             } else {
                 items.to_string()
             };
-            let bytes = scalar_bytes(&info.type_name, value.unwrap_or(&default))?;
+            let bytes = scalar_bytes(&info.ty, &info.type_name, elem, value.unwrap_or(&default))?;
             kernel.set_arg_bytes(index, &bytes).map_err(err)?;
         }
     }
@@ -252,17 +226,6 @@ fn set_generated_args(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn element_sizes_follow_opencl_types() {
-        assert_eq!(element_size("float*"), 4);
-        assert_eq!(element_size("float4*"), 16);
-        assert_eq!(element_size("float3*"), 16);
-        assert_eq!(element_size("uchar*"), 1);
-        assert_eq!(element_size("double2"), 16);
-        assert_eq!(element_size("int"), 4);
-        assert_eq!(element_size("ulong"), 8);
-    }
 
     fn request(dir: &std::path::Path, source: &str, kernel: &str, checked: bool) -> RunRequest {
         let file = dir.join(format!("{kernel}.cl"));
@@ -324,18 +287,44 @@ mod tests {
     #[test]
     fn scalars_parse_by_type() {
         assert_eq!(
-            scalar_bytes("float", "1.5"),
+            scalar_bytes(&Type::F32, "float", 4, "1.5"),
             Ok(1.5f32.to_le_bytes().to_vec())
         );
         assert_eq!(
-            scalar_bytes("int", "-2"),
+            scalar_bytes(&Type::I32, "int", 4, "-2"),
             Ok((-2i32).to_le_bytes().to_vec())
         );
-        assert_eq!(scalar_bytes("ulong", "7"), Ok(7u64.to_le_bytes().to_vec()));
-        assert!(scalar_bytes("int", "x").is_err());
         assert_eq!(
-            ramp("float", 8),
+            scalar_bytes(&Type::U64, "ulong", 8, "7"),
+            Ok(7u64.to_le_bytes().to_vec())
+        );
+        assert_eq!(
+            scalar_bytes(&Type::vector(Scalar::I16, 2), "short2", 4, "3"),
+            Ok([3u8, 0, 3, 0].to_vec())
+        );
+        assert!(scalar_bytes(&Type::I32, "int", 4, "x").is_err());
+        assert_eq!(
+            ramp(Some(Scalar::F32), 8),
             [0f32.to_le_bytes(), 0.001f32.to_le_bytes()].concat()
         );
+    }
+
+    #[test]
+    fn typedef_names_get_the_size_of_the_type_they_name() {
+        let dir = scratch_dir("typedef");
+        let src = "typedef double real;
+        typedef float4 vec;
+        kernel void scale(global vec *v, real k, global real *out) {
+            int i = get_global_id(0);
+            v[i] = v[i] * (float)k;
+            out[i] = k * 2.0;
+        }";
+        let mut req = request(&dir, src, "scale", false);
+        req.args = vec![("k".into(), "2.5".into())];
+        let text = run(&req).expect("a typedef'd double takes 8 bytes");
+        // One float4 and one double per work-item.
+        assert!(text.contains("arg 0 `v`: 4096 bytes"), "{text}");
+        assert!(text.contains("arg 2 `out`: 2048 bytes"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
