@@ -66,7 +66,7 @@
 mod arith;
 mod builtins;
 mod collective;
-mod convert;
+pub(crate) mod convert;
 mod error;
 mod exec;
 mod lanes;
