@@ -118,3 +118,10 @@ pub const SAMPLER_ADDRESS_MIRRORED_REPEAT: u32 = 0x8;
 /// Bits 4–5: the filter (`CLK_FILTER_NEAREST` / `CLK_FILTER_LINEAR`).
 pub const SAMPLER_FILTER_NEAREST: u32 = 0x10;
 pub const SAMPLER_FILTER_LINEAR: u32 = 0x20;
+
+mod format;
+
+pub use format::{
+    border_color, decode_pixel, encode_pixel, is_supported, pixel_size, value_class, PixelValue,
+    ValueClass, SUPPORTED_FORMATS,
+};
