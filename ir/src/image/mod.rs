@@ -18,7 +18,7 @@
 /// What an image argument points to. `#[repr(C)]`: the JIT reads fields at
 /// the offsets below.
 #[repr(C)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageDesc {
     /// The first byte of pixel (0, 0, 0) of the first array layer.
     pub data: *mut u8,
@@ -43,6 +43,78 @@ pub struct ImageDesc {
     pub image_type: u32,
     /// Bytes per pixel.
     pub pixel_size: u32,
+}
+
+// SAFETY: a descriptor only describes memory; nothing safe dereferences
+// `data` (the pixel accessors that do are `unsafe` and their callers answer
+// for the pointer), so sharing or sending the description is harmless.
+unsafe impl Send for ImageDesc {}
+// SAFETY: as for `Send`: no method reads through `data`.
+unsafe impl Sync for ImageDesc {}
+
+impl ImageDesc {
+    /// A descriptor of a tightly packed image (rows of `width` pixels,
+    /// slices of `height` rows) with a null `data` pointer, or `None` when
+    /// the format is unsupported, the image type unknown or a size 0.
+    /// `height`, `depth` and `array_size` are taken as the image type
+    /// uses them (1, 1 and 0 where it does not).
+    pub fn packed(
+        image_type: u32,
+        channel_order: u32,
+        channel_type: u32,
+        size: [u64; 3],
+        array_size: u64,
+    ) -> Option<ImageDesc> {
+        let px = pixel_size(channel_order, channel_type)?;
+        let (height, depth, array_size) = match image_type {
+            object::IMAGE1D | object::IMAGE1D_BUFFER => (1, 1, 0),
+            object::IMAGE1D_ARRAY => (1, 1, array_size),
+            object::IMAGE2D => (size[1], 1, 0),
+            object::IMAGE2D_ARRAY => (size[1], 1, array_size),
+            object::IMAGE3D => (size[1], size[2], 0),
+            _ => return None,
+        };
+        let is_array = matches!(image_type, object::IMAGE1D_ARRAY | object::IMAGE2D_ARRAY);
+        if size[0] == 0 || height == 0 || depth == 0 || (is_array && array_size == 0) {
+            return None;
+        }
+        let row_pitch = size[0].checked_mul(u64::from(px))?;
+        let slice_pitch = row_pitch.checked_mul(height)?;
+        Some(ImageDesc {
+            data: std::ptr::null_mut(),
+            width: size[0],
+            height,
+            depth,
+            array_size,
+            row_pitch,
+            slice_pitch,
+            channel_order,
+            channel_type,
+            image_type,
+            pixel_size: px,
+        })
+    }
+
+    /// Bytes from pixel (0, 0, 0) of layer 0 to the end of the last pixel:
+    /// how much memory at `data` the image reads and writes.
+    pub fn byte_len(&self) -> u64 {
+        let last = |n: u64| n.saturating_sub(1);
+        let layers_or_slices = match self.image_type {
+            object::IMAGE1D_ARRAY | object::IMAGE2D_ARRAY => self.array_size,
+            _ => self.depth,
+        };
+        let rows = match self.image_type {
+            object::IMAGE1D | object::IMAGE1D_BUFFER | object::IMAGE1D_ARRAY => 1,
+            _ => self.height,
+        };
+        if self.width == 0 || rows == 0 || layers_or_slices == 0 {
+            return 0;
+        }
+        last(layers_or_slices)
+            .saturating_mul(self.slice_pitch)
+            .saturating_add(last(rows).saturating_mul(self.row_pitch))
+            .saturating_add(self.width.saturating_mul(u64::from(self.pixel_size)))
+    }
 }
 
 /// Field offsets of [`ImageDesc`], for generated code.
@@ -120,8 +192,10 @@ pub const SAMPLER_FILTER_NEAREST: u32 = 0x10;
 pub const SAMPLER_FILTER_LINEAR: u32 = 0x20;
 
 mod format;
+mod sample;
 
 pub use format::{
     border_color, decode_pixel, encode_pixel, is_supported, pixel_size, value_class, PixelValue,
     ValueClass, SUPPORTED_FORMATS,
 };
+pub use sample::{image_dim, read_image, write_image, Coord, TexelMemory};
