@@ -7,9 +7,19 @@
 //! Comments become whitespace. Each token records whether it starts a line
 //! (directives) and whether whitespace preceded it (stringizing, `#define
 //! f(x)` versus `#define f (x)`).
+//!
+//! The lexer is on the path of every build, so it works on bytes and keeps
+//! allocation low: punctuators and keywords get `'static` text, and each
+//! distinct other spelling is allocated once per file and shared by every
+//! token that spells it (see [`Text`]).
 
 use crate::diag::{Diags, Pos};
+use rustc_hash::FxHashMap;
+use std::borrow::{Borrow, Cow};
 use std::collections::BTreeSet;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,13 +31,112 @@ pub enum TokKind {
     Punct,
 }
 
+/// The spelling of a token: a `'static` string for punctuators and
+/// keywords, otherwise a shared one, so that copying a token (macro
+/// expansion does that a lot) never copies its text.
+#[derive(Clone)]
+pub enum Text {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl Text {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Text::Static(s) => s,
+            Text::Shared(s) => s,
+        }
+    }
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text::Static("")
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text::Shared(s.into())
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text::Shared(s.into())
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Text) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Text {
+    fn cmp(&self, other: &Text) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for Text {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 /// Names of macros that must not expand this token again (C99 6.10.3.4).
-pub type HideSet = Option<Arc<BTreeSet<String>>>;
+pub type HideSet = Option<Arc<BTreeSet<Text>>>;
 
 #[derive(Clone, Debug)]
 pub struct Token {
     pub kind: TokKind,
-    pub text: String,
+    pub text: Text,
     pub pos: Pos,
     /// First token of a source line.
     pub bol: bool,
@@ -50,86 +159,308 @@ impl Token {
     }
 }
 
-const PUNCTS: [&str; 49] = [
-    "...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "*=",
-    "/=", "%=", "+=", "-=", "&=", "^=", "|=", "##", "[", "]", "(", ")", "{", "}", ".", "&", "*",
-    "+", "-", "~", "!", "/", "%", "<", ">", "^", "|", "?", ":", ";", "=", ",", "#", "@",
-];
+/// The punctuator at the start of `s`, longest match first.
+fn punctuator(s: &[u8]) -> Option<&'static str> {
+    let at = |i: usize| s.get(i).copied().unwrap_or(0);
+    let (a, b, c) = (at(0), at(1), at(2));
+    let three = match (a, b, c) {
+        (b'.', b'.', b'.') => Some("..."),
+        (b'<', b'<', b'=') => Some("<<="),
+        (b'>', b'>', b'=') => Some(">>="),
+        _ => None,
+    };
+    if three.is_some() {
+        return three;
+    }
+    let two = match (a, b) {
+        (b'-', b'>') => Some("->"),
+        (b'+', b'+') => Some("++"),
+        (b'-', b'-') => Some("--"),
+        (b'<', b'<') => Some("<<"),
+        (b'>', b'>') => Some(">>"),
+        (b'<', b'=') => Some("<="),
+        (b'>', b'=') => Some(">="),
+        (b'=', b'=') => Some("=="),
+        (b'!', b'=') => Some("!="),
+        (b'&', b'&') => Some("&&"),
+        (b'|', b'|') => Some("||"),
+        (b'*', b'=') => Some("*="),
+        (b'/', b'=') => Some("/="),
+        (b'%', b'=') => Some("%="),
+        (b'+', b'=') => Some("+="),
+        (b'-', b'=') => Some("-="),
+        (b'&', b'=') => Some("&="),
+        (b'^', b'=') => Some("^="),
+        (b'|', b'=') => Some("|="),
+        (b'#', b'#') => Some("##"),
+        _ => None,
+    };
+    if two.is_some() {
+        return two;
+    }
+    Some(match a {
+        b'[' => "[",
+        b']' => "]",
+        b'(' => "(",
+        b')' => ")",
+        b'{' => "{",
+        b'}' => "}",
+        b'.' => ".",
+        b'&' => "&",
+        b'*' => "*",
+        b'+' => "+",
+        b'-' => "-",
+        b'~' => "~",
+        b'!' => "!",
+        b'/' => "/",
+        b'%' => "%",
+        b'<' => "<",
+        b'>' => ">",
+        b'^' => "^",
+        b'|' => "|",
+        b'?' => "?",
+        b':' => ":",
+        b';' => ";",
+        b'=' => "=",
+        b',' => ",",
+        b'#' => "#",
+        b'@' => "@",
+        _ => return None,
+    })
+}
 
-/// Lexes `text` (file index `file`). Unknown characters are reported and skipped.
-pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
-    // Splice lines, remembering where each character came from.
-    let raw: Vec<char> = text.chars().collect();
-    let mut chars = Vec::with_capacity(raw.len());
-    let mut where_ = Vec::with_capacity(raw.len());
-    let (mut line, mut col) = (1u32, 1u32);
-    let mut i = 0;
-    while i < raw.len() {
-        let c = raw[i];
-        if c == '\\' {
-            let mut j = i + 1;
-            while j < raw.len() && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\r') {
-                j += 1;
+/// The `'static` spelling of a keyword or other very common identifier
+/// (their tokens then share no allocation).
+fn common_word(w: &str) -> Option<&'static str> {
+    const WORDS: [&str; 72] = [
+        "if",
+        "else",
+        "for",
+        "while",
+        "do",
+        "return",
+        "break",
+        "continue",
+        "switch",
+        "case",
+        "default",
+        "goto",
+        "sizeof",
+        "typedef",
+        "struct",
+        "union",
+        "enum",
+        "static",
+        "extern",
+        "inline",
+        "const",
+        "volatile",
+        "restrict",
+        "void",
+        "char",
+        "short",
+        "int",
+        "long",
+        "signed",
+        "unsigned",
+        "float",
+        "double",
+        "half",
+        "bool",
+        "uchar",
+        "ushort",
+        "uint",
+        "ulong",
+        "size_t",
+        "float2",
+        "float3",
+        "float4",
+        "float8",
+        "float16",
+        "int2",
+        "int4",
+        "uint2",
+        "uint4",
+        "__kernel",
+        "kernel",
+        "__global",
+        "global",
+        "__local",
+        "local",
+        "__constant",
+        "constant",
+        "__private",
+        "private",
+        "__attribute__",
+        "define",
+        "ifdef",
+        "ifndef",
+        "endif",
+        "include",
+        "pragma",
+        "defined",
+        "get_global_id",
+        "get_local_id",
+        "get_group_id",
+        "get_global_size",
+        "get_local_size",
+        "barrier",
+    ];
+    WORDS.iter().find(|k| **k == w).copied()
+}
+
+/// Where each byte of the spliced text came from: the text between two
+/// splices keeps counting lines and columns from the splice's position.
+struct Positions<'s> {
+    text: &'s [u8],
+    file: u32,
+    /// `(offset, line)`: the byte at `offset` of the spliced text is at
+    /// column 1 of `line` (it follows a removed `\` newline).
+    restarts: Vec<(usize, u32)>,
+    next_restart: usize,
+    at: usize,
+    line: u32,
+    col: u32,
+}
+
+impl Positions<'_> {
+    /// The position of spliced byte `to`; calls must not go backwards.
+    fn of(&mut self, to: usize) -> Pos {
+        while self.at < to {
+            self.restart_here();
+            let b = self.text[self.at];
+            if b == b'\n' {
+                self.line += 1;
+                self.col = 1;
+            } else if b & 0xC0 != 0x80 {
+                // Columns count characters, not UTF-8 continuation bytes.
+                self.col += 1;
             }
-            if j < raw.len() && raw[j] == '\n' {
-                i = j + 1;
-                line += 1;
-                col = 1;
+            self.at += 1;
+        }
+        self.restart_here();
+        Pos {
+            file: self.file,
+            line: self.line,
+            col: self.col,
+        }
+    }
+
+    fn restart_here(&mut self) {
+        while let Some(&(offset, line)) = self.restarts.get(self.next_restart) {
+            if offset > self.at {
+                break;
+            }
+            self.line = line;
+            self.col = 1;
+            self.next_restart += 1;
+        }
+    }
+}
+
+/// Removes line splices and carriage returns, recording where lines
+/// restart. Borrows the text when it has neither.
+fn splice(text: &str) -> (Cow<'_, str>, Vec<(usize, u32)>) {
+    let bytes = text.as_bytes();
+    let needs_work = bytes.contains(&b'\r')
+        || bytes
+            .iter()
+            .enumerate()
+            .any(|(i, &b)| b == b'\\' && splice_end(bytes, i).is_some());
+    if !needs_work {
+        return (Cow::Borrowed(text), Vec::new());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut restarts = Vec::new();
+    let mut line = 1u32;
+    let mut i = 0;
+    let mut copied_from = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => {
+                if let Some(end) = splice_end(bytes, i) {
+                    out.push_str(&text[copied_from..i]);
+                    line += 1;
+                    i = end;
+                    copied_from = i;
+                    restarts.push((out.len(), line));
+                    continue;
+                }
+            }
+            b'\r' => {
+                out.push_str(&text[copied_from..i]);
+                i += 1;
+                copied_from = i;
                 continue;
             }
-        }
-        if c == '\r' {
-            i += 1;
-            continue;
-        }
-        chars.push(c);
-        where_.push((line, col));
-        if c == '\n' {
-            line += 1;
-            col = 1;
-        } else {
-            col += 1;
+            b'\n' => line += 1,
+            _ => {}
         }
         i += 1;
     }
-    let pos_at = |k: usize| {
-        let (line, col) = where_.get(k).copied().unwrap_or((line, col));
-        Pos { file, line, col }
-    };
+    out.push_str(&text[copied_from..]);
+    (Cow::Owned(out), restarts)
+}
 
-    let mut toks = Vec::new();
+/// If the `\` at `i` ends its line (only spaces, tabs or carriage returns
+/// between it and the newline), the index just past that newline.
+fn splice_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < bytes.len() && matches!(bytes[j], b' ' | b'\t' | b'\r') {
+        j += 1;
+    }
+    (j < bytes.len() && bytes[j] == b'\n').then_some(j + 1)
+}
+
+/// Lexes `text` (file index `file`). Unknown characters are reported and skipped.
+pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
+    let (spliced, restarts) = splice(text);
+    let s: &str = &spliced;
+    let bytes = s.as_bytes();
+    let n = bytes.len();
+    let mut pos = Positions {
+        text: bytes,
+        file,
+        restarts,
+        next_restart: 0,
+        at: 0,
+        line: 1,
+        col: 1,
+    };
+    let mut spellings: FxHashMap<&str, Arc<str>> = FxHashMap::default();
+
+    let mut toks = Vec::with_capacity(n / 4);
     let mut bol = true;
     let mut space = false;
     let mut k = 0;
-    let n = chars.len();
     while k < n {
-        let c = chars[k];
-        if c == '\n' {
+        let c = bytes[k];
+        if c == b'\n' {
             bol = true;
             space = false;
             k += 1;
             continue;
         }
-        if c.is_whitespace() {
+        if matches!(c, b' ' | b'\t' | 0x0b | 0x0c) {
             space = true;
             k += 1;
             continue;
         }
-        if c == '/' && k + 1 < n && chars[k + 1] == '/' {
-            while k < n && chars[k] != '\n' {
+        if c == b'/' && k + 1 < n && bytes[k + 1] == b'/' {
+            while k < n && bytes[k] != b'\n' {
                 k += 1;
             }
             space = true;
             continue;
         }
-        if c == '/' && k + 1 < n && chars[k + 1] == '*' {
+        if c == b'/' && k + 1 < n && bytes[k + 1] == b'*' {
             let start = k;
             k += 2;
-            while k + 1 < n && !(chars[k] == '*' && chars[k + 1] == '/') {
+            while k + 1 < n && !(bytes[k] == b'*' && bytes[k + 1] == b'/') {
                 k += 1;
             }
             if k + 1 >= n {
-                diags.error(pos_at(start), "unterminated /* comment");
+                diags.error(pos.of(start), "unterminated /* comment");
                 k = n;
             } else {
                 k += 2;
@@ -139,36 +470,43 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
         }
         let start = k;
         let kind;
-        if c.is_ascii_alphabetic() || c == '_' {
-            while k < n && (chars[k].is_ascii_alphanumeric() || chars[k] == '_') {
+        let text;
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while k < n && (bytes[k].is_ascii_alphanumeric() || bytes[k] == b'_') {
                 k += 1;
             }
             kind = TokKind::Ident;
-        } else if c.is_ascii_digit() || (c == '.' && k + 1 < n && chars[k + 1].is_ascii_digit()) {
+            let w = &s[start..k];
+            text = match common_word(w) {
+                Some(w) => Text::Static(w),
+                None => intern(&mut spellings, w),
+            };
+        } else if c.is_ascii_digit() || (c == b'.' && k + 1 < n && bytes[k + 1].is_ascii_digit()) {
             k += 1;
             while k < n {
-                let d = chars[k];
+                let d = bytes[k];
                 let exponent_sign =
-                    (d == '+' || d == '-') && matches!(chars[k - 1], 'e' | 'E' | 'p' | 'P');
-                if exponent_sign || d.is_ascii_alphanumeric() || d == '_' || d == '.' {
+                    (d == b'+' || d == b'-') && matches!(bytes[k - 1], b'e' | b'E' | b'p' | b'P');
+                if exponent_sign || d.is_ascii_alphanumeric() || d == b'_' || d == b'.' {
                     k += 1;
                 } else {
                     break;
                 }
             }
             kind = TokKind::Number;
-        } else if c == '"' || c == '\'' {
+            text = intern(&mut spellings, &s[start..k]);
+        } else if c == b'"' || c == b'\'' {
             k += 1;
-            while k < n && chars[k] != c && chars[k] != '\n' {
-                if chars[k] == '\\' && k + 1 < n {
+            while k < n && bytes[k] != c && bytes[k] != b'\n' {
+                if bytes[k] == b'\\' && k + 1 < n {
                     k += 1;
                 }
                 k += 1;
             }
-            if k >= n || chars[k] != c {
+            if k >= n || bytes[k] != c {
                 diags.error(
-                    pos_at(start),
-                    if c == '"' {
+                    pos.of(start),
+                    if c == b'"' {
                         "missing terminating '\"' character"
                     } else {
                         "missing terminating ' character"
@@ -177,32 +515,33 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
             } else {
                 k += 1;
             }
-            kind = if c == '"' {
+            // A backslash before a multi-byte character leaves `k` inside it;
+            // the scan ends on an ASCII byte or at the end, both boundaries.
+            kind = if c == b'"' {
                 TokKind::Str
             } else {
                 TokKind::Char
             };
+            text = Text::Shared(s.get(start..k).unwrap_or_default().into());
+        } else if let Some(p) = punctuator(&bytes[k..]) {
+            k += p.len();
+            kind = TokKind::Punct;
+            text = Text::Static(p);
         } else {
-            let rest = &chars[k..n.min(k + 3)];
-            let matches = |p: &&&str| {
-                p.len() <= rest.len() && p.bytes().zip(rest).all(|(b, c)| char::from(b) == *c)
-            };
-            match PUNCTS.iter().find(matches) {
-                Some(p) => {
-                    k += p.len();
-                    kind = TokKind::Punct;
-                }
-                None => {
-                    diags.error(pos_at(start), format!("invalid character '{c}' in source"));
-                    k += 1;
-                    continue;
-                }
+            // Whitespace, or a character that cannot start a token.
+            let ch = s[k..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+            if ch.is_whitespace() {
+                space = true;
+            } else {
+                diags.error(pos.of(start), format!("invalid character '{ch}' in source"));
             }
+            k += ch.len_utf8();
+            continue;
         }
         toks.push(Token {
             kind,
-            text: chars[start..k].iter().collect(),
-            pos: pos_at(start),
+            text,
+            pos: pos.of(start),
             bol,
             space,
             hide: None,
@@ -211,4 +550,9 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
         space = false;
     }
     toks
+}
+
+/// The shared text of spelling `w`, allocated on first use.
+fn intern<'s>(spellings: &mut FxHashMap<&'s str, Arc<str>>, w: &'s str) -> Text {
+    Text::Shared(spellings.entry(w).or_insert_with(|| w.into()).clone())
 }

@@ -8,7 +8,7 @@
 
 use crate::ast::*;
 use crate::diag::{Diags, Pos};
-use crate::lexer::{TokKind, Token};
+use crate::lexer::{Text, TokKind, Token};
 use crate::literal;
 use std::collections::HashSet;
 use vecl_ir::{AccessQualifier, AddressSpace, Scalar};
@@ -180,7 +180,7 @@ impl<'a> Parser<'a> {
     fn ident(&mut self) -> PResult<(String, Pos)> {
         match self.peek() {
             Some(t) if t.kind == TokKind::Ident => {
-                let r = (t.text.clone(), t.pos);
+                let r = (t.text.to_string(), t.pos);
                 self.k += 1;
                 Ok(r)
             }
@@ -464,7 +464,7 @@ impl<'a> Parser<'a> {
         let mut base: Option<TypeSpec> = None;
         let (mut signed, mut unsigned, mut short, mut longs, mut char_, mut int_) =
             (false, false, false, 0, false, false);
-        let mut written = Vec::<String>::new();
+        let mut written = Vec::<Text>::new();
         while let Some(t) = self.peek() {
             if t.kind != TokKind::Ident {
                 break;
@@ -510,7 +510,7 @@ impl<'a> Parser<'a> {
                     self.k += 1;
                     let spec = self.struct_spec(w == "union", wpos)?;
                     if let TypeSpec::Struct { name, .. } = &spec {
-                        written.push(format!("{w} {}", name.clone().unwrap_or_default()));
+                        written.push(format!("{w} {}", name.clone().unwrap_or_default()).into());
                     }
                     base = Some(spec);
                     continue;
@@ -522,7 +522,7 @@ impl<'a> Parser<'a> {
                     self.k += 1;
                     let spec = self.enum_spec(wpos)?;
                     if let TypeSpec::Enum { name, .. } = &spec {
-                        written.push(format!("enum {}", name.clone().unwrap_or_default()));
+                        written.push(format!("enum {}", name.clone().unwrap_or_default()).into());
                     }
                     base = Some(spec);
                     continue;
@@ -535,7 +535,7 @@ impl<'a> Parser<'a> {
                     } else if w == "event_t" {
                         Some(TypeSpec::Event)
                     } else if UNSUPPORTED_TYPES.contains(&w.as_str()) {
-                        Some(TypeSpec::Unsupported(w.clone()))
+                        Some(TypeSpec::Unsupported(w.to_string()))
                     } else if let Some(sc) = scalar_type_name(&w)
                         .filter(|_| !matches!(w.as_str(), "char" | "int" | "long" | "short"))
                     {
@@ -546,7 +546,7 @@ impl<'a> Parser<'a> {
                         && base.is_none()
                         && !(signed || unsigned || short || longs > 0 || char_ || int_)
                     {
-                        Some(TypeSpec::Typedef(w.clone()))
+                        Some(TypeSpec::Typedef(w.to_string()))
                     } else {
                         None
                     };
@@ -1007,7 +1007,7 @@ impl<'a> Parser<'a> {
             if self.peek_at(1).is_some_and(|n| n.is_punct(":")) && !self.is_decl_word(&w) {
                 self.k += 2;
                 let s = self.statement()?;
-                return Ok(Statement::Label(w, pos, Box::new(s)));
+                return Ok(Statement::Label(w.to_string(), pos, Box::new(s)));
             }
             if self.starts_decl() {
                 let specs = self.decl_specs()?;
@@ -1343,7 +1343,7 @@ impl<'a> Parser<'a> {
                         format!("unexpected type name '{}': expected expression", t.text),
                     );
                 }
-                ExprKind::Ident(t.text.clone())
+                ExprKind::Ident(t.text.to_string())
             }
             TokKind::Number => {
                 if literal::is_float_text(&t.text) {
@@ -1438,7 +1438,7 @@ fn binop_of(p: &str) -> Option<(BinOp, u8)> {
 
 /// The OpenCL spelling of a base type as `clGetKernelArgInfo` reports it
 /// (`unsigned int` → `uint`).
-fn canonical_type_name(words: &[String]) -> String {
+fn canonical_type_name(words: &[Text]) -> String {
     let has = |w: &str| words.iter().any(|x| x == w);
     let unsigned = has("unsigned");
     let base = if has("char") {

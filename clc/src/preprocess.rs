@@ -9,23 +9,24 @@
 //! self-referential macros terminate.
 
 use crate::diag::{Diags, Pos, SourceMap};
-use crate::lexer::{lex, HideSet, TokKind, Token};
+use crate::lexer::{lex, Text, TokKind, Token};
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Macro {
     /// `None` for object-like macros.
-    params: Option<Vec<String>>,
+    params: Option<Vec<Text>>,
     variadic: bool,
-    /// Shared: expanding a macro clones its definition.
-    body: Arc<[Token]>,
+    body: Vec<Token>,
 }
 
 /// A set of macro definitions (the predefined macros of an option set are
-/// computed once per process and reused by every build).
+/// computed once per process and reused by every build). Definitions are
+/// shared: copying a table or expanding a macro copies no tokens.
 #[derive(Clone, Debug, Default)]
-pub struct MacroTable(HashMap<String, Macro>);
+pub struct MacroTable(FxHashMap<Text, Arc<Macro>>);
 
 /// One level of `#if` nesting.
 struct Cond {
@@ -40,7 +41,7 @@ struct Cond {
 pub struct Preprocessor<'a> {
     pub sm: &'a mut SourceMap,
     pub diags: &'a mut Diags,
-    macros: HashMap<String, Macro>,
+    macros: FxHashMap<Text, Arc<Macro>>,
     include_dirs: Vec<String>,
     /// Directories of the files being included from disk, innermost last:
     /// a quoted `#include` searches the including file's directory first.
@@ -64,7 +65,7 @@ impl<'a> Preprocessor<'a> {
         Preprocessor {
             sm,
             diags,
-            macros: HashMap::new(),
+            macros: FxHashMap::default(),
             include_dirs,
             including_dirs: Vec::new(),
             headers: headers
@@ -114,29 +115,32 @@ impl<'a> Preprocessor<'a> {
     }
 
     fn file(&mut self, file: u32) {
-        let text = self.sm.files[file as usize].text.clone();
-        let toks = lex(&text, file, self.diags);
+        let toks = lex(&self.sm.files[file as usize].text, file, self.diags);
         let base_conds = self.conds.len();
-        let mut i = 0;
-        while i < toks.len() {
-            if toks[i].bol && toks[i].is_punct("#") {
-                let mut j = i + 1;
-                while j < toks.len() && !toks[j].bol {
-                    j += 1;
+        let is_directive = |t: &Token| t.bol && t.is_punct("#");
+        let mut toks = toks.into_iter().peekable();
+        let mut line = Vec::new();
+        while let Some(first) = toks.next() {
+            if is_directive(&first) {
+                line.clear();
+                line.push(first);
+                while let Some(t) = toks.next_if(|t| !t.bol) {
+                    line.push(t);
                 }
-                self.directive(&toks[i..j]);
-                i = j;
+                self.directive(&line);
                 continue;
             }
-            let mut j = i + 1;
-            while j < toks.len() && !(toks[j].bol && toks[j].is_punct("#")) {
-                j += 1;
+            // The text up to the next directive expands as one sequence (a
+            // macro call may span lines, not a directive).
+            let mut text = vec![first];
+            while let Some(t) = toks.next_if(|t| !is_directive(t)) {
+                text.push(t);
             }
             if self.active() {
-                let expanded = self.expand(toks[i..j].to_vec());
-                self.out.extend(expanded);
+                let mut out = std::mem::take(&mut self.out);
+                self.expand_into(text, &mut out);
+                self.out = out;
             }
-            i = j;
         }
         while self.conds.len() > base_conds {
             if let Some(c) = self.conds.pop() {
@@ -212,7 +216,7 @@ impl<'a> Preprocessor<'a> {
             "define" => self.define_directive(name_tok.pos, args),
             "undef" => match args.first() {
                 Some(t) if t.kind == TokKind::Ident => {
-                    self.macros.remove(&t.text);
+                    self.macros.remove(t.text.as_str());
                 }
                 _ => self.diags.error(name_tok.pos, "macro name missing"),
             },
@@ -305,11 +309,11 @@ impl<'a> Preprocessor<'a> {
         }
         self.macros.insert(
             name.text.clone(),
-            Macro {
+            Arc::new(Macro {
                 params,
                 variadic,
-                body: body.into(),
-            },
+                body,
+            }),
         );
     }
 
@@ -380,7 +384,10 @@ impl<'a> Preprocessor<'a> {
 
     fn line_directive(&mut self, at: Pos, args: &[Token]) {
         let args = self.expand(args.to_vec());
-        let Some(n) = args.first().and_then(|t| t.text.parse::<u32>().ok()) else {
+        let Some(n) = args
+            .first()
+            .and_then(|t| t.text.as_str().parse::<u32>().ok())
+        else {
             self.diags
                 .error(at, "#line directive requires a positive integer argument");
             return;
@@ -399,7 +406,7 @@ impl<'a> Preprocessor<'a> {
                 self.diags.error(at, "macro name missing");
                 return false;
             };
-            let defined = self.macros.contains_key(&t.text) || is_dynamic_macro(&t.text);
+            let defined = self.macros.contains_key(t.text.as_str()) || is_dynamic_macro(&t.text);
             return defined == (kind == "ifdef");
         }
         // Replace `defined X` / `defined(X)` before expansion.
@@ -415,10 +422,11 @@ impl<'a> Preprocessor<'a> {
                         .error(t.pos, "macro name missing after 'defined'");
                     return false;
                 };
-                let value = self.macros.contains_key(&name.text) || is_dynamic_macro(&name.text);
+                let value =
+                    self.macros.contains_key(name.text.as_str()) || is_dynamic_macro(&name.text);
                 let mut one = t.clone();
                 one.kind = TokKind::Number;
-                one.text = if value { "1" } else { "0" }.into();
+                one.text = Text::Static(if value { "1" } else { "0" });
                 toks.push(one);
                 k = name_at + 1;
                 if paren {
@@ -465,8 +473,14 @@ impl<'a> Preprocessor<'a> {
 
     /// Fully macro-expands a token list.
     pub fn expand(&mut self, input: Vec<Token>) -> Vec<Token> {
+        let mut out = Vec::with_capacity(input.len());
+        self.expand_into(input, &mut out);
+        out
+    }
+
+    /// Fully macro-expands a token list, appending the result to `out`.
+    fn expand_into(&mut self, input: Vec<Token>, out: &mut Vec<Token>) {
         let mut inp: VecDeque<Token> = input.into();
-        let mut out = Vec::new();
         let mut budget = MAX_EXPANSIONS;
         while let Some(t) = inp.pop_front() {
             if t.kind != TokKind::Ident || t.hidden(&t.text) {
@@ -478,26 +492,26 @@ impl<'a> Preprocessor<'a> {
                 let mut r = t.clone();
                 if t.text == "__LINE__" {
                     r.kind = TokKind::Number;
-                    r.text = line.to_string();
+                    r.text = line.to_string().into();
                 } else {
                     r.kind = TokKind::Str;
-                    r.text = format!("\"{file}\"");
+                    r.text = format!("\"{file}\"").into();
                 }
                 out.push(r);
                 continue;
             }
-            let Some(m) = self.macros.get(&t.text).cloned() else {
+            let Some(m) = self.macros.get(t.text.as_str()).cloned() else {
                 out.push(t);
                 continue;
             };
             if budget == 0 {
                 self.diags.error(t.pos, "macro expansion too large");
-                return out;
+                return;
             }
             budget -= 1;
-            let mut hide: BTreeSet<String> = t.hide.as_deref().cloned().unwrap_or_default();
+            let mut hide: BTreeSet<Text> = t.hide.as_deref().cloned().unwrap_or_default();
             hide.insert(t.text.clone());
-            let hide: HideSet = Some(Arc::new(hide));
+            let hide = Arc::new(hide);
             let body = match &m.params {
                 None => self.substitute(&m, &[], &t),
                 Some(params) => {
@@ -507,7 +521,7 @@ impl<'a> Preprocessor<'a> {
                     }
                     inp.pop_front();
                     let Some(args) = self.collect_args(&mut inp, &t) else {
-                        return out;
+                        return;
                     };
                     let want = params.len();
                     let args = if args.len() == 1 && args[0].is_empty() && want == 0 && !m.variadic
@@ -538,16 +552,23 @@ impl<'a> Preprocessor<'a> {
                 }
             };
             for mut b in body.into_iter().rev() {
-                let mut h: BTreeSet<String> = b.hide.as_deref().cloned().unwrap_or_default();
-                h.extend(hide.as_deref().into_iter().flatten().cloned());
-                b.hide = Some(Arc::new(h));
+                b.hide = Some(match b.hide.take() {
+                    // The common cases share one set: tokens of the macro's
+                    // own body, and argument tokens hidden from no more.
+                    None => hide.clone(),
+                    Some(h) if h.is_subset(&hide) => hide.clone(),
+                    Some(h) => {
+                        let mut u = Arc::unwrap_or_clone(h);
+                        u.extend(hide.iter().cloned());
+                        Arc::new(u)
+                    }
+                });
                 inp.push_front(b);
             }
             if let Some(f) = inp.front_mut() {
                 f.space = t.space;
             }
         }
-        out
     }
 
     /// Collects the arguments of a function-like macro call after its `(`.
@@ -593,7 +614,7 @@ impl<'a> Preprocessor<'a> {
                     if i > params.len() {
                         v.push(Token {
                             kind: TokKind::Punct,
-                            text: ",".into(),
+                            text: Text::Static(","),
                             pos: at.pos,
                             bol: false,
                             space: false,
@@ -626,7 +647,7 @@ impl<'a> Preprocessor<'a> {
                 };
                 piece = vec![Token {
                     kind: TokKind::Str,
-                    text: stringize(&a),
+                    text: stringize(&a).into(),
                     pos: at.pos,
                     bol: false,
                     space: t.space,
@@ -675,7 +696,7 @@ impl<'a> Preprocessor<'a> {
                             if toks.len() == 1 && !scratch.has_errors() {
                                 let mut p = left.clone();
                                 p.kind = toks[0].kind;
-                                p.text = text;
+                                p.text = text.into();
                                 out.push(p);
                             } else {
                                 self.diags.error(at.pos, format!("pasting \"{}\" and \"{}\" does not give a valid preprocessing token", left.text, right.text));
