@@ -66,6 +66,16 @@ pub fn run_kernel_capture(
     // Buffers: taken out of `args` for the run and put back afterwards.
     let mut buffer_regions = vec![0usize; args.len()];
     for (i, (arg, param)) in args.iter_mut().zip(&func.params).enumerate() {
+        if let KernelArg::Image { desc, pixels } = arg {
+            let region = Region {
+                space: AddressSpace::Global,
+                name: format!("image `{}`", param.name),
+                data: std::mem::take(pixels),
+                writable: true,
+            };
+            buffer_regions[i] = mem.alloc(region).map_or(0, |p| p.region);
+            mem.attach_image(buffer_regions[i], *desc);
+        }
         if let KernelArg::Buffer(bytes) = arg {
             let space = param.ty.address_space().unwrap_or(AddressSpace::Global);
             let region = Region {
@@ -107,7 +117,7 @@ pub fn run_kernel_capture(
     );
 
     for (arg, &region) in args.iter_mut().zip(&buffer_regions) {
-        if let KernelArg::Buffer(bytes) = arg {
+        if let KernelArg::Buffer(bytes) | KernelArg::Image { pixels: bytes, .. } = arg {
             *bytes = mem.take(region);
         }
     }
@@ -177,6 +187,7 @@ fn check_args(module: &Module, func: &Function, args: &[KernelArg]) -> Result<()
                     ));
                 }
             }
+            (KernelArg::Image { .. }, Type::Pointer(AddressSpace::Global, _)) if !param.byval => {}
             (KernelArg::Local(size), Type::Pointer(AddressSpace::Local, _)) if !param.byval => {
                 if *size > MAX_LOCAL_ARG {
                     return Err(mismatch(
@@ -217,6 +228,7 @@ fn kind(arg: &KernelArg) -> &'static str {
         KernelArg::Alias { .. } => "an alias of a buffer",
         KernelArg::Value(_) => "a value",
         KernelArg::Local(_) => "a local buffer size",
+        KernelArg::Image { .. } => "an image",
     }
 }
 
@@ -281,7 +293,7 @@ fn run_groups(
         let mut params = Vec::with_capacity(args.len());
         for (i, (arg, param)) in args.iter().zip(&func.params).enumerate() {
             let lanes: Vec<u64> = match arg {
-                KernelArg::Buffer(_) => vec![
+                KernelArg::Buffer(_) | KernelArg::Image { .. } => vec![
                     Ptr {
                         region: buffer_regions[i],
                         offset: 0

@@ -13,6 +13,7 @@
 //! Pointers stored to memory are stored as this 64-bit encoding; `PtrToInt`
 //! yields it too, so differences of pointers into one object are exact.
 
+use crate::image::ImageDesc;
 use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
 use super::lanes::Lanes;
@@ -87,6 +88,9 @@ pub enum Fault {
 pub struct Memory {
     regions: Vec<Region>,
     persistent: usize,
+    /// Image arguments: the region holding an image's pixels and the
+    /// descriptor the image builtins read (its `data` pointer unused).
+    images: Vec<(usize, ImageDesc)>,
 }
 
 impl Memory {
@@ -100,7 +104,32 @@ impl Memory {
         Memory {
             regions: vec![null],
             persistent: 1,
+            images: Vec::new(),
         }
+    }
+
+    /// Records that `region` holds the pixels of an image described by `desc`.
+    pub fn attach_image(&mut self, region: usize, desc: ImageDesc) {
+        self.images.push((region, desc));
+    }
+
+    /// The descriptor and the pixels of the image a pointer names: `None`
+    /// when it points at anything but the start of an image argument.
+    pub fn image(&self, p: Ptr) -> Option<(&ImageDesc, &[u8])> {
+        let (region, desc) = self
+            .images
+            .iter()
+            .find(|(r, _)| *r == p.region && p.offset == 0)?;
+        Some((desc, &self.regions.get(*region)?.data))
+    }
+
+    /// [`image`](Self::image), with the pixels writable.
+    pub fn image_mut(&mut self, p: Ptr) -> Option<(ImageDesc, &mut [u8])> {
+        let (region, desc) = *self
+            .images
+            .iter()
+            .find(|(r, _)| *r == p.region && p.offset == 0)?;
+        Some((desc, &mut self.regions.get_mut(region)?.data))
     }
 
     /// Adds an object and returns a pointer to its first byte, or `None`

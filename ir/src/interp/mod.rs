@@ -100,6 +100,15 @@ pub enum KernelArg {
     /// A `__local` pointer argument: the size in bytes of the buffer every
     /// work-group gets (fresh per group, filled with [`UNINIT_BYTE`]).
     Local(usize),
+    /// An image argument (`image2d_t`, …; a `__global` pointer in the IR):
+    /// its descriptor (whose `data` pointer is ignored) and its pixels, from
+    /// pixel (0, 0, 0) of layer 0 laid out by the descriptor's pitches.
+    /// `write_image*` stores into these bytes, which hold the results after
+    /// [`run_kernel`].
+    Image {
+        desc: crate::image::ImageDesc,
+        pixels: Vec<u8>,
+    },
 }
 
 /// The NDRange of a launch (`clEnqueueNDRangeKernel`'s arguments).

@@ -6,13 +6,15 @@
 //! precision), [`integer`], [`relational`] (comparisons, `select`, `any`,
 //! `all`, `shuffle`), [`geometric`], and the ones that touch memory:
 //! [`vmem`] (`vloadN`, `vstoreN` and their `half` forms), [`outparam`]
-//! (`fract`, `sincos`, … which store a second result) and [`async_copy`]. Vector forms
+//! (`fract`, `sincos`, … which store a second result), [`async_copy`] and
+//! [`image`]. Vector forms
 //! work component-wise; a scalar argument given where the result is a
 //! vector (`fmin(float4, float)`, `clamp(int8, int, int)`) applies to every
 //! component.
 
 mod async_copy;
 mod geometric;
+mod image;
 mod integer;
 mod math;
 mod outparam;
@@ -78,7 +80,8 @@ pub fn call(
 ) -> Result<Vec<u64>, BuiltinError> {
     let memory_builtin = vmem::call(name, args, ret, mem, structs)
         .or_else(|| outparam::call(name, args, ret, mem, structs))
-        .or_else(|| async_copy::call(name, args, ret, mem, structs));
+        .or_else(|| async_copy::call(name, args, ret, mem, structs))
+        .or_else(|| image::call(name, args, ret, mem));
     if let Some(r) = memory_builtin {
         return r;
     }
