@@ -257,6 +257,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
     .iter()
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
+    m.extend(lower::images::macros());
     m.push(("__OPENCL_C_VERSION__".into(), o.cl_std.to_string()));
     if o.math.fast_relaxed_math {
         m.push(("__FAST_RELAXED_MATH__".into(), "1".into()));

@@ -88,6 +88,21 @@ const CASES: &[(&str, &str, &str)] = &[
     ("struct S { int a; @@unsigned b : 4; };\nkernel void k(global int *o) { }", "bit-fields are not supported", ""),
     ("kernel void k(global int *a) { int i = 0; again: a[i] = i; if (++i < 4) @@goto again; }", "'goto' is not supported", ""),
     ("kernel void k(global int *const out) { out[0] = 1; out @@= 0; }", "cannot assign to variable 'out' with const-qualified type", ""),
+    // Images and samplers.
+    ("kernel void k(image2d_t img, image2d_t other) { img = @@other; }", "image types cannot be assigned", ""),
+    ("kernel void k(image2d_t a, image2d_t b, global int *o) { o[0] = a @@== b; }", "image types cannot be compared", ""),
+    ("kernel void k(image2d_t a, global uchar *o) { o[0] = a@@[0]; }", "image types cannot be dereferenced", ""),
+    ("kernel void k(image2d_t a, global ulong *o) { o[0] = (ulong)&@@a; }", "cannot take the address of image 'a'", ""),
+    ("kernel void k(global image2d_t *@@p) { }", "pointer to type 'image2d_t' is invalid", ""),
+    ("struct S { image3d_t @@i; };\nkernel void k(global int *o) { }", "cannot be used to declare a structure or union field", ""),
+    ("kernel void k(image2d_t a, sampler_t s, global float4 *o) { o[0] = read_imagef(a, s, @@1.0f); }", "the coordinate must be 'int2' or 'float2', not 'float'", ""),
+    ("kernel void k(image2d_t a, global float4 *o) { o[0] = read_imagef(a, @@(float2)(0.5f)); }", "the coordinate must be 'int2', not 'float2'", ""),
+    ("kernel void k(global float4 *o) { o[0] = read_imagef(@@o, 0, (int2)(0)); }", "the first argument must be an image", ""),
+    ("kernel void k(image2d_t a, global int *o) { o[0] = get_image_depth(@@a); }", "no matching function for call to 'get_image_depth' with 'image2d_t'", ""),
+    ("kernel void k(write_only image2d_t a) { write_imagef(a, (int2)(0), @@(int4)(0)); }", "the colour must be 'float4', not 'int4'", ""),
+    ("kernel void k(image1d_buffer_t a, sampler_t s, global float4 *o) { o[0] = read_imagef(a, @@s, 0); }", "read without a sampler", ""),
+    ("kernel void k(image2d_t a, global float4 *o) { o[0] = read_imagef(a, @@o, (float2)(0)); }", "must be a 'sampler_t'", ""),
+    ("kernel void k(global int *o) { @@queue_t q; }", "not supported by vecl", ""),
 ];
 
 fn locate(marked: &str) -> (String, u32, u32) {

@@ -84,6 +84,9 @@ impl Lowerer<'_> {
             Val::L(lv) => self.lval_rvalue(&lv, a.pos)?,
             Val::Void => return self.err(a.pos, "subscripted value is 'void'"),
         };
+        if super::images::ImageKind::of(&pt).is_some() {
+            return self.err(pos, "image types cannot be dereferenced");
+        }
         let Type::Pointer(_, elem) = &pt else {
             let ts = self.type_str(&pt);
             return self.err(

@@ -183,6 +183,9 @@ impl Lowerer<'_> {
             }
             _ => {}
         }
+        if let Some(v) = self.image_call(name, args, pos)? {
+            return Ok(v);
+        }
         if let Some(v) = self.c11_atomic(name, args, pos)? {
             return Ok(v);
         }

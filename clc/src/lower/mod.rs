@@ -18,6 +18,7 @@ mod access;
 mod calls;
 mod consts;
 mod expr;
+pub(crate) mod images;
 mod stmt;
 mod types;
 
@@ -207,6 +208,7 @@ impl<'d> Lowerer<'d> {
             }
         }
         self.check_recursion();
+        images::finish(&mut self.module, self.diags);
         self.module
     }
 

@@ -2,6 +2,7 @@
 //! and union layouts, enums and typedefs; and the C spelling of a type for
 //! diagnostics.
 
+use super::images::ImageKind;
 use super::{LResult, Lowerer, Sym};
 use crate::ast::*;
 use crate::diag::Pos;
@@ -15,12 +16,16 @@ impl Lowerer<'_> {
             TypeSpec::Vector(sc, n) => Type::Vector(*sc, *n),
             TypeSpec::Event => Type::U64,
             TypeSpec::Unsupported(name) => {
+                if let Some(kind) = ImageKind::from_name(name) {
+                    return Ok(kind.ty());
+                }
+                if name == "sampler_t" {
+                    return Ok(Type::U32);
+                }
                 return self.err(
                     s.pos,
-                    format!(
-                    "type '{name}' is not supported by vecl (no image, sampler or pipe support)"
-                ),
-                )
+                    format!("type '{name}' is not supported by vecl (no pipe or device-side enqueue support)"),
+                );
             }
             TypeSpec::Typedef(name) => match self.lookup_typedef(name) {
                 Some(t) => t,
@@ -100,6 +105,12 @@ impl Lowerer<'_> {
                                     return self.err(
                                         fpos,
                                         format!("field '{fname}' has incomplete type 'void'"),
+                                    );
+                                }
+                                if let Some(kind) = ImageKind::of(&ty) {
+                                    return self.err(
+                                        fpos,
+                                        format!("the '{}' type cannot be used to declare a structure or union field", kind.name()),
                                     );
                                 }
                                 if fs.iter().any(|(n, _)| *n == fname)
@@ -253,6 +264,18 @@ impl Lowerer<'_> {
         d: &Declarator,
         space: Option<AddressSpace>,
     ) -> LResult<Type> {
+        if let (Some(kind), Some(op)) = (ImageKind::of(&base), d.ops.first()) {
+            let pos = d.name.as_ref().map(|n| n.1).unwrap_or_default();
+            let what = match op {
+                DeclOp::Pointer { .. } => "pointer to",
+                DeclOp::Array(_) => "array of",
+                DeclOp::Function(_) => "function returning",
+            };
+            return self.err(
+                pos,
+                format!("{what} type '{}' is invalid in OpenCL", kind.name()),
+            );
+        }
         let mut ty = base;
         let mut pending_space = space;
         for op in &d.ops {
@@ -329,6 +352,12 @@ impl Lowerer<'_> {
 
     /// The OpenCL C spelling of a type, for diagnostics.
     pub(super) fn type_str(&self, t: &Type) -> String {
+        if let Some(kind) = ImageKind::of(t) {
+            return kind.name().into();
+        }
+        if super::images::is_image_data(t) {
+            return "image data".into();
+        }
         match t {
             Type::Void => "void".into(),
             Type::Scalar(s) => s.c_name().into(),
