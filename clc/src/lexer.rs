@@ -9,9 +9,9 @@
 //! f(x)` versus `#define f (x)`).
 //!
 //! The lexer is on the path of every build, so it works on bytes and keeps
-//! allocation low: punctuators and keywords get `'static` text, and each
-//! distinct other spelling is allocated once per file and shared by every
-//! token that spells it (see [`Text`]).
+//! allocation low: punctuators get `'static` text, and each distinct other
+//! spelling is allocated once per file and shared by every token that
+//! spells it (see [`Text`]).
 
 use crate::diag::{Diags, Pos};
 use rustc_hash::FxHashMap;
@@ -31,8 +31,8 @@ pub enum TokKind {
     Punct,
 }
 
-/// The spelling of a token: a `'static` string for punctuators and
-/// keywords, otherwise a shared one, so that copying a token (macro
+/// The spelling of a token: a `'static` string for punctuators (and text
+/// the front end makes up), otherwise a shared one, so that copying a token (macro
 /// expansion does that a lot) never copies its text.
 #[derive(Clone)]
 pub enum Text {
@@ -229,90 +229,18 @@ fn punctuator(s: &[u8]) -> Option<&'static str> {
     })
 }
 
-/// The `'static` spelling of a keyword or other very common identifier
-/// (their tokens then share no allocation).
-fn common_word(w: &str) -> Option<&'static str> {
-    const WORDS: [&str; 72] = [
-        "if",
-        "else",
-        "for",
-        "while",
-        "do",
-        "return",
-        "break",
-        "continue",
-        "switch",
-        "case",
-        "default",
-        "goto",
-        "sizeof",
-        "typedef",
-        "struct",
-        "union",
-        "enum",
-        "static",
-        "extern",
-        "inline",
-        "const",
-        "volatile",
-        "restrict",
-        "void",
-        "char",
-        "short",
-        "int",
-        "long",
-        "signed",
-        "unsigned",
-        "float",
-        "double",
-        "half",
-        "bool",
-        "uchar",
-        "ushort",
-        "uint",
-        "ulong",
-        "size_t",
-        "float2",
-        "float3",
-        "float4",
-        "float8",
-        "float16",
-        "int2",
-        "int4",
-        "uint2",
-        "uint4",
-        "__kernel",
-        "kernel",
-        "__global",
-        "global",
-        "__local",
-        "local",
-        "__constant",
-        "constant",
-        "__private",
-        "private",
-        "__attribute__",
-        "define",
-        "ifdef",
-        "ifndef",
-        "endif",
-        "include",
-        "pragma",
-        "defined",
-        "get_global_id",
-        "get_local_id",
-        "get_group_id",
-        "get_global_size",
-        "get_local_size",
-        "barrier",
-    ];
-    WORDS.iter().find(|k| **k == w).copied()
-}
-
 /// Where each byte of the spliced text came from: the text between two
 /// splices keeps counting lines and columns from the splice's position.
 struct Positions<'s> {
     text: &'s [u8],
+    /// Text without splices: the lexer reports each newline
+    /// ([`Positions::newline`]) and columns are counted from the line's
+    /// start. Otherwise positions are found by scanning the text.
+    simple: bool,
+    /// No byte is beyond ASCII (a column is then a byte count).
+    ascii: bool,
+    /// Start of the current line (simple text).
+    line_start: usize,
     file: u32,
     /// `(offset, line)`: the byte at `offset` of the spliced text is at
     /// column 1 of `line` (it follows a removed `\` newline).
@@ -324,8 +252,43 @@ struct Positions<'s> {
 }
 
 impl Positions<'_> {
+    /// The lexer passed the newline at byte `at`.
+    #[inline]
+    fn newline(&mut self, at: usize) {
+        if self.simple {
+            self.line += 1;
+            self.line_start = at + 1;
+            self.at = at + 1;
+            self.col = 1;
+        }
+    }
+
     /// The position of spliced byte `to`; calls must not go backwards.
+    #[inline]
     fn of(&mut self, to: usize) -> Pos {
+        if self.simple {
+            let col = if self.ascii {
+                (to - self.line_start) as u32 + 1
+            } else {
+                // Columns count characters, not UTF-8 continuation bytes.
+                let chars = self.text[self.at..to]
+                    .iter()
+                    .filter(|&&b| b & 0xC0 != 0x80)
+                    .count();
+                self.at = to;
+                self.col += chars as u32;
+                self.col
+            };
+            return Pos {
+                file: self.file,
+                line: self.line,
+                col,
+            };
+        }
+        self.scan_to(to)
+    }
+
+    fn scan_to(&mut self, to: usize) -> Pos {
         while self.at < to {
             self.restart_here();
             let b = self.text[self.at];
@@ -363,10 +326,9 @@ impl Positions<'_> {
 fn splice(text: &str) -> (Cow<'_, str>, Vec<(usize, u32)>) {
     let bytes = text.as_bytes();
     let needs_work = bytes.contains(&b'\r')
-        || bytes
-            .iter()
-            .enumerate()
-            .any(|(i, &b)| b == b'\\' && splice_end(bytes, i).is_some());
+        || text
+            .match_indices('\\')
+            .any(|(i, _)| splice_end(bytes, i).is_some());
     if !needs_work {
         return (Cow::Borrowed(text), Vec::new());
     }
@@ -420,6 +382,9 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
     let n = bytes.len();
     let mut pos = Positions {
         text: bytes,
+        simple: restarts.is_empty(),
+        ascii: s.is_ascii(),
+        line_start: 0,
         file,
         restarts,
         next_restart: 0,
@@ -436,6 +401,7 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
     while k < n {
         let c = bytes[k];
         if c == b'\n' {
+            pos.newline(k);
             bol = true;
             space = false;
             k += 1;
@@ -454,13 +420,16 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
             continue;
         }
         if c == b'/' && k + 1 < n && bytes[k + 1] == b'*' {
-            let start = k;
+            let at = pos.of(k);
             k += 2;
             while k + 1 < n && !(bytes[k] == b'*' && bytes[k + 1] == b'/') {
+                if bytes[k] == b'\n' {
+                    pos.newline(k);
+                }
                 k += 1;
             }
             if k + 1 >= n {
-                diags.error(pos.of(start), "unterminated /* comment");
+                diags.error(at, "unterminated /* comment");
                 k = n;
             } else {
                 k += 2;
@@ -476,11 +445,7 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
                 k += 1;
             }
             kind = TokKind::Ident;
-            let w = &s[start..k];
-            text = match common_word(w) {
-                Some(w) => Text::Static(w),
-                None => intern(&mut spellings, w),
-            };
+            text = intern(&mut spellings, &s[start..k]);
         } else if c.is_ascii_digit() || (c == b'.' && k + 1 < n && bytes[k + 1].is_ascii_digit()) {
             k += 1;
             while k < n {
@@ -555,4 +520,86 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
 /// The shared text of spelling `w`, allocated on first use.
 fn intern<'s>(spellings: &mut FxHashMap<&'s str, Arc<str>>, w: &'s str) -> Text {
     Text::Shared(spellings.entry(w).or_insert_with(|| w.into()).clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(text, line, col, bol)` of each token.
+    fn lexed(src: &str) -> (Vec<(String, u32, u32, bool)>, Vec<String>) {
+        let mut diags = Diags::default();
+        let toks = lex(src, 0, &mut diags)
+            .into_iter()
+            .map(|t| (t.text.to_string(), t.pos.line, t.pos.col, t.bol))
+            .collect();
+        let errors = diags
+            .list
+            .iter()
+            .map(|d| format!("{}:{}: {}", d.pos.line, d.pos.col, d.message))
+            .collect();
+        (toks, errors)
+    }
+
+    fn tok(text: &str, line: u32, col: u32, bol: bool) -> (String, u32, u32, bool) {
+        (text.to_string(), line, col, bol)
+    }
+
+    #[test]
+    fn positions_count_lines_and_characters() {
+        let (toks, errors) = lexed("a\n  bb /* x\n y */ c\n/* é */ z");
+        assert!(errors.is_empty());
+        assert_eq!(
+            toks,
+            [
+                tok("a", 1, 1, true),
+                tok("bb", 2, 3, true),
+                tok("c", 3, 7, false),
+                tok("z", 4, 9, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn splices_keep_the_written_positions() {
+        let (toks, _) = lexed("#define A 1 + \\\n  2\nb");
+        assert_eq!(
+            toks,
+            [
+                tok("#", 1, 1, true),
+                tok("define", 1, 2, false),
+                tok("A", 1, 9, false),
+                tok("1", 1, 11, false),
+                tok("+", 1, 13, false),
+                tok("2", 2, 3, false),
+                tok("b", 3, 1, true),
+            ]
+        );
+        let (toks, _) = lexed("ab\\  \r\ncd e");
+        assert_eq!(toks, [tok("abcd", 1, 1, true), tok("e", 2, 4, false)]);
+    }
+
+    #[test]
+    fn carriage_returns_are_not_columns() {
+        let (toks, _) = lexed("x\r\n y\r\n");
+        assert_eq!(toks, [tok("x", 1, 1, true), tok("y", 2, 2, true)]);
+    }
+
+    #[test]
+    fn punctuators_take_the_longest_match() {
+        let (toks, _) = lexed("a<<=b...c->d.5e+3f");
+        let texts: Vec<&str> = toks.iter().map(|t| t.0.as_str()).collect();
+        assert_eq!(texts, ["a", "<<=", "b", "...", "c", "->", "d", ".5e+3f"]);
+    }
+
+    #[test]
+    fn errors_point_at_the_bad_text() {
+        let (_, errors) = lexed("a\n $");
+        assert_eq!(errors, ["2:2: invalid character '$' in source"]);
+        let (_, errors) = lexed("x /* \n\n");
+        assert_eq!(errors, ["1:3: unterminated /* comment"]);
+        let (toks, errors) = lexed("s = \"é\\\"\n");
+        assert_eq!(errors, ["1:5: missing terminating '\"' character"]);
+        assert_eq!(toks[2], tok("\"é\\\"", 1, 5, false));
+    }
 }

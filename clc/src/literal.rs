@@ -5,11 +5,21 @@
 //! unless suffixed `f` (or `h` for half), including hexadecimal floats such
 //! as `0x1.8p3f`.
 
+use std::borrow::Cow;
 use vecl_ir::Scalar;
+
+/// `text` in lower case, copied only when it has upper-case letters.
+fn lower_case(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
 
 /// Parses an integer pp-number: its value and type.
 pub fn parse_int(text: &str) -> Option<(u64, Scalar)> {
-    let lower = text.to_ascii_lowercase();
+    let lower = lower_case(text);
     let digits_end = lower.trim_end_matches(['u', 'l']).len();
     let (body, suffix) = lower.split_at(digits_end);
     let unsigned = suffix.contains('u');
@@ -43,7 +53,7 @@ pub fn parse_int(text: &str) -> Option<(u64, Scalar)> {
 
 /// Parses a floating pp-number: its value and type (`f32`, `f64` or `f16`).
 pub fn parse_float(text: &str) -> Option<(f64, Scalar)> {
-    let lower = text.to_ascii_lowercase();
+    let lower = lower_case(text);
     let (body, ty) = if let Some(b) = lower.strip_suffix('f') {
         if lower.starts_with("0x") && !lower.contains('p') {
             return None;
@@ -54,7 +64,7 @@ pub fn parse_float(text: &str) -> Option<(f64, Scalar)> {
     } else if let Some(b) = lower.strip_suffix('l') {
         (b, Scalar::F64)
     } else {
-        (lower.as_str(), Scalar::F64)
+        (&*lower, Scalar::F64)
     };
     let v = if let Some(h) = body.strip_prefix("0x") {
         parse_hex_float(h)?
@@ -92,7 +102,7 @@ fn parse_hex_float(h: &str) -> Option<f64> {
 
 /// Whether a pp-number is a floating constant rather than an integer.
 pub fn is_float_text(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
+    let lower = lower_case(text);
     if lower.starts_with("0x") {
         lower.contains('.') || lower.contains('p')
     } else {

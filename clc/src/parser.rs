@@ -1439,6 +1439,14 @@ fn binop_of(p: &str) -> Option<(BinOp, u8)> {
 /// The OpenCL spelling of a base type as `clGetKernelArgInfo` reports it
 /// (`unsigned int` → `uint`).
 fn canonical_type_name(words: &[Text]) -> String {
+    if let [word] = words {
+        if !matches!(
+            word.as_str(),
+            "unsigned" | "signed" | "char" | "short" | "long" | "int"
+        ) {
+            return word.to_string();
+        }
+    }
     let has = |w: &str| words.iter().any(|x| x == w);
     let unsigned = has("unsigned");
     let base = if has("char") {

@@ -483,7 +483,8 @@ impl Lowerer<'_> {
             return Ok(v);
         }
         self.set_pos(pos);
-        let (fs, ts) = (self.type_str(from), self.type_str(to));
+        // The types' spellings, for diagnostics only.
+        let names = |l: &Self| (l.type_str(from), l.type_str(to));
         match (from, to) {
             (Type::Scalar(_), Type::Scalar(Scalar::Bool)) => self.as_bool(v, from, pos),
             (Type::Scalar(fs), Type::Scalar(ts)) => {
@@ -527,31 +528,39 @@ impl Lowerer<'_> {
                 let e = self.convert(v, from, &Type::Scalar(*s), pos, explicit)?;
                 Ok(self.b().push(Inst::Splat(e), to.clone()))
             }
-            (Type::Vector(..), Type::Vector(..)) if explicit => self.err(
-                pos,
-                format!(
+            (Type::Vector(..), Type::Vector(..)) if explicit => {
+                let (fs, ts) = names(self);
+                self.err(
+                    pos,
+                    format!(
                     "invalid conversion between vector types '{fs}' and '{ts}': use convert_{ts}()"
                 ),
-            ),
-            (Type::Vector(..), _) | (_, Type::Vector(..)) => self.err(
-                pos,
-                format!(
-                    "cannot convert between {} '{fs}' and '{ts}'",
-                    if explicit {
-                        "types"
-                    } else {
-                        "vector values of different type"
-                    }
-                ),
-            ),
+                )
+            }
+            (Type::Vector(..), _) | (_, Type::Vector(..)) => {
+                let (fs, ts) = names(self);
+                self.err(
+                    pos,
+                    format!(
+                        "cannot convert between {} '{fs}' and '{ts}'",
+                        if explicit {
+                            "types"
+                        } else {
+                            "vector values of different type"
+                        }
+                    ),
+                )
+            }
             (Type::Pointer(fsp, fp), Type::Pointer(tsp, tp)) => {
                 if fsp != tsp && !explicit && *tsp != AddressSpace::Generic {
+                    let (fs, ts) = names(self);
                     return self.err(
                         pos,
                         format!("assigning to '{ts}' from '{fs}' changes address space of pointer"),
                     );
                 }
                 if !explicit && fp != tp && **fp != Type::Void && **tp != Type::Void {
+                    let (fs, ts) = names(self);
                     self.diags.warning(
                         pos,
                         format!("incompatible pointer types converting '{fs}' to '{ts}'"),
@@ -564,6 +573,7 @@ impl Lowerer<'_> {
                     return self.as_bool(v, from, pos);
                 }
                 if !explicit {
+                    let (fs, ts) = names(self);
                     self.diags.warning(
                         pos,
                         format!("incompatible pointer to integer conversion from '{fs}' to '{ts}'"),
@@ -575,12 +585,16 @@ impl Lowerer<'_> {
             (Type::Scalar(s), Type::Pointer(..)) if s.is_int() => {
                 // The IR has no integer-to-pointer conversion (vecl's
                 // pointers are not plain addresses in every backend).
+                let (fs, ts) = names(self);
                 self.err(
                     pos,
                     format!("conversion from '{fs}' to pointer type '{ts}' is not supported"),
                 )
             }
-            _ => self.err(pos, format!("cannot convert from '{fs}' to '{ts}'")),
+            _ => {
+                let (fs, ts) = names(self);
+                self.err(pos, format!("cannot convert from '{fs}' to '{ts}'"))
+            }
         }
     }
 
