@@ -1,6 +1,9 @@
 //! The commands a queue runs: buffer transfers, fills, maps, kernels,
 //! markers and barriers.
 //!
+//! Image commands plan their rectangular copies with `crate::image` (the
+//! same checks the C API makes) and run the plan when their turn comes.
+//!
 //! Each `enqueue_*` checks its arguments the way the matching
 //! `clEnqueue*` call does — at enqueue time, so errors come back from the
 //! call rather than through the event — then submits a closure to the queue.
@@ -10,12 +13,25 @@
 
 use crate::error::{Error, Result};
 use crate::event::{command_type, Event};
+use crate::image::{self, ImageMapping};
 use crate::kernel_args::{KernelArgs, KernelCode};
 use crate::memory::Mem;
 use crate::ndrange::{self, LaunchRules, NdRange};
 use crate::pool::Pool;
 use crate::queue::{wait_blocking, CommandOrder, Queue, Work};
-use crate::rect::{copy_rect, Rect};
+use crate::rect::{copy_rect, Rect, RectCopy};
+use vecl_ir::image::PixelValue;
+
+/// `cl_command_type` codes of the image commands.
+pub mod image_command {
+    pub const READ_IMAGE: u32 = 0x11F6;
+    pub const WRITE_IMAGE: u32 = 0x11F7;
+    pub const COPY_IMAGE: u32 = 0x11F8;
+    pub const COPY_IMAGE_TO_BUFFER: u32 = 0x11F9;
+    pub const COPY_BUFFER_TO_IMAGE: u32 = 0x11FA;
+    pub const MAP_IMAGE: u32 = 0x11FC;
+    pub const FILL_IMAGE: u32 = 0x1208;
+}
 use std::sync::Arc;
 
 /// `cl_map_flags`.
@@ -58,6 +74,29 @@ fn check_readable(mem: &Mem) -> Result<()> {
         return Err(Error::InvalidOperation(
             "the buffer was created with HOST_WRITE_ONLY or HOST_NO_ACCESS".into(),
         ));
+    }
+    Ok(())
+}
+
+/// Known map flags, `WRITE_INVALIDATE_REGION` alone, and host access that
+/// allows the mapping.
+fn check_map_flags(mem: &Mem, flags: MapFlags) -> Result<()> {
+    if flags.0 & !0b111 != 0 {
+        return Err(Error::InvalidValue(format!(
+            "unknown map flags {:#x}",
+            flags.0
+        )));
+    }
+    if flags.0 & MapFlags::WRITE_INVALIDATE_REGION.0 != 0 && flags.0 & 0b11 != 0 {
+        return Err(Error::InvalidValue(
+            "WRITE_INVALIDATE_REGION excludes READ and WRITE".into(),
+        ));
+    }
+    if flags.0 & MapFlags::READ.0 != 0 {
+        check_readable(mem)?;
+    }
+    if flags.0 & (MapFlags::WRITE.0 | MapFlags::WRITE_INVALIDATE_REGION.0) != 0 {
+        check_writable(mem)?;
     }
     Ok(())
 }
@@ -353,27 +392,11 @@ impl Queue {
         blocking: bool,
         wait: &[Event],
     ) -> Result<(Event, *mut u8)> {
-        if flags.0 & !0b111 != 0 {
-            return Err(Error::InvalidValue(format!(
-                "unknown map flags {:#x}",
-                flags.0
-            )));
-        }
-        if flags.0 & MapFlags::WRITE_INVALIDATE_REGION.0 != 0 && flags.0 & 0b11 != 0 {
-            return Err(Error::InvalidValue(
-                "WRITE_INVALIDATE_REGION excludes READ and WRITE".into(),
-            ));
-        }
         if size == 0 {
             return Err(Error::InvalidValue("map of 0 bytes".into()));
         }
         mem.check_range(offset, size)?;
-        if flags.0 & MapFlags::READ.0 != 0 {
-            check_readable(mem)?;
-        }
-        if flags.0 & (MapFlags::WRITE.0 | MapFlags::WRITE_INVALIDATE_REGION.0) != 0 {
-            check_writable(mem)?;
-        }
+        check_map_flags(mem, flags)?;
         let ptr = mem.as_ptr().wrapping_add(offset as usize);
         mem.add_mapping(ptr);
         let event = self.enqueue(
@@ -444,6 +467,187 @@ impl Queue {
                 .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
         });
         self.enqueue(kind, CommandOrder::Plain, wait, false, work)
+    }
+
+    /// Runs a planned copy between two memory objects as a command.
+    fn enqueue_planned_copy(
+        &self,
+        command: u32,
+        src: &Mem,
+        dst: &Mem,
+        copy: RectCopy,
+        wait: &[Event],
+    ) -> Result<Event> {
+        let (src, dst) = (src.clone(), dst.clone());
+        let work: Work = Box::new(move || {
+            // SAFETY: the plan checked both sides against these objects
+            // and that they do not overlap.
+            unsafe { copy.run(src.as_ptr(), dst.as_ptr()) };
+            Ok(())
+        });
+        self.enqueue(command, CommandOrder::Plain, wait, false, work)
+    }
+
+    /// `clEnqueueReadImage`: `region` of the image at `origin` to host
+    /// memory with `row_pitch` and `slice_pitch` (0: packed).
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes over the host rectangle until the
+    /// event completes (until return when `blocking`).
+    pub unsafe fn enqueue_read_image(
+        &self,
+        image: &Mem,
+        origin: [u64; 3],
+        region: [u64; 3],
+        row_pitch: u64,
+        slice_pitch: u64,
+        dst: *mut u8,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
+        check_host_ptr(dst)?;
+        let copy = image::plan_read(image, origin, region, row_pitch, slice_pitch)?;
+        check_readable(image)?;
+        let (image, dst) = (image.clone(), HostPtr(dst));
+        let work: Work = Box::new(move || {
+            // SAFETY: the image side was checked; the caller covers the host one.
+            unsafe { copy.run(image.as_ptr(), dst.get()) };
+            Ok(())
+        });
+        self.enqueue(
+            image_command::READ_IMAGE,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            work,
+        )
+    }
+
+    /// `clEnqueueWriteImage`.
+    ///
+    /// # Safety
+    /// `src` must be valid for reads over the host rectangle until the
+    /// event completes (until return when `blocking`).
+    pub unsafe fn enqueue_write_image(
+        &self,
+        image: &Mem,
+        origin: [u64; 3],
+        region: [u64; 3],
+        row_pitch: u64,
+        slice_pitch: u64,
+        src: *const u8,
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<Event> {
+        check_host_ptr(src)?;
+        let copy = image::plan_write(image, origin, region, row_pitch, slice_pitch)?;
+        check_writable(image)?;
+        let (image, src) = (image.clone(), HostPtr(src.cast_mut()));
+        let work: Work = Box::new(move || {
+            // SAFETY: as for reads, in the other direction.
+            unsafe { copy.run(src.get(), image.as_ptr()) };
+            Ok(())
+        });
+        self.enqueue(
+            image_command::WRITE_IMAGE,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            work,
+        )
+    }
+
+    /// `clEnqueueCopyImage`.
+    pub fn enqueue_copy_image(
+        &self,
+        src: &Mem,
+        dst: &Mem,
+        src_origin: [u64; 3],
+        dst_origin: [u64; 3],
+        region: [u64; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
+        let copy = image::plan_copy(src, dst, src_origin, dst_origin, region)?;
+        self.enqueue_planned_copy(image_command::COPY_IMAGE, src, dst, copy, wait)
+    }
+
+    /// `clEnqueueCopyImageToBuffer`.
+    pub fn enqueue_copy_image_to_buffer(
+        &self,
+        src: &Mem,
+        dst: &Mem,
+        origin: [u64; 3],
+        region: [u64; 3],
+        offset: u64,
+        wait: &[Event],
+    ) -> Result<Event> {
+        let copy = image::plan_image_to_buffer(src, dst, origin, region, offset)?;
+        self.enqueue_planned_copy(image_command::COPY_IMAGE_TO_BUFFER, src, dst, copy, wait)
+    }
+
+    /// `clEnqueueCopyBufferToImage`.
+    pub fn enqueue_copy_buffer_to_image(
+        &self,
+        src: &Mem,
+        dst: &Mem,
+        offset: u64,
+        origin: [u64; 3],
+        region: [u64; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
+        let copy = image::plan_buffer_to_image(src, dst, offset, origin, region)?;
+        self.enqueue_planned_copy(image_command::COPY_BUFFER_TO_IMAGE, src, dst, copy, wait)
+    }
+
+    /// `clEnqueueFillImage`: `color` (of the image's value class) encoded in
+    /// its format over `region`.
+    pub fn enqueue_fill_image(
+        &self,
+        image: &Mem,
+        color: PixelValue,
+        origin: [u64; 3],
+        region: [u64; 3],
+        wait: &[Event],
+    ) -> Result<Event> {
+        let fill = image::plan_fill(image, color, origin, region)?;
+        let image = image.clone();
+        let work: Work = Box::new(move || {
+            // SAFETY: the fill was planned for this image.
+            unsafe { fill.run(image.as_ptr()) };
+            Ok(())
+        });
+        self.enqueue(
+            image_command::FILL_IMAGE,
+            CommandOrder::Plain,
+            wait,
+            false,
+            work,
+        )
+    }
+
+    /// `clEnqueueMapImage`: images live in host memory, so the mapping is
+    /// the image's own bytes at `origin`, read with the image's pitches.
+    pub fn enqueue_map_image(
+        &self,
+        image: &Mem,
+        flags: MapFlags,
+        origin: [u64; 3],
+        region: [u64; 3],
+        blocking: bool,
+        wait: &[Event],
+    ) -> Result<(Event, *mut u8, ImageMapping)> {
+        let mapping = image::plan_map(image, origin, region)?;
+        check_map_flags(image, flags)?;
+        let ptr = image.as_ptr().wrapping_add(mapping.offset as usize);
+        image.add_mapping(ptr);
+        let event = self.enqueue(
+            image_command::MAP_IMAGE,
+            CommandOrder::Plain,
+            wait,
+            blocking,
+            Box::new(|| Ok(())),
+        );
+        Ok((event?, ptr, mapping))
     }
 
     /// `clEnqueueMarkerWithWaitList`: completes when `wait` has (or, with an

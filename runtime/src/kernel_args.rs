@@ -19,11 +19,19 @@
 //! fault into a report naming the work-item, the address and the buffer it
 //! missed. A raw address set with [`KernelArgs::set_address`] has no known
 //! length: its range runs to the end of the address space.
+//!
+//! An image argument is, to the kernel, a `__global` pointer to the image's
+//! `vecl_ir::image::ImageDesc`. The block builder writes one descriptor per
+//! image argument into memory the [`ArgBlock`] owns (so the launch keeps
+//! them alive until it has run) and points the slot at it; in checked mode
+//! the slot's range is the descriptor's bytes. A `sampler_t` argument is a
+//! plain 4-byte value (`vecl_ir::image::SAMPLER_*` bits).
 
 use crate::error::{Error, Result};
 use crate::host_alloc::{AlignedBytes, ALIGN};
 use crate::memory::Mem;
 use std::sync::Arc;
+use vecl_ir::image::ImageDesc;
 use vecl_jit::abi::{checked_offsets, ArgKind, ArgSlot, Fault, FaultRecord, Launch};
 
 /// What the runtime needs from compiled kernel code.
@@ -69,8 +77,11 @@ pub trait KernelCode: Send + Sync {
 pub enum ArgValue {
     /// Scalar, vector or struct bytes.
     Bytes(Vec<u8>),
-    /// A `__global`/`__constant` buffer, or `None` for a null pointer.
+    /// A `__global`/`__constant` buffer, or `None` for a null pointer. An
+    /// image given this way is recorded as [`ArgValue::Image`].
     Buffer(Option<Mem>),
+    /// An image: the kernel receives the address of its descriptor.
+    Image(Mem),
     /// A `__local` buffer of this many bytes.
     Local(u64),
     /// A raw device address for a pointer argument, which the caller keeps
@@ -91,8 +102,11 @@ pub struct KernelArgs {
 pub struct ArgBlock {
     /// The bytes the kernel reads.
     pub bytes: AlignedBytes,
-    /// The buffers the block points into (kept alive while the launch runs).
+    /// The buffers and images the block points into (kept alive while the
+    /// launch runs).
     pub buffers: Vec<Mem>,
+    /// The descriptors of the image arguments, which the block points to.
+    pub image_descriptors: AlignedBytes,
     /// Total `__local` bytes: the kernel's own plus every `__local` argument.
     pub local_mem_size: u64,
     /// Checked code: the fault record the block points to and what a report
@@ -195,6 +209,10 @@ impl KernelArgs {
             .slots
             .get(index as usize)
             .ok_or(Error::InvalidArgIndex(index))?;
+        let value = match value {
+            ArgValue::Buffer(Some(mem)) if mem.image().is_some() => ArgValue::Image(mem),
+            other => other,
+        };
         match (&value, slot.kind) {
             (ArgValue::Bytes(bytes), ArgKind::Value | ArgKind::ByValStruct) => {
                 if bytes.len() != slot.size as usize {
@@ -206,6 +224,13 @@ impl KernelArgs {
                 }
             }
             (ArgValue::Buffer(_), ArgKind::GlobalPointer) => {}
+            (ArgValue::Image(mem), ArgKind::GlobalPointer) => {
+                if mem.image().is_none() {
+                    return Err(Error::InvalidMemObject(format!(
+                        "argument {index}: a buffer where an image is expected"
+                    )));
+                }
+            }
             (ArgValue::Local(size), ArgKind::LocalPointer) => {
                 if *size == 0 {
                     return Err(Error::InvalidArgSize(format!(
@@ -218,7 +243,10 @@ impl KernelArgs {
                     "argument {index} is a buffer, not a value"
                 )));
             }
-            (ArgValue::Bytes(_) | ArgValue::Buffer(_), ArgKind::LocalPointer) => {
+            (
+                ArgValue::Bytes(_) | ArgValue::Buffer(_) | ArgValue::Image(_),
+                ArgKind::LocalPointer,
+            ) => {
                 return Err(Error::InvalidArgValue(format!(
                     "argument {index} is a __local pointer: set a size, not a value"
                 )));
@@ -233,9 +261,9 @@ impl KernelArgs {
                     "argument {index} is not a __local pointer"
                 )));
             }
-            (ArgValue::Buffer(_), _) => {
+            (ArgValue::Buffer(_) | ArgValue::Image(_), _) => {
                 return Err(Error::InvalidArgValue(format!(
-                    "argument {index} is a value, not a buffer"
+                    "argument {index} is a value, not a memory object"
                 )));
             }
         }
@@ -269,6 +297,14 @@ impl KernelArgs {
     pub fn build_block(&self, args_size: usize, static_local: u64) -> Result<ArgBlock> {
         let bytes = AlignedBytes::zeroed(args_size)?;
         let mut buffers = Vec::new();
+        let images = self
+            .values
+            .iter()
+            .filter(|v| matches!(v, Some(ArgValue::Image(_))))
+            .count();
+        let desc_size = std::mem::size_of::<ImageDesc>();
+        let image_descriptors = AlignedBytes::zeroed(images * desc_size)?;
+        let mut next_desc = 0;
         let mut local_end = static_local;
         // Per parameter: its `[start, end)` for the checked tail; no access
         // fits the empty marker (null pointers, non-pointers).
@@ -301,6 +337,25 @@ impl KernelArgs {
                     let start = mem.as_ptr() as u64;
                     ranges[index] = (start, start.saturating_add(mem.size()));
                     start.to_le_bytes().to_vec()
+                }
+                ArgValue::Image(mem) => {
+                    buffers.push(mem.clone());
+                    let desc = mem.image_descriptor()?;
+                    // SAFETY: `next_desc < images`, so the descriptor fits
+                    // the block of `images` descriptors; the block is
+                    // 128-byte aligned and the descriptor size a multiple of
+                    // its 8-byte alignment.
+                    let at = unsafe {
+                        let at = image_descriptors
+                            .as_ptr()
+                            .add(next_desc * desc_size)
+                            .cast::<ImageDesc>();
+                        at.write(desc);
+                        at as u64
+                    };
+                    next_desc += 1;
+                    ranges[index] = (at, at + desc_size as u64);
+                    at.to_le_bytes().to_vec()
                 }
                 ArgValue::Local(size) => {
                     let offset = local_end.next_multiple_of(ALIGN as u64);
@@ -347,6 +402,7 @@ impl KernelArgs {
         Ok(ArgBlock {
             bytes,
             buffers,
+            image_descriptors,
             local_mem_size: local_end,
             checked,
         })

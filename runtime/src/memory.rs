@@ -9,10 +9,14 @@
 //!
 //! The `cl_mem_flags` rules of `clCreateBuffer` and `clCreateSubBuffer` are
 //! checked here so every API layer enforces the same ones.
+//!
+//! An image is a memory object too: the same storage with an
+//! [`ImageInfo`] (format and layout) attached, made by `crate::image`.
 
 use crate::device_limits::{max_mem_alloc_size, MEM_BASE_ADDR_ALIGN_BITS};
 use crate::error::{Error, Result};
 use crate::host_alloc::AlignedBytes;
+use crate::image::ImageInfo;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -112,12 +116,13 @@ impl fmt::Debug for MemFlags {
 }
 
 /// Where a memory object's bytes are.
-enum Storage {
+pub(crate) enum Storage {
     /// Allocated by the device.
     Owned(AlignedBytes),
     /// The application's memory (`CL_MEM_USE_HOST_PTR`).
     Host(*mut u8),
-    /// A window on a parent buffer.
+    /// A window on a parent buffer (also the storage of an image made from
+    /// a buffer).
     Sub { parent: Mem, origin: u64 },
 }
 
@@ -127,6 +132,8 @@ struct MemObject {
     storage: Storage,
     /// The `host_ptr` given at creation (`CL_MEM_HOST_PTR`), for USE_HOST_PTR.
     host_ptr: *mut u8,
+    /// The format and layout of an image; `None` for buffers.
+    image: Option<ImageInfo>,
     map_count: AtomicU32,
     /// Pointers handed out by map and not yet unmapped.
     mappings: Mutex<Vec<*mut u8>>,
@@ -169,7 +176,7 @@ impl fmt::Debug for Mem {
 }
 
 /// Checks the flag combinations `clCreateBuffer` rejects.
-fn check_buffer_flags(flags: MemFlags) -> Result<()> {
+pub(crate) fn check_buffer_flags(flags: MemFlags) -> Result<()> {
     if flags.0 & !MemFlags::ALL.0 != 0 {
         return Err(Error::InvalidValue(format!(
             "unknown cl_mem_flags bits {:#x}",
@@ -268,11 +275,24 @@ impl Mem {
     }
 
     fn from_parts(flags: MemFlags, size: u64, storage: Storage, host_ptr: *mut u8) -> Mem {
+        Mem::with_image(flags, size, storage, host_ptr, None)
+    }
+
+    /// A memory object of `size` bytes in `storage`, an image when `image`
+    /// is given.
+    pub(crate) fn with_image(
+        flags: MemFlags,
+        size: u64,
+        storage: Storage,
+        host_ptr: *mut u8,
+        image: Option<ImageInfo>,
+    ) -> Mem {
         Mem(Arc::new(MemObject {
             flags,
             size,
             storage,
             host_ptr,
+            image,
             map_count: AtomicU32::new(0),
             mappings: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
@@ -281,6 +301,11 @@ impl Mem {
 
     /// `clCreateSubBuffer` with `CL_BUFFER_CREATE_TYPE_REGION`.
     pub fn create_sub_buffer(&self, flags: MemFlags, origin: u64, size: u64) -> Result<Mem> {
+        if self.0.image.is_some() {
+            return Err(Error::InvalidMemObject(
+                "a sub-buffer cannot be created from an image".into(),
+            ));
+        }
         if let Storage::Sub { .. } = self.0.storage {
             return Err(Error::InvalidMemObject(
                 "a sub-buffer cannot be created from a sub-buffer".into(),
@@ -372,6 +397,11 @@ impl Mem {
             Storage::Host(ptr) => *ptr,
             Storage::Sub { parent, origin } => parent.as_ptr().wrapping_add(*origin as usize),
         }
+    }
+
+    /// The format and layout of an image; `None` for a buffer.
+    pub fn image(&self) -> Option<&ImageInfo> {
+        self.0.image.as_ref()
     }
 
     /// `CL_MEM_HOST_PTR`: the application pointer of a USE_HOST_PTR buffer

@@ -4,6 +4,12 @@
 //! pitches of the memory it lives in. The copy moves `region[0]` bytes per
 //! row, `region[1]` rows per slice, `region[2]` slices. Pitches of 0 mean
 //! "tightly packed", as the spec says.
+//!
+//! Image transfers are rectangular copies too: an image's pixels are rows of
+//! `width * pixel_size` bytes at its row pitch, and its slices or array
+//! layers sit at its slice pitch. [`RectCopy`] is a checked copy between two
+//! such rectangles, planned when a command is enqueued and run later on the
+//! addresses of the two sides.
 
 use crate::error::{Error, Result};
 
@@ -67,6 +73,15 @@ impl Rect {
 }
 
 impl ResolvedRect {
+    /// A rectangle whose pitches are already known (an image's own layout).
+    pub(crate) fn with_pitches(origin: [u64; 3], row_pitch: u64, slice_pitch: u64) -> ResolvedRect {
+        ResolvedRect {
+            origin,
+            row_pitch,
+            slice_pitch,
+        }
+    }
+
     /// The byte offset of row `y` of slice `z` of the region.
     pub(crate) fn row_offset(&self, y: u64, z: u64) -> u64 {
         (self.origin[2] + z) * self.slice_pitch
@@ -115,6 +130,44 @@ pub(crate) unsafe fn copy_rect(
                 std::ptr::copy_nonoverlapping(src.add(from), dst.add(to), region[0] as usize)
             };
         }
+    }
+}
+
+/// A rectangular copy whose two sides were checked against the memory they
+/// address: `region[0]` bytes per row, `region[1]` rows, `region[2]`
+/// slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RectCopy {
+    pub(crate) src: ResolvedRect,
+    pub(crate) dst: ResolvedRect,
+    pub(crate) region: [u64; 3],
+}
+
+impl RectCopy {
+    /// Bytes the copy moves.
+    pub fn bytes(&self) -> u64 {
+        self.region.iter().product()
+    }
+
+    /// `[first byte, one past the last byte]` the copy reads at the source.
+    pub fn src_extent(&self) -> Result<(u64, u64)> {
+        self.src.extent(&self.region)
+    }
+
+    /// `[first byte, one past the last byte]` the copy writes at the destination.
+    pub fn dst_extent(&self) -> Result<(u64, u64)> {
+        self.dst.extent(&self.region)
+    }
+
+    /// Runs the copy from the rectangle at `src` to the one at `dst`.
+    ///
+    /// # Safety
+    /// `src` and `dst` must be the base addresses the copy was planned for:
+    /// valid for every byte of their side's extent, and the two extents must
+    /// not overlap.
+    pub unsafe fn run(&self, src: *const u8, dst: *mut u8) {
+        // SAFETY: forwarded contract.
+        unsafe { copy_rect(src, &self.src, dst, &self.dst, &self.region) }
     }
 }
 
