@@ -31,7 +31,8 @@ pub mod preprocess;
 use diag::{Diags, SourceMap};
 use options::Options;
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::panic::AssertUnwindSafe;
+use std::sync::{mpsc, Mutex, OnceLock};
 
 /// A successful build.
 #[derive(Debug)]
@@ -67,25 +68,89 @@ pub fn build_with_headers(
     // The parser and the lowering recurse over the program's nesting (bounded
     // by `parser::MAX_NESTING`); a thread of our own gives that recursion a
     // stack of known size whatever thread the caller runs on.
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("vecl-clc".into())
-            .stack_size(FRONT_END_STACK)
-            .spawn_scoped(scope, || compile(source, &opts, headers));
-        match worker {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(BuildError::Failed {
-                    log: "error: internal compiler error (the front end panicked)\n".into(),
-                })
-            }),
-            // No thread available: compile here.
-            Err(_) => compile(source, &opts, headers),
-        }
-    })
+    let owned_source = source.to_owned();
+    let owned_headers: Vec<(String, String)> = headers
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    let owned_opts = opts.clone();
+    let built = on_front_end_thread(move || {
+        let headers: Vec<(&str, &str)> = owned_headers
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        compile(&owned_source, &owned_opts, &headers)
+    });
+    match built {
+        Some(Ok(result)) => result,
+        Some(Err(_panicked)) => Err(BuildError::Failed {
+            log: "error: internal compiler error (the front end panicked)\n".into(),
+        }),
+        // No thread available: compile here.
+        None => compile(source, &opts, headers),
+    }
 }
 
 /// Stack size of the compiling thread (reserved address space, touched only as deep as used).
 const FRONT_END_STACK: usize = 256 << 20;
+
+/// Work for a front-end thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Front-end threads waiting for work. A build takes one (or starts one)
+/// and gives it back when done: starting a thread with a large stack costs
+/// more than the whole build of a small program.
+static IDLE_THREADS: Mutex<Vec<mpsc::Sender<Job>>> = Mutex::new(Vec::new());
+
+/// Idle front-end threads kept for later builds; more end after their build.
+const MAX_IDLE_THREADS: usize = 2;
+
+/// Runs `work` on a front-end thread and waits for it: its result, or the
+/// panic it raised; `None` when no thread could be started.
+fn on_front_end_thread<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<std::thread::Result<T>> {
+    let (done, result) = mpsc::sync_channel(1);
+    let mut job: Job = Box::new(move || {
+        let _ = done.send(std::panic::catch_unwind(AssertUnwindSafe(work)));
+    });
+    loop {
+        let idle = IDLE_THREADS.lock().ok().and_then(|mut idle| idle.pop());
+        let thread = match idle {
+            Some(t) => t,
+            None => start_front_end_thread()?,
+        };
+        match thread.send(job) {
+            Ok(()) => {
+                // The job always answers: it catches its own panics.
+                let r = result.recv().ok()?;
+                if let Ok(mut idle) = IDLE_THREADS.lock() {
+                    if idle.len() < MAX_IDLE_THREADS {
+                        idle.push(thread);
+                    }
+                }
+                return Some(r);
+            }
+            // That thread has ended: take another.
+            Err(mpsc::SendError(j)) => job = j,
+        }
+    }
+}
+
+/// Starts a front-end thread that runs jobs until its sender is dropped.
+fn start_front_end_thread() -> Option<mpsc::Sender<Job>> {
+    let (jobs, inbox) = mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("vecl-clc".into())
+        .stack_size(FRONT_END_STACK)
+        .spawn(move || {
+            while let Ok(job) = inbox.recv() {
+                job();
+            }
+        })
+        .ok()?;
+    Some(jobs)
+}
 
 fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Build, BuildError> {
     let mut sm = SourceMap::default();
@@ -99,7 +164,9 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
         let mut pp =
             preprocess::Preprocessor::new(&mut sm, &mut diags, opts.include_dirs.clone(), headers);
         pp.set_macro_table(predefined_table(opts));
-        pp.define_all(&opts.defines);
+        if !opts.defines.is_empty() {
+            pp.define_all(&opts.defines);
+        }
         pp.run(main)
     };
     let module = if diags.has_errors() {
