@@ -8,6 +8,7 @@
 //! module-scope data.
 
 pub mod abi;
+mod image;
 mod inline;
 mod layout;
 mod lower;

@@ -657,6 +657,7 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v = unary_symbols();
     v.extend(binary_symbols());
     v.extend(crate::printf::symbols());
+    v.extend(crate::image::symbols());
     v.extend([
         ("vecl_pownf", vecl_pownf as *const u8),
         ("vecl_pown", vecl_pown as *const u8),

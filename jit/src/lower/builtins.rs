@@ -7,10 +7,12 @@
 //! are emitted as vector code by [`vmath`]; the rest (`double`
 //! transcendentals, exact float operations, half packing, 64-bit saturating
 //! integers) call the Rust routines of `math.rs` lane by lane; `printf` calls
-//! the host's formatter lane by lane ([`printf`]). A builtin not
+//! the host's formatter lane by lane ([`printf`]); the image builtins call the
+//! host's texel functions lane by lane ([`image`]). A builtin not
 //! listed here is reported as `not supported yet: NAME`.
 
 mod extra;
+mod image;
 mod printf;
 mod routines;
 mod vmath;
@@ -155,6 +157,9 @@ impl FunctionCx<'_, '_> {
     pub fn lower_builtin(&mut self, name: &str, args: &[ValueId], ty: &Type) -> LResult<Val> {
         if name == "printf" {
             return self.lower_printf(args);
+        }
+        if let Some(v) = self.lower_image(name, args, ty)? {
+            return Ok(v);
         }
         let vals: Vec<Val> = args
             .iter()

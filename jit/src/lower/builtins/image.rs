@@ -1,0 +1,277 @@
+//! The image builtins. `read_image*` and `write_image*` call the host's
+//! `vecl_read_image`/`vecl_write_image` (`crate::image`) once per lane with
+//! the lane's coordinate (and colour) in an eight-word stack record and the
+//! lane's active bit, so texel addressing, filtering and format conversion
+//! are the very code the interpreter runs; a read whose operands are all
+//! uniform is one call whose result is uniform. `get_image_*` load the
+//! descriptor's fields directly (`vecl_ir::image::desc_offset`).
+
+use super::super::lanes::{Lanes, Val};
+use super::super::{FunctionCx, LResult};
+use crate::image::flag;
+use cranelift_codegen::ir::{
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
+use vecl_ir::image::{desc_offset, object};
+use vecl_ir::{Scalar, Type, ValueId};
+
+/// Record bytes: coordinate words 0–3, colour words 4–7.
+const RECORD_BYTES: u32 = 32;
+const COLOR_AT: i32 = 16;
+
+impl FunctionCx<'_, '_> {
+    /// Lowers an image builtin; `None` when `name` is not one.
+    pub(super) fn lower_image(
+        &mut self,
+        name: &str,
+        args: &[ValueId],
+        ty: &Type,
+    ) -> LResult<Option<Val>> {
+        if let Some(suffix) = name.strip_prefix("read_image") {
+            let (class, s) = class_of(suffix).ok_or_else(|| self.unsupported(name))?;
+            return self.read_image(args, class, s).map(Some);
+        }
+        if let Some(suffix) = name.strip_prefix("write_image") {
+            let (class, s) = class_of(suffix).ok_or_else(|| self.unsupported(name))?;
+            return self.write_image(args, class, s).map(Some);
+        }
+        if name.starts_with("get_image_") {
+            return self.image_query(name, args, ty).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn record(&mut self) -> Value {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            RECORD_BYTES,
+            2,
+        ));
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// Stores the components of operand `v` (of element `s`) lane `j` at
+    /// word `at`; with `j` `None` only its uniform components.
+    fn store_operand(&mut self, rec: Value, at: i32, s: Scalar, v: &Val, j: Option<usize>) {
+        for (c, l) in v.iter().enumerate() {
+            let x = match (l, j) {
+                (Lanes::Uniform(x), None) => *x,
+                (Lanes::Varying(_), Some(j)) => self.lane(s, l, j),
+                _ => continue,
+            };
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), x, rec, at + 4 * c as i32);
+        }
+    }
+
+    fn read_image(&mut self, args: &[ValueId], class: u32, s: Scalar) -> LResult<Val> {
+        let (img, sampler, coord) = match args {
+            [i, smp, c] => (*i, Some(*smp), *c),
+            [i, c] => (*i, None, *c),
+            _ => return Err(self.internal("read_image takes 2 or 3 operands")),
+        };
+        let coord_s = self.elem(coord)?;
+        let mut flags = class;
+        if sampler.is_some() {
+            flags |= flag::SAMPLER;
+        }
+        if coord_s == Scalar::F32 {
+            flags |= flag::FLOAT_COORD;
+        }
+        let img_l = self.scalar(img)?;
+        let smp_l = match sampler {
+            Some(v) => self.scalar(v)?,
+            None => Lanes::Uniform(self.iconst(types::I32, 0)),
+        };
+        let coord_v = self.value(coord)?;
+        let host = self.extern_fn(
+            "vecl_read_image",
+            &[types::I64, types::I32, types::I32, types::I64, types::I32],
+            None,
+        )?;
+        let rec = self.record();
+        self.store_operand(rec, 0, coord_s, &coord_v, None);
+        let flags = self.iconst(types::I32, i64::from(flags));
+        let load_ty = if s == Scalar::F32 {
+            types::F32
+        } else {
+            types::I32
+        };
+        let uniform =
+            img_l.is_uniform() && smp_l.is_uniform() && coord_v.iter().all(Lanes::is_uniform);
+        if uniform {
+            let d = self.lane(Scalar::U64, &img_l, 0);
+            let smp = self.lane(Scalar::U32, &smp_l, 0);
+            let on = self.iconst(types::I32, -1);
+            self.call(host, &[d, smp, flags, rec, on]);
+            let out = (0..4)
+                .map(|c| {
+                    let v =
+                        self.b
+                            .ins()
+                            .load(load_ty, MemFlagsData::trusted(), rec, COLOR_AT + 4 * c);
+                    Lanes::Uniform(v)
+                })
+                .collect();
+            return Ok(out);
+        }
+        let mask = self.cur_mask();
+        let mut comps: [Vec<Value>; 4] = Default::default();
+        for j in 0..self.w as usize {
+            self.store_operand(rec, 0, coord_s, &coord_v, Some(j));
+            let d = self.lane(Scalar::U64, &img_l, j);
+            let smp = self.lane(Scalar::U32, &smp_l, j);
+            let on = self.lane_active(&mask, j);
+            self.call(host, &[d, smp, flags, rec, on]);
+            for (c, out) in comps.iter_mut().enumerate() {
+                let v = self.b.ins().load(
+                    load_ty,
+                    MemFlagsData::trusted(),
+                    rec,
+                    COLOR_AT + 4 * c as i32,
+                );
+                out.push(v);
+            }
+        }
+        Ok(comps
+            .iter()
+            .map(|lanes| Lanes::Varying(self.build(s, lanes)))
+            .collect())
+    }
+
+    fn write_image(&mut self, args: &[ValueId], class: u32, s: Scalar) -> LResult<Val> {
+        let [img, coord, color] = args else {
+            return Err(self.internal("write_image takes 3 operands"));
+        };
+        let img_l = self.scalar(*img)?;
+        let coord_s = self.elem(*coord)?;
+        let coord_v = self.value(*coord)?;
+        let color_v = self.value(*color)?;
+        let host = self.extern_fn(
+            "vecl_write_image",
+            &[types::I64, types::I32, types::I64, types::I32],
+            None,
+        )?;
+        let rec = self.record();
+        self.store_operand(rec, 0, coord_s, &coord_v, None);
+        self.store_operand(rec, COLOR_AT, s, &color_v, None);
+        let flags = self.iconst(types::I32, i64::from(class));
+        let mask = self.cur_mask();
+        for j in 0..self.w as usize {
+            self.store_operand(rec, 0, coord_s, &coord_v, Some(j));
+            self.store_operand(rec, COLOR_AT, s, &color_v, Some(j));
+            let d = self.lane(Scalar::U64, &img_l, j);
+            let on = self.lane_active(&mask, j);
+            self.call(host, &[d, flags, rec, on]);
+        }
+        Ok(Vec::new())
+    }
+
+    /// `get_image_*`: fields of the descriptor, loaded per distinct image
+    /// pointer (once when the image is uniform, as it nearly always is).
+    fn image_query(&mut self, name: &str, args: &[ValueId], ty: &Type) -> LResult<Val> {
+        let [img] = args else {
+            return Err(self.internal("get_image_* takes 1 operand"));
+        };
+        let img_l = self.scalar(*img)?;
+        // (field offset, 64-bit field) per result component; `None` is 0.
+        let fields: Vec<Option<(u32, bool)>> = match name {
+            "get_image_width" => vec![Some((desc_offset::WIDTH, true))],
+            "get_image_height" => vec![Some((desc_offset::HEIGHT, true))],
+            "get_image_depth" => vec![Some((desc_offset::DEPTH, true))],
+            "get_image_array_size" => vec![Some((desc_offset::ARRAY_SIZE, true))],
+            "get_image_channel_data_type" => vec![Some((desc_offset::CHANNEL_TYPE, false))],
+            "get_image_channel_order" => vec![Some((desc_offset::CHANNEL_ORDER, false))],
+            "get_image_dim" => {
+                let mut f = vec![
+                    Some((desc_offset::WIDTH, true)),
+                    Some((desc_offset::HEIGHT, true)),
+                ];
+                if ty.lanes() == 4 {
+                    f.extend([Some((desc_offset::DEPTH, true)), None]);
+                }
+                f
+            }
+            _ => return Err(self.unsupported(name)),
+        };
+        let s = if name == "get_image_array_size" {
+            Scalar::U64
+        } else {
+            Scalar::I32
+        };
+        let lanes = if img_l.is_uniform() {
+            1
+        } else {
+            self.w as usize
+        };
+        let mut comps: Vec<Vec<Value>> = vec![Vec::with_capacity(lanes); fields.len()];
+        for j in 0..lanes {
+            let d = self.lane(Scalar::U64, &img_l, j);
+            for (c, field) in fields.iter().enumerate() {
+                let v = self.desc_field(d, *field, s);
+                comps[c].push(v);
+            }
+        }
+        if name == "get_image_dim" && ty.lanes() == 4 {
+            // A depth is reported for 3-D images only (the front end
+            // allows `int4` results for them alone; this keeps any
+            // descriptor honest).
+            for (j, depth) in comps[2].iter_mut().enumerate() {
+                let d = self.lane(Scalar::U64, &img_l, j);
+                let t = self.b.ins().load(
+                    types::I32,
+                    MemFlagsData::trusted(),
+                    d,
+                    desc_offset::IMAGE_TYPE as i32,
+                );
+                let is_3d = self.b.ins().icmp_imm_u(
+                    cranelift_codegen::ir::condcodes::IntCC::Equal,
+                    t,
+                    i64::from(object::IMAGE3D),
+                );
+                let zero = self.iconst(types::I32, 0);
+                *depth = self.b.ins().select(is_3d, *depth, zero);
+            }
+        }
+        Ok(comps
+            .iter()
+            .map(|l| {
+                if lanes == 1 {
+                    Lanes::Uniform(l[0])
+                } else {
+                    Lanes::Varying(self.build(s, l))
+                }
+            })
+            .collect())
+    }
+
+    /// One descriptor field as a value of `s` (`int` fields saturate like
+    /// the interpreter's).
+    fn desc_field(&mut self, d: Value, field: Option<(u32, bool)>, s: Scalar) -> Value {
+        let flags = MemFlagsData::trusted();
+        let Some((at, wide)) = field else {
+            return self.iconst(types::I32, 0);
+        };
+        if !wide {
+            return self.b.ins().load(types::I32, flags, d, at as i32);
+        }
+        let v = self.b.ins().load(types::I64, flags, d, at as i32);
+        if s == Scalar::U64 {
+            return v;
+        }
+        let max = self.iconst(types::I64, i64::from(i32::MAX));
+        let v = self.b.ins().umin(v, max);
+        self.b.ins().ireduce(types::I32, v)
+    }
+}
+
+/// The class flag and result element of a `read_image`/`write_image` suffix.
+fn class_of(suffix: &str) -> Option<(u32, Scalar)> {
+    Some(match suffix {
+        "f" => (0, Scalar::F32),
+        "i" => (flag::CLASS_INT, Scalar::I32),
+        "ui" => (flag::CLASS_UINT, Scalar::U32),
+        _ => return None,
+    })
+}

@@ -1,0 +1,487 @@
+//! Image kernels in the JIT against the reference interpreter: reads with
+//! every sampler kind (normalised or not, each addressing mode, both
+//! filters), integer and sampler-less reads, every image type, writes of
+//! every supported format, the `get_image_*` queries, and divergent lanes,
+//! at W = 4 and 8. Pixels and buffers must come out byte-identical, and the
+//! guard bytes after each image untouched.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::groups::run_all_groups;
+use common::hand_built::compile;
+use vecl_ir::image::*;
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_ir::Module;
+use vecl_jit::abi::{ArgKind, Launch};
+
+const WIDTHS: [u32; 2] = [4, 8];
+const GUARD: usize = 64;
+
+fn build(src: &str) -> Module {
+    match vecl_clc::build(src, "") {
+        Ok(b) => b.module,
+        Err(e) => panic!("front end: {e}"),
+    }
+}
+
+/// Runs `kernel` with `args` (buffers, values and images) in the JIT at
+/// width `w`; returns the arguments as they come out (images' pixels and
+/// buffers updated).
+fn run_jit(
+    m: &Module,
+    kernel: &str,
+    w: u32,
+    args: &[KernelArg],
+    range: &NdRange,
+) -> Vec<KernelArg> {
+    let k = compile(m, kernel, w);
+    // Each buffer or image's bytes, followed by a guard region.
+    let mut mems: Vec<Vec<u8>> = args
+        .iter()
+        .map(|a| match a {
+            KernelArg::Buffer(b) | KernelArg::Image { pixels: b, .. } => b
+                .iter()
+                .copied()
+                .chain((0..GUARD).map(|i| 0xA5 ^ i as u8))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let mut descs: Vec<Box<ImageDesc>> = Vec::new();
+    let mut block = vec![0u8; k.args_size().max(8)];
+    for (i, (slot, a)) in k.args().iter().zip(args).enumerate() {
+        let at = slot.offset as usize;
+        match (slot.kind, a) {
+            (ArgKind::GlobalPointer, KernelArg::Buffer(_)) => {
+                let p = mems[i].as_mut_ptr() as u64;
+                block[at..at + 8].copy_from_slice(&p.to_le_bytes());
+            }
+            (ArgKind::GlobalPointer, KernelArg::Image { desc, .. }) => {
+                let mut d = Box::new(*desc);
+                d.data = mems[i].as_mut_ptr();
+                let p = &*d as *const ImageDesc as u64;
+                descs.push(d);
+                block[at..at + 8].copy_from_slice(&p.to_le_bytes());
+            }
+            (ArgKind::Value, KernelArg::Value(b)) => block[at..at + b.len()].copy_from_slice(b),
+            (kind, a) => panic!("argument {a:?} does not match slot {kind:?}"),
+        }
+    }
+    let mut launch = Launch::new(
+        range.work_dim,
+        range.global_offset,
+        range.global_size,
+        range.local_size,
+    );
+    // SAFETY: the block matches args(); its pointers point into `mems` and
+    // `descs`, which outlive the call, and every image descriptor's data
+    // holds byte_len() bytes.
+    let status = unsafe { run_all_groups(&k, &block, &mut launch, k.static_local_size() as u64) };
+    assert_eq!(status, 0, "{kernel} W={w}: status");
+    drop(descs);
+    args.iter()
+        .zip(mems)
+        .map(|(a, mut mem)| {
+            let n = mem.len().saturating_sub(GUARD);
+            let guard_ok = mem[n..]
+                .iter()
+                .enumerate()
+                .all(|(i, b)| *b == 0xA5 ^ i as u8);
+            assert!(
+                guard_ok,
+                "{kernel} W={w}: a write past the end of an argument"
+            );
+            mem.truncate(n);
+            match a {
+                KernelArg::Buffer(_) => KernelArg::Buffer(mem),
+                KernelArg::Image { desc, .. } => KernelArg::Image {
+                    desc: *desc,
+                    pixels: mem,
+                },
+                other => other.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The interpreter's and the JIT's results agree at every width; returns
+/// the interpreter's.
+fn versus(m: &Module, kernel: &str, args: &[KernelArg], range: &NdRange) -> Vec<KernelArg> {
+    let mut want = args.to_vec();
+    run_kernel(m, kernel, &mut want, range)
+        .unwrap_or_else(|e| panic!("{kernel}: interpreter: {e}"));
+    for w in WIDTHS {
+        let got = run_jit(m, kernel, w, args, range);
+        for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+            assert_eq!(
+                a, b,
+                "{kernel} W={w}: argument {i} differs from the interpreter"
+            );
+        }
+    }
+    want
+}
+
+/// An image of format (`o`, `t`) and type `ty` whose pixel bytes follow a
+/// simple generator (every byte pattern a format can hold).
+fn image(ty: u32, o: u32, t: u32, size: [u64; 3], layers: u64, seed: u32) -> KernelArg {
+    let desc = ImageDesc::packed(ty, o, t, size, layers).unwrap();
+    let px = pixel_size(o, t).unwrap() as usize;
+    let count = desc.byte_len() as usize / px;
+    let mut pixels = vec![0u8; desc.byte_len() as usize];
+    for p in 0..count {
+        // Representable values for the class: decode any bytes, encode back.
+        let mut raw = [0u8; 16];
+        for (i, b) in raw.iter_mut().enumerate() {
+            *b = ((p as u32 * 37 + i as u32 * 11 + seed) % 251) as u8;
+        }
+        let v = match value_class(t) {
+            ValueClass::Float if t == channel::FLOAT => {
+                PixelValue::Float(std::array::from_fn(|c| {
+                    ((p * 3 + c) % 17) as f32 * 0.25 - 1.0
+                }))
+            }
+            _ => decode_pixel(o, t, &raw[..px]),
+        };
+        encode_pixel(o, t, v, &mut pixels[p * px..(p + 1) * px]);
+    }
+    KernelArg::Image { desc, pixels }
+}
+
+fn floats(n: usize) -> KernelArg {
+    KernelArg::Buffer(vec![0; n * 16])
+}
+
+fn value(bytes: &[u8]) -> KernelArg {
+    KernelArg::Value(bytes.to_vec())
+}
+
+/// Every sampler value: normalised or not × five addressing modes × two filters.
+fn samplers() -> Vec<u32> {
+    let mut out = Vec::new();
+    for norm in [0, SAMPLER_NORMALIZED] {
+        for addr in [
+            SAMPLER_ADDRESS_NONE,
+            SAMPLER_ADDRESS_CLAMP_TO_EDGE,
+            SAMPLER_ADDRESS_CLAMP,
+            SAMPLER_ADDRESS_REPEAT,
+            SAMPLER_ADDRESS_MIRRORED_REPEAT,
+        ] {
+            for filter in [SAMPLER_FILTER_NEAREST, SAMPLER_FILTER_LINEAR] {
+                out.push(norm | addr | filter);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn float_reads_with_every_sampler_and_divergent_lanes() {
+    let m = build(
+        "kernel void sample(read_only image2d_t img, sampler_t s, global float4 *out, float scale, float bias) {
+            int i = get_global_id(0);
+            float2 c = (float2)(i * scale + bias, (i % 7) * scale * 1.5f + bias * 0.3f);
+            if (i % 5 != 3)
+                out[i] = read_imagef(img, s, c);
+            else
+                out[i] = (float4)(-7.0f);
+        }",
+    );
+    let n = 37;
+    let img = image(
+        object::IMAGE2D,
+        order::RGBA,
+        channel::UNORM_INT8,
+        [5, 3, 1],
+        0,
+        1,
+    );
+    let mut launches = 0;
+    for s in samplers() {
+        let (scale, bias) = if s & SAMPLER_NORMALIZED != 0 {
+            (0.061f32, -0.7f32)
+        } else {
+            (0.31, -2.2)
+        };
+        let args = [
+            img.clone(),
+            value(&s.to_le_bytes()),
+            floats(n),
+            value(&scale.to_le_bytes()),
+            value(&bias.to_le_bytes()),
+        ];
+        let out = versus(&m, "sample", &args, &NdRange::linear(n as u64, 8));
+        // The reads hit many different texels and weights.
+        let KernelArg::Buffer(b) = &out[2] else {
+            unreachable!()
+        };
+        let mut distinct: Vec<&[u8]> = b.chunks(16).collect();
+        distinct.sort();
+        distinct.dedup();
+        assert!(
+            distinct.len() >= 5,
+            "sampler {s:#x}: {} distinct values",
+            distinct.len()
+        );
+        launches += 1;
+    }
+    assert_eq!(launches, 20);
+}
+
+#[test]
+fn uniform_reads_give_one_value_to_every_lane() {
+    let m = build(
+        "__constant sampler_t s = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR;
+        kernel void k(read_only image2d_t img, global float4 *out, float x) {
+            out[get_global_id(0)] = read_imagef(img, s, (float2)(x, 0.3f));
+        }",
+    );
+    let img = image(
+        object::IMAGE2D,
+        order::BGRA,
+        channel::UNORM_INT8,
+        [4, 4, 1],
+        0,
+        9,
+    );
+    let args = [img, floats(12), value(&1.37f32.to_le_bytes())];
+    let out = versus(&m, "k", &args, &NdRange::linear(12, 4));
+    let KernelArg::Buffer(b) = &out[1] else {
+        unreachable!()
+    };
+    assert!(b.chunks(16).all(|c| c == &b[..16]));
+}
+
+#[test]
+fn integer_reads_of_every_image_type() {
+    let m = build(
+        "__constant sampler_t clampy = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+        kernel void k(read_only image1d_t a, read_only image1d_array_t b, read_only image2d_array_t c,
+                      read_only image3d_t d, read_only image1d_buffer_t e,
+                      global int4 *oi, global uint4 *ou, global float4 *of) {
+            int i = get_global_id(0);
+            int j = i % 9 - 2;
+            oi[i] = read_imagei(a, clampy, j) + read_imagei(a, j & 3);
+            ou[i] = read_imageui(b, clampy, (int2)(j, i % 4)) + read_imageui(b, clampy, (float2)(j * 0.7f, 1.4f));
+            if (i & 1)
+                of[i] = read_imagef(c, clampy, (float4)(j * 0.9f, i * 0.3f, i % 3, 0));
+            else
+                of[i] = read_imagef(d, clampy, (int4)(j, i % 3, i % 2, 0));
+            of[i] += read_imagef(e, i % 6);
+        }",
+    );
+    let n = 24;
+    let args = [
+        image(
+            object::IMAGE1D,
+            order::RG,
+            channel::SIGNED_INT16,
+            [6, 1, 1],
+            0,
+            2,
+        ),
+        image(
+            object::IMAGE1D_ARRAY,
+            order::RGBA,
+            channel::UNSIGNED_INT8,
+            [5, 1, 1],
+            3,
+            3,
+        ),
+        image(
+            object::IMAGE2D_ARRAY,
+            order::R,
+            channel::HALF_FLOAT,
+            [4, 3, 1],
+            2,
+            4,
+        ),
+        image(
+            object::IMAGE3D,
+            order::RA,
+            channel::SNORM_INT16,
+            [3, 3, 2],
+            0,
+            5,
+        ),
+        image(
+            object::IMAGE1D_BUFFER,
+            order::RGBA,
+            channel::FLOAT,
+            [6, 1, 1],
+            0,
+            6,
+        ),
+        floats(n),
+        floats(n),
+        floats(n),
+    ];
+    versus(&m, "k", &args, &NdRange::linear(n as u64, 8));
+}
+
+#[test]
+fn linear_filtering_of_3d_images_and_arrays() {
+    let m = build(
+        "__constant sampler_t lin = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_MIRRORED_REPEAT | CLK_FILTER_LINEAR;
+        kernel void k(read_only image3d_t d, read_only image2d_array_t c, global float4 *o) {
+            int i = get_global_id(0);
+            float t = i * 0.093f - 0.4f;
+            o[2 * i] = read_imagef(d, lin, (float4)(t, 1.0f - t, t * 0.5f, 0));
+            o[2 * i + 1] = read_imagef(c, lin, (float4)(t, t * t, i * 0.25f, 0));
+        }",
+    );
+    let n = 20;
+    let args = [
+        image(
+            object::IMAGE3D,
+            order::LUMINANCE,
+            channel::UNORM_INT16,
+            [4, 3, 3],
+            0,
+            7,
+        ),
+        image(
+            object::IMAGE2D_ARRAY,
+            order::INTENSITY,
+            channel::FLOAT,
+            [3, 4, 1],
+            4,
+            8,
+        ),
+        floats(2 * n),
+    ];
+    versus(&m, "k", &args, &NdRange::linear(n as u64, 4));
+}
+
+#[test]
+fn writes_of_every_supported_format() {
+    let m = build(
+        "kernel void wf(write_only image2d_t img, global const float4 *c) {
+            int i = get_global_id(0);
+            if (i % 5 != 2)
+                write_imagef(img, (int2)(i % 4, i / 4), c[i]);
+        }
+        kernel void wi(write_only image2d_t img, global const int4 *c) {
+            int i = get_global_id(0);
+            if (i % 5 != 2)
+                write_imagei(img, (int2)(i % 4, i / 4), c[i]);
+        }
+        kernel void wu(write_only image2d_t img, global const uint4 *c) {
+            int i = get_global_id(0);
+            if (i % 5 != 2)
+                write_imageui(img, (int2)(i % 4, i / 4), c[i]);
+        }",
+    );
+    // 14 items over a 4×3 image: the last two write outside it.
+    let n: usize = 14;
+    let mut formats = 0;
+    for &(o, t) in SUPPORTED_FORMATS {
+        let (kernel, colors): (&str, Vec<u8>) = match value_class(t) {
+            ValueClass::Float => (
+                "wf",
+                (0..n * 4)
+                    .flat_map(|k| (((k * 13) % 29) as f32 * 0.09 - 0.6).to_le_bytes())
+                    .collect(),
+            ),
+            ValueClass::Int => (
+                "wi",
+                (0..n * 4)
+                    .flat_map(|k| ((k as i32 * 7919) % 90001 - 45000).to_le_bytes())
+                    .collect(),
+            ),
+            ValueClass::Uint => (
+                "wu",
+                (0..n * 4)
+                    .flat_map(|k| ((k as u32 * 7919) % 90001).to_le_bytes())
+                    .collect(),
+            ),
+        };
+        let desc = ImageDesc::packed(object::IMAGE2D, o, t, [4, 3, 1], 0).unwrap();
+        let blank = KernelArg::Image {
+            desc,
+            pixels: vec![0x11; desc.byte_len() as usize],
+        };
+        let args = [blank.clone(), KernelArg::Buffer(colors)];
+        let out = versus(&m, kernel, &args, &NdRange::linear(n as u64, 4));
+        // Items 2, 7 and 12 (and the two outside) wrote nothing.
+        let KernelArg::Image { pixels, .. } = &out[0] else {
+            unreachable!()
+        };
+        let px = desc.pixel_size as usize;
+        assert_eq!(
+            &pixels[2 * px..3 * px],
+            &vec![0x11; px][..],
+            "{o:#x}/{t:#x}"
+        );
+        formats += 1;
+    }
+    assert_eq!(formats, SUPPORTED_FORMATS.len());
+}
+
+#[test]
+fn queries() {
+    let m = build(
+        "kernel void k(read_only image3d_t d, write_only image2d_array_t c, image1d_t a, global int *o, global ulong *l) {
+            int4 dd = get_image_dim(d);
+            int2 cd = get_image_dim(c);
+            o[0] = dd.x; o[1] = dd.y; o[2] = dd.z; o[3] = dd.w;
+            o[4] = cd.x; o[5] = cd.y; o[6] = get_image_width(a); o[7] = get_image_depth(d);
+            o[8] = get_image_channel_order(c); o[9] = get_image_channel_data_type(a);
+            o[10] = get_image_height(c);
+            l[get_global_id(0)] = get_image_array_size(c) + get_global_id(0);
+        }",
+    );
+    let args = [
+        image(
+            object::IMAGE3D,
+            order::RGBA,
+            channel::UNORM_INT8,
+            [5, 6, 7],
+            0,
+            1,
+        ),
+        image(
+            object::IMAGE2D_ARRAY,
+            order::RG,
+            channel::FLOAT,
+            [3, 2, 1],
+            4,
+            1,
+        ),
+        image(
+            object::IMAGE1D,
+            order::A,
+            channel::HALF_FLOAT,
+            [9, 1, 1],
+            0,
+            1,
+        ),
+        KernelArg::Buffer(vec![0; 44]),
+        KernelArg::Buffer(vec![0; 64]),
+    ];
+    let out = versus(&m, "k", &args, &NdRange::linear(8, 8));
+    let KernelArg::Buffer(o) = &out[3] else {
+        unreachable!()
+    };
+    let o: Vec<i32> = o
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        o,
+        [
+            5,
+            6,
+            7,
+            0,
+            3,
+            2,
+            9,
+            7,
+            order::RG as i32,
+            channel::HALF_FLOAT as i32,
+            2
+        ]
+    );
+}
