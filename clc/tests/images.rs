@@ -211,3 +211,32 @@ fn clk_constants_have_the_header_values() {
     };
     assert_eq!(i32s(o), [0x29, 0x10B5, 0x10D2, 0x10B6, 0x10DE, 1]);
 }
+
+#[test]
+fn program_scope_samplers_with_const_or_constant() {
+    for decl in [
+        "const sampler_t s",
+        "__constant sampler_t s",
+        "constant const sampler_t s",
+    ] {
+        let src = format!(
+            "{decl} = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+            kernel void k(read_only image2d_t img, global float4 *o) {{
+                o[0] = read_imagef(img, s, (int2)(1, 0));
+                o[1] = read_imagef(img, s, (int2)(-1, 0));
+            }}"
+        );
+        let m = build(&src);
+        let mut args = [rgba8_4x2(), KernelArg::Buffer(vec![0; 32])];
+        run_kernel(&m, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
+        let KernelArg::Buffer(out) = &args[1] else {
+            unreachable!()
+        };
+        let n = |v: u8| f32::from(v) / 255.0;
+        assert_eq!(
+            f32s(out),
+            [n(50), 0.0, n(50), n(50), 0.0, 0.0, 0.0, 0.0],
+            "{decl}"
+        );
+    }
+}
