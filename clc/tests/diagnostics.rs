@@ -103,6 +103,9 @@ const CASES: &[(&str, &str, &str)] = &[
     ("kernel void k(image1d_buffer_t a, sampler_t s, global float4 *o) { o[0] = read_imagef(a, @@s, 0); }", "read without a sampler", ""),
     ("kernel void k(image2d_t a, global float4 *o) { o[0] = read_imagef(a, @@o, (float2)(0)); }", "must be a 'sampler_t'", ""),
     ("kernel void k(global int *o) { @@queue_t q; }", "not supported by vecl", ""),
+    ("kernel void k(write_only image2d_t a, global float4 *o) { o[0] = read_imagef(@@a, (int2)(0)); }", "a write_only 'image2d_t' cannot be read", ""),
+    ("kernel void k(image2d_t a) { write_imagef(@@a, (int2)(0), (float4)(0)); }", "a read_only 'image2d_t' cannot be written", ""),
+    ("void f(write_only image2d_t a) { }\nkernel void k(read_only image2d_t a) { f(@@a); }", "passing 'image2d_t' where 'write_only image2d_t' is expected", ""),
 ];
 
 fn locate(marked: &str) -> (String, u32, u32) {

@@ -46,8 +46,15 @@ pub(super) enum ImageKind {
 }
 
 /// The first vector length that marks an image pointee; `bool` vectors of
-/// these lengths exist nowhere else.
-const TAG_BASE: u8 = 0xf0;
+/// these lengths exist nowhere else. The length is `TAG_BASE + 3 · kind +
+/// access` (access 0 `read_only`, 1 `write_only`, 2 `read_write`), so
+/// images of different access are different types, as in clang.
+const TAG_BASE: u8 = 0xe0;
+const ACCESSES: [AccessQualifier; 3] = [
+    AccessQualifier::ReadOnly,
+    AccessQualifier::WriteOnly,
+    AccessQualifier::ReadWrite,
+];
 const KINDS: [ImageKind; 6] = [
     ImageKind::D1,
     ImageKind::D1Buffer,
@@ -73,23 +80,32 @@ impl ImageKind {
         }
     }
 
-    /// The type an image of this kind has while lowering.
-    pub(super) fn ty(self) -> Type {
-        let tag = TAG_BASE + KINDS.iter().position(|k| *k == self).unwrap_or(0) as u8;
+    /// The type an image of this kind and access has while lowering
+    /// (no qualifier written means `read_only`).
+    pub(super) fn ty(self, access: AccessQualifier) -> Type {
+        let kind = KINDS.iter().position(|k| *k == self).unwrap_or(0) as u8;
+        let access = ACCESSES.iter().position(|a| *a == access).unwrap_or(0) as u8;
+        let tag = TAG_BASE + 3 * kind + access;
         Type::ptr(AddressSpace::Global, Type::Vector(Scalar::Bool, tag))
     }
 
-    /// The image kind of a lowering type, if it is one.
-    pub(super) fn of(ty: &Type) -> Option<ImageKind> {
+    /// The image kind and access of a lowering type, if it is an image.
+    pub(super) fn with_access(ty: &Type) -> Option<(ImageKind, AccessQualifier)> {
         match ty {
             Type::Pointer(AddressSpace::Global, inner) => match **inner {
                 Type::Vector(Scalar::Bool, tag) if tag >= TAG_BASE => {
-                    KINDS.get(usize::from(tag - TAG_BASE)).copied()
+                    let i = usize::from(tag - TAG_BASE);
+                    Some((*KINDS.get(i / 3)?, ACCESSES[i % 3]))
                 }
                 _ => None,
             },
             _ => None,
         }
+    }
+
+    /// The image kind of a lowering type, if it is one.
+    pub(super) fn of(ty: &Type) -> Option<ImageKind> {
+        ImageKind::with_access(ty).map(|(k, _)| k)
     }
 
     /// Components of a read or write coordinate.
@@ -106,6 +122,17 @@ impl ImageKind {
 /// diagnostics call image data).
 pub(super) fn is_image_data(ty: &Type) -> bool {
     matches!(ty, Type::Vector(Scalar::Bool, tag) if *tag >= TAG_BASE)
+}
+
+/// The OpenCL C spelling of an image type (`image2d_t`,
+/// `write_only image3d_t`), for diagnostics.
+pub(super) fn spelling(ty: &Type) -> Option<String> {
+    let (kind, access) = ImageKind::with_access(ty)?;
+    Some(match access {
+        AccessQualifier::WriteOnly => format!("write_only {}", kind.name()),
+        AccessQualifier::ReadWrite => format!("read_write {}", kind.name()),
+        _ => kind.name().into(),
+    })
 }
 
 /// Whether a lowering type is or contains an image type.
@@ -241,11 +268,32 @@ impl Lowerer<'_> {
         Ok(Some(Val::R(r, ret)))
     }
 
-    /// The image operand of a read or write: its value and kind.
+    /// The image operand of a read or write: its value and kind. Reads
+    /// need an image that is not `write_only`, writes one that is not
+    /// `read_only`.
     fn image_operand(&mut self, name: &str, arg: &Expr) -> LResult<(ValueId, ImageKind)> {
         let (v, ty) = self.rvalue(arg)?;
-        match ImageKind::of(&ty) {
-            Some(k) => Ok((v, k)),
+        let forbidden = if name.starts_with("read") {
+            AccessQualifier::WriteOnly
+        } else {
+            AccessQualifier::ReadOnly
+        };
+        match ImageKind::with_access(&ty) {
+            Some((k, access)) if access == forbidden => {
+                let (what, verb) = if name.starts_with("read") {
+                    ("write_only", "read")
+                } else {
+                    ("read_only", "written")
+                };
+                self.err(
+                    arg.pos,
+                    format!(
+                        "no matching function for call to '{name}': a {what} '{}' cannot be {verb}",
+                        k.name()
+                    ),
+                )
+            }
+            Some((k, _)) => Ok((v, k)),
             None => {
                 let t = self.type_str(&ty);
                 self.err(
@@ -442,6 +490,11 @@ fn misuse(f: &Function) -> Option<(Pos, String)> {
             Inst::Select(_, a, b) if is_image(a) || is_image(b) => "selected by a conditional",
             Inst::Index(a, _) | Inst::Load(a) | Inst::Elem(a, _) if is_image(a) => {
                 "dereferenced: their elements cannot be accessed directly"
+            }
+            Inst::PtrCast(a) if is_image(a) && ImageKind::of(&data.ty).is_some() => {
+                let from = spelling(f.ty(*a)).unwrap_or_default();
+                let to = spelling(&data.ty).unwrap_or_default();
+                return Some((at(v), format!("passing '{from}' where '{to}' is expected: image types of different kinds or access qualifiers are incompatible")));
             }
             Inst::Convert { value: a, .. }
             | Inst::Bitcast(a)

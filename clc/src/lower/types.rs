@@ -17,7 +17,7 @@ impl Lowerer<'_> {
             TypeSpec::Event => Type::U64,
             TypeSpec::Unsupported(name) => {
                 if let Some(kind) = ImageKind::from_name(name) {
-                    return Ok(kind.ty());
+                    return Ok(kind.ty(s.access));
                 }
                 if name == "sampler_t" {
                     return Ok(Type::U32);
@@ -352,8 +352,8 @@ impl Lowerer<'_> {
 
     /// The OpenCL C spelling of a type, for diagnostics.
     pub(super) fn type_str(&self, t: &Type) -> String {
-        if let Some(kind) = ImageKind::of(t) {
-            return kind.name().into();
+        if let Some(name) = super::images::spelling(t) {
+            return name;
         }
         if super::images::is_image_data(t) {
             return "image data".into();
