@@ -104,8 +104,16 @@ const fn all_formats() -> [(u32, u32); FORMAT_COUNT] {
 pub const SUPPORTED_FORMATS: &[(u32, u32)] = &all_formats();
 
 /// Whether `(order, channel_type)` is one of [`SUPPORTED_FORMATS`].
-pub fn is_supported(order: u32, channel_type: u32) -> bool {
-    SUPPORTED_FORMATS.contains(&(order, channel_type))
+/// (A match rather than a search of the list: every texel access asks.)
+pub fn is_supported(channel_order: u32, channel_type: u32) -> bool {
+    let types: &[u32] = match channel_order {
+        order::RGBA | order::R | order::RG | order::RA | order::A => &PLAIN_TYPES,
+        order::BGRA | order::ARGB => &BYTE_TYPES,
+        order::INTENSITY | order::LUMINANCE => &NORM_FLOAT_TYPES,
+        order::RGB => &PACKED_TYPES,
+        _ => return false,
+    };
+    types.contains(&channel_type)
 }
 
 /// Which component (0 = red … 3 = alpha) each stored channel holds, in
@@ -394,6 +402,20 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), SUPPORTED_FORMATS.len());
+    }
+
+    #[test]
+    fn is_supported_agrees_with_the_list() {
+        let mut accepted = 0;
+        for o in 0x10B0..=0x10C0 {
+            for t in 0x10D0..=0x10E0 {
+                if is_supported(o, t) {
+                    assert!(SUPPORTED_FORMATS.contains(&(o, t)), "{o:#x}/{t:#x}");
+                    accepted += 1;
+                }
+            }
+        }
+        assert_eq!(accepted, SUPPORTED_FORMATS.len());
     }
 
     #[test]

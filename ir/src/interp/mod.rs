@@ -31,8 +31,10 @@
 //!   `vloadN`/`vstoreN` and the `half` forms with rounding suffixes,
 //!   `fract`/`modf`/`sincos`/`frexp`/`remquo`/`lgamma_r`,
 //!   `async_work_group_(strided_)copy`/`wait_group_events`/`prefetch`,
-//!   `printf` (output to stdout, or kept by [`run_kernel_capture`]), and the
-//!   OpenCL 2.0 work-group collectives. Any other name is
+//!   `printf` (output to stdout, or kept by [`run_kernel_capture`]), the
+//!   OpenCL 2.0 work-group collectives, and the image builtins
+//!   (`read_image*`, `write_image*`, `get_image_*`) on
+//!   [`KernelArg::Image`] arguments through [`crate::image`]. Any other name is
 //!   [`InterpError::UnsupportedBuiltin`].
 //!
 //! The interpreter trusts the IR's shape only as far as it must: IR that
