@@ -16,6 +16,7 @@
 use crate::diag::{Diags, Pos};
 use rustc_hash::FxHashMap;
 use std::borrow::{Borrow, Cow};
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -157,6 +158,40 @@ impl Token {
     pub fn hidden(&self, name: &str) -> bool {
         self.hide.as_ref().is_some_and(|h| h.contains(name))
     }
+}
+
+thread_local! {
+    /// Emptied token buffers of this thread's earlier builds. Builds run on
+    /// kept threads, and reusing their large buffers spares the allocator
+    /// the large frees that make it reorganise its free lists.
+    static SPARE_BUFFERS: RefCell<Vec<Vec<Token>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Spare buffers kept per thread, and the largest kept (in tokens).
+const MAX_SPARE_BUFFERS: usize = 4;
+const MAX_SPARE_CAPACITY: usize = 1 << 14;
+
+/// An empty token buffer, one of this thread's spare ones when it has one.
+pub fn token_buffer() -> Vec<Token> {
+    SPARE_BUFFERS
+        .try_with(|s| s.borrow_mut().pop())
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// Drops the tokens of `buffer` and keeps it for a later [`token_buffer`].
+pub fn recycle(mut buffer: Vec<Token>) {
+    buffer.clear();
+    if buffer.capacity() == 0 || buffer.capacity() > MAX_SPARE_CAPACITY {
+        return;
+    }
+    let _ = SPARE_BUFFERS.try_with(|s| {
+        let mut spare = s.borrow_mut();
+        if spare.len() < MAX_SPARE_BUFFERS {
+            spare.push(buffer);
+        }
+    });
 }
 
 /// The punctuator at the start of `s`, longest match first.
@@ -394,7 +429,8 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
     };
     let mut spellings: FxHashMap<&str, Arc<str>> = FxHashMap::default();
 
-    let mut toks = Vec::with_capacity(n / 4);
+    let mut toks = token_buffer();
+    toks.reserve(n / 4);
     let mut bol = true;
     let mut space = false;
     let mut k = 0;

@@ -8,21 +8,27 @@
 
 use crate::ast::*;
 use crate::diag::{Diags, Pos};
-use crate::lexer::{Text, TokKind, Token};
+use crate::lexer::{recycle, Text, TokKind, Token};
 use crate::literal;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use vecl_ir::{AccessQualifier, AddressSpace, Scalar};
 
 pub struct Parser<'a> {
     toks: Vec<Token>,
     k: usize,
     diags: &'a mut Diags,
-    typedefs: Vec<HashSet<String>>,
+    typedefs: Vec<FxHashSet<String>>,
     /// `-cl-single-precision-constant`: unsuffixed floating constants are `float`.
     single_precision_constants: bool,
     /// Current nesting of expressions and statements (bounded: deep
     /// recursion would overflow the stack).
     depth: u32,
+}
+
+impl Drop for Parser<'_> {
+    fn drop(&mut self) {
+        recycle(std::mem::take(&mut self.toks));
+    }
 }
 
 /// How deeply expressions and statements may nest.
@@ -104,7 +110,7 @@ impl<'a> Parser<'a> {
             toks,
             k: 0,
             diags,
-            typedefs: vec![HashSet::new()],
+            typedefs: vec![FxHashSet::default()],
             single_precision_constants,
             depth: 0,
         }
@@ -208,7 +214,7 @@ impl<'a> Parser<'a> {
     }
 
     fn push_scope(&mut self) {
-        self.typedefs.push(HashSet::new());
+        self.typedefs.push(FxHashSet::default());
     }
 
     fn pop_scope(&mut self) {

@@ -9,7 +9,7 @@
 //! self-referential macros terminate.
 
 use crate::diag::{Diags, Pos, SourceMap};
-use crate::lexer::{lex, Text, TokKind, Token};
+use crate::lexer::{lex, recycle, token_buffer, Text, TokKind, Token};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -72,7 +72,7 @@ impl<'a> Preprocessor<'a> {
                 .iter()
                 .map(|(n, t)| (n.to_string(), t.to_string()))
                 .collect(),
-            out: Vec::new(),
+            out: token_buffer(),
             conds: Vec::new(),
             depth: 0,
         }
@@ -118,7 +118,8 @@ impl<'a> Preprocessor<'a> {
         let toks = lex(&self.sm.files[file as usize].text, file, self.diags);
         let base_conds = self.conds.len();
         let is_directive = |t: &Token| t.bol && t.is_punct("#");
-        let mut toks = toks.into_iter().peekable();
+        let mut lexed = toks;
+        let mut toks = lexed.drain(..).peekable();
         let mut line = Vec::new();
         while let Some(first) = toks.next() {
             if is_directive(&first) {
@@ -132,7 +133,8 @@ impl<'a> Preprocessor<'a> {
             }
             // The text up to the next directive expands as one sequence (a
             // macro call may span lines, not a directive).
-            let mut text = vec![first];
+            let mut text = token_buffer();
+            text.push(first);
             while let Some(t) = toks.next_if(|t| !is_directive(t)) {
                 text.push(t);
             }
@@ -140,8 +142,12 @@ impl<'a> Preprocessor<'a> {
                 let mut out = std::mem::take(&mut self.out);
                 self.expand_into(text, &mut out);
                 self.out = out;
+            } else {
+                recycle(text);
             }
         }
+        drop(toks);
+        recycle(lexed);
         while self.conds.len() > base_conds {
             if let Some(c) = self.conds.pop() {
                 self.diags
@@ -481,6 +487,12 @@ impl<'a> Preprocessor<'a> {
     /// Fully macro-expands a token list, appending the result to `out`.
     fn expand_into(&mut self, input: Vec<Token>, out: &mut Vec<Token>) {
         let mut inp: VecDeque<Token> = input.into();
+        self.expand_queue(&mut inp, out);
+        recycle(inp.into());
+    }
+
+    /// Expands the tokens of `inp` into `out`, taking them from the front.
+    fn expand_queue(&mut self, inp: &mut VecDeque<Token>, out: &mut Vec<Token>) {
         let mut budget = MAX_EXPANSIONS;
         while let Some(t) = inp.pop_front() {
             if t.kind != TokKind::Ident || t.hidden(&t.text) {
@@ -520,7 +532,7 @@ impl<'a> Preprocessor<'a> {
                         continue;
                     }
                     inp.pop_front();
-                    let Some(args) = self.collect_args(&mut inp, &t) else {
+                    let Some(args) = self.collect_args(inp, &t) else {
                         return;
                     };
                     let want = params.len();

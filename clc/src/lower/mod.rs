@@ -25,7 +25,7 @@ mod types;
 use crate::ast::*;
 use crate::diag::{Diags, Pos};
 use crate::parser::Reported;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use vecl_ir::builder::FunctionBuilder;
 use vecl_ir::*;
 
@@ -123,11 +123,11 @@ impl<'d> Lowerer<'d> {
             diags,
             opts,
             module: Module::default(),
-            tags: HashMap::new(),
-            globals: HashMap::new(),
-            typedefs: vec![HashMap::new()],
-            funcs: HashMap::new(),
-            strings: HashMap::new(),
+            tags: HashMap::default(),
+            globals: HashMap::default(),
+            typedefs: vec![HashMap::default()],
+            funcs: HashMap::default(),
+            strings: HashMap::default(),
             cx: None,
             anon_structs: 0,
             call_graph: Vec::new(),
@@ -428,13 +428,13 @@ impl<'d> Lowerer<'d> {
             let info = self.kernel_info(f, params, &sig)?;
             b.func_mut().kernel = Some(info);
         }
-        let mut address_taken = HashSet::new();
+        let mut address_taken = HashSet::default();
         for s in &f.body {
             collect_address_taken_stmt(s, &mut address_taken);
         }
         self.cx = Some(FnCx {
             b,
-            scopes: vec![HashMap::new()],
+            scopes: vec![HashMap::default()],
             ret: sig.ret.clone(),
             name: name.clone(),
             is_kernel: f.specs.kernel,

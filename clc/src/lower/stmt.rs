@@ -13,13 +13,13 @@ use super::{to_loc, Breakable, LResult, Lowerer, Sym};
 use crate::ast::*;
 use crate::diag::Pos;
 use crate::parser::Reported;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use vecl_ir::*;
 
 impl Lowerer<'_> {
     fn push_scope(&mut self) {
-        self.cx().scopes.push(HashMap::new());
-        self.typedefs.push(HashMap::new());
+        self.cx().scopes.push(HashMap::default());
+        self.typedefs.push(HashMap::default());
     }
 
     fn pop_scope(&mut self) {
