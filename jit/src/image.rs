@@ -1,13 +1,15 @@
 //! The host side of the image builtins: the generated code calls
-//! [`vecl_read_image`] and [`vecl_write_image`] once per active lane with
-//! the lane's operands in a small record, and these run the shared
+//! [`vecl_read_image_lanes`] and [`vecl_write_image_lanes`] once per chunk
+//! (a uniform image), or [`vecl_read_image`] and [`vecl_write_image`] once
+//! per lane, with the operands in a stack record; these run the shared
 //! definitions of `vecl_ir::image`, so a JIT-compiled kernel reads and
 //! writes texels exactly as the interpreter does.
 //!
-//! The record is eight 32-bit words: the coordinate (x, y, z, w) in words
-//! 0–3 (`int` or `float` bits, components the image does not use ignored)
-//! and the colour in words 4–7 — written by the kernel for a write, filled
-//! by the host for a read.
+//! A lane record is eight 32-bit words: the coordinate (x, y, z, w) in
+//! words 0–3 (`int` or `float` bits, components the image does not use
+//! ignored) and the colour in words 4–7 — written by the kernel for a
+//! write, filled by the host for a read. A chunk record holds the same
+//! eight components with one word per lane each, component-major.
 
 use vecl_ir::image::{self, Coord, ImageDesc, PixelValue, TexelMemory, ValueClass};
 
@@ -157,10 +159,90 @@ pub(crate) unsafe extern "C" fn vecl_write_image(
     );
 }
 
+/// `read_image{f,i,ui}` of a whole chunk of `lanes` work-items (at most
+/// 32). The record is eight components of `lanes` words each,
+/// component-major: the coordinate's (x, y, z, w) in components 0–3, the
+/// results written into components 4–7. Lane `j` is read when bit `j` of
+/// `active` is set; an inactive lane's results are 0.
+///
+/// # Safety
+/// `desc` is null or points to a live descriptor whose pixels are valid;
+/// `record` points to `8 · lanes` writable `u32`s.
+pub(crate) unsafe extern "C" fn vecl_read_image_lanes(
+    desc: *const ImageDesc,
+    sampler: u32,
+    flags: u32,
+    record: *mut u32,
+    lanes: u32,
+    active: u32,
+) {
+    let n = lanes.min(32) as usize;
+    // SAFETY: the record is the caller's chunk-sized stack slot.
+    let words = unsafe { std::slice::from_raw_parts_mut(record, 8 * n) };
+    // SAFETY: the generated code passes the kernel's image argument.
+    let img = unsafe { image(desc) };
+    let sampler = (flags & flag::SAMPLER != 0).then_some(sampler);
+    for j in 0..n {
+        let v = match &img {
+            Some((d, texels)) if active >> j & 1 == 1 => {
+                let c: [u32; 4] = std::array::from_fn(|k| words[k * n + j]);
+                let coord = if flags & flag::FLOAT_COORD != 0 {
+                    Coord::Float(c.map(f32::from_bits))
+                } else {
+                    Coord::Int(c.map(|x| x as i32))
+                };
+                image::read_image(d, texels, sampler, coord, class(flags)).bits()
+            }
+            _ => [0; 4],
+        };
+        for (k, b) in v.into_iter().enumerate() {
+            words[(4 + k) * n + j] = b;
+        }
+    }
+}
+
+/// `write_image{f,i,ui}` of a whole chunk: the `int` coordinate in
+/// components 0–3 and the colour in components 4–7 of a component-major
+/// record of `lanes` words per component; lane `j` writes when bit `j` of
+/// `active` is set, in lane order.
+///
+/// # Safety
+/// As [`vecl_read_image_lanes`]; the record is only read.
+pub(crate) unsafe extern "C" fn vecl_write_image_lanes(
+    desc: *const ImageDesc,
+    flags: u32,
+    record: *const u32,
+    lanes: u32,
+    active: u32,
+) {
+    let n = lanes.min(32) as usize;
+    // SAFETY: the generated code passes the kernel's image argument.
+    let Some((d, mut texels)) = (unsafe { image(desc) }) else {
+        return;
+    };
+    // SAFETY: the record is the caller's chunk-sized stack slot.
+    let words = unsafe { std::slice::from_raw_parts(record, 8 * n) };
+    for j in (0..n).filter(|j| active >> j & 1 == 1) {
+        let coord: [i32; 4] = std::array::from_fn(|k| words[k * n + j] as i32);
+        let color: [u32; 4] = std::array::from_fn(|k| words[(4 + k) * n + j]);
+        image::write_image(
+            d,
+            &mut texels,
+            coord,
+            PixelValue::from_bits(class(flags), color),
+        );
+    }
+}
+
 /// The symbols of this file the generated code imports.
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
         ("vecl_read_image", vecl_read_image as *const u8),
         ("vecl_write_image", vecl_write_image as *const u8),
+        ("vecl_read_image_lanes", vecl_read_image_lanes as *const u8),
+        (
+            "vecl_write_image_lanes",
+            vecl_write_image_lanes as *const u8,
+        ),
     ]
 }

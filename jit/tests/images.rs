@@ -533,3 +533,71 @@ fn images_and_samplers_through_helper_functions() {
     assert_eq!(&pixels[..4], &[0; 4]);
     assert!(pixels.iter().any(|b| *b != 0));
 }
+
+/// A kernel (in IR text; OpenCL C cannot write it) whose image differs
+/// between lanes: the JIT's per-lane calls.
+const PER_LANE_IMAGES: &str = r#"
+kernel @k(a: ptr global u8, b: ptr global u8, c: ptr global u8, d: ptr global u8, o: ptr global <4 x f32>) {
+  %0: ptr global u8 = param 0
+  %1: ptr global u8 = param 1
+  %2: ptr global u8 = param 2
+  %3: ptr global u8 = param 3
+  %4: ptr global <4 x f32> = param 4
+  %5: u32 = const 0
+  %6: u64 = work_item global_id %5
+  %7: u64 = const 1
+  %8: u64 = and %6, %7
+  %9: bool = cmp eq %8, %7
+  %10: ptr global u8 = select %9, %0, %1
+  %11: i32 = convert %6
+  %12: i32 = const 1
+  %13: <2 x i32> = construct %11, %12
+  %14: <4 x f32> = builtin read_imagef(%10, %13)
+  %15: ptr global <4 x f32> = index %4, %6
+  store %15, %14
+  %16: ptr global u8 = select %9, %2, %3
+  %17: u64 = const 3
+  %18: bool = cmp lt %6, %17
+  if %18 {
+    %19: void = builtin write_imagef(%16, %13, %14)
+  }
+  return
+}
+"#;
+
+#[test]
+fn images_that_differ_between_lanes() {
+    let m = vecl_ir::text::parse_module(PER_LANE_IMAGES).unwrap_or_else(|e| panic!("{e:?}"));
+    let blank = |o, t| {
+        let desc = ImageDesc::packed(object::IMAGE2D, o, t, [8, 2, 1], 0).unwrap();
+        KernelArg::Image {
+            desc,
+            pixels: vec![0; desc.byte_len() as usize],
+        }
+    };
+    let args = [
+        image(
+            object::IMAGE2D,
+            order::RGBA,
+            channel::UNORM_INT8,
+            [8, 2, 1],
+            0,
+            1,
+        ),
+        image(object::IMAGE2D, order::R, channel::FLOAT, [8, 2, 1], 0, 2),
+        blank(order::RGBA, channel::HALF_FLOAT),
+        blank(order::RG, channel::UNORM_INT16),
+        floats(8),
+    ];
+    let out = versus(&m, "k", &args, &NdRange::linear(8, 8));
+    // Item 1 (odd: image c) wrote pixel (1, 1); items 0 and 2 (even:
+    // image d) pixels (0, 1) and (2, 1).
+    let (KernelArg::Image { pixels: c, .. }, KernelArg::Image { pixels: d, .. }) =
+        (&out[2], &out[3])
+    else {
+        unreachable!()
+    };
+    let nonzero = |p: &[u8]| p.iter().filter(|b| **b != 0).count();
+    assert!(nonzero(&c[..72]) == 0 && nonzero(&c[72..80]) > 0 && nonzero(&c[80..]) == 0);
+    assert!(nonzero(&d[32..36]) > 0 && nonzero(&d[40..44]) > 0 && nonzero(&d[44..]) == 0);
+}

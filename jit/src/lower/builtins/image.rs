@@ -1,12 +1,21 @@
-//! The image builtins. `read_image*` and `write_image*` call the host's
-//! `vecl_read_image`/`vecl_write_image` (`crate::image`) once per lane with
-//! the lane's coordinate (and colour) in an eight-word stack record and the
-//! lane's active bit, so texel addressing, filtering and format conversion
-//! are the very code the interpreter runs; a read whose operands are all
-//! uniform is one call whose result is uniform. `get_image_*` load the
-//! descriptor's fields directly (`vecl_ir::image::desc_offset`).
+//! The image builtins. `read_image*` and `write_image*` call host functions
+//! of `crate::image`, so texel addressing, filtering and format conversion
+//! are the very code the interpreter runs:
+//! - a read whose operands are all uniform is one `vecl_read_image` call and
+//!   its result is uniform;
+//! - with a uniform image (and sampler) — the usual case — the chunk makes
+//!   one `vecl_read_image_lanes`/`vecl_write_image_lanes` call: the varying
+//!   coordinate (and colour) components are stored as whole pieces into a
+//!   component-major stack record, the active mask goes as a bit per lane,
+//!   and the results come back as whole pieces;
+//! - otherwise (an image that differs between lanes) one
+//!   `vecl_read_image`/`vecl_write_image` call per lane with that lane's
+//!   operands in an eight-word record and its active bit.
+//!
+//! `get_image_*` load the descriptor's fields directly
+//! (`vecl_ir::image::desc_offset`).
 
-use super::super::lanes::{Lanes, Val};
+use super::super::lanes::{carrier, Lanes, Val};
 use super::super::{FunctionCx, LResult};
 use crate::image::flag;
 use cranelift_codegen::ir::{
@@ -14,6 +23,9 @@ use cranelift_codegen::ir::{
 };
 use vecl_ir::image::{desc_offset, object};
 use vecl_ir::{Scalar, Type, ValueId};
+
+/// Lanes a chunk call's active bits can name.
+const MAX_CHUNK_LANES: u32 = 32;
 
 /// Record bytes: coordinate words 0–3, colour words 4–7.
 const RECORD_BYTES: u32 = 32;
@@ -48,6 +60,57 @@ impl FunctionCx<'_, '_> {
             2,
         ));
         self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// A record for a whole chunk: eight components of W 32-bit lanes each,
+    /// component-major, so whole pieces go in and out.
+    fn chunk_record(&mut self) -> Value {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            32 * self.w,
+            4,
+        ));
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// Stores every component of `v` (element `s`, 32-bit) as W lanes from
+    /// word `word` of a chunk record on.
+    fn store_pieces(&mut self, rec: Value, word: usize, s: Scalar, v: &Val) {
+        let w = self.w as usize;
+        for (c, l) in v.iter().enumerate() {
+            let pieces = self.varying(s, l);
+            for (p, piece) in pieces.into_iter().enumerate() {
+                let at = (word + c * w + p * 4) * 4;
+                self.b
+                    .ins()
+                    .store(MemFlagsData::trusted(), piece, rec, at as i32);
+            }
+        }
+    }
+
+    /// One component of W 32-bit lanes from word `word` of a chunk record.
+    fn load_pieces(&mut self, rec: Value, word: usize, s: Scalar) -> Lanes {
+        let pieces = (0..self.w as usize / 4)
+            .map(|p| {
+                let at = (word + p * 4) * 4;
+                self.b
+                    .ins()
+                    .load(carrier(s), MemFlagsData::trusted(), rec, at as i32)
+            })
+            .collect();
+        Lanes::Varying(pieces)
+    }
+
+    /// The active mask as one bit per lane (lane `j` at bit `j`).
+    fn mask_bits(&mut self) -> Value {
+        let mask = self.cur_mask();
+        let mut bits = self.iconst(types::I32, 0);
+        for (i, m) in mask.iter().enumerate() {
+            let b = self.b.ins().vhigh_bits(types::I32, *m);
+            let b = self.b.ins().ishl_imm_u(b, 4 * i as i64);
+            bits = self.b.ins().bor(bits, b);
+        }
+        bits
     }
 
     /// Stores the components of operand `v` (of element `s`) lane `j` at
@@ -116,6 +179,33 @@ impl FunctionCx<'_, '_> {
                 .collect();
             return Ok(out);
         }
+        if let (Lanes::Uniform(d), Lanes::Uniform(smp), true) =
+            (&img_l, &smp_l, self.w <= MAX_CHUNK_LANES)
+        {
+            // One call for the chunk: operands and results in whole pieces.
+            let (d, smp) = (*d, *smp);
+            let host = self.extern_fn(
+                "vecl_read_image_lanes",
+                &[
+                    types::I64,
+                    types::I32,
+                    types::I32,
+                    types::I64,
+                    types::I32,
+                    types::I32,
+                ],
+                None,
+            )?;
+            let rec = self.chunk_record();
+            self.store_pieces(rec, 0, coord_s, &coord_v);
+            let lanes = self.iconst(types::I32, i64::from(self.w));
+            let active = self.mask_bits();
+            self.call(host, &[d, smp, flags, rec, lanes, active]);
+            let w = self.w as usize;
+            return Ok((0..4)
+                .map(|c| self.load_pieces(rec, 4 * w + c * w, s))
+                .collect());
+        }
         let mask = self.cur_mask();
         let mut comps: [Vec<Value>; 4] = Default::default();
         for j in 0..self.w as usize {
@@ -153,10 +243,26 @@ impl FunctionCx<'_, '_> {
             &[types::I64, types::I32, types::I64, types::I32],
             None,
         )?;
+        let flags = self.iconst(types::I32, i64::from(class));
+        if let (Lanes::Uniform(d), true) = (&img_l, self.w <= MAX_CHUNK_LANES) {
+            let d = *d;
+            let host = self.extern_fn(
+                "vecl_write_image_lanes",
+                &[types::I64, types::I32, types::I64, types::I32, types::I32],
+                None,
+            )?;
+            let rec = self.chunk_record();
+            let w = self.w as usize;
+            self.store_pieces(rec, 0, coord_s, &coord_v);
+            self.store_pieces(rec, 4 * w, s, &color_v);
+            let lanes = self.iconst(types::I32, i64::from(self.w));
+            let active = self.mask_bits();
+            self.call(host, &[d, flags, rec, lanes, active]);
+            return Ok(Vec::new());
+        }
         let rec = self.record();
         self.store_operand(rec, 0, coord_s, &coord_v, None);
         self.store_operand(rec, COLOR_AT, s, &color_v, None);
-        let flags = self.iconst(types::I32, i64::from(class));
         let mask = self.cur_mask();
         for j in 0..self.w as usize {
             self.store_operand(rec, 0, coord_s, &coord_v, Some(j));
