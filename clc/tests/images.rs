@@ -240,3 +240,39 @@ fn program_scope_samplers_with_const_or_constant() {
         );
     }
 }
+
+#[test]
+fn image_misuse_is_an_error_never_a_panic() {
+    let bodies = [
+        "float4 v = *img;",
+        "int x = img + 1;",
+        "img++;",
+        "int x = -img;",
+        "int x = !img;",
+        "int x = img ? 1 : 2;",
+        "if (img) { }",
+        "int x = (int)img;",
+        "int x = sizeof(*img);",
+        "int x = img->x;",
+        "int x = img.x;",
+        "image2d_t copy = img;",
+        "global uchar *p = img;",
+        "global image2d_t *p = &img;",
+        "float4 v = read_imagef(img, 0, (float2)(0), 1);",
+        "float4 v = read_imagef(img);",
+        "int2 d = get_image_dim(img, img);",
+        "write_imageui(img, (int2)(0), (uint4)(0));",
+    ];
+    for body in bodies {
+        let src = format!("kernel void k(read_only image2d_t img, global int *o) {{ {body} }}");
+        let result = std::panic::catch_unwind(|| vecl_clc::build(&src, ""));
+        match result {
+            Ok(Err(vecl_clc::BuildError::Failed { log })) => {
+                assert!(log.contains("error"), "{body}: {log}")
+            }
+            Ok(Ok(_)) => panic!("built without error: {body}"),
+            Ok(Err(e)) => panic!("{body}: {e:?}"),
+            Err(_) => panic!("panic on: {body}"),
+        }
+    }
+}

@@ -634,6 +634,9 @@ impl Lowerer<'_> {
         match op {
             UnOp::Deref => {
                 let (p, t) = self.rvalue(a)?;
+                if super::images::ImageKind::of(&t).is_some() {
+                    return self.err(pos, "image types cannot be dereferenced");
+                }
                 let Type::Pointer(_, inner) = &t else {
                     let ts = self.type_str(&t);
                     return self.err(
