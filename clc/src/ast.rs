@@ -5,6 +5,7 @@
 //! constant expressions (array sizes) are known.
 
 use crate::diag::Pos;
+use crate::lexer::Text;
 use vecl_ir::{AccessQualifier, AddressSpace, Scalar};
 
 #[derive(Clone, Debug)]
@@ -169,7 +170,8 @@ pub struct Expr {
 
 #[derive(Clone, Debug)]
 pub enum ExprKind {
-    Ident(String),
+    /// Names share their token's text (no copy per use).
+    Ident(Text),
     Int(u64, Scalar),
     Float(f64, Scalar),
     Str(Vec<u8>),
@@ -178,10 +180,10 @@ pub enum ExprKind {
     /// `a = b` (`None`) or a compound assignment `a op= b`.
     Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
-    Call(String, Vec<Expr>),
+    Call(Text, Vec<Expr>),
     Index(Box<Expr>, Box<Expr>),
     /// `e.name` or `e->name` (`true`).
-    Member(Box<Expr>, String, bool),
+    Member(Box<Expr>, Text, bool),
     Cast(Box<TypeName>, Box<Expr>),
     /// `(float4)(a, b, c)`.
     VecLit(Box<TypeName>, Vec<Expr>),

@@ -183,10 +183,10 @@ impl<'a> Parser<'a> {
         self.err(at, format!("expected '{p}' before {found}"))
     }
 
-    fn ident(&mut self) -> PResult<(String, Pos)> {
+    fn ident(&mut self) -> PResult<(Text, Pos)> {
         match self.peek() {
             Some(t) if t.kind == TokKind::Ident => {
-                let r = (t.text.to_string(), t.pos);
+                let r = (t.text.clone(), t.pos);
                 self.k += 1;
                 Ok(r)
             }
@@ -387,7 +387,7 @@ impl<'a> Parser<'a> {
             loop {
                 if self.eat(".") {
                     let (n, p) = self.ident()?;
-                    desig.push(Designator::Field(n, p));
+                    desig.push(Designator::Field(n.to_string(), p));
                 } else if self.eat("[") {
                     let e = self.cond_expr()?;
                     self.expect("]")?;
@@ -633,7 +633,7 @@ impl<'a> Parser<'a> {
         let mut attrs = Vec::new();
         self.attributes(&mut attrs)?;
         let name = if self.peek().is_some_and(|t| t.kind == TokKind::Ident) {
-            Some(self.ident()?.0)
+            Some(self.ident()?.0.to_string())
         } else {
             None
         };
@@ -685,7 +685,7 @@ impl<'a> Parser<'a> {
 
     fn enum_spec(&mut self, pos: Pos) -> PResult<TypeSpec> {
         let name = if self.peek().is_some_and(|t| t.kind == TokKind::Ident) {
-            Some(self.ident()?.0)
+            Some(self.ident()?.0.to_string())
         } else {
             None
         };
@@ -693,6 +693,7 @@ impl<'a> Parser<'a> {
             let mut items = Vec::new();
             while !self.at("}") {
                 let (n, p) = self.ident()?;
+                let n = n.to_string();
                 let v = if self.eat("=") {
                     Some(self.cond_expr()?)
                 } else {
@@ -760,7 +761,8 @@ impl<'a> Parser<'a> {
             t.kind == TokKind::Ident
                 && (!self.is_decl_word(&t.text) || self.is_plain_typedef(&t.text))
         }) {
-            inner.name = Some(self.ident()?);
+            let (name, pos) = self.ident()?;
+            inner.name = Some((name.to_string(), pos));
         } else if !abstract_ {
             let at = self.pos();
             let found = self.peek().map(|t| t.text.clone()).unwrap_or_default();
@@ -1349,7 +1351,7 @@ impl<'a> Parser<'a> {
                         format!("unexpected type name '{}': expected expression", t.text),
                     );
                 }
-                ExprKind::Ident(t.text.to_string())
+                ExprKind::Ident(t.text.clone())
             }
             TokKind::Number => {
                 if literal::is_float_text(&t.text) {

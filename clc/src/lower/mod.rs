@@ -709,7 +709,7 @@ fn collect_address_taken(e: &Expr, out: &mut HashSet<String>) {
                 base = b;
             }
             if let Ident(n) = &base.kind {
-                out.insert(n.clone());
+                out.insert(n.to_string());
             }
             collect_address_taken(inner, out);
         }
