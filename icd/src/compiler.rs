@@ -24,6 +24,23 @@ pub enum ArgKind {
     Buffer,
     /// A `__local` buffer whose size the host sets (`arg_value` null).
     Local,
+    /// An image (`cl_mem` of an image of this `CL_MEM_OBJECT_IMAGE*` type).
+    Image(cl_mem_object_type),
+    /// A `sampler_t` (`cl_sampler`).
+    Sampler,
+}
+
+/// The image type an OpenCL C image type name takes.
+fn image_type_of(type_name: &str) -> Option<cl_mem_object_type> {
+    Some(match type_name {
+        "image1d_t" => CL_MEM_OBJECT_IMAGE1D,
+        "image1d_buffer_t" => CL_MEM_OBJECT_IMAGE1D_BUFFER,
+        "image1d_array_t" => CL_MEM_OBJECT_IMAGE1D_ARRAY,
+        "image2d_t" => CL_MEM_OBJECT_IMAGE2D,
+        "image2d_array_t" => CL_MEM_OBJECT_IMAGE2D_ARRAY,
+        "image3d_t" => CL_MEM_OBJECT_IMAGE3D,
+        _ => return None,
+    })
 }
 
 /// What `clGetKernelArgInfo` reports about a parameter, and how it is set.
@@ -142,11 +159,16 @@ pub fn compile(
 }
 
 fn arg_meta(info: vecl::ArgInfo) -> ArgMeta {
-    let (address, kind) = match info.address {
-        AddressSpace::Global => (CL_KERNEL_ARG_ADDRESS_GLOBAL, ArgKind::Buffer),
-        AddressSpace::Constant => (CL_KERNEL_ARG_ADDRESS_CONSTANT, ArgKind::Buffer),
-        AddressSpace::Local => (CL_KERNEL_ARG_ADDRESS_LOCAL, ArgKind::Local),
-        AddressSpace::Private | AddressSpace::Generic => {
+    // Images and samplers are told apart by their type names: to the
+    // kernel they are a `__global` pointer and a `uint`.
+    let image = image_type_of(&info.type_name);
+    let (address, kind) = match (image, info.address) {
+        (Some(image_type), _) => (CL_KERNEL_ARG_ADDRESS_GLOBAL, ArgKind::Image(image_type)),
+        _ if info.type_name == "sampler_t" => (CL_KERNEL_ARG_ADDRESS_PRIVATE, ArgKind::Sampler),
+        (None, AddressSpace::Global) => (CL_KERNEL_ARG_ADDRESS_GLOBAL, ArgKind::Buffer),
+        (None, AddressSpace::Constant) => (CL_KERNEL_ARG_ADDRESS_CONSTANT, ArgKind::Buffer),
+        (None, AddressSpace::Local) => (CL_KERNEL_ARG_ADDRESS_LOCAL, ArgKind::Local),
+        (None, AddressSpace::Private | AddressSpace::Generic) => {
             (CL_KERNEL_ARG_ADDRESS_PRIVATE, ArgKind::Value)
         }
     };

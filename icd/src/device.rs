@@ -18,6 +18,7 @@ use crate::handle::Object;
 use crate::info::{name_version, query, Info};
 use crate::platform::{check_platform, platform_handle};
 use crate::ClResult;
+use vecl::runtime::image::limits as image_limits;
 
 /// vecl's CPU device.
 pub struct Device;
@@ -111,6 +112,38 @@ pub unsafe extern "C" fn clGetDeviceInfo(
     unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
 }
 
+/// The `cl_uint` image limits; 0 without image support.
+fn image_uint(param_name: cl_device_info) -> u32 {
+    if !device_caps::IMAGE_SUPPORT {
+        return 0;
+    }
+    match param_name {
+        CL_DEVICE_MAX_READ_IMAGE_ARGS => image_limits::MAX_READ_IMAGE_ARGS,
+        CL_DEVICE_MAX_WRITE_IMAGE_ARGS => image_limits::MAX_WRITE_IMAGE_ARGS,
+        CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => image_limits::MAX_READ_WRITE_IMAGE_ARGS,
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT => image_limits::IMAGE_PITCH_ALIGNMENT,
+        CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => image_limits::IMAGE_BASE_ADDRESS_ALIGNMENT,
+        _ => image_limits::MAX_SAMPLERS,
+    }
+}
+
+/// The `size_t` image limits; 0 without image support.
+fn image_size(param_name: cl_device_info) -> usize {
+    if !device_caps::IMAGE_SUPPORT {
+        return 0;
+    }
+    let limit = match param_name {
+        CL_DEVICE_IMAGE2D_MAX_WIDTH => image_limits::IMAGE2D_MAX_WIDTH,
+        CL_DEVICE_IMAGE2D_MAX_HEIGHT => image_limits::IMAGE2D_MAX_HEIGHT,
+        CL_DEVICE_IMAGE3D_MAX_WIDTH => image_limits::IMAGE3D_MAX_WIDTH,
+        CL_DEVICE_IMAGE3D_MAX_HEIGHT => image_limits::IMAGE3D_MAX_HEIGHT,
+        CL_DEVICE_IMAGE3D_MAX_DEPTH => image_limits::IMAGE3D_MAX_DEPTH,
+        CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => image_limits::image_max_buffer_size(),
+        _ => image_limits::IMAGE_MAX_ARRAY_SIZE,
+    };
+    limit as usize
+}
+
 fn device_info(param_name: cl_device_info) -> ClResult<Info> {
     let (major, minor) = device_caps::CL_VERSION;
     let [p_char, p_short, p_int, p_long, p_float, p_double, p_half] = CAPS.preferred_widths;
@@ -142,20 +175,20 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_MAX_CLOCK_FREQUENCY => uint(CAPS.clock_mhz),
         CL_DEVICE_ADDRESS_BITS => uint(64),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => ulong(CAPS.max_mem_alloc_size),
-        CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
+        CL_DEVICE_IMAGE_SUPPORT => Info::bool(device_caps::IMAGE_SUPPORT),
         CL_DEVICE_MAX_READ_IMAGE_ARGS
         | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
         | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
         | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
         | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
-        | CL_DEVICE_MAX_SAMPLERS => uint(0),
+        | CL_DEVICE_MAX_SAMPLERS => uint(image_uint(param_name)),
         CL_DEVICE_IMAGE2D_MAX_WIDTH
         | CL_DEVICE_IMAGE2D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_WIDTH
         | CL_DEVICE_IMAGE3D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_DEPTH
         | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => size(0),
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => size(image_size(param_name)),
         CL_DEVICE_MAX_PARAMETER_SIZE => size(CAPS.max_parameter_size),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => uint(device_caps::MEM_BASE_ADDR_ALIGN_BITS),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => uint(CAPS.min_data_type_align_size),
@@ -211,7 +244,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
                 .collect::<Vec<_>>(),
         ),
         CL_DEVICE_OPENCL_C_FEATURES => Info::array(
-            &device_caps::OPENCL_C_FEATURES
+            &device_caps::opencl_c_features()
                 .iter()
                 .map(|name| name_version(name, version_of((3, 0, 0))))
                 .collect::<Vec<_>>(),

@@ -25,6 +25,28 @@ pub const OPENCL_C_VERSIONS: &[(u32, u32)] = &[(1, 0), (1, 1), (1, 2), (3, 0)];
 /// OpenCL C 3.0 optional features the front end supports.
 pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
 
+/// `CL_DEVICE_IMAGE_SUPPORT`: images, samplers and the image builtins of
+/// OpenCL C. Every image entry point answers as a device without images
+/// does (`CL_INVALID_OPERATION`) while this is false.
+pub const IMAGE_SUPPORT: bool = true;
+
+/// OpenCL C 3.0 features that come with image support.
+pub const OPENCL_C_IMAGE_FEATURES: &[&str] = &[
+    "__opencl_c_images",
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_read_write_images",
+];
+
+/// Every OpenCL C 3.0 optional feature of the device.
+pub fn opencl_c_features() -> Vec<&'static str> {
+    let images = if IMAGE_SUPPORT {
+        OPENCL_C_IMAGE_FEATURES
+    } else {
+        &[]
+    };
+    OPENCL_C_FEATURES.iter().chain(images).copied().collect()
+}
+
 /// Largest work-group (product of the local sizes).
 pub const MAX_WORK_GROUP_SIZE: usize = limits::MAX_WORK_GROUP_SIZE as usize;
 /// Largest local size per dimension.

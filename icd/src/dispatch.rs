@@ -15,11 +15,13 @@ use crate::device::*;
 use crate::enqueue::*;
 use crate::event::*;
 use crate::extension::*;
+use crate::image::*;
 use crate::kernel::*;
 use crate::memory::*;
 use crate::platform::*;
 use crate::program::*;
 use crate::queue::*;
+use crate::sampler::*;
 use crate::svm::*;
 use crate::unsupported::*;
 
@@ -55,7 +57,7 @@ pub static DISPATCH: cl_icd_dispatch = cl_icd_dispatch {
     clGetImageInfo: Some(clGetImageInfo),
     clCreateSampler: Some(clCreateSampler),
     clRetainSampler: Some(clRetainSampler),
-    clReleaseSampler: Some(clRetainSampler),
+    clReleaseSampler: Some(clReleaseSampler),
     clGetSamplerInfo: Some(clGetSamplerInfo),
     clCreateProgramWithSource: Some(clCreateProgramWithSource),
     clCreateProgramWithBinary: Some(clCreateProgramWithBinary),

@@ -23,8 +23,8 @@ use crate::memory::Mem;
 use crate::queue::{wait_blocking, Barrier, Queue};
 use crate::ClResult;
 
-/// A live buffer of the queue's context.
-fn queue_buffer(queue: &Object<Queue>, mem: cl_mem) -> ClResult<Arc<Object<Mem>>> {
+/// A live memory object (buffer or image) of the queue's context.
+pub fn queue_mem(queue: &Object<Queue>, mem: cl_mem) -> ClResult<Arc<Object<Mem>>> {
     let mem = Mem::get(mem)?;
     if !Arc::ptr_eq(&mem.context, &queue.context) {
         return Err(CL_INVALID_CONTEXT);
@@ -32,9 +32,19 @@ fn queue_buffer(queue: &Object<Queue>, mem: cl_mem) -> ClResult<Arc<Object<Mem>>
     Ok(mem)
 }
 
+/// A live buffer of the queue's context: "CL_INVALID_MEM_OBJECT if buffer
+/// is not a valid buffer object" (an image is not).
+pub fn queue_buffer(queue: &Object<Queue>, mem: cl_mem) -> ClResult<Arc<Object<Mem>>> {
+    let mem = queue_mem(queue, mem)?;
+    if mem.is_image() {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    Ok(mem)
+}
+
 /// "CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer which
 /// has been created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS."
-fn check_host_read(mem: &Mem) -> ClResult<()> {
+pub fn check_host_read(mem: &Mem) -> ClResult<()> {
     if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
         return Err(CL_INVALID_OPERATION);
     }
@@ -42,7 +52,7 @@ fn check_host_read(mem: &Mem) -> ClResult<()> {
 }
 
 /// The write counterpart of [`check_host_read`].
-fn check_host_write(mem: &Mem) -> ClResult<()> {
+pub fn check_host_write(mem: &Mem) -> ClResult<()> {
     if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
         return Err(CL_INVALID_OPERATION);
     }
@@ -258,7 +268,7 @@ fn copy_rect(src: usize, src_rect: Rect, dst: usize, dst_rect: Rect, region: [us
 ///
 /// # Safety
 /// `ptr` is null or points at three `size_t`s.
-unsafe fn triple(ptr: *const usize) -> ClResult<[usize; 3]> {
+pub unsafe fn triple(ptr: *const usize) -> ClResult<[usize; 3]> {
     // SAFETY: forwarded contract.
     let values = unsafe { slice(ptr, 3, CL_INVALID_VALUE)? };
     Ok([values[0], values[1], values[2]])
@@ -636,7 +646,7 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
 ) -> cl_int {
     api(|| {
         let queue = Queue::get(command_queue)?;
-        let mem = queue_buffer(&queue, memobj)?;
+        let mem = queue_mem(&queue, memobj)?;
         let address = mapped_ptr as usize;
         let base = mem.base() as usize;
         // "CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by
@@ -688,7 +698,7 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         let handles = unsafe { slice(mem_objects, num_mem_objects as usize, CL_INVALID_VALUE)? };
         let mems = handles
             .iter()
-            .map(|&mem| queue_buffer(&queue, mem))
+            .map(|&mem| queue_mem(&queue, mem))
             .collect::<ClResult<Vec<_>>>()?;
         let work = Box::new(move || {
             drop(mems);

@@ -8,7 +8,7 @@
 
 use std::ffi::c_void;
 
-use opencl_sys::{cl_name_version, CL_INVALID_VALUE};
+use opencl_sys::{cl_image_format, cl_name_version, CL_INVALID_VALUE};
 
 use crate::ClResult;
 
@@ -27,6 +27,7 @@ impl Plain for usize {}
 impl Plain for isize {}
 impl Plain for *mut c_void {}
 impl Plain for cl_name_version {}
+impl Plain for cl_image_format {}
 
 impl Info {
     /// One value of plain data.

@@ -19,6 +19,7 @@ use crate::handle::{cl_type, ClType, Object};
 use crate::info::{query, Info};
 use crate::memory::Mem;
 use crate::program::Program;
+use crate::sampler::Sampler;
 use crate::ClResult;
 
 /// Buffers set as arguments, by argument index. They are held weakly: a
@@ -230,7 +231,7 @@ pub unsafe extern "C" fn clSetKernelArg(
                 };
                 if !handle.is_null() {
                     let mem = Mem::get(handle).map_err(|_| CL_INVALID_MEM_OBJECT)?;
-                    if !Arc::ptr_eq(&mem.context, &kernel.program.context) {
+                    if !Arc::ptr_eq(&mem.context, &kernel.program.context) || mem.is_image() {
                         return Err(CL_INVALID_MEM_OBJECT);
                     }
                     buffer = Some(mem);
@@ -238,6 +239,32 @@ pub unsafe extern "C" fn clSetKernelArg(
                 kernel
                     .raw
                     .set_arg_mem(arg_index, buffer.as_ref().map(|mem| &mem.raw))
+            }
+            ArgKind::Image(image_type) => {
+                let mem = image_arg(&kernel, meta.access, image_type, arg_size, arg_value)?;
+                let set = kernel.raw.set_arg_mem(arg_index, Some(&mem.raw));
+                buffer = Some(mem);
+                set
+            }
+            ArgKind::Sampler => {
+                // "CL_INVALID_SAMPLER for an argument declared to be of type
+                // sampler_t when the specified arg_value is not a valid
+                // sampler object."
+                if arg_size != std::mem::size_of::<cl_sampler>() {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                if arg_value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                // SAFETY: the application passes a pointer to a cl_sampler.
+                let handle = unsafe { arg_value.cast::<cl_sampler>().read_unaligned() };
+                let sampler = Sampler::get(handle)?;
+                if !Arc::ptr_eq(&sampler.context, &kernel.program.context) {
+                    return Err(CL_INVALID_SAMPLER);
+                }
+                kernel
+                    .raw
+                    .set_arg_bytes(arg_index, &sampler.raw.bits().to_le_bytes())
             }
             ArgKind::Local => {
                 // "CL_INVALID_ARG_VALUE if the argument is declared with the
@@ -256,6 +283,46 @@ pub unsafe extern "C" fn clSetKernelArg(
             buffer.as_ref().map(Arc::downgrade);
         Ok(())
     })
+}
+
+/// The image an image argument is set to: "CL_INVALID_MEM_OBJECT for an
+/// argument declared to be a memory object when the specified arg_value is
+/// not a valid memory object" (a buffer is not an image), and
+/// "CL_INVALID_ARG_VALUE if the argument is an image declared with the
+/// read_only qualifier and arg_value refers to an image object created with
+/// cl_mem_flags of CL_MEM_WRITE_ONLY or if the image argument is declared
+/// with the write_only qualifier and arg_value refers to an image object
+/// created with cl_mem_flags of CL_MEM_READ_ONLY"; an image of another type
+/// than the parameter's is an invalid value too.
+fn image_arg(
+    kernel: &Kernel,
+    access: cl_kernel_arg_access_qualifier,
+    image_type: cl_mem_object_type,
+    arg_size: usize,
+    arg_value: *const c_void,
+) -> ClResult<Arc<Object<Mem>>> {
+    if arg_size != std::mem::size_of::<cl_mem>() {
+        return Err(CL_INVALID_ARG_SIZE);
+    }
+    if arg_value.is_null() {
+        return Err(CL_INVALID_ARG_VALUE);
+    }
+    // SAFETY: the application passes a pointer to a cl_mem.
+    let handle = unsafe { arg_value.cast::<cl_mem>().read_unaligned() };
+    let mem = Mem::get(handle).map_err(|_| CL_INVALID_MEM_OBJECT)?;
+    if !Arc::ptr_eq(&mem.context, &kernel.program.context) {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    let info = mem.raw.image().ok_or(CL_INVALID_MEM_OBJECT)?;
+    let conflicting = match access {
+        CL_KERNEL_ARG_ACCESS_READ_ONLY => CL_MEM_WRITE_ONLY,
+        CL_KERNEL_ARG_ACCESS_WRITE_ONLY => CL_MEM_READ_ONLY,
+        _ => 0,
+    };
+    if info.image_type != image_type || mem.flags & conflicting != 0 {
+        return Err(CL_INVALID_ARG_VALUE);
+    }
+    Ok(mem)
 }
 
 /// `clGetKernelInfo`.

@@ -11,10 +11,11 @@
 //! [`handle`]).
 //!
 //! One file per API area, named after the functions it holds: [`platform`],
-//! [`device`], [`context`], [`queue`], [`memory`], [`program`], [`kernel`],
-//! [`event`], [`enqueue`], [`svm`]; [`unsupported`] answers the optional
-//! features vecl does not offer (images, samplers, pipes, GL sharing) with
-//! the errors the specification prescribes.
+//! [`device`], [`context`], [`queue`], [`memory`], [`image`], [`sampler`],
+//! [`program`], [`kernel`], [`event`], [`enqueue`], [`svm`];
+//! [`unsupported`] answers the optional features vecl does not offer
+//! (pipes, device-side queues, GL sharing) with the errors the
+//! specification prescribes.
 
 #![allow(non_snake_case)]
 
@@ -28,12 +29,14 @@ mod entry;
 mod event;
 mod extension;
 mod handle;
+mod image;
 mod info;
 mod kernel;
 mod memory;
 mod platform;
 mod program;
 mod queue;
+mod sampler;
 mod scheduler;
 mod svm;
 mod unsupported;

@@ -6,6 +6,10 @@
 //! or with `CL_MEM_USE_HOST_PTR` the application's memory itself (zero
 //! copy); a sub-buffer is a window onto its parent's bytes. Kernels receive
 //! the `vecl::Mem`; copies and maps use its address.
+//!
+//! Images are memory objects too (`crate::image` makes them): their
+//! `vecl::Mem` carries the image's format and layout, and `parent` is the
+//! buffer a 1-D image buffer or a 2-D image from a buffer lives in.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,7 +30,7 @@ pub const ALIGN: usize = MEM_BASE_ADDR_ALIGN_BITS as usize / 8;
 /// A memory-object destructor callback.
 pub type MemDestructor = unsafe extern "C" fn(memobj: cl_mem, user_data: *mut c_void);
 
-/// A buffer or sub-buffer.
+/// A buffer, sub-buffer or image.
 pub struct Mem {
     pub context: Arc<Object<Context>>,
     pub flags: cl_mem_flags,
@@ -35,6 +39,7 @@ pub struct Mem {
     pub offset: usize,
     /// vecl's memory object.
     pub raw: vecl::Mem,
+    /// The buffer of a sub-buffer, or of an image made from a buffer.
     pub parent: Option<Arc<Object<Mem>>>,
     host_ptr: UserPtr,
     properties: Vec<cl_mem_properties>,
@@ -45,6 +50,36 @@ pub struct Mem {
 cl_type!(Mem, CL_INVALID_MEM_OBJECT);
 
 impl Mem {
+    /// A memory object of `context` to register: its flags, size, vecl
+    /// object, the buffer it is made from, the application's pointer (for
+    /// `CL_MEM_HOST_PTR`) and its property list.
+    pub fn new(
+        context: Arc<Object<Context>>,
+        flags: cl_mem_flags,
+        raw: vecl::Mem,
+        parent: Option<Arc<Object<Mem>>>,
+        host_ptr: *mut c_void,
+        properties: Vec<cl_mem_properties>,
+    ) -> Mem {
+        Mem {
+            context,
+            flags,
+            size: raw.size() as usize,
+            offset: 0,
+            raw,
+            parent,
+            host_ptr: UserPtr(host_ptr),
+            properties,
+            map_count: AtomicU32::new(0),
+            destructors: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether the object is an image.
+    pub fn is_image(&self) -> bool {
+        self.raw.image().is_some()
+    }
+
     /// The address of the buffer's first byte.
     pub fn base(&self) -> *mut u8 {
         self.raw.as_ptr()
@@ -89,7 +124,7 @@ const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_
 
 /// Checks a buffer's flags: known bits, at most one access mode and one
 /// host access mode, `USE_HOST_PTR` alone among the host-pointer flags.
-fn check_flags(flags: cl_mem_flags) -> ClResult<cl_mem_flags> {
+pub fn check_flags(flags: cl_mem_flags) -> ClResult<cl_mem_flags> {
     if flags & !(ACCESS | HOST_ACCESS | HOST_PTR | CL_MEM_KERNEL_READ_AND_WRITE) != 0
         || (flags & ACCESS).count_ones() > 1
         || (flags & HOST_ACCESS).count_ones() > 1
@@ -198,7 +233,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
 ) -> cl_mem {
     let body = || {
         let parent = Mem::get(buffer)?;
-        if parent.parent.is_some() {
+        if parent.parent.is_some() || parent.is_image() {
             return Err(CL_INVALID_MEM_OBJECT);
         }
         if flags & HOST_PTR != 0 {
@@ -297,7 +332,11 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
     let body = || {
         let mem = Mem::get(memobj)?;
         Ok(match param_name {
-            CL_MEM_TYPE => Info::value(CL_MEM_OBJECT_BUFFER),
+            CL_MEM_TYPE => Info::value(
+                mem.raw
+                    .image()
+                    .map_or(CL_MEM_OBJECT_BUFFER, |image| image.image_type),
+            ),
             CL_MEM_FLAGS => Info::value(mem.flags),
             CL_MEM_SIZE => Info::value(mem.size),
             CL_MEM_HOST_PTR => Info::value(mem.host_ptr.0),

@@ -18,6 +18,11 @@
 
 static int checks, failures;
 
+/* CL_DEVICE_IMAGE_SUPPORT: image calls that a device without images
+ * answers with CL_INVALID_OPERATION check their arguments otherwise. */
+static int images;
+#define IMAGES_OR_NONE(code) (images ? (code) : CL_INVALID_OPERATION)
+
 #define EXPECT(call, want)                                                   \
     do {                                                                     \
         cl_int got_ = (call);                                                \
@@ -155,9 +160,9 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     /* clCreateImage2D, clCreateImage3D */
     cl_image_format format = {CL_RGBA, CL_FLOAT};
     EXPECT_NULL(clCreateImage2D(bad_ctx, CL_MEM_READ_WRITE, &format, 4, 4, 0, NULL, &err), err, CL_INVALID_CONTEXT);
-    EXPECT_NULL(clCreateImage2D(ctx, CL_MEM_READ_WRITE, &format, 4, 4, 0, NULL, &err), err, CL_INVALID_OPERATION);
+    EXPECT_NULL(clCreateImage2D(ctx, CL_MEM_READ_WRITE, &format, 0, 4, 0, NULL, &err), err, IMAGES_OR_NONE(CL_INVALID_IMAGE_SIZE));
     EXPECT_NULL(clCreateImage3D(bad_ctx, CL_MEM_READ_WRITE, &format, 4, 4, 4, 0, 0, NULL, &err), err, CL_INVALID_CONTEXT);
-    EXPECT_NULL(clCreateImage3D(ctx, CL_MEM_READ_WRITE, &format, 4, 4, 4, 0, 0, NULL, &err), err, CL_INVALID_OPERATION);
+    EXPECT_NULL(clCreateImage3D(ctx, CL_MEM_READ_WRITE, &format, 4, 4, 1, 0, 0, NULL, &err), err, IMAGES_OR_NONE(CL_INVALID_IMAGE_SIZE));
     /* clRetainMemObject, clReleaseMemObject */
     EXPECT(clRetainMemObject(bad_mem), CL_INVALID_MEM_OBJECT);
     EXPECT(clReleaseMemObject(bad_mem), CL_INVALID_MEM_OBJECT);
@@ -175,7 +180,7 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT(clGetImageInfo(buf, CL_IMAGE_WIDTH, sizeof size, &size, NULL), CL_INVALID_MEM_OBJECT);
     /* clCreateSampler */
     EXPECT_NULL(clCreateSampler(bad_ctx, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, &err), err, CL_INVALID_CONTEXT);
-    EXPECT_NULL(clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_NONE, CL_FILTER_NEAREST, &err), err, CL_INVALID_OPERATION);
+    EXPECT_NULL(clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_NONE, 0x7777, &err), err, IMAGES_OR_NONE(CL_INVALID_VALUE));
     /* clRetainSampler, clReleaseSampler, clGetSamplerInfo */
     EXPECT(clRetainSampler(bad_sampler), CL_INVALID_SAMPLER);
     EXPECT(clReleaseSampler(bad_sampler), CL_INVALID_SAMPLER);
@@ -599,7 +604,7 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT_NULL(clCreateBufferWithProperties(ctx, NULL, CL_MEM_READ_WRITE, 0, NULL, &err), err, CL_INVALID_BUFFER_SIZE);
     /* clCreateImageWithProperties */
     EXPECT_NULL(clCreateImageWithProperties(bad_ctx, NULL, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_CONTEXT);
-    EXPECT_NULL(clCreateImageWithProperties(ctx, NULL, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_OPERATION);
+    EXPECT_NULL(clCreateImageWithProperties(ctx, bad_mprops, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_PROPERTY);
     /* clSetContextDestructorCallback */
     EXPECT(clSetContextDestructorCallback(bad_ctx, context_destroyed, NULL), CL_INVALID_CONTEXT);
     EXPECT(clSetContextDestructorCallback(ctx, NULL, NULL), CL_INVALID_VALUE);
@@ -625,6 +630,240 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT(clReleaseContext(ctx), CL_SUCCESS);
 }
 
+/* A 2-D image of 8x8 pixels of `format`, or NULL. */
+static cl_mem image_2d(cl_context ctx, cl_mem_flags flags, cl_channel_order order, cl_channel_type type) {
+    cl_image_format format = {order, type};
+    cl_image_desc desc = {0};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = desc.image_height = 8;
+    cl_int err;
+    cl_mem image = clCreateImage(ctx, flags, &format, &desc, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    return image;
+}
+
+/* Images, samplers and image kernel arguments with a device that has
+ * images: bad formats, descriptors, regions, pitches, flags and handles. */
+static void image_calls(cl_context ctx, cl_command_queue queue) {
+    cl_int err;
+    char host[4096];
+    size_t size = 0;
+    cl_uint count = 0;
+    cl_image_format formats[2];
+    EXPECT(clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE3D, 0, NULL, &count), CL_SUCCESS);
+    EXPECT(count >= 11 ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 2, formats, NULL), CL_SUCCESS);
+    EXPECT(clGetSupportedImageFormats(ctx, (cl_mem_flags)1 << 40, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &count), CL_INVALID_VALUE);
+
+    /* clCreateImage: formats. */
+    cl_image_desc desc = {0};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = desc.image_height = 8;
+    cl_image_format rgba8 = {CL_RGBA, CL_UNORM_INT8};
+    cl_image_format bad_order = {0x7777, CL_FLOAT};
+    cl_image_format intensity_int = {CL_INTENSITY, CL_SIGNED_INT8};
+    cl_image_format rgbx_565 = {CL_RGBx, CL_UNORM_SHORT_565};
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, NULL, &desc, NULL, &err), err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &bad_order, &desc, NULL, &err), err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &intensity_int, &desc, NULL, &err), err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgbx_565, &desc, NULL, &err), err, CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    /* Descriptors. */
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, NULL, NULL, &err), err, CL_INVALID_IMAGE_DESCRIPTOR);
+    cl_image_desc bad = desc;
+    bad.image_type = CL_MEM_OBJECT_BUFFER;
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &bad, NULL, &err), err, CL_INVALID_IMAGE_DESCRIPTOR);
+    bad = desc;
+    bad.image_width = 0;
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &bad, NULL, &err), err, CL_INVALID_IMAGE_DESCRIPTOR);
+    bad = desc;
+    bad.image_row_pitch = 64;
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &bad, NULL, &err), err, CL_INVALID_IMAGE_DESCRIPTOR);
+    bad.image_row_pitch = 30;
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, &bad, host, &err), err, CL_INVALID_IMAGE_DESCRIPTOR);
+    bad = desc;
+    bad.num_mip_levels = 1;
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &bad, NULL, &err), err, CL_INVALID_IMAGE_DESCRIPTOR);
+    bad = desc;
+    bad.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &bad, NULL, &err), err, CL_INVALID_IMAGE_DESCRIPTOR);
+    bad = desc;
+    bad.image_width = (size_t)1 << 30;
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &bad, NULL, &err), err, CL_INVALID_IMAGE_SIZE);
+    /* Flags and host pointers. */
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_USE_HOST_PTR, &rgba8, &desc, NULL, &err), err, CL_INVALID_HOST_PTR);
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &desc, host, &err), err, CL_INVALID_HOST_PTR);
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, &rgba8, &desc, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateImage(ctx, (cl_mem_flags)1 << 40, &rgba8, &desc, NULL, &err), err, CL_INVALID_VALUE);
+    /* 1-D image buffers. */
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_ONLY, 256, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    cl_image_desc over = {0};
+    over.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    over.image_width = 64;
+    over.buffer = buf;
+    cl_mem view = clCreateImage(ctx, 0, &rgba8, &over, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    cl_mem_flags flags = 0;
+    EXPECT(clGetMemObjectInfo(view, CL_MEM_FLAGS, sizeof flags, &flags, NULL), CL_SUCCESS);
+    EXPECT(flags & CL_MEM_READ_ONLY ? CL_SUCCESS : -1, CL_SUCCESS);
+    cl_mem associated = NULL;
+    EXPECT(clGetImageInfo(view, CL_IMAGE_BUFFER, sizeof associated, &associated, NULL), CL_SUCCESS);
+    EXPECT(associated == buf ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &over, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateImage(ctx, CL_MEM_ALLOC_HOST_PTR, &rgba8, &over, NULL, &err), err, CL_INVALID_VALUE);
+    over.image_width = 65;
+    EXPECT_NULL(clCreateImage(ctx, 0, &rgba8, &over, NULL, &err), err, CL_INVALID_IMAGE_SIZE);
+    size_t origin[3] = {0, 0, 0}, region[3] = {8, 1, 1};
+    EXPECT(clEnqueueCopyImageToBuffer(queue, view, buf, origin, region, 0, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+
+    /* Queries. */
+    cl_mem img = image_2d(ctx, CL_MEM_READ_WRITE, CL_RGBA, CL_UNORM_INT8);
+    cl_mem flt = image_2d(ctx, CL_MEM_READ_WRITE, CL_R, CL_FLOAT);
+    cl_mem wo = image_2d(ctx, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY, CL_RGBA, CL_UNORM_INT8);
+    EXPECT(clGetImageInfo(img, 0xdead, sizeof size, &size, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetImageInfo(img, CL_IMAGE_WIDTH, 1, host, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetImageInfo(img, CL_IMAGE_ROW_PITCH, sizeof size, &size, NULL), CL_SUCCESS);
+    EXPECT(size == 32 ? CL_SUCCESS : -1, CL_SUCCESS);
+    cl_mem_object_type type = 0;
+    EXPECT(clGetMemObjectInfo(img, CL_MEM_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
+    EXPECT(type == CL_MEM_OBJECT_IMAGE2D ? CL_SUCCESS : -1, CL_SUCCESS);
+    cl_buffer_region sub = {0, 128};
+    EXPECT_NULL(clCreateSubBuffer(img, 0, CL_BUFFER_CREATE_TYPE_REGION, &sub, &err), err, CL_INVALID_MEM_OBJECT);
+
+    /* Reads and writes: regions, pitches, pointers, host access. */
+    size_t full[3] = {8, 8, 1}, beyond[3] = {9, 8, 1}, zero[3] = {0, 8, 1}, deep[3] = {8, 8, 2};
+    size_t slice1[3] = {0, 0, 1};
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, origin, full, 0, 0, host, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, origin, beyond, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, origin, zero, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, origin, deep, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, slice1, full, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, origin, full, 16, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, origin, full, 0, 0, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, NULL, full, 0, 0, host, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueReadImage(queue, buf, CL_TRUE, origin, full, 0, 0, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueReadImage(queue, img, CL_TRUE, origin, full, 0, 0, host, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT(clEnqueueReadBuffer(queue, img, CL_TRUE, 0, 16, host, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueWriteImage(queue, wo, CL_TRUE, origin, full, 0, 0, host, 0, NULL, NULL), CL_INVALID_OPERATION);
+    EXPECT(clEnqueueWriteImage(queue, img, CL_TRUE, origin, full, 0, 0, host, 0, NULL, NULL), CL_SUCCESS);
+
+    /* Copies. */
+    size_t half[3] = {4, 4, 1}, shifted[3] = {2, 2, 0};
+    EXPECT(clEnqueueCopyImage(queue, img, flt, origin, origin, half, 0, NULL, NULL), CL_IMAGE_FORMAT_MISMATCH);
+    EXPECT(clEnqueueCopyImage(queue, img, img, origin, shifted, half, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    EXPECT(clEnqueueCopyImage(queue, img, img, origin, origin, beyond, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueCopyImage(queue, img, wo, origin, shifted, half, 0, NULL, NULL), CL_SUCCESS);
+    cl_mem small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    EXPECT(clEnqueueCopyImageToBuffer(queue, img, small, origin, half, 0, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clEnqueueCopyImageToBuffer(queue, img, small, origin, half, 4, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueCopyImageToBuffer(queue, small, img, origin, half, 0, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT(clEnqueueCopyBufferToImage(queue, small, img, 0, shifted, half, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clEnqueueCopyBufferToImage(queue, small, img, 0, shifted, full, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueCopyBufferToImage(queue, img, small, 0, origin, half, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+
+    /* Fills. */
+    float color[4] = {1, 0.5f, 0, 1};
+    EXPECT(clEnqueueFillImage(queue, img, NULL, origin, half, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueFillImage(queue, img, color, origin, beyond, 0, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT(clEnqueueFillImage(queue, img, color, shifted, half, 0, NULL, NULL), CL_SUCCESS);
+
+    /* Maps. */
+    size_t row_pitch = 0, slice_pitch = 99;
+    EXPECT_NULL(clEnqueueMapImage(queue, img, CL_TRUE, CL_MAP_READ, origin, half, NULL, NULL, 0, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clEnqueueMapImage(queue, img, CL_TRUE, (cl_map_flags)1 << 20, origin, half, &row_pitch, NULL, 0, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clEnqueueMapImage(queue, img, CL_TRUE, CL_MAP_READ, origin, beyond, &row_pitch, NULL, 0, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clEnqueueMapImage(queue, wo, CL_TRUE, CL_MAP_WRITE, origin, half, &row_pitch, NULL, 0, NULL, NULL, &err), err, CL_INVALID_OPERATION);
+    cl_image_format r8 = {CL_R, CL_UNSIGNED_INT8};
+    cl_image_desc cube = {0};
+    cube.image_type = CL_MEM_OBJECT_IMAGE3D;
+    cube.image_width = cube.image_height = cube.image_depth = 4;
+    cl_mem vol = clCreateImage(ctx, CL_MEM_READ_WRITE, &r8, &cube, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    size_t all3[3] = {4, 4, 4};
+    EXPECT_NULL(clEnqueueMapImage(queue, vol, CL_TRUE, CL_MAP_READ, origin, all3, &row_pitch, NULL, 0, NULL, NULL, &err), err, CL_INVALID_VALUE);
+    void *mapped = clEnqueueMapImage(queue, vol, CL_TRUE, CL_MAP_READ, origin, all3, &row_pitch, &slice_pitch, 0, NULL, NULL, &err);
+    EXPECT(err, CL_SUCCESS);
+    EXPECT(row_pitch == 4 && slice_pitch == 16 ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clEnqueueUnmapMemObject(queue, vol, mapped, 0, NULL, NULL), CL_SUCCESS);
+    EXPECT(clEnqueueUnmapMemObject(queue, vol, mapped, 0, NULL, NULL), CL_INVALID_VALUE);
+
+    /* Samplers. */
+    EXPECT_NULL(clCreateSampler(ctx, CL_TRUE, 0x7777, CL_FILTER_LINEAR, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateSampler(ctx, 2, CL_ADDRESS_CLAMP, CL_FILTER_LINEAR, &err), err, CL_INVALID_VALUE);
+    cl_sampler sampler = clCreateSampler(ctx, CL_TRUE, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR, &err);
+    EXPECT(err, CL_SUCCESS);
+    cl_addressing_mode mode = 0;
+    EXPECT(clGetSamplerInfo(sampler, CL_SAMPLER_ADDRESSING_MODE, sizeof mode, &mode, NULL), CL_SUCCESS);
+    EXPECT(mode == CL_ADDRESS_REPEAT ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clGetSamplerInfo(sampler, CL_SAMPLER_FILTER_MODE, 1, &mode, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetSamplerInfo(sampler, 0xdead, sizeof mode, &mode, NULL), CL_INVALID_VALUE);
+    cl_sampler_properties twice[] = {CL_SAMPLER_FILTER_MODE, CL_FILTER_LINEAR, CL_SAMPLER_FILTER_MODE, CL_FILTER_LINEAR, 0};
+    cl_sampler_properties unknown[] = {0x7777, 1, 0};
+    cl_sampler_properties bad_value[] = {CL_SAMPLER_ADDRESSING_MODE, 0x7777, 0};
+    EXPECT_NULL(clCreateSamplerWithProperties(ctx, twice, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateSamplerWithProperties(ctx, unknown, &err), err, CL_INVALID_VALUE);
+    EXPECT_NULL(clCreateSamplerWithProperties(ctx, bad_value, &err), err, CL_INVALID_VALUE);
+    cl_sampler_properties sprops[] = {CL_SAMPLER_NORMALIZED_COORDS, CL_FALSE, 0};
+    cl_sampler plain = clCreateSamplerWithProperties(ctx, sprops, &err);
+    EXPECT(err, CL_SUCCESS);
+    cl_bool normalized = CL_TRUE;
+    EXPECT(clGetSamplerInfo(plain, CL_SAMPLER_NORMALIZED_COORDS, sizeof normalized, &normalized, NULL), CL_SUCCESS);
+    EXPECT(normalized == CL_FALSE ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clGetSamplerInfo(plain, CL_SAMPLER_PROPERTIES, 0, NULL, &size), CL_SUCCESS);
+    EXPECT(size == sizeof sprops ? CL_SUCCESS : -1, CL_SUCCESS);
+
+    /* Image and sampler kernel arguments. */
+    const char *source =
+        "kernel void k(read_only image2d_t in, sampler_t s, global float4 *out, write_only image2d_t o) {"
+        "  int2 p = (int2)(get_global_id(0), get_global_id(1));"
+        "  out[p.y * 8 + p.x] = read_imagef(in, s, p); write_imagef(o, p, out[0]); }";
+    cl_program program = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
+    EXPECT(clBuildProgram(program, 0, NULL, NULL, NULL, NULL), CL_SUCCESS);
+    cl_kernel kernel = clCreateKernel(program, "k", &err);
+    EXPECT(err, CL_SUCCESS);
+    if (kernel) {
+        char type_name[32] = {0};
+        EXPECT(clGetKernelArgInfo(kernel, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof type_name, type_name, NULL), CL_SUCCESS);
+        EXPECT(strcmp(type_name, "image2d_t") == 0 ? CL_SUCCESS : -1, CL_SUCCESS);
+        cl_kernel_arg_access_qualifier access = 0;
+        EXPECT(clGetKernelArgInfo(kernel, 3, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access, &access, NULL), CL_SUCCESS);
+        EXPECT(access == CL_KERNEL_ARG_ACCESS_WRITE_ONLY ? CL_SUCCESS : -1, CL_SUCCESS);
+        cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64 * 16, NULL, &err);
+        EXPECT(clSetKernelArg(kernel, 0, sizeof buf, &buf), CL_INVALID_MEM_OBJECT);
+        EXPECT(clSetKernelArg(kernel, 0, 4, &img), CL_INVALID_ARG_SIZE);
+        EXPECT(clSetKernelArg(kernel, 0, sizeof img, NULL), CL_INVALID_ARG_VALUE);
+        EXPECT(clSetKernelArg(kernel, 0, sizeof vol, &vol), CL_INVALID_ARG_VALUE);
+        EXPECT(clSetKernelArg(kernel, 0, sizeof wo, &wo), CL_INVALID_ARG_VALUE);
+        EXPECT(clSetKernelArg(kernel, 0, sizeof sampler, &sampler), CL_INVALID_MEM_OBJECT);
+        EXPECT(clSetKernelArg(kernel, 1, sizeof img, &img), CL_INVALID_SAMPLER);
+        EXPECT(clSetKernelArg(kernel, 1, 4, &sampler), CL_INVALID_ARG_SIZE);
+        EXPECT(clSetKernelArg(kernel, 2, sizeof img, &img), CL_INVALID_MEM_OBJECT);
+        EXPECT(clSetKernelArg(kernel, 0, sizeof img, &img), CL_SUCCESS);
+        EXPECT(clSetKernelArg(kernel, 1, sizeof sampler, &sampler), CL_SUCCESS);
+        EXPECT(clSetKernelArg(kernel, 2, sizeof out, &out), CL_SUCCESS);
+        EXPECT(clSetKernelArg(kernel, 3, sizeof wo, &wo), CL_SUCCESS);
+        size_t global[2] = {8, 8};
+        EXPECT(clEnqueueNDRangeKernel(queue, kernel, 2, NULL, global, NULL, 0, NULL, NULL), CL_SUCCESS);
+        EXPECT(clFinish(queue), CL_SUCCESS);
+        EXPECT(clReleaseKernel(kernel), CL_SUCCESS);
+        EXPECT(clReleaseMemObject(out), CL_SUCCESS);
+    }
+    EXPECT(clReleaseProgram(program), CL_SUCCESS);
+
+    cl_uint refs = 0;
+    EXPECT(clRetainSampler(sampler), CL_SUCCESS);
+    EXPECT(clGetSamplerInfo(sampler, CL_SAMPLER_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+    EXPECT(refs == 2 ? CL_SUCCESS : -1, CL_SUCCESS);
+    EXPECT(clReleaseSampler(sampler), CL_SUCCESS);
+    EXPECT(clReleaseSampler(sampler), CL_SUCCESS);
+    EXPECT(clReleaseSampler(sampler), CL_INVALID_SAMPLER);
+    EXPECT(clReleaseSampler(plain), CL_SUCCESS);
+    cl_mem objects[] = {view, buf, img, flt, wo, small, vol};
+    for (size_t i = 0; i < sizeof objects / sizeof objects[0]; i++) {
+        EXPECT(clReleaseMemObject(objects[i]), CL_SUCCESS);
+    }
+}
+
 int main(void) {
     cl_int err;
     cl_platform_id platform = find_vecl();
@@ -634,6 +873,9 @@ int main(void) {
     }
     cl_device_id device;
     EXPECT(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL), CL_SUCCESS);
+    cl_bool image_support = CL_FALSE;
+    EXPECT(clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof image_support, &image_support, NULL), CL_SUCCESS);
+    images = image_support == CL_TRUE;
 
     /* Platform and device queries. */
     char small[2];
@@ -814,17 +1056,23 @@ int main(void) {
         EXPECT(clReleaseKernel(kernel), CL_INVALID_KERNEL);
     }
 
+    /* Images and samplers, or their absence. */
+    if (images) {
+        image_calls(ctx, queue);
+    } else {
+        cl_image_format format = {CL_RGBA, CL_FLOAT};
+        cl_image_desc desc = {0};
+        desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+        desc.image_width = desc.image_height = 4;
+        EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_OPERATION);
+        cl_uint formats = 99;
+        EXPECT(clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &formats), CL_SUCCESS);
+        EXPECT(formats == 0 ? CL_SUCCESS : -1, CL_SUCCESS);
+        cl_sampler_properties sprops[] = {0};
+        EXPECT_NULL(clCreateSamplerWithProperties(ctx, sprops, &err), err, CL_INVALID_OPERATION);
+    }
+
     /* Unsupported optional features. */
-    cl_image_format format = {CL_RGBA, CL_FLOAT};
-    cl_image_desc desc = {0};
-    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-    desc.image_width = desc.image_height = 4;
-    EXPECT_NULL(clCreateImage(ctx, CL_MEM_READ_WRITE, &format, &desc, NULL, &err), err, CL_INVALID_OPERATION);
-    cl_uint formats = 99;
-    EXPECT(clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &formats), CL_SUCCESS);
-    EXPECT(formats == 0 ? CL_SUCCESS : -1, CL_SUCCESS);
-    cl_sampler_properties sprops[] = {0};
-    EXPECT_NULL(clCreateSamplerWithProperties(ctx, sprops, &err), err, CL_INVALID_OPERATION);
     EXPECT_NULL(clCreatePipe(ctx, 0, 4, 4, NULL, &err), err, CL_INVALID_OPERATION);
     EXPECT(clEnqueueNativeKernel(queue, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL), CL_INVALID_OPERATION);
 
