@@ -272,8 +272,10 @@ struct Positions<'s> {
     /// ([`Positions::newline`]) and columns are counted from the line's
     /// start. Otherwise positions are found by scanning the text.
     simple: bool,
-    /// No byte is beyond ASCII (a column is then a byte count).
-    ascii: bool,
+    /// No byte of the text, or of the current line, is beyond ASCII (a
+    /// column is then a byte count).
+    text_ascii: bool,
+    line_ascii: bool,
     /// Start of the current line (simple text).
     line_start: usize,
     file: u32,
@@ -292,9 +294,18 @@ impl Positions<'_> {
     fn newline(&mut self, at: usize) {
         if self.simple {
             self.line += 1;
-            self.line_start = at + 1;
-            self.at = at + 1;
-            self.col = 1;
+            self.start_line(at + 1);
+        }
+    }
+
+    fn start_line(&mut self, start: usize) {
+        self.line_start = start;
+        self.at = start;
+        self.col = 1;
+        if !self.text_ascii {
+            let rest = &self.text[start.min(self.text.len())..];
+            let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+            self.line_ascii = rest[..end].is_ascii();
         }
     }
 
@@ -302,7 +313,7 @@ impl Positions<'_> {
     #[inline]
     fn of(&mut self, to: usize) -> Pos {
         if self.simple {
-            let col = if self.ascii {
+            let col = if self.line_ascii {
                 (to - self.line_start) as u32 + 1
             } else {
                 // Columns count characters, not UTF-8 continuation bytes.
@@ -418,7 +429,8 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
     let mut pos = Positions {
         text: bytes,
         simple: restarts.is_empty(),
-        ascii: s.is_ascii(),
+        text_ascii: s.is_ascii(),
+        line_ascii: true,
         line_start: 0,
         file,
         restarts,
@@ -427,7 +439,9 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
         line: 1,
         col: 1,
     };
-    let mut spellings: FxHashMap<&str, Arc<str>> = FxHashMap::default();
+    pos.start_line(0);
+    let mut spellings: FxHashMap<&str, Arc<str>> =
+        FxHashMap::with_capacity_and_hasher(256, Default::default());
 
     let mut toks = token_buffer();
     toks.reserve(n / 4);
@@ -555,7 +569,12 @@ pub fn lex(text: &str, file: u32, diags: &mut Diags) -> Vec<Token> {
 
 /// The shared text of spelling `w`, allocated on first use.
 fn intern<'s>(spellings: &mut FxHashMap<&'s str, Arc<str>>, w: &'s str) -> Text {
-    Text::Shared(spellings.entry(w).or_insert_with(|| w.into()).clone())
+    if let Some(t) = spellings.get(w) {
+        return Text::Shared(t.clone());
+    }
+    let t: Arc<str> = w.into();
+    spellings.insert(w, t.clone());
+    Text::Shared(t)
 }
 
 #[cfg(test)]
