@@ -4,7 +4,7 @@
 //! kernel ABI, so no compiler is needed).
 
 use vecl_ir::image::{channel, decode_pixel, object, order, ImageDesc, PixelValue};
-use vecl_runtime::abi::{ArgKind, ArgSlot, Launch};
+use vecl_runtime::abi::{checked_offsets, ArgKind, ArgSlot, Launch};
 use vecl_runtime::image::{self, addressing, filter, limits};
 use vecl_runtime::{
     ArgValue, Error, ImageFormat, ImageShape, KernelArgs, KernelCode, MapFlags, Mem, MemFlags,
@@ -663,6 +663,31 @@ fn samplers_encode_to_the_kernel_bits() {
 /// block points to.
 struct ReadThroughDescriptor {
     slots: Vec<ArgSlot>,
+    /// Checked code: the tail follows the 24 bytes of parameters.
+    checked: bool,
+}
+
+fn read_through_descriptor(checked: bool) -> ReadThroughDescriptor {
+    ReadThroughDescriptor {
+        slots: vec![
+            ArgSlot {
+                kind: ArgKind::GlobalPointer,
+                offset: 0,
+                size: 8,
+            },
+            ArgSlot {
+                kind: ArgKind::Value,
+                offset: 8,
+                size: 4,
+            },
+            ArgSlot {
+                kind: ArgKind::GlobalPointer,
+                offset: 16,
+                size: 8,
+            },
+        ],
+        checked,
+    }
 }
 
 impl KernelCode for ReadThroughDescriptor {
@@ -673,7 +698,14 @@ impl KernelCode for ReadThroughDescriptor {
         &self.slots
     }
     fn args_size(&self) -> usize {
-        24
+        if self.checked {
+            24 + checked_offsets::tail_size(3)
+        } else {
+            24
+        }
+    }
+    fn checked_tail(&self) -> Option<usize> {
+        self.checked.then_some(24)
     }
     fn static_local_size(&self) -> u64 {
         0
@@ -713,25 +745,7 @@ impl KernelCode for ReadThroughDescriptor {
 
 #[test]
 fn image_arguments_point_to_a_descriptor_and_samplers_are_values() {
-    let code = std::sync::Arc::new(ReadThroughDescriptor {
-        slots: vec![
-            ArgSlot {
-                kind: ArgKind::GlobalPointer,
-                offset: 0,
-                size: 8,
-            },
-            ArgSlot {
-                kind: ArgKind::Value,
-                offset: 8,
-                size: 4,
-            },
-            ArgSlot {
-                kind: ArgKind::GlobalPointer,
-                offset: 16,
-                size: 8,
-            },
-        ],
-    });
+    let code = std::sync::Arc::new(read_through_descriptor(false));
     let queue = Queue::new(Default::default()).expect("queue");
     let image = new_image(RGBA8, &shape(object::IMAGE1D, [16, 1, 1], 0));
     let data = pattern(64, 3);
@@ -787,4 +801,34 @@ fn image_arguments_point_to_a_descriptor_and_samplers_are_values() {
     let desc = unsafe { *(slot as *const ImageDesc) };
     assert_eq!(desc, image.image_descriptor().expect("descriptor"));
     assert!(block.buffers.iter().any(|m| m.same_object(&image)));
+}
+
+#[test]
+fn checked_launches_bound_an_image_argument_by_its_descriptor() {
+    let code = read_through_descriptor(true);
+    let image = new_image(R32F, &shape(object::IMAGE2D, [4, 4, 1], 0));
+    let out = Mem::new(MemFlags::READ_WRITE, 64).expect("out");
+    let mut args = KernelArgs::for_code(&code);
+    args.set(0, ArgValue::Image(image.clone())).expect("image");
+    args.set(1, ArgValue::Bytes(vec![0; 4])).expect("sampler");
+    args.set(2, ArgValue::Buffer(Some(out.clone())))
+        .expect("out");
+    let block = args.build_block(code.args_size(), 0).expect("block");
+    // SAFETY: the block is `args_size` bytes.
+    let raw = unsafe { std::slice::from_raw_parts(block.bytes.as_ptr(), code.args_size()) };
+    let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
+    let entry = |i: usize| {
+        let at = 24 + checked_offsets::BOUNDS as usize + checked_offsets::BOUNDS_ENTRY as usize * i;
+        (word(at), word(at + 8))
+    };
+    let desc = word(0);
+    assert_eq!(desc, block.image_descriptors.as_ptr() as u64);
+    assert_eq!(
+        entry(0),
+        (desc, desc + std::mem::size_of::<ImageDesc>() as u64),
+        "the image slot's range is its descriptor"
+    );
+    assert_eq!(entry(1), (u64::MAX, u64::MAX));
+    let base = out.as_ptr() as u64;
+    assert_eq!(entry(2), (base, base + 64));
 }
