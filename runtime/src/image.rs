@@ -484,6 +484,23 @@ fn flags_from(parent: MemFlags, flags: MemFlags) -> Result<MemFlags> {
     Ok(MemFlags(out))
 }
 
+/// A 2-D image from a buffer: "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR if a 2D
+/// image is created from a buffer and the row pitch and base address
+/// alignment does not follow the rules described for creating a 2D image
+/// from a buffer": the row pitch a multiple of `IMAGE_PITCH_ALIGNMENT`
+/// pixels, and the host pointer of a `USE_HOST_PTR` buffer aligned to
+/// `IMAGE_BASE_ADDRESS_ALIGNMENT` pixels.
+fn check_buffer_alignment(buffer: &Mem, pixel_size: u32, shape: &ImageShape) -> Result<()> {
+    let px = u64::from(pixel_size);
+    let pitch_unit = px * u64::from(limits::IMAGE_PITCH_ALIGNMENT);
+    let base_unit = px * u64::from(limits::IMAGE_BASE_ADDRESS_ALIGNMENT);
+    let host = buffer.host_ptr() as u64;
+    if !shape.row_pitch.is_multiple_of(pitch_unit) || !host.is_multiple_of(base_unit) {
+        return Err(Error::InvalidImageFormatDescriptor);
+    }
+    Ok(())
+}
+
 impl Mem {
     /// `clCreateImage`: an image of `format` and `shape`, in its own
     /// storage or (for a 1-D image buffer or a 2-D image from a buffer) in
@@ -527,7 +544,13 @@ impl Mem {
                 if shape.image_type == object::IMAGE1D_BUFFER && shape.row_pitch != 0 {
                     return Err(Error::InvalidImageDescriptor);
                 }
-                let info = layout(format, pixel_size, shape, shape.row_pitch, 0)?;
+                let info = if shape.image_type == object::IMAGE2D {
+                    check_buffer_alignment(buffer, pixel_size, shape)?;
+                    layout(format, pixel_size, shape, shape.row_pitch, 0)
+                        .map_err(|_| Error::InvalidImageFormatDescriptor)?
+                } else {
+                    layout(format, pixel_size, shape, 0, 0)?
+                };
                 // "CL_INVALID_IMAGE_SIZE if … the buffer … is not large
                 // enough": the size of buffer must be at least the image's.
                 if info.storage_size() > buffer.size() {

@@ -631,6 +631,21 @@ fn image_buffers_share_the_buffers_bytes() {
             .expect("2-D from buffer");
     let info = flat.image_info().expect("info");
     assert_eq!(info.row_pitch, 64);
+    // A row pitch shorter than a row, or not a whole number of pixels.
+    for row_pitch in [16, 66] {
+        let bad = ImageShape { row_pitch, ..s2 };
+        // SAFETY: no host pointer.
+        let made = unsafe {
+            Mem::create_image(
+                MemFlags(0),
+                RGBA8,
+                &bad,
+                std::ptr::null_mut(),
+                Some(&buffer),
+            )
+        };
+        assert_eq!(made.err(), Some(Error::InvalidImageFormatDescriptor));
+    }
     let row1 = &read_all(&queue, &flat)[32..64];
     assert_eq!(row1, &data[64..96]);
 }
