@@ -37,6 +37,10 @@ pub const OPENCL_C_IMAGE_FEATURES: &[&str] = &[
     "__opencl_c_read_write_images",
 ];
 
+/// Extensions that come with image support (host side only: 2-D images
+/// over buffers, with the pitch and base alignments the device reports).
+pub const IMAGE_EXTENSIONS: &[&str] = &["cl_khr_image2d_from_buffer"];
+
 /// Every OpenCL C 3.0 optional feature of the device.
 pub fn opencl_c_features() -> Vec<&'static str> {
     let images = if IMAGE_SUPPORT {
@@ -114,7 +118,15 @@ pub static CAPS: LazyLock<Caps> = LazyLock::new(|| {
         device_version: device.version(),
         driver_version: device.driver_version(),
         opencl_c_version: device.opencl_c_version(),
-        device_extensions: words(device.extensions()),
+        device_extensions: words(device.extensions())
+            .into_iter()
+            .chain(
+                IMAGE_EXTENSIONS
+                    .iter()
+                    .filter(|_| IMAGE_SUPPORT)
+                    .map(|name| name.to_string()),
+            )
+            .collect(),
         compute_units: device.max_compute_units(),
         clock_mhz: device.max_clock_frequency(),
         global_mem_size: device.global_mem_size(),

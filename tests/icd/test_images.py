@@ -248,6 +248,25 @@ def test_image_buffers_share_their_buffers_bytes(ctx, queue):
     assert np.array_equal(out, data)
 
 
+def test_2d_images_over_buffers(ctx, queue, device):
+    assert "cl_khr_image2d_from_buffer" in device.extensions.split()
+    data = np.arange(6 * 64, dtype=np.uint32).astype(np.uint8)
+    buf = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=data)
+    desc = descriptor(cl.mem_object_type.IMAGE2D, (12, 6, 1), buffer=buf)
+    desc.pitches = (64, 0)
+    image = cl.Image(ctx, mf.READ_ONLY, RGBA_U8, desc=desc)
+    assert image.get_image_info(cl.image_info.ROW_PITCH) == 64
+    out = np.empty((6, 12, 4), np.uint8)
+    read_image(queue, image, (0, 0, 0), (12, 6, 1), out)
+    assert np.array_equal(out, data.reshape(6, 64)[:, :48].reshape(6, 12, 4))
+    # "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR if a 2D image is created from a
+    # buffer and the row pitch … does not follow the rules".
+    desc.pitches = (50, 0)
+    with pytest.raises(cl.Error) as caught:
+        cl.Image(ctx, mf.READ_ONLY, RGBA_U8, desc=desc)
+    assert caught.value.code == cl.status_code.INVALID_IMAGE_FORMAT_DESCRIPTOR
+
+
 def error_code(call):
     with pytest.raises(cl.Error) as caught:
         call()
