@@ -1,23 +1,77 @@
 //! Inlines every call of a kernel, so the vectoriser sees one function.
 //!
 //! Calls are inlined at the IR level, before the uniformity analysis, so a
-//! callee's values get the uniformity of their call site. A callee body
-//! becomes a one-iteration loop: `return v` turns into `$ret = v; $done =
-//! true; break`, and after every loop or switch of the callee that contains a
-//! `return`, `if ($done) break;` carries the exit outwards. The call's value
-//! becomes a read of `$ret`. The flags are ordinary variables, so a `return`
-//! taken by some lanes only is masked like any other divergent `break`.
+//! callee's values get the uniformity of their call site. A callee whose
+//! only `return` ends its body is spliced in as it is, the `return v`
+//! becoming `$ret = v`. Any other callee body becomes a one-iteration loop:
+//! `return v` turns into `$ret = v; $done = true; break`, and after every
+//! loop or switch of the callee that contains a `return`, `if ($done)
+//! break;` carries the exit outwards. The call's value becomes a read of
+//! `$ret`. The flags are ordinary variables, so a `return` taken by some
+//! lanes only is masked like any other divergent `break`.
+//!
+//! Most helpers return only at their end, and a loop costs more than its
+//! test: code generation leaves an unreachable back edge after the final
+//! `break`, on which every variable is undefined, so Cranelift carries
+//! every variable live across the call as a block parameter of the loop
+//! header.
 
 use std::collections::HashMap;
 use vecl_ir::*;
 
 const MAX_DEPTH: u32 = 64;
 
-/// A copy of `kernel` with every `Call` replaced by the callee's body.
+/// A copy of `kernel` with every `Call` replaced by the callee's body,
+/// then with its private aggregates reached only at constant offsets
+/// (the slots inlining gathered, by-value struct copies) turned into
+/// variables by [`vecl_ir::transform::sra`] — unless `VECL_NO_SRA=1`.
 pub(crate) fn inline_calls(module: &Module, kernel: &Function) -> Result<Function, String> {
     let mut f = kernel.clone();
     inline_into(module, &mut f, 0)?;
+    vecl_ir::transform::compact::drop_unevaluated(&mut f);
+    if !std::env::var("VECL_NO_SRA").is_ok_and(|v| !v.is_empty() && v != "0") {
+        vecl_ir::transform::sra::scalar_replace(&module.structs, &mut f);
+    }
+    define_at_entry(&mut f, kernel.vars.len());
     Ok(f)
+}
+
+/// Writes `undef` to every variable from `first` on (those of inlined
+/// callees, their results and exit flags, and the leaves of replaced
+/// aggregates) at the top of the body.
+///
+/// Such a variable is often first written inside a loop (a callee inlined
+/// into a loop, or the loop a callee with early returns became) and read
+/// there before (the old value a masked write blends with).
+/// With no definition above the loops, Cranelift's SSA construction finds
+/// it undefined on every path in, materialises a fresh zero on each and
+/// keeps a block parameter for it at every loop header on the way: with
+/// hundreds of inlined calls and leaves that is hundreds of thousands of
+/// constants and parameters. One definition at the entry makes all those
+/// parameters trivial, and Cranelift removes them. The value read is the
+/// same (`undef` is lowered as zero, as an undefined variable reads).
+fn define_at_entry(f: &mut Function, first: usize) {
+    if f.vars.len() <= first {
+        return;
+    }
+    let mut undef_of: HashMap<Type, ValueId> = HashMap::new();
+    let mut top = Vec::new();
+    for i in first..f.vars.len() {
+        let ty = f.vars[i].ty.clone();
+        let u = *undef_of.entry(ty.clone()).or_insert_with(|| {
+            let v = ValueId(f.insts.len() as u32);
+            f.insts.push(InstData {
+                inst: Inst::Undef,
+                ty,
+                loc: Loc::NONE,
+            });
+            top.push(Stmt::Eval(v));
+            v
+        });
+        top.push(Stmt::WriteVar(VarId(i as u32), u));
+    }
+    top.append(&mut f.body.0);
+    f.body.0 = top;
 }
 
 fn inline_into(module: &Module, f: &mut Function, depth: u32) -> Result<(), String> {
@@ -53,11 +107,12 @@ fn rewrite_block(
                     let mut callee_copy = callee_fn.clone();
                     inline_into(module, &mut callee_copy, depth + 1)?;
                     let ret = splice(f, &callee_copy, &args, &mut out);
-                    let data = &mut f.insts[v.index()];
-                    data.inst = match ret {
-                        Some(var) => Inst::ReadVar(var),
-                        None => Inst::Undef,
-                    };
+                    match ret {
+                        Some(var) => f.insts[v.index()].inst = Inst::ReadVar(var),
+                        // Nothing reads a `void` call: it is no longer
+                        // evaluated, and `drop_unevaluated` removes it.
+                        None => continue,
+                    }
                 }
                 out.push(Stmt::Eval(v));
             }
@@ -96,7 +151,9 @@ struct Splice<'a> {
     var_base: u32,
     slot_base: u32,
     ret: Option<VarId>,
-    done: VarId,
+    /// The exit flag; `None` when the callee returns only at its end and
+    /// is spliced without a loop.
+    done: Option<VarId>,
     callee: &'a Function,
     /// Parameters below this index are bound to arguments.
     nargs: u32,
@@ -121,11 +178,17 @@ fn splice(
         });
         VarId(f.vars.len() as u32 - 1)
     });
-    f.vars.push(Var {
-        name: format!("{}.done", callee.name),
-        ty: Type::BOOL,
+    let tail_only = match callee.body.0.split_last() {
+        Some((Stmt::Return(_), rest)) => !contains_return(&Block(rest.to_vec())),
+        _ => !contains_return(&callee.body),
+    };
+    let done = (!tail_only).then(|| {
+        f.vars.push(Var {
+            name: format!("{}.done", callee.name),
+            ty: Type::BOOL,
+        });
+        VarId(f.vars.len() as u32 - 1)
     });
-    let done = VarId(f.vars.len() as u32 - 1);
     let mut sp = Splice {
         values: HashMap::new(),
         var_base,
@@ -160,6 +223,11 @@ fn splice(
         let new = sp.values[&old];
         f.insts[new.index()].inst = sp.inst(&data.inst);
     }
+    let Some(done) = done else {
+        let body = sp.block(f, &callee.body);
+        out.extend(body.0);
+        return ret;
+    };
     let false_v = ValueId(f.insts.len() as u32);
     f.insts.push(InstData {
         inst: Inst::Const(0),
@@ -304,6 +372,8 @@ impl Splice<'_> {
                     if let (Some(r), Some(v)) = (self.ret, v) {
                         out.push(Stmt::WriteVar(r, self.v(*v)));
                     }
+                    // Spliced without a loop: this is the body's end.
+                    let Some(done) = self.done else { break };
                     let t = ValueId(f.insts.len() as u32);
                     f.insts.push(InstData {
                         inst: Inst::Const(1),
@@ -311,7 +381,7 @@ impl Splice<'_> {
                         loc: Loc::NONE,
                     });
                     out.push(Stmt::Eval(t));
-                    out.push(Stmt::WriteVar(self.done, t));
+                    out.push(Stmt::WriteVar(done, t));
                     out.push(Stmt::Break);
                     break;
                 }
@@ -326,9 +396,10 @@ impl Splice<'_> {
 
     /// `if ($done) break;` after a loop or switch the callee returned from.
     fn forward_exit(&self, f: &mut Function, out: &mut Vec<Stmt>) {
+        let Some(done) = self.done else { return };
         let r = ValueId(f.insts.len() as u32);
         f.insts.push(InstData {
-            inst: Inst::ReadVar(self.done),
+            inst: Inst::ReadVar(done),
             ty: Type::BOOL,
             loc: Loc::NONE,
         });
