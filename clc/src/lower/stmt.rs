@@ -356,7 +356,6 @@ impl Lowerer<'_> {
             }
             self.set_pos(npos);
             let space = Self::object_space(&d.specs, &item.decl).unwrap_or(AddressSpace::Private);
-            let fname = self.cx().name.clone();
             match space {
                 AddressSpace::Local => {
                     if !self.cx().is_kernel {
@@ -366,8 +365,9 @@ impl Lowerer<'_> {
                         return self.err(npos, format!("variable '{name}' in the __local address space cannot have an initializer"));
                     }
                     let id = GlobalId(self.module.globals.len() as u32);
+                    let global_name = format!("{}.{name}", self.cx().name);
                     self.module.globals.push(Global {
-                        name: format!("{fname}.{name}"),
+                        name: global_name,
                         space: AddressSpace::Local,
                         ty: ty.clone(),
                         init: None,
@@ -388,8 +388,9 @@ impl Lowerer<'_> {
                     };
                     let bytes = self.const_init_bytes(&ty, init)?;
                     let id = GlobalId(self.module.globals.len() as u32);
+                    let global_name = format!("{}.{name}", self.cx().name);
                     self.module.globals.push(Global {
-                        name: format!("{fname}.{name}"),
+                        name: global_name,
                         space: AddressSpace::Constant,
                         ty: ty.clone(),
                         init: Some(bytes),
@@ -418,8 +419,9 @@ impl Lowerer<'_> {
                     None => None,
                 };
                 let id = GlobalId(self.module.globals.len() as u32);
+                let global_name = format!("{}.{name}", self.cx().name);
                 self.module.globals.push(Global {
-                    name: format!("{fname}.{name}"),
+                    name: global_name,
                     space: AddressSpace::Constant,
                     ty: ty.clone(),
                     init: bytes,
