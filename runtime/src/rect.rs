@@ -108,7 +108,9 @@ impl ResolvedRect {
     }
 }
 
-/// Copies the region row by row from `src` to `dst`.
+/// Copies the region row by row from `src` to `dst`; rows that follow each
+/// other on both sides (pitch = row length) are copied as one run, and so
+/// are slices.
 ///
 /// # Safety
 /// Both pointers must be valid for every byte of their rectangle's extent,
@@ -120,15 +122,26 @@ pub(crate) unsafe fn copy_rect(
     dst_rect: &ResolvedRect,
     region: &[u64; 3],
 ) {
-    for z in 0..region[2] {
-        for y in 0..region[1] {
+    let rows_packed = src_rect.row_pitch == region[0] && dst_rect.row_pitch == region[0];
+    let slice_len = region[0] * region[1];
+    let slices_packed =
+        rows_packed && src_rect.slice_pitch == slice_len && dst_rect.slice_pitch == slice_len;
+    // (bytes per run, runs per slice, slices)
+    let (run, rows, slices) = if slices_packed {
+        (slice_len * region[2], 1, 1)
+    } else if rows_packed {
+        (slice_len, 1, region[2])
+    } else {
+        (region[0], region[1], region[2])
+    };
+    for z in 0..slices {
+        for y in 0..rows {
             let from = src_rect.row_offset(y, z) as usize;
             let to = dst_rect.row_offset(y, z) as usize;
-            // SAFETY: each row lies inside its rectangle's extent (caller's
-            // guarantee) and the extents are disjoint.
-            unsafe {
-                std::ptr::copy_nonoverlapping(src.add(from), dst.add(to), region[0] as usize)
-            };
+            // SAFETY: each run lies inside its rectangle's extent (caller's
+            // guarantee: packed rows and slices are the extent's bytes) and
+            // the extents are disjoint.
+            unsafe { std::ptr::copy_nonoverlapping(src.add(from), dst.add(to), run as usize) };
         }
     }
 }
@@ -216,6 +229,48 @@ mod tests {
         .resolve(&region, "src")
         .is_err());
         assert!(Rect::default().resolve(&[0, 1, 1], "src").is_err());
+    }
+
+    #[test]
+    fn packed_rows_and_slices_copy_as_runs() {
+        // A packed 3x2x2 block into a pitched one and back: both directions
+        // of the row-run and whole-region paths.
+        let region = [3, 2, 2];
+        let packed: Vec<u8> = (1..=12).collect();
+        let p = Rect::default().resolve(&region, "packed").expect("packed");
+        let q = Rect {
+            origin: [1, 0, 0],
+            row_pitch: 4,
+            slice_pitch: 8,
+        }
+        .resolve(&region, "pitched")
+        .expect("pitched");
+        let mut pitched = vec![0u8; 16];
+        // SAFETY: 12 and 16 bytes cover the two extents; distinct vectors.
+        unsafe { copy_rect(packed.as_ptr(), &p, pitched.as_mut_ptr(), &q, &region) };
+        assert_eq!(
+            pitched,
+            vec![0, 1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0, 10, 11, 12]
+        );
+        let mut back = vec![0u8; 12];
+        // SAFETY: as above.
+        unsafe { copy_rect(pitched.as_ptr(), &q, back.as_mut_ptr(), &p, &region) };
+        assert_eq!(back, packed);
+        let mut again = vec![0u8; 12];
+        // SAFETY: both packed, 12 bytes each.
+        unsafe { copy_rect(packed.as_ptr(), &p, again.as_mut_ptr(), &p, &region) };
+        assert_eq!(again, packed);
+        // Packed rows, pitched slices.
+        let r = Rect {
+            slice_pitch: 9,
+            ..Rect::default()
+        }
+        .resolve(&region, "rows")
+        .expect("rows");
+        let mut rows = vec![0u8; 15];
+        // SAFETY: the extent is 9 + 6 = 15 bytes.
+        unsafe { copy_rect(packed.as_ptr(), &p, rows.as_mut_ptr(), &r, &region) };
+        assert_eq!(rows, vec![1, 2, 3, 4, 5, 6, 0, 0, 0, 7, 8, 9, 10, 11, 12]);
     }
 
     #[test]
