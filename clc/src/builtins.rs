@@ -13,7 +13,7 @@
 //! address space) to `X`. Resolution binds each family from the arguments,
 //! then checks that every argument converts: exactly, or scalar to scalar.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 use vecl_ir::{Scalar, Type};
 
@@ -81,10 +81,10 @@ const TABLE: &[(&str, &[&str])] = &[
     ),
 ];
 
-fn table() -> &'static HashMap<&'static str, &'static [&'static str]> {
-    static T: OnceLock<HashMap<&'static str, &'static [&'static str]>> = OnceLock::new();
+fn table() -> &'static FxHashMap<&'static str, &'static [&'static str]> {
+    static T: OnceLock<FxHashMap<&'static str, &'static [&'static str]>> = OnceLock::new();
     T.get_or_init(|| {
-        let mut m = HashMap::new();
+        let mut m = FxHashMap::default();
         for (names, sigs) in TABLE {
             for n in names.split_whitespace() {
                 m.insert(n, *sigs);
