@@ -346,3 +346,30 @@ fn dynamically_indexed_array_beside_a_replaced_struct() {
         a
     });
 }
+
+/// `tests/jit_scaling/sha256_hmac.cl` (private structs of arrays passed by
+/// pointer through many helpers) gives the digests of its header — Python's
+/// hashlib and hmac — on the JIT, as on the interpreter. W = 4 only: it is
+/// the slowest program to compile that the tests build.
+#[test]
+fn sha256_hmac_program_gives_its_expected_digests_on_the_jit() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/jit_scaling/sha256_hmac.cl");
+    let src = std::fs::read_to_string(&path).expect("readable");
+    let case = corpus::parse(&src).expect("corpus header");
+    let m = build(&src, &case.options);
+    let k = try_compile(&m, &case.kernel, 4).unwrap_or_else(|e| panic!("{e}"));
+    let range = case_range(&case);
+    let (status, got) = run_jit(&k, &case_args(&case), &range);
+    assert_eq!(status, 0);
+    assert!(!case.expects.is_empty());
+    for e in &case.expects {
+        let Some(Arg::Buffer { elem, .. }) = case.args.get(e.arg) else {
+            panic!("@expect {} is not a buffer", e.arg)
+        };
+        let values: Vec<f64> = got[e.arg]
+            .chunks_exact(elem.size())
+            .map(|c| elem.decode(c))
+            .collect();
+        assert_eq!(values, e.values, "argument {}", e.arg);
+    }
+}
