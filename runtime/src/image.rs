@@ -541,14 +541,14 @@ impl Mem {
                         "an image made from a buffer takes no host pointer".into(),
                     ));
                 }
-                if shape.image_type == object::IMAGE1D_BUFFER && shape.row_pitch != 0 {
-                    return Err(Error::InvalidImageDescriptor);
-                }
                 let info = if shape.image_type == object::IMAGE2D {
                     check_buffer_alignment(buffer, pixel_size, shape)?;
                     layout(format, pixel_size, shape, shape.row_pitch, 0)
                         .map_err(|_| Error::InvalidImageFormatDescriptor)?
                 } else {
+                    // A 1-D image buffer is one row: a row pitch, when given,
+                    // is checked and then has nothing to space.
+                    layout(format, pixel_size, shape, shape.row_pitch, 0)?;
                     layout(format, pixel_size, shape, 0, 0)?
                 };
                 // "CL_INVALID_IMAGE_SIZE if … the buffer … is not large

@@ -620,6 +620,24 @@ fn image_buffers_share_the_buffers_bytes() {
         Err(Error::InvalidValue(_))
     ));
     assert_eq!(make(MemFlags(0), 65).err(), Some(Error::InvalidImageSize));
+    // A row pitch may be given (it must hold the row).
+    let pitched = |row_pitch| {
+        let s = ImageShape {
+            row_pitch,
+            ..shape(object::IMAGE1D_BUFFER, [16, 1, 1], 0)
+        };
+        // SAFETY: no host pointer.
+        unsafe { Mem::create_image(MemFlags(0), RGBA8, &s, std::ptr::null_mut(), Some(&buffer)) }
+    };
+    assert_eq!(
+        pitched(64)
+            .expect("pitch of the row")
+            .image_info()
+            .expect("info")
+            .row_pitch,
+        64
+    );
+    assert_eq!(pitched(60).err(), Some(Error::InvalidImageDescriptor));
     // A 2-D image over a buffer with a row pitch.
     let s2 = ImageShape {
         row_pitch: 64,
