@@ -37,9 +37,10 @@ pub const OPENCL_C_IMAGE_FEATURES: &[&str] = &[
     "__opencl_c_read_write_images",
 ];
 
-/// Extensions that come with image support (host side only: 2-D images
-/// over buffers, with the pitch and base alignments the device reports).
-pub const IMAGE_EXTENSIONS: &[&str] = &["cl_khr_image2d_from_buffer"];
+/// Extensions that come with image support: 2-D images over buffers (with
+/// the pitch and base alignments the device reports) and writes to 3-D
+/// images (which `__opencl_c_3d_image_writes` implies).
+pub const IMAGE_EXTENSIONS: &[&str] = &["cl_khr_image2d_from_buffer", "cl_khr_3d_image_writes"];
 
 /// Every OpenCL C 3.0 optional feature of the device.
 pub fn opencl_c_features() -> Vec<&'static str> {

@@ -253,8 +253,10 @@ pub unsafe extern "C" fn clSetKernelArg(
                 if arg_size != std::mem::size_of::<cl_sampler>() {
                     return Err(CL_INVALID_ARG_SIZE);
                 }
+                // A null arg_value names no sampler either (the CTS's
+                // reading of the rule).
                 if arg_value.is_null() {
-                    return Err(CL_INVALID_ARG_VALUE);
+                    return Err(CL_INVALID_SAMPLER);
                 }
                 // SAFETY: the application passes a pointer to a cl_sampler.
                 let handle = unsafe { arg_value.cast::<cl_sampler>().read_unaligned() };

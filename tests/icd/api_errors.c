@@ -836,6 +836,7 @@ static void image_calls(cl_context ctx, cl_command_queue queue) {
         EXPECT(clSetKernelArg(kernel, 0, sizeof wo, &wo), CL_INVALID_ARG_VALUE);
         EXPECT(clSetKernelArg(kernel, 0, sizeof sampler, &sampler), CL_INVALID_MEM_OBJECT);
         EXPECT(clSetKernelArg(kernel, 1, sizeof img, &img), CL_INVALID_SAMPLER);
+        EXPECT(clSetKernelArg(kernel, 1, sizeof sampler, NULL), CL_INVALID_SAMPLER);
         EXPECT(clSetKernelArg(kernel, 1, 4, &sampler), CL_INVALID_ARG_SIZE);
         EXPECT(clSetKernelArg(kernel, 2, sizeof img, &img), CL_INVALID_MEM_OBJECT);
         EXPECT(clSetKernelArg(kernel, 0, sizeof img, &img), CL_SUCCESS);
