@@ -236,6 +236,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("cl_khr_int64_base_atomics", "1"),
         ("cl_khr_int64_extended_atomics", "1"),
         ("cl_khr_byte_addressable_store", "1"),
+        ("cl_khr_3d_image_writes", "1"),
         ("memory_order_relaxed", "0"),
         ("memory_order_acquire", "2"),
         ("memory_order_release", "3"),
@@ -337,6 +338,13 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ));
         m.push(("__opencl_c_fp64".into(), "1".into()));
         m.push(("__opencl_c_int64".into(), "1".into()));
+        for feature in [
+            "__opencl_c_images",
+            "__opencl_c_3d_image_writes",
+            "__opencl_c_read_write_images",
+        ] {
+            m.push((feature.into(), "1".into()));
+        }
     }
     m
 }

@@ -276,3 +276,22 @@ fn image_misuse_is_an_error_never_a_panic() {
         }
     }
 }
+
+#[test]
+fn image_extension_and_feature_macros_are_defined() {
+    let src = "#ifndef cl_khr_3d_image_writes
+               #error no 3-D image writes
+               #endif
+               #if __OPENCL_C_VERSION__ >= 300 && !(defined(__opencl_c_images) \\
+                   && defined(__opencl_c_3d_image_writes) && defined(__opencl_c_read_write_images))
+               #error no image features
+               #endif
+               kernel void k(write_only image3d_t img) {
+                   write_imagef(img, (int4)(0, 0, 0, 0), (float4)(1.0f));
+               }";
+    for options in ["", "-cl-std=CL3.0"] {
+        if let Err(e) = vecl_clc::build(src, options) {
+            panic!("{options}: {e}");
+        }
+    }
+}
