@@ -195,6 +195,52 @@ pub fn compile_kernel(
     }
 }
 
+/// Time spent in each phase of `compile`, printed to standard error when
+/// `VECL_JIT_PHASES` is set (for finding where compile time goes).
+struct Phases {
+    last: Option<Instant>,
+    marks: Vec<(&'static str, f64)>,
+}
+
+impl Phases {
+    fn new(started: Instant) -> Phases {
+        let on = std::env::var_os("VECL_JIT_PHASES").is_some();
+        Phases {
+            last: on.then_some(started),
+            marks: Vec::new(),
+        }
+    }
+
+    fn mark(&mut self, phase: &'static str) {
+        if let Some(last) = self.last {
+            let now = Instant::now();
+            self.marks
+                .push((phase, now.duration_since(last).as_secs_f64() * 1e3));
+            self.last = Some(now);
+        }
+    }
+
+    /// `counts`: branches folded, block parameters removed, bytes of
+    /// machine code.
+    fn report(&self, kernel: &str, ir_insts: usize, clif_insts: usize, counts: [usize; 3]) {
+        if self.last.is_none() {
+            return;
+        }
+        let mut line = format!(
+            "jit phases {kernel}: {ir_insts} IR, {clif_insts} CLIF, {} branches folded, \
+             {} block parameters removed, {} code bytes;",
+            counts[0], counts[1], counts[2]
+        );
+        for (phase, ms) in &self.marks {
+            let _ = write!(line, " {phase} {ms:.3}");
+        }
+        eprintln!("{line} ms");
+        if std::env::var_os("VECL_JIT_PHASES").is_some_and(|v| v == "passes") {
+            eprintln!("{}", cranelift_codegen::timing::take_current());
+        }
+    }
+}
+
 /// IR instructions (after inlining) above which the default SIMD width is 4
 /// instead of 8 (see `compile`).
 const LARGE_KERNEL_IR_INSTS: usize = 3000;
@@ -220,7 +266,9 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
             )));
         }
     }
+    let mut phases = Phases::new(started);
     let func = inline::inline_calls(module, original).map_err(unsupported)?;
+    phases.mark("inline");
     // Machine code, and Cranelift's register allocation even more, grow with
     // the width: a very large kernel (a cipher or random-number generator
     // inlined several times) gets W = 4 unless a width is asked for.
@@ -235,7 +283,9 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         Some(g) => (g.func, Some(g.next)),
         None => (func, None),
     };
+    phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
+    phases.mark("uniformity");
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
     for d in &func.insts {
@@ -275,6 +325,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         .iter()
         .any(|f| f.name == "has_fma" && f.as_bool() == Some(true));
 
+    phases.mark("jit module");
     let mut ctx: Context = jit.make_context();
     let ptr = types::I64;
     for _ in 0..6 {
@@ -306,12 +357,26 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
             checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
         },
     )?;
+    // Branches whose outcome is known and block parameters that carry
+    // one value only are removed before Cranelift sees them (`lower::fold`).
+    let folded = lower::fold::fold_known_branches(&mut ctx.func);
+    let unparams = lower::fold::remove_redundant_params(&mut ctx.func);
+    phases.mark("lowering");
     let clif = opts.dump_clif.then(|| ctx.func.display().to_string());
     let clif_insts = ctx.func.dfg.num_insts();
     jit.define_function(id, &mut ctx)
         .map_err(|e| codegen(format!("{e:?}")))?;
+    phases.mark("codegen");
+    let code_bytes = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
     jit.finalize_definitions()
         .map_err(|e| codegen(e.to_string()))?;
+    phases.mark("finalize");
+    phases.report(
+        kernel,
+        func.insts.len(),
+        clif_insts,
+        [folded, unparams, code_bytes],
+    );
     let code = jit.get_finalized_function(id);
     // SAFETY: `code` is the finalized entry declared with the signature of `EntryFn`.
     let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(code) };

@@ -205,6 +205,14 @@ fn count_writes(stmts: &[Stmt], counts: &mut HashMap<VarId, usize>) {
 /// ones keep one copy, to bound compile time.
 const SPECIALISE_LIMIT: usize = 400;
 
+/// CLIF instructions of the general copy of a kernel's body above which no
+/// full-chunk copy is made. The copy roughly doubles compile time (register
+/// allocation dominates it); it pays in short streaming kernels, where the
+/// run-time test and fallback of each consecutive access are a large part
+/// of the loop (the bench's vadd, saxpy, conv5x5 and mandelbrot are
+/// 203–275 instructions), and little in longer ones.
+const FULL_COPY_CLIF_LIMIT: usize = 300;
+
 /// A mask with every lane set.
 fn all_ones_mask(cx: &mut FunctionCx<'_, '_>) -> Vec<Value> {
     let m = cx.b.ins().iconst(types::I32, -1);
@@ -625,7 +633,7 @@ pub(crate) fn lower_kernel(
                 cx.b.ins()
                     .icmp(IntCC::UnsignedGreaterThanOrEqual, c, group_size[d]);
             cx.b.ins().brif(past, exit, &[], body, &[]);
-            cx.b.switch_to_block(body);
+            cx.enter(body);
             coords[d] = c;
             global_ids[d] = cx.b.use_var(globals[d]);
             exits.push((d, head, exit));
@@ -685,7 +693,7 @@ pub(crate) fn lower_kernel(
                     let go = cx.b.create_block();
                     let end_b = cx.chunk_end;
                     cx.b.ins().brif(any, go, &[], end_b, &[]);
-                    cx.b.switch_to_block(go);
+                    cx.enter(go);
                 }
             }
         }
@@ -735,44 +743,55 @@ pub(crate) fn lower_kernel(
         // (4.6–4.9 ms against 5.3–6.0 ms CPU time per 256K-item run).
         let specialise =
             !barrier_mode && cx.checks.is_none() && func.insts.len() <= SPECIALISE_LIMIT;
+        let end_b = cx.chunk_end;
         if specialise {
-            // A copy of the body for full chunks, where the mask is known
-            // to be all ones: each consecutive access is one vector load or
-            // store with no test and no per-lane fallback in the loop.
-            // Partial (tail) chunks take the general copy below.
+            // Partial (tail) chunks take the general copy; full chunks take
+            // a copy lowered with the mask known to be all ones, where each
+            // consecutive access is one vector load or store with no test
+            // and no per-lane fallback — made only when the general copy
+            // has such accesses and is small (see `FULL_COPY_CLIF_LIMIT`):
+            // otherwise full chunks take the general copy too.
             let (full_b, tail_b) = (cx.b.create_block(), cx.b.create_block());
             let is_full =
                 cx.b.ins()
                     .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, left, i64::from(w));
             cx.b.ins().brif(is_full, full_b, &[], tail_b, &[]);
-            cx.b.switch_to_block(full_b);
-            let ones = all_ones_mask(&mut cx);
-            cx.set_cur(&ones);
-            if let Some(alive) = cx.alive.clone() {
-                cx.write_mask(&alive, &ones);
-            }
-            let (values, stats) = (cx.values.clone(), cx.stats.clone());
-            cx.chunk_full = true;
-            let lowered = cx.lower_block(&Block(stmts.to_vec()));
-            cx.chunk_full = false;
-            lowered?;
-            // The report's counts describe the general copy only; the notes
-            // (routines emitted once) stay.
-            let notes = std::mem::take(&mut cx.stats.notes);
-            (cx.values, cx.stats) = (values, stats);
-            cx.stats.notes = notes;
-            let end_b = cx.chunk_end;
-            cx.b.ins().jump(end_b, &[]);
             cx.b.switch_to_block(tail_b);
-            cx.set_cur(&mask);
-            if let Some(alive) = cx.alive.clone() {
-                cx.write_mask(&alive, &mask);
+            let (values, before) = (cx.values.clone(), cx.stats.clone());
+            let first_inst = cx.b.func.dfg.num_insts();
+            cx.lower_block(&Block(stmts.to_vec()))?;
+            cx.jump_live(end_b);
+            let general = cx.b.func.dfg.num_insts() - first_inst;
+            let consecutive = cx.stats.vector_loads + cx.stats.vector_stores
+                > before.vector_loads + before.vector_stores;
+            cx.enter(full_b);
+            if consecutive && general <= FULL_COPY_CLIF_LIMIT {
+                let ones = all_ones_mask(&mut cx);
+                cx.set_cur(&ones);
+                if let Some(alive) = cx.alive.clone() {
+                    cx.write_mask(&alive, &ones);
+                }
+                let stats = cx.stats.clone();
+                cx.values = values;
+                cx.chunk_full = true;
+                let lowered = cx.lower_block(&Block(stmts.to_vec()));
+                cx.chunk_full = false;
+                lowered?;
+                // The report's counts describe the general copy only; the
+                // notes (routines emitted once) stay.
+                let notes = std::mem::take(&mut cx.stats.notes);
+                cx.stats = stats;
+                cx.stats.notes = notes;
+                cx.jump_live(end_b);
+            } else {
+                cx.b.ins().jump(tail_b, &[]);
             }
+            cx.b.seal_block(tail_b);
+        } else {
+            cx.lower_block(&Block(stmts.to_vec()))?;
+            cx.jump_live(end_b);
         }
-        cx.lower_block(&Block(stmts.to_vec()))?;
-        let end_b = cx.chunk_end;
-        cx.b.ins().jump(end_b, &[]);
-        cx.b.switch_to_block(end_b);
+        cx.enter(end_b);
         if let (Some(c), false) = (chunk_ctx, last) {
             for (var, off) in &var_offsets {
                 if region_writes[r].contains(var) {
@@ -823,7 +842,8 @@ pub(crate) fn lower_kernel(
                 cx.b.def_var(var, next);
             }
             cx.b.ins().jump(*head, &[]);
-            cx.b.switch_to_block(*exit);
+            cx.b.seal_block(*head);
+            cx.enter(*exit);
         }
         if next_var.is_some() {
             let a = cx.b.use_var(agreed);

@@ -13,7 +13,7 @@
 
 use super::lanes::{elem_of, Lanes, Val};
 use super::{FunctionCx, LResult, Target, VarSlot};
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, TrapCode, Value};
 use vecl_ir::{Block, Stmt, Type, VarId};
 
 /// Whether a statement contains a `break`, `continue` or `return`.
@@ -49,20 +49,47 @@ impl FunctionCx<'_, '_> {
                 let m = self.cur_mask();
                 let any = self.mask_any(&m);
                 self.b.ins().brif(any, rest, &[], sk, &[]);
-                self.b.switch_to_block(rest);
+                self.enter(rest);
             }
         }
         if let Some(sk) = skip {
-            self.b.ins().jump(sk, &[]);
-            self.b.switch_to_block(sk);
+            self.jump_live(sk);
+            self.enter(sk);
         }
         Ok(())
     }
 
     /// Continues emission in a fresh block no edge reaches (after a jump).
+    /// It is sealed at once (it never gets a predecessor), so that
+    /// [`Self::jump_live`] knows it is unreachable.
     fn dead_block(&mut self) {
         let d = self.b.create_block();
         self.b.switch_to_block(d);
+        self.b.seal_block(d);
+    }
+
+    /// Continues emission in `block`, whose predecessors are all known:
+    /// sealing it now lets the builder find a variable's value in the
+    /// single predecessor instead of adding a block parameter it may not be
+    /// able to remove later.
+    pub fn enter(&mut self, block: cranelift_codegen::ir::Block) {
+        self.b.switch_to_block(block);
+        self.b.seal_block(block);
+    }
+
+    /// Jumps to `target`, or ends the current block with a trap when no
+    /// edge reaches it (the rest of a block after `break`, `continue` or an
+    /// unmasked `return`). An edge from such a block would bring the zeros
+    /// the builder gives variables there into the block parameters of
+    /// `target`: an outer loop's counters would then look modified by every
+    /// inner loop and stay block parameters of its header through
+    /// Cranelift's optimisations, costing register allocation time.
+    pub fn jump_live(&mut self, target: cranelift_codegen::ir::Block) {
+        if self.b.is_unreachable() {
+            self.b.ins().trap(TrapCode::unwrap_user(1));
+        } else {
+            self.b.ins().jump(target, &[]);
+        }
     }
 
     fn lower_stmt(&mut self, s: &Stmt) -> LResult<()> {
@@ -195,13 +222,13 @@ impl FunctionCx<'_, '_> {
                 } else {
                     self.b.ins().brif(c, tb, &[], eb, &[]);
                 }
-                self.b.switch_to_block(tb);
+                self.enter(tb);
                 self.lower_block(then_)?;
-                self.b.ins().jump(merge, &[]);
-                self.b.switch_to_block(eb);
+                self.jump_live(merge);
+                self.enter(eb);
                 self.lower_block(else_)?;
-                self.b.ins().jump(merge, &[]);
-                self.b.switch_to_block(merge);
+                self.jump_live(merge);
+                self.enter(merge);
                 Ok(())
             }
             Lanes::Varying(cm) => {
@@ -216,13 +243,13 @@ impl FunctionCx<'_, '_> {
                 let (tb, mid) = (self.b.create_block(), self.b.create_block());
                 let any_t = self.mask_any(&then_mask);
                 self.b.ins().brif(any_t, tb, &[], mid, &[]);
-                self.b.switch_to_block(tb);
+                self.enter(tb);
                 self.set_cur(&then_mask);
                 self.lower_block(then_)?;
                 let out = self.cur_mask();
                 self.write_mask(&acc, &out);
-                self.b.ins().jump(mid, &[]);
-                self.b.switch_to_block(mid);
+                self.jump_live(mid);
+                self.enter(mid);
                 let taken = self.read_mask(&acc);
                 if else_.0.is_empty() {
                     let m = self.mask_or(&taken, &else_mask);
@@ -235,19 +262,19 @@ impl FunctionCx<'_, '_> {
                     );
                     let any_e = self.mask_any(&else_mask);
                     self.b.ins().brif(any_e, eb, &[], no_else, &[]);
-                    self.b.switch_to_block(eb);
+                    self.enter(eb);
                     self.set_cur(&else_mask);
                     self.lower_block(else_)?;
                     let after = self.cur_mask();
                     let taken = self.read_mask(&acc);
                     let m = self.mask_or(&after, &taken);
                     self.set_cur(&m);
-                    self.b.ins().jump(merge, &[]);
-                    self.b.switch_to_block(no_else);
+                    self.jump_live(merge);
+                    self.enter(no_else);
                     let taken = self.read_mask(&acc);
                     self.set_cur(&taken);
                     self.b.ins().jump(merge, &[]);
-                    self.b.switch_to_block(merge);
+                    self.enter(merge);
                 }
                 self.divergence -= 1;
                 Ok(())
@@ -286,12 +313,13 @@ impl FunctionCx<'_, '_> {
                 cont: Vec::new(),
             });
             self.lower_block(body)?;
-            self.b.ins().jump(cont_b, &[]);
-            self.b.switch_to_block(cont_b);
+            self.jump_live(cont_b);
+            self.enter(cont_b);
             self.lower_block(continuing)?;
-            self.b.ins().jump(header, &[]);
+            self.jump_live(header);
+            self.b.seal_block(header);
             self.targets.pop();
-            self.b.switch_to_block(exit);
+            self.enter(exit);
         } else {
             self.stats.divergent_loops += 1;
             let entry = self.cur_mask();
@@ -316,13 +344,14 @@ impl FunctionCx<'_, '_> {
             // The exit as first target: see `lower_if`.
             let none = self.b.ins().icmp_imm_s(IntCC::Equal, any, 0);
             self.b.ins().brif(none, exit, &[], cont_b, &[]);
-            self.b.switch_to_block(cont_b);
+            self.enter(cont_b);
             self.lower_block(continuing)?;
             let now = self.cur_mask();
             let any = self.mask_any(&now);
             self.b.ins().brif(any, header, &[], exit, &[]);
+            self.b.seal_block(header);
             self.targets.pop();
-            self.b.switch_to_block(exit);
+            self.enter(exit);
             let m = self.resume_mask(&entry);
             self.set_cur(&m);
             self.divergence -= 1;
@@ -372,10 +401,10 @@ impl FunctionCx<'_, '_> {
             let (body_b, next) = (self.b.create_block(), self.b.create_block());
             let any = self.mask_any(&now);
             self.b.ins().brif(any, body_b, &[], next, &[]);
-            self.b.switch_to_block(body_b);
+            self.enter(body_b);
             self.lower_block(&c.body)?;
-            self.b.ins().jump(next, &[]);
-            self.b.switch_to_block(next);
+            self.jump_live(next);
+            self.enter(next);
         }
         self.targets.pop();
         self.exit_depth -= 1;

@@ -12,6 +12,7 @@ pub(crate) mod bounds;
 pub(crate) mod builtins;
 pub(crate) mod chunks;
 pub(crate) mod control;
+pub(crate) mod fold;
 pub(crate) mod lanes;
 pub(crate) mod linear;
 pub(crate) mod memory;

@@ -1,0 +1,356 @@
+//! Branch folding on the lowered function, before Cranelift compiles it.
+//!
+//! The lowering emits some conditional branches whose outcome is already
+//! known where they stand:
+//!
+//! - a constant condition: in the full-chunk copy the test "is the mask
+//!   full?" of a consecutive access is the constant 1, so its per-lane
+//!   fallback is dead;
+//! - a condition a dominating branch has already decided: the tail copy
+//!   runs only where "the chunk has W work-items" was false, and each
+//!   consecutive access there tests the same expression again.
+//!
+//! Cranelift compiles (and, above all, register-allocates) dead blocks
+//! like live ones, and does not fold such branches itself. Turning each of
+//! them into a jump lets its unreachable-code pass drop the dead side
+//! before any other work.
+//!
+//! Two conditions are the same when they are the same tree of pure
+//! integer operations over the same SSA leaves. That is sound on SSA form:
+//! a leaf's definition dominates the deciding branch, so it cannot run
+//! again before a block that edge dominates without that edge being taken
+//! again.
+
+use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    Block, BlockArg, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef,
+};
+use std::collections::HashMap;
+
+/// How deep a condition's expression tree is followed before its operands
+/// count as opaque leaves.
+const KEY_DEPTH: u32 = 8;
+
+/// Whether an opcode computes its result from its operands alone.
+fn pure_integer(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Iconst
+            | O::Iadd
+            | O::Isub
+            | O::Imul
+            | O::Band
+            | O::Bor
+            | O::Bxor
+            | O::Bnot
+            | O::Umin
+            | O::Umax
+            | O::Smin
+            | O::Smax
+            | O::Ishl
+            | O::Ushr
+            | O::Sshr
+            | O::Icmp
+            | O::Ireduce
+            | O::Uextend
+            | O::Sextend
+            | O::Splat
+            | O::VanyTrue
+            | O::VallTrue
+    )
+}
+
+/// A pure operation over numbered operands (see [`Numbering`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Node {
+    opcode: Opcode,
+    ty: Type,
+    cond: Option<IntCC>,
+    imm: i64,
+    args: [u32; 2],
+}
+
+/// Value numbering of conditions: two values get the same number when
+/// they are the same tree of pure integer operations over the same SSA
+/// leaves. Memoised per value, so numbering every condition of a function
+/// visits each instruction once.
+#[derive(Default)]
+struct Numbering {
+    of_value: HashMap<Value, u32>,
+    of_node: HashMap<Node, u32>,
+    next: u32,
+}
+
+impl Numbering {
+    fn fresh(&mut self) -> u32 {
+        self.next += 1;
+        self.next
+    }
+
+    fn number(&mut self, func: &Function, v: Value, depth: u32) -> u32 {
+        let v = func.dfg.resolve_aliases(v);
+        if let Some(n) = self.of_value.get(&v) {
+            return *n;
+        }
+        let n = match self.node(func, v, depth) {
+            Some(node) => match self.of_node.get(&node) {
+                Some(n) => *n,
+                None => {
+                    let n = self.fresh();
+                    self.of_node.insert(node, n);
+                    n
+                }
+            },
+            None => self.fresh(),
+        };
+        self.of_value.insert(v, n);
+        n
+    }
+
+    /// The operation defining `v`, when it is one of the pure integer
+    /// operations followed (otherwise `v` is a leaf).
+    fn node(&mut self, func: &Function, v: Value, depth: u32) -> Option<Node> {
+        let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
+            return None;
+        };
+        let data = func.dfg.insts[inst];
+        if depth == 0 || !pure_integer(data.opcode()) {
+            return None;
+        }
+        let (cond, imm, args) = match data {
+            InstructionData::UnaryImm { imm, .. } => (None, imm.bits(), [0, 0]),
+            InstructionData::Unary { arg, .. } => (None, 0, [self.number(func, arg, depth - 1), 0]),
+            InstructionData::Binary { args: [a, b], .. } => (
+                None,
+                0,
+                [
+                    self.number(func, a, depth - 1),
+                    self.number(func, b, depth - 1),
+                ],
+            ),
+            InstructionData::IntCompare {
+                args: [a, b], cond, ..
+            } => (
+                Some(cond),
+                0,
+                [
+                    self.number(func, a, depth - 1),
+                    self.number(func, b, depth - 1),
+                ],
+            ),
+            _ => return None,
+        };
+        Some(Node {
+            opcode: data.opcode(),
+            ty: func.dfg.value_type(v),
+            cond,
+            imm,
+            args,
+        })
+    }
+}
+
+/// The value of a condition when it is a constant (an `iconst`, or
+/// `vany_true`/`vall_true` of a splatted constant).
+fn constant(func: &Function, v: Value) -> Option<bool> {
+    let v = func.dfg.resolve_aliases(v);
+    let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.insts[inst] {
+        InstructionData::UnaryImm {
+            opcode: Opcode::Iconst,
+            imm,
+        } => Some(imm.bits() != 0),
+        InstructionData::Unary {
+            opcode: Opcode::VanyTrue | Opcode::VallTrue,
+            arg,
+        } => {
+            let arg = func.dfg.resolve_aliases(arg);
+            let ValueDef::Result(s, 0) = func.dfg.value_def(arg) else {
+                return None;
+            };
+            match func.dfg.insts[s] {
+                InstructionData::Unary {
+                    opcode: Opcode::Splat,
+                    arg,
+                } => constant(func, arg),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Replaces every conditional branch whose outcome is known (see the module
+/// documentation) by a jump; returns how many were replaced.
+pub(crate) fn fold_known_branches(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    // What entering a block tells: a block whose only predecessor ends in
+    // `brif c, then, else` (with distinct targets) runs with `c` decided.
+    let mut numbering = Numbering::default();
+    let mut decided: HashMap<Block, (u32, bool)> = HashMap::new();
+    for block in func.layout.blocks() {
+        let mut preds = cfg.pred_iter(block);
+        let (Some(pred), None) = (preds.next(), preds.next()) else {
+            continue;
+        };
+        let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[pred.inst] else {
+            continue;
+        };
+        let then_ = blocks[0].block(&func.dfg.value_lists);
+        let else_ = blocks[1].block(&func.dfg.value_lists);
+        if then_ == else_ {
+            continue;
+        }
+        let n = numbering.number(func, arg, KEY_DEPTH);
+        decided.insert(block, (n, block == then_));
+    }
+    let mut folded = 0;
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for block in blocks {
+        if !domtree.is_reachable(block) {
+            continue;
+        }
+        let Some(term) = func.layout.last_inst(block) else {
+            continue;
+        };
+        let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[term] else {
+            continue;
+        };
+        let outcome = constant(func, arg).or_else(|| {
+            if decided.is_empty() {
+                return None;
+            }
+            let k = numbering.number(func, arg, KEY_DEPTH);
+            let mut at = Some(block);
+            while let Some(b) = at {
+                if let Some((known, value)) = decided.get(&b) {
+                    if *known == k {
+                        return Some(*value);
+                    }
+                }
+                at = domtree.idom(b);
+            }
+            None
+        });
+        if let Some(taken) = outcome {
+            let destination = blocks[usize::from(!taken)];
+            func.dfg.insts[term] = InstructionData::Jump {
+                opcode: Opcode::Jump,
+                destination,
+            };
+            folded += 1;
+        }
+    }
+    folded
+}
+
+/// Removes the blocks no edge reaches, then every block parameter that
+/// only ever receives one value besides itself (an outer loop's counter
+/// threaded through an inner loop and the joins inside it); returns how
+/// many parameters were removed.
+///
+/// The SSA builder leaves such parameters when a variable is looked up
+/// through a block not yet sealed, and Cranelift's own pass only removes
+/// those whose single value is not itself a block parameter. Each one left
+/// is a live range with a copy on every edge for register allocation.
+pub(crate) fn remove_redundant_params(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let dead: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|b| !domtree.is_reachable(*b))
+        .collect();
+    for block in dead {
+        while let Some(inst) = func.layout.first_inst(block) {
+            func.layout.remove_inst(inst);
+        }
+        func.layout.remove_block(block);
+    }
+    let cfg = ControlFlowGraph::with_function(func);
+    let entry = func.layout.entry_block();
+    let blocks: Vec<Block> = func.layout.blocks().filter(|b| Some(*b) != entry).collect();
+    // Each block's predecessor branches, once each.
+    let preds: HashMap<Block, Vec<Inst>> = blocks
+        .iter()
+        .map(|b| {
+            let mut insts: Vec<Inst> = cfg.pred_iter(*b).map(|p| p.inst).collect();
+            insts.sort_unstable();
+            insts.dedup();
+            (*b, insts)
+        })
+        .collect();
+    let mut removed = 0;
+    loop {
+        let mut changed = false;
+        for block in &blocks {
+            let params = func.dfg.block_params(*block).to_vec();
+            let Some(branches) = preds.get(block) else {
+                continue;
+            };
+            // Last first: removing a parameter shifts the later ones.
+            for (ix, param) in params.iter().enumerate().rev() {
+                let Some(only) = single_incoming(func, branches, *block, ix, *param) else {
+                    continue;
+                };
+                for inst in branches {
+                    let dfg = &mut func.dfg;
+                    for call in dfg.insts[*inst]
+                        .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
+                    {
+                        if call.block(&dfg.value_lists) == *block {
+                            call.remove(ix, &mut dfg.value_lists);
+                        }
+                    }
+                }
+                func.dfg.remove_block_param(*param);
+                func.dfg.change_to_alias(*param, only);
+                removed += 1;
+                changed = true;
+            }
+        }
+        if !changed {
+            return removed;
+        }
+    }
+}
+
+/// The one value other than `param` itself that the branches to `block`
+/// pass as its parameter `ix`, if there is exactly one.
+fn single_incoming(
+    func: &Function,
+    branches: &[Inst],
+    block: Block,
+    ix: usize,
+    param: Value,
+) -> Option<Value> {
+    let mut only = None;
+    for inst in branches {
+        for call in func.dfg.insts[*inst]
+            .branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
+        {
+            if call.block(&func.dfg.value_lists) != block {
+                continue;
+            }
+            let BlockArg::Value(v) = call.args(&func.dfg.value_lists).nth(ix)? else {
+                return None;
+            };
+            let v = func.dfg.resolve_aliases(v);
+            if v == param {
+                continue;
+            }
+            match only {
+                None => only = Some(v),
+                Some(o) if o == v => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    only
+}
