@@ -191,11 +191,13 @@ pub const SAMPLER_ADDRESS_MIRRORED_REPEAT: u32 = 0x8;
 pub const SAMPLER_FILTER_NEAREST: u32 = 0x10;
 pub const SAMPLER_FILTER_LINEAR: u32 = 0x20;
 
+mod codec;
 mod format;
 mod sample;
 
+pub use codec::PixelCodec;
 pub use format::{
     border_color, decode_pixel, encode_pixel, is_supported, pixel_size, value_class, PixelValue,
     ValueClass, SUPPORTED_FORMATS,
 };
-pub use sample::{image_dim, read_image, write_image, Coord, TexelMemory};
+pub use sample::{image_dim, read_image, write_image, Coord, PreparedImage, TexelMemory};

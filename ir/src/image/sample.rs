@@ -26,10 +26,12 @@
 //!
 //! The pixels are reached through [`TexelMemory`] so the same code serves
 //! the interpreter (a byte vector) and the JIT's host functions (the
-//! descriptor's `data` pointer).
+//! descriptor's `data` pointer). [`PreparedImage`] does the per-image work
+//! (shape, format) once, for callers that access many texels of one image;
+//! [`read_image`] and [`write_image`] prepare the image on every call.
 
-use super::format::{border_color, decode_pixel, encode_pixel, pixel_size, value_class};
-use super::format::{PixelValue, ValueClass};
+use super::codec::PixelCodec;
+use super::format::{border_color, value_class, PixelValue, ValueClass};
 use super::{object, ImageDesc};
 use super::{SAMPLER_ADDRESS_CLAMP, SAMPLER_ADDRESS_MASK, SAMPLER_ADDRESS_MIRRORED_REPEAT};
 use super::{SAMPLER_ADDRESS_REPEAT, SAMPLER_FILTER_LINEAR, SAMPLER_NORMALIZED};
@@ -206,23 +208,122 @@ fn texel_offset(desc: &ImageDesc, shape: &Shape, index: [i64; 3], layer: i64, px
 /// One texel converted by the read rules; `None` indices give the border
 /// colour, and bytes outside the memory read as zeros.
 fn fetch(
-    desc: &ImageDesc,
+    img: &PreparedImage<'_>,
     mem: &(impl TexelMemory + ?Sized),
-    shape: &Shape,
     index: [Option<i64>; 3],
     layer: i64,
 ) -> PixelValue {
-    let (order, ty) = (desc.channel_order, desc.channel_type);
     let (Some(x), Some(y), Some(z)) = (index[0], index[1], index[2]) else {
-        return border_color(order, ty);
+        return img.border;
     };
-    let Some(px) = pixel_size(order, ty) else {
-        return PixelValue::from_bits(value_class(ty), [0; 4]);
+    let Some(codec) = &img.codec else {
+        return PixelValue::from_bits(img.format_class, [0; 4]);
     };
+    let px = codec.pixel_size();
     let mut bytes = [0u8; 16];
     let bytes = &mut bytes[..px as usize];
-    mem.load(texel_offset(desc, shape, [x, y, z], layer, px), bytes);
-    decode_pixel(order, ty, bytes)
+    mem.load(
+        texel_offset(img.desc, &img.shape, [x, y, z], layer, px),
+        bytes,
+    );
+    codec.decode(bytes)
+}
+
+/// An image ready for texel accesses: its shape, format and border colour
+/// worked out once from the descriptor.
+#[derive(Clone, Copy, Debug)]
+pub struct PreparedImage<'a> {
+    desc: &'a ImageDesc,
+    shape: Shape,
+    /// `None` for an unsupported format: reads give zeros, writes nothing.
+    codec: Option<PixelCodec>,
+    /// The class the channel type reads as.
+    format_class: ValueClass,
+    border: PixelValue,
+}
+
+impl<'a> PreparedImage<'a> {
+    /// `None` when the descriptor's image type is unknown (every read then
+    /// gives zeros and every write does nothing).
+    pub fn new(desc: &'a ImageDesc) -> Option<PreparedImage<'a>> {
+        Some(PreparedImage {
+            desc,
+            shape: shape(desc)?,
+            codec: PixelCodec::new(desc.channel_order, desc.channel_type),
+            format_class: value_class(desc.channel_type),
+            border: border_color(desc.channel_order, desc.channel_type),
+        })
+    }
+
+    /// [`read_image`] of this image.
+    pub fn read(
+        &self,
+        mem: &(impl TexelMemory + ?Sized),
+        sampler: Option<u32>,
+        coord: Coord,
+        class: ValueClass,
+    ) -> PixelValue {
+        let shape = &self.shape;
+        let sampler = sampler.unwrap_or(0);
+        let mode = addressing(sampler);
+        let layer = layer_of(shape, coord);
+        let value = match coord {
+            Coord::Int(c) => {
+                let mut index = [Some(0); 3];
+                for (d, i) in index.iter_mut().enumerate().take(shape.dims) {
+                    *i = address(i64::from(c[d]), shape.size[d], mode);
+                }
+                fetch(self, mem, index, layer)
+            }
+            Coord::Float(c) => {
+                let normalized = sampler & SAMPLER_NORMALIZED != 0;
+                let filter_linear = sampler & SAMPLER_FILTER_LINEAR != 0
+                    && class == ValueClass::Float
+                    && self.format_class == ValueClass::Float;
+                if filter_linear {
+                    PixelValue::Float(read_linear(self, mem, c, normalized, mode, layer))
+                } else {
+                    let mut index = [Some(0); 3];
+                    for (d, i) in index.iter_mut().enumerate().take(shape.dims) {
+                        *i = nearest(c[d], shape.size[d], normalized, mode);
+                    }
+                    fetch(self, mem, index, layer)
+                }
+            }
+        };
+        value.reinterpret(class)
+    }
+
+    /// [`write_image`] of this image.
+    pub fn write(&self, mem: &mut (impl TexelMemory + ?Sized), coord: [i32; 4], value: PixelValue) {
+        let shape = &self.shape;
+        let Some(codec) = &self.codec else {
+            return;
+        };
+        let px = codec.pixel_size();
+        let mut index = [0i64; 3];
+        for d in 0..shape.dims {
+            let i = i64::from(coord[d]);
+            if !(0..shape.size[d]).contains(&i) {
+                return;
+            }
+            index[d] = i;
+        }
+        let layer = match shape.layer {
+            Some(c) => {
+                let l = i64::from(coord[c]);
+                if !(0..shape.layers).contains(&l) {
+                    return;
+                }
+                l
+            }
+            None => 0,
+        };
+        let mut bytes = [0u8; 16];
+        let bytes = &mut bytes[..px as usize];
+        codec.encode(value, bytes);
+        mem.store(texel_offset(self.desc, shape, index, layer, px), bytes);
+    }
 }
 
 /// The array layer a coordinate selects (0 for images that are not arrays).
@@ -248,51 +349,24 @@ pub fn read_image(
     coord: Coord,
     class: ValueClass,
 ) -> PixelValue {
-    let Some(shape) = shape(desc) else {
-        return PixelValue::from_bits(class, [0; 4]);
-    };
-    let sampler = sampler.unwrap_or(0);
-    let mode = addressing(sampler);
-    let layer = layer_of(&shape, coord);
-    let value = match coord {
-        Coord::Int(c) => {
-            let mut index = [Some(0); 3];
-            for (d, i) in index.iter_mut().enumerate().take(shape.dims) {
-                *i = address(i64::from(c[d]), shape.size[d], mode);
-            }
-            fetch(desc, mem, &shape, index, layer)
-        }
-        Coord::Float(c) => {
-            let normalized = sampler & SAMPLER_NORMALIZED != 0;
-            let filter_linear = sampler & SAMPLER_FILTER_LINEAR != 0
-                && class == ValueClass::Float
-                && value_class(desc.channel_type) == ValueClass::Float;
-            if filter_linear {
-                PixelValue::Float(read_linear(desc, mem, &shape, c, normalized, mode, layer))
-            } else {
-                let mut index = [Some(0); 3];
-                for (d, i) in index.iter_mut().enumerate().take(shape.dims) {
-                    *i = nearest(c[d], shape.size[d], normalized, mode);
-                }
-                fetch(desc, mem, &shape, index, layer)
-            }
-        }
-    };
-    value.reinterpret(class)
+    match PreparedImage::new(desc) {
+        Some(img) => img.read(mem, sampler, coord, class),
+        None => PixelValue::from_bits(class, [0; 4]),
+    }
 }
 
 /// Linear filtering: the 2, 4 or 8 texels around the coordinate, weighted
 /// as §8.2 writes it, `T[i0] (1 − a) + T[i1] a` per dimension, corners taken
 /// x fastest.
 fn read_linear(
-    desc: &ImageDesc,
+    img: &PreparedImage<'_>,
     mem: &(impl TexelMemory + ?Sized),
-    shape: &Shape,
     c: [f32; 4],
     normalized: bool,
     mode: u32,
     layer: i64,
 ) -> [f32; 4] {
+    let shape = &img.shape;
     let mut taps = [(Some(0), Some(0), 0f32); 3];
     for (d, t) in taps.iter_mut().enumerate().take(shape.dims) {
         *t = linear(c[d], shape.size[d], normalized, mode);
@@ -307,7 +381,7 @@ fn read_linear(
             index[d] = if second { i1 } else { i0 };
             weight *= if second { a } else { 1.0 - a };
         }
-        let texel = fetch(desc, mem, shape, index, layer).as_f32();
+        let texel = fetch(img, mem, index, layer).as_f32();
         for (s, t) in sum.iter_mut().zip(texel) {
             *s += weight * t;
         }
@@ -324,34 +398,9 @@ pub fn write_image(
     coord: [i32; 4],
     value: PixelValue,
 ) {
-    let Some(shape) = shape(desc) else {
-        return;
-    };
-    let Some(px) = pixel_size(desc.channel_order, desc.channel_type) else {
-        return;
-    };
-    let mut index = [0i64; 3];
-    for d in 0..shape.dims {
-        let i = i64::from(coord[d]);
-        if !(0..shape.size[d]).contains(&i) {
-            return;
-        }
-        index[d] = i;
+    if let Some(img) = PreparedImage::new(desc) {
+        img.write(mem, coord, value);
     }
-    let layer = match shape.layer {
-        Some(c) => {
-            let l = i64::from(coord[c]);
-            if !(0..shape.layers).contains(&l) {
-                return;
-            }
-            l
-        }
-        None => 0,
-    };
-    let mut bytes = [0u8; 16];
-    let bytes = &mut bytes[..px as usize];
-    encode_pixel(desc.channel_order, desc.channel_type, value, bytes);
-    mem.store(texel_offset(desc, &shape, index, layer, px), bytes);
 }
 
 /// The `get_image_dim` result: (width, height) for 2-D images and 2-D
