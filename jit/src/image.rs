@@ -10,8 +10,12 @@
 //! ignored) and the colour in words 4–7 — written by the kernel for a
 //! write, filled by the host for a read. A chunk record holds the same
 //! eight components with one word per lane each, component-major.
+//!
+//! A chunk call resolves the image (shape, format, border colour) once
+//! into a [`PreparedImage`] and converts every lane through it, so the
+//! per-texel work is only the addressing and the pixel's conversion.
 
-use vecl_ir::image::{self, Coord, ImageDesc, PixelValue, TexelMemory, ValueClass};
+use vecl_ir::image::{self, Coord, ImageDesc, PixelValue, PreparedImage, TexelMemory, ValueClass};
 
 /// `flags` bits of a call: the value class (0 float, 1 int, 2 uint) in
 /// bits 0–1, whether a sampler is given in bit 2, whether the coordinate
@@ -181,17 +185,22 @@ pub(crate) unsafe extern "C" fn vecl_read_image_lanes(
     let words = unsafe { std::slice::from_raw_parts_mut(record, 8 * n) };
     // SAFETY: the generated code passes the kernel's image argument.
     let img = unsafe { image(desc) };
+    let prepared = img
+        .as_ref()
+        .and_then(|(d, texels)| Some((PreparedImage::new(d)?, texels)));
     let sampler = (flags & flag::SAMPLER != 0).then_some(sampler);
+    let class = class(flags);
+    let float_coord = flags & flag::FLOAT_COORD != 0;
     for j in 0..n {
-        let v = match &img {
-            Some((d, texels)) if active >> j & 1 == 1 => {
+        let v = match &prepared {
+            Some((p, texels)) if active >> j & 1 == 1 => {
                 let c: [u32; 4] = std::array::from_fn(|k| words[k * n + j]);
-                let coord = if flags & flag::FLOAT_COORD != 0 {
+                let coord = if float_coord {
                     Coord::Float(c.map(f32::from_bits))
                 } else {
                     Coord::Int(c.map(|x| x as i32))
                 };
-                image::read_image(d, texels, sampler, coord, class(flags)).bits()
+                p.read(*texels, sampler, coord, class).bits()
             }
             _ => [0; 4],
         };
@@ -222,15 +231,14 @@ pub(crate) unsafe extern "C" fn vecl_write_image_lanes(
     };
     // SAFETY: the record is the caller's chunk-sized stack slot.
     let words = unsafe { std::slice::from_raw_parts(record, 8 * n) };
+    let Some(prepared) = PreparedImage::new(d) else {
+        return;
+    };
+    let class = class(flags);
     for j in (0..n).filter(|j| active >> j & 1 == 1) {
         let coord: [i32; 4] = std::array::from_fn(|k| words[k * n + j] as i32);
         let color: [u32; 4] = std::array::from_fn(|k| words[(4 + k) * n + j]);
-        image::write_image(
-            d,
-            &mut texels,
-            coord,
-            PixelValue::from_bits(class(flags), color),
-        );
+        prepared.write(&mut texels, coord, PixelValue::from_bits(class, color));
     }
 }
 
