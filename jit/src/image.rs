@@ -35,6 +35,7 @@ struct HostTexels {
 }
 
 impl TexelMemory for HostTexels {
+    #[inline]
     fn load(&self, offset: u64, out: &mut [u8]) -> bool {
         let fits = offset
             .checked_add(out.len() as u64)
@@ -55,6 +56,7 @@ impl TexelMemory for HostTexels {
         true
     }
 
+    #[inline]
     fn store(&mut self, offset: u64, bytes: &[u8]) -> bool {
         let fits = offset
             .checked_add(bytes.len() as u64)

@@ -47,28 +47,36 @@ pub struct PixelCodec {
 
 /// `x / 255.0f` of a stored `UNORM_INT8` channel, as the general read gives
 /// it (its `max(-1, …)` never changes a non-negative value).
+#[inline]
 fn unorm8(b: u8) -> u32 {
     (f32::from(b) / 255.0).to_bits()
 }
 
 /// `convert_uchar_sat_rte(f · 255)` of a component's bits (NaN → 0).
+#[inline]
 fn to_unorm8(bits: u32) -> u8 {
     let v = f32::from_bits(bits) * 255.0;
     if v.is_nan() {
         return 0;
     }
-    v.round_ties_even().clamp(0.0, 255.0) as u8
+    // Clamping before rounding gives the same result (the bounds are
+    // integers), and in [0, 255] adding and removing 2^23 rounds to nearest
+    // even without a library call.
+    const SHIFT: f32 = 8_388_608.0;
+    ((v.clamp(0.0, 255.0) + SHIFT) - SHIFT) as u8
 }
 
 /// A stored `half` read as the general code reads it: widened exactly, then
 /// `max(-1, …)` as for every float-class channel (which also turns NaN into
 /// −1).
+#[inline]
 fn half(h: u16) -> u32 {
     half_to_f32(h).max(-1.0).to_bits()
 }
 
 /// `half` bits widened exactly to `f32` (NaN payloads kept in the top
 /// mantissa bits, quieted).
+#[inline]
 fn half_to_f32(h: u16) -> f32 {
     let sign = u32::from(h & 0x8000) << 16;
     let exp = u32::from(h >> 10 & 0x1f);
@@ -87,14 +95,17 @@ fn half_to_f32(h: u16) -> f32 {
 }
 
 /// The stored bits of a component written to a `half` channel.
+#[inline]
 fn to_half(bits: u32) -> u16 {
     f64_to_f16(f64::from(f32::from_bits(bits)), RoundDir::NearestEven)
 }
 
+#[inline]
 fn word(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
+#[inline]
 fn half_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
@@ -127,11 +138,13 @@ impl PixelCodec {
     }
 
     /// Bytes of one pixel.
+    #[inline]
     pub fn pixel_size(&self) -> u32 {
         self.pixel_size
     }
 
     /// The class `read_image*` of this format returns.
+    #[inline]
     pub fn class(&self) -> ValueClass {
         self.class
     }
@@ -143,6 +156,7 @@ impl PixelCodec {
     }
 
     /// `decode_pixel(order, type, bytes)`.
+    #[inline]
     pub fn decode(&self, bytes: &[u8]) -> PixelValue {
         let Some(b) = bytes.get(..self.pixel_size as usize) else {
             return PixelValue::from_bits(self.class, [0; 4]);
@@ -169,6 +183,7 @@ impl PixelCodec {
     }
 
     /// `encode_pixel(order, type, value, out)`.
+    #[inline]
     pub fn encode(&self, value: PixelValue, out: &mut [u8]) {
         let Some(out) = out.get_mut(..self.pixel_size as usize) else {
             return;

@@ -184,6 +184,7 @@ pub enum ValueClass {
 }
 
 /// The value class `read_image*` of a `channel_type` image returns.
+#[inline]
 pub fn value_class(channel_type: u32) -> ValueClass {
     match channel_type {
         channel::SIGNED_INT8 | channel::SIGNED_INT16 | channel::SIGNED_INT32 => ValueClass::Int,
@@ -196,6 +197,7 @@ pub fn value_class(channel_type: u32) -> ValueClass {
 
 impl PixelValue {
     /// The four components' bits, whatever the class.
+    #[inline]
     pub fn bits(self) -> [u32; 4] {
         match self {
             PixelValue::Float(v) => v.map(f32::to_bits),
@@ -205,6 +207,7 @@ impl PixelValue {
     }
 
     /// A value of class `class` made of `bits`.
+    #[inline]
     pub fn from_bits(class: ValueClass, bits: [u32; 4]) -> PixelValue {
         match class {
             ValueClass::Float => PixelValue::Float(bits.map(f32::from_bits)),
@@ -215,11 +218,13 @@ impl PixelValue {
 
     /// The same bits seen as class `class` (the undefined cases of OpenCL:
     /// `read_imagef` of an integer image and the like).
+    #[inline]
     pub fn reinterpret(self, class: ValueClass) -> PixelValue {
         PixelValue::from_bits(class, self.bits())
     }
 
     /// The components as floats; integer classes reinterpreted.
+    #[inline]
     pub fn as_f32(self) -> [f32; 4] {
         self.bits().map(f32::from_bits)
     }

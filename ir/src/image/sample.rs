@@ -47,6 +47,7 @@ pub trait TexelMemory {
 }
 
 impl TexelMemory for [u8] {
+    #[inline]
     fn load(&self, offset: u64, out: &mut [u8]) -> bool {
         let src = usize::try_from(offset)
             .ok()
@@ -60,6 +61,7 @@ impl TexelMemory for [u8] {
         }
     }
 
+    #[inline]
     fn store(&mut self, offset: u64, bytes: &[u8]) -> bool {
         let dst = usize::try_from(offset)
             .ok()
@@ -114,17 +116,20 @@ fn shape(desc: &ImageDesc) -> Option<Shape> {
 }
 
 /// The sampler's addressing mode.
+#[inline]
 fn addressing(sampler: u32) -> u32 {
     sampler & SAMPLER_ADDRESS_MASK
 }
 
 /// `floor(u)` as an index (saturating; NaN gives 0).
+#[inline]
 fn floor_index(u: f32) -> i64 {
     u.floor() as i64
 }
 
 /// An index after addressing: `None` (the border colour) for
 /// `CLK_ADDRESS_CLAMP` outside the image, otherwise clamped into it.
+#[inline]
 fn address(i: i64, n: i64, mode: u32) -> Option<i64> {
     if mode == SAMPLER_ADDRESS_CLAMP {
         (0..n).contains(&i).then_some(i)
@@ -140,6 +145,7 @@ fn mirror(s: f32) -> f32 {
 }
 
 /// The texel index of nearest filtering along one dimension of size `n`.
+#[inline]
 fn nearest(s: f32, n: i64, normalized: bool, mode: u32) -> Option<i64> {
     let w = n as f32;
     match mode {
@@ -193,6 +199,7 @@ fn linear(s: f32, n: i64, normalized: bool, mode: u32) -> (Option<i64>, Option<i
 }
 
 /// The byte offset of a texel whose indices are inside the image.
+#[inline]
 fn texel_offset(desc: &ImageDesc, shape: &Shape, index: [i64; 3], layer: i64, px: u32) -> u64 {
     let [x, y, z] = index.map(|i| i as u64);
     let slice = if shape.layer.is_some() {
@@ -207,6 +214,7 @@ fn texel_offset(desc: &ImageDesc, shape: &Shape, index: [i64; 3], layer: i64, px
 
 /// One texel converted by the read rules; `None` indices give the border
 /// colour, and bytes outside the memory read as zeros.
+#[inline]
 fn fetch(
     img: &PreparedImage<'_>,
     mem: &(impl TexelMemory + ?Sized),
@@ -222,10 +230,13 @@ fn fetch(
     let px = codec.pixel_size();
     let mut bytes = [0u8; 16];
     let bytes = &mut bytes[..px as usize];
-    mem.load(
-        texel_offset(img.desc, &img.shape, [x, y, z], layer, px),
-        bytes,
-    );
+    let offset = texel_offset(img.desc, &img.shape, [x, y, z], layer, px);
+    // Constant lengths for the common sizes let the copy be inlined.
+    match bytes.len() {
+        4 => mem.load(offset, &mut bytes[..4]),
+        16 => mem.load(offset, &mut bytes[..16]),
+        _ => mem.load(offset, bytes),
+    };
     codec.decode(bytes)
 }
 
@@ -245,6 +256,7 @@ pub struct PreparedImage<'a> {
 impl<'a> PreparedImage<'a> {
     /// `None` when the descriptor's image type is unknown (every read then
     /// gives zeros and every write does nothing).
+    #[inline]
     pub fn new(desc: &'a ImageDesc) -> Option<PreparedImage<'a>> {
         Some(PreparedImage {
             desc,
@@ -256,6 +268,7 @@ impl<'a> PreparedImage<'a> {
     }
 
     /// [`read_image`] of this image.
+    #[inline]
     pub fn read(
         &self,
         mem: &(impl TexelMemory + ?Sized),
@@ -295,6 +308,7 @@ impl<'a> PreparedImage<'a> {
     }
 
     /// [`write_image`] of this image.
+    #[inline]
     pub fn write(&self, mem: &mut (impl TexelMemory + ?Sized), coord: [i32; 4], value: PixelValue) {
         let shape = &self.shape;
         let Some(codec) = &self.codec else {
@@ -322,11 +336,18 @@ impl<'a> PreparedImage<'a> {
         let mut bytes = [0u8; 16];
         let bytes = &mut bytes[..px as usize];
         codec.encode(value, bytes);
-        mem.store(texel_offset(self.desc, shape, index, layer, px), bytes);
+        let offset = texel_offset(self.desc, shape, index, layer, px);
+        // As in `fetch`: constant lengths for the common sizes.
+        match bytes.len() {
+            4 => mem.store(offset, &bytes[..4]),
+            16 => mem.store(offset, &bytes[..16]),
+            _ => mem.store(offset, bytes),
+        };
     }
 }
 
 /// The array layer a coordinate selects (0 for images that are not arrays).
+#[inline]
 fn layer_of(shape: &Shape, coord: Coord) -> i64 {
     let Some(c) = shape.layer else {
         return 0;
