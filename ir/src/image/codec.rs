@@ -13,7 +13,6 @@
 
 use super::format::{self, PixelValue, ValueClass};
 use super::{channel, order};
-use crate::interp::convert::{f64_to_f16, RoundDir};
 
 /// The conversions with a dedicated implementation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,10 +93,47 @@ fn half_to_f32(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
-/// The stored bits of a component written to a `half` channel.
+/// The stored bits of a component written to a `half` channel: rounded
+/// to nearest even on the bits, as the general code's
+/// `f64_to_f16(x, NearestEven)` rounds (NaNs keep the top payload bits,
+/// quieted; overflow gives infinity).
 #[inline]
 fn to_half(bits: u32) -> u16 {
-    f64_to_f16(f64::from(f32::from_bits(bits)), RoundDir::NearestEven)
+    let sign = (bits >> 16 & 0x8000) as u16;
+    let exp = (bits >> 23 & 0xff) as i32;
+    let mant = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return match mant {
+            0 => sign | 0x7c00,
+            _ => sign | 0x7e00 | (mant >> 13 & 0x1ff) as u16,
+        };
+    }
+    let e = exp - 127;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    // Drop `shift` bits of the 24-bit significand: 13 for normal halves,
+    // more below 2^-14 where the unit of a half is 2^-24.
+    let shift = 13 + (-14 - e).max(0);
+    if shift > 24 {
+        return sign;
+    }
+    let m = mant | 0x80_0000;
+    let q = m >> shift;
+    let rem = m & ((1 << shift) - 1);
+    let halfway = 1 << (shift - 1);
+    let q = if rem > halfway || (rem == halfway && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    };
+    if shift > 13 {
+        // Subnormal, or the smallest normal after rounding up.
+        return sign | q as u16;
+    }
+    // `q` holds the implicit bit (1024); a carry out of the mantissa moves
+    // into the exponent, up to infinity.
+    sign | ((((e + 14) as u32) << 10) + q) as u16
 }
 
 #[inline]
@@ -208,5 +244,52 @@ impl PixelCodec {
                 format::encode_pixel(self.channel_order, self.channel_type, value, out)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::convert::{f16_to_f64, f64_to_f16, RoundDir};
+
+    fn general(bits: u32) -> u16 {
+        f64_to_f16(f64::from(f32::from_bits(bits)), RoundDir::NearestEven)
+    }
+
+    /// Every half value, the exact midpoints between neighbours (ties) and
+    /// the floats one step either side of each, both signs; then a sweep of
+    /// floats across and beyond the half range.
+    #[test]
+    fn half_rounding_matches_the_general_conversion() {
+        let mut checked = 0u32;
+        let mut check = |bits: u32| {
+            assert_eq!(to_half(bits), general(bits), "{bits:#010x}");
+            checked += 1;
+        };
+        for h in 0..0x7c00u16 {
+            let lo = f16_to_f64(h);
+            let hi = f16_to_f64(h + 1);
+            let mid = ((lo + hi) / 2.0) as f32;
+            for x in [lo as f32, mid] {
+                for b in [x.to_bits().wrapping_sub(1), x.to_bits(), x.to_bits() + 1] {
+                    check(b);
+                    check(b | 0x8000_0000);
+                }
+            }
+        }
+        for b in (0..u32::MAX).step_by(4099) {
+            check(b);
+        }
+        for b in [
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0xffbf_ffff,
+            0x477f_f000,
+        ] {
+            check(b);
+        }
+        assert!(checked > 1_000_000);
     }
 }
