@@ -44,8 +44,7 @@ pub struct PixelCodec {
     fast: Fast,
 }
 
-/// `x / 255.0f` of a stored `UNORM_INT8` channel, as the general read gives
-/// it (its `max(-1, …)` never changes a non-negative value).
+/// `x / 255.0f` of a stored `UNORM_INT8` channel, as the general read gives it.
 #[inline]
 fn unorm8(b: u8) -> u32 {
     (f32::from(b) / 255.0).to_bits()
@@ -65,12 +64,10 @@ fn to_unorm8(bits: u32) -> u8 {
     ((v.clamp(0.0, 255.0) + SHIFT) - SHIFT) as u8
 }
 
-/// A stored `half` read as the general code reads it: widened exactly, then
-/// `max(-1, …)` as for every float-class channel (which also turns NaN into
-/// −1).
+/// A stored `half` read as the general code reads it: widened exactly.
 #[inline]
 fn half(h: u16) -> u32 {
-    half_to_f32(h).max(-1.0).to_bits()
+    half_to_f32(h).to_bits()
 }
 
 /// `half` bits widened exactly to `f32` (NaN payloads kept in the top

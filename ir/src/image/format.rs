@@ -272,8 +272,10 @@ fn decode_channel(channel_type: u32, raw: u32) -> u32 {
             };
             raw as f32 / max
         }
-        channel::SNORM_INT8 => f32::from(raw as u8 as i8) / 127.0,
-        channel::SNORM_INT16 => f32::from(raw as u16 as i16) / 32767.0,
+        // The most negative stored value reads as -1, like the next one.
+        channel::SNORM_INT8 => (f32::from(raw as u8 as i8) / 127.0).max(-1.0),
+        channel::SNORM_INT16 => (f32::from(raw as u16 as i16) / 32767.0).max(-1.0),
+        // A half widens exactly (NaN stays NaN, -65504 stays -65504).
         channel::HALF_FLOAT => f16_to_f64(raw as u16) as f32,
         channel::SIGNED_INT8 => return i32::from(raw as u8 as i8) as u32,
         channel::SIGNED_INT16 => return i32::from(raw as u16 as i16) as u32,
@@ -281,7 +283,7 @@ fn decode_channel(channel_type: u32, raw: u32) -> u32 {
         // FLOAT hold the bits as they are.
         _ => return raw,
     };
-    f.max(-1.0).to_bits()
+    f.to_bits()
 }
 
 /// The bit layouts of the packed `CL_RGB` types: (shift, width) of red,
@@ -548,5 +550,24 @@ mod tests {
             border_color(order::R, channel::UNSIGNED_INT8),
             PixelValue::Uint([0, 0, 0, 1])
         );
+    }
+
+    #[test]
+    fn half_channels_widen_exactly_below_minus_one_and_for_nan() {
+        // -2.0, -65504 (the most negative finite half), a quiet NaN, 0.5.
+        let bits: [u16; 4] = [0xC000, 0xFBFF, 0x7E00, 0x3800];
+        let bytes: Vec<u8> = bits.iter().flat_map(|b| b.to_le_bytes()).collect();
+        let PixelValue::Float(v) = decode_pixel(order::RGBA, channel::HALF_FLOAT, &bytes) else {
+            panic!("a half image reads as float");
+        };
+        assert_eq!(v[0], -2.0);
+        assert_eq!(v[1], -65504.0);
+        assert!(v[2].is_nan());
+        assert_eq!(v[3], 0.5);
+        // SNORM keeps its clamp: the most negative stored value reads as -1.
+        let PixelValue::Float(s) = decode_pixel(order::R, channel::SNORM_INT8, &[0x80]) else {
+            panic!("an SNORM image reads as float");
+        };
+        assert_eq!(s[0], -1.0);
     }
 }
