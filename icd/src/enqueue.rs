@@ -59,6 +59,31 @@ pub fn check_host_write(mem: &Mem) -> ClResult<()> {
     Ok(())
 }
 
+/// "CL_INVALID_VALUE if values specified in map_flags are not valid": only
+/// `CL_MAP_READ`, `CL_MAP_WRITE` and `CL_MAP_WRITE_INVALIDATE_REGION`, the
+/// last one never with the other two. Buffer, image and SVM maps share it.
+pub fn check_map_flags(map_flags: cl_map_flags) -> ClResult<()> {
+    let valid = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+    if map_flags & !valid != 0
+        || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
+            && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+/// The host access a map with `map_flags` needs of `mem`'s flags.
+pub fn check_map_access(mem: &Mem, map_flags: cl_map_flags) -> ClResult<()> {
+    if map_flags & CL_MAP_READ != 0 {
+        check_host_read(mem)?;
+    }
+    if map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
+        check_host_write(mem)?;
+    }
+    Ok(())
+}
+
 /// Copies `len` bytes between addresses (which may overlap).
 fn copy_bytes(src: usize, dst: usize, len: usize) {
     // SAFETY: callers pass ranges they checked against their buffers or that
@@ -594,23 +619,12 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
     let body = || {
         let queue = Queue::get(command_queue)?;
         let mem = queue_buffer(&queue, buffer)?;
-        let valid = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        if map_flags & !valid != 0
-            || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
-                && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
+        check_map_flags(map_flags)?;
         if size == 0 {
             return Err(CL_INVALID_VALUE);
         }
         mem.check_range(offset, size)?;
-        if map_flags & CL_MAP_READ != 0 {
-            check_host_read(&mem)?;
-        }
-        if map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
-            check_host_write(&mem)?;
-        }
+        check_map_access(&mem, map_flags)?;
         // SAFETY: offset + size lies inside the buffer (checked above).
         let address = unsafe { mem.base().add(offset) };
         mem.map_count.fetch_add(1, Ordering::AcqRel);

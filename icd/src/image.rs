@@ -21,7 +21,10 @@ use vecl::runtime::image::{self as raw_image, ImageFormat, ImageShape};
 
 use crate::context::Context;
 use crate::device_caps::IMAGE_SUPPORT;
-use crate::enqueue::{check_host_read, check_host_write, queue_buffer, queue_mem, triple};
+use crate::enqueue::{
+    check_host_read, check_host_write, check_map_access, check_map_flags, queue_buffer, queue_mem,
+    triple,
+};
 use crate::entry::{api, api_create, property_list, write_out};
 use crate::handle::{ClType, Object};
 use crate::info::{query, Info};
@@ -762,13 +765,7 @@ pub unsafe extern "C" fn clEnqueueMapImage(
     let body = || {
         let queue = Queue::get(command_queue)?;
         let image = queue_image(&queue, image)?;
-        let valid = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        if map_flags & !valid != 0
-            || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
-                && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
+        check_map_flags(map_flags)?;
         let info = image.raw.image_info().map_err(code)?;
         // "CL_INVALID_VALUE if image_row_pitch is NULL", and
         // "image_slice_pitch … must be a non-NULL value" for 3-D images and
@@ -779,12 +776,7 @@ pub unsafe extern "C" fn clEnqueueMapImage(
         // SAFETY: three size_t each, per the API contract.
         let (origin, region) = unsafe { (coords(origin)?, coords(region)?) };
         let mapping = raw_image::plan_map(&image.raw, origin, region).map_err(code)?;
-        if map_flags & CL_MAP_READ != 0 {
-            check_host_read(&image)?;
-        }
-        if map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0 {
-            check_host_write(&image)?;
-        }
+        check_map_access(&image, map_flags)?;
         // SAFETY: the region lies inside the image (checked by plan_map).
         let address = unsafe { image.base().add(mapping.offset as usize) };
         image.map_count.fetch_add(1, Ordering::AcqRel);

@@ -22,6 +22,7 @@ use opencl_sys::*;
 use crate::compiler::ArgKind;
 use crate::context::Context;
 use crate::device_caps::CAPS;
+use crate::enqueue::check_map_flags;
 use crate::entry::{api, slice, UserPtr};
 use crate::handle::{ClType, Object};
 use crate::kernel::Kernel;
@@ -357,15 +358,10 @@ pub unsafe extern "C" fn clEnqueueSVMMap(
 ) -> cl_int {
     api(|| {
         let queue = Queue::get(command_queue)?;
-        let valid = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        if svm_ptr.is_null()
-            || size == 0
-            || flags & !valid != 0
-            || (flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
-                && flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
-        {
+        if svm_ptr.is_null() || size == 0 {
             return Err(CL_INVALID_VALUE);
         }
+        check_map_flags(flags)?;
         // SAFETY: forwarded contracts.
         unsafe {
             submit(
