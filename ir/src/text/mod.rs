@@ -28,7 +28,7 @@ mod lexer;
 mod literal;
 mod parse;
 mod print;
-mod rename;
+pub(crate) mod rename;
 
 pub use parse::{parse_module, MAX_DEPTH};
 pub use print::{default_args, print_module, print_type};

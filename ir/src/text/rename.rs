@@ -2,7 +2,8 @@
 //!
 //! The parser gives named values (`%gid`) provisional numbers while it
 //! reads a function and their arena indices at its end; these walks apply
-//! that change to every operand.
+//! that change to every operand. `transform::compact` renumbers values
+//! with the same walks.
 
 use crate::module::{Block, Inst, Stmt, ValueId};
 

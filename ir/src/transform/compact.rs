@@ -14,6 +14,7 @@
 //! that both need.
 
 use crate::module::*;
+use crate::text::rename::{rename_block, rename_inst};
 use std::collections::HashSet;
 
 /// The values an instruction reads.
@@ -46,57 +47,6 @@ pub(crate) fn inst_operands(inst: &Inst) -> Vec<ValueId> {
             std::iter::once(*ptr).chain(args.iter().copied()).collect()
         }
         Inst::WorkItem(_, d) => d.iter().copied().collect(),
-    }
-}
-
-/// Replaces every value an instruction reads by `map(value)`.
-fn remap_inst(inst: &mut Inst, map: &impl Fn(ValueId) -> ValueId) {
-    match inst {
-        Inst::Param(_)
-        | Inst::Const(_)
-        | Inst::Undef
-        | Inst::ReadVar(_)
-        | Inst::SlotAddr(_)
-        | Inst::GlobalAddr(_) => {}
-        Inst::Unary(_, a)
-        | Inst::Convert { value: a, .. }
-        | Inst::Bitcast(a)
-        | Inst::Splat(a)
-        | Inst::Extract(a, _)
-        | Inst::Field(a, _)
-        | Inst::PtrCast(a)
-        | Inst::PtrToInt(a)
-        | Inst::Load(a) => *a = map(*a),
-        Inst::Binary(_, a, b)
-        | Inst::Cmp(_, a, b)
-        | Inst::Insert(a, _, b)
-        | Inst::Shuffle(a, b, _)
-        | Inst::Index(a, b)
-        | Inst::Elem(a, b) => {
-            *a = map(*a);
-            *b = map(*b);
-        }
-        Inst::Select(c, a, b) => {
-            *c = map(*c);
-            *a = map(*a);
-            *b = map(*b);
-        }
-        Inst::Construct(xs) | Inst::Call(_, xs) | Inst::Builtin(_, xs) => {
-            for x in xs {
-                *x = map(*x);
-            }
-        }
-        Inst::Atomic { ptr, args, .. } => {
-            *ptr = map(*ptr);
-            for x in args {
-                *x = map(*x);
-            }
-        }
-        Inst::WorkItem(_, d) => {
-            if let Some(d) = d {
-                *d = map(*d);
-            }
-        }
     }
 }
 
@@ -139,42 +89,6 @@ pub(crate) fn walk_stmts<'a>(b: &'a Block, visit: &mut impl FnMut(&'a Stmt)) {
                 }
             }
             _ => {}
-        }
-    }
-}
-
-fn remap_block(b: &mut Block, map: &impl Fn(ValueId) -> ValueId) {
-    for s in &mut b.0 {
-        match s {
-            Stmt::Eval(v) | Stmt::WriteVar(_, v) | Stmt::Return(Some(v)) => *v = map(*v),
-            Stmt::Store { ptr, value, .. } => {
-                *ptr = map(*ptr);
-                *value = map(*value);
-            }
-            Stmt::Copy { dst, src, .. } => {
-                *dst = map(*dst);
-                *src = map(*src);
-            }
-            Stmt::If { cond, then_, else_ } => {
-                *cond = map(*cond);
-                remap_block(then_, map);
-                remap_block(else_, map);
-            }
-            Stmt::Loop { body, continuing } => {
-                remap_block(body, map);
-                remap_block(continuing, map);
-            }
-            Stmt::Switch { selector, cases } => {
-                *selector = map(*selector);
-                for c in cases {
-                    remap_block(&mut c.body, map);
-                }
-            }
-            Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return(None)
-            | Stmt::Barrier(..)
-            | Stmt::Fence(_) => {}
         }
     }
 }
@@ -299,14 +213,14 @@ pub(crate) fn compact(f: &mut Function, dropped_slots: &HashSet<SlotId>) {
         .iter()
         .filter_map(|v| old.get_mut(v.index()).and_then(Option::take))
         .map(|mut d| {
-            remap_inst(&mut d.inst, &map);
+            rename_inst(&mut d.inst, &|v| *v = map(*v));
             if let Inst::SlotAddr(s) = &mut d.inst {
                 *s = slot_id.get(s.index()).copied().unwrap_or(*s);
             }
             d
         })
         .collect();
-    remap_block(&mut f.body, &map);
+    rename_block(&mut f.body, &|v| *v = map(*v));
     let slots = std::mem::take(&mut f.slots);
     f.slots = slots
         .into_iter()
