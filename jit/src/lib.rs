@@ -364,9 +364,15 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
     phases.mark("lowering");
     let clif = opts.dump_clif.then(|| ctx.func.display().to_string());
     let clif_insts = ctx.func.dfg.num_insts();
+    let disasm = std::env::var_os("VECL_JIT_DISASM").is_some();
+    ctx.set_disasm(disasm);
     jit.define_function(id, &mut ctx)
         .map_err(|e| codegen(format!("{e:?}")))?;
     phases.mark("codegen");
+    if let Some(vcode) = ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
+        // `VECL_JIT_DISASM`: the machine code after register allocation.
+        eprintln!("machine code of {kernel}:\n{vcode}");
+    }
     let code_bytes = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
     jit.finalize_definitions()
         .map_err(|e| codegen(e.to_string()))?;
@@ -378,6 +384,16 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         [folded, unparams, code_bytes],
     );
     let code = jit.get_finalized_function(id);
+    if disasm {
+        // With `VECL_JIT_DISASM`, the code bytes go to a file named by their
+        // load address, for matching profiler samples to instructions
+        // (`objdump -D -b binary -mi386:x86-64 --adjust-vma=ADDR`).
+        // SAFETY: `code` points at the `code_bytes` bytes just finalized.
+        let bytes = unsafe { std::slice::from_raw_parts(code, code_bytes) };
+        let path = std::env::temp_dir().join(format!("vecl-jit-{kernel}-{:x}.bin", code as usize));
+        let _ = std::fs::write(&path, bytes);
+        eprintln!("machine code of {kernel} written to {}", path.display());
+    }
     // SAFETY: `code` is the finalized entry declared with the signature of `EntryFn`.
     let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(code) };
     let elapsed = started.elapsed();
