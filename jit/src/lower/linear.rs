@@ -265,6 +265,16 @@ impl FunctionCx<'_, '_> {
         self.wraps_in(v, &mut seen, 0).map(|w| w.points)
     }
 
+    /// Whether the lanes of linear `v` are exactly lane 0's value plus
+    /// `i · stride` modulo 2^`bits` (its width): a chain of 64-bit wrapping
+    /// arithmetic for 64 bits, one wrap point at `bits` for narrower types.
+    pub fn one_map_at(&self, v: ValueId, bits: u32) -> bool {
+        let mut seen = Vec::new();
+        self.wraps_in(v, &mut seen, 0).is_some_and(|w| {
+            (w.points == 0 && bits == 64) || (w.points == 1 && w.narrowest == bits)
+        })
+    }
+
     fn wraps_in(&self, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -> Option<Wraps> {
         if depth > MAX_DEPTH {
             return None;

@@ -12,6 +12,7 @@ use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types, BlockArg, InstBuilder, MemFlagsData, Value,
 };
+use vecl_ir::analysis::uniformity::Shape;
 use vecl_ir::{BinaryOp, CmpOp, Rounding, Scalar, Type, UnaryOp, ValueId};
 
 pub(crate) fn int_cc(op: CmpOp, signed: bool) -> IntCC {
@@ -26,6 +27,17 @@ pub(crate) fn int_cc(op: CmpOp, signed: bool) -> IntCC {
         (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
         (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
         (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+    }
+}
+
+/// `a op b` as `b op' a`.
+fn swapped(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
     }
 }
 
@@ -387,12 +399,149 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn lower_cmp(&mut self, op: CmpOp, a: ValueId, b: ValueId) -> LResult<Val> {
+        if let Some(m) = self.linear_compare(op, a, b)? {
+            return Ok(m);
+        }
         let s = self.elem(a)?;
         let (x, y) = (self.value(a)?, self.value(b)?);
         Ok(x.iter()
             .zip(&y)
             .map(|(l, r)| self.compare(op, s, l, r))
             .collect())
+    }
+
+    /// `a op b` for an integer consecutive across the chunk (stride 1) and a
+    /// uniform (either side). The lanes where it holds are a prefix, a
+    /// suffix or one lane, found from lane 0's value by scalar arithmetic
+    /// and turned into masks by one compare of the lane numbers per `i32x4`
+    /// piece, where the general form compares every lane (four `i64x2`
+    /// compares and two narrowings for a `size_t` at W = 8). The lanes must
+    /// be lane 0's value plus `i` in the comparison's width
+    /// ([`FunctionCx::one_map_at`]); a chunk whose lanes pass the top of
+    /// the comparison's order (`MAX` to `MIN`) takes the general form.
+    fn linear_compare(&mut self, op: CmpOp, a: ValueId, b: ValueId) -> LResult<Option<Val>> {
+        let s = self.elem(a)?;
+        // For 32-bit lanes the general form is already one compare per
+        // piece, no dearer than this one.
+        if !s.is_int() || s.bits() != 64 || self.func.ty(a).lanes() != 1 {
+            return Ok(None);
+        }
+        let (lin, lin_op) = match (self.uni.shape(a), self.uni.shape(b)) {
+            (Shape::Linear(1), Shape::Uniform) => (a, op),
+            (Shape::Uniform, Shape::Linear(1)) => (b, swapped(op)),
+            _ => return Ok(None),
+        };
+        if !self.one_map_at(lin, s.bits()) {
+            return Ok(None);
+        }
+        let (la, lb) = (self.value(a)?, self.value(b)?);
+        let (Some(l), Some(r)) = (la.first(), lb.first()) else {
+            return Ok(None);
+        };
+        let bound = match (lin == a, l, r) {
+            (true, Lanes::Varying(_), Lanes::Uniform(u))
+            | (false, Lanes::Uniform(u), Lanes::Varying(_)) => *u,
+            _ => return Ok(None),
+        };
+        let (l, r) = (l.clone(), r.clone());
+        let ty = natural(s);
+        let signed = s.is_signed();
+        let w = i64::from(self.w);
+        let x0 = self.lane_scalar(lin, 0)?;
+        // `bound - x0` modulo 2^bits: the lane holding `bound`, if any.
+        let diff = self.b.ins().isub(bound, x0);
+        let lt = if signed {
+            IntCC::SignedLessThan
+        } else {
+            IntCC::UnsignedLessThan
+        };
+        let le = if signed {
+            IntCC::SignedLessThanOrEqual
+        } else {
+            IntCC::UnsignedLessThanOrEqual
+        };
+        // The lanes where the comparison holds: `(lane count, kind)`.
+        let (count, suffix, one) = match lin_op {
+            CmpOp::Eq | CmpOp::Ne => {
+                let wk = self.b.ins().iconst(ty, w);
+                (self.b.ins().umin(diff, wk), lin_op == CmpOp::Ne, true)
+            }
+            CmpOp::Lt | CmpOp::Ge => {
+                // Lanes below `bound`: none when `bound <= x0`, else
+                // `bound - x0` of them, at most W.
+                let none = self.b.ins().icmp(le, bound, x0);
+                let wk = self.b.ins().iconst(ty, w);
+                let c = self.b.ins().umin(diff, wk);
+                let zero = self.b.ins().iconst(ty, 0);
+                (
+                    self.b.ins().select(none, zero, c),
+                    lin_op == CmpOp::Ge,
+                    false,
+                )
+            }
+            CmpOp::Le | CmpOp::Gt => {
+                // Lanes at most `bound`: none when `bound < x0`, else
+                // `bound - x0 + 1` of them, at most W.
+                let none = self.b.ins().icmp(lt, bound, x0);
+                let wk = self.b.ins().iconst(ty, w - 1);
+                let c = self.b.ins().umin(diff, wk);
+                let c = self.b.ins().iadd_imm_s(c, 1);
+                let zero = self.b.ins().iconst(ty, 0);
+                (
+                    self.b.ins().select(none, zero, c),
+                    lin_op == CmpOp::Gt,
+                    false,
+                )
+            }
+        };
+        let count = if ty == types::I64 {
+            self.b.ins().ireduce(types::I32, count)
+        } else {
+            count
+        };
+        let split = self.b.ins().splat(types::I32X4, count);
+        let iota = self.iota32.clone();
+        let fast_masks = |cx: &mut Self| -> Vec<Value> {
+            iota.iter()
+                .map(|i| {
+                    let cc = match (one, suffix) {
+                        (true, false) => IntCC::Equal,
+                        (true, true) => IntCC::NotEqual,
+                        (false, false) => IntCC::SignedLessThan,
+                        (false, true) => IntCC::SignedGreaterThanOrEqual,
+                    };
+                    cx.b.ins().icmp(cc, *i, split)
+                })
+                .collect()
+        };
+        if one {
+            // One lane at most: exact whether or not the lanes wrap.
+            return Ok(Some(vec![Lanes::Varying(fast_masks(self))]));
+        }
+        let xl = self.lane_scalar(lin, self.w - 1)?;
+        let ordered = self.b.ins().icmp(le, x0, xl);
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for _ in 0..self.w / 4 {
+            self.b.append_block_param(join, types::I32X4);
+        }
+        self.b.ins().brif(ordered, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let m: Vec<BlockArg> = fast_masks(self).into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &m);
+        self.b.switch_to_block(slow);
+        let Lanes::Varying(general) = self.compare(op, s, &l, &r) else {
+            return Err(self.internal("a varying comparison gave a uniform result"));
+        };
+        let m: Vec<BlockArg> = general.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &m);
+        self.b.switch_to_block(join);
+        Ok(Some(vec![Lanes::Varying(
+            self.b.block_params(join).to_vec(),
+        )]))
     }
 
     /// A comparison: an `i8` 0/1 for uniform operands, mask pieces otherwise.
