@@ -25,7 +25,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variab
 use cranelift_jit::JITModule;
 use cranelift_module::Module as _;
 use std::collections::{BTreeSet, HashMap};
-use vecl_ir::analysis::uniformity::Uniformity;
+use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{Block, Function, Inst, Module, Stmt, ValueId, VarId};
 
 /// What the lowering tells the caller.
@@ -273,6 +273,33 @@ fn remat_order(func: &Function, v: ValueId, out: &mut Vec<ValueId>, seen: &mut B
         remat_order(func, o, out, seen);
     }
     out.push(v);
+}
+
+/// Whether statements hold a load or store through a consecutive address
+/// inside a loop (`inside`: the statements are in one already).
+fn consecutive_access_in_loop(
+    func: &Function,
+    uni: &Uniformity,
+    stmts: &[Stmt],
+    inside: bool,
+) -> bool {
+    let linear = |p: ValueId| matches!(uni.shape(p), Shape::Linear(_));
+    stmts.iter().any(|s| match s {
+        Stmt::Eval(v) => inside && matches!(func.inst(*v).inst, Inst::Load(p) if linear(p)),
+        Stmt::Store { ptr, .. } => inside && linear(*ptr),
+        Stmt::Loop { body, continuing } => {
+            consecutive_access_in_loop(func, uni, &body.0, true)
+                || consecutive_access_in_loop(func, uni, &continuing.0, true)
+        }
+        Stmt::If { then_, else_, .. } => {
+            consecutive_access_in_loop(func, uni, &then_.0, inside)
+                || consecutive_access_in_loop(func, uni, &else_.0, inside)
+        }
+        Stmt::Switch { cases, .. } => cases
+            .iter()
+            .any(|c| consecutive_access_in_loop(func, uni, &c.body.0, inside)),
+        _ => false,
+    })
 }
 
 fn has_return(b: &Block) -> bool {
@@ -739,10 +766,15 @@ pub(crate) fn lower_kernel(
                 }
             }
         }
-        // Not with barriers: the second copy made `benches/scan.cl` slower
-        // (4.6–4.9 ms against 5.3–6.0 ms CPU time per 256K-item run).
-        let specialise =
-            !barrier_mode && cx.checks.is_none() && func.insts.len() <= SPECIALISE_LIMIT;
+        // With barriers, only for a region with a consecutive access in a
+        // loop: there the per-lane fallback costs every iteration (Cranelift
+        // hoists its lane extractions out of the loop and they hold
+        // registers through it). Elsewhere in barrier regions the test and
+        // the second copy cost more than they save (`benches/scan.cl`,
+        // `benches/reduce.cl`: 3–7 % more instructions).
+        let specialise = cx.checks.is_none()
+            && func.insts.len() <= SPECIALISE_LIMIT
+            && (!barrier_mode || consecutive_access_in_loop(func, cx.uni, stmts, false));
         let end_b = cx.chunk_end;
         if specialise {
             // Partial (tail) chunks take the general copy; full chunks take
@@ -762,8 +794,9 @@ pub(crate) fn lower_kernel(
             cx.lower_block(&Block(stmts.to_vec()))?;
             cx.jump_live(end_b);
             let general = cx.b.func.dfg.num_insts() - first_inst;
-            let consecutive = cx.stats.vector_loads + cx.stats.vector_stores
-                > before.vector_loads + before.vector_stores;
+            let vector = cx.stats.vector_loads + cx.stats.vector_stores
+                - (before.vector_loads + before.vector_stores);
+            let consecutive = vector >= 1;
             cx.enter(full_b);
             if consecutive && general <= FULL_COPY_CLIF_LIMIT {
                 let ones = all_ones_mask(&mut cx);
