@@ -522,6 +522,7 @@ pub(crate) fn lower_kernel(
         arg_slots,
         checks,
         params: Vec::new(),
+        unblended: super::fresh_writes::unblended_writes(func),
     };
     cx.cur = cx.new_mask_vars();
     if returns {

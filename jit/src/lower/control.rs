@@ -104,7 +104,16 @@ impl FunctionCx<'_, '_> {
             }
             Stmt::WriteVar(var, v) => {
                 let val = self.value(*v)?;
-                self.write_var(*var, &val)
+                if self.unblended.contains(&(*var, *v)) {
+                    // No lane that skips this write reads the variable
+                    // afterwards (`fresh_writes`): a plain write.
+                    let depth = std::mem::replace(&mut self.divergence, 0);
+                    let written = self.write_var(*var, &val);
+                    self.divergence = depth;
+                    written
+                } else {
+                    self.write_var(*var, &val)
+                }
             }
             Stmt::Store { ptr, value, .. } => self.lower_store(*ptr, *value),
             Stmt::Copy { dst, src, size, .. } => self.lower_copy(*dst, *src, *size),

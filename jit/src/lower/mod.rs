@@ -13,6 +13,7 @@ pub(crate) mod builtins;
 pub(crate) mod chunks;
 pub(crate) mod control;
 pub(crate) mod fold;
+pub(crate) mod fresh_writes;
 pub(crate) mod lanes;
 pub(crate) mod linear;
 pub(crate) mod memory;
@@ -138,6 +139,9 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub arg_slots: Vec<crate::abi::ArgSlot>,
     /// Kernel arguments loaded once in the entry block, by index.
     pub params: Vec<Option<Val>>,
+    /// Variable writes made without a blend even under divergence
+    /// (`fresh_writes`).
+    pub unblended: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
     /// Checked mode: what the bounds tests need (`None`: unchecked).
     pub checks: Option<bounds::Checks>,
 }
