@@ -328,6 +328,16 @@ impl Program {
         self.inner.explain.get(kernel).map(String::as_str)
     }
 
+    /// Blocks until every kernel of the program runs its final code: the
+    /// JIT makes quick code first and swaps optimised code in when a
+    /// background compilation finishes (`VECL_JIT_TIERS`). For timing the
+    /// code itself; running kernels never needs it.
+    pub fn wait_for_final_code(&self) {
+        for entry in self.inner.kernels.values() {
+            entry.code.wait_for_final_code();
+        }
+    }
+
     /// `clCreateKernel`.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let entry = self

@@ -15,6 +15,7 @@ mod lower;
 mod math;
 pub mod printf;
 mod regions;
+mod tiers;
 
 use abi::{ArgSlot, Launch};
 use cranelift_codegen::ir::{types, AbiParam};
@@ -24,9 +25,12 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+use tiers::{Entry, Policy, Tier, Upgrade};
 use vecl_ir::{Inst, Module};
+
+pub use tiers::FinalCode;
 
 /// How to compile a kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,8 +88,14 @@ pub struct CompiledKernel {
     simd_width: u32,
     explain: String,
     clif: Option<String>,
-    entry: EntryFn,
+    /// The code launches run: the quick tier's until the optimised code
+    /// replaces it (see `tiers`).
+    entry: Arc<Entry>,
     _code: CodeMemory,
+    /// The optimised compilation running in the background, if any.
+    upgrade: Option<Arc<Upgrade>>,
+    /// How the code of this kernel came about when there is no upgrade.
+    only_tier: FinalCode,
     /// Module-scope `__constant`/`__global` data the code addresses directly.
     _data: Box<[layout::DataLine]>,
 }
@@ -166,20 +176,39 @@ impl CompiledKernel {
     ) -> u32 {
         // SAFETY: the entry has exactly this signature (see `abi`), the code
         // is alive as long as `self`, and the caller upholds the contract above.
-        unsafe { (self.entry)(args, launch, first_group, end_group, local_mem, context) }
+        unsafe { (self.entry.get())(args, launch, first_group, end_group, local_mem, context) }
+    }
+
+    /// Where the optimised code stands (see `tiers`): still compiling, in
+    /// use (and how long it took), or not coming.
+    pub fn final_code(&self) -> FinalCode {
+        match &self.upgrade {
+            Some(u) => u.state(),
+            None => self.only_tier,
+        }
+    }
+
+    /// Waits until the optimised code runs (or is known not to come), for
+    /// measurements of the code itself.
+    pub fn wait_for_final_code(&self) -> FinalCode {
+        match &self.upgrade {
+            Some(u) => u.wait(),
+            None => self.only_tier,
+        }
+    }
+
+    /// Address of the module-scope data block the code addresses.
+    fn data_base(&self) -> u64 {
+        self._data.as_ptr() as u64
     }
 }
 
-/// Compiles kernel `kernel` of `module`.
-pub fn compile_kernel(
-    module: &Module,
+/// Runs `f`, turning a panic in the code generator into `JitError::Codegen`.
+fn guarded(
     kernel: &str,
-    opts: &JitOptions,
+    f: impl FnOnce() -> Result<CompiledKernel, JitError>,
 ) -> Result<CompiledKernel, JitError> {
-    if !module.kernels().any(|(_, f)| f.name == kernel) {
-        return Err(JitError::NoSuchKernel(kernel.to_string()));
-    }
-    match catch_unwind(AssertUnwindSafe(|| compile(module, kernel, opts))) {
+    match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(panic) => {
             let message = panic
@@ -193,6 +222,58 @@ pub fn compile_kernel(
             })
         }
     }
+}
+
+/// Compiles kernel `kernel` of `module`.
+pub fn compile_kernel(
+    module: &Module,
+    kernel: &str,
+    opts: &JitOptions,
+) -> Result<CompiledKernel, JitError> {
+    if !module.kernels().any(|(_, f)| f.name == kernel) {
+        return Err(JitError::NoSuchKernel(kernel.to_string()));
+    }
+    let policy = Policy::from_env();
+    let first = match policy {
+        Policy::OptimisedOnly => Tier::Optimised,
+        Policy::QuickOnly | Policy::Both => Tier::Quick,
+    };
+    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, None))?;
+    if policy != Policy::Both {
+        return Ok(compiled);
+    }
+    // The optimised code: same module, same options, the quick code's
+    // module-scope data (program-scope variables keep their values across
+    // the switch).
+    let upgrade = Arc::new(Upgrade::new());
+    let job = {
+        let (module, name) = (module.clone(), kernel.to_string());
+        let opts = JitOptions {
+            dump_clif: false,
+            ..opts.clone()
+        };
+        let (entry, upgrade, data) = (
+            compiled.entry.clone(),
+            upgrade.clone(),
+            compiled.data_base(),
+        );
+        move || {
+            let started = Instant::now();
+            let done = guarded(&name, || {
+                compile(&module, &name, &opts, Tier::Optimised, Some(data))
+            })
+            .ok()
+            .map(|k| {
+                let f = k.entry.get();
+                (k._code, f)
+            });
+            upgrade.finish(&entry, done, started.elapsed());
+        }
+    };
+    if tiers::in_background(Box::new(job)) {
+        compiled.upgrade = Some(upgrade);
+    }
+    Ok(compiled)
 }
 
 /// Time spent in each phase of `compile`, printed to standard error when
@@ -245,7 +326,16 @@ impl Phases {
 /// instead of 8 (see `compile`).
 const LARGE_KERNEL_IR_INSTS: usize = 3000;
 
-fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledKernel, JitError> {
+/// Compiles `kernel` with `tier`'s register allocator. `shared_data`: the
+/// address of an existing module-scope data block (the quick tier's) for
+/// the code to use instead of a block of its own.
+fn compile(
+    module: &Module,
+    kernel: &str,
+    opts: &JitOptions,
+    tier: Tier,
+    shared_data: Option<u64>,
+) -> Result<CompiledKernel, JitError> {
     let started = Instant::now();
     let (_, original) = module
         .kernels()
@@ -296,8 +386,11 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         }
     }
     let (places, static_local_size, bytes) = layout::global_places(module, &used);
-    let data = layout::data_block(&bytes);
-    let data_base = data.as_ptr() as u64;
+    let data = match shared_data {
+        Some(_) => layout::data_block(&[]),
+        None => layout::data_block(&bytes),
+    };
+    let data_base = shared_data.unwrap_or(data.as_ptr() as u64);
     let data_len = bytes.len() as u64;
     // Checked mode appends its tail after the parameters (8-aligned).
     let checks = opts.checked.then_some(args_size);
@@ -312,7 +405,11 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         "false"
     };
     let mut builder = JITBuilder::with_flags(
-        &[("opt_level", "speed"), ("enable_verifier", verifier)],
+        &[
+            ("opt_level", "speed"),
+            ("enable_verifier", verifier),
+            ("regalloc_algorithm", tier.regalloc()),
+        ],
         default_libcall_names(),
     )
     .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
@@ -396,6 +493,7 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
     }
     // SAFETY: `code` is the finalized entry declared with the signature of `EntryFn`.
     let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(code) };
+    let entry = Arc::new(Entry::new(entry));
     let elapsed = started.elapsed();
 
     let s = &lowered.stats;
@@ -455,8 +553,12 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
     }
     let _ = writeln!(
         explain,
-        "compiled {clif_insts} CLIF instructions in {:.2} ms",
-        elapsed.as_secs_f64() * 1e3
+        "compiled {clif_insts} CLIF instructions in {:.2} ms ({})",
+        elapsed.as_secs_f64() * 1e3,
+        match tier {
+            Tier::Quick => "quick tier: single-pass register allocation; the optimised code replaces it when ready",
+            Tier::Optimised => "optimised tier",
+        }
     );
 
     Ok(CompiledKernel {
@@ -471,6 +573,11 @@ fn compile(module: &Module, kernel: &str, opts: &JitOptions) -> Result<CompiledK
         clif,
         entry,
         _code: CodeMemory(Mutex::new(Some(jit))),
+        upgrade: None,
+        only_tier: match tier {
+            Tier::Quick => FinalCode::QuickKept,
+            Tier::Optimised => FinalCode::Optimised(elapsed),
+        },
         _data: data,
     })
 }

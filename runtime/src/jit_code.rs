@@ -33,6 +33,10 @@ impl KernelCode for CompiledKernel {
         CompiledKernel::checked_tail(self)
     }
 
+    fn wait_for_final_code(&self) {
+        CompiledKernel::wait_for_final_code(self);
+    }
+
     unsafe fn run_groups(
         &self,
         args: *const u8,

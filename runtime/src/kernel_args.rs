@@ -53,6 +53,10 @@ pub trait KernelCode: Send + Sync {
     fn checked_tail(&self) -> Option<usize> {
         None
     }
+    /// Blocks until the kernel runs its final code (a JIT compiling in
+    /// tiers swaps its optimised code in after the build); returns at once
+    /// when there is no later code.
+    fn wait_for_final_code(&self) {}
     /// Runs work-groups `[first_group, end_group)`; 0 on success, else a
     /// `vecl_jit::abi::KernelStatus` code.
     ///

@@ -48,8 +48,12 @@ pub struct Entry {
     pub file: String,
     pub kernel: String,
     pub verdict: Verdict,
-    /// Front end of the file + JIT of this kernel, in milliseconds.
+    /// Front end of the file + JIT of this kernel, in milliseconds: until
+    /// its first (quick-tier) code can run.
     pub compile_ms: f64,
+    /// The JIT's optimised compilation of the kernel (in the background,
+    /// after `compile_ms`), when there is one.
+    pub optimised_ms: Option<f64>,
 }
 
 /// The whole directory.
@@ -155,11 +159,20 @@ impl Report {
         };
         for (_, f) in module.kernels() {
             let mut jit_ms = f64::INFINITY;
+            let mut optimised_ms: Option<f64> = None;
             let mut result = None;
             for _ in 0..reps.max(1) {
                 let started = Instant::now();
                 let r = vecl_jit::compile_kernel(&module, &f.name, opts);
                 jit_ms = jit_ms.min(started.elapsed().as_secs_f64() * 1e3);
+                // The background compilation finishes before the next
+                // measurement starts, so it does not share the CPU with it.
+                if let Ok(k) = &r {
+                    if let vecl_jit::FinalCode::Optimised(d) = k.wait_for_final_code() {
+                        let ms = d.as_secs_f64() * 1e3;
+                        optimised_ms = Some(optimised_ms.map_or(ms, |m| m.min(ms)));
+                    }
+                }
                 result = Some(r);
             }
             let Some(result) = result else { continue };
@@ -177,6 +190,7 @@ impl Report {
                 kernel: f.name.clone(),
                 verdict,
                 compile_ms: front_end_ms + jit_ms,
+                optimised_ms,
             });
         }
     }
@@ -199,6 +213,23 @@ impl Report {
             n => (ms[n / 2 - 1] + ms[n / 2]) / 2.0,
         };
         (median, ms.last().copied().unwrap_or(0.0))
+    }
+
+    /// Median and maximum of the optimised compilations (`None` when there
+    /// were none).
+    pub fn optimised_ms(&self) -> Option<(f64, f64)> {
+        let mut ms: Vec<f64> = self.entries.iter().filter_map(|e| e.optimised_ms).collect();
+        if ms.is_empty() {
+            return None;
+        }
+        ms.sort_by(f64::total_cmp);
+        let n = ms.len();
+        let median = if n % 2 == 1 {
+            ms[n / 2]
+        } else {
+            (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+        };
+        Some((median, ms[n - 1]))
     }
 
     /// Kernels whose compile time is over [`AIM_MAX_MS`].
@@ -264,6 +295,12 @@ impl Report {
             out,
             "compile time (front end + JIT, best of runs): median {median:.2} ms, max {max:.2} ms, {over} over {AIM_MAX_MS} ms"
         );
+        if let Some((m, x)) = self.optimised_ms() {
+            let _ = writeln!(
+                out,
+                "optimised code (JIT again in the background, best of runs): median {m:.2} ms, max {x:.2} ms after the first code"
+            );
+        }
         let _ = writeln!(
             out,
             "aims: >= {AIM_VECTORISED_PERCENT}% vectorised {}; median < {AIM_MEDIAN_MS} ms {}; none over {AIM_MAX_MS} ms {}",
@@ -305,6 +342,7 @@ mod tests {
             kernel: "k".into(),
             verdict: Verdict::NotVectorised { reason: "x".into() },
             compile_ms: ms,
+            optimised_ms: None,
         };
         let mut r = Report {
             entries: vec![entry(3.0), entry(1.0), entry(2.0)],

@@ -298,6 +298,7 @@ fn compile_row(
                 over_max: report.over_max(),
                 aim_median_ms: AIM_MEDIAN_MS,
                 aim_max_ms: AIM_MAX_MS,
+                optimised_median_ms: report.optimised_ms().map(|(median, _)| median),
             };
             (
                 format!("{} kernels, max {max_ms:.2} ms", report.entries.len()),

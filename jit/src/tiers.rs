@@ -1,0 +1,188 @@
+//! Two-tier compilation: quick code at once, optimised code a little later.
+//!
+//! Most of a kernel's compile time is Cranelift's backtracking register
+//! allocator. Its single-pass allocator takes about half the time in all,
+//! but its code runs two to three times slower (spills and moves). So a
+//! kernel is first compiled with the single-pass allocator and is runnable
+//! as soon as that is done; the same kernel is then compiled again with the
+//! backtracking allocator on a background thread, and its entry replaces
+//! the first one when it is ready. Both come from the same lowering of the
+//! same IR and differ only in register assignment, so they compute the same
+//! results; a launch in progress keeps running the entry it started with
+//! for the rest of its call.
+//!
+//! `VECL_JIT_TIERS` chooses: `quick` (the quick code only), `optimised`
+//! (only the optimised code, compiled before `compile_kernel` returns, as
+//! before the tiers existed), anything else or unset (both).
+//!
+//! One background thread compiles the optimised code of every kernel, in
+//! the order they were built, so a program of many kernels does not start
+//! as many threads.
+
+use crate::{CodeMemory, EntryFn};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Duration;
+
+/// Which code `compile_kernel` produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Policy {
+    QuickOnly,
+    OptimisedOnly,
+    Both,
+}
+
+impl Policy {
+    pub fn from_env() -> Policy {
+        match std::env::var("VECL_JIT_TIERS").as_deref() {
+            Ok("quick") => Policy::QuickOnly,
+            Ok("optimised") | Ok("optimized") => Policy::OptimisedOnly,
+            _ => Policy::Both,
+        }
+    }
+}
+
+/// Which register allocator a compilation uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tier {
+    Quick,
+    Optimised,
+}
+
+impl Tier {
+    /// Cranelift's `regalloc_algorithm` setting for this tier.
+    pub fn regalloc(self) -> &'static str {
+        match self {
+            Tier::Quick => "single_pass",
+            Tier::Optimised => "backtracking",
+        }
+    }
+}
+
+/// The entry a launch calls: the quick code's until the optimised code
+/// replaces it.
+pub(crate) struct Entry(AtomicPtr<u8>);
+
+impl Entry {
+    pub fn new(f: EntryFn) -> Entry {
+        Entry(AtomicPtr::new(f as *mut u8))
+    }
+
+    pub fn get(&self) -> EntryFn {
+        let p = self.0.load(Ordering::Acquire);
+        // SAFETY: the pointer was stored from an `EntryFn` (`new`, `Upgrade::finish`).
+        unsafe { std::mem::transmute::<*mut u8, EntryFn>(p) }
+    }
+
+    fn set(&self, f: EntryFn) {
+        self.0.store(f as *mut u8, Ordering::Release);
+    }
+}
+
+/// Where the optimised compilation of one kernel stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FinalCode {
+    /// Still compiling.
+    Pending,
+    /// The optimised code runs now; it took this long to compile.
+    Optimised(Duration),
+    /// The optimised compilation failed; the quick code stays.
+    QuickKept,
+}
+
+/// The optimised code of one kernel, once compiled: its memory (kept as
+/// long as the kernel may call it) and its state.
+pub(crate) struct Upgrade {
+    code: CodeMemory,
+    state: Mutex<FinalCode>,
+    ready: Condvar,
+}
+
+impl Upgrade {
+    pub fn new() -> Upgrade {
+        Upgrade {
+            code: CodeMemory(Mutex::new(None)),
+            state: Mutex::new(FinalCode::Pending),
+            ready: Condvar::new(),
+        }
+    }
+
+    /// Installs the optimised code (its memory into `self`, its entry into
+    /// `entry`), or records that the quick code stays (`None`).
+    pub fn finish(&self, entry: &Entry, done: Option<(CodeMemory, EntryFn)>, took: Duration) {
+        let state = match done {
+            Some((code, f)) => {
+                let module = match code.0.lock() {
+                    Ok(mut m) => m.take(),
+                    Err(poisoned) => poisoned.into_inner().take(),
+                };
+                match self.code.0.lock() {
+                    Ok(mut slot) => *slot = module,
+                    Err(poisoned) => *poisoned.into_inner() = module,
+                }
+                entry.set(f);
+                FinalCode::Optimised(took)
+            }
+            None => FinalCode::QuickKept,
+        };
+        let mut s = match self.state.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        *s = state;
+        self.ready.notify_all();
+    }
+
+    pub fn state(&self) -> FinalCode {
+        match self.state.lock() {
+            Ok(s) => *s,
+            Err(poisoned) => *poisoned.into_inner(),
+        }
+    }
+
+    /// Blocks until the optimised compilation has finished either way.
+    pub fn wait(&self) -> FinalCode {
+        let mut s = match self.state.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        while *s == FinalCode::Pending {
+            s = match self.ready.wait(s) {
+                Ok(s) => s,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+        }
+        *s
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Queues `job` for the background compiler thread (started on first use).
+/// Returns `false` when there is no such thread (it could not be started).
+pub(crate) fn in_background(job: Job) -> bool {
+    static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
+    let queue = QUEUE.get_or_init(|| {
+        let (tx, rx) = channel::<Job>();
+        std::thread::Builder::new()
+            .name("vecl-jit-optimise".into())
+            .spawn(move || {
+                while let Ok(job) = rx.recv() {
+                    job();
+                }
+            })
+            .ok()
+            .map(|_| Mutex::new(tx))
+    });
+    match queue {
+        Some(tx) => {
+            let tx = match tx.lock() {
+                Ok(t) => t,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            tx.send(job).is_ok()
+        }
+        None => false,
+    }
+}
