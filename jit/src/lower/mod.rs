@@ -13,6 +13,7 @@ pub(crate) mod builtins;
 pub(crate) mod chunks;
 pub(crate) mod control;
 pub(crate) mod fold;
+pub(crate) mod lane_loop;
 pub(crate) mod lanes;
 pub(crate) mod linear;
 pub(crate) mod memory;
