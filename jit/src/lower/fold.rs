@@ -30,7 +30,8 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef,
 };
-use std::collections::HashMap;
+// Keys are small entity numbers and nodes of them: a fast non-keyed hash.
+use rustc_hash::FxHashMap as HashMap;
 
 /// How deep a condition's expression tree is followed before its operands
 /// count as opaque leaves.
@@ -203,7 +204,13 @@ impl Facts<'_> {
     /// block, when it is a constant, decided by a dominating branch, or a
     /// `band`/`bor` of such conditions (`ok & full` of a consecutive access
     /// whose `full` the tail copy's entry decided).
-    fn known(&self, func: &Function, numbering: &mut Numbering, v: Value, depth: u32) -> Option<bool> {
+    fn known(
+        &self,
+        func: &Function,
+        numbering: &mut Numbering,
+        v: Value,
+        depth: u32,
+    ) -> Option<bool> {
         if let Some(c) = constant(func, v) {
             return Some(c);
         }
@@ -269,7 +276,7 @@ pub(crate) fn fold_known_branches(func: &mut Function) -> usize {
     // What entering a block tells: a block whose only predecessor ends in
     // `brif c, then, else` (with distinct targets) runs with `c` decided.
     let mut numbering = Numbering::default();
-    let mut decided: HashMap<Block, (u32, bool)> = HashMap::new();
+    let mut decided: HashMap<Block, (u32, bool)> = HashMap::default();
     for block in func.layout.blocks() {
         let mut preds = cfg.pred_iter(block);
         let (Some(pred), None) = (preds.next(), preds.next()) else {

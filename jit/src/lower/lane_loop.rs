@@ -10,8 +10,12 @@
 //! the lanes instead, about a dozen instructions whatever W is:
 //!
 //! - lane `j`'s address is `first + j * size` when the address chain is
-//!   exact 64-bit arithmetic (consecutive by construction); otherwise the
-//!   address pieces are spilled to the scratch area and reloaded per lane;
+//!   exact 64-bit arithmetic (consecutive by construction); otherwise it is
+//!   recomputed in the loop from the instructions that define it (as lane
+//!   0's and lane W-1's are for the vector path: `int i =
+//!   get_global_id(0)` wraps, so the lanes are not `first + j * size` in
+//!   every chunk) when that chain reaches no other varying value; otherwise
+//!   the address pieces are spilled to the scratch area and reloaded;
 //! - outside divergent control in a kernel without `return` the active lanes
 //!   are the first `min(group_size0 - x0, W)` of the chunk (at least one:
 //!   a chunk starts inside its group), so the loop runs over those only;
@@ -33,10 +37,8 @@
 
 use super::lanes::{carrier, natural, Lanes};
 use super::{FunctionCx, LResult};
-use cranelift_codegen::ir::{
-    condcodes::IntCC, types, BlockArg, InstBuilder, MemFlagsData, Value,
-};
-use vecl_ir::Scalar;
+use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder, MemFlagsData, Value};
+use vecl_ir::{Scalar, ValueId};
 
 /// Bytes at the start of the scratch slot that inactive lanes access
 /// (covers the largest offset of a component of an IR vector).
@@ -69,6 +71,9 @@ fn mem() -> MemFlagsData {
 pub(crate) enum LaneAddrs {
     /// `first + j * size`.
     Affine(Value),
+    /// Recomputed from the instructions defining this pointer, for the
+    /// lane index at run time (see `FunctionCx::lane_scalar_dyn`).
+    Recompute(ValueId),
     /// In the address pieces of the access.
     Pieces,
 }
@@ -167,6 +172,14 @@ impl FunctionCx<'_, '_> {
         self.b.switch_to_block(body);
         let at = match (lanes, addr) {
             (LaneAddrs::Affine(first), _) => self.b.ins().iadd(first, off),
+            (LaneAddrs::Recompute(ptr), _) => {
+                let j = self
+                    .b
+                    .ins()
+                    .ushr_imm_s(off, i64::from(size.trailing_zeros()));
+                self.lane_scalar_dyn(ptr, j)?
+                    .ok_or_else(|| self.internal("lane address not recomputable"))?
+            }
             (LaneAddrs::Pieces, Lanes::Uniform(a)) => *a,
             (LaneAddrs::Pieces, Lanes::Varying(_)) => {
                 let o8 = if size == 8 {

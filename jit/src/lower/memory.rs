@@ -202,7 +202,14 @@ impl FunctionCx<'_, '_> {
         };
         let full = self.mask_is_full();
         let (ok, lanes) = match spaced {
-            Some(x) => (self.b.ins().band(x, full), LaneAddrs::Pieces),
+            Some(x) => {
+                let lanes = if self.recomputes_any_lane(ptr) {
+                    LaneAddrs::Recompute(ptr)
+                } else {
+                    LaneAddrs::Pieces
+                };
+                (self.b.ins().band(x, full), lanes)
+            }
             None => (full, LaneAddrs::Affine(first)),
         };
         Ok(Some((ok, first, lanes)))
