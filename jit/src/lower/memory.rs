@@ -3,7 +3,8 @@
 //! Accesses are classified per address: uniform (one scalar access),
 //! consecutive (one vector access per 128-bit piece — taken only when the
 //! mask is full and the lane addresses are checked to be consecutive at run
-//! time), or arbitrary (one scalar access per lane). A lane that is not
+//! time; otherwise the lanes in a loop, see [`super::lane_loop`]), or
+//! arbitrary (one scalar access per lane, unrolled). A lane that is not
 //! active never touches its own address: its access is redirected to a
 //! scratch slot of the entry frame, so no branch per lane is needed and no
 //! memory another work-item may own is ever read-modified-written.
@@ -34,12 +35,20 @@ impl FunctionCx<'_, '_> {
             .ok_or_else(|| self.internal("private memory without a base"))?;
         let b = self.b.ins().iadd_imm_s(base, i64::from(off));
         let bs = self.b.ins().splat(types::I64X2, b);
-        let k = self.b.ins().iconst(types::I64, i64::from(stride));
-        let ks = self.b.ins().splat(types::I64X2, k);
-        let iota = self.iota64.clone();
-        let pieces = iota.iter().map(|i| {
-            let m = self.b.ins().imul(*i, ks);
-            self.b.ins().iadd(bs, m)
+        // Lane j's copy is `j * stride` bytes further: constant offsets (an
+        // `i64x2` multiply is a long sequence on x86-64 without AVX-512).
+        let pieces = (0..u64::from(self.w) / 2).map(|i| {
+            let offsets: Vec<u8> = (0..2u64)
+                .flat_map(|l| ((2 * i + l) * u64::from(stride)).to_le_bytes())
+                .collect();
+            let c = self
+                .b
+                .func
+                .dfg
+                .constants
+                .insert(ConstantData::from(offsets));
+            let k = self.b.ins().vconst(types::I64X2, c);
+            self.b.ins().iadd(bs, k)
         });
         Ok(vec![Lanes::Varying(pieces.collect())])
     }
@@ -158,8 +167,9 @@ impl FunctionCx<'_, '_> {
     ///   is compared with lane 0's plus its offset; most chunks pass.
     ///
     /// Either way the mask must be full. Returns the test (`i8`), lane 0's
-    /// address, and where the per-lane path finds the lanes' addresses
-    /// (`first + lane * size` without a wrap-around point).
+    /// address, and where the cold per-lane loop finds the lanes' addresses
+    /// (`first + lane * size` without a wrap-around point, else recomputed
+    /// per lane when the chain allows, else the address pieces).
     fn vector_plan(
         &mut self,
         ptr: ValueId,
