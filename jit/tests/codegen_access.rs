@@ -282,3 +282,32 @@ fn addresses_computed_before_a_barrier_used_after_it() {
         ]
     });
 }
+
+#[test]
+fn wide_elements_in_tails_and_partial_masks() {
+    // 64-bit elements on every per-lane path of a consecutive access: a
+    // `size_t` index (lanes `first + j * 8`), an `int` index (recomputed per
+    // lane), a clamped index (address pieces), and stores under a partial
+    // mask (mask pieces), in tail chunks and full ones.
+    let src =
+        "kernel void wide(global const long* a, global const long* b, global long* out, int n) {
+        size_t i = get_global_id(0);
+        int j = get_global_id(0);
+        long x = a[i] + b[j];
+        int k = clamp(j + 1, 0, n - 1);
+        x += a[k];
+        if (a[i] & 1) out[j] = x; else out[i] = -x;
+    }";
+    differential(src, "wide", &shapes_1d(), |r| {
+        let n = n_for(r);
+        vec![
+            Spec::Bytes(n * 8, 3),
+            Spec::Bytes(n * 8, 7),
+            Spec::Bytes(n * 8, 0),
+            Spec::Int(n as i32),
+        ]
+    });
+    let e = explain(src, "wide");
+    assert!(e.contains("0 per lane (gather)"), "{e}");
+    assert!(e.contains("0 per lane (scatter)"), "{e}");
+}

@@ -448,8 +448,11 @@ pub(crate) fn lower_kernel(
     let p = b.block_params(entry).to_vec();
     let (args, launch, first, end, local_mem, context) = (p[0], p[1], p[2], p[3], p[4], p[5]);
 
-    let dummy_slot =
-        b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 128, 4));
+    let dummy_slot = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        super::lane_loop::scratch_size(w),
+        4,
+    ));
     let dummy = b.ins().stack_addr(types::I64, dummy_slot, 0);
     let stack_private = if !barrier_mode && private.size > 0 {
         // Stack slots are 16-byte aligned at most (the stack pointer's

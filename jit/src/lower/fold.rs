@@ -8,7 +8,10 @@
 //!   fallback is dead;
 //! - a condition a dominating branch has already decided: the tail copy
 //!   runs only where "the chunk has W work-items" was false, and each
-//!   consecutive access there tests the same expression again.
+//!   consecutive access there tests the same expression again;
+//! - a `band` or `bor` of such conditions: an access through an `int`
+//!   index tests "the lanes are consecutive" and "the chunk is full"
+//!   together.
 //!
 //! Cranelift compiles (and, above all, register-allocates) dead blocks
 //! like live ones, and does not fold such branches itself. Turning each of
@@ -27,7 +30,8 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef,
 };
-use std::collections::HashMap;
+// Keys are small entity numbers and nodes of them: a fast non-keyed hash.
+use rustc_hash::FxHashMap as HashMap;
 
 /// How deep a condition's expression tree is followed before its operands
 /// count as opaque leaves.
@@ -185,6 +189,85 @@ fn constant(func: &Function, v: Value) -> Option<bool> {
     }
 }
 
+/// How deep `band`/`bor` combinations of conditions are followed.
+const COMBINE_DEPTH: u32 = 4;
+
+/// What is known about conditions at the end of `block`.
+struct Facts<'a> {
+    decided: &'a HashMap<Block, (u32, bool)>,
+    domtree: &'a DominatorTree,
+    block: Block,
+}
+
+impl Facts<'_> {
+    /// The truth of condition `v` (non-zero or not) at the end of the
+    /// block, when it is a constant, decided by a dominating branch, or a
+    /// `band`/`bor` of such conditions (`ok & full` of a consecutive access
+    /// whose `full` the tail copy's entry decided).
+    fn known(
+        &self,
+        func: &Function,
+        numbering: &mut Numbering,
+        v: Value,
+        depth: u32,
+    ) -> Option<bool> {
+        if let Some(c) = constant(func, v) {
+            return Some(c);
+        }
+        if !self.decided.is_empty() {
+            let k = numbering.number(func, v, KEY_DEPTH);
+            let mut at = Some(self.block);
+            while let Some(b) = at {
+                if let Some((known, value)) = self.decided.get(&b) {
+                    if *known == k {
+                        return Some(*value);
+                    }
+                }
+                at = self.domtree.idom(b);
+            }
+        }
+        if depth == 0 {
+            return None;
+        }
+        let v = func.dfg.resolve_aliases(v);
+        let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
+            return None;
+        };
+        let InstructionData::Binary {
+            opcode: op @ (Opcode::Band | Opcode::Bor),
+            args: [a, b],
+        } = func.dfg.insts[inst]
+        else {
+            return None;
+        };
+        let x = self.known(func, numbering, a, depth - 1);
+        let y = self.known(func, numbering, b, depth - 1);
+        match (op, x, y) {
+            (Opcode::Band, Some(false), _) | (Opcode::Band, _, Some(false)) => Some(false),
+            // Two non-zero values may have no bit in common: only 0/1
+            // conditions combine to a known non-zero `band`.
+            (Opcode::Band, Some(true), Some(true)) if boolean(func, a) && boolean(func, b) => {
+                Some(true)
+            }
+            (Opcode::Bor, Some(true), _) | (Opcode::Bor, _, Some(true)) => Some(true),
+            (Opcode::Bor, Some(false), Some(false)) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `v` is 0 or 1 by construction (a comparison or a vector test).
+fn boolean(func: &Function, v: Value) -> bool {
+    let v = func.dfg.resolve_aliases(v);
+    let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
+        return false;
+    };
+    matches!(
+        func.dfg.insts[inst].opcode(),
+        Opcode::Icmp | Opcode::VallTrue | Opcode::VanyTrue
+    )
+}
+
 /// Replaces every conditional branch whose outcome is known (see the module
 /// documentation) by a jump; returns how many were replaced.
 pub(crate) fn fold_known_branches(func: &mut Function) -> usize {
@@ -193,7 +276,7 @@ pub(crate) fn fold_known_branches(func: &mut Function) -> usize {
     // What entering a block tells: a block whose only predecessor ends in
     // `brif c, then, else` (with distinct targets) runs with `c` decided.
     let mut numbering = Numbering::default();
-    let mut decided: HashMap<Block, (u32, bool)> = HashMap::new();
+    let mut decided: HashMap<Block, (u32, bool)> = HashMap::default();
     for block in func.layout.blocks() {
         let mut preds = cfg.pred_iter(block);
         let (Some(pred), None) = (preds.next(), preds.next()) else {
@@ -222,23 +305,12 @@ pub(crate) fn fold_known_branches(func: &mut Function) -> usize {
         let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[term] else {
             continue;
         };
-        let outcome = constant(func, arg).or_else(|| {
-            if decided.is_empty() {
-                return None;
-            }
-            let k = numbering.number(func, arg, KEY_DEPTH);
-            let mut at = Some(block);
-            while let Some(b) = at {
-                if let Some((known, value)) = decided.get(&b) {
-                    if *known == k {
-                        return Some(*value);
-                    }
-                }
-                at = domtree.idom(b);
-            }
-            None
-        });
-        if let Some(taken) = outcome {
+        let facts = Facts {
+            decided: &decided,
+            domtree: &domtree,
+            block,
+        };
+        if let Some(taken) = facts.known(func, &mut numbering, arg, COMBINE_DEPTH) {
             let destination = blocks[usize::from(!taken)];
             func.dfg.insts[term] = InstructionData::Jump {
                 opcode: Opcode::Jump,

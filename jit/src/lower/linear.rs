@@ -99,19 +99,109 @@ impl Wraps {
     }
 }
 
+/// Which lane a recomputation is for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Lane {
+    /// A lane known at compile time.
+    Fixed(u32),
+    /// The lane whose index (`i64`) this value holds at run time (in the
+    /// per-lane loop of [`super::lane_loop`]).
+    At(Value),
+}
+
 impl FunctionCx<'_, '_> {
     /// Lane `j` of integer or pointer value `v` (already lowered) as a
     /// scalar of its natural type.
     pub fn lane_scalar(&mut self, v: ValueId, j: u32) -> LResult<Value> {
-        self.lane_scalar_at(v, j, 0)?
+        self.lane_scalar_at(v, Lane::Fixed(j), 0)?
             .ok_or_else(|| self.internal(format!("lane {j} of %{} is not available", v.0)))
+    }
+
+    /// The lane of `v` whose index `j` (`i64`) is known at run time only,
+    /// recomputed; `None` when the chain reaches a varying value (whose
+    /// lane cannot be extracted at a run-time index). See
+    /// [`Self::recomputes_any_lane`].
+    pub fn lane_scalar_dyn(&mut self, v: ValueId, j: Value) -> LResult<Option<Value>> {
+        self.recompute(v, Lane::At(j), 0, false)
+    }
+
+    /// Whether [`Self::lane_scalar_dyn`] succeeds for `v`: the same walk
+    /// as the recomputation, emitting nothing.
+    pub fn recomputes_any_lane(&self, v: ValueId) -> bool {
+        self.recomputes(v, 0, false)
+    }
+
+    fn recomputes(&self, v: ValueId, depth: u32, pure: bool) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let data = self.func.inst(v);
+        if int_elem(&data.ty).is_none() {
+            return false;
+        }
+        if !pure {
+            match self.values.get(v.index()) {
+                Some(Some(val)) => {
+                    if let Some(Lanes::Uniform(_)) = val.first() {
+                        return true;
+                    }
+                }
+                _ => return self.recomputes(v, depth, true),
+            }
+        }
+        let d = depth + 1;
+        let int_operand = |x: ValueId| {
+            self.func.ty(x).lanes() == 1 && elem_of(self.func.ty(x)).is_some_and(|s| s.is_int())
+        };
+        match &data.inst {
+            Inst::Const(_) | Inst::Param(_) => pure,
+            Inst::WorkItem(f, dim) => match f {
+                vecl_ir::WorkItemFn::WorkDim => false,
+                vecl_ir::WorkItemFn::LocalLinearId | vecl_ir::WorkItemFn::GlobalLinearId => true,
+                _ => dim.is_some_and(|dv| matches!(self.func.inst(dv).inst, Inst::Const(_))),
+            },
+            Inst::Convert { value, .. } => int_operand(*value) && self.recomputes(*value, d, pure),
+            Inst::Binary(_, a, b) => self.recomputes(*a, d, pure) && self.recomputes(*b, d, pure),
+            Inst::Unary(_, a) | Inst::PtrCast(a) | Inst::PtrToInt(a) => {
+                self.recomputes(*a, d, pure)
+            }
+            Inst::Field(p, n) => {
+                let known = match self.func.ty(*p).pointee() {
+                    Some(Type::Struct(id)) => self
+                        .module
+                        .structs
+                        .get(id.0 as usize)
+                        .is_some_and(|st| st.fields.get(*n as usize).is_some()),
+                    _ => false,
+                };
+                known && self.recomputes(*p, d, pure)
+            }
+            Inst::Index(p, i) | Inst::Elem(p, i) => {
+                let pointee = self.func.ty(*p).pointee().cloned().unwrap_or(Type::Void);
+                let sized = matches!(
+                    (&data.inst, &pointee),
+                    (Inst::Index(..), _) | (_, Type::Array(..)) | (_, Type::Vector(..))
+                );
+                let int_index = elem_of(self.func.ty(*i)).is_some_and(|s| s.is_int());
+                sized && int_index && self.recomputes(*p, d, pure) && self.recomputes(*i, d, pure)
+            }
+            Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
+                let mut writes = Vec::new();
+                writes_of(&self.func.body, *var, &mut writes);
+                match writes.as_slice() {
+                    [w] => self.recomputes(*w, d, true),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// Recomputes lane `j` of `v`. In `pure` mode `v` may not be lowered
     /// yet (it is the value a variable was assigned elsewhere): only
     /// constants, parameters, work-item ids and integer arithmetic on them
     /// are followed, as those are the same anywhere in the chunk.
-    fn recompute(&mut self, v: ValueId, j: u32, depth: u32, pure: bool) -> LResult<Option<Value>> {
+    fn recompute(&mut self, v: ValueId, j: Lane, depth: u32, pure: bool) -> LResult<Option<Value>> {
         if depth > MAX_DEPTH {
             return Ok(None);
         }
@@ -227,7 +317,7 @@ impl FunctionCx<'_, '_> {
         Ok(r)
     }
 
-    fn operand(&mut self, v: ValueId, j: u32, depth: u32, pure: bool) -> LResult<Option<Value>> {
+    fn operand(&mut self, v: ValueId, j: Lane, depth: u32, pure: bool) -> LResult<Option<Value>> {
         if !pure {
             return self.lane_scalar_at(v, j, depth);
         }
@@ -237,10 +327,13 @@ impl FunctionCx<'_, '_> {
     /// Lane `j` recomputed, else extracted from `v`'s lanes; `None` when
     /// neither is possible (`v` was lowered in an earlier barrier region and
     /// its chain does not recompute).
-    fn lane_scalar_at(&mut self, v: ValueId, j: u32, depth: u32) -> LResult<Option<Value>> {
+    fn lane_scalar_at(&mut self, v: ValueId, j: Lane, depth: u32) -> LResult<Option<Value>> {
         if let Some(x) = self.recompute(v, j, depth, false)? {
             return Ok(Some(x));
         }
+        let Lane::Fixed(j) = j else {
+            return Ok(None);
+        };
         let Some(l) = self.lowered(v).and_then(|val| val.into_iter().next()) else {
             return Ok(None);
         };

@@ -3,11 +3,13 @@
 //! Accesses are classified per address: uniform (one scalar access),
 //! consecutive (one vector access per 128-bit piece — taken only when the
 //! mask is full and the lane addresses are checked to be consecutive at run
-//! time), or arbitrary (one scalar access per lane). A lane that is not
+//! time; otherwise the lanes in a loop, see [`super::lane_loop`]), or
+//! arbitrary (one scalar access per lane, unrolled). A lane that is not
 //! active never touches its own address: its access is redirected to a
 //! scratch slot of the entry frame, so no branch per lane is needed and no
 //! memory another work-item may own is ever read-modified-written.
 
+use super::lane_loop::LaneAddrs;
 use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
 use crate::abi::AccessKind;
@@ -33,12 +35,20 @@ impl FunctionCx<'_, '_> {
             .ok_or_else(|| self.internal("private memory without a base"))?;
         let b = self.b.ins().iadd_imm_s(base, i64::from(off));
         let bs = self.b.ins().splat(types::I64X2, b);
-        let k = self.b.ins().iconst(types::I64, i64::from(stride));
-        let ks = self.b.ins().splat(types::I64X2, k);
-        let iota = self.iota64.clone();
-        let pieces = iota.iter().map(|i| {
-            let m = self.b.ins().imul(*i, ks);
-            self.b.ins().iadd(bs, m)
+        // Lane j's copy is `j * stride` bytes further: constant offsets (an
+        // `i64x2` multiply is a long sequence on x86-64 without AVX-512).
+        let pieces = (0..u64::from(self.w) / 2).map(|i| {
+            let offsets: Vec<u8> = (0..2u64)
+                .flat_map(|l| ((2 * i + l) * u64::from(stride)).to_le_bytes())
+                .collect();
+            let c = self
+                .b
+                .func
+                .dfg
+                .constants
+                .insert(ConstantData::from(offsets));
+            let k = self.b.ins().vconst(types::I64X2, c);
+            self.b.ins().iadd(bs, k)
         });
         Ok(vec![Lanes::Varying(pieces.collect())])
     }
@@ -156,15 +166,17 @@ impl FunctionCx<'_, '_> {
     ///   linear value (`in[clamp(x + dx, 0, w - 1)]`): every lane's address
     ///   is compared with lane 0's plus its offset; most chunks pass.
     ///
-    /// Either way the mask must be full. Returns the test (`i8`) and lane
-    /// 0's address.
+    /// Either way the mask must be full. Returns the test (`i8`), lane 0's
+    /// address, and where the cold per-lane loop finds the lanes' addresses
+    /// (`first + lane * size` without a wrap-around point, else recomputed
+    /// per lane when the chain allows, else the address pieces).
     fn vector_plan(
         &mut self,
         ptr: ValueId,
         addr: &[Value],
         s: Scalar,
         comps: u32,
-    ) -> LResult<Option<(Value, Value)>> {
+    ) -> LResult<Option<(Value, Value, LaneAddrs)>> {
         if comps != 1 || is_narrow(s) || s == Scalar::Bool {
             return Ok(None);
         }
@@ -199,11 +211,18 @@ impl FunctionCx<'_, '_> {
             },
         };
         let full = self.mask_is_full();
-        let ok = match spaced {
-            Some(x) => self.b.ins().band(x, full),
-            None => full,
+        let (ok, lanes) = match spaced {
+            Some(x) => {
+                let lanes = if self.recomputes_any_lane(ptr) {
+                    LaneAddrs::Recompute(ptr)
+                } else {
+                    LaneAddrs::Pieces
+                };
+                (self.b.ins().band(x, full), lanes)
+            }
+            None => (full, LaneAddrs::Affine(first)),
         };
-        Ok(Some((ok, first)))
+        Ok(Some((ok, first, lanes)))
     }
 
     /// Whether every lane of the chunk is running (an `i8`). Outside
@@ -347,7 +366,7 @@ impl FunctionCx<'_, '_> {
                     .collect())
             }
             Lanes::Varying(ap) => {
-                if let Some((ok, first)) = self.vector_plan(ptr, ap, s, comps)? {
+                if let Some((ok, first, lanes)) = self.vector_plan(ptr, ap, s, comps)? {
                     let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
                     self.stats.vector_loads += 1;
                     let (fast, slow, join) = (
@@ -360,7 +379,7 @@ impl FunctionCx<'_, '_> {
                         self.b.append_block_param(join, carrier(s));
                     }
                     self.b.ins().brif(ok, fast, &[], slow, &[]);
-                    self.b.switch_to_block(fast);
+                    self.enter(fast);
                     let vals: Vec<BlockArg> = (0..n)
                         .map(|i| {
                             BlockArg::Value(self.b.ins().load(
@@ -372,12 +391,12 @@ impl FunctionCx<'_, '_> {
                         })
                         .collect();
                     self.b.ins().jump(join, &vals);
-                    self.b.switch_to_block(slow);
+                    self.enter(slow);
                     self.check_access(Some(ptr), &addr, s.size(), AccessKind::Load)?;
-                    let g = self.gather(&addr, s, 0)?;
+                    let g = self.cold_gather(&addr, lanes, s)?;
                     let args: Vec<BlockArg> = g.iter().map(|v| BlockArg::Value(*v)).collect();
                     self.b.ins().jump(join, &args);
-                    self.b.switch_to_block(join);
+                    self.enter(join);
                     return Ok(vec![Lanes::Varying(self.b.block_params(join).to_vec())]);
                 }
                 self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Load)?;
@@ -423,7 +442,7 @@ impl FunctionCx<'_, '_> {
             Lanes::Varying(ap) => self.vector_plan(ptr, ap, s, comps)?,
             Lanes::Uniform(_) => None,
         };
-        if let Some((ok, first)) = plan {
+        if let Some((ok, first, lanes)) = plan {
             let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
             self.stats.vector_stores += 1;
             let (fast, slow, join) = (
@@ -432,17 +451,17 @@ impl FunctionCx<'_, '_> {
                 self.b.create_block(),
             );
             self.b.ins().brif(ok, fast, &[], slow, &[]);
-            self.b.switch_to_block(fast);
+            self.enter(fast);
             let pieces = self.varying(s, &val[0]);
             for (i, p) in pieces.iter().enumerate() {
                 self.b.ins().store(mem(), *p, first, (i * 16) as i32);
             }
             self.b.ins().jump(join, &[]);
-            self.b.switch_to_block(slow);
+            self.enter(slow);
             self.check_access(Some(ptr), &addr, s.size(), AccessKind::Store)?;
-            self.scatter(&addr, s, &val[0], 0)?;
+            self.cold_scatter(&addr, lanes, s, &val[0])?;
             self.b.ins().jump(join, &[]);
-            self.b.switch_to_block(join);
+            self.enter(join);
             return Ok(());
         }
         self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Store)?;

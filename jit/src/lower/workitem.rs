@@ -7,6 +7,7 @@
 //! the chunk loop.
 
 use super::lanes::{natural, Lanes, Val};
+use super::linear::Lane;
 use super::{invariant, FunctionCx, LResult};
 use crate::abi::launch_offsets as lo;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
@@ -52,7 +53,7 @@ impl FunctionCx<'_, '_> {
         f: WorkItemFn,
         takes_dim: bool,
         dim_const: Option<u64>,
-        j: u32,
+        j: Lane,
     ) -> Option<Value> {
         let (v, step) = match f {
             WorkItemFn::WorkDim => return None,
@@ -67,10 +68,10 @@ impl FunctionCx<'_, '_> {
                 ),
             },
         };
-        Some(if step && j > 0 {
-            self.b.ins().iadd_imm_s(v, i64::from(j))
-        } else {
-            v
+        Some(match j {
+            Lane::Fixed(j) if step && j > 0 => self.b.ins().iadd_imm_s(v, i64::from(j)),
+            Lane::At(j) if step => self.b.ins().iadd(v, j),
+            _ => v,
         })
     }
 

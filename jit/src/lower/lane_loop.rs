@@ -1,0 +1,220 @@
+//! The cold per-lane path of an access that has a whole-vector path.
+//!
+//! A consecutive load or store (see [`super::memory`]) is one vector access
+//! per piece when the mask is full and the addresses are consecutive; the
+//! other chunks — a group's tail chunk, a partial mask, addresses that
+//! wrapped around — take a per-lane path. That path runs rarely, yet W
+//! unrolled lanes (extract the address and the mask bit, redirect, access,
+//! insert) made it most of the code Cranelift compiles for a small kernel,
+//! and register allocation grows with the code. Here it is one loop over
+//! the lanes instead, about a dozen instructions whatever W is:
+//!
+//! - lane `j`'s address is `first + j * size` when the address chain is
+//!   exact 64-bit arithmetic (consecutive by construction); otherwise it is
+//!   recomputed in the loop from the instructions that define it (as lane
+//!   0's and lane W-1's are for the vector path: `int i =
+//!   get_global_id(0)` wraps, so the lanes are not `first + j * size` in
+//!   every chunk) when that chain reaches no other varying value; otherwise
+//!   the address pieces are spilled to the scratch area and reloaded;
+//! - outside divergent control in a kernel without `return` the active lanes
+//!   are the first `min(group_size0 - x0, W)` of the chunk (at least one:
+//!   a chunk starts inside its group), so the loop runs over those only;
+//!   otherwise the mask pieces are spilled too and an inactive lane's access
+//!   goes to the scratch slot, as in the unrolled form;
+//! - loaded lanes are written to the scratch area and read back as vector
+//!   pieces; stored values are spilled as pieces and read per lane.
+//!
+//! Lanes run in lane order, inactive lanes never touch their own address,
+//! and a store writes only the lanes' own elements: the guarantees of the
+//! unrolled form. Checked mode tests the lanes before the loop, unchanged.
+//! Accesses with no vector path (true gathers and scatters) keep the
+//! unrolled form: for them the per-lane path is the main one, and it is
+//! faster unrolled.
+//!
+//! The scratch slot (`FunctionCx::dummy`) holds, in this order: the bytes
+//! inactive lanes read and write ([`INACTIVE_BYTES`]), the lanes' values,
+//! their addresses, and their mask bits.
+
+use super::lanes::{carrier, natural, Lanes};
+use super::{FunctionCx, LResult};
+use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder, MemFlagsData, Value};
+use vecl_ir::{Scalar, ValueId};
+
+/// Bytes at the start of the scratch slot that inactive lanes access
+/// (covers the largest offset of a component of an IR vector).
+pub(crate) const INACTIVE_BYTES: u32 = 128;
+
+/// Size of the scratch slot at width `w`: the inactive lanes' bytes, then
+/// per lane an 8-byte value, an 8-byte address and a 4-byte mask.
+pub(crate) fn scratch_size(w: u32) -> u32 {
+    INACTIVE_BYTES + w * (8 + 8 + 4)
+}
+
+/// Offsets in the scratch slot of the lane values, addresses and masks.
+fn spill_offsets(w: u32) -> (i32, i32, i32) {
+    let values = INACTIVE_BYTES;
+    let addrs = values + 8 * w;
+    let masks = addrs + 8 * w;
+    (values as i32, addrs as i32, masks as i32)
+}
+
+fn scratch() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+fn mem() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
+}
+
+/// Where the loop finds lane `j`'s address.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LaneAddrs {
+    /// `first + j * size`.
+    Affine(Value),
+    /// Recomputed from the instructions defining this pointer, for the
+    /// lane index at run time (see `FunctionCx::lane_scalar_dyn`).
+    Recompute(ValueId),
+    /// In the address pieces of the access.
+    Pieces,
+}
+
+impl FunctionCx<'_, '_> {
+    /// Loads one element of `s` per active lane from `addr` in a loop over
+    /// the lanes; returns the varying value's pieces.
+    pub fn cold_gather(
+        &mut self,
+        addr: &Lanes,
+        lanes: LaneAddrs,
+        s: Scalar,
+    ) -> LResult<Vec<Value>> {
+        let (values, _, _) = spill_offsets(self.w);
+        self.lane_loop(addr, lanes, s, |cx, at, slot| {
+            let x = cx.b.ins().load(natural(s), mem(), at, 0);
+            cx.b.ins().store(scratch(), x, slot, values);
+        })?;
+        let d = self.dummy_addr()?;
+        Ok((0..self.piece_count(s))
+            .map(|i| {
+                self.b
+                    .ins()
+                    .load(carrier(s), scratch(), d, values + 16 * i as i32)
+            })
+            .collect())
+    }
+
+    /// Stores lane `j` of `val` (elements of `s`) at lane `j`'s address of
+    /// `addr`, for each active lane in lane order, in a loop over the lanes.
+    pub fn cold_scatter(
+        &mut self,
+        addr: &Lanes,
+        lanes: LaneAddrs,
+        s: Scalar,
+        val: &Lanes,
+    ) -> LResult<()> {
+        let (values, _, _) = spill_offsets(self.w);
+        let d = self.dummy_addr()?;
+        let pieces = self.varying(s, val);
+        for (i, p) in pieces.iter().enumerate() {
+            self.b.ins().store(scratch(), *p, d, values + 16 * i as i32);
+        }
+        self.lane_loop(addr, lanes, s, |cx, at, slot| {
+            let x = cx.b.ins().load(natural(s), scratch(), slot, values);
+            cx.b.ins().store(mem(), x, at, 0);
+        })
+    }
+
+    fn dummy_addr(&self) -> LResult<Value> {
+        self.dummy.ok_or_else(|| self.internal("no scratch slot"))
+    }
+
+    /// Emits `for j in lanes { access(lane j's address, scratch + j * size) }`
+    /// and continues after the loop. `s` is a 32- or 64-bit type.
+    fn lane_loop(
+        &mut self,
+        addr: &Lanes,
+        lanes: LaneAddrs,
+        s: Scalar,
+        access: impl FnOnce(&mut Self, Value, Value),
+    ) -> LResult<()> {
+        let size = s.size();
+        if size != 4 && size != 8 {
+            return Err(self.internal(format!("lane loop over {s}")));
+        }
+        let (_, addrs, masks) = spill_offsets(self.w);
+        let d = self.dummy_addr()?;
+        if let (LaneAddrs::Pieces, Lanes::Varying(pieces)) = (lanes, addr) {
+            for (i, p) in pieces.iter().enumerate() {
+                self.b.ins().store(scratch(), *p, d, addrs + 16 * i as i32);
+            }
+        }
+        let all = i64::from(self.w) * i64::from(size);
+        // The loop runs over byte offsets `j * size` below `end`.
+        let prefix = self.divergence == 0 && self.alive.is_none();
+        let end = if prefix && !self.chunk_full {
+            let env = self.env().clone();
+            let left = self.b.ins().isub(env.group_size[0], env.x0);
+            let w = self.b.ins().iconst(types::I64, i64::from(self.w));
+            let n = self.b.ins().umin(left, w);
+            self.b.ins().imul_imm_s(n, i64::from(size))
+        } else {
+            if !prefix {
+                let m = self.cur_mask();
+                for (i, p) in m.iter().enumerate() {
+                    self.b.ins().store(scratch(), *p, d, masks + 16 * i as i32);
+                }
+            }
+            self.b.ins().iconst(types::I64, all)
+        };
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let (body, exit) = (self.b.create_block(), self.b.create_block());
+        let off = self.b.append_block_param(body, types::I64);
+        self.b.ins().jump(body, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(body);
+        let at = match (lanes, addr) {
+            (LaneAddrs::Affine(first), _) => self.b.ins().iadd(first, off),
+            (LaneAddrs::Recompute(ptr), _) => {
+                let j = self
+                    .b
+                    .ins()
+                    .ushr_imm_s(off, i64::from(size.trailing_zeros()));
+                self.lane_scalar_dyn(ptr, j)?
+                    .ok_or_else(|| self.internal("lane address not recomputable"))?
+            }
+            (LaneAddrs::Pieces, Lanes::Uniform(a)) => *a,
+            (LaneAddrs::Pieces, Lanes::Varying(_)) => {
+                let o8 = if size == 8 {
+                    off
+                } else {
+                    self.b.ins().ishl_imm_s(off, 1)
+                };
+                let p = self.b.ins().iadd(d, o8);
+                self.b.ins().load(types::I64, scratch(), p, addrs)
+            }
+        };
+        let at = if prefix {
+            at
+        } else {
+            let o4 = if size == 4 {
+                off
+            } else {
+                self.b.ins().ushr_imm_s(off, 1)
+            };
+            let p = self.b.ins().iadd(d, o4);
+            let on = self.b.ins().load(types::I32, scratch(), p, masks);
+            self.b.ins().select(on, at, d)
+        };
+        let slot = self.b.ins().iadd(d, off);
+        access(self, at, slot);
+        let next = self.b.ins().iadd_imm_s(off, i64::from(size));
+        let done = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, next, end);
+        self.b
+            .ins()
+            .brif(done, exit, &[], body, &[BlockArg::Value(next)]);
+        self.b.seal_block(body);
+        self.enter(exit);
+        Ok(())
+    }
+}
