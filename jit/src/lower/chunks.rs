@@ -421,6 +421,15 @@ pub(crate) fn lower_kernel(
             later_vars.remove(x);
         }
     }
+    // A variable live only inside one region (a temporary written before
+    // it is read there, such as the result of `c ? a : b`) is not saved.
+    if barrier_mode {
+        for stmts in &regions {
+            for x in super::fresh_writes::region_local_vars(func, stmts) {
+                later_vars.remove(&x);
+            }
+        }
+    }
     let mut var_offsets: Vec<(VarId, u32)> = Vec::new();
     if barrier_mode {
         for v in &later_vars {

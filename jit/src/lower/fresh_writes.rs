@@ -32,6 +32,76 @@ pub(crate) fn unblended_writes(func: &Function) -> HashSet<(VarId, ValueId)> {
     out
 }
 
+/// The variables all of whose accesses lie in `stmts` (one barrier
+/// region) and that every work-item writes there before it reads them:
+/// dead where the region starts and where it ends (a region is always
+/// entered at its start), so they are never saved to or reloaded from the
+/// context area. A temporary such as the result of `c ? a : b`, written in
+/// both arms of an `if` and read after it, is one.
+pub(crate) fn region_local_vars(func: &Function, stmts: &[Stmt]) -> HashSet<VarId> {
+    let mut total = HashMap::new();
+    count(func, &func.body.0, &mut total);
+    let mut inside = HashMap::new();
+    count(func, stmts, &mut inside);
+    let mut exposed = HashSet::new();
+    let mut written = HashSet::new();
+    exposed_reads(func, stmts, &mut written, &mut exposed);
+    inside
+        .into_iter()
+        .filter(|(x, n)| total.get(x) == Some(n) && !exposed.contains(x))
+        .map(|(x, _)| x)
+        .collect()
+}
+
+/// Adds to `exposed` the variables `stmts` may read before writing them,
+/// given `written`, the variables written on every path so far (updated to
+/// those written on every path through `stmts`). Per work-item: a lane
+/// masked off at a write does not read the variable unless its own path
+/// wrote it, which is what the blends of the vector code keep.
+fn exposed_reads(
+    func: &Function,
+    stmts: &[Stmt],
+    written: &mut HashSet<VarId>,
+    exposed: &mut HashSet<VarId>,
+) {
+    for s in stmts {
+        match s {
+            Stmt::Eval(v) => {
+                if let Inst::ReadVar(x) = func.inst(*v).inst {
+                    if !written.contains(&x) {
+                        exposed.insert(x);
+                    }
+                }
+            }
+            Stmt::WriteVar(x, _) => {
+                written.insert(*x);
+            }
+            Stmt::If { then_, else_, .. } => {
+                let mut t = written.clone();
+                exposed_reads(func, &then_.0, &mut t, exposed);
+                let mut e = written.clone();
+                exposed_reads(func, &else_.0, &mut e, exposed);
+                written.extend(t.intersection(&e).copied().collect::<Vec<_>>());
+            }
+            // A loop may leave before any write of its body, `continue`
+            // reaches the `continuing` block from anywhere in the body, and
+            // a `switch` may take any case: only what was written before
+            // them counts in them and after them.
+            Stmt::Loop { body, continuing } => {
+                exposed_reads(func, &body.0, &mut written.clone(), exposed);
+                exposed_reads(func, &continuing.0, &mut written.clone(), exposed);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    let mut w = written.clone();
+                    exposed_reads(func, &c.body.0, &mut w, exposed);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Reads and writes of each variable in `stmts`, nested blocks included.
 fn count(func: &Function, stmts: &[Stmt], out: &mut HashMap<VarId, u32>) {
     for s in stmts {
@@ -150,5 +220,94 @@ mod tests {
         // `v`: the write at the top of the body qualifies, the one in the
         // `if` does not (lanes that skip it read the first value).
         assert_eq!(names.iter().filter(|n| *n == "v").count(), 1, "{names:?}");
+    }
+
+    /// The names of the variables `region_local_vars` finds in the whole
+    /// body of kernel `k` of `src` (taken as one region).
+    fn local_vars(src: &str) -> Vec<String> {
+        let m = match vecl_clc::build(src, "") {
+            Ok(b) => b.module,
+            Err(e) => panic!("front end: {e}"),
+        };
+        let (_, f) = m.kernels().next().expect("a kernel");
+        let mut names: Vec<String> = region_local_vars(f, &f.body.0)
+            .into_iter()
+            .map(|x| f.vars[x.index()].name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn written_on_every_path_before_any_read_is_region_local() {
+        let names = local_vars(
+            "kernel void k(global int* o, int n) {
+                int l = get_local_id(0);
+                int t;
+                if (l < n) t = l; else t = n;
+                o[l] = t;
+                int x;
+                for (int j = 0; j < n; j++) { if (j > 2) x = j; o[j] = x; }
+                int y;
+                for (int j = 0; j < n; j += y) { if (l == j) continue; y = 1; }
+            }",
+        );
+        // The front end writes every declared variable where it is
+        // declared, so all of these are region-local.
+        for v in ["t", "l", "x", "y"] {
+            assert!(names.contains(&v.to_string()), "{v}: {names:?}");
+        }
+    }
+
+    #[test]
+    fn read_before_a_write_on_some_path_is_not_region_local() {
+        // $0 is read after an `if` that writes it in one arm only; $1 is
+        // read by `continuing`, which a `continue` reaches before the
+        // body's write; $2 is written in both arms before its read.
+        let src = "kernel @k(out: ptr global i32) {
+  var $0 x: i32
+  var $1 y: i32
+  var $2 t: i32
+  %0: ptr global i32 = param 0
+  %1: u32 = const 0
+  %2: u64 = work_item global_id %1
+  %3: u64 = const 3
+  %4: bool = cmp lt %2, %3
+  %5: i32 = const 7
+  if %4 {
+    write $0, %5
+    write $2, %5
+  } else {
+    write $2, %5
+  }
+  %6: i32 = read $0
+  %7: i32 = read $2
+  loop {
+    if %4 {
+      continue
+    }
+    write $1, %5
+    break
+  } continuing {
+    %8: i32 = read $1
+  }
+  store %0, %6
+}
+";
+        let m = match vecl_ir::text::parse_module(src) {
+            Ok(m) => m,
+            Err(e) => panic!("parse: {e:?}"),
+        };
+        let (_, f) = m.kernels().next().expect("a kernel");
+        let local = region_local_vars(f, &f.body.0);
+        let named = |n: &str| {
+            f.vars
+                .iter()
+                .position(|v| v.name == n)
+                .map(|i| VarId(i as u32))
+        };
+        assert!(!local.contains(&named("x").expect("x")), "{local:?}");
+        assert!(!local.contains(&named("y").expect("y")), "{local:?}");
+        assert!(local.contains(&named("t").expect("t")), "{local:?}");
     }
 }
