@@ -170,20 +170,27 @@ fn visit(
 mod tests {
     use super::*;
 
-    /// The names of the variables written without a blend in kernel `k`
-    /// of `src`, one entry per such write.
-    fn unblended(src: &str) -> Vec<String> {
+    /// The sorted names of the variables `pick` returns for the kernel of
+    /// the OpenCL C program `src`.
+    fn names_of(src: &str, pick: impl Fn(&Function) -> Vec<VarId>) -> Vec<String> {
         let m = match vecl_clc::build(src, "") {
             Ok(b) => b.module,
             Err(e) => panic!("front end: {e}"),
         };
         let (_, f) = m.kernels().next().expect("a kernel");
-        let mut names: Vec<String> = unblended_writes(f)
+        let mut names: Vec<String> = pick(f)
             .into_iter()
-            .map(|(x, _)| f.vars[x.index()].name.clone())
+            .map(|x| f.vars[x.index()].name.clone())
             .collect();
         names.sort();
         names
+    }
+
+    /// The variables written without a blend, one entry per such write.
+    fn unblended(src: &str) -> Vec<String> {
+        names_of(src, |f| {
+            unblended_writes(f).into_iter().map(|(x, _)| x).collect()
+        })
     }
 
     #[test]
@@ -222,20 +229,12 @@ mod tests {
         assert_eq!(names.iter().filter(|n| *n == "v").count(), 1, "{names:?}");
     }
 
-    /// The names of the variables `region_local_vars` finds in the whole
-    /// body of kernel `k` of `src` (taken as one region).
+    /// The variables `region_local_vars` finds in the whole body (taken
+    /// as one region).
     fn local_vars(src: &str) -> Vec<String> {
-        let m = match vecl_clc::build(src, "") {
-            Ok(b) => b.module,
-            Err(e) => panic!("front end: {e}"),
-        };
-        let (_, f) = m.kernels().next().expect("a kernel");
-        let mut names: Vec<String> = region_local_vars(f, &f.body.0)
-            .into_iter()
-            .map(|x| f.vars[x.index()].name.clone())
-            .collect();
-        names.sort();
-        names
+        names_of(src, |f| {
+            region_local_vars(f, &f.body.0).into_iter().collect()
+        })
     }
 
     #[test]

@@ -37,20 +37,25 @@ impl FunctionCx<'_, '_> {
         let bs = self.b.ins().splat(types::I64X2, b);
         // Lane j's copy is `j * stride` bytes further: constant offsets (an
         // `i64x2` multiply is a long sequence on x86-64 without AVX-512).
-        let pieces = (0..u64::from(self.w) / 2).map(|i| {
-            let offsets: Vec<u8> = (0..2u64)
-                .flat_map(|l| ((2 * i + l) * u64::from(stride)).to_le_bytes())
-                .collect();
-            let c = self
-                .b
-                .func
-                .dfg
-                .constants
-                .insert(ConstantData::from(offsets));
-            let k = self.b.ins().vconst(types::I64X2, c);
-            self.b.ins().iadd(bs, k)
-        });
-        Ok(vec![Lanes::Varying(pieces.collect())])
+        let pieces = (0..self.w as usize / 2)
+            .map(|i| self.lane_offsets(bs, i, stride))
+            .collect();
+        Ok(vec![Lanes::Varying(pieces)])
+    }
+
+    /// `i64x2` piece `i` of `base + lane * step` (`base` splatted).
+    fn lane_offsets(&mut self, base: Value, i: usize, step: u32) -> Value {
+        let offsets: Vec<u8> = (0..2u64)
+            .flat_map(|l| ((2 * i as u64 + l) * u64::from(step)).to_le_bytes())
+            .collect();
+        let c = self
+            .b
+            .func
+            .dfg
+            .constants
+            .insert(ConstantData::from(offsets));
+        let k = self.b.ins().vconst(types::I64X2, c);
+        self.b.ins().iadd(base, k)
     }
 
     pub fn lower_global_addr(&mut self, g: GlobalId) -> LResult<Val> {
@@ -327,17 +332,7 @@ impl FunctionCx<'_, '_> {
         let base = self.b.ins().splat(types::I64X2, first);
         let mut all: Option<Value> = None;
         for (i, piece) in addr.iter().enumerate() {
-            let offsets: Vec<u8> = (0..2u64)
-                .flat_map(|l| ((2 * i as u64 + l) * u64::from(size)).to_le_bytes())
-                .collect();
-            let c = self
-                .b
-                .func
-                .dfg
-                .constants
-                .insert(ConstantData::from(offsets));
-            let k = self.b.ins().vconst(types::I64X2, c);
-            let want = self.b.ins().iadd(base, k);
+            let want = self.lane_offsets(base, i, size);
             let eq = self.b.ins().icmp(IntCC::Equal, *piece, want);
             all = Some(match all {
                 Some(a) => self.b.ins().band(a, eq),
