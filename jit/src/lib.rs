@@ -197,6 +197,19 @@ impl CompiledKernel {
         }
     }
 
+    /// Everything the runtime sizes a launch from: what two compilations
+    /// of one kernel must agree on to share its launches.
+    fn layout(&self) -> (Vec<ArgSlot>, usize, Option<usize>, usize, usize, u32) {
+        (
+            self.args.clone(),
+            self.args_size,
+            self.checked_tail,
+            self.static_local_size,
+            self.chunk_context_bytes,
+            self.simd_width,
+        )
+    }
+
     /// Address of the module-scope data block the code addresses.
     fn data_base(&self) -> u64 {
         self._data.as_ptr() as u64
@@ -257,12 +270,17 @@ pub fn compile_kernel(
             upgrade.clone(),
             compiled.data_base(),
         );
+        let layout = compiled.layout();
         move || {
             let started = Instant::now();
             let done = guarded(&name, || {
                 compile(&module, &name, &opts, Tier::Optimised, Some(data))
             })
             .ok()
+            // The runtime sizes argument blocks, `__local` memory and
+            // context areas from the quick tier's answers: the optimised
+            // code is used only if it agrees with all of them.
+            .filter(|k| k.layout() == layout)
             .map(|k| {
                 let f = k.entry.get();
                 (k._code, f)
