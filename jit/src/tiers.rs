@@ -22,7 +22,7 @@
 use crate::{CodeMemory, EntryFn};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::mpsc::{channel, Sender};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 /// Which code `compile_kernel` produces.
@@ -113,51 +113,42 @@ impl Upgrade {
     pub fn finish(&self, entry: &Entry, done: Option<(CodeMemory, EntryFn)>, took: Duration) {
         let state = match done {
             Some((code, f)) => {
-                let module = match code.0.lock() {
-                    Ok(mut m) => m.take(),
-                    Err(poisoned) => poisoned.into_inner().take(),
-                };
-                match self.code.0.lock() {
-                    Ok(mut slot) => *slot = module,
-                    Err(poisoned) => *poisoned.into_inner() = module,
-                }
+                let module = lock(&code.0).take();
+                *lock(&self.code.0) = module;
                 entry.set(f);
                 FinalCode::Optimised(took)
             }
             None => FinalCode::QuickKept,
         };
-        let mut s = match self.state.lock() {
-            Ok(s) => s,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut s = lock(&self.state);
         *s = state;
         self.ready.notify_all();
     }
 
     pub fn state(&self) -> FinalCode {
-        match self.state.lock() {
-            Ok(s) => *s,
-            Err(poisoned) => *poisoned.into_inner(),
-        }
+        *lock(&self.state)
     }
 
     /// Blocks until the optimised compilation has finished either way.
     pub fn wait(&self) -> FinalCode {
-        let mut s = match self.state.lock() {
-            Ok(s) => s,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut s = lock(&self.state);
         while *s == FinalCode::Pending {
-            s = match self.ready.wait(s) {
-                Ok(s) => s,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            s = self
+                .ready
+                .wait(s)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
         }
         *s
     }
 }
 
 type Job = Box<dyn FnOnce() + Send>;
+
+/// Locks `m`, also after a panic elsewhere poisoned it (the data it guards
+/// is always left whole).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// Queues `job` for the background compiler thread (started on first use).
 /// Returns `false` when there is no such thread (it could not be started).
@@ -176,13 +167,7 @@ pub(crate) fn in_background(job: Job) -> bool {
             .map(|_| Mutex::new(tx))
     });
     match queue {
-        Some(tx) => {
-            let tx = match tx.lock() {
-                Ok(t) => t,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            tx.send(job).is_ok()
-        }
+        Some(tx) => lock(tx).send(job).is_ok(),
         None => false,
     }
 }

@@ -104,16 +104,10 @@ impl FunctionCx<'_, '_> {
             }
             Stmt::WriteVar(var, v) => {
                 let val = self.value(*v)?;
-                if self.unblended.contains(&(*var, *v)) {
-                    // No lane that skips this write reads the variable
-                    // afterwards (`fresh_writes`): a plain write.
-                    let depth = std::mem::replace(&mut self.divergence, 0);
-                    let written = self.write_var(*var, &val);
-                    self.divergence = depth;
-                    written
-                } else {
-                    self.write_var(*var, &val)
-                }
+                // No lane that skips a write in `unblended` reads the
+                // variable afterwards (`fresh_writes`): a plain write.
+                let blend = self.divergence > 0 && !self.unblended.contains(&(*var, *v));
+                self.write_var_as(*var, &val, blend)
             }
             Stmt::Store { ptr, value, .. } => self.lower_store(*ptr, *value),
             Stmt::Copy { dst, src, size, .. } => self.lower_copy(*dst, *src, *size),
@@ -175,6 +169,12 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn write_var(&mut self, var: VarId, val: &Val) -> LResult<()> {
+        let blend = self.divergence > 0;
+        self.write_var_as(var, val, blend)
+    }
+
+    /// Writes a variable; `blend`: the lanes not running keep their value.
+    fn write_var_as(&mut self, var: VarId, val: &Val, blend: bool) -> LResult<()> {
         let slots = self.var_slots(var)?;
         let ty = self.func.vars[var.index()].ty.clone();
         let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
@@ -189,7 +189,7 @@ impl FunctionCx<'_, '_> {
                 }
                 (VarSlot::Varying(vs), l) => {
                     let new = self.varying(elem, l);
-                    let new = if self.divergence > 0 {
+                    let new = if blend {
                         let old: Vec<Value> = vs.iter().map(|v| self.b.use_var(*v)).collect();
                         let m = self.cur_mask();
                         self.blend(elem, &m, &new, &old)
