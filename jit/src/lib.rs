@@ -560,6 +560,12 @@ fn compile(
         "values: {uniform_values} of {} uniform (kept scalar)",
         uni.values.len()
     );
+    if let Some((vars, empty, ranged)) = lowered.group_level {
+        let _ = writeln!(
+            explain,
+            "group-level: {vars} variables kept once per group; {empty} regions run no chunk loop; {ranged} chunk loops visit only the ids their `if` accepts"
+        );
+    }
     if lowered.private_in_context {
         let _ = writeln!(
             explain,

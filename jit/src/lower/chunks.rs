@@ -14,6 +14,7 @@
 //! area (`context + chunk_index * chunk_bytes`), as are the variables, the
 //! lanes still alive and, in kernels with barriers, private memory.
 
+use super::group_level;
 use super::lanes::{carrier, elem_of, natural, Lanes, Val};
 use super::{Env, FunctionCx, LResult, Stats, VarSlot};
 use crate::layout::{private_layout, GlobalPlace};
@@ -24,7 +25,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::Module as _;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{Block, Function, Inst, Module, Stmt, ValueId, VarId};
 
@@ -35,6 +36,10 @@ pub(crate) struct Lowered {
     /// Context bytes per chunk (0 without barriers).
     pub chunk_bytes: usize,
     pub private_in_context: bool,
+    /// Group-level work, for the report: variables kept once per group,
+    /// regions that run no chunk loop, chunk loops limited to the ids
+    /// their final `if` accepts (`None` without barriers).
+    pub group_level: Option<(usize, usize, usize)>,
 }
 
 pub(crate) struct KernelInput<'a> {
@@ -87,7 +92,7 @@ fn inst_operands(inst: &Inst) -> Vec<ValueId> {
 }
 
 /// Values used and variables read anywhere in a list of statements.
-fn collect_uses(
+pub(super) fn collect_uses(
     func: &Function,
     stmts: &[Stmt],
     vals: &mut BTreeSet<ValueId>,
@@ -130,7 +135,7 @@ fn collect_uses(
 }
 
 /// Values defined anywhere in a list of statements, in order.
-fn collect_defs(stmts: &[Stmt], out: &mut Vec<ValueId>) {
+pub(super) fn collect_defs(stmts: &[Stmt], out: &mut Vec<ValueId>) {
     for s in stmts {
         match s {
             Stmt::Eval(v) => out.push(*v),
@@ -153,7 +158,7 @@ fn collect_defs(stmts: &[Stmt], out: &mut Vec<ValueId>) {
 }
 
 /// Variables written anywhere in a list of statements.
-fn collect_writes(stmts: &[Stmt], vars: &mut BTreeSet<VarId>) {
+pub(super) fn collect_writes(stmts: &[Stmt], vars: &mut BTreeSet<VarId>) {
     for s in stmts {
         match s {
             Stmt::WriteVar(x, _) => {
@@ -178,7 +183,7 @@ fn collect_writes(stmts: &[Stmt], vars: &mut BTreeSet<VarId>) {
 }
 
 /// How many times each variable is written in a list of statements.
-fn count_writes(stmts: &[Stmt], counts: &mut HashMap<VarId, usize>) {
+pub(super) fn count_writes(stmts: &[Stmt], counts: &mut HashMap<VarId, usize>) {
     for s in stmts {
         match s {
             Stmt::WriteVar(x, _) => *counts.entry(*x).or_default() += 1,
@@ -396,6 +401,18 @@ pub(crate) fn lower_kernel(
             }
         }
     }
+    // Group-level statements run once per group and region (see
+    // `group_level`); not in kernels with `return`.
+    let group = if barrier_mode && !returns {
+        let saved: HashSet<ValueId> = saved_values.keys().copied().collect();
+        group_level::analyze(func, uni, &regions, &saved)
+    } else {
+        group_level::GroupLevel {
+            vars: HashSet::new(),
+            splits: regions.iter().map(|r| group_level::plain(r)).collect(),
+        }
+    };
+    let next_group = next_var.is_some_and(|nv| group.vars.contains(&nv));
     // Variables live across a boundary: each region reloads those it reads
     // or writes (a conditional or masked write keeps the old value) and
     // saves those it writes; the others keep their saved copy.
@@ -417,10 +434,13 @@ pub(crate) fn lower_kernel(
                 }
             }
         }
+        remat_vars.retain(|(x, _)| !group.vars.contains(x));
         for (x, _) in &remat_vars {
             later_vars.remove(x);
         }
     }
+    // A group-level variable is one Cranelift variable for the group.
+    later_vars.retain(|x| !group.vars.contains(x));
     // A variable live only inside one region (a temporary written before
     // it is read there, such as the result of `c ? a : b`) is not saved.
     if barrier_mode {
@@ -625,7 +645,7 @@ pub(crate) fn lower_kernel(
         cx.b.ins().jump(group_next, &[]);
     }
     let divergent = cx.b.create_block();
-    for (r, stmts) in regions.iter().enumerate() {
+    for (r, split) in group.splits.iter().enumerate() {
         let last = r + 1 == regions.len() && next_var.is_none();
         cx.b.switch_to_block(region_blocks[r]);
         let agreed = cx.b.declare_var(types::I32);
@@ -633,6 +653,7 @@ pub(crate) fn lower_kernel(
             cx.b.ins()
                 .iconst(types::I32, i64::from(crate::regions::NONE));
         cx.b.def_var(agreed, none);
+        let zero = cx.b.ins().iconst(types::I64, 0);
         let env = Env {
             args,
             launch,
@@ -640,256 +661,337 @@ pub(crate) fn lower_kernel(
             group_id,
             group_size,
             global_base: group_start,
-            x0: first,
-            y: first,
-            z: first,
+            x0: zero,
+            y: zero,
+            z: zero,
         };
         cx.env = Some(env);
-        // Chunk loops.
-        let idx_var = cx.b.declare_var(types::I64);
-        let zero = cx.b.ins().iconst(types::I64, 0);
-        cx.b.def_var(idx_var, zero);
-        let loops: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
-        // The global id of the chunk's lane 0 (dimension 0) and of its row
-        // (dimensions 1, 2) step with the local ids, so they are loop
-        // values, not recomputed from the group's position per access.
-        let globals: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
-        let mut exits = Vec::new();
-        let mut coords = [zero; 3];
-        let mut global_ids = [zero; 3];
-        for d in [2usize, 1, 0] {
-            let var = loops[d];
-            cx.b.def_var(var, zero);
-            cx.b.def_var(globals[d], group_start[d]);
-            let (head, body, exit) = (
-                cx.b.create_block(),
-                cx.b.create_block(),
-                cx.b.create_block(),
-            );
-            cx.b.ins().jump(head, &[]);
-            cx.b.switch_to_block(head);
-            let c = cx.b.use_var(var);
-            let past =
-                cx.b.ins()
-                    .icmp(IntCC::UnsignedGreaterThanOrEqual, c, group_size[d]);
-            cx.b.ins().brif(past, exit, &[], body, &[]);
-            cx.enter(body);
-            coords[d] = c;
-            global_ids[d] = cx.b.use_var(globals[d]);
-            exits.push((d, head, exit));
-        }
-        let x0 = coords[0];
-        if let Some(env) = cx.env.as_mut() {
-            env.x0 = x0;
-            env.y = coords[1];
-            env.z = coords[2];
-            env.global_base = global_ids;
-        }
-        let left = cx.b.ins().isub(group_size[0], x0);
-        let wk = cx.b.ins().iconst(types::I64, i64::from(w));
-        let n = cx.b.ins().umin(left, wk);
-        let n32 = cx.b.ins().ireduce(types::I32, n);
-        let ns = cx.b.ins().splat(types::I32X4, n32);
-        let iota = cx.iota32.clone();
-        let mask: Vec<Value> = iota
-            .iter()
-            .map(|i| cx.b.ins().icmp(IntCC::SignedLessThan, *i, ns))
-            .collect();
-        cx.chunk_end = cx.b.create_block();
-        let chunk_ctx = if barrier_mode {
-            let idx = cx.b.use_var(idx_var);
-            let off = cx.b.ins().imul_imm_s(idx, i64::from(chunk_bytes));
-            Some(cx.b.ins().iadd(context, off))
-        } else {
-            None
-        };
-        cx.chunk_context = chunk_ctx;
-        if let Some(c) = chunk_ctx {
-            if private.size > 0 {
-                cx.private_base = Some(cx.b.ins().iadd_imm_s(c, i64::from(private_off)));
-            }
-        }
-        cx.set_cur(&mask);
-        if let Some(nv) = next_var {
-            let none =
-                cx.b.ins()
-                    .iconst(types::I32, i64::from(crate::regions::NONE));
+        // The group-level statements before the chunk loop, level by level
+        // (a group-level guard leads to the next).
+        cx.chunk_context = None;
+        let ones = all_ones_mask(&mut cx);
+        cx.set_cur(&ones);
+        cx.values = vec![None; func.insts.len()];
+        if let (Some(nv), true) = (next_var, next_group) {
             cx.write_var(nv, &vec![Lanes::Uniform(none)])?;
         }
-        if let Some(alive) = cx.alive.clone() {
-            match (r, chunk_ctx) {
-                (0, _) | (_, None) => cx.write_mask(&alive, &mask),
-                (_, Some(c)) => {
-                    let a: Vec<Value> = (0..w / 4)
-                        .map(|i| {
-                            cx.b.ins()
-                                .load(types::I32X4, mem(), c, (alive_off + i * 16) as i32)
-                        })
-                        .collect();
-                    cx.write_mask(&alive, &a);
-                    let m = cx.mask_and(&mask, &a);
-                    cx.set_cur(&m);
-                    let any = cx.mask_any(&m);
-                    let go = cx.b.create_block();
-                    let end_b = cx.chunk_end;
-                    cx.b.ins().brif(any, go, &[], end_b, &[]);
-                    cx.enter(go);
-                }
+        let (levels, body) = split.levels();
+        let mut snapshots = Vec::new();
+        let mut joins = Vec::new();
+        for (pre, guard, _) in &levels {
+            cx.lower_block(&Block(pre.to_vec()))?;
+            snapshots.push(cx.values.clone());
+            if let Some(g) = guard {
+                let Some(Lanes::Uniform(c)) = cx.value(*g)?.first().cloned() else {
+                    return Err(cx.internal("group-level guard that is not uniform"));
+                };
+                let (then_b, join_b) = (cx.b.create_block(), cx.b.create_block());
+                cx.b.ins().brif(c, then_b, &[], join_b, &[]);
+                cx.enter(then_b);
+                joins.push(join_b);
             }
         }
-        cx.values = vec![None; func.insts.len()];
-        if let Some(c) = chunk_ctx {
-            if r > 0 {
-                let mut own = Vec::new();
-                collect_defs(stmts, &mut own);
-                let own: BTreeSet<ValueId> = own.into_iter().collect();
-                let mut order = Vec::new();
-                let mut seen = BTreeSet::new();
-                for v in &region_uses[r] {
-                    if own.contains(v) {
-                        continue;
-                    }
-                    if let Some(off) = saved_values.get(v).copied() {
-                        let val = cx.reload_value(*v, c, off)?;
-                        cx.values[v.index()] = Some(val);
-                    } else if remat.contains(v) {
-                        remat_order(func, *v, &mut order, &mut seen);
-                    }
+        if let group_level::Body::Chunks { stmts, range } = body {
+            let stmts = &stmts[..];
+            // The ids of dimension 0 the chunk loop covers: all, or those
+            // the final `if` can accept, widened to whole chunks.
+            let size0 = group_size[0];
+            let wk = cx.b.ins().iconst(types::I64, i64::from(w));
+            let (x_lo, x_hi, skip_before, skip_after) = match range {
+                Some(range) => {
+                    let (lo, hi) = lid_bounds(&mut cx, range, size0)?;
+                    let w1 = cx.b.ins().iconst(types::I64, i64::from(w - 1));
+                    let c_lo = cx.b.ins().udiv(lo, wk);
+                    let x_lo = cx.b.ins().imul(c_lo, wk);
+                    let hi_up = cx.b.ins().iadd(hi, w1);
+                    let c_hi = cx.b.ins().udiv(hi_up, wk);
+                    let c_hi = cx.b.ins().umax(c_hi, c_lo);
+                    let size_up = cx.b.ins().iadd(size0, w1);
+                    let per_row = cx.b.ins().udiv(size_up, wk);
+                    let after = cx.b.ins().isub(per_row, c_hi);
+                    (x_lo, hi, Some(c_lo), Some(after))
                 }
-                let wanted: Vec<(VarId, ValueId)> = remat_vars
-                    .iter()
-                    .filter(|(x, _)| region_touch[r].contains(x))
-                    .copied()
-                    .collect();
-                for (_, v) in &wanted {
-                    remat_order(func, *v, &mut order, &mut seen);
+                None => (zero, size0, None, None),
+            };
+            // Chunk loops.
+            let idx_var = cx.b.declare_var(types::I64);
+            cx.b.def_var(idx_var, zero);
+            let loops: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
+            // The global id of the chunk's lane 0 (dimension 0) and of its row
+            // (dimensions 1, 2) step with the local ids, so they are loop
+            // values, not recomputed from the group's position per access.
+            let globals: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
+            let mut exits = Vec::new();
+            let mut coords = [zero; 3];
+            let mut global_ids = [zero; 3];
+            for d in [2usize, 1, 0] {
+                let var = loops[d];
+                let (start, limit) = if d == 0 {
+                    (x_lo, x_hi)
+                } else {
+                    (zero, group_size[d])
+                };
+                cx.b.def_var(var, start);
+                let g0 = if d == 0 && range.is_some() {
+                    cx.b.ins().iadd(group_start[d], start)
+                } else {
+                    group_start[d]
+                };
+                cx.b.def_var(globals[d], g0);
+                if let (0, Some(k)) = (d, skip_before) {
+                    let idx = cx.b.use_var(idx_var);
+                    let idx = cx.b.ins().iadd(idx, k);
+                    cx.b.def_var(idx_var, idx);
                 }
-                for v in order {
-                    let val = cx.lower_inst(v)?;
-                    cx.values[v.index()] = Some(val);
-                }
-                for (x, v) in wanted {
-                    let val = cx.value(v)?;
-                    cx.write_var(x, &val)?;
-                }
-                for (var, off) in &var_offsets {
-                    if region_touch[r].contains(var) {
-                        cx.reload_var(*var, c, *off)?;
-                    }
-                }
+                let (head, body, exit) = (
+                    cx.b.create_block(),
+                    cx.b.create_block(),
+                    cx.b.create_block(),
+                );
+                cx.b.ins().jump(head, &[]);
+                cx.b.switch_to_block(head);
+                let c = cx.b.use_var(var);
+                let past = cx.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, c, limit);
+                cx.b.ins().brif(past, exit, &[], body, &[]);
+                cx.enter(body);
+                coords[d] = c;
+                global_ids[d] = cx.b.use_var(globals[d]);
+                exits.push((d, head, exit));
             }
-        }
-        // With barriers, only for a region with a consecutive access in a
-        // loop: there the per-lane fallback costs every iteration (Cranelift
-        // hoists its lane extractions out of the loop and they hold
-        // registers through it). Elsewhere in barrier regions the test and
-        // the second copy cost more than they save (`benches/scan.cl`,
-        // `benches/reduce.cl`: 3–7 % more instructions).
-        let specialise = cx.checks.is_none()
-            && func.insts.len() <= SPECIALISE_LIMIT
-            && (!barrier_mode || consecutive_access_in_loop(func, cx.uni, stmts, false));
-        let end_b = cx.chunk_end;
-        if specialise {
-            // Partial (tail) chunks take the general copy; full chunks take
-            // a copy lowered with the mask known to be all ones, where each
-            // consecutive access is one vector load or store with no test
-            // and no per-lane fallback — made only when the general copy
-            // has such accesses and is small (see `FULL_COPY_CLIF_LIMIT`):
-            // otherwise full chunks take the general copy too.
-            let (full_b, tail_b) = (cx.b.create_block(), cx.b.create_block());
-            let is_full =
-                cx.b.ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, left, i64::from(w));
-            cx.b.ins().brif(is_full, full_b, &[], tail_b, &[]);
-            cx.b.switch_to_block(tail_b);
-            let (values, before) = (cx.values.clone(), cx.stats.clone());
-            let first_inst = cx.b.func.dfg.num_insts();
-            cx.lower_block(&Block(stmts.to_vec()))?;
-            cx.jump_live(end_b);
-            let general = cx.b.func.dfg.num_insts() - first_inst;
-            let vector = cx.stats.vector_loads + cx.stats.vector_stores
-                - (before.vector_loads + before.vector_stores);
-            let consecutive = vector >= 1;
-            cx.enter(full_b);
-            if consecutive && general <= FULL_COPY_CLIF_LIMIT {
-                let ones = all_ones_mask(&mut cx);
-                cx.set_cur(&ones);
-                if let Some(alive) = cx.alive.clone() {
-                    cx.write_mask(&alive, &ones);
-                }
-                let stats = cx.stats.clone();
-                cx.values = values;
-                cx.chunk_full = true;
-                let lowered = cx.lower_block(&Block(stmts.to_vec()));
-                cx.chunk_full = false;
-                lowered?;
-                // The report's counts describe the general copy only; the
-                // notes (routines emitted once) stay.
-                let notes = std::mem::take(&mut cx.stats.notes);
-                cx.stats = stats;
-                cx.stats.notes = notes;
-                cx.jump_live(end_b);
+            let x0 = coords[0];
+            if let Some(env) = cx.env.as_mut() {
+                env.x0 = x0;
+                env.y = coords[1];
+                env.z = coords[2];
+                env.global_base = global_ids;
+            }
+            let left = cx.b.ins().isub(group_size[0], x0);
+            let n = cx.b.ins().umin(left, wk);
+            let n32 = cx.b.ins().ireduce(types::I32, n);
+            let ns = cx.b.ins().splat(types::I32X4, n32);
+            let iota = cx.iota32.clone();
+            let mask: Vec<Value> = iota
+                .iter()
+                .map(|i| cx.b.ins().icmp(IntCC::SignedLessThan, *i, ns))
+                .collect();
+            cx.chunk_end = cx.b.create_block();
+            let chunk_ctx = if barrier_mode {
+                let idx = cx.b.use_var(idx_var);
+                let off = cx.b.ins().imul_imm_s(idx, i64::from(chunk_bytes));
+                Some(cx.b.ins().iadd(context, off))
             } else {
-                cx.b.ins().jump(tail_b, &[]);
-            }
-            cx.b.seal_block(tail_b);
-        } else {
-            cx.lower_block(&Block(stmts.to_vec()))?;
-            cx.jump_live(end_b);
-        }
-        cx.enter(end_b);
-        if let (Some(c), false) = (chunk_ctx, last) {
-            for (var, off) in &var_offsets {
-                if region_writes[r].contains(var) {
-                    cx.save_var(*var, c, *off)?;
+                None
+            };
+            cx.chunk_context = chunk_ctx;
+            if let Some(c) = chunk_ctx {
+                if private.size > 0 {
+                    cx.private_base = Some(cx.b.ins().iadd_imm_s(c, i64::from(private_off)));
                 }
+            }
+            cx.set_cur(&mask);
+            if let (Some(nv), false) = (next_var, next_group) {
+                let none =
+                    cx.b.ins()
+                        .iconst(types::I32, i64::from(crate::regions::NONE));
+                cx.write_var(nv, &vec![Lanes::Uniform(none)])?;
             }
             if let Some(alive) = cx.alive.clone() {
-                let a = cx.read_mask(&alive);
-                for (i, v) in a.iter().enumerate() {
+                match (r, chunk_ctx) {
+                    (0, _) | (_, None) => cx.write_mask(&alive, &mask),
+                    (_, Some(c)) => {
+                        let a: Vec<Value> = (0..w / 4)
+                            .map(|i| {
+                                cx.b.ins()
+                                    .load(types::I32X4, mem(), c, (alive_off + i * 16) as i32)
+                            })
+                            .collect();
+                        cx.write_mask(&alive, &a);
+                        let m = cx.mask_and(&mask, &a);
+                        cx.set_cur(&m);
+                        let any = cx.mask_any(&m);
+                        let go = cx.b.create_block();
+                        let end_b = cx.chunk_end;
+                        cx.b.ins().brif(any, go, &[], end_b, &[]);
+                        cx.enter(go);
+                    }
+                }
+            }
+            cx.values = snapshots.last().cloned().unwrap_or_default();
+            if let Some(c) = chunk_ctx {
+                if r > 0 {
+                    let mut own = Vec::new();
+                    collect_defs(stmts, &mut own);
+                    let own: BTreeSet<ValueId> = own.into_iter().collect();
+                    let mut order = Vec::new();
+                    let mut seen = BTreeSet::new();
+                    for v in &region_uses[r] {
+                        if own.contains(v) || cx.values[v.index()].is_some() {
+                            continue;
+                        }
+                        if let Some(off) = saved_values.get(v).copied() {
+                            let val = cx.reload_value(*v, c, off)?;
+                            cx.values[v.index()] = Some(val);
+                        } else if remat.contains(v) {
+                            remat_order(func, *v, &mut order, &mut seen);
+                        }
+                    }
+                    let wanted: Vec<(VarId, ValueId)> = remat_vars
+                        .iter()
+                        .filter(|(x, _)| region_touch[r].contains(x))
+                        .copied()
+                        .collect();
+                    for (_, v) in &wanted {
+                        remat_order(func, *v, &mut order, &mut seen);
+                    }
+                    for v in order {
+                        let val = cx.lower_inst(v)?;
+                        cx.values[v.index()] = Some(val);
+                    }
+                    for (x, v) in wanted {
+                        let val = cx.value(v)?;
+                        cx.write_var(x, &val)?;
+                    }
+                    for (var, off) in &var_offsets {
+                        if region_touch[r].contains(var) {
+                            cx.reload_var(*var, c, *off)?;
+                        }
+                    }
+                }
+            }
+            // With barriers, only for a region with a consecutive access in a
+            // loop: there the per-lane fallback costs every iteration (Cranelift
+            // hoists its lane extractions out of the loop and they hold
+            // registers through it). Elsewhere in barrier regions the test and
+            // the second copy cost more than they save (`benches/scan.cl`,
+            // `benches/reduce.cl`: 3–7 % more instructions).
+            let specialise = cx.checks.is_none()
+                && func.insts.len() <= SPECIALISE_LIMIT
+                && (!barrier_mode || consecutive_access_in_loop(func, cx.uni, stmts, false));
+            let end_b = cx.chunk_end;
+            if specialise {
+                // Partial (tail) chunks take the general copy; full chunks take
+                // a copy lowered with the mask known to be all ones, where each
+                // consecutive access is one vector load or store with no test
+                // and no per-lane fallback — made only when the general copy
+                // has such accesses and is small (see `FULL_COPY_CLIF_LIMIT`):
+                // otherwise full chunks take the general copy too.
+                let (full_b, tail_b) = (cx.b.create_block(), cx.b.create_block());
+                let is_full =
                     cx.b.ins()
-                        .store(mem(), *v, c, (alive_off + i as u32 * 16) as i32);
+                        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, left, i64::from(w));
+                cx.b.ins().brif(is_full, full_b, &[], tail_b, &[]);
+                cx.b.switch_to_block(tail_b);
+                let (values, before) = (cx.values.clone(), cx.stats.clone());
+                let first_inst = cx.b.func.dfg.num_insts();
+                cx.lower_block(&Block(stmts.to_vec()))?;
+                cx.jump_live(end_b);
+                let general = cx.b.func.dfg.num_insts() - first_inst;
+                let vector = cx.stats.vector_loads + cx.stats.vector_stores
+                    - (before.vector_loads + before.vector_stores);
+                let consecutive = vector >= 1;
+                cx.enter(full_b);
+                if consecutive && general <= FULL_COPY_CLIF_LIMIT {
+                    cx.set_cur(&ones);
+                    if let Some(alive) = cx.alive.clone() {
+                        cx.write_mask(&alive, &ones);
+                    }
+                    let stats = cx.stats.clone();
+                    cx.values = values;
+                    cx.chunk_full = true;
+                    let lowered = cx.lower_block(&Block(stmts.to_vec()));
+                    cx.chunk_full = false;
+                    lowered?;
+                    // The report's counts describe the general copy only; the
+                    // notes (routines emitted once) stay.
+                    let notes = std::mem::take(&mut cx.stats.notes);
+                    cx.stats = stats;
+                    cx.stats.notes = notes;
+                    cx.jump_live(end_b);
+                } else {
+                    cx.b.ins().jump(tail_b, &[]);
+                }
+                cx.b.seal_block(tail_b);
+            } else {
+                cx.lower_block(&Block(stmts.to_vec()))?;
+                cx.jump_live(end_b);
+            }
+            cx.enter(end_b);
+            if let (Some(c), false) = (chunk_ctx, last) {
+                for (var, off) in &var_offsets {
+                    if region_writes[r].contains(var) {
+                        cx.save_var(*var, c, *off)?;
+                    }
+                }
+                if let Some(alive) = cx.alive.clone() {
+                    let a = cx.read_mask(&alive);
+                    for (i, v) in a.iter().enumerate() {
+                        cx.b.ins()
+                            .store(mem(), *v, c, (alive_off + i as u32 * 16) as i32);
+                    }
                 }
             }
-        }
-        if let Some(nv) = next_var {
-            let chosen = match cx.read_var(nv)?.first() {
-                Some(Lanes::Uniform(x)) => *x,
-                _ => {
-                    return Err(cx.unsupported(
-                        "barrier reached under control flow that varies within a work-group",
-                    ))
+            if let (Some(nv), false) = (next_var, next_group) {
+                let chosen =
+                    match cx.read_var(nv)?.first() {
+                        Some(Lanes::Uniform(x)) => *x,
+                        _ => return Err(cx.unsupported(
+                            "barrier reached under control flow that varies within a work-group",
+                        )),
+                    };
+                let prev = cx.b.use_var(agreed);
+                let none = i64::from(crate::regions::NONE);
+                let prev_none = cx.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
+                let chosen_none = cx.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
+                let same = cx.b.ins().icmp(IntCC::Equal, prev, chosen);
+                let either_none = cx.b.ins().bor(prev_none, chosen_none);
+                let ok = cx.b.ins().bor(either_none, same);
+                let go = cx.b.create_block();
+                cx.b.ins().brif(ok, go, &[], divergent, &[]);
+                cx.b.switch_to_block(go);
+                let keep = cx.b.ins().select(chosen_none, prev, chosen);
+                cx.b.def_var(agreed, keep);
+            }
+            if barrier_mode {
+                let idx = cx.b.use_var(idx_var);
+                let idx1 = cx.b.ins().iadd_imm_s(idx, 1);
+                cx.b.def_var(idx_var, idx1);
+            }
+            // Close the loops: x steps by W, y and z by 1.
+            for (d, head, exit) in exits.iter().rev() {
+                let step = if *d == 0 { i64::from(w) } else { 1 };
+                for var in [loops[*d], globals[*d]] {
+                    let c = cx.b.use_var(var);
+                    let next = cx.b.ins().iadd_imm_s(c, step);
+                    cx.b.def_var(var, next);
                 }
+                cx.b.ins().jump(*head, &[]);
+                cx.b.seal_block(*head);
+                cx.enter(*exit);
+                if let (0, Some(k)) = (*d, skip_after) {
+                    let idx = cx.b.use_var(idx_var);
+                    let idx = cx.b.ins().iadd(idx, k);
+                    cx.b.def_var(idx_var, idx);
+                }
+            }
+            cx.chunk_context = None;
+            cx.set_cur(&ones);
+        }
+        // The group-level statements after the chunk loop, innermost level
+        // first, each leaving its guard.
+        for (k, (_, _, post)) in levels.iter().enumerate().rev() {
+            cx.values = snapshots[k].clone();
+            cx.lower_block(&Block(post.to_vec()))?;
+            if k > 0 {
+                let j = joins[k - 1];
+                cx.jump_live(j);
+                cx.enter(j);
+            }
+        }
+        if let (Some(nv), true) = (next_var, next_group) {
+            let Some(Lanes::Uniform(chosen)) = cx.read_var(nv)?.first().cloned() else {
+                return Err(cx.internal("group-level successor that is not uniform"));
             };
-            let prev = cx.b.use_var(agreed);
-            let none = i64::from(crate::regions::NONE);
-            let prev_none = cx.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
-            let chosen_none = cx.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
-            let same = cx.b.ins().icmp(IntCC::Equal, prev, chosen);
-            let either_none = cx.b.ins().bor(prev_none, chosen_none);
-            let ok = cx.b.ins().bor(either_none, same);
-            let go = cx.b.create_block();
-            cx.b.ins().brif(ok, go, &[], divergent, &[]);
-            cx.b.switch_to_block(go);
-            let keep = cx.b.ins().select(chosen_none, prev, chosen);
-            cx.b.def_var(agreed, keep);
-        }
-        if barrier_mode {
-            let idx = cx.b.use_var(idx_var);
-            let idx1 = cx.b.ins().iadd_imm_s(idx, 1);
-            cx.b.def_var(idx_var, idx1);
-        }
-        // Close the loops: x steps by W, y and z by 1.
-        for (d, head, exit) in exits.iter().rev() {
-            let step = if *d == 0 { i64::from(w) } else { 1 };
-            for var in [loops[*d], globals[*d]] {
-                let c = cx.b.use_var(var);
-                let next = cx.b.ins().iadd_imm_s(c, step);
-                cx.b.def_var(var, next);
-            }
-            cx.b.ins().jump(*head, &[]);
-            cx.b.seal_block(*head);
-            cx.enter(*exit);
+            cx.b.def_var(agreed, chosen);
         }
         if next_var.is_some() {
             let a = cx.b.use_var(agreed);
@@ -955,6 +1057,7 @@ pub(crate) fn lower_kernel(
         regions: regions.len(),
         chunk_bytes: chunk_bytes as usize,
         private_in_context: barrier_mode && private.size > 0,
+        group_level: barrier_mode.then(|| group.summary()),
     })
 }
 
@@ -1061,4 +1164,53 @@ impl FunctionCx<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// The local ids in dimension 0, `lo..hi` within `0..size0`, that can pass
+/// the test of a [`group_level::LidRange`] (`lid OP bound`).
+fn lid_bounds(
+    cx: &mut FunctionCx<'_, '_>,
+    range: &group_level::LidRange,
+    size0: Value,
+) -> LResult<(Value, Value)> {
+    use vecl_ir::CmpOp;
+    let Some(Lanes::Uniform(b)) = cx.value(range.bound)?.first().cloned() else {
+        return Err(cx.internal("group-level bound that is not uniform"));
+    };
+    let b = match (range.bits, range.signed) {
+        (32, true) => cx.b.ins().sextend(types::I64, b),
+        (32, false) => cx.b.ins().uextend(types::I64, b),
+        _ => b,
+    };
+    let zero = cx.b.ins().iconst(types::I64, 0);
+    let negative = if range.signed {
+        Some(cx.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0))
+    } else {
+        None
+    };
+    // `b` clamped to 0..=size0, and `b + 1` clamped the same way.
+    let at = {
+        let m = cx.b.ins().umin(b, size0);
+        match negative {
+            Some(neg) => cx.b.ins().select(neg, zero, m),
+            None => m,
+        }
+    };
+    let after = {
+        let last = cx.b.ins().iadd_imm_s(size0, -1);
+        let m = cx.b.ins().umin(b, last);
+        let m = cx.b.ins().iadd_imm_s(m, 1);
+        match negative {
+            Some(neg) => cx.b.ins().select(neg, zero, m),
+            None => m,
+        }
+    };
+    Ok(match range.op {
+        CmpOp::Lt => (zero, at),
+        CmpOp::Le => (zero, after),
+        CmpOp::Gt => (after, size0),
+        CmpOp::Ge => (at, size0),
+        CmpOp::Eq => (at, after),
+        CmpOp::Ne => (zero, size0),
+    })
 }

@@ -14,6 +14,7 @@ pub(crate) mod chunks;
 pub(crate) mod control;
 pub(crate) mod fold;
 pub(crate) mod fresh_writes;
+pub(crate) mod group_level;
 pub(crate) mod lane_loop;
 pub(crate) mod lanes;
 pub(crate) mod linear;
