@@ -424,7 +424,7 @@ fn compile(
     };
     let mut builder = JITBuilder::with_flags(
         &[
-            ("opt_level", "speed"),
+            ("opt_level", tier.opt_level()),
             ("enable_verifier", verifier),
             ("regalloc_algorithm", tier.regalloc()),
         ],
