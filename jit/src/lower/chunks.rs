@@ -65,7 +65,7 @@ fn mem() -> MemFlagsData {
 }
 
 /// Operands of an instruction.
-fn inst_operands(inst: &Inst) -> Vec<ValueId> {
+pub(super) fn inst_operands(inst: &Inst) -> Vec<ValueId> {
     match inst {
         Inst::Unary(_, a)
         | Inst::Convert { value: a, .. }

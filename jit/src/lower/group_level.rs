@@ -47,7 +47,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use vecl_ir::analysis::uniformity::Uniformity;
 use vecl_ir::{CmpOp, Function, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
 
-use super::chunks::{collect_defs, collect_uses, collect_writes, count_writes};
+use super::chunks::{collect_defs, collect_uses, collect_writes, count_writes, inst_operands};
 
 /// Regions with more top-level statements than this are not split (the
 /// dependence tests are quadratic in the worst case).
@@ -308,22 +308,22 @@ impl Analysis<'_> {
                         | GlobalOffset
                 ) && d.is_none_or(|d| self.value_ok(d))
             }
-            Inst::Unary(_, a)
-            | Inst::Convert { value: a, .. }
-            | Inst::Bitcast(a)
-            | Inst::Splat(a)
-            | Inst::Extract(a, _)
-            | Inst::Field(a, _)
-            | Inst::PtrCast(a)
-            | Inst::PtrToInt(a) => self.value_ok(*a),
-            Inst::Binary(_, a, b)
-            | Inst::Cmp(_, a, b)
-            | Inst::Insert(a, _, b)
-            | Inst::Shuffle(a, b, _)
-            | Inst::Index(a, b)
-            | Inst::Elem(a, b) => self.value_ok(*a) && self.value_ok(*b),
-            Inst::Select(c, a, b) => self.value_ok(*c) && self.value_ok(*a) && self.value_ok(*b),
-            Inst::Construct(vs) => vs.iter().all(|v| self.value_ok(*v)),
+            Inst::Unary(..)
+            | Inst::Binary(..)
+            | Inst::Cmp(..)
+            | Inst::Select(..)
+            | Inst::Convert { .. }
+            | Inst::Bitcast(_)
+            | Inst::Splat(_)
+            | Inst::Construct(_)
+            | Inst::Extract(..)
+            | Inst::Insert(..)
+            | Inst::Shuffle(..)
+            | Inst::Index(..)
+            | Inst::Field(..)
+            | Inst::Elem(..)
+            | Inst::PtrCast(_)
+            | Inst::PtrToInt(_) => inst_operands(inst).into_iter().all(|v| self.value_ok(v)),
             _ => false,
         }
     }
