@@ -27,24 +27,9 @@ fn shapes_2d() -> Vec<NdRange> {
     ]
 }
 
-/// Per-group sums by a tree reduction over `size_t` ids (`lid < s`).
-const REDUCE: &str = r#"
-kernel void reduce(global const float* in, global float* partial, local float* scratch) {
-    size_t lid = get_local_id(0);
-    size_t n = get_local_size(0);
-    scratch[lid] = in[get_global_id(0)];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (size_t s = n / 2; s > 0; s >>= 1) {
-        if (lid < s) {
-            scratch[lid] += scratch[lid + s];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-        partial[get_group_id(0)] = scratch[0];
-    }
-}
-"#;
+/// Per-group sums by a tree reduction over `size_t` ids (`lid < s`): the
+/// benchmark's kernel.
+const REDUCE: &str = include_str!("../../benches/reduce.cl");
 
 #[test]
 fn tree_reduction() {
