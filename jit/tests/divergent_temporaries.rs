@@ -61,3 +61,47 @@ fn escape_time_loop_matches_interpreter() {
     });
     assert_eq!(n, shapes_1d().len() * WIDTHS.len());
 }
+
+/// Variables carried around a divergent loop and dead after it, written
+/// without a blend (`loop_carried` in `fresh_writes`), next to ones that
+/// must keep skipped lanes' values: a `continue` before the write, a loop
+/// re-entered by an outer loop with and without a write before it, a
+/// masked `return` inside the loop; and `if` arms of only `break` or
+/// `continue`, and counters stepped under a mask (`i++`, `j -= k`).
+#[test]
+fn loop_carried_variables_match_interpreter() {
+    let src = "kernel void k(global const int* a, global int* o, int n) {
+        size_t g = get_global_id(0);
+        int x = a[g];
+        int out = 0;
+        int kept = 0;
+        for (int r = 0; r < n; r++) {
+            int z = x & 7;
+            int i = 0;
+            while (i < 20) {
+                if (z > 30) break;
+                z = z * 2 + r;
+                i++;
+            }
+            out += i;
+            while (kept < (x & 15) + r) kept = kept + 3;
+            int c = 0;
+            int d = 0;
+            int j = 40;
+            while (j > 0) {
+                j -= (x & 3) + 1;
+                if ((j & 3) == 1) continue;
+                d = d + 1;
+                c = c + j;
+                if (c > 200 + r || d > 3) { if (x & 8) return; break; }
+            }
+            out += c + kept;
+        }
+        o[g] = out;
+    }";
+    let n = differential(src, "k", &shapes_1d(), |r| {
+        let n = n_for(r);
+        vec![Spec::Ints(n, 5), Spec::Ints(n, 0), Spec::Int(3)]
+    });
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+}

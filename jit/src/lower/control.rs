@@ -13,8 +13,8 @@
 
 use super::lanes::{elem_of, Lanes, Val};
 use super::{FunctionCx, LResult, Target, VarSlot};
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, TrapCode, Value};
-use vecl_ir::{Block, Stmt, Type, VarId};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Opcode, TrapCode, Value};
+use vecl_ir::{Block, Scalar, Stmt, Type, VarId};
 
 /// Whether a statement contains a `break`, `continue` or `return`.
 fn has_exit(s: &Stmt) -> bool {
@@ -35,7 +35,49 @@ fn leaves(b: &Block) -> bool {
         .any(|s| matches!(s, Stmt::Break | Stmt::Return(_)))
 }
 
+/// Whether a loop body holds a `continue` of its own loop (one in a
+/// nested loop continues that loop).
+fn has_continue(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Continue => true,
+        Stmt::If { then_, else_, .. } => has_continue(then_) || has_continue(else_),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_continue(&c.body)),
+        _ => false,
+    })
+}
+
 impl FunctionCx<'_, '_> {
+    /// Whether an arm of a varying `if` is only `break`s and `continue`s
+    /// that update masks (none jumps out of a uniform loop).
+    fn mask_only(&self, b: &Block) -> bool {
+        let masked_loop = |t: Option<&Target>| {
+            matches!(
+                t,
+                Some(Target::Loop {
+                    divergent: true,
+                    ..
+                })
+            )
+        };
+        let innermost_loop = self
+            .targets
+            .iter()
+            .rev()
+            .find(|t| matches!(t, Target::Loop { .. }));
+        !b.0.is_empty()
+            && b.0.iter().all(|s| match s {
+                Stmt::Break => {
+                    matches!(self.targets.last(), Some(Target::Switch))
+                        || masked_loop(self.targets.last())
+                }
+                Stmt::Continue => {
+                    masked_loop(innermost_loop)
+                        && !matches!(self.targets.last(), Some(Target::Switch))
+                }
+                _ => false,
+            })
+    }
+
     pub fn lower_block(&mut self, block: &Block) -> LResult<()> {
         let mut skip = None;
         for s in &block.0 {
@@ -192,7 +234,15 @@ impl FunctionCx<'_, '_> {
                     let new = if blend {
                         let old: Vec<Value> = vs.iter().map(|v| self.b.use_var(*v)).collect();
                         let m = self.cur_mask();
-                        self.blend(elem, &m, &new, &old)
+                        (0..new.len())
+                            .map(|i| match self.step_of(new[i], old[i]) {
+                                Some(step) => self.masked_step(elem, &m, i, old[i], step),
+                                None => {
+                                    let mp = self.mask_piece_for(elem, &m, i);
+                                    self.b.ins().bitselect(mp, new[i], old[i])
+                                }
+                            })
+                            .collect()
                     } else {
                         new
                     };
@@ -203,6 +253,46 @@ impl FunctionCx<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// When the integer vector `new` is `old + step` or `old - step`: the
+    /// step and whether it is added.
+    fn step_of(&self, new: Value, old: Value) -> Option<(Value, bool)> {
+        let dfg = &self.b.func.dfg;
+        if !dfg.value_type(new).is_vector() || !dfg.value_type(new).lane_type().is_int() {
+            return None;
+        }
+        let inst = dfg.value_def(new).inst()?;
+        let args = dfg.inst_args(inst);
+        match dfg.insts[inst].opcode() {
+            Opcode::Iadd if args[0] == old => Some((args[1], true)),
+            Opcode::Iadd if args[1] == old => Some((args[0], true)),
+            Opcode::Isub if args[0] == old => Some((args[1], false)),
+            _ => None,
+        }
+    }
+
+    /// `old ± step` in the lanes of `mask`, `old` in the others, as
+    /// `old ± (step & mask)` (a mask lane is 0 or all ones); an increment
+    /// by one is `old - mask`.
+    fn masked_step(
+        &mut self,
+        elem: Scalar,
+        mask: &[Value],
+        i: usize,
+        old: Value,
+        (step, add): (Value, bool),
+    ) -> Value {
+        let m = self.mask_piece_for(elem, mask, i);
+        if add && self.is_splat_of(step, 1) {
+            return self.b.ins().isub(old, m);
+        }
+        let s = self.b.ins().band(step, m);
+        if add {
+            self.b.ins().iadd(old, s)
+        } else {
+            self.b.ins().isub(old, s)
+        }
     }
 
     /// A uniform bool as an `i8` 0/1, or a varying one as mask pieces.
@@ -245,23 +335,37 @@ impl FunctionCx<'_, '_> {
                 let entry = self.cur_mask();
                 let then_mask = self.mask_and(&entry, &cm);
                 let else_mask = self.mask_and_not(&entry, &cm);
-                let acc = self.new_mask_vars();
-                let zero = self.zero_mask();
-                self.write_mask(&acc, &zero);
                 self.divergence += 1;
-                let (tb, mid) = (self.b.create_block(), self.b.create_block());
-                let any_t = self.mask_any(&then_mask);
-                self.b.ins().brif(any_t, tb, &[], mid, &[]);
-                self.enter(tb);
-                self.set_cur(&then_mask);
-                self.lower_block(then_)?;
-                let out = self.cur_mask();
-                self.write_mask(&acc, &out);
-                self.jump_live(mid);
-                self.enter(mid);
-                let taken = self.read_mask(&acc);
+                // An arm of only `break`/`continue` is a few mask
+                // operations: cheaper to run than to test for.
+                let taken = if then_.0.is_empty() || self.mask_only(then_) {
+                    self.set_cur(&then_mask);
+                    self.lower_block(then_)?;
+                    self.cur_mask()
+                } else {
+                    let acc = self.new_mask_vars();
+                    let zero = self.zero_mask();
+                    self.write_mask(&acc, &zero);
+                    let (tb, mid) = (self.b.create_block(), self.b.create_block());
+                    let any_t = self.mask_any(&then_mask);
+                    self.b.ins().brif(any_t, tb, &[], mid, &[]);
+                    self.enter(tb);
+                    self.set_cur(&then_mask);
+                    self.lower_block(then_)?;
+                    let out = self.cur_mask();
+                    self.write_mask(&acc, &out);
+                    self.jump_live(mid);
+                    self.enter(mid);
+                    self.read_mask(&acc)
+                };
                 if else_.0.is_empty() {
                     let m = self.mask_or(&taken, &else_mask);
+                    self.set_cur(&m);
+                } else if self.mask_only(else_) {
+                    self.set_cur(&else_mask);
+                    self.lower_block(else_)?;
+                    let after = self.cur_mask();
+                    let m = self.mask_or(&after, &taken);
                     self.set_cur(&m);
                 } else {
                     let (eb, no_else, merge) = (
@@ -275,12 +379,10 @@ impl FunctionCx<'_, '_> {
                     self.set_cur(&else_mask);
                     self.lower_block(else_)?;
                     let after = self.cur_mask();
-                    let taken = self.read_mask(&acc);
                     let m = self.mask_or(&after, &taken);
                     self.set_cur(&m);
                     self.jump_live(merge);
                     self.enter(no_else);
-                    let taken = self.read_mask(&acc);
                     self.set_cur(&taken);
                     self.b.ins().jump(merge, &[]);
                     self.enter(merge);
@@ -332,7 +434,12 @@ impl FunctionCx<'_, '_> {
         } else {
             self.stats.divergent_loops += 1;
             let entry = self.cur_mask();
-            let cont = self.new_mask_vars();
+            // Lanes parked by `continue`: only a loop with one needs them.
+            let cont = if has_continue(body) {
+                self.new_mask_vars()
+            } else {
+                Vec::new()
+            };
             self.divergence += 1;
             self.b.ins().jump(header, &[]);
             self.b.switch_to_block(header);
@@ -345,9 +452,13 @@ impl FunctionCx<'_, '_> {
                 cont: cont.clone(),
             });
             self.lower_block(body)?;
-            let c = self.read_mask(&cont);
             let now = self.cur_mask();
-            let m = self.mask_or(&now, &c);
+            let m = if cont.is_empty() {
+                now
+            } else {
+                let c = self.read_mask(&cont);
+                self.mask_or(&now, &c)
+            };
             self.set_cur(&m);
             let any = self.mask_any(&m);
             // The exit as first target: see `lower_if`.
@@ -355,9 +466,14 @@ impl FunctionCx<'_, '_> {
             self.b.ins().brif(none, exit, &[], cont_b, &[]);
             self.enter(cont_b);
             self.lower_block(continuing)?;
-            let now = self.cur_mask();
-            let any = self.mask_any(&now);
-            self.b.ins().brif(any, header, &[], exit, &[]);
+            if continuing.0.iter().any(has_exit) {
+                let now = self.cur_mask();
+                let any = self.mask_any(&now);
+                self.b.ins().brif(any, header, &[], exit, &[]);
+            } else {
+                // The mask is the one just found non-empty.
+                self.jump_live(header);
+            }
             self.b.seal_block(header);
             self.targets.pop();
             self.enter(exit);
@@ -430,8 +546,10 @@ impl FunctionCx<'_, '_> {
             .find(|t| matches!(t, Target::Loop { .. }))
             .cloned()
         {
-            let c = self.read_mask(&cont);
-            m = self.mask_and_not(&m, &c);
+            if !cont.is_empty() {
+                let c = self.read_mask(&cont);
+                m = self.mask_and_not(&m, &c);
+            }
         }
         self.set_cur(&m);
         Ok(())

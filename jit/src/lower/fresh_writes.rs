@@ -150,12 +150,18 @@ fn visit(
     let mut inside = HashMap::new();
     count(func, &block.0, &mut inside);
     let mut seen = HashSet::new();
+    // Writes at this block's top level so far, per variable.
+    let mut top_writes: HashMap<VarId, u32> = HashMap::new();
     for s in &block.0 {
         if let Stmt::WriteVar(x, v) = s {
             if seen.insert(*x) && inside.get(x) == total.get(x) {
                 out.insert((*x, *v));
             }
+            *top_writes.entry(*x).or_default() += 1;
             continue;
+        }
+        if let Stmt::Loop { body, .. } = s {
+            loop_carried(func, s, body, &top_writes, total, out);
         }
         let mut touched = HashMap::new();
         count(func, std::slice::from_ref(s), &mut touched);
@@ -163,6 +169,49 @@ fn visit(
         for b in nested(s) {
             visit(func, b, total, out);
         }
+    }
+}
+
+/// The second rule, for a variable carried around a loop but dead after
+/// it (the `zr` of an escape-time iteration): its accesses are the loop's
+/// and writes at the top level of the enclosing block before the loop. A
+/// write at the top level of the loop body, before any `continue` of the
+/// loop, then needs no blend. Every lane still iterating passes it in each
+/// iteration; a lane that left the loop reads the variable again only
+/// after entering the loop anew, which passes a write before the loop
+/// first; and lanes that are not running the loop at all pass such a
+/// write before they read it too.
+fn loop_carried(
+    func: &Function,
+    lp: &Stmt,
+    body: &Block,
+    top_writes: &HashMap<VarId, u32>,
+    total: &HashMap<VarId, u32>,
+    out: &mut HashSet<(VarId, ValueId)>,
+) {
+    let mut in_loop = HashMap::new();
+    count(func, std::slice::from_ref(lp), &mut in_loop);
+    for s in &body.0 {
+        if continues(s) {
+            break;
+        }
+        if let Stmt::WriteVar(x, v) = s {
+            let before = top_writes.get(x).copied().unwrap_or(0);
+            let inner = in_loop.get(x).copied().unwrap_or(0);
+            if before > 0 && total.get(x) == Some(&(before + inner)) {
+                out.insert((*x, *v));
+            }
+        }
+    }
+}
+
+/// Whether a statement may `continue` the loop it is in (a `continue` in
+/// a nested loop continues that loop).
+fn continues(s: &Stmt) -> bool {
+    match s {
+        Stmt::Continue => true,
+        Stmt::Loop { .. } => false,
+        _ => nested(s).iter().any(|b| b.0.iter().any(continues)),
     }
 }
 
@@ -204,10 +253,47 @@ mod tests {
             }",
         );
         assert!(names.contains(&"t".to_string()), "{names:?}");
-        // `x` and `i` are read after the loop: only their first writes,
-        // at the kernel's top level, qualify.
+        // `x` is read after the loop: only its first write, at the
+        // kernel's top level, qualifies. `i` is dead after the loop: its
+        // write in the body qualifies too (`loop_carried`).
         assert_eq!(names.iter().filter(|n| *n == "x").count(), 1, "{names:?}");
-        assert_eq!(names.iter().filter(|n| *n == "i").count(), 1, "{names:?}");
+        assert_eq!(names.iter().filter(|n| *n == "i").count(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn loop_carried_variable_dead_after_the_loop_is_plain() {
+        let names = unblended(
+            "kernel void k(global int* o, int n) {
+                int l = get_local_id(0);
+                int a = 0;
+                int b = 0;
+                int c = 0;
+                int d = 0;
+                for (int r = 0; r < n; r++) {
+                    int e = 0;
+                    while (a < l) {
+                        if (l == 3) continue;
+                        a = a + 1;
+                        d = d + 2;
+                    }
+                    while (b < l) { b = b + 1; c = c + b; }
+                    while (d < l) d = d + 1;
+                    while (e < l) e = e + 1;
+                    o[r] = c;
+                }
+            }",
+        );
+        let count = |v: &str| names.iter().filter(|n| *n == v).count();
+        // Only the top-level writes before the loops qualify for `a`
+        // (written after a `continue`), `b` (its loop-top write is never
+        // redone before the next `for` iteration re-enters the loop), `c`
+        // (read after its loop) and `d` (read by a later loop); `e` is
+        // written again before each entry of its loop.
+        assert_eq!(count("a"), 1, "{names:?}");
+        assert_eq!(count("b"), 1, "{names:?}");
+        assert_eq!(count("c"), 1, "{names:?}");
+        assert_eq!(count("d"), 1, "{names:?}");
+        assert_eq!(count("e"), 2, "{names:?}");
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub(crate) mod workitem;
 use crate::layout::{GlobalPlace, PrivateLayout};
 use crate::JitError;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, Value,
+    types, AbiParam, Block, FuncRef, InstBuilder, InstructionData, MemFlagsData, Opcode, Signature,
+    Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
@@ -240,24 +241,64 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
         self.b.ins().vall_true(acc)
     }
 
+    /// Whether `v` is a splat of the integer constant `k`.
+    pub fn is_splat_of(&self, v: Value, k: i64) -> bool {
+        let dfg = &self.b.func.dfg;
+        let Some(inst) = dfg.value_def(v).inst() else {
+            return false;
+        };
+        if dfg.insts[inst].opcode() != Opcode::Splat {
+            return false;
+        }
+        let x = dfg.inst_args(inst)[0];
+        dfg.value_def(x).inst().is_some_and(|c| {
+            matches!(dfg.insts[c], InstructionData::UnaryImm { opcode: Opcode::Iconst, imm }
+                if imm.bits() == k)
+        })
+    }
+
+    /// Whether `v` is an all-zero mask piece made by [`Self::zero_mask`]
+    /// (such as the mask after `break`): mask operations with it fold.
+    fn is_zero_piece(&self, v: Value) -> bool {
+        self.is_splat_of(v, 0)
+    }
+
     pub fn mask_and(&mut self, a: &[Value], c: &[Value]) -> Vec<Value> {
         a.iter()
             .zip(c)
-            .map(|(x, y)| self.b.ins().band(*x, *y))
+            .map(
+                |(x, y)| match (self.is_zero_piece(*x), self.is_zero_piece(*y)) {
+                    (true, _) => *x,
+                    (_, true) => *y,
+                    _ => self.b.ins().band(*x, *y),
+                },
+            )
             .collect()
     }
 
     pub fn mask_or(&mut self, a: &[Value], c: &[Value]) -> Vec<Value> {
         a.iter()
             .zip(c)
-            .map(|(x, y)| self.b.ins().bor(*x, *y))
+            .map(
+                |(x, y)| match (self.is_zero_piece(*x), self.is_zero_piece(*y)) {
+                    (true, _) => *y,
+                    (_, true) => *x,
+                    _ => self.b.ins().bor(*x, *y),
+                },
+            )
             .collect()
     }
 
     pub fn mask_and_not(&mut self, a: &[Value], c: &[Value]) -> Vec<Value> {
         a.iter()
             .zip(c)
-            .map(|(x, y)| self.b.ins().band_not(*x, *y))
+            .map(
+                |(x, y)| match (self.is_zero_piece(*x), self.is_zero_piece(*y)) {
+                    (true, _) => *x,
+                    (_, true) => *x,
+                    _ => self.b.ins().band_not(*x, *y),
+                },
+            )
             .collect()
     }
 
