@@ -341,8 +341,63 @@ impl Phases {
 }
 
 /// IR instructions (after inlining) above which the default SIMD width is 4
-/// instead of 8 (see `compile`).
+/// (see [`default_width`]).
 const LARGE_KERNEL_IR_INSTS: usize = 3000;
+
+/// The SIMD width of a kernel when none is asked for.
+///
+/// - 16 for a kernel with loops, all uniform, or with barriers: a chunk's
+///   scalar work in
+///   the loop (addresses, the consecutive test, the loop itself) is shared
+///   by twice the lanes of W = 8, and a tiled kernel's uniform operand
+///   feeds four vectors instead of two (`benches/matmul.cl` at 256²:
+///   59.7 M → 40.0 M instructions).
+/// - 8 when a loop is divergent: every iteration runs until the chunk's
+///   slowest lane is done, so the lanes idle longer, and the loop's
+///   values in four registers each spill (`benches/mandelbrot.cl` at 256²:
+///   19.6 M at W = 8, 57.4 M at W = 16).
+/// - 8 without loops: there W = 16 gains little (`benches/vadd.cl` is
+///   bound by memory bandwidth either way) and doubles the code to
+///   compile.
+/// - 4 for a very large kernel (a cipher or random-number generator
+///   inlined several times): machine code, and Cranelift's register
+///   allocation even more, grow with the width.
+fn default_width(
+    func: &vecl_ir::Function,
+    uni: &vecl_ir::analysis::uniformity::Uniformity,
+    barriers: bool,
+) -> u32 {
+    /// Whether `b` holds loops, and whether one of them is divergent.
+    fn loops(b: &vecl_ir::Block, uni: &vecl_ir::analysis::uniformity::Uniformity) -> (bool, bool) {
+        let mut found = (false, false);
+        for s in &b.0 {
+            let inner: Vec<&vecl_ir::Block> = match s {
+                vecl_ir::Stmt::Loop { body, continuing } => {
+                    found.0 = true;
+                    found.1 |= uni.loop_is_divergent(body, continuing);
+                    vec![body, continuing]
+                }
+                vecl_ir::Stmt::If { then_, else_, .. } => vec![then_, else_],
+                vecl_ir::Stmt::Switch { cases, .. } => cases.iter().map(|c| &c.body).collect(),
+                _ => Vec::new(),
+            };
+            for x in inner {
+                let (l, d) = loops(x, uni);
+                found = (found.0 || l, found.1 || d);
+            }
+        }
+        found
+    }
+    if func.insts.len() > LARGE_KERNEL_IR_INSTS {
+        return 4;
+    }
+    // Regions cut at barriers run in a loop of their own.
+    match loops(&func.body, uni) {
+        (_, true) => 8,
+        (l, false) if l || barriers => 16,
+        _ => 8,
+    }
+}
 
 /// Compiles `kernel` with `tier`'s register allocator. `shared_data`: the
 /// address of an existing module-scope data block (the quick tier's) for
@@ -377,16 +432,6 @@ fn compile(
     let mut phases = Phases::new(started);
     let func = inline::inline_calls(module, original).map_err(unsupported)?;
     phases.mark("inline");
-    // Machine code, and Cranelift's register allocation even more, grow with
-    // the width: a very large kernel (a cipher or random-number generator
-    // inlined several times) gets W = 4 unless a width is asked for.
-    let w = opts
-        .simd_width
-        .unwrap_or(if func.insts.len() > LARGE_KERNEL_IR_INSTS {
-            4
-        } else {
-            8
-        });
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),
         None => (func, None),
@@ -394,6 +439,9 @@ fn compile(
     phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
     phases.mark("uniformity");
+    let w = opts
+        .simd_width
+        .unwrap_or_else(|| default_width(&func, &uni, next_var.is_some()));
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
     for d in &func.insts {

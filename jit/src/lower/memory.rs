@@ -175,12 +175,19 @@ impl FunctionCx<'_, '_> {
     /// address, and where the cold per-lane loop finds the lanes' addresses
     /// (`first + lane * size` without a wrap-around point, else recomputed
     /// per lane when the chain allows, else the address pieces).
+    ///
+    /// A load from `__local` memory under divergence needs no full mask:
+    /// the vector only has to lie in the group's arena, where an inactive
+    /// lane's element is some work-item's data of this group, read and
+    /// dropped (the tree reduction's `if (lid < s) x[lid] += x[lid + s]`
+    /// with `s` below W).
     fn vector_plan(
         &mut self,
         ptr: ValueId,
         addr: &[Value],
         s: Scalar,
         comps: u32,
+        load: bool,
     ) -> LResult<Option<(Value, Value, LaneAddrs)>> {
         if comps != 1 || is_narrow(s) || s == Scalar::Bool {
             return Ok(None);
@@ -215,7 +222,12 @@ impl FunctionCx<'_, '_> {
                 }
             },
         };
-        let full = self.mask_is_full();
+        let local = matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _));
+        let full = if load && local && (self.divergence > 0 || self.alive.is_some()) {
+            self.in_local_arena(first, size * self.w)
+        } else {
+            self.mask_is_full()
+        };
         let (ok, lanes) = match spaced {
             Some(x) => {
                 let lanes = if self.recomputes_any_lane(ptr) {
@@ -228,6 +240,30 @@ impl FunctionCx<'_, '_> {
             None => (full, LaneAddrs::Affine(first)),
         };
         Ok(Some((ok, first, lanes)))
+    }
+
+    /// Whether `[first, first + bytes)` lies in the group's `__local`
+    /// arena, `[local_mem, local_mem + Launch::local_mem_size)` (an `i8`).
+    fn in_local_arena(&mut self, first: Value, bytes: u32) -> Value {
+        let env = self.env().clone();
+        let size = self.b.ins().load(
+            types::I64,
+            super::invariant(),
+            env.launch,
+            crate::abi::launch_offsets::LOCAL_MEM_SIZE,
+        );
+        // `first - local_mem < size - bytes + 1`, with a bound of 0 when the
+        // arena is smaller than the vector: one compare per access, the
+        // bound being loop-invariant.
+        let big_enough =
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, size, i64::from(bytes));
+        let bound = self.b.ins().iadd_imm_s(size, 1 - i64::from(bytes));
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let bound = self.b.ins().select(big_enough, bound, zero);
+        let off = self.b.ins().isub(first, env.local_mem);
+        self.b.ins().icmp(IntCC::UnsignedLessThan, off, bound)
     }
 
     /// Whether every lane of the chunk is running (an `i8`). Outside
@@ -361,7 +397,7 @@ impl FunctionCx<'_, '_> {
                     .collect())
             }
             Lanes::Varying(ap) => {
-                if let Some((ok, first, lanes)) = self.vector_plan(ptr, ap, s, comps)? {
+                if let Some((ok, first, lanes)) = self.vector_plan(ptr, ap, s, comps, true)? {
                     let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
                     self.stats.vector_loads += 1;
                     let (fast, slow, join) = (
@@ -434,7 +470,7 @@ impl FunctionCx<'_, '_> {
             }
         }
         let plan = match &addr {
-            Lanes::Varying(ap) => self.vector_plan(ptr, ap, s, comps)?,
+            Lanes::Varying(ap) => self.vector_plan(ptr, ap, s, comps, false)?,
             Lanes::Uniform(_) => None,
         };
         if let Some((ok, first, lanes)) = plan {
