@@ -105,3 +105,30 @@ fn loop_carried_variables_match_interpreter() {
     });
     assert_eq!(n, shapes_1d().len() * WIDTHS.len());
 }
+
+/// `c ? x[i] : 0` (an `if` writing a temporary in both arms, whose `then`
+/// write is plain) and the one-instruction blends with a zero arm, in a
+/// loop with `continue` and `break` and under an outer varying `if`.
+#[test]
+fn conditional_loads_in_both_arms_match_interpreter() {
+    let src = "kernel void k(global const int* a, global int* o, int n) {
+        size_t g = get_global_id(0);
+        int x = a[g];
+        int acc = 0;
+        if (x != 3) {
+            for (int r = 0; r < n; r++) {
+                if (x == r) continue;
+                int t = x > r ? a[g + 1] : 0;
+                int u = x < 0 ? 0 : t * 2;
+                acc += t + u;
+                if (acc > 40) break;
+            }
+        }
+        o[g] = acc;
+    }";
+    let n = differential(src, "k", &shapes_1d(), |r| {
+        let n = n_for(r);
+        vec![Spec::Ints(n, 5), Spec::Ints(n, 0), Spec::Int(6)]
+    });
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+}

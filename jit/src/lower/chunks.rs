@@ -852,7 +852,11 @@ pub(crate) fn lower_kernel(
                         cx.write_var(x, &val)?;
                     }
                     for (var, off) in &var_offsets {
-                        if region_touch[r].contains(var) {
+                        // The chunk's statements may start by writing it:
+                        // the saved value is dead then.
+                        if region_touch[r].contains(var)
+                            && !super::fresh_writes::overwritten_first(func, stmts, *var)
+                        {
                             cx.reload_var(*var, c, *off)?;
                         }
                     }

@@ -239,7 +239,7 @@ impl FunctionCx<'_, '_> {
                                 Some(step) => self.masked_step(elem, &m, i, old[i], step),
                                 None => {
                                     let mp = self.mask_piece_for(elem, &m, i);
-                                    self.b.ins().bitselect(mp, new[i], old[i])
+                                    self.select_piece(mp, new[i], old[i])
                                 }
                             })
                             .collect()

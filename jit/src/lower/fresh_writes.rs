@@ -53,6 +53,33 @@ pub(crate) fn region_local_vars(func: &Function, stmts: &[Stmt]) -> HashSet<VarI
         .collect()
 }
 
+/// Whether `stmts` (a barrier region's, run with every lane of the chunk)
+/// start with an unconditional write of `var`: the first statement to
+/// touch it is a write at their top level. The value saved by an earlier
+/// region is then dead there and need not be reloaded.
+pub(crate) fn overwritten_first(func: &Function, stmts: &[Stmt], var: VarId) -> bool {
+    first_write(func, stmts, var).is_some()
+}
+
+/// The value written by the first statement of `stmts` to touch `var`,
+/// when that statement is a write at their top level.
+fn first_write(func: &Function, stmts: &[Stmt], var: VarId) -> Option<ValueId> {
+    for s in stmts {
+        if let Stmt::WriteVar(x, v) = s {
+            if *x == var {
+                return Some(*v);
+            }
+            continue;
+        }
+        let mut touched = HashMap::new();
+        count(func, std::slice::from_ref(s), &mut touched);
+        if touched.contains_key(&var) {
+            return None;
+        }
+    }
+    None
+}
+
 /// Adds to `exposed` the variables `stmts` may read before writing them,
 /// given `written`, the variables written on every path so far (updated to
 /// those written on every path through `stmts`). Per work-item: a lane
@@ -162,6 +189,26 @@ fn visit(
         }
         if let Stmt::Loop { body, .. } = s {
             loop_carried(func, s, body, &top_writes, total, out);
+        }
+        // The third rule: an `if` both of whose arms start by writing a
+        // variable first touched here (`c ? x[i] : 0`). Every lane that reads
+        // it afterwards ran the `if` and one of the writes; the `then` write
+        // may clobber the other lanes, as the `else` write (a blend) sets
+        // the `else` lanes and the rest never read it.
+        if let Stmt::If { then_, else_, .. } = s {
+            let mut here = HashMap::new();
+            count(func, std::slice::from_ref(s), &mut here);
+            for x in here.keys() {
+                if seen.contains(x) || inside.get(x) != total.get(x) {
+                    continue;
+                }
+                if let (Some(v), Some(_)) = (
+                    first_write(func, &then_.0, *x),
+                    first_write(func, &else_.0, *x),
+                ) {
+                    out.insert((*x, v));
+                }
+            }
         }
         let mut touched = HashMap::new();
         count(func, std::slice::from_ref(s), &mut touched);
@@ -313,6 +360,54 @@ mod tests {
         // `v`: the write at the top of the body qualifies, the one in the
         // `if` does not (lanes that skip it read the first value).
         assert_eq!(names.iter().filter(|n| *n == "v").count(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn both_arms_writing_first_make_the_then_write_plain() {
+        // `c ? x[i] : 0` becomes an `if` writing a temporary in both arms:
+        // its `then` write qualifies, its `else` write does not.
+        let src = "kernel @k(out: ptr global i32) {
+  var $0 t: i32
+  var $1 u: i32
+  %0: ptr global i32 = param 0
+  %1: u32 = const 0
+  %2: u64 = work_item global_id %1
+  %3: u64 = const 3
+  %4: bool = cmp lt %2, %3
+  %5: i32 = const 7
+  %6: i32 = const 8
+  if %4 {
+    write $0, %5
+  } else {
+    write $0, %6
+  }
+  %7: i32 = read $0
+  write $1, %5
+  if %4 {
+    write $1, %6
+  } else {
+    write $1, %5
+  }
+  %8: i32 = read $1
+  %9: i32 = add %7, %8
+  store %0, %9
+}
+";
+        let m = match vecl_ir::text::parse_module(src) {
+            Ok(m) => m,
+            Err(e) => panic!("parse: {e:?}"),
+        };
+        let (_, f) = m.kernels().next().expect("a kernel");
+        let plain = unblended_writes(f);
+        let t = VarId(0);
+        let u = VarId(1);
+        let five = ValueId(5);
+        let six = ValueId(6);
+        assert!(plain.contains(&(t, five)), "{plain:?}");
+        assert!(!plain.contains(&(t, six)), "{plain:?}");
+        // `u` is written before the `if`: the first write qualifies (the
+        // first rule), neither arm's does.
+        assert!(!plain.contains(&(u, six)), "{plain:?}");
     }
 
     /// The variables `region_local_vars` finds in the whole body (taken

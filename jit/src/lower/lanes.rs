@@ -229,9 +229,21 @@ impl FunctionCx<'_, '_> {
         (0..a.len())
             .map(|i| {
                 let m = self.mask_piece_for(s, mask, i);
-                self.b.ins().bitselect(m, a[i], b[i])
+                self.select_piece(m, a[i], b[i])
             })
             .collect()
+    }
+
+    /// `m ? a : b` for one piece whose mask lanes are all ones or zeros: one
+    /// `and` (`and not`) when a side is an integer zero (`c ? x[i] : 0`).
+    pub fn select_piece(&mut self, m: Value, a: Value, b: Value) -> Value {
+        if self.is_splat_of(a, 0) {
+            self.b.ins().band_not(b, m)
+        } else if self.is_splat_of(b, 0) {
+            self.b.ins().band(a, m)
+        } else {
+            self.b.ins().bitselect(m, a, b)
+        }
     }
 
     /// Re-extends narrow integers after wrapping vector arithmetic.

@@ -10,7 +10,7 @@ use super::{FunctionCx, LResult};
 use crate::abi::ArgKind;
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
-    types, BlockArg, InstBuilder, MemFlagsData, Value,
+    types, BlockArg, InstBuilder, MemFlagsData, Opcode, Value,
 };
 use vecl_ir::analysis::uniformity::Shape;
 use vecl_ir::{BinaryOp, CmpOp, Rounding, Scalar, Type, UnaryOp, ValueId};
@@ -660,6 +660,34 @@ impl FunctionCx<'_, '_> {
         }))
     }
 
+    /// The scalar `base` when the `i64x2` pieces `p` are `base + lane` in
+    /// every lane, as a work-item id is made (`splat(base) + iota`).
+    fn base_plus_lane(&self, p: &[Value]) -> Option<Value> {
+        let dfg = &self.b.func.dfg;
+        let mut base = None;
+        for (piece, want) in p.iter().zip(&self.iota64) {
+            let inst = dfg.value_def(*piece).inst()?;
+            if dfg.insts[inst].opcode() != Opcode::Iadd {
+                return None;
+            }
+            let args = dfg.inst_args(inst);
+            let (sp, io) = (args[0], args[1]);
+            if io != *want {
+                return None;
+            }
+            let si = dfg.value_def(sp).inst()?;
+            if dfg.insts[si].opcode() != Opcode::Splat {
+                return None;
+            }
+            let b = dfg.inst_args(si)[0];
+            if base.is_some_and(|x| x != b) {
+                return None;
+            }
+            base = Some(b);
+        }
+        (p.len() == self.iota64.len()).then_some(base).flatten()
+    }
+
     fn vector_convert(
         &mut self,
         p: &[Value],
@@ -704,6 +732,14 @@ impl FunctionCx<'_, '_> {
                     .collect(),
             ),
             (a, b) if int64(a) && int32(b) && !sat => {
+                if let Some(base) = self.base_plus_lane(p) {
+                    // `(int)get_global_id(0)`: the low halves of `base + i`
+                    // are `(int)base + i`, no narrowing shuffles.
+                    let b32 = self.b.ins().ireduce(types::I32, base);
+                    let s = self.b.ins().splat(types::I32X4, b32);
+                    let iota = self.iota32.clone();
+                    return Some(iota.iter().map(|i| self.b.ins().iadd(s, *i)).collect());
+                }
                 Some(p.chunks(2).map(|c| self.narrow_pair(c[0], c[1])).collect())
             }
             (F32, F64) => Some(
