@@ -167,6 +167,27 @@ impl FunctionCx<'_, '_> {
         }
     }
 
+    /// Sets a varying variable to zero in every lane: at the start of a
+    /// chunk, where no work-item of the chunk has written it yet, this cuts
+    /// the dependence of its first (partial) write on the previous chunk's
+    /// value, which would otherwise be carried around the chunk loop.
+    pub fn clear_var(&mut self, var: VarId) -> LResult<()> {
+        let slots = self.var_slots(var)?;
+        let ty = self.func.vars[var.index()].ty.clone();
+        let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
+        for slot in &slots {
+            if let VarSlot::Varying(vs) = slot {
+                let z = self.b.ins().iconst(types::I32, 0);
+                let z = self.b.ins().splat(types::I32X4, z);
+                let z = self.vcast(super::lanes::carrier(elem), z);
+                for v in vs {
+                    self.b.def_var(*v, z);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn var_slots(&mut self, var: VarId) -> LResult<Vec<VarSlot>> {
         if let Some(Some(s)) = self.vars.get(var.index()) {
             return Ok(s.clone());

@@ -53,6 +53,15 @@ pub(crate) fn region_local_vars(func: &Function, stmts: &[Stmt]) -> HashSet<VarI
         .collect()
 }
 
+/// The variables `stmts` read or write, nested blocks included.
+pub(crate) fn touched_vars(func: &Function, stmts: &[Stmt]) -> Vec<VarId> {
+    let mut n = HashMap::new();
+    count(func, stmts, &mut n);
+    let mut vars: Vec<VarId> = n.into_keys().collect();
+    vars.sort_by_key(|v| v.0);
+    vars
+}
+
 /// Whether `stmts` (a barrier region's, run with every lane of the chunk)
 /// start with an unconditional write of `var`: the first statement to
 /// touch it is a write at their top level. The value saved by an earlier
