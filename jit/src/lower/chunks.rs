@@ -281,7 +281,8 @@ fn remat_order(func: &Function, v: ValueId, out: &mut Vec<ValueId>, seen: &mut B
 }
 
 /// Whether statements hold a load or store through a consecutive address
-/// inside a loop (`inside`: the statements are in one already).
+/// inside a loop (`inside`: the statements are in one already, or any
+/// such access counts).
 fn consecutive_access_in_loop(
     func: &Function,
     uni: &Uniformity,
@@ -870,15 +871,16 @@ pub(crate) fn lower_kernel(
                     }
                 }
             }
-            // With barriers, only for a region with a consecutive access in a
-            // loop: there the per-lane fallback costs every iteration (Cranelift
-            // hoists its lane extractions out of the loop and they hold
-            // registers through it). Elsewhere in barrier regions the test and
-            // the second copy cost more than they save (`benches/scan.cl`,
-            // `benches/reduce.cl`: 3–7 % more instructions).
+            // With barriers, only for a region with a consecutive access:
+            // elsewhere the test costs more than it saves. Since chunks start
+            // with cleared variables and regions skip dead reloads, the full
+            // copy pays in every barrier kernel with such an access
+            // (`benches/scan.cl` at 2^20: 82.9 M → 77.8 M instructions,
+            // `benches/reduce.cl` 16.5 M → 15.8 M, matmul 40.0 M → 39.9 M;
+            // it used to be limited to accesses in loops).
             let specialise = cx.checks.is_none()
                 && func.insts.len() <= SPECIALISE_LIMIT
-                && (!barrier_mode || consecutive_access_in_loop(func, cx.uni, stmts, false));
+                && (!barrier_mode || consecutive_access_in_loop(func, cx.uni, stmts, true));
             let end_b = cx.chunk_end;
             if specialise {
                 // Partial (tail) chunks take the general copy; full chunks take
