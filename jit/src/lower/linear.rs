@@ -21,7 +21,7 @@ use super::lanes::{elem_of, Lanes};
 use super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{InstBuilder, Value};
 use vecl_ir::analysis::uniformity::Shape;
-use vecl_ir::{Block, Inst, Scalar, Stmt, Type, ValueId, VarId};
+use vecl_ir::{Block, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
 
 /// How deep the recomputation follows a chain of instructions.
 const MAX_DEPTH: u32 = 24;
@@ -383,6 +383,16 @@ impl FunctionCx<'_, '_> {
             Inst::WorkItem(..) => Some(Wraps::NONE.wrapped_at(width)),
             Inst::Convert { value, .. } => {
                 let inner = self.wraps_in(*value, seen, d)?;
+                // A local id is below the group size, at most 2^31 - 1 (the
+                // runtime allows 1024), and so is each lane of a chunk:
+                // `(int)get_local_id(0)` never wraps.
+                let local_id = matches!(
+                    self.func.inst(*value).inst,
+                    Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
+                );
+                if local_id && width >= 32 {
+                    return Some(inner);
+                }
                 if width < bits(self.func.ty(*value))? {
                     Some(inner.wrapped_at(width))
                 } else {
