@@ -79,6 +79,7 @@ impl FunctionCx<'_, '_> {
             has_fma: self.has_fma,
             relaxed,
             finite: flags.fast_relaxed_math || flags.finite_math_only,
+            x86: self.jit.isa().triple().architecture == target_lexicon::Architecture::X86_64,
         }
         .routine(name, &args, piece, exact);
         b.ins().return_(&[r]);
