@@ -382,31 +382,32 @@ impl FunctionCx<'_, '_> {
                 if else_.0.is_empty() {
                     let m = self.mask_or(&taken, &else_mask);
                     self.set_cur(&m);
-                } else if self.mask_only(else_) {
-                    self.set_cur(&else_mask);
-                    self.lower_block(else_)?;
-                    let after = self.cur_mask();
-                    let m = self.mask_or(&after, &taken);
-                    self.set_cur(&m);
                 } else {
-                    let (eb, no_else, merge) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
-                    let any_e = self.mask_any(&else_mask);
-                    self.b.ins().brif(any_e, eb, &[], no_else, &[]);
-                    self.enter(eb);
+                    // Skipped when no lane takes it, unless it is only
+                    // mask operations.
+                    let skip = (!self.mask_only(else_)).then(|| {
+                        let (eb, no_else, merge) = (
+                            self.b.create_block(),
+                            self.b.create_block(),
+                            self.b.create_block(),
+                        );
+                        let any_e = self.mask_any(&else_mask);
+                        self.b.ins().brif(any_e, eb, &[], no_else, &[]);
+                        self.enter(eb);
+                        (no_else, merge)
+                    });
                     self.set_cur(&else_mask);
                     self.lower_block(else_)?;
                     let after = self.cur_mask();
                     let m = self.mask_or(&after, &taken);
                     self.set_cur(&m);
-                    self.jump_live(merge);
-                    self.enter(no_else);
-                    self.set_cur(&taken);
-                    self.b.ins().jump(merge, &[]);
-                    self.enter(merge);
+                    if let Some((no_else, merge)) = skip {
+                        self.jump_live(merge);
+                        self.enter(no_else);
+                        self.set_cur(&taken);
+                        self.b.ins().jump(merge, &[]);
+                        self.enter(merge);
+                    }
                 }
                 self.divergence -= 1;
                 Ok(())
