@@ -26,7 +26,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variab
 use cranelift_jit::JITModule;
 use cranelift_module::Module as _;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use vecl_ir::analysis::uniformity::{Shape, Uniformity};
+use vecl_ir::analysis::uniformity::Uniformity;
 use vecl_ir::{Block, Function, Inst, Module, Stmt, ValueId, VarId};
 
 /// What the lowering tells the caller.
@@ -280,30 +280,24 @@ fn remat_order(func: &Function, v: ValueId, out: &mut Vec<ValueId>, seen: &mut B
     out.push(v);
 }
 
-/// Whether statements hold a load or store through a consecutive address
-/// inside a loop (`inside`: the statements are in one already, or any
-/// such access counts).
-fn consecutive_access_in_loop(
-    func: &Function,
-    uni: &Uniformity,
-    stmts: &[Stmt],
-    inside: bool,
-) -> bool {
-    let linear = |p: ValueId| matches!(uni.shape(p), Shape::Linear(_));
+/// Whether statements hold a load, store or atomic through an address that
+/// differs between work-items: consecutive ones are whole vectors in a full
+/// chunk, the others skip the lane's mask test.
+fn varying_access(func: &Function, uni: &Uniformity, stmts: &[Stmt]) -> bool {
+    let varying = |p: ValueId| !uni.is_uniform(p);
     stmts.iter().any(|s| match s {
-        Stmt::Eval(v) => inside && matches!(func.inst(*v).inst, Inst::Load(p) if linear(p)),
-        Stmt::Store { ptr, .. } => inside && linear(*ptr),
-        Stmt::Loop { body, continuing } => {
-            consecutive_access_in_loop(func, uni, &body.0, true)
-                || consecutive_access_in_loop(func, uni, &continuing.0, true)
-        }
+        Stmt::Eval(v) => match &func.inst(*v).inst {
+            Inst::Load(p) | Inst::Atomic { ptr: p, .. } => varying(*p),
+            _ => false,
+        },
+        Stmt::Store { ptr, .. } => varying(*ptr),
         Stmt::If { then_, else_, .. } => {
-            consecutive_access_in_loop(func, uni, &then_.0, inside)
-                || consecutive_access_in_loop(func, uni, &else_.0, inside)
+            varying_access(func, uni, &then_.0) || varying_access(func, uni, &else_.0)
         }
-        Stmt::Switch { cases, .. } => cases
-            .iter()
-            .any(|c| consecutive_access_in_loop(func, uni, &c.body.0, inside)),
+        Stmt::Loop { body, continuing } => {
+            varying_access(func, uni, &body.0) || varying_access(func, uni, &continuing.0)
+        }
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| varying_access(func, uni, &c.body.0)),
         _ => false,
     })
 }
@@ -871,23 +865,27 @@ pub(crate) fn lower_kernel(
                     }
                 }
             }
-            // With barriers, only for a region with a consecutive access:
-            // elsewhere the test costs more than it saves. Since chunks start
-            // with cleared variables and regions skip dead reloads, the full
-            // copy pays in every barrier kernel with such an access
-            // (`benches/scan.cl` at 2^20: 82.9 M → 77.8 M instructions,
-            // `benches/reduce.cl` 16.5 M → 15.8 M, matmul 40.0 M → 39.9 M;
-            // it used to be limited to accesses in loops).
+            // With barriers, only for a region with an access through a
+            // varying address: elsewhere the test costs more than it saves.
+            // Since chunks start with cleared variables and regions skip dead
+            // reloads, the full copy pays in every barrier kernel with such
+            // an access (`benches/scan.cl` at 2^20: 82.9 M → 77.8 M
+            // instructions, `benches/reduce.cl` 16.5 M → 15.8 M, matmul
+            // 40.0 M → 39.9 M; it used to be limited to consecutive accesses
+            // in loops).
             let specialise = cx.checks.is_none()
                 && func.insts.len() <= SPECIALISE_LIMIT
-                && (!barrier_mode || consecutive_access_in_loop(func, cx.uni, stmts, true));
+                && (!barrier_mode || varying_access(func, cx.uni, stmts));
             let end_b = cx.chunk_end;
             if specialise {
                 // Partial (tail) chunks take the general copy; full chunks take
                 // a copy lowered with the mask known to be all ones, where each
                 // consecutive access is one vector load or store with no test
-                // and no per-lane fallback — made only when the general copy
-                // has such accesses and is small (see `FULL_COPY_CLIF_LIMIT`):
+                // and no per-lane fallback, and each per-lane access (gather,
+                // scatter, atomic) uses every lane's own address with no mask
+                // test (`benches/histogram.cl` at 2^16 items: 25.5 M → 16.9 M
+                // instructions) — made only when the general copy has such
+                // accesses and is small (see `FULL_COPY_CLIF_LIMIT`):
                 // otherwise full chunks take the general copy too.
                 let (full_b, tail_b) = (cx.b.create_block(), cx.b.create_block());
                 let is_full =
@@ -902,7 +900,9 @@ pub(crate) fn lower_kernel(
                 let general = cx.b.func.dfg.num_insts() - first_inst;
                 let vector = cx.stats.vector_loads + cx.stats.vector_stores
                     - (before.vector_loads + before.vector_stores);
-                let consecutive = vector >= 1;
+                let per_lane = cx.stats.gathers + cx.stats.scatters + cx.stats.atomics
+                    - (before.gathers + before.scatters + before.atomics);
+                let consecutive = vector >= 1 || per_lane >= 1;
                 cx.enter(full_b);
                 if consecutive && general <= FULL_COPY_CLIF_LIMIT {
                     cx.set_cur(&ones);

@@ -154,6 +154,10 @@ impl FunctionCx<'_, '_> {
     /// Lane `j`'s address, or the scratch slot when the lane is inactive.
     fn lane_addr(&mut self, addr: &Lanes, mask: &[Value], j: usize) -> LResult<Value> {
         let a = self.lane(Scalar::U64, addr, j);
+        // In a full chunk outside divergent code every lane is running.
+        if self.chunk_full && self.divergence == 0 && self.alive.is_none() {
+            return Ok(a);
+        }
         let on = self.lane_active(mask, j);
         let d = self.dummy()?;
         Ok(self.b.ins().select(on, a, d))
