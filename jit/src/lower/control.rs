@@ -13,8 +13,8 @@
 
 use super::lanes::{elem_of, Lanes, Val};
 use super::{FunctionCx, LResult, Target, VarSlot};
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Opcode, TrapCode, Value};
-use vecl_ir::{Block, Scalar, Stmt, Type, VarId};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, TrapCode, Value};
+use vecl_ir::{Block, Stmt, Type, VarId};
 
 /// Whether a statement contains a `break`, `continue` or `return`.
 fn has_exit(s: &Stmt) -> bool {
@@ -177,8 +177,7 @@ impl FunctionCx<'_, '_> {
         let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
         for slot in &slots {
             if let VarSlot::Varying(vs) = slot {
-                let z = self.b.ins().iconst(types::I32, 0);
-                let z = self.b.ins().splat(types::I32X4, z);
+                let z = self.zero_mask()[0];
                 let z = self.vcast(super::lanes::carrier(elem), z);
                 for v in vs {
                     self.b.def_var(*v, z);
@@ -255,15 +254,7 @@ impl FunctionCx<'_, '_> {
                     let new = if blend {
                         let old: Vec<Value> = vs.iter().map(|v| self.b.use_var(*v)).collect();
                         let m = self.cur_mask();
-                        (0..new.len())
-                            .map(|i| match self.step_of(new[i], old[i]) {
-                                Some(step) => self.masked_step(elem, &m, i, old[i], step),
-                                None => {
-                                    let mp = self.mask_piece_for(elem, &m, i);
-                                    self.select_piece(mp, new[i], old[i])
-                                }
-                            })
-                            .collect()
+                        self.blend(elem, &m, &new, &old)
                     } else {
                         new
                     };
@@ -274,46 +265,6 @@ impl FunctionCx<'_, '_> {
             }
         }
         Ok(())
-    }
-
-    /// When the integer vector `new` is `old + step` or `old - step`: the
-    /// step and whether it is added.
-    fn step_of(&self, new: Value, old: Value) -> Option<(Value, bool)> {
-        let dfg = &self.b.func.dfg;
-        if !dfg.value_type(new).is_vector() || !dfg.value_type(new).lane_type().is_int() {
-            return None;
-        }
-        let inst = dfg.value_def(new).inst()?;
-        let args = dfg.inst_args(inst);
-        match dfg.insts[inst].opcode() {
-            Opcode::Iadd if args[0] == old => Some((args[1], true)),
-            Opcode::Iadd if args[1] == old => Some((args[0], true)),
-            Opcode::Isub if args[0] == old => Some((args[1], false)),
-            _ => None,
-        }
-    }
-
-    /// `old ± step` in the lanes of `mask`, `old` in the others, as
-    /// `old ± (step & mask)` (a mask lane is 0 or all ones); an increment
-    /// by one is `old - mask`.
-    fn masked_step(
-        &mut self,
-        elem: Scalar,
-        mask: &[Value],
-        i: usize,
-        old: Value,
-        (step, add): (Value, bool),
-    ) -> Value {
-        let m = self.mask_piece_for(elem, mask, i);
-        if add && self.is_splat_of(step, 1) {
-            return self.b.ins().isub(old, m);
-        }
-        let s = self.b.ins().band(step, m);
-        if add {
-            self.b.ins().iadd(old, s)
-        } else {
-            self.b.ins().isub(old, s)
-        }
     }
 
     /// A uniform bool as an `i8` 0/1, or a varying one as mask pieces.

@@ -12,7 +12,7 @@
 //! ([`FunctionCx::per_lane`]), the same fallback for every op.
 
 use super::FunctionCx;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Type as CType, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, Type as CType, Value};
 use vecl_ir::{Scalar, Type};
 
 /// One component of an IR value.
@@ -235,14 +235,45 @@ impl FunctionCx<'_, '_> {
     }
 
     /// `m ? a : b` for one piece whose mask lanes are all ones or zeros: one
-    /// `and` (`and not`) when a side is an integer zero (`c ? x[i] : 0`).
+    /// `and` (`and not`) when a side is an integer zero (`c ? x[i] : 0`),
+    /// and `b ± (step & m)` when `a` is `b ± step` on integers (`i++` under
+    /// a mask), or `b - m` for a step of one.
     pub fn select_piece(&mut self, m: Value, a: Value, b: Value) -> Value {
         if self.is_splat_of(a, 0) {
-            self.b.ins().band_not(b, m)
-        } else if self.is_splat_of(b, 0) {
-            self.b.ins().band(a, m)
-        } else {
-            self.b.ins().bitselect(m, a, b)
+            return self.b.ins().band_not(b, m);
+        }
+        if self.is_splat_of(b, 0) {
+            return self.b.ins().band(a, m);
+        }
+        match self.step_from(a, b) {
+            Some((step, true)) if self.is_splat_of(step, 1) => self.b.ins().isub(b, m),
+            Some((step, add)) => {
+                let s = self.b.ins().band(step, m);
+                if add {
+                    self.b.ins().iadd(b, s)
+                } else {
+                    self.b.ins().isub(b, s)
+                }
+            }
+            None => self.b.ins().bitselect(m, a, b),
+        }
+    }
+
+    /// When the integer vector `new` is `old + step` or `old - step`: the
+    /// step and whether it is added.
+    fn step_from(&self, new: Value, old: Value) -> Option<(Value, bool)> {
+        let dfg = &self.b.func.dfg;
+        let ty = dfg.value_type(new);
+        if !ty.is_vector() || !ty.lane_type().is_int() {
+            return None;
+        }
+        let inst = dfg.value_def(new).inst()?;
+        let args = dfg.inst_args(inst);
+        match dfg.insts[inst].opcode() {
+            Opcode::Iadd if args[0] == old => Some((args[1], true)),
+            Opcode::Iadd if args[1] == old => Some((args[0], true)),
+            Opcode::Isub if args[0] == old => Some((args[1], false)),
+            _ => None,
         }
     }
 

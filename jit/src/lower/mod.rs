@@ -241,16 +241,19 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
         self.b.ins().vall_true(acc)
     }
 
+    /// The scalar `v` is a splat of, when it is one.
+    pub fn splat_source(&self, v: Value) -> Option<Value> {
+        let dfg = &self.b.func.dfg;
+        let inst = dfg.value_def(v).inst()?;
+        (dfg.insts[inst].opcode() == Opcode::Splat).then(|| dfg.inst_args(inst)[0])
+    }
+
     /// Whether `v` is a splat of the integer constant `k`.
     pub fn is_splat_of(&self, v: Value, k: i64) -> bool {
         let dfg = &self.b.func.dfg;
-        let Some(inst) = dfg.value_def(v).inst() else {
+        let Some(x) = self.splat_source(v) else {
             return false;
         };
-        if dfg.insts[inst].opcode() != Opcode::Splat {
-            return false;
-        }
-        let x = dfg.inst_args(inst)[0];
         dfg.value_def(x).inst().is_some_and(|c| {
             matches!(dfg.insts[c], InstructionData::UnaryImm { opcode: Opcode::Iconst, imm }
                 if imm.bits() == k)
@@ -294,8 +297,7 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
             .zip(c)
             .map(
                 |(x, y)| match (self.is_zero_piece(*x), self.is_zero_piece(*y)) {
-                    (true, _) => *x,
-                    (_, true) => *x,
+                    (true, _) | (_, true) => *x,
                     _ => self.b.ins().band_not(*x, *y),
                 },
             )

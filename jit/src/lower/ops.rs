@@ -671,15 +671,10 @@ impl FunctionCx<'_, '_> {
                 return None;
             }
             let args = dfg.inst_args(inst);
-            let (sp, io) = (args[0], args[1]);
-            if io != *want {
+            if args[1] != *want {
                 return None;
             }
-            let si = dfg.value_def(sp).inst()?;
-            if dfg.insts[si].opcode() != Opcode::Splat {
-                return None;
-            }
-            let b = dfg.inst_args(si)[0];
+            let b = self.splat_source(args[0])?;
             if base.is_some_and(|x| x != b) {
                 return None;
             }
