@@ -34,6 +34,7 @@ pub fn compile_kernel(
         simd_width: options.simd_width,
         checked: options.checked,
         dump_clif: options.dump_clif,
+        tiers: None,
     };
     let kernel = vecl_jit::compile_kernel(module, name, &jit).map_err(|e| e.to_string())?;
     let mut explain = kernel.explain().to_string();

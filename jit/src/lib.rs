@@ -27,10 +27,10 @@ use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use tiers::{Entry, Policy, Tier, Upgrade};
+use tiers::{Entry, Tier, Upgrade};
 use vecl_ir::{Inst, Module};
 
-pub use tiers::FinalCode;
+pub use tiers::{FinalCode, Tiers};
 
 /// How to compile a kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,6 +44,9 @@ pub struct JitOptions {
     pub checked: bool,
     /// Keep the Cranelift IR text for [`CompiledKernel::clif`].
     pub dump_clif: bool,
+    /// Which tiers to compile; `None` takes them from `VECL_JIT_TIERS`
+    /// (see [`Tiers`]).
+    pub tiers: Option<Tiers>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -246,13 +249,13 @@ pub fn compile_kernel(
     if !module.kernels().any(|(_, f)| f.name == kernel) {
         return Err(JitError::NoSuchKernel(kernel.to_string()));
     }
-    let policy = Policy::from_env();
+    let policy = opts.tiers.unwrap_or_else(Tiers::from_env);
     let first = match policy {
-        Policy::OptimisedOnly => Tier::Optimised,
-        Policy::QuickOnly | Policy::Both => Tier::Quick,
+        Tiers::OptimisedOnly => Tier::Optimised,
+        Tiers::QuickOnly | Tiers::Both => Tier::Quick,
     };
     let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, None))?;
-    if policy != Policy::Both {
+    if policy != Tiers::Both {
         return Ok(compiled);
     }
     // The optimised code: same module, same options, the quick code's
@@ -479,8 +482,10 @@ fn compile(
         default_libcall_names(),
     )
     .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
-    builder.symbols(math::symbols());
-    builder.symbol("vecl_checked_fault", abi::vecl_checked_fault as *const u8);
+    builder.symbol_lookup_fn(Box::new(|name| match name {
+        "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
+        _ => math::lookup_symbol(name),
+    }));
     let mut jit = JITModule::new(builder);
     let has_fma = jit
         .isa()
@@ -518,6 +523,7 @@ fn compile(
             has_fma,
             next_var,
             checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
+            full_copy: tier == Tier::Optimised,
         },
     )?;
     // Branches whose outcome is known and block parameters that carry

@@ -652,8 +652,25 @@ unsafe extern "C" fn vecl_strided_copy(
     }
 }
 
+/// The address of symbol `name` the generated code imports, from one
+/// table built on first use (a JIT module asks only for the symbols its
+/// code calls, so no module copies the whole table).
+pub(crate) fn lookup_symbol(name: &str) -> Option<*const u8> {
+    static TABLE: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            symbols()
+                .into_iter()
+                .map(|(n, p)| (n, p as usize))
+                .collect()
+        })
+        .get(name)
+        .map(|&p| p as *const u8)
+}
+
 /// Every symbol the generated code may import.
-pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
+fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v = unary_symbols();
     v.extend(binary_symbols());
     v.extend(crate::printf::symbols());

@@ -7,10 +7,11 @@
 //! Cranelift's mid-end optimisations, another sixth of the time) and is runnable
 //! as soon as that is done; the same kernel is then compiled again with the
 //! backtracking allocator on a background thread, and its entry replaces
-//! the first one when it is ready. Both come from the same lowering of the
-//! same IR and differ only in register assignment, so they compute the same
-//! results; a launch in progress keeps running the entry it started with
-//! for the rest of its call.
+//! the first one when it is ready. Both lower the same IR; they differ in
+//! register assignment and in the optimised code's extra copy of the body
+//! for full chunks (an optimisation that computes what the general copy
+//! does), so they compute the same results; a launch in progress keeps
+//! running the entry it started with for the rest of its call.
 //!
 //! `VECL_JIT_TIERS` chooses: `quick` (the quick code only), `optimised`
 //! (only the optimised code, compiled before `compile_kernel` returns, as
@@ -26,20 +27,24 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-/// Which code `compile_kernel` produces.
+/// Which code `compile_kernel` produces ([`crate::JitOptions::tiers`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Policy {
+pub enum Tiers {
+    /// The quick code only.
     QuickOnly,
+    /// The optimised code only, compiled before `compile_kernel` returns.
     OptimisedOnly,
+    /// The quick code at once, replaced by the optimised code when ready.
     Both,
 }
 
-impl Policy {
-    pub fn from_env() -> Policy {
+impl Tiers {
+    /// The policy `VECL_JIT_TIERS` names (`Both` when it names none).
+    pub fn from_env() -> Tiers {
         match std::env::var("VECL_JIT_TIERS").as_deref() {
-            Ok("quick") => Policy::QuickOnly,
-            Ok("optimised") | Ok("optimized") => Policy::OptimisedOnly,
-            _ => Policy::Both,
+            Ok("quick") => Tiers::QuickOnly,
+            Ok("optimised") | Ok("optimized") => Tiers::OptimisedOnly,
+            _ => Tiers::Both,
         }
     }
 }

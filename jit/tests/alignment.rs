@@ -40,8 +40,7 @@ fn addresses(src: &str, w: u32, items: u64) -> Vec<u64> {
     };
     let opts = JitOptions {
         simd_width: Some(w),
-        checked: false,
-        dump_clif: false,
+        ..JitOptions::default()
     };
     let k = compile_kernel(&m, "test", &opts).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let mut results = vec![0u8; items as usize * 6 * 8];

@@ -153,8 +153,8 @@ fn unknown_kernel_and_bad_width_are_errors() {
     let m = vadd_module();
     let opts = |w| vecl_jit::JitOptions {
         simd_width: Some(w),
-        checked: false,
         dump_clif: true,
+        ..vecl_jit::JitOptions::default()
     };
     assert!(matches!(
         vecl_jit::compile_kernel(&m, "nope", &opts(8)),

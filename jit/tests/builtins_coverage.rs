@@ -113,8 +113,7 @@ fn compiles(src: &str) -> Result<(), String> {
         .module;
     let opts = vecl_jit::JitOptions {
         simd_width: Some(8),
-        checked: false,
-        dump_clif: false,
+        ..vecl_jit::JitOptions::default()
     };
     vecl_jit::compile_kernel(&m, "k", &opts)
         .map(|_| ())

@@ -119,7 +119,7 @@ fn build(src: &str, name: &str, checked: bool, w: u32) -> CompiledKernel {
     let opts = JitOptions {
         simd_width: Some(w),
         checked,
-        dump_clif: false,
+        ..JitOptions::default()
     };
     compile_kernel(&module, name, &opts).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -515,7 +515,7 @@ fn corpus_programs_run_unchanged_in_checked_mode() {
         let opts = |checked| JitOptions {
             simd_width: Some(8),
             checked,
-            dump_clif: false,
+            ..JitOptions::default()
         };
         let (Ok(plain), Ok(checked)) = (
             compile_kernel(&built.module, &case.kernel, &opts(false)),

@@ -142,8 +142,8 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
         for w in [4u32, 8, 16] {
             let opts = JitOptions {
                 simd_width: Some(w),
-                checked: false,
-                dump_clif: false,
+                tiers: common::test_tiers(w),
+                ..JitOptions::default()
             };
             let k = match compile_kernel(&module, &f.name, &opts) {
                 Ok(k) => k,

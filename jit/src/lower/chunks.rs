@@ -56,6 +56,10 @@ pub(crate) struct KernelInput<'a> {
     pub next_var: Option<VarId>,
     /// Checked mode (`super::bounds`).
     pub checks: Option<super::bounds::Checks>,
+    /// Whether full chunks may get a copy of their own lowered with the
+    /// mask known full (the optimised tier; the quick tier, compiled for
+    /// its compile time, keeps one copy).
+    pub full_copy: bool,
 }
 
 fn mem() -> MemFlagsData {
@@ -335,6 +339,7 @@ pub(crate) fn lower_kernel(
         has_fma,
         next_var,
         checks,
+        full_copy,
     } = input;
     let regions: Vec<&[Stmt]> = func
         .body
@@ -873,7 +878,8 @@ pub(crate) fn lower_kernel(
             // instructions, `benches/reduce.cl` 16.5 M → 15.8 M, matmul
             // 40.0 M → 39.9 M; it used to be limited to consecutive accesses
             // in loops).
-            let specialise = cx.checks.is_none()
+            let specialise = full_copy
+                && cx.checks.is_none()
                 && func.insts.len() <= SPECIALISE_LIMIT
                 && (!barrier_mode || varying_access(func, cx.uni, stmts));
             let end_b = cx.chunk_end;

@@ -63,6 +63,7 @@ pub enum Arg<'a> {
 pub fn compile(m: &Module, name: &str, w: u32) -> CompiledKernel {
     let opts = JitOptions {
         simd_width: Some(w),
+        tiers: super::test_tiers(w),
         ..JitOptions::default()
     };
     match compile_kernel(m, name, &opts) {

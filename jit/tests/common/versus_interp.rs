@@ -51,6 +51,7 @@ pub fn build(src: &str, options: &str) -> Module {
 pub fn try_compile(m: &Module, kernel: &str, w: u32) -> Result<CompiledKernel, JitError> {
     let opts = JitOptions {
         simd_width: Some(w),
+        tiers: super::test_tiers(w),
         ..JitOptions::default()
     };
     compile_kernel(m, kernel, &opts)
