@@ -311,3 +311,39 @@ fn wide_elements_in_tails_and_partial_masks() {
     assert!(e.contains("0 per lane (gather)"), "{e}");
     assert!(e.contains("0 per lane (scatter)"), "{e}");
 }
+
+#[test]
+fn signed_int_local_offsets_without_a_wrap_test() {
+    // `lid - off` and `lid + off` are signed `int` arithmetic: overflow is
+    // undefined, so the index is consecutive without a run-time test. The
+    // lanes below `off` are inactive and their `tmp[lid - off]` lies before
+    // the arena in chunk 0; the lanes past the group read nothing.
+    let src =
+        "kernel void shifted(global const int* in, global int* out, local int* tmp, int off) {
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int lo = lid >= off ? tmp[lid - off] : 0;
+        int hi = lid + off < n ? tmp[lid + off] : -1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = lo * 3 + hi;
+    }";
+    let ranges = [
+        range1(0, 256, 64),
+        range1(0, 64, 16),
+        range1(3, 60, 20),
+        range1(0, 37, 37),
+    ];
+    for off in [0, 1, 3, 4, 7, 16, 17, 40] {
+        differential(src, "shifted", &ranges, |r| {
+            let n = n_for(r);
+            vec![
+                Spec::Ints(n, 5),
+                Spec::Ints(n, 0),
+                Spec::Local(4 * r.local_size[0] as usize),
+                Spec::Int(off),
+            ]
+        });
+    }
+}

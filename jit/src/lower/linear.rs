@@ -21,7 +21,7 @@ use super::lanes::{elem_of, Lanes};
 use super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{InstBuilder, Value};
 use vecl_ir::analysis::uniformity::Shape;
-use vecl_ir::{Block, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
+use vecl_ir::{BinaryOp, Block, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
 
 /// How deep the recomputation follows a chain of instructions.
 const MAX_DEPTH: u32 = 24;
@@ -399,11 +399,19 @@ impl FunctionCx<'_, '_> {
                     Some(inner)
                 }
             }
-            Inst::Binary(_, a, b) => {
+            Inst::Binary(op, a, b) => {
                 let sum = self
                     .wraps_in(*a, seen, d)?
                     .plus(self.wraps_in(*b, seen, d)?);
-                Some(sum.wrapped_at(width))
+                // Signed `int` arithmetic that overflows is undefined in
+                // OpenCL C (C99 6.5): `lid - offset` adds no wrap point.
+                let no_overflow = matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)
+                    && elem_of(&data.ty) == Some(Scalar::I32);
+                if no_overflow {
+                    Some(sum)
+                } else {
+                    Some(sum.wrapped_at(width))
+                }
             }
             Inst::Unary(_, a) => Some(self.wraps_in(*a, seen, d)?.wrapped_at(width)),
             Inst::PtrCast(a) | Inst::PtrToInt(a) | Inst::Field(a, _) => self.wraps_in(*a, seen, d),
