@@ -303,7 +303,7 @@ pub struct InstData {
 
 /// Value-producing (or side-effecting, for calls and atomics) operations.
 /// The result type is [`InstData::ty`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Inst {
     /// The N-th parameter of the function.
     Param(u32),

@@ -433,7 +433,8 @@ fn compile(
         }
     }
     let mut phases = Phases::new(started);
-    let func = inline::inline_calls(module, original).map_err(unsupported)?;
+    let mut func = inline::inline_calls(module, original).map_err(unsupported)?;
+    vecl_ir::transform::cse::eliminate_common(&mut func);
     phases.mark("inline");
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),

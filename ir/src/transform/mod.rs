@@ -5,6 +5,8 @@
 //! - [`sra`]: scalar replacement of aggregates — private slots reached
 //!   only at constant offsets become register variables.
 //! - [`compact`]: drops the instructions and slots a rewrite orphaned.
+//! - [`cse`]: common subexpressions and single-assignment variables.
 
 pub mod compact;
+pub mod cse;
 pub mod sra;

@@ -1,0 +1,483 @@
+//! Common subexpressions and single-assignment variables, for code
+//! generators after inlining.
+//!
+//! A helper inlined twice with the same argument (`cnd(d1)` in both the
+//! call and the put price of Black-Scholes) computes everything twice,
+//! `exp` included, and a code generator that calls an out-of-line routine
+//! for `exp` cannot merge the two calls itself. Two rewrites make the
+//! copies one:
+//!
+//! - **Forwarding.** A variable with one real write, at the top level of
+//!   the body, reads as the written value wherever the read comes after
+//!   that write (the front end gives every local and parameter a variable,
+//!   and inlining gives the callee's their own). Writes of `undef` before
+//!   it, which the inliner puts at the top of the body, do not count.
+//! - **Value numbering.** An evaluation of a pure instruction (arithmetic,
+//!   comparisons, conversions, address arithmetic, work-item queries, and
+//!   the builtins listed in [`pure_builtin`] over values) with the same
+//!   operands and type as one evaluated before it in an enclosing block is
+//!   dropped and its uses read the earlier value.
+//!
+//! Loads, atomics, calls and variable reads other than forwarded ones stay
+//! as they are. Functions with a barrier are left alone: a value computed
+//! before a barrier and used after it would have to cross the cut the code
+//! generator makes there, which only variables do.
+
+use super::compact;
+use crate::module::*;
+use crate::types::Type;
+use std::collections::HashMap;
+
+/// Rewrites `f` as the module documentation says; returns how many
+/// evaluations it dropped.
+pub fn eliminate_common(f: &mut Function) -> usize {
+    if has_barrier(&f.body) {
+        return 0;
+    }
+    let forward = forwardable(f);
+    let mut body = std::mem::take(&mut f.body);
+    let mut cx = Numbering {
+        rep: (0..f.insts.len() as u32).map(ValueId).collect(),
+        scopes: vec![HashMap::new()],
+        forward,
+        written: HashMap::new(),
+        dropped: 0,
+    };
+    cx.block(&mut f.insts, &mut body, true);
+    f.body = body;
+    if cx.dropped > 0 {
+        compact::drop_unevaluated(f);
+    }
+    cx.dropped
+}
+
+fn has_barrier(b: &Block) -> bool {
+    let mut found = false;
+    compact::walk_stmts(b, &mut |s| found |= matches!(s, Stmt::Barrier(..)));
+    found
+}
+
+/// The variables whose reads after their one real write may read the
+/// written value: that write's index in the body's top-level statements.
+fn forwardable(f: &Function) -> HashMap<VarId, usize> {
+    #[derive(Default)]
+    struct Writes {
+        /// Top-level index of the real write, if it is at top level.
+        top: Option<usize>,
+        real: u32,
+        /// A write of `undef` below the top level or after the real one.
+        late_undef: bool,
+    }
+    let is_undef = |v: &ValueId| matches!(f.inst(*v).inst, Inst::Undef);
+    let mut w: HashMap<VarId, Writes> = HashMap::new();
+    for (i, s) in f.body.0.iter().enumerate() {
+        if let Stmt::WriteVar(x, v) = s {
+            let e = w.entry(*x).or_default();
+            if is_undef(v) {
+                e.late_undef |= e.real > 0;
+            } else {
+                e.real += 1;
+                e.top = Some(i);
+            }
+        }
+    }
+    for s in &f.body.0 {
+        let mut nested = Vec::new();
+        match s {
+            Stmt::If { then_, else_, .. } => nested.extend([then_, else_]),
+            Stmt::Loop { body, continuing } => nested.extend([body, continuing]),
+            Stmt::Switch { cases, .. } => nested.extend(cases.iter().map(|c| &c.body)),
+            _ => {}
+        }
+        for b in nested {
+            compact::walk_stmts(b, &mut |s| {
+                if let Stmt::WriteVar(x, v) = s {
+                    let e = w.entry(*x).or_default();
+                    if is_undef(v) {
+                        e.late_undef = true;
+                    } else {
+                        // Two real writes at least: never forwarded.
+                        e.real += 2;
+                    }
+                }
+            });
+        }
+    }
+    w.into_iter()
+        .filter(|(_, e)| e.real == 1 && !e.late_undef)
+        .filter_map(|(x, e)| Some((x, e.top?)))
+        .collect()
+}
+
+/// Builtins whose result depends on their value arguments only (none of
+/// them reads memory, and none takes a pointer in the overloads the front
+/// end resolves them to when every argument is a value).
+fn pure_builtin(name: &str) -> bool {
+    let name = name
+        .strip_prefix("native_")
+        .or_else(|| name.strip_prefix("half_"))
+        .unwrap_or(name);
+    matches!(
+        name,
+        "acos"
+            | "acosh"
+            | "acospi"
+            | "asin"
+            | "asinh"
+            | "asinpi"
+            | "atan"
+            | "atan2"
+            | "atanh"
+            | "atanpi"
+            | "atan2pi"
+            | "cbrt"
+            | "ceil"
+            | "copysign"
+            | "cos"
+            | "cosh"
+            | "cospi"
+            | "divide"
+            | "erf"
+            | "erfc"
+            | "exp"
+            | "exp2"
+            | "exp10"
+            | "expm1"
+            | "fabs"
+            | "fdim"
+            | "floor"
+            | "fma"
+            | "fmax"
+            | "fmin"
+            | "fmod"
+            | "hypot"
+            | "ilogb"
+            | "ldexp"
+            | "lgamma"
+            | "log"
+            | "log2"
+            | "log10"
+            | "log1p"
+            | "logb"
+            | "mad"
+            | "maxmag"
+            | "minmag"
+            | "nan"
+            | "nextafter"
+            | "pow"
+            | "pown"
+            | "powr"
+            | "recip"
+            | "remainder"
+            | "rint"
+            | "rootn"
+            | "round"
+            | "rsqrt"
+            | "sin"
+            | "sinh"
+            | "sinpi"
+            | "sqrt"
+            | "tan"
+            | "tanh"
+            | "tanpi"
+            | "tgamma"
+            | "trunc"
+            | "abs"
+            | "abs_diff"
+            | "add_sat"
+            | "hadd"
+            | "rhadd"
+            | "clamp"
+            | "clz"
+            | "ctz"
+            | "mad_hi"
+            | "mad_sat"
+            | "max"
+            | "min"
+            | "mul_hi"
+            | "rotate"
+            | "sub_sat"
+            | "upsample"
+            | "popcount"
+            | "mad24"
+            | "mul24"
+            | "degrees"
+            | "mix"
+            | "radians"
+            | "step"
+            | "smoothstep"
+            | "sign"
+            | "cross"
+            | "dot"
+            | "distance"
+            | "length"
+            | "normalize"
+            | "fast_distance"
+            | "fast_length"
+            | "fast_normalize"
+            | "isequal"
+            | "isnotequal"
+            | "isgreater"
+            | "isgreaterequal"
+            | "isless"
+            | "islessequal"
+            | "islessgreater"
+            | "isfinite"
+            | "isinf"
+            | "isnan"
+            | "isnormal"
+            | "isordered"
+            | "isunordered"
+            | "signbit"
+            | "any"
+            | "all"
+            | "bitselect"
+            | "select"
+    )
+}
+
+/// Whether evaluating `d` again with the same operands gives the same value
+/// and has no effect.
+fn pure(f_insts: &[InstData], d: &InstData) -> bool {
+    match &d.inst {
+        Inst::Param(_)
+        | Inst::Const(_)
+        | Inst::Unary(..)
+        | Inst::Binary(..)
+        | Inst::Cmp(..)
+        | Inst::Select(..)
+        | Inst::Convert { .. }
+        | Inst::Bitcast(_)
+        | Inst::Splat(_)
+        | Inst::Construct(_)
+        | Inst::Extract(..)
+        | Inst::Insert(..)
+        | Inst::Shuffle(..)
+        | Inst::SlotAddr(_)
+        | Inst::GlobalAddr(_)
+        | Inst::Index(..)
+        | Inst::Field(..)
+        | Inst::Elem(..)
+        | Inst::PtrCast(_)
+        | Inst::PtrToInt(_)
+        | Inst::WorkItem(..) => true,
+        Inst::Builtin(name, args) => {
+            d.ty != Type::Void
+                && pure_builtin(name)
+                && args
+                    .iter()
+                    .all(|a| !matches!(f_insts[a.index()].ty, Type::Pointer(..)))
+        }
+        Inst::Undef | Inst::ReadVar(_) | Inst::Load(_) | Inst::Atomic { .. } | Inst::Call(..) => {
+            false
+        }
+    }
+}
+
+struct Numbering {
+    /// The value each value's uses read instead (itself if kept).
+    rep: Vec<ValueId>,
+    /// The pure instructions evaluated in each enclosing block, innermost
+    /// last.
+    scopes: Vec<HashMap<(Inst, Type), ValueId>>,
+    forward: HashMap<VarId, usize>,
+    /// Forwardable variables whose write has been passed, and its value.
+    written: HashMap<VarId, ValueId>,
+    dropped: usize,
+}
+
+impl Numbering {
+    fn map(&self, v: &mut ValueId) {
+        *v = self.rep[v.index()];
+    }
+
+    fn nested(&mut self, insts: &mut [InstData], b: &mut Block) {
+        self.scopes.push(HashMap::new());
+        self.block(insts, b, false);
+        self.scopes.pop();
+    }
+
+    fn block(&mut self, insts: &mut [InstData], b: &mut Block, top: bool) {
+        let stmts = std::mem::take(&mut b.0);
+        let mut kept = Vec::with_capacity(stmts.len());
+        for (i, mut s) in stmts.into_iter().enumerate() {
+            match &mut s {
+                Stmt::Eval(v) => {
+                    let v = *v;
+                    crate::text::rename::rename_inst(&mut insts[v.index()].inst, &|o| self.map(o));
+                    if let Some(to) = self.replacement(insts, v) {
+                        self.rep[v.index()] = to;
+                        self.dropped += 1;
+                        continue;
+                    }
+                }
+                Stmt::WriteVar(x, v) => {
+                    self.map(v);
+                    if top && self.forward.get(x) == Some(&i) {
+                        self.written.insert(*x, *v);
+                    }
+                }
+                Stmt::Store { ptr, value, .. } => {
+                    self.map(ptr);
+                    self.map(value);
+                }
+                Stmt::Copy { dst, src, .. } => {
+                    self.map(dst);
+                    self.map(src);
+                }
+                Stmt::If { cond, then_, else_ } => {
+                    self.map(cond);
+                    self.nested(insts, then_);
+                    self.nested(insts, else_);
+                }
+                Stmt::Loop { body, continuing } => {
+                    self.nested(insts, body);
+                    self.nested(insts, continuing);
+                }
+                Stmt::Switch { selector, cases } => {
+                    self.map(selector);
+                    for c in cases {
+                        self.nested(insts, &mut c.body);
+                    }
+                }
+                Stmt::Return(Some(v)) => self.map(v),
+                Stmt::Return(None)
+                | Stmt::Break
+                | Stmt::Continue
+                | Stmt::Barrier(..)
+                | Stmt::Fence(_) => {}
+            }
+            kept.push(s);
+        }
+        b.0 = kept;
+    }
+
+    /// The earlier value evaluation `v` (operands already renamed) may
+    /// read instead, recording it as available when there is none.
+    fn replacement(&mut self, insts: &[InstData], v: ValueId) -> Option<ValueId> {
+        let d = &insts[v.index()];
+        if let Inst::ReadVar(x) = d.inst {
+            return self.written.get(&x).copied();
+        }
+        if !pure(insts, d) {
+            return None;
+        }
+        let key = (d.inst.clone(), d.ty.clone());
+        if let Some(found) = self.scopes.iter().rev().find_map(|s| s.get(&key)) {
+            return Some(*found);
+        }
+        self.scopes.last_mut()?.insert(key, v);
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(src: &str) -> (usize, String) {
+        let mut m = match crate::text::parse_module(src) {
+            Ok(m) => m,
+            Err(e) => panic!("parse: {e:?}"),
+        };
+        let n = eliminate_common(&mut m.functions[0]);
+        if let Err(e) = crate::verify::verify_module(&m) {
+            panic!("verify: {e:?}\n{m}");
+        }
+        (n, m.to_string())
+    }
+
+    #[test]
+    fn a_repeated_pure_builtin_and_its_arithmetic_are_computed_once() {
+        let (n, text) = rewritten(
+            "kernel @k(o: ptr global f32, x: f32) {
+  %0: ptr global f32 = param 0
+  %1: f32 = param 1
+  %2: f32 = builtin exp(%1)
+  %3: f32 = const 2.0
+  %4: f32 = mul %2, %3
+  %5: f32 = builtin exp(%1)
+  %6: f32 = const 2.0
+  %7: f32 = mul %5, %6
+  %8: f32 = add %4, %7
+  store %0, %8
+}
+",
+        );
+        assert_eq!(n, 3, "{text}");
+        assert_eq!(text.matches("builtin exp").count(), 1, "{text}");
+        assert!(text.contains("add %4, %4"), "{text}");
+    }
+
+    #[test]
+    fn loads_and_values_of_inner_blocks_are_not_shared() {
+        let (n, text) = rewritten(
+            "kernel @k(o: ptr global f32, c: bool) {
+  %0: ptr global f32 = param 0
+  %1: bool = param 1
+  %2: f32 = load %0
+  if %1 {
+    %3: f32 = builtin sqrt(%2)
+    store %0, %3
+  }
+  %4: f32 = load %0
+  %5: f32 = builtin sqrt(%4)
+  %6: f32 = builtin sqrt(%2)
+  store %0, %5
+  store %0, %6
+}
+",
+        );
+        assert_eq!(n, 0, "{text}");
+    }
+
+    #[test]
+    fn a_variable_written_once_at_top_level_reads_as_its_value_after_the_write() {
+        let (n, text) = rewritten(
+            "kernel @k(o: ptr global i32, n: i32) {
+  var $0 t: i32
+  var $1 u: i32
+  %0: ptr global i32 = param 0
+  %1: i32 = param 1
+  %2: i32 = undef
+  write $0, %2
+  %3: i32 = read $0
+  store %0, %3
+  write $0, %1
+  write $1, %1
+  loop {
+    %4: i32 = read $0
+    %5: i32 = read $1
+    %6: i32 = add %4, %5
+    store %0, %6
+    write $1, %6
+    break
+  } continuing {
+  }
+}
+",
+        );
+        // The read of `t` before its write stays; the one in the loop
+        // reads `n`. `u` is written twice and stays a variable.
+        assert_eq!(n, 1, "{text}");
+        assert_eq!(text.matches("read $0").count(), 1, "{text}");
+        assert!(text.contains("read $1"), "{text}");
+    }
+
+    #[test]
+    fn functions_with_a_barrier_are_left_alone() {
+        let (n, _) = rewritten(
+            "kernel @k(o: ptr global f32, x: f32) {
+  %0: ptr global f32 = param 0
+  %1: f32 = param 1
+  %2: f32 = builtin exp(%1)
+  store %0, %2
+  barrier local
+  %3: f32 = builtin exp(%1)
+  store %0, %3
+}
+",
+        );
+        assert_eq!(n, 0);
+    }
+}
