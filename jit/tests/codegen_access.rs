@@ -347,3 +347,59 @@ fn signed_int_local_offsets_without_a_wrap_test() {
         });
     }
 }
+
+#[test]
+fn clamped_indices_cut_by_their_bounds_inside_a_chunk() {
+    // `min`/`max`/`clamp` of a consecutive `int` is consecutive until a
+    // bound cuts into the chunk: lane 0 and lane W-1 decide, even where
+    // `(int)get_global_id(0)` wraps past INT_MAX inside a chunk. The last
+    // kernel's inner clamp is mixed with `2 * x`, so its steps fall on both
+    // sides of the stride and every lane must be compared.
+    let src = "kernel void cl(global const int* in, global int* out, int lo, int hi) {
+        int x = get_global_id(0);
+        size_t g = get_global_id(0) - get_global_offset(0);
+        out[g] = in[clamp(x, lo, hi) - lo] + 100 * in[max(min(x, hi), lo) - lo]
+            + 10000 * in[min(hi, max(lo, x)) - lo];
+    }
+    kernel void ucl(global const int* in, global int* out, int lo, int hi) {
+        uint x = get_global_id(0);
+        size_t g = get_global_id(0) - get_global_offset(0);
+        out[g] = in[clamp(x, (uint)lo, (uint)hi) - (uint)lo] + 100 * in[min(x - (uint)lo, 40u)];
+    }
+    kernel void mixed(global const int* in, global int* out, int lo, int hi) {
+        int x = get_global_id(0);
+        size_t g = get_global_id(0) - get_global_offset(0);
+        int inner = clamp(x, lo, hi) - 2 * x;
+        out[g] = in[40 - clamp(inner, 0, 40)];
+    }";
+    let near_wrap = (1u64 << 31) - 20;
+    let ranges = [
+        range1(0, 64, 16),
+        range1(0, 45, 15),
+        range1(near_wrap, 48, 16),
+        range1(near_wrap - 3, 40, 8),
+        range1((1u64 << 32) - 24, 48, 48),
+    ];
+    let bounds = [
+        (3, 20),
+        (-5, 40),
+        (10, 10),
+        (0, 37),
+        (i32::MIN, i32::MIN + 40),
+        (i32::MAX - 40, i32::MAX),
+    ];
+    for kernel in ["cl", "ucl", "mixed"] {
+        for (lo, hi) in bounds {
+            differential(src, kernel, &ranges, |_| {
+                vec![
+                    Spec::Ints(64, 5),
+                    Spec::Ints(48, 0),
+                    Spec::Int(lo),
+                    Spec::Int(hi),
+                ]
+            });
+        }
+    }
+    let e = explain(src, "cl");
+    assert!(e.contains("loads: 3 vector"), "{e}");
+}

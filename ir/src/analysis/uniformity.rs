@@ -17,6 +17,9 @@
 //! uniformity of branch conditions, which depends on variables, so the pass
 //! iterates to a fixed point (facts only move from uniform towards varying).
 //!
+//! `min`/`max`/`clamp` of a linear `int` and uniform bounds is called
+//! linear too ([`clamped_arg`]), though a chunk a bound cuts into is not.
+//!
 //! The JIT treats `Linear` as a hint: before it issues a vector access it
 //! checks at run time that the lane addresses really are consecutive, so an
 //! overflow the analysis cannot see costs speed, never correctness.
@@ -24,7 +27,7 @@
 //! Assumes calls have been inlined: a `Call` result is `Varying`.
 
 use crate::module::*;
-use crate::types::Type;
+use crate::types::{Scalar, Type};
 
 /// How a value varies across the lanes of a chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -314,6 +317,9 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
             _ => Shape::Varying,
         },
         Inst::Atomic { .. } | Inst::Call(..) => Shape::Varying,
+        Inst::Builtin(name, args) if clamped_arg(func, u, name, args).is_some() => {
+            clamped_arg(func, u, name, args).map_or(Shape::Varying, s)
+        }
         Inst::Builtin(name, args) => {
             if builtin_is_lane_dependent(name) {
                 Shape::Varying
@@ -330,6 +336,35 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
         | Inst::Extract(value, _) => all_uniform(&[*value]),
         Inst::Construct(vs) => all_uniform(vs),
         Inst::Insert(a, _, b) | Inst::Shuffle(a, b, _) => all_uniform(&[*a, *b]),
+    }
+}
+
+/// For `min`, `max` or `clamp` of 32-bit integers whose one non-uniform
+/// argument is linear (`clamp(x + dx, 0, w - 1)`, `min(gid, n - 1)`): that
+/// argument. The result is called linear with the argument's stride, which
+/// it is in every chunk that no bound cuts into. The function is monotone
+/// and moves no two inputs further apart, so lane W-1 minus lane 0 equals
+/// `stride * (W - 1)` exactly when no lane was cut (the JIT's run-time
+/// test; see `wrap_points` in its `linear` module).
+pub fn clamped_arg(
+    func: &Function,
+    u: &Uniformity,
+    name: &str,
+    args: &[ValueId],
+) -> Option<ValueId> {
+    let int32 = |v: ValueId| {
+        let t = func.ty(v);
+        t.lanes() == 1 && matches!(t.scalar(), Some(Scalar::I32 | Scalar::U32))
+    };
+    if !args.iter().all(|a| int32(*a)) {
+        return None;
+    }
+    let linear = |v: ValueId| matches!(u.shape(v), Shape::Linear(_));
+    match (name, args) {
+        ("clamp", [x, lo, hi]) if linear(*x) && u.is_uniform(*lo) && u.is_uniform(*hi) => Some(*x),
+        ("min" | "max", [a, b]) if linear(*a) && u.is_uniform(*b) => Some(*a),
+        ("min" | "max", [a, b]) if u.is_uniform(*a) && linear(*b) => Some(*b),
+        _ => None,
     }
 }
 
@@ -358,7 +393,7 @@ fn builtin_is_lane_dependent(name: &str) -> bool {
 mod tests {
     use super::*;
     use crate::builder::FunctionBuilder;
-    use crate::types::{AddressSpace, Scalar};
+    use crate::types::AddressSpace;
 
     fn gptr(t: Type) -> Type {
         Type::ptr(AddressSpace::Global, t)

@@ -57,6 +57,13 @@ fn int_elem(ty: &Type) -> Option<Scalar> {
     elem_of(ty).filter(|s| s.is_int())
 }
 
+/// `min`, `max` or `clamp` on one 32-bit integer (see
+/// `vecl_ir::analysis::uniformity::clamped_arg`).
+fn clamp_like(name: &str, ty: &Type) -> bool {
+    matches!(name, "min" | "max" | "clamp")
+        && matches!(int_elem(ty), Some(Scalar::I32 | Scalar::U32))
+}
+
 /// Wrap-around points of a linear value and the narrowest width at which
 /// one of them wraps (64 when none does).
 #[derive(Clone, Copy, Debug)]
@@ -185,6 +192,9 @@ impl FunctionCx<'_, '_> {
                 let int_index = elem_of(self.func.ty(*i)).is_some_and(|s| s.is_int());
                 sized && int_index && self.recomputes(*p, d, pure) && self.recomputes(*i, d, pure)
             }
+            Inst::Builtin(name, args) => {
+                clamp_like(name, &data.ty) && args.iter().all(|a| self.recomputes(*a, d, pure))
+            }
             Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
                 let mut writes = Vec::new();
                 writes_of(&self.func.body, *var, &mut writes);
@@ -304,6 +314,16 @@ impl FunctionCx<'_, '_> {
                     _ => None,
                 }
             }
+            Inst::Builtin(name, args) if clamp_like(name, &data.ty) => {
+                let mut xs = Vec::with_capacity(args.len());
+                for a in args {
+                    match self.operand(*a, j, d, pure)? {
+                        Some(x) => xs.push(x),
+                        None => return Ok(None),
+                    }
+                }
+                Some(self.scalar_clamp(name, s, &xs))
+            }
             Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
                 let mut writes = Vec::new();
                 writes_of(&self.func.body, *var, &mut writes);
@@ -315,6 +335,27 @@ impl FunctionCx<'_, '_> {
             _ => None,
         };
         Ok(r)
+    }
+
+    /// `min`, `max` or `clamp` (as `min(max(x, lo), hi)`, like the vector
+    /// form) of 32-bit scalars.
+    fn scalar_clamp(&mut self, name: &str, s: Scalar, xs: &[Value]) -> Value {
+        let signed = s.is_signed();
+        let ins = |cx: &mut Self, max: bool, a: Value, b: Value| match (max, signed) {
+            (false, true) => cx.b.ins().smin(a, b),
+            (false, false) => cx.b.ins().umin(a, b),
+            (true, true) => cx.b.ins().smax(a, b),
+            (true, false) => cx.b.ins().umax(a, b),
+        };
+        match (name, xs) {
+            ("clamp", [x, lo, hi]) => {
+                let m = ins(self, true, *x, *lo);
+                ins(self, false, m, *hi)
+            }
+            (_, [a, b]) => ins(self, name == "max", *a, *b),
+            // `clamp_like` admits no other shape.
+            _ => xs[0],
+        }
     }
 
     fn operand(&mut self, v: ValueId, j: Lane, depth: u32, pure: bool) -> LResult<Option<Value>> {
@@ -419,6 +460,29 @@ impl FunctionCx<'_, '_> {
                 self.wraps_in(*p, seen, d)?
                     .plus(self.wraps_in(*i, seen, d)?),
             ),
+            // A clamp keeps the first/last test exact. Say the stride `k` is
+            // positive. Its input is one modular map of a linear sequence:
+            // every lane step is `k`, or negative where it wraps. The
+            // function is monotone and moves no two inputs further apart,
+            // so every output step is at most `k` too, and they sum to
+            // `k * (W - 1)` only if all equal `k`. A clamp of a clamp keeps
+            // that form; anything else around an inner clamp (`clamp(x) -
+            // 2 * x` has steps on both sides of its stride) may not, so the
+            // input may hold no clamp but a direct one. Counted as a point
+            // that any later narrow wrap adds to (`narrowest` 0).
+            Inst::Builtin(name, args) if clamp_like(name, &data.ty) => {
+                let lin =
+                    vecl_ir::analysis::uniformity::clamped_arg(self.func, self.uni, name, args)?;
+                let inner = self.wraps_in(lin, seen, d)?;
+                let direct = matches!(&self.func.inst(lin).inst,
+                    Inst::Builtin(n, _) if clamp_like(n, self.func.ty(lin)));
+                let one_map =
+                    inner.points == 0 || (inner.points == 1 && (inner.narrowest > 0 || direct));
+                one_map.then_some(Wraps {
+                    points: 1,
+                    narrowest: 0,
+                })
+            }
             Inst::ReadVar(var) => {
                 if seen.contains(var) {
                     return Some(Wraps::NONE);
