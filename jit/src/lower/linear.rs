@@ -382,6 +382,12 @@ impl FunctionCx<'_, '_> {
         Ok(Some(self.lane(s, &l, j as usize)))
     }
 
+    /// Lane `j` of `v` recomputed, else extracted, as a scalar; `None`
+    /// when neither is possible.
+    pub fn try_lane_scalar(&mut self, v: ValueId, j: u32) -> LResult<Option<Value>> {
+        self.lane_scalar_at(v, Lane::Fixed(j), 0)
+    }
+
     /// `v`'s lowered value, if it has one in the current region.
     pub fn lowered(&self, v: ValueId) -> Option<super::lanes::Val> {
         self.values.get(v.index()).cloned().flatten()
