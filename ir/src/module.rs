@@ -381,6 +381,34 @@ pub enum Inst {
     Builtin(String, Vec<ValueId>),
 }
 
+impl Inst {
+    /// Whether the value is a function of the operands alone: arithmetic,
+    /// comparisons, conversions, vector construction and address
+    /// arithmetic, reading no memory, variable or work-item state and with
+    /// no effect.
+    pub fn depends_only_on_operands(&self) -> bool {
+        matches!(
+            self,
+            Inst::Unary(..)
+                | Inst::Binary(..)
+                | Inst::Cmp(..)
+                | Inst::Select(..)
+                | Inst::Convert { .. }
+                | Inst::Bitcast(_)
+                | Inst::Splat(_)
+                | Inst::Construct(_)
+                | Inst::Extract(..)
+                | Inst::Insert(..)
+                | Inst::Shuffle(..)
+                | Inst::Index(..)
+                | Inst::Field(..)
+                | Inst::Elem(..)
+                | Inst::PtrCast(_)
+                | Inst::PtrToInt(_)
+        )
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
     /// Arithmetic negation (wrapping for integers).

@@ -317,11 +317,10 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
             _ => Shape::Varying,
         },
         Inst::Atomic { .. } | Inst::Call(..) => Shape::Varying,
-        Inst::Builtin(name, args) if clamped_arg(func, u, name, args).is_some() => {
-            clamped_arg(func, u, name, args).map_or(Shape::Varying, s)
-        }
         Inst::Builtin(name, args) => {
-            if builtin_is_lane_dependent(name) {
+            if let Some(x) = clamped_arg(func, u, name, args) {
+                s(x)
+            } else if builtin_is_lane_dependent(name) {
                 Shape::Varying
             } else {
                 all_uniform(args)
@@ -352,11 +351,7 @@ pub fn clamped_arg(
     name: &str,
     args: &[ValueId],
 ) -> Option<ValueId> {
-    let int32 = |v: ValueId| {
-        let t = func.ty(v);
-        t.lanes() == 1 && matches!(t.scalar(), Some(Scalar::I32 | Scalar::U32))
-    };
-    if !args.iter().all(|a| int32(*a)) {
+    if !args.iter().all(|a| is_int32_clamp(name, func.ty(*a))) {
         return None;
     }
     let linear = |v: ValueId| matches!(u.shape(v), Shape::Linear(_));
@@ -366,6 +361,14 @@ pub fn clamped_arg(
         ("min" | "max", [a, b]) if u.is_uniform(*a) && linear(*b) => Some(*b),
         _ => None,
     }
+}
+
+/// Whether `name` on values of type `ty` is `min`, `max` or `clamp` of one
+/// 32-bit integer (the builtins [`clamped_arg`] follows).
+pub fn is_int32_clamp(name: &str, ty: &Type) -> bool {
+    matches!(name, "min" | "max" | "clamp")
+        && ty.lanes() == 1
+        && matches!(ty.scalar(), Some(Scalar::I32 | Scalar::U32))
 }
 
 /// Whether `p` is derived from a by-value struct parameter.

@@ -240,26 +240,11 @@ fn pure_builtin(name: &str) -> bool {
 /// and has no effect.
 fn pure(f_insts: &[InstData], d: &InstData) -> bool {
     match &d.inst {
+        i if i.depends_only_on_operands() => true,
         Inst::Param(_)
         | Inst::Const(_)
-        | Inst::Unary(..)
-        | Inst::Binary(..)
-        | Inst::Cmp(..)
-        | Inst::Select(..)
-        | Inst::Convert { .. }
-        | Inst::Bitcast(_)
-        | Inst::Splat(_)
-        | Inst::Construct(_)
-        | Inst::Extract(..)
-        | Inst::Insert(..)
-        | Inst::Shuffle(..)
         | Inst::SlotAddr(_)
         | Inst::GlobalAddr(_)
-        | Inst::Index(..)
-        | Inst::Field(..)
-        | Inst::Elem(..)
-        | Inst::PtrCast(_)
-        | Inst::PtrToInt(_)
         | Inst::WorkItem(..) => true,
         Inst::Builtin(name, args) => {
             d.ty != Type::Void
@@ -268,9 +253,8 @@ fn pure(f_insts: &[InstData], d: &InstData) -> bool {
                     .iter()
                     .all(|a| !matches!(f_insts[a.index()].ty, Type::Pointer(..)))
         }
-        Inst::Undef | Inst::ReadVar(_) | Inst::Load(_) | Inst::Atomic { .. } | Inst::Call(..) => {
-            false
-        }
+        // `Undef`, variable reads, loads, atomics and calls.
+        _ => false,
     }
 }
 

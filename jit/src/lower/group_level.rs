@@ -308,22 +308,9 @@ impl Analysis<'_> {
                         | GlobalOffset
                 ) && d.is_none_or(|d| self.value_ok(d))
             }
-            Inst::Unary(..)
-            | Inst::Binary(..)
-            | Inst::Cmp(..)
-            | Inst::Select(..)
-            | Inst::Convert { .. }
-            | Inst::Bitcast(_)
-            | Inst::Splat(_)
-            | Inst::Construct(_)
-            | Inst::Extract(..)
-            | Inst::Insert(..)
-            | Inst::Shuffle(..)
-            | Inst::Index(..)
-            | Inst::Field(..)
-            | Inst::Elem(..)
-            | Inst::PtrCast(_)
-            | Inst::PtrToInt(_) => inst_operands(inst).into_iter().all(|v| self.value_ok(v)),
+            i if i.depends_only_on_operands() => {
+                inst_operands(inst).into_iter().all(|v| self.value_ok(v))
+            }
             _ => false,
         }
     }

@@ -20,7 +20,7 @@
 use super::lanes::{elem_of, Lanes};
 use super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{InstBuilder, Value};
-use vecl_ir::analysis::uniformity::Shape;
+use vecl_ir::analysis::uniformity::{clamped_arg, is_int32_clamp, Shape};
 use vecl_ir::{BinaryOp, Block, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
 
 /// How deep the recomputation follows a chain of instructions.
@@ -55,13 +55,6 @@ fn int_elem(ty: &Type) -> Option<Scalar> {
         return None;
     }
     elem_of(ty).filter(|s| s.is_int())
-}
-
-/// `min`, `max` or `clamp` on one 32-bit integer (see
-/// `vecl_ir::analysis::uniformity::clamped_arg`).
-fn clamp_like(name: &str, ty: &Type) -> bool {
-    matches!(name, "min" | "max" | "clamp")
-        && matches!(int_elem(ty), Some(Scalar::I32 | Scalar::U32))
 }
 
 /// Wrap-around points of a linear value and the narrowest width at which
@@ -193,7 +186,7 @@ impl FunctionCx<'_, '_> {
                 sized && int_index && self.recomputes(*p, d, pure) && self.recomputes(*i, d, pure)
             }
             Inst::Builtin(name, args) => {
-                clamp_like(name, &data.ty) && args.iter().all(|a| self.recomputes(*a, d, pure))
+                is_int32_clamp(name, &data.ty) && args.iter().all(|a| self.recomputes(*a, d, pure))
             }
             Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
                 let mut writes = Vec::new();
@@ -314,7 +307,7 @@ impl FunctionCx<'_, '_> {
                     _ => None,
                 }
             }
-            Inst::Builtin(name, args) if clamp_like(name, &data.ty) => {
+            Inst::Builtin(name, args) if is_int32_clamp(name, &data.ty) => {
                 let mut xs = Vec::with_capacity(args.len());
                 for a in args {
                     match self.operand(*a, j, d, pure)? {
@@ -353,7 +346,7 @@ impl FunctionCx<'_, '_> {
                 ins(self, false, m, *hi)
             }
             (_, [a, b]) => ins(self, name == "max", *a, *b),
-            // `clamp_like` admits no other shape.
+            // `is_int32_clamp` admits no other shape.
             _ => xs[0],
         }
     }
@@ -476,12 +469,11 @@ impl FunctionCx<'_, '_> {
             // 2 * x` has steps on both sides of its stride) may not, so the
             // input may hold no clamp but a direct one. Counted as a point
             // that any later narrow wrap adds to (`narrowest` 0).
-            Inst::Builtin(name, args) if clamp_like(name, &data.ty) => {
-                let lin =
-                    vecl_ir::analysis::uniformity::clamped_arg(self.func, self.uni, name, args)?;
+            Inst::Builtin(name, args) if is_int32_clamp(name, &data.ty) => {
+                let lin = clamped_arg(self.func, self.uni, name, args)?;
                 let inner = self.wraps_in(lin, seen, d)?;
                 let direct = matches!(&self.func.inst(lin).inst,
-                    Inst::Builtin(n, _) if clamp_like(n, self.func.ty(lin)));
+                    Inst::Builtin(n, _) if is_int32_clamp(n, self.func.ty(lin)));
                 let one_map =
                     inner.points == 0 || (inner.points == 1 && (inner.narrowest > 0 || direct));
                 one_map.then_some(Wraps {
