@@ -7,9 +7,12 @@
 //! the same number of bytes (read + written) as the kernel it stands for:
 //! half of them read from the source, half written to the destination. The
 //! destination is written once before timing, so that no timed run pays for
-//! first-touch page faults (the kernels' buffers are warm too).
+//! first-touch page faults (the kernels' buffers are warm too). Both buffers
+//! come from the allocator vecl's buffers use, so the copy runs on the same
+//! kind of pages (huge pages for large blocks) as the kernels it stands for.
 
 use std::time::Instant;
+use vecl_runtime::host_alloc::AlignedBytes;
 
 /// The timed runs of a host copy.
 pub struct CopyRuns {
@@ -46,11 +49,23 @@ fn copy_once(src: &[u8], dst: &mut [u8], threads: usize) -> u64 {
 pub fn measure(bytes_moved: u64, threads: usize, reps: usize) -> Result<CopyRuns, String> {
     let len = usize::try_from(bytes_moved / 2)
         .map_err(|_| format!("{bytes_moved} bytes do not fit this machine"))?;
-    let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
-    let mut dst = vec![0u8; len];
-    copy_once(&src, &mut dst, threads);
+    let alloc = |len| AlignedBytes::zeroed(len).map_err(|e| format!("host copy buffer: {e}"));
+    let (src_block, dst_block) = (alloc(len)?, alloc(len)?);
+    // SAFETY: each block is `len` bytes, owned here, and reached only
+    // through these two slices until it is dropped.
+    let (src, dst) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(src_block.as_ptr(), len),
+            std::slice::from_raw_parts_mut(dst_block.as_ptr(), len),
+        )
+    };
+    for (i, byte) in src.iter_mut().enumerate() {
+        *byte = (i % 251) as u8;
+    }
+    let src = &*src;
+    copy_once(src, dst, threads);
     let runs_ns = (0..reps.max(1))
-        .map(|_| copy_once(&src, &mut dst, threads))
+        .map(|_| copy_once(src, dst, threads))
         .collect();
     if src != dst {
         return Err("the copy's destination differs from its source".into());
