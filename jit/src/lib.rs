@@ -434,6 +434,7 @@ fn compile(
     }
     let mut phases = Phases::new(started);
     let mut func = inline::inline_calls(module, original).map_err(unsupported)?;
+    vecl_ir::transform::unroll::unroll_counted_loops(&mut func);
     vecl_ir::transform::cse::eliminate_common(&mut func);
     phases.mark("inline");
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {

@@ -6,7 +6,9 @@
 //!   only at constant offsets become register variables.
 //! - [`compact`]: drops the instructions and slots a rewrite orphaned.
 //! - [`cse`]: common subexpressions and single-assignment variables.
+//! - [`unroll`]: full unrolling of short counted loops.
 
 pub mod compact;
 pub mod cse;
 pub mod sra;
+pub mod unroll;

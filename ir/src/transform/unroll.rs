@@ -1,0 +1,575 @@
+//! Full unrolling of short counted loops, for code generators.
+//!
+//! A loop the front end made from `for (int k = C0; k OP C1; k += S)` with
+//! constant `C0`, `C1` and `S`, a body that neither writes `k` nor leaves or
+//! continues the loop itself, and few enough iterations is replaced by its
+//! iterations one after another, each reading `k` as a constant. The
+//! code generator then folds what depends on `k` (`weights[(dy + 2) * 5 +
+//! dx + 2]`, `ta[ly][k]`) into constants and immediate offsets, runs no
+//! loop control, and can schedule one iteration's loads under another's
+//! arithmetic.
+//!
+//! The recognised shape, in the body's own block:
+//!
+//! ```text
+//! write $k, C0            (the last write of $k before the loop)
+//! loop {
+//!   %a = read $k; %b = C1; %c = cmp OP %a, %b    (evaluations only)
+//!   if %c {} else { break }
+//!   …                                            (the body)
+//! } continuing {
+//!   %x = read $k; %s = S; %y = add %x, %s; write $k, %y     (or sub)
+//! }
+//! ```
+//!
+//! Constants may be constant expressions (`-2` is `neg 2`); the counter may
+//! be compared after a conversion to a wider type (a `uchar` counter after
+//! the integer promotions). The counter is
+//! stepped with the wrap-around of its type, as the loop would. After the
+//! copies, `$k` is written its final value, so code after the loop reads
+//! what it would have read. Loops are unrolled innermost first; a loop is
+//! left alone when it runs more than [`MAX_TRIPS`] times, when its copies
+//! would hold more than [`MAX_COPIED`] evaluations, when the function
+//! would grow past [`MAX_FUNCTION`] instructions, or when it holds a
+//! barrier (the code generator cuts regions at barriers, and a region per
+//! copy is no gain).
+
+use super::compact;
+use crate::module::*;
+use crate::text::rename::rename_inst;
+use crate::types::{Scalar, Type};
+use std::collections::HashMap;
+
+/// Loops that run more often stay loops.
+pub const MAX_TRIPS: u64 = 8;
+/// Evaluations the copies of one loop may hold in all.
+pub const MAX_COPIED: usize = 400;
+/// Instructions a function may reach through unrolling.
+pub const MAX_FUNCTION: usize = 2500;
+
+/// Unrolls `f`'s short counted loops as the module documentation says;
+/// returns how many loops it unrolled.
+pub fn unroll_counted_loops(f: &mut Function) -> usize {
+    let mut body = std::mem::take(&mut f.body);
+    let mut cx = Unroller {
+        vars: &f.vars,
+        insts: &mut f.insts,
+        unrolled: 0,
+        copied: Vec::new(),
+    };
+    cx.block(&mut body);
+    let (unrolled, copied) = (cx.unrolled, cx.copied);
+    f.body = body;
+    if unrolled > 0 {
+        // The copied loop tests and counter reads are now unread.
+        compact::remove_dead(f, copied);
+        compact::drop_unevaluated(f);
+    }
+    unrolled
+}
+
+struct Unroller<'a> {
+    vars: &'a [Var],
+    insts: &'a mut Vec<InstData>,
+    unrolled: usize,
+    /// Every value the copies define (candidates for dead-code removal).
+    copied: Vec<ValueId>,
+}
+
+/// A loop found to be counted: its counter, the counter's value in each
+/// iteration and after the last, and where the body's test is.
+struct Counted {
+    var: VarId,
+    ty: Type,
+    values: Vec<u64>,
+    last: u64,
+    test_index: usize,
+}
+
+impl Unroller<'_> {
+    fn block(&mut self, b: &mut Block) {
+        let stmts = std::mem::take(&mut b.0);
+        let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
+        for mut s in stmts {
+            match &mut s {
+                Stmt::If { then_, else_, .. } => {
+                    self.block(then_);
+                    self.block(else_);
+                }
+                Stmt::Loop { body, continuing } => {
+                    self.block(body);
+                    self.block(continuing);
+                }
+                Stmt::Switch { cases, .. } => {
+                    for c in cases {
+                        self.block(&mut c.body);
+                    }
+                }
+                _ => {}
+            }
+            if let Stmt::Loop { body, continuing } = &s {
+                if let Some(c) = self.counted(&out, body, continuing) {
+                    self.expand(&c, body, &mut out);
+                    self.unrolled += 1;
+                    continue;
+                }
+            }
+            out.push(s);
+        }
+        b.0 = out;
+    }
+
+    /// Whether the loop `body`/`continuing`, following the statements
+    /// `before` of its block, is counted and small enough to unroll.
+    fn counted(&self, before: &[Stmt], body: &Block, continuing: &Block) -> Option<Counted> {
+        let (var, op, step) = self.increment(continuing)?;
+        let ty = self.vars.get(var.index())?.ty.clone();
+        let Type::Scalar(s) = ty else { return None };
+        if !s.is_int() {
+            return None;
+        }
+        let init = before.iter().rev().find_map(|st| match st {
+            Stmt::WriteVar(x, v) if *x == var => Some(Some(*v)),
+            st if writes_var(st, var) => Some(None),
+            _ => None,
+        })??;
+        let init = self.constant(init)?;
+        let test_index = body.0.iter().position(|st| !matches!(st, Stmt::Eval(_)))?;
+        let Stmt::If { cond, then_, else_ } = &body.0[test_index] else {
+            return None;
+        };
+        if !then_.0.is_empty() || else_.0 != [Stmt::Break] {
+            return None;
+        }
+        let evaluated = |v: ValueId| body.0[..test_index].contains(&Stmt::Eval(v));
+        if !evaluated(*cond) {
+            return None;
+        }
+        let Inst::Cmp(cmp, a, b) = self.insts[cond.index()].inst else {
+            return None;
+        };
+        // The counter, or the counter converted to a wider integer type
+        // (a `uchar` counter compared after the integer promotions), as
+        // the comparison sees it: the scalar type it is compared in.
+        let counter_in = |v: ValueId| -> Option<Scalar> {
+            if !evaluated(v) {
+                return None;
+            }
+            let d = &self.insts[v.index()];
+            let read = match d.inst {
+                Inst::Convert { value, .. } => value,
+                _ => v,
+            };
+            let is_read = matches!(self.insts[read.index()].inst, Inst::ReadVar(x) if x == var);
+            match d.ty {
+                Type::Scalar(t) if is_read && t.is_int() => Some(t),
+                _ => None,
+            }
+        };
+        let (cmp, bound, cmp_ty) = if let Some(t) = counter_in(a) {
+            (cmp, self.constant(b)?, t)
+        } else if let Some(t) = counter_in(b) {
+            (swapped(cmp), self.constant(a)?, t)
+        } else {
+            return None;
+        };
+        if !body_allows_unrolling(&body.0[test_index + 1..], var) {
+            return None;
+        }
+        let bits = s.bits();
+        let norm = |x: i128| reduce(s, x);
+        let (mut i, step) = (norm(init), norm(step));
+        let mut values = Vec::new();
+        while holds(cmp, reduce(cmp_ty, i), bound) {
+            if values.len() as u64 == MAX_TRIPS {
+                return None;
+            }
+            values.push(i as u64 & mask(bits));
+            i = norm(if op == BinaryOp::Add {
+                i + step
+            } else {
+                i - step
+            });
+        }
+        let per_copy = count_evals(body);
+        if per_copy * values.len() > MAX_COPIED
+            || self.insts.len() + per_copy * values.len() > MAX_FUNCTION
+        {
+            return None;
+        }
+        Some(Counted {
+            var,
+            ty,
+            values,
+            last: i as u64 & mask(bits),
+            test_index,
+        })
+    }
+
+    /// `$k = $k ± S` as the whole `continuing` block: the counter, the
+    /// operation and `S`.
+    fn increment(&self, continuing: &Block) -> Option<(VarId, BinaryOp, i128)> {
+        let [Stmt::Eval(x), Stmt::Eval(s), Stmt::Eval(y), Stmt::WriteVar(var, w)] =
+            continuing.0.as_slice()
+        else {
+            return None;
+        };
+        let Inst::ReadVar(read) = self.insts[x.index()].inst else {
+            return None;
+        };
+        let Inst::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), l, r) = self.insts[y.index()].inst
+        else {
+            return None;
+        };
+        if read != *var || w != y || l != *x || r != *s {
+            return None;
+        }
+        Some((*var, op, self.constant(*s)?))
+    }
+
+    /// The value of an integer constant expression (constants, negation,
+    /// `+ - *` and integer conversions of them), reduced to its type.
+    fn constant(&self, v: ValueId) -> Option<i128> {
+        let d = &self.insts[v.index()];
+        let Type::Scalar(s) = d.ty else { return None };
+        if !s.is_int() {
+            return None;
+        }
+        let raw: i128 = match d.inst {
+            Inst::Const(bits) => i128::from(bits),
+            Inst::Unary(UnaryOp::Neg, a) => -self.constant(a)?,
+            Inst::Binary(op, a, b) => {
+                let (a, b) = (self.constant(a)?, self.constant(b)?);
+                match op {
+                    BinaryOp::Add => a + b,
+                    BinaryOp::Sub => a - b,
+                    BinaryOp::Mul => a.checked_mul(b)?,
+                    _ => return None,
+                }
+            }
+            Inst::Convert { value, .. } => self.constant(value)?,
+            _ => return None,
+        };
+        Some(reduce(s, raw))
+    }
+
+    /// Appends the loop's iterations to `out`, then the counter's final
+    /// value.
+    fn expand(&mut self, c: &Counted, body: &Block, out: &mut Vec<Stmt>) {
+        for &value in &c.values {
+            let mut map = HashMap::new();
+            for (i, st) in body.0.iter().enumerate() {
+                if i != c.test_index {
+                    let copy = self.copy_stmt(st, &mut map, c.var, value);
+                    out.push(copy);
+                }
+            }
+        }
+        let last = self.push(InstData {
+            inst: Inst::Const(c.last),
+            ty: c.ty.clone(),
+            loc: Loc::NONE,
+        });
+        out.push(Stmt::Eval(last));
+        out.push(Stmt::WriteVar(c.var, last));
+    }
+
+    fn push(&mut self, d: InstData) -> ValueId {
+        let v = ValueId(self.insts.len() as u32);
+        self.insts.push(d);
+        self.copied.push(v);
+        v
+    }
+
+    /// A copy of `st` with fresh values for those it evaluates (recorded in
+    /// `map`), reads of `var` as the constant `value`.
+    fn copy_stmt(
+        &mut self,
+        st: &Stmt,
+        map: &mut HashMap<ValueId, ValueId>,
+        var: VarId,
+        value: u64,
+    ) -> Stmt {
+        let m = |v: &ValueId, map: &HashMap<ValueId, ValueId>| *map.get(v).unwrap_or(v);
+        match st {
+            Stmt::Eval(v) => {
+                let mut d = self.insts[v.index()].clone();
+                if matches!(d.inst, Inst::ReadVar(x) if x == var) {
+                    d.inst = Inst::Const(value);
+                } else {
+                    rename_inst(&mut d.inst, &|o: &mut ValueId| *o = m(o, map));
+                }
+                let new = self.push(d);
+                map.insert(*v, new);
+                Stmt::Eval(new)
+            }
+            Stmt::WriteVar(x, v) => Stmt::WriteVar(*x, m(v, map)),
+            Stmt::Store {
+                ptr,
+                value: val,
+                loc,
+            } => Stmt::Store {
+                ptr: m(ptr, map),
+                value: m(val, map),
+                loc: *loc,
+            },
+            Stmt::Copy {
+                dst,
+                src,
+                size,
+                loc,
+            } => Stmt::Copy {
+                dst: m(dst, map),
+                src: m(src, map),
+                size: *size,
+                loc: *loc,
+            },
+            Stmt::If { cond, then_, else_ } => Stmt::If {
+                cond: m(cond, map),
+                then_: self.copy_block(then_, map, var, value),
+                else_: self.copy_block(else_, map, var, value),
+            },
+            Stmt::Loop { body, continuing } => Stmt::Loop {
+                body: self.copy_block(body, map, var, value),
+                continuing: self.copy_block(continuing, map, var, value),
+            },
+            Stmt::Switch { selector, cases } => Stmt::Switch {
+                selector: m(selector, map),
+                cases: cases
+                    .iter()
+                    .map(|c| SwitchCase {
+                        values: c.values.clone(),
+                        is_default: c.is_default,
+                        body: self.copy_block(&c.body, map, var, value),
+                    })
+                    .collect(),
+            },
+            Stmt::Return(v) => Stmt::Return(v.map(|v| m(&v, map))),
+            Stmt::Break => Stmt::Break,
+            Stmt::Continue => Stmt::Continue,
+            Stmt::Barrier(f, l) => Stmt::Barrier(*f, *l),
+            Stmt::Fence(f) => Stmt::Fence(*f),
+        }
+    }
+
+    fn copy_block(
+        &mut self,
+        b: &Block,
+        map: &mut HashMap<ValueId, ValueId>,
+        var: VarId,
+        value: u64,
+    ) -> Block {
+        Block(
+            b.0.iter()
+                .map(|st| self.copy_stmt(st, map, var, value))
+                .collect(),
+        )
+    }
+}
+
+/// `x` as a value of the integer type `s`: wrapped to its width, negative
+/// when signed and the sign bit is set.
+fn reduce(s: Scalar, x: i128) -> i128 {
+    let bits = s.bits();
+    let m = x & ((1i128 << bits) - 1);
+    if s.is_signed() && m >> (bits - 1) != 0 {
+        m - (1i128 << bits)
+    } else {
+        m
+    }
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn swapped(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        o => o,
+    }
+}
+
+fn holds(op: CmpOp, a: i128, b: i128) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+fn count_evals(b: &Block) -> usize {
+    let mut n = 0;
+    compact::walk_stmts(b, &mut |s| n += usize::from(matches!(s, Stmt::Eval(_))));
+    n
+}
+
+/// Whether `st` (or a statement nested in it) writes `var`.
+fn writes_var(st: &Stmt, var: VarId) -> bool {
+    let mut found = matches!(st, Stmt::WriteVar(x, _) if *x == var);
+    let mut visit = |s: &Stmt| found |= matches!(s, Stmt::WriteVar(x, _) if *x == var);
+    match st {
+        Stmt::If { then_, else_, .. } => {
+            compact::walk_stmts(then_, &mut visit);
+            compact::walk_stmts(else_, &mut visit);
+        }
+        Stmt::Loop { body, continuing } => {
+            compact::walk_stmts(body, &mut visit);
+            compact::walk_stmts(continuing, &mut visit);
+        }
+        Stmt::Switch { cases, .. } => {
+            for c in cases {
+                compact::walk_stmts(&c.body, &mut visit);
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
+/// Whether the body after the loop test can be copied once per
+/// iteration: it does not write the counter, has no barrier, and no
+/// `break` or `continue` that belongs to this loop.
+fn body_allows_unrolling(stmts: &[Stmt], var: VarId) -> bool {
+    /// `in_loop`: inside a nested loop (its `break`/`continue` are its
+    /// own); `in_switch`: inside a nested `switch` (its `break` is its own).
+    fn ok(stmts: &[Stmt], var: VarId, in_loop: bool, in_switch: bool) -> bool {
+        stmts.iter().all(|s| match s {
+            Stmt::WriteVar(x, _) => *x != var,
+            Stmt::Barrier(..) => false,
+            Stmt::Break => in_loop || in_switch,
+            Stmt::Continue => in_loop,
+            Stmt::If { then_, else_, .. } => {
+                ok(&then_.0, var, in_loop, in_switch) && ok(&else_.0, var, in_loop, in_switch)
+            }
+            Stmt::Loop { body, continuing } => {
+                ok(&body.0, var, true, in_switch) && ok(&continuing.0, var, true, in_switch)
+            }
+            Stmt::Switch { cases, .. } => cases.iter().all(|c| ok(&c.body.0, var, in_loop, true)),
+            _ => true,
+        })
+    }
+    ok(stmts, var, false, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unrolled(src: &str) -> (usize, String) {
+        let mut m = match crate::text::parse_module(src) {
+            Ok(m) => m,
+            Err(e) => panic!("parse: {e:?}"),
+        };
+        let n = unroll_counted_loops(&mut m.functions[0]);
+        if let Err(e) = crate::verify::verify_module(&m) {
+            panic!("verify: {e:?}\n{m}");
+        }
+        (n, m.to_string())
+    }
+
+    /// `for (int k = START; k OP BOUND; k STEP) o[k] = k;` then `o[0] = k`.
+    fn counted(start: &str, op: &str, bound: &str, step: &str, ty: &str) -> String {
+        format!(
+            "kernel @k(o: ptr global {ty}) {{
+  var $0 k: {ty}
+  %0: ptr global {ty} = param 0
+  %1: {ty} = {start}
+  write $0, %1
+  loop {{
+    %2: {ty} = read $0
+    %3: {ty} = const {bound}
+    %4: bool = cmp {op} %2, %3
+    if %4 {{
+    }} else {{
+      break
+    }}
+    %5: {ty} = read $0
+    %6: i64 = convert %5
+    %7: ptr global {ty} = index %0, %6
+    store %7, %5
+  }} continuing {{
+    %8: {ty} = read $0
+    %9: {ty} = const 1
+    %10: {ty} = {step} %8, %9
+    write $0, %10
+  }}
+  %11: {ty} = read $0
+  store %0, %11
+}}
+"
+        )
+    }
+
+    #[test]
+    fn a_counted_loop_becomes_its_iterations_with_constant_counters() {
+        let (n, text) = unrolled(&counted("const 0", "lt", "4", "add", "i32"));
+        assert_eq!(n, 1, "{text}");
+        assert!(!text.contains("loop"), "{text}");
+        assert_eq!(text.matches("store").count(), 5, "{text}");
+        for k in 0..4 {
+            assert!(text.contains(&format!("const {k}")), "{text}");
+        }
+        // The counter's value after the loop.
+        assert!(text.contains("const 4\n  write $0"), "{text}");
+    }
+
+    #[test]
+    fn counters_step_with_their_type_s_wrap_around() {
+        // uchar from 254 up to 2: 254, 255, 0, 1.
+        let (n, text) = unrolled(&counted("const 254", "ne", "2", "add", "u8"));
+        assert_eq!(n, 1, "{text}");
+        assert_eq!(text.matches("store").count(), 5, "{text}");
+        // A negative start as a constant expression, counting down.
+        let src = counted("const 3", "ge", "-6", "sub", "i32").replace(
+            "%1: i32 = const 3",
+            "%12: i32 = const 3\n  %1: i32 = neg %12",
+        );
+        let (n, text) = unrolled(&src);
+        assert_eq!(n, 1, "{text}");
+        // -3, -4, -5, -6.
+        assert_eq!(text.matches("store").count(), 5, "{text}");
+        assert!(text.contains("const -7\n  write $0"), "{text}");
+        // Nothing to run: only the final write.
+        let src = counted("const 3", "ge", "4", "sub", "i32");
+        let (n, text) = unrolled(&src);
+        assert_eq!(n, 1, "{text}");
+        assert_eq!(text.matches("store").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn long_or_open_loops_stay_loops() {
+        let (n, _) = unrolled(&counted("const 0", "lt", "1000", "add", "i32"));
+        assert_eq!(n, 0);
+        // A counter that never reaches its bound.
+        let (n, _) = unrolled(&counted("const 0", "ne", "3", "sub", "u32"));
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn loops_that_leave_early_or_write_their_counter_stay_loops() {
+        let base = counted("const 0", "lt", "4", "add", "i32");
+        let with_break = base.replace(
+            "    store %7, %5\n",
+            "    store %7, %5\n    if %4 {\n      break\n    }\n",
+        );
+        assert_eq!(unrolled(&with_break).0, 0);
+        let with_write = base.replace("    store %7, %5\n", "    store %7, %5\n    write $0, %5\n");
+        assert_eq!(unrolled(&with_write).0, 0);
+        let with_barrier = base.replace(
+            "    store %7, %5\n",
+            "    store %7, %5\n    barrier local\n",
+        );
+        assert_eq!(unrolled(&with_barrier).0, 0);
+    }
+}

@@ -1,0 +1,115 @@
+//! Loops with constant bounds, which the JIT unrolls
+//! (`vecl_ir::transform::unroll`), against the interpreter at every width:
+//! nested stencil loops with clamped indices, counters of narrow and
+//! unsigned types that wrap, counting down, counters read after the loop,
+//! `return`, `switch` and inner loops inside the body, and loops that must
+//! stay loops (`break`, a counter written in the body, too many trips).
+
+mod common;
+
+use common::codegen::*;
+
+fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
+    (r.global_offset[0] + r.global_size[0]) as usize + 8
+}
+
+fn check(src: &str, args: impl Fn(usize) -> Vec<Spec>) {
+    let n = differential(src, "k", &shapes_1d(), |r| args(n_for(r)));
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+}
+
+#[test]
+fn stencil_loops_with_clamped_indices_match_interpreter() {
+    check(
+        "kernel void k(global const float* in, global float* o, constant float* w, int n) {
+            int x = get_global_id(0);
+            float acc = 0.0f;
+            for (int dy = -1; dy <= 1; dy++) {
+                for (int dx = -2; dx <= 2; dx++) {
+                    int xx = clamp(x + dx * (dy + 2), 0, n - 1);
+                    acc += w[(dy + 1) * 5 + dx + 2] * in[xx];
+                }
+            }
+            o[x] = acc;
+        }",
+        |n| {
+            vec![
+                Spec::Floats(n, 3),
+                Spec::Floats(n, 0),
+                Spec::Floats(16, 7),
+                Spec::Int(n as i32 - 8),
+            ]
+        },
+    );
+}
+
+#[test]
+fn wrapping_and_descending_counters_match_interpreter() {
+    check(
+        "kernel void k(global const int* a, global int* o) {
+            size_t g = get_global_id(0);
+            int v = a[g];
+            uchar c;
+            for (c = 252; c != 3; c++) v = v * 3 + c;
+            int d;
+            for (d = 5; d > -6; d -= 2) v ^= d << (v & 7);
+            uint u;
+            for (u = 2u; u < 7u; u += 3u) v += (int)u * v;
+            ushort s = 0;
+            for (short t = 32766; t > 0 && t < 32767; t++) s += (ushort)t;
+            o[g] = v + c + d + (int)u + s;
+        }",
+        |n| vec![Spec::Ints(n, 5), Spec::Ints(n, 0)],
+    );
+}
+
+#[test]
+fn bodies_with_return_switch_and_inner_loops_match_interpreter() {
+    check(
+        "kernel void k(global const int* a, global int* o) {
+            size_t g = get_global_id(0);
+            int x = a[g];
+            int acc = 0;
+            for (int i = 0; i < 6; i++) {
+                switch ((x + i) & 3) {
+                    case 0: acc += i; break;
+                    case 1: acc -= x; 
+                    case 2: acc ^= 5; break;
+                    default: acc *= 3;
+                }
+                for (int j = 0; j < (x & 7); j++) {
+                    if (j == i) continue;
+                    acc += j;
+                }
+                if (acc > 1000 + i * 200) {
+                    o[g] = -acc;
+                    return;
+                }
+            }
+            o[g] = acc;
+        }",
+        |n| vec![Spec::Ints(n, 11), Spec::Ints(n, 0)],
+    );
+}
+
+#[test]
+fn loops_that_stay_loops_match_interpreter() {
+    check(
+        "kernel void k(global const int* a, global int* o) {
+            size_t g = get_global_id(0);
+            int x = a[g];
+            int acc = 0;
+            for (int i = 0; i < 5; i++) {
+                if (acc > x) break;
+                acc += i * x;
+            }
+            for (int i = 0; i < 5; i++) {
+                acc += i;
+                if (x & 1) i++;
+            }
+            for (int i = 0; i < 100; i++) acc += i ^ x;
+            o[g] = acc;
+        }",
+        |n| vec![Spec::Ints(n, 13), Spec::Ints(n, 0)],
+    );
+}
