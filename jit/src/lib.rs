@@ -47,6 +47,10 @@ pub struct JitOptions {
     /// Which tiers to compile; `None` takes them from `VECL_JIT_TIERS`
     /// (see [`Tiers`]).
     pub tiers: Option<Tiers>,
+    /// Launches of at least this many work-items write the outputs the
+    /// kernel never reads with non-temporal stores (see the `lower::stream`
+    /// module); `None` takes `VECL_STREAM_MIN_ITEMS`, else 2^22.
+    pub stream_min_items: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -179,7 +183,16 @@ impl CompiledKernel {
     ) -> u32 {
         // SAFETY: the entry has exactly this signature (see `abi`), the code
         // is alive as long as `self`, and the caller upholds the contract above.
-        unsafe { (self.entry.get())(args, launch, first_group, end_group, local_mem, context) }
+        let status =
+            unsafe { (self.entry.get())(args, launch, first_group, end_group, local_mem, context) };
+        // Streaming stores (`lower::stream`) are weakly ordered: make them
+        // visible before whatever tells another thread these groups ran.
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `sfence` has no preconditions (SSE is part of x86-64).
+        unsafe {
+            std::arch::x86_64::_mm_sfence()
+        };
+        status
     }
 
     /// Where the optimised code stands (see `tiers`): still compiling, in
@@ -486,6 +499,10 @@ fn compile(
     .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
     builder.symbol_lookup_fn(Box::new(|name| match name {
         "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
+        #[cfg(target_arch = "x86_64")]
+        "vecl_stream_2x4" => Some(lower::stream::vecl_stream_2x4 as *const u8),
+        #[cfg(target_arch = "x86_64")]
+        "vecl_stream_1x4" => Some(lower::stream::vecl_stream_1x4 as *const u8),
         _ => math::lookup_symbol(name),
     }));
     let mut jit = JITModule::new(builder);
@@ -526,6 +543,9 @@ fn compile(
             next_var,
             checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
             full_copy: tier == Tier::Optimised,
+            stream_min_items: opts
+                .stream_min_items
+                .unwrap_or_else(lower::stream::min_items_from_env),
         },
     )?;
     // Branches whose outcome is known and block parameters that carry
@@ -596,8 +616,8 @@ fn compile(
     );
     let _ = writeln!(
         explain,
-        "stores: {} vector (consecutive), {} uniform, {} per lane (scatter)",
-        s.vector_stores, s.uniform_stores, s.scatters
+        "stores: {} vector (consecutive; {} streamed on large launches), {} uniform, {} per lane (scatter)",
+        s.vector_stores, s.streamed_stores, s.uniform_stores, s.scatters
     );
     let _ = writeln!(explain, "atomics: {} (one per active lane)", s.atomics);
     let _ = writeln!(

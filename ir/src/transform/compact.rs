@@ -71,7 +71,7 @@ pub(crate) fn stmt_operands(s: &Stmt) -> Vec<ValueId> {
 }
 
 /// Calls `visit` on every statement of `b`, nested ones included.
-pub(crate) fn walk_stmts<'a>(b: &'a Block, visit: &mut impl FnMut(&'a Stmt)) {
+pub fn walk_stmts<'a>(b: &'a Block, visit: &mut impl FnMut(&'a Stmt)) {
     for s in &b.0 {
         visit(s);
         match s {

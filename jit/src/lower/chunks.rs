@@ -60,6 +60,9 @@ pub(crate) struct KernelInput<'a> {
     /// mask known full (the optimised tier; the quick tier, compiled for
     /// its compile time, keeps one copy).
     pub full_copy: bool,
+    /// Launches with at least this many work-items stream the stores
+    /// `lower::stream` allows.
+    pub stream_min_items: u64,
 }
 
 fn mem() -> MemFlagsData {
@@ -340,6 +343,7 @@ pub(crate) fn lower_kernel(
         next_var,
         checks,
         full_copy,
+        stream_min_items,
     } = input;
     let regions: Vec<&[Stmt]> = func
         .body
@@ -519,6 +523,7 @@ pub(crate) fn lower_kernel(
         .collect();
     let chunk_end_placeholder = b.create_block();
 
+    let x86 = jit.isa().triple().architecture == target_lexicon::Architecture::X86_64;
     let mut cx = FunctionCx {
         b,
         jit,
@@ -550,6 +555,8 @@ pub(crate) fn lower_kernel(
         saved_shapes: HashMap::new(),
         chunk_context: None,
         chunk_full: false,
+        streaming: x86.then(|| super::stream::Streaming::new(func)),
+        stream_min_items,
         has_fma,
         arg_slots,
         checks,

@@ -10,9 +10,9 @@
 //! memory another work-item may own is ever read-modified-written.
 
 use super::lane_loop::LaneAddrs;
-use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
+use super::lanes::{carrier, elem_of, is_narrow, little, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
-use crate::abi::AccessKind;
+use crate::abi::{launch_offsets, AccessKind};
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{
     condcodes::IntCC, types, AtomicRmwOp, BlockArg, ConstantData, InstBuilder, MemFlagsData, Value,
@@ -525,6 +525,20 @@ impl FunctionCx<'_, '_> {
             self.b.ins().brif(ok, fast, &[], slow, &[]);
             self.enter(fast);
             let pieces = self.varying(s, &val[0]);
+            let streams = self
+                .streaming
+                .as_ref()
+                .is_some_and(|st| st.streams(self.func, ptr));
+            if streams {
+                self.stats.streamed_stores += 1;
+                let (stream, plain) = (self.b.create_block(), self.b.create_block());
+                let large = self.launch_is_large();
+                self.b.ins().brif(large, stream, &[], plain, &[]);
+                self.enter(stream);
+                self.stream_pieces(first, &pieces)?;
+                self.b.ins().jump(join, &[]);
+                self.enter(plain);
+            }
             for (i, p) in pieces.iter().enumerate() {
                 self.b.ins().store(mem(), *p, first, (i * 16) as i32);
             }
@@ -540,6 +554,54 @@ impl FunctionCx<'_, '_> {
         self.stats.scatters += 1;
         for (c, l) in val.iter().enumerate() {
             self.scatter(&addr, s, l, c as i32 * esize)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the launch has `stream_min_items` work-items or more (read-only launch loads: Cranelift hoists the test).
+    fn launch_is_large(&mut self) -> Value {
+        let l = self.env().launch;
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in 0..3 {
+            let gs = self.b.ins().load(
+                types::I64,
+                super::invariant(),
+                l,
+                launch_offsets::GLOBAL_SIZE + 8 * d,
+            );
+            n = self.b.ins().imul(n, gs);
+        }
+        let min = self.stream_min_items as i64;
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, min)
+    }
+
+    /// The pieces of a full chunk written at `first` by non-temporal
+    /// stores, two pieces per helper call.
+    fn stream_pieces(&mut self, first: Value, pieces: &[Value]) -> LResult<()> {
+        let as_f32 = |cx: &mut Self, p: Value| {
+            if cx.b.func.dfg.value_type(p) == types::F32X4 {
+                p
+            } else {
+                cx.b.ins().bitcast(types::F32X4, little(), p)
+            }
+        };
+        for (k, pair) in pieces.chunks(2).enumerate() {
+            let at = self.b.ins().iadd_imm_s(first, (k * 32) as i64);
+            let a = as_f32(self, pair[0]);
+            if let [_, second] = pair {
+                let b = as_f32(self, *second);
+                let f = self.extern_fn(
+                    "vecl_stream_2x4",
+                    &[types::I64, types::F32X4, types::F32X4],
+                    None,
+                )?;
+                self.call(f, &[at, a, b]);
+            } else {
+                let f = self.extern_fn("vecl_stream_1x4", &[types::I64, types::F32X4], None)?;
+                self.call(f, &[at, a]);
+            }
         }
         Ok(())
     }

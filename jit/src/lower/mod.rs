@@ -20,6 +20,7 @@ pub(crate) mod lanes;
 pub(crate) mod linear;
 pub(crate) mod memory;
 pub(crate) mod ops;
+pub(crate) mod stream;
 pub(crate) mod workitem;
 
 use crate::layout::{GlobalPlace, PrivateLayout};
@@ -49,6 +50,8 @@ pub(crate) fn invariant() -> MemFlagsData {
 pub(crate) struct Stats {
     pub vector_loads: u32,
     pub vector_stores: u32,
+    /// Vector stores whose full-chunk path streams on large launches.
+    pub streamed_stores: u32,
     pub gathers: u32,
     pub scatters: u32,
     pub uniform_loads: u32,
@@ -138,6 +141,10 @@ pub(crate) struct FunctionCx<'a, 'b> {
     /// The code being lowered runs for full chunks only (every lane of
     /// the chunk is a work-item of the group).
     pub chunk_full: bool,
+    /// Which stores may bypass the caches (`stream`); `None` on hosts
+    /// without the helper.
+    pub streaming: Option<stream::Streaming>,
+    pub stream_min_items: u64,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
     /// Kernel arguments loaded once in the entry block, by index.
