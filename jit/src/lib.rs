@@ -22,7 +22,7 @@ use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Linkage, Module as _};
+use cranelift_module::{default_libcall_names, Linkage, Module as _, ModuleReloc};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -407,10 +407,13 @@ fn default_width(
     if func.insts.len() > LARGE_KERNEL_IR_INSTS {
         return 4;
     }
-    // Regions cut at barriers run in a loop of their own.
+    // Regions cut at barriers run in a loop of their own. A store that may
+    // stream (`lower::stream`) wants a whole cache line per chunk: 16
+    // floats.
     match loops(&func.body, uni) {
         (_, true) => 8,
         (l, false) if l || barriers => 16,
+        _ if lower::stream::Streaming::new(func).any_store(func) => 16,
         _ => 8,
     }
 }
@@ -499,10 +502,6 @@ fn compile(
     .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
     builder.symbol_lookup_fn(Box::new(|name| match name {
         "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
-        #[cfg(target_arch = "x86_64")]
-        "vecl_stream_2x4" => Some(lower::stream::vecl_stream_2x4 as *const u8),
-        #[cfg(target_arch = "x86_64")]
-        "vecl_stream_1x4" => Some(lower::stream::vecl_stream_1x4 as *const u8),
         _ => math::lookup_symbol(name),
     }));
     let mut jit = JITModule::new(builder);
@@ -557,8 +556,35 @@ fn compile(
     let clif_insts = ctx.func.dfg.num_insts();
     let disasm = std::env::var_os("VECL_JIT_DISASM").is_some();
     ctx.set_disasm(disasm);
-    jit.define_function(id, &mut ctx)
-        .map_err(|e| codegen(format!("{e:?}")))?;
+    // Compiled here rather than by `define_function` so that the marked
+    // stores can become non-temporal ones (`lower::stream`) before the
+    // code is placed.
+    ctx.compile(jit.isa(), &mut Default::default())
+        .map_err(|e| codegen(format!("{:?}", e.inner)))?;
+    {
+        let compiled = ctx
+            .compiled_code()
+            .ok_or_else(|| codegen("no compiled code".into()))?;
+        let tag = lower::stream::stream_tag();
+        let mut bytes = compiled.code_buffer().to_vec();
+        let ranges: Vec<(usize, usize)> = compiled
+            .buffer
+            .get_srclocs_sorted()
+            .iter()
+            .filter(|s| s.loc == tag)
+            .map(|s| (s.start as usize, s.end as usize))
+            .collect();
+        lower::stream::patch_stores(&mut bytes, ranges);
+        let relocs: Vec<ModuleReloc> = compiled
+            .buffer
+            .relocs()
+            .iter()
+            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+            .collect();
+        let align = u64::from(compiled.buffer.alignment);
+        jit.define_function_bytes(id, align, &bytes, &relocs)
+            .map_err(|e| codegen(format!("{e:?}")))?;
+    }
     phases.mark("codegen");
     if let Some(vcode) = ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
         // `VECL_JIT_DISASM`: the machine code after register allocation.

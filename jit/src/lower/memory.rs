@@ -11,11 +11,13 @@
 
 use super::lane_loop::LaneAddrs;
 use super::lanes::{carrier, elem_of, is_narrow, little, natural, Lanes, Val};
+use super::stream;
 use super::{FunctionCx, LResult};
 use crate::abi::{launch_offsets, AccessKind};
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, AtomicRmwOp, BlockArg, ConstantData, InstBuilder, MemFlagsData, Value,
+    condcodes::IntCC, types, AtomicRmwOp, BlockArg, ConstantData, InstBuilder, MemFlagsData,
+    SourceLoc, Value,
 };
 use vecl_ir::analysis::uniformity::Shape;
 use vecl_ir::{AddressSpace, AtomicOp, GlobalId, Scalar, SlotId, Type, ValueId};
@@ -525,17 +527,40 @@ impl FunctionCx<'_, '_> {
             self.b.ins().brif(ok, fast, &[], slow, &[]);
             self.enter(fast);
             let pieces = self.varying(s, &val[0]);
-            let streams = self
-                .streaming
-                .as_ref()
-                .is_some_and(|st| st.streams(self.func, ptr));
+            // Whole cache lines only: a line a chunk writes in part waits in
+            // a write-combining buffer for the next chunk, and one flushed
+            // before then is written in parts, far slower than a plain
+            // store (Black-Scholes at W = 8: ~36 -> ~214 ms).
+            let streams = pieces.len().is_multiple_of(4)
+                && self
+                    .streaming
+                    .as_ref()
+                    .is_some_and(|st| st.streams(self.func, ptr));
             if streams {
                 self.stats.streamed_stores += 1;
-                let (stream, plain) = (self.b.create_block(), self.b.create_block());
+                let (check, stream, plain) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
                 let large = self.launch_is_large();
-                self.b.ins().brif(large, stream, &[], plain, &[]);
+                self.b.ins().brif(large, check, &[], plain, &[]);
+                self.enter(check);
+                // Line-aligned (`movntps` itself faults below 16 bytes).
+                let low = self.b.ins().band_imm_s(first, 63);
+                let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+                self.b.ins().brif(aligned, stream, &[], plain, &[]);
                 self.enter(stream);
-                self.stream_pieces(first, &pieces)?;
+                self.b.set_srcloc(stream::stream_tag());
+                for (i, p) in pieces.iter().enumerate() {
+                    let f = if self.b.func.dfg.value_type(*p) == types::F32X4 {
+                        *p
+                    } else {
+                        self.b.ins().bitcast(types::F32X4, little(), *p)
+                    };
+                    self.b.ins().store(mem(), f, first, (i * 16) as i32);
+                }
+                self.b.set_srcloc(SourceLoc::default());
                 self.b.ins().jump(join, &[]);
                 self.enter(plain);
             }
@@ -575,35 +600,6 @@ impl FunctionCx<'_, '_> {
         self.b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, min)
-    }
-
-    /// The pieces of a full chunk written at `first` by non-temporal
-    /// stores, two pieces per helper call.
-    fn stream_pieces(&mut self, first: Value, pieces: &[Value]) -> LResult<()> {
-        let as_f32 = |cx: &mut Self, p: Value| {
-            if cx.b.func.dfg.value_type(p) == types::F32X4 {
-                p
-            } else {
-                cx.b.ins().bitcast(types::F32X4, little(), p)
-            }
-        };
-        for (k, pair) in pieces.chunks(2).enumerate() {
-            let at = self.b.ins().iadd_imm_s(first, (k * 32) as i64);
-            let a = as_f32(self, pair[0]);
-            if let [_, second] = pair {
-                let b = as_f32(self, *second);
-                let f = self.extern_fn(
-                    "vecl_stream_2x4",
-                    &[types::I64, types::F32X4, types::F32X4],
-                    None,
-                )?;
-                self.call(f, &[at, a, b]);
-            } else {
-                let f = self.extern_fn("vecl_stream_1x4", &[types::I64, types::F32X4], None)?;
-                self.call(f, &[at, a]);
-            }
-        }
-        Ok(())
     }
 
     /// One scalar store per lane in lane order (inactive lanes write the

@@ -31,6 +31,7 @@
 //! needs nothing: the group runs on one thread, which sees its own
 //! stores.
 
+use cranelift_codegen::ir::SourceLoc;
 use vecl_ir::{AddressSpace, Function, Inst, Stmt, Type, ValueId};
 
 /// Launches with fewer work-items store normally: their output is likely
@@ -158,6 +159,17 @@ impl Streaming {
         }
     }
 
+    /// Whether some store of `func` may stream (see [`Streaming::streams`]).
+    pub(crate) fn any_store(&self, func: &Function) -> bool {
+        let mut found = false;
+        vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| {
+            if let Stmt::Store { ptr, .. } = s {
+                found |= self.streams(func, *ptr);
+            }
+        });
+        found
+    }
+
     fn root_of(&self, func: &Function, v: ValueId) -> Root {
         root(func, &self.var_roots, v, 0)
     }
@@ -179,54 +191,122 @@ fn root(func: &Function, vars: &[Root], v: ValueId, depth: u32) -> Root {
     }
 }
 
-/// Two `f32x4` pieces stored at `p` and `p + 16` bypassing the caches
-/// (`movntps`), or plainly when `p` is not 16-byte aligned. Called by code
-/// whose stores stream.
-///
-/// # Safety
-///
-/// The 32 bytes at `p` must be writable memory nobody else accesses during
-/// the call.
-// `__m128` travels in an XMM register under the System V ABI, as the
-// Cranelift caller passes its `f32x4`; Rust flags every SIMD type in an
-// `extern "C"` signature regardless.
-#[cfg(target_arch = "x86_64")]
-#[allow(improper_ctypes_definitions)]
-pub(crate) unsafe extern "C" fn vecl_stream_2x4(
-    p: *mut f32,
-    a: std::arch::x86_64::__m128,
-    b: std::arch::x86_64::__m128,
-) {
-    use std::arch::x86_64::{_mm_storeu_ps, _mm_stream_ps};
-    // SAFETY: the caller's chunk owns the 32 bytes at `p` (the full-chunk
-    // path of a store whose bounds the kernel's code has established);
-    // `_mm_stream_ps` gets only 16-byte aligned addresses.
-    unsafe {
-        if (p as usize).is_multiple_of(16) {
-            _mm_stream_ps(p, a);
-            _mm_stream_ps(p.add(4), b);
-        } else {
-            _mm_storeu_ps(p, a);
-            _mm_storeu_ps(p.add(4), b);
-        }
-    }
+/// The source location that marks a streaming store's instruction in the
+/// CLIF, so that its machine code can be found after compilation (no other
+/// instruction of a kernel has one).
+pub(crate) fn stream_tag() -> SourceLoc {
+    SourceLoc::new(0x5eed_0001)
 }
 
-/// One `f32x4` piece stored at `p` as [`vecl_stream_2x4`] stores two.
-///
-/// # Safety
-///
-/// As for [`vecl_stream_2x4`], for 16 bytes.
-#[cfg(target_arch = "x86_64")]
-#[allow(improper_ctypes_definitions)]
-pub(crate) unsafe extern "C" fn vecl_stream_1x4(p: *mut f32, a: std::arch::x86_64::__m128) {
-    use std::arch::x86_64::{_mm_storeu_ps, _mm_stream_ps};
-    // SAFETY: as for `vecl_stream_2x4`, for 16 bytes.
-    unsafe {
-        if (p as usize).is_multiple_of(16) {
-            _mm_stream_ps(p, a);
-        } else {
-            _mm_storeu_ps(p, a);
+/// Turns the marked stores of `code` into non-temporal ones: each range
+/// Cranelift reports for [`stream_tag`] must hold exactly one 16-byte
+/// store of an XMM register to memory (`movups`, or `vmovups` in either
+/// VEX form), whose opcode byte `11` becomes `2B` (`movntps`,
+/// `vmovntps`: same operands, same length). A range holding anything else
+/// is left as it is, a plain store. Returns how many stores now stream.
+pub(crate) fn patch_stores(
+    code: &mut [u8],
+    ranges: impl IntoIterator<Item = (usize, usize)>,
+) -> usize {
+    let mut patched = 0;
+    for (start, end) in ranges {
+        if end > code.len() || start >= end {
+            continue;
+        }
+        if let Some(at) = movups_store_opcode(&code[start..end]) {
+            code[start + at] = 0x2b;
+            patched += 1;
+        }
+    }
+    patched
+}
+
+/// Where the opcode byte of `insn` is, when `insn` is exactly one
+/// `movups m128, xmm` (`[REX] 0F 11 /r`, `VEX.128.0F 11 /r`).
+fn movups_store_opcode(insn: &[u8]) -> Option<usize> {
+    let k = match *insn.first()? {
+        0xc5 => {
+            // VEX2: R vvvv L pp — 128-bit, no SIMD prefix.
+            if *insn.get(1)? & 0b111 != 0 {
+                return None;
+            }
+            2
+        }
+        0xc4 => {
+            // VEX3: R X B mmmmm (map 0F), W vvvv L pp.
+            let (b1, b2) = (*insn.get(1)?, *insn.get(2)?);
+            if b1 & 0x1f != 1 || b2 & 0b111 != 0 {
+                return None;
+            }
+            3
+        }
+        0x40..=0x4f => {
+            // REX, then the 0F escape.
+            if *insn.get(1)? != 0x0f {
+                return None;
+            }
+            2
+        }
+        0x0f => 1,
+        _ => return None,
+    };
+    if *insn.get(k)? != 0x11 {
+        return None;
+    }
+    let opcode = k;
+    let modrm = *insn.get(k + 1)?;
+    let (md, rm) = (modrm >> 6, modrm & 7);
+    if md == 0b11 {
+        return None;
+    }
+    let mut len = k + 2;
+    if rm == 0b100 {
+        let sib = *insn.get(len)?;
+        len += 1;
+        if md == 0 && sib & 7 == 0b101 {
+            len += 4;
+        }
+    } else if md == 0 && rm == 0b101 {
+        len += 4;
+    }
+    len += match md {
+        0b01 => 1,
+        0b10 => 4,
+        _ => 0,
+    };
+    (len == insn.len()).then_some(opcode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_whole_movups_stores_are_patched() {
+        // vmovups %xmm3,0x10(%rcx,%rdx,4) (VEX2, SIB, disp8)
+        let mut a = vec![0xc5, 0xf8, 0x11, 0x5c, 0x91, 0x10];
+        assert_eq!(patch_stores(&mut a, [(0, 6)]), 1);
+        assert_eq!(a[2], 0x2b);
+        // vmovups %xmm9,(%r11) (VEX3 with B set)
+        let mut b = vec![0xc4, 0x41, 0x78, 0x11, 0x0b];
+        assert_eq!(patch_stores(&mut b, [(0, 5)]), 1);
+        assert_eq!(b[3], 0x2b);
+        // movups %xmm0,0x20(%rax) (SSE), and with REX.
+        let mut c = vec![0x0f, 0x11, 0x40, 0x20, 0x41, 0x0f, 0x11, 0x00];
+        assert_eq!(patch_stores(&mut c, [(0, 4), (4, 8)]), 2);
+        assert_eq!((c[1], c[6]), (0x2b, 0x2b));
+        // A load (0F 10), a register move (mod 11), a 256-bit store, a
+        // range with a second instruction, and one cut short: untouched.
+        for (bytes, end) in [
+            (vec![0x0f, 0x10, 0x40, 0x20], 4),
+            (vec![0xc5, 0xf8, 0x11, 0xc1], 4),
+            (vec![0xc5, 0xfc, 0x11, 0x00], 4),
+            (vec![0x0f, 0x11, 0x00, 0x90], 4),
+            (vec![0x0f, 0x11, 0x40], 3),
+        ] {
+            let mut x = bytes.clone();
+            assert_eq!(patch_stores(&mut x, [(0, end)]), 0, "{bytes:x?}");
+            assert_eq!(x, bytes);
         }
     }
 }
