@@ -160,14 +160,14 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
         ..Diags::default()
     };
     let main = sm.add("<source>", source);
-    let tokens = {
+    let (tokens, contract_off) = {
         let mut pp =
             preprocess::Preprocessor::new(&mut sm, &mut diags, opts.include_dirs.clone(), headers);
         pp.set_macro_table(predefined_table(opts));
         if !opts.defines.is_empty() {
             pp.define_all(&opts.defines);
         }
-        pp.run(main)
+        pp.run_with_pragmas(main)
     };
     let module = if diags.has_errors() {
         None
@@ -178,6 +178,7 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
             &mut diags,
             lower::LowerOptions {
                 cl_std: opts.cl_std,
+                contract: !contract_off,
             },
         );
         let mut module = lowerer.lower(&unit);

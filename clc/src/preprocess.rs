@@ -50,6 +50,8 @@ pub struct Preprocessor<'a> {
     out: Vec<Token>,
     conds: Vec<Cond>,
     depth: u32,
+    /// A `#pragma OPENCL FP_CONTRACT OFF` was seen (in an active group).
+    contract_off: bool,
 }
 
 const MAX_INCLUDE_DEPTH: u32 = 64;
@@ -75,6 +77,7 @@ impl<'a> Preprocessor<'a> {
             out: token_buffer(),
             conds: Vec::new(),
             depth: 0,
+            contract_off: false,
         }
     }
 
@@ -109,9 +112,15 @@ impl<'a> Preprocessor<'a> {
     }
 
     /// Preprocesses a whole file and returns the tokens for the parser.
-    pub fn run(mut self, file: u32) -> Vec<Token> {
+    pub fn run(self, file: u32) -> Vec<Token> {
+        self.run_with_pragmas(file).0
+    }
+
+    /// [`Preprocessor::run`], also telling whether a `#pragma OPENCL
+    /// FP_CONTRACT OFF` was seen.
+    pub fn run_with_pragmas(mut self, file: u32) -> (Vec<Token>, bool) {
         self.file(file);
-        self.out
+        (self.out, self.contract_off)
     }
 
     fn file(&mut self, file: u32) {
@@ -233,7 +242,15 @@ impl<'a> Preprocessor<'a> {
             "warning" => self
                 .diags
                 .warning(name_tok.pos, format!("#warning {}", join_tokens(args))),
-            "pragma" => {}
+            "pragma" => {
+                // `FP_CONTRACT OFF` anywhere turns contraction off for the
+                // whole program: never contracting is always allowed, so
+                // this is exact wherever the pragma's scope would end.
+                let words: Vec<&str> = args.iter().map(|t| t.text.as_str()).collect();
+                if parent_active && words == ["OPENCL", "FP_CONTRACT", "OFF"] {
+                    self.contract_off = true;
+                }
+            }
             "line" => self.line_directive(name_tok.pos, args),
             _ if name_tok.kind == TokKind::Number => self.line_directive(name_tok.pos, &line[1..]),
             _ => self.diags.error(

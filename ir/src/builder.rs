@@ -61,6 +61,31 @@ impl FunctionBuilder {
         id
     }
 
+    /// Whether `v`, evaluated in the current block, is read by nothing
+    /// built since: no later instruction and no later statement of the
+    /// current block (nested ones included) uses it.
+    pub fn unused_since_evaluated(&self, v: ValueId) -> bool {
+        let later = &self.func.insts[v.index() + 1..];
+        if later
+            .iter()
+            .any(|d| crate::transform::compact::inst_operands(&d.inst).contains(&v))
+        {
+            return false;
+        }
+        let Some(block) = self.blocks.last() else {
+            return false;
+        };
+        let Some(at) = block.0.iter().position(|s| *s == Stmt::Eval(v)) else {
+            return false;
+        };
+        let mut used = false;
+        let after = Block(block.0[at + 1..].to_vec());
+        crate::transform::compact::walk_stmts(&after, &mut |s| {
+            used |= crate::transform::compact::stmt_operands(s).contains(&v);
+        });
+        !used
+    }
+
     pub fn stmt(&mut self, s: Stmt) {
         self.blocks
             .last_mut()

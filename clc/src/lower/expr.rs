@@ -1086,6 +1086,11 @@ impl Lowerer<'_> {
                     format!("invalid operands to binary expression ('{x}' and '{y}')"),
                 );
             }
+            if float && matches!(bop, BinaryOp::Add | BinaryOp::Sub) {
+                if let Some(r) = self.contract(bop, a, b, &ct) {
+                    return Ok((r, ct));
+                }
+            }
             let r = self.b().binary(bop, a, b);
             return Ok((r, ct));
         }
@@ -1105,6 +1110,52 @@ impl Lowerer<'_> {
             return Ok((v, t));
         }
         Ok((m, Type::BOOL))
+    }
+
+    /// `a ± b` where one side is a product computed in this same
+    /// expression (`x * y + c`, `acc += x * y`), as one fused
+    /// `contract_fma`: `FP_CONTRACT`, on by default in OpenCL C (1.2
+    /// §6.10), lets an implementation evaluate such an expression with one
+    /// rounding. `None` when contraction is off or neither side is such a
+    /// product. The product's own evaluation stays, unread.
+    fn contract(&mut self, op: BinaryOp, a: ValueId, b: ValueId, ty: &Type) -> Option<ValueId> {
+        if !self.opts.contract {
+            return None;
+        }
+        let product = |s: &mut Self, v: ValueId| -> Option<(ValueId, ValueId)> {
+            let d = s.b().func().inst(v).clone();
+            match d.inst {
+                Inst::Binary(BinaryOp::Mul, x, y)
+                    if d.ty == *ty && s.b().unused_since_evaluated(v) =>
+                {
+                    Some((x, y))
+                }
+                _ => None,
+            }
+        };
+        let (x, y, c) = if let Some((x, y)) = product(self, a) {
+            // x * y + b, or x * y - b as x * y + (-b).
+            let c = if op == BinaryOp::Sub {
+                self.b().push(Inst::Unary(UnaryOp::Neg, b), ty.clone())
+            } else {
+                b
+            };
+            (x, y, c)
+        } else if let Some((x, y)) = product(self, b) {
+            // a + x * y, or a - x * y as (-x) * y + a.
+            let x = if op == BinaryOp::Sub {
+                self.b().push(Inst::Unary(UnaryOp::Neg, x), ty.clone())
+            } else {
+                x
+            };
+            (x, y, a)
+        } else {
+            return None;
+        };
+        Some(self.b().push(
+            Inst::Builtin("contract_fma".into(), vec![x, y, c]),
+            ty.clone(),
+        ))
     }
 
     fn pointer_arith(

@@ -36,6 +36,9 @@ pub type LResult<T> = Result<T, Reported>;
 pub struct LowerOptions {
     /// `-cl-std` as a number: 100, 110, 120, 200, 300.
     pub cl_std: u32,
+    /// `FP_CONTRACT` is on (its default): `a * b + c` within one
+    /// expression may be fused (see `expr.rs`).
+    pub contract: bool,
 }
 
 /// What a name in scope refers to.

@@ -52,7 +52,7 @@ pub(crate) fn inst_operands(inst: &Inst) -> Vec<ValueId> {
 
 /// The values a statement reads itself (not those of nested blocks, and
 /// not the instruction an `Eval` evaluates).
-pub(crate) fn stmt_operands(s: &Stmt) -> Vec<ValueId> {
+pub fn stmt_operands(s: &Stmt) -> Vec<ValueId> {
     match s {
         Stmt::WriteVar(_, v) => vec![*v],
         Stmt::Store { ptr, value, .. } => vec![*ptr, *value],

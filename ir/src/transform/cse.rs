@@ -160,6 +160,7 @@ fn pure_builtin(name: &str) -> bool {
             | "log1p"
             | "logb"
             | "mad"
+            | "contract_fma"
             | "maxmag"
             | "minmag"
             | "nan"

@@ -207,6 +207,16 @@ impl FunctionCx<'_, '_> {
                 cx.b.ins().fdiv(one, a[0])
             }),
             "divide" => Some(|cx, a| cx.b.ins().fdiv(a[0], a[1])),
+            // The front end's contraction of `a * b + c` (FP_CONTRACT):
+            // fused with FMA, as the interpreter computes it; a multiply
+            // and an add without, which contraction also allows.
+            "contract_fma" => Some(|cx, a| {
+                if cx.has_fma {
+                    return cx.b.ins().fma(a[1], a[0], a[2]);
+                }
+                let p = cx.b.ins().fmul(a[0], a[1]);
+                cx.b.ins().fadd(p, a[2])
+            }),
             "mad" => Some(|cx, a| {
                 // mad may always be fused; it is one instruction with FMA,
                 // done when the program asked for fast math.

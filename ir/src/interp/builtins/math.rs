@@ -112,11 +112,13 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
             let t = ((x[2] - x[0]) / (x[1] - x[0])).clamp(0.0, 1.0);
             t * t * (3.0 - 2.0 * t)
         }),
-        "fma" | "mad" => {
+        // `contract_fma`: `a * b + c` of one source expression, contracted
+        // (the front end's; fused, as code generators with FMA do).
+        "fma" | "mad" | "contract_fma" => {
             if let Err(e) = arity(3) {
                 return Some(Err(e));
             }
-            Some(Ok(fma(args, ret, s, base == "fma")))
+            Some(Ok(fma(args, ret, s, base != "mad")))
         }
         "nextafter" => {
             if let Err(e) = arity(2) {
