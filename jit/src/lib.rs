@@ -368,21 +368,19 @@ const LARGE_KERNEL_IR_INSTS: usize = 3000;
 ///   by twice the lanes of W = 8, and a tiled kernel's uniform operand
 ///   feeds four vectors instead of two (`benches/matmul.cl` at 256²:
 ///   59.7 M → 40.0 M instructions).
+/// - 16 without loops: each consecutive access moves a whole 64-byte
+///   line, which a streaming store (`lower::stream`) needs and which
+///   helps plain ones too (`benches/saxpy.cl` over 16M floats on two
+///   threads: ~4.0 → ~3.7 ms; Black-Scholes at 2^18: 24.9 M → 23.9 M
+///   instructions).
 /// - 8 when a loop is divergent: every iteration runs until the chunk's
 ///   slowest lane is done, so the lanes idle longer, and the loop's
 ///   values in four registers each spill (`benches/mandelbrot.cl` at 256²:
 ///   19.6 M at W = 8, 57.4 M at W = 16).
-/// - 8 without loops: there W = 16 gains little (`benches/vadd.cl` is
-///   bound by memory bandwidth either way) and doubles the code to
-///   compile.
 /// - 4 for a very large kernel (a cipher or random-number generator
 ///   inlined several times): machine code, and Cranelift's register
 ///   allocation even more, grow with the width.
-fn default_width(
-    func: &vecl_ir::Function,
-    uni: &vecl_ir::analysis::uniformity::Uniformity,
-    barriers: bool,
-) -> u32 {
+fn default_width(func: &vecl_ir::Function, uni: &vecl_ir::analysis::uniformity::Uniformity) -> u32 {
     /// Whether `b` holds loops, and whether one of them is divergent.
     fn loops(b: &vecl_ir::Block, uni: &vecl_ir::analysis::uniformity::Uniformity) -> (bool, bool) {
         let mut found = (false, false);
@@ -407,14 +405,9 @@ fn default_width(
     if func.insts.len() > LARGE_KERNEL_IR_INSTS {
         return 4;
     }
-    // Regions cut at barriers run in a loop of their own. A store that may
-    // stream (`lower::stream`) wants a whole cache line per chunk: 16
-    // floats.
     match loops(&func.body, uni) {
         (_, true) => 8,
-        (l, false) if l || barriers => 16,
-        _ if lower::stream::Streaming::new(func).any_store(func) => 16,
-        _ => 8,
+        _ => 16,
     }
 }
 
@@ -462,7 +455,7 @@ fn compile(
     phases.mark("uniformity");
     let w = opts
         .simd_width
-        .unwrap_or_else(|| default_width(&func, &uni, next_var.is_some()));
+        .unwrap_or_else(|| default_width(&func, &uni));
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
     for d in &func.insts {

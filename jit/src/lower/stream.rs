@@ -159,17 +159,6 @@ impl Streaming {
         }
     }
 
-    /// Whether some store of `func` may stream (see [`Streaming::streams`]).
-    pub(crate) fn any_store(&self, func: &Function) -> bool {
-        let mut found = false;
-        vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| {
-            if let Stmt::Store { ptr, .. } = s {
-                found |= self.streams(func, *ptr);
-            }
-        });
-        found
-    }
-
     fn root_of(&self, func: &Function, v: ValueId) -> Root {
         root(func, &self.var_roots, v, 0)
     }
