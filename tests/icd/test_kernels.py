@@ -64,6 +64,32 @@ def test_vector_add(ctx, queue):
     assert np.array_equal(c, a + b)
 
 
+def test_large_launches_write_streamed_outputs(ctx, queue):
+    """2^23 work-items: vecl writes outputs the kernel never reads with
+    non-temporal stores (line-aligned device buffers) and plain stores (a
+    host pointer 12 bytes into a line); both must hold every element."""
+    program = build(
+        ctx,
+        "kernel void add(global const float* a, global const float* b, global float* c) {"
+        " size_t i = get_global_id(0); c[i] = a[i] + b[i]; }",
+    )
+    n = 1 << 23
+    a = np.random.default_rng(3).random(n, dtype=np.float32)
+    b = np.random.default_rng(4).random(n, dtype=np.float32)
+    a_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    b_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b)
+    c_buf = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+    host = np.zeros(n + 16, dtype=np.float32)
+    start = (-host.ctypes.data // 4) % 16 + 3
+    h_buf = cl.Buffer(ctx, mf.WRITE_ONLY | mf.USE_HOST_PTR, hostbuf=host[start:start + n])
+    kernel = cl.Kernel(program, "add")
+    for out in (c_buf, h_buf):
+        kernel(queue, (n,), None, a_buf, b_buf, out)
+        c = np.empty_like(a)
+        cl.enqueue_copy(queue, c, out)
+        assert np.array_equal(c, a + b)
+
+
 def test_local_memory_and_barriers(ctx, queue):
     program = build(ctx, LOCAL_SUM)
     data = np.arange(4096, dtype=np.int32)
