@@ -557,6 +557,7 @@ pub(crate) fn lower_kernel(
         chunk_full: false,
         streaming: x86.then(|| super::stream::Streaming::new(func)),
         stream_min_items,
+        built: HashMap::new(),
         has_fma,
         arg_slots,
         checks,

@@ -149,6 +149,11 @@ impl FunctionCx<'_, '_> {
             }
             out.push(v);
         }
+        if s != Scalar::Bool {
+            if let Some(first) = out.first() {
+                self.built.insert(*first, lanes.to_vec());
+            }
+        }
         out
     }
 

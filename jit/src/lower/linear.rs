@@ -372,6 +372,17 @@ impl FunctionCx<'_, '_> {
             return Ok(None);
         };
         let s = self.elem(v)?;
+        // A vector gathered lane by lane (`&bins[data[i]]`): its lane is
+        // the scalar loaded for it.
+        if let Lanes::Varying(pieces) = &l {
+            if let Some(x) = pieces
+                .first()
+                .and_then(|p| self.built.get(p))
+                .and_then(|lanes| lanes.get(j as usize))
+            {
+                return Ok(Some(*x));
+            }
+        }
         Ok(Some(self.lane(s, &l, j as usize)))
     }
 

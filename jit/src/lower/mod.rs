@@ -144,6 +144,10 @@ pub(crate) struct FunctionCx<'a, 'b> {
     /// Which stores may bypass the caches (`stream`); `None` on hosts
     /// without the helper.
     pub streaming: Option<stream::Streaming>,
+    /// The natural scalars each vector built lane by lane (`build`) came
+    /// from, by its first piece: lane `j` of such a vector is its `j`-th
+    /// scalar, no extraction needed.
+    pub built: HashMap<Value, Vec<Value>>,
     pub stream_min_items: u64,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
