@@ -448,6 +448,19 @@ pub enum CmpOp {
     Ge,
 }
 
+impl CmpOp {
+    /// The operator that gives `b op' a` the value of `a op b`.
+    pub fn swapped(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            other => other,
+        }
+    }
+}
+
 /// Rounding of a conversion. `Default` is the C rule: toward zero for
 /// float → integer, to nearest even otherwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -169,7 +169,7 @@ impl Unroller<'_> {
         let (cmp, bound, cmp_ty) = if let Some(t) = counter_in(a) {
             (cmp, self.constant(b)?, t)
         } else if let Some(t) = counter_in(b) {
-            (swapped(cmp), self.constant(a)?, t)
+            (cmp.swapped(), self.constant(a)?, t)
         } else {
             return None;
         };
@@ -384,16 +384,6 @@ fn mask(bits: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << bits) - 1
-    }
-}
-
-fn swapped(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        o => o,
     }
 }
 

@@ -30,17 +30,6 @@ pub(crate) fn int_cc(op: CmpOp, signed: bool) -> IntCC {
     }
 }
 
-/// `a op b` as `b op' a`.
-fn swapped(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        other => other,
-    }
-}
-
 pub(crate) fn float_cc(op: CmpOp) -> FloatCC {
     match op {
         CmpOp::Eq => FloatCC::Equal,
@@ -428,7 +417,7 @@ impl FunctionCx<'_, '_> {
         }
         let (lin, lin_op) = match (self.uni.shape(a), self.uni.shape(b)) {
             (Shape::Linear(1), Shape::Uniform) => (a, op),
-            (Shape::Uniform, Shape::Linear(1)) => (b, swapped(op)),
+            (Shape::Uniform, Shape::Linear(1)) => (b, op.swapped()),
             _ => return Ok(None),
         };
         if !self.one_map_at(lin, s.bits()) {
