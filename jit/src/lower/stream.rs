@@ -5,30 +5,33 @@
 //! stores: the line is first read into the cache (read for ownership),
 //! then written back. A non-temporal store (`movntps`) writes the line
 //! without reading it: vadd over 16M floats moves a quarter fewer bytes
-//! (~6.0 → ~4.8 ms on two threads). Where the line is in the cache, as in
+//! (~6.0 → ~4.3 ms on two threads). Where the line is in the cache, as in
 //! saxpy's `y[i] = a * x[i] + y[i]`, a non-temporal store has to evict it
-//! first and is much slower (~4.1 → ~9.4 ms), and a small output that
-//! the next command reads would be fetched back from memory. So a store
-//! streams only when
+//! first and is slower (~3.6 → ~5.0 ms), and a small output that the next
+//! command reads would be fetched back from memory. A line written in two
+//! halves by two chunks waits in a write-combining buffer in between, and
+//! one flushed early is written in parts, far slower than plain stores
+//! (Black-Scholes at W = 8: ~36 → ~214 ms). So a store streams only when
 //!
 //! - its address is derived from a `__global` pointer parameter that no
 //!   load, copy or builtin of the kernel reads through (and no pointer of
 //!   unknown origin is read at all: it could alias the parameter's
 //!   buffer), in a kernel with no atomics and no fences, whose ordering
 //!   guarantees would then have to cover the streamed stores as well;
-//! - it is the consecutive, full-chunk vector path of the store;
+//! - it is the consecutive, full-chunk vector path of the store, and the
+//!   chunk writes whole 64-byte lines (four pieces) starting on a line;
 //! - the launch has at least [`STREAM_MIN_ITEMS`] work-items
 //!   (`JitOptions::stream_min_items` or `VECL_STREAM_MIN_ITEMS` set
 //!   another number; a run-time test Cranelift hoists out of the loops).
 //!
-//! Cranelift has no non-temporal store, so the pieces go to a small Rust
-//! helper ([`vecl_stream_2x4`]) that issues `movntps` when the
-//! address is 16-byte aligned and plain stores otherwise. The call costs
-//! little next to the memory traffic of a kernel that qualifies. Streamed
-//! stores are weakly ordered: `CompiledKernel::run_groups` issues `sfence`
-//! before it returns, so whoever learns that the groups ran (the pool's
-//! completion counter) also sees their data. Within a group, a barrier
-//! needs nothing: the group runs on one thread, which sees its own
+//! Cranelift has no non-temporal store. The lowering emits plain `f32x4`
+//! stores marked with [`stream_tag`] as their source location; after
+//! compilation, [`patch_stores`] turns each marked `movups`/`vmovups` into
+//! `movntps`/`vmovntps` (one opcode byte, same length and operands).
+//! Streamed stores are weakly ordered: `CompiledKernel::run_groups` issues
+//! `sfence` before it returns, so whoever learns that the groups ran (the
+//! pool's completion counter) also sees their data. Within a group, a
+//! barrier needs nothing: the group runs on one thread, which sees its own
 //! stores.
 
 use cranelift_codegen::ir::SourceLoc;
