@@ -448,6 +448,29 @@ pub enum CmpOp {
     Ge,
 }
 
+/// Whether builtin `name` is a relational test (`isequal` … `isunordered`,
+/// `isnan`, `isinf`, `isfinite`, `isnormal`, `signbit`): it takes floats and
+/// returns integers, and depends on its arguments' values only.
+pub fn is_relational_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "isequal"
+            | "isnotequal"
+            | "isgreater"
+            | "isgreaterequal"
+            | "isless"
+            | "islessequal"
+            | "islessgreater"
+            | "isordered"
+            | "isunordered"
+            | "isnan"
+            | "isinf"
+            | "isfinite"
+            | "isnormal"
+            | "signbit"
+    )
+}
+
 impl CmpOp {
     /// The operator that gives `b op' a` the value of `a op b`.
     pub fn swapped(self) -> CmpOp {

@@ -15,23 +15,7 @@ use super::{width, Arg, BuiltinError};
 
 /// Whether `name` is a relational test (these take floats but return ints).
 pub fn is_relational(name: &str) -> bool {
-    matches!(
-        name,
-        "isequal"
-            | "isnotequal"
-            | "isgreater"
-            | "isgreaterequal"
-            | "isless"
-            | "islessequal"
-            | "islessgreater"
-            | "isordered"
-            | "isunordered"
-            | "isnan"
-            | "isinf"
-            | "isfinite"
-            | "isnormal"
-            | "signbit"
-    )
+    crate::module::is_relational_builtin(name)
 }
 
 /// `None` when `name` is not one of these builtins.
