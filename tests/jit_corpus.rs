@@ -102,19 +102,9 @@ const GUARD_BYTE: u8 = 0xa5;
 const MAX_ELEMS: usize = 1 << 21;
 const WIDTHS: [u32; 3] = [4, 8, 16];
 
-/// The tiers width `w` is compiled with: `VECL_JIT_TIERS` when set, else
-/// the quick code at W = 8 and the optimised code (which adds a copy for
-/// full chunks) at the others, both compiled before the call returns, so
-/// every kernel is checked in both forms whatever the machine's speed.
+/// The tiers width `w` is compiled with (both forms over the widths).
 fn tiers_for(w: u32) -> Option<vecl_jit::Tiers> {
-    if std::env::var_os("VECL_JIT_TIERS").is_some() {
-        return None;
-    }
-    Some(if w == 8 {
-        vecl_jit::Tiers::QuickOnly
-    } else {
-        vecl_jit::Tiers::OptimisedOnly
-    })
+    vecl_jit::Tiers::for_differential_tests(w)
 }
 
 /// A small deterministic generator (SplitMix64).

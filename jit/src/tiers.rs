@@ -47,6 +47,24 @@ impl Tiers {
             _ => Tiers::Both,
         }
     }
+
+    /// The tiers a differential test (JIT against the interpreter at
+    /// several widths) compiles width `w` with: `None` — the environment's
+    /// policy — when `VECL_JIT_TIERS` is set; otherwise the quick code at
+    /// W = 8 and the optimised code (which adds a copy for full chunks) at
+    /// the other widths, each compiled before `compile_kernel` returns. So
+    /// every kernel is checked in both forms, and which code a launch runs
+    /// never depends on when a background compilation ends.
+    pub fn for_differential_tests(w: u32) -> Option<Tiers> {
+        if std::env::var_os("VECL_JIT_TIERS").is_some() {
+            return None;
+        }
+        Some(if w == 8 {
+            Tiers::QuickOnly
+        } else {
+            Tiers::OptimisedOnly
+        })
+    }
 }
 
 /// Which register allocator a compilation uses.

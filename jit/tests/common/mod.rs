@@ -23,19 +23,9 @@ pub mod versus_interp;
 pub use groups::aligned;
 pub use hand_built::*;
 
-/// The tiers a test compiles width `w` with. `VECL_JIT_TIERS` decides when
-/// it is set; otherwise W = 8 gets the quick code and the other widths the
-/// optimised code, each compiled before the call returns. So every kernel
-/// is checked in both forms (the optimised one adds a copy for full chunks),
-/// and which code a launch runs never depends on when a background
-/// compilation ends (`tiers.rs` tests the replacement itself).
+/// The tiers a test compiles width `w` with
+/// ([`vecl_jit::Tiers::for_differential_tests`]; `tiers.rs` tests the
+/// replacement of the quick code itself).
 pub fn test_tiers(w: u32) -> Option<vecl_jit::Tiers> {
-    if std::env::var_os("VECL_JIT_TIERS").is_some() {
-        return None;
-    }
-    Some(if w == 8 {
-        vecl_jit::Tiers::QuickOnly
-    } else {
-        vecl_jit::Tiers::OptimisedOnly
-    })
+    vecl_jit::Tiers::for_differential_tests(w)
 }
