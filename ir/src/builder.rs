@@ -75,7 +75,8 @@ impl FunctionBuilder {
         let Some(block) = self.blocks.last() else {
             return false;
         };
-        let Some(at) = block.0.iter().position(|s| *s == Stmt::Eval(v)) else {
+        // From the end: `v` is normally a few statements back.
+        let Some(at) = block.0.iter().rposition(|s| *s == Stmt::Eval(v)) else {
             return false;
         };
         let mut used = false;

@@ -105,6 +105,9 @@ pub struct CompiledKernel {
     only_tier: FinalCode,
     /// Module-scope `__constant`/`__global` data the code addresses directly.
     _data: Box<[layout::DataLine]>,
+    /// Some store may be non-temporal (`lower::stream`): `run_groups`
+    /// fences after the code.
+    streams: bool,
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -188,10 +191,10 @@ impl CompiledKernel {
         // Streaming stores (`lower::stream`) are weakly ordered: make them
         // visible before whatever tells another thread these groups ran.
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `sfence` has no preconditions (SSE is part of x86-64).
-        unsafe {
-            std::arch::x86_64::_mm_sfence()
-        };
+        if self.streams {
+            // SAFETY: `sfence` has no preconditions (SSE is part of x86-64).
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
         status
     }
 
@@ -381,33 +384,30 @@ const LARGE_KERNEL_IR_INSTS: usize = 3000;
 ///   inlined several times): machine code, and Cranelift's register
 ///   allocation even more, grow with the width.
 fn default_width(func: &vecl_ir::Function, uni: &vecl_ir::analysis::uniformity::Uniformity) -> u32 {
-    /// Whether `b` holds loops, and whether one of them is divergent.
-    fn loops(b: &vecl_ir::Block, uni: &vecl_ir::analysis::uniformity::Uniformity) -> (bool, bool) {
-        let mut found = (false, false);
-        for s in &b.0 {
-            let inner: Vec<&vecl_ir::Block> = match s {
-                vecl_ir::Stmt::Loop { body, continuing } => {
-                    found.0 = true;
-                    found.1 |= uni.loop_is_divergent(body, continuing);
-                    vec![body, continuing]
-                }
-                vecl_ir::Stmt::If { then_, else_, .. } => vec![then_, else_],
-                vecl_ir::Stmt::Switch { cases, .. } => cases.iter().map(|c| &c.body).collect(),
-                _ => Vec::new(),
-            };
-            for x in inner {
-                let (l, d) = loops(x, uni);
-                found = (found.0 || l, found.1 || d);
+    /// Whether `b` holds a divergent loop.
+    fn divergent_loop(b: &vecl_ir::Block, uni: &vecl_ir::analysis::uniformity::Uniformity) -> bool {
+        b.0.iter().any(|s| match s {
+            vecl_ir::Stmt::Loop { body, continuing } => {
+                uni.loop_is_divergent(body, continuing)
+                    || divergent_loop(body, uni)
+                    || divergent_loop(continuing, uni)
             }
-        }
-        found
+            vecl_ir::Stmt::If { then_, else_, .. } => {
+                divergent_loop(then_, uni) || divergent_loop(else_, uni)
+            }
+            vecl_ir::Stmt::Switch { cases, .. } => {
+                cases.iter().any(|c| divergent_loop(&c.body, uni))
+            }
+            _ => false,
+        })
     }
     if func.insts.len() > LARGE_KERNEL_IR_INSTS {
         return 4;
     }
-    match loops(&func.body, uni) {
-        (_, true) => 8,
-        _ => 16,
+    if divergent_loop(&func.body, uni) {
+        8
+    } else {
+        16
     }
 }
 
@@ -698,5 +698,6 @@ fn compile(
             Tier::Optimised => FinalCode::Optimised(elapsed),
         },
         _data: data,
+        streams: lowered.stats.streamed_stores > 0,
     })
 }

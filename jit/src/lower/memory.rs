@@ -10,19 +10,17 @@
 //! memory another work-item may own is ever read-modified-written.
 
 use super::lane_loop::LaneAddrs;
-use super::lanes::{carrier, elem_of, is_narrow, little, natural, Lanes, Val};
-use super::stream;
+use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
-use crate::abi::{launch_offsets, AccessKind};
+use crate::abi::AccessKind;
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, AtomicRmwOp, BlockArg, ConstantData, InstBuilder, MemFlagsData,
-    SourceLoc, Value,
+    condcodes::IntCC, types, AtomicRmwOp, BlockArg, ConstantData, InstBuilder, MemFlagsData, Value,
 };
 use vecl_ir::analysis::uniformity::Shape;
 use vecl_ir::{AddressSpace, AtomicOp, GlobalId, Scalar, SlotId, Type, ValueId};
 
-fn mem() -> MemFlagsData {
+pub(super) fn mem() -> MemFlagsData {
     MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
 }
 
@@ -527,42 +525,8 @@ impl FunctionCx<'_, '_> {
             self.b.ins().brif(ok, fast, &[], slow, &[]);
             self.enter(fast);
             let pieces = self.varying(s, &val[0]);
-            // Whole cache lines only: a line a chunk writes in part waits in
-            // a write-combining buffer for the next chunk, and one flushed
-            // before then is written in parts, far slower than a plain
-            // store (Black-Scholes at W = 8: ~36 -> ~214 ms).
-            let streams = pieces.len().is_multiple_of(4)
-                && self
-                    .streaming
-                    .as_ref()
-                    .is_some_and(|st| st.streams(self.func, ptr));
-            if streams {
-                self.stats.streamed_stores += 1;
-                let (check, stream, plain) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                let large = self.launch_is_large();
-                self.b.ins().brif(large, check, &[], plain, &[]);
-                self.enter(check);
-                // Line-aligned (`movntps` itself faults below 16 bytes).
-                let low = self.b.ins().band_imm_s(first, 63);
-                let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
-                self.b.ins().brif(aligned, stream, &[], plain, &[]);
-                self.enter(stream);
-                self.b.set_srcloc(stream::stream_tag());
-                for (i, p) in pieces.iter().enumerate() {
-                    let f = if self.b.func.dfg.value_type(*p) == types::F32X4 {
-                        *p
-                    } else {
-                        self.b.ins().bitcast(types::F32X4, little(), *p)
-                    };
-                    self.b.ins().store(mem(), f, first, (i * 16) as i32);
-                }
-                self.b.set_srcloc(SourceLoc::default());
-                self.b.ins().jump(join, &[]);
-                self.enter(plain);
+            if self.streams(ptr, pieces.len()) {
+                self.stream_pieces(first, &pieces, join);
             }
             for (i, p) in pieces.iter().enumerate() {
                 self.b.ins().store(mem(), *p, first, (i * 16) as i32);
@@ -581,25 +545,6 @@ impl FunctionCx<'_, '_> {
             self.scatter(&addr, s, l, c as i32 * esize)?;
         }
         Ok(())
-    }
-
-    /// Whether the launch has `stream_min_items` work-items or more (read-only launch loads: Cranelift hoists the test).
-    fn launch_is_large(&mut self) -> Value {
-        let l = self.env().launch;
-        let mut n = self.b.ins().iconst(types::I64, 1);
-        for d in 0..3 {
-            let gs = self.b.ins().load(
-                types::I64,
-                super::invariant(),
-                l,
-                launch_offsets::GLOBAL_SIZE + 8 * d,
-            );
-            n = self.b.ins().imul(n, gs);
-        }
-        let min = self.stream_min_items as i64;
-        self.b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, min)
     }
 
     /// One scalar store per lane in lane order (inactive lanes write the

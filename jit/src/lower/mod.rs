@@ -141,13 +141,14 @@ pub(crate) struct FunctionCx<'a, 'b> {
     /// The code being lowered runs for full chunks only (every lane of
     /// the chunk is a work-item of the group).
     pub chunk_full: bool,
-    /// Which stores may bypass the caches (`stream`); `None` on hosts
-    /// without the helper.
+    /// Which stores may bypass the caches (`stream`); `None` off x86-64,
+    /// whose store encodings are the only ones `stream::patch_stores` knows.
     pub streaming: Option<stream::Streaming>,
     /// The natural scalars each vector built lane by lane (`build`) came
     /// from, by its first piece: lane `j` of such a vector is its `j`-th
     /// scalar, no extraction needed.
     pub built: HashMap<Value, Vec<Value>>,
+    /// Launches of at least this many work-items take the streaming path.
     pub stream_min_items: u64,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,

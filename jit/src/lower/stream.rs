@@ -34,7 +34,10 @@
 //! barrier needs nothing: the group runs on one thread, which sees its own
 //! stores.
 
-use cranelift_codegen::ir::SourceLoc;
+use super::lanes::little;
+use super::FunctionCx;
+use crate::abi::launch_offsets;
+use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, SourceLoc, Value};
 use vecl_ir::{AddressSpace, Function, Inst, Stmt, Type, ValueId};
 
 /// Launches with fewer work-items store normally: their output is likely
@@ -180,6 +183,70 @@ fn root(func: &Function, vars: &[Root], v: ValueId, depth: u32) -> Root {
         Inst::SlotAddr(_) | Inst::GlobalAddr(_) => Root::Own,
         Inst::ReadVar(x) => vars.get(x.index()).copied().unwrap_or(Root::Unknown),
         _ => Root::Unknown,
+    }
+}
+
+impl FunctionCx<'_, '_> {
+    /// Whether the full-chunk path of a store to `ptr` in `pieces` 16-byte
+    /// pieces may stream: whole 64-byte lines, and a store the kernel's
+    /// [`Streaming`] allows. A line a chunk writes in part waits in a
+    /// write-combining buffer for the next chunk, and one flushed before
+    /// then is written in parts, far slower than plain stores.
+    pub(crate) fn streams(&self, ptr: ValueId, pieces: usize) -> bool {
+        pieces.is_multiple_of(4)
+            && self
+                .streaming
+                .as_ref()
+                .is_some_and(|st| st.streams(self.func, ptr))
+    }
+
+    /// In the full-chunk path of a store: on a large launch with `first`
+    /// line-aligned, the `pieces` as marked stores (made non-temporal
+    /// after compilation, see [`patch_stores`]) and a jump to `join`;
+    /// otherwise on to the plain stores that follow.
+    pub(crate) fn stream_pieces(&mut self, first: Value, pieces: &[Value], join: Block) {
+        self.stats.streamed_stores += 1;
+        let (check, stream, plain) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let large = self.launch_is_large();
+        self.b.ins().brif(large, check, &[], plain, &[]);
+        self.enter(check);
+        // `movntps` itself faults below 16-byte alignment.
+        let low = self.b.ins().band_imm_s(first, 63);
+        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        self.b.ins().brif(aligned, stream, &[], plain, &[]);
+        self.enter(stream);
+        self.b.set_srcloc(stream_tag());
+        for (i, p) in pieces.iter().enumerate() {
+            let f = if self.b.func.dfg.value_type(*p) == types::F32X4 {
+                *p
+            } else {
+                self.b.ins().bitcast(types::F32X4, little(), *p)
+            };
+            self.b
+                .ins()
+                .store(super::memory::mem(), f, first, (i * 16) as i32);
+        }
+        self.b.set_srcloc(SourceLoc::default());
+        self.b.ins().jump(join, &[]);
+        self.enter(plain);
+    }
+
+    /// Whether the launch has `stream_min_items` work-items or more (the
+    /// launch loads are read-only and movable: Cranelift hoists the test).
+    fn launch_is_large(&mut self) -> Value {
+        let mut n = self.launch_field(launch_offsets::GLOBAL_SIZE, 0);
+        for d in 1..3 {
+            let gs = self.launch_field(launch_offsets::GLOBAL_SIZE, d);
+            n = self.b.ins().imul(n, gs);
+        }
+        let min = self.stream_min_items as i64;
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, min)
     }
 }
 

@@ -14,7 +14,9 @@ use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use vecl_ir::{Scalar, Type, ValueId, WorkItemFn};
 
 impl FunctionCx<'_, '_> {
-    fn launch_field(&mut self, base: i32, d: usize) -> Value {
+    /// Field `base` (a `launch_offsets` constant) of the `Launch`, in
+    /// dimension `d`.
+    pub(crate) fn launch_field(&mut self, base: i32, d: usize) -> Value {
         let l = self.env().launch;
         self.b
             .ins()
