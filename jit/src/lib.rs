@@ -365,46 +365,77 @@ const LARGE_KERNEL_IR_INSTS: usize = 3000;
 
 /// The SIMD width of a kernel when none is asked for.
 ///
-/// - 16 for a kernel with loops, all uniform, or with barriers: a chunk's
-///   scalar work in
-///   the loop (addresses, the consecutive test, the loop itself) is shared
-///   by twice the lanes of W = 8, and a tiled kernel's uniform operand
-///   feeds four vectors instead of two (`benches/matmul.cl` at 256²:
-///   59.7 M → 40.0 M instructions).
-/// - 16 without loops: each consecutive access moves a whole 64-byte
-///   line, which a streaming store (`lower::stream`) needs and which
-///   helps plain ones too (`benches/saxpy.cl` over 16M floats on two
-///   threads: ~4.0 → ~3.7 ms; Black-Scholes at 2^18: 24.9 M → 23.9 M
-///   instructions).
-/// - 8 when a loop is divergent: every iteration runs until the chunk's
-///   slowest lane is done, so the lanes idle longer, and the loop's
-///   values in four registers each spill (`benches/mandelbrot.cl` at 256²:
-///   19.6 M at W = 8, 57.4 M at W = 16).
+/// - 16 by default. A chunk's scalar work (addresses, the consecutive
+///   test, a loop's own counting) is shared by twice the lanes of W = 8; a
+///   tiled kernel's uniform operand feeds four vectors instead of two
+///   (`benches/matmul.cl` at 256²: 59.7 M → 40.0 M instructions); each
+///   consecutive access moves a whole 64-byte line, which a streaming
+///   store (`lower::stream`) needs (`benches/saxpy.cl` over 16M floats on
+///   two threads: ~4.0 → ~3.7 ms); and a loop's four independent vectors
+///   per value hide the latency of its arithmetic. That holds for
+///   divergent loops too, although every iteration runs until the chunk's
+///   slowest lane is done: `benches/mandelbrot.cl` at 1024² on one thread
+///   takes ~25.2 ms at W = 8 and ~20.8 ms at W = 16.
+/// - 8 when a loop holds work done lane by lane: an atomic, or a load or
+///   store whose address is neither uniform nor consecutive. Each of its
+///   W scalars is a register of its own, and at W = 16 they spill
+///   (`benches/histogram.cl` on one thread: ~23 ms at W = 8, ~31 ms at
+///   W = 16; 10.9 M against 23.1 M instructions per launch).
 /// - 4 for a very large kernel (a cipher or random-number generator
 ///   inlined several times): machine code, and Cranelift's register
 ///   allocation even more, grow with the width.
-fn default_width(func: &vecl_ir::Function, uni: &vecl_ir::analysis::uniformity::Uniformity) -> u32 {
-    /// Whether `b` holds a divergent loop.
-    fn divergent_loop(b: &vecl_ir::Block, uni: &vecl_ir::analysis::uniformity::Uniformity) -> bool {
+fn default_width(
+    module: &Module,
+    func: &vecl_ir::Function,
+    uni: &vecl_ir::analysis::uniformity::Uniformity,
+) -> u32 {
+    use vecl_ir::analysis::uniformity::Shape;
+    use vecl_ir::{Inst, Stmt};
+    // Whether the access through `ptr` is done lane by lane.
+    let per_lane = |ptr: vecl_ir::ValueId| -> bool {
+        let elem_bytes = match &func.insts[ptr.0 as usize].ty {
+            vecl_ir::Type::Pointer(_, pointee) => {
+                i64::from(vecl_ir::size_of(pointee, &module.structs))
+            }
+            _ => 0,
+        };
+        match uni.shape(ptr) {
+            Shape::Uniform => false,
+            Shape::Linear(stride) => stride != elem_bytes,
+            Shape::Varying => true,
+        }
+    };
+    /// Whether `b`, inside a loop when `in_loop`, holds lane-by-lane work
+    /// in a loop.
+    fn lane_work_in_loop(
+        b: &vecl_ir::Block,
+        in_loop: bool,
+        func: &vecl_ir::Function,
+        per_lane: &dyn Fn(vecl_ir::ValueId) -> bool,
+    ) -> bool {
         b.0.iter().any(|s| match s {
-            vecl_ir::Stmt::Loop { body, continuing } => {
-                uni.loop_is_divergent(body, continuing)
-                    || divergent_loop(body, uni)
-                    || divergent_loop(continuing, uni)
+            Stmt::Loop { body, continuing } => {
+                lane_work_in_loop(body, true, func, per_lane)
+                    || lane_work_in_loop(continuing, true, func, per_lane)
             }
-            vecl_ir::Stmt::If { then_, else_, .. } => {
-                divergent_loop(then_, uni) || divergent_loop(else_, uni)
+            Stmt::If { then_, else_, .. } => {
+                lane_work_in_loop(then_, in_loop, func, per_lane)
+                    || lane_work_in_loop(else_, in_loop, func, per_lane)
             }
-            vecl_ir::Stmt::Switch { cases, .. } => {
-                cases.iter().any(|c| divergent_loop(&c.body, uni))
-            }
+            Stmt::Switch { cases, .. } => cases
+                .iter()
+                .any(|c| lane_work_in_loop(&c.body, in_loop, func, per_lane)),
+            Stmt::Store { ptr, .. } => in_loop && per_lane(*ptr),
+            Stmt::Eval(v) if in_loop => match &func.insts[v.0 as usize].inst {
+                Inst::Load(ptr) | Inst::Atomic { ptr, .. } => per_lane(*ptr),
+                _ => false,
+            },
             _ => false,
         })
     }
     if func.insts.len() > LARGE_KERNEL_IR_INSTS {
-        return 4;
-    }
-    if divergent_loop(&func.body, uni) {
+        4
+    } else if lane_work_in_loop(&func.body, false, func, &per_lane) {
         8
     } else {
         16
@@ -455,7 +486,7 @@ fn compile(
     phases.mark("uniformity");
     let w = opts
         .simd_width
-        .unwrap_or_else(|| default_width(&func, &uni));
+        .unwrap_or_else(|| default_width(module, &func, &uni));
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
     for d in &func.insts {

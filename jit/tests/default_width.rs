@@ -1,0 +1,83 @@
+//! The SIMD width the JIT picks when none is asked for: 16 for loops of
+//! vector work, divergent ones included; 8 when a loop holds work done lane
+//! by lane (an atomic, a gather or a scatter).
+
+mod common;
+
+use common::versus_interp::build;
+use vecl_jit::{compile_kernel, JitOptions};
+
+/// The W line of `kernel`'s report at the default width.
+fn width(src: &str, kernel: &str) -> u32 {
+    let compiled = compile_kernel(&build(src, ""), kernel, &JitOptions::default())
+        .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    let explain = compiled.explain();
+    let line = explain.lines().next().unwrap_or_default();
+    let w = line
+        .split("W = ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no width in {line:?}"));
+    w.parse().unwrap()
+}
+
+#[test]
+fn straight_line_and_uniform_loops_run_sixteen_lanes() {
+    let src = "kernel void add(global const float* a, global float* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[i] + 1.0f;
+    }
+    kernel void sum(global const float* a, global float* b, int n) {
+        size_t i = get_global_id(0);
+        float s = 0.0f;
+        for (int k = 0; k < n; k++) s += a[k * 1024 + i];
+        b[i] = s;
+    }";
+    assert_eq!(width(src, "add"), 16);
+    assert_eq!(width(src, "sum"), 16);
+}
+
+#[test]
+fn divergent_loop_of_vector_work_runs_sixteen_lanes() {
+    let src = "kernel void iterate(global int* out, int limit) {
+        int x = get_global_id(0);
+        float z = 0.0f;
+        int i = 0;
+        while (i < limit && z < 4.0f) {
+            z = z * z + 0.001f * x;
+            i++;
+        }
+        out[x] = i;
+    }";
+    assert_eq!(width(src, "iterate"), 16);
+}
+
+#[test]
+fn loop_with_lane_by_lane_work_runs_eight_lanes() {
+    let src = "kernel void bins(global const uchar* data, global uint* bins, int per_item) {
+        size_t base = get_global_id(0) * per_item;
+        for (int k = 0; k < per_item; k++) atomic_inc(&bins[data[base + k]]);
+    }
+    kernel void gather(global const float* a, global const int* idx, global float* b, int n) {
+        size_t i = get_global_id(0);
+        float s = 0.0f;
+        for (int k = 0; k < n; k++) s += a[idx[i] + k * 7];
+        b[i] = s;
+    }
+    kernel void scatter(global float* out, int n) {
+        size_t i = get_global_id(0);
+        for (int k = 0; k < n; k++) out[i * n + k] = k;
+    }";
+    assert_eq!(width(src, "bins"), 8);
+    assert_eq!(width(src, "gather"), 8);
+    assert_eq!(width(src, "scatter"), 8);
+}
+
+#[test]
+fn lane_by_lane_work_outside_loops_keeps_sixteen_lanes() {
+    let src = "kernel void once(global const float* a, global const int* idx, global float* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[idx[i]];
+    }";
+    assert_eq!(width(src, "once"), 16);
+}
