@@ -52,6 +52,8 @@ pub(crate) struct Stats {
     pub vector_stores: u32,
     /// Vector stores whose full-chunk path streams on large launches.
     pub streamed_stores: u32,
+    /// The 16-byte stores of [`Self::streamed_stores`].
+    pub streamed_pieces: u32,
     pub gathers: u32,
     pub scatters: u32,
     pub uniform_loads: u32,

@@ -206,6 +206,7 @@ impl FunctionCx<'_, '_> {
     /// otherwise on to the plain stores that follow.
     pub(crate) fn stream_pieces(&mut self, first: Value, pieces: &[Value], join: Block) {
         self.stats.streamed_stores += 1;
+        self.stats.streamed_pieces += pieces.len() as u32;
         let (check, stream, plain) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -257,32 +258,45 @@ pub(crate) fn stream_tag() -> SourceLoc {
     SourceLoc::new(0x5eed_0001)
 }
 
-/// Turns the marked stores of `code` into non-temporal ones: each range
-/// Cranelift reports for [`stream_tag`] must hold exactly one 16-byte
-/// store of an XMM register to memory (`movups`, or `vmovups` in either
-/// VEX form), whose opcode byte `11` becomes `2B` (`movntps`,
-/// `vmovntps`: same operands, same length). A range holding anything else
-/// is left as it is, a plain store. Returns how many stores now stream.
+/// Turns the marked stores of `code` into non-temporal ones. Each range
+/// Cranelift reports for [`stream_tag`] starts with one or more of them
+/// (adjacent marked stores share a range), 16-byte stores of XMM registers
+/// to memory (`movups`, or `vmovups` in either VEX form) whose opcode
+/// bytes `11` become `2B` (`movntps`, `vmovntps`: same operands, same
+/// length); what follows them in a range is the register allocator's
+/// (a reload for the next block), left as it is. Unless exactly
+/// `expected` stores are found so, none is patched: a line written partly
+/// by streaming stores and partly by plain ones costs far more than plain
+/// stores alone (`docs/jit.md`). Returns how many stores now stream.
 pub(crate) fn patch_stores(
     code: &mut [u8],
     ranges: impl IntoIterator<Item = (usize, usize)>,
+    expected: usize,
 ) -> usize {
-    let mut patched = 0;
+    let mut opcodes = Vec::new();
     for (start, end) in ranges {
-        if end > code.len() || start >= end {
-            continue;
-        }
-        if let Some(at) = movups_store_opcode(&code[start..end]) {
-            code[start + at] = 0x2b;
-            patched += 1;
+        let mut at = start;
+        while at < end.min(code.len()) {
+            let Some((opcode, len)) = movups_store(&code[at..end.min(code.len())]) else {
+                break;
+            };
+            opcodes.push(at + opcode);
+            at += len;
         }
     }
-    patched
+    if opcodes.len() != expected {
+        return 0;
+    }
+    for &at in &opcodes {
+        code[at] = 0x2b;
+    }
+    opcodes.len()
 }
 
-/// Where the opcode byte of `insn` is, when `insn` is exactly one
-/// `movups m128, xmm` (`[REX] 0F 11 /r`, `VEX.128.0F 11 /r`).
-fn movups_store_opcode(insn: &[u8]) -> Option<usize> {
+/// Where the opcode byte of the instruction at the start of `insn` is, and
+/// the instruction's length, when it is a `movups m128, xmm` (`[REX] 0F 11
+/// /r`, `VEX.128.0F 11 /r`).
+fn movups_store(insn: &[u8]) -> Option<(usize, usize)> {
     let k = match *insn.first()? {
         0xc5 => {
             // VEX2: R vvvv L pp — 128-bit, no SIMD prefix.
@@ -333,7 +347,7 @@ fn movups_store_opcode(insn: &[u8]) -> Option<usize> {
         0b10 => 4,
         _ => 0,
     };
-    (len == insn.len()).then_some(opcode)
+    (len <= insn.len()).then_some((opcode, len))
 }
 
 #[cfg(test)]
@@ -344,28 +358,50 @@ mod tests {
     fn only_whole_movups_stores_are_patched() {
         // vmovups %xmm3,0x10(%rcx,%rdx,4) (VEX2, SIB, disp8)
         let mut a = vec![0xc5, 0xf8, 0x11, 0x5c, 0x91, 0x10];
-        assert_eq!(patch_stores(&mut a, [(0, 6)]), 1);
+        assert_eq!(patch_stores(&mut a, [(0, 6)], 1), 1);
         assert_eq!(a[2], 0x2b);
         // vmovups %xmm9,(%r11) (VEX3 with B set)
         let mut b = vec![0xc4, 0x41, 0x78, 0x11, 0x0b];
-        assert_eq!(patch_stores(&mut b, [(0, 5)]), 1);
+        assert_eq!(patch_stores(&mut b, [(0, 5)], 1), 1);
         assert_eq!(b[3], 0x2b);
         // movups %xmm0,0x20(%rax) (SSE), and with REX.
         let mut c = vec![0x0f, 0x11, 0x40, 0x20, 0x41, 0x0f, 0x11, 0x00];
-        assert_eq!(patch_stores(&mut c, [(0, 4), (4, 8)]), 2);
+        assert_eq!(patch_stores(&mut c, [(0, 4), (4, 8)], 2), 2);
         assert_eq!((c[1], c[6]), (0x2b, 0x2b));
-        // A load (0F 10), a register move (mod 11), a 256-bit store, a
-        // range with a second instruction, and one cut short: untouched.
+        // Two adjacent stores in one range.
+        let mut d = vec![0x0f, 0x11, 0x40, 0x20, 0xc5, 0xf8, 0x11, 0x5c, 0x91, 0x10];
+        assert_eq!(patch_stores(&mut d, [(0, 10)], 2), 2);
+        assert_eq!((d[1], d[6]), (0x2b, 0x2b));
+        // A load (0F 10), a register move (mod 11), a 256-bit store and a
+        // store cut short: untouched.
         for (bytes, end) in [
             (vec![0x0f, 0x10, 0x40, 0x20], 4),
             (vec![0xc5, 0xf8, 0x11, 0xc1], 4),
             (vec![0xc5, 0xfc, 0x11, 0x00], 4),
-            (vec![0x0f, 0x11, 0x00, 0x90], 4),
             (vec![0x0f, 0x11, 0x40], 3),
         ] {
             let mut x = bytes.clone();
-            assert_eq!(patch_stores(&mut x, [(0, end)]), 0, "{bytes:x?}");
+            assert_eq!(patch_stores(&mut x, [(0, end)], 1), 0, "{bytes:x?}");
             assert_eq!(x, bytes);
         }
+    }
+
+    #[test]
+    fn stores_followed_by_other_code_are_patched_only_all_together() {
+        // A store, then a range with a store and a reload after it
+        // (movdqu 0x570(%rsp),%xmm9).
+        let bytes = vec![
+            0x0f, 0x11, 0x40, 0x20, 0x0f, 0x11, 0x00, 0xf3, 0x44, 0x0f, 0x6f, 0x8c, 0x24, 0x70,
+            0x05, 0x00, 0x00,
+        ];
+        let mut x = bytes.clone();
+        assert_eq!(patch_stores(&mut x, [(0, 4), (4, 17)], 2), 2);
+        assert_eq!((x[1], x[5], x[10]), (0x2b, 0x2b, 0x6f));
+        // A range that starts with something else hides its store: then
+        // none is patched.
+        let bytes = vec![0x0f, 0x11, 0x40, 0x20, 0x0f, 0x10, 0x00, 0x0f, 0x11, 0x00];
+        let mut x = bytes.clone();
+        assert_eq!(patch_stores(&mut x, [(0, 4), (4, 10)], 2), 0);
+        assert_eq!(x, bytes);
     }
 }
