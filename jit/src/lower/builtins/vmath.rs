@@ -21,7 +21,7 @@ use super::super::lanes::{little, Lanes};
 use super::super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{
     condcodes::FloatCC, condcodes::IntCC, types, BlockArg, ConstantData, FuncRef, InstBuilder,
-    MemFlagsData, Value,
+    MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_2, LOG10_E, LOG2_E, PI};
@@ -1230,8 +1230,8 @@ impl FunctionCx<'_, '_> {
                 (false, false) => types::F32X4,
             })
             .collect();
-        let f = self.math_routine(name, &types)?;
         let fast = if uniform {
+            let f = self.math_routine(name, &types)?;
             let mut a = Vec::with_capacity(args.len());
             for l in args {
                 let Lanes::Uniform(v) = l else {
@@ -1256,15 +1256,44 @@ impl FunctionCx<'_, '_> {
                     self.varying(s, l)
                 })
                 .collect();
-            let mut out = Vec::with_capacity(pieces[0].len());
-            for i in 0..pieces[0].len() {
-                let a: Vec<Value> = pieces.iter().map(|p| p[i]).collect();
+            let n = pieces[0].len();
+            if n == 1 {
+                let f = self.math_routine(name, &types)?;
+                let a: Vec<Value> = pieces.iter().map(|p| p[0]).collect();
                 let r = self
                     .call(f, &a)
                     .ok_or_else(|| self.internal(format!("{name}: no result")))?;
-                out.push(r);
+                Lanes::Varying(vec![r])
+            } else {
+                // One call for all pieces, through a stack buffer: the
+                // arguments' pieces, then the results.
+                let f = self.math_routine_pieces(name, &types, n as u32)?;
+                let in_bytes = (pieces.len() * n * 16) as u32;
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    in_bytes + n as u32 * 16,
+                    4,
+                ));
+                let flags = MemFlagsData::trusted();
+                let args_at = self.b.ins().stack_addr(types::I64, slot, 0);
+                for (a, arg) in pieces.iter().enumerate() {
+                    for (i, v) in arg.iter().enumerate() {
+                        self.b
+                            .ins()
+                            .store(flags, *v, args_at, ((a * n + i) * 16) as i32);
+                    }
+                }
+                let out_at = self.b.ins().stack_addr(types::I64, slot, in_bytes as i32);
+                self.b.ins().call(f, &[args_at, out_at]);
+                let out = (0..n)
+                    .map(|i| {
+                        self.b
+                            .ins()
+                            .load(types::F32X4, flags, out_at, (i * 16) as i32)
+                    })
+                    .collect();
+                Lanes::Varying(out)
             }
-            Lanes::Varying(out)
         };
         Ok(fast)
     }
