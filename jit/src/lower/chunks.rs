@@ -538,6 +538,7 @@ pub(crate) fn lower_kernel(
         alive: None,
         targets: Vec::new(),
         divergence: 0,
+        splitting_if: false,
         exit_depth: 0,
         force_masked_returns: barrier_mode,
         chunk_end: chunk_end_placeholder,

@@ -119,6 +119,9 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub targets: Vec<Target>,
     /// Enclosing varying ifs, divergent loops and switches.
     pub divergence: u32,
+    /// Lowering the masked path of a split `if` (`control::lower_split_if`):
+    /// the `if`s inside it are not split again.
+    pub splitting_if: bool,
     /// Enclosing loops and switches (a `return` there is masked).
     pub exit_depth: u32,
     pub force_masked_returns: bool,

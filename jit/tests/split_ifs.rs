@@ -1,0 +1,93 @@
+//! Small varying `if`s with two arms, split into a path for chunks whose
+//! lanes all take the then arm, one for chunks whose lanes all take the
+//! else arm, and the masked path for chunks whose lanes disagree
+//! (`lower_split_if` in `lower/control.rs`): conditions on the local id
+//! against a bound that moves through the chunks (all, none and part of a
+//! chunk's lanes), on data in runs and on data that changes every lane,
+//! loads, stores and variable writes in both arms, nested `if`s, and the
+//! Hillis-Steele scan step across barriers. Each launch is compared with
+//! the interpreter at every width.
+
+mod common;
+
+use common::codegen::*;
+
+fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
+    (r.global_offset[0] + r.global_size[0]) as usize + 8
+}
+
+#[test]
+fn bound_on_the_local_id_matches_interpreter() {
+    // `cut` takes lanes below, inside and past every chunk.
+    let src = "kernel void k(global const int* a, global int* o, int cut) {
+        size_t g = get_global_id(0);
+        int lid = get_local_id(0);
+        int v;
+        if (lid >= cut) { v = a[g - (size_t)cut] * 3; o[g] = v + 1; }
+        else { v = -a[g]; o[g] = v - 1; }
+        o[g] += v;
+    }";
+    for cut in [0, 1, 3, 7, 8, 16, 17, 40, 1000] {
+        let n = differential(src, "k", &shapes_1d(), |r| {
+            let n = n_for(r);
+            vec![Spec::Ints(n, 3), Spec::Ints(n, 0), Spec::Int(cut)]
+        });
+        assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    }
+}
+
+#[test]
+fn data_in_runs_and_data_per_lane_match_interpreter() {
+    // `(a[g] >> shift) & 1`: with a large shift the condition changes
+    // slowly along the data, with shift 0 almost every lane.
+    let src = "kernel void k(global const int* a, global int* o, int shift) {
+        size_t g = get_global_id(0);
+        int x = a[g];
+        int r = 0;
+        if (((g >> shift) ^ (size_t)(x & 1)) & 1) {
+            r = x * x;
+            if (x > 3) r += 5; else r -= 5;
+        } else {
+            r = a[(g + 1) % 50] - x;
+        }
+        o[g] = r;
+    }";
+    for shift in [0, 2, 4, 6] {
+        differential(src, "k", &shapes_1d(), |r| {
+            let n = n_for(r).max(50);
+            vec![Spec::Ints(n, 1), Spec::Ints(n, 0), Spec::Int(shift)]
+        });
+    }
+}
+
+#[test]
+fn scan_step_across_barriers_matches_interpreter() {
+    let src = "kernel void scan(global const int* in, global int* out, local int* tmp) {
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int offset = 1; offset < n; offset <<= 1) {
+            int add = lid >= offset ? tmp[lid - offset] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tmp[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = tmp[lid];
+    }";
+    let ranges = [
+        range1(0, 256, 64),
+        range1(0, 64, 16),
+        range1(0, 96, 32),
+        range1(0, 120, 24),
+    ];
+    let n = differential(src, "scan", &ranges, |r| {
+        let n = n_for(r);
+        vec![
+            Spec::Ints(n, 4),
+            Spec::Ints(n, 0),
+            Spec::Local(4 * r.local_size[0] as usize),
+        ]
+    });
+    assert_eq!(n, ranges.len() * WIDTHS.len());
+}
