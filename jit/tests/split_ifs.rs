@@ -91,3 +91,33 @@ fn scan_step_across_barriers_matches_interpreter() {
     });
     assert_eq!(n, ranges.len() * WIDTHS.len());
 }
+
+#[test]
+fn every_order_and_lanes_passing_the_top_match_interpreter() {
+    // `x` passes UINT_MAX → 0 (and INT_MAX → INT_MIN) inside some chunks:
+    // those take the masked path.
+    for (ty, base) in [
+        ("uint", "0xfffffff0u"),
+        ("int", "0x7ffffff0"),
+        ("int", "-20"),
+    ] {
+        for op in ["<", "<=", ">", ">="] {
+            let src = format!(
+                "kernel void k(global const int* a, global int* o, int bound) {{
+                    size_t g = get_global_id(0);
+                    {ty} x = ({ty})g + {base};
+                    int r;
+                    if (x {op} ({ty})bound) {{ r = a[g] + 1; o[g] = r; }}
+                    else {{ r = a[g] * 2; o[g] = -r; }}
+                    o[g] += r;
+                }}"
+            );
+            for bound in [-40, -3, 0, 5, 17, 100, 0x7ffffff8, -0x7ffffff0] {
+                differential(&src, "k", &shapes_1d(), |r| {
+                    let n = n_for(r);
+                    vec![Spec::Ints(n, 2), Spec::Ints(n, 0), Spec::Int(bound)]
+                });
+            }
+        }
+    }
+}

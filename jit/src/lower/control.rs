@@ -47,7 +47,7 @@ fn straight_size(b: &Block) -> Option<usize> {
 
 /// Statements of both arms of a varying `if` above which it is not split
 /// into one-arm paths and the masked one (see `lower_split_if`).
-const MAX_SPLIT_STATEMENTS: usize = 16;
+const MAX_SPLIT_STATEMENTS: usize = 40;
 
 /// Whether a block leaves the enclosing loop or chunk at its top level
 /// (`break`, `return`).
@@ -325,13 +325,14 @@ impl FunctionCx<'_, '_> {
             }
             Lanes::Varying(cm) => {
                 self.stats.varying_ifs += 1;
-                if !self.splitting_if
+                if self.chunk_full
+                    && !self.splitting_if
                     && !else_.0.is_empty()
                     && straight_size(then_)
                         .zip(straight_size(else_))
                         .is_some_and(|(t, e)| t + e <= MAX_SPLIT_STATEMENTS)
                 {
-                    return self.lower_split_if(&cm, then_, else_);
+                    return self.lower_split_if(cond, &cm, then_, else_);
                 }
                 self.lower_masked_if(&cm, then_, else_)
             }
@@ -339,21 +340,28 @@ impl FunctionCx<'_, '_> {
     }
 
     /// A small varying `if` with two arms whose lanes often agree
-    /// (`lid >= offset ? tmp[lid - offset] : 0`, a test on coherent data):
-    /// when every running lane takes one arm, that arm runs alone as under
-    /// a uniform `if` — no masks, no blends, loads and stores as whole
-    /// vectors — and only a chunk whose lanes disagree runs both arms under
-    /// their masks. Each arm is emitted twice, so this is kept to arms of
-    /// at most [`MAX_SPLIT_STATEMENTS`] statements between them, without
-    /// loops or exits. An `if` without `else` stays masked: its masked path
-    /// is already one test and one arm (`benches/reduce.cl` split: 13.3 →
-    /// 14.8 ms on one thread), where two arms also cost the second test,
-    /// the mask kept between the arms and the blends of their writes
-    /// (`benches/scan.cl` over 16M items: 52.8 → 42 ms).
-    fn lower_split_if(&mut self, cm: &[Value], then_: &Block, else_: &Block) -> LResult<()> {
-        let entry = self.cur_mask();
-        let then_mask = self.mask_and(&entry, cm);
-        let else_mask = self.mask_and_not(&entry, cm);
+    /// (`lid >= offset ? tmp[lid - offset] : 0`, a test on coherent data),
+    /// in the full-chunk copy: when every running lane takes one arm, that
+    /// arm runs alone as under a uniform `if` — no masks, no blends, loads
+    /// and stores as whole vectors — and only a chunk whose lanes disagree
+    /// runs both arms under their masks. With every lane running, a
+    /// comparison of a consecutive integer with a uniform one is decided by
+    /// its end lanes (`linear_agreement`). Each arm is emitted twice, so
+    /// this is kept to arms of at most [`MAX_SPLIT_STATEMENTS`] statements
+    /// between them, without loops or exits, and to the full-chunk copy,
+    /// which is only made while the general one is small. An `if` without
+    /// `else` stays masked: its masked path is already one test and one arm
+    /// (`benches/reduce.cl` split: 13.3 → 14.8 ms on one thread), where two
+    /// arms also cost the second test, the mask kept between the arms and
+    /// the blends of their writes (`benches/scan.cl` over 16M items: 52.8 →
+    /// ~38 ms).
+    fn lower_split_if(
+        &mut self,
+        cond: vecl_ir::ValueId,
+        cm: &[Value],
+        then_: &Block,
+        else_: &Block,
+    ) -> LResult<()> {
         let (only_then, not_only_then, only_else, mixed, merge) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -361,14 +369,34 @@ impl FunctionCx<'_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        let any_e = self.mask_any(&else_mask);
-        self.b.ins().brif(any_e, not_only_then, &[], only_then, &[]);
+        // With every lane of the chunk running, a comparison of a
+        // consecutive integer with a uniform one is decided by its end
+        // lanes; otherwise by the masks.
+        let every_lane = self.chunk_full && self.divergence == 0 && self.alive.is_none();
+        let scalar = if every_lane {
+            self.linear_agreement(cond)?
+        } else {
+            None
+        };
+        let (all, none) = match scalar {
+            Some(tests) => tests,
+            None => {
+                let entry = self.cur_mask();
+                let then_mask = self.mask_and(&entry, cm);
+                let else_mask = self.mask_and_not(&entry, cm);
+                let any_e = self.mask_any(&else_mask);
+                let any_t = self.mask_any(&then_mask);
+                let all = self.b.ins().icmp_imm_s(IntCC::Equal, any_e, 0);
+                let none = self.b.ins().icmp_imm_s(IntCC::Equal, any_t, 0);
+                (all, none)
+            }
+        };
+        self.b.ins().brif(all, only_then, &[], not_only_then, &[]);
         self.enter(only_then);
         self.lower_block(then_)?;
         self.jump_live(merge);
         self.enter(not_only_then);
-        let any_t = self.mask_any(&then_mask);
-        self.b.ins().brif(any_t, mixed, &[], only_else, &[]);
+        self.b.ins().brif(none, only_else, &[], mixed, &[]);
         self.enter(only_else);
         self.lower_block(else_)?;
         self.jump_live(merge);

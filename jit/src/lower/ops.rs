@@ -533,6 +533,67 @@ impl FunctionCx<'_, '_> {
         )]))
     }
 
+    /// For `cond`, a comparison (`<`, `<=`, `>`, `>=`) of an integer
+    /// consecutive across the chunk (stride 1) with a uniform one: whether
+    /// it holds in every lane and whether it holds in none (`i8`s), from
+    /// the first and last lanes' values. Lanes that pass the top of the
+    /// comparison's order (`MAX` to `MIN`) give two false answers, so the
+    /// caller takes its general path. `None` for any other condition.
+    pub fn linear_agreement(&mut self, cond: ValueId) -> LResult<Option<(Value, Value)>> {
+        let vecl_ir::Inst::Cmp(op, a, b) = self.func.inst(cond).inst else {
+            return Ok(None);
+        };
+        let s = self.elem(a)?;
+        if !s.is_int()
+            || s.bits() < 32
+            || self.func.ty(a).lanes() != 1
+            || matches!(op, CmpOp::Eq | CmpOp::Ne)
+        {
+            return Ok(None);
+        }
+        let (lin, bound, op) = match (self.uni.shape(a), self.uni.shape(b)) {
+            (Shape::Linear(1), Shape::Uniform) => (a, b, op),
+            (Shape::Uniform, Shape::Linear(1)) => (b, a, op.swapped()),
+            _ => return Ok(None),
+        };
+        // Lane `i` is lane 0's value plus `i` modulo 2^bits, or exactly
+        // (no wrap point at all, `(int)get_local_id(0)`).
+        if !self.one_map_at(lin, s.bits()) && self.wrap_points(lin) != Some(0) {
+            return Ok(None);
+        }
+        let Some(Lanes::Uniform(bound)) = self.value(bound)?.first().cloned() else {
+            return Ok(None);
+        };
+        let first = self.lane_scalar(lin, 0)?;
+        let last = self.lane_scalar(lin, self.w - 1)?;
+        let signed = s.is_signed();
+        let cc = |op| int_cc(op, signed);
+        let ordered = self.b.ins().icmp(cc(CmpOp::Le), first, last);
+        // (the lane deciding "all", its test; the lane deciding "none",
+        // the test that no lane passes)
+        let (all, none) = match op {
+            CmpOp::Lt => (
+                self.b.ins().icmp(cc(CmpOp::Lt), last, bound),
+                self.b.ins().icmp(cc(CmpOp::Ge), first, bound),
+            ),
+            CmpOp::Le => (
+                self.b.ins().icmp(cc(CmpOp::Le), last, bound),
+                self.b.ins().icmp(cc(CmpOp::Gt), first, bound),
+            ),
+            CmpOp::Gt => (
+                self.b.ins().icmp(cc(CmpOp::Gt), first, bound),
+                self.b.ins().icmp(cc(CmpOp::Le), last, bound),
+            ),
+            _ => (
+                self.b.ins().icmp(cc(CmpOp::Ge), first, bound),
+                self.b.ins().icmp(cc(CmpOp::Lt), last, bound),
+            ),
+        };
+        let all = self.b.ins().band(all, ordered);
+        let none = self.b.ins().band(none, ordered);
+        Ok(Some((all, none)))
+    }
+
     /// A comparison: an `i8` 0/1 for uniform operands, mask pieces otherwise.
     pub fn compare(&mut self, op: CmpOp, s: Scalar, l: &Lanes, r: &Lanes) -> Lanes {
         if let (Lanes::Uniform(a), Lanes::Uniform(b)) = (l, r) {
