@@ -102,14 +102,21 @@ impl FunctionCx<'_, '_> {
     pub fn lower_block(&mut self, block: &Block) -> LResult<()> {
         let mut skip = None;
         for s in &block.0 {
+            let exits = has_exit(s);
+            let before = exits.then(|| self.cur_mask());
             self.lower_stmt(s)?;
             if matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return(_)) {
                 break;
             }
-            if has_exit(s) {
+            if exits {
+                let m = self.cur_mask();
+                // Exits that are plain jumps (a uniform `break` of a
+                // uniform loop) leave the mask as it was: no test.
+                if before.as_ref() == Some(&m) {
+                    continue;
+                }
                 let rest = self.b.create_block();
                 let sk = *skip.get_or_insert_with(|| self.b.create_block());
-                let m = self.cur_mask();
                 let any = self.mask_any(&m);
                 self.b.ins().brif(any, rest, &[], sk, &[]);
                 self.enter(rest);
