@@ -680,6 +680,13 @@ fn compile(
         "operations done lane by lane (no vector form): {}",
         s.per_lane_ops
     );
+    if s.linear_divisions > 0 {
+        let _ = writeln!(
+            explain,
+            "divisions of a consecutive integer by a uniform one: {} (one division per chunk where the divisor is at least W; otherwise counted above)",
+            s.linear_divisions
+        );
+    }
     let uniform_values = uni.values.iter().filter(|v| v.is_uniform()).count();
     let _ = writeln!(
         explain,

@@ -54,6 +54,9 @@ pub(crate) struct Stats {
     pub streamed_stores: u32,
     /// The 16-byte stores of [`Self::streamed_stores`].
     pub streamed_pieces: u32,
+    /// `/` and `%` of a consecutive integer by a uniform one, with a
+    /// one-division fast form (`ops::linear_div_rem`).
+    pub linear_divisions: u32,
     pub gathers: u32,
     pub scatters: u32,
     pub uniform_loads: u32,

@@ -202,6 +202,11 @@ impl FunctionCx<'_, '_> {
         ty: &Type,
     ) -> LResult<Val> {
         let s = elem_of(ty).ok_or_else(|| self.internal("binary on a non-value"))?;
+        if matches!(op, BinaryOp::Div | BinaryOp::Rem) {
+            if let Some(v) = self.linear_div_rem(op, s, a, b)? {
+                return Ok(vec![v]);
+            }
+        }
         let (x, y) = (self.value(a)?, self.value(b)?);
         let mut out = Vec::with_capacity(x.len());
         for (l, r) in x.iter().zip(&y) {
@@ -276,6 +281,167 @@ impl FunctionCx<'_, '_> {
         Ok(self.per_lane(&[(s, l), (s, r)], s, |cx, a| {
             cx.scalar_binary(op, s, a[0], a[1])
         }))
+    }
+
+    /// `x / d` and `x % d` for a 32- or 64-bit integer `x` consecutive
+    /// across the chunk (stride 1) and a uniform `d` (`gid % width`, `gid /
+    /// width`): one scalar division of lane 0's value, `x0 = q0·d + r0`;
+    /// lane `i` is `r0 + i`, less `d` where that reaches `d`, and its
+    /// quotient `q0`, plus 1 there. That holds when at most one lane
+    /// passes a multiple of `d` — `d ≥ W` — the lanes do not wrap (lane 0 ≤
+    /// lane W-1), `x0 ≥ 0` for signed types, and `r0 + i` cannot overflow
+    /// (`d` at most half the type's maximum); otherwise, tested at run
+    /// time, the general form. `None` when `x` and `d` are not so shaped.
+    fn linear_div_rem(
+        &mut self,
+        op: BinaryOp,
+        s: Scalar,
+        a: ValueId,
+        b: ValueId,
+    ) -> LResult<Option<Lanes>> {
+        if !s.is_int() || s.bits() < 32 || self.func.ty(a).lanes() != 1 {
+            return Ok(None);
+        }
+        if self.uni.shape(a) != Shape::Linear(1) || self.uni.shape(b) != Shape::Uniform {
+            return Ok(None);
+        }
+        if !self.one_map_at(a, s.bits()) && self.wrap_points(a) != Some(0) {
+            return Ok(None);
+        }
+        let (l, r) = (self.value(a)?, self.value(b)?);
+        let (Some(l), Some(Lanes::Uniform(d))) = (l.first().cloned(), r.first().cloned()) else {
+            return Ok(None);
+        };
+        let ty = natural(s);
+        let signed = s.is_signed();
+        let (check, fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let piece_ty = if ty == types::I64 {
+            types::I64X2
+        } else {
+            types::I32X4
+        };
+        let pieces = (self.w / piece_ty.lane_count()) as usize;
+        for _ in 0..pieces {
+            self.b.append_block_param(join, piece_ty);
+        }
+        // A power of two (`% get_local_size(0)`): the general form of
+        // unsigned types is already one mask or shift per piece, so they
+        // go there before any lane is recomputed.
+        let below_d = self.b.ins().iadd_imm_s(d, -1);
+        let common = self.b.ins().band(d, below_d);
+        let pow2 = self.b.ins().icmp_imm_s(IntCC::Equal, common, 0);
+        if signed {
+            self.b.ins().jump(check, &[]);
+        } else {
+            self.b.ins().brif(pow2, slow, &[], check, &[]);
+        }
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
+        // The run-time conditions of the fast form.
+        let x0 = self.lane_scalar(a, 0)?;
+        let xl = self.lane_scalar(a, self.w - 1)?;
+        let le = if signed {
+            IntCC::SignedLessThanOrEqual
+        } else {
+            IntCC::UnsignedLessThanOrEqual
+        };
+        let ordered = self.b.ins().icmp(le, x0, xl);
+        let half = if ty == types::I64 {
+            i64::MAX / 2
+        } else {
+            i64::from(i32::MAX / 2)
+        };
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, d, i64::from(self.w));
+        let small = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, d, half);
+        let mut ok = self.b.ins().band(ordered, big);
+        ok = self.b.ins().band(ok, small);
+        if signed {
+            let nonneg = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x0, 0);
+            ok = self.b.ins().band(ok, nonneg);
+        }
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        // Lane 0's quotient and remainder: a shift and a mask for a power
+        // of two (signed types only reach here with one), else a division.
+        let (by_shift, by_division, split) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let q0 = self.b.append_block_param(split, ty);
+        let r0 = self.b.append_block_param(split, ty);
+        self.b.ins().brif(pow2, by_shift, &[], by_division, &[]);
+        self.b.switch_to_block(by_shift);
+        self.b.seal_block(by_shift);
+        let shift = self.b.ins().ctz(d);
+        let q = self.b.ins().ushr(x0, shift);
+        let r = self.b.ins().band(x0, below_d);
+        self.b
+            .ins()
+            .jump(split, &[BlockArg::Value(q), BlockArg::Value(r)]);
+        self.b.switch_to_block(by_division);
+        self.b.seal_block(by_division);
+        let q = self.b.ins().udiv(x0, d);
+        let r = self.b.ins().urem(x0, d);
+        self.b
+            .ins()
+            .jump(split, &[BlockArg::Value(q), BlockArg::Value(r)]);
+        self.b.switch_to_block(split);
+        self.b.seal_block(split);
+        let r0v = self.b.ins().splat(piece_ty, r0);
+        let dv = self.b.ins().splat(piece_ty, d);
+        let iota = if ty == types::I64 {
+            self.iota64.clone()
+        } else {
+            self.iota32.clone()
+        };
+        let out: Vec<BlockArg> = iota
+            .iter()
+            .map(|i| {
+                let t = self.b.ins().iadd(r0v, *i);
+                // All ones where lane `i` stays below `d`.
+                let below = self.b.ins().icmp(IntCC::SignedGreaterThan, dv, t);
+                let v = if op == BinaryOp::Rem {
+                    let wrapped = self.b.ins().isub(t, dv);
+                    self.b.ins().bitselect(below, t, wrapped)
+                } else {
+                    let q1 = self.b.ins().iadd_imm_s(q0, 1);
+                    let q1v = self.b.ins().splat(piece_ty, q1);
+                    self.b.ins().iadd(q1v, below)
+                };
+                BlockArg::Value(v)
+            })
+            .collect();
+        self.b.ins().jump(join, &out);
+
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let general = match self.binary(op, s, &l, &Lanes::Uniform(d))? {
+            Lanes::Varying(v) => v,
+            Lanes::Uniform(v) => vec![self.b.ins().splat(piece_ty, v); pieces],
+        };
+        let args: Vec<BlockArg> = general.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.stats.linear_divisions += 1;
+        Ok(Some(Lanes::Varying(self.b.block_params(join).to_vec())))
     }
 
     /// Unsigned `/` and `%` of varying lanes by a uniform divisor (`i %

@@ -32,6 +32,7 @@ pub enum Spec {
     /// `n` bytes `i * 5 + seed`, then the guard.
     Bytes(usize, u8),
     Int(i32),
+    Long(i64),
     Float(f32),
     /// The buffer of argument `arg` again, `offset` bytes in (aliasing).
     Alias(usize, u64),
@@ -85,6 +86,7 @@ pub fn interp_args_for(specs: &[Spec]) -> Vec<KernelArg> {
                     .collect(),
             ),
             Spec::Int(x) => KernelArg::Value(x.to_le_bytes().to_vec()),
+            Spec::Long(x) => KernelArg::Value(x.to_le_bytes().to_vec()),
             Spec::Float(x) => KernelArg::Value(x.to_le_bytes().to_vec()),
             Spec::Alias(arg, offset) => KernelArg::Alias {
                 arg: *arg,
