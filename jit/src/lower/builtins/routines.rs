@@ -18,8 +18,7 @@
 use super::super::{FunctionCx, LResult};
 use super::vmath::MathCx;
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, AbiParam, BlockArg, FuncRef, InstBuilder, MemFlagsData, Signature,
-    Value,
+    types, AbiParam, FuncRef, InstBuilder, MemFlagsData, Signature, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{Linkage, Module as _};
@@ -43,9 +42,10 @@ impl FunctionCx<'_, '_> {
     }
 
     /// The routine computing `name` on `pieces` pieces at once (argument
-    /// types `params`, all vectors), defined on first use. It takes two
-    /// addresses: the arguments, argument by argument and piece by piece
-    /// (16 bytes each), and where to write the `pieces` results. A chunk's
+    /// types `params`, all vectors), defined on first use: the body once
+    /// per piece, straight-line. It takes two addresses: the arguments,
+    /// argument by argument and piece by piece (16 bytes each), and where
+    /// to write the `pieces` results. A chunk's
     /// pieces then cost one call instead of one each: every vector live
     /// across a call is saved and restored around it (System V keeps no
     /// XMM register), so Black-Scholes at W = 16 paid that four times per
@@ -109,59 +109,45 @@ impl FunctionCx<'_, '_> {
         b.switch_to_block(entry);
         b.seal_block(entry);
         let entry_params = b.block_params(entry).to_vec();
-        // With `pieces`, the body runs in a loop over the pieces:
-        // `(args, results)` addresses and the loop's piece number.
-        let batch = pieces.map(|n| {
-            let body = b.create_block();
-            let index = b.append_block_param(body, types::I64);
-            let zero = b.ins().iconst(types::I64, 0);
-            b.ins().jump(body, &[BlockArg::Value(zero)]);
-            b.switch_to_block(body);
-            (n, body, index)
-        });
-        let args: Vec<Value> = match batch {
-            None => entry_params.clone(),
-            Some((n, _, index)) => {
-                let offset = b.ins().imul_imm_s(index, 16);
-                let base = b.ins().iadd(entry_params[0], offset);
-                params
-                    .iter()
-                    .enumerate()
-                    .map(|(a, t)| {
-                        let at = (a as u32 * n * 16) as i32;
-                        b.ins().load(*t, MemFlagsData::trusted(), base, at)
-                    })
-                    .collect()
-            }
-        };
         let flags = self.module.math;
         let relaxed = flags.fast_relaxed_math && piece && super::vmath::relaxed_form(name);
-        let r = MathCx {
-            b: &mut b,
-            has_fma: self.has_fma,
-            relaxed,
-            finite: flags.fast_relaxed_math || flags.finite_math_only,
-            x86: self.jit.isa().triple().architecture == target_lexicon::Architecture::X86_64,
-        }
-        .routine(name, &args, piece, exact);
-        match batch {
+        let (has_fma, finite) = (
+            self.has_fma,
+            flags.fast_relaxed_math || flags.finite_math_only,
+        );
+        let x86 = self.jit.isa().triple().architecture == target_lexicon::Architecture::X86_64;
+        let emit = |b: &mut FunctionBuilder, args: &[Value]| {
+            MathCx {
+                b,
+                has_fma,
+                relaxed,
+                finite,
+                x86,
+            }
+            .routine(name, args, piece, exact)
+        };
+        match pieces {
             None => {
+                let r = emit(&mut b, &entry_params);
                 b.ins().return_(&[r]);
             }
-            Some((n, body, index)) => {
-                let offset = b.ins().imul_imm_s(index, 16);
-                let at = b.ins().iadd(entry_params[1], offset);
-                b.ins().store(MemFlagsData::trusted(), r, at, 0);
-                let next = b.ins().iadd_imm_s(index, 1);
-                let more = b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedLessThan, next, i64::from(n));
-                let done = b.create_block();
-                b.ins()
-                    .brif(more, body, &[BlockArg::Value(next)], done, &[]);
-                b.seal_block(body);
-                b.switch_to_block(done);
-                b.seal_block(done);
+            Some(n) => {
+                // The pieces one after another, straight-line rather than
+                // in a loop (Black-Scholes over 4M options on one thread:
+                // ~33.6 → ~30.5 ms).
+                let trusted = MemFlagsData::trusted();
+                for i in 0..n {
+                    let args: Vec<Value> = params
+                        .iter()
+                        .enumerate()
+                        .map(|(a, t)| {
+                            let at = ((a as u32 * n + i) * 16) as i32;
+                            b.ins().load(*t, trusted, entry_params[0], at)
+                        })
+                        .collect();
+                    let r = emit(&mut b, &args);
+                    b.ins().store(trusted, r, entry_params[1], (i * 16) as i32);
+                }
                 b.ins().return_(&[]);
             }
         }
