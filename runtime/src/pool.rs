@@ -270,7 +270,15 @@ impl Pool {
         !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
     }
 
+    /// Wakes a sleeping worker after a task was published. The fence
+    /// orders the publication before the read of `sleepers`, as the
+    /// worker's `fetch_add` orders its count before its look for work:
+    /// without it the read may pass the deque's plain release store (x86
+    /// reorders a store before a later load), both sides see the other's
+    /// old value, and the worker sleeps until its timeout while the caller
+    /// runs the job alone.
     fn wake_one(&self) {
+        std::sync::atomic::fence(Ordering::SeqCst);
         if self.sleepers.load(Ordering::SeqCst) > 0 {
             let _guard = self.sleep_lock.lock().unwrap_or_else(|e| e.into_inner());
             self.wake.notify_one();
@@ -300,6 +308,7 @@ impl Pool {
             }
             let guard = self.sleep_lock.lock().unwrap_or_else(|e| e.into_inner());
             self.sleepers.fetch_add(1, Ordering::SeqCst);
+            std::sync::atomic::fence(Ordering::SeqCst);
             if !self.has_published_work() {
                 // The timeout is a safety net only; publishers notify.
                 let _ = self.wake.wait_timeout(guard, Duration::from_millis(200));
