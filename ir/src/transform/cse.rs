@@ -348,15 +348,7 @@ mod tests {
     use super::*;
 
     fn rewritten(src: &str) -> (usize, String) {
-        let mut m = match crate::text::parse_module(src) {
-            Ok(m) => m,
-            Err(e) => panic!("parse: {e:?}"),
-        };
-        let n = eliminate_common(&mut m.functions[0]);
-        if let Err(e) = crate::verify::verify_module(&m) {
-            panic!("verify: {e:?}\n{m}");
-        }
-        (n, m.to_string())
+        super::super::run_on_text(src, eliminate_common)
     }
 
     #[test]

@@ -12,3 +12,19 @@ pub mod compact;
 pub mod cse;
 pub mod sra;
 pub mod unroll;
+
+/// What the transforms' unit tests share: `pass` run on the first function
+/// of the module written in `src` (IR text), which must still verify.
+/// Returns the pass's count and the module printed.
+#[cfg(test)]
+fn run_on_text(src: &str, pass: impl FnOnce(&mut crate::Function) -> usize) -> (usize, String) {
+    let mut m = match crate::text::parse_module(src) {
+        Ok(m) => m,
+        Err(e) => panic!("parse: {e:?}"),
+    };
+    let n = pass(&mut m.functions[0]);
+    if let Err(e) = crate::verify::verify_module(&m) {
+        panic!("verify: {e:?}\n{m}");
+    }
+    (n, m.to_string())
+}

@@ -457,15 +457,7 @@ mod tests {
     use super::*;
 
     fn unrolled(src: &str) -> (usize, String) {
-        let mut m = match crate::text::parse_module(src) {
-            Ok(m) => m,
-            Err(e) => panic!("parse: {e:?}"),
-        };
-        let n = unroll_counted_loops(&mut m.functions[0]);
-        if let Err(e) = crate::verify::verify_module(&m) {
-            panic!("verify: {e:?}\n{m}");
-        }
-        (n, m.to_string())
+        super::super::run_on_text(src, unroll_counted_loops)
     }
 
     /// `for (int k = START; k OP BOUND; k STEP) o[k] = k;` then `o[0] = k`.

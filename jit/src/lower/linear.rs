@@ -410,13 +410,13 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Whether the lanes of linear `v` are exactly lane 0's value plus
-    /// `i · stride` modulo 2^`bits` (its width): a chain of 64-bit wrapping
-    /// arithmetic for 64 bits, one wrap point at `bits` for narrower types.
+    /// `i · stride` modulo 2^`bits` (its width): no wrap point at all (a
+    /// chain of 64-bit wrapping arithmetic, `(int)get_local_id(0)`), or one
+    /// at `bits` for narrower types.
     pub fn one_map_at(&self, v: ValueId, bits: u32) -> bool {
         let mut seen = Vec::new();
-        self.wraps_in(v, &mut seen, 0).is_some_and(|w| {
-            (w.points == 0 && bits == 64) || (w.points == 1 && w.narrowest == bits)
-        })
+        self.wraps_in(v, &mut seen, 0)
+            .is_some_and(|w| w.points == 0 || (w.points == 1 && w.narrowest == bits))
     }
 
     fn wraps_in(&self, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -> Option<Wraps> {

@@ -305,7 +305,7 @@ impl FunctionCx<'_, '_> {
         if self.uni.shape(a) != Shape::Linear(1) || self.uni.shape(b) != Shape::Uniform {
             return Ok(None);
         }
-        if !self.one_map_at(a, s.bits()) && self.wrap_points(a) != Some(0) {
+        if !self.one_map_at(a, s.bits()) {
             return Ok(None);
         }
         let (l, r) = (self.value(a)?, self.value(b)?);
@@ -329,16 +329,19 @@ impl FunctionCx<'_, '_> {
         for _ in 0..pieces {
             self.b.append_block_param(join, piece_ty);
         }
-        // A power of two (`% get_local_size(0)`): the general form of
-        // unsigned types is already one mask or shift per piece, so they
-        // go there before any lane is recomputed.
-        let below_d = self.b.ins().iadd_imm_s(d, -1);
-        let common = self.b.ins().band(d, below_d);
-        let pow2 = self.b.ins().icmp_imm_s(IntCC::Equal, common, 0);
+        // A power of two (`% get_local_size(0)`): for unsigned types one
+        // mask or shift per piece, before any lane is recomputed.
+        let (pow2, below_d) = self.power_of_two(d);
         if signed {
             self.b.ins().jump(check, &[]);
         } else {
-            self.b.ins().brif(pow2, slow, &[], check, &[]);
+            let by_mask = self.b.create_block();
+            self.b.ins().brif(pow2, by_mask, &[], check, &[]);
+            self.b.switch_to_block(by_mask);
+            self.b.seal_block(by_mask);
+            let x = self.varying(s, &l);
+            let pieces = self.pow2_div_rem(op, &x, d, below_d);
+            self.b.ins().jump(join, &pieces);
         }
         self.b.switch_to_block(check);
         self.b.seal_block(check);
@@ -432,12 +435,8 @@ impl FunctionCx<'_, '_> {
 
         self.b.switch_to_block(slow);
         self.b.seal_block(slow);
-        let general = match self.binary(op, s, &l, &Lanes::Uniform(d))? {
-            Lanes::Varying(v) => v,
-            Lanes::Uniform(v) => vec![self.b.ins().splat(piece_ty, v); pieces],
-        };
-        let args: Vec<BlockArg> = general.into_iter().map(BlockArg::Value).collect();
-        self.b.ins().jump(join, &args);
+        let general = self.div_rem_lane_by_lane(op, s, &l, d);
+        self.b.ins().jump(join, &general);
         self.b.switch_to_block(join);
         self.b.seal_block(join);
         self.stats.linear_divisions += 1;
@@ -459,17 +458,34 @@ impl FunctionCx<'_, '_> {
             let ty = self.b.func.dfg.value_type(*v);
             self.b.append_block_param(join, ty);
         }
+        let (is_pow2, below) = self.power_of_two(d);
+        self.b.ins().brif(is_pow2, pow2, &[], other, &[]);
+
+        self.b.switch_to_block(pow2);
+        let fast = self.pow2_div_rem(op, &x, d, below);
+        self.b.ins().jump(join, &fast);
+
+        self.b.switch_to_block(other);
+        let slow = self.div_rem_lane_by_lane(op, s, l, d);
+        self.b.ins().jump(join, &slow);
+        self.b.switch_to_block(join);
+        Lanes::Varying(self.b.block_params(join).to_vec())
+    }
+
+    /// Whether `d` is a power of two (an `i8`; 0 is not), and `d - 1`.
+    fn power_of_two(&mut self, d: Value) -> (Value, Value) {
         let below = self.b.ins().iadd_imm_s(d, -1);
         let common = self.b.ins().band(d, below);
         let single_bit = self.b.ins().icmp_imm_s(IntCC::Equal, common, 0);
         let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, d, 0);
-        let is_pow2 = self.b.ins().band(single_bit, nonzero);
-        self.b.ins().brif(is_pow2, pow2, &[], other, &[]);
+        (self.b.ins().band(single_bit, nonzero), below)
+    }
 
-        self.b.switch_to_block(pow2);
+    /// Unsigned `x / d` or `x % d` of pieces `x` by a power of two `d`
+    /// (`below` = `d - 1`): a shift or a mask per piece.
+    fn pow2_div_rem(&mut self, op: BinaryOp, x: &[Value], d: Value, below: Value) -> Vec<BlockArg> {
         let shift = self.b.ins().ctz(d);
-        let fast: Vec<BlockArg> = x
-            .iter()
+        x.iter()
             .map(|v| {
                 let ty = self.b.func.dfg.value_type(*v);
                 let r = if op == BinaryOp::Rem {
@@ -486,20 +502,25 @@ impl FunctionCx<'_, '_> {
                 };
                 BlockArg::Value(r)
             })
-            .collect();
-        self.b.ins().jump(join, &fast);
+            .collect()
+    }
 
-        self.b.switch_to_block(other);
-        let slow = match self.per_lane(&[(s, l), (s, &Lanes::Uniform(d))], s, |cx, a| {
+    /// `/` or `%` of lanes `l` by a uniform `d`, lane by lane, with the
+    /// IR's rule that dividing by zero gives 0.
+    fn div_rem_lane_by_lane(
+        &mut self,
+        op: BinaryOp,
+        s: Scalar,
+        l: &Lanes,
+        d: Value,
+    ) -> Vec<BlockArg> {
+        let lanes = match self.per_lane(&[(s, l), (s, &Lanes::Uniform(d))], s, |cx, a| {
             cx.scalar_binary(op, s, a[0], a[1])
         }) {
             Lanes::Varying(v) => v,
             Lanes::Uniform(v) => vec![v],
         };
-        let args: Vec<BlockArg> = slow.iter().map(|v| BlockArg::Value(*v)).collect();
-        self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
-        Lanes::Varying(self.b.block_params(join).to_vec())
+        lanes.into_iter().map(BlockArg::Value).collect()
     }
 
     pub fn scalar_binary(&mut self, op: BinaryOp, s: Scalar, a: Value, b: Value) -> Value {
@@ -565,6 +586,36 @@ impl FunctionCx<'_, '_> {
             .collect())
     }
 
+    /// For `a op b` (`a`, `b` integers) with one side consecutive across
+    /// the chunk (stride 1, lanes exactly lane 0's value plus `i` in its
+    /// width, [`FunctionCx::one_map_at`]) and the other uniform: the
+    /// consecutive side, the uniform side's value and `op` turned so that
+    /// it reads `consecutive op uniform`.
+    fn linear_against_uniform(
+        &self,
+        op: CmpOp,
+        a: ValueId,
+        b: ValueId,
+    ) -> LResult<Option<(ValueId, Value, CmpOp)>> {
+        let s = self.elem(a)?;
+        if !s.is_int() || self.func.ty(a).lanes() != 1 {
+            return Ok(None);
+        }
+        let (lin, uniform, op) = match (self.uni.shape(a), self.uni.shape(b)) {
+            (Shape::Linear(1), Shape::Uniform) => (a, b, op),
+            (Shape::Uniform, Shape::Linear(1)) => (b, a, op.swapped()),
+            _ => return Ok(None),
+        };
+        if !self.one_map_at(lin, s.bits()) {
+            return Ok(None);
+        }
+        let lin_varies = matches!(self.value(lin)?.first(), Some(Lanes::Varying(_)));
+        match self.value(uniform)?.first() {
+            Some(Lanes::Uniform(u)) if lin_varies => Ok(Some((lin, *u, op))),
+            _ => Ok(None),
+        }
+    }
+
     /// `a op b` for an integer consecutive across the chunk (stride 1) and a
     /// uniform (either side). The lanes where it holds are a prefix, a
     /// suffix or one lane, found from lane 0's value by scalar arithmetic
@@ -578,27 +629,18 @@ impl FunctionCx<'_, '_> {
         let s = self.elem(a)?;
         // For 32-bit lanes the general form is already one compare per
         // piece, no dearer than this one.
-        if !s.is_int() || s.bits() != 64 || self.func.ty(a).lanes() != 1 {
+        if s.bits() != 64 {
             return Ok(None);
         }
-        let (lin, lin_op) = match (self.uni.shape(a), self.uni.shape(b)) {
-            (Shape::Linear(1), Shape::Uniform) => (a, op),
-            (Shape::Uniform, Shape::Linear(1)) => (b, op.swapped()),
-            _ => return Ok(None),
-        };
-        if !self.one_map_at(lin, s.bits()) {
-            return Ok(None);
-        }
-        let (la, lb) = (self.value(a)?, self.value(b)?);
-        let (Some(l), Some(r)) = (la.first(), lb.first()) else {
+        let Some((lin, bound, lin_op)) = self.linear_against_uniform(op, a, b)? else {
             return Ok(None);
         };
-        let bound = match (lin == a, l, r) {
-            (true, Lanes::Varying(_), Lanes::Uniform(u))
-            | (false, Lanes::Uniform(u), Lanes::Varying(_)) => *u,
-            _ => return Ok(None),
+        let (Some(l), Some(r)) = (
+            self.value(a)?.first().cloned(),
+            self.value(b)?.first().cloned(),
+        ) else {
+            return Ok(None);
         };
-        let (l, r) = (l.clone(), r.clone());
         let ty = natural(s);
         let signed = s.is_signed();
         let w = i64::from(self.w);
@@ -710,24 +752,10 @@ impl FunctionCx<'_, '_> {
             return Ok(None);
         };
         let s = self.elem(a)?;
-        if !s.is_int()
-            || s.bits() < 32
-            || self.func.ty(a).lanes() != 1
-            || matches!(op, CmpOp::Eq | CmpOp::Ne)
-        {
+        if s.bits() < 32 || matches!(op, CmpOp::Eq | CmpOp::Ne) {
             return Ok(None);
         }
-        let (lin, bound, op) = match (self.uni.shape(a), self.uni.shape(b)) {
-            (Shape::Linear(1), Shape::Uniform) => (a, b, op),
-            (Shape::Uniform, Shape::Linear(1)) => (b, a, op.swapped()),
-            _ => return Ok(None),
-        };
-        // Lane `i` is lane 0's value plus `i` modulo 2^bits, or exactly
-        // (no wrap point at all, `(int)get_local_id(0)`).
-        if !self.one_map_at(lin, s.bits()) && self.wrap_points(lin) != Some(0) {
-            return Ok(None);
-        }
-        let Some(Lanes::Uniform(bound)) = self.value(bound)?.first().cloned() else {
+        let Some((lin, bound, op)) = self.linear_against_uniform(op, a, b)? else {
             return Ok(None);
         };
         let first = self.lane_scalar(lin, 0)?;
