@@ -426,3 +426,132 @@ fn single_incoming(
     }
     only
 }
+
+/// Merges every block into the block that jumps to it when that jump is
+/// its only way in (and both are equally hot); returns how many blocks
+/// were merged.
+///
+/// The lowering ends a block at each vector access, whose fast and slow
+/// paths meet again in a join; once [`fold_known_branches`] has dropped
+/// the slow path, a straight line is left split into a chain of blocks.
+/// Cranelift keeps such blocks, and its instruction selector folds a load
+/// into the instruction that uses it only inside one block: a consecutive
+/// `__local` load could not become the memory operand of the `fma` after
+/// it.
+pub(crate) fn merge_straight_blocks(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(func);
+    let entry = func.layout.entry_block();
+    // Merging moves a block's branches into its predecessor, which leaves
+    // every block's number of incoming edges as it was.
+    let single_entry = |t: Block| cfg.pred_iter(t).count() == 1;
+    let mut merged = 0;
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for block in blocks {
+        if !func.layout.is_block_inserted(block) {
+            continue;
+        }
+        while let Some(term) = func.layout.last_inst(block) {
+            let InstructionData::Jump { destination, .. } = func.dfg.insts[term] else {
+                break;
+            };
+            let target = destination.block(&func.dfg.value_lists);
+            if target == block
+                || Some(target) == entry
+                || !single_entry(target)
+                || func.layout.is_cold(target) != func.layout.is_cold(block)
+            {
+                break;
+            }
+            let args: Option<Vec<Value>> = destination
+                .args(&func.dfg.value_lists)
+                .map(|a| match a {
+                    BlockArg::Value(v) => Some(v),
+                    _ => None,
+                })
+                .collect();
+            let Some(args) = args else {
+                break;
+            };
+            let params = func.dfg.block_params(target).to_vec();
+            func.layout.remove_inst(term);
+            func.dfg.detach_block_params(target);
+            for (param, arg) in params.into_iter().zip(args) {
+                func.dfg.change_to_alias(param, arg);
+            }
+            while let Some(inst) = func.layout.first_inst(target) {
+                func.layout.remove_inst(inst);
+                func.layout.append_inst(inst, block);
+            }
+            func.layout.remove_block(target);
+            merged += 1;
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_codegen::ir::{
+        types, AbiParam, InstBuilder, MemFlagsData, Signature, UserFuncName,
+    };
+    use cranelift_codegen::isa::CallConv;
+    use cranelift_codegen::settings;
+    use cranelift_codegen::verify_function;
+    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+    /// `entry: load; jump a(v)`, `a(p): add; brif → b | c`, `b: jump c(..)`
+    /// and `c(q): return q`: `a` has one way in, `c` has two.
+    fn chain() -> Function {
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        let mut func = Function::with_name_signature(UserFuncName::default(), sig);
+        let mut fcx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fcx);
+        let [entry, a, bb, c] = [(); 4].map(|_| b.create_block());
+        b.append_block_params_for_function_params(entry);
+        let p = b.append_block_param(a, types::I64);
+        let q = b.append_block_param(c, types::I64);
+        b.switch_to_block(entry);
+        let ptr = b.block_params(entry)[0];
+        let v = b.ins().load(types::I64, MemFlagsData::new(), ptr, 0);
+        b.ins().jump(a, &[v.into()]);
+        b.switch_to_block(a);
+        let s = b.ins().iadd_imm_s(p, 1);
+        b.ins().brif(s, bb, &[], c, &[s.into()]);
+        b.switch_to_block(bb);
+        let t = b.ins().iadd_imm_s(s, 2);
+        b.ins().jump(c, &[t.into()]);
+        b.switch_to_block(c);
+        b.ins().return_(&[q]);
+        b.seal_all_blocks();
+        b.finalize(cranelift_codegen::isa::TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: target_lexicon::PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+        func
+    }
+
+    #[test]
+    fn a_jump_that_is_the_only_way_in_is_merged() {
+        let mut func = chain();
+        assert_eq!(merge_straight_blocks(&mut func), 1);
+        verify_function(&func, &settings::Flags::new(settings::builder())).unwrap();
+        let blocks: Vec<Block> = func.layout.blocks().collect();
+        // The entry now holds the load, the add and the branch; the join
+        // with two ways in stays a block.
+        assert_eq!(blocks.len(), 3);
+        let entry_ops: Vec<Opcode> = func
+            .layout
+            .block_insts(blocks[0])
+            .map(|i| func.dfg.insts[i].opcode())
+            .collect();
+        assert_eq!(
+            entry_ops,
+            [Opcode::Load, Opcode::Iconst, Opcode::Iadd, Opcode::Brif]
+        );
+        assert_eq!(func.dfg.block_params(blocks[2]).len(), 1);
+    }
+}
