@@ -668,8 +668,8 @@ fn compile(
     );
     let _ = writeln!(
         explain,
-        "stores: {} vector (consecutive; {} streamed on large launches), {} uniform, {} per lane (scatter)",
-        s.vector_stores, s.streamed_stores, s.uniform_stores, s.scatters
+        "stores: {} vector (consecutive; {} streamed on large launches, {} blended into __local when lanes are off), {} uniform, {} per lane (scatter)",
+        s.vector_stores, s.streamed_stores, s.blended_stores, s.uniform_stores, s.scatters
     );
     let _ = writeln!(explain, "atomics: {} (one per active lane)", s.atomics);
     let _ = writeln!(

@@ -209,6 +209,10 @@ impl FunctionCx<'_, '_> {
     /// lane's element is some work-item's data of this group, read and
     /// dropped (the tree reduction's `if (lid < s) x[lid] += x[lid + s]`
     /// with `s` below W).
+    ///
+    /// Also returned: the test that the lanes are consecutive, on its own
+    /// (`None` when they are by construction), for a store that may blend.
+    #[allow(clippy::type_complexity)]
     fn vector_plan(
         &mut self,
         ptr: ValueId,
@@ -216,7 +220,7 @@ impl FunctionCx<'_, '_> {
         s: Scalar,
         comps: u32,
         load: bool,
-    ) -> LResult<Option<(Value, Value, LaneAddrs)>> {
+    ) -> LResult<Option<(Value, Value, LaneAddrs, Option<Value>)>> {
         if comps != 1 || is_narrow(s) || s == Scalar::Bool {
             return Ok(None);
         }
@@ -267,7 +271,7 @@ impl FunctionCx<'_, '_> {
             }
             None => (full, LaneAddrs::Affine(first)),
         };
-        Ok(Some((ok, first, lanes)))
+        Ok(Some((ok, first, lanes, spaced)))
     }
 
     /// Whether `[first, first + bytes)` lies in the group's `__local`
@@ -292,6 +296,33 @@ impl FunctionCx<'_, '_> {
         let bound = self.b.ins().select(big_enough, bound, zero);
         let off = self.b.ins().isub(first, env.local_mem);
         self.b.ins().icmp(IntCC::UnsignedLessThan, off, bound)
+    }
+
+    /// The test under which a consecutive `__local` store whose mask is not
+    /// full may still be one vector store, the lanes not running keeping
+    /// what they hold: the lanes are consecutive and the vector lies in the
+    /// group's arena. Only this thread runs the group, and no other lane of
+    /// the store writes an inactive lane's element, so loading the vector,
+    /// blending in the running lanes and storing it back changes nothing
+    /// else (the tree reduction's `if (lid < s) x[lid] += x[lid + s]` with
+    /// `s` below W, which was a loop over the lanes). `None` where that does
+    /// not hold or the mask is full anyway.
+    fn blended_store_test(
+        &mut self,
+        ptr: ValueId,
+        s: Scalar,
+        first: Value,
+        spaced: Option<Value>,
+    ) -> Option<Value> {
+        let local = matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _));
+        if !local || self.checks.is_some() || (self.divergence == 0 && self.alive.is_none()) {
+            return None;
+        }
+        let inside = self.in_local_arena(first, s.size() * self.w);
+        Some(match spaced {
+            Some(x) => self.b.ins().band(x, inside),
+            None => inside,
+        })
     }
 
     /// Whether every lane of the chunk is running (an `i8`). Outside
@@ -425,7 +456,7 @@ impl FunctionCx<'_, '_> {
                     .collect())
             }
             Lanes::Varying(ap) => {
-                if let Some((ok, first, lanes)) = self.vector_plan(ptr, ap, s, comps, true)? {
+                if let Some((ok, first, lanes, _)) = self.vector_plan(ptr, ap, s, comps, true)? {
                     let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
                     self.stats.vector_loads += 1;
                     let (fast, slow, join) = (
@@ -514,7 +545,8 @@ impl FunctionCx<'_, '_> {
             Lanes::Varying(ap) => self.vector_plan(ptr, ap, s, comps, false)?,
             Lanes::Uniform(_) => None,
         };
-        if let Some((ok, first, lanes)) = plan {
+        if let Some((ok, first, lanes, spaced)) = plan {
+            let blend_ok = self.blended_store_test(ptr, s, first, spaced);
             let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
             self.stats.vector_stores += 1;
             let (fast, slow, join) = (
@@ -533,6 +565,23 @@ impl FunctionCx<'_, '_> {
             }
             self.b.ins().jump(join, &[]);
             self.enter(slow);
+            if let Some(blend_ok) = blend_ok {
+                let (blend, scatter) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(blend_ok, blend, &[], scatter, &[]);
+                self.enter(blend);
+                self.stats.blended_stores += 1;
+                let pieces = self.varying(s, &val[0]);
+                let m = self.cur_mask();
+                let old: Vec<Value> = (0..pieces.len())
+                    .map(|i| self.b.ins().load(carrier(s), mem(), first, (i * 16) as i32))
+                    .collect();
+                let new = self.blend(s, &m, &pieces, &old);
+                for (i, p) in new.iter().enumerate() {
+                    self.b.ins().store(mem(), *p, first, (i * 16) as i32);
+                }
+                self.b.ins().jump(join, &[]);
+                self.enter(scatter);
+            }
             self.check_access(Some(ptr), &addr, s.size(), AccessKind::Store)?;
             self.cold_scatter(&addr, lanes, s, &val[0])?;
             self.b.ins().jump(join, &[]);

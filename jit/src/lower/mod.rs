@@ -52,6 +52,9 @@ pub(crate) struct Stats {
     pub vector_stores: u32,
     /// Vector stores whose full-chunk path streams on large launches.
     pub streamed_stores: u32,
+    /// Vector stores to `__local` memory with a blended path for a mask
+    /// that is not full (`memory::blended_store_test`).
+    pub blended_stores: u32,
     /// The 16-byte stores of [`Self::streamed_stores`].
     pub streamed_pieces: u32,
     /// `/` and `%` of a consecutive integer by a uniform one, with a
