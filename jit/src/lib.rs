@@ -572,11 +572,9 @@ fn compile(
         },
     )?;
     // Branches whose outcome is known and block parameters that carry
-    // one value only are removed before Cranelift sees them, and the
-    // straight lines left are made single blocks (`lower::fold`).
+    // one value only are removed before Cranelift sees them (`lower::fold`).
     let folded = lower::fold::fold_known_branches(&mut ctx.func);
     let unparams = lower::fold::remove_redundant_params(&mut ctx.func);
-    lower::fold::merge_straight_blocks(&mut ctx.func);
     phases.mark("lowering");
     let clif = opts.dump_clif.then(|| ctx.func.display().to_string());
     let clif_insts = ctx.func.dfg.num_insts();
