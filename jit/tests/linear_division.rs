@@ -68,3 +68,38 @@ fn long_and_ulong_match_interpreter() {
         &[5, 16, 33, 0x4000_0000_0000_0000],
     );
 }
+
+/// Addresses indexed by `(lid + k) % d` or `(gid + k) / d`: where a chunk's
+/// lanes are not consecutive, each lane's address is recomputed in the
+/// per-lane loop, its division by the uniform `d` a mask or a shift when
+/// `d` is a power of two (`scalar_div_rem_by_uniform`).
+#[test]
+fn recomputed_lane_addresses_match_interpreter() {
+    let src = "kernel void k(global const int* a, global int* o, local int* slot,
+                         uint d, uint k) {
+        size_t g = get_global_id(0);
+        int lid = get_local_id(0);
+        slot[lid] = a[g];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint n = get_local_size(0);
+        int wrapped = slot[(lid + k) % n];
+        int modded = d == 0 ? 0 : a[(g + k) % d];
+        int divided = d == 0 ? 0 : a[(g + k) / d];
+        o[g] = wrapped * 10000 + modded * 100 + divided;
+    }";
+    for d in [0u32, 1, 2, 3, 8, 16, 17, 64] {
+        for k in [0u32, 1, 5, 16] {
+            let n = differential(src, "k", &shapes_1d(), |r| {
+                let n = n_for(r) + 16;
+                vec![
+                    Spec::Ints(n, 1),
+                    Spec::Ints(n, 0),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(d as i32),
+                    Spec::Int(k as i32),
+                ]
+            });
+            assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "d {d} k {k}");
+        }
+    }
+}

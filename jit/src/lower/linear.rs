@@ -257,6 +257,13 @@ impl FunctionCx<'_, '_> {
             }
             Inst::Binary(op, a, b) => {
                 match (self.operand(*a, j, d, pure)?, self.operand(*b, j, d, pure)?) {
+                    (Some(x), Some(y))
+                        if matches!(op, BinaryOp::Div | BinaryOp::Rem)
+                            && !s.is_signed()
+                            && self.uni.shape(*b) == Shape::Uniform =>
+                    {
+                        Some(self.scalar_div_rem_by_uniform(*op, s, x, y))
+                    }
                     (Some(x), Some(y)) => Some(self.scalar_binary(*op, s, x, y)),
                     _ => None,
                 }

@@ -523,6 +523,42 @@ impl FunctionCx<'_, '_> {
         lanes.into_iter().map(BlockArg::Value).collect()
     }
 
+    /// Unsigned `x / d` or `x % d` of one lane by a uniform `d`: a shift or
+    /// a mask when `d` is a power of two (tested once, outside any loop
+    /// over the lanes), else the division. A lane recomputed for a per-lane
+    /// access (`slot[(lid + 1) % get_local_size(0)]` where the chunk wraps)
+    /// took a hardware division per lane.
+    pub fn scalar_div_rem_by_uniform(
+        &mut self,
+        op: BinaryOp,
+        s: Scalar,
+        x: Value,
+        d: Value,
+    ) -> Value {
+        let (pow2, below) = self.power_of_two(d);
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let t = natural(s);
+        self.b.append_block_param(join, t);
+        self.b.ins().brif(pow2, fast, &[], slow, &[]);
+        self.enter(fast);
+        let r = if op == BinaryOp::Rem {
+            self.b.ins().band(x, below)
+        } else {
+            let shift = self.b.ins().ctz(d);
+            self.b.ins().ushr(x, shift)
+        };
+        self.b.ins().jump(join, &[BlockArg::Value(r)]);
+        self.enter(slow);
+        let r = self.scalar_binary(op, s, x, d);
+        self.b.ins().jump(join, &[BlockArg::Value(r)]);
+        self.enter(join);
+        self.b.block_params(join)[0]
+    }
+
     pub fn scalar_binary(&mut self, op: BinaryOp, s: Scalar, a: Value, b: Value) -> Value {
         let t = natural(s);
         if s.is_float() {
