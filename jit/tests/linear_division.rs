@@ -103,3 +103,42 @@ fn recomputed_lane_addresses_match_interpreter() {
         }
     }
 }
+
+/// Indices that rise by at most one from lane to lane (`index_steps` in
+/// `lower/linear.rs`): a consecutive value's remainder by a uniform one,
+/// through `int`, `uint` and `size_t`, with and without a uniform offset
+/// after it, and one clamped first. The vector path is taken when the last
+/// lane is W - 1 above the first; chunks whose lanes wrap take the
+/// per-lane path.
+#[test]
+fn remainders_as_indices_match_interpreter() {
+    let src = "kernel void k(global const int* a, global int* o, local int* slot,
+                         uint d, int lim) {
+        size_t g = get_global_id(0);
+        int lid = get_local_id(0);
+        slot[lid] = a[g];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint n = get_local_size(0);
+        int s1 = slot[(lid + 3) % n];
+        int s2 = slot[(size_t)(lid + 1) % get_local_size(0)];
+        int g1 = a[(uint)(lid + 3) % d];
+        int g2 = a[(size_t)(lid + 1) % (size_t)d + 2];
+        int g3 = a[(uint)min(lid + 2, lim) % d];
+        o[g] = s1 + 3 * s2 + 5 * g1 + 7 * g2 + 11 * g3;
+    }";
+    for d in [1u32, 2, 3, 5, 8, 16, 17, 100] {
+        for lim in [0, 5, 20, 1000] {
+            let n = differential(src, "k", &shapes_1d(), |r| {
+                let n = n_for(r) + 128;
+                vec![
+                    Spec::Ints(n, 3),
+                    Spec::Ints(n, 0),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(d as i32),
+                    Spec::Int(lim),
+                ]
+            });
+            assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "d {d} lim {lim}");
+        }
+    }
+}

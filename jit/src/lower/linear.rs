@@ -557,3 +557,179 @@ impl FunctionCx<'_, '_> {
         false
     }
 }
+
+/// How an integer value can change from one lane to the next, in exact
+/// arithmetic (see [`FunctionCx::index_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Steps {
+    /// By 0 or by +1: non-decreasing, never jumping.
+    ZeroOrOne,
+    /// By at most +1 (any fall allowed: a wrap-around, `% n`).
+    AtMostOne,
+}
+
+impl Steps {
+    /// The class after a possible wrap-around of the value's type: a rise
+    /// of at most one stays one after it only when nothing fell before.
+    fn wrapped(self) -> Option<Steps> {
+        match self {
+            Steps::ZeroOrOne => Some(Steps::AtMostOne),
+            Steps::AtMostOne => None,
+        }
+    }
+}
+
+impl FunctionCx<'_, '_> {
+    /// How integer `v` steps from lane to lane, when its chain proves a
+    /// bound: every step at most +1, or every step 0 or +1. A consecutive
+    /// value (lanes `lane0 + i`) steps by 1 except where it wraps; adding a
+    /// uniform value, `clamp`/`min`/`max` against uniform bounds and
+    /// exact widenings keep the bound; `x % d` for unsigned `x` stepping 0
+    /// or +1 and uniform `d` steps by at most +1 (`(lid + 1) % n`).
+    ///
+    /// A chunk of W lanes whose steps are all at most +1 and whose last
+    /// lane is W - 1 above its first therefore steps by exactly +1 in every
+    /// lane: two lanes decide what would otherwise take a comparison of
+    /// every lane.
+    pub fn index_steps(&self, v: ValueId) -> Option<Steps> {
+        self.steps_in(v, 0)
+    }
+
+    fn steps_in(&self, v: ValueId, depth: u32) -> Option<Steps> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let data = self.func.inst(v);
+        let s = int_elem(&data.ty)?;
+        if data.ty.lanes() != 1 {
+            return None;
+        }
+        match self.uni.shape(v) {
+            Shape::Uniform => return Some(Steps::ZeroOrOne),
+            // Consecutive except at wrap points (falls) and where a clamp in
+            // a form `wraps_in` accepts holds it still; a chain it cannot
+            // follow (`clamp(x) - 2 * x` is "consecutive" to the analysis
+            // but steps by 2 past the bound) proves nothing.
+            Shape::Linear(1) => {
+                return match self.wrap_points(v)? {
+                    0 => Some(Steps::ZeroOrOne),
+                    _ => Some(Steps::AtMostOne),
+                }
+            }
+            Shape::Linear(_) => return None,
+            Shape::Varying => {}
+        }
+        let d = depth + 1;
+        let uniform = |x: ValueId| self.uni.shape(x) == Shape::Uniform;
+        match &data.inst {
+            Inst::Convert {
+                value,
+                saturate: false,
+                ..
+            } => {
+                let from = int_elem(self.func.ty(*value))?;
+                let inner = self.steps_in(*value, d)?;
+                // The value is kept when the target holds every value of
+                // the source, or when a signed source is known not negative.
+                let holds = if from.is_signed() == s.is_signed() {
+                    s.bits() >= from.bits()
+                } else if from.is_signed() {
+                    s.bits() >= from.bits() && self.not_negative(*value, d)
+                } else {
+                    s.bits() > from.bits() || (s.bits() == 64 && self.index_is_small(*value))
+                };
+                if holds {
+                    Some(inner)
+                } else {
+                    inner.wrapped()
+                }
+            }
+            Inst::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+                let inner = match (uniform(*a), uniform(*b)) {
+                    (_, true) => self.steps_in(*a, d)?,
+                    (true, false) if *op == BinaryOp::Add => self.steps_in(*b, d)?,
+                    _ => return None,
+                };
+                // Signed `int` overflow is undefined (C99 6.5); other types
+                // wrap.
+                if s == Scalar::I32 {
+                    Some(inner)
+                } else {
+                    inner.wrapped()
+                }
+            }
+            Inst::Binary(BinaryOp::Rem, a, b) if !s.is_signed() && uniform(*b) => {
+                (self.steps_in(*a, d)? == Steps::ZeroOrOne).then_some(Steps::AtMostOne)
+            }
+            Inst::Builtin(name, args) if is_int32_clamp(name, &data.ty) => {
+                let varying: Vec<ValueId> = args.iter().copied().filter(|a| !uniform(*a)).collect();
+                let first_varies = args.first().is_some_and(|a| !uniform(*a));
+                match varying.as_slice() {
+                    // `clamp(x, lo, hi)`: only `x` may vary; `min`/`max`
+                    // are symmetric.
+                    [x] if name != "clamp" || first_varies => self.steps_in(*x, d),
+                    [] => Some(Steps::ZeroOrOne),
+                    _ => None,
+                }
+            }
+            // A variable read is not followed: under divergent control its
+            // lanes may hold values written in different iterations.
+            _ => None,
+        }
+    }
+
+    /// Whether every lane of integer `v` lies well inside ±2^40: a value of
+    /// 32 bits or fewer, widened, or the remainder of such a value. A span
+    /// of W such lanes, scaled by an element size, cannot wrap around 2^64,
+    /// so a span test on addresses built from them is exact.
+    pub fn index_is_small(&self, v: ValueId) -> bool {
+        self.small_in(v, 0)
+    }
+
+    fn small_in(&self, v: ValueId, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let Some(s) = int_elem(self.func.ty(v)) else {
+            return false;
+        };
+        if s.bits() <= 32 {
+            return true;
+        }
+        let d = depth + 1;
+        match &self.func.inst(v).inst {
+            Inst::Convert { value, .. } => self.small_in(*value, d),
+            Inst::Binary(BinaryOp::Rem, a, _) if !s.is_signed() => self.small_in(*a, d),
+            _ => false,
+        }
+    }
+
+    /// Whether signed `v` is known not negative: a work-item id, a constant
+    /// at least zero, a local id read as `int` (below 2^31), or a sum in
+    /// `int` of such values (overflow being undefined).
+    fn not_negative(&self, v: ValueId, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let d = depth + 1;
+        match &self.func.inst(v).inst {
+            Inst::WorkItem(..) => true,
+            Inst::Const(bits) => int_elem(self.func.ty(v))
+                .is_some_and(|s| !s.is_signed() || (*bits >> (s.bits() - 1)) & 1 == 0),
+            Inst::Convert { value, .. } => {
+                matches!(
+                    self.func.inst(*value).inst,
+                    Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
+                ) || (int_elem(self.func.ty(*value)).is_some_and(|f| {
+                    f.is_signed() && int_elem(self.func.ty(v)).is_some_and(|t| t.bits() >= f.bits())
+                }) && self.not_negative(*value, d))
+            }
+            Inst::Binary(BinaryOp::Add, a, b) => {
+                int_elem(self.func.ty(v)) == Some(Scalar::I32)
+                    && self.not_negative(*a, d)
+                    && self.not_negative(*b, d)
+            }
+            _ => false,
+        }
+    }
+}

@@ -242,6 +242,19 @@ impl FunctionCx<'_, '_> {
                 let ok = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
                 (Some(ok), first)
             }
+            _ if self.steps_by_at_most_one(ptr, size) => {
+                // Every lane's address rises by at most one element over
+                // the previous one (`in[clamp(x + dx, 0, w - 1)]`,
+                // `slot[(lid + 1) % n]`): consecutive exactly when the last
+                // lane is W - 1 elements above the first
+                // (`FunctionCx::index_steps`).
+                let first = self.lane_scalar(ptr, 0)?;
+                let last = self.lane_scalar(ptr, self.w - 1)?;
+                let span = self.b.ins().isub(last, first);
+                let want = i64::from(size) * (i64::from(self.w) - 1);
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
+                (Some(ok), first)
+            }
             _ => match self.consecutive_int_index(ptr, size)? {
                 Some((ok, first)) => (Some(ok), first),
                 None => {
@@ -296,6 +309,27 @@ impl FunctionCx<'_, '_> {
         let bound = self.b.ins().select(big_enough, bound, zero);
         let off = self.b.ins().isub(first, env.local_mem);
         self.b.ins().icmp(IntCC::UnsignedLessThan, off, bound)
+    }
+
+    /// Whether `ptr` is a uniform base indexed in elements of `size` bytes
+    /// by an integer that rises by at most one from lane to lane and stays
+    /// small enough that a span of W lanes is exact (`index_is_small`).
+    fn steps_by_at_most_one(&self, ptr: ValueId, size: u32) -> bool {
+        let (p, i, elem) = match self.func.inst(ptr).inst {
+            vecl_ir::Inst::Index(p, i) => {
+                let pointee = self.func.ty(p).pointee().cloned().unwrap_or(Type::Void);
+                (p, i, self.module.size_of(&pointee))
+            }
+            vecl_ir::Inst::Elem(p, i) => match self.func.ty(p).pointee() {
+                Some(Type::Array(e, _)) => (p, i, self.module.size_of(e)),
+                _ => return false,
+            },
+            _ => return false,
+        };
+        self.uni.shape(p) == Shape::Uniform
+            && elem == size
+            && self.index_is_small(i)
+            && self.index_steps(i).is_some()
     }
 
     /// The test under which a consecutive `__local` store whose mask is not
