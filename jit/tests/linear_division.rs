@@ -87,21 +87,28 @@ fn recomputed_lane_addresses_match_interpreter() {
         int divided = d == 0 ? 0 : a[(g + k) / d];
         o[g] = wrapped * 10000 + modded * 100 + divided;
     }";
-    for d in [0u32, 1, 2, 3, 8, 16, 17, 64] {
-        for k in [0u32, 1, 5, 16] {
-            let n = differential(src, "k", &shapes_1d(), |r| {
-                let n = n_for(r) + 16;
-                vec![
-                    Spec::Ints(n, 1),
-                    Spec::Ints(n, 0),
-                    Spec::Local(4 * r.local_size[0] as usize),
-                    Spec::Int(d as i32),
-                    Spec::Int(k as i32),
-                ]
-            });
-            assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "d {d} k {k}");
+    for d in [0, 1, 2, 3, 8, 16, 17, 64] {
+        for k in [0, 1, 5, 16] {
+            run_with_local(src, d, k);
         }
     }
+}
+
+/// `src`'s kernel `k(a, o, slot, d, x)` over the 1-D shapes: `a` input
+/// with room for indices a little past the range, `slot` one `int` per
+/// work-item of the group.
+fn run_with_local(src: &str, d: i32, x: i32) {
+    let n = differential(src, "k", &shapes_1d(), |r| {
+        let n = n_for(r) + 128;
+        vec![
+            Spec::Ints(n, 1),
+            Spec::Ints(n, 0),
+            Spec::Local(4 * r.local_size[0] as usize),
+            Spec::Int(d),
+            Spec::Int(x),
+        ]
+    });
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "d {d}, {x}");
 }
 
 /// Indices that rise by at most one from lane to lane (`index_steps` in
@@ -126,19 +133,9 @@ fn remainders_as_indices_match_interpreter() {
         int g3 = a[(uint)min(lid + 2, lim) % d];
         o[g] = s1 + 3 * s2 + 5 * g1 + 7 * g2 + 11 * g3;
     }";
-    for d in [1u32, 2, 3, 5, 8, 16, 17, 100] {
+    for d in [1, 2, 3, 5, 8, 16, 17, 100] {
         for lim in [0, 5, 20, 1000] {
-            let n = differential(src, "k", &shapes_1d(), |r| {
-                let n = n_for(r) + 128;
-                vec![
-                    Spec::Ints(n, 3),
-                    Spec::Ints(n, 0),
-                    Spec::Local(4 * r.local_size[0] as usize),
-                    Spec::Int(d as i32),
-                    Spec::Int(lim),
-                ]
-            });
-            assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "d {d} lim {lim}");
+            run_with_local(src, d, lim);
         }
     }
 }

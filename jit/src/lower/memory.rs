@@ -234,20 +234,12 @@ impl FunctionCx<'_, '_> {
         let (spaced, first) = match wraps {
             // Wrapping 64-bit arithmetic only: `first + lane * size` exactly.
             Some(0) => (None, self.lane_scalar(ptr, 0)?),
-            Some(1) => {
-                let first = self.lane_scalar(ptr, 0)?;
-                let last = self.lane_scalar(ptr, self.w - 1)?;
-                let span = self.b.ins().isub(last, first);
-                let want = i64::from(size) * (i64::from(self.w) - 1);
-                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
-                (Some(ok), first)
-            }
-            _ if self.steps_by_at_most_one(ptr, size) => {
-                // Every lane's address rises by at most one element over
-                // the previous one (`in[clamp(x + dx, 0, w - 1)]`,
-                // `slot[(lid + 1) % n]`): consecutive exactly when the last
-                // lane is W - 1 elements above the first
-                // (`FunctionCx::index_steps`).
+            // One wrap-around point on a consecutive chain, or an index that
+            // rises by at most one element from lane to lane
+            // (`in[clamp(x + dx, 0, w - 1)]`, `slot[(lid + 1) % n]`;
+            // `FunctionCx::index_steps`): consecutive exactly when the last
+            // lane is W - 1 elements above the first.
+            w if w == Some(1) || self.steps_by_at_most_one(ptr, size) => {
                 let first = self.lane_scalar(ptr, 0)?;
                 let last = self.lane_scalar(ptr, self.w - 1)?;
                 let span = self.b.ins().isub(last, first);
