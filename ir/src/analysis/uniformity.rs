@@ -189,6 +189,96 @@ fn mark_vars(u: &mut Uniformity, block: &Block, divergent: bool) {
     }
 }
 
+/// The shape of a sum or difference of two linear values, `shape`, unless
+/// their strides cancel and either one is linear only approximately: then
+/// the lanes need not agree, and the result is `Varying`. A clamped value
+/// is consecutive only until a bound cuts into the chunk
+/// (`max(clamp(lid, lo, hi), lo) - lid`), and a value widened after it may
+/// have wrapped at its narrower width is consecutive only modulo that width
+/// (`(long)((uint)lid - 2) - (long)lid`). Exact ones cancel to a uniform
+/// value (`get_global_id(0) - get_local_id(0)`, `(int)lid - lid`).
+fn cancelled(func: &Function, a: ValueId, b: ValueId, shape: Shape) -> Shape {
+    if shape != Shape::Uniform {
+        return shape;
+    }
+    let mut seen = Vec::new();
+    if approximate(func, a, &mut seen, 0) || approximate(func, b, &mut seen, 0) {
+        Shape::Varying
+    } else {
+        shape
+    }
+}
+
+/// Whether linear `v`'s chain holds a clamp or a widening that may follow
+/// a wrap (see [`cancelled`]); `true` when the chain cannot be followed.
+fn approximate(func: &Function, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -> bool {
+    if depth > 32 {
+        return true;
+    }
+    let d = depth + 1;
+    match &func.inst(v).inst {
+        Inst::Const(_) | Inst::Param(_) | Inst::WorkItem(..) => false,
+        Inst::Builtin(name, args) => {
+            is_int32_clamp(name, &func.inst(v).ty)
+                || args.iter().any(|x| approximate(func, *x, seen, d))
+        }
+        Inst::Convert { value, .. } => {
+            let widening = match (func.ty(*value).scalar(), func.ty(v).scalar()) {
+                (Some(from), Some(to)) => to.bits() > from.bits(),
+                _ => true,
+            };
+            // A local id read as `int` is below 2^31: it never wrapped.
+            let local_id = matches!(
+                func.inst(*value).inst,
+                Inst::Convert { value: inner, .. } if matches!(
+                    func.inst(inner).inst,
+                    Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
+                )
+            );
+            (widening && !local_id) || approximate(func, *value, seen, d)
+        }
+        Inst::Unary(_, x) | Inst::PtrCast(x) | Inst::PtrToInt(x) => approximate(func, *x, seen, d),
+        Inst::Binary(_, x, y) | Inst::Index(x, y) | Inst::Elem(x, y) => {
+            approximate(func, *x, seen, d) || approximate(func, *y, seen, d)
+        }
+        Inst::ReadVar(var) => {
+            if seen.contains(var) {
+                return false;
+            }
+            seen.push(*var);
+            let mut writes = Vec::new();
+            writes_of(&func.body, *var, &mut writes);
+            let approx = writes.iter().any(|w| approximate(func, *w, seen, d));
+            seen.pop();
+            approx
+        }
+        _ => true,
+    }
+}
+
+/// The values written to `var` anywhere in `block`.
+fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
+    for s in &block.0 {
+        match s {
+            Stmt::WriteVar(x, v) if *x == var => out.push(*v),
+            Stmt::If { then_, else_, .. } => {
+                writes_of(then_, var, out);
+                writes_of(else_, var, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                writes_of(body, var, out);
+                writes_of(continuing, var, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    writes_of(&c.body, var, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn const_of(func: &Function, v: ValueId) -> Option<i64> {
     match (&func.inst(v).inst, func.ty(v).scalar()) {
         (Inst::Const(bits), Some(s)) if s.is_int() => {
@@ -252,14 +342,14 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
                 (BinaryOp::Add, Shape::Linear(x), Shape::Uniform)
                 | (BinaryOp::Add, Shape::Uniform, Shape::Linear(x)) => Shape::Linear(x),
                 (BinaryOp::Add, Shape::Linear(x), Shape::Linear(y)) => {
-                    Shape::linear(x.wrapping_add(y))
+                    cancelled(func, *a, *b, Shape::linear(x.wrapping_add(y)))
                 }
                 (BinaryOp::Sub, Shape::Linear(x), Shape::Uniform) => Shape::Linear(x),
                 (BinaryOp::Sub, Shape::Uniform, Shape::Linear(x)) => {
                     Shape::linear(x.wrapping_neg())
                 }
                 (BinaryOp::Sub, Shape::Linear(x), Shape::Linear(y)) => {
-                    Shape::linear(x.wrapping_sub(y))
+                    cancelled(func, *a, *b, Shape::linear(x.wrapping_sub(y)))
                 }
                 (BinaryOp::Mul, Shape::Linear(x), Shape::Uniform) => match const_of(func, *b) {
                     Some(c) => Shape::linear(x.wrapping_mul(c)),

@@ -258,6 +258,31 @@ impl FunctionCx<'_, '_> {
             .collect())
     }
 
+    /// `val` with each varying integer component made the scalar of lane 0
+    /// when the uniformity analysis proves `v` the same in every lane:
+    /// consecutive values can cancel (`get_global_id(0) -
+    /// get_local_id(0)`), which the analysis sees and the lowering of the
+    /// subtraction does not. A variable the analysis keeps scalar could not
+    /// take the vector.
+    fn as_uniform_if_proved(&mut self, v: vecl_ir::ValueId, val: Val) -> LResult<Val> {
+        if self.uni.shape(v) != vecl_ir::analysis::uniformity::Shape::Uniform
+            || val.iter().all(|l| l.is_uniform())
+        {
+            return Ok(val);
+        }
+        let s = self.elem(v)?;
+        if !s.is_int() {
+            return Ok(val);
+        }
+        Ok(val
+            .iter()
+            .map(|l| match l {
+                Lanes::Varying(_) => Lanes::Uniform(self.lane(s, l, 0)),
+                u => u.clone(),
+            })
+            .collect())
+    }
+
     pub fn write_var(&mut self, var: VarId, val: &Val) -> LResult<()> {
         let blend = self.divergence > 0;
         self.write_var_as(var, val, blend)
@@ -742,8 +767,14 @@ impl FunctionCx<'_, '_> {
         Ok(())
     }
 
-    /// Lowers the instruction defining `v`.
+    /// Lowers the instruction defining `v`, as a scalar wherever the
+    /// uniformity analysis proves it the same in every lane.
     pub fn lower_inst(&mut self, v: vecl_ir::ValueId) -> LResult<Val> {
+        let val = self.lower_inst_lanes(v)?;
+        self.as_uniform_if_proved(v, val)
+    }
+
+    fn lower_inst_lanes(&mut self, v: vecl_ir::ValueId) -> LResult<Val> {
         use vecl_ir::Inst;
         let data = self.func.inst(v).clone();
         let ty = data.ty.clone();
