@@ -257,7 +257,7 @@ fn approximate(func: &Function, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -
 }
 
 /// The values written to `var` anywhere in `block`.
-fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
+pub fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
     for s in &block.0 {
         match s {
             Stmt::WriteVar(x, v) if *x == var => out.push(*v),

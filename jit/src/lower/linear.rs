@@ -20,34 +20,12 @@
 use super::lanes::{elem_of, Lanes};
 use super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{InstBuilder, Value};
+pub(super) use vecl_ir::analysis::uniformity::writes_of;
 use vecl_ir::analysis::uniformity::{clamped_arg, is_int32_clamp, Shape};
-use vecl_ir::{BinaryOp, Block, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
+use vecl_ir::{BinaryOp, Inst, Scalar, Type, ValueId, VarId, WorkItemFn};
 
 /// How deep the recomputation follows a chain of instructions.
 const MAX_DEPTH: u32 = 24;
-
-/// The values written to `var` anywhere in `block`.
-pub(super) fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
-    for s in &block.0 {
-        match s {
-            Stmt::WriteVar(x, v) if *x == var => out.push(*v),
-            Stmt::If { then_, else_, .. } => {
-                writes_of(then_, var, out);
-                writes_of(else_, var, out);
-            }
-            Stmt::Loop { body, continuing } => {
-                writes_of(body, var, out);
-                writes_of(continuing, var, out);
-            }
-            Stmt::Switch { cases, .. } => {
-                for c in cases {
-                    writes_of(&c.body, var, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
 
 /// Integer (or pointer) element of a value type, if it has one component.
 fn int_elem(ty: &Type) -> Option<Scalar> {
