@@ -65,6 +65,40 @@ fn expr(rng: &mut Rng, depth: u32) -> String {
 
 #[test]
 fn random_index_expressions_match_interpreter() {
+    random_indices(
+        "kernel void k(global const int* a, global int* o, local int* slot,
+                       uint d, int lo, int hi) {
+            int lid = get_local_id(0);
+            size_t g = get_global_id(0);
+            int i = clamp((int)(EXPR), 0, 255);
+            int j = clamp((int)(EXPR), 0, (int)get_local_size(0) - 1);
+            o[g] = a[i] * 1000 + a[j + 256];
+        }",
+    );
+}
+
+/// The same after a barrier, the ids read from variables written before
+/// it, and one index into `__local` memory: the uniformity analysis must
+/// settle on the variables' shapes (a difference of two consecutive values
+/// is consecutive while one is not yet known to be, and uniform after).
+#[test]
+fn random_index_expressions_after_a_barrier_match_interpreter() {
+    random_indices(
+        "kernel void k(global const int* a, global int* o, local int* slot,
+                       uint d, int lo, int hi) {
+            int lid = get_local_id(0);
+            size_t g = get_global_id(0);
+            slot[lid] = a[g] + 1;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int i = clamp((int)(EXPR), 0, 255);
+            int j = clamp((int)(EXPR), 0, (int)get_local_size(0) - 1);
+            o[g] = a[i] * 1000 + slot[j];
+        }",
+    );
+}
+
+/// Runs `template` with `EXPR` replaced by each random expression.
+fn random_indices(template: &str) {
     // `VECL_INDEX_CASES` runs more expressions (by hand; CI runs 40).
     let cases = std::env::var("VECL_INDEX_CASES")
         .ok()
@@ -73,23 +107,14 @@ fn random_index_expressions_match_interpreter() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for case in 0..cases {
         let e = expr(&mut rng, 4);
-        // The index is brought into the buffers with a final clamp, itself
-        // one of the operations under test.
-        let src = format!(
-            "kernel void k(global const int* a, global int* o, uint d, int lo, int hi) {{
-                int lid = get_local_id(0);
-                size_t g = get_global_id(0);
-                int i = clamp((int)({e}), 0, 255);
-                int j = clamp((int)({e}), 0, (int)get_local_size(0) - 1);
-                o[g] = a[i] * 1000 + a[j + 256];
-            }}"
-        );
+        let src = template.replace("EXPR", &e);
         for (d, lo, hi) in [(1u32, 0, 255), (4, 3, 40), (7, -5, 20), (16, 10, 10)] {
             let n = differential(&src, "k", &shapes_1d(), |r| {
                 let n = (r.global_offset[0] + r.global_size[0]) as usize + 512;
                 vec![
                     Spec::Ints(n, 5),
                     Spec::Ints(n, 0),
+                    Spec::Local(4 * r.local_size[0] as usize),
                     Spec::Int(d as i32),
                     Spec::Int(lo),
                     Spec::Int(hi),

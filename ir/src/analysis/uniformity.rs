@@ -141,17 +141,32 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
         varying_vars: vec![false; func.vars.len()],
         var_shapes: vec![Shape::Uniform; func.vars.len()],
     };
-    loop {
+    // Each round recomputes the variables' shapes from the values written
+    // now, not joined with earlier rounds: a difference of two linear
+    // values is linear while one side is still uniform and uniform once
+    // both are linear (`(int)get_local_id(0) - lid` with `lid` a variable),
+    // so a shape can fall back, and a variable must not keep what an
+    // earlier round wrote to it. Should the rounds not settle, the joined
+    // form, which only moves towards varying, ends the iteration.
+    for round in 0.. {
         let before = u.clone();
         for i in 0..func.insts.len() {
             u.values[i] = shape_of(module, func, &u, &func.insts[i]);
         }
+        if round < FRESH_ROUNDS {
+            u.varying_vars.fill(false);
+            u.var_shapes.fill(Shape::Uniform);
+        }
         mark_vars(&mut u, &func.body, false);
         if u == before {
-            return u;
+            break;
         }
     }
+    u
 }
+
+/// Rounds of [`analyze`] that recompute variable shapes from scratch.
+const FRESH_ROUNDS: usize = 64;
 
 fn mark_vars(u: &mut Uniformity, block: &Block, divergent: bool) {
     for s in &block.0 {
