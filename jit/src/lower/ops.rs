@@ -382,31 +382,15 @@ impl FunctionCx<'_, '_> {
         self.b.seal_block(fast);
         // Lane 0's quotient and remainder: a shift and a mask for a power
         // of two (signed types only reach here with one), else a division.
-        let (by_shift, by_division, split) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
+        let qr = self.pow2_or_divided(
+            x0,
+            d,
+            pow2,
+            below_d,
+            &[BinaryOp::Div, BinaryOp::Rem],
+            |cx| vec![cx.b.ins().udiv(x0, d), cx.b.ins().urem(x0, d)],
         );
-        let q0 = self.b.append_block_param(split, ty);
-        let r0 = self.b.append_block_param(split, ty);
-        self.b.ins().brif(pow2, by_shift, &[], by_division, &[]);
-        self.b.switch_to_block(by_shift);
-        self.b.seal_block(by_shift);
-        let shift = self.b.ins().ctz(d);
-        let q = self.b.ins().ushr(x0, shift);
-        let r = self.b.ins().band(x0, below_d);
-        self.b
-            .ins()
-            .jump(split, &[BlockArg::Value(q), BlockArg::Value(r)]);
-        self.b.switch_to_block(by_division);
-        self.b.seal_block(by_division);
-        let q = self.b.ins().udiv(x0, d);
-        let r = self.b.ins().urem(x0, d);
-        self.b
-            .ins()
-            .jump(split, &[BlockArg::Value(q), BlockArg::Value(r)]);
-        self.b.switch_to_block(split);
-        self.b.seal_block(split);
+        let (q0, r0) = (qr[0], qr[1]);
         let r0v = self.b.ins().splat(piece_ty, r0);
         let dv = self.b.ins().splat(piece_ty, d);
         let iota = if ty == types::I64 {
@@ -536,27 +520,51 @@ impl FunctionCx<'_, '_> {
         d: Value,
     ) -> Value {
         let (pow2, below) = self.power_of_two(d);
-        let (fast, slow, join) = (
+        self.pow2_or_divided(x, d, pow2, below, &[op], |cx| {
+            vec![cx.scalar_binary(op, s, x, d)]
+        })[0]
+    }
+
+    /// Scalar `x / d` and/or `x % d` (`ops`, in that order) for unsigned
+    /// or non-negative `x`: a shift or a mask where `pow2` (`below` =
+    /// `d - 1`), else what `divide` emits, one value per op.
+    fn pow2_or_divided(
+        &mut self,
+        x: Value,
+        d: Value,
+        pow2: Value,
+        below: Value,
+        ops: &[BinaryOp],
+        divide: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let (by_shift, by_division, join) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        let t = natural(s);
-        self.b.append_block_param(join, t);
-        self.b.ins().brif(pow2, fast, &[], slow, &[]);
-        self.enter(fast);
-        let r = if op == BinaryOp::Rem {
-            self.b.ins().band(x, below)
-        } else {
-            let shift = self.b.ins().ctz(d);
-            self.b.ins().ushr(x, shift)
-        };
-        self.b.ins().jump(join, &[BlockArg::Value(r)]);
-        self.enter(slow);
-        let r = self.scalar_binary(op, s, x, d);
-        self.b.ins().jump(join, &[BlockArg::Value(r)]);
+        let ty = self.b.func.dfg.value_type(x);
+        for _ in ops {
+            self.b.append_block_param(join, ty);
+        }
+        self.b.ins().brif(pow2, by_shift, &[], by_division, &[]);
+        self.enter(by_shift);
+        let shifted: Vec<BlockArg> = ops
+            .iter()
+            .map(|op| {
+                BlockArg::Value(if *op == BinaryOp::Rem {
+                    self.b.ins().band(x, below)
+                } else {
+                    let shift = self.b.ins().ctz(d);
+                    self.b.ins().ushr(x, shift)
+                })
+            })
+            .collect();
+        self.b.ins().jump(join, &shifted);
+        self.enter(by_division);
+        let divided: Vec<BlockArg> = divide(self).into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &divided);
         self.enter(join);
-        self.b.block_params(join)[0]
+        self.b.block_params(join).to_vec()
     }
 
     pub fn scalar_binary(&mut self, op: BinaryOp, s: Scalar, a: Value, b: Value) -> Value {
