@@ -598,7 +598,7 @@ fn compile(
             .filter(|s| s.loc == tag)
             .map(|s| (s.start as usize, s.end as usize))
             .collect();
-        lower::stream::patch_stores(&mut bytes, ranges, lowered.stats.streamed_pieces as usize);
+        lower::stream::patch_stores(&mut bytes, ranges, lower::stream::marked_stores(&ctx.func));
         let relocs: Vec<ModuleReloc> = compiled
             .buffer
             .relocs()

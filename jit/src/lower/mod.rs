@@ -55,8 +55,6 @@ pub(crate) struct Stats {
     /// Vector stores to `__local` memory with a blended path for a mask
     /// that is not full (`memory::blended_store_test`).
     pub blended_stores: u32,
-    /// The 16-byte stores of [`Self::streamed_stores`].
-    pub streamed_pieces: u32,
     /// `/` and `%` of a consecutive integer by a uniform one, with a
     /// one-division fast form (`ops::linear_div_rem`).
     pub linear_divisions: u32,

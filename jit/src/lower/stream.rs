@@ -206,7 +206,6 @@ impl FunctionCx<'_, '_> {
     /// otherwise on to the plain stores that follow.
     pub(crate) fn stream_pieces(&mut self, first: Value, pieces: &[Value], join: Block) {
         self.stats.streamed_stores += 1;
-        self.stats.streamed_pieces += pieces.len() as u32;
         let (check, stream, plain) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -256,6 +255,23 @@ impl FunctionCx<'_, '_> {
 /// instruction of a kernel has one).
 pub(crate) fn stream_tag() -> SourceLoc {
     SourceLoc::new(0x5eed_0001)
+}
+
+/// How many marked stores `func` (the function as compiled, after
+/// Cranelift's optimisations dropped unreachable and folded code) still
+/// holds: what [`patch_stores`] must find in the code. Counting the stores
+/// the lowering marked instead would include those of paths dropped later
+/// (a tail chunk's, whose length test a dominating one decides).
+pub(crate) fn marked_stores(func: &cranelift_codegen::ir::Function) -> usize {
+    let tag = stream_tag();
+    func.layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .filter(|&i| {
+            func.srcloc(i) == tag
+                && func.dfg.insts[i].opcode() == cranelift_codegen::ir::Opcode::Store
+        })
+        .count()
 }
 
 /// Turns the marked stores of `code` into non-temporal ones. Each range
