@@ -98,6 +98,11 @@ pub struct CompiledKernel {
     /// The code launches run: the quick tier's until the optimised code
     /// replaces it (see `tiers`).
     entry: Arc<Entry>,
+    /// The optimised code's copy at [`WIDE_WIDTH`] lanes per chunk, for
+    /// launches whose groups split into whole chunks of that width; empty
+    /// when the kernel has none (see [`wide_width`]) or until the
+    /// optimised code replaces the quick code.
+    wide: Arc<Entry>,
     _code: CodeMemory,
     /// The optimised compilation running in the background, if any.
     upgrade: Option<Arc<Upgrade>>,
@@ -184,10 +189,16 @@ impl CompiledKernel {
         local_mem: *mut u8,
         context: *mut u8,
     ) -> u32 {
+        let whole = |n: u64| n.is_multiple_of(u64::from(WIDE_WIDTH));
+        let entry = match self.wide.get_if_set() {
+            Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
+            _ => self.entry.get(),
+        };
         // SAFETY: the entry has exactly this signature (see `abi`), the code
-        // is alive as long as `self`, and the caller upholds the contract above.
-        let status =
-            unsafe { (self.entry.get())(args, launch, first_group, end_group, local_mem, context) };
+        // is alive as long as `self`, and the caller upholds the contract
+        // above (the wide copy lays out arguments, `__local` memory and the
+        // context like the main code: see `compile`).
+        let status = unsafe { entry(args, launch, first_group, end_group, local_mem, context) };
         // Streaming stores (`lower::stream`) are weakly ordered: make them
         // visible before whatever tells another thread these groups ran.
         #[cfg(target_arch = "x86_64")]
@@ -284,8 +295,9 @@ pub fn compile_kernel(
             dump_clif: false,
             ..opts.clone()
         };
-        let (entry, upgrade, data) = (
+        let (entry, wide, upgrade, data) = (
             compiled.entry.clone(),
+            compiled.wide.clone(),
             upgrade.clone(),
             compiled.data_base(),
         );
@@ -301,10 +313,10 @@ pub fn compile_kernel(
             // code is used only if it agrees with all of them.
             .filter(|k| k.layout() == layout)
             .map(|k| {
-                let f = k.entry.get();
-                (k._code, f)
+                let (f, wide_f) = (k.entry.get(), k.wide.get_if_set());
+                (k._code, f, wide_f)
             });
-            upgrade.finish(&entry, done, started.elapsed());
+            upgrade.finish(&entry, &wide, done, started.elapsed());
         }
     };
     if tiers::in_background(Box::new(job)) {
@@ -442,6 +454,155 @@ fn default_width(
     }
 }
 
+/// Width of the wide copy (see [`wide_width`]).
+pub const WIDE_WIDTH: u32 = 32;
+
+/// Whether the optimised code of a kernel gets a second function at
+/// [`WIDE_WIDTH`] lanes per chunk, which launches whose groups split into
+/// whole 32-lane chunks run (`CompiledKernel::run_groups`): a kernel
+/// without barriers, compiled unchecked at the default width 16, with no
+/// divergent loop. Twice the lanes share each chunk's scalar work (the
+/// addresses and span tests of its accesses, uniform loads, loop
+/// counters): `benches/conv5x5.cl` at 2048² on two threads ~7.1 → ~6.1
+/// ms, `benches/blackscholes.cl` ~15.8 → ~15.1 ms. A divergent loop runs
+/// until the chunk's slowest lane is done, and its values spill at W = 32
+/// (`benches/mandelbrot.cl` 9.9 → 12.1 ms); barrier kernels keep their
+/// per-chunk context at one width.
+fn wide_width(
+    tier: Tier,
+    opts: &JitOptions,
+    w: u32,
+    func: &vecl_ir::Function,
+    uni: &vecl_ir::analysis::uniformity::Uniformity,
+) -> Option<u32> {
+    let plain = tier == Tier::Optimised
+        && opts.simd_width.is_none()
+        && !opts.checked
+        && w == 16
+        && !has_divergent_loop(&func.body, uni);
+    plain.then_some(WIDE_WIDTH)
+}
+
+/// Whether `b` holds a loop whose trip count differs between work-items.
+fn has_divergent_loop(b: &vecl_ir::Block, uni: &vecl_ir::analysis::uniformity::Uniformity) -> bool {
+    use vecl_ir::Stmt;
+    b.0.iter().any(|s| match s {
+        Stmt::Loop { body, continuing } => {
+            uni.loop_is_divergent(body, continuing)
+                || has_divergent_loop(body, uni)
+                || has_divergent_loop(continuing, uni)
+        }
+        Stmt::If { then_, else_, .. } => {
+            has_divergent_loop(then_, uni) || has_divergent_loop(else_, uni)
+        }
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_divergent_loop(&c.body, uni)),
+        _ => false,
+    })
+}
+
+/// One kernel function defined in a JIT module, before finalisation.
+struct DefinedFunction {
+    id: cranelift_module::FuncId,
+    lowered: lower::chunks::Lowered,
+    clif: Option<String>,
+    clif_insts: usize,
+    folded: usize,
+    unparams: usize,
+    code_bytes: usize,
+    vcode: Option<String>,
+}
+
+/// Lowers `input` into a function named `name` of `jit`, compiles it
+/// (its marked stores made non-temporal, `lower::stream`) and defines it.
+fn define_kernel_function(
+    jit: &mut JITModule,
+    fctx: &mut FunctionBuilderContext,
+    kernel: &str,
+    name: &str,
+    input: lower::chunks::KernelInput<'_>,
+    dump_clif: bool,
+) -> Result<DefinedFunction, JitError> {
+    let codegen = |message: String| JitError::Codegen {
+        kernel: kernel.to_string(),
+        message,
+    };
+    let mut ctx: Context = jit.make_context();
+    let ptr = types::I64;
+    for _ in 0..6 {
+        ctx.func.signature.params.push(AbiParam::new(ptr));
+    }
+    ctx.func.signature.returns.push(AbiParam::new(types::I32));
+    let id = jit
+        .declare_function(name, Linkage::Local, &ctx.func.signature)
+        .map_err(|e| codegen(e.to_string()))?;
+    let lowered = lower::chunks::lower_kernel(jit, &mut ctx.func, fctx, input)?;
+    // Branches whose outcome is known and block parameters that carry
+    // one value only are removed before Cranelift sees them (`lower::fold`).
+    let folded = lower::fold::fold_known_branches(&mut ctx.func);
+    let unparams = lower::fold::remove_redundant_params(&mut ctx.func);
+    let clif = dump_clif.then(|| ctx.func.display().to_string());
+    let clif_insts = ctx.func.dfg.num_insts();
+    ctx.set_disasm(std::env::var_os("VECL_JIT_DISASM").is_some());
+    // Compiled here rather than by `define_function` so that the marked
+    // stores can become non-temporal ones (`lower::stream`) before the
+    // code is placed.
+    ctx.compile(jit.isa(), &mut Default::default())
+        .map_err(|e| codegen(format!("{:?}", e.inner)))?;
+    let compiled = ctx
+        .compiled_code()
+        .ok_or_else(|| codegen("no compiled code".into()))?;
+    let tag = lower::stream::stream_tag();
+    let mut bytes = compiled.code_buffer().to_vec();
+    let ranges: Vec<(usize, usize)> = compiled
+        .buffer
+        .get_srclocs_sorted()
+        .iter()
+        .filter(|s| s.loc == tag)
+        .map(|s| (s.start as usize, s.end as usize))
+        .collect();
+    lower::stream::patch_stores(&mut bytes, ranges, lower::stream::marked_stores(&ctx.func));
+    let relocs: Vec<ModuleReloc> = compiled
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+        .collect();
+    let align = u64::from(compiled.buffer.alignment);
+    let vcode = compiled.vcode.clone();
+    jit.define_function_bytes(id, align, &bytes, &relocs)
+        .map_err(|e| codegen(format!("{e:?}")))?;
+    Ok(DefinedFunction {
+        id,
+        lowered,
+        clif,
+        clif_insts,
+        folded,
+        unparams,
+        code_bytes: bytes.len(),
+        vcode,
+    })
+}
+
+/// The entry of `f` once `jit` is finalized. With `VECL_JIT_DISASM`, its
+/// machine code after register allocation goes to standard error and its
+/// bytes to a file named by their load address, for matching profiler
+/// samples to instructions (`objdump -D -b binary -mi386:x86-64
+/// --adjust-vma=ADDR`).
+fn finalized_entry(jit: &JITModule, kernel: &str, f: &DefinedFunction) -> EntryFn {
+    let code = jit.get_finalized_function(f.id);
+    if let Some(vcode) = &f.vcode {
+        eprintln!("machine code of {kernel}:\n{vcode}");
+        // SAFETY: `code` points at the `code_bytes` bytes just finalized.
+        let bytes = unsafe { std::slice::from_raw_parts(code, f.code_bytes) };
+        let path = std::env::temp_dir().join(format!("vecl-jit-{kernel}-{:x}.bin", code as usize));
+        let _ = std::fs::write(&path, bytes);
+        eprintln!("machine code of {kernel} written to {}", path.display());
+    }
+    // SAFETY: `code` is a finalized function declared with the signature
+    // of `EntryFn`.
+    unsafe { std::mem::transmute::<*const u8, EntryFn>(code) }
+}
+
 /// Compiles `kernel` with `tier`'s register allocator. `shared_data`: the
 /// address of an existing module-scope data block (the quick tier's) for
 /// the code to use instead of a block of its own.
@@ -536,108 +697,70 @@ fn compile(
         .any(|f| f.name == "has_fma" && f.as_bool() == Some(true));
 
     phases.mark("jit module");
-    let mut ctx: Context = jit.make_context();
-    let ptr = types::I64;
-    for _ in 0..6 {
-        ctx.func.signature.params.push(AbiParam::new(ptr));
-    }
-    ctx.func.signature.returns.push(AbiParam::new(types::I32));
-    let id = jit
-        .declare_function(
-            &format!("vecl_kernel_{kernel}"),
-            Linkage::Local,
-            &ctx.func.signature,
-        )
-        .map_err(|e| codegen(e.to_string()))?;
+    let stream_min_items = opts
+        .stream_min_items
+        .unwrap_or_else(lower::stream::min_items_from_env);
+    let input = |w: u32| lower::chunks::KernelInput {
+        module,
+        func: &func,
+        uni: &uni,
+        w,
+        places: places.clone(),
+        data_base,
+        arg_slots: arg_slots.clone(),
+        has_fma,
+        next_var,
+        checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
+        full_copy: tier == Tier::Optimised,
+        stream_min_items,
+    };
     let mut fctx = FunctionBuilderContext::new();
-    let lowered = lower::chunks::lower_kernel(
+    let main = define_kernel_function(
         &mut jit,
-        &mut ctx.func,
         &mut fctx,
-        lower::chunks::KernelInput {
-            module,
-            func: &func,
-            uni: &uni,
-            w,
-            places,
-            data_base,
-            arg_slots: arg_slots.clone(),
-            has_fma,
-            next_var,
-            checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
-            full_copy: tier == Tier::Optimised,
-            stream_min_items: opts
-                .stream_min_items
-                .unwrap_or_else(lower::stream::min_items_from_env),
-        },
+        kernel,
+        &format!("vecl_kernel_{kernel}"),
+        input(w),
+        opts.dump_clif,
     )?;
-    // Branches whose outcome is known and block parameters that carry
-    // one value only are removed before Cranelift sees them (`lower::fold`).
-    let folded = lower::fold::fold_known_branches(&mut ctx.func);
-    let unparams = lower::fold::remove_redundant_params(&mut ctx.func);
-    phases.mark("lowering");
-    let clif = opts.dump_clif.then(|| ctx.func.display().to_string());
-    let clif_insts = ctx.func.dfg.num_insts();
-    let disasm = std::env::var_os("VECL_JIT_DISASM").is_some();
-    ctx.set_disasm(disasm);
-    // Compiled here rather than by `define_function` so that the marked
-    // stores can become non-temporal ones (`lower::stream`) before the
-    // code is placed.
-    ctx.compile(jit.isa(), &mut Default::default())
-        .map_err(|e| codegen(format!("{:?}", e.inner)))?;
-    {
-        let compiled = ctx
-            .compiled_code()
-            .ok_or_else(|| codegen("no compiled code".into()))?;
-        let tag = lower::stream::stream_tag();
-        let mut bytes = compiled.code_buffer().to_vec();
-        let ranges: Vec<(usize, usize)> = compiled
-            .buffer
-            .get_srclocs_sorted()
-            .iter()
-            .filter(|s| s.loc == tag)
-            .map(|s| (s.start as usize, s.end as usize))
-            .collect();
-        lower::stream::patch_stores(&mut bytes, ranges, lower::stream::marked_stores(&ctx.func));
-        let relocs: Vec<ModuleReloc> = compiled
-            .buffer
-            .relocs()
-            .iter()
-            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
-            .collect();
-        let align = u64::from(compiled.buffer.alignment);
-        jit.define_function_bytes(id, align, &bytes, &relocs)
-            .map_err(|e| codegen(format!("{e:?}")))?;
-    }
+    // The wide copy: dropped if it cannot be made or would not share the
+    // main code's launches (it is an optimisation only).
+    let wide = wide_width(tier, opts, w, &func, &uni)
+        .filter(|_| main.lowered.regions == 1 && main.lowered.chunk_bytes == 0)
+        .and_then(|ww| {
+            define_kernel_function(
+                &mut jit,
+                &mut fctx,
+                kernel,
+                &format!("vecl_kernel_{kernel}_w{ww}"),
+                input(ww),
+                false,
+            )
+            .ok()
+            .filter(|f| f.lowered.regions == 1 && f.lowered.chunk_bytes == 0)
+        });
     phases.mark("codegen");
-    if let Some(vcode) = ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
-        // `VECL_JIT_DISASM`: the machine code after register allocation.
-        eprintln!("machine code of {kernel}:\n{vcode}");
-    }
-    let code_bytes = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
     jit.finalize_definitions()
         .map_err(|e| codegen(e.to_string()))?;
     phases.mark("finalize");
     phases.report(
         kernel,
         func.insts.len(),
-        clif_insts,
-        [folded, unparams, code_bytes],
+        main.clif_insts,
+        [main.folded, main.unparams, main.code_bytes],
     );
-    let code = jit.get_finalized_function(id);
-    if disasm {
-        // With `VECL_JIT_DISASM`, the code bytes go to a file named by their
-        // load address, for matching profiler samples to instructions
-        // (`objdump -D -b binary -mi386:x86-64 --adjust-vma=ADDR`).
-        // SAFETY: `code` points at the `code_bytes` bytes just finalized.
-        let bytes = unsafe { std::slice::from_raw_parts(code, code_bytes) };
-        let path = std::env::temp_dir().join(format!("vecl-jit-{kernel}-{:x}.bin", code as usize));
-        let _ = std::fs::write(&path, bytes);
-        eprintln!("machine code of {kernel} written to {}", path.display());
-    }
-    // SAFETY: `code` is the finalized entry declared with the signature of `EntryFn`.
-    let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(code) };
-    let entry = Arc::new(Entry::new(entry));
+    let code = finalized_entry(&jit, kernel, &main);
+    let wide_code = wide.as_ref().map(|f| finalized_entry(&jit, kernel, f));
+    let wide_streams = wide
+        .as_ref()
+        .is_some_and(|f| f.lowered.stats.streamed_stores > 0);
+    let lowered = main.lowered;
+    let (clif, clif_insts) = (main.clif, main.clif_insts);
+    let entry = Arc::new(Entry::new(code));
+    let wide_entry = Arc::new(match wide_code {
+        Some(f) => Entry::new(f),
+        None => Entry::none(),
+    });
     let elapsed = started.elapsed();
 
     let s = &lowered.stats;
@@ -708,6 +831,12 @@ fn compile(
     for n in &s.notes {
         let _ = writeln!(explain, "note: {n}");
     }
+    if wide.is_some() {
+        let _ = writeln!(
+            explain,
+            "wide copy: launches whose local and global sizes in dimension 0 are multiples of {WIDE_WIDTH} run a copy at W = {WIDE_WIDTH}"
+        );
+    }
     let _ = writeln!(
         explain,
         "compiled {clif_insts} CLIF instructions in {:.2} ms ({})",
@@ -729,6 +858,7 @@ fn compile(
         explain,
         clif,
         entry,
+        wide: wide_entry,
         _code: CodeMemory(Mutex::new(Some(jit))),
         upgrade: None,
         only_tier: match tier {
@@ -736,6 +866,6 @@ fn compile(
             Tier::Optimised => FinalCode::Optimised(elapsed),
         },
         _data: data,
-        streams: lowered.stats.streamed_stores > 0,
+        streams: lowered.stats.streamed_stores > 0 || wide_streams,
     })
 }

@@ -101,14 +101,30 @@ impl Entry {
         Entry(AtomicPtr::new(f as *mut u8))
     }
 
+    /// No code yet (a kernel's wide copy before or without the optimised
+    /// code).
+    pub fn none() -> Entry {
+        Entry(AtomicPtr::new(std::ptr::null_mut()))
+    }
+
+    /// The entry; only for one made by [`Entry::new`] (never empty).
     pub fn get(&self) -> EntryFn {
         let p = self.0.load(Ordering::Acquire);
+        debug_assert!(!p.is_null());
         // SAFETY: the pointer was stored from an `EntryFn` (`new`, `Upgrade::finish`).
         unsafe { std::mem::transmute::<*mut u8, EntryFn>(p) }
     }
 
-    fn set(&self, f: EntryFn) {
-        self.0.store(f as *mut u8, Ordering::Release);
+    /// The entry, if there is code.
+    pub fn get_if_set(&self) -> Option<EntryFn> {
+        let p = self.0.load(Ordering::Acquire);
+        // SAFETY: a non-null pointer was stored from an `EntryFn`.
+        (!p.is_null()).then(|| unsafe { std::mem::transmute::<*mut u8, EntryFn>(p) })
+    }
+
+    fn set(&self, f: Option<EntryFn>) {
+        let p = f.map_or(std::ptr::null_mut(), |f| f as *mut u8);
+        self.0.store(p, Ordering::Release);
     }
 }
 
@@ -141,13 +157,23 @@ impl Upgrade {
     }
 
     /// Installs the optimised code (its memory into `self`, its entry into
-    /// `entry`), or records that the quick code stays (`None`).
-    pub fn finish(&self, entry: &Entry, done: Option<(CodeMemory, EntryFn)>, took: Duration) {
+    /// `entry`, the entry of its wide copy, if any, into `wide`), or
+    /// records that the quick code stays (`None`).
+    pub fn finish(
+        &self,
+        entry: &Entry,
+        wide: &Entry,
+        done: Option<(CodeMemory, EntryFn, Option<EntryFn>)>,
+        took: Duration,
+    ) {
         let state = match done {
-            Some((code, f)) => {
+            Some((code, f, wide_f)) => {
                 let module = lock(&code.0).take();
                 *lock(&self.code.0) = module;
-                entry.set(f);
+                // The wide copy first: a launch that sees the new main
+                // entry may also take the wide one.
+                wide.set(wide_f);
+                entry.set(Some(f));
                 FinalCode::Optimised(took)
             }
             None => FinalCode::QuickKept,

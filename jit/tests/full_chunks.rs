@@ -88,3 +88,112 @@ fn streaming_kernel_with_gathers_and_atomics_matches_interpreter() {
     });
     assert_eq!(compared, shapes().len() * WIDTHS.len());
 }
+
+/// Kernel `kernel` of `src` at the JIT's own width (optimised code only,
+/// so the wide copy is there from the start), against the interpreter over
+/// `ranges`; returns the kernel's report.
+fn at_default_width(
+    src: &str,
+    kernel: &str,
+    ranges: &[NdRange],
+    args: impl Fn(&NdRange) -> Vec<Spec>,
+) -> String {
+    use common::versus_interp::{build, interp_args_for, run_jit};
+    use vecl_ir::interp::{run_kernel, KernelArg};
+    let m = build(src, "");
+    let opts = vecl_jit::JitOptions {
+        tiers: Some(vecl_jit::Tiers::OptimisedOnly),
+        ..vecl_jit::JitOptions::default()
+    };
+    let k = vecl_jit::compile_kernel(&m, kernel, &opts).expect("compiles");
+    for range in ranges {
+        let init = interp_args_for(&args(range));
+        let mut want = init.clone();
+        run_kernel(&m, kernel, &mut want, range).expect("interpreter");
+        let (status, got) = run_jit(&k, &init, range);
+        assert_eq!(status, 0, "{range:?}: status");
+        for (i, a) in want.iter().enumerate() {
+            if let KernelArg::Buffer(want) = a {
+                assert!(
+                    *want == got[i],
+                    "{range:?}: buffer {i} differs from the interpreter"
+                );
+            }
+        }
+    }
+    k.explain().to_string()
+}
+
+/// Shapes taking the wide copy (dimension 0 of both sizes multiples of
+/// 32) and shapes that do not (16 × 16 groups, local sizes multiples of 16
+/// only, a partial last group of 16 items). The wide copy has a general
+/// loop of its own, so it would compute the same for any launch: which
+/// code a shape takes is a matter of speed, and each must match the
+/// interpreter.
+fn wide_shapes() -> Vec<NdRange> {
+    vec![
+        range(0, [256, 1], [64, 1]),
+        range(7, [96, 3], [32, 1]),
+        range(0, [64, 4], [16, 2]),
+        range(0, [240, 1], [48, 1]),
+        range(0, [208, 1], [64, 1]),
+        range(0, [100, 1], [20, 1]),
+    ]
+}
+
+#[test]
+fn wide_copy_matches_interpreter() {
+    // A uniform loop, clamped (not always consecutive) reads, a masked
+    // `if` and an early `return`: what the wide copy is made for.
+    let src = "kernel void k(global const float* a, global float* o, int w) {
+        int x = get_global_id(0);
+        int y = get_global_id(1);
+        int n = get_global_size(0);
+        float acc = 0.0f;
+        for (int d = -2; d <= 2; d++) {
+            int xx = clamp(x + d, 0, n - 1);
+            acc += a[y * n + xx] * (float)(d + w);
+        }
+        if (acc < -40.0f) return;
+        if (x & 1) acc = -acc;
+        o[y * n + x] = acc;
+    }";
+    let report = at_default_width(src, "k", &wide_shapes(), |r| {
+        let n = ((r.global_offset[0] + r.global_size[0]) * r.global_size[1]) as usize;
+        vec![Spec::Floats(n + 8, 2), Spec::Floats(n, 0), Spec::Int(3)]
+    });
+    assert!(report.contains("W = 16"), "{report}");
+    assert!(report.contains("wide copy"), "{report}");
+}
+
+#[test]
+fn divergent_loops_and_barriers_get_no_wide_copy() {
+    let divergent = "kernel void k(global const int* a, global int* o) {
+        size_t g = get_global_id(0);
+        int v = a[g];
+        int i = 0;
+        while (v > 1 && i < 40) { v = (v & 1) ? 3 * v + 1 : v / 2; i++; }
+        o[g] = i;
+    }";
+    let report = at_default_width(divergent, "k", &wide_shapes()[..2], |r| {
+        let n = ((r.global_offset[0] + r.global_size[0]) * r.global_size[1]) as usize;
+        vec![Spec::Ints(n, 5), Spec::Ints(n, 0)]
+    });
+    assert!(!report.contains("wide copy"), "{report}");
+    let barrier = "kernel void k(global const int* a, global int* o, local int* t) {
+        size_t g = get_global_id(0);
+        int l = get_local_id(0);
+        t[l] = a[g];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        o[g] = t[get_local_size(0) - 1 - l];
+    }";
+    let report = at_default_width(barrier, "k", &wide_shapes()[..1], |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Ints(n, 5),
+            Spec::Ints(n, 0),
+            Spec::Local(4 * r.local_size[0] as usize),
+        ]
+    });
+    assert!(!report.contains("wide copy"), "{report}");
+}
