@@ -396,6 +396,9 @@ const LARGE_KERNEL_IR_INSTS: usize = 3000;
 /// - 4 for a very large kernel (a cipher or random-number generator
 ///   inlined several times): machine code, and Cranelift's register
 ///   allocation even more, grow with the width.
+///
+/// The optimised code of some kernels at 16 also has a copy at 32 for the
+/// launches it suits ([`wide_width`]).
 fn default_width(
     module: &Module,
     func: &vecl_ir::Function,
