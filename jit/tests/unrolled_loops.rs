@@ -113,3 +113,32 @@ fn loops_that_stay_loops_match_interpreter() {
         |n| vec![Spec::Ints(n, 13), Spec::Ints(n, 0)],
     );
 }
+
+#[test]
+fn paired_iterations_match_interpreter() {
+    // Even trip counts above the full-unrolling limit run two iterations
+    // per trip: counting up and down, by two, a `uchar` counter that
+    // wraps, a masked `if`, a `switch` and a nested loop in the body, the
+    // counter read after the loop; an odd count stays one per trip.
+    check(
+        "kernel void k(global const int* a, global int* o) {
+            size_t g = get_global_id(0);
+            int x = a[g];
+            int acc = 0;
+            int k;
+            for (k = 0; k < 16; k++) acc += (k + 1) * a[(g + k) % 8];
+            acc += k;
+            for (int i = 40; i > 0; i -= 2) {
+                if ((x ^ i) & 4) acc -= i; else acc += x;
+                switch (i & 3) { case 0: acc ^= 1; break; default: acc += 2; }
+            }
+            uchar c;
+            for (c = 250; c != 10; c++) acc += c;
+            for (int i = 0; i < 12; i++)
+                for (int j = 0; j < 3; j++) acc += i * j + x;
+            for (int i = 0; i < 17; i++) acc += i & x;
+            o[g] = acc + c;
+        }",
+        |n| vec![Spec::Ints(n, 13), Spec::Ints(n, 0)],
+    );
+}
