@@ -296,6 +296,9 @@ fn variants(name: &str, case: &Case, free: bool) -> Vec<Variant> {
         // One launch with 1024-item groups and a partial last group.
         let g = rng.range(1025, 1100);
         shapes.push(([rng.range(0, 5), 0, 0], [g, 1, 1], [1024, 1, 1], 1));
+        // Whole chunks at every width, 32 included: the optimised code's
+        // loop for whole chunks and its copy at W = 32.
+        shapes.push(([rng.range(0, 5), 0, 0], [256, 1, 1], [64, 1, 1], 1));
         for _ in 0..3 {
             let g = rng.range(5, 300);
             let l = [1, 3, 7, rng.range(1, g), rng.range(8, 64)][rng.range(0, 4) as usize].min(g);
@@ -589,10 +592,15 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
         .find(|(n, _, _)| *n == name)
         .map(|t| t.1);
     let mut kernels = Vec::new();
-    for w in WIDTHS {
+    // The JIT's own width last: its optimised code may hold a copy at a
+    // second width for some launches (`vecl_jit::WIDE_WIDTH`).
+    for w in WIDTHS.map(Some).into_iter().chain([None]) {
         let opts = JitOptions {
-            simd_width: Some(w),
-            tiers: tiers_for(w),
+            simd_width: w,
+            tiers: match w {
+                Some(w) => tiers_for(w),
+                None => Some(vecl_jit::Tiers::OptimisedOnly),
+            },
             ..JitOptions::default()
         };
         let started = std::time::Instant::now();
