@@ -165,3 +165,41 @@ fn cancelling_ids_match_interpreter() {
         }
     }
 }
+
+/// Gathers whose index is a varying value plus a uniform one, in a loop
+/// over the uniform part: the lane address is recomputed as `(p + a) + u`
+/// (`varying_plus_uniform` in `lower/linear.rs`) for 64-bit and `int`
+/// sums; a `uint` sum wraps at 32 bits and must not be split (the last
+/// load reads `a[16..32]` through a sum that wraps: split, it would
+/// address 16 GiB past the buffer).
+#[test]
+fn varying_plus_uniform_indices_match_interpreter() {
+    let src = "kernel void k(global const int* a, global int* o, int n, int m) {
+        size_t g = get_global_id(0);
+        int lid = get_local_id(0);
+        size_t base = (g * 7) % 64;
+        long lbase = (long)((g * 5) % 64) + 8;
+        int ibase = (int)((g * 3) % 64);
+        int acc = 0;
+        for (int k = 0; k < n; k++) {
+            acc += a[base + k];
+            acc += a[(size_t)k + base] * 3;
+            acc += a[lbase - k] * 5;
+            acc += a[ibase + m * k] * 7;
+            acc += a[m + ibase];
+        }
+        uint wrapped = 0xfffffff0u + (uint)((lid * 5) % 16);
+        acc += a[wrapped + (uint)m * 32u];
+        o[g] = acc;
+    }";
+    let n = differential(src, "k", &shapes_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize + 256;
+        vec![
+            Spec::Ints(n, 3),
+            Spec::Ints(n, 0),
+            Spec::Int(6),
+            Spec::Int(1),
+        ]
+    });
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+}

@@ -274,6 +274,32 @@ impl FunctionCx<'_, '_> {
                     _ => None,
                 };
                 let is = self.elem(*i)?;
+                // `p + (a + u) * size` with `u` uniform as `(p + a * size) +
+                // u * size`: when `a` does not change in a loop and `u`
+                // does (`data[base + k]`, `k` the loop's counter), the
+                // lane's `p + a * size` is computed once before the loop.
+                if let (Some(size), Some((a, u))) = (size, self.varying_plus_uniform(*i)) {
+                    let terms = (
+                        self.operand(*p, j, d, pure)?,
+                        self.operand(a, j, d, pure)?,
+                        self.operand(u, j, d, pure)?,
+                    );
+                    if let (Some(base), Some(xa), Some(xu)) = terms {
+                        let mut at = base;
+                        for (x, v) in [(xa, a), (xu, u)] {
+                            let from = self.elem(v)?;
+                            let wide = if from.is_signed() {
+                                Scalar::I64
+                            } else {
+                                Scalar::U64
+                            };
+                            let x = self.scalar_convert(x, from, wide, false, Default::default());
+                            let off = self.b.ins().imul_imm_s(x, i64::from(size));
+                            at = self.b.ins().iadd(at, off);
+                        }
+                        return Ok(Some(at));
+                    }
+                }
                 match (
                     size,
                     self.operand(*p, j, d, pure)?,
@@ -373,6 +399,42 @@ impl FunctionCx<'_, '_> {
 
     /// Lane `j` of `v` recomputed, else extracted, as a scalar; `None`
     /// when neither is possible.
+    /// `(a, u)` when the index `i` is `a + u` with `u` uniform and `a`
+    /// not, in arithmetic whose widening to 64 bits distributes over the
+    /// sum: 64-bit integers (they wrap as addresses do), or `int`, whose
+    /// overflow is undefined (OpenCL C follows C99 6.5), seen through
+    /// conversions to 64 bits from either. Not `uint` and narrower types:
+    /// their sums wrap, and the widened parts would not.
+    fn varying_plus_uniform(&self, i: ValueId) -> Option<(ValueId, ValueId)> {
+        let bits = |ty: &Type| elem_of(ty).map(|s| s.bits());
+        let mut v = i;
+        loop {
+            let data = self.func.inst(v);
+            match &data.inst {
+                Inst::Convert { value, .. }
+                    if bits(&data.ty) == Some(64)
+                        && (bits(self.func.ty(*value)) == Some(64)
+                            || elem_of(self.func.ty(*value)) == Some(Scalar::I32)) =>
+                {
+                    v = *value;
+                }
+                Inst::Binary(BinaryOp::Add, a, b) => {
+                    let ok = match elem_of(&data.ty) {
+                        Some(s) => s.bits() == 64 || s == Scalar::I32,
+                        None => false,
+                    };
+                    let uniform = |x: ValueId| self.uni.shape(x) == Shape::Uniform;
+                    return match (uniform(*a), uniform(*b)) {
+                        (false, true) if ok => Some((*a, *b)),
+                        (true, false) if ok => Some((*b, *a)),
+                        _ => None,
+                    };
+                }
+                _ => return None,
+            }
+        }
+    }
+
     pub fn try_lane_scalar(&mut self, v: ValueId, j: u32) -> LResult<Option<Value>> {
         self.lane_scalar_at(v, Lane::Fixed(j), 0)
     }
