@@ -397,8 +397,6 @@ impl FunctionCx<'_, '_> {
         Ok(Some(self.lane(s, &l, j as usize)))
     }
 
-    /// Lane `j` of `v` recomputed, else extracted, as a scalar; `None`
-    /// when neither is possible.
     /// `(a, u)` when the index `i` is `a + u` with `u` uniform and `a`
     /// not, in arithmetic whose widening to 64 bits distributes over the
     /// sum: 64-bit integers (they wrap as addresses do), or `int`, whose
@@ -435,6 +433,8 @@ impl FunctionCx<'_, '_> {
         }
     }
 
+    /// Lane `j` of `v` recomputed, else extracted, as a scalar; `None`
+    /// when neither is possible.
     pub fn try_lane_scalar(&mut self, v: ValueId, j: u32) -> LResult<Option<Value>> {
         self.lane_scalar_at(v, Lane::Fixed(j), 0)
     }
