@@ -411,3 +411,41 @@ fn clamped_indices_cut_by_their_bounds_inside_a_chunk() {
     let e = explain(src, "cl");
     assert!(e.contains("loads: 3 vector"), "{e}");
 }
+
+#[test]
+fn narrow_gathers_widened_match_interpreter() {
+    // 8- and 16-bit elements gathered lane by lane (a permuted index) are
+    // loaded extended by their signedness and widened from there
+    // (`load_lane` in `lower/memory.rs`): to every wider type, as an
+    // index (whose lanes are recomputed as scalars: a sign extension done
+    // as a zero extension shows there), reinterpreted with the other
+    // signedness before widening, and kept narrow.
+    let src = "kernel void k(global const uchar* u8s, global const char* i8s,
+                         global const ushort* u16s, global const short* i16s,
+                         global long* o, global uchar* narrow) {
+        size_t g = get_global_id(0);
+        size_t p = (g * 5) % 32;
+        uchar a = u8s[p];
+        char b = i8s[p];
+        ushort c = u16s[p];
+        short d = i16s[p];
+        long acc = (long)a + (long)b * 3 + (int)c * 5 + (long)d * 7;
+        acc += (ulong)b + (uint)d + (short)a + (int)as_uchar(b) + (int)as_short(c);
+        acc += u8s[(b >> 3) + 16] + u16s[(d >> 11) + 16] + i8s[(long)(b >> 4) + 8] * 11;
+        acc += u8s[as_uchar(b) >> 3] + i8s[as_ushort(d) >> 11] * 13;
+        o[g] = acc;
+        narrow[g] = a + b;
+    }";
+    let n = differential(src, "k", &shapes_1d(), |r| {
+        let n = n_for(r);
+        vec![
+            Spec::Bytes(64, 201),
+            Spec::Bytes(64, 77),
+            Spec::Bytes(128, 3),
+            Spec::Bytes(128, 250),
+            Spec::Ints(2 * n, 0),
+            Spec::Bytes(n, 0),
+        ]
+    });
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+}

@@ -560,6 +560,7 @@ pub(crate) fn lower_kernel(
         streaming: x86.then(|| super::stream::Streaming::new(func)),
         stream_min_items,
         built: HashMap::new(),
+        widened: HashMap::new(),
         has_fma,
         arg_slots,
         checks,

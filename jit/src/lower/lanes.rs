@@ -86,6 +86,11 @@ impl FunctionCx<'_, '_> {
 
     /// A uniform scalar widened to its carrier's lane type.
     pub fn widen_to_lane(&mut self, s: Scalar, v: Value) -> Value {
+        if let Some(&(wide, loaded)) = self.widened.get(&v) {
+            if loaded == s {
+                return self.b.ins().ireduce(types::I32, wide);
+            }
+        }
         let ins = self.b.ins();
         match s {
             Scalar::Bool => {

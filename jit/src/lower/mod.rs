@@ -157,6 +157,12 @@ pub(crate) struct FunctionCx<'a, 'b> {
     /// from, by its first piece: lane `j` of such a vector is its `j`-th
     /// scalar, no extraction needed.
     pub built: HashMap<Value, Vec<Value>>,
+    /// 8- and 16-bit integers gathered lane by lane, by their natural
+    /// value: the same load extended to 64 bits by the signedness of its
+    /// element type, and that type (`memory::load_lane`). Widening
+    /// conversions and lane widening of a value of that type take it
+    /// instead of extending again.
+    pub widened: HashMap<Value, (Value, vecl_ir::Scalar)>,
     /// Launches of at least this many work-items take the streaming path.
     pub stream_min_items: u64,
     pub has_fma: bool,

@@ -1104,6 +1104,17 @@ impl FunctionCx<'_, '_> {
         if from == to {
             return v;
         }
+        // A gathered 8- or 16-bit lane, already extended by its signedness
+        // (`memory::load_lane`), which is how C widens it.
+        if let Some(&(wide, loaded)) = self.widened.get(&v) {
+            if loaded == from && to.is_int() && to.bits() > from.bits() {
+                return if to.bits() == 64 {
+                    wide
+                } else {
+                    self.b.ins().ireduce(tt, wide)
+                };
+            }
+        }
         if to == Scalar::Bool {
             return if from.is_float() {
                 let z = if from == Scalar::F32 {
