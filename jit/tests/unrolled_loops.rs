@@ -142,3 +142,40 @@ fn paired_iterations_match_interpreter() {
         |n| vec![Spec::Ints(n, 13), Spec::Ints(n, 0)],
     );
 }
+
+#[test]
+fn loops_to_a_fixed_bound_run_paired_with_a_last_iteration_matching_interpreter() {
+    // Bounds that are not constants but do not change in the loop: a
+    // parameter, a variable, a sum of both, a bound the body cannot reach;
+    // counting up and down, `<=` and `!=`, a `uchar` counter compared as
+    // `int` (it wraps), trip counts even, odd and zero; and a bound the
+    // body writes, which must stay one iteration per trip.
+    check(
+        "kernel void k(global const int* a, global int* o, int n, int m) {
+            size_t g = get_global_id(0);
+            int x = a[g];
+            int acc = 0;
+            int k;
+            for (k = 0; k < n; k++) acc += (k + 1) * a[(g + k) % 8];
+            acc += k;
+            int lim = m + (x & 3);
+            for (int i = lim; i > 0; i--) { if ((x ^ i) & 4) acc -= i; else acc += x; }
+            for (int i = 2; i <= lim; i++) acc ^= i * x;
+            for (int i = n; i != m; i--) acc += i;
+            uchar c;
+            for (c = 250; c != (uchar)(n - 7); c++) acc += c;
+            for (int i = 0; i < m - 100; i++) acc += 1000;
+            int bound = n;
+            for (int i = 0; i < bound; i++) { acc += i; if (i == 3) bound = 2; }
+            o[g] = acc + c;
+        }",
+        |n| {
+            vec![
+                Spec::Ints(n, 13),
+                Spec::Ints(n, 0),
+                Spec::Int(11),
+                Spec::Int(4),
+            ]
+        },
+    );
+}
