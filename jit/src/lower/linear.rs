@@ -285,19 +285,9 @@ impl FunctionCx<'_, '_> {
                         self.operand(u, j, d, pure)?,
                     );
                     if let (Some(base), Some(xa), Some(xu)) = terms {
-                        let mut at = base;
-                        for (x, v) in [(xa, a), (xu, u)] {
-                            let from = self.elem(v)?;
-                            let wide = if from.is_signed() {
-                                Scalar::I64
-                            } else {
-                                Scalar::U64
-                            };
-                            let x = self.scalar_convert(x, from, wide, false, Default::default());
-                            let off = self.b.ins().imul_imm_s(x, i64::from(size));
-                            at = self.b.ins().iadd(at, off);
-                        }
-                        return Ok(Some(at));
+                        let (ea, eu) = (self.elem(a)?, self.elem(u)?);
+                        let at = self.plus_scaled(base, xa, ea, size);
+                        return Ok(Some(self.plus_scaled(at, xu, eu, size)));
                     }
                 }
                 match (
@@ -306,14 +296,7 @@ impl FunctionCx<'_, '_> {
                     self.operand(*i, j, d, pure)?,
                 ) {
                     (Some(size), Some(base), Some(idx)) if is.is_int() => {
-                        let wide = if is.is_signed() {
-                            Scalar::I64
-                        } else {
-                            Scalar::U64
-                        };
-                        let idx = self.scalar_convert(idx, is, wide, false, Default::default());
-                        let off = self.b.ins().imul_imm_s(idx, i64::from(size));
-                        Some(self.b.ins().iadd(base, off))
+                        Some(self.plus_scaled(base, idx, is, size))
                     }
                     _ => None,
                 }
@@ -395,6 +378,19 @@ impl FunctionCx<'_, '_> {
             }
         }
         Ok(Some(self.lane(s, &l, j as usize)))
+    }
+
+    /// `base + idx * size`, `idx` (of type `s`) widened to 64 bits by its
+    /// signedness.
+    fn plus_scaled(&mut self, base: Value, idx: Value, s: Scalar, size: u32) -> Value {
+        let wide = if s.is_signed() {
+            Scalar::I64
+        } else {
+            Scalar::U64
+        };
+        let idx = self.scalar_convert(idx, s, wide, false, Default::default());
+        let off = self.b.ins().imul_imm_s(idx, i64::from(size));
+        self.b.ins().iadd(base, off)
     }
 
     /// `(a, u)` when the index `i` is `a + u` with `u` uniform and `a`
