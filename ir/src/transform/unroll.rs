@@ -138,6 +138,18 @@ struct Counted {
     test_index: usize,
 }
 
+/// A loop's counter, its step, and its test (see `Unroller::loop_test`).
+struct LoopTest {
+    var: VarId,
+    ty: Type,
+    op: BinaryOp,
+    step: i128,
+    test_index: usize,
+    cmp: CmpOp,
+    a: ValueId,
+    b: ValueId,
+}
+
 impl Unroller<'_> {
     fn block(&mut self, b: &mut Block) {
         let stmts = std::mem::take(&mut b.0);
@@ -199,50 +211,24 @@ impl Unroller<'_> {
     /// Whether the loop `body`/`continuing`, following the statements
     /// `before` of its block, is counted and small enough to unroll.
     fn counted(&self, before: &[Stmt], body: &Block, continuing: &Block) -> Option<Counted> {
-        let (var, op, step) = self.increment(continuing)?;
-        let ty = self.vars.get(var.index())?.ty.clone();
+        let LoopTest {
+            var,
+            ty,
+            op,
+            step,
+            test_index,
+            cmp,
+            a,
+            b,
+        } = self.loop_test(body, continuing)?;
         let Type::Scalar(s) = ty else { return None };
-        if !s.is_int() {
-            return None;
-        }
         let init = before.iter().rev().find_map(|st| match st {
             Stmt::WriteVar(x, v) if *x == var => Some(Some(*v)),
             st if writes_var(st, var) => Some(None),
             _ => None,
         })??;
         let init = self.constant(init)?;
-        let test_index = body.0.iter().position(|st| !matches!(st, Stmt::Eval(_)))?;
-        let Stmt::If { cond, then_, else_ } = &body.0[test_index] else {
-            return None;
-        };
-        if !then_.0.is_empty() || else_.0 != [Stmt::Break] {
-            return None;
-        }
-        let evaluated = |v: ValueId| body.0[..test_index].contains(&Stmt::Eval(v));
-        if !evaluated(*cond) {
-            return None;
-        }
-        let Inst::Cmp(cmp, a, b) = self.insts[cond.index()].inst else {
-            return None;
-        };
-        // The counter, or the counter converted to a wider integer type
-        // (a `uchar` counter compared after the integer promotions), as
-        // the comparison sees it: the scalar type it is compared in.
-        let counter_in = |v: ValueId| -> Option<Scalar> {
-            if !evaluated(v) {
-                return None;
-            }
-            let d = &self.insts[v.index()];
-            let read = match d.inst {
-                Inst::Convert { value, .. } => value,
-                _ => v,
-            };
-            let is_read = matches!(self.insts[read.index()].inst, Inst::ReadVar(x) if x == var);
-            match d.ty {
-                Type::Scalar(t) if is_read && t.is_int() => Some(t),
-                _ => None,
-            }
-        };
+        let counter_in = |v: ValueId| self.counter_in(&body.0[..test_index], var, v);
         let (cmp, bound, cmp_ty) = if let Some(t) = counter_in(a) {
             (cmp, self.constant(b)?, t)
         } else if let Some(t) = counter_in(b) {
@@ -282,17 +268,13 @@ impl Unroller<'_> {
         })
     }
 
-    /// A loop counted to a bound that is not a constant but does not
-    /// change in the loop (`for (k = 0; k < n; k++)`, `n` a parameter or
-    /// a variable the loop does not write): the index of its test in the
-    /// body. The statements before the test evaluate only pure operations
-    /// (they are copied for the test of the next iteration).
-    fn open_counted(&self, body: &Block, continuing: &Block) -> Option<usize> {
-        let (var, _, _) = self.increment(continuing)?;
-        let Type::Scalar(s) = self.vars.get(var.index())?.ty else {
-            return None;
-        };
-        if !s.is_int() {
+    /// The shape both kinds of counted loop share: `continuing` steps an
+    /// integer counter by a constant, and the body starts with
+    /// evaluations, then `if (a CMP b) {} else { break }` on one of them.
+    fn loop_test(&self, body: &Block, continuing: &Block) -> Option<LoopTest> {
+        let (var, op, step) = self.increment(continuing)?;
+        let ty = self.vars.get(var.index())?.ty.clone();
+        if !matches!(ty, Type::Scalar(s) if s.is_int()) {
             return None;
         }
         let test_index = body.0.iter().position(|st| !matches!(st, Stmt::Eval(_)))?;
@@ -302,8 +284,57 @@ impl Unroller<'_> {
         if !then_.0.is_empty() || else_.0 != [Stmt::Break] {
             return None;
         }
+        if !body.0[..test_index].contains(&Stmt::Eval(*cond)) {
+            return None;
+        }
+        let Inst::Cmp(cmp, a, b) = self.insts[cond.index()].inst else {
+            return None;
+        };
+        Some(LoopTest {
+            var,
+            ty,
+            op,
+            step,
+            test_index,
+            cmp,
+            a,
+            b,
+        })
+    }
+
+    /// The counter `var`, or the counter converted to a wider integer type
+    /// (a `uchar` counter compared after the integer promotions), as `v`
+    /// evaluated in `pre` reads it: the scalar type it is compared in.
+    fn counter_in(&self, pre: &[Stmt], var: VarId, v: ValueId) -> Option<Scalar> {
+        if !pre.contains(&Stmt::Eval(v)) {
+            return None;
+        }
+        let d = &self.insts[v.index()];
+        let read = match d.inst {
+            Inst::Convert { value, .. } => value,
+            _ => v,
+        };
+        let is_read = matches!(self.insts[read.index()].inst, Inst::ReadVar(x) if x == var);
+        match d.ty {
+            Type::Scalar(t) if is_read && t.is_int() => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A loop counted to a bound that is not a constant but does not
+    /// change in the loop (`for (k = 0; k < n; k++)`, `n` a parameter or
+    /// a variable the loop does not write): the index of its test in the
+    /// body. The statements before the test evaluate only pure operations
+    /// (they are copied for the test of the next iteration).
+    fn open_counted(&self, body: &Block, continuing: &Block) -> Option<usize> {
+        let LoopTest {
+            var,
+            test_index,
+            a,
+            b,
+            ..
+        } = self.loop_test(body, continuing)?;
         let pre = &body.0[..test_index];
-        let evaluated = |v: ValueId| pre.contains(&Stmt::Eval(v));
         let pure = pre.iter().all(|st| match st {
             Stmt::Eval(v) => matches!(
                 self.insts[v.index()].inst,
@@ -317,19 +348,10 @@ impl Unroller<'_> {
             ),
             _ => false,
         });
-        if !pure || !evaluated(*cond) || !body_allows_unrolling(&body.0[test_index + 1..], var) {
+        if !pure || !body_allows_unrolling(&body.0[test_index + 1..], var) {
             return None;
         }
-        let Inst::Cmp(_, a, b) = self.insts[cond.index()].inst else {
-            return None;
-        };
-        let reads_counter = |v: ValueId| {
-            let read = match self.insts[v.index()].inst {
-                Inst::Convert { value, .. } => value,
-                _ => v,
-            };
-            evaluated(v) && matches!(self.insts[read.index()].inst, Inst::ReadVar(x) if x == var)
-        };
+        let reads_counter = |v: ValueId| self.counter_in(pre, var, v).is_some();
         // The loop writes these variables: a bound that reads one changes.
         let mut written = Vec::new();
         compact::walk_stmts(body, &mut |st| {
