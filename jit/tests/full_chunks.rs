@@ -98,29 +98,13 @@ fn at_default_width(
     ranges: &[NdRange],
     args: impl Fn(&NdRange) -> Vec<Spec>,
 ) -> String {
-    use common::versus_interp::{build, interp_args_for, run_jit};
-    use vecl_ir::interp::{run_kernel, KernelArg};
-    let m = build(src, "");
+    let m = common::versus_interp::build(src, "");
     let opts = vecl_jit::JitOptions {
         tiers: Some(vecl_jit::Tiers::OptimisedOnly),
         ..vecl_jit::JitOptions::default()
     };
     let k = vecl_jit::compile_kernel(&m, kernel, &opts).expect("compiles");
-    for range in ranges {
-        let init = interp_args_for(&args(range));
-        let mut want = init.clone();
-        run_kernel(&m, kernel, &mut want, range).expect("interpreter");
-        let (status, got) = run_jit(&k, &init, range);
-        assert_eq!(status, 0, "{range:?}: status");
-        for (i, a) in want.iter().enumerate() {
-            if let KernelArg::Buffer(want) = a {
-                assert!(
-                    *want == got[i],
-                    "{range:?}: buffer {i} differs from the interpreter"
-                );
-            }
-        }
-    }
+    common::versus_interp::compare_launches(&m, kernel, &k, ranges, args);
     k.explain().to_string()
 }
 
@@ -159,7 +143,7 @@ fn wide_copy_matches_interpreter() {
         o[y * n + x] = acc;
     }";
     let report = at_default_width(src, "k", &wide_shapes(), |r| {
-        let n = ((r.global_offset[0] + r.global_size[0]) * r.global_size[1]) as usize;
+        let n = items(r);
         vec![Spec::Floats(n + 8, 2), Spec::Floats(n, 0), Spec::Int(3)]
     });
     assert!(report.contains("W = 16"), "{report}");
@@ -176,7 +160,7 @@ fn divergent_loops_and_barriers_get_no_wide_copy() {
         o[g] = i;
     }";
     let report = at_default_width(divergent, "k", &wide_shapes()[..2], |r| {
-        let n = ((r.global_offset[0] + r.global_size[0]) * r.global_size[1]) as usize;
+        let n = items(r);
         vec![Spec::Ints(n, 5), Spec::Ints(n, 0)]
     });
     assert!(!report.contains("wide copy"), "{report}");

@@ -165,28 +165,42 @@ pub fn differential_with_options(
     let mut compared = 0;
     for w in WIDTHS {
         let k = compile(&m, kernel, w);
-        for range in ranges {
-            let init = interp_args_for(&args(range));
-            let mut want = init.clone();
-            if let Err(e) = run_kernel(&m, kernel, &mut want, range) {
-                panic!("{kernel} {range:?}: interpreter: {e}");
-            }
-            let (status, got) = run_jit(&k, &init, range);
-            assert_eq!(status, 0, "{kernel} W={w} {range:?}: status");
-            for (i, a) in want.iter().enumerate() {
-                if let KernelArg::Buffer(want) = a {
-                    if *want != got[i] {
-                        let at = want.iter().zip(&got[i]).position(|(a, b)| a != b);
-                        panic!(
-                            "{kernel} W={w} {range:?}: buffer {i} differs from the interpreter at byte {at:?}"
-                        );
-                    }
-                }
-            }
-            compared += 1;
-        }
+        compared += compare_launches(&m, kernel, &k, ranges, &args);
     }
     compared
+}
+
+/// Runs the compiled `k` of `m`'s `kernel` and the interpreter over
+/// `ranges` (arguments from `args`) and panics at the first buffer that
+/// differs; returns the number of launches compared.
+pub fn compare_launches(
+    m: &Module,
+    kernel: &str,
+    k: &CompiledKernel,
+    ranges: &[NdRange],
+    args: impl Fn(&NdRange) -> Vec<Spec>,
+) -> usize {
+    let w = k.simd_width();
+    for range in ranges {
+        let init = interp_args_for(&args(range));
+        let mut want = init.clone();
+        if let Err(e) = run_kernel(m, kernel, &mut want, range) {
+            panic!("{kernel} {range:?}: interpreter: {e}");
+        }
+        let (status, got) = run_jit(k, &init, range);
+        assert_eq!(status, 0, "{kernel} W={w} {range:?}: status");
+        for (i, a) in want.iter().enumerate() {
+            if let KernelArg::Buffer(want) = a {
+                if *want != got[i] {
+                    let at = want.iter().zip(&got[i]).position(|(a, b)| a != b);
+                    panic!(
+                        "{kernel} W={w} {range:?}: buffer {i} differs from the interpreter at byte {at:?}"
+                    );
+                }
+            }
+        }
+    }
+    ranges.len()
 }
 
 /// A 1-D range with an offset.
