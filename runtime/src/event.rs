@@ -317,6 +317,10 @@ impl Event {
             .take();
         if let Some(helper) = helper {
             helper();
+        } else if self.runs_on_pool() {
+            // Another thread runs the kernel: take part in it rather than
+            // sleep.
+            crate::pool::Pool::global().help_while(|| self.status() > COMPLETE);
         }
         let mut state = self.lock();
         while state.status > COMPLETE {
@@ -330,6 +334,15 @@ impl Event {
             return Err(Error::ExecStatusErrorForEventsInWaitList);
         }
         Ok(())
+    }
+
+    /// Whether the event's command runs its work-groups on the pool.
+    fn runs_on_pool(&self) -> bool {
+        !self.0.is_user
+            && matches!(
+                self.0.command_type,
+                command_type::NDRANGE_KERNEL | command_type::TASK
+            )
     }
 
     /// `clWaitForEvents`: waits for all; an error if any failed.

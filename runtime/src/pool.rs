@@ -27,6 +27,11 @@ use std::time::Duration;
 /// Jobs of at most this many groups run inline on the submitting thread.
 pub const INLINE_GROUPS: u64 = 2;
 
+/// How many times in a row [`Pool::help_while`] finds nothing published
+/// before it gives up (a few tens of microseconds: long enough to cover a
+/// queue executor's wake-up and the launch's first split).
+pub const HELP_LOOKS: u32 = 2000;
+
 /// The status a job reports when its body panicked (a bug, but never a hang).
 pub const STATUS_PANICKED: u32 = 3;
 
@@ -211,6 +216,35 @@ impl Pool {
         job.status.load(Ordering::Acquire)
     }
 
+    /// Runs published ranges, of whichever job published them, on the
+    /// calling thread while `waiting()` holds, and returns when it no longer
+    /// does or when nothing was published for [`HELP_LOOKS`] looks in a row.
+    ///
+    /// A thread about to sleep until a kernel completes calls this so that it
+    /// takes part instead. It matters when the kernel runs on another thread
+    /// (a queue's executor): the scheduler may have put the worker it woke on
+    /// the executor's CPU, leaving the waiter's CPU idle for the whole launch.
+    pub fn help_while(&self, waiting: impl Fn() -> bool) {
+        if self.threads == 1 {
+            return;
+        }
+        with_caller_scratch(|scratch| {
+            let mut empty_looks = 0;
+            while waiting() && empty_looks < HELP_LOOKS {
+                match self.find_task(None) {
+                    Some(task) => {
+                        self.run_task(task, None, scratch);
+                        empty_looks = 0;
+                    }
+                    None => {
+                        empty_looks += 1;
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+        });
+    }
+
     /// Splits a task down to its job's grain (publishing the upper halves)
     /// and runs what is left.
     fn run_task(&self, task: Task, own: Option<&Worker<Task>>, scratch: &mut Scratch) {
@@ -355,7 +389,7 @@ fn thread_count_from_env() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicU8;
+    use std::sync::atomic::{AtomicBool, AtomicU8};
 
     /// Runs a job that counts how often each group ran.
     fn count_runs(pool: &Pool, total: u64) -> Vec<u8> {
@@ -407,6 +441,71 @@ mod tests {
         );
         let threads = names.lock().map(|s| s.len()).unwrap_or(0);
         assert!(threads >= 2, "only {threads} thread(s) ran groups");
+    }
+
+    #[test]
+    fn a_waiting_thread_helps_run_published_groups() {
+        // Groups run by the pool's threads wait until the waiting thread has
+        // run one, so the job only completes quickly if `help_while` takes
+        // published ranges; a generous timeout turns a failure into a status.
+        let pool = Pool::start(2);
+        let helper = std::thread::current().id();
+        let helped = Arc::new(AtomicBool::new(false));
+        let hits: Arc<Vec<AtomicU8>> = Arc::new((0..64).map(|_| AtomicU8::new(0)).collect());
+        let done = Arc::new(AtomicBool::new(false));
+        let submitter = {
+            let (pool, helped, hits, done) = (
+                Arc::clone(&pool),
+                Arc::clone(&helped),
+                Arc::clone(&hits),
+                Arc::clone(&done),
+            );
+            std::thread::spawn(move || {
+                let status = pool.run(
+                    64,
+                    Arc::new(move |first, end, _: &mut Scratch| {
+                        if std::thread::current().id() == helper {
+                            helped.store(true, Ordering::SeqCst);
+                        } else {
+                            let start = std::time::Instant::now();
+                            while !helped.load(Ordering::SeqCst) {
+                                if start.elapsed() > Duration::from_secs(20) {
+                                    return 1;
+                                }
+                                std::thread::yield_now();
+                            }
+                        }
+                        for g in first..end {
+                            hits[g as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                        0
+                    }),
+                );
+                done.store(true, Ordering::SeqCst);
+                status
+            })
+        };
+        while !done.load(Ordering::SeqCst) {
+            pool.help_while(|| !done.load(Ordering::SeqCst));
+        }
+        assert_eq!(submitter.join().expect("submitter"), 0, "nobody helped");
+        assert!(helped.load(Ordering::SeqCst));
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+    }
+
+    #[test]
+    fn helping_on_a_one_thread_pool_returns_at_once() {
+        let pool = Pool::start(1);
+        let asked = std::cell::Cell::new(0);
+        pool.help_while(|| {
+            asked.set(asked.get() + 1);
+            true
+        });
+        assert_eq!(
+            asked.get(),
+            0,
+            "a one-thread pool publishes nothing to help with"
+        );
     }
 
     #[test]
