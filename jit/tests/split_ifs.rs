@@ -39,6 +39,27 @@ fn bound_on_the_local_id_matches_interpreter() {
 }
 
 #[test]
+fn local_id_variables_match_interpreter() {
+    // A variable only ever assigned local ids is decided by its end lanes
+    // alone (no test that the lanes stay in order); one also assigned
+    // something else keeps that test.
+    let src = "kernel void k(global const int* a, global int* o, int cut) {
+        size_t g = get_global_id(0);
+        uint lid = get_local_id(0);
+        int moved = get_local_id(0);
+        if (cut > 100) { lid = get_local_linear_id(); moved = 0x7ffffff8 + (int)(g & 7); }
+        int r = lid >= (uint)cut ? a[g] * 2 : -a[g];
+        if (moved < cut) { r += 3; o[g] = r; } else { o[g] = r - 3; }
+    }";
+    for cut in [0, 5, 16, 33, 101, 0x7ffffffc] {
+        differential(src, "k", &shapes_1d(), |r| {
+            let n = n_for(r);
+            vec![Spec::Ints(n, 3), Spec::Ints(n, 0), Spec::Int(cut)]
+        });
+    }
+}
+
+#[test]
 fn data_in_runs_and_data_per_lane_match_interpreter() {
     // `(a[g] >> shift) & 1`: with a large shift the condition changes
     // slowly along the data, with shift 0 almost every lane.

@@ -480,11 +480,7 @@ impl FunctionCx<'_, '_> {
                 // A local id is below the group size, at most 2^31 - 1 (the
                 // runtime allows 1024), and so is each lane of a chunk:
                 // `(int)get_local_id(0)` never wraps.
-                let local_id = matches!(
-                    self.func.inst(*value).inst,
-                    Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
-                );
-                if local_id && width >= 32 {
+                if self.reads_local_id(*value) && width >= 32 {
                     return Some(inner);
                 }
                 if width < bits(self.func.ty(*value))? {
@@ -753,12 +749,11 @@ impl FunctionCx<'_, '_> {
             Inst::Const(bits) => int_elem(self.func.ty(v))
                 .is_some_and(|s| !s.is_signed() || (*bits >> (s.bits() - 1)) & 1 == 0),
             Inst::Convert { value, .. } => {
-                matches!(
-                    self.func.inst(*value).inst,
-                    Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
-                ) || (int_elem(self.func.ty(*value)).is_some_and(|f| {
-                    f.is_signed() && int_elem(self.func.ty(v)).is_some_and(|t| t.bits() >= f.bits())
-                }) && self.not_negative(*value, d))
+                self.reads_local_id(*value)
+                    || (int_elem(self.func.ty(*value)).is_some_and(|f| {
+                        f.is_signed()
+                            && int_elem(self.func.ty(v)).is_some_and(|t| t.bits() >= f.bits())
+                    }) && self.not_negative(*value, d))
             }
             Inst::Binary(BinaryOp::Add, a, b) => {
                 int_elem(self.func.ty(v)) == Some(Scalar::I32)
@@ -767,5 +762,35 @@ impl FunctionCx<'_, '_> {
             }
             _ => false,
         }
+    }
+
+    /// Whether `v` is a local id (`get_local_id`, `get_local_linear_id`),
+    /// one converted to 32 bits or more, or a variable only ever assigned
+    /// such values (`int lid = get_local_id(0)`): below the group size (at
+    /// most 1024), so the lanes of a chunk hold it without passing the top
+    /// of any integer order.
+    pub fn is_local_id(&self, v: ValueId) -> bool {
+        match &self.func.inst(v).inst {
+            Inst::Convert { value, .. } => {
+                self.reads_local_id(*value)
+                    && int_elem(self.func.ty(v)).is_some_and(|s| s.bits() >= 32)
+            }
+            Inst::ReadVar(var) => {
+                let mut writes = Vec::new();
+                writes_of(&self.func.body, *var, &mut writes);
+                !writes.is_empty()
+                    && writes.iter().all(|&w| {
+                        !matches!(self.func.inst(w).inst, Inst::ReadVar(_)) && self.is_local_id(w)
+                    })
+            }
+            _ => self.reads_local_id(v),
+        }
+    }
+
+    fn reads_local_id(&self, v: ValueId) -> bool {
+        matches!(
+            self.func.inst(v).inst,
+            Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
+        )
     }
 }

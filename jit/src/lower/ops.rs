@@ -806,7 +806,10 @@ impl FunctionCx<'_, '_> {
         let last = self.lane_scalar(lin, self.w - 1)?;
         let signed = s.is_signed();
         let cc = |op| int_cc(op, signed);
-        let ordered = self.b.ins().icmp(cc(CmpOp::Le), first, last);
+        // The chunk's lanes may pass the top of the order (`MAX` to `MIN`),
+        // except for a local id, which stays far below it.
+        let ordered =
+            (!self.is_local_id(lin)).then(|| self.b.ins().icmp(cc(CmpOp::Le), first, last));
         // (the lane deciding "all", its test; the lane deciding "none",
         // the test that no lane passes)
         let (all, none) = match op {
@@ -827,9 +830,13 @@ impl FunctionCx<'_, '_> {
                 self.b.ins().icmp(cc(CmpOp::Lt), last, bound),
             ),
         };
-        let all = self.b.ins().band(all, ordered);
-        let none = self.b.ins().band(none, ordered);
-        Ok(Some((all, none)))
+        Ok(Some(match ordered {
+            Some(ordered) => (
+                self.b.ins().band(all, ordered),
+                self.b.ins().band(none, ordered),
+            ),
+            None => (all, none),
+        }))
     }
 
     /// A comparison: an `i8` 0/1 for uniform operands, mask pieces otherwise.
