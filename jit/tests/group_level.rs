@@ -238,6 +238,50 @@ fn mixed_group_level_and_per_item() {
     }
 }
 
+/// Regions whose chunk loops start past a row's first chunks (`lid >= k`)
+/// or stop before its last (`lid < k`) read values saved per item before
+/// the barrier: each chunk must find its own context area, the skipped
+/// chunks counted in (two-dimensional groups have one row per `y`).
+const SAVED_IN_RANGE: &str = r#"
+kernel void saved(global const int* a, global int* out, local int* t, int k) {
+    size_t x = get_global_id(0) - get_global_offset(0);
+    size_t y = get_global_id(1) - get_global_offset(1);
+    size_t g = y * get_global_size(0) + x;
+    int lid = get_local_id(0);
+    size_t me = get_local_linear_id();
+    size_t n = get_local_size(0) * get_local_size(1);
+    int v = a[g] * 3 + lid;
+    int u = a[g] - 5 * lid;
+    t[me] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid >= k) { out[g] = v - t[(me + 1) % n]; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < k) { out[g] += u * 2; }
+}
+"#;
+
+#[test]
+fn saved_values_in_range_limited_regions() {
+    let text = common::versus_interp::explain(SAVED_IN_RANGE, "saved");
+    assert!(
+        text.contains("2 chunk loops visit only the ids their `if` accepts"),
+        "{text}"
+    );
+    let items = |r: &NdRange| (r.global_size[0] * r.global_size[1]) as usize;
+    for k in [0, 5, 17, 30, 300] {
+        for shapes in [shapes_1d(), shapes_2d()] {
+            differential(SAVED_IN_RANGE, "", "saved", &shapes, |r| {
+                vec![
+                    Spec::Ints(items(r), 7),
+                    Spec::Ints(items(r), 0),
+                    Spec::Local(4 * (r.local_size[0] * r.local_size[1]) as usize),
+                    Spec::Int(k),
+                ]
+            });
+        }
+    }
+}
+
 /// The report counts what ran at group level.
 #[test]
 fn explain_reports_group_level_work() {

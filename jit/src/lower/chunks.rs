@@ -755,6 +755,8 @@ pub(crate) fn lower_kernel(
                     None => (zero, size0, None, None),
                 };
                 // Chunk loops.
+                // The chunk's context area, as a byte offset that steps by
+                // the area's size (no multiply per chunk).
                 let idx_var = cx.b.declare_var(types::I64);
                 cx.b.def_var(idx_var, zero);
                 let loops: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
@@ -781,7 +783,8 @@ pub(crate) fn lower_kernel(
                     cx.b.def_var(globals[d], g0);
                     if let (0, Some(k)) = (d, skip_before) {
                         let idx = cx.b.use_var(idx_var);
-                        let idx = cx.b.ins().iadd(idx, k);
+                        let skipped = cx.b.ins().imul_imm_s(k, i64::from(chunk_bytes));
+                        let idx = cx.b.ins().iadd(idx, skipped);
                         cx.b.def_var(idx_var, idx);
                     }
                     let (head, body, exit) = (
@@ -820,8 +823,7 @@ pub(crate) fn lower_kernel(
                 };
                 cx.chunk_end = cx.b.create_block();
                 let chunk_ctx = if barrier_mode {
-                    let idx = cx.b.use_var(idx_var);
-                    let off = cx.b.ins().imul_imm_s(idx, i64::from(chunk_bytes));
+                    let off = cx.b.use_var(idx_var);
                     Some(cx.b.ins().iadd(context, off))
                 } else {
                     None
@@ -1029,7 +1031,7 @@ pub(crate) fn lower_kernel(
                 }
                 if barrier_mode {
                     let idx = cx.b.use_var(idx_var);
-                    let idx1 = cx.b.ins().iadd_imm_s(idx, 1);
+                    let idx1 = cx.b.ins().iadd_imm_s(idx, i64::from(chunk_bytes));
                     cx.b.def_var(idx_var, idx1);
                 }
                 // Close the loops: x steps by W, y and z by 1.
@@ -1045,7 +1047,8 @@ pub(crate) fn lower_kernel(
                     cx.enter(*exit);
                     if let (0, Some(k)) = (*d, skip_after) {
                         let idx = cx.b.use_var(idx_var);
-                        let idx = cx.b.ins().iadd(idx, k);
+                        let skipped = cx.b.ins().imul_imm_s(k, i64::from(chunk_bytes));
+                        let idx = cx.b.ins().iadd(idx, skipped);
                         cx.b.def_var(idx_var, idx);
                     }
                 }
