@@ -542,7 +542,8 @@ fn define_kernel_function(
     // Branches whose outcome is known and block parameters that carry
     // one value only are removed before Cranelift sees them (`lower::fold`).
     let folded = lower::fold::fold_known_branches(&mut ctx.func);
-    let unparams = lower::fold::remove_redundant_params(&mut ctx.func);
+    let unparams = lower::fold::remove_redundant_params(&mut ctx.func)
+        + lower::fold::remove_dead_params(&mut ctx.func);
     let clif = dump_clif.then(|| ctx.func.display().to_string());
     let clif_insts = ctx.func.dfg.num_insts();
     ctx.set_disasm(std::env::var_os("VECL_JIT_DISASM").is_some());

@@ -18,6 +18,10 @@
 //! them into a jump lets its unreachable-code pass drop the dead side
 //! before any other work.
 //!
+//! After folding, block parameters that carry one value only, and those
+//! whose values reach nothing that must stay (a loop-carried value used
+//! only to compute its own next value), are removed too.
+//!
 //! Two conditions are the same when they are the same tree of pure
 //! integer operations over the same SSA leaves. That is sound on SSA form:
 //! a leaf's definition dominates the deciding branch, so it cannot run
@@ -425,4 +429,205 @@ fn single_incoming(
         }
     }
     only
+}
+
+/// Whether `inst` must stay whatever becomes of its results: it branches,
+/// calls, stores, loads or may trap (a load is kept even when its value is
+/// unused: it may be the access that faults in checked code).
+fn is_root(func: &Function, inst: Inst) -> bool {
+    let op = func.dfg.insts[inst].opcode();
+    op.is_branch()
+        || op.is_terminator()
+        || op.is_call()
+        || op.can_store()
+        || op.can_load()
+        || op.can_trap()
+        || op.other_side_effects()
+}
+
+/// Removes the block parameters whose values reach nothing that matters:
+/// a loop-carried value only ever used to compute its own next value (a
+/// chunk loop's global id in a region that never reads it) and what only
+/// such values use. Each one is a register and an add per iteration that
+/// Cranelift keeps, as it does not look through block parameters for dead
+/// cycles. Returns how many parameters were removed.
+pub(crate) fn remove_dead_params(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(func);
+    let entry = func.layout.entry_block();
+    // Which branches pass arguments to each block.
+    let mut preds: HashMap<Block, Vec<Inst>> = HashMap::default();
+    for block in func.layout.blocks() {
+        let mut insts: Vec<Inst> = cfg.pred_iter(block).map(|p| p.inst).collect();
+        insts.sort_unstable();
+        insts.dedup();
+        preds.insert(block, insts);
+    }
+    let mut live: std::collections::HashSet<Value> = std::collections::HashSet::new();
+    let mut work: Vec<Value> = Vec::new();
+    let mark = |v: Value, live: &mut std::collections::HashSet<Value>, work: &mut Vec<Value>| {
+        if live.insert(v) {
+            work.push(v);
+        }
+    };
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if is_root(func, inst) {
+                for &a in func.dfg.inst_args(inst) {
+                    mark(func.dfg.resolve_aliases(a), &mut live, &mut work);
+                }
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        match func.dfg.value_def(v) {
+            ValueDef::Result(inst, _) => {
+                for &a in func.dfg.inst_args(inst) {
+                    mark(func.dfg.resolve_aliases(a), &mut live, &mut work);
+                }
+            }
+            ValueDef::Param(block, ix) => {
+                for inst in preds.get(&block).map(Vec::as_slice).unwrap_or(&[]) {
+                    for call in func.dfg.insts[*inst]
+                        .branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
+                    {
+                        if call.block(&func.dfg.value_lists) != block {
+                            continue;
+                        }
+                        if let Some(BlockArg::Value(a)) = call.args(&func.dfg.value_lists).nth(ix) {
+                            mark(func.dfg.resolve_aliases(a), &mut live, &mut work);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Dead pure instructions go first: they may use the dead parameters.
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for &block in &blocks {
+        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+        for inst in insts {
+            let results = func.dfg.inst_results(inst);
+            if !is_root(func, inst) && results.iter().all(|r| !live.contains(r)) {
+                func.layout.remove_inst(inst);
+            }
+        }
+    }
+    let mut removed = 0;
+    for &block in &blocks {
+        if Some(block) == entry {
+            continue;
+        }
+        let params = func.dfg.block_params(block).to_vec();
+        for (ix, param) in params.iter().enumerate().rev() {
+            if live.contains(param) {
+                continue;
+            }
+            for inst in preds.get(&block).map(Vec::as_slice).unwrap_or(&[]) {
+                let dfg = &mut func.dfg;
+                for call in dfg.insts[*inst]
+                    .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
+                {
+                    if call.block(&dfg.value_lists) == block {
+                        call.remove(ix, &mut dfg.value_lists);
+                    }
+                }
+            }
+            func.dfg.remove_block_param(*param);
+            removed += 1;
+        }
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature};
+    use cranelift_codegen::isa::CallConv;
+    use cranelift_codegen::settings;
+    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+    /// `fn(p, n)`: a loop over `i < n` storing `i` at `p`, carrying `j`
+    /// (stepped by 16 and summed into `k`, neither stored) and `q`
+    /// (stepped by 4, an address loaded from when `load_q`).
+    fn looped(load_q: bool) -> Function {
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        let mut func = Function::with_name_signature(Default::default(), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+        let (entry, head, body, exit) = (
+            b.create_block(),
+            b.create_block(),
+            b.create_block(),
+            b.create_block(),
+        );
+        b.append_block_params_for_function_params(entry);
+        for _ in 0..4 {
+            b.append_block_param(head, types::I64);
+        }
+        b.switch_to_block(entry);
+        let (p, n) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        let zero = b.ins().iconst(types::I64, 0);
+        b.ins()
+            .jump(head, &[zero.into(), zero.into(), zero.into(), p.into()]);
+        b.switch_to_block(head);
+        let [i, j, k, q] = [0, 1, 2, 3].map(|x| b.block_params(head)[x]);
+        let done = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, n);
+        b.ins().brif(done, exit, &[], body, &[]);
+        b.switch_to_block(body);
+        b.ins().store(MemFlagsData::trusted(), i, p, 0);
+        if load_q {
+            // Unused, but a load stays: it may be the access that faults.
+            b.ins().load(types::I64, MemFlagsData::trusted(), q, 0);
+        }
+        let i1 = b.ins().iadd_imm_s(i, 1);
+        let j1 = b.ins().iadd_imm_s(j, 16);
+        let k1 = b.ins().iadd(j1, k);
+        let q1 = b.ins().iadd_imm_s(q, 4);
+        b.ins()
+            .jump(head, &[i1.into(), j1.into(), k1.into(), q1.into()]);
+        b.switch_to_block(exit);
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(cranelift_codegen::isa::TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: target_lexicon::PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+        func
+    }
+
+    fn verified(func: &Function) {
+        let flags = settings::Flags::new(settings::builder());
+        cranelift_codegen::verify_function(func, &flags).expect("valid function");
+    }
+
+    #[test]
+    fn dead_loop_carried_values_are_removed() {
+        let mut func = looped(false);
+        assert_eq!(remove_dead_params(&mut func), 3, "{}", func.display());
+        verified(&func);
+        let head = func.layout.blocks().nth(1).expect("loop head");
+        assert_eq!(
+            func.dfg.block_params(head).len(),
+            1,
+            "only the stored counter is left"
+        );
+    }
+
+    #[test]
+    fn an_address_loaded_from_is_kept() {
+        let mut func = looped(true);
+        assert_eq!(remove_dead_params(&mut func), 2, "{}", func.display());
+        verified(&func);
+        let head = func.layout.blocks().nth(1).expect("loop head");
+        assert_eq!(
+            func.dfg.block_params(head).len(),
+            2,
+            "the counter and the address"
+        );
+    }
 }
