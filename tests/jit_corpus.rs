@@ -342,17 +342,25 @@ struct GuardedBuf {
     mem: Vec<u128>,
     start: usize,
     len: usize,
+    guard: usize,
 }
 
 impl GuardedBuf {
     fn new(bytes: &[u8]) -> GuardedBuf {
-        let mut mem = vec![0u128; (bytes.len() + 2 * GUARD + 64).div_ceil(16)];
+        GuardedBuf::with_guard(bytes, GUARD)
+    }
+
+    /// With `guard` bytes on each side (the `__local` arena's are the
+    /// padding the kernel ABI promises, `LOCAL_PAD`).
+    fn with_guard(bytes: &[u8], guard: usize) -> GuardedBuf {
+        let mut mem = vec![0u128; (bytes.len() + 2 * guard + 64).div_ceil(16)];
         let base = mem.as_mut_ptr() as usize;
-        let start = (64 - base % 64) % 64 + GUARD;
+        let start = (64 - base % 64) % 64 + guard;
         let mut b = GuardedBuf {
             mem,
             start,
             len: bytes.len(),
+            guard,
         };
         let all = b.all_mut();
         all.fill(GUARD_BYTE);
@@ -383,10 +391,10 @@ impl GuardedBuf {
 
     fn guards_intact(&self) -> bool {
         let all = self.all();
-        all[self.start - GUARD..self.start]
+        all[self.start - self.guard..self.start]
             .iter()
             .all(|b| *b == GUARD_BYTE)
-            && all[self.start + self.len..self.start + self.len + GUARD]
+            && all[self.start + self.len..self.start + self.len + self.guard]
                 .iter()
                 .all(|b| *b == GUARD_BYTE)
     }
@@ -440,7 +448,10 @@ fn run_jit(
     );
     launch.local_mem_size = local_off;
     // `__local` memory starts out as the interpreter's does.
-    let mut local = GuardedBuf::new(&vec![UNINIT_BYTE; local_off as usize + 64]);
+    let mut local = GuardedBuf::with_guard(
+        &vec![UNINIT_BYTE; local_off as usize + 64],
+        vecl_jit::abi::LOCAL_PAD,
+    );
     let items = launch.items_per_group();
     let mut context = GuardedBuf::new(&vec![0u8; k.context_size(items) + 64]);
     // SAFETY: the block matches `k.args()`; every buffer outlives the call and

@@ -9,7 +9,8 @@
 //!     launch: *const Launch,    // the NDRange
 //!     first_group: u64,         // linear group index, inclusive
 //!     end_group: u64,           // linear group index, exclusive
-//!     local_mem: *mut u8,       // this worker's __local arena (≥ Launch::local_mem_size bytes, 64-aligned)
+//!     local_mem: *mut u8,       // this worker's __local arena (≥ Launch::local_mem_size bytes, 64-aligned,
+//!                               //   LOCAL_PAD readable bytes on each side)
 //!     context: *mut u8,         // this worker's context area (≥ CompiledKernel::context_size(local size) bytes, 64-aligned)
 //! ) -> u32                      // 0 = completed; otherwise a `KernelStatus` code
 //! ```
@@ -60,6 +61,15 @@
 //! work-groups and reads the record.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Bytes of readable memory the caller provides on each side of the
+/// `__local` arena (`[local_mem - LOCAL_PAD, local_mem)` and the same
+/// after `local_mem + Launch::local_mem_size`), at least the widest chunk
+/// vector (64 lanes of 8 bytes). Unchecked code reads a consecutive
+/// `__local` vector whole when it lies within them, though some of its
+/// lanes are not running (`in[lid - k]` in the chunk where `lid < k`);
+/// those lanes' values are never used. Nothing is written there.
+pub const LOCAL_PAD: usize = 512;
 
 /// The NDRange of one launch, as the kernel sees it. `#[repr(C)]`: the JIT
 /// reads its fields at fixed offsets.

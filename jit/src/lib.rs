@@ -175,7 +175,8 @@ impl CompiledKernel {
     ///
     /// # Safety
     /// `args` matches [`args`](Self::args) (pointers valid for every access
-    /// the kernel makes); `local_mem` holds `launch.local_mem_size` bytes and
+    /// the kernel makes); `local_mem` holds `launch.local_mem_size` bytes,
+    /// with [`abi::LOCAL_PAD`] readable bytes before and after them, and
     /// `context` [`context_size`](Self::context_size) bytes, both 64-aligned
     /// (128-aligned for `long16` and `double16` `__local` and private
     /// variables to be aligned to their size) and owned by the caller for

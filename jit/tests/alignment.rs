@@ -51,18 +51,21 @@ fn addresses(src: &str, w: u32, items: u64) -> Vec<u64> {
     block[at..at + 8].copy_from_slice(&(results.as_mut_ptr() as u64).to_le_bytes());
     let mut launch = Launch::new(1, [0; 3], [items, 1, 1], [items, 1, 1]);
     launch.local_mem_size = k.static_local_size() as u64;
-    let mut local = lines(k.static_local_size());
+    // The arena with the padding the ABI promises on both sides.
+    let pad = vecl_jit::abi::LOCAL_PAD;
+    let mut local = lines(k.static_local_size() + 2 * pad);
     let mut context = lines(k.context_size(items));
     // SAFETY: the block holds the one buffer argument, `results`, which has
     // room for six addresses per work-item; local and context memory are
-    // as large as the kernel asks and 128-byte aligned.
+    // as large as the kernel asks (local with its padding) and 128-byte
+    // aligned.
     let status = unsafe {
         k.run_groups(
             block.as_ptr(),
             &launch,
             0,
             1,
-            local.as_mut_ptr() as *mut u8,
+            (local.as_mut_ptr() as *mut u8).add(pad),
             context.as_mut_ptr() as *mut u8,
         )
     };

@@ -15,7 +15,7 @@
 //! submitting thread without waking anyone: launching a tiny kernel costs a
 //! function call, not a round of thread wake-ups.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::host_alloc::AlignedBytes;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::cell::RefCell;
@@ -52,12 +52,20 @@ impl Scratch {
     }
 
     /// Pointers to a `__local` arena of at least `local` bytes and a context
-    /// area of at least `context` bytes, both 64-byte aligned. They stay valid
-    /// until the next call on this `Scratch`.
+    /// area of at least `context` bytes, both 64-byte aligned. The arena has
+    /// `vecl_jit::abi::LOCAL_PAD` bytes of this allocation on each side,
+    /// which compiled code may read for work-items that are not running.
+    /// They stay valid until the next call on this `Scratch`.
     pub fn arenas(&mut self, local: usize, context: usize) -> Result<(*mut u8, *mut u8)> {
-        self.local.ensure(local)?;
+        let pad = vecl_jit::abi::LOCAL_PAD;
+        let padded = local
+            .checked_add(2 * pad)
+            .ok_or(Error::OutOfResources("__local arena too large".into()))?;
+        self.local.ensure(padded)?;
         self.context.ensure(context)?;
-        Ok((self.local.as_ptr(), self.context.as_ptr()))
+        // SAFETY: `pad < padded <= len`: inside the allocation.
+        let arena = unsafe { self.local.as_ptr().add(pad) };
+        Ok((arena, self.context.as_ptr()))
     }
 }
 

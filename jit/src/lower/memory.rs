@@ -261,7 +261,13 @@ impl FunctionCx<'_, '_> {
         };
         let local = matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _));
         let full = if load && local && (self.divergence > 0 || self.alive.is_some()) {
-            self.in_local_arena(first, size * self.w)
+            // Reading lanes that are not running is harmless where the
+            // memory is there: in the arena, or unchecked, in its padding.
+            if self.checks.is_none() {
+                self.in_padded_local_arena(first, size * self.w)
+            } else {
+                self.in_local_arena(first, size * self.w)
+            }
         } else {
             self.mask_is_full()
         };
@@ -300,6 +306,27 @@ impl FunctionCx<'_, '_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         let bound = self.b.ins().select(big_enough, bound, zero);
         let off = self.b.ins().isub(first, env.local_mem);
+        self.b.ins().icmp(IntCC::UnsignedLessThan, off, bound)
+    }
+
+    /// Whether `[first, first + bytes)` lies in the `__local` arena with
+    /// its padding, `[local_mem - LOCAL_PAD, local_mem + size + LOCAL_PAD)`
+    /// (an `i8`; `bytes` is at most `2 * LOCAL_PAD`).
+    fn in_padded_local_arena(&mut self, first: Value, bytes: u32) -> Value {
+        let env = self.env().clone();
+        let size = self.b.ins().load(
+            types::I64,
+            super::invariant(),
+            env.launch,
+            crate::abi::launch_offsets::LOCAL_MEM_SIZE,
+        );
+        let pad = crate::abi::LOCAL_PAD as i64;
+        let bound = self
+            .b
+            .ins()
+            .iadd_imm_s(size, 2 * pad + 1 - i64::from(bytes));
+        let off = self.b.ins().isub(first, env.local_mem);
+        let off = self.b.ins().iadd_imm_s(off, pad);
         self.b.ins().icmp(IntCC::UnsignedLessThan, off, bound)
     }
 

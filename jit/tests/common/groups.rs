@@ -2,7 +2,7 @@
 //! aligned local memory and per-thread context the kernel ABI asks for, and
 //! the one `run_groups` call that every harness of the tests goes through.
 
-use vecl_jit::abi::Launch;
+use vecl_jit::abi::{Launch, LOCAL_PAD};
 use vecl_jit::CompiledKernel;
 
 /// Zeroed memory of at least `bytes` bytes plus 64 spare bytes, so that a
@@ -18,9 +18,67 @@ fn align64(p: *mut u8) -> *mut u8 {
     unsafe { p.add(off) }
 }
 
+/// Zeroed `__local` memory for one launch: the arena, 64-byte aligned,
+/// with [`LOCAL_PAD`] bytes on each side, in a mapping whose pages beyond
+/// them are inaccessible on one side, the low and the high side in turn
+/// from call to call: a kernel that reads past the padding faults.
+struct GuardedLocal {
+    base: *mut libc::c_void,
+    len: usize,
+    arena: *mut u8,
+}
+
+static LOW_SIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+impl GuardedLocal {
+    fn new(bytes: usize) -> GuardedLocal {
+        const PAGE: usize = 4096;
+        let data = (bytes + 2 * LOCAL_PAD + 64).div_ceil(PAGE) * PAGE;
+        let len = data + 2 * PAGE;
+        // SAFETY: a fresh private anonymous mapping; the two guard pages
+        // are inside it.
+        unsafe {
+            let base = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(base, libc::MAP_FAILED, "mapping local memory");
+            let start = base as *mut u8;
+            assert_eq!(libc::mprotect(base, PAGE, libc::PROT_NONE), 0);
+            let high_guard = start.add(PAGE + data);
+            assert_eq!(
+                libc::mprotect(high_guard as *mut _, PAGE, libc::PROT_NONE),
+                0
+            );
+            let low = LOW_SIDE.fetch_xor(true, std::sync::atomic::Ordering::Relaxed);
+            let arena = if low {
+                start.add(PAGE + LOCAL_PAD)
+            } else {
+                let at = high_guard as usize - LOCAL_PAD - bytes;
+                (at - at % 64) as *mut u8
+            };
+            GuardedLocal { base, len, arena }
+        }
+    }
+}
+
+impl Drop for GuardedLocal {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe {
+            libc::munmap(self.base, self.len);
+        }
+    }
+}
+
 /// Runs every group of `launch` through `k` with the argument block
-/// `block`, `local_bytes` of `__local` memory (static and arguments) and a
-/// fresh context; returns the kernel's status.
+/// `block`, `local_bytes` of `__local` memory (static and arguments, with
+/// the padding the kernel ABI promises, guarded past it) and a fresh
+/// context; returns the kernel's status.
 ///
 /// # Safety
 ///
@@ -34,11 +92,19 @@ pub unsafe fn run_all_groups(
     local_bytes: u64,
 ) -> u32 {
     launch.local_mem_size = local_bytes;
-    let mut local = aligned(local_bytes as usize + 64);
+    let local = GuardedLocal::new(local_bytes as usize);
     let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
-    let lp = align64(local.as_mut_ptr() as *mut u8);
     let cp = align64(context.as_mut_ptr() as *mut u8);
-    // SAFETY: the caller vouches for the block; local and context are large
-    // enough and 64-aligned.
-    unsafe { k.run_groups(block.as_ptr(), launch, 0, launch.total_groups(), lp, cp) }
+    // SAFETY: the caller vouches for the block; local memory (with its
+    // padding) and context are large enough and 64-aligned.
+    unsafe {
+        k.run_groups(
+            block.as_ptr(),
+            launch,
+            0,
+            launch.total_groups(),
+            local.arena,
+            cp,
+        )
+    }
 }
