@@ -462,10 +462,13 @@ pub(crate) fn remove_dead_params(func: &mut Function) -> usize {
         insts.dedup();
         preds.insert(block, insts);
     }
-    let mut live: std::collections::HashSet<Value> = std::collections::HashSet::new();
+    // Indexed by value number.
+    let mut live = vec![false; func.dfg.num_values()];
     let mut work: Vec<Value> = Vec::new();
-    let mark = |v: Value, live: &mut std::collections::HashSet<Value>, work: &mut Vec<Value>| {
-        if live.insert(v) {
+    let mark = |v: Value, live: &mut Vec<bool>, work: &mut Vec<Value>| {
+        let seen = &mut live[v.as_u32() as usize];
+        if !*seen {
+            *seen = true;
             work.push(v);
         }
     };
@@ -508,7 +511,7 @@ pub(crate) fn remove_dead_params(func: &mut Function) -> usize {
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
             let results = func.dfg.inst_results(inst);
-            if !is_root(func, inst) && results.iter().all(|r| !live.contains(r)) {
+            if !is_root(func, inst) && results.iter().all(|r| !live[r.as_u32() as usize]) {
                 func.layout.remove_inst(inst);
             }
         }
@@ -520,7 +523,7 @@ pub(crate) fn remove_dead_params(func: &mut Function) -> usize {
         }
         let params = func.dfg.block_params(block).to_vec();
         for (ix, param) in params.iter().enumerate().rev() {
-            if live.contains(param) {
+            if live[param.as_u32() as usize] {
                 continue;
             }
             for inst in preds.get(&block).map(Vec::as_slice).unwrap_or(&[]) {
