@@ -263,11 +263,12 @@ impl FunctionCx<'_, '_> {
         let full = if load && local && (self.divergence > 0 || self.alive.is_some()) {
             // Reading lanes that are not running is harmless where the
             // memory is there: in the arena, or unchecked, in its padding.
-            if self.checks.is_none() {
-                self.in_padded_local_arena(first, size * self.w)
+            let pad = if self.checks.is_none() {
+                crate::abi::LOCAL_PAD as u32
             } else {
-                self.in_local_arena(first, size * self.w)
-            }
+                0
+            };
+            self.in_local_arena(first, size * self.w, pad)
         } else {
             self.mask_is_full()
         };
@@ -286,8 +287,10 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Whether `[first, first + bytes)` lies in the group's `__local`
-    /// arena, `[local_mem, local_mem + Launch::local_mem_size)` (an `i8`).
-    fn in_local_arena(&mut self, first: Value, bytes: u32) -> Value {
+    /// arena widened by `pad` bytes on each side, `[local_mem - pad,
+    /// local_mem + Launch::local_mem_size + pad)` (an `i8`); `pad` is 0 or
+    /// the padding the caller provides, `abi::LOCAL_PAD`.
+    fn in_local_arena(&mut self, first: Value, bytes: u32, pad: u32) -> Value {
         let env = self.env().clone();
         let size = self.b.ins().load(
             types::I64,
@@ -295,38 +298,23 @@ impl FunctionCx<'_, '_> {
             env.launch,
             crate::abi::launch_offsets::LOCAL_MEM_SIZE,
         );
-        // `first - local_mem < size - bytes + 1`, with a bound of 0 when the
-        // arena is smaller than the vector: one compare per access, the
-        // bound being loop-invariant.
-        let big_enough =
-            self.b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, size, i64::from(bytes));
-        let bound = self.b.ins().iadd_imm_s(size, 1 - i64::from(bytes));
-        let zero = self.b.ins().iconst(types::I64, 0);
-        let bound = self.b.ins().select(big_enough, bound, zero);
+        // `first - local_mem + pad < size + 2 pad - bytes + 1`, with a bound
+        // of 0 when the span is smaller than the vector: one compare per
+        // access, the bound being loop-invariant.
+        let reach = 2 * i64::from(pad) - i64::from(bytes);
+        let bound = self.b.ins().iadd_imm_s(size, reach + 1);
+        let bound = if reach < 0 {
+            let big_enough =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, size, -reach);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.b.ins().select(big_enough, bound, zero)
+        } else {
+            bound
+        };
         let off = self.b.ins().isub(first, env.local_mem);
-        self.b.ins().icmp(IntCC::UnsignedLessThan, off, bound)
-    }
-
-    /// Whether `[first, first + bytes)` lies in the `__local` arena with
-    /// its padding, `[local_mem - LOCAL_PAD, local_mem + size + LOCAL_PAD)`
-    /// (an `i8`; `bytes` is at most `2 * LOCAL_PAD`).
-    fn in_padded_local_arena(&mut self, first: Value, bytes: u32) -> Value {
-        let env = self.env().clone();
-        let size = self.b.ins().load(
-            types::I64,
-            super::invariant(),
-            env.launch,
-            crate::abi::launch_offsets::LOCAL_MEM_SIZE,
-        );
-        let pad = crate::abi::LOCAL_PAD as i64;
-        let bound = self
-            .b
-            .ins()
-            .iadd_imm_s(size, 2 * pad + 1 - i64::from(bytes));
-        let off = self.b.ins().isub(first, env.local_mem);
-        let off = self.b.ins().iadd_imm_s(off, pad);
+        let off = self.b.ins().iadd_imm_s(off, i64::from(pad));
         self.b.ins().icmp(IntCC::UnsignedLessThan, off, bound)
     }
 
@@ -371,7 +359,7 @@ impl FunctionCx<'_, '_> {
         if !local || self.checks.is_some() || (self.divergence == 0 && self.alive.is_none()) {
             return None;
         }
-        let inside = self.in_local_arena(first, s.size() * self.w);
+        let inside = self.in_local_arena(first, s.size() * self.w, 0);
         Some(match spaced {
             Some(x) => self.b.ins().band(x, inside),
             None => inside,
