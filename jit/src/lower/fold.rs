@@ -326,6 +326,37 @@ pub(crate) fn fold_known_branches(func: &mut Function) -> usize {
     folded
 }
 
+/// The branches that go to each of `blocks`, once each.
+fn branches_to(
+    cfg: &ControlFlowGraph,
+    blocks: impl Iterator<Item = Block>,
+) -> HashMap<Block, Vec<Inst>> {
+    blocks
+        .map(|b| {
+            let mut insts: Vec<Inst> = cfg.pred_iter(b).map(|p| p.inst).collect();
+            insts.sort_unstable();
+            insts.dedup();
+            (b, insts)
+        })
+        .collect()
+}
+
+/// Removes parameter `ix` (`param`) of `block` and the argument each of
+/// `branches` passes it.
+fn remove_param(func: &mut Function, block: Block, ix: usize, param: Value, branches: &[Inst]) {
+    for inst in branches {
+        let dfg = &mut func.dfg;
+        for call in
+            dfg.insts[*inst].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
+        {
+            if call.block(&dfg.value_lists) == block {
+                call.remove(ix, &mut dfg.value_lists);
+            }
+        }
+    }
+    func.dfg.remove_block_param(param);
+}
+
 /// Removes the blocks no edge reaches, then every block parameter that
 /// only ever receives one value besides itself (an outer loop's counter
 /// threaded through an inner loop and the joins inside it); returns how
@@ -352,16 +383,7 @@ pub(crate) fn remove_redundant_params(func: &mut Function) -> usize {
     let cfg = ControlFlowGraph::with_function(func);
     let entry = func.layout.entry_block();
     let blocks: Vec<Block> = func.layout.blocks().filter(|b| Some(*b) != entry).collect();
-    // Each block's predecessor branches, once each.
-    let preds: HashMap<Block, Vec<Inst>> = blocks
-        .iter()
-        .map(|b| {
-            let mut insts: Vec<Inst> = cfg.pred_iter(*b).map(|p| p.inst).collect();
-            insts.sort_unstable();
-            insts.dedup();
-            (*b, insts)
-        })
-        .collect();
+    let preds = branches_to(&cfg, blocks.iter().copied());
     let mut removed = 0;
     loop {
         let mut changed = false;
@@ -375,17 +397,7 @@ pub(crate) fn remove_redundant_params(func: &mut Function) -> usize {
                 let Some(only) = single_incoming(func, branches, *block, ix, *param) else {
                     continue;
                 };
-                for inst in branches {
-                    let dfg = &mut func.dfg;
-                    for call in dfg.insts[*inst]
-                        .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
-                    {
-                        if call.block(&dfg.value_lists) == *block {
-                            call.remove(ix, &mut dfg.value_lists);
-                        }
-                    }
-                }
-                func.dfg.remove_block_param(*param);
+                remove_param(func, *block, ix, *param, branches);
                 func.dfg.change_to_alias(*param, only);
                 removed += 1;
                 changed = true;
@@ -454,14 +466,7 @@ fn is_root(func: &Function, inst: Inst) -> bool {
 pub(crate) fn remove_dead_params(func: &mut Function) -> usize {
     let cfg = ControlFlowGraph::with_function(func);
     let entry = func.layout.entry_block();
-    // Which branches pass arguments to each block.
-    let mut preds: HashMap<Block, Vec<Inst>> = HashMap::default();
-    for block in func.layout.blocks() {
-        let mut insts: Vec<Inst> = cfg.pred_iter(block).map(|p| p.inst).collect();
-        insts.sort_unstable();
-        insts.dedup();
-        preds.insert(block, insts);
-    }
+    let preds = branches_to(&cfg, func.layout.blocks());
     // Indexed by value number.
     let mut live = vec![false; func.dfg.num_values()];
     let mut work: Vec<Value> = Vec::new();
@@ -526,17 +531,8 @@ pub(crate) fn remove_dead_params(func: &mut Function) -> usize {
             if live[param.as_u32() as usize] {
                 continue;
             }
-            for inst in preds.get(&block).map(Vec::as_slice).unwrap_or(&[]) {
-                let dfg = &mut func.dfg;
-                for call in dfg.insts[*inst]
-                    .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
-                {
-                    if call.block(&dfg.value_lists) == block {
-                        call.remove(ix, &mut dfg.value_lists);
-                    }
-                }
-            }
-            func.dfg.remove_block_param(*param);
+            let branches = preds.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+            remove_param(func, block, ix, *param, branches);
             removed += 1;
         }
     }
