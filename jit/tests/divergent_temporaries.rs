@@ -132,3 +132,51 @@ fn conditional_loads_in_both_arms_match_interpreter() {
     });
     assert_eq!(n, shapes_1d().len() * WIDTHS.len());
 }
+
+/// Divergent loops whose body leaves lanes in the middle: an empty mask
+/// there ends the loop at once, and the loop's own test at the end of the
+/// body is left out only when nothing after the middle test can drop lanes.
+/// Here statements after a `break` write variables read after the loop, a
+/// second `break` and a masked `return` come later in the body, an inner
+/// loop's `break` sits between the test and the body's end, and a body
+/// ends in a `break` of every lane left.
+#[test]
+fn loop_exits_in_the_body_match_interpreter() {
+    let src = "kernel void k(global const int* a, global int* o, int n) {
+        size_t g = get_global_id(0);
+        int x = a[g];
+        int i = 0, s = 0, last = -1;
+        while (i < n) {
+            if ((x >> (i & 7)) & 1) break;
+            s += i * x;
+            last = i;
+            i++;
+        }
+        int j = 0, t = 0;
+        for (;;) {
+            t += j;
+            if (t > (x & 63)) break;
+            j++;
+            if (j == (x & 15)) break;
+            t ^= x;
+        }
+        int k = 0, u = 0;
+        while (k < 9) {
+            if (u > (x & 31)) break;
+            for (int m = 0; m < 4; m++) { if (m + k > (x & 7)) break; u += m; }
+            k++;
+            if (k == 5 && (x & 64)) { o[g] = -s; return; }
+        }
+        int v = 0, q = 0;
+        for (; q < 3; q++) { if (x & (1 << q)) break; v += q + 1; break; }
+        o[g] = s + 3 * last + 5 * i + 7 * j + 11 * t + 13 * k + 17 * u + 19 * v + 23 * q;
+    }";
+    let n = differential(src, "k", &shapes_1d(), |r| {
+        vec![
+            Spec::Ints(n_for(r), 9),
+            Spec::Ints(n_for(r), 0),
+            Spec::Int(12),
+        ]
+    });
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+}

@@ -100,7 +100,22 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn lower_block(&mut self, block: &Block) -> LResult<()> {
+        self.lower_block_skipping(block, None).map(|_| ())
+    }
+
+    /// Lowers a block whose remaining statements are skipped when a
+    /// statement leaves no lane running: to the block's end, or to
+    /// `skip_to` when given (the exit of a divergent loop whose body this
+    /// is, where an empty mask ends the loop). With `skip_to`, returns the
+    /// mask last found non-empty when no later statement changed it: every
+    /// path to the block's end passed that test.
+    fn lower_block_skipping(
+        &mut self,
+        block: &Block,
+        skip_to: Option<cranelift_codegen::ir::Block>,
+    ) -> LResult<Option<Vec<Value>>> {
         let mut skip = None;
+        let mut tested = None;
         for s in &block.0 {
             let exits = has_exit(s);
             let before = exits.then(|| self.cur_mask());
@@ -116,17 +131,30 @@ impl FunctionCx<'_, '_> {
                     continue;
                 }
                 let rest = self.b.create_block();
-                let sk = *skip.get_or_insert_with(|| self.b.create_block());
+                let sk = match skip_to {
+                    Some(to) => to,
+                    None => *skip.get_or_insert_with(|| self.b.create_block()),
+                };
                 let any = self.mask_any(&m);
-                self.b.ins().brif(any, rest, &[], sk, &[]);
+                if skip_to.is_some() {
+                    // The loop's exit as first target: see `lower_if`.
+                    let none = self.b.ins().icmp_imm_s(IntCC::Equal, any, 0);
+                    self.b.ins().brif(none, sk, &[], rest, &[]);
+                } else {
+                    self.b.ins().brif(any, rest, &[], sk, &[]);
+                }
                 self.enter(rest);
+                if skip_to.is_some() {
+                    tested = Some(m);
+                }
             }
         }
         if let Some(sk) = skip {
             self.jump_live(sk);
             self.enter(sk);
         }
-        Ok(())
+        let now = self.cur_mask();
+        Ok(tested.filter(|m| *m == now))
     }
 
     /// Continues emission in a fresh block no edge reaches (after a jump).
@@ -563,19 +591,29 @@ impl FunctionCx<'_, '_> {
                 exit,
                 cont: cont.clone(),
             });
-            self.lower_block(body)?;
-            let now = self.cur_mask();
-            let m = if cont.is_empty() {
-                now
+            // Without lanes parked by `continue`, a statement of the body
+            // that leaves no lane running ends the loop at once; when the
+            // mask it found non-empty reaches the body's end unchanged, the
+            // loop's own test is known to pass (`benches/mandelbrot.cl`:
+            // one test per trip instead of two).
+            let skip_to = cont.is_empty().then_some(exit);
+            let tested = self.lower_block_skipping(body, skip_to)?;
+            if tested.is_some() && !self.b.is_unreachable() {
+                self.b.ins().jump(cont_b, &[]);
             } else {
-                let c = self.read_mask(&cont);
-                self.mask_or(&now, &c)
-            };
-            self.set_cur(&m);
-            let any = self.mask_any(&m);
-            // The exit as first target: see `lower_if`.
-            let none = self.b.ins().icmp_imm_s(IntCC::Equal, any, 0);
-            self.b.ins().brif(none, exit, &[], cont_b, &[]);
+                let now = self.cur_mask();
+                let m = if cont.is_empty() {
+                    now
+                } else {
+                    let c = self.read_mask(&cont);
+                    self.mask_or(&now, &c)
+                };
+                self.set_cur(&m);
+                let any = self.mask_any(&m);
+                // The exit as first target: see `lower_if`.
+                let none = self.b.ins().icmp_imm_s(IntCC::Equal, any, 0);
+                self.b.ins().brif(none, exit, &[], cont_b, &[]);
+            }
             self.enter(cont_b);
             self.lower_block(continuing)?;
             if continuing.0.iter().any(has_exit) {
