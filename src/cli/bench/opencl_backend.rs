@@ -477,11 +477,13 @@ impl Backend for OpenClBackend {
             check(unsafe { (api.finish)(self.queue) }, "clFinish")?;
             Ok(t0.elapsed().as_nanos() as u64)
         };
+        let first_began = Instant::now();
         let first = run_once()?;
         let mut last_outputs = self.read_outputs(&outputs)?;
         let first_result_ns = start.elapsed().as_nanos() as u64;
         let mut runs_ns = Vec::new();
         if warm_up {
+            super::workload::warm_up(first_began, &run_once)?;
             for _ in 0..work.reps {
                 runs_ns.push(run_once()?);
             }

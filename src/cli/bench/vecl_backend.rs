@@ -101,6 +101,7 @@ impl Backend for VeclBackend {
                 .map_err(|e| event.failure().unwrap_or(e).to_string())?;
             Ok(t0.elapsed().as_nanos() as u64)
         };
+        let first_began = Instant::now();
         let first = run_once(&resets)?;
         let mut last_outputs = read_all(&outputs)?;
         let first_result_ns = start.elapsed().as_nanos() as u64;
@@ -109,6 +110,7 @@ impl Backend for VeclBackend {
         // come from the quick tier).
         program.wait_for_final_code();
         if warm_up {
+            super::workload::warm_up(first_began, || run_once(&resets))?;
             for _ in 0..work.reps {
                 runs_ns.push(run_once(&resets)?);
             }

@@ -70,9 +70,39 @@ pub struct Measured {
 pub trait Backend {
     /// The platform's name as reports show it.
     fn label(&self) -> String;
-    /// Builds and runs `work` (one untimed warm-up run, then `work.reps`
-    /// timed runs, unless `warm_up` is false).
+    /// Builds and runs `work`: with `warm_up`, a first run, the untimed
+    /// runs of [`warm_up`], then `work.reps` timed runs; without, the first
+    /// run only, timed.
     fn run(&mut self, work: &Workload, warm_up: bool) -> Result<Measured, String>;
+}
+
+/// Untimed runs after the first: at most this many more...
+pub const WARM_UP_RUNS: u32 = 7;
+/// ...stopping early once this much time has passed since the first began.
+pub const WARM_UP_TIME: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Runs `run_once` until [`WARM_UP_RUNS`] more runs have been made or
+/// [`WARM_UP_TIME`] has passed since `first_began`, whichever comes first.
+///
+/// Buffers just allocated are slow to stream through for their first few
+/// passes on some hosts, whichever code reads them: a hand-written
+/// two-thread vector add over 16M floats took 5.6–9.7 ms for each of its
+/// first 3–5 passes over fresh buffers and 3.7 ms from then on, in one
+/// process, buffer set after buffer set. The timed runs measure the
+/// platforms, not that; compute-bound workloads long enough to pass the
+/// time limit in one run stop after it. Every backend warms up the same
+/// way.
+pub fn warm_up(
+    first_began: std::time::Instant,
+    mut run_once: impl FnMut() -> Result<u64, String>,
+) -> Result<(), String> {
+    for _ in 0..WARM_UP_RUNS {
+        if first_began.elapsed() >= WARM_UP_TIME {
+            break;
+        }
+        run_once()?;
+    }
+    Ok(())
 }
 
 /// The median of some durations (0 for none).
