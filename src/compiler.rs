@@ -36,6 +36,7 @@ pub fn compile_kernel(
         dump_clif: options.dump_clif,
         tiers: None,
         stream_min_items: None,
+        prefetch: None,
     };
     let kernel = vecl_jit::compile_kernel(module, name, &jit).map_err(|e| e.to_string())?;
     let mut explain = kernel.explain().to_string();

@@ -51,6 +51,10 @@ pub struct JitOptions {
     /// kernel never reads with non-temporal stores (see the `lower::stream`
     /// module); `None` takes `VECL_STREAM_MIN_ITEMS`, else 2^22.
     pub stream_min_items: Option<u64>,
+    /// Whether streaming loads prefetch the line 4 KiB ahead (see the
+    /// `lower::prefetch` module); `None` takes `VECL_PREFETCH` (`0` turns
+    /// it off), else on.
+    pub prefetch: Option<bool>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -526,6 +530,39 @@ fn define_kernel_function(
     input: lower::chunks::KernelInput<'_>,
     dump_clif: bool,
 ) -> Result<DefinedFunction, JitError> {
+    let again = input.prefetch.then(|| lower::chunks::KernelInput {
+        prefetch: false,
+        ..input.clone()
+    });
+    match try_define_kernel_function(jit, fctx, kernel, name, input, dump_clif)? {
+        Some(f) => Ok(f),
+        // Not every prefetch placeholder could be patched: lowered again
+        // without them, as an unpatched one would load ahead of the chunk.
+        None => match again {
+            Some(input) => try_define_kernel_function(jit, fctx, kernel, name, input, dump_clif)?
+                .ok_or_else(|| JitError::Codegen {
+                    kernel: kernel.to_string(),
+                    message: "prefetch placeholders left without prefetches".into(),
+                }),
+            None => Err(JitError::Codegen {
+                kernel: kernel.to_string(),
+                message: "prefetch placeholders in a kernel lowered without prefetches".into(),
+            }),
+        },
+    }
+}
+
+/// [`define_kernel_function`] once; `None` when the prefetch placeholders
+/// of the compiled code could not all be patched (`lower::prefetch`), in
+/// which case nothing was defined.
+fn try_define_kernel_function(
+    jit: &mut JITModule,
+    fctx: &mut FunctionBuilderContext,
+    kernel: &str,
+    name: &str,
+    input: lower::chunks::KernelInput<'_>,
+    dump_clif: bool,
+) -> Result<Option<DefinedFunction>, JitError> {
     let codegen = |message: String| JitError::Codegen {
         kernel: kernel.to_string(),
         message,
@@ -566,6 +603,18 @@ fn define_kernel_function(
         .map(|s| (s.start as usize, s.end as usize))
         .collect();
     lower::stream::patch_stores(&mut bytes, ranges, lower::stream::marked_stores(&ctx.func));
+    let tag = lower::prefetch::prefetch_tag();
+    let ranges = compiled
+        .buffer
+        .get_srclocs_sorted()
+        .iter()
+        .filter(|s| s.loc == tag)
+        .map(|s| (s.start as usize, s.end as usize));
+    let expected = lower::prefetch::marked_prefetches(&ctx.func);
+    if !lower::prefetch::patch_prefetches(&mut bytes, ranges, expected) {
+        ctx.clear();
+        return Ok(None);
+    }
     let relocs: Vec<ModuleReloc> = compiled
         .buffer
         .relocs()
@@ -576,7 +625,7 @@ fn define_kernel_function(
     let vcode = compiled.vcode.clone();
     jit.define_function_bytes(id, align, &bytes, &relocs)
         .map_err(|e| codegen(format!("{e:?}")))?;
-    Ok(DefinedFunction {
+    Ok(Some(DefinedFunction {
         id,
         lowered,
         clif,
@@ -585,7 +634,7 @@ fn define_kernel_function(
         unparams,
         code_bytes: bytes.len(),
         vcode,
-    })
+    }))
 }
 
 /// The entry of `f` once `jit` is finalized. With `VECL_JIT_DISASM`, its
@@ -705,6 +754,9 @@ fn compile(
     let stream_min_items = opts
         .stream_min_items
         .unwrap_or_else(lower::stream::min_items_from_env);
+    let prefetch_on = opts
+        .prefetch
+        .unwrap_or_else(lower::prefetch::enabled_from_env);
     let input = |w: u32| lower::chunks::KernelInput {
         module,
         func: &func,
@@ -718,6 +770,7 @@ fn compile(
         checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
         full_copy: tier == Tier::Optimised,
         stream_min_items,
+        prefetch: prefetch_on,
     };
     let mut fctx = FunctionBuilderContext::new();
     let main = define_kernel_function(
@@ -789,8 +842,8 @@ fn compile(
     );
     let _ = writeln!(
         explain,
-        "loads: {} vector (consecutive), {} uniform, {} per lane (gather)",
-        s.vector_loads, s.uniform_loads, s.gathers
+        "loads: {} vector (consecutive; {} prefetching ahead), {} uniform, {} per lane (gather)",
+        s.vector_loads, s.prefetches, s.uniform_loads, s.gathers
     );
     let _ = writeln!(
         explain,

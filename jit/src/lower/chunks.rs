@@ -42,6 +42,7 @@ pub(crate) struct Lowered {
     pub group_level: Option<(usize, usize, usize)>,
 }
 
+#[derive(Clone)]
 pub(crate) struct KernelInput<'a> {
     pub module: &'a Module,
     pub func: &'a Function,
@@ -64,6 +65,8 @@ pub(crate) struct KernelInput<'a> {
     /// Launches with at least this many work-items stream the stores
     /// `lower::stream` allows.
     pub stream_min_items: u64,
+    /// Whether streaming loads prefetch ahead (`super::prefetch`).
+    pub prefetch: bool,
 }
 
 fn mem() -> MemFlagsData {
@@ -345,6 +348,7 @@ pub(crate) fn lower_kernel(
         checks,
         full_copy,
         stream_min_items,
+        prefetch,
     } = input;
     let regions: Vec<&[Stmt]> = func
         .body
@@ -559,6 +563,11 @@ pub(crate) fn lower_kernel(
         chunk_full: false,
         streaming: x86.then(|| super::stream::Streaming::new(func)),
         stream_min_items,
+        prefetch: if x86 && prefetch {
+            super::prefetch::prefetched_loads(func)
+        } else {
+            Default::default()
+        },
         built: HashMap::new(),
         widened: HashMap::new(),
         has_fma,

@@ -20,6 +20,7 @@ pub(crate) mod lanes;
 pub(crate) mod linear;
 pub(crate) mod memory;
 pub(crate) mod ops;
+pub(crate) mod prefetch;
 pub(crate) mod stream;
 pub(crate) mod workitem;
 
@@ -52,6 +53,8 @@ pub(crate) struct Stats {
     pub vector_stores: u32,
     /// Vector stores whose full-chunk path streams on large launches.
     pub streamed_stores: u32,
+    /// Vector loads whose full-chunk path prefetches ahead (`prefetch`).
+    pub prefetches: u32,
     /// Vector stores to `__local` memory with a blended path for a mask
     /// that is not full (`memory::blended_store_test`).
     pub blended_stores: u32,
@@ -165,6 +168,9 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub widened: HashMap<Value, (Value, vecl_ir::Scalar)>,
     /// Launches of at least this many work-items take the streaming path.
     pub stream_min_items: u64,
+    /// The pointers whose loads prefetch ahead (`prefetch`); empty when
+    /// prefetching is off.
+    pub prefetch: std::collections::HashSet<ValueId>,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
     /// Kernel arguments loaded once in the entry block, by index.

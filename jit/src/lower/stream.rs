@@ -55,7 +55,7 @@ pub(crate) fn min_items_from_env() -> u64 {
 
 /// Where a pointer value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Root {
+pub(super) enum Root {
     /// The kernel's parameter with this index.
     Param(u32),
     /// A variable, slot or module-scope object of the kernel: memory no
@@ -75,52 +75,62 @@ pub(crate) struct Streaming {
     var_roots: Vec<Root>,
 }
 
+/// The root each variable's real writes agree on, found as a fixpoint
+/// from "not known yet": a variable written only from itself and one
+/// parameter (`p = p + 1`) keeps that parameter; one written from two
+/// different roots is `Unknown`.
+pub(super) fn var_roots(func: &Function) -> Vec<Root> {
+    let mut writes: Vec<Vec<ValueId>> = vec![Vec::new(); func.vars.len()];
+    vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| {
+        if let Stmt::WriteVar(x, w) = s {
+            if !matches!(func.inst(*w).inst, Inst::Undef) {
+                writes[x.index()].push(*w);
+            }
+        }
+    });
+    let mut var_roots = vec![Root::Pending; func.vars.len()];
+    let mut converged = false;
+    for _ in 0..16 {
+        let mut changed = false;
+        for x in 0..func.vars.len() {
+            let mut r = Root::Pending;
+            for w in &writes[x] {
+                let rw = root(func, &var_roots, *w, 0);
+                r = match (r, rw) {
+                    (r, Root::Pending) => r,
+                    (Root::Pending, rw) => rw,
+                    (r, rw) if r == rw => r,
+                    _ => Root::Unknown,
+                };
+            }
+            if var_roots[x] != r {
+                var_roots[x] = r;
+                changed = true;
+            }
+        }
+        if !changed {
+            converged = true;
+            break;
+        }
+    }
+    for r in &mut var_roots {
+        if !converged || *r == Root::Pending {
+            *r = Root::Unknown;
+        }
+    }
+    var_roots
+}
+
 impl Streaming {
     pub(crate) fn new(func: &Function) -> Streaming {
-        let mut writes: Vec<Vec<ValueId>> = vec![Vec::new(); func.vars.len()];
         let mut clear = false;
         let mut copies = Vec::new();
         vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| match s {
-            Stmt::WriteVar(x, w) if !matches!(func.inst(*w).inst, Inst::Undef) => {
-                writes[x.index()].push(*w);
-            }
             Stmt::Fence(_) => clear = true,
             Stmt::Copy { src, .. } => copies.push(*src),
             _ => {}
         });
-        // Variables first, as a fixpoint from "not known yet": a variable
-        // written only from itself and one parameter (`p = p + 1`) keeps
-        // that parameter; one written from two different roots is Unknown.
-        let mut var_roots = vec![Root::Pending; func.vars.len()];
-        let mut converged = false;
-        for _ in 0..16 {
-            let mut changed = false;
-            for x in 0..func.vars.len() {
-                let mut r = Root::Pending;
-                for w in &writes[x] {
-                    let rw = root(func, &var_roots, *w, 0);
-                    r = match (r, rw) {
-                        (r, Root::Pending) => r,
-                        (Root::Pending, rw) => rw,
-                        (r, rw) if r == rw => r,
-                        _ => Root::Unknown,
-                    };
-                }
-                if var_roots[x] != r {
-                    var_roots[x] = r;
-                    changed = true;
-                }
-            }
-            if !changed {
-                converged = true;
-                break;
-            }
-        }
-        for r in &mut var_roots {
-            if !converged || *r == Root::Pending {
-                *r = Root::Unknown;
-            }
-        }
+        let var_roots = var_roots(func);
         let mut st = Streaming {
             params: func
                 .params
@@ -171,7 +181,7 @@ impl Streaming {
 }
 
 /// Where `v` comes from, with `vars` giving each variable's root.
-fn root(func: &Function, vars: &[Root], v: ValueId, depth: u32) -> Root {
+pub(super) fn root(func: &Function, vars: &[Root], v: ValueId, depth: u32) -> Root {
     if depth > 64 {
         return Root::Unknown;
     }

@@ -1,0 +1,220 @@
+//! Software prefetch of streaming loads (`lower/prefetch.rs`): which loads
+//! prefetch, and launches whose prefetches reach past the end of their
+//! buffers into inaccessible pages — harmless only if every placeholder
+//! load became a `prefetcht0` — with results checked against the host.
+
+mod common;
+
+use common::codegen::*;
+use common::groups::run_all_groups;
+use common::versus_interp::build;
+use vecl_jit::abi::{ArgKind, Launch};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions};
+
+fn loads_line(src: &str, w: u32) -> String {
+    let opts = JitOptions {
+        simd_width: Some(w),
+        ..JitOptions::default()
+    };
+    let e = compile_kernel(&build(src, ""), "k", &opts)
+        .expect("compiles")
+        .explain()
+        .to_string();
+    e.lines()
+        .find(|l| l.starts_with("loads:"))
+        .unwrap_or_else(|| panic!("no load line in {e}"))
+        .to_string()
+}
+
+#[test]
+fn the_first_streaming_load_of_each_buffer_prefetches() {
+    // Two buffers read once each.
+    let l = loads_line(
+        "kernel void k(global const float* x, global float* y, float a) {
+            size_t i = get_global_id(0); y[i] = a * x[i] + y[i]; }",
+        16,
+    );
+    assert!(l.contains("2 prefetching"), "{l}");
+    // Taps of one image: only the first load of `in` prefetches.
+    let l = loads_line(
+        "kernel void k(global const float* in, global float* o, int w) {
+            int x = get_global_id(0);
+            o[x] = in[x] + 2.0f * in[x + 1] + in[x + w] + in[x + 2 * w]; }",
+        16,
+    );
+    assert!(l.contains("1 prefetching"), "{l}");
+    // Loads in a loop (one not unrolled), and __local and __constant
+    // ones, do not.
+    let l = loads_line(
+        "kernel void k(global const float* in, global float* o, constant float* c,
+                       local float* t, int n) {
+            size_t i = get_global_id(0);
+            float s = 0.0f;
+            for (int j = 0; s < 100.0f && j < n; j++) s += in[i + j * 64];
+            t[get_local_id(0)] = s;
+            o[i] = t[get_local_id(0)] * c[0]; }",
+        16,
+    );
+    assert!(l.contains("0 prefetching"), "{l}");
+    // A load under an `if` outside loops, and one in the first region of
+    // a kernel with barriers.
+    let l = loads_line(
+        "kernel void k(global const float* in, global float* o, local float* t, int n) {
+            size_t i = get_global_id(0);
+            size_t l = get_local_id(0);
+            t[l] = i < n ? in[i] : 0.0f;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (l == 0) o[get_group_id(0)] = t[0] + t[1]; }",
+        16,
+    );
+    assert!(l.contains("1 prefetching"), "{l}");
+}
+
+/// `bytes` of memory ending where three inaccessible pages begin, filled
+/// with `fill`.
+struct EndGuarded {
+    base: *mut libc::c_void,
+    len: usize,
+    data: *mut u8,
+}
+
+impl EndGuarded {
+    fn new(fill: &[u8]) -> EndGuarded {
+        const PAGE: usize = 4096;
+        let data_pages = fill.len().div_ceil(PAGE) * PAGE;
+        let len = data_pages + 3 * PAGE;
+        // SAFETY: a fresh private anonymous mapping; the guard pages and
+        // the data are inside it.
+        unsafe {
+            let base = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(base, libc::MAP_FAILED, "mapping a buffer");
+            let guard = (base as *mut u8).add(data_pages);
+            assert_eq!(
+                libc::mprotect(guard as *mut _, 3 * PAGE, libc::PROT_NONE),
+                0
+            );
+            let data = guard.sub(fill.len());
+            std::ptr::copy_nonoverlapping(fill.as_ptr(), data, fill.len());
+            EndGuarded { base, len, data }
+        }
+    }
+
+    fn bytes(&self, n: usize) -> Vec<u8> {
+        // SAFETY: `n` bytes were filled in `new`.
+        unsafe { std::slice::from_raw_parts(self.data, n).to_vec() }
+    }
+}
+
+impl Drop for EndGuarded {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe {
+            libc::munmap(self.base, self.len);
+        }
+    }
+}
+
+fn floats(n: usize, seed: u32) -> Vec<f32> {
+    (0..n as u32)
+        .map(|i| ((i.wrapping_mul(2654435761) ^ seed) % 1000) as f32 * 0.25 - 100.0)
+        .collect()
+}
+
+fn bytes_of(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Runs `k` (parameters: two input buffers, one output, one float) over
+/// `n` items in groups of `local`, every buffer ending at a guard.
+fn run_guarded(k: &CompiledKernel, x: &[f32], y: &[f32], a: f32, local: u64) -> Vec<f32> {
+    let n = x.len();
+    let bufs = [
+        EndGuarded::new(&bytes_of(x)),
+        EndGuarded::new(&bytes_of(y)),
+        EndGuarded::new(&vec![0u8; 4 * n]),
+    ];
+    let mut block = vec![0u8; k.args_size().max(8)];
+    let mut next = bufs.iter();
+    for slot in k.args() {
+        let at = slot.offset as usize;
+        match slot.kind {
+            ArgKind::GlobalPointer => {
+                let p = next.next().expect("three buffers").data as u64;
+                block[at..at + 8].copy_from_slice(&p.to_le_bytes());
+            }
+            ArgKind::Value => block[at..at + 4].copy_from_slice(&a.to_le_bytes()),
+            kind => panic!("unexpected argument {kind:?}"),
+        }
+    }
+    let mut launch = Launch::new(1, [0; 3], [n as u64, 1, 1], [local, 1, 1]);
+    // SAFETY: the block holds the three buffers of `n` floats and the
+    // scalar the kernel takes.
+    let status = unsafe { run_all_groups(k, &block, &mut launch, k.static_local_size() as u64) };
+    assert_eq!(status, 0);
+    bufs[2]
+        .bytes(4 * n)
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn prefetches_past_the_end_of_a_buffer_do_not_fault() {
+    let src = "kernel void k(global const float* x, global const float* y, global float* o,
+                             float a) {
+        size_t i = get_global_id(0);
+        o[i] = a * x[i] + y[i];
+    }";
+    let m = build(src, "");
+    let mut launched = 0;
+    for w in [8, 16, 32] {
+        let opts = JitOptions {
+            simd_width: Some(w),
+            tiers: common::test_tiers(w),
+            prefetch: Some(true),
+            ..JitOptions::default()
+        };
+        let k = compile_kernel(&m, "k", &opts).expect("compiles");
+        assert!(
+            k.explain().contains("2 prefetching"),
+            "W={w}: {}",
+            k.explain()
+        );
+        // Sizes that end on a chunk, mid-chunk and mid-line; local sizes
+        // of whole and partial chunks.
+        for (n, local) in [(4096, 256), (2048, 64), (1000, 40), (77, 7), (96, 32)] {
+            let x = floats(n, 1);
+            let y = floats(n, 2);
+            let got = run_guarded(&k, &x, &y, 1.5, local);
+            for i in 0..n {
+                let want = 1.5f32.mul_add(x[i], y[i]);
+                let plain = 1.5f32 * x[i] + y[i];
+                assert!(
+                    got[i] == want || got[i] == plain,
+                    "W={w} n={n}: item {i}: {} instead of {want}",
+                    got[i]
+                );
+            }
+            launched += 1;
+        }
+    }
+    assert_eq!(launched, 15);
+    // The launches above compare with the interpreter too.
+    let n = differential(src, "k", &shapes_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize + 8;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(n, 2),
+            Spec::Floats(n, 0),
+            Spec::Float(1.5),
+        ]
+    });
+    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+}
