@@ -56,6 +56,20 @@ fn the_first_streaming_load_of_each_buffer_prefetches() {
         16,
     );
     assert!(l.contains("0 prefetching"), "{l}");
+    // A kernel evaluating as many transcendental functions as it would
+    // prefetch loads does not; one with fewer does.
+    let l = loads_line(
+        "kernel void k(global const float* x, global const float* y, global float* o) {
+            size_t i = get_global_id(0); o[i] = exp(x[i]) * log(y[i]); }",
+        16,
+    );
+    assert!(l.contains("0 prefetching"), "{l}");
+    let l = loads_line(
+        "kernel void k(global const float* x, global const float* y, global float* o) {
+            size_t i = get_global_id(0); o[i] = exp(x[i]) * y[i]; }",
+        16,
+    );
+    assert!(l.contains("2 prefetching"), "{l}");
     // A load under an `if` outside loops, and one in the first region of
     // a kernel with barriers.
     let l = loads_line(

@@ -15,7 +15,7 @@ mod extra;
 mod image;
 mod printf;
 mod routines;
-mod vmath;
+pub(crate) mod vmath;
 
 use super::lanes::{carrier, elem_of, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
