@@ -7,7 +7,7 @@
 //! per stream and piece: a `prefetcht0` of the line 4 KiB ahead in every
 //! chunk keeps more lines in flight. Two threads, medians of 20 launches:
 //! saxpy 3.7–4.0 → 2.6–2.7 ms, reduce 5.4–5.7 → 4.6–4.7 ms, scan 12.8–13.0
-//! → 10.9–11.0 ms; Black-Scholes unchanged.
+//! → 10.9–11.0 ms; the 2-D kernels unchanged.
 //!
 //! Which loads: the full-chunk vector path of a consecutive load through a
 //! `__global` pointer that derives from a kernel parameter, for the first
