@@ -530,26 +530,21 @@ fn define_kernel_function(
     input: lower::chunks::KernelInput<'_>,
     dump_clif: bool,
 ) -> Result<DefinedFunction, JitError> {
-    let again = input.prefetch.then(|| lower::chunks::KernelInput {
+    let without_prefetch = lower::chunks::KernelInput {
         prefetch: false,
         ..input.clone()
-    });
-    match try_define_kernel_function(jit, fctx, kernel, name, input, dump_clif)? {
-        Some(f) => Ok(f),
-        // Not every prefetch placeholder could be patched: lowered again
-        // without them, as an unpatched one would load ahead of the chunk.
-        None => match again {
-            Some(input) => try_define_kernel_function(jit, fctx, kernel, name, input, dump_clif)?
-                .ok_or_else(|| JitError::Codegen {
-                    kernel: kernel.to_string(),
-                    message: "prefetch placeholders left without prefetches".into(),
-                }),
-            None => Err(JitError::Codegen {
-                kernel: kernel.to_string(),
-                message: "prefetch placeholders in a kernel lowered without prefetches".into(),
-            }),
-        },
+    };
+    if let Some(f) = try_define_kernel_function(jit, fctx, kernel, name, input, dump_clif)? {
+        return Ok(f);
     }
+    // Not every prefetch placeholder could be patched: lowered again
+    // without them, as an unpatched one would load ahead of the chunk.
+    try_define_kernel_function(jit, fctx, kernel, name, without_prefetch, dump_clif)?.ok_or_else(
+        || JitError::Codegen {
+            kernel: kernel.to_string(),
+            message: "prefetch placeholders left in a kernel lowered without prefetches".into(),
+        },
+    )
 }
 
 /// [`define_kernel_function`] once; `None` when the prefetch placeholders

@@ -6,24 +6,13 @@
 mod common;
 
 use common::codegen::*;
-use common::groups::run_all_groups;
-use common::versus_interp::build;
+use common::groups::{run_all_groups, Mapping, PAGE};
+use common::versus_interp::{build, explain_line};
 use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions};
 
 fn loads_line(src: &str, w: u32) -> String {
-    let opts = JitOptions {
-        simd_width: Some(w),
-        ..JitOptions::default()
-    };
-    let e = compile_kernel(&build(src, ""), "k", &opts)
-        .expect("compiles")
-        .explain()
-        .to_string();
-    e.lines()
-        .find(|l| l.starts_with("loads:"))
-        .unwrap_or_else(|| panic!("no load line in {e}"))
-        .to_string()
+    explain_line(src, w, "loads:")
 }
 
 #[test]
@@ -87,51 +76,29 @@ fn the_first_streaming_load_of_each_buffer_prefetches() {
 /// `bytes` of memory ending where three inaccessible pages begin, filled
 /// with `fill`.
 struct EndGuarded {
-    base: *mut libc::c_void,
-    len: usize,
+    _mapping: Mapping,
     data: *mut u8,
 }
 
 impl EndGuarded {
     fn new(fill: &[u8]) -> EndGuarded {
-        const PAGE: usize = 4096;
-        let data_pages = fill.len().div_ceil(PAGE) * PAGE;
-        let len = data_pages + 3 * PAGE;
-        // SAFETY: a fresh private anonymous mapping; the guard pages and
-        // the data are inside it.
-        unsafe {
-            let base = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            assert_ne!(base, libc::MAP_FAILED, "mapping a buffer");
-            let guard = (base as *mut u8).add(data_pages);
-            assert_eq!(
-                libc::mprotect(guard as *mut _, 3 * PAGE, libc::PROT_NONE),
-                0
-            );
-            let data = guard.sub(fill.len());
-            std::ptr::copy_nonoverlapping(fill.as_ptr(), data, fill.len());
-            EndGuarded { base, len, data }
+        let data_pages = fill.len().div_ceil(PAGE);
+        let mapping = Mapping::new((data_pages + 3) * PAGE);
+        mapping.guard(data_pages * PAGE, 3);
+        // SAFETY: the data ends where the guard pages begin, inside the
+        // mapping.
+        let data = unsafe { mapping.start.add(data_pages * PAGE - fill.len()) };
+        // SAFETY: `fill.len()` bytes at `data` are in the mapping.
+        unsafe { std::ptr::copy_nonoverlapping(fill.as_ptr(), data, fill.len()) };
+        EndGuarded {
+            _mapping: mapping,
+            data,
         }
     }
 
     fn bytes(&self, n: usize) -> Vec<u8> {
         // SAFETY: `n` bytes were filled in `new`.
         unsafe { std::slice::from_raw_parts(self.data, n).to_vec() }
-    }
-}
-
-impl Drop for EndGuarded {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once.
-        unsafe {
-            libc::munmap(self.base, self.len);
-        }
     }
 }
 

@@ -6,29 +6,18 @@
 mod common;
 
 use common::codegen::*;
-use common::versus_interp::{build, interp_args_for, run_jit};
+use common::versus_interp::{build, explain_at, explain_line, interp_args_for, run_jit};
 use vecl_ir::interp::{run_kernel, KernelArg};
 use vecl_jit::{compile_kernel, JitOptions};
 
 /// The explain report at W = 16, where a chunk of 32-bit elements
 /// writes one whole cache line.
 fn explain16(src: &str) -> String {
-    let opts = JitOptions {
-        simd_width: Some(16),
-        ..JitOptions::default()
-    };
-    compile_kernel(&build(src, ""), "k", &opts)
-        .expect("compiles")
-        .explain()
-        .to_string()
+    explain_at(src, 16)
 }
 
 fn streamed(src: &str) -> String {
-    let e = explain16(src);
-    e.lines()
-        .find(|l| l.starts_with("stores:"))
-        .unwrap_or_else(|| panic!("no store line in {e}"))
-        .to_string()
+    explain_line(src, 16, "stores:")
 }
 
 #[test]

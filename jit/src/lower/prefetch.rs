@@ -31,7 +31,7 @@
 //! marked loads are found as the compiled function holds, the function is
 //! lowered again without prefetches (`define_kernel_function`).
 
-use super::stream::{root, var_roots, Root};
+use super::stream::{memory_operand_end, root, var_roots, Root};
 use super::FunctionCx;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, SourceLoc, Value};
 use std::collections::HashSet;
@@ -215,30 +215,10 @@ fn movzx_byte_load(insn: &[u8]) -> Option<ByteLoad> {
     if *insn.get(k)? != 0x0f || *insn.get(k + 1)? != 0xb6 {
         return None;
     }
-    let modrm = *insn.get(k + 2)?;
-    let (md, rm) = (modrm >> 6, modrm & 7);
-    if md == 0b11 {
-        return None;
-    }
-    let mut len = k + 3;
-    if rm == 0b100 {
-        let sib = *insn.get(len)?;
-        len += 1;
-        if md == 0 && sib & 7 == 0b101 {
-            len += 4;
-        }
-    } else if md == 0 && rm == 0b101 {
-        len += 4;
-    }
-    len += match md {
-        0b01 => 1,
-        0b10 => 4,
-        _ => 0,
-    };
-    (len <= insn.len()).then_some(ByteLoad {
+    Some(ByteLoad {
         rex,
         opcode: k + 1,
-        len,
+        len: memory_operand_end(insn, k + 2)?,
     })
 }
 

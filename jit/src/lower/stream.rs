@@ -352,13 +352,20 @@ fn movups_store(insn: &[u8]) -> Option<(usize, usize)> {
     if *insn.get(k)? != 0x11 {
         return None;
     }
-    let opcode = k;
-    let modrm = *insn.get(k + 1)?;
+    Some((k, memory_operand_end(insn, k + 1)?))
+}
+
+/// The length of the instruction `insn` starts with, given that its ModRM
+/// byte is at `modrm_at` and nothing follows the memory operand (no
+/// immediate); `None` for a register operand (mod 11) or an instruction
+/// cut short.
+pub(super) fn memory_operand_end(insn: &[u8], modrm_at: usize) -> Option<usize> {
+    let modrm = *insn.get(modrm_at)?;
     let (md, rm) = (modrm >> 6, modrm & 7);
     if md == 0b11 {
         return None;
     }
-    let mut len = k + 2;
+    let mut len = modrm_at + 1;
     if rm == 0b100 {
         let sib = *insn.get(len)?;
         len += 1;
@@ -373,7 +380,7 @@ fn movups_store(insn: &[u8]) -> Option<(usize, usize)> {
         0b10 => 4,
         _ => 0,
     };
-    (len <= insn.len()).then_some((opcode, len))
+    (len <= insn.len()).then_some(len)
 }
 
 #[cfg(test)]

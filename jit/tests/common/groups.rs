@@ -18,13 +18,67 @@ fn align64(p: *mut u8) -> *mut u8 {
     unsafe { p.add(off) }
 }
 
+/// The page size the guards are made of.
+pub const PAGE: usize = 4096;
+
+/// A zeroed private anonymous mapping, unmapped when dropped, with pages
+/// that can be made inaccessible ([`Mapping::guard`]).
+pub struct Mapping {
+    pub start: *mut u8,
+    len: usize,
+}
+
+impl Mapping {
+    pub fn new(len: usize) -> Mapping {
+        // SAFETY: a fresh mapping, owned by the value returned.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(base, libc::MAP_FAILED, "mapping {len} bytes");
+        Mapping {
+            start: base as *mut u8,
+            len,
+        }
+    }
+
+    /// Makes the `pages` pages from byte `offset` (page-aligned) on
+    /// inaccessible: an access there faults.
+    pub fn guard(&self, offset: usize, pages: usize) {
+        assert!(offset.is_multiple_of(PAGE) && offset + pages * PAGE <= self.len);
+        // SAFETY: whole pages inside the mapping.
+        let r = unsafe {
+            libc::mprotect(
+                self.start.add(offset) as *mut _,
+                pages * PAGE,
+                libc::PROT_NONE,
+            )
+        };
+        assert_eq!(r, 0, "guarding pages");
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe {
+            libc::munmap(self.start as *mut _, self.len);
+        }
+    }
+}
+
 /// Zeroed `__local` memory for one launch: the arena, 64-byte aligned,
 /// with [`LOCAL_PAD`] bytes on each side, in a mapping whose pages beyond
 /// them are inaccessible on one side, the low and the high side in turn
 /// from call to call: a kernel that reads past the padding faults.
 struct GuardedLocal {
-    base: *mut libc::c_void,
-    len: usize,
+    _mapping: Mapping,
     arena: *mut u8,
 }
 
@@ -32,45 +86,21 @@ static LOW_SIDE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::
 
 impl GuardedLocal {
     fn new(bytes: usize) -> GuardedLocal {
-        const PAGE: usize = 4096;
         let data = (bytes + 2 * LOCAL_PAD + 64).div_ceil(PAGE) * PAGE;
-        let len = data + 2 * PAGE;
-        // SAFETY: a fresh private anonymous mapping; the two guard pages
-        // are inside it.
-        unsafe {
-            let base = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            assert_ne!(base, libc::MAP_FAILED, "mapping local memory");
-            let start = base as *mut u8;
-            assert_eq!(libc::mprotect(base, PAGE, libc::PROT_NONE), 0);
-            let high_guard = start.add(PAGE + data);
-            assert_eq!(
-                libc::mprotect(high_guard as *mut _, PAGE, libc::PROT_NONE),
-                0
-            );
-            let low = LOW_SIDE.fetch_xor(true, std::sync::atomic::Ordering::Relaxed);
-            let arena = if low {
-                start.add(PAGE + LOCAL_PAD)
-            } else {
-                let at = high_guard as usize - LOCAL_PAD - bytes;
-                (at - at % 64) as *mut u8
-            };
-            GuardedLocal { base, len, arena }
-        }
-    }
-}
-
-impl Drop for GuardedLocal {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once.
-        unsafe {
-            libc::munmap(self.base, self.len);
+        let mapping = Mapping::new(data + 2 * PAGE);
+        mapping.guard(0, 1);
+        mapping.guard(PAGE + data, 1);
+        let low = LOW_SIDE.fetch_xor(true, std::sync::atomic::Ordering::Relaxed);
+        let start = mapping.start as usize;
+        let arena = if low {
+            start + PAGE + LOCAL_PAD
+        } else {
+            let at = start + PAGE + data - LOCAL_PAD - bytes;
+            at - at % 64
+        };
+        GuardedLocal {
+            _mapping: mapping,
+            arena: arena as *mut u8,
         }
     }
 }

@@ -217,3 +217,25 @@ pub fn range_1d(offset: u64, global: u64, local: u64) -> NdRange {
 pub fn explain(src: &str, kernel: &str) -> String {
     compile(&build(src, ""), kernel, 8).explain().to_string()
 }
+
+/// The explain report of kernel `k` of `src` compiled at width `w` with
+/// the default options.
+pub fn explain_at(src: &str, w: u32) -> String {
+    let opts = vecl_jit::JitOptions {
+        simd_width: Some(w),
+        ..vecl_jit::JitOptions::default()
+    };
+    vecl_jit::compile_kernel(&build(src, ""), "k", &opts)
+        .expect("compiles")
+        .explain()
+        .to_string()
+}
+
+/// The line of [`explain_at`]'s report that starts with `prefix`.
+pub fn explain_line(src: &str, w: u32, prefix: &str) -> String {
+    let e = explain_at(src, w);
+    e.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starting with {prefix} in {e}"))
+        .to_string()
+}
