@@ -837,8 +837,8 @@ fn compile(
     );
     let _ = writeln!(
         explain,
-        "loads: {} vector (consecutive; {} prefetching ahead), {} uniform, {} per lane (gather)",
-        s.vector_loads, s.prefetches, s.uniform_loads, s.gathers
+        "loads: {} vector (consecutive; {} prefetching ahead, {} of them by a loop's step), {} uniform, {} per lane (gather)",
+        s.vector_loads, s.prefetches, s.prefetches_by_step, s.uniform_loads, s.gathers
     );
     let _ = writeln!(
         explain,

@@ -59,6 +59,48 @@ fn the_first_streaming_load_of_each_buffer_prefetches() {
         16,
     );
     assert!(l.contains("2 prefetching"), "{l}");
+    // A tiled matrix product: the tile of `b` moves down 16 rows of a
+    // run-time length per step of `t` and prefetches there; the tile of `a`
+    // moves 16 floats along a row, which the fixed distance serves.
+    let l = loads_line(
+        "kernel void k(global const float* a, global const float* b, global float* c, int n) {
+            local float ta[16][16];
+            local float tb[16][16];
+            int col = get_global_id(0), row = get_global_id(1);
+            int lx = get_local_id(0), ly = get_local_id(1);
+            float acc = 0.0f;
+            for (int t = 0; t < n; t += 16) {
+                ta[ly][lx] = a[row * n + t + lx];
+                tb[ly][lx] = b[(t + ly) * n + col];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (int k = 0; k < 16; k++) acc += ta[ly][k] * tb[k][lx];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            c[row * n + col] = acc; }",
+        16,
+    );
+    assert!(
+        l.contains("2 prefetching ahead, 1 of them by a loop's step"),
+        "{l}"
+    );
+    // A constant stride of at least the fixed distance is a step too.
+    let l = loads_line(
+        "kernel void k(global const float* in, global float* o, local float* t) {
+            size_t l = get_local_id(0);
+            float s = 0.0f;
+            for (int r = 0; r < 8; r += 2) {
+                t[l] = in[r * 1024 + get_global_id(0)];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                s += t[(l + 1) % get_local_size(0)];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            o[get_global_id(0)] = s; }",
+        16,
+    );
+    assert!(
+        l.contains("1 prefetching ahead, 1 of them by a loop's step"),
+        "{l}"
+    );
     // A load under an `if` outside loops, and one in the first region of
     // a kernel with barriers.
     let l = loads_line(

@@ -65,8 +65,8 @@ pub struct Report {
 }
 
 /// Reads the count before `label` in a report line such as
-/// `loads: 3 vector (consecutive; 1 prefetching ahead), 0 uniform, 1 per lane
-/// (gather)`.
+/// `loads: 3 vector (consecutive; 1 prefetching ahead, 0 of them by a loop's step),
+/// 0 uniform, 1 per lane (gather)`.
 fn count_before(line: &str, label: &str) -> u32 {
     line.split(',')
         .find(|part| part.contains(label))
@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn reads_access_counts_from_a_report() {
-        let explain = "kernel k: W = 8 work-items per chunk\nloads: 3 vector (consecutive; 1 prefetching ahead), 2 uniform, 1 per lane (gather)\nstores: 1 vector (consecutive), 0 uniform, 4 per lane (scatter)\n";
+        let explain = "kernel k: W = 8 work-items per chunk\nloads: 3 vector (consecutive; 1 prefetching ahead, 0 of them by a loop's step), 2 uniform, 1 per lane (gather)\nstores: 1 vector (consecutive), 0 uniform, 4 per lane (scatter)\n";
         assert_eq!(
             parse_accesses(explain),
             Accesses {

@@ -564,7 +564,7 @@ pub(crate) fn lower_kernel(
         streaming: x86.then(|| super::stream::Streaming::new(func)),
         stream_min_items,
         prefetch: if x86 && prefetch {
-            super::prefetch::prefetched_loads(func)
+            super::prefetch::prefetched_loads(module, func)
         } else {
             Default::default()
         },

@@ -55,6 +55,9 @@ pub(crate) struct Stats {
     pub streamed_stores: u32,
     /// Vector loads whose full-chunk path prefetches ahead (`prefetch`).
     pub prefetches: u32,
+    /// Those of them that prefetch where the next step of a loop's
+    /// induction variable takes them (`prefetch::Ahead::Step`).
+    pub prefetches_by_step: u32,
     /// Vector stores to `__local` memory with a blended path for a mask
     /// that is not full (`memory::blended_store_test`).
     pub blended_stores: u32,
@@ -170,7 +173,7 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub stream_min_items: u64,
     /// The pointers whose loads prefetch ahead (`prefetch`); empty when
     /// prefetching is off.
-    pub prefetch: std::collections::HashSet<ValueId>,
+    pub prefetch: HashMap<ValueId, prefetch::Ahead>,
     pub has_fma: bool,
     pub arg_slots: Vec<crate::abi::ArgSlot>,
     /// Kernel arguments loaded once in the entry block, by index.
