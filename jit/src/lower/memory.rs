@@ -511,7 +511,7 @@ impl FunctionCx<'_, '_> {
                     }
                     self.b.ins().brif(ok, fast, &[], slow, &[]);
                     self.enter(fast);
-                    self.prefetch_ahead(ptr, first, n)?;
+                    self.prefetch_ahead(ptr, first, n);
                     let vals: Vec<BlockArg> = (0..n)
                         .map(|i| {
                             BlockArg::Value(self.b.ins().load(

@@ -42,7 +42,7 @@
 
 use super::lanes::Lanes;
 use super::stream::{memory_operand_end, root, var_roots, Root};
-use super::{FunctionCx, LResult};
+use super::FunctionCx;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, SourceLoc, Value};
 use std::collections::{HashMap, HashSet};
 use vecl_ir::{AddressSpace, BinaryOp, Block, Function, Inst, Module, Stmt, Type, ValueId, VarId};
@@ -347,16 +347,11 @@ impl FunctionCx<'_, '_> {
     /// in `pieces` 16-byte pieces: a marked placeholder per 64-byte line,
     /// [`DISTANCE`] bytes ahead, when `ptr` is one [`prefetched_loads`]
     /// chose.
-    pub(crate) fn prefetch_ahead(
-        &mut self,
-        ptr: ValueId,
-        first: Value,
-        pieces: usize,
-    ) -> LResult<()> {
+    pub(crate) fn prefetch_ahead(&mut self, ptr: ValueId, first: Value, pieces: usize) {
         let Some(ahead) = self.prefetch.get(&ptr).cloned() else {
-            return Ok(());
+            return;
         };
-        let (base, offset) = match self.step_bytes(&ahead)? {
+        let (base, offset) = match self.step_bytes(&ahead) {
             Some(delta) => {
                 self.stats.prefetches_by_step += 1;
                 (self.b.ins().iadd(first, delta), 0)
@@ -376,19 +371,21 @@ impl FunctionCx<'_, '_> {
             );
         }
         self.b.set_srcloc(SourceLoc::default());
-        Ok(())
     }
 
     /// The byte distance of an [`Ahead::Step`] prefetch as an `i64`, when
     /// every factor is uniform (else the prefetch is [`Ahead::Fixed`]).
-    fn step_bytes(&mut self, ahead: &Ahead) -> LResult<Option<Value>> {
+    fn step_bytes(&mut self, ahead: &Ahead) -> Option<Value> {
         let Ahead::Step { bytes, factors } = ahead else {
-            return Ok(None);
+            return None;
         };
         let mut delta = self.b.ins().iconst(types::I64, *bytes);
         for f in factors {
-            let Lanes::Uniform(v) = self.scalar(*f)? else {
-                return Ok(None);
+            // A factor not lowered as a uniform value (none should be
+            // missing: each is an operand of the address) leaves the
+            // prefetch at the fixed distance.
+            let Ok(Lanes::Uniform(v)) = self.scalar(*f) else {
+                return None;
             };
             let v = match self.b.func.dfg.value_type(v) {
                 types::I64 => v,
@@ -400,11 +397,11 @@ impl FunctionCx<'_, '_> {
                         self.b.ins().uextend(types::I64, v)
                     }
                 }
-                _ => return Ok(None),
+                _ => return None,
             };
             delta = self.b.ins().imul(delta, v);
         }
-        Ok(Some(delta))
+        Some(delta)
     }
 }
 
