@@ -248,6 +248,23 @@ impl Function {
         &self.insts[v.index()].ty
     }
 
+    /// The value of `v` when it is an integer constant, sign-extended by
+    /// its type.
+    pub fn int_const(&self, v: ValueId) -> Option<i64> {
+        match (&self.inst(v).inst, self.ty(v).scalar()) {
+            (Inst::Const(bits), Some(s)) if s.is_int() => {
+                let b = s.bits();
+                let x = *bits as i64;
+                Some(if s.is_signed() && b < 64 {
+                    (x << (64 - b)) >> (64 - b)
+                } else {
+                    x
+                })
+            }
+            _ => None,
+        }
+    }
+
     pub fn is_kernel(&self) -> bool {
         self.kernel.is_some()
     }

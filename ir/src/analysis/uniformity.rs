@@ -295,18 +295,7 @@ pub fn writes_of(block: &Block, var: VarId, out: &mut Vec<ValueId>) {
 }
 
 fn const_of(func: &Function, v: ValueId) -> Option<i64> {
-    match (&func.inst(v).inst, func.ty(v).scalar()) {
-        (Inst::Const(bits), Some(s)) if s.is_int() => {
-            let b = s.bits();
-            let x = *bits as i64;
-            Some(if s.is_signed() && b < 64 {
-                (x << (64 - b)) >> (64 - b)
-            } else {
-                x
-            })
-        }
-        _ => None,
-    }
+    func.int_const(v)
 }
 
 fn elem_size(module: &Module, ptr_ty: &Type) -> Option<i64> {

@@ -127,9 +127,9 @@ fn induction_steps(func: &Function) -> HashMap<VarId, i64> {
         };
         let reads_x = |a: &ValueId| matches!(func.inst(*a).inst, Inst::ReadVar(y) if y == *x);
         let c = match func.inst(*v).inst {
-            Inst::Binary(BinaryOp::Add, a, b) if reads_x(&a) => const_of(func, b),
-            Inst::Binary(BinaryOp::Add, a, b) if reads_x(&b) => const_of(func, a),
-            Inst::Binary(BinaryOp::Sub, a, b) if reads_x(&a) => const_of(func, b).map(|c| -c),
+            Inst::Binary(BinaryOp::Add, a, b) if reads_x(&a) => func.int_const(b),
+            Inst::Binary(BinaryOp::Add, a, b) if reads_x(&b) => func.int_const(a),
+            Inst::Binary(BinaryOp::Sub, a, b) if reads_x(&a) => func.int_const(b).map(|c| -c),
             _ => return,
         };
         let e = step.entry(*x).or_insert(c);
@@ -186,7 +186,7 @@ impl Slope {
 
     /// `self` times the value `v`, which does not depend on the variable.
     fn times(mut self, func: &Function, v: ValueId) -> Option<Slope> {
-        match const_of(func, v) {
+        match func.int_const(v) {
             Some(c) => self.konst = self.konst.checked_mul(c)?,
             None => self.factors.push(v),
         }
@@ -260,7 +260,7 @@ fn slope(module: &Module, func: &Function, v: ValueId, x: VarId, depth: u32) -> 
         }
         Inst::Binary(BinaryOp::Shl, a, b) => {
             let sa = slope(module, func, *a, x, d)?;
-            let k = const_of(func, *b)?;
+            let k = func.int_const(*b)?;
             (0..32).contains(&k).then(|| Slope {
                 konst: sa.konst << k,
                 factors: sa.factors,
@@ -281,22 +281,6 @@ fn slope(module: &Module, func: &Function, v: ValueId, x: VarId, depth: u32) -> 
 
 fn is_int(t: &Type) -> bool {
     t.scalar().is_some_and(|s| s.is_int()) && t.lanes() == 1
-}
-
-/// The value of an integer constant, sign-extended by its type.
-fn const_of(func: &Function, v: ValueId) -> Option<i64> {
-    match (&func.inst(v).inst, func.ty(v).scalar()) {
-        (Inst::Const(bits), Some(s)) if s.is_int() => {
-            let b = s.bits();
-            let x = *bits as i64;
-            Some(if s.is_signed() && b < 64 {
-                (x << (64 - b)) >> (64 - b)
-            } else {
-                x
-            })
-        }
-        _ => None,
-    }
 }
 
 /// A builtin evaluated by a routine of many operations (`exp`, `log`,
