@@ -606,7 +606,8 @@ fn try_define_kernel_function(
         .filter(|s| s.loc == tag)
         .map(|s| (s.start as usize, s.end as usize));
     let expected = lower::prefetch::marked_prefetches(&ctx.func);
-    if !lower::prefetch::patch_prefetches(&mut bytes, ranges, expected) {
+    let refused = expected > 0 && lower::prefetch::patch_refused_from_env();
+    if refused || !lower::prefetch::patch_prefetches(&mut bytes, ranges, expected) {
         ctx.clear();
         return Ok(None);
     }

@@ -153,9 +153,13 @@ impl FunctionCx<'_, '_> {
         }
         b.finalize(self.jit.isa().frontend_config());
         let insts = ctx.func.dfg.num_insts();
-        self.jit
-            .define_function(id, &mut ctx)
-            .map_err(|e| self.internal(format!("compiling {sym}: {e:?}")))?;
+        match self.jit.define_function(id, &mut ctx) {
+            // Defined by an earlier lowering of the same kernel into this
+            // module (one dropped for its prefetches, `define_kernel_function`):
+            // the same name is the same routine.
+            Ok(_) | Err(cranelift_module::ModuleError::DuplicateDefinition(_)) => {}
+            Err(e) => return Err(self.internal(format!("compiling {sym}: {e:?}"))),
+        }
         self.stats.notes.push(format!(
             "math routine {name}({}){}{} emitted once: {insts} CLIF instructions",
             params
