@@ -465,6 +465,14 @@ pub enum CmpOp {
     Ge,
 }
 
+/// The math function a builtin computes: `name` without a `native_` or
+/// `half_` prefix, whose forms vecl evaluates like the full one.
+pub fn math_base_name(name: &str) -> &str {
+    name.strip_prefix("native_")
+        .or_else(|| name.strip_prefix("half_"))
+        .unwrap_or(name)
+}
+
 /// Whether builtin `name` is a relational test (`isequal` … `isunordered`,
 /// `isnan`, `isinf`, `isfinite`, `isnormal`, `signbit`): it takes floats and
 /// returns integers, and depends on its arguments' values only.

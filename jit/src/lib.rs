@@ -588,23 +588,22 @@ fn try_define_kernel_function(
     let compiled = ctx
         .compiled_code()
         .ok_or_else(|| codegen("no compiled code".into()))?;
-    let tag = lower::stream::stream_tag();
     let mut bytes = compiled.code_buffer().to_vec();
-    let ranges: Vec<(usize, usize)> = compiled
-        .buffer
-        .get_srclocs_sorted()
-        .iter()
-        .filter(|s| s.loc == tag)
-        .map(|s| (s.start as usize, s.end as usize))
-        .collect();
-    lower::stream::patch_stores(&mut bytes, ranges, lower::stream::marked_stores(&ctx.func));
-    let tag = lower::prefetch::prefetch_tag();
-    let ranges = compiled
-        .buffer
-        .get_srclocs_sorted()
-        .iter()
-        .filter(|s| s.loc == tag)
-        .map(|s| (s.start as usize, s.end as usize));
+    // The code ranges of the instructions marked with `tag`.
+    let marked_ranges = |tag| {
+        compiled
+            .buffer
+            .get_srclocs_sorted()
+            .iter()
+            .filter(move |s| s.loc == tag)
+            .map(|s| (s.start as usize, s.end as usize))
+    };
+    lower::stream::patch_stores(
+        &mut bytes,
+        marked_ranges(lower::stream::stream_tag()),
+        lower::stream::marked_stores(&ctx.func),
+    );
+    let ranges = marked_ranges(lower::prefetch::prefetch_tag());
     let expected = lower::prefetch::marked_prefetches(&ctx.func);
     let refused = expected > 0 && lower::prefetch::patch_refused_from_env();
     if refused || !lower::prefetch::patch_prefetches(&mut bytes, ranges, expected) {

@@ -113,10 +113,7 @@ fn forwardable(f: &Function) -> HashMap<VarId, usize> {
 /// them reads memory, and none takes a pointer in the overloads the front
 /// end resolves them to when every argument is a value).
 fn pure_builtin(name: &str) -> bool {
-    let name = name
-        .strip_prefix("native_")
-        .or_else(|| name.strip_prefix("half_"))
-        .unwrap_or(name);
+    let name = math_base_name(name);
     is_relational_builtin(name)
         || matches!(
             name,

@@ -168,10 +168,7 @@ impl FunctionCx<'_, '_> {
         let arg_elem = |cx: &Self, i: usize| cx.elem(args[i]);
         let comps = ty.lanes() as usize;
         let out = elem_of(ty);
-        let base = name
-            .strip_prefix("native_")
-            .or_else(|| name.strip_prefix("half_"))
-            .unwrap_or(name);
+        let base = vecl_ir::math_base_name(name);
         let kname = self.kernel.clone();
         let unsupported = || crate::JitError::Unsupported {
             kernel: kname.clone(),

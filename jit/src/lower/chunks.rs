@@ -529,6 +529,9 @@ pub(crate) fn lower_kernel(
     let chunk_end_placeholder = b.create_block();
 
     let x86 = jit.isa().triple().architecture == target_lexicon::Architecture::X86_64;
+    // Where each variable's pointers come from, for the streaming stores
+    // and the prefetched loads (both x86-64 only).
+    let var_roots = x86.then(|| super::stream::var_roots(func));
     let mut cx = FunctionCx {
         b,
         jit,
@@ -561,12 +564,13 @@ pub(crate) fn lower_kernel(
         saved_shapes: HashMap::new(),
         chunk_context: None,
         chunk_full: false,
-        streaming: x86.then(|| super::stream::Streaming::new(func)),
+        streaming: var_roots
+            .clone()
+            .map(|roots| super::stream::Streaming::new(func, roots)),
         stream_min_items,
-        prefetch: if x86 && prefetch {
-            super::prefetch::prefetched_loads(module, func)
-        } else {
-            Default::default()
+        prefetch: match (&var_roots, prefetch) {
+            (Some(roots), true) => super::prefetch::prefetched_loads(module, func, roots),
+            _ => Default::default(),
         },
         built: HashMap::new(),
         widened: HashMap::new(),

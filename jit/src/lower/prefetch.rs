@@ -41,7 +41,7 @@
 //! lowered again without prefetches (`define_kernel_function`).
 
 use super::lanes::Lanes;
-use super::stream::{memory_operand_end, root, var_roots, Root};
+use super::stream::{marked, memory_operand_end, root, Root};
 use super::FunctionCx;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, SourceLoc, Value};
 use std::collections::{HashMap, HashSet};
@@ -87,11 +87,14 @@ pub(crate) fn prefetch_tag() -> SourceLoc {
 /// Each gets [`Ahead::Step`] when its address moves by a large or
 /// run-time stride with a loop's induction variable ([`step_ahead`]),
 /// else [`Ahead::Fixed`].
-pub(crate) fn prefetched_loads(module: &Module, func: &Function) -> HashMap<ValueId, Ahead> {
-    let vars = var_roots(func);
+pub(crate) fn prefetched_loads(
+    module: &Module,
+    func: &Function,
+    vars: &[Root],
+) -> HashMap<ValueId, Ahead> {
     let mut params = HashSet::new();
     let mut ptrs = HashSet::new();
-    pick(func, &vars, &func.body, &mut params, &mut ptrs);
+    pick(func, vars, &func.body, &mut params, &mut ptrs);
     let transcendental = func
         .insts
         .iter()
@@ -294,10 +297,7 @@ fn is_int(t: &Type) -> bool {
 /// A builtin evaluated by a routine of many operations (`exp`, `log`,
 /// `sin`, `pow`…), `native_` and `half_` forms included.
 fn is_transcendental(name: &str) -> bool {
-    let base = name
-        .strip_prefix("native_")
-        .or_else(|| name.strip_prefix("half_"))
-        .unwrap_or(name);
+    let base = vecl_ir::math_base_name(name);
     super::builtins::vmath::SIMD_F32.contains(&base) || matches!(base, "pow" | "powr")
 }
 
@@ -400,12 +400,7 @@ impl FunctionCx<'_, '_> {
 /// How many prefetch placeholders `func` (as compiled, after Cranelift's
 /// optimisations) still holds: what [`patch_prefetches`] must find.
 pub(crate) fn marked_prefetches(func: &cranelift_codegen::ir::Function) -> usize {
-    let tag = prefetch_tag();
-    func.layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter(|&i| func.srcloc(i) == tag && func.dfg.insts[i].opcode() == Opcode::Uload8)
-        .count()
+    marked(func, prefetch_tag(), Opcode::Uload8)
 }
 
 /// Turns the prefetch placeholders of `code` into `prefetcht0`. Each range

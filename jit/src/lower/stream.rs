@@ -55,7 +55,7 @@ pub(crate) fn min_items_from_env() -> u64 {
 
 /// Where a pointer value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Root {
+pub(crate) enum Root {
     /// The kernel's parameter with this index.
     Param(u32),
     /// A variable, slot or module-scope object of the kernel: memory no
@@ -79,7 +79,7 @@ pub(crate) struct Streaming {
 /// from "not known yet": a variable written only from itself and one
 /// parameter (`p = p + 1`) keeps that parameter; one written from two
 /// different roots is `Unknown`.
-pub(super) fn var_roots(func: &Function) -> Vec<Root> {
+pub(crate) fn var_roots(func: &Function) -> Vec<Root> {
     let mut writes: Vec<Vec<ValueId>> = vec![Vec::new(); func.vars.len()];
     vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| {
         if let Stmt::WriteVar(x, w) = s {
@@ -122,7 +122,8 @@ pub(super) fn var_roots(func: &Function) -> Vec<Root> {
 }
 
 impl Streaming {
-    pub(crate) fn new(func: &Function) -> Streaming {
+    /// `var_roots`: [`var_roots`] of `func`.
+    pub(crate) fn new(func: &Function, var_roots: Vec<Root>) -> Streaming {
         let mut clear = false;
         let mut copies = Vec::new();
         vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| match s {
@@ -130,7 +131,6 @@ impl Streaming {
             Stmt::Copy { src, .. } => copies.push(*src),
             _ => {}
         });
-        let var_roots = var_roots(func);
         let mut st = Streaming {
             params: func
                 .params
@@ -273,14 +273,20 @@ pub(crate) fn stream_tag() -> SourceLoc {
 /// the lowering marked instead would include those of paths dropped later
 /// (a tail chunk's, whose length test a dominating one decides).
 pub(crate) fn marked_stores(func: &cranelift_codegen::ir::Function) -> usize {
-    let tag = stream_tag();
+    marked(func, stream_tag(), cranelift_codegen::ir::Opcode::Store)
+}
+
+/// How many `opcode` instructions of `func` carry the source location
+/// `tag`.
+pub(super) fn marked(
+    func: &cranelift_codegen::ir::Function,
+    tag: SourceLoc,
+    opcode: cranelift_codegen::ir::Opcode,
+) -> usize {
     func.layout
         .blocks()
         .flat_map(|b| func.layout.block_insts(b))
-        .filter(|&i| {
-            func.srcloc(i) == tag
-                && func.dfg.insts[i].opcode() == cranelift_codegen::ir::Opcode::Store
-        })
+        .filter(|&i| func.srcloc(i) == tag && func.dfg.insts[i].opcode() == opcode)
         .count()
 }
 

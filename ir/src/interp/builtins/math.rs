@@ -15,10 +15,7 @@ use super::{width, Arg, BuiltinError};
 
 /// `None` when `name` is not a float math builtin.
 pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
-    let base = name
-        .strip_prefix("native_")
-        .or_else(|| name.strip_prefix("half_"))
-        .unwrap_or(name);
+    let base = crate::math_base_name(name);
     let s = ret.scalar()?;
     let arity = |n: usize| {
         if args.len() == n {
