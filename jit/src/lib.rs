@@ -398,6 +398,17 @@ const LARGE_KERNEL_IR_INSTS: usize = 3000;
 ///   W scalars is a register of its own, and at W = 16 they spill
 ///   (`benches/histogram.cl` on one thread: ~23 ms at W = 8, ~31 ms at
 ///   W = 16; 10.9 M against 23.1 M instructions per launch).
+/// - 32 for a barrier kernel whose regions run straight through: every
+///   loop holds a barrier, and a branch that differs between work-items
+///   writes no memory. Its cost is the per-chunk work of entering each
+///   region (the items' ids, the live values kept across barriers in the
+///   context area), which twice the lanes share: `benches/scan.cl` over
+///   16M ints on two threads ~10.5 → ~9.7 ms (28.2 M → 25.6 M
+///   instructions at 1M). A masked store under a branch is not such a
+///   region: the tree reduction's `if (lid < s) x[lid] += x[lid + s]`
+///   runs its last rounds on one chunk, twice as wide for the same few
+///   lanes (`benches/reduce.cl` ~4.5 → ~5.1 ms at 32), and a loop in a
+///   region (`benches/matmul.cl`, `benches/nbody.cl`) spills.
 /// - 4 for a very large kernel (a cipher or random-number generator
 ///   inlined several times): machine code, and Cranelift's register
 ///   allocation even more, grow with the width.
@@ -457,9 +468,65 @@ fn default_width(
         4
     } else if lane_work_in_loop(&func.body, false, func, &per_lane) {
         8
+    } else if has_barrier(&func.body) && short_regions(&func.body, func, uni) {
+        WIDE_WIDTH
     } else {
         16
     }
+}
+
+/// Whether `b` may write memory: a store, an atomic, a call or a builtin.
+fn writes(b: &vecl_ir::Block, func: &vecl_ir::Function) -> bool {
+    use vecl_ir::{Inst, Stmt};
+    b.0.iter().any(|s| match s {
+        Stmt::Store { .. } | Stmt::Copy { .. } => true,
+        Stmt::Eval(v) => matches!(
+            func.insts[v.0 as usize].inst,
+            Inst::Atomic { .. } | Inst::Call(..) | Inst::Builtin(..)
+        ),
+        Stmt::Loop { body, continuing } => writes(body, func) || writes(continuing, func),
+        Stmt::If { then_, else_, .. } => writes(then_, func) || writes(else_, func),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| writes(&c.body, func)),
+        _ => false,
+    })
+}
+
+/// Whether `b` holds a barrier.
+fn has_barrier(b: &vecl_ir::Block) -> bool {
+    use vecl_ir::Stmt;
+    b.0.iter().any(|s| match s {
+        Stmt::Barrier(..) => true,
+        Stmt::Loop { body, continuing } => has_barrier(body) || has_barrier(continuing),
+        Stmt::If { then_, else_, .. } => has_barrier(then_) || has_barrier(else_),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_barrier(&c.body)),
+        _ => false,
+    })
+}
+
+/// Whether the code of `b` between barriers runs straight through: every
+/// loop holds a barrier, and every branch is the same for all work-items.
+fn short_regions(
+    b: &vecl_ir::Block,
+    func: &vecl_ir::Function,
+    uni: &vecl_ir::analysis::uniformity::Uniformity,
+) -> bool {
+    use vecl_ir::Stmt;
+    b.0.iter().all(|s| match s {
+        Stmt::Loop { body, continuing } => {
+            (has_barrier(body) || has_barrier(continuing))
+                && short_regions(body, func, uni)
+                && short_regions(continuing, func, uni)
+        }
+        Stmt::If { cond, then_, else_ } => {
+            (uni.is_uniform(*cond) || (!writes(then_, func) && !writes(else_, func)))
+                && short_regions(then_, func, uni)
+                && short_regions(else_, func, uni)
+        }
+        Stmt::Switch { selector, cases } => {
+            uni.is_uniform(*selector) && cases.iter().all(|c| short_regions(&c.body, func, uni))
+        }
+        _ => true,
+    })
 }
 
 /// Width of the wide copy (see [`wide_width`]).

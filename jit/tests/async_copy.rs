@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::barriers::{differential, range1, Spec};
+use common::barriers::{differential, range1, Spec, WIDTHS};
 use vecl_ir::interp::NdRange;
 
 /// Global to local, then each item reads its own element and its right
@@ -80,7 +80,7 @@ fn global_to_local_copy_is_seen_by_every_chunk() {
                 Spec::Int(per_item as i32),
             ]
         });
-        assert_eq!(n, 18);
+        assert_eq!(n, WIDTHS.len() * 6);
     }
 }
 
@@ -96,7 +96,7 @@ fn local_to_global_copy_writes_the_whole_group() {
                 Spec::Int(per_item as i32),
             ]
         });
-        assert_eq!(n, 18);
+        assert_eq!(n, WIDTHS.len() * 6);
     }
 }
 
@@ -110,6 +110,6 @@ fn strided_copies_gather_and_scatter() {
                 Spec::Int(stride as i32),
             ]
         });
-        assert_eq!(n, 18);
+        assert_eq!(n, WIDTHS.len() * 6);
     }
 }

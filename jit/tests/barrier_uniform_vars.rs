@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::barriers::{differential, range1, Spec};
+use common::barriers::{differential, range1, Spec, WIDTHS};
 
 /// The conformance suite's `barrier` test: `i` first walks the items' own
 /// elements (varying), then is reused as the halving stride of a tree
@@ -59,7 +59,7 @@ fn conformance_compute_sum_with_barrier() {
         &one_group_shapes(),
         compute_sum_args,
     );
-    assert_eq!(n, 24);
+    assert_eq!(n, WIDTHS.len() * 8);
 }
 
 #[test]
@@ -71,5 +71,5 @@ fn conformance_compute_sum_with_work_group_barrier() {
         &one_group_shapes(),
         compute_sum_args,
     );
-    assert_eq!(n, 24);
+    assert_eq!(n, WIDTHS.len() * 8);
 }

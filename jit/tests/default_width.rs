@@ -1,6 +1,7 @@
 //! The SIMD width the JIT picks when none is asked for: 16 for loops of
 //! vector work, divergent ones included; 8 when a loop holds work done lane
-//! by lane (an atomic, a gather or a scatter).
+//! by lane (an atomic, a gather or a scatter); 32 for a barrier kernel whose
+//! regions run straight through.
 
 mod common;
 
@@ -80,4 +81,55 @@ fn lane_by_lane_work_outside_loops_keeps_sixteen_lanes() {
         b[i] = a[idx[i]];
     }";
     assert_eq!(width(src, "once"), 16);
+}
+
+#[test]
+fn barrier_kernel_of_straight_regions_runs_thirty_two_lanes() {
+    // A prefix scan: the loop holds the barriers, and the only branch that
+    // differs between work-items (the `?:` around the load) writes nothing.
+    let src = "kernel void scan(global const int* in, global int* out, local int* tmp) {
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int offset = 1; offset < n; offset <<= 1) {
+            int add = lid >= offset ? tmp[lid - offset] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tmp[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = tmp[lid];
+    }";
+    assert_eq!(width(src, "scan"), 32);
+}
+
+#[test]
+fn barrier_kernel_with_masked_stores_or_region_loops_keeps_sixteen_lanes() {
+    let src = "kernel void reduce(global const float* in, global float* out, local float* x) {
+        size_t lid = get_local_id(0);
+        x[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+            if (lid < s) x[lid] += x[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) out[get_group_id(0)] = x[0];
+    }
+    kernel void tiles(global const float* in, global float* out, local float* t, int n) {
+        size_t lid = get_local_id(0);
+        t[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s = 0.0f;
+        for (int j = 0; j < n; j++) s += t[j];
+        out[get_global_id(0)] = s;
+    }
+    kernel void straight(global float* out, local float* t) {
+        size_t lid = get_local_id(0);
+        t[lid] = lid;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = t[get_local_size(0) - 1 - lid];
+    }";
+    assert_eq!(width(src, "reduce"), 16);
+    assert_eq!(width(src, "tiles"), 16);
+    assert_eq!(width(src, "straight"), 32);
 }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::barriers::{differential, range1, shapes_1d, Spec};
+use common::barriers::{differential, range1, shapes_1d, Spec, WIDTHS};
 use vecl_ir::interp::NdRange;
 
 fn range2(global: [u64; 2], local: [u64; 2]) -> NdRange {
@@ -45,7 +45,7 @@ fn tree_reduction() {
             Spec::Local(4 * r.local_size[0] as usize),
         ]
     });
-    assert_eq!(n, 24);
+    assert_eq!(n, WIDTHS.len() * 8);
 }
 
 /// Every comparison form of a signed `int` id against a bound that may be
@@ -86,7 +86,7 @@ fn comparison_forms() {
                 Spec::Int(k),
             ]
         });
-        assert_eq!(n, 27);
+        assert_eq!(n, WIDTHS.len() * 9);
     }
 }
 
@@ -124,7 +124,7 @@ fn unsigned_bounds() {
                 Spec::Int(big),
             ]
         });
-        assert_eq!(n, 27);
+        assert_eq!(n, WIDTHS.len() * 9);
     }
 }
 
@@ -161,7 +161,7 @@ fn two_dimensional_rows() {
             Spec::Local(4 * (r.local_size[0] * r.local_size[1]) as usize),
         ]
     });
-    assert_eq!(n, 12);
+    assert_eq!(n, WIDTHS.len() * 4);
 }
 
 /// Hillis-Steele scan: group-level loop control around per-chunk work, and
@@ -193,7 +193,7 @@ fn prefix_scan() {
             Spec::Local(4 * r.local_size[0] as usize),
         ]
     });
-    assert_eq!(n, 27);
+    assert_eq!(n, WIDTHS.len() * 9);
 }
 
 /// A group-level value computed between barriers with no per-item work
@@ -234,7 +234,7 @@ fn mixed_group_level_and_per_item() {
                 Spec::Int(limit),
             ]
         });
-        assert_eq!(n, 27);
+        assert_eq!(n, WIDTHS.len() * 9);
     }
 }
 

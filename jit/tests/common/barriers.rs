@@ -6,9 +6,32 @@ use super::versus_interp::range_1d;
 use vecl_ir::interp::NdRange;
 
 pub use super::versus_interp::{
-    build, differential_with_options as differential, interp_args_for, run_jit,
-    try_compile as compile, Spec, DIVERGENT, WIDTHS,
+    build, interp_args_for, run_jit, try_compile as compile, Spec, DIVERGENT,
 };
+
+/// The widths barrier kernels are compared at: the common ones, and 32,
+/// the default width of a barrier kernel whose regions run straight
+/// through (a prefix scan).
+pub const WIDTHS: [u32; 4] = [4, 8, 16, 32];
+
+/// Checks kernel `kernel` of `src` (built with `options`) against the
+/// interpreter at each of [`WIDTHS`] over `ranges`; `args` gives the
+/// arguments of each range. Returns the number of launches compared.
+pub fn differential(
+    src: &str,
+    options: &str,
+    kernel: &str,
+    ranges: &[NdRange],
+    args: impl Fn(&NdRange) -> Vec<Spec>,
+) -> usize {
+    let m = build(src, options);
+    let mut compared = 0;
+    for w in WIDTHS {
+        let k = compile(&m, kernel, w).unwrap_or_else(|e| panic!("W = {w}: {e}"));
+        compared += super::versus_interp::compare_launches(&m, kernel, &k, ranges, &args);
+    }
+    compared
+}
 
 /// A 1-D range from 0.
 pub fn range1(global: u64, local: u64) -> NdRange {
