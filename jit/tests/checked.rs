@@ -266,6 +266,50 @@ fn a_whole_vector_past_the_end_falls_back_and_names_the_first_lane_outside() {
 }
 
 #[test]
+fn a_float4_chunk_past_the_end_falls_back_and_names_the_first_item_outside() {
+    // Consecutive items' float4 elements are read and written as whole
+    // pieces; a chunk that does not fit takes the per-lane path, which
+    // names the first item outside.
+    let src = "__kernel void k(__global const float4 *in, __global float4 *out) {
+        size_t i = get_global_id(0);
+        out[i] = in[i] + 1.0f;
+    }";
+    for w in [4, 8, 16] {
+        let k = build(src, "k", true, w);
+        // 32 items; the input holds 32 elements, the output 21.
+        let r = run(
+            &k,
+            &[Arg::Buf(vec![0; 512]), Arg::Buf(vec![0; 336])],
+            32,
+            32,
+        );
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.size, f.global_id),
+            (AccessKind::Store, 16, [21, 0, 0]),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.buf(1).addr() + 336);
+        assert!(r.all_guards_intact(), "W = {w}");
+        let ok = run(
+            &k,
+            &[Arg::Buf(vec![0; 512]), Arg::Buf(vec![0; 512])],
+            32,
+            32,
+        );
+        assert_eq!(ok.status, 0, "W = {w}");
+        let out: Vec<f32> = ok
+            .buf(1)
+            .data()
+            .chunks(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        assert_eq!(out, vec![1.0; 128], "W = {w}");
+    }
+}
+
+#[test]
 fn a_negative_index_read_faults() {
     let src = "__kernel void k(__global const int *in, __global int *out) {
         int i = get_global_id(0);

@@ -213,7 +213,7 @@ impl FunctionCx<'_, '_> {
     /// Also returned: the test that the lanes are consecutive, on its own
     /// (`None` when they are by construction), for a store that may blend.
     #[allow(clippy::type_complexity)]
-    fn vector_plan(
+    pub(super) fn vector_plan(
         &mut self,
         ptr: ValueId,
         addr: &[Value],
@@ -221,10 +221,15 @@ impl FunctionCx<'_, '_> {
         comps: u32,
         load: bool,
     ) -> LResult<Option<(Value, Value, LaneAddrs, Option<Value>)>> {
-        if comps != 1 || is_narrow(s) || s == Scalar::Bool {
+        if comps != 1 && !super::interleaved::interleavable(s, comps)
+            || is_narrow(s)
+            || s == Scalar::Bool
+        {
             return Ok(None);
         }
-        let size = s.size();
+        // The element of a vector type is the whole vector (see
+        // `super::interleaved`).
+        let size = s.size() * comps;
         let linear = match self.uni.shape(ptr) {
             Shape::Linear(k) if k == i64::from(size) => true,
             Shape::Varying if self.derives_from_linear(ptr) => false,
@@ -496,6 +501,23 @@ impl FunctionCx<'_, '_> {
                     })
                     .collect())
             }
+            Lanes::Varying(ap) if comps > 1 => {
+                if let Some(v) = self.interleaved_load(ptr, &addr, ap, s, comps)? {
+                    return Ok(v);
+                }
+                self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Load)?;
+                self.stats.gathers += 1;
+                (0..comps)
+                    .map(|c| {
+                        Ok(Lanes::Varying(self.gather(
+                            None,
+                            &addr,
+                            s,
+                            c as i32 * esize,
+                        )?))
+                    })
+                    .collect()
+            }
             Lanes::Varying(ap) => {
                 if let Some((ok, first, lanes, _)) = self.vector_plan(ptr, ap, s, comps, true)? {
                     let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
@@ -548,7 +570,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// One scalar load per lane (inactive lanes read the scratch slot).
-    fn gather(
+    pub(super) fn gather(
         &mut self,
         ptr: Option<ValueId>,
         addr: &Lanes,
@@ -603,9 +625,14 @@ impl FunctionCx<'_, '_> {
                 return Ok(());
             }
         }
+        if let Lanes::Varying(ap) = &addr {
+            if comps > 1 && self.interleaved_store(ptr, &addr, ap, s, &val)? {
+                return Ok(());
+            }
+        }
         let plan = match &addr {
-            Lanes::Varying(ap) => self.vector_plan(ptr, ap, s, comps, false)?,
-            Lanes::Uniform(_) => None,
+            Lanes::Varying(ap) if comps == 1 => self.vector_plan(ptr, ap, s, comps, false)?,
+            _ => None,
         };
         if let Some((ok, first, lanes, spaced)) = plan {
             let blend_ok = self.blended_store_test(ptr, s, first, spaced);
@@ -660,7 +687,13 @@ impl FunctionCx<'_, '_> {
 
     /// One scalar store per lane in lane order (inactive lanes write the
     /// scratch slot).
-    fn scatter(&mut self, addr: &Lanes, s: Scalar, val: &Lanes, offset: i32) -> LResult<()> {
+    pub(super) fn scatter(
+        &mut self,
+        addr: &Lanes,
+        s: Scalar,
+        val: &Lanes,
+        offset: i32,
+    ) -> LResult<()> {
         let m = self.cur_mask();
         for j in 0..self.w as usize {
             let a = self.lane_addr(addr, &m, j)?;

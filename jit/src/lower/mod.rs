@@ -15,6 +15,7 @@ pub(crate) mod control;
 pub(crate) mod fold;
 pub(crate) mod fresh_writes;
 pub(crate) mod group_level;
+pub(crate) mod interleaved;
 pub(crate) mod lane_loop;
 pub(crate) mod lanes;
 pub(crate) mod linear;
@@ -51,6 +52,11 @@ pub(crate) fn invariant() -> MemFlagsData {
 pub(crate) struct Stats {
     pub vector_loads: u32,
     pub vector_stores: u32,
+    /// Loads of 2- or 4-component vectors whose consecutive elements are
+    /// read as whole pieces (`interleaved`).
+    pub interleaved_loads: u32,
+    /// Stores of 2- or 4-component vectors written as whole pieces.
+    pub interleaved_stores: u32,
     /// Vector stores whose full-chunk path streams on large launches.
     pub streamed_stores: u32,
     /// Vector loads whose full-chunk path prefetches ahead (`prefetch`).

@@ -1,0 +1,236 @@
+//! Loads and stores of 2- and 4-component vectors of 32-bit elements
+//! (`float2`, `float4`, `int4`, …) by consecutive work-items.
+//!
+//! A chunk holds such a value component by component: one vector of lanes
+//! per component (`x` of every lane, then `y`, …). In memory, consecutive
+//! work-items' elements lie one after another, components interleaved
+//! (`x0 y0 z0 w0 x1 y1 …`). Where the lanes' elements are consecutive and
+//! every lane runs (the same run-time test as a consecutive scalar access,
+//! [`FunctionCx::vector_plan`], on elements of the whole vector's size),
+//! the chunk's elements are read as whole 128-bit pieces and regrouped by
+//! shuffles, instead of one scalar access per lane and component:
+//!
+//! - four components: each four pieces (four lanes) are a 4 × 4 transpose,
+//!   eight single-instruction interleaves (`punpck{l,h}dq`,
+//!   `punpck{l,h}qdq` on x86-64); the transpose is its own inverse, so a
+//!   store regroups the same way;
+//! - two components: each two pieces (four lanes) split into their even and
+//!   odd elements (`shufps`), and a store interleaves them again
+//!   (`punpck{l,h}dq`).
+//!
+//! Anything else (a partial chunk, lanes off, elements that turn out not to
+//! be consecutive) takes the per-lane path of any other access.
+//! `float4` vector addition over 4M items on two threads: ~10.0 → ~4.6–5.0
+//! ms (the same bytes added as `float`s: ~3.6 ms).
+
+use super::lanes::{carrier, Lanes, Val};
+use super::memory::mem;
+use super::{FunctionCx, LResult};
+use crate::abi::AccessKind;
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use vecl_ir::{Scalar, ValueId};
+
+/// Whether a `comps`-component vector of `s` is read and written as whole
+/// pieces when consecutive: 2 or 4 components of a 32-bit type.
+pub(crate) fn interleavable(s: Scalar, comps: u32) -> bool {
+    matches!(comps, 2 | 4) && matches!(s, Scalar::F32 | Scalar::I32 | Scalar::U32)
+}
+
+/// Byte indices of a shuffle picking 32-bit lanes `picks` (0–3 from the
+/// first operand, 4–7 from the second).
+fn lanes32(picks: [u8; 4]) -> [u8; 16] {
+    let mut idx = [0u8; 16];
+    for (i, p) in picks.iter().enumerate() {
+        for b in 0..4 {
+            idx[4 * i + b] = 4 * p + b as u8;
+        }
+    }
+    idx
+}
+
+/// `[a0 b0 a1 b1]`.
+const LOW_DWORDS: [u8; 4] = [0, 4, 1, 5];
+/// `[a2 b2 a3 b3]`.
+const HIGH_DWORDS: [u8; 4] = [2, 6, 3, 7];
+/// `[a0 a1 b0 b1]`.
+const LOW_QWORDS: [u8; 4] = [0, 1, 4, 5];
+/// `[a2 a3 b2 b3]`.
+const HIGH_QWORDS: [u8; 4] = [2, 3, 6, 7];
+/// `[a0 a2 b0 b2]`.
+const EVENS: [u8; 4] = [0, 2, 4, 6];
+/// `[a1 a3 b1 b3]`.
+const ODDS: [u8; 4] = [1, 3, 5, 7];
+
+impl FunctionCx<'_, '_> {
+    /// Two 32-bit-lane pieces shuffled by `picks`, as a piece of `s`.
+    fn pick32(&mut self, s: Scalar, a: Value, b: Value, picks: [u8; 4]) -> Value {
+        let r = self.shuffle_bytes(a, b, lanes32(picks));
+        self.vcast(carrier(s), r)
+    }
+
+    /// The transpose of four pieces seen as a 4 × 4 matrix of 32-bit lanes.
+    fn transpose4(&mut self, s: Scalar, r: [Value; 4]) -> [Value; 4] {
+        let t0 = self.pick32(s, r[0], r[1], LOW_DWORDS);
+        let t1 = self.pick32(s, r[2], r[3], LOW_DWORDS);
+        let t2 = self.pick32(s, r[0], r[1], HIGH_DWORDS);
+        let t3 = self.pick32(s, r[2], r[3], HIGH_DWORDS);
+        [
+            self.pick32(s, t0, t1, LOW_QWORDS),
+            self.pick32(s, t0, t1, HIGH_QWORDS),
+            self.pick32(s, t2, t3, LOW_QWORDS),
+            self.pick32(s, t2, t3, HIGH_QWORDS),
+        ]
+    }
+
+    /// Memory-order pieces of a chunk's elements → one list of pieces per
+    /// component.
+    fn deinterleave(&mut self, s: Scalar, memory: &[Value], comps: u32) -> Vec<Vec<Value>> {
+        let mut out = vec![Vec::new(); comps as usize];
+        for group in memory.chunks(comps as usize) {
+            match *group {
+                [a, b, c, d] => {
+                    for (o, piece) in out.iter_mut().zip(self.transpose4(s, [a, b, c, d])) {
+                        o.push(piece);
+                    }
+                }
+                [a, b] => {
+                    let x = self.pick32(s, a, b, EVENS);
+                    let y = self.pick32(s, a, b, ODDS);
+                    out[0].push(x);
+                    out[1].push(y);
+                }
+                _ => unreachable!("interleaved groups have 2 or 4 pieces"),
+            }
+        }
+        out
+    }
+
+    /// One list of pieces per component → the chunk's elements as pieces
+    /// in memory order.
+    fn interleave(&mut self, s: Scalar, components: &[Vec<Value>]) -> Vec<Value> {
+        let mut out = Vec::new();
+        for i in 0..components[0].len() {
+            match components {
+                [x, y, z, w] => out.extend(self.transpose4(s, [x[i], y[i], z[i], w[i]])),
+                [x, y] => {
+                    let lo = self.pick32(s, x[i], y[i], LOW_DWORDS);
+                    let hi = self.pick32(s, x[i], y[i], HIGH_DWORDS);
+                    out.extend([lo, hi]);
+                }
+                _ => unreachable!("interleaved values have 2 or 4 components"),
+            }
+        }
+        out
+    }
+
+    /// A load of a `comps`-component vector of `s` through the varying
+    /// address `addr` (pieces `ap`) as whole pieces when the lanes'
+    /// elements are consecutive; `None` when the address is not of a form
+    /// that may be.
+    pub(super) fn interleaved_load(
+        &mut self,
+        ptr: ValueId,
+        addr: &Lanes,
+        ap: &[Value],
+        s: Scalar,
+        comps: u32,
+    ) -> LResult<Option<Val>> {
+        if !interleavable(s, comps) {
+            return Ok(None);
+        }
+        let Some((ok, first, _, _)) = self.vector_plan(ptr, ap, s, comps, true)? else {
+            return Ok(None);
+        };
+        let size = comps * s.size();
+        let ok = self.and_vector_fits(ptr, ok, first, size)?;
+        self.stats.interleaved_loads += 1;
+        let per_component = self.piece_count(s);
+        let n = per_component * comps as usize;
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for _ in 0..n {
+            self.b.append_block_param(join, carrier(s));
+        }
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.enter(fast);
+        self.prefetch_ahead(ptr, first, n);
+        let memory: Vec<Value> = (0..n)
+            .map(|i| self.b.ins().load(carrier(s), mem(), first, (i * 16) as i32))
+            .collect();
+        let parts = self.deinterleave(s, &memory, comps);
+        let args: Vec<BlockArg> = parts.concat().into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &args);
+
+        self.enter(slow);
+        self.check_access(Some(ptr), addr, size, AccessKind::Load)?;
+        let mut gathered = Vec::with_capacity(n);
+        for c in 0..comps {
+            gathered.extend(self.gather(None, addr, s, (c * s.size()) as i32)?);
+        }
+        let args: Vec<BlockArg> = gathered.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &args);
+
+        self.enter(join);
+        let params = self.b.block_params(join).to_vec();
+        Ok(Some(
+            params
+                .chunks(per_component)
+                .map(|p| Lanes::Varying(p.to_vec()))
+                .collect(),
+        ))
+    }
+
+    /// A store of `val`, a `comps`-component vector of `s`, through the
+    /// varying address `addr` (pieces `ap`) as whole pieces when the
+    /// lanes' elements are consecutive; `false` (nothing emitted) when the
+    /// address is not of a form that may be.
+    pub(super) fn interleaved_store(
+        &mut self,
+        ptr: ValueId,
+        addr: &Lanes,
+        ap: &[Value],
+        s: Scalar,
+        val: &Val,
+    ) -> LResult<bool> {
+        let comps = val.len() as u32;
+        if !interleavable(s, comps) {
+            return Ok(false);
+        }
+        let Some((ok, first, _, _)) = self.vector_plan(ptr, ap, s, comps, false)? else {
+            return Ok(false);
+        };
+        let size = comps * s.size();
+        let ok = self.and_vector_fits(ptr, ok, first, size)?;
+        self.stats.interleaved_stores += 1;
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.enter(fast);
+        let components: Vec<Vec<Value>> = val.iter().map(|l| self.varying(s, l)).collect();
+        let memory = self.interleave(s, &components);
+        if self.streams(ptr, memory.len()) {
+            self.stream_pieces(first, &memory, join);
+        }
+        for (i, p) in memory.iter().enumerate() {
+            self.b.ins().store(mem(), *p, first, (i * 16) as i32);
+        }
+        self.b.ins().jump(join, &[]);
+
+        self.enter(slow);
+        self.check_access(Some(ptr), addr, size, AccessKind::Store)?;
+        for (c, l) in val.iter().enumerate() {
+            self.scatter(addr, s, l, (c as u32 * s.size()) as i32)?;
+        }
+        self.b.ins().jump(join, &[]);
+        self.enter(join);
+        Ok(true)
+    }
+}

@@ -1,0 +1,239 @@
+//! Loads and stores of `float2`/`float4`/`int4`/`uint2` elements by
+//! consecutive work-items, read and written as whole pieces and regrouped
+//! by shuffles: full chunks and partial tails, offsets, lanes switched off
+//! by a branch, `__local` arrays, 2-D rows, elements that are not
+//! consecutive, a buffer read and written in place. Every launch is
+//! compared byte for byte with the interpreter, guard bytes included (a
+//! store that wrote a whole chunk where only some lanes may write shows
+//! there).
+
+mod common;
+
+use common::codegen::*;
+use common::versus_interp::{differential_with_options, range_1d};
+use vecl_ir::interp::NdRange;
+
+/// Elements per buffer: the last work-item of every shape plus slack.
+fn items(r: &NdRange) -> usize {
+    (r.global_offset[0] + r.global_size[0]) as usize + 8
+}
+
+fn counts(src: &str, kernel: &str) -> (String, String) {
+    let e = explain(src, kernel);
+    let line = |p: &str| {
+        e.lines()
+            .find(|l| l.starts_with(p))
+            .unwrap_or("")
+            .to_string()
+    };
+    (line("loads:"), line("stores:"))
+}
+
+#[test]
+fn float4_and_int4_elements_of_consecutive_items() {
+    let src = "kernel void f4(global const float4* a, global const float4* b, global float4* c) {
+        size_t i = get_global_id(0);
+        c[i] = a[i] * 2.0f + b[i].wzyx + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    }
+    kernel void i4(global const int4* a, global int4* b, int k) {
+        int i = get_global_id(0);
+        int4 v = a[i];
+        b[i] = (int4)(v.y - k, v.x * 3, v.w ^ v.z, i);
+    }";
+    let n = differential(src, "f4", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Floats(n, 9), Spec::Floats(n, 4), Spec::Floats(n, 0)]
+    });
+    assert_eq!(n, WIDTHS.len() * shapes_1d().len());
+    differential(src, "i4", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Ints(n, 3), Spec::Ints(n, 0), Spec::Int(5)]
+    });
+    for kernel in ["f4", "i4"] {
+        let (loads, stores) = counts(src, kernel);
+        let want = if kernel == "f4" {
+            "2 interleaved"
+        } else {
+            "1 interleaved"
+        };
+        assert!(loads.contains(want), "{kernel}: {loads}");
+        assert!(loads.contains("0 per lane (gather)"), "{kernel}: {loads}");
+        assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
+        assert!(
+            stores.contains("0 per lane (scatter)"),
+            "{kernel}: {stores}"
+        );
+    }
+}
+
+#[test]
+fn float2_and_uint2_elements_of_consecutive_items() {
+    let src = "kernel void f2(global const float2* a, global float2* b) {
+        size_t i = get_global_id(0);
+        float2 v = a[i];
+        b[i] = (float2)(v.x * v.y, v.x - v.y);
+    }
+    kernel void u2(global const uint2* a, global uint2* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[i].yx + (uint2)(1u, 2u);
+    }";
+    differential(src, "f2", &shapes_1d(), |r| {
+        let n = 2 * items(r);
+        vec![Spec::Floats(n, 2), Spec::Floats(n, 0)]
+    });
+    differential(src, "u2", &shapes_1d(), |r| {
+        let n = 2 * items(r);
+        vec![Spec::Ints(n, 8), Spec::Ints(n, 0)]
+    });
+    for kernel in ["f2", "u2"] {
+        let (loads, stores) = counts(src, kernel);
+        assert!(loads.contains("1 interleaved"), "{kernel}: {loads}");
+        assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
+    }
+}
+
+#[test]
+fn lanes_switched_off_write_nothing() {
+    // Under the branch the mask is not full: those chunks take the
+    // per-lane path, and the items that skip the store keep the buffer's
+    // bytes (the interpreter's comparison covers every element).
+    let src = "kernel void some(global const float4* a, global float4* b) {
+        size_t i = get_global_id(0);
+        float4 v = a[i];
+        if (((int)v.x & 3) != 1) b[i] = v + 0.5f;
+    }
+    kernel void early(global float2* b, int n) {
+        int i = get_global_id(0);
+        if (i >= n) return;
+        b[i] = b[i] * 3.0f;
+    }";
+    differential(src, "some", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Floats(n, 1), Spec::Floats(n, 7)]
+    });
+    for cut in [0usize, 3, 9] {
+        differential(src, "early", &shapes_1d(), |r| {
+            let end = (r.global_offset[0] + r.global_size[0]) as usize;
+            let n = end.saturating_sub(cut);
+            vec![Spec::Floats(2 * items(r), 6), Spec::Int(n as i32)]
+        });
+    }
+}
+
+#[test]
+fn in_place_two_dimensional_rows() {
+    let src = "kernel void rows(global float4* p, int width) {
+        int x = get_global_id(0);
+        int y = get_global_id(1);
+        float4 v = p[y * width + x];
+        p[y * width + x] = v.yzwx * (float)(y + 1);
+    }";
+    let ranges = [
+        NdRange {
+            work_dim: 2,
+            global_offset: [0; 3],
+            global_size: [32, 3, 1],
+            local_size: [16, 1, 1],
+        },
+        NdRange {
+            work_dim: 2,
+            global_offset: [2, 1, 0],
+            global_size: [21, 4, 1],
+            local_size: [7, 2, 1],
+        },
+    ];
+    differential(src, "rows", &ranges, |r| {
+        let width = (r.global_offset[0] + r.global_size[0]) as usize;
+        let height = (r.global_offset[1] + r.global_size[1]) as usize;
+        vec![Spec::Floats(4 * width * height, 3), Spec::Int(width as i32)]
+    });
+}
+
+#[test]
+fn local_arrays_of_vectors() {
+    let src = "kernel void stage(global const float4* in, global float4* out, local float4* tile) {
+        size_t lid = get_local_id(0);
+        size_t n = get_local_size(0);
+        tile[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = tile[n - 1 - lid] + tile[lid];
+    }";
+    let ranges: Vec<NdRange> = [(256, 64), (96, 32), (45, 15), (64, 16), (9, 3)]
+        .into_iter()
+        .map(|(g, l)| range_1d(0, g, l))
+        .collect();
+    let n = differential_with_options(src, "", "stage", &ranges, |r| {
+        let n = 4 * items(r);
+        vec![
+            Spec::Floats(n, 2),
+            Spec::Floats(n, 0),
+            Spec::Local(16 * r.local_size[0] as usize),
+        ]
+    });
+    assert_eq!(n, WIDTHS.len() * ranges.len());
+}
+
+#[test]
+fn elements_that_are_not_consecutive_stay_per_lane() {
+    // Every other element, and a permutation the analysis cannot see
+    // through: the first is a gather; the second tests at run time and
+    // falls back when the lanes are not in order.
+    let src = "kernel void strided(global const float4* a, global float4* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[2 * i];
+    }
+    kernel void shuffled(global const float4* a, global const int* idx, global float4* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[idx[i]] * 2.0f;
+    }";
+    differential(src, "strided", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Floats(2 * n, 5), Spec::Floats(n, 0)]
+    });
+    // A stride known only at run time: consecutive when `k` is 1.
+    let scaled = "kernel void scaled(global const float2* a, global float2* b, int k) {
+        int i = get_global_id(0);
+        b[i] = a[i * k] + 1.0f;
+    }";
+    for k in [1usize, 2] {
+        differential(scaled, "scaled", &shapes_1d(), |r| {
+            let n = 2 * items(r);
+            vec![
+                Spec::Floats(k * n, 5),
+                Spec::Floats(n, 0),
+                Spec::Int(k as i32),
+            ]
+        });
+    }
+    let (loads, _) = counts(scaled, "scaled");
+    assert!(loads.contains("1 interleaved"), "{loads}");
+    let (loads, _) = counts(src, "strided");
+    assert!(loads.contains("0 interleaved"), "{loads}");
+    assert!(loads.contains("1 per lane (gather)"), "{loads}");
+    // `Ints` holds values in [-11, 11]: indices must stay in the buffer,
+    // so the kernel reads `a[idx[i]]` from a buffer indexed by 12 + value.
+    let src = src.replace("a[idx[i]]", "a[12 + idx[i]]");
+    differential(&src, "shuffled", &shapes_1d(), |r| {
+        let n = items(r);
+        vec![
+            Spec::Floats(4 * (n + 24), 1),
+            Spec::Ints(n, 4),
+            Spec::Floats(4 * n, 0),
+        ]
+    });
+}
+
+#[test]
+fn three_component_and_double_vectors_are_per_lane() {
+    let src = "kernel void f3(global const float3* a, global float3* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[i] + 1.0f;
+    }";
+    differential(src, "f3", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Floats(n, 3), Spec::Floats(n, 0)]
+    });
+    let (loads, stores) = counts(src, "f3");
+    assert!(loads.contains("0 interleaved"), "{loads}");
+    assert!(stores.contains("0 interleaved"), "{stores}");
+}
