@@ -237,3 +237,58 @@ fn three_component_and_double_vectors_are_per_lane() {
     assert!(loads.contains("0 interleaved"), "{loads}");
     assert!(stores.contains("0 interleaved"), "{stores}");
 }
+
+#[test]
+fn vload_and_vstore_of_consecutive_offsets() {
+    let src = "kernel void v4(global const float* in, global float* out) {
+        size_t i = get_global_id(0);
+        vstore4(vload4(i, in).wxyz * 2.0f, i, out);
+    }
+    kernel void v2(global const int* in, global int* out, int k) {
+        int i = get_global_id(0);
+        int2 v = vload2(i * k, in);
+        if (v.x != 3) vstore2(v.yx + i, i, out);
+    }
+    kernel void v4_into_place(global float* p) {
+        size_t i = get_global_id(0);
+        vstore4(vload4(i, p + 1) + 1.0f, i, p + 1);
+    }";
+    differential(src, "v4", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Floats(n, 3), Spec::Floats(n, 0)]
+    });
+    for k in [1usize, 2] {
+        differential(src, "v2", &shapes_1d(), |r| {
+            let n = 2 * items(r);
+            vec![Spec::Ints(k * n, 6), Spec::Ints(n, 0), Spec::Int(k as i32)]
+        });
+    }
+    differential(src, "v4_into_place", &shapes_1d(), |r| {
+        vec![Spec::Floats(4 * items(r) + 1, 2)]
+    });
+    // `clamp` of a consecutive index is expected consecutive, but a chunk
+    // the bound cuts into is not: the run-time test sends it per lane.
+    let clamped = "kernel void c4(global const float* in, global float* out, int m) {
+        int i = get_global_id(0);
+        vstore4(vload4(clamp(i, 0, m), in) + 1.0f, i, out);
+    }";
+    for m in [10, 1000] {
+        differential(clamped, "c4", &shapes_1d(), |r| {
+            let n = 4 * items(r);
+            vec![
+                Spec::Floats(4 * 1001 + n, 8),
+                Spec::Floats(n, 0),
+                Spec::Int(m),
+            ]
+        });
+    }
+    let (loads, _) = counts(clamped, "c4");
+    assert!(loads.contains("1 interleaved"), "{loads}");
+    // `i * k` is not expected to be consecutive: that load stays per lane.
+    for (kernel, loads_want) in [("v4", 1), ("v2", 0), ("v4_into_place", 1)] {
+        let (loads, stores) = counts(src, kernel);
+        let want = format!("{loads_want} interleaved");
+        assert!(loads.contains(&want), "{kernel}: {loads}");
+        assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
+    }
+}

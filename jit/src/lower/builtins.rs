@@ -634,13 +634,18 @@ impl FunctionCx<'_, '_> {
                 let s = out.ok_or_else(unsupported)?;
                 let n = comps as i64;
                 let addr = self.vector_elem_addr(args[0], args[1], s, n)?;
+                if let Some(v) = self.interleaved_vload(args[0], &addr, s, comps as u32)? {
+                    return Ok(v);
+                }
                 self.load_lanes(&addr, s, comps as u32)
             }
             _ if base.starts_with("vstore") && !base.contains("half") => {
                 let s = arg_elem(self, 0)?;
                 let n = vals[0].len() as i64;
                 let addr = self.vector_elem_addr(args[1], args[2], s, n)?;
-                self.store_lanes(&addr, s, &vals[0])?;
+                if !self.interleaved_vstore(args[1], &addr, s, &vals[0])? {
+                    self.store_lanes(&addr, s, &vals[0])?;
+                }
                 Ok(Vec::new())
             }
             _ => Err(unsupported()),

@@ -28,6 +28,7 @@ use super::memory::mem;
 use super::{FunctionCx, LResult};
 use crate::abi::AccessKind;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use vecl_ir::analysis::uniformity::Shape;
 use vecl_ir::{Scalar, ValueId};
 
 /// Whether a `comps`-component vector of `s` is read and written as whole
@@ -141,8 +142,63 @@ impl FunctionCx<'_, '_> {
         let Some((ok, first, _, _)) = self.vector_plan(ptr, ap, s, comps, true)? else {
             return Ok(None);
         };
-        let size = comps * s.size();
-        let ok = self.and_vector_fits(ptr, ok, first, size)?;
+        let ok = self.and_vector_fits(ptr, ok, first, comps * s.size())?;
+        self.pieces_or_lanes_load(Some(ptr), ok, first, addr, s, comps)
+            .map(Some)
+    }
+
+    /// `vloadN(offset, p)` (`addr` = `p + offset·N` elements) as whole
+    /// pieces when `offset` is expected to rise by one from lane to lane,
+    /// tested at run time on the addresses; `None` otherwise, and in
+    /// checked mode.
+    pub(crate) fn interleaved_vload(
+        &mut self,
+        offset: ValueId,
+        addr: &Lanes,
+        s: Scalar,
+        comps: u32,
+    ) -> LResult<Option<Val>> {
+        let Some((ok, first)) = self.vdata_plan(offset, addr, s, comps) else {
+            return Ok(None);
+        };
+        self.pieces_or_lanes_load(None, ok, first, addr, s, comps)
+            .map(Some)
+    }
+
+    /// The test (an `i8`) and lane 0's address of a `vloadN`/`vstoreN` of
+    /// `comps` elements of `s` at `addr` read or written as whole pieces.
+    fn vdata_plan(
+        &mut self,
+        offset: ValueId,
+        addr: &Lanes,
+        s: Scalar,
+        comps: u32,
+    ) -> Option<(Value, Value)> {
+        let Lanes::Varying(ap) = addr else {
+            return None;
+        };
+        let expected = self.uni.shape(offset) == Shape::Linear(1);
+        if !interleavable(s, comps) || self.checks.is_some() || !expected {
+            return None;
+        }
+        let first = self.b.ins().extractlane(ap[0], 0);
+        let consecutive = self.lanes_consecutive(ap, first, comps * s.size());
+        let full = self.mask_is_full();
+        Some((self.b.ins().band(consecutive, full), first))
+    }
+
+    /// Where `ok`, the chunk's elements read as pieces from `first` on;
+    /// else one access per lane and component. `ptr`: the load's address
+    /// value, for prefetching and checked mode.
+    fn pieces_or_lanes_load(
+        &mut self,
+        ptr: Option<ValueId>,
+        ok: Value,
+        first: Value,
+        addr: &Lanes,
+        s: Scalar,
+        comps: u32,
+    ) -> LResult<Val> {
         self.stats.interleaved_loads += 1;
         let per_component = self.piece_count(s);
         let n = per_component * comps as usize;
@@ -157,7 +213,9 @@ impl FunctionCx<'_, '_> {
         self.b.ins().brif(ok, fast, &[], slow, &[]);
 
         self.enter(fast);
-        self.prefetch_ahead(ptr, first, n);
+        if let Some(p) = ptr {
+            self.prefetch_ahead(p, first, n);
+        }
         let memory: Vec<Value> = (0..n)
             .map(|i| self.b.ins().load(carrier(s), mem(), first, (i * 16) as i32))
             .collect();
@@ -166,7 +224,7 @@ impl FunctionCx<'_, '_> {
         self.b.ins().jump(join, &args);
 
         self.enter(slow);
-        self.check_access(Some(ptr), addr, size, AccessKind::Load)?;
+        self.check_access(ptr, addr, comps * s.size(), AccessKind::Load)?;
         let mut gathered = Vec::with_capacity(n);
         for c in 0..comps {
             gathered.extend(self.gather(None, addr, s, (c * s.size()) as i32)?);
@@ -176,12 +234,10 @@ impl FunctionCx<'_, '_> {
 
         self.enter(join);
         let params = self.b.block_params(join).to_vec();
-        Ok(Some(
-            params
-                .chunks(per_component)
-                .map(|p| Lanes::Varying(p.to_vec()))
-                .collect(),
-        ))
+        Ok(params
+            .chunks(per_component)
+            .map(|p| Lanes::Varying(p.to_vec()))
+            .collect())
     }
 
     /// A store of `val`, a `comps`-component vector of `s`, through the
@@ -203,8 +259,40 @@ impl FunctionCx<'_, '_> {
         let Some((ok, first, _, _)) = self.vector_plan(ptr, ap, s, comps, false)? else {
             return Ok(false);
         };
-        let size = comps * s.size();
-        let ok = self.and_vector_fits(ptr, ok, first, size)?;
+        let ok = self.and_vector_fits(ptr, ok, first, comps * s.size())?;
+        self.pieces_or_lanes_store(Some(ptr), ok, first, addr, s, val)?;
+        Ok(true)
+    }
+
+    /// `vstoreN(val, offset, p)` (`addr` = `p + offset·N` elements) as
+    /// whole pieces when `offset` is expected to rise by one from lane to
+    /// lane, tested at run time; `false` (nothing emitted) otherwise.
+    pub(crate) fn interleaved_vstore(
+        &mut self,
+        offset: ValueId,
+        addr: &Lanes,
+        s: Scalar,
+        val: &Val,
+    ) -> LResult<bool> {
+        let Some((ok, first)) = self.vdata_plan(offset, addr, s, val.len() as u32) else {
+            return Ok(false);
+        };
+        self.pieces_or_lanes_store(None, ok, first, addr, s, val)?;
+        Ok(true)
+    }
+
+    /// Where `ok`, the chunk's elements written as pieces from `first` on
+    /// (streamed when `ptr`'s buffer streams); else one store per lane
+    /// and component, in lane order.
+    fn pieces_or_lanes_store(
+        &mut self,
+        ptr: Option<ValueId>,
+        ok: Value,
+        first: Value,
+        addr: &Lanes,
+        s: Scalar,
+        val: &Val,
+    ) -> LResult<()> {
         self.stats.interleaved_stores += 1;
         let (fast, slow, join) = (
             self.b.create_block(),
@@ -216,7 +304,7 @@ impl FunctionCx<'_, '_> {
         self.enter(fast);
         let components: Vec<Vec<Value>> = val.iter().map(|l| self.varying(s, l)).collect();
         let memory = self.interleave(s, &components);
-        if self.streams(ptr, memory.len()) {
+        if ptr.is_some_and(|p| self.streams(p, memory.len())) {
             self.stream_pieces(first, &memory, join);
         }
         for (i, p) in memory.iter().enumerate() {
@@ -225,12 +313,13 @@ impl FunctionCx<'_, '_> {
         self.b.ins().jump(join, &[]);
 
         self.enter(slow);
-        self.check_access(Some(ptr), addr, size, AccessKind::Store)?;
+        let size = val.len() as u32 * s.size();
+        self.check_access(ptr, addr, size, AccessKind::Store)?;
         for (c, l) in val.iter().enumerate() {
             self.scatter(addr, s, l, (c as u32 * s.size()) as i32)?;
         }
         self.b.ins().jump(join, &[]);
         self.enter(join);
-        Ok(true)
+        Ok(())
     }
 }

@@ -375,7 +375,7 @@ impl FunctionCx<'_, '_> {
     /// divergent control, in a kernel without returns, the running lanes
     /// are the chunk's, so a scalar test of the chunk's length does and
     /// the mask vectors are not needed.
-    fn mask_is_full(&mut self) -> Value {
+    pub(super) fn mask_is_full(&mut self) -> Value {
         if self.divergence == 0 && self.alive.is_none() {
             if self.chunk_full {
                 return self.b.ins().iconst(types::I8, 1);
@@ -469,7 +469,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Whether `i64x2` address pieces are `first + lane * size` in every lane.
-    fn lanes_consecutive(&mut self, addr: &[Value], first: Value, size: u32) -> Value {
+    pub(super) fn lanes_consecutive(&mut self, addr: &[Value], first: Value, size: u32) -> Value {
         let base = self.b.ins().splat(types::I64X2, first);
         let mut all: Option<Value> = None;
         for (i, piece) in addr.iter().enumerate() {
