@@ -292,3 +292,62 @@ fn vload_and_vstore_of_consecutive_offsets() {
         assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
     }
 }
+
+#[test]
+fn packed_narrow_vectors_of_consecutive_items() {
+    // `uchar4`, `char4`, `ushort2`, `short2`: one 32-bit word per item,
+    // components by shifts; signed components come back sign-extended and
+    // go out with only their own bits.
+    let src = "kernel void rgba(global const uchar4* in, global uchar4* out) {
+        size_t i = get_global_id(0);
+        uchar4 p = in[i];
+        out[i] = (uchar4)(p.z, p.y + 1, p.x, p.w ^ (uchar)0x80);
+    }
+    kernel void signed4(global const char4* in, global char4* out, global int* sum) {
+        size_t i = get_global_id(0);
+        char4 p = in[i];
+        sum[i] = p.x + p.y * 3 + p.z * 5 + p.w * 7;
+        out[i] = -p.wzyx;
+    }
+    kernel void pairs(global const ushort2* a, global short2* b, global float* f) {
+        size_t i = get_global_id(0);
+        ushort2 u = a[i];
+        short2 s = (short2)((short)(u.y - 40000), (short)u.x);
+        b[i] = s;
+        f[i] = convert_float(s.x) + convert_float(u.y);
+    }
+    kernel void bytes_by_vload(global const uchar* in, global uchar* out) {
+        size_t i = get_global_id(0);
+        uchar4 p = vload4(i, in);
+        if (p.x != 7) vstore4(p.yzwx, i, out);
+    }";
+    differential(src, "rgba", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Bytes(n, 3), Spec::Bytes(n, 0)]
+    });
+    differential(src, "signed4", &shapes_1d(), |r| {
+        let n = items(r);
+        vec![
+            Spec::Bytes(4 * n, 200),
+            Spec::Bytes(4 * n, 1),
+            Spec::Ints(n, 0),
+        ]
+    });
+    differential(src, "pairs", &shapes_1d(), |r| {
+        let n = items(r);
+        vec![
+            Spec::Bytes(4 * n, 77),
+            Spec::Bytes(4 * n, 0),
+            Spec::Floats(n, 0),
+        ]
+    });
+    differential(src, "bytes_by_vload", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Bytes(n, 5), Spec::Bytes(n, 9)]
+    });
+    for kernel in ["rgba", "signed4", "pairs", "bytes_by_vload"] {
+        let (loads, stores) = counts(src, kernel);
+        assert!(loads.contains("1 interleaved"), "{kernel}: {loads}");
+        assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
+    }
+}

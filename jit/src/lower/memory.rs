@@ -221,10 +221,8 @@ impl FunctionCx<'_, '_> {
         comps: u32,
         load: bool,
     ) -> LResult<Option<(Value, Value, LaneAddrs, Option<Value>)>> {
-        if comps != 1 && !super::interleaved::interleavable(s, comps)
-            || is_narrow(s)
-            || s == Scalar::Bool
-        {
+        let whole = comps != 1 && super::interleaved::interleavable(s, comps);
+        if !whole && (comps != 1 || is_narrow(s) || s == Scalar::Bool) {
             return Ok(None);
         }
         // The element of a vector type is the whole vector (see
