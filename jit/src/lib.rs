@@ -904,12 +904,12 @@ fn compile(
     );
     let _ = writeln!(
         explain,
-        "loads: {} vector (consecutive; {} prefetching ahead, {} of them by a loop's step), {} interleaved (2 or 4 components of consecutive items), {} uniform, {} per lane (gather)",
+        "loads: {} vector (consecutive; {} prefetching ahead, {} of them by a loop's step), {} interleaved (2 to 4 components of consecutive items), {} uniform, {} per lane (gather)",
         s.vector_loads, s.prefetches, s.prefetches_by_step, s.interleaved_loads, s.uniform_loads, s.gathers
     );
     let _ = writeln!(
         explain,
-        "stores: {} vector (consecutive; {} streamed on large launches, {} blended into __local when lanes are off), {} interleaved (2 or 4 components of consecutive items), {} uniform, {} per lane (scatter)",
+        "stores: {} vector (consecutive; {} streamed on large launches, {} blended into __local when lanes are off), {} interleaved (2 to 4 components of consecutive items), {} uniform, {} per lane (scatter)",
         s.vector_stores, s.streamed_stores, s.blended_stores, s.interleaved_stores, s.uniform_stores, s.scatters
     );
     let _ = writeln!(explain, "atomics: {} (one per active lane)", s.atomics);

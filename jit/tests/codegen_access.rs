@@ -119,7 +119,7 @@ fn clamped_neighbours_are_vector_loads_when_consecutive() {
     // The loop of five is unrolled: one vector load per tap.
     let e = explain(src, "blur");
     assert!(
-        e.contains("loads: 5 vector (consecutive; 1 prefetching ahead, 0 of them by a loop's step), 0 interleaved (2 or 4 components of consecutive items), 0 uniform, 0 per lane"),
+        e.contains("loads: 5 vector (consecutive; 1 prefetching ahead, 0 of them by a loop's step), 0 interleaved (2 to 4 components of consecutive items), 0 uniform, 0 per lane"),
         "{e}"
     );
 }
@@ -161,7 +161,7 @@ fn clamped_neighbours_through_variables_in_two_dimensions() {
     // The inner loop of five is unrolled (the weights are uniform loads).
     let e = explain(src, "conv");
     assert!(
-        e.contains("loads: 5 vector (consecutive; 0 prefetching ahead, 0 of them by a loop's step), 0 interleaved (2 or 4 components of consecutive items), 5 uniform, 0 per lane"),
+        e.contains("loads: 5 vector (consecutive; 0 prefetching ahead, 0 of them by a loop's step), 0 interleaved (2 to 4 components of consecutive items), 5 uniform, 0 per lane"),
         "{e}"
     );
 }

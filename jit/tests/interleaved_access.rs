@@ -224,16 +224,37 @@ fn elements_that_are_not_consecutive_stay_per_lane() {
 }
 
 #[test]
-fn three_component_and_double_vectors_are_per_lane() {
+fn three_component_vectors_keep_their_padding() {
+    // A `float3` takes 16 bytes: loads read four components and drop the
+    // fourth; stores read the element back so the padding keeps its
+    // bytes (the buffers hold values there, compared like the rest).
     let src = "kernel void f3(global const float3* a, global float3* b) {
         size_t i = get_global_id(0);
-        b[i] = a[i] + 1.0f;
+        b[i] = a[i].zxy + 1.0f;
+    }
+    kernel void i3(global int3* p) {
+        int i = get_global_id(0);
+        int3 v = p[i];
+        if (v.x != 4) p[i] = v * 2 + i;
     }";
     differential(src, "f3", &shapes_1d(), |r| {
         let n = 4 * items(r);
-        vec![Spec::Floats(n, 3), Spec::Floats(n, 0)]
+        vec![Spec::Floats(n, 3), Spec::Floats(n, 11)]
     });
-    let (loads, stores) = counts(src, "f3");
+    differential(src, "i3", &shapes_1d(), |r| {
+        vec![Spec::Ints(4 * items(r), 2)]
+    });
+    for kernel in ["f3", "i3"] {
+        let (loads, stores) = counts(src, kernel);
+        assert!(loads.contains("1 interleaved"), "{kernel}: {loads}");
+        assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
+    }
+    // 64-bit elements stay per lane.
+    let src = "kernel void d2(global const double2* a, global double2* b) {
+        size_t i = get_global_id(0);
+        b[i] = a[i].yx;
+    }";
+    let (loads, stores) = counts(src, "d2");
     assert!(loads.contains("0 interleaved"), "{loads}");
     assert!(stores.contains("0 interleaved"), "{stores}");
 }

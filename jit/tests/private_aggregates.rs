@@ -213,7 +213,7 @@ fn philox_generator_agrees_and_keeps_nothing_in_private_memory() {
     });
     let e = report(&m, "rng");
     assert!(
-        e.contains("loads: 0 vector (consecutive; 0 prefetching ahead, 0 of them by a loop's step), 0 interleaved (2 or 4 components of consecutive items), 0 uniform, 0 per lane"),
+        e.contains("loads: 0 vector (consecutive; 0 prefetching ahead, 0 of them by a loop's step), 0 interleaved (2 to 4 components of consecutive items), 0 uniform, 0 per lane"),
         "{e}"
     );
 }

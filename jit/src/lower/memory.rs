@@ -227,7 +227,7 @@ impl FunctionCx<'_, '_> {
         }
         // The element of a vector type is the whole vector (see
         // `super::interleaved`).
-        let size = s.size() * comps;
+        let size = super::interleaved::element_bytes(s, comps);
         let linear = match self.uni.shape(ptr) {
             Shape::Linear(k) if k == i64::from(size) => true,
             Shape::Varying if self.derives_from_linear(ptr) => false,
