@@ -372,3 +372,60 @@ fn packed_narrow_vectors_of_consecutive_items() {
         assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
     }
 }
+
+#[test]
+fn structs_of_two_or_four_32_bit_fields_copied_whole() {
+    // A whole-struct copy between memory and a private struct becomes one
+    // vector access (scalar replacement), which consecutive items then
+    // read and write as pieces; other layouts stay field by field.
+    let src = "typedef struct { float x, y, z, w; } P;
+    typedef struct { int a, b; } Pair;
+    typedef struct { float f; int n; } Mix;
+    typedef struct { float x, y, z; } Tight;
+    kernel void particles(global const P* in, global P* out, float dt) {
+        size_t i = get_global_id(0);
+        P p = in[i];
+        p.x += p.w * dt;
+        p.y *= 2.0f;
+        out[i] = p;
+    }
+    kernel void pairs(global Pair* io) {
+        int i = get_global_id(0);
+        Pair q = io[i];
+        Pair r = { q.b, q.a + i };
+        io[i] = r;
+    }
+    kernel void mixed(global const Mix* in, global Mix* out) {
+        size_t i = get_global_id(0);
+        Mix m = in[i];
+        m.n += (int)m.f;
+        out[i] = m;
+    }
+    kernel void tight(global const Tight* in, global Tight* out) {
+        size_t i = get_global_id(0);
+        Tight t = in[i];
+        t.z = t.x + t.y;
+        out[i] = t;
+    }";
+    differential(src, "particles", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Floats(n, 1), Spec::Floats(n, 0), Spec::Float(0.5)]
+    });
+    differential(src, "pairs", &shapes_1d(), |r| {
+        vec![Spec::Ints(2 * items(r), 4)]
+    });
+    differential(src, "mixed", &shapes_1d(), |r| {
+        let n = 2 * items(r);
+        vec![Spec::Floats(n, 6), Spec::Floats(n, 0)]
+    });
+    differential(src, "tight", &shapes_1d(), |r| {
+        let n = 3 * items(r);
+        vec![Spec::Floats(n, 2), Spec::Floats(n, 0)]
+    });
+    for (kernel, want) in [("particles", 1), ("pairs", 1), ("mixed", 0), ("tight", 0)] {
+        let (loads, stores) = counts(src, kernel);
+        let want = format!("{want} interleaved");
+        assert!(loads.contains(&want), "{kernel}: {loads}");
+        assert!(stores.contains(&want), "{kernel}: {stores}");
+    }
+}
