@@ -912,6 +912,13 @@ fn compile(
         "stores: {} vector (consecutive; {} streamed on large launches, {} blended into __local when lanes are off), {} interleaved (2 to 4 components of consecutive items), {} uniform, {} per lane (scatter)",
         s.vector_stores, s.streamed_stores, s.blended_stores, s.interleaved_stores, s.uniform_stores, s.scatters
     );
+    if s.copies > 0 {
+        let _ = writeln!(
+            explain,
+            "copies: {} ({} of consecutive items as whole pieces when every lane runs)",
+            s.copies, s.whole_chunk_copies
+        );
+    }
     let _ = writeln!(explain, "atomics: {} (one per active lane)", s.atomics);
     let _ = writeln!(
         explain,

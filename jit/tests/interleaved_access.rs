@@ -429,3 +429,61 @@ fn structs_of_two_or_four_32_bit_fields_copied_whole() {
         assert!(stores.contains(&want), "{kernel}: {stores}");
     }
 }
+
+#[test]
+fn struct_copies_between_buffers_move_whole_chunks() {
+    // `out[i] = in[i]` of a struct stays a copy; for consecutive items
+    // whose objects are a multiple of 4 bytes it moves the chunk's bytes
+    // as pieces when every lane runs, else one copy per lane.
+    let src = "typedef struct { float x, y, z, w; } P;
+    typedef struct { int a; float b; int c; } Three;
+    typedef struct { int v[5]; } Five;
+    typedef struct { uchar r, g, b; } Rgb;
+    kernel void p16(global const P* in, global P* out) {
+        size_t i = get_global_id(0);
+        out[i] = in[i];
+    }
+    kernel void t12(global const Three* in, global Three* out) {
+        int i = get_global_id(0);
+        if (i % 3 != 1) out[i] = in[i];
+    }
+    kernel void f20(global const Five* in, global Five* out) {
+        size_t i = get_global_id(0);
+        out[i] = in[i];
+    }
+    kernel void rgb(global const Rgb* in, global Rgb* out) {
+        size_t i = get_global_id(0);
+        out[i] = in[i];
+    }
+    kernel void clamped(global const P* in, global P* out, int m) {
+        int i = get_global_id(0);
+        out[i] = in[min(i, m)];
+    }";
+    // `min` of a consecutive index is expected consecutive; chunks the
+    // bound cuts into are not, and take the per-lane copy.
+    for m in [5, 1000] {
+        differential(src, "clamped", &shapes_1d(), |r| {
+            let n = 4 * items(r);
+            vec![Spec::Ints(4 * 1001 + n, 3), Spec::Ints(n, 0), Spec::Int(m)]
+        });
+    }
+    let e = explain(src, "clamped");
+    assert!(e.contains("copies: 1 (1 of consecutive items"), "{e}");
+    for (kernel, words) in [("p16", 4), ("t12", 3), ("f20", 5)] {
+        differential(src, kernel, &shapes_1d(), |r| {
+            let n = words * items(r);
+            vec![Spec::Ints(n, 3), Spec::Ints(n, 0)]
+        });
+        let e = explain(src, kernel);
+        assert!(
+            e.contains("copies: 1 (1 of consecutive items"),
+            "{kernel}: {e}"
+        );
+    }
+    differential(src, "rgb", &shapes_1d(), |r| {
+        let n = 3 * items(r);
+        vec![Spec::Bytes(n, 3), Spec::Bytes(n, 0)]
+    });
+    let e = explain(src, "rgb");
+    assert!(e.contains("copies: 1 (0 of consecutive items"), "{e}");
+}

@@ -716,6 +716,8 @@ impl FunctionCx<'_, '_> {
             self.call(f, &[*dv, *sv, n, one]);
             return Ok(());
         }
+        self.stats.copies += 1;
+        let join = self.whole_chunk_copy(dst, src, &d, &s, size);
         let m = self.cur_mask();
         for j in 0..self.w as usize {
             let dv = self.lane(Scalar::U64, &d, j);
@@ -723,7 +725,66 @@ impl FunctionCx<'_, '_> {
             let on = self.lane_active(&m, j);
             self.call(f, &[dv, sv, n, on]);
         }
+        if let Some(join) = join {
+            self.b.ins().jump(join, &[]);
+            self.enter(join);
+        }
         Ok(())
+    }
+
+    /// A copy of `size`-byte objects between consecutive elements of the
+    /// chunk's lanes on both sides (`out[i] = in[i]` of a struct): where
+    /// every lane runs and both sides' lane addresses are consecutive (a
+    /// run-time test), the chunk's bytes move as 128-bit pieces, then
+    /// control goes to the returned block; the code emitted after the call
+    /// is the per-lane copy, which must end by jumping there. `None` (and
+    /// nothing emitted) when the copy does not have that form or in
+    /// checked mode.
+    fn whole_chunk_copy(
+        &mut self,
+        dst: ValueId,
+        src: ValueId,
+        d: &Lanes,
+        s: &Lanes,
+        size: u32,
+    ) -> Option<cranelift_codegen::ir::Block> {
+        let (Lanes::Varying(dp), Lanes::Varying(sp)) = (d, s) else {
+            return None;
+        };
+        let expected = |p: ValueId| self.uni.shape(p) == Shape::Linear(i64::from(size));
+        let bytes = size * self.w;
+        if self.checks.is_some()
+            || !size.is_multiple_of(4)
+            || !bytes.is_multiple_of(16)
+            || bytes > 1024
+        {
+            return None;
+        }
+        if !expected(dst) || !expected(src) {
+            return None;
+        }
+        let d0 = self.b.ins().extractlane(dp[0], 0);
+        let s0 = self.b.ins().extractlane(sp[0], 0);
+        let dok = self.lanes_consecutive(dp, d0, size);
+        let sok = self.lanes_consecutive(sp, s0, size);
+        let full = self.mask_is_full();
+        let ok = self.b.ins().band(dok, sok);
+        let ok = self.b.ins().band(ok, full);
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.stats.whole_chunk_copies += 1;
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.enter(fast);
+        for i in 0..(bytes / 16) as i32 {
+            let v = self.b.ins().load(types::I32X4, mem(), s0, 16 * i);
+            self.b.ins().store(mem(), v, d0, 16 * i);
+        }
+        self.b.ins().jump(join, &[]);
+        self.enter(slow);
+        Some(join)
     }
 
     /// Atomics run once per active lane, in lane order.

@@ -67,6 +67,10 @@ pub(crate) struct Stats {
     /// Vector stores to `__local` memory with a blended path for a mask
     /// that is not full (`memory::blended_store_test`).
     pub blended_stores: u32,
+    /// Copies of aggregates (`out[i] = in[i]` of a struct), and those of
+    /// them that move a chunk of consecutive items as whole pieces.
+    pub copies: u32,
+    pub whole_chunk_copies: u32,
     /// `/` and `%` of a consecutive integer by a uniform one, with a
     /// one-division fast form (`ops::linear_div_rem`).
     pub linear_divisions: u32,
