@@ -207,3 +207,64 @@ def test_inclusive_scan(ctx, queue, compiler):
     dev = cl_array.to_device(queue, data)
     scan(dev)
     assert np.array_equal(dev.get(), np.cumsum(data, dtype=np.int32))
+
+
+VECTOR_ELEMENTS = """
+typedef struct { float x, y, z, w; } Particle;
+
+kernel void scale4(global const float4 *in, global float4 *out, float k)
+{
+    size_t i = get_global_id(0);
+    out[i] = in[i].wzyx * k + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+}
+
+kernel void bgra(global const uchar4 *in, global uchar4 *out)
+{
+    size_t i = get_global_id(0);
+    uchar4 p = in[i];
+    out[i] = (uchar4)(p.z, p.y, p.x, p.w);
+}
+
+kernel void drift(global Particle *p, float dt)
+{
+    size_t i = get_global_id(0);
+    Particle q = p[i];
+    q.x += q.z * dt;
+    q.y += q.w * dt;
+    p[i] = q;
+}
+"""
+
+
+def test_vector_and_struct_elements_of_consecutive_items(ctx, queue):
+    """float4, uchar4 and four-float struct elements, which consecutive
+    work-items read and write as whole vectors, over sizes with and
+    without a partial last chunk."""
+    program = build(ctx, VECTOR_ELEMENTS)
+    rng = np.random.default_rng(7)
+    for n in (1 << 16, 1000, 37):
+        a = rng.random((n, 4), dtype=np.float32)
+        a_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+        out = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+        program.scale4(queue, (n,), None, a_buf, out, np.float32(3.0))
+        got = np.empty_like(a)
+        cl.enqueue_copy(queue, got, out)
+        want = a[:, ::-1] * np.float32(3.0) + np.float32([1, 2, 3, 4])
+        assert np.allclose(got, want, rtol=1e-6), n
+
+        px = rng.integers(0, 256, (n, 4), dtype=np.uint8)
+        px_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=px)
+        px_out = cl.Buffer(ctx, mf.WRITE_ONLY, px.nbytes)
+        program.bgra(queue, (n,), None, px_buf, px_out)
+        swapped = np.empty_like(px)
+        cl.enqueue_copy(queue, swapped, px_out)
+        assert np.array_equal(swapped, px[:, [2, 1, 0, 3]]), n
+
+        p_buf = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=a)
+        program.drift(queue, (n,), None, p_buf, np.float32(0.5))
+        moved = np.empty_like(a)
+        cl.enqueue_copy(queue, moved, p_buf)
+        want = a.copy()
+        want[:, 0] += a[:, 2] * np.float32(0.5)
+        want[:, 1] += a[:, 3] * np.float32(0.5)
+        assert np.allclose(moved, want, rtol=1e-6), n
