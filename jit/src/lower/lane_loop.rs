@@ -45,15 +45,16 @@ use vecl_ir::{Scalar, ValueId};
 pub(crate) const INACTIVE_BYTES: u32 = 128;
 
 /// Size of the scratch slot at width `w`: the inactive lanes' bytes, then
-/// per lane an 8-byte value, an 8-byte address and a 4-byte mask.
+/// per lane 16 bytes of values (an 8-byte element, or the four 4-byte
+/// components of a vector element), an 8-byte address and a 4-byte mask.
 pub(crate) fn scratch_size(w: u32) -> u32 {
-    INACTIVE_BYTES + w * (8 + 8 + 4)
+    INACTIVE_BYTES + w * (16 + 8 + 4)
 }
 
 /// Offsets in the scratch slot of the lane values, addresses and masks.
 fn spill_offsets(w: u32) -> (i32, i32, i32) {
     let values = INACTIVE_BYTES;
-    let addrs = values + 8 * w;
+    let addrs = values + 16 * w;
     let masks = addrs + 8 * w;
     (values as i32, addrs as i32, masks as i32)
 }
@@ -88,7 +89,7 @@ impl FunctionCx<'_, '_> {
         s: Scalar,
     ) -> LResult<Vec<Value>> {
         let (values, _, _) = spill_offsets(self.w);
-        self.lane_loop(addr, lanes, s, |cx, at, slot| {
+        self.lane_loop(addr, lanes, s.size(), s.size(), |cx, at, slot| {
             let x = cx.b.ins().load(natural(s), mem(), at, 0);
             cx.b.ins().store(scratch(), x, slot, values);
         })?;
@@ -117,9 +118,71 @@ impl FunctionCx<'_, '_> {
         for (i, p) in pieces.iter().enumerate() {
             self.b.ins().store(scratch(), *p, d, values + 16 * i as i32);
         }
-        self.lane_loop(addr, lanes, s, |cx, at, slot| {
+        self.lane_loop(addr, lanes, s.size(), s.size(), |cx, at, slot| {
             let x = cx.b.ins().load(natural(s), scratch(), slot, values);
             cx.b.ins().store(mem(), x, at, 0);
+        })
+    }
+
+    /// Loads `words` 32-bit words per active lane from `addr` (lanes
+    /// `stride` bytes apart when affine) in a loop over the lanes; returns
+    /// the pieces of word `k` of every lane for each `k` (`i32x4`).
+    pub fn cold_gather_words(
+        &mut self,
+        addr: &Lanes,
+        lanes: LaneAddrs,
+        words: u32,
+        stride: u32,
+    ) -> LResult<Vec<Vec<Value>>> {
+        let (values, _, _) = spill_offsets(self.w);
+        let plane = (4 * self.w) as i32;
+        self.lane_loop(addr, lanes, 4, stride, |cx, at, slot| {
+            for k in 0..words as i32 {
+                let x = cx.b.ins().load(types::I32, mem(), at, 4 * k);
+                cx.b.ins().store(scratch(), x, slot, values + k * plane);
+            }
+        })?;
+        let d = self.dummy_addr()?;
+        Ok((0..words as i32)
+            .map(|k| {
+                (0..self.w as i32 / 4)
+                    .map(|i| {
+                        self.b
+                            .ins()
+                            .load(types::I32X4, scratch(), d, values + k * plane + 16 * i)
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// Stores word `k` of every active lane (the `i32x4` pieces
+    /// `words[k]`) at `addr` + 4·`k` (lanes `stride` bytes apart when
+    /// affine), in lane order, in a loop over the lanes.
+    pub fn cold_scatter_words(
+        &mut self,
+        addr: &Lanes,
+        lanes: LaneAddrs,
+        words: &[Vec<Value>],
+        stride: u32,
+    ) -> LResult<()> {
+        let (values, _, _) = spill_offsets(self.w);
+        let plane = (4 * self.w) as i32;
+        let d = self.dummy_addr()?;
+        for (k, pieces) in words.iter().enumerate() {
+            for (i, p) in pieces.iter().enumerate() {
+                let at = values + k as i32 * plane + 16 * i as i32;
+                self.b.ins().store(scratch(), *p, d, at);
+            }
+        }
+        let n = words.len() as i32;
+        self.lane_loop(addr, lanes, 4, stride, |cx, at, slot| {
+            for k in 0..n {
+                let x =
+                    cx.b.ins()
+                        .load(types::I32, scratch(), slot, values + k * plane);
+                cx.b.ins().store(mem(), x, at, 4 * k);
+            }
         })
     }
 
@@ -129,16 +192,21 @@ impl FunctionCx<'_, '_> {
 
     /// Emits `for j in lanes { access(lane j's address, scratch + j * size) }`
     /// and continues after the loop. `s` is a 32- or 64-bit type.
+    /// The loop over the lanes: `access(at, slot)` per active lane, with
+    /// `slot` the scratch slot `j · size` bytes in and `at` lane `j`'s
+    /// address (`first + j · stride` when affine; `stride` is `size`
+    /// times a power of two).
     fn lane_loop(
         &mut self,
         addr: &Lanes,
         lanes: LaneAddrs,
-        s: Scalar,
+        size: u32,
+        stride: u32,
         access: impl FnOnce(&mut Self, Value, Value),
     ) -> LResult<()> {
-        let size = s.size();
-        if size != 4 && size != 8 {
-            return Err(self.internal(format!("lane loop over {s}")));
+        let spread = stride / size;
+        if size != 4 && size != 8 || !spread.is_power_of_two() || spread * size != stride {
+            return Err(self.internal(format!("lane loop over {size}-byte lanes {stride} apart")));
         }
         let (_, addrs, masks) = spill_offsets(self.w);
         let d = self.dummy_addr()?;
@@ -171,7 +239,14 @@ impl FunctionCx<'_, '_> {
         self.b.ins().jump(body, &[BlockArg::Value(zero)]);
         self.b.switch_to_block(body);
         let at = match (lanes, addr) {
-            (LaneAddrs::Affine(first), _) => self.b.ins().iadd(first, off),
+            (LaneAddrs::Affine(first), _) if spread == 1 => self.b.ins().iadd(first, off),
+            (LaneAddrs::Affine(first), _) => {
+                let o = self
+                    .b
+                    .ins()
+                    .ishl_imm_s(off, i64::from(spread.trailing_zeros()));
+                self.b.ins().iadd(first, o)
+            }
             (LaneAddrs::Recompute(ptr), _) => {
                 let j = self
                     .b
