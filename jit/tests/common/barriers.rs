@@ -24,13 +24,7 @@ pub fn differential(
     ranges: &[NdRange],
     args: impl Fn(&NdRange) -> Vec<Spec>,
 ) -> usize {
-    let m = build(src, options);
-    let mut compared = 0;
-    for w in WIDTHS {
-        let k = compile(&m, kernel, w).unwrap_or_else(|e| panic!("W = {w}: {e}"));
-        compared += super::versus_interp::compare_launches(&m, kernel, &k, ranges, &args);
-    }
-    compared
+    super::versus_interp::differential_at(&WIDTHS, src, options, kernel, ranges, args)
 }
 
 /// A 1-D range from 0.

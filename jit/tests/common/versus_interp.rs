@@ -161,9 +161,21 @@ pub fn differential_with_options(
     ranges: &[NdRange],
     args: impl Fn(&NdRange) -> Vec<Spec>,
 ) -> usize {
+    differential_at(&WIDTHS, src, options, kernel, ranges, args)
+}
+
+/// [`differential_with_options`] at the widths `widths`.
+pub fn differential_at(
+    widths: &[u32],
+    src: &str,
+    options: &str,
+    kernel: &str,
+    ranges: &[NdRange],
+    args: impl Fn(&NdRange) -> Vec<Spec>,
+) -> usize {
     let m = build(src, options);
     let mut compared = 0;
-    for w in WIDTHS {
+    for &w in widths {
         let k = compile(&m, kernel, w);
         compared += compare_launches(&m, kernel, &k, ranges, &args);
     }
