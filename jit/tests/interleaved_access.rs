@@ -249,14 +249,53 @@ fn three_component_vectors_keep_their_padding() {
         assert!(loads.contains("1 interleaved"), "{kernel}: {loads}");
         assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
     }
-    // 64-bit elements stay per lane.
+}
+
+#[test]
+fn double_and_long_vectors_of_consecutive_items() {
+    // Two lanes per piece: a lane's element fills whole pieces, regrouped
+    // two lanes at a time. The buffers hold integer bit patterns, so the
+    // `double` kernels only move bits (NaN payloads would make arithmetic
+    // differ by operand order) or compute from the index.
     let src = "kernel void d2(global const double2* a, global double2* b) {
         size_t i = get_global_id(0);
         b[i] = a[i].yx;
+    }
+    kernel void d4(global const double4* a, global double4* b) {
+        size_t i = get_global_id(0);
+        double4 v = a[i];
+        b[i] = (double4)(v.w, v.x, v.z, v.y);
+    }
+    kernel void d3(global double3* p) {
+        int i = get_global_id(0);
+        double3 v = p[i];
+        if (i % 4 != 2) p[i] = (double3)(v.z, (double)i * 0.5, v.x);
+    }
+    kernel void l2(global const long2* a, global ulong4* b) {
+        size_t i = get_global_id(0);
+        long2 v = a[i];
+        b[i] = (ulong4)(v.x * 3, v.y - v.x, (ulong)i, v.y ^ 5);
     }";
-    let (loads, stores) = counts(src, "d2");
-    assert!(loads.contains("0 interleaved"), "{loads}");
-    assert!(stores.contains("0 interleaved"), "{stores}");
+    differential(src, "d2", &shapes_1d(), |r| {
+        let n = 4 * items(r);
+        vec![Spec::Ints(n, 3), Spec::Ints(n, 0)]
+    });
+    differential(src, "d4", &shapes_1d(), |r| {
+        let n = 8 * items(r);
+        vec![Spec::Ints(n, 5), Spec::Ints(n, 0)]
+    });
+    differential(src, "d3", &shapes_1d(), |r| {
+        vec![Spec::Ints(8 * items(r), 2)]
+    });
+    differential(src, "l2", &shapes_1d(), |r| {
+        let n = items(r);
+        vec![Spec::Ints(4 * n, 9), Spec::Ints(8 * n, 0)]
+    });
+    for kernel in ["d2", "d4", "d3", "l2"] {
+        let (loads, stores) = counts(src, kernel);
+        assert!(loads.contains("1 interleaved"), "{kernel}: {loads}");
+        assert!(stores.contains("1 interleaved"), "{kernel}: {stores}");
+    }
 }
 
 #[test]

@@ -45,16 +45,16 @@ use vecl_ir::{Scalar, ValueId};
 pub(crate) const INACTIVE_BYTES: u32 = 128;
 
 /// Size of the scratch slot at width `w`: the inactive lanes' bytes, then
-/// per lane 16 bytes of values (an 8-byte element, or the four 4-byte
-/// components of a vector element), an 8-byte address and a 4-byte mask.
+/// per lane 32 bytes of values (an 8-byte element, or the words of a
+/// vector element up to a `double4`), an 8-byte address and a 4-byte mask.
 pub(crate) fn scratch_size(w: u32) -> u32 {
-    INACTIVE_BYTES + w * (16 + 8 + 4)
+    INACTIVE_BYTES + w * (32 + 8 + 4)
 }
 
 /// Offsets in the scratch slot of the lane values, addresses and masks.
 fn spill_offsets(w: u32) -> (i32, i32, i32) {
     let values = INACTIVE_BYTES;
-    let addrs = values + 16 * w;
+    let addrs = values + 32 * w;
     let masks = addrs + 8 * w;
     (values as i32, addrs as i32, masks as i32)
 }
