@@ -85,21 +85,10 @@ fn lane_by_lane_work_outside_loops_keeps_sixteen_lanes() {
 
 #[test]
 fn barrier_kernel_of_straight_regions_runs_thirty_two_lanes() {
-    // A prefix scan: the loop holds the barriers, and the only branch that
-    // differs between work-items (the `?:` around the load) writes nothing.
-    let src = "kernel void scan(global const int* in, global int* out, local int* tmp) {
-        int lid = get_local_id(0);
-        int n = get_local_size(0);
-        tmp[lid] = in[get_global_id(0)];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int offset = 1; offset < n; offset <<= 1) {
-            int add = lid >= offset ? tmp[lid - offset] : 0;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            tmp[lid] += add;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        out[get_global_id(0)] = tmp[lid];
-    }";
+    // The bench's prefix scan: the loop holds the barriers, and the only
+    // branch that differs between work-items (the `?:` around the load)
+    // writes nothing.
+    let src = include_str!("../../benches/scan.cl");
     assert_eq!(width(src, "scan"), 32);
 }
 
