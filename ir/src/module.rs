@@ -589,6 +589,19 @@ impl MemFlags {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Block(pub Vec<Stmt>);
 
+/// Whether `stmts` hold a barrier, at any depth.
+pub fn contains_barrier(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Barrier(..) => true,
+        Stmt::If { then_, else_, .. } => contains_barrier(&then_.0) || contains_barrier(&else_.0),
+        Stmt::Loop { body, continuing } => {
+            contains_barrier(&body.0) || contains_barrier(&continuing.0)
+        }
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| contains_barrier(&c.body.0)),
+        _ => false,
+    })
+}
+
 /// Structured statements.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {

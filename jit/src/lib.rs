@@ -468,7 +468,7 @@ fn default_width(
         4
     } else if lane_work_in_loop(&func.body, false, func, &per_lane) {
         8
-    } else if has_barrier(&func.body) && short_regions(&func.body, func, uni) {
+    } else if vecl_ir::contains_barrier(&func.body.0) && short_regions(&func.body, func, uni) {
         WIDE_WIDTH
     } else {
         16
@@ -491,18 +491,6 @@ fn writes(b: &vecl_ir::Block, func: &vecl_ir::Function) -> bool {
     })
 }
 
-/// Whether `b` holds a barrier.
-fn has_barrier(b: &vecl_ir::Block) -> bool {
-    use vecl_ir::Stmt;
-    b.0.iter().any(|s| match s {
-        Stmt::Barrier(..) => true,
-        Stmt::Loop { body, continuing } => has_barrier(body) || has_barrier(continuing),
-        Stmt::If { then_, else_, .. } => has_barrier(then_) || has_barrier(else_),
-        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_barrier(&c.body)),
-        _ => false,
-    })
-}
-
 /// Whether the code of `b` between barriers runs straight through: every
 /// loop holds a barrier, and every branch is the same for all work-items.
 fn short_regions(
@@ -513,7 +501,7 @@ fn short_regions(
     use vecl_ir::Stmt;
     b.0.iter().all(|s| match s {
         Stmt::Loop { body, continuing } => {
-            (has_barrier(body) || has_barrier(continuing))
+            (vecl_ir::contains_barrier(&body.0) || vecl_ir::contains_barrier(&continuing.0))
                 && short_regions(body, func, uni)
                 && short_regions(continuing, func, uni)
         }

@@ -45,8 +45,8 @@
 //! every chunk of a group chose the same successor.
 
 use vecl_ir::{
-    BinaryOp, Block, CmpOp, Function, Inst, InstData, Loc, MemFlags, Scalar, Stmt, SwitchCase,
-    Type, ValueId, Var, VarId,
+    contains_barrier, BinaryOp, Block, CmpOp, Function, Inst, InstData, Loc, MemFlags, Scalar,
+    Stmt, SwitchCase, Type, ValueId, Var, VarId,
 };
 
 /// `$next` holds the successor's region index in its low bits and, when the
@@ -67,18 +67,6 @@ pub(crate) struct RegionGraph {
     pub func: Function,
     /// The variable each region writes its successor into.
     pub next: VarId,
-}
-
-fn contains_barrier(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Barrier(..) => true,
-        Stmt::If { then_, else_, .. } => contains_barrier(&then_.0) || contains_barrier(&else_.0),
-        Stmt::Loop { body, continuing } => {
-            contains_barrier(&body.0) || contains_barrier(&continuing.0)
-        }
-        Stmt::Switch { cases, .. } => cases.iter().any(|c| contains_barrier(&c.body.0)),
-        _ => false,
-    })
 }
 
 /// Whether statements only compute on private values and variables (no

@@ -31,7 +31,7 @@ use std::collections::HashMap;
 /// Rewrites `f` as the module documentation says; returns how many
 /// evaluations it dropped.
 pub fn eliminate_common(f: &mut Function) -> usize {
-    if has_barrier(&f.body) {
+    if contains_barrier(&f.body.0) {
         return 0;
     }
     let forward = forwardable(f);
@@ -49,12 +49,6 @@ pub fn eliminate_common(f: &mut Function) -> usize {
         compact::drop_unevaluated(f);
     }
     cx.dropped
-}
-
-fn has_barrier(b: &Block) -> bool {
-    let mut found = false;
-    compact::walk_stmts(b, &mut |s| found |= matches!(s, Stmt::Barrier(..)));
-    found
 }
 
 /// The variables whose reads after their one real write may read the

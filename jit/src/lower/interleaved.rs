@@ -46,7 +46,6 @@
 
 use super::lane_loop::LaneAddrs;
 use super::lanes::{carrier, Lanes, Val};
-use super::memory::mem;
 use super::{FunctionCx, LResult};
 use crate::abi::AccessKind;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
@@ -350,23 +349,11 @@ impl FunctionCx<'_, '_> {
         let n = per_component * comps as usize;
         // Pieces the chunk's elements fill in memory.
         let words = (self.w * element_bytes(s, comps) / 16) as usize;
-        let (fast, slow, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        for _ in 0..n {
-            self.b.append_block_param(join, carrier(s));
-        }
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-
-        self.enter(fast);
+        let (slow, join) = self.fast_path(ok, n, carrier(s));
         if let Some(p) = ptr {
             self.prefetch_ahead(p, first, words);
         }
-        let memory: Vec<Value> = (0..words)
-            .map(|i| self.b.ins().load(carrier(s), mem(), first, (i * 16) as i32))
-            .collect();
+        let memory = self.load_chunk_pieces(carrier(s), first, words);
         let parts = self.deinterleave(s, &memory, comps);
         let args: Vec<BlockArg> = parts.concat().into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(join, &args);
@@ -462,33 +449,19 @@ impl FunctionCx<'_, '_> {
         val: &Val,
     ) -> LResult<()> {
         self.stats.interleaved_stores += 1;
-        let (fast, slow, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-
-        self.enter(fast);
+        let (slow, join) = self.fast_path(ok, 0, types::I8);
         let mut components: Vec<Vec<Value>> = val.iter().map(|l| self.varying(s, l)).collect();
         let three = components.len() == 3;
         if three {
             // The padding keeps what it holds: read back with the element.
-            let n = 4 * components[0].len();
-            let old: Vec<Value> = (0..n)
-                .map(|i| self.b.ins().load(carrier(s), mem(), first, (i * 16) as i32))
-                .collect();
+            let n = (self.w * element_bytes(s, 3) / 16) as usize;
+            let old = self.load_chunk_pieces(carrier(s), first, n);
             let mut parts = self.deinterleave(s, &old, 4);
             components.push(parts.remove(3));
         }
         let memory = self.interleave(s, &components);
-        if !three && ptr.is_some_and(|p| self.streams(p, memory.len())) {
-            self.stream_pieces(first, &memory, join);
-        }
-        for (i, p) in memory.iter().enumerate() {
-            self.b.ins().store(mem(), *p, first, (i * 16) as i32);
-        }
-        self.b.ins().jump(join, &[]);
+        // A streamed store would evict the lines just read back.
+        self.store_chunk_pieces(ptr.filter(|_| !three), first, &memory, join);
 
         self.enter(slow);
         let comps = val.len() as u32;

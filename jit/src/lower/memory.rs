@@ -25,6 +25,61 @@ pub(super) fn mem() -> MemFlagsData {
 }
 
 impl FunctionCx<'_, '_> {
+    /// Branches on `ok` to a fast block, entered on return, and a slow
+    /// one; both end by jumping to the join block, which takes `params`
+    /// values of type `ty`. Returns `(slow, join)`.
+    pub(super) fn fast_path(
+        &mut self,
+        ok: Value,
+        params: usize,
+        ty: types::Type,
+    ) -> (cranelift_codegen::ir::Block, cranelift_codegen::ir::Block) {
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for _ in 0..params {
+            self.b.append_block_param(join, ty);
+        }
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.enter(fast);
+        (slow, join)
+    }
+
+    /// `n` 128-bit pieces of type `ty` from `first` on.
+    pub(super) fn load_chunk_pieces(
+        &mut self,
+        ty: types::Type,
+        first: Value,
+        n: usize,
+    ) -> Vec<Value> {
+        (0..n)
+            .map(|i| self.b.ins().load(ty, mem(), first, (i * 16) as i32))
+            .collect()
+    }
+
+    /// Stores `pieces` from `first` on, streamed past the caches on large
+    /// launches when `ptr`'s buffer streams (`super::stream`), then jumps
+    /// to `join`.
+    pub(super) fn store_chunk_pieces(
+        &mut self,
+        ptr: Option<ValueId>,
+        first: Value,
+        pieces: &[Value],
+        join: cranelift_codegen::ir::Block,
+    ) {
+        if ptr.is_some_and(|p| self.streams(p, pieces.len())) {
+            self.stream_pieces(first, pieces, join);
+        }
+        for (i, p) in pieces.iter().enumerate() {
+            self.b.ins().store(mem(), *p, first, (i * 16) as i32);
+        }
+        self.b.ins().jump(join, &[]);
+    }
+}
+
+impl FunctionCx<'_, '_> {
     pub fn lower_slot_addr(&mut self, s: SlotId) -> LResult<Val> {
         let (off, stride) = (
             self.private.offsets[s.index()],
@@ -520,27 +575,13 @@ impl FunctionCx<'_, '_> {
                 if let Some((ok, first, lanes, _)) = self.vector_plan(ptr, ap, s, comps, true)? {
                     let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
                     self.stats.vector_loads += 1;
-                    let (fast, slow, join) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
                     let n = self.piece_count(s);
-                    for _ in 0..n {
-                        self.b.append_block_param(join, carrier(s));
-                    }
-                    self.b.ins().brif(ok, fast, &[], slow, &[]);
-                    self.enter(fast);
+                    let (slow, join) = self.fast_path(ok, n, carrier(s));
                     self.prefetch_ahead(ptr, first, n);
-                    let vals: Vec<BlockArg> = (0..n)
-                        .map(|i| {
-                            BlockArg::Value(self.b.ins().load(
-                                carrier(s),
-                                mem(),
-                                first,
-                                (i * 16) as i32,
-                            ))
-                        })
+                    let vals: Vec<BlockArg> = self
+                        .load_chunk_pieces(carrier(s), first, n)
+                        .into_iter()
+                        .map(BlockArg::Value)
                         .collect();
                     self.b.ins().jump(join, &vals);
                     self.enter(slow);
@@ -636,21 +677,9 @@ impl FunctionCx<'_, '_> {
             let blend_ok = self.blended_store_test(ptr, s, first, spaced);
             let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
             self.stats.vector_stores += 1;
-            let (fast, slow, join) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            self.b.ins().brif(ok, fast, &[], slow, &[]);
-            self.enter(fast);
+            let (slow, join) = self.fast_path(ok, 0, types::I8);
             let pieces = self.varying(s, &val[0]);
-            if self.streams(ptr, pieces.len()) {
-                self.stream_pieces(first, &pieces, join);
-            }
-            for (i, p) in pieces.iter().enumerate() {
-                self.b.ins().store(mem(), *p, first, (i * 16) as i32);
-            }
-            self.b.ins().jump(join, &[]);
+            self.store_chunk_pieces(Some(ptr), first, &pieces, join);
             self.enter(slow);
             if let Some(blend_ok) = blend_ok {
                 let (blend, scatter) = (self.b.create_block(), self.b.create_block());
@@ -770,14 +799,8 @@ impl FunctionCx<'_, '_> {
         let full = self.mask_is_full();
         let ok = self.b.ins().band(dok, sok);
         let ok = self.b.ins().band(ok, full);
-        let (fast, slow, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
         self.stats.whole_chunk_copies += 1;
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-        self.enter(fast);
+        let (slow, join) = self.fast_path(ok, 0, types::I8);
         for i in 0..(bytes / 16) as i32 {
             let v = self.b.ins().load(types::I32X4, mem(), s0, 16 * i);
             self.b.ins().store(mem(), v, d0, 16 * i);
