@@ -609,7 +609,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// One scalar load per lane (inactive lanes read the scratch slot).
-    pub(super) fn gather(
+    fn gather(
         &mut self,
         ptr: Option<ValueId>,
         addr: &Lanes,
@@ -714,13 +714,7 @@ impl FunctionCx<'_, '_> {
 
     /// One scalar store per lane in lane order (inactive lanes write the
     /// scratch slot).
-    pub(super) fn scatter(
-        &mut self,
-        addr: &Lanes,
-        s: Scalar,
-        val: &Lanes,
-        offset: i32,
-    ) -> LResult<()> {
+    fn scatter(&mut self, addr: &Lanes, s: Scalar, val: &Lanes, offset: i32) -> LResult<()> {
         let m = self.cur_mask();
         for j in 0..self.w as usize {
             let a = self.lane_addr(addr, &m, j)?;
