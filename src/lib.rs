@@ -32,6 +32,7 @@
 //! [`Queue::raw`], and program binaries. Every error is an [`Error`] whose
 //! [`Error::cl_code`] is the OpenCL error code.
 
+#![deny(missing_docs)]
 mod binary;
 pub mod buffer;
 pub mod compiler;

@@ -4,7 +4,7 @@
 //! kernel of the module (`vecl_jit::compile_kernel`, through [`crate::compiler`]), so a program that
 //! built can create any of its kernels; a front-end or JIT failure is
 //! [`Error::BuildProgramFailure`] carrying the log. The module is kept for
-//! `--dump-ir` and for binaries (see [`crate::binary`]).
+//! `--dump-ir` and for binaries (the private `binary` module).
 //!
 //! `compile` + `link` are supported the cheap way: a compiled object keeps
 //! its (checked) source, and linking builds the concatenation of the

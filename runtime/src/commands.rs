@@ -24,12 +24,19 @@ use vecl_ir::image::PixelValue;
 
 /// `cl_command_type` codes of the image commands.
 pub mod image_command {
+    /// `clEnqueueReadImage`.
     pub const READ_IMAGE: u32 = 0x11F6;
+    /// `clEnqueueWriteImage`.
     pub const WRITE_IMAGE: u32 = 0x11F7;
+    /// `clEnqueueCopyImage`.
     pub const COPY_IMAGE: u32 = 0x11F8;
+    /// `clEnqueueCopyImageToBuffer`.
     pub const COPY_IMAGE_TO_BUFFER: u32 = 0x11F9;
+    /// `clEnqueueCopyBufferToImage`.
     pub const COPY_BUFFER_TO_IMAGE: u32 = 0x11FA;
+    /// `clEnqueueMapImage`.
     pub const MAP_IMAGE: u32 = 0x11FC;
+    /// `clEnqueueFillImage`.
     pub const FILL_IMAGE: u32 = 0x1208;
 }
 use std::sync::Arc;

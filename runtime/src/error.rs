@@ -1,6 +1,6 @@
 //! The runtime's error type: one variant per OpenCL error code.
 //!
-//! Every failure the device can report is a value of [`Error`], and every
+//! Every failure the device can report is a value of [`enum@Error`], and every
 //! variant maps to exactly one OpenCL error code through [`Error::cl_code`],
 //! so the C API can return it as is and the Rust API can show a readable
 //! message. Variants that the spec's callers most often need explained carry

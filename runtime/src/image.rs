@@ -164,9 +164,13 @@ pub fn supported_formats() -> Vec<ImageFormat> {
 pub struct ImageShape {
     /// A `CL_MEM_OBJECT_IMAGE*` code.
     pub image_type: u32,
+    /// Pixels per row.
     pub width: u64,
+    /// Rows; 0 or 1 for 1-D images and 1-D arrays.
     pub height: u64,
+    /// Slices of a 3-D image; 0 or 1 for the others.
     pub depth: u64,
+    /// Layers of an image array; 0 for other images.
     pub array_size: u64,
     /// Bytes between rows of the host memory or buffer; 0 for the default.
     pub row_pitch: u64,
@@ -177,9 +181,11 @@ pub struct ImageShape {
 /// An image's format and layout, fixed when it is created.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageInfo {
+    /// Channel order and data type of a pixel.
     pub format: ImageFormat,
     /// A `CL_MEM_OBJECT_IMAGE*` code.
     pub image_type: u32,
+    /// Pixels per row.
     pub width: u64,
     /// 1 for 1-D images and 1-D arrays.
     pub height: u64,
@@ -869,6 +875,7 @@ pub fn plan_fill(
 pub struct ImageMapping {
     /// Byte offset of `origin` in the image's storage.
     pub offset: u64,
+    /// Bytes between rows of the mapping.
     pub row_pitch: u64,
     /// 0 for 1-D and 2-D images.
     pub slice_pitch: u64,
@@ -887,22 +894,30 @@ pub fn plan_map(image: &Mem, origin: [u64; 3], region: [u64; 3]) -> Result<Image
 
 /// Sampler addressing modes (`cl_addressing_mode`).
 pub mod addressing {
+    /// Coordinates outside the image are not expected (`CL_ADDRESS_NONE`).
     pub const NONE: u32 = 0x1130;
+    /// Outside coordinates clamp to the edge pixels.
     pub const CLAMP_TO_EDGE: u32 = 0x1131;
+    /// Outside coordinates read the border colour.
     pub const CLAMP: u32 = 0x1132;
+    /// Coordinates wrap around (normalized coordinates only).
     pub const REPEAT: u32 = 0x1133;
+    /// Coordinates reflect at the edges (normalized coordinates only).
     pub const MIRRORED_REPEAT: u32 = 0x1134;
 }
 
 /// Sampler filter modes (`cl_filter_mode`).
 pub mod filter {
+    /// The pixel nearest to the coordinate.
     pub const NEAREST: u32 = 0x1140;
+    /// Bilinear (trilinear in 3-D) interpolation of the nearest pixels.
     pub const LINEAR: u32 = 0x1141;
 }
 
 /// A sampler: how a kernel's `read_image*` with it addresses and filters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sampler {
+    /// Coordinates run over [0, 1) rather than [0, size).
     pub normalized_coords: bool,
     /// A `CL_ADDRESS_*` code.
     pub addressing_mode: u32,

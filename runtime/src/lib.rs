@@ -5,6 +5,7 @@
 //! the C API (`vecl-icd`) are both thin layers over these types, and every
 //! failure is an [`Error`] whose [`Error::cl_code`] is the OpenCL code.
 
+#![deny(missing_docs)]
 pub mod commands;
 pub mod device_limits;
 pub mod error;
