@@ -274,3 +274,69 @@ fn kernel_attributes_are_spelled_as_in_source() {
     let h = program.kernel("h").expect("kernel h");
     assert_eq!(h.attributes(), "vec_type_hint(uint)");
 }
+
+/// `__global` atomics that every work-group aims at the same 64 ints, from
+/// all of the pool's threads at once: the chunks' four-ints-at-a-time path
+/// (`lock cmpxchg16b`, retried when another thread got in between) loses
+/// and repeats no update, and hands each work-item a distinct old value.
+#[test]
+fn global_atomics_from_every_thread_lose_nothing() {
+    const SRC: &str = "
+    kernel void count(global int* counts, global uint* sums, global int* down, global int* up,
+                      global uint* bits, global int* olds) {
+        int lid = get_local_id(0);
+        size_t i = get_global_id(0);
+        olds[i] = atomic_add(&counts[lid], 1);
+        for (int k = 0; k < 8; k++) {
+            atomic_add(&sums[lid], (uint)i);
+            atomic_sub(&down[lid], 1);
+            atomic_inc(&up[lid]);
+        }
+        atomic_or(&bits[lid], 1u << (get_group_id(0) % 32));
+    }";
+    const LOCAL: usize = 64;
+    const GROUPS: usize = 4096;
+    let n = LOCAL * GROUPS;
+    let ctx = Context::new().expect("context");
+    let kernel = build(&ctx, SRC, "").kernel("count").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let zeros = [0i32; LOCAL];
+    let counts = ctx.buffer_from(&zeros).expect("counts");
+    let sums = ctx.buffer_from(&[0u32; LOCAL]).expect("sums");
+    let down = ctx.buffer_from(&zeros).expect("down");
+    let up = ctx.buffer_from(&zeros).expect("up");
+    let bits = ctx.buffer_from(&[0u32; LOCAL]).expect("bits");
+    let olds = ctx.buffer::<i32>(n).expect("olds");
+    kernel.set_arg_buffer(0, &counts).expect("arg 0");
+    kernel.set_arg_buffer(1, &sums).expect("arg 1");
+    kernel.set_arg_buffer(2, &down).expect("arg 2");
+    kernel.set_arg_buffer(3, &up).expect("arg 3");
+    kernel.set_arg_buffer(4, &bits).expect("arg 4");
+    kernel.set_arg_buffer(5, &olds).expect("arg 5");
+    queue
+        .launch(&kernel)
+        .global(&[n as u64])
+        .local(&[LOCAL as u64])
+        .run()
+        .expect("launch");
+    let read = |b: &vecl::Buffer<i32>| queue.read_vec(b, &[]).expect("read");
+    let (counts, down, up, olds) = (read(&counts), read(&down), read(&up), read(&olds));
+    let sums = queue.read_vec(&sums, &[]).expect("read");
+    let bits = queue.read_vec(&bits, &[]).expect("read");
+    for lid in 0..LOCAL {
+        assert_eq!(counts[lid], GROUPS as i32, "count {lid}");
+        assert_eq!(down[lid], -8 * GROUPS as i32, "down {lid}");
+        assert_eq!(up[lid], 8 * GROUPS as i32, "up {lid}");
+        let want = (0..GROUPS).fold(0u32, |a, g| a.wrapping_add(8 * (g * LOCAL + lid) as u32));
+        assert_eq!(sums[lid], want, "sum {lid}");
+        assert_eq!(bits[lid], u32::MAX, "bits {lid}");
+        // Each location handed out the old values 0 to GROUPS - 1, once each.
+        let mut seen: Vec<i32> = (0..GROUPS).map(|g| olds[g * LOCAL + lid]).collect();
+        seen.sort_unstable();
+        assert!(
+            seen.iter().enumerate().all(|(k, &v)| v == k as i32),
+            "old values of {lid}: {:?}…",
+            &seen[..8]
+        );
+    }
+}

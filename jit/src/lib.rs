@@ -907,7 +907,11 @@ fn compile(
             s.copies, s.whole_chunk_copies
         );
     }
-    let _ = writeln!(explain, "atomics: {} (one per active lane)", s.atomics);
+    let _ = writeln!(
+        explain,
+        "atomics: {} (one per active lane; {} of them four consecutive ints at a time when every lane runs)",
+        s.atomics, s.grouped_atomics
+    );
     let _ = writeln!(
         explain,
         "branches: {} uniform if, {} varying if (masked); loops: {} uniform, {} divergent (masked)",

@@ -67,3 +67,59 @@ fn every_local_atomic_operation() {
         ]
     });
 }
+
+/// `__global` atomics of consecutive ints, which take four lanes per
+/// `lock cmpxchg16b` when every lane runs and the chunk starts 16-byte
+/// aligned: every operation that path takes, with the old values each lane
+/// gets back, against the lane-by-lane path's cases — a first address one
+/// int off the alignment, lanes switched off, every other int, and a
+/// location two work-items add to (only the sum is kept: its order is the
+/// interpreter's, not the chunk's). Global offsets move the first address
+/// of a chunk off its alignment too.
+#[test]
+fn global_atomics_on_consecutive_ints() {
+    let src = "kernel void g(global int* acc, global uint* uacc, global int* shifted,
+                             global int* spaced, global int* pairs, global const int* in,
+                             global int* olds) {
+        size_t i = get_global_id(0);
+        int v = in[i];
+        size_t o = i * 9;
+        olds[o + 0] = atomic_add(&acc[i], v);
+        olds[o + 1] = atomic_sub(&acc[i], v * 3);
+        olds[o + 2] = atomic_inc(&acc[i]);
+        olds[o + 3] = atomic_dec(&shifted[i + 1]);
+        olds[o + 4] = atomic_min(&acc[i], v);
+        olds[o + 5] = atomic_max(&acc[i], -v);
+        olds[o + 6] = atomic_and(&acc[i], v | 0x70);
+        olds[o + 7] = atomic_or(&acc[i], v & 12) ^ atomic_xor(&acc[i], v);
+        olds[o + 8] = atomic_min(&uacc[i], (uint)v) + atomic_max(&uacc[i], (uint)(v * 5));
+        if (i % 5 != 2) atomic_add(&acc[i], 100);
+        atomic_add(&spaced[i * 2], v);
+        atomic_add(&pairs[i / 2], v);
+    }";
+    let ranges = [
+        range1(0, 256, 64),
+        range1(0, 64, 16),
+        range1(0, 203, 29),
+        range1(3, 61, 61),
+        range1(4, 120, 24),
+    ];
+    let n = differential(src, "g", &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Ints(n, 1),
+            Spec::Ints(n, 2),
+            Spec::Ints(n + 1, 3),
+            Spec::Ints(2 * n, 4),
+            Spec::Ints(n / 2 + 1, 5),
+            Spec::Ints(n, 6),
+            Spec::Ints(9 * n, 0),
+        ]
+    });
+    assert_eq!(n, ranges.len() * WIDTHS.len());
+    let e = explain(src, "g");
+    assert!(
+        e.contains("atomics: 14 (one per active lane; 14 of them four consecutive ints"),
+        "{e}"
+    );
+}

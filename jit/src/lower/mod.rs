@@ -79,6 +79,9 @@ pub(crate) struct Stats {
     pub uniform_loads: u32,
     pub uniform_stores: u32,
     pub atomics: u32,
+    /// Those of them with a path that updates four consecutive `__global`
+    /// ints per locked instruction (`memory::grouped_atomic`).
+    pub grouped_atomics: u32,
     pub per_lane_ops: u32,
     pub varying_ifs: u32,
     pub uniform_ifs: u32,
