@@ -177,6 +177,15 @@ pub fn f32_inputs(rng: &mut Rng, n: usize, lo: f64, hi: f64) -> Vec<f32> {
         1.000_000_1,
         -0.999_999_94,
     ];
+    // Each special value once more among ordinary ones, in a four-lane
+    // piece of its own (routines branch on a piece's specials).
+    let specials = v[..13].to_vec();
+    while v.len() % 4 != 0 {
+        v.push(1.0);
+    }
+    for s in specials {
+        v.extend([0.75, s, 1.25, 2.5]);
+    }
     for _ in 0..n {
         v.push(f32::from_bits(rng.next() as u32));
     }

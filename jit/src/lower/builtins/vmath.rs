@@ -1041,7 +1041,49 @@ impl MathCx<'_, '_> {
     /// `e^x` on an `f32x4` piece in single precision: `x = n·ln2 + r`
     /// (`n·LN2_HI` exact), a degree-7 Taylor polynomial, and `2^n` applied
     /// as two normal powers of two so subnormal results round once.
+    ///
+    /// A piece whose lanes are all in [-87, 87] (no NaN) takes a shorter
+    /// path ([`Self::exp_in_range_f32x4`]); the others this general one.
     fn exp_f32x4(&mut self, x: Value) -> Value {
+        if self.finite {
+            return self.exp_general_f32x4(x);
+        }
+        // |x| as bits above 87.0's: out of range, infinite or NaN.
+        let limit = f32::to_bits(87.0) as i64;
+        let out = self.bits_above(x, 0x7fff_ffff, 0, limit);
+        self.unless_any(
+            out,
+            x,
+            |cx, x| cx.exp_in_range_f32x4(x),
+            |cx, x| cx.exp_general_f32x4(x),
+        )
+    }
+
+    /// `e^x` for |x| ≤ 87: the result and `2^n` (|n| ≤ 126) are normal, so
+    /// the clamps, the split scaling for subnormal results and the NaN
+    /// select of [`Self::exp_general_f32x4`] are not needed; the reduction
+    /// and polynomial are the same, so the results are too.
+    fn exp_in_range_f32x4(&mut self, x: Value) -> Value {
+        let l2e = self.sk(std::f32::consts::LOG2_E);
+        let nf = self.b.ins().fmul(x, l2e);
+        let n = self.b.ins().nearest(nf);
+        let c_hi = self.sk(f32::from_bits(0x3f31_7200));
+        let c_lo = self.sk(1.428_606_8e-6);
+        let a = self.b.ins().fmul(n, c_hi);
+        let r = self.b.ins().fsub(x, a);
+        let b = self.b.ins().fmul(n, c_lo);
+        let r = self.b.ins().fsub(r, b);
+        let p = self.exp_poly_f32x4(r);
+        let ni = self.int_of_f32x4(n);
+        let bias = self.vconst32(types::I32X4, 127);
+        let be = self.b.ins().iadd(ni, bias);
+        let sb = self.b.ins().ishl_imm_s(be, 23);
+        let sc = self.vcast(types::F32X4, sb);
+        self.b.ins().fmul(p, sc)
+    }
+
+    /// The general `e^x` on an `f32x4` piece (every argument).
+    fn exp_general_f32x4(&mut self, x: Value) -> Value {
         let hi = self.sk(89.0);
         let lo = self.sk(-104.0);
         let t = self.pmin(x, hi);
@@ -1097,18 +1139,10 @@ impl MathCx<'_, '_> {
 
     /// `e^r · 2^n` for |r| ≤ ln2/2 (`x` the argument, for NaN).
     fn exp_finish_f32x4(&mut self, x: Value, n: Value, r: Value) -> Value {
-        let mut acc = self.sk(inv_fact(7) as f32);
-        for k in (0..7).rev() {
-            let c = self.sk(inv_fact(k) as f32);
-            acc = self.smad(acc, r, c);
-        }
+        let acc = self.exp_poly_f32x4(r);
         // `n` is an integer in [-151, 129], or NaN (then `x` is NaN too and
         // the result is replaced below): no saturation is needed.
-        let ni = if self.x86 {
-            self.b.ins().x86_cvtt2dq(types::I32X4, n)
-        } else {
-            self.b.ins().fcvt_to_sint_sat(types::I32X4, n)
-        };
+        let ni = self.int_of_f32x4(n);
         let n1 = self.b.ins().sshr_imm_s(ni, 1);
         let n2 = self.b.ins().isub(ni, n1);
         let bias = self.vconst32(types::I32X4, 127);
@@ -1126,16 +1160,105 @@ impl MathCx<'_, '_> {
         self.pick(un, x, r)
     }
 
+    /// `e^r` for |r| ≤ ln2/2: a degree-7 Taylor polynomial.
+    fn exp_poly_f32x4(&mut self, r: Value) -> Value {
+        let mut acc = self.sk(inv_fact(7) as f32);
+        for k in (0..7).rev() {
+            let c = self.sk(inv_fact(k) as f32);
+            acc = self.smad(acc, r, c);
+        }
+        acc
+    }
+
+    /// An integer-valued `f32x4` in `i32` range as `i32x4`.
+    fn int_of_f32x4(&mut self, n: Value) -> Value {
+        if self.x86 {
+            self.b.ins().x86_cvtt2dq(types::I32X4, n)
+        } else {
+            self.b.ins().fcvt_to_sint_sat(types::I32X4, n)
+        }
+    }
+
+    /// Whether some lane's bits of `x`, masked with `mask` and less `sub`,
+    /// are above `limit` as unsigned numbers: a scalar `i8`.
+    fn bits_above(&mut self, x: Value, mask: u32, sub: u32, limit: i64) -> Value {
+        let bits = self.vcast(types::I32X4, x);
+        let m = self.vconst32(types::I32X4, mask);
+        let v = self.b.ins().band(bits, m);
+        let v = if sub == 0 {
+            v
+        } else {
+            let k = self.vconst32(types::I32X4, sub);
+            self.b.ins().isub(v, k)
+        };
+        let l = self.vconst32(types::I32X4, limit as u32);
+        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThan, v, l);
+        self.b.ins().vany_true(above)
+    }
+
+    /// `usual(x)` unless `any` (a scalar `i8`) is set, then `general(x)`:
+    /// the pieces of ordinary arguments skip the special cases' selects.
+    fn unless_any(
+        &mut self,
+        any: Value,
+        x: Value,
+        usual: impl FnOnce(&mut Self, Value) -> Value,
+        general: impl FnOnce(&mut Self, Value) -> Value,
+    ) -> Value {
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(join, types::F32X4);
+        self.b.ins().brif(any, slow, &[], fast, &[]);
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let r = usual(self, x);
+        self.b.ins().jump(join, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let r = general(self, x);
+        self.b.ins().jump(join, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join)[0]
+    }
+
     /// `ln x` (`base` 0), `log2 x` or `log10 x` on an `f32x4` piece in
     /// single precision: exponent and mantissa from the bits (subnormals
     /// scaled first), then `ln m = 2·atanh((m-1)/(m+1))`; the exponent's
     /// term is added in the base's units, exactly for `log2`.
+    ///
+    /// A piece whose lanes are all positive, normal and finite skips the
+    /// subnormal scaling and the special cases' selects (the same results).
     fn log_f32x4(&mut self, x: Value, base: u32) -> Value {
-        let minp = self.sk(f32::MIN_POSITIVE);
-        let sub = self.b.ins().fcmp(FloatCC::LessThan, x, minp);
-        let k23 = self.sk(8_388_608.0);
-        let xs = self.b.ins().fmul(x, k23);
-        let xx = self.pick(sub, xs, x);
+        // Bits less those of the least normal, above the span of the
+        // normal positive floats: 0, negative, subnormal, infinite or NaN.
+        let min_bits = f32::MIN_POSITIVE.to_bits();
+        let span = i64::from(f32::MAX.to_bits() - min_bits);
+        let out = self.bits_above(x, u32::MAX, min_bits, span);
+        self.unless_any(
+            out,
+            x,
+            |cx, x| cx.log_body_f32x4(x, base, true),
+            |cx, x| cx.log_body_f32x4(x, base, false),
+        )
+    }
+
+    /// [`Self::log_f32x4`]'s evaluation; `usual` when every lane is known
+    /// to be positive, normal and finite.
+    fn log_body_f32x4(&mut self, x: Value, base: u32, usual: bool) -> Value {
+        let zero = self.sk(0.0);
+        let (xx, sub) = if usual {
+            (x, None)
+        } else {
+            let minp = self.sk(f32::MIN_POSITIVE);
+            let sub = self.b.ins().fcmp(FloatCC::LessThan, x, minp);
+            let k23 = self.sk(8_388_608.0);
+            let xs = self.b.ins().fmul(x, k23);
+            (self.pick(sub, xs, x), Some(sub))
+        };
         let bits = self.vcast(types::I32X4, xx);
         let eb = self.b.ins().ushr_imm_s(bits, 23);
         let ff = self.vconst32(types::I32X4, 0xff);
@@ -1143,10 +1266,14 @@ impl MathCx<'_, '_> {
         let ef = self.b.ins().fcvt_from_sint(types::F32X4, eb);
         let bias = self.sk(127.0);
         let e = self.b.ins().fsub(ef, bias);
-        let k23e = self.sk(23.0);
-        let zero = self.sk(0.0);
-        let adj = self.pick(sub, k23e, zero);
-        let e = self.b.ins().fsub(e, adj);
+        let e = match sub {
+            Some(sub) => {
+                let k23e = self.sk(23.0);
+                let adj = self.pick(sub, k23e, zero);
+                self.b.ins().fsub(e, adj)
+            }
+            None => e,
+        };
         let mm = self.vconst32(types::I32X4, 0x007f_ffff);
         let mant = self.b.ins().band(bits, mm);
         let one_b = self.vconst32(types::I32X4, 0x3f80_0000);
@@ -1199,7 +1326,7 @@ impl MathCx<'_, '_> {
                 self.b.ins().fadd(a, b)
             }
         };
-        if self.finite {
+        if self.finite || usual {
             return r;
         }
         // Special cases: 0 → -inf, +inf → +inf, x < 0 or NaN → NaN.
