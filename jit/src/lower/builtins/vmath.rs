@@ -1064,15 +1064,7 @@ impl MathCx<'_, '_> {
     /// select of [`Self::exp_general_f32x4`] are not needed; the reduction
     /// and polynomial are the same, so the results are too.
     fn exp_in_range_f32x4(&mut self, x: Value) -> Value {
-        let l2e = self.sk(std::f32::consts::LOG2_E);
-        let nf = self.b.ins().fmul(x, l2e);
-        let n = self.b.ins().nearest(nf);
-        let c_hi = self.sk(f32::from_bits(0x3f31_7200));
-        let c_lo = self.sk(1.428_606_8e-6);
-        let a = self.b.ins().fmul(n, c_hi);
-        let r = self.b.ins().fsub(x, a);
-        let b = self.b.ins().fmul(n, c_lo);
-        let r = self.b.ins().fsub(r, b);
+        let (n, r) = self.exp_reduce_f32x4(x);
         let p = self.exp_poly_f32x4(r);
         let ni = self.int_of_f32x4(n);
         let bias = self.vconst32(types::I32X4, 127);
@@ -1088,6 +1080,14 @@ impl MathCx<'_, '_> {
         let lo = self.sk(-104.0);
         let t = self.pmin(x, hi);
         let t = self.pmax(t, lo);
+        let (n, r) = self.exp_reduce_f32x4(t);
+        self.exp_finish_f32x4(x, n, r)
+    }
+
+    /// `t = n·ln2 + r` with `n` integer-valued and |r| ≤ ln2/2; the high
+    /// part of ln2 has 15 significant bits, so `n` times it is exact for
+    /// the |n| ≤ 151 of float arguments.
+    fn exp_reduce_f32x4(&mut self, t: Value) -> (Value, Value) {
         let l2e = self.sk(std::f32::consts::LOG2_E);
         let nf = self.b.ins().fmul(t, l2e);
         let n = self.b.ins().nearest(nf);
@@ -1096,8 +1096,7 @@ impl MathCx<'_, '_> {
         let a = self.b.ins().fmul(n, c_hi);
         let r = self.b.ins().fsub(t, a);
         let b = self.b.ins().fmul(n, c_lo);
-        let r = self.b.ins().fsub(r, b);
-        self.exp_finish_f32x4(x, n, r)
+        (n, self.b.ins().fsub(r, b))
     }
 
     /// `2^x` on an `f32x4` piece in single precision (relaxed math):
