@@ -14,7 +14,7 @@ use std::sync::Arc;
 use opencl_sys::*;
 
 use crate::compiler;
-use crate::device_caps::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
+use crate::device_caps::{LOCAL_MEM_SIZE, MAX_WORK_ITEM_SIZES};
 use crate::entry::{api, api_create, slice, wait_list};
 use crate::event::wait_events;
 use crate::handle::{ClType, Object};
@@ -838,24 +838,6 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
     })
 }
 
-/// Chooses a local size when the application leaves it to vecl: per
-/// dimension the largest divisor of the global size within the limits.
-fn choose_local(work_dim: usize, global: [usize; 3]) -> [usize; 3] {
-    let mut local = [1usize; 3];
-    let mut budget = MAX_WORK_GROUP_SIZE;
-    for d in 0..work_dim {
-        let limit = budget
-            .min(MAX_WORK_ITEM_SIZES[d])
-            .min(if d == 0 { 256 } else { 16 });
-        local[d] = (1..=limit.min(global[d].max(1)))
-            .rev()
-            .find(|&l| global[d].is_multiple_of(l))
-            .unwrap_or(1);
-        budget /= local[d];
-    }
-    local
-}
-
 /// An NDRange as the C API states it (unused dimensions 0 offset, size 1).
 #[derive(Clone, Copy)]
 struct Range {
@@ -923,12 +905,11 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         let info = kernel.raw.work_group_info();
         let reqd = info.compile_work_group_size.map(|n| n as usize);
         let has_reqd = reqd != [0; 3];
+        // With no local size, the runtime picks one at launch: whole SIMD
+        // chunks where the global size allows (`vecl_runtime::ndrange`).
+        let chosen = local_work_size.is_null() && !has_reqd;
         if local_work_size.is_null() {
-            range.local = if has_reqd {
-                reqd
-            } else {
-                choose_local(dims, range.global)
-            };
+            range.local = reqd;
         } else {
             // SAFETY: `work_dim` elements, per the API contract.
             range.local[..dims].copy_from_slice(unsafe {
@@ -973,8 +954,18 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             work_dim,
             offset: to_u64(range.offset),
             global: to_u64(range.global),
-            local: Some(to_u64(range.local)),
+            local: (!chosen).then(|| to_u64(range.local)),
         };
+        // The launch's own checks, so that a shape it would refuse (a
+        // required group size that does not divide the global size, a
+        // global size whose product overflows) is this call's error rather
+        // than the event's.
+        vecl::runtime::ndrange::plan_launch(
+            &nd_range,
+            kernel.raw.simd_width(),
+            &kernel.raw.launch_rules(),
+        )
+        .map_err(|e| e.cl_code())?;
         let work = Box::new(move || {
             let status = if range.global[..dims].contains(&0) {
                 CL_COMPLETE

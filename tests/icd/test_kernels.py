@@ -268,3 +268,47 @@ def test_vector_and_struct_elements_of_consecutive_items(ctx, queue):
         want[:, 0] += a[:, 2] * np.float32(0.5)
         want[:, 1] += a[:, 3] * np.float32(0.5)
         assert np.allclose(moved, want, rtol=1e-6), n
+
+
+LOCAL_SHAPE = """
+kernel void shape(global uint* out) {
+    out[get_global_id(0)] = get_local_size(0);
+}
+kernel __attribute__((reqd_work_group_size(16, 1, 1))) void fixed(global uint* out) {
+    out[get_global_id(0)] = get_local_size(0);
+}
+kernel void plane(global uint* out) {
+    out[0] = 1;
+}
+"""
+
+
+def test_launch_shapes_are_chosen_and_checked_at_enqueue(ctx, queue, device):
+    program = cl.Program(ctx, LOCAL_SHAPE).build()
+    multiple = program.shape.get_work_group_info(
+        cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, device
+    )
+    out = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 4 * 4096)
+    # No local size: whole SIMD chunks per group where the global size has
+    # such a divisor, and a divisor of the global size in any case.
+    for n in (1008, 4000, 4096, 48):
+        program.shape(queue, (n,), None, out)
+        got = np.empty(n, np.uint32)
+        cl.enqueue_copy(queue, got, out)
+        local = int(got[0])
+        assert (got == local).all()
+        assert n % local == 0, (n, local)
+        assert local % multiple == 0, (n, local, multiple)
+    # A required size that does not divide the global size: refused by the
+    # enqueue itself, not by the launch's event.
+    with pytest.raises(cl.Error) as caught:
+        program.fixed(queue, (24,), None, out)
+    assert caught.value.code == cl.status_code.INVALID_WORK_GROUP_SIZE
+    program.fixed(queue, (32,), None, out)
+    got = np.empty(32, np.uint32)
+    cl.enqueue_copy(queue, got, out)
+    assert (got == 16).all()
+    # A global size whose item count overflows.
+    with pytest.raises(cl.Error) as caught:
+        program.plane(queue, (1 << 40, 1 << 40), None, out)
+    assert caught.value.code == cl.status_code.INVALID_GLOBAL_WORK_SIZE
