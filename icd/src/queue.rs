@@ -220,6 +220,7 @@ impl Object<Queue> {
     ) -> ClResult<Arc<Object<Event>>> {
         // SAFETY: forwarded contract.
         let mut deps = unsafe { wait_events(&self.context, num_wait, wait_list)? };
+        let waited = deps.len();
         let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
         let event = if event_out.is_null() {
             Arc::new(Object::new_unregistered(event))
@@ -248,7 +249,7 @@ impl Object<Queue> {
         }
         // SAFETY: forwarded contract.
         unsafe { write_out(event_out, event.handle()) };
-        submit(event.clone(), deps, work);
+        submit(event.clone(), deps, waited, work);
         Ok(event)
     }
 }

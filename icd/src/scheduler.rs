@@ -6,8 +6,12 @@
 //! otherwise it is parked as a [`Pending`] command with a count of
 //! unfinished dependencies, and the thread that completes the last of them
 //! (a `clSetUserEventStatus` call, or the command before it) runs it. A
-//! dependency that failed makes the command fail without running, with
-//! `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` as its status.
+//! failed event of the wait list makes the command fail without running,
+//! with `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` as its status; the
+//! dependencies the queue adds for its order (the previous command of an
+//! in-order queue, the commands before a barrier) only order it, as in the
+//! runtime's own queues, so a failure does not spread down a queue
+//! whether or not it happened before the next command was enqueued.
 //!
 //! Running commands eagerly keeps enqueue latency low for small commands
 //! and makes every command's effects visible in submission order, which is
@@ -32,6 +36,9 @@ pub struct Pending {
     remaining: AtomicUsize,
     failed: AtomicBool,
     deps: Vec<Arc<Object<Event>>>,
+    /// How many of `deps`, from the first, came from the wait list (a
+    /// failure among them fails the command); the rest only order it.
+    waited: usize,
     event: Arc<Object<Event>>,
     work: Mutex<Option<Work>>,
 }
@@ -51,8 +58,8 @@ impl Pending {
             .unwrap_or_else(|poison| poison.into_inner())
             .take();
         let Some(work) = work else { return };
-        let failed =
-            self.failed.load(Ordering::Acquire) || self.deps.iter().any(|dep| dep.status() < 0);
+        let failed = self.failed.load(Ordering::Acquire)
+            || self.deps[..self.waited].iter().any(|dep| dep.status() < 0);
         if failed {
             self.event
                 .set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
@@ -72,20 +79,21 @@ fn execute(event: &Arc<Object<Event>>, work: Work) {
 }
 
 /// Submits a command: runs it now when `deps` are all final, or parks it
-/// until they are.
-pub fn submit(event: Arc<Object<Event>>, deps: Vec<Arc<Object<Event>>>, work: Work) {
+/// until they are. The first `waited` of `deps` are its wait list.
+pub fn submit(event: Arc<Object<Event>>, deps: Vec<Arc<Object<Event>>>, waited: usize, work: Work) {
     let pending = Arc::new(Pending {
         // One extra count, held by this function until every dependency has
         // been registered, so the command cannot run half-registered.
         remaining: AtomicUsize::new(deps.len() + 1),
         failed: AtomicBool::new(false),
         deps: deps.clone(),
+        waited,
         event,
         work: Mutex::new(Some(work)),
     });
-    for dep in &deps {
+    for (i, dep) in deps.iter().enumerate() {
         if !dep.add_dependent(&pending) {
-            if dep.status() < 0 {
+            if i < waited && dep.status() < 0 {
                 pending.failed.store(true, Ordering::Release);
             }
             pending.dependency_done();

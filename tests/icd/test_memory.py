@@ -174,6 +174,27 @@ def test_failed_dependency_fails_the_command(ctx):
         raise AssertionError("waiting on a failed command succeeded")
 
 
+def test_a_failure_does_not_spread_down_an_in_order_queue(ctx):
+    """Queue order alone does not pass a failure on: the command after a
+    failed one runs, whether it was enqueued before the failure (and
+    parked behind it) or after."""
+    queue = cl.CommandQueue(ctx)
+    buf = cl.Buffer(ctx, mf.READ_WRITE, 16)
+    gate = cl.UserEvent(ctx)
+    ones = np.ones(4, dtype=np.uint32)
+    failing = cl.enqueue_copy(queue, buf, ones, is_blocking=False, wait_for=[gate])
+    parked = cl.enqueue_fill_buffer(queue, buf, np.uint32(7), 0, 16)
+    gate.set_status(-1)
+    assert failing.command_execution_status == cl.status_code.EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+    parked.wait()
+    assert parked.command_execution_status == cl.command_execution_status.COMPLETE
+    later = cl.enqueue_fill_buffer(queue, buf, np.uint32(9), 0, 8)
+    later.wait()
+    out = np.zeros(4, dtype=np.uint32)
+    cl.enqueue_copy(queue, out, buf)
+    assert list(out) == [9, 9, 7, 7]
+
+
 def test_images_are_listed(ctx):
     """The image formats (tested in test_images.py) are offered."""
     formats = cl.get_supported_image_formats(ctx, mf.READ_ONLY, cl.mem_object_type.IMAGE2D)
