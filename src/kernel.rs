@@ -132,7 +132,23 @@ impl Kernel {
     }
 
     /// Sets a `__global`/`__constant` pointer argument to a typed buffer.
+    ///
+    /// The buffer's element must have the size of what the parameter points
+    /// to (`Buffer<f32>` or `Buffer<i32>` for a `float*`, `Buffer<[f32; 4]>`
+    /// for a `float4*`); otherwise the error is `CL_INVALID_ARG_VALUE`.
+    /// Parameters to `void` and to structs take any buffer, and
+    /// [`Kernel::set_arg_mem`] takes any memory object for any pointer.
     pub fn set_arg_buffer<T: Pod>(&self, index: u32, buffer: &Buffer<T>) -> Result<()> {
+        if let Some((ty, element_size)) = self.entry.param_types.get(index as usize) {
+            let typed = matches!(ty.pointee(), Some(Type::Scalar(_) | Type::Vector(..)));
+            let size = std::mem::size_of::<T>() as u64;
+            if typed && size != *element_size {
+                return Err(vecl_runtime::Error::InvalidArgValue(format!(
+                    "argument {index} points to {element_size}-byte elements, \
+                     the buffer holds {size}-byte ones"
+                )));
+            }
+        }
         self.set_arg_mem(index, Some(buffer.raw()))
     }
 

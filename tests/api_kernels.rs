@@ -90,6 +90,26 @@ fn arguments_are_checked_when_set() {
     let queue = ctx.queue().expect("queue");
     let missing = queue.launch(&kernel).global(&[16]).enqueue();
     assert!(matches!(missing, Err(Error::InvalidKernelArgs(_))));
+    // A buffer's element must have the size of the parameter's.
+    let bytes = ctx.buffer::<u8>(256).expect("bytes");
+    let wrong = kernel.set_arg_buffer(0, &bytes);
+    assert!(matches!(wrong, Err(Error::InvalidArgValue(_))), "{wrong:?}");
+    assert_eq!(wrong.map_err(|e| e.cl_code()), Err(-50));
+    assert!(!kernel.is_arg_set(0));
+    let vectors = build(
+        &ctx,
+        "kernel void v(global float4* p, global void* any) { p[0] = (float4)(1.0f); }",
+        "",
+    )
+    .kernel("v")
+    .expect("kernel");
+    let quads = ctx.buffer::<[f32; 4]>(4).expect("quads");
+    vectors.set_arg_buffer(0, &quads).expect("float4 elements");
+    let floats = ctx.buffer::<f32>(16).expect("floats");
+    assert!(vectors.set_arg_buffer(0, &floats).is_err());
+    vectors
+        .set_arg_buffer(1, &bytes)
+        .expect("void takes any buffer");
     let data = ctx
         .buffer_from(&(0..64).collect::<Vec<i32>>())
         .expect("buffer");
