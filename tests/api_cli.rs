@@ -54,6 +54,46 @@ fn run_prints_timing_and_a_reproducible_checksum() {
     assert!(err.contains("nope"));
 }
 
+/// A 2-D launch with its local size, the vectorisation report and the
+/// Kernel IR; a local size of other dimensions than the global one is an
+/// error.
+#[test]
+fn run_two_dimensions_with_the_report_and_the_ir() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/matmul.cl");
+    let run = |local: &str| {
+        vecl(&[
+            "run",
+            file,
+            "--kernel",
+            "matmul",
+            "--global",
+            "64,64",
+            "--local",
+            local,
+            "--args",
+            "n=64",
+            "--reps",
+            "1",
+            "--explain",
+            "--dump-ir",
+        ])
+    };
+    let (ok, out, err) = run("16,16");
+    assert!(ok, "{err}");
+    assert!(out.contains("kernel @matmul("), "the IR: {out}");
+    assert!(
+        out.contains("regions: 4 (cut at barriers"),
+        "the report: {out}"
+    );
+    assert!(out.contains("arg 2 `c`: 16384 bytes, checksum"), "{out}");
+    let (ok, _, err) = run("16,16,4");
+    assert!(!ok);
+    assert!(
+        err.contains("--local has 3 dimension(s) and --global 2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn quick_bench_writes_a_verified_report() {
     let dir = std::env::temp_dir().join(format!("vecl-bench-{}", std::process::id()));

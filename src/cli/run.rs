@@ -120,6 +120,13 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     range.work_dim = req.global.len() as u32;
     range.global[..req.global.len()].copy_from_slice(&req.global);
     if let Some(local) = &req.local {
+        if local.len() != req.global.len() {
+            return Err(format!(
+                "--local has {} dimension(s) and --global {}: give both the same number",
+                local.len(),
+                req.global.len()
+            ));
+        }
         let mut l = [1u64; 3];
         l[..local.len().min(3)].copy_from_slice(&local[..local.len().min(3)]);
         range.local = Some(l);
