@@ -6,10 +6,37 @@
 //! vector accesses and keeps two workers' arenas off one cache line. Allocation goes through
 //! `std::alloc::alloc` directly so a failed allocation becomes
 //! [`Error::MemObjectAllocationFailure`] rather than a process abort.
+//!
+//! Large blocks are anonymous mappings, which Linux grants beyond the
+//! physical memory (overcommit): the shortage would surface later, as the
+//! process being killed when the pages are touched. So the live blocks
+//! together may not exceed `CL_DEVICE_GLOBAL_MEM_SIZE`
+//! ([`crate::device_limits::global_mem_size`]); a block past it is the
+//! same allocation failure.
 
 use crate::error::{Error, Result};
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes of all live blocks.
+static LIVE: AtomicU64 = AtomicU64::new(0);
+
+/// Counts `len` more live bytes, or fails when the device's memory would
+/// be exceeded.
+fn reserve(len: usize) -> Result<()> {
+    let len = len as u64;
+    let limit = crate::device_limits::global_mem_size();
+    LIVE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |live| {
+        live.checked_add(len).filter(|&total| total <= limit)
+    })
+    .map(|_| ())
+    .map_err(|_| Error::MemObjectAllocationFailure(len))
+}
+
+fn release(len: usize) {
+    LIVE.fetch_sub(len as u64, Ordering::AcqRel);
+}
 
 /// The alignment of every allocation the runtime makes for the device.
 pub const ALIGN: usize = 128;
@@ -49,9 +76,19 @@ impl AlignedBytes {
         if len == 0 {
             return Ok(AlignedBytes::empty());
         }
-        if len >= HUGE_PAGE {
-            return AlignedBytes::mapped(len);
+        reserve(len)?;
+        let made = if len >= HUGE_PAGE {
+            AlignedBytes::mapped(len)
+        } else {
+            AlignedBytes::heap(len)
+        };
+        if made.is_err() {
+            release(len);
         }
+        made
+    }
+
+    fn heap(len: usize) -> Result<AlignedBytes> {
         let layout = Layout::from_size_align(len, ALIGN)
             .map_err(|_| Error::MemObjectAllocationFailure(len as u64))?;
         // SAFETY: `layout` has a non-zero size.
@@ -123,6 +160,7 @@ impl AlignedBytes {
 
 impl Drop for AlignedBytes {
     fn drop(&mut self) {
+        release(self.len);
         if self.len != 0 && self.mapping.is_none() {
             // SAFETY: allocated in `zeroed` with exactly this layout.
             unsafe {
@@ -166,6 +204,17 @@ mod tests {
                 assert_eq!(*block.as_ptr().add(i), 7);
             }
         }
+    }
+
+    #[test]
+    fn live_blocks_stay_within_the_device_memory() {
+        // Mapped and never touched: no physical memory is used.
+        let half = (crate::device_limits::global_mem_size() / 2) as usize + HUGE_PAGE;
+        let first = AlignedBytes::zeroed(half).expect("half the device memory");
+        let err = AlignedBytes::zeroed(half).err();
+        assert!(matches!(err, Some(Error::MemObjectAllocationFailure(_))));
+        drop(first);
+        AlignedBytes::zeroed(half).expect("again once the first is gone");
     }
 
     #[test]

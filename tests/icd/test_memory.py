@@ -4,6 +4,7 @@ profiling: every command that needs no kernel."""
 import time
 
 import numpy as np
+import pytest
 import pyopencl as cl
 
 mf = cl.mem_flags
@@ -193,6 +194,22 @@ def test_a_failure_does_not_spread_down_an_in_order_queue(ctx):
     out = np.zeros(4, dtype=np.uint32)
     cl.enqueue_copy(queue, out, buf)
     assert list(out) == [9, 9, 7, 7]
+
+
+def test_buffers_beyond_the_device_memory_fail_to_allocate(ctx, device):
+    """Live buffers may not together exceed CL_DEVICE_GLOBAL_MEM_SIZE: the
+    one past it is CL_MEM_OBJECT_ALLOCATION_FAILURE at creation, not a
+    process killed when the pages are touched."""
+    size = device.max_mem_alloc_size
+    held = []
+    with pytest.raises(cl.Error) as caught:
+        for _ in range(device.global_mem_size // size + 2):
+            held.append(cl.Buffer(ctx, mf.READ_WRITE, size))
+    assert caught.value.code == cl.status_code.MEM_OBJECT_ALLOCATION_FAILURE
+    assert len(held) >= device.global_mem_size // size - 1
+    for buffer in held:
+        buffer.release()
+    cl.Buffer(ctx, mf.READ_WRITE, size).release()
 
 
 def test_images_are_listed(ctx):
