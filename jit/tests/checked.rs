@@ -461,6 +461,19 @@ fn uniform_private_and_atomic_accesses_are_checked() {
     assert_eq!(f.kind, AccessKind::Atomic);
     assert_eq!(f.global_id, [4, 0, 0]);
     assert!(r.all_guards_intact());
+
+    // Atomics on consecutive ints (four lanes per locked instruction when
+    // the chunk fits): the chunk that runs past the end goes lane by lane.
+    let consecutive = "__kernel void k(__global int *bins) {
+        atomic_add(&bins[get_global_id(0)], 1);
+    }";
+    let k = build(consecutive, "k", true, 4);
+    let r = run(&k, &[ints(&[0; 6])], 8, 8);
+    assert_eq!(r.status, OOB);
+    let f = r.fault.expect("fault");
+    assert_eq!((f.kind, f.global_id), (AccessKind::Atomic, [6, 0, 0]));
+    assert!(r.all_guards_intact());
+    assert_eq!(&as_ints(r.buf(0).data())[..4], &[1, 1, 1, 1]);
 }
 
 /// Runs `src` checked and unchecked at W = 4, 8 and 16 and wants the same
