@@ -23,6 +23,37 @@ fn info_lists_the_device() {
     assert!(out.contains("Max work group size"));
 }
 
+/// `VECL_THREADS` sets the pool's size, which the device reports as its
+/// compute units; a launch runs on it.
+#[test]
+fn vecl_threads_sets_the_compute_units() {
+    let out = Command::new(env!("CARGO_BIN_EXE_vecl"))
+        .arg("info")
+        .env("VECL_THREADS", "3")
+        .output()
+        .expect("run vecl");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let units = text
+        .lines()
+        .find(|l| l.contains("Max compute units"))
+        .and_then(|l| l.split_whitespace().last())
+        .map(str::to_string);
+    assert_eq!(units.as_deref(), Some("3"), "{text}");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/vadd.cl");
+    let out = Command::new(env!("CARGO_BIN_EXE_vecl"))
+        .args([
+            "run", file, "--kernel", "vadd", "--global", "100000", "--reps", "1",
+        ])
+        .env("VECL_THREADS", "3")
+        .output()
+        .expect("run vecl");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn run_prints_timing_and_a_reproducible_checksum() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/saxpy.cl");
