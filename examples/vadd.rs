@@ -12,7 +12,8 @@ kernel void vadd(global const float* a, global const float* b, global float* c) 
 }
 "#;
 
-fn main() -> Result<()> {
+/// Public so that the tests can run the example too.
+pub fn main() -> Result<()> {
     let n = 1 << 20;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let b: Vec<f32> = (0..n).map(|i| (n - i) as f32 * 0.5).collect();

@@ -360,3 +360,13 @@ fn global_atomics_from_every_thread_lose_nothing() {
         );
     }
 }
+
+/// The example program, as `cargo run --example vadd` runs it: it checks its
+/// own results and fails when one is wrong.
+#[path = "../examples/vadd.rs"]
+mod example_vadd;
+
+#[test]
+fn the_example_runs_and_checks_its_results() {
+    example_vadd::main().expect("examples/vadd.rs");
+}
