@@ -794,11 +794,7 @@ fn compile(
         _ => math::lookup_symbol(name),
     }));
     let mut jit = JITModule::new(builder);
-    let has_fma = jit
-        .isa()
-        .isa_flags()
-        .iter()
-        .any(|f| f.name == "has_fma" && f.as_bool() == Some(true));
+    let has_fma = isa_has(jit.isa(), "has_fma");
 
     phases.mark("jit module");
     let stream_min_items = opts
@@ -987,4 +983,12 @@ fn compile(
         _data: data,
         streams: lowered.stats.streamed_stores > 0 || wide_streams,
     })
+}
+
+/// Whether the ISA's boolean flag `name` (`has_fma`, `has_cmpxchg16b`, …)
+/// is set: the host CPU's features, as Cranelift detected them.
+pub(crate) fn isa_has(isa: &dyn cranelift_codegen::isa::TargetIsa, name: &str) -> bool {
+    isa.isa_flags()
+        .iter()
+        .any(|f| f.name == name && f.as_bool() == Some(true))
 }

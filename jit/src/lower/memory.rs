@@ -838,7 +838,7 @@ impl FunctionCx<'_, '_> {
         let grouped = if local {
             None
         } else {
-            self.grouped_atomic(op, ptr, s, &addr, &argv)?
+            self.grouped_atomic(op, s, &addr, &argv)?
         };
         let m = self.cur_mask();
         let flags = MemFlagsData::new();
@@ -916,24 +916,23 @@ impl FunctionCx<'_, '_> {
                 olds.push(o);
             }
         }
-        let result = (!ty.is_void() && !olds.is_empty()).then(|| self.build(s, &olds));
+        let mut pieces = if ty.is_void() || olds.is_empty() {
+            Vec::new()
+        } else {
+            self.build(s, &olds)
+        };
         if let Some(join) = grouped {
-            let args: Vec<BlockArg> = result
-                .iter()
-                .flatten()
-                .map(|v| BlockArg::Value(*v))
-                .collect();
+            let args: Vec<BlockArg> = pieces.iter().map(|v| BlockArg::Value(*v)).collect();
             self.b.ins().jump(join, &args);
             self.enter(join);
-            let params = self.b.block_params(join).to_vec();
-            return Ok(match result {
-                Some(_) => vec![Lanes::Varying(params)],
-                None => Vec::new(),
-            });
+            if !pieces.is_empty() {
+                pieces = self.b.block_params(join).to_vec();
+            }
         }
-        Ok(match result {
-            Some(pieces) => vec![Lanes::Varying(pieces)],
-            None => Vec::new(),
+        Ok(if pieces.is_empty() {
+            Vec::new()
+        } else {
+            vec![Lanes::Varying(pieces)]
         })
     }
 
@@ -956,7 +955,6 @@ impl FunctionCx<'_, '_> {
     fn grouped_atomic(
         &mut self,
         op: AtomicOp,
-        ptr: ValueId,
         s: Scalar,
         addr: &Lanes,
         argv: &[Lanes],
@@ -980,7 +978,8 @@ impl FunctionCx<'_, '_> {
             || !matches!(s, Scalar::I32 | Scalar::U32)
             || self.w < 4
             || !self.w.is_multiple_of(4)
-            || !self.has_cmpxchg16b()
+            // Cranelift lowers 128-bit atomics only with `cmpxchg16b`.
+            || !crate::isa_has(self.jit.isa(), "has_cmpxchg16b")
         {
             return Ok(None);
         }
@@ -989,8 +988,9 @@ impl FunctionCx<'_, '_> {
         let first = self.b.ins().extractlane(ap[0], 0);
         let consecutive = self.lanes_consecutive(ap, first, s.size());
         let full = self.mask_is_full();
+        // In checked mode, `check_access` has already stopped a chunk with
+        // a lane outside its buffer.
         let ok = self.b.ins().band(consecutive, full);
-        let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
         let low = self.b.ins().band_imm_s(first, 15);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
         let ok = self.b.ins().band(ok, aligned);
@@ -1019,19 +1019,9 @@ impl FunctionCx<'_, '_> {
             self.b.ins().jump(retry, &[BlockArg::Value(seen)]);
             self.b.switch_to_block(retry);
             let ov = self.b.ins().bitcast(types::I32X4, little(), old);
-            let ins = self.b.ins();
-            let signed = s.is_signed();
-            let nv = match op {
-                AtomicOp::Add | AtomicOp::Inc => ins.iadd(ov, x),
-                AtomicOp::Sub | AtomicOp::Dec => ins.isub(ov, x),
-                AtomicOp::And => ins.band(ov, x),
-                AtomicOp::Or => ins.bor(ov, x),
-                AtomicOp::Xor => ins.bxor(ov, x),
-                AtomicOp::Min if signed => ins.smin(ov, x),
-                AtomicOp::Min => ins.umin(ov, x),
-                AtomicOp::Max if signed => ins.smax(ov, x),
-                _ => ins.umax(ov, x),
-            };
+            let nv = self
+                .combine(op, s, ov, x)
+                .ok_or_else(|| self.internal("grouped atomic without an operation"))?;
             let new = self.b.ins().bitcast(types::I128, little(), nv);
             let got = self.b.ins().atomic_cas(MemFlagsData::new(), a, old, new);
             let same = self.b.ins().icmp(IntCC::Equal, got, old);
@@ -1048,14 +1038,23 @@ impl FunctionCx<'_, '_> {
         Ok(Some(join))
     }
 
-    /// Whether the host has `cmpxchg16b` (every x86-64 CPU since the
-    /// first few; Cranelift lowers 128-bit atomics only with it).
-    fn has_cmpxchg16b(&self) -> bool {
-        self.jit
-            .isa()
-            .isa_flags()
-            .iter()
-            .any(|f| f.name == "has_cmpxchg16b" && f.as_bool() == Some(true))
+    /// The new value of an arithmetic or bitwise atomic `op` from the old
+    /// one and the operand (`inc`/`dec` with an operand of 1), on one
+    /// integer of `s` or on a vector of them; `None` for the other ops.
+    fn combine(&mut self, op: AtomicOp, s: Scalar, old: Value, x: Value) -> Option<Value> {
+        let ins = self.b.ins();
+        Some(match op {
+            AtomicOp::Add | AtomicOp::Inc => ins.iadd(old, x),
+            AtomicOp::Sub | AtomicOp::Dec => ins.isub(old, x),
+            AtomicOp::And => ins.band(old, x),
+            AtomicOp::Or => ins.bor(old, x),
+            AtomicOp::Xor => ins.bxor(old, x),
+            AtomicOp::Min if s.is_signed() => ins.smin(old, x),
+            AtomicOp::Min => ins.umin(old, x),
+            AtomicOp::Max if s.is_signed() => ins.smax(old, x),
+            AtomicOp::Max => ins.umax(old, x),
+            _ => return None,
+        })
     }
 
     /// One lane's atomic on `__local` memory as a plain load, operation and
@@ -1080,29 +1079,22 @@ impl FunctionCx<'_, '_> {
             (AtomicOp::CmpXchg, None) => return Err(self.internal("cmpxchg needs two operands")),
             (_, d) => d.unwrap_or(x),
         };
-        let ins = self.b.ins();
         let new = match op {
             AtomicOp::Load => return Ok(Some(old)),
             AtomicOp::Store => {
-                ins.store(mem(), x, a, 0);
+                self.b.ins().store(mem(), x, a, 0);
                 return Ok(None);
             }
-            AtomicOp::Inc => ins.iadd_imm_s(old, 1),
-            AtomicOp::Dec => ins.iadd_imm_s(old, -1),
-            AtomicOp::Add => ins.iadd(old, x),
-            AtomicOp::Sub => ins.isub(old, x),
+            AtomicOp::Inc => self.b.ins().iadd_imm_s(old, 1),
+            AtomicOp::Dec => self.b.ins().iadd_imm_s(old, -1),
             AtomicOp::Xchg => x,
-            AtomicOp::And => ins.band(old, x),
-            AtomicOp::Or => ins.bor(old, x),
-            AtomicOp::Xor => ins.bxor(old, x),
-            AtomicOp::Min if s.is_signed() => ins.smin(old, x),
-            AtomicOp::Min => ins.umin(old, x),
-            AtomicOp::Max if s.is_signed() => ins.smax(old, x),
-            AtomicOp::Max => ins.umax(old, x),
             AtomicOp::CmpXchg => {
-                let same = ins.icmp(IntCC::Equal, old, x);
+                let same = self.b.ins().icmp(IntCC::Equal, old, x);
                 self.b.ins().select(same, desired, old)
             }
+            _ => self
+                .combine(op, s, old, x)
+                .ok_or_else(|| self.internal("unhandled local atomic"))?,
         };
         self.b.ins().store(mem(), new, a, 0);
         Ok(Some(old))
