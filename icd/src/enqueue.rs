@@ -14,7 +14,7 @@ use std::sync::Arc;
 use opencl_sys::*;
 
 use crate::compiler;
-use crate::device_caps::{LOCAL_MEM_SIZE, MAX_WORK_ITEM_SIZES};
+use crate::device_caps::LOCAL_MEM_SIZE;
 use crate::entry::{api, api_create, slice, wait_list};
 use crate::event::wait_events;
 use crate::handle::{ClType, Object};
@@ -897,17 +897,11 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
                 )?);
             }
         }
-        for d in 0..dims {
-            if range.global[d].checked_add(range.offset[d]).is_none() {
-                return Err(CL_INVALID_GLOBAL_OFFSET);
-            }
-        }
         let info = kernel.raw.work_group_info();
         let reqd = info.compile_work_group_size.map(|n| n as usize);
-        let has_reqd = reqd != [0; 3];
         // With no local size, the runtime picks one at launch: whole SIMD
         // chunks where the global size allows (`vecl_runtime::ndrange`).
-        let chosen = local_work_size.is_null() && !has_reqd;
+        let chosen = local_work_size.is_null() && reqd == [0; 3];
         if local_work_size.is_null() {
             range.local = reqd;
         } else {
@@ -915,27 +909,26 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             range.local[..dims].copy_from_slice(unsafe {
                 slice(local_work_size, dims, CL_INVALID_WORK_GROUP_SIZE)?
             });
-            for (&local, &limit) in range.local[..dims].iter().zip(&MAX_WORK_ITEM_SIZES) {
-                if local == 0 {
-                    return Err(CL_INVALID_WORK_GROUP_SIZE);
-                }
-                if local > limit {
-                    return Err(CL_INVALID_WORK_ITEM_SIZE);
-                }
-            }
-            if range.local.iter().product::<usize>() > info.work_group_size as usize {
-                return Err(CL_INVALID_WORK_GROUP_SIZE);
-            }
-            if has_reqd && reqd != range.local {
-                return Err(CL_INVALID_WORK_GROUP_SIZE);
-            }
-            // Non-uniform work-groups need OpenCL C 2.0 or later.
-            let uniform_required = !kernel.raw.launch_rules().non_uniform_groups;
-            if uniform_required
-                && (0..dims).any(|d| !range.global[d].is_multiple_of(range.local[d]))
-            {
-                return Err(CL_INVALID_WORK_GROUP_SIZE);
-            }
+        }
+        let to_u64 = |v: [usize; 3]| v.map(|n| n as u64);
+        let nd_range = vecl::NdRange {
+            work_dim,
+            offset: to_u64(range.offset),
+            global: to_u64(range.global),
+            local: (!chosen).then(|| to_u64(range.local)),
+        };
+        // The launch's own checks (offsets, sizes, a required or uniform
+        // group size, overflow), so that a shape it would refuse is this
+        // call's error rather than the event's.
+        vecl::runtime::ndrange::plan_launch(
+            &nd_range,
+            kernel.raw.simd_width(),
+            &kernel.raw.launch_rules(),
+        )
+        .map_err(|e| e.cl_code())?;
+        // The kernel's own limit on a group, below the device's.
+        if range.local.iter().product::<usize>() > info.work_group_size as usize {
+            return Err(CL_INVALID_WORK_GROUP_SIZE);
         }
         // "CL_INVALID_KERNEL_ARGS if the kernel argument values have not been
         // specified."
@@ -949,23 +942,6 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         // until it has run.
         let snapshot = kernel.raw.duplicate();
         let buffers = kernel.buffers();
-        let to_u64 = |v: [usize; 3]| v.map(|n| n as u64);
-        let nd_range = vecl::NdRange {
-            work_dim,
-            offset: to_u64(range.offset),
-            global: to_u64(range.global),
-            local: (!chosen).then(|| to_u64(range.local)),
-        };
-        // The launch's own checks, so that a shape it would refuse (a
-        // required group size that does not divide the global size, a
-        // global size whose product overflows) is this call's error rather
-        // than the event's.
-        vecl::runtime::ndrange::plan_launch(
-            &nd_range,
-            kernel.raw.simd_width(),
-            &kernel.raw.launch_rules(),
-        )
-        .map_err(|e| e.cl_code())?;
         let work = Box::new(move || {
             let status = if range.global[..dims].contains(&0) {
                 CL_COMPLETE
