@@ -1,19 +1,12 @@
-//! The seam between the C API and the `vecl` crate's compiler and kernel
-//! launches: building a program from OpenCL C, describing its kernels, and
-//! running one over an NDRange.
-//!
-//! This is the only file that names `vecl` programs, kernels and queues.
-//! Kernel launches go through one shared in-order runtime queue: the C
-//! API's own scheduler ([`crate::scheduler`]) has already ordered the
-//! command, and waits for the launch to finish before completing its event.
+//! The seam between the C API and the `vecl` crate's compiler: building a
+//! program from OpenCL C and describing its kernels. (Launches go straight
+//! to the queue's runtime queue: `crate::enqueue`.)
 
 use std::sync::LazyLock;
 
 use opencl_sys::*;
-use vecl::runtime::Queue as RawQueue;
 use vecl_ir::{AccessQualifier, AddressSpace};
 
-use crate::ClResult;
 
 /// How the host passes one kernel argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,10 +88,6 @@ impl From<vecl::Error> for BuildFailure {
 /// beyond the device, so one serves every C API context).
 static VECL: LazyLock<Result<vecl::Context, cl_int>> =
     LazyLock::new(|| vecl::Context::new().map_err(|e| e.cl_code()));
-
-/// The runtime queue kernel launches go through.
-static LAUNCH_QUEUE: LazyLock<Result<RawQueue, cl_int>> =
-    LazyLock::new(|| RawQueue::new(Default::default()).map_err(|e| e.cl_code()));
 
 fn vecl_context() -> Result<&'static vecl::Context, BuildFailure> {
     VECL.as_ref().map_err(|&code| BuildFailure {
@@ -195,19 +184,5 @@ fn arg_meta(info: vecl::ArgInfo) -> ArgMeta {
         access,
         type_qualifier,
         kind,
-    }
-}
-
-/// Runs `kernel` (with the argument values it holds) over `range` and waits
-/// for it; returns `CL_COMPLETE` or the failure's error code.
-pub fn launch(kernel: &vecl::Kernel, range: &vecl::NdRange) -> cl_int {
-    let run = || -> ClResult<()> {
-        let queue = LAUNCH_QUEUE.as_ref().map_err(|&code| code)?;
-        let event = kernel.enqueue(queue, range, &[]).map_err(|e| e.cl_code())?;
-        event.wait().map_err(|e| e.cl_code())
-    };
-    match run() {
-        Ok(()) => CL_COMPLETE,
-        Err(code) => code,
     }
 }

@@ -1,7 +1,7 @@
 //! Contexts: `clCreateContext`, `clCreateContextFromType`, retain/release,
 //! `clGetContextInfo` and `clSetContextDestructorCallback`.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_void, CString};
 use std::sync::Mutex;
 
 use opencl_sys::*;
@@ -29,8 +29,7 @@ pub type ContextDestructor = unsafe extern "C" fn(context: cl_context, user_data
 pub struct Context {
     /// The property list as given, with its terminating 0 (empty when none).
     properties: Vec<cl_context_properties>,
-    /// `pfn_notify` and its `user_data`; kept to report asynchronous errors.
-    #[allow(dead_code)]
+    /// `pfn_notify` and its `user_data`: where failures of commands go.
     notify: Option<(ContextNotify, UserPtr)>,
     destructors: Mutex<Vec<(ContextDestructor, UserPtr)>>,
     /// The context's shared virtual memory allocations.
@@ -38,6 +37,23 @@ pub struct Context {
 }
 
 cl_type!(Context, CL_INVALID_CONTEXT);
+
+impl Context {
+    /// Reports an error that happened after the call that caused it
+    /// returned (a failed command): to the context's `pfn_notify`, or on
+    /// stderr when the application gave none.
+    pub fn notify(&self, message: &str) {
+        match &self.notify {
+            Some((callback, user_data)) => {
+                let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
+                // SAFETY: an application callback with the signature it
+                // registered; the string outlives the call.
+                unsafe { callback(text.as_ptr(), std::ptr::null(), 0, user_data.0) };
+            }
+            None => eprintln!("{message}"),
+        }
+    }
+}
 
 impl Drop for Context {
     fn drop(&mut self) {

@@ -2,25 +2,29 @@
 //! rectangular), fills, maps and unmaps, kernel launches, markers,
 //! barriers, migrations.
 //!
-//! Each entry point checks its arguments as the specification lists them,
-//! captures what the command needs (buffers stay alive through their `Arc`),
-//! and hands the work to [`Object::<Queue>::enqueue`]. Blocking forms wait
-//! for the command's event.
+//! Each entry point checks its arguments as the specification lists them and
+//! then submits the runtime's command (`vecl::runtime::Queue::enqueue_*`,
+//! which runs it asynchronously and checks sizes with overflow-checked
+//! arithmetic), or, for commands with no work of their own (maps, unmaps,
+//! markers, barriers, migrations), an empty command in the queue's order
+//! ([`Object::<Queue>::enqueue`]). Blocking forms wait for the command's
+//! event.
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use opencl_sys::*;
+use vecl::runtime::commands::{run_mode, Run};
+use vecl::runtime::queue::CommandOrder;
+use vecl::runtime::{Event as RawEvent, Rect};
 
-use crate::compiler;
 use crate::device_caps::LOCAL_MEM_SIZE;
 use crate::entry::{api, api_create, slice, wait_list};
-use crate::event::wait_events;
 use crate::handle::{ClType, Object};
 use crate::kernel::Kernel;
 use crate::memory::Mem;
-use crate::queue::{wait_blocking, Barrier, Queue};
+use crate::queue::Queue;
 use crate::ClResult;
 
 /// A live memory object (buffer or image) of the queue's context.
@@ -84,11 +88,50 @@ pub fn check_map_access(mem: &Mem, map_flags: cl_map_flags) -> ClResult<()> {
     Ok(())
 }
 
-/// Copies `len` bytes between addresses (which may overlap).
-fn copy_bytes(src: usize, dst: usize, len: usize) {
-    // SAFETY: callers pass ranges they checked against their buffers or that
-    // the application provided as host memory of that size.
-    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+/// Hands out the event of a command the runtime accepted, or returns the
+/// code of the runtime's refusal.
+///
+/// # Safety
+/// `event_out` is null or writable.
+unsafe fn handed_out(
+    queue: &Arc<Object<Queue>>,
+    command_type: cl_command_type,
+    submitted: vecl::Result<RawEvent>,
+    event_out: *mut cl_event,
+) -> ClResult<()> {
+    let raw = submitted.map_err(|e| e.cl_code())?;
+    // SAFETY: forwarded contract.
+    unsafe { queue.hand_out(command_type, raw, event_out) }
+}
+
+/// A command with no work of its own: it only takes its place in the
+/// queue's order (and, when blocking, waits for it).
+///
+/// # Safety
+/// The wait list and event pointers of the API contract.
+unsafe fn ordering_point(
+    queue: &Arc<Object<Queue>>,
+    command_type: cl_command_type,
+    order: CommandOrder,
+    blocking: bool,
+    num_wait: cl_uint,
+    wait_list: *const cl_event,
+    event_out: *mut cl_event,
+) -> ClResult<()> {
+    let run = if blocking { Run::Blocking } else { Run::Small };
+    // SAFETY: forwarded contracts.
+    unsafe {
+        queue.enqueue(
+            command_type,
+            num_wait,
+            wait_list,
+            event_out,
+            order,
+            run,
+            Box::new(|| Ok(())),
+        )?
+    };
+    Ok(())
 }
 
 /// `clEnqueueReadBuffer`.
@@ -111,26 +154,20 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
         }
         mem.check_range(offset, size)?;
         check_host_read(&mem)?;
-        let dst = ptr as usize;
-        let work = Box::new(move || {
-            copy_bytes(mem.base() as usize + offset, dst, size);
-            CL_COMPLETE
-        });
-        // SAFETY: forwarded contracts of the wait list and event pointers.
-        let done = unsafe {
-            queue.enqueue(
-                CL_COMMAND_READ_BUFFER,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                Barrier::No,
-                work,
-            )?
-        };
-        if blocking_read != CL_FALSE {
-            wait_blocking(&done)?;
+        // SAFETY: forwarded contracts; the application keeps `ptr` valid for
+        // `size` bytes until the command completes.
+        unsafe {
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_read(
+                &mem.raw,
+                offset as u64,
+                size as u64,
+                ptr.cast(),
+                blocking_read != CL_FALSE,
+                &wait,
+            );
+            handed_out(&queue, CL_COMMAND_READ_BUFFER, submitted, event)
         }
-        Ok(())
     })
 }
 
@@ -154,26 +191,20 @@ pub unsafe extern "C" fn clEnqueueWriteBuffer(
         }
         mem.check_range(offset, size)?;
         check_host_write(&mem)?;
-        let src = ptr as usize;
-        let work = Box::new(move || {
-            copy_bytes(src, mem.base() as usize + offset, size);
-            CL_COMPLETE
-        });
-        // SAFETY: forwarded contracts.
-        let done = unsafe {
-            queue.enqueue(
-                CL_COMMAND_WRITE_BUFFER,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                Barrier::No,
-                work,
-            )?
-        };
-        if blocking_write != CL_FALSE {
-            wait_blocking(&done)?;
+        // SAFETY: forwarded contracts; the application keeps `ptr` valid for
+        // `size` bytes until the command completes.
+        unsafe {
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_write(
+                &mem.raw,
+                offset as u64,
+                size as u64,
+                ptr.cast(),
+                blocking_write != CL_FALSE,
+                &wait,
+            );
+            handed_out(&queue, CL_COMMAND_WRITE_BUFFER, submitted, event)
         }
-        Ok(())
     })
 }
 
@@ -198,95 +229,22 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
         }
         src.check_range(src_offset, size)?;
         dst.check_range(dst_offset, size)?;
-        // "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
-        // buffer or sub-buffer object and the source and destination regions
-        // overlap or if src_buffer and dst_buffer are different sub-buffers of
-        // the same associated buffer object and they overlap."
-        if src.overlaps((src_offset, size), &dst, (dst_offset, size)) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
-        let work = Box::new(move || {
-            copy_bytes(
-                src.base() as usize + src_offset,
-                dst.base() as usize + dst_offset,
-                size,
-            );
-            CL_COMPLETE
-        });
+        // CL_MEM_COPY_OVERLAP for overlapping regions of one buffer, or of
+        // sub-buffers of one buffer: the runtime compares root ranges.
         // SAFETY: forwarded contracts.
         unsafe {
-            queue.enqueue(
-                CL_COMMAND_COPY_BUFFER,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                Barrier::No,
-                work,
-            )?
-        };
-        Ok(())
-    })
-}
-
-/// A rectangle of a buffer or of host memory: origin and pitches in bytes.
-#[derive(Clone, Copy)]
-struct Rect {
-    origin: [usize; 3],
-    row_pitch: usize,
-    slice_pitch: usize,
-}
-
-impl Rect {
-    /// Applies the defaults (`row_pitch` 0 → `region[0]`, `slice_pitch` 0 →
-    /// `region[1] * row_pitch`) and checks the pitches.
-    fn new(
-        origin: [usize; 3],
-        row_pitch: usize,
-        slice_pitch: usize,
-        region: [usize; 3],
-    ) -> ClResult<Rect> {
-        let row_pitch = if row_pitch == 0 { region[0] } else { row_pitch };
-        let slice_pitch = if slice_pitch == 0 {
-            region[1] * row_pitch
-        } else {
-            slice_pitch
-        };
-        if row_pitch < region[0]
-            || slice_pitch < region[1] * row_pitch
-            || slice_pitch % row_pitch != 0
-        {
-            return Err(CL_INVALID_VALUE);
-        }
-        Ok(Rect {
-            origin,
-            row_pitch,
-            slice_pitch,
-        })
-    }
-
-    fn offset(&self, y: usize, z: usize) -> usize {
-        (self.origin[2] + z) * self.slice_pitch
-            + (self.origin[1] + y) * self.row_pitch
-            + self.origin[0]
-    }
-
-    /// One past the last byte the region touches.
-    fn end(&self, region: [usize; 3]) -> usize {
-        self.offset(region[1] - 1, region[2] - 1) + region[0]
-    }
-}
-
-/// Copies a region row by row between two rectangles.
-fn copy_rect(src: usize, src_rect: Rect, dst: usize, dst_rect: Rect, region: [usize; 3]) {
-    for z in 0..region[2] {
-        for y in 0..region[1] {
-            copy_bytes(
-                src + src_rect.offset(y, z),
-                dst + dst_rect.offset(y, z),
-                region[0],
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_copy(
+                &src.raw,
+                &dst.raw,
+                src_offset as u64,
+                dst_offset as u64,
+                size as u64,
+                &wait,
             );
+            handed_out(&queue, CL_COMMAND_COPY_BUFFER, submitted, event)
         }
-    }
+    })
 }
 
 /// Reads a 3-element `size_t` array argument.
@@ -299,13 +257,25 @@ pub unsafe fn triple(ptr: *const usize) -> ClResult<[usize; 3]> {
     Ok([values[0], values[1], values[2]])
 }
 
+/// A C API rectangle (origin, pitches) as the runtime's.
+fn rect(origin: [usize; 3], row_pitch: usize, slice_pitch: usize) -> Rect {
+    Rect {
+        origin: origin.map(|n| n as u64),
+        row_pitch: row_pitch as u64,
+        slice_pitch: slice_pitch as u64,
+    }
+}
+
 /// The direction of a host ↔ buffer rectangle transfer.
 enum RectDirection {
     Read,
     Write,
 }
 
-/// `clEnqueueReadBufferRect` and `clEnqueueWriteBufferRect`.
+/// `clEnqueueReadBufferRect` and `clEnqueueWriteBufferRect`. The runtime
+/// resolves the pitches and checks both rectangles with overflow-checked
+/// arithmetic: a region, origin or pitch whose extent does not fit is
+/// `CL_INVALID_VALUE`.
 ///
 /// # Safety
 /// The API contracts of those two functions.
@@ -339,51 +309,43 @@ unsafe fn host_rect(
     if ptr.is_null() || region.contains(&0) {
         return Err(CL_INVALID_VALUE);
     }
-    let buffer_rect = Rect::new(buffer_origin, buffer_row_pitch, buffer_slice_pitch, region)?;
-    let host_rect = Rect::new(host_origin, host_row_pitch, host_slice_pitch, region)?;
-    if buffer_rect.end(region) > mem.size {
-        return Err(CL_INVALID_VALUE);
-    }
-    let host = ptr as usize;
-    let (command, work): (_, crate::scheduler::Work) = match direction {
-        RectDirection::Read => {
-            check_host_read(&mem)?;
-            (
+    let buffer_rect = rect(buffer_origin, buffer_row_pitch, buffer_slice_pitch);
+    let host_rect = rect(host_origin, host_row_pitch, host_slice_pitch);
+    let region = region.map(|n| n as u64);
+    let blocking = blocking != CL_FALSE;
+    // SAFETY: forwarded contracts; the application keeps the host rectangle
+    // valid until the command completes.
+    unsafe {
+        let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+        let (command, submitted) = match direction {
+            RectDirection::Read => (
                 CL_COMMAND_READ_BUFFER_RECT,
-                Box::new(move || {
-                    copy_rect(mem.base() as usize, buffer_rect, host, host_rect, region);
-                    CL_COMPLETE
-                }),
-            )
-        }
-        RectDirection::Write => {
-            check_host_write(&mem)?;
-            (
+                queue.raw.enqueue_read_rect(
+                    &mem.raw,
+                    &buffer_rect,
+                    &host_rect,
+                    region,
+                    ptr.cast(),
+                    blocking,
+                    &wait,
+                ),
+            ),
+            RectDirection::Write => (
                 CL_COMMAND_WRITE_BUFFER_RECT,
-                Box::new(move || {
-                    copy_rect(host, host_rect, mem.base() as usize, buffer_rect, region);
-                    CL_COMPLETE
-                }),
-            )
-        }
-    };
-    // SAFETY: forwarded contracts.
-    let done = unsafe {
-        queue.enqueue(
-            command,
-            num_events_in_wait_list,
-            event_wait_list,
-            event,
-            Barrier::No,
-            work,
-        )?
-    };
-    if blocking != CL_FALSE {
-        wait_blocking(&done)?;
+                queue.raw.enqueue_write_rect(
+                    &mem.raw,
+                    &buffer_rect,
+                    &host_rect,
+                    region,
+                    ptr.cast(),
+                    blocking,
+                    &wait,
+                ),
+            ),
+        };
+        handed_out(&queue, command, submitted, event)
     }
-    Ok(())
 }
-
 /// `clEnqueueReadBufferRect`.
 pub unsafe extern "C" fn clEnqueueReadBufferRect(
     command_queue: cl_command_queue,
@@ -492,58 +454,23 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         if region.contains(&0) {
             return Err(CL_INVALID_VALUE);
         }
-        let src_rect = Rect::new(src_origin, src_row_pitch, src_slice_pitch, region)?;
-        let dst_rect = Rect::new(dst_origin, dst_row_pitch, dst_slice_pitch, region)?;
-        if src_rect.end(region) > src.size || dst_rect.end(region) > dst.size {
-            return Err(CL_INVALID_VALUE);
-        }
-        // "CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer
-        // object and src_slice_pitch is not equal to dst_slice_pitch and
-        // src_row_pitch is not equal to dst_row_pitch."
-        if Arc::ptr_eq(&src, &dst)
-            && src_rect.slice_pitch != dst_rect.slice_pitch
-            && src_rect.row_pitch != dst_rect.row_pitch
-        {
-            return Err(CL_INVALID_VALUE);
-        }
-        let src_span = (
-            src_rect.offset(0, 0),
-            src_rect.end(region) - src_rect.offset(0, 0),
-        );
-        let dst_span = (
-            dst_rect.offset(0, 0),
-            dst_rect.end(region) - dst_rect.offset(0, 0),
-        );
-        if src.overlaps(src_span, &dst, dst_span) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
-        let work = Box::new(move || {
-            copy_rect(
-                src.base() as usize,
-                src_rect,
-                dst.base() as usize,
-                dst_rect,
-                region,
-            );
-            CL_COMPLETE
-        });
+        let src_rect = rect(src_origin, src_row_pitch, src_slice_pitch);
+        let dst_rect = rect(dst_origin, dst_row_pitch, dst_slice_pitch);
         // SAFETY: forwarded contracts.
         unsafe {
-            queue.enqueue(
-                CL_COMMAND_COPY_BUFFER_RECT,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                Barrier::No,
-                work,
-            )?
-        };
-        Ok(())
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_copy_rect(
+                &src.raw,
+                &dst.raw,
+                &src_rect,
+                &dst_rect,
+                region.map(|n| n as u64),
+                &wait,
+            );
+            handed_out(&queue, CL_COMMAND_COPY_BUFFER_RECT, submitted, event)
+        }
     })
 }
-
-/// The block size of buffer fills: a multiple of the largest pattern.
-const FILL_BLOCK: usize = 64 * 1024;
 
 /// `clEnqueueFillBuffer`.
 pub unsafe extern "C" fn clEnqueueFillBuffer(
@@ -572,33 +499,15 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
         mem.check_range(offset, size)?;
         // SAFETY: the application passes `pattern_size` readable bytes.
         let pattern = unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) };
-        // The pattern repeated over a block of FILL_BLOCK bytes (a multiple
-        // of every pattern size): filling copies whole blocks, not one
-        // pattern at a time, which matters for buffers of gigabytes.
-        let block: Vec<u8> = pattern.iter().copied().cycle().take(FILL_BLOCK).collect();
-        let work = Box::new(move || {
-            let base = mem.base() as usize + offset;
-            for at in (0..size).step_by(FILL_BLOCK) {
-                copy_bytes(
-                    block.as_ptr() as usize,
-                    base + at,
-                    FILL_BLOCK.min(size - at),
-                );
-            }
-            CL_COMPLETE
-        });
         // SAFETY: forwarded contracts.
         unsafe {
-            queue.enqueue(
-                CL_COMMAND_FILL_BUFFER,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                Barrier::No,
-                work,
-            )?
-        };
-        Ok(())
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted =
+                queue
+                    .raw
+                    .enqueue_fill(&mem.raw, pattern, offset as u64, size as u64, &wait);
+            handed_out(&queue, CL_COMMAND_FILL_BUFFER, submitted, event)
+        }
     })
 }
 
@@ -627,21 +536,25 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
         check_map_access(&mem, map_flags)?;
         // SAFETY: offset + size lies inside the buffer (checked above).
         let address = unsafe { mem.base().add(offset) };
+        // SAFETY: forwarded contracts.
+        let wait = unsafe { queue.wait_list(num_events_in_wait_list, event_wait_list)? };
         mem.map_count.fetch_add(1, Ordering::AcqRel);
-        let work = Box::new(|| CL_COMPLETE);
-        // SAFETY: forwarded contracts of the wait list and event pointers.
-        let done = unsafe {
-            queue.enqueue(
+        let run = run_mode(blocking_map != CL_FALSE, 0);
+        // SAFETY: forwarded contract of the event pointer.
+        let mapped = unsafe {
+            queue.submit(
                 CL_COMMAND_MAP_BUFFER,
-                num_events_in_wait_list,
-                event_wait_list,
+                &wait,
                 event,
-                Barrier::No,
-                work,
-            )?
+                CommandOrder::Plain,
+                run,
+                Box::new(|| Ok(())),
+            )
         };
-        if blocking_map != CL_FALSE {
-            wait_blocking(&done)?;
+        if let Err(code) = mapped {
+            // The blocking map failed: the mapping was not handed out.
+            mem.map_count.fetch_sub(1, Ordering::AcqRel);
+            return Err(code);
         }
         Ok(address.cast::<c_void>())
     };
@@ -668,21 +581,22 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
         if mapped_ptr.is_null() || address < base || address >= base + mem.size {
             return Err(CL_INVALID_VALUE);
         }
+        // SAFETY: forwarded contracts.
+        let wait = unsafe { queue.wait_list(num_events_in_wait_list, event_wait_list)? };
         mem.map_count
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| {
                 count.checked_sub(1)
             })
             .map_err(|_| CL_INVALID_VALUE)?;
-        let work = Box::new(|| CL_COMPLETE);
-        // SAFETY: forwarded contracts.
+        // SAFETY: forwarded contract of the event pointer.
         unsafe {
-            queue.enqueue(
+            queue.submit(
                 CL_COMMAND_UNMAP_MEM_OBJECT,
-                num_events_in_wait_list,
-                event_wait_list,
+                &wait,
                 event,
-                Barrier::No,
-                work,
+                CommandOrder::Plain,
+                Run::Small,
+                Box::new(|| Ok(())),
             )?
         };
         Ok(())
@@ -714,22 +628,19 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
             .iter()
             .map(|&mem| queue_mem(&queue, mem))
             .collect::<ClResult<Vec<_>>>()?;
-        let work = Box::new(move || {
-            drop(mems);
-            CL_COMPLETE
-        });
+        drop(mems);
         // SAFETY: forwarded contracts.
         unsafe {
-            queue.enqueue(
+            ordering_point(
+                &queue,
                 CL_COMMAND_MIGRATE_MEM_OBJECTS,
+                CommandOrder::Plain,
+                false,
                 num_events_in_wait_list,
                 event_wait_list,
                 event,
-                Barrier::No,
-                work,
-            )?
-        };
-        Ok(())
+            )
+        }
     })
 }
 
@@ -744,16 +655,16 @@ pub unsafe extern "C" fn clEnqueueMarkerWithWaitList(
         let queue = Queue::get(command_queue)?;
         // SAFETY: forwarded contracts.
         unsafe {
-            queue.enqueue(
+            ordering_point(
+                &queue,
                 CL_COMMAND_MARKER,
+                CommandOrder::Marker,
+                false,
                 num_events_in_wait_list,
                 event_wait_list,
                 event,
-                Barrier::AllEarlier,
-                Box::new(|| CL_COMPLETE),
-            )?
-        };
-        Ok(())
+            )
+        }
     })
 }
 
@@ -768,16 +679,16 @@ pub unsafe extern "C" fn clEnqueueBarrierWithWaitList(
         let queue = Queue::get(command_queue)?;
         // SAFETY: forwarded contracts.
         unsafe {
-            queue.enqueue(
+            ordering_point(
+                &queue,
                 CL_COMMAND_BARRIER,
+                CommandOrder::Barrier,
+                false,
                 num_events_in_wait_list,
                 event_wait_list,
                 event,
-                Barrier::AllEarlier,
-                Box::new(|| CL_COMPLETE),
-            )?
-        };
-        Ok(())
+            )
+        }
     })
 }
 
@@ -821,20 +732,18 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
         for &handle in handles {
             crate::event::Event::get(handle)?;
         }
-        // SAFETY: forwarded contract.
-        unsafe { wait_events(&queue.context, num_events, event_list)? };
         // SAFETY: forwarded contracts.
         unsafe {
-            queue.enqueue(
+            ordering_point(
+                &queue,
                 CL_COMMAND_BARRIER,
+                CommandOrder::Barrier,
+                false,
                 num_events,
                 event_list,
                 std::ptr::null_mut(),
-                Barrier::AllEarlier,
-                Box::new(|| CL_COMPLETE),
-            )?
-        };
-        Ok(())
+            )
+        }
     })
 }
 
@@ -848,6 +757,40 @@ struct Range {
 
 /// `clEnqueueNDRangeKernel`.
 pub unsafe extern "C" fn clEnqueueNDRangeKernel(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    // SAFETY: forwarded contracts.
+    unsafe {
+        launch(
+            CL_COMMAND_NDRANGE_KERNEL,
+            command_queue,
+            kernel,
+            work_dim,
+            global_work_offset,
+            global_work_size,
+            local_work_size,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    }
+}
+
+/// A kernel launch, `clEnqueueNDRangeKernel` or (`command_type`
+/// `CL_COMMAND_TASK`) `clEnqueueTask`.
+///
+/// # Safety
+/// The API contract of `clEnqueueNDRangeKernel`.
+unsafe fn launch(
+    command_type: cl_command_type,
     command_queue: cl_command_queue,
     kernel: cl_kernel,
     work_dim: cl_uint,
@@ -938,31 +881,19 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         if info.local_mem_size > LOCAL_MEM_SIZE {
             return Err(CL_OUT_OF_RESOURCES);
         }
-        // The launch uses the argument values of now; the buffers stay alive
-        // until it has run.
-        let snapshot = kernel.raw.duplicate();
+        // SAFETY: forwarded contract.
+        let wait = unsafe { queue.wait_list(num_events_in_wait_list, event_wait_list)? };
+        // The launch takes the argument values of now (the runtime lays out
+        // the argument block at enqueue); the buffer objects stay alive until
+        // it has run, so their destructor callbacks wait for it.
+        let launched = kernel
+            .raw
+            .enqueue(&queue.raw, &nd_range, &wait)
+            .map_err(|e| e.cl_code())?;
         let buffers = kernel.buffers();
-        let work = Box::new(move || {
-            let status = if range.global[..dims].contains(&0) {
-                CL_COMPLETE
-            } else {
-                compiler::launch(&snapshot, &nd_range)
-            };
-            drop(buffers);
-            status
-        });
-        // SAFETY: forwarded contracts.
-        unsafe {
-            queue.enqueue(
-                CL_COMMAND_NDRANGE_KERNEL,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                Barrier::No,
-                work,
-            )?
-        };
-        Ok(())
+        launched.when_done(Box::new(move |_| drop(buffers)));
+        // SAFETY: forwarded contract.
+        unsafe { queue.hand_out(command_type, launched, event) }
     })
 }
 
@@ -977,7 +908,8 @@ pub unsafe extern "C" fn clEnqueueTask(
     let one = [1usize];
     // SAFETY: forwarded contracts; `one` outlives the call.
     unsafe {
-        clEnqueueNDRangeKernel(
+        launch(
+            CL_COMMAND_TASK,
             command_queue,
             kernel,
             1,

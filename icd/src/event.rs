@@ -2,163 +2,44 @@
 //! `clGetEventInfo`, `clGetEventProfilingInfo`, `clSetEventCallback`,
 //! retain/release.
 //!
-//! An [`Event`] tracks one command (or a user event): its execution status,
-//! its profiling timestamps, the application's callbacks, and the commands
-//! waiting for it (see [`crate::scheduler`]). Status changes go through
-//! [`Object::<Event>::set_status`], which wakes waiters, runs callbacks and
-//! releases dependent commands, in that order, outside the event's lock.
+//! An [`Event`] is the runtime's event (`vecl::runtime::Event`: status,
+//! profiling timestamps, waiting, callbacks, the commands that depend on it)
+//! plus what the C API names: its context, its queue and its command type.
 
 use std::ffi::c_void;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use opencl_sys::*;
+use vecl::runtime::event::ProfilingInfo;
+use vecl::runtime::Event as RawEvent;
 
 use crate::context::Context;
-use crate::device::now_ns;
 use crate::entry::{api, api_create, wait_list, UserPtr};
 use crate::handle::{cl_type, ClType, Object};
 use crate::info::{query, Info};
 use crate::queue::Queue;
-use crate::scheduler::Pending;
 use crate::ClResult;
 
 /// An event callback (`clSetEventCallback`).
 pub type EventCallback =
     unsafe extern "C" fn(event: cl_event, event_command_status: cl_int, user_data: *mut c_void);
 
-/// An event: one command's execution status.
+/// An event: one command's (or the application's) execution status.
 pub struct Event {
     pub context: Arc<Object<Context>>,
     /// The queue of the command; `None` for user events.
     pub queue: Option<Arc<Object<Queue>>>,
     pub command_type: cl_command_type,
-    state: Mutex<EventState>,
-    changed: Condvar,
-}
-
-struct EventState {
-    /// `CL_QUEUED`, `CL_SUBMITTED`, `CL_RUNNING`, `CL_COMPLETE`, or negative.
-    status: cl_int,
-    /// Queued, submitted, started, ended (device clock, ns).
-    times: [u64; 4],
-    callbacks: Vec<(cl_int, EventCallback, UserPtr)>,
-    dependents: Vec<Arc<Pending>>,
+    /// The runtime's event, which the queues order commands by.
+    pub raw: RawEvent,
 }
 
 cl_type!(Event, CL_INVALID_EVENT);
 
-/// Whether a status is final: complete, or failed.
-pub fn is_final(status: cl_int) -> bool {
-    status <= CL_COMPLETE
-}
-
 impl Event {
-    /// A new event in the `CL_QUEUED` state (or `CL_SUBMITTED` for a user
-    /// event, which starts "submitted" per the specification).
-    pub fn new(
-        context: Arc<Object<Context>>,
-        queue: Option<Arc<Object<Queue>>>,
-        command_type: cl_command_type,
-    ) -> Event {
-        let now = now_ns();
-        let status = if queue.is_some() {
-            CL_QUEUED
-        } else {
-            CL_SUBMITTED
-        };
-        Event {
-            context,
-            queue,
-            command_type,
-            state: Mutex::new(EventState {
-                status,
-                times: [now, 0, 0, 0],
-                callbacks: Vec::new(),
-                dependents: Vec::new(),
-            }),
-            changed: Condvar::new(),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, EventState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-    }
-
     /// The current execution status.
     pub fn status(&self) -> cl_int {
-        self.lock().status
-    }
-
-    /// Blocks until the event is complete or failed; returns the status.
-    pub fn wait(&self) -> cl_int {
-        let mut state = self.lock();
-        while !is_final(state.status) {
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(|poison| poison.into_inner());
-        }
-        state.status
-    }
-
-    /// Registers a command to be released when this event is final. Returns
-    /// `false` (and registers nothing) when the event is final already.
-    pub fn add_dependent(&self, pending: &Arc<Pending>) -> bool {
-        let mut state = self.lock();
-        if is_final(state.status) {
-            return false;
-        }
-        state.dependents.push(pending.clone());
-        true
-    }
-}
-
-impl Object<Event> {
-    /// Moves the event to `status`, recording the timestamp, waking
-    /// waiters, calling the callbacks whose trigger has been reached and,
-    /// when final, releasing dependent commands. A final status never
-    /// changes again.
-    pub fn set_status(self: &Arc<Self>, status: cl_int) {
-        let now = now_ns();
-        let (callbacks, dependents) = {
-            let mut state = self.lock();
-            if is_final(state.status) || status >= state.status {
-                return;
-            }
-            // Fill every timestamp the event skipped over.
-            for (slot, reached) in [CL_SUBMITTED, CL_RUNNING, CL_COMPLETE]
-                .into_iter()
-                .enumerate()
-            {
-                if status <= reached && state.times[slot + 1] == 0 {
-                    state.times[slot + 1] = now;
-                }
-            }
-            state.status = status;
-            // A callback fires when the event reaches its trigger status or
-            // fails ("terminated abnormally" counts as reaching CL_COMPLETE).
-            let (fire, keep): (Vec<_>, Vec<_>) = state
-                .callbacks
-                .drain(..)
-                .partition(|&(trigger, _, _)| status <= trigger);
-            state.callbacks = keep;
-            let dependents = if is_final(status) {
-                std::mem::take(&mut state.dependents)
-            } else {
-                Vec::new()
-            };
-            (fire, dependents)
-        };
-        self.changed.notify_all();
-        for (_, callback, user_data) in callbacks {
-            // SAFETY: an application callback with the signature it registered.
-            unsafe { callback(self.handle(), status, user_data.0) };
-        }
-        for pending in dependents {
-            pending.dependency_done();
-        }
+        self.raw.status()
     }
 }
 
@@ -170,7 +51,7 @@ pub unsafe fn wait_events(
     context: &Arc<Object<Context>>,
     num_events: cl_uint,
     events: *const cl_event,
-) -> ClResult<Vec<Arc<Object<Event>>>> {
+) -> ClResult<Vec<RawEvent>> {
     // SAFETY: forwarded contract.
     let handles = unsafe { wait_list(events, num_events, CL_INVALID_EVENT_WAIT_LIST)? };
     handles
@@ -180,7 +61,7 @@ pub unsafe fn wait_events(
             if !Arc::ptr_eq(&event.context, context) {
                 return Err(CL_INVALID_CONTEXT);
             }
-            Ok(event)
+            Ok(event.raw.clone())
         })
         .collect()
 }
@@ -208,15 +89,8 @@ pub unsafe extern "C" fn clWaitForEvents(
         {
             return Err(CL_INVALID_CONTEXT);
         }
-        let mut failed = false;
-        for event in &events {
-            failed |= event.wait() < 0;
-        }
-        if failed {
-            Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-        } else {
-            Ok(())
-        }
+        let raw: Vec<RawEvent> = events.iter().map(|e| e.raw.clone()).collect();
+        RawEvent::wait_all(&raw).map_err(|_| CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
     })
 }
 
@@ -266,18 +140,19 @@ pub unsafe extern "C" fn clGetEventProfilingInfo(
             .queue
             .as_ref()
             .is_some_and(|queue| queue.properties & CL_QUEUE_PROFILING_ENABLE != 0);
-        let state = event.lock();
-        if !profiled || state.status != CL_COMPLETE {
+        if !profiled || event.status() != CL_COMPLETE {
             return Err(CL_PROFILING_INFO_NOT_AVAILABLE);
         }
-        let [queued, submitted, started, ended] = state.times;
-        Ok(Info::value(match param_name {
-            CL_PROFILING_COMMAND_QUEUED => queued,
-            CL_PROFILING_COMMAND_SUBMIT => submitted,
-            CL_PROFILING_COMMAND_START => started,
-            CL_PROFILING_COMMAND_END | CL_PROFILING_COMMAND_COMPLETE => ended,
+        let info = match param_name {
+            CL_PROFILING_COMMAND_QUEUED => ProfilingInfo::Queued,
+            CL_PROFILING_COMMAND_SUBMIT => ProfilingInfo::Submit,
+            CL_PROFILING_COMMAND_START => ProfilingInfo::Start,
+            CL_PROFILING_COMMAND_END => ProfilingInfo::End,
+            CL_PROFILING_COMMAND_COMPLETE => ProfilingInfo::Complete,
             _ => return Err(CL_INVALID_VALUE),
-        }))
+        };
+        let ns = event.raw.profiling(info).map_err(|e| e.cl_code())?;
+        Ok(Info::value(ns))
     };
     // SAFETY: the query protocol's pointers, per the API contract.
     unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
@@ -290,7 +165,12 @@ pub unsafe extern "C" fn clCreateUserEvent(
 ) -> cl_event {
     let body = || {
         let context = Context::get(context)?;
-        let event = Event::register(Event::new(context, None, CL_COMMAND_USER))?;
+        let event = Event::register(Event {
+            context,
+            queue: None,
+            command_type: CL_COMMAND_USER,
+            raw: RawEvent::user(),
+        })?;
         Ok(event.handle())
     };
     // SAFETY: errcode_ret is null or writable, per the API contract.
@@ -304,18 +184,12 @@ pub extern "C" fn clSetUserEventStatus(event: cl_event, execution_status: cl_int
         if event.queue.is_some() {
             return Err(CL_INVALID_EVENT);
         }
-        // "CL_INVALID_VALUE if the execution_status is not CL_COMPLETE or a
-        // negative integer value."
-        if execution_status > CL_COMPLETE {
-            return Err(CL_INVALID_VALUE);
-        }
-        // "CL_INVALID_OPERATION if the execution_status for event has
-        // already been changed by a previous call to clSetUserEventStatus."
-        if is_final(event.status()) {
-            return Err(CL_INVALID_OPERATION);
-        }
-        event.set_status(execution_status);
-        Ok(())
+        // CL_INVALID_VALUE for a status other than CL_COMPLETE or negative;
+        // CL_INVALID_OPERATION when the status was set before.
+        event
+            .raw
+            .set_user_status(execution_status)
+            .map_err(|e| e.cl_code())
     })
 }
 
@@ -332,20 +206,22 @@ pub unsafe extern "C" fn clSetEventCallback(
         if ![CL_SUBMITTED, CL_RUNNING, CL_COMPLETE].contains(&command_exec_callback_type) {
             return Err(CL_INVALID_VALUE);
         }
-        let status = {
-            let mut state = event.lock();
-            if state.status > command_exec_callback_type {
-                state
-                    .callbacks
-                    .push((command_exec_callback_type, callback, UserPtr(user_data)));
-                return Ok(());
-            }
-            state.status
-        };
-        // The trigger status has been reached already: call it now.
-        // SAFETY: an application callback with the signature it registered.
-        unsafe { callback(event.handle(), status, user_data) };
-        Ok(())
+        let user_data = UserPtr(user_data);
+        // The callback holds the event, so its handle stays valid until the
+        // callback has run.
+        let holder = Arc::clone(&event);
+        event
+            .raw
+            .on_status(
+                command_exec_callback_type,
+                Box::new(move |status| {
+                    let user_data = &user_data;
+                    // SAFETY: an application callback with the signature it
+                    // registered.
+                    unsafe { callback(holder.handle(), status, user_data.0) };
+                }),
+            )
+            .map_err(|e| e.cl_code())
     })
 }
 

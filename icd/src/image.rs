@@ -29,7 +29,7 @@ use crate::entry::{api, api_create, property_list, write_out};
 use crate::handle::{ClType, Object};
 use crate::info::{query, Info};
 use crate::memory::{check_flags, Mem};
-use crate::queue::{wait_blocking, Barrier, Queue};
+use crate::queue::{submit, Queue};
 use crate::ClResult;
 
 /// The memory flags an image may be created with.
@@ -401,36 +401,6 @@ impl HostAddress {
     }
 }
 
-/// Enqueues `work` as `command` and waits for it when `blocking`.
-///
-/// # Safety
-/// The wait list and event pointers of the API contract.
-unsafe fn submit(
-    queue: &Arc<Object<Queue>>,
-    command: cl_command_type,
-    blocking: bool,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const cl_event,
-    event: *mut cl_event,
-    work: crate::scheduler::Work,
-) -> ClResult<()> {
-    // SAFETY: forwarded contracts.
-    let done = unsafe {
-        queue.enqueue(
-            command,
-            num_events_in_wait_list,
-            event_wait_list,
-            event,
-            Barrier::No,
-            work,
-        )?
-    };
-    if blocking {
-        wait_blocking(&done)?;
-    }
-    Ok(())
-}
-
 /// `clEnqueueReadImage`.
 pub unsafe extern "C" fn clEnqueueReadImage(
     command_queue: cl_command_queue,
@@ -467,7 +437,7 @@ pub unsafe extern "C" fn clEnqueueReadImage(
             // SAFETY: the image side was checked; the application provides
             // the host rectangle at `ptr`.
             unsafe { copy.run(image.base(), host.ptr()) };
-            CL_COMPLETE
+            Ok(())
         });
         // SAFETY: forwarded contracts.
         unsafe {
@@ -519,7 +489,7 @@ pub unsafe extern "C" fn clEnqueueWriteImage(
         let work = Box::new(move || {
             // SAFETY: as for reads, in the other direction.
             unsafe { copy.run(host.ptr(), image.base()) };
-            CL_COMPLETE
+            Ok(())
         });
         // SAFETY: forwarded contracts.
         unsafe {
@@ -554,7 +524,7 @@ unsafe fn submit_copy(
         // SAFETY: the plan checked both sides against these objects and
         // that they do not overlap.
         unsafe { copy.run(src.base(), dst.base()) };
-        CL_COMPLETE
+        Ok(())
     });
     // SAFETY: forwarded contracts.
     unsafe {
@@ -729,7 +699,7 @@ pub unsafe extern "C" fn clEnqueueFillImage(
         let work = Box::new(move || {
             // SAFETY: the fill was planned for this image.
             unsafe { fill.run(image.base()) };
-            CL_COMPLETE
+            Ok(())
         });
         // SAFETY: forwarded contracts.
         unsafe {
@@ -789,7 +759,7 @@ pub unsafe extern "C" fn clEnqueueMapImage(
                 num_events_in_wait_list,
                 event_wait_list,
                 event,
-                Box::new(|| CL_COMPLETE),
+                Box::new(|| Ok(())),
             )
         };
         if let Err(error) = submitted {

@@ -37,7 +37,6 @@ mod platform;
 mod program;
 mod queue;
 mod sampler;
-mod scheduler;
 mod svm;
 mod unsupported;
 

@@ -92,13 +92,6 @@ impl Mem {
             _ => Err(CL_INVALID_VALUE),
         }
     }
-
-    /// Whether byte ranges `(offset, len)` of two buffers overlap in memory.
-    pub fn overlaps(&self, a: (usize, usize), other: &Mem, b: (usize, usize)) -> bool {
-        let start_a = self.base() as usize + a.0;
-        let start_b = other.base() as usize + b.0;
-        start_a < start_b + b.1 && start_b < start_a + a.1
-    }
 }
 
 impl Drop for Mem {

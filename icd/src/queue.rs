@@ -1,20 +1,26 @@
 //! Command queues: `clCreateCommandQueueWithProperties`,
 //! `clCreateCommandQueue` (OpenCL 1.x), retain/release,
 //! `clGetCommandQueueInfo`, `clFlush`, `clFinish`, and the common path every
-//! enqueue takes ([`Object::<Queue>::enqueue`]).
+//! enqueue takes ([`Object::<Queue>::submit`]).
+//!
+//! A queue is the runtime's queue (`vecl::runtime::Queue`), which orders
+//! and runs the commands; this layer checks arguments, hands the runtime
+//! the wait list and the work, and wraps the runtime's event in a handle.
 
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use opencl_sys::*;
+use vecl::runtime::commands::Run;
+use vecl::runtime::queue::{CommandOrder, Work};
+use vecl::runtime::{Event as RawEvent, Queue as RawQueue, QueueProperties};
 
 use crate::context::Context;
 use crate::device::{check_device, device_handle};
 use crate::entry::{api, api_create, property_list, write_out};
-use crate::event::{is_final, wait_events, Event};
+use crate::event::{wait_events, Event};
 use crate::handle::{cl_type, ClType, Object};
 use crate::info::{query, Info};
-use crate::scheduler::{submit, Work};
 use crate::ClResult;
 
 /// A host command queue on vecl's device.
@@ -24,14 +30,8 @@ pub struct Queue {
     /// The property list as given, with its terminating 0 (empty when the
     /// queue was made by `clCreateCommandQueue` or without properties).
     property_list: Vec<cl_queue_properties>,
-    state: Mutex<QueueState>,
-}
-
-struct QueueState {
-    /// Commands not yet final, oldest first.
-    outstanding: Vec<Arc<Object<Event>>>,
-    /// The last barrier of an out-of-order queue: later commands wait for it.
-    last_barrier: Option<Arc<Object<Event>>>,
+    /// The runtime's queue: ordering, dependencies, execution.
+    pub raw: RawQueue,
 }
 
 cl_type!(Queue, CL_INVALID_COMMAND_QUEUE);
@@ -47,24 +47,64 @@ fn new_queue(
 ) -> ClResult<cl_command_queue> {
     let context = Context::get(context)?;
     check_device(device)?;
-    if properties & !(SUPPORTED | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) != 0 {
+    // Device-side queues are not offered (CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES
+    // is 0), so CL_QUEUE_ON_DEVICE is not a valid property value here.
+    if properties & !SUPPORTED != 0 {
         return Err(CL_INVALID_VALUE);
     }
-    // "CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
-    // valid but are not supported by the device." (device-side queues)
-    if properties & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) != 0 {
-        return Err(CL_INVALID_QUEUE_PROPERTIES);
-    }
+    let raw = RawQueue::new(QueueProperties {
+        out_of_order: properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0,
+        profiling: properties & CL_QUEUE_PROFILING_ENABLE != 0,
+    })
+    .map_err(|e| e.cl_code())?;
+    let reporter = Arc::clone(&context);
+    raw.set_failure_hook(Box::new(move |event, error| {
+        report_failure(&reporter, event, error)
+    }));
     let queue = Queue::register(Queue {
         context,
         properties,
         property_list,
-        state: Mutex::new(QueueState {
-            outstanding: Vec::new(),
-            last_barrier: None,
-        }),
+        raw,
     })?;
     Ok(queue.handle())
+}
+
+/// Tells the application that a command failed: through the context's
+/// `pfn_notify`, or on stderr when the context has none.
+fn report_failure(context: &Context, event: &RawEvent, error: &vecl::Error) {
+    let message = format!(
+        "vecl: {} failed with {} ({}): {error}",
+        command_name(event.command_type()),
+        error_name(error.cl_code()),
+        error.cl_code()
+    );
+    context.notify(&message);
+}
+
+/// The name of the error codes a command can fail with.
+fn error_name(code: cl_int) -> &'static str {
+    match code {
+        CL_OUT_OF_RESOURCES => "CL_OUT_OF_RESOURCES",
+        CL_OUT_OF_HOST_MEMORY => "CL_OUT_OF_HOST_MEMORY",
+        CL_MEM_OBJECT_ALLOCATION_FAILURE => "CL_MEM_OBJECT_ALLOCATION_FAILURE",
+        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST => {
+            "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"
+        }
+        CL_INVALID_VALUE => "CL_INVALID_VALUE",
+        CL_INVALID_OPERATION => "CL_INVALID_OPERATION",
+        _ => "an error",
+    }
+}
+
+/// A command type as the application would name it.
+fn command_name(command_type: u32) -> &'static str {
+    match command_type {
+        CL_COMMAND_NDRANGE_KERNEL => "a kernel (clEnqueueNDRangeKernel)",
+        CL_COMMAND_TASK => "a kernel (clEnqueueTask)",
+        CL_COMMAND_NATIVE_KERNEL => "a host function",
+        _ => "a command",
+    }
 }
 
 /// `clCreateCommandQueueWithProperties`.
@@ -152,21 +192,17 @@ pub unsafe extern "C" fn clGetCommandQueueInfo(
     unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
 }
 
-/// `clFlush`: commands are submitted when enqueued, so there is nothing
-/// left to flush.
+/// `clFlush`: commands are submitted to the runtime when enqueued, so
+/// there is nothing left to flush.
 pub extern "C" fn clFlush(queue: cl_command_queue) -> cl_int {
-    api(|| Queue::get(queue).map(drop))
+    api(|| Queue::get(queue)?.raw.flush().map_err(|e| e.cl_code()))
 }
 
-/// `clFinish`: blocks until every command of the queue is final.
+/// `clFinish`: blocks until every command of the queue is final. A command
+/// whose own work failed since the previous `clFinish` (a kernel stopped by
+/// checked mode) makes it return that failure's code.
 pub extern "C" fn clFinish(queue: cl_command_queue) -> cl_int {
-    api(|| {
-        let queue = Queue::get(queue)?;
-        for event in queue.outstanding() {
-            event.wait();
-        }
-        Ok(())
-    })
+    api(|| Queue::get(queue)?.raw.finish().map_err(|e| e.cl_code()))
 }
 
 /// `clSetCommandQueueProperty` (OpenCL 1.0, removed in 1.1): queue
@@ -183,28 +219,74 @@ pub unsafe extern "C" fn clSetCommandQueueProperty(
     })
 }
 
-/// What a command waits for besides its queue order.
-pub enum Barrier {
-    /// An ordinary command: its wait list only.
-    No,
-    /// A barrier or marker without a wait list: every earlier command.
-    AllEarlier,
-}
-
 impl Object<Queue> {
-    /// The queue's commands that are not final yet, oldest first.
-    fn outstanding(&self) -> Vec<Arc<Object<Event>>> {
-        let mut state = self
-            .state
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        state.outstanding.retain(|event| !is_final(event.status()));
-        state.outstanding.clone()
+    /// The wait list of an enqueue, checked: live events of this queue's
+    /// context.
+    ///
+    /// # Safety
+    /// `wait_list` holds `num_wait` handles (or is null).
+    pub unsafe fn wait_list(
+        &self,
+        num_wait: cl_uint,
+        wait_list: *const cl_event,
+    ) -> ClResult<Vec<RawEvent>> {
+        // SAFETY: forwarded contract.
+        unsafe { wait_events(&self.context, num_wait, wait_list) }
     }
 
-    /// Enqueues a command: checks the wait list, creates its event, works out
-    /// its dependencies and submits it. Returns the event; `event_out`
-    /// (when non-null) receives a handle to it.
+    /// Hands a command's runtime event to the application: `event_out`
+    /// (when non-null) receives a new handle for it.
+    ///
+    /// # Safety
+    /// `event_out` is null or writable.
+    pub unsafe fn hand_out(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        raw: RawEvent,
+        event_out: *mut cl_event,
+    ) -> ClResult<()> {
+        if event_out.is_null() {
+            return Ok(());
+        }
+        let event = Event::register(Event {
+            context: self.context.clone(),
+            queue: Some(self.clone()),
+            command_type,
+            raw,
+        })?;
+        // SAFETY: forwarded contract.
+        unsafe { write_out(event_out, event.handle()) };
+        Ok(())
+    }
+
+    /// Submits `work` as a command after `wait` and the queue's order, hands
+    /// its event out, and waits for it when `run` is blocking (a failure of
+    /// its wait list is then this call's
+    /// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`).
+    ///
+    /// # Safety
+    /// `event_out` is null or writable.
+    pub unsafe fn submit(
+        self: &Arc<Self>,
+        command_type: cl_command_type,
+        wait: &[RawEvent],
+        event_out: *mut cl_event,
+        order: CommandOrder,
+        run: Run,
+        work: Work,
+    ) -> ClResult<RawEvent> {
+        let raw = self
+            .raw
+            .submit(command_type, order, wait, run != Run::Async, work);
+        // SAFETY: forwarded contract.
+        unsafe { self.hand_out(command_type, raw.clone(), event_out)? };
+        if run == Run::Blocking {
+            wait_blocking(&raw)?;
+        }
+        Ok(raw)
+    }
+
+    /// [`Object::<Queue>::submit`] with the wait list as the C API gives it.
     ///
     /// # Safety
     /// `wait_list` holds `num_wait` handles (or is null); `event_out` is null
@@ -215,51 +297,54 @@ impl Object<Queue> {
         num_wait: cl_uint,
         wait_list: *const cl_event,
         event_out: *mut cl_event,
-        barrier: Barrier,
+        order: CommandOrder,
+        run: Run,
         work: Work,
-    ) -> ClResult<Arc<Object<Event>>> {
-        // SAFETY: forwarded contract.
-        let mut deps = unsafe { wait_events(&self.context, num_wait, wait_list)? };
-        let waited = deps.len();
-        let event = Event::new(self.context.clone(), Some(self.clone()), command_type);
-        let event = if event_out.is_null() {
-            Arc::new(Object::new_unregistered(event))
-        } else {
-            Event::register(event)?
-        };
-        {
-            let mut state = self
-                .state
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner());
-            state.outstanding.retain(|event| !is_final(event.status()));
-            let in_order = self.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
-            if in_order {
-                deps.extend(state.outstanding.last().cloned());
-            } else {
-                if matches!(barrier, Barrier::AllEarlier) && num_wait == 0 {
-                    deps.extend(state.outstanding.iter().cloned());
-                }
-                deps.extend(state.last_barrier.clone());
-                if matches!(barrier, Barrier::AllEarlier) {
-                    state.last_barrier = Some(event.clone());
-                }
-            }
-            state.outstanding.push(event.clone());
+    ) -> ClResult<RawEvent> {
+        // SAFETY: forwarded contracts.
+        unsafe {
+            let wait = self.wait_list(num_wait, wait_list)?;
+            self.submit(command_type, &wait, event_out, order, run, work)
         }
-        // SAFETY: forwarded contract.
-        unsafe { write_out(event_out, event.handle()) };
-        submit(event.clone(), deps, waited, work);
-        Ok(event)
     }
+}
+
+/// Enqueues `work` as an ordinary command of type `command` and waits for
+/// it when `blocking` (the image and SVM commands).
+///
+/// # Safety
+/// `wait_list` holds `num_wait` handles (or is null); `event` is null or
+/// writable.
+pub unsafe fn submit(
+    queue: &Arc<Object<Queue>>,
+    command: cl_command_type,
+    blocking: bool,
+    num_wait: cl_uint,
+    wait_list: *const cl_event,
+    event: *mut cl_event,
+    work: Work,
+) -> ClResult<()> {
+    let run = if blocking { Run::Blocking } else { Run::Async };
+    // SAFETY: forwarded contracts.
+    unsafe {
+        queue.enqueue(
+            command,
+            num_wait,
+            wait_list,
+            event,
+            CommandOrder::Plain,
+            run,
+            work,
+        )?
+    };
+    Ok(())
 }
 
 /// Waits for a blocking command's event; a failed command reports
 /// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`.
-pub fn wait_blocking(event: &Object<Event>) -> ClResult<()> {
-    if event.wait() < 0 {
-        Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-    } else {
-        Ok(())
-    }
+pub fn wait_blocking(event: &RawEvent) -> ClResult<()> {
+    event
+        .wait()
+        .map_err(|_| CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 }
+

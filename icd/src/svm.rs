@@ -15,7 +15,7 @@
 use std::alloc::Layout;
 use std::collections::BTreeMap;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use opencl_sys::*;
 
@@ -24,9 +24,9 @@ use crate::context::Context;
 use crate::device_caps::CAPS;
 use crate::enqueue::check_map_flags;
 use crate::entry::{api, slice, UserPtr};
-use crate::handle::{ClType, Object};
+use crate::handle::ClType;
 use crate::kernel::Kernel;
-use crate::queue::{wait_blocking, Barrier, Queue};
+use crate::queue::{submit, Queue};
 use crate::ClResult;
 
 /// The alignment of an allocation that asks for none: the largest OpenCL C
@@ -159,28 +159,6 @@ unsafe fn pointer_list<T: Copy>(pointers: *const T, count: cl_uint) -> ClResult<
     Ok(unsafe { slice(pointers, count as usize, CL_INVALID_VALUE)? }.to_vec())
 }
 
-/// Enqueues `work` as `command` and waits for it when `blocking`.
-///
-/// # Safety
-/// `wait_list` holds `num_wait` handles (or is null); `event` is null or
-/// writable.
-unsafe fn submit(
-    queue: &Arc<Object<Queue>>,
-    command: cl_command_type,
-    blocking: bool,
-    num_wait: cl_uint,
-    wait_list: *const cl_event,
-    event: *mut cl_event,
-    work: crate::scheduler::Work,
-) -> ClResult<()> {
-    // SAFETY: forwarded contract.
-    let done = unsafe { queue.enqueue(command, num_wait, wait_list, event, Barrier::No, work)? };
-    if blocking {
-        wait_blocking(&done)?;
-    }
-    Ok(())
-}
-
 /// `clEnqueueSVMFree`: frees the pointers (or hands them to the
 /// application's callback) once the command runs.
 pub unsafe extern "C" fn clEnqueueSVMFree(
@@ -225,7 +203,7 @@ pub unsafe extern "C" fn clEnqueueSVMFree(
                     }
                 }
             }
-            CL_COMPLETE
+            Ok(())
         });
         // SAFETY: forwarded contracts.
         unsafe {
@@ -268,7 +246,7 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
             // SAFETY: the application promises `size` bytes at both
             // addresses, valid until the command completes.
             unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size) };
-            CL_COMPLETE
+            Ok(())
         });
         // SAFETY: forwarded contracts.
         unsafe {
@@ -327,7 +305,7 @@ pub unsafe extern "C" fn clEnqueueSVMMemFill(
                     )
                 };
             }
-            CL_COMPLETE
+            Ok(())
         });
         // SAFETY: forwarded contracts.
         unsafe {
@@ -371,7 +349,7 @@ pub unsafe extern "C" fn clEnqueueSVMMap(
                 num_events_in_wait_list,
                 event_wait_list,
                 event,
-                Box::new(|| CL_COMPLETE),
+                Box::new(|| Ok(())),
             )
         }
     })
@@ -399,7 +377,7 @@ pub unsafe extern "C" fn clEnqueueSVMUnmap(
                 num_events_in_wait_list,
                 event_wait_list,
                 event,
-                Box::new(|| CL_COMPLETE),
+                Box::new(|| Ok(())),
             )
         }
     })
@@ -451,7 +429,7 @@ pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
                 num_events_in_wait_list,
                 event_wait_list,
                 event,
-                Box::new(|| CL_COMPLETE),
+                Box::new(|| Ok(())),
             )
         }
     })

@@ -117,21 +117,65 @@ fn check_writable(mem: &Mem) -> Result<()> {
     Ok(())
 }
 
+/// Commands moving at most this many bytes run on the enqueuing thread
+/// when their dependencies are already complete: the copy costs less than
+/// handing it to an executor thread.
+pub const SMALL_COMMAND_BYTES: u64 = 64 * 1024;
+
+/// Bytes of pattern a fill copies at a time (a multiple of every pattern size).
+const FILL_BLOCK: usize = 64 * 1024;
+
+/// How a command is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Run {
+    /// On an executor; the enqueue returns at once.
+    Async,
+    /// Small work: on the enqueuing thread if its dependencies are complete,
+    /// otherwise on an executor; the enqueue does not wait.
+    Small,
+    /// The enqueue waits for the command (running it itself when it can).
+    Blocking,
+}
+
+/// The run mode of a command moving `bytes`, blocking or not.
+pub fn run_mode(blocking: bool, bytes: u64) -> Run {
+    if blocking {
+        Run::Blocking
+    } else if bytes <= SMALL_COMMAND_BYTES {
+        Run::Small
+    } else {
+        Run::Async
+    }
+}
+
 impl Queue {
+    /// Submits `work` as a command of type `command` and, for
+    /// [`Run::Blocking`], waits for it: its failure is this call's error.
+    pub fn enqueue_work(
+        &self,
+        command: u32,
+        order: CommandOrder,
+        wait: &[Event],
+        run: Run,
+        work: Work,
+    ) -> Result<Event> {
+        let event = self.submit(command, order, wait, run != Run::Async, work);
+        if run == Run::Blocking {
+            wait_blocking(event)
+        } else {
+            Ok(event)
+        }
+    }
+
     fn enqueue(
         &self,
         command: u32,
         order: CommandOrder,
         wait: &[Event],
-        blocking: bool,
+        run: Run,
         work: Work,
     ) -> Result<Event> {
-        let event = self.submit(command, order, wait, blocking, work);
-        if blocking {
-            wait_blocking(event)
-        } else {
-            Ok(event)
-        }
+        self.enqueue_work(command, order, wait, run, work)
     }
 
     /// `clEnqueueReadBuffer`.
@@ -162,7 +206,7 @@ impl Queue {
             command_type::READ_BUFFER,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, size),
             work,
         )
     }
@@ -194,7 +238,7 @@ impl Queue {
             command_type::WRITE_BUFFER,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, size),
             work,
         )
     }
@@ -232,7 +276,7 @@ impl Queue {
             command_type::COPY_BUFFER,
             CommandOrder::Plain,
             wait,
-            false,
+            run_mode(false, size),
             work,
         )
     }
@@ -270,7 +314,7 @@ impl Queue {
             command_type::READ_BUFFER_RECT,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, region.iter().product()),
             work,
         )
     }
@@ -307,7 +351,7 @@ impl Queue {
             command_type::WRITE_BUFFER_RECT,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, region.iter().product()),
             work,
         )
     }
@@ -343,7 +387,7 @@ impl Queue {
             command_type::COPY_BUFFER_RECT,
             CommandOrder::Plain,
             wait,
-            false,
+            run_mode(false, region.iter().product()),
             work,
         )
     }
@@ -367,15 +411,20 @@ impl Queue {
             ));
         }
         mem.check_range(offset, size)?;
-        let (mem, pattern) = (mem.clone(), pattern.to_vec());
+        // The pattern repeated over a block (a multiple of every pattern
+        // size): the fill copies whole blocks, not one pattern at a time.
+        let block_len = (FILL_BLOCK as u64).min(size) as usize;
+        let block: Vec<u8> = pattern.iter().copied().cycle().take(block_len).collect();
+        let mem = mem.clone();
         let work: Work = Box::new(move || {
             let base = mem.as_ptr().wrapping_add(offset as usize);
-            for i in (0..size as usize).step_by(pattern.len()) {
-                // SAFETY: `offset + size` was checked against the buffer and
-                // `size` is a multiple of the pattern length.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(pattern.as_ptr(), base.add(i), pattern.len())
-                };
+            let size = size as usize;
+            for at in (0..size).step_by(FILL_BLOCK) {
+                let len = FILL_BLOCK.min(size - at);
+                // SAFETY: `offset + size` was checked against the buffer;
+                // `len` bytes of the block exist (the block is `size` long
+                // when shorter than FILL_BLOCK).
+                unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), base.add(at), len) };
             }
             Ok(())
         });
@@ -383,7 +432,7 @@ impl Queue {
             command_type::FILL_BUFFER,
             CommandOrder::Plain,
             wait,
-            false,
+            run_mode(false, size),
             work,
         )
     }
@@ -410,7 +459,7 @@ impl Queue {
             command_type::MAP_BUFFER,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, 0),
             Box::new(|| Ok(())),
         );
         Ok((event?, ptr))
@@ -423,7 +472,7 @@ impl Queue {
             command_type::UNMAP_MEM_OBJECT,
             CommandOrder::Plain,
             wait,
-            false,
+            Run::Small,
             Box::new(|| Ok(())),
         )
     }
@@ -445,7 +494,7 @@ impl Queue {
                 command_type::NDRANGE_KERNEL,
                 CommandOrder::Plain,
                 wait,
-                false,
+                Run::Small,
                 Box::new(|| Ok(())),
             );
         };
@@ -473,7 +522,7 @@ impl Queue {
             ndrange::execute(Pool::global(), code, block, launch)
                 .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
         });
-        self.enqueue(kind, CommandOrder::Plain, wait, false, work)
+        self.enqueue(kind, CommandOrder::Plain, wait, Run::Async, work)
     }
 
     /// Runs a planned copy between two memory objects as a command.
@@ -485,6 +534,7 @@ impl Queue {
         copy: RectCopy,
         wait: &[Event],
     ) -> Result<Event> {
+        let bytes = copy.bytes();
         let (src, dst) = (src.clone(), dst.clone());
         let work: Work = Box::new(move || {
             // SAFETY: the plan checked both sides against these objects
@@ -492,7 +542,7 @@ impl Queue {
             unsafe { copy.run(src.as_ptr(), dst.as_ptr()) };
             Ok(())
         });
-        self.enqueue(command, CommandOrder::Plain, wait, false, work)
+        self.enqueue(command, CommandOrder::Plain, wait, run_mode(false, bytes), work)
     }
 
     /// `clEnqueueReadImage`: `region` of the image at `origin` to host
@@ -515,6 +565,7 @@ impl Queue {
         check_host_ptr(dst)?;
         let copy = image::plan_read(image, origin, region, row_pitch, slice_pitch)?;
         check_readable(image)?;
+        let bytes = copy.bytes();
         let (image, dst) = (image.clone(), HostPtr(dst));
         let work: Work = Box::new(move || {
             // SAFETY: the image side was checked; the caller covers the host one.
@@ -525,7 +576,7 @@ impl Queue {
             image_command::READ_IMAGE,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, bytes),
             work,
         )
     }
@@ -549,6 +600,7 @@ impl Queue {
         check_host_ptr(src)?;
         let copy = image::plan_write(image, origin, region, row_pitch, slice_pitch)?;
         check_writable(image)?;
+        let bytes = copy.bytes();
         let (image, src) = (image.clone(), HostPtr(src.cast_mut()));
         let work: Work = Box::new(move || {
             // SAFETY: as for reads, in the other direction.
@@ -559,7 +611,7 @@ impl Queue {
             image_command::WRITE_IMAGE,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, bytes),
             work,
         )
     }
@@ -627,7 +679,7 @@ impl Queue {
             image_command::FILL_IMAGE,
             CommandOrder::Plain,
             wait,
-            false,
+            Run::Async,
             work,
         )
     }
@@ -651,7 +703,7 @@ impl Queue {
             image_command::MAP_IMAGE,
             CommandOrder::Plain,
             wait,
-            blocking,
+            run_mode(blocking, 0),
             Box::new(|| Ok(())),
         );
         Ok((event?, ptr, mapping))
@@ -664,7 +716,7 @@ impl Queue {
             command_type::MARKER,
             CommandOrder::Marker,
             wait,
-            false,
+            Run::Small,
             Box::new(|| Ok(())),
         )
     }
@@ -676,7 +728,7 @@ impl Queue {
             command_type::BARRIER,
             CommandOrder::Barrier,
             wait,
-            false,
+            Run::Small,
             Box::new(|| Ok(())),
         )
     }
@@ -688,7 +740,7 @@ impl Queue {
             command_type::MIGRATE_MEM_OBJECTS,
             CommandOrder::Plain,
             wait,
-            false,
+            Run::Small,
             Box::new(|| Ok(())),
         )
     }
@@ -704,7 +756,7 @@ impl Queue {
             command_type::NATIVE_KERNEL,
             CommandOrder::Plain,
             wait,
-            false,
+            Run::Async,
             Box::new(f),
         )
     }

@@ -58,6 +58,10 @@ pub enum Error {
     /// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` (-14).
     #[error("an event in the wait list failed")]
     ExecStatusErrorForEventsInWaitList,
+    /// `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST` (-14) as a command's
+    /// own failure: an event of its wait list failed, for this reason.
+    #[error("an event in the wait list failed: {0}")]
+    DependencyFailed(Box<Error>),
     /// `CL_COMPILE_PROGRAM_FAILURE` (-15), with the log.
     #[error("program compilation failed:\n{log}")]
     CompileProgramFailure {
@@ -221,7 +225,7 @@ impl Error {
             Error::BuildProgramFailure { .. } => -11,
             Error::MapFailure => -12,
             Error::MisalignedSubBufferOffset(_) => -13,
-            Error::ExecStatusErrorForEventsInWaitList => -14,
+            Error::ExecStatusErrorForEventsInWaitList | Error::DependencyFailed(_) => -14,
             Error::CompileProgramFailure { .. } => -15,
             Error::LinkerNotAvailable => -16,
             Error::LinkProgramFailure { .. } => -17,

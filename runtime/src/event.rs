@@ -2,14 +2,21 @@
 //!
 //! An event moves `QUEUED → SUBMITTED → RUNNING → COMPLETE`, or to a negative
 //! error code, never backwards; each step records a nanosecond timestamp for
-//! profiling. Callbacks registered for a status run once the event reaches
-//! it (or terminates abnormally), on the thread that changed the status and
-//! never under the event's lock, so a callback may enqueue, wait on other
-//! events or set user-event status. Queues use the same callbacks to learn
-//! when a command's dependencies are done.
+//! profiling. Two kinds of callback wait for a status:
+//!
+//! - the application's ([`Event::on_status`], `clSetEventCallback`) run on
+//!   the runtime's callback thread, one at a time, never on the thread that
+//!   changed the status: a callback may enqueue, wait for other events or
+//!   set user-event status, and a chain of callbacks that enqueue never
+//!   deepens any thread's stack;
+//! - the runtime's own bookkeeping ([`Event::when_done`]: releasing a
+//!   command whose dependency this was) runs on the thread that completed
+//!   the event, outside the event's lock, and only ever pushes work onto a
+//!   list, so completion never recurses.
 
 use crate::error::{Error, Result};
 use std::fmt;
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -73,14 +80,72 @@ pub enum ProfilingInfo {
     Complete,
 }
 
-/// Nanoseconds on the device clock (monotonic, from the first use).
+/// Nanoseconds on the device clock (monotonic, from the first use; never
+/// 0, which profiling keeps for "not reached"). The host timer reads it too.
 pub fn device_time_ns() -> u64 {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     let epoch = *EPOCH.get_or_init(Instant::now);
-    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    u64::try_from(epoch.elapsed().as_nanos())
+        .unwrap_or(u64::MAX - 1)
+        .saturating_add(1)
 }
 
 type Callback = Box<dyn FnOnce(i32) + Send>;
+
+/// Where a callback runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RunOn {
+    /// The thread that changed the status (runtime bookkeeping).
+    Completer,
+    /// The callback thread (the application's callbacks).
+    CallbackThread,
+}
+
+/// Runs `job` on the process's callback thread, started on first use (or
+/// here, if no thread can be started).
+fn defer(job: Box<dyn FnOnce() + Send>) {
+    static THREAD: OnceLock<Option<Mutex<Sender<Box<dyn FnOnce() + Send>>>>> = OnceLock::new();
+    let sender = THREAD.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        std::thread::Builder::new()
+            .name("vecl-callbacks".into())
+            .spawn(move || {
+                for job in rx {
+                    // A panicking callback must not take the thread (and
+                    // every later callback) with it.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            })
+            .ok()
+            .map(|_| Mutex::new(tx))
+    });
+    let job = match sender {
+        Some(tx) => match tx.lock().unwrap_or_else(|e| e.into_inner()).send(job) {
+            Ok(()) => return,
+            Err(returned) => returned.0,
+        },
+        None => job,
+    };
+    job();
+}
+
+/// Runs the callbacks that became due with `status`.
+fn run_due(due: Vec<(i32, Callback, RunOn)>, status: i32) {
+    let mut deferred: Vec<Callback> = Vec::new();
+    for (_, callback, run_on) in due {
+        match run_on {
+            RunOn::Completer => callback(status),
+            RunOn::CallbackThread => deferred.push(callback),
+        }
+    }
+    if !deferred.is_empty() {
+        defer(Box::new(move || {
+            for callback in deferred {
+                callback(status);
+            }
+        }));
+    }
+}
 
 struct EventState {
     status: i32,
@@ -88,8 +153,8 @@ struct EventState {
     failure: Option<Error>,
     /// queued, submit, start, end, complete (ns; 0 = not reached).
     times: [u64; 5],
-    /// (trigger status, callback) not yet run.
-    callbacks: Vec<(i32, Callback)>,
+    /// (trigger status, callback, where it runs) not yet run.
+    callbacks: Vec<(i32, Callback, RunOn)>,
     user_status_set: bool,
 }
 
@@ -216,16 +281,14 @@ impl Event {
             }
             let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut state.callbacks)
                 .into_iter()
-                .partition(|(trigger, _)| status <= *trigger);
+                .partition(|(trigger, _, _)| status <= *trigger);
             state.callbacks = waiting;
             due
         };
         if status <= COMPLETE {
             self.0.changed.notify_all();
         }
-        for (_, callback) in due {
-            callback(status);
-        }
+        run_due(due, status);
     }
 
     /// Fails the event with `error` (its status becomes the error's code).
@@ -258,37 +321,35 @@ impl Event {
         Ok(())
     }
 
-    /// `clSetEventCallback`: runs `callback(status)` once the event reaches
-    /// `trigger` (`CL_SUBMITTED`, `CL_RUNNING` or `CL_COMPLETE`) or fails;
-    /// at once, on this thread, if it already has.
+    /// `clSetEventCallback`: runs `callback(status)` on the callback thread
+    /// once the event reaches `trigger` (`CL_SUBMITTED`, `CL_RUNNING` or
+    /// `CL_COMPLETE`) or fails; soon, if it already has.
     pub fn on_status(&self, trigger: i32, callback: Box<dyn FnOnce(i32) + Send>) -> Result<()> {
         if !matches!(trigger, COMPLETE | RUNNING | SUBMITTED) {
             return Err(Error::InvalidValue(format!("callback trigger {trigger}")));
         }
-        let now = {
-            let mut state = self.lock();
-            if state.status > trigger {
-                state.callbacks.push((trigger, callback));
-                return Ok(());
-            }
-            state.status
-        };
-        callback(now);
+        self.register(trigger, callback, RunOn::CallbackThread);
         Ok(())
     }
 
     /// Runs `callback(status)` once the event is complete or failed (at
-    /// once if it already is).
-    pub(crate) fn when_done(&self, callback: Box<dyn FnOnce(i32) + Send>) {
+    /// once if it already is), on the thread that completed it. For short
+    /// bookkeeping that neither blocks nor waits: releasing dependants,
+    /// dropping what a command held.
+    pub fn when_done(&self, callback: Box<dyn FnOnce(i32) + Send>) {
+        self.register(COMPLETE, callback, RunOn::Completer);
+    }
+
+    fn register(&self, trigger: i32, callback: Callback, run_on: RunOn) {
         let now = {
             let mut state = self.lock();
-            if state.status > COMPLETE {
-                state.callbacks.push((COMPLETE, callback));
+            if state.status > trigger {
+                state.callbacks.push((trigger, callback, run_on));
                 return;
             }
             state.status
         };
-        callback(now);
+        run_due(vec![(trigger, callback, run_on)], now);
     }
 
     /// Offers work that completes this event to whoever waits for it.
@@ -305,7 +366,9 @@ impl Event {
             .take();
     }
 
-    /// Blocks until the event is complete; an error if it failed. When the
+    /// Blocks until the event is complete; its failure if it failed (for a
+    /// command failed by its wait list, [`Error::DependencyFailed`] with the
+    /// original failure inside). When the
     /// command is ready but not yet started, the waiting thread runs it
     /// itself rather than sleeping through two thread wake-ups.
     pub fn wait(&self) -> Result<()> {
@@ -331,7 +394,10 @@ impl Event {
                 .unwrap_or_else(|e| e.into_inner());
         }
         if state.status < COMPLETE {
-            return Err(Error::ExecStatusErrorForEventsInWaitList);
+            return Err(state
+                .failure
+                .clone()
+                .unwrap_or(Error::ExecStatusErrorForEventsInWaitList));
         }
         Ok(())
     }
@@ -349,7 +415,7 @@ impl Event {
     pub fn wait_all(events: &[Event]) -> Result<()> {
         let mut result = Ok(());
         for event in events {
-            if let Err(e) = event.wait() {
+            if let (Err(e), true) = (event.wait(), result.is_ok()) {
                 result = Err(e);
             }
         }
@@ -380,6 +446,15 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicI32, Ordering};
 
+    /// Waits (up to 10 s) for the callback thread to make `done` true.
+    fn settle(done: impl Fn() -> bool) {
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        while !done() && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(done(), "a callback did not run within 10 s");
+    }
+
     #[test]
     fn status_only_moves_forward() {
         let e = Event::for_command(command_type::MARKER, false);
@@ -406,8 +481,10 @@ mod tests {
             .expect("register");
         }
         e.advance(SUBMITTED, None);
+        settle(|| seen.lock().expect("lock").len() == 1);
         assert_eq!(*seen.lock().expect("lock"), vec![(SUBMITTED, SUBMITTED)]);
         e.advance(COMPLETE, None);
+        settle(|| seen.lock().expect("lock").len() == 3);
         let mut got = seen.lock().expect("lock").clone();
         got.sort_unstable();
         assert_eq!(
@@ -423,7 +500,7 @@ mod tests {
         let l = Arc::clone(&late);
         e.on_status(RUNNING, Box::new(move |s| l.store(s, Ordering::SeqCst)))
             .expect("register");
-        assert_eq!(late.load(Ordering::SeqCst), COMPLETE);
+        settle(|| late.load(Ordering::SeqCst) == COMPLETE);
         assert!(e.on_status(QUEUED, Box::new(|_| {})).is_err());
     }
 
@@ -435,10 +512,56 @@ mod tests {
         e.on_status(COMPLETE, Box::new(move |s| g.store(s, Ordering::SeqCst)))
             .expect("register");
         e.fail(Error::OutOfResources("kernel trap".into()));
-        assert_eq!(got.load(Ordering::SeqCst), -5);
+        settle(|| got.load(Ordering::SeqCst) == -5);
         assert_eq!(e.status(), -5);
-        assert_eq!(e.wait(), Err(Error::ExecStatusErrorForEventsInWaitList));
+        assert_eq!(e.wait(), Err(Error::OutOfResources("kernel trap".into())));
         assert!(matches!(e.failure(), Some(Error::OutOfResources(_))));
+    }
+
+    #[test]
+    fn callbacks_never_run_on_the_completing_thread() {
+        let e = Event::for_command(command_type::MARKER, false);
+        let ran_on = Arc::new(Mutex::new(None));
+        let r = Arc::clone(&ran_on);
+        e.on_status(
+            COMPLETE,
+            Box::new(move |_| {
+                *r.lock().expect("lock") = Some(std::thread::current().id());
+            }),
+        )
+        .expect("register");
+        e.advance(COMPLETE, None);
+        settle(|| ran_on.lock().expect("lock").is_some());
+        assert_ne!(
+            *ran_on.lock().expect("lock"),
+            Some(std::thread::current().id())
+        );
+        // Bookkeeping runs on the completing thread, at once.
+        let here = Arc::new(Mutex::new(None));
+        let h = Arc::clone(&here);
+        e.when_done(Box::new(move |_| {
+            *h.lock().expect("lock") = Some(std::thread::current().id());
+        }));
+        assert_eq!(*here.lock().expect("lock"), Some(std::thread::current().id()));
+    }
+
+    #[test]
+    fn a_chain_of_callbacks_that_register_callbacks_does_not_recurse() {
+        // Each callback registers the next on an event already complete:
+        // run inline, 100,000 deep, this would overflow a thread's stack.
+        fn next(e: Event, left: u32, done: Arc<AtomicI32>) {
+            if left == 0 {
+                done.store(1, Ordering::SeqCst);
+                return;
+            }
+            let e2 = e.clone();
+            e.on_status(COMPLETE, Box::new(move |_| next(e2, left - 1, done)))
+                .expect("register");
+        }
+        let e = Event::completed(command_type::MARKER);
+        let done = Arc::new(AtomicI32::new(0));
+        next(e, 100_000, Arc::clone(&done));
+        settle(|| done.load(Ordering::SeqCst) == 1);
     }
 
     #[test]

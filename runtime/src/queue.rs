@@ -1,28 +1,39 @@
-//! Command queues: ordering, dependencies and the thread that runs commands.
+//! Command queues: ordering, dependencies and the threads that run commands.
 //!
-//! Every queue has one executor thread. A command enters with its wait list
-//! plus the queue's implicit dependencies — the previous command of an
-//! in-order queue; for an out-of-order queue, the last barrier, and for a
-//! barrier or a marker without a wait list every command still outstanding.
-//! When its last dependency completes, the command is handed to the executor
-//! (or, for a blocking command whose dependencies were already complete, run
-//! on the calling thread at once, which saves two thread wake-ups). If a
-//! wait-list event failed, the command does not run: its event takes
-//! `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`, and so do its own
-//! dependants in turn. Implicit dependencies (queue order, barriers) only
-//! order: a failing command never poisons the rest of its queue.
+//! A command enters with its wait list plus the queue's implicit
+//! dependencies — the previous command of an in-order queue; for an
+//! out-of-order queue, the last barrier, and for a barrier or a marker
+//! without a wait list every command still outstanding. When its last
+//! dependency completes, the command is ready. A ready command runs on one
+//! of the queue's executor threads, started on demand (one for an in-order
+//! queue; for an out-of-order queue up to [`MAX_EXECUTORS`], so independent
+//! commands run side by side). A command the caller marks `run_here` (a
+//! blocking one, or one too small to be worth a thread hand-off) runs on the
+//! calling thread instead when its dependencies are already complete.
 //!
-//! The executor runs one command at a time; an NDRange inside it is spread
-//! over the whole pool, so running independent commands of an out-of-order
-//! queue concurrently would buy little on a CPU and cost a lot of
-//! complexity.
+//! If a wait-list event failed, the command does not run: its event fails
+//! with [`Error::DependencyFailed`], which carries the original failure, and
+//! its own dependants in turn. Implicit dependencies (queue order, barriers)
+//! only order: a failing command never poisons the rest of its queue.
+//!
+//! Completion releases dependants through event callbacks that only push
+//! the command onto a ready list, so a chain of any length completes
+//! iteratively, never by recursion. Enqueue and completion cost O(1)
+//! amortised per command: the list of outstanding commands is pruned only
+//! when it has doubled since the last pruning.
 
 use crate::error::{Error, Result};
 use crate::event::{Event, COMPLETE, RUNNING, SUBMITTED};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+
+/// The most executor threads an out-of-order queue starts.
+pub const MAX_EXECUTORS: usize = 4;
+
+/// Below this many outstanding events the list is never pruned.
+const PRUNE_MIN: usize = 64;
 
 /// `cl_command_queue_properties` the device supports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,12 +44,16 @@ pub struct QueueProperties {
     pub profiling: bool,
 }
 
-/// The work of a command: runs on the executor (or the calling thread).
+/// The work of a command: runs on an executor (or the calling thread).
 pub type Work = Box<dyn FnOnce() -> Result<()> + Send>;
+
+/// Told of every command whose own work failed (not of those that failed
+/// because their wait list did), before its event takes the failure.
+pub type FailureHook = Box<dyn Fn(&Event, &Error) + Send + Sync>;
 
 /// How a command takes part in the queue's ordering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CommandOrder {
+pub enum CommandOrder {
     /// An ordinary command.
     Plain,
     /// A marker: with an empty wait list, waits for everything before it.
@@ -52,7 +67,7 @@ struct Command {
     work: Work,
 }
 
-/// A ready command, shared between the executor's list and the event's
+/// A ready command, shared between the executors' list and the event's
 /// waiters: whoever takes it first runs it.
 type ReadySlot = Arc<Mutex<Option<Command>>>;
 
@@ -68,16 +83,26 @@ struct State {
     barrier: Option<Event>,
     /// Events of commands that may not have completed yet.
     outstanding: Vec<Event>,
+    /// `outstanding` is pruned when it reaches this length.
+    prune_at: usize,
     /// Commands enqueued and not yet finished (run or failed).
     in_flight: usize,
-    /// The last handle was dropped: the executor leaves once idle.
+    /// Executor threads started and not yet gone.
+    executors: usize,
+    /// Executors asleep, waiting for work.
+    idle: usize,
+    /// The last handle was dropped: executors leave once idle.
     closing: bool,
+    /// The first command since the last `finish` whose own work failed.
+    failure: Option<Error>,
 }
 
 struct Shared {
     properties: QueueProperties,
+    max_executors: usize,
     state: Mutex<State>,
     work_ready: Condvar,
+    failure_hook: OnceLock<FailureHook>,
 }
 
 impl Shared {
@@ -85,18 +110,104 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Hands a ready command to the executors, starting one if none is
+    /// free. A waiter on its event may take it first (`Event::wait`).
     fn push_ready(self: &Arc<Self>, command: Command) {
         let event = command.event.clone();
         let slot: ReadySlot = Arc::new(Mutex::new(Some(command)));
         let (helper_slot, shared) = (Arc::clone(&slot), Arc::clone(self));
         event.set_helper(Box::new(move || {
             if let Some(command) = take(&helper_slot) {
-                run_command(command);
-                shared.command_finished();
+                shared.run_command(command);
             }
         }));
-        self.lock().ready.push_back(slot);
-        self.work_ready.notify_one();
+        let start_executor = {
+            let mut state = self.lock();
+            state.ready.push_back(slot);
+            if state.idle > 0 {
+                self.work_ready.notify_one();
+                false
+            } else if state.executors < self.max_executors {
+                state.executors += 1;
+                true
+            } else {
+                false
+            }
+        };
+        if start_executor {
+            let executor = Arc::clone(self);
+            let started = std::thread::Builder::new()
+                .name("vecl-queue".into())
+                .spawn(move || executor.executor_loop());
+            if started.is_err() {
+                // No thread to be had: run what is ready here rather than
+                // leave it stranded.
+                let orphaned = {
+                    let mut state = self.lock();
+                    state.executors -= 1;
+                    if state.executors == 0 {
+                        std::mem::take(&mut state.ready)
+                    } else {
+                        VecDeque::new()
+                    }
+                };
+                for slot in orphaned {
+                    if let Some(command) = take(&slot) {
+                        self.run_command(command);
+                    }
+                }
+            }
+        }
+    }
+
+    fn executor_loop(self: Arc<Self>) {
+        loop {
+            let slot = {
+                let mut state = self.lock();
+                loop {
+                    if let Some(slot) = state.ready.pop_front() {
+                        break slot;
+                    }
+                    if state.closing && state.in_flight == 0 {
+                        state.executors -= 1;
+                        return;
+                    }
+                    state.idle += 1;
+                    state = self
+                        .work_ready
+                        .wait(state)
+                        .unwrap_or_else(|e| e.into_inner());
+                    state.idle -= 1;
+                }
+            };
+            // A waiter may have taken the command already.
+            if let Some(command) = take(&slot) {
+                command.event.clear_helper();
+                self.run_command(command);
+            }
+        }
+    }
+
+    /// Runs a command's work, settles its event and accounts for it.
+    fn run_command(&self, command: Command) {
+        command.event.advance(RUNNING, None);
+        let outcome = match catch_unwind(AssertUnwindSafe(command.work)) {
+            Ok(outcome) => outcome,
+            Err(_) => Err(Error::OutOfResources("a command panicked".into())),
+        };
+        match outcome {
+            Ok(()) => command.event.advance(COMPLETE, None),
+            Err(error) => {
+                // Reported before the event fails, so whoever waits for
+                // the event finds the report made.
+                if let Some(hook) = self.failure_hook.get() {
+                    hook(&command.event, &error);
+                }
+                self.lock().failure.get_or_insert_with(|| error.clone());
+                command.event.fail(error);
+            }
+        }
+        self.command_finished();
     }
 
     fn command_finished(&self) {
@@ -106,50 +217,13 @@ impl Shared {
             self.work_ready.notify_all();
         }
     }
-
-    fn executor_loop(self: Arc<Self>) {
-        loop {
-            let command = {
-                let mut state = self.lock();
-                loop {
-                    if let Some(slot) = state.ready.pop_front() {
-                        break slot;
-                    }
-                    if state.closing && state.in_flight == 0 {
-                        return;
-                    }
-                    state = self
-                        .work_ready
-                        .wait(state)
-                        .unwrap_or_else(|e| e.into_inner());
-                }
-            };
-            // A waiter may have taken the command already.
-            if let Some(command) = take(&command) {
-                command.event.clear_helper();
-                run_command(command);
-                self.command_finished();
-            }
-        }
-    }
-}
-
-/// Runs a command's work and settles its event.
-fn run_command(command: Command) {
-    command.event.advance(RUNNING, None);
-    match catch_unwind(AssertUnwindSafe(command.work)) {
-        Ok(Ok(())) => command.event.advance(COMPLETE, None),
-        Ok(Err(error)) => command.event.fail(error),
-        Err(_) => command
-            .event
-            .fail(Error::OutOfResources("a command panicked".into())),
-    }
 }
 
 /// A command waiting for its dependencies.
 struct Pending {
     remaining: AtomicUsize,
-    failed: AtomicBool,
+    /// The failure of the first wait-list event that failed.
+    failed: Mutex<Option<Error>>,
     command: Mutex<Option<Command>>,
     shared: Arc<Shared>,
 }
@@ -166,14 +240,33 @@ impl Pending {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()?;
-        if self.failed.load(Ordering::Acquire) {
-            command
-                .event
-                .fail(Error::ExecStatusErrorForEventsInWaitList);
+        let failed = self
+            .failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(cause) = failed {
+            command.event.fail(Error::DependencyFailed(Box::new(cause)));
             self.shared.command_finished();
             return None;
         }
+        // Its dependencies are done: the command goes to the device.
+        command.event.advance(SUBMITTED, None);
         Some(command)
+    }
+
+    /// Records that a wait-list event failed (the first failure is kept).
+    fn dependency_failed(&self, dependency: &Event, status: i32) {
+        let cause = match dependency.failure() {
+            // The root cause, not a chain of "a dependency failed".
+            Some(Error::DependencyFailed(root)) => *root,
+            Some(error) => error,
+            None => Error::OutOfResources(format!("an event failed with status {status}")),
+        };
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(cause);
     }
 }
 
@@ -185,7 +278,7 @@ struct Handle {
 impl Drop for Handle {
     fn drop(&mut self) {
         // "clReleaseCommandQueue performs an implicit flush": enqueued
-        // commands still run; the executor leaves when they are done.
+        // commands still run; the executors leave when they are done.
         self.shared.lock().closing = true;
         self.shared.work_ready.notify_all();
     }
@@ -207,25 +300,34 @@ impl std::fmt::Debug for Queue {
 }
 
 impl Queue {
-    /// Creates a queue and its executor thread.
+    /// Creates a queue. Its executor threads start with its first command
+    /// that needs one.
     pub fn new(properties: QueueProperties) -> Result<Queue> {
+        let max_executors = if properties.out_of_order {
+            std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .clamp(2, MAX_EXECUTORS)
+        } else {
+            1
+        };
         let shared = Arc::new(Shared {
             properties,
+            max_executors,
             state: Mutex::new(State {
                 ready: VecDeque::new(),
                 last: None,
                 barrier: None,
                 outstanding: Vec::new(),
+                prune_at: PRUNE_MIN,
                 in_flight: 0,
+                executors: 0,
+                idle: 0,
                 closing: false,
+                failure: None,
             }),
             work_ready: Condvar::new(),
+            failure_hook: OnceLock::new(),
         });
-        let executor = Arc::clone(&shared);
-        std::thread::Builder::new()
-            .name("vecl-queue".into())
-            .spawn(move || executor.executor_loop())
-            .map_err(|_| Error::OutOfHostMemory)?;
         Ok(Queue {
             handle: Arc::new(Handle { shared }),
         })
@@ -246,11 +348,20 @@ impl Queue {
         Arc::strong_count(&self.handle)
     }
 
+    /// Sets the function told of every command whose own work fails (an
+    /// API layer reports it to the application). Only the first call
+    /// takes effect.
+    pub fn set_failure_hook(&self, hook: FailureHook) {
+        let _ = self.handle.shared.failure_hook.set(hook);
+    }
+
     /// Enqueues `work` as a command of type `command_type` after `wait_list`
-    /// and the queue's implicit dependencies. With `run_here`, a command
-    /// whose dependencies are already complete runs on the calling thread
-    /// before this returns.
-    pub(crate) fn submit(
+    /// and the queue's implicit dependencies, and returns its event. With
+    /// `run_here`, a command whose dependencies are already complete runs
+    /// on the calling thread before this returns (for blocking commands,
+    /// and for commands smaller than a thread hand-off); otherwise an
+    /// executor runs it and this returns at once.
+    pub fn submit(
         &self,
         command_type: u32,
         ordering: CommandOrder,
@@ -265,12 +376,16 @@ impl Queue {
         let mut implicit: Vec<Event> = Vec::new();
         {
             let mut state = shared.lock();
-            state.outstanding.retain(|e| e.status() > COMPLETE);
+            let all_earlier = ordering != CommandOrder::Plain && wait_list.is_empty();
+            if state.outstanding.len() >= state.prune_at || all_earlier {
+                state.outstanding.retain(|e| e.status() > COMPLETE);
+                state.prune_at = (2 * state.outstanding.len()).max(PRUNE_MIN);
+            }
             if shared.properties.out_of_order {
                 if let Some(barrier) = &state.barrier {
                     implicit.push(barrier.clone());
                 }
-                if ordering != CommandOrder::Plain && wait_list.is_empty() {
+                if all_earlier {
                     implicit.extend(state.outstanding.iter().cloned());
                 }
                 if ordering == CommandOrder::Barrier {
@@ -283,27 +398,29 @@ impl Queue {
             state.outstanding.push(event.clone());
             state.in_flight += 1;
         }
-        // Commands go to the device as soon as they are enqueued.
-        event.advance(SUBMITTED, None);
         let pending = Arc::new(Pending {
             remaining: AtomicUsize::new(wait_list.len() + implicit.len() + 1),
-            failed: AtomicBool::new(false),
+            failed: Mutex::new(None),
             command: Mutex::new(Some(Command {
                 event: event.clone(),
                 work,
             })),
             shared: Arc::clone(shared),
         });
-        let deps = wait_list
-            .iter()
-            .map(|e| (e, true))
-            .chain(implicit.iter().map(|e| (e, false)));
-        for (dep, propagates) in deps {
-            let pending = Arc::clone(&pending);
+        for dep in wait_list {
+            let (pending, dep_event) = (Arc::clone(&pending), dep.clone());
             dep.when_done(Box::new(move |status| {
-                if propagates && status < COMPLETE {
-                    pending.failed.store(true, Ordering::Release);
+                if status < COMPLETE {
+                    pending.dependency_failed(&dep_event, status);
                 }
+                if let Some(command) = pending.release() {
+                    pending.shared.push_ready(command);
+                }
+            }));
+        }
+        for dep in &implicit {
+            let pending = Arc::clone(&pending);
+            dep.when_done(Box::new(move |_| {
                 if let Some(command) = pending.release() {
                     pending.shared.push_ready(command);
                 }
@@ -311,8 +428,7 @@ impl Queue {
         }
         if let Some(command) = pending.release() {
             if run_here {
-                run_command(command);
-                shared.command_finished();
+                shared.run_command(command);
             } else {
                 shared.push_ready(command);
             }
@@ -326,15 +442,24 @@ impl Queue {
         Ok(())
     }
 
-    /// `clFinish`: blocks until every command enqueued so far has finished
-    /// (successfully or not).
+    /// `clFinish`: blocks until every command enqueued so far has finished,
+    /// successfully or not. Returns the failure of the first command since
+    /// the previous `finish` whose own work failed (a command failed only
+    /// because its wait list did is not reported again).
     pub fn finish(&self) -> Result<()> {
-        let outstanding = self.handle.shared.lock().outstanding.clone();
+        let outstanding = {
+            let mut state = self.handle.shared.lock();
+            state.outstanding.retain(|e| e.status() > COMPLETE);
+            state.outstanding.clone()
+        };
         for event in outstanding {
-            // A failed command still counts as finished.
+            // Failures are collected below, once.
             let _ = event.wait();
         }
-        Ok(())
+        match self.handle.shared.lock().failure.take() {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
     }
 }
 

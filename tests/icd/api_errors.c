@@ -933,7 +933,7 @@ int main(void) {
     cl_queue_properties bad_qprops[] = {CL_QUEUE_PROPERTIES, 1u << 20, 0};
     EXPECT_NULL(clCreateCommandQueueWithProperties(ctx, device, bad_qprops, &err), err, CL_INVALID_VALUE);
     cl_queue_properties on_device[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
-    EXPECT_NULL(clCreateCommandQueueWithProperties(ctx, device, on_device, &err), err, CL_INVALID_QUEUE_PROPERTIES);
+    EXPECT_NULL(clCreateCommandQueueWithProperties(ctx, device, on_device, &err), err, CL_INVALID_VALUE);
     cl_queue_properties qprops[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
     cl_command_queue queue = clCreateCommandQueueWithProperties(ctx, device, qprops, &err);
     EXPECT(err, CL_SUCCESS);
