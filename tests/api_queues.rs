@@ -115,5 +115,11 @@ fn a_failing_command_stops_its_dependants_and_nothing_else() {
     let buf = ctx.buffer::<u8>(16).expect("buffer");
     let read = q.read_vec(&buf, std::slice::from_ref(&failing));
     assert_eq!(read.map_err(|e| e.cl_code()).err(), Some(-14));
-    q.finish().expect("finish");
+    // Waiting on a dependant tells what failed upstream, not only that
+    // something did.
+    let told = dependant.wait().expect_err("failed").to_string();
+    assert!(told.contains("deliberate"), "{told}");
+    // The queue's next finish reports the failed command once.
+    assert_eq!(q.finish().map_err(|e| e.cl_code()), Err(-5));
+    q.finish().expect("a second finish has nothing to report");
 }

@@ -8,7 +8,6 @@
 
 use std::ffi::c_void;
 use std::sync::LazyLock;
-use std::time::Instant;
 
 use opencl_sys::*;
 
@@ -40,12 +39,11 @@ pub fn check_device(device: cl_device_id) -> ClResult<()> {
     }
 }
 
-/// The device clock: nanoseconds since the first use, monotonic. Profiling
-/// timestamps and the host timer both read it, so they are comparable.
+/// The device clock: the runtime's (`vecl::runtime::event::device_time_ns`),
+/// which stamps the profiling times of events, so host timer and profiling
+/// times are comparable.
 pub fn now_ns() -> u64 {
-    static START: LazyLock<Instant> = LazyLock::new(Instant::now);
-    // One nanosecond past the start, so no timestamp is ever 0.
-    START.elapsed().as_nanos() as u64 + 1
+    vecl::runtime::event::device_time_ns()
 }
 
 const VALID_DEVICE_TYPES: cl_device_type = CL_DEVICE_TYPE_DEFAULT

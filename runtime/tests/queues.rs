@@ -338,7 +338,7 @@ fn out_of_order_queue_follows_its_dependency_graph() {
     free.wait().expect("free runs while the gate is closed");
     std::thread::sleep(std::time::Duration::from_millis(20));
     assert_eq!(*log.lock().expect("lock"), vec!["free"]);
-    assert_eq!(a.status(), event::SUBMITTED);
+    assert_eq!(a.status(), event::QUEUED, "waiting for its dependencies");
     gate.set_user_status(event::COMPLETE).expect("open");
     d.wait().expect("d");
     let order = log.lock().expect("lock").clone();
@@ -386,7 +386,7 @@ fn barrier_orders_an_out_of_order_queue() {
             Ok(())
         })
         .expect("after");
-    assert_eq!(barrier.status(), event::SUBMITTED);
+    assert_eq!(barrier.status(), event::QUEUED, "waiting for its dependencies");
     gate.set_user_status(event::COMPLETE).expect("open");
     after.wait().expect("after");
     assert_eq!(
