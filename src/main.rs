@@ -66,6 +66,21 @@ enum Command {
         #[arg(long, default_value = "bench-out")]
         out: PathBuf,
     },
+    /// Measure one command-engine row of `bench` on one platform and print
+    /// the result as JSON (run by `bench` in a child process, so that a
+    /// driver's crash loses only its own entry).
+    #[command(hide = true)]
+    BenchCommands {
+        /// The row's name.
+        #[arg(long)]
+        row: String,
+        /// The platform's label, as `bench` shows it.
+        #[arg(long)]
+        platform: String,
+        /// The `--quick` sizes.
+        #[arg(long)]
+        quick: bool,
+    },
     /// Build every kernel of every .cl file of a directory: vectorised or
     /// why not, access counts, compile time, and totals.
     ExplainCorpus {
@@ -131,6 +146,11 @@ fn main() -> ExitCode {
                 text
             })
         }
+        Command::BenchCommands {
+            row,
+            platform,
+            quick,
+        } => cli::bench::engine_child(&row, &platform, quick),
         Command::ExplainCorpus { dir, width, reps } => cli::explain_corpus::run(&dir, width, reps),
     };
     match result {

@@ -1,10 +1,15 @@
 //! `vecl bench`: the kernel suite of `benches/` on vecl and on every other
 //! OpenCL platform the ICD loader finds, in one run, each output checked
 //! against a host reference, with medians, ratios, a JSON report and an SVG
-//! chart in `bench-out/`. Rows measured once sit beside the kernels: the
-//! host copy that vadd's and saxpy's bandwidths are compared with, vecl's
-//! front end on the corpus's longest program, and vecl's compile times.
+//! chart in `bench-out/`. The command engine's rows (small-command
+//! throughput from several threads, non-blocking enqueue latency) follow,
+//! measured on every platform through its C driver, vecl's `libvecl.so`
+//! included, each in a child process. Rows measured once sit beside the
+//! kernels: the host copy that vadd's and saxpy's bandwidths are compared
+//! with, vecl's front end on the corpus's longest program, and vecl's
+//! compile times.
 
+mod commands;
 mod compile_times;
 mod copy;
 mod opencl_backend;
@@ -51,9 +56,15 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         .into_iter()
         .filter(|name| selected(name))
         .collect();
+    let engine_rows: Vec<commands::EngineRow> = commands::ROWS
+        .into_iter()
+        .filter(|row| selected(row.name()))
+        .collect();
     let platforms: Vec<String> = backends.iter().map(|b| b.label()).collect();
     let progress = ProgressBar::new(
-        (workloads.len() * backends.len() + usize::from(with_copy) + once_rows.len()) as u64,
+        ((workloads.len() + engine_rows.len()) * backends.len()
+            + usize::from(with_copy)
+            + once_rows.len()) as u64,
     );
     if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
         progress.set_style(style);
@@ -96,6 +107,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
                         percent_of_copy: bandwidth_gb_s
                             .zip(copy_gb_s)
                             .map(|(bw, copy)| 100.0 * bw / copy),
+                        engine: None,
                     }
                 }
                 Err(why) => PlatformResult::failed(&backend.label(), &why),
@@ -103,15 +115,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             results.push(result);
             progress.inc(1);
         }
-        let base = results
-            .first()
-            .and_then(|r| r.median_ns)
-            .filter(|&ns| ns > 0);
-        let ratios = results
-            .iter()
-            .skip(1)
-            .filter_map(|r| Some((r.platform.clone(), r.median_ns? as f64 / base? as f64)))
-            .collect();
+        let ratios = ratios_to_vecl(&results);
         benchmarks.push(BenchResult {
             name: work.name.to_string(),
             size: work.size.clone(),
@@ -132,6 +136,26 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             .rposition(|b| b.bytes_moved.is_some())
             .map_or(0, |i| i + 1);
         benchmarks.insert(at, row);
+    }
+    if !engine_rows.is_empty() {
+        let launch = commands::Launch::prepare(out_dir);
+        for &row in &engine_rows {
+            let results = platforms
+                .iter()
+                .map(|platform| {
+                    progress.set_message(format!("{} on {platform}", row.name()));
+                    let result = launch.measure(row, platform, quick);
+                    progress.inc(1);
+                    result
+                })
+                .collect();
+            benchmarks.push(commands::bench_result(row, results, quick));
+        }
+        notes.push(launch.note().to_string());
+        notes.push(format!(
+            "command rows: time per command = time for {} threads to enqueue their chains (write, kernel, read, each waiting on the previous command's event) and finish, over the commands; the ratio is vecl's throughput over the platform's; the enqueue-latency row times clEnqueueNDRangeKernel's return for a kernel of over 100 ms",
+            commands::THREADS
+        ));
     }
     for name in once_rows {
         progress.set_message(name);
@@ -180,6 +204,26 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         .write(out_dir)
         .map_err(|e| format!("cannot write the report to {}: {e}", out_dir.display()))?;
     Ok(report)
+}
+
+/// Each other platform's median over vecl's (the first result's), where
+/// both were measured.
+fn ratios_to_vecl(results: &[PlatformResult]) -> Vec<(String, f64)> {
+    let base = results
+        .first()
+        .and_then(|r| r.median_ns)
+        .filter(|&ns| ns > 0);
+    results
+        .iter()
+        .skip(1)
+        .filter_map(|r| Some((r.platform.clone(), r.median_ns? as f64 / base? as f64)))
+        .collect()
+}
+
+/// `vecl bench-commands`: one command-engine row on one platform, in the
+/// child process `bench` starts for it; the result as a JSON line.
+pub fn engine_child(row: &str, platform: &str, quick: bool) -> Result<String, String> {
+    commands::child(row, platform, quick)
 }
 
 /// The bytes a run moves, for the workloads whose run time is reported as

@@ -1,8 +1,10 @@
 //! Runs workloads on the other OpenCL platforms of the machine (PoCL, GPU
 //! drivers…) through the system's ICD loader, `libOpenCL.so.1`, loaded at
 //! run time and called through the C API directly. The platform named
-//! `vecl` (this device, if installed as an ICD) is skipped: vecl is measured
-//! through its Rust API.
+//! `vecl` (this device, if installed as an ICD) is skipped here: vecl's
+//! kernels are measured through its Rust API. The command-engine rows
+//! (`commands.rs`) use the same entry points and platform list, vecl's
+//! included.
 
 use super::workload::{ArgSpec, Backend, Measured, Workload};
 use libloading::Library;
@@ -11,7 +13,8 @@ use std::ptr::{null, null_mut};
 use std::sync::Arc;
 use std::time::Instant;
 
-type Handle = *mut c_void;
+/// An OpenCL object (`cl_platform_id`, `cl_mem`, `cl_event`…).
+pub(super) type Handle = *mut c_void;
 
 const CL_PLATFORM_NAME: u32 = 0x0902;
 const CL_DEVICE_NAME: u32 = 0x102B;
@@ -22,12 +25,14 @@ const CL_MEM_READ_ONLY: u64 = 1 << 2;
 const CL_MEM_COPY_HOST_PTR: u64 = 1 << 5;
 
 /// The entry points used, resolved once from the loader.
-struct Api {
-    get_platform_ids: unsafe extern "C" fn(u32, *mut Handle, *mut u32) -> i32,
-    get_platform_info: unsafe extern "C" fn(Handle, u32, usize, *mut c_void, *mut usize) -> i32,
-    get_device_ids: unsafe extern "C" fn(Handle, u64, u32, *mut Handle, *mut u32) -> i32,
-    get_device_info: unsafe extern "C" fn(Handle, u32, usize, *mut c_void, *mut usize) -> i32,
-    create_context: unsafe extern "C" fn(
+pub(super) struct Api {
+    pub(super) get_platform_ids: unsafe extern "C" fn(u32, *mut Handle, *mut u32) -> i32,
+    pub(super) get_platform_info:
+        unsafe extern "C" fn(Handle, u32, usize, *mut c_void, *mut usize) -> i32,
+    pub(super) get_device_ids: unsafe extern "C" fn(Handle, u64, u32, *mut Handle, *mut u32) -> i32,
+    pub(super) get_device_info:
+        unsafe extern "C" fn(Handle, u32, usize, *mut c_void, *mut usize) -> i32,
+    pub(super) create_context: unsafe extern "C" fn(
         *const isize,
         u32,
         *const Handle,
@@ -35,10 +40,10 @@ struct Api {
         *mut c_void,
         *mut i32,
     ) -> Handle,
-    create_command_queue: unsafe extern "C" fn(Handle, Handle, u64, *mut i32) -> Handle,
-    create_program_with_source:
+    pub(super) create_command_queue: unsafe extern "C" fn(Handle, Handle, u64, *mut i32) -> Handle,
+    pub(super) create_program_with_source:
         unsafe extern "C" fn(Handle, u32, *const *const c_char, *const usize, *mut i32) -> Handle,
-    build_program: unsafe extern "C" fn(
+    pub(super) build_program: unsafe extern "C" fn(
         Handle,
         u32,
         *const Handle,
@@ -46,12 +51,13 @@ struct Api {
         *const c_void,
         *mut c_void,
     ) -> i32,
-    get_program_build_info:
+    pub(super) get_program_build_info:
         unsafe extern "C" fn(Handle, Handle, u32, usize, *mut c_void, *mut usize) -> i32,
-    create_kernel: unsafe extern "C" fn(Handle, *const c_char, *mut i32) -> Handle,
-    set_kernel_arg: unsafe extern "C" fn(Handle, u32, usize, *const c_void) -> i32,
-    create_buffer: unsafe extern "C" fn(Handle, u64, usize, *mut c_void, *mut i32) -> Handle,
-    enqueue_write_buffer: unsafe extern "C" fn(
+    pub(super) create_kernel: unsafe extern "C" fn(Handle, *const c_char, *mut i32) -> Handle,
+    pub(super) set_kernel_arg: unsafe extern "C" fn(Handle, u32, usize, *const c_void) -> i32,
+    pub(super) create_buffer:
+        unsafe extern "C" fn(Handle, u64, usize, *mut c_void, *mut i32) -> Handle,
+    pub(super) enqueue_write_buffer: unsafe extern "C" fn(
         Handle,
         Handle,
         u32,
@@ -62,7 +68,7 @@ struct Api {
         *const Handle,
         *mut Handle,
     ) -> i32,
-    enqueue_read_buffer: unsafe extern "C" fn(
+    pub(super) enqueue_read_buffer: unsafe extern "C" fn(
         Handle,
         Handle,
         u32,
@@ -73,7 +79,7 @@ struct Api {
         *const Handle,
         *mut Handle,
     ) -> i32,
-    enqueue_nd_range_kernel: unsafe extern "C" fn(
+    pub(super) enqueue_nd_range_kernel: unsafe extern "C" fn(
         Handle,
         Handle,
         u32,
@@ -84,12 +90,16 @@ struct Api {
         *const Handle,
         *mut Handle,
     ) -> i32,
-    finish: unsafe extern "C" fn(Handle) -> i32,
-    release_mem_object: unsafe extern "C" fn(Handle) -> i32,
-    release_kernel: unsafe extern "C" fn(Handle) -> i32,
-    release_program: unsafe extern "C" fn(Handle) -> i32,
-    release_command_queue: unsafe extern "C" fn(Handle) -> i32,
-    release_context: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) finish: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) release_mem_object: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) release_kernel: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) release_program: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) release_command_queue: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) release_context: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) release_event: unsafe extern "C" fn(Handle) -> i32,
+    pub(super) wait_for_events: unsafe extern "C" fn(u32, *const Handle) -> i32,
+    pub(super) get_event_info:
+        unsafe extern "C" fn(Handle, u32, usize, *mut c_void, *mut usize) -> i32,
     /// Keeps the entry points above loaded.
     _library: Library,
 }
@@ -104,7 +114,8 @@ macro_rules! resolve {
 }
 
 impl Api {
-    fn load() -> Result<Api, String> {
+    /// Loads the ICD loader and resolves the entry points.
+    pub(super) fn load() -> Result<Api, String> {
         // SAFETY: loading the system's ICD loader runs its initialisers,
         // which is what any OpenCL application does.
         let library = unsafe { Library::new("libOpenCL.so.1") }
@@ -131,6 +142,9 @@ impl Api {
             release_program: resolve!(library, "clReleaseProgram"),
             release_command_queue: resolve!(library, "clReleaseCommandQueue"),
             release_context: resolve!(library, "clReleaseContext"),
+            release_event: resolve!(library, "clReleaseEvent"),
+            wait_for_events: resolve!(library, "clWaitForEvents"),
+            get_event_info: resolve!(library, "clGetEventInfo"),
             _library: library,
         })
     }
@@ -153,7 +167,8 @@ impl Api {
     }
 }
 
-fn check(code: i32, what: &str) -> Result<(), String> {
+/// `Ok` for `CL_SUCCESS`, else an error naming the call.
+pub(super) fn check(code: i32, what: &str) -> Result<(), String> {
     if code == 0 {
         Ok(())
     } else {
@@ -180,9 +195,20 @@ impl Drop for OpenClBackend {
     }
 }
 
-/// Every platform the ICD loader lists except vecl, or why there are none.
-pub fn discover() -> Result<Vec<OpenClBackend>, String> {
-    let api = Arc::new(Api::load()?);
+/// A platform the ICD loader lists, with its first device.
+pub(super) struct FoundPlatform {
+    /// The label reports show: `vecl`, `PoCL (cpu-…)`, or the platform's
+    /// first word and the device's.
+    pub(super) label: String,
+    /// Whether this is vecl's own ICD.
+    pub(super) is_vecl: bool,
+    /// Its first device.
+    pub(super) device: Handle,
+}
+
+/// Every platform the ICD loader lists that has a device, in the loader's
+/// order.
+pub(super) fn platforms(api: &Api) -> Result<Vec<FoundPlatform>, String> {
     let mut count = 0u32;
     // SAFETY: a count query with no output array.
     let code = unsafe { (api.get_platform_ids)(0, null_mut(), &mut count) };
@@ -200,9 +226,6 @@ pub fn discover() -> Result<Vec<OpenClBackend>, String> {
             (api.get_platform_info)(platform, CL_PLATFORM_NAME, n, v, r)
         })
         .unwrap_or_default();
-        if name.eq_ignore_ascii_case("vecl") {
-            continue;
-        }
         let mut device: Handle = null_mut();
         // SAFETY: room for one device.
         let code = unsafe {
@@ -216,6 +239,42 @@ pub fn discover() -> Result<Vec<OpenClBackend>, String> {
             (api.get_device_info)(device, CL_DEVICE_NAME, n, v, r)
         })
         .unwrap_or_default();
+        let is_vecl = name.eq_ignore_ascii_case("vecl");
+        found.push(FoundPlatform {
+            label: platform_label(&name, &device_name),
+            is_vecl,
+            device,
+        });
+    }
+    Ok(found)
+}
+
+/// `vecl` for vecl (the label of its column), `PoCL (cpu-…)` for PoCL, the
+/// platform's first word and the device's for the others.
+fn platform_label(name: &str, device_name: &str) -> String {
+    if name.eq_ignore_ascii_case("vecl") {
+        return "vecl".into();
+    }
+    let short = if name == "Portable Computing Language" {
+        "PoCL"
+    } else {
+        name.split_whitespace().next().unwrap_or("")
+    };
+    format!(
+        "{short} ({})",
+        device_name.split_whitespace().next().unwrap_or("device")
+    )
+}
+
+/// Every platform the ICD loader lists except vecl, or why there are none.
+pub fn discover() -> Result<Vec<OpenClBackend>, String> {
+    let api = Arc::new(Api::load()?);
+    let mut found = Vec::new();
+    for platform in platforms(&api)? {
+        if platform.is_vecl {
+            continue;
+        }
+        let device = platform.device;
         let mut err = 0;
         // SAFETY: one valid device, no properties, no callback.
         let context =
@@ -230,25 +289,48 @@ pub fn discover() -> Result<Vec<OpenClBackend>, String> {
             unsafe { (api.release_context)(context) };
             continue;
         }
-        let short = name.split_whitespace().next().unwrap_or("").to_string();
-        let label = if name == "Portable Computing Language" {
-            "PoCL".to_string()
-        } else {
-            short
-        };
-        let label = format!(
-            "{label} ({})",
-            device_name.split_whitespace().next().unwrap_or("device")
-        );
         found.push(OpenClBackend {
             api: Arc::clone(&api),
-            label,
+            label: platform.label,
             device,
             context,
             queue,
         });
     }
     Ok(found)
+}
+
+/// Builds `source` for `device`: the program, or the build log (the
+/// program released).
+pub(super) fn build_program(
+    api: &Api,
+    context: Handle,
+    device: Handle,
+    source: &str,
+) -> Result<Handle, String> {
+    let mut err = 0;
+    let text = source.as_ptr().cast::<c_char>();
+    let len = source.len();
+    // SAFETY: one string of `len` bytes.
+    let program = unsafe { (api.create_program_with_source)(context, 1, &text, &len, &mut err) };
+    check(err, "clCreateProgramWithSource")?;
+    let options = CString::new("").map_err(|e| e.to_string())?;
+    // SAFETY: a valid program and device, NUL-terminated options, no callback.
+    let code =
+        unsafe { (api.build_program)(program, 1, &device, options.as_ptr(), null(), null_mut()) };
+    if code != 0 {
+        // SAFETY: a valid program and device; buffer of the size passed.
+        let log = Api::string_info(|n, v, r| unsafe {
+            (api.get_program_build_info)(program, device, CL_PROGRAM_BUILD_LOG, n, v, r)
+        });
+        // SAFETY: created above, released once.
+        unsafe { (api.release_program)(program) };
+        return Err(format!(
+            "build failed ({code}): {}",
+            log.unwrap_or_default()
+        ));
+    }
+    Ok(program)
 }
 
 /// Objects of one run, released on every exit path.
@@ -284,40 +366,12 @@ impl OpenClBackend {
         source: &str,
         kernel: &str,
     ) -> Result<(), String> {
-        let api = &self.api;
-        let mut err = 0;
-        let text = source.as_ptr().cast::<c_char>();
-        let len = source.len();
-        // SAFETY: one string of `len` bytes.
-        objects.program =
-            unsafe { (api.create_program_with_source)(self.context, 1, &text, &len, &mut err) };
-        check(err, "clCreateProgramWithSource")?;
-        let options = CString::new("").map_err(|e| e.to_string())?;
-        // SAFETY: a valid program and device, NUL-terminated options, no callback.
-        let code = unsafe {
-            (api.build_program)(
-                objects.program,
-                1,
-                &self.device,
-                options.as_ptr(),
-                null(),
-                null_mut(),
-            )
-        };
-        if code != 0 {
-            let program = objects.program;
-            // SAFETY: a valid program and device; buffer of the size passed.
-            let log = Api::string_info(|n, v, r| unsafe {
-                (api.get_program_build_info)(program, self.device, CL_PROGRAM_BUILD_LOG, n, v, r)
-            });
-            return Err(format!(
-                "build failed ({code}): {}",
-                log.unwrap_or_default()
-            ));
-        }
+        objects.program = build_program(&self.api, self.context, self.device, source)?;
         let name = CString::new(kernel).map_err(|e| e.to_string())?;
+        let mut err = 0;
         // SAFETY: a built program and a NUL-terminated name.
-        objects.kernel = unsafe { (api.create_kernel)(objects.program, name.as_ptr(), &mut err) };
+        objects.kernel =
+            unsafe { (self.api.create_kernel)(objects.program, name.as_ptr(), &mut err) };
         check(err, "clCreateKernel")
     }
 

@@ -5,13 +5,17 @@
 //! measured once: the host copy (the bandwidth reference of vadd and saxpy),
 //! vecl's front end on the corpus's longest program, and vecl's compile
 //! times per kernel. Those rows have one result and a [`Detail`].
+//!
+//! The command-engine rows (`commands.rs`) are measured on every platform
+//! through its C driver; their time is per command (throughput) or per
+//! enqueue (latency), and each result carries an [`EngineDetail`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// One platform's result on one benchmark.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PlatformResult {
     /// The platform's label.
     pub platform: String,
@@ -31,6 +35,9 @@ pub struct PlatformResult {
     /// That bandwidth as a percentage of the host copy's in the same run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percent_of_copy: Option<f64>,
+    /// What a command-engine row measured besides its time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineDetail>,
 }
 
 impl PlatformResult {
@@ -44,6 +51,7 @@ impl PlatformResult {
             verified: true,
             bandwidth_gb_s: None,
             percent_of_copy: None,
+            engine: None,
         }
     }
 
@@ -57,7 +65,51 @@ impl PlatformResult {
             verified: false,
             bandwidth_gb_s: None,
             percent_of_copy: None,
+            engine: None,
         }
+    }
+}
+
+/// What a command-engine row measured on one platform besides its time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EngineDetail {
+    /// Small commands from several host threads: the time is per command.
+    Throughput {
+        /// Commands completed per second at the median.
+        commands_per_s: f64,
+        /// Host threads enqueuing.
+        threads: usize,
+        /// Commands each thread enqueued per run.
+        commands_per_thread: usize,
+    },
+    /// A non-blocking enqueue of a long kernel: the time is until the
+    /// enqueue returned.
+    EnqueueLatency {
+        /// The kernel's execution status when each enqueue returned
+        /// (`CL_QUEUED`, `CL_SUBMITTED`, `CL_RUNNING`, `CL_COMPLETE`).
+        status_at_return: Vec<String>,
+        /// The median time from the enqueue to the kernel's completion.
+        kernel_ms: f64,
+    },
+}
+
+impl EngineDetail {
+    /// The statuses at return, counted in order of first appearance:
+    /// `CL_QUEUED ×4, CL_COMPLETE ×1`.
+    pub fn statuses(statuses: &[String]) -> String {
+        let mut counted: Vec<(&str, usize)> = Vec::new();
+        for status in statuses {
+            match counted.iter_mut().find(|(s, _)| s == status) {
+                Some((_, n)) => *n += 1,
+                None => counted.push((status, 1)),
+            }
+        }
+        counted
+            .iter()
+            .map(|(s, n)| format!("{s} ×{n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -118,7 +170,8 @@ pub struct BenchResult {
     pub metric: String,
     /// Results, vecl first.
     pub results: Vec<PlatformResult>,
-    /// For each other platform: its median over vecl's (above 1: vecl is faster).
+    /// For each other platform: its median over vecl's (above 1: vecl is
+    /// faster; on the command rows, vecl's throughput over the platform's).
     pub ratios: Vec<(String, f64)>,
     /// Bytes a run reads and writes, where its speed is a bandwidth.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -155,6 +208,16 @@ pub fn format_ns(ns: u64) -> String {
     }
 }
 
+/// A ratio with two decimals, or three significant digits when that would
+/// show 0.00.
+pub fn format_ratio(ratio: f64) -> String {
+    if ratio >= 0.095 || ratio == 0.0 {
+        format!("{ratio:.2}x")
+    } else {
+        format!("{ratio:.2e}x")
+    }
+}
+
 /// Bytes in decimal units (GB, MB, KB).
 pub fn format_bytes(bytes: u64) -> String {
     let b = bytes as f64;
@@ -174,7 +237,7 @@ impl Report {
     /// numbers, bandwidths, compile times and problems.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        let _ = write!(out, "{:<26} {:<30}", "benchmark", "size");
+        let _ = write!(out, "{:<30} {:<30}", "benchmark", "size");
         for p in &self.platforms {
             let _ = write!(out, " {:>14}", truncate(p, 14));
         }
@@ -185,8 +248,8 @@ impl Report {
         for b in &self.benchmarks {
             let _ = write!(
                 out,
-                "{:<26} {:<30}",
-                truncate(&b.name, 26),
+                "{:<30} {:<30}",
+                truncate(&b.name, 30),
                 truncate(&b.size, 30)
             );
             for i in 0..self.platforms.len() {
@@ -200,8 +263,15 @@ impl Report {
                 };
                 let _ = write!(out, " {cell:>14}");
             }
-            for (_, ratio) in &b.ratios {
-                let _ = write!(out, " {:>12}", format!("{ratio:.2}x"));
+            // By platform, so that a platform without a ratio leaves its
+            // own column empty.
+            for p in self.platforms.iter().skip(1) {
+                let cell = b
+                    .ratios
+                    .iter()
+                    .find(|(q, _)| q == p)
+                    .map_or_else(|| "-".to_string(), |&(_, ratio)| format_ratio(ratio));
+                let _ = write!(out, " {cell:>12}");
             }
             out.push('\n');
         }
@@ -216,6 +286,11 @@ impl Report {
                         "{} on {}: {bw:.2} GB/s read+written, {percent:.0}% of the host copy (aim: at least 80%)",
                         b.name, r.platform
                     );
+                }
+            }
+            for r in &b.results {
+                if let Some(engine) = &r.engine {
+                    let _ = writeln!(out, "{}", describe_engine(&b.name, r, engine));
                 }
             }
             if let Some(detail) = &b.detail {
@@ -281,7 +356,7 @@ impl Report {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">",
             left + width + 260
         );
-        let _ = writeln!(svg, "<text x=\"10\" y=\"20\" font-size=\"14\">vecl bench: median time per run, build or copy (shorter is faster)</text>");
+        let _ = writeln!(svg, "<text x=\"10\" y=\"20\" font-size=\"14\">vecl bench: median time per run, build, copy, command or enqueue (shorter is faster)</text>");
         let mut y0 = 36;
         for b in &self.benchmarks {
             let _ = writeln!(
@@ -357,7 +432,57 @@ fn bar_label(b: &BenchResult, r: &PlatformResult, ns: u64) -> String {
         }
         None => {}
     }
+    match &r.engine {
+        Some(EngineDetail::Throughput { commands_per_s, .. }) => {
+            let _ = write!(
+                label,
+                " per command, {} commands/s",
+                format_count(*commands_per_s)
+            );
+        }
+        // The statuses stay in the table: the chart's width is fixed.
+        Some(EngineDetail::EnqueueLatency { kernel_ms, .. }) => {
+            let _ = write!(label, " to return, kernel {kernel_ms:.0} ms");
+        }
+        None => {}
+    }
     label
+}
+
+/// A count in thousands or millions: `432K`, `1.25M`.
+fn format_count(n: f64) -> String {
+    if n >= 1e6 {
+        format!("{:.2}M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.0}K", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// One line on a platform's command-engine result.
+fn describe_engine(name: &str, r: &PlatformResult, engine: &EngineDetail) -> String {
+    match engine {
+        EngineDetail::Throughput {
+            commands_per_s,
+            threads,
+            commands_per_thread,
+        } => format!(
+            "{name} on {}: {} commands/s ({threads} threads × {commands_per_thread} commands, median {} per command)",
+            r.platform,
+            format_count(*commands_per_s),
+            r.median_ns.map_or_else(|| "-".into(), format_ns)
+        ),
+        EngineDetail::EnqueueLatency {
+            status_at_return,
+            kernel_ms,
+        } => format!(
+            "{name} on {}: the enqueue returned in {} (median) with the kernel {}; the kernel ran {kernel_ms:.0} ms",
+            r.platform,
+            r.median_ns.map_or_else(|| "-".into(), format_ns),
+            EngineDetail::statuses(status_at_return)
+        ),
+    }
 }
 
 /// One line on a row measured once, with its aims.
@@ -414,6 +539,30 @@ fn escape(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn commands(platform: &str, ns_per_command: u64) -> PlatformResult {
+        let mut result = PlatformResult::single(platform, vec![ns_per_command], ns_per_command);
+        result.engine = Some(EngineDetail::Throughput {
+            commands_per_s: 1e9 / ns_per_command as f64,
+            threads: 8,
+            commands_per_thread: 6000,
+        });
+        result
+    }
+
+    fn latency(platform: &str, ns: u64) -> PlatformResult {
+        let mut result = PlatformResult::single(platform, vec![ns], ns);
+        let status = if ns > 1_000_000 {
+            "CL_COMPLETE"
+        } else {
+            "CL_QUEUED"
+        };
+        result.engine = Some(EngineDetail::EnqueueLatency {
+            status_at_return: vec![status.into(), status.into(), "CL_RUNNING".into()],
+            kernel_ms: 150.0,
+        });
+        result
+    }
+
     fn sample() -> Report {
         let mut vadd = PlatformResult::single("vecl", vec![2_000_000], 2_000_000);
         vadd.bandwidth_gb_s = Some(96.0);
@@ -454,6 +603,24 @@ mod tests {
                     }),
                 },
                 BenchResult {
+                    name: "commands, shared in-order".into(),
+                    size: "8 threads × 6000 commands".into(),
+                    metric: "command-throughput".into(),
+                    results: vec![commands("vecl", 2_000), commands("PoCL", 500)],
+                    ratios: vec![("PoCL".into(), 0.25)],
+                    bytes_moved: None,
+                    detail: None,
+                },
+                BenchResult {
+                    name: "enqueue latency, long kernel".into(),
+                    size: "16 items".into(),
+                    metric: "enqueue-latency".into(),
+                    results: vec![latency("vecl", 150_000_000), latency("PoCL", 15_000)],
+                    ratios: vec![("PoCL".into(), 1e-4)],
+                    bytes_moved: None,
+                    detail: None,
+                },
+                BenchResult {
                     name: "compile, corpus".into(),
                     size: "3 kernels".into(),
                     metric: "compile".into(),
@@ -491,6 +658,28 @@ mod tests {
             .find(|l| l.starts_with("host copy "))
             .expect("copy row");
         assert!(copy_line.contains("1.70 ms") && copy_line.trim_end().ends_with('-'));
+        let row = |start: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("no row {start}: {table}"))
+                .to_string()
+        };
+        let commands = row("commands, shared in-order ");
+        assert!(commands.contains("2.0 µs") && commands.trim_end().ends_with("0.25x"));
+        assert!(row("enqueue latency, long kernel ")
+            .trim_end()
+            .ends_with("1.00e-4x"));
+        assert!(
+            row("vadd <fast> ").trim_end().ends_with('-'),
+            "no ratio for a failure"
+        );
+        assert!(table.contains(
+            "commands, shared in-order on PoCL: 2.00M commands/s (8 threads × 6000 commands, median 0.5 µs per command)"
+        ));
+        assert!(table.contains(
+            "enqueue latency, long kernel on vecl: the enqueue returned in 150 ms (median) with the kernel CL_COMPLETE ×2, CL_RUNNING ×1; the kernel ran 150 ms"
+        ));
         let svg = report.svg();
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("vadd &lt;fast&gt;"));
@@ -498,14 +687,24 @@ mod tests {
         assert!(svg.contains("max 25.00 ms"));
         assert!(svg.contains(">host</text>"), "the host has a legend entry");
         assert!(svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("2.0 µs per command, 500K commands/s"));
+        assert!(svg.contains(">15.0 µs to return, kernel 150 ms<"));
         assert_eq!(format_bytes(201_326_592), "201 MB");
         assert_eq!(format_bytes(786_432), "786 KB");
         let json = serde_json::to_value(&report).expect("json");
         assert_eq!(json["benchmarks"][0]["results"][0]["median_ns"], 2_000_000);
         assert_eq!(json["benchmarks"][0]["results"][0]["percent_of_copy"], 85.0);
         assert_eq!(json["benchmarks"][1]["detail"]["kind"], "copy");
-        assert_eq!(json["benchmarks"][2]["detail"]["max_ms"], 25.0);
-        assert!(json["benchmarks"][2]["results"][0]
+        let engine = &json["benchmarks"][2]["results"][1]["engine"];
+        assert_eq!(engine["kind"], "throughput");
+        assert_eq!(engine["commands_per_s"], 2e6);
+        // A child process hands its result back as JSON.
+        let back: PlatformResult =
+            serde_json::from_value(json["benchmarks"][3]["results"][1].clone()).expect("parse");
+        assert_eq!(back.engine, report.benchmarks[3].results[1].engine);
+        assert!(json["benchmarks"][0]["results"][0].get("engine").is_none());
+        assert_eq!(json["benchmarks"][4]["detail"]["max_ms"], 25.0);
+        assert!(json["benchmarks"][4]["results"][0]
             .get("bandwidth_gb_s")
             .is_none());
     }
