@@ -7,7 +7,6 @@ use std::sync::LazyLock;
 use opencl_sys::*;
 use vecl_ir::{AccessQualifier, AddressSpace};
 
-
 /// How the host passes one kernel argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgKind {

@@ -347,4 +347,3 @@ pub fn wait_blocking(event: &RawEvent) -> ClResult<()> {
         .wait()
         .map_err(|_| CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 }
-

@@ -542,7 +542,13 @@ impl Queue {
             unsafe { copy.run(src.as_ptr(), dst.as_ptr()) };
             Ok(())
         });
-        self.enqueue(command, CommandOrder::Plain, wait, run_mode(false, bytes), work)
+        self.enqueue(
+            command,
+            CommandOrder::Plain,
+            wait,
+            run_mode(false, bytes),
+            work,
+        )
     }
 
     /// `clEnqueueReadImage`: `region` of the image at `origin` to host

@@ -542,7 +542,10 @@ mod tests {
         e.when_done(Box::new(move |_| {
             *h.lock().expect("lock") = Some(std::thread::current().id());
         }));
-        assert_eq!(*here.lock().expect("lock"), Some(std::thread::current().id()));
+        assert_eq!(
+            *here.lock().expect("lock"),
+            Some(std::thread::current().id())
+        );
     }
 
     #[test]

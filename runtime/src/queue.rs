@@ -240,11 +240,7 @@ impl Pending {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()?;
-        let failed = self
-            .failed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(cause) = failed {
             command.event.fail(Error::DependencyFailed(Box::new(cause)));
             self.shared.command_finished();

@@ -386,7 +386,11 @@ fn barrier_orders_an_out_of_order_queue() {
             Ok(())
         })
         .expect("after");
-    assert_eq!(barrier.status(), event::QUEUED, "waiting for its dependencies");
+    assert_eq!(
+        barrier.status(),
+        event::QUEUED,
+        "waiting for its dependencies"
+    );
     gate.set_user_status(event::COMPLETE).expect("open");
     after.wait().expect("after");
     assert_eq!(

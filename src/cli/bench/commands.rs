@@ -278,9 +278,18 @@ fn build_driver_under_cargo() {
     if !release {
         return;
     }
-    eprintln!("bench: building libvecl.so (cargo build --release -p vecl-icd) for the command rows");
+    eprintln!(
+        "bench: building libvecl.so (cargo build --release -p vecl-icd) for the command rows"
+    );
     let built = Command::new(cargo)
-        .args(["build", "--release", "--quiet", "-p", "vecl-icd", "--manifest-path"])
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "vecl-icd",
+            "--manifest-path",
+        ])
         .arg(Path::new(&manifest_dir).join("Cargo.toml"))
         .status();
     if !matches!(built, Ok(status) if status.success()) {
