@@ -113,22 +113,29 @@ impl<T> Deref for Object<T> {
     }
 }
 
+/// How many locks a registry's handles are spread over.
+const SHARDS: usize = 16;
+
 /// The live handles of one object type.
 pub struct Registry<T> {
-    live: Mutex<HashMap<usize, Arc<Object<T>>>>,
+    /// Sharded by handle address, so threads using different objects
+    /// rarely meet on one lock.
+    live: [Mutex<HashMap<usize, Arc<Object<T>>>>; SHARDS],
 }
 
 impl<T> Registry<T> {
     pub fn new() -> Registry<T> {
         Registry {
-            live: Mutex::new(HashMap::new()),
+            live: std::array::from_fn(|_| Mutex::new(HashMap::new())),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<usize, Arc<Object<T>>>> {
+    fn lock(&self, handle: usize) -> MutexGuard<'_, HashMap<usize, Arc<Object<T>>>> {
         // A poisoned lock means a panic happened while the map was held;
         // the map itself is always consistent (single insert/remove calls).
-        self.live
+        // Headers are 16-byte aligned allocations: the bits above those
+        // pick the shard.
+        self.live[(handle >> 4) % SHARDS]
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
     }
@@ -146,7 +153,7 @@ pub trait ClType: Sized + Send + Sync + 'static {
     /// Wraps `value` in a new object with one API reference and records it.
     fn register(value: Self) -> ClResult<Arc<Object<Self>>> {
         let object = Arc::new(Object::new_unregistered(value));
-        let mut live = Self::registry().lock();
+        let mut live = Self::registry().lock(object.handle() as usize);
         if live
             .insert(object.handle() as usize, object.clone())
             .is_some()
@@ -162,7 +169,7 @@ pub trait ClType: Sized + Send + Sync + 'static {
             return Err(Self::INVALID);
         }
         Self::registry()
-            .lock()
+            .lock(handle as usize)
             .get(&(handle as usize))
             .cloned()
             .ok_or(Self::INVALID)
@@ -170,7 +177,7 @@ pub trait ClType: Sized + Send + Sync + 'static {
 
     /// `clRetain*`: one more API reference.
     fn retain(handle: *mut c_void) -> ClResult<()> {
-        let live = Self::registry().lock();
+        let live = Self::registry().lock(handle as usize);
         let object = live.get(&(handle as usize)).ok_or(Self::INVALID)?;
         object.refs.fetch_add(1, Ordering::AcqRel);
         Ok(())
@@ -180,7 +187,7 @@ pub trait ClType: Sized + Send + Sync + 'static {
     /// invalid. Returns the object so the caller drops it outside the lock
     /// (dropping may run application callbacks).
     fn release(handle: *mut c_void) -> ClResult<Arc<Object<Self>>> {
-        let mut live = Self::registry().lock();
+        let mut live = Self::registry().lock(handle as usize);
         let object = live.get(&(handle as usize)).ok_or(Self::INVALID)?.clone();
         if object.refs.fetch_sub(1, Ordering::AcqRel) == 1 {
             live.remove(&(handle as usize));

@@ -19,7 +19,7 @@ use crate::memory::Mem;
 use crate::ndrange::{self, LaunchRules, NdRange};
 use crate::pool::Pool;
 use crate::queue::{wait_blocking, CommandOrder, Queue, Work};
-use crate::rect::{copy_rect, Rect, RectCopy};
+use crate::rect::{copy_rect, regions_overlap, Rect, RectCopy};
 use vecl_ir::image::PixelValue;
 
 /// `cl_command_type` codes of the image commands.
@@ -374,12 +374,26 @@ impl Queue {
         dst.check_range(0, d1)?;
         let (root_a, a0, a1) = src.root_range(s0, s1 - s0);
         let (root_b, b0, b1) = dst.root_range(d0, d1 - d0);
-        if root_a == root_b && a0 < b1 && b0 < a1 {
-            return Err(Error::MemCopyOverlap);
+        if root_a == root_b {
+            // "CL_INVALID_VALUE if src_buffer and dst_buffer are the same
+            // buffer object and src_slice_pitch is not equal to
+            // dst_slice_pitch and src_row_pitch is not equal to
+            // dst_row_pitch."
+            if src.same_object(dst) && s.row_pitch != d.row_pitch && s.slice_pitch != d.slice_pitch
+            {
+                return Err(Error::InvalidValue(
+                    "a copy within one buffer with different row and slice pitches".into(),
+                ));
+            }
+            // a0 - s0 and b0 - d0: where each object starts in the root.
+            if a0 < b1 && b0 < a1 && regions_overlap(&s, a0 - s0, &d, b0 - d0, &region) {
+                return Err(Error::MemCopyOverlap);
+            }
         }
         let (src, dst) = (src.clone(), dst.clone());
         let work: Work = Box::new(move || {
-            // SAFETY: both extents were checked and are disjoint.
+            // SAFETY: both extents were checked and, row by row, do not
+            // overlap.
             unsafe { copy_rect(src.as_ptr(), &s, dst.as_ptr(), &d, &region) };
             Ok(())
         });

@@ -131,6 +131,9 @@ fn defer(job: Box<dyn FnOnce() + Send>) {
 
 /// Runs the callbacks that became due with `status`.
 fn run_due(due: Vec<(i32, Callback, RunOn)>, status: i32) {
+    if due.is_empty() {
+        return;
+    }
     let mut deferred: Vec<Callback> = Vec::new();
     for (_, callback, run_on) in due {
         match run_on {
@@ -156,6 +159,9 @@ struct EventState {
     /// (trigger status, callback, where it runs) not yet run.
     callbacks: Vec<(i32, Callback, RunOn)>,
     user_status_set: bool,
+    /// Threads asleep in `wait` (completion wakes them only if any: a
+    /// wake-up is a system call).
+    sleepers: u32,
 }
 
 struct EventInner {
@@ -198,6 +204,7 @@ impl Event {
                 times,
                 callbacks: Vec::new(),
                 user_status_set: false,
+                sleepers: 0,
             }),
             changed: Condvar::new(),
             helper: Mutex::new(None),
@@ -257,11 +264,12 @@ impl Event {
     /// Moves the event to `status` (only ever towards complete/error) and
     /// runs the callbacks that became due.
     pub(crate) fn advance(&self, status: i32, failure: Option<Error>) {
-        let due = {
+        let (due, wake) = {
             let mut state = self.lock();
             if state.status <= COMPLETE || status >= state.status {
                 return;
             }
+            let wake = status <= COMPLETE && state.sleepers > 0;
             state.status = status;
             if status < COMPLETE {
                 state.failure = failure;
@@ -279,13 +287,25 @@ impl Event {
                     }
                 }
             }
-            let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut state.callbacks)
-                .into_iter()
-                .partition(|(trigger, _, _)| status <= *trigger);
-            state.callbacks = waiting;
-            due
+            let due = if state
+                .callbacks
+                .iter()
+                .all(|(trigger, _, _)| status > *trigger)
+            {
+                Vec::new()
+            } else if status <= COMPLETE {
+                // Final: every callback is due.
+                std::mem::take(&mut state.callbacks)
+            } else {
+                let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut state.callbacks)
+                    .into_iter()
+                    .partition(|(trigger, _, _)| status <= *trigger);
+                state.callbacks = waiting;
+                due
+            };
+            (due, wake)
         };
-        if status <= COMPLETE {
+        if wake {
             self.0.changed.notify_all();
         }
         run_due(due, status);
@@ -380,18 +400,20 @@ impl Event {
             .take();
         if let Some(helper) = helper {
             helper();
-        } else if self.runs_on_pool() {
+        } else if self.runs_on_pool() && self.status() == RUNNING {
             // Another thread runs the kernel: take part in it rather than
             // sleep.
             crate::pool::Pool::global().help_while(|| self.status() > COMPLETE);
         }
         let mut state = self.lock();
         while state.status > COMPLETE {
+            state.sleepers += 1;
             state = self
                 .0
                 .changed
                 .wait(state)
                 .unwrap_or_else(|e| e.into_inner());
+            state.sleepers -= 1;
         }
         if state.status < COMPLETE {
             return Err(state

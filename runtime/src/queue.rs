@@ -81,7 +81,8 @@ struct State {
     last: Option<Event>,
     /// The last barrier (the implicit dependency in out-of-order queues).
     barrier: Option<Event>,
-    /// Events of commands that may not have completed yet.
+    /// Events of commands that may not have completed yet (out-of-order
+    /// queues only: in order, `last` stands for them).
     outstanding: Vec<Event>,
     /// `outstanding` is pruned when it reaches this length.
     prune_at: usize,
@@ -368,34 +369,39 @@ impl Queue {
         let shared = &self.handle.shared;
         let event = Event::for_command(command_type, shared.properties.profiling);
         // Implicit dependencies: they order, but their failure does not
-        // propagate (only the wait list's does).
-        let mut implicit: Vec<Event> = Vec::new();
+        // propagate (only the wait list's does). An in-order queue's is the
+        // previous command; an out-of-order queue's, the last barrier and,
+        // for a marker or barrier with no wait list, everything outstanding.
+        let previous: Option<Event>;
+        let mut earlier: Vec<Event> = Vec::new();
         {
             let mut state = shared.lock();
-            let all_earlier = ordering != CommandOrder::Plain && wait_list.is_empty();
-            if state.outstanding.len() >= state.prune_at || all_earlier {
-                state.outstanding.retain(|e| e.status() > COMPLETE);
-                state.prune_at = (2 * state.outstanding.len()).max(PRUNE_MIN);
-            }
             if shared.properties.out_of_order {
-                if let Some(barrier) = &state.barrier {
-                    implicit.push(barrier.clone());
+                let all_earlier = ordering != CommandOrder::Plain && wait_list.is_empty();
+                if state.outstanding.len() >= state.prune_at || all_earlier {
+                    state.outstanding.retain(|e| e.status() > COMPLETE);
+                    state.prune_at = (2 * state.outstanding.len()).max(PRUNE_MIN);
                 }
+                previous = state.barrier.clone();
                 if all_earlier {
-                    implicit.extend(state.outstanding.iter().cloned());
+                    earlier = state.outstanding.clone();
                 }
                 if ordering == CommandOrder::Barrier {
                     state.barrier = Some(event.clone());
                 }
-            } else if let Some(last) = &state.last {
-                implicit.push(last.clone());
+                state.outstanding.push(event.clone());
+            } else {
+                // Each command waits for the one before, so the last one
+                // stands for them all (`finish`); no list is kept.
+                previous = state.last.take();
             }
             state.last = Some(event.clone());
-            state.outstanding.push(event.clone());
             state.in_flight += 1;
         }
+        let implicit = previous.iter().chain(earlier.iter());
+        let implicit_count = usize::from(previous.is_some()) + earlier.len();
         let pending = Arc::new(Pending {
-            remaining: AtomicUsize::new(wait_list.len() + implicit.len() + 1),
+            remaining: AtomicUsize::new(wait_list.len() + implicit_count + 1),
             failed: Mutex::new(None),
             command: Mutex::new(Some(Command {
                 event: event.clone(),
@@ -414,7 +420,7 @@ impl Queue {
                 }
             }));
         }
-        for dep in &implicit {
+        for dep in implicit {
             let pending = Arc::clone(&pending);
             dep.when_done(Box::new(move |_| {
                 if let Some(command) = pending.release() {
@@ -446,7 +452,12 @@ impl Queue {
         let outstanding = {
             let mut state = self.handle.shared.lock();
             state.outstanding.retain(|e| e.status() > COMPLETE);
-            state.outstanding.clone()
+            let mut events = state.outstanding.clone();
+            // In order, the last command completes after every other.
+            if !self.handle.shared.properties.out_of_order {
+                events.extend(state.last.clone());
+            }
+            events
         };
         for event in outstanding {
             // Failures are collected below, once.

@@ -28,8 +28,8 @@ pub struct Rect {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ResolvedRect {
     origin: [u64; 3],
-    row_pitch: u64,
-    slice_pitch: u64,
+    pub(crate) row_pitch: u64,
+    pub(crate) slice_pitch: u64,
 }
 
 impl Rect {
@@ -105,6 +105,44 @@ impl ResolvedRect {
         })()
         .ok_or_else(|| Error::InvalidValue("rectangle offsets overflow".into()))?;
         Ok((self.row_offset(0, 0), last_row))
+    }
+}
+
+/// Whether a copy of `region` between two rectangles of one allocation
+/// touches a byte twice: `src_at` and `dst_at` are the rectangles' bases in
+/// that allocation, and `[src_first, src_end)`, `[dst_first, dst_end)` their
+/// extents there (already known to intersect).
+///
+/// With equal pitches whose rows and slices do not wrap (each row of the
+/// region inside one row pitch, each slice's rows inside one slice pitch),
+/// an address names one (x, y, z) cell, so the regions overlap exactly when
+/// their boxes of cells do; that is the specification's rule, and copies
+/// between neighbouring boxes of one buffer are allowed. Otherwise the
+/// extents' intersection is taken as an overlap.
+pub(crate) fn regions_overlap(
+    src: &ResolvedRect,
+    src_at: u64,
+    dst: &ResolvedRect,
+    dst_at: u64,
+    region: &[u64; 3],
+) -> bool {
+    let (row, slice) = (src.row_pitch, src.slice_pitch);
+    if row != dst.row_pitch || slice != dst.slice_pitch || row == 0 || slice == 0 {
+        return true;
+    }
+    let rows_per_slice = slice / row;
+    // The cell of each region's first byte, from its address in the
+    // allocation (sub-buffers shift the bases).
+    let cell = |rect: &ResolvedRect, at: u64| -> Option<[u64; 3]> {
+        let first = at.checked_add(rect.row_offset(0, 0))?;
+        let cell = [first % row, (first % slice) / row, first / slice];
+        let fits = cell[0].checked_add(region[0])? <= row
+            && cell[1].checked_add(region[1])? <= rows_per_slice;
+        fits.then_some(cell)
+    };
+    match (cell(src, src_at), cell(dst, dst_at)) {
+        (Some(a), Some(b)) => (0..3).all(|d| a[d] < b[d] + region[d] && b[d] < a[d] + region[d]),
+        _ => true,
     }
 }
 
@@ -187,6 +225,66 @@ impl RectCopy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn boxes_of_one_buffer_overlap_only_where_their_cells_meet() {
+        // A 256 x 64 x 64 buffer; regions of 16 x 15 x 587 cells would be
+        // too deep, so take 16 x 15 x 20.
+        let at = |origin| ResolvedRect::with_pitches(origin, 256, 256 * 64);
+        let region = [16, 15, 20];
+        // Side by side in x: the extents interleave, the cells do not.
+        assert!(!regions_overlap(
+            &at([0, 0, 0]),
+            0,
+            &at([16, 0, 0]),
+            0,
+            &region
+        ));
+        // One row further down in y, sharing 14 rows: they overlap.
+        assert!(regions_overlap(
+            &at([0, 0, 0]),
+            0,
+            &at([8, 1, 0]),
+            0,
+            &region
+        ));
+        // Below in z, past the region's depth: no overlap.
+        assert!(!regions_overlap(
+            &at([0, 0, 0]),
+            0,
+            &at([0, 0, 20]),
+            0,
+            &region
+        ));
+        // A sub-buffer starting one row in: its origin (0,0,0) is the
+        // parent's (0,1,0), which meets the parent's region at (0,0,0).
+        assert!(regions_overlap(
+            &at([0, 0, 0]),
+            0,
+            &at([0, 0, 0]),
+            256,
+            &region
+        ));
+        // ... but not the parent's region 16 columns across.
+        assert!(!regions_overlap(
+            &at([16, 0, 0]),
+            0,
+            &at([0, 0, 0]),
+            256,
+            &region
+        ));
+        // Rows that wrap (x + width past the row pitch) and unequal pitches
+        // are taken as overlapping.
+        assert!(regions_overlap(
+            &at([250, 0, 0]),
+            0,
+            &at([0, 40, 0]),
+            0,
+            &region
+        ));
+        let other = ResolvedRect::with_pitches([0, 0, 0], 512, 512 * 64);
+        assert!(regions_overlap(&at([0, 0, 0]), 0, &other, 4096, &region));
+    }
 
     #[test]
     fn default_pitches_pack_tightly() {
