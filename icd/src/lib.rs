@@ -42,5 +42,12 @@ mod unsupported;
 
 use opencl_sys::cl_int;
 
+/// The driver's own allocations (events, commands, closures) come and go
+/// by the hundred thousand per second from many threads at once; mimalloc's
+/// per-thread pages serve them without glibc's arena locks and
+/// consolidations. Buffers and JIT code are mapped separately.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The result of every API body: a value, or the OpenCL error code to return.
 pub(crate) type ClResult<T> = Result<T, cl_int>;
