@@ -40,21 +40,33 @@ pub struct Header {
     dispatch: &'static cl_icd_dispatch,
 }
 
-/// Headers of dropped objects, oldest first (addresses).
-static FREE_HEADERS: Mutex<VecDeque<usize>> = Mutex::new(VecDeque::new());
+/// Headers of dropped objects, oldest first (addresses), in shards so that
+/// threads creating and dropping objects at once rarely share a lock: a
+/// thread frees into and reuses from its own shard.
+static FREE_HEADERS: [Mutex<VecDeque<usize>>; SHARDS] =
+    [const { Mutex::new(VecDeque::new()) }; SHARDS];
 
-/// How many freed headers wait before one is reused: a handle released
-/// recently stays invalid (rather than naming a new object) for at least
-/// this many later object creations.
+/// The calling thread's shard of [`FREE_HEADERS`].
+fn free_headers() -> MutexGuard<'static, VecDeque<usize>> {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) as usize % SHARDS;
+    }
+    FREE_HEADERS[SHARD.with(|shard| *shard)]
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// How many freed headers of a shard wait before one is reused: a handle
+/// released recently stays invalid (rather than naming a new object) for at
+/// least this many later object creations on that thread.
 const REUSE_DELAY: usize = 4096;
 
 /// A header for a new object: the oldest freed one once enough are waiting,
 /// else a fresh allocation that is never freed.
 fn new_header() -> usize {
     let reused = {
-        let mut free = FREE_HEADERS
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut free = free_headers();
         if free.len() > REUSE_DELAY {
             free.pop_front()
         } else {
@@ -77,10 +89,7 @@ pub struct Object<T> {
 
 impl<T> Drop for Object<T> {
     fn drop(&mut self) {
-        FREE_HEADERS
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .push_back(self.header);
+        free_headers().push_back(self.header);
     }
 }
 
