@@ -188,7 +188,9 @@ impl Queue {
         self.raw.flush()
     }
 
-    /// `clFinish`: waits for every command enqueued so far.
+    /// `clFinish`: waits for every command enqueued so far; the failure of
+    /// the first of them whose own work failed since the previous `finish`
+    /// (a kernel stopped by checked mode), if any.
     pub fn finish(&self) -> Result<()> {
         self.raw.finish()
     }
