@@ -32,10 +32,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 /// The most executor threads an out-of-order queue starts.
 pub const MAX_EXECUTORS: usize = 4;
 
-/// How long an executor with commands in flight but none ready looks for
-/// work before it sleeps.
-const LINGER: std::time::Duration = std::time::Duration::from_micros(50);
-
 /// Below this many outstanding events the list is never pruned.
 const PRUNE_MIN: usize = 64;
 
@@ -106,8 +102,6 @@ struct Shared {
     properties: QueueProperties,
     max_executors: usize,
     state: Mutex<State>,
-    /// `state.ready.len()`, readable without the lock.
-    ready_count: AtomicUsize,
     work_ready: Condvar,
     failure_hook: OnceLock<FailureHook>,
 }
@@ -131,7 +125,6 @@ impl Shared {
         let start_executor = {
             let mut state = self.lock();
             state.ready.push_back(slot);
-            self.ready_count.store(state.ready.len(), Ordering::Release);
             if state.idle > 0 {
                 self.work_ready.notify_one();
                 false
@@ -154,7 +147,6 @@ impl Shared {
                     let mut state = self.lock();
                     state.executors -= 1;
                     if state.executors == 0 {
-                        self.ready_count.store(0, Ordering::Release);
                         std::mem::take(&mut state.ready)
                     } else {
                         VecDeque::new()
@@ -175,25 +167,11 @@ impl Shared {
                 let mut state = self.lock();
                 loop {
                     if let Some(slot) = state.ready.pop_front() {
-                        self.ready_count.store(state.ready.len(), Ordering::Release);
                         break slot;
                     }
                     if state.closing && state.in_flight == 0 {
                         state.executors -= 1;
                         return;
-                    }
-                    if state.in_flight > 0 {
-                        // Commands are in flight, so more work is likely
-                        // soon (a chain's next command, a producer's next
-                        // enqueue): look again for a moment, yielding the
-                        // core, before paying for a sleep and a wake-up.
-                        drop(state);
-                        self.linger();
-                        state = self.lock();
-                        if let Some(slot) = state.ready.pop_front() {
-                            self.ready_count.store(state.ready.len(), Ordering::Release);
-                            break slot;
-                        }
                     }
                     state.idle += 1;
                     state = self
@@ -208,15 +186,6 @@ impl Shared {
                 command.event.clear_helper();
                 self.run_command(command);
             }
-        }
-    }
-
-    /// Waits up to [`LINGER`] for a command to become ready, yielding the
-    /// core between looks.
-    fn linger(&self) {
-        let start = std::time::Instant::now();
-        while self.ready_count.load(Ordering::Acquire) == 0 && start.elapsed() < LINGER {
-            std::thread::yield_now();
         }
     }
 
@@ -353,7 +322,6 @@ impl Queue {
                 closing: false,
                 failure: None,
             }),
-            ready_count: AtomicUsize::new(0),
             work_ready: Condvar::new(),
             failure_hook: OnceLock::new(),
         });
