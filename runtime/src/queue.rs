@@ -398,6 +398,10 @@ impl Queue {
             state.last = Some(event.clone());
             state.in_flight += 1;
         }
+        // The previous command is often in the wait list too (a chain that
+        // waits on its predecessor's event): it is then one dependency,
+        // through the wait list, whose failure propagates.
+        let previous = previous.filter(|p| !wait_list.iter().any(|w| w.same_event(p)));
         let implicit = previous.iter().chain(earlier.iter());
         let implicit_count = usize::from(previous.is_some()) + earlier.len();
         let pending = Arc::new(Pending {
@@ -409,7 +413,17 @@ impl Queue {
             })),
             shared: Arc::clone(shared),
         });
+        // Dependencies already final are accounted for here, without a
+        // callback (the count cannot reach zero: this call holds one).
         for dep in wait_list {
+            let status = dep.status();
+            if status <= COMPLETE {
+                if status < COMPLETE {
+                    pending.dependency_failed(dep, status);
+                }
+                pending.remaining.fetch_sub(1, Ordering::AcqRel);
+                continue;
+            }
             let (pending, dep_event) = (Arc::clone(&pending), dep.clone());
             dep.when_done(Box::new(move |status| {
                 if status < COMPLETE {
@@ -421,6 +435,10 @@ impl Queue {
             }));
         }
         for dep in implicit {
+            if dep.status() <= COMPLETE {
+                pending.remaining.fetch_sub(1, Ordering::AcqRel);
+                continue;
+            }
             let pending = Arc::clone(&pending);
             dep.when_done(Box::new(move |_| {
                 if let Some(command) = pending.release() {
