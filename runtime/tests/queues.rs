@@ -780,3 +780,88 @@ fn a_waiter_runs_a_ready_command_itself_while_the_executor_is_busy() {
     busy.wait().expect("busy");
     q.finish().expect("finish");
 }
+
+#[test]
+fn a_hundred_thousand_commands_behind_one_user_event_complete() {
+    for out_of_order in [false, true] {
+        let q = Queue::new(QueueProperties {
+            out_of_order,
+            profiling: false,
+        })
+        .expect("queue");
+        let gate = Event::user();
+        let ran = Arc::new(AtomicUsize::new(0));
+        for _ in 0..100_000 {
+            let r = Arc::clone(&ran);
+            q.enqueue_host_fn(std::slice::from_ref(&gate), move || {
+                r.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            })
+            .expect("enqueue");
+        }
+        assert_eq!(ran.load(Ordering::SeqCst), 0, "ran before the gate opened");
+        gate.set_user_status(event::COMPLETE).expect("open");
+        q.finish().expect("finish");
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            100_000,
+            "out of order: {out_of_order}"
+        );
+    }
+}
+
+#[test]
+fn a_long_chain_of_dependencies_completes_without_recursion() {
+    // Each command waits on the one before: completing the gate releases
+    // 200,000 commands one after another. Released by recursion, the chain
+    // would overflow the completing thread's stack.
+    let q = Queue::new(QueueProperties {
+        out_of_order: true,
+        profiling: false,
+    })
+    .expect("queue");
+    let gate = Event::user();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let mut last = gate.clone();
+    for _ in 0..200_000 {
+        let r = Arc::clone(&ran);
+        last = q
+            .enqueue_host_fn(std::slice::from_ref(&last), move || {
+                r.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            })
+            .expect("enqueue");
+    }
+    gate.set_user_status(event::COMPLETE).expect("open");
+    last.wait().expect("the chain's end");
+    assert_eq!(ran.load(Ordering::SeqCst), 200_000);
+}
+
+#[test]
+fn a_non_blocking_enqueue_returns_while_its_command_runs() {
+    use std::sync::atomic::AtomicBool;
+    let q = in_order();
+    let release = Arc::new(AtomicBool::new(false));
+    let r = Arc::clone(&release);
+    let long = q
+        .enqueue_host_fn(&[], move || {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while !r.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+            Ok(())
+        })
+        .expect("enqueue");
+    // The enqueue returned although the command cannot finish until this
+    // thread says so.
+    assert_ne!(long.status(), event::COMPLETE);
+    // A second queue runs meanwhile.
+    let other = in_order();
+    other
+        .enqueue_host_fn(&[], || Ok(()))
+        .expect("other")
+        .wait()
+        .expect("another queue's command runs while the first is busy");
+    release.store(true, Ordering::Release);
+    long.wait().expect("long");
+}
