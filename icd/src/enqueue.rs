@@ -93,7 +93,7 @@ pub fn check_map_access(mem: &Mem, map_flags: cl_map_flags) -> ClResult<()> {
 ///
 /// # Safety
 /// `event_out` is null or writable.
-unsafe fn handed_out(
+pub unsafe fn handed_out(
     queue: &Arc<Object<Queue>>,
     command_type: cl_command_type,
     submitted: vecl::Result<RawEvent>,

@@ -22,8 +22,7 @@ use vecl::runtime::image::{self as raw_image, ImageFormat, ImageShape};
 use crate::context::Context;
 use crate::device_caps::IMAGE_SUPPORT;
 use crate::enqueue::{
-    check_host_read, check_host_write, check_map_access, check_map_flags, queue_buffer, queue_mem,
-    triple,
+    check_map_access, check_map_flags, handed_out, queue_buffer, queue_mem, triple,
 };
 use crate::entry::{api, api_create, property_list, write_out};
 use crate::handle::{ClType, Object};
@@ -391,16 +390,6 @@ unsafe fn coords(ptr: *const usize) -> ClResult<[u64; 3]> {
     Ok(unsafe { triple(ptr)? }.map(|n| n as u64))
 }
 
-/// A host address moved into a command.
-#[derive(Clone, Copy)]
-struct HostAddress(usize);
-
-impl HostAddress {
-    fn ptr(self) -> *mut u8 {
-        self.0 as *mut u8
-    }
-}
-
 /// `clEnqueueReadImage`.
 pub unsafe extern "C" fn clEnqueueReadImage(
     command_queue: cl_command_queue,
@@ -423,33 +412,21 @@ pub unsafe extern "C" fn clEnqueueReadImage(
         if ptr.is_null() {
             return Err(CL_INVALID_VALUE);
         }
-        let copy = raw_image::plan_read(
-            &image.raw,
-            origin,
-            region,
-            row_pitch as u64,
-            slice_pitch as u64,
-        )
-        .map_err(code)?;
-        check_host_read(&image)?;
-        let host = HostAddress(ptr as usize);
-        let work = Box::new(move || {
-            // SAFETY: the image side was checked; the application provides
-            // the host rectangle at `ptr`.
-            unsafe { copy.run(image.base(), host.ptr()) };
-            Ok(())
-        });
-        // SAFETY: forwarded contracts.
+        // SAFETY: forwarded contracts; the application keeps the host
+        // rectangle at `ptr` valid until the command completes.
         unsafe {
-            submit(
-                &queue,
-                CL_COMMAND_READ_IMAGE,
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_read_image(
+                &image.raw,
+                origin,
+                region,
+                row_pitch as u64,
+                slice_pitch as u64,
+                ptr.cast(),
                 blocking_read != CL_FALSE,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                work,
-            )
+                &wait,
+            );
+            handed_out(&queue, CL_COMMAND_READ_IMAGE, submitted, event)
         }
     })
 }
@@ -476,68 +453,23 @@ pub unsafe extern "C" fn clEnqueueWriteImage(
         if ptr.is_null() {
             return Err(CL_INVALID_VALUE);
         }
-        let copy = raw_image::plan_write(
-            &image.raw,
-            origin,
-            region,
-            input_row_pitch as u64,
-            input_slice_pitch as u64,
-        )
-        .map_err(code)?;
-        check_host_write(&image)?;
-        let host = HostAddress(ptr as usize);
-        let work = Box::new(move || {
-            // SAFETY: as for reads, in the other direction.
-            unsafe { copy.run(host.ptr(), image.base()) };
-            Ok(())
-        });
-        // SAFETY: forwarded contracts.
+        // SAFETY: forwarded contracts; the application keeps the host
+        // rectangle at `ptr` valid until the command completes.
         unsafe {
-            submit(
-                &queue,
-                CL_COMMAND_WRITE_IMAGE,
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_write_image(
+                &image.raw,
+                origin,
+                region,
+                input_row_pitch as u64,
+                input_slice_pitch as u64,
+                ptr.cast(),
                 blocking_write != CL_FALSE,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-                work,
-            )
+                &wait,
+            );
+            handed_out(&queue, CL_COMMAND_WRITE_IMAGE, submitted, event)
         }
     })
-}
-
-/// Runs a copy planned between two memory objects as a command.
-///
-/// # Safety
-/// The wait list and event pointers of the API contract.
-unsafe fn submit_copy(
-    queue: &Arc<Object<Queue>>,
-    command: cl_command_type,
-    src: Arc<Object<Mem>>,
-    dst: Arc<Object<Mem>>,
-    copy: vecl::runtime::rect::RectCopy,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const cl_event,
-    event: *mut cl_event,
-) -> ClResult<()> {
-    let work = Box::new(move || {
-        // SAFETY: the plan checked both sides against these objects and
-        // that they do not overlap.
-        unsafe { copy.run(src.base(), dst.base()) };
-        Ok(())
-    });
-    // SAFETY: forwarded contracts.
-    unsafe {
-        submit(
-            queue,
-            command,
-            false,
-            num_events_in_wait_list,
-            event_wait_list,
-            event,
-            work,
-        )
-    }
 }
 
 /// `clEnqueueCopyImage`.
@@ -559,20 +491,13 @@ pub unsafe extern "C" fn clEnqueueCopyImage(
         // SAFETY: three size_t each, per the API contract.
         let (src_origin, dst_origin, region) =
             unsafe { (coords(src_origin)?, coords(dst_origin)?, coords(region)?) };
-        let copy = raw_image::plan_copy(&src.raw, &dst.raw, src_origin, dst_origin, region)
-            .map_err(code)?;
         // SAFETY: forwarded contracts.
         unsafe {
-            submit_copy(
-                &queue,
-                CL_COMMAND_COPY_IMAGE,
-                src,
-                dst,
-                copy,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-            )
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue
+                .raw
+                .enqueue_copy_image(&src.raw, &dst.raw, src_origin, dst_origin, region, &wait);
+            handed_out(&queue, CL_COMMAND_COPY_IMAGE, submitted, event)
         }
     })
 }
@@ -609,21 +534,18 @@ pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(
         check_not_own_buffer(&src, &dst)?;
         // SAFETY: three size_t each, per the API contract.
         let (origin, region) = unsafe { (coords(src_origin)?, coords(region)?) };
-        let copy =
-            raw_image::plan_image_to_buffer(&src.raw, &dst.raw, origin, region, dst_offset as u64)
-                .map_err(code)?;
         // SAFETY: forwarded contracts.
         unsafe {
-            submit_copy(
-                &queue,
-                CL_COMMAND_COPY_IMAGE_TO_BUFFER,
-                src,
-                dst,
-                copy,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-            )
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_copy_image_to_buffer(
+                &src.raw,
+                &dst.raw,
+                origin,
+                region,
+                dst_offset as u64,
+                &wait,
+            );
+            handed_out(&queue, CL_COMMAND_COPY_IMAGE_TO_BUFFER, submitted, event)
         }
     })
 }
@@ -647,21 +569,18 @@ pub unsafe extern "C" fn clEnqueueCopyBufferToImage(
         check_not_own_buffer(&dst, &src)?;
         // SAFETY: three size_t each, per the API contract.
         let (origin, region) = unsafe { (coords(dst_origin)?, coords(region)?) };
-        let copy =
-            raw_image::plan_buffer_to_image(&src.raw, &dst.raw, src_offset as u64, origin, region)
-                .map_err(code)?;
         // SAFETY: forwarded contracts.
         unsafe {
-            submit_copy(
-                &queue,
-                CL_COMMAND_COPY_BUFFER_TO_IMAGE,
-                src,
-                dst,
-                copy,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-            )
+            let wait = queue.wait_list(num_events_in_wait_list, event_wait_list)?;
+            let submitted = queue.raw.enqueue_copy_buffer_to_image(
+                &src.raw,
+                &dst.raw,
+                src_offset as u64,
+                origin,
+                region,
+                &wait,
+            );
+            handed_out(&queue, CL_COMMAND_COPY_BUFFER_TO_IMAGE, submitted, event)
         }
     })
 }

@@ -237,6 +237,10 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
             return Err(CL_INVALID_VALUE);
         }
         let (dst, src) = (dst_ptr as usize, src_ptr as usize);
+        // A range past the end of the address space is no memory at all.
+        if src.checked_add(size).is_none() || dst.checked_add(size).is_none() {
+            return Err(CL_INVALID_VALUE);
+        }
         // "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr
         // and size result in an overlapping copy."
         if size > 0 && dst < src.saturating_add(size) && src < dst.saturating_add(size) {
@@ -286,6 +290,7 @@ pub unsafe extern "C" fn clEnqueueSVMMemFill(
             || pattern_size > 128
             || !(svm_ptr as usize).is_multiple_of(pattern_size)
             || !size.is_multiple_of(pattern_size)
+            || (svm_ptr as usize).checked_add(size).is_none()
         {
             return Err(CL_INVALID_VALUE);
         }

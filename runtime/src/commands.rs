@@ -76,6 +76,18 @@ fn check_host_ptr(ptr: *const u8) -> Result<()> {
     Ok(())
 }
 
+/// Host memory of `len` bytes at `ptr` must not run past the end of the
+/// address space (a size no allocation can have).
+fn check_host_span(ptr: *const u8, len: u64) -> Result<()> {
+    check_host_ptr(ptr)?;
+    match (ptr as u64).checked_add(len) {
+        Some(_) => Ok(()),
+        None => Err(Error::InvalidValue(format!(
+            "{len} bytes of host memory at {ptr:?} run past the end of the address space"
+        ))),
+    }
+}
+
 fn check_readable(mem: &Mem) -> Result<()> {
     if !mem.flags().host_can_read() {
         return Err(Error::InvalidOperation(
@@ -192,7 +204,7 @@ impl Queue {
         blocking: bool,
         wait: &[Event],
     ) -> Result<Event> {
-        check_host_ptr(dst)?;
+        check_host_span(dst, size)?;
         mem.check_range(offset, size)?;
         check_readable(mem)?;
         let (mem, dst) = (mem.clone(), HostPtr(dst));
@@ -225,7 +237,7 @@ impl Queue {
         blocking: bool,
         wait: &[Event],
     ) -> Result<Event> {
-        check_host_ptr(src)?;
+        check_host_span(src, size)?;
         mem.check_range(offset, size)?;
         check_writable(mem)?;
         let (mem, src) = (mem.clone(), HostPtr(src.cast_mut()));
@@ -301,7 +313,8 @@ impl Queue {
         let b = buffer.resolve(&region, "buffer")?;
         let h = host.resolve(&region, "host")?;
         let (_, end) = b.extent(&region)?;
-        h.extent(&region)?;
+        let (_, host_end) = h.extent(&region)?;
+        check_host_span(dst, host_end)?;
         mem.check_range(0, end)?;
         check_readable(mem)?;
         let (mem, dst) = (mem.clone(), HostPtr(dst));
@@ -338,7 +351,8 @@ impl Queue {
         let b = buffer.resolve(&region, "buffer")?;
         let h = host.resolve(&region, "host")?;
         let (_, end) = b.extent(&region)?;
-        h.extent(&region)?;
+        let (_, host_end) = h.extent(&region)?;
+        check_host_span(src, host_end)?;
         mem.check_range(0, end)?;
         check_writable(mem)?;
         let (mem, src) = (mem.clone(), HostPtr(src.cast_mut()));
@@ -584,6 +598,7 @@ impl Queue {
     ) -> Result<Event> {
         check_host_ptr(dst)?;
         let copy = image::plan_read(image, origin, region, row_pitch, slice_pitch)?;
+        check_host_span(dst, copy.dst_extent()?.1)?;
         check_readable(image)?;
         let bytes = copy.bytes();
         let (image, dst) = (image.clone(), HostPtr(dst));
@@ -619,6 +634,7 @@ impl Queue {
     ) -> Result<Event> {
         check_host_ptr(src)?;
         let copy = image::plan_write(image, origin, region, row_pitch, slice_pitch)?;
+        check_host_span(src, copy.src_extent()?.1)?;
         check_writable(image)?;
         let bytes = copy.bytes();
         let (image, src) = (image.clone(), HostPtr(src.cast_mut()));
