@@ -161,8 +161,33 @@ impl Shared {
         }
     }
 
+    /// Hands a command that became ready to run: when the thread is one of
+    /// this queue's executors and has just completed the command this one
+    /// waited for, it runs it next itself (no list, no lock, no wake-up);
+    /// otherwise it goes onto the ready list.
+    fn hand_over(self: &Arc<Self>, command: Command) {
+        let queue = Arc::as_ptr(self) as usize;
+        let command = NEXT.with(|next| {
+            let mut next = next.borrow_mut();
+            match &*next {
+                Next::Free(executor_of) if *executor_of == queue => {
+                    *next = Next::Taken(command);
+                    None
+                }
+                _ => Some(command),
+            }
+        });
+        if let Some(command) = command {
+            self.push_ready(command);
+        }
+    }
+
     fn executor_loop(self: Arc<Self>) {
+        let queue = Arc::as_ptr(&self) as usize;
         loop {
+            // The command the last one released, if it kept it.
+            NEXT.with(|next| *next.borrow_mut() = Next::Free(queue));
+            self.run_continuations();
             let slot = {
                 let mut state = self.lock();
                 loop {
@@ -184,7 +209,30 @@ impl Shared {
             // A waiter may have taken the command already.
             if let Some(command) = take(&slot) {
                 command.event.clear_helper();
+                NEXT.with(|next| *next.borrow_mut() = Next::Free(queue));
                 self.run_command(command);
+                self.run_continuations();
+            }
+        }
+    }
+
+    /// Runs the commands that completing the last one handed straight to
+    /// this executor, one after another, then stops taking them.
+    fn run_continuations(&self) {
+        loop {
+            let taken = NEXT.with(|next| {
+                let mut next = next.borrow_mut();
+                match std::mem::replace(&mut *next, Next::None) {
+                    Next::Taken(command) => {
+                        *next = Next::Free(self as *const Shared as usize);
+                        Some(command)
+                    }
+                    _ => None,
+                }
+            });
+            match taken {
+                Some(command) => self.run_command(command),
+                None => break,
             }
         }
     }
@@ -218,6 +266,20 @@ impl Shared {
             self.work_ready.notify_all();
         }
     }
+}
+
+/// What an executor thread may take over from the command it completes.
+enum Next {
+    /// Not an executor, or not taking commands now.
+    None,
+    /// An executor of the queue at this address, ready to take one command.
+    Free(usize),
+    /// The command it took.
+    Taken(Command),
+}
+
+thread_local! {
+    static NEXT: std::cell::RefCell<Next> = const { std::cell::RefCell::new(Next::None) };
 }
 
 /// A command waiting for its dependencies.
@@ -430,7 +492,7 @@ impl Queue {
                     pending.dependency_failed(&dep_event, status);
                 }
                 if let Some(command) = pending.release() {
-                    pending.shared.push_ready(command);
+                    pending.shared.hand_over(command);
                 }
             }));
         }
@@ -442,7 +504,7 @@ impl Queue {
             let pending = Arc::clone(&pending);
             dep.when_done(Box::new(move |_| {
                 if let Some(command) = pending.release() {
-                    pending.shared.push_ready(command);
+                    pending.shared.hand_over(command);
                 }
             }));
         }
