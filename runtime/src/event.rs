@@ -360,6 +360,21 @@ impl Event {
         self.register(COMPLETE, callback, RunOn::Completer);
     }
 
+    /// Registers the bookkeeping callback `make()` builds unless the event
+    /// is final already; then returns its status instead (and builds
+    /// nothing). One look under the lock either way.
+    pub(crate) fn when_done_or_status(
+        &self,
+        make: impl FnOnce() -> Box<dyn FnOnce(i32) + Send>,
+    ) -> Option<i32> {
+        let mut state = self.lock();
+        if state.status > COMPLETE {
+            state.callbacks.push((COMPLETE, make(), RunOn::Completer));
+            return None;
+        }
+        Some(state.status)
+    }
+
     fn register(&self, trigger: i32, callback: Callback, run_on: RunOn) {
         let now = {
             let mut state = self.lock();

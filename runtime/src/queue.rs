@@ -478,35 +478,36 @@ impl Queue {
         // Dependencies already final are accounted for here, without a
         // callback (the count cannot reach zero: this call holds one).
         for dep in wait_list {
-            let status = dep.status();
-            if status <= COMPLETE {
+            let registered = dep.when_done_or_status(|| {
+                let (pending, dep_event) = (Arc::clone(&pending), dep.clone());
+                Box::new(move |status| {
+                    if status < COMPLETE {
+                        pending.dependency_failed(&dep_event, status);
+                    }
+                    if let Some(command) = pending.release() {
+                        pending.shared.hand_over(command);
+                    }
+                })
+            });
+            if let Some(status) = registered {
                 if status < COMPLETE {
                     pending.dependency_failed(dep, status);
                 }
                 pending.remaining.fetch_sub(1, Ordering::AcqRel);
-                continue;
             }
-            let (pending, dep_event) = (Arc::clone(&pending), dep.clone());
-            dep.when_done(Box::new(move |status| {
-                if status < COMPLETE {
-                    pending.dependency_failed(&dep_event, status);
-                }
-                if let Some(command) = pending.release() {
-                    pending.shared.hand_over(command);
-                }
-            }));
         }
         for dep in implicit {
-            if dep.status() <= COMPLETE {
+            let registered = dep.when_done_or_status(|| {
+                let pending = Arc::clone(&pending);
+                Box::new(move |_| {
+                    if let Some(command) = pending.release() {
+                        pending.shared.hand_over(command);
+                    }
+                })
+            });
+            if registered.is_some() {
                 pending.remaining.fetch_sub(1, Ordering::AcqRel);
-                continue;
             }
-            let pending = Arc::clone(&pending);
-            dep.when_done(Box::new(move |_| {
-                if let Some(command) = pending.release() {
-                    pending.shared.hand_over(command);
-                }
-            }));
         }
         if let Some(command) = pending.release() {
             if run_here {
