@@ -109,16 +109,18 @@ impl ResolvedRect {
 }
 
 /// Whether a copy of `region` between two rectangles of one allocation
-/// touches a byte twice: `src_at` and `dst_at` are the rectangles' bases in
-/// that allocation, and `[src_first, src_end)`, `[dst_first, dst_end)` their
-/// extents there (already known to intersect).
+/// would touch a byte from both sides: `src_at` and `dst_at` are where the
+/// two memory objects start in that allocation (sub-buffers shift them).
 ///
-/// With equal pitches whose rows and slices do not wrap (each row of the
-/// region inside one row pitch, each slice's rows inside one slice pitch),
-/// an address names one (x, y, z) cell, so the regions overlap exactly when
-/// their boxes of cells do; that is the specification's rule, and copies
-/// between neighbouring boxes of one buffer are allowed. Otherwise the
-/// extents' intersection is taken as an overlap.
+/// With equal pitches the test is exact, whatever the rows do (a row of the
+/// region may even run past its row pitch into the next): row (y1, z1) of
+/// the source and row (y2, z2) of the destination meet when their starts
+/// are less than a row's width apart, `|δ + dz·slice + dy·row| < width`
+/// with δ the distance of the two first bytes and dz, dy the differences of
+/// the slice and row indices. For each dz at most two dy can satisfy it
+/// (the row pitch is at least the width), so the test costs one step per
+/// slice difference. Unequal pitches, or more than [`MAX_OVERLAP_STEPS`]
+/// slice differences, take the extents' intersection as an overlap.
 pub(crate) fn regions_overlap(
     src: &ResolvedRect,
     src_at: u64,
@@ -126,25 +128,31 @@ pub(crate) fn regions_overlap(
     dst_at: u64,
     region: &[u64; 3],
 ) -> bool {
-    let (row, slice) = (src.row_pitch, src.slice_pitch);
-    if row != dst.row_pitch || slice != dst.slice_pitch || row == 0 || slice == 0 {
+    let (row, slice) = (i128::from(src.row_pitch), i128::from(src.slice_pitch));
+    if src.row_pitch != dst.row_pitch || src.slice_pitch != dst.slice_pitch {
         return true;
     }
-    let rows_per_slice = slice / row;
-    // The cell of each region's first byte, from its address in the
-    // allocation (sub-buffers shift the bases).
-    let cell = |rect: &ResolvedRect, at: u64| -> Option<[u64; 3]> {
-        let first = at.checked_add(rect.row_offset(0, 0))?;
-        let cell = [first % row, (first % slice) / row, first / slice];
-        let fits = cell[0].checked_add(region[0])? <= row
-            && cell[1].checked_add(region[1])? <= rows_per_slice;
-        fits.then_some(cell)
-    };
-    match (cell(src, src_at), cell(dst, dst_at)) {
-        (Some(a), Some(b)) => (0..3).all(|d| a[d] < b[d] + region[d] && b[d] < a[d] + region[d]),
-        _ => true,
+    let [width, height, depth] = region.map(i128::from);
+    if depth > MAX_OVERLAP_STEPS {
+        return true;
     }
+    let first = |rect: &ResolvedRect, at: u64| i128::from(at) + i128::from(rect.row_offset(0, 0));
+    let delta = first(dst, dst_at) - first(src, src_at);
+    let reach = (height - 1) * row + width;
+    (-(depth - 1)..depth).any(|dz| {
+        let v = delta + dz * slice;
+        if v.abs() >= reach {
+            return false;
+        }
+        let c = (-v).div_euclid(row);
+        [c, c + 1]
+            .into_iter()
+            .any(|dy| dy.abs() < height && (v + dy * row).abs() < width)
+    })
 }
+
+/// The most slices [`regions_overlap`] compares exactly.
+const MAX_OVERLAP_STEPS: i128 = 1 << 22;
 
 /// Copies the region row by row from `src` to `dst`; rows that follow each
 /// other on both sides (pitch = row length) are copied as one run, and so
@@ -226,64 +234,53 @@ impl RectCopy {
 mod tests {
     use super::*;
 
+    /// The bytes a region of `rect` covers, by enumeration.
+    fn covered(rect: &ResolvedRect, at: u64, region: &[u64; 3]) -> std::collections::HashSet<u64> {
+        let mut bytes = std::collections::HashSet::new();
+        for z in 0..region[2] {
+            for y in 0..region[1] {
+                let start = at + rect.row_offset(y, z);
+                bytes.extend(start..start + region[0]);
+            }
+        }
+        bytes
+    }
+
     #[test]
-    fn boxes_of_one_buffer_overlap_only_where_their_cells_meet() {
-        // A 256 x 64 x 64 buffer; regions of 16 x 15 x 587 cells would be
-        // too deep, so take 16 x 15 x 20.
-        let at = |origin| ResolvedRect::with_pitches(origin, 256, 256 * 64);
-        let region = [16, 15, 20];
-        // Side by side in x: the extents interleave, the cells do not.
-        assert!(!regions_overlap(
-            &at([0, 0, 0]),
-            0,
-            &at([16, 0, 0]),
-            0,
-            &region
-        ));
-        // One row further down in y, sharing 14 rows: they overlap.
-        assert!(regions_overlap(
-            &at([0, 0, 0]),
-            0,
-            &at([8, 1, 0]),
-            0,
-            &region
-        ));
-        // Below in z, past the region's depth: no overlap.
-        assert!(!regions_overlap(
-            &at([0, 0, 0]),
-            0,
-            &at([0, 0, 20]),
-            0,
-            &region
-        ));
-        // A sub-buffer starting one row in: its origin (0,0,0) is the
-        // parent's (0,1,0), which meets the parent's region at (0,0,0).
-        assert!(regions_overlap(
-            &at([0, 0, 0]),
-            0,
-            &at([0, 0, 0]),
-            256,
-            &region
-        ));
-        // ... but not the parent's region 16 columns across.
-        assert!(!regions_overlap(
-            &at([16, 0, 0]),
-            0,
-            &at([0, 0, 0]),
-            256,
-            &region
-        ));
-        // Rows that wrap (x + width past the row pitch) and unequal pitches
-        // are taken as overlapping.
-        assert!(regions_overlap(
-            &at([250, 0, 0]),
-            0,
-            &at([0, 40, 0]),
-            0,
-            &region
-        ));
+    fn regions_of_one_buffer_overlap_exactly_when_they_share_a_byte() {
+        // Pitches as the CTS gives them (rows of 16 or 23 bytes, slices of
+        // 15 or 244 rows), origins and regions that do and do not meet,
+        // rows that run past their pitch, and a sub-buffer's shift.
+        let mut cases = 0;
+        for (row, rows) in [(16u64, 15u64), (16, 244), (23, 15), (23, 244)] {
+            let at = |origin| ResolvedRect::with_pitches(origin, row, row * rows);
+            for (a, b, region) in [
+                ([2, 96, 41], [2, 198, 97], [16, 15, 5]),
+                ([0, 0, 0], [16, 0, 0], [16, 3, 2]),
+                ([0, 0, 0], [8, 1, 0], [8, 3, 2]),
+                ([0, 0, 0], [0, 0, 2], [5, 5, 2]),
+                ([0, 0, 0], [0, 0, 1], [5, 5, 2]),
+                ([3, 0, 0], [0, 1, 0], [16, 2, 1]),
+            ] {
+                for shift in [0, row, 7] {
+                    let region: [u64; 3] = region;
+                    let (src, dst) = (at(a), at(b));
+                    let exact =
+                        !covered(&src, 0, &region).is_disjoint(&covered(&dst, shift, &region));
+                    assert_eq!(
+                        regions_overlap(&src, 0, &dst, shift, &region),
+                        exact,
+                        "pitch {row}x{rows}: {a:?} -> {b:?} (+{shift}), region {region:?}"
+                    );
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 72);
+        // Unequal pitches are taken as overlapping.
+        let one = ResolvedRect::with_pitches([0, 0, 0], 256, 256 * 64);
         let other = ResolvedRect::with_pitches([0, 0, 0], 512, 512 * 64);
-        assert!(regions_overlap(&at([0, 0, 0]), 0, &other, 4096, &region));
+        assert!(regions_overlap(&one, 0, &other, 1 << 20, &[16, 15, 20]));
     }
 
     #[test]
