@@ -21,7 +21,7 @@ use abi::{ArgSlot, Launch};
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
-use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _, ModuleReloc};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -68,6 +68,10 @@ pub enum JitError {
 }
 
 type EntryFn = unsafe extern "C" fn(*const u8, *const Launch, u64, u64, *mut u8, *mut u8) -> u32;
+
+/// Address space reserved for one kernel's code and data (only what the
+/// code uses is ever committed; the rest stays an inaccessible reservation).
+const CODE_RESERVE: usize = 256 << 20;
 
 /// The executable memory of one kernel.
 struct CodeMemory(Mutex<Option<JITModule>>);
@@ -789,6 +793,13 @@ fn compile(
         default_libcall_names(),
     )
     .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
+    // Code and data of one module in one reserved range: calls between its
+    // functions and references to its data are 32-bit PC-relative, which
+    // separate allocations (placed wherever the system puts them, gigabytes
+    // apart once large buffers are mapped in between) cannot guarantee.
+    let arena = ArenaMemoryProvider::new_with_size(CODE_RESERVE)
+        .map_err(|e| codegen(format!("reserving {CODE_RESERVE} bytes for code: {e}")))?;
+    builder.memory_provider(Box::new(arena));
     builder.symbol_lookup_fn(Box::new(|name| match name {
         "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
         _ => math::lookup_symbol(name),

@@ -151,6 +151,10 @@ pub struct Launch {
     exe: Result<PathBuf, String>,
     /// `OCL_ICD_VENDORS` for the children (`None`: the inherited one).
     vendors: Option<PathBuf>,
+    /// `libvecl.so`, also named in `OCL_ICD_FILENAMES` for the children: the
+    /// Khronos loader (which some systems put first, CUDA's among them)
+    /// reads that variable; ocl-icd ignores it and reads the vendors.
+    library: Option<PathBuf>,
     /// Why vecl cannot be measured, if it cannot.
     vecl_missing: Option<String>,
     /// How vecl is reached, for the report's notes.
@@ -180,6 +184,7 @@ impl Launch {
                 return Launch {
                     exe,
                     vendors: None,
+                    library: None,
                     vecl_missing: Some(why.clone()),
                     note: format!("command rows: {why}"),
                 };
@@ -189,6 +194,7 @@ impl Launch {
             return Launch {
                 exe,
                 vendors: None,
+                library: None,
                 vecl_missing: None,
                 note: format!(
                     "command rows: through the ICD loader with OCL_ICD_VENDORS as set ({}); vecl only if it lists vecl.icd",
@@ -201,18 +207,20 @@ impl Launch {
             Ok(()) => Launch {
                 exe,
                 vendors: Some(dir.clone()),
+                library: Some(library.clone()),
                 vecl_missing: None,
                 note: format!(
                     "command rows: every platform through its C driver and the ICD loader, vecl through {} (OCL_ICD_VENDORS={})",
                     library.display(),
                     dir.display()
-                ),
+                ) + " and OCL_ICD_FILENAMES (for the Khronos loader)",
             },
             Err(e) => {
                 let why = format!("cannot write {}: {e}", dir.display());
                 Launch {
                     exe,
                     vendors: None,
+                    library: None,
                     vecl_missing: Some(why.clone()),
                     note: format!("command rows: {why}"),
                 }
@@ -249,6 +257,9 @@ impl Launch {
         }
         if let Some(dir) = &self.vendors {
             command.env("OCL_ICD_VENDORS", dir);
+        }
+        if let Some(library) = &self.library {
+            command.env("OCL_ICD_FILENAMES", library);
         }
         match run_child(command, Plan::new(quick).timeout) {
             Ok(result) => result,
