@@ -122,19 +122,23 @@ impl Shared {
                 shared.run_command(command);
             }
         }));
-        let start_executor = {
+        let (wake, start_executor) = {
             let mut state = self.lock();
             state.ready.push_back(slot);
             if state.idle > 0 {
-                self.work_ready.notify_one();
-                false
+                (true, false)
             } else if state.executors < self.max_executors {
                 state.executors += 1;
-                true
+                (false, true)
             } else {
-                false
+                (false, false)
             }
         };
+        // Woken outside the lock, so the executor does not wake only to
+        // wait for the lock this thread still holds.
+        if wake {
+            self.work_ready.notify_one();
+        }
         if start_executor {
             let executor = Arc::clone(self);
             let started = std::thread::Builder::new()

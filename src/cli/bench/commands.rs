@@ -151,9 +151,10 @@ pub struct Launch {
     exe: Result<PathBuf, String>,
     /// `OCL_ICD_VENDORS` for the children (`None`: the inherited one).
     vendors: Option<PathBuf>,
-    /// `libvecl.so`, also named in `OCL_ICD_FILENAMES` for the children: the
-    /// Khronos loader (which some systems put first, CUDA's among them)
-    /// reads that variable; ocl-icd ignores it and reads the vendors.
+    /// `libvecl.so`, also named in `OCL_ICD_FILENAMES` for the child that
+    /// measures vecl: the Khronos loader (which some systems put first,
+    /// CUDA's among them) reads that variable and not the vendors
+    /// directory; ocl-icd ignores it.
     library: Option<PathBuf>,
     /// Why vecl cannot be measured, if it cannot.
     vecl_missing: Option<String>,
@@ -213,7 +214,7 @@ impl Launch {
                     "command rows: every platform through its C driver and the ICD loader, vecl through {} (OCL_ICD_VENDORS={})",
                     library.display(),
                     dir.display()
-                ) + " and OCL_ICD_FILENAMES (for the Khronos loader)",
+                ) + " and, for vecl's own runs, OCL_ICD_FILENAMES (for the Khronos loader)",
             },
             Err(e) => {
                 let why = format!("cannot write {}: {e}", dir.display());
@@ -258,7 +259,9 @@ impl Launch {
         if let Some(dir) = &self.vendors {
             command.env("OCL_ICD_VENDORS", dir);
         }
-        if let Some(library) = &self.library {
+        // Only vecl's own child names it: the Khronos loader then lists
+        // only the files named, hiding every other platform.
+        if let (Some(library), "vecl") = (&self.library, platform) {
             command.env("OCL_ICD_FILENAMES", library);
         }
         match run_child(command, Plan::new(quick).timeout) {
