@@ -3,7 +3,7 @@
 // @kernel misc
 // @range 1 / 1
 // @arg buffer int zeros(8)
-// @expect 0 [0, 5, 6, 1065353216, 16, 4, 3, 16]
+// @expect 0 [0, 5, 6, 1065353216, 16, 4, 4, 16]
 typedef enum { RED, GREEN = 5, BLUE } Colour;
 typedef union { float f; uint u; } Pun;
 typedef float4 vec;

@@ -1,9 +1,10 @@
-// vec_step and sizeof on every vector width (a 3-vector has vec_step 3
-// but the size of 4 elements), on scalars, structs with padding, arrays.
+// vec_step and sizeof on every vector width (a 3-vector has vec_step 4,
+// as the specification says, and the size of 4 elements), on scalars,
+// structs with padding, arrays.
 // @kernel vs
 // @range 1 / 1
 // @arg buffer int zeros(16)
-// @expect 0 [2, 3, 4, 8, 16, 1, 8, 16, 16, 32, 64, 4, 12, 16, 40, 8]
+// @expect 0 [2, 4, 4, 8, 16, 1, 8, 16, 16, 32, 64, 4, 12, 16, 40, 8]
 typedef struct { char c; int i; char d; } padded;
 typedef struct { char c; double d; } dpad;
 __kernel void vs(__global int *o)

@@ -240,7 +240,7 @@ impl Lowerer<'_> {
             }
             VecStepType(tn) => {
                 let t = self.resolve_type_name(tn)?;
-                CVal::Int(i64::from(t.lanes()), Scalar::I32)
+                CVal::Int(i64::from(super::expr::vec_step(&t)), Scalar::I32)
             }
             SizeofExpr(a) => match self.static_type_of(a) {
                 Some(t) => CVal::Int(i64::from(self.module.size_of(&t)), Scalar::U64),

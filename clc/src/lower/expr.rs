@@ -80,6 +80,16 @@ pub(super) fn arith_common(a: Scalar, b: Scalar) -> Scalar {
     }
 }
 
+/// `vec_step`: the number of elements, except that a 3-component vector
+/// counts 4 (it occupies four elements' storage), as the OpenCL C
+/// specification says.
+pub(super) fn vec_step(t: &Type) -> u32 {
+    match t.lanes() {
+        3 => 4,
+        n => n,
+    }
+}
+
 fn is_arith(t: &Type) -> bool {
     matches!(t, Type::Scalar(_) | Type::Vector(..))
 }
@@ -193,7 +203,7 @@ impl Lowerer<'_> {
             }
             VecStepType(tn) => {
                 let t = self.resolve_type_name(tn)?;
-                let c = self.b().const_i32(t.lanes() as i32);
+                let c = self.b().const_i32(vec_step(&t) as i32);
                 Ok(Val::R(c, Type::I32))
             }
             SizeofExpr(a) | VecStepExpr(a) => {
@@ -201,7 +211,7 @@ impl Lowerer<'_> {
                 let (n, ty) = if matches!(e.kind, SizeofExpr(_)) {
                     (u64::from(self.module.size_of(&t)), Scalar::U64)
                 } else {
-                    (u64::from(t.lanes()), Scalar::I32)
+                    (u64::from(vec_step(&t)), Scalar::I32)
                 };
                 let c = self.b().const_bits(ty, n);
                 Ok(Val::R(c, Type::Scalar(ty)))
