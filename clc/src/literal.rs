@@ -110,11 +110,49 @@ pub fn is_float_text(text: &str) -> bool {
     }
 }
 
+/// The first of the characters that stand for source bytes which are not
+/// UTF-8 (a private-use block: byte `b` is `RAW_BYTES + b`).
+const RAW_BYTES: u32 = 0xF700;
+
+/// OpenCL C source as text, from its bytes as a C compiler takes them:
+/// UTF-8 is read as such, and each byte that is not part of UTF-8 (say a
+/// Windows-1252 quote in a comment) becomes a private-use character that
+/// stands for it. Comments ignore such characters, string and character
+/// literals turn them back into the byte itself ([`unescape`]), and
+/// anywhere else the lexer reports them as unexpected characters.
+pub fn decode_source(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(bytes.len() + 16);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            // Invalid bytes are never ASCII, so 0x80..=0xFF.
+            out.push(char::from_u32(RAW_BYTES + u32::from(b)).unwrap_or('\u{FFFD}'));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The source byte a character of [`decode_source`] stands for, if it is
+/// one of those.
+pub fn raw_byte(c: char) -> Option<u8> {
+    let v = u32::from(c);
+    (RAW_BYTES + 0x80..=RAW_BYTES + 0xFF)
+        .contains(&v)
+        .then(|| (v - RAW_BYTES) as u8)
+}
+
 /// Decodes the escapes of a character or string literal body.
 pub fn unescape(body: &str) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut it = body.chars().peekable();
     while let Some(c) = it.next() {
+        if let Some(byte) = raw_byte(c) {
+            out.push(byte);
+            continue;
+        }
         if c != '\\' {
             let mut buf = [0u8; 4];
             out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
@@ -194,6 +232,20 @@ mod tests {
         assert_eq!(parse_float("0x1.8p3f"), Some((12.0, Scalar::F32)));
         assert_eq!(parse_float("2e-1"), Some((0.2, Scalar::F64)));
         assert!(is_float_text("1e5") && !is_float_text("0xe5"));
+    }
+
+    #[test]
+    fn source_bytes_that_are_not_utf8_stand_for_themselves() {
+        let bytes = b"// \x93quoted\x94\nprintf(\"\xe9t\xe9\");\n";
+        let text = decode_source(bytes);
+        assert!(text.starts_with("// "));
+        assert!(text.contains("quoted"));
+        // The literal's body gives back the bytes themselves.
+        let body = &text[text.find('"').unwrap() + 1..text.rfind('"').unwrap()];
+        assert_eq!(unescape(body), Some(vec![0xE9, b't', 0xE9]));
+        // UTF-8 stays as it is (and borrowed).
+        assert!(matches!(decode_source("é".as_bytes()), Cow::Borrowed("é")));
+        assert_eq!(raw_byte('a'), None);
     }
 
     #[test]

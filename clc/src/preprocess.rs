@@ -374,14 +374,21 @@ impl<'a> Preprocessor<'a> {
             Some(t) => (Some(t.clone()), None),
             None => {
                 let own_dir = self.including_dirs.last().filter(|_| quoted).cloned();
-                let dirs = own_dir
+                // An absolute name is looked up as it is, from a program
+                // made from a string (no directory of its own) too.
+                let absolute = std::path::Path::new(&name)
+                    .is_absolute()
+                    .then(std::path::PathBuf::new);
+                let dirs = absolute
                     .into_iter()
+                    .chain(own_dir)
                     .chain(self.include_dirs.iter().map(std::path::PathBuf::from));
                 let mut found = (None, None);
                 for d in dirs {
                     let path = d.join(&name);
-                    if let Ok(t) = std::fs::read_to_string(&path) {
-                        found = (Some(t), path.parent().map(std::path::Path::to_path_buf));
+                    if let Ok(bytes) = std::fs::read(&path) {
+                        let text = crate::literal::decode_source(&bytes).into_owned();
+                        found = (Some(text), path.parent().map(std::path::Path::to_path_buf));
                         break;
                     }
                 }

@@ -32,6 +32,10 @@ pub struct Program {
     /// Whether the program was created from source (`CL_PROGRAM_SOURCE`
     /// reports it; compiling requires it).
     from_source: bool,
+    /// The source as the application gave it, when its bytes are not all
+    /// UTF-8 (`source` then holds them decoded for the compiler); for
+    /// `CL_PROGRAM_SOURCE`, which must give back what it was given.
+    source_bytes: Option<Vec<u8>>,
     state: Mutex<ProgramState>,
     /// Kernel objects alive for this program: rebuilding is refused while
     /// any exists.
@@ -62,6 +66,7 @@ impl Program {
         Program {
             context,
             from_source,
+            source_bytes: None,
             state: Mutex::new(ProgramState {
                 source,
                 headers: Vec::new(),
@@ -146,7 +151,7 @@ pub unsafe extern "C" fn clCreateProgramWithSource(
         }
         // SAFETY: `count` string pointers, per the API contract.
         let strings = unsafe { slice(strings, count as usize, CL_INVALID_VALUE)? };
-        let mut source = String::new();
+        let mut bytes: Vec<u8> = Vec::new();
         for (i, &string) in strings.iter().enumerate() {
             if string.is_null() {
                 return Err(CL_INVALID_VALUE);
@@ -161,19 +166,24 @@ pub unsafe extern "C" fn clCreateProgramWithSource(
             };
             if len == 0 {
                 // SAFETY: a NUL-terminated string, per the API contract.
-                source.push_str(unsafe { c_str(string)? });
+                bytes.extend_from_slice(unsafe { std::ffi::CStr::from_ptr(string) }.to_bytes());
             } else {
                 // SAFETY: `len` readable bytes, per the API contract.
-                let bytes = unsafe { std::slice::from_raw_parts(string.cast::<u8>(), len) };
-                source.push_str(std::str::from_utf8(bytes).map_err(|_| CL_INVALID_VALUE)?);
+                bytes.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts(string.cast::<u8>(), len)
+                });
             }
         }
-        let program = Program::register(Program::new(
-            context,
-            true,
-            source,
-            CL_PROGRAM_BINARY_TYPE_NONE,
-        ))?;
+        // Source is bytes, as C compilers take it: bytes that are not UTF-8
+        // (a Windows-1252 quote in a comment) are kept, and matter only
+        // where the language looks at them (`decode_source`).
+        let (source, source_bytes) = match vecl_clc::literal::decode_source(&bytes) {
+            std::borrow::Cow::Borrowed(text) => (text.to_string(), None),
+            std::borrow::Cow::Owned(text) => (text, Some(bytes)),
+        };
+        let mut program = Program::new(context, true, source, CL_PROGRAM_BINARY_TYPE_NONE);
+        program.source_bytes = source_bytes;
+        let program = Program::register(program)?;
         Ok(program.handle())
     };
     // SAFETY: errcode_ret is null or writable, per the API contract.
@@ -577,7 +587,11 @@ pub unsafe extern "C" fn clGetProgramInfo(
             CL_PROGRAM_CONTEXT => Info::value(program.context.handle()),
             CL_PROGRAM_NUM_DEVICES => Info::value(1u32),
             CL_PROGRAM_DEVICES => Info::value(device_handle()),
-            CL_PROGRAM_SOURCE => Info::string(if program.from_source { &source } else { "" }),
+            CL_PROGRAM_SOURCE => match (&program.source_bytes, program.from_source) {
+                (Some(bytes), _) => Info::bytes(bytes.iter().copied().chain([0]).collect()),
+                (None, true) => Info::string(&source),
+                (None, false) => Info::string(""),
+            },
             CL_PROGRAM_IL => Info::bytes(Vec::new()),
             CL_PROGRAM_BINARY_SIZES => Info::value(program.binary().len()),
             CL_PROGRAM_NUM_KERNELS => Info::value(kernel_names()?.len()),

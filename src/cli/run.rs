@@ -87,8 +87,9 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Runs the request and returns the text to print.
 pub fn run(req: &RunRequest) -> Result<String, String> {
-    let source =
-        std::fs::read_to_string(&req.file).map_err(|e| format!("{}: {e}", req.file.display()))?;
+    let bytes = std::fs::read(&req.file).map_err(|e| format!("{}: {e}", req.file.display()))?;
+    // Bytes that are not UTF-8 are kept, as C compilers keep them.
+    let source = vecl_clc::literal::decode_source(&bytes).into_owned();
     if req.global.is_empty() || req.global.len() > 3 {
         return Err("--global takes 1 to 3 sizes".into());
     }
