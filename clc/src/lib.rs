@@ -332,20 +332,23 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         m.push(("__FAST_RELAXED_MATH__".into(), "1".into()));
     }
     if o.cl_std >= 200 {
-        m.push(("__opencl_c_generic_address_space".into(), "1".into()));
-        m.push((
-            "__opencl_c_program_scope_global_variables".into(),
-            "1".into(),
-        ));
-        m.push(("__opencl_c_fp64".into(), "1".into()));
-        m.push(("__opencl_c_int64".into(), "1".into()));
-        for feature in [
-            "__opencl_c_images",
-            "__opencl_c_3d_image_writes",
-            "__opencl_c_read_write_images",
-        ] {
-            m.push((feature.into(), "1".into()));
+        for feature in OPENCL_C_FEATURES.iter().chain(OPENCL_C_IMAGE_FEATURES) {
+            m.push((feature.to_string(), "1".into()));
         }
     }
     m
 }
+
+/// The OpenCL C 3.0 optional features the front end implements, besides
+/// those of images: under `-cl-std=CL3.0` exactly these `__opencl_c_*`
+/// macros are defined, and the device reports exactly these
+/// (`CL_DEVICE_OPENCL_C_FEATURES`), so a kernel's `#ifdef` and the host's
+/// query agree.
+pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
+
+/// The OpenCL C 3.0 features of images, defined and reported with them.
+pub const OPENCL_C_IMAGE_FEATURES: &[&str] = &[
+    "__opencl_c_images",
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_read_write_images",
+];

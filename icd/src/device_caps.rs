@@ -22,8 +22,9 @@ pub const ICD_SUFFIX: &str = "vecl";
 /// OpenCL C versions the front end accepts (`-cl-std=`).
 pub const OPENCL_C_VERSIONS: &[(u32, u32)] = &[(1, 0), (1, 1), (1, 2), (3, 0)];
 
-/// OpenCL C 3.0 optional features the front end supports.
-pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
+/// OpenCL C 3.0 optional features the front end supports (the same list
+/// defines its `__opencl_c_*` macros).
+pub use vecl_clc::OPENCL_C_FEATURES;
 
 /// `CL_DEVICE_IMAGE_SUPPORT`: images, samplers and the image builtins of
 /// OpenCL C. Every image entry point answers as a device without images
@@ -31,11 +32,7 @@ pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
 pub const IMAGE_SUPPORT: bool = true;
 
 /// OpenCL C 3.0 features that come with image support.
-pub const OPENCL_C_IMAGE_FEATURES: &[&str] = &[
-    "__opencl_c_images",
-    "__opencl_c_3d_image_writes",
-    "__opencl_c_read_write_images",
-];
+pub use vecl_clc::OPENCL_C_IMAGE_FEATURES;
 
 /// Extensions that come with image support: 2-D images over buffers (with
 /// the pitch and base alignments the device reports) and writes to 3-D

@@ -312,3 +312,31 @@ def test_launch_shapes_are_chosen_and_checked_at_enqueue(ctx, queue, device):
     with pytest.raises(cl.Error) as caught:
         program.plane(queue, (1 << 40, 1 << 40), None, out)
     assert caught.value.code == cl.status_code.INVALID_GLOBAL_WORK_SIZE
+
+
+def test_feature_macros_match_the_reported_features(ctx, device):
+    """Under -cl-std=CL3.0 a kernel sees exactly the __opencl_c_* macros of
+    the features the device reports, no more and no fewer."""
+    names = [
+        "__opencl_c_3d_image_writes", "__opencl_c_atomic_order_acq_rel",
+        "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+        "__opencl_c_atomic_scope_all_devices", "__opencl_c_device_enqueue",
+        "__opencl_c_fp64", "__opencl_c_generic_address_space", "__opencl_c_images",
+        "__opencl_c_int64", "__opencl_c_pipes", "__opencl_c_program_scope_global_variables",
+        "__opencl_c_read_write_images", "__opencl_c_subgroups", "__opencl_c_work_group_collective_functions",
+        "__opencl_c_fp16", "__opencl_c_integer_dot_product_input_4x8bit",
+    ]
+    checks = "\n".join(
+        f"#ifdef {n}\n    out[{i}] = 1;\n#endif" for i, n in enumerate(names)
+    )
+    src = f"__kernel void k(__global int *out) {{\n{checks}\n}}"
+    program = cl.Program(ctx, src).build(options="-cl-std=CL3.0")
+    queue = cl.CommandQueue(ctx)
+    out = np.zeros(len(names), dtype=np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=out)
+    program.k(queue, (1,), None, buf)
+    cl.enqueue_copy(queue, out, buf)
+    defined = {n for n, v in zip(names, out) if v}
+    reported = {f.name for f in device.opencl_c_features}
+    assert defined == reported & set(names), (defined, reported)
+    assert reported <= set(names), reported - set(names)
