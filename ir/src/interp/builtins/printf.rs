@@ -337,7 +337,9 @@ fn general(a: f64, p: usize, alt: bool) -> String {
     t
 }
 
-/// `%a`: `0x1.hhhp±d` (all significant hex digits when no precision).
+/// `%a`: `0x1.hhhp±d`: all significant hex digits when no precision, else
+/// exactly `precision` of them (rounded to nearest even, or padded with
+/// zeros past the mantissa's 13).
 fn hex_float(a: f64, precision: Option<usize>) -> String {
     if a == 0.0 {
         return format!(
@@ -382,6 +384,9 @@ fn hex_float(a: f64, precision: Option<usize>) -> String {
         } else {
             format!("{mant:0w$x}", w = p)
         };
+    } else if let Some(p) = precision {
+        // 13 digits or more: every mantissa digit, then zeros to `p`.
+        hex.push_str(&"0".repeat(p - 13));
     } else {
         hex = hex.trim_end_matches('0').to_string();
     }
@@ -451,6 +456,11 @@ mod tests {
         assert_eq!(float(&spec("a"), 1.0), "0x1p+0");
         assert_eq!(float(&spec("a"), 0.75), "0x1.8p-1");
         assert_eq!(float(&spec(".1a"), 1.0 + 1.0 / 32.0), "0x1.0p+0");
+        // A precision of 13 or more keeps (and pads) every digit.
+        assert_eq!(float(&spec(".13A"), 1.0), "0X1.0000000000000P+0");
+        assert_eq!(float(&spec(".13a"), 0.75), "0x1.8000000000000p-1");
+        assert_eq!(float(&spec(".15a"), 0.75), "0x1.800000000000000p-1");
+        assert_eq!(float(&spec(".3a"), 0.0), "0x0.000p+0");
         assert_eq!(
             pad(&spec("08.3f"), float(&spec("08.3f"), -9.87654).into_bytes()),
             b"-009.877"
