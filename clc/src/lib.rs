@@ -226,7 +226,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("kernel_exec(X, typen)", "__kernel __attribute__((work_group_size_hint(X, 1, 1))) __attribute__((vec_type_hint(typen)))"),
         ("FP_FAST_FMA", "1"),
         ("FP_FAST_FMAF", "1"),
-        ("NULL", "0"),
+        ("NULL", "((void *)0)"),
         ("true", "1"),
         ("false", "0"),
         ("cl_khr_fp64", "1"),

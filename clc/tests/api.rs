@@ -376,3 +376,25 @@ fn pointers_to_const_are_reassignable_and_typedefs_redeclarable() {
         }";
     assert_eq!(run_ints(src, "", 4), [62, 2, 4, 1]);
 }
+
+#[test]
+fn only_null_pointer_constants_convert_implicitly_to_pointers() {
+    // 0, NULL and (void *)0 in any address space; a struct's pointer member
+    // keeps the address space written on it.
+    let ok = "typedef struct { __local uint *l; __global int *g; } S;
+        kernel void k(global int *out, local uint *scratch) {
+            global int *a = 0; private int *b = NULL; global int *c = (void *)0;
+            S s = { scratch, 0 };
+            s.g = out;
+            out[0] = (a == 0) + (b == NULL) + (c == 0) + (s.l == scratch);
+            out[1] = *(global int *)((ulong)out + 4);
+        }";
+    build(ok, "").unwrap_or_else(|e| panic!("{e}"));
+    for bad in [
+        "kernel void k(global int *out) { global int *p = 1; out[0] = 0; }",
+        "kernel void k(global int *out) { int one = 0; global int *p = one; out[0] = 0; }",
+    ] {
+        let err = build(bad, "").expect_err(bad).to_string();
+        assert!(err.contains("integer to pointer"), "{bad}: {err}");
+    }
+}

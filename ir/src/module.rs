@@ -376,6 +376,9 @@ pub enum Inst {
     PtrCast(ValueId),
     /// A pointer's address as an integer (u64 / i64).
     PtrToInt(ValueId),
+    /// An integer (u64 / i64) as a pointer: the inverse of `PtrToInt`, and
+    /// from 0 the null pointer, which every access faults on.
+    IntToPtr(ValueId),
     /// Load a value (scalar, vector or pointer) through a pointer.
     Load(ValueId),
     /// An atomic read-modify-write; returns the old value (`Void` for `Store`).
@@ -422,6 +425,7 @@ impl Inst {
                 | Inst::Elem(..)
                 | Inst::PtrCast(_)
                 | Inst::PtrToInt(_)
+                | Inst::IntToPtr(_)
         )
     }
 }

@@ -956,6 +956,10 @@ impl<'a> FnCheck<'a> {
                 let ok = t[0].is_pointer() && matches!(ty, Type::Scalar(Scalar::U64 | Scalar::I64));
                 (!ok).then(|| format!("turns {} into {}", self.ty_name(t[0]), self.ty_name(ty)))
             }),
+            Inst::IntToPtr(v) => ops(self, &[*v]).and_then(|t| {
+                let ok = matches!(t[0], Type::Scalar(Scalar::U64 | Scalar::I64)) && ty.is_pointer();
+                (!ok).then(|| format!("turns {} into {}", self.ty_name(t[0]), self.ty_name(ty)))
+            }),
             Inst::Load(p) => ops(self, &[*p]).and_then(|t| match t[0] {
                 Type::Pointer(_, inner) if **inner == *ty => None,
                 Type::Pointer(_, inner) => Some(format!("loads {} through a pointer to {}", self.ty_name(ty), self.ty_name(inner))),

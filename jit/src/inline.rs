@@ -284,6 +284,7 @@ impl Splice<'_> {
             Inst::Elem(a, b) => Inst::Elem(v(a), v(b)),
             Inst::PtrCast(a) => Inst::PtrCast(v(a)),
             Inst::PtrToInt(a) => Inst::PtrToInt(v(a)),
+            Inst::IntToPtr(a) => Inst::IntToPtr(v(a)),
             Inst::Load(a) => Inst::Load(v(a)),
             Inst::Atomic {
                 op,

@@ -80,6 +80,17 @@ pub(super) fn arith_common(a: Scalar, b: Scalar) -> Scalar {
     }
 }
 
+/// Whether `e` is a null pointer constant (C99 6.3.2.3): an integer
+/// constant 0, possibly cast (to an integer type or `void *`), as `NULL`
+/// (`((void *)0)`) is.
+pub(super) fn is_null_pointer_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(0, _) => true,
+        ExprKind::Cast(_, inner) => is_null_pointer_constant(inner),
+        _ => false,
+    }
+}
+
 /// `vec_step`: the number of elements, except that a 3-component vector
 /// counts 4 (it occupies four elements' storage), as the OpenCL C
 /// specification says.
@@ -593,13 +604,11 @@ impl Lowerer<'_> {
                 self.convert(i, &Type::U64, to, pos, true)
             }
             (Type::Scalar(s), Type::Pointer(..)) if s.is_int() => {
-                // The IR has no integer-to-pointer conversion (vecl's
-                // pointers are not plain addresses in every backend).
-                let (fs, ts) = names(self);
-                self.err(
-                    pos,
-                    format!("conversion from '{fs}' to pointer type '{ts}' is not supported"),
-                )
+                // An explicit cast, or a null pointer constant
+                // (`assign_convert` refuses other integers implicitly): the
+                // integer is an address as `PtrToInt` gives it.
+                let wide = self.convert(v, from, &Type::U64, pos, true)?;
+                Ok(self.b().push(Inst::IntToPtr(wide), to.clone()))
             }
             _ => {
                 let (fs, ts) = names(self);
@@ -891,9 +900,18 @@ impl Lowerer<'_> {
                 format!("assigning to '{x}' from incompatible type '{y}'"),
             );
         }
+        if to.is_pointer() && from.scalar().is_some() && is_null_pointer_constant(src) {
+            // A null pointer constant converts to any pointer type, in any
+            // address space.
+            let zero = self.b().const_bits(Scalar::U64, 0);
+            return Ok(self.b().push(Inst::IntToPtr(zero), to.clone()));
+        }
+        if to.is_pointer() && from.is_pointer() && is_null_pointer_constant(src) {
+            let zero = self.b().const_bits(Scalar::U64, 0);
+            return Ok(self.b().push(Inst::IntToPtr(zero), to.clone()));
+        }
         if let (Type::Scalar(s), Type::Pointer(..)) = (from, to) {
-            let is_null = matches!(src.kind, ExprKind::Int(0, _))
-                || matches!(&src.kind, ExprKind::Cast(_, inner) if matches!(inner.kind, ExprKind::Int(0, _)));
+            let is_null = is_null_pointer_constant(src);
             if !is_null || !s.is_int() {
                 let (x, y) = (self.type_str(to), self.type_str(from));
                 return self.err(

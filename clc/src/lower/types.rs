@@ -99,7 +99,11 @@ impl Lowerer<'_> {
                                 continue;
                             }
                             for it in &fd.items {
-                                let ty = self.apply_declarator(base.clone(), &it.decl, None)?;
+                                // `__global int *p;`: the address space
+                                // written qualifies what the pointer member
+                                // points to.
+                                let ty =
+                                    self.apply_declarator(base.clone(), &it.decl, fd.specs.space)?;
                                 let (fname, fpos) = it.decl.name.clone().unwrap_or_default();
                                 if ty == Type::Void {
                                     return self.err(

@@ -252,7 +252,9 @@ fn approximate(func: &Function, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -
             );
             (widening && !local_id) || approximate(func, *value, seen, d)
         }
-        Inst::Unary(_, x) | Inst::PtrCast(x) | Inst::PtrToInt(x) => approximate(func, *x, seen, d),
+        Inst::Unary(_, x) | Inst::PtrCast(x) | Inst::PtrToInt(x) | Inst::IntToPtr(x) => {
+            approximate(func, *x, seen, d)
+        }
         Inst::Binary(_, x, y) | Inst::Index(x, y) | Inst::Elem(x, y) => {
             approximate(func, *x, seen, d) || approximate(func, *y, seen, d)
         }
@@ -377,7 +379,7 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
         {
             s(*value)
         }
-        Inst::PtrCast(p) | Inst::PtrToInt(p) | Inst::Field(p, _) => s(*p),
+        Inst::PtrCast(p) | Inst::PtrToInt(p) | Inst::IntToPtr(p) | Inst::Field(p, _) => s(*p),
         Inst::Index(p, i) | Inst::Elem(p, i) => {
             let size = if matches!(data.inst, Inst::Index(..)) {
                 elem_size(module, func.ty(*p))

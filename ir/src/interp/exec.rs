@@ -718,6 +718,9 @@ impl<'a> Group<'a> {
             }
             Inst::PtrCast(p) => Lanes::one(val(*p).first().copied().unwrap_or(0)),
             Inst::PtrToInt(p) => Lanes::one(scalar::mask(s, val(*p).first().copied().unwrap_or(0))),
+            // The integer is a pointer's encoding (from `PtrToInt`, moved
+            // by byte arithmetic) or 0, the null pointer.
+            Inst::IntToPtr(v) => Lanes::one(val(*v).first().copied().unwrap_or(0)),
             Inst::Load(p) => {
                 let size = u64::from(self.module.size_of(ty));
                 self.check_space(item, f.func.ty(*p), ptr(*p), size, loc)?;

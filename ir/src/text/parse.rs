@@ -1220,6 +1220,7 @@ impl Parser {
             }
             "ptrcast" => Inst::PtrCast(self.value()?),
             "ptrtoint" => Inst::PtrToInt(self.value()?),
+            "inttoptr" => Inst::IntToPtr(self.value()?),
             "load" => Inst::Load(self.value()?),
             "atomic" => {
                 let op = self.keyword(ATOMIC_NAMES, "an atomic operation")?;

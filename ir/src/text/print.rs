@@ -287,6 +287,7 @@ impl Printer<'_> {
             Inst::Elem(p, i) => format!("elem %{}, %{}", p.0, i.0),
             Inst::PtrCast(p) => format!("ptrcast %{}", p.0),
             Inst::PtrToInt(p) => format!("ptrtoint %{}", p.0),
+            Inst::IntToPtr(v) => format!("inttoptr %{}", v.0),
             Inst::Load(p) => format!("load %{}", p.0),
             Inst::Atomic {
                 op,

@@ -25,6 +25,7 @@ pub(crate) fn rename_inst(inst: &mut Inst, f: &impl Fn(&mut ValueId)) {
         | Inst::Field(a, _)
         | Inst::PtrCast(a)
         | Inst::PtrToInt(a)
+        | Inst::IntToPtr(a)
         | Inst::Load(a)
         | Inst::WorkItem(_, Some(a)) => f(a),
         Inst::Binary(_, a, b)

@@ -34,6 +34,7 @@ pub(crate) fn inst_operands(inst: &Inst) -> Vec<ValueId> {
         | Inst::Field(a, _)
         | Inst::PtrCast(a)
         | Inst::PtrToInt(a)
+        | Inst::IntToPtr(a)
         | Inst::Load(a) => vec![*a],
         Inst::Binary(_, a, b)
         | Inst::Cmp(_, a, b)

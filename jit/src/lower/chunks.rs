@@ -86,6 +86,7 @@ pub(super) fn inst_operands(inst: &Inst) -> Vec<ValueId> {
         | Inst::Field(a, _)
         | Inst::PtrCast(a)
         | Inst::PtrToInt(a)
+        | Inst::IntToPtr(a)
         | Inst::Load(a) => vec![*a],
         Inst::Binary(_, a, b)
         | Inst::Cmp(_, a, b)
@@ -268,7 +269,9 @@ fn remat_cost(
             Some(vec![*value])
         }
         Inst::Index(a, b) | Inst::Elem(a, b) => Some(vec![*a, *b]),
-        Inst::Field(a, _) | Inst::PtrCast(a) | Inst::PtrToInt(a) => Some(vec![*a]),
+        Inst::Field(a, _) | Inst::PtrCast(a) | Inst::PtrToInt(a) | Inst::IntToPtr(a) => {
+            Some(vec![*a])
+        }
         _ => None,
     };
     let mut cost = 1u32;

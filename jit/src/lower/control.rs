@@ -887,7 +887,9 @@ impl FunctionCx<'_, '_> {
                 self.lower_index(*p, *i, Some(size))
             }
             Inst::Field(p, n) => self.lower_field(*p, *n),
-            Inst::PtrCast(p) | Inst::PtrToInt(p) => self.value(*p),
+            // Pointers are addresses: the casts between them and 64-bit
+            // integers move no bits.
+            Inst::PtrCast(p) | Inst::PtrToInt(p) | Inst::IntToPtr(p) => self.value(*p),
             Inst::Load(p) => self.lower_load(*p, &ty),
             Inst::Atomic { op, ptr, args, .. } => self.lower_atomic(*op, *ptr, args, &ty),
             Inst::WorkItem(f, dim) => self.lower_work_item(*f, *dim, &ty),
