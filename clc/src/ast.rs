@@ -195,6 +195,10 @@ pub enum ExprKind {
     VecStepExpr(Box<Expr>),
     VecStepType(Box<TypeName>),
     Comma(Box<Expr>, Box<Expr>),
+    /// A GNU statement expression `({ …; e; })`: the statements run in a
+    /// scope of their own, and the value is the last one's, when it is an
+    /// expression statement (else `void`).
+    StmtExpr(Vec<Statement>),
 }
 
 #[derive(Clone, Debug)]

@@ -1406,6 +1406,13 @@ impl<'a> Parser<'a> {
                 }
                 ExprKind::Str(bytes)
             }
+            TokKind::Punct if t.text == "(" && self.at("{") => {
+                // `({ … })`, a GNU statement expression (clang takes them in
+                // OpenCL C; safe-math headers use them in macros).
+                let body = self.compound_body()?;
+                self.expect(")")?;
+                ExprKind::StmtExpr(body)
+            }
             TokKind::Punct if t.text == "(" => {
                 let e = self.expr()?;
                 self.expect(")")?;

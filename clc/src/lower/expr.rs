@@ -231,6 +231,7 @@ impl Lowerer<'_> {
                 self.expr(a)?;
                 self.expr(b)
             }
+            StmtExpr(items) => self.statement_expr(items),
         }
     }
 

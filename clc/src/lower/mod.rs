@@ -730,6 +730,9 @@ fn collect_address_taken(e: &Expr, out: &mut HashSet<String>) {
         }
         Call(_, args) | VecLit(_, args) => args.iter().for_each(|a| collect_address_taken(a, out)),
         CompoundLit(_, init) => collect_init(init, out),
+        StmtExpr(items) => items
+            .iter()
+            .for_each(|s| collect_address_taken_stmt(s, out)),
         _ => {}
     }
 }

@@ -8,6 +8,7 @@
 //! address taken; `__local` variables of kernels and `static`/`__constant`
 //! locals become module globals named `function.variable`.
 
+use super::expr::Val;
 use super::expr::{LVal, Place};
 use super::{to_loc, Breakable, LResult, Lowerer, Sym};
 use crate::ast::*;
@@ -34,6 +35,35 @@ impl Lowerer<'_> {
         self.pop_scope();
         let b = self.b().end_block();
         r.map(|_| b)
+    }
+
+    /// `({ s1; …; e; })`: the statements in a scope of their own; the value
+    /// is that of the last when it is an expression statement.
+    pub(super) fn statement_expr(&mut self, items: &[Statement]) -> LResult<Val> {
+        self.push_scope();
+        let (last, init) = match items.split_last() {
+            Some((Statement::Expr(e), init)) => (Some(e), init),
+            _ => (None, items),
+        };
+        let mut result = Ok(Val::Void);
+        for s in init {
+            if let Err(r) = self.stmt(s) {
+                result = Err(r);
+                break;
+            }
+        }
+        if let (Ok(_), Some(e)) = (&result, last) {
+            // The value, read now: variables of the scope end with it.
+            result = match self.expr(e) {
+                Ok(Val::L(lv)) => {
+                    let ty = lv.ty.clone();
+                    Ok(Val::R(self.read(&lv), ty))
+                }
+                other => other,
+            };
+        }
+        self.pop_scope();
+        result
     }
 
     pub(super) fn stmt(&mut self, s: &Statement) -> LResult<()> {
