@@ -597,7 +597,14 @@ impl Lowerer<'_> {
         self.arity("select", args, &[3], pos)?;
         let vals = self.args(args)?;
         let (at, bt, ct) = (&vals[0].1, &vals[1].1, &vals[2].1);
-        let rt = self.common_type(at, bt, pos)?;
+        // `select(gentype, gentype, igentype)`: operands of one type keep
+        // it (a builtin's overload is chosen before any integer promotion,
+        // so `select` of `char`s is a `char`).
+        let rt = if at == bt {
+            at.clone()
+        } else {
+            self.common_type(at, bt, pos)?
+        };
         let ok = ct.scalar().is_some_and(|s| s.is_int())
             && ct.lanes() == rt.lanes()
             && ct.scalar().map(|s| s.size()) == rt.scalar().map(|s| s.size());

@@ -1260,7 +1260,17 @@ impl Lowerer<'_> {
         if let Type::Vector(cs, n) = ct {
             let (av, at) = self.rvalue(a)?;
             let (bv, bt) = self.rvalue(b)?;
-            let rt = self.common_type(&at, &bt, pos)?;
+            // Two scalar operands of one type keep it (no integer
+            // promotion: `char2 v = c ? x : y` with `char` x and y is a
+            // `char2`), and scalar results widen to the condition's size.
+            let rt = match (&at, &bt) {
+                (Type::Scalar(x), Type::Scalar(y)) if x == y => Type::Scalar(*x),
+                _ => self.common_type(&at, &bt, pos)?,
+            };
+            let rt = match rt {
+                Type::Scalar(s) => Type::Vector(s, n),
+                v => v,
+            };
             if rt.lanes() != u32::from(n) || rt.scalar().is_some_and(|s| s.size() != cs.size()) {
                 let (x, y) = (self.type_str(&ct), self.type_str(&rt));
                 return self.err(pos, format!("vector condition type '{x}' and result type '{y}' do not have the same number of elements and element size"));
