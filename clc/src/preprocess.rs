@@ -46,6 +46,10 @@ pub struct Preprocessor<'a> {
     /// Directories of the files being included from disk, innermost last:
     /// a quoted `#include` searches the including file's directory first.
     including_dirs: Vec<std::path::PathBuf>,
+    /// The directories, within the names of the in-memory headers, of the
+    /// headers being included (`inc/a.h` including `"b.h"` finds `inc/b.h`
+    /// first), at every depth.
+    header_dirs: Vec<String>,
     headers: HashMap<String, String>,
     out: Vec<Token>,
     conds: Vec<Cond>,
@@ -70,6 +74,7 @@ impl<'a> Preprocessor<'a> {
             macros: FxHashMap::default(),
             include_dirs,
             including_dirs: Vec::new(),
+            header_dirs: Vec::new(),
             headers: headers
                 .iter()
                 .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -370,7 +375,16 @@ impl<'a> Preprocessor<'a> {
             return;
         }
         let quoted = args.first().is_some_and(|t| t.kind == TokKind::Str);
-        let (text, found_in) = match self.headers.get(&name) {
+        // A quoted name is looked up first beside the in-memory header
+        // that includes it.
+        let beside = self
+            .header_dirs
+            .last()
+            .filter(|d| quoted && !d.is_empty())
+            .map(|d| format!("{d}/{name}"))
+            .filter(|n| self.headers.contains_key(n));
+        let header_name = beside.or_else(|| self.headers.contains_key(&name).then(|| name.clone()));
+        let (text, found_in) = match header_name.as_ref().and_then(|n| self.headers.get(n)) {
             Some(t) => (Some(t.clone()), None),
             None => {
                 let own_dir = self.including_dirs.last().filter(|_| quoted).cloned();
@@ -404,11 +418,21 @@ impl<'a> Preprocessor<'a> {
         if let Some(d) = found_in {
             self.including_dirs.push(d);
         }
+        let header_dir = header_name.map(|n| match n.rfind('/') {
+            Some(at) => n[..at].to_string(),
+            None => String::new(),
+        });
+        if let Some(d) = &header_dir {
+            self.header_dirs.push(d.clone());
+        }
         self.depth += 1;
         self.file(file);
         self.depth -= 1;
         if pushed {
             self.including_dirs.pop();
+        }
+        if header_dir.is_some() {
+            self.header_dirs.pop();
         }
     }
 

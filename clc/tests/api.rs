@@ -398,3 +398,24 @@ fn only_null_pointer_constants_convert_implicitly_to_pointers() {
         assert!(err.contains("integer to pointer"), "{bad}: {err}");
     }
 }
+
+#[test]
+fn in_memory_headers_include_each_other_at_every_depth() {
+    // clCompileProgram's headers: "inc/a.h" includes "b.h", found beside
+    // it as "inc/b.h" (before the top-level "b.h"), which includes
+    // "sub/c.h", found as "inc/sub/c.h".
+    let headers = [
+        ("inc/a.h", "#include \"b.h\"\n#define A (B + 1)\n"),
+        ("inc/b.h", "#include \"sub/c.h\"\n#define B (C * 10)\n"),
+        (
+            "b.h",
+            "#error the top-level b.h is not the one beside inc/a.h\n",
+        ),
+        ("inc/sub/c.h", "#define C 4\n"),
+    ];
+    let src = "#include \"inc/a.h\"\nkernel void k(global int *o) { o[0] = A; }";
+    let built = build_with_headers(src, "", &headers).unwrap_or_else(|e| panic!("{e}"));
+    let mut args = [KernelArg::Buffer(vec![0; 4])];
+    run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
+    assert_eq!(args[0], KernelArg::Buffer(41i32.to_le_bytes().to_vec()));
+}
