@@ -160,12 +160,25 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
         ..Diags::default()
     };
     let main = sm.add("<source>", source);
+    if !opts.warnings.is_empty() {
+        // Warnings about options point into the option string, as clang's
+        // `<command line>` diagnostics do (so `-w` and `-Werror` apply).
+        let file = sm.add("<command line>", &opts.text);
+        for w in &opts.warnings {
+            let pos = diag::Pos {
+                file,
+                line: w.line,
+                col: w.col,
+            };
+            diags.warning(pos, w.message.clone());
+        }
+    }
     let (tokens, contract_off) = {
         let mut pp =
             preprocess::Preprocessor::new(&mut sm, &mut diags, opts.include_dirs.clone(), headers);
         pp.set_macro_table(predefined_table(opts));
-        if !opts.defines.is_empty() {
-            pp.define_all(&opts.defines);
+        if !opts.macros.is_empty() {
+            pp.command_line(&opts.macro_directives());
         }
         pp.run_with_pragmas(main)
     };

@@ -86,15 +86,21 @@ impl<'a> Preprocessor<'a> {
         }
     }
 
-    /// Defines each `name` as the tokens of its `value` (from `-D` or the
-    /// predefined set), from one synthetic file so the lexer runs once.
+    /// Defines each `name` as the tokens of its `value` (the predefined
+    /// set), from one synthetic file so the lexer runs once.
     pub fn define_all(&mut self, defs: &[(String, String)]) {
         let mut text = String::new();
         for (name, value) in defs {
             text.push_str(&format!("#define {name} {value}\n"));
         }
-        let file = self.sm.add("<command line>", &text);
-        let toks = lex(&text, file, self.diags);
+        self.command_line(&text);
+    }
+
+    /// Runs `text`, lines of `#define` and `#undef` (the `-D` and `-U`
+    /// options), as if they opened the source.
+    pub fn command_line(&mut self, text: &str) {
+        let file = self.sm.add("<command line>", text);
+        let toks = lex(text, file, self.diags);
         let mut i = 0;
         while i < toks.len() {
             let mut j = i + 1;

@@ -49,8 +49,8 @@ fn several_errors_are_reported_in_one_build() {
 
 #[test]
 fn unknown_options_are_invalid_options() {
-    match build("kernel void k() {}", "-cl-mad-enable -O3") {
-        Err(BuildError::InvalidOptions(m)) => assert!(m.contains("-O3"), "{m}"),
+    match build("kernel void k() {}", "-cl-mad-enable -cl-bogus") {
+        Err(BuildError::InvalidOptions(m)) => assert!(m.contains("-cl-bogus"), "{m}"),
         other => panic!("{other:?}"),
     }
     let all = "-D A=1 -DB -I /nonexistent -cl-std=CL1.2 -cl-opt-disable -cl-mad-enable -cl-no-signed-zeros \
@@ -418,4 +418,49 @@ fn in_memory_headers_include_each_other_at_every_depth() {
     let mut args = [KernelArg::Buffer(vec![0; 4])];
     run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
     assert_eq!(args[0], KernelArg::Buffer(41i32.to_le_bytes().to_vec()));
+
+fn command_line_macros_behave_as_defines_at_the_top() {
+    let src = r#"
+        #define STR(x) S(x)
+        constant char text[] = S(hello world) STR(N);
+        kernel void k(global int *out) {
+            int ab = 7;
+            out[0] = F(a, b);          // pasting: the variable ab
+            out[1] = sizeof(text);     // "hello world" "3": 11 + 1 + 1
+            out[2] = text[11];
+            out[3] = N * M;            // M = 1 when no value is given
+            out[4] = SUM(1, 5);
+        #ifdef CL_VERSION_1_0
+            out[5] = -1;
+        #else
+            out[5] = SPACED;
+        #endif
+        }
+    "#;
+    let options = "-DF(a,b)=a##b -DS(x)=#x -D N=3 -DM \
+                   -D'SUM(x,...)=x + __VA_ARGS__' -UCL_VERSION_1_0 -D\"SPACED=2 + 2\"";
+    assert_eq!(run_ints(src, options, 6), [7, 13, i32::from(b'3'), 3, 6, 4]);
+}
+
+#[test]
+fn options_clang_would_warn_about_are_warnings_in_the_log() {
+    let src = "kernel void k(global int *out) { out[0] = 1; }";
+    let built = build(src, "-DX -fbogus -Wshadow").expect("a warning only");
+    assert!(
+        built.log.contains(
+            "<command line>:1:5: warning: argument unused during compilation: '-fbogus'\n\
+             -DX -fbogus -Wshadow\n    ^\n"
+        ),
+        "{}",
+        built.log
+    );
+    assert!(built
+        .log
+        .contains("<command line>:1:13: warning: unknown warning option '-Wshadow'"));
+    assert!(build(src, "-fbogus -w").expect("quiet").log.is_empty());
+    let log = log_of(build(src, "-fbogus -Werror"));
+    assert!(
+        log.contains("error: argument unused during compilation"),
+        "{log}"
+    );
 }
