@@ -95,15 +95,10 @@ fn front_end_error(e: BuildError) -> Error {
 /// Launch rules that follow from the build options: OpenCL C 2.0 and later
 /// allow non-uniform work-groups unless `-cl-uniform-work-group-size`.
 fn base_rules(options: &str) -> LaunchRules {
-    let words: Vec<&str> = options.split_whitespace().collect();
-    let std20 = words
-        .iter()
-        .filter_map(|w| w.strip_prefix("-cl-std=CL"))
-        .filter_map(|v| v.split('.').next().and_then(|m| m.parse::<u32>().ok()))
-        .any(|major| major >= 2);
-    let uniform = words.contains(&"-cl-uniform-work-group-size");
+    // The build that made the program has accepted these options.
+    let o = vecl_clc::options::Options::parse(options).unwrap_or_default();
     LaunchRules {
-        non_uniform_groups: std20 && !uniform,
+        non_uniform_groups: o.cl_std >= 200 && !o.uniform_work_group_size,
         reqd_work_group_size: None,
     }
 }
@@ -387,5 +382,6 @@ mod tests {
         assert!(base_rules("-cl-std=CL2.0").non_uniform_groups);
         assert!(base_rules("-DX=1 -cl-std=CL3.0").non_uniform_groups);
         assert!(!base_rules("-cl-std=CL2.0 -cl-uniform-work-group-size").non_uniform_groups);
+        assert!(base_rules("-cl-std=cl2.0 -D'S=a b'").non_uniform_groups);
     }
 }
