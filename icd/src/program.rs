@@ -513,11 +513,22 @@ pub unsafe extern "C" fn clLinkProgram(
             if !linkable.contains(&state.binary_type) {
                 return Err(CL_INVALID_OPERATION);
             }
+            // vecl links by compiling the objects' sources as one unit, so
+            // an object's `-D` and `-U` come with its source: run before it
+            // and, for `-D`, undone after it, out of the next object's way.
+            let compiled_with =
+                vecl_clc::options::Options::parse(&state.options).unwrap_or_default();
+            if !compiled_with.macros.is_empty() {
+                source.push_str(&compiled_with.macro_directives());
+                source.push_str("#line 1\n");
+            }
             source.push_str(&state.source);
             source.push('\n');
+            source.push_str(&compiled_with.macro_undefines());
             headers.extend(state.headers.iter().cloned());
         }
-        let library = options.split_whitespace().any(|o| o == "-create-library");
+        // A bad option string fails in `run_build`, as a link.
+        let library = vecl_clc::options::Options::parse(&options).is_ok_and(|o| o.create_library);
         let program = Program::register(Program::new(
             context,
             false,
