@@ -418,7 +418,9 @@ fn in_memory_headers_include_each_other_at_every_depth() {
     let mut args = [KernelArg::Buffer(vec![0; 4])];
     run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
     assert_eq!(args[0], KernelArg::Buffer(41i32.to_le_bytes().to_vec()));
+}
 
+#[test]
 fn command_line_macros_behave_as_defines_at_the_top() {
     let src = r#"
         #define STR(x) S(x)
