@@ -738,3 +738,35 @@ fn unknown_builtin_is_an_error() {
         Err(InterpError::UnsupportedBuiltin("frobnicate".into()))
     );
 }
+
+/// `sinpi`, `cospi`, `tanpi` in double: exact at half-integers (`tanpi`'s
+/// poles are +inf after an even integer, -inf after an odd one) and at
+/// huge arguments, all of them integers (even from 2^53 on).
+#[test]
+fn double_trigpi_of_half_integers_and_huge_arguments() {
+    let un = |name: &str, x: f64| {
+        f64::from_bits(builtin(name, &[(Type::F64, &[d(x)])], Type::F64).unwrap()[0])
+    };
+    let p52 = 2f64.powi(52);
+    let inf = f64::INFINITY;
+    // (x, sinpi, cospi, tanpi)
+    let cases = [
+        (0.5, 1.0, 0.0, inf),
+        (-0.5, -1.0, 0.0, -inf),
+        (1.5, -1.0, 0.0, -inf),
+        (-1.5, 1.0, 0.0, inf),
+        (2.5, 1.0, 0.0, inf),
+        (p52 + 1.0, 0.0, -1.0, -0.0),
+        (-(p52 + 1.0), -0.0, -1.0, 0.0),
+        (2.0 * p52, 0.0, 1.0, 0.0),
+        (1e300, 0.0, 1.0, 0.0),
+        (f64::MAX, 0.0, 1.0, 0.0),
+        (-f64::MAX, -0.0, 1.0, -0.0),
+    ];
+    for (x, sp, cp, tp) in cases {
+        for (name, want) in [("sinpi", sp), ("cospi", cp), ("tanpi", tp)] {
+            let got = un(name, x);
+            assert_eq!(got.to_bits(), want.to_bits(), "{name}({x:e}) = {got:e}");
+        }
+    }
+}

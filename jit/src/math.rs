@@ -57,26 +57,34 @@ fn lgamma64(x: f64) -> (f64, i32) {
 }
 
 /// sin(πx), cos(πx), tan(πx) (`which` 0, 1, 2), with the exact reduction
-/// `x = k/2 + r`.
+/// `x = 2m + k/2 + r`.
 fn trigpi64(x: f64, which: u32) -> f64 {
-    if x.is_infinite() {
+    if !x.is_finite() {
         return f64::NAN;
     }
     if x == 0.0 && which != 1 {
         return x;
     }
-    let k = (2.0 * x).round_ties_even();
-    let r = (x - 0.5 * k) * PI;
-    let q = ((k % 4.0 + 4.0) % 4.0) as u32 + u32::from(which == 1);
+    // `%` is exact, and the period is 2: y ∈ (-2, 2). (Doubling `x` first
+    // would overflow to inf for |x| ≥ 2^1023.)
+    let y = x % 2.0;
+    let k = (2.0 * y).round_ties_even();
+    let r = (y - 0.5 * k) * PI;
+    // k ∈ [-4, 4]: its two low bits are the quadrant, negatives included.
+    let q = (k as i32 & 3) as u32 + u32::from(which == 1);
     let (s, c) = r.sin_cos();
     let v = match which {
-        2 => {
-            if q.is_multiple_of(2) {
-                s / c
+        2 if q.is_multiple_of(2) => s / c,
+        // An exact pole, tanpi(n + ½): +inf for even n (k ≡ 1 mod 4),
+        // -inf for odd n (k ≡ 3).
+        2 if s == 0.0 => {
+            if q == 1 {
+                f64::INFINITY
             } else {
-                -c / s
+                f64::NEG_INFINITY
             }
         }
+        2 => -c / s,
         _ => match q % 4 {
             0 => s,
             1 => c,
@@ -92,7 +100,7 @@ fn trigpi64(x: f64, which: u32) -> f64 {
     match which {
         0 => 0f64.copysign(x),
         1 => 0.0,
-        _ if (x % 2.0).abs() == 1.0 => 0f64.copysign(-x),
+        _ if y.abs() == 1.0 => 0f64.copysign(-x),
         _ => 0f64.copysign(x),
     }
 }

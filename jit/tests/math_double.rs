@@ -171,3 +171,99 @@ fn double_special_values() {
         }
     }
 }
+
+/// What the OpenCL C specification fixes for `sinpi`, `cospi` and `tanpi`
+/// at integers and half-integers: `x` is `n` or `n + ½` with `n` even
+/// (`Even`) or odd (`Odd`). Every double of magnitude 2^52 or more is an
+/// integer, and every one of 2^53 or more an even integer.
+fn trigpi_exact(name: &str, x: f64) -> Option<f64> {
+    let n = x.abs().trunc();
+    let odd = n % 2.0 == 1.0;
+    let integer = x.fract() == 0.0;
+    let half = (x - x.trunc()).abs() == 0.5;
+    // For a half-integer, the integer below it (n + ½ with n = floor(x)).
+    let floor_odd = x.floor().rem_euclid(2.0) == 1.0;
+    Some(match name {
+        "sinpi" if integer => 0f64.copysign(x),
+        "sinpi" if half => 1f64.copysign(x) * if odd { -1.0 } else { 1.0 },
+        "cospi" if integer => {
+            if odd {
+                -1.0
+            } else {
+                1.0
+            }
+        }
+        "cospi" if half => 0.0,
+        "tanpi" if integer && odd => 0f64.copysign(-x),
+        "tanpi" if integer => 0f64.copysign(x),
+        // tanpi(n + ½) is +inf for even n, -inf for odd n.
+        "tanpi" if half && floor_odd => f64::NEG_INFINITY,
+        "tanpi" if half => f64::INFINITY,
+        _ => return None,
+    })
+}
+
+/// `sinpi`, `cospi` and `tanpi` of huge finite doubles (up to `DBL_MAX`)
+/// are exact zeros and ones, never NaN, and `tanpi` of a half-integer is
+/// an infinity of the sign the specification gives; the same in `float`
+/// on the vector and the uniform paths.
+#[test]
+fn trigpi_of_huge_arguments_and_half_integers() {
+    let p52 = 4_503_599_627_370_496.0;
+    let xs: Vec<f64> = vec![
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.5,
+        3.5,
+        -3.5,
+        1_000_000.5,
+        -1_000_001.5,
+        p52 - 0.5,
+        -(p52 - 0.5),
+        p52,
+        -p52,
+        p52 + 1.0,
+        -(p52 + 1.0),
+        p52 + 3.0,
+        2.0 * p52,
+        -2.0 * p52,
+        2.0 * p52 + 2.0,
+        1e300,
+        -1e300,
+        2f64.powi(1023),
+        -(2f64.powi(1023)),
+        f64::MAX,
+        -f64::MAX,
+    ];
+    for name in ["sinpi", "cospi", "tanpi"] {
+        let got = run_f64(&format!("{name}(x[i])"), &xs, &xs);
+        for (&x, &r) in xs.iter().zip(&got) {
+            let want = trigpi_exact(name, x).expect("an integer or half-integer");
+            assert_eq!(
+                r.to_bits(),
+                want.to_bits(),
+                "{name}({x:e}) = {r:e}, want {want:e} (double)"
+            );
+        }
+        let xf: Vec<f32> = xs
+            .iter()
+            .map(|&x| x as f32)
+            .filter(|x| x.is_finite())
+            .collect();
+        let vector = run_f32(&format!("{name}(x[i])"), &xf, None);
+        for (&x, &r) in xf.iter().zip(&vector) {
+            let uniform = run_f32_uniform(&format!("{name}(x)"), x);
+            let want = trigpi_exact(name, f64::from(x)).expect("an integer or half-integer") as f32;
+            for (path, got) in [("vector", r), ("uniform", uniform)] {
+                assert_eq!(
+                    got.to_bits(),
+                    want.to_bits(),
+                    "{name}({x:e}) = {got:e}, want {want:e} (float, {path} path)"
+                );
+            }
+        }
+    }
+}
