@@ -770,3 +770,45 @@ fn double_trigpi_of_half_integers_and_huge_arguments() {
         }
     }
 }
+
+/// `rootn` in double stays within the specification's 2 ULP at the ends of
+/// the range, where the rounding of 1/n is multiplied by ln x ≈ 710. The
+/// wanted values are mpmath's roots rounded to double.
+#[test]
+fn double_rootn_at_the_ends_of_the_range() {
+    let rootn = |x: f64, n: i64| {
+        let r = builtin(
+            "rootn",
+            &[(Type::F64, &[d(x)]), (s(Scalar::I32), &[i(n, Scalar::I32)])],
+            Type::F64,
+        );
+        f64::from_bits(r.unwrap()[0])
+    };
+    let cases: [(f64, i64, u64); 12] = [
+        (f64::MAX, 3, 0x5544_28a2_f98d_728b),
+        (f64::MAX, 5, 0x4cbb_db8c_dadb_e120),
+        (f64::MAX, 7, 0x4913_8114_7622_f886),
+        (f64::MAX, 9, 0x470b_6e8a_eee1_7ed5),
+        (f64::MAX, 11, 0x45c1_0a68_8680_a753),
+        (f64::MAX, 6, 0x4a99_65fe_a53d_6e3c),
+        (f64::MAX, -5, 0x3322_6111_86ba_e675),
+        (f64::MAX, -7, 0x36ca_402f_eeb9_c533),
+        (-f64::MAX, 5, 0xccbb_db8c_dadb_e120),
+        (1e300, 5, 0x4c63_e9e4_e4c2_f344),
+        (5e-324, 7, 0x3657_c6a1_f29e_2ce6),
+        (5e-324, -7, 0x4985_88ce_a3f0_93be),
+    ];
+    for (x, n, want) in cases {
+        let got = rootn(x, n);
+        let ulps = (got.to_bits() as i64).abs_diff(want as i64);
+        assert!(
+            ulps <= 2,
+            "rootn({x:e}, {n}) = {got:e}, want {:e} ({ulps} ULP)",
+            f64::from_bits(want)
+        );
+    }
+    assert_eq!(rootn(-0.0, 3).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(rootn(-0.0, -3), f64::NEG_INFINITY);
+    assert_eq!(rootn(0.0, -4), f64::INFINITY);
+    assert!(rootn(-8.0, 4).is_nan());
+}

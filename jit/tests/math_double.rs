@@ -52,7 +52,7 @@ const BOUNDS: &[(&str, usize, f64)] = &[
     ("atan2pi", 2, 6.0),
     ("powr", 2, 16.0),
     ("pown", 2, 16.0),
-    ("rootn", 2, 16.0),
+    ("rootn", 2, 2.0),
 ];
 
 fn hex(s: &str) -> f64 {

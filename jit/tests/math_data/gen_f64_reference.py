@@ -55,9 +55,12 @@ F2 = {
  'atan2pi': (lambda y,x: mp.atan2(y,x)/mp.pi, [(random.uniform(-10,10), random.uniform(-10,10)) for _ in range(300)]),
  'powr': (lambda x,y: mp.power(x,y), [(random.uniform(0,100), random.uniform(-100,100)) for _ in range(300)]),
  'pown': (lambda x,y: mp.power(x,int(y)), [(random.uniform(-10,10), float(random.randint(-200,200))) for _ in range(300)]),
- 'rootn': (lambda x,y: mp.root(abs(x),int(y)) * (-1 if x<0 else 1), [(random.uniform(-1e6,1e6), float(random.choice([1,3,5,7,-3,-5]))) for _ in range(150)] + [(random.uniform(0,1e6), float(random.choice([2,4,6,-2,-4]))) for _ in range(150)]),
+ 'rootn': (lambda x,y: mp.root(abs(x),int(y)) * (-1 if x<0 else 1), [(random.uniform(-1e6,1e6), float(random.choice([1,3,5,7,-3,-5]))) for _ in range(150)] + [(random.uniform(0,1e6), float(random.choice([2,4,6,-2,-4]))) for _ in range(150)]
+   # The ends of the range, where 1/n's rounding error is multiplied by |ln x| ≈ 710.
+   + [(s * x, float(n)) for x in (1.7976931348623157e308, 1e300, 2.2250738585072014e-308, 5e-324) for s in (1, -1) for n in (3, 5, 6, 7, 9, 10, 11, 100, -3, -5, -6, -7, -9, -100) if s > 0 or n % 2]),
 }
-with open('/work/main/jit/tests/math_data/f64_reference.txt','w') as f:
+import os
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'f64_reference.txt'),'w') as f:
     f.write('# name x [y] hi lo: mpmath (200-bit) values of double functions as double-double, hex bits\n')
     for name,(fn,xs) in F.items():
         for x in xs:
