@@ -812,3 +812,63 @@ fn double_rootn_at_the_ends_of_the_range() {
     assert_eq!(rootn(0.0, -4), f64::INFINITY);
     assert!(rootn(-8.0, 4).is_nan());
 }
+
+/// `length`, `distance` and `normalize` of components whose squares
+/// overflow or underflow, in float and double; infinities and NaNs.
+#[test]
+fn geometric_builtins_at_the_ends_of_the_range() {
+    let f2 = Type::vector(Scalar::F32, 2);
+    let f3 = Type::vector(Scalar::F32, 3);
+    let d4 = Type::vector(Scalar::F64, 4);
+    let len_f = |v: &[f32]| {
+        let ty = Type::vector(Scalar::F32, v.len() as _);
+        let l: Vec<u64> = v.iter().map(|x| f(*x)).collect();
+        as_f32(builtin("length", &[(ty, &l)], Type::F32).unwrap()[0])
+    };
+    let sqrt2 = std::f32::consts::SQRT_2;
+    assert_eq!(len_f(&[1e30, 1e30]), 1e30 * sqrt2);
+    assert_eq!(len_f(&[3e-30, 4e-30]), 5e-30);
+    assert_eq!(len_f(&[1e-45, 0.0, 0.0]), 1e-45);
+    assert_eq!(len_f(&[f32::MAX, f32::MAX]), f32::INFINITY);
+    assert!(len_f(&[f32::INFINITY, f32::NAN]).is_nan());
+    let dist = builtin(
+        "distance",
+        &[
+            (f2.clone(), &[f(3e30), f(0.0)]),
+            (f2.clone(), &[f(0.0), f(-4e30)]),
+        ],
+        Type::F32,
+    )
+    .unwrap();
+    assert_eq!(as_f32(dist[0]), 5e30);
+    let len_d = builtin("length", &[(d4.clone(), &[d(1e300); 4])], Type::F64).unwrap();
+    assert_eq!(f64::from_bits(len_d[0]), 2e300);
+    let len_d = builtin(
+        "length",
+        &[(d4.clone(), &[d(3e-310), d(4e-310), d(0.0), d(0.0)])],
+        Type::F64,
+    )
+    .unwrap();
+    assert_eq!(f64::from_bits(len_d[0]), 5e-310);
+    let norm = |v: [f32; 3]| -> Vec<u32> {
+        let l: Vec<u64> = v.iter().map(|x| f(*x)).collect();
+        builtin("normalize", &[(f3.clone(), &l)], f3.clone())
+            .unwrap()
+            .into_iter()
+            .map(|l| l as u32)
+            .collect()
+    };
+    let bits = |v: [f32; 3]| v.map(f32::to_bits).to_vec();
+    let (big, tiny) = (2f32.powi(100), 2f32.powi(-140));
+    assert_eq!(norm([3.0 * big, 0.0, -4.0 * big]), bits([0.6, 0.0, -0.8]));
+    assert_eq!(norm([3.0 * tiny, 4.0 * tiny, 0.0]), bits([0.6, 0.8, 0.0]));
+    assert_eq!(norm([-0.0, 0.0, -0.0]), bits([-0.0, 0.0, -0.0]));
+    assert_eq!(
+        norm([f32::NEG_INFINITY, 5.0, -1.0]),
+        bits([-1.0, 0.0, -0.0])
+    );
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    assert_eq!(norm([f32::INFINITY, 0.0, f32::INFINITY]), bits([h, 0.0, h]));
+    let nan = norm([f32::NAN, 1.0, f32::INFINITY]);
+    assert!(nan.iter().all(|x| f32::from_bits(*x).is_nan()));
+}

@@ -12,6 +12,7 @@
 //! listed here is reported as `not supported yet: NAME`.
 
 mod extra;
+mod geometric;
 mod image;
 mod printf;
 mod routines;
@@ -579,41 +580,7 @@ impl FunctionCx<'_, '_> {
             "dot" | "length" | "distance" | "normalize" | "fast_length" | "fast_distance"
             | "fast_normalize" => {
                 let s = arg_elem(self, 0)?;
-                let b2 = base.trim_start_matches("fast_");
-                let diff: Val = if b2 == "distance" {
-                    vals[0]
-                        .iter()
-                        .zip(&vals[1])
-                        .map(|(x, y)| self.binary(BinaryOp::Sub, s, x, y))
-                        .collect::<LResult<_>>()?
-                } else {
-                    vals[0].clone()
-                };
-                let other = if b2 == "dot" {
-                    vals[1].clone()
-                } else {
-                    diff.clone()
-                };
-                let mut sum: Option<Lanes> = None;
-                for (x, y) in diff.iter().zip(&other) {
-                    let p = self.binary(BinaryOp::Mul, s, x, y)?;
-                    sum = Some(match sum {
-                        None => p,
-                        Some(acc) => self.binary(BinaryOp::Add, s, &acc, &p)?,
-                    });
-                }
-                let sum = sum.ok_or_else(unsupported)?;
-                if b2 == "dot" {
-                    return Ok(vec![sum]);
-                }
-                let len = self.simd(s, &[sum], |cx, v| cx.b.ins().sqrt(v[0]));
-                if b2 == "normalize" {
-                    return diff
-                        .iter()
-                        .map(|x| self.binary(BinaryOp::Div, s, x, &len))
-                        .collect();
-                }
-                Ok(vec![len])
+                self.lower_geometric(base, s, &vals)
             }
             "cross" => {
                 let s = arg_elem(self, 0)?;

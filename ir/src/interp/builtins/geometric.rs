@@ -66,14 +66,23 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
     Some(Ok(out))
 }
 
-/// Euclidean norm without overflow or underflow in the squares.
+/// Euclidean norm without overflow or underflow in the squares. NaN if a
+/// component is NaN, an infinite one included (√(x² + …) is; `hypot`
+/// would give inf).
 fn norm(v: &[f64]) -> f64 {
+    if v.iter().any(|x| x.is_nan()) {
+        return f64::NAN;
+    }
     v.iter().fold(0.0f64, |acc, &x| acc.hypot(x))
 }
 
-/// `normalize`: a zero vector stays as it is; infinite components count as
-/// ±1 and the finite ones as 0 (OpenCL's rule).
+/// `normalize`: a zero vector stays as it is; a NaN component makes every
+/// component NaN; else infinite components count as ±1 and the finite
+/// ones as ±0 (OpenCL's rules).
 fn normalize(v: &[f64]) -> Vec<f64> {
+    if v.iter().any(|x| x.is_nan()) {
+        return vec![f64::NAN; v.len()];
+    }
     let v: Vec<f64> = if v.iter().any(|x| x.is_infinite()) {
         v.iter()
             .map(|&x| {

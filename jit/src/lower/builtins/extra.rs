@@ -43,7 +43,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// `x` with the sign bit of `s` added (for a positive or zero `x`).
-    fn or_sign(&mut self, x: Value, s: Value) -> Value {
+    pub(super) fn or_sign(&mut self, x: Value, s: Value) -> Value {
         let t = int_shape(self.b.func.dfg.value_type(x));
         let bits = t.lane_type().bits();
         let k = self.b.ins().iconst(t.lane_type(), 1i64 << (bits - 1));
