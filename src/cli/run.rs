@@ -185,6 +185,41 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     Ok(out)
 }
 
+/// Refuses `--args` entries that name no argument, have no `=`, give a
+/// buffer a count that is not a number, or give a `__local` argument any
+/// value (its size follows the work-group), rather than ignore them.
+fn check_given_args(infos: &[vecl::ArgInfo], given: &[(String, String)]) -> Result<(), String> {
+    let names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
+    for (name, value) in given {
+        if name.is_empty() {
+            return Err(format!("--args: `{value}` is not NAME=VALUE"));
+        }
+        let found = infos
+            .iter()
+            .enumerate()
+            .find(|(index, info)| info.name == *name || index.to_string() == *name);
+        let Some((_, info)) = found else {
+            return Err(format!(
+                "--args: the kernel has no argument `{name}` (its arguments: {})",
+                names.join(", ")
+            ));
+        };
+        if info.ty.is_pointer() {
+            if info.address == AddressSpace::Local {
+                return Err(format!(
+                    "--args: `{name}` is a __local argument: its size is one element per work-item of the group, not set by --args"
+                ));
+            }
+            if value.parse::<u64>().is_err() {
+                return Err(format!(
+                    "--args: `{name}={value}`: a buffer's value is its element count"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Sets every argument from `--args` or generated values; returns the
 /// buffers the kernel may write.
 fn set_generated_args(
@@ -193,9 +228,12 @@ fn set_generated_args(
     group_items: u64,
     given: &[(String, String)],
 ) -> Result<Vec<(u32, String, Mem)>, String> {
+    let infos = (0..kernel.num_args())
+        .map(|index| kernel.arg_info(index).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_given_args(&infos, given)?;
     let mut writable = Vec::new();
-    for index in 0..kernel.num_args() {
-        let info = kernel.arg_info(index).map_err(|e| e.to_string())?;
+    for (index, info) in (0..kernel.num_args()).zip(infos) {
         let value = given
             .iter()
             .find(|(n, _)| *n == info.name || *n == index.to_string())
@@ -291,6 +329,32 @@ mod tests {
         }";
         let text = run(&request(&dir, src, "rev", true)).expect("every access in bounds");
         assert!(text.contains("arg 0 `out`: 1024 bytes"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn bad_args_are_errors_not_ignored() {
+        let dir = scratch_dir("badargs");
+        let src = "kernel void k(global float *out, local float *tmp, float s) {
+            out[get_global_id(0)] = s;
+        }";
+        for (args, says) in [
+            (vec![("nope", "3")], "no argument `nope`"),
+            (vec![("", "out")], "is not NAME=VALUE"),
+            (vec![("out", "many")], "element count"),
+            (vec![("tmp", "64")], "__local argument"),
+        ] {
+            let mut req = request(&dir, src, "k", true);
+            req.args = args
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            let err = run(&req).expect_err(says);
+            assert!(err.contains(says), "{args:?}: {err}");
+        }
+        let mut good = request(&dir, src, "k", true);
+        good.args = vec![("out".into(), "256".into()), ("2".into(), "2.5".into())];
+        run(&good).expect("good args");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
