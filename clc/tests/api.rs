@@ -466,3 +466,14 @@ fn options_clang_would_warn_about_are_warnings_in_the_log() {
         "{log}"
     );
 }
+
+#[test]
+fn arrays_past_what_an_object_can_hold_are_errors() {
+    // 2^30 ints are 4 GiB: the size would wrap in 32 bits.
+    let src = "kernel void k(global int *o) { int big[1 << 30]; big[0] = 1; o[0] = big[0]; }";
+    let err = build(src, "").expect_err("too large").to_string();
+    assert!(
+        err.contains("array of 4294967296 bytes is too large"),
+        "{err}"
+    );
+}

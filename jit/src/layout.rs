@@ -105,23 +105,35 @@ impl Default for PrivateLayout {
     }
 }
 
-pub(crate) fn private_layout(module: &Module, func: &Function, lanes: u32) -> PrivateLayout {
+pub(crate) fn private_layout(
+    module: &Module,
+    func: &Function,
+    lanes: u32,
+) -> Result<PrivateLayout, u64> {
     let mut l = PrivateLayout::default();
-    let mut at = 0u32;
+    // In 64 bits: a chunk's copies of large arrays may not fit 32.
+    let mut at = 0u64;
     for s in &func.slots {
         let align = module.align_of(&s.ty).clamp(8, MAX_ALIGN);
         let stride = module.size_of(&s.ty).max(1).div_ceil(align) * align;
-        let start = 16.max(align);
+        let start = u64::from(16.max(align));
         at = at.div_ceil(start) * start;
-        l.align = l.align.max(start);
-        l.offsets.push(at);
+        l.align = l.align.max(start as u32);
+        l.offsets.push(u32::try_from(at).map_err(|_| at)?);
         l.strides.push(stride);
-        at += stride * lanes;
+        at += u64::from(stride) * u64::from(lanes);
     }
-    let round = l.align.max(64);
-    l.size = at.div_ceil(round) * round;
-    l
+    let round = u64::from(l.align.max(64));
+    let size = at.div_ceil(round) * round;
+    l.size = u32::try_from(size)
+        .ok()
+        .filter(|&s| s <= MAX_PRIVATE_CHUNK)
+        .ok_or(size)?;
+    Ok(l)
 }
+
+/// The most private memory a chunk's work-items may have together (bytes).
+pub(crate) const MAX_PRIVATE_CHUNK: u32 = 1 << 30;
 
 /// The largest alignment an OpenCL C type asks for (`long16`, `double16`).
 pub(crate) const MAX_ALIGN: u32 = 128;

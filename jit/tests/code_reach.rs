@@ -78,3 +78,17 @@ fn two_hundred_kernels_build_and_run_with_gigabytes_mapped_between() {
         }
     }
 }
+
+#[test]
+fn private_memory_past_what_a_chunk_can_have_is_an_error() {
+    // 512 MiB per work-item: the chunk's copies together pass 1 GiB.
+    let src = "kernel void k(global int *o) { int big[1 << 27]; big[get_global_id(0)] = 1; o[0] = big[0]; }";
+    let module = vecl_clc::build(src, "")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .module;
+    let err = compile_kernel(&module, "k", &JitOptions::default())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("bytes of private memory"), "{err}");
+}

@@ -309,6 +309,18 @@ impl Lowerer<'_> {
                         // Completed later from the initialiser, or a parameter.
                         None => 0,
                     };
+                    // Sizes are 32-bit in the IR: a larger object is an
+                    // error here rather than a size that wraps.
+                    let bytes = u64::from(self.module.size_of(&ty)) * u64::from(n);
+                    if bytes > u64::from(MAX_OBJECT_BYTES) {
+                        let pos = d.name.as_ref().map(|n| n.1).unwrap_or_default();
+                        return self.err(
+                            pos,
+                            format!(
+                                "array of {bytes} bytes is too large (an object holds at most {MAX_OBJECT_BYTES} bytes)"
+                            ),
+                        );
+                    }
                     ty = Type::array(ty, n);
                 }
                 DeclOp::Function(_) => {
@@ -384,6 +396,9 @@ impl Lowerer<'_> {
         }
     }
 }
+
+/// The largest object, in bytes (sizes are 32-bit in the IR).
+const MAX_OBJECT_BYTES: u32 = i32::MAX as u32;
 
 /// Whether a field is an anonymous struct/union member (named `<anonN>`,
 /// which no identifier can spell).

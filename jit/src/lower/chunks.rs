@@ -360,7 +360,14 @@ pub(crate) fn lower_kernel(
         .collect();
     let barrier_mode = regions.len() > 1;
     let returns = has_return(&func.body);
-    let private = private_layout(module, func, w);
+    let private =
+        private_layout(module, func, w).map_err(|bytes| crate::JitError::Unsupported {
+            kernel: func.name.clone(),
+            what: format!(
+                "{bytes} bytes of private memory for {w} work-items (at most {} for them together)",
+                crate::layout::MAX_PRIVATE_CHUNK
+            ),
+        })?;
 
     // Context layout per chunk: alive mask, saved values, variables, private memory.
     let mut ctx_off = 0u32;
