@@ -222,7 +222,7 @@ impl Kernel {
             compile_work_group_size: reqd.unwrap_or([0; 3]),
             local_mem_size: self.entry.code.static_local_size() + self.args().local_args_size(),
             preferred_work_group_size_multiple: simd,
-            private_mem_size: self.entry.code.context_size(simd.max(1)) / simd.max(1),
+            private_mem_size: self.entry.code.private_mem_size(),
         }
     }
 

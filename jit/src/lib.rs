@@ -101,6 +101,8 @@ pub struct CompiledKernel {
     static_local_size: usize,
     chunk_context_bytes: usize,
     simd_width: u32,
+    /// `private_mem_size`.
+    private_per_item: u32,
     explain: String,
     clif: Option<String>,
     /// The code launches run: the quick tier's until the optimised code
@@ -167,6 +169,12 @@ impl CompiledKernel {
 
     pub fn simd_width(&self) -> u32 {
         self.simd_width
+    }
+
+    /// Bytes of private memory one work-item has (its private variables
+    /// and arrays, as the JIT lays them out for a chunk, per work-item).
+    pub fn private_mem_size(&self) -> u32 {
+        self.private_per_item
     }
 
     /// A human-readable report of how the kernel was vectorised.
@@ -980,6 +988,7 @@ fn compile(
         checked_tail: checks,
         static_local_size,
         chunk_context_bytes: lowered.chunk_bytes,
+        private_per_item: lowered.private_per_item,
         simd_width: w,
         explain,
         clif,

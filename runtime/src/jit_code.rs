@@ -25,6 +25,10 @@ impl KernelCode for CompiledKernel {
         CompiledKernel::context_size(self, items_per_group) as u64
     }
 
+    fn private_mem_size(&self) -> u64 {
+        u64::from(CompiledKernel::private_mem_size(self))
+    }
+
     fn simd_width(&self) -> u32 {
         CompiledKernel::simd_width(self)
     }

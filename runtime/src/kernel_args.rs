@@ -46,6 +46,12 @@ pub trait KernelCode: Send + Sync {
     fn static_local_size(&self) -> u64;
     /// Bytes of context area a work-group of `items_per_group` items needs.
     fn context_size(&self, items_per_group: u64) -> u64;
+    /// Bytes of private memory (the kernel's private variables and arrays)
+    /// one work-item has: `CL_KERNEL_PRIVATE_MEM_SIZE`.
+    fn private_mem_size(&self) -> u64 {
+        let simd = u64::from(self.simd_width().max(1));
+        self.context_size(simd) / simd
+    }
     /// Work-items per SIMD chunk.
     fn simd_width(&self) -> u32;
     /// Checked mode: the offset of the tail (fault record and bounds table)

@@ -340,3 +340,20 @@ def test_feature_macros_match_the_reported_features(ctx, device):
     reported = {f.name for f in device.opencl_c_features}
     assert defined == reported & set(names), (defined, reported)
     assert reported <= set(names), reported - set(names)
+
+
+def test_private_memory_size_is_reported(ctx, device):
+    """CL_KERNEL_PRIVATE_MEM_SIZE counts a work-item's private arrays, with
+    or without barriers in the kernel."""
+    src = """
+    __kernel void flat(__global float *o) {
+        float tmp[64];
+        for (int i = 0; i < 64; i++) tmp[i] = i * o[0];
+        o[get_global_id(0)] = tmp[get_global_id(0) & 63];
+    }
+    __kernel void none(__global float *o) { o[get_global_id(0)] = 1.0f; }
+    """
+    program = cl.Program(ctx, src).build()
+    info = cl.kernel_work_group_info.PRIVATE_MEM_SIZE
+    assert program.flat.get_work_group_info(info, device) >= 64 * 4
+    assert program.none.get_work_group_info(info, device) == 0

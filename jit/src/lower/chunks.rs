@@ -36,6 +36,8 @@ pub(crate) struct Lowered {
     /// Context bytes per chunk (0 without barriers).
     pub chunk_bytes: usize,
     pub private_in_context: bool,
+    /// Private memory per work-item (the chunk's private layout over W).
+    pub private_per_item: u32,
     /// Group-level work, for the report: variables kept once per group,
     /// regions that run no chunk loop, chunk loops limited to the ids
     /// their final `if` accepts (`None` without barriers).
@@ -1168,6 +1170,7 @@ pub(crate) fn lower_kernel(
         regions: regions.len(),
         chunk_bytes: chunk_bytes as usize,
         private_in_context: barrier_mode && private.size > 0,
+        private_per_item: private.size.div_ceil(w.max(1)),
         group_level: barrier_mode.then(|| group.summary()),
     })
 }
