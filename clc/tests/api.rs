@@ -477,3 +477,20 @@ fn arrays_past_what_an_object_can_hold_are_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn an_absolute_include_path_works_from_a_program_made_from_a_string() {
+    let dir = std::env::temp_dir().join(format!("vecl-abs-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let header = dir.join("seven.h");
+    std::fs::write(&header, "#define SEVEN 7\n").expect("header");
+    let src = format!(
+        "#include \"{}\"\nkernel void k(global int *o) {{ o[0] = SEVEN; }}",
+        header.display()
+    );
+    let built = build(&src, "").unwrap_or_else(|e| panic!("{e}"));
+    let mut args = [KernelArg::Buffer(vec![0; 4])];
+    run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
+    assert_eq!(args[0], KernelArg::Buffer(7i32.to_le_bytes().to_vec()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
