@@ -179,17 +179,6 @@ impl Queue {
         }
     }
 
-    fn enqueue(
-        &self,
-        command: u32,
-        order: CommandOrder,
-        wait: &[Event],
-        run: Run,
-        work: Work,
-    ) -> Result<Event> {
-        self.enqueue_work(command, order, wait, run, work)
-    }
-
     /// `clEnqueueReadBuffer`.
     ///
     /// # Safety
@@ -214,7 +203,7 @@ impl Queue {
             unsafe { std::ptr::copy(mem.as_ptr().add(offset as usize), dst.get(), size as usize) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command_type::READ_BUFFER,
             CommandOrder::Plain,
             wait,
@@ -246,7 +235,7 @@ impl Queue {
             unsafe { std::ptr::copy(src.get(), mem.as_ptr().add(offset as usize), size as usize) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command_type::WRITE_BUFFER,
             CommandOrder::Plain,
             wait,
@@ -284,7 +273,7 @@ impl Queue {
             };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command_type::COPY_BUFFER,
             CommandOrder::Plain,
             wait,
@@ -323,7 +312,7 @@ impl Queue {
             unsafe { copy_rect(mem.as_ptr(), &b, dst.get(), &h, &region) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command_type::READ_BUFFER_RECT,
             CommandOrder::Plain,
             wait,
@@ -361,7 +350,7 @@ impl Queue {
             unsafe { copy_rect(src.get(), &h, mem.as_ptr(), &b, &region) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command_type::WRITE_BUFFER_RECT,
             CommandOrder::Plain,
             wait,
@@ -411,7 +400,7 @@ impl Queue {
             unsafe { copy_rect(src.as_ptr(), &s, dst.as_ptr(), &d, &region) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command_type::COPY_BUFFER_RECT,
             CommandOrder::Plain,
             wait,
@@ -456,7 +445,7 @@ impl Queue {
             }
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command_type::FILL_BUFFER,
             CommandOrder::Plain,
             wait,
@@ -483,7 +472,7 @@ impl Queue {
         check_map_flags(mem, flags)?;
         let ptr = mem.as_ptr().wrapping_add(offset as usize);
         mem.add_mapping(ptr);
-        let event = self.enqueue(
+        let event = self.enqueue_work(
             command_type::MAP_BUFFER,
             CommandOrder::Plain,
             wait,
@@ -496,7 +485,7 @@ impl Queue {
     /// `clEnqueueUnmapMemObject`.
     pub fn enqueue_unmap(&self, mem: &Mem, ptr: *mut u8, wait: &[Event]) -> Result<Event> {
         mem.remove_mapping(ptr)?;
-        self.enqueue(
+        self.enqueue_work(
             command_type::UNMAP_MEM_OBJECT,
             CommandOrder::Plain,
             wait,
@@ -518,7 +507,7 @@ impl Queue {
     ) -> Result<Event> {
         let Some(launch) = ndrange::plan_launch(range, code.simd_width(), rules)? else {
             // An empty range still orders like a command.
-            return self.enqueue(
+            return self.enqueue_work(
                 command_type::NDRANGE_KERNEL,
                 CommandOrder::Plain,
                 wait,
@@ -550,7 +539,7 @@ impl Queue {
             ndrange::execute(Pool::global(), code, block, launch)
                 .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
         });
-        self.enqueue(kind, CommandOrder::Plain, wait, Run::Async, work)
+        self.enqueue_work(kind, CommandOrder::Plain, wait, Run::Async, work)
     }
 
     /// Runs a planned copy between two memory objects as a command.
@@ -570,7 +559,7 @@ impl Queue {
             unsafe { copy.run(src.as_ptr(), dst.as_ptr()) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             command,
             CommandOrder::Plain,
             wait,
@@ -607,7 +596,7 @@ impl Queue {
             unsafe { copy.run(image.as_ptr(), dst.get()) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             image_command::READ_IMAGE,
             CommandOrder::Plain,
             wait,
@@ -643,7 +632,7 @@ impl Queue {
             unsafe { copy.run(src.get(), image.as_ptr()) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             image_command::WRITE_IMAGE,
             CommandOrder::Plain,
             wait,
@@ -711,7 +700,7 @@ impl Queue {
             unsafe { fill.run(image.as_ptr()) };
             Ok(())
         });
-        self.enqueue(
+        self.enqueue_work(
             image_command::FILL_IMAGE,
             CommandOrder::Plain,
             wait,
@@ -735,7 +724,7 @@ impl Queue {
         check_map_flags(image, flags)?;
         let ptr = image.as_ptr().wrapping_add(mapping.offset as usize);
         image.add_mapping(ptr);
-        let event = self.enqueue(
+        let event = self.enqueue_work(
             image_command::MAP_IMAGE,
             CommandOrder::Plain,
             wait,
@@ -748,7 +737,7 @@ impl Queue {
     /// `clEnqueueMarkerWithWaitList`: completes when `wait` has (or, with an
     /// empty list, when every command before it has).
     pub fn enqueue_marker(&self, wait: &[Event]) -> Result<Event> {
-        self.enqueue(
+        self.enqueue_work(
             command_type::MARKER,
             CommandOrder::Marker,
             wait,
@@ -760,7 +749,7 @@ impl Queue {
     /// `clEnqueueBarrierWithWaitList`: like a marker, and later commands
     /// wait for it.
     pub fn enqueue_barrier(&self, wait: &[Event]) -> Result<Event> {
-        self.enqueue(
+        self.enqueue_work(
             command_type::BARRIER,
             CommandOrder::Barrier,
             wait,
@@ -772,7 +761,7 @@ impl Queue {
     /// `clEnqueueMigrateMemObjects`: memory is always where the device
     /// needs it, so this only orders.
     pub fn enqueue_migrate(&self, wait: &[Event]) -> Result<Event> {
-        self.enqueue(
+        self.enqueue_work(
             command_type::MIGRATE_MEM_OBJECTS,
             CommandOrder::Plain,
             wait,
@@ -788,7 +777,7 @@ impl Queue {
         wait: &[Event],
         f: impl FnOnce() -> Result<()> + Send + 'static,
     ) -> Result<Event> {
-        self.enqueue(
+        self.enqueue_work(
             command_type::NATIVE_KERNEL,
             CommandOrder::Plain,
             wait,
