@@ -100,6 +100,9 @@ pub struct CompiledKernel {
     checked_tail: Option<usize>,
     static_local_size: usize,
     chunk_context_bytes: usize,
+    /// Context bytes independent of the group size (large private memory
+    /// of a kernel without barriers).
+    fixed_context_bytes: usize,
     simd_width: u32,
     /// `private_mem_size`.
     private_per_item: u32,
@@ -160,11 +163,14 @@ impl CompiledKernel {
     }
 
     /// Bytes of context area a worker must pass for groups of
-    /// `items_per_group` work-items (0 for kernels without barriers).
+    /// `items_per_group` work-items: the chunks' areas of a kernel with
+    /// barriers, or the private memory too large for the stack of one
+    /// without (0 for most kernels without barriers).
     pub fn context_size(&self, items_per_group: u64) -> usize {
         // A group has at most one chunk per work-item (rows of one item).
         self.chunk_context_bytes
-            .saturating_mul(items_per_group as usize)
+            .saturating_mul(usize::try_from(items_per_group).unwrap_or(usize::MAX))
+            .saturating_add(self.fixed_context_bytes)
     }
 
     pub fn simd_width(&self) -> u32 {
@@ -246,13 +252,13 @@ impl CompiledKernel {
 
     /// Everything the runtime sizes a launch from: what two compilations
     /// of one kernel must agree on to share its launches.
-    fn layout(&self) -> (Vec<ArgSlot>, usize, Option<usize>, usize, usize, u32) {
+    fn layout(&self) -> (Vec<ArgSlot>, usize, Option<usize>, usize, [usize; 2], u32) {
         (
             self.args.clone(),
             self.args_size,
             self.checked_tail,
             self.static_local_size,
-            self.chunk_context_bytes,
+            [self.chunk_context_bytes, self.fixed_context_bytes],
             self.simd_width,
         )
     }
@@ -849,7 +855,10 @@ fn compile(
     // The wide copy: dropped if it cannot be made or would not share the
     // main code's launches (it is an optimisation only).
     let wide = wide_width(tier, opts, w, &func, &uni)
-        .filter(|_| main.lowered.regions == 1 && main.lowered.chunk_bytes == 0)
+        .filter(|_| {
+            let l = &main.lowered;
+            l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+        })
         .and_then(|ww| {
             define_kernel_function(
                 &mut jit,
@@ -860,7 +869,10 @@ fn compile(
                 false,
             )
             .ok()
-            .filter(|f| f.lowered.regions == 1 && f.lowered.chunk_bytes == 0)
+            .filter(|f| {
+                let l = &f.lowered;
+                l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+            })
         });
     phases.mark("codegen");
     jit.finalize_definitions()
@@ -956,7 +968,13 @@ fn compile(
             "group-level: {vars} variables kept once per group; {empty} regions run no chunk loop; {ranged} chunk loops visit only the ids their `if` accepts"
         );
     }
-    if lowered.private_in_context {
+    if lowered.fixed_context_bytes > 0 {
+        let _ = writeln!(
+            explain,
+            "private memory lives in the context area ({} bytes per chunk: too large for a worker's stack)",
+            lowered.fixed_context_bytes
+        );
+    } else if lowered.private_in_context {
         let _ = writeln!(
             explain,
             "private memory lives in the context area (it crosses barriers)"
@@ -988,6 +1006,7 @@ fn compile(
         checked_tail: checks,
         static_local_size,
         chunk_context_bytes: lowered.chunk_bytes,
+        fixed_context_bytes: lowered.fixed_context_bytes,
         private_per_item: lowered.private_per_item,
         simd_width: w,
         explain,
