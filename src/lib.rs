@@ -45,7 +45,7 @@ pub mod queue;
 
 pub use buffer::{Buffer, BufferBuilder};
 pub use context::Context;
-pub use device::{Device, Platform, VectorWidths};
+pub use device::{Device, Platform, VectorWidths, IMAGE_EXTENSIONS, IMAGE_SUPPORT};
 pub use kernel::{ArgInfo, Kernel, WorkGroupInfo};
 pub use pod::Pod;
 pub use program::{CompiledObject, Program, ProgramBuilder};
