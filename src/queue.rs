@@ -25,6 +25,27 @@ pub struct QueueBuilder {
     properties: QueueProperties,
 }
 
+/// The time limit of kernel commands that `VECL_KERNEL_TIMEOUT_MS` sets
+/// (milliseconds; unset, empty or 0: none). A value that is not a number
+/// is reported on stderr once and ignored.
+pub fn kernel_timeout_from_env() -> Option<std::time::Duration> {
+    static LIMIT: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let text = std::env::var("VECL_KERNEL_TIMEOUT_MS").ok()?;
+        match text.trim().parse::<u64>() {
+            Ok(0) => None,
+            Ok(ms) => Some(std::time::Duration::from_millis(ms)),
+            Err(_) if text.trim().is_empty() => None,
+            Err(_) => {
+                eprintln!(
+                    "vecl: VECL_KERNEL_TIMEOUT_MS={text:?} is not a number of milliseconds; no time limit"
+                );
+                None
+            }
+        }
+    })
+}
+
 impl QueueBuilder {
     /// Commands may run in any order their events allow.
     pub fn out_of_order(mut self) -> Self {
@@ -38,8 +59,19 @@ impl QueueBuilder {
         self
     }
 
+    /// Kernel commands that run longer than `limit` are stopped and fail
+    /// with an error saying so (the queue goes on). Without this, the
+    /// limit is `VECL_KERNEL_TIMEOUT_MS`'s, if set.
+    pub fn kernel_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.properties.kernel_timeout = Some(limit);
+        self
+    }
+
     /// Creates the queue.
-    pub fn build(self, _ctx: &Context) -> Result<Queue> {
+    pub fn build(mut self, _ctx: &Context) -> Result<Queue> {
+        if self.properties.kernel_timeout.is_none() {
+            self.properties.kernel_timeout = kernel_timeout_from_env();
+        }
         Ok(Queue {
             raw: RawQueue::new(self.properties)?,
         })

@@ -212,6 +212,18 @@ impl CompiledKernel {
         local_mem: *mut u8,
         context: *mut u8,
     ) -> u32 {
+        // The code reads the stop flag through the launch: give a launch
+        // without one the flag that is never set.
+        let with_flag;
+        let launch = if launch.stop_flag == 0 {
+            with_flag = Launch {
+                stop_flag: std::ptr::from_ref(&abi::NEVER_STOP) as u64,
+                ..*launch
+            };
+            &with_flag
+        } else {
+            launch
+        };
         let whole = |n: u64| n.is_multiple_of(u64::from(WIDE_WIDTH));
         let entry = match self.wide.get_if_set() {
             Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
