@@ -193,6 +193,7 @@ impl Queue {
             kernel,
             range: NdRange::linear(1),
             wait: Vec::new(),
+            dims: [None; 3],
         }
     }
 
@@ -235,6 +236,10 @@ pub struct KernelLaunch<'a> {
     kernel: &'a Kernel,
     range: NdRange,
     wait: Vec<Event>,
+    /// How many sizes `global`, `local` and `offset` were given (checked
+    /// at `enqueue`: a launch needs a global size of 1 to 3 dimensions,
+    /// and a local size or offset of as many).
+    dims: [Option<usize>; 3],
 }
 
 fn dims3(values: &[u64], fill: u64) -> [u64; 3] {
@@ -248,19 +253,22 @@ fn dims3(values: &[u64], fill: u64) -> [u64; 3] {
 impl KernelLaunch<'_> {
     /// The global size; its length (1 to 3) is the work dimension.
     pub fn global(mut self, global: &[u64]) -> Self {
-        self.range.work_dim = global.len() as u32;
+        self.dims[0] = Some(global.len());
+        self.range.work_dim = global.len().min(3) as u32;
         self.range.global = dims3(global, 1);
         self
     }
 
     /// The local (work-group) size; by default the device chooses.
     pub fn local(mut self, local: &[u64]) -> Self {
+        self.dims[1] = Some(local.len());
         self.range.local = Some(dims3(local, 1));
         self
     }
 
     /// The global offset.
     pub fn offset(mut self, offset: &[u64]) -> Self {
+        self.dims[2] = Some(offset.len());
         self.range.offset = dims3(offset, 0);
         self
     }
@@ -273,6 +281,26 @@ impl KernelLaunch<'_> {
 
     /// Enqueues the launch.
     pub fn enqueue(self) -> Result<Event> {
+        let [global, local, offset] = self.dims;
+        let dims = match global {
+            None => {
+                return Err(Error::InvalidGlobalWorkSize(
+                    "a launch needs a global size: .global(&[n]) (up to 3 dimensions)".into(),
+                ))
+            }
+            Some(n @ 1..=3) => n,
+            Some(n) => return Err(Error::InvalidWorkDimension(n as u32)),
+        };
+        if let Some(n) = local.filter(|&n| n != dims) {
+            return Err(Error::InvalidWorkGroupSize(format!(
+                "the local size has {n} dimensions, the global size {dims}"
+            )));
+        }
+        if let Some(n) = offset.filter(|&n| n != dims) {
+            return Err(Error::InvalidGlobalOffset(format!(
+                "the offset has {n} dimensions, the global size {dims}"
+            )));
+        }
         self.kernel
             .enqueue(self.queue.raw(), &self.range, &self.wait)
     }
