@@ -385,7 +385,8 @@ impl Lowerer<'_> {
                 return self.err(npos, format!("definition of variable '{name}' with array type needs an explicit size or an initializer"));
             }
             self.set_pos(npos);
-            let space = Self::object_space(&d.specs, &item.decl).unwrap_or(AddressSpace::Private);
+            let explicit_space = Self::object_space(&d.specs, &item.decl);
+            let space = explicit_space.unwrap_or(AddressSpace::Private);
             match space {
                 AddressSpace::Local => {
                     if !self.cx().is_kernel {
@@ -435,15 +436,25 @@ impl Lowerer<'_> {
                     );
                     continue;
                 }
-                AddressSpace::Global => {
-                    return self.err(npos, format!("function scope variable '{name}' cannot be declared in the __global address space"));
+                AddressSpace::Global
+                    if d.specs.storage != Storage::Static || self.opts.cl_std < 200 =>
+                {
+                    return self.err(npos, format!("function scope variable '{name}' cannot be declared in the __global address space (only a static one can, from OpenCL C 2.0)"));
                 }
                 _ => {}
             }
             if d.specs.storage == Storage::Static {
-                if !d.specs.is_const {
-                    return self.err(npos, format!("static local variable '{name}' must be const (it is placed in __constant memory)"));
-                }
+                // OpenCL C 2.0 6.5.1: a static variable lives in __global
+                // (unqualified and not const) or __constant memory, once
+                // for the program, initialised by a constant expression.
+                let space = match explicit_space {
+                    Some(AddressSpace::Global) => AddressSpace::Global,
+                    _ if d.specs.is_const => AddressSpace::Constant,
+                    _ if self.opts.cl_std >= 200 => AddressSpace::Global,
+                    _ => {
+                        return self.err(npos, format!("static local variable '{name}' must be const (it is placed in __constant memory; OpenCL C 2.0 places non-const ones in __global)"));
+                    }
+                };
                 let bytes = match &item.init {
                     Some(i) => Some(self.const_init_bytes(&ty, i)?),
                     None => None,
@@ -452,7 +463,7 @@ impl Lowerer<'_> {
                 let global_name = format!("{}.{name}", self.cx().name);
                 self.module.globals.push(Global {
                     name: global_name,
-                    space: AddressSpace::Constant,
+                    space,
                     ty: ty.clone(),
                     init: bytes,
                 });
@@ -461,7 +472,7 @@ impl Lowerer<'_> {
                     Sym::Global {
                         id,
                         ty,
-                        is_const: true,
+                        is_const: space == AddressSpace::Constant || d.specs.is_const,
                     },
                 );
                 continue;
