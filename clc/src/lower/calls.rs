@@ -247,6 +247,9 @@ impl Lowerer<'_> {
             return Ok(v);
         }
         match name {
+            "to_global" | "to_local" | "to_private" | "get_fence" if self.opts.cl_std >= 200 => {
+                return self.generic_cast_call(name, args, pos)
+            }
             "select" => return self.select_call(args, pos),
             "shuffle" | "shuffle2" => return self.shuffle_call(name, args, pos),
             "async_work_group_copy" | "async_work_group_strided_copy" => {
@@ -591,6 +594,32 @@ impl Lowerer<'_> {
         self.b()
             .push(Inst::Builtin(name.into(), vec![dv, off, p]), Type::Void);
         Ok(Some(self.void_val()))
+    }
+
+    /// `to_global`, `to_local`, `to_private` and `get_fence` (OpenCL C
+    /// 2.0 6.13.9): what a pointer of the generic address space points
+    /// into is known only when the code runs.
+    fn generic_cast_call(&mut self, name: &str, args: &[Expr], pos: Pos) -> LResult<Val> {
+        self.arity(name, args, &[1], pos)?;
+        let (v, t) = self.rvalue(&args[0])?;
+        let pointee = match &t {
+            Type::Pointer(space, pointee) if *space != AddressSpace::Constant => pointee.clone(),
+            _ => {
+                let ts = self.type_str(&t);
+                return self.err(pos, format!("no matching function for call to '{name}' with '{ts}': the argument must be a pointer that is not __constant"));
+            }
+        };
+        let rt = match name {
+            "to_global" => Type::Pointer(AddressSpace::Global, pointee),
+            "to_local" => Type::Pointer(AddressSpace::Local, pointee),
+            "to_private" => Type::Pointer(AddressSpace::Private, pointee),
+            _ => Type::U32,
+        };
+        self.set_pos(pos);
+        let r = self
+            .b()
+            .push(Inst::Builtin(name.into(), vec![v]), rt.clone());
+        Ok(Val::R(r, rt))
     }
 
     fn select_call(&mut self, args: &[Expr], pos: Pos) -> LResult<Val> {

@@ -204,6 +204,15 @@ impl Memory {
     /// anywhere; `global` and `constant` are both device memory, whose
     /// objects say themselves whether they can be written). Null and
     /// dangling pointers are left to the bounds check.
+    /// The address space of the object `p` names (`None` for null and
+    /// pointers that name no object).
+    pub fn space_of(&self, p: Ptr) -> Option<AddressSpace> {
+        match self.regions.get(p.region) {
+            Some(r) if p.region != 0 => Some(r.space),
+            _ => None,
+        }
+    }
+
     pub fn check_space(&self, p: Ptr, space: AddressSpace, size: u64) -> Result<(), Fault> {
         let device = |s: AddressSpace| matches!(s, AddressSpace::Global | AddressSpace::Constant);
         match self.regions.get(p.region) {

@@ -12,6 +12,7 @@
 //! listed here is reported as `not supported yet: NAME`.
 
 mod extra;
+mod generic;
 mod geometric;
 mod image;
 mod printf;
@@ -160,6 +161,9 @@ impl FunctionCx<'_, '_> {
             return self.lower_printf(args);
         }
         if let Some(v) = self.lower_image(name, args, ty)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.lower_generic_cast(name, args)? {
             return Ok(v);
         }
         let vals: Vec<Val> = args

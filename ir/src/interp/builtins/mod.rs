@@ -22,7 +22,7 @@ pub mod printf;
 mod relational;
 mod vmem;
 
-use crate::types::{Scalar, StructDef, Type};
+use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
 use super::memory::{Fault, Memory};
 
@@ -70,6 +70,29 @@ fn width(ty: &Type) -> usize {
     }
 }
 
+/// `to_global`, `to_local`, `to_private` (the pointer, or null when it
+/// points into another address space) and `get_fence` (the fence flags of
+/// the pointer's space: `CLK_LOCAL_MEM_FENCE` (1) for `__local`, else
+/// `CLK_GLOBAL_MEM_FENCE` (2)), OpenCL C 2.0 6.13.9.
+fn generic_cast(name: &str, args: &[Arg<'_>], mem: &Memory) -> Option<u64> {
+    let want = match name {
+        "to_global" => AddressSpace::Global,
+        "to_local" => AddressSpace::Local,
+        "to_private" => AddressSpace::Private,
+        "get_fence" => {
+            let p = super::memory::Ptr::decode(args.first()?.lane(0));
+            return Some(match mem.space_of(p) {
+                Some(AddressSpace::Local) => 1,
+                _ => 2,
+            });
+        }
+        _ => return None,
+    };
+    let bits = args.first()?.lane(0);
+    let space = mem.space_of(super::memory::Ptr::decode(bits));
+    Some(if space == Some(want) { bits } else { 0 })
+}
+
 /// Evaluates builtin `name` for one work-item.
 pub fn call(
     name: &str,
@@ -87,6 +110,9 @@ pub fn call(
     }
     if name == "prefetch" {
         return Ok(Vec::new());
+    }
+    if let Some(r) = generic_cast(name, args, mem) {
+        return Ok(vec![r]);
     }
     let first_is_float = args.first().is_some_and(|a| a.elem().is_float());
     let r = if first_is_float
