@@ -363,19 +363,6 @@ impl Options {
         }
         text
     }
-    /// `#undef` lines for every macro `-D` defines: what ends their scope
-    /// where sources compiled with different options are joined (vecl links
-    /// by compiling the objects' sources as one unit).
-    pub fn macro_undefines(&self) -> String {
-        let mut text = String::new();
-        for m in &self.macros {
-            if let MacroOption::Define { name, .. } = m {
-                let name = name.split('(').next().unwrap_or(name);
-                text.push_str(&format!("#undef {name}\n"));
-            }
-        }
-        text
-    }
 }
 
 #[cfg(test)]
@@ -423,10 +410,6 @@ mod tests {
         assert_eq!(
             o.macro_directives(),
             "#define F(a,b) a##b\n#define S(x) #x\n#define G(x,...) x\n#define H() \n#define E \n"
-        );
-        assert_eq!(
-            o.macro_undefines(),
-            "#undef F\n#undef S\n#undef G\n#undef H\n#undef E\n"
         );
     }
 
