@@ -13,6 +13,8 @@
 use vecl_ir::link::Unit;
 use vecl_runtime::{Error, Result};
 
+/// The first line; its number is the format's version, which
+/// `Device::driver_version` carries too (`+binary.2`).
 const MAGIC: &str = "VECL-PROGRAM 2\n";
 
 /// What a binary holds (`CL_PROGRAM_BINARY_TYPE`).
@@ -200,6 +202,19 @@ mod tests {
             source: Some("int f(int x) { return x; }\n".into()),
             unit: Unit::exporting_all(module),
         }
+    }
+
+    #[test]
+    fn the_driver_version_names_the_format() {
+        let format = MAGIC.trim_end().rsplit(' ').next().expect("a version");
+        let device = crate::Device;
+        assert!(
+            device
+                .driver_version()
+                .ends_with(&format!("+binary.{format}")),
+            "{}",
+            device.driver_version()
+        );
     }
 
     #[test]
