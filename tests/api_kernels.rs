@@ -288,6 +288,37 @@ fn libraries_and_object_binaries_link_again() {
 }
 
 #[test]
+fn link_options_apply_to_the_linked_program() {
+    let ctx = Context::new().expect("context");
+    let unit = |options: &str| {
+        ctx.program("kernel void k(global float* p) { p[0] = p[0] * 2.0f; }")
+            .options(options)
+            .compile()
+            .expect("compile")
+    };
+    let strict = Program::link(&ctx, &[unit("")], "").expect("link");
+    assert!(!strict.module().math.finite_math_only);
+    let relaxed = Program::link(&ctx, &[unit("")], "-cl-fast-relaxed-math").expect("link");
+    let math = relaxed.module().math;
+    assert!(math.fast_relaxed_math && math.finite_math_only && math.no_signed_zeros);
+    // A unit's compile options grant only what every unit linked grants.
+    let other = ctx
+        .program("float half_of(float x) { return x * 0.5f; }")
+        .options("-cl-finite-math-only")
+        .compile()
+        .expect("compile");
+    let alone = Program::link(&ctx, std::slice::from_ref(&other), "").expect("link");
+    assert!(alone.module().math.finite_math_only);
+    let mixed = Program::link(&ctx, &[unit(""), other], "").expect("link");
+    assert!(!mixed.module().math.finite_math_only);
+    let library =
+        CompiledObject::link_library(&ctx, &[unit("")], "-create-library -cl-denorms-are-zero")
+            .expect("library");
+    let from_library = Program::link(&ctx, &[library], "").expect("link");
+    assert!(from_library.module().math.denorms_are_zero);
+}
+
+#[test]
 fn a_link_names_what_is_missing_or_defined_twice() {
     let ctx = Context::new().expect("context");
     let caller = ctx
