@@ -117,9 +117,12 @@ impl Device {
         "OpenCL 3.0 vecl"
     }
 
-    /// `CL_DRIVER_VERSION`.
+    /// `CL_DRIVER_VERSION`: the crate's version, with the version of the
+    /// program binary format as build metadata, so that caches of binaries
+    /// keyed by the driver version (PyOpenCL's) never serve a binary of
+    /// another format.
     pub fn driver_version(&self) -> &'static str {
-        env!("CARGO_PKG_VERSION")
+        concat!(env!("CARGO_PKG_VERSION"), "+binary.2")
     }
 
     /// `CL_DEVICE_OPENCL_C_VERSION`.

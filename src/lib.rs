@@ -43,6 +43,7 @@ pub mod pod;
 pub mod program;
 pub mod queue;
 
+pub use binary::BinaryType;
 pub use buffer::{Buffer, BufferBuilder};
 pub use context::Context;
 pub use device::{Device, Platform, VectorWidths, IMAGE_EXTENSIONS, IMAGE_SUPPORT};

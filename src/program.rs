@@ -6,17 +6,22 @@
 //! [`Error::BuildProgramFailure`] carrying the log. The module is kept for
 //! `--dump-ir` and for binaries (the private `binary` module).
 //!
-//! `compile` + `link` are supported the cheap way: a compiled object keeps
-//! its (checked) source, and linking builds the concatenation of the
-//! objects' sources as one translation unit.
+//! `compile` + `link` work on IR: [`ProgramBuilder::compile`] runs the
+//! front end with that unit's own options and headers and keeps its module
+//! with the linkage of its functions and variables ([`vecl_ir::link::Unit`]);
+//! [`Program::link`] merges the units' modules ([`vecl_ir::link::link`]),
+//! applies the link options and JIT-compiles the result, and
+//! [`CompiledObject::link_library`] merges them into a library that can be
+//! linked again. Objects, libraries and programs all have binaries.
 
-use crate::binary;
+use crate::binary::{self, BinaryType, Contents};
 use crate::compiler::{self, CompileOptions};
 use crate::context::Context;
 use crate::kernel::{Kernel, KernelEntry};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use vecl_clc::BuildError;
+use vecl_ir::link::{LinkError, Unit};
 use vecl_ir::Module;
 use vecl_runtime::{Error, LaunchRules, Result};
 
@@ -29,6 +34,9 @@ pub struct Program {
 struct ProgramInner {
     source: Option<String>,
     options: String,
+    /// Whether kernels may run with non-uniform work-groups (the options
+    /// of the units linked decide it).
+    non_uniform_groups: bool,
     module: Module,
     log: String,
     kernels: BTreeMap<String, Arc<KernelEntry>>,
@@ -52,24 +60,121 @@ pub struct ProgramBuilder {
     jit: CompileOptions,
 }
 
-/// A compiled but unlinked program (`clCompileProgram`).
+/// A compiled object (`clCompileProgram`) or a library (`clLinkProgram
+/// -create-library`): IR with linkage, not yet JIT-compiled. A binary of an
+/// executable reads back as one too ([`CompiledObject::from_binary`]), to
+/// be turned into a program by [`Program::link`].
 #[derive(Clone, Debug)]
 pub struct CompiledObject {
-    source: String,
+    binary_type: BinaryType,
+    source: Option<String>,
     options: String,
+    non_uniform_groups: bool,
     log: String,
+    unit: Arc<Unit>,
 }
 
 impl CompiledObject {
-    /// The compiler's warnings.
+    /// The compiler's (or linker's) warnings.
     pub fn log(&self) -> &str {
         &self.log
     }
 
-    /// The options it was compiled with.
+    /// The options it was compiled (or linked) with.
     pub fn options(&self) -> &str {
         &self.options
     }
+
+    /// A compiled object, a library, or an executable read from a binary.
+    pub fn binary_type(&self) -> BinaryType {
+        self.binary_type
+    }
+
+    /// `CL_PROGRAM_BINARIES`: bytes [`CompiledObject::from_binary`] accepts.
+    pub fn binary(&self) -> Vec<u8> {
+        binary::encode(&Contents {
+            binary_type: self.binary_type,
+            options: self.options.clone(),
+            non_uniform_groups: self.non_uniform_groups,
+            source: self.source.clone(),
+            unit: Unit::clone(&self.unit),
+        })
+    }
+
+    /// Reads a binary of any type back ([`Error::InvalidBinary`] when it
+    /// is not an intact vecl binary).
+    pub fn from_binary(_ctx: &Context, bytes: &[u8]) -> Result<CompiledObject> {
+        let c = binary::decode(bytes)?;
+        Ok(CompiledObject {
+            binary_type: c.binary_type,
+            source: c.source,
+            options: c.options,
+            non_uniform_groups: c.non_uniform_groups,
+            log: String::new(),
+            unit: Arc::new(c.unit),
+        })
+    }
+
+    /// `clLinkProgram -create-library`: merges objects and libraries into
+    /// a library. Functions none of them defines may be defined by what the
+    /// library is linked with later. `options` are link options.
+    pub fn link_library(
+        _ctx: &Context,
+        objects: &[CompiledObject],
+        options: &str,
+    ) -> Result<CompiledObject> {
+        let (unit, opts) = link_units(objects, options)?;
+        if !opts.create_library {
+            return Err(Error::InvalidLinkerOptions(
+                "a library is linked with '-create-library'".into(),
+            ));
+        }
+        Ok(CompiledObject {
+            binary_type: BinaryType::Library,
+            source: None,
+            options: options.to_string(),
+            non_uniform_groups: objects.iter().all(|o| o.non_uniform_groups),
+            log: String::new(),
+            unit: Arc::new(unit),
+        })
+    }
+}
+
+/// Parses link options and merges the objects' units; the link options'
+/// math flags are added to the result's.
+fn link_units(
+    objects: &[CompiledObject],
+    options: &str,
+) -> Result<(Unit, vecl_clc::options::Options)> {
+    let opts = vecl_clc::options::Options::parse_link(options).map_err(|e| match e {
+        BuildError::InvalidOptions(msg) | BuildError::Failed { log: msg } => {
+            Error::InvalidLinkerOptions(msg)
+        }
+    })?;
+    if objects.is_empty() {
+        return Err(Error::InvalidValue("nothing to link".into()));
+    }
+    let units: Vec<Unit> = objects.iter().map(|o| Unit::clone(&o.unit)).collect();
+    let mut unit = vecl_ir::link::link(&units).map_err(link_failure)?;
+    let (m, l) = (&mut unit.module.math, opts.math);
+    m.mad_enable |= l.mad_enable;
+    m.no_signed_zeros |= l.no_signed_zeros;
+    m.unsafe_math |= l.unsafe_math;
+    m.finite_math_only |= l.finite_math_only;
+    m.fast_relaxed_math |= l.fast_relaxed_math;
+    m.denorms_are_zero |= l.denorms_are_zero;
+    Ok((unit, opts))
+}
+
+/// The build log of a failed link: one `error:` line per problem.
+fn link_failure(errors: Vec<LinkError>) -> Error {
+    let mut log: String = errors.iter().map(|e| format!("error: {e}\n")).collect();
+    let n = errors.len();
+    log.push_str(&format!(
+        "{n} error{} generated.\n",
+        if n == 1 { "" } else { "s" }
+    ));
+    Error::LinkProgramFailure { log }
 }
 
 /// JIT options from the environment: `VECL_SIMD_WIDTH`, `VECL_CHECKED`.
@@ -101,14 +206,6 @@ fn base_rules(options: &str) -> LaunchRules {
         non_uniform_groups: o.cl_std >= 200 && !o.uniform_work_group_size,
         reqd_work_group_size: None,
     }
-}
-
-/// Whether every error of a build log is a function declared without a
-/// definition: acceptable for `clCompileProgram`, where another object of
-/// the link may define it.
-fn only_missing_definitions(log: &str) -> bool {
-    let mut errors = log.lines().filter(|l| l.contains("error:")).peekable();
-    errors.peek().is_some() && errors.all(|l| l.contains("is declared but never defined"))
 }
 
 impl ProgramBuilder {
@@ -163,60 +260,65 @@ impl ProgramBuilder {
             .collect();
         let built = vecl_clc::build_with_headers(&self.source, &self.options, &headers)
             .map_err(front_end_error)?;
+        let non_uniform_groups = base_rules(&self.options).non_uniform_groups;
         Program::from_module(
             Some(self.source),
             self.options,
+            non_uniform_groups,
             built.module,
             built.log,
             &self.jit,
         )
     }
 
-    /// `clCompileProgram`: checks the source compiles; link later.
+    /// `clCompileProgram`: runs the front end on this unit alone, with its
+    /// options and headers; [`Program::link`] links the result.
     pub fn compile(self) -> Result<CompiledObject> {
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        match vecl_clc::build_with_headers(&self.source, &self.options, &headers) {
-            Ok(built) => Ok(CompiledObject {
-                source: self.source,
-                options: self.options,
-                log: built.log,
-            }),
-            Err(BuildError::InvalidOptions(msg)) => Err(Error::InvalidCompilerOptions(msg)),
-            // A function defined in another object is resolved at link time.
-            Err(BuildError::Failed { log }) if only_missing_definitions(&log) => {
-                Ok(CompiledObject {
-                    source: self.source,
-                    options: self.options,
-                    log: String::new(),
-                })
-            }
-            Err(BuildError::Failed { log }) => Err(Error::CompileProgramFailure { log }),
-        }
+        let compiled =
+            vecl_clc::compile_unit(&self.source, &self.options, &headers).map_err(|e| match e {
+                BuildError::InvalidOptions(msg) => Error::InvalidCompilerOptions(msg),
+                BuildError::Failed { log } => Error::CompileProgramFailure { log },
+            })?;
+        Ok(CompiledObject {
+            binary_type: BinaryType::CompiledObject,
+            non_uniform_groups: base_rules(&self.options).non_uniform_groups,
+            source: Some(self.source),
+            options: self.options,
+            log: compiled.log,
+            unit: Arc::new(compiled.unit),
+        })
     }
 }
 
 impl Program {
-    /// `clLinkProgram`: builds the objects' sources as one unit.
+    /// `clLinkProgram`: merges compiled objects and libraries (or the
+    /// executable of a binary) and JIT-compiles the result. `options` are
+    /// link options (`-cl-fast-relaxed-math`…); a function called but
+    /// defined nowhere, or defined twice, is
+    /// [`Error::LinkProgramFailure`] with a log naming it.
     pub fn link(_ctx: &Context, objects: &[CompiledObject], options: &str) -> Result<Program> {
-        if objects.is_empty() {
-            return Err(Error::InvalidValue("nothing to link".into()));
+        let (unit, opts) = link_units(objects, options)?;
+        if opts.create_library {
+            return Err(Error::InvalidLinkerOptions(
+                "'-create-library' links a library: CompiledObject::link_library".into(),
+            ));
         }
-        let source: String = objects.iter().map(|o| format!("{}\n", o.source)).collect();
-        let compile_options = objects[0].options.clone();
-        let all_options = format!("{compile_options} {options}");
-        let built = vecl_clc::build(&source, all_options.trim()).map_err(|e| match e {
-            BuildError::InvalidOptions(msg) => Error::InvalidLinkerOptions(msg),
-            BuildError::Failed { log } => Error::LinkProgramFailure { log },
-        })?;
+        let module = unit.executable().map_err(link_failure)?;
+        let source = match objects {
+            [one] => one.source.clone(),
+            _ => None,
+        };
         Program::from_module(
-            Some(source),
-            all_options.trim().to_string(),
-            built.module,
-            built.log,
+            source,
+            options.to_string(),
+            objects.iter().all(|o| o.non_uniform_groups),
+            module,
+            String::new(),
             &jit_options_from_env(),
         )
         .map_err(|e| match e {
@@ -225,13 +327,22 @@ impl Program {
         })
     }
 
-    /// Rebuilds a program from [`Program::binary`] bytes.
-    pub fn from_binary(_ctx: &Context, bytes: &[u8]) -> Result<Program> {
-        let decoded = binary::decode(bytes)?;
+    /// Rebuilds a program from the bytes of [`Program::binary`].
+    pub fn from_binary(ctx: &Context, bytes: &[u8]) -> Result<Program> {
+        let object = CompiledObject::from_binary(ctx, bytes)?;
+        if object.binary_type != BinaryType::Executable {
+            return Err(Error::InvalidBinary(
+                "the binary of a compiled object or library: link it".into(),
+            ));
+        }
+        let module = Unit::clone(&object.unit)
+            .executable()
+            .map_err(|e| Error::InvalidBinary(format!("{e:?}")))?;
         Program::from_module(
-            decoded.source,
-            decoded.options,
-            decoded.module,
+            object.source,
+            object.options,
+            object.non_uniform_groups,
+            module,
             String::new(),
             &jit_options_from_env(),
         )
@@ -241,11 +352,15 @@ impl Program {
     fn from_module(
         source: Option<String>,
         options: String,
+        non_uniform_groups: bool,
         module: Module,
         mut log: String,
         jit: &CompileOptions,
     ) -> Result<Program> {
-        let rules = base_rules(&options);
+        let rules = LaunchRules {
+            non_uniform_groups,
+            reqd_work_group_size: None,
+        };
         let mut kernels = BTreeMap::new();
         let mut explain = BTreeMap::new();
         for (_, function) in module.kernels() {
@@ -284,6 +399,7 @@ impl Program {
             inner: Arc::new(ProgramInner {
                 source,
                 options,
+                non_uniform_groups,
                 module,
                 log,
                 kernels,
@@ -352,28 +468,22 @@ impl Program {
             .collect()
     }
 
-    /// `CL_PROGRAM_BINARIES`: bytes [`Program::from_binary`] accepts.
+    /// `CL_PROGRAM_BINARIES`: bytes [`Program::from_binary`] (and
+    /// [`CompiledObject::from_binary`]) accept.
     pub fn binary(&self) -> Vec<u8> {
-        binary::encode(
-            self.inner.source.as_deref(),
-            &self.inner.options,
-            &self.inner.module,
-        )
+        binary::encode(&Contents {
+            binary_type: BinaryType::Executable,
+            options: self.inner.options.clone(),
+            non_uniform_groups: self.inner.non_uniform_groups,
+            source: self.inner.source.clone(),
+            unit: Unit::exporting_all(self.inner.module.clone()),
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn compile_defers_missing_definitions_to_the_link() {
-        let missing = "<source>:2:5: error: function 'f' is declared but never defined\n  f();\n1 error generated.\n";
-        assert!(only_missing_definitions(missing));
-        let other = format!("{missing}<source>:3:1: error: expected ';'\n");
-        assert!(!only_missing_definitions(&other));
-        assert!(!only_missing_definitions("1 warning generated.\n"));
-    }
 
     #[test]
     fn cl_std_decides_non_uniform_groups() {

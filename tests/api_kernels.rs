@@ -1,7 +1,7 @@
 //! Kernels end to end through the safe API: OpenCL C source → front end →
 //! JIT → pool, checked against host-computed results.
 
-use vecl::{Context, Error, Program};
+use vecl::{BinaryType, CompiledObject, Context, Error, Program};
 use vecl_ir::AddressSpace;
 
 const VADD: &str = "
@@ -245,6 +245,113 @@ fn compile_then_link() {
     kernel.set_arg_buffer(0, &data).expect("arg");
     queue.launch(&kernel).global(&[4]).run().expect("run");
     assert_eq!(queue.read_vec(&data, &[]).expect("read"), vec![2, 4, 6, 8]);
+}
+
+#[test]
+fn libraries_and_object_binaries_link_again() {
+    let ctx = Context::new().expect("context");
+    let helper = ctx
+        .program("static int base(void) { return N; }\nint twice(int x) { return base() * x; }")
+        .options("-DN=2")
+        .compile()
+        .expect("compile helper");
+    let library =
+        CompiledObject::link_library(&ctx, &[helper], "-create-library").expect("library");
+    assert_eq!(library.binary_type(), BinaryType::Library);
+    let main = ctx
+        .program("static int base(void) { return 100; }\nint twice(int x);\nkernel void k(global int* p) { p[get_global_id(0)] = twice(p[get_global_id(0)]) + base(); }")
+        .compile()
+        .expect("compile kernel");
+    // Through binaries: both come back with their type and link.
+    let library = CompiledObject::from_binary(&ctx, &library.binary()).expect("library binary");
+    let main = CompiledObject::from_binary(&ctx, &main.binary()).expect("object binary");
+    assert_eq!(main.binary_type(), BinaryType::CompiledObject);
+    let program = Program::link(&ctx, &[main, library], "").expect("link");
+    let kernel = program.kernel("k").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let data = ctx.buffer_from(&[1i32, 2, 3]).expect("buffer");
+    kernel.set_arg_buffer(0, &data).expect("arg");
+    queue.launch(&kernel).global(&[3]).run().expect("run");
+    assert_eq!(
+        queue.read_vec(&data, &[]).expect("read"),
+        vec![102, 104, 106]
+    );
+    // An object's binary is not a program.
+    let object = ctx
+        .program("int f(void) { return 1; }")
+        .compile()
+        .expect("compile");
+    assert!(matches!(
+        Program::from_binary(&ctx, &object.binary()),
+        Err(Error::InvalidBinary(_))
+    ));
+}
+
+#[test]
+fn link_options_apply_to_the_linked_program() {
+    let ctx = Context::new().expect("context");
+    let unit = |options: &str| {
+        ctx.program("kernel void k(global float* p) { p[0] = p[0] * 2.0f; }")
+            .options(options)
+            .compile()
+            .expect("compile")
+    };
+    let strict = Program::link(&ctx, &[unit("")], "").expect("link");
+    assert!(!strict.module().math.finite_math_only);
+    let relaxed = Program::link(&ctx, &[unit("")], "-cl-fast-relaxed-math").expect("link");
+    let math = relaxed.module().math;
+    assert!(math.fast_relaxed_math && math.finite_math_only && math.no_signed_zeros);
+    // A unit's compile options grant only what every unit linked grants.
+    let other = ctx
+        .program("float half_of(float x) { return x * 0.5f; }")
+        .options("-cl-finite-math-only")
+        .compile()
+        .expect("compile");
+    let alone = Program::link(&ctx, std::slice::from_ref(&other), "").expect("link");
+    assert!(alone.module().math.finite_math_only);
+    let mixed = Program::link(&ctx, &[unit(""), other], "").expect("link");
+    assert!(!mixed.module().math.finite_math_only);
+    let library =
+        CompiledObject::link_library(&ctx, &[unit("")], "-create-library -cl-denorms-are-zero")
+            .expect("library");
+    let from_library = Program::link(&ctx, &[library], "").expect("link");
+    assert!(from_library.module().math.denorms_are_zero);
+}
+
+#[test]
+fn a_link_names_what_is_missing_or_defined_twice() {
+    let ctx = Context::new().expect("context");
+    let caller = ctx
+        .program("int gone(int);\nkernel void k(global int* p) { p[0] = gone(1); }")
+        .compile()
+        .expect("compile");
+    match Program::link(&ctx, &[caller], "") {
+        Err(Error::LinkProgramFailure { log }) => {
+            assert!(
+                log.contains("undefined reference to function 'gone'"),
+                "{log}"
+            )
+        }
+        other => panic!("expected a link failure, got {other:?}"),
+    }
+    let f = || {
+        ctx.program("int f(void) { return 1; }")
+            .compile()
+            .expect("compile")
+    };
+    match Program::link(&ctx, &[f(), f()], "") {
+        Err(Error::LinkProgramFailure { log }) => {
+            assert!(
+                log.contains("'f' is defined in more than one program"),
+                "{log}"
+            )
+        }
+        other => panic!("expected a link failure, got {other:?}"),
+    }
+    assert!(matches!(
+        Program::link(&ctx, &[f()], "-DX=1"),
+        Err(Error::InvalidLinkerOptions(_))
+    ));
 }
 
 #[test]

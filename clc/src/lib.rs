@@ -42,6 +42,16 @@ pub struct Build {
     pub log: String,
 }
 
+/// A unit compiled to be linked later (`clCompileProgram`).
+#[derive(Debug)]
+pub struct Compiled {
+    /// The module with the linkage of its functions and variables: a
+    /// function called but defined in no unit yet is an import.
+    pub unit: vecl_ir::link::Unit,
+    /// Warnings (may be empty), rendered like errors.
+    pub log: String,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// The option string has an option vecl does not know or a bad value.
@@ -64,6 +74,33 @@ pub fn build_with_headers(
     options: &str,
     headers: &[(&str, &str)],
 ) -> Result<Build, BuildError> {
+    let (unit, log) = front_end(source, options, headers, false)?;
+    Ok(Build {
+        module: unit.module,
+        log,
+    })
+}
+
+/// Compiles one translation unit for a later link (`clCompileProgram`):
+/// like [`build_with_headers`], except that functions it calls may be
+/// defined by another unit; the result carries the linkage
+/// [`vecl_ir::link::link`] needs.
+pub fn compile_unit(
+    source: &str,
+    options: &str,
+    headers: &[(&str, &str)],
+) -> Result<Compiled, BuildError> {
+    let (unit, log) = front_end(source, options, headers, true)?;
+    Ok(Compiled { unit, log })
+}
+
+/// Runs the front end; `separate` compiles for a later link.
+fn front_end(
+    source: &str,
+    options: &str,
+    headers: &[(&str, &str)],
+    separate: bool,
+) -> Result<(vecl_ir::link::Unit, String), BuildError> {
     let opts = Options::parse(options)?;
     // The parser and the lowering recurse over the program's nesting (bounded
     // by `parser::MAX_NESTING`); a thread of our own gives that recursion a
@@ -79,7 +116,7 @@ pub fn build_with_headers(
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        compile(&owned_source, &owned_opts, &headers)
+        compile(&owned_source, &owned_opts, &headers, separate)
     });
     match built {
         Some(Ok(result)) => result,
@@ -87,7 +124,7 @@ pub fn build_with_headers(
             log: "error: internal compiler error (the front end panicked)\n".into(),
         }),
         // No thread available: compile here.
-        None => compile(source, &opts, headers),
+        None => compile(source, &opts, headers, separate),
     }
 }
 
@@ -152,7 +189,12 @@ fn start_front_end_thread() -> Option<mpsc::Sender<Job>> {
     Some(jobs)
 }
 
-fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Build, BuildError> {
+fn compile(
+    source: &str,
+    opts: &Options,
+    headers: &[(&str, &str)],
+    separate: bool,
+) -> Result<(vecl_ir::link::Unit, String), BuildError> {
     let mut sm = SourceMap::default();
     let mut diags = Diags {
         suppress_warnings: opts.suppress_warnings,
@@ -192,15 +234,16 @@ fn compile(source: &str, opts: &Options, headers: &[(&str, &str)]) -> Result<Bui
             lower::LowerOptions {
                 cl_std: opts.cl_std,
                 contract: !contract_off,
+                separate,
             },
         );
-        let mut module = lowerer.lower(&unit);
-        module.math = opts.math;
-        Some(module)
+        let mut unit = lowerer.lower(&unit);
+        unit.module.math = opts.math;
+        Some(unit)
     };
     let log = diags.render(&sm);
     match module {
-        Some(module) if !diags.has_errors() => Ok(Build { module, log }),
+        Some(unit) if !diags.has_errors() => Ok((unit, log)),
         _ => Err(BuildError::Failed { log }),
     }
 }

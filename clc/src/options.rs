@@ -322,6 +322,33 @@ impl Options {
         Ok(o)
     }
 
+    /// Parses the options of `clLinkProgram`, which takes only the
+    /// linker options of OpenCL 3.0 5.8.7: `-create-library`,
+    /// `-enable-link-options` and the math options a link may still apply.
+    pub fn parse_link(s: &str) -> Result<Options, BuildError> {
+        const LINK_OPTIONS: &[&str] = &[
+            "-create-library",
+            "-enable-link-options",
+            "-cl-denorms-are-zero",
+            "-cl-no-signed-zeros",
+            "-cl-no-signed-zeroes",
+            "-cl-unsafe-math-optimizations",
+            "-cl-finite-math-only",
+            "-cl-fast-relaxed-math",
+            "-cl-no-subgroup-ifp",
+        ];
+        for w in words(s)? {
+            if !LINK_OPTIONS.contains(&w.text.as_str()) {
+                return Err(invalid(format!(
+                    "'{}' is not a link option (clLinkProgram takes {})",
+                    w.text,
+                    LINK_OPTIONS.join(", ")
+                )));
+            }
+        }
+        Options::parse(s)
+    }
+
     /// The `#define` and `#undef` lines of `-D` and `-U`, in order: the
     /// preprocessor runs them before the source.
     pub fn macro_directives(&self) -> String {
@@ -332,20 +359,6 @@ impl Options {
                     text.push_str(&format!("#define {name} {value}\n"))
                 }
                 MacroOption::Undefine(name) => text.push_str(&format!("#undef {name}\n")),
-            }
-        }
-        text
-    }
-
-    /// `#undef` lines for every macro `-D` defines: what ends their scope
-    /// where sources compiled with different options are joined (vecl links
-    /// by compiling the objects' sources as one unit).
-    pub fn macro_undefines(&self) -> String {
-        let mut text = String::new();
-        for m in &self.macros {
-            if let MacroOption::Define { name, .. } = m {
-                let name = name.split('(').next().unwrap_or(name);
-                text.push_str(&format!("#undef {name}\n"));
             }
         }
         text
@@ -397,10 +410,6 @@ mod tests {
         assert_eq!(
             o.macro_directives(),
             "#define F(a,b) a##b\n#define S(x) #x\n#define G(x,...) x\n#define H() \n#define E \n"
-        );
-        assert_eq!(
-            o.macro_undefines(),
-            "#undef F\n#undef S\n#undef G\n#undef H\n#undef E\n"
         );
     }
 
@@ -475,6 +484,26 @@ mod tests {
             .expect("valid");
         assert_eq!(o.cl_std, 200);
         assert!(o.warnings.is_empty() && !o.warnings_are_errors);
+    }
+
+    #[test]
+    fn a_link_takes_only_link_options() {
+        let o = Options::parse_link("-create-library -enable-link-options -cl-fast-relaxed-math")
+            .expect("link options");
+        assert!(o.create_library && o.enable_link_options && o.math.finite_math_only);
+        let o =
+            Options::parse_link("-cl-denorms-are-zero -cl-no-signed-zeroes -cl-no-subgroup-ifp")
+                .expect("link options");
+        assert!(o.math.denorms_are_zero && o.math.no_signed_zeros);
+        for compile_only in ["-DX=1", "-cl-std=CL2.0", "-I dir", "-cl-mad-enable", "-w"] {
+            let err = Options::parse_link(compile_only).err();
+            assert!(
+                matches!(&err, Some(BuildError::InvalidOptions(m)) if m.contains("is not a link option")),
+                "{compile_only}: {err:?}"
+            );
+        }
+        // 5.8.7: -enable-link-options only with -create-library.
+        assert!(Options::parse_link("-enable-link-options").is_err());
     }
 
     #[test]

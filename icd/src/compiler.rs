@@ -1,6 +1,7 @@
 //! The seam between the C API and the `vecl` crate's compiler: building a
-//! program from OpenCL C and describing its kernels. (Launches go straight
-//! to the queue's runtime queue: `crate::enqueue`.)
+//! program from OpenCL C, compiling and linking units, reading binaries,
+//! and describing the kernels of an executable. (Launches go straight to
+//! the queue's runtime queue: `crate::enqueue`.)
 
 use std::sync::LazyLock;
 
@@ -115,6 +116,11 @@ pub fn build(
     headers: &[(String, String)],
 ) -> Result<Built, BuildFailure> {
     let program = program_builder(source, options, headers)?.build()?;
+    describe(program)
+}
+
+/// An executable's kernels, described for the C API.
+fn describe(program: vecl::Program) -> Result<Built, BuildFailure> {
     let mut kernels = Vec::new();
     for name in program.kernel_names() {
         let kernel = program.kernel(&name)?;
@@ -135,15 +141,37 @@ pub fn build(
     })
 }
 
-/// Checks OpenCL C `source` with the front end only (`clCompileProgram`);
-/// returns the warnings.
+/// Compiles OpenCL C `source` into an object to link (`clCompileProgram`).
 pub fn compile(
     source: &str,
     options: &str,
     headers: &[(String, String)],
-) -> Result<String, BuildFailure> {
-    let object = program_builder(source, options, headers)?.compile()?;
-    Ok(object.log().to_string())
+) -> Result<vecl::CompiledObject, BuildFailure> {
+    Ok(program_builder(source, options, headers)?.compile()?)
+}
+
+/// Links objects and libraries into an executable (`clLinkProgram`, and
+/// `clBuildProgram` of a program made from a binary).
+pub fn link(objects: &[vecl::CompiledObject], options: &str) -> Result<Built, BuildFailure> {
+    describe(vecl::Program::link(vecl_context()?, objects, options)?)
+}
+
+/// Links objects and libraries into a library (`clLinkProgram
+/// -create-library`).
+pub fn link_library(
+    objects: &[vecl::CompiledObject],
+    options: &str,
+) -> Result<vecl::CompiledObject, BuildFailure> {
+    Ok(vecl::CompiledObject::link_library(
+        vecl_context()?,
+        objects,
+        options,
+    )?)
+}
+
+/// Reads a program binary (`clCreateProgramWithBinary`).
+pub fn from_binary(bytes: &[u8]) -> Result<vecl::CompiledObject, BuildFailure> {
+    Ok(vecl::CompiledObject::from_binary(vecl_context()?, bytes)?)
 }
 
 fn arg_meta(info: vecl::ArgInfo) -> ArgMeta {

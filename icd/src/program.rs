@@ -3,11 +3,13 @@
 //! `clGetProgramInfo`, `clGetProgramBuildInfo`.
 //!
 //! vecl compiles OpenCL C when a program is built (see [`crate::compiler`]).
-//! A program's binary is vecl's own container holding the binary type, the
-//! build options and the OpenCL C source; `clCreateProgramWithBinary`
-//! accepts it back and `clBuildProgram` rebuilds from it, so binaries
-//! round-trip. Compiled objects and libraries are sources too: linking
-//! builds the concatenation of its inputs.
+//! `clCompileProgram` keeps the unit's IR with the linkage of its functions
+//! and variables (a `vecl::CompiledObject`); `clLinkProgram` merges the IR
+//! of its inputs into an executable or, with `-create-library`, a library
+//! that can be linked again. A program's binary is the `vecl` crate's: the
+//! binary type, the options and the IR, checksummed;
+//! `clCreateProgramWithBinary` reads it back for `clLinkProgram` (objects,
+//! libraries) or `clBuildProgram` (executables).
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -50,11 +52,12 @@ struct ProgramState {
     log: String,
     binary_type: cl_program_binary_type,
     built: Option<Arc<Built>>,
+    /// The IR of a compiled object or library, or of an executable read
+    /// from a binary and not built yet.
+    object: Option<Arc<vecl::CompiledObject>>,
 }
 
 cl_type!(Program, CL_INVALID_PROGRAM);
-
-const BINARY_MAGIC: &[u8; 8] = b"VECLBIN1";
 
 impl Program {
     fn new(
@@ -75,6 +78,7 @@ impl Program {
                 log: String::new(),
                 binary_type,
                 built: None,
+                object: None,
             }),
             live_kernels: AtomicUsize::new(0),
         }
@@ -94,46 +98,25 @@ impl Program {
             .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)
     }
 
-    /// vecl's binary of the program: magic, binary type, options, source.
+    /// vecl's binary of the program: what it holds now (an executable, a
+    /// compiled object or library), or nothing.
     fn binary(&self) -> Vec<u8> {
         let state = self.lock();
-        if state.binary_type == CL_PROGRAM_BINARY_TYPE_NONE {
-            return Vec::new();
+        match (&state.built, &state.object) {
+            (Some(built), _) => built.program.binary(),
+            (None, Some(object)) => object.binary(),
+            (None, None) => Vec::new(),
         }
-        let mut bytes = BINARY_MAGIC.to_vec();
-        bytes.extend_from_slice(&state.binary_type.to_le_bytes());
-        for text in [&state.options, &state.source] {
-            bytes.extend_from_slice(&(text.len() as u64).to_le_bytes());
-            bytes.extend_from_slice(text.as_bytes());
-        }
-        bytes
     }
 }
 
-/// Parses vecl's binary container into (binary type, options, source).
-fn parse_binary(bytes: &[u8]) -> Option<(cl_program_binary_type, String, String)> {
-    let rest = bytes.strip_prefix(BINARY_MAGIC)?;
-    let (kind, mut rest) = rest.split_at_checked(4)?;
-    let kind = u32::from_le_bytes(kind.try_into().ok()?);
-    let mut texts = Vec::new();
-    for _ in 0..2 {
-        let (len, tail) = rest.split_at_checked(8)?;
-        let len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
-        let (text, tail) = tail.split_at_checked(len)?;
-        texts.push(String::from_utf8(text.to_vec()).ok()?);
-        rest = tail;
+/// The binary type a `vecl` binary type is reported as.
+fn cl_binary_type(t: vecl::BinaryType) -> cl_program_binary_type {
+    match t {
+        vecl::BinaryType::CompiledObject => CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+        vecl::BinaryType::Library => CL_PROGRAM_BINARY_TYPE_LIBRARY,
+        vecl::BinaryType::Executable => CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
     }
-    let valid = [
-        CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
-        CL_PROGRAM_BINARY_TYPE_LIBRARY,
-        CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
-    ];
-    if !rest.is_empty() || !valid.contains(&kind) {
-        return None;
-    }
-    let source = texts.pop()?;
-    let options = texts.pop()?;
-    Some((kind, options, source))
 }
 
 /// `clCreateProgramWithSource`.
@@ -224,13 +207,18 @@ pub unsafe extern "C" fn clCreateProgramWithBinary(
         }
         // SAFETY: `len` readable bytes, per the API contract.
         let bytes = unsafe { std::slice::from_raw_parts(binary, len) };
-        let Some((kind, options, source)) = parse_binary(bytes) else {
+        let Ok(object) = compiler::from_binary(bytes) else {
             report(CL_INVALID_BINARY);
             return Err(CL_INVALID_BINARY);
         };
         report(CL_SUCCESS);
-        let program = Program::new(context, false, source, kind);
-        program.lock().options = options;
+        let kind = cl_binary_type(object.binary_type());
+        let program = Program::new(context, false, String::new(), kind);
+        {
+            let mut state = program.lock();
+            state.options = object.options().to_string();
+            state.object = Some(Arc::new(object));
+        }
         Ok(Program::register(program)?.handle())
     };
     // SAFETY: errcode_ret is null or writable, per the API contract.
@@ -320,56 +308,71 @@ unsafe fn options_text(options: *const c_char) -> ClResult<String> {
         .map_err(|_| CL_INVALID_BUILD_OPTIONS)
 }
 
-/// Which API call builds a program: it decides the result's binary type
-/// and the error codes.
+/// Which API call builds a program: it decides the error codes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum BuildCall {
     /// `clBuildProgram`: an executable.
     Build,
-    /// `clCompileProgram`: a compiled object (front end only).
+    /// `clCompileProgram`: a compiled object.
     Compile,
-    /// `clLinkProgram`: an executable.
+    /// `clLinkProgram`: an executable or a library.
     Link,
-    /// `clLinkProgram` with `-create-library`: a library (front end only).
-    Library,
 }
 
-/// Compiles `program`'s source with `options` as `call` asks; records the
-/// status, log, binary type and, for executables, the built kernels.
-fn run_build(program: &Program, options: String, call: BuildCall) -> ClResult<()> {
+/// What a build, compile or link made.
+enum Outcome {
+    Executable(Built),
+    /// A compiled object or a library.
+    Object(vecl::CompiledObject),
+}
+
+/// Marks `program` as being built, or says why it cannot be now.
+fn start_build(program: &Program) -> ClResult<()> {
     if program.live_kernels.load(Ordering::Acquire) > 0 {
         return Err(CL_INVALID_OPERATION);
     }
-    let (source, headers) = {
-        let state = program.lock();
-        (state.source.clone(), state.headers.clone())
-    };
-    let result = match call {
-        BuildCall::Build | BuildCall::Link => compiler::build(&source, &options, &headers)
-            .map(|built| (built.log.clone(), Some(built))),
-        BuildCall::Compile | BuildCall::Library => {
-            compiler::compile(&source, &options, &headers).map(|log| (log, None))
-        }
-    };
-    let binary_type = match call {
-        BuildCall::Build | BuildCall::Link => CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
-        BuildCall::Compile => CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
-        BuildCall::Library => CL_PROGRAM_BINARY_TYPE_LIBRARY,
-    };
+    let mut state = program.lock();
+    // "CL_INVALID_OPERATION if the build of a program executable for any
+    // of the devices listed in device_list by a previous call to
+    // clBuildProgram for program has not completed."
+    if state.status == CL_BUILD_IN_PROGRESS {
+        return Err(CL_INVALID_OPERATION);
+    }
+    state.status = CL_BUILD_IN_PROGRESS;
+    Ok(())
+}
+
+/// Records a build's `result` on `program`: status, options, log, binary
+/// type and what was made; returns the call's error code on failure.
+fn finish_build(
+    program: &Program,
+    options: String,
+    call: BuildCall,
+    result: Result<Outcome, compiler::BuildFailure>,
+) -> ClResult<()> {
     let mut state = program.lock();
     state.options = options;
+    state.built = None;
+    state.object = None;
     match result {
-        Ok((log, built)) => {
+        Ok(Outcome::Executable(built)) => {
             state.status = CL_BUILD_SUCCESS;
-            state.log = log;
-            state.binary_type = binary_type;
-            state.built = built.map(Arc::new);
+            state.log = built.log.clone();
+            state.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+            state.built = Some(Arc::new(built));
+            Ok(())
+        }
+        Ok(Outcome::Object(object)) => {
+            state.status = CL_BUILD_SUCCESS;
+            state.log = object.log().to_string();
+            state.binary_type = cl_binary_type(object.binary_type());
+            state.object = Some(Arc::new(object));
             Ok(())
         }
         Err(failure) => {
             state.status = CL_BUILD_ERROR;
             state.log = failure.log;
-            state.built = None;
+            state.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
             let bad_options = [
                 CL_INVALID_BUILD_OPTIONS,
                 CL_INVALID_COMPILER_OPTIONS,
@@ -379,10 +382,10 @@ fn run_build(program: &Program, options: String, call: BuildCall) -> ClResult<()
             Err(match (call, bad_options) {
                 (BuildCall::Build, true) => CL_INVALID_BUILD_OPTIONS,
                 (BuildCall::Compile, true) => CL_INVALID_COMPILER_OPTIONS,
-                (_, true) => CL_INVALID_LINKER_OPTIONS,
+                (BuildCall::Link, true) => CL_INVALID_LINKER_OPTIONS,
                 (BuildCall::Build, false) => CL_BUILD_PROGRAM_FAILURE,
                 (BuildCall::Compile, false) => CL_COMPILE_PROGRAM_FAILURE,
-                (_, false) => CL_LINK_PROGRAM_FAILURE,
+                (BuildCall::Link, false) => CL_LINK_PROGRAM_FAILURE,
             })
         }
     }
@@ -403,7 +406,37 @@ pub unsafe extern "C" fn clBuildProgram(
         unsafe { check_build_args(num_devices, device_list, pfn_notify, user_data)? };
         // SAFETY: forwarded contract.
         let options = unsafe { options_text(options)? };
-        let result = run_build(&program, options, BuildCall::Build);
+        start_build(&program)?;
+        let (source, headers, object) = {
+            let state = program.lock();
+            (
+                state.source.clone(),
+                state.headers.clone(),
+                state.object.clone(),
+            )
+        };
+        let result = match object {
+            _ if program.from_source => compiler::build(&source, &options, &headers),
+            // A program made from a binary: its IR, linked on its own. The
+            // options must still be valid ones.
+            Some(object) => match vecl_clc::options::Options::parse(&options) {
+                Ok(_) => compiler::link(&[(*object).clone()], ""),
+                Err(e) => Err(compiler::BuildFailure {
+                    code: CL_INVALID_BUILD_OPTIONS,
+                    log: e.to_string(),
+                }),
+            },
+            None => Err(compiler::BuildFailure {
+                code: CL_INVALID_BINARY,
+                log: "the program has no binary to build".into(),
+            }),
+        };
+        let result = finish_build(
+            &program,
+            options,
+            BuildCall::Build,
+            result.map(Outcome::Executable),
+        );
         if let Some(notify) = pfn_notify {
             // SAFETY: the application's callback with its registered signature.
             unsafe { notify(program.handle(), user_data) };
@@ -456,8 +489,14 @@ pub unsafe extern "C" fn clCompileProgram(
         if !program.from_source {
             return Err(CL_INVALID_OPERATION);
         }
-        program.lock().headers = pairs;
-        let result = run_build(&program, options, BuildCall::Compile);
+        start_build(&program)?;
+        let source = {
+            let mut state = program.lock();
+            state.headers = pairs.clone();
+            state.source.clone()
+        };
+        let result = compiler::compile(&source, &options, &pairs).map(Outcome::Object);
+        let result = finish_build(&program, options, BuildCall::Compile, result);
         if let Some(notify) = pfn_notify {
             // SAFETY: the application's callback with its registered signature.
             unsafe { notify(program.handle(), user_data) };
@@ -478,6 +517,10 @@ pub unsafe extern "C" fn clLinkProgram(
     user_data: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_program {
+    // A link that fails still returns its program, whose log says why
+    // ("clLinkProgram returns a valid program object if the linking
+    // operation can begin"), with CL_LINK_PROGRAM_FAILURE.
+    let mut link_status = CL_SUCCESS;
     let body = || {
         let context = Context::get(context)?;
         // SAFETY: the device list, options and program list follow the API
@@ -495,8 +538,7 @@ pub unsafe extern "C" fn clLinkProgram(
             )?;
             (options, inputs)
         };
-        let mut source = String::new();
-        let mut headers = Vec::new();
+        let mut objects = Vec::new();
         for &input in inputs {
             let input = Program::get(input)?;
             if !Arc::ptr_eq(&input.context, &context) {
@@ -505,57 +547,61 @@ pub unsafe extern "C" fn clLinkProgram(
             let state = input.lock();
             // "CL_INVALID_OPERATION if the compilation or build of a
             // program executable for any of the devices listed in
-            // input_programs ... has not completed successfully."
+            // input_programs ... has not completed successfully" (or
+            // is still running).
             let linkable = [
                 CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
                 CL_PROGRAM_BINARY_TYPE_LIBRARY,
             ];
-            if !linkable.contains(&state.binary_type) {
-                return Err(CL_INVALID_OPERATION);
+            match &state.object {
+                Some(object)
+                    if linkable.contains(&state.binary_type)
+                        && state.status != CL_BUILD_IN_PROGRESS =>
+                {
+                    objects.push(vecl::CompiledObject::clone(object));
+                }
+                _ => return Err(CL_INVALID_OPERATION),
             }
-            // vecl links by compiling the objects' sources as one unit, so
-            // an object's `-D` and `-U` come with its source: run before it
-            // and, for `-D`, undone after it, out of the next object's way.
-            let compiled_with =
-                vecl_clc::options::Options::parse(&state.options).unwrap_or_default();
-            if !compiled_with.macros.is_empty() {
-                source.push_str(&compiled_with.macro_directives());
-                source.push_str("#line 1\n");
-            }
-            source.push_str(&state.source);
-            source.push('\n');
-            source.push_str(&compiled_with.macro_undefines());
-            headers.extend(state.headers.iter().cloned());
         }
-        // A bad option string fails in `run_build`, as a link.
-        let library = vecl_clc::options::Options::parse(&options).is_ok_and(|o| o.create_library);
+        // "CL_INVALID_LINKER_OPTIONS if the linker options specified by
+        // options are invalid": the link cannot begin.
+        let library = vecl_clc::options::Options::parse_link(&options)
+            .map_err(|_| CL_INVALID_LINKER_OPTIONS)?
+            .create_library;
         let program = Program::register(Program::new(
             context,
             false,
-            source,
+            String::new(),
             CL_PROGRAM_BINARY_TYPE_NONE,
         ))?;
-        program.lock().headers = headers;
-        let call = if library {
-            BuildCall::Library
+        program.lock().status = CL_BUILD_IN_PROGRESS;
+        let result = if library {
+            compiler::link_library(&objects, &options).map(Outcome::Object)
         } else {
-            BuildCall::Link
+            compiler::link(&objects, &options).map(Outcome::Executable)
         };
-        let result = run_build(&program, options, call);
+        let result = finish_build(&program, options, BuildCall::Link, result);
         if let Some(notify) = pfn_notify {
             // SAFETY: the application's callback with its registered signature.
             unsafe { notify(program.handle(), user_data) };
         }
         match result {
-            Ok(()) => Ok(program.handle()),
+            Ok(()) => {}
+            Err(CL_LINK_PROGRAM_FAILURE) => link_status = CL_LINK_PROGRAM_FAILURE,
             Err(code) => {
                 Program::release(program.handle())?;
-                Err(code)
+                return Err(code);
             }
         }
+        Ok(program.handle())
     };
     // SAFETY: errcode_ret is null or writable, per the API contract.
-    unsafe { api_create(errcode_ret, body) }
+    let program = unsafe { api_create(errcode_ret, body) };
+    if !program.is_null() && link_status != CL_SUCCESS {
+        // SAFETY: as above.
+        unsafe { write_out(errcode_ret, link_status) };
+    }
+    program
 }
 
 /// `clRetainProgram`.

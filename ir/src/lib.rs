@@ -6,6 +6,7 @@
 //! - [`verify`]: the verifier, run after every pass in tests and debug builds;
 //! - [`interp`]: the reference interpreter, the oracle of every JIT test;
 //! - [`transform`]: IR-to-IR rewrites run before code generation;
+//! - [`link`]: merging separately compiled units into one module;
 //! - [`image`]: the image descriptor and sampler encoding shared by the
 //!   interpreter, the JIT and the runtime.
 
@@ -13,6 +14,7 @@ pub mod analysis;
 pub mod builder;
 pub mod image;
 pub mod interp;
+pub mod link;
 pub mod module;
 pub mod text;
 pub mod transform;

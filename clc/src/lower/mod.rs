@@ -39,6 +39,10 @@ pub struct LowerOptions {
     /// `FP_CONTRACT` is on (its default): `a * b + c` within one
     /// expression may be fused (see `expr.rs`).
     pub contract: bool,
+    /// The unit is compiled to be linked later (`clCompileProgram`): a
+    /// function called but not defined is an import another unit may
+    /// define, not an error.
+    pub separate: bool,
 }
 
 /// What a name in scope refers to.
@@ -77,6 +81,8 @@ struct FuncSig {
     pos: Pos,
     defined: bool,
     is_kernel: bool,
+    /// Declared `static`: private to the unit.
+    internal: bool,
 }
 
 /// Where `break` goes.
@@ -122,6 +128,9 @@ pub struct Lowerer<'d> {
     anon_structs: u32,
     /// Calls made by each lowered function, for the recursion check.
     call_graph: Vec<(FuncId, Vec<(FuncId, Pos)>)>,
+    /// The linkage of program-scope variables; every other module-scope
+    /// variable (function-scope data, string literals) is internal.
+    global_linkage: HashMap<GlobalId, link::Linkage>,
 }
 
 impl<'d> Lowerer<'d> {
@@ -138,6 +147,7 @@ impl<'d> Lowerer<'d> {
             cx: None,
             anon_structs: 0,
             call_graph: Vec::new(),
+            global_linkage: HashMap::default(),
         }
     }
 
@@ -154,8 +164,9 @@ impl<'d> Lowerer<'d> {
         &mut self.cx().b
     }
 
-    /// Lowers a translation unit into a module.
-    pub fn lower(mut self, unit: &[External]) -> Module {
+    /// Lowers a translation unit into a module, with the linkage of its
+    /// functions and variables.
+    pub fn lower(mut self, unit: &[External]) -> link::Unit {
         // Signatures first, so that functions may call ones defined later
         // when a prototype precedes the call.
         for ext in unit {
@@ -176,9 +187,10 @@ impl<'d> Lowerer<'d> {
                 }
             }
         }
-        // A prototype without a definition is an error only when called;
-        // uncalled ones get a body that returns an unspecified value so the
-        // module stays well formed.
+        // A prototype without a definition is an error only when called
+        // (and the unit is not compiled for a later link); the others get a
+        // body that returns an unspecified value so the module stays well
+        // formed, and are imports.
         let mut undefined: Vec<(FuncId, String)> = self
             .funcs
             .iter()
@@ -193,7 +205,7 @@ impl<'d> Lowerer<'d> {
                 .flat_map(|(_, calls)| calls)
                 .find(|(g, _)| *g == id)
                 .map(|(_, p)| *p);
-            if let Some(pos) = call {
+            if let Some(pos) = call.filter(|_| !self.opts.separate) {
                 self.diags.error(
                     pos,
                     format!("function '{name}' is declared but never defined"),
@@ -216,7 +228,26 @@ impl<'d> Lowerer<'d> {
         }
         self.check_recursion();
         images::finish(&mut self.module, self.diags);
-        self.module
+        let mut functions = vec![link::Linkage::Export; self.module.functions.len()];
+        for sig in self.funcs.values() {
+            functions[sig.id.index()] = match (sig.defined, sig.internal) {
+                (false, _) => link::Linkage::Import,
+                (true, true) => link::Linkage::Internal,
+                (true, false) => link::Linkage::Export,
+            };
+        }
+        let globals = (0..self.module.globals.len())
+            .map(|i| {
+                let id = GlobalId(i as u32);
+                let linkage = self.global_linkage.get(&id);
+                linkage.copied().unwrap_or(link::Linkage::Internal)
+            })
+            .collect();
+        link::Unit {
+            module: self.module,
+            functions,
+            globals,
+        }
     }
 
     fn file_scope_decl(&mut self, d: &Decl) -> LResult<()> {
@@ -272,6 +303,12 @@ impl<'d> Lowerer<'d> {
                 None => None,
             };
             let id = GlobalId(self.module.globals.len() as u32);
+            let linkage = match d.specs.storage {
+                Storage::Static => link::Linkage::Internal,
+                Storage::Extern if init.is_none() => link::Linkage::Import,
+                _ => link::Linkage::Export,
+            };
+            self.global_linkage.insert(id, linkage);
             self.module.globals.push(Global {
                 name: name.clone(),
                 space,
@@ -357,6 +394,9 @@ impl<'d> Lowerer<'d> {
             if defining && old.defined {
                 return self.err(npos, format!("redefinition of '{name}'"));
             }
+            if let Some(f) = self.funcs.get_mut(&name) {
+                f.internal |= specs.storage == Storage::Static;
+            }
             if defining {
                 if let Some(f) = self.funcs.get_mut(&name) {
                     f.defined = true;
@@ -382,6 +422,7 @@ impl<'d> Lowerer<'d> {
                 pos: npos,
                 defined: defining,
                 is_kernel: specs.kernel,
+                internal: specs.storage == Storage::Static,
             },
         );
         Ok(id)
