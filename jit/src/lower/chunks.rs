@@ -69,6 +69,10 @@ pub(crate) struct KernelInput<'a> {
     pub stream_min_items: u64,
     /// Whether streaming loads prefetch ahead (`super::prefetch`).
     pub prefetch: bool,
+    /// 0, or the dimension of the launch that this copy's dimension 0 is
+    /// (`crate::lane_axis`): checked mode reports work-items by the
+    /// launch's own dimensions.
+    pub lanes_along: usize,
 }
 
 fn mem() -> MemFlagsData {
@@ -354,6 +358,7 @@ pub(crate) fn lower_kernel(
         full_copy,
         stream_min_items,
         prefetch,
+        lanes_along,
     } = input;
     let regions: Vec<&[Stmt]> = func
         .body
@@ -591,6 +596,7 @@ pub(crate) fn lower_kernel(
         checks,
         params: Vec::new(),
         unblended: super::fresh_writes::unblended_writes(func),
+        lanes_along,
     };
     cx.cur = cx.new_mask_vars();
     if returns {
