@@ -256,3 +256,98 @@ fn the_report_says_the_lanes_are_chosen_at_launch() {
     let line = explain_line(BOTH_ORDERS, 8, "lanes:");
     assert!(line.starts_with("lanes: chosen at launch"), "{line}");
 }
+
+/// The `groups:` line of the report of kernel `k` in `src`.
+fn groups_line(src: &str) -> String {
+    explain_line(src, 8, "groups:")
+}
+
+#[test]
+fn kernels_that_see_only_global_ids_cannot_observe_their_groups_shape() {
+    for src in [
+        "kernel void k(global float* a) { a[get_global_id(0)] *= 2.0f; }",
+        // Sizes and offsets of the range, a helper, a fence, an atomic.
+        r#"
+        size_t at(size_t x, size_t y) { return y * get_global_size(0) + x; }
+        kernel void k(global int* a, global int* n) {
+            size_t x = get_global_id(0) - get_global_offset(0), y = get_global_id(1);
+            a[at(x, y)] += (int)get_work_dim();
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            atomic_inc(n);
+        }"#,
+        "kernel void k(global int* a) { a[get_global_linear_id()] = 1; }",
+    ] {
+        let line = groups_line(src);
+        assert!(line.contains("cannot observe"), "{line}\n{src}");
+    }
+}
+
+#[test]
+fn every_way_of_seeing_the_groups_shape_is_found() {
+    for (src, why) in [
+        (
+            "kernel void k(global int* a) { a[get_global_id(0)] = get_local_id(0); }",
+            "get_local_id",
+        ),
+        (
+            "kernel void k(global int* a) { a[get_global_id(0)] = get_group_id(1); }",
+            "get_group_id",
+        ),
+        (
+            "kernel void k(global int* a) { a[get_global_id(0)] = get_local_size(2); }",
+            "get_local_size",
+        ),
+        (
+            "kernel void k(global int* a) { a[get_global_id(0)] = get_num_groups(0); }",
+            "get_num_groups",
+        ),
+        (
+            "kernel void k(global int* a) { a[get_global_id(0)] = get_enqueued_local_size(0); }",
+            "get_enqueued_local_size",
+        ),
+        (
+            "kernel void k(global int* a) { a[get_global_id(0)] = get_local_linear_id(); }",
+            "get_local_linear_id",
+        ),
+        // Through a helper the kernel calls.
+        (
+            r#"int group(void) { return get_group_id(0); }
+            kernel void k(global int* a) { a[get_global_id(0)] = group(); }"#,
+            "get_group_id",
+        ),
+        (
+            r#"kernel void k(global int* a) {
+                a[get_global_id(0)] = 1;
+                barrier(CLK_GLOBAL_MEM_FENCE);
+            }"#,
+            "barrier",
+        ),
+        (
+            "kernel void k(global int* a, local int* t) { a[get_global_id(0)] = 1; }",
+            "__local parameter",
+        ),
+        (
+            r#"kernel void k(global int* a) {
+                local int t[4];
+                t[get_global_id(0) & 3] = 1;
+                a[get_global_id(0)] = 2;
+            }"#,
+            "__local variable",
+        ),
+        (
+            r#"kernel void k(global int* a, global const int* b) {
+                local int t[16];
+                event_t e = async_work_group_copy(t, b, 16, 0);
+                wait_group_events(1, &e);
+                a[get_global_id(0)] = t[get_global_id(0) & 15];
+            }"#,
+            "__local",
+        ),
+    ] {
+        let line = groups_line(src);
+        assert!(
+            line.starts_with("groups: shape observable") && line.contains(why),
+            "{line}\nwanted {why} in\n{src}"
+        );
+    }
+}

@@ -33,6 +33,10 @@ impl KernelCode for CompiledKernel {
         CompiledKernel::simd_width(self)
     }
 
+    fn group_shape_invisible(&self) -> bool {
+        CompiledKernel::group_shape_invisible(self)
+    }
+
     fn checked_tail(&self) -> Option<usize> {
         CompiledKernel::checked_tail(self)
     }

@@ -54,6 +54,12 @@ pub trait KernelCode: Send + Sync {
     }
     /// Work-items per SIMD chunk.
     fn simd_width(&self) -> u32;
+    /// Whether the kernel cannot observe the shape of its work-groups (no
+    /// barrier, no `__local` memory, no local or group query), so that a
+    /// launch may run with groups of another shape than it asked for.
+    fn group_shape_invisible(&self) -> bool {
+        false
+    }
     /// Checked mode: the offset of the tail (fault record and bounds table)
     /// in the argument block; `None` for unchecked code.
     fn checked_tail(&self) -> Option<usize> {
