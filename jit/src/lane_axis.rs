@@ -28,9 +28,9 @@
 //!   a kernel keeps the one mapping too.
 //! - Sub-group and work-group collective functions order work-items by
 //!   their linear id; a kernel that calls one keeps the one mapping.
-//! - Work-groups run in another order (the linear group index counts the
-//!   exchanged dimensions in the other order); each group still runs
-//!   exactly once, as a whole, and OpenCL orders no group after another.
+//! - The linear group index the runtime hands out counts groups in the
+//!   launch's order in the copy too (`lower::chunks` decodes it by
+//!   [`launch_order`]), so the copy runs the same groups in the same order.
 //! - Barriers, `__local` memory and the context area are per group and the
 //!   same groups exist, so they need nothing; checked mode reports the
 //!   faulting work-item's id in the launch's own dimensions
@@ -52,8 +52,9 @@ pub(crate) fn lanes_along(launch: &Launch) -> Option<usize> {
 
 /// `launch` with dimensions 0 and `d` exchanged: what the copy made by
 /// [`swap_dimensions`] runs. The group count of each dimension moves with
-/// it, so the linear group range `0..total_groups()` is the same set of
-/// groups, counted in another order.
+/// it; the copy counts the linear group index in the launch's order
+/// ([`launch_order`]), so the range `first..end` of a call names the same
+/// groups as it would in the kernel's own code.
 pub(crate) fn swapped_launch(launch: &Launch, d: usize) -> Launch {
     let mut l = *launch;
     l.global_offset.swap(0, d);
@@ -61,6 +62,15 @@ pub(crate) fn swapped_launch(launch: &Launch, d: usize) -> Launch {
     l.local_size.swap(0, d);
     l.num_groups.swap(0, d);
     l
+}
+
+/// The copy's dimensions in the order the launch counts its groups, fastest
+/// first: `[0, 1, 2]` for the kernel's own code; the launch's dimension `i`
+/// is the copy's dimension `i` with 0 and `lanes_along` exchanged.
+pub(crate) fn launch_order(lanes_along: usize) -> [usize; 3] {
+    let mut order = [0, 1, 2];
+    order.swap(0, lanes_along);
+    order
 }
 
 /// Why a kernel (after inlining) cannot have a copy with lanes along
@@ -201,5 +211,22 @@ mod tests {
         assert_eq!(s.num_groups, [4, 4, 4]);
         assert_eq!(s.total_groups(), l.total_groups());
         assert_eq!(s.work_dim, l.work_dim);
+    }
+
+    #[test]
+    fn the_copy_counts_groups_in_the_launch_s_order() {
+        assert_eq!(launch_order(0), [0, 1, 2]);
+        assert_eq!(launch_order(1), [1, 0, 2]);
+        assert_eq!(launch_order(2), [2, 1, 0]);
+        // Group (a, b, c) of the launch is group (b, a, c) of the copy
+        // along dimension 1; counted by `launch_order`, both have the
+        // linear index a + 4 * (b + 4 * c).
+        let s = swapped_launch(&launch([1, 16, 2]), 1);
+        let order = launch_order(1);
+        let ng = s.num_groups;
+        let linear = |copy: [u64; 3]| {
+            copy[order[0]] + ng[order[0]] * (copy[order[1]] + ng[order[1]] * copy[order[2]])
+        };
+        assert_eq!(linear([2, 3, 1]), 3 + 4 * (2 + 4 * 1));
     }
 }
