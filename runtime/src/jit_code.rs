@@ -37,6 +37,10 @@ impl KernelCode for CompiledKernel {
         CompiledKernel::group_shape_invisible(self)
     }
 
+    fn lane_dimension(&self, launch: &Launch) -> usize {
+        CompiledKernel::lane_dimension(self, launch)
+    }
+
     fn checked_tail(&self) -> Option<usize> {
         CompiledKernel::checked_tail(self)
     }

@@ -60,6 +60,11 @@ pub trait KernelCode: Send + Sync {
     fn group_shape_invisible(&self) -> bool {
         false
     }
+    /// The dimension along which consecutive work-items fill the lanes of
+    /// a chunk in `launch` (0 unless the code has another mapping for it).
+    fn lane_dimension(&self, _launch: &Launch) -> usize {
+        0
+    }
     /// Checked mode: the offset of the tail (fault record and bounds table)
     /// in the argument block; `None` for unchecked code.
     fn checked_tail(&self) -> Option<usize> {

@@ -224,11 +224,7 @@ pub fn execute(
     block: ArgBlock,
     launch: Launch,
 ) -> Result<()> {
-    let mut launch = if code.group_shape_invisible() {
-        shaped_for_chunks(&launch, code.simd_width())
-    } else {
-        launch
-    };
+    let mut launch = run_shape(code.as_ref(), &launch);
     launch.local_mem_size = block.local_mem_size;
     if launch.local_mem_size > LOCAL_MEM_SIZE {
         return Err(Error::OutOfResources(format!(
@@ -271,6 +267,33 @@ pub fn execute(
         code.name(),
         describe_status(status)
     )))
+}
+
+/// The launch `code` runs for the planned `launch`: itself, or for a kernel
+/// that cannot observe its groups' shape, [`shaped_for_chunks`].
+pub fn run_shape(code: &dyn KernelCode, launch: &Launch) -> Launch {
+    if code.group_shape_invisible() {
+        shaped_for_chunks(launch, code.simd_width())
+    } else {
+        *launch
+    }
+}
+
+/// How `code` runs the planned `launch`, in words: the groups it runs
+/// with and the dimension along which work-items fill a chunk's lanes.
+pub fn describe_mapping(code: &dyn KernelCode, launch: &Launch) -> String {
+    let run = run_shape(code, launch);
+    let [x, y, z] = run.local_size;
+    let groups = if run.local_size == launch.local_size {
+        format!("groups of {x}x{y}x{z}")
+    } else {
+        let [a, b, c] = launch.local_size;
+        format!("groups of {a}x{b}x{c} run as {x}x{y}x{z} (the kernel cannot observe their shape)")
+    };
+    format!(
+        "launch: {groups}; lanes along dimension {}",
+        code.lane_dimension(&run)
+    )
 }
 
 /// `launch` with the groups the device would choose for it, when its own
