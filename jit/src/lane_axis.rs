@@ -227,6 +227,6 @@ mod tests {
         let linear = |copy: [u64; 3]| {
             copy[order[0]] + ng[order[0]] * (copy[order[1]] + ng[order[1]] * copy[order[2]])
         };
-        assert_eq!(linear([2, 3, 1]), 3 + 4 * (2 + 4 * 1));
+        assert_eq!(linear([2, 3, 2]), 3 + 4 * (2 + 4 * 2));
     }
 }
