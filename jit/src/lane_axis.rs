@@ -37,7 +37,7 @@
 //!   (`lower::bounds`).
 
 use crate::abi::Launch;
-use vecl_ir::{Block, Function, Inst, InstData, Stmt, ValueId, WorkItemFn};
+use vecl_ir::{Block, FuncId, Function, Inst, InstData, Module, Stmt, ValueId, WorkItemFn};
 
 /// The dimension a launch's lanes should step along: `None` (dimension 0)
 /// unless its groups are one work-item wide in dimension 0, in which case
@@ -71,6 +71,47 @@ pub(crate) fn launch_order(lanes_along: usize) -> [usize; 3] {
     let mut order = [0, 1, 2];
     order.swap(0, lanes_along);
     order
+}
+
+/// What compiling the copies of kernel `kernel` needs of `module`, kept
+/// with the kernel until a launch wants a copy: the module with every
+/// function the kernel does not reach through calls left as an empty
+/// declaration (function ids stay as they are), so that a program of many
+/// kernels does not keep a whole module per kernel.
+pub(crate) fn module_for(module: &Module, kernel: &str) -> Module {
+    let mut reached = vec![false; module.functions.len()];
+    let mut work: Vec<usize> = module
+        .functions
+        .iter()
+        .position(|f| f.kernel.is_some() && f.name == kernel)
+        .into_iter()
+        .collect();
+    while let Some(i) = work.pop() {
+        if std::mem::replace(&mut reached[i], true) {
+            continue;
+        }
+        for d in &module.functions[i].insts {
+            if let Inst::Call(FuncId(f), _) = d.inst {
+                if reached.get(f as usize) == Some(&false) {
+                    work.push(f as usize);
+                }
+            }
+        }
+    }
+    Module {
+        structs: module.structs.clone(),
+        globals: module.globals.clone(),
+        math: module.math,
+        functions: module
+            .functions
+            .iter()
+            .zip(&reached)
+            .map(|(f, &keep)| match keep {
+                true => f.clone(),
+                false => Function::new(f.name.clone(), f.params.clone(), f.ret.clone()),
+            })
+            .collect(),
+    }
 }
 
 /// Why a kernel (after inlining) cannot have a copy with lanes along

@@ -392,7 +392,7 @@ pub fn compile_kernel(
         // The copies are compiled at launch, in the tier the kernel ends
         // with, at its width and with its module-scope data.
         compiled.lane_copies = Some(Box::new(LaneCopies {
-            module: module.clone(),
+            module: lane_axis::module_for(module, kernel),
             opts: JitOptions {
                 simd_width: Some(compiled.simd_width),
                 dump_clif: false,

@@ -351,3 +351,27 @@ fn every_way_of_seeing_the_groups_shape_is_found() {
         );
     }
 }
+
+/// The copy is compiled from the kernel's part of the program: helpers it
+/// calls (and helpers they call) are kept, other kernels are not needed.
+const WITH_HELPERS: &str = r#"
+size_t row_major(size_t x, size_t y) { return y * get_global_size(0) + x; }
+int weight(size_t y) { return (int)(y % 5) - (int)get_local_id(0); }
+int mix(global const int* a, size_t x, size_t y) {
+    return a[row_major(x, y)] * weight(y) + (int)get_local_id(1);
+}
+kernel void other(global int* a) { a[get_global_id(0)] = weight(3); }
+kernel void k(global const int* a, global int* out) {
+    size_t x = get_global_id(0), y = get_global_id(1);
+    out[row_major(x, y)] = mix(a, x, y);
+}
+"#;
+
+#[test]
+fn helpers_the_kernel_calls_are_part_of_the_copy() {
+    let ranges = [r2([3, 40], [1, 16]), r2([2, 24], [1, 12])];
+    let n = check(WITH_HELPERS, "k", &ranges, expected_lanes, |r| {
+        vec![Spec::Ints(items(r), 2), Spec::Ints(items(r), 0)]
+    });
+    assert_eq!(n, WIDTHS.len() * ranges.len());
+}
