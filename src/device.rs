@@ -7,6 +7,17 @@
 use vecl_runtime::device_limits as limits;
 use vecl_runtime::Pool;
 
+/// `CL_DEVICE_IMAGE_SUPPORT`: images, samplers and the image builtins of
+/// OpenCL C. The C driver's image entry points answer as a device without
+/// images does (`CL_INVALID_OPERATION`) while this is false.
+pub const IMAGE_SUPPORT: bool = true;
+
+/// Extensions that come with image support: 2-D images over buffers (with
+/// the pitch and base alignments the device reports) and writes to 3-D
+/// images (which `__opencl_c_3d_image_writes` implies). Listed in
+/// [`Device::extensions`].
+pub const IMAGE_EXTENSIONS: &[&str] = &["cl_khr_image2d_from_buffer", "cl_khr_3d_image_writes"];
+
 /// The vecl platform (`cl_platform_id`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Platform;
@@ -121,12 +132,14 @@ impl Device {
         "FULL_PROFILE"
     }
 
-    /// `CL_DEVICE_EXTENSIONS`.
+    /// `CL_DEVICE_EXTENSIONS`: those of the device, and those that come
+    /// with image support ([`IMAGE_EXTENSIONS`]).
     pub fn extensions(&self) -> &'static str {
         "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics \
          cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics \
          cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics \
-         cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_icd"
+         cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_icd \
+         cl_khr_image2d_from_buffer cl_khr_3d_image_writes"
     }
 
     /// `CL_DEVICE_TYPE`: `CL_DEVICE_TYPE_CPU`.
@@ -273,9 +286,11 @@ impl Device {
         1 << 20
     }
 
-    /// `CL_DEVICE_IMAGE_SUPPORT`: no images.
+    /// `CL_DEVICE_IMAGE_SUPPORT`: images, samplers and the image builtins
+    /// of OpenCL C (the runtime's image commands; the C driver offers them,
+    /// the Rust API does not yet).
     pub fn image_support(&self) -> bool {
-        false
+        IMAGE_SUPPORT
     }
 
     /// `CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE` (the usual SIMD width).
@@ -329,6 +344,20 @@ fn cache_size() -> Option<u64> {
         best = best.max(bytes);
     }
     best
+}
+
+#[cfg(test)]
+mod image_facts {
+    use super::*;
+
+    #[test]
+    fn image_extensions_are_listed_exactly_when_images_are_supported() {
+        let listed: Vec<&str> = Device.extensions().split_whitespace().collect();
+        for e in IMAGE_EXTENSIONS {
+            assert_eq!(listed.contains(e), IMAGE_SUPPORT, "{e}");
+        }
+        assert_eq!(Device.image_support(), IMAGE_SUPPORT);
+    }
 }
 
 #[cfg(test)]

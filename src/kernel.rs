@@ -122,7 +122,36 @@ impl Kernel {
     }
 
     /// Sets argument `index` to a scalar or vector value.
+    ///
+    /// A number (or array of numbers, for a vector) must match the
+    /// parameter: floating point for `float`/`double`, an integer for the
+    /// integer types, as many components (a 3-component vector takes 3 or
+    /// 4), else the error is `CL_INVALID_ARG_VALUE`. Other `Pod` types and
+    /// [`Kernel::set_arg_bytes`] are checked by size only.
     pub fn set_arg<T: Pod>(&self, index: u32, value: T) -> Result<()> {
+        if let (Some(n), Some((ty, _))) = (T::NUMBER, self.entry.param_types.get(index as usize)) {
+            let want = match ty {
+                Type::Scalar(s) => Some((s.is_float(), 1)),
+                Type::Vector(s, k) => Some((s.is_float(), usize::from(*k))),
+                _ => None,
+            };
+            if let Some((float, lanes)) = want {
+                let lanes_ok = n.lanes == lanes || (lanes == 3 && n.lanes == 4);
+                if n.float != float || !lanes_ok {
+                    let kind = |float: bool, lanes: usize| match (float, lanes) {
+                        (true, 1) => "a floating-point scalar".to_string(),
+                        (false, 1) => "an integer scalar".to_string(),
+                        (true, n) => format!("{n} floating-point components"),
+                        (false, n) => format!("{n} integer components"),
+                    };
+                    return Err(vecl_runtime::Error::InvalidArgValue(format!(
+                        "argument {index} is {}, the value given is {}",
+                        kind(float, lanes),
+                        kind(n.float, n.lanes)
+                    )));
+                }
+            }
+        }
         self.set_arg_bytes(index, value_bytes(&value))
     }
 

@@ -45,11 +45,11 @@ pub mod queue;
 
 pub use buffer::{Buffer, BufferBuilder};
 pub use context::Context;
-pub use device::{Device, Platform, VectorWidths};
+pub use device::{Device, Platform, VectorWidths, IMAGE_EXTENSIONS, IMAGE_SUPPORT};
 pub use kernel::{ArgInfo, Kernel, WorkGroupInfo};
-pub use pod::Pod;
+pub use pod::{Number, Pod};
 pub use program::{CompiledObject, Program, ProgramBuilder};
-pub use queue::{KernelLaunch, Queue, QueueBuilder};
+pub use queue::{kernel_timeout_from_env, KernelLaunch, Queue, QueueBuilder};
 pub use vecl_runtime::event::{self, ProfilingInfo};
 pub use vecl_runtime::{
     Error, Event, LaunchRules, MapFlags, Mem, MemFlags, NdRange, QueueProperties, Rect, Result,

@@ -12,22 +12,45 @@
 /// # Safety
 /// Implement only for types meeting those rules; buffer reads reinterpret
 /// kernel-written bytes as `Self`.
-pub unsafe trait Pod: Copy + Send + Sync + 'static {}
+pub unsafe trait Pod: Copy + Send + Sync + 'static {
+    /// What kind of number this is, for the primitive numbers and arrays of
+    /// them (`None`, the default, for other types): a kernel argument of a
+    /// known kind must match the parameter's (`Kernel::set_arg` refuses an
+    /// `i32` for a `float` parameter, whose sizes agree).
+    const NUMBER: Option<Number> = None;
+}
+
+/// A number or a vector of numbers, as a kernel parameter holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Number {
+    /// Floating point (else an integer of either signedness).
+    pub float: bool,
+    /// Components (1 for a scalar).
+    pub lanes: usize,
+}
 
 macro_rules! pod {
-    ($($t:ty),*) => {
+    ($float:expr => $($t:ty),*) => {
         $(
             // SAFETY: a primitive number: no padding, every bit pattern valid.
-            unsafe impl Pod for $t {}
+            unsafe impl Pod for $t {
+                const NUMBER: Option<Number> = Some(Number { float: $float, lanes: 1 });
+            }
         )*
     };
 }
 
-pod!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
+pod!(false => u8, i8, u16, i16, u32, i32, u64, i64);
+pod!(true => f32, f64);
 
 // SAFETY: an array of `Pod` elements has no padding between elements and
 // every bit pattern of each element is valid.
-unsafe impl<T: Pod, const N: usize> Pod for [T; N] {}
+unsafe impl<T: Pod, const N: usize> Pod for [T; N] {
+    const NUMBER: Option<Number> = match T::NUMBER {
+        Some(Number { float, lanes: 1 }) => Some(Number { float, lanes: N }),
+        _ => None,
+    };
+}
 
 /// The bytes of a slice of `Pod` values.
 pub fn as_bytes<T: Pod>(values: &[T]) -> &[u8] {

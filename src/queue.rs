@@ -25,6 +25,27 @@ pub struct QueueBuilder {
     properties: QueueProperties,
 }
 
+/// The time limit of kernel commands that `VECL_KERNEL_TIMEOUT_MS` sets
+/// (milliseconds; unset, empty or 0: none). A value that is not a number
+/// is reported on stderr once and ignored.
+pub fn kernel_timeout_from_env() -> Option<std::time::Duration> {
+    static LIMIT: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let text = std::env::var("VECL_KERNEL_TIMEOUT_MS").ok()?;
+        match text.trim().parse::<u64>() {
+            Ok(0) => None,
+            Ok(ms) => Some(std::time::Duration::from_millis(ms)),
+            Err(_) if text.trim().is_empty() => None,
+            Err(_) => {
+                eprintln!(
+                    "vecl: VECL_KERNEL_TIMEOUT_MS={text:?} is not a number of milliseconds; no time limit"
+                );
+                None
+            }
+        }
+    })
+}
+
 impl QueueBuilder {
     /// Commands may run in any order their events allow.
     pub fn out_of_order(mut self) -> Self {
@@ -38,8 +59,19 @@ impl QueueBuilder {
         self
     }
 
+    /// Kernel commands that run longer than `limit` are stopped and fail
+    /// with an error saying so (the queue goes on). Without this, the
+    /// limit is `VECL_KERNEL_TIMEOUT_MS`'s, if set.
+    pub fn kernel_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.properties.kernel_timeout = Some(limit);
+        self
+    }
+
     /// Creates the queue.
-    pub fn build(self, _ctx: &Context) -> Result<Queue> {
+    pub fn build(mut self, _ctx: &Context) -> Result<Queue> {
+        if self.properties.kernel_timeout.is_none() {
+            self.properties.kernel_timeout = kernel_timeout_from_env();
+        }
         Ok(Queue {
             raw: RawQueue::new(self.properties)?,
         })
@@ -161,6 +193,7 @@ impl Queue {
             kernel,
             range: NdRange::linear(1),
             wait: Vec::new(),
+            dims: [None; 3],
         }
     }
 
@@ -203,6 +236,10 @@ pub struct KernelLaunch<'a> {
     kernel: &'a Kernel,
     range: NdRange,
     wait: Vec<Event>,
+    /// How many sizes `global`, `local` and `offset` were given (checked
+    /// at `enqueue`: a launch needs a global size of 1 to 3 dimensions,
+    /// and a local size or offset of as many).
+    dims: [Option<usize>; 3],
 }
 
 fn dims3(values: &[u64], fill: u64) -> [u64; 3] {
@@ -216,19 +253,22 @@ fn dims3(values: &[u64], fill: u64) -> [u64; 3] {
 impl KernelLaunch<'_> {
     /// The global size; its length (1 to 3) is the work dimension.
     pub fn global(mut self, global: &[u64]) -> Self {
-        self.range.work_dim = global.len() as u32;
+        self.dims[0] = Some(global.len());
+        self.range.work_dim = global.len().min(3) as u32;
         self.range.global = dims3(global, 1);
         self
     }
 
     /// The local (work-group) size; by default the device chooses.
     pub fn local(mut self, local: &[u64]) -> Self {
+        self.dims[1] = Some(local.len());
         self.range.local = Some(dims3(local, 1));
         self
     }
 
     /// The global offset.
     pub fn offset(mut self, offset: &[u64]) -> Self {
+        self.dims[2] = Some(offset.len());
         self.range.offset = dims3(offset, 0);
         self
     }
@@ -241,6 +281,26 @@ impl KernelLaunch<'_> {
 
     /// Enqueues the launch.
     pub fn enqueue(self) -> Result<Event> {
+        let [global, local, offset] = self.dims;
+        let dims = match global {
+            None => {
+                return Err(Error::InvalidGlobalWorkSize(
+                    "a launch needs a global size: .global(&[n]) (up to 3 dimensions)".into(),
+                ))
+            }
+            Some(n @ 1..=3) => n,
+            Some(n) => return Err(Error::InvalidWorkDimension(n as u32)),
+        };
+        if let Some(n) = local.filter(|&n| n != dims) {
+            return Err(Error::InvalidWorkGroupSize(format!(
+                "the local size has {n} dimensions, the global size {dims}"
+            )));
+        }
+        if let Some(n) = offset.filter(|&n| n != dims) {
+            return Err(Error::InvalidGlobalOffset(format!(
+                "the offset has {n} dimensions, the global size {dims}"
+            )));
+        }
         self.kernel
             .enqueue(self.queue.raw(), &self.range, &self.wait)
     }

@@ -370,3 +370,75 @@ mod example_vadd;
 fn the_example_runs_and_checks_its_results() {
     example_vadd::main().expect("examples/vadd.rs");
 }
+
+#[test]
+fn a_value_of_the_wrong_kind_is_refused_where_the_parameter_says() {
+    let ctx = Context::new().expect("context");
+    let p = build(
+        &ctx,
+        "kernel void k(float f, int i, float4 v, int3 t, global float *o) { o[0] = f + i + v.x + t.x; }",
+        "",
+    );
+    let k = p.kernel("k").expect("kernel");
+    // Same size, other kind: refused with a message saying what was wanted.
+    let e = k
+        .set_arg(0, 2i32)
+        .expect_err("an int for a float parameter");
+    assert!(matches!(e, Error::InvalidArgValue(_)), "{e:?}");
+    assert!(
+        e.to_string().contains(
+            "argument 0 is a floating-point scalar, the value given is an integer scalar"
+        ),
+        "{e}"
+    );
+    k.set_arg(1, 2.0f32)
+        .expect_err("a float for an int parameter");
+    k.set_arg(2, [1i32; 4])
+        .expect_err("int components for a float4");
+    k.set_arg(2, 1.5f64).expect_err("a double is not 2 floats");
+    // The right kinds, either signedness for integers, 4 values for a vec3.
+    k.set_arg(0, 2.0f32).expect("float");
+    k.set_arg(1, 3u32).expect("an unsigned value for int");
+    k.set_arg(2, [1.0f32; 4]).expect("float4");
+    k.set_arg(3, [1i32, 2, 3, 0]).expect("int3 as four ints");
+    // Raw bytes are checked by size only.
+    k.set_arg_bytes(0, &7i32.to_le_bytes()).expect("bytes");
+}
+
+#[test]
+fn a_launch_must_say_its_range_consistently() {
+    let ctx = Context::new().expect("context");
+    let q = ctx.queue().expect("queue");
+    let p = build(&ctx, SCALE, "");
+    let k = p.kernel("scale").expect("kernel");
+    let data = ctx.buffer::<i32>(64).expect("buffer");
+    k.set_arg_buffer(0, &data).expect("arg");
+    k.set_arg(1, 2i32).expect("arg");
+    let e = q.launch(&k).enqueue().expect_err("no global size");
+    assert!(matches!(e, Error::InvalidGlobalWorkSize(_)), "{e:?}");
+    let e = q
+        .launch(&k)
+        .global(&[64])
+        .local(&[8, 8])
+        .enqueue()
+        .expect_err("a 2-D local size for a 1-D launch");
+    assert!(matches!(e, Error::InvalidWorkGroupSize(_)), "{e:?}");
+    let e = q
+        .launch(&k)
+        .global(&[8, 8, 1, 1])
+        .enqueue()
+        .expect_err("four dimensions");
+    assert!(matches!(e, Error::InvalidWorkDimension(4)), "{e:?}");
+    let e = q
+        .launch(&k)
+        .global(&[64])
+        .offset(&[0, 0])
+        .enqueue()
+        .expect_err("a 2-D offset for a 1-D launch");
+    assert!(matches!(e, Error::InvalidGlobalOffset(_)), "{e:?}");
+    q.launch(&k)
+        .global(&[64])
+        .local(&[8])
+        .run()
+        .expect("a consistent launch");
+}

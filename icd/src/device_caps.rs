@@ -26,18 +26,11 @@ pub const OPENCL_C_VERSIONS: &[(u32, u32)] = &[(1, 0), (1, 1), (1, 2), (3, 0)];
 /// defines its `__opencl_c_*` macros).
 pub use vecl_clc::OPENCL_C_FEATURES;
 
-/// `CL_DEVICE_IMAGE_SUPPORT`: images, samplers and the image builtins of
-/// OpenCL C. Every image entry point answers as a device without images
-/// does (`CL_INVALID_OPERATION`) while this is false.
-pub const IMAGE_SUPPORT: bool = true;
+/// `CL_DEVICE_IMAGE_SUPPORT` (the `vecl` crate's).
+pub use vecl::IMAGE_SUPPORT;
 
 /// OpenCL C 3.0 features that come with image support.
 pub use vecl_clc::OPENCL_C_IMAGE_FEATURES;
-
-/// Extensions that come with image support: 2-D images over buffers (with
-/// the pitch and base alignments the device reports) and writes to 3-D
-/// images (which `__opencl_c_3d_image_writes` implies).
-pub const IMAGE_EXTENSIONS: &[&str] = &["cl_khr_image2d_from_buffer", "cl_khr_3d_image_writes"];
 
 /// Every OpenCL C 3.0 optional feature of the device.
 pub fn opencl_c_features() -> Vec<&'static str> {
@@ -116,15 +109,7 @@ pub static CAPS: LazyLock<Caps> = LazyLock::new(|| {
         device_version: device.version(),
         driver_version: device.driver_version(),
         opencl_c_version: device.opencl_c_version(),
-        device_extensions: words(device.extensions())
-            .into_iter()
-            .chain(
-                IMAGE_EXTENSIONS
-                    .iter()
-                    .filter(|_| IMAGE_SUPPORT)
-                    .map(|name| name.to_string()),
-            )
-            .collect(),
+        device_extensions: words(device.extensions()),
         compute_units: device.max_compute_units(),
         clock_mhz: device.max_clock_frequency(),
         global_mem_size: device.global_mem_size(),

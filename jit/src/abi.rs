@@ -85,7 +85,16 @@ pub struct Launch {
     pub num_groups: [u64; 3],
     /// Bytes of `__local` memory the launch uses (static + argument buffers).
     pub local_mem_size: u64,
+    /// Address of the launch's stop flag, a `u32` the code reads at every
+    /// loop's back edge: non-zero stops the range with
+    /// [`KernelStatus::Cancelled`] (the runtime's cancellation and time
+    /// limit; see `vecl_runtime::cancel`). 0 stands for a flag never set
+    /// (`CompiledKernel::run_groups` substitutes one).
+    pub stop_flag: u64,
 }
+
+/// The flag of launches that cannot be stopped (`Launch::stop_flag` 0).
+pub static NEVER_STOP: AtomicU32 = AtomicU32::new(0);
 
 impl Launch {
     /// A launch over `global` with `local` work-groups (unused dimensions 1).
@@ -107,6 +116,7 @@ impl Launch {
             local_size: local,
             num_groups,
             local_mem_size: 0,
+            stop_flag: 0,
         }
     }
 
@@ -127,6 +137,7 @@ pub mod launch_offsets {
     pub const LOCAL_SIZE: i32 = 56;
     pub const NUM_GROUPS: i32 = 80;
     pub const LOCAL_MEM_SIZE: i32 = 104;
+    pub const STOP_FLAG: i32 = 112;
 }
 
 /// Non-zero results of a kernel entry.
@@ -140,6 +151,8 @@ pub enum KernelStatus {
     DivergentBarrier = 2,
     /// A builtin failed at run time (e.g. printf buffer exhausted).
     Trap = 3,
+    /// The launch's stop flag was set (cancelled, or past its time limit).
+    Cancelled = 4,
 }
 
 /// Layout of the checked-mode tail of the argument block (offsets from

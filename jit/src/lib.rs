@@ -102,6 +102,9 @@ pub struct CompiledKernel {
     checked_tail: Option<usize>,
     static_local_size: usize,
     chunk_context_bytes: usize,
+    /// Context bytes independent of the group size (large private memory
+    /// of a kernel without barriers).
+    fixed_context_bytes: usize,
     simd_width: u32,
     /// `private_mem_size`.
     private_per_item: u32,
@@ -187,11 +190,14 @@ impl CompiledKernel {
     }
 
     /// Bytes of context area a worker must pass for groups of
-    /// `items_per_group` work-items (0 for kernels without barriers).
+    /// `items_per_group` work-items: the chunks' areas of a kernel with
+    /// barriers, or the private memory too large for the stack of one
+    /// without (0 for most kernels without barriers).
     pub fn context_size(&self, items_per_group: u64) -> usize {
         // A group has at most one chunk per work-item (rows of one item).
         self.chunk_context_bytes
-            .saturating_mul(items_per_group as usize)
+            .saturating_mul(usize::try_from(items_per_group).unwrap_or(usize::MAX))
+            .saturating_add(self.fixed_context_bytes)
     }
 
     pub fn simd_width(&self) -> u32 {
@@ -233,6 +239,18 @@ impl CompiledKernel {
         local_mem: *mut u8,
         context: *mut u8,
     ) -> u32 {
+        // The code reads the stop flag through the launch: give a launch
+        // without one the flag that is never set.
+        let with_flag;
+        let launch = if launch.stop_flag == 0 {
+            with_flag = Launch {
+                stop_flag: std::ptr::from_ref(&abi::NEVER_STOP) as u64,
+                ..*launch
+            };
+            &with_flag
+        } else {
+            launch
+        };
         if let Some(copy) = lane_axis::lanes_along(launch).and_then(|d| self.lane_copy(d)) {
             let (d, copy) = copy;
             let swapped = lane_axis::swapped_launch(launch, d);
@@ -308,7 +326,8 @@ impl CompiledKernel {
                 && size == self.args_size
                 && tail == self.checked_tail
                 && local == self.static_local_size
-                && context <= self.chunk_context_bytes
+                && context[0] <= self.chunk_context_bytes
+                && context[1] <= self.fixed_context_bytes
                 && w == self.simd_width;
             ok.then_some(made)
         });
@@ -335,13 +354,13 @@ impl CompiledKernel {
 
     /// Everything the runtime sizes a launch from: what two compilations
     /// of one kernel must agree on to share its launches.
-    fn layout(&self) -> (Vec<ArgSlot>, usize, Option<usize>, usize, usize, u32) {
+    fn layout(&self) -> (Vec<ArgSlot>, usize, Option<usize>, usize, [usize; 2], u32) {
         (
             self.args.clone(),
             self.args_size,
             self.checked_tail,
             self.static_local_size,
-            self.chunk_context_bytes,
+            [self.chunk_context_bytes, self.fixed_context_bytes],
             self.simd_width,
         )
     }
@@ -970,7 +989,10 @@ fn compile(
     // The wide copy: dropped if it cannot be made or would not share the
     // main code's launches (it is an optimisation only).
     let wide = wide_width(tier, opts, w, &func, &uni)
-        .filter(|_| main.lowered.regions == 1 && main.lowered.chunk_bytes == 0)
+        .filter(|_| {
+            let l = &main.lowered;
+            l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+        })
         .and_then(|ww| {
             define_kernel_function(
                 &mut jit,
@@ -981,7 +1003,10 @@ fn compile(
                 false,
             )
             .ok()
-            .filter(|f| f.lowered.regions == 1 && f.lowered.chunk_bytes == 0)
+            .filter(|f| {
+                let l = &f.lowered;
+                l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+            })
         });
     phases.mark("codegen");
     jit.finalize_definitions()
@@ -1077,7 +1102,13 @@ fn compile(
             "group-level: {vars} variables kept once per group; {empty} regions run no chunk loop; {ranged} chunk loops visit only the ids their `if` accepts"
         );
     }
-    if lowered.private_in_context {
+    if lowered.fixed_context_bytes > 0 {
+        let _ = writeln!(
+            explain,
+            "private memory lives in the context area ({} bytes per chunk: too large for a worker's stack)",
+            lowered.fixed_context_bytes
+        );
+    } else if lowered.private_in_context {
         let _ = writeln!(
             explain,
             "private memory lives in the context area (it crosses barriers)"
@@ -1130,6 +1161,7 @@ fn compile(
         checked_tail: checks,
         static_local_size,
         chunk_context_bytes: lowered.chunk_bytes,
+        fixed_context_bytes: lowered.fixed_context_bytes,
         private_per_item: lowered.private_per_item,
         simd_width: w,
         explain,

@@ -11,6 +11,7 @@
 //! promise that they stay valid until the event completes, which is why the
 //! functions taking them are `unsafe`.
 
+use crate::cancel::{StopFlag, Watchdog};
 use crate::error::{Error, Result};
 use crate::event::{command_type, Event};
 use crate::image::{self, ImageMapping};
@@ -534,12 +535,22 @@ impl Queue {
         // Checked code: a fault becomes an error naming the work-item, the
         // address and the buffer it missed.
         let checked = block.checked.clone();
+        // Cancellation and the queue's time limit stop the launch through
+        // its flag (`cancel`); the limit counts from the command's start.
+        let stop = StopFlag::new();
+        let run_stop = Arc::clone(&stop);
+        let timeout = self.properties().kernel_timeout;
         let work: Work = Box::new(move || {
             let name = code.name().to_string();
-            ndrange::execute(Pool::global(), code, block, launch)
+            if let Some(limit) = timeout {
+                Watchdog::arm(&run_stop, limit);
+            }
+            ndrange::execute_stoppable(Pool::global(), code, block, launch, &run_stop)
                 .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
         });
-        self.enqueue_work(kind, CommandOrder::Plain, wait, Run::Async, work)
+        let event = self.enqueue_work(kind, CommandOrder::Plain, wait, Run::Async, work)?;
+        event.set_stop_flag(stop);
+        Ok(event)
     }
 
     /// Runs a planned copy between two memory objects as a command.

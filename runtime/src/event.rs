@@ -173,6 +173,8 @@ struct EventInner {
     /// Work a waiter may run itself instead of sleeping: a ready command
     /// not yet picked up by its queue's executor.
     helper: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    /// A kernel command's stop flag ([`Event::cancel`]).
+    stop: std::sync::OnceLock<Arc<crate::cancel::StopFlag>>,
 }
 
 /// A command's or a user's event. Cloning shares it (like `clRetainEvent`).
@@ -208,7 +210,31 @@ impl Event {
             }),
             changed: Condvar::new(),
             helper: Mutex::new(None),
+            stop: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// Gives the event its command's stop flag (kernel commands).
+    pub(crate) fn set_stop_flag(&self, flag: Arc<crate::cancel::StopFlag>) {
+        let _ = self.0.stop.set(flag);
+    }
+
+    /// Stops the event's kernel command: one that has not started fails
+    /// as soon as it would start, one that runs stops within a loop
+    /// iteration or a range of work-groups; either way the event fails
+    /// with `CL_OUT_OF_RESOURCES` and a message saying it was cancelled,
+    /// and the queue goes on with its next commands (those waiting on this
+    /// event fail as their wait list's failure does). Returns whether there
+    /// was a command to stop: false for other commands, user events and
+    /// commands already complete.
+    pub fn cancel(&self) -> bool {
+        match self.0.stop.get() {
+            Some(flag) if self.status() > 0 => {
+                flag.cancel();
+                true
+            }
+            _ => false,
+        }
     }
 
     /// `clCreateUserEvent`: an event in state `CL_SUBMITTED` that the

@@ -6,6 +6,7 @@
 //! failure is an [`Error`] whose [`Error::cl_code`] is the OpenCL code.
 
 #![deny(missing_docs)]
+pub mod cancel;
 pub mod commands;
 pub mod device_limits;
 pub mod error;

@@ -9,6 +9,7 @@
 //! group range to the pool; every thread runs its ranges with its own
 //! `__local` arena and context area.
 
+use crate::cancel::StopFlag;
 use crate::device_limits::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
 use crate::error::{Error, Result};
 use crate::kernel_args::{ArgBlock, KernelArgs, KernelCode};
@@ -224,7 +225,20 @@ pub fn execute(
     block: ArgBlock,
     launch: Launch,
 ) -> Result<()> {
+    execute_stoppable(pool, code, block, launch, &StopFlag::new())
+}
+
+/// [`execute`], ended early (with an error saying why) once `stop` is set:
+/// the code polls it at loop back edges, the pool before each range.
+pub fn execute_stoppable(
+    pool: &Pool,
+    code: Arc<dyn KernelCode>,
+    block: ArgBlock,
+    launch: Launch,
+    stop: &Arc<StopFlag>,
+) -> Result<()> {
     let mut launch = run_shape(code.as_ref(), &launch);
+    launch.stop_flag = stop.address();
     launch.local_mem_size = block.local_mem_size;
     if launch.local_mem_size > LOCAL_MEM_SIZE {
         return Err(Error::OutOfResources(format!(
@@ -237,7 +251,13 @@ pub fn execute(
     let context_len = usize::try_from(code.context_size(launch.items_per_group()))
         .map_err(|_| Error::OutOfResources("context area too large".into()))?;
     let body_code = Arc::clone(&code);
+    // The code reads the flag through `launch.stop_flag`: the closure
+    // keeps it alive as long as any range may run.
+    let body_stop = Arc::clone(stop);
     let body = move |first: u64, end: u64, scratch: &mut Scratch| {
+        if body_stop.reason().is_some() {
+            return KernelStatus::Cancelled as u32;
+        }
         let Ok((local_mem, context)) = scratch.arenas(local_len, context_len) else {
             return STATUS_ARENA_ALLOCATION;
         };
@@ -261,6 +281,9 @@ pub fn execute(
     let status = pool.run(launch.total_groups(), Arc::new(body));
     if status == 0 {
         return Ok(());
+    }
+    if status == KernelStatus::Cancelled as u32 {
+        return Err(Error::OutOfResources(stop.describe(code.name())));
     }
     Err(Error::OutOfResources(format!(
         "kernel `{}` stopped: {}",
@@ -318,9 +341,12 @@ pub fn shaped_for_chunks(launch: &Launch, simd_width: u32) -> Launch {
     if !more_lanes {
         return *launch;
     }
-    let mut shaped = Launch::new(launch.work_dim, launch.global_offset, global, chosen);
-    shaped.local_mem_size = launch.local_mem_size;
-    shaped
+    let shaped = Launch::new(launch.work_dim, launch.global_offset, global, chosen);
+    Launch {
+        local_size: shaped.local_size,
+        num_groups: shaped.num_groups,
+        ..*launch
+    }
 }
 
 /// A kernel status in words.
@@ -331,6 +357,7 @@ pub fn describe_status(status: u32) -> String {
             "barrier not reached by every work-item of a group".into()
         }
         s if s == KernelStatus::Trap as u32 => "a builtin trapped at run time".into(),
+        s if s == KernelStatus::Cancelled as u32 => "the command was stopped".into(),
         STATUS_PANICKED => "the kernel's host code panicked".into(),
         STATUS_ARENA_ALLOCATION => "cannot allocate __local memory or the context area".into(),
         s => format!("status {s}"),

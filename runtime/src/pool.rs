@@ -33,7 +33,9 @@ pub const INLINE_GROUPS: u64 = 2;
 pub const HELP_LOOKS: u32 = 2000;
 
 /// The status a job reports when its body panicked (a bug, but never a hang).
-pub const STATUS_PANICKED: u32 = 3;
+/// (Apart from every `vecl_jit::abi::KernelStatus`, so that a panic is
+/// never reported as a kernel's own failure.)
+pub const STATUS_PANICKED: u32 = 0xFFFF_FF01;
 
 /// A thread's per-work-group scratch memory: the `__local` arena and the
 /// context area that carries values across barriers.

@@ -42,6 +42,9 @@ pub struct QueueProperties {
     pub out_of_order: bool,
     /// `CL_QUEUE_PROFILING_ENABLE`.
     pub profiling: bool,
+    /// The longest a kernel command may run before it is stopped with an
+    /// error (`None`: no limit; see [`crate::cancel`]).
+    pub kernel_timeout: Option<std::time::Duration>,
 }
 
 /// The work of a command: runs on an executor (or the calling thread).

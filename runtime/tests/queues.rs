@@ -276,6 +276,7 @@ fn failure_cascades_through_a_graph_but_spares_independent_commands() {
     let q = Queue::new(QueueProperties {
         out_of_order: true,
         profiling: false,
+        ..Default::default()
     })
     .expect("queue");
     let ran = Arc::new(Mutex::new(Vec::new()));
@@ -310,6 +311,7 @@ fn out_of_order_queue_follows_its_dependency_graph() {
     let q = Queue::new(QueueProperties {
         out_of_order: true,
         profiling: false,
+        ..Default::default()
     })
     .expect("queue");
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -365,6 +367,7 @@ fn barrier_orders_an_out_of_order_queue() {
     let q = Queue::new(QueueProperties {
         out_of_order: true,
         profiling: false,
+        ..Default::default()
     })
     .expect("queue");
     let counter = Arc::new(AtomicUsize::new(0));
@@ -405,6 +408,7 @@ fn marker_waits_for_everything_before_it() {
     let q = Queue::new(QueueProperties {
         out_of_order: true,
         profiling: false,
+        ..Default::default()
     })
     .expect("queue");
     let gate = Event::user();
@@ -429,6 +433,7 @@ fn many_threads_many_queues_nothing_lost_or_duplicated() {
     let shared_queue = Queue::new(QueueProperties {
         out_of_order: true,
         profiling: false,
+        ..Default::default()
     })
     .expect("queue");
     std::thread::scope(|s| {
@@ -651,6 +656,7 @@ fn profiling_queue_timestamps_commands() {
     let q = Queue::new(QueueProperties {
         out_of_order: false,
         profiling: true,
+        ..Default::default()
     })
     .expect("queue");
     let e = q
@@ -749,6 +755,7 @@ fn a_waiter_runs_a_ready_command_itself_while_the_executor_is_busy() {
     let q = Queue::new(QueueProperties {
         out_of_order: true,
         profiling: false,
+        ..Default::default()
     })
     .expect("queue");
     let busy = q
@@ -787,6 +794,7 @@ fn a_hundred_thousand_commands_behind_one_user_event_complete() {
         let q = Queue::new(QueueProperties {
             out_of_order,
             profiling: false,
+            ..Default::default()
         })
         .expect("queue");
         let gate = Event::user();
@@ -818,6 +826,7 @@ fn a_long_chain_of_dependencies_completes_without_recursion() {
     let q = Queue::new(QueueProperties {
         out_of_order: true,
         profiling: false,
+        ..Default::default()
     })
     .expect("queue");
     let gate = Event::user();

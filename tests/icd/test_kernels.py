@@ -357,3 +357,35 @@ def test_private_memory_size_is_reported(ctx, device):
     info = cl.kernel_work_group_info.PRIVATE_MEM_SIZE
     assert program.flat.get_work_group_info(info, device) >= 64 * 4
     assert program.none.get_work_group_info(info, device) == 0
+
+
+@pytest.mark.parametrize("words", [1 << 16, 1 << 18])
+def test_large_private_arrays_run(ctx, queue, device, words):
+    """A work-item's private array of 256 KiB or 1 MiB is larger than a
+    worker thread's stack can hold for a whole chunk of work-items: it
+    runs (from heap memory), with every work-item's copy its own, and its
+    size is reported."""
+    src = f"""
+    __kernel void big(__global uint *o) {{
+        uint a[{words}];
+        uint gid = get_global_id(0);
+        for (uint i = 0; i < {words}u; i++) a[i] = i * 2654435761u + gid;
+        uint s = 0;
+        for (uint i = 0; i < {words}u; i += 97) s += a[(i * 31u + gid) & {words - 1}u];
+        o[gid] = s;
+    }}
+    """
+    big = cl.Kernel(cl.Program(ctx, src).build(), "big")
+    info = cl.kernel_work_group_info.PRIVATE_MEM_SIZE
+    assert big.get_work_group_info(info, device) >= words * 4
+    n = 64
+    out = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, n * 4)
+    big(queue, (n,), (16,), out)
+    got = np.empty(n, np.uint32)
+    cl.enqueue_copy(queue, got, out)
+    i = np.arange(0, words, 97, dtype=np.uint64)
+    want = []
+    for gid in range(n):
+        idx = (i * 31 + gid) & (words - 1)
+        want.append(int(((idx * 2654435761 + gid) & 0xFFFFFFFF).sum()) & 0xFFFFFFFF)
+    assert got.tolist() == want

@@ -242,7 +242,9 @@ impl Lowerer<'_> {
             (f.insts.len(), f.vars.len(), f.slots.len())
         };
         self.b().begin_block();
+        self.cx().types_only += 1;
         let r = self.expr(e);
+        self.cx().types_only -= 1;
         self.b().end_block();
         let f = self.b().func_mut();
         f.insts.truncate(ni);
@@ -958,8 +960,27 @@ impl Lowerer<'_> {
 
     fn logical(&mut self, op: BinOp, a: &Expr, b: &Expr, pos: Pos) -> LResult<Val> {
         let (av, at) = self.rvalue(a)?;
-        if let Type::Vector(..) = at {
-            let (bv, bt) = self.rvalue(b)?;
+        // With a vector on either side the operator works per component
+        // on both operands, evaluated (OpenCL C 6.3.h): a scalar left
+        // operand does not short-circuit a vector right one.
+        // Code lowered only for its type is thrown away: there the right
+        // operand is lowered at once rather than looked ahead at.
+        let scalar_a = !matches!(at, Type::Vector(..));
+        let early_b = if scalar_a && self.cx().types_only > 0 {
+            Some(self.rvalue(b)?)
+        } else {
+            None
+        };
+        let vector = !scalar_a
+            || match &early_b {
+                Some((_, bt)) => matches!(bt, Type::Vector(..)),
+                None => matches!(self.type_without_effects(b)?, Type::Vector(..)),
+            };
+        if vector {
+            let (bv, bt) = match early_b {
+                Some(x) => x,
+                None => self.rvalue(b)?,
+            };
             let ct = self.common_type(&at, &bt, pos)?;
             let av = self.convert(av, &at, &ct, pos, false)?;
             let bv = self.convert(bv, &bt, &ct, pos, false)?;
@@ -981,8 +1002,11 @@ impl Lowerer<'_> {
             return Ok(Val::R(r, it));
         }
         let ab = self.as_bool(av, &at, a.pos)?;
-        if self.is_pure(b) {
-            let (bv, bt) = self.rvalue(b)?;
+        if early_b.is_some() || self.is_pure(b) {
+            let (bv, bt) = match early_b {
+                Some(x) => x,
+                None => self.rvalue(b)?,
+            };
             let bb = self.as_bool(bv, &bt, b.pos)?;
             self.set_pos(pos);
             let bop = if op == BinOp::LogAnd {

@@ -100,6 +100,10 @@ struct FnCx {
     calls: Vec<(FuncId, Pos)>,
     /// Where a struct result goes (the hidden last parameter).
     sret: Option<ValueId>,
+    /// Inside `type_without_effects`: code is lowered only for its type
+    /// and thrown away, so `&&`/`||` need not look ahead at their right
+    /// operand's type (which would make nested chains exponential).
+    types_only: u32,
 }
 
 pub struct Lowerer<'d> {
@@ -445,6 +449,7 @@ impl<'d> Lowerer<'d> {
             breakables: Vec::new(),
             calls: Vec::new(),
             sret: None,
+            types_only: 0,
         });
         if matches!(sig.ret, Type::Struct(_)) {
             let v = self.b().param(ir_params.len() as u32 - 1);

@@ -36,6 +36,10 @@ pub(crate) struct Lowered {
     /// Context bytes per chunk (0 without barriers).
     pub chunk_bytes: usize,
     pub private_in_context: bool,
+    /// Context bytes a worker passes once, whatever the group size: a
+    /// kernel without barriers whose private memory is too large for the
+    /// stack keeps it there (see [`STACK_PRIVATE_MAX`]).
+    pub fixed_context_bytes: usize,
     /// Private memory per work-item (the chunk's private layout over W).
     pub private_per_item: u32,
     /// Group-level work, for the report: variables kept once per group,
@@ -43,6 +47,10 @@ pub(crate) struct Lowered {
     /// their final `if` accepts (`None` without barriers).
     pub group_level: Option<(usize, usize, usize)>,
 }
+
+/// The most private memory a chunk keeps on the stack (bytes); more lives
+/// in the context area.
+pub(crate) const STACK_PRIVATE_MAX: u32 = 64 * 1024;
 
 #[derive(Clone)]
 pub(crate) struct KernelInput<'a> {
@@ -509,7 +517,22 @@ pub(crate) fn lower_kernel(
         4,
     ));
     let dummy = b.ins().stack_addr(types::I64, dummy_slot, 0);
-    let stack_private = if !barrier_mode && private.size > 0 {
+    // Large private arrays leave the stack: worker threads have stacks of
+    // a few MiB, and a chunk of 16 work-items with a 256 KiB array each
+    // would overflow them. The context area is heap memory the runtime
+    // sizes per launch, so the kernel runs (or is refused with a message
+    // when the memory cannot be had) instead of crashing the process.
+    let heap_private = !barrier_mode && private.size > STACK_PRIVATE_MAX;
+    let fixed_context_bytes = if heap_private {
+        // The context is 64-aligned; room to round up to the layout's.
+        private.size + private.align
+    } else {
+        0
+    };
+    let chunk_private = if heap_private {
+        let up = b.ins().iadd_imm_s(context, i64::from(private.align - 1));
+        Some(b.ins().band_imm_s(up, -i64::from(private.align)))
+    } else if !barrier_mode && private.size > 0 {
         // Stack slots are 16-byte aligned at most (the stack pointer's
         // alignment): over-allocate and round the base up.
         let s = b.create_sized_stack_slot(StackSlotData::new(
@@ -572,7 +595,7 @@ pub(crate) fn lower_kernel(
         places,
         data_base,
         private: private.clone(),
-        private_base: stack_private,
+        private_base: chunk_private,
         dummy: Some(dummy),
         iota32,
         iota64,
@@ -1181,7 +1204,8 @@ pub(crate) fn lower_kernel(
         stats,
         regions: regions.len(),
         chunk_bytes: chunk_bytes as usize,
-        private_in_context: barrier_mode && private.size > 0,
+        private_in_context: (barrier_mode && private.size > 0) || heap_private,
+        fixed_context_bytes: fixed_context_bytes as usize,
         private_per_item: private.size.div_ceil(w.max(1)),
         group_level: barrier_mode.then(|| group.summary()),
     })

@@ -14,8 +14,9 @@
 //!   is skipped when no lane is left, so uniform code never runs for nobody.
 
 use super::lanes::{elem_of, Lanes, Val};
-use super::{FunctionCx, LResult, Target, VarSlot};
-use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, TrapCode, Value};
+use super::{invariant, FunctionCx, LResult, Target, VarSlot};
+use crate::abi::{launch_offsets, KernelStatus};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, TrapCode, Value};
 use vecl_ir::{Block, Stmt, Type, VarId};
 
 /// Whether a statement contains a `break`, `continue` or `return`.
@@ -567,6 +568,7 @@ impl FunctionCx<'_, '_> {
             self.jump_live(cont_b);
             self.enter(cont_b);
             self.lower_block(continuing)?;
+            self.poll_stop();
             self.jump_live(header);
             self.b.seal_block(header);
             self.targets.pop();
@@ -616,6 +618,7 @@ impl FunctionCx<'_, '_> {
             }
             self.enter(cont_b);
             self.lower_block(continuing)?;
+            self.poll_stop();
             if continuing.0.iter().any(has_exit) {
                 let now = self.cur_mask();
                 let any = self.mask_any(&now);
@@ -633,6 +636,39 @@ impl FunctionCx<'_, '_> {
         }
         self.exit_depth -= 1;
         Ok(())
+    }
+
+    /// At a loop's back edge: leaves the range with
+    /// [`KernelStatus::Cancelled`] when the launch's stop flag is set, so
+    /// that a kernel that never ends can be cancelled or stopped by its
+    /// time limit (one load and a branch not taken per iteration; the
+    /// flag's address is loaded once, outside the loop).
+    fn poll_stop(&mut self) {
+        if self.b.is_unreachable() {
+            return;
+        }
+        let launch = self.env().launch;
+        let flag_at = self
+            .b
+            .ins()
+            .load(types::I64, invariant(), launch, launch_offsets::STOP_FLAG);
+        // Not `readonly`: another thread sets it while the loop runs.
+        let flag = self
+            .b
+            .ins()
+            .load(types::I32, MemFlagsData::trusted(), flag_at, 0);
+        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(flag, stop, &[], go, &[]);
+        self.b.switch_to_block(stop);
+        self.b.set_cold_block(stop);
+        self.b.seal_block(stop);
+        let status = self
+            .b
+            .ins()
+            .iconst(types::I32, KernelStatus::Cancelled as i64);
+        self.b.ins().return_(&[status]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
     }
 
     fn lower_switch(

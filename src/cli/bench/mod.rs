@@ -40,11 +40,30 @@ const AIM_FRONT_END_MS_PER_200_LINES: f64 = 1.0;
 
 /// Runs the suite and writes the report into `out_dir`.
 pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, String> {
+    // A report that cannot be written is an error before the run, not
+    // after minutes of measuring.
+    std::fs::create_dir_all(out_dir)
+        .and_then(|()| {
+            let probe = out_dir.join(".vecl-bench-probe");
+            std::fs::write(&probe, b"")?;
+            std::fs::remove_file(probe)
+        })
+        .map_err(|e| format!("cannot write the report to {}: {e}", out_dir.display()))?;
     let mut backends: Vec<Box<dyn Backend>> = vec![Box::new(vecl_backend::VeclBackend::new()?)];
     let mut notes = Vec::new();
     match opencl_backend::discover() {
-        Ok(found) => backends.extend(found.into_iter().map(|b| Box::new(b) as Box<dyn Backend>)),
+        Ok(found) => {
+            for b in &found {
+                notes.push(format!("{}: {}", b.label(), b.description));
+            }
+            backends.extend(found.into_iter().map(|b| Box::new(b) as Box<dyn Backend>))
+        }
         Err(why) => notes.push(format!("no other OpenCL platform measured: {why}")),
+    }
+    if quick {
+        notes.push(
+            "--quick: small sizes and no warm-up run, so each time includes what a platform does at a kernel's first launch (lazy compilation, first touch of memory); use the full run for ratios".to_string(),
+        );
     }
     let selected = |name: &str| only.is_none_or(|o| name.contains(o));
     let workloads: Vec<_> = suite::workloads(quick)
@@ -60,6 +79,21 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         .into_iter()
         .filter(|row| selected(row.name()))
         .collect();
+    if workloads.is_empty() && !with_copy && once_rows.is_empty() && engine_rows.is_empty() {
+        let mut names: Vec<&str> = suite::workloads(quick).iter().map(|w| w.name).collect();
+        names.extend([
+            COPY_ROW,
+            FRONT_END_ROW,
+            SUITE_COMPILE_ROW,
+            CORPUS_COMPILE_ROW,
+        ]);
+        names.extend(commands::ROWS.iter().map(|row| row.name()));
+        return Err(format!(
+            "--only {:?} matches no row; the rows are: {}",
+            only.unwrap_or(""),
+            names.join("; ")
+        ));
+    }
     let platforms: Vec<String> = backends.iter().map(|b| b.label()).collect();
     let progress = ProgressBar::new(
         ((workloads.len() + engine_rows.len()) * backends.len()
@@ -394,11 +428,15 @@ fn barrier_costs(
         .zip(&without.results)
         .filter_map(|(a, b)| {
             let diff = a.median_ns? as f64 - b.median_ns? as f64;
-            Some((
-                a.platform.clone(),
-                "ns per barrier per work-group (256 items)".to_string(),
-                diff / barriers,
-            ))
+            // The 64-round run measured no slower than the 0-round one:
+            // the barriers cost less than the runs' noise; a negative
+            // cost would mean nothing.
+            let what = if diff > 0.0 {
+                "ns per barrier per work-group (256 items)"
+            } else {
+                "ns per barrier per work-group (256 items; below the noise of the 64- and 0-round runs)"
+            };
+            Some((a.platform.clone(), what.to_string(), diff.max(0.0) / barriers))
         })
         .collect()
 }

@@ -180,6 +180,8 @@ pub(super) fn check(code: i32, what: &str) -> Result<(), String> {
 pub struct OpenClBackend {
     api: Arc<Api>,
     label: String,
+    /// The platform's and its device's full names (for the report's notes).
+    pub description: String,
     device: Handle,
     context: Handle,
     queue: Handle,
@@ -197,9 +199,11 @@ impl Drop for OpenClBackend {
 
 /// A platform the ICD loader lists, with its first device.
 pub(super) struct FoundPlatform {
-    /// The label reports show: `vecl`, `PoCL (cpu-…)`, or the platform's
-    /// first word and the device's.
+    /// The label reports show: `vecl`, `PoCL`, `Intel`, or the platform's
+    /// first word (`#2`… when two platforms share it).
     pub(super) label: String,
+    /// The platform's and its first device's names, as the driver says.
+    pub(super) description: String,
     /// Whether this is vecl's own ICD.
     pub(super) is_vecl: bool,
     /// Its first device.
@@ -240,8 +244,20 @@ pub(super) fn platforms(api: &Api) -> Result<Vec<FoundPlatform>, String> {
         })
         .unwrap_or_default();
         let is_vecl = name.eq_ignore_ascii_case("vecl");
+        let short = platform_label(&name);
+        // Two platforms of one name (two PoCL installations) stay apart.
+        let same = found
+            .iter()
+            .filter(|f: &&FoundPlatform| platform_label_base(&f.label) == short)
+            .count();
+        let label = if same > 0 {
+            format!("{short}#{}", same + 1)
+        } else {
+            short
+        };
         found.push(FoundPlatform {
-            label: platform_label(&name, &device_name),
+            label,
+            description: format!("{name}, {device_name}"),
             is_vecl,
             device,
         });
@@ -249,21 +265,23 @@ pub(super) fn platforms(api: &Api) -> Result<Vec<FoundPlatform>, String> {
     Ok(found)
 }
 
-/// `vecl` for vecl (the label of its column), `PoCL (cpu-…)` for PoCL, the
-/// platform's first word and the device's for the others.
-fn platform_label(name: &str, device_name: &str) -> String {
+/// The short name a report's columns show: `vecl`, `PoCL`, `Intel`, or
+/// the first word of another platform's name without trademark marks.
+/// Short enough for the table's columns and their ratios (`Intel/vecl`).
+fn platform_label(name: &str) -> String {
     if name.eq_ignore_ascii_case("vecl") {
         return "vecl".into();
     }
-    let short = if name == "Portable Computing Language" {
-        "PoCL"
-    } else {
-        name.split_whitespace().next().unwrap_or("")
-    };
-    format!(
-        "{short} ({})",
-        device_name.split_whitespace().next().unwrap_or("device")
-    )
+    if name == "Portable Computing Language" {
+        return "PoCL".into();
+    }
+    let first = name.split_whitespace().next().unwrap_or("OpenCL");
+    first.replace("(R)", "").replace("(TM)", "")
+}
+
+/// A label without its `#n` number.
+fn platform_label_base(label: &str) -> &str {
+    label.split('#').next().unwrap_or(label)
 }
 
 /// Every platform the ICD loader lists except vecl, or why there are none.
@@ -292,6 +310,7 @@ pub fn discover() -> Result<Vec<OpenClBackend>, String> {
         found.push(OpenClBackend {
             api: Arc::clone(&api),
             label: platform.label,
+            description: platform.description,
             device,
             context,
             queue,

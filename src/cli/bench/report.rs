@@ -356,7 +356,7 @@ impl Report {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">",
             left + width + 260
         );
-        let _ = writeln!(svg, "<text x=\"10\" y=\"20\" font-size=\"14\">vecl bench: median time per run, build, copy, command or enqueue (shorter is faster)</text>");
+        let _ = writeln!(svg, "<text x=\"10\" y=\"20\" font-size=\"14\">vecl bench: median time per run, build, copy, command or enqueue (shorter is faster; each row's bars are scaled to its longest; beside another platform's bar, its time over vecl's)</text>");
         let mut y0 = 36;
         for b in &self.benchmarks {
             let _ = writeln!(
@@ -445,6 +445,9 @@ fn bar_label(b: &BenchResult, r: &PlatformResult, ns: u64) -> String {
             let _ = write!(label, " to return, kernel {kernel_ms:.0} ms");
         }
         None => {}
+    }
+    if let Some((_, ratio)) = b.ratios.iter().find(|(p, _)| *p == r.platform) {
+        let _ = write!(label, "; {} vecl's", format_ratio(*ratio));
     }
     label
 }
@@ -688,7 +691,8 @@ mod tests {
         assert!(svg.contains(">host</text>"), "the host has a legend entry");
         assert!(svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("2.0 µs per command, 500K commands/s"));
-        assert!(svg.contains(">15.0 µs to return, kernel 150 ms<"));
+        assert!(svg.contains(">15.0 µs to return, kernel 150 ms; 1.00e-4x vecl's<"));
+        assert!(svg.contains("each row's bars are scaled to its longest"));
         assert_eq!(format_bytes(201_326_592), "201 MB");
         assert_eq!(format_bytes(786_432), "786 KB");
         let json = serde_json::to_value(&report).expect("json");

@@ -111,17 +111,40 @@ impl FunctionCx<'_, '_> {
                 .collect();
             let sum = self.dot(s, &w, &w)?;
             let len = self.simd(s, &[sum], |cx, a| cx.b.ins().sqrt(a[0]));
+            // Scaled down, a component far smaller than the largest may
+            // have become subnormal or zero although its quotient is a
+            // subnormal the result must keep: there the quotient is taken
+            // from the unscaled component, over the true length also
+            // divided by 4 (the true length is at most 4 times the largest
+            // component, so it stays finite; the component divided by 4
+            // loses bits only where the quotient is below the subnormals).
+            let down_len = 0.25 / k.down;
             // A zero vector is returned as it is (0/0 would be NaN).
             return Ok(v
                 .iter()
                 .zip(&w)
                 .map(|(x, y)| {
-                    self.simd(s, &[x.clone(), y.clone(), len.clone()], |cx, a| {
-                        let q = cx.b.ins().fdiv(a[1], a[2]);
-                        let zero = cx.fconst_like(s, a[2], 0.0);
-                        let z = cx.b.ins().fcmp(FloatCC::Equal, a[2], zero);
-                        cx.pick(z, a[0], q)
-                    })
+                    self.simd(
+                        s,
+                        &[x.clone(), y.clone(), len.clone(), m.clone()],
+                        |cx, a| {
+                            let q = cx.b.ins().fdiv(a[1], a[2]);
+                            let big = cx.fconst_like(s, a[3], k.big);
+                            let inf = cx.fconst_like(s, a[3], f64::INFINITY);
+                            let is_big = cx.b.ins().fcmp(FloatCC::GreaterThan, a[3], big);
+                            let finite = cx.b.ins().fcmp(FloatCC::NotEqual, a[3], inf);
+                            let big_finite = cx.b.ins().band(is_big, finite);
+                            let quarter = cx.fconst_like(s, a[0], 0.25);
+                            let xq = cx.b.ins().fmul(a[0], quarter);
+                            let c = cx.fconst_like(s, a[2], down_len);
+                            let true_len = cx.b.ins().fmul(a[2], c);
+                            let q_big = cx.b.ins().fdiv(xq, true_len);
+                            let q = cx.pick(big_finite, q_big, q);
+                            let zero = cx.fconst_like(s, a[2], 0.0);
+                            let z = cx.b.ins().fcmp(FloatCC::Equal, a[2], zero);
+                            cx.pick(z, a[0], q)
+                        },
+                    )
                 })
                 .collect());
         }
