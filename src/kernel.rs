@@ -265,6 +265,16 @@ impl Kernel {
         self.entry.rules
     }
 
+    /// How a launch over `range` runs, in words (the groups it runs with
+    /// and the dimension along which work-items fill a chunk's lanes);
+    /// `None` for an empty range.
+    pub fn describe_launch(&self, range: &NdRange) -> Result<Option<String>> {
+        let code = &self.entry.code;
+        let planned =
+            vecl_runtime::ndrange::plan_launch(range, code.simd_width(), &self.entry.rules)?;
+        Ok(planned.map(|l| vecl_runtime::ndrange::describe_mapping(code.as_ref(), &l)))
+    }
+
     /// `clCloneKernel`: a new kernel object with a copy of the arguments.
     pub fn duplicate(&self) -> Kernel {
         let args = self.args().clone();

@@ -143,3 +143,54 @@ fn quick_bench_writes_a_verified_report() {
     assert!(svg.starts_with("<svg"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run --explain` says which mapping of work-items to lanes a launch
+/// used: lanes along dimension 1 for groups one work-item wide in
+/// dimension 0, and other groups for a kernel blind to their shape.
+#[test]
+fn run_explain_names_the_launch_s_lane_mapping() {
+    let dir = std::env::temp_dir().join(format!("vecl-cli-lanes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("k.cl");
+    std::fs::write(
+        &file,
+        "kernel void by_rows(global float* a) {\n\
+         \x20   a[get_global_id(1) * get_global_size(0) + get_global_id(0)] += get_local_id(1);\n\
+         }\n\
+         kernel void blind(global float* a) {\n\
+         \x20   a[get_global_id(1) * get_global_size(0) + get_global_id(0)] *= 2.0f;\n\
+         }\n",
+    )
+    .expect("write the kernel");
+    let run = |kernel: &str, local: &str| {
+        let (ok, out, err) = vecl(&[
+            "run",
+            file.to_str().expect("a UTF-8 path"),
+            "--kernel",
+            kernel,
+            "--global",
+            "64,64",
+            "--local",
+            local,
+            "--reps",
+            "1",
+            "--explain",
+        ]);
+        assert!(ok, "{err}");
+        out
+    };
+    let out = run("by_rows", "1,16");
+    assert!(out.contains("lanes: chosen at launch"), "{out}");
+    assert!(
+        out.contains("launch: groups of 1x16x1; lanes along dimension 1"),
+        "{out}"
+    );
+    let out = run("by_rows", "16,1");
+    assert!(out.contains("lanes along dimension 0"), "{out}");
+    let out = run("blind", "1,1");
+    assert!(
+        out.contains("groups of 1x1x1 run as 64x4x1 (the kernel cannot observe their shape); lanes along dimension 0"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

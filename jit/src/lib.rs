@@ -8,8 +8,10 @@
 //! module-scope data.
 
 pub mod abi;
+mod group_shape;
 mod image;
 mod inline;
+mod lane_axis;
 mod layout;
 mod lower;
 mod math;
@@ -25,7 +27,7 @@ use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module as _, ModuleReloc};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tiers::{Entry, Tier, Upgrade};
 use vecl_ir::{Inst, Module};
@@ -126,6 +128,31 @@ pub struct CompiledKernel {
     /// Some store may be non-temporal (`lower::stream`): `run_groups`
     /// fences after the code.
     streams: bool,
+    /// The copies with lanes along dimension 1 or 2, for launches whose
+    /// groups are one work-item wide in dimension 0 (see `lane_axis`);
+    /// `None` for a kernel that cannot have them and for such a copy
+    /// itself.
+    lane_copies: Option<Box<LaneCopies>>,
+    /// This is the kernel's own code (lanes along dimension 0) and it can
+    /// have [`LaneCopies`].
+    may_swap_lanes: bool,
+    /// Why the kernel can observe its work-groups' shape (`group_shape`);
+    /// `None` when it cannot.
+    shape_observer: Option<String>,
+}
+
+/// What compiling a copy of a kernel with lanes along another dimension
+/// needs, and the copies once compiled (each at the first launch that
+/// wants it).
+struct LaneCopies {
+    module: Module,
+    opts: JitOptions,
+    tier: Tier,
+    /// The module-scope data block of the kernel, which the copies share.
+    data: u64,
+    /// Lanes along dimension 1, and along dimension 2: `None` inside when
+    /// the copy could not be made or would not share the kernel's launches.
+    along: [OnceLock<Option<CompiledKernel>>; 2],
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -224,6 +251,17 @@ impl CompiledKernel {
         } else {
             launch
         };
+        if let Some(copy) = lane_axis::lanes_along(launch).and_then(|d| self.lane_copy(d)) {
+            let (d, copy) = copy;
+            let swapped = lane_axis::swapped_launch(launch, d);
+            // SAFETY: the copy shares this kernel's argument layout,
+            // `__local` memory and module-scope data and needs no more
+            // context (see `lane_copy`); the swapped launch has the same
+            // groups, so the caller's contract carries over.
+            return unsafe {
+                copy.run_groups(args, &swapped, first_group, end_group, local_mem, context)
+            };
+        }
         let whole = |n: u64| n.is_multiple_of(u64::from(WIDE_WIDTH));
         let entry = match self.wide.get_if_set() {
             Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
@@ -242,6 +280,58 @@ impl CompiledKernel {
             unsafe { std::arch::x86_64::_mm_sfence() };
         }
         status
+    }
+
+    /// The dimension along which the lanes of a chunk step in `launch`:
+    /// 0, or 1 or 2 when the launch's groups are one work-item wide in
+    /// dimension 0 and the kernel has a copy with lanes along the dimension
+    /// that holds its work-items (compiled now if no launch has needed it
+    /// yet; see `lane_axis`).
+    pub fn lane_dimension(&self, launch: &Launch) -> usize {
+        lane_axis::lanes_along(launch)
+            .and_then(|d| self.lane_copy(d))
+            .map_or(0, |(d, _)| d)
+    }
+
+    /// Whether a launch may run this kernel with groups of another shape
+    /// than it asked for: the kernel cannot observe the shape (no barrier,
+    /// no `__local` memory, no local or group query; see `group_shape`).
+    pub fn group_shape_invisible(&self) -> bool {
+        self.shape_observer.is_none()
+    }
+
+    /// The copy with lanes along dimension `d` (1 or 2), compiled at its
+    /// first use; `None` when the kernel has none.
+    fn lane_copy(&self, d: usize) -> Option<(usize, &CompiledKernel)> {
+        let copies = self.lane_copies.as_deref()?;
+        let slot = copies.along.get(d.checked_sub(1)?)?;
+        let copy = slot.get_or_init(|| {
+            let name = &self.name;
+            let module = &copies.module;
+            let made = guarded(name, || {
+                compile(
+                    module,
+                    name,
+                    &copies.opts,
+                    copies.tier,
+                    Some(copies.data),
+                    d,
+                )
+            })
+            .ok()?;
+            // The runtime sized the argument block, `__local` memory and
+            // the context area for this kernel: the copy must fit them.
+            let (args, size, tail, local, context, w) = made.layout();
+            let ok = args == self.args
+                && size == self.args_size
+                && tail == self.checked_tail
+                && local == self.static_local_size
+                && context[0] <= self.chunk_context_bytes
+                && context[1] <= self.fixed_context_bytes
+                && w == self.simd_width;
+            ok.then_some(made)
+        });
+        copy.as_ref().map(|c| (d, c))
     }
 
     /// Where the optimised code stands (see `tiers`): still compiling, in
@@ -316,7 +406,25 @@ pub fn compile_kernel(
         Tiers::OptimisedOnly => Tier::Optimised,
         Tiers::QuickOnly | Tiers::Both => Tier::Quick,
     };
-    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, None))?;
+    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, None, 0))?;
+    if compiled.may_swap_lanes {
+        // The copies are compiled at launch, in the tier the kernel ends
+        // with, at its width and with its module-scope data.
+        compiled.lane_copies = Some(Box::new(LaneCopies {
+            module: lane_axis::module_for(module, kernel),
+            opts: JitOptions {
+                simd_width: Some(compiled.simd_width),
+                dump_clif: false,
+                ..opts.clone()
+            },
+            tier: match policy {
+                Tiers::QuickOnly => Tier::Quick,
+                Tiers::OptimisedOnly | Tiers::Both => Tier::Optimised,
+            },
+            data: compiled.data_base(),
+            along: [OnceLock::new(), OnceLock::new()],
+        }));
+    }
     if policy != Tiers::Both {
         return Ok(compiled);
     }
@@ -340,7 +448,7 @@ pub fn compile_kernel(
         move || {
             let started = Instant::now();
             let done = guarded(&name, || {
-                compile(&module, &name, &opts, Tier::Optimised, Some(data))
+                compile(&module, &name, &opts, Tier::Optimised, Some(data), 0)
             })
             .ok()
             // The runtime sizes argument blocks, `__local` memory and
@@ -739,13 +847,16 @@ fn finalized_entry(jit: &JITModule, kernel: &str, f: &DefinedFunction) -> EntryF
 
 /// Compiles `kernel` with `tier`'s register allocator. `shared_data`: the
 /// address of an existing module-scope data block (the quick tier's) for
-/// the code to use instead of a block of its own.
+/// the code to use instead of a block of its own. `lanes_along`: 0, or the
+/// dimension (1 or 2) whose work-items the lanes of the copy compiled
+/// here step along (`lane_axis`).
 fn compile(
     module: &Module,
     kernel: &str,
     opts: &JitOptions,
     tier: Tier,
     shared_data: Option<u64>,
+    lanes_along: usize,
 ) -> Result<CompiledKernel, JitError> {
     let started = Instant::now();
     let (_, original) = module
@@ -771,6 +882,16 @@ fn compile(
     let mut func = inline::inline_calls(module, original).map_err(unsupported)?;
     vecl_ir::transform::unroll::unroll_counted_loops(&mut func);
     vecl_ir::transform::cse::eliminate_common(&mut func);
+    // Whether launches of groups one work-item wide in dimension 0 can
+    // have a copy with lanes along another dimension, and the copy's IR.
+    let lane_obstacle = match lanes_along {
+        0 => lane_axis::obstacle(&func),
+        d => {
+            func = lane_axis::swap_dimensions(&func, d).map_err(unsupported)?;
+            None
+        }
+    };
+    let shape_observer = group_shape::observer(module, &func);
     phases.mark("inline");
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),
@@ -854,6 +975,7 @@ fn compile(
         full_copy: tier == Tier::Optimised,
         stream_min_items,
         prefetch: prefetch_on,
+        lanes_along,
     };
     let mut fctx = FunctionBuilderContext::new();
     let main = define_kernel_function(
@@ -995,6 +1117,27 @@ fn compile(
     for n in &s.notes {
         let _ = writeln!(explain, "note: {n}");
     }
+    let _ = match (&lane_obstacle, lanes_along) {
+        (_, d @ 1..) => writeln!(
+            explain,
+            "lanes: consecutive work-items of dimension {d} (this copy runs launches whose groups are one work-item wide below dimension {d})"
+        ),
+        (None, _) => writeln!(
+            explain,
+            "lanes: chosen at launch: consecutive work-items of dimension 0; when the groups are one work-item wide in dimension 0, of dimension 1 (or 2 when dimension 1 is one wide too), in a copy compiled at the first such launch"
+        ),
+        (Some(why), _) => writeln!(
+            explain,
+            "lanes: consecutive work-items of dimension 0 in every launch (no copy along another dimension: {why})"
+        ),
+    };
+    let _ = match &shape_observer {
+        None => writeln!(
+            explain,
+            "groups: the kernel cannot observe their shape (no barrier, __local memory, local or group query): a launch whose groups are narrower than a chunk in dimension 0 runs with groups the device chooses"
+        ),
+        Some(why) => writeln!(explain, "groups: shape observable ({why})"),
+    };
     if wide.is_some() {
         let _ = writeln!(
             explain,
@@ -1033,6 +1176,10 @@ fn compile(
         },
         _data: data,
         streams: lowered.stats.streamed_stores > 0 || wide_streams,
+        // Set by `compile_kernel` for the kernel's own code.
+        lane_copies: None,
+        may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
+        shape_observer,
     })
 }
 

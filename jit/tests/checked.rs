@@ -604,3 +604,31 @@ fn corpus_programs_run_unchanged_in_checked_mode() {
     eprintln!("{ran} of {} corpus programs compared", files.len());
     assert!(ran >= 100, "only {ran} corpus programs ran");
 }
+
+#[test]
+fn a_fault_in_groups_one_wide_in_dimension_0_names_the_work_item_by_the_launch_s_dimensions() {
+    // Local size (1, 16) runs the copy whose lanes step along dimension 1;
+    // the report still gives (x, y) as the launch sees them.
+    let src = "__kernel void k(__global int *out, int n) {
+        int i = get_global_id(0) * 32 + get_global_id(1);
+        if (i < n)
+            out[i] = 7;
+    }";
+    for w in [4, 8, 16] {
+        let k = build(src, "k", true, w);
+        let launch = Launch::new(2, [0; 3], [4, 32, 1], [1, 16, 1]);
+        assert_eq!(k.lane_dimension(&launch), 1, "W = {w}");
+        let r = run_nd(&k, &[ints(&[0; 100]), int(101)], &[4, 32], &[1, 16]);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            f.global_id,
+            [3, 4, 0],
+            "W = {w}: the first item past out[99]"
+        );
+        assert!(r.all_guards_intact(), "W = {w}: nothing written outside");
+        let ok = run_nd(&k, &[ints(&[0; 128]), int(128)], &[4, 32], &[1, 16]);
+        assert_eq!(ok.status, 0);
+        assert_eq!(as_ints(ok.buf(0).data()), vec![7; 128]);
+    }
+}

@@ -33,6 +33,14 @@ impl KernelCode for CompiledKernel {
         CompiledKernel::simd_width(self)
     }
 
+    fn group_shape_invisible(&self) -> bool {
+        CompiledKernel::group_shape_invisible(self)
+    }
+
+    fn lane_dimension(&self, launch: &Launch) -> usize {
+        CompiledKernel::lane_dimension(self, launch)
+    }
+
     fn checked_tail(&self) -> Option<usize> {
         CompiledKernel::checked_tail(self)
     }

@@ -54,6 +54,17 @@ pub trait KernelCode: Send + Sync {
     }
     /// Work-items per SIMD chunk.
     fn simd_width(&self) -> u32;
+    /// Whether the kernel cannot observe the shape of its work-groups (no
+    /// barrier, no `__local` memory, no local or group query), so that a
+    /// launch may run with groups of another shape than it asked for.
+    fn group_shape_invisible(&self) -> bool {
+        false
+    }
+    /// The dimension along which consecutive work-items fill the lanes of
+    /// a chunk in `launch` (0 unless the code has another mapping for it).
+    fn lane_dimension(&self, _launch: &Launch) -> usize {
+        0
+    }
     /// Checked mode: the offset of the tail (fault record and bounds table)
     /// in the argument block; `None` for unchecked code.
     fn checked_tail(&self) -> Option<usize> {

@@ -234,9 +234,10 @@ pub fn execute_stoppable(
     pool: &Pool,
     code: Arc<dyn KernelCode>,
     block: ArgBlock,
-    mut launch: Launch,
+    launch: Launch,
     stop: &Arc<StopFlag>,
 ) -> Result<()> {
+    let mut launch = run_shape(code.as_ref(), &launch);
     launch.stop_flag = stop.address();
     launch.local_mem_size = block.local_mem_size;
     if launch.local_mem_size > LOCAL_MEM_SIZE {
@@ -289,6 +290,63 @@ pub fn execute_stoppable(
         code.name(),
         describe_status(status)
     )))
+}
+
+/// The launch `code` runs for the planned `launch`: itself, or for a kernel
+/// that cannot observe its groups' shape, [`shaped_for_chunks`].
+pub fn run_shape(code: &dyn KernelCode, launch: &Launch) -> Launch {
+    if code.group_shape_invisible() {
+        shaped_for_chunks(launch, code.simd_width())
+    } else {
+        *launch
+    }
+}
+
+/// How `code` runs the planned `launch`, in words: the groups it runs
+/// with and the dimension along which work-items fill a chunk's lanes.
+pub fn describe_mapping(code: &dyn KernelCode, launch: &Launch) -> String {
+    let run = run_shape(code, launch);
+    let [x, y, z] = run.local_size;
+    let groups = if run.local_size == launch.local_size {
+        format!("groups of {x}x{y}x{z}")
+    } else {
+        let [a, b, c] = launch.local_size;
+        format!("groups of {a}x{b}x{c} run as {x}x{y}x{z} (the kernel cannot observe their shape)")
+    };
+    format!(
+        "launch: {groups}; lanes along dimension {}",
+        code.lane_dimension(&run)
+    )
+}
+
+/// `launch` with the groups the device would choose for it, when its own
+/// groups are narrower than a chunk in dimension 0 where the global size
+/// is not (1×1, 1×N groups), or hold one work-item, and the device's
+/// groups fill more lanes. Only for a kernel that cannot observe the shape
+/// of its groups: it computes the same thing with either. The chosen
+/// groups may leave a partial last group, which such a kernel cannot see
+/// either.
+pub fn shaped_for_chunks(launch: &Launch, simd_width: u32) -> Launch {
+    let w = u64::from(simd_width.max(1));
+    let (local, global) = (launch.local_size, launch.global_size);
+    let single = launch.items_per_group() == 1;
+    if !(local[0] < w.min(global[0]) || single) {
+        return *launch;
+    }
+    let dims = launch.work_dim.clamp(1, 3) as usize;
+    let chosen = choose_local_size(&global, dims, simd_width, true);
+    let lanes = |l: &[u64; 3]| w.min(l[0]);
+    let more_lanes =
+        lanes(&chosen) > lanes(&local) || (single && chosen.iter().product::<u64>() > 1);
+    if !more_lanes {
+        return *launch;
+    }
+    let shaped = Launch::new(launch.work_dim, launch.global_offset, global, chosen);
+    Launch {
+        local_size: shaped.local_size,
+        num_groups: shaped.num_groups,
+        ..*launch
+    }
 }
 
 /// A kernel status in words.
@@ -447,5 +505,27 @@ mod tests {
         let local = choose_local_size(&[16, 1024, 1], 2, 8, false);
         assert_eq!(local, [16, 16, 1]);
         assert!(local.iter().product::<u64>() <= MAX_WORK_GROUP_SIZE);
+    }
+
+    #[test]
+    fn groups_narrower_than_a_chunk_are_reshaped_only_when_more_lanes_fill() {
+        let shaped = |global: [u64; 3], local: [u64; 3]| {
+            let launch = Launch::new(2, [0, 5, 0], global, local);
+            let s = shaped_for_chunks(&launch, 8);
+            assert_eq!((s.global_size, s.global_offset), (global, [0, 5, 0]));
+            assert_eq!(s.total_groups(), s.num_groups.iter().product::<u64>());
+            s.local_size
+        };
+        // 1×N and 1×1 groups over a wide range: the device's groups.
+        assert_eq!(shaped([1024, 1024, 1], [1, 256, 1]), [256, 1, 1]);
+        assert_eq!(shaped([1024, 1024, 1], [1, 1, 1]), [256, 1, 1]);
+        // A range one wide in dimension 0: groups along dimension 1.
+        assert_eq!(shaped([1, 1024, 1], [1, 1, 1]), [1, 256, 1]);
+        // Already as wide as a chunk, or as the range: kept.
+        assert_eq!(shaped([1024, 1024, 1], [8, 2, 1]), [8, 2, 1]);
+        assert_eq!(shaped([1, 1024, 1], [1, 64, 1]), [1, 64, 1]);
+        assert_eq!(shaped([3, 5, 1], [3, 5, 1]), [3, 5, 1]);
+        // A prime width: full chunks and a partial last group.
+        assert_eq!(shaped([1009, 2, 1], [1, 2, 1]), [256, 1, 1]);
     }
 }

@@ -160,6 +160,12 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         times.push(t0.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
+    if req.explain {
+        if let Some(line) = kernel.describe_launch(&range).map_err(|e| e.to_string())? {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     out.push_str(&format!(
         "kernel {} (SIMD width {}): build {build_ms:.2} ms, run {:.3} ms (median of {})\n",
         kernel.name(),

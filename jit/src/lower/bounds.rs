@@ -407,6 +407,9 @@ impl FunctionCx<'_, '_> {
                 id
             };
         }
+        // A copy with lanes along another dimension runs the launch with
+        // that dimension and 0 exchanged: report the launch's own ids.
+        gid.swap(0, self.lanes_along);
         let size = self.b.ins().iconst(types::I64, size as i64);
         let site = self
             .b

@@ -77,6 +77,10 @@ pub(crate) struct KernelInput<'a> {
     pub stream_min_items: u64,
     /// Whether streaming loads prefetch ahead (`super::prefetch`).
     pub prefetch: bool,
+    /// 0, or the dimension of the launch that this copy's dimension 0 is
+    /// (`crate::lane_axis`): checked mode reports work-items by the
+    /// launch's own dimensions.
+    pub lanes_along: usize,
 }
 
 fn mem() -> MemFlagsData {
@@ -362,6 +366,7 @@ pub(crate) fn lower_kernel(
         full_copy,
         stream_min_items,
         prefetch,
+        lanes_along,
     } = input;
     let regions: Vec<&[Stmt]> = func
         .body
@@ -614,6 +619,7 @@ pub(crate) fn lower_kernel(
         checks,
         params: Vec::new(),
         unblended: super::fresh_writes::unblended_writes(func),
+        lanes_along,
     };
     cx.cur = cx.new_mask_vars();
     if returns {
@@ -629,7 +635,13 @@ pub(crate) fn lower_kernel(
     let field = |cx: &mut FunctionCx<'_, '_>, base: i32, d: usize| {
         cx.b.ins().load(types::I64, ro, launch, base + 8 * d as i32)
     };
-    let num_groups = [0, 1].map(|d| field(&mut cx, lo::NUM_GROUPS, d));
+    // The group coordinates by the launch's dimensions, fastest first: a
+    // copy with lanes along dimension d (`crate::lane_axis`) counts the
+    // linear group index as the launch does, so each group index names the
+    // same group in every copy, and groups that share cache lines (the
+    // launch's neighbours in dimension 0) still run one after another.
+    let order = crate::lane_axis::launch_order(lanes_along);
+    let num_groups = [order[0], order[1]].map(|d| field(&mut cx, lo::NUM_GROUPS, d));
     let local_size = [0, 1, 2].map(|d| field(&mut cx, lo::LOCAL_SIZE, d));
     let global_size = [0, 1, 2].map(|d| field(&mut cx, lo::GLOBAL_SIZE, d));
     let global_offset = [0, 1, 2].map(|d| field(&mut cx, lo::GLOBAL_OFFSET, d));
@@ -686,8 +698,8 @@ pub(crate) fn lower_kernel(
             let t = cx.b.ins().udiv(first, num_groups[0]);
             let g1 = cx.b.ins().urem(t, num_groups[1]);
             let g2 = cx.b.ins().udiv(t, num_groups[1]);
-            for (v, x) in gc_vars.iter().zip([g0, g1, g2]) {
-                cx.b.def_var(*v, x);
+            for (d, x) in order.iter().zip([g0, g1, g2]) {
+                cx.b.def_var(gc_vars[*d], x);
             }
         }
         let (g_head, g_body, done) = (
@@ -1151,7 +1163,7 @@ pub(crate) fn lower_kernel(
         let g1 = cx.b.ins().iadd_imm_s(g, 1);
         cx.b.def_var(g_var, g1);
         {
-            let c = [0, 1, 2].map(|d| cx.b.use_var(gc_vars[d]));
+            let c = order.map(|d| cx.b.use_var(gc_vars[d]));
             let zero = cx.b.ins().iconst(types::I64, 0);
             let x = cx.b.ins().iadd_imm_s(c[0], 1);
             let wrap0 = cx.b.ins().icmp(IntCC::Equal, x, num_groups[0]);
@@ -1163,8 +1175,8 @@ pub(crate) fn lower_kernel(
             let y = cx.b.ins().select(wrap1, zero, y);
             let z1 = cx.b.ins().iadd_imm_s(c[2], 1);
             let z = cx.b.ins().select(wrap1, z1, c[2]);
-            for (v, n) in gc_vars.iter().zip([x, y, z]) {
-                cx.b.def_var(*v, n);
+            for (d, n) in order.iter().zip([x, y, z]) {
+                cx.b.def_var(gc_vars[*d], n);
             }
         }
         cx.b.ins().jump(g_head, &[]);

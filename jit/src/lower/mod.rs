@@ -196,6 +196,9 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub unblended: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
     /// Checked mode: what the bounds tests need (`None`: unchecked).
     pub checks: Option<bounds::Checks>,
+    /// 0, or the launch's dimension that dimension 0 of this copy of the
+    /// kernel stands for (`crate::lane_axis`).
+    pub lanes_along: usize,
 }
 
 pub(crate) type LResult<T> = Result<T, JitError>;
