@@ -227,8 +227,15 @@ impl Lowerer<'_> {
                 let rb = self.loop_body(body, exit, test);
                 self.close(Terminator::Jump(test), test);
                 let cond = self.condition(c);
-                self.branch(cond.as_ref().ok().copied(), inside, exit);
-                self.close(Terminator::Jump(exit), exit);
+                let term = match cond {
+                    Ok(cond) => Terminator::Branch {
+                        cond,
+                        then_: inside,
+                        else_: exit,
+                    },
+                    Err(_) => Terminator::Jump(exit),
+                };
+                self.close(term, exit);
                 rb.and(cond.map(|_| ()))
             }
             Statement::For(init, c, step, body) => {

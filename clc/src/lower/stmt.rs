@@ -146,6 +146,9 @@ impl Lowerer<'_> {
                 Ok(())
             }
             Statement::Return(e, pos) => {
+                if self.cx().goto_fn && self.cx().cfg.is_none() {
+                    return self.err(*pos, "'return' inside a statement expression is not supported by vecl in a function with 'goto'");
+                }
                 let ret = self.cx().ret.clone();
                 let v = match (e, &ret) {
                     (None, Type::Void) => None,
