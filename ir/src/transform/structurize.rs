@@ -874,24 +874,33 @@ impl Emitter<'_> {
     }
 
     /// After a construct: the flagged jumps that broke out of it go on.
+    /// Jumps that go on the same way (a `break` of the next loop out,
+    /// say) share one test of their flags.
     fn carry_on(
         &mut self,
         pending: Vec<BlockId>,
         out: &mut Vec<Stmt>,
     ) -> Result<(), StructurizeError> {
+        let mut ways: Vec<(Vec<Stmt>, Vec<BlockId>)> = Vec::new();
         for t in pending {
             let mut code = Vec::new();
             self.jump(t, true, &mut code)?;
             if code.is_empty() {
                 continue;
             }
-            let var = self.flag(t);
-            let cond = self.push(out, Inst::ReadVar(var), Type::Scalar(Scalar::Bool));
-            out.push(Stmt::If {
-                cond,
-                then_: Block(code),
-                else_: Block::default(),
-            });
+            match ways.iter_mut().find(|(c, _)| *c == code) {
+                Some((_, targets)) => targets.push(t),
+                None => ways.push((code, vec![t])),
+            }
+        }
+        for (code, targets) in ways {
+            if let Some(cond) = self.any_flag(&targets, out) {
+                out.push(Stmt::If {
+                    cond,
+                    then_: Block(code),
+                    else_: Block::default(),
+                });
+            }
         }
         Ok(())
     }
