@@ -127,3 +127,36 @@ fn accepted_cases_are_run() {
         }
     }
 }
+
+/// Malformed graph text is an error at the offending line and column.
+#[test]
+fn cfg_text_errors_have_positions() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "kernel @k() {\n  br nowhere\n}\n",
+            "2:6: no block named 'nowhere'",
+        ),
+        (
+            "kernel @k() {\n  br a\na:\nb:\n  return\n}\n",
+            "4:1: block 'a' does not end in a terminator",
+        ),
+        (
+            "kernel @k() {\n  br a\na:\n  return\na:\n  return\n}\n",
+            "5:1: block 'a' is defined twice",
+        ),
+        (
+            "kernel @k() {\n  %c: bool = const true\n  br_if %c, a\na:\n  return\n}\n",
+            "3:3: 'br_if' needs two targets",
+        ),
+        (
+            "kernel @k() {\n  %s: u32 = const 1\n  br_table %s, [1 a], b\nb:\n  return\n}\n",
+            "3:17: expected 'value: block'",
+        ),
+    ];
+    for (text, want) in cases {
+        match parse_cfg_module(text) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(e) => assert_eq!(e.to_string(), *want, "{text}"),
+        }
+    }
+}

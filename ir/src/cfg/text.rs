@@ -166,7 +166,7 @@ fn terminator(
                         return Err(err(
                             Loc {
                                 line,
-                                col: at as u32,
+                                col: at as u32 + 1,
                             },
                             "expected 'value: block'",
                         ));
@@ -175,7 +175,7 @@ fn terminator(
                         return Err(err(
                             Loc {
                                 line,
-                                col: at as u32,
+                                col: at as u32 + 1,
                             },
                             format!("bad case value '{}'", v.trim()),
                         ));
