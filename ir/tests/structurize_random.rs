@@ -334,7 +334,7 @@ fn irreducible(g: &[Option<Vec<u32>>]) -> bool {
 
 #[test]
 fn random_graphs_run_as_walked() {
-    let mut rng = Rng(0x5eed_0f_c0ffee);
+    let mut rng = Rng(0x5eed_0fc0_ffee);
     let (mut accepted, mut refused) = (0, 0);
     for case in 0..2000 {
         let g = random_graph(&mut rng);
