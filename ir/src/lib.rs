@@ -6,7 +6,7 @@
 //! - [`verify`]: the verifier, run after every pass in tests and debug builds;
 //! - [`interp`]: the reference interpreter, the oracle of every JIT test;
 //! - [`transform`]: IR-to-IR rewrites run before code generation;
-//! - [`cfg`]: function bodies as control-flow graphs, which
+//! - [`cfg`](mod@cfg): function bodies as control-flow graphs, which
 //!   [`transform::structurize`] makes structured;
 //! - [`image`]: the image descriptor and sampler encoding shared by the
 //!   interpreter, the JIT and the runtime.
