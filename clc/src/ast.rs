@@ -221,7 +221,10 @@ pub enum Statement {
     Break(Pos),
     Continue(Pos),
     Return(Option<Expr>, Pos),
-    Goto(Pos),
+    /// `goto name;`: the label's name and where it is written.
+    Goto(String, Pos),
+    /// `name: statement`; the statement is `Empty` for a label right before
+    /// the `}` of a block (allowed by C23, and by GCC and Clang before it).
     Label(String, Pos, Box<Statement>),
     Empty,
 }

@@ -1006,15 +1006,19 @@ impl<'a> Parser<'a> {
                 }
                 "goto" => {
                     self.k += 1;
-                    self.ident()?;
+                    let (name, npos) = self.ident()?;
                     self.expect(";")?;
-                    return Ok(Statement::Goto(pos));
+                    return Ok(Statement::Goto(name.to_string(), npos));
                 }
                 _ => {}
             }
             if self.peek_at(1).is_some_and(|n| n.is_punct(":")) && !self.is_decl_word(&w) {
                 self.k += 2;
-                let s = self.statement()?;
+                let s = if self.at("}") {
+                    Statement::Empty
+                } else {
+                    self.statement()?
+                };
                 return Ok(Statement::Label(w.to_string(), pos, Box::new(s)));
             }
             if self.starts_decl() {

@@ -7,11 +7,14 @@
 //! - [`interp`]: the reference interpreter, the oracle of every JIT test;
 //! - [`transform`]: IR-to-IR rewrites run before code generation;
 //! - [`link`]: merging separately compiled units into one module;
+//! - [`cfg`](mod@cfg): function bodies as control-flow graphs, which
+//!   [`transform::structurize`] makes structured;
 //! - [`image`]: the image descriptor and sampler encoding shared by the
 //!   interpreter, the JIT and the runtime.
 
 pub mod analysis;
 pub mod builder;
+pub mod cfg;
 pub mod image;
 pub mod interp;
 pub mod link;

@@ -18,6 +18,7 @@ mod access;
 mod calls;
 mod consts;
 mod expr;
+mod goto;
 pub(crate) mod images;
 mod stmt;
 mod types;
@@ -110,6 +111,10 @@ struct FnCx {
     /// and thrown away, so `&&`/`||` need not look ahead at their right
     /// operand's type (which would make nested chains exponential).
     types_only: u32,
+    /// The function uses `goto` or labels: its body is built as a graph.
+    goto_fn: bool,
+    /// That graph, while statements are lowered into it (`goto.rs`).
+    cfg: Option<goto::CfgCx>,
 }
 
 pub struct Lowerer<'d> {
@@ -491,6 +496,8 @@ impl<'d> Lowerer<'d> {
             calls: Vec::new(),
             sret: None,
             types_only: 0,
+            goto_fn: goto::uses_goto(&f.body),
+            cfg: None,
         });
         if matches!(sig.ret, Type::Struct(_)) {
             let v = self.b().param(ir_params.len() as u32 - 1);
@@ -533,6 +540,10 @@ impl<'d> Lowerer<'d> {
             };
             self.cx().scopes[0].insert(pname, sym);
         }
+        let errors_before = self.diags.error_count();
+        if self.cx().goto_fn {
+            self.begin_cfg();
+        }
         let mut ok = true;
         for s in &f.body {
             if self.diags.too_many() {
@@ -542,11 +553,20 @@ impl<'d> Lowerer<'d> {
                 ok = false;
             }
         }
+        let graph = if self.cx().goto_fn {
+            self.end_cfg(f.end)
+        } else {
+            None
+        };
         let Some(cx) = self.cx.take() else {
             return Ok(());
         };
         let mut func = cx.b.finish();
-        if func.ret != Type::Void && !ends_in_return(&func.body) {
+        if let Some((cfg, pos)) = graph {
+            if self.diags.error_count() == errors_before {
+                self.structure(&mut func, cfg, &pos, f.pos);
+            }
+        } else if func.ret != Type::Void && !ends_in_return(&func.body) {
             // Falling off the end of a non-void function: the value is unspecified.
             let ty = func.ret.clone();
             let id = ValueId(func.insts.len() as u32);

@@ -18,12 +18,12 @@ use rustc_hash::FxHashMap as HashMap;
 use vecl_ir::*;
 
 impl Lowerer<'_> {
-    fn push_scope(&mut self) {
+    pub(super) fn push_scope(&mut self) {
         self.cx().scopes.push(HashMap::default());
         self.typedefs.push(HashMap::default());
     }
 
-    fn pop_scope(&mut self) {
+    pub(super) fn pop_scope(&mut self) {
         self.cx().scopes.pop();
         self.typedefs.pop();
     }
@@ -40,6 +40,15 @@ impl Lowerer<'_> {
     /// `({ s1; …; e; })`: the statements in a scope of their own; the value
     /// is that of the last when it is an expression statement.
     pub(super) fn statement_expr(&mut self, items: &[Statement]) -> LResult<Val> {
+        // Lowered structured even in a function with `goto` (`goto.rs`):
+        // its statements are inside an expression of the current block.
+        let graph = self.cx().cfg.take();
+        let r = self.statement_expr_structured(items);
+        self.cx().cfg = graph;
+        r
+    }
+
+    fn statement_expr_structured(&mut self, items: &[Statement]) -> LResult<Val> {
         self.push_scope();
         let (last, init) = match items.split_last() {
             Some((Statement::Expr(e), init)) => (Some(e), init),
@@ -67,6 +76,11 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn stmt(&mut self, s: &Statement) -> LResult<()> {
+        if self.cx().cfg.is_some() {
+            if let Some(r) = self.cfg_stmt(s) {
+                return r;
+            }
+        }
         match s {
             Statement::Empty => Ok(()),
             Statement::Expr(e) => {
@@ -113,7 +127,10 @@ impl Lowerer<'_> {
                 r
             }
             Statement::Switch(sel, body) => self.switch(sel, body),
-            Statement::Case(_, pos) | Statement::Default(pos) => self.err(*pos, "'case' or 'default' label not directly inside a switch body is not supported"),
+            Statement::Case(_, pos) | Statement::Default(pos) => self.err(
+                *pos,
+                "'case' or 'default' label not directly inside a switch body is not supported",
+            ),
             Statement::Break(pos) => {
                 if self.cx().breakables.is_empty() {
                     return self.err(*pos, "'break' statement not in loop or switch statement");
@@ -129,6 +146,9 @@ impl Lowerer<'_> {
                 Ok(())
             }
             Statement::Return(e, pos) => {
+                if self.cx().goto_fn && self.cx().cfg.is_none() {
+                    return self.err(*pos, "'return' inside a statement expression is not supported by vecl in a function with 'goto'");
+                }
                 let ret = self.cx().ret.clone();
                 let v = match (e, &ret) {
                     (None, Type::Void) => None,
@@ -136,11 +156,17 @@ impl Lowerer<'_> {
                         let (_, t) = self.rvalue(e)?;
                         let _ = t;
                         let name = self.cx().name.clone();
-                        return self.err(e.pos, format!("void function '{name}' should not return a value"));
+                        return self.err(
+                            e.pos,
+                            format!("void function '{name}' should not return a value"),
+                        );
                     }
                     (None, _) => {
                         let name = self.cx().name.clone();
-                        return self.err(*pos, format!("non-void function '{name}' should return a value"));
+                        return self.err(
+                            *pos,
+                            format!("non-void function '{name}' should return a value"),
+                        );
                     }
                     (Some(e), Type::Struct(_)) => {
                         let src = self.lvalue(e)?;
@@ -153,7 +179,12 @@ impl Lowerer<'_> {
                         }
                         let size = self.module.size_of(&ret);
                         let loc = to_loc(e.pos);
-                        self.b().stmt(Stmt::Copy { dst, src: *sp, size, loc });
+                        self.b().stmt(Stmt::Copy {
+                            dst,
+                            src: *sp,
+                            size,
+                            loc,
+                        });
                         None
                     }
                     (Some(e), _) => {
@@ -161,11 +192,28 @@ impl Lowerer<'_> {
                         Some(self.assign_convert(v, &t, &ret, e.pos, e)?)
                     }
                 };
-                self.b().stmt(Stmt::Return(v));
+                if self.cx().cfg.is_some() {
+                    self.cfg_return(v);
+                } else {
+                    self.b().stmt(Stmt::Return(v));
+                }
                 Ok(())
             }
-            Statement::Goto(pos) => self.err(*pos, "'goto' is not supported by vecl: OpenCL C kernels are lowered to structured control flow"),
-            Statement::Label(_, _, s) => self.stmt(s),
+            // A function with `goto` or labels goes through `goto.rs`; only
+            // statement expressions are lowered structured in it.
+            Statement::Goto(_, pos) => self.err(
+                *pos,
+                "'goto' inside a statement expression is not supported by vecl",
+            ),
+            Statement::Label(_, pos, s) => {
+                if self.cx().goto_fn {
+                    return self.err(
+                        *pos,
+                        "a label inside a statement expression is not supported by vecl",
+                    );
+                }
+                self.stmt(s)
+            }
         }
     }
 
@@ -228,7 +276,8 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn switch(&mut self, sel: &Expr, body: &Statement) -> LResult<()> {
+    /// A `switch`'s selector, promoted, with its type.
+    pub(super) fn switch_selector(&mut self, sel: &Expr) -> LResult<(ValueId, Type)> {
         let (v, t) = self.rvalue(sel)?;
         let st = match t {
             Type::Scalar(s) if s.is_int() || s == Scalar::Bool => {
@@ -243,6 +292,11 @@ impl Lowerer<'_> {
             }
         };
         let selector = self.convert(v, &t, &st, sel.pos, false)?;
+        Ok((selector, st))
+    }
+
+    fn switch(&mut self, sel: &Expr, body: &Statement) -> LResult<()> {
+        let (selector, st) = self.switch_selector(sel)?;
         let items: &[Statement] = match body {
             Statement::Block(items) => items,
             other => std::slice::from_ref(other),
@@ -683,7 +737,7 @@ impl Lowerer<'_> {
     }
 }
 
-fn truncate_to(v: i64, t: &Type) -> i64 {
+pub(super) fn truncate_to(v: i64, t: &Type) -> i64 {
     match t.scalar() {
         Some(Scalar::I32) => v as i32 as i64,
         Some(Scalar::U32) => v as u32 as i64,

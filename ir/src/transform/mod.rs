@@ -7,10 +7,13 @@
 //! - [`compact`]: drops the instructions and slots a rewrite orphaned.
 //! - [`cse`]: common subexpressions and single-assignment variables.
 //! - [`unroll`]: full unrolling of short counted loops.
+//! - [`structurize`]: a reducible control-flow graph ([`crate::cfg`])
+//!   made into structured statements.
 
 pub mod compact;
 pub mod cse;
 pub mod sra;
+pub mod structurize;
 pub mod unroll;
 
 /// What the transforms' unit tests share: `pass` run on the first function

@@ -1,0 +1,115 @@
+//! Barriers in kernels written with `goto`: the front end structures their
+//! control-flow graphs (`vecl_ir::transform::structurize`), and the
+//! barrier checks see the result as they see a `for` or an `if`: a loop of
+//! labels with a uniform trip count runs like the `for` version (against
+//! the interpreter at every width and local size), and a `goto` that makes
+//! a barrier conditional is refused or reported exactly as the `if` that
+//! says the same.
+
+mod common;
+
+use common::barriers::{self as barrier_support, differential, shapes_1d, Spec, DIVERGENT, WIDTHS};
+use vecl_ir::interp::{run_kernel, InterpError, NdRange};
+
+/// Hillis-Steele scan (as in `barrier_shapes.rs`) with its loop made of a
+/// label and two gotos.
+const GOTO_SCAN: &str = r#"
+kernel void scan(global const int* in, global int* out, local int* tmp) {
+    int lid = get_local_id(0);
+    int n = get_local_size(0);
+    int offset = 1;
+    tmp[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+step:
+    if (offset >= n)
+        goto finish;
+    int add = lid >= offset ? tmp[lid - offset] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[lid] += add;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    offset <<= 1;
+    goto step;
+finish:
+    out[get_global_id(0)] = tmp[lid];
+}
+"#;
+
+#[test]
+fn barrier_loop_made_of_gotos_matches_the_interpreter() {
+    let n = differential(GOTO_SCAN, "", "scan", &shapes_1d(), |r| {
+        let g = r.global_size[0] as usize;
+        vec![
+            Spec::Ints(g, 1),
+            Spec::Ints(g, 2),
+            Spec::Local(4 * r.local_size[0] as usize),
+        ]
+    });
+    assert_eq!(n, WIDTHS.len() * 9);
+}
+
+#[test]
+fn barrier_skipped_by_a_varying_goto_is_refused_like_an_if() {
+    let src = r#"
+kernel void by_goto(global int* out, local int* tmp) {
+    int lid = get_local_id(0);
+    tmp[lid] = lid;
+    if (lid >= 2)
+        goto skip;
+    barrier(CLK_LOCAL_MEM_FENCE);
+skip:
+    out[lid] = tmp[lid];
+}
+kernel void by_if(global int* out, local int* tmp) {
+    int lid = get_local_id(0);
+    tmp[lid] = lid;
+    if (lid < 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[lid] = tmp[lid];
+}
+"#;
+    let m = barrier_support::build(src, "");
+    let refusal = |name: &str| match barrier_support::compile(&m, name, 8) {
+        Err(e @ vecl_jit::JitError::Unsupported { .. }) => e.to_string().replace(name, "K"),
+        Err(e) => panic!("{name}: unexpected error {e}"),
+        Ok(_) => panic!("{name}: a barrier under varying control compiled"),
+    };
+    let by_goto = refusal("by_goto");
+    assert!(by_goto.contains("varies"), "{by_goto}");
+    assert_eq!(by_goto, refusal("by_if"));
+}
+
+#[test]
+fn barrier_skipped_by_some_rows_through_goto_is_reported_as_divergent() {
+    let src = r#"
+kernel void rows(global int* out, local int* tmp) {
+    int lid = get_local_id(0) + get_local_size(0) * get_local_id(1);
+    tmp[lid] = lid;
+    if (get_local_id(1) != 0)
+        goto done;
+    barrier(CLK_LOCAL_MEM_FENCE);
+done:
+    out[lid] = tmp[lid];
+}
+"#;
+    let m = barrier_support::build(src, "");
+    let range = NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [8, 2, 1],
+        local_size: [8, 2, 1],
+    };
+    let specs = vec![Spec::Ints(16, 0), Spec::Local(64)];
+    let mut iargs = barrier_support::interp_args_for(&specs);
+    let interp = run_kernel(&m, "rows", &mut iargs, &range);
+    assert!(
+        matches!(interp, Err(InterpError::DivergentBarrier { .. })),
+        "{interp:?}"
+    );
+    for w in WIDTHS {
+        let k = barrier_support::compile(&m, "rows", w).expect("compiles");
+        let (status, _) =
+            barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+        assert_eq!(status, DIVERGENT, "W={w}");
+    }
+}
