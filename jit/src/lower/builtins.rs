@@ -14,6 +14,7 @@
 mod extra;
 mod geometric;
 mod image;
+mod image_rows;
 mod printf;
 mod routines;
 pub(crate) mod vmath;

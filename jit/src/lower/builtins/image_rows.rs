@@ -1,0 +1,504 @@
+//! Texel reads and writes of a whole chunk as vector loads and stores.
+//!
+//! `read_image*` and `write_image*` go through the host functions of
+//! `crate::image`, which address, convert and bound one texel per lane.
+//! Most image kernels, though, touch one row of texels per chunk:
+//! `read_imagef(img, s, (int2)(get_global_id(0) + dx, y))`, x rising by
+//! one from lane to lane and the other coordinates uniform (chunks run
+//! along dimension 0). For an integer coordinate of that shape this file
+//! puts a vector path in front of the host call, taken at run time when
+//! - every lane of the chunk runs, the image is not null and the x lanes
+//!   are `x0 + lane` without wrapping around;
+//! - the image's type is the one the coordinate's size names (1-D or 1-D
+//!   buffer, 2-D, 3-D; arrays take the host call) and texels
+//!   `x0 … x0 + W − 1` of the row (and slice) all lie inside it;
+//! - its format is one of the plain layouts: `CL_R` or `CL_RGBA` of a
+//!   32-bit type (`FLOAT`, `SIGNED_INT32`, `UNSIGNED_INT32`), or `CL_RGBA`
+//!   or `CL_BGRA` of the 8-bit type the builtin's class names
+//!   (`UNORM_INT8` for `read_imagef`/`write_imagef`, `UNSIGNED_INT8` for
+//!   `…ui`, `SIGNED_INT8` for `…i`).
+//!
+//! Inside the image an integer coordinate is its own texel under every
+//! addressing mode, and the filter and the normalised flag do not apply to
+//! integer coordinates (OpenCL 1.2 §8.2), so the sampler plays no part.
+//! Everything else — edges, other shapes, formats and coordinates, a mask
+//! that is not full — takes the host call as before, which keeps border
+//! colours and clamping in one place.
+//!
+//! The conversions are `vecl_ir::image::PixelCodec`'s, bit for bit: 32-bit
+//! channels move their bits unchanged (a missing alpha reads 1 of the
+//! format's class, a missing green and blue 0); `UNORM_INT8` reads as
+//! `x / 255.0f` (one correctly rounded division) and writes as
+//! `rte(clamp(f · 255, 0, 255))` with NaN giving 0; `UNSIGNED_INT8` and
+//! `SIGNED_INT8` read zero- and sign-extended and write saturated.
+//!
+//! The format and the geometry are read from the descriptor for each
+//! chunk: a handful of loads and compares, against a host call that built
+//! the format's conversion and walked every lane. Checked mode keeps every
+//! image access in the host functions.
+
+use super::super::lanes::{carrier, Lanes, Val};
+use super::super::{FunctionCx, LResult};
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, Block, BlockArg, Endianness, InstBuilder, MemFlagsData, Value,
+};
+use vecl_ir::image::{channel, desc_offset, object, order};
+use vecl_ir::Scalar;
+
+/// The note the kernel report carries when a chunk access has a vector path.
+const NOTE: &str =
+    "image accesses of consecutive in-image texels (plain formats) read and write whole vectors; others call the host per chunk";
+
+/// The texel layouts with a vector path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// `CL_R` of a 32-bit type: one word per texel.
+    R32,
+    /// `CL_RGBA` of a 32-bit type: four words per texel.
+    Rgba32,
+    /// `CL_RGBA` or `CL_BGRA` of an 8-bit type: one word per texel.
+    Bytes8,
+}
+
+const LAYOUTS: [Layout; 3] = [Layout::R32, Layout::Rgba32, Layout::Bytes8];
+
+/// What the tests of a chunk found: where its texels start and how the
+/// format reads.
+struct Row {
+    /// The address of texel x = 0 of the chunk's row (and slice).
+    row: Value,
+    /// `x0` widened to 64 bits (at least 0).
+    x0: Value,
+    /// The channel type (`i32`).
+    channel_type: Value,
+    /// Whether the order is `CL_BGRA` (`i8`).
+    bgra: Value,
+    /// Per layout (in [`LAYOUTS`] order), whether the format has it (`i8`).
+    has: [Value; 3],
+}
+
+/// Texel memory: in bounds by the tests before, so never trapping.
+fn texel_flags() -> MemFlagsData {
+    MemFlagsData::new()
+        .with_endianness(Endianness::Little)
+        .with_notrap()
+}
+
+/// The 8-bit channel type a builtin of element `s` has a vector path for.
+fn bytes_type(s: Scalar) -> u32 {
+    match s {
+        Scalar::F32 => channel::UNORM_INT8,
+        Scalar::U32 => channel::UNSIGNED_INT8,
+        _ => channel::SIGNED_INT8,
+    }
+}
+
+impl FunctionCx<'_, '_> {
+    /// A chunk's `read_image*` of image `d` at the integer coordinate
+    /// `coord`, with the vector path in front of `slow` (the host call)
+    /// when the coordinate's shape allows one; the four result components.
+    pub(super) fn read_image_rows(
+        &mut self,
+        d: Value,
+        coord: &Val,
+        coord_s: Scalar,
+        s: Scalar,
+        slow: &mut dyn FnMut(&mut Self) -> LResult<Val>,
+    ) -> LResult<Val> {
+        let Some((x, rest)) = self.row_coord(coord, coord_s) else {
+            return slow(self);
+        };
+        self.note_rows();
+        let pieces = self.w as usize / 4;
+        let ty = carrier(s);
+        let (slow_b, join) = (self.b.create_block(), self.b.create_block());
+        for _ in 0..4 * pieces {
+            self.b.append_block_param(join, ty);
+        }
+        let row = self.row_tests(d, &x, &rest, s, slow_b);
+        for (layout, has) in LAYOUTS.into_iter().zip(row.has) {
+            let (yes, no) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(has, yes, &[], no, &[]);
+            self.enter(yes);
+            let comps = self.read_layout(layout, &row, s);
+            let args: Vec<BlockArg> = comps.concat().into_iter().map(BlockArg::Value).collect();
+            self.b.ins().jump(join, &args);
+            self.enter(no);
+        }
+        self.b.ins().jump(slow_b, &[]);
+        self.enter(slow_b);
+        let v = slow(self)?;
+        let mut args = Vec::with_capacity(4 * pieces);
+        for l in &v {
+            args.extend(self.varying(s, l).into_iter().map(BlockArg::Value));
+        }
+        self.b.ins().jump(join, &args);
+        self.enter(join);
+        let params = self.b.block_params(join).to_vec();
+        Ok(params
+            .chunks(pieces)
+            .map(|c| Lanes::Varying(c.to_vec()))
+            .collect())
+    }
+
+    /// A chunk's `write_image*` of `color` (element `s`) to image `d` at the
+    /// integer coordinate `coord`, with the vector path in front of `slow`
+    /// when the coordinate's shape allows one.
+    pub(super) fn write_image_rows(
+        &mut self,
+        d: Value,
+        coord: &Val,
+        color: &Val,
+        s: Scalar,
+        slow: &mut dyn FnMut(&mut Self) -> LResult<()>,
+    ) -> LResult<()> {
+        let Some((x, rest)) = self.row_coord(coord, Scalar::I32) else {
+            return slow(self);
+        };
+        self.note_rows();
+        let (slow_b, join) = (self.b.create_block(), self.b.create_block());
+        let comps: Vec<Vec<Value>> = color.iter().map(|l| self.varying(s, l)).collect();
+        let row = self.row_tests(d, &x, &rest, s, slow_b);
+        for (layout, has) in LAYOUTS.into_iter().zip(row.has) {
+            let (yes, no) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(has, yes, &[], no, &[]);
+            self.enter(yes);
+            self.write_layout(layout, &row, s, &comps);
+            self.b.ins().jump(join, &[]);
+            self.enter(no);
+        }
+        self.b.ins().jump(slow_b, &[]);
+        self.enter(slow_b);
+        slow(self)?;
+        self.b.ins().jump(join, &[]);
+        self.enter(join);
+        Ok(())
+    }
+
+    fn note_rows(&mut self) {
+        if !self.stats.notes.iter().any(|n| n == NOTE) {
+            self.stats.notes.push(NOTE.to_string());
+        }
+    }
+
+    /// The x pieces and the uniform other coordinates (y, then z) of an
+    /// integer coordinate whose x varies and whose others are uniform;
+    /// `None` for any other shape, and always in checked mode.
+    fn row_coord(&self, coord: &Val, coord_s: Scalar) -> Option<(Vec<Value>, Vec<Value>)> {
+        if self.checks.is_some() || !matches!(coord_s, Scalar::I32) {
+            return None;
+        }
+        // 1 (1-D), 2 (2-D) or 4 (3-D) components; the fourth is unused.
+        let used = match coord.len() {
+            1 | 2 => coord.len(),
+            4 => 3,
+            _ => return None,
+        };
+        let Lanes::Varying(x) = &coord[0] else {
+            return None;
+        };
+        let rest = coord[1..used]
+            .iter()
+            .map(|l| match l {
+                Lanes::Uniform(v) => Some(*v),
+                Lanes::Varying(_) => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((x.clone(), rest))
+    }
+
+    /// Emits the tests of a chunk access: in the current block those that
+    /// need no memory (full mask, consecutive x without wrap-around, a
+    /// descriptor), then the descriptor's type, size and format. Leaves
+    /// the builder in a block reached only when the texels are all inside
+    /// the image; every failing test branches to `slow`.
+    fn row_tests(&mut self, d: Value, x: &[Value], rest: &[Value], s: Scalar, slow: Block) -> Row {
+        let w = i64::from(self.w);
+        let full = self.mask_is_full();
+        let x0 = self.b.ins().extractlane(x[0], 0);
+        let start = self.b.ins().splat(types::I32X4, x0);
+        let mut same: Option<Value> = None;
+        for (piece, k) in x.iter().zip(self.iota32.clone()) {
+            let want = self.b.ins().iadd(start, k);
+            let eq = self.b.ins().icmp(IntCC::Equal, *piece, want);
+            same = Some(match same {
+                Some(a) => self.b.ins().band(a, eq),
+                None => eq,
+            });
+        }
+        let same = match same {
+            Some(v) => self.b.ins().vall_true(v),
+            None => self.b.ins().iconst(types::I8, 0),
+        };
+        let from_zero = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x0, 0);
+        let no_wrap = self.b.ins().icmp_imm_s(
+            IntCC::SignedLessThanOrEqual,
+            x0,
+            i64::from(i32::MAX) - (w - 1),
+        );
+        let present = self.b.ins().icmp_imm_s(IntCC::NotEqual, d, 0);
+        let mut ok = self.b.ins().band(full, same);
+        for t in [from_zero, no_wrap, present] {
+            ok = self.b.ins().band(ok, t);
+        }
+        let check = self.b.create_block();
+        self.b.ins().brif(ok, check, &[], slow, &[]);
+        self.enter(check);
+
+        // The descriptor does not change while the kernel runs.
+        let f = MemFlagsData::trusted().with_readonly();
+        let field = |cx: &mut Self, ty, at: u32| cx.b.ins().load(ty, f, d, at as i32);
+        let image_type = field(self, types::I32, desc_offset::IMAGE_TYPE);
+        let is_type = |cx: &mut Self, t: u32| {
+            cx.b.ins()
+                .icmp_imm_s(IntCC::Equal, image_type, i64::from(t))
+        };
+        let mut ok = match rest.len() {
+            0 => {
+                let a = is_type(self, object::IMAGE1D);
+                let b = is_type(self, object::IMAGE1D_BUFFER);
+                self.b.ins().bor(a, b)
+            }
+            1 => is_type(self, object::IMAGE2D),
+            _ => is_type(self, object::IMAGE3D),
+        };
+        let x0 = self.b.ins().sextend(types::I64, x0);
+        let end = self.b.ins().iadd_imm_s(x0, w);
+        let width = field(self, types::I64, desc_offset::WIDTH);
+        let inside = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, width);
+        ok = self.b.ins().band(ok, inside);
+        let mut row = field(self, types::I64, desc_offset::DATA);
+        // y against the height and the row pitch, z against the depth and
+        // the slice pitch; a negative one is a huge unsigned index.
+        let dims = [
+            (desc_offset::HEIGHT, desc_offset::ROW_PITCH),
+            (desc_offset::DEPTH, desc_offset::SLICE_PITCH),
+        ];
+        for (&c, (size_at, pitch_at)) in rest.iter().zip(dims) {
+            let c = self.b.ins().sextend(types::I64, c);
+            let size = field(self, types::I64, size_at);
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, c, size);
+            ok = self.b.ins().band(ok, inside);
+            let pitch = field(self, types::I64, pitch_at);
+            let off = self.b.ins().imul(c, pitch);
+            row = self.b.ins().iadd(row, off);
+        }
+        let go = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], slow, &[]);
+        self.enter(go);
+
+        let ord = field(self, types::I32, desc_offset::CHANNEL_ORDER);
+        let channel_type = field(self, types::I32, desc_offset::CHANNEL_TYPE);
+        let is =
+            |cx: &mut Self, v: Value, k: u32| cx.b.ins().icmp_imm_s(IntCC::Equal, v, i64::from(k));
+        let mut wide = is(self, channel_type, channel::FLOAT);
+        for t in [channel::SIGNED_INT32, channel::UNSIGNED_INT32] {
+            let y = is(self, channel_type, t);
+            wide = self.b.ins().bor(wide, y);
+        }
+        let r = is(self, ord, order::R);
+        let rgba = is(self, ord, order::RGBA);
+        let bgra = is(self, ord, order::BGRA);
+        let r32 = self.b.ins().band(r, wide);
+        let rgba32 = self.b.ins().band(rgba, wide);
+        let four = self.b.ins().bor(rgba, bgra);
+        let bytes = is(self, channel_type, bytes_type(s));
+        let bytes8 = self.b.ins().band(four, bytes);
+        Row {
+            row,
+            x0,
+            channel_type,
+            bgra,
+            has: [r32, rgba32, bytes8],
+        }
+    }
+
+    /// The address of texel `x0` of the row for texels of `px` bytes.
+    fn row_start(&mut self, row: &Row, px: i64) -> Value {
+        let off = self.b.ins().imul_imm_s(row.x0, px);
+        self.b.ins().iadd(row.row, off)
+    }
+
+    /// The bit position of each component's byte in an 8-bit texel's word
+    /// (red and blue swap places in `CL_BGRA`), as `i32`s.
+    fn byte_shifts(&mut self, row: &Row) -> [Value; 4] {
+        let (zero, sixteen) = (
+            self.b.ins().iconst(types::I32, 0),
+            self.b.ins().iconst(types::I32, 16),
+        );
+        let red = self.b.ins().select(row.bgra, sixteen, zero);
+        let blue = self.b.ins().select(row.bgra, zero, sixteen);
+        [
+            red,
+            self.b.ins().iconst(types::I32, 8),
+            blue,
+            self.b.ins().iconst(types::I32, 24),
+        ]
+    }
+
+    fn splat32(&mut self, x: i64) -> Value {
+        let v = self.b.ins().iconst(types::I32, x);
+        self.b.ins().splat(types::I32X4, v)
+    }
+
+    /// The four result components (W/4 pieces of `s` each) of the chunk's
+    /// texels of `layout`.
+    fn read_layout(&mut self, layout: Layout, row: &Row, s: Scalar) -> [Vec<Value>; 4] {
+        let pieces = self.w as usize / 4;
+        let ty = carrier(s);
+        let mut out: [Vec<Value>; 4] = Default::default();
+        match layout {
+            Layout::R32 => {
+                let at = self.row_start(row, 4);
+                // Alpha is 1 of the format's class: 1.0f for FLOAT.
+                let is_float = self.b.ins().icmp_imm_s(
+                    IntCC::Equal,
+                    row.channel_type,
+                    i64::from(channel::FLOAT),
+                );
+                let one_f = self.b.ins().iconst(types::I32, 1f32.to_bits() as i64);
+                let one_i = self.b.ins().iconst(types::I32, 1);
+                let one = self.b.ins().select(is_float, one_f, one_i);
+                let alpha = self.b.ins().splat(types::I32X4, one);
+                let alpha = self.vcast(ty, alpha);
+                let zero = self.splat32(0);
+                let zero = self.vcast(ty, zero);
+                for p in 0..pieces {
+                    let q = self.b.ins().load(ty, texel_flags(), at, (16 * p) as i32);
+                    out[0].push(q);
+                    out[1].push(zero);
+                    out[2].push(zero);
+                    out[3].push(alpha);
+                }
+            }
+            Layout::Rgba32 => {
+                let at = self.row_start(row, 16);
+                for p in 0..pieces {
+                    let texels = std::array::from_fn(|k| {
+                        self.b
+                            .ins()
+                            .load(types::I32X4, texel_flags(), at, (64 * p + 16 * k) as i32)
+                    });
+                    for (o, c) in out.iter_mut().zip(self.transpose4(s, texels)) {
+                        o.push(c);
+                    }
+                }
+            }
+            Layout::Bytes8 => {
+                let at = self.row_start(row, 4);
+                let shifts = self.byte_shifts(row);
+                let byte = self.splat32(0xff);
+                let scale = self.b.ins().f32const(255.0);
+                let scale = self.b.ins().splat(types::F32X4, scale);
+                for p in 0..pieces {
+                    let word = self
+                        .b
+                        .ins()
+                        .load(types::I32X4, texel_flags(), at, (16 * p) as i32);
+                    for (o, &sh) in out.iter_mut().zip(&shifts) {
+                        let c = if s == Scalar::I32 {
+                            // Sign-extend: the byte to the top, then back.
+                            let k24 = self.b.ins().iconst(types::I32, 24);
+                            let up = self.b.ins().isub(k24, sh);
+                            let hi = self.b.ins().ishl(word, up);
+                            self.b.ins().sshr_imm_s(hi, 24)
+                        } else {
+                            let down = self.b.ins().ushr(word, sh);
+                            let v = self.b.ins().band(down, byte);
+                            if s == Scalar::F32 {
+                                let f = self.b.ins().fcvt_from_sint(types::F32X4, v);
+                                self.b.ins().fdiv(f, scale)
+                            } else {
+                                v
+                            }
+                        };
+                        o.push(c);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Stores the colour components (W/4 pieces of `s` each) as the chunk's
+    /// texels of `layout`.
+    fn write_layout(&mut self, layout: Layout, row: &Row, s: Scalar, comps: &[Vec<Value>]) {
+        let pieces = self.w as usize / 4;
+        match layout {
+            Layout::R32 => {
+                let at = self.row_start(row, 4);
+                for p in 0..pieces {
+                    let v = self.vcast(types::I32X4, comps[0][p]);
+                    self.b.ins().store(texel_flags(), v, at, (16 * p) as i32);
+                }
+            }
+            Layout::Rgba32 => {
+                let at = self.row_start(row, 16);
+                for p in 0..pieces {
+                    let c = std::array::from_fn(|k| comps[k][p]);
+                    for (k, t) in self.transpose4(Scalar::I32, c).into_iter().enumerate() {
+                        self.b
+                            .ins()
+                            .store(texel_flags(), t, at, (64 * p + 16 * k) as i32);
+                    }
+                }
+            }
+            Layout::Bytes8 => {
+                let at = self.row_start(row, 4);
+                let shifts = self.byte_shifts(row);
+                for p in 0..pieces {
+                    let mut word: Option<Value> = None;
+                    for (c, &sh) in comps.iter().zip(&shifts) {
+                        let b = self.channel_byte(s, c[p]);
+                        let b = self.b.ins().ishl(b, sh);
+                        word = Some(match word {
+                            Some(w) => self.b.ins().bor(w, b),
+                            None => b,
+                        });
+                    }
+                    if let Some(word) = word {
+                        self.b.ins().store(texel_flags(), word, at, (16 * p) as i32);
+                    }
+                }
+            }
+        }
+    }
+
+    /// One colour component (a piece of `s`) as the stored byte of the
+    /// 8-bit type of its class, in the low 8 bits of each `i32` lane (the
+    /// others 0).
+    fn channel_byte(&mut self, s: Scalar, v: Value) -> Value {
+        match s {
+            Scalar::F32 => {
+                // convert_uchar_sat_rte(f * 255.0f): fmax/fmin keep a NaN,
+                // which the saturating conversion turns into 0.
+                let f = self.vcast(types::F32X4, v);
+                let scale = self.b.ins().f32const(255.0);
+                let scale = self.b.ins().splat(types::F32X4, scale);
+                let zero = self.b.ins().f32const(0.0);
+                let zero = self.b.ins().splat(types::F32X4, zero);
+                let m = self.b.ins().fmul(f, scale);
+                let m = self.b.ins().fmax(m, zero);
+                let m = self.b.ins().fmin(m, scale);
+                let m = self.b.ins().nearest(m);
+                self.b.ins().fcvt_to_sint_sat(types::I32X4, m)
+            }
+            Scalar::U32 => {
+                let max = self.splat32(0xff);
+                self.b.ins().umin(v, max)
+            }
+            _ => {
+                let (lo, hi, byte) = (self.splat32(-128), self.splat32(127), self.splat32(0xff));
+                let c = self.b.ins().smax(v, lo);
+                let c = self.b.ins().smin(c, hi);
+                self.b.ins().band(c, byte)
+            }
+        }
+    }
+}
