@@ -40,7 +40,8 @@
 use super::super::lanes::{carrier, Lanes, Val};
 use super::super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, Block, BlockArg, Endianness, InstBuilder, MemFlagsData, Value,
+    condcodes::FloatCC, condcodes::IntCC, types, Block, BlockArg, Endianness, InstBuilder,
+    MemFlagsData, Value,
 };
 use vecl_ir::image::{channel, desc_offset, object, order};
 use vecl_ir::Scalar;
@@ -476,18 +477,27 @@ impl FunctionCx<'_, '_> {
     fn channel_byte(&mut self, s: Scalar, v: Value) -> Value {
         match s {
             Scalar::F32 => {
-                // convert_uchar_sat_rte(f * 255.0f): fmax/fmin keep a NaN,
-                // which the saturating conversion turns into 0.
+                // convert_uchar_sat_rte(f * 255.0f) as the codec does it:
+                // clamped to [0, 255] (a compare that is false for NaN makes
+                // it 0), then rounded to nearest even by adding 2^23, whose
+                // low bits are then the byte.
                 let f = self.vcast(types::F32X4, v);
-                let scale = self.b.ins().f32const(255.0);
-                let scale = self.b.ins().splat(types::F32X4, scale);
-                let zero = self.b.ins().f32const(0.0);
-                let zero = self.b.ins().splat(types::F32X4, zero);
-                let m = self.b.ins().fmul(f, scale);
-                let m = self.b.ins().fmax(m, zero);
-                let m = self.b.ins().fmin(m, scale);
-                let m = self.b.ins().nearest(m);
-                self.b.ins().fcvt_to_sint_sat(types::I32X4, m)
+                let k = |cx: &mut Self, x: f32| {
+                    let c = cx.b.ins().f32const(x);
+                    cx.b.ins().splat(types::F32X4, c)
+                };
+                let (zero, max, shift) = (k(self, 0.0), k(self, 255.0), k(self, 8_388_608.0));
+                let m = self.b.ins().fmul(f, max);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThan, m, zero);
+                let above = self.vcast(types::F32X4, above);
+                let m = self.b.ins().band(m, above);
+                let below = self.b.ins().fcmp(FloatCC::LessThan, m, max);
+                let below = self.vcast(types::F32X4, below);
+                let m = self.b.ins().bitselect(below, m, max);
+                let r = self.b.ins().fadd(m, shift);
+                let r = self.vcast(types::I32X4, r);
+                let byte = self.splat32(0xff);
+                self.b.ins().band(r, byte)
             }
             Scalar::U32 => {
                 let max = self.splat32(0xff);
