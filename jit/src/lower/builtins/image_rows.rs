@@ -153,12 +153,12 @@ impl FunctionCx<'_, '_> {
         s: Scalar,
         slow: &mut dyn FnMut(&mut Self) -> LResult<()>,
     ) -> LResult<()> {
-        let Some((x, rest)) = self.row_coord(coord, Scalar::I32) else {
+        let (Some((x, rest)), 4) = (self.row_coord(coord, Scalar::I32), color.len()) else {
             return slow(self);
         };
         self.note_rows();
         let (slow_b, join) = (self.b.create_block(), self.b.create_block());
-        let comps: Vec<Vec<Value>> = color.iter().map(|l| self.varying(s, l)).collect();
+        let comps: [Vec<Value>; 4] = std::array::from_fn(|c| self.varying(s, &color[c]));
         let row = self.row_tests(d, &x, &rest, s, slow_b);
         for (layout, has) in LAYOUTS.into_iter().zip(row.has) {
             let (yes, no) = (self.b.create_block(), self.b.create_block());
@@ -429,20 +429,21 @@ impl FunctionCx<'_, '_> {
 
     /// Stores the colour components (W/4 pieces of `s` each) as the chunk's
     /// texels of `layout`.
-    fn write_layout(&mut self, layout: Layout, row: &Row, s: Scalar, comps: &[Vec<Value>]) {
-        let pieces = self.w as usize / 4;
+    fn write_layout(&mut self, layout: Layout, row: &Row, s: Scalar, comps: &[Vec<Value>; 4]) {
         match layout {
             Layout::R32 => {
                 let at = self.row_start(row, 4);
-                for p in 0..pieces {
-                    let v = self.vcast(types::I32X4, comps[0][p]);
+                for (p, &v) in comps[0].iter().enumerate() {
+                    let v = self.vcast(types::I32X4, v);
                     self.b.ins().store(texel_flags(), v, at, (16 * p) as i32);
                 }
             }
             Layout::Rgba32 => {
                 let at = self.row_start(row, 16);
-                for p in 0..pieces {
-                    let c = std::array::from_fn(|k| comps[k][p]);
+                let [r, g, b, a] = comps;
+                let texels = r.iter().zip(g).zip(b).zip(a);
+                for (p, (((&r, &g), &b), &a)) in texels.enumerate() {
+                    let c = [r, g, b, a];
                     for (k, t) in self.transpose4(Scalar::I32, c).into_iter().enumerate() {
                         self.b
                             .ins()
@@ -453,19 +454,18 @@ impl FunctionCx<'_, '_> {
             Layout::Bytes8 => {
                 let at = self.row_start(row, 4);
                 let shifts = self.byte_shifts(row);
-                for p in 0..pieces {
-                    let mut word: Option<Value> = None;
-                    for (c, &sh) in comps.iter().zip(&shifts) {
-                        let b = self.channel_byte(s, c[p]);
-                        let b = self.b.ins().ishl(b, sh);
-                        word = Some(match word {
-                            Some(w) => self.b.ins().bor(w, b),
-                            None => b,
-                        });
+                let [r, g, b, a] = comps;
+                let texels = r.iter().zip(g).zip(b).zip(a);
+                for (p, (((&r, &g), &b), &a)) in texels.enumerate() {
+                    let mut parts = [r, g, b, a];
+                    for (v, &sh) in parts.iter_mut().zip(&shifts) {
+                        let byte = self.channel_byte(s, *v);
+                        *v = self.b.ins().ishl(byte, sh);
                     }
-                    if let Some(word) = word {
-                        self.b.ins().store(texel_flags(), word, at, (16 * p) as i32);
-                    }
+                    let low = self.b.ins().bor(parts[0], parts[1]);
+                    let high = self.b.ins().bor(parts[2], parts[3]);
+                    let word = self.b.ins().bor(low, high);
+                    self.b.ins().store(texel_flags(), word, at, (16 * p) as i32);
                 }
             }
         }
