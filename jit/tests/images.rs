@@ -1064,11 +1064,89 @@ fn row_writes_of_1d_and_3d_images_and_of_coordinates_that_are_not_a_row() {
 }
 
 #[test]
-fn float_coordinates_keep_the_host_call() {
+fn row_reads_of_float_coordinates_with_nearest_unnormalised_samplers() {
+    // `floor(c)` is the texel for unnormalised nearest samplers; the
+    // others (normalised, linear) and indices past `int` keep the host
+    // call. A NaN y reads row 0 on both paths.
+    let m = build(
+        "kernel void rf(read_only image2d_t img, sampler_t s, global float4 *out, float fx, float fy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagef(img, s, (float2)(x + fx, y + fy));
+        }
+        kernel void ri(read_only image2d_t img, sampler_t s, global int4 *out, float fx, float fy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagei(img, s, (float2)(x + fx, y + fy));
+        }
+        kernel void ru(read_only image2d_t img, sampler_t s, global uint4 *out, float fx, float fy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imageui(img, s, (float2)(x + fx, y + fy));
+        }",
+    );
+    let compiled = compile_rows(&m, &["rf", "ri", "ru"]);
+    assert!(compiled
+        .iter()
+        .all(|(_, _, k)| k.explain().contains("image accesses of consecutive")));
+    let (global, size) = ([72, 6], [70, 5, 1]);
+    let formats = [
+        (order::R, channel::FLOAT, "rf"),
+        (order::RGBA, channel::UNORM_INT8, "rf"),
+        (order::BGRA, channel::UNORM_INT8, "rf"),
+        (order::RGBA, channel::SIGNED_INT32, "ri"),
+        (order::RGBA, channel::UNSIGNED_INT8, "ru"),
+        (order::RG, channel::UNORM_INT16, "rf"),
+    ];
+    let mut samplers: Vec<u32> = [
+        SAMPLER_ADDRESS_NONE,
+        SAMPLER_ADDRESS_CLAMP_TO_EDGE,
+        SAMPLER_ADDRESS_CLAMP,
+        SAMPLER_ADDRESS_REPEAT,
+        SAMPLER_ADDRESS_MIRRORED_REPEAT,
+    ]
+    .iter()
+    .map(|a| a | SAMPLER_FILTER_NEAREST)
+    .collect();
+    samplers.push(SAMPLER_NORMALIZED | SAMPLER_ADDRESS_CLAMP | SAMPLER_FILTER_NEAREST);
+    samplers.push(SAMPLER_ADDRESS_CLAMP_TO_EDGE | SAMPLER_FILTER_LINEAR);
+    let shifts = [
+        (0.0f32, 0.0f32),
+        (0.5, 0.5),
+        (-2.25, -0.75),
+        (3.999, 1.5),
+        (-70.5, 0.0),
+        (0.25, f32::NAN),
+        (3.0e9, 0.0),
+    ];
+    for (f, &(o, t, kernel)) in formats.iter().enumerate() {
+        let img = image(object::IMAGE2D, o, t, size, 0, 20 + f as u32);
+        for &s in &samplers {
+            for &(fx, fy) in &shifts {
+                let args = [
+                    img.clone(),
+                    value(&s.to_le_bytes()),
+                    floats(72 * 6),
+                    value(&fx.to_le_bytes()),
+                    value(&fy.to_le_bytes()),
+                ];
+                let what = format!("{o:#x}/{t:#x} sampler {s:#x} shift ({fx}, {fy})");
+                versus_rows(
+                    &m,
+                    &compiled,
+                    kernel,
+                    &args,
+                    &range2(global, [72, 1]),
+                    &what,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn coordinates_whose_x_is_uniform_keep_the_host_call() {
     let m = build(
         "kernel void k(read_only image2d_t img, sampler_t s, global float4 *out) {
             int i = get_global_id(0);
-            out[i] = read_imagef(img, s, (float2)(i, 0));
+            out[i] = read_imagef(img, s, (int2)(3, i));
         }",
     );
     let k = compile(&m, "k", 8);

@@ -185,7 +185,11 @@ impl FunctionCx<'_, '_> {
         }
         let slow = |cx: &mut Self| cx.read_image_lanes(&img_l, &smp_l, &coord_v, coord_s, flags, s);
         if let Lanes::Uniform(d) = img_l {
-            return self.read_image_rows(d, &coord_v, coord_s, s, &mut { slow });
+            let smp = match (sampler, &smp_l) {
+                (Some(_), Lanes::Uniform(v)) => Some(*v),
+                _ => None,
+            };
+            return self.read_image_rows(d, smp, &coord_v, coord_s, s, &mut { slow });
         }
         slow(self)
     }

@@ -6,9 +6,11 @@
 //! `read_imagef(img, s, (int2)(get_global_id(0) + dx, y))`, x rising by
 //! one from lane to lane and the other coordinates uniform (chunks run
 //! along dimension 0). For an integer coordinate of that shape this file
-//! puts a vector path in front of the host call, taken at run time when
+//! puts a vector path in front of the host call, and for a `float` one
+//! read with a uniform sampler (its texel indices `floor(c)`, taken when
+//! the sampler is unnormalised and nearest), taken at run time when
 //! - every lane of the chunk runs, the image is not null and the x lanes
-//!   are `x0 + lane` without wrapping around;
+//!   (indices) are `x0 + lane` without wrapping around;
 //! - the image's type is the one the coordinate's size names (1-D or 1-D
 //!   buffer, 2-D, 3-D; arrays take the host call) and texels
 //!   `x0 … x0 + W − 1` of the row (and slice) all lie inside it;
@@ -18,12 +20,13 @@
 //!   (`UNORM_INT8` for `read_imagef`/`write_imagef`, `UNSIGNED_INT8` for
 //!   `…ui`, `SIGNED_INT8` for `…i`).
 //!
-//! Inside the image an integer coordinate is its own texel under every
-//! addressing mode, and the filter and the normalised flag do not apply to
-//! integer coordinates (OpenCL 1.2 §8.2), so the sampler plays no part.
-//! Everything else — edges, other shapes, formats and coordinates, a mask
-//! that is not full — takes the host call as before, which keeps border
-//! colours and clamping in one place.
+//! Inside the image an index is its own texel under every addressing mode
+//! (the repeating modes clamp unnormalised coordinates, as the host does),
+//! and the filter and the normalised flag do not apply to integer
+//! coordinates (OpenCL 1.2 §8.2), so for those the sampler plays no part.
+//! Everything else — edges, other shapes, formats and coordinates,
+//! normalised or linear samplers, a mask that is not full — takes the host
+//! call as before, which keeps border colours and clamping in one place.
 //!
 //! The conversions are `vecl_ir::image::PixelCodec`'s, bit for bit: 32-bit
 //! channels move their bits unchanged (a missing alpha reads 1 of the
@@ -44,6 +47,7 @@ use cranelift_codegen::ir::{
     MemFlagsData, Value,
 };
 use vecl_ir::image::{channel, desc_offset, object, order};
+use vecl_ir::image::{SAMPLER_FILTER_LINEAR, SAMPLER_NORMALIZED};
 use vecl_ir::Scalar;
 
 /// The note the kernel report carries when a chunk access has a vector path.
@@ -98,25 +102,61 @@ impl FunctionCx<'_, '_> {
     /// A chunk's `read_image*` of image `d` at the integer coordinate
     /// `coord`, with the vector path in front of `slow` (the host call)
     /// when the coordinate's shape allows one; the four result components.
+    ///
+    /// A `float` coordinate needs the uniform `sampler`: its lanes take the
+    /// path when the sampler is unnormalised and nearest, where a
+    /// coordinate reads texel `floor(c)`.
     pub(super) fn read_image_rows(
         &mut self,
         d: Value,
+        sampler: Option<Value>,
         coord: &Val,
         coord_s: Scalar,
         s: Scalar,
         slow: &mut dyn FnMut(&mut Self) -> LResult<Val>,
     ) -> LResult<Val> {
+        let (sampler, coord_s) = match (coord_s, sampler) {
+            (Scalar::F32, Some(smp)) => (Some(smp), Scalar::F32),
+            (Scalar::F32, None) => return slow(self),
+            (s, _) => (None, s),
+        };
         let Some((x, rest)) = self.row_coord(coord, coord_s) else {
             return slow(self);
         };
         self.note_rows();
+        // Float lanes as the texel indices nearest filtering takes:
+        // `floor(c)`, saturated (NaN gives 0, as the host's conversion);
+        // a saturated index is outside any image the tests accept.
+        let (x, rest, nearest) = match sampler {
+            Some(smp) => {
+                let x = x
+                    .iter()
+                    .map(|&p| {
+                        let f = self.b.ins().floor(p);
+                        self.b.ins().fcvt_to_sint_sat(types::I32X4, f)
+                    })
+                    .collect::<Vec<_>>();
+                let rest = rest
+                    .iter()
+                    .map(|&c| {
+                        let f = self.b.ins().floor(c);
+                        self.b.ins().fcvt_to_sint_sat(types::I32, f)
+                    })
+                    .collect::<Vec<_>>();
+                let bits = i64::from(SAMPLER_NORMALIZED | SAMPLER_FILTER_LINEAR);
+                let other = self.b.ins().band_imm_u(smp, bits);
+                let nearest = self.b.ins().icmp_imm_s(IntCC::Equal, other, 0);
+                (x, rest, Some(nearest))
+            }
+            None => (x, rest, None),
+        };
         let pieces = self.w as usize / 4;
         let ty = carrier(s);
         let (slow_b, join) = (self.b.create_block(), self.b.create_block());
         for _ in 0..4 * pieces {
             self.b.append_block_param(join, ty);
         }
-        let row = self.row_tests(d, &x, &rest, s, slow_b);
+        let row = self.row_tests(d, &x, &rest, nearest, s, slow_b);
         for (layout, has) in LAYOUTS.into_iter().zip(row.has) {
             let (yes, no) = (self.b.create_block(), self.b.create_block());
             self.b.ins().brif(has, yes, &[], no, &[]);
@@ -159,7 +199,7 @@ impl FunctionCx<'_, '_> {
         self.note_rows();
         let (slow_b, join) = (self.b.create_block(), self.b.create_block());
         let comps: [Vec<Value>; 4] = std::array::from_fn(|c| self.varying(s, &color[c]));
-        let row = self.row_tests(d, &x, &rest, s, slow_b);
+        let row = self.row_tests(d, &x, &rest, None, s, slow_b);
         for (layout, has) in LAYOUTS.into_iter().zip(row.has) {
             let (yes, no) = (self.b.create_block(), self.b.create_block());
             self.b.ins().brif(has, yes, &[], no, &[]);
@@ -183,10 +223,10 @@ impl FunctionCx<'_, '_> {
     }
 
     /// The x pieces and the uniform other coordinates (y, then z) of an
-    /// integer coordinate whose x varies and whose others are uniform;
-    /// `None` for any other shape, and always in checked mode.
+    /// `int` or `float` coordinate whose x varies and whose others are
+    /// uniform; `None` for any other shape, and always in checked mode.
     fn row_coord(&self, coord: &Val, coord_s: Scalar) -> Option<(Vec<Value>, Vec<Value>)> {
-        if self.checks.is_some() || !matches!(coord_s, Scalar::I32) {
+        if self.checks.is_some() || !matches!(coord_s, Scalar::I32 | Scalar::F32) {
             return None;
         }
         // 1 (1-D), 2 (2-D) or 4 (3-D) components; the fourth is unused.
@@ -212,8 +252,17 @@ impl FunctionCx<'_, '_> {
     /// need no memory (full mask, consecutive x without wrap-around, a
     /// descriptor), then the descriptor's type, size and format. Leaves
     /// the builder in a block reached only when the texels are all inside
-    /// the image; every failing test branches to `slow`.
-    fn row_tests(&mut self, d: Value, x: &[Value], rest: &[Value], s: Scalar, slow: Block) -> Row {
+    /// the image; every failing test branches to `slow`, as does a false
+    /// `also` (an `i8`).
+    fn row_tests(
+        &mut self,
+        d: Value,
+        x: &[Value],
+        rest: &[Value],
+        also: Option<Value>,
+        s: Scalar,
+        slow: Block,
+    ) -> Row {
         let w = i64::from(self.w);
         let full = self.mask_is_full();
         let x0 = self.b.ins().extractlane(x[0], 0);
@@ -242,7 +291,7 @@ impl FunctionCx<'_, '_> {
         );
         let present = self.b.ins().icmp_imm_s(IntCC::NotEqual, d, 0);
         let mut ok = self.b.ins().band(full, same);
-        for t in [from_zero, no_wrap, present] {
+        for t in [from_zero, no_wrap, present].into_iter().chain(also) {
             ok = self.b.ins().band(ok, t);
         }
         let check = self.b.create_block();
