@@ -736,7 +736,7 @@ fn row_reads_match_the_interpreter_inside_across_and_outside_the_image() {
                     continue;
                 }
                 for &(dx, dy) in &shifts {
-                    for local in [[72, 1], [24, 3]] {
+                    for local in [[72, 1], [24, 3], [1, 2]] {
                         let args = [
                             img.clone(),
                             value(&s.to_le_bytes()),
@@ -777,7 +777,7 @@ fn row_reads_match_the_interpreter_inside_across_and_outside_the_image() {
             }
         }
     }
-    assert_eq!(cases, ROW_FORMATS.len() * 10 * shifts.len() * 2);
+    assert_eq!(cases, ROW_FORMATS.len() * 10 * shifts.len() * 3);
 }
 
 #[test]
@@ -992,7 +992,7 @@ fn row_writes_match_the_interpreter_with_rounding_and_saturation() {
                 ValueClass::Float
             };
             for (dx, dy) in [(0, 0), (-3, -1), (5, 1), (0, -6)] {
-                for local in [[72, 1], [24, 3]] {
+                for local in [[72, 1], [24, 3], [1, 2]] {
                     let args = [
                         blank.clone(),
                         KernelArg::Buffer(row_colors(class, 72 * 6)),
@@ -1011,7 +1011,7 @@ fn row_writes_match_the_interpreter_with_rounding_and_saturation() {
             }
         }
     }
-    assert_eq!(cases, ROW_FORMATS.len() * 3 * 4 * 2);
+    assert_eq!(cases, ROW_FORMATS.len() * 3 * 4 * 3);
 }
 
 #[test]

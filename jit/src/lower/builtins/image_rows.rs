@@ -44,7 +44,7 @@ use super::super::lanes::{carrier, Lanes, Val};
 use super::super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{
     condcodes::FloatCC, condcodes::IntCC, types, Block, BlockArg, Endianness, InstBuilder,
-    MemFlagsData, Value,
+    MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use vecl_ir::image::{channel, desc_offset, object, order};
 use vecl_ir::image::{SAMPLER_FILTER_LINEAR, SAMPLER_NORMALIZED};
@@ -199,13 +199,14 @@ impl FunctionCx<'_, '_> {
         self.note_rows();
         let (slow_b, join) = (self.b.create_block(), self.b.create_block());
         let comps: [Vec<Value>; 4] = std::array::from_fn(|c| self.varying(s, &color[c]));
+        let full = self.mask_is_full();
         let row = self.row_tests(d, &x, &rest, None, s, slow_b);
         for (layout, has) in LAYOUTS.into_iter().zip(row.has) {
             let (yes, no) = (self.b.create_block(), self.b.create_block());
             self.b.ins().brif(has, yes, &[], no, &[]);
             self.enter(yes);
-            self.write_layout(layout, &row, s, &comps);
-            self.b.ins().jump(join, &[]);
+            let (at, texels, px) = self.write_layout(layout, &row, s, &comps);
+            self.store_texels(at, &texels, px, full, join);
             self.enter(no);
         }
         self.b.ins().jump(slow_b, &[]);
@@ -249,8 +250,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Emits the tests of a chunk access: in the current block those that
-    /// need no memory (full mask, consecutive x without wrap-around, a
-    /// descriptor), then the descriptor's type, size and format. Leaves
+    /// need no memory (consecutive x without wrap-around, a descriptor), then the descriptor's type, size and format. Leaves
     /// the builder in a block reached only when the texels are all inside
     /// the image; every failing test branches to `slow`, as does a false
     /// `also` (an `i8`).
@@ -264,7 +264,6 @@ impl FunctionCx<'_, '_> {
         slow: Block,
     ) -> Row {
         let w = i64::from(self.w);
-        let full = self.mask_is_full();
         let x0 = self.b.ins().extractlane(x[0], 0);
         let start = self.b.ins().splat(types::I32X4, x0);
         let mut same: Option<Value> = None;
@@ -290,7 +289,7 @@ impl FunctionCx<'_, '_> {
             i64::from(i32::MAX) - (w - 1),
         );
         let present = self.b.ins().icmp_imm_s(IntCC::NotEqual, d, 0);
-        let mut ok = self.b.ins().band(full, same);
+        let mut ok = same;
         for t in [from_zero, no_wrap, present].into_iter().chain(also) {
             ok = self.b.ins().band(ok, t);
         }
@@ -476,36 +475,36 @@ impl FunctionCx<'_, '_> {
         out
     }
 
-    /// Stores the colour components (W/4 pieces of `s` each) as the chunk's
-    /// texels of `layout`.
-    fn write_layout(&mut self, layout: Layout, row: &Row, s: Scalar, comps: &[Vec<Value>; 4]) {
+    /// The colour components (W/4 pieces of `s` each) as the chunk's texels
+    /// of `layout`: where they go, the 16-byte pieces in memory order, and
+    /// the bytes of a texel.
+    fn write_layout(
+        &mut self,
+        layout: Layout,
+        row: &Row,
+        s: Scalar,
+        comps: &[Vec<Value>; 4],
+    ) -> (Value, Vec<Value>, u32) {
+        let [r, g, b, a] = comps;
         match layout {
             Layout::R32 => {
                 let at = self.row_start(row, 4);
-                for (p, &v) in comps[0].iter().enumerate() {
-                    let v = self.vcast(types::I32X4, v);
-                    self.b.ins().store(texel_flags(), v, at, (16 * p) as i32);
-                }
+                let texels = r.iter().map(|&v| self.vcast(types::I32X4, v)).collect();
+                (at, texels, 4)
             }
             Layout::Rgba32 => {
                 let at = self.row_start(row, 16);
-                let [r, g, b, a] = comps;
-                let texels = r.iter().zip(g).zip(b).zip(a);
-                for (p, (((&r, &g), &b), &a)) in texels.enumerate() {
-                    let c = [r, g, b, a];
-                    for (k, t) in self.transpose4(Scalar::I32, c).into_iter().enumerate() {
-                        self.b
-                            .ins()
-                            .store(texel_flags(), t, at, (64 * p + 16 * k) as i32);
-                    }
+                let mut texels = Vec::with_capacity(4 * r.len());
+                for (((&r, &g), &b), &a) in r.iter().zip(g).zip(b).zip(a) {
+                    texels.extend(self.transpose4(Scalar::I32, [r, g, b, a]));
                 }
+                (at, texels, 16)
             }
             Layout::Bytes8 => {
                 let at = self.row_start(row, 4);
                 let shifts = self.byte_shifts(row);
-                let [r, g, b, a] = comps;
-                let texels = r.iter().zip(g).zip(b).zip(a);
-                for (p, (((&r, &g), &b), &a)) in texels.enumerate() {
+                let mut texels = Vec::with_capacity(r.len());
+                for (((&r, &g), &b), &a) in r.iter().zip(g).zip(b).zip(a) {
                     let mut parts = [r, g, b, a];
                     for (v, &sh) in parts.iter_mut().zip(&shifts) {
                         let byte = self.channel_byte(s, *v);
@@ -513,11 +512,69 @@ impl FunctionCx<'_, '_> {
                     }
                     let low = self.b.ins().bor(parts[0], parts[1]);
                     let high = self.b.ins().bor(parts[2], parts[3]);
-                    let word = self.b.ins().bor(low, high);
-                    self.b.ins().store(texel_flags(), word, at, (16 * p) as i32);
+                    texels.push(self.b.ins().bor(low, high));
                 }
+                (at, texels, 4)
             }
         }
+    }
+
+    /// Stores the texel pieces from `at` on and jumps to `join`: whole
+    /// pieces when `full` (every lane runs), else the texels of the running
+    /// lanes one by one (a loop over the mask's set bits), the others left
+    /// as they are.
+    fn store_texels(&mut self, at: Value, texels: &[Value], px: u32, full: Value, join: Block) {
+        let (all, some) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(full, all, &[], some, &[]);
+        self.enter(all);
+        for (i, t) in texels.iter().enumerate() {
+            self.b.ins().store(texel_flags(), *t, at, (16 * i) as i32);
+        }
+        self.b.ins().jump(join, &[]);
+
+        self.enter(some);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            16 * texels.len() as u32,
+            4,
+        ));
+        let staged = self.b.ins().stack_addr(types::I64, slot, 0);
+        for (i, t) in texels.iter().enumerate() {
+            self.b
+                .ins()
+                .store(MemFlagsData::trusted(), *t, staged, (16 * i) as i32);
+        }
+        let bits = self.lane_bits();
+        let (head, body) = (self.b.create_block(), self.b.create_block());
+        let left = self.b.append_block_param(head, types::I64);
+        self.b.ins().jump(head, &[BlockArg::Value(bits)]);
+        self.b.switch_to_block(head);
+        let done = self.b.ins().icmp_imm_s(IntCC::Equal, left, 0);
+        self.b.ins().brif(done, join, &[], body, &[]);
+        self.enter(body);
+        let lane = self.b.ins().ctz(left);
+        let off = self.b.ins().imul_imm_s(lane, i64::from(px));
+        let from = self.b.ins().iadd(staged, off);
+        let to = self.b.ins().iadd(at, off);
+        let ty = if px == 16 { types::I32X4 } else { types::I32 };
+        let texel = self.b.ins().load(ty, MemFlagsData::trusted(), from, 0);
+        self.b.ins().store(texel_flags(), texel, to, 0);
+        let lower = self.b.ins().iadd_imm_s(left, -1);
+        let rest = self.b.ins().band(left, lower);
+        self.b.ins().jump(head, &[BlockArg::Value(rest)]);
+        self.b.seal_block(head);
+    }
+
+    /// The current mask as one bit per lane (lane `j` at bit `j`), `i64`.
+    fn lane_bits(&mut self) -> Value {
+        let mask = self.cur_mask();
+        let mut bits = self.b.ins().iconst(types::I64, 0);
+        for (i, m) in mask.iter().enumerate() {
+            let b = self.b.ins().vhigh_bits(types::I64, *m);
+            let b = self.b.ins().ishl_imm_u(b, 4 * i as i64);
+            bits = self.b.ins().bor(bits, b);
+        }
+        bits
     }
 
     /// One colour component (a piece of `s`) as the stored byte of the
