@@ -9,8 +9,8 @@
 //! puts a vector path in front of the host call, and for a `float` one
 //! read with a uniform sampler (its texel indices `floor(c)`, taken when
 //! the sampler is unnormalised and nearest), taken at run time when
-//! - every lane of the chunk runs, the image is not null and the x lanes
-//!   (indices) are `x0 + lane` without wrapping around;
+//! - the image is not null and the x indices of all W lanes, running or
+//!   not, are `x0 + lane` without wrapping around;
 //! - the image's type is the one the coordinate's size names (1-D or 1-D
 //!   buffer, 2-D, 3-D; arrays take the host call) and texels
 //!   `x0 … x0 + W − 1` of the row (and slice) all lie inside it;
@@ -25,8 +25,14 @@
 //! and the filter and the normalised flag do not apply to integer
 //! coordinates (OpenCL 1.2 §8.2), so for those the sampler plays no part.
 //! Everything else — edges, other shapes, formats and coordinates,
-//! normalised or linear samplers, a mask that is not full — takes the host
-//! call as before, which keeps border colours and clamping in one place.
+//! normalised or linear samplers — takes the host call as before, which
+//! keeps border colours and clamping in one place.
+//!
+//! The mask need not be full. A read loads all W texels (inside the image,
+//! so lanes that do not run read harmlessly and drop the value); a write
+//! stores whole vectors when every lane runs and otherwise the running
+//! lanes' texels one by one. Local sizes below W (the CTS's `1 × n`
+//! groups leave one lane running per chunk) so avoid the host call too.
 //!
 //! The conversions are `vecl_ir::image::PixelCodec`'s, bit for bit: 32-bit
 //! channels move their bits unchanged (a missing alpha reads 1 of the
