@@ -14,6 +14,7 @@ use vecl_ir::image::*;
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_ir::Module;
 use vecl_jit::abi::{ArgKind, Launch};
+use vecl_jit::CompiledKernel;
 
 const WIDTHS: [u32; 2] = [4, 8];
 const GUARD: usize = 64;
@@ -35,7 +36,17 @@ fn run_jit(
     args: &[KernelArg],
     range: &NdRange,
 ) -> Vec<KernelArg> {
-    let k = compile(m, kernel, w);
+    run_compiled(&compile(m, kernel, w), kernel, w, args, range)
+}
+
+/// [`run_jit`] of a kernel already compiled at width `w`.
+fn run_compiled(
+    k: &CompiledKernel,
+    kernel: &str,
+    w: u32,
+    args: &[KernelArg],
+    range: &NdRange,
+) -> Vec<KernelArg> {
     // Each buffer or image's bytes, followed by a guard region.
     let mut mems: Vec<Vec<u8>> = args
         .iter()
@@ -77,7 +88,7 @@ fn run_jit(
     // SAFETY: the block matches args(); its pointers point into `mems` and
     // `descs`, which outlive the call, and every image descriptor's data
     // holds byte_len() bytes.
-    let status = unsafe { run_all_groups(&k, &block, &mut launch, k.static_local_size() as u64) };
+    let status = unsafe { run_all_groups(k, &block, &mut launch, k.static_local_size() as u64) };
     assert_eq!(status, 0, "{kernel} W={w}: status");
     drop(descs);
     args.iter()
@@ -600,4 +611,544 @@ fn images_that_differ_between_lanes() {
     let nonzero = |p: &[u8]| p.iter().filter(|b| **b != 0).count();
     assert!(nonzero(&c[..72]) == 0 && nonzero(&c[72..80]) > 0 && nonzero(&c[80..]) == 0);
     assert!(nonzero(&d[32..36]) > 0 && nonzero(&d[40..44]) > 0 && nonzero(&d[44..]) == 0);
+}
+
+// Chunks of consecutive texels (`lower/builtins/image_rows.rs`): a vector
+// path in front of the host call for integer coordinates whose x is
+// `get_global_id(0) + uniform` and whose other components are uniform.
+// Each case below puts chunks inside the image (the vector path), across
+// its edges, outside it, partial or divergent (the host call) and checks
+// every one against the interpreter at widths from 4 to 64 (64 is past the
+// chunk call, so the fallback there is one call per lane).
+
+const ROW_WIDTHS: [u32; 5] = [4, 8, 16, 32, 64];
+
+/// The formats with a vector path, then some without.
+const ROW_FORMATS: [(u32, u32); 17] = [
+    (order::R, channel::FLOAT),
+    (order::R, channel::SIGNED_INT32),
+    (order::R, channel::UNSIGNED_INT32),
+    (order::RGBA, channel::FLOAT),
+    (order::RGBA, channel::SIGNED_INT32),
+    (order::RGBA, channel::UNSIGNED_INT32),
+    (order::RGBA, channel::UNORM_INT8),
+    (order::BGRA, channel::UNORM_INT8),
+    (order::RGBA, channel::UNSIGNED_INT8),
+    (order::RGBA, channel::SIGNED_INT8),
+    (order::BGRA, channel::UNSIGNED_INT8),
+    (order::BGRA, channel::SIGNED_INT8),
+    (order::R, channel::UNORM_INT8),
+    (order::R, channel::HALF_FLOAT),
+    (order::RG, channel::UNORM_INT16),
+    (order::ARGB, channel::UNORM_INT8),
+    (order::RGBA, channel::SNORM_INT8),
+];
+
+/// Compiles each kernel of `m` at every row width once.
+fn compile_rows(m: &Module, kernels: &[&str]) -> Vec<(String, u32, CompiledKernel)> {
+    let mut out = Vec::new();
+    for k in kernels {
+        for w in ROW_WIDTHS {
+            out.push((k.to_string(), w, compile(m, k, w)));
+        }
+    }
+    out
+}
+
+/// The interpreter's result of `kernel` and the JIT's at every row width
+/// agree; returns the interpreter's.
+fn versus_rows(
+    m: &Module,
+    compiled: &[(String, u32, CompiledKernel)],
+    kernel: &str,
+    args: &[KernelArg],
+    range: &NdRange,
+    what: &str,
+) -> Vec<KernelArg> {
+    let mut want = args.to_vec();
+    run_kernel(m, kernel, &mut want, range)
+        .unwrap_or_else(|e| panic!("{kernel}: interpreter: {e}"));
+    let mut widths = 0;
+    for (name, w, k) in compiled.iter().filter(|(n, _, _)| n == kernel) {
+        let got = run_compiled(k, name, *w, args, range);
+        for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+            assert_eq!(a, b, "{kernel} W={w} {what}: argument {i} differs");
+        }
+        widths += 1;
+    }
+    assert_eq!(widths, ROW_WIDTHS.len(), "{kernel} compiled");
+    want
+}
+
+fn range2(global: [u64; 2], local: [u64; 2]) -> NdRange {
+    NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [global[0], global[1], 1],
+        local_size: [local[0], local[1], 1],
+    }
+}
+
+fn int(x: i32) -> KernelArg {
+    value(&x.to_le_bytes())
+}
+
+#[test]
+fn row_reads_match_the_interpreter_inside_across_and_outside_the_image() {
+    let m = build(
+        "kernel void rf(read_only image2d_t img, sampler_t s, global float4 *out, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagef(img, s, (int2)(x + dx, y + dy));
+        }
+        kernel void ri(read_only image2d_t img, sampler_t s, global int4 *out, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagei(img, s, (int2)(x + dx, y + dy));
+        }
+        kernel void ru(read_only image2d_t img, sampler_t s, global uint4 *out, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imageui(img, s, (int2)(x + dx, y + dy));
+        }
+        kernel void rn(read_only image2d_t img, sampler_t s, global float4 *out, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagef(img, (int2)(x + dx, y + dy));
+        }",
+    );
+    let compiled = compile_rows(&m, &["rf", "ri", "ru", "rn"]);
+    assert!(compiled
+        .iter()
+        .all(|(_, _, k)| k.explain().contains("image accesses of consecutive")));
+    // A 70 × 5 image under a 72 × 6 launch: chunks wholly inside, chunks
+    // across the right edge, rows above and below it; the second local
+    // size leaves partial chunks at every width above 4.
+    let (global, size) = ([72, 6], [70, 5, 1]);
+    let samplers = [
+        SAMPLER_ADDRESS_CLAMP_TO_EDGE | SAMPLER_FILTER_NEAREST,
+        SAMPLER_ADDRESS_CLAMP | SAMPLER_FILTER_NEAREST,
+        SAMPLER_NORMALIZED | SAMPLER_ADDRESS_REPEAT | SAMPLER_FILTER_LINEAR,
+    ];
+    let shifts = [(0, 0), (-3, -1), (6, 1), (-70, 0)];
+    let mut cases = 0;
+    for (f, &(o, t)) in ROW_FORMATS.iter().enumerate() {
+        let img = image(object::IMAGE2D, o, t, size, 0, f as u32);
+        for kernel in ["rf", "ri", "ru", "rn"] {
+            for (si, &s) in samplers.iter().enumerate() {
+                if kernel == "rn" && si > 0 {
+                    continue;
+                }
+                for &(dx, dy) in &shifts {
+                    for local in [[72, 1], [24, 3], [1, 2]] {
+                        let args = [
+                            img.clone(),
+                            value(&s.to_le_bytes()),
+                            floats(72 * 6),
+                            int(dx),
+                            int(dy),
+                        ];
+                        let what = format!(
+                            "{o:#x}/{t:#x} sampler {s:#x} shift ({dx}, {dy}) local {local:?}"
+                        );
+                        let out = versus_rows(
+                            &m,
+                            &compiled,
+                            kernel,
+                            &args,
+                            &range2(global, local),
+                            &what,
+                        );
+                        // Shift (0, 0) reads the image itself: every texel
+                        // of the first row is in the output.
+                        if (dx, dy) == (0, 0) && kernel == "rf" && si == 0 && t == channel::FLOAT {
+                            let (KernelArg::Buffer(b), KernelArg::Image { pixels, .. }) =
+                                (&out[2], &img)
+                            else {
+                                unreachable!()
+                            };
+                            let px = pixel_size(o, t).unwrap() as usize;
+                            assert_eq!(&b[..4], &pixels[..4], "{what}");
+                            assert_eq!(
+                                &b[16 * 69..16 * 69 + 4],
+                                &pixels[69 * px..69 * px + 4],
+                                "{what}"
+                            );
+                        }
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(cases, ROW_FORMATS.len() * 10 * shifts.len() * 3);
+}
+
+#[test]
+fn row_reads_of_1d_3d_array_and_buffer_images() {
+    let m = build(
+        "kernel void k(read_only image1d_t a, read_only image1d_buffer_t b, read_only image3d_t c,
+                       read_only image2d_array_t d, read_only image1d_array_t e,
+                       sampler_t s, global float4 *out, int dx, int z) {
+            int x = get_global_id(0) + dx;
+            int i = get_global_id(0);
+            out[5 * i] = read_imagef(a, s, x);
+            out[5 * i + 1] = read_imagef(b, x);
+            out[5 * i + 2] = read_imagef(c, s, (int4)(x, 1, z, 7));
+            out[5 * i + 3] = read_imagef(d, s, (int4)(x, 2, z, 0));
+            out[5 * i + 4] = read_imagef(e, s, (int2)(x, z));
+        }",
+    );
+    let compiled = compile_rows(&m, &["k"]);
+    let n = 80u64;
+    let args = |dx: i32, z: i32, s: u32| {
+        vec![
+            image(
+                object::IMAGE1D,
+                order::RGBA,
+                channel::UNORM_INT8,
+                [75, 1, 1],
+                0,
+                1,
+            ),
+            image(
+                object::IMAGE1D_BUFFER,
+                order::R,
+                channel::FLOAT,
+                [70, 1, 1],
+                0,
+                2,
+            ),
+            image(
+                object::IMAGE3D,
+                order::RGBA,
+                channel::FLOAT,
+                [67, 3, 2],
+                0,
+                3,
+            ),
+            image(
+                object::IMAGE2D_ARRAY,
+                order::R,
+                channel::FLOAT,
+                [66, 3, 1],
+                3,
+                4,
+            ),
+            image(
+                object::IMAGE1D_ARRAY,
+                order::BGRA,
+                channel::UNORM_INT8,
+                [72, 1, 1],
+                2,
+                5,
+            ),
+            value(&s.to_le_bytes()),
+            floats(5 * n as usize),
+            int(dx),
+            int(z),
+        ]
+    };
+    for s in [SAMPLER_ADDRESS_CLAMP_TO_EDGE, SAMPLER_ADDRESS_CLAMP] {
+        for (dx, z) in [(0, 0), (0, 1), (-2, 1), (4, 2), (0, -1)] {
+            for local in [n, 20] {
+                let what = format!("sampler {s:#x} dx {dx} z {z} local {local}");
+                versus_rows(
+                    &m,
+                    &compiled,
+                    "k",
+                    &args(dx, z, s),
+                    &NdRange::linear(n, local),
+                    &what,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn row_reads_of_coordinates_that_are_not_a_row() {
+    // Strided, reversed, permuted within the chunk, clamped, divergent,
+    // and a varying y: none is `x0 + lane` with a uniform y everywhere.
+    let m = build(
+        "kernel void k(read_only image2d_t img, sampler_t s, global float4 *out, int n) {
+            int i = get_global_id(0);
+            out[6 * i] = read_imagef(img, s, (int2)(2 * i, 1));
+            out[6 * i + 1] = read_imagef(img, s, (int2)(n - i, 2));
+            out[6 * i + 2] = read_imagef(img, s, (int2)(i ^ 1, 0));
+            out[6 * i + 3] = read_imagef(img, s, (int2)(min(i, 9), 3));
+            out[6 * i + 4] = (i % 7 == 3) ? (float4)(-1.0f) : read_imagef(img, s, (int2)(i, 1));
+            out[6 * i + 5] = read_imagef(img, s, (int2)(i, i % 3));
+        }",
+    );
+    let compiled = compile_rows(&m, &["k"]);
+    let n = 96u64;
+    for (o, t) in [
+        (order::R, channel::FLOAT),
+        (order::RGBA, channel::UNORM_INT8),
+    ] {
+        for local in [n, 32] {
+            let args = [
+                image(object::IMAGE2D, o, t, [100, 4, 1], 0, 7),
+                value(&SAMPLER_ADDRESS_CLAMP.to_le_bytes()),
+                floats(6 * n as usize),
+                int(90),
+            ];
+            let what = format!("{o:#x}/{t:#x} local {local}");
+            versus_rows(&m, &compiled, "k", &args, &NdRange::linear(n, local), &what);
+        }
+    }
+}
+
+/// Colour components for writes of class `class`: for floats the values
+/// the conversions treat specially (NaN, infinities, signed zeros, ties
+/// of the 8-bit rounding, out of range), for integers the saturation
+/// limits and values past them.
+fn row_colors(class: ValueClass, n: usize) -> Vec<u8> {
+    let floats = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -0.0,
+        0.0,
+        1.0,
+        1.5,
+        -0.25,
+        0.5 / 255.0,
+        1.5 / 255.0,
+        2.5 / 255.0,
+        127.5 / 255.0,
+        254.5 / 255.0,
+        0.3,
+        1e-30,
+        -1e30,
+        0.123_456_7,
+    ];
+    let ints = [
+        i32::MIN,
+        -129,
+        -128,
+        -1,
+        0,
+        1,
+        127,
+        128,
+        255,
+        256,
+        65_535,
+        i32::MAX,
+        -70_000,
+    ];
+    (0..n * 4)
+        .flat_map(|k| match class {
+            ValueClass::Float => floats[(k * 7) % floats.len()].to_le_bytes(),
+            _ => ints[(k * 5) % ints.len()].to_le_bytes(),
+        })
+        .collect()
+}
+
+#[test]
+fn row_writes_match_the_interpreter_with_rounding_and_saturation() {
+    let m = build(
+        "kernel void wf(write_only image2d_t img, global const float4 *c, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            write_imagef(img, (int2)(x + dx, y + dy), c[y * get_global_size(0) + x]);
+        }
+        kernel void wi(write_only image2d_t img, global const int4 *c, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            write_imagei(img, (int2)(x + dx, y + dy), c[y * get_global_size(0) + x]);
+        }
+        kernel void wu(write_only image2d_t img, global const uint4 *c, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            write_imageui(img, (int2)(x + dx, y + dy), c[y * get_global_size(0) + x]);
+        }
+        kernel void wd(write_only image2d_t img, global const float4 *c, int dx, int dy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            if (x % 9 != 4)
+                write_imagef(img, (int2)(x + dx, y + dy), c[y * get_global_size(0) + x]);
+        }",
+    );
+    let compiled = compile_rows(&m, &["wf", "wi", "wu", "wd"]);
+    assert!(compiled
+        .iter()
+        .all(|(_, _, k)| k.explain().contains("image accesses of consecutive")));
+    let (global, size) = ([72, 6], [70, 5, 1]);
+    let mut cases = 0;
+    for &(o, t) in &ROW_FORMATS {
+        let desc = ImageDesc::packed(object::IMAGE2D, o, t, size, 0).unwrap();
+        let blank = KernelArg::Image {
+            desc,
+            pixels: vec![0x5A; desc.byte_len() as usize],
+        };
+        // The format's own class, and floats into every format (the
+        // undefined mismatches reinterpret the bits, as the host does).
+        let own = match value_class(t) {
+            ValueClass::Float => "wf",
+            ValueClass::Int => "wi",
+            ValueClass::Uint => "wu",
+        };
+        for kernel in [own, "wf", "wd"] {
+            let class = if kernel == "wi" {
+                ValueClass::Int
+            } else if kernel == "wu" {
+                ValueClass::Uint
+            } else {
+                ValueClass::Float
+            };
+            for (dx, dy) in [(0, 0), (-3, -1), (5, 1), (0, -6)] {
+                for local in [[72, 1], [24, 3], [1, 2]] {
+                    let args = [
+                        blank.clone(),
+                        KernelArg::Buffer(row_colors(class, 72 * 6)),
+                        int(dx),
+                        int(dy),
+                    ];
+                    let what = format!("{o:#x}/{t:#x} shift ({dx}, {dy}) local {local:?}");
+                    let out =
+                        versus_rows(&m, &compiled, kernel, &args, &range2(global, local), &what);
+                    if (dx, dy) == (0, -6) {
+                        // Every row is above the image: nothing written.
+                        assert_eq!(out[0], blank, "{what}");
+                    }
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(cases, ROW_FORMATS.len() * 3 * 4 * 3);
+}
+
+#[test]
+fn row_writes_of_1d_and_3d_images_and_of_coordinates_that_are_not_a_row() {
+    let m = build(
+        "kernel void k(write_only image1d_t a, write_only image3d_t c, write_only image2d_t d,
+                       global const float4 *col, int dx, int z) {
+            int i = get_global_id(0);
+            float4 v = col[i];
+            write_imagef(a, i + dx, v);
+            write_imagef(c, (int4)(i + dx, 2, z, 0), v);
+            write_imagef(d, (int2)(2 * i, 0), v);
+            write_imagef(d, (int2)(i ^ 1, 1), v);
+            write_imagef(d, (int2)(i, 2 + i % 2), v);
+        }",
+    );
+    let compiled = compile_rows(&m, &["k"]);
+    let n = 80u64;
+    let blank = |ty, o, t, size: [u64; 3]| {
+        let desc = ImageDesc::packed(ty, o, t, size, 0).unwrap();
+        KernelArg::Image {
+            desc,
+            pixels: vec![0xC3; desc.byte_len() as usize],
+        }
+    };
+    for (dx, z) in [(0, 0), (0, 1), (-5, 2), (3, 3), (0, -1)] {
+        for local in [n, 40] {
+            let args = [
+                blank(
+                    object::IMAGE1D,
+                    order::RGBA,
+                    channel::UNORM_INT8,
+                    [76, 1, 1],
+                ),
+                blank(object::IMAGE3D, order::RGBA, channel::FLOAT, [70, 3, 3]),
+                blank(
+                    object::IMAGE2D,
+                    order::BGRA,
+                    channel::UNORM_INT8,
+                    [170, 4, 1],
+                ),
+                KernelArg::Buffer(row_colors(ValueClass::Float, n as usize)),
+                int(dx),
+                int(z),
+            ];
+            let what = format!("dx {dx} z {z} local {local}");
+            versus_rows(&m, &compiled, "k", &args, &NdRange::linear(n, local), &what);
+        }
+    }
+}
+
+#[test]
+fn row_reads_of_float_coordinates_with_nearest_unnormalised_samplers() {
+    // `floor(c)` is the texel for unnormalised nearest samplers; the
+    // others (normalised, linear) and indices past `int` keep the host
+    // call. A NaN y reads row 0 on both paths.
+    let m = build(
+        "kernel void rf(read_only image2d_t img, sampler_t s, global float4 *out, float fx, float fy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagef(img, s, (float2)(x + fx, y + fy));
+        }
+        kernel void ri(read_only image2d_t img, sampler_t s, global int4 *out, float fx, float fy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imagei(img, s, (float2)(x + fx, y + fy));
+        }
+        kernel void ru(read_only image2d_t img, sampler_t s, global uint4 *out, float fx, float fy) {
+            int x = get_global_id(0), y = get_global_id(1);
+            out[y * get_global_size(0) + x] = read_imageui(img, s, (float2)(x + fx, y + fy));
+        }",
+    );
+    let compiled = compile_rows(&m, &["rf", "ri", "ru"]);
+    assert!(compiled
+        .iter()
+        .all(|(_, _, k)| k.explain().contains("image accesses of consecutive")));
+    let (global, size) = ([72, 6], [70, 5, 1]);
+    let formats = [
+        (order::R, channel::FLOAT, "rf"),
+        (order::RGBA, channel::UNORM_INT8, "rf"),
+        (order::BGRA, channel::UNORM_INT8, "rf"),
+        (order::RGBA, channel::SIGNED_INT32, "ri"),
+        (order::RGBA, channel::UNSIGNED_INT8, "ru"),
+        (order::RG, channel::UNORM_INT16, "rf"),
+    ];
+    let mut samplers: Vec<u32> = [
+        SAMPLER_ADDRESS_NONE,
+        SAMPLER_ADDRESS_CLAMP_TO_EDGE,
+        SAMPLER_ADDRESS_CLAMP,
+        SAMPLER_ADDRESS_REPEAT,
+        SAMPLER_ADDRESS_MIRRORED_REPEAT,
+    ]
+    .iter()
+    .map(|a| a | SAMPLER_FILTER_NEAREST)
+    .collect();
+    samplers.push(SAMPLER_NORMALIZED | SAMPLER_ADDRESS_CLAMP | SAMPLER_FILTER_NEAREST);
+    samplers.push(SAMPLER_ADDRESS_CLAMP_TO_EDGE | SAMPLER_FILTER_LINEAR);
+    let shifts = [
+        (0.0f32, 0.0f32),
+        (0.5, 0.5),
+        (-2.25, -0.75),
+        (3.999, 1.5),
+        (-70.5, 0.0),
+        (0.25, f32::NAN),
+        (3.0e9, 0.0),
+    ];
+    for (f, &(o, t, kernel)) in formats.iter().enumerate() {
+        let img = image(object::IMAGE2D, o, t, size, 0, 20 + f as u32);
+        for &s in &samplers {
+            for &(fx, fy) in &shifts {
+                let args = [
+                    img.clone(),
+                    value(&s.to_le_bytes()),
+                    floats(72 * 6),
+                    value(&fx.to_le_bytes()),
+                    value(&fy.to_le_bytes()),
+                ];
+                let what = format!("{o:#x}/{t:#x} sampler {s:#x} shift ({fx}, {fy})");
+                versus_rows(
+                    &m,
+                    &compiled,
+                    kernel,
+                    &args,
+                    &range2(global, [72, 1]),
+                    &what,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn coordinates_whose_x_is_uniform_keep_the_host_call() {
+    let m = build(
+        "kernel void k(read_only image2d_t img, sampler_t s, global float4 *out) {
+            int i = get_global_id(0);
+            out[i] = read_imagef(img, s, (int2)(3, i));
+        }",
+    );
+    let k = compile(&m, "k", 8);
+    assert!(!k.explain().contains("image accesses of consecutive"));
 }

@@ -391,3 +391,148 @@ def test_image_arguments_are_checked(ctx, compiler):
     with pytest.raises(cl.Error) as caught:
         kernel.set_arg(0, volume)
     assert caught.value.code == cl.status_code.INVALID_ARG_VALUE
+
+
+# Rows of texels: `read_image*` and `write_image*` at (get_global_id(0) + dx,
+# get_global_id(1) + dy), the shape the JIT reads and writes as whole vectors
+# when a chunk lies inside the image. The launch covers the image and more,
+# so chunks inside it, across its edges and outside it are all compared with
+# a NumPy reference of the conversion and addressing rules.
+ROWS = r"""
+#define ROW_KERNELS(T, R, W)                                                          \
+kernel void read_##R(read_only image2d_t src, sampler_t s, global T##4 *out, int dx, int dy) { \
+    int x = get_global_id(0), y = get_global_id(1);                                 \
+    out[y * get_global_size(0) + x] = read_image##R(src, s, (int2)(x + dx, y + dy)); \
+}                                                                                   \
+kernel void write_##R(write_only image2d_t dst, global const T##4 *in, int dx, int dy) { \
+    int x = get_global_id(0), y = get_global_id(1);                                 \
+    write_image##R(dst, (int2)(x + dx, y + dy), in[y * get_global_size(0) + x]);    \
+}
+ROW_KERNELS(float, f, f)
+ROW_KERNELS(int, i, i)
+ROW_KERNELS(uint, ui, ui)
+"""
+
+CO = cl.channel_order
+CT = cl.channel_type
+
+# (order, type, builtin suffix, stored NumPy dtype, channels stored)
+ROW_FORMATS = [
+    (CO.R, CT.FLOAT, "f", np.float32, 1),
+    (CO.RGBA, CT.FLOAT, "f", np.float32, 4),
+    (CO.R, CT.UNSIGNED_INT32, "ui", np.uint32, 1),
+    (CO.RGBA, CT.SIGNED_INT32, "i", np.int32, 4),
+    (CO.RGBA, CT.UNORM_INT8, "f", np.uint8, 4),
+    (CO.BGRA, CT.UNORM_INT8, "f", np.uint8, 4),
+    (CO.RGBA, CT.UNSIGNED_INT8, "ui", np.uint8, 4),
+    (CO.RGBA, CT.SIGNED_INT8, "i", np.int8, 4),
+]
+ROW_IDS = [f"{o:#x}-{t:#x}" for o, t, *_ in ROW_FORMATS]
+RESULT = {"f": np.float32, "i": np.int32, "ui": np.uint32}
+CLASS_OF = {CT.FLOAT: "f", CT.UNORM_INT8: "f", CT.SIGNED_INT32: "i", CT.SIGNED_INT8: "i",
+            CT.UNSIGNED_INT32: "ui", CT.UNSIGNED_INT8: "ui"}
+
+
+def decode_rows(order, ctype, stored):
+    """The four components read_image* returns for stored pixels (h, w, c)."""
+    h, w, _ = stored.shape
+    if ctype == CT.UNORM_INT8:
+        v = stored.astype(np.float32) / np.float32(255)
+    else:
+        v = stored.astype(RESULT[CLASS_OF[ctype]])
+    if order == CO.R:
+        one = np.float32(1) if ctype == CT.FLOAT else 1
+        out = np.zeros((h, w, 4), v.dtype)
+        out[..., 0] = v[..., 0]
+        out[..., 3] = one
+        return out
+    if order == CO.BGRA:
+        return v[..., [2, 1, 0, 3]]
+    return v
+
+
+def encode_rows(order, ctype, comps):
+    """The stored pixels (h, w, c) write_image* makes of components (h, w, 4)."""
+    if ctype == CT.UNORM_INT8:
+        with np.errstate(invalid="ignore", over="ignore"):
+            m = comps * np.float32(255)
+            m = np.where(np.isnan(m), 0, np.clip(m, 0, 255))
+            s = np.rint(m).astype(np.uint8)
+    elif ctype == CT.UNSIGNED_INT8:
+        s = np.minimum(comps, 255).astype(np.uint8)
+    elif ctype == CT.SIGNED_INT8:
+        s = np.clip(comps, -128, 127).astype(np.int8)
+    else:
+        s = comps
+    if order == CO.R:
+        return s[..., :1]
+    if order == CO.BGRA:
+        return s[..., [2, 1, 0, 3]]
+    return s
+
+
+@pytest.mark.parametrize("order, ctype, suffix, dtype, channels", ROW_FORMATS, ids=ROW_IDS)
+def test_row_reads_match_numpy(ctx, queue, compiler, order, ctype, suffix, dtype, channels):
+    program = build(ctx, ROWS)
+    rng = np.random.default_rng(11)
+    h, w = 9, 61
+    if dtype == np.float32:
+        stored = rng.standard_normal((h, w, channels)).astype(np.float32)
+    else:
+        info = np.iinfo(dtype)
+        stored = rng.integers(info.min, info.max, size=(h, w, channels), endpoint=True).astype(dtype)
+    fmt = cl.ImageFormat(order, ctype)
+    src = cl.create_image(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, fmt, shape=(w, h), hostbuf=stored)
+    values = decode_rows(order, ctype, stored)
+    border = np.zeros(4, values.dtype)
+    if order == CO.R:
+        border[3] = values[0, 0, 3]
+    gw, gh = 64, 10
+    out = cl.Buffer(ctx, mf.WRITE_ONLY, gw * gh * 16)
+    kernel = getattr(program, "read_" + suffix)
+    ys, xs = np.mgrid[0:gh, 0:gw]
+    for clamp in (False, True):
+        mode = cl.addressing_mode.CLAMP if clamp else cl.addressing_mode.CLAMP_TO_EDGE
+        sampler = cl.Sampler(ctx, False, mode, cl.filter_mode.NEAREST)
+        for dx, dy in [(0, 0), (-3, -1), (5, 1)]:
+            kernel(queue, (gw, gh), None, src, sampler, out, np.int32(dx), np.int32(dy))
+            got = np.empty((gh, gw, 4), RESULT[suffix])
+            cl.enqueue_copy(queue, got, out)
+            u, v = xs + dx, ys + dy
+            expected = values[np.clip(v, 0, h - 1), np.clip(u, 0, w - 1)]
+            if clamp:
+                outside = (u < 0) | (u >= w) | (v < 0) | (v >= h)
+                expected[outside] = border
+            assert np.array_equal(got.view(np.uint32), expected.view(np.uint32)), (clamp, dx, dy)
+
+
+@pytest.mark.parametrize("order, ctype, suffix, dtype, channels", ROW_FORMATS, ids=ROW_IDS)
+def test_row_writes_match_numpy(ctx, queue, compiler, order, ctype, suffix, dtype, channels):
+    program = build(ctx, ROWS)
+    rng = np.random.default_rng(12)
+    h, w = 9, 61
+    gw, gh = 64, 10
+    if suffix == "f":
+        comps = rng.standard_normal((gh, gw, 4)).astype(np.float32) * np.float32(0.7) + np.float32(0.5)
+        # NaN, infinities, a negative zero, ties of the 8-bit rounding and
+        # values past its range, every fifth component.
+        specials = np.float32([np.nan, np.inf, -np.inf, -0.0, 0.5 / 255, 2.5 / 255, 254.5 / 255, 1e30, -3.0])
+        flat = comps.reshape(-1)
+        flat[::5] = np.resize(specials, flat[::5].shape)
+    else:
+        comps = rng.integers(-70000, 70000, size=(gh, gw, 4)).astype(RESULT[suffix])
+    fmt = cl.ImageFormat(order, ctype)
+    kernel = getattr(program, "write_" + suffix)
+    inbuf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=comps)
+    for dx, dy in [(0, 0), (-3, -1), (5, 1)]:
+        blank = np.full((h, w, channels), 7, dtype)
+        dst = cl.create_image(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, fmt, shape=(w, h), hostbuf=blank)
+        kernel(queue, (gw, gh), None, dst, inbuf, np.int32(dx), np.int32(dy))
+        got = np.empty_like(blank)
+        cl.enqueue_copy(queue, got, dst, origin=(0, 0), region=(w, h))
+        expected = blank.copy()
+        # Item (x, y) writes texel (x + dx, y + dy) when that is inside.
+        x0, y0 = max(dx, 0), max(dy, 0)
+        x1, y1 = min(gw + dx, w), min(gh + dy, h)
+        expected[y0:y1, x0:x1] = encode_rows(order, ctype, comps[y0 - dy:y1 - dy, x0 - dx:x1 - dx])
+        assert np.array_equal(got.view(np.uint8), expected.view(np.uint8)), (dx, dy)

@@ -15,6 +15,7 @@ mod extra;
 mod generic;
 mod geometric;
 mod image;
+mod image_rows;
 mod printf;
 mod routines;
 pub(crate) mod vmath;

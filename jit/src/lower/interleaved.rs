@@ -116,7 +116,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// The transpose of four pieces seen as a 4 × 4 matrix of 32-bit lanes.
-    fn transpose4(&mut self, s: Scalar, r: [Value; 4]) -> [Value; 4] {
+    pub(super) fn transpose4(&mut self, s: Scalar, r: [Value; 4]) -> [Value; 4] {
         let t0 = self.pick32(s, r[0], r[1], LOW_DWORDS);
         let t1 = self.pick32(s, r[2], r[3], LOW_DWORDS);
         let t2 = self.pick32(s, r[0], r[1], HIGH_DWORDS);

@@ -10,7 +10,11 @@
 //!   and the results come back as whole pieces;
 //! - otherwise (an image that differs between lanes) one
 //!   `vecl_read_image`/`vecl_write_image` call per lane with that lane's
-//!   operands in an eight-word record and its active bit.
+//!   operands in an eight-word record and its active bit;
+//! - in front of either, for a uniform image and an integer coordinate
+//!   whose x is consecutive across the lanes and whose other components
+//!   are uniform, a vector path for chunks of texels inside the image of a
+//!   plain format (`image_rows.rs`).
 //!
 //! `get_image_*` load the descriptor's fields directly
 //! (`vecl_ir::image::desc_offset`).
@@ -148,22 +152,22 @@ impl FunctionCx<'_, '_> {
             None => Lanes::Uniform(self.iconst(types::I32, 0)),
         };
         let coord_v = self.value(coord)?;
-        let host = self.extern_fn(
-            "vecl_read_image",
-            &[types::I64, types::I32, types::I32, types::I64, types::I32],
-            None,
-        )?;
-        let rec = self.record();
-        self.store_operand(rec, 0, coord_s, &coord_v, None);
         let flags = self.iconst(types::I32, i64::from(flags));
-        let load_ty = if s == Scalar::F32 {
-            types::F32
-        } else {
-            types::I32
-        };
         let uniform =
             img_l.is_uniform() && smp_l.is_uniform() && coord_v.iter().all(Lanes::is_uniform);
         if uniform {
+            let host = self.extern_fn(
+                "vecl_read_image",
+                &[types::I64, types::I32, types::I32, types::I64, types::I32],
+                None,
+            )?;
+            let rec = self.record();
+            self.store_operand(rec, 0, coord_s, &coord_v, None);
+            let load_ty = if s == Scalar::F32 {
+                types::F32
+            } else {
+                types::I32
+            };
             let d = self.lane(Scalar::U64, &img_l, 0);
             let smp = self.lane(Scalar::U32, &smp_l, 0);
             let on = self.iconst(types::I32, -1);
@@ -179,8 +183,30 @@ impl FunctionCx<'_, '_> {
                 .collect();
             return Ok(out);
         }
+        let slow = |cx: &mut Self| cx.read_image_lanes(&img_l, &smp_l, &coord_v, coord_s, flags, s);
+        if let Lanes::Uniform(d) = img_l {
+            let smp = match (sampler, &smp_l) {
+                (Some(_), Lanes::Uniform(v)) => Some(*v),
+                _ => None,
+            };
+            return self.read_image_rows(d, smp, &coord_v, coord_s, s, &mut { slow });
+        }
+        slow(self)
+    }
+
+    /// A varying `read_image*` by host calls: one for the chunk when the
+    /// image and the sampler are uniform, else one per lane.
+    fn read_image_lanes(
+        &mut self,
+        img_l: &Lanes,
+        smp_l: &Lanes,
+        coord_v: &Val,
+        coord_s: Scalar,
+        flags: Value,
+        s: Scalar,
+    ) -> LResult<Val> {
         if let (Lanes::Uniform(d), Lanes::Uniform(smp), true) =
-            (&img_l, &smp_l, self.w <= MAX_CHUNK_LANES)
+            (img_l, smp_l, self.w <= MAX_CHUNK_LANES)
         {
             // One call for the chunk: operands and results in whole pieces.
             let (d, smp) = (*d, *smp);
@@ -197,7 +223,7 @@ impl FunctionCx<'_, '_> {
                 None,
             )?;
             let rec = self.chunk_record();
-            self.store_pieces(rec, 0, coord_s, &coord_v);
+            self.store_pieces(rec, 0, coord_s, coord_v);
             let lanes = self.iconst(types::I32, i64::from(self.w));
             let active = self.mask_bits();
             self.call(host, &[d, smp, flags, rec, lanes, active]);
@@ -206,12 +232,24 @@ impl FunctionCx<'_, '_> {
                 .map(|c| self.load_pieces(rec, 4 * w + c * w, s))
                 .collect());
         }
+        let host = self.extern_fn(
+            "vecl_read_image",
+            &[types::I64, types::I32, types::I32, types::I64, types::I32],
+            None,
+        )?;
+        let rec = self.record();
+        self.store_operand(rec, 0, coord_s, coord_v, None);
+        let load_ty = if s == Scalar::F32 {
+            types::F32
+        } else {
+            types::I32
+        };
         let mask = self.cur_mask();
         let mut comps: [Vec<Value>; 4] = Default::default();
         for j in 0..self.w as usize {
-            self.store_operand(rec, 0, coord_s, &coord_v, Some(j));
-            let d = self.lane(Scalar::U64, &img_l, j);
-            let smp = self.lane(Scalar::U32, &smp_l, j);
+            self.store_operand(rec, 0, coord_s, coord_v, Some(j));
+            let d = self.lane(Scalar::U64, img_l, j);
+            let smp = self.lane(Scalar::U32, smp_l, j);
             let on = self.lane_active(&mask, j);
             self.call(host, &[d, smp, flags, rec, on]);
             for (c, out) in comps.iter_mut().enumerate() {
@@ -238,13 +276,29 @@ impl FunctionCx<'_, '_> {
         let coord_s = self.elem(*coord)?;
         let coord_v = self.value(*coord)?;
         let color_v = self.value(*color)?;
-        let host = self.extern_fn(
-            "vecl_write_image",
-            &[types::I64, types::I32, types::I64, types::I32],
-            None,
-        )?;
         let flags = self.iconst(types::I32, i64::from(class));
-        if let (Lanes::Uniform(d), true) = (&img_l, self.w <= MAX_CHUNK_LANES) {
+        let slow =
+            |cx: &mut Self| cx.write_image_lanes(&img_l, &coord_v, coord_s, &color_v, flags, s);
+        if let Lanes::Uniform(d) = img_l {
+            self.write_image_rows(d, &coord_v, &color_v, s, &mut { slow })?;
+        } else {
+            slow(self)?;
+        }
+        Ok(Vec::new())
+    }
+
+    /// A varying `write_image*` by host calls: one for the chunk when the
+    /// image is uniform, else one per lane.
+    fn write_image_lanes(
+        &mut self,
+        img_l: &Lanes,
+        coord_v: &Val,
+        coord_s: Scalar,
+        color_v: &Val,
+        flags: Value,
+        s: Scalar,
+    ) -> LResult<()> {
+        if let (Lanes::Uniform(d), true) = (img_l, self.w <= MAX_CHUNK_LANES) {
             let d = *d;
             let host = self.extern_fn(
                 "vecl_write_image_lanes",
@@ -253,25 +307,30 @@ impl FunctionCx<'_, '_> {
             )?;
             let rec = self.chunk_record();
             let w = self.w as usize;
-            self.store_pieces(rec, 0, coord_s, &coord_v);
-            self.store_pieces(rec, 4 * w, s, &color_v);
+            self.store_pieces(rec, 0, coord_s, coord_v);
+            self.store_pieces(rec, 4 * w, s, color_v);
             let lanes = self.iconst(types::I32, i64::from(self.w));
             let active = self.mask_bits();
             self.call(host, &[d, flags, rec, lanes, active]);
-            return Ok(Vec::new());
+            return Ok(());
         }
+        let host = self.extern_fn(
+            "vecl_write_image",
+            &[types::I64, types::I32, types::I64, types::I32],
+            None,
+        )?;
         let rec = self.record();
-        self.store_operand(rec, 0, coord_s, &coord_v, None);
-        self.store_operand(rec, COLOR_AT, s, &color_v, None);
+        self.store_operand(rec, 0, coord_s, coord_v, None);
+        self.store_operand(rec, COLOR_AT, s, color_v, None);
         let mask = self.cur_mask();
         for j in 0..self.w as usize {
-            self.store_operand(rec, 0, coord_s, &coord_v, Some(j));
-            self.store_operand(rec, COLOR_AT, s, &color_v, Some(j));
-            let d = self.lane(Scalar::U64, &img_l, j);
+            self.store_operand(rec, 0, coord_s, coord_v, Some(j));
+            self.store_operand(rec, COLOR_AT, s, color_v, Some(j));
+            let d = self.lane(Scalar::U64, img_l, j);
             let on = self.lane_active(&mask, j);
             self.call(host, &[d, flags, rec, on]);
         }
-        Ok(Vec::new())
+        Ok(())
     }
 
     /// `get_image_*`: fields of the descriptor, loaded per distinct image
