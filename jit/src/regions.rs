@@ -40,9 +40,12 @@
 //! regions separated by top-level barriers, so the uniformity analysis and
 //! the lowering see ordinary code: the analysis marks `$next` varying when a
 //! successor is chosen under control that varies within a chunk, and the
-//! lowering then refuses the kernel, as OpenCL requires the whole group to
-//! take the same path to each barrier. At run time the driver checks that
-//! every chunk of a group chose the same successor.
+//! lowering then checks at run time that the lanes of each chunk chose the
+//! same one (`lower::barrier_agreement`), as OpenCL requires the whole group
+//! to take the same path to each barrier. The driver checks that every
+//! chunk of a group chose the same successor. The constant tagging a
+//! barrier carries the barrier's source position, for the report of a
+//! group that does not agree.
 
 use vecl_ir::{
     contains_barrier, BinaryOp, Block, CmpOp, Function, Inst, InstData, Loc, MemFlags, Scalar,
