@@ -63,10 +63,10 @@ pub enum InterpError {
         kernel: String,
         /// Global id of a work-item of the group that did not reach the barrier.
         work_item: [u64; 3],
-        /// Its local id.
-        missing_local: [u64; 3],
+        /// Its local id (32 bits per dimension keep the error small).
+        missing_local: [u32; 3],
         /// Local id of a work-item of the group that reached the barrier.
-        reached_local: [u64; 3],
+        reached_local: [u32; 3],
         group: [u64; 3],
         loc: Loc,
     },

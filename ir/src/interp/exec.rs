@@ -543,7 +543,10 @@ impl<'a> Group<'a> {
     /// Every item still running the kernel must be in `mask`.
     fn barrier_check(&self, mask: &Mask, loc: Loc) -> Result<(), InterpError> {
         let missing = (0..self.items.len()).find(|&i| !mask[i] && !self.exited[i]);
-        let local = |i: usize| self.items.get(i).map_or([0; 3], |it| it.local);
+        let local = |i: usize| {
+            let l = self.items.get(i).map_or([0; 3], |it| it.local);
+            l.map(|x| u32::try_from(x).unwrap_or(u32::MAX))
+        };
         match missing {
             Some(missing) => Err(InterpError::DivergentBarrier {
                 kernel: self.kernel.to_string(),
