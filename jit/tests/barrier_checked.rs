@@ -270,3 +270,42 @@ fn explain_names_the_barrier_and_the_condition() {
         common::versus_interp::explain(SPLIT.replace("lid < split", "0 < split").as_str(), "split");
     assert!(!e.contains("checked at run time"), "{e}");
 }
+
+/// Groups one work-item wide in dimension 0 run a copy of the kernel with
+/// its lanes along dimension 1: the report still gives the launch's own
+/// local ids.
+#[test]
+fn the_report_names_local_ids_of_a_launch_with_lanes_along_dimension_1() {
+    let src = r#"
+kernel void rows(global int* out, local int* tmp, int split) {
+    int lid = get_local_id(1);
+    tmp[lid] = lid;
+    if (lid < split) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] += 1;
+    }
+    out[get_global_id(1)] = tmp[lid];
+}
+"#;
+    let m = barrier_support::build(src, "");
+    let range = NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [1, 16, 1],
+        local_size: [1, 16, 1],
+    };
+    let specs = vec![Spec::Ints(16, 0), Spec::Local(64), Spec::Int(5)];
+    for w in [4, 8, 16] {
+        let k = barrier_support::compile(&m, "rows", w).expect("compiles");
+        let _ = vecl_jit::abi::take_barrier_divergence();
+        let (status, _) =
+            barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+        assert_eq!(status, DIVERGENT, "W={w}");
+        let d = vecl_jit::abi::take_barrier_divergence().expect("recorded");
+        let words = k.describe_divergence(&d);
+        assert!(
+            words.contains("but not by the one with local id (0, 5, 0)"),
+            "W={w}: {words}"
+        );
+    }
+}

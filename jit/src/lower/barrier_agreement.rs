@@ -138,6 +138,11 @@ impl FunctionCx<'_, '_> {
         let env = self.env();
         let (x0, y, z) = (env.x0, env.y, env.z);
         let x = self.b.ins().iadd(x0, lane);
+        // A copy with lanes along another dimension runs the launch with
+        // that dimension and 0 exchanged: report the launch's own ids.
+        let mut ids = [x, y, z];
+        ids.swap(0, self.lanes_along);
+        let [x, y, z] = ids;
         let y = self.b.ins().ishl_imm_s(y, i64::from(LOCAL_ID_BITS));
         let z = self.b.ins().ishl_imm_s(z, i64::from(2 * LOCAL_ID_BITS));
         let xy = self.b.ins().bor(x, y);
@@ -158,7 +163,8 @@ impl FunctionCx<'_, '_> {
                 v
             }
         };
-        let group = self.env().group_id;
+        let mut group = self.env().group_id;
+        group.swap(0, self.lanes_along);
         let args = [
             widen(self, a[0]),
             a[1],
