@@ -472,17 +472,22 @@ fn barrier_reached_by_some_items_is_an_error() {
         InterpError::DivergentBarrier {
             kernel,
             work_item,
+            missing_local,
+            reached_local,
             group,
             loc,
         } => {
             assert_eq!(kernel, "divergent");
             assert_eq!(*work_item, [3, 0, 0]);
+            assert_eq!(*missing_local, [3, 0, 0]);
+            assert_eq!(*reached_local, [0, 0, 0]);
             assert_eq!(*group, [0, 0, 0]);
             assert_eq!(loc.line, 3);
         }
         other => panic!("expected a divergent barrier, got {other:?}"),
     }
     assert!(err.to_string().contains("work-item [3, 0, 0]"), "{err}");
+    assert!(err.to_string().contains("local id [0, 0, 0] did"), "{err}");
     // With groups of 3 every group is uniform: the first group all reach it,
     // the others all skip it.
     run_kernel(

@@ -147,7 +147,9 @@ pub enum KernelStatus {
     Ok = 0,
     /// Checked mode: an access outside every buffer of the launch.
     OutOfBounds = 1,
-    /// Checked mode: a barrier reached by only some work-items of a group.
+    /// A barrier reached by only some work-items of a group (in any mode:
+    /// the successor regions the chunks, or the lanes of a chunk at a
+    /// barrier checked at run time, choose differ).
     DivergentBarrier = 2,
     /// A builtin failed at run time (e.g. printf buffer exhausted).
     Trap = 3,
@@ -327,6 +329,80 @@ pub unsafe extern "C" fn vecl_checked_fault(
         line: (site >> 32) as u32,
         col: ((site >> 8) & 0x00ff_ffff) as u32,
     });
+}
+
+/// Where a work-item of a group that disagreed at a checked barrier was
+/// going: the successor it chose (see [`BarrierDivergence`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarrierPath {
+    /// `get_local_id(0..3)` of the work-item.
+    pub local_id: [u64; 3],
+    /// The successor it chose: a region index in bits 0–19 and, when the
+    /// way there passes a barrier, that barrier's number in bits 20–30.
+    pub next: u32,
+}
+
+/// Two work-items of one group that took different paths at a barrier
+/// whose uniformity was checked at run time. The entry records it (see
+/// [`vecl_barrier_divergence`]) just before it returns
+/// [`KernelStatus::DivergentBarrier`]; the thread that called the entry
+/// takes it with [`take_barrier_divergence`], and
+/// `CompiledKernel::describe_divergence` puts it in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarrierDivergence {
+    pub group: [u64; 3],
+    pub first: BarrierPath,
+    pub second: BarrierPath,
+}
+
+/// Bits per dimension of a local id packed into one word for
+/// [`vecl_barrier_divergence`] (local sizes are far below 2^21).
+pub const LOCAL_ID_BITS: u32 = 21;
+
+fn unpack_local_id(packed: u64) -> [u64; 3] {
+    let m = (1u64 << LOCAL_ID_BITS) - 1;
+    [0, 1, 2].map(|d| (packed >> (LOCAL_ID_BITS * d)) & m)
+}
+
+thread_local! {
+    /// The divergence the last entry run on this thread recorded.
+    static DIVERGENCE: std::cell::Cell<Option<BarrierDivergence>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Called by a kernel whose work-items disagree at a barrier checked at run
+/// time, just before the entry returns [`KernelStatus::DivergentBarrier`]:
+/// the two successors chosen, the local ids (packed, [`LOCAL_ID_BITS`] per
+/// dimension) of a work-item that chose each, and the group's id.
+pub extern "C" fn vecl_barrier_divergence(
+    next_a: u64,
+    lid_a: u64,
+    next_b: u64,
+    lid_b: u64,
+    g0: u64,
+    g1: u64,
+    g2: u64,
+) {
+    let d = BarrierDivergence {
+        group: [g0, g1, g2],
+        first: BarrierPath {
+            local_id: unpack_local_id(lid_a),
+            next: next_a as u32,
+        },
+        second: BarrierPath {
+            local_id: unpack_local_id(lid_b),
+            next: next_b as u32,
+        },
+    };
+    DIVERGENCE.with(|c| c.set(Some(d)));
+}
+
+/// The divergence recorded by the last entry that returned
+/// [`KernelStatus::DivergentBarrier`] on this thread, if it recorded one
+/// (a barrier proven uniform at compile time whose rows of a group
+/// disagree records none); clears it.
+pub fn take_barrier_divergence() -> Option<BarrierDivergence> {
+    DIVERGENCE.with(|c| c.take())
 }
 
 /// How the runtime passes one kernel argument.

@@ -139,6 +139,9 @@ pub struct CompiledKernel {
     /// Why the kernel can observe its work-groups' shape (`group_shape`);
     /// `None` when it cannot.
     shape_observer: Option<String>,
+    /// Each barrier's number and source position in a region graph, for
+    /// [`describe_divergence`](Self::describe_divergence).
+    barrier_sites: Vec<(u32, vecl_ir::Loc)>,
 }
 
 /// What compiling a copy of a kernel with lanes along another dimension
@@ -217,6 +220,13 @@ impl CompiledKernel {
 
     pub fn clif(&self) -> Option<&str> {
         self.clif.as_deref()
+    }
+
+    /// A divergence the entry recorded at a barrier checked at run time
+    /// ([`abi::take_barrier_divergence`]), in words: which barrier, which
+    /// work-items (local ids) reached it and which went another way.
+    pub fn describe_divergence(&self, d: &abi::BarrierDivergence) -> String {
+        regions::describe_divergence(&self.barrier_sites, d)
     }
 
     /// Runs work-groups `first_group..end_group` of `launch`; returns 0 or a
@@ -949,6 +959,7 @@ fn compile(
     builder.memory_provider(Box::new(arena));
     builder.symbol_lookup_fn(Box::new(|name| match name {
         "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
+        "vecl_barrier_divergence" => Some(abi::vecl_barrier_divergence as *const u8),
         _ => math::lookup_symbol(name),
     }));
     let mut jit = JITModule::new(builder);
@@ -1180,6 +1191,7 @@ fn compile(
         lane_copies: None,
         may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
         shape_observer,
+        barrier_sites: lowered.barrier_sites,
     })
 }
 

@@ -40,9 +40,12 @@
 //! regions separated by top-level barriers, so the uniformity analysis and
 //! the lowering see ordinary code: the analysis marks `$next` varying when a
 //! successor is chosen under control that varies within a chunk, and the
-//! lowering then refuses the kernel, as OpenCL requires the whole group to
-//! take the same path to each barrier. At run time the driver checks that
-//! every chunk of a group chose the same successor.
+//! lowering then checks at run time that the lanes of each chunk chose the
+//! same one (`lower::barrier_agreement`), as OpenCL requires the whole group
+//! to take the same path to each barrier. The driver checks that every
+//! chunk of a group chose the same successor. The constant tagging a
+//! barrier carries the barrier's source position, for the report of a
+//! group that does not agree.
 
 use vecl_ir::{
     contains_barrier, BinaryOp, Block, CmpOp, Function, Inst, InstData, Loc, MemFlags, Scalar,
@@ -61,6 +64,80 @@ pub(crate) const END: u32 = REGION_MASK - 1;
 pub(crate) const NONE: u32 = 0x7fff_ffff;
 /// How many barriers get a number of their own (the numbers then repeat).
 const BARRIER_NUMBERS: u32 = 2047;
+
+/// The number of the barrier a successor passes (0 when none) and the
+/// index of its region.
+pub(crate) fn split_successor(next: u32) -> (u32, u32) {
+    ((next & NONE) >> 20, next & REGION_MASK)
+}
+
+/// The number and source position of the barrier whose passing `v`
+/// records, when `v` is the `$next | tag` a cut barrier writes.
+pub(crate) fn barrier_tag(func: &Function, next: VarId, v: ValueId) -> Option<(u32, Loc)> {
+    let Inst::Binary(BinaryOp::Or, cur, tag) = func.inst(v).inst else {
+        return None;
+    };
+    if !matches!(func.inst(cur).inst, Inst::ReadVar(x) if x == next) {
+        return None;
+    }
+    match func.inst(tag).inst {
+        Inst::Const(k) if k >= 1 << 20 => Some(((k >> 20) as u32, func.inst(tag).loc)),
+        _ => None,
+    }
+}
+
+/// Every cut barrier of a region graph: its number and source position.
+pub(crate) fn barrier_sites(func: &Function, next: VarId) -> Vec<(u32, Loc)> {
+    (0..func.insts.len() as u32)
+        .filter_map(|i| barrier_tag(func, next, ValueId(i)))
+        .collect()
+}
+
+/// A [`crate::abi::BarrierDivergence`] in words, with the barriers' source
+/// positions from `sites` ([`barrier_sites`]).
+pub(crate) fn describe_divergence(
+    sites: &[(u32, Loc)],
+    d: &crate::abi::BarrierDivergence,
+) -> String {
+    let barrier = |number: u32| match sites.iter().find(|(n, _)| *n == number) {
+        Some((_, loc)) if loc.is_known() => format!("barrier at line {}:{}", loc.line, loc.col),
+        _ => "barrier".to_string(),
+    };
+    let id = |l: [u64; 3]| format!("({}, {}, {})", l[0], l[1], l[2]);
+    let [g0, g1, g2] = d.group;
+    let (a, b) = (&d.first, &d.second);
+    let ((na, _), (nb, rb)) = (split_successor(a.next), split_successor(b.next));
+    // Name a barrier one of them passes first.
+    let (reached, other, nother, rother) = if na == 0 && nb != 0 {
+        (b, a, na, split_successor(a.next).1)
+    } else {
+        (a, b, nb, rb)
+    };
+    let nreached = split_successor(reached.next).0;
+    if nreached == 0 {
+        return format!(
+            "the work-items with local ids {} and {} in group ({g0}, {g1}, {g2}) took different ways \
+             towards the next barrier (a loop or switch holding barriers entered by one of \
+             them only); every work-item of a group must reach each barrier, or none",
+            id(a.local_id),
+            id(b.local_id)
+        );
+    }
+    let instead = if nother != 0 {
+        format!("which reached the {} instead", barrier(nother))
+    } else if rother == END {
+        "which finished the kernel".to_string()
+    } else {
+        "which went on without reaching it".to_string()
+    };
+    format!(
+        "{} reached by the work-item with local id {} in group ({g0}, {g1}, {g2}) but not by \
+         the one with local id {}, {instead}; every work-item of a group must reach it, or none",
+        barrier(nreached),
+        id(reached.local_id),
+        id(other.local_id)
+    )
+}
 
 /// A kernel rewritten as a region graph.
 pub(crate) struct RegionGraph {
@@ -296,7 +373,10 @@ impl Builder {
                 let mut code = self.goto(after);
                 let u32t = Type::Scalar(Scalar::U32);
                 let cur = self.push_inst(Inst::ReadVar(self.next), u32t.clone());
+                // The tag carries the barrier's source position, for the
+                // report of a group that does not agree on it.
                 let tag = self.push_inst(Inst::Const(u64::from(number << 20)), u32t.clone());
+                self.func.insts[tag.index()].loc = *loc;
                 let tagged = self.push_inst(Inst::Binary(BinaryOp::Or, cur, tag), u32t);
                 code.extend([
                     Stmt::Eval(cur),

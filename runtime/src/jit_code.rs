@@ -49,6 +49,10 @@ impl KernelCode for CompiledKernel {
         CompiledKernel::wait_for_final_code(self);
     }
 
+    fn take_divergence(&self) -> Option<String> {
+        vecl_jit::abi::take_barrier_divergence().map(|d| self.describe_divergence(&d))
+    }
+
     unsafe fn run_groups(
         &self,
         args: *const u8,

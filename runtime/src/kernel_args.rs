@@ -74,6 +74,12 @@ pub trait KernelCode: Send + Sync {
     /// tiers swaps its optimised code in after the build); returns at once
     /// when there is no later code.
     fn wait_for_final_code(&self) {}
+    /// Called on the thread whose [`KernelCode::run_groups`] just returned
+    /// `KernelStatus::DivergentBarrier`: the divergence it recorded, in
+    /// words (which barrier, which work-items went which way), if any.
+    fn take_divergence(&self) -> Option<String> {
+        None
+    }
     /// Runs work-groups `[first_group, end_group)`; 0 on success, else a
     /// `vecl_jit::abi::KernelStatus` code.
     ///

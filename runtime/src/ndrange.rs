@@ -14,7 +14,7 @@ use crate::device_limits::{LOCAL_MEM_SIZE, MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SI
 use crate::error::{Error, Result};
 use crate::kernel_args::{ArgBlock, KernelArgs, KernelCode};
 use crate::pool::{Pool, Scratch, STATUS_PANICKED};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use vecl_jit::abi::{KernelStatus, Launch};
 
 /// Work-items per group the device aims for when it chooses the local size.
@@ -254,6 +254,9 @@ pub fn execute_stoppable(
     // The code reads the flag through `launch.stop_flag`: the closure
     // keeps it alive as long as any range may run.
     let body_stop = Arc::clone(stop);
+    // The first divergence at a barrier a thread saw, in words.
+    let divergence: Arc<Mutex<Option<String>>> = Arc::default();
+    let seen = Arc::clone(&divergence);
     let body = move |first: u64, end: u64, scratch: &mut Scratch| {
         if body_stop.reason().is_some() {
             return KernelStatus::Cancelled as u32;
@@ -267,7 +270,7 @@ pub fn execute_stoppable(
         // SAFETY: the block was laid out by `KernelArgs::build_block` for this
         // kernel's slots and its buffers are alive; the arenas are 64-byte
         // aligned and as large as the launch and the kernel require.
-        unsafe {
+        let status = unsafe {
             body_code.run_groups(
                 block.bytes.as_ptr(),
                 &launch,
@@ -276,7 +279,15 @@ pub fn execute_stoppable(
                 local_mem,
                 context,
             )
+        };
+        if status == KernelStatus::DivergentBarrier as u32 {
+            if let Some(words) = body_code.take_divergence() {
+                if let Ok(mut first) = seen.lock() {
+                    first.get_or_insert(words);
+                }
+            }
         }
+        status
     };
     let status = pool.run(launch.total_groups(), Arc::new(body));
     if status == 0 {
@@ -285,10 +296,14 @@ pub fn execute_stoppable(
     if status == KernelStatus::Cancelled as u32 {
         return Err(Error::OutOfResources(stop.describe(code.name())));
     }
+    let recorded = divergence.lock().ok().and_then(|mut d| d.take());
+    let why = match recorded {
+        Some(words) if status == KernelStatus::DivergentBarrier as u32 => words,
+        _ => describe_status(status),
+    };
     Err(Error::OutOfResources(format!(
-        "kernel `{}` stopped: {}",
-        code.name(),
-        describe_status(status)
+        "kernel `{}` stopped: {why}",
+        code.name()
     )))
 }
 

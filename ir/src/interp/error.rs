@@ -56,13 +56,17 @@ pub enum InterpError {
     },
 
     #[error(
-        "kernel `{kernel}`: barrier{} reached by only some work-items of group {group:?}; work-item {work_item:?} did not reach it",
+        "kernel `{kernel}`: barrier{} reached by only some work-items of group {group:?}; work-item {work_item:?} (local id {missing_local:?}) did not reach it, the one with local id {reached_local:?} did",
         fmt_loc(*loc)
     )]
     DivergentBarrier {
         kernel: String,
         /// Global id of a work-item of the group that did not reach the barrier.
         work_item: [u64; 3],
+        /// Its local id (32 bits per dimension keep the error small).
+        missing_local: [u32; 3],
+        /// Local id of a work-item of the group that reached the barrier.
+        reached_local: [u32; 3],
         group: [u64; 3],
         loc: Loc,
     },

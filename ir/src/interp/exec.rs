@@ -543,10 +543,16 @@ impl<'a> Group<'a> {
     /// Every item still running the kernel must be in `mask`.
     fn barrier_check(&self, mask: &Mask, loc: Loc) -> Result<(), InterpError> {
         let missing = (0..self.items.len()).find(|&i| !mask[i] && !self.exited[i]);
+        let local = |i: usize| {
+            let l = self.items.get(i).map_or([0; 3], |it| it.local);
+            l.map(|x| u32::try_from(x).unwrap_or(u32::MAX))
+        };
         match missing {
             Some(missing) => Err(InterpError::DivergentBarrier {
                 kernel: self.kernel.to_string(),
                 work_item: self.err_item(missing),
+                missing_local: local(missing),
+                reached_local: local(mask.iter().position(|&m| m).unwrap_or(0)),
                 group: self.group_id,
                 loc,
             }),

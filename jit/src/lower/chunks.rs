@@ -46,6 +46,9 @@ pub(crate) struct Lowered {
     /// regions that run no chunk loop, chunk loops limited to the ids
     /// their final `if` accepts (`None` without barriers).
     pub group_level: Option<(usize, usize, usize)>,
+    /// Each cut barrier's number and source position (region graphs only),
+    /// for the report of a group that did not agree on one.
+    pub barrier_sites: Vec<(u32, vecl_ir::Loc)>,
 }
 
 /// The most private memory a chunk keeps on the stack (bytes); more lives
@@ -621,6 +624,16 @@ pub(crate) fn lower_kernel(
         unblended: super::fresh_writes::unblended_writes(func),
         lanes_along,
     };
+    // A varying successor is compared lane by lane at run time
+    // (`barrier_agreement`): every write of it must keep the lanes that do
+    // not run it.
+    let checked_next = next_var.filter(|nv| !uni.var_is_uniform(*nv));
+    if let Some(nv) = checked_next {
+        cx.unblended.retain(|(x, _)| *x != nv);
+        cx.stats
+            .notes
+            .extend(super::barrier_agreement::notes(func, uni, nv));
+    }
     cx.cur = cx.new_mask_vars();
     if returns {
         cx.alive = Some(cx.new_mask_vars());
@@ -754,6 +767,13 @@ pub(crate) fn lower_kernel(
                 cx.b.ins()
                     .iconst(types::I32, i64::from(crate::regions::NONE));
             cx.b.def_var(agreed, none);
+            // Where `agreed` was first chosen (for the report).
+            let agreed_at = checked_next.map(|_| {
+                let v = cx.b.declare_var(types::I64);
+                let zero = cx.b.ins().iconst(types::I64, 0);
+                cx.b.def_var(v, zero);
+                v
+            });
             let zero = cx.b.ins().iconst(types::I64, 0);
             let env = Env {
                 args,
@@ -1069,12 +1089,24 @@ pub(crate) fn lower_kernel(
                         }
                     }
                 }
-                if let (Some(nv), false) = (next_var, next_group) {
+                if let (Some(nv), false, Some(at)) = (next_var, next_group, agreed_at) {
+                    // Not proven uniform: the lanes that run must agree.
+                    let Some(Lanes::Varying(pieces)) = cx.read_var(nv)?.first().cloned() else {
+                        return Err(cx.internal("successor not kept per lane"));
+                    };
+                    let active = match cx.alive.clone() {
+                        Some(alive) => {
+                            let a = cx.read_mask(&alive);
+                            cx.mask_and(&mask, &a)
+                        }
+                        None => mask.clone(),
+                    };
+                    let choice = cx.agreed_successor(&pieces, &active, divergent);
+                    cx.agree_across_chunks(&choice, agreed, at, divergent);
+                } else if let (Some(nv), false) = (next_var, next_group) {
                     let chosen = match cx.read_var(nv)?.first() {
                         Some(Lanes::Uniform(x)) => *x,
-                        _ => return Err(cx.unsupported(
-                            "barrier reached under control flow that varies within a work-group",
-                        )),
+                        _ => return Err(cx.internal("successor not uniform")),
                     };
                     let prev = cx.b.use_var(agreed);
                     let none = i64::from(crate::regions::NONE);
@@ -1208,6 +1240,9 @@ pub(crate) fn lower_kernel(
         fixed_context_bytes: fixed_context_bytes as usize,
         private_per_item: private.size.div_ceil(w.max(1)),
         group_level: barrier_mode.then(|| group.summary()),
+        barrier_sites: next_var
+            .map(|nv| crate::regions::barrier_sites(func, nv))
+            .unwrap_or_default(),
     })
 }
 

@@ -8,6 +8,7 @@
 //! Statements follow the IR's structure (see [`control`]); the entry point
 //! with its group and chunk loops and barrier regions is in [`chunks`].
 
+pub(crate) mod barrier_agreement;
 pub(crate) mod bounds;
 pub(crate) mod builtins;
 pub(crate) mod chunks;

@@ -1,6 +1,6 @@
 //! The barrier tests' launches and call forms: whole and partial groups of
 //! local sizes from 1 to 256, build options, and compilation that may be
-//! refused (a barrier under varying control).
+//! refused.
 
 use super::versus_interp::range_1d;
 use vecl_ir::interp::NdRange;
