@@ -248,7 +248,8 @@ pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Ex
                 Err(p) => return finding(Kind::Run, format!("{label} {shape}: panic: {p}")),
             };
             if let Some(d) = difference(&want, &got) {
-                return finding(Kind::Mismatch, format!("{label} {shape}: {d}"));
+                let third = third_opinion(source, shape, &want, &got, extra);
+                return finding(Kind::Mismatch, format!("{label} {shape}: {d}{third}"));
             }
         }
         if !shape.plain() {
@@ -282,6 +283,33 @@ pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Ex
         }
     }
     Verdict::Pass { launches }
+}
+
+/// Which side PoCL takes in a mismatch between the interpreter (`want`)
+/// and the JIT (`got`), when it runs the shape.
+fn third_opinion(
+    source: &str,
+    shape: &Shape,
+    want: &[Vec<u8>],
+    got: &[Vec<u8>],
+    extra: &mut Extra,
+) -> String {
+    let Some(pocl) = extra.pocl.as_mut().filter(|_| shape.plain()) else {
+        return String::new();
+    };
+    let theirs = match pocl.run(&workload(source, shape), false) {
+        Ok(m) => m.outputs,
+        Err(e) => return format!("; PoCL fails: {e}"),
+    };
+    let pick = |b: &[Vec<u8>]| [b[0].clone(), b[2].clone()];
+    match (
+        difference(&pick(want), &theirs).is_none(),
+        difference(&pick(got), &theirs).is_none(),
+    ) {
+        (true, _) => "; PoCL agrees with the interpreter".into(),
+        (false, true) => "; PoCL agrees with the JIT".into(),
+        (false, false) => "; PoCL agrees with neither".into(),
+    }
 }
 
 /// The launch as a benchmark workload (outputs: `out`, then `gatom`).
