@@ -1487,7 +1487,7 @@ impl Gen {
                 12 => self.swizzle(t, d),
                 13 => self.construct(t, d),
                 14 => self.call_pure(t, d),
-                15 => self.from_float(t, d),
+                15 => self.float_to_int(t, d),
                 16 => self.select(t, d),
                 17 => self.vload(t, d),
                 18 => self.shift(t, d),
@@ -1965,7 +1965,7 @@ impl Gen {
         }
     }
 
-    fn from_float(&mut self, t: Ty, d: u32) -> Option<String> {
+    fn float_to_int(&mut self, t: Ty, d: u32) -> Option<String> {
         let f = self.float_sum(t.lanes, d);
         let mode = self.rng.pick(&["", "_rte", "_rtz", "_rtp", "_rtn"]);
         if self.rng.percent(20) {
