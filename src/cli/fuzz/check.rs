@@ -208,7 +208,18 @@ pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Ex
     let finding = |kind: Kind, detail: String| Verdict::Finding { kind, detail };
     let module = match catch(|| vecl_clc::build(source, "")) {
         Ok(Ok(b)) => b.module,
-        Ok(Err(e)) => return finding(Kind::FrontEnd, first_lines(&e.to_string(), 8)),
+        Ok(Err(e)) => {
+            // Whether the kernel is valid: PoCL's front end is clang's.
+            let pocl = match (&mut extra.pocl, shapes.iter().find(|s| s.plain())) {
+                (Some(pocl), Some(shape)) => match pocl.run(&workload(source, shape), false) {
+                    Ok(_) => "\n(PoCL builds and runs it)".to_string(),
+                    Err(e) => format!("\n(PoCL fails too: {})", first_lines(&e, 3)),
+                },
+                _ => String::new(),
+            };
+            let log = first_lines(&e.to_string(), 8);
+            return finding(Kind::FrontEnd, format!("{log}{pocl}"));
+        }
         Err(p) => return finding(Kind::FrontEnd, format!("panic: {p}")),
     };
     let mut kernels = Vec::new();
