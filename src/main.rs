@@ -93,6 +93,58 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         reps: usize,
     },
+    /// Differential fuzzing: random UB-free kernels on the interpreter, the
+    /// JIT at every width and tier, the Rust API (and PoCL); findings are
+    /// saved and reduced.
+    Fuzz {
+        /// Stop after this many seconds.
+        #[arg(long)]
+        seconds: Option<u64>,
+        /// Check this many seeds (default 100 without --seconds).
+        #[arg(long)]
+        count: Option<u64>,
+        /// The first seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Where findings are saved.
+        #[arg(long, default_value = "fuzz-out")]
+        out: PathBuf,
+        /// Also compare with PoCL through the OpenCL API.
+        #[arg(long)]
+        pocl: bool,
+        /// Generate `goto` (forward and backward jumps).
+        #[arg(long)]
+        goto: bool,
+        /// Seconds one kernel's check may take before it is a finding.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// Seconds spent reducing each finding (0: no reduction).
+        #[arg(long, default_value_t = 300)]
+        reduce_seconds: u64,
+        /// Check this OpenCL C file (kernel `fuzz`, the generator's
+        /// interface) with the shapes of --seed instead of generating.
+        #[arg(long)]
+        replay: Option<PathBuf>,
+        /// Print the kernel of --seed (and its launch shapes) instead of
+        /// checking it.
+        #[arg(long)]
+        emit: bool,
+        /// Smaller kernels, two JIT variants each (turning with the seed),
+        /// no run through the Rust API: many seeds in little time.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Check the kernels `fuzz` sends on standard input (run by `fuzz` in a
+    /// child process, so that a crash of generated code is a finding).
+    #[command(hide = true)]
+    FuzzWorker {
+        /// Also compare with PoCL.
+        #[arg(long)]
+        pocl: bool,
+        /// No run through the Rust API.
+        #[arg(long)]
+        no_api: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -152,6 +204,32 @@ fn main() -> ExitCode {
             quick,
         } => cli::bench::engine_child(&row, &platform, quick),
         Command::ExplainCorpus { dir, width, reps } => cli::explain_corpus::run(&dir, width, reps),
+        Command::Fuzz {
+            seconds,
+            count,
+            seed,
+            out,
+            pocl,
+            goto,
+            timeout,
+            reduce_seconds,
+            replay,
+            emit,
+            quick,
+        } => cli::fuzz::run(&cli::fuzz::FuzzRequest {
+            seconds,
+            count,
+            seed,
+            out,
+            pocl,
+            goto,
+            timeout,
+            reduce_seconds,
+            replay,
+            emit,
+            quick,
+        }),
+        Command::FuzzWorker { pocl, no_api } => cli::fuzz::worker(pocl, !no_api),
     };
     match result {
         Ok(text) => {

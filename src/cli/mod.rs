@@ -2,5 +2,6 @@
 
 pub mod bench;
 pub mod explain_corpus;
+pub mod fuzz;
 pub mod info;
 pub mod run;

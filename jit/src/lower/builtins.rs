@@ -20,7 +20,7 @@ mod printf;
 mod routines;
 pub(crate) mod vmath;
 
-use super::lanes::{carrier, elem_of, natural, Lanes, Val};
+use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
 use crate::math;
 use cranelift_codegen::ir::{condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, Value};
@@ -641,6 +641,25 @@ impl FunctionCx<'_, '_> {
 
     /// `x OP 0` for an integer component.
     fn compare_with_zero(&mut self, s: Scalar, l: &Lanes, op: CmpOp) -> Lanes {
+        // `< 0` tests the sign bit. Varying `uchar`/`ushort` lanes are
+        // zero-extended in their 32 bits (see `lanes`), so their sign bit
+        // is moved to bit 31 first (`select` with a `ushort4` condition).
+        if let (CmpOp::Lt, Lanes::Varying(pieces)) = (op, l) {
+            if is_narrow(s) && !s.is_signed() && !s.is_float() {
+                let k = i64::from(32 - 8 * s.size());
+                let shifted = pieces
+                    .iter()
+                    .map(|p| self.b.ins().ishl_imm_u(*p, k))
+                    .collect();
+                let z = self.const_scalar(Scalar::I32, 0);
+                return self.compare(
+                    op,
+                    Scalar::I32,
+                    &Lanes::Varying(shifted),
+                    &Lanes::Uniform(z),
+                );
+            }
+        }
         let z = self.const_scalar(s, 0);
         let signed = s.signed_int_of_same_width();
         let sc = if op == CmpOp::Lt { signed } else { s };

@@ -12,11 +12,11 @@
 mod commands;
 mod compile_times;
 mod copy;
-mod opencl_backend;
+pub(crate) mod opencl_backend;
 mod report;
 mod suite;
-mod vecl_backend;
-mod workload;
+pub(crate) mod vecl_backend;
+pub(crate) mod workload;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use report::{BenchResult, Detail, PlatformResult, Report};
