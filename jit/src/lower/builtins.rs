@@ -517,12 +517,9 @@ impl FunctionCx<'_, '_> {
                 let vector = matches!(ty, Type::Vector(..));
                 self.componentwise(&vals, comps, |cx, a| {
                     let c = if vector {
-                        // The most significant bit decides; tested as a bit,
-                        // since an unsigned condition's lanes may be held
-                        // zero-extended in wider carriers.
-                        let msb = cx.const_scalar(sc, 1u64 << (sc.bits() - 1));
-                        let bit = cx.binary(BinaryOp::And, sc, &a[2], &Lanes::Uniform(msb))?;
-                        cx.compare_with_zero(sc, &bit, CmpOp::Ne)
+                        // The most significant bit decides (for unsigned
+                        // conditions too: see `compare_with_zero`).
+                        cx.compare_with_zero(sc, &a[2], CmpOp::Lt)
                     } else {
                         cx.compare_with_zero(sc, &a[2], CmpOp::Ne)
                     };
