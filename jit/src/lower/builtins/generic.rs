@@ -41,11 +41,12 @@ impl FunctionCx<'_, '_> {
             }
             _ => {
                 // CLK_LOCAL_MEM_FENCE (1) for `__local`, else
-                // CLK_GLOBAL_MEM_FENCE (2), as a `uint`.
-                let one = Lanes::Uniform(self.b.ins().iconst(types::I32, 1));
-                let two = Lanes::Uniform(self.b.ins().iconst(types::I32, 2));
-                let local32 = self.narrow_mask(&local)?;
-                self.select_lanes(Scalar::U32, &local32, &one, &two)
+                // CLK_GLOBAL_MEM_FENCE (2), chosen in the pointer's 64-bit
+                // lanes and narrowed to a `uint`.
+                let one = Lanes::Uniform(self.b.ins().iconst(types::I64, 1));
+                let two = Lanes::Uniform(self.b.ins().iconst(types::I64, 2));
+                let flags = self.select_lanes(u, &local, &one, &two);
+                self.convert(&flags, u, Scalar::U32, false, Default::default())?
             }
         };
         Ok(Some(vec![r]))
@@ -104,16 +105,5 @@ impl FunctionCx<'_, '_> {
             Some(m) => m,
             None => self.compare(CmpOp::Ne, Scalar::U64, p, p),
         })
-    }
-
-    /// A mask of 64-bit lanes as one of 32-bit lanes (for a `uint` result).
-    fn narrow_mask(&mut self, m: &Lanes) -> LResult<Lanes> {
-        let u = Scalar::U64;
-        let zero = Lanes::Uniform(self.b.ins().iconst(types::I64, 0));
-        let one = Lanes::Uniform(self.b.ins().iconst(types::I64, 1));
-        let bits = self.select_lanes(u, m, &one, &zero);
-        let narrow = self.convert(&bits, u, Scalar::U32, false, Default::default())?;
-        let zero32 = Lanes::Uniform(self.b.ins().iconst(types::I32, 0));
-        Ok(self.compare(CmpOp::Ne, Scalar::U32, &narrow, &zero32))
     }
 }
