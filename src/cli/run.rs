@@ -7,9 +7,12 @@
 //! one element per work-item of a group (of the size the device picks when
 //! `--local` is not given).
 //!
-//! `--checked` (or `VECL_CHECKED=1`) builds the kernel in checked mode: an
-//! access outside the generated buffers stops the run with a report of the
-//! work-item and address instead of touching memory the run does not own.
+//! The kernel has robust buffer access, the safe API's default: an access
+//! outside the generated buffers stops the run with a report of the
+//! kernel, work-item, address, argument and line instead of touching memory
+//! the run does not own. `--checked` (or `VECL_CHECKED=1`) builds it in
+//! checked mode; `--unchecked` without any check, to measure what the
+//! checks cost.
 
 use std::time::Instant;
 use vecl::{Context, Kernel, Mem, MemFlags, NdRange};
@@ -26,8 +29,8 @@ pub struct RunRequest {
     pub reps: usize,
     pub explain: bool,
     pub dump_ir: bool,
-    /// Checked mode (every access bounds-checked).
-    pub checked: bool,
+    /// What the kernel checks.
+    pub safety: vecl::Safety,
 }
 
 /// The bytes of scalar argument `value` for a parameter of type `ty`
@@ -99,9 +102,13 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         .program(&source)
         .options(&req.options)
         .dump_clif(req.explain);
-    if req.checked {
-        builder = builder.checked(true);
-    }
+    builder = match req.safety {
+        // SAFETY: asked for on the command line; the run's own memory is
+        // all that an access outside the buffers can corrupt.
+        vecl::Safety::Unchecked => unsafe { builder.unchecked() },
+        vecl::Safety::Robust => builder,
+        vecl::Safety::Checked => builder.checked(true),
+    };
     let program = builder.build().map_err(|e| e.to_string())?;
     let build_ms = build_start.elapsed().as_secs_f64() * 1e3;
     // The timed runs measure the optimised code, not the quick tier's.
@@ -282,6 +289,11 @@ mod tests {
     use super::*;
 
     fn request(dir: &std::path::Path, source: &str, kernel: &str, checked: bool) -> RunRequest {
+        let safety = if checked {
+            vecl::Safety::Checked
+        } else {
+            vecl::Safety::Robust
+        };
         let file = dir.join(format!("{kernel}.cl"));
         std::fs::write(&file, source).expect("write the kernel file");
         RunRequest {
@@ -294,7 +306,7 @@ mod tests {
             reps: 1,
             explain: false,
             dump_ir: false,
-            checked,
+            safety,
         }
     }
 

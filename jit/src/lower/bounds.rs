@@ -25,6 +25,12 @@
 //! address, size, the first offending work-item's global id, the source
 //! line of the pointer) and returns `KernelStatus::OutOfBounds` from the
 //! entry.
+//!
+//! **Proven accesses.** An access into an object of known size (a
+//! `__local` or program-scope variable, a private slot) whose byte offset
+//! the integer ranges of `vecl_ir::analysis::ranges` keep inside the object
+//! for every work-item gets no test at all ([`FunctionCx::proven_in_bounds`]):
+//! `local_bins[data[i]]` with `data` a `uchar` buffer and 256 bins.
 
 use super::lanes::Lanes;
 use super::linear::writes_of;
@@ -33,6 +39,7 @@ use crate::abi::{checked_offsets as co, launch_offsets as lo, pack_site};
 use crate::abi::{AccessKind, ArgKind, KernelStatus};
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use vecl_ir::analysis::ranges::{NoFacts, Range as Interval, Ranges};
 use vecl_ir::{AddressSpace, GlobalId, Inst, Loc, Scalar, SlotId, ValueId, VarId};
 
 /// What checked code needs to know beyond the kernel itself.
@@ -140,6 +147,66 @@ impl FunctionCx<'_, '_> {
             }
             _ => Some(self.space_of(v)),
         }
+    }
+
+    /// The object `ptr` points into and the range of its byte offset in
+    /// it, when its chain of `index`/`elem`/casts leads to a variable or a
+    /// slot and every index has a known range.
+    fn offset_in_object(
+        &self,
+        ranges: &Ranges,
+        ptr: ValueId,
+        depth: u32,
+    ) -> Option<(Origin, Interval)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match &self.func.inst(ptr).inst {
+            Inst::GlobalAddr(g) => Some((Origin::Global(*g), Interval::exact(0))),
+            Inst::SlotAddr(s) => Some((Origin::Slot(*s), Interval::exact(0))),
+            Inst::PtrCast(p) => self.offset_in_object(ranges, *p, depth + 1),
+            Inst::Index(p, i) | Inst::Elem(p, i) => {
+                let (origin, base) = self.offset_in_object(ranges, *p, depth + 1)?;
+                let elem = self.func.ty(ptr).pointee()?;
+                let step = ranges
+                    .of(*i)?
+                    .scaled(u64::from(self.module.size_of(elem)))?;
+                Some((origin, Interval::new(base.lo + step.lo, base.hi + step.hi)))
+            }
+            Inst::ReadVar(var) => {
+                let mut writes = Vec::new();
+                writes_of(&self.func.body, *var, &mut writes);
+                match writes[..] {
+                    [one] => self.offset_in_object(ranges, one, depth + 1),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every access of `bytes` bytes through `ptr`, by any
+    /// work-item, lies inside the object it points into (a test of it
+    /// could never fail).
+    pub fn proven_in_bounds(&self, ptr: ValueId, bytes: u32) -> bool {
+        let ranges = Ranges::new(self.func, &NoFacts);
+        let Some((origin, offset)) = self.offset_in_object(&ranges, ptr, 0) else {
+            return false;
+        };
+        let size = match origin {
+            Origin::Global(g) => self
+                .module
+                .globals
+                .get(g.index())
+                .map(|gl| self.module.size_of(&gl.ty)),
+            Origin::Slot(s) => self
+                .func
+                .slots
+                .get(s.index())
+                .map(|sl| self.module.size_of(&sl.ty)),
+            _ => None,
+        };
+        size.is_some_and(|size| offset.lo >= 0 && offset.hi + i128::from(bytes) <= i128::from(size))
     }
 
     /// The source position of the access through `ptr`: the pointer's own,
@@ -450,6 +517,10 @@ impl FunctionCx<'_, '_> {
         if self.checks.is_none() {
             return Ok(());
         }
+        if ptr.is_some_and(|p| self.proven_in_bounds(p, bytes)) {
+            self.stats.proven_in_bounds += 1;
+            return Ok(());
+        }
         let (origin, loc) = match ptr {
             Some(p) => (self.origin(p), self.site_loc(p)),
             None => (Origin::Anywhere, Loc::NONE),
@@ -529,6 +600,10 @@ impl FunctionCx<'_, '_> {
         size: u32,
     ) -> LResult<Value> {
         if self.checks.is_none() {
+            return Ok(ok);
+        }
+        // Every lane's address is a value of `ptr`: all in bounds.
+        if self.proven_in_bounds(ptr, size) {
             return Ok(ok);
         }
         let origin = self.origin(ptr);
