@@ -145,3 +145,47 @@ fn linked_programs_are_robust_unless_linked_unchecked() {
         "{failure:?}"
     );
 }
+
+/// A barrier that only some work-items of a group reach stops the command
+/// in checked mode through the same path as an out-of-bounds access:
+/// `CL_OUT_OF_RESOURCES`, with the barrier's line and a work-item on each
+/// side.
+#[test]
+fn a_divergent_barrier_is_reported_like_every_command_failure_in_checked_mode() {
+    let ctx = Context::new().expect("context");
+    let program = ctx
+        .program(
+            "kernel void split(global int* out) {
+                int l = get_local_id(0);
+                if (l < 20) {
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+                out[get_global_id(0)] = l;
+            }",
+        )
+        .checked(true)
+        .build()
+        .expect("build");
+    let kernel = program.kernel("split").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let out = ctx.buffer_from(&[0i32; 64]).expect("buffer");
+    kernel.set_arg_buffer(0, &out).expect("arg");
+    let event = queue
+        .launch(&kernel)
+        .global(&[64])
+        .local(&[64])
+        .enqueue()
+        .expect("enqueue");
+    assert!(event.wait().is_err());
+    assert_eq!(event.status(), -5, "CL_OUT_OF_RESOURCES");
+    let Some(Error::OutOfResources(message)) = event.failure() else {
+        panic!("expected CL_OUT_OF_RESOURCES, got {:?}", event.failure());
+    };
+    for part in [
+        "kernel `split` stopped: barrier at line 4:21",
+        "reached by the work-item with local id (0, 0, 0) in group (0, 0, 0)",
+        "but not by the one with local id (20, 0, 0)",
+    ] {
+        assert!(message.contains(part), "`{part}` missing from: {message}");
+    }
+}
