@@ -534,6 +534,13 @@ impl FunctionCx<'_, '_> {
                 let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
                 self.fault_if(bad, n, kind, loc, |cx| (cx.first_active_lane(), a))
             }
+            Lanes::Varying(pieces)
+                if pieces.len() == self.w as usize / 2
+                    && !ranges.is_empty()
+                    && ranges.iter().all(|r| matches!(r, Range::Shared { .. })) =>
+            {
+                self.check_lanes_as_vectors(addr, &ranges, n, kind, loc)
+            }
             Lanes::Varying(_) => {
                 let m = self.cur_mask();
                 let mut lanes = Vec::with_capacity(self.w as usize);
@@ -585,6 +592,98 @@ impl FunctionCx<'_, '_> {
                 })
             }
         }
+    }
+
+    /// The per-lane test of a varying access whose ranges are all shared
+    /// by the lanes, in vector form: per `i64x2` piece of addresses, its
+    /// offset from each range's start compared (unsigned) with the range's
+    /// span, the pieces outside every range and'ed with the active lanes
+    /// and or'ed together; one branch on any lane set. About a third of
+    /// the instructions of testing lane by lane (two compares, the lane and
+    /// its mask bit extracted, per lane and range); the cold block finds
+    /// the first offending lane lane by lane.
+    fn check_lanes_as_vectors(
+        &mut self,
+        addr: &Lanes,
+        ranges: &[Range],
+        n: u64,
+        kind: AccessKind,
+        loc: Loc,
+    ) -> LResult<()> {
+        let Lanes::Varying(pieces) = addr else {
+            return Err(self.internal("a vector bounds test of a uniform address"));
+        };
+        let pieces = pieces.clone();
+        // `[lo, hi]` as a start and a span: an empty interval (hi < lo)
+        // becomes `[1, 1]`, which no host address reaches.
+        let mut windows = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            let (lo, hi) = self.bounds_of(*r, n, None);
+            let nonempty = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
+            let span = self.b.ins().isub(hi, lo);
+            let one = self.b.ins().iconst(types::I64, 1);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let lo = self.b.ins().select(nonempty, lo, one);
+            let span = self.b.ins().select(nonempty, span, zero);
+            let lo = self.b.ins().splat(types::I64X2, lo);
+            let span = self.b.ins().splat(types::I64X2, span);
+            windows.push((lo, span));
+        }
+        let m = self.cur_mask();
+        let mut any: Option<Value> = None;
+        for (k, a) in pieces.iter().enumerate() {
+            let mut outside: Option<Value> = None;
+            for &(lo, span) in &windows {
+                let off = self.b.ins().isub(*a, lo);
+                let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, span);
+                outside = Some(match outside {
+                    Some(x) => self.b.ins().band(x, out),
+                    None => out,
+                });
+            }
+            let Some(outside) = outside else {
+                return Ok(());
+            };
+            // The active flags of lanes 2k and 2k + 1, widened to 64 bits.
+            let quad = m[k / 2];
+            let on = if k % 2 == 0 {
+                self.b.ins().swiden_low(quad)
+            } else {
+                self.b.ins().swiden_high(quad)
+            };
+            let bad = self.b.ins().band(outside, on);
+            any = Some(match any {
+                Some(x) => self.b.ins().bor(x, bad),
+                None => bad,
+            });
+        }
+        let Some(any) = any else {
+            return Ok(());
+        };
+        let flag = self.b.ins().vany_true(any);
+        let addr = addr.clone();
+        let ranges = ranges.to_vec();
+        self.fault_if(flag, n, kind, loc, move |cx| {
+            let m = cx.cur_mask();
+            let mut lane = cx.b.ins().iconst(types::I64, 0);
+            let mut at = cx.lane(Scalar::U64, &addr, 0);
+            for j in (0..cx.w as usize).rev() {
+                let a = cx.lane(Scalar::U64, &addr, j);
+                let on = cx.lane_active(&m, j);
+                let on = cx.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
+                let mut ok = cx.b.ins().iconst(types::I8, 0);
+                for r in &ranges {
+                    let b = cx.bounds_of(*r, n, None);
+                    let fits = cx.within(a, b);
+                    ok = cx.b.ins().bor(ok, fits);
+                }
+                let bad = cx.b.ins().band_not(on, ok);
+                let k = cx.b.ins().iconst(types::I64, j as i64);
+                lane = cx.b.ins().select(bad, k, lane);
+                at = cx.b.ins().select(bad, a, at);
+            }
+            (lane, at)
+        })
     }
 
     /// For the whole-vector path of an access through `ptr` of W elements
