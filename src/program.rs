@@ -394,7 +394,14 @@ impl Program {
         jit: CompileOptions,
     ) -> Result<Program> {
         let (unit, opts) = link_units(objects, options)?;
-        let jit = with_option_safety(jit, &opts);
+        let mut jit = with_option_safety(jit, &opts);
+        // An object compiled (or an executable built) with checks keeps
+        // them: a binary read back links with its own options.
+        for object in objects {
+            // Options an earlier build or link has accepted.
+            let own = vecl_clc::options::Options::parse(&object.options).unwrap_or_default();
+            jit = with_option_safety(jit, &own);
+        }
         if opts.create_library {
             return Err(Error::InvalidLinkerOptions(
                 "'-create-library' links a library: CompiledObject::link_library".into(),
@@ -430,13 +437,16 @@ impl Program {
         let module = Unit::clone(&object.unit)
             .executable()
             .map_err(|e| Error::InvalidBinary(format!("{e:?}")))?;
+        // Options the build that made the binary accepted.
+        let own = vecl_clc::options::Options::parse(&object.options).unwrap_or_default();
+        let jit = with_option_safety(jit_options_from_env(), &own);
         Program::from_module(
             object.source,
             object.options,
             object.non_uniform_groups,
             module,
             String::new(),
-            &jit_options_from_env(),
+            &jit,
         )
     }
 

@@ -189,3 +189,24 @@ fn a_divergent_barrier_is_reported_like_every_command_failure_in_checked_mode() 
         assert!(message.contains(part), "`{part}` missing from: {message}");
     }
 }
+
+/// A binary keeps the checks its build asked for: linked again without
+/// options (as the C driver does with `clCreateProgramWithBinary`), even
+/// unchecked, its kernels stop the unsound launch.
+#[test]
+fn binaries_keep_the_checks_their_build_asked_for() {
+    let ctx = Context::new().expect("context");
+    // SAFETY: the option turns robust access back on (asserted below).
+    let built = unsafe { ctx.program(FILL).unchecked() }
+        .options("-cl-vecl-robust-access")
+        .build()
+        .expect("build");
+    let object = vecl::CompiledObject::from_binary(&ctx, &built.binary()).expect("binary");
+    // SAFETY: the binary's own options turn the checks on.
+    let relinked = unsafe { vecl::Program::link_unchecked(&ctx, &[object], "") }.expect("link");
+    let (failure, _) = fill_sixteen(&relinked, 64);
+    assert!(
+        matches!(&failure, Some(Error::OutOfResources(m)) if m.contains("kernel `fill`")),
+        "{failure:?}"
+    );
+}

@@ -4,7 +4,9 @@ the unchecked code), on with the build option -cl-vecl-robust-access or
 writing past its buffer then fails its command with CL_OUT_OF_RESOURCES and
 a message naming kernel, work-item and argument on stderr; the process
 survives, the buffers around are intact and the queue runs the next
-command."""
+command. PyOpenCL caches built programs as binaries, so the second time
+this runs the programs come from clCreateProgramWithBinary: the checks must
+survive that too."""
 
 import subprocess
 import sys
