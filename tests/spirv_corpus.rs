@@ -1,0 +1,351 @@
+//! Differential test of the SPIR-V front end over the OpenCL C corpus
+//! (`tests/corpus/*.cl`): every program is compiled to SPIR-V by clang
+//! (`-cl-std=CL2.0 -target spir64`, at `-O0` and at `-O2`) and
+//! `llvm-spirv`, and built through the IL path
+//! (`Context::program_il`). Its kernel then runs on the header's launch:
+//! - through the JIT at widths 4, 8 and 16, and
+//! - on the reference interpreter (the IL program's module),
+//!
+//! and every buffer must agree with the same program built from its
+//! OpenCL C source and run by the interpreter (integers exactly, floats
+//! within 4 ulp), and meet the header's `@expect` lines.
+//!
+//! Tools: `clang-15` and `llvm-spirv-15` (installed by
+//! `scripts/install-deps.sh`). Without them the test says so and passes.
+//!
+//! **Known failures.** [`KNOWN_FAILURES`] lists the programs that do not
+//! pass through the IL path with why; each must still fail, and one that
+//! starts passing fails the test until it is taken off the list. A program
+//! that clang or llvm-spirv cannot compile is reported, not counted.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vecl::Context;
+use vecl_clc::corpus::{self, Arg, Case, Elem};
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+
+/// Programs that fail through the IL path: (optimisation level, stem, why).
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
+
+const WIDTHS: [u32; 3] = [4, 8, 16];
+const ULPS: u64 = 4;
+
+fn tool(name: &str) -> Option<PathBuf> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {name}"))
+        .output()
+        .ok()?;
+    let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!p.is_empty()).then(|| PathBuf::from(p))
+}
+
+/// Compiles `cl` to SPIR-V words, or says why not.
+fn to_spirv(
+    clang: &Path,
+    translator: &Path,
+    cl: &Path,
+    opt: &str,
+    options: &str,
+    dir: &Path,
+) -> Result<Vec<u32>, String> {
+    let stem = cl.file_stem().unwrap_or_default().to_string_lossy();
+    let bc = dir.join(format!("{stem}.{opt}.bc"));
+    let spv = dir.join(format!("{stem}.{opt}.spv"));
+    let mut c = Command::new(clang);
+    c.args([
+        "-cl-std=CL2.0",
+        "-target",
+        "spir64",
+        &format!("-{opt}"),
+        "-emit-llvm",
+        "-c",
+    ]);
+    c.args(options.split_whitespace());
+    c.arg(cl).arg("-o").arg(&bc);
+    let out = c.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("clang: {}", err.lines().next().unwrap_or("")));
+    }
+    let out = Command::new(translator)
+        .arg(&bc)
+        .arg("-o")
+        .arg(&spv)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("llvm-spirv: {}", err.lines().next().unwrap_or("")));
+    }
+    let bytes = std::fs::read(&spv).map_err(|e| e.to_string())?;
+    vecl_spirv::words_from_bytes(&bytes).map_err(|e| e.to_string())
+}
+
+fn ndrange(case: &Case) -> NdRange {
+    let mut r = NdRange {
+        work_dim: case.global.len() as u32,
+        global_offset: [0; 3],
+        global_size: [1; 3],
+        local_size: [1; 3],
+    };
+    for (d, (g, l)) in case.global.iter().zip(&case.local).enumerate() {
+        r.global_size[d] = *g;
+        r.local_size[d] = *l;
+    }
+    r
+}
+
+fn interp_args(case: &Case) -> Vec<KernelArg> {
+    case.args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer { .. } => KernelArg::Buffer(a.bytes()),
+            Arg::Value { .. } => KernelArg::Value(a.bytes()),
+            Arg::Local { bytes } => KernelArg::Local(*bytes),
+        })
+        .collect()
+}
+
+fn buffers(args: &[KernelArg]) -> Vec<Option<Vec<u8>>> {
+    args.iter()
+        .map(|a| match a {
+            KernelArg::Buffer(b) => Some(b.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ulps(a: f64, b: f64, elem: Elem) -> u64 {
+    let key = |x: f64| -> i128 {
+        if elem == Elem::F32 {
+            let bits = (x as f32).to_bits() as i32;
+            i128::from(if bits < 0 { i32::MIN - bits } else { bits })
+        } else {
+            let bits = x.to_bits() as i64;
+            i128::from(if bits < 0 { i64::MIN - bits } else { bits })
+        }
+    };
+    (key(a) - key(b)).unsigned_abs().min(u128::from(u64::MAX)) as u64
+}
+
+/// The first difference between two runs' buffers, described.
+fn compare(case: &Case, want: &[Option<Vec<u8>>], got: &[Option<Vec<u8>>]) -> Option<String> {
+    for (i, (w, g)) in want.iter().zip(got).enumerate() {
+        let (Some(w), Some(g), Some(Arg::Buffer { elem, .. })) = (w, g, case.args.get(i)) else {
+            continue;
+        };
+        if w.len() != g.len() {
+            return Some(format!(
+                "argument {i}: {} bytes, expected {}",
+                g.len(),
+                w.len()
+            ));
+        }
+        for (k, (a, b)) in w
+            .chunks_exact(elem.size())
+            .zip(g.chunks_exact(elem.size()))
+            .enumerate()
+        {
+            if a == b {
+                continue;
+            }
+            let (av, bv) = (elem.decode(a), elem.decode(b));
+            let close =
+                elem.is_float() && ((av.is_nan() && bv.is_nan()) || ulps(av, bv, *elem) <= ULPS);
+            if !close {
+                return Some(format!("argument {i} element {k}: got {bv}, expected {av}"));
+            }
+        }
+    }
+    None
+}
+
+fn expect_failure(case: &Case, got: &[Option<Vec<u8>>]) -> Option<String> {
+    for e in &case.expects {
+        let (Some(Some(g)), Some(Arg::Buffer { elem, .. })) =
+            (got.get(e.arg), case.args.get(e.arg))
+        else {
+            return Some(format!("@expect {}: not a buffer", e.arg));
+        };
+        let vals: Vec<f64> = g
+            .chunks_exact(elem.size())
+            .map(|c| elem.decode(c))
+            .collect();
+        for (at, (g, w)) in vals.iter().zip(&e.values).enumerate() {
+            let good = if e.tolerance > 0.0 {
+                (g - w).abs() <= e.tolerance * w.abs().max(1.0)
+            } else {
+                g == w || (g.is_nan() && w.is_nan())
+            };
+            if !good {
+                return Some(format!(
+                    "@expect {} element {at}: got {g}, expected {w}",
+                    e.arg
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Runs the IL program's kernel through the runtime (the JIT).
+fn run_api(
+    ctx: &Context,
+    program: &vecl::Program,
+    case: &Case,
+) -> Result<Vec<Option<Vec<u8>>>, String> {
+    let e = |x: vecl::Error| x.to_string();
+    let kernel = program.kernel(&case.kernel).map_err(e)?;
+    let queue = ctx.queue().map_err(e)?;
+    let mut bufs = Vec::new();
+    for (i, a) in case.args.iter().enumerate() {
+        let i = i as u32;
+        match a {
+            Arg::Buffer { .. } => {
+                let bytes = a.bytes();
+                let b = ctx.buffer_from(&bytes).map_err(e)?;
+                kernel.set_arg_mem(i, Some(b.raw())).map_err(e)?;
+                bufs.push(Some(b));
+            }
+            Arg::Value { .. } => {
+                kernel.set_arg_bytes(i, &a.bytes()).map_err(e)?;
+                bufs.push(None);
+            }
+            Arg::Local { bytes } => {
+                kernel.set_arg_local(i, *bytes as u64).map_err(e)?;
+                bufs.push(None);
+            }
+        }
+    }
+    queue
+        .launch(&kernel)
+        .global(&case.global)
+        .local(&case.local)
+        .run()
+        .map_err(e)?;
+    let mut out = Vec::new();
+    for b in bufs {
+        out.push(match b {
+            Some(b) => Some(queue.read_vec(&b, &[]).map_err(e)?),
+            None => None,
+        });
+    }
+    Ok(out)
+}
+
+/// Builds and runs one program through the IL path; `Err` says why it fails.
+fn check(ctx: &Context, source: &str, case: &Case, words: &[u32]) -> Result<(), String> {
+    let range = ndrange(case);
+    let reference = vecl_clc::build(source, &case.options).map_err(|e| format!("clc: {e}"))?;
+    let mut want = interp_args(case);
+    run_kernel(&reference.module, &case.kernel, &mut want, &range)
+        .map_err(|e| format!("interpreter (OpenCL C): {e}"))?;
+    let want = buffers(&want);
+    for w in WIDTHS {
+        let program = ctx
+            .program_il(words)
+            .simd_width(w)
+            .build()
+            .map_err(|e| format!("build: {}", first_line(&e)))?;
+        if w == WIDTHS[0] {
+            let mut got = interp_args(case);
+            run_kernel(program.module(), &case.kernel, &mut got, &range)
+                .map_err(|e| format!("interpreter (SPIR-V): {e}"))?;
+            let got = buffers(&got);
+            if let Some(d) = compare(case, &want, &got) {
+                return Err(format!("interpreter: {d}"));
+            }
+        }
+        let got = run_api(ctx, &program, case).map_err(|e| format!("run at W={w}: {e}"))?;
+        if let Some(d) = compare(case, &want, &got) {
+            return Err(format!("JIT W={w}: {d}"));
+        }
+        if let Some(d) = expect_failure(case, &got) {
+            return Err(format!("JIT W={w}: {d}"));
+        }
+    }
+    Ok(())
+}
+
+fn first_line(e: &vecl::Error) -> String {
+    let s = match e {
+        vecl::Error::BuildProgramFailure { log } => log.clone(),
+        other => other.to_string(),
+    };
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn corpus_through_the_il_path() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("tests/corpus"))
+        .expect("tests/corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    files.sort();
+    if let Ok(only) = std::env::var("SPIRV_CORPUS_ONLY") {
+        files.retain(|p| {
+            p.file_stem()
+                .is_some_and(|s| s.to_string_lossy().contains(&only))
+        });
+    }
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ctx = Context::new().expect("context");
+    let mut problems = Vec::new();
+    let mut report = String::new();
+    for opt in ["O0", "O2"] {
+        let (mut passed, mut not_compiled, mut failed) = (0, Vec::new(), Vec::new());
+        for f in &files {
+            let stem = f
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            let source = std::fs::read_to_string(f).expect("read");
+            let case = corpus::parse(&source).expect("corpus header");
+            let words = match to_spirv(&clang, &translator, f, opt, &case.options, &dir) {
+                Ok(w) => w,
+                Err(e) => {
+                    not_compiled.push(format!("{stem}: {e}"));
+                    continue;
+                }
+            };
+            let result = check(&ctx, &source, &case, &words);
+            let known = KNOWN_FAILURES
+                .iter()
+                .find(|(o, n, _)| *o == opt && *n == stem);
+            match (result, known) {
+                (Ok(()), None) => passed += 1,
+                (Ok(()), Some(_)) => problems.push(format!(
+                    "-{opt} {stem} passes now: take it off KNOWN_FAILURES"
+                )),
+                (Err(e), Some(_)) => failed.push(format!("{stem} (known): {e}")),
+                (Err(e), None) => {
+                    failed.push(format!("{stem}: {e}"));
+                    problems.push(format!("-{opt} {stem}: {e}"));
+                }
+            }
+        }
+        report.push_str(&format!(
+            "-{opt}: {passed} passed, {} failed, {} not compiled by clang/llvm-spirv\n",
+            failed.len(),
+            not_compiled.len()
+        ));
+        for l in failed.iter().chain(&not_compiled) {
+            report.push_str(&format!("  {l}\n"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("{report}");
+    assert!(problems.is_empty(), "{}\n\n{report}", problems.join("\n"));
+}
