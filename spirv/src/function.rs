@@ -48,6 +48,8 @@ pub(crate) struct FnCx<'c, 'a> {
     cur: BlockId,
     vals: HashMap<u32, Val>,
     labels: HashMap<u32, BlockId>,
+    /// The labels of the blocks control can reach.
+    reachable: std::collections::HashSet<u32>,
     phis: Vec<Phi>,
     /// The instruction being translated (for errors).
     pub word: usize,
@@ -96,6 +98,7 @@ pub(crate) fn translate_function(
         cur: entry,
         vals: HashMap::new(),
         labels: HashMap::new(),
+        reachable: Default::default(),
         phis: Vec::new(),
         word: insts[start].word,
         opname: "OpFunction",
@@ -351,44 +354,108 @@ impl FnCx<'_, '_> {
         };
         let first = self.labels[&result_id(first)?];
         self.cfg.block_mut(BlockId::ENTRY).term = Terminator::Jump(first);
-        let mut in_block = false;
-        for inst in body {
-            self.word = inst.word;
-            self.opname = inst.opname();
+        // The blocks as (label, first instruction, terminator).
+        let mut blocks: Vec<(u32, usize, usize)> = Vec::new();
+        let mut open: Option<(u32, usize)> = None;
+        for (k, inst) in body.iter().enumerate() {
             let op = inst.inst.class.opcode;
             match op {
-                Op::FunctionParameter => continue,
+                Op::FunctionParameter | Op::Line | Op::NoLine => {}
                 Op::Label => {
-                    if in_block {
+                    if open.is_some() {
                         return Err(inst.error("the previous block has no terminator"));
                     }
-                    self.cur = self.labels[&result_id(inst)?];
-                    in_block = true;
-                    continue;
+                    open = Some((result_id(inst)?, k + 1));
                 }
-                Op::Line => {
-                    if let (Ok(line), Ok(col)) = (word_of(inst, 1), word_of(inst, 2)) {
-                        self.loc = Loc { line, col };
+                _ if open.is_none() => {
+                    return Err(inst.error("an instruction outside any block"));
+                }
+                Op::Branch
+                | Op::BranchConditional
+                | Op::Switch
+                | Op::Return
+                | Op::ReturnValue
+                | Op::Unreachable
+                | Op::Kill => {
+                    if let Some((label, start)) = open.take() {
+                        blocks.push((label, start, k));
                     }
-                    continue;
-                }
-                Op::NoLine => {
-                    self.loc = Loc::NONE;
-                    continue;
                 }
                 _ => {}
             }
-            if !in_block {
-                return Err(inst.error("an instruction outside any block"));
-            }
-            if self.terminator(inst)? {
-                in_block = false;
-                continue;
-            }
-            self.instruction(inst)?;
         }
-        if in_block {
+        if open.is_some() {
             return Err(self.error("the last block has no terminator"));
+        }
+        // Blocks in reverse postorder, so that every definition is
+        // translated before its uses (compilers do not always order the
+        // blocks by dominance, as SPIR-V asks); unreachable ones are left
+        // empty and the structurizer drops them.
+        let index: HashMap<u32, usize> = blocks.iter().enumerate().map(|(i, b)| (b.0, i)).collect();
+        let succs: Vec<Vec<usize>> = blocks
+            .iter()
+            .map(|(_, _, t)| {
+                let term = &body[*t];
+                let targets: Vec<usize> = match term.inst.class.opcode {
+                    Op::Branch => vec![0],
+                    Op::BranchConditional => vec![1, 2],
+                    Op::Switch => std::iter::once(1)
+                        .chain((3..term.inst.operands.len()).step_by(2))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                targets
+                    .into_iter()
+                    .filter_map(|i| word_of(term, i).ok())
+                    .filter_map(|l| index.get(&l).copied())
+                    .collect()
+            })
+            .collect();
+        let mut order = Vec::new();
+        let mut seen = vec![false; blocks.len()];
+        let mut stack = vec![(0usize, 0usize)];
+        seen[0] = true;
+        while let Some((b, next)) = stack.pop() {
+            if let Some(&s) = succs[b].get(next) {
+                stack.push((b, next + 1));
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                order.push(b);
+            }
+        }
+        order.reverse();
+        self.reachable = blocks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| seen[*i])
+            .map(|(_, b)| b.0)
+            .collect();
+        for b in order {
+            let (label, start, term) = blocks[b];
+            self.cur = self.labels[&label];
+            for inst in &body[start..=term] {
+                self.word = inst.word;
+                self.opname = inst.opname();
+                match inst.inst.class.opcode {
+                    Op::Line => {
+                        if let (Ok(line), Ok(col)) = (word_of(inst, 1), word_of(inst, 2)) {
+                            self.loc = Loc { line, col };
+                        }
+                        continue;
+                    }
+                    Op::NoLine => {
+                        self.loc = Loc::NONE;
+                        continue;
+                    }
+                    _ => {}
+                }
+                if !self.terminator(inst)? {
+                    self.instruction(inst)?;
+                }
+            }
         }
         self.write_phis()
     }
@@ -507,7 +574,9 @@ impl FnCx<'_, '_> {
                 let Some(&b) = self.labels.get(&pred) else {
                     return Err(self.error(format!("%{pred} is not a label of this function")));
                 };
-                if matches!(self.cx.consts.get(&value), Some(Const::Undef(_))) {
+                if matches!(self.cx.consts.get(&value), Some(Const::Undef(_)))
+                    || !self.reachable.contains(&pred)
+                {
                     continue;
                 }
                 let v = self.value(value)?;
@@ -769,6 +838,20 @@ impl FnCx<'_, '_> {
             return Err(inst.error("copies between pointers only"));
         }
         if size > 0 {
+            // `memcpy` passes byte pointers: view both sides as the bytes
+            // copied when their pointee is smaller.
+            let as_bytes = |this: &mut Self, p: ValueId| {
+                let t = this.ty(p);
+                let pointee = t.pointee().cloned().unwrap_or(Type::Void);
+                if this.cx.module.size_of(&pointee) >= size {
+                    return p;
+                }
+                let space = t.address_space().unwrap_or(AddressSpace::Generic);
+                let bytes = Type::array(Type::Scalar(Scalar::U8), size);
+                this.emit(Inst_::PtrCast(p), Type::ptr(space, bytes))
+            };
+            let dst = as_bytes(self, dst);
+            let src = as_bytes(self, src);
             let loc = self.loc;
             self.stmt(Stmt::Copy {
                 dst,
@@ -818,6 +901,8 @@ impl FnCx<'_, '_> {
                 return Err(inst.error("the element index is not an integer"));
             }
             if self.f.int_const(e) != Some(0) {
+                // SPIR-V indices are signed.
+                let e = self.as_signed(e);
                 let t = self.ty(p);
                 p = self.emit(Inst_::Index(p, e), t);
             }
@@ -844,12 +929,14 @@ impl FnCx<'_, '_> {
                     if !self.ty(idx).scalar().is_some_and(|s| s.is_int()) {
                         return Err(inst.error("an index that is not an integer"));
                     }
+                    let idx = self.as_signed(idx);
                     self.emit(Inst_::Elem(p, idx), Type::ptr(space, *e))
                 }
                 Type::Vector(e, _) => {
                     if !self.ty(idx).scalar().is_some_and(|s| s.is_int()) {
                         return Err(inst.error("an index that is not an integer"));
                     }
+                    let idx = self.as_signed(idx);
                     self.emit(Inst_::Elem(p, idx), Type::ptr(space, Type::Scalar(e)))
                 }
                 other => return Err(inst.error(format!("indexes into {other:?}, not a composite"))),

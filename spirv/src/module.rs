@@ -257,9 +257,11 @@ impl<'a> Cx<'a> {
                             self.opencl_std.insert(id);
                         }
                         Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic.") => {}
-                        other => return Err(inst.error(format!(
+                        other => {
+                            return Err(inst.error(format!(
                             "extended instruction set {other:?} is not supported (only OpenCL.std)"
-                        ))),
+                        )))
+                        }
                     }
                 }
                 Op::Name => {

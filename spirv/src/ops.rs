@@ -676,18 +676,24 @@ impl FnCx<'_, '_> {
         for i in 2..inst.inst.operands.len() {
             let k = word_of(inst, i)?;
             // 0xFFFFFFFF: an undefined component.
-            let k = if k == u32::MAX { 0 } else { k };
-            if k >= na + nb {
+            if k >= na + nb && k != u32::MAX {
                 return Err(inst.error(format!("component {k} is out of range")));
             }
             idx.push(k);
         }
-        if at == bt {
+        let undefined = idx.contains(&u32::MAX);
+        if at == bt && !undefined {
             let idx8 = idx.iter().map(|k| *k as u8).collect();
             return Ok(self.emit(Inst_::Shuffle(a, b, idx8), t));
         }
         let mut parts = Vec::new();
         for k in idx {
+            if k == u32::MAX {
+                // An undefined component: zero, so that what a store of
+                // the vector writes there is deterministic.
+                parts.push(self.emit(Inst_::Const(0), Type::Scalar(s)));
+                continue;
+            }
             let (src, j) = if k < na { (a, k) } else { (b, k - na) };
             parts.push(self.emit(Inst_::Extract(src, j as u8), Type::Scalar(s)));
         }
