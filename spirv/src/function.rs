@@ -287,14 +287,26 @@ impl FnCx<'_, '_> {
         let gid = match self.const_globals.get(&id) {
             Some(g) => *g,
             None => {
-                let mut bytes = Vec::new();
-                self.cx.const_bytes(id, &mut bytes)?;
+                let size = self.cx.module.size_of(ty) as usize;
+                let init = match self.cx.consts.get(&id) {
+                    // Constant data without an initialiser is zero.
+                    Some(Const::Null(_) | Const::Undef(_)) => None,
+                    _ if size > crate::module::MAX_INITIALISER => {
+                        return Err(self.error(format!("a constant of {size} bytes")))
+                    }
+                    _ => {
+                        let mut bytes = Vec::new();
+                        self.cx.const_bytes(id, &mut bytes)?;
+                        bytes.resize(size, 0);
+                        Some(bytes)
+                    }
+                };
                 let gid = GlobalId(self.cx.module.globals.len() as u32);
                 self.cx.module.globals.push(Global {
                     name: format!("const.{id}"),
                     space: AddressSpace::Constant,
                     ty: ty.clone(),
-                    init: Some(bytes),
+                    init,
                 });
                 self.cx
                     .global_linkage

@@ -91,6 +91,13 @@ pub(crate) struct Cx<'a> {
     opts: &'a Options,
 }
 
+/// The largest array the front end accepts, in bytes: past any memory a
+/// kernel could use, short of sizes that overflow a layout.
+const MAX_OBJECT: u64 = 1 << 30;
+
+/// The largest initialiser of a module-scope variable, in bytes.
+pub(crate) const MAX_INITIALISER: usize = 64 << 20;
+
 /// The capabilities a module may declare: those of the OpenCL full
 /// profile that vecl implements.
 fn capability_supported(c: spirv::Capability) -> bool {
@@ -484,7 +491,8 @@ impl<'a> Cx<'a> {
                         ))
                     }
                 };
-                if e.is_void() || n == 0 || n > u64::from(u32::MAX) {
+                let bytes = u64::from(self.module.size_of(&e)).saturating_mul(n);
+                if e.is_void() || n == 0 || n > u64::from(u32::MAX) || bytes > MAX_OBJECT {
                     return Err(self.type_error(id, format!("an array of {n} elements")));
                 }
                 Type::array(e, n as u32)
@@ -740,8 +748,15 @@ impl<'a> Cx<'a> {
                         "the initialiser %{c} is not a constant (vecl does not initialise variables with addresses)"
                     )));
                 }
+                let size = self.module.size_of(&ir_ty) as usize;
+                if size > MAX_INITIALISER {
+                    return Err(inst.error(format!(
+                        "an initialised variable of {size} bytes (at most {MAX_INITIALISER})"
+                    )));
+                }
                 let mut bytes = Vec::new();
                 self.const_bytes(*c, &mut bytes)?;
+                bytes.resize(size, 0);
                 Some(bytes)
             }
             _ => None,
@@ -940,6 +955,14 @@ impl<'a> Cx<'a> {
             self.function_linkage.push(linkage);
             self.functions.insert(id, FuncRef { id: fid, declared });
             i = j;
+        }
+        for inst in self.insts {
+            if inst.inst.class.opcode == Op::EntryPoint {
+                let f = word_of(inst, 1)?;
+                if !self.functions.contains_key(&f) {
+                    return Err(inst.error(format!("the entry point's %{f} is not a function")));
+                }
+            }
         }
         Ok(())
     }

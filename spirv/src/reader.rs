@@ -80,6 +80,33 @@ fn locate(words: &[u32], index: usize) -> (usize, Option<&'static str>) {
 
 /// Decodes `words` (host byte order, as `clCreateProgramWithIL` passes them).
 pub fn read(words: &[u32]) -> Result<Binary> {
+    // Word counts are checked before decoding: the decoder trusts them
+    // further than a hostile module deserves.
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let name = INSTRUCTION_TABLE
+            .lookup_opcode(words[at] & 0xffff)
+            .map(|g| g.opname.to_string());
+        if count == 0 {
+            return Err(SpirvError {
+                word: Some(at),
+                opname: name,
+                message: "an instruction with a word count of 0".into(),
+            });
+        }
+        if at + count > words.len() {
+            return Err(SpirvError {
+                word: Some(at),
+                opname: name,
+                message: format!(
+                    "the instruction's {count} words run past the end of the module ({} words; truncated?)",
+                    words.len()
+                ),
+            });
+        }
+        at += count;
+    }
     let mut c = Collect::default();
     if let Err(state) = rspirv::binary::parse_words(words, &mut c) {
         return Err(parse_error(words, state));
