@@ -205,3 +205,64 @@ fn name_kernel_params(cx: &mut module::Cx<'_>, bin: &reader::Binary) {
         }
     }
 }
+
+/// The specialisation constants of a module: each `SpecId` with the size
+/// in bytes of its value (1 for booleans), for
+/// `clSetProgramSpecializationConstant`'s checks.
+pub fn spec_constants(words: &[u32]) -> Result<Vec<(u32, usize)>, SpirvError> {
+    let words = words.to_vec();
+    let scan = move || -> Result<Vec<(u32, usize)>, SpirvError> {
+        let bin = reader::read(&words)?;
+        let mut ids: HashMap<u32, u32> = HashMap::new();
+        let mut widths: HashMap<u32, usize> = HashMap::new();
+        for i in &bin.insts {
+            let ops = &i.inst.operands;
+            match i.inst.class.opcode {
+                Op::Decorate => {
+                    if let (
+                        Some(rspirv::dr::Operand::IdRef(t)),
+                        Some(rspirv::dr::Operand::Decoration(rspirv::spirv::Decoration::SpecId)),
+                        Some(rspirv::dr::Operand::LiteralBit32(n)),
+                    ) = (ops.first(), ops.get(1), ops.get(2))
+                    {
+                        ids.insert(*t, *n);
+                    }
+                }
+                Op::TypeBool => {
+                    if let Some(r) = i.inst.result_id {
+                        widths.insert(r, 1);
+                    }
+                }
+                Op::TypeInt | Op::TypeFloat => {
+                    if let (Some(r), Some(rspirv::dr::Operand::LiteralBit32(bits))) =
+                        (i.inst.result_id, ops.first())
+                    {
+                        widths.insert(r, (*bits as usize).div_ceil(8));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for i in &bin.insts {
+            if matches!(
+                i.inst.class.opcode,
+                Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse
+            ) {
+                let (Some(r), Some(t)) = (i.inst.result_id, i.inst.result_type) else {
+                    continue;
+                };
+                if let (Some(id), Some(size)) = (ids.get(&r), widths.get(&t)) {
+                    out.push((*id, *size));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    };
+    std::panic::catch_unwind(AssertUnwindSafe(scan)).unwrap_or_else(|_| {
+        Err(SpirvError::module(
+            "internal compiler error (the SPIR-V front end panicked)",
+        ))
+    })
+}
