@@ -86,6 +86,9 @@ pub(crate) struct Cx<'a> {
     pub opencl_std: HashSet<u32>,
     pub module: Module,
     pub function_linkage: Vec<Linkage>,
+    /// The qualifiers the parameters' decorations give (`NoWrite` is
+    /// `const`, `NoAlias` `restrict`, `Volatile` `volatile`), per function.
+    param_qualifiers: HashMap<FuncId, Vec<TypeQualifiers>>,
     pub global_linkage: Vec<Linkage>,
     pub bound: u32,
     opts: &'a Options,
@@ -177,6 +180,7 @@ impl<'a> Cx<'a> {
             opencl_std: HashSet::new(),
             module: Module::default(),
             function_linkage: Vec::new(),
+            param_qualifiers: HashMap::new(),
             global_linkage: Vec::new(),
             bound: bin.bound,
             opts,
@@ -863,6 +867,7 @@ impl<'a> Cx<'a> {
             }
             // Parameters follow.
             let mut params = Vec::new();
+            let mut qualifiers = Vec::new();
             let mut j = i + 1;
             let mut declared = true;
             while j < insts.len() && insts[j].inst.class.opcode == Op::FunctionParameter {
@@ -884,6 +889,20 @@ impl<'a> Cx<'a> {
                                 ))
                             )
                     })
+                });
+                let attr = |a: spirv::FunctionParameterAttribute| {
+                    self.decorations.get(&pid).is_some_and(|ds| {
+                        ds.iter().any(|(d, ops)| {
+                            *d == Decoration::FuncParamAttr
+                                && ops.first() == Some(&Operand::FunctionParameterAttribute(a))
+                        })
+                    })
+                };
+                qualifiers.push(TypeQualifiers {
+                    is_const: attr(spirv::FunctionParameterAttribute::NoWrite),
+                    is_restrict: attr(spirv::FunctionParameterAttribute::NoAlias),
+                    is_volatile: self.has_decoration(pid, Decoration::Volatile),
+                    is_pipe: false,
                 });
                 params.push(Param {
                     name: self
@@ -953,6 +972,7 @@ impl<'a> Cx<'a> {
             }
             self.module.functions.push(f);
             self.function_linkage.push(linkage);
+            self.param_qualifiers.insert(fid, qualifiers);
             self.functions.insert(id, FuncRef { id: fid, declared });
             i = j;
         }
@@ -1005,17 +1025,19 @@ impl<'a> Cx<'a> {
             .collect();
         for i in kernels {
             let f = &self.module.functions[i];
+            let quals = self.param_qualifiers.get(&FuncId(i as u32));
             let args = f
                 .params
                 .iter()
-                .map(|p| ArgInfo {
+                .enumerate()
+                .map(|(k, p)| ArgInfo {
                     type_name: c_type_name(&p.ty, &self.module.structs),
                     address: match &p.ty {
                         Type::Pointer(s, _) if !p.byval => *s,
                         _ => AddressSpace::Private,
                     },
                     access: AccessQualifier::None,
-                    qualifiers: TypeQualifiers::default(),
+                    qualifiers: quals.and_then(|q| q.get(k)).copied().unwrap_or_default(),
                 })
                 .collect();
             if let Some(k) = self.module.functions[i].kernel.as_mut() {
