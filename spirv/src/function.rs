@@ -559,7 +559,7 @@ impl FnCx<'_, '_> {
         let var = VarId(self.f.vars.len() as u32 - 1);
         let mut incoming = Vec::new();
         let n = inst.inst.operands.len();
-        if n % 2 != 0 {
+        if !n.is_multiple_of(2) {
             return Err(inst.error("operands are not (value, block) pairs"));
         }
         for i in (0..n).step_by(2) {

@@ -56,7 +56,7 @@ pub fn is_spirv(bytes: &[u8]) -> bool {
 /// The module's words from its bytes, in either byte order (the magic
 /// number tells which).
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, SpirvError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(SpirvError {
             word: Some(bytes.len() / 4),
             opname: None,
