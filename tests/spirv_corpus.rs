@@ -269,19 +269,29 @@ fn run_api(
 }
 
 /// Builds and runs one program through the IL path; `Err` says why it fails.
+/// Front-end times of one program, in milliseconds: (OpenCL C, SPIR-V).
+type FrontEndMs = (f64, f64);
+
 fn check(
     ctx: &Context,
     stem: &str,
     source: &str,
     case: &Case,
     words: &[u32],
+    times: &mut Vec<FrontEndMs>,
 ) -> Result<(), String> {
     let tolerance = FLOAT_TOLERANCE
         .iter()
         .find(|(n, _)| *n == stem)
         .map(|t| t.1);
     let range = ndrange(case);
+    let started = std::time::Instant::now();
     let reference = vecl_clc::build(source, &case.options).map_err(|e| format!("clc: {e}"))?;
+    let clc_ms = started.elapsed().as_secs_f64() * 1e3;
+    let started = std::time::Instant::now();
+    if vecl_spirv::translate(words, &Default::default()).is_ok() {
+        times.push((clc_ms, started.elapsed().as_secs_f64() * 1e3));
+    }
     let mut want = interp_args(case);
     run_kernel(&reference.module, &case.kernel, &mut want, &range)
         .map_err(|e| format!("interpreter (OpenCL C): {e}"))?;
@@ -350,6 +360,7 @@ fn corpus_through_the_il_path() {
     let mut report = String::new();
     for opt in ["O0", "O2"] {
         let (mut passed, mut not_compiled, mut failed) = (0, Vec::new(), Vec::new());
+        let mut times = Vec::new();
         for f in &files {
             let stem = f
                 .file_stem()
@@ -365,7 +376,7 @@ fn corpus_through_the_il_path() {
                     continue;
                 }
             };
-            let result = check(&ctx, &stem, &source, &case, &words);
+            let result = check(&ctx, &stem, &source, &case, &words, &mut times);
             let known = KNOWN_FAILURES
                 .iter()
                 .find(|(o, n, _)| *o == opt && *n == stem);
@@ -389,8 +400,77 @@ fn corpus_through_the_il_path() {
         for l in failed.iter().chain(&not_compiled) {
             report.push_str(&format!("  {l}\n"));
         }
+        let stats = |mut v: Vec<f64>| -> String {
+            if v.is_empty() {
+                return "-".into();
+            }
+            v.sort_by(f64::total_cmp);
+            format!(
+                "median {:.2} ms, max {:.2} ms",
+                v[v.len() / 2],
+                v[v.len() - 1]
+            )
+        };
+        report.push_str(&format!(
+            "  front end: OpenCL C {}; SPIR-V {}\n",
+            stats(times.iter().map(|t| t.0).collect()),
+            stats(times.iter().map(|t| t.1).collect())
+        ));
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!("{report}");
     assert!(problems.is_empty(), "{}\n\n{report}", problems.join("\n"));
+}
+
+/// `printf` through the IL path prints what the OpenCL C build prints
+/// (both on the interpreter, which captures the output).
+#[test]
+fn printf_through_the_il_path() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let source = "kernel void say(global const int *v, float x) {
+        int i = get_global_id(0);
+        printf(\"item %d: %d %5.2f %s\\n\", i, v[i] * 2, x + i, \"done\");
+    }";
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-printf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cl = dir.join("say.cl");
+    std::fs::write(&cl, source).expect("write");
+    let case = Case {
+        kernel: "say".into(),
+        global: vec![4],
+        local: vec![2],
+        options: String::new(),
+        args: vec![
+            Arg::Buffer {
+                elem: Elem::I32,
+                values: vec![5.0, -3.0, 7.0, 0.0],
+            },
+            Arg::Value {
+                elem: Elem::F32,
+                lanes: 1,
+                values: vec![1.25],
+            },
+        ],
+        expects: Vec::new(),
+    };
+    let range = ndrange(&case);
+    let printed = |module: &vecl_ir::Module| {
+        let mut args = interp_args(&case);
+        let mut out = Vec::new();
+        vecl_ir::interp::run_kernel_capture(module, "say", &mut args, &range, &mut out)
+            .expect("runs");
+        String::from_utf8(out).expect("text")
+    };
+    let want = printed(&vecl_clc::build(source, "").expect("builds").module);
+    assert!(want.contains("item 1: -6  2.25 done"), "{want}");
+    for opt in ["O0", "O2"] {
+        let words = to_spirv(&clang, &translator, &cl, opt, "", &dir).expect("compiles");
+        let unit = vecl_spirv::translate(&words, &Default::default()).expect("translates");
+        let module = unit.executable().expect("links");
+        assert_eq!(printed(&module), want, "-{opt}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -236,6 +236,7 @@ impl FnCx<'_, '_> {
     fn materialize(&mut self, id: u32) -> Result<Val> {
         let c = self.cx.consts[&id].clone();
         Ok(match c {
+            Const::SpecOp(k) => return self.spec_op(id, k),
             Const::Scalar(s, bits) => Val::V(self.emit_entry(Inst_::Const(bits), Type::Scalar(s))),
             Const::Null(t) | Const::Undef(t) => {
                 let ty = self.ir_type(t)?;
@@ -280,6 +281,38 @@ impl FnCx<'_, '_> {
                 }
             }
         })
+    }
+
+    /// An `OpSpecConstantOp`: its operation, translated in the prologue.
+    fn spec_op(&mut self, id: u32, k: usize) -> Result<Val> {
+        let insts = self.cx.insts;
+        let orig = &insts[k];
+        let Some(Operand::LiteralSpecConstantOpInteger(op)) = orig.inst.operands.first() else {
+            return Err(orig.error("OpSpecConstantOp without an operation"));
+        };
+        let Some(class) = rspirv::grammar::INSTRUCTION_TABLE.lookup_opcode(*op as u32) else {
+            return Err(orig.error("OpSpecConstantOp of an unknown operation"));
+        };
+        let synth = Inst {
+            word: orig.word,
+            inst: rspirv::dr::Instruction {
+                class,
+                result_type: orig.inst.result_type,
+                result_id: orig.inst.result_id,
+                operands: orig.inst.operands[1..].to_vec(),
+            },
+        };
+        let (prev, word, opname) = (self.cur, self.word, self.opname);
+        self.cur = BlockId::ENTRY;
+        self.word = orig.word;
+        self.opname = "OpSpecConstantOp";
+        let r = self.op(&synth);
+        (self.cur, self.word, self.opname) = (prev, word, opname);
+        r?;
+        self.vals
+            .get(&id)
+            .copied()
+            .ok_or_else(|| orig.error("OpSpecConstantOp gave no value"))
     }
 
     /// A struct or array constant: bytes in constant memory, once per module.

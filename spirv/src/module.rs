@@ -44,6 +44,9 @@ pub(crate) enum Const {
     /// All zeros of the type (a null pointer for pointers).
     Null(u32),
     Undef(u32),
+    /// `OpSpecConstantOp`: the instruction (an index into the module's),
+    /// evaluated where a function uses it.
+    SpecOp(usize),
 }
 
 /// What a module-scope `OpVariable` is.
@@ -401,7 +404,11 @@ impl<'a> Cx<'a> {
             }
         }
         // Constants come before the struct layouts: array lengths are constants.
-        for inst in self.insts {
+        for (k, inst) in self.insts.iter().enumerate() {
+            if inst.inst.class.opcode == Op::SpecConstantOp && self.is_module_scope(inst) {
+                self.consts.insert(result_id(inst)?, Const::SpecOp(k));
+                continue;
+            }
             self.read_constant(inst)?;
         }
         let ids: Vec<(u32, StructId)> = self.struct_ids.iter().map(|(a, b)| (*a, *b)).collect();
@@ -683,6 +690,13 @@ impl<'a> Cx<'a> {
             .cloned()
             .ok_or_else(|| self.type_error(id, format!("%{id} is not a constant")))?;
         match c {
+            Const::SpecOp(_) => {
+                return Err(self.type_error(
+                    id,
+                    "an OpSpecConstantOp in an initialiser (vecl evaluates them in functions)"
+                        .into(),
+                ))
+            }
             Const::Scalar(s, bits) => out.extend(&bits.to_le_bytes()[..s.size() as usize]),
             Const::Null(t) | Const::Undef(t) => {
                 let t = self.ir_type(t)?;

@@ -327,3 +327,64 @@ fn byte_order_and_length_are_checked() {
         .to_string();
     assert!(e.contains("whole number of 32-bit words"), "{e}");
 }
+
+/// `out[i] = i + K * K` with `K` a specialisation constant (`SpecId` 3,
+/// default 4) and `K * K` an `OpSpecConstantOp`.
+fn spec_module() -> Vec<u32> {
+    let mut k = kit(&[]);
+    let b = &mut k.b;
+    let spec = b.spec_constant_bit32(k.uint, 4);
+    b.decorate(spec, Decoration::SpecId, [Operand::LiteralBit32(3)]);
+    let square = b.spec_constant_op(k.uint, rspirv::spirv::Op::IMul);
+    if let Some(inst) = b.module_mut().types_global_values.last_mut() {
+        inst.operands
+            .extend([Operand::IdRef(spec), Operand::IdRef(spec)]);
+    }
+    let fty = b.type_function(k.void, [k.global_uint]);
+    let f = b
+        .begin_function(k.void, None, FunctionControl::NONE, fty)
+        .unwrap();
+    let out = b.function_parameter(k.global_uint).unwrap();
+    b.begin_block(None).unwrap();
+    let g3 = b.load(k.v3ulong, None, k.gid, None, []).unwrap();
+    let g = b.composite_extract(k.ulong, None, g3, [0]).unwrap();
+    let gi = b.u_convert(k.uint, None, g).unwrap();
+    let v = b.i_add(k.uint, None, gi, square).unwrap();
+    let p = b
+        .in_bounds_ptr_access_chain(k.global_uint, None, out, g, [])
+        .unwrap();
+    b.store(p, v, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "spec", [k.gid]);
+    k.b.module().assemble()
+}
+
+fn run_spec(words: &[u32], opts: &Options) -> Vec<u32> {
+    let unit = translate(words, opts).expect("translates");
+    let mut args = vec![KernelArg::Buffer(vec![0; 16])];
+    let range = NdRange {
+        work_dim: 1,
+        global_offset: [0; 3],
+        global_size: [4, 1, 1],
+        local_size: [4, 1, 1],
+    };
+    run_kernel(&unit.module, "spec", &mut args, &range).expect("runs");
+    let KernelArg::Buffer(bytes) = &args[0] else {
+        unreachable!()
+    };
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn specialisation_constants_and_their_operations() {
+    let words = spec_module();
+    assert_eq!(vecl_spirv::spec_constants(&words).unwrap(), [(3, 4)]);
+    assert_eq!(run_spec(&words, &Options::default()), [16, 17, 18, 19]);
+    let mut opts = Options::default();
+    opts.spec_constants.insert(3, 5);
+    assert_eq!(run_spec(&words, &opts), [25, 26, 27, 28]);
+}
