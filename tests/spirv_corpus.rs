@@ -474,3 +474,61 @@ fn printf_through_the_il_path() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Separate compilation: two SPIR-V modules, one calling a function the
+/// other exports (`LinkageAttributes`), compiled and linked through the
+/// IL path, run like the same program built whole from source.
+#[test]
+fn il_objects_link() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let lib = "uint mix3(uint a, uint b) { return a * 3u + (b ^ 5u); }";
+    let main = "uint mix3(uint a, uint b);
+        kernel void use(global uint *out) {
+            uint i = get_global_id(0);
+            out[i] = mix3(i, out[i]) + 1u;
+        }";
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-link-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ctx = Context::new().expect("context");
+    let run = |program: &vecl::Program| -> Vec<u32> {
+        let kernel = program.kernel("use").expect("kernel");
+        let queue = ctx.queue().expect("queue");
+        let init: Vec<u32> = (0..16u32).map(|i| i * 7).collect();
+        let out = ctx.buffer_from(&init).expect("buffer");
+        kernel.set_arg_buffer(0, &out).expect("arg");
+        queue.launch(&kernel).global(&[16]).run().expect("runs");
+        queue.read_vec(&out, &[]).expect("read")
+    };
+    let whole = ctx
+        .program(&format!(
+            "{lib}\n{}",
+            main.replace("uint mix3(uint a, uint b);", "")
+        ))
+        .build()
+        .expect("source builds");
+    let want = run(&whole);
+    for opt in ["O0", "O2"] {
+        let mut objects = Vec::new();
+        for (name, src) in [("lib", lib), ("main", main)] {
+            let path = dir.join(format!("{name}.cl"));
+            std::fs::write(&path, src).expect("write");
+            let words = to_spirv(&clang, &translator, &path, opt, "", &dir).expect("compiles");
+            objects.push(ctx.program_il(&words).compile().expect("IL compiles"));
+        }
+        let linked = vecl::Program::link(&ctx, &objects, "").expect("links");
+        assert_eq!(run(&linked), want, "-{opt}");
+        // An OpenCL C object links with a SPIR-V one.
+        let c_lib = ctx.program(lib).compile().expect("source compiles");
+        match vecl::Program::link(&ctx, &[c_lib, objects[1].clone()], "") {
+            Ok(mixed) => assert_eq!(run(&mixed), want, "-{opt}, mixed"),
+            Err(e) => panic!("-{opt}: OpenCL C + SPIR-V: {e}"),
+        }
+        // The main module alone leaves mix3 undefined.
+        let err = vecl::Program::link(&ctx, &objects[1..], "").expect_err("mix3 is undefined");
+        assert!(err.to_string().contains("mix3"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
