@@ -125,6 +125,9 @@ impl FnCx<'_, '_> {
                 if base.is_empty() {
                     return Err(unsupported());
                 }
+                if args.is_empty() {
+                    return Err(inst.error(format!("OpenCL.std '{name}' without operands")));
+                }
                 let mut bty = rty.clone();
                 if signed {
                     match base {

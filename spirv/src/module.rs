@@ -584,6 +584,13 @@ impl<'a> Cx<'a> {
             }
             fields.push((format!("m{i}"), t));
         }
+        let total: u64 = fields
+            .iter()
+            .map(|(_, t)| u64::from(self.module.size_of(t)))
+            .sum();
+        if total > MAX_OBJECT {
+            return Err(self.type_error(id, format!("a struct of {total} bytes")));
+        }
         let sid = self.struct_ids[&id];
         let old = &self.module.structs[sid.0 as usize];
         let def = StructDef::layout(
