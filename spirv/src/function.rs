@@ -654,7 +654,14 @@ impl FnCx<'_, '_> {
             | Op::Line
             | Op::NoLine
             | Op::ExtInstImport
-            | Op::String => Ok(()),
+            | Op::String
+            | Op::AssumeTrueKHR => Ok(()),
+            // A hint about the value, which is the result.
+            Op::ExpectKHR => {
+                let v = self.val(word_of(inst, 0)?)?;
+                self.define(result_id(inst)?, v);
+                Ok(())
+            }
             Op::Variable => self.variable(inst),
             Op::Load => self.load(inst),
             Op::Store => self.store(inst),

@@ -123,6 +123,7 @@ fn capability_supported(c: spirv::Capability) -> bool {
             | C::Int64Atomics
             | C::ImageBasic
             | C::LiteralSampler
+            | C::ExpectAssumeKHR
     )
 }
 

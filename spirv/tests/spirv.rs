@@ -388,3 +388,34 @@ fn specialisation_constants_and_their_operations() {
     opts.spec_constants.insert(3, 5);
     assert_eq!(run_spec(&words, &opts), [25, 26, 27, 28]);
 }
+
+/// `SPV_KHR_expect_assume`: `OpExpectKHR` is its value, `OpAssumeTrueKHR`
+/// changes nothing: `out[i] = expect(i + 7, 7)`.
+#[test]
+fn expect_and_assume_are_hints() {
+    let mut k = kit(&[Capability::ExpectAssumeKHR]);
+    let b = &mut k.b;
+    let seven = b.constant_bit32(k.uint, 7);
+    let fty = b.type_function(k.void, [k.global_uint]);
+    let f = b
+        .begin_function(k.void, None, FunctionControl::NONE, fty)
+        .unwrap();
+    let out = b.function_parameter(k.global_uint).unwrap();
+    b.begin_block(None).unwrap();
+    let g3 = b.load(k.v3ulong, None, k.gid, None, []).unwrap();
+    let g = b.composite_extract(k.ulong, None, g3, [0]).unwrap();
+    let gi = b.u_convert(k.uint, None, g).unwrap();
+    let v = b.i_add(k.uint, None, gi, seven).unwrap();
+    let e = b.expect_khr(k.uint, None, v, seven).unwrap();
+    let c = b.u_greater_than_equal(k.bool_, None, e, seven).unwrap();
+    b.assume_true_khr(c).unwrap();
+    let p = b
+        .in_bounds_ptr_access_chain(k.global_uint, None, out, g, [])
+        .unwrap();
+    b.store(p, e, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "spec", [k.gid]);
+    let words = k.b.module().assemble();
+    assert_eq!(run_spec(&words, &Options::default()), [7, 8, 9, 10]);
+}
