@@ -216,6 +216,9 @@ impl FnCx<'_, '_> {
     /// Id `id` as an IR value (not a struct, array or built-in).
     pub fn value(&mut self, id: u32) -> Result<ValueId> {
         match self.val(id)? {
+            Val::V(v) if self.ty(v).is_void() => Err(self.error(format!(
+                "%{id} is the result of an instruction that returns void"
+            ))),
             Val::V(v) => Ok(v),
             Val::Agg(_) => Err(self.error(format!(
                 "%{id} is a struct or array value where a scalar, vector or pointer is needed"

@@ -419,3 +419,45 @@ fn expect_and_assume_are_hints() {
     let words = k.b.module().assemble();
     assert_eq!(run_spec(&words, &Options::default()), [7, 8, 9, 10]);
 }
+
+/// Found by `fuzz/fuzz_targets/spirv_translate.rs`: the result of an
+/// instruction that returns void, used as an operand, is an error naming
+/// the use (it was passed on to the IR, which the verifier refused).
+#[test]
+fn a_void_result_is_not_an_operand() {
+    let mut k = kit(&[]);
+    let b = &mut k.b;
+    let std = b.ext_inst_import("OpenCL.std");
+    let fty = b.type_function(k.void, [k.global_uint]);
+    let f = b
+        .begin_function(k.void, None, FunctionControl::NONE, fty)
+        .unwrap();
+    let out = b.function_parameter(k.global_uint).unwrap();
+    b.begin_block(None).unwrap();
+    let x = b.load(k.uint, None, out, None, []).unwrap();
+    let zero = b.constant_bit64(k.ulong, 0);
+    // vstoren (171) returns void; popcount (166) then takes its result.
+    let stored = b
+        .ext_inst(
+            k.void,
+            None,
+            std,
+            171,
+            [
+                rspirv::dr::Operand::IdRef(x),
+                rspirv::dr::Operand::IdRef(zero),
+                rspirv::dr::Operand::IdRef(out),
+            ],
+        )
+        .unwrap();
+    b.ext_inst(k.uint, None, std, 166, [rspirv::dr::Operand::IdRef(stored)])
+        .unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "k", []);
+    let e = error_of(&k.b.module().assemble());
+    assert!(
+        e.contains("ExtInst") && e.contains("returns void") && !e.contains("internal"),
+        "{e}"
+    );
+}
