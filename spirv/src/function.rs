@@ -57,6 +57,8 @@ pub(crate) struct FnCx<'c, 'a> {
     loc: Loc,
     /// Aggregate constants already placed in constant memory.
     const_globals: &'c mut HashMap<u32, GlobalId>,
+    /// The instruction each IR value comes from (see `Cx::provenance`).
+    provenance: Vec<(usize, &'static str)>,
 }
 
 struct Phi {
@@ -104,10 +106,18 @@ pub(crate) fn translate_function(
         opname: "OpFunction",
         loc: Loc::NONE,
         const_globals,
+        provenance: Vec::new(),
     };
     let body = &insts[start + 1..end];
     fx.translate_body(body)?;
-    let FnCx { cx, mut f, cfg, .. } = fx;
+    let FnCx {
+        cx,
+        mut f,
+        cfg,
+        provenance,
+        ..
+    } = fx;
+    cx.provenance.insert(fref.id, provenance);
     let name = f.name.clone();
     vecl_ir::transform::structurize::structurize(&mut f, cfg).map_err(|e| {
         SpirvError::at(
@@ -144,6 +154,7 @@ impl FnCx<'_, '_> {
     }
 
     fn push(&mut self, inst: Inst_, ty: Type) -> ValueId {
+        self.provenance.push((self.word, self.opname));
         self.f.insts.push(InstData {
             inst,
             ty,

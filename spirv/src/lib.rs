@@ -129,8 +129,33 @@ fn translate_here(words: &[u32], opts: &Options) -> Result<Unit, SpirvError> {
         }
     }
     name_kernel_params(&mut cx, &bin);
+    let provenance = std::mem::take(&mut cx.provenance);
     let unit = cx.finish();
     if let Err(errors) = vecl_ir::verify::verify_module(&unit.module) {
+        // An instruction whose operands do not fit it (a hostile or
+        // malformed module) makes IR the verifier refuses: report it at
+        // that instruction. Anything else is a bug of the front end.
+        for e in &errors {
+            let at = e.function.as_deref().and_then(|name| {
+                let (fid, _) = unit.module.function_by_name(name)?;
+                let n: usize = e
+                    .subject
+                    .split('%')
+                    .nth(1)?
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse()
+                    .ok()?;
+                provenance.get(&fid)?.get(n).copied()
+            });
+            if let Some((word, opname)) = at {
+                return Err(SpirvError::at(
+                    word,
+                    opname,
+                    format!("the operands do not fit the instruction: {}", e.message),
+                ));
+            }
+        }
         return Err(SpirvError::module(format!(
             "internal compiler error: the translated module is not valid IR:\n{}",
             vecl_ir::verify::format_errors(&errors)

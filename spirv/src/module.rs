@@ -89,6 +89,10 @@ pub(crate) struct Cx<'a> {
     pub opencl_std: HashSet<u32>,
     pub module: Module,
     pub function_linkage: Vec<Linkage>,
+    /// For each translated function, the SPIR-V instruction (word offset,
+    /// name) each IR value came from, by value number: the verifier's
+    /// findings on a hostile module are reported there.
+    pub provenance: HashMap<FuncId, Vec<(usize, &'static str)>>,
     /// The qualifiers the parameters' decorations give (`NoWrite` is
     /// `const`, `NoAlias` `restrict`, `Volatile` `volatile`), per function.
     param_qualifiers: HashMap<FuncId, Vec<TypeQualifiers>>,
@@ -184,6 +188,7 @@ impl<'a> Cx<'a> {
             opencl_std: HashSet::new(),
             module: Module::default(),
             function_linkage: Vec::new(),
+            provenance: HashMap::new(),
             param_qualifiers: HashMap::new(),
             global_linkage: Vec::new(),
             bound: bin.bound,

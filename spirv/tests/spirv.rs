@@ -461,3 +461,36 @@ fn a_void_result_is_not_an_operand() {
         "{e}"
     );
 }
+
+/// Found by the fuzz target: an instruction whose operands do not fit it
+/// (a pointer inserted into a vector) is reported at that instruction,
+/// not as an internal error.
+#[test]
+fn operands_that_do_not_fit_are_reported_at_the_instruction() {
+    let mut k = kit(&[]);
+    let b = &mut k.b;
+    let v2 = b.type_vector(k.uint, 2);
+    let fty = b.type_function(k.void, [k.global_uint]);
+    let f = b
+        .begin_function(k.void, None, FunctionControl::NONE, fty)
+        .unwrap();
+    let out = b.function_parameter(k.global_uint).unwrap();
+    b.begin_block(None).unwrap();
+    let x = b.load(k.uint, None, out, None, []).unwrap();
+    let v = b.composite_construct(v2, None, [x, x]).unwrap();
+    let bad = b.composite_insert(v2, None, out, v, [1]).unwrap();
+    let y = b.composite_extract(k.uint, None, bad, [1]).unwrap();
+    b.store(out, y, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "k", []);
+    let words = k.b.module().assemble();
+    let at = (5..words.len())
+        .find(|&i| words[i] & 0xffff == 82)
+        .expect("an OpCompositeInsert");
+    let e = error_of(&words);
+    assert!(
+        e.contains(&format!("word {at}")) && e.contains("CompositeInsert") && !e.contains("internal"),
+        "{e}"
+    );
+}
