@@ -369,8 +369,14 @@ impl FnCx<'_, '_> {
     fn translate_body(&mut self, body: &[Inst]) -> Result<()> {
         // Parameters, then a block per label.
         let mut nparam = 0u32;
+        let mut params_done = false;
         for inst in body {
             match inst.inst.class.opcode {
+                Op::FunctionParameter if params_done || nparam as usize >= self.f.params.len() => {
+                    return Err(inst.error(
+                        "a parameter after the function's first block or past its type's parameters",
+                    ));
+                }
                 Op::FunctionParameter => {
                     let ty = self.f.params[nparam as usize].ty.clone();
                     let byval = self.f.params[nparam as usize].byval;
@@ -393,6 +399,7 @@ impl FnCx<'_, '_> {
                     nparam += 1;
                 }
                 Op::Label => {
+                    params_done = true;
                     let id = result_id(inst)?;
                     let name = self
                         .cx

@@ -490,7 +490,39 @@ fn operands_that_do_not_fit_are_reported_at_the_instruction() {
         .expect("an OpCompositeInsert");
     let e = error_of(&words);
     assert!(
-        e.contains(&format!("word {at}")) && e.contains("CompositeInsert") && !e.contains("internal"),
+        e.contains(&format!("word {at}"))
+            && e.contains("CompositeInsert")
+            && !e.contains("internal"),
+        "{e}"
+    );
+}
+
+/// Found by the fuzz target: an `OpFunctionParameter` inside a block (the
+/// translator indexed past the signature's parameters, a caught panic).
+#[test]
+fn a_parameter_inside_a_block_is_refused() {
+    let mut k = kit(&[]);
+    let b = &mut k.b;
+    let fty = b.type_function(k.void, [k.global_uint]);
+    let f = b
+        .begin_function(k.void, None, FunctionControl::NONE, fty)
+        .unwrap();
+    b.function_parameter(k.global_uint).unwrap();
+    b.begin_block(None).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "k", []);
+    let mut words = k.b.module().assemble();
+    // A second OpFunctionParameter (3 words) after the OpLabel (2 words).
+    let at = (5..words.len())
+        .find(|&i| words[i] == (3 << 16) | 55)
+        .expect("an OpFunctionParameter");
+    let param: Vec<u32> = words[at..at + 3].to_vec();
+    assert_eq!(words[at + 3] & 0xffff, 248, "an OpLabel follows");
+    words.splice(at + 5..at + 5, param);
+    let e = error_of(&words);
+    assert!(
+        e.contains("FunctionParameter") && !e.contains("internal"),
         "{e}"
     );
 }
