@@ -715,6 +715,9 @@ impl FnCx<'_, '_> {
             }
         }
         let ty = self.ir_type(pointee)?;
+        if ty.is_void() {
+            return Err(inst.error("a variable of type void"));
+        }
         let name = self
             .cx
             .names

@@ -772,6 +772,9 @@ impl<'a> Cx<'a> {
             _ => return Err(inst.error("a variable whose type is not a pointer")),
         };
         let ir_ty = self.ir_type(pointee)?;
+        if ir_ty.is_void() {
+            return Err(inst.error("a variable of type void"));
+        }
         let init = match inst.inst.operands.get(1) {
             Some(Operand::IdRef(c)) => {
                 if !self.consts.contains_key(c) {

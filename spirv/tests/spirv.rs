@@ -526,3 +526,25 @@ fn a_parameter_inside_a_block_is_refused() {
         "{e}"
     );
 }
+
+/// Found by the fuzz target: a function-scope variable of type void.
+#[test]
+fn a_void_variable_is_refused() {
+    let mut k = kit(&[]);
+    let b = &mut k.b;
+    let void_ptr = b.type_pointer(None, StorageClass::Function, k.void);
+    let fty = b.type_function(k.void, []);
+    let f = b
+        .begin_function(k.void, None, FunctionControl::NONE, fty)
+        .unwrap();
+    b.begin_block(None).unwrap();
+    b.variable(void_ptr, None, StorageClass::Function, None);
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "k", []);
+    let e = error_of(&k.b.module().assemble());
+    assert!(
+        e.contains("Variable") && e.contains("void") && !e.contains("internal"),
+        "{e}"
+    );
+}
