@@ -236,9 +236,15 @@ impl<'a> Cx<'a> {
     /// and the signatures of all functions.
     pub fn read_module(&mut self) -> Result<()> {
         let mut saw_memory_model = false;
+        // SSA: every id is defined once. (A constant redefined as a
+        // composite of itself would otherwise recurse without end.)
+        let mut defined = HashSet::new();
         for inst in self.insts {
             if let Some(id) = inst.inst.result_id {
                 self.check_id(inst, id)?;
+                if !defined.insert(id) {
+                    return Err(inst.error(format!("id %{id} is defined twice")));
+                }
             }
             for op in &inst.inst.operands {
                 if let Operand::IdRef(id) = op {

@@ -548,3 +548,37 @@ fn a_void_variable_is_refused() {
         "{e}"
     );
 }
+
+/// Found by the fuzz target (a crash: the stack ran out): an id defined
+/// twice, here a constant redefined as a composite of itself.
+#[test]
+fn an_id_defined_twice_is_refused() {
+    let mut k = kit(&[]);
+    let b = &mut k.b;
+    let v2 = b.type_vector(k.uint, 2);
+    let c = b.constant_bit32(k.uint, 1);
+    b.module_mut()
+        .types_global_values
+        .push(rspirv::dr::Instruction::new(
+            rspirv::spirv::Op::ConstantComposite,
+            Some(v2),
+            Some(c),
+            vec![Operand::IdRef(c), Operand::IdRef(c)],
+        ));
+    let fty = b.type_function(k.void, [k.global_uint]);
+    let f = b
+        .begin_function(k.void, None, FunctionControl::NONE, fty)
+        .unwrap();
+    let out = b.function_parameter(k.global_uint).unwrap();
+    b.begin_block(None).unwrap();
+    let x = b.composite_extract(k.uint, None, c, [0]).unwrap();
+    b.store(out, x, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "k", []);
+    let e = error_of(&k.b.module().assemble());
+    assert!(
+        e.contains("ConstantComposite") && e.contains("defined twice"),
+        "{e}"
+    );
+}
