@@ -108,8 +108,25 @@ pub fn read(words: &[u32]) -> Result<Binary> {
         at += count;
     }
     let mut c = Collect::default();
-    if let Err(state) = rspirv::binary::parse_words(words, &mut c) {
-        return Err(parse_error(words, state));
+    // The decoder panics on some malformed operands (a literal whose type
+    // it cannot tell): that is a malformed instruction, the one after the
+    // last decoded.
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rspirv::binary::parse_words(words, &mut c)
+    }));
+    match parsed {
+        Ok(Ok(())) => {}
+        Ok(Err(state)) => return Err(parse_error(words, state)),
+        Err(_) => {
+            let (word, name) = locate(words, c.insts.len() + 1);
+            return Err(SpirvError {
+                word: Some(word),
+                opname: name.map(str::to_string),
+                message:
+                    "malformed operands (a literal of a type that is not an integer or float?)"
+                        .into(),
+            });
+        }
     }
     let header = c
         .header

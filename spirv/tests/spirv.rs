@@ -582,3 +582,15 @@ fn an_id_defined_twice_is_refused() {
         "{e}"
     );
 }
+
+/// Found by the fuzz target: operands the decoder cannot read (it
+/// panics on some) are a located error, not an internal one.
+#[test]
+fn undecodable_operands_are_a_located_error() {
+    let fuzzed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/decoder_panic.spv");
+    let bytes = std::fs::read(fuzzed).expect("the fuzzer's input");
+    let words = vecl_spirv::words_from_bytes(&bytes).expect("whole words");
+    let e = error_of(&words);
+    assert!(e.contains("word") && !e.contains("internal"), "{e}");
+}
