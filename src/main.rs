@@ -24,7 +24,7 @@ enum Command {
     Info,
     /// Build a kernel from a file and run it on generated inputs.
     Run {
-        /// The OpenCL C file.
+        /// The OpenCL C file, or a SPIR-V module (`.spv`).
         file: PathBuf,
         /// The kernel to run.
         #[arg(long)]

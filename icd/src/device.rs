@@ -255,10 +255,16 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
                 .map(|name| name_version(name, version_of(EXTENSION_VERSION)))
                 .collect::<Vec<_>>(),
         ),
-        CL_DEVICE_IL_VERSION => Info::string(""),
-        CL_DEVICE_ILS_WITH_VERSION | CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => {
-            Info::bytes(Vec::new())
-        }
+        CL_DEVICE_IL_VERSION => Info::string(&il_versions().join(" ")),
+        CL_DEVICE_ILS_WITH_VERSION => Info::array(
+            &vecl_spirv::VERSIONS
+                .iter()
+                .map(|&(major, minor)| {
+                    name_version("SPIR-V", version_of((major.into(), minor.into(), 0)))
+                })
+                .collect::<Vec<_>>(),
+        ),
+        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Info::bytes(Vec::new()),
         CL_DEVICE_PLATFORM => Info::value(platform_handle()),
         CL_DEVICE_PARENT_DEVICE => Info::value(std::ptr::null_mut::<c_void>()),
         CL_DEVICE_PARTITION_PROPERTIES => Info::value(0isize),
@@ -386,4 +392,13 @@ pub unsafe fn check_device_list(
     // SAFETY: forwarded contract.
     let list = unsafe { slice(devices, num_devices as usize, CL_INVALID_VALUE)? };
     list.iter().try_for_each(|&device| check_device(device))
+}
+
+/// `CL_DEVICE_IL_VERSION`'s words: `SPIR-V_1.0` … for each version the
+/// SPIR-V front end reads.
+fn il_versions() -> Vec<String> {
+    vecl_spirv::VERSIONS
+        .iter()
+        .map(|(major, minor)| format!("SPIR-V_{major}.{minor}"))
+        .collect()
 }

@@ -2,7 +2,8 @@
 //! `clGetExtensionFunctionAddressForPlatform`.
 //!
 //! The loader asks for `clIcdGetPlatformIDsKHR` this way when it loads the
-//! driver; vecl has no other extension functions.
+//! driver; the other extension function is `clCreateProgramWithILKHR`
+//! (`cl_khr_il_program`).
 
 use std::ffi::{c_char, c_void};
 
@@ -14,6 +15,8 @@ use crate::platform::{check_platform, get_platform_ids};
 fn lookup(name: &str) -> *mut c_void {
     match name {
         "clIcdGetPlatformIDsKHR" => get_platform_ids as *mut c_void,
+        // cl_khr_il_program: the same function as the core one.
+        "clCreateProgramWithILKHR" => crate::program::clCreateProgramWithIL as *mut c_void,
         _ => std::ptr::null_mut(),
     }
 }

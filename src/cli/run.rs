@@ -94,18 +94,25 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// Runs the request and returns the text to print.
 pub fn run(req: &RunRequest) -> Result<String, String> {
     let bytes = std::fs::read(&req.file).map_err(|e| format!("{}: {e}", req.file.display()))?;
-    // Bytes that are not UTF-8 are kept, as C compilers keep them.
-    let source = vecl_clc::literal::decode_source(&bytes).into_owned();
     if req.global.is_empty() || req.global.len() > 3 {
         return Err("--global takes 1 to 3 sizes".into());
     }
     let ctx = Context::new().map_err(|e| e.to_string())?;
     let build_start = Instant::now();
-    let mut builder = ctx
-        .program(&source)
-        .options(&req.options)
-        .dump_clif(req.explain);
-    builder = match req.safety {
+    // A SPIR-V module (a `.spv` file, or any file that starts with the
+    // magic number) goes through the IL path; anything else is OpenCL C.
+    let spirv = vecl_spirv::is_spirv(&bytes) || req.file.extension().is_some_and(|e| e == "spv");
+    let builder = if spirv {
+        let words = vecl_spirv::words_from_bytes(&bytes)
+            .map_err(|e| format!("{}: {e}", req.file.display()))?;
+        ctx.program_il(&words)
+    } else {
+        // Bytes that are not UTF-8 are kept, as C compilers keep them.
+        let source = vecl_clc::literal::decode_source(&bytes).into_owned();
+        ctx.program(&source)
+    };
+    let builder = builder.options(&req.options).dump_clif(req.explain);
+    let builder = match req.safety {
         // SAFETY: asked for on the command line; the run's own memory is
         // all that an access outside the buffers can corrupt.
         vecl::Safety::Unchecked => unsafe { builder.unchecked() },
@@ -449,6 +456,65 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("vecl-run-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch directory");
         dir
+    }
+
+    /// `vecl run` of a `.spv` file: the module compiled by clang-15 and
+    /// llvm-spirv-15 (when installed) gives the checksum of the same
+    /// kernel's OpenCL C source.
+    #[test]
+    fn spirv_files_run_like_their_source() {
+        let dir = scratch_dir("spirv");
+        // Integer arithmetic: exact whatever clang contracts or reorders.
+        let src = "kernel void sq(global const int *in, global int *out) {
+            int i = get_global_id(0);
+            out[i] = in[i] * in[i] + (in[i] >> 1) - i;
+        }";
+        let cl = request(&dir, src, "sq", false);
+        let bc = dir.join("sq.bc");
+        let spv = dir.join("sq.spv");
+        let compiled = std::process::Command::new("clang-15")
+            .args([
+                "-cl-std=CL2.0",
+                "-target",
+                "spir64",
+                "-O2",
+                "-emit-llvm",
+                "-c",
+            ])
+            .arg(&cl.file)
+            .arg("-o")
+            .arg(&bc)
+            .status()
+            .is_ok_and(|s| s.success())
+            && std::process::Command::new("llvm-spirv-15")
+                .arg(&bc)
+                .arg("-o")
+                .arg(&spv)
+                .status()
+                .is_ok_and(|s| s.success());
+        if !compiled {
+            println!("skipped: clang-15 or llvm-spirv-15 is not installed");
+            return;
+        }
+        let from_source = run(&cl).expect("the OpenCL C kernel runs");
+        let mut il = request(&dir, src, "sq", false);
+        il.file = spv;
+        let from_il = run(&il).expect("the SPIR-V kernel runs");
+        // Argument names are not in optimised SPIR-V: compare the
+        // arguments by index and checksum.
+        let checksums = |t: &str| -> Vec<(String, String)> {
+            t.lines()
+                .filter(|l| l.contains("checksum"))
+                .map(|l| {
+                    let index = l.split('`').next().unwrap_or("").trim().to_string();
+                    let sum = l.rsplit(' ').next().unwrap_or("").to_string();
+                    (index, sum)
+                })
+                .collect()
+        };
+        assert!(!checksums(&from_source).is_empty(), "{from_source}");
+        assert_eq!(checksums(&from_source), checksums(&from_il));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -566,6 +566,8 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT_NULL(clCreateProgramWithIL(bad_ctx, junk, sizeof junk, &err), err, CL_INVALID_CONTEXT);
     EXPECT_NULL(clCreateProgramWithIL(ctx, NULL, 4, &err), err, CL_INVALID_VALUE);
     EXPECT_NULL(clCreateProgramWithIL(ctx, junk, 0, &err), err, CL_INVALID_VALUE);
+    /* Not SPIR-V (no magic number): "does not contain well-formed intermediate language". */
+    EXPECT_NULL(clCreateProgramWithIL(ctx, junk, sizeof junk, &err), err, CL_INVALID_VALUE);
     /* clEnqueueSVMMigrateMem */
     const void *svm_const[1] = {svm};
     const void *not_svm[1] = {host};
@@ -596,7 +598,8 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT(clSetProgramReleaseCallback(bad_program, program_notify, NULL), CL_INVALID_PROGRAM);
     EXPECT(clSetProgramReleaseCallback(program, NULL, NULL), CL_INVALID_VALUE);
     EXPECT(clSetProgramSpecializationConstant(bad_program, 0, sizeof int_value, &int_value), CL_INVALID_PROGRAM);
-    EXPECT(clSetProgramSpecializationConstant(program, 0, sizeof int_value, &int_value), CL_INVALID_OPERATION);
+    /* "CL_INVALID_PROGRAM if program is not a valid program object created from an intermediate language". */
+    EXPECT(clSetProgramSpecializationConstant(program, 0, sizeof int_value, &int_value), CL_INVALID_PROGRAM);
     /* clCreateBufferWithProperties */
     cl_mem_properties bad_mprops[] = {0x7777, 0, 0};
     EXPECT_NULL(clCreateBufferWithProperties(bad_ctx, NULL, CL_MEM_READ_WRITE, 16, NULL, &err), err, CL_INVALID_CONTEXT);
@@ -1035,7 +1038,8 @@ int main(void) {
     cl_int binary_status = 0;
     EXPECT_NULL(clCreateProgramWithBinary(ctx, 1, &device, &junk_len, &junk_ptr, &binary_status, &err), err, CL_INVALID_BINARY);
     EXPECT(binary_status, CL_INVALID_BINARY);
-    EXPECT_NULL(clCreateProgramWithIL(ctx, junk, junk_len, &err), err, CL_INVALID_OPERATION);
+    /* IL programs are supported; bytes that are not SPIR-V are not well-formed IL. */
+    EXPECT_NULL(clCreateProgramWithIL(ctx, junk, junk_len, &err), err, CL_INVALID_VALUE);
     if (clBuildProgram(program, 0, NULL, NULL, NULL, NULL) == CL_SUCCESS) {
         EXPECT_NULL(clCreateKernel(program, "missing", &err), err, CL_INVALID_KERNEL_NAME);
         EXPECT_NULL(clCreateKernel(program, NULL, &err), err, CL_INVALID_VALUE);
