@@ -358,7 +358,10 @@ impl ProgramBuilder {
     pub fn build(self) -> Result<Program> {
         if let Input::Il { .. } = self.input {
             let options = self.options.clone();
-            let jit = self.jit.clone();
+            // The IL front end has no options of its own to refuse; those
+            // that do not parse add no checks.
+            let parsed = vecl_clc::options::Options::parse(&options).unwrap_or_default();
+            let jit = with_option_safety(self.jit.clone(), &parsed);
             let (unit, rules) = self.il_unit().map_err(front_end_error)?;
             let module = unit.executable().map_err(|e| match link_failure(e) {
                 Error::LinkProgramFailure { log } => Error::BuildProgramFailure { log },
