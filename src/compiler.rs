@@ -10,7 +10,7 @@ use vecl_runtime::KernelCode;
 pub struct CompileOptions {
     /// Work-items per SIMD chunk; `None` lets the compiler choose.
     pub simd_width: Option<u32>,
-    /// Checked mode (bounds, races, divergent barriers).
+    /// Checked mode: every memory access is bounds-checked.
     pub checked: bool,
     /// Keep the Cranelift IR in the report.
     pub dump_clif: bool,
@@ -34,9 +34,7 @@ pub fn compile_kernel(
         simd_width: options.simd_width,
         checked: options.checked,
         dump_clif: options.dump_clif,
-        tiers: None,
-        stream_min_items: None,
-        prefetch: None,
+        ..crate::Config::global().jit_options()
     };
     let kernel = vecl_jit::compile_kernel(module, name, &jit).map_err(|e| e.to_string())?;
     let mut explain = kernel.explain().to_string();

@@ -177,15 +177,13 @@ fn link_failure(errors: Vec<LinkError>) -> Error {
     Error::LinkProgramFailure { log }
 }
 
-/// JIT options from the environment: `VECL_SIMD_WIDTH`, `VECL_CHECKED`.
-fn jit_options_from_env() -> CompileOptions {
-    let simd_width = std::env::var("VECL_SIMD_WIDTH")
-        .ok()
-        .and_then(|v| v.trim().parse().ok());
-    let checked = std::env::var("VECL_CHECKED").is_ok_and(|v| v != "0" && !v.is_empty());
+/// The compile options [`Config`](crate::Config) sets (`VECL_SIMD_WIDTH`,
+/// `VECL_CHECKED`).
+fn configured_options() -> CompileOptions {
+    let config = crate::Config::global();
     CompileOptions {
-        simd_width,
-        checked,
+        simd_width: config.simd_width,
+        checked: config.checked,
         dump_clif: false,
     }
 }
@@ -214,7 +212,7 @@ impl ProgramBuilder {
             source: source.to_string(),
             options: String::new(),
             headers: Vec::new(),
-            jit: jit_options_from_env(),
+            jit: configured_options(),
         }
     }
 
@@ -319,7 +317,7 @@ impl Program {
             objects.iter().all(|o| o.non_uniform_groups),
             module,
             String::new(),
-            &jit_options_from_env(),
+            &configured_options(),
         )
         .map_err(|e| match e {
             Error::BuildProgramFailure { log } => Error::LinkProgramFailure { log },
@@ -344,7 +342,7 @@ impl Program {
             object.non_uniform_groups,
             module,
             String::new(),
-            &jit_options_from_env(),
+            &configured_options(),
         )
     }
 

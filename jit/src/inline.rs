@@ -24,12 +24,16 @@ const MAX_DEPTH: u32 = 64;
 /// A copy of `kernel` with every `Call` replaced by the callee's body,
 /// then with its private aggregates reached only at constant offsets
 /// (the slots inlining gathered, by-value struct copies) turned into
-/// variables by [`vecl_ir::transform::sra`] — unless `VECL_NO_SRA=1`.
-pub(crate) fn inline_calls(module: &Module, kernel: &Function) -> Result<Function, String> {
+/// variables by [`vecl_ir::transform::sra`] when `sra`.
+pub(crate) fn inline_calls(
+    module: &Module,
+    kernel: &Function,
+    sra: bool,
+) -> Result<Function, String> {
     let mut f = kernel.clone();
     inline_into(module, &mut f, 0)?;
     vecl_ir::transform::compact::drop_unevaluated(&mut f);
-    if !std::env::var("VECL_NO_SRA").is_ok_and(|v| !v.is_empty() && v != "0") {
+    if sra {
         vecl_ir::transform::sra::scalar_replace(&module.structs, &mut f);
     }
     define_at_entry(&mut f, kernel.vars.len());

@@ -64,6 +64,7 @@ pub fn compile(m: &Module, name: &str, w: u32) -> CompiledKernel {
     let opts = JitOptions {
         simd_width: Some(w),
         tiers: super::test_tiers(w),
+        prefetch: super::test_prefetch(),
         ..JitOptions::default()
     };
     match compile_kernel(m, name, &opts) {
