@@ -29,10 +29,11 @@
 //!   values of the body are visible only if defined at the body's top level
 //!   before the first statement that may `continue`.
 //! - **Structure.** `break` inside a loop or switch, `continue` inside a loop
-//!   body (not its `continuing` block), no barrier inside a `continuing`
-//!   block (the barrier rules that a static check can decide: whether all
-//!   work-items of a group reach a barrier depends on uniformity, which the
-//!   analyses and the checked mode handle).
+//!   body (not its `continuing` block). Barriers may stand anywhere,
+//!   `continuing` blocks included (`for (…; barrier(…), i++)`, which the
+//!   JIT's region graph cuts like any other): whether all work-items of a
+//!   group reach a barrier depends on uniformity, which the analyses and
+//!   the checked mode handle.
 //! - **Functions.** Kernels return `void`, have one [`ArgInfo`] per
 //!   parameter whose address space matches a pointer parameter's, and take
 //!   pointers to `global`, `constant` or `local` memory only; function names
@@ -328,8 +329,6 @@ struct FnCheck<'a> {
     /// Values made visible, in order, to hide them when their block ends.
     defined: Vec<ValueId>,
     constructs: Vec<Construct>,
-    /// How many `continuing` blocks enclose the current statement.
-    in_continuing: u32,
 }
 
 impl<'a> FnCheck<'a> {
@@ -343,7 +342,6 @@ impl<'a> FnCheck<'a> {
             visible: vec![false; n],
             defined: Vec::new(),
             constructs: Vec::new(),
-            in_continuing: 0,
         }
     }
 
@@ -674,12 +672,7 @@ impl<'a> FnCheck<'a> {
                     }
                 }
             }
-            Stmt::Barrier(_, loc) => {
-                if self.in_continuing > 0 {
-                    self.error("barrier", *loc, "inside a loop's continuing block");
-                }
-            }
-            Stmt::Fence(_) => {}
+            Stmt::Barrier(..) | Stmt::Fence(_) => {}
         }
     }
 
@@ -699,9 +692,7 @@ impl<'a> FnCheck<'a> {
         self.hide_from(keep);
         self.constructs.pop();
         self.constructs.push(Construct::LoopContinuing);
-        self.in_continuing += 1;
         self.block(continuing);
-        self.in_continuing -= 1;
         self.constructs.pop();
         self.hide_from(mark);
     }
