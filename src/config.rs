@@ -10,6 +10,7 @@
 
 use std::sync::OnceLock;
 use std::time::Duration;
+use vecl_ir::transform::pipeline::{Pipeline, PipelineOptions};
 use vecl_jit::{JitOptions, PhaseReport, Prefetch, Tiers};
 
 /// One environment variable [`Config`] reads.
@@ -66,6 +67,16 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "`1`: private aggregates are not replaced by variables after inlining",
     },
     Variable {
+        name: "VECL_DISABLE_PASSES",
+        default: "none",
+        meaning: "comma-separated names of middle passes not to run (`inline` cannot be: the JIT needs it)",
+    },
+    Variable {
+        name: "VECL_VERIFY_IR",
+        default: "off (on in debug builds)",
+        meaning: "`1`: the IR is verified after every middle pass",
+    },
+    Variable {
         name: "VECL_JIT_PHASES",
         default: "off",
         meaning: "print each compilation's phase times to stderr; `passes` adds Cranelift's pass timings",
@@ -95,8 +106,8 @@ pub struct Config {
     pub stream_min_items: u64,
     /// `VECL_PREFETCH`.
     pub prefetch: bool,
-    /// `VECL_NO_SRA` (inverted).
-    pub sra: bool,
+    /// `VECL_NO_SRA`, `VECL_DISABLE_PASSES`, `VECL_VERIFY_IR`.
+    pub passes: PipelineOptions,
     /// `VECL_JIT_PHASES`.
     pub phases: PhaseReport,
     /// `VECL_JIT_DISASM`.
@@ -173,7 +184,33 @@ impl Config {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(jit.stream_min_items);
         let prefetch = read("VECL_PREFETCH").is_none_or(|v| v.trim() != "0");
-        let sra = !flag(read("VECL_NO_SRA").as_deref());
+        let mut passes = PipelineOptions::default();
+        if flag(read("VECL_NO_SRA").as_deref()) {
+            passes.disabled.push("sra".into());
+        }
+        for name in read("VECL_DISABLE_PASSES")
+            .iter()
+            .flat_map(|v| v.split(','))
+        {
+            let name = name.trim();
+            if name.is_empty() || passes.disabled.iter().any(|d| d == name) {
+                continue;
+            }
+            let one = PipelineOptions {
+                disabled: vec![name.to_string()],
+                ..PipelineOptions::default()
+            };
+            match Pipeline::new(&one) {
+                Ok(_) if name == "inline" => warnings.push(
+                    "VECL_DISABLE_PASSES: `inline` stays on (the JIT compiles no calls)".into(),
+                ),
+                Ok(_) => passes.disabled.push(name.to_string()),
+                Err(e) => warnings.push(format!("VECL_DISABLE_PASSES: {e}")),
+            }
+        }
+        if flag(read("VECL_VERIFY_IR").as_deref()) {
+            passes.verify = true;
+        }
         let phases = match read("VECL_JIT_PHASES") {
             None => PhaseReport::Off,
             Some(v) if v == "passes" => PhaseReport::CraneliftPasses,
@@ -188,7 +225,7 @@ impl Config {
             tiers,
             stream_min_items,
             prefetch,
-            sra,
+            passes,
             phases,
             disasm,
             warnings,
@@ -208,7 +245,7 @@ impl Config {
             } else {
                 Prefetch::Off
             },
-            sra: self.sra,
+            passes: self.passes.clone(),
             phases: self.phases,
             disasm: self.disasm,
         }
@@ -246,6 +283,8 @@ mod tests {
             ("VECL_STREAM_MIN_ITEMS", "0"),
             ("VECL_PREFETCH", "0"),
             ("VECL_NO_SRA", "1"),
+            ("VECL_DISABLE_PASSES", "cse, unroll"),
+            ("VECL_VERIFY_IR", "1"),
             ("VECL_JIT_PHASES", "passes"),
             ("VECL_JIT_DISASM", "1"),
         ]);
@@ -253,7 +292,8 @@ mod tests {
         assert_eq!(c.kernel_timeout, Some(Duration::from_millis(250)));
         let j = c.jit_options();
         assert_eq!(j.simd_width, Some(8));
-        assert!(j.checked && j.disasm && !j.sra);
+        assert!(j.checked && j.disasm && j.passes.verify);
+        assert_eq!(j.passes.disabled, ["sra", "cse", "unroll"]);
         assert_eq!(j.tiers, Tiers::QuickOnly);
         assert_eq!(j.stream_min_items, 0);
         assert_eq!(j.prefetch, Prefetch::Off);
@@ -266,17 +306,20 @@ mod tests {
             ("VECL_THREADS", "0"),
             ("VECL_CHECKED", "0"),
             ("VECL_NO_SRA", ""),
+            ("VECL_DISABLE_PASSES", "inline,nope"),
             ("VECL_KERNEL_TIMEOUT_MS", "soon"),
             ("VECL_JIT_TIERS", "optimized"),
             ("VECL_JIT_PHASES", "1"),
         ]);
         assert_eq!(c.threads, None);
-        assert!(!c.checked && c.sra);
+        assert!(!c.checked && c.passes.disabled.is_empty());
         assert_eq!(c.kernel_timeout, None);
         assert_eq!(c.tiers, Tiers::OptimisedOnly);
         assert_eq!(c.phases, PhaseReport::Phases);
-        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
         assert!(c.warnings[0].contains("VECL_KERNEL_TIMEOUT_MS"));
+        assert!(c.warnings[1].contains("`inline` stays on"));
+        assert!(c.warnings[2].contains("no pass named `nope`"));
     }
 
     #[test]

@@ -618,6 +618,10 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
                 Some(w) => tiers_for(w),
                 None => vecl_jit::Tiers::OptimisedOnly,
             },
+            passes: vecl_ir::transform::pipeline::PipelineOptions {
+                verify: true,
+                ..Default::default()
+            },
             ..JitOptions::default()
         };
         let started = std::time::Instant::now();

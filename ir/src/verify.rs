@@ -90,6 +90,19 @@ pub fn verify_module(m: &Module) -> Result<(), Vec<VerifyError>> {
     }
 }
 
+/// The rules of one function `f`, with `m`'s structs, globals and
+/// functions around it; `f` need not be in `m` (a pass's copy of a
+/// kernel). The module-level rules are not checked.
+pub fn verify_function(m: &Module, f: &Function) -> Result<(), Vec<VerifyError>> {
+    let mut errors = Vec::new();
+    FnCheck::new(m, f, &mut errors).run();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
 /// [`verify_module`] in builds with debug assertions (and so in tests);
 /// `Ok(())` without looking in release builds. Passes call it on their
 /// output: a verifier error there is a bug in the pass.

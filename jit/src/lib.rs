@@ -1,8 +1,9 @@
 //! vecl's JIT: Kernel IR → code vectorised across work-items → Cranelift
 //! machine code. [`abi`] is the contract with the runtime.
 //!
-//! [`compile_kernel`] inlines the kernel's calls, runs the uniformity
-//! analysis, lowers the kernel to one Cranelift function that runs a range of
+//! [`compile_kernel`] runs the middle passes on the kernel
+//! ([`vecl_ir::transform::pipeline`]: inlining, SRA, unrolling, CSE),
+//! cuts it into barrier regions, runs the uniformity analysis, lowers the kernel to one Cranelift function that runs a range of
 //! work-groups (W work-items per SIMD chunk, see `lower`), and JIT-compiles
 //! it. The [`CompiledKernel`] owns the machine code and the kernel's
 //! module-scope data.
@@ -10,7 +11,6 @@
 pub mod abi;
 mod group_shape;
 mod image;
-mod inline;
 mod lane_axis;
 mod layout;
 mod lower;
@@ -30,6 +30,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tiers::{Entry, Tier, Upgrade};
+use vecl_ir::transform::pipeline::{Pipeline, PipelineError, PipelineOptions};
 use vecl_ir::{Inst, Module};
 
 pub use tiers::{FinalCode, Tiers};
@@ -56,9 +57,10 @@ pub struct JitOptions {
     /// Whether streaming loads prefetch the line 4 KiB ahead (see the
     /// `lower::prefetch` module); on by default.
     pub prefetch: Prefetch,
-    /// Scalar replacement of private aggregates after inlining (see
-    /// `vecl_ir::transform::sra`); on by default.
-    pub sra: bool,
+    /// The middle passes the kernel goes through before the lowering
+    /// (see [`vecl_ir::transform::pipeline`]): which are off, whether the
+    /// IR is verified after each (by default only with debug assertions).
+    pub passes: PipelineOptions,
     /// Print the time of each compile phase to standard error.
     pub phases: PhaseReport,
     /// Print each kernel's machine code after register allocation to
@@ -76,7 +78,7 @@ impl Default for JitOptions {
             tiers: Tiers::Both,
             stream_min_items: lower::stream::STREAM_MIN_ITEMS,
             prefetch: Prefetch::On,
-            sra: true,
+            passes: PipelineOptions::default(),
             phases: PhaseReport::Off,
             disasm: false,
         }
@@ -936,9 +938,16 @@ fn compile(
         }
     }
     let mut phases = Phases::new(started, opts.phases);
-    let mut func = inline::inline_calls(module, original, opts.sra).map_err(unsupported)?;
-    vecl_ir::transform::unroll::unroll_counted_loops(&mut func);
-    vecl_ir::transform::cse::eliminate_common(&mut func);
+    let pipeline = Pipeline::new(&PipelineOptions {
+        dump: None,
+        ..opts.passes.clone()
+    })
+    .map_err(unsupported)?;
+    let mut func = match pipeline.run(module, original) {
+        Ok(out) => out.function,
+        Err(e @ PipelineError::Pass { .. }) => return Err(unsupported(e.to_string())),
+        Err(e @ PipelineError::Verify { .. }) => return Err(codegen(e.to_string())),
+    };
     // Whether launches of groups one work-item wide in dimension 0 can
     // have a copy with lanes along another dimension, and the copy's IR.
     let lane_obstacle = match lanes_along {
@@ -949,7 +958,7 @@ fn compile(
         }
     };
     let shape_observer = group_shape::observer(module, &func);
-    phases.mark("inline");
+    phases.mark("passes");
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),
         None => (func, None),

@@ -39,6 +39,14 @@ pub fn test_tiers(w: u32) -> vecl_jit::Tiers {
     }
 }
 
+/// The middle passes as the tests run them: verified after each one.
+pub fn test_passes() -> vecl_ir::transform::pipeline::PipelineOptions {
+    vecl_ir::transform::pipeline::PipelineOptions {
+        verify: true,
+        ..Default::default()
+    }
+}
+
 /// Set by [`refuse_prefetch_patches`].
 static REFUSE_PREFETCH_PATCHES: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
