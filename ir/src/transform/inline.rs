@@ -213,59 +213,17 @@ impl Splice<'_> {
         self.values.get(&v).copied().unwrap_or(v)
     }
 
+    /// `inst` of the callee renumbered into the caller: its operands,
+    /// variables and slots.
     fn inst(&self, inst: &Inst) -> Inst {
-        let v = |x: &ValueId| self.v(*x);
-        let vs = |xs: &Vec<ValueId>| xs.iter().map(|x| self.v(*x)).collect::<Vec<_>>();
-        match inst {
-            Inst::Param(n) => Inst::Param(*n),
-            Inst::Const(c) => Inst::Const(*c),
-            Inst::Undef => Inst::Undef,
-            Inst::Unary(op, a) => Inst::Unary(*op, v(a)),
-            Inst::Binary(op, a, b) => Inst::Binary(*op, v(a), v(b)),
-            Inst::Cmp(op, a, b) => Inst::Cmp(*op, v(a), v(b)),
-            Inst::Select(c, a, b) => Inst::Select(v(c), v(a), v(b)),
-            Inst::Convert {
-                value,
-                saturate,
-                rounding,
-            } => Inst::Convert {
-                value: v(value),
-                saturate: *saturate,
-                rounding: *rounding,
-            },
-            Inst::Bitcast(a) => Inst::Bitcast(v(a)),
-            Inst::Splat(a) => Inst::Splat(v(a)),
-            Inst::Construct(xs) => Inst::Construct(vs(xs)),
-            Inst::Extract(a, i) => Inst::Extract(v(a), *i),
-            Inst::Insert(a, i, b) => Inst::Insert(v(a), *i, v(b)),
-            Inst::Shuffle(a, b, idx) => Inst::Shuffle(v(a), v(b), idx.clone()),
-            Inst::ReadVar(x) => Inst::ReadVar(VarId(x.0 + self.var_base)),
-            Inst::SlotAddr(s) => Inst::SlotAddr(SlotId(s.0 + self.slot_base)),
-            Inst::GlobalAddr(g) => Inst::GlobalAddr(*g),
-            Inst::Index(a, b) => Inst::Index(v(a), v(b)),
-            Inst::Field(a, n) => Inst::Field(v(a), *n),
-            Inst::Elem(a, b) => Inst::Elem(v(a), v(b)),
-            Inst::PtrCast(a) => Inst::PtrCast(v(a)),
-            Inst::PtrToInt(a) => Inst::PtrToInt(v(a)),
-            Inst::IntToPtr(a) => Inst::IntToPtr(v(a)),
-            Inst::Load(a) => Inst::Load(v(a)),
-            Inst::Atomic {
-                op,
-                ptr,
-                args,
-                order,
-                scope,
-            } => Inst::Atomic {
-                op: *op,
-                ptr: v(ptr),
-                args: vs(args),
-                order: *order,
-                scope: *scope,
-            },
-            Inst::WorkItem(wf, d) => Inst::WorkItem(*wf, d.map(|d| self.v(d))),
-            Inst::Call(fid, args) => Inst::Call(*fid, vs(args)),
-            Inst::Builtin(name, args) => Inst::Builtin(name.clone(), vs(args)),
+        let mut new = inst.clone();
+        new.operands_mut().for_each(|o| *o = self.v(*o));
+        match &mut new {
+            Inst::ReadVar(x) => x.0 += self.var_base,
+            Inst::SlotAddr(s) => s.0 += self.slot_base,
+            _ => {}
         }
+        new
     }
 
     fn block(&mut self, f: &mut Function, block: &Block) -> Block {
