@@ -55,6 +55,8 @@ impl std::fmt::Debug for Program {
 #[derive(Clone, Debug)]
 pub struct ProgramBuilder {
     source: String,
+    /// What diagnostics call the source (`vecl_clc::MAIN_SOURCE` unless set).
+    source_name: Option<String>,
     options: String,
     headers: Vec<(String, String)>,
     jit: CompileOptions,
@@ -210,6 +212,7 @@ impl ProgramBuilder {
     pub(crate) fn new(_ctx: &Context, source: &str) -> ProgramBuilder {
         ProgramBuilder {
             source: source.to_string(),
+            source_name: None,
             options: String::new(),
             headers: Vec::new(),
             jit: configured_options(),
@@ -219,6 +222,13 @@ impl ProgramBuilder {
     /// `clBuildProgram` options (`-D`, `-cl-std=`, `-cl-fast-relaxed-math`…).
     pub fn options(mut self, options: &str) -> Self {
         self.options = options.to_string();
+        self
+    }
+
+    /// The name build logs give the source (`kernel.cl:3:12: error: …`;
+    /// `<source>` by default).
+    pub fn source_name(mut self, name: &str) -> Self {
+        self.source_name = Some(name.to_string());
         self
     }
 
@@ -256,7 +266,8 @@ impl ProgramBuilder {
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        let built = vecl_clc::build_with_headers(&self.source, &self.options, &headers)
+        let name = self.source_name.as_deref().unwrap_or(vecl_clc::MAIN_SOURCE);
+        let built = vecl_clc::build_named(name, &self.source, &self.options, &headers)
             .map_err(front_end_error)?;
         let non_uniform_groups = base_rules(&self.options).non_uniform_groups;
         Program::from_module(

@@ -243,3 +243,22 @@ fn dump_ir_shows_the_kernel_after_each_pass() {
         "{err}"
     );
 }
+
+/// Build errors of `vecl run FILE.cl` name the file, not `<source>`.
+#[test]
+fn build_errors_name_the_file() {
+    let dir = std::env::temp_dir().join(format!("vecl-cli-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("broken.cl");
+    std::fs::write(
+        &file,
+        "kernel void k(global int* o) {\n    o[0] = missing;\n}\n",
+    )
+    .expect("write the kernel file");
+    let path = file.display().to_string();
+    let (ok, _, err) = vecl(&["run", &path, "--kernel", "k", "--global", "4"]);
+    assert!(!ok);
+    assert!(err.contains(&format!("{path}:2:12")), "{err}");
+    assert!(!err.contains("<source>"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -122,6 +122,7 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     let build_start = Instant::now();
     let mut builder = ctx
         .program(&source)
+        .source_name(&req.file.display().to_string())
         .options(&req.options)
         .dump_clif(req.explain);
     if req.checked {
