@@ -119,11 +119,14 @@ pub struct PipelineOptions {
     pub dump: Option<IrDump>,
 }
 
+/// Whether a pipeline verifies by default: in builds with debug assertions.
+const VERIFY_BY_DEFAULT: bool = cfg!(debug_assertions);
+
 impl Default for PipelineOptions {
     fn default() -> PipelineOptions {
         PipelineOptions {
             disabled: Vec::new(),
-            verify: cfg!(debug_assertions),
+            verify: VERIFY_BY_DEFAULT,
             dump: None,
         }
     }
