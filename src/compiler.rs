@@ -52,9 +52,7 @@ pub fn compile_kernel(
         simd_width: options.simd_width,
         checked: options.safety >= Safety::Robust,
         dump_clif: options.dump_clif,
-        tiers: None,
-        stream_min_items: None,
-        prefetch: None,
+        ..crate::Config::global().jit_options()
     };
     let kernel = vecl_jit::compile_kernel(module, name, &jit).map_err(|e| e.to_string())?;
     let mut explain = kernel.explain().to_string();

@@ -152,6 +152,7 @@ impl Device {
 
     /// `CL_DEVICE_MAX_COMPUTE_UNITS`: the threads of the pool.
     pub fn max_compute_units(&self) -> u32 {
+        crate::Config::global();
         u32::try_from(Pool::global().threads()).unwrap_or(u32::MAX)
     }
 

@@ -300,6 +300,8 @@ impl Kernel {
         // Checked code: a fault is reported with its work-item and address.
         let checked = block.checked.clone();
         let name = code.name().to_string();
+        // The pool starts with the configured number of threads.
+        crate::Config::global();
         vecl_runtime::ndrange::execute(vecl_runtime::Pool::global(), code, block, launch)
             .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
     }

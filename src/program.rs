@@ -69,6 +69,8 @@ enum Input {
 pub struct ProgramBuilder {
     input: Input,
     source: String,
+    /// What diagnostics call the source (`vecl_clc::MAIN_SOURCE` unless set).
+    source_name: Option<String>,
     options: String,
     headers: Vec<(String, String)>,
     jit: CompileOptions,
@@ -193,16 +195,14 @@ fn link_failure(errors: Vec<LinkError>) -> Error {
     Error::LinkProgramFailure { log }
 }
 
-/// JIT options from the environment: `VECL_SIMD_WIDTH`, `VECL_CHECKED`
-/// (`1`: checked mode for every program, whatever the program asks).
+/// JIT options from [`Config`](crate::Config): `VECL_SIMD_WIDTH`,
+/// `VECL_CHECKED` (`1`: checked mode for every program, whatever the
+/// program asks); robust access otherwise.
 fn jit_options_from_env() -> CompileOptions {
-    let simd_width = std::env::var("VECL_SIMD_WIDTH")
-        .ok()
-        .and_then(|v| v.trim().parse().ok());
-    let checked = std::env::var("VECL_CHECKED").is_ok_and(|v| v != "0" && !v.is_empty());
+    let config = crate::Config::global();
     CompileOptions {
-        simd_width,
-        safety: if checked {
+        simd_width: config.simd_width,
+        safety: if config.checked {
             Safety::Checked
         } else {
             Safety::Robust
@@ -262,6 +262,7 @@ impl ProgramBuilder {
         ProgramBuilder {
             input: Input::Source,
             source: source.to_string(),
+            source_name: None,
             options: String::new(),
             headers: Vec::new(),
             env_safety: env_safety(&jit),
@@ -280,6 +281,7 @@ impl ProgramBuilder {
                 spec_constants: BTreeMap::new(),
             },
             source: String::new(),
+            source_name: None,
             options: String::new(),
             headers: Vec::new(),
             env_safety: env_safety(&jit),
@@ -300,6 +302,13 @@ impl ProgramBuilder {
     /// `clBuildProgram` options (`-D`, `-cl-std=`, `-cl-fast-relaxed-math`…).
     pub fn options(mut self, options: &str) -> Self {
         self.options = options.to_string();
+        self
+    }
+
+    /// The name build logs give the source (`kernel.cl:3:12: error: …`;
+    /// `<source>` by default).
+    pub fn source_name(mut self, name: &str) -> Self {
+        self.source_name = Some(name.to_string());
         self
     }
 
@@ -381,7 +390,8 @@ impl ProgramBuilder {
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        let built = vecl_clc::build_with_headers(&self.source, &self.options, &headers)
+        let name = self.source_name.as_deref().unwrap_or(vecl_clc::MAIN_SOURCE);
+        let built = vecl_clc::build_named(name, &self.source, &self.options, &headers)
             .map_err(front_end_error)?;
         let non_uniform_groups = base_rules(&self.options).non_uniform_groups;
         // The front end has accepted these options.

@@ -103,8 +103,14 @@ const MAX_ELEMS: usize = 1 << 21;
 const WIDTHS: [u32; 3] = [4, 8, 16];
 
 /// The tiers width `w` is compiled with (both forms over the widths).
-fn tiers_for(w: u32) -> Option<vecl_jit::Tiers> {
-    vecl_jit::Tiers::for_differential_tests(w)
+/// `VECL_JIT_TIERS` names them when set (as for the JIT's own tests).
+fn tiers_for(w: u32) -> vecl_jit::Tiers {
+    use vecl_jit::Tiers;
+    match std::env::var("VECL_JIT_TIERS") {
+        Ok(name) => Tiers::from_name(&name).unwrap_or(Tiers::Both),
+        Err(_) if w == 8 => Tiers::QuickOnly,
+        Err(_) => Tiers::OptimisedOnly,
+    }
 }
 
 /// A small deterministic generator (SplitMix64).
@@ -610,7 +616,11 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
             simd_width: w,
             tiers: match w {
                 Some(w) => tiers_for(w),
-                None => Some(vecl_jit::Tiers::OptimisedOnly),
+                None => vecl_jit::Tiers::OptimisedOnly,
+            },
+            passes: vecl_ir::transform::pipeline::PipelineOptions {
+                verify: true,
+                ..Default::default()
             },
             ..JitOptions::default()
         };

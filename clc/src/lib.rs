@@ -74,7 +74,21 @@ pub fn build_with_headers(
     options: &str,
     headers: &[(&str, &str)],
 ) -> Result<Build, BuildError> {
-    let (unit, log) = front_end(source, options, headers, false)?;
+    build_named(MAIN_SOURCE, source, options, headers)
+}
+
+/// What diagnostics call the main source when it has no name of its own.
+pub const MAIN_SOURCE: &str = "<source>";
+
+/// Like [`build_with_headers`], with diagnostics naming the main source
+/// `name` (`kernel.cl:3:12: error: …`) instead of [`MAIN_SOURCE`].
+pub fn build_named(
+    name: &str,
+    source: &str,
+    options: &str,
+    headers: &[(&str, &str)],
+) -> Result<Build, BuildError> {
+    let (unit, log) = front_end(name, source, options, headers, false)?;
     Ok(Build {
         module: unit.module,
         log,
@@ -90,12 +104,14 @@ pub fn compile_unit(
     options: &str,
     headers: &[(&str, &str)],
 ) -> Result<Compiled, BuildError> {
-    let (unit, log) = front_end(source, options, headers, true)?;
+    let (unit, log) = front_end(MAIN_SOURCE, source, options, headers, true)?;
     Ok(Compiled { unit, log })
 }
 
-/// Runs the front end; `separate` compiles for a later link.
+/// Runs the front end on `source`, called `name` in diagnostics;
+/// `separate` compiles for a later link.
 fn front_end(
+    name: &str,
     source: &str,
     options: &str,
     headers: &[(&str, &str)],
@@ -106,6 +122,7 @@ fn front_end(
     // by `parser::MAX_NESTING`); a thread of our own gives that recursion a
     // stack of known size whatever thread the caller runs on.
     let owned_source = source.to_owned();
+    let owned_name = name.to_owned();
     let owned_headers: Vec<(String, String)> = headers
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -116,7 +133,7 @@ fn front_end(
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        compile(&owned_source, &owned_opts, &headers, separate)
+        compile(&owned_name, &owned_source, &owned_opts, &headers, separate)
     });
     match built {
         Some(Ok(result)) => result,
@@ -124,7 +141,7 @@ fn front_end(
             log: "error: internal compiler error (the front end panicked)\n".into(),
         }),
         // No thread available: compile here.
-        None => compile(source, &opts, headers, separate),
+        None => compile(name, source, &opts, headers, separate),
     }
 }
 
@@ -190,6 +207,7 @@ fn start_front_end_thread() -> Option<mpsc::Sender<Job>> {
 }
 
 fn compile(
+    name: &str,
     source: &str,
     opts: &Options,
     headers: &[(&str, &str)],
@@ -201,7 +219,7 @@ fn compile(
         warnings_are_errors: opts.warnings_are_errors,
         ..Diags::default()
     };
-    let main = sm.add("<source>", source);
+    let main = sm.add(name, source);
     if !opts.warnings.is_empty() {
         // Warnings about options point into the option string, as clang's
         // `<command line>` diagnostics do (so `-w` and `-Werror` apply).

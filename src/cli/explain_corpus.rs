@@ -98,12 +98,15 @@ pub fn header_options(source: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The options `explain-corpus` and `vecl bench` compile with: the JIT's
-/// choice of width unless `width` is given, no checks, no dumps.
+/// The options `explain-corpus` and `vecl bench` compile with: the
+/// configured ones (`vecl::Config`), the JIT's choice of width unless
+/// `width` is given, no checks, no dumps.
 pub fn jit_options(width: Option<u32>) -> vecl_jit::JitOptions {
     vecl_jit::JitOptions {
         simd_width: width,
-        ..Default::default()
+        checked: false,
+        dump_clif: false,
+        ..vecl::Config::global().jit_options()
     }
 }
 

@@ -31,7 +31,9 @@ pub struct RunRequest {
     pub options: String,
     pub reps: usize,
     pub explain: bool,
-    pub dump_ir: bool,
+    /// `front` (the front end's module), `all` (the kernel after every
+    /// middle pass) or the name of one pass.
+    pub dump_ir: Option<String>,
     /// What the kernel checks.
     pub safety: vecl::Safety,
 }
@@ -91,6 +93,29 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Kernel `kernel` of `module` printed after the middle passes `when`
+/// names (`all` or one pass): what the JIT's lowering receives, run with
+/// the configured passes (`vecl::Config`).
+fn passes_dump(module: &vecl_ir::Module, kernel: &str, when: &str) -> Result<String, String> {
+    use vecl_ir::transform::pipeline::{IrDump, Pipeline, PipelineOptions};
+    let dump = IrDump::parse(when).map_err(|e| format!("--dump-ir={when}: {e}"))?;
+    let (_, function) = module
+        .kernels()
+        .find(|(_, f)| f.name == kernel)
+        .ok_or_else(|| format!("no kernel named `{kernel}`"))?;
+    let options = PipelineOptions {
+        dump: Some(dump),
+        verify: true,
+        ..vecl::Config::global().jit_options().passes
+    };
+    let pipeline = Pipeline::new(&options)?;
+    let out = pipeline.run(module, function).map_err(|e| e.to_string())?;
+    if out.dump.is_empty() {
+        return Err(format!("--dump-ir={when}: that pass is turned off"));
+    }
+    Ok(out.dump + "\n")
+}
+
 /// Runs the request and returns the text to print.
 pub fn run(req: &RunRequest) -> Result<String, String> {
     let bytes = std::fs::read(&req.file).map_err(|e| format!("{}: {e}", req.file.display()))?;
@@ -110,6 +135,7 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         // Bytes that are not UTF-8 are kept, as C compilers keep them.
         let source = vecl_clc::literal::decode_source(&bytes).into_owned();
         ctx.program(&source)
+            .source_name(&req.file.display().to_string())
     };
     let builder = builder.options(&req.options).dump_clif(req.explain);
     let builder = match req.safety {
@@ -124,9 +150,13 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     // The timed runs measure the optimised code, not the quick tier's.
     program.wait_for_final_code();
     let mut out = String::new();
-    if req.dump_ir {
-        out.push_str(&vecl_ir::text::print_module(program.module()));
-        out.push('\n');
+    match req.dump_ir.as_deref() {
+        None => {}
+        Some("front") => {
+            out.push_str(&vecl_ir::text::print_module(program.module()));
+            out.push('\n');
+        }
+        Some(when) => out.push_str(&passes_dump(program.module(), &req.kernel, when)?),
     }
     let kernel = program.kernel(&req.kernel).map_err(|e| e.to_string())?;
     if req.explain {
@@ -447,7 +477,7 @@ mod tests {
             options: String::new(),
             reps: 1,
             explain: false,
-            dump_ir: false,
+            dump_ir: None,
             safety,
         }
     }

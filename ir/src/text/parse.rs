@@ -24,7 +24,7 @@ use super::print::{
     default_args, natural_layout, ACCESS_NAMES, ATOMIC_NAMES, BINARY_NAMES, CMP_NAMES,
     MEM_FLAG_NAMES, ORDER_NAMES, ROUNDING_NAMES, SCOPE_NAMES, UNARY_NAMES, WORK_ITEM_NAMES,
 };
-use super::rename::{rename_block, rename_inst};
+use super::rename::rename_block;
 use super::ParseError;
 
 /// The deepest nesting of types and blocks the parser accepts.
@@ -866,7 +866,7 @@ impl Parser {
                 }
             };
             for d in &mut insts {
-                rename_inst(&mut d.inst, &rename);
+                d.inst.operands_mut().for_each(&rename);
             }
             rename_block(body, &rename);
         }
