@@ -8,6 +8,7 @@
 //! module-scope data.
 
 pub mod abi;
+mod collectives;
 mod group_shape;
 mod image;
 mod inline;
@@ -17,6 +18,7 @@ mod lower;
 mod math;
 pub mod printf;
 mod regions;
+mod sub_group;
 mod tiers;
 
 use abi::{ArgSlot, Launch};
@@ -690,8 +692,18 @@ fn wide_width(
         && opts.simd_width.is_none()
         && !opts.checked
         && w == 16
-        && !has_divergent_loop(&func.body, uni);
+        && !has_divergent_loop(&func.body, uni)
+        && !uses_sub_groups(func);
     plain.then_some(WIDE_WIDTH)
+}
+
+/// Whether `func` calls a sub-group builtin: its sub-group size is its
+/// chunk width, which must then be one width for every launch (no wide
+/// copy).
+fn uses_sub_groups(func: &vecl_ir::Function) -> bool {
+    func.insts.iter().any(
+        |d| matches!(&d.inst, Inst::Builtin(n, _) if vecl_ir::sub_group::is_sub_group_builtin(n)),
+    )
 }
 
 /// Whether `b` holds a loop whose trip count differs between work-items.
@@ -902,6 +914,15 @@ fn compile(
         }
     };
     let shape_observer = group_shape::observer(module, &func);
+    // Work-group collectives become barriers around a combine step over
+    // a scratch area added to the module.
+    let with_scratch;
+    let module = if collectives::has_collectives(&func) {
+        with_scratch = collectives::rewrite(module, &mut func).map_err(unsupported)?;
+        &with_scratch
+    } else {
+        module
+    };
     phases.mark("inline");
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),
@@ -1149,6 +1170,17 @@ fn compile(
         ),
         Some(why) => writeln!(explain, "groups: shape observable ({why})"),
     };
+    if uses_sub_groups(&func) {
+        let _ = writeln!(
+            explain,
+            "sub-groups: {w} work-items each (the chunk width{}; a row of the group whose length is not a multiple of {w} ends with a shorter one); no wide copy",
+            if opts.simd_width.is_some() {
+                ", as asked"
+            } else {
+                ", chosen by the width rules"
+            }
+        );
+    }
     if wide.is_some() {
         let _ = writeln!(
             explain,

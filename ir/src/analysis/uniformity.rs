@@ -483,8 +483,8 @@ fn points_into_args(func: &Function, mut p: ValueId) -> bool {
 fn builtin_is_lane_dependent(name: &str) -> bool {
     name.starts_with("atom")
         || name.starts_with("printf")
-        || name.starts_with("get_sub_group_local_id")
-        || name.starts_with("sub_group_scan")
+        || name.starts_with("work_group_scan")
+        || crate::sub_group::lane_dependent(name)
         || name.starts_with("vstore")
 }
 
