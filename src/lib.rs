@@ -47,7 +47,7 @@ pub use binary::BinaryType;
 pub use buffer::{Buffer, BufferBuilder};
 pub use context::Context;
 pub use device::{Device, Platform, VectorWidths, IMAGE_EXTENSIONS, IMAGE_SUPPORT};
-pub use kernel::{ArgInfo, Kernel, WorkGroupInfo};
+pub use kernel::{ArgInfo, Kernel, SubGroupInfo, WorkGroupInfo};
 pub use pod::{Number, Pod};
 pub use program::{CompiledObject, Program, ProgramBuilder};
 pub use queue::{kernel_timeout_from_env, KernelLaunch, Queue, QueueBuilder};
