@@ -160,6 +160,9 @@ impl Kernel {
         if let Some([x, y, z]) = self.entry.info.work_group_size_hint {
             out.push(format!("work_group_size_hint({x},{y},{z})"));
         }
+        if let Some(n) = self.entry.info.reqd_sub_group_size {
+            out.push(format!("intel_reqd_sub_group_size({n})"));
+        }
         match &self.entry.info.vec_type_hint {
             Some(Type::Scalar(s)) => out.push(format!("vec_type_hint({})", s.c_name())),
             Some(Type::Vector(s, n)) => out.push(format!("vec_type_hint({}{n})", s.c_name())),

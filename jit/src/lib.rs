@@ -931,8 +931,17 @@ fn compile(
     phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
     phases.mark("uniformity");
-    let w = opts
-        .simd_width
+    // `intel_reqd_sub_group_size(N)`: the sub-group is the chunk.
+    let required = original.kernel.as_ref().and_then(|k| k.reqd_sub_group_size);
+    if let Some(n) = required {
+        if n == 0 || !n.is_multiple_of(4) || n > 64 {
+            return Err(unsupported(format!(
+                "sub-group size {n} (vecl's sub-groups are SIMD chunks of a multiple of 4 up to 64 work-items)"
+            )));
+        }
+    }
+    let w = required
+        .or(opts.simd_width)
         .unwrap_or_else(|| default_width(module, &func, &uni));
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
@@ -1021,6 +1030,7 @@ fn compile(
     // The wide copy: dropped if it cannot be made or would not share the
     // main code's launches (it is an optimisation only).
     let wide = wide_width(tier, opts, w, &func, &uni)
+        .filter(|_| required.is_none())
         .filter(|_| {
             let l = &main.lowered;
             l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
@@ -1174,10 +1184,10 @@ fn compile(
         let _ = writeln!(
             explain,
             "sub-groups: {w} work-items each (the chunk width{}; a row of the group whose length is not a multiple of {w} ends with a shorter one); no wide copy",
-            if opts.simd_width.is_some() {
-                ", as asked"
-            } else {
-                ", chosen by the width rules"
+            match (required, opts.simd_width) {
+                (Some(_), _) => ", as intel_reqd_sub_group_size requires",
+                (None, Some(_)) => ", as asked",
+                (None, None) => ", chosen by the width rules",
             }
         );
     }

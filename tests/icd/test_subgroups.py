@@ -119,3 +119,21 @@ def test_work_group_collectives(ctx, queue):
         assert (got[0][rows] == part.sum()).all()
         assert (got[1][rows] == np.cumsum(part)).all()
         assert (got[2][rows] == (2 * int((part > 90).any()) + 1)).all()
+
+
+def test_required_sub_group_size(ctx, device):
+    src = """__attribute__((intel_reqd_sub_group_size(4)))
+__kernel void k(__global int *o) { o[get_global_id(0)] = get_sub_group_size(); }"""
+    kernel = build(ctx, src, "-cl-std=CL2.0").k
+    info = cl.kernel_sub_group_info
+    assert kernel.get_sub_group_info(device, info.MAX_SUB_GROUP_SIZE_FOR_NDRANGE, (64,)) == 4
+    assert kernel.get_sub_group_info(device, info.SUB_GROUP_COUNT_FOR_NDRANGE, (64,)) == 16
+    assert "intel_reqd_sub_group_size(4)" in kernel.get_info(cl.kernel_info.ATTRIBUTES)
+    bad = src.replace("(4)", "(6)")
+    program = cl.Program(ctx, bad)
+    try:
+        program.build(options="-cl-std=CL2.0")
+        raise AssertionError("a sub-group size of 6 was accepted")
+    except cl.RuntimeError:
+        log = program.get_build_info(device, cl.program_build_info.LOG)
+        assert "<source>:1:42: error: sub-group size 6 is not available" in log, log

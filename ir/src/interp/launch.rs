@@ -137,7 +137,14 @@ pub fn run_kernel_capture_with(
         globals,
         &buffer_regions,
         output,
-        u64::from(opts.sub_group_size.max(1)),
+        // A kernel that requires a sub-group size gets it.
+        u64::from(
+            func.kernel
+                .as_ref()
+                .and_then(|k| k.reqd_sub_group_size)
+                .unwrap_or(opts.sub_group_size)
+                .max(1),
+        ),
     );
 
     for (arg, &region) in args.iter_mut().zip(&buffer_regions) {

@@ -87,7 +87,8 @@ pub use launch::{run_kernel, run_kernel_capture, run_kernel_capture_with, run_ke
 pub struct RunOptions {
     /// Work-items per sub-group (see [`crate::sub_group`]): give the SIMD
     /// width of the JIT code the run is compared with, which is its
-    /// sub-group size. [`DEFAULT_SUB_GROUP_SIZE`] by default.
+    /// sub-group size. [`DEFAULT_SUB_GROUP_SIZE`] by default; a kernel's
+    /// `reqd_sub_group_size` takes precedence.
     pub sub_group_size: u32,
 }
 
