@@ -108,8 +108,9 @@ impl SubGroupQuery {
         )
     }
 
-    /// The mask of a `get_sub_group_*_mask` query for local id `lid` in a
-    /// sub-group of `size` work-items (bits at and above `size` are clear).
+    /// The mask of a `get_sub_group_*_mask` query for local id `lid`, with
+    /// `size` the maximum sub-group size (bits at and above it are clear,
+    /// as the conformance tests read the specification).
     pub fn mask(self, lid: u32, size: u32) -> [u32; 4] {
         let bit = |i: u32| -> bool {
             i < size
@@ -296,9 +297,10 @@ impl BallotQuery {
         })
     }
 
-    /// The result for the item of local id `lid` in a sub-group of `size`
-    /// items; `index` is `sub_group_ballot_bit_extract`'s second argument.
-    /// Only the bits of the sub-group's items count (those below `size`).
+    /// The result for the item of local id `lid`; `index` is
+    /// `sub_group_ballot_bit_extract`'s second argument. Only the bits
+    /// below `size`, the maximum sub-group size, count (the conformance
+    /// tests read "the bits of the sub-group's work-items" so).
     pub fn eval(self, value: [u32; 4], index: u32, lid: u32, size: u32) -> u32 {
         let bit = |i: u32| i < 128 && (value[(i / 32) as usize] >> (i % 32)) & 1 == 1;
         let count = |n: u32| (0..n.min(size)).filter(|&i| bit(i)).count() as u32;
@@ -314,12 +316,52 @@ impl BallotQuery {
     }
 }
 
+/// The order of a float `sub_group_reduce_add` (an order OpenCL leaves to
+/// the implementation): the JIT adds the chunk's 128-bit pieces lane-wise,
+/// then the lanes of that sum in order. With `per_piece` lanes per piece
+/// (4 for `float`, 2 for `double`), lane `k` of the pieces' sum is
+/// `x[k] + x[k + per_piece] + …` in that order, and the result is
+/// `((0 + s[0]) + s[1]) + …`; an inactive or missing lane counts as +0.
+/// `values` are the active items' (local id, value), in local id order;
+/// `add` is the type's addition.
+pub fn float_sum_order<T: Copy>(
+    values: &[(u64, T)],
+    per_piece: usize,
+    zero: T,
+    add: impl Fn(T, T) -> T,
+) -> T {
+    let per_piece = per_piece.max(1);
+    let lanes = values.last().map_or(0, |&(l, _)| l as usize + 1);
+    let pieces = lanes.div_ceil(per_piece).max(1);
+    let at = |j: usize| {
+        values
+            .iter()
+            .find(|&&(l, _)| l as usize == j)
+            .map_or(zero, |&(_, v)| v)
+    };
+    let mut acc = zero;
+    for k in 0..per_piece {
+        let mut s = at(k);
+        for p in 1..pieces {
+            s = add(s, at(p * per_piece + k));
+        }
+        acc = add(acc, s);
+    }
+    acc
+}
+
 /// Whether `name` is a sub-group builtin the IR knows: a query, a
 /// combining function or a ballot query.
 pub fn is_sub_group_builtin(name: &str) -> bool {
     SubGroupQuery::parse(name).is_some()
         || SubGroupFn::parse(name).is_some()
         || BallotQuery::parse(name).is_some()
+}
+
+/// Whether sub-group function `name` gives every active work-item of the
+/// sub-group the same result, whatever its operands.
+pub fn same_in_every_item(name: &str) -> bool {
+    SubGroupFn::parse(name).is_some_and(|f| f.uniform_result())
 }
 
 /// Whether the result of sub-group builtin `name` may differ between the

@@ -32,6 +32,7 @@ pub(crate) const ELEM_I16: u32 = 7;
 const MAX_W: usize = 64;
 
 trait Elem: Copy + PartialEq {
+    const IS_FLOAT: bool = false;
     fn op(op: SubGroupOp, a: Self, b: Self) -> Self;
     fn identity(op: SubGroupOp) -> Self;
     fn zero() -> Self;
@@ -90,6 +91,7 @@ int_elem!(u64);
 macro_rules! float_elem {
     ($t:ty) => {
         impl Elem for $t {
+            const IS_FLOAT: bool = true;
             fn op(op: SubGroupOp, a: $t, b: $t) -> $t {
                 // `min`/`max` keep `a` on ties and take `b` over a NaN `a`.
                 match op {
@@ -165,13 +167,18 @@ pub(crate) unsafe extern "C" fn vecl_sub_group(
             std::slice::from_raw_parts(mask, w),
         )
     };
-    let active: Vec<bool> = mask.iter().map(|&m| m != 0).collect();
+    // Fixed-size records: this runs once per chunk, so no allocation.
+    let mut active = [false; MAX_W];
+    for (a, &m) in active.iter_mut().zip(mask) {
+        *a = m != 0;
+    }
+    let active = &active[..w];
     // SAFETY: as above, with the operand's lane size.
     unsafe {
         match elem {
-            ELEM_I32 => run::<i32>(f, w, size, param, src, aux, &active, out),
+            ELEM_I32 => run::<i32>(f, w, size, param, src, aux, active, out),
             ELEM_I8 | ELEM_I16 => {
-                run::<i32>(f, w, size, param, src, aux, &active, out);
+                run::<i32>(f, w, size, param, src, aux, active, out);
                 // The first lane of an exclusive `min`/`max` scan holds the
                 // identity, which is the narrow type's.
                 let (lo, hi) = if elem == ELEM_I8 {
@@ -191,11 +198,11 @@ pub(crate) unsafe extern "C" fn vecl_sub_group(
                     }
                 }
             }
-            ELEM_U32 => run::<u32>(f, w, size, param, src, aux, &active, out),
-            ELEM_F32 => run::<f32>(f, w, size, param, src, aux, &active, out),
-            ELEM_I64 => run::<i64>(f, w, size, param, src, aux, &active, out),
-            ELEM_U64 => run::<u64>(f, w, size, param, src, aux, &active, out),
-            _ => run::<f64>(f, w, size, param, src, aux, &active, out),
+            ELEM_U32 => run::<u32>(f, w, size, param, src, aux, active, out),
+            ELEM_F32 => run::<f32>(f, w, size, param, src, aux, active, out),
+            ELEM_I64 => run::<i64>(f, w, size, param, src, aux, active, out),
+            ELEM_U64 => run::<u64>(f, w, size, param, src, aux, active, out),
+            _ => run::<f64>(f, w, size, param, src, aux, active, out),
         }
     }
 }
@@ -213,11 +220,12 @@ unsafe fn run<T: Elem>(
     active: &[bool],
     out: *mut u8,
 ) {
-    // SAFETY: `src` holds `w` lanes of `T` (unaligned reads: the record's
-    // alignment is the JIT's choice).
-    let x: Vec<T> = (0..w)
-        .map(|j| unsafe { (src as *const T).add(j).read_unaligned() })
-        .collect();
+    let mut x = [T::zero(); MAX_W];
+    for (j, v) in x.iter_mut().enumerate().take(w) {
+        // SAFETY: `src` holds `w` lanes of `T` (unaligned reads: the
+        // record's alignment is the JIT's choice).
+        *v = unsafe { (src as *const T).add(j).read_unaligned() };
+    }
     let put = |j: usize, v: T| {
         // SAFETY: `out` has room for `w` lanes of 8 bytes.
         unsafe { (out as *mut T).add(j).write_unaligned(v) }
@@ -262,6 +270,14 @@ unsafe fn run<T: Elem>(
         }
         SubGroupFn::BroadcastFirst => {
             let v = at(lanes().next());
+            (0..w).for_each(|j| put(j, v));
+        }
+        SubGroupFn::Reduce(SubGroupOp::Add) if T::IS_FLOAT => {
+            let values: Vec<(u64, T)> = lanes().map(|j| (j as u64, x[j])).collect();
+            let per_piece = 16 / std::mem::size_of::<T>();
+            let v = vecl_ir::sub_group::float_sum_order(&values, per_piece, T::zero(), |a, b| {
+                T::op(SubGroupOp::Add, a, b)
+            });
             (0..w).for_each(|j| put(j, v));
         }
         SubGroupFn::Reduce(op) => {

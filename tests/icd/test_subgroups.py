@@ -137,3 +137,7 @@ __kernel void k(__global int *o) { o[get_global_id(0)] = get_sub_group_size(); }
     except cl.RuntimeError:
         log = program.get_build_info(device, cl.program_build_info.LOG)
         assert "<source>:1:42: error: sub-group size 6 is not available" in log, log
+
+
+def test_device_reports_work_group_collectives(device):
+    assert device.work_group_collective_functions_support

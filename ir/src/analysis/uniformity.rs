@@ -418,6 +418,10 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
                 s(x)
             } else if builtin_is_lane_dependent(name) {
                 Shape::Varying
+            } else if crate::sub_group::same_in_every_item(name) {
+                // A sub-group is a chunk: a reduction, broadcast, vote or
+                // ballot has one value for all of it.
+                Shape::Uniform
             } else {
                 all_uniform(args)
             }

@@ -629,8 +629,9 @@ impl<'a> Group<'a> {
                 SubGroupQuery::EnqueuedNum => Lanes::one(crate::sub_group::count(enqueued, s)),
                 SubGroupQuery::Id => Lanes::one(sg),
                 SubGroupQuery::LocalId => Lanes::one(lid),
+                // The bits below the maximum sub-group size count.
                 _ => q
-                    .mask(lid as u32, size as u32)
+                    .mask(lid as u32, s.min(enqueued[0].max(1)) as u32)
                     .into_iter()
                     .map(u64::from)
                     .collect(),
@@ -658,8 +659,13 @@ impl<'a> Group<'a> {
         args: &[ValueId],
         mask: &Mask,
     ) -> Result<(), InterpError> {
+        // The bits below the maximum sub-group size count.
+        let size = self
+            .sub_group_size
+            .max(1)
+            .min(self.range.local_size[0].max(1));
         for i in (0..self.items.len()).filter(|&i| mask[i]) {
-            let (_, lid, size) = self.sub_group_place(i);
+            let (_, lid, _) = self.sub_group_place(i);
             let value = args.first().map_or(&[][..], |a| f.get(*a, i));
             let word = |k: usize| value.get(k).copied().unwrap_or(0) as u32;
             let index = args

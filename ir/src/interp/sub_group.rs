@@ -125,6 +125,14 @@ pub fn combine(
                 from(Some(base + within.rem_euclid(c as i64) as u64))
             })
             .collect(),
+        SubGroupFn::Reduce(SubGroupOp::Add) if s0.is_float() => {
+            let values: Vec<(u64, u64)> = (0..n).map(|k| (parts[k].lid, first(k, 0))).collect();
+            let add = |a: u64, b: u64| arith::binary(BinaryOp::Add, s0, a, b).unwrap_or(a);
+            let per_piece = 16 / s0.size() as usize;
+            uniform(Lanes::one(crate::sub_group::float_sum_order(
+                &values, per_piece, 0, add,
+            )))
+        }
         SubGroupFn::Reduce(op) => {
             let acc = fold(op, s0, (0..n).map(|k| first(k, 0)))?;
             uniform(Lanes::one(acc))

@@ -18,9 +18,9 @@ use super::{invariant, FunctionCx, LResult};
 use crate::abi::launch_offsets as lo;
 use crate::sub_group as rt;
 use cranelift_codegen::ir::{
-    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    condcodes::FloatCC, types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
-use vecl_ir::sub_group::{BallotQuery, SubGroupFn, SubGroupQuery};
+use vecl_ir::sub_group::{BallotQuery, SubGroupFn, SubGroupOp, SubGroupQuery};
 use vecl_ir::{Scalar, Type, ValueId};
 
 /// The `ELEM_*` kind of `crate::sub_group` for lanes of `s`.
@@ -90,6 +90,17 @@ impl FunctionCx<'_, '_> {
         self.b.ins().umin(left, w)
     }
 
+    /// `get_max_sub_group_size()`: `min(W, enqueued lx)` as an `i64`.
+    fn max_sub_group_size(&mut self) -> Value {
+        let l = self.env().launch;
+        let ls = self
+            .b
+            .ins()
+            .load(types::I64, invariant(), l, lo::LOCAL_SIZE);
+        let w = self.b.ins().iconst(types::I64, i64::from(self.w));
+        self.b.ins().umin(ls, w)
+    }
+
     /// `⌈lx / W⌉ · ly · lz` of a group of size `size`.
     fn sub_group_count(&mut self, size: [Value; 3]) -> Value {
         let per_row = self.b.ins().iadd_imm_s(size[0], i64::from(self.w) - 1);
@@ -108,14 +119,7 @@ impl FunctionCx<'_, '_> {
                 return Ok(vec![Lanes::Varying(self.iota32.clone())]);
             }
             SubGroupQuery::Size => self.sub_group_size(),
-            SubGroupQuery::MaxSize => {
-                let l = self.env().launch;
-                let ls = self
-                    .b
-                    .ins()
-                    .load(types::I64, invariant(), l, lo::LOCAL_SIZE);
-                self.b.ins().umin(ls, w)
-            }
+            SubGroupQuery::MaxSize => self.max_sub_group_size(),
             SubGroupQuery::Num => self.sub_group_count(env.group_size),
             SubGroupQuery::EnqueuedNum => {
                 let size = [0, 1, 2].map(|d| self.launch_field(lo::LOCAL_SIZE, d));
@@ -145,7 +149,9 @@ impl FunctionCx<'_, '_> {
             return Err(self.internal(format!("sub-group mask of type {ty:?}")));
         }
         let f = self.extern_fn("vecl_sub_group_mask", &[types::I32; 4], Some(types::I32))?;
-        let size = self.sub_group_size();
+        // The bits of a mask or ballot that count: those below the
+        // maximum sub-group size (as the conformance tests read the spec).
+        let size = self.max_sub_group_size();
         let size = self.b.ins().ireduce(types::I32, size);
         let qv = self.b.ins().iconst(types::I32, index as i64);
         let mut out = Vec::with_capacity(4);
@@ -177,7 +183,9 @@ impl FunctionCx<'_, '_> {
             None => None,
         };
         let f = self.extern_fn("vecl_ballot_query", &[types::I32; 8], Some(types::I32))?;
-        let size = self.sub_group_size();
+        // The bits of a mask or ballot that count: those below the
+        // maximum sub-group size (as the conformance tests read the spec).
+        let size = self.max_sub_group_size();
         let size = self.b.ins().ireduce(types::I32, size);
         let qv = self.b.ins().iconst(types::I32, index as i64);
         let lanes: Vec<Value> = (0..self.w as usize)
@@ -193,6 +201,88 @@ impl FunctionCx<'_, '_> {
             })
             .collect();
         Ok(vec![Lanes::Varying(self.build(Scalar::I32, &lanes))])
+    }
+
+    /// `sub_group_reduce_{add,min,max}` of a 32- or 64-bit operand without
+    /// the host call: inactive lanes take the identity, then sums and
+    /// 32-bit integer `min`/`max` fold piece by piece and across the last
+    /// piece's lanes (for floats the order `float_sum_order` defines, the
+    /// interpreter's too); float and 64-bit `min`/`max` combine lane by
+    /// lane in lane order. `None` for the other operators and types.
+    fn reduce_in_registers(&mut self, op: SubGroupOp, s: Scalar, l: &Lanes) -> Option<Lanes> {
+        if !matches!(op, SubGroupOp::Add | SubGroupOp::Min | SubGroupOp::Max) || is_narrow(s) {
+            return None;
+        }
+        let t = natural(s);
+        let ident = match (op, s) {
+            (SubGroupOp::Add, Scalar::F32) => self.b.ins().f32const(0.0),
+            (SubGroupOp::Add, Scalar::F64) => self.b.ins().f64const(0.0),
+            (SubGroupOp::Min, Scalar::F32) => self.b.ins().f32const(f32::INFINITY),
+            (SubGroupOp::Min, Scalar::F64) => self.b.ins().f64const(f64::INFINITY),
+            (SubGroupOp::Max, Scalar::F32) => self.b.ins().f32const(f32::NEG_INFINITY),
+            (SubGroupOp::Max, Scalar::F64) => self.b.ins().f64const(f64::NEG_INFINITY),
+            (SubGroupOp::Add, _) => self.b.ins().iconst(t, 0),
+            (SubGroupOp::Min, Scalar::I32) => self.b.ins().iconst(t, i64::from(i32::MAX)),
+            (SubGroupOp::Min, Scalar::I64) => self.b.ins().iconst(t, i64::MAX),
+            (SubGroupOp::Min, _) => self.b.ins().iconst(t, -1),
+            (SubGroupOp::Max, Scalar::I32) => self.b.ins().iconst(t, i64::from(i32::MIN)),
+            (SubGroupOp::Max, Scalar::I64) => self.b.ins().iconst(t, i64::MIN),
+            (SubGroupOp::Max, _) => self.b.ins().iconst(t, 0),
+            _ => return None,
+        };
+        let mask = self.cur_mask();
+        let pieces = self.varying(s, l);
+        let ident_v = self.b.ins().splat(carrier(s), ident);
+        let blended: Vec<Value> = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let m = self.mask_piece_for(s, &mask, i);
+                self.b.ins().bitselect(m, *p, ident_v)
+            })
+            .collect();
+        let signed = s.is_signed();
+        let scalar_op = |cx: &mut Self, acc: Value, x: Value| -> Value {
+            let ins = cx.b.ins();
+            match (op, s.is_float()) {
+                (SubGroupOp::Add, true) => ins.fadd(acc, x),
+                (SubGroupOp::Add, false) => ins.iadd(acc, x),
+                (SubGroupOp::Min, true) => {
+                    let lt = ins.fcmp(FloatCC::LessThan, x, acc);
+                    cx.b.ins().select(lt, x, acc)
+                }
+                (SubGroupOp::Max, true) => {
+                    let gt = ins.fcmp(FloatCC::GreaterThan, x, acc);
+                    cx.b.ins().select(gt, x, acc)
+                }
+                (SubGroupOp::Min, false) if signed => ins.smin(acc, x),
+                (SubGroupOp::Min, false) => ins.umin(acc, x),
+                (SubGroupOp::Max, false) if signed => ins.smax(acc, x),
+                _ => ins.umax(acc, x),
+            }
+        };
+        let pp = self.per_piece(s);
+        // Sums (floats too: `vecl_ir::sub_group::float_sum_order`) and
+        // 32-bit integer `min`/`max` fold whole pieces first.
+        let whole_pieces = op == SubGroupOp::Add || (!s.is_float() && s.bits() == 32);
+        let lanes: Vec<Value> = if whole_pieces {
+            let mut v = blended[0];
+            for p in &blended[1..] {
+                v = scalar_op(self, v, *p);
+            }
+            (0..pp)
+                .map(|k| self.b.ins().extractlane(v, k as u8))
+                .collect()
+        } else {
+            (0..self.w as usize)
+                .map(|j| self.b.ins().extractlane(blended[j / pp], (j % pp) as u8))
+                .collect()
+        };
+        let mut acc = ident;
+        for x in lanes {
+            acc = scalar_op(self, acc, x);
+        }
+        Some(Lanes::Uniform(acc))
     }
 
     /// A stack record of `bytes` bytes and its address.
@@ -234,6 +324,11 @@ impl FunctionCx<'_, '_> {
             None => Scalar::I32,
         };
         let elem = elem_code(s).ok_or_else(|| self.unsupported(format!("{name} on {s}")))?;
+        if let (SubGroupFn::Reduce(op), [l]) = (f, value.as_slice()) {
+            if let Some(r) = self.reduce_in_registers(op, s, l) {
+                return Ok(vec![r]);
+            }
+        }
         let aux = match args.get(1) {
             Some(a) => {
                 let l = self.scalar(*a)?;
