@@ -416,6 +416,9 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
         Inst::Builtin(name, args) => {
             if let Some(x) = clamped_arg(func, u, name, args) {
                 s(x)
+            } else if name == "get_sub_group_local_id" {
+                // The lane number: a sub-group is a chunk.
+                Shape::Linear(1)
             } else if builtin_is_lane_dependent(name) {
                 Shape::Varying
             } else if crate::sub_group::same_in_every_item(name) {
