@@ -50,7 +50,7 @@ pub use compiler::Safety;
 pub use config::Config;
 pub use context::Context;
 pub use device::{Device, Platform, VectorWidths, IMAGE_EXTENSIONS, IMAGE_SUPPORT};
-pub use kernel::{ArgInfo, Kernel, WorkGroupInfo};
+pub use kernel::{ArgInfo, Kernel, SubGroupInfo, WorkGroupInfo};
 pub use pod::{Number, Pod};
 pub use program::{CompiledObject, Program, ProgramBuilder};
 pub use queue::{KernelLaunch, Queue, QueueBuilder};

@@ -36,7 +36,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use vecl_clc::corpus::{self, Arg, Case, Elem};
-use vecl_ir::interp::{run_kernel, KernelArg, NdRange, UNINIT_BYTE};
+use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, NdRange, RunOptions, UNINIT_BYTE};
 use vecl_ir::Module;
 use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitError, JitOptions};
@@ -633,6 +633,7 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
         tally.compile_ms.push(started.elapsed().as_secs_f64() * 1e3);
     }
     let mut failures = String::new();
+    let uses_sub_groups = source.contains("sub_group");
     for v in variants(
         &name,
         &case,
@@ -672,6 +673,23 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
                 &v.range.global_size[..v.range.work_dim as usize],
                 &v.range.local_size[..v.range.work_dim as usize]
             );
+            // Sub-group results depend on the sub-group size, which is the
+            // width: the interpreter runs again with that size.
+            let want_w;
+            let want: &Vec<KernelArg> = if uses_sub_groups {
+                let mut w = v.args.clone();
+                let opts = RunOptions {
+                    sub_group_size: k.simd_width(),
+                };
+                if let Err(e) = run_kernel_with(&module, &case.kernel, &mut w, &v.range, &opts) {
+                    let _ = writeln!(failures, "{shape}: the interpreter at this width: {e}");
+                    continue;
+                }
+                want_w = w;
+                &want_w
+            } else {
+                &want
+            };
             let got = match run_jit(k, &v.args, &v.range) {
                 Ok(g) => g,
                 Err(e) => {

@@ -312,6 +312,15 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("cl_khr_int64_extended_atomics", "1"),
         ("cl_khr_byte_addressable_store", "1"),
         ("cl_khr_3d_image_writes", "1"),
+        ("cl_khr_subgroups", "1"),
+        ("cl_khr_subgroup_non_uniform_vote", "1"),
+        ("cl_khr_subgroup_ballot", "1"),
+        ("cl_khr_subgroup_shuffle", "1"),
+        ("cl_khr_subgroup_shuffle_relative", "1"),
+        ("cl_khr_subgroup_extended_types", "1"),
+        ("cl_khr_subgroup_non_uniform_arithmetic", "1"),
+        ("cl_khr_subgroup_clustered_reduce", "1"),
+        ("cl_khr_subgroup_rotate", "1"),
         ("memory_order_relaxed", "0"),
         ("memory_order_acquire", "2"),
         ("memory_order_release", "3"),
@@ -418,7 +427,12 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
 /// macros are defined, and the device reports exactly these
 /// (`CL_DEVICE_OPENCL_C_FEATURES`), so a kernel's `#ifdef` and the host's
 /// query agree.
-pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
+pub const OPENCL_C_FEATURES: &[&str] = &[
+    "__opencl_c_int64",
+    "__opencl_c_fp64",
+    "__opencl_c_subgroups",
+    "__opencl_c_work_group_collective_functions",
+];
 
 /// The OpenCL C 3.0 features of images, defined and reported with them.
 pub const OPENCL_C_IMAGE_FEATURES: &[&str] = &[

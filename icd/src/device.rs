@@ -224,8 +224,10 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_MAX_NUM_SUB_GROUPS
         | CL_DEVICE_PARTITION_MAX_SUB_DEVICES => uint(0),
+        // A group one work-item wide in dimension 0 has one sub-group per
+        // work-item (`vecl::SubGroupInfo`).
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => uint(device_caps::MAX_WORK_GROUP_SIZE as u32),
         CL_DEVICE_SVM_CAPABILITIES => ulong(crate::svm::SVM_CAPABILITIES),
         CL_DEVICE_BUILT_IN_KERNELS => Info::string(""),
         CL_DEVICE_NAME => Info::string(&CAPS.device_name),
@@ -273,6 +275,8 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_REFERENCE_COUNT => uint(1),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
         CL_DEVICE_PRINTF_BUFFER_SIZE => size(CAPS.printf_buffer_size),
+        // The sub-groups of a group run one after another between
+        // barriers, so one that waits for another never finishes.
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
         CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
             ulong(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
@@ -283,9 +287,8 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
                 | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
         ),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
-        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
-        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
-        | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(true),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
             size(CAPS.preferred_work_group_size_multiple)
         }

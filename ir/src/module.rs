@@ -278,6 +278,9 @@ pub struct KernelInfo {
     pub reqd_work_group_size: Option<[u32; 3]>,
     pub work_group_size_hint: Option<[u32; 3]>,
     pub vec_type_hint: Option<Type>,
+    /// `__attribute__((intel_reqd_sub_group_size(N)))`: the sub-group size
+    /// the kernel needs (the JIT compiles it at that SIMD width).
+    pub reqd_sub_group_size: Option<u32>,
 }
 
 /// Kernel argument metadata, as the source spelled it.

@@ -481,6 +481,9 @@ impl<'a> FnCheck<'a> {
                 self.error(what, Loc::NONE, "sizes are at least 1");
             }
         }
+        if k.reqd_sub_group_size == Some(0) {
+            self.error("reqd_sub_group_size", Loc::NONE, "the size is at least 1");
+        }
         if let Some(t) = &k.vec_type_hint {
             if !matches!(t, Type::Scalar(_) | Type::Vector(..)) || type_problem(self.m, t).is_some()
             {

@@ -9,6 +9,7 @@
 //! module-scope data.
 
 pub mod abi;
+mod collectives;
 mod group_shape;
 mod image;
 mod lane_axis;
@@ -17,6 +18,7 @@ mod lower;
 mod math;
 pub mod printf;
 mod regions;
+mod sub_group;
 mod tiers;
 
 use abi::{ArgSlot, Launch};
@@ -737,8 +739,18 @@ fn wide_width(
     let plain = tier == Tier::Optimised
         && opts.simd_width.is_none()
         && w == 16
-        && !has_divergent_loop(&func.body, uni);
+        && !has_divergent_loop(&func.body, uni)
+        && !uses_sub_groups(func);
     plain.then_some(WIDE_WIDTH)
+}
+
+/// Whether `func` calls a sub-group builtin: its sub-group size is its
+/// chunk width, which must then be one width for every launch (no wide
+/// copy).
+fn uses_sub_groups(func: &vecl_ir::Function) -> bool {
+    func.insts.iter().any(
+        |d| matches!(&d.inst, Inst::Builtin(n, _) if vecl_ir::sub_group::is_sub_group_builtin(n)),
+    )
 }
 
 /// Whether `b` holds a loop whose trip count differs between work-items.
@@ -957,6 +969,15 @@ fn compile(
         }
     };
     let shape_observer = group_shape::observer(module, &func);
+    // Work-group collectives become barriers around a combine step over
+    // a scratch area added to the module.
+    let with_scratch;
+    let module = if collectives::has_collectives(&func) {
+        with_scratch = collectives::rewrite(module, &mut func).map_err(unsupported)?;
+        &with_scratch
+    } else {
+        module
+    };
     phases.mark("passes");
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),
@@ -965,8 +986,17 @@ fn compile(
     phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
     phases.mark("uniformity");
-    let w = opts
-        .simd_width
+    // `intel_reqd_sub_group_size(N)`: the sub-group is the chunk.
+    let required = original.kernel.as_ref().and_then(|k| k.reqd_sub_group_size);
+    if let Some(n) = required {
+        if n == 0 || !n.is_multiple_of(4) || n > 64 {
+            return Err(unsupported(format!(
+                "sub-group size {n} (vecl's sub-groups are SIMD chunks of a multiple of 4 up to 64 work-items)"
+            )));
+        }
+    }
+    let w = required
+        .or(opts.simd_width)
         .unwrap_or_else(|| default_width(module, &func, &uni));
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
@@ -1052,6 +1082,7 @@ fn compile(
     // The wide copy: dropped if it cannot be made or would not share the
     // main code's launches (it is an optimisation only).
     let wide = wide_width(tier, opts, w, &func, &uni)
+        .filter(|_| required.is_none())
         .filter(|_| {
             let l = &main.lowered;
             l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
@@ -1203,6 +1234,17 @@ fn compile(
         ),
         Some(why) => writeln!(explain, "groups: shape observable ({why})"),
     };
+    if uses_sub_groups(&func) {
+        let _ = writeln!(
+            explain,
+            "sub-groups: {w} work-items each (the chunk width{}; a row of the group whose length is not a multiple of {w} ends with a shorter one); no wide copy",
+            match (required, opts.simd_width) {
+                (Some(_), _) => ", as intel_reqd_sub_group_size requires",
+                (None, Some(_)) => ", as asked",
+                (None, None) => ", chosen by the width rules",
+            }
+        );
+    }
     if wide.is_some() {
         let _ = writeln!(
             explain,

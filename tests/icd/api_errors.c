@@ -553,13 +553,21 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     system_svm = CL_FALSE;
     EXPECT(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof system_svm, &system_svm),
            CL_SUCCESS);
-    /* clGetKernelSubGroupInfoKHR, clGetKernelSubGroupInfo: no sub-groups. */
+    /* clGetKernelSubGroupInfoKHR, clGetKernelSubGroupInfo. */
     EXPECT(clGetKernelSubGroupInfoKHR(bad_kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR,
                                       sizeof global, global, sizeof size, &size, NULL), CL_INVALID_KERNEL);
     EXPECT(clGetKernelSubGroupInfo(bad_kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
                                    sizeof global, global, sizeof size, &size, NULL), CL_INVALID_KERNEL);
     EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
-                                   sizeof global, global, sizeof size, &size, NULL), CL_INVALID_OPERATION);
+                                   sizeof global, global, sizeof size, &size, NULL), CL_SUCCESS);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                   sizeof global, NULL, sizeof size, &size, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                   0, global, sizeof size, &size, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                   sizeof global, global, 1, &size, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_WORK_GROUP_SIZE,
+                                   sizeof global, global, sizeof size, &size, NULL), CL_INVALID_VALUE);
     /* clCloneKernel */
     EXPECT_NULL(clCloneKernel(bad_kernel, &err), err, CL_INVALID_KERNEL);
     /* clCreateProgramWithIL */

@@ -705,9 +705,15 @@ impl Parser {
                     k.vec_type_hint = Some(self.ty()?);
                     self.expect_punct(")")?;
                 }
+                "reqd_sub_group_size" => {
+                    self.advance();
+                    self.expect_punct("(")?;
+                    k.reqd_sub_group_size = Some(self.u32()?);
+                    self.expect_punct(")")?;
+                }
                 _ => {
                     return Err(self.expected(
-                        "`args`, `reqd_work_group_size`, `work_group_size_hint`, `vec_type_hint` or `{`",
+                        "`args`, `reqd_work_group_size`, `work_group_size_hint`, `vec_type_hint`, `reqd_sub_group_size` or `{`",
                     ))
                 }
             }
