@@ -64,7 +64,7 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "VECL_NO_SRA",
         default: "off",
-        meaning: "`1`: private aggregates are not replaced by variables after inlining",
+        meaning: "`1`: private aggregates are not replaced by variables (`sra`, `sra-unrolled`)",
     },
     Variable {
         name: "VECL_DISABLE_PASSES",
@@ -187,6 +187,7 @@ impl Config {
         let mut passes = PipelineOptions::default();
         if flag(read("VECL_NO_SRA").as_deref()) {
             passes.disabled.push("sra".into());
+            passes.disabled.push("sra-unrolled".into());
         }
         for name in read("VECL_DISABLE_PASSES")
             .iter()
@@ -293,7 +294,7 @@ mod tests {
         let j = c.jit_options();
         assert_eq!(j.simd_width, Some(8));
         assert!(j.checked && j.disasm && j.passes.verify);
-        assert_eq!(j.passes.disabled, ["sra", "cse", "unroll"]);
+        assert_eq!(j.passes.disabled, ["sra", "sra-unrolled", "cse", "unroll"]);
         assert_eq!(j.tiers, Tiers::QuickOnly);
         assert_eq!(j.stream_min_items, 0);
         assert_eq!(j.prefetch, Prefetch::Off);

@@ -394,6 +394,7 @@ fn dump_ir_shows_the_kernel_after_each_pass() {
             "; after sra",
             "; after define-at-entry",
             "; after unroll",
+            "; after sra-unrolled",
             "; after cse"
         ],
         "{out}"
