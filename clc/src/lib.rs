@@ -400,7 +400,18 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
 /// macros are defined, and the device reports exactly these
 /// (`CL_DEVICE_OPENCL_C_FEATURES`), so a kernel's `#ifdef` and the host's
 /// query agree.
-pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
+///
+/// The atomic orders and scopes beyond the minimum (relaxed, work-group)
+/// are those of the C11 atomics: every order and scope is honoured (x86-64
+/// read-modify-writes are sequentially consistent; seq_cst stores fence).
+pub const OPENCL_C_FEATURES: &[&str] = &[
+    "__opencl_c_int64",
+    "__opencl_c_fp64",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+];
 
 /// The OpenCL C 3.0 features of images, defined and reported with them.
 pub const OPENCL_C_IMAGE_FEATURES: &[&str] = &[

@@ -268,14 +268,8 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
         CL_DEVICE_PRINTF_BUFFER_SIZE => size(CAPS.printf_buffer_size),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
-            ulong(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-        }
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => ulong(
-            CL_DEVICE_ATOMIC_ORDER_RELAXED
-                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
-        ),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => ulong(device_caps::atomic_capabilities(false)),
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => ulong(device_caps::atomic_capabilities(true)),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
         CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT

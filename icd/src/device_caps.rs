@@ -7,7 +7,12 @@
 
 use std::sync::LazyLock;
 
-use opencl_sys::cl_ulong;
+use opencl_sys::{
+    cl_ulong, CL_DEVICE_ATOMIC_ORDER_ACQ_REL, CL_DEVICE_ATOMIC_ORDER_RELAXED,
+    CL_DEVICE_ATOMIC_ORDER_SEQ_CST, CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES,
+    CL_DEVICE_ATOMIC_SCOPE_DEVICE, CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+    CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM,
+};
 use vecl::runtime::device_limits as limits;
 
 use crate::info::make_version;
@@ -40,6 +45,28 @@ pub fn opencl_c_features() -> Vec<&'static str> {
         &[]
     };
     OPENCL_C_FEATURES.iter().chain(images).copied().collect()
+}
+
+/// `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES` (or, with `fence`,
+/// `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES`): the minimum of OpenCL 3.0
+/// (relaxed order, work-group scope; for fences also acquire-release and
+/// work-item scope) and the orders and scopes whose `__opencl_c_atomic_*`
+/// features the front end defines, so that the two always agree.
+pub fn atomic_capabilities(fence: bool) -> cl_ulong {
+    let mut caps = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+    if fence {
+        caps |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+    }
+    for feature in OPENCL_C_FEATURES {
+        caps |= match *feature {
+            "__opencl_c_atomic_order_acq_rel" => CL_DEVICE_ATOMIC_ORDER_ACQ_REL,
+            "__opencl_c_atomic_order_seq_cst" => CL_DEVICE_ATOMIC_ORDER_SEQ_CST,
+            "__opencl_c_atomic_scope_device" => CL_DEVICE_ATOMIC_SCOPE_DEVICE,
+            "__opencl_c_atomic_scope_all_devices" => CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES,
+            _ => 0,
+        };
+    }
+    caps
 }
 
 /// Largest work-group (product of the local sizes).

@@ -15,8 +15,8 @@
 //! - **Instructions**, as documented on [`Inst`]: operand and result types of
 //!   each kind (`half` is storage only: no arithmetic on `f16`), indices in
 //!   range, indices of `index`/`elem` of any integer type (the front end
-//!   passes `size_t` ids directly), atomics on 32/64-bit integers (and `f32` for load, store and
-//!   xchg) behind `global`, `local` or `generic` pointers, work-item
+//!   passes `size_t` ids directly), atomics on 32/64-bit integers (and
+//!   `f32`/`f64` for load, store and xchg) behind `global`, `local` or `generic` pointers, work-item
 //!   dimensions of type `u32`, call arity and types.
 //! - **Statements.** Conditions are `bool`, switch selectors integers with
 //!   distinct labels and at most one default, stores go through pointers
@@ -1034,7 +1034,7 @@ impl<'a> FnCheck<'a> {
         let float_ok = matches!(op, AtomicOp::Load | AtomicOp::Store | AtomicOp::Xchg);
         let ok_pointee = match **pointee {
             Type::Scalar(Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64) => true,
-            Type::Scalar(Scalar::F32) => float_ok,
+            Type::Scalar(Scalar::F32 | Scalar::F64) => float_ok,
             _ => false,
         };
         if !ok_pointee {

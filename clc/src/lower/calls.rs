@@ -702,7 +702,12 @@ impl Lowerer<'_> {
             "flag_clear" => (AtomicOp::Store, 0),
             "work_item_fence" => {
                 self.arity(name, args, &[3], pos)?;
-                let flags = self.const_int(&args[0])?;
+                // A fence's flags, order or scope known only at run time
+                // fence everything.
+                let flags = self.atomic_enum_arg(&args[0])?.unwrap_or(7);
+                self.atomic_enum_arg(&args[1])?;
+                self.atomic_enum_arg(&args[2])?;
+                self.set_pos(pos);
                 self.b()
                     .stmt(Stmt::Fence(MemFlags(flags.clamp(0, 7) as u32)));
                 return Ok(Some(Val::Void));
@@ -734,28 +739,36 @@ impl Lowerer<'_> {
                 format!("no matching function for call to '{name}' with '{ts}'"),
             );
         }
+        // An order or scope that is not a constant expression is legal
+        // (OpenCL C 6.15.12.3: "memory_order … may be a run-time value");
+        // the strongest one is correct for every value it may take.
         let order = if explicit {
-            match self.const_int(&args[1 + values])? {
-                0 => MemoryOrder::Relaxed,
-                1 | 2 => MemoryOrder::Acquire,
-                3 => MemoryOrder::Release,
-                4 => MemoryOrder::AcqRel,
+            match self.atomic_enum_arg(&args[1 + values])? {
+                Some(0) => MemoryOrder::Relaxed,
+                Some(1 | 2) => MemoryOrder::Acquire,
+                Some(3) => MemoryOrder::Release,
+                Some(4) => MemoryOrder::AcqRel,
                 _ => MemoryOrder::SeqCst,
             }
         } else {
             MemoryOrder::SeqCst
         };
+        if explicit && orders == 2 {
+            // The failure order of compare-exchange: no stronger than the
+            // success order's load, which the instruction already honours.
+            self.atomic_enum_arg(&args[2 + values])?;
+        }
         let default_scope = if pt.address_space() == Some(AddressSpace::Local) {
             MemoryScope::WorkGroup
         } else {
             MemoryScope::Device
         };
         let scope = match args.get(1 + values + orders).filter(|_| explicit) {
-            Some(e) => match self.const_int(e)? {
-                0 => MemoryScope::WorkItem,
-                1 => MemoryScope::SubGroup,
-                2 => MemoryScope::WorkGroup,
-                3 => MemoryScope::Device,
+            Some(e) => match self.atomic_enum_arg(e)? {
+                Some(0) => MemoryScope::WorkItem,
+                Some(1) => MemoryScope::SubGroup,
+                Some(2) => MemoryScope::WorkGroup,
+                Some(3) => MemoryScope::Device,
                 _ => MemoryScope::AllDevices,
             },
             None => default_scope,
@@ -850,5 +863,20 @@ impl Lowerer<'_> {
             _ if op == AtomicOp::Store => Val::Void,
             _ => Val::R(r, elem),
         }))
+    }
+
+    /// The value of a `memory_order`, `memory_scope` or
+    /// `cl_mem_fence_flags` argument when it is a constant expression;
+    /// otherwise `None`, after evaluating it for its side effects.
+    fn atomic_enum_arg(&mut self, e: &Expr) -> LResult<Option<i64>> {
+        let before = self.diags.list.len();
+        match self.const_int(e) {
+            Ok(v) => Ok(Some(v)),
+            Err(_) => {
+                self.diags.list.truncate(before);
+                self.rvalue(e)?;
+                Ok(None)
+            }
+        }
     }
 }
