@@ -142,7 +142,9 @@ impl Device {
          cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics \
          cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics \
          cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_icd \
-         cl_khr_image2d_from_buffer cl_khr_3d_image_writes"
+         cl_khr_image2d_from_buffer cl_khr_3d_image_writes \
+         cl_khr_integer_dot_product cl_khr_extended_bit_ops \
+         cl_khr_suggested_local_work_size"
     }
 
     /// `CL_DEVICE_TYPE`: `CL_DEVICE_TYPE_CPU`.

@@ -294,6 +294,8 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("cl_khr_int64_extended_atomics", "1"),
         ("cl_khr_byte_addressable_store", "1"),
         ("cl_khr_3d_image_writes", "1"),
+        ("cl_khr_integer_dot_product", "1"),
+        ("cl_khr_extended_bit_ops", "1"),
         ("memory_order_relaxed", "0"),
         ("memory_order_acquire", "2"),
         ("memory_order_release", "3"),
@@ -411,6 +413,8 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_order_seq_cst",
     "__opencl_c_atomic_scope_device",
     "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
 ];
 
 /// The OpenCL C 3.0 features of images, defined and reported with them.

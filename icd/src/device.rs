@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use opencl_sys::*;
 
-use crate::device_caps::{self, version_of, CAPS, EXTENSION_VERSION};
+use crate::device_caps::{self, extension_version, version_of, CAPS};
 use crate::entry::{api, slice, write_out};
 use crate::handle::Object;
 use crate::info::{name_version, query, Info};
@@ -142,6 +142,11 @@ fn image_size(param_name: cl_device_info) -> usize {
     limit as usize
 }
 
+/// `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR`,
+/// under a name a pattern may use.
+const DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED: cl_device_info =
+    CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED;
+
 fn device_info(param_name: cl_device_info) -> ClResult<Info> {
     let (major, minor) = device_caps::CL_VERSION;
     let [p_char, p_short, p_int, p_long, p_float, p_double, p_half] = CAPS.preferred_widths;
@@ -252,7 +257,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
             &CAPS
                 .device_extensions
                 .iter()
-                .map(|name| name_version(name, version_of(EXTENSION_VERSION)))
+                .map(|name| name_version(name, version_of(extension_version(name))))
                 .collect::<Vec<_>>(),
         ),
         CL_DEVICE_IL_VERSION => Info::string(""),
@@ -278,6 +283,15 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
             size(CAPS.preferred_work_group_size_multiple)
         }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => ulong(0),
+        CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES => {
+            ulong(device_caps::integer_dot_product_capabilities())
+        }
+        // cl_device_integer_dot_product_acceleration_properties_khr: six
+        // cl_bools (signed, unsigned, mixed; the same accumulating and
+        // saturating). None is faster than the same arithmetic written out,
+        // which is how vecl computes it.
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT
+        | DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED => Info::array(&[CL_FALSE; 6]),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string("v0000-01-01-00"),
         _ => return Err(CL_INVALID_VALUE),
     })

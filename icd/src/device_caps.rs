@@ -8,10 +8,11 @@
 use std::sync::LazyLock;
 
 use opencl_sys::{
-    cl_ulong, CL_DEVICE_ATOMIC_ORDER_ACQ_REL, CL_DEVICE_ATOMIC_ORDER_RELAXED,
-    CL_DEVICE_ATOMIC_ORDER_SEQ_CST, CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES,
-    CL_DEVICE_ATOMIC_SCOPE_DEVICE, CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
-    CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM,
+    cl_ulong, CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT,
+    CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED, CL_DEVICE_ATOMIC_ORDER_ACQ_REL,
+    CL_DEVICE_ATOMIC_ORDER_RELAXED, CL_DEVICE_ATOMIC_ORDER_SEQ_CST,
+    CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES, CL_DEVICE_ATOMIC_SCOPE_DEVICE,
+    CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP, CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM,
 };
 use vecl::runtime::device_limits as limits;
 
@@ -161,5 +162,30 @@ pub const fn version_of((major, minor, patch): (u32, u32, u32)) -> u32 {
     make_version(major, minor, patch)
 }
 
-/// Every extension vecl names is at version 1.0.0 of its specification.
-pub const EXTENSION_VERSION: (u32, u32, u32) = (1, 0, 0);
+/// The version of the specification of each extension vecl names
+/// (`CL_DEVICE_EXTENSIONS_WITH_VERSION`): 1.0.0 but for
+/// `cl_khr_integer_dot_product`, whose 2.0.0 added the acceleration
+/// queries vecl answers.
+pub fn extension_version(name: &str) -> (u32, u32, u32) {
+    match name {
+        "cl_khr_integer_dot_product" => (2, 0, 0),
+        _ => (1, 0, 0),
+    }
+}
+
+/// `CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR`: the input forms whose
+/// `__opencl_c_integer_dot_product_input_*` features the front end defines.
+pub fn integer_dot_product_capabilities() -> cl_ulong {
+    OPENCL_C_FEATURES
+        .iter()
+        .map(|feature| match *feature {
+            "__opencl_c_integer_dot_product_input_4x8bit" => {
+                CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT
+            }
+            "__opencl_c_integer_dot_product_input_4x8bit_packed" => {
+                CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED
+            }
+            _ => 0,
+        })
+        .fold(0, |caps, bit| caps | bit)
+}

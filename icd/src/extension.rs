@@ -2,7 +2,8 @@
 //! `clGetExtensionFunctionAddressForPlatform`.
 //!
 //! The loader asks for `clIcdGetPlatformIDsKHR` this way when it loads the
-//! driver; vecl has no other extension functions.
+//! driver; the one other extension function is
+//! `clGetKernelSuggestedLocalWorkSizeKHR`.
 
 use std::ffi::{c_char, c_void};
 
@@ -14,6 +15,9 @@ use crate::platform::{check_platform, get_platform_ids};
 fn lookup(name: &str) -> *mut c_void {
     match name {
         "clIcdGetPlatformIDsKHR" => get_platform_ids as *mut c_void,
+        "clGetKernelSuggestedLocalWorkSizeKHR" => {
+            crate::enqueue::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
+        }
         _ => std::ptr::null_mut(),
     }
 }

@@ -16,7 +16,7 @@
 //!   each kind (`half` is storage only: no arithmetic on `f16`), indices in
 //!   range, indices of `index`/`elem` of any integer type (the front end
 //!   passes `size_t` ids directly), atomics on 32/64-bit integers (and
-//!   `f32`/`f64` for load, store and xchg) behind `global`, `local` or `generic` pointers, work-item
+//!   `f32`/`f64` for load, store, xchg and cmpxchg) behind `global`, `local` or `generic` pointers, work-item
 //!   dimensions of type `u32`, call arity and types.
 //! - **Statements.** Conditions are `bool`, switch selectors integers with
 //!   distinct labels and at most one default, stores go through pointers
@@ -1031,7 +1031,10 @@ impl<'a> FnCheck<'a> {
         ) {
             return Some(format!("atomics on {space} memory"));
         }
-        let float_ok = matches!(op, AtomicOp::Load | AtomicOp::Store | AtomicOp::Xchg);
+        let float_ok = matches!(
+            op,
+            AtomicOp::Load | AtomicOp::Store | AtomicOp::Xchg | AtomicOp::CmpXchg
+        );
         let ok_pointee = match **pointee {
             Type::Scalar(Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64) => true,
             Type::Scalar(Scalar::F32 | Scalar::F64) => float_ok,

@@ -10,12 +10,12 @@
 // @options -cl-std=CL3.0
 // @arg buffer int iota(16, 1)
 // @arg buffer int zeros(8)
-// @arg buffer int zeros(16)
+// @arg buffer int zeros(20)
 // @arg buffer long zeros(6)
 // @arg buffer float zeros(1)
 // @arg value int 5
 // @expect 1 [136, -136, 131070, 16, 0, 16, -16, 8]
-// @expect 2 [36, 1, -256, 4, 1, 36, 8, 7, 100, 9, -256, 4, 1, 100, 16, 7]
+// @expect 2 [36, 1, -256, 4, 1, 36, 8, 7, 36, 101, 100, 9, -256, 4, 1, 100, 16, 7, 100, 101]
 // @expect 3 [1168231104512, 17592186044416, -136, 281470681743360, -68719476736, 136]
 // @expect 4 [0.25]
 __kernel void c11_all(__global const int *in, __global atomic_int *gi, __global int *per_group,
@@ -25,6 +25,7 @@ __kernel void c11_all(__global const int *in, __global atomic_int *gi, __global 
     __local atomic_flag lock;
     __local atomic_float lf;
     __local atomic_double ld;
+    __local atomic_float lsum, lzero;
     __local int winners;
     int l = get_local_id(0);
     int i = get_global_id(0);
@@ -39,6 +40,8 @@ __kernel void c11_all(__global const int *in, __global atomic_int *gi, __global 
         atomic_flag_clear_explicit(&lock, memory_order_release, memory_scope_work_group);
         atomic_init(&lf, 1.5f);
         atomic_init(&ld, 0.5);
+        atomic_init(&lsum, 0.0f);
+        atomic_init(&lzero, 0.0f);
         winners = ATOMIC_FLAG_INIT;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -69,6 +72,10 @@ __kernel void c11_all(__global const int *in, __global atomic_int *gi, __global 
            && !atomic_compare_exchange_weak_explicit(&li[6], &cur, v, memory_order_acq_rel,
                                                      memory_order_relaxed, memory_scope_work_group))
         ;
+    // A float compare-exchange loop (halves sum exactly in any order).
+    float seen = atomic_load(&lsum);
+    while (!atomic_compare_exchange_strong(&lsum, &seen, seen + 0.5f * v))
+        ;
     if (!atomic_flag_test_and_set_explicit(&lock, memory_order_acquire, memory_scope_work_group))
         winners += 1;
 
@@ -93,7 +100,7 @@ __kernel void c11_all(__global const int *in, __global atomic_int *gi, __global 
     barrier(CLK_LOCAL_MEM_FENCE);
 
     if (l == 0) {
-        __global int *out = per_group + 8 * get_group_id(0);
+        __global int *out = per_group + 10 * get_group_id(0);
         out[0] = atomic_load(&li[0]);
         out[1] = atomic_load_explicit(&li[1], memory_order_acquire);
         out[2] = atomic_load_explicit(&li[2], memory_order_seq_cst, memory_scope_work_group);
@@ -104,5 +111,11 @@ __kernel void c11_all(__global const int *in, __global atomic_int *gi, __global 
         float f = atomic_exchange(&lf, 2.0f);
         atomic_store_explicit(&ld, atomic_load(&ld) * 2.0, memory_order_release);
         out[7] = (int)(f * 2.0f + atomic_load(&lf) + atomic_load(&ld) * 2.0);
+        out[8] = (int)(atomic_load(&lsum) * 2.0f);
+        // Compare-exchange compares bits: -0.0 does not match 0.0, and the
+        // value found (+0.0) is written back.
+        float minus_zero = -0.0f;
+        bool swapped = atomic_compare_exchange_strong(&lzero, &minus_zero, 1.0f);
+        out[9] = swapped * 10 + (as_int(minus_zero) == 0) + (atomic_load(&lzero) == 0.0f) * 100;
     }
 }

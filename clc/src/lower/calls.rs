@@ -79,7 +79,7 @@ fn parse_convert(name: &str) -> Option<(Type, bool, Rounding)> {
 }
 
 impl Lowerer<'_> {
-    fn args(&mut self, args: &[Expr]) -> LResult<Vec<(ValueId, Type)>> {
+    pub(super) fn args(&mut self, args: &[Expr]) -> LResult<Vec<(ValueId, Type)>> {
         let mut out = Vec::new();
         let mut failed = None;
         for a in args {
@@ -94,7 +94,13 @@ impl Lowerer<'_> {
         }
     }
 
-    fn arity(&mut self, name: &str, args: &[Expr], want: &[usize], pos: Pos) -> LResult<()> {
+    pub(super) fn arity(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        want: &[usize],
+        pos: Pos,
+    ) -> LResult<()> {
         if want.contains(&args.len()) {
             return Ok(());
         }
@@ -330,31 +336,44 @@ impl Lowerer<'_> {
             }
             _ => {}
         }
+        if let Some(v) = self.integer_extension_call(name, args, pos)? {
+            return Ok(v);
+        }
         if builtins::is_table_builtin(name) {
             let vals = self.args(args)?;
-            let tys: Vec<Type> = vals.iter().map(|(_, t)| t.clone()).collect();
-            let Some(ov) = builtins::resolve(name, &tys) else {
-                let list = tys
-                    .iter()
-                    .map(|t| self.type_str(t))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return self.err(pos, format!("no matching function for call to '{name}' with arguments ({list}); candidates: {}", builtins::describe(name)));
-            };
-            let mut ids = Vec::new();
-            for ((v, t), p) in vals.iter().zip(&ov.params) {
-                ids.push(self.convert(*v, t, p, pos, false)?);
-            }
-            self.set_pos(pos);
-            let r = self
-                .b()
-                .push(Inst::Builtin(name.into(), ids), ov.ret.clone());
-            return Ok(Val::R(r, ov.ret));
+            return self.table_call(name, vals, pos);
         }
         self.err(
             pos,
             format!("implicit declaration of function '{name}' is invalid in OpenCL"),
         )
+    }
+
+    /// A builtin of the declaration table, on arguments already lowered.
+    pub(super) fn table_call(
+        &mut self,
+        name: &str,
+        vals: Vec<(ValueId, Type)>,
+        pos: Pos,
+    ) -> LResult<Val> {
+        let tys: Vec<Type> = vals.iter().map(|(_, t)| t.clone()).collect();
+        let Some(ov) = builtins::resolve(name, &tys) else {
+            let list = tys
+                .iter()
+                .map(|t| self.type_str(t))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return self.err(pos, format!("no matching function for call to '{name}' with arguments ({list}); candidates: {}", builtins::describe(name)));
+        };
+        let mut ids = Vec::new();
+        for ((v, t), p) in vals.iter().zip(&ov.params) {
+            ids.push(self.convert(*v, t, p, pos, false)?);
+        }
+        self.set_pos(pos);
+        let r = self
+            .b()
+            .push(Inst::Builtin(name.into(), ids), ov.ret.clone());
+        Ok(Val::R(r, ov.ret))
     }
 
     fn void_val(&mut self) -> Val {
@@ -805,7 +824,17 @@ impl Lowerer<'_> {
                 },
                 elem.clone(),
             );
-            let ok = self.b().cmp(CmpOp::Eq, old, expected);
+            // Success is equal bits, as the exchange compared them (a float
+            // NaN may succeed; -0.0 does not match 0.0).
+            let ok = match elem.scalar() {
+                Some(s) if s.is_float() => {
+                    let bits = Type::Scalar(s.unsigned_int_of_same_width());
+                    let o = self.b().push(Inst::Bitcast(old), bits.clone());
+                    let e = self.b().push(Inst::Bitcast(expected), bits);
+                    self.b().cmp(CmpOp::Eq, o, e)
+                }
+                _ => self.b().cmp(CmpOp::Eq, old, expected),
+            };
             self.b().begin_block();
             self.b().store(ep, old);
             let on_fail = self.b().end_block();
