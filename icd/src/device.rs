@@ -203,9 +203,8 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_GLOBAL_MEM_SIZE => ulong(CAPS.global_mem_size),
         CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => ulong(CAPS.max_constant_buffer_size),
         CL_DEVICE_MAX_CONSTANT_ARGS => uint(device_caps::MAX_CONSTANT_ARGS),
-        // Program-scope global variables are not offered.
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
-            size(0)
+            size(device_caps::max_global_variable_size())
         }
         CL_DEVICE_LOCAL_MEM_TYPE => uint(CL_GLOBAL),
         CL_DEVICE_LOCAL_MEM_SIZE => ulong(device_caps::LOCAL_MEM_SIZE),
@@ -276,9 +275,12 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => ulong(device_caps::atomic_capabilities(false)),
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => ulong(device_caps::atomic_capabilities(true)),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
-        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
-        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
-        | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => {
+            Info::bool(device_caps::has_feature("__opencl_c_generic_address_space"))
+        }
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT | CL_DEVICE_PIPE_SUPPORT => {
+            Info::bool(false)
+        }
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
             size(CAPS.preferred_work_group_size_multiple)
         }

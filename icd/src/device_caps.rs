@@ -48,6 +48,22 @@ pub fn opencl_c_features() -> Vec<&'static str> {
     OPENCL_C_FEATURES.iter().chain(images).copied().collect()
 }
 
+/// Whether the front end offers (and defines the macro of) an OpenCL C
+/// feature.
+pub fn has_feature(name: &str) -> bool {
+    OPENCL_C_FEATURES.contains(&name)
+}
+
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (and the preferred total): the
+/// runtime's limit with program-scope `__global` variables, else 0.
+pub fn max_global_variable_size() -> usize {
+    if has_feature("__opencl_c_program_scope_global_variables") {
+        limits::MAX_GLOBAL_VARIABLE_SIZE as usize
+    } else {
+        0
+    }
+}
+
 /// `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES` (or, with `fence`,
 /// `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES`): the minimum of OpenCL 3.0
 /// (relaxed order, work-group scope; for fences also acquire-release and

@@ -43,7 +43,10 @@ pub(crate) enum GlobalPlace {
 }
 
 /// Places of the globals `kernel` uses; returns the places, the static
-/// `__local` size (rounded to 64) and the initial data block.
+/// `__local` size (rounded to 64) and the initial data block. Every
+/// `__constant` and `__global` variable of the module has a place, used or
+/// not, so that the data block is laid out alike for every kernel of the
+/// module and one block can serve them all ([`crate::ModuleData`]).
 pub(crate) fn global_places(
     module: &Module,
     used: &[bool],
@@ -52,7 +55,7 @@ pub(crate) fn global_places(
     let mut local = 0u32;
     let mut data: Vec<u8> = Vec::new();
     for (g, is_used) in module.globals.iter().zip(used) {
-        if !is_used {
+        if !is_used && g.space == AddressSpace::Local {
             places.push(None);
             continue;
         }

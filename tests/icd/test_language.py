@@ -265,3 +265,37 @@ def test_suggested_local_work_size(platform, device, ctx, queue):
     assert suggested_local_size(platform, queue, uniform, [0])[0] == cl.status_code.INVALID_GLOBAL_WORK_SIZE
     unset = build(ctx, src).k
     assert suggested_local_size(platform, queue, unset, [64])[0] == cl.status_code.INVALID_KERNEL_ARGS
+
+
+def test_program_scope_globals_are_one_object_for_the_program(ctx, queue):
+    """A program-scope __global variable is shared by every kernel of the
+    program and keeps its value between launches (OpenCL C 2.0 6.5.1);
+    another program has its own."""
+    src = """
+    __global int counter = 5;
+    __global float2 table[4] = { (float2)(1.0f, 2.0f) };
+    __kernel void bump(int by) { counter += by; table[3].y = (float)counter; }
+    __kernel void read(__global int *out, __global float *f)
+    {
+        out[0] = counter;
+        f[0] = table[0].x + table[0].y + table[3].y;
+    }
+    """
+    first = build(ctx, src, options="-cl-std=CL2.0")
+    second = build(ctx, src, options="-cl-std=CL2.0")
+    out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4)
+    f = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4)
+    first.bump(queue, (1,), None, np.int32(10))
+    first.bump(queue, (1,), None, np.int32(7))
+    got, gotf = np.zeros(1, np.int32), np.zeros(1, np.float32)
+    first.read(queue, (1,), None, out, f)
+    cl.enqueue_copy(queue, got, out)
+    cl.enqueue_copy(queue, gotf, f)
+    assert got[0] == 22 and gotf[0] == 1.0 + 2.0 + 22.0
+    second.read(queue, (1,), None, out, f)
+    cl.enqueue_copy(queue, got, out)
+    cl.enqueue_copy(queue, gotf, f)
+    assert got[0] == 5 and gotf[0] == 3.0
+    assert first.get_build_info(
+        ctx.devices[0], cl.program_build_info.GLOBAL_VARIABLE_TOTAL_SIZE
+    ) == 4 + 4 * 8

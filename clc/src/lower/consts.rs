@@ -408,6 +408,20 @@ impl Lowerer<'_> {
                     self.const_vector_elems(x, out)?;
                 }
             }
+            // `(float2)1`: a scalar cast to a vector type is every component.
+            ExprKind::Cast(tn, a) => {
+                let t = self.resolve_type_name(tn)?;
+                match t {
+                    Type::Vector(s, _) => {
+                        let v = self.const_eval(a)?;
+                        out.push(match v {
+                            CVal::Int(..) if s.is_float() => CVal::Float(v.as_f64(), s),
+                            _ => v,
+                        });
+                    }
+                    _ => out.push(self.const_eval(e)?),
+                }
+            }
             _ => out.push(self.const_eval(e)?),
         }
         Ok(())
