@@ -237,6 +237,32 @@ fn check_globals(m: &Module, errors: &mut Vec<VerifyError>) {
             }
         }
     }
+    for r in &m.relocs {
+        let (Some(g), Some(t)) = (
+            m.globals.get(r.global.index()),
+            m.globals.get(r.target.index()),
+        ) else {
+            errors.push(module_error(
+                "reloc".to_string(),
+                format!(
+                    "names global #{} or #{}, which do not exist",
+                    r.global.0, r.target.0
+                ),
+            ));
+            continue;
+        };
+        let subject = format!("reloc in @{}", g.name);
+        let fits = u64::from(r.offset) + 8 <= u64::from(m.size_of(&g.ty));
+        if g.space == AddressSpace::Local || t.space == AddressSpace::Local || !fits {
+            errors.push(module_error(
+                subject,
+                format!(
+                    "the address of @{} at byte {} must lie in a __constant or __global variable, inside it",
+                    t.name, r.offset
+                ),
+            ));
+        }
+    }
 }
 
 fn check_names(m: &Module, errors: &mut Vec<VerifyError>) {

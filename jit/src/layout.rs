@@ -83,6 +83,34 @@ pub(crate) fn global_places(
     (places, local.div_ceil(64) as usize * 64, data)
 }
 
+/// Writes the addresses the module's relocations ask for into `block`, a
+/// data block laid out by `places` ([`global_places`]): a program-scope
+/// pointer initialised with `&x[1]` holds that address from the start.
+pub(crate) fn apply_relocs(
+    module: &Module,
+    places: &[Option<GlobalPlace>],
+    block: &mut [DataLine],
+) {
+    let base = block.as_ptr() as u64;
+    let line = MAX_ALIGN as usize;
+    for r in &module.relocs {
+        let place = |id: vecl_ir::GlobalId| match places.get(id.index()) {
+            Some(Some(GlobalPlace::Data(at))) => Some(*at),
+            _ => None,
+        };
+        let (Some(at), Some(to)) = (place(r.global), place(r.target)) else {
+            continue;
+        };
+        let address = base + to as u64 + u64::from(r.addend);
+        for (k, byte) in address.to_le_bytes().into_iter().enumerate() {
+            let o = at + r.offset as usize + k;
+            if let Some(l) = block.get_mut(o / line) {
+                l.0[o % line] = byte;
+            }
+        }
+    }
+}
+
 /// Per-lane private memory of one chunk: slot `s` of lane `l` is at
 /// `offsets[s] + l * strides[s]` from a base aligned to `align`, so every
 /// lane's copy of a variable is aligned to its type (OpenCL C 6.3.5: a

@@ -429,9 +429,11 @@ impl ModuleData {
     /// The block of `module`, holding the variables' initial values.
     pub fn new(module: &Module) -> ModuleData {
         let every = vec![true; module.globals.len()];
-        let (_, _, bytes) = layout::global_places(module, &every);
+        let (places, _, bytes) = layout::global_places(module, &every);
+        let mut block = layout::data_block(&bytes);
+        layout::apply_relocs(module, &places, &mut block);
         ModuleData {
-            block: layout::data_block(&bytes),
+            block,
             len: bytes.len(),
         }
     }
@@ -979,7 +981,11 @@ fn compile(
     let (places, static_local_size, bytes) = layout::global_places(module, &used);
     let data = match shared_data {
         Some(_) => layout::data_block(&[]),
-        None => layout::data_block(&bytes),
+        None => {
+            let mut block = layout::data_block(&bytes);
+            layout::apply_relocs(module, &places, &mut block);
+            block
+        }
     };
     let data_base = shared_data.unwrap_or(data.as_ptr() as u64);
     let data_len = bytes.len() as u64;

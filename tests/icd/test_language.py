@@ -267,17 +267,23 @@ def test_suggested_local_work_size(platform, device, ctx, queue):
     assert suggested_local_size(platform, queue, unset, [64])[0] == cl.status_code.INVALID_KERNEL_ARGS
 
 
-def test_program_scope_globals_are_one_object_for_the_program(ctx, queue):
+def test_program_scope_globals_are_one_object_for_the_program(device, ctx, queue):
     """A program-scope __global variable is shared by every kernel of the
     program and keeps its value between launches (OpenCL C 2.0 6.5.1);
-    another program has its own."""
+    another program has its own; a pointer initialised with an address
+    holds it from the start."""
+    assert "__opencl_c_program_scope_global_variables" in {
+        f.name for f in device.opencl_c_features
+    }
+    assert device.max_global_variable_size == 64 << 20
     src = """
     __global int counter = 5;
     __global float2 table[4] = { (float2)(1.0f, 2.0f) };
-    __kernel void bump(int by) { counter += by; table[3].y = (float)counter; }
+    __global int *where = &counter;
+    __kernel void bump(int by) { *where += by; table[3].y = (float)counter; }
     __kernel void read(__global int *out, __global float *f)
     {
-        out[0] = counter;
+        out[0] = *where;
         f[0] = table[0].x + table[0].y + table[3].y;
     }
     """
@@ -298,4 +304,4 @@ def test_program_scope_globals_are_one_object_for_the_program(ctx, queue):
     assert got[0] == 5 and gotf[0] == 3.0
     assert first.get_build_info(
         ctx.devices[0], cl.program_build_info.GLOBAL_VARIABLE_TOTAL_SIZE
-    ) == 4 + 4 * 8
+    ) == 4 + 4 * 8 + 8
