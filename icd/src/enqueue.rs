@@ -994,14 +994,14 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
             global: [1; 3],
             local: None,
         };
-        for d in 0..dims {
-            range.global[d] = global[d] as u64;
+        for (to, &from) in range.global.iter_mut().zip(global) {
+            *to = from as u64;
         }
         if !global_work_offset.is_null() {
             // SAFETY: `work_dim` elements, per the API contract.
             let offset = unsafe { slice(global_work_offset, dims, CL_INVALID_GLOBAL_OFFSET)? };
-            for d in 0..dims {
-                range.offset[d] = offset[d] as u64;
+            for (to, &from) in range.offset.iter_mut().zip(offset) {
+                *to = from as u64;
             }
         }
         let launch = vecl::runtime::ndrange::plan_launch(

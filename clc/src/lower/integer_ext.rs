@@ -234,7 +234,7 @@ impl Lowerer<'_> {
         // offset and count: uint, as shift amounts of the element type.
         let scalar_ut = Type::Scalar(s.unsigned_int_of_same_width());
         let mut amounts = Vec::with_capacity(2);
-        for (v, t) in vals[fields..].to_vec() {
+        for (v, t) in vals[fields..].iter().cloned() {
             if !matches!(t, Type::Scalar(a) if a.is_int()) {
                 return self.no_match(name, &vals, pos);
             }
