@@ -5,13 +5,31 @@ use std::sync::Arc;
 use vecl_ir::Module;
 use vecl_runtime::KernelCode;
 
+/// What compiled kernels check about their memory accesses, weakest first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Safety {
+    /// No checks: an access outside what the launch owns touches whatever
+    /// memory is there. Only reachable through `unsafe` opt-outs
+    /// ([`crate::ProgramBuilder::unchecked`]) and the C driver's default.
+    Unchecked,
+    /// Robust buffer access (the safe API's default): no access of a kernel
+    /// touches memory outside the buffers, `__local` arena, private memory
+    /// and program data its launch owns; one that would stops the command
+    /// with an error naming kernel, work-item, address, argument and line.
+    #[default]
+    Robust,
+    /// Checked mode: robust access, and the debugging checks that cost
+    /// more (see `docs/jit.md`, "Robust access and checked mode").
+    Checked,
+}
+
 /// How kernels are compiled.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompileOptions {
     /// Work-items per SIMD chunk; `None` lets the compiler choose.
     pub simd_width: Option<u32>,
-    /// Checked mode (bounds, races, divergent barriers).
-    pub checked: bool,
+    /// What the code checks.
+    pub safety: Safety,
     /// Keep the Cranelift IR in the report.
     pub dump_clif: bool,
 }
@@ -35,7 +53,7 @@ pub fn compile_kernel(
 ) -> Result<Compiled, String> {
     let jit = vecl_jit::JitOptions {
         simd_width: options.simd_width,
-        checked: options.checked,
+        checked: options.safety >= Safety::Robust,
         dump_clif: options.dump_clif,
         tiers: None,
         stream_min_items: None,

@@ -45,6 +45,7 @@ pub mod queue;
 
 pub use binary::BinaryType;
 pub use buffer::{Buffer, BufferBuilder};
+pub use compiler::Safety;
 pub use context::Context;
 pub use device::{Device, Platform, VectorWidths, IMAGE_EXTENSIONS, IMAGE_SUPPORT};
 pub use kernel::{ArgInfo, Kernel, WorkGroupInfo};

@@ -50,9 +50,14 @@ enum Command {
         /// Print the program's Kernel IR.
         #[arg(long)]
         dump_ir: bool,
-        /// Checked mode: every memory access is bounds-checked (as VECL_CHECKED=1).
+        /// Checked mode: robust access and the checks of __local memory
+        /// and barriers (as VECL_CHECKED=1).
         #[arg(long)]
         checked: bool,
+        /// No checks at all (the default is robust buffer access: every
+        /// access bounds-checked).
+        #[arg(long, conflicts_with = "checked")]
+        unchecked: bool,
     },
     /// Run the benchmark suite on vecl and every other OpenCL platform.
     Bench {
@@ -162,6 +167,7 @@ fn main() -> ExitCode {
             explain,
             dump_ir,
             checked,
+            unchecked,
         } => {
             let args = args
                 .iter()
@@ -180,7 +186,13 @@ fn main() -> ExitCode {
                 reps,
                 explain,
                 dump_ir,
-                checked,
+                safety: if checked {
+                    vecl::Safety::Checked
+                } else if unchecked {
+                    vecl::Safety::Unchecked
+                } else {
+                    vecl::Safety::Robust
+                },
             };
             cli::run::run(&request)
         }

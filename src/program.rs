@@ -15,7 +15,7 @@
 //! linked again. Objects, libraries and programs all have binaries.
 
 use crate::binary::{self, BinaryType, Contents};
-use crate::compiler::{self, CompileOptions};
+use crate::compiler::{self, CompileOptions, Safety};
 use crate::context::Context;
 use crate::kernel::{Kernel, KernelEntry};
 use std::collections::BTreeMap;
@@ -61,6 +61,8 @@ pub struct ProgramBuilder {
     options: String,
     headers: Vec<(String, String)>,
     jit: CompileOptions,
+    /// The least safety `VECL_CHECKED` leaves (`Unchecked` when unset).
+    env_safety: Safety,
 }
 
 /// A compiled object (`clCompileProgram`) or a library (`clLinkProgram
@@ -180,7 +182,8 @@ fn link_failure(errors: Vec<LinkError>) -> Error {
     Error::LinkProgramFailure { log }
 }
 
-/// JIT options from the environment: `VECL_SIMD_WIDTH`, `VECL_CHECKED`.
+/// JIT options from the environment: `VECL_SIMD_WIDTH`, `VECL_CHECKED`
+/// (`1`: checked mode for every program, whatever the program asks).
 fn jit_options_from_env() -> CompileOptions {
     let simd_width = std::env::var("VECL_SIMD_WIDTH")
         .ok()
@@ -188,8 +191,39 @@ fn jit_options_from_env() -> CompileOptions {
     let checked = std::env::var("VECL_CHECKED").is_ok_and(|v| v != "0" && !v.is_empty());
     CompileOptions {
         simd_width,
-        checked,
+        safety: if checked {
+            Safety::Checked
+        } else {
+            Safety::Robust
+        },
         dump_clif: false,
+    }
+}
+
+/// `jit` with its safety raised to what the build or link `options` ask
+/// for (`-cl-vecl-robust-access`, `-cl-vecl-checked`): an option can add
+/// checks to a program, never take them away.
+fn with_option_safety(
+    mut jit: CompileOptions,
+    options: &vecl_clc::options::Options,
+) -> CompileOptions {
+    let asked = if options.checked {
+        Safety::Checked
+    } else if options.robust_access {
+        Safety::Robust
+    } else {
+        Safety::Unchecked
+    };
+    jit.safety = jit.safety.max(asked);
+    jit
+}
+
+/// What `VECL_CHECKED` asks for, read from options made by
+/// [`jit_options_from_env`].
+fn env_safety(jit: &CompileOptions) -> Safety {
+    match jit.safety {
+        Safety::Checked => Safety::Checked,
+        _ => Safety::Unchecked,
     }
 }
 
@@ -213,11 +247,13 @@ fn base_rules(options: &str) -> LaunchRules {
 
 impl ProgramBuilder {
     pub(crate) fn new(_ctx: &Context, source: &str) -> ProgramBuilder {
+        let jit = jit_options_from_env();
         ProgramBuilder {
             source: source.to_string(),
             options: String::new(),
             headers: Vec::new(),
-            jit: jit_options_from_env(),
+            env_safety: env_safety(&jit),
+            jit,
         }
     }
 
@@ -239,13 +275,37 @@ impl ProgramBuilder {
         self
     }
 
-    /// Compiles kernels in checked mode: every memory access is
-    /// bounds-checked and an out-of-bounds one fails its command with
-    /// `CL_OUT_OF_RESOURCES` instead of touching memory (the default comes
-    /// from `VECL_CHECKED=1`).
+    /// Compiles kernels in checked mode (robust access and the debugging
+    /// checks of `docs/jit.md`, "Robust access and checked mode"); `false`
+    /// goes back to the default, robust access. `VECL_CHECKED=1` or `-cl-vecl-checked`
+    /// turn checked mode on whatever this says.
     pub fn checked(mut self, checked: bool) -> Self {
-        self.jit.checked = checked;
+        self.jit.safety = if checked {
+            Safety::Checked
+        } else {
+            Safety::Robust.max(self.env_safety)
+        };
         self
+    }
+
+    /// Compiles kernels without robust buffer access: an access outside
+    /// the memory its launch owns is not stopped.
+    ///
+    /// # Safety
+    ///
+    /// Every launch of the program's kernels must keep every memory access
+    /// of every work-item inside the buffers, `__local` memory and private
+    /// memory of that launch (as OpenCL requires of a kernel): an access
+    /// outside reads or corrupts the host process's memory. `VECL_CHECKED=1`
+    /// or a `-cl-vecl-*` option still turn the checks on.
+    pub unsafe fn unchecked(mut self) -> Self {
+        self.jit.safety = self.env_safety;
+        self
+    }
+
+    /// What the kernels will check (before build options raise it).
+    pub fn safety(&self) -> Safety {
+        self.jit.safety
     }
 
     /// Keeps each kernel's Cranelift IR (see [`Program::explain`]).
@@ -264,13 +324,16 @@ impl ProgramBuilder {
         let built = vecl_clc::build_with_headers(&self.source, &self.options, &headers)
             .map_err(front_end_error)?;
         let non_uniform_groups = base_rules(&self.options).non_uniform_groups;
+        // The front end has accepted these options.
+        let parsed = vecl_clc::options::Options::parse(&self.options).unwrap_or_default();
+        let jit = with_option_safety(self.jit.clone(), &parsed);
         Program::from_module(
             Some(self.source),
             self.options,
             non_uniform_groups,
             built.module,
             built.log,
-            &self.jit,
+            &jit,
         )
     }
 
@@ -304,8 +367,44 @@ impl Program {
     /// link options (`-cl-fast-relaxed-math`…); a function called but
     /// defined nowhere, or defined twice, is
     /// [`Error::LinkProgramFailure`] with a log naming it.
-    pub fn link(_ctx: &Context, objects: &[CompiledObject], options: &str) -> Result<Program> {
+    /// The kernels have robust buffer access (see
+    /// [`ProgramBuilder::unchecked`] for what that means).
+    pub fn link(ctx: &Context, objects: &[CompiledObject], options: &str) -> Result<Program> {
+        Program::link_with(ctx, objects, options, jit_options_from_env())
+    }
+
+    /// [`Program::link`] without robust buffer access unless `options` or
+    /// `VECL_CHECKED` ask for it.
+    ///
+    /// # Safety
+    ///
+    /// As for [`ProgramBuilder::unchecked`]: every launch must keep every
+    /// access inside the memory it owns.
+    pub unsafe fn link_unchecked(
+        ctx: &Context,
+        objects: &[CompiledObject],
+        options: &str,
+    ) -> Result<Program> {
+        let mut jit = jit_options_from_env();
+        jit.safety = env_safety(&jit);
+        Program::link_with(ctx, objects, options, jit)
+    }
+
+    fn link_with(
+        _ctx: &Context,
+        objects: &[CompiledObject],
+        options: &str,
+        jit: CompileOptions,
+    ) -> Result<Program> {
         let (unit, opts) = link_units(objects, options)?;
+        let mut jit = with_option_safety(jit, &opts);
+        // An object compiled (or an executable built) with checks keeps
+        // them: a binary read back links with its own options.
+        for object in objects {
+            // Options an earlier build or link has accepted.
+            let own = vecl_clc::options::Options::parse(&object.options).unwrap_or_default();
+            jit = with_option_safety(jit, &own);
+        }
         if opts.create_library {
             return Err(Error::InvalidLinkerOptions(
                 "'-create-library' links a library: CompiledObject::link_library".into(),
@@ -322,7 +421,7 @@ impl Program {
             objects.iter().all(|o| o.non_uniform_groups),
             module,
             String::new(),
-            &jit_options_from_env(),
+            &jit,
         )
         .map_err(|e| match e {
             Error::BuildProgramFailure { log } => Error::LinkProgramFailure { log },
@@ -341,13 +440,16 @@ impl Program {
         let module = Unit::clone(&object.unit)
             .executable()
             .map_err(|e| Error::InvalidBinary(format!("{e:?}")))?;
+        // Options the build that made the binary accepted.
+        let own = vecl_clc::options::Options::parse(&object.options).unwrap_or_default();
+        let jit = with_option_safety(jit_options_from_env(), &own);
         Program::from_module(
             object.source,
             object.options,
             object.non_uniform_groups,
             module,
             String::new(),
-            &jit_options_from_env(),
+            &jit,
         )
     }
 

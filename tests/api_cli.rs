@@ -194,3 +194,173 @@ fn run_explain_names_the_launch_s_lane_mapping() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn scratch_kernel(name: &str, source: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("vecl-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let file = dir.join(format!("{name}.cl"));
+    std::fs::write(&file, source).expect("write the kernel");
+    file
+}
+
+/// Every malformed `--args` entry is an error that says what is wrong,
+/// never ignored.
+#[test]
+fn run_refuses_bad_args() {
+    let file = scratch_kernel(
+        "badargs",
+        "kernel void k(global float *out, local float *tmp, int n) {
+            tmp[get_local_id(0)] = n;
+            out[get_global_id(0)] = tmp[0];
+        }",
+    );
+    let file = file.to_str().expect("utf-8 path");
+    for (args, says) in [
+        (
+            "nope=3",
+            "the kernel has no argument `nope` (its arguments: out, tmp, n)",
+        ),
+        ("out", "`out` is not NAME=VALUE"),
+        (
+            "out=many",
+            "`out=many`: a buffer's value is its element count",
+        ),
+        ("tmp=64", "`tmp` is a __local argument"),
+        ("n=x", "`x` is not a valid int"),
+    ] {
+        let (ok, out, err) = vecl(&[
+            "run", file, "--kernel", "k", "--global", "64", "--args", args,
+        ]);
+        assert!(!ok, "{args}: {out}");
+        assert!(err.contains(says), "{args}: {err}");
+    }
+    let (ok, out, err) = vecl(&[
+        "run",
+        file,
+        "--kernel",
+        "k",
+        "--global",
+        "64",
+        "--args",
+        "out=64,n=3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("arg 0 `out`: 256 bytes"), "{out}");
+}
+
+/// The corpus launches of issue 30 whose generated inputs were smaller
+/// than the kernel assumes end with a report naming the kernel, the work-item
+/// and (for a buffer argument) the argument: robust access is `vecl run`'s
+/// default. Nothing outside the run's memory is touched, so the process
+/// exits normally.
+#[test]
+fn run_reports_accesses_past_the_generated_inputs() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/");
+    let reduce = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/reduce.cl");
+    let tiled = format!("{corpus}textbook_matmul_tiled.cl");
+    let scan = format!("{corpus}textbook_scan_blelloch.cl");
+    for (args, kernel, says) in [
+        (
+            vec![
+                "run",
+                &tiled,
+                "--kernel",
+                "matmul_tiled",
+                "--global",
+                "64,64",
+            ],
+            "matmul_tiled",
+            "",
+        ),
+        (
+            vec![
+                "run",
+                reduce,
+                "--kernel",
+                "reduce",
+                "--global",
+                "4096",
+                "--args",
+                "partial=4",
+            ],
+            "reduce",
+            "past the end of argument 1, a buffer of 16 bytes",
+        ),
+    ] {
+        let (ok, out, err) = vecl(&args);
+        assert!(!ok, "{kernel}: {out}");
+        assert!(
+            err.contains(&format!("kernel `{kernel}` stopped: out-of-bounds")),
+            "{err}"
+        );
+        assert!(err.contains("by work-item ("), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains("--args NAME=COUNT"), "{err}");
+    }
+    // The Blelloch scan reads `in[2 * lid + 1]` and keeps `t` at two
+    // elements per work-item: its buffers are now sized for that, and it
+    // runs.
+    let (ok, out, err) = vecl(&["run", &scan, "--kernel", "scan", "--global", "512"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("arg 1 `out`: 2048 bytes"), "{out}");
+    assert!(
+        out.contains("note: `t`: its indexing is not known before the run; assumed 512 elements"),
+        "{out}"
+    );
+}
+
+/// Buffers are sized for what the launch can address where the indexing
+/// tells (two elements per work-item here), and `vecl run` says what it
+/// assumed where it does not (a loop counter's index).
+#[test]
+fn run_sizes_buffers_from_the_kernel_s_indexing() {
+    let file = scratch_kernel(
+        "sizes",
+        "kernel void pairs(global const int *in, global int *out, global int *sum, int n) {
+            int i = get_global_id(0);
+            out[2 * i] = in[2 * i + 1];
+            out[2 * i + 1] = in[2 * i];
+            int s = 0;
+            for (int k = 0; k < n; k++)
+                s += in[k];
+            sum[i] = s;
+        }",
+    );
+    let file = file.to_str().expect("utf-8 path");
+    let (ok, out, err) = vecl(&[
+        "run", file, "--kernel", "pairs", "--global", "100", "--args", "n=100",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("arg 1 `out`: 800 bytes"), "{out}");
+    assert!(out.contains("arg 2 `sum`: 400 bytes"), "{out}");
+    assert!(
+        out.contains("note: `in`: its indexing is not known before the run; assumed 200 elements; give another count with --args in=COUNT"),
+        "{out}"
+    );
+    // `in` holds 200 elements (`in[2 * i + 1]`): `in[k]` up to 200 is one
+    // too far, stopped and named.
+    let (ok, _, err) = vecl(&[
+        "run", file, "--kernel", "pairs", "--global", "100", "--args", "n=201",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("4 bytes past the end of argument 0, a buffer of 800 bytes"),
+        "{err}"
+    );
+    // Without the checks (`--unchecked`) a sound launch gives the same
+    // bytes.
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run", file, "--kernel", "pairs", "--global", "100", "--args", "n=50",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = vecl(&args);
+        assert!(ok, "{err}");
+        out.lines()
+            .filter(|l| l.contains("checksum"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run(&[]), run(&["--unchecked"]));
+    assert_eq!(run(&[]), run(&["--checked"]));
+}

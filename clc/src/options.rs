@@ -57,6 +57,13 @@ pub struct Options {
     pub create_library: bool,
     /// `-enable-link-options` (`clLinkProgram` with `-create-library`).
     pub enable_link_options: bool,
+    /// `-cl-vecl-robust-access`: every memory access of the program's
+    /// kernels is bounds-checked (vecl's own option; the Rust API has it on
+    /// by default, the C driver only when asked).
+    pub robust_access: bool,
+    /// `-cl-vecl-checked`: checked mode (robust access and the checks of
+    /// `__local` memory and barriers); implies `robust_access`.
+    pub checked: bool,
     /// The option string as given: [`Options::warnings`] point into it.
     pub text: String,
     /// Options accepted with a warning (see the module documentation).
@@ -280,6 +287,11 @@ impl Options {
                     "-cl-uniform-work-group-size" => o.uniform_work_group_size = true,
                     "-cl-single-precision-constant" => o.single_precision_constant = true,
                     "-cl-kernel-arg-info" => o.kernel_arg_info = true,
+                    "-cl-vecl-robust-access" => o.robust_access = true,
+                    "-cl-vecl-checked" => {
+                        o.robust_access = true;
+                        o.checked = true;
+                    }
                     "-create-library" => o.create_library = true,
                     "-enable-link-options" => o.enable_link_options = true,
                     "-w" => o.suppress_warnings = true,
@@ -336,6 +348,8 @@ impl Options {
             "-cl-finite-math-only",
             "-cl-fast-relaxed-math",
             "-cl-no-subgroup-ifp",
+            "-cl-vecl-robust-access",
+            "-cl-vecl-checked",
         ];
         for w in words(s)? {
             if !LINK_OPTIONS.contains(&w.text.as_str()) {

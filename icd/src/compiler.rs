@@ -101,7 +101,12 @@ fn program_builder(
     options: &str,
     headers: &[(String, String)],
 ) -> Result<vecl::ProgramBuilder, BuildFailure> {
-    let mut builder = vecl_context()?.program(source).options(options);
+    let builder = vecl_context()?.program(source).options(options);
+    // SAFETY: the C API makes no promise about accesses outside a kernel's
+    // buffers (OpenCL leaves them undefined); the driver keeps the
+    // unchecked code by default, and `-cl-vecl-robust-access`,
+    // `-cl-vecl-checked` or `VECL_CHECKED=1` turn the checks back on.
+    let mut builder = unsafe { builder.unchecked() };
     for (name, text) in headers {
         builder = builder.header(name, text);
     }
@@ -153,7 +158,9 @@ pub fn compile(
 /// Links objects and libraries into an executable (`clLinkProgram`, and
 /// `clBuildProgram` of a program made from a binary).
 pub fn link(objects: &[vecl::CompiledObject], options: &str) -> Result<Built, BuildFailure> {
-    describe(vecl::Program::link(vecl_context()?, objects, options)?)
+    // SAFETY: as in `program_builder`: unchecked unless the link options or
+    // `VECL_CHECKED` ask for checks.
+    describe(unsafe { vecl::Program::link_unchecked(vecl_context()?, objects, options)? })
 }
 
 /// Links objects and libraries into a library (`clLinkProgram

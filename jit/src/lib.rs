@@ -744,7 +744,6 @@ fn wide_width(
 ) -> Option<u32> {
     let plain = tier == Tier::Optimised
         && opts.simd_width.is_none()
-        && !opts.checked
         && w == 16
         && !has_divergent_loop(&func.body, uni);
     plain.then_some(WIDE_WIDTH)
@@ -1109,7 +1108,8 @@ fn compile(
     if opts.checked {
         let _ = writeln!(
             explain,
-            "checked mode: every load, store, atomic and copy is bounds-checked"
+            "checked mode: every load, store, atomic and copy is bounds-checked ({} proven in bounds at compile time)",
+            s.proven_in_bounds
         );
     }
     let _ = writeln!(

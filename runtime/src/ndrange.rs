@@ -289,15 +289,7 @@ pub fn execute_stoppable(
         }
         status
     };
-    let key = (
-        Arc::as_ptr(&code) as *const () as usize,
-        launch.items_per_group(),
-    );
-    let report = pool.run_sized(launch.total_groups(), Arc::new(body), group_cost::get(key));
-    if let Some(ns) = report.ns_per_group {
-        group_cost::set(key, ns);
-    }
-    let status = report.status;
+    let status = pool.run(launch.total_groups(), Arc::new(body));
     if status == 0 {
         return Ok(());
     }
@@ -384,39 +376,6 @@ pub fn describe_status(status: u32) -> String {
         STATUS_PANICKED => "the kernel's host code panicked".into(),
         STATUS_ARENA_ALLOCATION => "cannot allocate __local memory or the context area".into(),
         s => format!("status {s}"),
-    }
-}
-
-/// What a work-group of a kernel cost at its last launch, by kernel and
-/// group size: how many threads the next launch is worth waking
-/// (`Pool::run_sized`). Only a hint: a stale entry (a freed kernel whose
-/// address was reused) costs one launch a poor choice of thread count.
-mod group_cost {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-
-    /// (address of the kernel's code, work-items per group).
-    type Key = (usize, u64);
-
-    /// Entries kept before the table starts over.
-    const CAPACITY: usize = 4096;
-
-    fn table() -> &'static Mutex<HashMap<Key, u64>> {
-        static TABLE: OnceLock<Mutex<HashMap<Key, u64>>> = OnceLock::new();
-        TABLE.get_or_init(Mutex::default)
-    }
-
-    pub(super) fn get(key: Key) -> Option<u64> {
-        table().lock().ok()?.get(&key).copied()
-    }
-
-    pub(super) fn set(key: Key, ns_per_group: u64) {
-        if let Ok(mut t) = table().lock() {
-            if t.len() >= CAPACITY && !t.contains_key(&key) {
-                t.clear();
-            }
-            t.insert(key, ns_per_group);
-        }
     }
 }
 

@@ -14,18 +14,6 @@
 //! group allocates nothing. A job of very few groups runs inline on the
 //! submitting thread without waking anyone: launching a tiny kernel costs a
 //! function call, not a round of thread wake-ups.
-//!
-//! Threads are woken in proportion to the work. Waking a sleeping thread
-//! costs a system call on the waker's side and the sleeping core's wake-up
-//! latency, tens of microseconds, so a job only wakes as many threads as it
-//! has [`WAKE_WORTH_NS`] of work for. What a job costs is not known before it
-//! runs; the caller passes what a group of the same kernel cost last time
-//! ([`Pool::run_sized`] reports it), and a job without that estimate wakes
-//! every thread. Nor does a job take more threads than the machine has
-//! cores: a thread waiting for a kernel helps only while fewer than
-//! `threads` threads are running ranges (with the submitter and every worker
-//! busy it would only take a core from one of them, and a preempted range
-//! holds the whole job back).
 
 use crate::error::{Error, Result};
 use crate::host_alloc::AlignedBytes;
@@ -34,7 +22,7 @@ use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Jobs of at most this many groups run inline on the submitting thread.
 pub const INLINE_GROUPS: u64 = 2;
@@ -43,10 +31,6 @@ pub const INLINE_GROUPS: u64 = 2;
 /// before it gives up (a few tens of microseconds: long enough to cover a
 /// queue executor's wake-up and the launch's first split).
 pub const HELP_LOOKS: u32 = 2000;
-
-/// The work, in nanoseconds of one thread's time, that a job must have for
-/// each thread it wakes (see the module comment).
-pub const WAKE_WORTH_NS: u64 = 25_000;
 
 /// The status a job reports when its body panicked (a bug, but never a hang).
 /// (Apart from every `vecl_jit::abi::KernelStatus`, so that a panic is
@@ -100,12 +84,6 @@ struct Job {
     status: AtomicU32,
     /// Ranges longer than this are split before they run.
     grain: u64,
-    /// Threads the job is worth (see [`WAKE_WORTH_NS`]).
-    wanted: usize,
-    /// Threads running a range of the job now.
-    active: AtomicUsize,
-    /// Nanoseconds its ranges took, summed over threads.
-    busy_ns: AtomicU64,
     done: Mutex<bool>,
     done_cond: Condvar,
 }
@@ -114,11 +92,8 @@ impl Job {
     /// Runs `[start, end)` unless the job already failed, then accounts for it.
     fn execute(&self, start: u64, end: u64, scratch: &mut Scratch) {
         if self.status.load(Ordering::Relaxed) == 0 {
-            let began = Instant::now();
             let status = catch_unwind(AssertUnwindSafe(|| (self.body)(start, end, scratch)))
                 .unwrap_or(STATUS_PANICKED);
-            self.busy_ns
-                .fetch_add(nanos_since(began), Ordering::Relaxed);
             if status != 0 {
                 let _ =
                     self.status
@@ -143,17 +118,6 @@ impl Job {
     fn is_done(&self) -> bool {
         self.remaining.load(Ordering::Acquire) == 0
     }
-
-    /// Whether a range just published is worth waking a sleeping thread
-    /// for: fewer threads than the job is worth are running it.
-    fn wants_more(&self) -> bool {
-        self.active.load(Ordering::Relaxed) < self.wanted
-    }
-}
-
-/// Nanoseconds since `began`, saturated.
-fn nanos_since(began: Instant) -> u64 {
-    u64::try_from(began.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// A range of one job's groups, the unit of stealing.
@@ -161,16 +125,6 @@ struct Task {
     job: Arc<Job>,
     start: u64,
     end: u64,
-}
-
-/// How a job ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct JobReport {
-    /// 0, or the first non-zero status a range returned.
-    pub status: u32,
-    /// What one group cost on average, in nanoseconds of one thread's
-    /// time (`None` for an empty job).
-    pub ns_per_group: Option<u64>,
 }
 
 /// The worker pool. There is one per process: [`Pool::global`].
@@ -181,10 +135,6 @@ pub struct Pool {
     sleep_lock: Mutex<()>,
     wake: Condvar,
     sleepers: AtomicUsize,
-    /// Threads running a range now.
-    running: AtomicUsize,
-    /// The machine's cores (at least `threads`).
-    cores: usize,
 }
 
 thread_local! {
@@ -204,12 +154,6 @@ impl Pool {
     /// counts as one, so `threads - 1` are spawned). Worker threads live as
     /// long as the process.
     pub fn start(threads: usize) -> Arc<Pool> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Pool::start_on(threads, cores)
-    }
-
-    /// [`Pool::start`] on a machine of `cores` cores.
-    fn start_on(threads: usize, cores: usize) -> Arc<Pool> {
         let threads = threads.max(1);
         let deques: Vec<Worker<Task>> = (1..threads).map(|_| Worker::new_lifo()).collect();
         let pool = Arc::new(Pool {
@@ -219,8 +163,6 @@ impl Pool {
             sleep_lock: Mutex::new(()),
             wake: Condvar::new(),
             sleepers: AtomicUsize::new(0),
-            running: AtomicUsize::new(0),
-            cores: cores.max(threads),
         });
         for (index, deque) in deques.into_iter().enumerate() {
             let pool = Arc::clone(&pool);
@@ -244,52 +186,21 @@ impl Pool {
     /// failure is seen are skipped). The calling thread takes part and
     /// returns when every group has run or been skipped.
     pub fn run(&self, total: u64, body: Arc<JobBody>) -> u32 {
-        self.run_sized(total, body, None).status
-    }
-
-    /// [`Pool::run`], waking threads for `ns_per_group` nanoseconds of work
-    /// per group (every thread when `None`); the report says what a group
-    /// cost this time, for the next job of the same kind.
-    pub fn run_sized(
-        &self,
-        total: u64,
-        body: Arc<JobBody>,
-        ns_per_group: Option<u64>,
-    ) -> JobReport {
         if total == 0 {
-            return JobReport {
-                status: 0,
-                ns_per_group: None,
-            };
+            return 0;
         }
-        let helpers = match ns_per_group {
-            Some(ns) => {
-                let work = u128::from(ns) * u128::from(total);
-                let worth = (work / u128::from(WAKE_WORTH_NS)).min(self.threads as u128);
-                (worth as usize).saturating_sub(1)
-            }
-            None => self.threads - 1,
-        };
-        if total <= INLINE_GROUPS || helpers == 0 {
-            let began = Instant::now();
-            let status = with_caller_scratch(|scratch| {
+        if total <= INLINE_GROUPS || self.threads == 1 {
+            return with_caller_scratch(|scratch| {
                 catch_unwind(AssertUnwindSafe(|| body(0, total, scratch)))
                     .unwrap_or(STATUS_PANICKED)
             });
-            return JobReport {
-                status,
-                ns_per_group: Some(nanos_since(began) / total),
-            };
         }
-        let grain = (total / ((helpers as u64 + 1) * 8)).max(1);
+        let grain = (total / (self.threads as u64 * 8)).max(1);
         let job = Arc::new(Job {
             body,
             remaining: AtomicU64::new(total),
             status: AtomicU32::new(0),
             grain,
-            wanted: helpers + 1,
-            active: AtomicUsize::new(0),
-            busy_ns: AtomicU64::new(0),
             done: Mutex::new(false),
             done_cond: Condvar::new(),
         });
@@ -312,10 +223,7 @@ impl Pool {
             }
         });
         job.wait();
-        JobReport {
-            status: job.status.load(Ordering::Acquire),
-            ns_per_group: Some(job.busy_ns.load(Ordering::Relaxed) / total),
-        }
+        job.status.load(Ordering::Acquire)
     }
 
     /// Runs published ranges, of whichever job published them, on the
@@ -333,10 +241,7 @@ impl Pool {
         with_caller_scratch(|scratch| {
             let mut empty_looks = 0;
             while waiting() && empty_looks < HELP_LOOKS {
-                // With every thread running, helping would only take a
-                // core from one of them.
-                let saturated = self.running.load(Ordering::Relaxed) >= self.cores;
-                match (!saturated).then(|| self.find_task(None)).flatten() {
+                match self.find_task(None) {
                     Some(task) => {
                         self.run_task(task, None, scratch);
                         empty_looks = 0;
@@ -358,10 +263,6 @@ impl Pool {
             start,
             mut end,
         } = task;
-        // This thread counts as running the job from here, so that the
-        // halves it publishes wake only the threads the job still wants.
-        self.running.fetch_add(1, Ordering::Relaxed);
-        job.active.fetch_add(1, Ordering::Relaxed);
         while end - start > job.grain && job.status.load(Ordering::Relaxed) == 0 {
             let mid = start + (end - start) / 2;
             let half = Task {
@@ -373,14 +274,10 @@ impl Pool {
                 Some(deque) => deque.push(half),
                 None => self.injector.push(half),
             }
-            if job.wants_more() {
-                self.wake_one();
-            }
+            self.wake_one();
             end = mid;
         }
         job.execute(start, end, scratch);
-        job.active.fetch_sub(1, Ordering::Relaxed);
-        self.running.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// The next task: the thread's own deque first, then the injector, then
@@ -556,60 +453,12 @@ mod tests {
         assert!(threads >= 2, "only {threads} thread(s) ran groups");
     }
 
-    /// The names of the threads that ran groups of a `total`-group job
-    /// given `hint`, each group sleeping `sleep`.
-    fn runners(pool: &Pool, total: u64, hint: Option<u64>, sleep: Duration) -> (JobReport, usize) {
-        let names = Arc::new(Mutex::new(std::collections::HashSet::new()));
-        let seen = Arc::clone(&names);
-        let report = pool.run_sized(
-            total,
-            Arc::new(move |first, end, _: &mut Scratch| {
-                for _ in first..end {
-                    std::thread::sleep(sleep);
-                }
-                let name = std::thread::current()
-                    .name()
-                    .unwrap_or("caller")
-                    .to_string();
-                seen.lock().map(|mut s| s.insert(name)).ok();
-                0
-            }),
-            hint,
-        );
-        let threads = names.lock().map(|s| s.len()).unwrap_or(0);
-        (report, threads)
-    }
-
-    #[test]
-    fn a_job_too_small_to_share_runs_on_the_caller() {
-        let pool = Pool::start(4);
-        // 64 groups of an estimated 100 ns: less work than one wake-up is worth.
-        let (report, threads) = runners(&pool, 64, Some(100), Duration::ZERO);
-        assert_eq!(report.status, 0);
-        assert_eq!(threads, 1, "a job of 6.4 µs woke other threads");
-        assert!(report.ns_per_group.is_some());
-    }
-
-    #[test]
-    fn a_job_worth_sharing_wakes_threads_and_reports_its_cost() {
-        let pool = Pool::start(4);
-        let (report, threads) = runners(&pool, 64, None, Duration::from_millis(1));
-        assert_eq!(report.status, 0);
-        assert!(threads >= 2, "only {threads} thread(s) ran groups");
-        let ns = report.ns_per_group.expect("a cost");
-        assert!(ns >= 1_000_000, "a group that sleeps 1 ms reported {ns} ns");
-        // The reported cost, passed back, still spreads the job.
-        let (_, threads) = runners(&pool, 64, Some(ns), Duration::from_millis(1));
-        assert!(threads >= 2, "only {threads} thread(s) ran groups");
-    }
-
     #[test]
     fn a_waiting_thread_helps_run_published_groups() {
         // Groups run by the pool's threads wait until the waiting thread has
         // run one, so the job only completes quickly if `help_while` takes
         // published ranges; a generous timeout turns a failure into a status.
-        // (A core is free for the waiting thread: three cores, two threads.)
-        let pool = Pool::start_on(2, 3);
+        let pool = Pool::start(2);
         let helper = std::thread::current().id();
         let helped = Arc::new(AtomicBool::new(false));
         let hits: Arc<Vec<AtomicU8>> = Arc::new((0..64).map(|_| AtomicU8::new(0)).collect());
@@ -652,58 +501,6 @@ mod tests {
         assert_eq!(submitter.join().expect("submitter"), 0, "nobody helped");
         assert!(helped.load(Ordering::SeqCst));
         assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
-    }
-
-    #[test]
-    fn a_waiting_thread_does_not_help_when_every_core_runs_a_range() {
-        // Two cores, both pool threads inside a range that waits for a
-        // release: the waiting thread must leave the published ranges alone.
-        let pool = Pool::start_on(2, 2);
-        let release = Arc::new(AtomicBool::new(false));
-        let entered = Arc::new(AtomicUsize::new(0));
-        let submitter = {
-            let (pool, release, entered) = (
-                Arc::clone(&pool),
-                Arc::clone(&release),
-                Arc::clone(&entered),
-            );
-            std::thread::spawn(move || {
-                pool.run(
-                    64,
-                    Arc::new(move |_, _, _: &mut Scratch| {
-                        entered.fetch_add(1, Ordering::SeqCst);
-                        while !release.load(Ordering::SeqCst) {
-                            std::thread::yield_now();
-                        }
-                        0
-                    }),
-                )
-            })
-        };
-        let start = std::time::Instant::now();
-        while entered.load(Ordering::SeqCst) < 2 && start.elapsed() < Duration::from_secs(20) {
-            std::thread::yield_now();
-        }
-        assert_eq!(
-            entered.load(Ordering::SeqCst),
-            2,
-            "both threads should run a range"
-        );
-        let helped = std::cell::Cell::new(false);
-        pool.help_while(|| {
-            // `help_while` gives up after its looks; it must not have run a
-            // range (which would spin here forever without the release).
-            helped.set(true);
-            true
-        });
-        assert!(helped.get());
-        assert_eq!(
-            entered.load(Ordering::SeqCst),
-            2,
-            "the waiting thread took a range"
-        );
-        release.store(true, Ordering::SeqCst);
-        assert_eq!(submitter.join().expect("submitter"), 0);
     }
 
     #[test]

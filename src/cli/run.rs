@@ -1,15 +1,21 @@
 //! `vecl run`: builds one kernel from a file, runs it on generated inputs
 //! and prints the timings and a checksum of every buffer it may write.
 //!
-//! Buffers get one element per work-item (a deterministic ramp);
+//! Buffers are sized for what the launch can address when the kernel's
+//! indexing tells (`buffer_sizes`: every access bounded by the launch's
+//! ids and the scalar arguments), else get one element per work-item and
+//! the output says so; they hold a deterministic ramp;
 //! integer scalars default to the number of work-items and float scalars to
 //! 1.0, unless `--args name=value,…` says otherwise; `__local` arguments get
 //! one element per work-item of a group (of the size the device picks when
 //! `--local` is not given).
 //!
-//! `--checked` (or `VECL_CHECKED=1`) builds the kernel in checked mode: an
-//! access outside the generated buffers stops the run with a report of the
-//! work-item and address instead of touching memory the run does not own.
+//! The kernel has robust buffer access, the safe API's default: an access
+//! outside the generated buffers stops the run with a report of the
+//! kernel, work-item, address, argument and line instead of touching memory
+//! the run does not own. `--checked` (or `VECL_CHECKED=1`) builds it in
+//! checked mode; `--unchecked` without any check, to measure what the
+//! checks cost.
 
 use std::time::Instant;
 use vecl::{Context, Kernel, Mem, MemFlags, NdRange};
@@ -26,8 +32,8 @@ pub struct RunRequest {
     pub reps: usize,
     pub explain: bool,
     pub dump_ir: bool,
-    /// Checked mode (every access bounds-checked).
-    pub checked: bool,
+    /// What the kernel checks.
+    pub safety: vecl::Safety,
 }
 
 /// The bytes of scalar argument `value` for a parameter of type `ty`
@@ -99,9 +105,13 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         .program(&source)
         .options(&req.options)
         .dump_clif(req.explain);
-    if req.checked {
-        builder = builder.checked(true);
-    }
+    builder = match req.safety {
+        // SAFETY: asked for on the command line; the run's own memory is
+        // all that an access outside the buffers can corrupt.
+        vecl::Safety::Unchecked => unsafe { builder.unchecked() },
+        vecl::Safety::Robust => builder,
+        vecl::Safety::Checked => builder.checked(true),
+    };
     let program = builder.build().map_err(|e| e.to_string())?;
     let build_ms = build_start.elapsed().as_secs_f64() * 1e3;
     // The timed runs measure the optimised code, not the quick tier's.
@@ -134,11 +144,19 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     }
     // `__local` buffers are sized for the groups the launch will really
     // have, the device's choice included.
-    let group_items: u64 =
+    let launch =
         vecl_runtime::ndrange::plan_launch(&range, kernel.simd_width(), &kernel.launch_rules())
-            .map_err(|e| e.to_string())?
-            .map_or(1, |launch| launch.items_per_group());
-    let outputs = set_generated_args(&kernel, items, group_items, &req.args)?;
+            .map_err(|e| e.to_string())?;
+    let group_items: u64 = launch.as_ref().map_or(1, |launch| launch.items_per_group());
+    let shape = Shape {
+        module: program.module(),
+        launch,
+        items,
+        group_items,
+    };
+    let (outputs, notes) = set_generated_args(&kernel, &shape, &req.args)?;
+    let notes: String = notes.iter().map(|n| format!("note: {n}\n")).collect();
+    out.push_str(&notes);
     let queue = ctx.queue().map_err(|e| e.to_string())?;
     let mut times = Vec::new();
     for _ in 0..req.reps.max(1) {
@@ -150,8 +168,10 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
             let failure = event.failure().unwrap_or(e).to_string();
             if failure.contains("out-of-bounds") {
                 format!(
-                    "{failure}\nnote: generated buffers hold one element per work-item; \
-                     give a buffer more with --args NAME=COUNT"
+                    "{failure}\n{notes}note: buffers are sized for what the launch's indexing \
+                     can reach where it tells, else one element per work-item (__local \
+                     arguments: per work-item of the group); give a buffer more with \
+                     --args NAME=COUNT"
                 )
             } else {
                 failure
@@ -226,33 +246,155 @@ fn check_given_args(infos: &[vecl::ArgInfo], given: &[(String, String)]) -> Resu
     Ok(())
 }
 
-/// Sets every argument from `--args` or generated values; returns the
-/// buffers the kernel may write.
-fn set_generated_args(
-    kernel: &Kernel,
+/// What generated arguments are sized from.
+struct Shape<'a> {
+    module: &'a vecl_ir::Module,
+    /// The launch as it will run (`None`: an empty range).
+    launch: Option<vecl_jit::abi::Launch>,
     items: u64,
     group_items: u64,
+}
+
+/// The largest buffer sized from the kernel's indexing; past it the
+/// default is kept (an index scaled by a large scalar argument).
+const MAX_INFERRED_BYTES: u64 = 1 << 30;
+
+/// The integer value `--args` gives scalar parameter `info` (or its
+/// default), for the sizing analysis.
+fn scalar_value(info: &vecl::ArgInfo, value: Option<&str>, items: u64) -> Option<i128> {
+    let s = info
+        .ty
+        .scalar()
+        .filter(|s| s.is_int() && !info.ty.is_pointer())?;
+    if info.ty.lanes() != 1 {
+        return None;
+    }
+    let v: i128 = match value {
+        Some(v) => v.parse().ok()?,
+        None => i128::from(items),
+    };
+    // The bytes the kernel sees are truncated to the parameter's width.
+    let bits = s.bits();
+    let raw = v & ((1i128 << bits) - 1);
+    Some(if s.is_signed() && raw >> (bits - 1) & 1 == 1 {
+        raw - (1i128 << bits)
+    } else {
+        raw
+    })
+}
+
+/// Sets every argument from `--args` or generated values; returns the
+/// buffers the kernel may write and notes on the sizes assumed.
+fn set_generated_args(
+    kernel: &Kernel,
+    shape: &Shape,
     given: &[(String, String)],
-) -> Result<Vec<(u32, String, Mem)>, String> {
+) -> Result<(Vec<(u32, String, Mem)>, Vec<String>), String> {
+    let (items, group_items) = (shape.items, shape.group_items);
     let infos = (0..kernel.num_args())
         .map(|index| kernel.arg_info(index).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     check_given_args(&infos, given)?;
-    let mut writable = Vec::new();
-    for (index, info) in (0..kernel.num_args()).zip(infos) {
-        let value = given
+    let given_value = |index: u32, info: &vecl::ArgInfo| {
+        given
             .iter()
             .find(|(n, _)| *n == info.name || *n == index.to_string())
-            .map(|(_, v)| v.as_str());
+            .map(|(_, v)| v.as_str())
+    };
+    let extents = match &shape.launch {
+        Some(launch) => {
+            let facts = super::buffer_sizes::LaunchFacts {
+                launch: *launch,
+                params: (0..kernel.num_args())
+                    .zip(&infos)
+                    .map(|(index, info)| scalar_value(info, given_value(index, info), items))
+                    .collect(),
+            };
+            super::buffer_sizes::extents(shape.module, kernel.name(), &facts)
+        }
+        None => Vec::new(),
+    };
+    let mut notes = Vec::new();
+    let mut writable = Vec::new();
+    for (index, info) in (0..kernel.num_args()).zip(infos.iter()) {
+        let value = given_value(index, info);
         let elem = info.element_size;
         let err = |e: vecl::Error| format!("argument {index} `{}`: {e}", info.name);
         if let Some(pointee) = info.ty.pointee().filter(|_| info.ty.is_pointer()) {
             match info.address {
-                AddressSpace::Local => kernel
-                    .set_arg_local(index, elem * group_items)
-                    .map_err(err)?,
+                AddressSpace::Local => {
+                    use super::buffer_sizes::Extent;
+                    let default = elem * group_items;
+                    let bytes = match extents.get(index as usize) {
+                        Some(Extent::Bytes(b)) if *b <= MAX_INFERRED_BYTES => *b,
+                        None | Some(Extent::Unused) => default,
+                        Some(Extent::Bytes(b) | Extent::Unknown(b)) => {
+                            let bytes = if *b <= MAX_INFERRED_BYTES {
+                                default.max(*b)
+                            } else {
+                                default
+                            };
+                            notes.push(format!(
+                                "`{}`: its indexing is not known before the run; assumed {} \
+                                 elements{}",
+                                info.name,
+                                bytes / elem.max(1),
+                                if bytes == default {
+                                    " (one per work-item of the group)"
+                                } else {
+                                    ""
+                                }
+                            ));
+                            bytes
+                        }
+                    };
+                    kernel.set_arg_local(index, bytes.max(1)).map_err(err)?
+                }
                 _ => {
-                    let count = value.and_then(|v| v.parse::<u64>().ok()).unwrap_or(items);
+                    use super::buffer_sizes::Extent;
+                    let default = items * elem;
+                    let count = match (
+                        value.and_then(|v| v.parse::<u64>().ok()),
+                        extents.get(index as usize),
+                    ) {
+                        (Some(c), _) => c,
+                        (None, Some(Extent::Bytes(b))) if *b <= MAX_INFERRED_BYTES => {
+                            b.div_ceil(elem.max(1)).max(1)
+                        }
+                        (None, None | Some(Extent::Unused)) => items,
+                        (None, Some(e)) => {
+                            let reached = match e {
+                                Extent::Unknown(b) | Extent::Bytes(b) => *b,
+                                Extent::Unused => 0,
+                            };
+                            let bytes = if reached <= MAX_INFERRED_BYTES {
+                                reached.max(default)
+                            } else {
+                                default
+                            };
+                            let count = bytes.div_ceil(elem.max(1)).max(1);
+                            let why = match e {
+                                Extent::Bytes(b) => {
+                                    format!(
+                                        "its indexing reaches {b} bytes, more than is generated"
+                                    )
+                                }
+                                _ => "its indexing is not known before the run".to_string(),
+                            };
+                            notes.push(format!(
+                                "`{}`: {why}; assumed {count} elements{}; give another count \
+                                 with --args {}=COUNT",
+                                info.name,
+                                if count == items {
+                                    " (one per work-item)"
+                                } else {
+                                    ""
+                                },
+                                info.name
+                            ));
+                            count
+                        }
+                    };
                     let mem = Mem::from_bytes(
                         MemFlags::READ_WRITE,
                         &ramp(pointee.scalar(), count * elem),
@@ -274,7 +416,7 @@ fn set_generated_args(
             kernel.set_arg_bytes(index, &bytes).map_err(err)?;
         }
     }
-    Ok(writable)
+    Ok((writable, notes))
 }
 
 #[cfg(test)]
@@ -282,6 +424,11 @@ mod tests {
     use super::*;
 
     fn request(dir: &std::path::Path, source: &str, kernel: &str, checked: bool) -> RunRequest {
+        let safety = if checked {
+            vecl::Safety::Checked
+        } else {
+            vecl::Safety::Robust
+        };
         let file = dir.join(format!("{kernel}.cl"));
         std::fs::write(&file, source).expect("write the kernel file");
         RunRequest {
@@ -294,7 +441,7 @@ mod tests {
             reps: 1,
             explain: false,
             dump_ir: false,
-            checked,
+            safety,
         }
     }
 
@@ -311,15 +458,20 @@ mod tests {
             int i = get_global_id(0);
             out[i] = in[i + 1];
         }";
-        let err = run(&request(&dir, src, "next", true)).expect_err("in[256] is past the end");
-        assert!(err.contains("out-of-bounds load of 4 bytes"), "{err}");
-        assert!(err.contains("work-item (255, 0, 0)"), "{err}");
-        assert!(err.contains("--args"), "{err}");
-        // With one more element the same kernel runs.
-        let mut ok = request(&dir, src, "next", true);
-        ok.args = vec![("in".into(), "257".into())];
-        let text = run(&ok).expect("in bounds");
+        // `in` is sized for what `in[i + 1]` reaches: the kernel runs.
+        let text = run(&request(&dir, src, "next", true)).expect("in bounds");
         assert!(text.contains("arg 1 `out`: 1024 bytes"), "{text}");
+        assert!(!text.contains("note:"), "{text}");
+        // One element fewer, as given on the command line: stopped.
+        for checked in [true, false] {
+            let mut short = request(&dir, src, "next", checked);
+            short.args = vec![("in".into(), "256".into())];
+            let err = run(&short).expect_err("in[256] is past the end");
+            assert!(err.contains("out-of-bounds load of 4 bytes"), "{err}");
+            assert!(err.contains("work-item (255, 0, 0)"), "{err}");
+            assert!(err.contains("argument 0, a buffer of 1024 bytes"), "{err}");
+            assert!(err.contains("--args"), "{err}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -217,23 +217,53 @@ impl<'s, 'a> Analysis<'s, 'a> {
         i64::from(size_of(ty, self.structs))
     }
 
-    /// The value of an integer constant, sign-extended for signed types.
+    /// The value of an integer constant, sign-extended for signed types:
+    /// a `Const`, or integer arithmetic (`+ - *`, negation, conversion
+    /// between integer types) of constants, as unrolled loops leave
+    /// indices (`p[dy + 1][dx + 1]` with `dy` and `dx` constants).
     fn constant(&self, v: ValueId) -> Option<i64> {
+        self.constant_within(v, 8)
+    }
+
+    /// [`Self::constant`], looking at most `depth` instructions deep.
+    fn constant_within(&self, v: ValueId, depth: u32) -> Option<i64> {
         let d = self.f.insts.get(v.index())?;
-        let (Inst::Const(bits), Type::Scalar(s)) = (&d.inst, &d.ty) else {
+        let Type::Scalar(s) = &d.ty else {
             return None;
         };
         if !s.is_int() {
             return None;
         }
+        let operand = |x: ValueId| {
+            depth
+                .checked_sub(1)
+                .and_then(|depth| self.constant_within(x, depth))
+        };
+        let bits = match &d.inst {
+            Inst::Const(bits) => *bits,
+            Inst::Unary(UnaryOp::Neg, a) => operand(*a)?.wrapping_neg() as u64,
+            Inst::Binary(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), a, b) => {
+                let (a, b) = (operand(*a)?, operand(*b)?);
+                let value = match op {
+                    BinaryOp::Add => a.wrapping_add(b),
+                    BinaryOp::Sub => a.wrapping_sub(b),
+                    _ => a.wrapping_mul(b),
+                };
+                value as u64
+            }
+            Inst::Convert { value, .. } => operand(*value)? as u64,
+            _ => return None,
+        };
+        // The result has the width and signedness of this instruction's
+        // type (the operations wrap at it; a conversion truncates to it).
         let b = s.bits();
         Some(if s.is_signed() && b < 64 {
             let shift = 64 - b;
-            ((*bits << shift) as i64) >> shift
+            ((bits << shift) as i64) >> shift
         } else if b < 64 {
-            (*bits & ((1u64 << b) - 1)) as i64
+            (bits & ((1u64 << b) - 1)) as i64
         } else {
-            *bits as i64
+            bits as i64
         })
     }
 

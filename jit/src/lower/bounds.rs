@@ -25,6 +25,12 @@
 //! address, size, the first offending work-item's global id, the source
 //! line of the pointer) and returns `KernelStatus::OutOfBounds` from the
 //! entry.
+//!
+//! **Proven accesses.** An access into an object of known size (a
+//! `__local` or program-scope variable, a private slot) whose byte offset
+//! the integer ranges of `vecl_ir::analysis::ranges` keep inside the object
+//! for every work-item gets no test at all ([`FunctionCx::proven_in_bounds`]):
+//! `local_bins[data[i]]` with `data` a `uchar` buffer and 256 bins.
 
 use super::lanes::Lanes;
 use super::linear::writes_of;
@@ -33,6 +39,7 @@ use crate::abi::{checked_offsets as co, launch_offsets as lo, pack_site};
 use crate::abi::{AccessKind, ArgKind, KernelStatus};
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use vecl_ir::analysis::ranges::{NoFacts, Range as Interval, Ranges};
 use vecl_ir::{AddressSpace, GlobalId, Inst, Loc, Scalar, SlotId, ValueId, VarId};
 
 /// What checked code needs to know beyond the kernel itself.
@@ -140,6 +147,66 @@ impl FunctionCx<'_, '_> {
             }
             _ => Some(self.space_of(v)),
         }
+    }
+
+    /// The object `ptr` points into and the range of its byte offset in
+    /// it, when its chain of `index`/`elem`/casts leads to a variable or a
+    /// slot and every index has a known range.
+    fn offset_in_object(
+        &self,
+        ranges: &Ranges,
+        ptr: ValueId,
+        depth: u32,
+    ) -> Option<(Origin, Interval)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match &self.func.inst(ptr).inst {
+            Inst::GlobalAddr(g) => Some((Origin::Global(*g), Interval::exact(0))),
+            Inst::SlotAddr(s) => Some((Origin::Slot(*s), Interval::exact(0))),
+            Inst::PtrCast(p) => self.offset_in_object(ranges, *p, depth + 1),
+            Inst::Index(p, i) | Inst::Elem(p, i) => {
+                let (origin, base) = self.offset_in_object(ranges, *p, depth + 1)?;
+                let elem = self.func.ty(ptr).pointee()?;
+                let step = ranges
+                    .of(*i)?
+                    .scaled(u64::from(self.module.size_of(elem)))?;
+                Some((origin, Interval::new(base.lo + step.lo, base.hi + step.hi)))
+            }
+            Inst::ReadVar(var) => {
+                let mut writes = Vec::new();
+                writes_of(&self.func.body, *var, &mut writes);
+                match writes[..] {
+                    [one] => self.offset_in_object(ranges, one, depth + 1),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every access of `bytes` bytes through `ptr`, by any
+    /// work-item, lies inside the object it points into (a test of it
+    /// could never fail).
+    pub fn proven_in_bounds(&self, ptr: ValueId, bytes: u32) -> bool {
+        let ranges = Ranges::new(self.func, &NoFacts);
+        let Some((origin, offset)) = self.offset_in_object(&ranges, ptr, 0) else {
+            return false;
+        };
+        let size = match origin {
+            Origin::Global(g) => self
+                .module
+                .globals
+                .get(g.index())
+                .map(|gl| self.module.size_of(&gl.ty)),
+            Origin::Slot(s) => self
+                .func
+                .slots
+                .get(s.index())
+                .map(|sl| self.module.size_of(&sl.ty)),
+            _ => None,
+        };
+        size.is_some_and(|size| offset.lo >= 0 && offset.hi + i128::from(bytes) <= i128::from(size))
     }
 
     /// The source position of the access through `ptr`: the pointer's own,
@@ -450,6 +517,10 @@ impl FunctionCx<'_, '_> {
         if self.checks.is_none() {
             return Ok(());
         }
+        if ptr.is_some_and(|p| self.proven_in_bounds(p, bytes)) {
+            self.stats.proven_in_bounds += 1;
+            return Ok(());
+        }
         let (origin, loc) = match ptr {
             Some(p) => (self.origin(p), self.site_loc(p)),
             None => (Origin::Anywhere, Loc::NONE),
@@ -462,6 +533,13 @@ impl FunctionCx<'_, '_> {
                 let ok = self.fits_any(a, n, &ranges, None)?;
                 let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
                 self.fault_if(bad, n, kind, loc, |cx| (cx.first_active_lane(), a))
+            }
+            Lanes::Varying(pieces)
+                if pieces.len() == self.w as usize / 2
+                    && !ranges.is_empty()
+                    && ranges.iter().all(|r| matches!(r, Range::Shared { .. })) =>
+            {
+                self.check_lanes_as_vectors(addr, &ranges, n, kind, loc)
             }
             Lanes::Varying(_) => {
                 let m = self.cur_mask();
@@ -516,6 +594,98 @@ impl FunctionCx<'_, '_> {
         }
     }
 
+    /// The per-lane test of a varying access whose ranges are all shared
+    /// by the lanes, in vector form: per `i64x2` piece of addresses, its
+    /// offset from each range's start compared (unsigned) with the range's
+    /// span, the pieces outside every range and'ed with the active lanes
+    /// and or'ed together; one branch on any lane set. About a third of
+    /// the instructions of testing lane by lane (two compares, the lane and
+    /// its mask bit extracted, per lane and range); the cold block finds
+    /// the first offending lane lane by lane.
+    fn check_lanes_as_vectors(
+        &mut self,
+        addr: &Lanes,
+        ranges: &[Range],
+        n: u64,
+        kind: AccessKind,
+        loc: Loc,
+    ) -> LResult<()> {
+        let Lanes::Varying(pieces) = addr else {
+            return Err(self.internal("a vector bounds test of a uniform address"));
+        };
+        let pieces = pieces.clone();
+        // `[lo, hi]` as a start and a span: an empty interval (hi < lo)
+        // becomes `[1, 1]`, which no host address reaches.
+        let mut windows = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            let (lo, hi) = self.bounds_of(*r, n, None);
+            let nonempty = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
+            let span = self.b.ins().isub(hi, lo);
+            let one = self.b.ins().iconst(types::I64, 1);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let lo = self.b.ins().select(nonempty, lo, one);
+            let span = self.b.ins().select(nonempty, span, zero);
+            let lo = self.b.ins().splat(types::I64X2, lo);
+            let span = self.b.ins().splat(types::I64X2, span);
+            windows.push((lo, span));
+        }
+        let m = self.cur_mask();
+        let mut any: Option<Value> = None;
+        for (k, a) in pieces.iter().enumerate() {
+            let mut outside: Option<Value> = None;
+            for &(lo, span) in &windows {
+                let off = self.b.ins().isub(*a, lo);
+                let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, span);
+                outside = Some(match outside {
+                    Some(x) => self.b.ins().band(x, out),
+                    None => out,
+                });
+            }
+            let Some(outside) = outside else {
+                return Ok(());
+            };
+            // The active flags of lanes 2k and 2k + 1, widened to 64 bits.
+            let quad = m[k / 2];
+            let on = if k % 2 == 0 {
+                self.b.ins().swiden_low(quad)
+            } else {
+                self.b.ins().swiden_high(quad)
+            };
+            let bad = self.b.ins().band(outside, on);
+            any = Some(match any {
+                Some(x) => self.b.ins().bor(x, bad),
+                None => bad,
+            });
+        }
+        let Some(any) = any else {
+            return Ok(());
+        };
+        let flag = self.b.ins().vany_true(any);
+        let addr = addr.clone();
+        let ranges = ranges.to_vec();
+        self.fault_if(flag, n, kind, loc, move |cx| {
+            let m = cx.cur_mask();
+            let mut lane = cx.b.ins().iconst(types::I64, 0);
+            let mut at = cx.lane(Scalar::U64, &addr, 0);
+            for j in (0..cx.w as usize).rev() {
+                let a = cx.lane(Scalar::U64, &addr, j);
+                let on = cx.lane_active(&m, j);
+                let on = cx.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
+                let mut ok = cx.b.ins().iconst(types::I8, 0);
+                for r in &ranges {
+                    let b = cx.bounds_of(*r, n, None);
+                    let fits = cx.within(a, b);
+                    ok = cx.b.ins().bor(ok, fits);
+                }
+                let bad = cx.b.ins().band_not(on, ok);
+                let k = cx.b.ins().iconst(types::I64, j as i64);
+                lane = cx.b.ins().select(bad, k, lane);
+                at = cx.b.ins().select(bad, a, at);
+            }
+            (lane, at)
+        })
+    }
+
     /// For the whole-vector path of an access through `ptr` of W elements
     /// of `size` bytes starting at `first`: `ok` and'ed with whether all of
     /// it lies in one valid range (`ok` itself in unchecked code). A vector
@@ -529,6 +699,10 @@ impl FunctionCx<'_, '_> {
         size: u32,
     ) -> LResult<Value> {
         if self.checks.is_none() {
+            return Ok(ok);
+        }
+        // Every lane's address is a value of `ptr`: all in bounds.
+        if self.proven_in_bounds(ptr, size) {
             return Ok(ok);
         }
         let origin = self.origin(ptr);

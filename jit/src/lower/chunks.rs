@@ -678,11 +678,7 @@ pub(crate) fn lower_kernel(
     // partial chunks' code out of the loop frees the registers its masks
     // and lane numbers held (`benches/scan.cl`, 2^24 items, one thread:
     // 37.5 → 30.8 ms).
-    let variants: &[bool] = if full_copy && checks.is_none() {
-        &[false, true]
-    } else {
-        &[false]
-    };
+    let variants: &[bool] = if full_copy { &[false, true] } else { &[false] };
     let variant_blocks: Vec<_> = variants.iter().map(|_| cx.b.create_block()).collect();
     if let [general_b, full_b] = variant_blocks[..] {
         let sizes = cx.b.ins().bor(local_size[0], global_size[0]);
@@ -1009,7 +1005,6 @@ pub(crate) fn lower_kernel(
                 // 40.0 M → 39.9 M; it used to be limited to consecutive accesses
                 // in loops).
                 let specialise = full_copy
-                    && cx.checks.is_none()
                     && func.insts.len() <= SPECIALISE_LIMIT
                     && (!barrier_mode || varying_access(func, cx.uni, stmts));
                 let end_b = cx.chunk_end;

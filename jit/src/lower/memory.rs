@@ -415,7 +415,7 @@ impl FunctionCx<'_, '_> {
         spaced: Option<Value>,
     ) -> Option<Value> {
         let local = matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _));
-        if !local || self.checks.is_some() || (self.divergence == 0 && self.alive.is_none()) {
+        if !local || (self.divergence == 0 && self.alive.is_none()) {
             return None;
         }
         let inside = self.in_local_arena(first, s.size() * self.w, 0);
@@ -676,6 +676,13 @@ impl FunctionCx<'_, '_> {
         };
         if let Some((ok, first, lanes, spaced)) = plan {
             let blend_ok = self.blended_store_test(ptr, s, first, spaced);
+            // In checked code the blend writes back every lane's element,
+            // so it is taken only where all of them lie in the pointer's
+            // range; elsewhere the scatter's per-lane checks run.
+            let blend_ok = match blend_ok {
+                Some(b) => Some(self.and_vector_fits(ptr, b, first, s.size())?),
+                None => None,
+            };
             let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
             self.stats.vector_stores += 1;
             let (slow, join) = self.fast_path(ok, 0, types::I8);

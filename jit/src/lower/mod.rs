@@ -68,6 +68,9 @@ pub(crate) struct Stats {
     /// Vector stores to `__local` memory with a blended path for a mask
     /// that is not full (`memory::blended_store_test`).
     pub blended_stores: u32,
+    /// Accesses of checked code proven in bounds at compile time (no test
+    /// emitted, `bounds::proven_in_bounds`).
+    pub proven_in_bounds: u32,
     /// Copies of aggregates (`out[i] = in[i]` of a struct), and those of
     /// them that move a chunk of consecutive items as whole pieces.
     pub copies: u32,

@@ -49,7 +49,14 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             std::fs::remove_file(probe)
         })
         .map_err(|e| format!("cannot write the report to {}: {e}", out_dir.display()))?;
-    let mut backends: Vec<Box<dyn Backend>> = vec![Box::new(vecl_backend::VeclBackend::new()?)];
+    let mut backends: Vec<Box<dyn Backend>> = Vec::new();
+    for safety in [
+        vecl::Safety::Unchecked,
+        vecl::Safety::Robust,
+        vecl::Safety::Checked,
+    ] {
+        backends.push(Box::new(vecl_backend::VeclBackend::new(safety)?));
+    }
     let mut notes = Vec::new();
     match opencl_backend::discover() {
         Ok(found) => {
@@ -226,6 +233,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             "bandwidth = bytes read + written per run over the median; the host copy moves as many bytes with as many threads as vecl's pool".into(),
         );
     }
+    notes.extend(safety_costs(&benchmarks));
     let derived = barrier_costs(&benchmarks, &workloads);
     let report = Report {
         platforms,
@@ -252,6 +260,58 @@ fn ratios_to_vecl(results: &[PlatformResult]) -> Vec<(String, f64)> {
         .skip(1)
         .filter_map(|r| Some((r.platform.clone(), r.median_ns? as f64 / base? as f64)))
         .collect()
+}
+
+/// The kernels whose times the safety modes are summed up over.
+const SAFETY_KERNELS: [&str; 10] = [
+    "vadd",
+    "saxpy",
+    "reduce",
+    "matmul",
+    "nbody",
+    "mandelbrot",
+    "blackscholes",
+    "histogram",
+    "scan",
+    "conv5x5",
+];
+
+/// For each checked mode of vecl: its geometric mean time ratio to the
+/// unchecked code over [`SAFETY_KERNELS`] (those measured in both), and
+/// the highest ratio.
+fn safety_costs(benchmarks: &[BenchResult]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for mode in ["robust", "checked"] {
+        let label = format!("{} {mode}", vecl_backend::VeclBackend::LABEL);
+        let ratios: Vec<(&str, f64)> = benchmarks
+            .iter()
+            .filter(|b| SAFETY_KERNELS.contains(&b.name.as_str()))
+            .filter_map(|b| {
+                let ok = |p: &str| {
+                    b.results
+                        .iter()
+                        .any(|r| r.platform == p && r.verified && r.median_ns.is_some())
+                };
+                if !ok(vecl_backend::VeclBackend::LABEL) || !ok(&label) {
+                    return None;
+                }
+                let (_, r) = b.ratios.iter().find(|(p, _)| *p == label)?;
+                Some((b.name.as_str(), *r))
+            })
+            .collect();
+        let Some(&(worst, highest)) = ratios.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+            continue;
+        };
+        let geomean = (ratios.iter().map(|(_, r)| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        notes.push(format!(
+            "{label} over {}: geomean {} over {} kernels, highest {} ({worst})",
+            vecl_backend::VeclBackend::LABEL,
+            report::format_ratio(geomean),
+            ratios.len(),
+            report::format_ratio(highest),
+        ));
+    }
+    notes
 }
 
 /// `vecl bench-commands`: one command-engine row on one platform, in the

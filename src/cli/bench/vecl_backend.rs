@@ -1,21 +1,29 @@
-//! Runs workloads on vecl through its Rust API (no C loader in between).
+//! Runs workloads on vecl through its Rust API (no C loader in between),
+//! once per safety mode: `vecl` is the unchecked code (what the C driver
+//! runs by default), `vecl robust` the safe API's default, `vecl checked`
+//! checked mode.
 
 use super::workload::{ArgSpec, Backend, Measured, Workload};
 use std::time::Instant;
-use vecl::{Context, Mem, MemFlags, NdRange};
+use vecl::{Context, Mem, MemFlags, NdRange, Safety};
 
-/// The vecl platform as a benchmark backend.
+/// The vecl platform in one safety mode as a benchmark backend.
 pub struct VeclBackend {
     ctx: Context,
+    safety: Safety,
 }
 
 impl VeclBackend {
-    /// A backend on a fresh context.
-    pub fn new() -> Result<VeclBackend, String> {
+    /// A backend on a fresh context whose kernels check what `safety` says.
+    pub fn new(safety: Safety) -> Result<VeclBackend, String> {
         Ok(VeclBackend {
             ctx: Context::new().map_err(|e| e.to_string())?,
+            safety,
         })
     }
+
+    /// The label of the unchecked backend (ratios are taken against it).
+    pub const LABEL: &'static str = "vecl";
 }
 
 fn range_of(work: &Workload) -> NdRange {
@@ -34,13 +42,26 @@ fn range_of(work: &Workload) -> NdRange {
 
 impl Backend for VeclBackend {
     fn label(&self) -> String {
-        "vecl".into()
+        match self.safety {
+            Safety::Unchecked => VeclBackend::LABEL.into(),
+            Safety::Robust => format!("{} robust", VeclBackend::LABEL),
+            Safety::Checked => format!("{} checked", VeclBackend::LABEL),
+        }
     }
 
     fn run(&mut self, work: &Workload, warm_up: bool) -> Result<Measured, String> {
         let err = |e: vecl::Error| e.to_string();
         let start = Instant::now();
-        let program = self.ctx.program(&work.source).build().map_err(err)?;
+        let builder = self.ctx.program(&work.source);
+        let builder = match self.safety {
+            // SAFETY: the suite's kernels keep every access inside their
+            // buffers (each output is verified, and the robust row runs the
+            // same launches with every access checked).
+            Safety::Unchecked => unsafe { builder.unchecked() },
+            Safety::Robust => builder,
+            Safety::Checked => builder.checked(true),
+        };
+        let program = builder.build().map_err(err)?;
         let kernel = program.kernel(work.kernel).map_err(err)?;
         let queue = self.ctx.queue().map_err(err)?;
         let mut resets: Vec<(Mem, &[u8])> = Vec::new();

@@ -65,7 +65,9 @@ const ANSWER: &str = "@@fuzz-verdict ";
 pub fn worker(pocl: bool, api: bool) -> Result<String, String> {
     let mut extra = Extra {
         api: match api {
-            true => Some(crate::cli::bench::vecl_backend::VeclBackend::new()?),
+            true => Some(crate::cli::bench::vecl_backend::VeclBackend::new(
+                vecl::Safety::Robust,
+            )?),
             false => None,
         },
         pocl: None,
