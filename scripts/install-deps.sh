@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs the system and Python packages vecl's tests use: the OpenCL ICD
-# loader, clinfo, PoCL (the reference CPU implementation), PyOpenCL, and
+# loader, clinfo, PoCL (the reference CPU implementation), clang 15 and the
+# LLVM/SPIR-V translator and SPIRV-Tools (the SPIR-V tests compile the corpus
+# and assemble modules with them), PyOpenCL, and
 # Intel's CPU runtime for OpenCL (the second reference of `vecl bench`).
 # Idempotent: does nothing when everything is present.
 set -euo pipefail
 need_apt=()
-for pkg in ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd; do
+for pkg in ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd \
+        clang-15 llvm-spirv-15 spirv-tools; do
     dpkg -s "$pkg" > /dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -55,9 +55,7 @@ pub fn compile_kernel(
         simd_width: options.simd_width,
         checked: options.safety >= Safety::Robust,
         dump_clif: options.dump_clif,
-        tiers: None,
-        stream_min_items: None,
-        prefetch: None,
+        ..crate::Config::global().jit_options()
     };
     let kernel =
         vecl_jit::compile_kernel_in(module, name, &jit, data).map_err(|e| e.to_string())?;

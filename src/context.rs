@@ -61,6 +61,12 @@ impl Context {
         ProgramBuilder::new(self, source)
     }
 
+    /// Starts a program from a SPIR-V module (`clCreateProgramWithIL`),
+    /// its words in host byte order.
+    pub fn program_il(&self, words: &[u32]) -> ProgramBuilder {
+        ProgramBuilder::new_il(self, words)
+    }
+
     /// An in-order queue without profiling.
     pub fn queue(&self) -> Result<Queue> {
         Queue::builder().build(self)

@@ -142,7 +142,11 @@ impl Device {
          cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics \
          cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics \
          cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_icd \
-         cl_khr_image2d_from_buffer cl_khr_3d_image_writes \
+         cl_khr_image2d_from_buffer cl_khr_3d_image_writes cl_khr_il_program \
+         cl_khr_subgroups cl_khr_subgroup_non_uniform_vote cl_khr_subgroup_ballot \
+         cl_khr_subgroup_shuffle cl_khr_subgroup_shuffle_relative \
+         cl_khr_subgroup_extended_types cl_khr_subgroup_non_uniform_arithmetic \
+         cl_khr_subgroup_clustered_reduce cl_khr_subgroup_rotate \
          cl_khr_integer_dot_product cl_khr_extended_bit_ops \
          cl_khr_suggested_local_work_size"
     }
@@ -154,6 +158,7 @@ impl Device {
 
     /// `CL_DEVICE_MAX_COMPUTE_UNITS`: the threads of the pool.
     pub fn max_compute_units(&self) -> u32 {
+        crate::Config::global();
         u32::try_from(Pool::global().threads()).unwrap_or(u32::MAX)
     }
 

@@ -47,6 +47,53 @@ pub struct ArgInfo {
     pub element_size: u64,
 }
 
+/// `clGetKernelSubGroupInfo`: the kernel's sub-group size is its SIMD
+/// width W, and a group is cut row by row (the work-items that differ only
+/// in local id 0) into sub-groups of W, a row whose length is not a
+/// multiple of W ending with a shorter one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubGroupInfo {
+    /// W.
+    pub width: u64,
+    /// The kernel's largest work-group.
+    pub max_work_group_size: u64,
+}
+
+impl SubGroupInfo {
+    fn shape(local: &[u64]) -> [u64; 3] {
+        std::array::from_fn(|d| local.get(d).copied().unwrap_or(1).max(1))
+    }
+
+    /// `CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE` for groups of `local`.
+    pub fn max_size_for(&self, local: &[u64]) -> u64 {
+        self.width.min(Self::shape(local)[0])
+    }
+
+    /// `CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE` for groups of `local`.
+    pub fn count_for(&self, local: &[u64]) -> u64 {
+        let l = Self::shape(local);
+        l[0].div_ceil(self.width) * l[1] * l[2]
+    }
+
+    /// `CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT`: a local size of `dims`
+    /// dimensions with exactly `count` sub-groups, `count · W` along
+    /// dimension 0 (zeros when that is larger than the largest group).
+    pub fn local_size_for(&self, count: u64, dims: usize) -> Vec<u64> {
+        let mut out = vec![1; dims.max(1)];
+        match count.checked_mul(self.width) {
+            Some(n) if count > 0 && n <= self.max_work_group_size => out[0] = n,
+            _ => out.iter_mut().for_each(|x| *x = 0),
+        }
+        out
+    }
+
+    /// `CL_KERNEL_MAX_NUM_SUB_GROUPS`: groups one work-item wide in
+    /// dimension 0 have one sub-group per work-item.
+    pub fn max_num(&self) -> u64 {
+        self.max_work_group_size
+    }
+}
+
 /// `clGetKernelWorkGroupInfo`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkGroupInfo {
@@ -112,6 +159,9 @@ impl Kernel {
         }
         if let Some([x, y, z]) = self.entry.info.work_group_size_hint {
             out.push(format!("work_group_size_hint({x},{y},{z})"));
+        }
+        if let Some(n) = self.entry.info.reqd_sub_group_size {
+            out.push(format!("intel_reqd_sub_group_size({n})"));
         }
         match &self.entry.info.vec_type_hint {
             Some(Type::Scalar(s)) => out.push(format!("vec_type_hint({})", s.c_name())),
@@ -260,6 +310,16 @@ impl Kernel {
         self.entry.code.simd_width()
     }
 
+    /// `clGetKernelSubGroupInfo`'s answers. A sub-group is one SIMD chunk
+    /// of a row of the group (`vecl_ir::sub_group`): W work-items, fewer
+    /// at the end of a row whose length is not a multiple of W.
+    pub fn sub_group_info(&self) -> SubGroupInfo {
+        SubGroupInfo {
+            width: u64::from(self.simd_width()),
+            max_work_group_size: self.work_group_info().work_group_size,
+        }
+    }
+
     /// The kernel's launch rules (non-uniform groups, required size).
     pub fn launch_rules(&self) -> LaunchRules {
         self.entry.rules
@@ -300,6 +360,8 @@ impl Kernel {
         // Checked code: a fault is reported with its work-item and address.
         let checked = block.checked.clone();
         let name = code.name().to_string();
+        // The pool starts with the configured number of threads.
+        crate::Config::global();
         vecl_runtime::ndrange::execute(vecl_runtime::Pool::global(), code, block, launch)
             .map_err(|e| checked.and_then(|c| c.error(&name)).unwrap_or(e))
     }

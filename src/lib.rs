@@ -36,6 +36,7 @@
 mod binary;
 pub mod buffer;
 pub mod compiler;
+pub mod config;
 pub mod context;
 pub mod device;
 pub mod kernel;
@@ -46,12 +47,13 @@ pub mod queue;
 pub use binary::BinaryType;
 pub use buffer::{Buffer, BufferBuilder};
 pub use compiler::Safety;
+pub use config::Config;
 pub use context::Context;
 pub use device::{Device, Platform, VectorWidths, IMAGE_EXTENSIONS, IMAGE_SUPPORT};
-pub use kernel::{ArgInfo, Kernel, WorkGroupInfo};
+pub use kernel::{ArgInfo, Kernel, SubGroupInfo, WorkGroupInfo};
 pub use pod::{Number, Pod};
 pub use program::{CompiledObject, Program, ProgramBuilder};
-pub use queue::{kernel_timeout_from_env, KernelLaunch, Queue, QueueBuilder};
+pub use queue::{KernelLaunch, Queue, QueueBuilder};
 pub use vecl_runtime::event::{self, ProfilingInfo};
 pub use vecl_runtime::{
     Error, Event, LaunchRules, MapFlags, Mem, MemFlags, NdRange, QueueProperties, Rect, Result,

@@ -24,7 +24,7 @@ enum Command {
     Info,
     /// Build a kernel from a file and run it on generated inputs.
     Run {
-        /// The OpenCL C file.
+        /// The OpenCL C file, or a SPIR-V module (`.spv`).
         file: PathBuf,
         /// The kernel to run.
         #[arg(long)]
@@ -47,9 +47,11 @@ enum Command {
         /// Show how the kernel was vectorised (and its Cranelift IR).
         #[arg(long)]
         explain: bool,
-        /// Print the program's Kernel IR.
-        #[arg(long)]
-        dump_ir: bool,
+        /// Print Kernel IR: bare, the program's as the front end made it;
+        /// `--dump-ir=all`, the kernel's after each middle pass; `--dump-ir=PASS`,
+        /// after that pass (inline, sra, define-at-entry, unroll, cse).
+        #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "front", value_name = "WHEN")]
+        dump_ir: Option<String>,
         /// Checked mode: robust access and the checks of __local memory
         /// and barriers (as VECL_CHECKED=1).
         #[arg(long)]

@@ -54,10 +54,26 @@ impl std::fmt::Debug for Program {
     }
 }
 
+/// What a program is built from.
+#[derive(Clone, Debug)]
+enum Input {
+    /// OpenCL C source.
+    Source,
+    /// A SPIR-V module (`clCreateProgramWithIL`), with specialisation
+    /// constants set by id.
+    Il {
+        words: Arc<Vec<u32>>,
+        spec_constants: BTreeMap<u32, u64>,
+    },
+}
+
 /// How to build a program: options and JIT choices.
 #[derive(Clone, Debug)]
 pub struct ProgramBuilder {
+    input: Input,
     source: String,
+    /// What diagnostics call the source (`vecl_clc::MAIN_SOURCE` unless set).
+    source_name: Option<String>,
     options: String,
     headers: Vec<(String, String)>,
     jit: CompileOptions,
@@ -182,16 +198,14 @@ fn link_failure(errors: Vec<LinkError>) -> Error {
     Error::LinkProgramFailure { log }
 }
 
-/// JIT options from the environment: `VECL_SIMD_WIDTH`, `VECL_CHECKED`
-/// (`1`: checked mode for every program, whatever the program asks).
+/// JIT options from [`Config`](crate::Config): `VECL_SIMD_WIDTH`,
+/// `VECL_CHECKED` (`1`: checked mode for every program, whatever the
+/// program asks); robust access otherwise.
 fn jit_options_from_env() -> CompileOptions {
-    let simd_width = std::env::var("VECL_SIMD_WIDTH")
-        .ok()
-        .and_then(|v| v.trim().parse().ok());
-    let checked = std::env::var("VECL_CHECKED").is_ok_and(|v| v != "0" && !v.is_empty());
+    let config = crate::Config::global();
     CompileOptions {
-        simd_width,
-        safety: if checked {
+        simd_width: config.simd_width,
+        safety: if config.checked {
             Safety::Checked
         } else {
             Safety::Robust
@@ -249,7 +263,9 @@ impl ProgramBuilder {
     pub(crate) fn new(_ctx: &Context, source: &str) -> ProgramBuilder {
         let jit = jit_options_from_env();
         ProgramBuilder {
+            input: Input::Source,
             source: source.to_string(),
+            source_name: None,
             options: String::new(),
             headers: Vec::new(),
             env_safety: env_safety(&jit),
@@ -257,9 +273,45 @@ impl ProgramBuilder {
         }
     }
 
+    /// A builder for a SPIR-V module (`clCreateProgramWithIL`): `words` in
+    /// host byte order. Build options apply as to source (the math flags,
+    /// `-cl-uniform-work-group-size`); `-D` and `-I` have nothing to act on.
+    pub(crate) fn new_il(_ctx: &Context, words: &[u32]) -> ProgramBuilder {
+        let jit = jit_options_from_env();
+        ProgramBuilder {
+            input: Input::Il {
+                words: Arc::new(words.to_vec()),
+                spec_constants: BTreeMap::new(),
+            },
+            source: String::new(),
+            source_name: None,
+            options: String::new(),
+            headers: Vec::new(),
+            env_safety: env_safety(&jit),
+            jit,
+        }
+    }
+
+    /// `clSetProgramSpecializationConstant`: the value (bit pattern,
+    /// zero-extended) of the specialisation constant with `SpecId` `id`.
+    /// Ignored for OpenCL C programs, which have none.
+    pub fn spec_constant(mut self, id: u32, bits: u64) -> Self {
+        if let Input::Il { spec_constants, .. } = &mut self.input {
+            spec_constants.insert(id, bits);
+        }
+        self
+    }
+
     /// `clBuildProgram` options (`-D`, `-cl-std=`, `-cl-fast-relaxed-math`…).
     pub fn options(mut self, options: &str) -> Self {
         self.options = options.to_string();
+        self
+    }
+
+    /// The name build logs give the source (`kernel.cl:3:12: error: …`;
+    /// `<source>` by default).
+    pub fn source_name(mut self, name: &str) -> Self {
+        self.source_name = Some(name.to_string());
         self
     }
 
@@ -316,12 +368,33 @@ impl ProgramBuilder {
 
     /// Builds the program: front end, then the JIT for every kernel.
     pub fn build(self) -> Result<Program> {
+        if let Input::Il { .. } = self.input {
+            let options = self.options.clone();
+            // The IL front end has no options of its own to refuse; those
+            // that do not parse add no checks.
+            let parsed = vecl_clc::options::Options::parse(&options).unwrap_or_default();
+            let jit = with_option_safety(self.jit.clone(), &parsed);
+            let (unit, rules) = self.il_unit().map_err(front_end_error)?;
+            let module = unit.executable().map_err(|e| match link_failure(e) {
+                Error::LinkProgramFailure { log } => Error::BuildProgramFailure { log },
+                other => other,
+            })?;
+            return Program::from_module(
+                None,
+                options,
+                rules.non_uniform_groups,
+                module,
+                String::new(),
+                &jit,
+            );
+        }
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        let built = vecl_clc::build_with_headers(&self.source, &self.options, &headers)
+        let name = self.source_name.as_deref().unwrap_or(vecl_clc::MAIN_SOURCE);
+        let built = vecl_clc::build_named(name, &self.source, &self.options, &headers)
             .map_err(front_end_error)?;
         let non_uniform_groups = base_rules(&self.options).non_uniform_groups;
         // The front end has accepted these options.
@@ -337,9 +410,51 @@ impl ProgramBuilder {
         )
     }
 
+    /// The SPIR-V front end's unit for an IL program, with the build
+    /// options' math flags, and the launch rules the options give.
+    fn il_unit(&self) -> std::result::Result<(Unit, LaunchRules), BuildError> {
+        let Input::Il {
+            words,
+            spec_constants,
+        } = &self.input
+        else {
+            return Err(BuildError::Failed {
+                log: "error: not a SPIR-V program\n".into(),
+            });
+        };
+        let opts = vecl_clc::options::Options::parse(&self.options)?;
+        let spirv_opts = vecl_spirv::Options {
+            spec_constants: spec_constants.iter().map(|(k, v)| (*k, *v)).collect(),
+        };
+        let mut unit =
+            vecl_spirv::translate(words, &spirv_opts).map_err(|e| BuildError::Failed {
+                log: format!("error: {e}\n"),
+            })?;
+        unit.module.math = opts.math;
+        let rules = LaunchRules {
+            non_uniform_groups: !opts.uniform_work_group_size,
+            reqd_work_group_size: None,
+        };
+        Ok((unit, rules))
+    }
+
     /// `clCompileProgram`: runs the front end on this unit alone, with its
     /// options and headers; [`Program::link`] links the result.
     pub fn compile(self) -> Result<CompiledObject> {
+        if let Input::Il { .. } = self.input {
+            let (unit, rules) = self.il_unit().map_err(|e| match e {
+                BuildError::InvalidOptions(msg) => Error::InvalidCompilerOptions(msg),
+                BuildError::Failed { log } => Error::CompileProgramFailure { log },
+            })?;
+            return Ok(CompiledObject {
+                binary_type: BinaryType::CompiledObject,
+                non_uniform_groups: rules.non_uniform_groups,
+                source: None,
+                options: self.options,
+                log: String::new(),
+                unit: Arc::new(unit),
+            });
+        }
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()
@@ -362,6 +477,12 @@ impl ProgramBuilder {
 }
 
 impl Program {
+    /// Builds a program from a SPIR-V module (`words` in host byte order)
+    /// with default options: `ctx.program_il(words).build()`.
+    pub fn from_spirv(ctx: &Context, words: &[u32]) -> Result<Program> {
+        ProgramBuilder::new_il(ctx, words).build()
+    }
+
     /// `clLinkProgram`: merges compiled objects and libraries (or the
     /// executable of a binary) and JIT-compiles the result. `options` are
     /// link options (`-cl-fast-relaxed-math`…); a function called but

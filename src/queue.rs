@@ -25,27 +25,6 @@ pub struct QueueBuilder {
     properties: QueueProperties,
 }
 
-/// The time limit of kernel commands that `VECL_KERNEL_TIMEOUT_MS` sets
-/// (milliseconds; unset, empty or 0: none). A value that is not a number
-/// is reported on stderr once and ignored.
-pub fn kernel_timeout_from_env() -> Option<std::time::Duration> {
-    static LIMIT: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
-    *LIMIT.get_or_init(|| {
-        let text = std::env::var("VECL_KERNEL_TIMEOUT_MS").ok()?;
-        match text.trim().parse::<u64>() {
-            Ok(0) => None,
-            Ok(ms) => Some(std::time::Duration::from_millis(ms)),
-            Err(_) if text.trim().is_empty() => None,
-            Err(_) => {
-                eprintln!(
-                    "vecl: VECL_KERNEL_TIMEOUT_MS={text:?} is not a number of milliseconds; no time limit"
-                );
-                None
-            }
-        }
-    })
-}
-
 impl QueueBuilder {
     /// Commands may run in any order their events allow.
     pub fn out_of_order(mut self) -> Self {
@@ -70,7 +49,7 @@ impl QueueBuilder {
     /// Creates the queue.
     pub fn build(mut self, _ctx: &Context) -> Result<Queue> {
         if self.properties.kernel_timeout.is_none() {
-            self.properties.kernel_timeout = kernel_timeout_from_env();
+            self.properties.kernel_timeout = crate::Config::global().kernel_timeout;
         }
         Ok(Queue {
             raw: RawQueue::new(self.properties)?,

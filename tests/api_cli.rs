@@ -364,3 +364,71 @@ fn run_sizes_buffers_from_the_kernel_s_indexing() {
     assert_eq!(run(&[]), run(&["--unchecked"]));
     assert_eq!(run(&[]), run(&["--checked"]));
 }
+
+/// `--dump-ir=all` prints the kernel after each middle pass, in order,
+/// named; `--dump-ir=PASS` after one; an unknown pass is refused with the
+/// list of passes.
+#[test]
+fn dump_ir_shows_the_kernel_after_each_pass() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/blackscholes.cl");
+    let run = |when: &str| {
+        vecl(&[
+            "run",
+            file,
+            "--kernel",
+            "blackscholes",
+            "--global",
+            "64",
+            "--reps",
+            "1",
+            &format!("--dump-ir={when}"),
+        ])
+    };
+    let (ok, out, err) = run("all");
+    assert!(ok, "{err}");
+    let heads: Vec<&str> = out.lines().filter(|l| l.starts_with("; after ")).collect();
+    assert_eq!(
+        heads,
+        [
+            "; after inline",
+            "; after sra",
+            "; after define-at-entry",
+            "; after unroll",
+            "; after cse"
+        ],
+        "{out}"
+    );
+    // The helper `cnd` is called before inlining and not after it.
+    let after_inline = &out[out.find("; after inline").unwrap()..];
+    assert!(!after_inline.contains(" = call "), "{after_inline}");
+    assert!(out.contains("kernel @blackscholes("), "{out}");
+    let (ok, out, err) = run("cse");
+    assert!(ok, "{err}");
+    assert_eq!(out.matches("; after ").count(), 1, "{out}");
+    assert!(out.starts_with("; after cse\n"), "{out}");
+    let (ok, _, err) = run("inlining");
+    assert!(!ok);
+    assert!(
+        err.contains("no pass named `inlining`") && err.contains("inline, sra"),
+        "{err}"
+    );
+}
+
+/// Build errors of `vecl run FILE.cl` name the file, not `<source>`.
+#[test]
+fn build_errors_name_the_file() {
+    let dir = std::env::temp_dir().join(format!("vecl-cli-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("broken.cl");
+    std::fs::write(
+        &file,
+        "kernel void k(global int* o) {\n    o[0] = missing;\n}\n",
+    )
+    .expect("write the kernel file");
+    let path = file.display().to_string();
+    let (ok, _, err) = vecl(&["run", &path, "--kernel", "k", "--global", "4"]);
+    assert!(!ok);
+    assert!(err.contains(&format!("{path}:2:12")), "{err}");
+    assert!(!err.contains("<source>"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -36,7 +36,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use vecl_clc::corpus::{self, Arg, Case, Elem};
-use vecl_ir::interp::{run_kernel, KernelArg, NdRange, UNINIT_BYTE};
+use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, NdRange, RunOptions, UNINIT_BYTE};
 use vecl_ir::Module;
 use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitError, JitOptions};
@@ -103,8 +103,14 @@ const MAX_ELEMS: usize = 1 << 21;
 const WIDTHS: [u32; 3] = [4, 8, 16];
 
 /// The tiers width `w` is compiled with (both forms over the widths).
-fn tiers_for(w: u32) -> Option<vecl_jit::Tiers> {
-    vecl_jit::Tiers::for_differential_tests(w)
+/// `VECL_JIT_TIERS` names them when set (as for the JIT's own tests).
+fn tiers_for(w: u32) -> vecl_jit::Tiers {
+    use vecl_jit::Tiers;
+    match std::env::var("VECL_JIT_TIERS") {
+        Ok(name) => Tiers::from_name(&name).unwrap_or(Tiers::Both),
+        Err(_) if w == 8 => Tiers::QuickOnly,
+        Err(_) => Tiers::OptimisedOnly,
+    }
 }
 
 /// A small deterministic generator (SplitMix64).
@@ -610,7 +616,11 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
             simd_width: w,
             tiers: match w {
                 Some(w) => tiers_for(w),
-                None => Some(vecl_jit::Tiers::OptimisedOnly),
+                None => vecl_jit::Tiers::OptimisedOnly,
+            },
+            passes: vecl_ir::transform::pipeline::PipelineOptions {
+                verify: true,
+                ..Default::default()
             },
             ..JitOptions::default()
         };
@@ -623,6 +633,7 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
         tally.compile_ms.push(started.elapsed().as_secs_f64() * 1e3);
     }
     let mut failures = String::new();
+    let uses_sub_groups = source.contains("sub_group");
     for v in variants(
         &name,
         &case,
@@ -662,6 +673,23 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
                 &v.range.global_size[..v.range.work_dim as usize],
                 &v.range.local_size[..v.range.work_dim as usize]
             );
+            // Sub-group results depend on the sub-group size, which is the
+            // width: the interpreter runs again with that size.
+            let want_w;
+            let want: &Vec<KernelArg> = if uses_sub_groups {
+                let mut w = v.args.clone();
+                let opts = RunOptions {
+                    sub_group_size: k.simd_width(),
+                };
+                if let Err(e) = run_kernel_with(&module, &case.kernel, &mut w, &v.range, &opts) {
+                    let _ = writeln!(failures, "{shape}: the interpreter at this width: {e}");
+                    continue;
+                }
+                want_w = w;
+                &want_w
+            } else {
+                &want
+            };
             let got = match run_jit(k, &v.args, &v.range) {
                 Ok(g) => g,
                 Err(e) => {

@@ -79,6 +79,56 @@ const TABLE: &[(&str, &[&str])] = &[
          get_sub_group_id get_sub_group_local_id",
         &["u:"],
     ),
+    // The cl_khr_subgroup_* extensions (`Q` is `uint4`, a ballot).
+    ("sub_group_elect", &["k:"]),
+    ("sub_group_non_uniform_all sub_group_non_uniform_any", &["k:k"]),
+    ("sub_group_non_uniform_all_equal", &["k:G"]),
+    (
+        "sub_group_non_uniform_broadcast sub_group_shuffle sub_group_shuffle_xor \
+         sub_group_shuffle_up sub_group_shuffle_down",
+        &["G:G,u"],
+    ),
+    ("sub_group_broadcast_first", &["G:G"]),
+    ("sub_group_rotate", &["G:G,k"]),
+    ("sub_group_clustered_rotate", &["G:G,k,u"]),
+    (
+        "sub_group_non_uniform_reduce_add sub_group_non_uniform_reduce_mul \
+         sub_group_non_uniform_reduce_min sub_group_non_uniform_reduce_max \
+         sub_group_non_uniform_reduce_and sub_group_non_uniform_reduce_or \
+         sub_group_non_uniform_reduce_xor sub_group_non_uniform_reduce_logical_and \
+         sub_group_non_uniform_reduce_logical_or sub_group_non_uniform_reduce_logical_xor \
+         sub_group_non_uniform_scan_inclusive_add sub_group_non_uniform_scan_inclusive_mul \
+         sub_group_non_uniform_scan_inclusive_min sub_group_non_uniform_scan_inclusive_max \
+         sub_group_non_uniform_scan_inclusive_and sub_group_non_uniform_scan_inclusive_or \
+         sub_group_non_uniform_scan_inclusive_xor sub_group_non_uniform_scan_inclusive_logical_and \
+         sub_group_non_uniform_scan_inclusive_logical_or sub_group_non_uniform_scan_inclusive_logical_xor \
+         sub_group_non_uniform_scan_exclusive_add sub_group_non_uniform_scan_exclusive_mul \
+         sub_group_non_uniform_scan_exclusive_min sub_group_non_uniform_scan_exclusive_max \
+         sub_group_non_uniform_scan_exclusive_and sub_group_non_uniform_scan_exclusive_or \
+         sub_group_non_uniform_scan_exclusive_xor sub_group_non_uniform_scan_exclusive_logical_and \
+         sub_group_non_uniform_scan_exclusive_logical_or sub_group_non_uniform_scan_exclusive_logical_xor",
+        &["G:G"],
+    ),
+    (
+        "sub_group_clustered_reduce_add sub_group_clustered_reduce_mul sub_group_clustered_reduce_min \
+         sub_group_clustered_reduce_max sub_group_clustered_reduce_and sub_group_clustered_reduce_or \
+         sub_group_clustered_reduce_xor sub_group_clustered_reduce_logical_and \
+         sub_group_clustered_reduce_logical_or sub_group_clustered_reduce_logical_xor",
+        &["G:G,u"],
+    ),
+    ("sub_group_ballot", &["Q:k"]),
+    (
+        "sub_group_ballot_bit_count sub_group_ballot_inclusive_scan \
+         sub_group_ballot_exclusive_scan sub_group_ballot_find_lsb sub_group_ballot_find_msb",
+        &["u:Q"],
+    ),
+    ("sub_group_inverse_ballot", &["k:Q"]),
+    ("sub_group_ballot_bit_extract", &["k:Q,u"]),
+    (
+        "get_sub_group_eq_mask get_sub_group_ge_mask get_sub_group_gt_mask get_sub_group_le_mask \
+         get_sub_group_lt_mask",
+        &["Q:"],
+    ),
 ];
 
 fn table() -> &'static FxHashMap<&'static str, &'static [&'static str]> {
@@ -156,6 +206,7 @@ fn instantiate(pat: &str, b: &Binding) -> Option<Type> {
         "k" => Type::I32,
         "u" => Type::U32,
         "S" => Type::U64,
+        "Q" => Type::vector(Scalar::U32, 4),
         "L" => {
             let t = f()?;
             match t {

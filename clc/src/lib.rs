@@ -74,7 +74,21 @@ pub fn build_with_headers(
     options: &str,
     headers: &[(&str, &str)],
 ) -> Result<Build, BuildError> {
-    let (unit, log) = front_end(source, options, headers, false)?;
+    build_named(MAIN_SOURCE, source, options, headers)
+}
+
+/// What diagnostics call the main source when it has no name of its own.
+pub const MAIN_SOURCE: &str = "<source>";
+
+/// Like [`build_with_headers`], with diagnostics naming the main source
+/// `name` (`kernel.cl:3:12: error: …`) instead of [`MAIN_SOURCE`].
+pub fn build_named(
+    name: &str,
+    source: &str,
+    options: &str,
+    headers: &[(&str, &str)],
+) -> Result<Build, BuildError> {
+    let (unit, log) = front_end(name, source, options, headers, false)?;
     Ok(Build {
         module: unit.module,
         log,
@@ -90,12 +104,14 @@ pub fn compile_unit(
     options: &str,
     headers: &[(&str, &str)],
 ) -> Result<Compiled, BuildError> {
-    let (unit, log) = front_end(source, options, headers, true)?;
+    let (unit, log) = front_end(MAIN_SOURCE, source, options, headers, true)?;
     Ok(Compiled { unit, log })
 }
 
-/// Runs the front end; `separate` compiles for a later link.
+/// Runs the front end on `source`, called `name` in diagnostics;
+/// `separate` compiles for a later link.
 fn front_end(
+    name: &str,
     source: &str,
     options: &str,
     headers: &[(&str, &str)],
@@ -106,6 +122,7 @@ fn front_end(
     // by `parser::MAX_NESTING`); a thread of our own gives that recursion a
     // stack of known size whatever thread the caller runs on.
     let owned_source = source.to_owned();
+    let owned_name = name.to_owned();
     let owned_headers: Vec<(String, String)> = headers
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
@@ -116,7 +133,7 @@ fn front_end(
             .iter()
             .map(|(n, t)| (n.as_str(), t.as_str()))
             .collect();
-        compile(&owned_source, &owned_opts, &headers, separate)
+        compile(&owned_name, &owned_source, &owned_opts, &headers, separate)
     });
     match built {
         Some(Ok(result)) => result,
@@ -124,7 +141,7 @@ fn front_end(
             log: "error: internal compiler error (the front end panicked)\n".into(),
         }),
         // No thread available: compile here.
-        None => compile(source, &opts, headers, separate),
+        None => compile(name, source, &opts, headers, separate),
     }
 }
 
@@ -190,6 +207,7 @@ fn start_front_end_thread() -> Option<mpsc::Sender<Job>> {
 }
 
 fn compile(
+    name: &str,
     source: &str,
     opts: &Options,
     headers: &[(&str, &str)],
@@ -201,7 +219,7 @@ fn compile(
         warnings_are_errors: opts.warnings_are_errors,
         ..Diags::default()
     };
-    let main = sm.add("<source>", source);
+    let main = sm.add(name, source);
     if !opts.warnings.is_empty() {
         // Warnings about options point into the option string, as clang's
         // `<command line>` diagnostics do (so `-w` and `-Werror` apply).
@@ -296,6 +314,15 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("cl_khr_3d_image_writes", "1"),
         ("cl_khr_integer_dot_product", "1"),
         ("cl_khr_extended_bit_ops", "1"),
+        ("cl_khr_subgroups", "1"),
+        ("cl_khr_subgroup_non_uniform_vote", "1"),
+        ("cl_khr_subgroup_ballot", "1"),
+        ("cl_khr_subgroup_shuffle", "1"),
+        ("cl_khr_subgroup_shuffle_relative", "1"),
+        ("cl_khr_subgroup_extended_types", "1"),
+        ("cl_khr_subgroup_non_uniform_arithmetic", "1"),
+        ("cl_khr_subgroup_clustered_reduce", "1"),
+        ("cl_khr_subgroup_rotate", "1"),
         ("memory_order_relaxed", "0"),
         ("memory_order_acquire", "2"),
         ("memory_order_release", "3"),
@@ -417,6 +444,8 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_scope_all_devices",
     "__opencl_c_integer_dot_product_input_4x8bit",
     "__opencl_c_integer_dot_product_input_4x8bit_packed",
+    "__opencl_c_subgroups",
+    "__opencl_c_work_group_collective_functions",
 ];
 
 /// The OpenCL C 3.0 features of images, defined and reported with them.

@@ -109,6 +109,8 @@ const CASES: &[(&str, &str, &str)] = &[
     ("kernel void k(write_only image2d_t a, global float4 *o) { o[0] = read_imagef(@@a, (int2)(0)); }", "a write_only 'image2d_t' cannot be read", ""),
     ("kernel void k(image2d_t a) { write_imagef(@@a, (int2)(0), (float4)(0)); }", "a read_only 'image2d_t' cannot be written", ""),
     ("void f(write_only image2d_t a) { }\nkernel void k(read_only image2d_t a) { f(@@a); }", "passing 'image2d_t' where 'write_only image2d_t' is expected", ""),
+    ("__attribute__((intel_reqd_sub_group_size(@@6))) kernel void k(global int *o) { o[0] = get_sub_group_size(); }", "sub-group size 6 is not available", ""),
+    ("__attribute__((intel_reqd_sub_group_size(@@128))) kernel void k(global int *o) { }", "SIMD chunks of 4, 8, 12", ""),
 ];
 
 fn locate(marked: &str) -> (String, u32, u32) {

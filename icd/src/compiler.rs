@@ -124,6 +124,38 @@ pub fn build(
     describe(program)
 }
 
+/// Builds a SPIR-V module (`words` in host byte order) with `options` and
+/// specialisation constants (by `SpecId`) into kernels ready to launch.
+pub fn build_il(
+    words: &[u32],
+    options: &str,
+    spec_constants: &[(u32, u64)],
+) -> Result<Built, BuildFailure> {
+    let program = il_builder(words, options, spec_constants)?.build()?;
+    describe(program)
+}
+
+/// Compiles a SPIR-V module into an object to link (`clCompileProgram`).
+pub fn compile_il(
+    words: &[u32],
+    options: &str,
+    spec_constants: &[(u32, u64)],
+) -> Result<vecl::CompiledObject, BuildFailure> {
+    Ok(il_builder(words, options, spec_constants)?.compile()?)
+}
+
+fn il_builder(
+    words: &[u32],
+    options: &str,
+    spec_constants: &[(u32, u64)],
+) -> Result<vecl::ProgramBuilder, BuildFailure> {
+    let mut builder = vecl_context()?.program_il(words).options(options);
+    for (id, bits) in spec_constants {
+        builder = builder.spec_constant(*id, *bits);
+    }
+    Ok(builder)
+}
+
 /// An executable's kernels, described for the C API.
 fn describe(program: vecl::Program) -> Result<Built, BuildFailure> {
     let mut kernels = Vec::new();

@@ -228,8 +228,10 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_MAX_NUM_SUB_GROUPS
         | CL_DEVICE_PARTITION_MAX_SUB_DEVICES => uint(0),
+        // A group one work-item wide in dimension 0 has one sub-group per
+        // work-item (`vecl::SubGroupInfo`).
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => uint(device_caps::MAX_WORK_GROUP_SIZE as u32),
         CL_DEVICE_SVM_CAPABILITIES => ulong(crate::svm::SVM_CAPABILITIES),
         CL_DEVICE_BUILT_IN_KERNELS => Info::string(""),
         CL_DEVICE_NAME => Info::string(&CAPS.device_name),
@@ -259,10 +261,16 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
                 .map(|name| name_version(name, version_of(extension_version(name))))
                 .collect::<Vec<_>>(),
         ),
-        CL_DEVICE_IL_VERSION => Info::string(""),
-        CL_DEVICE_ILS_WITH_VERSION | CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => {
-            Info::bytes(Vec::new())
-        }
+        CL_DEVICE_IL_VERSION => Info::string(&il_versions().join(" ")),
+        CL_DEVICE_ILS_WITH_VERSION => Info::array(
+            &vecl_spirv::VERSIONS
+                .iter()
+                .map(|&(major, minor)| {
+                    name_version("SPIR-V", version_of((major.into(), minor.into(), 0)))
+                })
+                .collect::<Vec<_>>(),
+        ),
+        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Info::bytes(Vec::new()),
         CL_DEVICE_PLATFORM => Info::value(platform_handle()),
         CL_DEVICE_PARENT_DEVICE => Info::value(std::ptr::null_mut::<c_void>()),
         CL_DEVICE_PARTITION_PROPERTIES => Info::value(0isize),
@@ -271,6 +279,8 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_REFERENCE_COUNT => uint(1),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
         CL_DEVICE_PRINTF_BUFFER_SIZE => size(CAPS.printf_buffer_size),
+        // The sub-groups of a group run one after another between
+        // barriers, so one that waits for another never finishes.
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
         CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => ulong(device_caps::atomic_capabilities(false)),
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => ulong(device_caps::atomic_capabilities(true)),
@@ -278,9 +288,8 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => {
             Info::bool(device_caps::has_feature("__opencl_c_generic_address_space"))
         }
-        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT | CL_DEVICE_PIPE_SUPPORT => {
-            Info::bool(false)
-        }
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(true),
+        CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
             size(CAPS.preferred_work_group_size_multiple)
         }
@@ -396,4 +405,13 @@ pub unsafe fn check_device_list(
     // SAFETY: forwarded contract.
     let list = unsafe { slice(devices, num_devices as usize, CL_INVALID_VALUE)? };
     list.iter().try_for_each(|&device| check_device(device))
+}
+
+/// `CL_DEVICE_IL_VERSION`'s words: `SPIR-V_1.0` … for each version the
+/// SPIR-V front end reads.
+fn il_versions() -> Vec<String> {
+    vecl_spirv::VERSIONS
+        .iter()
+        .map(|(major, minor)| format!("SPIR-V_{major}.{minor}"))
+        .collect()
 }

@@ -2,8 +2,9 @@
 //! `clGetExtensionFunctionAddressForPlatform`.
 //!
 //! The loader asks for `clIcdGetPlatformIDsKHR` this way when it loads the
-//! driver; the one other extension function is
-//! `clGetKernelSuggestedLocalWorkSizeKHR`.
+//! driver; the other extension functions are `clCreateProgramWithILKHR`
+//! (`cl_khr_il_program`) and `clGetKernelSuggestedLocalWorkSizeKHR`
+//! (`cl_khr_suggested_local_work_size`).
 
 use std::ffi::{c_char, c_void};
 
@@ -18,6 +19,8 @@ fn lookup(name: &str) -> *mut c_void {
         "clGetKernelSuggestedLocalWorkSizeKHR" => {
             crate::enqueue::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
         }
+        // cl_khr_il_program: the same function as the core one.
+        "clCreateProgramWithILKHR" => crate::program::clCreateProgramWithIL as *mut c_void,
         _ => std::ptr::null_mut(),
     }
 }

@@ -417,20 +417,72 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
     unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
 }
 
-/// `clGetKernelSubGroupInfo` and its KHR form: vecl's device reports no
-/// sub-groups (`CL_DEVICE_MAX_NUM_SUB_GROUPS` is 0).
+/// `clGetKernelSubGroupInfo` and its KHR form. A sub-group is one SIMD
+/// chunk of a row of the group (`vecl::SubGroupInfo`).
 pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     kernel: cl_kernel,
-    _device: cl_device_id,
-    _param_name: cl_kernel_sub_group_info,
-    _input_value_size: usize,
-    _input_value: *const c_void,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
+    device: cl_device_id,
+    param_name: cl_kernel_sub_group_info,
+    input_value_size: usize,
+    input_value: *const c_void,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
 ) -> cl_int {
-    api(|| {
-        Kernel::get(kernel)?;
-        Err(CL_INVALID_OPERATION)
-    })
+    let body = || {
+        let kernel = Kernel::get(kernel)?;
+        // The only device may be named or left null.
+        if !device.is_null() {
+            check_device(device)?;
+        }
+        let info = kernel.raw.sub_group_info();
+        let words = input_value_size / std::mem::size_of::<usize>();
+        // "CL_INVALID_VALUE if param_name is CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+        // CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE or CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT
+        // and the size in bytes specified by input_value_size is not valid
+        // or if input_value is NULL."
+        let input = |allowed: std::ops::RangeInclusive<usize>| -> ClResult<Vec<u64>> {
+            if input_value.is_null()
+                || !input_value_size.is_multiple_of(std::mem::size_of::<usize>())
+                || !allowed.contains(&words)
+            {
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: the caller passes `input_value_size` readable bytes
+            // at `input_value`, per the API contract.
+            let v = unsafe { std::slice::from_raw_parts(input_value as *const usize, words) };
+            Ok(v.iter().map(|&x| x as u64).collect())
+        };
+        Ok(match param_name {
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => {
+                Info::value(info.max_size_for(&input(1..=3)?) as usize)
+            }
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => {
+                Info::value(info.count_for(&input(1..=3)?) as usize)
+            }
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+                let count = input(1..=1)?[0];
+                let dims = if param_value.is_null() {
+                    3
+                } else {
+                    param_value_size / std::mem::size_of::<usize>()
+                };
+                if !(1..=3).contains(&dims) {
+                    return Err(CL_INVALID_VALUE);
+                }
+                let local: Vec<usize> = info
+                    .local_size_for(count, dims)
+                    .iter()
+                    .map(|&n| n as usize)
+                    .collect();
+                Info::array(&local)
+            }
+            CL_KERNEL_MAX_NUM_SUB_GROUPS => Info::value(info.max_num() as usize),
+            // No attribute asks for a number of sub-groups.
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => Info::value(0usize),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    };
+    // SAFETY: the query protocol's pointers, per the API contract.
+    unsafe { query(param_value_size, param_value, param_value_size_ret, body) }
 }

@@ -38,6 +38,9 @@ pub struct Program {
     /// UTF-8 (`source` then holds them decoded for the compiler); for
     /// `CL_PROGRAM_SOURCE`, which must give back what it was given.
     source_bytes: Option<Vec<u8>>,
+    /// The module of a program created with `clCreateProgramWithIL`: its
+    /// bytes as given (`CL_PROGRAM_IL`) and its words in host order.
+    il: Option<(Vec<u8>, Vec<u32>)>,
     state: Mutex<ProgramState>,
     /// Kernel objects alive for this program: rebuilding is refused while
     /// any exists.
@@ -55,6 +58,8 @@ struct ProgramState {
     /// The IR of a compiled object or library, or of an executable read
     /// from a binary and not built yet.
     object: Option<Arc<vecl::CompiledObject>>,
+    /// Specialisation constants set on an IL program, by `SpecId`.
+    spec_constants: std::collections::BTreeMap<u32, u64>,
 }
 
 cl_type!(Program, CL_INVALID_PROGRAM);
@@ -70,6 +75,7 @@ impl Program {
             context,
             from_source,
             source_bytes: None,
+            il: None,
             state: Mutex::new(ProgramState {
                 source,
                 headers: Vec::new(),
@@ -79,6 +85,7 @@ impl Program {
                 binary_type,
                 built: None,
                 object: None,
+                spec_constants: Default::default(),
             }),
             live_kernels: AtomicUsize::new(0),
         }
@@ -250,7 +257,8 @@ pub unsafe extern "C" fn clCreateProgramWithBuiltInKernels(
     unsafe { api_create(errcode_ret, body) }
 }
 
-/// `clCreateProgramWithIL`: vecl takes no intermediate language.
+/// `clCreateProgramWithIL` (and `clCreateProgramWithILKHR`): a SPIR-V
+/// module, translated when the program is built or compiled.
 pub unsafe extern "C" fn clCreateProgramWithIL(
     context: cl_context,
     il: *const c_void,
@@ -258,13 +266,24 @@ pub unsafe extern "C" fn clCreateProgramWithIL(
     errcode_ret: *mut cl_int,
 ) -> cl_program {
     let body = || {
-        Context::get(context)?;
+        let context = Context::get(context)?;
+        // "CL_INVALID_VALUE if il is NULL or if length is zero."
         if il.is_null() || length == 0 {
             return Err(CL_INVALID_VALUE);
         }
-        // "CL_INVALID_OPERATION if no devices in context support
-        // intermediate language programs."
-        Err(CL_INVALID_OPERATION)
+        // SAFETY: `length` readable bytes, per the API contract.
+        let bytes = unsafe { std::slice::from_raw_parts(il.cast::<u8>(), length) }.to_vec();
+        // "CL_INVALID_VALUE if the length-byte memory pointed to by il does
+        // not contain well-formed intermediate language input": what is not
+        // even SPIR-V is refused here; a malformed module fails its build
+        // with a log that says where.
+        if !vecl_spirv::is_spirv(&bytes) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let words = vecl_spirv::words_from_bytes(&bytes).map_err(|_| CL_INVALID_VALUE)?;
+        let mut program = Program::new(context, false, String::new(), CL_PROGRAM_BINARY_TYPE_NONE);
+        program.il = Some((bytes, words));
+        Ok(Program::register(program)?.handle())
     };
     // SAFETY: errcode_ret is null or writable, per the API contract.
     unsafe { api_create(errcode_ret, body) }
@@ -415,8 +434,18 @@ pub unsafe extern "C" fn clBuildProgram(
                 state.object.clone(),
             )
         };
+        let spec: Vec<(u32, u64)> = program
+            .lock()
+            .spec_constants
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .collect();
         let result = match object {
             _ if program.from_source => compiler::build(&source, &options, &headers),
+            _ if program.il.is_some() => {
+                let words = program.il.as_ref().map_or(&[][..], |(_, w)| w.as_slice());
+                compiler::build_il(words, &options, &spec)
+            }
             // A program made from a binary: its IR, linked on its own. The
             // options must still be valid ones.
             Some(object) => match vecl_clc::options::Options::parse(&options) {
@@ -486,16 +515,23 @@ pub unsafe extern "C" fn clCompileProgram(
             let name = unsafe { c_str(name)? };
             pairs.push((name.to_string(), header.lock().source.clone()));
         }
-        if !program.from_source {
+        if !program.from_source && program.il.is_none() {
             return Err(CL_INVALID_OPERATION);
         }
         start_build(&program)?;
-        let source = {
+        let (source, spec) = {
             let mut state = program.lock();
             state.headers = pairs.clone();
-            state.source.clone()
+            let spec: Vec<(u32, u64)> =
+                state.spec_constants.iter().map(|(k, v)| (*k, *v)).collect();
+            (state.source.clone(), spec)
         };
-        let result = compiler::compile(&source, &options, &pairs).map(Outcome::Object);
+        let result = match &program.il {
+            // Headers have nothing to act on in a SPIR-V module.
+            Some((_, words)) => compiler::compile_il(words, &options, &spec),
+            None => compiler::compile(&source, &options, &pairs),
+        }
+        .map(Outcome::Object);
         let result = finish_build(&program, options, BuildCall::Compile, result);
         if let Some(notify) = pfn_notify {
             // SAFETY: the application's callback with its registered signature.
@@ -649,7 +685,12 @@ pub unsafe extern "C" fn clGetProgramInfo(
                 (None, true) => Info::string(&source),
                 (None, false) => Info::string(""),
             },
-            CL_PROGRAM_IL => Info::bytes(Vec::new()),
+            CL_PROGRAM_IL => Info::bytes(
+                program
+                    .il
+                    .as_ref()
+                    .map_or_else(Vec::new, |(bytes, _)| bytes.clone()),
+            ),
             CL_PROGRAM_BINARY_SIZES => Info::value(program.binary().len()),
             CL_PROGRAM_NUM_KERNELS => Info::value(kernel_names()?.len()),
             CL_PROGRAM_KERNEL_NAMES => Info::string(&kernel_names()?.join(";")),
@@ -750,17 +791,47 @@ pub unsafe extern "C" fn clSetProgramReleaseCallback(
     })
 }
 
-/// `clSetProgramSpecializationConstant`: only IL programs have them.
+/// `clSetProgramSpecializationConstant`: the value a specialisation
+/// constant of an IL program takes at its next build or compile.
 pub unsafe extern "C" fn clSetProgramSpecializationConstant(
     program: cl_program,
-    _spec_id: cl_uint,
-    _spec_size: usize,
-    _spec_value: *const c_void,
+    spec_id: cl_uint,
+    spec_size: usize,
+    spec_value: *const c_void,
 ) -> cl_int {
     api(|| {
-        Program::get(program)?;
-        // "CL_INVALID_OPERATION if no devices associated with program
-        // support intermediate language programs."
-        Err(CL_INVALID_OPERATION)
+        let program = Program::get(program)?;
+        // "CL_INVALID_PROGRAM if program is not a valid program object
+        // created from an intermediate language (e.g. SPIR-V)."
+        let Some((_, words)) = &program.il else {
+            return Err(CL_INVALID_PROGRAM);
+        };
+        // "CL_INVALID_VALUE if spec_value is NULL."
+        if spec_value.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let constants = vecl_spirv::spec_constants(words).map_err(|_| CL_INVALID_SPEC_ID)?;
+        // "CL_INVALID_SPEC_ID if spec_id is not a valid specialization
+        // constant identifier."
+        let Some(&(_, size)) = constants.iter().find(|(id, _)| *id == spec_id) else {
+            return Err(CL_INVALID_SPEC_ID);
+        };
+        // "CL_INVALID_VALUE if spec_size does not match the size of the
+        // specialization constant in the module" (a boolean's is that of
+        // the C type the application uses for it: 1 or 4 bytes).
+        if spec_size != size && !(size == 1 && spec_size == 4) {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mut bytes = [0u8; 8];
+        // SAFETY: `spec_size` (at most 8) readable bytes, per the API contract.
+        unsafe {
+            std::ptr::copy_nonoverlapping(spec_value.cast::<u8>(), bytes.as_mut_ptr(), spec_size)
+        };
+        let mut bits = u64::from_le_bytes(bytes);
+        if size == 1 && spec_size == 4 {
+            bits = u64::from(bits != 0);
+        }
+        program.lock().spec_constants.insert(spec_id, bits);
+        Ok(())
     })
 }

@@ -55,7 +55,7 @@ fn new_queue(
     let raw = RawQueue::new(QueueProperties {
         out_of_order: properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0,
         profiling: properties & CL_QUEUE_PROFILING_ENABLE != 0,
-        kernel_timeout: vecl::kernel_timeout_from_env(),
+        kernel_timeout: vecl::Config::global().kernel_timeout,
     })
     .map_err(|e| e.cl_code())?;
     let reporter = Arc::clone(&context);

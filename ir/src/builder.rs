@@ -66,10 +66,7 @@ impl FunctionBuilder {
     /// current block (nested ones included) uses it.
     pub fn unused_since_evaluated(&self, v: ValueId) -> bool {
         let later = &self.func.insts[v.index() + 1..];
-        if later
-            .iter()
-            .any(|d| crate::transform::compact::inst_operands(&d.inst).contains(&v))
-        {
+        if later.iter().any(|d| d.inst.operands().any(|o| o == v)) {
             return false;
         }
         let Some(block) = self.blocks.last() else {

@@ -7,6 +7,8 @@
 //! - [`interp`]: the reference interpreter, the oracle of every JIT test;
 //! - [`transform`]: IR-to-IR rewrites run before code generation;
 //! - [`link`]: merging separately compiled units into one module;
+//! - [`sub_group`]: the sub-group builtins by name, and how a group splits
+//!   into sub-groups;
 //! - [`cfg`](mod@cfg): function bodies as control-flow graphs, which
 //!   [`transform::structurize`] makes structured;
 //! - [`image`]: the image descriptor and sampler encoding shared by the
@@ -19,6 +21,7 @@ pub mod image;
 pub mod interp;
 pub mod link;
 pub mod module;
+pub mod sub_group;
 pub mod text;
 pub mod transform;
 pub mod types;

@@ -292,6 +292,9 @@ pub struct KernelInfo {
     pub reqd_work_group_size: Option<[u32; 3]>,
     pub work_group_size_hint: Option<[u32; 3]>,
     pub vec_type_hint: Option<Type>,
+    /// `__attribute__((intel_reqd_sub_group_size(N)))`: the sub-group size
+    /// the kernel needs (the JIT compiles it at that SIMD width).
+    pub reqd_sub_group_size: Option<u32>,
 }
 
 /// Kernel argument metadata, as the source spelled it.
@@ -416,6 +419,78 @@ pub enum Inst {
 }
 
 impl Inst {
+    /// The values the instruction reads, in operand order (variables,
+    /// slots and globals it names are not values). The one walk over
+    /// operands: passes, the parser's renaming and the code generators use
+    /// it, so a new variant is handled in one place.
+    pub fn operands(&self) -> impl Iterator<Item = ValueId> + '_ {
+        let (fixed, rest): ([Option<ValueId>; 3], &[ValueId]) = match self {
+            Inst::Param(_)
+            | Inst::Const(_)
+            | Inst::Undef
+            | Inst::ReadVar(_)
+            | Inst::SlotAddr(_)
+            | Inst::GlobalAddr(_) => ([None; 3], &[]),
+            Inst::Unary(_, a)
+            | Inst::Convert { value: a, .. }
+            | Inst::Bitcast(a)
+            | Inst::Splat(a)
+            | Inst::Extract(a, _)
+            | Inst::Field(a, _)
+            | Inst::PtrCast(a)
+            | Inst::PtrToInt(a)
+            | Inst::IntToPtr(a)
+            | Inst::Load(a) => ([Some(*a), None, None], &[]),
+            Inst::WorkItem(_, d) => ([*d, None, None], &[]),
+            Inst::Binary(_, a, b)
+            | Inst::Cmp(_, a, b)
+            | Inst::Insert(a, _, b)
+            | Inst::Shuffle(a, b, _)
+            | Inst::Index(a, b)
+            | Inst::Elem(a, b) => ([Some(*a), Some(*b), None], &[]),
+            Inst::Select(c, a, b) => ([Some(*c), Some(*a), Some(*b)], &[]),
+            Inst::Atomic { ptr, args, .. } => ([Some(*ptr), None, None], args),
+            Inst::Construct(xs) | Inst::Call(_, xs) | Inst::Builtin(_, xs) => ([None; 3], xs),
+        };
+        fixed.into_iter().flatten().chain(rest.iter().copied())
+    }
+
+    /// The operands of [`operands`](Self::operands), in the same order,
+    /// to rewrite in place (renumbering, forwarding).
+    pub fn operands_mut(&mut self) -> impl Iterator<Item = &mut ValueId> + '_ {
+        let (fixed, rest): ([Option<&mut ValueId>; 3], &mut [ValueId]) = match self {
+            Inst::Param(_)
+            | Inst::Const(_)
+            | Inst::Undef
+            | Inst::ReadVar(_)
+            | Inst::SlotAddr(_)
+            | Inst::GlobalAddr(_) => ([None, None, None], &mut []),
+            Inst::Unary(_, a)
+            | Inst::Convert { value: a, .. }
+            | Inst::Bitcast(a)
+            | Inst::Splat(a)
+            | Inst::Extract(a, _)
+            | Inst::Field(a, _)
+            | Inst::PtrCast(a)
+            | Inst::PtrToInt(a)
+            | Inst::IntToPtr(a)
+            | Inst::Load(a) => ([Some(a), None, None], &mut []),
+            Inst::WorkItem(_, d) => ([d.as_mut(), None, None], &mut []),
+            Inst::Binary(_, a, b)
+            | Inst::Cmp(_, a, b)
+            | Inst::Insert(a, _, b)
+            | Inst::Shuffle(a, b, _)
+            | Inst::Index(a, b)
+            | Inst::Elem(a, b) => ([Some(a), Some(b), None], &mut []),
+            Inst::Select(c, a, b) => ([Some(c), Some(a), Some(b)], &mut []),
+            Inst::Atomic { ptr, args, .. } => ([Some(ptr), None, None], args),
+            Inst::Construct(xs) | Inst::Call(_, xs) | Inst::Builtin(_, xs) => {
+                ([None, None, None], xs)
+            }
+        };
+        fixed.into_iter().flatten().chain(rest.iter_mut())
+    }
+
     /// Whether the value is a function of the operands alone: arithmetic,
     /// comparisons, conversions, vector construction and address
     /// arithmetic, reading no memory, variable or work-item state and with

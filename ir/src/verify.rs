@@ -29,10 +29,11 @@
 //!   values of the body are visible only if defined at the body's top level
 //!   before the first statement that may `continue`.
 //! - **Structure.** `break` inside a loop or switch, `continue` inside a loop
-//!   body (not its `continuing` block), no barrier inside a `continuing`
-//!   block (the barrier rules that a static check can decide: whether all
-//!   work-items of a group reach a barrier depends on uniformity, which the
-//!   analyses and the checked mode handle).
+//!   body (not its `continuing` block). Barriers may stand anywhere,
+//!   `continuing` blocks included (`for (…; barrier(…), i++)`, which the
+//!   JIT's region graph cuts like any other): whether all work-items of a
+//!   group reach a barrier depends on uniformity, which the analyses and
+//!   the checked mode handle.
 //! - **Functions.** Kernels return `void`, have one [`ArgInfo`] per
 //!   parameter whose address space matches a pointer parameter's, and take
 //!   pointers to `global`, `constant` or `local` memory only; function names
@@ -82,6 +83,19 @@ pub fn verify_module(m: &Module) -> Result<(), Vec<VerifyError>> {
     }
     check_names(m, &mut errors);
     check_recursion(m, &mut errors);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The rules of one function `f`, with `m`'s structs, globals and
+/// functions around it; `f` need not be in `m` (a pass's copy of a
+/// kernel). The module-level rules are not checked.
+pub fn verify_function(m: &Module, f: &Function) -> Result<(), Vec<VerifyError>> {
+    let mut errors = Vec::new();
+    FnCheck::new(m, f, &mut errors).run();
     if errors.is_empty() {
         Ok(())
     } else {
@@ -354,8 +368,6 @@ struct FnCheck<'a> {
     /// Values made visible, in order, to hide them when their block ends.
     defined: Vec<ValueId>,
     constructs: Vec<Construct>,
-    /// How many `continuing` blocks enclose the current statement.
-    in_continuing: u32,
 }
 
 impl<'a> FnCheck<'a> {
@@ -369,7 +381,6 @@ impl<'a> FnCheck<'a> {
             visible: vec![false; n],
             defined: Vec::new(),
             constructs: Vec::new(),
-            in_continuing: 0,
         }
     }
 
@@ -495,6 +506,9 @@ impl<'a> FnCheck<'a> {
             if size.is_some_and(|s| s.contains(&0)) {
                 self.error(what, Loc::NONE, "sizes are at least 1");
             }
+        }
+        if k.reqd_sub_group_size == Some(0) {
+            self.error("reqd_sub_group_size", Loc::NONE, "the size is at least 1");
         }
         if let Some(t) = &k.vec_type_hint {
             if !matches!(t, Type::Scalar(_) | Type::Vector(..)) || type_problem(self.m, t).is_some()
@@ -700,12 +714,7 @@ impl<'a> FnCheck<'a> {
                     }
                 }
             }
-            Stmt::Barrier(_, loc) => {
-                if self.in_continuing > 0 {
-                    self.error("barrier", *loc, "inside a loop's continuing block");
-                }
-            }
-            Stmt::Fence(_) => {}
+            Stmt::Barrier(..) | Stmt::Fence(_) => {}
         }
     }
 
@@ -725,9 +734,7 @@ impl<'a> FnCheck<'a> {
         self.hide_from(keep);
         self.constructs.pop();
         self.constructs.push(Construct::LoopContinuing);
-        self.in_continuing += 1;
         self.block(continuing);
-        self.in_continuing -= 1;
         self.constructs.pop();
         self.hide_from(mark);
     }

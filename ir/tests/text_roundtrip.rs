@@ -467,6 +467,7 @@ fn everything() -> Module {
             reqd_work_group_size: Some([64, 1, 1]),
             work_group_size_hint: Some([8, 8, 2]),
             vec_type_hint: Some(Type::vector(Scalar::F32, 4)),
+            reqd_sub_group_size: Some(16),
         }),
         vars: vec![
             Var {
@@ -542,7 +543,8 @@ fn every_variant_round_trips() {
         "reloc @second[0] = @lut[4]",
         "kernel @everything(out: ptr global u32, s: ptr private %P byval)",
         "  args [\"uint*\" global const restrict volatile pipe, \"struct P\" private read_write]",
-        "  vec_type_hint(<4 x f32>) {",
+        "  vec_type_hint(<4 x f32>)",
+        "  reqd_sub_group_size(16) {",
         "%2: f32 = const 1.5",
         "%3: f16 = const 1.0",
         "%4: f64 = const 0x7ff8000000000001",
@@ -863,6 +865,7 @@ fn random_function(r: &mut Rng, n_structs: usize, n_globals: usize, n_funcs: usi
             reqd_work_group_size: r.chance(50).then(|| triple(r)),
             work_group_size_hint: r.chance(30).then(|| triple(r)),
             vec_type_hint: r.chance(30).then(|| r.ty(n_structs, 0)),
+            reqd_sub_group_size: r.chance(30).then(|| 1 + r.below(64) as u32),
         });
     }
     f.vars = (0..r.below(3))

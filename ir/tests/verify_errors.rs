@@ -245,12 +245,8 @@ fn break_continue_and_barriers_respect_structure() {
         "{}",
         format_errors(&errors)
     );
-    assert_eq!(
-        count("barrier", "continuing block"),
-        1,
-        "{}",
-        format_errors(&errors)
-    );
+    // A barrier in a continuing block is valid (`for (…; barrier(…), i++)`).
+    assert_eq!(count("barrier", ""), 0, "{}", format_errors(&errors));
     // `continue` inside a switch inside a loop body is fine; %1 used before
     // its definition is not.
     assert_eq!(

@@ -1,22 +1,24 @@
 //! vecl's JIT: Kernel IR → code vectorised across work-items → Cranelift
 //! machine code. [`abi`] is the contract with the runtime.
 //!
-//! [`compile_kernel`] inlines the kernel's calls, runs the uniformity
-//! analysis, lowers the kernel to one Cranelift function that runs a range of
+//! [`compile_kernel`] runs the middle passes on the kernel
+//! ([`vecl_ir::transform::pipeline`]: inlining, SRA, unrolling, CSE),
+//! cuts it into barrier regions, runs the uniformity analysis, lowers the kernel to one Cranelift function that runs a range of
 //! work-groups (W work-items per SIMD chunk, see `lower`), and JIT-compiles
 //! it. The [`CompiledKernel`] owns the machine code and the kernel's
 //! module-scope data.
 
 pub mod abi;
+mod collectives;
 mod group_shape;
 mod image;
-mod inline;
 mod lane_axis;
 mod layout;
 mod lower;
 mod math;
 pub mod printf;
 mod regions;
+mod sub_group;
 mod tiers;
 
 use abi::{ArgSlot, Launch};
@@ -30,12 +32,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tiers::{Entry, Tier, Upgrade};
+use vecl_ir::transform::pipeline::{Pipeline, PipelineError, PipelineOptions};
 use vecl_ir::{Inst, Module};
 
 pub use tiers::{FinalCode, Tiers};
 
-/// How to compile a kernel.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// How to compile a kernel. Plain options: the JIT reads no environment
+/// variables (the `vecl` crate's `Config` maps them onto these fields).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitOptions {
     /// Work-items per SIMD chunk (a multiple of 4, at most 64); `None` lets
     /// the JIT choose.
@@ -46,17 +50,62 @@ pub struct JitOptions {
     pub checked: bool,
     /// Keep the Cranelift IR text for [`CompiledKernel::clif`].
     pub dump_clif: bool,
-    /// Which tiers to compile; `None` takes them from `VECL_JIT_TIERS`
-    /// (see [`Tiers`]).
-    pub tiers: Option<Tiers>,
+    /// Which tiers to compile (see [`Tiers`]); both by default.
+    pub tiers: Tiers,
     /// Launches of at least this many work-items write the outputs the
     /// kernel never reads with non-temporal stores (see the `lower::stream`
-    /// module); `None` takes `VECL_STREAM_MIN_ITEMS`, else 2^22.
-    pub stream_min_items: Option<u64>,
+    /// module); 2^22 by default.
+    pub stream_min_items: u64,
     /// Whether streaming loads prefetch the line 4 KiB ahead (see the
-    /// `lower::prefetch` module); `None` takes `VECL_PREFETCH` (`0` turns
-    /// it off), else on.
-    pub prefetch: Option<bool>,
+    /// `lower::prefetch` module); on by default.
+    pub prefetch: Prefetch,
+    /// The middle passes the kernel goes through before the lowering
+    /// (see [`vecl_ir::transform::pipeline`]): which are off, whether the
+    /// IR is verified after each (by default only with debug assertions).
+    pub passes: PipelineOptions,
+    /// Print the time of each compile phase to standard error.
+    pub phases: PhaseReport,
+    /// Print each kernel's machine code after register allocation to
+    /// standard error and write its bytes to a file named by their load
+    /// address (for matching profiler samples to instructions).
+    pub disasm: bool,
+}
+
+impl Default for JitOptions {
+    fn default() -> JitOptions {
+        JitOptions {
+            simd_width: None,
+            checked: false,
+            dump_clif: false,
+            tiers: Tiers::Both,
+            stream_min_items: lower::stream::STREAM_MIN_ITEMS,
+            prefetch: Prefetch::On,
+            passes: PipelineOptions::default(),
+            phases: PhaseReport::Off,
+            disasm: false,
+        }
+    }
+}
+
+/// Whether streaming loads prefetch ahead ([`JitOptions::prefetch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prefetch {
+    On,
+    Off,
+    /// As `On`, but every function with prefetches is treated as one whose
+    /// placeholders could not all be patched, so that it is lowered again
+    /// without them: the fallback path no kernel reaches otherwise.
+    RefusePatch,
+}
+
+/// Which compile times go to standard error ([`JitOptions::phases`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhaseReport {
+    Off,
+    /// One line per compilation: the time of each phase and the sizes.
+    Phases,
+    /// The phases and Cranelift's own pass timings.
+    CraneliftPasses,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -465,7 +514,7 @@ pub fn compile_kernel_in(
     if !module.kernels().any(|(_, f)| f.name == kernel) {
         return Err(JitError::NoSuchKernel(kernel.to_string()));
     }
-    let policy = opts.tiers.unwrap_or_else(Tiers::from_env);
+    let policy = opts.tiers;
     let first = match policy {
         Tiers::OptimisedOnly => Tier::Optimised,
         Tiers::QuickOnly | Tiers::Both => Tier::Quick,
@@ -535,18 +584,19 @@ pub fn compile_kernel_in(
 }
 
 /// Time spent in each phase of `compile`, printed to standard error when
-/// `VECL_JIT_PHASES` is set (for finding where compile time goes).
+/// [`JitOptions::phases`] asks (for finding where compile time goes).
 struct Phases {
     last: Option<Instant>,
     marks: Vec<(&'static str, f64)>,
+    cranelift_passes: bool,
 }
 
 impl Phases {
-    fn new(started: Instant) -> Phases {
-        let on = std::env::var_os("VECL_JIT_PHASES").is_some();
+    fn new(started: Instant, report: PhaseReport) -> Phases {
         Phases {
-            last: on.then_some(started),
+            last: (report != PhaseReport::Off).then_some(started),
             marks: Vec::new(),
+            cranelift_passes: report == PhaseReport::CraneliftPasses,
         }
     }
 
@@ -574,7 +624,7 @@ impl Phases {
             let _ = write!(line, " {phase} {ms:.3}");
         }
         eprintln!("{line} ms");
-        if std::env::var_os("VECL_JIT_PHASES").is_some_and(|v| v == "passes") {
+        if self.cranelift_passes {
             eprintln!("{}", cranelift_codegen::timing::take_current());
         }
     }
@@ -745,8 +795,18 @@ fn wide_width(
     let plain = tier == Tier::Optimised
         && opts.simd_width.is_none()
         && w == 16
-        && !has_divergent_loop(&func.body, uni);
+        && !has_divergent_loop(&func.body, uni)
+        && !uses_sub_groups(func);
     plain.then_some(WIDE_WIDTH)
+}
+
+/// Whether `func` calls a sub-group builtin: its sub-group size is its
+/// chunk width, which must then be one width for every launch (no wide
+/// copy).
+fn uses_sub_groups(func: &vecl_ir::Function) -> bool {
+    func.insts.iter().any(
+        |d| matches!(&d.inst, Inst::Builtin(n, _) if vecl_ir::sub_group::is_sub_group_builtin(n)),
+    )
 }
 
 /// Whether `b` holds a loop whose trip count differs between work-items.
@@ -786,23 +846,23 @@ fn define_kernel_function(
     kernel: &str,
     name: &str,
     input: lower::chunks::KernelInput<'_>,
+    opts: &JitOptions,
     dump_clif: bool,
 ) -> Result<DefinedFunction, JitError> {
     let without_prefetch = lower::chunks::KernelInput {
         prefetch: false,
         ..input.clone()
     };
-    if let Some(f) = try_define_kernel_function(jit, fctx, kernel, name, input, dump_clif)? {
+    if let Some(f) = try_define_kernel_function(jit, fctx, kernel, name, input, opts, dump_clif)? {
         return Ok(f);
     }
     // Not every prefetch placeholder could be patched: lowered again
     // without them, as an unpatched one would load ahead of the chunk.
-    try_define_kernel_function(jit, fctx, kernel, name, without_prefetch, dump_clif)?.ok_or_else(
-        || JitError::Codegen {
+    try_define_kernel_function(jit, fctx, kernel, name, without_prefetch, opts, dump_clif)?
+        .ok_or_else(|| JitError::Codegen {
             kernel: kernel.to_string(),
             message: "prefetch placeholders left in a kernel lowered without prefetches".into(),
-        },
-    )
+        })
 }
 
 /// [`define_kernel_function`] once; `None` when the prefetch placeholders
@@ -814,6 +874,7 @@ fn try_define_kernel_function(
     kernel: &str,
     name: &str,
     input: lower::chunks::KernelInput<'_>,
+    opts: &JitOptions,
     dump_clif: bool,
 ) -> Result<Option<DefinedFunction>, JitError> {
     let codegen = |message: String| JitError::Codegen {
@@ -837,7 +898,7 @@ fn try_define_kernel_function(
         + lower::fold::remove_dead_params(&mut ctx.func);
     let clif = dump_clif.then(|| ctx.func.display().to_string());
     let clif_insts = ctx.func.dfg.num_insts();
-    ctx.set_disasm(std::env::var_os("VECL_JIT_DISASM").is_some());
+    ctx.set_disasm(opts.disasm);
     // Compiled here rather than by `define_function` so that the marked
     // stores can become non-temporal ones (`lower::stream`) before the
     // code is placed.
@@ -863,7 +924,7 @@ fn try_define_kernel_function(
     );
     let ranges = marked_ranges(lower::prefetch::prefetch_tag());
     let expected = lower::prefetch::marked_prefetches(&ctx.func);
-    let refused = expected > 0 && lower::prefetch::patch_refused_from_env();
+    let refused = expected > 0 && opts.prefetch == Prefetch::RefusePatch;
     if refused || !lower::prefetch::patch_prefetches(&mut bytes, ranges, expected) {
         ctx.clear();
         return Ok(None);
@@ -890,7 +951,7 @@ fn try_define_kernel_function(
     }))
 }
 
-/// The entry of `f` once `jit` is finalized. With `VECL_JIT_DISASM`, its
+/// The entry of `f` once `jit` is finalized. With [`JitOptions::disasm`], its
 /// machine code after register allocation goes to standard error and its
 /// bytes to a file named by their load address, for matching profiler
 /// samples to instructions (`objdump -D -b binary -mi386:x86-64
@@ -943,10 +1004,17 @@ fn compile(
             )));
         }
     }
-    let mut phases = Phases::new(started);
-    let mut func = inline::inline_calls(module, original).map_err(unsupported)?;
-    vecl_ir::transform::unroll::unroll_counted_loops(&mut func);
-    vecl_ir::transform::cse::eliminate_common(&mut func);
+    let mut phases = Phases::new(started, opts.phases);
+    let pipeline = Pipeline::new(&PipelineOptions {
+        dump: None,
+        ..opts.passes.clone()
+    })
+    .map_err(unsupported)?;
+    let mut func = match pipeline.run(module, original) {
+        Ok(out) => out.function,
+        Err(e @ PipelineError::Pass { .. }) => return Err(unsupported(e.to_string())),
+        Err(e @ PipelineError::Verify { .. }) => return Err(codegen(e.to_string())),
+    };
     // Whether launches of groups one work-item wide in dimension 0 can
     // have a copy with lanes along another dimension, and the copy's IR.
     let lane_obstacle = match lanes_along {
@@ -957,7 +1025,16 @@ fn compile(
         }
     };
     let shape_observer = group_shape::observer(module, &func);
-    phases.mark("inline");
+    // Work-group collectives become barriers around a combine step over
+    // a scratch area added to the module.
+    let with_scratch;
+    let module = if collectives::has_collectives(&func) {
+        with_scratch = collectives::rewrite(module, &mut func).map_err(unsupported)?;
+        &with_scratch
+    } else {
+        module
+    };
+    phases.mark("passes");
     let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
         Some(g) => (g.func, Some(g.next)),
         None => (func, None),
@@ -965,8 +1042,17 @@ fn compile(
     phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
     phases.mark("uniformity");
-    let w = opts
-        .simd_width
+    // `intel_reqd_sub_group_size(N)`: the sub-group is the chunk.
+    let required = original.kernel.as_ref().and_then(|k| k.reqd_sub_group_size);
+    if let Some(n) = required {
+        if n == 0 || !n.is_multiple_of(4) || n > 64 {
+            return Err(unsupported(format!(
+                "sub-group size {n} (vecl's sub-groups are SIMD chunks of a multiple of 4 up to 64 work-items)"
+            )));
+        }
+    }
+    let w = required
+        .or(opts.simd_width)
         .unwrap_or_else(|| default_width(module, &func, &uni));
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
@@ -1025,12 +1111,8 @@ fn compile(
     let has_fma = isa_has(jit.isa(), "has_fma");
 
     phases.mark("jit module");
-    let stream_min_items = opts
-        .stream_min_items
-        .unwrap_or_else(lower::stream::min_items_from_env);
-    let prefetch_on = opts
-        .prefetch
-        .unwrap_or_else(lower::prefetch::enabled_from_env);
+    let stream_min_items = opts.stream_min_items;
+    let prefetch_on = opts.prefetch != Prefetch::Off;
     let input = |w: u32| lower::chunks::KernelInput {
         module,
         func: &func,
@@ -1054,11 +1136,13 @@ fn compile(
         kernel,
         &format!("vecl_kernel_{kernel}"),
         input(w),
+        opts,
         opts.dump_clif,
     )?;
     // The wide copy: dropped if it cannot be made or would not share the
     // main code's launches (it is an optimisation only).
     let wide = wide_width(tier, opts, w, &func, &uni)
+        .filter(|_| required.is_none())
         .filter(|_| {
             let l = &main.lowered;
             l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
@@ -1070,6 +1154,7 @@ fn compile(
                 kernel,
                 &format!("vecl_kernel_{kernel}_w{ww}"),
                 input(ww),
+                opts,
                 false,
             )
             .ok()
@@ -1209,6 +1294,17 @@ fn compile(
         ),
         Some(why) => writeln!(explain, "groups: shape observable ({why})"),
     };
+    if uses_sub_groups(&func) {
+        let _ = writeln!(
+            explain,
+            "sub-groups: {w} work-items each (the chunk width{}; a row of the group whose length is not a multiple of {w} ends with a shorter one); no wide copy",
+            match (required, opts.simd_width) {
+                (Some(_), _) => ", as intel_reqd_sub_group_size requires",
+                (None, Some(_)) => ", as asked",
+                (None, None) => ", chosen by the width rules",
+            }
+        );
+    }
     if wide.is_some() {
         let _ = writeln!(
             explain,

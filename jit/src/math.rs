@@ -699,6 +699,7 @@ fn symbols() -> Vec<(&'static str, *const u8)> {
     v.extend(binary_symbols());
     v.extend(crate::printf::symbols());
     v.extend(crate::image::symbols());
+    v.extend(crate::sub_group::symbols());
     v.extend([
         ("vecl_pownf", vecl_pownf as *const u8),
         ("vecl_pown", vecl_pown as *const u8),

@@ -13,9 +13,9 @@
 //! does), so they compute the same results; a launch in progress keeps
 //! running the entry it started with for the rest of its call.
 //!
-//! `VECL_JIT_TIERS` chooses: `quick` (the quick code only), `optimised`
-//! (only the optimised code, compiled before `compile_kernel` returns, as
-//! before the tiers existed), anything else or unset (both).
+//! [`crate::JitOptions::tiers`] chooses: the quick code only, only the
+//! optimised code (compiled before `compile_kernel` returns, as before the
+//! tiers existed), or both (the default).
 //!
 //! One background thread compiles the optimised code of every kernel, in
 //! the order they were built, so a program of many kernels does not start
@@ -39,31 +39,15 @@ pub enum Tiers {
 }
 
 impl Tiers {
-    /// The policy `VECL_JIT_TIERS` names (`Both` when it names none).
-    pub fn from_env() -> Tiers {
-        match std::env::var("VECL_JIT_TIERS").as_deref() {
-            Ok("quick") => Tiers::QuickOnly,
-            Ok("optimised") | Ok("optimized") => Tiers::OptimisedOnly,
-            _ => Tiers::Both,
+    /// The policy a name chooses: `quick`, `optimised` (or `optimized`),
+    /// `both`; `None` for any other name.
+    pub fn from_name(name: &str) -> Option<Tiers> {
+        match name.trim() {
+            "quick" => Some(Tiers::QuickOnly),
+            "optimised" | "optimized" => Some(Tiers::OptimisedOnly),
+            "both" => Some(Tiers::Both),
+            _ => None,
         }
-    }
-
-    /// The tiers a differential test (JIT against the interpreter at
-    /// several widths) compiles width `w` with: `None` — the environment's
-    /// policy — when `VECL_JIT_TIERS` is set; otherwise the quick code at
-    /// W = 8 and the optimised code (which adds a copy for full chunks) at
-    /// the other widths, each compiled before `compile_kernel` returns. So
-    /// every kernel is checked in both forms, and which code a launch runs
-    /// never depends on when a background compilation ends.
-    pub fn for_differential_tests(w: u32) -> Option<Tiers> {
-        if std::env::var_os("VECL_JIT_TIERS").is_some() {
-            return None;
-        }
-        Some(if w == 8 {
-            Tiers::QuickOnly
-        } else {
-            Tiers::OptimisedOnly
-        })
     }
 }
 

@@ -100,7 +100,7 @@ fn at_default_width(
 ) -> String {
     let m = common::versus_interp::build(src, "");
     let opts = vecl_jit::JitOptions {
-        tiers: Some(vecl_jit::Tiers::OptimisedOnly),
+        tiers: vecl_jit::Tiers::OptimisedOnly,
         ..vecl_jit::JitOptions::default()
     };
     let k = vecl_jit::compile_kernel(&m, kernel, &opts).expect("compiles");

@@ -201,7 +201,7 @@ fn prefetches_past_the_end_of_a_buffer_do_not_fault() {
         let opts = JitOptions {
             simd_width: Some(w),
             tiers: common::test_tiers(w),
-            prefetch: Some(true),
+            prefetch: vecl_jit::Prefetch::On,
             ..JitOptions::default()
         };
         let k = compile_kernel(&m, "k", &opts).expect("compiles");

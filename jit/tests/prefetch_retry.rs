@@ -1,7 +1,7 @@
 //! A kernel whose prefetch placeholders cannot all be patched is lowered
 //! and compiled again without prefetches (`define_kernel_function`). This
-//! binary makes every patch fail (`VECL_PREFETCH=refuse-patch`; no other
-//! test shares the process) and checks that kernels with prefetches — one
+//! binary makes every patch fail (`vecl_jit::Prefetch::RefusePatch`; no
+//! other test shares the process) and checks that kernels with prefetches — one
 //! calling a math routine, which the first lowering already defined in the
 //! module, and one with a barrier — compile again without them and match
 //! the interpreter.
@@ -34,7 +34,7 @@ fn kernels_compile_again_without_prefetches_when_the_patch_fails() {
         let l = explain_line(src, 16, "loads:");
         assert!(!l.contains("; 0 prefetching"), "{l}");
     }
-    std::env::set_var("VECL_PREFETCH", "refuse-patch");
+    common::refuse_prefetch_patches();
     for src in [MATH, BARRIER] {
         let l = explain_line(src, 16, "loads:");
         assert!(l.contains("; 0 prefetching"), "{l}");

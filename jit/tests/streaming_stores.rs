@@ -101,7 +101,7 @@ fn streamed_launches_match_interpreter() {
         let opts = JitOptions {
             simd_width: Some(w),
             tiers: common::test_tiers(w),
-            stream_min_items: Some(0),
+            stream_min_items: 0,
             ..JitOptions::default()
         };
         let k = compile_kernel(&m, "k", &opts).expect("compiles");

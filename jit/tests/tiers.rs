@@ -14,7 +14,7 @@ use vecl_jit::{compile_kernel, FinalCode, JitOptions, Tiers};
 fn replaced(m: &Module, kernel: &str, w: u32) {
     let opts = JitOptions {
         simd_width: Some(w),
-        tiers: Some(Tiers::Both),
+        tiers: Tiers::Both,
         ..JitOptions::default()
     };
     let k = compile_kernel(m, kernel, &opts).unwrap_or_else(|e| panic!("W = {w}: {e}"));
@@ -28,10 +28,6 @@ fn replaced(m: &Module, kernel: &str, w: u32) {
 
 #[test]
 fn optimised_code_replaces_the_quick_code() {
-    if std::env::var_os("VECL_JIT_TIERS").is_some() {
-        // One tier only was asked for.
-        return;
-    }
     let src = "constant int bias[4] = {1, 2, 3, 4};
     kernel void reduce(global const int* in, global int* out, local int* t) {
         size_t l = get_local_id(0);
@@ -51,9 +47,6 @@ fn optimised_code_replaces_the_quick_code() {
 
 #[test]
 fn optimised_code_with_a_full_chunk_copy_replaces_the_quick_code() {
-    if std::env::var_os("VECL_JIT_TIERS").is_some() {
-        return;
-    }
     // Only the optimised code has a copy of the body for full chunks
     // (here with a gather); the layouts still agree.
     let src = "kernel void pick(global const float* x, global const int* at, global float* y) {

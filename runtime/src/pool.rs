@@ -1,7 +1,8 @@
 //! The process-wide work-stealing pool that runs NDRanges.
 //!
 //! One set of worker threads serves every queue of the process (one thread
-//! per core, or `VECL_THREADS`; the thread that submits a job is one of them,
+//! per core, or [`Pool::set_global_threads`]'s number, which the API's edge
+//! takes from `VECL_THREADS`; the thread that submits a job is one of them,
 //! so `threads - 1` are spawned). A job is a range of work-group indices and
 //! a body that runs a sub-range. Whoever holds a range splits it in halves,
 //! keeping the lower half and publishing the upper one, until it reaches the
@@ -143,11 +144,24 @@ thread_local! {
 }
 
 impl Pool {
-    /// The process-wide pool, started on first use with `VECL_THREADS`
-    /// threads (default: one per core).
+    /// The process-wide pool, started on first use with the threads
+    /// [`set_global_threads`](Self::set_global_threads) asked for (default:
+    /// one per core).
     pub fn global() -> &'static Arc<Pool> {
         static POOL: OnceLock<Arc<Pool>> = OnceLock::new();
-        POOL.get_or_init(|| Pool::start(thread_count_from_env()))
+        POOL.get_or_init(|| Pool::start(*GLOBAL_THREADS.get_or_init(one_per_core)))
+    }
+
+    /// Sets the number of threads of the process-wide pool (the submitting
+    /// thread included; 0 means one per core). Only the first call counts,
+    /// and only before the pool starts; returns whether this one counted.
+    pub fn set_global_threads(threads: usize) -> bool {
+        let threads = if threads == 0 {
+            one_per_core()
+        } else {
+            threads
+        };
+        GLOBAL_THREADS.set(threads).is_ok()
     }
 
     /// Starts a pool of `threads` threads in total (the submitting thread
@@ -383,17 +397,14 @@ fn with_caller_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     }
 }
 
-/// `VECL_THREADS` if set to a positive number, else one per core.
-fn thread_count_from_env() -> usize {
-    std::env::var("VECL_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
+/// The thread count [`Pool::set_global_threads`] chose.
+static GLOBAL_THREADS: OnceLock<usize> = OnceLock::new();
+
+/// One thread per core the system reports.
+fn one_per_core() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 #[cfg(test)]

@@ -98,12 +98,15 @@ pub fn header_options(source: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The options `explain-corpus` and `vecl bench` compile with: the JIT's
-/// choice of width unless `width` is given, no checks, no dumps.
+/// The options `explain-corpus` and `vecl bench` compile with: the
+/// configured ones (`vecl::Config`), the JIT's choice of width unless
+/// `width` is given, no checks, no dumps.
 pub fn jit_options(width: Option<u32>) -> vecl_jit::JitOptions {
     vecl_jit::JitOptions {
         simd_width: width,
-        ..Default::default()
+        checked: false,
+        dump_clif: false,
+        ..vecl::Config::global().jit_options()
     }
 }
 
@@ -141,18 +144,34 @@ impl Report {
         reps: usize,
     ) {
         let options = header_options(source);
+        self.add_built(name, opts, reps, || {
+            vecl_clc::build(source, &options)
+                .map(|b| b.module)
+                .map_err(|e| e.to_string())
+        });
+    }
+
+    /// Like [`Report::add_source`] for any front end: `front_end` makes the
+    /// module (timed, best of `reps`), then every kernel is JIT-compiled.
+    pub fn add_built(
+        &mut self,
+        name: &str,
+        opts: &vecl_jit::JitOptions,
+        reps: usize,
+        mut front_end: impl FnMut() -> Result<vecl_ir::Module, String>,
+    ) {
         let mut front_end_ms = f64::INFINITY;
         let mut built = None;
         for _ in 0..reps.max(1) {
             let started = Instant::now();
-            let result = vecl_clc::build(source, &options);
+            let result = front_end();
             front_end_ms = front_end_ms.min(started.elapsed().as_secs_f64() * 1e3);
             built = Some(result);
         }
         let module = match built {
-            Some(Ok(b)) => b.module,
+            Some(Ok(m)) => m,
             Some(Err(e)) => {
-                let first = e.to_string().lines().next().unwrap_or("").to_string();
+                let first = e.lines().next().unwrap_or("").to_string();
                 self.build_failures.push((name.to_string(), first));
                 return;
             }

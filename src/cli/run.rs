@@ -31,7 +31,9 @@ pub struct RunRequest {
     pub options: String,
     pub reps: usize,
     pub explain: bool,
-    pub dump_ir: bool,
+    /// `front` (the front end's module), `all` (the kernel after every
+    /// middle pass) or the name of one pass.
+    pub dump_ir: Option<String>,
     /// What the kernel checks.
     pub safety: vecl::Safety,
 }
@@ -91,21 +93,52 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Kernel `kernel` of `module` printed after the middle passes `when`
+/// names (`all` or one pass): what the JIT's lowering receives, run with
+/// the configured passes (`vecl::Config`).
+fn passes_dump(module: &vecl_ir::Module, kernel: &str, when: &str) -> Result<String, String> {
+    use vecl_ir::transform::pipeline::{IrDump, Pipeline, PipelineOptions};
+    let dump = IrDump::parse(when).map_err(|e| format!("--dump-ir={when}: {e}"))?;
+    let (_, function) = module
+        .kernels()
+        .find(|(_, f)| f.name == kernel)
+        .ok_or_else(|| format!("no kernel named `{kernel}`"))?;
+    let options = PipelineOptions {
+        dump: Some(dump),
+        verify: true,
+        ..vecl::Config::global().jit_options().passes
+    };
+    let pipeline = Pipeline::new(&options)?;
+    let out = pipeline.run(module, function).map_err(|e| e.to_string())?;
+    if out.dump.is_empty() {
+        return Err(format!("--dump-ir={when}: that pass is turned off"));
+    }
+    Ok(out.dump + "\n")
+}
+
 /// Runs the request and returns the text to print.
 pub fn run(req: &RunRequest) -> Result<String, String> {
     let bytes = std::fs::read(&req.file).map_err(|e| format!("{}: {e}", req.file.display()))?;
-    // Bytes that are not UTF-8 are kept, as C compilers keep them.
-    let source = vecl_clc::literal::decode_source(&bytes).into_owned();
     if req.global.is_empty() || req.global.len() > 3 {
         return Err("--global takes 1 to 3 sizes".into());
     }
     let ctx = Context::new().map_err(|e| e.to_string())?;
     let build_start = Instant::now();
-    let mut builder = ctx
-        .program(&source)
-        .options(&req.options)
-        .dump_clif(req.explain);
-    builder = match req.safety {
+    // A SPIR-V module (a `.spv` file, or any file that starts with the
+    // magic number) goes through the IL path; anything else is OpenCL C.
+    let spirv = vecl_spirv::is_spirv(&bytes) || req.file.extension().is_some_and(|e| e == "spv");
+    let builder = if spirv {
+        let words = vecl_spirv::words_from_bytes(&bytes)
+            .map_err(|e| format!("{}: {e}", req.file.display()))?;
+        ctx.program_il(&words)
+    } else {
+        // Bytes that are not UTF-8 are kept, as C compilers keep them.
+        let source = vecl_clc::literal::decode_source(&bytes).into_owned();
+        ctx.program(&source)
+            .source_name(&req.file.display().to_string())
+    };
+    let builder = builder.options(&req.options).dump_clif(req.explain);
+    let builder = match req.safety {
         // SAFETY: asked for on the command line; the run's own memory is
         // all that an access outside the buffers can corrupt.
         vecl::Safety::Unchecked => unsafe { builder.unchecked() },
@@ -117,9 +150,13 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     // The timed runs measure the optimised code, not the quick tier's.
     program.wait_for_final_code();
     let mut out = String::new();
-    if req.dump_ir {
-        out.push_str(&vecl_ir::text::print_module(program.module()));
-        out.push('\n');
+    match req.dump_ir.as_deref() {
+        None => {}
+        Some("front") => {
+            out.push_str(&vecl_ir::text::print_module(program.module()));
+            out.push('\n');
+        }
+        Some(when) => out.push_str(&passes_dump(program.module(), &req.kernel, when)?),
     }
     let kernel = program.kernel(&req.kernel).map_err(|e| e.to_string())?;
     if req.explain {
@@ -440,7 +477,7 @@ mod tests {
             options: String::new(),
             reps: 1,
             explain: false,
-            dump_ir: false,
+            dump_ir: None,
             safety,
         }
     }
@@ -449,6 +486,65 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("vecl-run-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch directory");
         dir
+    }
+
+    /// `vecl run` of a `.spv` file: the module compiled by clang-15 and
+    /// llvm-spirv-15 (when installed) gives the checksum of the same
+    /// kernel's OpenCL C source.
+    #[test]
+    fn spirv_files_run_like_their_source() {
+        let dir = scratch_dir("spirv");
+        // Integer arithmetic: exact whatever clang contracts or reorders.
+        let src = "kernel void sq(global const int *in, global int *out) {
+            int i = get_global_id(0);
+            out[i] = in[i] * in[i] + (in[i] >> 1) - i;
+        }";
+        let cl = request(&dir, src, "sq", false);
+        let bc = dir.join("sq.bc");
+        let spv = dir.join("sq.spv");
+        let compiled = std::process::Command::new("clang-15")
+            .args([
+                "-cl-std=CL2.0",
+                "-target",
+                "spir64",
+                "-O2",
+                "-emit-llvm",
+                "-c",
+            ])
+            .arg(&cl.file)
+            .arg("-o")
+            .arg(&bc)
+            .status()
+            .is_ok_and(|s| s.success())
+            && std::process::Command::new("llvm-spirv-15")
+                .arg(&bc)
+                .arg("-o")
+                .arg(&spv)
+                .status()
+                .is_ok_and(|s| s.success());
+        if !compiled {
+            println!("skipped: clang-15 or llvm-spirv-15 is not installed");
+            return;
+        }
+        let from_source = run(&cl).expect("the OpenCL C kernel runs");
+        let mut il = request(&dir, src, "sq", false);
+        il.file = spv;
+        let from_il = run(&il).expect("the SPIR-V kernel runs");
+        // Argument names are not in optimised SPIR-V: compare the
+        // arguments by index and checksum.
+        let checksums = |t: &str| -> Vec<(String, String)> {
+            t.lines()
+                .filter(|l| l.contains("checksum"))
+                .map(|l| {
+                    let index = l.split('`').next().unwrap_or("").trim().to_string();
+                    let sum = l.rsplit(' ').next().unwrap_or("").to_string();
+                    (index, sum)
+                })
+                .collect()
+        };
+        assert!(!checksums(&from_source).is_empty(), "{from_source}");
+        assert_eq!(checksums(&from_source), checksums(&from_il));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -553,19 +553,29 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     system_svm = CL_FALSE;
     EXPECT(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof system_svm, &system_svm),
            CL_SUCCESS);
-    /* clGetKernelSubGroupInfoKHR, clGetKernelSubGroupInfo: no sub-groups. */
+    /* clGetKernelSubGroupInfoKHR, clGetKernelSubGroupInfo. */
     EXPECT(clGetKernelSubGroupInfoKHR(bad_kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR,
                                       sizeof global, global, sizeof size, &size, NULL), CL_INVALID_KERNEL);
     EXPECT(clGetKernelSubGroupInfo(bad_kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
                                    sizeof global, global, sizeof size, &size, NULL), CL_INVALID_KERNEL);
     EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
-                                   sizeof global, global, sizeof size, &size, NULL), CL_INVALID_OPERATION);
+                                   sizeof global, global, sizeof size, &size, NULL), CL_SUCCESS);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                   sizeof global, NULL, sizeof size, &size, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                   0, global, sizeof size, &size, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                   sizeof global, global, 1, &size, NULL), CL_INVALID_VALUE);
+    EXPECT(clGetKernelSubGroupInfo(k, device, CL_KERNEL_WORK_GROUP_SIZE,
+                                   sizeof global, global, sizeof size, &size, NULL), CL_INVALID_VALUE);
     /* clCloneKernel */
     EXPECT_NULL(clCloneKernel(bad_kernel, &err), err, CL_INVALID_KERNEL);
     /* clCreateProgramWithIL */
     EXPECT_NULL(clCreateProgramWithIL(bad_ctx, junk, sizeof junk, &err), err, CL_INVALID_CONTEXT);
     EXPECT_NULL(clCreateProgramWithIL(ctx, NULL, 4, &err), err, CL_INVALID_VALUE);
     EXPECT_NULL(clCreateProgramWithIL(ctx, junk, 0, &err), err, CL_INVALID_VALUE);
+    /* Not SPIR-V (no magic number): "does not contain well-formed intermediate language". */
+    EXPECT_NULL(clCreateProgramWithIL(ctx, junk, sizeof junk, &err), err, CL_INVALID_VALUE);
     /* clEnqueueSVMMigrateMem */
     const void *svm_const[1] = {svm};
     const void *not_svm[1] = {host};
@@ -596,7 +606,8 @@ static void every_entry_point(cl_platform_id platform, cl_device_id device) {
     EXPECT(clSetProgramReleaseCallback(bad_program, program_notify, NULL), CL_INVALID_PROGRAM);
     EXPECT(clSetProgramReleaseCallback(program, NULL, NULL), CL_INVALID_VALUE);
     EXPECT(clSetProgramSpecializationConstant(bad_program, 0, sizeof int_value, &int_value), CL_INVALID_PROGRAM);
-    EXPECT(clSetProgramSpecializationConstant(program, 0, sizeof int_value, &int_value), CL_INVALID_OPERATION);
+    /* "CL_INVALID_PROGRAM if program is not a valid program object created from an intermediate language". */
+    EXPECT(clSetProgramSpecializationConstant(program, 0, sizeof int_value, &int_value), CL_INVALID_PROGRAM);
     /* clCreateBufferWithProperties */
     cl_mem_properties bad_mprops[] = {0x7777, 0, 0};
     EXPECT_NULL(clCreateBufferWithProperties(bad_ctx, NULL, CL_MEM_READ_WRITE, 16, NULL, &err), err, CL_INVALID_CONTEXT);
@@ -1035,7 +1046,8 @@ int main(void) {
     cl_int binary_status = 0;
     EXPECT_NULL(clCreateProgramWithBinary(ctx, 1, &device, &junk_len, &junk_ptr, &binary_status, &err), err, CL_INVALID_BINARY);
     EXPECT(binary_status, CL_INVALID_BINARY);
-    EXPECT_NULL(clCreateProgramWithIL(ctx, junk, junk_len, &err), err, CL_INVALID_OPERATION);
+    /* IL programs are supported; bytes that are not SPIR-V are not well-formed IL. */
+    EXPECT_NULL(clCreateProgramWithIL(ctx, junk, junk_len, &err), err, CL_INVALID_VALUE);
     if (clBuildProgram(program, 0, NULL, NULL, NULL, NULL) == CL_SUCCESS) {
         EXPECT_NULL(clCreateKernel(program, "missing", &err), err, CL_INVALID_KERNEL_NAME);
         EXPECT_NULL(clCreateKernel(program, NULL, &err), err, CL_INVALID_VALUE);

@@ -142,16 +142,22 @@ impl Lowerer<'_> {
             return Ok(Val::R(r, ty));
         }
         match name {
-            "barrier" | "work_group_barrier" | "mem_fence" | "read_mem_fence"
-            | "write_mem_fence" => {
-                let max = if name == "work_group_barrier" { 2 } else { 1 };
+            "barrier" | "work_group_barrier" | "sub_group_barrier" | "mem_fence"
+            | "read_mem_fence" | "write_mem_fence" => {
+                let max = if name.ends_with("group_barrier") {
+                    2
+                } else {
+                    1
+                };
                 self.arity(name, args, &[1, max], pos)?;
                 let flags = self.const_int(&args[0])?;
                 if !(0..=7).contains(&flags) {
                     return self.err(args[0].pos, "invalid memory fence flags");
                 }
                 let flags = MemFlags(flags as u32);
-                let s = if name.ends_with("barrier") {
+                // The work-items of a sub-group run in lockstep (one SIMD
+                // chunk), so a sub-group barrier only orders memory.
+                let s = if name.ends_with("barrier") && name != "sub_group_barrier" {
                     Stmt::Barrier(flags, to_loc(pos))
                 } else {
                     Stmt::Fence(flags)

@@ -697,6 +697,27 @@ impl<'d> Lowerer<'d> {
                         info.work_group_size_hint = Some(v);
                     }
                 }
+                "intel_reqd_sub_group_size" => {
+                    let [arg] = a.args.as_slice() else {
+                        return self.err(
+                            a.pos,
+                            "'intel_reqd_sub_group_size' attribute requires exactly 1 argument",
+                        );
+                    };
+                    let n = self.const_int(arg)?;
+                    // A sub-group is one SIMD chunk, and the JIT makes
+                    // chunks of 4·k work-items up to 64.
+                    if !(4..=64).contains(&n) || n % 4 != 0 {
+                        return self.err(
+                            arg.pos,
+                            format!(
+                                "sub-group size {n} is not available: vecl's sub-groups are SIMD \
+                                 chunks of 4, 8, 12, … 64 work-items"
+                            ),
+                        );
+                    }
+                    info.reqd_sub_group_size = Some(n as u32);
+                }
                 "vec_type_hint" => {
                     if let Some(tn) = &a.type_arg {
                         let t = self.resolve_type_name(tn)?;

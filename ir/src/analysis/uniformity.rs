@@ -416,8 +416,15 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
         Inst::Builtin(name, args) => {
             if let Some(x) = clamped_arg(func, u, name, args) {
                 s(x)
+            } else if name == "get_sub_group_local_id" {
+                // The lane number: a sub-group is a chunk.
+                Shape::Linear(1)
             } else if builtin_is_lane_dependent(name) {
                 Shape::Varying
+            } else if crate::sub_group::same_in_every_item(name) {
+                // A sub-group is a chunk: a reduction, broadcast, vote or
+                // ballot has one value for all of it.
+                Shape::Uniform
             } else {
                 all_uniform(args)
             }
@@ -483,8 +490,8 @@ fn points_into_args(func: &Function, mut p: ValueId) -> bool {
 fn builtin_is_lane_dependent(name: &str) -> bool {
     name.starts_with("atom")
         || name.starts_with("printf")
-        || name.starts_with("get_sub_group_local_id")
-        || name.starts_with("sub_group_scan")
+        || name.starts_with("work_group_scan")
+        || crate::sub_group::lane_dependent(name)
         || name.starts_with("vstore")
 }
 

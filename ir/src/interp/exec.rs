@@ -33,7 +33,9 @@ use super::error::InterpError;
 use super::lanes::Lanes;
 use super::memory::{self, Fault, Memory, Ptr, Region, UNINIT_BYTE};
 use super::scalar;
+use super::sub_group;
 use super::{arith, NdRange};
+use crate::sub_group::{BallotQuery, SubGroupFn, SubGroupQuery};
 
 /// Calls nested deeper than this are taken for recursion, which the IR forbids.
 const MAX_CALL_DEPTH: usize = 64;
@@ -91,6 +93,8 @@ pub struct Group<'a> {
     pub depth: usize,
     /// Where `printf` output goes, one whole call at a time.
     pub output: &'a mut Vec<u8>,
+    /// Work-items per sub-group (see [`crate::sub_group`]).
+    pub sub_group_size: u64,
 }
 
 /// Where a `Break` or `Continue` lands.
@@ -474,6 +478,15 @@ impl<'a> Group<'a> {
             if collective::is_collective(name) {
                 return self.collective(f, v, name, args, mask);
             }
+            if let Some(sf) = SubGroupFn::parse(name) {
+                return self.sub_group_fn(f, v, sf, args, mask);
+            }
+            if let Some(q) = SubGroupQuery::parse(name) {
+                return self.sub_group_query(f, v, q, mask);
+            }
+            if let Some(q) = BallotQuery::parse(name) {
+                return self.ballot_query(f, v, q, args, mask);
+            }
         }
         for (item, _) in mask.iter().enumerate().filter(|(_, &b)| b) {
             let out = self.inst(f, data, item)?;
@@ -535,6 +548,137 @@ impl<'a> Group<'a> {
                 if r.len() == w {
                     dst.copy_from_slice(r);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sub-group id, local id in it and its size, for item `i`.
+    fn sub_group_place(&self, i: usize) -> (u64, u64, u64) {
+        let local = self.items.get(i).map_or([0; 3], |it| it.local);
+        crate::sub_group::place(local, self.local_size, self.sub_group_size)
+    }
+
+    /// A sub-group function: one [`sub_group::combine`] per sub-group over
+    /// its items in `mask`.
+    fn sub_group_fn(
+        &mut self,
+        f: &mut Frame<'_>,
+        v: ValueId,
+        sf: SubGroupFn,
+        args: &[ValueId],
+        mask: &Mask,
+    ) -> Result<(), InterpError> {
+        let data = f.func.inst(v);
+        let w = lanes(&data.ty);
+        let arg_types: Vec<&Type> = args.iter().map(|a| f.func.ty(*a)).collect();
+        // Active items by sub-group, in local id order.
+        let mut groups: std::collections::BTreeMap<u64, (u64, Vec<usize>)> = Default::default();
+        for i in (0..self.items.len()).filter(|&i| mask[i]) {
+            let (sg, _, size) = self.sub_group_place(i);
+            groups.entry(sg).or_insert((size, Vec::new())).1.push(i);
+        }
+        for (size, members) in groups.values() {
+            let values: Vec<Vec<Lanes>> = members
+                .iter()
+                .map(|&i| args.iter().map(|a| Lanes::from(f.get(*a, i))).collect())
+                .collect();
+            let parts: Vec<sub_group::Part<'_>> = members
+                .iter()
+                .zip(&values)
+                .map(|(&i, a)| sub_group::Part {
+                    lid: self.sub_group_place(i).1,
+                    args: a,
+                })
+                .collect();
+            let results = sub_group::combine(sf, &arg_types, &parts, *size, &data.ty)
+                .map_err(|msg| self.malformed(first(mask), msg, data.loc))?;
+            for (&item, r) in members.iter().zip(&results) {
+                if let Some(dst) = f
+                    .vals
+                    .get_mut(v.index())
+                    .and_then(|x| x.get_mut(item * w..(item + 1) * w))
+                {
+                    if r.len() == w {
+                        dst.copy_from_slice(r);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `get_sub_group_*`.
+    fn sub_group_query(
+        &mut self,
+        f: &mut Frame<'_>,
+        v: ValueId,
+        q: SubGroupQuery,
+        mask: &Mask,
+    ) -> Result<(), InterpError> {
+        let data = f.func.inst(v);
+        let w = lanes(&data.ty);
+        let s = self.sub_group_size.max(1);
+        let enqueued = self.range.local_size;
+        for i in (0..self.items.len()).filter(|&i| mask[i]) {
+            let (sg, lid, size) = self.sub_group_place(i);
+            let out: Lanes = match q {
+                SubGroupQuery::Size => Lanes::one(size),
+                SubGroupQuery::MaxSize => Lanes::one(s.min(enqueued[0].max(1))),
+                SubGroupQuery::Num => Lanes::one(crate::sub_group::count(self.local_size, s)),
+                SubGroupQuery::EnqueuedNum => Lanes::one(crate::sub_group::count(enqueued, s)),
+                SubGroupQuery::Id => Lanes::one(sg),
+                SubGroupQuery::LocalId => Lanes::one(lid),
+                // The bits below the maximum sub-group size count.
+                _ => q
+                    .mask(lid as u32, s.min(enqueued[0].max(1)) as u32)
+                    .into_iter()
+                    .map(u64::from)
+                    .collect(),
+            };
+            if out.len() != w {
+                return Err(self.malformed(i, format!("`{q:?}` of type {:?}", data.ty), data.loc));
+            }
+            if let Some(dst) = f
+                .vals
+                .get_mut(v.index())
+                .and_then(|x| x.get_mut(i * w..(i + 1) * w))
+            {
+                dst.copy_from_slice(&out);
+            }
+        }
+        Ok(())
+    }
+
+    /// `sub_group_inverse_ballot`, `sub_group_ballot_bit_*` and friends.
+    fn ballot_query(
+        &mut self,
+        f: &mut Frame<'_>,
+        v: ValueId,
+        q: BallotQuery,
+        args: &[ValueId],
+        mask: &Mask,
+    ) -> Result<(), InterpError> {
+        // The bits below the maximum sub-group size count.
+        let size = self
+            .sub_group_size
+            .max(1)
+            .min(self.range.local_size[0].max(1));
+        for i in (0..self.items.len()).filter(|&i| mask[i]) {
+            let (_, lid, _) = self.sub_group_place(i);
+            let value = args.first().map_or(&[][..], |a| f.get(*a, i));
+            let word = |k: usize| value.get(k).copied().unwrap_or(0) as u32;
+            let index = args
+                .get(1)
+                .map_or(0, |a| f.get(*a, i).first().copied().unwrap_or(0));
+            let r = q.eval(
+                [word(0), word(1), word(2), word(3)],
+                index as u32,
+                lid as u32,
+                size as u32,
+            );
+            if let Some(dst) = f.vals.get_mut(v.index()).and_then(|x| x.get_mut(i)) {
+                *dst = u64::from(r);
             }
         }
         Ok(())

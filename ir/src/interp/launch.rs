@@ -10,7 +10,7 @@ use crate::types::{AddressSpace, Type};
 use super::error::InterpError;
 use super::exec::{Group, Item};
 use super::memory::{self, Memory, Ptr, Region, UNINIT_BYTE};
-use super::{KernelArg, NdRange};
+use super::{KernelArg, NdRange, RunOptions};
 
 /// The largest `__local` argument buffer accepted (1 GiB).
 const MAX_LOCAL_ARG: usize = 1 << 30;
@@ -35,8 +35,19 @@ pub fn run_kernel(
     args: &mut [KernelArg],
     range: &NdRange,
 ) -> Result<(), InterpError> {
+    run_kernel_with(module, kernel, args, range, &RunOptions::default())
+}
+
+/// [`run_kernel`] with [`RunOptions`] (the sub-group size).
+pub fn run_kernel_with(
+    module: &Module,
+    kernel: &str,
+    args: &mut [KernelArg],
+    range: &NdRange,
+    opts: &RunOptions,
+) -> Result<(), InterpError> {
     let mut output = Vec::new();
-    let result = run_kernel_capture(module, kernel, args, range, &mut output);
+    let result = run_kernel_capture_with(module, kernel, args, range, opts, &mut output);
     if !output.is_empty() {
         use std::io::Write;
         // Best effort, as printf's own: a closed stdout is not the kernel's fault.
@@ -53,6 +64,18 @@ pub fn run_kernel_capture(
     kernel: &str,
     args: &mut [KernelArg],
     range: &NdRange,
+    output: &mut Vec<u8>,
+) -> Result<(), InterpError> {
+    run_kernel_capture_with(module, kernel, args, range, &RunOptions::default(), output)
+}
+
+/// [`run_kernel_capture`] with [`RunOptions`].
+pub fn run_kernel_capture_with(
+    module: &Module,
+    kernel: &str,
+    args: &mut [KernelArg],
+    range: &NdRange,
+    opts: &RunOptions,
     output: &mut Vec<u8>,
 ) -> Result<(), InterpError> {
     let func = match module.function_by_name(kernel) {
@@ -130,6 +153,14 @@ pub fn run_kernel_capture(
         globals,
         &buffer_regions,
         output,
+        // A kernel that requires a sub-group size gets it.
+        u64::from(
+            func.kernel
+                .as_ref()
+                .and_then(|k| k.reqd_sub_group_size)
+                .unwrap_or(opts.sub_group_size)
+                .max(1),
+        ),
     );
 
     for (arg, &region) in args.iter_mut().zip(&buffer_regions) {
@@ -248,6 +279,7 @@ fn kind(arg: &KernelArg) -> &'static str {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_groups(
     module: &Module,
     kernel: &str,
@@ -258,6 +290,7 @@ fn run_groups(
     mut globals: Vec<u64>,
     buffer_regions: &[usize],
     output: &mut Vec<u8>,
+    sub_group_size: u64,
 ) -> Result<(), InterpError> {
     let num_groups = range.num_groups();
     let total: u64 = num_groups.iter().product();
@@ -375,6 +408,7 @@ fn run_groups(
             exited: vec![false; n],
             depth: 0,
             output: &mut *output,
+            sub_group_size,
         };
         group.call(func, params, &vec![true; n])?;
     }

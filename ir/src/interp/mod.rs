@@ -32,7 +32,8 @@
 //!   `fract`/`modf`/`sincos`/`frexp`/`remquo`/`lgamma_r`,
 //!   `async_work_group_(strided_)copy`/`wait_group_events`/`prefetch`,
 //!   `printf` (output to stdout, or kept by [`run_kernel_capture`]), the
-//!   OpenCL 2.0 work-group collectives, and the image builtins
+//!   OpenCL 2.0 work-group collectives, the sub-group functions
+//!   (`sub_group.rs`, with the size of [`RunOptions`]), and the image builtins
 //!   (`read_image*`, `write_image*`, `get_image_*`) on
 //!   [`KernelArg::Image`] arguments through [`crate::image`]. Any other name is
 //!   [`InterpError::UnsupportedBuiltin`].
@@ -75,10 +76,32 @@ mod lanes;
 mod launch;
 mod memory;
 mod scalar;
+mod sub_group;
 
 pub use builtins::printf::format_printf;
 pub use error::InterpError;
-pub use launch::{run_kernel, run_kernel_capture};
+pub use launch::{run_kernel, run_kernel_capture, run_kernel_capture_with, run_kernel_with};
+
+/// How [`run_kernel_with`] runs a launch, besides its [`NdRange`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Work-items per sub-group (see [`crate::sub_group`]): give the SIMD
+    /// width of the JIT code the run is compared with, which is its
+    /// sub-group size. [`DEFAULT_SUB_GROUP_SIZE`] by default; a kernel's
+    /// `reqd_sub_group_size` takes precedence.
+    pub sub_group_size: u32,
+}
+
+/// The sub-group size of [`run_kernel`]: the JIT's usual width.
+pub const DEFAULT_SUB_GROUP_SIZE: u32 = 16;
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            sub_group_size: DEFAULT_SUB_GROUP_SIZE,
+        }
+    }
+}
 pub use memory::UNINIT_BYTE;
 
 /// One kernel argument, in parameter order.

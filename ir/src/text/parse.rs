@@ -24,7 +24,7 @@ use super::print::{
     default_args, natural_layout, ACCESS_NAMES, ATOMIC_NAMES, BINARY_NAMES, CMP_NAMES,
     MEM_FLAG_NAMES, ORDER_NAMES, ROUNDING_NAMES, SCOPE_NAMES, UNARY_NAMES, WORK_ITEM_NAMES,
 };
-use super::rename::{rename_block, rename_inst};
+use super::rename::rename_block;
 use super::ParseError;
 
 /// The deepest nesting of types and blocks the parser accepts.
@@ -736,9 +736,15 @@ impl Parser {
                     k.vec_type_hint = Some(self.ty()?);
                     self.expect_punct(")")?;
                 }
+                "reqd_sub_group_size" => {
+                    self.advance();
+                    self.expect_punct("(")?;
+                    k.reqd_sub_group_size = Some(self.u32()?);
+                    self.expect_punct(")")?;
+                }
                 _ => {
                     return Err(self.expected(
-                        "`args`, `reqd_work_group_size`, `work_group_size_hint`, `vec_type_hint` or `{`",
+                        "`args`, `reqd_work_group_size`, `work_group_size_hint`, `vec_type_hint`, `reqd_sub_group_size` or `{`",
                     ))
                 }
             }
@@ -897,7 +903,7 @@ impl Parser {
                 }
             };
             for d in &mut insts {
-                rename_inst(&mut d.inst, &rename);
+                d.inst.operands_mut().for_each(&rename);
             }
             rename_block(body, &rename);
         }

@@ -203,6 +203,9 @@ impl Printer<'_> {
             if let Some(t) = &k.vec_type_hint {
                 lines.push(format!("  vec_type_hint({})", self.ty(t)));
             }
+            if let Some(n) = k.reqd_sub_group_size {
+                lines.push(format!("  reqd_sub_group_size({n})"));
+            }
         }
         if let Some(last) = lines.last_mut() {
             last.push_str(" {");

@@ -14,42 +14,8 @@
 //! that both need.
 
 use crate::module::*;
-use crate::text::rename::{rename_block, rename_inst};
+use crate::text::rename::rename_block;
 use std::collections::HashSet;
-
-/// The values an instruction reads.
-pub(crate) fn inst_operands(inst: &Inst) -> Vec<ValueId> {
-    match inst {
-        Inst::Param(_)
-        | Inst::Const(_)
-        | Inst::Undef
-        | Inst::ReadVar(_)
-        | Inst::SlotAddr(_)
-        | Inst::GlobalAddr(_) => Vec::new(),
-        Inst::Unary(_, a)
-        | Inst::Convert { value: a, .. }
-        | Inst::Bitcast(a)
-        | Inst::Splat(a)
-        | Inst::Extract(a, _)
-        | Inst::Field(a, _)
-        | Inst::PtrCast(a)
-        | Inst::PtrToInt(a)
-        | Inst::IntToPtr(a)
-        | Inst::Load(a) => vec![*a],
-        Inst::Binary(_, a, b)
-        | Inst::Cmp(_, a, b)
-        | Inst::Insert(a, _, b)
-        | Inst::Shuffle(a, b, _)
-        | Inst::Index(a, b)
-        | Inst::Elem(a, b) => vec![*a, *b],
-        Inst::Select(c, a, b) => vec![*c, *a, *b],
-        Inst::Construct(xs) | Inst::Call(_, xs) | Inst::Builtin(_, xs) => xs.clone(),
-        Inst::Atomic { ptr, args, .. } => {
-            std::iter::once(*ptr).chain(args.iter().copied()).collect()
-        }
-        Inst::WorkItem(_, d) => d.iter().copied().collect(),
-    }
-}
 
 /// The values a statement reads itself (not those of nested blocks, and
 /// not the instruction an `Eval` evaluates).
@@ -123,7 +89,7 @@ pub(crate) fn remove_dead(f: &mut Function, candidates: impl IntoIterator<Item =
     });
     for (i, d) in f.insts.iter().enumerate() {
         if evaluated[i] {
-            for v in inst_operands(&d.inst) {
+            for v in d.inst.operands() {
                 if let Some(u) = uses.get_mut(v.index()) {
                     *u += 1;
                 }
@@ -139,7 +105,7 @@ pub(crate) fn remove_dead(f: &mut Function, candidates: impl IntoIterator<Item =
         }
         evaluated[i] = false;
         dead.insert(v);
-        for o in inst_operands(&f.insts[i].inst) {
+        for o in f.insts[i].inst.operands() {
             if let Some(u) = uses.get_mut(o.index()) {
                 *u = u.saturating_sub(1);
                 work.push(o);
@@ -214,7 +180,7 @@ pub(crate) fn compact(f: &mut Function, dropped_slots: &HashSet<SlotId>) {
         .iter()
         .filter_map(|v| old.get_mut(v.index()).and_then(Option::take))
         .map(|mut d| {
-            rename_inst(&mut d.inst, &|v| *v = map(*v));
+            d.inst.operands_mut().for_each(|v| *v = map(*v));
             if let Inst::SlotAddr(s) = &mut d.inst {
                 *s = slot_id.get(s.index()).copied().unwrap_or(*s);
             }

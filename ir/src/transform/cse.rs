@@ -267,7 +267,10 @@ impl Numbering {
             match &mut s {
                 Stmt::Eval(v) => {
                     let v = *v;
-                    crate::text::rename::rename_inst(&mut insts[v.index()].inst, &|o| self.map(o));
+                    insts[v.index()]
+                        .inst
+                        .operands_mut()
+                        .for_each(|o| self.map(o));
                     if let Some(to) = self.replacement(insts, v) {
                         self.rep[v.index()] = to;
                         self.dropped += 1;

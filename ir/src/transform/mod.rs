@@ -2,16 +2,28 @@
 //! in its own file and keeps the module valid for [`crate::verify`] and
 //! equal in behaviour under [`crate::interp`].
 //!
+//! [`pipeline`] runs the middle passes on a kernel in order, by name,
+//! verifying after each:
+//!
+//! - [`inline`]: every call replaced by the callee's body.
 //! - [`sra`]: scalar replacement of aggregates — private slots reached
 //!   only at constant offsets become register variables.
-//! - [`compact`]: drops the instructions and slots a rewrite orphaned.
-//! - [`cse`]: common subexpressions and single-assignment variables.
+//! - [`define_at_entry`]: the variables the passes added defined once at
+//!   the top of the body.
 //! - [`unroll`]: full unrolling of short counted loops.
+//! - [`cse`]: common subexpressions and single-assignment variables.
+//!
+//! Also here:
+//!
+//! - [`compact`]: drops the instructions and slots a rewrite orphaned.
 //! - [`structurize`]: a reducible control-flow graph ([`crate::cfg`])
-//!   made into structured statements.
+//!   made into structured statements (run by front ends).
 
 pub mod compact;
 pub mod cse;
+pub mod define_at_entry;
+pub mod inline;
+pub mod pipeline;
 pub mod sra;
 pub mod structurize;
 pub mod unroll;

@@ -50,7 +50,7 @@
 //! at the top of the function. Replaced slots are removed and the instructions the
 //! rewrite orphaned are dropped ([`super::compact`]).
 
-use super::compact::{compact, inst_operands, remove_dead, stmt_operands, walk_stmts};
+use super::compact::{compact, remove_dead, stmt_operands, walk_stmts};
 use crate::module::*;
 use crate::types::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -405,7 +405,7 @@ impl<'s, 'a> Analysis<'s, 'a> {
                     }
                 }
                 inst => {
-                    for o in inst_operands(inst) {
+                    for o in inst.operands() {
                         self.escape(o);
                     }
                 }
@@ -902,7 +902,7 @@ impl Plan<'_> {
             match s {
                 Stmt::Eval(v) => {
                     if self.promoted(v).is_some() {
-                        self.orphans.extend(inst_operands(&f.inst(v).inst));
+                        self.orphans.extend(f.inst(v).inst.operands());
                         continue;
                     }
                     if let Inst::Load(p) = f.inst(v).inst {

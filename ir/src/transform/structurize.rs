@@ -41,8 +41,8 @@
 
 use crate::cfg::{BlockId, Cfg, Terminator};
 use crate::module::*;
-use crate::text::rename::{rename_block, rename_inst};
-use crate::transform::compact::{drop_unevaluated, inst_operands, stmt_operands, walk_stmts};
+use crate::text::rename::rename_block;
+use crate::transform::compact::{drop_unevaluated, stmt_operands, walk_stmts};
 use crate::types::{Scalar, Type};
 use std::collections::HashMap;
 
@@ -377,7 +377,7 @@ fn pass_values_through_vars(
             used.extend(stmt_operands(s));
             if let Stmt::Eval(v) = s {
                 if let Some(d) = f.insts.get(v.index()) {
-                    used.extend(inst_operands(&d.inst));
+                    used.extend(d.inst.operands());
                 }
             }
         });
@@ -445,7 +445,7 @@ fn pass_values_through_vars(
                 }
             });
             for x in evaluated {
-                rename_inst(&mut f.insts[x.index()].inst, &swap);
+                f.insts[x.index()].inst.operands_mut().for_each(&swap);
             }
             rename_block(&mut block.stmts, &swap);
             if let Some(x) = block.term.operand_mut() {

@@ -60,7 +60,6 @@
 
 use super::compact;
 use crate::module::*;
-use crate::text::rename::rename_inst;
 use crate::types::{Scalar, Type};
 use std::collections::HashMap;
 
@@ -624,7 +623,7 @@ impl Unroller<'_> {
                 if matches!(d.inst, Inst::ReadVar(x) if x == var) {
                     d.inst = Inst::Const(value);
                 } else {
-                    rename_inst(&mut d.inst, &|o: &mut ValueId| *o = m(o, map));
+                    d.inst.operands_mut().for_each(|o| *o = m(o, map));
                 }
                 let new = self.push(d);
                 map.insert(*v, new);

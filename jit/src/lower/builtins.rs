@@ -167,6 +167,9 @@ impl FunctionCx<'_, '_> {
         if let Some(v) = self.lower_generic_cast(name, args)? {
             return Ok(v);
         }
+        if let Some(v) = self.lower_sub_group(name, args, ty)? {
+            return Ok(v);
+        }
         let vals: Vec<Val> = args
             .iter()
             .map(|a| self.value(*a))

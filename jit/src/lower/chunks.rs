@@ -92,34 +92,6 @@ fn mem() -> MemFlagsData {
         .with_notrap()
 }
 
-/// Operands of an instruction.
-pub(super) fn inst_operands(inst: &Inst) -> Vec<ValueId> {
-    match inst {
-        Inst::Unary(_, a)
-        | Inst::Convert { value: a, .. }
-        | Inst::Bitcast(a)
-        | Inst::Splat(a)
-        | Inst::Extract(a, _)
-        | Inst::Field(a, _)
-        | Inst::PtrCast(a)
-        | Inst::PtrToInt(a)
-        | Inst::IntToPtr(a)
-        | Inst::Load(a) => vec![*a],
-        Inst::Binary(_, a, b)
-        | Inst::Cmp(_, a, b)
-        | Inst::Insert(a, _, b)
-        | Inst::Shuffle(a, b, _) => vec![*a, *b],
-        Inst::Index(a, b) | Inst::Elem(a, b) => vec![*a, *b],
-        Inst::Select(c, a, b) => vec![*c, *a, *b],
-        Inst::Construct(v) | Inst::Call(_, v) | Inst::Builtin(_, v) => v.clone(),
-        Inst::Atomic { ptr, args, .. } => {
-            std::iter::once(*ptr).chain(args.iter().copied()).collect()
-        }
-        Inst::WorkItem(_, d) => d.iter().copied().collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Values used and variables read anywhere in a list of statements.
 pub(super) fn collect_uses(
     func: &Function,
@@ -130,7 +102,7 @@ pub(super) fn collect_uses(
     for s in stmts {
         match s {
             Stmt::Eval(v) => {
-                vals.extend(inst_operands(&func.inst(*v).inst));
+                vals.extend(func.inst(*v).inst.operands());
                 if let Inst::ReadVar(x) = func.inst(*v).inst {
                     vars.insert(x);
                 }
@@ -305,7 +277,7 @@ fn remat_order(func: &Function, v: ValueId, out: &mut Vec<ValueId>, seen: &mut B
     if !seen.insert(v) {
         return;
     }
-    for o in inst_operands(&func.inst(v).inst) {
+    for o in func.inst(v).inst.operands() {
         remat_order(func, o, out, seen);
     }
     out.push(v);

@@ -47,7 +47,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use vecl_ir::analysis::uniformity::Uniformity;
 use vecl_ir::{CmpOp, Function, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
 
-use super::chunks::{collect_defs, collect_uses, collect_writes, count_writes, inst_operands};
+use super::chunks::{collect_defs, collect_uses, collect_writes, count_writes};
 
 /// Regions with more top-level statements than this are not split (the
 /// dependence tests are quadratic in the worst case).
@@ -308,9 +308,7 @@ impl Analysis<'_> {
                         | GlobalOffset
                 ) && d.is_none_or(|d| self.value_ok(d))
             }
-            i if i.depends_only_on_operands() => {
-                inst_operands(inst).into_iter().all(|v| self.value_ok(v))
-            }
+            i if i.depends_only_on_operands() => inst.operands().all(|v| self.value_ok(v)),
             _ => false,
         }
     }

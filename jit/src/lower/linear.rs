@@ -17,9 +17,9 @@
 //! could cancel out in that distance, so such addresses get the
 //! lane-by-lane vector comparison instead.
 
-use super::lanes::{elem_of, Lanes};
+use super::lanes::{elem_of, natural, Lanes};
 use super::{FunctionCx, LResult};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, Value};
 pub(super) use vecl_ir::analysis::uniformity::writes_of;
 use vecl_ir::analysis::uniformity::{clamped_arg, is_int32_clamp, Shape};
 use vecl_ir::{BinaryOp, Inst, Scalar, Type, ValueId, VarId, WorkItemFn};
@@ -164,7 +164,9 @@ impl FunctionCx<'_, '_> {
                 sized && int_index && self.recomputes(*p, d, pure) && self.recomputes(*i, d, pure)
             }
             Inst::Builtin(name, args) => {
-                is_int32_clamp(name, &data.ty) && args.iter().all(|a| self.recomputes(*a, d, pure))
+                name == "get_sub_group_local_id"
+                    || (is_int32_clamp(name, &data.ty)
+                        && args.iter().all(|a| self.recomputes(*a, d, pure)))
             }
             Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
                 let mut writes = Vec::new();
@@ -209,6 +211,18 @@ impl FunctionCx<'_, '_> {
                 Some(Lanes::Uniform(x)) => Some(*x),
                 _ => None,
             },
+            // A sub-group is a chunk: its local id is the lane number.
+            Inst::Builtin(name, _) if name == "get_sub_group_local_id" => Some(match j {
+                Lane::Fixed(j) => self.b.ins().iconst(natural(s), i64::from(j)),
+                Lane::At(j) => {
+                    let t = natural(s);
+                    if t == types::I64 {
+                        j
+                    } else {
+                        self.b.ins().ireduce(t, j)
+                    }
+                }
+            }),
             Inst::WorkItem(f, dim) => {
                 let dim_const = match dim {
                     Some(dv) => match self.func.inst(*dv).inst {
@@ -475,6 +489,10 @@ impl FunctionCx<'_, '_> {
         let d = depth + 1;
         match &data.inst {
             Inst::WorkItem(..) => Some(Wraps::NONE.wrapped_at(width)),
+            // Lane numbers 0..W-1.
+            Inst::Builtin(name, _) if name == "get_sub_group_local_id" => {
+                Some(Wraps::NONE.wrapped_at(width))
+            }
             Inst::Convert { value, .. } => {
                 let inner = self.wraps_in(*value, seen, d)?;
                 // A local id is below the group size, at most 2^31 - 1 (the

@@ -24,6 +24,7 @@ pub(crate) mod memory;
 pub(crate) mod ops;
 pub(crate) mod prefetch;
 pub(crate) mod stream;
+pub(crate) mod sub_group;
 pub(crate) mod workitem;
 
 use crate::layout::{GlobalPlace, PrivateLayout};

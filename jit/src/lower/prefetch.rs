@@ -52,19 +52,6 @@ use vecl_ir::{AddressSpace, BinaryOp, Block, Function, Inst, Module, Stmt, Type,
 /// better than 4.
 pub(crate) const DISTANCE: i32 = 4096;
 
-/// `VECL_PREFETCH=0` turns prefetching off (for measuring it).
-pub(crate) fn enabled_from_env() -> bool {
-    !std::env::var("VECL_PREFETCH").is_ok_and(|v| v.trim() == "0")
-}
-
-/// `VECL_PREFETCH=refuse-patch` treats every function with prefetches as
-/// one whose placeholders could not all be patched, so that it is lowered
-/// again without them: the path a test cannot otherwise reach
-/// (`jit/tests/prefetch_retry.rs`).
-pub(crate) fn patch_refused_from_env() -> bool {
-    std::env::var("VECL_PREFETCH").is_ok_and(|v| v.trim() == "refuse-patch")
-}
-
 /// The source location that marks a prefetch placeholder in the CLIF.
 ///
 /// Cranelift stores source locations relative to the first one a function

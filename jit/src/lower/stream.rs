@@ -21,7 +21,7 @@
 //! - it is the consecutive, full-chunk vector path of the store, and the
 //!   chunk writes whole 64-byte lines (four pieces) starting on a line;
 //! - the launch has at least [`STREAM_MIN_ITEMS`] work-items
-//!   (`JitOptions::stream_min_items` or `VECL_STREAM_MIN_ITEMS` set
+//!   (`JitOptions::stream_min_items` set
 //!   another number; a run-time test Cranelift hoists out of the loops).
 //!
 //! Cranelift has no non-temporal store. The lowering emits plain `f32x4`
@@ -43,15 +43,6 @@ use vecl_ir::{AddressSpace, Function, Inst, Stmt, Type, ValueId};
 /// Launches with fewer work-items store normally: their output is likely
 /// to fit the caches and to be read again soon.
 pub(crate) const STREAM_MIN_ITEMS: u64 = 1 << 22;
-
-/// `VECL_STREAM_MIN_ITEMS` (a number of work-items; 0 streams every
-/// launch), else [`STREAM_MIN_ITEMS`].
-pub(crate) fn min_items_from_env() -> u64 {
-    std::env::var("VECL_STREAM_MIN_ITEMS")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(STREAM_MIN_ITEMS)
-}
 
 /// Where a pointer value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

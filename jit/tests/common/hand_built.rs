@@ -64,6 +64,8 @@ pub fn compile(m: &Module, name: &str, w: u32) -> CompiledKernel {
     let opts = JitOptions {
         simd_width: Some(w),
         tiers: super::test_tiers(w),
+        prefetch: super::test_prefetch(),
+        passes: super::test_passes(),
         ..JitOptions::default()
     };
     match compile_kernel(m, name, &opts) {

@@ -53,6 +53,8 @@ pub fn try_compile(m: &Module, kernel: &str, w: u32) -> Result<CompiledKernel, J
     let opts = JitOptions {
         simd_width: Some(w),
         tiers: super::test_tiers(w),
+        prefetch: super::test_prefetch(),
+        passes: super::test_passes(),
         ..JitOptions::default()
     };
     compile_kernel(m, kernel, &opts)
@@ -235,6 +237,8 @@ pub fn explain(src: &str, kernel: &str) -> String {
 pub fn explain_at(src: &str, w: u32) -> String {
     let opts = vecl_jit::JitOptions {
         simd_width: Some(w),
+        prefetch: super::test_prefetch(),
+        passes: super::test_passes(),
         ..vecl_jit::JitOptions::default()
     };
     vecl_jit::compile_kernel(&build(src, ""), "k", &opts)

@@ -6,7 +6,10 @@
 //!   lines, chosen at run time), median over repetitions;
 //! - source-to-machine-code compile time per kernel, over the suite's own
 //!   kernels and over the corpus, with the analysis `vecl explain-corpus`
-//!   uses (front end of the file + JIT of the kernel, best of a few runs).
+//!   uses (front end of the file + JIT of the kernel, best of a few runs);
+//! - the same over the corpus compiled to SPIR-V beforehand (`clang-15
+//!   -O2` + `llvm-spirv-15`, untimed), with the SPIR-V front end in place
+//!   of the OpenCL C one.
 
 use crate::cli::explain_corpus;
 use std::path::{Path, PathBuf};
@@ -91,6 +94,81 @@ pub fn suite_compile(sources: &[(&str, &str)], reps: usize) -> explain_corpus::R
 /// `reps` runs.
 pub fn corpus_compile(dir: &Path, reps: usize) -> Result<explain_corpus::Report, String> {
     explain_corpus::analyse(dir, None, reps)
+}
+
+/// Compile times of every kernel of the corpus in `dir` through the IL
+/// path: each program compiled to SPIR-V by clang-15 and llvm-spirv-15
+/// (not timed), then translated and JIT-compiled (timed, best of `reps`).
+/// Programs the tools cannot compile (llvm-spirv 15 refuses a few of the
+/// corpus at `-O2`) are left out: they say nothing about vecl.
+pub fn corpus_compile_spirv(dir: &Path, reps: usize) -> Result<explain_corpus::Report, String> {
+    let found = |tool: &str| {
+        std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !found("clang-15") || !found("llvm-spirv-15") {
+        return Err(
+            "clang-15 and llvm-spirv-15 are not installed (scripts/install-deps.sh)".into(),
+        );
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    files.sort();
+    let scratch = std::env::temp_dir().join(format!("vecl-bench-spirv-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let opts = explain_corpus::jit_options(None);
+    let mut report = explain_corpus::Report::default();
+    for path in files {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let source =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (bc, spv) = (scratch.join("k.bc"), scratch.join("k.spv"));
+        let clang = std::process::Command::new("clang-15")
+            .args([
+                "-cl-std=CL2.0",
+                "-target",
+                "spir64",
+                "-O2",
+                "-emit-llvm",
+                "-c",
+            ])
+            .args(explain_corpus::header_options(&source).split_whitespace())
+            .arg(&path)
+            .arg("-o")
+            .arg(&bc)
+            .output();
+        let translated = clang.is_ok_and(|o| o.status.success())
+            && std::process::Command::new("llvm-spirv-15")
+                .arg(&bc)
+                .arg("-o")
+                .arg(&spv)
+                .output()
+                .is_ok_and(|o| o.status.success());
+        let words = std::fs::read(&spv)
+            .ok()
+            .filter(|_| translated)
+            .and_then(|b| vecl_spirv::words_from_bytes(&b).ok());
+        let _ = std::fs::remove_file(&spv);
+        let Some(words) = words else {
+            continue;
+        };
+        report.add_built(&name, &opts, reps, || {
+            vecl_spirv::translate(&words, &vecl_spirv::Options::default())
+                .map_err(|e| e.to_string())?
+                .executable()
+                .map_err(|e| format!("{e:?}"))
+        });
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -30,6 +30,8 @@ const FRONT_END_ROW: &str = "front end, longest corpus";
 /// The rows of compile time per kernel.
 const SUITE_COMPILE_ROW: &str = "compile, bench kernels";
 const CORPUS_COMPILE_ROW: &str = "compile, corpus";
+/// The corpus compiled to SPIR-V first, through the IL path.
+const CORPUS_SPIRV_COMPILE_ROW: &str = "compile, corpus via SPIR-V";
 
 /// Compiles of each kernel in a full run; the best counts, so that a loaded
 /// machine's preemptions do not.
@@ -78,10 +80,15 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         .filter(|w| selected(w.name))
         .collect();
     let with_copy = selected(COPY_ROW) || workloads.iter().any(|w| bandwidth_bytes(w).is_some());
-    let once_rows: Vec<&str> = [FRONT_END_ROW, SUITE_COMPILE_ROW, CORPUS_COMPILE_ROW]
-        .into_iter()
-        .filter(|name| selected(name))
-        .collect();
+    let once_rows: Vec<&str> = [
+        FRONT_END_ROW,
+        SUITE_COMPILE_ROW,
+        CORPUS_COMPILE_ROW,
+        CORPUS_SPIRV_COMPILE_ROW,
+    ]
+    .into_iter()
+    .filter(|name| selected(name))
+    .collect();
     let engine_rows: Vec<commands::EngineRow> = commands::ROWS
         .into_iter()
         .filter(|row| selected(row.name()))
@@ -93,6 +100,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             FRONT_END_ROW,
             SUITE_COMPILE_ROW,
             CORPUS_COMPILE_ROW,
+            CORPUS_SPIRV_COMPILE_ROW,
         ]);
         names.extend(commands::ROWS.iter().map(|row| row.name()));
         return Err(format!(
@@ -209,6 +217,13 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
                     "benches/*.cl",
                     Ok(compile_times::suite_compile(suite::SOURCES, reps)),
                 )
+            }
+            CORPUS_SPIRV_COMPILE_ROW => {
+                let reps = if quick { 1 } else { COMPILE_REPS };
+                let report = compile_times::corpus_dir()
+                    .ok_or_else(|| "no tests/corpus directory found".to_string())
+                    .and_then(|dir| compile_times::corpus_compile_spirv(&dir, reps));
+                compile_row(name, "tests/corpus/*.cl as SPIR-V (clang-15 -O2)", report)
             }
             _ => {
                 let reps = if quick { 1 } else { COMPILE_REPS };

@@ -333,7 +333,13 @@ pub(super) fn build_program(
     // SAFETY: one string of `len` bytes.
     let program = unsafe { (api.create_program_with_source)(context, 1, &text, &len, &mut err) };
     check(err, "clCreateProgramWithSource")?;
-    let options = CString::new("").map_err(|e| e.to_string())?;
+    // The OpenCL C 2.0 collectives need `-cl-std=CL2.0` on other platforms.
+    let std = if source.contains("work_group_") || source.contains("sub_group_") {
+        "-cl-std=CL2.0"
+    } else {
+        ""
+    };
+    let options = CString::new(std).map_err(|e| e.to_string())?;
     // SAFETY: a valid program and device, NUL-terminated options, no callback.
     let code =
         unsafe { (api.build_program)(program, 1, &device, options.as_ptr(), null(), null_mut()) };

@@ -19,6 +19,8 @@ const MANDELBROT: &str = include_str!("../../../benches/mandelbrot.cl");
 const BLACKSCHOLES: &str = include_str!("../../../benches/blackscholes.cl");
 const HISTOGRAM: &str = include_str!("../../../benches/histogram.cl");
 const SCAN: &str = include_str!("../../../benches/scan.cl");
+const REDUCE_SUB_GROUP: &str = include_str!("../../../benches/reduce_sub_group.cl");
+const SCAN_WORK_GROUP: &str = include_str!("../../../benches/scan_work_group.cl");
 const CONV5X5: &str = include_str!("../../../benches/conv5x5.cl");
 const EMPTY: &str = include_str!("../../../benches/empty.cl");
 const BARRIERS: &str = include_str!("../../../benches/barriers.cl");
@@ -34,6 +36,8 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("blackscholes.cl", BLACKSCHOLES),
     ("histogram.cl", HISTOGRAM),
     ("scan.cl", SCAN),
+    ("reduce_sub_group.cl", REDUCE_SUB_GROUP),
+    ("scan_work_group.cl", SCAN_WORK_GROUP),
     ("conv5x5.cl", CONV5X5),
     ("empty.cl", EMPTY),
     ("barriers.cl", BARRIERS),
@@ -136,12 +140,26 @@ pub fn workloads(quick: bool) -> Vec<Workload> {
         vadd(stream_len(quick), reps, Metric::RunTime, "vadd"),
         saxpy(stream_len(quick), reps),
         reduce(pick(16 << 20, 1 << 16), reps),
+        reduce_with(
+            pick(16 << 20, 1 << 16),
+            reps,
+            "reduce (sub-group)",
+            REDUCE_SUB_GROUP,
+            "reduce_sub_group",
+        ),
         matmul(pick(1024, 64), reps),
         nbody(pick(16384, 512), reps),
         mandelbrot(pick(1024, 128), reps),
         blackscholes(pick(4 << 20, 1 << 16), reps),
         histogram(pick(16 << 20, 1 << 18), reps),
         scan(pick(16 << 20, 1 << 16), reps),
+        scan_with(
+            pick(16 << 20, 1 << 16),
+            reps,
+            "scan (work-group)",
+            SCAN_WORK_GROUP,
+            "scan_work_group",
+        ),
         conv5x5(pick(2048, 128), reps),
         empty(if quick { 10 } else { 200 }),
         barriers(pick(16384, 1024), 64, reps),
@@ -227,14 +245,26 @@ fn saxpy(n: usize, reps: usize) -> Workload {
 }
 
 fn reduce(n: usize, reps: usize) -> Workload {
+    reduce_with(n, reps, "reduce", REDUCE, "reduce")
+}
+
+/// A per-group float sum: the `__local` tree of `reduce.cl`, or another
+/// kernel with its arguments (`reduce_sub_group.cl`).
+fn reduce_with(
+    n: usize,
+    reps: usize,
+    name: &'static str,
+    source: &'static str,
+    kernel: &'static str,
+) -> Workload {
     const LOCAL: usize = 256;
     let x = floats(n, 0.0, 1.0, 5);
     let rx = x.clone();
     Workload {
-        name: "reduce",
+        name,
         size: n_label(n, "floats"),
-        source: REDUCE.into(),
-        kernel: "reduce",
+        source: source.into(),
+        kernel,
         args: vec![
             ArgSpec::In(f32_bytes(&x)),
             ArgSpec::Out(4 * n / LOCAL),
@@ -549,6 +579,19 @@ fn histogram(n: usize, reps: usize) -> Workload {
 }
 
 fn scan(n: usize, reps: usize) -> Workload {
+    scan_with(n, reps, "scan", SCAN, "scan")
+}
+
+/// A per-group inclusive prefix sum: the `__local` Hillis-Steele scan of
+/// `scan.cl`, or the work-group collective (`scan_work_group.cl`, whose
+/// kernel takes no `__local` buffer).
+fn scan_with(
+    n: usize,
+    reps: usize,
+    name: &'static str,
+    source: &'static str,
+    kernel: &'static str,
+) -> Workload {
     const LOCAL: usize = 256;
     let mut rng = Rng(99);
     let input: Vec<i32> = (0..n).map(|_| (rng.next() % 100) as i32).collect();
@@ -558,16 +601,16 @@ fn scan(n: usize, reps: usize) -> Workload {
             block[i] += block[i - 1];
         }
     }
+    let mut args = vec![ArgSpec::In(i32_bytes(&input)), ArgSpec::Out(4 * n)];
+    if !source.contains("work_group_scan") {
+        args.push(ArgSpec::Local(4 * LOCAL));
+    }
     Workload {
-        name: "scan",
+        name,
         size: n_label(n, "ints, 256 per group"),
-        source: SCAN.into(),
-        kernel: "scan",
-        args: vec![
-            ArgSpec::In(i32_bytes(&input)),
-            ArgSpec::Out(4 * n),
-            ArgSpec::Local(4 * LOCAL),
-        ],
+        source: source.into(),
+        kernel,
+        args,
         global: vec![n as u64],
         local: Some(vec![LOCAL as u64]),
         reps,

@@ -184,8 +184,8 @@ fn variants() -> Vec<(String, JitOptions)> {
         );
         let opts = JitOptions {
             simd_width: w,
-            tiers: Some(tiers),
-            stream_min_items: Some(u64::MAX),
+            tiers,
+            stream_min_items: u64::MAX,
             ..JitOptions::default()
         };
         out.push((label, opts));

@@ -15,63 +15,26 @@
 //! `break`, on which every variable is undefined, so Cranelift carries
 //! every variable live across the call as a block parameter of the loop
 //! header.
+//!
+//! Inlining gathers every callee's variables and slots into the kernel;
+//! the passes after it in [`crate::transform::pipeline`] clean up behind
+//! it: `sra` turns the gathered slots into variables, `define-at-entry`
+//! gives the new variables one definition at the top.
 
+use crate::*;
 use std::collections::HashMap;
-use vecl_ir::*;
 
 const MAX_DEPTH: u32 = 64;
 
-/// A copy of `kernel` with every `Call` replaced by the callee's body,
-/// then with its private aggregates reached only at constant offsets
-/// (the slots inlining gathered, by-value struct copies) turned into
-/// variables by [`vecl_ir::transform::sra`] — unless `VECL_NO_SRA=1`.
-pub(crate) fn inline_calls(module: &Module, kernel: &Function) -> Result<Function, String> {
+/// A copy of `kernel` with every `Call` replaced by the callee's body
+/// (and the calls' instructions, no longer evaluated, removed); an error
+/// names a call of an unknown function or calls nested too deep
+/// (recursion).
+pub fn inline_calls(module: &Module, kernel: &Function) -> Result<Function, String> {
     let mut f = kernel.clone();
     inline_into(module, &mut f, 0)?;
-    vecl_ir::transform::compact::drop_unevaluated(&mut f);
-    if !std::env::var("VECL_NO_SRA").is_ok_and(|v| !v.is_empty() && v != "0") {
-        vecl_ir::transform::sra::scalar_replace(&module.structs, &mut f);
-    }
-    define_at_entry(&mut f, kernel.vars.len());
+    crate::transform::compact::drop_unevaluated(&mut f);
     Ok(f)
-}
-
-/// Writes `undef` to every variable from `first` on (those of inlined
-/// callees, their results and exit flags, and the leaves of replaced
-/// aggregates) at the top of the body.
-///
-/// Such a variable is often first written inside a loop (a callee inlined
-/// into a loop, or the loop a callee with early returns became) and read
-/// there before (the old value a masked write blends with).
-/// With no definition above the loops, Cranelift's SSA construction finds
-/// it undefined on every path in, materialises a fresh zero on each and
-/// keeps a block parameter for it at every loop header on the way: with
-/// hundreds of inlined calls and leaves that is hundreds of thousands of
-/// constants and parameters. One definition at the entry makes all those
-/// parameters trivial, and Cranelift removes them. The value read is the
-/// same (`undef` is lowered as zero, as an undefined variable reads).
-fn define_at_entry(f: &mut Function, first: usize) {
-    if f.vars.len() <= first {
-        return;
-    }
-    let mut undef_of: HashMap<Type, ValueId> = HashMap::new();
-    let mut top = Vec::new();
-    for i in first..f.vars.len() {
-        let ty = f.vars[i].ty.clone();
-        let u = *undef_of.entry(ty.clone()).or_insert_with(|| {
-            let v = ValueId(f.insts.len() as u32);
-            f.insts.push(InstData {
-                inst: Inst::Undef,
-                ty,
-                loc: Loc::NONE,
-            });
-            top.push(Stmt::Eval(v));
-            v
-        });
-        top.push(Stmt::WriteVar(VarId(i as u32), u));
-    }
-    top.append(&mut f.body.0);
-    f.body.0 = top;
 }
 
 fn inline_into(module: &Module, f: &mut Function, depth: u32) -> Result<(), String> {
@@ -250,59 +213,17 @@ impl Splice<'_> {
         self.values.get(&v).copied().unwrap_or(v)
     }
 
+    /// `inst` of the callee renumbered into the caller: its operands,
+    /// variables and slots.
     fn inst(&self, inst: &Inst) -> Inst {
-        let v = |x: &ValueId| self.v(*x);
-        let vs = |xs: &Vec<ValueId>| xs.iter().map(|x| self.v(*x)).collect::<Vec<_>>();
-        match inst {
-            Inst::Param(n) => Inst::Param(*n),
-            Inst::Const(c) => Inst::Const(*c),
-            Inst::Undef => Inst::Undef,
-            Inst::Unary(op, a) => Inst::Unary(*op, v(a)),
-            Inst::Binary(op, a, b) => Inst::Binary(*op, v(a), v(b)),
-            Inst::Cmp(op, a, b) => Inst::Cmp(*op, v(a), v(b)),
-            Inst::Select(c, a, b) => Inst::Select(v(c), v(a), v(b)),
-            Inst::Convert {
-                value,
-                saturate,
-                rounding,
-            } => Inst::Convert {
-                value: v(value),
-                saturate: *saturate,
-                rounding: *rounding,
-            },
-            Inst::Bitcast(a) => Inst::Bitcast(v(a)),
-            Inst::Splat(a) => Inst::Splat(v(a)),
-            Inst::Construct(xs) => Inst::Construct(vs(xs)),
-            Inst::Extract(a, i) => Inst::Extract(v(a), *i),
-            Inst::Insert(a, i, b) => Inst::Insert(v(a), *i, v(b)),
-            Inst::Shuffle(a, b, idx) => Inst::Shuffle(v(a), v(b), idx.clone()),
-            Inst::ReadVar(x) => Inst::ReadVar(VarId(x.0 + self.var_base)),
-            Inst::SlotAddr(s) => Inst::SlotAddr(SlotId(s.0 + self.slot_base)),
-            Inst::GlobalAddr(g) => Inst::GlobalAddr(*g),
-            Inst::Index(a, b) => Inst::Index(v(a), v(b)),
-            Inst::Field(a, n) => Inst::Field(v(a), *n),
-            Inst::Elem(a, b) => Inst::Elem(v(a), v(b)),
-            Inst::PtrCast(a) => Inst::PtrCast(v(a)),
-            Inst::PtrToInt(a) => Inst::PtrToInt(v(a)),
-            Inst::IntToPtr(a) => Inst::IntToPtr(v(a)),
-            Inst::Load(a) => Inst::Load(v(a)),
-            Inst::Atomic {
-                op,
-                ptr,
-                args,
-                order,
-                scope,
-            } => Inst::Atomic {
-                op: *op,
-                ptr: v(ptr),
-                args: vs(args),
-                order: *order,
-                scope: *scope,
-            },
-            Inst::WorkItem(wf, d) => Inst::WorkItem(*wf, d.map(|d| self.v(d))),
-            Inst::Call(fid, args) => Inst::Call(*fid, vs(args)),
-            Inst::Builtin(name, args) => Inst::Builtin(name.clone(), vs(args)),
+        let mut new = inst.clone();
+        new.operands_mut().for_each(|o| *o = self.v(*o));
+        match &mut new {
+            Inst::ReadVar(x) => x.0 += self.var_base,
+            Inst::SlotAddr(s) => s.0 += self.slot_base,
+            _ => {}
         }
+        new
     }
 
     fn block(&mut self, f: &mut Function, block: &Block) -> Block {

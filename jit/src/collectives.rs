@@ -1,0 +1,322 @@
+//! Work-group collectives (`work_group_all/any/broadcast/reduce_*/
+//! scan_*`) as barrier regions, rewritten on the IR before the kernel is
+//! cut at its barriers (`regions.rs`).
+//!
+//! Every collective becomes code around barriers and a per-group scratch
+//! area, a `__local` array of [`RESULT_SLOT`]` + 1` slots of 8 bytes added
+//! to the module (one per kernel, shared by its collectives):
+//!
+//! ```text
+//! x = work_group_reduce_add(v)       slot[lid] = v
+//!                                    barrier
+//!                                    if (lid == 0) combine(reduce, add, slot, n)
+//!                                    barrier
+//!                                    x = slot[RESULT_SLOT]
+//! ```
+//!
+//! where `lid` is the local linear id and `n` the group's size; the
+//! combine (`sub_group::vecl_work_group_combine`) runs once per group, in
+//! local linear id order, so a float sum is the sequential sum the
+//! interpreter computes. A scan combines in place and each item reads its
+//! own slot; `all`/`any` combine 32-bit predicates; a broadcast is
+//! `barrier; if (lid == target) slot[RESULT_SLOT] = v; barrier`.
+//!
+//! Why two barriers are enough: an item reads a result (its own slot, or
+//! the result slot) in the region after the second barrier, and the next
+//! collective writes its own slot (read by no one else) before its first
+//! barrier and the result slot only after it. The barriers are ordinary
+//! barriers, so a collective under control flow not proven uniform is
+//! checked at run time as a barrier is (`lower::barrier_agreement`).
+
+use vecl_ir::{
+    AddressSpace, Block, CmpOp, Function, Global, GlobalId, Inst, InstData, Loc, MemFlags, Module,
+    Scalar, Stmt, Type, ValueId, WorkItemFn,
+};
+
+/// The slot of a reduction's, vote's or broadcast's result: past the slot
+/// of the largest group (1024 work-items).
+pub(crate) const RESULT_SLOT: usize = 1024;
+
+/// The scratch area's name in the module.
+const SCRATCH: &str = "__vecl_work_group_scratch";
+
+/// The internal builtin the combine step is (lowered in `lower::builtins`).
+pub(crate) const COMBINE: &str = "__vecl_work_group_combine";
+
+/// Whether `name` is a work-group collective.
+fn is_collective(name: &str) -> bool {
+    name.starts_with("work_group_") && name != "work_group_barrier"
+}
+
+/// Whether `func` calls a work-group collective.
+pub(crate) fn has_collectives(func: &Function) -> bool {
+    func.insts
+        .iter()
+        .any(|d| matches!(&d.inst, Inst::Builtin(n, _) if is_collective(n)))
+}
+
+/// `module` with the scratch area added, and `func` with its collectives
+/// rewritten to use it. `Err` names a collective the JIT cannot make.
+pub(crate) fn rewrite(module: &Module, func: &mut Function) -> Result<Module, String> {
+    let mut module = module.clone();
+    let g = GlobalId(module.globals.len() as u32);
+    let scratch_ty = Type::Array(Box::new(Type::U64), RESULT_SLOT as u32 + 1);
+    module.globals.push(Global {
+        name: SCRATCH.into(),
+        space: AddressSpace::Local,
+        ty: scratch_ty.clone(),
+        init: None,
+    });
+    let body = std::mem::take(&mut func.body);
+    let mut cx = Rewriter {
+        func,
+        scratch: g,
+        scratch_ty,
+    };
+    let body = cx.block(body)?;
+    cx.func.body = body;
+    Ok(module)
+}
+
+struct Rewriter<'f> {
+    func: &'f mut Function,
+    scratch: GlobalId,
+    scratch_ty: Type,
+}
+
+impl Rewriter<'_> {
+    fn push(&mut self, out: &mut Vec<Stmt>, inst: Inst, ty: Type, loc: Loc) -> ValueId {
+        let v = ValueId(self.func.insts.len() as u32);
+        self.func.insts.push(InstData { inst, ty, loc });
+        out.push(Stmt::Eval(v));
+        v
+    }
+
+    fn konst(&mut self, out: &mut Vec<Stmt>, ty: Type, x: u64) -> ValueId {
+        self.push(out, Inst::Const(x), ty, Loc::NONE)
+    }
+
+    fn block(&mut self, b: Block) -> Result<Block, String> {
+        let mut out = Vec::with_capacity(b.0.len());
+        for s in b.0 {
+            match s {
+                Stmt::Eval(v) => {
+                    let collective = match &self.func.inst(v).inst {
+                        Inst::Builtin(name, args) if is_collective(name) => {
+                            Some((name.clone(), args.clone()))
+                        }
+                        _ => None,
+                    };
+                    match collective {
+                        Some((name, args)) => self.collective(&mut out, v, &name, &args)?,
+                        None => out.push(Stmt::Eval(v)),
+                    }
+                }
+                Stmt::If { cond, then_, else_ } => out.push(Stmt::If {
+                    cond,
+                    then_: self.block(then_)?,
+                    else_: self.block(else_)?,
+                }),
+                Stmt::Loop { body, continuing } => out.push(Stmt::Loop {
+                    body: self.block(body)?,
+                    continuing: self.block(continuing)?,
+                }),
+                Stmt::Switch { selector, cases } => {
+                    let mut new = Vec::with_capacity(cases.len());
+                    for mut c in cases {
+                        c.body = self.block(c.body)?;
+                        new.push(c);
+                    }
+                    out.push(Stmt::Switch {
+                        selector,
+                        cases: new,
+                    });
+                }
+                s => out.push(s),
+            }
+        }
+        Ok(Block(out))
+    }
+
+    /// Replaces `Eval(v)` of collective `name` by its regions; `v` becomes
+    /// the load of its result.
+    fn collective(
+        &mut self,
+        out: &mut Vec<Stmt>,
+        v: ValueId,
+        name: &str,
+        args: &[ValueId],
+    ) -> Result<(), String> {
+        let data = self.func.inst(v).clone();
+        let loc = data.loc;
+        let s = data
+            .ty
+            .scalar()
+            .filter(|_| data.ty.lanes() == 1)
+            .ok_or_else(|| format!("{name} on {:?}", data.ty))?;
+        let elem = match s {
+            Scalar::I32 => crate::sub_group::ELEM_I32,
+            Scalar::U32 => crate::sub_group::ELEM_U32,
+            Scalar::F32 => crate::sub_group::ELEM_F32,
+            Scalar::I64 => crate::sub_group::ELEM_I64,
+            Scalar::U64 => crate::sub_group::ELEM_U64,
+            Scalar::F64 => crate::sub_group::ELEM_F64,
+            _ => return Err(format!("{name} on {s}")),
+        };
+        let x = *args
+            .first()
+            .ok_or_else(|| format!("{name} without an operand"))?;
+        let space = AddressSpace::Local;
+        let base = self.push(
+            out,
+            Inst::GlobalAddr(self.scratch),
+            Type::ptr(space, self.scratch_ty.clone()),
+            loc,
+        );
+        let slots = self.push(
+            out,
+            Inst::PtrCast(base),
+            Type::ptr(space, data.ty.clone()),
+            loc,
+        );
+        let lid = self.push(
+            out,
+            Inst::WorkItem(WorkItemFn::LocalLinearId, None),
+            Type::U64,
+            loc,
+        );
+        let result_index = self.konst(out, Type::U64, RESULT_SLOT as u64);
+        let result = self.push(
+            out,
+            Inst::Index(slots, result_index),
+            Type::ptr(space, data.ty.clone()),
+            loc,
+        );
+        let barrier = Stmt::Barrier(MemFlags::LOCAL, loc);
+        if name == "work_group_broadcast" {
+            // The target's local linear id.
+            let mut sizes = Vec::new();
+            for d in 0..2u64 {
+                let dim = self.konst(out, Type::U32, d);
+                sizes.push(self.push(
+                    out,
+                    Inst::WorkItem(WorkItemFn::LocalSize, Some(dim)),
+                    Type::U64,
+                    loc,
+                ));
+            }
+            let ids = &args[1..];
+            let mut target = *ids
+                .last()
+                .ok_or("work_group_broadcast without a local id")?;
+            for d in (0..ids.len() - 1).rev() {
+                let scaled = self.push(
+                    out,
+                    Inst::Binary(vecl_ir::BinaryOp::Mul, target, sizes[d]),
+                    Type::U64,
+                    loc,
+                );
+                target = self.push(
+                    out,
+                    Inst::Binary(vecl_ir::BinaryOp::Add, scaled, ids[d]),
+                    Type::U64,
+                    loc,
+                );
+            }
+            out.push(barrier.clone());
+            let hit = self.push(out, Inst::Cmp(CmpOp::Eq, lid, target), Type::BOOL, loc);
+            out.push(Stmt::If {
+                cond: hit,
+                then_: Block(vec![Stmt::Store {
+                    ptr: result,
+                    value: x,
+                    loc,
+                }]),
+                else_: Block::default(),
+            });
+            out.push(barrier);
+            self.func.insts[v.index()].inst = Inst::Load(result);
+            out.push(Stmt::Eval(v));
+            return Ok(());
+        }
+        let (kind, op) = match name {
+            "work_group_all" => (3, vecl_ir::sub_group::SubGroupOp::Add),
+            "work_group_any" => (4, vecl_ir::sub_group::SubGroupOp::Add),
+            _ => {
+                let (kind, op) = [
+                    ("work_group_reduce_", 0),
+                    ("work_group_scan_inclusive_", 1),
+                    ("work_group_scan_exclusive_", 2),
+                ]
+                .iter()
+                .find_map(|(p, k)| name.strip_prefix(p).map(|op| (*k, op)))
+                .ok_or_else(|| name.to_string())?;
+                let op = match op {
+                    "add" => vecl_ir::sub_group::SubGroupOp::Add,
+                    "min" => vecl_ir::sub_group::SubGroupOp::Min,
+                    "max" => vecl_ir::sub_group::SubGroupOp::Max,
+                    _ => return Err(name.to_string()),
+                };
+                (kind, op)
+            }
+        };
+        let mine = self.push(
+            out,
+            Inst::Index(slots, lid),
+            Type::ptr(space, data.ty.clone()),
+            loc,
+        );
+        out.push(Stmt::Store {
+            ptr: mine,
+            value: x,
+            loc,
+        });
+        out.push(barrier.clone());
+        let zero = self.konst(out, Type::U64, 0);
+        let first = self.push(out, Inst::Cmp(CmpOp::Eq, lid, zero), Type::BOOL, loc);
+        let mut then_ = Vec::new();
+        let mut n = None;
+        for d in 0..3u64 {
+            let dim = self.konst(&mut then_, Type::U32, d);
+            let size = self.push(
+                &mut then_,
+                Inst::WorkItem(WorkItemFn::LocalSize, Some(dim)),
+                Type::U64,
+                loc,
+            );
+            n = Some(match n {
+                None => size,
+                Some(m) => self.push(
+                    &mut then_,
+                    Inst::Binary(vecl_ir::BinaryOp::Mul, m, size),
+                    Type::U64,
+                    loc,
+                ),
+            });
+        }
+        let n = n.unwrap_or(zero);
+        let kind = self.konst(&mut then_, Type::U32, kind);
+        let op = self.konst(&mut then_, Type::U32, u64::from(op.code()));
+        let elem = self.konst(&mut then_, Type::U32, u64::from(elem));
+        self.push(
+            &mut then_,
+            Inst::Builtin(COMBINE.into(), vec![kind, op, elem, base, n]),
+            Type::Void,
+            loc,
+        );
+        out.push(Stmt::If {
+            cond: first,
+            then_: Block(then_),
+            else_: Block::default(),
+        });
+        out.push(barrier);
+        let from = if name.contains("_scan_") {
+            mine
+        } else {
+            result
+        };
+        self.func.insts[v.index()].inst = Inst::Load(from);
+        out.push(Stmt::Eval(v));
+        Ok(())
+    }
+}

@@ -1,0 +1,461 @@
+//! Host routines of the sub-group functions and the work-group
+//! collectives, called by the generated code.
+//!
+//! A sub-group is one SIMD chunk (`lower::sub_group`): the code stores the
+//! chunk's lanes of the operand, of the index operand and of the active
+//! mask in stack records and calls [`vecl_sub_group`], which writes the
+//! result lanes into a third record. The exchange between lanes happens
+//! here, over the active lanes in lane order, so a float sum is the
+//! sequential sum in local id order, as in the interpreter.
+//!
+//! A work-group collective is cut into barrier regions by
+//! `collectives.rs`; between them one work-item calls
+//! [`vecl_work_group_combine`] over the values every item left in the
+//! group's scratch area.
+
+use vecl_ir::sub_group::{BallotQuery, SubGroupFn, SubGroupOp, SubGroupQuery};
+
+/// The element kinds the routines take (`lower::sub_group::elem_code`):
+/// 8- and 16-bit integers arrive extended to 32 bits.
+pub(crate) const ELEM_I32: u32 = 0;
+pub(crate) const ELEM_U32: u32 = 1;
+pub(crate) const ELEM_F32: u32 = 2;
+pub(crate) const ELEM_I64: u32 = 3;
+pub(crate) const ELEM_U64: u32 = 4;
+pub(crate) const ELEM_F64: u32 = 5;
+/// `char` and `short`: `i32` lanes whose `min`/`max` identities are the
+/// narrow type's.
+pub(crate) const ELEM_I8: u32 = 6;
+pub(crate) const ELEM_I16: u32 = 7;
+
+/// The widest chunk the JIT makes.
+const MAX_W: usize = 64;
+
+trait Elem: Copy + PartialEq {
+    const IS_FLOAT: bool = false;
+    fn op(op: SubGroupOp, a: Self, b: Self) -> Self;
+    fn identity(op: SubGroupOp) -> Self;
+    fn zero() -> Self;
+}
+
+macro_rules! int_elem {
+    ($t:ty) => {
+        impl Elem for $t {
+            fn op(op: SubGroupOp, a: $t, b: $t) -> $t {
+                let t = |x: bool| <$t>::from(x);
+                match op {
+                    SubGroupOp::Add => a.wrapping_add(b),
+                    SubGroupOp::Mul => a.wrapping_mul(b),
+                    SubGroupOp::Min => {
+                        if b < a {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    SubGroupOp::Max => {
+                        if b > a {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    SubGroupOp::And => a & b,
+                    SubGroupOp::Or => a | b,
+                    SubGroupOp::Xor => a ^ b,
+                    SubGroupOp::LogicalAnd => t(a != 0 && b != 0),
+                    SubGroupOp::LogicalOr => t(a != 0 || b != 0),
+                    SubGroupOp::LogicalXor => t((a != 0) != (b != 0)),
+                }
+            }
+            fn identity(op: SubGroupOp) -> $t {
+                match op {
+                    SubGroupOp::Mul | SubGroupOp::LogicalAnd => 1,
+                    SubGroupOp::And => !0,
+                    SubGroupOp::Min => <$t>::MAX,
+                    SubGroupOp::Max => <$t>::MIN,
+                    _ => 0,
+                }
+            }
+            fn zero() -> $t {
+                0
+            }
+        }
+    };
+}
+int_elem!(i32);
+int_elem!(u32);
+int_elem!(i64);
+int_elem!(u64);
+
+macro_rules! float_elem {
+    ($t:ty) => {
+        impl Elem for $t {
+            const IS_FLOAT: bool = true;
+            fn op(op: SubGroupOp, a: $t, b: $t) -> $t {
+                // `min`/`max` keep `a` on ties and take `b` over a NaN `a`.
+                match op {
+                    SubGroupOp::Add => a + b,
+                    SubGroupOp::Mul => a * b,
+                    SubGroupOp::Min => {
+                        if b < a || a.is_nan() {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    SubGroupOp::Max => {
+                        if b > a || a.is_nan() {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    // Not defined on floats by OpenCL C.
+                    _ => a,
+                }
+            }
+            fn identity(op: SubGroupOp) -> $t {
+                match op {
+                    SubGroupOp::Mul | SubGroupOp::LogicalAnd => 1.0,
+                    SubGroupOp::Min => <$t>::INFINITY,
+                    SubGroupOp::Max => <$t>::NEG_INFINITY,
+                    _ => 0.0,
+                }
+            }
+            fn zero() -> $t {
+                0.0
+            }
+        }
+    };
+}
+float_elem!(f32);
+float_elem!(f64);
+
+/// One sub-group function over a chunk of `w` lanes (see the module
+/// header). `code`: [`SubGroupFn::code`]; `elem`: one of the `ELEM_*`
+/// kinds of the operand; `size`: the sub-group's size (the lanes of the
+/// chunk that are work-items of the group); `param`: the cluster size of
+/// `sub_group_clustered_rotate`. `src`: `w` operand lanes; `aux`: `w`
+/// 32-bit lanes of the second operand (index, delta or cluster size);
+/// `mask`: `w` 32-bit lanes, non-zero where active; `out`: room for `w`
+/// lanes of 8 bytes. Predicates and `sub_group_elect` write 32-bit lanes,
+/// `sub_group_ballot` four 32-bit words.
+///
+/// # Safety
+/// The pointers must hold what is said above.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn vecl_sub_group(
+    code: u32,
+    elem: u32,
+    w: u32,
+    size: u32,
+    param: u32,
+    src: *const u8,
+    aux: *const i32,
+    mask: *const i32,
+    out: *mut u8,
+) {
+    let w = (w as usize).min(MAX_W);
+    let Some(f) = SubGroupFn::from_code(code) else {
+        return;
+    };
+    // SAFETY: the caller passes `w` lanes in each record.
+    let (aux, mask) = unsafe {
+        (
+            std::slice::from_raw_parts(aux, w),
+            std::slice::from_raw_parts(mask, w),
+        )
+    };
+    // Fixed-size records: this runs once per chunk, so no allocation.
+    let mut active = [false; MAX_W];
+    for (a, &m) in active.iter_mut().zip(mask) {
+        *a = m != 0;
+    }
+    let active = &active[..w];
+    // SAFETY: as above, with the operand's lane size.
+    unsafe {
+        match elem {
+            ELEM_I32 => run::<i32>(f, w, size, param, src, aux, active, out),
+            ELEM_I8 | ELEM_I16 => {
+                run::<i32>(f, w, size, param, src, aux, active, out);
+                // The first lane of an exclusive `min`/`max` scan holds the
+                // identity, which is the narrow type's.
+                let (lo, hi) = if elem == ELEM_I8 {
+                    (i32::from(i8::MIN), i32::from(i8::MAX))
+                } else {
+                    (i32::from(i16::MIN), i32::from(i16::MAX))
+                };
+                let first = active.iter().position(|&a| a);
+                if let (SubGroupFn::ScanExclusive(op), Some(j)) = (f, first) {
+                    let id = match op {
+                        SubGroupOp::Min => Some(hi),
+                        SubGroupOp::Max => Some(lo),
+                        _ => None,
+                    };
+                    if let Some(id) = id {
+                        (out as *mut i32).add(j).write_unaligned(id);
+                    }
+                }
+            }
+            ELEM_U32 => run::<u32>(f, w, size, param, src, aux, active, out),
+            ELEM_F32 => run::<f32>(f, w, size, param, src, aux, active, out),
+            ELEM_I64 => run::<i64>(f, w, size, param, src, aux, active, out),
+            ELEM_U64 => run::<u64>(f, w, size, param, src, aux, active, out),
+            _ => run::<f64>(f, w, size, param, src, aux, active, out),
+        }
+    }
+}
+
+/// # Safety
+/// As [`vecl_sub_group`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn run<T: Elem>(
+    f: SubGroupFn,
+    w: usize,
+    size: u32,
+    param: u32,
+    src: *const u8,
+    aux: &[i32],
+    active: &[bool],
+    out: *mut u8,
+) {
+    let mut x = [T::zero(); MAX_W];
+    for (j, v) in x.iter_mut().enumerate().take(w) {
+        // SAFETY: `src` holds `w` lanes of `T` (unaligned reads: the
+        // record's alignment is the JIT's choice).
+        *v = unsafe { (src as *const T).add(j).read_unaligned() };
+    }
+    let put = |j: usize, v: T| {
+        // SAFETY: `out` has room for `w` lanes of 8 bytes.
+        unsafe { (out as *mut T).add(j).write_unaligned(v) }
+    };
+    let put32 = |j: usize, v: i32| {
+        // SAFETY: as above.
+        unsafe { (out as *mut i32).add(j).write_unaligned(v) }
+    };
+    let lanes = || (0..w).filter(|&j| active[j]);
+    let at = |l: Option<usize>| l.filter(|&l| l < w).map_or(T::zero(), |l| x[l]);
+    let fold = |op: SubGroupOp, it: &mut dyn Iterator<Item = usize>| {
+        it.fold(T::identity(op), |acc, j| T::op(op, acc, x[j]))
+    };
+    let nonzero = |v: T| v != T::zero();
+    let size = size as usize;
+    match f {
+        SubGroupFn::All | SubGroupFn::Any | SubGroupFn::AllEqual => {
+            let t = match f {
+                SubGroupFn::All => lanes().all(|j| nonzero(x[j])),
+                SubGroupFn::Any => lanes().any(|j| nonzero(x[j])),
+                _ => {
+                    let first = lanes().next().map(|j| x[j]);
+                    lanes().all(|j| Some(x[j]) == first)
+                }
+            };
+            (0..w).for_each(|j| put32(j, i32::from(t)));
+        }
+        SubGroupFn::Elect => {
+            let first = lanes().next();
+            (0..w).for_each(|j| put32(j, i32::from(Some(j) == first)));
+        }
+        SubGroupFn::Ballot => {
+            let mut bits = [0u32; 4];
+            for j in lanes().filter(|&j| nonzero(x[j]) && j < 128) {
+                bits[j / 32] |= 1 << (j % 32);
+            }
+            (0..4).for_each(|k| put32(k, bits[k] as i32));
+        }
+        SubGroupFn::Broadcast => {
+            let v = at(lanes().next().map(|j| aux[j] as u32 as usize));
+            (0..w).for_each(|j| put(j, v));
+        }
+        SubGroupFn::BroadcastFirst => {
+            let v = at(lanes().next());
+            (0..w).for_each(|j| put(j, v));
+        }
+        SubGroupFn::Reduce(SubGroupOp::Add) if T::IS_FLOAT => {
+            let values: Vec<(u64, T)> = lanes().map(|j| (j as u64, x[j])).collect();
+            let per_piece = 16 / std::mem::size_of::<T>();
+            let v = vecl_ir::sub_group::float_sum_order(&values, per_piece, T::zero(), |a, b| {
+                T::op(SubGroupOp::Add, a, b)
+            });
+            (0..w).for_each(|j| put(j, v));
+        }
+        SubGroupFn::Reduce(op) => {
+            let v = fold(op, &mut lanes());
+            (0..w).for_each(|j| put(j, v));
+        }
+        SubGroupFn::ScanInclusive(op) | SubGroupFn::ScanExclusive(op) => {
+            let mut acc = T::identity(op);
+            for j in lanes() {
+                let before = acc;
+                acc = T::op(op, acc, x[j]);
+                put(
+                    j,
+                    if matches!(f, SubGroupFn::ScanExclusive(_)) {
+                        before
+                    } else {
+                        acc
+                    },
+                );
+            }
+        }
+        SubGroupFn::ClusteredReduce(op) => {
+            for j in lanes() {
+                let c = (aux[j] as u32 as usize).max(1);
+                let v = fold(op, &mut lanes().filter(|&k| k / c == j / c));
+                put(j, v);
+            }
+        }
+        SubGroupFn::Shuffle => lanes().for_each(|j| put(j, at(Some(aux[j] as u32 as usize)))),
+        SubGroupFn::ShuffleXor => {
+            lanes().for_each(|j| put(j, at(Some(j ^ aux[j] as u32 as usize))))
+        }
+        SubGroupFn::ShuffleUp => {
+            lanes().for_each(|j| put(j, at(j.checked_sub(aux[j] as u32 as usize))))
+        }
+        SubGroupFn::ShuffleDown => lanes().for_each(|j| {
+            let from = j.checked_add(aux[j] as u32 as usize).filter(|&l| l < size);
+            put(j, at(from))
+        }),
+        SubGroupFn::Rotate | SubGroupFn::ClusteredRotate => lanes().for_each(|j| {
+            let c = if f == SubGroupFn::Rotate {
+                size
+            } else {
+                param as usize
+            }
+            .max(1) as i64;
+            let lid = j as i64;
+            let base = lid - lid % c;
+            let from = base + (lid % c + i64::from(aux[j])).rem_euclid(c);
+            put(j, at(Some(from as usize)))
+        }),
+    }
+}
+
+/// `get_sub_group_*_mask` word `word` for local id `lid` in a sub-group
+/// of `size`; `query` is the index in [`MASK_QUERIES`].
+pub(crate) extern "C" fn vecl_sub_group_mask(query: u32, lid: u32, size: u32, word: u32) -> u32 {
+    MASK_QUERIES
+        .get(query as usize)
+        .map_or(0, |q| q.mask(lid, size)[(word & 3) as usize])
+}
+
+/// The mask queries by the index `vecl_sub_group_mask` takes.
+pub(crate) const MASK_QUERIES: [SubGroupQuery; 5] = [
+    SubGroupQuery::EqMask,
+    SubGroupQuery::GeMask,
+    SubGroupQuery::GtMask,
+    SubGroupQuery::LeMask,
+    SubGroupQuery::LtMask,
+];
+
+/// A ballot query ([`BallotQuery::eval`]); `query` is the index in
+/// [`BALLOT_QUERIES`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) extern "C" fn vecl_ballot_query(
+    query: u32,
+    v0: u32,
+    v1: u32,
+    v2: u32,
+    v3: u32,
+    index: u32,
+    lid: u32,
+    size: u32,
+) -> u32 {
+    BALLOT_QUERIES
+        .get(query as usize)
+        .map_or(0, |q| q.eval([v0, v1, v2, v3], index, lid, size))
+}
+
+/// The ballot queries by the index `vecl_ballot_query` takes.
+pub(crate) const BALLOT_QUERIES: [BallotQuery; 7] = [
+    BallotQuery::Inverse,
+    BallotQuery::BitExtract,
+    BallotQuery::BitCount,
+    BallotQuery::InclusiveScan,
+    BallotQuery::ExclusiveScan,
+    BallotQuery::FindLsb,
+    BallotQuery::FindMsb,
+];
+
+/// The work-group collective combine (`collectives.rs`): `scratch` holds
+/// one value of kind `elem` (an array of them) per work-item, in local linear
+/// id order, `n` of them. `kind` 0: `reduce` into slot
+/// [`crate::collectives::RESULT_SLOT`]; 1: inclusive scan in place; 2:
+/// exclusive scan in place; 3: `all`, 4: `any` (32-bit predicates) into
+/// the result slot. `op`: [`SubGroupOp::code`].
+///
+/// # Safety
+/// `scratch` must hold `RESULT_SLOT + 1` slots of 8 bytes and `n` must be
+/// at most `RESULT_SLOT`.
+pub(crate) unsafe extern "C" fn vecl_work_group_combine(
+    kind: u32,
+    op: u32,
+    elem: u32,
+    scratch: *mut u8,
+    n: u64,
+) {
+    let n = (n as usize).min(crate::collectives::RESULT_SLOT);
+    let op = SubGroupOp::from_code(op).unwrap_or(SubGroupOp::Add);
+    // SAFETY: as the caller promises.
+    unsafe {
+        match elem {
+            ELEM_I32 => combine::<i32>(kind, op, scratch, n),
+            ELEM_U32 => combine::<u32>(kind, op, scratch, n),
+            ELEM_F32 => combine::<f32>(kind, op, scratch, n),
+            ELEM_I64 => combine::<i64>(kind, op, scratch, n),
+            ELEM_U64 => combine::<u64>(kind, op, scratch, n),
+            _ => combine::<f64>(kind, op, scratch, n),
+        }
+    }
+}
+
+/// # Safety
+/// As [`vecl_work_group_combine`].
+unsafe fn combine<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize) {
+    let slot = |i: usize| scratch.wrapping_add(std::mem::size_of::<T>() * i) as *mut T;
+    // SAFETY: slots 0..=RESULT_SLOT are in the scratch area.
+    let get = |i: usize| unsafe { slot(i).read_unaligned() };
+    // SAFETY: as above.
+    let put = |i: usize, v: T| unsafe { slot(i).write_unaligned(v) };
+    let result = crate::collectives::RESULT_SLOT;
+    match kind {
+        0 => put(
+            result,
+            (0..n).fold(T::identity(op), |a, i| T::op(op, a, get(i))),
+        ),
+        1 | 2 => {
+            let mut acc = T::identity(op);
+            for i in 0..n {
+                let x = get(i);
+                let before = acc;
+                acc = T::op(op, acc, x);
+                put(i, if kind == 2 { before } else { acc });
+            }
+        }
+        _ => {
+            // SAFETY: as above; predicates are 32-bit.
+            let p = |i: usize| unsafe { (slot(i) as *mut i32).read_unaligned() } != 0;
+            let t = if kind == 3 {
+                (0..n).all(p)
+            } else {
+                (0..n).any(p)
+            };
+            // SAFETY: as above.
+            unsafe { (slot(result) as *mut i32).write_unaligned(i32::from(t)) };
+        }
+    }
+}
+
+/// The symbols of this module.
+pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
+    vec![
+        ("vecl_sub_group", vecl_sub_group as *const u8),
+        ("vecl_sub_group_mask", vecl_sub_group_mask as *const u8),
+        ("vecl_ballot_query", vecl_ballot_query as *const u8),
+        (
+            "vecl_work_group_combine",
+            vecl_work_group_combine as *const u8,
+        ),
+    ]
+}

@@ -1,0 +1,534 @@
+//! Differential test of the SPIR-V front end over the OpenCL C corpus
+//! (`tests/corpus/*.cl`): every program is compiled to SPIR-V by clang
+//! (`-cl-std=CL2.0 -target spir64`, at `-O0` and at `-O2`) and
+//! `llvm-spirv`, and built through the IL path
+//! (`Context::program_il`). Its kernel then runs on the header's launch:
+//! - through the JIT at widths 4, 8 and 16, and
+//! - on the reference interpreter (the IL program's module),
+//!
+//! and every buffer must agree with the same program built from its
+//! OpenCL C source and run by the interpreter (integers exactly, floats
+//! within 4 ulp), and meet the header's `@expect` lines.
+//!
+//! Tools: `clang-15` and `llvm-spirv-15` (installed by
+//! `scripts/install-deps.sh`). Without them the test says so and passes.
+//!
+//! **Known failures.** [`KNOWN_FAILURES`] lists the programs that do not
+//! pass through the IL path with why; each must still fail, and one that
+//! starts passing fails the test until it is taken off the list. A program
+//! that clang or llvm-spirv cannot compile is reported, not counted.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vecl::Context;
+use vecl_clc::corpus::{self, Arg, Case, Elem};
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+
+/// Programs that fail through the IL path: (optimisation level, stem, why).
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
+    (
+        "O0",
+        "qualifiers_misc",
+        "C99 `inline` semantics: at -O0 clang emits no definition of the plain \
+     `inline` function `weighted`, so the module imports it and the build \
+     reports the undefined reference (the OpenCL C path inlines it)",
+    ),
+    (
+        "O2",
+        "textbook_reduce_interleaved",
+        "LLVM rotates the stride loop so that its barrier block is the header \
+         of an inner loop entered both from the outer loop and from the inner \
+         back edge; the structured form puts the barrier in a loop that \
+         work-items leave at different iterations, which the IR's barrier \
+         model (uniform control flow at a barrier) rejects at run time",
+    ),
+];
+
+/// Programs compared with a relative float tolerance instead of ULPs, as
+/// in `tests/jit_corpus.rs` and for the same reasons: (stem, tolerance).
+const FLOAT_TOLERANCE: &[(&str, f64)] = &[
+    ("nbody", 1e-5),
+    ("textbook_black_scholes", 1e-5),
+    ("vec3", 1e-6),
+];
+
+const WIDTHS: [u32; 3] = [4, 8, 16];
+const ULPS: u64 = 4;
+
+fn tool(name: &str) -> Option<PathBuf> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {name}"))
+        .output()
+        .ok()?;
+    let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!p.is_empty()).then(|| PathBuf::from(p))
+}
+
+/// Compiles `cl` to SPIR-V words, or says why not.
+fn to_spirv(
+    clang: &Path,
+    translator: &Path,
+    cl: &Path,
+    opt: &str,
+    options: &str,
+    dir: &Path,
+) -> Result<Vec<u32>, String> {
+    let stem = cl.file_stem().unwrap_or_default().to_string_lossy();
+    let bc = dir.join(format!("{stem}.{opt}.bc"));
+    let spv = dir.join(format!("{stem}.{opt}.spv"));
+    let mut c = Command::new(clang);
+    c.args([
+        "-cl-std=CL2.0",
+        "-target",
+        "spir64",
+        &format!("-{opt}"),
+        "-emit-llvm",
+        "-c",
+    ]);
+    c.args(options.split_whitespace());
+    c.arg(cl).arg("-o").arg(&bc);
+    let out = c.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("clang: {}", err.lines().next().unwrap_or("")));
+    }
+    let out = Command::new(translator)
+        .arg(&bc)
+        .arg("-o")
+        .arg(&spv)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("llvm-spirv: {}", err.lines().next().unwrap_or("")));
+    }
+    let bytes = std::fs::read(&spv).map_err(|e| e.to_string())?;
+    vecl_spirv::words_from_bytes(&bytes).map_err(|e| e.to_string())
+}
+
+fn ndrange(case: &Case) -> NdRange {
+    let mut r = NdRange {
+        work_dim: case.global.len() as u32,
+        global_offset: [0; 3],
+        global_size: [1; 3],
+        local_size: [1; 3],
+    };
+    for (d, (g, l)) in case.global.iter().zip(&case.local).enumerate() {
+        r.global_size[d] = *g;
+        r.local_size[d] = *l;
+    }
+    r
+}
+
+fn interp_args(case: &Case) -> Vec<KernelArg> {
+    case.args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer { .. } => KernelArg::Buffer(a.bytes()),
+            Arg::Value { .. } => KernelArg::Value(a.bytes()),
+            Arg::Local { bytes } => KernelArg::Local(*bytes),
+        })
+        .collect()
+}
+
+fn buffers(args: &[KernelArg]) -> Vec<Option<Vec<u8>>> {
+    args.iter()
+        .map(|a| match a {
+            KernelArg::Buffer(b) => Some(b.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ulps(a: f64, b: f64, elem: Elem) -> u64 {
+    let key = |x: f64| -> i128 {
+        if elem == Elem::F32 {
+            let bits = (x as f32).to_bits() as i32;
+            i128::from(if bits < 0 { i32::MIN - bits } else { bits })
+        } else {
+            let bits = x.to_bits() as i64;
+            i128::from(if bits < 0 { i64::MIN - bits } else { bits })
+        }
+    };
+    (key(a) - key(b)).unsigned_abs().min(u128::from(u64::MAX)) as u64
+}
+
+/// The first difference between two runs' buffers, described.
+fn compare(
+    case: &Case,
+    tolerance: Option<f64>,
+    want: &[Option<Vec<u8>>],
+    got: &[Option<Vec<u8>>],
+) -> Option<String> {
+    for (i, (w, g)) in want.iter().zip(got).enumerate() {
+        let (Some(w), Some(g), Some(Arg::Buffer { elem, .. })) = (w, g, case.args.get(i)) else {
+            continue;
+        };
+        if w.len() != g.len() {
+            return Some(format!(
+                "argument {i}: {} bytes, expected {}",
+                g.len(),
+                w.len()
+            ));
+        }
+        for (k, (a, b)) in w
+            .chunks_exact(elem.size())
+            .zip(g.chunks_exact(elem.size()))
+            .enumerate()
+        {
+            if a == b {
+                continue;
+            }
+            let (av, bv) = (elem.decode(a), elem.decode(b));
+            let close = elem.is_float()
+                && ((av.is_nan() && bv.is_nan())
+                    || match tolerance {
+                        Some(t) => (av - bv).abs() <= t * av.abs().max(1.0),
+                        None => ulps(av, bv, *elem) <= ULPS,
+                    });
+            if !close {
+                return Some(format!("argument {i} element {k}: got {bv}, expected {av}"));
+            }
+        }
+    }
+    None
+}
+
+fn expect_failure(case: &Case, got: &[Option<Vec<u8>>]) -> Option<String> {
+    for e in &case.expects {
+        let (Some(Some(g)), Some(Arg::Buffer { elem, .. })) =
+            (got.get(e.arg), case.args.get(e.arg))
+        else {
+            return Some(format!("@expect {}: not a buffer", e.arg));
+        };
+        let vals: Vec<f64> = g
+            .chunks_exact(elem.size())
+            .map(|c| elem.decode(c))
+            .collect();
+        for (at, (g, w)) in vals.iter().zip(&e.values).enumerate() {
+            let good = if e.tolerance > 0.0 {
+                (g - w).abs() <= e.tolerance * w.abs().max(1.0)
+            } else {
+                g == w || (g.is_nan() && w.is_nan())
+            };
+            if !good {
+                return Some(format!(
+                    "@expect {} element {at}: got {g}, expected {w}",
+                    e.arg
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Runs the IL program's kernel through the runtime (the JIT).
+fn run_api(
+    ctx: &Context,
+    program: &vecl::Program,
+    case: &Case,
+) -> Result<Vec<Option<Vec<u8>>>, String> {
+    let e = |x: vecl::Error| x.to_string();
+    let kernel = program.kernel(&case.kernel).map_err(e)?;
+    let queue = ctx.queue().map_err(e)?;
+    let mut bufs = Vec::new();
+    for (i, a) in case.args.iter().enumerate() {
+        let i = i as u32;
+        match a {
+            Arg::Buffer { .. } => {
+                let bytes = a.bytes();
+                let b = ctx.buffer_from(&bytes).map_err(e)?;
+                kernel.set_arg_mem(i, Some(b.raw())).map_err(e)?;
+                bufs.push(Some(b));
+            }
+            Arg::Value { .. } => {
+                kernel.set_arg_bytes(i, &a.bytes()).map_err(e)?;
+                bufs.push(None);
+            }
+            Arg::Local { bytes } => {
+                kernel.set_arg_local(i, *bytes as u64).map_err(e)?;
+                bufs.push(None);
+            }
+        }
+    }
+    queue
+        .launch(&kernel)
+        .global(&case.global)
+        .local(&case.local)
+        .run()
+        .map_err(e)?;
+    let mut out = Vec::new();
+    for b in bufs {
+        out.push(match b {
+            Some(b) => Some(queue.read_vec(&b, &[]).map_err(e)?),
+            None => None,
+        });
+    }
+    Ok(out)
+}
+
+/// Builds and runs one program through the IL path; `Err` says why it fails.
+/// Front-end times of one program, in milliseconds: (OpenCL C, SPIR-V).
+type FrontEndMs = (f64, f64);
+
+fn check(
+    ctx: &Context,
+    stem: &str,
+    source: &str,
+    case: &Case,
+    words: &[u32],
+    times: &mut Vec<FrontEndMs>,
+) -> Result<(), String> {
+    let tolerance = FLOAT_TOLERANCE
+        .iter()
+        .find(|(n, _)| *n == stem)
+        .map(|t| t.1);
+    let range = ndrange(case);
+    let started = std::time::Instant::now();
+    let reference = vecl_clc::build(source, &case.options).map_err(|e| format!("clc: {e}"))?;
+    let clc_ms = started.elapsed().as_secs_f64() * 1e3;
+    let started = std::time::Instant::now();
+    if vecl_spirv::translate(words, &Default::default()).is_ok() {
+        times.push((clc_ms, started.elapsed().as_secs_f64() * 1e3));
+    }
+    let mut want = interp_args(case);
+    run_kernel(&reference.module, &case.kernel, &mut want, &range)
+        .map_err(|e| format!("interpreter (OpenCL C): {e}"))?;
+    let want = buffers(&want);
+    for w in WIDTHS {
+        let program = ctx
+            .program_il(words)
+            .simd_width(w)
+            .build()
+            .map_err(|e| format!("build: {}", first_line(&e)))?;
+        if w == WIDTHS[0] {
+            let mut got = interp_args(case);
+            run_kernel(program.module(), &case.kernel, &mut got, &range)
+                .map_err(|e| format!("interpreter (SPIR-V): {e}"))?;
+            let got = buffers(&got);
+            if let Some(d) = compare(case, tolerance, &want, &got) {
+                return Err(format!("interpreter: {d}"));
+            }
+        }
+        let got = run_api(ctx, &program, case).map_err(|e| format!("run at W={w}: {e}"))?;
+        if let Some(d) = compare(case, tolerance, &want, &got) {
+            return Err(format!("JIT W={w}: {d}"));
+        }
+        if let Some(d) = expect_failure(case, &got) {
+            return Err(format!("JIT W={w}: {d}"));
+        }
+    }
+    Ok(())
+}
+
+fn first_line(e: &vecl::Error) -> String {
+    let s = match e {
+        vecl::Error::BuildProgramFailure { log } => log.clone(),
+        other => other.to_string(),
+    };
+    s.lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+#[test]
+fn corpus_through_the_il_path() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("tests/corpus"))
+        .expect("tests/corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
+        .collect();
+    files.sort();
+    if let Ok(only) = std::env::var("SPIRV_CORPUS_ONLY") {
+        files.retain(|p| {
+            p.file_stem()
+                .is_some_and(|s| s.to_string_lossy().contains(&only))
+        });
+    }
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ctx = Context::new().expect("context");
+    let mut problems = Vec::new();
+    let mut report = String::new();
+    for opt in ["O0", "O2"] {
+        let (mut passed, mut not_compiled, mut failed) = (0, Vec::new(), Vec::new());
+        let mut times = Vec::new();
+        for f in &files {
+            let stem = f
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            let source = std::fs::read_to_string(f).expect("read");
+            let case = corpus::parse(&source).expect("corpus header");
+            let words = match to_spirv(&clang, &translator, f, opt, &case.options, &dir) {
+                Ok(w) => w,
+                Err(e) => {
+                    not_compiled.push(format!("{stem}: {e}"));
+                    continue;
+                }
+            };
+            let result = check(&ctx, &stem, &source, &case, &words, &mut times);
+            let known = KNOWN_FAILURES
+                .iter()
+                .find(|(o, n, _)| *o == opt && *n == stem);
+            match (result, known) {
+                (Ok(()), None) => passed += 1,
+                (Ok(()), Some(_)) => problems.push(format!(
+                    "-{opt} {stem} passes now: take it off KNOWN_FAILURES"
+                )),
+                (Err(e), Some(_)) => failed.push(format!("{stem} (known): {e}")),
+                (Err(e), None) => {
+                    failed.push(format!("{stem}: {e}"));
+                    problems.push(format!("-{opt} {stem}: {e}"));
+                }
+            }
+        }
+        report.push_str(&format!(
+            "-{opt}: {passed} passed, {} failed, {} not compiled by clang/llvm-spirv\n",
+            failed.len(),
+            not_compiled.len()
+        ));
+        for l in failed.iter().chain(&not_compiled) {
+            report.push_str(&format!("  {l}\n"));
+        }
+        let stats = |mut v: Vec<f64>| -> String {
+            if v.is_empty() {
+                return "-".into();
+            }
+            v.sort_by(f64::total_cmp);
+            format!(
+                "median {:.2} ms, max {:.2} ms",
+                v[v.len() / 2],
+                v[v.len() - 1]
+            )
+        };
+        report.push_str(&format!(
+            "  front end: OpenCL C {}; SPIR-V {}\n",
+            stats(times.iter().map(|t| t.0).collect()),
+            stats(times.iter().map(|t| t.1).collect())
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("{report}");
+    assert!(problems.is_empty(), "{}\n\n{report}", problems.join("\n"));
+}
+
+/// `printf` through the IL path prints what the OpenCL C build prints
+/// (both on the interpreter, which captures the output).
+#[test]
+fn printf_through_the_il_path() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let source = "kernel void say(global const int *v, float x) {
+        int i = get_global_id(0);
+        printf(\"item %d: %d %5.2f %s\\n\", i, v[i] * 2, x + i, \"done\");
+    }";
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-printf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cl = dir.join("say.cl");
+    std::fs::write(&cl, source).expect("write");
+    let case = Case {
+        kernel: "say".into(),
+        global: vec![4],
+        local: vec![2],
+        options: String::new(),
+        args: vec![
+            Arg::Buffer {
+                elem: Elem::I32,
+                values: vec![5.0, -3.0, 7.0, 0.0],
+            },
+            Arg::Value {
+                elem: Elem::F32,
+                lanes: 1,
+                values: vec![1.25],
+            },
+        ],
+        expects: Vec::new(),
+    };
+    let range = ndrange(&case);
+    let printed = |module: &vecl_ir::Module| {
+        let mut args = interp_args(&case);
+        let mut out = Vec::new();
+        vecl_ir::interp::run_kernel_capture(module, "say", &mut args, &range, &mut out)
+            .expect("runs");
+        String::from_utf8(out).expect("text")
+    };
+    let want = printed(&vecl_clc::build(source, "").expect("builds").module);
+    assert!(want.contains("item 1: -6  2.25 done"), "{want}");
+    for opt in ["O0", "O2"] {
+        let words = to_spirv(&clang, &translator, &cl, opt, "", &dir).expect("compiles");
+        let unit = vecl_spirv::translate(&words, &Default::default()).expect("translates");
+        let module = unit.executable().expect("links");
+        assert_eq!(printed(&module), want, "-{opt}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Separate compilation: two SPIR-V modules, one calling a function the
+/// other exports (`LinkageAttributes`), compiled and linked through the
+/// IL path, run like the same program built whole from source.
+#[test]
+fn il_objects_link() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let lib = "uint mix3(uint a, uint b) { return a * 3u + (b ^ 5u); }";
+    let main = "uint mix3(uint a, uint b);
+        kernel void use(global uint *out) {
+            uint i = get_global_id(0);
+            out[i] = mix3(i, out[i]) + 1u;
+        }";
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-link-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ctx = Context::new().expect("context");
+    let run = |program: &vecl::Program| -> Vec<u32> {
+        let kernel = program.kernel("use").expect("kernel");
+        let queue = ctx.queue().expect("queue");
+        let init: Vec<u32> = (0..16u32).map(|i| i * 7).collect();
+        let out = ctx.buffer_from(&init).expect("buffer");
+        kernel.set_arg_buffer(0, &out).expect("arg");
+        queue.launch(&kernel).global(&[16]).run().expect("runs");
+        queue.read_vec(&out, &[]).expect("read")
+    };
+    let whole = ctx
+        .program(&format!(
+            "{lib}\n{}",
+            main.replace("uint mix3(uint a, uint b);", "")
+        ))
+        .build()
+        .expect("source builds");
+    let want = run(&whole);
+    for opt in ["O0", "O2"] {
+        let mut objects = Vec::new();
+        for (name, src) in [("lib", lib), ("main", main)] {
+            let path = dir.join(format!("{name}.cl"));
+            std::fs::write(&path, src).expect("write");
+            let words = to_spirv(&clang, &translator, &path, opt, "", &dir).expect("compiles");
+            objects.push(ctx.program_il(&words).compile().expect("IL compiles"));
+        }
+        let linked = vecl::Program::link(&ctx, &objects, "").expect("links");
+        assert_eq!(run(&linked), want, "-{opt}");
+        // An OpenCL C object links with a SPIR-V one.
+        let c_lib = ctx.program(lib).compile().expect("source compiles");
+        match vecl::Program::link(&ctx, &[c_lib, objects[1].clone()], "") {
+            Ok(mixed) => assert_eq!(run(&mixed), want, "-{opt}, mixed"),
+            Err(e) => panic!("-{opt}: OpenCL C + SPIR-V: {e}"),
+        }
+        // The main module alone leaves mix3 undefined.
+        let err = vecl::Program::link(&ctx, &objects[1..], "").expect_err("mix3 is undefined");
+        assert!(err.to_string().contains("mix3"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
