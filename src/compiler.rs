@@ -42,11 +42,14 @@ pub struct Compiled {
     pub explain: String,
 }
 
-/// Compiles kernel `name` of `module`; the error is the compiler's message.
+/// Compiles kernel `name` of `module`, its module-scope data in `data`
+/// when given (one block for every kernel of a program); the error is the
+/// compiler's message.
 pub fn compile_kernel(
     module: &Module,
     name: &str,
     options: &CompileOptions,
+    data: Option<Arc<vecl_jit::ModuleData>>,
 ) -> Result<Compiled, String> {
     let jit = vecl_jit::JitOptions {
         simd_width: options.simd_width,
@@ -54,7 +57,8 @@ pub fn compile_kernel(
         dump_clif: options.dump_clif,
         ..crate::Config::global().jit_options()
     };
-    let kernel = vecl_jit::compile_kernel(module, name, &jit).map_err(|e| e.to_string())?;
+    let kernel =
+        vecl_jit::compile_kernel_in(module, name, &jit, data).map_err(|e| e.to_string())?;
     let mut explain = kernel.explain().to_string();
     if let Some(clif) = kernel.clif() {
         explain.push('\n');

@@ -146,7 +146,9 @@ impl Device {
          cl_khr_subgroups cl_khr_subgroup_non_uniform_vote cl_khr_subgroup_ballot \
          cl_khr_subgroup_shuffle cl_khr_subgroup_shuffle_relative \
          cl_khr_subgroup_extended_types cl_khr_subgroup_non_uniform_arithmetic \
-         cl_khr_subgroup_clustered_reduce cl_khr_subgroup_rotate"
+         cl_khr_subgroup_clustered_reduce cl_khr_subgroup_rotate \
+         cl_khr_integer_dot_product cl_khr_extended_bit_ops \
+         cl_khr_suggested_local_work_size"
     }
 
     /// `CL_DEVICE_TYPE`: `CL_DEVICE_TYPE_CPU`.

@@ -22,7 +22,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use vecl_clc::BuildError;
 use vecl_ir::link::{LinkError, Unit};
-use vecl_ir::Module;
+use vecl_ir::{AddressSpace, Module};
+use vecl_runtime::device_limits::MAX_GLOBAL_VARIABLE_SIZE;
 use vecl_runtime::{Error, LaunchRules, Result};
 
 /// A built program.
@@ -37,6 +38,8 @@ struct ProgramInner {
     /// Whether kernels may run with non-uniform work-groups (the options
     /// of the units linked decide it).
     non_uniform_groups: bool,
+    /// Bytes of the program-scope `__global` variables.
+    global_variable_size: u64,
     module: Module,
     log: String,
     kernels: BTreeMap<String, Arc<KernelEntry>>,
@@ -584,19 +587,39 @@ impl Program {
             non_uniform_groups,
             reqd_work_group_size: None,
         };
+        // Program-scope `__global` variables are one object for all the
+        // kernels of the program: their code shares one block of data.
+        let global_variable_size = module
+            .globals
+            .iter()
+            .filter(|g| g.space == AddressSpace::Global)
+            .map(|g| u64::from(module.size_of(&g.ty)))
+            .sum::<u64>();
+        if global_variable_size > MAX_GLOBAL_VARIABLE_SIZE {
+            if !log.is_empty() && !log.ends_with('\n') {
+                log.push('\n');
+            }
+            log.push_str(&format!(
+                "error: the program-scope __global variables take {global_variable_size} bytes, \
+                 more than CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE ({MAX_GLOBAL_VARIABLE_SIZE})\n"
+            ));
+            return Err(Error::BuildProgramFailure { log });
+        }
+        let data = (global_variable_size > 0).then(|| Arc::new(vecl_jit::ModuleData::new(&module)));
         let mut kernels = BTreeMap::new();
         let mut explain = BTreeMap::new();
         for (_, function) in module.kernels() {
-            let compiled = match compiler::compile_kernel(&module, &function.name, jit) {
-                Ok(compiled) => compiled,
-                Err(e) => {
-                    if !log.is_empty() && !log.ends_with('\n') {
-                        log.push('\n');
+            let compiled =
+                match compiler::compile_kernel(&module, &function.name, jit, data.clone()) {
+                    Ok(compiled) => compiled,
+                    Err(e) => {
+                        if !log.is_empty() && !log.ends_with('\n') {
+                            log.push('\n');
+                        }
+                        log.push_str(&format!("error: {e}\n"));
+                        return Err(Error::BuildProgramFailure { log });
                     }
-                    log.push_str(&format!("error: {e}\n"));
-                    return Err(Error::BuildProgramFailure { log });
-                }
-            };
+                };
             let info = function.kernel.clone().unwrap_or_default();
             explain.insert(function.name.clone(), compiled.explain);
             let entry = KernelEntry {
@@ -623,12 +646,19 @@ impl Program {
                 source,
                 options,
                 non_uniform_groups,
+                global_variable_size,
                 module,
                 log,
                 kernels,
                 explain,
             }),
         })
+    }
+
+    /// `CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE`: the bytes of the
+    /// program-scope `__global` variables.
+    pub fn global_variable_size(&self) -> u64 {
+        self.inner.global_variable_size
     }
 
     /// `CL_PROGRAM_BUILD_LOG` (warnings of a successful build).

@@ -312,6 +312,8 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("cl_khr_int64_extended_atomics", "1"),
         ("cl_khr_byte_addressable_store", "1"),
         ("cl_khr_3d_image_writes", "1"),
+        ("cl_khr_integer_dot_product", "1"),
+        ("cl_khr_extended_bit_ops", "1"),
         ("cl_khr_subgroups", "1"),
         ("cl_khr_subgroup_non_uniform_vote", "1"),
         ("cl_khr_subgroup_ballot", "1"),
@@ -427,9 +429,21 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
 /// macros are defined, and the device reports exactly these
 /// (`CL_DEVICE_OPENCL_C_FEATURES`), so a kernel's `#ifdef` and the host's
 /// query agree.
+///
+/// The atomic orders and scopes beyond the minimum (relaxed, work-group)
+/// are those of the C11 atomics: every order and scope is honoured (x86-64
+/// read-modify-writes are sequentially consistent; seq_cst stores fence).
 pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_int64",
     "__opencl_c_fp64",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
     "__opencl_c_subgroups",
     "__opencl_c_work_group_collective_functions",
 ];

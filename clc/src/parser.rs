@@ -64,6 +64,10 @@ pub fn scalar_type_name(name: &str) -> Option<Scalar> {
         "atomic_ulong" | "atomic_uintptr_t" | "atomic_size_t" => Scalar::U64,
         "atomic_float" => Scalar::F32,
         "atomic_double" => Scalar::F64,
+        // The enumerations of OpenCL C 2.0 atomics and fences, which clang
+        // declares as enums and a typedef of uint.
+        "memory_order" | "memory_scope" => Scalar::I32,
+        "cl_mem_fence_flags" => Scalar::U32,
         _ => return None,
     })
 }

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use opencl_sys::*;
 
-use crate::device_caps::{self, version_of, CAPS, EXTENSION_VERSION};
+use crate::device_caps::{self, extension_version, version_of, CAPS};
 use crate::entry::{api, slice, write_out};
 use crate::handle::Object;
 use crate::info::{name_version, query, Info};
@@ -142,6 +142,11 @@ fn image_size(param_name: cl_device_info) -> usize {
     limit as usize
 }
 
+/// `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR`,
+/// under a name a pattern may use.
+const DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED: cl_device_info =
+    CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED;
+
 fn device_info(param_name: cl_device_info) -> ClResult<Info> {
     let (major, minor) = device_caps::CL_VERSION;
     let [p_char, p_short, p_int, p_long, p_float, p_double, p_half] = CAPS.preferred_widths;
@@ -198,9 +203,8 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_GLOBAL_MEM_SIZE => ulong(CAPS.global_mem_size),
         CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => ulong(CAPS.max_constant_buffer_size),
         CL_DEVICE_MAX_CONSTANT_ARGS => uint(device_caps::MAX_CONSTANT_ARGS),
-        // Program-scope global variables are not offered.
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
-            size(0)
+            size(device_caps::max_global_variable_size())
         }
         CL_DEVICE_LOCAL_MEM_TYPE => uint(CL_GLOBAL),
         CL_DEVICE_LOCAL_MEM_SIZE => ulong(device_caps::LOCAL_MEM_SIZE),
@@ -254,7 +258,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
             &CAPS
                 .device_extensions
                 .iter()
-                .map(|name| name_version(name, version_of(EXTENSION_VERSION)))
+                .map(|name| name_version(name, version_of(extension_version(name))))
                 .collect::<Vec<_>>(),
         ),
         CL_DEVICE_IL_VERSION => Info::string(&il_versions().join(" ")),
@@ -278,21 +282,27 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         // The sub-groups of a group run one after another between
         // barriers, so one that waits for another never finishes.
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
-            ulong(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-        }
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => ulong(
-            CL_DEVICE_ATOMIC_ORDER_RELAXED
-                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
-        ),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => ulong(device_caps::atomic_capabilities(false)),
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => ulong(device_caps::atomic_capabilities(true)),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => {
+            Info::bool(device_caps::has_feature("__opencl_c_generic_address_space"))
+        }
         CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(true),
-        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
             size(CAPS.preferred_work_group_size_multiple)
         }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => ulong(0),
+        CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES => {
+            ulong(device_caps::integer_dot_product_capabilities())
+        }
+        // cl_device_integer_dot_product_acceleration_properties_khr: six
+        // cl_bools (signed, unsigned, mixed; the same accumulating and
+        // saturating). None is faster than the same arithmetic written out,
+        // which is how vecl computes it.
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT
+        | DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED => Info::array(&[CL_FALSE; 6]),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string("v0000-01-01-00"),
         _ => return Err(CL_INVALID_VALUE),
     })

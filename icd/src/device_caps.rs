@@ -7,7 +7,13 @@
 
 use std::sync::LazyLock;
 
-use opencl_sys::cl_ulong;
+use opencl_sys::{
+    cl_ulong, CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT,
+    CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED, CL_DEVICE_ATOMIC_ORDER_ACQ_REL,
+    CL_DEVICE_ATOMIC_ORDER_RELAXED, CL_DEVICE_ATOMIC_ORDER_SEQ_CST,
+    CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES, CL_DEVICE_ATOMIC_SCOPE_DEVICE,
+    CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP, CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM,
+};
 use vecl::runtime::device_limits as limits;
 
 use crate::info::make_version;
@@ -40,6 +46,44 @@ pub fn opencl_c_features() -> Vec<&'static str> {
         &[]
     };
     OPENCL_C_FEATURES.iter().chain(images).copied().collect()
+}
+
+/// Whether the front end offers (and defines the macro of) an OpenCL C
+/// feature.
+pub fn has_feature(name: &str) -> bool {
+    OPENCL_C_FEATURES.contains(&name)
+}
+
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (and the preferred total): the
+/// runtime's limit with program-scope `__global` variables, else 0.
+pub fn max_global_variable_size() -> usize {
+    if has_feature("__opencl_c_program_scope_global_variables") {
+        limits::MAX_GLOBAL_VARIABLE_SIZE as usize
+    } else {
+        0
+    }
+}
+
+/// `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES` (or, with `fence`,
+/// `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES`): the minimum of OpenCL 3.0
+/// (relaxed order, work-group scope; for fences also acquire-release and
+/// work-item scope) and the orders and scopes whose `__opencl_c_atomic_*`
+/// features the front end defines, so that the two always agree.
+pub fn atomic_capabilities(fence: bool) -> cl_ulong {
+    let mut caps = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+    if fence {
+        caps |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+    }
+    for feature in OPENCL_C_FEATURES {
+        caps |= match *feature {
+            "__opencl_c_atomic_order_acq_rel" => CL_DEVICE_ATOMIC_ORDER_ACQ_REL,
+            "__opencl_c_atomic_order_seq_cst" => CL_DEVICE_ATOMIC_ORDER_SEQ_CST,
+            "__opencl_c_atomic_scope_device" => CL_DEVICE_ATOMIC_SCOPE_DEVICE,
+            "__opencl_c_atomic_scope_all_devices" => CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES,
+            _ => 0,
+        };
+    }
+    caps
 }
 
 /// Largest work-group (product of the local sizes).
@@ -134,5 +178,30 @@ pub const fn version_of((major, minor, patch): (u32, u32, u32)) -> u32 {
     make_version(major, minor, patch)
 }
 
-/// Every extension vecl names is at version 1.0.0 of its specification.
-pub const EXTENSION_VERSION: (u32, u32, u32) = (1, 0, 0);
+/// The version of the specification of each extension vecl names
+/// (`CL_DEVICE_EXTENSIONS_WITH_VERSION`): 1.0.0 but for
+/// `cl_khr_integer_dot_product`, whose 2.0.0 added the acceleration
+/// queries vecl answers.
+pub fn extension_version(name: &str) -> (u32, u32, u32) {
+    match name {
+        "cl_khr_integer_dot_product" => (2, 0, 0),
+        _ => (1, 0, 0),
+    }
+}
+
+/// `CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR`: the input forms whose
+/// `__opencl_c_integer_dot_product_input_*` features the front end defines.
+pub fn integer_dot_product_capabilities() -> cl_ulong {
+    OPENCL_C_FEATURES
+        .iter()
+        .map(|feature| match *feature {
+            "__opencl_c_integer_dot_product_input_4x8bit" => {
+                CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT
+            }
+            "__opencl_c_integer_dot_product_input_4x8bit_packed" => {
+                CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED
+            }
+            _ => 0,
+        })
+        .fold(0, |caps, bit| caps | bit)
+}

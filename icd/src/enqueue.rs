@@ -942,3 +942,83 @@ pub unsafe extern "C" fn clEnqueueNativeKernel(
         Err(CL_INVALID_OPERATION)
     })
 }
+
+/// `clGetKernelSuggestedLocalWorkSizeKHR` (`cl_khr_suggested_local_work_size`):
+/// the local size an enqueue of `kernel` over this range with no local size
+/// would run with, the runtime's own choice (`reqd_work_group_size` when the
+/// kernel has one; otherwise whole SIMD chunks where the global size allows,
+/// and partial groups only for programs that allow non-uniform groups).
+///
+/// # Safety
+/// `global_work_offset` is null or holds `work_dim` values;
+/// `global_work_size` and `suggested_local_work_size` are null or hold
+/// `work_dim` values (the latter writable).
+pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    suggested_local_work_size: *mut usize,
+) -> cl_int {
+    api(|| {
+        let queue = Queue::get(command_queue)?;
+        let kernel = Kernel::get(kernel)?;
+        // "CL_INVALID_CONTEXT if the context associated with kernel is not
+        // the same as the context associated with command_queue."
+        if !Arc::ptr_eq(&kernel.program.context, &queue.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        if !(1..=3).contains(&work_dim) {
+            return Err(CL_INVALID_WORK_DIMENSION);
+        }
+        let dims = work_dim as usize;
+        // "CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or if any
+        // of the values specified in global_work_size are 0."
+        // SAFETY: `work_dim` elements, per the API contract.
+        let global = unsafe { slice(global_work_size, dims, CL_INVALID_GLOBAL_WORK_SIZE)? };
+        if global.contains(&0) {
+            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        }
+        if suggested_local_work_size.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // "CL_INVALID_KERNEL_ARGS if all argument values for kernel have
+        // not been set."
+        if !(0..kernel.raw.num_args()).all(|index| kernel.raw.is_arg_set(index)) {
+            return Err(CL_INVALID_KERNEL_ARGS);
+        }
+        let mut range = vecl::NdRange {
+            work_dim,
+            offset: [0; 3],
+            global: [1; 3],
+            local: None,
+        };
+        for (to, &from) in range.global.iter_mut().zip(global) {
+            *to = from as u64;
+        }
+        if !global_work_offset.is_null() {
+            // SAFETY: `work_dim` elements, per the API contract.
+            let offset = unsafe { slice(global_work_offset, dims, CL_INVALID_GLOBAL_OFFSET)? };
+            for (to, &from) in range.offset.iter_mut().zip(offset) {
+                *to = from as u64;
+            }
+        }
+        let launch = vecl::runtime::ndrange::plan_launch(
+            &range,
+            kernel.raw.simd_width(),
+            &kernel.raw.launch_rules(),
+        )
+        .map_err(|e| e.cl_code())?
+        .ok_or(CL_INVALID_GLOBAL_WORK_SIZE)?;
+        for d in 0..dims {
+            // SAFETY: non-null (checked) with `work_dim` writable elements.
+            unsafe {
+                suggested_local_work_size
+                    .add(d)
+                    .write(launch.local_size[d] as usize)
+            };
+        }
+        Ok(())
+    })
+}

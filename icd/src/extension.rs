@@ -2,8 +2,9 @@
 //! `clGetExtensionFunctionAddressForPlatform`.
 //!
 //! The loader asks for `clIcdGetPlatformIDsKHR` this way when it loads the
-//! driver; the other extension function is `clCreateProgramWithILKHR`
-//! (`cl_khr_il_program`).
+//! driver; the other extension functions are `clCreateProgramWithILKHR`
+//! (`cl_khr_il_program`) and `clGetKernelSuggestedLocalWorkSizeKHR`
+//! (`cl_khr_suggested_local_work_size`).
 
 use std::ffi::{c_char, c_void};
 
@@ -15,6 +16,9 @@ use crate::platform::{check_platform, get_platform_ids};
 fn lookup(name: &str) -> *mut c_void {
     match name {
         "clIcdGetPlatformIDsKHR" => get_platform_ids as *mut c_void,
+        "clGetKernelSuggestedLocalWorkSizeKHR" => {
+            crate::enqueue::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void
+        }
         // cl_khr_il_program: the same function as the core one.
         "clCreateProgramWithILKHR" => crate::program::clCreateProgramWithIL as *mut c_void,
         _ => std::ptr::null_mut(),

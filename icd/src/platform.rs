@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use opencl_sys::*;
 
-use crate::device_caps::{self, version_of, CAPS, EXTENSION_VERSION};
+use crate::device_caps::{self, extension_version, version_of, CAPS};
 use crate::entry::{api, write_out};
 use crate::handle::Object;
 use crate::info::{name_version, query, Info};
@@ -147,7 +147,7 @@ fn platform_info(param_name: cl_platform_info) -> ClResult<Info> {
             &CAPS
                 .platform_extensions
                 .iter()
-                .map(|name| name_version(name, version_of(EXTENSION_VERSION)))
+                .map(|name| name_version(name, version_of(extension_version(name))))
                 .collect::<Vec<_>>(),
         ),
         // Timestamps are nanoseconds of the monotonic clock.

@@ -762,7 +762,12 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
             CL_PROGRAM_BUILD_OPTIONS => Info::string(&state.options),
             CL_PROGRAM_BUILD_LOG => Info::string(&state.log),
             CL_PROGRAM_BINARY_TYPE => Info::value(state.binary_type),
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Info::value(0usize),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Info::value(
+                state
+                    .built
+                    .as_ref()
+                    .map_or(0, |b| b.program.global_variable_size() as usize),
+            ),
             _ => return Err(CL_INVALID_VALUE),
         })
     };

@@ -310,6 +310,26 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
             }
         }
     }
+    // The addresses in the initial data of the definitions.
+    for (ui, u) in units.iter().enumerate() {
+        for r in &u.module.relocs {
+            if u.globals.get(r.global.index()) == Some(&Linkage::Import) {
+                continue;
+            }
+            let map = |id: GlobalId| {
+                globals.map[ui]
+                    .get(id.index())
+                    .map(|&to| GlobalId(to as u32))
+            };
+            if let (Some(global), Some(target)) = (map(r.global), map(r.target)) {
+                out.module.relocs.push(Reloc {
+                    global,
+                    target,
+                    ..*r
+                });
+            }
+        }
+    }
     // Every slot was filled: each place has at least the item it was made for.
     out.module.functions = new_funcs.into_iter().flatten().collect();
     out.module.globals = new_globals.into_iter().flatten().collect();

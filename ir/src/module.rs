@@ -78,6 +78,20 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// The floating-point freedoms the build options grant every function.
     pub math: MathFlags,
+    /// Addresses in the initial data of `__constant` and `__global`
+    /// variables (a program-scope pointer initialised with `&x[1]`).
+    pub relocs: Vec<Reloc>,
+}
+
+/// An address in a global's initial data: the 8 bytes at `offset` of
+/// `global` hold the address of `target` plus `addend` bytes. Text form:
+/// `reloc @global[offset] = @target[addend]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reloc {
+    pub global: GlobalId,
+    pub offset: u32,
+    pub target: GlobalId,
+    pub addend: u32,
 }
 
 /// The math build options (OpenCL 1.2 5.6.4.2) a program was built with:

@@ -15,8 +15,8 @@
 //! - **Instructions**, as documented on [`Inst`]: operand and result types of
 //!   each kind (`half` is storage only: no arithmetic on `f16`), indices in
 //!   range, indices of `index`/`elem` of any integer type (the front end
-//!   passes `size_t` ids directly), atomics on 32/64-bit integers (and `f32` for load, store and
-//!   xchg) behind `global`, `local` or `generic` pointers, work-item
+//!   passes `size_t` ids directly), atomics on 32/64-bit integers (and
+//!   `f32`/`f64` for load, store, xchg and cmpxchg) behind `global`, `local` or `generic` pointers, work-item
 //!   dimensions of type `u32`, call arity and types.
 //! - **Statements.** Conditions are `bool`, switch selectors integers with
 //!   distinct labels and at most one default, stores go through pointers
@@ -249,6 +249,32 @@ fn check_globals(m: &Module, errors: &mut Vec<VerifyError>) {
                     m.size_of(&g.ty)
                 ));
             }
+        }
+    }
+    for r in &m.relocs {
+        let (Some(g), Some(t)) = (
+            m.globals.get(r.global.index()),
+            m.globals.get(r.target.index()),
+        ) else {
+            errors.push(module_error(
+                "reloc".to_string(),
+                format!(
+                    "names global #{} or #{}, which do not exist",
+                    r.global.0, r.target.0
+                ),
+            ));
+            continue;
+        };
+        let subject = format!("reloc in @{}", g.name);
+        let fits = u64::from(r.offset) + 8 <= u64::from(m.size_of(&g.ty));
+        if g.space == AddressSpace::Local || t.space == AddressSpace::Local || !fits {
+            errors.push(module_error(
+                subject,
+                format!(
+                    "the address of @{} at byte {} must lie in a __constant or __global variable, inside it",
+                    t.name, r.offset
+                ),
+            ));
         }
     }
 }
@@ -1038,10 +1064,13 @@ impl<'a> FnCheck<'a> {
         ) {
             return Some(format!("atomics on {space} memory"));
         }
-        let float_ok = matches!(op, AtomicOp::Load | AtomicOp::Store | AtomicOp::Xchg);
+        let float_ok = matches!(
+            op,
+            AtomicOp::Load | AtomicOp::Store | AtomicOp::Xchg | AtomicOp::CmpXchg
+        );
         let ok_pointee = match **pointee {
             Type::Scalar(Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64) => true,
-            Type::Scalar(Scalar::F32) => float_ok,
+            Type::Scalar(Scalar::F32 | Scalar::F64) => float_ok,
             _ => false,
         };
         if !ok_pointee {

@@ -98,7 +98,20 @@ fn everything() -> Module {
             ty: Type::U32,
             init: Some(vec![0; 4]),
         },
+        Global {
+            name: "second".into(),
+            space: AddressSpace::Global,
+            ty: Type::ptr(AddressSpace::Constant, Type::F32),
+            init: Some(vec![0; 8]),
+        },
     ];
+    // `second` holds the address of lut[1].
+    let relocs = vec![Reloc {
+        global: GlobalId(3),
+        offset: 0,
+        target: GlobalId(0),
+        addend: 4,
+    }];
 
     let gptr = Type::ptr(AddressSpace::Global, Type::U32);
     let mut insts = Vec::new();
@@ -512,6 +525,7 @@ fn everything() -> Module {
             denorms_are_zero: true,
             ..MathFlags::default()
         },
+        relocs,
     }
 }
 
@@ -526,6 +540,7 @@ fn every_variant_round_trips() {
         "union %U { x: f64, y: %Pair } align 32",
         "struct %\"odd name\" { \"\": u32 offset 4 } size 12 align 4",
         "global @lut: constant [2 x f32] = x\"0000803f00000040\"",
+        "reloc @second[0] = @lut[4]",
         "kernel @everything(out: ptr global u32, s: ptr private %P byval)",
         "  args [\"uint*\" global const restrict volatile pipe, \"struct P\" private read_write]",
         "  vec_type_hint(<4 x f32>)",
@@ -804,6 +819,7 @@ fn random_module(seed: u64) -> Module {
         globals,
         functions,
         math,
+        relocs: Vec::new(),
     }
 }
 

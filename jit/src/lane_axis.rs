@@ -101,6 +101,7 @@ pub(crate) fn module_for(module: &Module, kernel: &str) -> Module {
     Module {
         structs: module.structs.clone(),
         globals: module.globals.clone(),
+        relocs: module.relocs.clone(),
         math: module.math,
         functions: module
             .functions

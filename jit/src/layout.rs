@@ -43,7 +43,10 @@ pub(crate) enum GlobalPlace {
 }
 
 /// Places of the globals `kernel` uses; returns the places, the static
-/// `__local` size (rounded to 64) and the initial data block.
+/// `__local` size (rounded to 64) and the initial data block. Every
+/// `__constant` and `__global` variable of the module has a place, used or
+/// not, so that the data block is laid out alike for every kernel of the
+/// module and one block can serve them all ([`crate::ModuleData`]).
 pub(crate) fn global_places(
     module: &Module,
     used: &[bool],
@@ -52,7 +55,7 @@ pub(crate) fn global_places(
     let mut local = 0u32;
     let mut data: Vec<u8> = Vec::new();
     for (g, is_used) in module.globals.iter().zip(used) {
-        if !is_used {
+        if !is_used && g.space == AddressSpace::Local {
             places.push(None);
             continue;
         }
@@ -78,6 +81,34 @@ pub(crate) fn global_places(
         }
     }
     (places, local.div_ceil(64) as usize * 64, data)
+}
+
+/// Writes the addresses the module's relocations ask for into `block`, a
+/// data block laid out by `places` ([`global_places`]): a program-scope
+/// pointer initialised with `&x[1]` holds that address from the start.
+pub(crate) fn apply_relocs(
+    module: &Module,
+    places: &[Option<GlobalPlace>],
+    block: &mut [DataLine],
+) {
+    let base = block.as_ptr() as u64;
+    let line = MAX_ALIGN as usize;
+    for r in &module.relocs {
+        let place = |id: vecl_ir::GlobalId| match places.get(id.index()) {
+            Some(Some(GlobalPlace::Data(at))) => Some(*at),
+            _ => None,
+        };
+        let (Some(at), Some(to)) = (place(r.global), place(r.target)) else {
+            continue;
+        };
+        let address = base + to as u64 + u64::from(r.addend);
+        for (k, byte) in address.to_le_bytes().into_iter().enumerate() {
+            let o = at + r.offset as usize + k;
+            if let Some(l) = block.get_mut(o / line) {
+                l.0[o % line] = byte;
+            }
+        }
+    }
 }
 
 /// Per-lane private memory of one chunk: slot `s` of lane `l` is at

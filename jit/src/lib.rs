@@ -172,8 +172,13 @@ pub struct CompiledKernel {
     upgrade: Option<Arc<Upgrade>>,
     /// How the code of this kernel came about when there is no upgrade.
     only_tier: FinalCode,
-    /// Module-scope `__constant`/`__global` data the code addresses directly.
+    /// Module-scope `__constant`/`__global` data the code addresses directly
+    /// (empty when the code uses another kernel's or the module's block).
     _data: Box<[layout::DataLine]>,
+    /// The module's shared block, when the code uses it ([`compile_kernel_in`]).
+    _module_data: Option<Arc<ModuleData>>,
+    /// Where the code's module-scope data is.
+    data_at: u64,
     /// Some store may be non-temporal (`lower::stream`): `run_groups`
     /// fences after the code.
     streams: bool,
@@ -426,7 +431,7 @@ impl CompiledKernel {
 
     /// Address of the module-scope data block the code addresses.
     fn data_base(&self) -> u64 {
-        self._data.as_ptr() as u64
+        self.data_at
     }
 }
 
@@ -457,6 +462,55 @@ pub fn compile_kernel(
     kernel: &str,
     opts: &JitOptions,
 ) -> Result<CompiledKernel, JitError> {
+    compile_kernel_in(module, kernel, opts, None)
+}
+
+/// The module-scope `__constant` and `__global` data of a module, one block
+/// that every kernel compiled with it ([`compile_kernel_in`]) reads and
+/// writes: OpenCL's program-scope `__global` variables are one object for
+/// all the kernels of a program, and keep their values between launches.
+pub struct ModuleData {
+    block: Box<[layout::DataLine]>,
+    len: usize,
+}
+
+impl ModuleData {
+    /// The block of `module`, holding the variables' initial values.
+    pub fn new(module: &Module) -> ModuleData {
+        let every = vec![true; module.globals.len()];
+        let (places, _, bytes) = layout::global_places(module, &every);
+        let mut block = layout::data_block(&bytes);
+        layout::apply_relocs(module, &places, &mut block);
+        ModuleData {
+            block,
+            len: bytes.len(),
+        }
+    }
+
+    /// The bytes of the block that hold variables.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the module has no `__constant` or `__global` variable.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn base(&self) -> u64 {
+        self.block.as_ptr() as u64
+    }
+}
+
+/// [`compile_kernel`], with the module-scope data in `data` (made by
+/// [`ModuleData::new`] for this `module`) when given, else in a block of
+/// the kernel's own.
+pub fn compile_kernel_in(
+    module: &Module,
+    kernel: &str,
+    opts: &JitOptions,
+    data: Option<Arc<ModuleData>>,
+) -> Result<CompiledKernel, JitError> {
     if !module.kernels().any(|(_, f)| f.name == kernel) {
         return Err(JitError::NoSuchKernel(kernel.to_string()));
     }
@@ -465,7 +519,9 @@ pub fn compile_kernel(
         Tiers::OptimisedOnly => Tier::Optimised,
         Tiers::QuickOnly | Tiers::Both => Tier::Quick,
     };
-    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, None, 0))?;
+    let shared = data.as_ref().map(|d| d.base());
+    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, shared, 0))?;
+    compiled._module_data = data;
     if compiled.may_swap_lanes {
         // The copies are compiled at launch, in the tier the kernel ends
         // with, at its width and with its module-scope data.
@@ -1010,7 +1066,11 @@ fn compile(
     let (places, static_local_size, bytes) = layout::global_places(module, &used);
     let data = match shared_data {
         Some(_) => layout::data_block(&[]),
-        None => layout::data_block(&bytes),
+        None => {
+            let mut block = layout::data_block(&bytes);
+            layout::apply_relocs(module, &places, &mut block);
+            block
+        }
     };
     let data_base = shared_data.unwrap_or(data.as_ptr() as u64);
     let data_len = bytes.len() as u64;
@@ -1282,6 +1342,8 @@ fn compile(
             Tier::Optimised => FinalCode::Optimised(elapsed),
         },
         _data: data,
+        _module_data: None,
+        data_at: data_base,
         streams: lowered.stats.streamed_stores > 0 || wide_streams,
         // Set by `compile_kernel` for the kernel's own code.
         lane_copies: None,

@@ -20,6 +20,10 @@ pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
 pub const MAX_PARAMETER_SIZE: u64 = 4096;
 /// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE`.
 pub const MAX_CONSTANT_BUFFER_SIZE: u64 = 1024 * 1024;
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE`: the program-scope `__global`
+/// variables of a program together (one block of host memory the
+/// program's kernels share).
+pub const MAX_GLOBAL_VARIABLE_SIZE: u64 = 64 * 1024 * 1024;
 /// `CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE`.
 pub const CACHELINE_SIZE: u32 = 64;
 

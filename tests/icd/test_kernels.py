@@ -325,6 +325,7 @@ def test_feature_macros_match_the_reported_features(ctx, device):
         "__opencl_c_int64", "__opencl_c_pipes", "__opencl_c_program_scope_global_variables",
         "__opencl_c_read_write_images", "__opencl_c_subgroups", "__opencl_c_work_group_collective_functions",
         "__opencl_c_fp16", "__opencl_c_integer_dot_product_input_4x8bit",
+        "__opencl_c_integer_dot_product_input_4x8bit_packed",
     ]
     checks = "\n".join(
         f"#ifdef {n}\n    out[{i}] = 1;\n#endif" for i, n in enumerate(names)

@@ -79,7 +79,7 @@ fn parse_convert(name: &str) -> Option<(Type, bool, Rounding)> {
 }
 
 impl Lowerer<'_> {
-    fn args(&mut self, args: &[Expr]) -> LResult<Vec<(ValueId, Type)>> {
+    pub(super) fn args(&mut self, args: &[Expr]) -> LResult<Vec<(ValueId, Type)>> {
         let mut out = Vec::new();
         let mut failed = None;
         for a in args {
@@ -94,7 +94,13 @@ impl Lowerer<'_> {
         }
     }
 
-    fn arity(&mut self, name: &str, args: &[Expr], want: &[usize], pos: Pos) -> LResult<()> {
+    pub(super) fn arity(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        want: &[usize],
+        pos: Pos,
+    ) -> LResult<()> {
         if want.contains(&args.len()) {
             return Ok(());
         }
@@ -336,31 +342,44 @@ impl Lowerer<'_> {
             }
             _ => {}
         }
+        if let Some(v) = self.integer_extension_call(name, args, pos)? {
+            return Ok(v);
+        }
         if builtins::is_table_builtin(name) {
             let vals = self.args(args)?;
-            let tys: Vec<Type> = vals.iter().map(|(_, t)| t.clone()).collect();
-            let Some(ov) = builtins::resolve(name, &tys) else {
-                let list = tys
-                    .iter()
-                    .map(|t| self.type_str(t))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return self.err(pos, format!("no matching function for call to '{name}' with arguments ({list}); candidates: {}", builtins::describe(name)));
-            };
-            let mut ids = Vec::new();
-            for ((v, t), p) in vals.iter().zip(&ov.params) {
-                ids.push(self.convert(*v, t, p, pos, false)?);
-            }
-            self.set_pos(pos);
-            let r = self
-                .b()
-                .push(Inst::Builtin(name.into(), ids), ov.ret.clone());
-            return Ok(Val::R(r, ov.ret));
+            return self.table_call(name, vals, pos);
         }
         self.err(
             pos,
             format!("implicit declaration of function '{name}' is invalid in OpenCL"),
         )
+    }
+
+    /// A builtin of the declaration table, on arguments already lowered.
+    pub(super) fn table_call(
+        &mut self,
+        name: &str,
+        vals: Vec<(ValueId, Type)>,
+        pos: Pos,
+    ) -> LResult<Val> {
+        let tys: Vec<Type> = vals.iter().map(|(_, t)| t.clone()).collect();
+        let Some(ov) = builtins::resolve(name, &tys) else {
+            let list = tys
+                .iter()
+                .map(|t| self.type_str(t))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return self.err(pos, format!("no matching function for call to '{name}' with arguments ({list}); candidates: {}", builtins::describe(name)));
+        };
+        let mut ids = Vec::new();
+        for ((v, t), p) in vals.iter().zip(&ov.params) {
+            ids.push(self.convert(*v, t, p, pos, false)?);
+        }
+        self.set_pos(pos);
+        let r = self
+            .b()
+            .push(Inst::Builtin(name.into(), ids), ov.ret.clone());
+        Ok(Val::R(r, ov.ret))
     }
 
     fn void_val(&mut self) -> Val {
@@ -708,7 +727,12 @@ impl Lowerer<'_> {
             "flag_clear" => (AtomicOp::Store, 0),
             "work_item_fence" => {
                 self.arity(name, args, &[3], pos)?;
-                let flags = self.const_int(&args[0])?;
+                // A fence's flags, order or scope known only at run time
+                // fence everything.
+                let flags = self.atomic_enum_arg(&args[0])?.unwrap_or(7);
+                self.atomic_enum_arg(&args[1])?;
+                self.atomic_enum_arg(&args[2])?;
+                self.set_pos(pos);
                 self.b()
                     .stmt(Stmt::Fence(MemFlags(flags.clamp(0, 7) as u32)));
                 return Ok(Some(Val::Void));
@@ -740,28 +764,36 @@ impl Lowerer<'_> {
                 format!("no matching function for call to '{name}' with '{ts}'"),
             );
         }
+        // An order or scope that is not a constant expression is legal
+        // (OpenCL C 6.15.12.3: "memory_order … may be a run-time value");
+        // the strongest one is correct for every value it may take.
         let order = if explicit {
-            match self.const_int(&args[1 + values])? {
-                0 => MemoryOrder::Relaxed,
-                1 | 2 => MemoryOrder::Acquire,
-                3 => MemoryOrder::Release,
-                4 => MemoryOrder::AcqRel,
+            match self.atomic_enum_arg(&args[1 + values])? {
+                Some(0) => MemoryOrder::Relaxed,
+                Some(1 | 2) => MemoryOrder::Acquire,
+                Some(3) => MemoryOrder::Release,
+                Some(4) => MemoryOrder::AcqRel,
                 _ => MemoryOrder::SeqCst,
             }
         } else {
             MemoryOrder::SeqCst
         };
+        if explicit && orders == 2 {
+            // The failure order of compare-exchange: no stronger than the
+            // success order's load, which the instruction already honours.
+            self.atomic_enum_arg(&args[2 + values])?;
+        }
         let default_scope = if pt.address_space() == Some(AddressSpace::Local) {
             MemoryScope::WorkGroup
         } else {
             MemoryScope::Device
         };
         let scope = match args.get(1 + values + orders).filter(|_| explicit) {
-            Some(e) => match self.const_int(e)? {
-                0 => MemoryScope::WorkItem,
-                1 => MemoryScope::SubGroup,
-                2 => MemoryScope::WorkGroup,
-                3 => MemoryScope::Device,
+            Some(e) => match self.atomic_enum_arg(e)? {
+                Some(0) => MemoryScope::WorkItem,
+                Some(1) => MemoryScope::SubGroup,
+                Some(2) => MemoryScope::WorkGroup,
+                Some(3) => MemoryScope::Device,
                 _ => MemoryScope::AllDevices,
             },
             None => default_scope,
@@ -798,7 +830,17 @@ impl Lowerer<'_> {
                 },
                 elem.clone(),
             );
-            let ok = self.b().cmp(CmpOp::Eq, old, expected);
+            // Success is equal bits, as the exchange compared them (a float
+            // NaN may succeed; -0.0 does not match 0.0).
+            let ok = match elem.scalar() {
+                Some(s) if s.is_float() => {
+                    let bits = Type::Scalar(s.unsigned_int_of_same_width());
+                    let o = self.b().push(Inst::Bitcast(old), bits.clone());
+                    let e = self.b().push(Inst::Bitcast(expected), bits);
+                    self.b().cmp(CmpOp::Eq, o, e)
+                }
+                _ => self.b().cmp(CmpOp::Eq, old, expected),
+            };
             self.b().begin_block();
             self.b().store(ep, old);
             let on_fail = self.b().end_block();
@@ -856,5 +898,20 @@ impl Lowerer<'_> {
             _ if op == AtomicOp::Store => Val::Void,
             _ => Val::R(r, elem),
         }))
+    }
+
+    /// The value of a `memory_order`, `memory_scope` or
+    /// `cl_mem_fence_flags` argument when it is a constant expression;
+    /// otherwise `None`, after evaluating it for its side effects.
+    fn atomic_enum_arg(&mut self, e: &Expr) -> LResult<Option<i64>> {
+        let before = self.diags.list.len();
+        match self.const_int(e) {
+            Ok(v) => Ok(Some(v)),
+            Err(_) => {
+                self.diags.list.truncate(before);
+                self.rvalue(e)?;
+                Ok(None)
+            }
+        }
     }
 }

@@ -396,9 +396,105 @@ impl Lowerer<'_> {
                     bytes[offset as usize + i] = *b;
                 }
             }
+            Type::Pointer(..) => {
+                // An address constant: null, or a module-scope variable's
+                // address plus a constant offset, which becomes a reloc of
+                // the variable being initialised (pushed next).
+                if let Some((target, addend)) = self.const_address(e)? {
+                    self.module.relocs.push(Reloc {
+                        global: GlobalId(self.module.globals.len() as u32),
+                        offset,
+                        target,
+                        addend,
+                    });
+                }
+            }
             _ => return self.err(e.pos, "initializer of this type is not a constant"),
         }
         Ok(())
+    }
+
+    /// The value of an address constant (OpenCL C 6.5 / C99 6.6): `None`
+    /// for a null pointer, else a program-scope variable and a byte offset
+    /// into it (`&x`, `&a[2]`, `a + 2`, `a`, through casts).
+    fn const_address(&mut self, e: &Expr) -> LResult<Option<(GlobalId, u32)>> {
+        use ExprKind::*;
+        let not_address = |l: &mut Self| -> LResult<Option<(GlobalId, u32)>> {
+            l.err(
+                e.pos,
+                "initializer is not an address constant (the address of a program-scope variable, plus a constant)",
+            )
+        };
+        // (variable, offset, type of what the address points at)
+        let place = |l: &mut Self, x: &Expr| -> LResult<Option<(GlobalId, u32, Type)>> {
+            match &x.kind {
+                Ident(n) => match l.lookup(n) {
+                    Some(Sym::Global { id, ty, .. }) => Ok(Some((id, 0, ty))),
+                    _ => Ok(None),
+                },
+                Index(base, index) => {
+                    let Ident(n) = &base.kind else {
+                        return Ok(None);
+                    };
+                    let Some(Sym::Global {
+                        id,
+                        ty: Type::Array(elem, len),
+                        ..
+                    }) = l.lookup(n)
+                    else {
+                        return Ok(None);
+                    };
+                    let k = l.const_int(index)?;
+                    if k < 0 || k as u64 > u64::from(len) {
+                        return Ok(None);
+                    }
+                    let at = k as u64 * u64::from(l.module.size_of(&elem));
+                    Ok(u32::try_from(at).ok().map(|at| (id, at, (*elem).clone())))
+                }
+                _ => Ok(None),
+            }
+        };
+        match &e.kind {
+            Int(0, _) => Ok(None),
+            Cast(_, a) => self.const_address(a),
+            Unary(UnOp::AddrOf, x) => match place(self, x)? {
+                Some((id, at, _)) => Ok(Some((id, at))),
+                None => not_address(self),
+            },
+            // An array's name is the address of its first element.
+            Ident(_) => match place(self, e)? {
+                Some((id, at, Type::Array(..))) => Ok(Some((id, at))),
+                _ => not_address(self),
+            },
+            Binary(BinOp::Add, a, b) => {
+                let (p, k) = if matches!(a.kind, Ident(_) | Unary(UnOp::AddrOf, _)) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                let elem = match &p.kind {
+                    Ident(_) => match place(self, p)? {
+                        Some((_, _, Type::Array(elem, _))) => *elem,
+                        _ => return not_address(self),
+                    },
+                    Unary(UnOp::AddrOf, x) => match place(self, x)? {
+                        Some((_, _, t)) => t,
+                        None => return not_address(self),
+                    },
+                    _ => return not_address(self),
+                };
+                let Some((id, at)) = self.const_address(p)? else {
+                    return not_address(self);
+                };
+                let k = self.const_int(k)?;
+                let at = i64::from(at) + k * i64::from(self.module.size_of(&elem));
+                match u32::try_from(at) {
+                    Ok(at) => Ok(Some((id, at))),
+                    Err(_) => not_address(self),
+                }
+            }
+            _ => not_address(self),
+        }
     }
 
     fn const_vector_elems(&mut self, e: &Expr, out: &mut Vec<CVal>) -> LResult<()> {
@@ -406,6 +502,20 @@ impl Lowerer<'_> {
             ExprKind::VecLit(_, elems) => {
                 for x in elems {
                     self.const_vector_elems(x, out)?;
+                }
+            }
+            // `(float2)1`: a scalar cast to a vector type is every component.
+            ExprKind::Cast(tn, a) => {
+                let t = self.resolve_type_name(tn)?;
+                match t {
+                    Type::Vector(s, _) => {
+                        let v = self.const_eval(a)?;
+                        out.push(match v {
+                            CVal::Int(..) if s.is_float() => CVal::Float(v.as_f64(), s),
+                            _ => v,
+                        });
+                    }
+                    _ => out.push(self.const_eval(e)?),
                 }
             }
             _ => out.push(self.const_eval(e)?),

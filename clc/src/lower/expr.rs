@@ -1382,11 +1382,21 @@ impl Lowerer<'_> {
 
     fn cond_result_type(&mut self, at: &Type, bt: &Type, pos: Pos) -> LResult<Type> {
         match (at, bt) {
-            (Type::Pointer(..), Type::Pointer(..)) => {
-                if at != bt && at.pointee() != Some(&Type::Void) {
+            (Type::Pointer(sa, pa), Type::Pointer(sb, pb)) => {
+                if pa != pb && **pa != Type::Void {
                     let (x, y) = (self.type_str(at), self.type_str(bt));
                     self.diags
                         .warning(pos, format!("pointer type mismatch ('{x}' and '{y}')"));
+                }
+                // OpenCL C 2.0 6.5.5: a pointer to a named address space
+                // (but __constant) converts to a generic one, so the two
+                // arms meet in the generic address space.
+                let named = |s: &AddressSpace| *s != AddressSpace::Constant;
+                if sa != sb && *sa == AddressSpace::Generic && named(sb) {
+                    return Ok(at.clone());
+                }
+                if sa != sb && *sb == AddressSpace::Generic && named(sa) {
+                    return Ok(Type::Pointer(AddressSpace::Generic, pa.clone()));
                 }
                 Ok(at.clone())
             }

@@ -20,6 +20,7 @@ mod consts;
 mod expr;
 mod goto;
 pub(crate) mod images;
+mod integer_ext;
 mod stmt;
 mod types;
 

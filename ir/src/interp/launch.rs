@@ -4,7 +4,7 @@
 //! order (`g → (g % n0, g / n0 % n1, g / (n0 n1))`, as the kernel ABI
 //! numbers them) and hands the buffers back.
 
-use crate::module::{Function, Module};
+use crate::module::{Function, Loc, Module};
 use crate::types::{AddressSpace, Type};
 
 use super::error::InterpError;
@@ -124,6 +124,22 @@ pub fn run_kernel_capture_with(
             };
             globals[g] = mem.alloc(region).map_or(0, Ptr::encode);
         }
+    }
+    for r in &module.relocs {
+        let (Some(&at), Some(&to)) = (globals.get(r.global.index()), globals.get(r.target.index()))
+        else {
+            continue;
+        };
+        let mut place = Ptr::decode(at);
+        place.offset += u64::from(r.offset);
+        let address = Ptr::decode(to).add(i64::from(r.addend)).encode();
+        mem.init_bytes(place, &address.to_le_bytes())
+            .map_err(|_| InterpError::Malformed {
+                kernel: kernel.to_string(),
+                work_item: [0; 3],
+                message: format!("reloc at byte {} outside its variable", r.offset),
+                loc: Loc::default(),
+            })?;
     }
     mem.make_persistent();
 

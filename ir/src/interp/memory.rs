@@ -274,6 +274,15 @@ impl Memory {
         Ok(decode(ty, bytes))
     }
 
+    /// Writes initial bytes at `p`, read-only objects included (the
+    /// addresses in the initial data of module-scope variables).
+    pub fn init_bytes(&mut self, p: Ptr, bytes: &[u8]) -> Result<(), Fault> {
+        self.check(p, bytes.len() as u64)?;
+        let at = p.offset as usize;
+        self.regions[p.region].data[at..at + bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    }
+
     /// Stores lanes of type `ty`. The padding element of a 3-vector is
     /// bounds-checked (the object is four elements) but left unchanged.
     pub fn store(

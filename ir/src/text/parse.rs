@@ -461,6 +461,10 @@ impl Parser {
                     let g = self.global(m.globals.len())?;
                     m.globals.push(g);
                 }
+                Tok::Ident(w) if w == "reloc" => {
+                    let r = self.reloc()?;
+                    m.relocs.push(r);
+                }
                 Tok::Ident(w) if w == "fn" || w == "kernel" => {
                     let (f, args_given) = self.function(m.functions.len())?;
                     needs_args.push(!args_given);
@@ -589,6 +593,33 @@ impl Parser {
             align: align.unwrap_or(1),
         };
         Ok((def, spec))
+    }
+
+    /// `reloc @global[offset] = @target[addend]`.
+    fn reloc(&mut self) -> PResult<Reloc> {
+        self.expect_ident("reloc")?;
+        let place = |p: &mut Self| -> PResult<(GlobalId, u32)> {
+            let tok = p.peek().clone();
+            if !matches!(tok, Tok::AtName(_) | Tok::AtIndex(_)) {
+                return Err(p.expected("a global name (`@name`)"));
+            }
+            let g = p.resolve(&p.globals, &tok, "global")?;
+            p.advance();
+            p.expect_punct("[")?;
+            let at = p.u32()?;
+            p.expect_punct("]")?;
+            Ok((GlobalId(g), at))
+        };
+        let (global, offset) = place(self)?;
+        self.expect_punct("=")?;
+        let (target, addend) = place(self)?;
+        self.end_of_line()?;
+        Ok(Reloc {
+            global,
+            offset,
+            target,
+            addend,
+        })
     }
 
     fn global(&mut self, index: usize) -> PResult<Global> {

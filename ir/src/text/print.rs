@@ -118,6 +118,16 @@ impl Printer<'_> {
                 }
                 self.line(0, &text);
             }
+            for r in &m.relocs {
+                let text = format!(
+                    "reloc {}[{}] = {}[{}]",
+                    self.global_ref(r.global),
+                    r.offset,
+                    self.global_ref(r.target),
+                    r.addend
+                );
+                self.line(0, &text);
+            }
         }
         for f in &m.functions {
             gap(&mut self.out);

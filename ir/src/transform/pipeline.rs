@@ -280,6 +280,7 @@ pub fn print_alone(m: &Module, f: &Function) -> String {
         globals: m.globals.clone(),
         functions: vec![f.clone()],
         math: m.math,
+        relocs: m.relocs.clone(),
     };
     crate::text::print_module(&alone)
 }

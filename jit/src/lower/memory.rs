@@ -823,7 +823,12 @@ impl FunctionCx<'_, '_> {
         self.stats.atomics += 1;
         let pty = self.func.ty(ptr).pointee().cloned().unwrap_or(Type::Void);
         let s = elem_of(&pty).ok_or_else(|| self.unsupported(format!("atomic on {pty:?}")))?;
-        if s.is_float() && !matches!(op, AtomicOp::Xchg | AtomicOp::Load | AtomicOp::Store) {
+        if s.is_float()
+            && !matches!(
+                op,
+                AtomicOp::Xchg | AtomicOp::Load | AtomicOp::Store | AtomicOp::CmpXchg
+            )
+        {
             return Err(self.unsupported(format!("atomic {op:?} on {s}")));
         }
         let int_s = if s.is_float() {
