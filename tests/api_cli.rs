@@ -410,7 +410,7 @@ fn dump_ir_shows_the_kernel_after_each_pass() {
     let (ok, _, err) = run("inlining");
     assert!(!ok);
     assert!(
-        err.contains("no pass named `inlining`") && err.contains("inline, sra"),
+        err.contains("no pass named `inlining`") && err.contains("inline, widen-half, sra"),
         "{err}"
     );
 }

@@ -169,9 +169,9 @@ fn family_ok(letter: char, t: &Type) -> bool {
         return false;
     }
     match letter {
-        'F' => matches!(s, Scalar::F32 | Scalar::F64),
+        'F' => s.is_float(),
         'I' => s.is_int(),
-        'G' => s != Scalar::F16,
+        'G' => true,
         _ => false,
     }
 }
@@ -222,10 +222,11 @@ fn instantiate(pat: &str, b: &Binding) -> Option<Type> {
     })
 }
 
-/// `float`/`double` with the shape of a 32-/64-bit integer type (`nan`'s argument).
+/// `half`/`float`/`double` with the shape of a 16-/32-/64-bit integer type (`nan`'s argument).
 fn float_of_same_width(t: &Type) -> Option<Type> {
     let s = t.scalar()?;
     let f = match s {
+        Scalar::U16 | Scalar::I16 => Scalar::F16,
         Scalar::U32 | Scalar::I32 => Scalar::F32,
         Scalar::U64 | Scalar::I64 => Scalar::F64,
         _ => return None,

@@ -233,7 +233,7 @@ fn compile(
             diags.warning(pos, w.message.clone());
         }
     }
-    let (tokens, contract_off) = {
+    let (tokens, pragmas) = {
         let mut pp =
             preprocess::Preprocessor::new(&mut sm, &mut diags, opts.include_dirs.clone(), headers);
         pp.set_macro_table(predefined_table(opts));
@@ -251,7 +251,10 @@ fn compile(
             &mut diags,
             lower::LowerOptions {
                 cl_std: opts.cl_std,
-                contract: !contract_off,
+                contract: !pragmas.contract_off,
+                // OpenCL C 3.0 has `half` wherever the device reports
+                // `__opencl_c_fp16`, which vecl does.
+                fp16: pragmas.fp16 || opts.cl_std >= 300,
                 separate,
             },
         );
@@ -304,6 +307,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("true", "1"),
         ("false", "0"),
         ("cl_khr_fp64", "1"),
+        ("cl_khr_fp16", "1"),
         ("cl_khr_global_int32_base_atomics", "1"),
         ("cl_khr_global_int32_extended_atomics", "1"),
         ("cl_khr_local_int32_base_atomics", "1"),
@@ -436,6 +440,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
 pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_int64",
     "__opencl_c_fp64",
+    "__opencl_c_fp16",
     "__opencl_c_generic_address_space",
     "__opencl_c_program_scope_global_variables",
     "__opencl_c_atomic_order_acq_rel",

@@ -56,6 +56,17 @@ pub struct Preprocessor<'a> {
     depth: u32,
     /// A `#pragma OPENCL FP_CONTRACT OFF` was seen (in an active group).
     contract_off: bool,
+    /// A `#pragma OPENCL EXTENSION cl_khr_fp16 : enable` (or `all`) was seen.
+    fp16: bool,
+}
+
+/// What the pragmas of a program asked for, wherever they stood.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pragmas {
+    /// `#pragma OPENCL FP_CONTRACT OFF`.
+    pub contract_off: bool,
+    /// `#pragma OPENCL EXTENSION cl_khr_fp16 : enable` (or `all : enable`).
+    pub fp16: bool,
 }
 
 const MAX_INCLUDE_DEPTH: u32 = 64;
@@ -83,6 +94,7 @@ impl<'a> Preprocessor<'a> {
             conds: Vec::new(),
             depth: 0,
             contract_off: false,
+            fp16: false,
         }
     }
 
@@ -127,11 +139,14 @@ impl<'a> Preprocessor<'a> {
         self.run_with_pragmas(file).0
     }
 
-    /// [`Preprocessor::run`], also telling whether a `#pragma OPENCL
-    /// FP_CONTRACT OFF` was seen.
-    pub fn run_with_pragmas(mut self, file: u32) -> (Vec<Token>, bool) {
+    /// [`Preprocessor::run`], also telling which pragmas were seen.
+    pub fn run_with_pragmas(mut self, file: u32) -> (Vec<Token>, Pragmas) {
         self.file(file);
-        (self.out, self.contract_off)
+        let pragmas = Pragmas {
+            contract_off: self.contract_off,
+            fp16: self.fp16,
+        };
+        (self.out, pragmas)
     }
 
     fn file(&mut self, file: u32) {
@@ -260,6 +275,17 @@ impl<'a> Preprocessor<'a> {
                 let words: Vec<&str> = args.iter().map(|t| t.text.as_str()).collect();
                 if parent_active && words == ["OPENCL", "FP_CONTRACT", "OFF"] {
                     self.contract_off = true;
+                }
+                // `cl_khr_fp16` enabled anywhere makes `half` arithmetic valid
+                // in the whole program: a program that disables it again
+                // later only loses a diagnostic, never a correct result.
+                if parent_active
+                    && matches!(
+                        words.as_slice(),
+                        ["OPENCL", "EXTENSION", "cl_khr_fp16" | "all", ":", "enable"]
+                    )
+                {
+                    self.fp16 = true;
                 }
             }
             "line" => self.line_directive(name_tok.pos, args),

@@ -24,7 +24,8 @@ pub enum Scalar {
     U32,
     I64,
     U64,
-    /// `half`: a storage-only type (loads and stores, `vload_half`), no arithmetic.
+    /// `half`: IEEE binary16. Arithmetic on it exists when the front end
+    /// enables `cl_khr_fp16`; otherwise it is only loaded and stored.
     F16,
     F32,
     F64,

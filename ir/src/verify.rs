@@ -13,7 +13,8 @@
 //!   vectors or pointers; an instruction's result is `void` only for calls
 //!   of void functions, builtins and atomic stores.
 //! - **Instructions**, as documented on [`Inst`]: operand and result types of
-//!   each kind (`half` is storage only: no arithmetic on `f16`), indices in
+//!   each kind (`f16` has the arithmetic of the other floats, as `cl_khr_fp16`
+//!   gives OpenCL C; the JIT computes it widened, see `transform::half`), indices in
 //!   range, indices of `index`/`elem` of any integer type (the front end
 //!   passes `size_t` ids directly), atomics on 32/64-bit integers (and
 //!   `f32`/`f64` for load, store, xchg and cmpxchg) behind `global`, `local` or `generic` pointers, work-item
@@ -812,8 +813,6 @@ impl<'a> FnCheck<'a> {
                 let s = ty.scalar();
                 if t[0] != ty {
                     Some(format!("operand is {}, result {}", self.ty_name(t[0]), self.ty_name(ty)))
-                } else if s == Some(Scalar::F16) {
-                    Some("half is a storage-only type".into())
                 } else {
                     match (op, s) {
                         (UnaryOp::Neg, Some(s)) if s != Scalar::Bool => None,
@@ -827,8 +826,6 @@ impl<'a> FnCheck<'a> {
                 if t[0] != ty || t[1] != ty {
                     let (x, y) = (self.ty_name(t[0]), self.ty_name(t[1]));
                     Some(format!("operands are {x} and {y}, result {}", self.ty_name(ty)))
-                } else if s == Some(Scalar::F16) {
-                    Some("half is a storage-only type".into())
                 } else {
                     use BinaryOp::*;
                     let ok = match (op, s) {
@@ -843,8 +840,6 @@ impl<'a> FnCheck<'a> {
             Inst::Cmp(_, a, b) => ops(self, &[*a, *b]).and_then(|t| {
                 if t[0] != t[1] {
                     Some(format!("compares {} with {}", self.ty_name(t[0]), self.ty_name(t[1])))
-                } else if t[0].scalar() == Some(Scalar::F16) {
-                    Some("half is a storage-only type".into())
                 } else {
                     let want = match t[0] {
                         Type::Vector(_, n) => Type::Vector(Scalar::Bool, *n),

@@ -96,7 +96,7 @@ fn operand_and_result_types_are_checked() {
   %14: <2 x i32> = convert %9
   %15: f32 = rem %8, %8
   %16: f16 = const 1.0
-  %17: f16 = mul %16, %16
+  %17: f16 = and %16, %16
   store %2, %0
   store %3, %8
   %18: f32 = param 7
@@ -115,7 +115,7 @@ fn operand_and_result_types_are_checked() {
         ("%13", "the dimension is a u32"),
         ("%14", "converts <4 x f32> to <2 x i32>"),
         ("%15", "Rem does not apply to f32"),
-        ("%17", "half is a storage-only type"),
+        ("%17", "And does not apply to f16"),
         ("store %2, %0", "stores i32 through a pointer to f32"),
         ("store %3, %8", "constant memory"),
         ("%18", "parameter 7 does not exist"),

@@ -216,6 +216,9 @@ impl Lowerer<'_> {
                     ),
                 );
             }
+            if to.scalar() == Some(Scalar::F16) || t.scalar() == Some(Scalar::F16) {
+                self.need_fp16(pos)?;
+            }
             if saturate && to.scalar().is_some_and(|s| s.is_float()) {
                 return self.err(
                     pos,
@@ -371,6 +374,13 @@ impl Lowerer<'_> {
                 .join(", ");
             return self.err(pos, format!("no matching function for call to '{name}' with arguments ({list}); candidates: {}", builtins::describe(name)));
         };
+        let half = |t: &Type| {
+            t.scalar() == Some(Scalar::F16)
+                || t.pointee().and_then(Type::scalar) == Some(Scalar::F16)
+        };
+        if half(&ov.ret) || ov.params.iter().any(half) {
+            self.need_fp16(pos)?;
+        }
         let mut ids = Vec::new();
         for ((v, t), p) in vals.iter().zip(&ov.params) {
             ids.push(self.convert(*v, t, p, pos, false)?);

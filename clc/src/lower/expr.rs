@@ -61,12 +61,10 @@ pub(super) fn arith_common(a: Scalar, b: Scalar) -> Scalar {
             Scalar::F16 => 1,
             _ => 0,
         };
-        let best = if rank(a) >= rank(b) { a } else { b };
-        return if best == Scalar::F16 {
-            Scalar::F32
-        } else {
-            best
-        };
+        // `half` with `half` or an integer stays `half` (cl_khr_fp16);
+        // whether `half` arithmetic is allowed at all is checked by the
+        // caller ([`Lowerer::need_fp16`]).
+        return if rank(a) >= rank(b) { a } else { b };
     }
     let (a, b) = (promote(a), promote(b));
     if a == b {
@@ -506,6 +504,9 @@ impl Lowerer<'_> {
         if from == to {
             return Ok(v);
         }
+        if from.scalar() == Some(Scalar::F16) || to.scalar() == Some(Scalar::F16) {
+            self.need_fp16(pos)?;
+        }
         self.set_pos(pos);
         // The types' spellings, for diagnostics only.
         let names = |l: &Self| (l.type_str(from), l.type_str(to));
@@ -620,6 +621,20 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `half` used as a value (arithmetic, conversions, builtins) is valid
+    /// only with `cl_khr_fp16`: without it, a clear error.
+    pub(super) fn need_fp16(&mut self, pos: Pos) -> LResult<()> {
+        if self.opts.fp16 {
+            return Ok(());
+        }
+        self.err(
+            pos,
+            "arithmetic and conversions on 'half' need the cl_khr_fp16 extension \
+             (#pragma OPENCL EXTENSION cl_khr_fp16 : enable); without it 'half' is \
+             only loaded and stored through vload_half/vstore_half",
+        )
+    }
+
     /// The common type of two arithmetic operands (OpenCL C 6.2.6, C99 6.3.1.8).
     pub(super) fn common_type(&mut self, a: &Type, b: &Type, pos: Pos) -> LResult<Type> {
         let bad = |s: &mut Self| {
@@ -629,6 +644,10 @@ impl Lowerer<'_> {
                 format!("invalid operands to binary expression ('{x}' and '{y}')"),
             )
         };
+        let half = |t: &Type| t.scalar() == Some(Scalar::F16);
+        if half(a) || half(b) {
+            self.need_fp16(pos)?;
+        }
         match (a, b) {
             (Type::Scalar(x), Type::Scalar(y)) => Ok(Type::Scalar(arith_common(*x, *y))),
             (Type::Vector(..), Type::Scalar(s)) | (Type::Scalar(s), Type::Vector(..)) => {
@@ -730,6 +749,9 @@ impl Lowerer<'_> {
                         );
                     }
                 };
+                if t2.scalar() == Some(Scalar::F16) && op != UnOp::Plus {
+                    self.need_fp16(pos)?;
+                }
                 if op == UnOp::BitNot && t2.scalar().is_some_and(|s| s.is_float()) {
                     let ts = self.type_str(&t);
                     return self.err(

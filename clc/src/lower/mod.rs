@@ -45,6 +45,9 @@ pub struct LowerOptions {
     /// function called but not defined is an import another unit may
     /// define, not an error.
     pub separate: bool,
+    /// `half` is an arithmetic type (`cl_khr_fp16` enabled by its pragma,
+    /// or OpenCL C 3.0); otherwise only pointers to it are used.
+    pub fp16: bool,
 }
 
 /// What a name in scope refers to.

@@ -4,8 +4,12 @@
 //! own precision (f32 with Rust's `f32`, so every result is correctly
 //! rounded), ordered float comparisons except `Ne`.
 //!
-//! `half` has no arithmetic in OpenCL C without `cl_khr_fp16`; should it
-//! appear, it is computed in `f32` and rounded back to `half`.
+//! `half` (`cl_khr_fp16`) is computed in `f32` and rounded back to `half`
+//! once. For `+ − × ÷` this is the correctly rounded half result: `f32`
+//! carries 24 significand bits, at least 2·11 + 2, and a format that wide
+//! rounds the exact result of one such operation on 11-bit operands so
+//! that rounding it again to 11 bits gives the same value as rounding the
+//! exact result once (Figueroa's double-rounding condition).
 
 use crate::module::{BinaryOp, CmpOp, UnaryOp};
 use crate::types::Scalar;

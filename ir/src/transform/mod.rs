@@ -6,6 +6,7 @@
 //! verifying after each:
 //!
 //! - [`inline`]: every call replaced by the callee's body.
+//! - [`half`]: `half` arithmetic computed in `float`, rounded back once.
 //! - [`sra`]: scalar replacement of aggregates — private slots reached
 //!   only at constant offsets become register variables.
 //! - [`define_at_entry`]: the variables the passes added defined once at
@@ -22,6 +23,7 @@
 pub mod compact;
 pub mod cse;
 pub mod define_at_entry;
+pub mod half;
 pub mod inline;
 pub mod pipeline;
 pub mod sra;

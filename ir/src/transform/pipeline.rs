@@ -52,6 +52,19 @@ pub const PASSES: &[Pass] = &[
         },
     },
     Pass {
+        name: "widen-half",
+        about: "half arithmetic computed in float and rounded back to half once",
+        run: |_, f| {
+            if let Some(name) = super::half::half_out_param(f) {
+                return Err(format!(
+                    "`{name}` writing a half through a pointer is not supported"
+                ));
+            }
+            super::half::widen_half(f);
+            Ok(())
+        },
+    },
+    Pass {
         name: "sra",
         about: "private aggregates reached at constant offsets become variables",
         run: |cx, f| {
@@ -306,7 +319,10 @@ mod tests {
             ..PipelineOptions::default()
         })
         .unwrap_err();
-        assert!(e.contains("`inlining`") && e.contains("inline, sra"), "{e}");
+        assert!(
+            e.contains("`inlining`") && e.contains("inline, widen-half, sra"),
+            "{e}"
+        );
         assert!(IrDump::parse("nope").is_err());
         assert_eq!(IrDump::parse("cse"), Ok(IrDump::After("cse".into())));
     }

@@ -16,6 +16,7 @@ pub(crate) mod control;
 pub(crate) mod fold;
 pub(crate) mod fresh_writes;
 pub(crate) mod group_level;
+pub(crate) mod half;
 pub(crate) mod interleaved;
 pub(crate) mod lane_loop;
 pub(crate) mod lanes;

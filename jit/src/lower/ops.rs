@@ -918,9 +918,6 @@ impl FunctionCx<'_, '_> {
     ) -> LResult<Val> {
         let from = self.elem(v)?;
         let to = elem_of(ty).ok_or_else(|| self.internal("convert to a non-value"))?;
-        if from == Scalar::F16 || to == Scalar::F16 {
-            return Err(self.unsupported("arithmetic conversion of half"));
-        }
         let x = self.value(v)?;
         let mut out = Vec::with_capacity(x.len());
         for l in &x {
@@ -939,6 +936,9 @@ impl FunctionCx<'_, '_> {
     ) -> LResult<Lanes> {
         if from == to {
             return Ok(l.clone());
+        }
+        if from == Scalar::F16 || to == Scalar::F16 {
+            return self.half_convert(l, from, to, rounding);
         }
         if let Some(mode) = directed_mode(rounding) {
             if let Some(r) = self.directed_convert(l, from, to, mode)? {

@@ -203,6 +203,21 @@ fn nextafter(args: &[Arg<'_>], ret: &Type, s: Scalar) -> Vec<u64> {
                         _ => y as f32,
                     })
                 }
+                // One step of the half's own spacing: by its bits, which
+                // order like the values within a sign.
+                Scalar::F16 => match x.partial_cmp(&y) {
+                    Some(std::cmp::Ordering::Equal) | None => scalar::from_float(s, y),
+                    Some(o) => {
+                        let h = scalar::from_float(s, x) as u16;
+                        let up = o == std::cmp::Ordering::Less;
+                        u64::from(match (h & 0x7fff, h & 0x8000 != 0) {
+                            (0, _) if up => 0x0001,
+                            (0, _) => 0x8001,
+                            (_, neg) if up != neg => h + 1,
+                            _ => h - 1,
+                        })
+                    }
+                },
                 _ => scalar::from_float(
                     s,
                     match x.partial_cmp(&y) {

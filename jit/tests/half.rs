@@ -1,0 +1,534 @@
+//! `half` (`cl_khr_fp16`): conversions and arithmetic on the JIT at every
+//! width and on the interpreter, against a reference written here from the
+//! definition of rounding (the two neighbouring halves of the exact value,
+//! chosen by the mode), not from either implementation.
+//!
+//! - every one of the 65,536 halves converted to `float`;
+//! - `float` → `half` in each rounding mode for every half, its `float`
+//!   neighbours, the midpoints to the next half and the floats either side
+//!   of them (the ties), `float` denormals, overflow, infinities and NaNs;
+//! - `+ − × ÷`, `sqrt` and `fma` on pairs and triples of halves (random and
+//!   special), correctly rounded (exact rationals for `fma`).
+
+mod common;
+
+use common::versus_interp::{build, run_jit, try_compile, WIDTHS};
+use std::cmp::Ordering;
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+
+/// The value of half bits `k` for `k` ≤ 0x7c00 read as a normal number
+/// where the exponent field is 31: 0x7c00 is then 2^16, the "next value"
+/// after the largest half, which is where overflow rounding draws its line.
+fn magnitude(k: u16) -> f64 {
+    let e = i32::from(k >> 10);
+    let m = f64::from(k & 0x3ff);
+    if e == 0 {
+        m * 2f64.powi(-24)
+    } else {
+        (1.0 + m / 1024.0) * 2f64.powi(e - 15)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Rte,
+    Rtz,
+    Rtp,
+    Rtn,
+}
+
+const MODES: [(Mode, &str); 5] = [
+    (Mode::Rte, ""),
+    (Mode::Rte, "_rte"),
+    (Mode::Rtz, "_rtz"),
+    (Mode::Rtp, "_rtp"),
+    (Mode::Rtn, "_rtn"),
+];
+
+/// Rounds a magnitude to half bits, given comparisons of it with the half
+/// magnitudes (`cmp(k)`) and with the midpoints between `k` and `k + 1`
+/// (`cmp_mid(k)`); `neg` is the sign.
+fn round_magnitude(
+    neg: bool,
+    mode: Mode,
+    cmp: impl Fn(u16) -> Ordering,
+    cmp_mid: impl Fn(u16) -> Ordering,
+) -> u16 {
+    let sign = if neg { 0x8000 } else { 0 };
+    // Largest k in 0..=0x7c00 with magnitude(k) <= |x|.
+    let (mut lo, mut hi) = (0u16, 0x7c00u16);
+    if cmp(0x7c00) != Ordering::Less {
+        lo = 0x7c00;
+    } else {
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if cmp(mid) == Ordering::Less {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+    }
+    let toward_zero = |k: u16| sign | k;
+    if lo == 0x7c00 {
+        // At or above 2^16: infinite unless the mode rounds toward zero.
+        let to_max = match mode {
+            Mode::Rte => false,
+            Mode::Rtz => true,
+            Mode::Rtp => neg,
+            Mode::Rtn => !neg,
+        };
+        return sign | if to_max { 0x7bff } else { 0x7c00 };
+    }
+    if cmp(lo) == Ordering::Equal {
+        return sign | lo;
+    }
+    let up = lo + 1;
+    let away = match mode {
+        Mode::Rtz => false,
+        Mode::Rtp => !neg,
+        Mode::Rtn => neg,
+        Mode::Rte => match cmp_mid(lo) {
+            Ordering::Greater => true,
+            Ordering::Less => false,
+            Ordering::Equal => up & 1 == 0,
+        },
+    };
+    if away {
+        // 0x7c00 here is infinity: the overflow of a rounding away.
+        sign | up
+    } else {
+        toward_zero(lo)
+    }
+}
+
+/// A finite or infinite `f64` (every float is one) rounded to half bits.
+fn ref_to_half(x: f64, mode: Mode) -> u16 {
+    let neg = x.is_sign_negative();
+    let a = x.abs();
+    if a.is_infinite() {
+        return if neg { 0xfc00 } else { 0x7c00 };
+    }
+    round_magnitude(
+        neg,
+        mode,
+        |k| a.partial_cmp(&magnitude(k)).unwrap(),
+        |k| {
+            a.partial_cmp(&((magnitude(k) + magnitude(k + 1)) / 2.0))
+                .unwrap()
+        },
+    )
+}
+
+/// `n · 2^-48` rounded to nearest even half bits (exact integers).
+fn ref_scaled_to_half(n: i128) -> u16 {
+    let scaled = |k: u16| (magnitude(k) * 2f64.powi(48)) as i128;
+    let a = n.abs();
+    round_magnitude(
+        n < 0,
+        Mode::Rte,
+        |k| a.cmp(&scaled(k)),
+        |k| (2 * a).cmp(&(scaled(k) + scaled(k + 1))),
+    )
+}
+
+fn half_value(h: u16) -> f64 {
+    let v = if h & 0x7fff > 0x7c00 {
+        f64::NAN
+    } else if h & 0x7fff == 0x7c00 {
+        f64::INFINITY
+    } else {
+        magnitude(h & 0x7fff)
+    };
+    if h & 0x8000 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+fn is_nan_half(h: u16) -> bool {
+    h & 0x7fff > 0x7c00
+}
+
+/// Half bits → float bits, NaN payloads kept (top bits) and made quiet.
+fn ref_to_float(h: u16) -> u32 {
+    if is_nan_half(h) {
+        return (u32::from(h & 0x8000) << 16) | 0x7fc0_0000 | (u32::from(h & 0x3ff) << 13);
+    }
+    (half_value(h) as f32).to_bits()
+}
+
+/// Float bits → half bits of a NaN: sign, quiet, the top payload bits.
+fn ref_nan_to_half(bits: u32) -> u16 {
+    ((bits >> 16) as u16 & 0x8000) | 0x7e00 | ((bits >> 13) as u16 & 0x1ff)
+}
+
+fn bytes16(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn bytes32(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn u16s(b: &[u8]) -> Vec<u16> {
+    b.chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn range(n: usize) -> NdRange {
+    NdRange::linear(n as u64, 64)
+}
+
+/// Runs `kernel` of `src` on the interpreter and on the JIT at every width
+/// with `args` (the last one the output); returns the output of each run,
+/// the interpreter's first.
+fn outputs(src: &str, args: Vec<KernelArg>, n: usize) -> Vec<(String, Vec<u8>)> {
+    let m = build(src, "");
+    let r = range(n);
+    let mut runs = Vec::new();
+    let mut want = args.clone();
+    run_kernel(&m, "k", &mut want, &r).unwrap_or_else(|e| panic!("interpreter: {e}\n{src}"));
+    let last = args.len() - 1;
+    let KernelArg::Buffer(out) = &want[last] else {
+        panic!("output is a buffer")
+    };
+    runs.push(("interpreter".to_string(), out.clone()));
+    for w in WIDTHS {
+        let k = try_compile(&m, "k", w).unwrap_or_else(|e| panic!("W={w}: {e}\n{src}"));
+        let (status, bufs) = run_jit(&k, &args, &r);
+        assert_eq!(status, 0, "W={w}");
+        assert_eq!(bufs[last].len(), out.len(), "W={w}: output size");
+        runs.push((format!("JIT W={w}"), bufs[last].clone()));
+    }
+    runs
+}
+
+#[test]
+fn every_half_converts_to_float_exactly() {
+    let all: Vec<u16> = (0..=u16::MAX).collect();
+    let want: Vec<u32> = all.iter().map(|h| ref_to_float(*h)).collect();
+    // Scalar halves, and halves read as half8 vectors.
+    let scalar = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+        kernel void k(global const half *h, global float *r) { size_t i = get_global_id(0); r[i] = h[i]; }";
+    let vector = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+        kernel void k(global const half *h, global float *r) { size_t i = get_global_id(0); \
+        vstore8(convert_float8(vload8(i, h)), i, r); }";
+    for (src, n) in [(scalar, all.len()), (vector, all.len() / 8)] {
+        let args = vec![
+            KernelArg::Buffer(bytes16(&all)),
+            KernelArg::Buffer(vec![0; all.len() * 4]),
+        ];
+        for (who, out) in outputs(src, args, n) {
+            let got = u32s(&out);
+            for (h, (g, w)) in all.iter().zip(got.iter().zip(&want)) {
+                assert_eq!(
+                    g, w,
+                    "{who}: half {h:#06x} → float {g:#010x}, want {w:#010x}"
+                );
+            }
+        }
+    }
+}
+
+/// The floats whose conversion to half tests every rounding decision:
+/// each half's value and its float neighbours, the midpoint to the next
+/// half and the floats either side, and the special cases.
+fn float_inputs() -> Vec<u32> {
+    let mut v = Vec::new();
+    for k in 0..0x7c00u16 {
+        for sign in [0u32, 0x8000_0000] {
+            let x = magnitude(k) as f32;
+            let mid = ((magnitude(k) + magnitude(k + 1)) / 2.0) as f32;
+            for f in [x, mid] {
+                let b = f.to_bits() | sign;
+                v.extend([b, b.wrapping_add(1), b.wrapping_sub(1)]);
+            }
+        }
+    }
+    v.retain(|b| b & 0x7fff_ffff != 0x7fff_ffff);
+    for b in [
+        0u32,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x007f_ffff,
+        0x3300_0000, // 2^-25: half the smallest half
+        0x3300_0001,
+        0x32ff_ffff,
+        0x477f_e000, // 65504, the largest half
+        0x477f_efff,
+        0x477f_f000, // 65520: the tie with 2^16
+        0x477f_f001,
+        0x4780_0000,
+        0x7f7f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0000,
+        0x7f80_0001,
+        0x7fbf_e000,
+        0xffff_e000,
+    ] {
+        v.push(b);
+        v.push(b ^ 0x8000_0000);
+    }
+    // Pseudo-random floats over the whole range.
+    let mut s = 0x1234_5678u32;
+    for _ in 0..20_000 {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v.push(s);
+    }
+    // Whole vectors of 16.
+    while v.len() % 16 != 0 {
+        v.push(0);
+    }
+    v
+}
+
+#[test]
+fn floats_round_to_half_in_every_mode() {
+    let xs = float_inputs();
+    for (mode, suffix) in MODES {
+        let want: Vec<u16> = xs
+            .iter()
+            .map(|b| {
+                let f = f32::from_bits(*b);
+                if f.is_nan() {
+                    ref_nan_to_half(*b)
+                } else {
+                    ref_to_half(f64::from(f), mode)
+                }
+            })
+            .collect();
+        let scalar = format!(
+            "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+             kernel void k(global const float *x, global half *r) {{ size_t i = get_global_id(0); r[i] = convert_half{suffix}(x[i]); }}"
+        );
+        let vector = format!(
+            "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+             kernel void k(global const float *x, global half *r) {{ size_t i = get_global_id(0); \
+             vstore4(convert_half4{suffix}(vload4(i, x)), i, r); }}"
+        );
+        for (src, n) in [(scalar, xs.len()), (vector, xs.len() / 4)] {
+            let args = vec![
+                KernelArg::Buffer(bytes32(&xs)),
+                KernelArg::Buffer(vec![0; xs.len() * 2]),
+            ];
+            for (who, out) in outputs(&src, args, n) {
+                for (x, (g, w)) in xs.iter().zip(u16s(&out).iter().zip(&want)) {
+                    assert_eq!(
+                        g,
+                        w,
+                        "{who} convert_half{suffix}({} = {x:#010x}) = {g:#06x}, want {w:#06x}",
+                        f32::from_bits(*x)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Half operands: every exponent with a few mantissas, zeros, denormals,
+/// infinities, NaN, then pseudo-random bits.
+fn half_operands(n: usize, seed: u32) -> Vec<u16> {
+    let mut v: Vec<u16> = vec![
+        0, 0x8000, 1, 0x8001, 0x3ff, 0x400, 0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00,
+        0x3555, 0x3e00, 0x5bff,
+    ];
+    let mut s = seed;
+    while v.len() < n {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v.push(s as u16);
+    }
+    v
+}
+
+/// Exact `a·b + c` of three finite halves, in units of 2^-48.
+fn scaled(h: u16) -> i128 {
+    let m = i128::from(h & 0x3ff);
+    let e = i32::from((h >> 10) & 0x1f);
+    let v = if e == 0 { m } else { (m | 0x400) << (e - 1) };
+    let v = v << 24; // units of 2^-24 → 2^-48
+    if h & 0x8000 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+#[test]
+fn arithmetic_is_correctly_rounded() {
+    let n = 4096;
+    let (a, b, c) = (
+        half_operands(n, 7),
+        half_operands(n, 99),
+        half_operands(n, 12345),
+    );
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+        #pragma OPENCL FP_CONTRACT OFF\n\
+        kernel void k(global const half *a, global const half *b, global const half *c, global half *r) {\n\
+          size_t i = get_global_id(0);\n\
+          half x = a[i], y = b[i];\n\
+          r[6 * i] = x + y;\n\
+          r[6 * i + 1] = x - y;\n\
+          r[6 * i + 2] = x * y;\n\
+          r[6 * i + 3] = x / y;\n\
+          r[6 * i + 4] = sqrt(x);\n\
+          r[6 * i + 5] = fma(x, y, c[i]);\n\
+        }";
+    let args = vec![
+        KernelArg::Buffer(bytes16(&a)),
+        KernelArg::Buffer(bytes16(&b)),
+        KernelArg::Buffer(bytes16(&c)),
+        KernelArg::Buffer(vec![0; n * 12]),
+    ];
+    let runs = outputs(src, args, n);
+    for (who, out) in runs {
+        let got = u16s(&out);
+        for i in 0..n {
+            let (x, y, z) = (half_value(a[i]), half_value(b[i]), half_value(c[i]));
+            let exact = [x + y, x - y, x * y, x / y, x.sqrt()];
+            for (j, e) in exact.iter().enumerate() {
+                let g = got[6 * i + j];
+                // +, −, × are exact in f64, ÷ and sqrt rounded to f64 then
+                // to half, which 53 ≥ 2·11 + 2 bits make exact.
+                if e.is_nan() {
+                    assert!(
+                        is_nan_half(g),
+                        "{who} op {j} on {:#06x}, {:#06x}: {g:#06x}",
+                        a[i],
+                        b[i]
+                    );
+                } else {
+                    let w = ref_to_half(*e, Mode::Rte);
+                    assert_eq!(g, w, "{who} op {j} on {:#06x}, {:#06x}", a[i], b[i]);
+                }
+            }
+            let g = got[6 * i + 5];
+            let finite = [a[i], b[i], c[i]].iter().all(|h| h & 0x7c00 != 0x7c00);
+            if finite {
+                // Each factor is a whole number of 2^-24 units, so the product is
+                // a whole number of 2^-48 units (below 2^80).
+                let p = (scaled(a[i]) >> 24) * (scaled(b[i]) >> 24);
+                let w = ref_scaled_to_half(p + scaled(c[i]));
+                assert_eq!(
+                    g, w,
+                    "{who} fma({:#06x}, {:#06x}, {:#06x})",
+                    a[i], b[i], c[i]
+                );
+            } else {
+                let e = x.mul_add(y, z);
+                if e.is_nan() {
+                    assert!(
+                        is_nan_half(g),
+                        "{who} fma on {:#06x}, {:#06x}, {:#06x}",
+                        a[i],
+                        b[i],
+                        c[i]
+                    );
+                } else {
+                    assert_eq!(g, ref_to_half(e, Mode::Rte), "{who} fma special");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn conversions_between_half_and_every_type() {
+    // Halves to integers (saturated, every mode), integers and doubles to
+    // halves: the JIT at every width against the interpreter.
+    let xs = half_operands(256, 4242);
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+        kernel void k(global const half *h, global const int *n, global const double *d, global int *r) {\n\
+          size_t i = get_global_id(0);\n\
+          half x = h[i];\n\
+          r[16 * i] = convert_int_sat_rtn(x);\n\
+          r[16 * i + 1] = convert_char_sat(x);\n\
+          r[16 * i + 2] = convert_uchar_sat_rte(x);\n\
+          r[16 * i + 3] = convert_ushort_sat_rtp(x);\n\
+          r[16 * i + 4] = (int)convert_long_sat_rtz(x);\n\
+          r[16 * i + 5] = as_short(convert_half_rtp(n[i]));\n\
+          r[16 * i + 6] = as_short(convert_half_rtn(n[i]));\n\
+          r[16 * i + 7] = as_short(convert_half(n[i]));\n\
+          r[16 * i + 8] = as_short(convert_half_rtz(n[i]));\n\
+          r[16 * i + 9] = as_short(convert_half(d[i]));\n\
+          r[16 * i + 10] = as_short(convert_half_rtz(d[i]));\n\
+          r[16 * i + 11] = as_short(convert_half_rtp(d[i]));\n\
+          r[16 * i + 12] = as_short(convert_half_rtn(d[i]));\n\
+          r[16 * i + 13] = as_short((half)(uint)n[i]);\n\
+          r[16 * i + 14] = convert_int(isnan(x)) + 2 * signbit(x) + 4 * isinf(x);\n\
+          r[16 * i + 15] = as_short(-x);\n\
+        }";
+    let ints: Vec<u32> = (0..256u32)
+        .map(|i| match i % 4 {
+            0 => i.wrapping_mul(2_654_435_761),
+            1 => 65_504 + i,
+            2 => 2049 + 2 * i,
+            _ => i.wrapping_mul(40_503) >> (i % 20),
+        })
+        .collect();
+    let doubles: Vec<u8> = (0..256u32)
+        .flat_map(|i| {
+            // Just off half ties and boundaries.
+            let h = half_value(xs[i as usize]);
+            let d = if h.is_finite() {
+                h + h.abs() * 2f64.powi(-12) * f64::from(i % 3) - 1e-300
+            } else {
+                h
+            };
+            d.to_le_bytes()
+        })
+        .collect();
+    let args = vec![
+        KernelArg::Buffer(bytes16(&xs)),
+        KernelArg::Buffer(bytes32(&ints)),
+        KernelArg::Buffer(doubles),
+        KernelArg::Buffer(vec![0; 256 * 64]),
+    ];
+    let runs = outputs(src, args, 256);
+    let (_, want) = &runs[0];
+    for (who, got) in &runs[1..] {
+        for (i, (g, w)) in u32s(got).iter().zip(u32s(want)).enumerate() {
+            assert_eq!(
+                *g,
+                w,
+                "{who}: item {} result {} (half {:#06x})",
+                i / 16,
+                i % 16,
+                xs[i / 16]
+            );
+        }
+    }
+    // The double → half results against the reference.
+    let w = u32s(want);
+    for i in 0..256 {
+        let h = half_value(xs[i]);
+        if !h.is_finite() {
+            continue;
+        }
+        let d = h + h.abs() * 2f64.powi(-12) * f64::from(i as u32 % 3) - 1e-300;
+        for (j, mode) in [
+            (9, Mode::Rte),
+            (10, Mode::Rtz),
+            (11, Mode::Rtp),
+            (12, Mode::Rtn),
+        ] {
+            let want = ref_to_half(d, mode) as i16 as i32 as u32;
+            assert_eq!(w[16 * i + j], want, "convert_half {mode:?} of double {d:e}");
+        }
+    }
+}
