@@ -141,7 +141,7 @@ impl Device {
         "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics \
          cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics \
          cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics \
-         cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_icd \
+         cl_khr_int64_extended_atomics cl_khr_fp64 cl_khr_fp16 cl_khr_icd \
          cl_khr_image2d_from_buffer cl_khr_3d_image_writes cl_khr_il_program \
          cl_khr_subgroups cl_khr_subgroup_non_uniform_vote cl_khr_subgroup_ballot \
          cl_khr_subgroup_shuffle cl_khr_subgroup_shuffle_relative \
@@ -191,7 +191,9 @@ impl Device {
             long: 2,
             float: 4,
             double: 2,
-            half: 0,
+            // Halves are computed in f32 lanes: four to a 128-bit register
+            // like float, but stored eight to one.
+            half: 8,
         }
     }
 
@@ -274,6 +276,18 @@ impl Device {
     /// `CL_DEVICE_DOUBLE_FP_CONFIG`: denorms, inf/nan, all roundings, fma.
     pub fn double_fp_config(&self) -> u64 {
         (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5)
+    }
+
+    /// `CL_DEVICE_HALF_FP_CONFIG` (`cl_khr_fp16`, present when the front
+    /// end's feature list has `__opencl_c_fp16`): denorms, inf/nan, round
+    /// to nearest, and a correctly rounded fma; every operation is
+    /// correctly rounded to nearest (see `vecl_ir::transform::half`).
+    pub fn half_fp_config(&self) -> u64 {
+        if vecl_clc::OPENCL_C_FEATURES.contains(&"__opencl_c_fp16") {
+            (1 << 0) | (1 << 1) | (1 << 2) | (1 << 5)
+        } else {
+            0
+        }
     }
 
     /// `CL_DEVICE_PROFILING_TIMER_RESOLUTION` in nanoseconds.

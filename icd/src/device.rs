@@ -197,6 +197,7 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => uint(CAPS.min_data_type_align_size),
         CL_DEVICE_SINGLE_FP_CONFIG => ulong(CAPS.single_fp_config),
         CL_DEVICE_DOUBLE_FP_CONFIG => ulong(CAPS.double_fp_config),
+        CL_DEVICE_HALF_FP_CONFIG => ulong(CAPS.half_fp_config),
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => uint(CL_READ_WRITE_CACHE),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => uint(CAPS.cacheline_size),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => ulong(CAPS.cache_size),
