@@ -53,14 +53,19 @@ fn rewrite_block(f: &mut Function, block: &mut Block, n: &mut usize) {
     for mut s in old {
         match &mut s {
             Stmt::Eval(v) => {
+                let mut after = Vec::new();
                 let mut w = Widen {
                     f,
                     out: &mut out,
+                    after: &mut after,
                     loc: Loc::default(),
                 };
                 if w.rewrite(*v) {
                     *n += 1;
                 }
+                out.push(s);
+                out.append(&mut after);
+                continue;
             }
             Stmt::If { then_, else_, .. } => {
                 rewrite_block(f, then_, n);
@@ -114,7 +119,10 @@ fn moves_bits(base: &str) -> bool {
 
 struct Widen<'a> {
     f: &'a mut Function,
+    /// Statements before the rewritten instruction.
     out: &'a mut Vec<Stmt>,
+    /// Statements after it (results written through pointers).
+    after: &'a mut Vec<Stmt>,
     loc: Loc,
 }
 
@@ -289,10 +297,118 @@ impl Widen<'_> {
         self.bitcast(odd, Scalar::F32)
     }
 
+    /// For a pointer `p` to half that a builtin writes (`modf`, `fract`,
+    /// `sincos`): a private float of the same shape to pass instead, whose
+    /// value is rounded to half and stored through `p` after the call.
+    fn widened_out_param(&mut self, p: ValueId) -> ValueId {
+        let Some(pointee) = self.f.ty(p).pointee().cloned() else {
+            return p;
+        };
+        let wide = pointee.with_scalar(Scalar::F32);
+        let slot = crate::SlotId(self.f.slots.len() as u32);
+        self.f.slots.push(crate::module::Slot {
+            name: "half.out".into(),
+            ty: wide.clone(),
+        });
+        let addr = self.emit(
+            Inst::SlotAddr(slot),
+            Type::ptr(crate::AddressSpace::Private, wide.clone()),
+        );
+        let loc = self.loc;
+        let mut late = |f: &mut Function, inst: Inst, ty: Type| {
+            let id = ValueId(f.insts.len() as u32);
+            f.insts.push(InstData { inst, ty, loc });
+            self.after.push(Stmt::Eval(id));
+            id
+        };
+        let loaded = late(self.f, Inst::Load(addr), wide);
+        let rounding = Rounding::Rte;
+        let rounded = late(
+            self.f,
+            Inst::Convert { value: loaded, saturate: false, rounding },
+            pointee,
+        );
+        self.after.push(Stmt::Store { ptr: p, value: rounded, loc });
+        addr
+    }
+
+    /// `fract`'s float result clamped to the largest half below 1
+    /// (0x1.ffcp-1), as `fmin(x - floor(x), 0x1.ffcp-1)` in half gives;
+    /// NaN passes through.
+    fn below_one_half(&mut self, r: ValueId) -> ValueId {
+        let ty = self.f.ty(r).clone();
+        let k = self.emit(Inst::Const(u64::from(0x3f7f_e000u32)), Type::F32);
+        let k = if ty.lanes() > 1 {
+            self.emit(Inst::Splat(k), ty.clone())
+        } else {
+            k
+        };
+        let above = self.emit(
+            Inst::Cmp(crate::module::CmpOp::Gt, r, k),
+            ty.with_scalar(Scalar::Bool),
+        );
+        self.emit(Inst::Select(above, k, r), ty)
+    }
+
+    /// A constant of `v`'s shape with element `s`.
+    fn constant_like(&mut self, v: ValueId, s: Scalar, bits: u64) -> ValueId {
+        let ty = self.f.ty(v).with_scalar(s);
+        let k = self.emit(Inst::Const(bits), Type::Scalar(s));
+        if ty.lanes() > 1 {
+            self.emit(Inst::Splat(k), ty)
+        } else {
+            k
+        }
+    }
+
+    /// `nextafter(x, y)` on halves, as bits: one step of the half's own
+    /// spacing (on the bits, which order like the magnitudes), from ±0 to
+    /// the smallest denormal of `y`'s side; `y` when equal, NaN when either is.
+    fn next_after(&mut self, x: ValueId, y: ValueId) -> ValueId {
+        let ty = self.f.ty(x).clone();
+        let b = ty.with_scalar(Scalar::Bool);
+        let u = ty.with_scalar(Scalar::U16);
+        let (xb, yb) = (self.bitcast(x, Scalar::U16), self.bitcast(y, Scalar::U16));
+        let (xf, yf) = (self.widen(x), self.widen(y));
+        use crate::module::CmpOp;
+        let up = self.emit(Inst::Cmp(CmpOp::Lt, xf, yf), b.clone());
+        let sign_bit = self.constant_like(x, Scalar::U16, 0x8000);
+        let neg = self.emit(Inst::Cmp(CmpOp::Ge, xb, sign_bit), b.clone());
+        // Away from zero: up from a positive, down from a negative.
+        let away = self.emit(Inst::Binary(BinaryOp::Xor, up, neg), b.clone());
+        let one = self.constant_like(x, Scalar::U16, 1);
+        let plus = self.emit(Inst::Binary(BinaryOp::Add, xb, one), u.clone());
+        let minus = self.emit(Inst::Binary(BinaryOp::Sub, xb, one), u.clone());
+        let stepped = self.emit(Inst::Select(away, plus, minus), u.clone());
+        let tiny_neg = self.constant_like(x, Scalar::U16, 0x8001);
+        let from_zero = self.emit(Inst::Select(up, one, tiny_neg), u.clone());
+        let magnitude = self.constant_like(x, Scalar::U16, 0x7fff);
+        let mag = self.emit(Inst::Binary(BinaryOp::And, xb, magnitude), u.clone());
+        let zero = self.constant_like(x, Scalar::U16, 0);
+        let is_zero = self.emit(Inst::Cmp(CmpOp::Eq, mag, zero), b.clone());
+        let r = self.emit(Inst::Select(is_zero, from_zero, stepped), u.clone());
+        // Equal, or unordered (a NaN on either side): `x + y` gives y or NaN.
+        let ordered_ne = self.emit(Inst::Cmp(CmpOp::Lt, xf, yf), b.clone());
+        let gt = self.emit(Inst::Cmp(CmpOp::Gt, xf, yf), b.clone());
+        let moves = self.emit(Inst::Binary(BinaryOp::Or, ordered_ne, gt), b.clone());
+        let sum = self.emit(Inst::Binary(BinaryOp::Add, xf, yf), ty.with_scalar(Scalar::F32));
+        let sum = self.emit(
+            Inst::Convert { value: sum, saturate: false, rounding: Rounding::Rte },
+            ty.clone(),
+        );
+        let sum_bits = self.bitcast(sum, Scalar::U16);
+        let eq = self.emit(Inst::Cmp(CmpOp::Eq, xf, yf), b.clone());
+        let still = self.emit(Inst::Select(eq, yb, sum_bits), u.clone());
+        self.emit(Inst::Select(moves, r, still), u)
+    }
+
     fn rewrite_builtin(&mut self, v: ValueId, name: &str, args: &[ValueId], ty: &Type) -> bool {
         let base = crate::math_base_name(name);
         let any_half = is_half(ty) || args.iter().any(|a| is_half(self.f.ty(*a)));
-        if !any_half || name.starts_with("vload") || name.starts_with("vstore") {
+        let moves_memory = ["vload", "vstore", "async_work_group", "prefetch"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if !any_half || moves_memory {
             return false;
         }
         if moves_bits(base) {
@@ -336,12 +452,19 @@ impl Widen<'_> {
             self.replace(v, Inst::Bitcast(bits));
             return true;
         }
+        if base == "nextafter" && is_half(ty) {
+            let r = self.next_after(args[0], args[1]);
+            self.replace(v, Inst::Bitcast(r));
+            return true;
+        }
         let fused = matches!(base, "fma" | "mad" | "contract_fma");
         let wide = if fused { Scalar::F64 } else { Scalar::F32 };
         let new_args: Vec<ValueId> = args
             .iter()
             .map(|a| {
-                if is_half(self.f.ty(*a)) {
+                if points_to_half(self.f.ty(*a)) {
+                    self.widened_out_param(*a)
+                } else if is_half(self.f.ty(*a)) {
                     let x = self.convert(*a, Scalar::F32, Rounding::Default);
                     if wide == Scalar::F64 {
                         self.convert(x, Scalar::F64, Rounding::Default)
@@ -360,6 +483,8 @@ impl Widen<'_> {
             );
             let r = if wide == Scalar::F64 {
                 self.f64_to_f32_for_half(r, Rounding::Rte)
+            } else if base == "fract" {
+                self.below_one_half(r)
             } else {
                 r
             };
@@ -384,23 +509,6 @@ impl Widen<'_> {
         }
         true
     }
-}
-
-/// Whether `f` has a builtin with a pointer to half that the rewrite cannot
-/// widen (`modf`, `fract`, `sincos` write a half through it).
-pub fn half_out_param(f: &Function) -> Option<String> {
-    f.insts.iter().find_map(|d| match &d.inst {
-        Inst::Builtin(name, args)
-            if !name.starts_with("vload")
-                && !name.starts_with("vstore")
-                && !name.starts_with("async_work_group")
-                && !name.starts_with("prefetch")
-                && args.iter().any(|a| points_to_half(f.ty(*a))) =>
-        {
-            Some(name.clone())
-        }
-        _ => None,
-    })
 }
 
 #[cfg(test)]

@@ -55,11 +55,6 @@ pub const PASSES: &[Pass] = &[
         name: "widen-half",
         about: "half arithmetic computed in float and rounded back to half once",
         run: |_, f| {
-            if let Some(name) = super::half::half_out_param(f) {
-                return Err(format!(
-                    "`{name}` writing a half through a pointer is not supported"
-                ));
-            }
             super::half::widen_half(f);
             Ok(())
         },
