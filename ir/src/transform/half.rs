@@ -31,6 +31,8 @@
 //! Builtins that only move bits (`select`, `shuffle`, sub-group broadcasts
 //! and shuffles, …) see `ushort` instead of `half`; `vload`/`vstore` are
 //! left alone (their `half` forms read and write the bits).
+//! `work_group_broadcast`, which the JIT has for 32- and 64-bit types
+//! only, goes through `float` like arithmetic (exact both ways).
 //!
 //! Assumes a kernel without calls (after `inline`).
 
@@ -113,7 +115,6 @@ fn moves_bits(base: &str) -> bool {
             | "sub_group_shuffle_down"
             | "sub_group_rotate"
             | "sub_group_clustered_rotate"
-            | "work_group_broadcast"
     )
 }
 
