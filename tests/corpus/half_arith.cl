@@ -56,8 +56,8 @@ __kernel void ha(__global const float *in, __global float *o, __global short *s)
     s[4] = all(c);
     s[5] = convert_char_sat(convert_half(in[4]));       // inf → 127
     s[6] = convert_short_sat(nan((ushort)1));          // NaN → 0
-    s[7] = convert_short_rtn(in[7] * one);              // -2.5 → -3
-    s[8] = convert_short_rte(-in[7] + 0.5f);            // 3
+    s[7] = convert_short_sat_rtn(in[7] * one);              // -2.5 → -3
+    s[8] = convert_short_sat_rte(-in[7] + 0.5f);            // 3
     s[9] = as_short(one);                               // 0x3c00
     s[10] = as_short((half)-2.0h);                      // 0xc000
     short2 pair = as_short2(as_half2((short2)(15360, 0)));
@@ -67,7 +67,7 @@ __kernel void ha(__global const float *in, __global float *o, __global short *s)
     s[14] = convert_short_sat(convert_half(in[4]));     // inf → 32767
     s[15] = convert_short_sat(-convert_half(in[4]));
     s[16] = convert_short_sat_rtz(in[6] * one);         // 0.5 → 0
-    s[17] = convert_short_rtp(in[6] * one);             // 1
+    s[17] = convert_short_sat_rtp(in[6] * one);             // 1
     s[18] = signbit(v.x) + 2 * signbit(-v.x);           // 2
     s[19] = isequal(v.z, three) + 2 * (v.z != three) + 2 * isless(v.w, v.x); // 3
 }

@@ -2,9 +2,10 @@
 // cl_khr_subgroups and the shuffle, relative-shuffle, non-uniform and
 // clustered extensions): reductions, scans, broadcasts and shuffles of
 // half and half vectors, in groups of 15 (partial sub-groups at every
-// width) and a partial last group. The values are small multiples of
-// 0.25, so every sum is exact in half and the order of the additions
-// does not matter.
+// width) and a partial last group. The values are rounded to integers
+// (whatever inputs the harness picks), so every sum is exact in half and
+// the order of the additions does not matter. Shuffles from lanes past
+// the end of a partial sub-group are undefined and not stored.
 // @kernel hc
 // @range 37 / 15
 // @options -cl-std=CL2.0
@@ -17,7 +18,7 @@ __kernel void hc(__global const float *f, __global float *o)
     size_t i = get_global_id(0);
     uint lid = get_sub_group_local_id();
     uint size = get_sub_group_size();
-    half x = convert_half(f[i]);
+    half x = convert_half(rint(f[i]));
     __global float *p = o + 24 * i;
     p[0] = sub_group_reduce_add(x);
     p[1] = sub_group_reduce_min(x);
@@ -27,9 +28,12 @@ __kernel void hc(__global const float *f, __global float *o)
     p[5] = sub_group_scan_inclusive_min(x);
     p[6] = sub_group_broadcast(x, size - 1);
     p[7] = sub_group_shuffle(x, (lid + 2) % size);
-    p[8] = sub_group_shuffle_xor(x, 1);
-    p[9] = sub_group_shuffle_down(x, 1);
-    p[10] = sub_group_shuffle_up(x, 1);
+    half t = sub_group_shuffle_xor(x, 1);
+    p[8] = (lid ^ 1) < size ? t : 0.0h;
+    t = sub_group_shuffle_down(x, 1);
+    p[9] = lid + 1 < size ? t : 0.0h;
+    t = sub_group_shuffle_up(x, 1);
+    p[10] = lid > 0 ? t : 0.0h;
     p[11] = sub_group_clustered_reduce_add(x, 2);
     if (x > 0.0h) {
         p[12] = sub_group_non_uniform_reduce_max(x);
