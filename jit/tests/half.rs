@@ -624,7 +624,10 @@ fn builtins_on_half_match_the_interpreter() {
         ("hypot(x, y)", false),
         ("mix(x, y, (T)0.25h)", false),
         // fmin takes NaN out: clamp (inside smoothstep) of NaN is undefined.
-        ("smoothstep((T)-10.0h, (T)10.0h, fmin(x, (T)1000.0h))", false),
+        (
+            "smoothstep((T)-10.0h, (T)10.0h, fmin(x, (T)1000.0h))",
+            false,
+        ),
         ("degrees(x * (T)0.01h)", false),
         ("radians(x)", false),
         ("recip_alias(x)", false),
@@ -652,7 +655,10 @@ fn builtins_on_half_match_the_interpreter() {
         let (load, store) = if lanes == 1 {
             ("p[i]".to_string(), "r[k * N + i] = v;".to_string())
         } else {
-            (format!("vload{lanes}(i, p)"), format!("vstore{lanes}(v, k * N / {lanes} + i, r);"))
+            (
+                format!("vload{lanes}(i, p)"),
+                format!("vstore{lanes}(v, k * N / {lanes} + i, r);"),
+            )
         };
         let mut body = String::new();
         for (k, (e, _)) in exprs.iter().enumerate() {
@@ -661,9 +667,20 @@ fn builtins_on_half_match_the_interpreter() {
         }
         let load_y = load.replace("p", "(p + N)");
         let load_z = load.replace("p", "(p + 2 * N)");
-        let int_ty = if lanes == 1 { "int".to_string() } else { format!("int{lanes}") };
-        let z_cast = if lanes == 1 { "short".to_string() } else { format!("short{lanes}") };
-        let body = body.replace("bitselect(x, y, z)", &format!("bitselect(x, y, as_{ty}(as_{z_cast}(z)))"));
+        let int_ty = if lanes == 1 {
+            "int".to_string()
+        } else {
+            format!("int{lanes}")
+        };
+        let z_cast = if lanes == 1 {
+            "short".to_string()
+        } else {
+            format!("short{lanes}")
+        };
+        let body = body.replace(
+            "bitselect(x, y, z)",
+            &format!("bitselect(x, y, as_{ty}(as_{z_cast}(z)))"),
+        );
         let src = format!(
             "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
              #define N {n}\n\

@@ -326,10 +326,18 @@ impl Widen<'_> {
         let rounding = Rounding::Rte;
         let rounded = late(
             self.f,
-            Inst::Convert { value: loaded, saturate: false, rounding },
+            Inst::Convert {
+                value: loaded,
+                saturate: false,
+                rounding,
+            },
             pointee,
         );
-        self.after.push(Stmt::Store { ptr: p, value: rounded, loc });
+        self.after.push(Stmt::Store {
+            ptr: p,
+            value: rounded,
+            loc,
+        });
         addr
     }
 
@@ -392,9 +400,16 @@ impl Widen<'_> {
         let ordered_ne = self.emit(Inst::Cmp(CmpOp::Lt, xf, yf), b.clone());
         let gt = self.emit(Inst::Cmp(CmpOp::Gt, xf, yf), b.clone());
         let moves = self.emit(Inst::Binary(BinaryOp::Or, ordered_ne, gt), b.clone());
-        let sum = self.emit(Inst::Binary(BinaryOp::Add, xf, yf), ty.with_scalar(Scalar::F32));
         let sum = self.emit(
-            Inst::Convert { value: sum, saturate: false, rounding: Rounding::Rte },
+            Inst::Binary(BinaryOp::Add, xf, yf),
+            ty.with_scalar(Scalar::F32),
+        );
+        let sum = self.emit(
+            Inst::Convert {
+                value: sum,
+                saturate: false,
+                rounding: Rounding::Rte,
+            },
             ty.clone(),
         );
         let sum_bits = self.bitcast(sum, Scalar::U16);

@@ -360,15 +360,12 @@ impl FunctionCx<'_, '_> {
                 };
                 let addr = self.vector_elem_addr(args[0], args[1], Scalar::U16, stride)?;
                 let h = self.load_lanes(&addr, Scalar::U16, comps as u32)?;
-                let f = self.extern_fn("vecl_half_to_f32", &[types::I32], Some(types::F32))?;
-                h.iter()
-                    .map(|l| {
-                        self.per_lane(&[(Scalar::U16, l)], Scalar::F32, |cx, v| {
-                            let w = cx.b.ins().uextend(types::I32, v[0]);
-                            cx.call(f, &[w]).unwrap_or(v[0])
-                        })
-                    })
-                    .collect()
+                // Half bits travel like ushort: converted a piece at a time.
+                let mut out = Vec::with_capacity(h.len());
+                for l in &h {
+                    out.push(self.half_convert(l, Scalar::F16, Scalar::F32, Rounding::Default)?);
+                }
+                out
             }
             _ if base.starts_with("vstore") && base.contains("half") => {
                 let ds = self.elem(args[0])?;
@@ -392,6 +389,21 @@ impl FunctionCx<'_, '_> {
                 } else {
                     "vecl_f32_to_half"
                 };
+                if ds == Scalar::F32 {
+                    let rounding = match mode {
+                        math::RTZ => Rounding::Rtz,
+                        math::RTP => Rounding::Rtp,
+                        math::RTN => Rounding::Rtn,
+                        _ => Rounding::Rte,
+                    };
+                    let mut hv = Vec::with_capacity(vals[0].len());
+                    for l in &vals[0] {
+                        hv.push(self.half_convert(l, Scalar::F32, Scalar::F16, rounding)?);
+                    }
+                    let addr = self.vector_elem_addr(args[1], args[2], Scalar::U16, stride)?;
+                    self.store_lanes(&addr, Scalar::U16, &hv)?;
+                    return Ok(Some(Vec::new()));
+                }
                 let f = self.extern_fn(sym, &[natural(ds), types::I32], Some(types::I32))?;
                 let hv: Val = vals[0]
                     .iter()
