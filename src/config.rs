@@ -205,6 +205,10 @@ impl Config {
                 Ok(_) if name == "inline" => warnings.push(
                     "VECL_DISABLE_PASSES: `inline` stays on (the JIT compiles no calls)".into(),
                 ),
+                Ok(_) if name == "widen-half" => warnings.push(
+                    "VECL_DISABLE_PASSES: `widen-half` stays on (the JIT computes no half arithmetic)"
+                        .into(),
+                ),
                 Ok(_) => passes.disabled.push(name.to_string()),
                 Err(e) => warnings.push(format!("VECL_DISABLE_PASSES: {e}")),
             }
@@ -307,7 +311,7 @@ mod tests {
             ("VECL_THREADS", "0"),
             ("VECL_CHECKED", "0"),
             ("VECL_NO_SRA", ""),
-            ("VECL_DISABLE_PASSES", "inline,nope"),
+            ("VECL_DISABLE_PASSES", "inline,nope,widen-half"),
             ("VECL_KERNEL_TIMEOUT_MS", "soon"),
             ("VECL_JIT_TIERS", "optimized"),
             ("VECL_JIT_PHASES", "1"),
@@ -317,10 +321,11 @@ mod tests {
         assert_eq!(c.kernel_timeout, None);
         assert_eq!(c.tiers, Tiers::OptimisedOnly);
         assert_eq!(c.phases, PhaseReport::Phases);
-        assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
+        assert_eq!(c.warnings.len(), 4, "{:?}", c.warnings);
         assert!(c.warnings[0].contains("VECL_KERNEL_TIMEOUT_MS"));
         assert!(c.warnings[1].contains("`inline` stays on"));
         assert!(c.warnings[2].contains("no pass named `nope`"));
+        assert!(c.warnings[3].contains("`widen-half` stays on"));
     }
 
     #[test]

@@ -391,6 +391,7 @@ fn dump_ir_shows_the_kernel_after_each_pass() {
         heads,
         [
             "; after inline",
+            "; after widen-half",
             "; after sra",
             "; after define-at-entry",
             "; after unroll",

@@ -494,3 +494,20 @@ fn an_absolute_include_path_works_from_a_program_made_from_a_string() {
     assert_eq!(args[0], KernelArg::Buffer(7i32.to_le_bytes().to_vec()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn half_arithmetic_needs_cl_khr_fp16_or_opencl_c_3() {
+    let body = "kernel void k(global half *p) { p[0] = p[1] * 3.0h + (half)1; }";
+    let err = build(body, "").expect_err("no cl_khr_fp16").to_string();
+    assert!(err.contains("cl_khr_fp16"), "{err}");
+    let pragma = format!("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{body}");
+    for (src, options) in [(pragma.as_str(), ""), (body, "-cl-std=CL3.0")] {
+        let built = build(src, options).unwrap_or_else(|e| panic!("{options}: {e}"));
+        // p[1] = 2.5: 2.5 * 3 + 1 = 8.5 (0x4840).
+        let mut args = [KernelArg::Buffer([0u8, 0, 0x00, 0x41].to_vec())];
+        run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
+        assert_eq!(args[0], KernelArg::Buffer([0x40u8, 0x48, 0x00, 0x41].to_vec()));
+    }
+    // Loads and stores of half data need nothing.
+    assert!(build("kernel void k(global half *p, global float *f) { f[0] = vload_half(0, p); vstore_half(f[1], 1, p); }", "").is_ok());
+}

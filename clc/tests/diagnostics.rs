@@ -37,6 +37,8 @@ const CASES: &[(&str, &str, &str)] = &[
     ("#define TWO(a, b) a + b\nkernel void k(global int *a) { a[0] = @@TWO(1); }", "macro 'TWO' takes 2 arguments, 1 given", ""),
     ("kernel void k(global int *a) { } @@/* never closed", "unterminated /* comment", ""),
     ("kernel void k(global int *a) { a[0] = 1 @@$ 2; }", "invalid character '$'", ""),
+    ("kernel void k(global half *p) { p[0] = p[1] @@+ p[2]; }", "need the cl_khr_fp16 extension", ""),
+    ("kernel void k(global half *p, global float *f) { f[0] = @@convert_float(p[0]); }", "need the cl_khr_fp16 extension", ""),
     ("kernel void k(global int *a) { a[0] = @@12q; }", "invalid integer constant '12q'", ""),
     ("kernel void k(global int *a) { a[@@1.0f] = 1; }", "array subscript is not an integer", ""),
     ("kernel void k(global int *a) { int x = 0; a[0] = x@@[0]; }", "subscripted value is not an array, pointer, or vector", ""),

@@ -331,7 +331,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             p.names(),
-            ["inline", "define-at-entry", "unroll", "sra-unrolled"]
+            ["inline", "widen-half", "define-at-entry", "unroll", "sra-unrolled"]
         );
     }
 
@@ -394,6 +394,7 @@ mod tests {
             heads,
             [
                 "; after inline",
+                "; after widen-half",
                 "; after sra",
                 "; after define-at-entry",
                 "; after unroll",
