@@ -506,7 +506,10 @@ fn half_arithmetic_needs_cl_khr_fp16_or_opencl_c_3() {
         // p[1] = 2.5: 2.5 * 3 + 1 = 8.5 (0x4840).
         let mut args = [KernelArg::Buffer([0u8, 0, 0x00, 0x41].to_vec())];
         run_kernel(&built.module, "k", &mut args, &NdRange::linear(1, 1)).unwrap();
-        assert_eq!(args[0], KernelArg::Buffer([0x40u8, 0x48, 0x00, 0x41].to_vec()));
+        assert_eq!(
+            args[0],
+            KernelArg::Buffer([0x40u8, 0x48, 0x00, 0x41].to_vec())
+        );
     }
     // Loads and stores of half data need nothing.
     assert!(build("kernel void k(global half *p, global float *f) { f[0] = vload_half(0, p); vstore_half(f[1], 1, p); }", "").is_ok());

@@ -579,6 +579,7 @@ fn builtins_on_half_match_the_interpreter() {
         ("step(y, x)", true),
         ("sign(x)", true),
         ("select(x, y, (S)isgreater(x, y))", true),
+        ("select((T)0.0h, (T)1.0h, (S)isnormal(x))", true),
         ("bitselect(x, y, z)", true),
         ("sqrt(x)", true),
         ("fma(x, y, z)", true),

@@ -468,6 +468,35 @@ impl Widen<'_> {
             self.replace(v, Inst::Bitcast(bits));
             return true;
         }
+        if base == "isnormal" {
+            // A half denormal is a normal float: classify on the half's
+            // exponent field (neither 0 nor all ones).
+            let b = self.f.ty(args[0]).with_scalar(Scalar::Bool);
+            let bits = self.bitcast(args[0], Scalar::U16);
+            let field = self.constant_like(args[0], Scalar::U16, 0x7c00);
+            let e = self.emit(
+                Inst::Binary(BinaryOp::And, bits, field),
+                self.f.ty(bits).clone(),
+            );
+            let zero = self.constant_like(args[0], Scalar::U16, 0);
+            use crate::module::CmpOp;
+            let some = self.emit(Inst::Cmp(CmpOp::Ne, e, zero), b.clone());
+            let not_all = self.emit(Inst::Cmp(CmpOp::Ne, e, field), b.clone());
+            let normal = self.emit(Inst::Binary(BinaryOp::And, some, not_all), b);
+            let convert = Inst::Convert {
+                value: normal,
+                saturate: false,
+                rounding: Rounding::Default,
+            };
+            if ty.lanes() > 1 {
+                // Vector relationals answer −1 for true.
+                let one = self.emit(convert, ty.clone());
+                self.replace(v, Inst::Unary(UnaryOp::Neg, one));
+            } else {
+                self.replace(v, convert);
+            }
+            return true;
+        }
         if base == "nextafter" && is_half(ty) {
             let r = self.next_after(args[0], args[1]);
             self.replace(v, Inst::Bitcast(r));

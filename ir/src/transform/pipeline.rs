@@ -331,7 +331,13 @@ mod tests {
         .unwrap();
         assert_eq!(
             p.names(),
-            ["inline", "widen-half", "define-at-entry", "unroll", "sra-unrolled"]
+            [
+                "inline",
+                "widen-half",
+                "define-at-entry",
+                "unroll",
+                "sra-unrolled"
+            ]
         );
     }
 
