@@ -275,12 +275,33 @@ impl Widen<'_> {
         if !matches!(rounding, Rounding::Default | Rounding::Rte) {
             return self.convert(x, Scalar::F32, rounding);
         }
+        // To nearest (which code generators vectorise), then one step
+        // toward zero where that went away from zero, and the last bit set
+        // where it was inexact: the float toward zero, made odd.
+        use crate::module::CmpOp;
         let ty = self.f.ty(x).clone();
-        let t = self.convert(x, Scalar::F32, Rounding::Rtz);
+        let b = ty.with_scalar(Scalar::Bool);
+        let u = ty.with_scalar(Scalar::U32);
+        let t = self.convert(x, Scalar::F32, Rounding::Default);
         let back = self.convert(t, Scalar::F64, Rounding::Default);
-        let inexact = self.emit(
-            Inst::Cmp(crate::module::CmpOp::Ne, back, x),
-            ty.with_scalar(Scalar::Bool),
+        let inexact = self.emit(Inst::Cmp(CmpOp::Ne, back, x), b.clone());
+        let above = self.emit(Inst::Cmp(CmpOp::Gt, back, x), b.clone());
+        let zero = self.emit(Inst::Const(0), Type::F64);
+        let zero = if ty.lanes() > 1 {
+            self.emit(Inst::Splat(zero), ty.clone())
+        } else {
+            zero
+        };
+        let negative = self.emit(Inst::Cmp(CmpOp::Lt, x, zero), b.clone());
+        let away = self.emit(Inst::Binary(BinaryOp::Xor, above, negative), b.clone());
+        let away = self.emit(Inst::Binary(BinaryOp::And, away, inexact), b.clone());
+        let step = self.emit(
+            Inst::Convert {
+                value: away,
+                saturate: false,
+                rounding: Rounding::Default,
+            },
+            u.clone(),
         );
         let sticky = self.emit(
             Inst::Convert {
@@ -288,13 +309,11 @@ impl Widen<'_> {
                 saturate: false,
                 rounding: Rounding::Default,
             },
-            ty.with_scalar(Scalar::U32),
+            u.clone(),
         );
         let bits = self.bitcast(t, Scalar::U32);
-        let odd = self.emit(
-            Inst::Binary(BinaryOp::Or, bits, sticky),
-            ty.with_scalar(Scalar::U32),
-        );
+        let toward_zero = self.emit(Inst::Binary(BinaryOp::Sub, bits, step), u.clone());
+        let odd = self.emit(Inst::Binary(BinaryOp::Or, toward_zero, sticky), u);
         self.bitcast(odd, Scalar::F32)
     }
 
