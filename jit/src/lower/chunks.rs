@@ -70,6 +70,9 @@ pub(crate) struct KernelInput<'a> {
     pub next_var: Option<VarId>,
     /// Checked mode (`super::bounds`).
     pub checks: Option<super::bounds::Checks>,
+    /// Checked mode's `__local` race, initialisation and atomic checks
+    /// (`super::races`).
+    pub local_checks: bool,
     /// Whether full chunks may get a copy of their own lowered with the
     /// mask known full, and launches of whole chunks a group loop of their
     /// own (the optimised tier; the quick tier, compiled for its compile
@@ -338,6 +341,7 @@ pub(crate) fn lower_kernel(
         has_fma,
         next_var,
         checks,
+        local_checks,
         full_copy,
         stream_min_items,
         prefetch,
@@ -592,6 +596,7 @@ pub(crate) fn lower_kernel(
         has_fma,
         arg_slots,
         checks,
+        races: local_checks.then(|| super::races::RaceCx::new(module, func)),
         params: Vec::new(),
         unblended: super::fresh_writes::unblended_writes(func),
         lanes_along,
@@ -706,6 +711,7 @@ pub(crate) fn lower_kernel(
             group_size[d] = cx.b.ins().umin(local_size[d], left);
             group_start[d] = cx.b.ins().iadd(start, global_offset[d]);
         }
+        cx.races_group_start(local_mem, local_size, group_id)?;
         let group_next = cx.b.create_block();
         let region_blocks: Vec<_> = regions.iter().map(|_| cx.b.create_block()).collect();
         let region_var = cx.b.declare_var(types::I32);
@@ -730,6 +736,7 @@ pub(crate) fn lower_kernel(
         for (r, split) in group.splits.iter().enumerate() {
             let last = r + 1 == regions.len() && next_var.is_none();
             cx.b.switch_to_block(region_blocks[r]);
+            cx.races_region_start()?;
             let agreed = cx.b.declare_var(types::I32);
             let none =
                 cx.b.ins()

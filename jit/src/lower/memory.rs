@@ -1116,6 +1116,7 @@ impl FunctionCx<'_, '_> {
     pub fn load_lanes(&mut self, addr: &Lanes, s: Scalar, comps: u32) -> LResult<Val> {
         let esize = s.size() as i32;
         self.check_access(None, addr, comps * s.size(), AccessKind::Load)?;
+        self.track_local(None, addr, comps * s.size(), crate::races::LocalAccess::Read)?;
         match addr {
             Lanes::Uniform(a) => Ok((0..comps)
                 .map(|c| Lanes::Uniform(self.b.ins().load(natural(s), mem(), *a, c as i32 * esize)))
@@ -1140,6 +1141,8 @@ impl FunctionCx<'_, '_> {
     pub fn store_lanes(&mut self, addr: &Lanes, s: Scalar, val: &Val) -> LResult<()> {
         let esize = s.size() as i32;
         self.check_access(None, addr, val.len() as u32 * s.size(), AccessKind::Store)?;
+        let n = val.len() as u32 * s.size();
+        self.track_local(None, addr, n, crate::races::LocalAccess::Write)?;
         if let Lanes::Uniform(a) = addr {
             if val.iter().all(|l| l.is_uniform()) {
                 for (c, l) in val.iter().enumerate() {
