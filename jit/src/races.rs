@@ -211,14 +211,103 @@ impl RaceState {
         }
     }
 
+    /// Applies one work-item's access of granule `k`: `None`, or what it
+    /// conflicts with (the earlier access, absent for an uninitialised
+    /// read). The common case — nothing found — reads the cell, compares
+    /// three epochs and writes one slot; building a report is cold.
+    #[inline(always)]
+    fn apply(&mut self, k: usize, kind: LocalAccess, item: u32, here: u32) -> Option<Conflict> {
+        let (e, start) = (self.epoch, self.group_start);
+        let cell = &mut self.cells[k];
+        let other = |items: [u32; 2], sites: [u32; 2]| {
+            if items[0] != item {
+                Some((items[0], sites[0]))
+            } else if items[1] != NONE {
+                Some((items[1], sites[1]))
+            } else {
+                None
+            }
+        };
+        let wrote_here = cell.w_epoch == e && cell.w_item != item;
+        match kind {
+            LocalAccess::Read | LocalAccess::Write => {
+                if cell.a_epoch == e {
+                    if let Some((who, s)) = other(cell.a_item, cell.a_site) {
+                        return Some(Conflict::Mixed(LocalAccess::Atomic, who, s));
+                    }
+                }
+                if wrote_here {
+                    return Some(Conflict::Race(LocalAccess::Write, cell.w_item, cell.w_site));
+                }
+                if kind == LocalAccess::Write {
+                    if cell.r_epoch == e {
+                        if let Some((who, s)) = other(cell.r_item, cell.r_site) {
+                            return Some(Conflict::Race(LocalAccess::Read, who, s));
+                        }
+                    }
+                    cell.w_epoch = e;
+                    cell.w_item = item;
+                    cell.w_site = here;
+                    return None;
+                }
+            }
+            LocalAccess::Atomic | LocalAccess::AtomicStore => {
+                if wrote_here {
+                    return Some(Conflict::Mixed(
+                        LocalAccess::Write,
+                        cell.w_item,
+                        cell.w_site,
+                    ));
+                }
+                if cell.r_epoch == e {
+                    if let Some((who, s)) = other(cell.r_item, cell.r_site) {
+                        return Some(Conflict::Mixed(LocalAccess::Read, who, s));
+                    }
+                }
+            }
+        }
+        if kind != LocalAccess::AtomicStore && cell.w_epoch < start && cell.a_epoch < start {
+            return Some(Conflict::Uninitialised);
+        }
+        let (epoch, items, sites) = if kind == LocalAccess::Read {
+            (&mut cell.r_epoch, &mut cell.r_item, &mut cell.r_site)
+        } else {
+            (&mut cell.a_epoch, &mut cell.a_item, &mut cell.a_site)
+        };
+        if *epoch != e {
+            *epoch = e;
+            *items = [item, NONE];
+            *sites = [here, 0];
+        } else if items[0] != item && items[1] == NONE {
+            items[1] = item;
+            sites[1] = here;
+        }
+        None
+    }
+
+    /// Records the report of `conflict` and returns the status the entry
+    /// returns.
+    #[cold]
     fn report(
         &self,
-        finding: Finding,
+        conflict: Conflict,
+        kind: LocalAccess,
+        item: u32,
+        site: u64,
         address: u64,
         size: u64,
-        earlier: Option<ReportedAccess>,
-        later: ReportedAccess,
     ) -> u32 {
+        let later = ReportedAccess {
+            kind,
+            local_id: self.local_id(item),
+            line: (site >> 32) as u32,
+            col: ((site >> 8) & 0x00ff_ffff) as u32,
+        };
+        let (finding, earlier) = match conflict {
+            Conflict::Race(k, who, s) => (Finding::DataRace, Some(self.access(k, who, s))),
+            Conflict::Mixed(k, who, s) => (Finding::MixedAtomic, Some(self.access(k, who, s))),
+            Conflict::Uninitialised => (Finding::Uninitialised, None),
+        };
         let r = LocalReport {
             finding,
             address,
@@ -231,96 +320,15 @@ impl RaceState {
         REPORT.with(|c| c.set(Some(r)));
         crate::abi::KernelStatus::LocalMemory as u32
     }
+}
 
-    /// Applies one work-item's access of granule `k`; non-zero on a finding.
-    fn apply(
-        &mut self,
-        k: usize,
-        kind: LocalAccess,
-        item: u32,
-        site: u64,
-        address: u64,
-        size: u64,
-    ) -> u32 {
-        let (e, start) = (self.epoch, self.group_start);
-        let c = self.cells[k];
-        let here = short_site(site);
-        let later = {
-            let (line, col) = ((site >> 32) as u32, ((site >> 8) & 0x00ff_ffff) as u32);
-            ReportedAccess {
-                kind,
-                local_id: self.local_id(item),
-                line,
-                col,
-            }
-        };
-        let other = |items: [u32; 2], sites: [u32; 2]| {
-            (0..2)
-                .find(|&i| items[i] != NONE && items[i] != item)
-                .map(|i| (items[i], sites[i]))
-        };
-        let wrote_here = c.w_epoch == e && c.w_item != item;
-        let read_here = if c.r_epoch == e {
-            other(c.r_item, c.r_site)
-        } else {
-            None
-        };
-        let atomic_here = if c.a_epoch == e {
-            other(c.a_item, c.a_site)
-        } else {
-            None
-        };
-        if kind.is_atomic() {
-            if wrote_here {
-                let earlier = self.access(LocalAccess::Write, c.w_item, c.w_site);
-                return self.report(Finding::MixedAtomic, address, size, Some(earlier), later);
-            }
-            if let Some((who, s)) = read_here {
-                let earlier = self.access(LocalAccess::Read, who, s);
-                return self.report(Finding::MixedAtomic, address, size, Some(earlier), later);
-            }
-        } else {
-            if let Some((who, s)) = atomic_here {
-                let earlier = self.access(LocalAccess::Atomic, who, s);
-                return self.report(Finding::MixedAtomic, address, size, Some(earlier), later);
-            }
-            if wrote_here {
-                let earlier = self.access(LocalAccess::Write, c.w_item, c.w_site);
-                return self.report(Finding::DataRace, address, size, Some(earlier), later);
-            }
-            if let (LocalAccess::Write, Some((who, s))) = (kind, read_here) {
-                let earlier = self.access(LocalAccess::Read, who, s);
-                return self.report(Finding::DataRace, address, size, Some(earlier), later);
-            }
-        }
-        let reads = matches!(kind, LocalAccess::Read | LocalAccess::Atomic);
-        if reads && c.w_epoch < start && c.a_epoch < start {
-            return self.report(Finding::Uninitialised, address, size, None, later);
-        }
-        let cell = &mut self.cells[k];
-        let note = |epoch: &mut u32, items: &mut [u32; 2], sites: &mut [u32; 2]| {
-            if *epoch != e {
-                *epoch = e;
-                *items = [item, NONE];
-                *sites = [here, 0];
-            } else if items[0] != item && items[1] == NONE {
-                items[1] = item;
-                sites[1] = here;
-            }
-        };
-        match kind {
-            LocalAccess::Read => note(&mut cell.r_epoch, &mut cell.r_item, &mut cell.r_site),
-            LocalAccess::Write => {
-                cell.w_epoch = e;
-                cell.w_item = item;
-                cell.w_site = here;
-            }
-            LocalAccess::Atomic | LocalAccess::AtomicStore => {
-                note(&mut cell.a_epoch, &mut cell.a_item, &mut cell.a_site)
-            }
-        }
-        0
-    }
+/// What an access conflicts with: the earlier access's kind, work-item
+/// number and short site.
+#[derive(Clone, Copy, Debug)]
+enum Conflict {
+    Race(LocalAccess, u32, u32),
+    Mixed(LocalAccess, u32, u32),
+    Uninitialised,
 }
 
 /// Called at the start of every work-group of a kernel compiled with the
@@ -402,7 +410,12 @@ pub unsafe extern "C" fn vecl_races_access(
     };
     let w = w as usize;
     let kind = LocalAccess::from_code(site);
-    let (base, end) = (st.base, st.base.saturating_add(st.len));
+    let here = short_site(site);
+    let (base, len, shift) = (st.base, st.len, st.shift);
+    if bytes == 0 || bytes > len {
+        return 0;
+    }
+    let cells = st.cells.len();
     for j in 0..w {
         // SAFETY: `lanes` holds `w` addresses then `w` flags, per the contract.
         let (a, on) = unsafe {
@@ -411,16 +424,18 @@ pub unsafe extern "C" fn vecl_races_access(
                 (lanes.add(8 * w) as *const i32).add(j).read(),
             )
         };
-        if on == 0 || a < base || a.saturating_add(bytes) > end || bytes == 0 {
+        // Outside the arena: not `__local` memory (or out of bounds, which
+        // the bounds checks report).
+        let off = a.wrapping_sub(base);
+        if on == 0 || off > len - bytes {
             continue;
         }
-        let first = ((a - base) >> st.shift) as usize;
-        let last = ((a - base + bytes - 1) >> st.shift) as usize;
+        let first = (off >> shift) as usize;
+        let last = (((off + bytes - 1) >> shift) as usize).min(cells - 1);
         let item = (first_item + j as u64) as u32;
-        for k in first..=last.min(st.cells.len().saturating_sub(1)) {
-            let r = st.apply(k, kind, item, site, a, bytes);
-            if r != 0 {
-                return r;
+        for k in first..=last {
+            if let Some(c) = st.apply(k, kind, item, here) {
+                return st.report(c, kind, item, site, a, bytes);
             }
         }
     }

@@ -749,6 +749,14 @@ pub(crate) fn lower_kernel(
                 cx.b.def_var(v, zero);
                 v
             });
+            // Checked mode also names the work-items of chunks (rows of a
+            // group) that disagree at a barrier proven uniform per chunk.
+            let uniform_at = (checked_next.is_none() && cx.races.is_some()).then(|| {
+                let v = cx.b.declare_var(types::I64);
+                let zero = cx.b.ins().iconst(types::I64, 0);
+                cx.b.def_var(v, zero);
+                v
+            });
             let zero = cx.b.ins().iconst(types::I64, 0);
             let env = Env {
                 args,
@@ -1082,18 +1090,22 @@ pub(crate) fn lower_kernel(
                         Some(Lanes::Uniform(x)) => *x,
                         _ => return Err(cx.internal("successor not uniform")),
                     };
-                    let prev = cx.b.use_var(agreed);
-                    let none = i64::from(crate::regions::NONE);
-                    let prev_none = cx.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
-                    let chosen_none = cx.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
-                    let same = cx.b.ins().icmp(IntCC::Equal, prev, chosen);
-                    let either_none = cx.b.ins().bor(prev_none, chosen_none);
-                    let ok = cx.b.ins().bor(either_none, same);
-                    let go = cx.b.create_block();
-                    cx.b.ins().brif(ok, go, &[], divergent, &[]);
-                    cx.b.switch_to_block(go);
-                    let keep = cx.b.ins().select(chosen_none, prev, chosen);
-                    cx.b.def_var(agreed, keep);
+                    if let Some(at) = uniform_at {
+                        cx.agree_uniform_across_chunks(chosen, agreed, at, divergent);
+                    } else {
+                        let prev = cx.b.use_var(agreed);
+                        let none = i64::from(crate::regions::NONE);
+                        let prev_none = cx.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
+                        let chosen_none = cx.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
+                        let same = cx.b.ins().icmp(IntCC::Equal, prev, chosen);
+                        let either_none = cx.b.ins().bor(prev_none, chosen_none);
+                        let ok = cx.b.ins().bor(either_none, same);
+                        let go = cx.b.create_block();
+                        cx.b.ins().brif(ok, go, &[], divergent, &[]);
+                        cx.b.switch_to_block(go);
+                        let keep = cx.b.ins().select(chosen_none, prev, chosen);
+                        cx.b.def_var(agreed, keep);
+                    }
                 }
                 if barrier_mode {
                     let idx = cx.b.use_var(idx_var);

@@ -1116,7 +1116,12 @@ impl FunctionCx<'_, '_> {
     pub fn load_lanes(&mut self, addr: &Lanes, s: Scalar, comps: u32) -> LResult<Val> {
         let esize = s.size() as i32;
         self.check_access(None, addr, comps * s.size(), AccessKind::Load)?;
-        self.track_local(None, addr, comps * s.size(), crate::races::LocalAccess::Read)?;
+        self.track_local(
+            None,
+            addr,
+            comps * s.size(),
+            crate::races::LocalAccess::Read,
+        )?;
         match addr {
             Lanes::Uniform(a) => Ok((0..comps)
                 .map(|c| Lanes::Uniform(self.b.ins().load(natural(s), mem(), *a, c as i32 * esize)))

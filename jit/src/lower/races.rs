@@ -196,7 +196,7 @@ impl FunctionCx<'_, '_> {
             return Ok(());
         };
         if let Some(p) = ptr {
-            if !may_be_local(self.func.ty(p).address_space()) {
+            if !may_be_local(self.func.ty(p).address_space()) || self.is_internal(p) {
                 return Ok(());
             }
         }
@@ -229,7 +229,9 @@ impl FunctionCx<'_, '_> {
         }
         let m = self.cur_mask();
         for (k, p) in m.iter().enumerate() {
-            self.b.ins().store(flags, *p, at, (8 * w + 16 * k as u32) as i32);
+            self.b
+                .ins()
+                .store(flags, *p, at, (8 * w + 16 * k as u32) as i32);
         }
         let first = self.first_item_number();
         let loc = ptr.map(|p| self.access_loc(p)).unwrap_or(Loc::NONE);
@@ -237,11 +239,7 @@ impl FunctionCx<'_, '_> {
         let site = self.b.ins().iconst(types::I64, site as i64);
         let wv = self.b.ins().iconst(types::I64, i64::from(w));
         let n = self.b.ins().iconst(types::I64, i64::from(bytes));
-        let f = self.extern_fn(
-            "vecl_races_access",
-            &[types::I64; 6],
-            Some(types::I32),
-        )?;
+        let f = self.extern_fn("vecl_races_access", &[types::I64; 6], Some(types::I32))?;
         let status = self
             .call(f, &[state, at, wv, first, n, site])
             .ok_or_else(|| self.internal("vecl_races_access without a result"))?;
@@ -310,7 +308,13 @@ impl FunctionCx<'_, '_> {
 
     /// After `async_work_group_copy` wrote `n` elements of `elem` bytes
     /// `stride` elements apart at `dst`: they count as written.
-    pub fn races_copied(&mut self, dst: Value, n: Value, elem: Value, stride: Value) -> LResult<()> {
+    pub fn races_copied(
+        &mut self,
+        dst: Value,
+        n: Value,
+        elem: Value,
+        stride: Value,
+    ) -> LResult<()> {
         let Some(state) = self.races.as_ref().and_then(|r| r.state) else {
             return Ok(());
         };
@@ -325,7 +329,10 @@ impl FunctionCx<'_, '_> {
         let env = self.env().clone();
         let ro = super::invariant();
         use crate::abi::launch_offsets as lo;
-        let lx = self.b.ins().load(types::I64, ro, env.launch, lo::LOCAL_SIZE);
+        let lx = self
+            .b
+            .ins()
+            .load(types::I64, ro, env.launch, lo::LOCAL_SIZE);
         let ly = self
             .b
             .ins()
@@ -334,6 +341,30 @@ impl FunctionCx<'_, '_> {
         let row = self.b.ins().iadd(zy, env.y);
         let rx = self.b.ins().imul(row, lx);
         self.b.ins().iadd(rx, env.x0)
+    }
+
+    /// Whether `ptr` points into a `__local` variable the compiler added
+    /// (the work-group collectives' scratch area, `crate::collectives`),
+    /// whose accesses are correct by construction and partly made by
+    /// run-time helpers the shadow does not see.
+    fn is_internal(&self, ptr: ValueId) -> bool {
+        let mut v = ptr;
+        for _ in 0..16 {
+            match &self.func.inst(v).inst {
+                Inst::Index(p, _) | Inst::Elem(p, _) | Inst::Field(p, _) | Inst::PtrCast(p) => {
+                    v = *p
+                }
+                Inst::GlobalAddr(g) => {
+                    return self
+                        .module
+                        .globals
+                        .get(g.index())
+                        .is_some_and(|gl| gl.name.starts_with("__vecl_"))
+                }
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The source position of an access through `ptr`: the pointer's own,
