@@ -136,8 +136,15 @@ fn a_barrier_some_work_items_skip_is_reported_before_the_group_goes_on() {
             ],
         );
         let source = std::fs::read_to_string("tests/buggy/divergent_barrier.cl").expect("source");
-        let message = run_checked(&source, "divergent_barrier", &[64], &[64], w, Safety::Checked)
-            .expect_err("fails");
+        let message = run_checked(
+            &source,
+            "divergent_barrier",
+            &[64],
+            &[64],
+            w,
+            Safety::Checked,
+        )
+        .expect_err("fails");
         let reached: u32 = message
             .split("reached by the work-item with local id (")
             .nth(1)
@@ -170,7 +177,10 @@ fn rows_that_disagree_at_a_barrier_are_named() {
             "reached by the work-item with local id (0, 0, 0) in group (0, 0, 0)",
             "but not by the one with local id (0, 2, 0)",
         ] {
-            assert!(message.contains(part), "W = {w:?}: `{part}` missing from: {message}");
+            assert!(
+                message.contains(part),
+                "W = {w:?}: `{part}` missing from: {message}"
+            );
         }
     }
 }
@@ -195,7 +205,10 @@ fn work_items_writing_the_same_value_race() {
             "by the work-item with local id (1, 0, 0) at line 3:",
             "after a write by the work-item with local id (0, 0, 0) at line 3:",
         ] {
-            assert!(message.contains(part), "W = {w:?}: `{part}` missing from: {message}");
+            assert!(
+                message.contains(part),
+                "W = {w:?}: `{part}` missing from: {message}"
+            );
         }
     }
 }

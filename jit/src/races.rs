@@ -65,7 +65,7 @@ pub enum LocalAccess {
 
 impl LocalAccess {
     fn from_code(code: u64) -> LocalAccess {
-        match code & 0xff {
+        match code & 0x7f {
             2 => LocalAccess::Write,
             3 => LocalAccess::Atomic,
             4 => LocalAccess::AtomicStore,
@@ -87,8 +87,15 @@ impl LocalAccess {
     }
 }
 
+/// A flag of the packed site: every lane accesses the same address (a
+/// uniform pointer), so the first two distinct active work-items stand
+/// for all of them (a third finds nothing the second did not: it conflicts
+/// with a writer or reader exactly when one of the first two does, and
+/// adds no reader or atomic slot).
+pub const SAME_ADDRESS: u64 = 0x80;
+
 /// Kind, column and line of an access packed into one word: kind in bits
-/// 0–7, column in 8–31, line in 32–63.
+/// 0–6, column in 8–31, line in 32–63.
 pub fn pack_local_site(kind: LocalAccess, line: u32, col: u32) -> u64 {
     u64::from(kind as u8) | (u64::from(col.min(0x00ff_ffff)) << 8) | (u64::from(line) << 32)
 }
@@ -416,7 +423,16 @@ pub unsafe extern "C" fn vecl_races_access(
         return 0;
     }
     let cells = st.cells.len();
+    // Lanes of one address: the first two active ones (below).
+    let mut budget = if site & SAME_ADDRESS != 0 {
+        2
+    } else {
+        usize::MAX
+    };
     for j in 0..w {
+        if budget == 0 {
+            break;
+        }
         // SAFETY: `lanes` holds `w` addresses then `w` flags, per the contract.
         let (a, on) = unsafe {
             (
@@ -430,6 +446,7 @@ pub unsafe extern "C" fn vecl_races_access(
         if on == 0 || off > len - bytes {
             continue;
         }
+        budget -= 1;
         let first = (off >> shift) as usize;
         let last = (((off + bytes - 1) >> shift) as usize).min(cells - 1);
         let item = (first_item + j as u64) as u32;

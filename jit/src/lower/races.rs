@@ -235,7 +235,10 @@ impl FunctionCx<'_, '_> {
         }
         let first = self.first_item_number();
         let loc = ptr.map(|p| self.access_loc(p)).unwrap_or(Loc::NONE);
-        let site = pack_local_site(kind, loc.line, loc.col);
+        let mut site = pack_local_site(kind, loc.line, loc.col);
+        if addr.is_uniform() {
+            site |= crate::races::SAME_ADDRESS;
+        }
         let site = self.b.ins().iconst(types::I64, site as i64);
         let wv = self.b.ins().iconst(types::I64, i64::from(w));
         let n = self.b.ins().iconst(types::I64, i64::from(bytes));
