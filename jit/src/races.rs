@@ -4,7 +4,7 @@
 //! accesses. The code that calls in here is `lower::races`.
 //!
 //! **Shadow.** Each thread running checked kernels keeps one
-//! [`RaceState`] (thread-local, grown as launches need): one [`Shadow`]
+//! [`RaceState`] (thread-local, grown as launches need): one `Shadow`
 //! cell per *granule* of the launch's `__local` arena — 4 bytes, or 1 in a
 //! kernel that makes narrower `__local` (or generic) accesses, so that
 //! work-items writing neighbouring bytes of one word are not taken for a
@@ -429,6 +429,37 @@ pub unsafe extern "C" fn vecl_races_access(
     } else {
         usize::MAX
     };
+    // The common whole-vector case: every lane active, lane `j` at
+    // `first + j * bytes`, one cell per lane.
+    if budget == usize::MAX && bytes == 1 << shift {
+        // SAFETY: `lanes` holds `w` addresses then `w` flags, per the contract.
+        let (addrs, flags) = unsafe {
+            (
+                std::slice::from_raw_parts(lanes as *const u64, w),
+                std::slice::from_raw_parts(lanes.add(8 * w) as *const i32, w),
+            )
+        };
+        let a0 = addrs.first().copied().unwrap_or(0);
+        let off = a0.wrapping_sub(base);
+        let run = (w as u64).saturating_mul(bytes);
+        let whole = off <= len.saturating_sub(run)
+            && run <= len
+            && flags.iter().all(|f| *f != 0)
+            && addrs
+                .iter()
+                .enumerate()
+                .all(|(j, a)| *a == a0.wrapping_add(j as u64 * bytes));
+        if whole {
+            let k0 = (off >> shift) as usize;
+            for j in 0..w {
+                let item = (first_item + j as u64) as u32;
+                if let Some(c) = st.apply(k0 + j, kind, item, here) {
+                    return st.report(c, kind, item, site, addrs[j], bytes);
+                }
+            }
+            return 0;
+        }
+    }
     for j in 0..w {
         if budget == 0 {
             break;
@@ -545,5 +576,129 @@ impl std::fmt::Display for LocalReport {
                 " in group ({g0}, {g1}, {g2}), which no work-item of the group had written"
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const W: usize = 4;
+
+    /// An arena of 64 bytes (16 words) at a fake address, one group of 4.
+    const BASE: u64 = 0x10_0000;
+
+    /// A new group and its first region, as the generated code starts them.
+    fn group() -> *mut RaceState {
+        let st = vecl_races_group(BASE, 64, 4, 1, 0, 0, 0, 2 << 8);
+        // SAFETY: the state of this thread.
+        unsafe { vecl_races_region(st) };
+        st
+    }
+
+    /// One chunk access: `addrs[j]` for lane `j` where `on[j]`.
+    fn access(st: *mut RaceState, addrs: [u64; W], on: [bool; W], kind: LocalAccess) -> u32 {
+        let mut lanes = [0u8; 12 * W];
+        for j in 0..W {
+            lanes[8 * j..8 * j + 8].copy_from_slice(&addrs[j].to_le_bytes());
+            let f: i32 = if on[j] { -1 } else { 0 };
+            lanes[8 * W + 4 * j..8 * W + 4 * j + 4].copy_from_slice(&f.to_le_bytes());
+        }
+        let site = pack_local_site(kind, 7, 3);
+        // SAFETY: a state of this thread and 12 * W bytes of lanes.
+        unsafe { vecl_races_access(st, lanes.as_ptr(), W as u64, 0, 4, site) }
+    }
+
+    fn word(k: u64) -> u64 {
+        BASE + 4 * k
+    }
+
+    fn own() -> [u64; W] {
+        [word(0), word(1), word(2), word(3)]
+    }
+
+    const ALL: [bool; W] = [true; W];
+
+    fn finding() -> Finding {
+        take_local_report().expect("a report").finding
+    }
+
+    #[test]
+    fn each_work_item_on_its_own_word_is_clean() {
+        let st = group();
+        assert_eq!(access(st, own(), ALL, LocalAccess::Write), 0);
+        assert_eq!(access(st, own(), ALL, LocalAccess::Read), 0);
+        assert_eq!(access(st, own(), ALL, LocalAccess::Write), 0);
+    }
+
+    #[test]
+    fn a_neighbours_word_in_one_region_races_and_after_a_barrier_does_not() {
+        let st = group();
+        assert_eq!(access(st, own(), ALL, LocalAccess::Write), 0);
+        let next = [word(1), word(2), word(3), word(0)];
+        // SAFETY: the state of this thread.
+        unsafe { vecl_races_region(st) };
+        assert_eq!(access(st, next, ALL, LocalAccess::Read), 0);
+        assert_eq!(access(st, own(), ALL, LocalAccess::Write), 5);
+        let r = take_local_report().expect("report");
+        assert_eq!(r.finding, Finding::DataRace);
+        // Lane 0 writes word 0, which lane 3 read in this region.
+        assert_eq!(r.later.local_id, [0, 0, 0]);
+        assert_eq!(r.earlier.map(|e| e.local_id), Some([3, 0, 0]));
+    }
+
+    #[test]
+    fn two_lanes_of_one_store_to_one_word_race() {
+        let st = group();
+        let same = [word(5); W];
+        assert_eq!(
+            access(st, same, [true, false, true, false], LocalAccess::Write),
+            5
+        );
+        let r = take_local_report().expect("report");
+        assert_eq!(r.finding, Finding::DataRace);
+        assert_eq!(r.later.local_id, [2, 0, 0]);
+        assert_eq!(r.earlier.map(|e| e.local_id), Some([0, 0, 0]));
+    }
+
+    #[test]
+    fn atomics_race_with_plain_accesses_only() {
+        let st = group();
+        let same = [word(2); W];
+        assert_eq!(
+            access(st, same, [true, false, false, false], LocalAccess::Write),
+            0
+        );
+        // SAFETY: the state of this thread.
+        unsafe { vecl_races_region(st) };
+        assert_eq!(access(st, same, ALL, LocalAccess::Atomic), 0);
+        assert_eq!(access(st, same, ALL, LocalAccess::Atomic), 0);
+        assert_eq!(
+            access(st, same, [false, true, false, false], LocalAccess::Read),
+            5
+        );
+        assert_eq!(finding(), Finding::MixedAtomic);
+    }
+
+    #[test]
+    fn a_word_no_one_wrote_in_this_group_is_uninitialised() {
+        let st = group();
+        assert_eq!(access(st, own(), ALL, LocalAccess::Write), 0);
+        // The next group starts afresh: last group's writes do not count.
+        let st = group();
+        assert_eq!(access(st, own(), ALL, LocalAccess::Read), 5);
+        assert_eq!(finding(), Finding::Uninitialised);
+        // An async copy initialises, without racing with the reads after it.
+        // SAFETY: the state of this thread.
+        unsafe { vecl_races_copied(st, word(0), 4, 4, 1) };
+        assert_eq!(
+            access(
+                st,
+                [word(3), word(2), word(1), word(0)],
+                ALL,
+                LocalAccess::Read
+            ),
+            0
+        );
     }
 }
