@@ -451,10 +451,10 @@ pub unsafe extern "C" fn vecl_races_access(
                 .all(|(j, a)| *a == a0.wrapping_add(j as u64 * bytes));
         if whole {
             let k0 = (off >> shift) as usize;
-            for j in 0..w {
+            for (j, a) in addrs.iter().enumerate() {
                 let item = (first_item + j as u64) as u32;
                 if let Some(c) = st.apply(k0 + j, kind, item, here) {
-                    return st.report(c, kind, item, site, addrs[j], bytes);
+                    return st.report(c, kind, item, site, *a, bytes);
                 }
             }
             return 0;
@@ -599,9 +599,9 @@ mod tests {
     /// One chunk access: `addrs[j]` for lane `j` where `on[j]`.
     fn access(st: *mut RaceState, addrs: [u64; W], on: [bool; W], kind: LocalAccess) -> u32 {
         let mut lanes = [0u8; 12 * W];
-        for j in 0..W {
-            lanes[8 * j..8 * j + 8].copy_from_slice(&addrs[j].to_le_bytes());
-            let f: i32 = if on[j] { -1 } else { 0 };
+        for (j, (a, on)) in addrs.iter().zip(on).enumerate() {
+            lanes[8 * j..8 * j + 8].copy_from_slice(&a.to_le_bytes());
+            let f: i32 = if on { -1 } else { 0 };
             lanes[8 * W + 4 * j..8 * W + 4 * j + 4].copy_from_slice(&f.to_le_bytes());
         }
         let site = pack_local_site(kind, 7, 3);

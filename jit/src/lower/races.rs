@@ -61,7 +61,7 @@ pub(crate) fn granule_shift(module: &Module, func: &Function) -> u32 {
             && may_be_local(ty.address_space())
             && ty
                 .pointee()
-                .is_some_and(|t| module.size_of(t) % 4 != 0 || module.size_of(t) == 0)
+                .is_some_and(|t| !module.size_of(t).is_multiple_of(4) || module.size_of(t) == 0)
     };
     let mut any = false;
     for d in &func.insts {
@@ -79,7 +79,7 @@ pub(crate) fn granule_shift(module: &Module, func: &Function) -> u32 {
                 vecl_ir::Stmt::Store { ptr, .. } => any |= narrow(*ptr),
                 vecl_ir::Stmt::Copy { dst, src, size, .. } => {
                     let local = |p: &ValueId| may_be_local(func.ty(*p).address_space());
-                    any |= size % 4 != 0 && (local(dst) || local(src));
+                    any |= !size.is_multiple_of(4) && (local(dst) || local(src));
                 }
                 vecl_ir::Stmt::If { then_, else_, .. } => {
                     stack.push(then_);
