@@ -551,6 +551,11 @@ pub(crate) fn lower_kernel(
     // Where each variable's pointers come from, for the streaming stores
     // and the prefetched loads (both x86-64 only).
     let var_roots = x86.then(|| super::stream::var_roots(func));
+    let races = if local_checks {
+        super::races::RaceCx::new(module, func, &arg_slots, &places)
+    } else {
+        None
+    };
     let mut cx = FunctionCx {
         b,
         jit,
@@ -596,7 +601,7 @@ pub(crate) fn lower_kernel(
         has_fma,
         arg_slots,
         checks,
-        races: local_checks.then(|| super::races::RaceCx::new(module, func)),
+        races,
         params: Vec::new(),
         unblended: super::fresh_writes::unblended_writes(func),
         lanes_along,
@@ -751,7 +756,7 @@ pub(crate) fn lower_kernel(
             });
             // Checked mode also names the work-items of chunks (rows of a
             // group) that disagree at a barrier proven uniform per chunk.
-            let uniform_at = (checked_next.is_none() && cx.races.is_some()).then(|| {
+            let uniform_at = (checked_next.is_none() && local_checks).then(|| {
                 let v = cx.b.declare_var(types::I64);
                 let zero = cx.b.ins().iconst(types::I64, 0);
                 cx.b.def_var(v, zero);

@@ -20,6 +20,7 @@
 
 use super::lanes::{elem_of, Lanes};
 use super::{FunctionCx, LResult};
+use crate::abi::{ArgKind, ArgSlot};
 use crate::layout::GlobalPlace;
 use crate::races::{pack_local_site, LocalAccess};
 use cranelift_codegen::ir::{
@@ -41,12 +42,25 @@ pub(crate) struct RaceCx {
 }
 
 impl RaceCx {
-    pub fn new(module: &Module, func: &Function) -> RaceCx {
-        RaceCx {
+    /// `None` for a kernel with no `__local` memory of its own: no
+    /// `__local` parameter and no `__local` variable but the compiler's
+    /// (a generic pointer can point to `__local` memory only if there is
+    /// some), so that kernels without it pay nothing per group.
+    pub fn new(
+        module: &Module,
+        func: &Function,
+        arg_slots: &[ArgSlot],
+        places: &[Option<GlobalPlace>],
+    ) -> Option<RaceCx> {
+        let param = arg_slots.iter().any(|s| s.kind == ArgKind::LocalPointer);
+        let variable = module.globals.iter().zip(places).any(|(g, p)| {
+            matches!(p, Some(GlobalPlace::Local(_))) && !g.name.starts_with("__vecl_")
+        });
+        (param || variable).then(|| RaceCx {
             shift: granule_shift(module, func),
             state: None,
             slot: None,
-        }
+        })
     }
 }
 
