@@ -21,6 +21,11 @@
 //!    computes it) or as `vrsqrt14ps` and one Newton step; against vecl's
 //!    code for `benches/nbody.cl` (local size 256).
 //!
+//! Both also run the chunk loops of the AVX-512 prototype
+//! (`vecl_jit::wide`: machine IR, linear-scan allocation, `iced-x86`), one
+//! chunk and two interleaved, and the compile time of those loops is
+//! compared with vecl's whole compilation of each kernel.
+//!
 //! The hand-written kernels are checked against vecl's results (every
 //! iteration count of mandelbrot within 1%, every nbody acceleration to a
 //! relative 1e-3 of its magnitude) so that a fast wrong loop cannot pass.
@@ -32,6 +37,9 @@ mod groups;
 use std::arch::x86_64::*;
 use std::hint::black_box;
 use vecl_jit::abi::{ArgKind, Launch};
+use vecl_jit::wide::chunks::{
+    compile_mandelbrot, compile_nbody, nbody_accelerations, run_mandelbrot,
+};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 
 /// Seconds of CPU time this thread has used.
@@ -528,7 +536,11 @@ fn main() {
             [SIDE as u64, 1, 1],
         ),
     );
-    let mut outs = vec![vec![0i32; SIDE * SIDE]; 4];
+    let wide = [
+        compile_mandelbrot(1).unwrap(),
+        compile_mandelbrot(2).unwrap(),
+    ];
+    let mut outs = vec![vec![0i32; SIDE * SIDE]; 6];
     type Mandel = fn(&mut [i32]);
     // SAFETY (each): main returned above unless the CPU has AVX-512F,
     // which implies AVX2 and FMA here.
@@ -538,11 +550,15 @@ fn main() {
         ("hand 1 x zmm (W=16)", |o| unsafe { mandel_zmm::<1>(o) }),
         ("hand 2 x zmm (W=32)", |o| unsafe { mandel_zmm::<2>(o) }),
     ];
-    let mut times = vec![Vec::new(); 5];
+    let mut times = vec![Vec::new(); 7];
     for _ in 0..rounds {
         times[0].push(timed(|| vecl_m.run()).0);
         for (k, (_, f)) in hand.iter().enumerate() {
             times[k + 1].push(timed(|| f(&mut outs[k])).0);
+        }
+        for (c, code) in wide.iter().enumerate() {
+            let t = timed(|| run_mandelbrot(code, c + 1, &mut outs[4 + c], SIDE, SIDE, MAX_ITER)).0;
+            times[5 + c].push(t);
         }
     }
     let iterations: i64 = v_out.iter().map(|&i| i64::from(i)).sum();
@@ -552,7 +568,12 @@ fn main() {
     );
     let base = median(&mut times[0].clone());
     println!("  vecl (Cranelift, 128-bit)  {:8.2} ms", base * 1e3);
-    for (k, (name, _)) in hand.iter().enumerate() {
+    let names: Vec<&str> = hand
+        .iter()
+        .map(|h| h.0)
+        .chain(["wide prototype, 1 chunk", "wide prototype, 2 chunks"])
+        .collect();
+    for (k, name) in names.iter().enumerate() {
         let differ = outs[k].iter().zip(&v_out).filter(|(a, b)| a != b).count();
         assert!(
             differ * 100 <= SIDE * SIDE,
@@ -596,7 +617,8 @@ fn main() {
         256 * 16,
         Launch::new(1, [0; 3], [BODIES as u64, 1, 1], [256, 1, 1]),
     );
-    let mut accs = vec![vec![[0f32; 3]; BODIES]; 5];
+    let wide_n = [compile_nbody(1).unwrap(), compile_nbody(2).unwrap()];
+    let mut accs = vec![vec![[0f32; 3]; BODIES]; 7];
     type Nbody = fn(&[f32], &mut [[f32; 3]]);
     // SAFETY (each): as for mandelbrot above.
     let hand: [(&str, Nbody); 5] = [
@@ -616,11 +638,16 @@ fn main() {
             nbody_zmm::<2, true>(p, a)
         }),
     ];
-    let mut times = vec![Vec::new(); 6];
+    let mut times = vec![Vec::new(); 8];
     for _ in 0..rounds {
         times[0].push(timed(|| vecl_n.run()).0);
         for (k, (_, f)) in hand.iter().enumerate() {
             times[k + 1].push(timed(|| f(&pos, &mut accs[k])).0);
+        }
+        for (c, code) in wide_n.iter().enumerate() {
+            let (t, a) = timed(|| nbody_accelerations(code, c + 1, &pos, EPS2));
+            accs[5 + c] = a;
+            times[6 + c].push(t);
         }
     }
     let interactions = (BODIES * BODIES) as f64;
@@ -638,7 +665,12 @@ fn main() {
         gflops(base),
         100.0 * gflops(base) / xmm_peak
     );
-    for (k, (name, _)) in hand.iter().enumerate() {
+    let names: Vec<&str> = hand
+        .iter()
+        .map(|h| h.0)
+        .chain(["wide prototype, 1 chunk", "wide prototype, 2 chunks"])
+        .collect();
+    for (k, name) in names.iter().enumerate() {
         // vecl's acceleration is (new_vel - vel) / dt, vel = 0.
         let worst = accs[k]
             .iter()
@@ -660,6 +692,49 @@ fn main() {
             gflops(t),
             100.0 * gflops(t) / bits_peak,
             base / t
+        );
+    }
+
+    // Compile times: the prototype's allocation, assembly and mapping of
+    // the chunk loops against vecl's whole compilation of each kernel from
+    // its IR (middle passes, lowering, Cranelift), optimised tier.
+    println!("\ncompile time (median):");
+    for (name, src, wide) in [
+        (
+            "mandelbrot",
+            include_str!("../../benches/mandelbrot.cl"),
+            &compile_mandelbrot as &dyn Fn(usize) -> _,
+        ),
+        (
+            "nbody",
+            include_str!("../../benches/nbody.cl"),
+            &compile_nbody,
+        ),
+    ] {
+        let module = vecl_clc::build(src, "").expect("front end").module;
+        let mut vt: Vec<f64> = (0..rounds)
+            .map(|_| {
+                let opts = JitOptions {
+                    tiers: Tiers::OptimisedOnly,
+                    ..JitOptions::default()
+                };
+                timed(|| compile_kernel(&module, name, &opts).expect("compiles")).0
+            })
+            .collect();
+        let mut wt: Vec<f64> = (0..10 * rounds)
+            .map(|_| {
+                let code = wide(1).expect("compiles");
+                code.compile_time.as_secs_f64()
+            })
+            .collect();
+        let code = wide(1).expect("compiles");
+        println!(
+            "  {name:10} vecl {:7.3} ms   wide prototype loop {:7.3} ms ({} bytes, {} zmm, {} k)",
+            median(&mut vt) * 1e3,
+            median(&mut wt) * 1e3,
+            code.size,
+            code.zmm_used,
+            code.k_used
         );
     }
 }

@@ -456,11 +456,10 @@ fn interp_args(args: &[KernelArg]) -> Vec<KernelArg> {
 
 #[test]
 fn mandelbrot_chunks_match_the_interpreter_count_for_count() {
-    let Some(code) = compiled(&vecl_jit::wide::chunks::mandelbrot_program()) else {
+    if compiled(&vecl_jit::wide::chunks::mandelbrot_program(1)).is_none() {
         return;
-    };
-    assert!(compile_mandelbrot().is_ok());
-    let (w, h, max_iter) = (48usize, 24usize, 40i32);
+    }
+    let (w, h, max_iter) = (64usize, 24usize, 40i32);
     let m = vecl_clc::build(include_str!("../../benches/mandelbrot.cl"), "")
         .expect("front end")
         .module;
@@ -480,26 +479,27 @@ fn mandelbrot_chunks_match_the_interpreter_count_for_count() {
     let KernelArg::Buffer(want) = &args[0] else {
         unreachable!()
     };
-    let mut got = vec![0i32; w * h];
-    run_mandelbrot(&code, &mut got, w, h, max_iter);
-    let mut escaped = 0;
-    for (i, g) in got.iter().enumerate() {
-        let want = i32::from_le_bytes(want[4 * i..4 * i + 4].try_into().unwrap());
-        assert_eq!(*g, want, "pixel ({}, {})", i % w, i / w);
-        escaped += usize::from(want < max_iter);
+    // One chunk (W = 16) and two interleaved (W = 32).
+    for chunks in [1, 2] {
+        let code = compile_mandelbrot(chunks).unwrap();
+        let mut got = vec![0i32; w * h];
+        run_mandelbrot(&code, chunks, &mut got, w, h, max_iter);
+        let mut escaped = 0;
+        for (i, g) in got.iter().enumerate() {
+            let want = i32::from_le_bytes(want[4 * i..4 * i + 4].try_into().unwrap());
+            assert_eq!(*g, want, "{chunks} chunks: pixel ({}, {})", i % w, i / w);
+            escaped += usize::from(want < max_iter);
+        }
+        // Both kinds of lane, so that the loop's divergent exit was exercised.
+        assert!(escaped > 0 && escaped < w * h);
     }
-    // Both kinds of lane, so that the loop's divergent exit was exercised.
-    assert!(escaped > 0 && escaped < w * h);
 }
 
 #[test]
 fn nbody_chunks_match_the_interpreter_body_for_body() {
-    let Some(code) = compile_nbody().ok().or_else(|| {
-        assert!(!supported());
-        None
-    }) else {
+    if compiled(&vecl_jit::wide::chunks::nbody_program(1)).is_none() {
         return;
-    };
+    }
     let (n, local, dt, eps2) = (64usize, 16u64, 0.01f32, 0.01f32);
     let pos: Vec<f32> = (0..4 * n)
         .map(|i| {
@@ -532,35 +532,38 @@ fn nbody_chunks_match_the_interpreter_body_for_body() {
     let KernelArg::Buffer(new_vel) = &args[3] else {
         unreachable!()
     };
-    let acc = nbody_accelerations(&code, &pos, eps2);
     let at = |buf: &[u8], i: usize, c: usize| {
         f32::from_le_bytes(buf[16 * i + 4 * c..16 * i + 4 * c + 4].try_into().unwrap())
     };
-    for (i, a) in acc.iter().enumerate() {
-        let mag = (0..3).map(|c| a[c] * a[c]).sum::<f32>().sqrt() * dt;
-        for c in 0..3 {
-            // The kernel's velocity starts at 0: v += acc * dt.
-            let got = a[c].mul_add(dt, 0.0);
-            assert_eq!(
-                got,
-                at(&jit[3], i, c),
-                "body {i} component {c} vs vecl's code"
-            );
-            let want = at(new_vel, i, c);
-            assert!(
-                (got - want).abs() <= 1e-5 * mag,
-                "body {i} component {c}: {got} vs the interpreter's {want}"
-            );
+    for chunks in [1, 2] {
+        let acc = nbody_accelerations(&compile_nbody(chunks).unwrap(), chunks, &pos, eps2);
+        for (i, a) in acc.iter().enumerate() {
+            let mag = (0..3).map(|c| a[c] * a[c]).sum::<f32>().sqrt() * dt;
+            for c in 0..3 {
+                // The kernel's velocity starts at 0: v += acc * dt.
+                let got = a[c].mul_add(dt, 0.0);
+                assert_eq!(
+                    got,
+                    at(&jit[3], i, c),
+                    "body {i} component {c} vs vecl's code"
+                );
+                let want = at(new_vel, i, c);
+                assert!(
+                    (got - want).abs() <= 1e-5 * mag,
+                    "body {i} component {c}: {got} vs the interpreter's {want}"
+                );
+            }
         }
     }
 }
 
 #[test]
 fn the_chunk_loops_fit_the_registers_without_spilling() {
-    let Some(m) = compiled(&vecl_jit::wide::chunks::mandelbrot_program()) else {
+    let Some(m) = compiled(&vecl_jit::wide::chunks::mandelbrot_program(2)) else {
         return;
     };
-    let n = compile_nbody().unwrap();
+    let n = compile_nbody(2).unwrap();
     assert!(m.zmm_used <= 32 && n.zmm_used <= 32);
-    assert_eq!((m.k_used, n.k_used), (1, 0));
+    // Two chunks' masks and their union.
+    assert_eq!((m.k_used, n.k_used), (3, 0));
 }

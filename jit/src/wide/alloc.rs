@@ -39,6 +39,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![(k, true)],
         ),
         Op::AllLanes { d } => (vec![], vec![(d, false)]),
+        Op::KOr { d, a, b } => (vec![], vec![(a, true), (b, true), (d, false)]),
         Op::Compare {
             d, a, b, within, ..
         } => (vec![(a, true), (b, true)], vec![(within, true), (d, false)]),

@@ -194,6 +194,7 @@ pub fn compile(p: &Program) -> Result<WideCode, WideError> {
                 }
             }
             Op::AllLanes { d } => a.kxnorw(k(d)?, k(d)?, k(d)?).map_err(asm_err)?,
+            Op::KOr { d, a: x, b: y } => a.korw(k(d)?, k(x)?, k(y)?).map_err(asm_err)?,
             Op::Compare {
                 cmp,
                 d,

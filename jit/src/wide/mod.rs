@@ -136,6 +136,12 @@ pub enum Op {
     AllLanes {
         d: K,
     },
+    /// `d = a | b`.
+    KOr {
+        d: K,
+        a: K,
+        b: K,
+    },
     /// `d = (a CMP b)` in the lanes of `within`, clear elsewhere.
     Compare {
         cmp: Cmp,
