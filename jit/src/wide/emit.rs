@@ -36,6 +36,12 @@ impl std::fmt::Debug for WideCode {
 }
 
 impl WideCode {
+    /// The machine code (for a disassembler: `objdump -D -b binary -m
+    /// i386:x86-64`).
+    pub fn bytes(&self) -> &[u8] {
+        &self._memory[..self.size]
+    }
+
     /// Runs the code with arguments `a`.
     ///
     /// # Safety
