@@ -485,7 +485,10 @@ fn ptr_arg<T>(v: &mut [T]) -> Option<Vec<u8>> {
 }
 
 fn main() {
-    if !is_x86_feature_detected!("avx512f") || !is_x86_feature_detected!("fma") {
+    if !is_x86_feature_detected!("avx512f")
+        || !is_x86_feature_detected!("avx2")
+        || !is_x86_feature_detected!("fma")
+    {
         println!("wide_ceiling: this CPU has no AVX-512F/FMA; nothing to measure");
         return;
     }
@@ -542,13 +545,23 @@ fn main() {
     ];
     let mut outs = vec![vec![0i32; SIDE * SIDE]; 6];
     type Mandel = fn(&mut [i32]);
-    // SAFETY (each): main returned above unless the CPU has AVX-512F,
-    // which implies AVX2 and FMA here.
     let hand: [(&str, Mandel); 4] = [
-        ("hand 4 x xmm (W=16)", |o| unsafe { mandel_xmm4(o) }),
-        ("hand 2 x ymm (W=16)", |o| unsafe { mandel_ymm2(o) }),
-        ("hand 1 x zmm (W=16)", |o| unsafe { mandel_zmm::<1>(o) }),
-        ("hand 2 x zmm (W=32)", |o| unsafe { mandel_zmm::<2>(o) }),
+        ("hand 4 x xmm (W=16)", |o| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { mandel_xmm4(o) }
+        }),
+        ("hand 2 x ymm (W=16)", |o| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { mandel_ymm2(o) }
+        }),
+        ("hand 1 x zmm (W=16)", |o| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { mandel_zmm::<1>(o) }
+        }),
+        ("hand 2 x zmm (W=32)", |o| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { mandel_zmm::<2>(o) }
+        }),
     ];
     let mut times = vec![Vec::new(); 7];
     for _ in 0..rounds {
@@ -620,22 +633,26 @@ fn main() {
     let wide_n = [compile_nbody(1).unwrap(), compile_nbody(2).unwrap()];
     let mut accs = vec![vec![[0f32; 3]; BODIES]; 7];
     type Nbody = fn(&[f32], &mut [[f32; 3]]);
-    // SAFETY (each): as for mandelbrot above.
     let hand: [(&str, Nbody); 5] = [
-        ("hand 4 x xmm, 1/sqrt (W=16)", |p, a| unsafe {
-            nbody_xmm4(p, a)
+        ("hand 4 x xmm, 1/sqrt (W=16)", |p, a| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { nbody_xmm4(p, a) }
         }),
-        ("hand 1 x zmm, 1/sqrt (W=16)", |p, a| unsafe {
-            nbody_zmm::<1, false>(p, a)
+        ("hand 1 x zmm, 1/sqrt (W=16)", |p, a| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { nbody_zmm::<1, false>(p, a) }
         }),
-        ("hand 2 x zmm, 1/sqrt (W=32)", |p, a| unsafe {
-            nbody_zmm::<2, false>(p, a)
+        ("hand 2 x zmm, 1/sqrt (W=32)", |p, a| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { nbody_zmm::<2, false>(p, a) }
         }),
-        ("hand 1 x zmm, rsqrt14 (W=16)", |p, a| unsafe {
-            nbody_zmm::<1, true>(p, a)
+        ("hand 1 x zmm, rsqrt14 (W=16)", |p, a| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { nbody_zmm::<1, true>(p, a) }
         }),
-        ("hand 2 x zmm, rsqrt14 (W=32)", |p, a| unsafe {
-            nbody_zmm::<2, true>(p, a)
+        ("hand 2 x zmm, rsqrt14 (W=32)", |p, a| {
+            // SAFETY: main returned unless the CPU has AVX-512F, AVX2 and FMA.
+            unsafe { nbody_zmm::<2, true>(p, a) }
         }),
     ];
     let mut times = vec![Vec::new(); 8];

@@ -231,8 +231,8 @@ fn fma_rounds_once_whichever_operand_the_result_overwrites() {
         let mut out = [0u32; 16];
         // SAFETY: reads 192 bytes at A0, writes 64 at A1.
         unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
-        for l in 0..16 {
-            assert!(same_f(out[l], want(l)), "form {form} lane {l}");
+        for (l, got) in out.iter().enumerate() {
+            assert!(same_f(*got, want(l)), "form {form} lane {l}");
         }
     }
 }
@@ -538,10 +538,10 @@ fn nbody_chunks_match_the_interpreter_body_for_body() {
     for chunks in [1, 2] {
         let acc = nbody_accelerations(&compile_nbody(chunks).unwrap(), chunks, &pos, eps2);
         for (i, a) in acc.iter().enumerate() {
-            let mag = (0..3).map(|c| a[c] * a[c]).sum::<f32>().sqrt() * dt;
-            for c in 0..3 {
+            let mag = a.iter().map(|x| x * x).sum::<f32>().sqrt() * dt;
+            for (c, ac) in a.iter().enumerate() {
                 // The kernel's velocity starts at 0: v += acc * dt.
-                let got = a[c].mul_add(dt, 0.0);
+                let got = ac.mul_add(dt, 0.0);
                 assert_eq!(
                     got,
                     at(&jit[3], i, c),

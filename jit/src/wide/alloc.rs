@@ -87,18 +87,17 @@ fn intervals(
     loop {
         let mut changed = false;
         for &(b, e) in loops {
-            for v in 0..n {
-                let Some((s, end)) = iv[v] else { continue };
-                let inside: Vec<_> = refs
-                    .iter()
-                    .filter(|&&(at, x, _)| x == v && at > b && at < e)
-                    .collect();
-                let Some(first) = inside.first() else {
+            for (v, slot) in iv.iter_mut().enumerate() {
+                let Some((s, end)) = *slot else { continue };
+                // The value's first reference inside the loop (refs are in
+                // program order).
+                let Some(first) = refs.iter().find(|&&(at, x, _)| x == v && at > b && at < e)
+                else {
                     continue;
                 };
                 let carried = first.2 || s < b || end > e;
                 if carried && (s > b || end < e) {
-                    iv[v] = Some((s.min(b), end.max(e)));
+                    *slot = Some((s.min(b), end.max(e)));
                     changed = true;
                 }
             }
