@@ -57,7 +57,7 @@ impl WideCode {
     }
 }
 
-fn arg(a: Arg) -> AsmRegister64 {
+pub(crate) fn arg(a: Arg) -> AsmRegister64 {
     match a {
         Arg::A0 => rdi,
         Arg::A1 => rsi,
@@ -67,12 +67,12 @@ fn arg(a: Arg) -> AsmRegister64 {
     }
 }
 
-fn zmm_reg(n: u8) -> Result<AsmRegisterZmm, WideError> {
+pub(crate) fn zmm_reg(n: u8) -> Result<AsmRegisterZmm, WideError> {
     get_zmm(iced_x86::Register::ZMM0 + u32::from(n))
         .ok_or_else(|| WideError::Malformed(format!("zmm{n}")))
 }
 
-fn k_reg(n: u8) -> Result<AsmRegisterK, WideError> {
+pub(crate) fn k_reg(n: u8) -> Result<AsmRegisterK, WideError> {
     get_k(iced_x86::Register::K0 + u32::from(n))
         .ok_or_else(|| WideError::Malformed(format!("k{n}")))
 }
@@ -102,7 +102,7 @@ fn k_masked(d: AsmRegisterK, k: u8) -> AsmRegisterK {
     }
 }
 
-fn asm_err(e: IcedError) -> WideError {
+pub(crate) fn asm_err(e: IcedError) -> WideError {
     WideError::Assembler(e.to_string())
 }
 
@@ -126,124 +126,98 @@ fn bin(
     }
 }
 
-/// Compiles `p` to machine code.
-pub fn compile(p: &Program) -> Result<WideCode, WideError> {
-    if !super::supported() {
-        return Err(WideError::NoAvx512);
-    }
-    let start = Instant::now();
-    let ra: Allocation = allocate(p)?;
-    let z = |v: super::V| zmm_reg(ra.zmm[v.0 as usize]);
-    let k = |m: super::K| k_reg(ra.k[m.0 as usize]);
-    let kn = |m: super::K| ra.k[m.0 as usize];
-    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
-    let mut open: Vec<CodeLabel> = Vec::new();
-    for op in p.ops() {
-        match *op {
-            Op::Splat { d, bits } => {
-                if bits == 0 {
-                    a.vpxord(z(d)?, z(d)?, z(d)?).map_err(asm_err)?;
-                } else {
-                    a.mov(eax, bits).map_err(asm_err)?;
-                    a.vpbroadcastd(z(d)?, eax).map_err(asm_err)?;
-                }
-            }
-            Op::Load { d, arg: r, off } => {
-                a.vmovups(z(d)?, zmmword_ptr(arg(r) + off))
-                    .map_err(asm_err)?;
-            }
-            Op::Broadcast { d, arg: r, off } => {
-                a.vbroadcastss(z(d)?, dword_ptr(arg(r) + off))
-                    .map_err(asm_err)?;
-            }
-            Op::Store { a: x, arg: r, off } => {
-                a.vmovups(zmmword_ptr(arg(r) + off), z(x)?)
-                    .map_err(asm_err)?;
-            }
-            Op::Bin { op, d, a: x, b: y } => {
-                bin(&mut a, op, z(d)?, z(x)?, z(y)?).map_err(asm_err)?
-            }
-            Op::BinMasked {
-                op,
-                d,
-                a: x,
-                b: y,
-                k: m,
-            } => {
-                let dm = zmm_masked(z(d)?, kn(m));
-                bin(&mut a, op, dm, z(x)?, z(y)?).map_err(asm_err)?;
-            }
-            Op::Fma { d, a: x, b: y, c } => {
-                let (dr, xr, yr, cr) = (
-                    ra.zmm[d.0 as usize],
-                    ra.zmm[x.0 as usize],
-                    ra.zmm[y.0 as usize],
-                    ra.zmm[c.0 as usize],
-                );
-                // Every form reads all three before writing `d`.
-                if dr == cr {
-                    a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
-                } else if dr == xr {
-                    a.vfmadd213ps(z(d)?, z(y)?, z(c)?).map_err(asm_err)?;
-                } else if dr == yr {
-                    a.vfmadd213ps(z(d)?, z(x)?, z(c)?).map_err(asm_err)?;
-                } else {
-                    a.vmovaps(z(d)?, z(c)?).map_err(asm_err)?;
-                    a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
-                }
-            }
-            Op::Sqrt { d, a: x } => a.vsqrtps(z(d)?, z(x)?).map_err(asm_err)?,
-            Op::IntToFloat { d, a: x } => a.vcvtdq2ps(z(d)?, z(x)?).map_err(asm_err)?,
-            Op::Copy { d, a: x } => {
-                if ra.zmm[d.0 as usize] != ra.zmm[x.0 as usize] {
-                    a.vmovaps(z(d)?, z(x)?).map_err(asm_err)?;
-                }
-            }
-            Op::AllLanes { d } => a.kxnorw(k(d)?, k(d)?, k(d)?).map_err(asm_err)?,
-            Op::KOr { d, a: x, b: y } => a.korw(k(d)?, k(x)?, k(y)?).map_err(asm_err)?,
-            Op::Compare {
-                cmp,
-                d,
-                a: x,
-                b: y,
-                within,
-            } => {
-                let dm = k_masked(k(d)?, kn(within));
-                match cmp {
-                    // Predicates 2 (LE_OS) and 1 (LT_OS): false on NaN.
-                    Cmp::FLe => a.vcmpps(dm, z(x)?, z(y)?, 2),
-                    Cmp::FLt => a.vcmpps(dm, z(x)?, z(y)?, 1),
-                    Cmp::IGt => a.vpcmpgtd(dm, z(x)?, z(y)?),
-                    Cmp::IEq => a.vpcmpeqd(dm, z(x)?, z(y)?),
-                }
-                .map_err(asm_err)?;
-            }
-            Op::Loop => {
-                let mut l = a.create_label();
-                a.set_label(&mut l).map_err(asm_err)?;
-                open.push(l);
-            }
-            Op::WhileAny { k: m } => {
-                let l = open
-                    .pop()
-                    .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
-                a.kortestw(k(m)?, k(m)?).map_err(asm_err)?;
-                a.jnz(l).map_err(asm_err)?;
-            }
-            Op::WhileCount {
-                arg: r,
-                step,
-                count,
-            } => {
-                let l = open
-                    .pop()
-                    .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
-                a.add(arg(r), step).map_err(asm_err)?;
-                a.dec(arg(count)).map_err(asm_err)?;
-                a.jnz(l).map_err(asm_err)?;
+/// Emits one operation that is not loop control, its values already
+/// physical registers (`V(n)` is zmm`n`, `K(n)` is k`n`).
+pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
+    let z = |v: super::V| zmm_reg(v.0 as u8);
+    let k = |m: super::K| k_reg(m.0 as u8);
+    let kn = |m: super::K| m.0 as u8;
+    match *op {
+        Op::Splat { d, bits } => {
+            if bits == 0 {
+                a.vpxord(z(d)?, z(d)?, z(d)?).map_err(asm_err)?;
+            } else {
+                a.mov(eax, bits).map_err(asm_err)?;
+                a.vpbroadcastd(z(d)?, eax).map_err(asm_err)?;
             }
         }
+        Op::Load { d, arg: r, off } => {
+            a.vmovups(z(d)?, zmmword_ptr(arg(r) + off))
+                .map_err(asm_err)?;
+        }
+        Op::Broadcast { d, arg: r, off } => {
+            a.vbroadcastss(z(d)?, dword_ptr(arg(r) + off))
+                .map_err(asm_err)?;
+        }
+        Op::Store { a: x, arg: r, off } => {
+            a.vmovups(zmmword_ptr(arg(r) + off), z(x)?)
+                .map_err(asm_err)?;
+        }
+        Op::Bin { op, d, a: x, b: y } => bin(a, op, z(d)?, z(x)?, z(y)?).map_err(asm_err)?,
+        Op::BinMasked {
+            op,
+            d,
+            a: x,
+            b: y,
+            k: m,
+        } => {
+            let dm = zmm_masked(z(d)?, kn(m));
+            bin(a, op, dm, z(x)?, z(y)?).map_err(asm_err)?;
+        }
+        Op::Fma { d, a: x, b: y, c } => {
+            let (dr, xr, yr, cr) = (d.0, x.0, y.0, c.0);
+            // Every form reads all three before writing `d`.
+            if dr == cr {
+                a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
+            } else if dr == xr {
+                a.vfmadd213ps(z(d)?, z(y)?, z(c)?).map_err(asm_err)?;
+            } else if dr == yr {
+                a.vfmadd213ps(z(d)?, z(x)?, z(c)?).map_err(asm_err)?;
+            } else {
+                a.vmovaps(z(d)?, z(c)?).map_err(asm_err)?;
+                a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
+            }
+        }
+        Op::Sqrt { d, a: x } => a.vsqrtps(z(d)?, z(x)?).map_err(asm_err)?,
+        Op::IntToFloat { d, a: x } => a.vcvtdq2ps(z(d)?, z(x)?).map_err(asm_err)?,
+        Op::Copy { d, a: x } => {
+            if d.0 != x.0 {
+                a.vmovaps(z(d)?, z(x)?).map_err(asm_err)?;
+            }
+        }
+        Op::AllLanes { d } => a.kxnorw(k(d)?, k(d)?, k(d)?).map_err(asm_err)?,
+        Op::KOr { d, a: x, b: y } => a.korw(k(d)?, k(x)?, k(y)?).map_err(asm_err)?,
+        Op::Compare {
+            cmp,
+            d,
+            a: x,
+            b: y,
+            within,
+        } => {
+            let dm = k_masked(k(d)?, kn(within));
+            match cmp {
+                // Predicates 2 (LE_OS) and 1 (LT_OS): false on NaN.
+                Cmp::FLe => a.vcmpps(dm, z(x)?, z(y)?, 2),
+                Cmp::FLt => a.vcmpps(dm, z(x)?, z(y)?, 1),
+                Cmp::IGt => a.vpcmpgtd(dm, z(x)?, z(y)?),
+                Cmp::IEq => a.vpcmpeqd(dm, z(x)?, z(y)?),
+            }
+            .map_err(asm_err)?;
+        }
+        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            return Err(WideError::Malformed("loop control in emit_op".into()));
+        }
     }
+    Ok(())
+}
+
+/// The function's end, assembled and copied into executable memory.
+pub(crate) fn finish(
+    mut a: CodeAssembler,
+    start: Instant,
+    zmm_used: u32,
+    k_used: u32,
+) -> Result<WideCode, WideError> {
     a.vzeroupper().map_err(asm_err)?;
     a.ret().map_err(asm_err)?;
     // Position-independent (labels are relative), so assembled at 0.
@@ -266,8 +240,53 @@ pub fn compile(p: &Program) -> Result<WideCode, WideError> {
         _memory: memory,
         entry,
         size: bytes.len(),
-        zmm_used: ra.zmm_used,
-        k_used: ra.k_used,
+        zmm_used,
+        k_used,
         compile_time: start.elapsed(),
     })
+}
+
+/// Compiles `p` to machine code with the linear-scan allocator
+/// ([`allocate`]).
+pub fn compile(p: &Program) -> Result<WideCode, WideError> {
+    if !super::supported() {
+        return Err(WideError::NoAvx512);
+    }
+    let start = Instant::now();
+    let ra: Allocation = allocate(p)?;
+    let zv = |v: super::V| super::V(u32::from(ra.zmm[v.0 as usize]));
+    let kv = |m: super::K| super::K(u32::from(ra.k[m.0 as usize]));
+    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    let mut open: Vec<CodeLabel> = Vec::new();
+    for op in p.ops() {
+        match *op {
+            Op::Loop => {
+                let mut l = a.create_label();
+                a.set_label(&mut l).map_err(asm_err)?;
+                open.push(l);
+            }
+            Op::WhileAny { k: m } => {
+                let l = open
+                    .pop()
+                    .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
+                let km = k_reg(kv(m).0 as u8)?;
+                a.kortestw(km, km).map_err(asm_err)?;
+                a.jnz(l).map_err(asm_err)?;
+            }
+            Op::WhileCount {
+                arg: r,
+                step,
+                count,
+            } => {
+                let l = open
+                    .pop()
+                    .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
+                a.add(arg(r), step).map_err(asm_err)?;
+                a.dec(arg(count)).map_err(asm_err)?;
+                a.jnz(l).map_err(asm_err)?;
+            }
+            _ => emit_op(&mut a, &op.map_regs(zv, kv))?,
+        }
+    }
+    finish(a, start, ra.zmm_used, ra.k_used)
 }

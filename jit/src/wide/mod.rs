@@ -166,6 +166,62 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// The operation with its values and masks renamed by `v` and `k`.
+    pub fn map_regs(&self, v: impl Fn(V) -> V, k: impl Fn(K) -> K) -> Op {
+        match *self {
+            Op::Splat { d, bits } => Op::Splat { d: v(d), bits },
+            Op::Load { d, arg, off } => Op::Load { d: v(d), arg, off },
+            Op::Broadcast { d, arg, off } => Op::Broadcast { d: v(d), arg, off },
+            Op::Store { a, arg, off } => Op::Store { a: v(a), arg, off },
+            Op::Bin { op, d, a, b } => Op::Bin {
+                op,
+                d: v(d),
+                a: v(a),
+                b: v(b),
+            },
+            Op::Fma { d, a, b, c } => Op::Fma {
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                c: v(c),
+            },
+            Op::Sqrt { d, a } => Op::Sqrt { d: v(d), a: v(a) },
+            Op::IntToFloat { d, a } => Op::IntToFloat { d: v(d), a: v(a) },
+            Op::Copy { d, a } => Op::Copy { d: v(d), a: v(a) },
+            Op::BinMasked { op, d, a, b, k: m } => Op::BinMasked {
+                op,
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                k: k(m),
+            },
+            Op::AllLanes { d } => Op::AllLanes { d: k(d) },
+            Op::KOr { d, a, b } => Op::KOr {
+                d: k(d),
+                a: k(a),
+                b: k(b),
+            },
+            Op::Compare {
+                cmp,
+                d,
+                a,
+                b,
+                within,
+            } => Op::Compare {
+                cmp,
+                d: k(d),
+                a: v(a),
+                b: v(b),
+                within: k(within),
+            },
+            Op::Loop => Op::Loop,
+            Op::WhileAny { k: m } => Op::WhileAny { k: k(m) },
+            Op::WhileCount { arg, step, count } => Op::WhileCount { arg, step, count },
+        }
+    }
+}
+
 /// Straight-line code with structured loops, the unit the allocator and
 /// the emitter take. The function it becomes is `extern "C" fn(a0, a1, a2,
 /// a3, a4)` of pointers or integers, returning nothing.
