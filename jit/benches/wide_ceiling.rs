@@ -40,7 +40,16 @@ use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::wide::chunks::{
     compile_mandelbrot, compile_nbody, nbody_accelerations, run_mandelbrot,
 };
+use vecl_jit::wide::Allocator;
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+
+/// The prototype's variants: chunks per loop and allocator, with names.
+const WIDE: [(usize, Allocator, &str); 4] = [
+    (1, Allocator::LinearScan, "wide, 1 chunk, linear scan"),
+    (2, Allocator::LinearScan, "wide, 2 chunks, linear scan"),
+    (1, Allocator::Regalloc2, "wide, 1 chunk, regalloc2"),
+    (2, Allocator::Regalloc2, "wide, 2 chunks, regalloc2"),
+];
 
 /// Seconds of CPU time this thread has used.
 fn thread_cpu() -> f64 {
@@ -539,11 +548,11 @@ fn main() {
             [SIDE as u64, 1, 1],
         ),
     );
-    let wide = [
-        compile_mandelbrot(1).unwrap(),
-        compile_mandelbrot(2).unwrap(),
-    ];
-    let mut outs = vec![vec![0i32; SIDE * SIDE]; 6];
+    let wide: Vec<_> = WIDE
+        .iter()
+        .map(|&(c, a, _)| compile_mandelbrot(c, a).unwrap())
+        .collect();
+    let mut outs = vec![vec![0i32; SIDE * SIDE]; 4 + WIDE.len()];
     type Mandel = fn(&mut [i32]);
     let hand: [(&str, Mandel); 4] = [
         ("hand 4 x xmm (W=16)", |o| {
@@ -563,15 +572,16 @@ fn main() {
             unsafe { mandel_zmm::<2>(o) }
         }),
     ];
-    let mut times = vec![Vec::new(); 7];
+    let mut times = vec![Vec::new(); 5 + WIDE.len()];
     for _ in 0..rounds {
         times[0].push(timed(|| vecl_m.run()).0);
         for (k, (_, f)) in hand.iter().enumerate() {
             times[k + 1].push(timed(|| f(&mut outs[k])).0);
         }
-        for (c, code) in wide.iter().enumerate() {
-            let t = timed(|| run_mandelbrot(code, c + 1, &mut outs[4 + c], SIDE, SIDE, MAX_ITER)).0;
-            times[5 + c].push(t);
+        for (w, code) in wide.iter().enumerate() {
+            let c = WIDE[w].0;
+            let t = timed(|| run_mandelbrot(code, c, &mut outs[4 + w], SIDE, SIDE, MAX_ITER)).0;
+            times[5 + w].push(t);
         }
     }
     let iterations: i64 = v_out.iter().map(|&i| i64::from(i)).sum();
@@ -584,7 +594,7 @@ fn main() {
     let names: Vec<&str> = hand
         .iter()
         .map(|h| h.0)
-        .chain(["wide prototype, 1 chunk", "wide prototype, 2 chunks"])
+        .chain(WIDE.iter().map(|w| w.2))
         .collect();
     for (k, name) in names.iter().enumerate() {
         let differ = outs[k].iter().zip(&v_out).filter(|(a, b)| a != b).count();
@@ -630,8 +640,11 @@ fn main() {
         256 * 16,
         Launch::new(1, [0; 3], [BODIES as u64, 1, 1], [256, 1, 1]),
     );
-    let wide_n = [compile_nbody(1).unwrap(), compile_nbody(2).unwrap()];
-    let mut accs = vec![vec![[0f32; 3]; BODIES]; 7];
+    let wide_n: Vec<_> = WIDE
+        .iter()
+        .map(|&(c, a, _)| compile_nbody(c, a).unwrap())
+        .collect();
+    let mut accs = vec![vec![[0f32; 3]; BODIES]; 5 + WIDE.len()];
     type Nbody = fn(&[f32], &mut [[f32; 3]]);
     let hand: [(&str, Nbody); 5] = [
         ("hand 4 x xmm, 1/sqrt (W=16)", |p, a| {
@@ -655,16 +668,16 @@ fn main() {
             unsafe { nbody_zmm::<2, true>(p, a) }
         }),
     ];
-    let mut times = vec![Vec::new(); 8];
+    let mut times = vec![Vec::new(); 6 + WIDE.len()];
     for _ in 0..rounds {
         times[0].push(timed(|| vecl_n.run()).0);
         for (k, (_, f)) in hand.iter().enumerate() {
             times[k + 1].push(timed(|| f(&pos, &mut accs[k])).0);
         }
-        for (c, code) in wide_n.iter().enumerate() {
-            let (t, a) = timed(|| nbody_accelerations(code, c + 1, &pos, EPS2));
-            accs[5 + c] = a;
-            times[6 + c].push(t);
+        for (w, code) in wide_n.iter().enumerate() {
+            let (t, a) = timed(|| nbody_accelerations(code, WIDE[w].0, &pos, EPS2));
+            accs[5 + w] = a;
+            times[6 + w].push(t);
         }
     }
     let interactions = (BODIES * BODIES) as f64;
@@ -685,7 +698,7 @@ fn main() {
     let names: Vec<&str> = hand
         .iter()
         .map(|h| h.0)
-        .chain(["wide prototype, 1 chunk", "wide prototype, 2 chunks"])
+        .chain(WIDE.iter().map(|w| w.2))
         .collect();
     for (k, name) in names.iter().enumerate() {
         // vecl's acceleration is (new_vel - vel) / dt, vel = 0.
@@ -720,7 +733,7 @@ fn main() {
         (
             "mandelbrot",
             include_str!("../../benches/mandelbrot.cl"),
-            &compile_mandelbrot as &dyn Fn(usize) -> _,
+            &compile_mandelbrot as &dyn Fn(usize, Allocator) -> _,
         ),
         (
             "nbody",
@@ -738,20 +751,23 @@ fn main() {
                 timed(|| compile_kernel(&module, name, &opts).expect("compiles")).0
             })
             .collect();
-        let mut wt: Vec<f64> = (0..10 * rounds)
-            .map(|_| {
-                let code = wide(1).expect("compiles");
-                code.compile_time.as_secs_f64()
-            })
-            .collect();
-        let code = wide(1).expect("compiles");
-        println!(
-            "  {name:10} vecl {:7.3} ms   wide prototype loop {:7.3} ms ({} bytes, {} zmm, {} k)",
-            median(&mut vt) * 1e3,
-            median(&mut wt) * 1e3,
-            code.size,
-            code.zmm_used,
-            code.k_used
-        );
+        print!("  {name:10} vecl {:7.3} ms;", median(&mut vt) * 1e3);
+        for allocator in Allocator::ALL {
+            let mut wt: Vec<f64> = (0..10 * rounds)
+                .map(|_| {
+                    let code = wide(1, allocator).expect("compiles");
+                    code.compile_time.as_secs_f64()
+                })
+                .collect();
+            let code = wide(1, allocator).expect("compiles");
+            print!(
+                "  wide loop, {allocator:?} {:6.3} ms ({} bytes, {} zmm, {} k)",
+                median(&mut wt) * 1e3,
+                code.size,
+                code.zmm_used,
+                code.k_used
+            );
+        }
+        println!();
     }
 }

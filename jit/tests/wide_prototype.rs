@@ -1,5 +1,6 @@
-//! The AVX-512 prototype (`vecl_jit::wide`): every operation of its
-//! machine IR at 16 lanes against the same arithmetic in Rust, and its
+//! The AVX-512 prototype (`vecl_jit::wide`), compiled with each of its
+//! register allocators: every operation of its machine IR at 16 lanes
+//! against the same arithmetic in Rust, a program that must spill, and its
 //! mandelbrot and nbody chunk loops against the interpreter running
 //! `benches/mandelbrot.cl` and `benches/nbody.cl` (and, for nbody, whose
 //! `rsqrt` the interpreter computes in double precision, against vecl's
@@ -12,8 +13,8 @@ use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_jit::wide::chunks::{
     compile_mandelbrot, compile_nbody, nbody_accelerations, run_mandelbrot,
 };
-use vecl_jit::wide::emit::{compile, WideCode};
-use vecl_jit::wide::{supported, Arg, Bin, Cmp, Op, Program, WideError};
+use vecl_jit::wide::emit::WideCode;
+use vecl_jit::wide::{compile, supported, Allocator, Arg, Bin, Cmp, Op, Program, WideError};
 
 /// Inputs with the awkward values: zeros of both signs, infinities, NaN,
 /// a denormal, large and small magnitudes.
@@ -80,29 +81,41 @@ fn ints() -> ([i32; 16], [i32; 16]) {
     (a, b)
 }
 
-/// Compiles `p`, or checks that a CPU without AVX-512F refuses it.
-fn compiled(p: &Program) -> Option<WideCode> {
-    match compile(p) {
-        Ok(c) => Some(c),
-        Err(WideError::NoAvx512) => {
-            assert!(!supported());
-            None
+/// Compiles `p` with every allocator, or checks that a CPU without
+/// AVX-512F refuses it.
+fn compiled(p: &Program) -> Option<Vec<WideCode>> {
+    let mut codes = Vec::new();
+    for allocator in Allocator::ALL {
+        match compile(p, allocator) {
+            Ok(c) => codes.push(c),
+            Err(WideError::NoAvx512) => {
+                assert!(!supported());
+                return None;
+            }
+            Err(e) => panic!("{allocator:?}: {e}"),
         }
-        Err(e) => panic!("{e}"),
     }
+    Some(codes)
 }
 
 /// Runs a program reading two vectors at A0 and A0 + 64 and writing one
-/// at A1.
+/// at A1, compiled by each allocator; the results must agree.
 fn run2(p: &Program, a: &[u32; 16], b: &[u32; 16]) -> Option<[u32; 16]> {
-    let code = compiled(p)?;
     let mut input = [0u32; 32];
     input[..16].copy_from_slice(a);
     input[16..].copy_from_slice(b);
-    let mut out = [0u32; 16];
-    // SAFETY: the programs read 128 bytes at A0 and write 64 at A1.
-    unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
-    Some(out)
+    let mut outs = Vec::new();
+    for code in compiled(p)? {
+        let mut out = [0u32; 16];
+        // SAFETY: the programs read 128 bytes at A0 and write 64 at A1.
+        unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
+        outs.push(out);
+    }
+    assert!(
+        outs.windows(2).all(|w| w[0] == w[1]),
+        "the allocators' code disagrees"
+    );
+    Some(outs[0])
 }
 
 fn bits_f(v: [f32; 16]) -> [u32; 16] {
@@ -223,16 +236,18 @@ fn fma_rounds_once_whichever_operand_the_result_overwrites() {
             arg: Arg::A1,
             off: 0,
         });
-        let Some(code) = compiled(&p) else { return };
+        let Some(codes) = compiled(&p) else { return };
         let mut input = [0u32; 48];
         input[..16].copy_from_slice(&bits_f(a));
         input[16..32].copy_from_slice(&bits_f(b));
         input[32..].copy_from_slice(&bits_f(c));
-        let mut out = [0u32; 16];
-        // SAFETY: reads 192 bytes at A0, writes 64 at A1.
-        unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
-        for (l, got) in out.iter().enumerate() {
-            assert!(same_f(*got, want(l)), "form {form} lane {l}");
+        for code in codes {
+            let mut out = [0u32; 16];
+            // SAFETY: reads 192 bytes at A0, writes 64 at A1.
+            unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
+            for (l, got) in out.iter().enumerate() {
+                assert!(same_f(*got, want(l)), "form {form} lane {l}");
+            }
         }
     }
 }
@@ -399,14 +414,16 @@ fn loops_carry_values_and_end_when_their_condition_says() {
         arg: Arg::A1,
         off: 0,
     });
-    let Some(code) = compiled(&p) else { return };
+    let Some(codes) = compiled(&p) else { return };
     let rows: Vec<i32> = (0..16 * 7).map(|i| i * 3 - 50).collect();
-    let mut out = [0i32; 16];
-    // SAFETY: 7 rows of 64 bytes at A0, 64 bytes written at A1.
-    unsafe { code.call([rows.as_ptr() as u64, out.as_mut_ptr() as u64, 7, 0, 0]) };
-    for (l, got) in out.iter().enumerate() {
-        let want: i32 = (0..7).map(|r| rows[16 * r + l]).sum();
-        assert_eq!(*got, want, "sum lane {l}");
+    for code in codes {
+        let mut out = [0i32; 16];
+        // SAFETY: 7 rows of 64 bytes at A0, 64 bytes written at A1.
+        unsafe { code.call([rows.as_ptr() as u64, out.as_mut_ptr() as u64, 7, 0, 0]) };
+        for (l, got) in out.iter().enumerate() {
+            let want: i32 = (0..7).map(|r| rows[16 * r + l]).sum();
+            assert_eq!(*got, want, "sum lane {l}");
+        }
     }
 
     let mut p = Program::new();
@@ -480,14 +497,23 @@ fn mandelbrot_chunks_match_the_interpreter_count_for_count() {
         unreachable!()
     };
     // One chunk (W = 16) and two interleaved (W = 32).
-    for chunks in [1, 2] {
-        let code = compile_mandelbrot(chunks).unwrap();
+    for (chunks, allocator) in [1, 2]
+        .into_iter()
+        .flat_map(|c| Allocator::ALL.map(|a| (c, a)))
+    {
+        let code = compile_mandelbrot(chunks, allocator).unwrap();
         let mut got = vec![0i32; w * h];
         run_mandelbrot(&code, chunks, &mut got, w, h, max_iter);
         let mut escaped = 0;
         for (i, g) in got.iter().enumerate() {
             let want = i32::from_le_bytes(want[4 * i..4 * i + 4].try_into().unwrap());
-            assert_eq!(*g, want, "{chunks} chunks: pixel ({}, {})", i % w, i / w);
+            assert_eq!(
+                *g,
+                want,
+                "{chunks} chunks, {allocator:?}: pixel ({}, {})",
+                i % w,
+                i / w
+            );
             escaped += usize::from(want < max_iter);
         }
         // Both kinds of lane, so that the loop's divergent exit was exercised.
@@ -535,8 +561,12 @@ fn nbody_chunks_match_the_interpreter_body_for_body() {
     let at = |buf: &[u8], i: usize, c: usize| {
         f32::from_le_bytes(buf[16 * i + 4 * c..16 * i + 4 * c + 4].try_into().unwrap())
     };
-    for chunks in [1, 2] {
-        let acc = nbody_accelerations(&compile_nbody(chunks).unwrap(), chunks, &pos, eps2);
+    for (chunks, allocator) in [1, 2]
+        .into_iter()
+        .flat_map(|c| Allocator::ALL.map(|a| (c, a)))
+    {
+        let code = compile_nbody(chunks, allocator).unwrap();
+        let acc = nbody_accelerations(&code, chunks, &pos, eps2);
         for (i, a) in acc.iter().enumerate() {
             let mag = a.iter().map(|x| x * x).sum::<f32>().sqrt() * dt;
             for (c, ac) in a.iter().enumerate() {
@@ -559,11 +589,55 @@ fn nbody_chunks_match_the_interpreter_body_for_body() {
 
 #[test]
 fn the_chunk_loops_fit_the_registers_without_spilling() {
-    let Some(m) = compiled(&vecl_jit::wide::chunks::mandelbrot_program(2)) else {
+    if compiled(&vecl_jit::wide::chunks::mandelbrot_program(2)).is_none() {
         return;
-    };
-    let n = compile_nbody(2).unwrap();
+    }
+    let m = compile_mandelbrot(2, Allocator::LinearScan).unwrap();
+    let n = compile_nbody(2, Allocator::LinearScan).unwrap();
     assert!(m.zmm_used <= 32 && n.zmm_used <= 32);
     // Two chunks' masks and their union.
     assert_eq!((m.k_used, n.k_used), (3, 0));
+}
+
+/// 40 values live at once: linear scan refuses the program, regalloc2
+/// spills and the sum comes out right.
+#[test]
+fn regalloc2_spills_what_does_not_fit_the_32_registers() {
+    let mut p = Program::new();
+    let vs: Vec<_> = (0..40).map(|i| p.splat_i32(i * 1000 + 1)).collect();
+    let x = p.load(Arg::A0, 0);
+    let acc = p.bin(Bin::IMul, x, vs[0]);
+    // Every value stays live until the loop has used it.
+    p.push(Op::Loop);
+    for v in &vs[1..] {
+        let t = p.bin(Bin::IAdd, acc, *v);
+        p.push(Op::Copy { d: acc, a: t });
+    }
+    p.push(Op::WhileCount {
+        arg: Arg::A1,
+        step: 0,
+        count: Arg::A2,
+    });
+    p.push(Op::Store {
+        a: acc,
+        arg: Arg::A3,
+        off: 0,
+    });
+    match compile(&p, Allocator::LinearScan) {
+        Err(WideError::NoAvx512) => return,
+        Err(e) => assert_eq!(e, WideError::OutOfRegisters(32, "zmm")),
+        Ok(_) => panic!("linear scan fitted 41 live values in 32 registers"),
+    }
+    let (code, stats) = vecl_jit::wide::ra2::compile_regalloc2(&p).unwrap();
+    assert!(stats.spill_slots > 0, "{stats:?}");
+    let input: [i32; 16] = std::array::from_fn(|l| l as i32 - 3);
+    let mut out = [0i32; 16];
+    let trips = 3u64;
+    // SAFETY: reads 64 bytes at A0, writes 64 at A3; A1 is not read.
+    unsafe { code.call([input.as_ptr() as u64, 0, trips, out.as_mut_ptr() as u64, 0]) };
+    let step: i32 = (1..40).map(|i| i * 1000 + 1).sum();
+    for (l, got) in out.iter().enumerate() {
+        let want = input[l].wrapping_mul(1) + step * trips as i32;
+        assert_eq!(*got, want, "lane {l}");
+    }
 }

@@ -8,8 +8,8 @@
 //! Rust ([`run_mandelbrot`], [`nbody_accelerations`]). Only full chunks:
 //! the sizes must be multiples of 16.
 
-use super::emit::{compile, WideCode};
-use super::{Arg, Bin, Cmp, Op, Program, WideError};
+use super::emit::WideCode;
+use super::{compile, Allocator, Arg, Bin, Cmp, Op, Program, WideError};
 
 /// `benches/mandelbrot.cl`'s body for `chunks` chunks of 16 work-items,
 /// their loops interleaved (one chunk is W = 16; two, W = 32, overlap two
@@ -265,11 +265,11 @@ pub fn nbody_accelerations(
 }
 
 /// [`mandelbrot_program`] of `chunks` chunks, compiled.
-pub fn compile_mandelbrot(chunks: usize) -> Result<WideCode, WideError> {
-    compile(&mandelbrot_program(chunks))
+pub fn compile_mandelbrot(chunks: usize, allocator: Allocator) -> Result<WideCode, WideError> {
+    compile(&mandelbrot_program(chunks), allocator)
 }
 
 /// [`nbody_program`] of `chunks` chunks, compiled.
-pub fn compile_nbody(chunks: usize) -> Result<WideCode, WideError> {
-    compile(&nbody_program(chunks))
+pub fn compile_nbody(chunks: usize, allocator: Allocator) -> Result<WideCode, WideError> {
+    compile(&nbody_program(chunks), allocator)
 }

@@ -18,7 +18,7 @@ pub struct WideCode {
     entry: unsafe extern "C" fn(u64, u64, u64, u64, u64),
     /// Bytes of machine code.
     pub size: usize,
-    /// The registers the allocator used at most at once.
+    /// The distinct zmm and k registers the code uses.
     pub zmm_used: u32,
     pub k_used: u32,
     /// Time of allocation, assembly and mapping.
@@ -288,5 +288,6 @@ pub fn compile(p: &Program) -> Result<WideCode, WideError> {
             _ => emit_op(&mut a, &op.map_regs(zv, kv))?,
         }
     }
-    finish(a, start, ra.zmm_used, ra.k_used)
+    let distinct = |regs: &[u8]| regs.iter().fold(0u32, |m, r| m | 1 << r).count_ones();
+    finish(a, start, distinct(&ra.zmm), distinct(&ra.k))
 }

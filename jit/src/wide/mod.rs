@@ -14,16 +14,17 @@
 //! time, register pressure with 32 registers) can be measured now. No
 //! kernel compiled by [`crate::compile_kernel`] takes this path.
 //!
-//! The allocator is linear scan over the program's order without spilling:
-//! a value used inside a loop and referenced or defined outside it lives
-//! for the whole loop. The loops measured need at most 20 zmm registers of
-//! 32 and 1 k register of 7; a program that needs more is refused
-//! ([`WideError::OutOfRegisters`]) rather than spilled. A real back end
-//! would use `regalloc2` (which Cranelift uses already) to spill and split.
+//! Two register allocators ([`Allocator`]): [`alloc`], linear scan over the
+//! program's order without spilling (a value used inside a loop and
+//! referenced outside it lives for the whole loop; a program that needs
+//! more than 32 zmm or 7 k registers is refused), and [`ra2`], the program
+//! in SSA form allocated by `regalloc2` (which Cranelift uses already),
+//! with spilling.
 
 pub mod alloc;
 pub mod chunks;
 pub mod emit;
+pub mod ra2;
 
 /// A 16-lane vector value (32-bit lanes: `f32` or `i32` bits), a virtual
 /// zmm register. Writing it again (a loop-carried variable) is allowed.
@@ -328,6 +329,27 @@ pub enum WideError {
     Assembler(String),
     #[error("executable memory: {0}")]
     Memory(String),
+}
+
+/// Which register allocator compiles a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Allocator {
+    /// [`alloc`]: linear scan, no spilling.
+    LinearScan,
+    /// [`ra2`]: `regalloc2`, with spilling.
+    Regalloc2,
+}
+
+impl Allocator {
+    pub const ALL: [Allocator; 2] = [Allocator::LinearScan, Allocator::Regalloc2];
+}
+
+/// Compiles `p` with `allocator`.
+pub fn compile(p: &Program, allocator: Allocator) -> Result<emit::WideCode, WideError> {
+    match allocator {
+        Allocator::LinearScan => emit::compile(p),
+        Allocator::Regalloc2 => ra2::compile_regalloc2(p).map(|(code, _)| code),
+    }
 }
 
 /// Whether this CPU runs the code of this module.
