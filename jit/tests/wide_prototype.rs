@@ -641,3 +641,78 @@ fn regalloc2_spills_what_does_not_fit_the_32_registers() {
         assert_eq!(*got, want, "lane {l}");
     }
 }
+
+/// Why the prototype exists: the Cranelift vecl builds with compiles
+/// `fadd`, `fma` and `fcmp` + `bitselect` of loaded `f32x4` values and
+/// refuses the same at `f32x8` and `f32x16` (its x64 back end has no
+/// register class for them). When this fails, Cranelift has gained wider
+/// vectors and docs/jit.md's "Past 128 bits" needs a new look.
+#[test]
+fn cranelift_refuses_vectors_past_128_bits() {
+    use cranelift_codegen::ir::condcodes::FloatCC;
+    use cranelift_codegen::ir::{
+        types, AbiParam, Endianness, Function, InstBuilder, MemFlagsData, Signature, UserFuncName,
+    };
+    use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+    use cranelift_codegen::settings::{self, Configurable};
+    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+    let compile = |ty: types::Type, op: &str| -> Result<usize, String> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").unwrap();
+        let isa = cranelift_native::builder()
+            .unwrap()
+            .finish(settings::Flags::new(flags))
+            .unwrap();
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        let mut func = Function::with_name_signature(UserFuncName::default(), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        let (p, q) = (b.block_params(block)[0], b.block_params(block)[1]);
+        let mem = MemFlagsData::trusted();
+        let x = b.ins().load(ty, mem, p, 0);
+        let y = b.ins().load(ty, mem, q, 0);
+        let r = match op {
+            "fadd" => b.ins().fadd(x, y),
+            "fma" => b.ins().fma(x, y, x),
+            _ => {
+                let c = b.ins().fcmp(FloatCC::LessThan, x, y);
+                let little = MemFlagsData::new().with_endianness(Endianness::Little);
+                let c = b.ins().bitcast(ty, little, c);
+                b.ins().bitselect(c, x, y)
+            }
+        };
+        b.ins().store(mem, r, p, 0);
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: target_lexicon::PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+        let mut ctx = cranelift_codegen::Context::for_function(func);
+        match ctx.compile(&*isa, &mut Default::default()) {
+            Ok(c) => Ok(c.code_buffer().len()),
+            Err(e) => Err(format!("{:?}", e.inner)),
+        }
+    };
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    for op in ["fadd", "fma", "fcmp+bitselect"] {
+        let bytes = compile(types::F32X4, op).unwrap_or_else(|e| panic!("f32x4 {op}: {e}"));
+        assert!(bytes > 0);
+        for ty in [types::F32X8, types::F32X16] {
+            let err = compile(ty, op).expect_err("Cranelift compiled a vector past 128 bits");
+            assert!(
+                err.contains("Unexpected SSA-value type"),
+                "{ty} {op}: {err}"
+            );
+        }
+    }
+}
