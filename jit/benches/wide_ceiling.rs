@@ -26,6 +26,11 @@
 //! chunk and two interleaved, and the compile time of those loops is
 //! compared with vecl's whole compilation of each kernel.
 //!
+//! 5. matmul (512², 16 × 16 tiles) by hand, keeping the kernel's order of
+//!    additions: one zmm accumulator per row of a group (a chunk), the
+//!    k loop run for 1, 4 or all 16 rows of the group at once (chunks in
+//!    flight), against vecl's code for `benches/matmul.cl`.
+//!
 //! The hand-written kernels are checked against vecl's results (every
 //! iteration count of mandelbrot within 1%, every nbody acceleration to a
 //! relative 1e-3 of its magnitude) so that a fast wrong loop cannot pass.
@@ -431,6 +436,47 @@ fn nbody_xmm4(pos: &[f32], acc: &mut [[f32; 3]]) {
     }
 }
 
+// -------------------------------------------------------------- matmul
+
+const MAT: usize = 512;
+
+/// `benches/matmul.cl` by hand: per 16 × 16 group, its tiles copied as the
+/// kernel stages them, then the k loop for `ROWS` rows (chunks) at a
+/// time, each row's 16 columns one zmm accumulator updated in the
+/// kernel's order (`acc = fma(ta[ly][k], tb[k][lx], acc)`).
+#[target_feature(enable = "avx512f")]
+fn matmul_zmm<const ROWS: usize>(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let n = MAT;
+    let mut ta = [[0f32; 16]; 16];
+    let mut tb = [[0f32; 16]; 16];
+    for gy in (0..n).step_by(16) {
+        for gx in (0..n).step_by(16) {
+            let mut acc = [_mm512_setzero_ps(); 16];
+            for t in (0..n).step_by(16) {
+                for ly in 0..16 {
+                    ta[ly].copy_from_slice(&a[(gy + ly) * n + t..][..16]);
+                    tb[ly].copy_from_slice(&b[(t + ly) * n + gx..][..16]);
+                }
+                for r0 in (0..16).step_by(ROWS) {
+                    let mut acc_r: [__m512; ROWS] = std::array::from_fn(|r| acc[r0 + r]);
+                    for (k, tbk) in tb.iter().enumerate() {
+                        // SAFETY: reads the 16 floats of row k of the tile.
+                        let bk = unsafe { _mm512_loadu_ps(tbk.as_ptr()) };
+                        for (r, ar) in acc_r.iter_mut().enumerate() {
+                            *ar = _mm512_fmadd_ps(_mm512_set1_ps(ta[r0 + r][k]), bk, *ar);
+                        }
+                    }
+                    acc[r0..r0 + ROWS].copy_from_slice(&acc_r);
+                }
+            }
+            for (ly, v) in acc.iter().enumerate() {
+                // SAFETY: 16 floats of row gy + ly from column gx, inside `c`.
+                unsafe { _mm512_storeu_ps(c[(gy + ly) * n + gx..].as_mut_ptr(), *v) };
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------- vecl
 
 /// A kernel of `benches/` compiled by vecl (optimised tier, default
@@ -721,6 +767,74 @@ fn main() {
             t * 1e3,
             gflops(t),
             100.0 * gflops(t) / bits_peak,
+            base / t
+        );
+    }
+
+    // matmul
+    let n = MAT;
+    let ma: Vec<f32> = (0..n * n).map(|_| next() - 0.5).collect();
+    let mb: Vec<f32> = (0..n * n).map(|_| next() - 0.5).collect();
+    let (mut ma, mut mb) = (ma, mb);
+    let mut mc = vec![0f32; n * n];
+    let mut vecl_mm = Vecl::new(
+        include_str!("../../benches/matmul.cl"),
+        "matmul",
+        &[
+            ptr_arg(&mut ma),
+            ptr_arg(&mut mb),
+            ptr_arg(&mut mc),
+            Some((n as i32).to_le_bytes().to_vec()),
+        ],
+        0,
+        Launch::new(2, [0; 3], [n as u64, n as u64, 1], [16, 16, 1]),
+    );
+    type Matmul = fn(&[f32], &[f32], &mut [f32]);
+    let hand: [(&str, Matmul); 3] = [
+        ("hand, 1 row in flight", |a, b, c| {
+            // SAFETY: main returned unless the CPU has AVX-512F.
+            unsafe { matmul_zmm::<1>(a, b, c) }
+        }),
+        ("hand, 4 rows in flight", |a, b, c| {
+            // SAFETY: main returned unless the CPU has AVX-512F.
+            unsafe { matmul_zmm::<4>(a, b, c) }
+        }),
+        ("hand, 16 rows in flight", |a, b, c| {
+            // SAFETY: main returned unless the CPU has AVX-512F.
+            unsafe { matmul_zmm::<16>(a, b, c) }
+        }),
+    ];
+    let mut outs = vec![vec![0f32; n * n]; hand.len()];
+    let mut times = vec![Vec::new(); 1 + hand.len()];
+    for _ in 0..rounds {
+        times[0].push(timed(|| vecl_mm.run()).0);
+        for (k, (_, f)) in hand.iter().enumerate() {
+            times[k + 1].push(timed(|| f(&ma, &mb, &mut outs[k])).0);
+        }
+    }
+    let flop = 2.0 * (n * n * n) as f64;
+    println!("\nmatmul {n}x{n}, 16 x 16 tiles (% of the FMA peak at the loop's width):");
+    let base = median(&mut times[0].clone());
+    println!(
+        "  vecl (Cranelift, 128-bit)    {:8.2} ms  {:6.1} GFLOP/s  {:4.0}% of 128-bit peak",
+        base * 1e3,
+        flop / base / 1e9,
+        100.0 * flop / base / 1e9 / xmm_peak
+    );
+    for (k, (name, _)) in hand.iter().enumerate() {
+        assert!(
+            outs[k]
+                .iter()
+                .zip(&mc)
+                .all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{name}: results differ from vecl's"
+        );
+        let t = median(&mut times[k + 1]);
+        println!(
+            "  {name:28} {:8.2} ms  {:6.1} GFLOP/s  {:4.0}% of 512-bit peak  {:5.2}x vecl (bit-identical)",
+            t * 1e3,
+            flop / t / 1e9,
+            100.0 * flop / t / 1e9 / zmm_peak,
             base / t
         );
     }
