@@ -21,6 +21,7 @@ pub mod races;
 mod regions;
 mod sub_group;
 mod tiers;
+pub mod wide;
 
 use abi::{ArgSlot, Launch};
 use cranelift_codegen::ir::{types, AbiParam};
