@@ -24,9 +24,12 @@
 //! ```
 
 mod atomics;
+mod bits;
 pub mod error;
 mod extinst;
 mod function;
+mod groups;
+mod images;
 mod module;
 mod ops;
 pub mod reader;
