@@ -555,3 +555,31 @@ fn il_objects_link() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cl_khr_spirv_extended_debug_info`: modules compiled with `-g` carry
+/// `OpenCL.DebugInfo.100` instructions, which change nothing: the
+/// programs build and compute what they compute without them.
+#[test]
+fn debug_information_is_skipped() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-debug-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ctx = Context::new().expect("context");
+    for stem in ["saxpy", "functions", "loops", "local_structs"] {
+        let f = root.join(format!("tests/corpus/{stem}.cl"));
+        let source = std::fs::read_to_string(&f).expect("read");
+        let case = corpus::parse(&source).expect("corpus header");
+        let options = format!("{} -g", case.options);
+        let words = to_spirv(&clang, &translator, &f, "O0", &options, &dir).expect("compiles");
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let set = b"OpenCL.DebugInfo.100";
+        let debug = bytes.windows(set.len()).any(|w| w == set);
+        assert!(debug, "{stem}: -g gives no debug information to skip");
+        check(&ctx, stem, &source, &case, &words, &mut Vec::new())
+            .unwrap_or_else(|e| panic!("{stem} with debug information: {e}"));
+    }
+}

@@ -177,6 +177,8 @@ fn capability_supported(c: spirv::Capability) -> bool {
             | C::Shader
             | C::Matrix
             | C::BitInstructions
+            // SPIR-V 1.6: `Uniform` / `UniformId` only promise.
+            | C::UniformDecoration
     )
 }
 
@@ -305,9 +307,15 @@ impl<'a> Cx<'a> {
                     return Err(inst.error(format!("id %{id} is defined twice")));
                 }
             }
+            // The operands of a skipped set's instructions may be literals
+            // the decoder reads as ids (debug information's flags).
+            let skipped = inst.inst.class.opcode == Op::ExtInst
+                && matches!(inst.inst.operands.first(), Some(Operand::IdRef(s)) if self.ignored_sets.contains(s));
             for op in &inst.inst.operands {
                 if let Operand::IdRef(id) = op {
-                    self.check_id(inst, *id)?;
+                    if !skipped {
+                        self.check_id(inst, *id)?;
+                    }
                 }
             }
             match inst.inst.class.opcode {
@@ -865,12 +873,14 @@ impl<'a> Cx<'a> {
         let k = match self.consts.get(&id) {
             Some(Const::Null(_)) => return Ok(None),
             Some(Const::SpecOp(k)) => *k,
-            _ => return Err(self.type_error(
-                id,
-                format!(
+            _ => {
+                return Err(self.type_error(
+                    id,
+                    format!(
                     "%{id} is not an address (a variable, null, or a constant operation on one)"
                 ),
-            )),
+                ))
+            }
         };
         let inst = &self.insts[k];
         let ops = &inst.inst.operands;
@@ -1238,7 +1248,8 @@ impl<'a> Cx<'a> {
     /// sizes.
     fn read_entry_points(&mut self) -> Result<()> {
         for inst in self.insts {
-            if inst.inst.class.opcode != Op::ExecutionMode {
+            let by_id = inst.inst.class.opcode == Op::ExecutionModeId;
+            if inst.inst.class.opcode != Op::ExecutionMode && !by_id {
                 continue;
             }
             let f = word_of(inst, 0)?;
@@ -1250,18 +1261,31 @@ impl<'a> Cx<'a> {
                 Some(Operand::ExecutionMode(m)) => *m,
                 _ => continue,
             };
-            let xyz = || -> Result<[u32; 3]> {
-                Ok([word_of(inst, 2)?, word_of(inst, 3)?, word_of(inst, 4)?])
+            // `OpExecutionModeId` (SPIR-V 1.2) names constants.
+            let value = |i: usize| -> Result<u32> {
+                let w = word_of(inst, i)?;
+                if !by_id {
+                    return Ok(w);
+                }
+                match self.consts.get(&w) {
+                    Some(Const::Scalar(s, v)) if s.is_int() => Ok(*v as u32),
+                    _ => Err(inst.error(format!("%{w} is not an integer constant"))),
+                }
             };
+            let xyz = || -> Result<[u32; 3]> { Ok([value(2)?, value(3)?, value(4)?]) };
             let Some(k) = self.module.functions[fid.index()].kernel.as_mut() else {
                 continue;
             };
             match mode {
-                spirv::ExecutionMode::LocalSize => k.reqd_work_group_size = Some(xyz()?),
-                spirv::ExecutionMode::LocalSizeHint => k.work_group_size_hint = Some(xyz()?),
+                spirv::ExecutionMode::LocalSize | spirv::ExecutionMode::LocalSizeId => {
+                    k.reqd_work_group_size = Some(xyz()?)
+                }
+                spirv::ExecutionMode::LocalSizeHint | spirv::ExecutionMode::LocalSizeHintId => {
+                    k.work_group_size_hint = Some(xyz()?)
+                }
                 spirv::ExecutionMode::SubgroupSize => {
                     // A sub-group is one SIMD chunk of 4·k work-items.
-                    let n = word_of(inst, 2)?;
+                    let n = value(2)?;
                     if !(4..=64).contains(&n) || n % 4 != 0 {
                         return Err(inst.error(format!(
                             "sub-group size {n} is not available: vecl's sub-groups are SIMD \
