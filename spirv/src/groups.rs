@@ -162,7 +162,7 @@ impl FnCx<'_, '_> {
                     format!("{group}_{verb}")
                 };
                 let r = self.emit(Inst_::Builtin(name, vec![p]), Type::I32);
-                self.to_bool(r)
+                self.int_to_bool(r)
             }
             Op::GroupNonUniformAllEqual => {
                 let x = self.group_value(inst, 1)?;
@@ -170,11 +170,11 @@ impl FnCx<'_, '_> {
                     Inst_::Builtin("sub_group_non_uniform_all_equal".into(), vec![x]),
                     Type::I32,
                 );
-                self.to_bool(r)
+                self.int_to_bool(r)
             }
             Op::GroupNonUniformElect => {
                 let r = self.emit(Inst_::Builtin("sub_group_elect".into(), vec![]), Type::I32);
-                self.to_bool(r)
+                self.int_to_bool(r)
             }
             Op::GroupBroadcast
             | Op::GroupNonUniformBroadcast
@@ -213,7 +213,7 @@ impl FnCx<'_, '_> {
                     _ => "sub_group_shuffle_down".into(),
                 };
                 let r = self.emit(Inst_::Builtin(name, args), xt);
-                self.from_group_value(r, &rty)
+                self.group_result(r, &rty)
             }
             Op::GroupNonUniformBroadcastFirst => {
                 let x = self.group_value(inst, 1)?;
@@ -222,7 +222,7 @@ impl FnCx<'_, '_> {
                     Inst_::Builtin("sub_group_broadcast_first".into(), vec![x]),
                     xt,
                 );
-                self.from_group_value(r, &rty)
+                self.group_result(r, &rty)
             }
             Op::GroupNonUniformRotateKHR => {
                 let x = self.group_value(inst, 1)?;
@@ -242,7 +242,7 @@ impl FnCx<'_, '_> {
                         xt,
                     )
                 };
-                self.from_group_value(r, &rty)
+                self.group_result(r, &rty)
             }
             Op::GroupNonUniformBallot => {
                 let p = self.predicate(inst, 1)?;
@@ -257,7 +257,7 @@ impl FnCx<'_, '_> {
                     Inst_::Builtin("sub_group_inverse_ballot".into(), vec![b]),
                     Type::I32,
                 );
-                self.to_bool(r)
+                self.int_to_bool(r)
             }
             Op::GroupNonUniformBallotBitExtract => {
                 let b = self.ballot(inst, 1)?;
@@ -267,7 +267,7 @@ impl FnCx<'_, '_> {
                     Inst_::Builtin("sub_group_ballot_bit_extract".into(), vec![b, i]),
                     Type::I32,
                 );
-                self.to_bool(r)
+                self.int_to_bool(r)
             }
             Op::GroupNonUniformBallotBitCount => {
                 let name = match self.group_operation(inst)? {
@@ -366,7 +366,7 @@ impl FnCx<'_, '_> {
         };
         let r = self.emit(Inst_::Builtin(name, args), bt);
         Ok(match kind {
-            Operands::Bool => self.to_bool(r),
+            Operands::Bool => self.int_to_bool(r),
             _ => self.recast(r, rty),
         })
     }
@@ -437,9 +437,9 @@ impl FnCx<'_, '_> {
 
     /// The result of a builtin on [`group_value`](Self::group_value)s, as
     /// the instruction's type.
-    fn from_group_value(&mut self, r: ValueId, rty: &Type) -> ValueId {
+    fn group_result(&mut self, r: ValueId, rty: &Type) -> ValueId {
         if *rty == Type::BOOL && self.ty(r) != Type::BOOL {
-            self.to_bool(r)
+            self.int_to_bool(r)
         } else {
             r
         }
@@ -456,7 +456,7 @@ impl FnCx<'_, '_> {
         )
     }
 
-    fn to_bool(&mut self, v: ValueId) -> ValueId {
+    fn int_to_bool(&mut self, v: ValueId) -> ValueId {
         self.emit(
             Inst_::Convert {
                 value: v,

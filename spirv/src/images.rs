@@ -85,7 +85,7 @@ impl FnCx<'_, '_> {
                 let coord = self.image_coord(inst, 1, &ty, sampler.is_some())?;
                 let name = match rty {
                     Type::Vector(Scalar::F32, 4) => "read_imagef",
-                    Type::Vector(s, 4) if s == Scalar::U32 => "read_imageui",
+                    Type::Vector(Scalar::U32, 4) => "read_imageui",
                     ref t => {
                         return Err(inst.error(format!(
                             "an image read of {t:?} (vecl reads float4 and 32-bit integer vectors of 4)"

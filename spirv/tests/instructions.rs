@@ -146,7 +146,7 @@ fn non_uniform_group_instructions_are_the_sub_group_builtins() {
     let input: Vec<u32> = (0..16u32)
         .map(|i| match i % 5 {
             0 => i * 37 + 1,
-            1 => (i * 3) as u32,
+            1 => i * 3,
             2 => (-(i as i32) * 11) as u32,
             3 => 150 + i,
             _ => i ^ 0x55,
@@ -305,11 +305,11 @@ const SPIRV_14: &str = "
     %copy_ty = OpTypeFunction %void %p_b
     %diff_ty = OpTypeFunction %void %p_uint %p_long
   %uint_1024 = OpConstant %uint 1024
-   %float_pi = OpConstant %float 3.1415
+  %float_2_5 = OpConstant %float 2.5
     %ulong_1 = OpConstant %ulong 1
     %ulong_3 = OpConstant %ulong 3
     %ulong_5 = OpConstant %ulong 5
-        %src = OpConstantComposite %struct_a %uint_1024 %float_pi
+        %src = OpConstantComposite %struct_a %uint_1024 %float_2_5
        %copy = OpFunction %void None %copy_ty
         %dst = OpFunctionParameter %p_b
          %e1 = OpLabel
@@ -344,7 +344,7 @@ fn copy_logical_copies_between_matching_structs_and_ptr_diff_counts_elements() {
         unreachable!()
     };
     assert_eq!(u32::from_le_bytes(b[0..4].try_into().unwrap()), 1024);
-    assert_eq!(f32::from_le_bytes(b[4..8].try_into().unwrap()), 3.1415);
+    assert_eq!(f32::from_le_bytes(b[4..8].try_into().unwrap()), 2.5);
     let args = [
         KernelArg::Buffer(vec![0; 32]),
         KernelArg::Buffer(vec![0; 16]),

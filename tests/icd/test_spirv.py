@@ -90,6 +90,13 @@ def test_device_reports_spirv(device):
     ils = device.get_info(cl.device_info.ILS_WITH_VERSION)
     assert {il.name for il in ils} == {"SPIR-V"}
     assert len(ils) == len(versions)
+    assert "SPIR-V_1.6" in versions
+    # The SPIR-V extensions the front end implements, in both lists.
+    spirv_extensions = {"cl_khr_spirv_no_integer_wrap_decoration",
+                        "cl_khr_spirv_linkonce_odr", "cl_khr_expect_assume"}
+    assert spirv_extensions <= set(device.extensions.split())
+    versioned = {e.name for e in device.get_info(cl.device_info.EXTENSIONS_WITH_VERSION)}
+    assert spirv_extensions <= versioned
 
 
 def run_poly(ctx, queue, program, n=37):
