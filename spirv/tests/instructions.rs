@@ -5,7 +5,9 @@
 //! and every buffer and image must come out the same. The modules hold
 //! what the OpenCL C twin does, instruction for instruction:
 //!
-//! - `non_uniform`: the `OpGroupNonUniform*` family and
+//! - `non_uniform`: the `OpGroupNonUniform*` family, the sub-group
+//!   built-in variables (`SubgroupSize`, `SubgroupLocalInvocationId`,
+//!   `SubgroupLtMask`) and
 //!   `OpGroupNonUniformRotateKHR`, at two sub-group sizes;
 //! - `async_copy`: `OpGroupAsyncCopy` and `OpGroupWaitEvents`;
 //! - `images`: `OpImageRead/Write`, `OpSampledImage` with a constant and

@@ -29,5 +29,5 @@ __kernel void nu(__global const uint *in, __global uint *out)
     o[20] = (uint)sub_group_non_uniform_scan_inclusive_max((int)x);
     o[21] = sub_group_non_uniform_all(odd) ? 1 : 0;
     o[22] = sub_group_non_uniform_broadcast(x, 1);
-    o[23] = get_sub_group_local_id() + get_sub_group_size();
+    o[23] = get_sub_group_local_id() + get_sub_group_size() + get_sub_group_lt_mask().x * 1000;
 }
