@@ -1184,6 +1184,21 @@ impl<'a> Cx<'a> {
                 declared = false;
             }
             let is_entry = entry_names.contains_key(&id);
+            if is_entry {
+                // A kernel's pointers come from the host: global, constant
+                // or local memory.
+                for (k, p) in params.iter().enumerate() {
+                    if matches!(
+                        p.ty,
+                        Type::Pointer(AddressSpace::Private | AddressSpace::Generic, _)
+                    ) && !p.byval
+                    {
+                        return Err(insts[i + 1 + k].error(
+                            "a kernel parameter pointing to private or generic memory (the host passes global, constant or local memory)",
+                        ));
+                    }
+                }
+            }
             let (name, linkage) = if let Some(n) = entry_names.get(&id) {
                 (clean_name(n), Linkage::Export)
             } else {

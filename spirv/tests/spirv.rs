@@ -594,3 +594,19 @@ fn undecodable_operands_are_a_located_error() {
     let e = error_of(&words);
     assert!(e.contains("word") && !e.contains("internal"), "{e}");
 }
+
+/// Found by the fuzz target: a kernel parameter whose pointer type was
+/// changed to the `Function` storage class is a located error, not IR the
+/// verifier refuses.
+#[test]
+fn a_kernel_pointer_to_private_memory_is_refused() {
+    let fuzzed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/private_kernel_pointer.spv");
+    let bytes = std::fs::read(fuzzed).expect("the fuzzer's input");
+    let words = vecl_spirv::words_from_bytes(&bytes).expect("whole words");
+    let e = error_of(&words);
+    assert!(
+        e.contains("FunctionParameter") && e.contains("private") && !e.contains("internal"),
+        "{e}"
+    );
+}
