@@ -14,7 +14,9 @@
 //! unit (whose integers are the IR's unsigned types) calls an OpenCL C
 //! `int f(int)`, and the other way round. Such an import resolves through
 //! a small internal function of the importer's signature that reinterprets
-//! the arguments and the result (`bitcast`, free in the JIT).
+//! the arguments and the result (`bitcast`, free in the JIT); a variable
+//! declared with the other sign is reached through its address cast to the
+//! declared pointer type.
 //!
 //! Linking a library keeps unresolved imports; [`Unit::executable`] is the
 //! last step of a program's link and refuses a unit that still uses one.
@@ -262,7 +264,10 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
                 g.name = globals.names[at].clone();
                 match &new_globals[at] {
                     Some(def) => {
-                        if def.ty != g.ty && !array_completes(&g.ty, &def.ty) {
+                        if def.ty != g.ty
+                            && !array_completes(&g.ty, &def.ty)
+                            && !same_but_sign(&g.ty, &def.ty)
+                        {
                             errors.push(LinkError::Conflicting {
                                 kind: "variable",
                                 name: g.name.clone(),
@@ -330,6 +335,9 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
     for t in &thunks {
         new_funcs[t.at] = Some(thunk(t));
     }
+    // A variable declared with integers of the other sign: its users see
+    // the address as they declared it.
+    reinterpret_global_addresses(&mut new_funcs, &new_globals);
     // The addresses in the initial data of the definitions.
     for (ui, u) in units.iter().enumerate() {
         for r in &u.module.relocs {
@@ -521,6 +529,63 @@ fn thunk(t: &Thunk) -> Function {
     }
     f.body = Block(stmts);
     f
+}
+
+/// Where a function takes the address of a variable that its unit
+/// declared with integers of the other sign, the address of the variable
+/// as defined is evaluated first and cast to the declared pointer type.
+fn reinterpret_global_addresses(funcs: &mut [Option<Function>], globals: &[Option<Global>]) {
+    for f in funcs.iter_mut().flatten() {
+        let mut fixes = Vec::new();
+        for (i, d) in f.insts.iter().enumerate() {
+            if let Inst::GlobalAddr(g) = d.inst {
+                if let Some(Some(decl)) = globals.get(g.index()) {
+                    let want = Type::ptr(decl.space, decl.ty.clone());
+                    if d.ty != want && same_but_sign(&d.ty, &want) {
+                        fixes.push((i, want));
+                    }
+                }
+            }
+        }
+        for (i, want) in fixes {
+            let at = ValueId(i as u32);
+            let defined = InstData {
+                inst: f.insts[i].inst.clone(),
+                ty: want,
+                loc: f.insts[i].loc,
+            };
+            f.insts.push(defined);
+            let addr = ValueId(f.insts.len() as u32 - 1);
+            f.insts[i].inst = Inst::PtrCast(addr);
+            eval_before(&mut f.body, at, addr);
+        }
+    }
+}
+
+/// Inserts `Eval(new)` just before the statement that evaluates `at`.
+fn eval_before(block: &mut Block, at: ValueId, new: ValueId) -> bool {
+    for k in 0..block.0.len() {
+        let found = match &mut block.0[k] {
+            Stmt::Eval(v) if *v == at => {
+                block.0.insert(k, Stmt::Eval(new));
+                return true;
+            }
+            Stmt::If { then_, else_, .. } => {
+                eval_before(then_, at, new) || eval_before(else_, at, new)
+            }
+            Stmt::Loop { body, continuing } => {
+                eval_before(body, at, new) || eval_before(continuing, at, new)
+            }
+            Stmt::Switch { cases, .. } => {
+                cases.iter_mut().any(|c| eval_before(&mut c.body, at, new))
+            }
+            _ => false,
+        };
+        if found {
+            return true;
+        }
+    }
+    false
 }
 
 /// `extern int a[];` declares the array `int a[4]` defines.
@@ -873,6 +938,28 @@ fn @f(x: i32) -> i32 {
             .replace("const 2", "const 1073741824");
         let errors = link(&[a, unit(&float, "e", "")]).unwrap_err();
         assert!(matches!(&errors[0], LinkError::Conflicting { .. }));
+    }
+
+    #[test]
+    fn a_variable_declared_with_the_other_sign_is_the_definition() {
+        // `extern uint x;` (a SPIR-V unit's `int`) reads OpenCL C's `int x = -5`.
+        let reader = "global @x: global u32\n\nkernel @k(out: ptr global u32) {\n  %0: ptr global u32 = param 0\n  %1: ptr global u32 = addr @x\n  %2: u32 = load %1\n  store %0, %2\n}\n";
+        let definer = "global @x: global i32 = x\"fbffffff\"\n";
+        let units = [unit(reader, "e", "u"), unit(definer, "", "e")];
+        let m = link(&units).expect("links").executable().expect("complete");
+        crate::verify::verify_module(&m).expect("the linked module verifies");
+        let mut args = [crate::interp::KernelArg::Buffer(vec![0; 4])];
+        let range = crate::interp::NdRange {
+            work_dim: 1,
+            global_offset: [0; 3],
+            global_size: [1, 1, 1],
+            local_size: [1, 1, 1],
+        };
+        crate::interp::run_kernel(&m, "k", &mut args, &range).expect("runs");
+        let crate::interp::KernelArg::Buffer(out) = &args[0] else {
+            unreachable!()
+        };
+        assert_eq!(i32::from_le_bytes([out[0], out[1], out[2], out[3]]), -5);
     }
 
     #[test]

@@ -246,6 +246,18 @@ def test_signed_functions_link_between_il_and_opencl_c(ctx, queue, tmp_path):
     c_def = cl.Program(ctx, DIVIDE).compile()
     check_divide(queue, ctx, cl.link_program(ctx, [c_def, il_use]))
     check_divide(queue, ctx, cl.link_program(ctx, [il_use, c_def]))
+    # An `int` variable defined in OpenCL C, declared `extern` in the IL
+    # (where it is the IR's `uint`).
+    reader = ("extern global int offset;\n"
+              "kernel void shifted(global int *out) { out[get_global_id(0)] = offset / 2; }\n")
+    il_reader = cl.Program(ctx, clang_il(tmp_path, "reader", reader)).compile()
+    c_var = cl.Program(ctx, "global int offset = -7;").compile(options="-cl-std=CL2.0")
+    program = cl.link_program(ctx, [il_reader, c_var])
+    out = np.zeros(4, np.int32)
+    ob = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
+    program.shifted(queue, out.shape, None, ob)
+    cl.enqueue_copy(queue, out, ob)
+    assert list(out) == [-3] * 4
     # A float is still not an int.
     c_float = cl.Program(ctx, "float divide(float x, float k) { return x / k; }").compile()
     with pytest.raises(cl.RuntimeError) as e:
