@@ -7,7 +7,7 @@
 //!
 //! - `non_uniform`: the `OpGroupNonUniform*` family, the sub-group
 //!   built-in variables (`SubgroupSize`, `SubgroupLocalInvocationId`,
-//!   `SubgroupLtMask`) and
+//!   `SubgroupLtMask`), a barrier of sub-group scope and
 //!   `OpGroupNonUniformRotateKHR`, at two sub-group sizes;
 //! - `async_copy`: `OpGroupAsyncCopy` and `OpGroupWaitEvents`;
 //! - `images`: `OpImageRead/Write`, `OpSampledImage` with a constant and

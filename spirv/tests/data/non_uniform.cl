@@ -2,6 +2,7 @@
 __kernel void nu(__global const uint *in, __global uint *out)
 {
     size_t i = get_global_id(0);
+    sub_group_barrier(CLK_LOCAL_MEM_FENCE);
     uint x = in[i];
     __global uint *o = out + 24 * i;
     int odd = (x & 1) != 0;
