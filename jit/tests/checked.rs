@@ -632,3 +632,157 @@ fn a_fault_in_groups_one_wide_in_dimension_0_names_the_work_item_by_the_launch_s
         assert_eq!(as_ints(ok.buf(0).data()), vec![7; 128]);
     }
 }
+
+#[test]
+fn a_chunk_outside_only_in_its_last_lane_faults_at_that_item() {
+    // A full chunk of consecutive items is tested once, as a whole; when
+    // the test fails the fault names the one item outside, the last of
+    // the chunk, and nothing is written.
+    let src = "__kernel void k(__global const int *in, __global int *out) {
+        int i = get_global_id(0);
+        out[i] = in[i] + 1;
+    }";
+    let input: Vec<i32> = (0..32).collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(src, "k", true, w);
+        // The output holds 31 ints: only item 31 is outside.
+        let r = run(&k, &[ints(&input), ints(&[0; 31])], 32, 32);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.size, f.global_id),
+            (AccessKind::Store, 4, [31, 0, 0]),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.buf(1).addr() + 124, "W = {w}");
+        assert_eq!(f.line, 3, "W = {w}");
+        assert!(r.all_guards_intact(), "W = {w}");
+        // The input one short: the load of item 31 faults first.
+        let r = run(&k, &[ints(&input[..31]), ints(&[0; 32])], 32, 32);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.global_id),
+            (AccessKind::Load, [31, 0, 0]),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.buf(0).addr() + 124, "W = {w}");
+        // Exactly the right sizes: no fault, every item written.
+        let ok = run(&k, &[ints(&input), ints(&[0; 32])], 32, 32);
+        assert_eq!(ok.status, 0, "W = {w}: {:?}", ok.fault);
+        let want: Vec<i32> = (1..33).collect();
+        assert_eq!(as_ints(ok.buf(1).data()), want, "W = {w}");
+    }
+}
+
+/// `tmp[l + shift]` read by the items with `l >= from` only, from a
+/// `__local` buffer of one int per item of a group of 16.
+const SHIFTED_LOCAL: &str = "__kernel void k(__global int *out, __local int *tmp,
+                                             int from, int shift) {
+        int l = get_local_id(0);
+        tmp[l] = 100 + l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int v = l >= from ? tmp[l + shift] : -1;
+        out[get_global_id(0)] = v;
+    }";
+
+#[test]
+fn a_masked_local_load_tests_only_its_running_lanes() {
+    for w in [4, 8, 16, 32] {
+        let k = build(SHIFTED_LOCAL, "k", true, w);
+        // The scan's `tmp[l - 3]` for `l >= 3`: the lanes that are off
+        // would read before the buffer; they are not tested.
+        for (from, shift) in [(3, -3), (1, -1), (15, -15), (0, 0)] {
+            let r = run(
+                &k,
+                &[ints(&[0; 32]), Arg::Local(64), int(from), int(shift)],
+                32,
+                16,
+            );
+            assert_eq!(r.status, 0, "W = {w}, l >= {from}: {:?}", r.fault);
+            let out = as_ints(r.buf(0).data());
+            for (i, v) in out.iter().enumerate() {
+                let l = (i % 16) as i32;
+                let want = if l >= from { 100 + l + shift } else { -1 };
+                assert_eq!(*v, want, "W = {w}, l >= {from}, item {i}");
+            }
+        }
+        // One running item past either end: that item is named.
+        for (from, shift, item) in [(3, -4, 3), (3, 1, 15), (0, -1, 0)] {
+            let r = run(
+                &k,
+                &[ints(&[0; 32]), Arg::Local(64), int(from), int(shift)],
+                32,
+                16,
+            );
+            assert_eq!(r.status, OOB, "W = {w}, shift {shift}");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.size, f.global_id),
+                (AccessKind::Load, 4, [item, 0, 0]),
+                "W = {w}, shift {shift}"
+            );
+            assert_eq!(f.line, 6, "W = {w}");
+            assert!(r.all_guards_intact(), "W = {w}");
+            // Items past the one named did not run their store.
+            let out = as_ints(r.buf(0).data());
+            assert!(out[item as usize..].iter().all(|v| *v == 0), "W = {w}");
+        }
+    }
+}
+
+#[test]
+fn the_hillis_steele_scan_gives_prefix_sums_checked_at_every_width() {
+    let src = "__kernel void scan(__global const int *in, __global int *out,
+                               __local int *tmp) {
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int offset = 1; offset < n; offset <<= 1) {
+            int add = lid >= offset ? tmp[lid - offset] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tmp[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = tmp[lid];
+    }";
+    let input: Vec<i32> = (0..256).map(|i| (i * 7 % 13) - 6).collect();
+    for local in [16u64, 64, 128] {
+        let want: Vec<i32> = input
+            .chunks(local as usize)
+            .flat_map(|g| {
+                g.iter().scan(0, |acc, x| {
+                    *acc += x;
+                    Some(*acc)
+                })
+            })
+            .collect();
+        for w in [4, 8, 16, 32] {
+            let k = build(src, "scan", true, w);
+            let r = run(
+                &k,
+                &[ints(&input), ints(&[0; 256]), Arg::Local(4 * local)],
+                256,
+                local,
+            );
+            assert_eq!(r.status, 0, "W = {w}, groups of {local}: {:?}", r.fault);
+            assert_eq!(as_ints(r.buf(1).data()), want, "W = {w}, groups of {local}");
+            // One int short of __local memory: the last item of the first
+            // group writes past it.
+            let r = run(
+                &k,
+                &[ints(&input), ints(&[0; 256]), Arg::Local(4 * local - 4)],
+                256,
+                local,
+            );
+            assert_eq!(r.status, OOB, "W = {w}, groups of {local}");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.global_id),
+                (AccessKind::Store, [local - 1, 0, 0]),
+                "W = {w}, groups of {local}"
+            );
+        }
+    }
+}

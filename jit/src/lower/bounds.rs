@@ -686,6 +686,151 @@ impl FunctionCx<'_, '_> {
         })
     }
 
+    /// The bits of the current mask, lane `j` at bit `j` (an `i64`):
+    /// the `i32x4` quads narrowed to bytes and their sign bits gathered.
+    fn active_lane_bits(&mut self) -> Value {
+        let m = self.cur_mask();
+        let mut bits: Option<Value> = None;
+        for (k, quads) in m.chunks(4).enumerate() {
+            let q = |i: usize| quads.get(i).copied().unwrap_or(quads[0]);
+            let lo = self.b.ins().snarrow(q(0), q(1));
+            let hi = self.b.ins().snarrow(q(2), q(3));
+            let bytes = self.b.ins().snarrow(lo, hi);
+            let b = self.b.ins().vhigh_bits(types::I64, bytes);
+            // Lanes past the mask's (when fewer than 4 quads) are copies.
+            let b = if quads.len() < 4 {
+                self.b.ins().band_imm_u(b, (1i64 << (4 * quads.len())) - 1)
+            } else {
+                b
+            };
+            let b = if k > 0 {
+                self.b.ins().ishl_imm_u(b, 16 * k as i64)
+            } else {
+                b
+            };
+            bits = Some(match bits {
+                Some(x) => self.b.ins().bor(x, b),
+                None => b,
+            });
+        }
+        bits.unwrap_or_else(|| self.b.ins().iconst(types::I64, 0))
+    }
+
+    /// The test of the whole-vector path of an access through `ptr` of W
+    /// elements of `size` bytes starting at `first`, given the plan's own
+    /// test `ok` (the lanes are consecutive and, but for a `__local` load
+    /// under a partial mask, all running; see `FunctionCx::vector_plan`).
+    ///
+    /// Which bytes must lie in a valid range: the whole vector, or for a
+    /// `__local` load under a partial mask (whose plan reads the lanes that
+    /// are not running from the padded arena) only the running lanes'
+    /// span, from the first to the last active lane, `[first + lo·size,
+    /// first + (hi + 1)·size)` (the scan's `tmp[lid - offset]` in the
+    /// chunk whose first lanes are off).
+    ///
+    /// Where the pointer has one valid range, a plan that holds with bytes
+    /// outside it is a fault of a running lane: it branches to a cold block
+    /// that finds that lane and reports it, and the test returned is `ok`
+    /// alone. The per-lane path after it is then reached only when the plan
+    /// fails; in a full chunk of consecutive accesses, where `ok` is a
+    /// constant, that path is gone, and with it the registers it took from
+    /// the vector path around it. With several ranges (a pointer of lost
+    /// origin), the test is `ok` and'ed with the span's, and the per-lane
+    /// path sorts out a vector that straddles two ranges.
+    pub fn vector_test(
+        &mut self,
+        ptr: ValueId,
+        ok: Value,
+        first: Value,
+        size: u32,
+        kind: AccessKind,
+        load: bool,
+    ) -> LResult<Value> {
+        if self.checks.is_none() || self.proven_in_bounds(ptr, size) {
+            return Ok(ok);
+        }
+        let masked = load && self.masked_local_load(ptr);
+        let origin = self.origin(ptr);
+        let ranges = self.valid_ranges(origin)?;
+        let r = match ranges[..] {
+            [r @ Range::Shared { .. }] => r,
+            _ if masked && ranges.iter().all(|r| matches!(r, Range::Shared { .. })) => {
+                let fits = self.active_span_fits(&ranges, first, size)?;
+                return Ok(self.b.ins().band(ok, fits));
+            }
+            _ => return self.and_vector_fits(ptr, ok, first, size),
+        };
+        let whole = self.fits(first, u64::from(size) * u64::from(self.w), r, None)?;
+        let bad = self.b.ins().band_not(ok, whole);
+        let cont = if masked {
+            // The whole vector fitting is the common case; the running
+            // lanes' span is worked out only when it does not.
+            let (span, cont) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(bad, span, &[], cont, &[]);
+            self.enter(span);
+            let fits = self.active_span_fits(&[r], first, size)?;
+            Some((self.b.ins().icmp_imm_s(IntCC::Equal, fits, 0), cont))
+        } else {
+            None
+        };
+        let bad = cont.map_or(bad, |(b, _)| b);
+        let loc = self.site_loc(ptr);
+        let n = u64::from(size);
+        self.fault_if(bad, n, kind, loc, move |cx| {
+            // The first running lane whose element leaves the range.
+            let m = masked.then(|| cx.cur_mask());
+            let b = cx.bounds_of(r, n, None);
+            let mut lane = cx.b.ins().iconst(types::I64, 0);
+            let mut at = first;
+            for j in (0..cx.w as usize).rev() {
+                let a = cx.b.ins().iadd_imm_s(first, j as i64 * i64::from(size));
+                let inside = cx.within(a, b);
+                let out = cx.b.ins().icmp_imm_s(IntCC::Equal, inside, 0);
+                let out = match &m {
+                    Some(m) => {
+                        let on = cx.lane_active(m, j);
+                        let on = cx.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
+                        cx.b.ins().band(on, out)
+                    }
+                    None => out,
+                };
+                let k = cx.b.ins().iconst(types::I64, j as i64);
+                lane = cx.b.ins().select(out, k, lane);
+                at = cx.b.ins().select(out, a, at);
+            }
+            (lane, at)
+        })?;
+        if let Some((_, cont)) = cont {
+            self.b.ins().jump(cont, &[]);
+            self.enter(cont);
+        }
+        Ok(ok)
+    }
+
+    /// Whether the running lanes' elements of a consecutive access of
+    /// `size`-byte elements from `first` lie in one of `ranges` (an `i8`;
+    /// set when no lane runs).
+    fn active_span_fits(&mut self, ranges: &[Range], first: Value, size: u32) -> LResult<Value> {
+        let bits = self.active_lane_bits();
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, bits, 0);
+        let lo = self.b.ins().ctz(bits);
+        let lead = self.b.ins().clz(bits);
+        // The last active lane is 63 - lead.
+        let head = self.b.ins().imul_imm_s(lo, i64::from(size));
+        let head = self.b.ins().iadd(first, head);
+        let tail = self.b.ins().imul_imm_s(lead, -i64::from(size));
+        let tail = self.b.ins().iadd(first, tail);
+        let tail = self.b.ins().iadd_imm_s(tail, 63 * i64::from(size));
+        let mut acc = none;
+        for r in ranges {
+            let a = self.fits(head, u64::from(size), *r, None)?;
+            let b = self.fits(tail, u64::from(size), *r, None)?;
+            let both = self.b.ins().band(a, b);
+            acc = self.b.ins().bor(acc, both);
+        }
+        Ok(acc)
+    }
+
     /// For the whole-vector path of an access through `ptr` of W elements
     /// of `size` bytes starting at `first`: `ok` and'ed with whether all of
     /// it lies in one valid range (`ok` itself in unchecked code). A vector
