@@ -752,8 +752,12 @@ impl FunctionCx<'_, '_> {
         let masked = load && self.masked_local_load(ptr);
         let origin = self.origin(ptr);
         let ranges = self.valid_ranges(origin)?;
+        // A plan that is not a constant keeps its per-lane path anyway:
+        // one branch on both tests is cheaper there than a fault branch
+        // before it (the clamped reads of a convolution).
+        let planned = super::fold::constant(self.b.func, ok) == Some(true);
         let r = match ranges[..] {
-            [r @ Range::Shared { .. }] => r,
+            [r @ Range::Shared { .. }] if planned || masked => r,
             _ if masked && ranges.iter().all(|r| matches!(r, Range::Shared { .. })) => {
                 let fits = self.active_span_fits(&ranges, first, size)?;
                 return Ok(self.b.ins().band(ok, fits));
