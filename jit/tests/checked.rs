@@ -569,17 +569,6 @@ fn corpus_programs_run_unchanged_in_checked_mode() {
         let Ok(built) = vecl_clc::build(&source, &case.options) else {
             continue;
         };
-        let opts = |checked| JitOptions {
-            simd_width: Some(8),
-            checked,
-            ..JitOptions::default()
-        };
-        let (Ok(plain), Ok(checked)) = (
-            compile_kernel(&built.module, &case.kernel, &opts(false)),
-            compile_kernel(&built.module, &case.kernel, &opts(true)),
-        ) else {
-            continue;
-        };
         let args: Vec<Arg> = case
             .args
             .iter()
@@ -589,14 +578,29 @@ fn corpus_programs_run_unchanged_in_checked_mode() {
                 CorpusArg::Local { bytes } => Arg::Local(*bytes as u64),
             })
             .collect();
-        let a = run_nd(&plain, &args, &case.global, &case.local);
-        let b = run_nd(&checked, &args, &case.global, &case.local);
-        let name = path.display();
-        assert_eq!(a.status, 0, "{name} unchecked");
-        assert_eq!(b.status, 0, "{name} checked: {:?}", b.fault);
-        for (x, y) in a.bufs.iter().zip(&b.bufs) {
-            if let (Some(x), Some(y)) = (x, y) {
-                assert_eq!(x.data(), y.data(), "{name}");
+        // Every width: the chunk shapes (which lanes are off, where a
+        // chunk ends) differ with it.
+        for w in [4, 8, 16, 32] {
+            let opts = |checked| JitOptions {
+                simd_width: Some(w),
+                checked,
+                ..JitOptions::default()
+            };
+            let (Ok(plain), Ok(checked)) = (
+                compile_kernel(&built.module, &case.kernel, &opts(false)),
+                compile_kernel(&built.module, &case.kernel, &opts(true)),
+            ) else {
+                continue;
+            };
+            let a = run_nd(&plain, &args, &case.global, &case.local);
+            let b = run_nd(&checked, &args, &case.global, &case.local);
+            let name = path.display();
+            assert_eq!(a.status, 0, "{name} unchecked, W = {w}");
+            assert_eq!(b.status, 0, "{name} checked, W = {w}: {:?}", b.fault);
+            for (x, y) in a.bufs.iter().zip(&b.bufs) {
+                if let (Some(x), Some(y)) = (x, y) {
+                    assert_eq!(x.data(), y.data(), "{name}, W = {w}");
+                }
             }
         }
         ran += 1;
