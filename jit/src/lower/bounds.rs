@@ -57,6 +57,15 @@ impl Checks {
     }
 }
 
+/// How a bounds test fails, for [`FunctionCx::fault_when`].
+#[derive(Clone, Copy, Debug)]
+enum Failing {
+    /// When this `i8` is set.
+    When(Value),
+    /// When `a` lies outside `[lo, hi]`.
+    Outside { a: Value, lo: Value, hi: Value },
+}
+
 /// Where a pointer points, as far as the IR shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Origin {
@@ -435,6 +444,18 @@ impl FunctionCx<'_, '_> {
         loc: Loc,
         culprit: impl FnOnce(&mut Self) -> (Value, Value),
     ) -> LResult<()> {
+        self.fault_when(Failing::When(bad), size, kind, loc, culprit)
+    }
+
+    /// [`FunctionCx::fault_if`] for any way a test can fail.
+    fn fault_when(
+        &mut self,
+        failing: Failing,
+        size: u64,
+        kind: AccessKind,
+        loc: Loc,
+        culprit: impl FnOnce(&mut Self) -> (Value, Value),
+    ) -> LResult<()> {
         let tail = self
             .checks
             .as_ref()
@@ -442,7 +463,21 @@ impl FunctionCx<'_, '_> {
             .ok_or_else(|| self.internal("a bounds check outside checked mode"))?;
         let (cold, cont) = (self.b.create_block(), self.b.create_block());
         self.b.set_cold_block(cold);
-        self.b.ins().brif(bad, cold, &[], cont, &[]);
+        match failing {
+            Failing::When(bad) => {
+                self.b.ins().brif(bad, cold, &[], cont, &[]);
+            }
+            Failing::Outside { a, lo, hi } => {
+                // Two compares, each branching on its own flags: no flags
+                // materialised and combined.
+                let upper = self.b.create_block();
+                let below = self.b.ins().icmp(IntCC::UnsignedLessThan, a, lo);
+                self.b.ins().brif(below, cold, &[], upper, &[]);
+                self.b.switch_to_block(upper);
+                let above = self.b.ins().icmp(IntCC::UnsignedGreaterThan, a, hi);
+                self.b.ins().brif(above, cold, &[], cont, &[]);
+            }
+        }
         self.b.switch_to_block(cold);
         let (lane, addr) = culprit(self);
         // Plain loads: the cold block's values must not be merged with the
@@ -530,6 +565,12 @@ impl FunctionCx<'_, '_> {
         match addr {
             Lanes::Uniform(a) => {
                 let a = *a;
+                if let [r @ Range::Shared { .. }] = ranges[..] {
+                    let (lo, hi) = self.bounds_of(r, n, None);
+                    let failing = Failing::Outside { a, lo, hi };
+                    return self
+                        .fault_when(failing, n, kind, loc, |cx| (cx.first_active_lane(), a));
+                }
                 let ok = self.fits_any(a, n, &ranges, None)?;
                 let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
                 self.fault_if(bad, n, kind, loc, |cx| (cx.first_active_lane(), a))
@@ -764,7 +805,19 @@ impl FunctionCx<'_, '_> {
             }
             _ => return self.and_vector_fits(ptr, ok, first, size),
         };
-        let whole = self.fits(first, u64::from(size) * u64::from(self.w), r, None)?;
+        let loc = self.site_loc(ptr);
+        let n = u64::from(size);
+        let span = n * u64::from(self.w);
+        if !masked {
+            // The plan holds (a constant): only the span decides.
+            let (lo, hi) = self.bounds_of(r, span, None);
+            let failing = Failing::Outside { a: first, lo, hi };
+            self.fault_when(failing, n, kind, loc, move |cx| {
+                cx.first_lane_outside(first, size, r, false)
+            })?;
+            return Ok(ok);
+        }
+        let whole = self.fits(first, span, r, None)?;
         let bad = self.b.ins().band_not(ok, whole);
         let cont = if masked {
             // The whole vector fitting is the common case; the running
@@ -778,37 +831,47 @@ impl FunctionCx<'_, '_> {
             None
         };
         let bad = cont.map_or(bad, |(b, _)| b);
-        let loc = self.site_loc(ptr);
-        let n = u64::from(size);
         self.fault_if(bad, n, kind, loc, move |cx| {
-            // The first running lane whose element leaves the range.
-            let m = masked.then(|| cx.cur_mask());
-            let b = cx.bounds_of(r, n, None);
-            let mut lane = cx.b.ins().iconst(types::I64, 0);
-            let mut at = first;
-            for j in (0..cx.w as usize).rev() {
-                let a = cx.b.ins().iadd_imm_s(first, j as i64 * i64::from(size));
-                let inside = cx.within(a, b);
-                let out = cx.b.ins().icmp_imm_s(IntCC::Equal, inside, 0);
-                let out = match &m {
-                    Some(m) => {
-                        let on = cx.lane_active(m, j);
-                        let on = cx.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
-                        cx.b.ins().band(on, out)
-                    }
-                    None => out,
-                };
-                let k = cx.b.ins().iconst(types::I64, j as i64);
-                lane = cx.b.ins().select(out, k, lane);
-                at = cx.b.ins().select(out, a, at);
-            }
-            (lane, at)
+            cx.first_lane_outside(first, size, r, masked)
         })?;
         if let Some((_, cont)) = cont {
             self.b.ins().jump(cont, &[]);
             self.enter(cont);
         }
         Ok(ok)
+    }
+
+    /// In a cold block: the first lane (running, when `masked`) of a
+    /// consecutive access of `size`-byte elements from `first` whose
+    /// element leaves `r`, and its address.
+    fn first_lane_outside(
+        &mut self,
+        first: Value,
+        size: u32,
+        r: Range,
+        masked: bool,
+    ) -> (Value, Value) {
+        let m = masked.then(|| self.cur_mask());
+        let b = self.bounds_of(r, u64::from(size), None);
+        let mut lane = self.b.ins().iconst(types::I64, 0);
+        let mut at = first;
+        for j in (0..self.w as usize).rev() {
+            let a = self.b.ins().iadd_imm_s(first, j as i64 * i64::from(size));
+            let inside = self.within(a, b);
+            let out = self.b.ins().icmp_imm_s(IntCC::Equal, inside, 0);
+            let out = match &m {
+                Some(m) => {
+                    let on = self.lane_active(m, j);
+                    let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
+                    self.b.ins().band(on, out)
+                }
+                None => out,
+            };
+            let k = self.b.ins().iconst(types::I64, j as i64);
+            lane = self.b.ins().select(out, k, lane);
+            at = self.b.ins().select(out, a, at);
+        }
+        (lane, at)
     }
 
     /// Whether the running lanes' elements of a consecutive access of
