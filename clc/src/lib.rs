@@ -3,7 +3,7 @@
 //!
 //! The stages, one module each: [`lexer`] (preprocessing tokens with
 //! positions), [`preprocess`] (directives and macro expansion), [`parser`]
-//! (syntax tree, [`ast`]), [`lower`] (semantic checks and IR generation,
+//! (syntax tree, [`ast`]), `lower` (semantic checks and IR generation,
 //! using the builtin table in [`builtins`]). Diagnostics ([`diag`]) are
 //! collected across stages and rendered as `file:line:col: error: …` with
 //! the source line and a caret; a build fails when any error was reported.

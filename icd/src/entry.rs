@@ -88,7 +88,7 @@ pub unsafe fn slice<'a, T>(ptr: *const T, len: usize, error: cl_int) -> ClResult
 /// the pointer and count must agree (both null/zero or both set).
 ///
 /// # Safety
-/// As for [`slice`].
+/// As for [`slice()`].
 pub unsafe fn wait_list<'a, T>(ptr: *const T, len: u32, error: cl_int) -> ClResult<&'a [T]> {
     if (len == 0) != ptr.is_null() {
         return Err(error);

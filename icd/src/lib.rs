@@ -3,17 +3,17 @@
 //!
 //! The crate is a thin C face over the `vecl` crate. Every entry point is an
 //! `extern "C"` function that converts its raw arguments and calls a function
-//! returning `Result<T, cl_int>` (see [`entry`]). Only the four symbols the
+//! returning `Result<T, cl_int>` (see `entry`). Only the four symbols the
 //! ICD contract requires are exported (`clIcdGetPlatformIDsKHR`,
 //! `clGetExtensionFunctionAddress`, `clGetExtensionFunctionAddressForPlatform`,
 //! `clGetPlatformInfo`); every other entry point is reached through the
-//! dispatch table that is the first field of every handle ([`dispatch`],
-//! [`handle`]).
+//! dispatch table that is the first field of every handle (`dispatch`,
+//! `handle`).
 //!
-//! One file per API area, named after the functions it holds: [`platform`],
-//! [`device`], [`context`], [`queue`], [`memory`], [`image`], [`sampler`],
-//! [`program`], [`kernel`], [`event`], [`enqueue`], [`svm`];
-//! [`unsupported`] answers the optional features vecl does not offer
+//! One file per API area, named after the functions it holds: `platform`,
+//! `device`, `context`, `queue`, `memory`, `image`, `sampler`,
+//! `program`, `kernel`, `event`, `enqueue`, `svm`;
+//! `unsupported` answers the optional features vecl does not offer
 //! (pipes, device-side queues, GL sharing) with the errors the
 //! specification prescribes.
 

@@ -164,7 +164,7 @@ pub struct CompiledKernel {
     entry: Arc<Entry>,
     /// The optimised code's copy at [`WIDE_WIDTH`] lanes per chunk, for
     /// launches whose groups split into whole chunks of that width; empty
-    /// when the kernel has none (see [`wide_width`]) or until the
+    /// when the kernel has none (see `wide_width`) or until the
     /// optimised code replaces the quick code.
     wide: Arc<Entry>,
     _code: CodeMemory,
@@ -668,7 +668,7 @@ const LARGE_KERNEL_IR_INSTS: usize = 3000;
 ///   allocation even more, grow with the width.
 ///
 /// The optimised code of some kernels at 16 also has a copy at 32 for the
-/// launches it suits ([`wide_width`]).
+/// launches it suits (`wide_width`).
 fn default_width(
     module: &Module,
     func: &vecl_ir::Function,
@@ -771,7 +771,7 @@ fn short_regions(
     })
 }
 
-/// Width of the wide copy (see [`wide_width`]).
+/// Width of the wide copy (see `wide_width`).
 pub const WIDE_WIDTH: u32 = 32;
 
 /// Whether the optimised code of a kernel gets a second function at

@@ -1,4 +1,4 @@
-//! The host side of `printf`: the generated code calls [`vecl_printf`]
+//! The host side of `printf`: the generated code calls `vecl_printf`
 //! once per lane (in lane order, inactive lanes included, which return at
 //! once) with the call's format and arguments packed in a record on its
 //! stack; this formats them with the interpreter's formatter
@@ -10,7 +10,7 @@
 //! The record is a sequence of 64-bit words, written by
 //! `lower/builtins/printf.rs`:
 //! `[format address, argument count, (tag, component bits…)…]`, where a
-//! [`tag`] gives the argument's type and the number of component words
+//! `tag` gives the argument's type and the number of component words
 //! after it; each component is in the low bits of its word (a float as its
 //! bit pattern).
 //!

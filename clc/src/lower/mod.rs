@@ -7,7 +7,7 @@
 //! of a value is its IR [`Type`] (C's `_Bool` and the result of a scalar
 //! comparison are both IR `bool`, which promotes to `int` like C says).
 //! Scalar, vector and pointer locals whose address is never taken become
-//! register [`Var`](vecl_ir::Var)s; arrays, structs and address-taken
+//! register [`Var`]s; arrays, structs and address-taken
 //! locals get private slots.
 //!
 //! Submodules: [`types`] resolves written types, [`expr`], [`access`] and

@@ -10,7 +10,7 @@
 //! original order: values keep their relative numbering.
 //!
 //! Also here: removal of the evaluations a rewrite made dead
-//! ([`remove_dead`]), and the operand lists of instructions and statements
+//! (`remove_dead`), and the operand lists of instructions and statements
 //! that both need.
 
 use crate::module::*;

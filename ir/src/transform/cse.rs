@@ -14,7 +14,7 @@
 //!   it, which the inliner puts at the top of the body, do not count.
 //! - **Value numbering.** An evaluation of a pure instruction (arithmetic,
 //!   comparisons, conversions, address arithmetic, work-item queries, and
-//!   the builtins listed in [`pure_builtin`] over values) with the same
+//!   the builtins listed in `pure_builtin` over values) with the same
 //!   operands and type as one evaluated before it in an enclosing block is
 //!   dropped and its uses read the earlier value.
 //!

@@ -252,8 +252,21 @@ impl Report {
                 truncate(&b.name, 30),
                 truncate(&b.size, 30)
             );
-            for i in 0..self.platforms.len() {
-                let cell = match b.results.get(i) {
+            for (i, p) in self.platforms.iter().enumerate() {
+                // By platform: a row measured on some platforms only (the
+                // command rows skip vecl's library-only safety modes) leaves
+                // the others' columns empty. A result of no listed platform
+                // (the host copy) goes in the first column.
+                let result = b.results.iter().find(|r| &r.platform == p).or_else(|| {
+                    (i == 0)
+                        .then(|| {
+                            b.results
+                                .iter()
+                                .find(|r| !self.platforms.contains(&r.platform))
+                        })
+                        .flatten()
+                });
+                let cell = match result {
                     Some(r) => match r.median_ns {
                         Some(ns) if r.verified => format_ns(ns),
                         Some(ns) => format!("{} !", format_ns(ns)),
