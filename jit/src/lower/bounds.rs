@@ -18,9 +18,17 @@
 //!
 //! **When.** Only active lanes are tested, before the access: a uniform
 //! address once, a per-lane access lane by lane (one branch for all lanes),
-//! a whole-vector access as one range test folded into the run-time test
-//! that picks the vector path — a vector that does not fit falls back to
-//! the per-lane path, which finds the exact lane. A failed test branches to
+//! a whole-vector access as one test of its span
+//! ([`FunctionCx::vector_test`]). In a full chunk of consecutive accesses
+//! (the vector path's own test a constant) into one valid range, a span
+//! that does not fit is a fault of a running lane, reported from a cold
+//! block that finds that lane, so the chunk loop keeps no per-lane path
+//! (and no registers for one); elsewhere the test is folded into the
+//! run-time test that picks the vector path, and a vector that does not
+//! fit falls back to the per-lane path, which finds the exact lane. A
+//! `__local` load under a partial mask tests only the span of its running
+//! lanes. A test against one range is two compares, each branching to the
+//! cold block. A failed test branches to
 //! a cold block that records the fault ([`crate::abi::vecl_checked_fault`]:
 //! address, size, the first offending work-item's global id, the source
 //! line of the pointer) and returns `KernelStatus::OutOfBounds` from the
