@@ -790,3 +790,70 @@ fn the_hillis_steele_scan_gives_prefix_sums_checked_at_every_width() {
         }
     }
 }
+
+#[test]
+fn uniform_accesses_fault_on_either_side_and_not_at_the_edges() {
+    // Each bound is its own compare and branch: the first and last
+    // elements pass, one before and one past fault.
+    let src = "__kernel void k(__global int *out, __global const int *in, int at) {
+        out[get_global_id(0)] = in[at];
+    }";
+    let input: Vec<i32> = (10..26).collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(src, "k", true, w);
+        for (at, want) in [(0, 10), (15, 25)] {
+            let ok = run(&k, &[ints(&[0; 32]), ints(&input), int(at)], 32, 32);
+            assert_eq!(ok.status, 0, "W = {w}, in[{at}]: {:?}", ok.fault);
+            assert_eq!(as_ints(ok.buf(0).data()), vec![want; 32], "W = {w}");
+        }
+        for (at, off) in [(-1, -4i64), (16, 64)] {
+            let r = run(&k, &[ints(&[0; 32]), ints(&input), int(at)], 32, 32);
+            assert_eq!(r.status, OOB, "W = {w}, in[{at}]");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.size, f.global_id),
+                (AccessKind::Load, 4, [0, 0, 0]),
+                "W = {w}, in[{at}]"
+            );
+            assert_eq!(f.address, r.buf(1).addr().wrapping_add_signed(off));
+            assert_eq!(as_ints(r.buf(0).data()), vec![0; 32], "W = {w}");
+        }
+    }
+    // A `__local` table read in a loop with an index the group's shape
+    // bounds (matmul's `ta[ly][k]`): in bounds for groups of 4 rows, one
+    // row past it for the fifth row's items.
+    let table = "__kernel void k(__global float *out) {
+        __local float t[4][8];
+        int x = get_local_id(0), y = get_local_id(1);
+        t[y % 4][x] = (float)(x + 8 * (y % 4));
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float acc = 0.0f;
+        for (int j = 0; j < 8; j++)
+            acc += t[y][j];
+        out[get_global_id(1) * 8 + get_global_id(0)] = acc;
+    }";
+    for w in [4, 8] {
+        let k = build(table, "k", true, w);
+        let ok = run_nd(&k, &[Arg::Buf(vec![0; 128])], &[8, 4], &[8, 4]);
+        assert_eq!(ok.status, 0, "W = {w}: {:?}", ok.fault);
+        let sums: Vec<f32> = ok
+            .buf(0)
+            .data()
+            .chunks(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let want: Vec<f32> = (0..32)
+            .map(|i| (0..8).map(|j| (j + 8 * (i / 8)) as f32).sum())
+            .collect();
+        assert_eq!(sums, want, "W = {w}");
+        let r = run_nd(&k, &[Arg::Buf(vec![0; 160])], &[8, 5], &[8, 5]);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.global_id),
+            (AccessKind::Load, [0, 4, 0]),
+            "W = {w}"
+        );
+        assert_eq!(f.line, 8, "W = {w}");
+    }
+}
