@@ -20,6 +20,7 @@ pub mod printf;
 mod regions;
 mod sub_group;
 mod tiers;
+pub mod wide;
 
 use abi::{ArgSlot, Launch};
 use cranelift_codegen::ir::{types, AbiParam};
