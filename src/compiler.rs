@@ -54,6 +54,7 @@ pub fn compile_kernel(
     let jit = vecl_jit::JitOptions {
         simd_width: options.simd_width,
         checked: options.safety >= Safety::Robust,
+        local_checks: options.safety >= Safety::Checked,
         dump_clif: options.dump_clif,
         ..crate::Config::global().jit_options()
     };

@@ -242,6 +242,7 @@ impl Config {
         JitOptions {
             simd_width: self.simd_width,
             checked: self.checked,
+            local_checks: self.checked,
             dump_clif: false,
             tiers: self.tiers,
             stream_min_items: self.stream_min_items,

@@ -422,6 +422,8 @@ fn run_jit(
         .collect();
     let mut block = vec![0u8; k.args_size().max(8)];
     let mut local_off = k.static_local_size() as u64;
+    // Checked code: `[start, end)` of each parameter for its bounds table.
+    let mut ranges = vec![(0u64, 0u64); args.len()];
     if k.args().len() != args.len() {
         return Err(format!(
             "{} argument slots for {} arguments",
@@ -429,14 +431,18 @@ fn run_jit(
             args.len()
         ));
     }
-    for ((slot, a), buf) in k.args().iter().zip(args).zip(bufs.iter_mut()) {
+    let slots = k.args().iter().zip(args).zip(bufs.iter_mut());
+    for (i, ((slot, a), buf)) in slots.enumerate() {
         let at = slot.offset as usize;
         match (slot.kind, a, buf) {
             (ArgKind::GlobalPointer, KernelArg::Buffer(_), Some(buf)) => {
-                block[at..at + 8].copy_from_slice(&(buf.ptr() as u64).to_le_bytes());
+                let p = buf.ptr() as u64;
+                block[at..at + 8].copy_from_slice(&p.to_le_bytes());
+                ranges[i] = (p, p + buf.len as u64);
             }
             (ArgKind::LocalPointer, KernelArg::Local(size), _) => {
                 block[at..at + 8].copy_from_slice(&local_off.to_le_bytes());
+                ranges[i] = (local_off, local_off + *size as u64);
                 local_off += (*size as u64).div_ceil(64) * 64;
             }
             (ArgKind::Value | ArgKind::ByValStruct, KernelArg::Value(b), _) => {
@@ -444,6 +450,17 @@ fn run_jit(
                 block[at..at + n].copy_from_slice(&b[..n]);
             }
             (kind, _, _) => return Err(format!("argument does not fit slot {kind:?}")),
+        }
+    }
+    let record = vecl_jit::abi::FaultRecord::new();
+    if let Some(tail) = k.checked_tail() {
+        use vecl_jit::abi::checked_offsets as co;
+        let at = tail + co::FAULT_RECORD as usize;
+        block[at..at + 8].copy_from_slice(&(std::ptr::from_ref(&record) as u64).to_le_bytes());
+        for (i, (start, end)) in ranges.iter().enumerate() {
+            let at = tail + co::BOUNDS as usize + co::BOUNDS_ENTRY as usize * i;
+            block[at..at + 8].copy_from_slice(&start.to_le_bytes());
+            block[at + 8..at + 16].copy_from_slice(&end.to_le_bytes());
         }
     }
     let mut launch = Launch::new(
@@ -474,7 +491,14 @@ fn run_jit(
         )
     };
     if status != 0 {
-        return Err(format!("kernel status {status}"));
+        let why = if let Some(r) = vecl_jit::races::take_local_report() {
+            r.to_string()
+        } else if let Some(f) = record.fault() {
+            f.to_string()
+        } else {
+            String::new()
+        };
+        return Err(format!("kernel status {status} {why}"));
     }
     let mut out = Vec::new();
     for b in bufs {
@@ -632,6 +656,22 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
         }
         tally.compile_ms.push(started.elapsed().as_secs_f64() * 1e3);
     }
+    // Checked mode (bounds and `__local` checks) on the declared launch at
+    // every width: a correct program runs clean and gives the same results.
+    let mut checked = Vec::new();
+    for w in WIDTHS {
+        let opts = JitOptions {
+            simd_width: Some(w),
+            checked: true,
+            local_checks: true,
+            tiers: tiers_for(w),
+            ..JitOptions::default()
+        };
+        match compile_kernel(&module, &case.kernel, &opts) {
+            Ok(k) => checked.push(k),
+            Err(e) => return Outcome::Failed(format!("checked, W={w}: {e}")),
+        }
+    }
     let mut failures = String::new();
     let uses_sub_groups = source.contains("sub_group");
     for v in variants(
@@ -663,11 +703,17 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
                     .push(format!("{name}: the interpreter too: {e}"))
             })
             .is_some();
-        for k in &kernels {
+        let checked_here = checked.iter().filter(|_| v.declared);
+        for k in kernels.iter().chain(checked_here) {
             tally.launches += 1;
             let shape = format!(
-                "W={} {} (offset {:?} global {:?} local {:?})",
+                "W={}{} {} (offset {:?} global {:?} local {:?})",
                 k.simd_width(),
+                if k.checked_tail().is_some() {
+                    " checked"
+                } else {
+                    ""
+                },
                 v.label,
                 &v.range.global_offset[..v.range.work_dim as usize],
                 &v.range.global_size[..v.range.work_dim as usize],

@@ -318,6 +318,7 @@ fn predefined_macros(o: &Options) -> Vec<(String, String)> {
         ("cl_khr_3d_image_writes", "1"),
         ("cl_khr_integer_dot_product", "1"),
         ("cl_khr_extended_bit_ops", "1"),
+        ("cl_khr_expect_assume", "1"),
         ("cl_khr_subgroups", "1"),
         ("cl_khr_subgroup_non_uniform_vote", "1"),
         ("cl_khr_subgroup_ballot", "1"),

@@ -9,6 +9,15 @@
 //! every unit declares its own (`struct S` written in two units is one type
 //! when the two agree field for field).
 //!
+//! Integer types that differ only in their sign are one type to the
+//! linker, as in LLVM IR and SPIR-V, whose integers are signless: a SPIR-V
+//! unit (whose integers are the IR's unsigned types) calls an OpenCL C
+//! `int f(int)`, and the other way round. Such an import resolves through
+//! a small internal function of the importer's signature that reinterprets
+//! the arguments and the result (`bitcast`, free in the JIT); a variable
+//! declared with the other sign is reached through its address cast to the
+//! declared pointer type.
+//!
 //! Linking a library keeps unresolved imports; [`Unit::executable`] is the
 //! last step of a program's link and refuses a unit that still uses one.
 //! Errors name the symbol and are collected, not stopped at the first.
@@ -16,7 +25,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::module::*;
-use crate::types::{StructDef, StructId, Type};
+use crate::types::{Scalar, StructDef, StructId, Type};
 
 /// How a function or module-scope variable of a unit is seen by other units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +41,10 @@ pub enum Linkage {
     /// type: a body that returns an unspecified value, a variable with no
     /// initialiser.
     Import,
+    /// Defined in this unit and visible to the others, and possibly
+    /// defined alike in others (SPIR-V's `LinkOnceODR`): the first
+    /// definition is kept, the others must have its type.
+    LinkOnce,
 }
 
 impl Linkage {
@@ -40,6 +53,7 @@ impl Linkage {
             Linkage::Export => 'e',
             Linkage::Internal => 'i',
             Linkage::Import => 'u',
+            Linkage::LinkOnce => 'o',
         }
     }
 
@@ -48,6 +62,7 @@ impl Linkage {
             'e' => Linkage::Export,
             'i' => Linkage::Internal,
             'u' => Linkage::Import,
+            'o' => Linkage::LinkOnce,
             _ => return None,
         })
     }
@@ -213,7 +228,7 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
 
     // Every item's place in the result: definitions first, in unit order,
     // then one placeholder per name imported but defined nowhere.
-    let funcs = place_items(
+    let mut funcs = place_items(
         units,
         |u| u.module.functions.iter().map(|f| f.name.as_str()).collect(),
         |u| &u.functions,
@@ -227,6 +242,7 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
         "variable",
         &mut errors,
     );
+    let thunks = signless_thunks(units, &struct_maps, &mut funcs);
     out.functions = funcs.linkage.clone();
     out.globals = globals.linkage.clone();
 
@@ -248,7 +264,10 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
                 g.name = globals.names[at].clone();
                 match &new_globals[at] {
                     Some(def) => {
-                        if def.ty != g.ty && !array_completes(&g.ty, &def.ty) {
+                        if def.ty != g.ty
+                            && !array_completes(&g.ty, &def.ty)
+                            && !same_but_sign(&g.ty, &def.ty)
+                        {
                             errors.push(LinkError::Conflicting {
                                 kind: "variable",
                                 name: g.name.clone(),
@@ -263,6 +282,9 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
                     continue;
                 }
                 let at = funcs.map[ui][fi];
+                if thunks.iter().any(|t| t.at == at) {
+                    continue;
+                }
                 let mut f = f.clone();
                 for p in &mut f.params {
                     p.ty = ty(&p.ty);
@@ -310,6 +332,12 @@ pub fn link(units: &[Unit]) -> Result<Unit, Vec<LinkError>> {
             }
         }
     }
+    for t in &thunks {
+        new_funcs[t.at] = Some(thunk(t));
+    }
+    // A variable declared with integers of the other sign: its users see
+    // the address as they declared it.
+    reinterpret_global_addresses(&mut new_funcs, &new_globals);
     // The addresses in the initial data of the definitions.
     for (ui, u) in units.iter().enumerate() {
         for r in &u.module.relocs {
@@ -360,6 +388,206 @@ fn intersect(a: MathFlags, b: MathFlags) -> MathFlags {
     }
 }
 
+/// Whether `a` and `b` are the same type but for the sign of integers
+/// (of the same width), here or behind pointers.
+fn same_but_sign(a: &Type, b: &Type) -> bool {
+    let scalar =
+        |x: &Scalar, y: &Scalar| x == y || (x.is_int() && y.is_int() && x.size() == y.size());
+    match (a, b) {
+        (Type::Scalar(x), Type::Scalar(y)) => scalar(x, y),
+        (Type::Vector(x, n), Type::Vector(y, m)) => n == m && scalar(x, y),
+        (Type::Pointer(s, p), Type::Pointer(t, q)) => s == t && same_but_sign(p, q),
+        _ => a == b,
+    }
+}
+
+/// An import that resolves to a definition of the same signature but for
+/// the sign of integers: the importer calls a function of its own
+/// signature (placed at `at`) that calls the definition (at `target`).
+struct Thunk {
+    at: usize,
+    target: usize,
+    name: String,
+    params: Vec<Param>,
+    ret: Type,
+    def_params: Vec<Type>,
+    def_ret: Type,
+}
+
+/// Finds the imports that need a [`Thunk`], gives each its place (an
+/// internal function) and points the importer's calls there.
+fn signless_thunks(
+    units: &[Unit],
+    struct_maps: &[Vec<StructId>],
+    funcs: &mut Placement,
+) -> Vec<Thunk> {
+    let mut defs: HashMap<usize, (usize, usize)> = HashMap::new();
+    for (ui, u) in units.iter().enumerate() {
+        for (fi, l) in u.functions.iter().enumerate() {
+            if matches!(l, Linkage::Export | Linkage::LinkOnce) {
+                defs.entry(funcs.map[ui][fi]).or_insert((ui, fi));
+            }
+        }
+    }
+    let mut thunks = Vec::new();
+    for (ui, u) in units.iter().enumerate() {
+        for (fi, l) in u.functions.iter().enumerate() {
+            let target = funcs.map[ui][fi];
+            let Some(&(du, df)) = defs.get(&target).filter(|_| *l == Linkage::Import) else {
+                continue;
+            };
+            let f = &u.module.functions[fi];
+            let def = &units[du].module.functions[df];
+            let ty = |t: &Type| remap_type(t, &struct_maps[ui]);
+            let def_ty = |t: &Type| remap_type(t, &struct_maps[du]);
+            let params: Vec<Param> = f
+                .params
+                .iter()
+                .map(|p| Param {
+                    ty: ty(&p.ty),
+                    ..p.clone()
+                })
+                .collect();
+            let def_params: Vec<Type> = def.params.iter().map(|p| def_ty(&p.ty)).collect();
+            let (ret, def_ret) = (ty(&f.ret), def_ty(&def.ret));
+            let exact = ret == def_ret
+                && params.len() == def_params.len()
+                && params.iter().zip(&def_params).all(|(p, d)| p.ty == *d);
+            let close = same_but_sign(&ret, &def_ret)
+                && params.len() == def_params.len()
+                && params
+                    .iter()
+                    .zip(&def_params)
+                    .all(|(p, d)| same_but_sign(&p.ty, d));
+            if exact || !close {
+                continue;
+            }
+            let at = funcs.linkage.len();
+            let base = format!("{}.signless", funcs.names[target]);
+            let mut name = base.clone();
+            let mut n = 1;
+            while funcs.names.contains(&name) {
+                name = format!("{base}.{n}");
+                n += 1;
+            }
+            funcs.linkage.push(Linkage::Internal);
+            funcs.names.push(name.clone());
+            funcs.map[ui][fi] = at;
+            thunks.push(Thunk {
+                at,
+                target,
+                name,
+                params,
+                ret,
+                def_params,
+                def_ret,
+            });
+        }
+    }
+    thunks
+}
+
+/// The body of a [`Thunk`]: reinterpret, call, reinterpret.
+fn thunk(t: &Thunk) -> Function {
+    let mut f = Function::new(t.name.clone(), t.params.clone(), t.ret.clone());
+    let mut stmts = Vec::new();
+    let push = |f: &mut Function, inst: Inst, ty: Type, stmts: &mut Vec<Stmt>| {
+        f.insts.push(InstData {
+            inst,
+            ty,
+            loc: Loc::NONE,
+        });
+        let v = ValueId(f.insts.len() as u32 - 1);
+        stmts.push(Stmt::Eval(v));
+        v
+    };
+    let recast = |f: &mut Function, v: ValueId, from: &Type, to: &Type, stmts: &mut Vec<Stmt>| {
+        if from == to {
+            v
+        } else if to.is_pointer() {
+            push(f, Inst::PtrCast(v), to.clone(), stmts)
+        } else {
+            push(f, Inst::Bitcast(v), to.clone(), stmts)
+        }
+    };
+    let mut args = Vec::new();
+    for (i, (p, d)) in t.params.iter().zip(&t.def_params).enumerate() {
+        let v = push(&mut f, Inst::Param(i as u32), p.ty.clone(), &mut stmts);
+        args.push(recast(&mut f, v, &p.ty, d, &mut stmts));
+    }
+    let r = push(
+        &mut f,
+        Inst::Call(FuncId(t.target as u32), args),
+        t.def_ret.clone(),
+        &mut stmts,
+    );
+    if t.ret.is_void() {
+        stmts.push(Stmt::Return(None));
+    } else {
+        let r = recast(&mut f, r, &t.def_ret, &t.ret, &mut stmts);
+        stmts.push(Stmt::Return(Some(r)));
+    }
+    f.body = Block(stmts);
+    f
+}
+
+/// Where a function takes the address of a variable that its unit
+/// declared with integers of the other sign, the address of the variable
+/// as defined is evaluated first and cast to the declared pointer type.
+fn reinterpret_global_addresses(funcs: &mut [Option<Function>], globals: &[Option<Global>]) {
+    for f in funcs.iter_mut().flatten() {
+        let mut fixes = Vec::new();
+        for (i, d) in f.insts.iter().enumerate() {
+            if let Inst::GlobalAddr(g) = d.inst {
+                if let Some(Some(decl)) = globals.get(g.index()) {
+                    let want = Type::ptr(decl.space, decl.ty.clone());
+                    if d.ty != want && same_but_sign(&d.ty, &want) {
+                        fixes.push((i, want));
+                    }
+                }
+            }
+        }
+        for (i, want) in fixes {
+            let at = ValueId(i as u32);
+            let defined = InstData {
+                inst: f.insts[i].inst.clone(),
+                ty: want,
+                loc: f.insts[i].loc,
+            };
+            f.insts.push(defined);
+            let addr = ValueId(f.insts.len() as u32 - 1);
+            f.insts[i].inst = Inst::PtrCast(addr);
+            eval_before(&mut f.body, at, addr);
+        }
+    }
+}
+
+/// Inserts `Eval(new)` just before the statement that evaluates `at`.
+fn eval_before(block: &mut Block, at: ValueId, new: ValueId) -> bool {
+    for k in 0..block.0.len() {
+        let found = match &mut block.0[k] {
+            Stmt::Eval(v) if *v == at => {
+                block.0.insert(k, Stmt::Eval(new));
+                return true;
+            }
+            Stmt::If { then_, else_, .. } => {
+                eval_before(then_, at, new) || eval_before(else_, at, new)
+            }
+            Stmt::Loop { body, continuing } => {
+                eval_before(body, at, new) || eval_before(continuing, at, new)
+            }
+            Stmt::Switch { cases, .. } => {
+                cases.iter_mut().any(|c| eval_before(&mut c.body, at, new))
+            }
+            _ => false,
+        };
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
 /// `extern int a[];` declares the array `int a[4]` defines.
 fn array_completes(decl: &Type, def: &Type) -> bool {
     matches!((decl, def), (Type::Array(a, 0), Type::Array(b, _)) if a == b)
@@ -406,12 +634,20 @@ fn place_items(
             let name = all_names[ui][i];
             let at = p.linkage.len();
             match l {
-                Linkage::Export => {
-                    if exported.insert(name, at).is_some() {
+                Linkage::Export | Linkage::LinkOnce => {
+                    if let Some(&first) = exported.get(name) {
+                        if *l == Linkage::LinkOnce || p.linkage[first] == Linkage::LinkOnce {
+                            // One of several definitions alike: the first
+                            // stands for all.
+                            map.push(first);
+                            continue;
+                        }
                         errors.push(LinkError::Duplicate {
                             kind,
                             name: name.to_string(),
                         });
+                    } else {
+                        exported.insert(name, at);
                     }
                     p.names.push(name.to_string());
                 }
@@ -650,6 +886,113 @@ fn @f(x: i32) -> i32 {
             assert!(matches!(f.insts[1].inst, Inst::Binary(BinaryOp::Mul, ..)));
             crate::verify::verify_module(&m).expect("the linked module verifies");
         }
+    }
+
+    #[test]
+    fn a_signless_import_calls_a_signed_definition_through_a_reinterpreting_function() {
+        // The caller's `f` takes and returns u32 (as a SPIR-V unit declares
+        // `int f(int)`); the definition divides signed: -7 / 2 is -3.
+        let caller = "
+fn @f(x: u32) -> u32 {
+  %0: u32 = undef
+  return %0
+}
+
+kernel @k(out: ptr global u32) {
+  %0: ptr global u32 = param 0
+  %1: u32 = const 4294967289
+  %2: u32 = call @f(%1)
+  store %0, %2
+}
+";
+        let signed = "
+fn @f(x: i32) -> i32 {
+  %0: i32 = param 0
+  %1: i32 = const 2
+  %2: i32 = div %0, %1
+  return %2
+}
+";
+        let a = unit(caller, "ue", "");
+        let b = unit(signed, "e", "");
+        for units in [[a.clone(), b.clone()], [b.clone(), a.clone()]] {
+            let m = link(&units).expect("links").executable().expect("complete");
+            crate::verify::verify_module(&m).expect("the linked module verifies");
+            assert_eq!(callee(&m, "k").name, "f.signless");
+            let mut args = [crate::interp::KernelArg::Buffer(vec![0; 4])];
+            let range = crate::interp::NdRange {
+                work_dim: 1,
+                global_offset: [0; 3],
+                global_size: [1, 1, 1],
+                local_size: [1, 1, 1],
+            };
+            crate::interp::run_kernel(&m, "k", &mut args, &range).expect("runs");
+            let crate::interp::KernelArg::Buffer(out) = &args[0] else {
+                unreachable!()
+            };
+            assert_eq!(i32::from_le_bytes([out[0], out[1], out[2], out[3]]), -3);
+        }
+        // A float is not an integer of either sign.
+        let float = signed
+            .replace("i32", "f32")
+            .replace("const 2", "const 1073741824");
+        let errors = link(&[a, unit(&float, "e", "")]).unwrap_err();
+        assert!(matches!(&errors[0], LinkError::Conflicting { .. }));
+    }
+
+    #[test]
+    fn a_variable_declared_with_the_other_sign_is_the_definition() {
+        // `extern uint x;` (a SPIR-V unit's `int`) reads OpenCL C's `int x = -5`.
+        let reader = "global @x: global u32\n\nkernel @k(out: ptr global u32) {\n  %0: ptr global u32 = param 0\n  %1: ptr global u32 = addr @x\n  %2: u32 = load %1\n  store %0, %2\n}\n";
+        let definer = "global @x: global i32 = x\"fbffffff\"\n";
+        let units = [unit(reader, "e", "u"), unit(definer, "", "e")];
+        let m = link(&units).expect("links").executable().expect("complete");
+        crate::verify::verify_module(&m).expect("the linked module verifies");
+        let mut args = [crate::interp::KernelArg::Buffer(vec![0; 4])];
+        let range = crate::interp::NdRange {
+            work_dim: 1,
+            global_offset: [0; 3],
+            global_size: [1, 1, 1],
+            local_size: [1, 1, 1],
+        };
+        crate::interp::run_kernel(&m, "k", &mut args, &range).expect("runs");
+        let crate::interp::KernelArg::Buffer(out) = &args[0] else {
+            unreachable!()
+        };
+        assert_eq!(i32::from_le_bytes([out[0], out[1], out[2], out[3]]), -5);
+    }
+
+    #[test]
+    fn link_once_definitions_merge_into_the_first() {
+        // Two units define `f` link-once (one also calls it), a third
+        // imports it: one `f` remains, and everyone calls it.
+        let both = format!(
+            "{DEFINES_F}\n{}",
+            CALLS_F
+                .split("kernel")
+                .nth(1)
+                .map(|k| format!("kernel{k}"))
+                .unwrap_or_default()
+        );
+        let a = unit(&both, "oe", "");
+        let b = unit(DEFINES_F, "o", "");
+        let c = unit(&CALLS_F.replace("@k", "@k2"), "ue", "");
+        let linked = link(&[a, b, c]).expect("links");
+        assert_eq!(
+            linked
+                .functions
+                .iter()
+                .filter(|l| **l == Linkage::LinkOnce)
+                .count(),
+            1
+        );
+        let m = linked.executable().expect("complete");
+        crate::verify::verify_module(&m).expect("verifies");
+        assert_eq!(callee(&m, "k").name, "f");
+        assert_eq!(callee(&m, "k2").name, "f");
+        // An ordinary second definition is still a duplicate.
+        let errors = link(&[unit(DEFINES_F, "e", ""), unit(DEFINES_F, "e", "")]).unwrap_err();
+        assert!(matches!(errors[0], LinkError::Duplicate { .. }));
     }
 
     #[test]

@@ -155,6 +155,11 @@ pub enum KernelStatus {
     Trap = 3,
     /// The launch's stop flag was set (cancelled, or past its time limit).
     Cancelled = 4,
+    /// Checked mode's `__local` checks found a data race, a read of
+    /// uninitialised `__local` memory or an atomic mixed with a plain
+    /// access (`crate::races`; the report is taken with
+    /// `crate::races::take_local_report`).
+    LocalMemory = 5,
 }
 
 /// Layout of the checked-mode tail of the argument block (offsets from

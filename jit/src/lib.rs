@@ -17,9 +17,11 @@ mod layout;
 mod lower;
 mod math;
 pub mod printf;
+pub mod races;
 mod regions;
 mod sub_group;
 mod tiers;
+pub mod wide;
 
 use abi::{ArgSlot, Launch};
 use cranelift_codegen::ir::{types, AbiParam};
@@ -48,6 +50,11 @@ pub struct JitOptions {
     /// [`abi`]'s "Checked mode"); the argument block grows by the checked
     /// tail.
     pub checked: bool,
+    /// Checked mode's `__local` checks besides the bounds checks: data
+    /// races between the work-items of a group, reads of `__local` memory
+    /// no work-item wrote, atomics mixed with plain accesses (see
+    /// [`races`]). Only with `checked`.
+    pub local_checks: bool,
     /// Keep the Cranelift IR text for [`CompiledKernel::clif`].
     pub dump_clif: bool,
     /// Which tiers to compile (see [`Tiers`]); both by default.
@@ -76,6 +83,7 @@ impl Default for JitOptions {
         JitOptions {
             simd_width: None,
             checked: false,
+            local_checks: false,
             dump_clif: false,
             tiers: Tiers::Both,
             stream_min_items: lower::stream::STREAM_MIN_ITEMS,
@@ -196,6 +204,9 @@ pub struct CompiledKernel {
     /// Each barrier's number and source position in a region graph, for
     /// [`describe_divergence`](Self::describe_divergence).
     barrier_sites: Vec<(u32, vecl_ir::Loc)>,
+    /// The kernel's `__local` variables (name, arena offset, bytes), for
+    /// the reports of the `__local` checks.
+    local_variables: Vec<(String, u64, u64)>,
 }
 
 /// What compiling a copy of a kernel with lanes along another dimension
@@ -281,6 +292,20 @@ impl CompiledKernel {
     /// work-items (local ids) reached it and which went another way.
     pub fn describe_divergence(&self, d: &abi::BarrierDivergence) -> String {
         regions::describe_divergence(&self.barrier_sites, d)
+    }
+
+    /// The kernel's own `__local` variable holding byte `offset` of the
+    /// `__local` arena, and the offset in it: for the reports of the
+    /// `__local` checks ([`races::take_local_report`]).
+    pub fn local_variable_at(&self, offset: u64) -> Option<(&str, u64)> {
+        self.local_variables
+            .iter()
+            .find(|(_, start, len)| (*start..start + len).contains(&offset))
+            // `kernel.t` for a variable `t` declared in a kernel.
+            .map(|(name, start, _)| {
+                let short = name.rsplit('.').next().unwrap_or(name);
+                (short, offset - start)
+            })
     }
 
     /// Runs work-groups `first_group..end_group` of `launch`; returns 0 or a
@@ -1105,7 +1130,7 @@ fn compile(
     builder.symbol_lookup_fn(Box::new(|name| match name {
         "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
         "vecl_barrier_divergence" => Some(abi::vecl_barrier_divergence as *const u8),
-        _ => math::lookup_symbol(name),
+        _ => races::lookup_symbol(name).or_else(|| math::lookup_symbol(name)),
     }));
     let mut jit = JITModule::new(builder);
     let has_fma = isa_has(jit.isa(), "has_fma");
@@ -1124,6 +1149,7 @@ fn compile(
         has_fma,
         next_var,
         checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
+        local_checks: opts.checked && opts.local_checks,
         full_copy: tier == Tier::Optimised,
         stream_min_items,
         prefetch: prefetch_on,
@@ -1195,6 +1221,12 @@ fn compile(
             explain,
             "checked mode: every load, store, atomic and copy is bounds-checked ({} proven in bounds at compile time)",
             s.proven_in_bounds
+        );
+    }
+    if opts.checked && opts.local_checks {
+        let _ = writeln!(
+            explain,
+            "checked mode: every access that may touch __local memory updates its shadow state (data races in a barrier region, reads of uninitialised __local memory, atomics mixed with plain accesses)"
         );
     }
     let _ = writeln!(
@@ -1350,6 +1382,7 @@ fn compile(
         may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
         shape_observer,
         barrier_sites: lowered.barrier_sites,
+        local_variables: lower::races::local_variables(module, &places),
     })
 }
 

@@ -569,17 +569,6 @@ fn corpus_programs_run_unchanged_in_checked_mode() {
         let Ok(built) = vecl_clc::build(&source, &case.options) else {
             continue;
         };
-        let opts = |checked| JitOptions {
-            simd_width: Some(8),
-            checked,
-            ..JitOptions::default()
-        };
-        let (Ok(plain), Ok(checked)) = (
-            compile_kernel(&built.module, &case.kernel, &opts(false)),
-            compile_kernel(&built.module, &case.kernel, &opts(true)),
-        ) else {
-            continue;
-        };
         let args: Vec<Arg> = case
             .args
             .iter()
@@ -589,14 +578,29 @@ fn corpus_programs_run_unchanged_in_checked_mode() {
                 CorpusArg::Local { bytes } => Arg::Local(*bytes as u64),
             })
             .collect();
-        let a = run_nd(&plain, &args, &case.global, &case.local);
-        let b = run_nd(&checked, &args, &case.global, &case.local);
-        let name = path.display();
-        assert_eq!(a.status, 0, "{name} unchecked");
-        assert_eq!(b.status, 0, "{name} checked: {:?}", b.fault);
-        for (x, y) in a.bufs.iter().zip(&b.bufs) {
-            if let (Some(x), Some(y)) = (x, y) {
-                assert_eq!(x.data(), y.data(), "{name}");
+        // Every width: the chunk shapes (which lanes are off, where a
+        // chunk ends) differ with it.
+        for w in [4, 8, 16, 32] {
+            let opts = |checked| JitOptions {
+                simd_width: Some(w),
+                checked,
+                ..JitOptions::default()
+            };
+            let (Ok(plain), Ok(checked)) = (
+                compile_kernel(&built.module, &case.kernel, &opts(false)),
+                compile_kernel(&built.module, &case.kernel, &opts(true)),
+            ) else {
+                continue;
+            };
+            let a = run_nd(&plain, &args, &case.global, &case.local);
+            let b = run_nd(&checked, &args, &case.global, &case.local);
+            let name = path.display();
+            assert_eq!(a.status, 0, "{name} unchecked, W = {w}");
+            assert_eq!(b.status, 0, "{name} checked, W = {w}: {:?}", b.fault);
+            for (x, y) in a.bufs.iter().zip(&b.bufs) {
+                if let (Some(x), Some(y)) = (x, y) {
+                    assert_eq!(x.data(), y.data(), "{name}, W = {w}");
+                }
             }
         }
         ran += 1;
@@ -630,5 +634,226 @@ fn a_fault_in_groups_one_wide_in_dimension_0_names_the_work_item_by_the_launch_s
         let ok = run_nd(&k, &[ints(&[0; 128]), int(128)], &[4, 32], &[1, 16]);
         assert_eq!(ok.status, 0);
         assert_eq!(as_ints(ok.buf(0).data()), vec![7; 128]);
+    }
+}
+
+#[test]
+fn a_chunk_outside_only_in_its_last_lane_faults_at_that_item() {
+    // A full chunk of consecutive items is tested once, as a whole; when
+    // the test fails the fault names the one item outside, the last of
+    // the chunk, and nothing is written.
+    let src = "__kernel void k(__global const int *in, __global int *out) {
+        int i = get_global_id(0);
+        out[i] = in[i] + 1;
+    }";
+    let input: Vec<i32> = (0..32).collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(src, "k", true, w);
+        // The output holds 31 ints: only item 31 is outside.
+        let r = run(&k, &[ints(&input), ints(&[0; 31])], 32, 32);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.size, f.global_id),
+            (AccessKind::Store, 4, [31, 0, 0]),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.buf(1).addr() + 124, "W = {w}");
+        assert_eq!(f.line, 3, "W = {w}");
+        assert!(r.all_guards_intact(), "W = {w}");
+        // The input one short: the load of item 31 faults first.
+        let r = run(&k, &[ints(&input[..31]), ints(&[0; 32])], 32, 32);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.global_id),
+            (AccessKind::Load, [31, 0, 0]),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.buf(0).addr() + 124, "W = {w}");
+        // Exactly the right sizes: no fault, every item written.
+        let ok = run(&k, &[ints(&input), ints(&[0; 32])], 32, 32);
+        assert_eq!(ok.status, 0, "W = {w}: {:?}", ok.fault);
+        let want: Vec<i32> = (1..33).collect();
+        assert_eq!(as_ints(ok.buf(1).data()), want, "W = {w}");
+    }
+}
+
+/// `tmp[l + shift]` read by the items with `l >= from` only, from a
+/// `__local` buffer of one int per item of a group of 16.
+const SHIFTED_LOCAL: &str = "__kernel void k(__global int *out, __local int *tmp,
+                                             int from, int shift) {
+        int l = get_local_id(0);
+        tmp[l] = 100 + l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int v = l >= from ? tmp[l + shift] : -1;
+        out[get_global_id(0)] = v;
+    }";
+
+#[test]
+fn a_masked_local_load_tests_only_its_running_lanes() {
+    for w in [4, 8, 16, 32] {
+        let k = build(SHIFTED_LOCAL, "k", true, w);
+        // The scan's `tmp[l - 3]` for `l >= 3`: the lanes that are off
+        // would read before the buffer; they are not tested.
+        for (from, shift) in [(3, -3), (1, -1), (15, -15), (0, 0)] {
+            let r = run(
+                &k,
+                &[ints(&[0; 32]), Arg::Local(64), int(from), int(shift)],
+                32,
+                16,
+            );
+            assert_eq!(r.status, 0, "W = {w}, l >= {from}: {:?}", r.fault);
+            let out = as_ints(r.buf(0).data());
+            for (i, v) in out.iter().enumerate() {
+                let l = (i % 16) as i32;
+                let want = if l >= from { 100 + l + shift } else { -1 };
+                assert_eq!(*v, want, "W = {w}, l >= {from}, item {i}");
+            }
+        }
+        // One running item past either end: that item is named.
+        for (from, shift, item) in [(3, -4, 3), (3, 1, 15), (0, -1, 0)] {
+            let r = run(
+                &k,
+                &[ints(&[0; 32]), Arg::Local(64), int(from), int(shift)],
+                32,
+                16,
+            );
+            assert_eq!(r.status, OOB, "W = {w}, shift {shift}");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.size, f.global_id),
+                (AccessKind::Load, 4, [item, 0, 0]),
+                "W = {w}, shift {shift}"
+            );
+            assert_eq!(f.line, 6, "W = {w}");
+            assert!(r.all_guards_intact(), "W = {w}");
+            // Items past the one named did not run their store.
+            let out = as_ints(r.buf(0).data());
+            assert!(out[item as usize..].iter().all(|v| *v == 0), "W = {w}");
+        }
+    }
+}
+
+#[test]
+fn the_hillis_steele_scan_gives_prefix_sums_checked_at_every_width() {
+    let src = "__kernel void scan(__global const int *in, __global int *out,
+                               __local int *tmp) {
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int offset = 1; offset < n; offset <<= 1) {
+            int add = lid >= offset ? tmp[lid - offset] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tmp[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = tmp[lid];
+    }";
+    let input: Vec<i32> = (0..256).map(|i| (i * 7 % 13) - 6).collect();
+    for local in [16u64, 64, 128] {
+        let want: Vec<i32> = input
+            .chunks(local as usize)
+            .flat_map(|g| {
+                g.iter().scan(0, |acc, x| {
+                    *acc += x;
+                    Some(*acc)
+                })
+            })
+            .collect();
+        for w in [4, 8, 16, 32] {
+            let k = build(src, "scan", true, w);
+            let r = run(
+                &k,
+                &[ints(&input), ints(&[0; 256]), Arg::Local(4 * local)],
+                256,
+                local,
+            );
+            assert_eq!(r.status, 0, "W = {w}, groups of {local}: {:?}", r.fault);
+            assert_eq!(as_ints(r.buf(1).data()), want, "W = {w}, groups of {local}");
+            // One int short of __local memory: the last item of the first
+            // group writes past it.
+            let r = run(
+                &k,
+                &[ints(&input), ints(&[0; 256]), Arg::Local(4 * local - 4)],
+                256,
+                local,
+            );
+            assert_eq!(r.status, OOB, "W = {w}, groups of {local}");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.global_id),
+                (AccessKind::Store, [local - 1, 0, 0]),
+                "W = {w}, groups of {local}"
+            );
+        }
+    }
+}
+
+#[test]
+fn uniform_accesses_fault_on_either_side_and_not_at_the_edges() {
+    // Each bound is its own compare and branch: the first and last
+    // elements pass, one before and one past fault.
+    let src = "__kernel void k(__global int *out, __global const int *in, int at) {
+        out[get_global_id(0)] = in[at];
+    }";
+    let input: Vec<i32> = (10..26).collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(src, "k", true, w);
+        for (at, want) in [(0, 10), (15, 25)] {
+            let ok = run(&k, &[ints(&[0; 32]), ints(&input), int(at)], 32, 32);
+            assert_eq!(ok.status, 0, "W = {w}, in[{at}]: {:?}", ok.fault);
+            assert_eq!(as_ints(ok.buf(0).data()), vec![want; 32], "W = {w}");
+        }
+        for (at, off) in [(-1, -4i64), (16, 64)] {
+            let r = run(&k, &[ints(&[0; 32]), ints(&input), int(at)], 32, 32);
+            assert_eq!(r.status, OOB, "W = {w}, in[{at}]");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.size, f.global_id),
+                (AccessKind::Load, 4, [0, 0, 0]),
+                "W = {w}, in[{at}]"
+            );
+            assert_eq!(f.address, r.buf(1).addr().wrapping_add_signed(off));
+            assert_eq!(as_ints(r.buf(0).data()), vec![0; 32], "W = {w}");
+        }
+    }
+    // A `__local` table read in a loop with an index the group's shape
+    // bounds (matmul's `ta[ly][k]`): in bounds for groups of 4 rows, one
+    // row past it for the fifth row's items.
+    let table = "__kernel void k(__global float *out) {
+        __local float t[4][8];
+        int x = get_local_id(0), y = get_local_id(1);
+        t[y % 4][x] = (float)(x + 8 * (y % 4));
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float acc = 0.0f;
+        for (int j = 0; j < 8; j++)
+            acc += t[y][j];
+        out[get_global_id(1) * 8 + get_global_id(0)] = acc;
+    }";
+    for w in [4, 8] {
+        let k = build(table, "k", true, w);
+        let ok = run_nd(&k, &[Arg::Buf(vec![0; 128])], &[8, 4], &[8, 4]);
+        assert_eq!(ok.status, 0, "W = {w}: {:?}", ok.fault);
+        let sums: Vec<f32> = ok
+            .buf(0)
+            .data()
+            .chunks(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let want: Vec<f32> = (0..32)
+            .map(|i| (0..8).map(|j| (j + 8 * (i / 8)) as f32).sum())
+            .collect();
+        assert_eq!(sums, want, "W = {w}");
+        let r = run_nd(&k, &[Arg::Buf(vec![0; 160])], &[8, 5], &[8, 5]);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.global_id),
+            (AccessKind::Load, [0, 4, 0]),
+            "W = {w}"
+        );
+        assert_eq!(f.line, 8, "W = {w}");
     }
 }

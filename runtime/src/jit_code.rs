@@ -53,6 +53,23 @@ impl KernelCode for CompiledKernel {
         vecl_jit::abi::take_barrier_divergence().map(|d| self.describe_divergence(&d))
     }
 
+    fn take_local_report(&self, local_args: &[(usize, u64, u64)]) -> Option<String> {
+        let r = vecl_jit::races::take_local_report()?;
+        let place = match self.local_variable_at(r.offset) {
+            Some((name, off)) => format!("`{name}`, byte {off}"),
+            None => match local_args
+                .iter()
+                .find(|(_, start, end)| (*start..*end).contains(&r.offset))
+            {
+                Some((index, start, _)) => {
+                    format!("__local argument {index}, byte {}", r.offset - start)
+                }
+                None => format!("byte {} of the group's __local memory", r.offset),
+            },
+        };
+        Some(format!("{r} ({place})"))
+    }
+
     unsafe fn run_groups(
         &self,
         args: *const u8,

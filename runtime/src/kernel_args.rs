@@ -80,6 +80,14 @@ pub trait KernelCode: Send + Sync {
     fn take_divergence(&self) -> Option<String> {
         None
     }
+    /// Called on the thread whose [`KernelCode::run_groups`] just returned
+    /// `KernelStatus::LocalMemory`: the data race, uninitialised read or
+    /// mixed atomic it recorded, in words, naming the `__local` variable or
+    /// argument (`local_args`: index, start, end of each `__local`
+    /// argument in the arena).
+    fn take_local_report(&self, _local_args: &[(usize, u64, u64)]) -> Option<String> {
+        None
+    }
     /// Runs work-groups `[first_group, end_group)`; 0 on success, else a
     /// `vecl_jit::abi::KernelStatus` code.
     ///
@@ -148,12 +156,20 @@ pub struct CheckedLaunch {
     record: FaultRecord,
     /// (argument index, start, end) of each `__global`/`__constant` buffer.
     buffers: Vec<(usize, u64, u64)>,
+    /// (argument index, start, end) of each `__local` argument, as offsets
+    /// into the `__local` arena.
+    local_args: Vec<(usize, u64, u64)>,
 }
 
 impl CheckedLaunch {
     /// The first out-of-bounds access of the launch, once it has run.
     pub fn fault(&self) -> Option<Fault> {
         self.record.fault()
+    }
+
+    /// The `__local` arguments: (argument index, start, end) in the arena.
+    pub fn local_args(&self) -> &[(usize, u64, u64)] {
+        &self.local_args
     }
 
     /// The launch's failure as an error (`CL_OUT_OF_RESOURCES`, what GPU
@@ -407,6 +423,14 @@ impl KernelArgs {
                         .filter(|(_, (slot, r))| {
                             slot.kind == ArgKind::GlobalPointer && r.0 != u64::MAX
                         })
+                        .map(|(index, (_, r))| (index, r.0, r.1))
+                        .collect(),
+                    local_args: self
+                        .slots
+                        .iter()
+                        .zip(&ranges)
+                        .enumerate()
+                        .filter(|(_, (slot, _))| slot.kind == ArgKind::LocalPointer)
                         .map(|(index, (_, r))| (index, r.0, r.1))
                         .collect(),
                 });

@@ -254,9 +254,15 @@ pub fn execute_stoppable(
     // The code reads the flag through `launch.stop_flag`: the closure
     // keeps it alive as long as any range may run.
     let body_stop = Arc::clone(stop);
-    // The first divergence at a barrier a thread saw, in words.
+    // The first divergence at a barrier or `__local` finding a thread
+    // saw, in words.
     let divergence: Arc<Mutex<Option<String>>> = Arc::default();
     let seen = Arc::clone(&divergence);
+    let local_args: Vec<(usize, u64, u64)> = block
+        .checked
+        .as_ref()
+        .map(|c| c.local_args().to_vec())
+        .unwrap_or_default();
     let body = move |first: u64, end: u64, scratch: &mut Scratch| {
         if body_stop.reason().is_some() {
             return KernelStatus::Cancelled as u32;
@@ -280,11 +286,16 @@ pub fn execute_stoppable(
                 context,
             )
         };
-        if status == KernelStatus::DivergentBarrier as u32 {
-            if let Some(words) = body_code.take_divergence() {
-                if let Ok(mut first) = seen.lock() {
-                    first.get_or_insert(words);
-                }
+        let words = if status == KernelStatus::DivergentBarrier as u32 {
+            body_code.take_divergence()
+        } else if status == KernelStatus::LocalMemory as u32 {
+            body_code.take_local_report(&local_args)
+        } else {
+            None
+        };
+        if let Some(words) = words {
+            if let Ok(mut first) = seen.lock() {
+                first.get_or_insert(words);
             }
         }
         status
@@ -298,7 +309,12 @@ pub fn execute_stoppable(
     }
     let recorded = divergence.lock().ok().and_then(|mut d| d.take());
     let why = match recorded {
-        Some(words) if status == KernelStatus::DivergentBarrier as u32 => words,
+        Some(words)
+            if status == KernelStatus::DivergentBarrier as u32
+                || status == KernelStatus::LocalMemory as u32 =>
+        {
+            words
+        }
         _ => describe_status(status),
     };
     Err(Error::OutOfResources(format!(
@@ -372,6 +388,9 @@ pub fn describe_status(status: u32) -> String {
             "barrier not reached by every work-item of a group".into()
         }
         s if s == KernelStatus::Trap as u32 => "a builtin trapped at run time".into(),
+        s if s == KernelStatus::LocalMemory as u32 => {
+            "a data race, uninitialised read or mixed atomic on __local memory".into()
+        }
         s if s == KernelStatus::Cancelled as u32 => "the command was stopped".into(),
         STATUS_PANICKED => "the kernel's host code panicked".into(),
         STATUS_ARENA_ALLOCATION => "cannot allocate __local memory or the context area".into(),

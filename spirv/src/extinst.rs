@@ -36,6 +36,9 @@ fn rounding_suffix(op: Option<&Operand>) -> Option<&'static str> {
 impl FnCx<'_, '_> {
     pub fn ext_inst(&mut self, inst: &Inst) -> Result<()> {
         let set = word_of(inst, 0)?;
+        if self.cx.ignored_sets.contains(&set) {
+            return Ok(());
+        }
         if !self.cx.opencl_std.contains(&set) {
             return Err(inst.error(format!(
                 "%{set} is not the OpenCL.std extended instruction set"

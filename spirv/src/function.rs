@@ -37,6 +37,11 @@ pub(crate) enum Val {
     BuiltIn(WorkItemFn),
     /// A pointer to one component of a built-in variable.
     BuiltInElem(WorkItemFn, ValueId),
+    /// A pointer to a sub-group built-in variable: loading it calls the
+    /// query builtin of that name (`get_sub_group_size`…).
+    SubGroupVar(&'static str),
+    /// `OpSampledImage`: an image, a sampler and the image's type.
+    SampledImage(ValueId, ValueId, crate::module::ImageType),
 }
 
 pub(crate) struct FnCx<'c, 'a> {
@@ -153,6 +158,11 @@ impl FnCx<'_, '_> {
         v
     }
 
+    /// A new IR value that no block evaluates yet (the caller places it).
+    pub fn push_value(&mut self, inst: Inst_, ty: Type) -> ValueId {
+        self.push(inst, ty)
+    }
+
     fn push(&mut self, inst: Inst_, ty: Type) -> ValueId {
         self.provenance.push((self.word, self.opname));
         self.f.insts.push(InstData {
@@ -209,6 +219,7 @@ impl FnCx<'_, '_> {
         } else if let Some(g) = self.cx.globals.get(&id).copied() {
             match g {
                 GlobalRef::BuiltIn(f) => Val::BuiltIn(f),
+                GlobalRef::SubGroup(name) => Val::SubGroupVar(name),
                 GlobalRef::Memory(gid) => {
                     let g = &self.cx.module.globals[gid.index()];
                     let ty = Type::ptr(g.space, g.ty.clone());
@@ -234,8 +245,11 @@ impl FnCx<'_, '_> {
             Val::Agg(_) => Err(self.error(format!(
                 "%{id} is a struct or array value where a scalar, vector or pointer is needed"
             ))),
-            Val::BuiltIn(_) | Val::BuiltInElem(..) => Err(self.error(format!(
-                "%{id} is a built-in variable's address, which vecl only loads from"
+            Val::BuiltIn(_) | Val::BuiltInElem(..) | Val::SubGroupVar(_) => Err(self.error(
+                format!("%{id} is a built-in variable's address, which vecl only loads from"),
+            )),
+            Val::SampledImage(..) => Err(self.error(format!(
+                "%{id} is a sampled image, which only image instructions take"
             ))),
         }
     }
@@ -343,6 +357,7 @@ impl FnCx<'_, '_> {
                     }
                     _ => {
                         let mut bytes = Vec::new();
+                        self.cx.pending_relocs.clear();
                         self.cx.const_bytes(id, &mut bytes)?;
                         bytes.resize(size, 0);
                         Some(bytes)
@@ -358,6 +373,7 @@ impl FnCx<'_, '_> {
                 self.cx
                     .global_linkage
                     .push(vecl_ir::link::Linkage::Internal);
+                self.cx.place_relocs(gid);
                 self.const_globals.insert(id, gid);
                 gid
             }
@@ -695,6 +711,9 @@ impl FnCx<'_, '_> {
             Op::ControlBarrier | Op::MemoryBarrier => self.barrier(inst),
             Op::ExtInst => self.ext_inst(inst),
             op if crate::atomics::is_atomic(op) => self.atomic(inst),
+            op if crate::groups::is_group(op) => self.group(inst),
+            op if crate::bits::is_bit_field(op) => self.bit_field(inst),
+            op if crate::images::is_image(op) => self.image(inst),
             _ => self.op(inst),
         }
     }
@@ -803,8 +822,29 @@ impl FnCx<'_, '_> {
                     Val::Agg(self.snapshot(p, &ty))
                 }
             }
-            Val::Agg(_) => return Err(inst.error("loads through a struct value")),
+            Val::Agg(_) | Val::SampledImage(..) => {
+                return Err(inst.error("loads through a struct or sampled image value"))
+            }
             Val::BuiltIn(f) => Val::V(self.builtin_value(f, &ty)?),
+            Val::SubGroupVar(name) => {
+                let masks = name.ends_with("_mask");
+                let qt = if masks {
+                    Type::Vector(Scalar::U32, 4)
+                } else {
+                    Type::U32
+                };
+                let r = self.emit(Inst_::Builtin(name.into(), vec![]), qt.clone());
+                if masks {
+                    if ty != qt {
+                        return Err(
+                            inst.error("a sub-group mask loaded as another type than uint4")
+                        );
+                    }
+                    Val::V(r)
+                } else {
+                    Val::V(self.fit_int(r, &ty)?)
+                }
+            }
             Val::BuiltInElem(f, dim) => {
                 let d = self.emit(
                     Inst_::Convert {
@@ -1101,18 +1141,23 @@ impl FnCx<'_, '_> {
         if inst.inst.class.opcode == Op::ControlBarrier {
             let exec = word_of(inst, 0)?;
             let sem = word_of(inst, 2)?;
+            let flags = self.fence_flags(sem);
             match self.scope(exec) {
-                Some(2) => {}
+                Some(2) => {
+                    let loc = self.loc;
+                    self.stmt(Stmt::Barrier(flags, loc));
+                }
+                // The work-items of a sub-group run in lockstep (one SIMD
+                // chunk): a sub-group barrier only orders memory, as
+                // `sub_group_barrier` of OpenCL C.
+                Some(3) => self.stmt(Stmt::Fence(flags)),
                 Some(s) => {
                     return Err(inst.error(format!(
-                        "a control barrier of scope {s} (vecl supports work-group barriers)"
+                        "a control barrier of scope {s} (vecl supports work-group and sub-group barriers)"
                     )))
                 }
                 None => return Err(inst.error("a barrier scope that is not a constant")),
             }
-            let flags = self.fence_flags(sem);
-            let loc = self.loc;
-            self.stmt(Stmt::Barrier(flags, loc));
         } else {
             let sem = word_of(inst, 1)?;
             let flags = self.fence_flags(sem);

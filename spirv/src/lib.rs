@@ -24,9 +24,12 @@
 //! ```
 
 mod atomics;
+mod bits;
 pub mod error;
 mod extinst;
 mod function;
+mod groups;
+mod images;
 mod module;
 mod ops;
 pub mod reader;
@@ -43,7 +46,7 @@ use vecl_ir::link::Unit;
 pub const MAGIC: u32 = 0x0723_0203;
 
 /// The SPIR-V versions the front end reads (`CL_DEVICE_IL_VERSION`).
-pub const VERSIONS: [(u8, u8); 6] = [(1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5)];
+pub const VERSIONS: [(u8, u8); 7] = [(1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6)];
 
 /// Whether `bytes` start like a SPIR-V module (either byte order).
 pub fn is_spirv(bytes: &[u8]) -> bool {
@@ -107,7 +110,7 @@ pub fn translate(words: &[u32], opts: &Options) -> Result<Unit, SpirvError> {
 
 fn translate_here(words: &[u32], opts: &Options) -> Result<Unit, SpirvError> {
     let bin = reader::read(words)?;
-    if !VERSIONS.contains(&bin.version) && bin.version != (1, 6) {
+    if !VERSIONS.contains(&bin.version) {
         return Err(SpirvError {
             word: Some(1),
             opname: None,

@@ -30,8 +30,25 @@ pub(crate) enum SType {
     Struct(Vec<u32>),
     Pointer(StorageClass, u32),
     Function(u32, Vec<u32>),
+    /// An image (`OpTypeImage`): a `ptr global u8` to the descriptor the
+    /// runtime passes, as for OpenCL C.
+    Image(ImageType),
+    /// `OpTypeSampler`: a `u32` of sampler bits.
+    Sampler,
+    /// `OpTypeSampledImage`: an image and a
+    /// sampler, carried together by the front end, never a value.
+    SampledImage,
     /// Event, sampler, image, queue…: named for the error that uses one.
     Opaque(&'static str),
+}
+
+/// An image type: its OpenCL C name, the coordinate's components the image
+/// builtins take, and the access qualifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ImageType {
+    pub name: &'static str,
+    pub coord_lanes: u8,
+    pub access: AccessQualifier,
 }
 
 /// A constant, as declared (resolved to values per function).
@@ -56,6 +73,8 @@ pub(crate) enum GlobalRef {
     Memory(GlobalId),
     /// A work-item built-in (`Input` storage class).
     BuiltIn(WorkItemFn),
+    /// A sub-group built-in: the name of its query builtin.
+    SubGroup(&'static str),
 }
 
 /// A function's id in the IR and its SPIR-V signature.
@@ -87,6 +106,9 @@ pub(crate) struct Cx<'a> {
     pub globals: HashMap<u32, GlobalRef>,
     pub functions: HashMap<u32, FuncRef>,
     pub opencl_std: HashSet<u32>,
+    /// Extended instruction sets whose instructions are skipped (debug
+    /// information, non-semantic sets).
+    pub ignored_sets: HashSet<u32>,
     pub module: Module,
     pub function_linkage: Vec<Linkage>,
     /// For each translated function, the SPIR-V instruction (word offset,
@@ -96,7 +118,15 @@ pub(crate) struct Cx<'a> {
     /// The qualifiers the parameters' decorations give (`NoWrite` is
     /// `const`, `NoAlias` `restrict`, `Volatile` `volatile`), per function.
     param_qualifiers: HashMap<FuncId, Vec<TypeQualifiers>>,
+    /// The SPIR-V type of each parameter, per function (images and
+    /// samplers are told apart by it).
+    param_types: HashMap<FuncId, Vec<u32>>,
+    /// The result type of every instruction that has one, by result id.
+    pub id_types: HashMap<u32, u32>,
     pub global_linkage: Vec<Linkage>,
+    /// The addresses [`Cx::const_bytes`] met in the initialiser it laid
+    /// out: (byte offset in it, the variable pointed into, byte addend).
+    pub pending_relocs: Vec<(usize, GlobalId, u32)>,
     pub bound: u32,
     opts: &'a Options,
 }
@@ -126,8 +156,29 @@ fn capability_supported(c: spirv::Capability) -> bool {
             | C::GenericPointer
             | C::Int64Atomics
             | C::ImageBasic
+            | C::ImageReadWrite
+            | C::Sampled1D
+            | C::Image1D
+            | C::SampledBuffer
+            | C::ImageBuffer
             | C::LiteralSampler
             | C::ExpectAssumeKHR
+            | C::Groups
+            | C::SubgroupDispatch
+            | C::GroupNonUniform
+            | C::GroupNonUniformVote
+            | C::GroupNonUniformArithmetic
+            | C::GroupNonUniformBallot
+            | C::GroupNonUniformShuffle
+            | C::GroupNonUniformShuffleRelative
+            | C::GroupNonUniformClustered
+            | C::GroupNonUniformRotateKHR
+            // Declared by translators for the bit-field instructions.
+            | C::Shader
+            | C::Matrix
+            | C::BitInstructions
+            // SPIR-V 1.6: `Uniform` / `UniformId` only promise.
+            | C::UniformDecoration
     )
 }
 
@@ -191,6 +242,10 @@ impl<'a> Cx<'a> {
             provenance: HashMap::new(),
             param_qualifiers: HashMap::new(),
             global_linkage: Vec::new(),
+            pending_relocs: Vec::new(),
+            ignored_sets: HashSet::new(),
+            param_types: HashMap::new(),
+            id_types: HashMap::new(),
             bound: bin.bound,
             opts,
         }
@@ -209,17 +264,20 @@ impl<'a> Cx<'a> {
     }
 
     /// `LinkageAttributes`: the linkage name and whether it is an import.
-    pub fn linkage(&self, id: u32) -> Option<(String, bool)> {
+    /// The linkage name and type `LinkageAttributes` give `id`
+    /// (`LinkOnceODR` of `SPV_KHR_linkonce_odr` is [`Linkage::LinkOnce`]).
+    pub fn linkage(&self, id: u32) -> Option<(String, Linkage)> {
         let ops = self.decoration(id, Decoration::LinkageAttributes)?;
         let name = match ops.first() {
             Some(Operand::LiteralString(s)) => s.clone(),
             _ => return None,
         };
-        let import = matches!(
-            ops.get(1),
-            Some(Operand::LinkageType(spirv::LinkageType::Import))
-        );
-        Some((name, import))
+        let linkage = match ops.get(1) {
+            Some(Operand::LinkageType(spirv::LinkageType::Import)) => Linkage::Import,
+            Some(Operand::LinkageType(spirv::LinkageType::LinkOnceODR)) => Linkage::LinkOnce,
+            _ => Linkage::Export,
+        };
+        Some((name, linkage))
     }
 
     fn check_id(&self, inst: &Inst, id: u32) -> Result<()> {
@@ -242,13 +300,22 @@ impl<'a> Cx<'a> {
         for inst in self.insts {
             if let Some(id) = inst.inst.result_id {
                 self.check_id(inst, id)?;
+                if let Some(t) = inst.inst.result_type {
+                    self.id_types.insert(id, t);
+                }
                 if !defined.insert(id) {
                     return Err(inst.error(format!("id %{id} is defined twice")));
                 }
             }
+            // The operands of a skipped set's instructions may be literals
+            // the decoder reads as ids (debug information's flags).
+            let skipped = inst.inst.class.opcode == Op::ExtInst
+                && matches!(inst.inst.operands.first(), Some(Operand::IdRef(s)) if self.ignored_sets.contains(s));
             for op in &inst.inst.operands {
                 if let Operand::IdRef(id) = op {
-                    self.check_id(inst, *id)?;
+                    if !skipped {
+                        self.check_id(inst, *id)?;
+                    }
                 }
             }
             match inst.inst.class.opcode {
@@ -282,7 +349,14 @@ impl<'a> Cx<'a> {
                         Some(Operand::LiteralString(s)) if s == "OpenCL.std" => {
                             self.opencl_std.insert(id);
                         }
-                        Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic.") => {}
+                        // Debug information (`cl_khr_spirv_extended_debug_info`)
+                        // and other non-semantic sets change nothing: their
+                        // instructions are skipped.
+                        Some(Operand::LiteralString(s))
+                            if s.starts_with("NonSemantic.") || s == "OpenCL.DebugInfo.100" =>
+                        {
+                            self.ignored_sets.insert(id);
+                        }
                         other => {
                             return Err(inst.error(format!(
                             "extended instruction set {other:?} is not supported (only OpenCL.std)"
@@ -381,14 +455,18 @@ impl<'a> Cx<'a> {
                     }
                     SType::Function(word_of(inst, 0)?, params)
                 }
-                Op::TypeEvent => SType::Opaque("event_t"),
+                // An event is a 64-bit handle, as in the OpenCL C front end.
+                Op::TypeEvent => SType::Int(64),
                 Op::TypeDeviceEvent => SType::Opaque("clk_event_t"),
                 Op::TypeReserveId => SType::Opaque("reserve_id_t"),
                 Op::TypeQueue => SType::Opaque("queue_t"),
                 Op::TypePipe => SType::Opaque("pipe"),
-                Op::TypeSampler => SType::Opaque("sampler_t"),
-                Op::TypeImage | Op::TypeSampledImage => SType::Opaque("image"),
-                Op::TypeOpaque => SType::Opaque("opaque struct"),
+                Op::TypeSampler => SType::Sampler,
+                Op::TypeImage => SType::Image(image_type(inst)?),
+                Op::TypeSampledImage => SType::SampledImage,
+                // A struct declared without its members: only pointers to it
+                // are values.
+                Op::TypeOpaque => SType::Struct(Vec::new()),
                 Op::TypeRuntimeArray => SType::Opaque("runtime array"),
                 Op::TypeForwardPointer => continue,
                 _ => continue,
@@ -396,9 +474,14 @@ impl<'a> Cx<'a> {
             let id = result_id(inst)?;
             if let SType::Struct(_) = t {
                 let sid = StructId(self.module.structs.len() as u32);
+                let own = match (op, inst.inst.operands.first()) {
+                    (Op::TypeOpaque, Some(Operand::LiteralString(n))) => Some(n),
+                    _ => None,
+                };
                 let name = self
                     .names
                     .get(&id)
+                    .or(own)
                     .map(|n| clean_name(n))
                     .unwrap_or_else(|| format!("struct.{id}"));
                 self.module.structs.push(StructDef {
@@ -549,6 +632,14 @@ impl<'a> Cx<'a> {
             SType::Function(..) => {
                 return Err(self.type_error(id, "a function type is not a value type".into()))
             }
+            SType::Image(_) => Type::ptr(AddressSpace::Global, Type::Scalar(Scalar::U8)),
+            SType::Sampler => Type::U32,
+            SType::SampledImage => {
+                return Err(self.type_error(
+                    id,
+                    "a sampled image is not a value type (only OpSampledImage makes one)".into(),
+                ))
+            }
             SType::Opaque(what) => {
                 return Err(self.type_error(
                     id,
@@ -678,6 +769,7 @@ impl<'a> Cx<'a> {
                 Const::Scalar(s, bits & mask)
             }
             Op::ConstantNull => Const::Null(ty),
+            Op::ConstantSampler => Const::Scalar(Scalar::U32, u64::from(sampler_bits(inst)?)),
             Op::Undef => Const::Undef(ty),
             Op::ConstantComposite | Op::SpecConstantComposite => {
                 let mut parts = Vec::new();
@@ -703,6 +795,21 @@ impl<'a> Cx<'a> {
 
     /// The bytes of constant `id` laid out as type `ty` (for initialisers).
     pub fn const_bytes(&mut self, id: u32, out: &mut Vec<u8>) -> Result<()> {
+        if self.globals.contains_key(&id) || matches!(self.consts.get(&id), Some(Const::SpecOp(_)))
+        {
+            // An address: 8 bytes the loader fills in (a relocation).
+            if let Some((target, addend)) = self.const_address(id, 0)? {
+                let addend = u32::try_from(addend).map_err(|_| {
+                    self.type_error(
+                        id,
+                        format!("an address {addend} bytes from its variable's start"),
+                    )
+                })?;
+                self.pending_relocs.push((out.len(), target, addend));
+            }
+            out.extend([0u8; 8]);
+            return Ok(());
+        }
         let c = self
             .consts
             .get(&id)
@@ -746,6 +853,118 @@ impl<'a> Cx<'a> {
         Ok(())
     }
 
+    /// The address pointer constant `id` holds: a variable and a byte
+    /// offset into it, or `None` for a null pointer. Addresses are module
+    /// variables, null, and the casts and access chains of
+    /// `OpSpecConstantOp` over them.
+    fn const_address(&mut self, id: u32, depth: u32) -> Result<Option<(GlobalId, i64)>> {
+        if depth > 64 {
+            return Err(self.type_error(id, format!("the address %{id} is defined by itself")));
+        }
+        match self.globals.get(&id) {
+            Some(GlobalRef::Memory(g)) => return Ok(Some((*g, 0))),
+            Some(_) => {
+                return Err(
+                    self.type_error(id, "a built-in variable's address in an initialiser".into())
+                )
+            }
+            None => {}
+        }
+        let k = match self.consts.get(&id) {
+            Some(Const::Null(_)) => return Ok(None),
+            Some(Const::SpecOp(k)) => *k,
+            _ => {
+                return Err(self.type_error(
+                    id,
+                    format!(
+                    "%{id} is not an address (a variable, null, or a constant operation on one)"
+                ),
+                ))
+            }
+        };
+        let inst = &self.insts[k];
+        let ops = &inst.inst.operands;
+        let Some(Operand::LiteralSpecConstantOpInteger(op)) = ops.first() else {
+            return Err(inst.error("OpSpecConstantOp without an operation"));
+        };
+        let op = *op;
+        let base = word_of(inst, 1)?;
+        match op {
+            Op::Bitcast | Op::PtrCastToGeneric | Op::GenericCastToPtr => {
+                self.const_address(base, depth + 1)
+            }
+            Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain => {
+                let indices: Vec<u32> = (2..ops.len()).map(|i| word_of(inst, i)).collect::<Result<_>>()?;
+                let Some(at) = self.const_address(base, depth + 1)? else {
+                    return Err(inst.error("an access chain from a null pointer in an initialiser"));
+                };
+                let base_ty = self
+                    .insts
+                    .iter()
+                    .find(|i| i.inst.result_id == Some(base))
+                    .and_then(|i| i.inst.result_type)
+                    .ok_or_else(|| inst.error(format!("%{base} has no type")))?;
+                let Some(SType::Pointer(_, pointee)) = self.types.get(&base_ty).cloned() else {
+                    return Err(inst.error("the base of an access chain is not a pointer"));
+                };
+                let mut t = self.ir_type(pointee)?;
+                let mut offset = at.1;
+                let mut rest = indices.as_slice();
+                if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
+                    let Some((first, more)) = rest.split_first() else {
+                        return Err(inst.error("a pointer access chain without an element"));
+                    };
+                    offset += self.const_index(inst, *first)? * i64::from(self.module.size_of(&t));
+                    rest = more;
+                }
+                for i in rest {
+                    let n = self.const_index(inst, *i)?;
+                    let (next, step) = match &t {
+                        Type::Struct(sid) => {
+                            let def = &self.module.structs[sid.0 as usize];
+                            let Some(f) = usize::try_from(n).ok().and_then(|n| def.fields.get(n)) else {
+                                return Err(inst.error(format!("struct member {n} does not exist")));
+                            };
+                            (f.ty.clone(), i64::from(f.offset))
+                        }
+                        Type::Array(e, _) => ((**e).clone(), n * i64::from(self.module.size_of(e))),
+                        Type::Vector(s, _) => (Type::Scalar(*s), n * i64::from(s.size())),
+                        other => return Err(inst.error(format!("indexes into {other:?}, not a composite"))),
+                    };
+                    t = next;
+                    offset += step;
+                }
+                Ok(Some((at.0, offset)))
+            }
+            other => Err(inst.error(format!(
+                "an OpSpecConstantOp {other:?} in an initialiser (vecl reads addresses there: casts and access chains of variables)"
+            ))),
+        }
+    }
+
+    /// A constant index of an initialiser's access chain, signed.
+    fn const_index(&self, inst: &Inst, id: u32) -> Result<i64> {
+        match self.consts.get(&id) {
+            Some(Const::Scalar(s, bits)) if s.is_int() => {
+                let shift = 64 - s.bits();
+                Ok(((*bits << shift) as i64) >> shift)
+            }
+            _ => Err(inst.error(format!("the index %{id} is not an integer constant"))),
+        }
+    }
+
+    /// Moves [`Cx::pending_relocs`] to the module, as relocations of `global`.
+    pub fn place_relocs(&mut self, global: GlobalId) {
+        for (offset, target, addend) in std::mem::take(&mut self.pending_relocs) {
+            self.module.relocs.push(Reloc {
+                global,
+                offset: offset as u32,
+                target,
+                addend,
+            });
+        }
+    }
+
     fn read_global(&mut self, inst: &Inst) -> Result<()> {
         let id = result_id(inst)?;
         let ty = result_type(inst)?;
@@ -757,10 +976,16 @@ impl<'a> Cx<'a> {
             let Some([Operand::BuiltIn(b)]) = self.decoration(id, Decoration::BuiltIn) else {
                 return Err(inst.error("an Input variable that is not a built-in"));
             };
-            let f = builtin_fn(*b).ok_or_else(|| {
-                inst.error(format!("built-in variable {b:?} is not supported by vecl"))
-            })?;
-            self.globals.insert(id, GlobalRef::BuiltIn(f));
+            let r = match (builtin_fn(*b), sub_group_builtin(*b)) {
+                (Some(f), _) => GlobalRef::BuiltIn(f),
+                (_, Some(name)) => GlobalRef::SubGroup(name),
+                _ => {
+                    return Err(
+                        inst.error(format!("built-in variable {b:?} is not supported by vecl"))
+                    )
+                }
+            };
+            self.globals.insert(id, r);
             return Ok(());
         }
         let space = match sc {
@@ -783,11 +1008,12 @@ impl<'a> Cx<'a> {
         }
         let init = match inst.inst.operands.get(1) {
             Some(Operand::IdRef(c)) => {
-                if !self.consts.contains_key(c) {
+                if !self.consts.contains_key(c) && !self.globals.contains_key(c) {
                     return Err(inst.error(format!(
-                        "the initialiser %{c} is not a constant (vecl does not initialise variables with addresses)"
+                        "the initialiser %{c} is not a constant or a variable's address"
                     )));
                 }
+                self.pending_relocs.clear();
                 let size = self.module.size_of(&ir_ty) as usize;
                 if size > MAX_INITIALISER {
                     return Err(inst.error(format!(
@@ -802,14 +1028,7 @@ impl<'a> Cx<'a> {
             _ => None,
         };
         let (name, linkage) = match self.linkage(id) {
-            Some((n, import)) => (
-                clean_name(&n),
-                if import {
-                    Linkage::Import
-                } else {
-                    Linkage::Export
-                },
-            ),
+            Some((n, linkage)) => (clean_name(&n), linkage),
             None => (
                 self.names
                     .get(&id)
@@ -827,6 +1046,7 @@ impl<'a> Cx<'a> {
             init,
         });
         self.global_linkage.push(linkage);
+        self.place_relocs(gid);
         self.globals.insert(id, GlobalRef::Memory(gid));
         Ok(())
     }
@@ -904,11 +1124,13 @@ impl<'a> Cx<'a> {
             // Parameters follow.
             let mut params = Vec::new();
             let mut qualifiers = Vec::new();
+            let mut spirv_types = Vec::new();
             let mut j = i + 1;
             let mut declared = true;
             while j < insts.len() && insts[j].inst.class.opcode == Op::FunctionParameter {
                 let p = &insts[j];
                 let pid = result_id(p)?;
+                spirv_types.push(result_type(p)?);
                 let t = self.ir_type(result_type(p)?)?;
                 if !t.is_value() {
                     return Err(
@@ -962,18 +1184,31 @@ impl<'a> Cx<'a> {
                 declared = false;
             }
             let is_entry = entry_names.contains_key(&id);
+            if is_entry {
+                // A kernel's pointers come from the host: global, constant
+                // or local memory.
+                for (k, p) in params.iter().enumerate() {
+                    if matches!(
+                        p.ty,
+                        Type::Pointer(AddressSpace::Private | AddressSpace::Generic, _)
+                    ) && !p.byval
+                    {
+                        return Err(insts[i + 1 + k].error(
+                            "a kernel parameter pointing to private or generic memory (the host passes global, constant or local memory)",
+                        ));
+                    }
+                }
+            }
             let (name, linkage) = if let Some(n) = entry_names.get(&id) {
                 (clean_name(n), Linkage::Export)
             } else {
                 match self.linkage(id) {
-                    Some((n, import)) => {
+                    Some((n, linkage)) => {
                         let n = clean_name(&n);
                         if reserved.contains(&n) {
                             (format!("{n}.fn"), Linkage::Internal)
-                        } else if import {
-                            (n, Linkage::Import)
                         } else {
-                            (n, Linkage::Export)
+                            (n, linkage)
                         }
                     }
                     None => {
@@ -1009,6 +1244,7 @@ impl<'a> Cx<'a> {
             self.module.functions.push(f);
             self.function_linkage.push(linkage);
             self.param_qualifiers.insert(fid, qualifiers);
+            self.param_types.insert(fid, spirv_types);
             self.functions.insert(id, FuncRef { id: fid, declared });
             i = j;
         }
@@ -1027,7 +1263,8 @@ impl<'a> Cx<'a> {
     /// sizes.
     fn read_entry_points(&mut self) -> Result<()> {
         for inst in self.insts {
-            if inst.inst.class.opcode != Op::ExecutionMode {
+            let by_id = inst.inst.class.opcode == Op::ExecutionModeId;
+            if inst.inst.class.opcode != Op::ExecutionMode && !by_id {
                 continue;
             }
             let f = word_of(inst, 0)?;
@@ -1039,15 +1276,39 @@ impl<'a> Cx<'a> {
                 Some(Operand::ExecutionMode(m)) => *m,
                 _ => continue,
             };
-            let xyz = || -> Result<[u32; 3]> {
-                Ok([word_of(inst, 2)?, word_of(inst, 3)?, word_of(inst, 4)?])
+            // `OpExecutionModeId` (SPIR-V 1.2) names constants.
+            let value = |i: usize| -> Result<u32> {
+                let w = word_of(inst, i)?;
+                if !by_id {
+                    return Ok(w);
+                }
+                match self.consts.get(&w) {
+                    Some(Const::Scalar(s, v)) if s.is_int() => Ok(*v as u32),
+                    _ => Err(inst.error(format!("%{w} is not an integer constant"))),
+                }
             };
+            let xyz = || -> Result<[u32; 3]> { Ok([value(2)?, value(3)?, value(4)?]) };
             let Some(k) = self.module.functions[fid.index()].kernel.as_mut() else {
                 continue;
             };
             match mode {
-                spirv::ExecutionMode::LocalSize => k.reqd_work_group_size = Some(xyz()?),
-                spirv::ExecutionMode::LocalSizeHint => k.work_group_size_hint = Some(xyz()?),
+                spirv::ExecutionMode::LocalSize | spirv::ExecutionMode::LocalSizeId => {
+                    k.reqd_work_group_size = Some(xyz()?)
+                }
+                spirv::ExecutionMode::LocalSizeHint | spirv::ExecutionMode::LocalSizeHintId => {
+                    k.work_group_size_hint = Some(xyz()?)
+                }
+                spirv::ExecutionMode::SubgroupSize => {
+                    // A sub-group is one SIMD chunk of 4·k work-items.
+                    let n = value(2)?;
+                    if !(4..=64).contains(&n) || n % 4 != 0 {
+                        return Err(inst.error(format!(
+                            "sub-group size {n} is not available: vecl's sub-groups are SIMD \
+                             chunks of 4, 8, 12, … 64 work-items"
+                        )));
+                    }
+                    k.reqd_sub_group_size = Some(n);
+                }
                 _ => {}
             }
         }
@@ -1062,18 +1323,33 @@ impl<'a> Cx<'a> {
         for i in kernels {
             let f = &self.module.functions[i];
             let quals = self.param_qualifiers.get(&FuncId(i as u32));
+            let spirv_types = self.param_types.get(&FuncId(i as u32));
             let args = f
                 .params
                 .iter()
                 .enumerate()
-                .map(|(k, p)| ArgInfo {
-                    type_name: c_type_name(&p.ty, &self.module.structs),
-                    address: match &p.ty {
-                        Type::Pointer(s, _) if !p.byval => *s,
-                        _ => AddressSpace::Private,
-                    },
-                    access: AccessQualifier::None,
-                    qualifiers: quals.and_then(|q| q.get(k)).copied().unwrap_or_default(),
+                .map(|(k, p)| {
+                    let st = spirv_types
+                        .and_then(|t| t.get(k))
+                        .and_then(|t| self.types.get(t));
+                    let mut info = ArgInfo {
+                        type_name: c_type_name(&p.ty, &self.module.structs),
+                        address: match &p.ty {
+                            Type::Pointer(s, _) if !p.byval => *s,
+                            _ => AddressSpace::Private,
+                        },
+                        access: AccessQualifier::None,
+                        qualifiers: quals.and_then(|q| q.get(k)).copied().unwrap_or_default(),
+                    };
+                    match st {
+                        Some(SType::Image(img)) => {
+                            info.type_name = img.name.into();
+                            info.access = img.access;
+                        }
+                        Some(SType::Sampler) => info.type_name = "sampler_t".into(),
+                        _ => {}
+                    }
+                    info
                 })
                 .collect();
             if let Some(k) = self.module.functions[i].kernel.as_mut() {
@@ -1102,6 +1378,101 @@ fn c_type_name(t: &Type, structs: &[StructDef]) -> String {
             structs.get(id.0 as usize).map_or("?", |s| s.name.as_str())
         ),
     }
+}
+
+/// The `vecl_ir::image::SAMPLER_*` bits of an `OpConstantSampler`.
+fn sampler_bits(inst: &Inst) -> Result<u32> {
+    use vecl_ir::image as im;
+    let ops = &inst.inst.operands;
+    let (
+        Some(Operand::SamplerAddressingMode(mode)),
+        Some(Operand::LiteralBit32(normalized)),
+        Some(Operand::SamplerFilterMode(filter)),
+    ) = (ops.first(), ops.get(1), ops.get(2))
+    else {
+        return Err(inst.error("a sampler constant without its modes"));
+    };
+    let address = match mode {
+        spirv::SamplerAddressingMode::None => im::SAMPLER_ADDRESS_NONE,
+        spirv::SamplerAddressingMode::ClampToEdge => im::SAMPLER_ADDRESS_CLAMP_TO_EDGE,
+        spirv::SamplerAddressingMode::Clamp => im::SAMPLER_ADDRESS_CLAMP,
+        spirv::SamplerAddressingMode::Repeat => im::SAMPLER_ADDRESS_REPEAT,
+        spirv::SamplerAddressingMode::RepeatMirrored => im::SAMPLER_ADDRESS_MIRRORED_REPEAT,
+    };
+    let filter = match filter {
+        spirv::SamplerFilterMode::Nearest => im::SAMPLER_FILTER_NEAREST,
+        spirv::SamplerFilterMode::Linear => im::SAMPLER_FILTER_LINEAR,
+    };
+    let norm = if *normalized != 0 {
+        im::SAMPLER_NORMALIZED
+    } else {
+        0
+    };
+    Ok(address | filter | norm)
+}
+
+/// The image type `OpTypeImage` declares, when OpenCL C has it.
+fn image_type(inst: &Inst) -> Result<ImageType> {
+    let ops = &inst.inst.operands;
+    let lit = |i: usize| match ops.get(i) {
+        Some(Operand::LiteralBit32(w)) => Some(*w),
+        _ => None,
+    };
+    let (Some(Operand::Dim(dim)), Some(depth), Some(arrayed), Some(ms)) =
+        (ops.get(1), lit(2), lit(3), lit(4))
+    else {
+        return Err(inst.error("an image type without its dimensionality"));
+    };
+    if depth == 1 || ms == 1 {
+        return Err(inst.error("depth and multi-sampled images are not supported by vecl"));
+    }
+    let (name, coord_lanes) = match (dim, arrayed) {
+        (spirv::Dim::Dim1D, 0) => ("image1d_t", 1),
+        (spirv::Dim::Dim1D, _) => ("image1d_array_t", 2),
+        (spirv::Dim::Dim2D, 0) => ("image2d_t", 2),
+        (spirv::Dim::Dim2D, _) => ("image2d_array_t", 4),
+        (spirv::Dim::Dim3D, 0) => ("image3d_t", 4),
+        (spirv::Dim::DimBuffer, 0) => ("image1d_buffer_t", 1),
+        (d, a) => {
+            return Err(inst.error(format!(
+                "an image of dimensionality {d:?}{} is not an OpenCL image type",
+                if a == 0 { "" } else { ", arrayed" }
+            )))
+        }
+    };
+    let access = match ops.get(7) {
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::WriteOnly)) => {
+            AccessQualifier::WriteOnly
+        }
+        Some(Operand::AccessQualifier(spirv::AccessQualifier::ReadWrite)) => {
+            AccessQualifier::ReadWrite
+        }
+        _ => AccessQualifier::ReadOnly,
+    };
+    Ok(ImageType {
+        name,
+        coord_lanes,
+        access,
+    })
+}
+
+/// The sub-group query a `BuiltIn` variable reads.
+fn sub_group_builtin(b: spirv::BuiltIn) -> Option<&'static str> {
+    use spirv::BuiltIn as B;
+    Some(match b {
+        B::SubgroupSize => "get_sub_group_size",
+        B::SubgroupMaxSize => "get_max_sub_group_size",
+        B::NumSubgroups => "get_num_sub_groups",
+        B::NumEnqueuedSubgroups => "get_enqueued_num_sub_groups",
+        B::SubgroupId => "get_sub_group_id",
+        B::SubgroupLocalInvocationId => "get_sub_group_local_id",
+        B::SubgroupEqMask => "get_sub_group_eq_mask",
+        B::SubgroupGeMask => "get_sub_group_ge_mask",
+        B::SubgroupGtMask => "get_sub_group_gt_mask",
+        B::SubgroupLeMask => "get_sub_group_le_mask",
+        B::SubgroupLtMask => "get_sub_group_lt_mask",
+        _ => return None,
+    })
 }
 
 /// The work-item function a `BuiltIn` variable reads.

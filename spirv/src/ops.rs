@@ -304,6 +304,28 @@ impl FnCx<'_, '_> {
                     b,
                 )
             }
+            Op::PtrDiff => {
+                // (a - b) / sizeof(*a), signed.
+                let (a, b) = (self.operand(inst, 0)?, self.operand(inst, 1)?);
+                let pointee = self.ty(a).pointee().cloned();
+                let Some(pointee) = pointee.filter(|_| self.ty(b).is_pointer()) else {
+                    return Err(inst.error("the operands are not pointers"));
+                };
+                let size = u64::from(self.cx.module.size_of(&pointee).max(1));
+                let (a, b) = (self.ptr_int(a), self.ptr_int(b));
+                let d = self.binary(B::Sub, a, b);
+                let n = self.konst(&Type::U64, size);
+                let q = self.signed_binary(B::Div, d, n);
+                let t = ty()?;
+                if !matches!(t, Type::Scalar(s) if s.is_int()) {
+                    return Err(inst.error("the result is not an integer"));
+                }
+                if t == Type::U64 {
+                    q
+                } else {
+                    self.convert(q, t, false, Rounding::Default)
+                }
+            }
             Op::FOrdEqual
             | Op::FOrdLessThan
             | Op::FOrdLessThanEqual
@@ -550,6 +572,31 @@ impl FnCx<'_, '_> {
                     let slot = self.new_slot("undef", t);
                     self.define(result_id(inst)?, Val::Agg(slot));
                     return Ok(());
+                }
+            }
+            Op::CopyLogical => {
+                // Types that differ only by their declarations have one
+                // layout in the OpenCL environment: a copy of the bytes.
+                let t = ty()?;
+                match self.val(word_of(inst, 0)?)? {
+                    Val::V(v) if self.ty(v) == t => v,
+                    Val::Agg(src) => {
+                        let space = self
+                            .ty(src)
+                            .address_space()
+                            .unwrap_or(AddressSpace::Private);
+                        let have = self.ty(src).pointee().cloned().unwrap_or(Type::Void);
+                        if self.cx.module.size_of(&have) != self.cx.module.size_of(&t) {
+                            return Err(
+                                inst.error("the operand's type does not match the result's")
+                            );
+                        }
+                        let view = self.emit(Inst_::PtrCast(src), Type::ptr(space, t.clone()));
+                        let copy = self.snapshot(view, &t);
+                        self.define(result_id(inst)?, Val::Agg(copy));
+                        return Ok(());
+                    }
+                    _ => return Err(inst.error("the operand's type does not match the result's")),
                 }
             }
             Op::CopyObject => {

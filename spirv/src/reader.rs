@@ -107,16 +107,22 @@ pub fn read(words: &[u32]) -> Result<Binary> {
         }
         at += count;
     }
+    // rspirv decodes an `OpSpecConstantOp`'s operands one per operand of
+    // the grammar, which misreads the variable-length ones (an access
+    // chain without indices reads past its instruction): such
+    // instructions are decoded here, and the decoder sees a placeholder.
+    let (words_for_decoder, spec_ops) = take_spec_constant_ops(words);
+    let words_for_decoder = words_for_decoder.as_deref().unwrap_or(words);
     let mut c = Collect::default();
     // The decoder panics on some malformed operands (a literal whose type
     // it cannot tell): that is a malformed instruction, the one after the
     // last decoded.
     let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rspirv::binary::parse_words(words, &mut c)
+        rspirv::binary::parse_words(words_for_decoder, &mut c)
     }));
     match parsed {
         Ok(Ok(())) => {}
-        Ok(Err(state)) => return Err(parse_error(words, state)),
+        Ok(Err(state)) => return Err(parse_error(words, state, c.insts.len())),
         Err(_) => {
             let (word, name) = locate(words, c.insts.len() + 1);
             return Err(SpirvError {
@@ -133,8 +139,11 @@ pub fn read(words: &[u32]) -> Result<Binary> {
         .ok_or_else(|| SpirvError::module("the module has no header"))?;
     let mut insts = Vec::with_capacity(c.insts.len());
     let mut at = HEADER_WORDS;
-    for inst in c.insts {
+    for mut inst in c.insts {
         let count = words.get(at).map_or(1, |w| (w >> 16) as usize).max(1);
+        if let Some(decoded) = spec_ops.iter().find(|(w, _)| *w == at) {
+            inst = decoded.1.clone();
+        }
         insts.push(Inst { word: at, inst });
         at += count;
     }
@@ -145,7 +154,71 @@ pub fn read(words: &[u32]) -> Result<Binary> {
     })
 }
 
-fn parse_error(words: &[u32], state: ParseState) -> SpirvError {
+/// The `OpSpecConstantOp`s of `words` whose operation is known, decoded
+/// (by word offset), and a copy of `words` with each replaced by an
+/// `OpUndef` of the same result (`None` when there are none).
+fn take_spec_constant_ops(words: &[u32]) -> (Option<Vec<u32>>, Vec<(usize, dr::Instruction)>) {
+    use rspirv::spirv::Op;
+    let Some(class) = INSTRUCTION_TABLE.lookup_opcode(Op::SpecConstantOp as u32) else {
+        return (None, Vec::new());
+    };
+    let mut copy: Option<Vec<u32>> = None;
+    let mut out = Vec::new();
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = ((words[at] >> 16) as usize).max(1);
+        let end = (at + count).min(words.len());
+        let op = words[at] & 0xffff;
+        if op == Op::SpecConstantOp as u32 && count >= 4 && end == at + count {
+            let inner = INSTRUCTION_TABLE.lookup_opcode(words[at + 3]);
+            if let Some(inner) = inner {
+                // Ids, then the literal indices of the composite and
+                // shuffle operations.
+                let ids = match inner.opcode {
+                    Op::VectorShuffle | Op::CompositeInsert => 2,
+                    Op::CompositeExtract => 1,
+                    _ => usize::MAX,
+                };
+                let mut operands = vec![dr::Operand::LiteralSpecConstantOpInteger(inner.opcode)];
+                for (k, w) in words[at + 4..end].iter().enumerate() {
+                    operands.push(if k < ids {
+                        dr::Operand::IdRef(*w)
+                    } else {
+                        dr::Operand::LiteralBit32(*w)
+                    });
+                }
+                out.push((
+                    at,
+                    dr::Instruction {
+                        class,
+                        result_type: Some(words[at + 1]),
+                        result_id: Some(words[at + 2]),
+                        operands,
+                    },
+                ));
+                let c = copy.get_or_insert_with(|| {
+                    let mut v = Vec::with_capacity(words.len());
+                    v.extend_from_slice(&words[..at]);
+                    v
+                });
+                c.extend([(3 << 16) | Op::Undef as u32, words[at + 1], words[at + 2]]);
+                at = end;
+                continue;
+            }
+        }
+        if let Some(c) = copy.as_mut() {
+            c.extend_from_slice(&words[at..end]);
+        }
+        at = end;
+    }
+    if copy.is_none() {
+        out.clear();
+    }
+    (copy, out)
+}
+
+/// The error of a failed decode; `decoded` instructions came before.
+fn parse_error(words: &[u32], state: ParseState, decoded: usize) -> SpirvError {
     let at = |index: usize, message: String| {
         let (word, name) = locate(words, index);
         SpirvError {
@@ -193,9 +266,14 @@ fn parse_error(words: &[u32], state: ParseState) -> SpirvError {
             at(i, "OpSpecConstantOp names an unknown opcode".into())
         }
         other => {
-            // Operand decoding errors carry no position: name the last
-            // instruction that could start where the decoder stopped.
-            SpirvError::module(format!("malformed module: {other}"))
+            // Operand decoding errors carry no instruction: it is the one
+            // after the last decoded.
+            let (word, name) = locate(words, decoded + 1);
+            SpirvError {
+                word: Some(word),
+                opname: name.map(str::to_string),
+                message: format!("malformed operands: {other}"),
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ command. PyOpenCL caches built programs as binaries, so the second time
 this runs the programs come from clCreateProgramWithBinary: the checks must
 survive that too."""
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -88,3 +89,66 @@ def test_build_and_link_options_turn_robust_access_on():
             "past the end of argument 0, a buffer of 64 bytes",
         ]:
             assert part in done.stderr, (how, part, done.stderr)
+
+
+SCAN = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = '''
+    __kernel void scan(__global const int *in, __global int *out, __local int *tmp,
+                       int reach) {
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int offset = 1; offset < n; offset <<= 1) {
+            int add = lid >= offset ? tmp[lid - offset + reach] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tmp[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = tmp[lid];
+    }
+    '''
+    program = cl.Program(ctx, src).build(options="-cl-vecl-robust-access")
+    scan = cl.Kernel(program, "scan")
+    mf = cl.mem_flags
+    data = (np.arange(1024, dtype=np.int32) % 7) - 3
+    src_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=data)
+    out_buf = cl.Buffer(ctx, mf.READ_WRITE, size=data.nbytes)
+    for reach in [0, 2]:
+        scan.set_args(src_buf, out_buf, cl.LocalMemory(4 * 128), np.int32(reach))
+        cl.enqueue_nd_range_kernel(queue, scan, (1024,), (128,))
+        try:
+            queue.finish()
+        except cl.Error as e:
+            print("reach", reach, "error", e.code)
+            continue
+        out = np.empty_like(data)
+        cl.enqueue_copy(queue, out, out_buf)
+        want = np.concatenate([np.cumsum(g) for g in data.reshape(8, 128)])
+        print("reach", reach, "ok", bool((out == want).all()))
+    """
+)
+
+
+def test_a_scan_reads_shifted_local_indices_and_names_the_one_item_past_the_end():
+    # `tmp[lid - offset]` under `lid >= offset`: the lanes that are off
+    # would read before `tmp`; they are not tested. Shifted by two more,
+    # the last item of each group reads one int past `tmp`: the groups run
+    # on several threads, and the first to fault is named.
+    done = subprocess.run(
+        [sys.executable, "-c", SCAN], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "reach 0 ok True" in done.stdout, (done.stdout, done.stderr)
+    assert "reach 2 error -5" in done.stdout, (done.stdout, done.stderr)
+    for part in ["kernel `scan` stopped: out-of-bounds load of 4 bytes", "at line 9:"]:
+        assert part in done.stderr, (part, done.stderr)
+    item = re.search(r"by work-item \((\d+), 0, 0\)", done.stderr)
+    assert item and int(item.group(1)) % 128 == 127, done.stderr

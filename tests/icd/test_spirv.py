@@ -90,6 +90,13 @@ def test_device_reports_spirv(device):
     ils = device.get_info(cl.device_info.ILS_WITH_VERSION)
     assert {il.name for il in ils} == {"SPIR-V"}
     assert len(ils) == len(versions)
+    assert "SPIR-V_1.6" in versions
+    # The SPIR-V extensions the front end implements, in both lists.
+    spirv_extensions = {"cl_khr_spirv_no_integer_wrap_decoration",
+                        "cl_khr_spirv_linkonce_odr", "cl_khr_expect_assume"}
+    assert spirv_extensions <= set(device.extensions.split())
+    versioned = {e.name for e in device.get_info(cl.device_info.EXTENSIONS_WITH_VERSION)}
+    assert spirv_extensions <= versioned
 
 
 def run_poly(ctx, queue, program, n=37):
@@ -189,3 +196,120 @@ def test_not_spirv_is_invalid_value(ctx):
         # The magic number, then a length that is not whole words.
         cl._cl._create_program_with_il(ctx, b"\x03\x02\x23\x07\x00")
     assert e.value.code == cl.status_code.INVALID_VALUE
+
+
+def clang_il(tmp_path, name, source, extra=()):
+    """`source` compiled to SPIR-V by clang-15 (-O2) and llvm-spirv-15."""
+    clang, translator = tool("clang-15"), tool("llvm-spirv-15")
+    (tmp_path / f"{name}.cl").write_text(source)
+    subprocess.run(
+        [clang, "-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c", *extra,
+         str(tmp_path / f"{name}.cl"), "-o", str(tmp_path / f"{name}.bc")],
+        check=True,
+    )
+    subprocess.run(
+        [translator, str(tmp_path / f"{name}.bc"), "-o", str(tmp_path / f"{name}.spv")],
+        check=True,
+    )
+    return (tmp_path / f"{name}.spv").read_bytes()
+
+
+# `int` in and out, with a division whose result depends on the sign.
+DIVIDE = "int divide(int x, int k) { return x / k - (x < 0); }\n"
+CALL_DIVIDE = """
+int divide(int x, int k);
+kernel void use(global int *out)
+{
+    int i = get_global_id(0);
+    out[i] = divide(i - 10, 3);
+}
+"""
+
+
+def check_divide(queue, ctx, program):
+    out = np.zeros(21, np.int32)
+    ob = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
+    program.use(queue, out.shape, None, ob)
+    cl.enqueue_copy(queue, out, ob)
+    x = np.arange(21, dtype=np.int32) - 10
+    want = np.trunc(x / 3).astype(np.int32) - (x < 0)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_signed_functions_link_between_il_and_opencl_c(ctx, queue, tmp_path):
+    # SPIR-V integers are signless: the IL side's `int` is the OpenCL C
+    # side's `int` to the linker, whichever side defines the function.
+    il_def = cl.Program(ctx, clang_il(tmp_path, "def", DIVIDE)).compile()
+    c_use = cl.Program(ctx, CALL_DIVIDE).compile()
+    check_divide(queue, ctx, cl.link_program(ctx, [il_def, c_use]))
+    il_use = cl.Program(ctx, clang_il(tmp_path, "use", CALL_DIVIDE)).compile()
+    c_def = cl.Program(ctx, DIVIDE).compile()
+    check_divide(queue, ctx, cl.link_program(ctx, [c_def, il_use]))
+    check_divide(queue, ctx, cl.link_program(ctx, [il_use, c_def]))
+    # An `int` variable defined in OpenCL C, declared `extern` in the IL
+    # (where it is the IR's `uint`).
+    reader = ("extern global int offset;\n"
+              "kernel void shifted(global int *out) { out[get_global_id(0)] = offset / 2; }\n")
+    il_reader = cl.Program(ctx, clang_il(tmp_path, "reader", reader)).compile()
+    c_var = cl.Program(ctx, "global int offset = -7;").compile(options="-cl-std=CL2.0")
+    program = cl.link_program(ctx, [il_reader, c_var])
+    out = np.zeros(4, np.int32)
+    ob = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=out)
+    program.shifted(queue, out.shape, None, ob)
+    cl.enqueue_copy(queue, out, ob)
+    assert list(out) == [-3] * 4
+    # A float is still not an int.
+    c_float = cl.Program(ctx, "float divide(float x, float k) { return x / k; }").compile()
+    with pytest.raises(cl.RuntimeError) as e:
+        cl.link_program(ctx, [c_float, il_use])
+    assert e.value.code == cl.status_code.LINK_PROGRAM_FAILURE
+
+
+IMAGES = """
+__constant sampler_t smp = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+kernel void blur(read_only image2d_t src, write_only image2d_t dst, sampler_t s, global int *q)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    float4 a = read_imagef(src, smp, (float2)(x - 0.5f, y + 0.5f));
+    float4 b = read_imagef(src, s, (int2)(x + 1, y));
+    float4 c = read_imagef(src, (int2)(x, y));
+    write_imagef(dst, (int2)(x, y), (a + b + c) / 3.0f);
+    if (x == 0 && y == 0) {
+        q[0] = get_image_width(src);
+        q[1] = get_image_height(dst);
+        q[2] = get_image_channel_data_type(src);
+        q[3] = get_image_channel_order(src);
+    }
+}
+"""
+
+
+def test_image_kernel_through_the_il_path(ctx, queue, tmp_path):
+    """The same image kernel from SPIR-V and from OpenCL C: same texels."""
+    h, w = 5, 7
+    rng = np.random.default_rng(3)
+    pixels = rng.random((h, w, 4), dtype=np.float32)
+    fmt = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.FLOAT)
+    sampler = cl.Sampler(ctx, False, cl.addressing_mode.CLAMP, cl.filter_mode.NEAREST)
+    results = []
+    for program in (cl.Program(ctx, clang_il(tmp_path, "img", IMAGES)).build(),
+                    cl.Program(ctx, IMAGES).build()):
+        src = cl.Image(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, fmt, shape=(w, h), hostbuf=pixels)
+        dst = cl.Image(ctx, mf.WRITE_ONLY, fmt, shape=(w, h))
+        q = cl.Buffer(ctx, mf.READ_WRITE, 16)
+        kernel = cl.Kernel(program, "blur")
+        kernel(queue, (w, h), None, src, dst, sampler, q)
+        out = np.zeros((h, w, 4), np.float32)
+        cl.enqueue_copy(queue, out, dst, origin=(0, 0), region=(w, h))
+        qs = np.zeros(4, np.int32)
+        cl.enqueue_copy(queue, qs, q)
+        results.append((out, qs))
+        assert kernel.get_arg_info(0, cl.kernel_arg_info.TYPE_NAME) == "image2d_t"
+        assert kernel.get_arg_info(1, cl.kernel_arg_info.ACCESS_QUALIFIER) == \
+            cl.kernel_arg_access_qualifier.WRITE_ONLY
+    (il_out, il_q), (c_out, c_q) = results
+    np.testing.assert_array_equal(il_out, c_out)
+    assert list(il_q) == [w, h, cl.channel_type.FLOAT, cl.channel_order.RGBA]
+    assert list(c_q) == list(il_q)
+    # Not a trivial image: the three reads differ somewhere.
+    assert not np.allclose(il_out, pixels)

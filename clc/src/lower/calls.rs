@@ -304,6 +304,19 @@ impl Lowerer<'_> {
                     .push(Inst::Builtin(name.into(), vec![n, vals[1].0]), Type::Void);
                 return Ok(self.void_val());
             }
+            // cl_khr_expect_assume: hints. `__builtin_expect(exp, c)` is
+            // `exp` (a `long`); `__builtin_assume(cond)` only evaluates.
+            "__builtin_expect" => {
+                self.arity(name, args, &[2], pos)?;
+                let vals = self.args(args)?;
+                let v = self.convert(vals[0].0, &vals[0].1, &Type::I64, pos, false)?;
+                return Ok(Val::R(v, Type::I64));
+            }
+            "__builtin_assume" => {
+                self.arity(name, args, &[1], pos)?;
+                self.args(args)?;
+                return Ok(self.void_val());
+            }
             "prefetch" => {
                 self.arity(name, args, &[2], pos)?;
                 let vals = self.args(args)?;

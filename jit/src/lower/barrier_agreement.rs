@@ -225,6 +225,49 @@ impl FunctionCx<'_, '_> {
     }
 }
 
+impl FunctionCx<'_, '_> {
+    /// [`Self::agree_across_chunks`] for a successor the chunk's lanes
+    /// share (`chosen`, an `i32`: the barrier is proven uniform within a
+    /// chunk, but the rows of a group may still differ): the report names
+    /// lane 0 of the chunk that chose first and of this one.
+    pub(crate) fn agree_uniform_across_chunks(
+        &mut self,
+        chosen: Value,
+        agreed: Variable,
+        agreed_at: Variable,
+        divergent: Block,
+    ) {
+        let prev = self.b.use_var(agreed);
+        let none = i64::from(crate::regions::NONE);
+        let prev_none = self.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
+        let chosen_none = self.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
+        let same = self.b.ins().icmp(IntCC::Equal, prev, chosen);
+        let either_none = self.b.ins().bor(prev_none, chosen_none);
+        let ok = self.b.ins().bor(either_none, same);
+        let (go, cold) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(cold);
+        self.b.ins().brif(ok, go, &[], cold, &[]);
+        self.b.switch_to_block(cold);
+        let at = self.b.use_var(agreed_at);
+        let lane0 = self.b.ins().iconst(types::I64, 0);
+        let here = self.packed_local_id(lane0);
+        self.report_divergence([prev, at], [chosen, here]);
+        self.b.ins().jump(divergent, &[]);
+        self.b.seal_block(cold);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let lane0 = self.b.ins().iconst(types::I64, 0);
+        let here = self.packed_local_id(lane0);
+        let not_chosen = self.b.ins().bnot(chosen_none);
+        let is_first = self.b.ins().band(prev_none, not_chosen);
+        let old_at = self.b.use_var(agreed_at);
+        let new_at = self.b.ins().select(is_first, here, old_at);
+        self.b.def_var(agreed_at, new_at);
+        let keep = self.b.ins().select(chosen_none, prev, chosen);
+        self.b.def_var(agreed, keep);
+    }
+}
+
 /// Why a barrier is checked at run time.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Why {

@@ -70,6 +70,9 @@ pub(crate) struct KernelInput<'a> {
     pub next_var: Option<VarId>,
     /// Checked mode (`super::bounds`).
     pub checks: Option<super::bounds::Checks>,
+    /// Checked mode's `__local` race, initialisation and atomic checks
+    /// (`super::races`).
+    pub local_checks: bool,
     /// Whether full chunks may get a copy of their own lowered with the
     /// mask known full, and launches of whole chunks a group loop of their
     /// own (the optimised tier; the quick tier, compiled for its compile
@@ -338,6 +341,7 @@ pub(crate) fn lower_kernel(
         has_fma,
         next_var,
         checks,
+        local_checks,
         full_copy,
         stream_min_items,
         prefetch,
@@ -547,6 +551,11 @@ pub(crate) fn lower_kernel(
     // Where each variable's pointers come from, for the streaming stores
     // and the prefetched loads (both x86-64 only).
     let var_roots = x86.then(|| super::stream::var_roots(func));
+    let races = if local_checks {
+        super::races::RaceCx::new(module, func, &arg_slots, &places)
+    } else {
+        None
+    };
     let mut cx = FunctionCx {
         b,
         jit,
@@ -592,6 +601,7 @@ pub(crate) fn lower_kernel(
         has_fma,
         arg_slots,
         checks,
+        races,
         params: Vec::new(),
         unblended: super::fresh_writes::unblended_writes(func),
         lanes_along,
@@ -706,6 +716,7 @@ pub(crate) fn lower_kernel(
             group_size[d] = cx.b.ins().umin(local_size[d], left);
             group_start[d] = cx.b.ins().iadd(start, global_offset[d]);
         }
+        cx.races_group_start(local_mem, local_size, group_id)?;
         let group_next = cx.b.create_block();
         let region_blocks: Vec<_> = regions.iter().map(|_| cx.b.create_block()).collect();
         let region_var = cx.b.declare_var(types::I32);
@@ -730,6 +741,7 @@ pub(crate) fn lower_kernel(
         for (r, split) in group.splits.iter().enumerate() {
             let last = r + 1 == regions.len() && next_var.is_none();
             cx.b.switch_to_block(region_blocks[r]);
+            cx.races_region_start()?;
             let agreed = cx.b.declare_var(types::I32);
             let none =
                 cx.b.ins()
@@ -737,6 +749,14 @@ pub(crate) fn lower_kernel(
             cx.b.def_var(agreed, none);
             // Where `agreed` was first chosen (for the report).
             let agreed_at = checked_next.map(|_| {
+                let v = cx.b.declare_var(types::I64);
+                let zero = cx.b.ins().iconst(types::I64, 0);
+                cx.b.def_var(v, zero);
+                v
+            });
+            // Checked mode also names the work-items of chunks (rows of a
+            // group) that disagree at a barrier proven uniform per chunk.
+            let uniform_at = (checked_next.is_none() && local_checks).then(|| {
                 let v = cx.b.declare_var(types::I64);
                 let zero = cx.b.ins().iconst(types::I64, 0);
                 cx.b.def_var(v, zero);
@@ -1075,18 +1095,22 @@ pub(crate) fn lower_kernel(
                         Some(Lanes::Uniform(x)) => *x,
                         _ => return Err(cx.internal("successor not uniform")),
                     };
-                    let prev = cx.b.use_var(agreed);
-                    let none = i64::from(crate::regions::NONE);
-                    let prev_none = cx.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
-                    let chosen_none = cx.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
-                    let same = cx.b.ins().icmp(IntCC::Equal, prev, chosen);
-                    let either_none = cx.b.ins().bor(prev_none, chosen_none);
-                    let ok = cx.b.ins().bor(either_none, same);
-                    let go = cx.b.create_block();
-                    cx.b.ins().brif(ok, go, &[], divergent, &[]);
-                    cx.b.switch_to_block(go);
-                    let keep = cx.b.ins().select(chosen_none, prev, chosen);
-                    cx.b.def_var(agreed, keep);
+                    if let Some(at) = uniform_at {
+                        cx.agree_uniform_across_chunks(chosen, agreed, at, divergent);
+                    } else {
+                        let prev = cx.b.use_var(agreed);
+                        let none = i64::from(crate::regions::NONE);
+                        let prev_none = cx.b.ins().icmp_imm_s(IntCC::Equal, prev, none);
+                        let chosen_none = cx.b.ins().icmp_imm_s(IntCC::Equal, chosen, none);
+                        let same = cx.b.ins().icmp(IntCC::Equal, prev, chosen);
+                        let either_none = cx.b.ins().bor(prev_none, chosen_none);
+                        let ok = cx.b.ins().bor(either_none, same);
+                        let go = cx.b.create_block();
+                        cx.b.ins().brif(ok, go, &[], divergent, &[]);
+                        cx.b.switch_to_block(go);
+                        let keep = cx.b.ins().select(chosen_none, prev, chosen);
+                        cx.b.def_var(agreed, keep);
+                    }
                 }
                 if barrier_mode {
                     let idx = cx.b.use_var(idx_var);

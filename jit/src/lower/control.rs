@@ -208,8 +208,14 @@ impl FunctionCx<'_, '_> {
                 let blend = self.divergence > 0 && !self.unblended.contains(&(*var, *v));
                 self.write_var_as(*var, &val, blend)
             }
-            Stmt::Store { ptr, value, .. } => self.lower_store(*ptr, *value),
-            Stmt::Copy { dst, src, size, .. } => self.lower_copy(*dst, *src, *size),
+            Stmt::Store { ptr, value, .. } => {
+                self.track_store(*ptr, *value)?;
+                self.lower_store(*ptr, *value)
+            }
+            Stmt::Copy { dst, src, size, .. } => {
+                self.track_copy(*dst, *src, *size)?;
+                self.lower_copy(*dst, *src, *size)
+            }
             Stmt::If { cond, then_, else_ } => self.lower_if(*cond, then_, else_),
             Stmt::Loop { body, continuing } => self.lower_loop(body, continuing),
             Stmt::Switch { selector, cases } => self.lower_switch(*selector, cases),
@@ -926,8 +932,14 @@ impl FunctionCx<'_, '_> {
             // Pointers are addresses: the casts between them and 64-bit
             // integers move no bits.
             Inst::PtrCast(p) | Inst::PtrToInt(p) | Inst::IntToPtr(p) => self.value(*p),
-            Inst::Load(p) => self.lower_load(*p, &ty),
-            Inst::Atomic { op, ptr, args, .. } => self.lower_atomic(*op, *ptr, args, &ty),
+            Inst::Load(p) => {
+                self.track_load(*p, &ty)?;
+                self.lower_load(*p, &ty)
+            }
+            Inst::Atomic { op, ptr, args, .. } => {
+                self.track_atomic(*op, *ptr)?;
+                self.lower_atomic(*op, *ptr, args, &ty)
+            }
             Inst::WorkItem(f, dim) => self.lower_work_item(*f, *dim, &ty),
             Inst::Call(..) => Err(self.internal("call left after inlining")),
             Inst::Builtin(name, args) => self.lower_builtin(name, args, &ty),

@@ -163,7 +163,7 @@ impl Numbering {
 
 /// The value of a condition when it is a constant (an `iconst`, or
 /// `vany_true`/`vall_true` of a splatted constant).
-fn constant(func: &Function, v: Value) -> Option<bool> {
+pub(super) fn constant(func: &Function, v: Value) -> Option<bool> {
     let v = func.dfg.resolve_aliases(v);
     let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
         return None;

@@ -287,7 +287,14 @@ impl FunctionCx<'_, '_> {
         let Some((ok, first, lanes, _)) = self.vector_plan(ptr, ap, s, comps, true)? else {
             return Ok(None);
         };
-        let ok = self.and_vector_fits(ptr, ok, first, element_bytes(s, comps))?;
+        let ok = self.vector_test(
+            ptr,
+            ok,
+            first,
+            element_bytes(s, comps),
+            AccessKind::Load,
+            true,
+        )?;
         self.pieces_or_lanes_load(Some(ptr), (ok, first, lanes), addr, s, comps)
             .map(Some)
     }
@@ -415,7 +422,14 @@ impl FunctionCx<'_, '_> {
         let Some((ok, first, lanes, _)) = self.vector_plan(ptr, ap, s, comps, false)? else {
             return Ok(false);
         };
-        let ok = self.and_vector_fits(ptr, ok, first, element_bytes(s, comps))?;
+        let ok = self.vector_test(
+            ptr,
+            ok,
+            first,
+            element_bytes(s, comps),
+            AccessKind::Store,
+            false,
+        )?;
         self.pieces_or_lanes_store(Some(ptr), (ok, first, lanes), addr, s, val)?;
         Ok(true)
     }

@@ -318,16 +318,12 @@ impl FunctionCx<'_, '_> {
                 }
             },
         };
-        let local = matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _));
-        let full = if load && local && (self.divergence > 0 || self.alive.is_some()) {
+        let full = if load && self.masked_local_load(ptr) {
             // Reading lanes that are not running is harmless where the
-            // memory is there: in the arena, or unchecked, in its padding.
-            let pad = if self.checks.is_none() {
-                crate::abi::LOCAL_PAD as u32
-            } else {
-                0
-            };
-            self.in_local_arena(first, size * self.w, pad)
+            // memory is there: in the arena or its padding. Checked code
+            // then tests only the running lanes' span
+            // (`FunctionCx::and_load_fits`).
+            self.in_local_arena(first, size * self.w, crate::abi::LOCAL_PAD as u32)
         } else {
             self.mask_is_full()
         };
@@ -343,6 +339,14 @@ impl FunctionCx<'_, '_> {
             None => (full, LaneAddrs::Affine(first)),
         };
         Ok(Some((ok, first, lanes, spaced)))
+    }
+
+    /// Whether a load through `ptr` is a `__local` load under a mask that
+    /// may be partial: its vector path may read lanes that are not
+    /// running anywhere in the padded arena.
+    pub(super) fn masked_local_load(&self, ptr: ValueId) -> bool {
+        matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _))
+            && (self.divergence > 0 || self.alive.is_some())
     }
 
     /// Whether `[first, first + bytes)` lies in the group's `__local`
@@ -574,7 +578,7 @@ impl FunctionCx<'_, '_> {
             }
             Lanes::Varying(ap) => {
                 if let Some((ok, first, lanes, _)) = self.vector_plan(ptr, ap, s, comps, true)? {
-                    let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
+                    let ok = self.vector_test(ptr, ok, first, s.size(), AccessKind::Load, true)?;
                     self.stats.vector_loads += 1;
                     let n = self.piece_count(s);
                     let (slow, join) = self.fast_path(ok, n, carrier(s));
@@ -683,7 +687,7 @@ impl FunctionCx<'_, '_> {
                 Some(b) => Some(self.and_vector_fits(ptr, b, first, s.size())?),
                 None => None,
             };
-            let ok = self.and_vector_fits(ptr, ok, first, s.size())?;
+            let ok = self.vector_test(ptr, ok, first, s.size(), AccessKind::Store, false)?;
             self.stats.vector_stores += 1;
             let (slow, join) = self.fast_path(ok, 0, types::I8);
             let pieces = self.varying(s, &val[0]);
@@ -1116,6 +1120,12 @@ impl FunctionCx<'_, '_> {
     pub fn load_lanes(&mut self, addr: &Lanes, s: Scalar, comps: u32) -> LResult<Val> {
         let esize = s.size() as i32;
         self.check_access(None, addr, comps * s.size(), AccessKind::Load)?;
+        self.track_local(
+            None,
+            addr,
+            comps * s.size(),
+            crate::races::LocalAccess::Read,
+        )?;
         match addr {
             Lanes::Uniform(a) => Ok((0..comps)
                 .map(|c| Lanes::Uniform(self.b.ins().load(natural(s), mem(), *a, c as i32 * esize)))
@@ -1140,6 +1150,8 @@ impl FunctionCx<'_, '_> {
     pub fn store_lanes(&mut self, addr: &Lanes, s: Scalar, val: &Val) -> LResult<()> {
         let esize = s.size() as i32;
         self.check_access(None, addr, val.len() as u32 * s.size(), AccessKind::Store)?;
+        let n = val.len() as u32 * s.size();
+        self.track_local(None, addr, n, crate::races::LocalAccess::Write)?;
         if let Lanes::Uniform(a) = addr {
             if val.iter().all(|l| l.is_uniform()) {
                 for (c, l) in val.iter().enumerate() {

@@ -24,6 +24,7 @@ pub(crate) mod linear;
 pub(crate) mod memory;
 pub(crate) mod ops;
 pub(crate) mod prefetch;
+pub(crate) mod races;
 pub(crate) mod stream;
 pub(crate) mod sub_group;
 pub(crate) mod workitem;
@@ -202,6 +203,8 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub unblended: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
     /// Checked mode: what the bounds tests need (`None`: unchecked).
     pub checks: Option<bounds::Checks>,
+    /// Checked mode's `__local` checks (`races`; `None`: not compiled in).
+    pub races: Option<races::RaceCx>,
     /// 0, or the launch's dimension that dimension 0 of this copy of the
     /// kernel stands for (`crate::lane_axis`).
     pub lanes_along: usize,

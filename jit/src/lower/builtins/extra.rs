@@ -156,6 +156,9 @@ impl FunctionCx<'_, '_> {
         self.b.ins().brif(first, copy, &[], done, &[]);
         self.b.switch_to_block(copy);
         self.b.ins().call(f, &[d, s, n, e, ds, ss]);
+        if local_dst {
+            self.races_copied(d, n, e, ds)?;
+        }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(())

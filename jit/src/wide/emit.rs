@@ -1,0 +1,293 @@
+//! Machine code for an allocated [`Program`]: AVX-512 instructions through
+//! `iced-x86`'s code assembler, copied into executable memory.
+//!
+//! The function takes its arguments in the System V registers (rdi, rsi,
+//! rdx, rcx, r8), uses only caller-saved registers (every zmm and k
+//! register is caller-saved in System V; rax holds constants) and needs no
+//! frame. It ends with `vzeroupper`, so that the SSE code of its caller
+//! pays no transition.
+
+use super::alloc::{allocate, Allocation};
+use super::{Arg, Bin, Cmp, Op, Program, WideError};
+use iced_x86::code_asm::*;
+use std::time::Instant;
+
+/// A compiled [`Program`]: its executable memory and entry point.
+pub struct WideCode {
+    _memory: memmap2::Mmap,
+    entry: unsafe extern "C" fn(u64, u64, u64, u64, u64),
+    /// Bytes of machine code.
+    pub size: usize,
+    /// The distinct zmm and k registers the code uses.
+    pub zmm_used: u32,
+    pub k_used: u32,
+    /// Time of allocation, assembly and mapping.
+    pub compile_time: std::time::Duration,
+}
+
+impl std::fmt::Debug for WideCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WideCode")
+            .field("size", &self.size)
+            .field("zmm_used", &self.zmm_used)
+            .field("k_used", &self.k_used)
+            .finish()
+    }
+}
+
+impl WideCode {
+    /// The machine code (for a disassembler: `objdump -D -b binary -m
+    /// i386:x86-64`).
+    pub fn bytes(&self) -> &[u8] {
+        &self._memory[..self.size]
+    }
+
+    /// Runs the code with arguments `a`.
+    ///
+    /// # Safety
+    ///
+    /// Every address the program reads or writes through its arguments
+    /// must be valid for its accesses (64 bytes for a load or store, 4 for
+    /// a broadcast, over every trip of its loops), and a `WhileCount` count
+    /// must be at least 1.
+    pub unsafe fn call(&self, a: [u64; 5]) {
+        // SAFETY: the caller vouches for the memory; the code was
+        // assembled for this CPU (`compile` checked AVX-512F).
+        unsafe { (self.entry)(a[0], a[1], a[2], a[3], a[4]) }
+    }
+}
+
+pub(crate) fn arg(a: Arg) -> AsmRegister64 {
+    match a {
+        Arg::A0 => rdi,
+        Arg::A1 => rsi,
+        Arg::A2 => rdx,
+        Arg::A3 => rcx,
+        Arg::A4 => r8,
+    }
+}
+
+pub(crate) fn zmm_reg(n: u8) -> Result<AsmRegisterZmm, WideError> {
+    get_zmm(iced_x86::Register::ZMM0 + u32::from(n))
+        .ok_or_else(|| WideError::Malformed(format!("zmm{n}")))
+}
+
+pub(crate) fn k_reg(n: u8) -> Result<AsmRegisterK, WideError> {
+    get_k(iced_x86::Register::K0 + u32::from(n))
+        .ok_or_else(|| WideError::Malformed(format!("k{n}")))
+}
+
+/// `z` writing under mask register `k` (1–7).
+fn zmm_masked(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
+    match k {
+        1 => z.k1(),
+        2 => z.k2(),
+        3 => z.k3(),
+        4 => z.k4(),
+        5 => z.k5(),
+        6 => z.k6(),
+        _ => z.k7(),
+    }
+}
+
+fn k_masked(d: AsmRegisterK, k: u8) -> AsmRegisterK {
+    match k {
+        1 => d.k1(),
+        2 => d.k2(),
+        3 => d.k3(),
+        4 => d.k4(),
+        5 => d.k5(),
+        6 => d.k6(),
+        _ => d.k7(),
+    }
+}
+
+pub(crate) fn asm_err(e: IcedError) -> WideError {
+    WideError::Assembler(e.to_string())
+}
+
+/// One lane-wise binary operation `d = a OP b` (`d` possibly masked).
+fn bin(
+    a: &mut CodeAssembler,
+    op: Bin,
+    d: AsmRegisterZmm,
+    x: AsmRegisterZmm,
+    y: AsmRegisterZmm,
+) -> Result<(), IcedError> {
+    match op {
+        Bin::FAdd => a.vaddps(d, x, y),
+        Bin::FSub => a.vsubps(d, x, y),
+        Bin::FMul => a.vmulps(d, x, y),
+        Bin::FDiv => a.vdivps(d, x, y),
+        Bin::IAdd => a.vpaddd(d, x, y),
+        Bin::ISub => a.vpsubd(d, x, y),
+        Bin::IMul => a.vpmulld(d, x, y),
+        Bin::IXor => a.vpxord(d, x, y),
+    }
+}
+
+/// Emits one operation that is not loop control, its values already
+/// physical registers (`V(n)` is zmm`n`, `K(n)` is k`n`).
+pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
+    let z = |v: super::V| zmm_reg(v.0 as u8);
+    let k = |m: super::K| k_reg(m.0 as u8);
+    let kn = |m: super::K| m.0 as u8;
+    match *op {
+        Op::Splat { d, bits } => {
+            if bits == 0 {
+                a.vpxord(z(d)?, z(d)?, z(d)?).map_err(asm_err)?;
+            } else {
+                a.mov(eax, bits).map_err(asm_err)?;
+                a.vpbroadcastd(z(d)?, eax).map_err(asm_err)?;
+            }
+        }
+        Op::Load { d, arg: r, off } => {
+            a.vmovups(z(d)?, zmmword_ptr(arg(r) + off))
+                .map_err(asm_err)?;
+        }
+        Op::Broadcast { d, arg: r, off } => {
+            a.vbroadcastss(z(d)?, dword_ptr(arg(r) + off))
+                .map_err(asm_err)?;
+        }
+        Op::Store { a: x, arg: r, off } => {
+            a.vmovups(zmmword_ptr(arg(r) + off), z(x)?)
+                .map_err(asm_err)?;
+        }
+        Op::Bin { op, d, a: x, b: y } => bin(a, op, z(d)?, z(x)?, z(y)?).map_err(asm_err)?,
+        Op::BinMasked {
+            op,
+            d,
+            a: x,
+            b: y,
+            k: m,
+        } => {
+            let dm = zmm_masked(z(d)?, kn(m));
+            bin(a, op, dm, z(x)?, z(y)?).map_err(asm_err)?;
+        }
+        Op::Fma { d, a: x, b: y, c } => {
+            let (dr, xr, yr, cr) = (d.0, x.0, y.0, c.0);
+            // Every form reads all three before writing `d`.
+            if dr == cr {
+                a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
+            } else if dr == xr {
+                a.vfmadd213ps(z(d)?, z(y)?, z(c)?).map_err(asm_err)?;
+            } else if dr == yr {
+                a.vfmadd213ps(z(d)?, z(x)?, z(c)?).map_err(asm_err)?;
+            } else {
+                a.vmovaps(z(d)?, z(c)?).map_err(asm_err)?;
+                a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
+            }
+        }
+        Op::Sqrt { d, a: x } => a.vsqrtps(z(d)?, z(x)?).map_err(asm_err)?,
+        Op::IntToFloat { d, a: x } => a.vcvtdq2ps(z(d)?, z(x)?).map_err(asm_err)?,
+        Op::Copy { d, a: x } => {
+            if d.0 != x.0 {
+                a.vmovaps(z(d)?, z(x)?).map_err(asm_err)?;
+            }
+        }
+        Op::AllLanes { d } => a.kxnorw(k(d)?, k(d)?, k(d)?).map_err(asm_err)?,
+        Op::KOr { d, a: x, b: y } => a.korw(k(d)?, k(x)?, k(y)?).map_err(asm_err)?,
+        Op::Compare {
+            cmp,
+            d,
+            a: x,
+            b: y,
+            within,
+        } => {
+            let dm = k_masked(k(d)?, kn(within));
+            match cmp {
+                // Predicates 2 (LE_OS) and 1 (LT_OS): false on NaN.
+                Cmp::FLe => a.vcmpps(dm, z(x)?, z(y)?, 2),
+                Cmp::FLt => a.vcmpps(dm, z(x)?, z(y)?, 1),
+                Cmp::IGt => a.vpcmpgtd(dm, z(x)?, z(y)?),
+                Cmp::IEq => a.vpcmpeqd(dm, z(x)?, z(y)?),
+            }
+            .map_err(asm_err)?;
+        }
+        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            return Err(WideError::Malformed("loop control in emit_op".into()));
+        }
+    }
+    Ok(())
+}
+
+/// The function's end, assembled and copied into executable memory.
+pub(crate) fn finish(
+    mut a: CodeAssembler,
+    start: Instant,
+    zmm_used: u32,
+    k_used: u32,
+) -> Result<WideCode, WideError> {
+    a.vzeroupper().map_err(asm_err)?;
+    a.ret().map_err(asm_err)?;
+    // Position-independent (labels are relative), so assembled at 0.
+    let bytes = a.assemble(0).map_err(asm_err)?;
+    let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    mem[..bytes.len()].copy_from_slice(&bytes);
+    let memory = mem
+        .make_exec()
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    // SAFETY: the mapping holds the function just assembled, whose calling
+    // convention is System V with five integer arguments; it lives as long
+    // as the returned `WideCode`.
+    let entry = unsafe {
+        std::mem::transmute::<*const u8, unsafe extern "C" fn(u64, u64, u64, u64, u64)>(
+            memory.as_ptr(),
+        )
+    };
+    Ok(WideCode {
+        _memory: memory,
+        entry,
+        size: bytes.len(),
+        zmm_used,
+        k_used,
+        compile_time: start.elapsed(),
+    })
+}
+
+/// Compiles `p` to machine code with the linear-scan allocator
+/// ([`allocate`]).
+pub fn compile(p: &Program) -> Result<WideCode, WideError> {
+    if !super::supported() {
+        return Err(WideError::NoAvx512);
+    }
+    let start = Instant::now();
+    let ra: Allocation = allocate(p)?;
+    let zv = |v: super::V| super::V(u32::from(ra.zmm[v.0 as usize]));
+    let kv = |m: super::K| super::K(u32::from(ra.k[m.0 as usize]));
+    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    let mut open: Vec<CodeLabel> = Vec::new();
+    for op in p.ops() {
+        match *op {
+            Op::Loop => {
+                let mut l = a.create_label();
+                a.set_label(&mut l).map_err(asm_err)?;
+                open.push(l);
+            }
+            Op::WhileAny { k: m } => {
+                let l = open
+                    .pop()
+                    .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
+                let km = k_reg(kv(m).0 as u8)?;
+                a.kortestw(km, km).map_err(asm_err)?;
+                a.jnz(l).map_err(asm_err)?;
+            }
+            Op::WhileCount {
+                arg: r,
+                step,
+                count,
+            } => {
+                let l = open
+                    .pop()
+                    .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
+                a.add(arg(r), step).map_err(asm_err)?;
+                a.dec(arg(count)).map_err(asm_err)?;
+                a.jnz(l).map_err(asm_err)?;
+            }
+            _ => emit_op(&mut a, &op.map_regs(zv, kv))?,
+        }
+    }
+    let distinct = |regs: &[u8]| regs.iter().fold(0u32, |m, r| m | 1 << r).count_ones();
+    finish(a, start, distinct(&ra.zmm), distinct(&ra.k))
+}

@@ -1,0 +1,679 @@
+//! Register allocation of a [`Program`] by `regalloc2`, the allocator
+//! Cranelift uses, with spilling: the program in SSA form over a control
+//! flow graph, allocated, and emitted with the allocator's moves and
+//! spills.
+//!
+//! The conversion: each write of a value becomes a new virtual register; a
+//! `Copy` only renames. A loop's header block takes as parameters the
+//! values written inside the loop that were live before it; the block that
+//! enters the loop and a latch block on the back edge pass their current
+//! versions. The loop's test ends its last block with two successors (the
+//! latch and the exit), so no edge is critical. zmm values are the float
+//! class (zmm0–31), masks the vector class (k1–k7). Every operation reads
+//! its sources before it writes its result, except where a constraint says
+//! otherwise: FMA's result reuses the addend's register (`vfmadd231ps`),
+//! a masked operation's result its old value's (merge masking). Spill slots
+//! are 64 bytes at `rsp`; the function makes a frame only when the
+//! allocator spilled.
+
+use super::emit::{arg, asm_err, emit_op, finish, k_reg, zmm_reg, WideCode};
+use super::{Op, Program, WideError, K, V};
+use iced_x86::code_asm::*;
+use regalloc2::{
+    Allocation, Block, Edit, Function, Inst, InstOrEdit, InstRange, MachineEnv, Operand, PReg,
+    PRegSet, RegClass, RegallocOptions, VReg,
+};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// Bytes of one spill slot unit (`spillslot_size` counts in these).
+const SLOT: usize = 8;
+
+/// One instruction of the SSA form: an operation on virtual registers (its
+/// `V(n)` / `K(n)` the regalloc2 vreg numbers), or block control.
+#[derive(Clone, Debug)]
+enum MInst {
+    Op(Op),
+    /// Falls or jumps to the block, passing its `branch_args` to the
+    /// block's parameters.
+    Jump {
+        to: usize,
+    },
+    /// The loop test: back (to the latch, `latch`) or on (`exit`).
+    Test {
+        op: Op,
+        latch: usize,
+        exit: usize,
+    },
+    Ret,
+}
+
+struct Func {
+    insts: Vec<MInst>,
+    operands: Vec<Vec<Operand>>,
+    blocks: Vec<(usize, usize)>,
+    succs: Vec<Vec<Block>>,
+    preds: Vec<Vec<Block>>,
+    params: Vec<Vec<VReg>>,
+    /// For a `Jump`, its arguments (in `operands` they are not).
+    branch_args: Vec<Vec<VReg>>,
+    num_vregs: usize,
+}
+
+impl Function for Func {
+    fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+    fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    fn entry_block(&self) -> Block {
+        Block::new(0)
+    }
+    fn block_insns(&self, block: Block) -> InstRange {
+        let (s, e) = self.blocks[block.index()];
+        InstRange::new(Inst::new(s), Inst::new(e))
+    }
+    fn block_succs(&self, block: Block) -> &[Block] {
+        &self.succs[block.index()]
+    }
+    fn block_preds(&self, block: Block) -> &[Block] {
+        &self.preds[block.index()]
+    }
+    fn block_params(&self, block: Block) -> &[VReg] {
+        &self.params[block.index()]
+    }
+    fn is_ret(&self, insn: Inst) -> bool {
+        matches!(self.insts[insn.index()], MInst::Ret)
+    }
+    fn is_branch(&self, insn: Inst) -> bool {
+        matches!(
+            self.insts[insn.index()],
+            MInst::Jump { .. } | MInst::Test { .. }
+        )
+    }
+    fn branch_blockparams(&self, _block: Block, insn: Inst, _succ_idx: usize) -> &[VReg] {
+        &self.branch_args[insn.index()]
+    }
+    fn inst_operands(&self, insn: Inst) -> &[Operand] {
+        &self.operands[insn.index()]
+    }
+    fn inst_clobbers(&self, _insn: Inst) -> PRegSet {
+        PRegSet::empty()
+    }
+    fn num_vregs(&self) -> usize {
+        self.num_vregs
+    }
+    fn spillslot_size(&self, regclass: RegClass) -> usize {
+        match regclass {
+            RegClass::Float => 64 / SLOT,
+            _ => 1,
+        }
+    }
+}
+
+/// The builder of [`Func`]: SSA renaming over the program's structure.
+struct Builder {
+    f: Func,
+    /// The current version of each program value and mask.
+    cur_v: HashMap<u32, VReg>,
+    cur_k: HashMap<u32, VReg>,
+    /// The block being filled and where it started.
+    block_start: usize,
+}
+
+impl Builder {
+    fn fresh(&mut self, class: RegClass) -> VReg {
+        self.f.num_vregs += 1;
+        VReg::new(self.f.num_vregs - 1, class)
+    }
+
+    fn use_v(&self, v: V) -> Result<VReg, WideError> {
+        self.cur_v
+            .get(&v.0)
+            .copied()
+            .ok_or_else(|| WideError::Malformed(format!("value {} read before written", v.0)))
+    }
+
+    fn use_k(&self, k: K) -> Result<VReg, WideError> {
+        self.cur_k
+            .get(&k.0)
+            .copied()
+            .ok_or_else(|| WideError::Malformed(format!("mask {} read before written", k.0)))
+    }
+
+    fn def_v(&mut self, v: V) -> VReg {
+        let r = self.fresh(RegClass::Float);
+        self.cur_v.insert(v.0, r);
+        r
+    }
+
+    fn def_k(&mut self, k: K) -> VReg {
+        let r = self.fresh(RegClass::Vector);
+        self.cur_k.insert(k.0, r);
+        r
+    }
+
+    fn push(&mut self, inst: MInst, operands: Vec<Operand>, args: Vec<VReg>) {
+        self.f.insts.push(inst);
+        self.f.operands.push(operands);
+        self.f.branch_args.push(args);
+    }
+
+    /// Ends the current block (its last instruction pushed) and starts the
+    /// next, which gets parameters `params` (`f.params` holds one entry
+    /// per block so far and one for the block being filled).
+    fn end_block(&mut self, params: Vec<VReg>) {
+        let end = self.f.insts.len();
+        self.f.blocks.push((self.block_start, end));
+        self.block_start = end;
+        self.f.params.push(params);
+    }
+
+    /// One non-control operation: renamed, with its operands.
+    fn op(&mut self, op: &Op) -> Result<(), WideError> {
+        let vv = |r: VReg| V(r.vreg() as u32);
+        let kk = |r: VReg| K(r.vreg() as u32);
+        let (renamed, operands) = match *op {
+            Op::Copy { d, a } => {
+                let r = self.use_v(a)?;
+                self.cur_v.insert(d.0, r);
+                return Ok(());
+            }
+            Op::Splat { d, bits } => {
+                let r = self.def_v(d);
+                (Op::Splat { d: vv(r), bits }, vec![Operand::reg_def(r)])
+            }
+            Op::Load { d, arg, off } => {
+                let r = self.def_v(d);
+                (Op::Load { d: vv(r), arg, off }, vec![Operand::reg_def(r)])
+            }
+            Op::Broadcast { d, arg, off } => {
+                let r = self.def_v(d);
+                (
+                    Op::Broadcast { d: vv(r), arg, off },
+                    vec![Operand::reg_def(r)],
+                )
+            }
+            Op::Store { a, arg, off } => {
+                let r = self.use_v(a)?;
+                (Op::Store { a: vv(r), arg, off }, vec![Operand::reg_use(r)])
+            }
+            Op::Bin { op, d, a, b } => {
+                let (x, y) = (self.use_v(a)?, self.use_v(b)?);
+                let r = self.def_v(d);
+                (
+                    Op::Bin {
+                        op,
+                        d: vv(r),
+                        a: vv(x),
+                        b: vv(y),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
+            Op::Fma { d, a, b, c } => {
+                let (x, y, z) = (self.use_v(a)?, self.use_v(b)?, self.use_v(c)?);
+                let r = self.def_v(d);
+                (
+                    Op::Fma {
+                        d: vv(r),
+                        a: vv(x),
+                        b: vv(y),
+                        c: vv(z),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_use(z),
+                        Operand::reg_reuse_def(r, 2),
+                    ],
+                )
+            }
+            Op::Sqrt { d, a } | Op::IntToFloat { d, a } => {
+                let x = self.use_v(a)?;
+                let r = self.def_v(d);
+                let renamed = match op {
+                    Op::Sqrt { .. } => Op::Sqrt { d: vv(r), a: vv(x) },
+                    _ => Op::IntToFloat { d: vv(r), a: vv(x) },
+                };
+                (renamed, vec![Operand::reg_use(x), Operand::reg_def(r)])
+            }
+            Op::BinMasked { op, d, a, b, k } => {
+                let (old, x, y, m) = (
+                    self.use_v(d)?,
+                    self.use_v(a)?,
+                    self.use_v(b)?,
+                    self.use_k(k)?,
+                );
+                let r = self.def_v(d);
+                (
+                    Op::BinMasked {
+                        op,
+                        d: vv(r),
+                        a: vv(x),
+                        b: vv(y),
+                        k: kk(m),
+                    },
+                    vec![
+                        Operand::reg_use(old),
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_use(m),
+                        Operand::reg_reuse_def(r, 0),
+                    ],
+                )
+            }
+            Op::AllLanes { d } => {
+                let r = self.def_k(d);
+                (Op::AllLanes { d: kk(r) }, vec![Operand::reg_def(r)])
+            }
+            Op::KOr { d, a, b } => {
+                let (x, y) = (self.use_k(a)?, self.use_k(b)?);
+                let r = self.def_k(d);
+                (
+                    Op::KOr {
+                        d: kk(r),
+                        a: kk(x),
+                        b: kk(y),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
+            Op::Compare {
+                cmp,
+                d,
+                a,
+                b,
+                within,
+            } => {
+                let (x, y, w) = (self.use_v(a)?, self.use_v(b)?, self.use_k(within)?);
+                let r = self.def_k(d);
+                (
+                    Op::Compare {
+                        cmp,
+                        d: kk(r),
+                        a: vv(x),
+                        b: vv(y),
+                        within: kk(w),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_use(w),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
+            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
+                return Err(WideError::Malformed("loop control as an operation".into()));
+            }
+        };
+        self.push(MInst::Op(renamed), operands, Vec::new());
+        Ok(())
+    }
+}
+
+/// The values and masks each loop of `ops` writes, by the index of its
+/// `Loop`.
+fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
+    let mut out = HashMap::new();
+    let mut open: Vec<usize> = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            Op::Loop => {
+                open.push(i);
+                out.insert(i, (Vec::new(), Vec::new()));
+            }
+            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+                open.pop();
+            }
+            _ => {
+                let (vs, ks) = written(op);
+                for l in &open {
+                    let e: &mut (Vec<u32>, Vec<u32>) = out.get_mut(l).expect("opened");
+                    for v in &vs {
+                        if !e.0.contains(v) {
+                            e.0.push(*v);
+                        }
+                    }
+                    for k in &ks {
+                        if !e.1.contains(k) {
+                            e.1.push(*k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
+    match *op {
+        Op::Splat { d, .. }
+        | Op::Load { d, .. }
+        | Op::Broadcast { d, .. }
+        | Op::Bin { d, .. }
+        | Op::Fma { d, .. }
+        | Op::Sqrt { d, .. }
+        | Op::IntToFloat { d, .. }
+        | Op::Copy { d, .. }
+        | Op::BinMasked { d, .. } => (vec![d.0], vec![]),
+        Op::AllLanes { d } | Op::KOr { d, .. } | Op::Compare { d, .. } => (vec![], vec![d.0]),
+        _ => (vec![], vec![]),
+    }
+}
+
+/// A loop being built: its header block, the values it carries (program
+/// ids with their header parameters).
+struct OpenLoop {
+    header: usize,
+    carried_v: Vec<u32>,
+    carried_k: Vec<u32>,
+}
+
+fn build(p: &Program) -> Result<Func, WideError> {
+    let ops = p.ops();
+    let writes = written_in_loops(ops);
+    let mut b = Builder {
+        f: Func {
+            insts: Vec::new(),
+            operands: Vec::new(),
+            blocks: Vec::new(),
+            succs: Vec::new(),
+            preds: Vec::new(),
+            params: vec![Vec::new()],
+            branch_args: Vec::new(),
+            num_vregs: 0,
+        },
+        cur_v: HashMap::new(),
+        cur_k: HashMap::new(),
+        block_start: 0,
+    };
+    let mut open: Vec<OpenLoop> = Vec::new();
+    // Edges as (from block, to block), gathered then turned into lists.
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            Op::Loop => {
+                let (wv, wk) = &writes[&i];
+                // Carried: written in the loop and live before it.
+                let carried_v: Vec<u32> = wv
+                    .iter()
+                    .copied()
+                    .filter(|v| b.cur_v.contains_key(v))
+                    .collect();
+                let carried_k: Vec<u32> = wk
+                    .iter()
+                    .copied()
+                    .filter(|k| b.cur_k.contains_key(k))
+                    .collect();
+                let args: Vec<VReg> = carried_v
+                    .iter()
+                    .map(|v| b.cur_v[v])
+                    .chain(carried_k.iter().map(|k| b.cur_k[k]))
+                    .collect();
+                let header = b.f.blocks.len() + 1;
+                b.push(MInst::Jump { to: header }, Vec::new(), args);
+                edges.push((header - 1, header));
+                let mut params = Vec::new();
+                for v in &carried_v {
+                    let r = b.fresh(RegClass::Float);
+                    b.cur_v.insert(*v, r);
+                    params.push(r);
+                }
+                for k in &carried_k {
+                    let r = b.fresh(RegClass::Vector);
+                    b.cur_k.insert(*k, r);
+                    params.push(r);
+                }
+                b.end_block(params);
+                open.push(OpenLoop {
+                    header,
+                    carried_v,
+                    carried_k,
+                });
+            }
+            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+                let l = open
+                    .pop()
+                    .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
+                let this = b.f.blocks.len();
+                let (latch, exit) = (this + 1, this + 2);
+                let (test, operands) = match *op {
+                    Op::WhileAny { k } => {
+                        let m = b.use_k(k)?;
+                        (
+                            Op::WhileAny {
+                                k: K(m.vreg() as u32),
+                            },
+                            vec![Operand::reg_use(m)],
+                        )
+                    }
+                    _ => (op.clone(), Vec::new()),
+                };
+                b.push(
+                    MInst::Test {
+                        op: test,
+                        latch,
+                        exit,
+                    },
+                    operands,
+                    Vec::new(),
+                );
+                edges.push((this, latch));
+                edges.push((this, exit));
+                b.end_block(Vec::new());
+                let args: Vec<VReg> = l
+                    .carried_v
+                    .iter()
+                    .map(|v| b.cur_v[v])
+                    .chain(l.carried_k.iter().map(|k| b.cur_k[k]))
+                    .collect();
+                b.push(MInst::Jump { to: l.header }, Vec::new(), args);
+                edges.push((latch, l.header));
+                b.end_block(Vec::new());
+            }
+            _ => b.op(op)?,
+        }
+    }
+    if !open.is_empty() {
+        return Err(WideError::Malformed("loop without an end".into()));
+    }
+    b.push(MInst::Ret, Vec::new(), Vec::new());
+    let end = b.f.insts.len();
+    b.f.blocks.push((b.block_start, end));
+    let n = b.f.blocks.len();
+    b.f.succs = vec![Vec::new(); n];
+    b.f.preds = vec![Vec::new(); n];
+    for (from, to) in edges {
+        b.f.succs[from].push(Block::new(to));
+        b.f.preds[to].push(Block::new(from));
+    }
+    Ok(b.f)
+}
+
+fn machine_env() -> MachineEnv {
+    let mut zmm = PRegSet::empty();
+    for r in 0..32 {
+        zmm.add(PReg::new(r, RegClass::Float));
+    }
+    let mut k = PRegSet::empty();
+    for r in 1..8 {
+        k.add(PReg::new(r, RegClass::Vector));
+    }
+    MachineEnv {
+        preferred_regs_by_class: [PRegSet::empty(), zmm, k],
+        non_preferred_regs_by_class: [PRegSet::empty(); 3],
+        scratch_by_class: [None; 3],
+        fixed_stack_slots: Vec::new(),
+    }
+}
+
+/// Where an allocation is, for a move.
+enum Loc {
+    Reg(PReg),
+    Stack(i32),
+}
+
+fn loc(a: Allocation) -> Result<Loc, WideError> {
+    if let Some(r) = a.as_reg() {
+        Ok(Loc::Reg(r))
+    } else if let Some(s) = a.as_stack() {
+        Ok(Loc::Stack((s.index() * SLOT) as i32))
+    } else {
+        Err(WideError::Malformed("an operand without a location".into()))
+    }
+}
+
+fn emit_move(a: &mut CodeAssembler, from: Allocation, to: Allocation) -> Result<(), WideError> {
+    let class = from
+        .as_reg()
+        .or(to.as_reg())
+        .map(|r| r.class())
+        .ok_or_else(|| WideError::Malformed("a stack-to-stack move".into()))?;
+    match (loc(from)?, loc(to)?, class) {
+        (Loc::Reg(f), Loc::Reg(t), RegClass::Float) => {
+            if f != t {
+                a.vmovaps(zmm_reg(t.hw_enc() as u8)?, zmm_reg(f.hw_enc() as u8)?)
+                    .map_err(asm_err)?;
+            }
+        }
+        (Loc::Reg(f), Loc::Stack(o), RegClass::Float) => a
+            .vmovups(zmmword_ptr(rsp + o), zmm_reg(f.hw_enc() as u8)?)
+            .map_err(asm_err)?,
+        (Loc::Stack(o), Loc::Reg(t), RegClass::Float) => a
+            .vmovups(zmm_reg(t.hw_enc() as u8)?, zmmword_ptr(rsp + o))
+            .map_err(asm_err)?,
+        (Loc::Reg(f), Loc::Reg(t), _) => {
+            if f != t {
+                a.kmovw(k_reg(t.hw_enc() as u8)?, k_reg(f.hw_enc() as u8)?)
+                    .map_err(asm_err)?;
+            }
+        }
+        (Loc::Reg(f), Loc::Stack(o), _) => a
+            .kmovw(word_ptr(rsp + o), k_reg(f.hw_enc() as u8)?)
+            .map_err(asm_err)?,
+        (Loc::Stack(o), Loc::Reg(t), _) => a
+            .kmovw(k_reg(t.hw_enc() as u8)?, word_ptr(rsp + o))
+            .map_err(asm_err)?,
+        (Loc::Stack(_), Loc::Stack(_), _) => {
+            return Err(WideError::Malformed("a stack-to-stack move".into()))
+        }
+    }
+    Ok(())
+}
+
+/// What the allocator did, besides the code.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Regalloc2Stats {
+    /// Spill slots of 8 bytes the function's frame holds.
+    pub spill_slots: usize,
+    /// Moves and spills the allocator inserted.
+    pub edits: usize,
+}
+
+/// Compiles `p` with `regalloc2` allocating its registers.
+pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), WideError> {
+    if !super::supported() {
+        return Err(WideError::NoAvx512);
+    }
+    let start = Instant::now();
+    let f = build(p)?;
+    let out = regalloc2::run(
+        &f,
+        &machine_env(),
+        &RegallocOptions {
+            verbose_log: false,
+            validate_ssa: cfg!(debug_assertions),
+            algorithm: regalloc2::Algorithm::Ion,
+        },
+    )
+    .map_err(|e| WideError::Malformed(format!("regalloc2: {e:?}")))?;
+    let frame = (out.num_spillslots * SLOT).div_ceil(64) * 64;
+    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    if frame > 0 {
+        a.sub(rsp, frame as i32).map_err(asm_err)?;
+    }
+    let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
+    let (mut zmm_set, mut k_set) = (0u32, 0u32);
+    for bi in 0..f.blocks.len() {
+        let mut label = labels[bi];
+        a.set_label(&mut label).map_err(asm_err)?;
+        for ie in out.block_insts_and_edits(&f, Block::new(bi)) {
+            match ie {
+                InstOrEdit::Edit(Edit::Move { from, to }) => emit_move(&mut a, *from, *to)?,
+                InstOrEdit::Inst(i) => {
+                    let allocs = out.inst_allocs(i);
+                    // Each vreg of the instruction to its register.
+                    let mut map: HashMap<u32, u32> = HashMap::new();
+                    for (o, at) in f.operands[i.index()].iter().zip(allocs) {
+                        let r = at.as_reg().ok_or_else(|| {
+                            WideError::Malformed("an operand left in memory".into())
+                        })?;
+                        map.insert(o.vreg().vreg() as u32, r.hw_enc() as u32);
+                        match r.class() {
+                            RegClass::Float => zmm_set |= 1 << r.hw_enc(),
+                            _ => k_set |= 1 << r.hw_enc(),
+                        }
+                    }
+                    let phys = |x: u32| map.get(&x).copied().unwrap_or(u32::MAX);
+                    match &f.insts[i.index()] {
+                        MInst::Op(op) => {
+                            let op = op.map_regs(|v| V(phys(v.0)), |k| K(phys(k.0)));
+                            emit_op(&mut a, &op)?;
+                        }
+                        MInst::Jump { to, .. } => {
+                            if *to != bi + 1 {
+                                a.jmp(labels[*to]).map_err(asm_err)?;
+                            }
+                        }
+                        MInst::Test { op, latch, exit } => {
+                            // The latch follows: leave for the exit when
+                            // the loop is done.
+                            debug_assert_eq!(*latch, bi + 1);
+                            match *op {
+                                Op::WhileAny { k } => {
+                                    let km = k_reg(phys(k.0) as u8)?;
+                                    a.kortestw(km, km).map_err(asm_err)?;
+                                }
+                                Op::WhileCount {
+                                    arg: r,
+                                    step,
+                                    count,
+                                } => {
+                                    a.add(arg(r), step).map_err(asm_err)?;
+                                    a.dec(arg(count)).map_err(asm_err)?;
+                                }
+                                _ => return Err(WideError::Malformed("a test".into())),
+                            }
+                            a.jz(labels[*exit]).map_err(asm_err)?;
+                        }
+                        MInst::Ret => {
+                            if frame > 0 {
+                                a.add(rsp, frame as i32).map_err(asm_err)?;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let stats = Regalloc2Stats {
+        spill_slots: out.num_spillslots,
+        edits: out.edits.len(),
+    };
+    Ok((
+        finish(a, start, zmm_set.count_ones(), k_set.count_ones())?,
+        stats,
+    ))
+}

@@ -1,0 +1,296 @@
+//! Checked mode's `__local` checks through the safe API: each kernel of
+//! `tests/buggy/` fails its command with `CL_OUT_OF_RESOURCES` and a
+//! report naming the kind of bug, both work-items and both source lines,
+//! at every SIMD width; correct kernels that look like races (barrier
+//! reductions and scans, `__local` atomics, `async_work_group_copy`) run
+//! clean and give the unchecked results; robust access has none of these
+//! checks.
+
+use vecl::{Context, Error, Safety};
+
+const WIDTHS: [Option<u32>; 5] = [Some(4), Some(8), Some(16), Some(32), None];
+
+/// Builds `source` in checked mode at `width` (the JIT's choice for
+/// `None`) and runs `kernel` over `global`/`local` with one `int` output
+/// buffer per work-item; the command's failure message, or the output.
+fn run_checked(
+    source: &str,
+    kernel: &str,
+    global: &[u64],
+    local: &[u64],
+    width: Option<u32>,
+    safety: Safety,
+) -> Result<Vec<i32>, String> {
+    let ctx = Context::new().expect("context");
+    let mut builder = ctx.program(source);
+    if let Some(w) = width {
+        builder = builder.simd_width(w);
+    }
+    let program = match safety {
+        Safety::Checked => builder.checked(true),
+        _ => builder,
+    }
+    .build()
+    .expect("build");
+    let k = program.kernel(kernel).expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let items: u64 = global.iter().product();
+    let out = ctx
+        .buffer_from(&vec![0i32; items as usize])
+        .expect("buffer");
+    k.set_arg_buffer(0, &out).expect("arg");
+    let event = queue
+        .launch(&k)
+        .global(global)
+        .local(local)
+        .enqueue()
+        .expect("enqueue");
+    if event.wait().is_err() {
+        assert_eq!(event.status(), -5, "CL_OUT_OF_RESOURCES");
+        return match event.failure() {
+            Some(Error::OutOfResources(message)) => Err(message),
+            other => panic!("expected CL_OUT_OF_RESOURCES, got {other:?}"),
+        };
+    }
+    Ok(queue.read_vec(&out, &[]).expect("read"))
+}
+
+fn assert_report(bug: &str, width: Option<u32>, parts: &[&str]) {
+    let source = std::fs::read_to_string(format!("tests/buggy/{bug}.cl")).expect("source");
+    let got = run_checked(&source, bug, &[64], &[64], width, Safety::Checked);
+    let Err(message) = got else {
+        panic!("{bug} at W = {width:?} ran clean");
+    };
+    for part in parts {
+        assert!(
+            message.contains(part),
+            "{bug} at W = {width:?}: `{part}` missing from: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_neighbours_word_read_in_the_region_that_writes_it_is_a_data_race() {
+    for w in WIDTHS {
+        assert_report(
+            "local_race",
+            w,
+            &[
+                "kernel `local_race` stopped: data race on __local memory",
+                "read of 4 bytes",
+                "by the work-item with local id (0, 0, 0) at line 9:",
+                "after a write by the work-item with local id (1, 0, 0) at line 8:",
+                "in the same barrier region, in group (0, 0, 0)",
+                "(`t`, byte 4)",
+            ],
+        );
+    }
+}
+
+#[test]
+fn a_word_no_work_item_wrote_is_an_uninitialised_read() {
+    for w in WIDTHS {
+        assert_report(
+            "uninit_local",
+            w,
+            &[
+                "kernel `uninit_local` stopped: read of uninitialised __local memory",
+                "read of 4 bytes",
+                "by the work-item with local id (0, 0, 0) at line 11:",
+                "which no work-item of the group had written",
+                "(`t`, byte 252)",
+            ],
+        );
+    }
+}
+
+#[test]
+fn a_plain_store_to_a_word_updated_atomically_in_the_same_region_is_reported() {
+    for w in WIDTHS {
+        assert_report(
+            "atomic_mixed",
+            w,
+            &[
+                "kernel `atomic_mixed` stopped: atomic and plain accesses of one __local word",
+                "write of 4 bytes at 0x",
+                "by the work-item with local id (5, 0, 0) at line 13:",
+                "after an atomic by the work-item with local id (0, 0, 0) at line 11:",
+                "(`count`, byte 0)",
+            ],
+        );
+    }
+}
+
+/// Which work-item is named as reaching the barrier depends on where the
+/// width cuts the group (a chunk that splits inside names its own lanes):
+/// any below 20 is right.
+#[test]
+fn a_barrier_some_work_items_skip_is_reported_before_the_group_goes_on() {
+    for w in WIDTHS {
+        assert_report(
+            "divergent_barrier",
+            w,
+            &[
+                "kernel `divergent_barrier` stopped: barrier at line 8:9",
+                "in group (0, 0, 0) but not by the one with local id (20, 0, 0)",
+            ],
+        );
+        let source = std::fs::read_to_string("tests/buggy/divergent_barrier.cl").expect("source");
+        let message = run_checked(
+            &source,
+            "divergent_barrier",
+            &[64],
+            &[64],
+            w,
+            Safety::Checked,
+        )
+        .expect_err("fails");
+        let reached: u32 = message
+            .split("reached by the work-item with local id (")
+            .nth(1)
+            .and_then(|rest| rest.split(',').next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("no work-item reaching it in: {message}"));
+        assert!(reached < 20, "W = {w:?}: {message}");
+    }
+}
+
+/// Rows of a 2-D group that disagree at a barrier the compiler proves
+/// uniform within each chunk (a row): the report names the barrier and a
+/// work-item on each side, where it used to give the bare status.
+#[test]
+fn rows_that_disagree_at_a_barrier_are_named() {
+    let source = "kernel void rows(global int *out) {
+        int y = get_local_id(1);
+        if (y < 2) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = y;
+    }";
+    for w in WIDTHS {
+        let got = run_checked(source, "rows", &[16, 4], &[16, 4], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("rows at W = {w:?} ran clean");
+        };
+        for part in [
+            "barrier at line 4:13",
+            "reached by the work-item with local id (0, 0, 0) in group (0, 0, 0)",
+            "but not by the one with local id (0, 2, 0)",
+        ] {
+            assert!(
+                message.contains(part),
+                "W = {w:?}: `{part}` missing from: {message}"
+            );
+        }
+    }
+}
+
+/// Work-items storing the same value to one word still race (the
+/// specification makes no exception), lanes of one chunk included.
+#[test]
+fn work_items_writing_the_same_value_race() {
+    let source = "kernel void flag(global int *out) {
+        local int seen;
+        seen = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = seen;
+    }";
+    for w in WIDTHS {
+        let got = run_checked(source, "flag", &[32], &[32], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("flag at W = {w:?} ran clean");
+        };
+        for part in [
+            "data race on __local memory: write of 4 bytes",
+            "by the work-item with local id (1, 0, 0) at line 3:",
+            "after a write by the work-item with local id (0, 0, 0) at line 3:",
+        ] {
+            assert!(
+                message.contains(part),
+                "W = {w:?}: `{part}` missing from: {message}"
+            );
+        }
+    }
+}
+
+/// Correct kernels that share `__local` memory run clean in checked mode
+/// and give the results of the unchecked build.
+const CORRECT: &str = "
+kernel void tree_sum(global int *out) {
+    local int t[64];
+    int l = get_local_id(0);
+    t[l] = l + 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 32; s > 0; s >>= 1) {
+        if (l < s)
+            t[l] += t[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = t[0];
+}
+
+kernel void scan(global int *out) {
+    local int t[64];
+    int l = get_local_id(0);
+    t[l] = l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < 64; off <<= 1) {
+        int add = l >= off ? t[l - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        t[l] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = t[l];
+}
+
+kernel void histogram(global int *out) {
+    local int bins[8];
+    int l = get_local_id(0);
+    if (l < 8)
+        bins[l] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(&bins[l % 8]);
+    atomic_add(&bins[(l * 3) % 8], 2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = bins[l % 8];
+}
+
+kernel void staged(global int *out) {
+    local int t[64];
+    int l = get_local_id(0);
+    event_t e = async_work_group_copy(t, (global const int *)out, 64, 0);
+    wait_group_events(1, &e);
+    int v = t[63 - l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = v * 2;
+}
+
+kernel void bytes(global int *out) {
+    local uchar b[64];
+    int l = get_local_id(0);
+    b[l] = (uchar)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = b[l ^ 1];
+}
+";
+
+#[test]
+fn correct_kernels_that_share_local_memory_run_clean() {
+    for kernel in ["tree_sum", "scan", "histogram", "staged", "bytes"] {
+        let want = run_checked(CORRECT, kernel, &[128], &[64], Some(8), Safety::Robust)
+            .unwrap_or_else(|e| panic!("{kernel} robust: {e}"));
+        for w in WIDTHS {
+            let got = run_checked(CORRECT, kernel, &[128], &[64], w, Safety::Checked)
+                .unwrap_or_else(|e| panic!("{kernel} checked at W = {w:?}: {e}"));
+            assert_eq!(got, want, "{kernel} at W = {w:?}");
+        }
+    }
+}
+
+/// Robust access has bounds checks only: the racy kernel runs.
+#[test]
+fn robust_access_does_not_look_for_races() {
+    let source = std::fs::read_to_string("tests/buggy/local_race.cl").expect("source");
+    let got = run_checked(&source, "local_race", &[64], &[64], None, Safety::Robust);
+    assert!(got.is_ok(), "{got:?}");
+}
