@@ -14,8 +14,8 @@ use vecl_ir::link::Unit;
 use vecl_runtime::{Error, Result};
 
 /// The first line; its number is the format's version, which
-/// `Device::driver_version` carries too (`+binary.3`).
-const MAGIC: &str = "VECL-PROGRAM 3\n";
+/// `Device::driver_version` carries too (`+binary.4`).
+const MAGIC: &str = "VECL-PROGRAM 4\n";
 
 /// What a binary holds (`CL_PROGRAM_BINARY_TYPE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

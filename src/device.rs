@@ -122,7 +122,7 @@ impl Device {
     /// keyed by the driver version (PyOpenCL's) never serve a binary of
     /// another format.
     pub fn driver_version(&self) -> &'static str {
-        concat!(env!("CARGO_PKG_VERSION"), "+binary.3")
+        concat!(env!("CARGO_PKG_VERSION"), "+binary.4")
     }
 
     /// `CL_DEVICE_OPENCL_C_VERSION`.
