@@ -149,6 +149,7 @@ fn capability_supported(c: spirv::Capability) -> bool {
             | C::Kernel
             | C::Vector16
             | C::Float16Buffer
+            | C::Float16
             | C::Int64
             | C::Int16
             | C::Int8

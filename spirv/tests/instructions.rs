@@ -396,3 +396,72 @@ fn an_opaque_type_is_a_struct_known_by_pointers_only() {
     assert_eq!(info.args[0].type_name, "struct opaque_t*");
     assert!(unit.functions.contains(&vecl_ir::link::Linkage::Import));
 }
+
+#[test]
+fn half_arithmetic_under_the_float16_capability() {
+    // out[i] = (half)(a[i] * a[i] + 0.5h), the product rounded to half
+    // before the sum as OpFMul then OpFAdd say, then widened to float.
+    let text = "
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability Float16
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"hk\" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+      %ulong = OpTypeInt 64 0
+    %ulong3 = OpTypeVector %ulong 3
+   %p_ulong3 = OpTypePointer Input %ulong3
+       %half = OpTypeFloat 16
+      %float = OpTypeFloat 32
+       %void = OpTypeVoid
+     %p_half = OpTypePointer CrossWorkgroup %half
+    %p_float = OpTypePointer CrossWorkgroup %float
+       %k_ty = OpTypeFunction %void %p_half %p_float
+   %half_0_5 = OpConstant %half 0.5
+        %gid = OpVariable %p_ulong3 Input
+          %k = OpFunction %void None %k_ty
+          %a = OpFunctionParameter %p_half
+        %out = OpFunctionParameter %p_float
+          %e = OpLabel
+         %g3 = OpLoad %ulong3 %gid
+          %i = OpCompositeExtract %ulong %g3 0
+         %pa = OpInBoundsPtrAccessChain %p_half %a %i
+          %x = OpLoad %half %pa
+         %xx = OpFMul %half %x %x
+          %s = OpFAdd %half %xx %half_0_5
+          %f = OpFConvert %float %s
+         %po = OpInBoundsPtrAccessChain %p_float %out %i
+               OpStore %po %f
+               OpReturn
+               OpFunctionEnd
+";
+    let Some(words) = assemble(text, "spv1.0") else {
+        return;
+    };
+    let m = translate(&words);
+    // 1.5, 3.0, 0.1 (as the half 0x2E66) and 300.0 (whose square
+    // overflows the half range).
+    let a: [u16; 4] = [0x3E00, 0x4200, 0x2E66, 0x5CB0];
+    let bytes: Vec<u8> = a.iter().flat_map(|h| h.to_le_bytes()).collect();
+    let args = [KernelArg::Buffer(bytes), KernelArg::Buffer(vec![0; 16])];
+    let r = NdRange {
+        work_dim: 1,
+        global_offset: [0; 3],
+        global_size: [4, 1, 1],
+        local_size: [4, 1, 1],
+    };
+    let out = run(&m, "hk", &args, &r, 4);
+    let KernelArg::Buffer(b) = &out[1] else {
+        unreachable!()
+    };
+    let got: Vec<f32> = b
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // 0x2E66 is 0.0999755859375; its square 0.00999511… rounds to the
+    // half 0.0099945068359375, and + 0.5 to the half 0.509765625.
+    assert_eq!(got[..3], [2.75, 9.5, 0.509765625]);
+    assert!(got[3].is_infinite() && got[3] > 0.0, "{}", got[3]);
+}
