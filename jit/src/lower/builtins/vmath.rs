@@ -1093,6 +1093,13 @@ impl MathCx<'_, '_> {
         let n = self.b.ins().nearest(nf);
         let c_hi = self.sk(f32::from_bits(0x3f31_7200));
         let c_lo = self.sk(1.428_606_8e-6);
+        if self.has_fma {
+            // One `vfnmadd` each: `t - n·hi` is the same (the product is
+            // exact), `- n·lo` rounds once instead of twice.
+            let m = self.b.ins().fneg(n);
+            let r = self.b.ins().fma(m, c_hi, t);
+            return (n, self.b.ins().fma(m, c_lo, r));
+        }
         let a = self.b.ins().fmul(n, c_hi);
         let r = self.b.ins().fsub(t, a);
         let b = self.b.ins().fmul(n, c_lo);
@@ -1180,18 +1187,29 @@ impl MathCx<'_, '_> {
 
     /// Whether some lane's bits of `x`, masked with `mask` and less `sub`,
     /// are above `limit` as unsigned numbers: a scalar `i8`.
+    ///
+    /// x86-64 compares `i32x4` lanes as signed numbers only (an unsigned
+    /// `icmp` is four instructions there), so the test is made signed:
+    /// `v >u l` is `v + 2^31 >s l - 2^31`, and the `+ 2^31` joins `- sub`
+    /// in one add; with nothing to subtract and the sign bit masked off,
+    /// the two orders agree as they are.
     fn bits_above(&mut self, x: Value, mask: u32, sub: u32, limit: i64) -> Value {
         let bits = self.vcast(types::I32X4, x);
-        let m = self.vconst32(types::I32X4, mask);
-        let v = self.b.ins().band(bits, m);
-        let v = if sub == 0 {
-            v
+        let v = if mask == u32::MAX {
+            bits
         } else {
-            let k = self.vconst32(types::I32X4, sub);
-            self.b.ins().isub(v, k)
+            let m = self.vconst32(types::I32X4, mask);
+            self.b.ins().band(bits, m)
         };
-        let l = self.vconst32(types::I32X4, limit as u32);
-        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThan, v, l);
+        let limit = limit as u32;
+        let (v, l) = if sub == 0 && mask <= i32::MAX as u32 && limit <= i32::MAX as u32 {
+            (v, limit)
+        } else {
+            let k = self.vconst32(types::I32X4, (1u32 << 31).wrapping_sub(sub));
+            (self.b.ins().iadd(v, k), limit ^ (1 << 31))
+        };
+        let l = self.vconst32(types::I32X4, l);
+        let above = self.b.ins().icmp(IntCC::SignedGreaterThan, v, l);
         self.b.ins().vany_true(above)
     }
 
