@@ -177,7 +177,10 @@ fn streamed_outputs_sharing_work_match_interpreter() {
                     }
                     // `exp` within its 3 ulp, through two roundings after.
                     let tol = 1e-5 * x.abs().max(1.0);
-                    assert!((x - y).abs() <= tol, "W={w} {range:?}: out {i}[{j}]: {x} vs {y}");
+                    assert!(
+                        (x - y).abs() <= tol,
+                        "W={w} {range:?}: out {i}[{j}]: {x} vs {y}"
+                    );
                 }
             }
         }
