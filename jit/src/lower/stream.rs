@@ -38,7 +38,8 @@ use super::lanes::little;
 use super::FunctionCx;
 use crate::abi::launch_offsets;
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, Block, InstBuilder, SourceLoc, StackSlotData, StackSlotKind, Value,
+    condcodes::IntCC, types, Block, InstBuilder, Opcode, SourceLoc, StackSlotData, StackSlotKind,
+    Value,
 };
 use vecl_ir::{AddressSpace, Function, Inst, Stmt, Type, ValueId};
 
@@ -261,15 +262,30 @@ impl FunctionCx<'_, '_> {
     /// keeps its own slot and each piece its own offset, since Cranelift
     /// removes a store that a later one overwrites unread.
     fn pin_pieces(&mut self, pieces: &[Value]) {
+        // A loaded piece stays where its load is: nothing to place.
+        let dfg = &self.b.func.dfg;
+        let computed: Vec<(usize, Value)> = pieces
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                !dfg.value_def(**p)
+                    .inst()
+                    .is_some_and(|i| dfg.insts[i].opcode() == Opcode::Load)
+            })
+            .map(|(i, p)| (i, *p))
+            .collect();
+        if computed.is_empty() {
+            return;
+        }
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             16 * pieces.len() as u32,
             4,
         ));
-        for (i, p) in pieces.iter().enumerate() {
+        for (i, p) in computed {
             self.b
                 .ins()
-                .stack_store(types::I64, *p, slot, (16 * i) as i32);
+                .stack_store(types::I64, p, slot, (16 * i) as i32);
         }
     }
 
