@@ -227,6 +227,11 @@ fn expect_failure(case: &Case, got: &[Option<Vec<u8>>]) -> Option<String> {
     None
 }
 
+/// A corpus header's sizes as the API takes them.
+fn sizes(v: &[u64]) -> Vec<usize> {
+    v.iter().map(|&x| x as usize).collect()
+}
+
 /// Runs the IL program's kernel through the runtime (the JIT).
 fn run_api(
     ctx: &Context,
@@ -251,15 +256,15 @@ fn run_api(
                 bufs.push(None);
             }
             Arg::Local { bytes } => {
-                kernel.set_arg_local(i, *bytes as u64).map_err(e)?;
+                kernel.set_arg_local(i, *bytes).map_err(e)?;
                 bufs.push(None);
             }
         }
     }
     queue
         .launch(&kernel)
-        .global(&case.global)
-        .local(&case.local)
+        .global(&sizes(&case.global))
+        .local(&sizes(&case.local))
         .run()
         .map_err(e)?;
     let mut out = Vec::new();
