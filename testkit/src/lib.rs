@@ -50,4 +50,3 @@ pub use hand_built::*;
 #[cfg(feature = "jit")]
 pub use options::{refuse_prefetch_patches, test_passes, test_prefetch, test_tiers};
 pub use shapes::{chunk_edges_1d, group_sizes_1d, range_1d};
-
