@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use vecl::Context;
 use vecl_clc::corpus::{self, Arg, Case, Elem};
-use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, NdRange, RunOptions};
+use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, RunOptions};
+use vecl_testkit::corpus::{expect_failure, first_difference, ndrange, opencl_c_programs};
 
 /// Programs that fail through the IL path: (optimisation level, stem, why).
 const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
@@ -111,20 +112,6 @@ fn to_spirv(
     vecl_spirv::words_from_bytes(&bytes).map_err(|e| e.to_string())
 }
 
-fn ndrange(case: &Case) -> NdRange {
-    let mut r = NdRange {
-        work_dim: case.global.len() as u32,
-        global_offset: [0; 3],
-        global_size: [1; 3],
-        local_size: [1; 3],
-    };
-    for (d, (g, l)) in case.global.iter().zip(&case.local).enumerate() {
-        r.global_size[d] = *g;
-        r.local_size[d] = *l;
-    }
-    r
-}
-
 fn interp_args(case: &Case) -> Vec<KernelArg> {
     case.args
         .iter()
@@ -145,19 +132,6 @@ fn buffers(args: &[KernelArg]) -> Vec<Option<Vec<u8>>> {
         .collect()
 }
 
-fn ulps(a: f64, b: f64, elem: Elem) -> u64 {
-    let key = |x: f64| -> i128 {
-        if elem == Elem::F32 {
-            let bits = (x as f32).to_bits() as i32;
-            i128::from(if bits < 0 { i32::MIN - bits } else { bits })
-        } else {
-            let bits = x.to_bits() as i64;
-            i128::from(if bits < 0 { i64::MIN - bits } else { bits })
-        }
-    };
-    (key(a) - key(b)).unsigned_abs().min(u128::from(u64::MAX)) as u64
-}
-
 /// The first difference between two runs' buffers, described.
 fn compare(
     case: &Case,
@@ -176,55 +150,16 @@ fn compare(
                 w.len()
             ));
         }
-        for (k, (a, b)) in w
-            .chunks_exact(elem.size())
-            .zip(g.chunks_exact(elem.size()))
-            .enumerate()
-        {
-            if a == b {
-                continue;
-            }
-            let (av, bv) = (elem.decode(a), elem.decode(b));
-            let close = elem.is_float()
-                && ((av.is_nan() && bv.is_nan())
-                    || match tolerance {
-                        Some(t) => (av - bv).abs() <= t * av.abs().max(1.0),
-                        None => ulps(av, bv, *elem) <= ULPS,
-                    });
-            if !close {
-                return Some(format!("argument {i} element {k}: got {bv}, expected {av}"));
-            }
+        if let Some((k, av, bv)) = first_difference(*elem, w, g, tolerance, ULPS) {
+            return Some(format!("argument {i} element {k}: got {bv}, expected {av}"));
         }
     }
     None
 }
 
-fn expect_failure(case: &Case, got: &[Option<Vec<u8>>]) -> Option<String> {
-    for e in &case.expects {
-        let (Some(Some(g)), Some(Arg::Buffer { elem, .. })) =
-            (got.get(e.arg), case.args.get(e.arg))
-        else {
-            return Some(format!("@expect {}: not a buffer", e.arg));
-        };
-        let vals: Vec<f64> = g
-            .chunks_exact(elem.size())
-            .map(|c| elem.decode(c))
-            .collect();
-        for (at, (g, w)) in vals.iter().zip(&e.values).enumerate() {
-            let good = if e.tolerance > 0.0 {
-                (g - w).abs() <= e.tolerance * w.abs().max(1.0)
-            } else {
-                g == w || (g.is_nan() && w.is_nan())
-            };
-            if !good {
-                return Some(format!(
-                    "@expect {} element {at}: got {g}, expected {w}",
-                    e.arg
-                ));
-            }
-        }
-    }
-    None
+/// A corpus header's sizes as the API takes them.
+fn sizes(v: &[u64]) -> Vec<usize> {
+    v.iter().map(|&x| x as usize).collect()
 }
 
 /// Runs the IL program's kernel through the runtime (the JIT).
@@ -251,15 +186,15 @@ fn run_api(
                 bufs.push(None);
             }
             Arg::Local { bytes } => {
-                kernel.set_arg_local(i, *bytes as u64).map_err(e)?;
+                kernel.set_arg_local(i, *bytes).map_err(e)?;
                 bufs.push(None);
             }
         }
     }
     queue
         .launch(&kernel)
-        .global(&case.global)
-        .local(&case.local)
+        .global(&sizes(&case.global))
+        .local(&sizes(&case.local))
         .run()
         .map_err(e)?;
     let mut out = Vec::new();
@@ -288,7 +223,7 @@ fn check(
         .iter()
         .find(|(n, _)| *n == stem)
         .map(|t| t.1);
-    let range = ndrange(case);
+    let range = ndrange(case, [0; 3]);
     let started = std::time::Instant::now();
     let reference = vecl_clc::build(source, &case.options).map_err(|e| format!("clc: {e}"))?;
     let clc_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -338,7 +273,7 @@ fn check(
         if let Some(d) = compare(case, tolerance, want, &got) {
             return Err(format!("JIT W={w}: {d}"));
         }
-        if let Some(d) = expect_failure(case, &got) {
+        if let Some(d) = expect_failure(case, |i| got.get(i).cloned().flatten()) {
             return Err(format!("JIT W={w}: {d}"));
         }
     }
@@ -363,13 +298,7 @@ fn corpus_through_the_il_path() {
         println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("tests/corpus"))
-        .expect("tests/corpus")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    files.sort();
+    let mut files = opencl_c_programs();
     if let Ok(only) = std::env::var("SPIRV_CORPUS_ONLY") {
         files.retain(|p| {
             p.file_stem()
@@ -479,7 +408,7 @@ fn printf_through_the_il_path() {
         ],
         expects: Vec::new(),
     };
-    let range = ndrange(&case);
+    let range = ndrange(&case, [0; 3]);
     let printed = |module: &vecl_ir::Module| {
         let mut args = interp_args(&case);
         let mut out = Vec::new();

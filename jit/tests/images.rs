@@ -5,16 +5,13 @@
 //! at W = 4 and 8. Pixels and buffers must come out byte-identical, and the
 //! guard bytes after each image untouched.
 
-#[path = "common/mod.rs"]
-mod common;
-
-use common::groups::run_all_groups;
-use common::hand_built::compile;
 use vecl_ir::image::*;
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_ir::Module;
 use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::CompiledKernel;
+use vecl_testkit::groups::run_all_groups;
+use vecl_testkit::hand_built::compile;
 
 const WIDTHS: [u32; 2] = [4, 8];
 const GUARD: usize = 64;
