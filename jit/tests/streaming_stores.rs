@@ -147,12 +147,12 @@ fn streamed_outputs_sharing_work_match_interpreter() {
     for w in [4, 8, 16, 32] {
         let opts = JitOptions {
             simd_width: Some(w),
-            tiers: common::test_tiers(w),
+            tiers: vecl_testkit::test_tiers(w),
             stream_min_items: 0,
             ..JitOptions::default()
         };
         let k = compile_kernel(&m, "k", &opts).expect("compiles");
-        for range in shapes_1d() {
+        for range in chunk_edges_1d() {
             let n = (range.global_offset[0] + range.global_size[0]) as usize + 8;
             let init = interp_args_for(&[
                 Spec::Floats(n, 1),
