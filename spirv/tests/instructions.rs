@@ -549,3 +549,47 @@ fn dot_products_of_other_inputs_are_refused_by_name() {
         "{msg}"
     );
 }
+
+#[test]
+fn half_texels_are_read_imageh_and_write_imageh() {
+    let text = std::fs::read_to_string(data("half_images.spvasm")).expect("reads");
+    let Some(words) = assemble(&text, "spv1.0") else {
+        return;
+    };
+    let spirv = translate(&words);
+    let cl = build_cl("half_images.cl");
+    let sampler = image::SAMPLER_ADDRESS_CLAMP | image::SAMPLER_FILTER_NEAREST;
+    for (src_ch, dst_ch) in [
+        (channel::HALF_FLOAT, channel::HALF_FLOAT),
+        (channel::UNORM_INT8, channel::HALF_FLOAT),
+        (channel::HALF_FLOAT, channel::UNORM_INT16),
+        (channel::FLOAT, channel::SNORM_INT8),
+    ] {
+        let mut src = image_arg(object::IMAGE2D, order::RGBA, src_ch, [4, 3], 0);
+        if src_ch == channel::FLOAT {
+            if let KernelArg::Image { pixels, .. } = &mut src {
+                let n = pixels.len() / 4;
+                *pixels = (0..n)
+                    .flat_map(|i| (i as f32 * 0.0625 - 1.5).to_le_bytes())
+                    .collect();
+            }
+        }
+        let args = [
+            src.clone(),
+            KernelArg::Value(sampler.to_le_bytes().to_vec()),
+            image_arg(object::IMAGE2D, order::RGBA, dst_ch, [4, 3], 0),
+            KernelArg::Buffer(vec![0; 24 * 8]),
+        ];
+        let r = range([4, 3], [2, 3]);
+        same_outputs(&spirv, &cl, "hk", &args, &r, 4);
+        if src_ch == channel::HALF_FLOAT {
+            // A half image's texels come back as they are, both reads.
+            let out = run(&spirv, "hk", &args, &r, 4);
+            let (KernelArg::Image { pixels, .. }, KernelArg::Buffer(o)) = (&src, &out[3]) else {
+                unreachable!()
+            };
+            assert_eq!(&o[..8], &pixels[..8], "read_imageh");
+            assert_eq!(&o[8..16], &pixels[..8], "sampled read_imageh");
+        }
+    }
+}
