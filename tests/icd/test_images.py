@@ -562,10 +562,11 @@ def test_half_texels(ctx, queue, compiler, src_type):
     else:
         data = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
         want = (data.astype(np.float32) / np.float32(255)).astype(np.float16)
+    shape = descriptor(cl.mem_object_type.IMAGE2D, (w, h, 1))
     src = cl.Image(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                   cl.ImageFormat(cl.channel_order.RGBA, src_type), shape=(w, h), hostbuf=data)
+                   cl.ImageFormat(cl.channel_order.RGBA, src_type), desc=shape, hostbuf=data)
     half_fmt = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.HALF_FLOAT)
-    dst = cl.Image(ctx, mf.WRITE_ONLY, half_fmt, shape=(w, h))
+    dst = cl.Image(ctx, mf.WRITE_ONLY, half_fmt, desc=shape)
     out = cl.Buffer(ctx, mf.WRITE_ONLY, w * h * 8)
     program = build(ctx, HALF_TEXELS)
     program.halves(queue, (w, h), None, src, dst, out)
