@@ -1220,7 +1220,10 @@ fn half_reads_and_writes_of_every_float_format() {
             let fv = f32::from_le_bytes(f[k * 4..k * 4 + 4].try_into().unwrap());
             let hv = u16::from_le_bytes(h[k * 2..k * 2 + 2].try_into().unwrap());
             if fv.is_nan() {
-                assert!(hv & 0x7c00 == 0x7c00 && hv & 0x3ff != 0, "{o:#x}/{t:#x}: NaN");
+                assert!(
+                    hv & 0x7c00 == 0x7c00 && hv & 0x3ff != 0,
+                    "{o:#x}/{t:#x}: NaN"
+                );
             } else {
                 // Exact for a half image: its texels are halves.
                 assert_eq!(hv, half_bits(fv), "{o:#x}/{t:#x} texel component {k}: {fv}");

@@ -326,9 +326,11 @@ impl<'a> Cx<'a> {
                         Some(SetUse::Skipped) => {
                             self.ignored_sets.insert(id);
                         }
-                        None => return Err(inst.error(format!(
+                        None => {
+                            return Err(inst.error(format!(
                             "extended instruction set {name:?} is not supported (only OpenCL.std)"
-                        ))),
+                        )))
+                        }
                     }
                 }
                 Op::Name => {

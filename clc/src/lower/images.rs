@@ -382,9 +382,10 @@ impl Lowerer<'_> {
         self.set_pos(pos);
         if ret == Type::Vector(Scalar::F16, 4) {
             // `read_imageh`: the float texel rounded to half.
-            let f = self
-                .b()
-                .push(Inst::Builtin("read_imagef".into(), ops), Type::Vector(Scalar::F32, 4));
+            let f = self.b().push(
+                Inst::Builtin("read_imagef".into(), ops),
+                Type::Vector(Scalar::F32, 4),
+            );
             let r = self.b().push(
                 Inst::Convert {
                     value: f,
