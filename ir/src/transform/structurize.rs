@@ -31,7 +31,10 @@
 //!   or `switch` that such a jump left, `if flag { break }` (or
 //!   `{ continue }`) carries it on outwards.
 //!
-//! No block is duplicated and no dispatch loop over a state variable is
+//! One rotation comes first (`rotate_into_barrier_loop`): a loop header
+//! that only jumps into an inner loop holding a barrier is copied to the
+//! ends of its back edges, so that the barrier heads one loop. Besides
+//! that copy no block is duplicated and no dispatch loop over a state variable is
 //! made: the vectoriser masks each varying `if` and loop like those a
 //! structured front end writes. A value used in another block than the
 //! one that evaluates it goes through a variable written after its
