@@ -21,6 +21,7 @@ pub(crate) mod interleaved;
 pub(crate) mod lane_loop;
 pub(crate) mod lanes;
 pub(crate) mod linear;
+pub(crate) mod narrow;
 pub(crate) mod memory;
 pub(crate) mod ops;
 pub(crate) mod prefetch;
