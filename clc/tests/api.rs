@@ -102,7 +102,11 @@ fn extension_pragmas_of_unknown_extensions_warn() {
                #pragma OPENCL EXTENSION all : enable\n\
                kernel void k(global int *a) { a[0] = 1; }";
     let built = build(src, "").expect("warnings only");
-    let warnings: Vec<&str> = built.log.lines().filter(|l| l.contains("warning:")).collect();
+    let warnings: Vec<&str> = built
+        .log
+        .lines()
+        .filter(|l| l.contains("warning:"))
+        .collect();
     assert_eq!(
         warnings,
         [

@@ -776,6 +776,9 @@ fn half_reductions_and_scans_round_once_from_float() {
             .map(|j| (j, f32::from_bits(expected[j]), f32::from_bits(got[j])))
             .take(8)
             .collect();
-        assert!(diff.is_empty(), "W={w}: (index, interpreter, JIT): {diff:?}");
+        assert!(
+            diff.is_empty(),
+            "W={w}: (index, interpreter, JIT): {diff:?}"
+        );
     }
 }

@@ -624,7 +624,11 @@ impl Lowerer<'_> {
     /// `half` used as a value (arithmetic, conversions, builtins) is valid
     /// only with `cl_khr_fp16`: without it, a clear error.
     pub(super) fn need_fp16(&mut self, pos: Pos) -> LResult<()> {
-        let scoped = self.opts.fp16_scope.as_ref().and_then(|s| s.enabled_at(pos));
+        let scoped = self
+            .opts
+            .fp16_scope
+            .as_ref()
+            .and_then(|s| s.enabled_at(pos));
         if scoped.unwrap_or(self.opts.fp16) {
             return Ok(());
         }

@@ -57,7 +57,10 @@ pub fn combine(
             .map(|(a, xs)| {
                 xs.iter()
                     .map(|l| match a {
-                        0 => l.iter().map(|&h| super::sub_group::half_to_float(h)).collect(),
+                        0 => l
+                            .iter()
+                            .map(|&h| super::sub_group::half_to_float(h))
+                            .collect(),
                         _ => *l,
                     })
                     .collect()
@@ -68,10 +71,20 @@ pub fn combine(
             *t = t.with_scalar(Scalar::F32);
         }
         let types: Vec<&Type> = types.iter().collect();
-        let out = combine(name, &types, &wide, local_ids, &ret.with_scalar(Scalar::F32))?;
+        let out = combine(
+            name,
+            &types,
+            &wide,
+            local_ids,
+            &ret.with_scalar(Scalar::F32),
+        )?;
         return Ok(out
             .iter()
-            .map(|l| l.iter().map(|&x| super::sub_group::float_to_half(x)).collect())
+            .map(|l| {
+                l.iter()
+                    .map(|&x| super::sub_group::float_to_half(x))
+                    .collect()
+            })
             .collect());
     }
     match name {

@@ -66,7 +66,10 @@ impl FunctionCx<'_, '_> {
         } else {
             let it = if bytes == 8 { types::I64 } else { types::I32 };
             let x = self.b.ins().load(it, mem(), first, 0);
-            let v = self.b.ins().scalar_to_vector(it.by(128 / it.bits()).unwrap(), x);
+            let v = self
+                .b
+                .ins()
+                .scalar_to_vector(it.by(128 / it.bits()).unwrap(), x);
             vec![self.vcast(raw_ty, v)]
         };
         let mut out = Vec::with_capacity(w / 4);
