@@ -30,7 +30,10 @@ fn buffer(ty: &str, n: usize, seed: u8) -> Spec {
 }
 
 fn source(ty: &str, body: &str) -> String {
-    format!("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{}", body.replace("T", ty))
+    format!(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{}",
+        body.replace("T", ty)
+    )
 }
 
 fn end(r: &vecl_ir::interp::NdRange) -> usize {
@@ -66,8 +69,14 @@ fn consecutive_loads_and_stores_match_interpreter() {
         });
         assert_eq!(n, shapes_1d().len() * WIDTHS.len());
         for w in WIDTHS {
-            assert!(counted(&src, w, "loads").starts_with("loads: 1 vector"), "{ty} W={w}");
-            assert!(counted(&src, w, "stores").starts_with("stores: 2 vector"), "{ty} W={w}");
+            assert!(
+                counted(&src, w, "loads").starts_with("loads: 1 vector"),
+                "{ty} W={w}"
+            );
+            assert!(
+                counted(&src, w, "stores").starts_with("stores: 2 vector"),
+                "{ty} W={w}"
+            );
         }
     }
 }
@@ -89,15 +98,17 @@ fn int_indices_and_clamped_neighbours_match_interpreter() {
         );
         differential(&src, "k", &shapes_1d(), |r| {
             let n = end(r);
-            vec![
-                buffer(ty, n + 1, 4),
-                buffer(ty, n, 5),
-                Spec::Int(n as i32),
-            ]
+            vec![buffer(ty, n + 1, 4), buffer(ty, n, 5), Spec::Int(n as i32)]
         });
         for w in WIDTHS {
-            assert!(counted(&src, w, "loads").starts_with("loads: 2 vector"), "{ty} W={w}");
-            assert!(counted(&src, w, "stores").starts_with("stores: 1 vector"), "{ty} W={w}");
+            assert!(
+                counted(&src, w, "loads").starts_with("loads: 2 vector"),
+                "{ty} W={w}"
+            );
+            assert!(
+                counted(&src, w, "stores").starts_with("stores: 1 vector"),
+                "{ty} W={w}"
+            );
         }
     }
 }
@@ -154,6 +165,39 @@ fn stores_under_a_partial_mask_write_only_their_lanes() {
                     Spec::Int(m),
                 ]
             });
+        }
+    }
+}
+
+#[test]
+fn packed_two_component_vectors_match_interpreter() {
+    // `half2`, `short2`, `ushort2` fill one 32-bit word per item: read and
+    // written as whole pieces (`lower/interleaved.rs`), `half2` as the bits
+    // of a `ushort2`.
+    for ty in ["half", "short", "ushort"] {
+        let src = source(
+            ty,
+            "kernel void k(global const T2* a, global T2* o, global T2* p) {
+                size_t g = get_global_id(0);
+                T2 x = a[g];
+                o[g] = x.yx + x;
+                if (((int)x.x & 1) == 0) p[g] = x;
+            }",
+        );
+        let n = differential(&src, "k", &shapes_1d(), |r| {
+            let n = end(r);
+            vec![
+                buffer(ty, 2 * n, 11),
+                buffer(ty, 2 * n, 12),
+                buffer(ty, 2 * n, 13),
+            ]
+        });
+        assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+        for w in WIDTHS {
+            let loads = counted(&src, w, "loads");
+            assert!(loads.contains(", 1 interleaved"), "{ty} W={w}: {loads}");
+            let stores = counted(&src, w, "stores");
+            assert!(stores.contains(", 2 interleaved"), "{ty} W={w}: {stores}");
         }
     }
 }
