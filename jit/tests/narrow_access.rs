@@ -9,10 +9,7 @@
 //! (guard bytes included) with the interpreter, and the report must count
 //! the accesses as vector ones.
 
-mod common;
-
-use common::codegen::*;
-use common::versus_interp::{differential_at, explain_at};
+use vecl_testkit::*;
 
 /// The integer types and `half`, with the `Spec` of a buffer of `n`
 /// elements of them: bytes for the integers (every value occurs), floats
@@ -63,13 +60,13 @@ fn consecutive_loads_and_stores_match_interpreter() {
                 if (((int)x & 3) == 1) p[g] = x;
             }",
         );
-        let n = differential(&src, "k", &shapes_1d(), |r| {
+        let n = differential(&src, "k", &chunk_edges_1d(), |r| {
             let n = end(r);
             vec![buffer(ty, n, 1), buffer(ty, n, 2), buffer(ty, n, 3)]
         });
-        assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+        assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
         // W = 32: two 16-byte pieces of `char`, four of `short`.
-        differential_at(&[32], &src, "", "k", &shapes_1d(), |r| {
+        differential_at(&[32], &src, "", "k", &chunk_edges_1d(), |r| {
             let n = end(r);
             vec![buffer(ty, n, 1), buffer(ty, n, 2), buffer(ty, n, 3)]
         });
@@ -101,7 +98,7 @@ fn int_indices_and_clamped_neighbours_match_interpreter() {
                 o[i] = l + r;
             }",
         );
-        differential(&src, "k", &shapes_1d(), |r| {
+        differential(&src, "k", &chunk_edges_1d(), |r| {
             let n = end(r);
             vec![buffer(ty, n + 1, 4), buffer(ty, n, 5), Spec::Int(n as i32)]
         });
@@ -138,7 +135,7 @@ fn divergent_local_stores_keep_the_lanes_that_are_off() {
                 o[g] = t[lid];
             }",
         );
-        differential(&src, "k", &shapes_1d(), |r| {
+        differential(&src, "k", &chunk_edges_1d(), |r| {
             let n = end(r);
             vec![buffer(ty, n, 6), buffer(ty, n, 7)]
         });
@@ -161,7 +158,7 @@ fn stores_under_a_partial_mask_write_only_their_lanes() {
             }",
         );
         for m in [1, 3, 5, 9] {
-            differential(&src, "k", &shapes_1d(), |r| {
+            differential(&src, "k", &chunk_edges_1d(), |r| {
                 let n = end(r);
                 vec![
                     buffer(ty, n, 8),
@@ -189,7 +186,7 @@ fn packed_two_component_vectors_match_interpreter() {
                 if (((int)x.x & 1) == 0) p[g] = x;
             }",
         );
-        let n = differential(&src, "k", &shapes_1d(), |r| {
+        let n = differential(&src, "k", &chunk_edges_1d(), |r| {
             let n = end(r);
             vec![
                 buffer(ty, 2 * n, 11),
@@ -197,7 +194,7 @@ fn packed_two_component_vectors_match_interpreter() {
                 buffer(ty, 2 * n, 13),
             ]
         });
-        assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+        assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
         for w in WIDTHS {
             let loads = counted(&src, w, "loads");
             assert!(loads.contains(", 1 interleaved"), "{ty} W={w}: {loads}");
