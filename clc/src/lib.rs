@@ -245,6 +245,16 @@ fn compile(
     let module = if diags.has_errors() {
         None
     } else {
+        // OpenCL C 3.0 has `half` wherever the device reports
+        // `__opencl_c_fp16`, which vecl does.
+        let fp16_initial = opts.cl_std >= 300;
+        let fp16_scope = (!pragmas.fp16_changes.is_empty()).then(|| {
+            std::sync::Arc::new(preprocess::Fp16Scope::new(
+                fp16_initial,
+                &pragmas.fp16_changes,
+                &tokens,
+            ))
+        });
         let unit = parser::Parser::new(tokens, &mut diags, opts.single_precision_constant)
             .translation_unit();
         let lowerer = lower::Lowerer::new(
@@ -252,9 +262,8 @@ fn compile(
             lower::LowerOptions {
                 cl_std: opts.cl_std,
                 contract: !pragmas.contract_off,
-                // OpenCL C 3.0 has `half` wherever the device reports
-                // `__opencl_c_fp16`, which vecl does.
-                fp16: pragmas.fp16 || opts.cl_std >= 300,
+                fp16: pragmas.fp16 || fp16_initial,
+                fp16_scope,
                 separate,
             },
         );

@@ -56,17 +56,62 @@ pub struct Preprocessor<'a> {
     depth: u32,
     /// A `#pragma OPENCL FP_CONTRACT OFF` was seen (in an active group).
     contract_off: bool,
-    /// A `#pragma OPENCL EXTENSION cl_khr_fp16 : enable` (or `all`) was seen.
-    fp16: bool,
+    /// Each `#pragma OPENCL EXTENSION cl_khr_fp16` (or `all`) `: enable`
+    /// or `: disable`: the number of tokens output before it, and whether
+    /// it enables.
+    fp16_changes: Vec<(usize, bool)>,
 }
 
-/// What the pragmas of a program asked for, wherever they stood.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the pragmas of a program asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pragmas {
-    /// `#pragma OPENCL FP_CONTRACT OFF`.
+    /// `#pragma OPENCL FP_CONTRACT OFF`, wherever it stood.
     pub contract_off: bool,
-    /// `#pragma OPENCL EXTENSION cl_khr_fp16 : enable` (or `all : enable`).
+    /// `#pragma OPENCL EXTENSION cl_khr_fp16 : enable` (or `all : enable`)
+    /// somewhere.
     pub fp16: bool,
+    /// Where `cl_khr_fp16` (or `all`) was enabled or disabled, in order:
+    /// the index in the output tokens of the first token after the pragma,
+    /// and whether it enables.
+    pub fp16_changes: Vec<(usize, bool)>,
+}
+
+/// Whether `half` arithmetic is valid at a source position, for a program
+/// whose pragmas enable or disable `cl_khr_fp16`: the state the last such
+/// pragma before the position's token left, in token order (a macro's
+/// tokens stand where it is expanded).
+#[derive(Debug)]
+pub struct Fp16Scope {
+    /// The state before any pragma (on in OpenCL C 3.0, whose device
+    /// reports `__opencl_c_fp16`).
+    initial: bool,
+    changes: Vec<(usize, bool)>,
+    /// The index of the first output token at each position.
+    index: HashMap<Pos, usize>,
+}
+
+impl Fp16Scope {
+    pub fn new(initial: bool, changes: &[(usize, bool)], tokens: &[Token]) -> Self {
+        let mut index = HashMap::with_capacity(tokens.len());
+        for (i, t) in tokens.iter().enumerate() {
+            index.entry(t.pos).or_insert(i);
+        }
+        Fp16Scope {
+            initial,
+            changes: changes.to_vec(),
+            index,
+        }
+    }
+
+    /// The state at the token at `pos`; `None` when no token stands there.
+    pub fn enabled_at(&self, pos: Pos) -> Option<bool> {
+        let i = *self.index.get(&pos)?;
+        let before = self.changes.partition_point(|c| c.0 <= i);
+        Some(match before {
+            0 => self.initial,
+            n => self.changes[n - 1].1,
+        })
+    }
 }
 
 const MAX_INCLUDE_DEPTH: u32 = 64;
@@ -94,7 +139,7 @@ impl<'a> Preprocessor<'a> {
             conds: Vec::new(),
             depth: 0,
             contract_off: false,
-            fp16: false,
+            fp16_changes: Vec::new(),
         }
     }
 
@@ -144,7 +189,8 @@ impl<'a> Preprocessor<'a> {
         self.file(file);
         let pragmas = Pragmas {
             contract_off: self.contract_off,
-            fp16: self.fp16,
+            fp16: self.fp16_changes.iter().any(|c| c.1),
+            fp16_changes: self.fp16_changes,
         };
         (self.out, pragmas)
     }
@@ -276,16 +322,8 @@ impl<'a> Preprocessor<'a> {
                 if parent_active && words == ["OPENCL", "FP_CONTRACT", "OFF"] {
                     self.contract_off = true;
                 }
-                // `cl_khr_fp16` enabled anywhere makes `half` arithmetic valid
-                // in the whole program: a program that disables it again
-                // later only loses a diagnostic, never a correct result.
-                if parent_active
-                    && matches!(
-                        words.as_slice(),
-                        ["OPENCL", "EXTENSION", "cl_khr_fp16" | "all", ":", "enable"]
-                    )
-                {
-                    self.fp16 = true;
+                if let ["OPENCL", "EXTENSION", ..] = words.as_slice() {
+                    self.extension_pragma(name_tok.pos, &args[2..]);
                 }
             }
             "line" => self.line_directive(name_tok.pos, args),
@@ -294,6 +332,50 @@ impl<'a> Preprocessor<'a> {
                 name_tok.pos,
                 format!("invalid preprocessing directive '#{name}'"),
             ),
+        }
+    }
+
+    /// `#pragma OPENCL EXTENSION name : behavior` (OpenCL C 3.0 6.1.2,
+    /// "Pragma Directives"), `args` from the name on. `cl_khr_fp16`'s
+    /// state is kept by position: `half` arithmetic is valid from an
+    /// `enable` to the next `disable` (`Pragmas::fp16_changes`). As clang
+    /// does, an extension the device does not report, a behavior other than
+    /// `enable`/`disable`, or a malformed pragma is a warning and ignored.
+    fn extension_pragma(&mut self, at: Pos, args: &[Token]) {
+        let words: Vec<&str> = args.iter().map(|t| t.text.as_str()).collect();
+        let (name, behavior) = match words.as_slice() {
+            [name, ":", behavior] if args[0].kind == TokKind::Ident => (*name, *behavior),
+            _ => {
+                self.diags.warning(
+                    at,
+                    "expected 'OPENCL EXTENSION <name> : <behavior>' - ignoring",
+                );
+                return;
+            }
+        };
+        let on = match behavior {
+            "enable" => true,
+            "disable" => false,
+            _ => {
+                self.diags.warning(
+                    args[2].pos,
+                    format!("expected 'enable' or 'disable' - ignoring pragma for '{name}'"),
+                );
+                return;
+            }
+        };
+        // The extensions the device reports are predefined as macros
+        // (`crate::predefined_macros`).
+        let known = name == "all" || name.starts_with("cl_") && self.macros.contains_key(name);
+        if !known {
+            self.diags.warning(
+                args[0].pos,
+                format!("unknown OpenCL extension '{name}' - ignoring"),
+            );
+            return;
+        }
+        if matches!(name, "cl_khr_fp16" | "all") {
+            self.fp16_changes.push((self.out.len(), on));
         }
     }
 

@@ -74,6 +74,52 @@ fn warnings_go_to_the_log_and_werror_fails() {
 }
 
 #[test]
+fn fp16_pragmas_enable_and_disable_half_arithmetic_by_position() {
+    // Enabled, disabled, enabled again: the first and last kernels build,
+    // the middle one's operator is the error.
+    let on = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable";
+    let off = "#pragma OPENCL EXTENSION cl_khr_fp16 : disable";
+    let k = |name: &str| format!("kernel void {name}(global half *p) {{ p[0] = p[1] + p[2]; }}\n");
+    let both = format!("{on}\n{}{off}\n{on}\n{}", k("a"), k("b"));
+    assert!(build(&both, "").is_ok(), "{}", log_of(build(&both, "")));
+    let cut = format!("{on}\n{}{off}\n{}", k("a"), k("b"));
+    let log = log_of(build(&cut, ""));
+    assert!(log.contains("<source>:4:45: error:"), "{log}");
+    assert_eq!(log.matches("error:").count(), 1, "{log}");
+    // OpenCL C 3.0 has `half` without the pragma; `disable` takes it away.
+    assert!(build(&k("a"), "-cl-std=CL3.0").is_ok());
+    let log = log_of(build(&format!("{off}\n{}", k("a")), "-cl-std=CL3.0"));
+    assert!(log.contains("<source>:2:45: error:"), "{log}");
+}
+
+#[test]
+fn extension_pragmas_of_unknown_extensions_warn() {
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+               #pragma OPENCL EXTENSION cl_vendor_magic : enable\n\
+               #pragma OPENCL EXTENSION cl_khr_subgroups : disable\n\
+               #pragma OPENCL EXTENSION cl_vendor_magic : disable\n\
+               #pragma OPENCL EXTENSION cl_khr_fp16 : warn\n\
+               #pragma OPENCL EXTENSION all : enable\n\
+               kernel void k(global int *a) { a[0] = 1; }";
+    let built = build(src, "").expect("warnings only");
+    let warnings: Vec<&str> = built
+        .log
+        .lines()
+        .filter(|l| l.contains("warning:"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "<source>:2:26: warning: unknown OpenCL extension 'cl_vendor_magic' - ignoring",
+            "<source>:4:26: warning: unknown OpenCL extension 'cl_vendor_magic' - ignoring",
+            "<source>:5:40: warning: expected 'enable' or 'disable' - ignoring pragma for 'cl_khr_fp16'",
+        ],
+        "{}",
+        built.log
+    );
+}
+
+#[test]
 fn line_directive_renames_file_and_renumbers() {
     let log = log_of(build(
         "kernel void k(global int *a) {\n#line 100 \"kern.cl\"\n  a[0] = bad;\n}\n",

@@ -11,7 +11,7 @@
 //!   special), correctly rounded (exact rationals for `fma`).
 
 use std::cmp::Ordering;
-use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, NdRange, RunOptions};
 use vecl_testkit::{build, run_jit, try_compile, WIDTHS};
 
 /// The value of half bits `k` for `k` ≤ 0x7c00 read as a normal number
@@ -726,4 +726,57 @@ fn builtins_on_half_match_the_interpreter() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn half_reductions_and_scans_round_once_from_float() {
+    // 2048 and then ones: rounding each partial sum to half keeps 2048
+    // (2049 is a tie, to even), rounding the float sum once does not.
+    // The interpreter and the JIT both follow the documented rule (the
+    // `float` sum rounded once), so their results agree byte for byte.
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global const float* f, global float* o) {
+            size_t i = get_global_id(0);
+            half x = get_local_id(0) == 0 ? 2048.0h : (half)f[i];
+            o[4 * i] = sub_group_reduce_add(x);
+            o[4 * i + 1] = sub_group_scan_inclusive_add(x);
+            o[4 * i + 2] = work_group_reduce_add(x);
+            o[4 * i + 3] = work_group_scan_inclusive_add(x);
+        }";
+    let m = build(src, "-cl-std=CL2.0");
+    let n = 128;
+    let r = range(n);
+    let ones = bytes32(&vec![1.0f32.to_bits(); n]);
+    let args = vec![KernelArg::Buffer(ones), KernelArg::Buffer(vec![0; 16 * n])];
+    for w in WIDTHS {
+        let mut want = args.clone();
+        let opts = RunOptions { sub_group_size: w };
+        run_kernel_with(&m, "k", &mut want, &r, &opts).expect("interpreter");
+        let KernelArg::Buffer(out) = &want[1] else {
+            panic!("output is a buffer")
+        };
+        let expected = u32s(out);
+        let at = |i: usize, k: usize| f32::from_bits(expected[4 * i + k]);
+        // 2048 + 63 = 2111 lies halfway between the halves 2110 and 2112;
+        // 2048 + (W - 1) rounds to 2048 + W (W = 4, 8, 16; ties to even).
+        assert_eq!(at(0, 2), 2112.0, "W={w}");
+        assert_eq!(at(63, 3), 2112.0, "W={w}");
+        assert_eq!(at(0, 0), 2048.0 + w as f32, "W={w}");
+        // 2048 + 2 is a half: the scans' third item.
+        assert_eq!(at(2, 3), 2050.0, "W={w}");
+        assert_eq!(at(2, 1), 2050.0, "W={w}");
+        let k = try_compile(&m, "k", w).unwrap_or_else(|e| panic!("W={w}: {e}"));
+        let (status, bufs) = run_jit(&k, &args, &r);
+        assert_eq!(status, 0, "W={w}");
+        let got = u32s(&bufs[1]);
+        let diff: Vec<(usize, f32, f32)> = (0..4 * n)
+            .filter(|&j| got[j] != expected[j])
+            .map(|j| (j, f32::from_bits(expected[j]), f32::from_bits(got[j])))
+            .take(8)
+            .collect();
+        assert!(
+            diff.is_empty(),
+            "W={w}: (index, interpreter, JIT): {diff:?}"
+        );
+    }
 }

@@ -624,14 +624,27 @@ impl Lowerer<'_> {
     /// `half` used as a value (arithmetic, conversions, builtins) is valid
     /// only with `cl_khr_fp16`: without it, a clear error.
     pub(super) fn need_fp16(&mut self, pos: Pos) -> LResult<()> {
-        if self.opts.fp16 {
+        let scoped = self
+            .opts
+            .fp16_scope
+            .as_ref()
+            .and_then(|s| s.enabled_at(pos));
+        if scoped.unwrap_or(self.opts.fp16) {
             return Ok(());
         }
+        let why = if scoped.is_some() && self.opts.fp16 {
+            " (it is disabled here by '#pragma OPENCL EXTENSION cl_khr_fp16 : disable' \
+             or not yet enabled)"
+        } else {
+            ""
+        };
         self.err(
             pos,
-            "arithmetic and conversions on 'half' need the cl_khr_fp16 extension \
-             (#pragma OPENCL EXTENSION cl_khr_fp16 : enable); without it 'half' is \
-             only loaded and stored through vload_half/vstore_half",
+            format!(
+                "arithmetic and conversions on 'half' need the cl_khr_fp16 extension \
+                 (#pragma OPENCL EXTENSION cl_khr_fp16 : enable){why}; without it 'half' is \
+                 only loaded and stored through vload_half/vstore_half"
+            ),
         )
     }
 

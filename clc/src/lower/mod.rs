@@ -46,8 +46,12 @@ pub struct LowerOptions {
     /// define, not an error.
     pub separate: bool,
     /// `half` is an arithmetic type (`cl_khr_fp16` enabled by its pragma,
-    /// or OpenCL C 3.0); otherwise only pointers to it are used.
+    /// or OpenCL C 3.0); otherwise only pointers to it are used. Where a
+    /// position has a state in `fp16_scope`, that state decides instead.
     pub fp16: bool,
+    /// Where pragmas enabled and disabled `cl_khr_fp16` (`None` when none
+    /// did).
+    pub fp16_scope: Option<std::sync::Arc<crate::preprocess::Fp16Scope>>,
 }
 
 /// What a name in scope refers to.

@@ -48,6 +48,45 @@ pub fn combine(
             .unwrap_or(Scalar::U64)
     };
     let uniform = |v: u64| vec![Lanes::one(v); n];
+    // `half` reductions and scans combine in `float` and round each result
+    // once, as `sub_group::in_float` explains.
+    if s == Scalar::F16 && is_arithmetic(name) {
+        let wide: Vec<Vec<Lanes>> = args
+            .iter()
+            .enumerate()
+            .map(|(a, xs)| {
+                xs.iter()
+                    .map(|l| match a {
+                        0 => l
+                            .iter()
+                            .map(|&h| super::sub_group::half_to_float(h))
+                            .collect(),
+                        _ => *l,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut types: Vec<Type> = arg_types.iter().map(|t| (*t).clone()).collect();
+        if let Some(t) = types.first_mut() {
+            *t = t.with_scalar(Scalar::F32);
+        }
+        let types: Vec<&Type> = types.iter().collect();
+        let out = combine(
+            name,
+            &types,
+            &wide,
+            local_ids,
+            &ret.with_scalar(Scalar::F32),
+        )?;
+        return Ok(out
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .map(|&x| super::sub_group::float_to_half(x))
+                    .collect()
+            })
+            .collect());
+    }
     match name {
         "work_group_all" | "work_group_any" => {
             let s0 = arg_scalar(0);
@@ -115,6 +154,13 @@ pub fn combine(
         return Ok(uniform(acc));
     }
     Ok(out)
+}
+
+/// Whether the collective `name` is a reduction or scan.
+fn is_arithmetic(name: &str) -> bool {
+    ["work_group_reduce_", "work_group_scan_"]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 fn is_nan(s: Scalar, bits: u64) -> bool {

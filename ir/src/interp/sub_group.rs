@@ -12,7 +12,7 @@
 //! is not active or not in the sub-group (an undefined result in OpenCL)
 //! is 0.
 
-use crate::module::{BinaryOp, CmpOp};
+use crate::module::{BinaryOp, CmpOp, Rounding};
 use crate::sub_group::{SubGroupFn, SubGroupOp};
 use crate::types::{Scalar, Type};
 
@@ -49,6 +49,9 @@ pub fn combine(
         .first()
         .and_then(|t| t.scalar())
         .unwrap_or(Scalar::U32);
+    if s0 == Scalar::F16 && combines_values(f) {
+        return in_float(f, arg_types, parts, size, ret);
+    }
     let width = ret.lanes() as usize;
     let rs = ret.scalar().unwrap_or(Scalar::I32);
     let truth = |t: bool| Lanes::one(scalar::from_int(rs, i128::from(t)));
@@ -160,6 +163,71 @@ pub fn combine(
             })
             .collect::<Result<_, _>>()?,
     })
+}
+
+/// Whether `f` computes with its operands' values (a reduction or scan
+/// of an arithmetic operation) rather than moving or testing them.
+fn combines_values(f: SubGroupFn) -> bool {
+    match f {
+        SubGroupFn::Reduce(op)
+        | SubGroupFn::ScanInclusive(op)
+        | SubGroupFn::ScanExclusive(op)
+        | SubGroupFn::ClusteredReduce(op) => matches!(
+            op,
+            SubGroupOp::Add | SubGroupOp::Mul | SubGroupOp::Min | SubGroupOp::Max
+        ),
+        _ => false,
+    }
+}
+
+/// A `half` reduction or scan as the JIT computes it (`widen-half`
+/// rewrites it to `float`): the operands widened to `float` (exactly),
+/// combined in `float` in the same order as a `float` operation, and each
+/// result rounded to `half` once, to nearest even. OpenCL allows this as
+/// well as rounding at each step; one rule for both keeps the interpreter
+/// and the JIT comparable bit for bit.
+fn in_float(
+    f: SubGroupFn,
+    arg_types: &[&Type],
+    parts: &[Part<'_>],
+    size: u64,
+    ret: &Type,
+) -> Result<Vec<Lanes>, String> {
+    let wide: Vec<Vec<Lanes>> = parts
+        .iter()
+        .map(|p| {
+            let mut args = p.args.to_vec();
+            if let Some(a) = args.first_mut() {
+                *a = a.iter().map(|&h| half_to_float(h)).collect();
+            }
+            args
+        })
+        .collect();
+    let wide_parts: Vec<Part<'_>> = parts
+        .iter()
+        .zip(&wide)
+        .map(|(p, args)| Part { lid: p.lid, args })
+        .collect();
+    let mut types: Vec<Type> = arg_types.iter().map(|t| (*t).clone()).collect();
+    if let Some(t) = types.first_mut() {
+        *t = t.with_scalar(Scalar::F32);
+    }
+    let types: Vec<&Type> = types.iter().collect();
+    let out = combine(f, &types, &wide_parts, size, &ret.with_scalar(Scalar::F32))?;
+    Ok(out
+        .iter()
+        .map(|l| l.iter().map(|&x| float_to_half(x)).collect())
+        .collect())
+}
+
+/// A `half`'s bits as a `float`'s (exact).
+pub(super) fn half_to_float(h: u64) -> u64 {
+    super::convert::convert(h, Scalar::F16, Scalar::F32, false, Rounding::Default)
+}
+
+/// A `float`'s bits rounded to a `half`'s, to nearest even.
+pub(super) fn float_to_half(x: u64) -> u64 {
+    super::convert::convert(x, Scalar::F32, Scalar::F16, false, Rounding::Rte)
 }
 
 fn fold(op: SubGroupOp, s: Scalar, xs: impl Iterator<Item = u64>) -> Result<u64, String> {

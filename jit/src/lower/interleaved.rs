@@ -26,8 +26,8 @@
 //!   holds two components of one lane, so each two lanes' pieces pair up
 //!   by 64-bit interleaves (`punpck{l,h}qdq`) (`double4` scaled over 2M
 //!   items: ~6.2 → ~4.9 ms);
-//! - narrow integers packed in one 32-bit word per item (`uchar4`, `char4`,
-//!   `ushort2`, `short2`): each piece is four items' words, a component a
+//! - narrow elements packed in one 32-bit word per item (`uchar4`, `char4`,
+//!   `ushort2`, `short2`, `half2`): each piece is four items' words, a component a
 //!   shift and a mask (two shifts when signed) away, and a store shifts
 //!   and ors them back (an RGBA swizzle over 4M pixels: ~5.7 → ~0.7 ms).
 //!
@@ -73,14 +73,24 @@ pub(crate) fn element_bytes(s: Scalar, comps: u32) -> u32 {
 }
 
 /// Whether a `comps`-component vector of `s` fills one 32-bit word:
-/// `uchar4`, `char4`, `ushort2`, `short2`. A piece of such elements holds
+/// `uchar4`, `char4`, `ushort2`, `short2`, `half2`. A piece of such elements holds
 /// four lanes' words; a component is a shift and a mask (or two shifts,
 /// signed) away.
 pub(crate) fn packed(s: Scalar, comps: u32) -> bool {
     matches!(
         (s, comps),
-        (Scalar::U8 | Scalar::I8, 4) | (Scalar::U16 | Scalar::I16, 2)
+        (Scalar::U8 | Scalar::I8, 4) | (Scalar::U16 | Scalar::I16 | Scalar::F16, 2)
     )
+}
+
+/// The integer type whose lanes a packed component's bits travel as:
+/// `half` is its bits, zero-extended, as a `ushort`'s.
+fn bits_of(s: Scalar) -> Scalar {
+    if s == Scalar::F16 {
+        Scalar::U16
+    } else {
+        s
+    }
 }
 
 /// Byte indices of a shuffle picking 32-bit lanes `picks` (0–3 from the
@@ -132,6 +142,7 @@ impl FunctionCx<'_, '_> {
     /// Component `c` of four lanes' packed words (`packed`), normalized
     /// as the lanes of `s` are (sign- or zero-extended).
     fn unpack(&mut self, s: Scalar, word: Value, c: u32) -> Value {
+        let s = bits_of(s);
         let bits = 8 * s.size();
         let top = c * bits + bits == 32;
         if s.is_signed() {
@@ -156,6 +167,7 @@ impl FunctionCx<'_, '_> {
 
     /// Four lanes' packed words from their components (normalized lanes).
     fn pack(&mut self, s: Scalar, parts: &[Value]) -> Value {
+        let s = bits_of(s);
         let bits = 8 * s.size();
         let mut word: Option<Value> = None;
         for (c, &p) in parts.iter().enumerate() {

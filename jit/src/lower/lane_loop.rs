@@ -35,7 +35,7 @@
 //! inactive lanes read and write ([`INACTIVE_BYTES`]), the lanes' values,
 //! their addresses, and their mask bits.
 
-use super::lanes::{carrier, natural, Lanes};
+use super::lanes::{carrier, is_narrow, natural, Lanes};
 use super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder, MemFlagsData, Value};
 use vecl_ir::{Scalar, ValueId};
@@ -89,8 +89,17 @@ impl FunctionCx<'_, '_> {
         s: Scalar,
     ) -> LResult<Vec<Value>> {
         let (values, _, _) = spill_offsets(self.w);
-        self.lane_loop(addr, lanes, s.size(), s.size(), |cx, at, slot| {
-            let x = cx.b.ins().load(natural(s), mem(), at, 0);
+        // An 8- or 16-bit element is loaded extended into its 32-bit lane.
+        let slot_size = if is_narrow(s) { 4 } else { s.size() };
+        self.lane_loop(addr, lanes, slot_size, s.size(), |cx, at, slot| {
+            let ins = cx.b.ins();
+            let x = match s {
+                Scalar::I8 => ins.sload8(types::I32, mem(), at, 0),
+                Scalar::U8 => ins.uload8(types::I32, mem(), at, 0),
+                Scalar::I16 => ins.sload16(types::I32, mem(), at, 0),
+                Scalar::U16 | Scalar::F16 => ins.uload16(types::I32, mem(), at, 0),
+                _ => ins.load(natural(s), mem(), at, 0),
+            };
             cx.b.ins().store(scratch(), x, slot, values);
         })?;
         let d = self.dummy_addr()?;
@@ -118,9 +127,19 @@ impl FunctionCx<'_, '_> {
         for (i, p) in pieces.iter().enumerate() {
             self.b.ins().store(scratch(), *p, d, values + 16 * i as i32);
         }
-        self.lane_loop(addr, lanes, s.size(), s.size(), |cx, at, slot| {
-            let x = cx.b.ins().load(natural(s), scratch(), slot, values);
-            cx.b.ins().store(mem(), x, at, 0);
+        let slot_size = if is_narrow(s) { 4 } else { s.size() };
+        self.lane_loop(addr, lanes, slot_size, s.size(), |cx, at, slot| {
+            if is_narrow(s) {
+                let x = cx.b.ins().load(types::I32, scratch(), slot, values);
+                if s.size() == 1 {
+                    cx.b.ins().istore8(mem(), x, at, 0);
+                } else {
+                    cx.b.ins().istore16(mem(), x, at, 0);
+                }
+            } else {
+                let x = cx.b.ins().load(natural(s), scratch(), slot, values);
+                cx.b.ins().store(mem(), x, at, 0);
+            }
         })
     }
 
@@ -190,12 +209,11 @@ impl FunctionCx<'_, '_> {
         self.dummy.ok_or_else(|| self.internal("no scratch slot"))
     }
 
-    /// Emits `for j in lanes { access(lane j's address, scratch + j * size) }`
-    /// and continues after the loop. `s` is a 32- or 64-bit type.
     /// The loop over the lanes: `access(at, slot)` per active lane, with
-    /// `slot` the scratch slot `j · size` bytes in and `at` lane `j`'s
-    /// address (`first + j · stride` when affine; `stride` is `size`
-    /// times a power of two).
+    /// `slot` the scratch slot `j · size` bytes in (`size` 4 or 8) and `at`
+    /// lane `j`'s address (`first + j · stride` when affine; `stride` is a
+    /// power of two: `size` times a power of two, or the 1 or 2 bytes of a
+    /// narrow element carried in a 4-byte slot).
     fn lane_loop(
         &mut self,
         addr: &Lanes,
@@ -204,10 +222,11 @@ impl FunctionCx<'_, '_> {
         stride: u32,
         access: impl FnOnce(&mut Self, Value, Value),
     ) -> LResult<()> {
-        let spread = stride / size;
-        if size != 4 && size != 8 || !spread.is_power_of_two() || spread * size != stride {
+        if size != 4 && size != 8 || !stride.is_power_of_two() {
             return Err(self.internal(format!("lane loop over {size}-byte lanes {stride} apart")));
         }
+        // Lane j's memory offset from its slot offset `j · size`.
+        let shift = i64::from(stride.trailing_zeros()) - i64::from(size.trailing_zeros());
         let (_, addrs, masks) = spill_offsets(self.w);
         let d = self.dummy_addr()?;
         if let (LaneAddrs::Pieces, Lanes::Varying(pieces)) = (lanes, addr) {
@@ -239,12 +258,13 @@ impl FunctionCx<'_, '_> {
         self.b.ins().jump(body, &[BlockArg::Value(zero)]);
         self.b.switch_to_block(body);
         let at = match (lanes, addr) {
-            (LaneAddrs::Affine(first), _) if spread == 1 => self.b.ins().iadd(first, off),
+            (LaneAddrs::Affine(first), _) if shift == 0 => self.b.ins().iadd(first, off),
             (LaneAddrs::Affine(first), _) => {
-                let o = self
-                    .b
-                    .ins()
-                    .ishl_imm_s(off, i64::from(spread.trailing_zeros()));
+                let o = if shift > 0 {
+                    self.b.ins().ishl_imm_s(off, shift)
+                } else {
+                    self.b.ins().ushr_imm_s(off, -shift)
+                };
                 self.b.ins().iadd(first, o)
             }
             (LaneAddrs::Recompute(ptr), _) => {

@@ -278,7 +278,9 @@ impl FunctionCx<'_, '_> {
         load: bool,
     ) -> LResult<Option<(Value, Value, LaneAddrs, Option<Value>)>> {
         let whole = comps != 1 && super::interleaved::interleavable(s, comps);
-        if !whole && (comps != 1 || is_narrow(s) || s == Scalar::Bool) {
+        // 8- and 16-bit elements: `super::narrow`.
+        let narrow_ok = !is_narrow(s) || super::narrow::narrow_chunk_fits(s, self.w);
+        if !whole && (comps != 1 || !narrow_ok || s == Scalar::Bool) {
             return Ok(None);
         }
         // The element of a vector type is the whole vector (see
@@ -582,12 +584,15 @@ impl FunctionCx<'_, '_> {
                     self.stats.vector_loads += 1;
                     let n = self.piece_count(s);
                     let (slow, join) = self.fast_path(ok, n, carrier(s));
-                    self.prefetch_ahead(ptr, first, n);
-                    let vals: Vec<BlockArg> = self
-                        .load_chunk_pieces(carrier(s), first, n)
-                        .into_iter()
-                        .map(BlockArg::Value)
-                        .collect();
+                    let loaded = if is_narrow(s) {
+                        let bytes = (s.size() * self.w) as usize;
+                        self.prefetch_ahead(ptr, first, bytes.div_ceil(16));
+                        self.load_narrow_chunk(s, first)
+                    } else {
+                        self.prefetch_ahead(ptr, first, n);
+                        self.load_chunk_pieces(carrier(s), first, n)
+                    };
+                    let vals: Vec<BlockArg> = loaded.into_iter().map(BlockArg::Value).collect();
                     self.b.ins().jump(join, &vals);
                     self.enter(slow);
                     self.check_access(Some(ptr), &addr, s.size(), AccessKind::Load)?;
@@ -691,7 +696,11 @@ impl FunctionCx<'_, '_> {
             self.stats.vector_stores += 1;
             let (slow, join) = self.fast_path(ok, 0, types::I8);
             let pieces = self.varying(s, &val[0]);
-            self.store_chunk_pieces(Some(ptr), first, &pieces, join);
+            if is_narrow(s) {
+                self.store_narrow_chunk(Some(ptr), s, first, &pieces, join);
+            } else {
+                self.store_chunk_pieces(Some(ptr), first, &pieces, join);
+            }
             self.enter(slow);
             if let Some(blend_ok) = blend_ok {
                 let (blend, scatter) = (self.b.create_block(), self.b.create_block());
@@ -700,14 +709,20 @@ impl FunctionCx<'_, '_> {
                 self.stats.blended_stores += 1;
                 let pieces = self.varying(s, &val[0]);
                 let m = self.cur_mask();
-                let old: Vec<Value> = (0..pieces.len())
-                    .map(|i| self.b.ins().load(carrier(s), mem(), first, (i * 16) as i32))
-                    .collect();
-                let new = self.blend(s, &m, &pieces, &old);
-                for (i, p) in new.iter().enumerate() {
-                    self.b.ins().store(mem(), *p, first, (i * 16) as i32);
+                if is_narrow(s) {
+                    let old = self.load_narrow_chunk(s, first);
+                    let new = self.blend(s, &m, &pieces, &old);
+                    self.store_narrow_chunk(None, s, first, &new, join);
+                } else {
+                    let old: Vec<Value> = (0..pieces.len())
+                        .map(|i| self.b.ins().load(carrier(s), mem(), first, (i * 16) as i32))
+                        .collect();
+                    let new = self.blend(s, &m, &pieces, &old);
+                    for (i, p) in new.iter().enumerate() {
+                        self.b.ins().store(mem(), *p, first, (i * 16) as i32);
+                    }
+                    self.b.ins().jump(join, &[]);
                 }
-                self.b.ins().jump(join, &[]);
                 self.enter(scatter);
             }
             self.check_access(Some(ptr), &addr, s.size(), AccessKind::Store)?;

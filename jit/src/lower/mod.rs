@@ -22,6 +22,7 @@ pub(crate) mod lane_loop;
 pub(crate) mod lanes;
 pub(crate) mod linear;
 pub(crate) mod memory;
+pub(crate) mod narrow;
 pub(crate) mod ops;
 pub(crate) mod prefetch;
 pub(crate) mod races;
