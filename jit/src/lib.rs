@@ -830,7 +830,7 @@ fn wide_width(
 /// copy).
 fn uses_sub_groups(func: &vecl_ir::Function) -> bool {
     func.insts.iter().any(
-        |d| matches!(&d.inst, Inst::Builtin(n, _) if vecl_ir::sub_group::is_sub_group_builtin(n)),
+        |d| matches!(&d.inst, Inst::Builtin(n, _) if vecl_ir::sub_group::is_sub_group_builtin(*n)),
     )
 }
 

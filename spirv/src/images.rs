@@ -84,8 +84,8 @@ impl FnCx<'_, '_> {
                 self.image_operands(inst, 2, op == Op::ImageSampleExplicitLod)?;
                 let coord = self.image_coord(inst, 1, &ty, sampler.is_some())?;
                 let name = match rty {
-                    Type::Vector(Scalar::F32, 4) => "read_imagef",
-                    Type::Vector(Scalar::U32, 4) => "read_imageui",
+                    Type::Vector(Scalar::F32, 4) => Builtin::ReadImagef,
+                    Type::Vector(Scalar::U32, 4) => Builtin::ReadImageui,
                     ref t => {
                         return Err(inst.error(format!(
                             "an image read of {t:?} (vecl reads float4 and 32-bit integer vectors of 4)"
@@ -95,23 +95,27 @@ impl FnCx<'_, '_> {
                 let mut args = vec![img];
                 args.extend(sampler);
                 args.push(coord);
-                self.emit(Inst_::Builtin(name.into(), args), rty.clone())
+                self.emit(Inst_::Builtin(name, args), rty.clone())
             }
             Op::ImageQuerySize | Op::ImageQuerySizeLod => {
                 let (img, ty) = self.image_operand(inst, 0)?;
                 if op == Op::ImageQuerySizeLod {
                     self.zero_lod(inst, word_of(inst, 1)?)?;
                 }
-                let queries: &[&str] = match ty.name {
-                    "image1d_t" | "image1d_buffer_t" => &["get_image_width"],
-                    "image1d_array_t" => &["get_image_width", "get_image_array_size"],
-                    "image2d_t" => &["get_image_width", "get_image_height"],
+                let queries: &[Builtin] = match ty.name {
+                    "image1d_t" | "image1d_buffer_t" => &[Builtin::GetImageWidth],
+                    "image1d_array_t" => &[Builtin::GetImageWidth, Builtin::GetImageArraySize],
+                    "image2d_t" => &[Builtin::GetImageWidth, Builtin::GetImageHeight],
                     "image2d_array_t" => &[
-                        "get_image_width",
-                        "get_image_height",
-                        "get_image_array_size",
+                        Builtin::GetImageWidth,
+                        Builtin::GetImageHeight,
+                        Builtin::GetImageArraySize,
                     ],
-                    _ => &["get_image_width", "get_image_height", "get_image_depth"],
+                    _ => &[
+                        Builtin::GetImageWidth,
+                        Builtin::GetImageHeight,
+                        Builtin::GetImageDepth,
+                    ],
                 };
                 let elem = match rty.scalar() {
                     Some(s) if s.is_int() && rty.lanes() as usize == queries.len() => {
@@ -127,12 +131,12 @@ impl FnCx<'_, '_> {
                 };
                 let mut parts = Vec::new();
                 for q in queries {
-                    let qt = if *q == "get_image_array_size" {
+                    let qt = if *q == Builtin::GetImageArraySize {
                         Type::U64
                     } else {
                         Type::I32
                     };
-                    let v = self.emit(Inst_::Builtin((*q).into(), vec![img]), qt);
+                    let v = self.emit(Inst_::Builtin(*q, vec![img]), qt);
                     let v = self.as_unsigned(v);
                     parts.push(self.fit_int(v, &elem)?);
                 }
@@ -145,14 +149,14 @@ impl FnCx<'_, '_> {
             _ => {
                 let (img, _) = self.image_operand(inst, 0)?;
                 let (name, base) = if op == Op::ImageQueryFormat {
-                    ("get_image_channel_data_type", channel::SNORM_INT8)
+                    (Builtin::GetImageChannelDataType, channel::SNORM_INT8)
                 } else {
-                    ("get_image_channel_order", order::R)
+                    (Builtin::GetImageChannelOrder, order::R)
                 };
                 if !matches!(rty, Type::Scalar(s) if s.is_int()) {
                     return Err(inst.error("the result is not an integer"));
                 }
-                let v = self.emit(Inst_::Builtin(name.into(), vec![img]), Type::I32);
+                let v = self.emit(Inst_::Builtin(name, vec![img]), Type::I32);
                 let v = self.as_unsigned(v);
                 let b = self.emit(Inst_::Const(u64::from(base)), Type::U32);
                 let d = self.emit(Inst_::Binary(BinaryOp::Sub, v, b), Type::U32);
@@ -172,31 +176,28 @@ impl FnCx<'_, '_> {
         let texel = self.operand(inst, 2)?;
         let mask = self.image_operands(inst, 3, false)?;
         let tt = self.ty(texel);
-        let call = |this: &mut Self, name: &str, texel: ValueId| {
-            this.push_value(
-                Inst_::Builtin(name.into(), vec![img, coord, texel]),
-                Type::Void,
-            )
+        let call = |this: &mut Self, name: Builtin, texel: ValueId| {
+            this.push_value(Inst_::Builtin(name, vec![img, coord, texel]), Type::Void)
         };
         match tt {
             Type::Vector(Scalar::F32, 4) => {
-                let w = call(self, "write_imagef", texel);
+                let w = call(self, Builtin::WriteImagef, texel);
                 self.stmt(Stmt::Eval(w));
             }
             Type::Vector(Scalar::U32, 4) => {
                 let signed = self.emit(Inst_::Bitcast(texel), Type::Vector(Scalar::I32, 4));
                 if mask & SIGN_EXTEND != 0 {
-                    let as_i = call(self, "write_imagei", signed);
+                    let as_i = call(self, Builtin::WriteImagei, signed);
                     self.stmt(Stmt::Eval(as_i));
                 } else if mask & ZERO_EXTEND != 0 {
-                    let as_u = call(self, "write_imageui", texel);
+                    let as_u = call(self, Builtin::WriteImageui, texel);
                     self.stmt(Stmt::Eval(as_u));
                 } else {
-                    let as_i = call(self, "write_imagei", signed);
-                    let as_u = call(self, "write_imageui", texel);
+                    let as_i = call(self, Builtin::WriteImagei, signed);
+                    let as_u = call(self, Builtin::WriteImageui, texel);
                     // The channel type says the texel's sign.
                     let ct = self.emit(
-                        Inst_::Builtin("get_image_channel_data_type".into(), vec![img]),
+                        Inst_::Builtin(Builtin::GetImageChannelDataType, vec![img]),
                         Type::I32,
                     );
                     let ct = self.as_unsigned(ct);

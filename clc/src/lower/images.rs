@@ -216,11 +216,15 @@ impl Lowerer<'_> {
         args: &[Expr],
         pos: Pos,
     ) -> LResult<Option<Val>> {
+        // Every image builtin is a `Builtin`; most calls are not of one.
+        let Some(b) = Builtin::from_name(name) else {
+            return Ok(None);
+        };
         if let Some(ret) = pixel_type(name, "read_image") {
-            return self.read_image(name, ret, args, pos).map(Some);
+            return self.read_image(b, ret, args, pos).map(Some);
         }
         if let Some(color) = pixel_type(name, "write_image") {
-            return self.write_image(name, color, args, pos).map(Some);
+            return self.write_image(b, color, args, pos).map(Some);
         }
         let query: &[ImageKind] = match name {
             "get_image_width" | "get_image_channel_data_type" | "get_image_channel_order" => &KINDS,
@@ -262,9 +266,7 @@ impl Lowerer<'_> {
             _ => Type::I32,
         };
         self.set_pos(pos);
-        let r = self
-            .b()
-            .push(Inst::Builtin(name.into(), vec![img]), ret.clone());
+        let r = self.b().push(Inst::Builtin(b, vec![img]), ret.clone());
         Ok(Some(Val::R(r, ret)))
     }
 
@@ -343,7 +345,8 @@ impl Lowerer<'_> {
         )
     }
 
-    fn read_image(&mut self, name: &str, ret: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
+    fn read_image(&mut self, b: Builtin, ret: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
+        let name = b.name();
         if !matches!(args.len(), 2 | 3) {
             return self.err(
                 pos,
@@ -376,11 +379,12 @@ impl Lowerer<'_> {
         let float_ok = args.len() == 3;
         ops.push(self.coord_operand(name, kind, &args[args.len() - 1], float_ok)?);
         self.set_pos(pos);
-        let r = self.b().push(Inst::Builtin(name.into(), ops), ret.clone());
+        let r = self.b().push(Inst::Builtin(b, ops), ret.clone());
         Ok(Val::R(r, ret))
     }
 
-    fn write_image(&mut self, name: &str, color: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
+    fn write_image(&mut self, b: Builtin, color: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
+        let name = b.name();
         if args.len() != 3 {
             return self.err(
                 pos,
@@ -403,7 +407,7 @@ impl Lowerer<'_> {
         }
         self.set_pos(pos);
         self.b()
-            .push(Inst::Builtin(name.into(), vec![img, coord, c]), Type::Void);
+            .push(Inst::Builtin(b, vec![img, coord, c]), Type::Void);
         Ok(Val::Void)
     }
 }
