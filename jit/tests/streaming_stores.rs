@@ -3,12 +3,10 @@
 //! zero) — line-aligned and misaligned outputs, one and two lines per
 //! chunk, tail chunks, offsets — compared with the interpreter.
 
-mod common;
-
-use common::codegen::*;
-use common::versus_interp::{build, explain_at, explain_line, interp_args_for, run_jit};
 use vecl_ir::interp::{run_kernel, KernelArg};
 use vecl_jit::{compile_kernel, JitOptions};
+use vecl_testkit::*;
+use vecl_testkit::{build, explain_at, explain_line, interp_args_for, run_jit};
 
 /// The explain report at W = 16, where a chunk of 32-bit elements
 /// writes one whole cache line.
@@ -100,12 +98,12 @@ fn streamed_launches_match_interpreter() {
     for w in [8, 16, 32] {
         let opts = JitOptions {
             simd_width: Some(w),
-            tiers: common::test_tiers(w),
+            tiers: vecl_testkit::test_tiers(w),
             stream_min_items: 0,
             ..JitOptions::default()
         };
         let k = compile_kernel(&m, "k", &opts).expect("compiles");
-        for range in shapes_1d() {
+        for range in chunk_edges_1d() {
             let n = (range.global_offset[0] + range.global_size[0]) as usize + 8;
             let init = interp_args_for(&[
                 Spec::Floats(n, 1),
@@ -126,5 +124,5 @@ fn streamed_launches_match_interpreter() {
             launched += 1;
         }
     }
-    assert_eq!(launched, 3 * shapes_1d().len());
+    assert_eq!(launched, 3 * chunk_edges_1d().len());
 }

@@ -20,6 +20,9 @@
 //!   `float4`/`int4`/`uint4`;
 //! - `write_image{f,i,ui}`: (image, `int` coordinate, `float4`/`int4`/
 //!   `uint4` colour), `void`;
+//! - `read_imageh` / `write_imageh` (`cl_khr_fp16`) are `read_imagef`
+//!   with its result converted to `half4` (rounded to nearest even) and
+//!   `write_imagef` of the `half4` colour widened to `float4` (exact).
 //! - `get_image_width/height/depth/channel_data_type/channel_order`:
 //!   (image) → `int`; `get_image_array_size` → `size_t`; `get_image_dim` →
 //!   `int2` (2-D images and arrays) or `int4` (3-D).
@@ -204,6 +207,7 @@ fn pixel_type(name: &str, prefix: &str) -> Option<Type> {
         "f" => Type::Vector(Scalar::F32, 4),
         "i" => Type::Vector(Scalar::I32, 4),
         "ui" => Type::Vector(Scalar::U32, 4),
+        "h" => Type::Vector(Scalar::F16, 4),
         _ => return None,
     })
 }
@@ -216,15 +220,20 @@ impl Lowerer<'_> {
         args: &[Expr],
         pos: Pos,
     ) -> LResult<Option<Val>> {
-        // Every image builtin is a `Builtin`; most calls are not of one.
-        let Some(b) = Builtin::from_name(name) else {
+        // Every image builtin is a `Builtin` (the half forms are the
+        // float ones with a conversion); most calls are not of one.
+        let Some(b) = (match name {
+            "read_imageh" => Some(Builtin::ReadImagef),
+            "write_imageh" => Some(Builtin::WriteImagef),
+            _ => Builtin::from_name(name),
+        }) else {
             return Ok(None);
         };
         if let Some(ret) = pixel_type(name, "read_image") {
-            return self.read_image(b, ret, args, pos).map(Some);
+            return self.read_image(name, b, ret, args, pos).map(Some);
         }
         if let Some(color) = pixel_type(name, "write_image") {
-            return self.write_image(b, color, args, pos).map(Some);
+            return self.write_image(name, b, color, args, pos).map(Some);
         }
         let query: &[ImageKind] = match name {
             "get_image_width" | "get_image_channel_data_type" | "get_image_channel_order" => &KINDS,
@@ -345,8 +354,14 @@ impl Lowerer<'_> {
         )
     }
 
-    fn read_image(&mut self, b: Builtin, ret: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
-        let name = b.name();
+    fn read_image(
+        &mut self,
+        name: &str,
+        b: Builtin,
+        ret: Type,
+        args: &[Expr],
+        pos: Pos,
+    ) -> LResult<Val> {
         if !matches!(args.len(), 2 | 3) {
             return self.err(
                 pos,
@@ -379,12 +394,34 @@ impl Lowerer<'_> {
         let float_ok = args.len() == 3;
         ops.push(self.coord_operand(name, kind, &args[args.len() - 1], float_ok)?);
         self.set_pos(pos);
+        if ret == Type::Vector(Scalar::F16, 4) {
+            // `read_imageh`: the float texel rounded to half.
+            let f = self.b().push(
+                Inst::Builtin(Builtin::ReadImagef, ops),
+                Type::Vector(Scalar::F32, 4),
+            );
+            let r = self.b().push(
+                Inst::Convert {
+                    value: f,
+                    saturate: false,
+                    rounding: Rounding::Default,
+                },
+                ret.clone(),
+            );
+            return Ok(Val::R(r, ret));
+        }
         let r = self.b().push(Inst::Builtin(b, ops), ret.clone());
         Ok(Val::R(r, ret))
     }
 
-    fn write_image(&mut self, b: Builtin, color: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
-        let name = b.name();
+    fn write_image(
+        &mut self,
+        name: &str,
+        b: Builtin,
+        color: Type,
+        args: &[Expr],
+        pos: Pos,
+    ) -> LResult<Val> {
         if args.len() != 3 {
             return self.err(
                 pos,
@@ -406,6 +443,20 @@ impl Lowerer<'_> {
             );
         }
         self.set_pos(pos);
+        let (b, c) = if color == Type::Vector(Scalar::F16, 4) {
+            // `write_imageh`: the half texel widened (exactly) to float.
+            let f = self.b().push(
+                Inst::Convert {
+                    value: c,
+                    saturate: false,
+                    rounding: Rounding::Default,
+                },
+                Type::Vector(Scalar::F32, 4),
+            );
+            (Builtin::WriteImagef, f)
+        } else {
+            (b, c)
+        };
         self.b()
             .push(Inst::Builtin(b, vec![img, coord, c]), Type::Void);
         Ok(Val::Void)
