@@ -15,129 +15,290 @@
 
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
-use vecl_ir::{Scalar, Type};
+use vecl_ir::{Builtin, Scalar, Type};
 
-const TABLE: &[(&str, &[&str])] = &[
-    (
-        "acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt ceil cos cosh cospi erfc erf exp exp2 exp10 expm1 \
-         fabs floor lgamma log log2 log10 log1p logb rint round rsqrt sin sinh sinpi sqrt tan tanh tanpi tgamma trunc \
-         native_cos native_exp native_exp2 native_exp10 native_log native_log2 native_log10 native_recip native_rsqrt \
-         native_sin native_sqrt native_tan half_cos half_exp half_exp2 half_exp10 half_log half_log2 half_log10 \
-         half_recip half_rsqrt half_sin half_sqrt half_tan degrees radians sign normalize fast_normalize",
-        &["F:F"],
-    ),
-    (
-        "atan2 atan2pi copysign fdim fmod hypot maxmag minmag nextafter pow powr remainder native_divide native_powr \
-         half_divide half_powr cross",
-        &["F:F,F"],
-    ),
-    ("fmax fmin", &["F:F,F", "F:F,f"]),
-    ("fma mad", &["F:F,F,F"]),
-    ("mix", &["F:F,F,F", "F:F,F,f"]),
-    ("smoothstep", &["F:F,F,F", "F:f,f,F"]),
-    ("step", &["F:F,F", "F:f,F"]),
-    ("fract modf sincos", &["F:F,*F"]),
-    ("frexp lgamma_r", &["F:F,*K"]),
-    ("remquo", &["F:F,F,*K"]),
-    ("ldexp", &["F:F,K", "F:F,k"]),
-    ("pown rootn", &["F:F,K"]),
-    ("ilogb", &["K:F"]),
-    ("nan", &["F:N"]),
-    ("dot distance fast_distance", &["f:F,F"]),
-    ("length fast_length", &["f:F"]),
-    (
-        "isequal isnotequal isgreater isgreaterequal isless islessequal islessgreater isordered isunordered",
-        &["L:F,F"],
-    ),
-    ("isfinite isinf isnan isnormal signbit", &["L:F"]),
-    ("abs", &["U:I"]),
-    ("abs_diff", &["U:I,I"]),
-    ("add_sat hadd rhadd mul_hi rotate sub_sat", &["I:I,I"]),
-    ("clz popcount ctz", &["I:I"]),
-    ("mad_hi mad_sat", &["I:I,I,I"]),
-    ("mad24", &["I:I,I,I"]),
-    ("mul24", &["I:I,I"]),
-    ("max min", &["G:G,G", "G:G,g"]),
-    ("clamp", &["G:G,G,G", "G:G,g,g"]),
-    ("any all", &["k:I"]),
-    ("bitselect", &["G:G,G,G"]),
-    // OpenCL 2.0 work-group and sub-group functions (6.13.15, cl_khr_subgroups).
-    ("work_group_all work_group_any sub_group_all sub_group_any", &["k:k"]),
-    (
-        "work_group_reduce_add work_group_reduce_min work_group_reduce_max \
-         work_group_scan_exclusive_add work_group_scan_exclusive_min work_group_scan_exclusive_max \
-         work_group_scan_inclusive_add work_group_scan_inclusive_min work_group_scan_inclusive_max \
-         sub_group_reduce_add sub_group_reduce_min sub_group_reduce_max \
-         sub_group_scan_exclusive_add sub_group_scan_exclusive_min sub_group_scan_exclusive_max \
-         sub_group_scan_inclusive_add sub_group_scan_inclusive_min sub_group_scan_inclusive_max",
-        &["G:G"],
-    ),
-    ("work_group_broadcast", &["G:G,S", "G:G,S,S", "G:G,S,S,S"]),
-    ("sub_group_broadcast", &["G:G,u"]),
-    (
-        "get_sub_group_size get_max_sub_group_size get_num_sub_groups get_enqueued_num_sub_groups \
-         get_sub_group_id get_sub_group_local_id",
-        &["u:"],
-    ),
-    // The cl_khr_subgroup_* extensions (`Q` is `uint4`, a ballot).
-    ("sub_group_elect", &["k:"]),
-    ("sub_group_non_uniform_all sub_group_non_uniform_any", &["k:k"]),
-    ("sub_group_non_uniform_all_equal", &["k:G"]),
-    (
-        "sub_group_non_uniform_broadcast sub_group_shuffle sub_group_shuffle_xor \
-         sub_group_shuffle_up sub_group_shuffle_down",
-        &["G:G,u"],
-    ),
-    ("sub_group_broadcast_first", &["G:G"]),
-    ("sub_group_rotate", &["G:G,k"]),
-    ("sub_group_clustered_rotate", &["G:G,k,u"]),
-    (
-        "sub_group_non_uniform_reduce_add sub_group_non_uniform_reduce_mul \
-         sub_group_non_uniform_reduce_min sub_group_non_uniform_reduce_max \
-         sub_group_non_uniform_reduce_and sub_group_non_uniform_reduce_or \
-         sub_group_non_uniform_reduce_xor sub_group_non_uniform_reduce_logical_and \
-         sub_group_non_uniform_reduce_logical_or sub_group_non_uniform_reduce_logical_xor \
-         sub_group_non_uniform_scan_inclusive_add sub_group_non_uniform_scan_inclusive_mul \
-         sub_group_non_uniform_scan_inclusive_min sub_group_non_uniform_scan_inclusive_max \
-         sub_group_non_uniform_scan_inclusive_and sub_group_non_uniform_scan_inclusive_or \
-         sub_group_non_uniform_scan_inclusive_xor sub_group_non_uniform_scan_inclusive_logical_and \
-         sub_group_non_uniform_scan_inclusive_logical_or sub_group_non_uniform_scan_inclusive_logical_xor \
-         sub_group_non_uniform_scan_exclusive_add sub_group_non_uniform_scan_exclusive_mul \
-         sub_group_non_uniform_scan_exclusive_min sub_group_non_uniform_scan_exclusive_max \
-         sub_group_non_uniform_scan_exclusive_and sub_group_non_uniform_scan_exclusive_or \
-         sub_group_non_uniform_scan_exclusive_xor sub_group_non_uniform_scan_exclusive_logical_and \
-         sub_group_non_uniform_scan_exclusive_logical_or sub_group_non_uniform_scan_exclusive_logical_xor",
-        &["G:G"],
-    ),
-    (
-        "sub_group_clustered_reduce_add sub_group_clustered_reduce_mul sub_group_clustered_reduce_min \
-         sub_group_clustered_reduce_max sub_group_clustered_reduce_and sub_group_clustered_reduce_or \
-         sub_group_clustered_reduce_xor sub_group_clustered_reduce_logical_and \
-         sub_group_clustered_reduce_logical_or sub_group_clustered_reduce_logical_xor",
-        &["G:G,u"],
-    ),
-    ("sub_group_ballot", &["Q:k"]),
-    (
-        "sub_group_ballot_bit_count sub_group_ballot_inclusive_scan \
-         sub_group_ballot_exclusive_scan sub_group_ballot_find_lsb sub_group_ballot_find_msb",
-        &["u:Q"],
-    ),
-    ("sub_group_inverse_ballot", &["k:Q"]),
-    ("sub_group_ballot_bit_extract", &["k:Q,u"]),
-    (
-        "get_sub_group_eq_mask get_sub_group_ge_mask get_sub_group_gt_mask get_sub_group_le_mask \
-         get_sub_group_lt_mask",
-        &["Q:"],
-    ),
-];
+const TABLE: &[(&[Builtin], &[&str])] = {
+    use Builtin::*;
+    &[
+        (
+            &[
+                Acos,
+                Acosh,
+                Acospi,
+                Asin,
+                Asinh,
+                Asinpi,
+                Atan,
+                Atanh,
+                Atanpi,
+                Cbrt,
+                Ceil,
+                Cos,
+                Cosh,
+                Cospi,
+                Erfc,
+                Erf,
+                Exp,
+                Exp2,
+                Exp10,
+                Expm1,
+                Fabs,
+                Floor,
+                Lgamma,
+                Log,
+                Log2,
+                Log10,
+                Log1p,
+                Logb,
+                Rint,
+                Round,
+                Rsqrt,
+                Sin,
+                Sinh,
+                Sinpi,
+                Sqrt,
+                Tan,
+                Tanh,
+                Tanpi,
+                Tgamma,
+                Trunc,
+                NativeCos,
+                NativeExp,
+                NativeExp2,
+                NativeExp10,
+                NativeLog,
+                NativeLog2,
+                NativeLog10,
+                NativeRecip,
+                NativeRsqrt,
+                NativeSin,
+                NativeSqrt,
+                NativeTan,
+                HalfCos,
+                HalfExp,
+                HalfExp2,
+                HalfExp10,
+                HalfLog,
+                HalfLog2,
+                HalfLog10,
+                HalfRecip,
+                HalfRsqrt,
+                HalfSin,
+                HalfSqrt,
+                HalfTan,
+                Degrees,
+                Radians,
+                Sign,
+                Normalize,
+                FastNormalize,
+            ],
+            &["F:F"],
+        ),
+        (
+            &[
+                Atan2,
+                Atan2pi,
+                Copysign,
+                Fdim,
+                Fmod,
+                Hypot,
+                Maxmag,
+                Minmag,
+                Nextafter,
+                Pow,
+                Powr,
+                Remainder,
+                NativeDivide,
+                NativePowr,
+                HalfDivide,
+                HalfPowr,
+                Cross,
+            ],
+            &["F:F,F"],
+        ),
+        (&[Fmax, Fmin], &["F:F,F", "F:F,f"]),
+        (&[Fma, Mad], &["F:F,F,F"]),
+        (&[Mix], &["F:F,F,F", "F:F,F,f"]),
+        (&[Smoothstep], &["F:F,F,F", "F:f,f,F"]),
+        (&[Step], &["F:F,F", "F:f,F"]),
+        (&[Fract, Modf, Sincos], &["F:F,*F"]),
+        (&[Frexp, LgammaR], &["F:F,*K"]),
+        (&[Remquo], &["F:F,F,*K"]),
+        (&[Ldexp], &["F:F,K", "F:F,k"]),
+        (&[Pown, Rootn], &["F:F,K"]),
+        (&[Ilogb], &["K:F"]),
+        (&[Nan], &["F:N"]),
+        (&[Dot, Distance, FastDistance], &["f:F,F"]),
+        (&[Length, FastLength], &["f:F"]),
+        (
+            &[
+                Isequal,
+                Isnotequal,
+                Isgreater,
+                Isgreaterequal,
+                Isless,
+                Islessequal,
+                Islessgreater,
+                Isordered,
+                Isunordered,
+            ],
+            &["L:F,F"],
+        ),
+        (&[Isfinite, Isinf, Isnan, Isnormal, Signbit], &["L:F"]),
+        (&[Abs], &["U:I"]),
+        (&[AbsDiff], &["U:I,I"]),
+        (&[AddSat, Hadd, Rhadd, MulHi, Rotate, SubSat], &["I:I,I"]),
+        (&[Clz, Popcount, Ctz], &["I:I"]),
+        (&[MadHi, MadSat], &["I:I,I,I"]),
+        (&[Mad24], &["I:I,I,I"]),
+        (&[Mul24], &["I:I,I"]),
+        (&[Max, Min], &["G:G,G", "G:G,g"]),
+        (&[Clamp], &["G:G,G,G", "G:G,g,g"]),
+        (&[Any, All], &["k:I"]),
+        (&[Bitselect], &["G:G,G,G"]),
+        // OpenCL 2.0 work-group and sub-group functions (6.13.15, cl_khr_subgroups).
+        (
+            &[WorkGroupAll, WorkGroupAny, SubGroupAll, SubGroupAny],
+            &["k:k"],
+        ),
+        (
+            &[
+                WorkGroupReduceAdd,
+                WorkGroupReduceMin,
+                WorkGroupReduceMax,
+                WorkGroupScanExclusiveAdd,
+                WorkGroupScanExclusiveMin,
+                WorkGroupScanExclusiveMax,
+                WorkGroupScanInclusiveAdd,
+                WorkGroupScanInclusiveMin,
+                WorkGroupScanInclusiveMax,
+                SubGroupReduceAdd,
+                SubGroupReduceMin,
+                SubGroupReduceMax,
+                SubGroupScanExclusiveAdd,
+                SubGroupScanExclusiveMin,
+                SubGroupScanExclusiveMax,
+                SubGroupScanInclusiveAdd,
+                SubGroupScanInclusiveMin,
+                SubGroupScanInclusiveMax,
+            ],
+            &["G:G"],
+        ),
+        (&[WorkGroupBroadcast], &["G:G,S", "G:G,S,S", "G:G,S,S,S"]),
+        (&[SubGroupBroadcast], &["G:G,u"]),
+        (
+            &[
+                GetSubGroupSize,
+                GetMaxSubGroupSize,
+                GetNumSubGroups,
+                GetEnqueuedNumSubGroups,
+                GetSubGroupId,
+                GetSubGroupLocalId,
+            ],
+            &["u:"],
+        ),
+        // The cl_khr_subgroup_* extensions (`Q` is `uint4`, a ballot).
+        (&[SubGroupElect], &["k:"]),
+        (&[SubGroupNonUniformAll, SubGroupNonUniformAny], &["k:k"]),
+        (&[SubGroupNonUniformAllEqual], &["k:G"]),
+        (
+            &[
+                SubGroupNonUniformBroadcast,
+                SubGroupShuffle,
+                SubGroupShuffleXor,
+                SubGroupShuffleUp,
+                SubGroupShuffleDown,
+            ],
+            &["G:G,u"],
+        ),
+        (&[SubGroupBroadcastFirst], &["G:G"]),
+        (&[SubGroupRotate], &["G:G,k"]),
+        (&[SubGroupClusteredRotate], &["G:G,k,u"]),
+        (
+            &[
+                SubGroupNonUniformReduceAdd,
+                SubGroupNonUniformReduceMul,
+                SubGroupNonUniformReduceMin,
+                SubGroupNonUniformReduceMax,
+                SubGroupNonUniformReduceAnd,
+                SubGroupNonUniformReduceOr,
+                SubGroupNonUniformReduceXor,
+                SubGroupNonUniformReduceLogicalAnd,
+                SubGroupNonUniformReduceLogicalOr,
+                SubGroupNonUniformReduceLogicalXor,
+                SubGroupNonUniformScanInclusiveAdd,
+                SubGroupNonUniformScanInclusiveMul,
+                SubGroupNonUniformScanInclusiveMin,
+                SubGroupNonUniformScanInclusiveMax,
+                SubGroupNonUniformScanInclusiveAnd,
+                SubGroupNonUniformScanInclusiveOr,
+                SubGroupNonUniformScanInclusiveXor,
+                SubGroupNonUniformScanInclusiveLogicalAnd,
+                SubGroupNonUniformScanInclusiveLogicalOr,
+                SubGroupNonUniformScanInclusiveLogicalXor,
+                SubGroupNonUniformScanExclusiveAdd,
+                SubGroupNonUniformScanExclusiveMul,
+                SubGroupNonUniformScanExclusiveMin,
+                SubGroupNonUniformScanExclusiveMax,
+                SubGroupNonUniformScanExclusiveAnd,
+                SubGroupNonUniformScanExclusiveOr,
+                SubGroupNonUniformScanExclusiveXor,
+                SubGroupNonUniformScanExclusiveLogicalAnd,
+                SubGroupNonUniformScanExclusiveLogicalOr,
+                SubGroupNonUniformScanExclusiveLogicalXor,
+            ],
+            &["G:G"],
+        ),
+        (
+            &[
+                SubGroupClusteredReduceAdd,
+                SubGroupClusteredReduceMul,
+                SubGroupClusteredReduceMin,
+                SubGroupClusteredReduceMax,
+                SubGroupClusteredReduceAnd,
+                SubGroupClusteredReduceOr,
+                SubGroupClusteredReduceXor,
+                SubGroupClusteredReduceLogicalAnd,
+                SubGroupClusteredReduceLogicalOr,
+                SubGroupClusteredReduceLogicalXor,
+            ],
+            &["G:G,u"],
+        ),
+        (&[SubGroupBallot], &["Q:k"]),
+        (
+            &[
+                SubGroupBallotBitCount,
+                SubGroupBallotInclusiveScan,
+                SubGroupBallotExclusiveScan,
+                SubGroupBallotFindLsb,
+                SubGroupBallotFindMsb,
+            ],
+            &["u:Q"],
+        ),
+        (&[SubGroupInverseBallot], &["k:Q"]),
+        (&[SubGroupBallotBitExtract], &["k:Q,u"]),
+        (
+            &[
+                GetSubGroupEqMask,
+                GetSubGroupGeMask,
+                GetSubGroupGtMask,
+                GetSubGroupLeMask,
+                GetSubGroupLtMask,
+            ],
+            &["Q:"],
+        ),
+    ]
+};
 
-fn table() -> &'static FxHashMap<&'static str, &'static [&'static str]> {
-    static T: OnceLock<FxHashMap<&'static str, &'static [&'static str]>> = OnceLock::new();
+type Entry = (Builtin, &'static [&'static str]);
+
+fn table() -> &'static FxHashMap<&'static str, Entry> {
+    static T: OnceLock<FxHashMap<&'static str, Entry>> = OnceLock::new();
     T.get_or_init(|| {
         let mut m = FxHashMap::default();
-        for (names, sigs) in TABLE {
-            for n in names.split_whitespace() {
-                m.insert(n, *sigs);
+        for (builtins, sigs) in TABLE {
+            for b in *builtins {
+                m.insert(b.name(), (*b, *sigs));
             }
         }
         m
@@ -149,9 +310,11 @@ pub fn is_table_builtin(name: &str) -> bool {
     table().contains_key(name)
 }
 
-/// A resolved overload: the parameter types the arguments convert to and the result type.
+/// A resolved overload: the builtin, the parameter types the arguments
+/// convert to and the result type.
 #[derive(Debug, PartialEq)]
 pub struct Overload {
+    pub builtin: Builtin,
     pub params: Vec<Type>,
     pub ret: Type,
 }
@@ -234,7 +397,7 @@ fn float_of_same_width(t: &Type) -> Option<Type> {
     Some(t.with_scalar(f))
 }
 
-fn try_sig(sig: &str, args: &[Type]) -> Option<Overload> {
+fn try_sig(builtin: Builtin, sig: &str, args: &[Type]) -> Option<Overload> {
     let (ret, params) = sig.split_once(':')?;
     let pats: Vec<&str> = if params.is_empty() {
         Vec::new()
@@ -294,18 +457,31 @@ fn try_sig(sig: &str, args: &[Type]) -> Option<Overload> {
         });
     }
     let ret = instantiate(ret, &b)?;
-    Some(Overload { params, ret })
+    Some(Overload {
+        builtin,
+        params,
+        ret,
+    })
 }
 
 /// Resolves a call of a table builtin. `None` when no overload accepts the arguments.
 pub fn resolve(name: &str, args: &[Type]) -> Option<Overload> {
-    let sigs = table().get(name)?;
-    sigs.iter().find_map(|s| try_sig(s, args))
+    let (b, sigs) = table().get(name)?;
+    sigs.iter().find_map(|s| try_sig(*b, s, args))
+}
+
+/// The signatures of table builtin `b` (empty for the builtins the front
+/// end types itself), in the notation of the module header.
+pub fn signatures(b: Builtin) -> &'static [&'static str] {
+    table().get(b.name()).map_or(&[], |(_, s)| s)
 }
 
 /// The signatures of a builtin as the diagnostics show them.
 pub fn describe(name: &str) -> String {
-    table().get(name).map(|s| s.join(" | ")).unwrap_or_default()
+    table()
+        .get(name)
+        .map(|(_, s)| s.join(" | "))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -282,7 +282,7 @@ fn printf_and_string_literals_lower_to_builtin_calls() {
         .unwrap_or_else(|e| panic!("{}", vecl_ir::verify::format_errors(&e)));
     let (_, f) = built.module.function_by_name("k").unwrap();
     assert!(f.insts.iter().any(
-        |i| matches!(&i.inst, vecl_ir::Inst::Builtin(n, args) if n == "printf" && args.len() == 2)
+        |i| matches!(&i.inst, vecl_ir::Inst::Builtin(vecl_ir::Builtin::Printf, args) if args.len() == 2)
     ));
     assert!(built
         .module
@@ -305,7 +305,7 @@ fn work_group_functions_resolve_as_builtins() {
         .insts
         .iter()
         .filter_map(|i| match &i.inst {
-            vecl_ir::Inst::Builtin(n, _) => Some((n.as_str(), i.ty.clone())),
+            vecl_ir::Inst::Builtin(n, _) => Some((n.name(), i.ty.clone())),
             _ => None,
         })
         .collect();

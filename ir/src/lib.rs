@@ -2,6 +2,7 @@
 //!
 //! The IR describes one work-item of an OpenCL kernel with structured
 //! control flow (see [`module`]). Around it:
+//! - [`builtin`]: the builtins, one enum with one name table;
 //! - [`text`]: the text form — every module prints and parses back equal;
 //! - [`verify`]: the verifier, run after every pass in tests and debug builds;
 //! - [`interp`]: the reference interpreter, the oracle of every JIT test;
@@ -16,6 +17,7 @@
 
 pub mod analysis;
 pub mod builder;
+pub mod builtin;
 pub mod cfg;
 pub mod image;
 pub mod interp;
@@ -27,5 +29,6 @@ pub mod transform;
 pub mod types;
 pub mod verify;
 
+pub use builtin::{Builtin, VectorData};
 pub use module::*;
 pub use types::*;

@@ -16,6 +16,7 @@
 //! - `Break` is inside a `Loop` or `Switch`, `Continue` inside a `Loop` body;
 //! - no recursion (directly or through other functions).
 
+use crate::builtin::Builtin;
 use crate::types::{AddressSpace, StructDef, Type};
 
 macro_rules! id_type {
@@ -412,10 +413,10 @@ pub enum Inst {
     WorkItem(WorkItemFn, Option<ValueId>),
     /// A call of a function of the module.
     Call(FuncId, Vec<ValueId>),
-    /// A call of an OpenCL C builtin by its source name (`sqrt`, `vload4`,
-    /// `mad24`…), already overload-resolved by the front end: the argument
-    /// types and the result type select the overload.
-    Builtin(String, Vec<ValueId>),
+    /// A call of an OpenCL C builtin (`sqrt`, `vload4`, `mad24`…),
+    /// already overload-resolved by the front end: the argument types and
+    /// the result type select the overload.
+    Builtin(Builtin, Vec<ValueId>),
 }
 
 impl Inst {
@@ -556,37 +557,6 @@ pub enum CmpOp {
     Le,
     Gt,
     Ge,
-}
-
-/// The math function a builtin computes: `name` without a `native_` or
-/// `half_` prefix, whose forms vecl evaluates like the full one.
-pub fn math_base_name(name: &str) -> &str {
-    name.strip_prefix("native_")
-        .or_else(|| name.strip_prefix("half_"))
-        .unwrap_or(name)
-}
-
-/// Whether builtin `name` is a relational test (`isequal` … `isunordered`,
-/// `isnan`, `isinf`, `isfinite`, `isnormal`, `signbit`): it takes floats and
-/// returns integers, and depends on its arguments' values only.
-pub fn is_relational_builtin(name: &str) -> bool {
-    matches!(
-        name,
-        "isequal"
-            | "isnotequal"
-            | "isgreater"
-            | "isgreaterequal"
-            | "isless"
-            | "islessequal"
-            | "islessgreater"
-            | "isordered"
-            | "isunordered"
-            | "isnan"
-            | "isinf"
-            | "isfinite"
-            | "isnormal"
-            | "signbit"
-    )
 }
 
 impl CmpOp {

@@ -1,9 +1,9 @@
 //! The sub-group functions of OpenCL C (`cl_khr_subgroups` and the
-//! `cl_khr_subgroup_*` extensions), parsed from their builtin names.
+//! `cl_khr_subgroup_*` extensions), taken apart from their [`Builtin`]s.
 //!
-//! One parse serves the uniformity analysis, the interpreter and the JIT,
-//! so the three agree on which name is which operation; each implements
-//! the operations itself.
+//! One decoding serves the uniformity analysis, the interpreter and the
+//! JIT, so the three agree on which builtin is which operation; each
+//! implements the operations itself.
 //!
 //! **The partition** (the same everywhere): with sub-group size `S`, a
 //! work-group is cut row by row (a row is the work-items that differ only
@@ -12,6 +12,8 @@
 //! `(x, y, z)` of a group of actual size `(lx, ly, lz)` is in sub-group
 //! `(z·ly + y)·⌈lx/S⌉ + ⌊x/S⌋` with sub-group local id `x mod S`. In the
 //! JIT a sub-group is exactly one SIMD chunk and `S` its width.
+
+use crate::builtin::Builtin;
 
 /// A reduction or scan operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,19 +80,20 @@ pub enum SubGroupQuery {
 }
 
 impl SubGroupQuery {
-    pub fn parse(name: &str) -> Option<SubGroupQuery> {
-        Some(match name {
-            "get_sub_group_size" => SubGroupQuery::Size,
-            "get_max_sub_group_size" => SubGroupQuery::MaxSize,
-            "get_num_sub_groups" => SubGroupQuery::Num,
-            "get_enqueued_num_sub_groups" => SubGroupQuery::EnqueuedNum,
-            "get_sub_group_id" => SubGroupQuery::Id,
-            "get_sub_group_local_id" => SubGroupQuery::LocalId,
-            "get_sub_group_eq_mask" => SubGroupQuery::EqMask,
-            "get_sub_group_ge_mask" => SubGroupQuery::GeMask,
-            "get_sub_group_gt_mask" => SubGroupQuery::GtMask,
-            "get_sub_group_le_mask" => SubGroupQuery::LeMask,
-            "get_sub_group_lt_mask" => SubGroupQuery::LtMask,
+    /// The query builtin `b` is, if it is one.
+    pub fn of(b: Builtin) -> Option<SubGroupQuery> {
+        Some(match b {
+            Builtin::GetSubGroupSize => SubGroupQuery::Size,
+            Builtin::GetMaxSubGroupSize => SubGroupQuery::MaxSize,
+            Builtin::GetNumSubGroups => SubGroupQuery::Num,
+            Builtin::GetEnqueuedNumSubGroups => SubGroupQuery::EnqueuedNum,
+            Builtin::GetSubGroupId => SubGroupQuery::Id,
+            Builtin::GetSubGroupLocalId => SubGroupQuery::LocalId,
+            Builtin::GetSubGroupEqMask => SubGroupQuery::EqMask,
+            Builtin::GetSubGroupGeMask => SubGroupQuery::GeMask,
+            Builtin::GetSubGroupGtMask => SubGroupQuery::GtMask,
+            Builtin::GetSubGroupLeMask => SubGroupQuery::LeMask,
+            Builtin::GetSubGroupLtMask => SubGroupQuery::LtMask,
             _ => return None,
         })
     }
@@ -170,9 +173,12 @@ pub enum SubGroupFn {
 }
 
 impl SubGroupFn {
-    pub fn parse(name: &str) -> Option<SubGroupFn> {
+    /// The function builtin `b` is, if it is one; read from its name,
+    /// whose parts (`non_uniform_`, `clustered_`, `reduce_`, the operator)
+    /// say it.
+    pub fn of(b: Builtin) -> Option<SubGroupFn> {
         use SubGroupFn::*;
-        let rest = name.strip_prefix("sub_group_")?;
+        let rest = b.name().strip_prefix("sub_group_")?;
         let rest = rest.strip_prefix("non_uniform_").unwrap_or(rest);
         Some(match rest {
             "all" => All,
@@ -284,15 +290,16 @@ pub enum BallotQuery {
 }
 
 impl BallotQuery {
-    pub fn parse(name: &str) -> Option<BallotQuery> {
-        Some(match name {
-            "sub_group_inverse_ballot" => BallotQuery::Inverse,
-            "sub_group_ballot_bit_extract" => BallotQuery::BitExtract,
-            "sub_group_ballot_bit_count" => BallotQuery::BitCount,
-            "sub_group_ballot_inclusive_scan" => BallotQuery::InclusiveScan,
-            "sub_group_ballot_exclusive_scan" => BallotQuery::ExclusiveScan,
-            "sub_group_ballot_find_lsb" => BallotQuery::FindLsb,
-            "sub_group_ballot_find_msb" => BallotQuery::FindMsb,
+    /// The ballot query builtin `b` is, if it is one.
+    pub fn of(b: Builtin) -> Option<BallotQuery> {
+        Some(match b {
+            Builtin::SubGroupInverseBallot => BallotQuery::Inverse,
+            Builtin::SubGroupBallotBitExtract => BallotQuery::BitExtract,
+            Builtin::SubGroupBallotBitCount => BallotQuery::BitCount,
+            Builtin::SubGroupBallotInclusiveScan => BallotQuery::InclusiveScan,
+            Builtin::SubGroupBallotExclusiveScan => BallotQuery::ExclusiveScan,
+            Builtin::SubGroupBallotFindLsb => BallotQuery::FindLsb,
+            Builtin::SubGroupBallotFindMsb => BallotQuery::FindMsb,
             _ => return None,
         })
     }
@@ -350,31 +357,29 @@ pub fn float_sum_order<T: Copy>(
     acc
 }
 
-/// Whether `name` is a sub-group builtin the IR knows: a query, a
+/// Whether `b` is a sub-group builtin the IR knows: a query, a
 /// combining function or a ballot query.
-pub fn is_sub_group_builtin(name: &str) -> bool {
-    SubGroupQuery::parse(name).is_some()
-        || SubGroupFn::parse(name).is_some()
-        || BallotQuery::parse(name).is_some()
+pub fn is_sub_group_builtin(b: Builtin) -> bool {
+    SubGroupQuery::of(b).is_some() || SubGroupFn::of(b).is_some() || BallotQuery::of(b).is_some()
 }
 
-/// Whether sub-group function `name` gives every active work-item of the
+/// Whether sub-group function `b` gives every active work-item of the
 /// sub-group the same result, whatever its operands.
-pub fn same_in_every_item(name: &str) -> bool {
-    SubGroupFn::parse(name).is_some_and(|f| f.uniform_result())
+pub fn same_in_every_item(b: Builtin) -> bool {
+    SubGroupFn::of(b).is_some_and(|f| f.uniform_result())
 }
 
-/// Whether the result of sub-group builtin `name` may differ between the
+/// Whether the result of sub-group builtin `b` may differ between the
 /// work-items of a sub-group even when its arguments do not.
-pub fn lane_dependent(name: &str) -> bool {
-    if let Some(q) = SubGroupQuery::parse(name) {
+pub fn lane_dependent(b: Builtin) -> bool {
+    if let Some(q) = SubGroupQuery::of(b) {
         return q.per_item();
     }
-    if let Some(f) = SubGroupFn::parse(name) {
+    if let Some(f) = SubGroupFn::of(b) {
         return !f.uniform_result();
     }
     // Ballot queries depend on the item's local id.
-    BallotQuery::parse(name).is_some()
+    BallotQuery::of(b).is_some()
 }
 
 /// The sub-group of local id `local` in a group of actual size
@@ -402,24 +407,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_parse_to_functions_and_codes_round_trip() {
-        for name in [
-            "sub_group_all",
-            "sub_group_non_uniform_any",
-            "sub_group_reduce_add",
-            "sub_group_non_uniform_scan_exclusive_logical_xor",
-            "sub_group_clustered_reduce_max",
-            "sub_group_shuffle_down",
-            "sub_group_clustered_rotate",
-        ] {
-            let f = SubGroupFn::parse(name).unwrap();
-            assert_eq!(SubGroupFn::from_code(f.code()), Some(f), "{name}");
+    fn builtins_decode_to_functions_and_codes_round_trip() {
+        for &b in Builtin::ALL {
+            if let Some(f) = SubGroupFn::of(b) {
+                assert_eq!(SubGroupFn::from_code(f.code()), Some(f), "{b}");
+            }
         }
-        assert_eq!(SubGroupFn::parse("sub_group_barrier"), None);
-        assert_eq!(SubGroupFn::parse("sub_group_reduce_sub"), None);
-        assert!(lane_dependent("get_sub_group_local_id"));
-        assert!(lane_dependent("sub_group_scan_inclusive_add"));
-        assert!(!lane_dependent("sub_group_reduce_add"));
+        assert_eq!(
+            SubGroupFn::of(Builtin::SubGroupNonUniformScanExclusiveLogicalXor),
+            Some(SubGroupFn::ScanExclusive(SubGroupOp::LogicalXor))
+        );
+        assert_eq!(SubGroupFn::of(Builtin::WorkGroupReduceAdd), None);
+        assert!(lane_dependent(Builtin::GetSubGroupLocalId));
+        assert!(lane_dependent(Builtin::SubGroupScanInclusiveAdd));
+        assert!(!lane_dependent(Builtin::SubGroupReduceAdd));
     }
 
     #[test]

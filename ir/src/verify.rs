@@ -1026,11 +1026,7 @@ impl<'a> FnCheck<'a> {
                 }
             }
             Inst::Builtin(name, args) => ops(self, args).and_then(|tys| {
-                if name.is_empty() {
-                    Some("a builtin without a name".into())
-                } else {
-                    tys.iter().find(|t| !t.is_value()).map(|t| format!("passes {} to {name}", self.ty_name(t)))
-                }
+                tys.iter().find(|t| !t.is_value()).map(|t| format!("passes {} to {name}", self.ty_name(t)))
             }),
         };
         if let Some(p) = problem {

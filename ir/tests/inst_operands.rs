@@ -106,7 +106,7 @@ fn samples() -> Vec<(Inst, Vec<u32>)> {
         (Inst::WorkItem(WorkItemFn::WorkDim, None), vec![]),
         (Inst::Call(FuncId(1), vec![v(18), v(19)]), vec![18, 19]),
         (
-            Inst::Builtin("mad".into(), vec![v(1), v(2), v(3)]),
+            Inst::Builtin(Builtin::Mad, vec![v(1), v(2), v(3)]),
             vec![1, 2, 3],
         ),
     ]

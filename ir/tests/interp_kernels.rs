@@ -616,7 +616,7 @@ fn rotate() -> (Function, Function) {
     let grp = work_item(&mut b, WorkItemFn::GroupId, 0);
     let first = b.binary(BinaryOp::Mul, grp, ls);
     let rest = b.binary(BinaryOp::Sub, n64, first);
-    let live = b.push(Inst::Builtin("min".into(), vec![ls, rest]), Type::U64);
+    let live = b.push(Inst::Builtin(Builtin::Min, vec![ls, rest]), Type::U64);
     let one = b.push(Inst::Const(1), Type::U64);
     let next = b.binary(BinaryOp::Add, lid, one);
     let k = b.binary(BinaryOp::Rem, next, live);
@@ -702,22 +702,22 @@ fn collectives() -> Function {
     );
     let results = [
         b.push(
-            Inst::Builtin("work_group_reduce_add".into(), vec![x]),
+            Inst::Builtin(Builtin::WorkGroupReduceAdd, vec![x]),
             Type::I32,
         ),
         b.push(
-            Inst::Builtin("work_group_scan_inclusive_add".into(), vec![x]),
+            Inst::Builtin(Builtin::WorkGroupScanInclusiveAdd, vec![x]),
             Type::I32,
         ),
         b.push(
-            Inst::Builtin("work_group_scan_exclusive_max".into(), vec![x]),
+            Inst::Builtin(Builtin::WorkGroupScanExclusiveMax, vec![x]),
             Type::I32,
         ),
         b.push(
-            Inst::Builtin("work_group_broadcast".into(), vec![x, two]),
+            Inst::Builtin(Builtin::WorkGroupBroadcast, vec![x, two]),
             Type::I32,
         ),
-        b.push(Inst::Builtin("work_group_any".into(), vec![big]), Type::I32),
+        b.push(Inst::Builtin(Builtin::WorkGroupAny, vec![big]), Type::I32),
     ];
     let five = b.push(Inst::Const(5), Type::U64);
     let base = b.binary(BinaryOp::Mul, gid, five);

@@ -180,12 +180,12 @@ fn three_vectors_occupy_four_elements_but_vload3_does_not() {
     let y = b.binary(BinaryOp::Add, x, x);
     let dst = b.push(Inst::Index(out3, i), p3.clone());
     b.store(dst, y);
-    let packed = b.push(Inst::Builtin("vload3".into(), vec![i, pa]), v3.clone());
+    let packed = b.push(Inst::Builtin(Builtin::Vload3, vec![i, pa]), v3.clone());
     let one = b.const_f32(1.0);
     let ones = b.push(Inst::Splat(one), v3.clone());
     let plus = b.binary(BinaryOp::Add, packed, ones);
     b.push(
-        Inst::Builtin("vstore3".into(), vec![plus, i, pb]),
+        Inst::Builtin(Builtin::Vstore3, vec![plus, i, pb]),
         Type::Void,
     );
     let module = Module {
@@ -233,16 +233,16 @@ fn vload_vstore_and_half_forms() {
     let mut b = FunctionBuilder::new("k", params, Type::Void);
     let (pin, h, out) = (b.param(0), b.param(1), b.param(2));
     let i = gid(&mut b);
-    let x = b.push(Inst::Builtin("vload4".into(), vec![i, pin]), v4.clone());
+    let x = b.push(Inst::Builtin(Builtin::Vload4, vec![i, pin]), v4.clone());
     b.push(
-        Inst::Builtin("vstore_half4_rtz".into(), vec![x, i, h]),
+        Inst::Builtin(Builtin::VstoreHalf4Rtz, vec![x, i, h]),
         Type::Void,
     );
     let four = b.push(Inst::Const(4), Type::U64);
     let one = b.push(Inst::Const(1), Type::U64);
     let i4 = b.binary(BinaryOp::Mul, i, four);
     let k = b.binary(BinaryOp::Add, i4, one);
-    let back = b.push(Inst::Builtin("vload_half".into(), vec![k, h]), Type::F32);
+    let back = b.push(Inst::Builtin(Builtin::VloadHalf, vec![k, h]), Type::F32);
     let o = b.push(Inst::Index(out, i), pf.clone());
     b.store(o, back);
     let module = Module {
@@ -685,7 +685,7 @@ fn printf_output_is_whole_per_call_in_item_order() {
     let ten = b.const_i32(10);
     let h = b.binary(BinaryOp::Add, ii, ten);
     b.push(
-        Inst::Builtin("printf".into(), vec![f_ptr, ii, x, v, s_ptr, s_ptr, h, neg]),
+        Inst::Builtin(Builtin::Printf, vec![f_ptr, ii, x, v, s_ptr, s_ptr, h, neg]),
         Type::I32,
     );
     let module = Module {
@@ -743,7 +743,7 @@ fn async_copy_and_builtins_with_output_pointers() {
     let no_event = b.push(Inst::Const(0), Type::U64);
     let e = b.push(
         Inst::Builtin(
-            "async_work_group_copy".into(),
+            Builtin::AsyncWorkGroupCopy,
             vec![tile, src, eight, no_event],
         ),
         Type::U64,
@@ -753,7 +753,7 @@ fn async_copy_and_builtins_with_output_pointers() {
     b.store(ev, e);
     let one_i = b.const_i32(1);
     b.push(
-        Inst::Builtin("wait_group_events".into(), vec![one_i, ev]),
+        Inst::Builtin(Builtin::WaitGroupEvents, vec![one_i, ev]),
         Type::Void,
     );
     let one = b.push(Inst::Const(1), Type::U64);
@@ -763,10 +763,10 @@ fn async_copy_and_builtins_with_output_pointers() {
     let t = b.load(tk);
     let whole_slot = b.new_slot("whole", Type::F32);
     let whole = b.push(Inst::SlotAddr(whole_slot), pptr(Type::F32));
-    let fr = b.push(Inst::Builtin("fract".into(), vec![t, whole]), Type::F32);
+    let fr = b.push(Inst::Builtin(Builtin::Fract, vec![t, whole]), Type::F32);
     let c_slot = b.new_slot("c", Type::F32);
     let cp = b.push(Inst::SlotAddr(c_slot), pptr(Type::F32));
-    let s = b.push(Inst::Builtin("sincos".into(), vec![fr, cp]), Type::F32);
+    let s = b.push(Inst::Builtin(Builtin::Sincos, vec![fr, cp]), Type::F32);
     let c = b.load(cp);
     let ss = b.binary(BinaryOp::Mul, s, s);
     let cc = b.binary(BinaryOp::Mul, c, c);

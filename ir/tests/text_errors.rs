@@ -39,6 +39,12 @@ fn errors_point_at_the_offending_token() {
         13,
         "unknown instruction `frob`",
     );
+    assert_error(
+        "fn @f() {\n  %0: f32 = const 0\n  %1: f32 = builtin sqrtf(%0)\n}\n",
+        3,
+        21,
+        "unknown builtin `sqrtf`",
+    );
     assert_error("fn @f() {\n  %0: i9 = undef\n}\n", 2, 7, "expected a type");
     assert_error(
         "fn @f() {\n  %0: i8 = const 300\n}\n",

@@ -336,13 +336,13 @@ fn everything() -> Module {
         &mut body,
     );
     push(
-        inst(Inst::Builtin("sqrt".into(), vec![call]), Type::F32),
+        inst(Inst::Builtin(Builtin::Sqrt, vec![call]), Type::F32),
         &mut body,
     );
     push(
         inst(
-            Inst::Builtin("convert_float4_rte".into(), vec![]),
-            Type::vector(Scalar::F32, 4),
+            Inst::Builtin(Builtin::GetSubGroupEqMask, vec![]),
+            Type::vector(Scalar::U32, 4),
         ),
         &mut body,
     );
@@ -1079,7 +1079,7 @@ fn random_inst(
                 r.chance(50).then(|| v(r)),
             ),
             22 => Inst::Call(FuncId(r.below(nf) as u32), vs(r)),
-            23 => Inst::Builtin(r.name(), vs(r)),
+            23 => Inst::Builtin(r.pick(Builtin::ALL), vs(r)),
             _ => continue,
         };
         return inst;

@@ -29,8 +29,8 @@
 //! checked at run time as a barrier is (`lower::barrier_agreement`).
 
 use vecl_ir::{
-    AddressSpace, Block, CmpOp, Function, Global, GlobalId, Inst, InstData, Loc, MemFlags, Module,
-    Scalar, Stmt, Type, ValueId, WorkItemFn,
+    AddressSpace, Block, Builtin, CmpOp, Function, Global, GlobalId, Inst, InstData, Loc, MemFlags,
+    Module, Scalar, Stmt, Type, ValueId, WorkItemFn,
 };
 
 /// The slot of a reduction's, vote's or broadcast's result: past the slot
@@ -40,19 +40,16 @@ pub(crate) const RESULT_SLOT: usize = 1024;
 /// The scratch area's name in the module.
 const SCRATCH: &str = "__vecl_work_group_scratch";
 
-/// The internal builtin the combine step is (lowered in `lower::builtins`).
-pub(crate) const COMBINE: &str = "__vecl_work_group_combine";
-
 /// Whether `name` is a work-group collective.
-fn is_collective(name: &str) -> bool {
-    name.starts_with("work_group_") && name != "work_group_barrier"
+fn is_collective(name: Builtin) -> bool {
+    matches!(name, vecl_ir::work_group_builtins!())
 }
 
 /// Whether `func` calls a work-group collective.
 pub(crate) fn has_collectives(func: &Function) -> bool {
     func.insts
         .iter()
-        .any(|d| matches!(&d.inst, Inst::Builtin(n, _) if is_collective(n)))
+        .any(|d| matches!(&d.inst, Inst::Builtin(n, _) if is_collective(*n)))
 }
 
 /// `module` with the scratch area added, and `func` with its collectives
@@ -102,13 +99,13 @@ impl Rewriter<'_> {
             match s {
                 Stmt::Eval(v) => {
                     let collective = match &self.func.inst(v).inst {
-                        Inst::Builtin(name, args) if is_collective(name) => {
-                            Some((name.clone(), args.clone()))
+                        Inst::Builtin(name, args) if is_collective(*name) => {
+                            Some((*name, args.clone()))
                         }
                         _ => None,
                     };
                     match collective {
-                        Some((name, args)) => self.collective(&mut out, v, &name, &args)?,
+                        Some((name, args)) => self.collective(&mut out, v, name, &args)?,
                         None => out.push(Stmt::Eval(v)),
                     }
                 }
@@ -144,7 +141,7 @@ impl Rewriter<'_> {
         &mut self,
         out: &mut Vec<Stmt>,
         v: ValueId,
-        name: &str,
+        name: Builtin,
         args: &[ValueId],
     ) -> Result<(), String> {
         let data = self.func.inst(v).clone();
@@ -193,7 +190,7 @@ impl Rewriter<'_> {
             loc,
         );
         let barrier = Stmt::Barrier(MemFlags::LOCAL, loc);
-        if name == "work_group_broadcast" {
+        if name == Builtin::WorkGroupBroadcast {
             // The target's local linear id.
             let mut sizes = Vec::new();
             for d in 0..2u64 {
@@ -239,25 +236,24 @@ impl Rewriter<'_> {
             out.push(Stmt::Eval(v));
             return Ok(());
         }
-        let (kind, op) = match name {
-            "work_group_all" => (3, vecl_ir::sub_group::SubGroupOp::Add),
-            "work_group_any" => (4, vecl_ir::sub_group::SubGroupOp::Add),
-            _ => {
-                let (kind, op) = [
-                    ("work_group_reduce_", 0),
-                    ("work_group_scan_inclusive_", 1),
-                    ("work_group_scan_exclusive_", 2),
-                ]
-                .iter()
-                .find_map(|(p, k)| name.strip_prefix(p).map(|op| (*k, op)))
-                .ok_or_else(|| name.to_string())?;
-                let op = match op {
-                    "add" => vecl_ir::sub_group::SubGroupOp::Add,
-                    "min" => vecl_ir::sub_group::SubGroupOp::Min,
-                    "max" => vecl_ir::sub_group::SubGroupOp::Max,
-                    _ => return Err(name.to_string()),
-                };
-                (kind, op)
+        // (kind, operator) as the runtime's combine takes them: 0 reduce,
+        // 1 inclusive scan, 2 exclusive scan, 3 all, 4 any.
+        let (kind, op) = {
+            use vecl_ir::sub_group::SubGroupOp::{Add, Max, Min};
+            use Builtin::*;
+            match name {
+                WorkGroupAll => (3, Add),
+                WorkGroupAny => (4, Add),
+                WorkGroupReduceAdd => (0, Add),
+                WorkGroupReduceMin => (0, Min),
+                WorkGroupReduceMax => (0, Max),
+                WorkGroupScanInclusiveAdd => (1, Add),
+                WorkGroupScanInclusiveMin => (1, Min),
+                WorkGroupScanInclusiveMax => (1, Max),
+                WorkGroupScanExclusiveAdd => (2, Add),
+                WorkGroupScanExclusiveMin => (2, Min),
+                WorkGroupScanExclusiveMax => (2, Max),
+                _ => return Err(name.name().to_string()),
             }
         };
         let mine = self.push(
@@ -300,7 +296,7 @@ impl Rewriter<'_> {
         let elem = self.konst(&mut then_, Type::U32, u64::from(elem));
         self.push(
             &mut then_,
-            Inst::Builtin(COMBINE.into(), vec![kind, op, elem, base, n]),
+            Inst::Builtin(Builtin::WorkGroupCombine, vec![kind, op, elem, base, n]),
             Type::Void,
             loc,
         );
@@ -310,11 +306,16 @@ impl Rewriter<'_> {
             else_: Block::default(),
         });
         out.push(barrier);
-        let from = if name.contains("_scan_") {
-            mine
-        } else {
-            result
-        };
+        let scan = matches!(
+            name,
+            Builtin::WorkGroupScanInclusiveAdd
+                | Builtin::WorkGroupScanInclusiveMin
+                | Builtin::WorkGroupScanInclusiveMax
+                | Builtin::WorkGroupScanExclusiveAdd
+                | Builtin::WorkGroupScanExclusiveMin
+                | Builtin::WorkGroupScanExclusiveMax
+        );
+        let from = if scan { mine } else { result };
         self.func.insts[v.index()].inst = Inst::Load(from);
         out.push(Stmt::Eval(v));
         Ok(())

@@ -16,7 +16,7 @@
 //! `get_sub_group_*`), and any pointer into `__local` memory, whether a
 //! parameter, a `__local` variable or a value of the body.
 
-use vecl_ir::{AddressSpace, Function, Inst, Module, Type, WorkItemFn};
+use vecl_ir::{AddressSpace, Builtin, Function, Inst, Module, Type, WorkItemFn};
 
 /// Why `func` (a kernel after inlining) can observe its groups' shape;
 /// `None` when it cannot.
@@ -38,9 +38,15 @@ pub(crate) fn observer(module: &Module, func: &Function) -> Option<String> {
                 | WorkItemFn::LocalLinearId),
                 _,
             ) => Some(crate::lane_axis::query_name(*f).to_string()),
-            Inst::Builtin(name, _) if name.contains("group") || name.contains("barrier") => {
-                Some(name.clone())
-            }
+            Inst::Builtin(
+                name @ (vecl_ir::work_group_builtins!()
+                | vecl_ir::sub_group_builtins!()
+                | Builtin::WorkGroupCombine
+                | Builtin::AsyncWorkGroupCopy
+                | Builtin::AsyncWorkGroupStridedCopy
+                | Builtin::WaitGroupEvents),
+                _,
+            ) => Some(name.name().to_string()),
             Inst::Call(..) => Some("a call left after inlining".into()),
             Inst::GlobalAddr(g) => module
                 .globals

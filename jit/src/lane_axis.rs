@@ -37,7 +37,9 @@
 //!   (`lower::bounds`).
 
 use crate::abi::Launch;
-use vecl_ir::{Block, FuncId, Function, Inst, InstData, Module, Stmt, ValueId, WorkItemFn};
+use vecl_ir::{
+    Block, Builtin, FuncId, Function, Inst, InstData, Module, Stmt, ValueId, WorkItemFn,
+};
 
 /// The dimension a launch's lanes should step along: `None` (dimension 0)
 /// unless its groups are one work-item wide in dimension 0, in which case
@@ -129,7 +131,7 @@ pub(crate) fn obstacle(func: &Function) -> Option<String> {
                     query_name(*f)
                 ))
             }
-            Inst::Builtin(name, _) if collective(name) => {
+            Inst::Builtin(name, _) if collective(*name) => {
                 return Some(format!("it calls {name}"));
             }
             Inst::Call(..) => return Some("a call is left after inlining".into()),
@@ -141,8 +143,11 @@ pub(crate) fn obstacle(func: &Function) -> Option<String> {
 
 /// Builtins whose result depends on how work-items are ordered within a
 /// group (sub-group functions and the work-group collectives).
-fn collective(name: &str) -> bool {
-    name.contains("sub_group") || (name.starts_with("work_group_") && name != "work_group_barrier")
+fn collective(name: Builtin) -> bool {
+    matches!(
+        name,
+        vecl_ir::sub_group_builtins!() | vecl_ir::work_group_builtins!()
+    )
 }
 
 /// The OpenCL C name of a work-item query.

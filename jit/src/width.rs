@@ -182,7 +182,7 @@ pub(crate) fn wide_width(
 /// copy).
 pub(crate) fn uses_sub_groups(func: &vecl_ir::Function) -> bool {
     func.insts.iter().any(
-        |d| matches!(&d.inst, Inst::Builtin(n, _) if vecl_ir::sub_group::is_sub_group_builtin(n)),
+        |d| matches!(&d.inst, Inst::Builtin(n, _) if vecl_ir::sub_group::is_sub_group_builtin(*n)),
     )
 }
 

@@ -376,7 +376,7 @@ fn nan_carries_its_payload() {
                 let px = b.push(Inst::Index(x, gid), gptr(it.clone()));
                 let pr = b.push(Inst::Index(r, gid), gptr(ft.clone()));
                 let v = b.load(px);
-                let n = b.push(Inst::Builtin("nan".into(), vec![v]), ft.clone());
+                let n = b.push(Inst::Builtin(vecl_ir::Builtin::Nan, vec![v]), ft.clone());
                 b.store(pr, n);
             },
         );

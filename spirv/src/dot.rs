@@ -124,7 +124,7 @@ impl FnCx<'_, '_> {
             if rs.bits() == 64 {
                 // The sum fits the result type; `add_sat` saturates.
                 let sum = self.recast(sum, &st);
-                self.emit(Inst_::Builtin("add_sat".into(), vec![a, sum]), st.clone())
+                self.emit(Inst_::Builtin(Builtin::AddSat, vec![a, sum]), st.clone())
             } else {
                 // Exact in 64 bits, then clamped into the result type.
                 let wa = self.emit(

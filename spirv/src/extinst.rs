@@ -171,7 +171,12 @@ impl FnCx<'_, '_> {
                 (base.to_string(), args, bty)
             }
         };
-        let r = self.emit(Inst_::Builtin(bname, args), bty.clone());
+        let Some(b) = Builtin::from_name(&bname) else {
+            return Err(inst.error(format!(
+                "OpenCL.std '{name}' (builtin `{bname}`) is not supported by vecl"
+            )));
+        };
+        let r = self.emit(Inst_::Builtin(b, args), bty.clone());
         if let Some(id) = inst.inst.result_id {
             let v = if bty.is_void() {
                 r

@@ -38,8 +38,8 @@ pub(crate) enum Val {
     /// A pointer to one component of a built-in variable.
     BuiltInElem(WorkItemFn, ValueId),
     /// A pointer to a sub-group built-in variable: loading it calls the
-    /// query builtin of that name (`get_sub_group_size`…).
-    SubGroupVar(&'static str),
+    /// query builtin (`get_sub_group_size`…).
+    SubGroupVar(Builtin),
     /// `OpSampledImage`: an image, a sampler and the image's type.
     SampledImage(ValueId, ValueId, crate::module::ImageType),
 }
@@ -828,13 +828,20 @@ impl FnCx<'_, '_> {
             }
             Val::BuiltIn(f) => Val::V(self.builtin_value(f, &ty)?),
             Val::SubGroupVar(name) => {
-                let masks = name.ends_with("_mask");
+                let masks = matches!(
+                    name,
+                    Builtin::GetSubGroupEqMask
+                        | Builtin::GetSubGroupGeMask
+                        | Builtin::GetSubGroupGtMask
+                        | Builtin::GetSubGroupLeMask
+                        | Builtin::GetSubGroupLtMask
+                );
                 let qt = if masks {
                     Type::Vector(Scalar::U32, 4)
                 } else {
                     Type::U32
                 };
-                let r = self.emit(Inst_::Builtin(name.into(), vec![]), qt.clone());
+                let r = self.emit(Inst_::Builtin(name, vec![]), qt.clone());
                 if masks {
                     if ty != qt {
                         return Err(

@@ -25,6 +25,13 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{GroupOperation, Op};
 use vecl_ir::*;
 
+/// The builtin of a name put together from an instruction's operands
+/// (`sub_group_` + `reduce_` + `add`).
+fn builtin(inst: &Inst, name: &str) -> Result<Builtin> {
+    Builtin::from_name(name)
+        .ok_or_else(|| inst.error(format!("`{name}` is not a builtin vecl has")))
+}
+
 /// `Scope` enumerants.
 const WORKGROUP: u32 = 2;
 const SUBGROUP: u32 = 3;
@@ -161,19 +168,19 @@ impl FnCx<'_, '_> {
                 } else {
                     format!("{group}_{verb}")
                 };
-                let r = self.emit(Inst_::Builtin(name, vec![p]), Type::I32);
+                let r = self.emit(Inst_::Builtin(builtin(inst, &name)?, vec![p]), Type::I32);
                 self.int_to_bool(r)
             }
             Op::GroupNonUniformAllEqual => {
                 let x = self.group_value(inst, 1)?;
                 let r = self.emit(
-                    Inst_::Builtin("sub_group_non_uniform_all_equal".into(), vec![x]),
+                    Inst_::Builtin(Builtin::SubGroupNonUniformAllEqual, vec![x]),
                     Type::I32,
                 );
                 self.int_to_bool(r)
             }
             Op::GroupNonUniformElect => {
-                let r = self.emit(Inst_::Builtin("sub_group_elect".into(), vec![]), Type::I32);
+                let r = self.emit(Inst_::Builtin(Builtin::SubGroupElect, vec![]), Type::I32);
                 self.int_to_bool(r)
             }
             Op::GroupBroadcast
@@ -212,16 +219,13 @@ impl FnCx<'_, '_> {
                     Op::GroupNonUniformShuffleUp => "sub_group_shuffle_up".into(),
                     _ => "sub_group_shuffle_down".into(),
                 };
-                let r = self.emit(Inst_::Builtin(name, args), xt);
+                let r = self.emit(Inst_::Builtin(builtin(inst, &name)?, args), xt);
                 self.group_result(r, &rty)
             }
             Op::GroupNonUniformBroadcastFirst => {
                 let x = self.group_value(inst, 1)?;
                 let xt = self.ty(x);
-                let r = self.emit(
-                    Inst_::Builtin("sub_group_broadcast_first".into(), vec![x]),
-                    xt,
-                );
+                let r = self.emit(Inst_::Builtin(Builtin::SubGroupBroadcastFirst, vec![x]), xt);
                 self.group_result(r, &rty)
             }
             Op::GroupNonUniformRotateKHR => {
@@ -233,28 +237,25 @@ impl FnCx<'_, '_> {
                 let r = if inst.inst.operands.len() > 3 {
                     let size = self.cluster_size(inst, 3)?;
                     self.emit(
-                        Inst_::Builtin("sub_group_clustered_rotate".into(), vec![x, delta, size]),
+                        Inst_::Builtin(Builtin::SubGroupClusteredRotate, vec![x, delta, size]),
                         xt,
                     )
                 } else {
-                    self.emit(
-                        Inst_::Builtin("sub_group_rotate".into(), vec![x, delta]),
-                        xt,
-                    )
+                    self.emit(Inst_::Builtin(Builtin::SubGroupRotate, vec![x, delta]), xt)
                 };
                 self.group_result(r, &rty)
             }
             Op::GroupNonUniformBallot => {
                 let p = self.predicate(inst, 1)?;
                 self.emit(
-                    Inst_::Builtin("sub_group_ballot".into(), vec![p]),
+                    Inst_::Builtin(Builtin::SubGroupBallot, vec![p]),
                     Type::Vector(Scalar::U32, 4),
                 )
             }
             Op::GroupNonUniformInverseBallot => {
                 let b = self.ballot(inst, 1)?;
                 let r = self.emit(
-                    Inst_::Builtin("sub_group_inverse_ballot".into(), vec![b]),
+                    Inst_::Builtin(Builtin::SubGroupInverseBallot, vec![b]),
                     Type::I32,
                 );
                 self.int_to_bool(r)
@@ -264,30 +265,30 @@ impl FnCx<'_, '_> {
                 let i = self.operand(inst, 2)?;
                 let i = self.int_as(i, &Type::U32)?;
                 let r = self.emit(
-                    Inst_::Builtin("sub_group_ballot_bit_extract".into(), vec![b, i]),
+                    Inst_::Builtin(Builtin::SubGroupBallotBitExtract, vec![b, i]),
                     Type::I32,
                 );
                 self.int_to_bool(r)
             }
             Op::GroupNonUniformBallotBitCount => {
                 let name = match self.group_operation(inst)? {
-                    GroupOperation::Reduce => "sub_group_ballot_bit_count",
-                    GroupOperation::InclusiveScan => "sub_group_ballot_inclusive_scan",
-                    GroupOperation::ExclusiveScan => "sub_group_ballot_exclusive_scan",
+                    GroupOperation::Reduce => Builtin::SubGroupBallotBitCount,
+                    GroupOperation::InclusiveScan => Builtin::SubGroupBallotInclusiveScan,
+                    GroupOperation::ExclusiveScan => Builtin::SubGroupBallotExclusiveScan,
                     g => return Err(inst.error(format!("group operation {g:?} of a ballot"))),
                 };
                 let b = self.ballot(inst, 2)?;
-                let r = self.emit(Inst_::Builtin(name.into(), vec![b]), Type::U32);
+                let r = self.emit(Inst_::Builtin(name, vec![b]), Type::U32);
                 self.int_as(r, &rty)?
             }
             Op::GroupNonUniformBallotFindLSB | Op::GroupNonUniformBallotFindMSB => {
                 let name = if op == Op::GroupNonUniformBallotFindLSB {
-                    "sub_group_ballot_find_lsb"
+                    Builtin::SubGroupBallotFindLsb
                 } else {
-                    "sub_group_ballot_find_msb"
+                    Builtin::SubGroupBallotFindMsb
                 };
                 let b = self.ballot(inst, 1)?;
-                let r = self.emit(Inst_::Builtin(name.into(), vec![b]), Type::U32);
+                let r = self.emit(Inst_::Builtin(name, vec![b]), Type::U32);
                 self.int_as(r, &rty)?
             }
             _ => {
@@ -364,7 +365,7 @@ impl FnCx<'_, '_> {
             }
             g => return Err(inst.error(format!("group operation {g:?} is not supported by vecl"))),
         };
-        let r = self.emit(Inst_::Builtin(name, args), bt);
+        let r = self.emit(Inst_::Builtin(builtin(inst, &name)?, args), bt);
         Ok(match kind {
             Operands::Bool => self.int_to_bool(r),
             _ => self.recast(r, rty),
@@ -503,7 +504,7 @@ impl FnCx<'_, '_> {
         }
         let r = self.emit(
             Inst_::Builtin(
-                "async_work_group_strided_copy".into(),
+                Builtin::AsyncWorkGroupStridedCopy,
                 vec![dst, src, n, stride, event],
             ),
             Type::U64,
@@ -526,7 +527,7 @@ impl FnCx<'_, '_> {
             _ => return Err(inst.error("the event list is not a pointer to events")),
         };
         self.emit(
-            Inst_::Builtin("wait_group_events".into(), vec![n, list]),
+            Inst_::Builtin(Builtin::WaitGroupEvents, vec![n, list]),
             Type::Void,
         );
         Ok(())

@@ -87,9 +87,9 @@ impl FnCx<'_, '_> {
                 // A half texel (`read_imageh`) is the float one rounded to
                 // half.
                 let (name, read_ty) = match rty {
-                    Type::Vector(Scalar::F32, 4) => ("read_imagef", rty.clone()),
-                    Type::Vector(Scalar::F16, 4) => ("read_imagef", float4),
-                    Type::Vector(Scalar::U32, 4) => ("read_imageui", rty.clone()),
+                    Type::Vector(Scalar::F32, 4) => (Builtin::ReadImagef, rty.clone()),
+                    Type::Vector(Scalar::F16, 4) => (Builtin::ReadImagef, float4),
+                    Type::Vector(Scalar::U32, 4) => (Builtin::ReadImageui, rty.clone()),
                     ref t => {
                         return Err(inst.error(format!(
                             "an image read of {t:?} (vecl reads float4, half4 and 32-bit integer vectors of 4)"
@@ -99,7 +99,7 @@ impl FnCx<'_, '_> {
                 let mut args = vec![img];
                 args.extend(sampler);
                 args.push(coord);
-                let texel = self.emit(Inst_::Builtin(name.into(), args), read_ty.clone());
+                let texel = self.emit(Inst_::Builtin(name, args), read_ty.clone());
                 if read_ty == rty {
                     texel
                 } else {
@@ -118,16 +118,20 @@ impl FnCx<'_, '_> {
                 if op == Op::ImageQuerySizeLod {
                     self.zero_lod(inst, word_of(inst, 1)?)?;
                 }
-                let queries: &[&str] = match ty.name {
-                    "image1d_t" | "image1d_buffer_t" => &["get_image_width"],
-                    "image1d_array_t" => &["get_image_width", "get_image_array_size"],
-                    "image2d_t" => &["get_image_width", "get_image_height"],
+                let queries: &[Builtin] = match ty.name {
+                    "image1d_t" | "image1d_buffer_t" => &[Builtin::GetImageWidth],
+                    "image1d_array_t" => &[Builtin::GetImageWidth, Builtin::GetImageArraySize],
+                    "image2d_t" => &[Builtin::GetImageWidth, Builtin::GetImageHeight],
                     "image2d_array_t" => &[
-                        "get_image_width",
-                        "get_image_height",
-                        "get_image_array_size",
+                        Builtin::GetImageWidth,
+                        Builtin::GetImageHeight,
+                        Builtin::GetImageArraySize,
                     ],
-                    _ => &["get_image_width", "get_image_height", "get_image_depth"],
+                    _ => &[
+                        Builtin::GetImageWidth,
+                        Builtin::GetImageHeight,
+                        Builtin::GetImageDepth,
+                    ],
                 };
                 let elem = match rty.scalar() {
                     Some(s) if s.is_int() && rty.lanes() as usize == queries.len() => {
@@ -143,12 +147,12 @@ impl FnCx<'_, '_> {
                 };
                 let mut parts = Vec::new();
                 for q in queries {
-                    let qt = if *q == "get_image_array_size" {
+                    let qt = if *q == Builtin::GetImageArraySize {
                         Type::U64
                     } else {
                         Type::I32
                     };
-                    let v = self.emit(Inst_::Builtin((*q).into(), vec![img]), qt);
+                    let v = self.emit(Inst_::Builtin(*q, vec![img]), qt);
                     let v = self.as_unsigned(v);
                     parts.push(self.fit_int(v, &elem)?);
                 }
@@ -161,14 +165,14 @@ impl FnCx<'_, '_> {
             _ => {
                 let (img, _) = self.image_operand(inst, 0)?;
                 let (name, base) = if op == Op::ImageQueryFormat {
-                    ("get_image_channel_data_type", channel::SNORM_INT8)
+                    (Builtin::GetImageChannelDataType, channel::SNORM_INT8)
                 } else {
-                    ("get_image_channel_order", order::R)
+                    (Builtin::GetImageChannelOrder, order::R)
                 };
                 if !matches!(rty, Type::Scalar(s) if s.is_int()) {
                     return Err(inst.error("the result is not an integer"));
                 }
-                let v = self.emit(Inst_::Builtin(name.into(), vec![img]), Type::I32);
+                let v = self.emit(Inst_::Builtin(name, vec![img]), Type::I32);
                 let v = self.as_unsigned(v);
                 let b = self.emit(Inst_::Const(u64::from(base)), Type::U32);
                 let d = self.emit(Inst_::Binary(BinaryOp::Sub, v, b), Type::U32);
@@ -188,15 +192,12 @@ impl FnCx<'_, '_> {
         let texel = self.operand(inst, 2)?;
         let mask = self.image_operands(inst, 3, false)?;
         let tt = self.ty(texel);
-        let call = |this: &mut Self, name: &str, texel: ValueId| {
-            this.push_value(
-                Inst_::Builtin(name.into(), vec![img, coord, texel]),
-                Type::Void,
-            )
+        let call = |this: &mut Self, name: Builtin, texel: ValueId| {
+            this.push_value(Inst_::Builtin(name, vec![img, coord, texel]), Type::Void)
         };
         match tt {
             Type::Vector(Scalar::F32, 4) => {
-                let w = call(self, "write_imagef", texel);
+                let w = call(self, Builtin::WriteImagef, texel);
                 self.stmt(Stmt::Eval(w));
             }
             // `write_imageh`: the half texel widened (exactly) to float.
@@ -209,23 +210,23 @@ impl FnCx<'_, '_> {
                     },
                     Type::Vector(Scalar::F32, 4),
                 );
-                let w = call(self, "write_imagef", wide);
+                let w = call(self, Builtin::WriteImagef, wide);
                 self.stmt(Stmt::Eval(w));
             }
             Type::Vector(Scalar::U32, 4) => {
                 let signed = self.emit(Inst_::Bitcast(texel), Type::Vector(Scalar::I32, 4));
                 if mask & SIGN_EXTEND != 0 {
-                    let as_i = call(self, "write_imagei", signed);
+                    let as_i = call(self, Builtin::WriteImagei, signed);
                     self.stmt(Stmt::Eval(as_i));
                 } else if mask & ZERO_EXTEND != 0 {
-                    let as_u = call(self, "write_imageui", texel);
+                    let as_u = call(self, Builtin::WriteImageui, texel);
                     self.stmt(Stmt::Eval(as_u));
                 } else {
-                    let as_i = call(self, "write_imagei", signed);
-                    let as_u = call(self, "write_imageui", texel);
+                    let as_i = call(self, Builtin::WriteImagei, signed);
+                    let as_u = call(self, Builtin::WriteImageui, texel);
                     // The channel type says the texel's sign.
                     let ct = self.emit(
-                        Inst_::Builtin("get_image_channel_data_type".into(), vec![img]),
+                        Inst_::Builtin(Builtin::GetImageChannelDataType, vec![img]),
                         Type::I32,
                     );
                     let ct = self.as_unsigned(ct);

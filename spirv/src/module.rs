@@ -73,8 +73,8 @@ pub(crate) enum GlobalRef {
     Memory(GlobalId),
     /// A work-item built-in (`Input` storage class).
     BuiltIn(WorkItemFn),
-    /// A sub-group built-in: the name of its query builtin.
-    SubGroup(&'static str),
+    /// A sub-group built-in: its query builtin.
+    SubGroup(Builtin),
 }
 
 /// A function's id in the IR and its SPIR-V signature.
@@ -1426,20 +1426,20 @@ fn image_type(inst: &Inst) -> Result<ImageType> {
 }
 
 /// The sub-group query a `BuiltIn` variable reads.
-fn sub_group_builtin(b: spirv::BuiltIn) -> Option<&'static str> {
+fn sub_group_builtin(b: spirv::BuiltIn) -> Option<Builtin> {
     use spirv::BuiltIn as B;
     Some(match b {
-        B::SubgroupSize => "get_sub_group_size",
-        B::SubgroupMaxSize => "get_max_sub_group_size",
-        B::NumSubgroups => "get_num_sub_groups",
-        B::NumEnqueuedSubgroups => "get_enqueued_num_sub_groups",
-        B::SubgroupId => "get_sub_group_id",
-        B::SubgroupLocalInvocationId => "get_sub_group_local_id",
-        B::SubgroupEqMask => "get_sub_group_eq_mask",
-        B::SubgroupGeMask => "get_sub_group_ge_mask",
-        B::SubgroupGtMask => "get_sub_group_gt_mask",
-        B::SubgroupLeMask => "get_sub_group_le_mask",
-        B::SubgroupLtMask => "get_sub_group_lt_mask",
+        B::SubgroupSize => Builtin::GetSubGroupSize,
+        B::SubgroupMaxSize => Builtin::GetMaxSubGroupSize,
+        B::NumSubgroups => Builtin::GetNumSubGroups,
+        B::NumEnqueuedSubgroups => Builtin::GetEnqueuedNumSubGroups,
+        B::SubgroupId => Builtin::GetSubGroupId,
+        B::SubgroupLocalInvocationId => Builtin::GetSubGroupLocalId,
+        B::SubgroupEqMask => Builtin::GetSubGroupEqMask,
+        B::SubgroupGeMask => Builtin::GetSubGroupGeMask,
+        B::SubgroupGtMask => Builtin::GetSubGroupGtMask,
+        B::SubgroupLeMask => Builtin::GetSubGroupLeMask,
+        B::SubgroupLtMask => Builtin::GetSubGroupLtMask,
         _ => return None,
     })
 }

@@ -196,7 +196,7 @@ impl FnCx<'_, '_> {
                 let (a, b) = (self.operand(inst, 0)?, self.operand(inst, 1)?);
                 self.check_same(inst, a, b)?;
                 let t = self.ty(a);
-                let r = self.emit(Inst_::Builtin("fmod".into(), vec![a, b]), t.clone());
+                let r = self.emit(Inst_::Builtin(Builtin::Fmod, vec![a, b]), t.clone());
                 if op == Op::FRem {
                     r
                 } else {
@@ -386,14 +386,14 @@ impl FnCx<'_, '_> {
             | Op::Unordered
             | Op::LessOrGreater => {
                 let name = match op {
-                    Op::IsNan => "isnan",
-                    Op::IsInf => "isinf",
-                    Op::IsFinite => "isfinite",
-                    Op::IsNormal => "isnormal",
-                    Op::SignBitSet => "signbit",
-                    Op::Ordered => "isordered",
-                    Op::Unordered => "isunordered",
-                    _ => "islessgreater",
+                    Op::IsNan => Builtin::Isnan,
+                    Op::IsInf => Builtin::Isinf,
+                    Op::IsFinite => Builtin::Isfinite,
+                    Op::IsNormal => Builtin::Isnormal,
+                    Op::SignBitSet => Builtin::Signbit,
+                    Op::Ordered => Builtin::Isordered,
+                    Op::Unordered => Builtin::Isunordered,
+                    _ => Builtin::Islessgreater,
                 };
                 let mut args = vec![self.operand(inst, 0)?];
                 if matches!(op, Op::Ordered | Op::Unordered | Op::LessOrGreater) {
@@ -404,7 +404,7 @@ impl FnCx<'_, '_> {
                     Type::Vector(s, n) => Type::Vector(s.signed_int_of_same_width(), n),
                     _ => Type::I32,
                 };
-                let r = self.emit(Inst_::Builtin(name.into(), args), it.clone());
+                let r = self.emit(Inst_::Builtin(name, args), it.clone());
                 let zero = self.konst(&it, 0);
                 self.cmp(CmpOp::Ne, r, zero)
             }
@@ -447,7 +447,7 @@ impl FnCx<'_, '_> {
             }
             Op::Dot => {
                 let (a, b) = (self.operand(inst, 0)?, self.operand(inst, 1)?);
-                self.emit(Inst_::Builtin("dot".into(), vec![a, b]), ty()?)
+                self.emit(Inst_::Builtin(Builtin::Dot, vec![a, b]), ty()?)
             }
             Op::VectorTimesScalar => {
                 let (a, b) = (self.operand(inst, 0)?, self.operand(inst, 1)?);
@@ -534,18 +534,18 @@ impl FnCx<'_, '_> {
                 let a = self.operand(inst, 0)?;
                 let t = ty()?;
                 let name = match t.address_space() {
-                    Some(AddressSpace::Global) => "to_global",
-                    Some(AddressSpace::Local) => "to_local",
-                    Some(AddressSpace::Private) => "to_private",
+                    Some(AddressSpace::Global) => Builtin::ToGlobal,
+                    Some(AddressSpace::Local) => Builtin::ToLocal,
+                    Some(AddressSpace::Private) => Builtin::ToPrivate,
                     _ => return Err(inst.error("an explicit cast to this storage class")),
                 };
-                self.emit(Inst_::Builtin(name.into(), vec![a]), t)
+                self.emit(Inst_::Builtin(name, vec![a]), t)
             }
             Op::GenericPtrMemSemantics => {
                 // `get_fence`: CLK_LOCAL_MEM_FENCE (1) → WorkgroupMemory,
                 // otherwise CrossWorkgroupMemory.
                 let a = self.operand(inst, 0)?;
-                let f = self.emit(Inst_::Builtin("get_fence".into(), vec![a]), Type::U32);
+                let f = self.emit(Inst_::Builtin(Builtin::GetFence, vec![a]), Type::U32);
                 let one = self.konst(&Type::U32, 1);
                 let is_local = self.cmp(CmpOp::Eq, f, one);
                 let t = ty()?;
@@ -556,7 +556,7 @@ impl FnCx<'_, '_> {
             Op::BitCount => {
                 let a = self.operand(inst, 0)?;
                 let at = self.ty(a);
-                let r = self.emit(Inst_::Builtin("popcount".into(), vec![a]), at);
+                let r = self.emit(Inst_::Builtin(Builtin::Popcount, vec![a]), at);
                 let t = ty()?;
                 if self.ty(r) == t {
                     r

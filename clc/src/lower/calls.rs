@@ -190,7 +190,9 @@ impl Lowerer<'_> {
                 let vals = self.args(args)?;
                 let ids = vals.into_iter().map(|(v, _)| v).collect();
                 self.set_pos(pos);
-                let r = self.b().push(Inst::Builtin(name.into(), ids), Type::I32);
+                let r = self
+                    .b()
+                    .push(Inst::Builtin(Builtin::Printf, ids), Type::I32);
                 return Ok(Val::R(r, Type::I32));
             }
             _ => {}
@@ -268,10 +270,10 @@ impl Lowerer<'_> {
             "select" => return self.select_call(args, pos),
             "shuffle" | "shuffle2" => return self.shuffle_call(name, args, pos),
             "async_work_group_copy" | "async_work_group_strided_copy" => {
-                let n = if name == "async_work_group_copy" {
-                    4
+                let (b, n) = if name == "async_work_group_copy" {
+                    (Builtin::AsyncWorkGroupCopy, 4)
                 } else {
-                    5
+                    (Builtin::AsyncWorkGroupStridedCopy, 5)
                 };
                 self.arity(name, args, &[n], pos)?;
                 let vals = self.args(args)?;
@@ -286,7 +288,7 @@ impl Lowerer<'_> {
                     ids.push(self.convert(*v, t, &Type::U64, pos, false)?);
                 }
                 self.set_pos(pos);
-                let r = self.b().push(Inst::Builtin(name.into(), ids), Type::U64);
+                let r = self.b().push(Inst::Builtin(b, ids), Type::U64);
                 return Ok(Val::R(r, Type::U64));
             }
             "wait_group_events" => {
@@ -300,8 +302,10 @@ impl Lowerer<'_> {
                     );
                 }
                 self.set_pos(pos);
-                self.b()
-                    .push(Inst::Builtin(name.into(), vec![n, vals[1].0]), Type::Void);
+                self.b().push(
+                    Inst::Builtin(Builtin::WaitGroupEvents, vec![n, vals[1].0]),
+                    Type::Void,
+                );
                 return Ok(self.void_val());
             }
             // cl_khr_expect_assume: hints. `__builtin_expect(exp, c)` is
@@ -322,8 +326,10 @@ impl Lowerer<'_> {
                 let vals = self.args(args)?;
                 let n = self.convert(vals[1].0, &vals[1].1, &Type::U64, pos, false)?;
                 self.set_pos(pos);
-                self.b()
-                    .push(Inst::Builtin(name.into(), vec![vals[0].0, n]), Type::Void);
+                self.b().push(
+                    Inst::Builtin(Builtin::Prefetch, vec![vals[0].0, n]),
+                    Type::Void,
+                );
                 return Ok(self.void_val());
             }
             "upsample" => {
@@ -351,7 +357,7 @@ impl Lowerer<'_> {
                 let rt = ht.with_scalar(wide);
                 self.set_pos(pos);
                 let r = self.b().push(
-                    Inst::Builtin(name.into(), vec![vals[0].0, vals[1].0]),
+                    Inst::Builtin(Builtin::Upsample, vec![vals[0].0, vals[1].0]),
                     rt.clone(),
                 );
                 return Ok(Val::R(r, rt));
@@ -401,7 +407,7 @@ impl Lowerer<'_> {
         self.set_pos(pos);
         let r = self
             .b()
-            .push(Inst::Builtin(name.into(), ids), ov.ret.clone());
+            .push(Inst::Builtin(ov.builtin, ids), ov.ret.clone());
         Ok(Val::R(r, ov.ret))
     }
 
@@ -546,39 +552,11 @@ impl Lowerer<'_> {
 
     /// `vloadN`, `vstoreN`, `vload_half[N]`, `vstore_half[N][_rXX]`, `vloada_halfN`, `vstorea_halfN[_rXX]`.
     fn vector_data_call(&mut self, name: &str, args: &[Expr], pos: Pos) -> LResult<Option<Val>> {
-        let (load, rest) = if let Some(r) = name.strip_prefix("vload") {
-            (true, r)
-        } else if let Some(r) = name.strip_prefix("vstore") {
-            (false, r)
-        } else {
+        let Some((b, vd)) = Builtin::from_name(name).and_then(|b| Some((b, b.vector_data()?)))
+        else {
             return Ok(None);
         };
-        let (half, aligned, rest) = if let Some(r) = rest.strip_prefix("a_half") {
-            (true, true, r)
-        } else if let Some(r) = rest.strip_prefix("_half") {
-            (true, false, r)
-        } else {
-            (false, false, rest)
-        };
-        let (digits, rounding) = match rest.split_once('_') {
-            Some((d, r)) if !load && half && matches!(r, "rte" | "rtz" | "rtp" | "rtn") => {
-                (d, true)
-            }
-            Some(_) => return Ok(None),
-            None => (rest, false),
-        };
-        let _ = rounding;
-        let n: u8 = if digits.is_empty() {
-            if !half || aligned {
-                return Ok(None);
-            }
-            1
-        } else {
-            match digits.parse() {
-                Ok(n) if vecl_ir::VECTOR_LENGTHS.contains(&n) => n,
-                _ => return Ok(None),
-            }
-        };
+        let (load, half, n) = (vd.load, vd.half, vd.n);
         self.arity(name, args, &[if load { 2 } else { 3 }], pos)?;
         let vals = self.args(args)?;
         let (ptr_i, off_i) = if load { (1, 0) } else { (2, 1) };
@@ -620,7 +598,7 @@ impl Lowerer<'_> {
         if load {
             let r = self
                 .b()
-                .push(Inst::Builtin(name.into(), vec![off, p]), data_t.clone());
+                .push(Inst::Builtin(b, vec![off, p]), data_t.clone());
             return Ok(Some(Val::R(r, data_t)));
         }
         let (dv, dt) = vals[0].clone();
@@ -640,7 +618,7 @@ impl Lowerer<'_> {
             );
         };
         self.b()
-            .push(Inst::Builtin(name.into(), vec![dv, off, p]), Type::Void);
+            .push(Inst::Builtin(b, vec![dv, off, p]), Type::Void);
         Ok(Some(self.void_val()))
     }
 
@@ -657,16 +635,23 @@ impl Lowerer<'_> {
                 return self.err(pos, format!("no matching function for call to '{name}' with '{ts}': the argument must be a pointer that is not __constant"));
             }
         };
-        let rt = match name {
-            "to_global" => Type::Pointer(AddressSpace::Global, pointee),
-            "to_local" => Type::Pointer(AddressSpace::Local, pointee),
-            "to_private" => Type::Pointer(AddressSpace::Private, pointee),
-            _ => Type::U32,
+        let (b, rt) = match name {
+            "to_global" => (
+                Builtin::ToGlobal,
+                Type::Pointer(AddressSpace::Global, pointee),
+            ),
+            "to_local" => (
+                Builtin::ToLocal,
+                Type::Pointer(AddressSpace::Local, pointee),
+            ),
+            "to_private" => (
+                Builtin::ToPrivate,
+                Type::Pointer(AddressSpace::Private, pointee),
+            ),
+            _ => (Builtin::GetFence, Type::U32),
         };
         self.set_pos(pos);
-        let r = self
-            .b()
-            .push(Inst::Builtin(name.into(), vec![v]), rt.clone());
+        let r = self.b().push(Inst::Builtin(b, vec![v]), rt.clone());
         Ok(Val::R(r, rt))
     }
 
@@ -693,14 +678,18 @@ impl Lowerer<'_> {
         let b = self.convert(vals[1].0, bt, &rt, pos, false)?;
         self.set_pos(pos);
         let r = self.b().push(
-            Inst::Builtin("select".into(), vec![a, b, vals[2].0]),
+            Inst::Builtin(Builtin::Select, vec![a, b, vals[2].0]),
             rt.clone(),
         );
         Ok(Val::R(r, rt))
     }
 
     fn shuffle_call(&mut self, name: &str, args: &[Expr], pos: Pos) -> LResult<Val> {
-        let two = name == "shuffle2";
+        let (b, two) = if name == "shuffle2" {
+            (Builtin::Shuffle2, true)
+        } else {
+            (Builtin::Shuffle, false)
+        };
         self.arity(name, args, &[if two { 3 } else { 2 }], pos)?;
         let vals = self.args(args)?;
         let x = &vals[0].1;
@@ -718,7 +707,7 @@ impl Lowerer<'_> {
         let rt = Type::Vector(x.scalar().unwrap_or(Scalar::F32), m.lanes() as u8);
         let ids = vals.iter().map(|(v, _)| *v).collect();
         self.set_pos(pos);
-        let r = self.b().push(Inst::Builtin(name.into(), ids), rt.clone());
+        let r = self.b().push(Inst::Builtin(b, ids), rt.clone());
         Ok(Val::R(r, rt))
     }
 

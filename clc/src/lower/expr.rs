@@ -1241,7 +1241,7 @@ impl Lowerer<'_> {
             return None;
         };
         Some(self.b().push(
-            Inst::Builtin("contract_fma".into(), vec![x, y, c]),
+            Inst::Builtin(Builtin::ContractFma, vec![x, y, c]),
             ty.clone(),
         ))
     }

@@ -220,11 +220,20 @@ impl Lowerer<'_> {
         args: &[Expr],
         pos: Pos,
     ) -> LResult<Option<Val>> {
+        // Every image builtin is a `Builtin` (the half forms are the
+        // float ones with a conversion); most calls are not of one.
+        let Some(b) = (match name {
+            "read_imageh" => Some(Builtin::ReadImagef),
+            "write_imageh" => Some(Builtin::WriteImagef),
+            _ => Builtin::from_name(name),
+        }) else {
+            return Ok(None);
+        };
         if let Some(ret) = pixel_type(name, "read_image") {
-            return self.read_image(name, ret, args, pos).map(Some);
+            return self.read_image(name, b, ret, args, pos).map(Some);
         }
         if let Some(color) = pixel_type(name, "write_image") {
-            return self.write_image(name, color, args, pos).map(Some);
+            return self.write_image(name, b, color, args, pos).map(Some);
         }
         let query: &[ImageKind] = match name {
             "get_image_width" | "get_image_channel_data_type" | "get_image_channel_order" => &KINDS,
@@ -266,9 +275,7 @@ impl Lowerer<'_> {
             _ => Type::I32,
         };
         self.set_pos(pos);
-        let r = self
-            .b()
-            .push(Inst::Builtin(name.into(), vec![img]), ret.clone());
+        let r = self.b().push(Inst::Builtin(b, vec![img]), ret.clone());
         Ok(Some(Val::R(r, ret)))
     }
 
@@ -347,7 +354,14 @@ impl Lowerer<'_> {
         )
     }
 
-    fn read_image(&mut self, name: &str, ret: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
+    fn read_image(
+        &mut self,
+        name: &str,
+        b: Builtin,
+        ret: Type,
+        args: &[Expr],
+        pos: Pos,
+    ) -> LResult<Val> {
         if !matches!(args.len(), 2 | 3) {
             return self.err(
                 pos,
@@ -383,7 +397,7 @@ impl Lowerer<'_> {
         if ret == Type::Vector(Scalar::F16, 4) {
             // `read_imageh`: the float texel rounded to half.
             let f = self.b().push(
-                Inst::Builtin("read_imagef".into(), ops),
+                Inst::Builtin(Builtin::ReadImagef, ops),
                 Type::Vector(Scalar::F32, 4),
             );
             let r = self.b().push(
@@ -396,11 +410,18 @@ impl Lowerer<'_> {
             );
             return Ok(Val::R(r, ret));
         }
-        let r = self.b().push(Inst::Builtin(name.into(), ops), ret.clone());
+        let r = self.b().push(Inst::Builtin(b, ops), ret.clone());
         Ok(Val::R(r, ret))
     }
 
-    fn write_image(&mut self, name: &str, color: Type, args: &[Expr], pos: Pos) -> LResult<Val> {
+    fn write_image(
+        &mut self,
+        name: &str,
+        b: Builtin,
+        color: Type,
+        args: &[Expr],
+        pos: Pos,
+    ) -> LResult<Val> {
         if args.len() != 3 {
             return self.err(
                 pos,
@@ -422,7 +443,7 @@ impl Lowerer<'_> {
             );
         }
         self.set_pos(pos);
-        let (name, c) = if color == Type::Vector(Scalar::F16, 4) {
+        let (b, c) = if color == Type::Vector(Scalar::F16, 4) {
             // `write_imageh`: the half texel widened (exactly) to float.
             let f = self.b().push(
                 Inst::Convert {
@@ -432,12 +453,12 @@ impl Lowerer<'_> {
                 },
                 Type::Vector(Scalar::F32, 4),
             );
-            ("write_imagef", f)
+            (Builtin::WriteImagef, f)
         } else {
-            (name, c)
+            (b, c)
         };
         self.b()
-            .push(Inst::Builtin(name.into(), vec![img, coord, c]), Type::Void);
+            .push(Inst::Builtin(b, vec![img, coord, c]), Type::Void);
         Ok(Val::Void)
     }
 }

@@ -193,7 +193,7 @@ impl Lowerer<'_> {
         self.set_pos(pos);
         let r = self
             .b()
-            .push(Inst::Builtin("add_sat".into(), vec![a, sum]), rt.clone());
+            .push(Inst::Builtin(Builtin::AddSat, vec![a, sum]), rt.clone());
         Ok(Val::R(r, rt))
     }
 

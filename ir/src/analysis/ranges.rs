@@ -20,7 +20,7 @@
 //! the real value always lies inside.
 
 use super::uniformity::writes_of;
-use crate::{BinaryOp, Function, Inst, Scalar, Type, ValueId, VarId, WorkItemFn};
+use crate::{BinaryOp, Builtin, Function, Inst, Scalar, Type, ValueId, VarId, WorkItemFn};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -200,11 +200,11 @@ impl<'a> Ranges<'a> {
             Inst::Builtin(name, args) => {
                 let rs: Option<Vec<Range>> = args.iter().map(|a| of(*a)).collect();
                 let rs = rs?;
-                match (name.as_str(), rs.as_slice()) {
-                    ("min", [a, b]) => Some(Range::new(a.lo.min(b.lo), a.hi.min(b.hi))),
-                    ("max", [a, b]) => Some(Range::new(a.lo.max(b.lo), a.hi.max(b.hi))),
+                match (name, rs.as_slice()) {
+                    (Builtin::Min, [a, b]) => Some(Range::new(a.lo.min(b.lo), a.hi.min(b.hi))),
+                    (Builtin::Max, [a, b]) => Some(Range::new(a.lo.max(b.lo), a.hi.max(b.hi))),
                     // clamp(x, lo, hi) = min(max(x, lo), hi).
-                    ("clamp", [x, lo, hi]) => {
+                    (Builtin::Clamp, [x, lo, hi]) => {
                         let m = Range::new(x.lo.max(lo.lo), x.hi.max(lo.hi));
                         Some(Range::new(m.lo.min(hi.lo), m.hi.min(hi.hi)))
                     }

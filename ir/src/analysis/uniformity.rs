@@ -26,6 +26,7 @@
 //!
 //! Assumes calls have been inlined: a `Call` result is `Varying`.
 
+use crate::builtin::Builtin;
 use crate::module::*;
 use crate::types::{Scalar, Type};
 
@@ -234,7 +235,7 @@ fn approximate(func: &Function, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -
     match &func.inst(v).inst {
         Inst::Const(_) | Inst::Param(_) | Inst::WorkItem(..) => false,
         Inst::Builtin(name, args) => {
-            is_int32_clamp(name, &func.inst(v).ty)
+            is_int32_clamp(*name, &func.inst(v).ty)
                 || args.iter().any(|x| approximate(func, *x, seen, d))
         }
         Inst::Convert { value, .. } => {
@@ -414,14 +415,14 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
         },
         Inst::Atomic { .. } | Inst::Call(..) => Shape::Varying,
         Inst::Builtin(name, args) => {
-            if let Some(x) = clamped_arg(func, u, name, args) {
+            if let Some(x) = clamped_arg(func, u, *name, args) {
                 s(x)
-            } else if name == "get_sub_group_local_id" {
+            } else if *name == Builtin::GetSubGroupLocalId {
                 // The lane number: a sub-group is a chunk.
                 Shape::Linear(1)
-            } else if builtin_is_lane_dependent(name) {
+            } else if builtin_is_lane_dependent(*name) {
                 Shape::Varying
-            } else if crate::sub_group::same_in_every_item(name) {
+            } else if crate::sub_group::same_in_every_item(*name) {
                 // A sub-group is a chunk: a reduction, broadcast, vote or
                 // ballot has one value for all of it.
                 Shape::Uniform
@@ -451,7 +452,7 @@ fn shape_of(module: &Module, func: &Function, u: &Uniformity, data: &InstData) -
 pub fn clamped_arg(
     func: &Function,
     u: &Uniformity,
-    name: &str,
+    name: Builtin,
     args: &[ValueId],
 ) -> Option<ValueId> {
     if !args.iter().all(|a| is_int32_clamp(name, func.ty(*a))) {
@@ -459,17 +460,19 @@ pub fn clamped_arg(
     }
     let linear = |v: ValueId| matches!(u.shape(v), Shape::Linear(_));
     match (name, args) {
-        ("clamp", [x, lo, hi]) if linear(*x) && u.is_uniform(*lo) && u.is_uniform(*hi) => Some(*x),
-        ("min" | "max", [a, b]) if linear(*a) && u.is_uniform(*b) => Some(*a),
-        ("min" | "max", [a, b]) if u.is_uniform(*a) && linear(*b) => Some(*b),
+        (Builtin::Clamp, [x, lo, hi]) if linear(*x) && u.is_uniform(*lo) && u.is_uniform(*hi) => {
+            Some(*x)
+        }
+        (Builtin::Min | Builtin::Max, [a, b]) if linear(*a) && u.is_uniform(*b) => Some(*a),
+        (Builtin::Min | Builtin::Max, [a, b]) if u.is_uniform(*a) && linear(*b) => Some(*b),
         _ => None,
     }
 }
 
 /// Whether `name` on values of type `ty` is `min`, `max` or `clamp` of one
 /// 32-bit integer (the builtins [`clamped_arg`] follows).
-pub fn is_int32_clamp(name: &str, ty: &Type) -> bool {
-    matches!(name, "min" | "max" | "clamp")
+pub fn is_int32_clamp(name: Builtin, ty: &Type) -> bool {
+    matches!(name, Builtin::Min | Builtin::Max | Builtin::Clamp)
         && ty.lanes() == 1
         && matches!(ty.scalar(), Some(Scalar::I32 | Scalar::U32))
 }
@@ -487,12 +490,19 @@ fn points_into_args(func: &Function, mut p: ValueId) -> bool {
 
 /// Builtins whose result differs between lanes even for uniform arguments
 /// (or which must run once per lane for their side effects).
-fn builtin_is_lane_dependent(name: &str) -> bool {
-    name.starts_with("atom")
-        || name.starts_with("printf")
-        || name.starts_with("work_group_scan")
-        || crate::sub_group::lane_dependent(name)
-        || name.starts_with("vstore")
+fn builtin_is_lane_dependent(name: Builtin) -> bool {
+    use Builtin::*;
+    matches!(
+        name,
+        Printf
+            | WorkGroupScanExclusiveAdd
+            | WorkGroupScanExclusiveMin
+            | WorkGroupScanExclusiveMax
+            | WorkGroupScanInclusiveAdd
+            | WorkGroupScanInclusiveMin
+            | WorkGroupScanInclusiveMax
+    ) || crate::sub_group::lane_dependent(name)
+        || name.vector_data().is_some_and(|v| !v.load)
 }
 
 #[cfg(test)]

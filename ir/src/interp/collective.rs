@@ -9,6 +9,7 @@
 //! in that order; a vectorised implementation may add in another order and
 //! differ in the last bits.
 
+use crate::builtin::Builtin;
 use crate::types::{Scalar, Type};
 
 use super::arith;
@@ -17,15 +18,15 @@ use super::scalar;
 use crate::module::{BinaryOp, CmpOp};
 
 /// Whether `name` is a work-group collective.
-pub fn is_collective(name: &str) -> bool {
-    name.starts_with("work_group_") && name != "work_group_barrier"
+pub fn is_collective(name: Builtin) -> bool {
+    matches!(name, crate::work_group_builtins!())
 }
 
 /// The results for the participating items. `args[a][k]` is argument `a`
 /// of participant `k` (in local-linear-id order); `local_ids[k]` its local
 /// id. `Err` carries a message for a malformed call.
 pub fn combine(
-    name: &str,
+    name: Builtin,
     arg_types: &[&Type],
     args: &[Vec<Lanes>],
     local_ids: &[[u64; 3]],
@@ -87,18 +88,19 @@ pub fn combine(
             })
             .collect());
     }
-    match name {
-        "work_group_all" | "work_group_any" => {
+    use Builtin::*;
+    let (kind, op) = match name {
+        WorkGroupAll | WorkGroupAny => {
             let s0 = arg_scalar(0);
             let mut truths = (0..n).map(|k| scalar::mask(s0, arg(0, k)) != 0);
-            let t = if name == "work_group_all" {
+            let t = if name == WorkGroupAll {
                 truths.all(|b| b)
             } else {
                 truths.any(|b| b)
             };
             return Ok(uniform(scalar::from_int(s, i128::from(t))));
         }
-        "work_group_broadcast" => {
+        WorkGroupBroadcast => {
             let want: Vec<u64> = (1..args.len())
                 .map(|a| scalar::int(arg_scalar(a), arg(a, 0)) as u64)
                 .collect();
@@ -110,20 +112,17 @@ pub fn combine(
                 })?;
             return Ok(uniform(arg(0, at)));
         }
-        _ => {}
-    }
-    let (kind, op) = name
-        .strip_prefix("work_group_reduce_")
-        .map(|op| ("reduce", op))
-        .or_else(|| {
-            name.strip_prefix("work_group_scan_inclusive_")
-                .map(|op| ("inclusive", op))
-        })
-        .or_else(|| {
-            name.strip_prefix("work_group_scan_exclusive_")
-                .map(|op| ("exclusive", op))
-        })
-        .ok_or_else(|| format!("unknown collective `{name}`"))?;
+        WorkGroupReduceAdd => ("reduce", "add"),
+        WorkGroupReduceMin => ("reduce", "min"),
+        WorkGroupReduceMax => ("reduce", "max"),
+        WorkGroupScanInclusiveAdd => ("inclusive", "add"),
+        WorkGroupScanInclusiveMin => ("inclusive", "min"),
+        WorkGroupScanInclusiveMax => ("inclusive", "max"),
+        WorkGroupScanExclusiveAdd => ("exclusive", "add"),
+        WorkGroupScanExclusiveMin => ("exclusive", "min"),
+        WorkGroupScanExclusiveMax => ("exclusive", "max"),
+        _ => return Err(format!("`{name}` is not a work-group collective")),
+    };
     let step = |acc: u64, x: u64| -> Result<u64, String> {
         match op {
             "add" => {
@@ -157,10 +156,20 @@ pub fn combine(
 }
 
 /// Whether the collective `name` is a reduction or scan.
-fn is_arithmetic(name: &str) -> bool {
-    ["work_group_reduce_", "work_group_scan_"]
-        .iter()
-        .any(|p| name.starts_with(p))
+fn is_arithmetic(name: Builtin) -> bool {
+    use Builtin::*;
+    matches!(
+        name,
+        WorkGroupReduceAdd
+            | WorkGroupReduceMin
+            | WorkGroupReduceMax
+            | WorkGroupScanInclusiveAdd
+            | WorkGroupScanInclusiveMin
+            | WorkGroupScanInclusiveMax
+            | WorkGroupScanExclusiveAdd
+            | WorkGroupScanExclusiveMin
+            | WorkGroupScanExclusiveMax
+    )
 }
 
 fn is_nan(s: Scalar, bits: u64) -> bool {

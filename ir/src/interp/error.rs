@@ -75,7 +75,7 @@ pub enum InterpError {
     Limit { kernel: String, message: String },
 
     #[error("unsupported builtin `{0}`")]
-    UnsupportedBuiltin(String),
+    UnsupportedBuiltin(crate::builtin::Builtin),
 
     /// The IR breaks a rule the verifier checks (wrong types, a value used
     /// before it is evaluated, recursion, …).

@@ -23,6 +23,7 @@
 //! waited for. Within a statement items run in local-linear-id order, which
 //! fixes the order of `__local` atomics.
 
+use crate::builtin::Builtin;
 use crate::module::*;
 use crate::types::{Scalar, StructDef, Type};
 
@@ -475,16 +476,16 @@ impl<'a> Group<'a> {
             return Ok(());
         }
         if let Inst::Builtin(name, args) = &data.inst {
-            if collective::is_collective(name) {
-                return self.collective(f, v, name, args, mask);
+            if collective::is_collective(*name) {
+                return self.collective(f, v, *name, args, mask);
             }
-            if let Some(sf) = SubGroupFn::parse(name) {
+            if let Some(sf) = SubGroupFn::of(*name) {
                 return self.sub_group_fn(f, v, sf, args, mask);
             }
-            if let Some(q) = SubGroupQuery::parse(name) {
+            if let Some(q) = SubGroupQuery::of(*name) {
                 return self.sub_group_query(f, v, q, mask);
             }
-            if let Some(q) = BallotQuery::parse(name) {
+            if let Some(q) = BallotQuery::of(*name) {
                 return self.ballot_query(f, v, q, args, mask);
             }
         }
@@ -518,7 +519,7 @@ impl<'a> Group<'a> {
         &mut self,
         f: &mut Frame<'_>,
         v: ValueId,
-        name: &str,
+        name: Builtin,
         args: &[ValueId],
         mask: &Mask,
     ) -> Result<(), InterpError> {
@@ -907,7 +908,7 @@ impl<'a> Group<'a> {
                 Lanes::one(scalar::mask(s, self.work_item(*fun, d, item)))
             }
             Inst::Call(..) => return Err(bad("call evaluated per item")),
-            Inst::Builtin(name, args) if name == "printf" => {
+            Inst::Builtin(Builtin::Printf, args) => {
                 let args: Vec<Arg<'_>> = args
                     .iter()
                     .map(|a| Arg {
@@ -920,7 +921,7 @@ impl<'a> Group<'a> {
                     BuiltinError::BadArgs(msg) => {
                         self.malformed(item, format!("`printf`: {msg}"), loc)
                     }
-                    BuiltinError::Unsupported => InterpError::UnsupportedBuiltin(name.clone()),
+                    BuiltinError::Unsupported => InterpError::UnsupportedBuiltin(Builtin::Printf),
                 })?;
                 self.output.extend_from_slice(&text);
                 Lanes::splat(0, lanes(ty))
@@ -934,11 +935,9 @@ impl<'a> Group<'a> {
                     })
                     .collect();
                 Lanes::from(
-                    &builtins::call(name, &args, ty, self.mem, &self.module.structs).map_err(
+                    &builtins::call(*name, &args, ty, self.mem, &self.module.structs).map_err(
                         |e| match e {
-                            BuiltinError::Unsupported => {
-                                InterpError::UnsupportedBuiltin(name.clone())
-                            }
+                            BuiltinError::Unsupported => InterpError::UnsupportedBuiltin(*name),
                             BuiltinError::Fault(fault) => self.fault(item, fault, loc),
                             BuiltinError::BadArgs(msg) => {
                                 self.malformed(item, format!("`{name}`: {msg}"), loc)

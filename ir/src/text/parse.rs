@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 
+use crate::builtin::Builtin;
 use crate::module::*;
 use crate::types::{AddressSpace, Field, Scalar, StructDef, StructId, Type};
 
@@ -1291,8 +1292,12 @@ impl Parser {
                 Inst::Call(FuncId(f), self.call_args()?)
             }
             "builtin" => {
+                let at = self.token().clone();
                 let name = self.name("a builtin name")?;
-                Inst::Builtin(name, self.call_args()?)
+                let Some(b) = Builtin::from_name(&name) else {
+                    return Err(Self::err_at(&at, format!("unknown builtin `{name}`")));
+                };
+                Inst::Builtin(b, self.call_args()?)
             }
             _ => return Err(Self::err_at(&start, format!("unknown instruction `{op}`"))),
         };

@@ -328,7 +328,7 @@ impl Printer<'_> {
                 None => format!("work_item {}", work_item_name(*wi)),
             },
             Inst::Call(func, args) => format!("call {}({})", self.func_ref(*func), vals(args)),
-            Inst::Builtin(b, args) => format!("builtin {}({})", name(b), vals(args)),
+            Inst::Builtin(b, args) => format!("builtin {}({})", name(b.name()), vals(args)),
         }
     }
 

@@ -24,6 +24,7 @@
 //! generator makes there, which only variables do.
 
 use super::compact;
+use crate::builtin::Builtin;
 use crate::module::*;
 use crate::types::Type;
 use std::collections::HashMap;
@@ -106,112 +107,113 @@ fn forwardable(f: &Function) -> HashMap<VarId, usize> {
 /// Builtins whose result depends on their value arguments only (none of
 /// them reads memory, and none takes a pointer in the overloads the front
 /// end resolves them to when every argument is a value).
-fn pure_builtin(name: &str) -> bool {
-    let name = math_base_name(name);
-    is_relational_builtin(name)
+fn pure_builtin(b: Builtin) -> bool {
+    use Builtin::*;
+    b.is_relational()
         || matches!(
-            name,
-            "acos"
-                | "acosh"
-                | "acospi"
-                | "asin"
-                | "asinh"
-                | "asinpi"
-                | "atan"
-                | "atan2"
-                | "atanh"
-                | "atanpi"
-                | "atan2pi"
-                | "cbrt"
-                | "ceil"
-                | "copysign"
-                | "cos"
-                | "cosh"
-                | "cospi"
-                | "divide"
-                | "erf"
-                | "erfc"
-                | "exp"
-                | "exp2"
-                | "exp10"
-                | "expm1"
-                | "fabs"
-                | "fdim"
-                | "floor"
-                | "fma"
-                | "fmax"
-                | "fmin"
-                | "fmod"
-                | "hypot"
-                | "ilogb"
-                | "ldexp"
-                | "lgamma"
-                | "log"
-                | "log2"
-                | "log10"
-                | "log1p"
-                | "logb"
-                | "mad"
-                | "contract_fma"
-                | "maxmag"
-                | "minmag"
-                | "nan"
-                | "nextafter"
-                | "pow"
-                | "pown"
-                | "powr"
-                | "recip"
-                | "remainder"
-                | "rint"
-                | "rootn"
-                | "round"
-                | "rsqrt"
-                | "sin"
-                | "sinh"
-                | "sinpi"
-                | "sqrt"
-                | "tan"
-                | "tanh"
-                | "tanpi"
-                | "tgamma"
-                | "trunc"
-                | "abs"
-                | "abs_diff"
-                | "add_sat"
-                | "hadd"
-                | "rhadd"
-                | "clamp"
-                | "clz"
-                | "ctz"
-                | "mad_hi"
-                | "mad_sat"
-                | "max"
-                | "min"
-                | "mul_hi"
-                | "rotate"
-                | "sub_sat"
-                | "upsample"
-                | "popcount"
-                | "mad24"
-                | "mul24"
-                | "degrees"
-                | "mix"
-                | "radians"
-                | "step"
-                | "smoothstep"
-                | "sign"
-                | "cross"
-                | "dot"
-                | "distance"
-                | "length"
-                | "normalize"
-                | "fast_distance"
-                | "fast_length"
-                | "fast_normalize"
-                | "any"
-                | "all"
-                | "bitselect"
-                | "select"
+            b.math_base(),
+            Acos | Acosh
+                | Acospi
+                | Asin
+                | Asinh
+                | Asinpi
+                | Atan
+                | Atan2
+                | Atanh
+                | Atanpi
+                | Atan2pi
+                | Cbrt
+                | Ceil
+                | Copysign
+                | Cos
+                | Cosh
+                | Cospi
+                | NativeDivide
+                | HalfDivide
+                | Erf
+                | Erfc
+                | Exp
+                | Exp2
+                | Exp10
+                | Expm1
+                | Fabs
+                | Fdim
+                | Floor
+                | Fma
+                | Fmax
+                | Fmin
+                | Fmod
+                | Hypot
+                | Ilogb
+                | Ldexp
+                | Lgamma
+                | Log
+                | Log2
+                | Log10
+                | Log1p
+                | Logb
+                | Mad
+                | ContractFma
+                | Maxmag
+                | Minmag
+                | Nan
+                | Nextafter
+                | Pow
+                | Pown
+                | Powr
+                | NativeRecip
+                | HalfRecip
+                | Remainder
+                | Rint
+                | Rootn
+                | Round
+                | Rsqrt
+                | Sin
+                | Sinh
+                | Sinpi
+                | Sqrt
+                | Tan
+                | Tanh
+                | Tanpi
+                | Tgamma
+                | Trunc
+                | Abs
+                | AbsDiff
+                | AddSat
+                | Hadd
+                | Rhadd
+                | Clamp
+                | Clz
+                | Ctz
+                | MadHi
+                | MadSat
+                | Max
+                | Min
+                | MulHi
+                | Rotate
+                | SubSat
+                | Upsample
+                | Popcount
+                | Mad24
+                | Mul24
+                | Degrees
+                | Mix
+                | Radians
+                | Step
+                | Smoothstep
+                | Sign
+                | Cross
+                | Dot
+                | Distance
+                | Length
+                | Normalize
+                | FastDistance
+                | FastLength
+                | FastNormalize
+                | Any
+                | All
+                | Bitselect
+                | Select
         )
 }
 
@@ -227,7 +229,7 @@ fn pure(f_insts: &[InstData], d: &InstData) -> bool {
         | Inst::WorkItem(..) => true,
         Inst::Builtin(name, args) => {
             d.ty != Type::Void
-                && pure_builtin(name)
+                && pure_builtin(*name)
                 && args
                     .iter()
                     .all(|a| !matches!(f_insts[a.index()].ty, Type::Pointer(..)))

@@ -38,7 +38,7 @@
 
 use crate::module::{BinaryOp, Block, Inst, InstData, Loc, Rounding, Stmt, UnaryOp};
 use crate::types::{Scalar, Type};
-use crate::{Function, ValueId};
+use crate::{Builtin, Function, ValueId};
 
 /// Rewrites every `half` operation of `f`; returns how many.
 pub fn widen_half(f: &mut Function) -> usize {
@@ -99,22 +99,22 @@ fn points_to_half(t: &Type) -> bool {
 }
 
 /// Builtins that move `half` bits without looking at them.
-fn moves_bits(base: &str) -> bool {
+fn moves_bits(base: Builtin) -> bool {
     matches!(
         base,
-        "select"
-            | "bitselect"
-            | "shuffle"
-            | "shuffle2"
-            | "sub_group_broadcast"
-            | "sub_group_non_uniform_broadcast"
-            | "sub_group_broadcast_first"
-            | "sub_group_shuffle"
-            | "sub_group_shuffle_xor"
-            | "sub_group_shuffle_up"
-            | "sub_group_shuffle_down"
-            | "sub_group_rotate"
-            | "sub_group_clustered_rotate"
+        Builtin::Select
+            | Builtin::Bitselect
+            | Builtin::Shuffle
+            | Builtin::Shuffle2
+            | Builtin::SubGroupBroadcast
+            | Builtin::SubGroupNonUniformBroadcast
+            | Builtin::SubGroupBroadcastFirst
+            | Builtin::SubGroupShuffle
+            | Builtin::SubGroupShuffleXor
+            | Builtin::SubGroupShuffleUp
+            | Builtin::SubGroupShuffleDown
+            | Builtin::SubGroupRotate
+            | Builtin::SubGroupClusteredRotate
     )
 }
 
@@ -263,7 +263,7 @@ impl Widen<'_> {
                     _ => false,
                 }
             }
-            Inst::Builtin(name, args) => self.rewrite_builtin(v, &name, &args, &ty),
+            Inst::Builtin(name, args) => self.rewrite_builtin(v, name, &args, &ty),
             _ => false,
         }
     }
@@ -437,12 +437,16 @@ impl Widen<'_> {
         self.emit(Inst::Select(moves, r, still), u)
     }
 
-    fn rewrite_builtin(&mut self, v: ValueId, name: &str, args: &[ValueId], ty: &Type) -> bool {
-        let base = crate::math_base_name(name);
+    fn rewrite_builtin(&mut self, v: ValueId, name: Builtin, args: &[ValueId], ty: &Type) -> bool {
+        let base = name.math_base();
         let any_half = is_half(ty) || args.iter().any(|a| is_half(self.f.ty(*a)));
-        let moves_memory = ["vload", "vstore", "async_work_group", "prefetch"]
-            .iter()
-            .any(|p| name.starts_with(p));
+        let moves_memory = name.vector_data().is_some()
+            || matches!(
+                name,
+                Builtin::AsyncWorkGroupCopy
+                    | Builtin::AsyncWorkGroupStridedCopy
+                    | Builtin::Prefetch
+            );
         if !any_half || moves_memory {
             return false;
         }
@@ -458,17 +462,14 @@ impl Widen<'_> {
                 })
                 .collect();
             if is_half(ty) {
-                let r = self.emit(
-                    Inst::Builtin(name.to_string(), new_args),
-                    ty.with_scalar(Scalar::U16),
-                );
+                let r = self.emit(Inst::Builtin(name, new_args), ty.with_scalar(Scalar::U16));
                 self.replace(v, Inst::Bitcast(r));
             } else {
-                self.replace(v, Inst::Builtin(name.to_string(), new_args));
+                self.replace(v, Inst::Builtin(name, new_args));
             }
             return true;
         }
-        if base == "nan" {
+        if base == Builtin::Nan {
             // nan(ushort code): a quiet NaN with the code's low bits, as
             // the interpreter makes it.
             let u = ty.with_scalar(Scalar::U16);
@@ -487,7 +488,7 @@ impl Widen<'_> {
             self.replace(v, Inst::Bitcast(bits));
             return true;
         }
-        if base == "isnormal" {
+        if base == Builtin::Isnormal {
             // A half denormal is a normal float: classify on the half's
             // exponent field (neither 0 nor all ones).
             let b = self.f.ty(args[0]).with_scalar(Scalar::Bool);
@@ -516,12 +517,12 @@ impl Widen<'_> {
             }
             return true;
         }
-        if base == "nextafter" && is_half(ty) {
+        if base == Builtin::Nextafter && is_half(ty) {
             let r = self.next_after(args[0], args[1]);
             self.replace(v, Inst::Bitcast(r));
             return true;
         }
-        let fused = matches!(base, "fma" | "mad" | "contract_fma");
+        let fused = matches!(base, Builtin::Fma | Builtin::Mad | Builtin::ContractFma);
         let wide = if fused { Scalar::F64 } else { Scalar::F32 };
         let new_args: Vec<ValueId> = args
             .iter()
@@ -541,13 +542,10 @@ impl Widen<'_> {
             })
             .collect();
         if is_half(ty) {
-            let r = self.emit(
-                Inst::Builtin(name.to_string(), new_args),
-                ty.with_scalar(wide),
-            );
+            let r = self.emit(Inst::Builtin(name, new_args), ty.with_scalar(wide));
             let r = if wide == Scalar::F64 {
                 self.f64_to_f32_for_half(r, Rounding::Rte)
-            } else if base == "fract" {
+            } else if base == Builtin::Fract {
                 self.below_one_half(r)
             } else {
                 r
@@ -556,10 +554,7 @@ impl Widen<'_> {
         } else if ty.lanes() > 1 && ty.scalar() == Some(Scalar::I16) {
             // Vector relationals: short lanes for half, int lanes for float
             // (-1 or 0 either way).
-            let r = self.emit(
-                Inst::Builtin(name.to_string(), new_args),
-                ty.with_scalar(Scalar::I32),
-            );
+            let r = self.emit(Inst::Builtin(name, new_args), ty.with_scalar(Scalar::I32));
             self.replace(
                 v,
                 Inst::Convert {
@@ -569,7 +564,7 @@ impl Widen<'_> {
                 },
             );
         } else {
-            self.replace(v, Inst::Builtin(name.to_string(), new_args));
+            self.replace(v, Inst::Builtin(name, new_args));
         }
         true
     }

@@ -24,7 +24,7 @@ use super::lanes::{carrier, elem_of, is_narrow, natural, Lanes, Val};
 use super::{FunctionCx, LResult};
 use crate::math;
 use cranelift_codegen::ir::{condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, Value};
-use vecl_ir::{BinaryOp, CmpOp, Scalar, Type, ValueId};
+use vecl_ir::{BinaryOp, Builtin, CmpOp, Scalar, Type, ValueId};
 
 impl FunctionCx<'_, '_> {
     /// `cond ? x : y` for a scalar `i8` condition or a vector mask of `x`'s
@@ -157,19 +157,272 @@ impl FunctionCx<'_, '_> {
         }
     }
 
-    pub fn lower_builtin(&mut self, name: &str, args: &[ValueId], ty: &Type) -> LResult<Val> {
-        if name == "printf" {
-            return self.lower_printf(args);
+    /// Lowers builtin `name`. Every builtin is listed here, so a new one
+    /// does not compile until it is given a lowering (or a reason it has
+    /// none); the families below pick the operation by the builtin and the
+    /// argument types.
+    pub fn lower_builtin(&mut self, name: Builtin, args: &[ValueId], ty: &Type) -> LResult<Val> {
+        use Builtin::*;
+        match name {
+            Printf => self.lower_printf(args),
+            ReadImagef
+            | ReadImagei
+            | ReadImageui
+            | WriteImagef
+            | WriteImagei
+            | WriteImageui
+            | GetImageWidth
+            | GetImageHeight
+            | GetImageDepth
+            | GetImageArraySize
+            | GetImageDim
+            | GetImageChannelDataType
+            | GetImageChannelOrder => self.lower_image(name, args, ty),
+            ToGlobal | ToLocal | ToPrivate | GetFence => self
+                .lower_generic_cast(name, args)?
+                .ok_or_else(|| self.unsupported(name.name())),
+            vecl_ir::sub_group_builtins!() | WorkGroupCombine => self
+                .lower_sub_group(name, args, ty)?
+                .ok_or_else(|| self.unsupported(name.name())),
+            // `collectives` replaces each with barriers around a combine
+            // step before the lowering runs.
+            vecl_ir::work_group_builtins!() => Err(self.unsupported(name.name())),
+            Acos
+            | Acosh
+            | Acospi
+            | Asin
+            | Asinh
+            | Asinpi
+            | Atan
+            | Atanh
+            | Atanpi
+            | Cbrt
+            | Ceil
+            | Cos
+            | Cosh
+            | Cospi
+            | Erfc
+            | Erf
+            | Exp
+            | Exp2
+            | Exp10
+            | Expm1
+            | Fabs
+            | Floor
+            | Lgamma
+            | Log
+            | Log2
+            | Log10
+            | Log1p
+            | Logb
+            | Rint
+            | Round
+            | Rsqrt
+            | Sin
+            | Sinh
+            | Sinpi
+            | Sqrt
+            | Tan
+            | Tanh
+            | Tanpi
+            | Tgamma
+            | Trunc
+            | NativeCos
+            | NativeExp
+            | NativeExp2
+            | NativeExp10
+            | NativeLog
+            | NativeLog2
+            | NativeLog10
+            | NativeRecip
+            | NativeRsqrt
+            | NativeSin
+            | NativeSqrt
+            | NativeTan
+            | HalfCos
+            | HalfExp
+            | HalfExp2
+            | HalfExp10
+            | HalfLog
+            | HalfLog2
+            | HalfLog10
+            | HalfRecip
+            | HalfRsqrt
+            | HalfSin
+            | HalfSqrt
+            | HalfTan
+            | Atan2
+            | Atan2pi
+            | Copysign
+            | Fdim
+            | Fmod
+            | Hypot
+            | Maxmag
+            | Minmag
+            | Nextafter
+            | Pow
+            | Powr
+            | Remainder
+            | NativeDivide
+            | NativePowr
+            | HalfDivide
+            | HalfPowr
+            | Fmax
+            | Fmin
+            | Fma
+            | Mad
+            | Fract
+            | Modf
+            | Sincos
+            | Frexp
+            | LgammaR
+            | Remquo
+            | Ldexp
+            | Pown
+            | Rootn
+            | Ilogb
+            | Nan
+            | Abs
+            | AbsDiff
+            | AddSat
+            | Hadd
+            | Rhadd
+            | Clz
+            | Ctz
+            | MadHi
+            | MadSat
+            | MulHi
+            | Rotate
+            | SubSat
+            | Popcount
+            | Mad24
+            | Mul24
+            | Upsample
+            | Clamp
+            | Degrees
+            | Max
+            | Min
+            | Mix
+            | Radians
+            | Step
+            | Smoothstep
+            | Sign
+            | Cross
+            | Dot
+            | Distance
+            | Length
+            | Normalize
+            | FastDistance
+            | FastLength
+            | FastNormalize
+            | Isequal
+            | Isnotequal
+            | Isgreater
+            | Isgreaterequal
+            | Isless
+            | Islessequal
+            | Islessgreater
+            | Isfinite
+            | Isinf
+            | Isnan
+            | Isnormal
+            | Isordered
+            | Isunordered
+            | Signbit
+            | Any
+            | All
+            | Bitselect
+            | Select
+            | Vload2
+            | Vload3
+            | Vload4
+            | Vload8
+            | Vload16
+            | Vstore2
+            | Vstore3
+            | Vstore4
+            | Vstore8
+            | Vstore16
+            | VloadHalf
+            | VloadHalf2
+            | VloadHalf3
+            | VloadHalf4
+            | VloadHalf8
+            | VloadHalf16
+            | VloadaHalf2
+            | VloadaHalf3
+            | VloadaHalf4
+            | VloadaHalf8
+            | VloadaHalf16
+            | VstoreHalf
+            | VstoreHalfRte
+            | VstoreHalfRtz
+            | VstoreHalfRtp
+            | VstoreHalfRtn
+            | VstoreHalf2
+            | VstoreHalf2Rte
+            | VstoreHalf2Rtz
+            | VstoreHalf2Rtp
+            | VstoreHalf2Rtn
+            | VstoreHalf3
+            | VstoreHalf3Rte
+            | VstoreHalf3Rtz
+            | VstoreHalf3Rtp
+            | VstoreHalf3Rtn
+            | VstoreHalf4
+            | VstoreHalf4Rte
+            | VstoreHalf4Rtz
+            | VstoreHalf4Rtp
+            | VstoreHalf4Rtn
+            | VstoreHalf8
+            | VstoreHalf8Rte
+            | VstoreHalf8Rtz
+            | VstoreHalf8Rtp
+            | VstoreHalf8Rtn
+            | VstoreHalf16
+            | VstoreHalf16Rte
+            | VstoreHalf16Rtz
+            | VstoreHalf16Rtp
+            | VstoreHalf16Rtn
+            | VstoreaHalf2
+            | VstoreaHalf2Rte
+            | VstoreaHalf2Rtz
+            | VstoreaHalf2Rtp
+            | VstoreaHalf2Rtn
+            | VstoreaHalf3
+            | VstoreaHalf3Rte
+            | VstoreaHalf3Rtz
+            | VstoreaHalf3Rtp
+            | VstoreaHalf3Rtn
+            | VstoreaHalf4
+            | VstoreaHalf4Rte
+            | VstoreaHalf4Rtz
+            | VstoreaHalf4Rtp
+            | VstoreaHalf4Rtn
+            | VstoreaHalf8
+            | VstoreaHalf8Rte
+            | VstoreaHalf8Rtz
+            | VstoreaHalf8Rtp
+            | VstoreaHalf8Rtn
+            | VstoreaHalf16
+            | VstoreaHalf16Rte
+            | VstoreaHalf16Rtz
+            | VstoreaHalf16Rtp
+            | VstoreaHalf16Rtn
+            | Shuffle
+            | Shuffle2
+            | AsyncWorkGroupCopy
+            | AsyncWorkGroupStridedCopy
+            | WaitGroupEvents
+            | Prefetch
+            | ContractFma => self.lower_value_builtin(name, args, ty),
         }
-        if let Some(v) = self.lower_image(name, args, ty)? {
-            return Ok(v);
-        }
-        if let Some(v) = self.lower_generic_cast(name, args)? {
-            return Ok(v);
-        }
-        if let Some(v) = self.lower_sub_group(name, args, ty)? {
-            return Ok(v);
-        }
+    }
+
+    /// The builtins that compute values component-wise (math, integer,
+    /// common, geometric and relational functions) and the vector loads
+    /// and stores, copies and hints.
+    fn lower_value_builtin(&mut self, name: Builtin, args: &[ValueId], ty: &Type) -> LResult<Val> {
         let vals: Vec<Val> = args
             .iter()
             .map(|a| self.value(*a))
@@ -177,24 +430,24 @@ impl FunctionCx<'_, '_> {
         let arg_elem = |cx: &Self, i: usize| cx.elem(args[i]);
         let comps = ty.lanes() as usize;
         let out = elem_of(ty);
-        let base = vecl_ir::math_base_name(name);
+        let base = name.math_base();
         let kname = self.kernel.clone();
         let unsupported = || crate::JitError::Unsupported {
             kernel: kname.clone(),
-            what: name.to_string(),
+            what: name.name().to_string(),
         };
 
         // Float functions with a direct Cranelift form.
         let fsimple: Option<fn(&mut Self, &[Value]) -> Value> = match base {
-            "sqrt" => Some(|cx, a| cx.b.ins().sqrt(a[0])),
-            "fabs" => Some(|cx, a| cx.b.ins().fabs(a[0])),
-            "floor" => Some(|cx, a| cx.b.ins().floor(a[0])),
-            "ceil" => Some(|cx, a| cx.b.ins().ceil(a[0])),
-            "trunc" => Some(|cx, a| cx.b.ins().trunc(a[0])),
-            "rint" => Some(|cx, a| cx.b.ins().nearest(a[0])),
-            "fmin" => Some(|cx, a| cx.fmin_max(false, a[0], a[1])),
-            "fmax" => Some(|cx, a| cx.fmin_max(true, a[0], a[1])),
-            "fdim" => Some(|cx, a| {
+            Builtin::Sqrt => Some(|cx, a| cx.b.ins().sqrt(a[0])),
+            Builtin::Fabs => Some(|cx, a| cx.b.ins().fabs(a[0])),
+            Builtin::Floor => Some(|cx, a| cx.b.ins().floor(a[0])),
+            Builtin::Ceil => Some(|cx, a| cx.b.ins().ceil(a[0])),
+            Builtin::Trunc => Some(|cx, a| cx.b.ins().trunc(a[0])),
+            Builtin::Rint => Some(|cx, a| cx.b.ins().nearest(a[0])),
+            Builtin::Fmin => Some(|cx, a| cx.fmin_max(false, a[0], a[1])),
+            Builtin::Fmax => Some(|cx, a| cx.fmin_max(true, a[0], a[1])),
+            Builtin::Fdim => Some(|cx, a| {
                 let d = cx.b.ins().fsub(a[0], a[1]);
                 let z = cx.fconst_like_val(a[0], 0.0);
                 let gt = cx.b.ins().fcmp(FloatCC::GreaterThan, a[0], a[1]);
@@ -203,27 +456,29 @@ impl FunctionCx<'_, '_> {
                 let nan = cx.b.ins().fadd(a[0], a[1]);
                 cx.pick(un, nan, r)
             }),
-            "rsqrt" => Some(|cx, a| {
+            Builtin::Rsqrt => Some(|cx, a| {
                 let r = cx.b.ins().sqrt(a[0]);
                 let one = cx.fconst_like_val(a[0], 1.0);
                 cx.b.ins().fdiv(one, r)
             }),
-            "recip" => Some(|cx, a| {
+            Builtin::NativeRecip | Builtin::HalfRecip => Some(|cx, a| {
                 let one = cx.fconst_like_val(a[0], 1.0);
                 cx.b.ins().fdiv(one, a[0])
             }),
-            "divide" => Some(|cx, a| cx.b.ins().fdiv(a[0], a[1])),
+            Builtin::NativeDivide | Builtin::HalfDivide => {
+                Some(|cx, a| cx.b.ins().fdiv(a[0], a[1]))
+            }
             // The front end's contraction of `a * b + c` (FP_CONTRACT):
             // fused with FMA, as the interpreter computes it; a multiply
             // and an add without, which contraction also allows.
-            "contract_fma" => Some(|cx, a| {
+            Builtin::ContractFma => Some(|cx, a| {
                 if cx.has_fma {
                     return cx.b.ins().fma(a[1], a[0], a[2]);
                 }
                 let p = cx.b.ins().fmul(a[0], a[1]);
                 cx.b.ins().fadd(p, a[2])
             }),
-            "mad" => Some(|cx, a| {
+            Builtin::Mad => Some(|cx, a| {
                 // mad may always be fused; it is one instruction with FMA,
                 // done when the program asked for fast math.
                 let m = cx.module.math;
@@ -233,20 +488,20 @@ impl FunctionCx<'_, '_> {
                 let p = cx.b.ins().fmul(a[0], a[1]);
                 cx.b.ins().fadd(p, a[2])
             }),
-            "mix" => Some(|cx, a| {
+            Builtin::Mix => Some(|cx, a| {
                 let d = cx.b.ins().fsub(a[1], a[0]);
                 let m = cx.b.ins().fmul(d, a[2]);
                 cx.b.ins().fadd(a[0], m)
             }),
-            "degrees" => Some(|cx, a| {
+            Builtin::Degrees => Some(|cx, a| {
                 let k = cx.fconst_like_val(a[0], 180.0 / std::f64::consts::PI);
                 cx.b.ins().fmul(a[0], k)
             }),
-            "radians" => Some(|cx, a| {
+            Builtin::Radians => Some(|cx, a| {
                 let k = cx.fconst_like_val(a[0], std::f64::consts::PI / 180.0);
                 cx.b.ins().fmul(a[0], k)
             }),
-            "sign" => Some(|cx, a| {
+            Builtin::Sign => Some(|cx, a| {
                 let z = cx.fconst_like_val(a[0], 0.0);
                 let one = cx.fconst_like_val(a[0], 1.0);
                 let m1 = cx.fconst_like_val(a[0], -1.0);
@@ -257,9 +512,9 @@ impl FunctionCx<'_, '_> {
                 let un = cx.b.ins().fcmp(FloatCC::Unordered, a[0], a[0]);
                 cx.pick(un, z, r)
             }),
-            "maxmag" => Some(|cx, a| cx.mag_pick(true, a[0], a[1])),
-            "minmag" => Some(|cx, a| cx.mag_pick(false, a[0], a[1])),
-            "smoothstep" => Some(|cx, a| {
+            Builtin::Maxmag => Some(|cx, a| cx.mag_pick(true, a[0], a[1])),
+            Builtin::Minmag => Some(|cx, a| cx.mag_pick(false, a[0], a[1])),
+            Builtin::Smoothstep => Some(|cx, a| {
                 let num = cx.b.ins().fsub(a[2], a[0]);
                 let den = cx.b.ins().fsub(a[1], a[0]);
                 let t = cx.b.ins().fdiv(num, den);
@@ -274,7 +529,7 @@ impl FunctionCx<'_, '_> {
                 let t2 = cx.b.ins().fmul(t, t);
                 cx.b.ins().fmul(t2, d)
             }),
-            "step" => Some(|cx, a| {
+            Builtin::Step => Some(|cx, a| {
                 let lt = cx.b.ins().fcmp(FloatCC::LessThan, a[1], a[0]);
                 let z = cx.fconst_like_val(a[1], 0.0);
                 let one = cx.fconst_like_val(a[1], 1.0);
@@ -287,13 +542,13 @@ impl FunctionCx<'_, '_> {
                 return self.componentwise(&vals, comps, |cx, a| Ok(cx.simd(s, a, f)));
             }
         }
-        if out == Some(Scalar::F32) && vmath::SIMD_F32.contains(&base) {
-            return self.componentwise(&vals, comps, |cx, a| cx.simd_math_f32(base, a));
+        if out == Some(Scalar::F32) && vmath::SIMD_F32.contains(&base.name()) {
+            return self.componentwise(&vals, comps, |cx, a| cx.simd_math_f32(base.name(), a));
         }
         if let Some(v) = self.lower_extra_builtin(base, args, &vals, ty)? {
             return Ok(v);
         }
-        if base == "fma" {
+        if base == Builtin::Fma {
             let s = out.ok_or_else(unsupported)?;
             if self.has_fma {
                 return self.componentwise(&vals, comps, |cx, a| {
@@ -311,7 +566,7 @@ impl FunctionCx<'_, '_> {
                 )
             });
         }
-        if base == "copysign" {
+        if base == Builtin::Copysign {
             let s = out.ok_or_else(unsupported)?;
             return self.componentwise(&vals, comps, |cx, a| {
                 Ok(cx.per_lane(&[(s, &a[0]), (s, &a[1])], s, |cx, v| {
@@ -320,7 +575,11 @@ impl FunctionCx<'_, '_> {
             });
         }
         // Transcendentals: per-lane calls.
-        if let Some((_, f32s, f64s)) = math::UNARY.iter().find(|(n, _, _)| *n == base).copied() {
+        if let Some((_, f32s, f64s)) = math::UNARY
+            .iter()
+            .find(|(n, _, _)| *n == base.name())
+            .copied()
+        {
             let s = out
                 .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
                 .ok_or_else(unsupported)?;
@@ -330,7 +589,11 @@ impl FunctionCx<'_, '_> {
                 Ok(cx.per_lane(&[(s, &a[0])], s, |cx, v| cx.call(fr, v).unwrap_or(v[0])))
             });
         }
-        if let Some((_, f32s, f64s)) = math::BINARY.iter().find(|(n, _, _)| *n == base).copied() {
+        if let Some((_, f32s, f64s)) = math::BINARY
+            .iter()
+            .find(|(n, _, _)| *n == base.name())
+            .copied()
+        {
             let s = out
                 .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
                 .ok_or_else(unsupported)?;
@@ -343,7 +606,7 @@ impl FunctionCx<'_, '_> {
                 }))
             });
         }
-        if matches!(base, "pown" | "rootn" | "ldexp") {
+        if matches!(base, Builtin::Pown | Builtin::Rootn | Builtin::Ldexp) {
             let s = out
                 .filter(|s| matches!(s, Scalar::F32 | Scalar::F64))
                 .ok_or_else(unsupported)?;
@@ -360,9 +623,9 @@ impl FunctionCx<'_, '_> {
         }
 
         match base {
-            "min" | "max" | "clamp" => {
+            Builtin::Min | Builtin::Max | Builtin::Clamp => {
                 let s = out.ok_or_else(unsupported)?;
-                let is_min = base == "min";
+                let is_min = base == Builtin::Min;
                 let f = move |cx: &mut Self, a: &[Lanes]| -> LResult<Lanes> {
                     if s.is_float() {
                         let mm = |cx: &mut Self, x: &Lanes, y: &Lanes, max: bool| {
@@ -371,7 +634,7 @@ impl FunctionCx<'_, '_> {
                             })
                         };
                         return Ok(match base {
-                            "clamp" => {
+                            Builtin::Clamp => {
                                 let lo = mm(cx, &a[0], &a[1], true);
                                 mm(cx, &lo, &a[2], false)
                             }
@@ -393,7 +656,7 @@ impl FunctionCx<'_, '_> {
                         }
                     };
                     Ok(match base {
-                        "clamp" => {
+                        Builtin::Clamp => {
                             let lo = int_mm(cx, &a[0], &a[1], true);
                             int_mm(cx, &lo, &a[2], false)
                         }
@@ -402,7 +665,7 @@ impl FunctionCx<'_, '_> {
                 };
                 self.componentwise(&vals, comps, f)
             }
-            "abs" => {
+            Builtin::Abs => {
                 let s_in = arg_elem(self, 0)?;
                 let s_out = out.ok_or_else(unsupported)?;
                 self.componentwise(&vals, comps, |cx, a| {
@@ -422,9 +685,9 @@ impl FunctionCx<'_, '_> {
                     }
                 })
             }
-            "mul24" | "mad24" => {
+            Builtin::Mul24 | Builtin::Mad24 => {
                 let s = out.ok_or_else(unsupported)?;
-                let mad = base == "mad24";
+                let mad = base == Builtin::Mad24;
                 self.componentwise(&vals, comps, |cx, a| {
                     let m = cx.binary(BinaryOp::Mul, s, &a[0], &a[1])?;
                     if mad {
@@ -434,11 +697,21 @@ impl FunctionCx<'_, '_> {
                     }
                 })
             }
-            "mul_hi" | "mad_hi" | "add_sat" | "sub_sat" | "hadd" | "rhadd" | "abs_diff"
-            | "mad_sat" => {
+            Builtin::MulHi
+            | Builtin::MadHi
+            | Builtin::AddSat
+            | Builtin::SubSat
+            | Builtin::Hadd
+            | Builtin::Rhadd
+            | Builtin::AbsDiff
+            | Builtin::MadSat => {
                 // abs_diff returns the unsigned type; the inputs decide.
                 let s = arg_elem(self, 0)?;
-                if s.bits() >= 64 && matches!(base, "add_sat" | "sub_sat" | "abs_diff" | "mad_sat")
+                if s.bits() >= 64
+                    && matches!(
+                        base,
+                        Builtin::AddSat | Builtin::SubSat | Builtin::AbsDiff | Builtin::MadSat
+                    )
                 {
                     let sym = format!("vecl_{base}_{}64", if s.is_signed() { "i" } else { "u" });
                     let n = vals.len();
@@ -449,45 +722,43 @@ impl FunctionCx<'_, '_> {
                         Ok(cx.per_lane(&ins, o, |cx, v| cx.call(fr, v).unwrap_or(v[0])))
                     });
                 }
-                let op = base.to_string();
                 let o = out.ok_or_else(unsupported)?;
                 self.componentwise(&vals, comps, |cx, a| {
                     let ins: Vec<(Scalar, &Lanes)> = a.iter().map(|l| (s, l)).collect();
-                    let op = op.clone();
-                    Ok(cx.per_lane(&ins, o, move |cx, v| cx.int_special(&op, s, v)))
+                    Ok(cx.per_lane(&ins, o, move |cx, v| cx.int_special(base, s, v)))
                 })
             }
-            "rotate" | "popcount" | "clz" | "ctz" => {
+            Builtin::Rotate | Builtin::Popcount | Builtin::Clz | Builtin::Ctz => {
                 let s = out.ok_or_else(unsupported)?;
-                let op = base.to_string();
                 self.componentwise(&vals, comps, |cx, a| {
                     let ins: Vec<(Scalar, &Lanes)> = a.iter().map(|l| (s, l)).collect();
-                    let op = op.clone();
-                    Ok(cx.per_lane(&ins, s, move |cx, v| match op.as_str() {
-                        "rotate" => cx.b.ins().rotl(v[0], v[1]),
-                        "popcount" => cx.b.ins().popcnt(v[0]),
-                        "clz" => cx.b.ins().clz(v[0]),
+                    Ok(cx.per_lane(&ins, s, move |cx, v| match base {
+                        Builtin::Rotate => cx.b.ins().rotl(v[0], v[1]),
+                        Builtin::Popcount => cx.b.ins().popcnt(v[0]),
+                        Builtin::Clz => cx.b.ins().clz(v[0]),
                         _ => cx.b.ins().ctz(v[0]),
                     }))
                 })
             }
-            "isnan" | "isinf" | "isfinite" | "isnormal" | "signbit" => {
+            Builtin::Isnan
+            | Builtin::Isinf
+            | Builtin::Isfinite
+            | Builtin::Isnormal
+            | Builtin::Signbit => {
                 let s_in = arg_elem(self, 0)?;
                 let s_out = out.ok_or_else(unsupported)?;
-                let op = base.to_string();
                 let ty = ty.clone();
                 self.componentwise(&vals, comps, |cx, a| {
-                    let op = op.clone();
                     let ty = ty.clone();
                     Ok(cx.per_lane(&[(s_in, &a[0])], s_out, move |cx, v| {
                         let x = v[0];
                         let ax = cx.b.ins().fabs(x);
                         let inf = cx.fconst(s_in, f64::INFINITY);
-                        let truth = match op.as_str() {
-                            "isnan" => cx.b.ins().fcmp(FloatCC::Unordered, x, x),
-                            "isinf" => cx.b.ins().fcmp(FloatCC::Equal, ax, inf),
-                            "isfinite" => cx.b.ins().fcmp(FloatCC::LessThan, ax, inf),
-                            "isnormal" => {
+                        let truth = match base {
+                            Builtin::Isnan => cx.b.ins().fcmp(FloatCC::Unordered, x, x),
+                            Builtin::Isinf => cx.b.ins().fcmp(FloatCC::Equal, ax, inf),
+                            Builtin::Isfinite => cx.b.ins().fcmp(FloatCC::LessThan, ax, inf),
+                            Builtin::Isnormal => {
                                 let min = cx.fconst(
                                     s_in,
                                     if s_in == Scalar::F32 {
@@ -514,7 +785,7 @@ impl FunctionCx<'_, '_> {
                     }))
                 })
             }
-            "select" => {
+            Builtin::Select => {
                 let s = out.ok_or_else(unsupported)?;
                 let sc = arg_elem(self, 2)?;
                 let vector = matches!(ty, Type::Vector(..));
@@ -529,7 +800,7 @@ impl FunctionCx<'_, '_> {
                     Ok(cx.select_lanes(s, &c, &a[1], &a[0]))
                 })
             }
-            "bitselect" => {
+            Builtin::Bitselect => {
                 let s = out.ok_or_else(unsupported)?;
                 let it = if s.is_float() {
                     s.unsigned_int_of_same_width()
@@ -558,7 +829,7 @@ impl FunctionCx<'_, '_> {
                     }))
                 })
             }
-            "any" | "all" => {
+            Builtin::Any | Builtin::All => {
                 let s = arg_elem(self, 0)?;
                 let mut acc: Option<Lanes> = None;
                 for l in &vals[0] {
@@ -566,7 +837,7 @@ impl FunctionCx<'_, '_> {
                     acc = Some(match acc {
                         None => neg,
                         Some(p) => self.binary(
-                            if base == "any" {
+                            if base == Builtin::Any {
                                 BinaryOp::Or
                             } else {
                                 BinaryOp::And
@@ -587,12 +858,17 @@ impl FunctionCx<'_, '_> {
                     Default::default(),
                 )?])
             }
-            "dot" | "length" | "distance" | "normalize" | "fast_length" | "fast_distance"
-            | "fast_normalize" => {
+            Builtin::Dot
+            | Builtin::Length
+            | Builtin::Distance
+            | Builtin::Normalize
+            | Builtin::FastLength
+            | Builtin::FastDistance
+            | Builtin::FastNormalize => {
                 let s = arg_elem(self, 0)?;
                 self.lower_geometric(base, s, &vals)
             }
-            "cross" => {
+            Builtin::Cross => {
                 let s = arg_elem(self, 0)?;
                 let (a, b) = (&vals[0], &vals[1]);
                 let mut outv = Vec::with_capacity(comps);
@@ -607,7 +883,7 @@ impl FunctionCx<'_, '_> {
                 }
                 Ok(outv)
             }
-            _ if base.starts_with("vload") && !base.contains("half") => {
+            _ if base.vector_data().is_some_and(|v| v.load && !v.half) => {
                 let s = out.ok_or_else(unsupported)?;
                 let n = comps as i64;
                 let addr = self.vector_elem_addr(args[0], args[1], s, n)?;
@@ -616,7 +892,7 @@ impl FunctionCx<'_, '_> {
                 }
                 self.load_lanes(&addr, s, comps as u32)
             }
-            _ if base.starts_with("vstore") && !base.contains("half") => {
+            _ if base.vector_data().is_some_and(|v| !v.load && !v.half) => {
                 let s = arg_elem(self, 0)?;
                 let n = vals[0].len() as i64;
                 let addr = self.vector_elem_addr(args[1], args[2], s, n)?;
@@ -682,7 +958,7 @@ impl FunctionCx<'_, '_> {
         self.binary(BinaryOp::Add, Scalar::U64, &pl, &off)
     }
 
-    fn int_special(&mut self, op: &str, s: Scalar, v: &[Value]) -> Value {
+    fn int_special(&mut self, op: Builtin, s: Scalar, v: &[Value]) -> Value {
         let t = natural(s);
         let signed = s.is_signed();
         let ext = |cx: &mut Self, x: Value, wide: types::Type| {
@@ -693,7 +969,7 @@ impl FunctionCx<'_, '_> {
             }
         };
         match op {
-            "mul_hi" | "mad_hi" => {
+            Builtin::MulHi | Builtin::MadHi => {
                 let hi = if t == types::I64 {
                     if signed {
                         self.b.ins().smulhi(v[0], v[1])
@@ -706,18 +982,18 @@ impl FunctionCx<'_, '_> {
                     let sh = self.b.ins().sshr_imm_s(m, i64::from(t.bits()));
                     self.b.ins().ireduce(t, sh)
                 };
-                if op == "mad_hi" {
+                if op == Builtin::MadHi {
                     self.b.ins().iadd(hi, v[2])
                 } else {
                     hi
                 }
             }
-            "add_sat" | "sub_sat" | "abs_diff" | "mad_sat" => {
+            Builtin::AddSat | Builtin::SubSat | Builtin::AbsDiff | Builtin::MadSat => {
                 let (a, b) = (ext(self, v[0], types::I64), ext(self, v[1], types::I64));
                 let r = match op {
-                    "add_sat" => self.b.ins().iadd(a, b),
-                    "sub_sat" => self.b.ins().isub(a, b),
-                    "mad_sat" => {
+                    Builtin::AddSat => self.b.ins().iadd(a, b),
+                    Builtin::SubSat => self.b.ins().isub(a, b),
+                    Builtin::MadSat => {
                         // |a·b| < 2^64 for 32-bit inputs: clamp the product
                         // first so adding c cannot wrap.
                         let m = self.b.ins().imul(a, b);
@@ -740,7 +1016,7 @@ impl FunctionCx<'_, '_> {
                 } else {
                     (0, ((1u64 << t.bits()) - 1) as i64)
                 };
-                let r = if op == "abs_diff" {
+                let r = if op == Builtin::AbsDiff {
                     r
                 } else {
                     let lo = self.b.ins().iconst(types::I64, lo);
@@ -762,7 +1038,7 @@ impl FunctionCx<'_, '_> {
                 } else {
                     self.b.ins().ushr_imm_s(v[1], 1)
                 };
-                let both = if op == "hadd" {
+                let both = if op == Builtin::Hadd {
                     self.b.ins().band(v[0], v[1])
                 } else {
                     self.b.ins().bor(v[0], v[1])

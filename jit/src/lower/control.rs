@@ -942,7 +942,7 @@ impl FunctionCx<'_, '_> {
             }
             Inst::WorkItem(f, dim) => self.lower_work_item(*f, *dim, &ty),
             Inst::Call(..) => Err(self.internal("call left after inlining")),
-            Inst::Builtin(name, args) => self.lower_builtin(name, args, &ty),
+            Inst::Builtin(name, args) => self.lower_builtin(*name, args, &ty),
         }
     }
 }

@@ -22,7 +22,7 @@ use super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 pub(super) use vecl_ir::analysis::uniformity::writes_of;
 use vecl_ir::analysis::uniformity::{clamped_arg, is_int32_clamp, Shape};
-use vecl_ir::{BinaryOp, Inst, Scalar, Type, ValueId, VarId, WorkItemFn};
+use vecl_ir::{BinaryOp, Builtin, Inst, Scalar, Type, ValueId, VarId, WorkItemFn};
 
 /// How deep the recomputation follows a chain of instructions.
 const MAX_DEPTH: u32 = 24;
@@ -164,8 +164,8 @@ impl FunctionCx<'_, '_> {
                 sized && int_index && self.recomputes(*p, d, pure) && self.recomputes(*i, d, pure)
             }
             Inst::Builtin(name, args) => {
-                name == "get_sub_group_local_id"
-                    || (is_int32_clamp(name, &data.ty)
+                *name == Builtin::GetSubGroupLocalId
+                    || (is_int32_clamp(*name, &data.ty)
                         && args.iter().all(|a| self.recomputes(*a, d, pure)))
             }
             Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
@@ -212,7 +212,7 @@ impl FunctionCx<'_, '_> {
                 _ => None,
             },
             // A sub-group is a chunk: its local id is the lane number.
-            Inst::Builtin(name, _) if name == "get_sub_group_local_id" => Some(match j {
+            Inst::Builtin(Builtin::GetSubGroupLocalId, _) => Some(match j {
                 Lane::Fixed(j) => self.b.ins().iconst(natural(s), i64::from(j)),
                 Lane::At(j) => {
                     let t = natural(s);
@@ -315,7 +315,7 @@ impl FunctionCx<'_, '_> {
                     _ => None,
                 }
             }
-            Inst::Builtin(name, args) if is_int32_clamp(name, &data.ty) => {
+            Inst::Builtin(name, args) if is_int32_clamp(*name, &data.ty) => {
                 let mut xs = Vec::with_capacity(args.len());
                 for a in args {
                     match self.operand(*a, j, d, pure)? {
@@ -323,7 +323,7 @@ impl FunctionCx<'_, '_> {
                         None => return Ok(None),
                     }
                 }
-                Some(self.scalar_clamp(name, s, &xs))
+                Some(self.scalar_clamp(*name, s, &xs))
             }
             Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
                 let mut writes = Vec::new();
@@ -340,7 +340,7 @@ impl FunctionCx<'_, '_> {
 
     /// `min`, `max` or `clamp` (as `min(max(x, lo), hi)`, like the vector
     /// form) of 32-bit scalars.
-    fn scalar_clamp(&mut self, name: &str, s: Scalar, xs: &[Value]) -> Value {
+    fn scalar_clamp(&mut self, name: Builtin, s: Scalar, xs: &[Value]) -> Value {
         let signed = s.is_signed();
         let ins = |cx: &mut Self, max: bool, a: Value, b: Value| match (max, signed) {
             (false, true) => cx.b.ins().smin(a, b),
@@ -349,11 +349,11 @@ impl FunctionCx<'_, '_> {
             (true, false) => cx.b.ins().umax(a, b),
         };
         match (name, xs) {
-            ("clamp", [x, lo, hi]) => {
+            (Builtin::Clamp, [x, lo, hi]) => {
                 let m = ins(self, true, *x, *lo);
                 ins(self, false, m, *hi)
             }
-            (_, [a, b]) => ins(self, name == "max", *a, *b),
+            (_, [a, b]) => ins(self, name == Builtin::Max, *a, *b),
             // `is_int32_clamp` admits no other shape.
             _ => xs[0],
         }
@@ -490,9 +490,7 @@ impl FunctionCx<'_, '_> {
         match &data.inst {
             Inst::WorkItem(..) => Some(Wraps::NONE.wrapped_at(width)),
             // Lane numbers 0..W-1.
-            Inst::Builtin(name, _) if name == "get_sub_group_local_id" => {
-                Some(Wraps::NONE.wrapped_at(width))
-            }
+            Inst::Builtin(Builtin::GetSubGroupLocalId, _) => Some(Wraps::NONE.wrapped_at(width)),
             Inst::Convert { value, .. } => {
                 let inner = self.wraps_in(*value, seen, d)?;
                 // A local id is below the group size, at most 2^31 - 1 (the
@@ -537,11 +535,11 @@ impl FunctionCx<'_, '_> {
             // 2 * x` has steps on both sides of its stride) may not, so the
             // input may hold no clamp but a direct one. Counted as a point
             // that any later narrow wrap adds to (`narrowest` 0).
-            Inst::Builtin(name, args) if is_int32_clamp(name, &data.ty) => {
-                let lin = clamped_arg(self.func, self.uni, name, args)?;
+            Inst::Builtin(name, args) if is_int32_clamp(*name, &data.ty) => {
+                let lin = clamped_arg(self.func, self.uni, *name, args)?;
                 let inner = self.wraps_in(lin, seen, d)?;
                 let direct = matches!(&self.func.inst(lin).inst,
-                    Inst::Builtin(n, _) if is_int32_clamp(n, self.func.ty(lin)));
+                    Inst::Builtin(n, _) if is_int32_clamp(*n, self.func.ty(lin)));
                 let one_map =
                     inner.points == 0 || (inner.points == 1 && (inner.narrowest > 0 || direct));
                 one_map.then_some(Wraps {
@@ -711,13 +709,13 @@ impl FunctionCx<'_, '_> {
             Inst::Binary(BinaryOp::Rem, a, b) if !s.is_signed() && uniform(*b) => {
                 (self.steps_in(*a, d)? == Steps::ZeroOrOne).then_some(Steps::AtMostOne)
             }
-            Inst::Builtin(name, args) if is_int32_clamp(name, &data.ty) => {
+            Inst::Builtin(name, args) if is_int32_clamp(*name, &data.ty) => {
                 let varying: Vec<ValueId> = args.iter().copied().filter(|a| !uniform(*a)).collect();
                 let first_varies = args.first().is_some_and(|a| !uniform(*a));
                 match varying.as_slice() {
                     // `clamp(x, lo, hi)`: only `x` may vary; `min`/`max`
                     // are symmetric.
-                    [x] if name != "clamp" || first_varies => self.steps_in(*x, d),
+                    [x] if *name != Builtin::Clamp || first_varies => self.steps_in(*x, d),
                     [] => Some(Steps::ZeroOrOne),
                     _ => None,
                 }

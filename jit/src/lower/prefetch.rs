@@ -85,7 +85,7 @@ pub(crate) fn prefetched_loads(
     let transcendental = func
         .insts
         .iter()
-        .filter(|d| matches!(&d.inst, Inst::Builtin(name, _) if is_transcendental(name)))
+        .filter(|d| matches!(&d.inst, Inst::Builtin(name, _) if is_transcendental(*name)))
         .count();
     if transcendental >= ptrs.len() {
         return HashMap::new();
@@ -283,9 +283,10 @@ fn is_int(t: &Type) -> bool {
 
 /// A builtin evaluated by a routine of many operations (`exp`, `log`,
 /// `sin`, `pow`…), `native_` and `half_` forms included.
-fn is_transcendental(name: &str) -> bool {
-    let base = vecl_ir::math_base_name(name);
-    super::builtins::vmath::SIMD_F32.contains(&base) || matches!(base, "pow" | "powr")
+fn is_transcendental(name: vecl_ir::Builtin) -> bool {
+    let base = name.math_base();
+    super::builtins::vmath::SIMD_F32.contains(&base.name())
+        || matches!(base, vecl_ir::Builtin::Pow | vecl_ir::Builtin::Powr)
 }
 
 fn pick(

@@ -21,7 +21,7 @@ use cranelift_codegen::ir::{
     condcodes::FloatCC, types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use vecl_ir::sub_group::{BallotQuery, SubGroupFn, SubGroupOp, SubGroupQuery};
-use vecl_ir::{Scalar, Type, ValueId};
+use vecl_ir::{Builtin, Scalar, Type, ValueId};
 
 /// The `ELEM_*` kind of `crate::sub_group` for lanes of `s`.
 pub(crate) fn elem_code(s: Scalar) -> Option<u32> {
@@ -39,23 +39,24 @@ pub(crate) fn elem_code(s: Scalar) -> Option<u32> {
 }
 
 impl FunctionCx<'_, '_> {
-    /// Lowers `name` when it is a sub-group builtin.
+    /// Lowers a sub-group builtin or a work-group collective's combine
+    /// step; `None` for any other builtin.
     pub(crate) fn lower_sub_group(
         &mut self,
-        name: &str,
+        name: Builtin,
         args: &[ValueId],
         ty: &Type,
     ) -> LResult<Option<Val>> {
-        if name == crate::collectives::COMBINE {
+        if name == Builtin::WorkGroupCombine {
             return self.work_group_combine(args).map(Some);
         }
-        if let Some(q) = SubGroupQuery::parse(name) {
+        if let Some(q) = SubGroupQuery::of(name) {
             return self.sub_group_query(q, ty).map(Some);
         }
-        if let Some(q) = BallotQuery::parse(name) {
+        if let Some(q) = BallotQuery::of(name) {
             return self.ballot_query(q, args).map(Some);
         }
-        match SubGroupFn::parse(name) {
+        match SubGroupFn::of(name) {
             Some(f) => self.sub_group_fn(name, f, args, ty).map(Some),
             None => Ok(None),
         }
@@ -310,7 +311,7 @@ impl FunctionCx<'_, '_> {
 
     fn sub_group_fn(
         &mut self,
-        name: &str,
+        name: Builtin,
         f: SubGroupFn,
         args: &[ValueId],
         ty: &Type,

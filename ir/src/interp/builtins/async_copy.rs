@@ -15,19 +15,20 @@ use crate::types::{AddressSpace, StructDef, Type};
 use super::super::memory::{Memory, Ptr};
 use super::super::scalar;
 use super::{Arg, BuiltinError};
+use crate::builtin::Builtin;
 
 /// `None` when `name` is not one of these builtins.
 pub fn call(
-    name: &str,
+    name: Builtin,
     args: &[Arg<'_>],
     _ret: &Type,
     mem: &mut Memory,
     structs: &[StructDef],
 ) -> Option<Result<Vec<u64>, BuiltinError>> {
     let strided = match name {
-        "async_work_group_copy" => false,
-        "async_work_group_strided_copy" => true,
-        "wait_group_events" => return Some(Ok(Vec::new())),
+        Builtin::AsyncWorkGroupCopy => false,
+        Builtin::AsyncWorkGroupStridedCopy => true,
+        Builtin::WaitGroupEvents => return Some(Ok(Vec::new())),
         _ => return None,
     };
     Some(copy(args, strided, mem, structs))

@@ -7,13 +7,20 @@ use crate::types::{Scalar, Type};
 
 use super::super::scalar;
 use super::{width, Arg, BuiltinError};
+use crate::builtin::Builtin;
 
 /// `None` when `name` is not a geometric builtin.
-pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
-    let base = name.strip_prefix("fast_").unwrap_or(name);
+pub fn call(name: Builtin, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
+    // The `fast_` forms are computed like the full ones.
+    let base = match name {
+        Builtin::FastLength => Builtin::Length,
+        Builtin::FastNormalize => Builtin::Normalize,
+        Builtin::FastDistance => Builtin::Distance,
+        b => b,
+    };
     let need = match base {
-        "length" | "normalize" => 1,
-        "dot" | "cross" | "distance" => 2,
+        Builtin::Length | Builtin::Normalize => 1,
+        Builtin::Dot | Builtin::Cross | Builtin::Distance => 2,
         _ => return None,
     };
     if args.len() != need {
@@ -30,14 +37,14 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
     };
     let a = comps(&args[0]);
     let out = match base {
-        "dot" => {
+        Builtin::Dot => {
             let b = comps(&args[1]);
             vec![scalar::from_float(
                 rs,
                 a.iter().zip(&b).map(|(x, y)| x * y).sum(),
             )]
         }
-        "cross" => {
+        Builtin::Cross => {
             let b = comps(&args[1]);
             if a.len() < 3 || b.len() < 3 {
                 return Some(Err(BuiltinError::BadArgs(
@@ -52,8 +59,8 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
             c.resize(width(ret), 0.0);
             c.into_iter().map(|x| scalar::from_float(rs, x)).collect()
         }
-        "length" => vec![scalar::from_float(rs, norm(&a))],
-        "distance" => {
+        Builtin::Length => vec![scalar::from_float(rs, norm(&a))],
+        Builtin::Distance => {
             let b = comps(&args[1]);
             let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
             vec![scalar::from_float(rs, norm(&d))]

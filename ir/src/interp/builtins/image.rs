@@ -7,6 +7,7 @@
 //! sampler as `u32` for the sampling forms, the coordinate (`int`/`float`,
 //! 1, 2 or 4 components) and for writes the colour.
 
+use crate::builtin::Builtin;
 use crate::image::{self, Coord, PixelValue, ValueClass};
 use crate::types::{Scalar, Type};
 
@@ -15,17 +16,11 @@ use super::{Arg, BuiltinError};
 
 /// `None` when `name` is not an image builtin.
 pub fn call(
-    name: &str,
+    name: Builtin,
     args: &[Arg<'_>],
     ret: &Type,
     mem: &mut Memory,
 ) -> Option<Result<Vec<u64>, BuiltinError>> {
-    let is_image_fn = name.starts_with("read_image")
-        || name.starts_with("write_image")
-        || name.starts_with("get_image_");
-    if !is_image_fn {
-        return None;
-    }
     Some(image_call(name, args, ret, mem))
 }
 
@@ -33,12 +28,15 @@ fn not_an_image() -> BuiltinError {
     BuiltinError::BadArgs("the first argument is not an image argument of the launch".into())
 }
 
-/// The value class a `read_image*`/`write_image*` name selects.
-fn class_of(suffix: &str) -> Option<ValueClass> {
-    Some(match suffix {
-        "f" => ValueClass::Float,
-        "i" => ValueClass::Int,
-        "ui" => ValueClass::Uint,
+/// Whether `name` reads or writes, and the value class it does so in.
+fn access_of(name: Builtin) -> Option<(bool, ValueClass)> {
+    Some(match name {
+        Builtin::ReadImagef => (true, ValueClass::Float),
+        Builtin::ReadImagei => (true, ValueClass::Int),
+        Builtin::ReadImageui => (true, ValueClass::Uint),
+        Builtin::WriteImagef => (false, ValueClass::Float),
+        Builtin::WriteImagei => (false, ValueClass::Int),
+        Builtin::WriteImageui => (false, ValueClass::Uint),
         _ => return None,
     })
 }
@@ -55,7 +53,7 @@ fn coord(a: &Arg<'_>) -> Coord {
 }
 
 fn image_call(
-    name: &str,
+    name: Builtin,
     args: &[Arg<'_>],
     ret: &Type,
     mem: &mut Memory,
@@ -66,8 +64,8 @@ fn image_call(
             .copied()
             .unwrap_or(0),
     );
-    if let Some(suffix) = name.strip_prefix("read_image") {
-        let class = class_of(suffix).ok_or(BuiltinError::Unsupported)?;
+    let access = access_of(name);
+    if let Some((true, class)) = access {
         let (sampler, c) = match args {
             [_, s, c] => (Some(s.lanes.first().copied().unwrap_or(0) as u32), c),
             [_, c] => (None, c),
@@ -77,8 +75,7 @@ fn image_call(
         let v = image::read_image(desc, pixels, sampler, coord(c), class);
         return Ok(v.bits().iter().map(|b| u64::from(*b)).collect());
     }
-    if let Some(suffix) = name.strip_prefix("write_image") {
-        let class = class_of(suffix).ok_or(BuiltinError::Unsupported)?;
+    if let Some((false, class)) = access {
         let [_, c, color] = args else {
             return Err(BuiltinError::BadArgs("takes 3 arguments".into()));
         };
@@ -97,13 +94,13 @@ fn image_call(
     let (desc, _) = mem.image(img).ok_or_else(not_an_image)?;
     let int = |n: u64| u64::from(i32::try_from(n).unwrap_or(i32::MAX) as u32);
     Ok(match name {
-        "get_image_width" => vec![int(desc.width)],
-        "get_image_height" => vec![int(desc.height)],
-        "get_image_depth" => vec![int(desc.depth)],
-        "get_image_array_size" => vec![desc.array_size],
-        "get_image_channel_data_type" => vec![u64::from(desc.channel_type)],
-        "get_image_channel_order" => vec![u64::from(desc.channel_order)],
-        "get_image_dim" => {
+        Builtin::GetImageWidth => vec![int(desc.width)],
+        Builtin::GetImageHeight => vec![int(desc.height)],
+        Builtin::GetImageDepth => vec![int(desc.depth)],
+        Builtin::GetImageArraySize => vec![desc.array_size],
+        Builtin::GetImageChannelDataType => vec![u64::from(desc.channel_type)],
+        Builtin::GetImageChannelOrder => vec![u64::from(desc.channel_order)],
+        Builtin::GetImageDim => {
             let n = match ret {
                 Type::Vector(_, n) => usize::from(*n),
                 _ => 2,

@@ -7,16 +7,26 @@ use crate::types::{Scalar, Type};
 
 use super::super::scalar;
 use super::{width, Arg, BuiltinError};
+use crate::builtin::Builtin;
 
 /// `None` when `name` is not an integer builtin.
-pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
+pub fn call(name: Builtin, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
     let rs = ret.scalar()?;
     let s = args.first()?.elem();
     let need = match name {
-        "abs" | "clz" | "ctz" | "popcount" => 1,
-        "abs_diff" | "add_sat" | "sub_sat" | "hadd" | "rhadd" | "mul_hi" | "mul24" | "rotate"
-        | "upsample" | "min" | "max" => 2,
-        "mad_hi" | "mad_sat" | "mad24" | "clamp" => 3,
+        Builtin::Abs | Builtin::Clz | Builtin::Ctz | Builtin::Popcount => 1,
+        Builtin::AbsDiff
+        | Builtin::AddSat
+        | Builtin::SubSat
+        | Builtin::Hadd
+        | Builtin::Rhadd
+        | Builtin::MulHi
+        | Builtin::Mul24
+        | Builtin::Rotate
+        | Builtin::Upsample
+        | Builtin::Min
+        | Builtin::Max => 2,
+        Builtin::MadHi | Builtin::MadSat | Builtin::Mad24 | Builtin::Clamp => 3,
         _ => return None,
     };
     if args.len() != need {
@@ -30,18 +40,18 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
     let x = |a: usize, i: usize| scalar::int(args[a].elem(), args[a].lane(i));
     let out = (0..width(ret)).map(|i| {
         let v: i128 = match name {
-            "abs" => x(0, i).abs(),
-            "abs_diff" => (x(0, i) - x(1, i)).abs(),
-            "add_sat" => (x(0, i) + x(1, i)).clamp(lo, hi),
-            "sub_sat" => (x(0, i) - x(1, i)).clamp(lo, hi),
-            "hadd" => (x(0, i) + x(1, i)) >> 1,
-            "rhadd" => (x(0, i) + x(1, i) + 1) >> 1,
-            "mul_hi" => mul_hi(s, args[0].lane(i), args[1].lane(i)),
-            "mad_hi" => mul_hi(s, args[0].lane(i), args[1].lane(i)) + x(2, i),
-            "mad_sat" => mad_sat(s, args[0].lane(i), args[1].lane(i), args[2].lane(i)),
-            "mul24" => x(0, i).wrapping_mul(x(1, i)),
-            "mad24" => x(0, i).wrapping_mul(x(1, i)) + x(2, i),
-            "rotate" => {
+            Builtin::Abs => x(0, i).abs(),
+            Builtin::AbsDiff => (x(0, i) - x(1, i)).abs(),
+            Builtin::AddSat => (x(0, i) + x(1, i)).clamp(lo, hi),
+            Builtin::SubSat => (x(0, i) - x(1, i)).clamp(lo, hi),
+            Builtin::Hadd => (x(0, i) + x(1, i)) >> 1,
+            Builtin::Rhadd => (x(0, i) + x(1, i) + 1) >> 1,
+            Builtin::MulHi => mul_hi(s, args[0].lane(i), args[1].lane(i)),
+            Builtin::MadHi => mul_hi(s, args[0].lane(i), args[1].lane(i)) + x(2, i),
+            Builtin::MadSat => mad_sat(s, args[0].lane(i), args[1].lane(i), args[2].lane(i)),
+            Builtin::Mul24 => x(0, i).wrapping_mul(x(1, i)),
+            Builtin::Mad24 => x(0, i).wrapping_mul(x(1, i)) + x(2, i),
+            Builtin::Rotate => {
                 let v = scalar::mask(s, args[0].lane(i));
                 let r = (scalar::mask(s, args[1].lane(i)) % u64::from(bits)) as u32;
                 let rotated = if r == 0 {
@@ -51,15 +61,17 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
                 };
                 i128::from(scalar::mask(s, rotated))
             }
-            "clz" => i128::from(scalar::mask(s, args[0].lane(i)).leading_zeros() - (64 - bits)),
-            "ctz" => i128::from(scalar::mask(s, args[0].lane(i)).trailing_zeros().min(bits)),
-            "popcount" => i128::from(scalar::mask(s, args[0].lane(i)).count_ones()),
-            "upsample" => {
+            Builtin::Clz => {
+                i128::from(scalar::mask(s, args[0].lane(i)).leading_zeros() - (64 - bits))
+            }
+            Builtin::Ctz => i128::from(scalar::mask(s, args[0].lane(i)).trailing_zeros().min(bits)),
+            Builtin::Popcount => i128::from(scalar::mask(s, args[0].lane(i)).count_ones()),
+            Builtin::Upsample => {
                 let lo_bits = args[1].elem().bits();
                 (x(0, i) << lo_bits) | i128::from(scalar::mask(args[1].elem(), args[1].lane(i)))
             }
-            "min" => x(0, i).min(x(1, i)),
-            "max" => x(0, i).max(x(1, i)),
+            Builtin::Min => x(0, i).min(x(1, i)),
+            Builtin::Max => x(0, i).max(x(1, i)),
             // OpenCL leaves clamp undefined when min > max; this is fmin(fmax(x, lo), hi).
             _ => x(0, i).max(x(1, i)).min(x(2, i)),
         };

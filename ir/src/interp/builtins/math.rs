@@ -12,10 +12,11 @@ use crate::types::{Scalar, Type};
 
 use super::super::scalar;
 use super::{width, Arg, BuiltinError};
+use crate::builtin::Builtin;
 
 /// `None` when `name` is not a float math builtin.
-pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
-    let base = crate::math_base_name(name);
+pub fn call(name: Builtin, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
+    let base = name.math_base();
     let s = ret.scalar()?;
     let arity = |n: usize| {
         if args.len() == n {
@@ -36,94 +37,94 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
         }};
     }
     match base {
-        "sqrt" => map!(1, |x| x[0].sqrt()),
-        "rsqrt" => map!(1, |x| 1.0 / x[0].sqrt()),
-        "recip" => map!(1, |x| 1.0 / x[0]),
-        "divide" => map!(2, |x| x[0] / x[1]),
-        "fabs" => map!(1, |x| x[0].abs()),
-        "floor" => map!(1, |x| x[0].floor()),
-        "ceil" => map!(1, |x| x[0].ceil()),
-        "trunc" => map!(1, |x| x[0].trunc()),
-        "round" => map!(1, |x| x[0].round()),
-        "rint" => map!(1, |x| x[0].round_ties_even()),
-        "exp" => map!(1, |x| x[0].exp()),
-        "exp2" => map!(1, |x| x[0].exp2()),
-        "exp10" => map!(1, |x| libm::exp10(x[0])),
-        "expm1" => map!(1, |x| x[0].exp_m1()),
-        "log" => map!(1, |x| x[0].ln()),
-        "log2" => map!(1, |x| x[0].log2()),
-        "log10" => map!(1, |x| x[0].log10()),
-        "log1p" => map!(1, |x| x[0].ln_1p()),
-        "logb" => map!(1, |x| logb(x[0])),
-        "sin" => map!(1, |x| x[0].sin()),
-        "cos" => map!(1, |x| x[0].cos()),
-        "tan" => map!(1, |x| x[0].tan()),
-        "asin" => map!(1, |x| x[0].asin()),
-        "acos" => map!(1, |x| x[0].acos()),
-        "atan" => map!(1, |x| x[0].atan()),
-        "sinh" => map!(1, |x| x[0].sinh()),
-        "cosh" => map!(1, |x| x[0].cosh()),
-        "tanh" => map!(1, |x| x[0].tanh()),
-        "asinh" => map!(1, |x| x[0].asinh()),
-        "acosh" => map!(1, |x| x[0].acosh()),
-        "atanh" => map!(1, |x| x[0].atanh()),
-        "sinpi" => map!(1, |x| sinpi(x[0])),
-        "cospi" => map!(1, |x| cospi(x[0])),
-        "tanpi" => map!(1, |x| sinpi(x[0]) / cospi(x[0])),
-        "asinpi" => map!(1, |x| x[0].asin() / std::f64::consts::PI),
-        "acospi" => map!(1, |x| x[0].acos() / std::f64::consts::PI),
-        "atanpi" => map!(1, |x| x[0].atan() / std::f64::consts::PI),
-        "atan2pi" => map!(2, |x| x[0].atan2(x[1]) / std::f64::consts::PI),
-        "cbrt" => map!(1, |x| x[0].cbrt()),
-        "erf" => map!(1, |x| libm::erf(x[0])),
-        "erfc" => map!(1, |x| libm::erfc(x[0])),
-        "tgamma" => map!(1, |x| libm::tgamma(x[0])),
-        "lgamma" => map!(1, |x| libm::lgamma(x[0])),
-        "degrees" => map!(1, |x| x[0] * (180.0 / std::f64::consts::PI)),
-        "radians" => map!(1, |x| x[0] * (std::f64::consts::PI / 180.0)),
-        "sign" => map!(1, |x| sign(x[0])),
-        "pow" => map!(2, |x| x[0].powf(x[1])),
-        "powr" => map!(2, |x| powr(x[0], x[1])),
-        "pown" => map!(2, |x| x[0].powf(x[1])),
-        "rootn" => map!(2, |x| rootn(x[0], x[1])),
-        "ldexp" => map!(2, |x| ldexp(x[0], x[1])),
-        "fmod" => map!(2, |x| x[0] % x[1]),
-        "remainder" => map!(2, |x| libm::remainder(x[0], x[1])),
-        "copysign" => map!(2, |x| x[0].copysign(x[1])),
-        "hypot" => map!(2, |x| x[0].hypot(x[1])),
-        "atan2" => map!(2, |x| x[0].atan2(x[1])),
+        Builtin::Sqrt => map!(1, |x| x[0].sqrt()),
+        Builtin::Rsqrt => map!(1, |x| 1.0 / x[0].sqrt()),
+        Builtin::NativeRecip | Builtin::HalfRecip => map!(1, |x| 1.0 / x[0]),
+        Builtin::NativeDivide | Builtin::HalfDivide => map!(2, |x| x[0] / x[1]),
+        Builtin::Fabs => map!(1, |x| x[0].abs()),
+        Builtin::Floor => map!(1, |x| x[0].floor()),
+        Builtin::Ceil => map!(1, |x| x[0].ceil()),
+        Builtin::Trunc => map!(1, |x| x[0].trunc()),
+        Builtin::Round => map!(1, |x| x[0].round()),
+        Builtin::Rint => map!(1, |x| x[0].round_ties_even()),
+        Builtin::Exp => map!(1, |x| x[0].exp()),
+        Builtin::Exp2 => map!(1, |x| x[0].exp2()),
+        Builtin::Exp10 => map!(1, |x| libm::exp10(x[0])),
+        Builtin::Expm1 => map!(1, |x| x[0].exp_m1()),
+        Builtin::Log => map!(1, |x| x[0].ln()),
+        Builtin::Log2 => map!(1, |x| x[0].log2()),
+        Builtin::Log10 => map!(1, |x| x[0].log10()),
+        Builtin::Log1p => map!(1, |x| x[0].ln_1p()),
+        Builtin::Logb => map!(1, |x| logb(x[0])),
+        Builtin::Sin => map!(1, |x| x[0].sin()),
+        Builtin::Cos => map!(1, |x| x[0].cos()),
+        Builtin::Tan => map!(1, |x| x[0].tan()),
+        Builtin::Asin => map!(1, |x| x[0].asin()),
+        Builtin::Acos => map!(1, |x| x[0].acos()),
+        Builtin::Atan => map!(1, |x| x[0].atan()),
+        Builtin::Sinh => map!(1, |x| x[0].sinh()),
+        Builtin::Cosh => map!(1, |x| x[0].cosh()),
+        Builtin::Tanh => map!(1, |x| x[0].tanh()),
+        Builtin::Asinh => map!(1, |x| x[0].asinh()),
+        Builtin::Acosh => map!(1, |x| x[0].acosh()),
+        Builtin::Atanh => map!(1, |x| x[0].atanh()),
+        Builtin::Sinpi => map!(1, |x| sinpi(x[0])),
+        Builtin::Cospi => map!(1, |x| cospi(x[0])),
+        Builtin::Tanpi => map!(1, |x| sinpi(x[0]) / cospi(x[0])),
+        Builtin::Asinpi => map!(1, |x| x[0].asin() / std::f64::consts::PI),
+        Builtin::Acospi => map!(1, |x| x[0].acos() / std::f64::consts::PI),
+        Builtin::Atanpi => map!(1, |x| x[0].atan() / std::f64::consts::PI),
+        Builtin::Atan2pi => map!(2, |x| x[0].atan2(x[1]) / std::f64::consts::PI),
+        Builtin::Cbrt => map!(1, |x| x[0].cbrt()),
+        Builtin::Erf => map!(1, |x| libm::erf(x[0])),
+        Builtin::Erfc => map!(1, |x| libm::erfc(x[0])),
+        Builtin::Tgamma => map!(1, |x| libm::tgamma(x[0])),
+        Builtin::Lgamma => map!(1, |x| libm::lgamma(x[0])),
+        Builtin::Degrees => map!(1, |x| x[0] * (180.0 / std::f64::consts::PI)),
+        Builtin::Radians => map!(1, |x| x[0] * (std::f64::consts::PI / 180.0)),
+        Builtin::Sign => map!(1, |x| sign(x[0])),
+        Builtin::Pow => map!(2, |x| x[0].powf(x[1])),
+        Builtin::Powr => map!(2, |x| powr(x[0], x[1])),
+        Builtin::Pown => map!(2, |x| x[0].powf(x[1])),
+        Builtin::Rootn => map!(2, |x| rootn(x[0], x[1])),
+        Builtin::Ldexp => map!(2, |x| ldexp(x[0], x[1])),
+        Builtin::Fmod => map!(2, |x| x[0] % x[1]),
+        Builtin::Remainder => map!(2, |x| libm::remainder(x[0], x[1])),
+        Builtin::Copysign => map!(2, |x| x[0].copysign(x[1])),
+        Builtin::Hypot => map!(2, |x| x[0].hypot(x[1])),
+        Builtin::Atan2 => map!(2, |x| x[0].atan2(x[1])),
         // Rust's min/max return the other operand when one is NaN, as OpenCL's fmin/fmax do.
-        "fmin" | "min" => map!(2, |x| x[0].min(x[1])),
-        "fmax" | "max" => map!(2, |x| x[0].max(x[1])),
-        "fdim" => map!(2, |x| if x[0].is_nan() || x[1].is_nan() {
+        Builtin::Fmin | Builtin::Min => map!(2, |x| x[0].min(x[1])),
+        Builtin::Fmax | Builtin::Max => map!(2, |x| x[0].max(x[1])),
+        Builtin::Fdim => map!(2, |x| if x[0].is_nan() || x[1].is_nan() {
             f64::NAN
         } else {
             (x[0] - x[1]).max(0.0)
         }),
-        "maxmag" => map!(2, |x| maxmag(x[0], x[1])),
-        "minmag" => map!(2, |x| minmag(x[0], x[1])),
-        "step" => map!(2, |x| if x[1] < x[0] { 0.0 } else { 1.0 }),
-        "clamp" => map!(3, |x| x[0].max(x[1]).min(x[2])),
-        "mix" => map!(3, |x| x[0] + (x[1] - x[0]) * x[2]),
-        "smoothstep" => map!(3, |x| {
+        Builtin::Maxmag => map!(2, |x| maxmag(x[0], x[1])),
+        Builtin::Minmag => map!(2, |x| minmag(x[0], x[1])),
+        Builtin::Step => map!(2, |x| if x[1] < x[0] { 0.0 } else { 1.0 }),
+        Builtin::Clamp => map!(3, |x| x[0].max(x[1]).min(x[2])),
+        Builtin::Mix => map!(3, |x| x[0] + (x[1] - x[0]) * x[2]),
+        Builtin::Smoothstep => map!(3, |x| {
             let t = ((x[2] - x[0]) / (x[1] - x[0])).clamp(0.0, 1.0);
             t * t * (3.0 - 2.0 * t)
         }),
         // `contract_fma`: `a * b + c` of one source expression, contracted
         // (the front end's; fused, as code generators with FMA do).
-        "fma" | "mad" | "contract_fma" => {
+        Builtin::Fma | Builtin::Mad | Builtin::ContractFma => {
             if let Err(e) = arity(3) {
                 return Some(Err(e));
             }
-            Some(Ok(fma(args, ret, s, base != "mad")))
+            Some(Ok(fma(args, ret, s, base != Builtin::Mad)))
         }
-        "nextafter" => {
+        Builtin::Nextafter => {
             if let Err(e) = arity(2) {
                 return Some(Err(e));
             }
             Some(Ok(nextafter(args, ret, s)))
         }
-        "ilogb" => {
+        Builtin::Ilogb => {
             if let Err(e) = arity(1) {
                 return Some(Err(e));
             }
@@ -131,7 +132,7 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
                 .map(|i| scalar::from_int(s, i128::from(ilogb(number(&args[0], i)))))
                 .collect()))
         }
-        "nan" => Some(Ok((0..width(ret))
+        Builtin::Nan => Some(Ok((0..width(ret))
             .map(|i| {
                 let code = args.first().map_or(0, |a| a.lane(i));
                 match s {

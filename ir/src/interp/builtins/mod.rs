@@ -1,5 +1,5 @@
-//! OpenCL C builtins (`Inst::Builtin`), selected by name and by the
-//! argument and result types the front end resolved.
+//! OpenCL C builtins (`Inst::Builtin`), selected by [`Builtin`] and by
+//! the argument and result types the front end resolved.
 //!
 //! Each family lives in its own file: [`math`] (float functions, including
 //! the `native_` and `half_` forms, which the reference computes at full
@@ -22,6 +22,7 @@ pub mod printf;
 mod relational;
 mod vmem;
 
+use crate::builtin::Builtin;
 use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
 use super::memory::{Fault, Memory};
@@ -74,55 +75,95 @@ fn width(ty: &Type) -> usize {
 /// points into another address space) and `get_fence` (the fence flags of
 /// the pointer's space: `CLK_LOCAL_MEM_FENCE` (1) for `__local`, else
 /// `CLK_GLOBAL_MEM_FENCE` (2)), OpenCL C 2.0 6.13.9.
-fn generic_cast(name: &str, args: &[Arg<'_>], mem: &Memory) -> Option<u64> {
-    let want = match name {
-        "to_global" => AddressSpace::Global,
-        "to_local" => AddressSpace::Local,
-        "to_private" => AddressSpace::Private,
-        "get_fence" => {
-            let p = super::memory::Ptr::decode(args.first()?.lane(0));
-            return Some(match mem.space_of(p) {
+fn generic_cast(b: Builtin, args: &[Arg<'_>], mem: &Memory) -> Result<Vec<u64>, BuiltinError> {
+    let bits = args
+        .first()
+        .ok_or_else(|| BuiltinError::BadArgs("a pointer argument is needed".into()))?
+        .lane(0);
+    let space = mem.space_of(super::memory::Ptr::decode(bits));
+    let want = match b {
+        Builtin::ToGlobal => AddressSpace::Global,
+        Builtin::ToLocal => AddressSpace::Local,
+        Builtin::ToPrivate => AddressSpace::Private,
+        _ => {
+            return Ok(vec![match space {
                 Some(AddressSpace::Local) => 1,
                 _ => 2,
-            });
+            }])
         }
-        _ => return None,
     };
-    let bits = args.first()?.lane(0);
-    let space = mem.space_of(super::memory::Ptr::decode(bits));
-    Some(if space == Some(want) { bits } else { 0 })
+    Ok(vec![if space == Some(want) { bits } else { 0 }])
 }
 
-/// Evaluates builtin `name` for one work-item.
+/// Evaluates builtin `b` for one work-item. Every builtin is listed: a new
+/// one does not compile until the interpreter says how it runs.
 pub fn call(
-    name: &str,
+    b: Builtin,
     args: &[Arg<'_>],
     ret: &Type,
     mem: &mut Memory,
     structs: &[StructDef],
 ) -> Result<Vec<u64>, BuiltinError> {
-    let memory_builtin = vmem::call(name, args, ret, mem, structs)
-        .or_else(|| outparam::call(name, args, ret, mem, structs))
-        .or_else(|| async_copy::call(name, args, ret, mem, structs))
-        .or_else(|| image::call(name, args, ret, mem));
-    if let Some(r) = memory_builtin {
-        return r;
-    }
-    if name == "prefetch" {
-        return Ok(Vec::new());
-    }
-    if let Some(r) = generic_cast(name, args, mem) {
-        return Ok(vec![r]);
-    }
-    let first_is_float = args.first().is_some_and(|a| a.elem().is_float());
-    let r = if first_is_float
-        || ret.scalar().is_some_and(Scalar::is_float) && !relational::is_relational(name)
-    {
-        math::call(name, args, ret)
-            .or_else(|| geometric::call(name, args, ret))
-            .or_else(|| relational::call(name, args, ret))
-    } else {
-        integer::call(name, args, ret).or_else(|| relational::call(name, args, ret))
+    use Builtin::*;
+    let r = match b {
+        // Value functions: the argument and result types choose between
+        // the float and the integer forms of `min`, `abs`, `clamp`, ….
+        Acos | Acosh | Acospi | Asin | Asinh | Asinpi | Atan | Atanh | Atanpi | Cbrt | Ceil
+        | Cos | Cosh | Cospi | Erfc | Erf | Exp | Exp2 | Exp10 | Expm1 | Fabs | Floor | Lgamma
+        | Log | Log2 | Log10 | Log1p | Logb | Rint | Round | Rsqrt | Sin | Sinh | Sinpi | Sqrt
+        | Tan | Tanh | Tanpi | Tgamma | Trunc | NativeCos | NativeExp | NativeExp2
+        | NativeExp10 | NativeLog | NativeLog2 | NativeLog10 | NativeRecip | NativeRsqrt
+        | NativeSin | NativeSqrt | NativeTan | HalfCos | HalfExp | HalfExp2 | HalfExp10
+        | HalfLog | HalfLog2 | HalfLog10 | HalfRecip | HalfRsqrt | HalfSin | HalfSqrt | HalfTan
+        | Atan2 | Atan2pi | Copysign | Fdim | Fmod | Hypot | Maxmag | Minmag | Nextafter | Pow
+        | Powr | Remainder | NativeDivide | NativePowr | HalfDivide | HalfPowr | Fmax | Fmin
+        | Fma | Mad | Ldexp | Pown | Rootn | Ilogb | Nan | Abs | AbsDiff | AddSat | Hadd
+        | Rhadd | Clz | Ctz | MadHi | MadSat | MulHi | Rotate | SubSat | Popcount | Mad24
+        | Mul24 | Upsample | Clamp | Degrees | Max | Min | Mix | Radians | Step | Smoothstep
+        | Sign | Cross | Dot | Distance | Length | Normalize | FastDistance | FastLength
+        | FastNormalize | Isequal | Isnotequal | Isgreater | Isgreaterequal | Isless
+        | Islessequal | Islessgreater | Isfinite | Isinf | Isnan | Isnormal | Isordered
+        | Isunordered | Signbit | Any | All | Bitselect | Select | Shuffle | Shuffle2
+        | ContractFma => {
+            let first_is_float = args.first().is_some_and(|a| a.elem().is_float());
+            if first_is_float || ret.scalar().is_some_and(Scalar::is_float) && !b.is_relational() {
+                math::call(b, args, ret)
+                    .or_else(|| geometric::call(b, args, ret))
+                    .or_else(|| relational::call(b, args, ret))
+            } else {
+                integer::call(b, args, ret).or_else(|| relational::call(b, args, ret))
+            }
+        }
+        Fract | Modf | Sincos | Frexp | LgammaR | Remquo => {
+            outparam::call(b, args, ret, mem, structs)
+        }
+        crate::vector_data_builtins!() => vmem::call(b, args, ret, mem, structs),
+        AsyncWorkGroupCopy | AsyncWorkGroupStridedCopy | WaitGroupEvents => {
+            async_copy::call(b, args, ret, mem, structs)
+        }
+        ReadImagef
+        | ReadImagei
+        | ReadImageui
+        | WriteImagef
+        | WriteImagei
+        | WriteImageui
+        | GetImageWidth
+        | GetImageHeight
+        | GetImageDepth
+        | GetImageArraySize
+        | GetImageDim
+        | GetImageChannelDataType
+        | GetImageChannelOrder => image::call(b, args, ret, mem),
+        ToGlobal | ToLocal | ToPrivate | GetFence => Some(generic_cast(b, args, mem)),
+        // A hint only.
+        Prefetch => Some(Ok(Vec::new())),
+        // Run by the executor: printf writes to the launch's output, the
+        // collectives and sub-group functions see the whole (sub-)group.
+        Printf | crate::work_group_builtins!() | crate::sub_group_builtins!() => Some(Err(
+            BuiltinError::BadArgs(format!("`{b}` evaluated for one work-item")),
+        )),
+        // The JIT's own step, never in a module the interpreter runs.
+        WorkGroupCombine => None,
     };
     r.unwrap_or(Err(BuiltinError::Unsupported))
 }

@@ -7,18 +7,19 @@ use crate::types::{AddressSpace, Scalar, StructDef, Type};
 use super::super::memory::{Memory, Ptr};
 use super::super::scalar;
 use super::{width, Arg, BuiltinError};
+use crate::builtin::Builtin;
 
 /// `None` when `name` is not one of these builtins.
 pub fn call(
-    name: &str,
+    name: Builtin,
     args: &[Arg<'_>],
     ret: &Type,
     mem: &mut Memory,
     structs: &[StructDef],
 ) -> Option<Result<Vec<u64>, BuiltinError>> {
     let need = match name {
-        "fract" | "modf" | "sincos" | "frexp" | "lgamma_r" => 2,
-        "remquo" => 3,
+        Builtin::Fract | Builtin::Modf | Builtin::Sincos | Builtin::Frexp | Builtin::LgammaR => 2,
+        Builtin::Remquo => 3,
         _ => return None,
     };
     if args.len() != need {
@@ -41,7 +42,7 @@ pub fn call(
     for i in 0..width(ret) {
         let v = x(0, i);
         let (r, s): (f64, u64) = match name {
-            "fract" => {
+            Builtin::Fract => {
                 let fl = v.floor();
                 // The largest value below 1 in the result type.
                 let below_one = scalar::float(rs, scalar::from_float(rs, 1.0) - 1);
@@ -52,7 +53,7 @@ pub fn call(
                 };
                 (fr, scalar::from_float(os, fl))
             }
-            "modf" => {
+            Builtin::Modf => {
                 let t = v.trunc();
                 let fr = if v.is_infinite() {
                     0.0f64.copysign(v)
@@ -61,12 +62,12 @@ pub fn call(
                 };
                 (fr, scalar::from_float(os, t))
             }
-            "sincos" => (v.sin(), scalar::from_float(os, v.cos())),
-            "frexp" => {
+            Builtin::Sincos => (v.sin(), scalar::from_float(os, v.cos())),
+            Builtin::Frexp => {
                 let (m, e) = frexp(v);
                 (m, scalar::from_int(os, i128::from(e)))
             }
-            "lgamma_r" => {
+            Builtin::LgammaR => {
                 let (l, sign) = libm::lgamma_r(v);
                 (l, scalar::from_int(os, i128::from(sign)))
             }

@@ -12,14 +12,10 @@ use crate::types::Type;
 
 use super::super::scalar;
 use super::{width, Arg, BuiltinError};
-
-/// Whether `name` is a relational test (these take floats but return ints).
-pub fn is_relational(name: &str) -> bool {
-    crate::module::is_relational_builtin(name)
-}
+use crate::builtin::Builtin;
 
 /// `None` when `name` is not one of these builtins.
-pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
+pub fn call(name: Builtin, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>, BuiltinError>> {
     let rs = ret.scalar()?;
     let vector = matches!(ret, Type::Vector(..));
     let n = width(ret);
@@ -34,27 +30,33 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
         }
     };
     if let Err(e) = need(match name {
-        "isnan" | "isinf" | "isfinite" | "isnormal" | "signbit" | "any" | "all" => 1,
-        "shuffle" => 2,
-        "select" | "bitselect" | "shuffle2" => 3,
-        _ if is_relational(name) => 2,
+        Builtin::Isnan
+        | Builtin::Isinf
+        | Builtin::Isfinite
+        | Builtin::Isnormal
+        | Builtin::Signbit
+        | Builtin::Any
+        | Builtin::All => 1,
+        Builtin::Shuffle => 2,
+        Builtin::Select | Builtin::Bitselect | Builtin::Shuffle2 => 3,
+        _ if name.is_relational() => 2,
         _ => return None,
     }) {
         return Some(Err(e));
     }
     let num = |a: usize, i: usize| scalar::float(args[a].elem(), args[a].lane(i));
     let out: Vec<u64> = match name {
-        "any" | "all" => {
+        Builtin::Any | Builtin::All => {
             let a = &args[0];
             let mut bits = (0..width(a.ty)).map(|i| scalar::msb(a.elem(), a.lane(i)));
-            let t = if name == "any" {
+            let t = if name == Builtin::Any {
                 bits.any(|b| b)
             } else {
                 bits.all(|b| b)
             };
             vec![scalar::from_int(rs, i128::from(t))]
         }
-        "select" => (0..n)
+        Builtin::Select => (0..n)
             .map(|i| {
                 let c = &args[2];
                 let take_b = if matches!(c.ty, Type::Vector(..)) {
@@ -69,7 +71,7 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
                 }
             })
             .collect(),
-        "bitselect" => (0..n)
+        Builtin::Bitselect => (0..n)
             .map(|i| {
                 scalar::mask(
                     rs,
@@ -77,9 +79,9 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
                 )
             })
             .collect(),
-        "shuffle" | "shuffle2" => {
+        Builtin::Shuffle | Builtin::Shuffle2 => {
             let mut src: Vec<u64> = args[0].lanes.to_vec();
-            if name == "shuffle2" {
+            if name == Builtin::Shuffle2 {
                 src.extend_from_slice(args[1].lanes);
             }
             let m = args.last()?;
@@ -94,22 +96,22 @@ pub fn call(name: &str, args: &[Arg<'_>], ret: &Type) -> Option<Result<Vec<u64>,
             .map(|i| {
                 let x = num(0, i);
                 let t = match name {
-                    "isnan" => x.is_nan(),
-                    "isinf" => x.is_infinite(),
-                    "isfinite" => x.is_finite(),
-                    "isnormal" => is_normal(args[0].elem(), x),
-                    "signbit" => x.is_sign_negative(),
+                    Builtin::Isnan => x.is_nan(),
+                    Builtin::Isinf => x.is_infinite(),
+                    Builtin::Isfinite => x.is_finite(),
+                    Builtin::Isnormal => is_normal(args[0].elem(), x),
+                    Builtin::Signbit => x.is_sign_negative(),
                     _ => {
                         let y = num(1, i);
                         match name {
-                            "isequal" => x == y,
-                            "isnotequal" => x != y,
-                            "isgreater" => x > y,
-                            "isgreaterequal" => x >= y,
-                            "isless" => x < y,
-                            "islessequal" => x <= y,
-                            "islessgreater" => x.partial_cmp(&y).is_some_and(|o| o.is_ne()),
-                            "isordered" => !x.is_nan() && !y.is_nan(),
+                            Builtin::Isequal => x == y,
+                            Builtin::Isnotequal => x != y,
+                            Builtin::Isgreater => x > y,
+                            Builtin::Isgreaterequal => x >= y,
+                            Builtin::Isless => x < y,
+                            Builtin::Islessequal => x <= y,
+                            Builtin::Islessgreater => x.partial_cmp(&y).is_some_and(|o| o.is_ne()),
+                            Builtin::Isordered => !x.is_nan() && !y.is_nan(),
                             _ => x.is_nan() || y.is_nan(),
                         }
                     }

@@ -7,6 +7,7 @@
 //! touches exactly three elements. Every access is bounds-checked like a
 //! load or store.
 
+use crate::builtin::Builtin;
 use crate::types::{AddressSpace, Scalar, StructDef, Type};
 
 use super::super::convert::{self, RoundDir};
@@ -24,45 +25,28 @@ struct Access {
     dir: RoundDir,
 }
 
-fn parse(name: &str) -> Option<Access> {
-    let (store, rest) = match name.strip_prefix("vload") {
-        Some(rest) => (false, rest),
-        None => (true, name.strip_prefix("vstore")?),
+fn parse(name: Builtin) -> Option<Access> {
+    let v = name.vector_data()?;
+    let dir = match v.rounding {
+        None | Some("rte") => RoundDir::NearestEven,
+        Some("rtz") => RoundDir::TowardZero,
+        Some("rtp") => RoundDir::Up,
+        Some("rtn") => RoundDir::Down,
+        Some(_) => return None,
     };
-    let (aligned, half, rest) = if let Some(r) = rest.strip_prefix("a_half") {
-        (true, true, r)
-    } else if let Some(r) = rest.strip_prefix("_half") {
-        (false, true, r)
-    } else {
-        (false, false, rest)
-    };
-    let (digits, suffix) = rest.split_at(rest.find('_').unwrap_or(rest.len()));
-    let n = match digits {
-        "" if half => 1,
-        "2" | "3" | "4" | "8" | "16" => digits.parse().ok()?,
-        _ => return None,
-    };
-    let dir = match suffix {
-        "" => RoundDir::NearestEven,
-        "_rte" if store && half => RoundDir::NearestEven,
-        "_rtz" if store && half => RoundDir::TowardZero,
-        "_rtp" if store && half => RoundDir::Up,
-        "_rtn" if store && half => RoundDir::Down,
-        _ => return None,
-    };
-    let stride = if aligned && n == 3 { 4 } else { n };
+    let n = usize::from(v.n);
     Some(Access {
-        store,
+        store: !v.load,
         n,
-        half,
-        stride,
+        half: v.half,
+        stride: if v.aligned && n == 3 { 4 } else { n },
         dir,
     })
 }
 
 /// `None` when `name` is not one of these builtins.
 pub fn call(
-    name: &str,
+    name: Builtin,
     args: &[Arg<'_>],
     ret: &Type,
     mem: &mut Memory,

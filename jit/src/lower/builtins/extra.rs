@@ -11,7 +11,7 @@ use super::super::{FunctionCx, LResult};
 use crate::math;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
-use vecl_ir::{AddressSpace, BinaryOp, CmpOp, Rounding, Scalar, Type, ValueId};
+use vecl_ir::{AddressSpace, BinaryOp, Builtin, CmpOp, Rounding, Scalar, Type, ValueId};
 
 /// The integer type with the shape of a float value (`f32x4` → `i32x4`).
 fn int_shape(t: types::Type) -> types::Type {
@@ -168,10 +168,10 @@ impl FunctionCx<'_, '_> {
         format!("vecl_{base}{}", if s == Scalar::F32 { "f" } else { "" })
     }
 
-    /// The builtins of this file; `None` for any other name.
+    /// The builtins of this file; `None` for any other builtin.
     pub(super) fn lower_extra_builtin(
         &mut self,
-        base: &str,
+        base: Builtin,
         args: &[ValueId],
         vals: &[Val],
         ty: &Type,
@@ -179,8 +179,9 @@ impl FunctionCx<'_, '_> {
         let comps = ty.lanes() as usize;
         let out = elem_of(ty);
         let fl = out.filter(|s| matches!(s, Scalar::F32 | Scalar::F64));
+        let vd = base.vector_data();
         let r = match (base, fl) {
-            ("sincos", Some(s)) => {
+            (Builtin::Sincos, Some(s)) => {
                 let (sv, cv) = if s == Scalar::F32 {
                     let mut sv = Vec::new();
                     let mut cv = Vec::new();
@@ -199,8 +200,8 @@ impl FunctionCx<'_, '_> {
                 self.store_out(args[1], s, &cv)?;
                 sv
             }
-            ("fract" | "modf", Some(s)) => {
-                let is_fract = base == "fract";
+            (Builtin::Fract | Builtin::Modf, Some(s)) => {
+                let is_fract = base == Builtin::Fract;
                 let mut frac = Vec::with_capacity(comps);
                 let mut whole = Vec::with_capacity(comps);
                 for l in &vals[0] {
@@ -244,7 +245,7 @@ impl FunctionCx<'_, '_> {
                 self.store_out(args[1], s, &whole)?;
                 frac
             }
-            ("frexp", Some(s)) => {
+            (Builtin::Frexp, Some(s)) => {
                 let e = self.call_each(
                     &Self::sym("frexp_exp", s),
                     &[(s, &vals[0])],
@@ -254,7 +255,7 @@ impl FunctionCx<'_, '_> {
                 self.store_out(args[1], Scalar::I32, &e)?;
                 self.call_each(&Self::sym("frexp_mant", s), &[(s, &vals[0])], s, comps)?
             }
-            ("lgamma_r", Some(s)) => {
+            (Builtin::LgammaR, Some(s)) => {
                 let e = self.call_each(
                     &Self::sym("lgamma_sign", s),
                     &[(s, &vals[0])],
@@ -264,17 +265,17 @@ impl FunctionCx<'_, '_> {
                 self.store_out(args[1], Scalar::I32, &e)?;
                 self.call_each(&Self::sym("lgamma", s), &[(s, &vals[0])], s, comps)?
             }
-            ("remquo", Some(s)) => {
+            (Builtin::Remquo, Some(s)) => {
                 let ins = [(s, &vals[0]), (s, &vals[1])];
                 let q = self.call_each(&Self::sym("remquo_quo", s), &ins, Scalar::I32, comps)?;
                 self.store_out(args[2], Scalar::I32, &q)?;
                 self.call_each(&Self::sym("remainder", s), &ins, s, comps)?
             }
-            ("ilogb", _) => {
+            (Builtin::Ilogb, _) => {
                 let s = self.elem(args[0])?;
                 self.call_each(&Self::sym("ilogb", s), &[(s, &vals[0])], Scalar::I32, comps)?
             }
-            ("nan", Some(s)) => {
+            (Builtin::Nan, Some(s)) => {
                 let ns = self.elem(args[0])?;
                 let mut res = Vec::with_capacity(comps);
                 for l in &vals[0] {
@@ -292,21 +293,28 @@ impl FunctionCx<'_, '_> {
                 res
             }
             (
-                "isequal" | "isnotequal" | "isgreater" | "isgreaterequal" | "isless"
-                | "islessequal" | "islessgreater" | "isordered" | "isunordered",
+                Builtin::Isequal
+                | Builtin::Isnotequal
+                | Builtin::Isgreater
+                | Builtin::Isgreaterequal
+                | Builtin::Isless
+                | Builtin::Islessequal
+                | Builtin::Islessgreater
+                | Builtin::Isordered
+                | Builtin::Isunordered,
                 _,
             ) => {
                 let s_in = self.elem(args[0])?;
                 let Some(s_out) = out else { return Ok(None) };
                 let cc = match base {
-                    "isequal" => FloatCC::Equal,
-                    "isnotequal" => FloatCC::NotEqual,
-                    "isgreater" => FloatCC::GreaterThan,
-                    "isgreaterequal" => FloatCC::GreaterThanOrEqual,
-                    "isless" => FloatCC::LessThan,
-                    "islessequal" => FloatCC::LessThanOrEqual,
-                    "islessgreater" => FloatCC::OrderedNotEqual,
-                    "isordered" => FloatCC::Ordered,
+                    Builtin::Isequal => FloatCC::Equal,
+                    Builtin::Isnotequal => FloatCC::NotEqual,
+                    Builtin::Isgreater => FloatCC::GreaterThan,
+                    Builtin::Isgreaterequal => FloatCC::GreaterThanOrEqual,
+                    Builtin::Isless => FloatCC::LessThan,
+                    Builtin::Islessequal => FloatCC::LessThanOrEqual,
+                    Builtin::Islessgreater => FloatCC::OrderedNotEqual,
+                    Builtin::Isordered => FloatCC::Ordered,
                     _ => FloatCC::Unordered,
                 };
                 let mut res = Vec::with_capacity(comps);
@@ -318,7 +326,7 @@ impl FunctionCx<'_, '_> {
                 }
                 res
             }
-            ("upsample", _) => {
+            (Builtin::Upsample, _) => {
                 let (hs, ls) = (self.elem(args[0])?, self.elem(args[1])?);
                 let Some(wide) = out else { return Ok(None) };
                 let mut res = Vec::with_capacity(comps);
@@ -331,10 +339,10 @@ impl FunctionCx<'_, '_> {
                 }
                 res
             }
-            ("shuffle" | "shuffle2", _) => {
+            (Builtin::Shuffle | Builtin::Shuffle2, _) => {
                 let Some(s) = out else { return Ok(None) };
                 let mut all: Vec<Lanes> = vals[0].clone();
-                if base == "shuffle2" {
+                if base == Builtin::Shuffle2 {
                     all.extend(vals[1].iter().cloned());
                 }
                 let mask = &vals[vals.len() - 1];
@@ -354,9 +362,9 @@ impl FunctionCx<'_, '_> {
                 }
                 res
             }
-            _ if base.starts_with("vload") && base.contains("half") => {
+            _ if vd.is_some_and(|v| v.load && v.half) => {
                 let n = comps as i64;
-                let stride = if base.starts_with("vloada") && n == 3 {
+                let stride = if vd.is_some_and(|v| v.aligned) && n == 3 {
                     4
                 } else {
                     n
@@ -370,22 +378,19 @@ impl FunctionCx<'_, '_> {
                 }
                 out
             }
-            _ if base.starts_with("vstore") && base.contains("half") => {
+            _ if vd.is_some_and(|v| !v.load && v.half) => {
                 let ds = self.elem(args[0])?;
                 let n = vals[0].len() as i64;
-                let stride = if base.starts_with("vstorea") && n == 3 {
+                let stride = if vd.is_some_and(|v| v.aligned) && n == 3 {
                     4
                 } else {
                     n
                 };
-                let mode = if base.ends_with("_rtz") {
-                    math::RTZ
-                } else if base.ends_with("_rtp") {
-                    math::RTP
-                } else if base.ends_with("_rtn") {
-                    math::RTN
-                } else {
-                    math::RTE
+                let mode = match vd.and_then(|v| v.rounding) {
+                    Some("rtz") => math::RTZ,
+                    Some("rtp") => math::RTP,
+                    Some("rtn") => math::RTN,
+                    _ => math::RTE,
                 };
                 let sym = if ds == Scalar::F64 {
                     "vecl_f64_to_half"
@@ -422,13 +427,13 @@ impl FunctionCx<'_, '_> {
                 self.store_lanes(&addr, Scalar::U16, &hv)?;
                 Vec::new()
             }
-            ("async_work_group_copy" | "async_work_group_strided_copy", _) => {
-                self.lower_async_copy(base == "async_work_group_strided_copy", args)?;
+            (Builtin::AsyncWorkGroupCopy | Builtin::AsyncWorkGroupStridedCopy, _) => {
+                self.lower_async_copy(base == Builtin::AsyncWorkGroupStridedCopy, args)?;
                 // The event: the one passed in (copies complete at once).
                 vec![vals[vals.len() - 1][0].clone()]
             }
             // Copies are complete when they return; prefetching is a hint.
-            ("wait_group_events" | "prefetch", _) => Vec::new(),
+            (Builtin::WaitGroupEvents | Builtin::Prefetch, _) => Vec::new(),
             _ => return Ok(None),
         };
         Ok(Some(r))

@@ -12,18 +12,16 @@ use super::super::lanes::{Lanes, Val};
 use super::super::{invariant, FunctionCx, LResult};
 use crate::abi::{launch_offsets as lo, ArgKind};
 use cranelift_codegen::ir::{types, InstBuilder};
-use vecl_ir::{BinaryOp, CmpOp, Scalar, ValueId};
+use vecl_ir::{BinaryOp, Builtin, CmpOp, Scalar, ValueId};
 
 impl FunctionCx<'_, '_> {
-    /// The four builtins above; `None` for any other name.
+    /// The four builtins above (`get_fence` for any other builtin); `None`
+    /// without an argument.
     pub(super) fn lower_generic_cast(
         &mut self,
-        name: &str,
+        name: Builtin,
         args: &[ValueId],
     ) -> LResult<Option<Val>> {
-        if !matches!(name, "to_global" | "to_local" | "to_private" | "get_fence") {
-            return Ok(None);
-        }
         let Some(&ptr) = args.first() else {
             return Ok(None);
         };
@@ -33,9 +31,9 @@ impl FunctionCx<'_, '_> {
         let u = Scalar::U64;
         let zero = Lanes::Uniform(self.b.ins().iconst(types::I64, 0));
         let r = match name {
-            "to_local" => self.select_lanes(u, &local, &p, &zero),
-            "to_private" => self.select_lanes(u, &private, &p, &zero),
-            "to_global" => {
+            Builtin::ToLocal => self.select_lanes(u, &local, &p, &zero),
+            Builtin::ToPrivate => self.select_lanes(u, &private, &p, &zero),
+            Builtin::ToGlobal => {
                 let elsewhere = self.select_lanes(u, &private, &zero, &p);
                 self.select_lanes(u, &local, &zero, &elsewhere)
             }

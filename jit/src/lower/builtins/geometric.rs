@@ -15,7 +15,7 @@
 use super::super::lanes::{Lanes, Val};
 use super::super::{FunctionCx, LResult};
 use cranelift_codegen::ir::{condcodes::FloatCC, InstBuilder, Value};
-use vecl_ir::{BinaryOp, Scalar};
+use vecl_ir::{BinaryOp, Builtin, Scalar};
 
 /// For one float type: below `big` and above `small` the squares of up to
 /// 16 components are normal and finite; larger magnitudes are multiplied
@@ -50,10 +50,20 @@ fn scales(s: Scalar) -> Scales {
 impl FunctionCx<'_, '_> {
     /// `base` is `dot length distance normalize` or a `fast_` form; `s` the
     /// arguments' element type.
-    pub(super) fn lower_geometric(&mut self, base: &str, s: Scalar, vals: &[Val]) -> LResult<Val> {
-        let fast = base.starts_with("fast_");
-        let b2 = base.trim_start_matches("fast_");
-        let v: Val = if b2 == "distance" {
+    pub(super) fn lower_geometric(
+        &mut self,
+        base: Builtin,
+        s: Scalar,
+        vals: &[Val],
+    ) -> LResult<Val> {
+        use Builtin::*;
+        let (fast, b2) = match base {
+            FastLength => (true, Length),
+            FastDistance => (true, Distance),
+            FastNormalize => (true, Normalize),
+            b => (false, b),
+        };
+        let v: Val = if b2 == Distance {
             vals[0]
                 .iter()
                 .zip(&vals[1])
@@ -62,13 +72,13 @@ impl FunctionCx<'_, '_> {
         } else {
             vals[0].clone()
         };
-        if b2 == "dot" {
+        if b2 == Dot {
             return Ok(vec![self.dot(s, &v, &vals[1])?]);
         }
         if fast || !matches!(s, Scalar::F32 | Scalar::F64) {
             let sum = self.dot(s, &v, &v)?;
             let len = self.simd(s, &[sum], |cx, a| cx.b.ins().sqrt(a[0]));
-            if b2 == "normalize" {
+            if b2 == Normalize {
                 return v
                     .iter()
                     .map(|x| self.binary(BinaryOp::Div, s, x, &len))
@@ -89,7 +99,7 @@ impl FunctionCx<'_, '_> {
         let scale = self.simd(s, &[m.clone()], |cx, a| {
             cx.by_magnitude(s, a[0], &k, k.down, k.up)
         });
-        if b2 == "normalize" {
+        if b2 == Normalize {
             // With an infinite component: ±1 for the infinite ones, ±0 for
             // the others; else the scaled components.
             let w: Val = v

@@ -26,7 +26,7 @@ use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use vecl_ir::image::{desc_offset, object};
-use vecl_ir::{Scalar, Type, ValueId};
+use vecl_ir::{Builtin, Scalar, Type, ValueId};
 
 /// Lanes a chunk call's active bits can name.
 const MAX_CHUNK_LANES: u32 = 32;
@@ -36,25 +36,22 @@ const RECORD_BYTES: u32 = 32;
 const COLOR_AT: i32 = 16;
 
 impl FunctionCx<'_, '_> {
-    /// Lowers an image builtin; `None` when `name` is not one.
+    /// Lowers an image builtin.
     pub(super) fn lower_image(
         &mut self,
-        name: &str,
+        name: Builtin,
         args: &[ValueId],
         ty: &Type,
-    ) -> LResult<Option<Val>> {
-        if let Some(suffix) = name.strip_prefix("read_image") {
-            let (class, s) = class_of(suffix).ok_or_else(|| self.unsupported(name))?;
-            return self.read_image(args, class, s).map(Some);
+    ) -> LResult<Val> {
+        match name {
+            Builtin::ReadImagef => self.read_image(args, 0, Scalar::F32),
+            Builtin::ReadImagei => self.read_image(args, flag::CLASS_INT, Scalar::I32),
+            Builtin::ReadImageui => self.read_image(args, flag::CLASS_UINT, Scalar::U32),
+            Builtin::WriteImagef => self.write_image(args, 0, Scalar::F32),
+            Builtin::WriteImagei => self.write_image(args, flag::CLASS_INT, Scalar::I32),
+            Builtin::WriteImageui => self.write_image(args, flag::CLASS_UINT, Scalar::U32),
+            _ => self.image_query(name, args, ty),
         }
-        if let Some(suffix) = name.strip_prefix("write_image") {
-            let (class, s) = class_of(suffix).ok_or_else(|| self.unsupported(name))?;
-            return self.write_image(args, class, s).map(Some);
-        }
-        if name.starts_with("get_image_") {
-            return self.image_query(name, args, ty).map(Some);
-        }
-        Ok(None)
     }
 
     fn record(&mut self) -> Value {
@@ -335,20 +332,20 @@ impl FunctionCx<'_, '_> {
 
     /// `get_image_*`: fields of the descriptor, loaded per distinct image
     /// pointer (once when the image is uniform, as it nearly always is).
-    fn image_query(&mut self, name: &str, args: &[ValueId], ty: &Type) -> LResult<Val> {
+    fn image_query(&mut self, name: Builtin, args: &[ValueId], ty: &Type) -> LResult<Val> {
         let [img] = args else {
             return Err(self.internal("get_image_* takes 1 operand"));
         };
         let img_l = self.scalar(*img)?;
         // (field offset, 64-bit field) per result component; `None` is 0.
         let fields: Vec<Option<(u32, bool)>> = match name {
-            "get_image_width" => vec![Some((desc_offset::WIDTH, true))],
-            "get_image_height" => vec![Some((desc_offset::HEIGHT, true))],
-            "get_image_depth" => vec![Some((desc_offset::DEPTH, true))],
-            "get_image_array_size" => vec![Some((desc_offset::ARRAY_SIZE, true))],
-            "get_image_channel_data_type" => vec![Some((desc_offset::CHANNEL_TYPE, false))],
-            "get_image_channel_order" => vec![Some((desc_offset::CHANNEL_ORDER, false))],
-            "get_image_dim" => {
+            Builtin::GetImageWidth => vec![Some((desc_offset::WIDTH, true))],
+            Builtin::GetImageHeight => vec![Some((desc_offset::HEIGHT, true))],
+            Builtin::GetImageDepth => vec![Some((desc_offset::DEPTH, true))],
+            Builtin::GetImageArraySize => vec![Some((desc_offset::ARRAY_SIZE, true))],
+            Builtin::GetImageChannelDataType => vec![Some((desc_offset::CHANNEL_TYPE, false))],
+            Builtin::GetImageChannelOrder => vec![Some((desc_offset::CHANNEL_ORDER, false))],
+            Builtin::GetImageDim => {
                 let mut f = vec![
                     Some((desc_offset::WIDTH, true)),
                     Some((desc_offset::HEIGHT, true)),
@@ -358,9 +355,9 @@ impl FunctionCx<'_, '_> {
                 }
                 f
             }
-            _ => return Err(self.unsupported(name)),
+            _ => return Err(self.unsupported(name.name())),
         };
-        let s = if name == "get_image_array_size" {
+        let s = if name == Builtin::GetImageArraySize {
             Scalar::U64
         } else {
             Scalar::I32
@@ -378,7 +375,7 @@ impl FunctionCx<'_, '_> {
                 comps[c].push(v);
             }
         }
-        if name == "get_image_dim" && ty.lanes() == 4 {
+        if name == Builtin::GetImageDim && ty.lanes() == 4 {
             // A depth is reported for 3-D images only (the front end
             // allows `int4` results for them alone; this keeps any
             // descriptor honest).
@@ -429,14 +426,4 @@ impl FunctionCx<'_, '_> {
         let v = self.b.ins().umin(v, max);
         self.b.ins().ireduce(types::I32, v)
     }
-}
-
-/// The class flag and result element of a `read_image`/`write_image` suffix.
-fn class_of(suffix: &str) -> Option<(u32, Scalar)> {
-    Some(match suffix {
-        "f" => (0, Scalar::F32),
-        "i" => (flag::CLASS_INT, Scalar::I32),
-        "ui" => (flag::CLASS_UINT, Scalar::U32),
-        _ => return None,
-    })
 }
