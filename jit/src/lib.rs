@@ -198,6 +198,12 @@ pub struct CompiledKernel {
     /// This is the kernel's own code (lanes along dimension 0) and it can
     /// have [`LaneCopies`].
     may_swap_lanes: bool,
+    /// Checked code that trusts every group of its launches to be at most
+    /// this many work-items in each dimension (accesses proven for such
+    /// groups are not tested: `lower::bounds::trusted_group_bound`).
+    group_bound: Option<u64>,
+    /// The copy without that trust, for launches of larger groups.
+    unbounded: Option<Box<Unbounded>>,
     /// Why the kernel can observe its work-groups' shape (`group_shape`);
     /// `None` when it cannot.
     shape_observer: Option<String>,
@@ -221,6 +227,46 @@ struct LaneCopies {
     /// Lanes along dimension 1, and along dimension 2: `None` inside when
     /// the copy could not be made or would not share the kernel's launches.
     along: [OnceLock<Option<CompiledKernel>>; 2],
+}
+
+/// What compiling the copy of a kernel that trusts no group size needs
+/// ([`CompiledKernel::group_bound`]), and the copy once compiled (at the
+/// first launch whose groups are larger).
+struct Unbounded {
+    module: Module,
+    opts: JitOptions,
+    tier: Tier,
+    data: u64,
+    lanes_along: usize,
+    /// `None` inside when the copy could not be made or would not share
+    /// the kernel's launches.
+    copy: OnceLock<Option<CompiledKernel>>,
+}
+
+impl Unbounded {
+    /// For `kernel`, compiled from `module` with `opts` (`lanes_along` as
+    /// in `compile`), when it trusts a group bound.
+    fn for_kernel(
+        kernel: &CompiledKernel,
+        module: &Module,
+        opts: &JitOptions,
+        tier: Tier,
+        lanes_along: usize,
+    ) -> Option<Box<Unbounded>> {
+        kernel.group_bound?;
+        Some(Box::new(Unbounded {
+            module: module.clone(),
+            opts: JitOptions {
+                simd_width: Some(kernel.simd_width),
+                dump_clif: false,
+                ..opts.clone()
+            },
+            tier,
+            data: kernel.data_base(),
+            lanes_along,
+            copy: OnceLock::new(),
+        }))
+    }
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -351,6 +397,20 @@ impl CompiledKernel {
                 copy.run_groups(args, &swapped, first_group, end_group, local_mem, context)
             };
         }
+        if let Some(bound) = self.group_bound {
+            if launch.local_size.iter().any(|&n| n > bound) {
+                return match self.unbounded_copy() {
+                    // SAFETY: the copy has this kernel's layout (checked
+                    // in `unbounded_copy`): the caller's contract carries
+                    // over.
+                    Some(copy) => unsafe {
+                        copy.run_groups(args, launch, first_group, end_group, local_mem, context)
+                    },
+                    // The trusting code must not run these groups.
+                    None => abi::KernelStatus::Trap as u32,
+                };
+            }
+        }
         let whole = |n: u64| n.is_multiple_of(u64::from(WIDE_WIDTH));
         let entry = match self.wide.get_if_set() {
             Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
@@ -405,9 +465,12 @@ impl CompiledKernel {
                     copies.tier,
                     Some(copies.data),
                     d,
+                    true,
                 )
             })
             .ok()?;
+            let mut made = made;
+            made.unbounded = Unbounded::for_kernel(&made, module, &copies.opts, copies.tier, d);
             // The runtime sized the argument block, `__local` memory and
             // the context area for this kernel: the copy must fit them.
             let (args, size, tail, local, context, w) = made.layout();
@@ -421,6 +484,28 @@ impl CompiledKernel {
             ok.then_some(made)
         });
         copy.as_ref().map(|c| (d, c))
+    }
+
+    /// The copy that trusts no group size (see [`Unbounded`]), compiled at
+    /// its first use.
+    fn unbounded_copy(&self) -> Option<&CompiledKernel> {
+        let u = self.unbounded.as_deref()?;
+        let copy = u.copy.get_or_init(|| {
+            let made = guarded(&self.name, || {
+                compile(
+                    &u.module,
+                    &self.name,
+                    &u.opts,
+                    u.tier,
+                    Some(u.data),
+                    u.lanes_along,
+                    false,
+                )
+            })
+            .ok()?;
+            (made.layout() == self.layout()).then_some(made)
+        });
+        copy.as_ref()
     }
 
     /// Where the optimised code stands (see `tiers`): still compiling, in
@@ -545,8 +630,16 @@ pub fn compile_kernel_in(
         Tiers::QuickOnly | Tiers::Both => Tier::Quick,
     };
     let shared = data.as_ref().map(|d| d.base());
-    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, shared, 0))?;
+    let mut compiled = guarded(kernel, || {
+        compile(module, kernel, opts, first, shared, 0, true)
+    })?;
     compiled._module_data = data;
+    // The copies are compiled at launch in the tier the kernel ends with.
+    let last = match policy {
+        Tiers::QuickOnly => Tier::Quick,
+        Tiers::OptimisedOnly | Tiers::Both => Tier::Optimised,
+    };
+    compiled.unbounded = Unbounded::for_kernel(&compiled, module, opts, last, 0);
     if compiled.may_swap_lanes {
         // The copies are compiled at launch, in the tier the kernel ends
         // with, at its width and with its module-scope data.
@@ -584,17 +677,18 @@ pub fn compile_kernel_in(
             upgrade.clone(),
             compiled.data_base(),
         );
-        let layout = compiled.layout();
+        let (layout, bound) = (compiled.layout(), compiled.group_bound);
         move || {
             let started = Instant::now();
             let done = guarded(&name, || {
-                compile(&module, &name, &opts, Tier::Optimised, Some(data), 0)
+                compile(&module, &name, &opts, Tier::Optimised, Some(data), 0, true)
             })
             .ok()
             // The runtime sizes argument blocks, `__local` memory and
             // context areas from the quick tier's answers: the optimised
-            // code is used only if it agrees with all of them.
-            .filter(|k| k.layout() == layout)
+            // code is used only if it agrees with all of them (and trusts
+            // the groups `run_groups` lets it run).
+            .filter(|k| k.layout() == layout && k.group_bound == bound)
             .map(|k| {
                 let (f, wide_f) = (k.entry.get(), k.wide.get_if_set());
                 (k._code, f, wide_f)
@@ -1000,7 +1094,8 @@ fn finalized_entry(jit: &JITModule, kernel: &str, f: &DefinedFunction) -> EntryF
 /// address of an existing module-scope data block (the quick tier's) for
 /// the code to use instead of a block of its own. `lanes_along`: 0, or the
 /// dimension (1 or 2) whose work-items the lanes of the copy compiled
-/// here step along (`lane_axis`).
+/// here step along (`lane_axis`). `trust_groups`: checked code may trust a
+/// group bound (`CompiledKernel::group_bound`).
 fn compile(
     module: &Module,
     kernel: &str,
@@ -1008,6 +1103,7 @@ fn compile(
     tier: Tier,
     shared_data: Option<u64>,
     lanes_along: usize,
+    trust_groups: bool,
 ) -> Result<CompiledKernel, JitError> {
     let started = Instant::now();
     let (_, original) = module
@@ -1101,6 +1197,12 @@ fn compile(
     let data_len = bytes.len() as u64;
     // Checked mode appends its tail after the parameters (8-aligned).
     let checks = opts.checked.then_some(args_size);
+    let group_bound = if opts.checked && trust_groups {
+        let reqd = original.kernel.as_ref().and_then(|k| k.reqd_work_group_size);
+        lower::bounds::trusted_group_bound(module, &func, reqd)
+    } else {
+        None
+    };
     let args_size = match checks {
         Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
         None => args_size,
@@ -1148,7 +1250,7 @@ fn compile(
         arg_slots: arg_slots.clone(),
         has_fma,
         next_var,
-        checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
+        checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len, group_bound)),
         local_checks: opts.checked && opts.local_checks,
         full_copy: tier == Tier::Optimised,
         stream_min_items,
@@ -1222,6 +1324,13 @@ fn compile(
             "checked mode: every load, store, atomic and copy is bounds-checked ({} proven in bounds at compile time)",
             s.proven_in_bounds
         );
+        if let Some(l) = group_bound {
+            let _ = writeln!(
+                explain,
+                "checked mode: {} of them proven for groups of at most {l} work-items in each dimension; launches of larger groups run a copy that tests them",
+                s.proven_for_group
+            );
+        }
     }
     if opts.checked && opts.local_checks {
         let _ = writeln!(
@@ -1380,6 +1489,9 @@ fn compile(
         // Set by `compile_kernel` for the kernel's own code.
         lane_copies: None,
         may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
+        group_bound,
+        // Set by `compile_kernel_in` and `lane_copy`.
+        unbounded: None,
         shape_observer,
         barrier_sites: lowered.barrier_sites,
         local_variables: lower::races::local_variables(module, &places),
