@@ -391,6 +391,14 @@ fn read_of(func: &Function, v: ValueId) -> Option<VarId> {
     }
 }
 
+/// The variable `v` adds a constant to a read of, when it does.
+fn read_of_add(func: &Function, v: ValueId) -> Option<VarId> {
+    match func.inst(v).inst {
+        Inst::Binary(BinaryOp::Add, a, b) => read_of(func, a).or_else(|| read_of(func, b)),
+        _ => None,
+    }
+}
+
 /// Whether `block` (not counting nested loops' own `continue`s) holds a
 /// `continue` of the loop it is in.
 fn has_continue(block: &Block) -> bool {
@@ -467,9 +475,14 @@ fn counted_loop(
     {
         return;
     }
-    // The trip: every write of `var` at the top level, each `k = k + c`
-    // of a read made since the previous write; none nested.
+    // The trip: every write of the counter at the top level, each `k = k
+    // + c` of a read made since the previous write. Where the counter was
+    // split into webs (a loop unrolled twice: the body's increment writes
+    // one variable, the `continuing` block's the test's), the counter is
+    // the variable written last, and the trip must end with the test's.
     let top = body.0[at + 1..].iter().chain(&continuing.0);
+    let mut current = var;
+    let mut family: Vec<(VarId, usize)> = vec![(var, 0)];
     let mut reads_since_write: Vec<ValueId> = Vec::new();
     let mut before = 0i128;
     let mut reads: Vec<(ValueId, Option<i128>)> = Vec::new();
@@ -482,7 +495,7 @@ fn counted_loop(
     }
     for s in top {
         match s {
-            Stmt::WriteVar(x, w) if *x == var => {
+            Stmt::WriteVar(x, w) if *x == current || read_of_add(func, *w) == Some(current) => {
                 let Inst::Binary(BinaryOp::Add, a, b) = func.inst(*w).inst else {
                     return;
                 };
@@ -496,22 +509,43 @@ fn counted_loop(
                 }
                 before += i128::from(c);
                 reads_since_write.clear();
+                current = *x;
+                match family.iter_mut().find(|(f, _)| f == x) {
+                    Some((_, n)) => *n += 1,
+                    None => family.push((*x, 1)),
+                }
             }
-            Stmt::Eval(v) if read_of(func, *v) == Some(var) => {
+            Stmt::Eval(v) if read_of(func, *v) == Some(current) => {
                 reads_since_write.push(*v);
                 reads.push((*v, Some(before)));
             }
             Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => {
-                let mut writes = Vec::new();
-                writes_of(&Block(vec![s.clone()]), var, &mut writes);
-                if !writes.is_empty() {
-                    return;
-                }
-                let mut nested = Vec::new();
-                reads_in(func, &Block(vec![s.clone()]), var, &mut nested);
-                reads.extend(nested.into_iter().map(|v| (v, Some(before))));
+                let nested = Block(vec![s.clone()]);
+                let mut found = Vec::new();
+                reads_in(func, &nested, current, &mut found);
+                reads.extend(found.into_iter().map(|v| (v, Some(before))));
             }
             _ => {}
+        }
+    }
+    if current != var {
+        return;
+    }
+    // No other write of the family in the loop (nested ones included),
+    // and none outside but the test variable's.
+    for (f, n) in &family {
+        let mut inside = Vec::new();
+        writes_of(body, *f, &mut inside);
+        writes_of(continuing, *f, &mut inside);
+        if inside.len() != *n {
+            return;
+        }
+        if *f != var {
+            let mut all = Vec::new();
+            writes_of(&func.body, *f, &mut all);
+            if all.len() != *n {
+                return;
+            }
         }
     }
     let step = before;
@@ -679,6 +713,47 @@ mod tests {
         assert_eq!(r[9], Some(Range::new(1, 15)));
         // After the loop: the union of the writes, each a counted read + 1.
         assert_eq!(r[12], Some(Range::new(0, 16)));
+    }
+
+    /// The same loop with its counter split into webs, as the JIT's region
+    /// rewrite leaves it: the body's increment writes `$1`, the
+    /// `continuing` block's `$0` from `$1`.
+    #[test]
+    fn counted_loop_split_into_webs() {
+        let text = "kernel @k(p: ptr global u8, n: i32) {
+  var $0 k: i32
+  var $1 k.1: i32
+  %0: i32 = const 0
+  write $0, %0
+  loop {
+    %1: i32 = read $0
+    %2: i32 = const 16
+    %3: bool = cmp lt %1, %2
+    if %3 {
+    } else {
+      break
+    }
+    %4: i32 = read $0
+    %5: i32 = const 1
+    %6: i32 = add %4, %5
+    write $1, %6
+    %7: i32 = read $1
+  } continuing {
+    %8: i32 = read $1
+    %9: i32 = const 1
+    %10: i32 = add %8, %9
+    write $0, %10
+  }
+}
+";
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[4], Some(Range::new(0, 14)));
+        assert_eq!(r[7], Some(Range::new(1, 15)));
+        assert_eq!(r[8], Some(Range::new(1, 15)));
+        // A trip that ends on the other variable is not counted.
+        let text = text.replace("write $0, %10", "write $1, %10");
+        let r = ranges_of(&text, &NoFacts);
+        assert_eq!(r[7], Some(Range::of_type(Scalar::I32)));
     }
 
     /// A bound from a parameter's known range, a step of 4 from 2, `<=`.
