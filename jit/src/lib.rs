@@ -1198,7 +1198,10 @@ fn compile(
     // Checked mode appends its tail after the parameters (8-aligned).
     let checks = opts.checked.then_some(args_size);
     let group_bound = if opts.checked && trust_groups {
-        let reqd = original.kernel.as_ref().and_then(|k| k.reqd_work_group_size);
+        let reqd = original
+            .kernel
+            .as_ref()
+            .and_then(|k| k.reqd_work_group_size);
         lower::bounds::trusted_group_bound(module, &func, reqd)
     } else {
         None

@@ -939,7 +939,10 @@ fn reqd_work_group_size_bounds_local_ids_and_other_group_sizes_are_checked() {
         let r = run(&k, &[ints(&[0; 16])], 16, 16);
         assert_eq!(r.status, OOB, "W = {w}");
         let f = r.fault.expect("a recorded fault");
-        assert_eq!((f.kind, f.global_id, f.line), (AccessKind::Store, [8, 0, 0], 5));
+        assert_eq!(
+            (f.kind, f.global_id, f.line),
+            (AccessKind::Store, [8, 0, 0], 5)
+        );
     }
 }
 

@@ -471,8 +471,7 @@ fn counted_loop(
     // A trip left half-way (another `break`) or cut short (`continue`)
     // would leave the counter off the progression `k0 + j·S`.
     let rest = Block(body.0[at + 1..].to_vec());
-    if has_continue(body) || has_continue(continuing) || has_break(&rest) || has_break(continuing)
-    {
+    if has_continue(body) || has_continue(continuing) || has_break(&rest) || has_break(continuing) {
         return;
     }
     // The trip: every write of the counter at the top level, each `k = k

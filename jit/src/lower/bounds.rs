@@ -132,11 +132,7 @@ pub(crate) fn trusted_group_bound(
         }
     }
     stored_through(&func.body, &mut accesses);
-    let size = |p: ValueId| {
-        func.ty(p)
-            .pointee()
-            .map_or(1, |t| module.size_of(t).max(1))
-    };
+    let size = |p: ValueId| func.ty(p).pointee().map_or(1, |t| module.size_of(t).max(1));
     let none = Ranges::new(func, &NoFacts);
     let gaining: Vec<ValueId> = accesses
         .into_iter()
@@ -227,7 +223,10 @@ fn provable(module: &Module, func: &Function, ranges: &Ranges, ptr: ValueId, byt
         return false;
     };
     let size = match origin {
-        Origin::Global(g) => module.globals.get(g.index()).map(|gl| module.size_of(&gl.ty)),
+        Origin::Global(g) => module
+            .globals
+            .get(g.index())
+            .map(|gl| module.size_of(&gl.ty)),
         Origin::Slot(s) => func.slots.get(s.index()).map(|sl| module.size_of(&sl.ty)),
         _ => None,
     };
