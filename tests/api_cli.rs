@@ -310,10 +310,26 @@ fn run_reports_accesses_past_the_generated_inputs() {
 }
 
 /// Buffers are sized for what the launch can address where the indexing
-/// tells (two elements per work-item here), and `vecl run` says what it
-/// assumed where it does not (a loop counter's index).
+/// tells (two elements per work-item here; a counted loop's counter), and
+/// `vecl run` says what it assumed where it does not (a counter counting
+/// down).
 #[test]
 fn run_sizes_buffers_from_the_kernel_s_indexing() {
+    let counted = scratch_kernel(
+        "counted",
+        "kernel void sums(global const int *in, global int *sum, int n) {
+            int s = 0;
+            for (int k = 0; k < n; k++)
+                s += in[k];
+            sum[get_global_id(0)] = s;
+        }",
+    );
+    let counted = counted.to_str().expect("utf-8 path");
+    let (ok, out, err) = vecl(&[
+        "run", counted, "--kernel", "sums", "--global", "10", "--args", "n=100",
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("note: `in`"), "`in[k]` for k < 100: {out}");
     let file = scratch_kernel(
         "sizes",
         "kernel void pairs(global const int *in, global int *out, global int *sum, int n) {
@@ -321,7 +337,7 @@ fn run_sizes_buffers_from_the_kernel_s_indexing() {
             out[2 * i] = in[2 * i + 1];
             out[2 * i + 1] = in[2 * i];
             int s = 0;
-            for (int k = 0; k < n; k++)
+            for (int k = n - 1; k >= 0; k--)
                 s += in[k];
             sum[i] = s;
         }",

@@ -7,7 +7,7 @@
 use crate::abi;
 use crate::define::{define_kernel_function, finalized_entry};
 use crate::explain::{explain, Facts};
-use crate::kernel::{CodeMemory, CompiledKernel, LaneCopies, ModuleData};
+use crate::kernel::{CodeMemory, CompiledKernel, LaneCopies, ModuleData, Unbounded};
 use crate::tiers::{self, Entry, FinalCode, Tier, Tiers, Upgrade};
 use crate::timing::Phases;
 use crate::width::{default_width, wide_width};
@@ -76,8 +76,17 @@ pub fn compile_kernel_in(
         Tiers::QuickOnly | Tiers::Both => Tier::Quick,
     };
     let shared = data.as_ref().map(|d| d.base());
-    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, shared, 0))?;
+    let mut compiled = guarded(kernel, || {
+        compile(module, kernel, opts, first, shared, 0, true)
+    })?;
     compiled._module_data = data;
+    // The copy trusting no group size is compiled at launch in the tier
+    // the kernel ends with.
+    let last = match policy {
+        Tiers::QuickOnly => Tier::Quick,
+        Tiers::OptimisedOnly | Tiers::Both => Tier::Optimised,
+    };
+    compiled.unbounded = Unbounded::for_kernel(&compiled, module, opts, last, 0);
     if compiled.may_swap_lanes {
         // The copies are compiled at launch, in the tier the kernel ends
         // with, at its width and with its module-scope data.
@@ -115,17 +124,18 @@ pub fn compile_kernel_in(
             upgrade.clone(),
             compiled.data_base(),
         );
-        let layout = compiled.layout();
+        let (layout, bound) = (compiled.layout(), compiled.group_bound);
         move || {
             let started = Instant::now();
             let done = guarded(&name, || {
-                compile(&module, &name, &opts, Tier::Optimised, Some(data), 0)
+                compile(&module, &name, &opts, Tier::Optimised, Some(data), 0, true)
             })
             .ok()
             // The runtime sizes argument blocks, `__local` memory and
             // context areas from the quick tier's answers: the optimised
-            // code is used only if it agrees with all of them.
-            .filter(|k| k.layout() == layout)
+            // code is used only if it agrees with all of them (and trusts
+            // the groups `run_groups` lets it run).
+            .filter(|k| k.layout() == layout && k.group_bound == bound)
             .map(|k| {
                 let (f, wide_f) = (k.entry.get(), k.wide.get_if_set());
                 (k._code, f, wide_f)
@@ -143,7 +153,8 @@ pub fn compile_kernel_in(
 /// address of an existing module-scope data block (the quick tier's) for
 /// the code to use instead of a block of its own. `lanes_along`: 0, or the
 /// dimension (1 or 2) whose work-items the lanes of the copy compiled
-/// here step along (`lane_axis`).
+/// here step along (`lane_axis`). `trust_groups`: checked code may trust a
+/// group bound (`CompiledKernel::group_bound`).
 pub(crate) fn compile(
     module: &Module,
     kernel: &str,
@@ -151,6 +162,7 @@ pub(crate) fn compile(
     tier: Tier,
     shared_data: Option<u64>,
     lanes_along: usize,
+    trust_groups: bool,
 ) -> Result<CompiledKernel, JitError> {
     let started = Instant::now();
     let (_, original) = module
@@ -244,6 +256,15 @@ pub(crate) fn compile(
     let data_len = bytes.len() as u64;
     // Checked mode appends its tail after the parameters (8-aligned).
     let checks = opts.checked.then_some(args_size);
+    let group_bound = if opts.checked && trust_groups {
+        let reqd = original
+            .kernel
+            .as_ref()
+            .and_then(|k| k.reqd_work_group_size);
+        lower::bounds::trusted_group_bound(module, &func, reqd)
+    } else {
+        None
+    };
     let args_size = match checks {
         Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
         None => args_size,
@@ -291,7 +312,7 @@ pub(crate) fn compile(
         arg_slots: arg_slots.clone(),
         has_fma,
         next_var,
-        checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
+        checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len, group_bound)),
         local_checks: opts.checked && opts.local_checks,
         full_copy: tier == Tier::Optimised,
         stream_min_items,
@@ -369,6 +390,7 @@ pub(crate) fn compile(
         shape_observer: &shape_observer,
         required,
         has_wide: wide.is_some(),
+        group_bound,
         clif_insts,
         elapsed,
     });
@@ -400,6 +422,9 @@ pub(crate) fn compile(
         // Set by `compile_kernel` for the kernel's own code.
         lane_copies: None,
         may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
+        group_bound,
+        // Set by `compile_kernel_in` and `CompiledKernel::lane_copy`.
+        unbounded: None,
         shape_observer,
         barrier_sites: lowered.barrier_sites,
         local_variables: lower::races::local_variables(module, &places),

@@ -32,6 +32,8 @@ pub(crate) struct Facts<'a> {
     pub required: Option<u32>,
     /// Whether the kernel has a copy at [`WIDE_WIDTH`].
     pub has_wide: bool,
+    /// The group bound checked code trusts (`CompiledKernel::group_bound`).
+    pub group_bound: Option<u64>,
     pub clif_insts: usize,
     /// The compile time.
     pub elapsed: Duration,
@@ -52,6 +54,7 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
         shape_observer,
         required,
         has_wide,
+        group_bound,
         clif_insts,
         elapsed,
     } = *f;
@@ -64,6 +67,13 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
             "checked mode: every load, store, atomic and copy is bounds-checked ({} proven in bounds at compile time)",
             s.proven_in_bounds
         );
+        if let Some(l) = group_bound {
+            let _ = writeln!(
+                explain,
+                "checked mode: {} of them proven for groups of at most {l} work-items in each dimension; launches of larger groups run a copy that tests them",
+                s.proven_for_group
+            );
+        }
     }
     if opts.checked && opts.local_checks {
         let _ = writeln!(

@@ -81,6 +81,12 @@ pub struct CompiledKernel {
     /// This is the kernel's own code (lanes along dimension 0) and it can
     /// have [`LaneCopies`].
     pub(crate) may_swap_lanes: bool,
+    /// Checked code that trusts every group of its launches to be at most
+    /// this many work-items in each dimension (accesses proven for such
+    /// groups are not tested: `lower::bounds::trusted_group_bound`).
+    pub(crate) group_bound: Option<u64>,
+    /// The copy without that trust, for launches of larger groups.
+    pub(crate) unbounded: Option<Box<Unbounded>>,
     /// Why the kernel can observe its work-groups' shape (`group_shape`);
     /// `None` when it cannot.
     pub(crate) shape_observer: Option<String>,
@@ -104,6 +110,47 @@ pub(crate) struct LaneCopies {
     /// Lanes along dimension 1, and along dimension 2: `None` inside when
     /// the copy could not be made or would not share the kernel's launches.
     pub(crate) along: [OnceLock<Option<CompiledKernel>>; 2],
+}
+
+/// What compiling the copy of a kernel that trusts no group size needs
+/// ([`CompiledKernel::group_bound`]), and the copy once compiled (at the
+/// first launch whose groups are larger).
+pub(crate) struct Unbounded {
+    module: Module,
+    opts: JitOptions,
+    tier: Tier,
+    data: u64,
+    lanes_along: usize,
+    /// `None` inside when the copy could not be made or would not share
+    /// the kernel's launches.
+    copy: OnceLock<Option<CompiledKernel>>,
+}
+
+impl Unbounded {
+    /// For `kernel`, compiled from `module` with `opts` (`lanes_along` as
+    /// in `compile`), when it trusts a group bound; the copy is compiled
+    /// in `tier`.
+    pub(crate) fn for_kernel(
+        kernel: &CompiledKernel,
+        module: &Module,
+        opts: &JitOptions,
+        tier: Tier,
+        lanes_along: usize,
+    ) -> Option<Box<Unbounded>> {
+        kernel.group_bound?;
+        Some(Box::new(Unbounded {
+            module: module.clone(),
+            opts: JitOptions {
+                simd_width: Some(kernel.simd_width),
+                dump_clif: false,
+                ..opts.clone()
+            },
+            tier,
+            data: kernel.data_base(),
+            lanes_along,
+            copy: OnceLock::new(),
+        }))
+    }
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -234,6 +281,20 @@ impl CompiledKernel {
                 copy.run_groups(args, &swapped, first_group, end_group, local_mem, context)
             };
         }
+        if let Some(bound) = self.group_bound {
+            if launch.local_size.iter().any(|&n| n > bound) {
+                return match self.unbounded_copy() {
+                    // SAFETY: the copy has this kernel's layout (checked
+                    // in `unbounded_copy`): the caller's contract carries
+                    // over.
+                    Some(copy) => unsafe {
+                        copy.run_groups(args, launch, first_group, end_group, local_mem, context)
+                    },
+                    // The trusting code must not run these groups.
+                    None => abi::KernelStatus::Trap as u32,
+                };
+            }
+        }
         let whole = |n: u64| n.is_multiple_of(u64::from(WIDE_WIDTH));
         let entry = match self.wide.get_if_set() {
             Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
@@ -288,9 +349,12 @@ impl CompiledKernel {
                     copies.tier,
                     Some(copies.data),
                     d,
+                    true,
                 )
             })
             .ok()?;
+            let mut made = made;
+            made.unbounded = Unbounded::for_kernel(&made, module, &copies.opts, copies.tier, d);
             // The runtime sized the argument block, `__local` memory and
             // the context area for this kernel: the copy must fit them.
             let (args, size, tail, local, context, w) = made.layout();
@@ -304,6 +368,28 @@ impl CompiledKernel {
             ok.then_some(made)
         });
         copy.as_ref().map(|c| (d, c))
+    }
+
+    /// The copy that trusts no group size (see [`Unbounded`]), compiled at
+    /// its first use.
+    fn unbounded_copy(&self) -> Option<&CompiledKernel> {
+        let u = self.unbounded.as_deref()?;
+        let copy = u.copy.get_or_init(|| {
+            let made = guarded(&self.name, || {
+                compile(
+                    &u.module,
+                    &self.name,
+                    &u.opts,
+                    u.tier,
+                    Some(u.data),
+                    u.lanes_along,
+                    false,
+                )
+            })
+            .ok()?;
+            (made.layout() == self.layout()).then_some(made)
+        });
+        copy.as_ref()
     }
 
     /// Where the optimised code stands (see `tiers`): still compiling, in

@@ -787,3 +787,114 @@ fn uniform_accesses_fault_on_either_side_and_not_at_the_edges() {
         assert_eq!(f.line, 8, "W = {w}");
     }
 }
+
+/// A 16×16 `__local` tile indexed by local ids and by a counted loop's
+/// counter: `t[ly][k]`, `t[ly][lx]`.
+const TILE: &str = "__kernel void k(__global const int *in, __global int *out) {
+    __local int t[16][16];
+    int lx = get_local_id(0), ly = get_local_id(1);
+    int w = get_global_size(0), i = get_global_id(1) * w + get_global_id(0);
+    t[ly][lx] = in[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int s = 0;
+    for (int k = 0; k < 16; k++)
+        s += t[ly][k] * (k + 1);
+    out[i] = s;
+}";
+
+#[test]
+fn tile_accesses_proven_for_the_group_size_are_in_bounds_and_larger_groups_are_checked() {
+    let (side, n) = (32u64, 32 * 32);
+    let input: Vec<i32> = (0..n as i32).map(|v| v % 23 - 11).collect();
+    // Row y of a 16-wide group: the sum over its 16 items of in * (k + 1).
+    let expected: Vec<i32> = (0..n)
+        .map(|i| {
+            let (x, y) = (i % side as usize, i / side as usize);
+            let row = y * side as usize + x / 16 * 16;
+            (0..16).map(|k| input[row + k] * (k as i32 + 1)).sum()
+        })
+        .collect();
+    for w in [4, 8, 16] {
+        let k = build(TILE, "k", true, w);
+        assert!(
+            k.explain()
+                .contains("proven for groups of at most 16 work-items in each dimension"),
+            "W = {w}: {}",
+            k.explain()
+        );
+        // Groups of 16×16: the code without the tests, right results.
+        let args = [ints(&input), ints(&vec![0; n])];
+        let r = run_nd(&k, &args, &[side, side], &[16, 16]);
+        assert_eq!(r.status, 0, "W = {w}: {:?}", r.fault);
+        assert_eq!(as_ints(r.buf(1).data()), expected, "W = {w}");
+        // Groups of 8×32 break the bound: the copy that tests every access
+        // stops at the first item whose row is past the tile.
+        let r = run_nd(&k, &args, &[side, side], &[8, 32]);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(f.kind, AccessKind::Store, "W = {w}");
+        assert_eq!(f.global_id, [0, 16, 0], "W = {w}: the first item of row 16");
+        assert_eq!(f.line, 5, "W = {w}");
+        assert!(r.all_guards_intact(), "W = {w}");
+        // And the bounded code still runs the launches it fits.
+        let again = run_nd(&k, &args, &[side, side], &[16, 16]);
+        assert_eq!(again.status, 0, "W = {w}");
+        assert_eq!(as_ints(again.buf(1).data()), expected, "W = {w}");
+    }
+}
+
+#[test]
+fn reqd_work_group_size_bounds_local_ids_and_other_group_sizes_are_checked() {
+    let src = "__kernel __attribute__((reqd_work_group_size(8, 1, 1)))
+    void k(__global int *out) {
+        __local int t[8];
+        int l = get_local_id(0);
+        t[l] = l * 3;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = t[7 - l];
+    }";
+    for w in [4, 8] {
+        let k = build(src, "k", true, w);
+        assert!(
+            k.explain().contains("at most 8 work-items"),
+            "W = {w}: {}",
+            k.explain()
+        );
+        let r = run(&k, &[ints(&[0; 16])], 16, 8);
+        assert_eq!(r.status, 0, "W = {w}: {:?}", r.fault);
+        let want: Vec<i32> = (0..16).map(|i| (7 - i % 8) * 3).collect();
+        assert_eq!(as_ints(r.buf(0).data()), want, "W = {w}");
+        // A launch that ignores the attribute (the runtime refuses one;
+        // the code must not trust it either): item 8 stores past `t`.
+        let r = run(&k, &[ints(&[0; 16])], 16, 16);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.global_id, f.line),
+            (AccessKind::Store, [8, 0, 0], 5)
+        );
+    }
+}
+
+#[test]
+fn a_counted_loop_s_private_array_accesses_are_proven_for_every_launch() {
+    let src = "__kernel void k(__global int *out) {
+        int a[12];
+        for (int k = 0; k < 12; k++)
+            a[k] = k * k;
+        int s = 0;
+        for (int k = 0; k < 12; k += 3)
+            s += a[k + 2];
+        out[get_global_id(0)] = s;
+    }";
+    for w in [4, 8, 16] {
+        let k = build(src, "k", true, w);
+        let e = k.explain();
+        assert!(!e.contains("(0 proven"), "W = {w}: {e}");
+        assert!(!e.contains("proven for groups"), "W = {w}: {e}");
+        let r = run(&k, &[ints(&[0; 32])], 32, 8);
+        assert_eq!(r.status, 0, "W = {w}: {:?}", r.fault);
+        // a[2] + a[5] + a[8] + a[11]
+        assert_eq!(as_ints(r.buf(0).data()), vec![4 + 25 + 64 + 121; 32]);
+    }
+}

@@ -14,13 +14,26 @@
 //! target type; `+ - *`, shifts, division and remainder by constants, `&`
 //! with a non-negative constant, `min`/`max`/`clamp`; `select`; a variable
 //! read, as the union of every value written to it (a variable that is
-//! written from itself, a loop counter, gets its type's range). Arithmetic
+//! written from itself gets its type's range, but for the counters of
+//! counted loops, below). Arithmetic
 //! is done on `i128`; a result that leaves its type's range may have
 //! wrapped, and gets the whole type's range instead. Every answer is sound:
 //! the real value always lies inside.
+//!
+//! **Counted loops.** A loop whose body opens with `if (k < C) {} else
+//! break` (or `k <= C`), where `k` enters the loop as one constant `k0` and
+//! the loop itself writes `k` only as `k = k + c` (positive constant `c`)
+//! in statements at the top level of its body (after the test) and its
+//! `continuing`, with no `continue`: every trip adds the same `S`, so `k`
+//! at the test is exactly `k0 + j·S`, the last value that passes it is
+//! `k0 + ⌊(C_hi − 1 − k0) / S⌋·S`, and each read of `k` in the loop gets
+//! that bound plus the increments before it in the trip (`for (k = 0; k <
+//! 16; k++)` unrolled twice: `[0, 14]` and `[1, 15]`, not 16).
 
 use super::uniformity::writes_of;
-use crate::{BinaryOp, Builtin, Function, Inst, Scalar, Type, ValueId, VarId, WorkItemFn};
+use crate::{
+    BinaryOp, Block, Builtin, CmpOp, Function, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn,
+};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -116,6 +129,23 @@ pub struct Ranges<'a> {
     facts: &'a dyn Facts,
     memo: RefCell<HashMap<ValueId, Range>>,
     following: RefCell<Vec<VarId>>,
+    /// The reads of counted loops' counters, found at the first read.
+    counters: RefCell<Option<HashMap<ValueId, CounterRead>>>,
+}
+
+/// A read of the counter of a counted loop (see the module's comment).
+#[derive(Clone, Copy, Debug)]
+struct CounterRead {
+    /// The value the counter enters the loop with.
+    k0: i128,
+    /// What one trip adds.
+    step: i128,
+    /// The bound of the test, and whether the test is `<=`.
+    bound: ValueId,
+    inclusive: bool,
+    /// The increments made in the trip before this read; `None` for a read
+    /// before the test (which sees the value that leaves the loop too).
+    before: Option<i128>,
 }
 
 impl<'a> Ranges<'a> {
@@ -125,6 +155,7 @@ impl<'a> Ranges<'a> {
             facts,
             memo: RefCell::new(HashMap::new()),
             following: RefCell::new(Vec::new()),
+            counters: RefCell::new(None),
         }
     }
 
@@ -211,9 +242,37 @@ impl<'a> Ranges<'a> {
                     _ => None,
                 }
             }
-            Inst::ReadVar(var) => self.variable(*var, depth),
+            Inst::ReadVar(var) => self
+                .counter(v, s, depth)
+                .or_else(|| self.variable(*var, depth)),
             _ => None,
         }
+    }
+
+    /// The range of `v`, a read of a counted loop's counter of type `s`.
+    fn counter(&self, v: ValueId, s: Scalar, depth: u32) -> Option<Range> {
+        if self.counters.borrow().is_none() {
+            let mut found = HashMap::new();
+            find_counted_loops(self.func, &self.func.body, &[], &mut found);
+            *self.counters.borrow_mut() = Some(found);
+        }
+        let c = self.counters.borrow().as_ref()?.get(&v).copied()?;
+        let bound = self.of_depth(c.bound, depth)?;
+        // The largest value that passes the test.
+        let top = if c.inclusive { bound.hi } else { bound.hi - 1 };
+        if top < c.k0 {
+            // No trip passes the test: the reads after it never run.
+            return Some(Range::exact(c.k0));
+        }
+        let last = c.k0 + (top - c.k0) / c.step * c.step;
+        // No increment may wrap: the value that leaves the loop fits.
+        if !Range::new(c.k0, last + c.step).within(Range::of_type(s)) {
+            return None;
+        }
+        Some(match c.before {
+            Some(p) => Range::new(c.k0 + p, last + p),
+            None => Range::new(c.k0, last + c.step),
+        })
     }
 
     fn binary(&self, op: BinaryOp, s: Scalar, a: Range, b: Range) -> Option<Range> {
@@ -287,6 +346,250 @@ impl<'a> Ranges<'a> {
         } else {
             acc
         }
+    }
+}
+
+/// Records the counter reads of every counted loop in `block` (see the
+/// module's comment). `written`: the variables the function's body has
+/// written before `block` at its top level (a variable never written
+/// reads as zero).
+fn find_counted_loops(
+    func: &Function,
+    block: &Block,
+    written: &[VarId],
+    out: &mut HashMap<ValueId, CounterRead>,
+) {
+    let top = std::ptr::eq(block, &func.body);
+    let mut written = written.to_vec();
+    for s in &block.0 {
+        match s {
+            Stmt::WriteVar(var, _) if top => written.push(*var),
+            Stmt::If { then_, else_, .. } => {
+                find_counted_loops(func, then_, &written, out);
+                find_counted_loops(func, else_, &written, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    find_counted_loops(func, &c.body, &written, out);
+                }
+            }
+            Stmt::Loop { body, continuing } => {
+                counted_loop(func, body, continuing, &written, out);
+                find_counted_loops(func, body, &written, out);
+                find_counted_loops(func, continuing, &written, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The read of a variable `v` is, when it is one.
+fn read_of(func: &Function, v: ValueId) -> Option<VarId> {
+    match func.inst(v).inst {
+        Inst::ReadVar(var) => Some(var),
+        _ => None,
+    }
+}
+
+/// The variable `v` adds a constant to a read of, when it does.
+fn read_of_add(func: &Function, v: ValueId) -> Option<VarId> {
+    match func.inst(v).inst {
+        Inst::Binary(BinaryOp::Add, a, b) => read_of(func, a).or_else(|| read_of(func, b)),
+        _ => None,
+    }
+}
+
+/// Whether `block` (not counting nested loops' own `continue`s) holds a
+/// `continue` of the loop it is in.
+fn has_continue(block: &Block) -> bool {
+    block.0.iter().any(|s| match s {
+        Stmt::Continue => true,
+        Stmt::If { then_, else_, .. } => has_continue(then_) || has_continue(else_),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_continue(&c.body)),
+        _ => false,
+    })
+}
+
+/// Whether `block` holds a `break` of the loop it is in (one in a nested
+/// loop or `switch` leaves that instead).
+fn has_break(block: &Block) -> bool {
+    block.0.iter().any(|s| match s {
+        Stmt::Break => true,
+        Stmt::If { then_, else_, .. } => has_break(then_) || has_break(else_),
+        _ => false,
+    })
+}
+
+/// Every read of `var` in `block`, nested statements included.
+fn reads_in(func: &Function, block: &Block, var: VarId, out: &mut Vec<ValueId>) {
+    for s in &block.0 {
+        match s {
+            Stmt::Eval(v) if read_of(func, *v) == Some(var) => out.push(*v),
+            Stmt::If { then_, else_, .. } => {
+                reads_in(func, then_, var, out);
+                reads_in(func, else_, var, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                reads_in(func, body, var, out);
+                reads_in(func, continuing, var, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    reads_in(func, &c.body, var, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Records the counter reads of the loop `body; continuing` when it is a
+/// counted loop.
+fn counted_loop(
+    func: &Function,
+    body: &Block,
+    continuing: &Block,
+    written: &[VarId],
+    out: &mut HashMap<ValueId, CounterRead>,
+) {
+    // The test: evaluations, then `if (k < C) {} else break`.
+    let Some(at) = body.0.iter().position(|s| !matches!(s, Stmt::Eval(_))) else {
+        return;
+    };
+    let Stmt::If { cond, then_, else_ } = &body.0[at] else {
+        return;
+    };
+    if !then_.0.is_empty() || else_.0[..] != [Stmt::Break] {
+        return;
+    }
+    let Inst::Cmp(op @ (CmpOp::Lt | CmpOp::Le), read, bound) = func.inst(*cond).inst else {
+        return;
+    };
+    let Some(var) = read_of(func, read) else {
+        return;
+    };
+    // A trip left half-way (another `break`) or cut short (`continue`)
+    // would leave the counter off the progression `k0 + j·S`.
+    let rest = Block(body.0[at + 1..].to_vec());
+    if has_continue(body) || has_continue(continuing) || has_break(&rest) || has_break(continuing) {
+        return;
+    }
+    // The trip: every write of the counter at the top level, each `k = k
+    // + c` of a read made since the previous write. Where the counter was
+    // split into webs (a loop unrolled twice: the body's increment writes
+    // one variable, the `continuing` block's the test's), the counter is
+    // the variable written last, and the trip must end with the test's.
+    let top = body.0[at + 1..].iter().chain(&continuing.0);
+    let mut current = var;
+    let mut family: Vec<(VarId, usize)> = vec![(var, 0)];
+    let mut reads_since_write: Vec<ValueId> = Vec::new();
+    let mut before = 0i128;
+    let mut reads: Vec<(ValueId, Option<i128>)> = Vec::new();
+    for s in &body.0[..at] {
+        if let Stmt::Eval(v) = s {
+            if read_of(func, *v) == Some(var) {
+                reads.push((*v, None));
+            }
+        }
+    }
+    for s in top {
+        match s {
+            Stmt::WriteVar(x, w) if *x == current || read_of_add(func, *w) == Some(current) => {
+                let Inst::Binary(BinaryOp::Add, a, b) = func.inst(*w).inst else {
+                    return;
+                };
+                let (r, c) = match (func.int_const(a), func.int_const(b)) {
+                    (None, Some(c)) => (a, c),
+                    (Some(c), None) => (b, c),
+                    _ => return,
+                };
+                if c <= 0 || !reads_since_write.contains(&r) {
+                    return;
+                }
+                before += i128::from(c);
+                reads_since_write.clear();
+                current = *x;
+                match family.iter_mut().find(|(f, _)| f == x) {
+                    Some((_, n)) => *n += 1,
+                    None => family.push((*x, 1)),
+                }
+            }
+            Stmt::Eval(v) if read_of(func, *v) == Some(current) => {
+                reads_since_write.push(*v);
+                reads.push((*v, Some(before)));
+            }
+            Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => {
+                let nested = Block(vec![s.clone()]);
+                let mut found = Vec::new();
+                reads_in(func, &nested, current, &mut found);
+                reads.extend(found.into_iter().map(|v| (v, Some(before))));
+            }
+            _ => {}
+        }
+    }
+    if current != var {
+        return;
+    }
+    // No other write of the family in the loop (nested ones included),
+    // and none outside but the test variable's.
+    for (f, n) in &family {
+        let mut inside = Vec::new();
+        writes_of(body, *f, &mut inside);
+        writes_of(continuing, *f, &mut inside);
+        if inside.len() != *n {
+            return;
+        }
+        if *f != var {
+            let mut all = Vec::new();
+            writes_of(&func.body, *f, &mut all);
+            if all.len() != *n {
+                return;
+            }
+        }
+    }
+    let step = before;
+    if step <= 0 {
+        return;
+    }
+    // The value the counter enters with: every write outside the loop is
+    // one and the same constant.
+    let mut all = Vec::new();
+    writes_of(&func.body, var, &mut all);
+    let mut inside = Vec::new();
+    writes_of(body, var, &mut inside);
+    writes_of(continuing, var, &mut inside);
+    let mut k0: Option<i64> = None;
+    for w in all.iter().filter(|w| !inside.contains(w)) {
+        match (func.int_const(*w), k0) {
+            (Some(c), None) => k0 = Some(c),
+            (Some(c), Some(k)) if c == k => {}
+            _ => return,
+        }
+    }
+    let Some(k0) = k0 else {
+        return;
+    };
+    // A path into the loop that writes no value reads zero.
+    if k0 != 0 && !written.contains(&var) {
+        return;
+    }
+    let k0 = match func.ty(read).scalar() {
+        // `int_const` gives a u64 past i64's range as negative.
+        Some(s) if !s.is_signed() && k0 < 0 => return,
+        Some(_) => i128::from(k0),
+        None => return,
+    };
+    for (v, before) in reads {
+        out.insert(
+            v,
+            CounterRead {
+                k0,
+                step,
+                bound,
+                inclusive: op == CmpOp::Le,
+                before,
+            },
+        );
     }
 }
 
@@ -368,5 +671,191 @@ mod tests {
         // Past i32's range: it may have wrapped.
         assert_eq!(r[6], Some(Range::of_type(Scalar::I32)));
         assert_eq!(r[8], Some(Range::of_type(Scalar::I32)));
+    }
+
+    /// `for (k = 0; k < 16; k++)` unrolled twice: the second copy's read
+    /// is at most 15, the test's read at most 16 (the value that leaves).
+    #[test]
+    fn counted_loop_unrolled_twice() {
+        let text = "kernel @k(p: ptr global u8, n: i32) {
+  var $0 k: i32
+  %0: i32 = const 0
+  write $0, %0
+  loop {
+    %1: i32 = read $0
+    %2: i32 = const 16
+    %3: bool = cmp lt %1, %2
+    if %3 {
+    } else {
+      break
+    }
+    %4: i32 = read $0
+    %5: i32 = const 1
+    %6: i32 = add %4, %5
+    write $0, %6
+    %7: i32 = read $0
+    %8: i64 = convert %7
+  } continuing {
+    %9: i32 = read $0
+    %10: i32 = const 1
+    %11: i32 = add %9, %10
+    write $0, %11
+  }
+  %12: i32 = read $0
+}
+";
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[1], Some(Range::new(0, 16)));
+        assert_eq!(r[4], Some(Range::new(0, 14)));
+        assert_eq!(r[7], Some(Range::new(1, 15)));
+        assert_eq!(r[8], Some(Range::new(1, 15)));
+        assert_eq!(r[9], Some(Range::new(1, 15)));
+        // After the loop: the union of the writes, each a counted read + 1.
+        assert_eq!(r[12], Some(Range::new(0, 16)));
+    }
+
+    /// The same loop with its counter split into webs, as the JIT's region
+    /// rewrite leaves it: the body's increment writes `$1`, the
+    /// `continuing` block's `$0` from `$1`.
+    #[test]
+    fn counted_loop_split_into_webs() {
+        let text = "kernel @k(p: ptr global u8, n: i32) {
+  var $0 k: i32
+  var $1 k.1: i32
+  %0: i32 = const 0
+  write $0, %0
+  loop {
+    %1: i32 = read $0
+    %2: i32 = const 16
+    %3: bool = cmp lt %1, %2
+    if %3 {
+    } else {
+      break
+    }
+    %4: i32 = read $0
+    %5: i32 = const 1
+    %6: i32 = add %4, %5
+    write $1, %6
+    %7: i32 = read $1
+  } continuing {
+    %8: i32 = read $1
+    %9: i32 = const 1
+    %10: i32 = add %8, %9
+    write $0, %10
+  }
+}
+";
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[4], Some(Range::new(0, 14)));
+        assert_eq!(r[7], Some(Range::new(1, 15)));
+        assert_eq!(r[8], Some(Range::new(1, 15)));
+        // A trip that ends on the other variable is not counted.
+        let text = text.replace("write $0, %10", "write $1, %10");
+        let r = ranges_of(&text, &NoFacts);
+        assert_eq!(r[7], Some(Range::of_type(Scalar::I32)));
+    }
+
+    /// A bound from a parameter's known range, a step of 4 from 2, `<=`.
+    #[test]
+    fn counted_loop_step_and_parameter_bound() {
+        let text = "kernel @k(p: ptr global u8, n: i32) {
+  var $0 k: i32
+  %0: i32 = const 2
+  write $0, %0
+  loop {
+    %1: i32 = read $0
+    %2: i32 = param 1
+    %3: bool = cmp le %1, %2
+    if %3 {
+    } else {
+      break
+    }
+    %4: i32 = read $0
+  } continuing {
+    %5: i32 = read $0
+    %6: i32 = const 4
+    %7: i32 = add %5, %6
+    write $0, %7
+  }
+}
+";
+        // n = 10: k takes 2, 6, 10 in the loop.
+        let r = ranges_of(text, &Launch);
+        assert_eq!(r[4], Some(Range::new(2, 10)));
+        assert_eq!(r[5], Some(Range::new(2, 10)));
+        // Unknown n: up to i32::MAX, and k + 4 may wrap.
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[4], Some(Range::of_type(Scalar::I32)));
+    }
+
+    /// Loops whose counter can leave the progression are not counted: a
+    /// `continue` that skips an increment, another `break` in the trip, an
+    /// increment under a branch, a start that is not a constant.
+    #[test]
+    fn loops_that_are_not_counted() {
+        let shapes = [
+            // continue before the body's increment
+            ("%8: bool = param 2\n    if %8 {\n      continue\n    } else {\n    }", ""),
+            // a break in the trip
+            ("%8: bool = param 2\n    if %8 {\n      break\n    } else {\n    }", ""),
+            // an increment under a branch
+            (
+                "",
+                "%8: bool = param 2\n    if %8 {\n      %9: i32 = read $0\n      %10: i32 = const 1\n      %11: i32 = add %9, %10\n      write $0, %11\n    } else {\n    }",
+            ),
+        ];
+        for (in_body, in_continuing) in shapes {
+            let text = format!(
+                "kernel @k(p: ptr global u8, n: i32, c: bool) {{
+  var $0 k: i32
+  %0: i32 = const 0
+  write $0, %0
+  loop {{
+    %1: i32 = read $0
+    %2: i32 = const 16
+    %3: bool = cmp lt %1, %2
+    if %3 {{
+    }} else {{
+      break
+    }}
+    {in_body}
+    %4: i32 = read $0
+    %5: i32 = const 1
+    %6: i32 = add %4, %5
+    write $0, %6
+    %7: i32 = read $0
+  }} continuing {{
+    {in_continuing}
+  }}
+}}
+"
+            );
+            let r = ranges_of(&text, &NoFacts);
+            assert_eq!(r[7], Some(Range::of_type(Scalar::I32)), "{text}");
+        }
+        // The start is a parameter.
+        let text = "kernel @k(p: ptr global u8, n: i32) {
+  var $0 k: i32
+  %0: i32 = param 1
+  write $0, %0
+  loop {
+    %1: i32 = read $0
+    %2: i32 = const 16
+    %3: bool = cmp lt %1, %2
+    if %3 {
+    } else {
+      break
+    }
+    %4: i32 = read $0
+  } continuing {
+    %5: i32 = read $0
+    %6: i32 = const 1
+    %7: i32 = add %5, %6
+    write $0, %7
+  }
+}
+";
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[4], Some(Range::of_type(Scalar::I32)));
     }
 }

@@ -39,6 +39,17 @@
 //! the integer ranges of `vecl_ir::analysis::ranges` keep inside the object
 //! for every work-item gets no test at all ([`FunctionCx::proven_in_bounds`]):
 //! `local_bins[data[i]]` with `data` a `uchar` buffer and 256 bins.
+//!
+//! **Proven for the group size.** Most indices into a `__local` tile are
+//! bounded by the work-group's size, which only the launch knows
+//! (`ta[get_local_id(1)][k]` of a 16×16 tile). [`trusted_group_bound`]
+//! picks, at compile time, the largest bound `L` under which such accesses
+//! are in bounds (every local id below `L`, every local size at most `L`,
+//! `reqd_work_group_size` where the kernel has it); the code proves
+//! accesses with those facts as well, and `CompiledKernel::run_groups`
+//! runs it only for launches whose groups are within `L` in every
+//! dimension. Any other launch runs a copy compiled without the bound, at
+//! its first such launch: every access is checked there as before.
 
 use super::lanes::Lanes;
 use super::linear::writes_of;
@@ -47,8 +58,11 @@ use crate::abi::{checked_offsets as co, launch_offsets as lo, pack_site};
 use crate::abi::{AccessKind, ArgKind, KernelStatus};
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
-use vecl_ir::analysis::ranges::{NoFacts, Range as Interval, Ranges};
-use vecl_ir::{AddressSpace, GlobalId, Inst, Loc, Scalar, SlotId, ValueId, VarId};
+use vecl_ir::analysis::ranges::{Facts, NoFacts, Range as Interval, Ranges};
+use vecl_ir::{
+    AddressSpace, Block, Function, GlobalId, Inst, Loc, Module, Scalar, SlotId, Stmt, ValueId,
+    VarId, WorkItemFn,
+};
 
 /// What checked code needs to know beyond the kernel itself.
 #[derive(Clone, Copy, Debug)]
@@ -57,12 +71,166 @@ pub(crate) struct Checks {
     pub tail: u32,
     /// Bytes of the kernel's module-scope data block.
     pub data_len: u64,
+    /// The code runs only for groups of at most this many work-items in
+    /// each dimension ([`trusted_group_bound`]); `None`: any group.
+    pub group_bound: Option<u64>,
 }
 
 impl Checks {
-    pub fn new(tail: u32, data_len: u64) -> Checks {
-        Checks { tail, data_len }
+    pub fn new(tail: u32, data_len: u64, group_bound: Option<u64>) -> Checks {
+        Checks {
+            tail,
+            data_len,
+            group_bound,
+        }
     }
+}
+
+/// What holds in code that runs only for groups of at most `L` work-items
+/// in each dimension: every local id is below `L`, every local size at
+/// most `L`.
+struct GroupBound(u64);
+
+impl Facts for GroupBound {
+    fn work_item(&self, f: WorkItemFn, dim: Option<u64>) -> Option<Interval> {
+        let l = i128::from(self.0);
+        // Past the third dimension a local id is 0 and a size 1.
+        let past = dim.is_some_and(|d| d >= 3);
+        match f {
+            WorkItemFn::LocalId if past => Some(Interval::exact(0)),
+            WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize if past => {
+                Some(Interval::exact(1))
+            }
+            WorkItemFn::LocalId => Some(Interval::new(0, l - 1)),
+            WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize => Some(Interval::new(1, l)),
+            _ => None,
+        }
+    }
+
+    fn param(&self, _: u32) -> Option<Interval> {
+        None
+    }
+}
+
+/// The bounds [`trusted_group_bound`] tries, largest first.
+const GROUP_BOUNDS: [u64; 7] = [1024, 512, 256, 128, 64, 32, 16];
+
+/// The group bound `L` checked code of `func` trusts (see the module's
+/// comment): the largest of [`GROUP_BOUNDS`] under which every access that
+/// some bound proves is proven (`max(reqd_work_group_size)` where the
+/// kernel gives one); `None` when no access gains from one.
+pub(crate) fn trusted_group_bound(
+    module: &Module,
+    func: &Function,
+    reqd: Option<[u32; 3]>,
+) -> Option<u64> {
+    let mut accesses = Vec::new();
+    for d in &func.insts {
+        match &d.inst {
+            Inst::Load(p) | Inst::Atomic { ptr: p, .. } => accesses.push(*p),
+            _ => {}
+        }
+    }
+    stored_through(&func.body, &mut accesses);
+    let size = |p: ValueId| func.ty(p).pointee().map_or(1, |t| module.size_of(t).max(1));
+    let none = Ranges::new(func, &NoFacts);
+    let gaining: Vec<ValueId> = accesses
+        .into_iter()
+        .filter(|p| !provable(module, func, &none, *p, size(*p)))
+        .collect();
+    let proves = |l: u64, p: ValueId| {
+        let facts = GroupBound(l);
+        let ranges = Ranges::new(func, &facts);
+        provable(module, func, &ranges, p, size(p))
+    };
+    if let Some(r) = reqd {
+        let l = u64::from(r.into_iter().max().unwrap_or(1).max(1));
+        return gaining.iter().any(|p| proves(l, *p)).then_some(l);
+    }
+    // The largest bound proving each access, and the least of those.
+    let mut bound: Option<u64> = None;
+    for p in gaining {
+        if let Some(l) = GROUP_BOUNDS.into_iter().find(|l| proves(*l, p)) {
+            bound = Some(bound.map_or(l, |b| b.min(l)));
+        }
+    }
+    bound
+}
+
+/// The pointers `block` stores or copies through.
+fn stored_through(block: &Block, out: &mut Vec<ValueId>) {
+    for s in &block.0 {
+        match s {
+            Stmt::Store { ptr, .. } => out.push(*ptr),
+            Stmt::Copy { dst, src, .. } => out.extend([*dst, *src]),
+            Stmt::If { then_, else_, .. } => {
+                stored_through(then_, out);
+                stored_through(else_, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                stored_through(body, out);
+                stored_through(continuing, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    stored_through(&c.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The object `ptr` points into and the range of its byte offset in it,
+/// when its chain of `index`/`elem`/casts leads to a variable or a slot
+/// and every index has a known range.
+fn object_offset(
+    module: &Module,
+    func: &Function,
+    ranges: &Ranges,
+    ptr: ValueId,
+    depth: u32,
+) -> Option<(Origin, Interval)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match &func.inst(ptr).inst {
+        Inst::GlobalAddr(g) => Some((Origin::Global(*g), Interval::exact(0))),
+        Inst::SlotAddr(s) => Some((Origin::Slot(*s), Interval::exact(0))),
+        Inst::PtrCast(p) => object_offset(module, func, ranges, *p, depth + 1),
+        Inst::Index(p, i) | Inst::Elem(p, i) => {
+            let (origin, base) = object_offset(module, func, ranges, *p, depth + 1)?;
+            let elem = func.ty(ptr).pointee()?;
+            let step = ranges.of(*i)?.scaled(u64::from(module.size_of(elem)))?;
+            Some((origin, Interval::new(base.lo + step.lo, base.hi + step.hi)))
+        }
+        Inst::ReadVar(var) => {
+            let mut writes = Vec::new();
+            writes_of(&func.body, *var, &mut writes);
+            match writes[..] {
+                [one] => object_offset(module, func, ranges, one, depth + 1),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether every access of `bytes` bytes through `ptr` lies inside the
+/// object it points into, for the values `ranges` allows.
+fn provable(module: &Module, func: &Function, ranges: &Ranges, ptr: ValueId, bytes: u32) -> bool {
+    let Some((origin, offset)) = object_offset(module, func, ranges, ptr, 0) else {
+        return false;
+    };
+    let size = match origin {
+        Origin::Global(g) => module
+            .globals
+            .get(g.index())
+            .map(|gl| module.size_of(&gl.ty)),
+        Origin::Slot(s) => func.slots.get(s.index()).map(|sl| module.size_of(&sl.ty)),
+        _ => None,
+    };
+    size.is_some_and(|size| offset.lo >= 0 && offset.hi + i128::from(bytes) <= i128::from(size))
 }
 
 /// How a bounds test fails, for [`FunctionCx::fault_when`].
@@ -167,64 +335,24 @@ impl FunctionCx<'_, '_> {
         }
     }
 
-    /// The object `ptr` points into and the range of its byte offset in
-    /// it, when its chain of `index`/`elem`/casts leads to a variable or a
-    /// slot and every index has a known range.
-    fn offset_in_object(
-        &self,
-        ranges: &Ranges,
-        ptr: ValueId,
-        depth: u32,
-    ) -> Option<(Origin, Interval)> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        match &self.func.inst(ptr).inst {
-            Inst::GlobalAddr(g) => Some((Origin::Global(*g), Interval::exact(0))),
-            Inst::SlotAddr(s) => Some((Origin::Slot(*s), Interval::exact(0))),
-            Inst::PtrCast(p) => self.offset_in_object(ranges, *p, depth + 1),
-            Inst::Index(p, i) | Inst::Elem(p, i) => {
-                let (origin, base) = self.offset_in_object(ranges, *p, depth + 1)?;
-                let elem = self.func.ty(ptr).pointee()?;
-                let step = ranges
-                    .of(*i)?
-                    .scaled(u64::from(self.module.size_of(elem)))?;
-                Some((origin, Interval::new(base.lo + step.lo, base.hi + step.hi)))
-            }
-            Inst::ReadVar(var) => {
-                let mut writes = Vec::new();
-                writes_of(&self.func.body, *var, &mut writes);
-                match writes[..] {
-                    [one] => self.offset_in_object(ranges, one, depth + 1),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-
     /// Whether every access of `bytes` bytes through `ptr`, by any
     /// work-item, lies inside the object it points into (a test of it
-    /// could never fail).
+    /// could never fail): for every launch, or for the launches this code
+    /// runs (groups within [`Checks::group_bound`]).
     pub fn proven_in_bounds(&self, ptr: ValueId, bytes: u32) -> bool {
+        self.proof_of(ptr, bytes).is_some()
+    }
+
+    /// `Some(false)`: proven for every launch; `Some(true)`: for groups
+    /// within the trusted bound only; `None`: not proven.
+    fn proof_of(&self, ptr: ValueId, bytes: u32) -> Option<bool> {
         let ranges = Ranges::new(self.func, &NoFacts);
-        let Some((origin, offset)) = self.offset_in_object(&ranges, ptr, 0) else {
-            return false;
-        };
-        let size = match origin {
-            Origin::Global(g) => self
-                .module
-                .globals
-                .get(g.index())
-                .map(|gl| self.module.size_of(&gl.ty)),
-            Origin::Slot(s) => self
-                .func
-                .slots
-                .get(s.index())
-                .map(|sl| self.module.size_of(&sl.ty)),
-            _ => None,
-        };
-        size.is_some_and(|size| offset.lo >= 0 && offset.hi + i128::from(bytes) <= i128::from(size))
+        if provable(self.module, self.func, &ranges, ptr, bytes) {
+            return Some(false);
+        }
+        let facts = GroupBound(self.checks?.group_bound?);
+        let ranges = Ranges::new(self.func, &facts);
+        provable(self.module, self.func, &ranges, ptr, bytes).then_some(true)
     }
 
     /// The source position of the access through `ptr`: the pointer's own,
@@ -561,8 +689,9 @@ impl FunctionCx<'_, '_> {
         if self.checks.is_none() {
             return Ok(());
         }
-        if ptr.is_some_and(|p| self.proven_in_bounds(p, bytes)) {
+        if let Some(group) = ptr.and_then(|p| self.proof_of(p, bytes)) {
             self.stats.proven_in_bounds += 1;
+            self.stats.proven_for_group += u32::from(group);
             return Ok(());
         }
         let (origin, loc) = match ptr {

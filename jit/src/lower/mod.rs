@@ -75,6 +75,9 @@ pub(crate) struct Stats {
     /// Accesses of checked code proven in bounds at compile time (no test
     /// emitted, `bounds::proven_in_bounds`).
     pub proven_in_bounds: u32,
+    /// Those of them proven only for groups within the kernel's trusted
+    /// size (`bounds::trusted_group_bound`).
+    pub proven_for_group: u32,
     /// Copies of aggregates (`out[i] = in[i]` of a struct), and those of
     /// them that move a chunk of consecutive items as whole pieces.
     pub copies: u32,
