@@ -76,6 +76,9 @@ pub struct JitOptions {
     /// standard error and write its bytes to a file named by their load
     /// address (for matching profiler samples to instructions).
     pub disasm: bool,
+    /// Give the kernel the wide AVX-512 code (`wide`) when it qualifies
+    /// (see `wide::select`); Cranelift's code otherwise.
+    pub wide: bool,
 }
 
 impl Default for JitOptions {
@@ -91,6 +94,7 @@ impl Default for JitOptions {
             passes: PipelineOptions::default(),
             phases: PhaseReport::Off,
             disasm: false,
+            wide: false,
         }
     }
 }
@@ -207,6 +211,8 @@ pub struct CompiledKernel {
     /// The kernel's `__local` variables (name, arena offset, bytes), for
     /// the reports of the `__local` checks.
     local_variables: Vec<(String, u64, u64)>,
+    /// The wide AVX-512 code the entry runs, if the kernel got it.
+    _avx512: Option<wide::entry::KernelCode>,
 }
 
 /// What compiling a copy of a kernel with lanes along another dimension
@@ -565,7 +571,8 @@ pub fn compile_kernel_in(
             along: [OnceLock::new(), OnceLock::new()],
         }));
     }
-    if policy != Tiers::Both {
+    // The wide code is final: no optimised Cranelift code replaces it.
+    if policy != Tiers::Both || compiled._avx512.is_some() {
         return Ok(compiled);
     }
     // The optimised code: same module, same options, the quick code's
@@ -1200,13 +1207,27 @@ fn compile(
         [main.folded, main.unparams, main.code_bytes],
     );
     let code = finalized_entry(&jit, kernel, &main);
-    let wide_code = wide.as_ref().map(|f| finalized_entry(&jit, kernel, f));
+    let avx512 = wide::select::choose(
+        &wide::select::Request {
+            asked: opts.wide,
+            checked: opts.checked,
+            w,
+            func: &func,
+            uni: &uni,
+            slots: &arg_slots,
+        },
+        code,
+    );
+    let wide_code = wide
+        .as_ref()
+        .filter(|_| avx512.entry().is_none())
+        .map(|f| finalized_entry(&jit, kernel, f));
     let wide_streams = wide
         .as_ref()
         .is_some_and(|f| f.lowered.stats.streamed_stores > 0);
     let lowered = main.lowered;
     let (clif, clif_insts) = (main.clif, main.clif_insts);
-    let entry = Arc::new(Entry::new(code));
+    let entry = Arc::new(Entry::new(avx512.entry().unwrap_or(code)));
     let wide_entry = Arc::new(match wide_code {
         Some(f) => Entry::new(f),
         None => Entry::none(),
@@ -1337,7 +1358,10 @@ fn compile(
             }
         );
     }
-    if wide.is_some() {
+    if let Some(line) = avx512.explain() {
+        let _ = writeln!(explain, "{line}");
+    }
+    if wide_code.is_some() {
         let _ = writeln!(
             explain,
             "wide copy: launches whose local and global sizes in dimension 0 are multiples of {WIDE_WIDTH} run a copy at W = {WIDE_WIDTH}"
@@ -1383,6 +1407,7 @@ fn compile(
         shape_observer,
         barrier_sites: lowered.barrier_sites,
         local_variables: lower::races::local_variables(module, &places),
+        _avx512: avx512.into_code(),
     })
 }
 
