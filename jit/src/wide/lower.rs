@@ -97,7 +97,8 @@ enum Class {
     U32,
     /// `long`: 32-bit lanes, sign-extended on use.
     I64,
-    /// `ulong`/`size_t`: 32-bit lanes of a value below 2^31.
+    /// `ulong`/`size_t`: 32-bit lanes, sign-extended on use (values below
+    /// 2^31 from work-item queries, or conversions of `int`s and `long`s).
     U64,
     Bool,
 }
@@ -131,6 +132,10 @@ struct Cx<'a> {
     loops: Vec<LoopMasks>,
     /// `if`s and loops around the statement being lowered.
     depth: usize,
+    /// Per IR value: known to lie in [0, 2^31) (work-item ids and sizes,
+    /// which the entry keeps below 2^31, non-negative constants, and
+    /// conversions of such values).
+    small: Vec<bool>,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -152,6 +157,7 @@ pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Low
         whole: true,
         loops: Vec::new(),
         depth: 0,
+        small: vec![false; func.insts.len()],
     };
     // Every variable holds a value from the start, so that one written
     // under a mask inside a loop has an old value to keep.
@@ -248,6 +254,18 @@ impl Cx<'_> {
             Stmt::Eval(v) => {
                 let val = self.inst(*v)?;
                 self.vals[v.index()] = val;
+                self.small[v.index()] = match &self.func.inst(*v).inst {
+                    Inst::WorkItem(..) => true,
+                    Inst::Const(_) => self
+                        .func
+                        .int_const(*v)
+                        .is_some_and(|x| (0..=i64::from(i32::MAX)).contains(&x)),
+                    Inst::Convert { value, .. } => {
+                        self.small[value.index()]
+                            && class(self.func.ty(*v)).is_some_and(|c| c != Class::Bool)
+                    }
+                    _ => false,
+                };
             }
             Stmt::WriteVar(var, v) => self.write_var(var.index(), *v)?,
             Stmt::Store { ptr, value, loc } => {
@@ -614,7 +632,11 @@ impl Cx<'_> {
                     Val::Ptr(b) if b.index.is_none() => b,
                     _ => return unsupported("pointer arithmetic on an indexed pointer".into()),
                 };
-                if !matches!(class(self.func.ty(*i)), Some(Class::I32 | Class::I64)) {
+                // 64-bit indices are sign-extended lanes (see `Class`).
+                if !matches!(
+                    class(self.func.ty(*i)),
+                    Some(Class::I32 | Class::I64 | Class::U64)
+                ) {
                     return unsupported(format!("an index of type {:?}", self.func.ty(*i)));
                 }
                 match self.func.ty(*p) {
@@ -722,7 +744,11 @@ impl Cx<'_> {
             }));
         }
         let (x, y) = (self.vec(a)?, self.vec(b)?);
+        let small = self.small[a.index()] && self.small[b.index()];
         let bin = match (cls, op) {
+            // The difference of two values in [0, 2^31) is an int: the
+            // sign-extended lanes hold it exactly.
+            (Some(Class::I64 | Class::U64), BinaryOp::Sub) if small => Bin::ISub,
             (Some(Class::F32), BinaryOp::Add) => Bin::FAdd,
             (Some(Class::F32), BinaryOp::Sub) => Bin::FSub,
             (Some(Class::F32), BinaryOp::Mul) => Bin::FMul,
@@ -777,6 +803,14 @@ impl Cx<'_> {
                     a: x,
                 }))
             }
+            (Some(U64), Some(F32)) if nearest && self.small[value.index()] => {
+                let x = self.vec(value)?;
+                Val::V(self.v_op(|d| Op::Convert {
+                    cvt: Cvt::I2F,
+                    d,
+                    a: x,
+                }))
+            }
             (Some(U32), Some(F32)) if nearest => {
                 let x = self.vec(value)?;
                 Val::V(self.v_op(|d| Op::Convert {
@@ -786,9 +820,58 @@ impl Cx<'_> {
                 }))
             }
             (Some(F32), Some(c @ (I32 | U32))) if toward_zero => {
+                // Saturating, NaN to 0, as the interpreter and Cranelift's
+                // code convert (the instructions give 0x80000000 or
+                // 0xffffffff out of range).
                 let x = self.vec(value)?;
                 let cvt = if c == I32 { Cvt::F2I } else { Cvt::F2U };
-                Val::V(self.v_op(|d| Op::Convert { cvt, d, a: x }))
+                let t = self.v_op(|d| Op::Convert { cvt, d, a: x });
+                let zero = self.splat(0);
+                let nan = self.k_op(|d| Op::Compare2 {
+                    kind: CmpKind::F32,
+                    pred: 3,
+                    d,
+                    a: x,
+                    b: x,
+                });
+                let t = if c == I32 {
+                    let limit = self.splat(2_147_483_648f32.to_bits());
+                    let big = self.k_op(|d| Op::Compare2 {
+                        kind: CmpKind::F32,
+                        pred: 13,
+                        d,
+                        a: x,
+                        b: limit,
+                    });
+                    let max = self.splat(i32::MAX as u32);
+                    self.v_op(|d| Op::Select {
+                        d,
+                        k: big,
+                        a: max,
+                        b: t,
+                    })
+                } else {
+                    let zero_f = self.splat(0);
+                    let neg = self.k_op(|d| Op::Compare2 {
+                        kind: CmpKind::F32,
+                        pred: 1,
+                        d,
+                        a: x,
+                        b: zero_f,
+                    });
+                    self.v_op(|d| Op::Select {
+                        d,
+                        k: neg,
+                        a: zero,
+                        b: t,
+                    })
+                };
+                Val::V(self.v_op(|d| Op::Select {
+                    d,
+                    k: nan,
+                    a: zero,
+                    b: t,
+                }))
             }
             (Some(Bool), Some(c @ (F32 | I32 | U32 | I64 | U64))) => {
                 let k = self.mask(value)?;
