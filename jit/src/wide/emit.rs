@@ -155,6 +155,15 @@ fn emit_memory(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             element_address(a, ptr, idx.0 as u8, kn, consecutive, slow)?;
             let idx = zmm_reg(idx.0 as u8)?;
             if consecutive {
+                // Every lane running: a plain load (a masked one costs
+                // more on some cores).
+                let mut masked = a.create_label();
+                a.kortestw(k_reg(kn)?, k_reg(kn)?).map_err(asm_err)?;
+                a.jae(masked).map_err(asm_err)?;
+                a.vmovups(d, zmmword_ptr(rax + r10 * 4)).map_err(asm_err)?;
+                a.jmp(done).map_err(asm_err)?;
+                a.set_label(&mut masked).map_err(asm_err)?;
+                a.zero_bytes().map_err(asm_err)?;
                 a.vmovups(zmm_masked(d, kn).z(), zmmword_ptr(rax + r10 * 4))
                     .map_err(asm_err)?;
                 a.jmp(done).map_err(asm_err)?;
@@ -187,6 +196,13 @@ fn emit_memory(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
                     6 => zmmword_ptr(rax + r10 * 4).k6(),
                     _ => zmmword_ptr(rax + r10 * 4).k7(),
                 };
+                let mut masked = a.create_label();
+                a.kortestw(k_reg(kn)?, k_reg(kn)?).map_err(asm_err)?;
+                a.jae(masked).map_err(asm_err)?;
+                a.vmovups(zmmword_ptr(rax + r10 * 4), x).map_err(asm_err)?;
+                a.jmp(done).map_err(asm_err)?;
+                a.set_label(&mut masked).map_err(asm_err)?;
+                a.zero_bytes().map_err(asm_err)?;
                 a.vmovups(m, x).map_err(asm_err)?;
                 a.jmp(done).map_err(asm_err)?;
             }

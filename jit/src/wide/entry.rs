@@ -17,7 +17,9 @@
 //! group, rbp the group's first id of dimension 0, rsi its end, r15 the
 //! chunk's first id, rdi the row's id of dimension 1 and r8 its end, r9 the
 //! id of dimension 2 and rcx its end, edx the chunk's running lanes; the
-//! group's first id of dimension 1 is kept at `[rsp + frame]`. The launch's
+//! group's first id of dimension 1 and its coordinates are kept above the
+//! spill slots (the coordinates step with a carry from group to group:
+//! two divisions per call, none per group). The launch's
 //! stop flag is read after each row and at every back edge of the body's
 //! loops; when set the entry returns `KernelStatus::Cancelled`.
 
@@ -99,9 +101,11 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     let start = Instant::now();
     let alloc = allocate_ra2(body)?;
     let frame = alloc.frame();
-    // The spill slots, then the group's first id of dimension 1.
+    // The spill slots, then the group's first id of dimension 1 and its
+    // coordinates (stepped with a carry: no division per group).
     let y_start_at = frame as i32;
-    let locals = frame as i32 + 16;
+    let g_at = [frame as i32 + 8, frame as i32 + 16, frame as i32 + 24];
+    let locals = frame as i32 + 32;
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
@@ -136,19 +140,23 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     let mut done = a.create_label();
     let mut exit = a.create_label();
     let mut cancelled = a.create_label();
+    // The first group's coordinates: g = g0 + n0 * (g1 + n1 * g2).
+    a.mov(rax, r13).map_err(e)?;
+    a.xor(edx, edx).map_err(e)?;
+    a.div(qword_ptr(r12 + lo::NUM_GROUPS)).map_err(e)?;
+    a.mov(qword_ptr(rsp + g_at[0]), rdx).map_err(e)?;
+    a.xor(edx, edx).map_err(e)?;
+    a.div(qword_ptr(r12 + (lo::NUM_GROUPS + q))).map_err(e)?;
+    a.mov(qword_ptr(rsp + g_at[1]), rdx).map_err(e)?;
+    a.mov(qword_ptr(rsp + g_at[2]), rax).map_err(e)?;
     a.set_label(&mut group).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.cmp(r13, r14).map_err(e)?;
     a.jae(done).map_err(e)?;
-    // The group's coordinates: g = g0 + n0 * (g1 + n1 * g2).
-    a.mov(rax, r13).map_err(e)?;
-    a.xor(edx, edx).map_err(e)?;
-    a.div(qword_ptr(r12 + lo::NUM_GROUPS)).map_err(e)?;
-    a.mov(rbp, rdx).map_err(e)?;
-    a.xor(edx, edx).map_err(e)?;
-    a.div(qword_ptr(r12 + (lo::NUM_GROUPS + q))).map_err(e)?;
+    a.mov(rbp, qword_ptr(rsp + g_at[0])).map_err(e)?;
+    a.mov(rdx, qword_ptr(rsp + g_at[1])).map_err(e)?;
     // Dimension 2: ids [r9, rcx).
-    a.mov(r9, rax).map_err(e)?;
+    a.mov(r9, qword_ptr(rsp + g_at[2])).map_err(e)?;
     a.imul_2(r9, qword_ptr(r12 + (lo::LOCAL_SIZE + 2 * q)))
         .map_err(e)?;
     a.add(r9, qword_ptr(r12 + (lo::GLOBAL_OFFSET + 2 * q)))
@@ -236,6 +244,26 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     a.set_label(&mut z_done).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.inc(r13).map_err(e)?;
+    // The next group's coordinates.
+    let mut store_1 = a.create_label();
+    let mut store_0 = a.create_label();
+    a.mov(rax, qword_ptr(rsp + g_at[0])).map_err(e)?;
+    a.inc(rax).map_err(e)?;
+    a.cmp(rax, qword_ptr(r12 + lo::NUM_GROUPS)).map_err(e)?;
+    a.jb(store_0).map_err(e)?;
+    a.xor(eax, eax).map_err(e)?;
+    a.mov(r10, qword_ptr(rsp + g_at[1])).map_err(e)?;
+    a.inc(r10).map_err(e)?;
+    a.cmp(r10, qword_ptr(r12 + (lo::NUM_GROUPS + q))).map_err(e)?;
+    a.jb(store_1).map_err(e)?;
+    a.xor(r10d, r10d).map_err(e)?;
+    a.inc(qword_ptr(rsp + g_at[2])).map_err(e)?;
+    a.set_label(&mut store_1).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(qword_ptr(rsp + g_at[1]), r10).map_err(e)?;
+    a.set_label(&mut store_0).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(qword_ptr(rsp + g_at[0]), rax).map_err(e)?;
     a.jmp(group).map_err(e)?;
     a.set_label(&mut done).map_err(e)?;
     a.zero_bytes().map_err(e)?;
