@@ -254,7 +254,8 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     a.xor(eax, eax).map_err(e)?;
     a.mov(r10, qword_ptr(rsp + g_at[1])).map_err(e)?;
     a.inc(r10).map_err(e)?;
-    a.cmp(r10, qword_ptr(r12 + (lo::NUM_GROUPS + q))).map_err(e)?;
+    a.cmp(r10, qword_ptr(r12 + (lo::NUM_GROUPS + q)))
+        .map_err(e)?;
     a.jb(store_1).map_err(e)?;
     a.xor(r10d, r10d).map_err(e)?;
     a.inc(qword_ptr(rsp + g_at[2])).map_err(e)?;

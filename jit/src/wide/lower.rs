@@ -721,7 +721,7 @@ impl Cx<'_> {
                 }
             }
             Inst::Builtin(name, args) => self.builtin(name, args, cls, loc)?,
-            other => return unsupported(format!("{}", describe(other))),
+            other => return unsupported(describe(other)),
         }))
     }
 
