@@ -21,7 +21,7 @@
 //! the order they were built, so a program of many kernels does not start
 //! as many threads.
 
-use crate::{CodeMemory, EntryFn};
+use crate::kernel::{CodeMemory, EntryFn};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};

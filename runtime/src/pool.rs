@@ -21,7 +21,7 @@ use crate::host_alloc::AlignedBytes;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -133,9 +133,14 @@ pub struct Pool {
     threads: usize,
     injector: Injector<Task>,
     stealers: Vec<Stealer<Task>>,
-    sleep_lock: Mutex<()>,
-    wake: Condvar,
-    sleepers: AtomicUsize,
+    /// One bit per worker that is asleep or about to sleep (worker `i` is
+    /// bit `i % 64` of word `i / 64`). A publisher claims a bit by clearing
+    /// it and unparks that worker alone: no lock is shared by the sleepers,
+    /// so waking a pool of many threads is not a convoy on one mutex.
+    sleeping: Vec<AtomicU64>,
+    /// Each worker's thread handle, registered by the worker itself before
+    /// it first sleeps.
+    handles: Vec<OnceLock<std::thread::Thread>>,
 }
 
 thread_local! {
@@ -174,15 +179,16 @@ impl Pool {
             threads,
             injector: Injector::new(),
             stealers: deques.iter().map(Worker::stealer).collect(),
-            sleep_lock: Mutex::new(()),
-            wake: Condvar::new(),
-            sleepers: AtomicUsize::new(0),
+            sleeping: (0..threads.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            handles: (1..threads).map(|_| OnceLock::new()).collect(),
         });
         for (index, deque) in deques.into_iter().enumerate() {
             let pool = Arc::clone(&pool);
             let spawned = std::thread::Builder::new()
                 .name(format!("vecl-worker-{index}"))
-                .spawn(move || pool.worker_loop(deque));
+                .spawn(move || pool.worker_loop(index, deque));
             // A pool that could not spawn every thread still works: the
             // submitting thread runs whatever no worker takes.
             drop(spawned);
@@ -329,21 +335,36 @@ impl Pool {
     }
 
     /// Wakes a sleeping worker after a task was published. The fence
-    /// orders the publication before the read of `sleepers`, as the
-    /// worker's `fetch_add` orders its count before its look for work:
-    /// without it the read may pass the deque's plain release store (x86
-    /// reorders a store before a later load), both sides see the other's
-    /// old value, and the worker sleeps until its timeout while the caller
-    /// runs the job alone.
+    /// orders the publication before the read of the sleeping bits, as the
+    /// worker's fence orders its bit before its look for work: without it
+    /// the read may pass the deque's plain release store (x86 reorders a
+    /// store before a later load), both sides see the other's old value,
+    /// and the worker sleeps until its timeout while the caller runs the
+    /// job alone.
     fn wake_one(&self) {
         std::sync::atomic::fence(Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
-            let _guard = self.sleep_lock.lock().unwrap_or_else(|e| e.into_inner());
-            self.wake.notify_one();
+        for (word_index, word) in self.sleeping.iter().enumerate() {
+            let mut bits = word.load(Ordering::SeqCst);
+            while bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                let before = word.fetch_and(!(1u64 << bit), Ordering::SeqCst);
+                if before & (1u64 << bit) != 0 {
+                    // This caller cleared the bit, so it alone wakes the
+                    // worker (an unpark before the park makes the park
+                    // return at once).
+                    if let Some(handle) = self.handles[word_index * 64 + bit].get() {
+                        handle.unpark();
+                    }
+                    return;
+                }
+                bits = before & !(1u64 << bit);
+            }
         }
     }
 
-    fn worker_loop(&self, own: Worker<Task>) {
+    fn worker_loop(&self, index: usize, own: Worker<Task>) {
+        let _ = self.handles[index].set(std::thread::current());
+        let (word, bit) = (&self.sleeping[index / 64], 1u64 << (index % 64));
         let mut scratch = Scratch::new();
         loop {
             if let Some(task) = self.find_task(Some(&own)) {
@@ -364,14 +385,17 @@ impl Pool {
                 self.run_task(task, Some(&own), &mut scratch);
                 continue;
             }
-            let guard = self.sleep_lock.lock().unwrap_or_else(|e| e.into_inner());
-            self.sleepers.fetch_add(1, Ordering::SeqCst);
+            word.fetch_or(bit, Ordering::SeqCst);
             std::sync::atomic::fence(Ordering::SeqCst);
             if !self.has_published_work() {
-                // The timeout is a safety net only; publishers notify.
-                let _ = self.wake.wait_timeout(guard, Duration::from_millis(200));
+                // The timeout is a safety net only; publishers unpark.
+                std::thread::park_timeout(Duration::from_millis(200));
             }
-            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+            // Whether a publisher cleared the bit (and unparked) or not,
+            // this worker is awake now. A wake-up token left by an unpark
+            // that raced with this clear only makes a later park return
+            // early, and the loop looks for work again.
+            word.fetch_and(!bit, Ordering::SeqCst);
         }
     }
 }

@@ -1,0 +1,436 @@
+//! The compile driver: the middle passes, the region graph and the
+//! uniformity analysis, the width, the layout of arguments and data, the
+//! lowering of the main function (and of its wide copy) in one JIT module,
+//! and the tiers: the quick code first, the optimised code in the
+//! background.
+
+use crate::abi;
+use crate::define::{define_kernel_function, finalized_entry};
+use crate::explain::{explain, Facts};
+use crate::kernel::{CodeMemory, CompiledKernel, LaneCopies, ModuleData};
+use crate::tiers::{self, Entry, FinalCode, Tier, Tiers, Upgrade};
+use crate::timing::Phases;
+use crate::width::{default_width, wide_width};
+use crate::{
+    collectives, group_shape, lane_axis, layout, lower, math, races, regions, JitError, JitOptions,
+    Prefetch,
+};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Module as _};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+use vecl_ir::transform::pipeline::{Pipeline, PipelineError, PipelineOptions};
+use vecl_ir::{Inst, Module};
+
+/// Address space reserved for one kernel's code and data (only what the
+/// code uses is ever committed; the rest stays an inaccessible reservation).
+const CODE_RESERVE: usize = 256 << 20;
+
+/// Runs `f`, turning a panic in the code generator into `JitError::Codegen`.
+pub(crate) fn guarded(
+    kernel: &str,
+    f: impl FnOnce() -> Result<CompiledKernel, JitError>,
+) -> Result<CompiledKernel, JitError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic in the code generator".to_string());
+            Err(JitError::Codegen {
+                kernel: kernel.to_string(),
+                message,
+            })
+        }
+    }
+}
+
+/// Compiles kernel `kernel` of `module`.
+pub fn compile_kernel(
+    module: &Module,
+    kernel: &str,
+    opts: &JitOptions,
+) -> Result<CompiledKernel, JitError> {
+    compile_kernel_in(module, kernel, opts, None)
+}
+
+/// [`compile_kernel`], with the module-scope data in `data` (made by
+/// [`ModuleData::new`] for this `module`) when given, else in a block of
+/// the kernel's own.
+pub fn compile_kernel_in(
+    module: &Module,
+    kernel: &str,
+    opts: &JitOptions,
+    data: Option<Arc<ModuleData>>,
+) -> Result<CompiledKernel, JitError> {
+    if !module.kernels().any(|(_, f)| f.name == kernel) {
+        return Err(JitError::NoSuchKernel(kernel.to_string()));
+    }
+    let policy = opts.tiers;
+    let first = match policy {
+        Tiers::OptimisedOnly => Tier::Optimised,
+        Tiers::QuickOnly | Tiers::Both => Tier::Quick,
+    };
+    let shared = data.as_ref().map(|d| d.base());
+    let mut compiled = guarded(kernel, || compile(module, kernel, opts, first, shared, 0))?;
+    compiled._module_data = data;
+    if compiled.may_swap_lanes {
+        // The copies are compiled at launch, in the tier the kernel ends
+        // with, at its width and with its module-scope data.
+        compiled.lane_copies = Some(Box::new(LaneCopies {
+            module: lane_axis::module_for(module, kernel),
+            opts: JitOptions {
+                simd_width: Some(compiled.simd_width),
+                dump_clif: false,
+                ..opts.clone()
+            },
+            tier: match policy {
+                Tiers::QuickOnly => Tier::Quick,
+                Tiers::OptimisedOnly | Tiers::Both => Tier::Optimised,
+            },
+            data: compiled.data_base(),
+            along: [OnceLock::new(), OnceLock::new()],
+        }));
+    }
+    // The wide code is final: no optimised Cranelift code replaces it.
+    if policy != Tiers::Both || compiled._avx512.is_some() {
+        return Ok(compiled);
+    }
+    // The optimised code: same module, same options, the quick code's
+    // module-scope data (program-scope variables keep their values across
+    // the switch).
+    let upgrade = Arc::new(Upgrade::new());
+    let job = {
+        let (module, name) = (module.clone(), kernel.to_string());
+        let opts = JitOptions {
+            dump_clif: false,
+            ..opts.clone()
+        };
+        let (entry, wide, upgrade, data) = (
+            compiled.entry.clone(),
+            compiled.wide.clone(),
+            upgrade.clone(),
+            compiled.data_base(),
+        );
+        let layout = compiled.layout();
+        move || {
+            let started = Instant::now();
+            let done = guarded(&name, || {
+                compile(&module, &name, &opts, Tier::Optimised, Some(data), 0)
+            })
+            .ok()
+            // The runtime sizes argument blocks, `__local` memory and
+            // context areas from the quick tier's answers: the optimised
+            // code is used only if it agrees with all of them.
+            .filter(|k| k.layout() == layout)
+            .map(|k| {
+                let (f, wide_f) = (k.entry.get(), k.wide.get_if_set());
+                (k._code, f, wide_f)
+            });
+            upgrade.finish(&entry, &wide, done, started.elapsed());
+        }
+    };
+    if tiers::in_background(Box::new(job)) {
+        compiled.upgrade = Some(upgrade);
+    }
+    Ok(compiled)
+}
+
+/// Compiles `kernel` with `tier`'s register allocator. `shared_data`: the
+/// address of an existing module-scope data block (the quick tier's) for
+/// the code to use instead of a block of its own. `lanes_along`: 0, or the
+/// dimension (1 or 2) whose work-items the lanes of the copy compiled
+/// here step along (`lane_axis`).
+pub(crate) fn compile(
+    module: &Module,
+    kernel: &str,
+    opts: &JitOptions,
+    tier: Tier,
+    shared_data: Option<u64>,
+    lanes_along: usize,
+) -> Result<CompiledKernel, JitError> {
+    let started = Instant::now();
+    let (_, original) = module
+        .kernels()
+        .find(|(_, f)| f.name == kernel)
+        .ok_or_else(|| JitError::NoSuchKernel(kernel.into()))?;
+    let unsupported = |what: String| JitError::Unsupported {
+        kernel: kernel.to_string(),
+        what,
+    };
+    let codegen = |message: String| JitError::Codegen {
+        kernel: kernel.to_string(),
+        message,
+    };
+    if let Some(w) = opts.simd_width {
+        if w == 0 || !w.is_multiple_of(4) || w > 64 {
+            return Err(unsupported(format!(
+                "SIMD width {w} (use a multiple of 4 up to 64)"
+            )));
+        }
+    }
+    let mut phases = Phases::new(started, opts.phases);
+    let pipeline = Pipeline::new(&PipelineOptions {
+        dump: None,
+        ..opts.passes.clone()
+    })
+    .map_err(unsupported)?;
+    let mut func = match pipeline.run(module, original) {
+        Ok(out) => out.function,
+        Err(e @ PipelineError::Pass { .. }) => return Err(unsupported(e.to_string())),
+        Err(e @ PipelineError::Verify { .. }) => return Err(codegen(e.to_string())),
+    };
+    // Whether launches of groups one work-item wide in dimension 0 can
+    // have a copy with lanes along another dimension, and the copy's IR.
+    let lane_obstacle = match lanes_along {
+        0 => lane_axis::obstacle(&func),
+        d => {
+            func = lane_axis::swap_dimensions(&func, d).map_err(unsupported)?;
+            None
+        }
+    };
+    let shape_observer = group_shape::observer(module, &func);
+    // Work-group collectives become barriers around a combine step over
+    // a scratch area added to the module.
+    let with_scratch;
+    let module = if collectives::has_collectives(&func) {
+        with_scratch = collectives::rewrite(module, &mut func).map_err(unsupported)?;
+        &with_scratch
+    } else {
+        module
+    };
+    phases.mark("passes");
+    let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
+        Some(g) => (g.func, Some(g.next)),
+        None => (func, None),
+    };
+    phases.mark("regions");
+    let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
+    phases.mark("uniformity");
+    // `intel_reqd_sub_group_size(N)`: the sub-group is the chunk.
+    let required = original.kernel.as_ref().and_then(|k| k.reqd_sub_group_size);
+    if let Some(n) = required {
+        if n == 0 || !n.is_multiple_of(4) || n > 64 {
+            return Err(unsupported(format!(
+                "sub-group size {n} (vecl's sub-groups are SIMD chunks of a multiple of 4 up to 64 work-items)"
+            )));
+        }
+    }
+    let w = required
+        .or(opts.simd_width)
+        .unwrap_or_else(|| default_width(module, &func, &uni));
+    let (arg_slots, args_size) = layout::arg_slots(module, original);
+    let mut used = vec![false; module.globals.len()];
+    for d in &func.insts {
+        if let Inst::GlobalAddr(g) = d.inst {
+            if let Some(u) = used.get_mut(g.index()) {
+                *u = true;
+            }
+        }
+    }
+    let (places, static_local_size, bytes) = layout::global_places(module, &used);
+    let data = match shared_data {
+        Some(_) => layout::data_block(&[]),
+        None => {
+            let mut block = layout::data_block(&bytes);
+            layout::apply_relocs(module, &places, &mut block);
+            block
+        }
+    };
+    let data_base = shared_data.unwrap_or(data.as_ptr() as u64);
+    let data_len = bytes.len() as u64;
+    // Checked mode appends its tail after the parameters (8-aligned).
+    let checks = opts.checked.then_some(args_size);
+    let args_size = match checks {
+        Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
+        None => args_size,
+    };
+
+    let verifier = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    let mut builder = JITBuilder::with_flags(
+        &[
+            ("opt_level", tier.opt_level()),
+            ("enable_verifier", verifier),
+            ("regalloc_algorithm", tier.regalloc()),
+        ],
+        default_libcall_names(),
+    )
+    .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
+    // Code and data of one module in one reserved range: calls between its
+    // functions and references to its data are 32-bit PC-relative, which
+    // separate allocations (placed wherever the system puts them, gigabytes
+    // apart once large buffers are mapped in between) cannot guarantee.
+    let arena = ArenaMemoryProvider::new_with_size(CODE_RESERVE)
+        .map_err(|e| codegen(format!("reserving {CODE_RESERVE} bytes for code: {e}")))?;
+    builder.memory_provider(Box::new(arena));
+    builder.symbol_lookup_fn(Box::new(|name| match name {
+        "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
+        "vecl_barrier_divergence" => Some(abi::vecl_barrier_divergence as *const u8),
+        _ => races::lookup_symbol(name).or_else(|| math::lookup_symbol(name)),
+    }));
+    let mut jit = JITModule::new(builder);
+    let has_fma = isa_has(jit.isa(), "has_fma");
+
+    phases.mark("jit module");
+    let stream_min_items = opts.stream_min_items;
+    let prefetch_on = opts.prefetch != Prefetch::Off;
+    let input = |w: u32| lower::chunks::KernelInput {
+        module,
+        func: &func,
+        uni: &uni,
+        w,
+        places: places.clone(),
+        data_base,
+        arg_slots: arg_slots.clone(),
+        has_fma,
+        next_var,
+        checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len)),
+        local_checks: opts.checked && opts.local_checks,
+        full_copy: tier == Tier::Optimised,
+        stream_min_items,
+        prefetch: prefetch_on,
+        lanes_along,
+    };
+    let mut fctx = FunctionBuilderContext::new();
+    let main = define_kernel_function(
+        &mut jit,
+        &mut fctx,
+        kernel,
+        &format!("vecl_kernel_{kernel}"),
+        input(w),
+        opts,
+        opts.dump_clif,
+    )?;
+    // The wide copy: dropped if it cannot be made or would not share the
+    // main code's launches (it is an optimisation only).
+    let wide = wide_width(tier, opts, w, &func, &uni)
+        .filter(|_| required.is_none())
+        .filter(|_| {
+            let l = &main.lowered;
+            l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+        })
+        .and_then(|ww| {
+            define_kernel_function(
+                &mut jit,
+                &mut fctx,
+                kernel,
+                &format!("vecl_kernel_{kernel}_w{ww}"),
+                input(ww),
+                opts,
+                false,
+            )
+            .ok()
+            .filter(|f| {
+                let l = &f.lowered;
+                l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+            })
+        });
+    phases.mark("codegen");
+    jit.finalize_definitions()
+        .map_err(|e| codegen(e.to_string()))?;
+    phases.mark("finalize");
+    phases.report(
+        kernel,
+        func.insts.len(),
+        main.clif_insts,
+        [main.folded, main.unparams, main.code_bytes],
+    );
+    let code = finalized_entry(&jit, kernel, &main);
+    let avx512 = crate::wide::select::choose(
+        &crate::wide::select::Request {
+            asked: opts.wide,
+            checked: opts.checked,
+            w,
+            func: &func,
+            uni: &uni,
+            slots: &arg_slots,
+        },
+        code,
+    );
+    let wide_code = wide
+        .as_ref()
+        .filter(|_| avx512.entry().is_none())
+        .map(|f| finalized_entry(&jit, kernel, f));
+    let wide_streams = wide
+        .as_ref()
+        .is_some_and(|f| f.lowered.stats.streamed_stores > 0);
+    let lowered = main.lowered;
+    let (clif, clif_insts) = (main.clif, main.clif_insts);
+    let entry = Arc::new(Entry::new(avx512.entry().unwrap_or(code)));
+    let wide_entry = Arc::new(match wide_code {
+        Some(f) => Entry::new(f),
+        None => Entry::none(),
+    });
+    let elapsed = started.elapsed();
+
+    let mut explain = explain(&Facts {
+        kernel,
+        w,
+        opts,
+        tier,
+        func: &func,
+        uni: &uni,
+        lowered: &lowered,
+        lanes_along,
+        lane_obstacle: &lane_obstacle,
+        shape_observer: &shape_observer,
+        required,
+        has_wide: wide_code.is_some(),
+        clif_insts,
+        elapsed,
+    });
+    // Which code the kernel got, before the last line (the compile time).
+    if let Some(line) = avx512.explain() {
+        let at = explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
+        explain.insert_str(at, &format!("{line}\n"));
+    }
+
+    Ok(CompiledKernel {
+        name: kernel.to_string(),
+        args: arg_slots,
+        args_size,
+        checked_tail: checks,
+        static_local_size,
+        chunk_context_bytes: lowered.chunk_bytes,
+        fixed_context_bytes: lowered.fixed_context_bytes,
+        private_per_item: lowered.private_per_item,
+        simd_width: w,
+        explain,
+        clif,
+        entry,
+        wide: wide_entry,
+        _code: CodeMemory(Mutex::new(Some(jit))),
+        upgrade: None,
+        only_tier: match tier {
+            Tier::Quick => FinalCode::QuickKept,
+            Tier::Optimised => FinalCode::Optimised(elapsed),
+        },
+        _data: data,
+        _module_data: None,
+        data_at: data_base,
+        streams: lowered.stats.streamed_stores > 0 || wide_streams,
+        // Set by `compile_kernel` for the kernel's own code.
+        lane_copies: None,
+        may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
+        shape_observer,
+        barrier_sites: lowered.barrier_sites,
+        local_variables: lower::races::local_variables(module, &places),
+        _avx512: avx512.into_code(),
+    })
+}
+
+/// Whether the ISA's boolean flag `name` (`has_fma`, `has_cmpxchg16b`, …)
+/// is set: the host CPU's features, as Cranelift detected them.
+pub(crate) fn isa_has(isa: &dyn cranelift_codegen::isa::TargetIsa, name: &str) -> bool {
+    isa.isa_flags()
+        .iter()
+        .any(|f| f.name == name && f.as_bool() == Some(true))
+}

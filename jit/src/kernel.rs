@@ -1,0 +1,383 @@
+//! The compiled kernel: its machine code, module-scope data and layout,
+//! what the runtime asks of it, and how a launch picks the code it runs
+//! (the quick or optimised tier, the wide copy, a copy with lanes along
+//! another dimension).
+
+use crate::abi::{self, ArgSlot, Launch};
+use crate::compile::{compile, guarded};
+use crate::tiers::{Entry, FinalCode, Tier, Upgrade};
+use crate::width::WIDE_WIDTH;
+use crate::{lane_axis, layout, regions, JitOptions};
+use cranelift_jit::JITModule;
+use std::sync::{Arc, Mutex, OnceLock};
+use vecl_ir::Module;
+
+pub(crate) type EntryFn =
+    unsafe extern "C" fn(*const u8, *const Launch, u64, u64, *mut u8, *mut u8) -> u32;
+
+/// The executable memory of one kernel.
+pub(crate) struct CodeMemory(pub(crate) Mutex<Option<JITModule>>);
+
+impl Drop for CodeMemory {
+    fn drop(&mut self) {
+        let module = match self.0.get_mut() {
+            Ok(m) => m.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(m) = module {
+            // SAFETY: the owning `CompiledKernel` is being dropped, so no
+            // function pointer into this module can be called any more.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// A kernel compiled to machine code. `Send + Sync`: the code and data are
+/// immutable after compilation and every call gets its own memory.
+pub struct CompiledKernel {
+    pub(crate) name: String,
+    pub(crate) args: Vec<ArgSlot>,
+    pub(crate) args_size: usize,
+    /// Offset of the checked-mode tail in the argument block.
+    pub(crate) checked_tail: Option<usize>,
+    pub(crate) static_local_size: usize,
+    pub(crate) chunk_context_bytes: usize,
+    /// Context bytes independent of the group size (large private memory
+    /// of a kernel without barriers).
+    pub(crate) fixed_context_bytes: usize,
+    pub(crate) simd_width: u32,
+    /// `private_mem_size`.
+    pub(crate) private_per_item: u32,
+    pub(crate) explain: String,
+    pub(crate) clif: Option<String>,
+    /// The code launches run: the quick tier's until the optimised code
+    /// replaces it (see `tiers`).
+    pub(crate) entry: Arc<Entry>,
+    /// The optimised code's copy at [`WIDE_WIDTH`] lanes per chunk, for
+    /// launches whose groups split into whole chunks of that width; empty
+    /// when the kernel has none (see `wide_width`) or until the
+    /// optimised code replaces the quick code.
+    pub(crate) wide: Arc<Entry>,
+    pub(crate) _code: CodeMemory,
+    /// The optimised compilation running in the background, if any.
+    pub(crate) upgrade: Option<Arc<Upgrade>>,
+    /// How the code of this kernel came about when there is no upgrade.
+    pub(crate) only_tier: FinalCode,
+    /// Module-scope `__constant`/`__global` data the code addresses directly
+    /// (empty when the code uses another kernel's or the module's block).
+    pub(crate) _data: Box<[layout::DataLine]>,
+    /// The module's shared block, when the code uses it ([`compile_kernel_in`](crate::compile_kernel_in)).
+    pub(crate) _module_data: Option<Arc<ModuleData>>,
+    /// Where the code's module-scope data is.
+    pub(crate) data_at: u64,
+    /// Some store may be non-temporal (`lower::stream`): `run_groups`
+    /// fences after the code.
+    pub(crate) streams: bool,
+    /// The copies with lanes along dimension 1 or 2, for launches whose
+    /// groups are one work-item wide in dimension 0 (see `lane_axis`);
+    /// `None` for a kernel that cannot have them and for such a copy
+    /// itself.
+    pub(crate) lane_copies: Option<Box<LaneCopies>>,
+    /// This is the kernel's own code (lanes along dimension 0) and it can
+    /// have [`LaneCopies`].
+    pub(crate) may_swap_lanes: bool,
+    /// Why the kernel can observe its work-groups' shape (`group_shape`);
+    /// `None` when it cannot.
+    pub(crate) shape_observer: Option<String>,
+    /// Each barrier's number and source position in a region graph, for
+    /// [`describe_divergence`](Self::describe_divergence).
+    pub(crate) barrier_sites: Vec<(u32, vecl_ir::Loc)>,
+    /// The kernel's `__local` variables (name, arena offset, bytes), for
+    /// the reports of the `__local` checks.
+    pub(crate) local_variables: Vec<(String, u64, u64)>,
+    /// The wide AVX-512 code the entry runs, if the kernel got it.
+    pub(crate) _avx512: Option<crate::wide::entry::KernelCode>,
+}
+
+/// What compiling a copy of a kernel with lanes along another dimension
+/// needs, and the copies once compiled (each at the first launch that
+/// wants it).
+pub(crate) struct LaneCopies {
+    pub(crate) module: Module,
+    pub(crate) opts: JitOptions,
+    pub(crate) tier: Tier,
+    /// The module-scope data block of the kernel, which the copies share.
+    pub(crate) data: u64,
+    /// Lanes along dimension 1, and along dimension 2: `None` inside when
+    /// the copy could not be made or would not share the kernel's launches.
+    pub(crate) along: [OnceLock<Option<CompiledKernel>>; 2],
+}
+
+impl std::fmt::Debug for CompiledKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledKernel")
+            .field("name", &self.name)
+            .field("simd_width", &self.simd_width)
+            .finish()
+    }
+}
+
+impl CompiledKernel {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn args(&self) -> &[ArgSlot] {
+        &self.args
+    }
+
+    /// Bytes of the argument block, the checked-mode tail included.
+    pub fn args_size(&self) -> usize {
+        self.args_size
+    }
+
+    /// Checked mode: the offset of the tail (fault record address and
+    /// bounds table, see [`abi`]) the runtime fills; `None` when the kernel
+    /// was compiled unchecked.
+    pub fn checked_tail(&self) -> Option<usize> {
+        self.checked_tail
+    }
+
+    pub fn static_local_size(&self) -> usize {
+        self.static_local_size
+    }
+
+    /// Bytes of context area a worker must pass for groups of
+    /// `items_per_group` work-items: the chunks' areas of a kernel with
+    /// barriers, or the private memory too large for the stack of one
+    /// without (0 for most kernels without barriers).
+    pub fn context_size(&self, items_per_group: u64) -> usize {
+        // A group has at most one chunk per work-item (rows of one item).
+        self.chunk_context_bytes
+            .saturating_mul(usize::try_from(items_per_group).unwrap_or(usize::MAX))
+            .saturating_add(self.fixed_context_bytes)
+    }
+
+    pub fn simd_width(&self) -> u32 {
+        self.simd_width
+    }
+
+    /// Bytes of private memory one work-item has (its private variables
+    /// and arrays, as the JIT lays them out for a chunk, per work-item).
+    pub fn private_mem_size(&self) -> u32 {
+        self.private_per_item
+    }
+
+    /// A human-readable report of how the kernel was vectorised.
+    pub fn explain(&self) -> &str {
+        &self.explain
+    }
+
+    pub fn clif(&self) -> Option<&str> {
+        self.clif.as_deref()
+    }
+
+    /// A divergence the entry recorded at a barrier checked at run time
+    /// ([`abi::take_barrier_divergence`]), in words: which barrier, which
+    /// work-items (local ids) reached it and which went another way.
+    pub fn describe_divergence(&self, d: &abi::BarrierDivergence) -> String {
+        regions::describe_divergence(&self.barrier_sites, d)
+    }
+
+    /// The kernel's own `__local` variable holding byte `offset` of the
+    /// `__local` arena, and the offset in it: for the reports of the
+    /// `__local` checks ([`races::take_local_report`](crate::races::take_local_report)).
+    pub fn local_variable_at(&self, offset: u64) -> Option<(&str, u64)> {
+        self.local_variables
+            .iter()
+            .find(|(_, start, len)| (*start..start + len).contains(&offset))
+            // `kernel.t` for a variable `t` declared in a kernel.
+            .map(|(name, start, _)| {
+                let short = name.rsplit('.').next().unwrap_or(name);
+                (short, offset - start)
+            })
+    }
+
+    /// Runs work-groups `first_group..end_group` of `launch`; returns 0 or a
+    /// [`abi::KernelStatus`] code.
+    ///
+    /// # Safety
+    /// `args` matches [`args`](Self::args) (pointers valid for every access
+    /// the kernel makes); `local_mem` holds `launch.local_mem_size` bytes,
+    /// with [`abi::LOCAL_PAD`] readable bytes before and after them, and
+    /// `context` [`context_size`](Self::context_size) bytes, both 64-aligned
+    /// (128-aligned for `long16` and `double16` `__local` and private
+    /// variables to be aligned to their size) and owned by the caller for
+    /// the duration of the call.
+    pub unsafe fn run_groups(
+        &self,
+        args: *const u8,
+        launch: &Launch,
+        first_group: u64,
+        end_group: u64,
+        local_mem: *mut u8,
+        context: *mut u8,
+    ) -> u32 {
+        // The code reads the stop flag through the launch: give a launch
+        // without one the flag that is never set.
+        let with_flag;
+        let launch = if launch.stop_flag == 0 {
+            with_flag = Launch {
+                stop_flag: std::ptr::from_ref(&abi::NEVER_STOP) as u64,
+                ..*launch
+            };
+            &with_flag
+        } else {
+            launch
+        };
+        if let Some(copy) = lane_axis::lanes_along(launch).and_then(|d| self.lane_copy(d)) {
+            let (d, copy) = copy;
+            let swapped = lane_axis::swapped_launch(launch, d);
+            // SAFETY: the copy shares this kernel's argument layout,
+            // `__local` memory and module-scope data and needs no more
+            // context (see `lane_copy`); the swapped launch has the same
+            // groups, so the caller's contract carries over.
+            return unsafe {
+                copy.run_groups(args, &swapped, first_group, end_group, local_mem, context)
+            };
+        }
+        let whole = |n: u64| n.is_multiple_of(u64::from(WIDE_WIDTH));
+        let entry = match self.wide.get_if_set() {
+            Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
+            _ => self.entry.get(),
+        };
+        // SAFETY: the entry has exactly this signature (see `abi`), the code
+        // is alive as long as `self`, and the caller upholds the contract
+        // above (the wide copy lays out arguments, `__local` memory and the
+        // context like the main code: see `compile`).
+        let status = unsafe { entry(args, launch, first_group, end_group, local_mem, context) };
+        // Streaming stores (`lower::stream`) are weakly ordered: make them
+        // visible before whatever tells another thread these groups ran.
+        #[cfg(target_arch = "x86_64")]
+        if self.streams {
+            // SAFETY: `sfence` has no preconditions (SSE is part of x86-64).
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
+        status
+    }
+
+    /// The dimension along which the lanes of a chunk step in `launch`:
+    /// 0, or 1 or 2 when the launch's groups are one work-item wide in
+    /// dimension 0 and the kernel has a copy with lanes along the dimension
+    /// that holds its work-items (compiled now if no launch has needed it
+    /// yet; see `lane_axis`).
+    pub fn lane_dimension(&self, launch: &Launch) -> usize {
+        lane_axis::lanes_along(launch)
+            .and_then(|d| self.lane_copy(d))
+            .map_or(0, |(d, _)| d)
+    }
+
+    /// Whether a launch may run this kernel with groups of another shape
+    /// than it asked for: the kernel cannot observe the shape (no barrier,
+    /// no `__local` memory, no local or group query; see `group_shape`).
+    pub fn group_shape_invisible(&self) -> bool {
+        self.shape_observer.is_none()
+    }
+
+    /// The copy with lanes along dimension `d` (1 or 2), compiled at its
+    /// first use; `None` when the kernel has none.
+    fn lane_copy(&self, d: usize) -> Option<(usize, &CompiledKernel)> {
+        let copies = self.lane_copies.as_deref()?;
+        let slot = copies.along.get(d.checked_sub(1)?)?;
+        let copy = slot.get_or_init(|| {
+            let name = &self.name;
+            let module = &copies.module;
+            let made = guarded(name, || {
+                compile(
+                    module,
+                    name,
+                    &copies.opts,
+                    copies.tier,
+                    Some(copies.data),
+                    d,
+                )
+            })
+            .ok()?;
+            // The runtime sized the argument block, `__local` memory and
+            // the context area for this kernel: the copy must fit them.
+            let (args, size, tail, local, context, w) = made.layout();
+            let ok = args == self.args
+                && size == self.args_size
+                && tail == self.checked_tail
+                && local == self.static_local_size
+                && context[0] <= self.chunk_context_bytes
+                && context[1] <= self.fixed_context_bytes
+                && w == self.simd_width;
+            ok.then_some(made)
+        });
+        copy.as_ref().map(|c| (d, c))
+    }
+
+    /// Where the optimised code stands (see `tiers`): still compiling, in
+    /// use (and how long it took), or not coming.
+    pub fn final_code(&self) -> FinalCode {
+        match &self.upgrade {
+            Some(u) => u.state(),
+            None => self.only_tier,
+        }
+    }
+
+    /// Waits until the optimised code runs (or is known not to come), for
+    /// measurements of the code itself.
+    pub fn wait_for_final_code(&self) -> FinalCode {
+        match &self.upgrade {
+            Some(u) => u.wait(),
+            None => self.only_tier,
+        }
+    }
+
+    /// Everything the runtime sizes a launch from: what two compilations
+    /// of one kernel must agree on to share its launches.
+    pub(crate) fn layout(&self) -> (Vec<ArgSlot>, usize, Option<usize>, usize, [usize; 2], u32) {
+        (
+            self.args.clone(),
+            self.args_size,
+            self.checked_tail,
+            self.static_local_size,
+            [self.chunk_context_bytes, self.fixed_context_bytes],
+            self.simd_width,
+        )
+    }
+
+    /// Address of the module-scope data block the code addresses.
+    pub(crate) fn data_base(&self) -> u64 {
+        self.data_at
+    }
+}
+
+/// The module-scope `__constant` and `__global` data of a module, one block
+/// that every kernel compiled with it ([`compile_kernel_in`](crate::compile_kernel_in)) reads and
+/// writes: OpenCL's program-scope `__global` variables are one object for
+/// all the kernels of a program, and keep their values between launches.
+pub struct ModuleData {
+    block: Box<[layout::DataLine]>,
+    len: usize,
+}
+
+impl ModuleData {
+    /// The block of `module`, holding the variables' initial values.
+    pub fn new(module: &Module) -> ModuleData {
+        let every = vec![true; module.globals.len()];
+        let (places, _, bytes) = layout::global_places(module, &every);
+        let mut block = layout::data_block(&bytes);
+        layout::apply_relocs(module, &places, &mut block);
+        ModuleData {
+            block,
+            len: bytes.len(),
+        }
+    }
+
+    /// The bytes of the block that hold variables.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the module has no `__constant` or `__global` variable.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn base(&self) -> u64 {
+        self.block.as_ptr() as u64
+    }
+}
