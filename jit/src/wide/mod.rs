@@ -7,12 +7,12 @@
 //! is the back half of the other route: a small machine IR ([`Program`]:
 //! zmm values, k masks, structured loops), a register allocator for it
 //! ([`alloc`]) and an emitter through the `iced-x86` assembler into
-//! executable memory ([`emit`]). The front half — lowering vecl's Kernel IR
-//! into this machine IR — is not written: [`chunks`] builds the chunk
-//! loops of `benches/mandelbrot.cl` and of nbody's force loop by hand, as
-//! such a lowering would, so that what the route gives (speed, compile
-//! time, register pressure with 32 registers) can be measured now. No
-//! kernel compiled by [`crate::compile_kernel`] takes this path.
+//! executable memory ([`emit`]). The front half, [`lower`], lowers a
+//! kernel's Kernel IR into the body of one 16-lane chunk, [`entry`] wraps
+//! it in a function with the runtime's entry ABI, and [`select`] decides
+//! whether a kernel gets it (`JitOptions::wide`, `VECL_WIDE=1`) or keeps
+//! Cranelift's code, and why. [`chunks`] holds the hand-built mandelbrot
+//! and nbody loops of the prototype that measured the route.
 //!
 //! Two register allocators ([`Allocator`]): [`alloc`], linear scan over the
 //! program's order without spilling (a value used inside a loop and

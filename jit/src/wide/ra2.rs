@@ -9,7 +9,8 @@
 //! enters the loop and a latch block on the back edge pass their current
 //! versions. The loop's test ends its last block with two successors (the
 //! latch and the exit), so no edge is critical. zmm values are the float
-//! class (zmm0–31), masks the vector class (k1–k7). Every operation reads
+//! class (zmm0–30), masks the vector class (k1–k6); zmm31 and k7 are the
+//! memory operations' scratch. Every operation reads
 //! its sources before it writes its result, except where a constraint says
 //! otherwise: FMA's result reuses the addend's register (`vfmadd231ps`),
 //! a masked operation's result its old value's (merge masking). Spill slots
