@@ -30,8 +30,8 @@ pub fn main() -> Result<()> {
     kernel.set_arg_buffer(1, &buf_b)?;
     kernel.set_arg_buffer(2, &buf_c)?;
 
-    let queue = ctx.queue_builder().profiling().build(&ctx)?;
-    let event = queue.launch(&kernel).global(&[n as u64]).run()?;
+    let queue = ctx.queue_builder().profiling().build()?;
+    let event = queue.launch(&kernel).global(&[n]).run()?;
     let c = queue.read_vec(&buf_c, &[])?;
 
     let wrong = (0..n).filter(|&i| c[i] != a[i] + b[i]).count();

@@ -13,12 +13,15 @@ use vecl_runtime::{Error, Mem, MemFlags, Result};
 pub struct Buffer<T: Pod> {
     mem: Mem,
     len: usize,
+    ctx: Context,
     _elem: PhantomData<T>,
 }
 
-/// Chooses the flags of a new buffer.
-#[derive(Clone, Copy, Debug)]
+/// Chooses the flags of a new buffer:
+/// `Buffer::<f32>::builder(&ctx, n).read_only().build()`.
+#[derive(Clone, Debug)]
 pub struct BufferBuilder<T: Pod> {
+    ctx: Context,
     len: usize,
     flags: MemFlags,
     _elem: PhantomData<T>,
@@ -61,22 +64,24 @@ impl<T: Pod> BufferBuilder<T> {
         self
     }
 
-    /// Creates the zero-initialised buffer.
-    pub fn build(self, _ctx: &Context) -> Result<Buffer<T>> {
+    /// Creates the zero-initialised buffer in the builder's context.
+    pub fn build(self) -> Result<Buffer<T>> {
         let mem = Mem::new(self.flags, byte_len::<T>(self.len)?)?;
         Ok(Buffer {
             mem,
             len: self.len,
+            ctx: self.ctx,
             _elem: PhantomData,
         })
     }
 
     /// Creates the buffer holding a copy of `data` (its length wins).
-    pub fn build_from(self, _ctx: &Context, data: &[T]) -> Result<Buffer<T>> {
+    pub fn build_from(self, data: &[T]) -> Result<Buffer<T>> {
         let mem = Mem::from_bytes(self.flags, as_bytes(data))?;
         Ok(Buffer {
             mem,
             len: data.len(),
+            ctx: self.ctx,
             _elem: PhantomData,
         })
     }
@@ -85,17 +90,18 @@ impl<T: Pod> BufferBuilder<T> {
 impl<T: Pod> Buffer<T> {
     /// A zero-initialised read-write buffer of `len` elements.
     pub fn new(ctx: &Context, len: usize) -> Result<Buffer<T>> {
-        Buffer::builder(len).build(ctx)
+        Buffer::builder(ctx, len).build()
     }
 
     /// A read-write buffer holding a copy of `data`.
     pub fn from_slice(ctx: &Context, data: &[T]) -> Result<Buffer<T>> {
-        Buffer::builder(data.len()).build_from(ctx, data)
+        Buffer::builder(ctx, data.len()).build_from(data)
     }
 
-    /// Starts a buffer of `len` elements with chosen flags.
-    pub fn builder(len: usize) -> BufferBuilder<T> {
+    /// Starts a buffer of `len` elements in `ctx` with chosen flags.
+    pub fn builder(ctx: &Context, len: usize) -> BufferBuilder<T> {
         BufferBuilder {
+            ctx: ctx.clone(),
             len,
             flags: MemFlags(0),
             _elem: PhantomData,
@@ -103,8 +109,8 @@ impl<T: Pod> Buffer<T> {
     }
 
     /// A typed view of an existing memory object (its size must be a
-    /// multiple of the element size).
-    pub fn from_mem(mem: Mem) -> Result<Buffer<T>> {
+    /// multiple of the element size), in `ctx`.
+    pub fn from_mem(ctx: &Context, mem: Mem) -> Result<Buffer<T>> {
         let elem = std::mem::size_of::<T>() as u64;
         if elem == 0 || !mem.size().is_multiple_of(elem) {
             return Err(Error::InvalidBufferSize(format!(
@@ -115,6 +121,7 @@ impl<T: Pod> Buffer<T> {
         Ok(Buffer {
             len: (mem.size() / elem) as usize,
             mem,
+            ctx: ctx.clone(),
             _elem: PhantomData,
         })
     }
@@ -134,6 +141,11 @@ impl<T: Pod> Buffer<T> {
         self.mem.size()
     }
 
+    /// The context the buffer was made in (`CL_MEM_CONTEXT`).
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
     /// The untyped memory object.
     pub fn raw(&self) -> &Mem {
         &self.mem
@@ -148,6 +160,7 @@ impl<T: Pod> Buffer<T> {
         Ok(Buffer {
             mem,
             len,
+            ctx: self.ctx.clone(),
             _elem: PhantomData,
         })
     }

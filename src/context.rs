@@ -2,7 +2,8 @@
 //!
 //! vecl has one device, so a context is light: it names the device and is
 //! the entry point of the builder-style API (`ctx.buffer(..)`,
-//! `ctx.program(..)`, `ctx.queue()`).
+//! `ctx.program(..)`, `ctx.queue()`); the builders carry it
+//! (`Queue::builder(&ctx)…build()`, `Buffer::builder(&ctx, len)…build()`).
 
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -69,11 +70,12 @@ impl Context {
 
     /// An in-order queue without profiling.
     pub fn queue(&self) -> Result<Queue> {
-        Queue::builder().build(self)
+        Queue::builder(self).build()
     }
 
-    /// Starts a queue with chosen properties.
+    /// Starts a queue with chosen properties ([`Queue::builder`]):
+    /// `ctx.queue_builder().profiling().build()`.
     pub fn queue_builder(&self) -> QueueBuilder {
-        Queue::builder()
+        Queue::builder(self)
     }
 }

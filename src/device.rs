@@ -149,7 +149,8 @@ impl Device {
          cl_khr_subgroup_clustered_reduce cl_khr_subgroup_rotate \
          cl_khr_integer_dot_product cl_khr_extended_bit_ops \
          cl_khr_suggested_local_work_size cl_khr_expect_assume \
-         cl_khr_spirv_no_integer_wrap_decoration cl_khr_spirv_linkonce_odr"
+         cl_khr_spirv_no_integer_wrap_decoration cl_khr_spirv_linkonce_odr \
+         cl_khr_spirv_queries"
     }
 
     /// `CL_DEVICE_TYPE`: `CL_DEVICE_TYPE_CPU`.

@@ -194,9 +194,14 @@ impl Kernel {
                         (true, n) => format!("{n} floating-point components"),
                         (false, n) => format!("{n} integer components"),
                     };
+                    let i = index as usize;
+                    let name = self.entry.param_names.get(i).map_or("", String::as_str);
+                    let type_name = self.entry.info.args.get(i).map_or("", |a| &a.type_name);
                     return Err(vecl_runtime::Error::InvalidArgValue(format!(
-                        "argument {index} is {}, the value given is {}",
+                        "argument {index} (`{type_name} {name}`) is {}, the value given \
+                         (`{}`) is {}",
                         kind(float, lanes),
+                        std::any::type_name::<T>(),
                         kind(n.float, n.lanes)
                     )));
                 }
@@ -237,8 +242,8 @@ impl Kernel {
     }
 
     /// Sets a `__local` pointer argument to `size` bytes of local memory.
-    pub fn set_arg_local(&self, index: u32, size: u64) -> Result<()> {
-        self.args().set(index, ArgValue::Local(size))
+    pub fn set_arg_local(&self, index: u32, size: usize) -> Result<()> {
+        self.args().set(index, ArgValue::Local(size as u64))
     }
 
     /// Sets a pointer argument to a raw device address (for API layers that

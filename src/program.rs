@@ -198,6 +198,33 @@ fn link_failure(errors: Vec<LinkError>) -> Error {
     Error::LinkProgramFailure { log }
 }
 
+/// What the log of an IL build that leaves functions undefined adds: a
+/// module built on its own must define what it imports, and the usual
+/// cause. OpenCL C follows C99, where a function declared `inline` without
+/// `static` or `extern` is no external definition: clang emits none for it
+/// when it does not inline the calls (at `-O0`), so the module imports it.
+fn il_undefined_note(errors: &[LinkError]) -> String {
+    let names: Vec<String> = errors
+        .iter()
+        .filter_map(|e| match e {
+            LinkError::Undefined {
+                kind: "function",
+                name,
+            } => Some(format!("'{name}'")),
+            _ => None,
+        })
+        .collect();
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        "note: the module imports {} without defining it: compile it (clCompileProgram) and \
+         link it with a module that defines it; if the source declares it 'inline' without \
+         'static', OpenCL C (as C99) gives no external definition: declare it 'static inline'\n",
+        names.join(", ")
+    )
+}
+
 /// JIT options from [`Config`](crate::Config): `VECL_SIMD_WIDTH`,
 /// `VECL_CHECKED` (`1`: checked mode for every program, whatever the
 /// program asks); robust access otherwise.
@@ -375,9 +402,14 @@ impl ProgramBuilder {
             let parsed = vecl_clc::options::Options::parse(&options).unwrap_or_default();
             let jit = with_option_safety(self.jit.clone(), &parsed);
             let (unit, rules) = self.il_unit().map_err(front_end_error)?;
-            let module = unit.executable().map_err(|e| match link_failure(e) {
-                Error::LinkProgramFailure { log } => Error::BuildProgramFailure { log },
-                other => other,
+            let module = unit.executable().map_err(|e| {
+                let note = il_undefined_note(&e);
+                match link_failure(e) {
+                    Error::LinkProgramFailure { log } => {
+                        Error::BuildProgramFailure { log: log + &note }
+                    }
+                    other => other,
+                }
             })?;
             return Program::from_module(
                 None,

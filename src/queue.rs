@@ -17,11 +17,13 @@ use vecl_runtime::{Error, Event, NdRange, Queue as RawQueue, QueueProperties, Re
 #[derive(Clone, Debug)]
 pub struct Queue {
     raw: RawQueue,
+    ctx: Context,
 }
 
-/// Chooses a queue's properties.
-#[derive(Clone, Copy, Debug, Default)]
+/// Chooses a queue's properties: `Queue::builder(&ctx).profiling().build()`.
+#[derive(Clone, Debug)]
 pub struct QueueBuilder {
+    ctx: Context,
     properties: QueueProperties,
 }
 
@@ -46,13 +48,14 @@ impl QueueBuilder {
         self
     }
 
-    /// Creates the queue.
-    pub fn build(mut self, _ctx: &Context) -> Result<Queue> {
+    /// Creates the queue in the builder's context.
+    pub fn build(mut self) -> Result<Queue> {
         if self.properties.kernel_timeout.is_none() {
             self.properties.kernel_timeout = crate::Config::global().kernel_timeout;
         }
         Ok(Queue {
             raw: RawQueue::new(self.properties)?,
+            ctx: self.ctx,
         })
     }
 }
@@ -70,9 +73,17 @@ fn elem_range<T: Pod>(buffer: &Buffer<T>, offset: usize, len: usize) -> Result<(
 }
 
 impl Queue {
-    /// Starts a queue with chosen properties.
-    pub fn builder() -> QueueBuilder {
-        QueueBuilder::default()
+    /// Starts a queue in `ctx` with chosen properties.
+    pub fn builder(ctx: &Context) -> QueueBuilder {
+        QueueBuilder {
+            ctx: ctx.clone(),
+            properties: QueueProperties::default(),
+        }
+    }
+
+    /// The context the queue was made in (`CL_QUEUE_CONTEXT`).
+    pub fn context(&self) -> &Context {
+        &self.ctx
     }
 
     /// The byte-level queue.
@@ -221,32 +232,37 @@ pub struct KernelLaunch<'a> {
     dims: [Option<usize>; 3],
 }
 
-fn dims3(values: &[u64], fill: u64) -> [u64; 3] {
+/// Sizes as the runtime takes them (`usize` is at most 64 bits on every
+/// target vecl runs on).
+fn dims3(values: &[usize], fill: u64) -> [u64; 3] {
     let mut out = [fill; 3];
     for (o, v) in out.iter_mut().zip(values) {
-        *o = *v;
+        *o = *v as u64;
     }
     out
 }
 
 impl KernelLaunch<'_> {
-    /// The global size; its length (1 to 3) is the work dimension.
-    pub fn global(mut self, global: &[u64]) -> Self {
+    /// The global size, in work-items per dimension (`size_t` in OpenCL,
+    /// `usize` here like every size of the API: `.global(&[data.len()])`);
+    /// its length (1 to 3) is the work dimension.
+    pub fn global(mut self, global: &[usize]) -> Self {
         self.dims[0] = Some(global.len());
         self.range.work_dim = global.len().min(3) as u32;
         self.range.global = dims3(global, 1);
         self
     }
 
-    /// The local (work-group) size; by default the device chooses.
-    pub fn local(mut self, local: &[u64]) -> Self {
+    /// The local (work-group) size, as many dimensions as the global
+    /// size; by default the device chooses.
+    pub fn local(mut self, local: &[usize]) -> Self {
         self.dims[1] = Some(local.len());
         self.range.local = Some(dims3(local, 1));
         self
     }
 
-    /// The global offset.
-    pub fn offset(mut self, offset: &[u64]) -> Self {
+    /// The global offset, as many dimensions as the global size.
+    pub fn offset(mut self, offset: &[usize]) -> Self {
         self.dims[2] = Some(offset.len());
         self.range.offset = dims3(offset, 0);
         self

@@ -109,7 +109,7 @@ fn a_queue_time_limit_stops_an_endless_kernel() {
     let q = ctx
         .queue_builder()
         .kernel_timeout(Duration::from_millis(100))
-        .build(&ctx)
+        .build()
         .expect("queue");
     let p = program(&ctx);
     let o = Buffer::<i32>::new(&ctx, 64).expect("buffer");

@@ -16,8 +16,8 @@ const WIDTHS: [Option<u32>; 5] = [Some(4), Some(8), Some(16), Some(32), None];
 fn run_checked(
     source: &str,
     kernel: &str,
-    global: &[u64],
-    local: &[u64],
+    global: &[usize],
+    local: &[usize],
     width: Option<u32>,
     safety: Safety,
 ) -> Result<Vec<i32>, String> {
@@ -34,10 +34,8 @@ fn run_checked(
     .expect("build");
     let k = program.kernel(kernel).expect("kernel");
     let queue = ctx.queue().expect("queue");
-    let items: u64 = global.iter().product();
-    let out = ctx
-        .buffer_from(&vec![0i32; items as usize])
-        .expect("buffer");
+    let items: usize = global.iter().product();
+    let out = ctx.buffer_from(&vec![0i32; items]).expect("buffer");
     k.set_arg_buffer(0, &out).expect("arg");
     let event = queue
         .launch(&k)

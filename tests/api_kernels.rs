@@ -56,11 +56,7 @@ fn vector_add_end_to_end() {
         kernel.set_arg_buffer(0, &ba).expect("arg 0");
         kernel.set_arg_buffer(1, &bb).expect("arg 1");
         kernel.set_arg_buffer(2, &bc).expect("arg 2");
-        queue
-            .launch(&kernel)
-            .global(&[n as u64])
-            .run()
-            .expect("run");
+        queue.launch(&kernel).global(&[n]).run().expect("run");
         let c = queue.read_vec(&bc, &[]).expect("read");
         assert!((0..n).all(|i| c[i] == a[i] + b[i]), "n = {n}");
     }
@@ -442,8 +438,8 @@ fn global_atomics_from_every_thread_lose_nothing() {
     kernel.set_arg_buffer(5, &olds).expect("arg 5");
     queue
         .launch(&kernel)
-        .global(&[n as u64])
-        .local(&[LOCAL as u64])
+        .global(&[n])
+        .local(&[LOCAL])
         .run()
         .expect("launch");
     let read = |b: &vecl::Buffer<i32>| queue.read_vec(b, &[]).expect("read");
@@ -494,14 +490,21 @@ fn a_value_of_the_wrong_kind_is_refused_where_the_parameter_says() {
     assert!(matches!(e, Error::InvalidArgValue(_)), "{e:?}");
     assert!(
         e.to_string().contains(
-            "argument 0 is a floating-point scalar, the value given is an integer scalar"
+            "argument 0 (`float f`) is a floating-point scalar, the value given (`i32`) is an integer scalar"
+        ),
+        "{e}"
+    );
+    let e = k
+        .set_arg(2, [1i32; 4])
+        .expect_err("int components for a float4");
+    assert!(
+        e.to_string().contains(
+            "argument 2 (`float4 v`) is 4 floating-point components, the value given (`[i32; 4]`) is 4 integer components"
         ),
         "{e}"
     );
     k.set_arg(1, 2.0f32)
         .expect_err("a float for an int parameter");
-    k.set_arg(2, [1i32; 4])
-        .expect_err("int components for a float4");
     k.set_arg(2, 1.5f64).expect_err("a double is not 2 floats");
     // The right kinds, either signedness for integers, 4 values for a vec3.
     k.set_arg(0, 2.0f32).expect("float");
@@ -548,4 +551,34 @@ fn a_launch_must_say_its_range_consistently() {
         .local(&[8])
         .run()
         .expect("a consistent launch");
+}
+
+#[test]
+fn builders_carry_their_context_and_sizes_are_usize() {
+    let ctx = Context::new().expect("context");
+    let queue = vecl::Queue::builder(&ctx)
+        .profiling()
+        .build()
+        .expect("queue");
+    assert_eq!(queue.context().device().name(), ctx.device().name());
+    let data: Vec<i32> = (0..100).collect();
+    let buf = vecl::Buffer::builder(&ctx, data.len())
+        .host_read_only()
+        .build_from(&data)
+        .expect("buffer");
+    assert_eq!(buf.context().device().name(), ctx.device().name());
+    let p = build(&ctx, SCALE, "");
+    let k = p.kernel("scale").expect("kernel");
+    k.set_arg_buffer(0, &buf).expect("arg");
+    k.set_arg(1, 3i32).expect("arg");
+    // A length is a launch size as it is: no conversion.
+    queue
+        .launch(&k)
+        .global(&[data.len()])
+        .local(&[data.len() / 4])
+        .offset(&[0])
+        .run()
+        .expect("run");
+    let out = queue.read_vec(&buf, &[]).expect("read");
+    assert_eq!(out, data.iter().map(|x| x * 3).collect::<Vec<_>>());
 }

@@ -34,11 +34,7 @@ fn typed_buffers_round_trip_through_a_queue() {
 #[test]
 fn async_writes_own_their_data() {
     let ctx = Context::new().expect("context");
-    let queue = ctx
-        .queue_builder()
-        .out_of_order()
-        .build(&ctx)
-        .expect("queue");
+    let queue = ctx.queue_builder().out_of_order().build().expect("queue");
     let buf = ctx.buffer::<u8>(256).expect("buffer");
     let gate = vecl::Event::user();
     let write = queue
@@ -54,10 +50,10 @@ fn async_writes_own_their_data() {
 fn builder_flags_and_host_access() {
     let ctx = Context::new().expect("context");
     let queue = ctx.queue().expect("queue");
-    let hidden = Buffer::<f32>::builder(64)
+    let hidden = Buffer::<f32>::builder(&ctx, 64)
         .read_only()
         .host_no_access()
-        .build(&ctx)
+        .build()
         .expect("buffer");
     assert!(hidden
         .raw()
@@ -67,9 +63,9 @@ fn builder_flags_and_host_access() {
         queue.read_vec(&hidden, &[]),
         Err(Error::InvalidOperation(_))
     ));
-    let write_only = Buffer::<f32>::builder(64)
+    let write_only = Buffer::<f32>::builder(&ctx, 64)
         .host_write_only()
-        .build(&ctx)
+        .build()
         .expect("buffer");
     queue
         .write(&write_only, 0, &[1.0; 64])
@@ -78,10 +74,10 @@ fn builder_flags_and_host_access() {
         queue.read_vec(&write_only, &[]),
         Err(Error::InvalidOperation(_))
     ));
-    let conflicting = Buffer::<f32>::builder(64)
+    let conflicting = Buffer::<f32>::builder(&ctx, 64)
         .read_only()
         .write_only()
-        .build(&ctx);
+        .build();
     assert!(matches!(conflicting, Err(Error::InvalidValue(_))));
 }
 
@@ -135,7 +131,7 @@ fn raw_buffers_cover_every_host_pointer_mode() {
     let copied = unsafe { ctx.create_raw_buffer(MemFlags::COPY_HOST_PTR, 128, host.as_mut_ptr()) }
         .expect("copy");
     host[0] = 99;
-    let typed = Buffer::<u8>::from_mem(copied).expect("typed view");
+    let typed = Buffer::<u8>::from_mem(&ctx, copied).expect("typed view");
     assert_eq!(queue.read_vec(&typed, &[]).expect("read")[0], 3);
     // SAFETY: null host pointer with ALLOC_HOST_PTR.
     let alloc =

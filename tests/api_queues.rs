@@ -8,11 +8,7 @@ use vecl::{event, Context, Error, Event};
 #[test]
 fn several_threads_enqueue_into_several_queues_at_once() {
     let ctx = Context::new().expect("context");
-    let shared = ctx
-        .queue_builder()
-        .out_of_order()
-        .build(&ctx)
-        .expect("queue");
+    let shared = ctx.queue_builder().out_of_order().build().expect("queue");
     let total = Arc::new(AtomicUsize::new(0));
     std::thread::scope(|s| {
         for t in 0..6u32 {
@@ -54,7 +50,7 @@ fn out_of_order_graph_waits_for_user_events() {
         .queue_builder()
         .out_of_order()
         .profiling()
-        .build(&ctx)
+        .build()
         .expect("queue");
     let order = Arc::new(Mutex::new(Vec::new()));
     let step = |n: u32| {
@@ -84,11 +80,7 @@ fn out_of_order_graph_waits_for_user_events() {
 #[test]
 fn a_failing_command_stops_its_dependants_and_nothing_else() {
     let ctx = Context::new().expect("context");
-    let q = ctx
-        .queue_builder()
-        .out_of_order()
-        .build(&ctx)
-        .expect("queue");
+    let q = ctx.queue_builder().out_of_order().build().expect("queue");
     let ran = Arc::new(AtomicUsize::new(0));
     let count = || {
         let ran = Arc::clone(&ran);

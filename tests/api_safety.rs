@@ -19,7 +19,7 @@ kernel void fill(global float* out) {
 /// buffers of known contents allocated before and after it; returns the
 /// launch's failure (if any) and whether those buffers and the 16 floats
 /// outside the launch's reach kept their values.
-fn fill_sixteen(program: &vecl::Program, items: u64) -> (Option<Error>, Vec<f32>) {
+fn fill_sixteen(program: &vecl::Program, items: usize) -> (Option<Error>, Vec<f32>) {
     let ctx = Context::new().expect("context");
     let queue = ctx.queue().expect("queue");
     let kernel = program.kernel("fill").expect("kernel");

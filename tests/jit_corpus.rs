@@ -34,12 +34,16 @@
 //! that starts passing fails this test until it is taken off the list.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use vecl_clc::corpus::{self, Arg, Case, Elem};
 use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, NdRange, RunOptions, UNINIT_BYTE};
 use vecl_ir::Module;
 use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitError, JitOptions};
+use vecl_testkit::corpus::{expect_failure, first_difference, ndrange, opencl_c_programs};
+use vecl_testkit::groups::write_checked_tail;
+use vecl_testkit::guarded::GuardedBuffer;
+use vecl_testkit::{test_tiers, WIDTHS};
 
 /// Float results may differ by this many units in the last place.
 const DEFAULT_ULPS: u64 = 4;
@@ -95,23 +99,8 @@ enum Failure {
 /// in nested loops and uniform `if`s; no program mismatches.
 const KNOWN_FAILURES: &[(&str, Failure, &str)] = &[];
 
-/// Guard bytes around every JIT buffer.
-const GUARD: usize = 64;
-const GUARD_BYTE: u8 = 0xa5;
 /// No buffer grows past this many elements.
 const MAX_ELEMS: usize = 1 << 21;
-const WIDTHS: [u32; 3] = [4, 8, 16];
-
-/// The tiers width `w` is compiled with (both forms over the widths).
-/// `VECL_JIT_TIERS` names them when set (as for the JIT's own tests).
-fn tiers_for(w: u32) -> vecl_jit::Tiers {
-    use vecl_jit::Tiers;
-    match std::env::var("VECL_JIT_TIERS") {
-        Ok(name) => Tiers::from_name(&name).unwrap_or(Tiers::Both),
-        Err(_) if w == 8 => Tiers::QuickOnly,
-        Err(_) => Tiers::OptimisedOnly,
-    }
-}
 
 /// A small deterministic generator (SplitMix64).
 struct Rng(u64);
@@ -163,20 +152,6 @@ struct Variant {
     /// The header's inputs on the header's range: `@expect` applies.
     declared: bool,
     label: String,
-}
-
-fn ndrange(case: &Case, offset: [u64; 3]) -> NdRange {
-    let mut r = NdRange {
-        work_dim: case.global.len() as u32,
-        global_offset: offset,
-        global_size: [1; 3],
-        local_size: [1; 3],
-    };
-    for (d, (g, l)) in case.global.iter().zip(&case.local).enumerate() {
-        r.global_size[d] = *g;
-        r.local_size[d] = *l;
-    }
-    r
 }
 
 /// The header's buffer values, or random ones drawn from them, repeated to
@@ -343,69 +318,6 @@ fn variants(name: &str, case: &Case, free: bool) -> Vec<Variant> {
     out
 }
 
-/// 64-byte aligned memory with guard bytes around `len` usable bytes.
-struct GuardedBuf {
-    mem: Vec<u128>,
-    start: usize,
-    len: usize,
-    guard: usize,
-}
-
-impl GuardedBuf {
-    fn new(bytes: &[u8]) -> GuardedBuf {
-        GuardedBuf::with_guard(bytes, GUARD)
-    }
-
-    /// With `guard` bytes on each side (the `__local` arena's are the
-    /// padding the kernel ABI promises, `LOCAL_PAD`).
-    fn with_guard(bytes: &[u8], guard: usize) -> GuardedBuf {
-        let mut mem = vec![0u128; (bytes.len() + 2 * guard + 64).div_ceil(16)];
-        let base = mem.as_mut_ptr() as usize;
-        let start = (64 - base % 64) % 64 + guard;
-        let mut b = GuardedBuf {
-            mem,
-            start,
-            len: bytes.len(),
-            guard,
-        };
-        let all = b.all_mut();
-        all.fill(GUARD_BYTE);
-        all[start..start + bytes.len()].copy_from_slice(bytes);
-        b
-    }
-
-    fn all_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the u128 storage is plain bytes of this length.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 16)
-        }
-    }
-
-    fn all(&self) -> &[u8] {
-        // SAFETY: as in `all_mut`.
-        unsafe { std::slice::from_raw_parts(self.mem.as_ptr() as *const u8, self.mem.len() * 16) }
-    }
-
-    fn data(&self) -> &[u8] {
-        &self.all()[self.start..self.start + self.len]
-    }
-
-    fn ptr(&mut self) -> *mut u8 {
-        let start = self.start;
-        self.all_mut()[start..].as_mut_ptr()
-    }
-
-    fn guards_intact(&self) -> bool {
-        let all = self.all();
-        all[self.start - self.guard..self.start]
-            .iter()
-            .all(|b| *b == GUARD_BYTE)
-            && all[self.start + self.len..self.start + self.len + self.guard]
-                .iter()
-                .all(|b| *b == GUARD_BYTE)
-    }
-}
-
 /// Runs `k` over `range` with `args`; returns the buffers afterwards or why
 /// the run failed.
 fn run_jit(
@@ -413,10 +325,10 @@ fn run_jit(
     args: &[KernelArg],
     range: &NdRange,
 ) -> Result<Vec<Option<Vec<u8>>>, String> {
-    let mut bufs: Vec<Option<GuardedBuf>> = args
+    let mut bufs: Vec<Option<GuardedBuffer>> = args
         .iter()
         .map(|a| match a {
-            KernelArg::Buffer(b) => Some(GuardedBuf::new(b)),
+            KernelArg::Buffer(b) => Some(GuardedBuffer::new(b)),
             _ => None,
         })
         .collect();
@@ -438,7 +350,7 @@ fn run_jit(
             (ArgKind::GlobalPointer, KernelArg::Buffer(_), Some(buf)) => {
                 let p = buf.ptr() as u64;
                 block[at..at + 8].copy_from_slice(&p.to_le_bytes());
-                ranges[i] = (p, p + buf.len as u64);
+                ranges[i] = (p, p + buf.len() as u64);
             }
             (ArgKind::LocalPointer, KernelArg::Local(size), _) => {
                 block[at..at + 8].copy_from_slice(&local_off.to_le_bytes());
@@ -454,14 +366,7 @@ fn run_jit(
     }
     let record = vecl_jit::abi::FaultRecord::new();
     if let Some(tail) = k.checked_tail() {
-        use vecl_jit::abi::checked_offsets as co;
-        let at = tail + co::FAULT_RECORD as usize;
-        block[at..at + 8].copy_from_slice(&(std::ptr::from_ref(&record) as u64).to_le_bytes());
-        for (i, (start, end)) in ranges.iter().enumerate() {
-            let at = tail + co::BOUNDS as usize + co::BOUNDS_ENTRY as usize * i;
-            block[at..at + 8].copy_from_slice(&start.to_le_bytes());
-            block[at + 8..at + 16].copy_from_slice(&end.to_le_bytes());
-        }
+        write_checked_tail(&mut block, tail, &record, &ranges);
     }
     let mut launch = Launch::new(
         range.work_dim,
@@ -471,12 +376,12 @@ fn run_jit(
     );
     launch.local_mem_size = local_off;
     // `__local` memory starts out as the interpreter's does.
-    let mut local = GuardedBuf::with_guard(
+    let mut local = GuardedBuffer::with_guard(
         &vec![UNINIT_BYTE; local_off as usize + 64],
         vecl_jit::abi::LOCAL_PAD,
     );
     let items = launch.items_per_group();
-    let mut context = GuardedBuf::new(&vec![0u8; k.context_size(items) + 64]);
+    let mut context = GuardedBuffer::new(&vec![0u8; k.context_size(items) + 64]);
     // SAFETY: the block matches `k.args()`; every buffer outlives the call and
     // holds every byte the interpreter found in bounds for this launch; the
     // local arena and the context area are 64-aligned and large enough.
@@ -509,83 +414,6 @@ fn run_jit(
         });
     }
     Ok(out)
-}
-
-/// Distance in units in the last place between two floats of one sign
-/// convention (ordered as integers).
-fn ulps(a: f64, b: f64, elem: Elem) -> u64 {
-    let key = |x: f64| -> i128 {
-        if elem == Elem::F32 {
-            let bits = (x as f32).to_bits() as i32;
-            i128::from(if bits < 0 { i32::MIN - bits } else { bits })
-        } else {
-            let bits = x.to_bits() as i64;
-            i128::from(if bits < 0 { i64::MIN - bits } else { bits })
-        }
-    };
-    (key(a) - key(b)).unsigned_abs().min(u128::from(u64::MAX)) as u64
-}
-
-/// The first element where `got` differs from `want` beyond the tolerance.
-fn first_difference(
-    elem: Elem,
-    want: &[u8],
-    got: &[u8],
-    tolerance: Option<f64>,
-) -> Option<(usize, f64, f64)> {
-    if want.len() != got.len() {
-        return Some((0, want.len() as f64, got.len() as f64));
-    }
-    for (i, (w, g)) in want
-        .chunks_exact(elem.size())
-        .zip(got.chunks_exact(elem.size()))
-        .enumerate()
-    {
-        if w == g {
-            continue;
-        }
-        let (wv, gv) = (elem.decode(w), elem.decode(g));
-        let ok = elem.is_float()
-            && ((wv.is_nan() && gv.is_nan())
-                || match tolerance {
-                    Some(t) => (wv - gv).abs() <= t * wv.abs().max(1.0),
-                    None => ulps(wv, gv, elem) <= DEFAULT_ULPS,
-                });
-        if !ok {
-            return Some((i, wv, gv));
-        }
-    }
-    None
-}
-
-/// The first `@expect` of `case` the buffers `got(arg)` do not meet.
-fn expect_failure(case: &Case, got: impl Fn(usize) -> Option<Vec<u8>>) -> Option<String> {
-    for e in &case.expects {
-        let (Some(g), Some(Arg::Buffer { elem, .. })) = (got(e.arg), case.args.get(e.arg)) else {
-            return Some(format!("@expect {}: not a buffer", e.arg));
-        };
-        let vals: Vec<f64> = g
-            .chunks_exact(elem.size())
-            .map(|c| elem.decode(c))
-            .collect();
-        if vals.len() < e.values.len() {
-            return Some(format!("@expect {}: only {} elements", e.arg, vals.len()));
-        }
-        for (at, (g, w)) in vals.iter().zip(&e.values).enumerate() {
-            let good = if e.tolerance > 0.0 {
-                (g - w).abs() <= e.tolerance * w.abs().max(1.0)
-            } else {
-                g == w || (g.is_nan() && w.is_nan())
-            };
-            if !good {
-                return Some(format!(
-                    "@expect {} element {at}: got {g}, expected {w}",
-                    e.arg
-                ));
-            }
-        }
-    }
-    None
 }
 
 /// What happened to one program.
@@ -643,7 +471,7 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
         let opts = JitOptions {
             simd_width: w,
             tiers: match w {
-                Some(w) => tiers_for(w),
+                Some(w) => test_tiers(w),
                 None => vecl_jit::Tiers::OptimisedOnly,
             },
             passes: vecl_ir::transform::pipeline::PipelineOptions {
@@ -678,7 +506,7 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
             simd_width: Some(w),
             checked: true,
             local_checks: true,
-            tiers: tiers_for(w),
+            tiers: test_tiers(w),
             ..JitOptions::default()
         };
         match compile_kernel(&module, &case.kernel, &opts) {
@@ -763,7 +591,7 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
                 else {
                     continue;
                 };
-                if let Some((at, wv, gv)) = first_difference(*elem, w, g, tolerance) {
+                if let Some((at, wv, gv)) = first_difference(*elem, w, g, tolerance, DEFAULT_ULPS) {
                     ok = false;
                     let _ = writeln!(
                         failures,
@@ -819,13 +647,7 @@ fn stem(path: &Path) -> String {
 
 #[test]
 fn jit_agrees_with_interpreter_on_the_opencl_c_corpus() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/corpus exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    files.sort();
+    let files = opencl_c_programs();
     assert!(files.len() >= 50, "corpus has {} programs", files.len());
     let mut tally = Tally::default();
     let mut problems = Vec::new();

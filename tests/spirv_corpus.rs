@@ -14,35 +14,37 @@
 //! `scripts/install-deps.sh`). Without them the test says so and passes.
 //!
 //! **Known failures.** [`KNOWN_FAILURES`] lists the programs that do not
-//! pass through the IL path with why; each must still fail, and one that
-//! starts passing fails the test until it is taken off the list. A program
-//! that clang or llvm-spirv cannot compile is reported, not counted.
+//! pass through the IL path with why (none now); each must still fail, and
+//! one that starts passing fails the test until it is taken off the list.
+//! [`EXPECTED_ERRORS`] lists the programs whose module must not build, with
+//! the error the log must show. A program that clang or llvm-spirv cannot
+//! compile is reported, not counted.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use vecl::Context;
 use vecl_clc::corpus::{self, Arg, Case, Elem};
-use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, NdRange, RunOptions};
+use vecl_ir::interp::{run_kernel, run_kernel_with, KernelArg, RunOptions};
+use vecl_testkit::corpus::{expect_failure, first_difference, ndrange, opencl_c_programs};
 
 /// Programs that fail through the IL path: (optimisation level, stem, why).
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
-    (
-        "O0",
-        "qualifiers_misc",
-        "C99 `inline` semantics: at -O0 clang emits no definition of the plain \
-     `inline` function `weighted`, so the module imports it and the build \
-     reports the undefined reference (the OpenCL C path inlines it)",
-    ),
-    (
-        "O2",
-        "textbook_reduce_interleaved",
-        "LLVM rotates the stride loop so that its barrier block is the header \
-         of an inner loop entered both from the outer loop and from the inner \
-         back edge; the structured form puts the barrier in a loop that \
-         work-items leave at different iterations, which the IR's barrier \
-         model (uniform control flow at a barrier) rejects at run time",
-    ),
-];
+/// Empty: every program clang and llvm-spirv compile passes, or fails as
+/// [`EXPECTED_ERRORS`] says it must.
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
+
+/// Programs whose SPIR-V must not build, as on any OpenCL implementation:
+/// (optimisation level, stem, what the build log says, why).
+const EXPECTED_ERRORS: &[(&str, &str, &str, &str)] = &[(
+    "O0",
+    "qualifiers_misc",
+    "undefined reference to function 'weighted'",
+    "`weighted` is declared `inline` without `static`: OpenCL C follows C99, \
+     where that is no external definition, so clang emits none when it does \
+     not inline the call (at -O0) and the module imports the function; built \
+     on its own the module lacks it (the log says to declare it `static \
+     inline` or link a definition). At -O2 clang inlines it and the program \
+     runs",
+)];
 
 /// Programs compared with a relative float tolerance instead of ULPs, as
 /// in `tests/jit_corpus.rs` and for the same reasons: (stem, tolerance).
@@ -111,20 +113,6 @@ fn to_spirv(
     vecl_spirv::words_from_bytes(&bytes).map_err(|e| e.to_string())
 }
 
-fn ndrange(case: &Case) -> NdRange {
-    let mut r = NdRange {
-        work_dim: case.global.len() as u32,
-        global_offset: [0; 3],
-        global_size: [1; 3],
-        local_size: [1; 3],
-    };
-    for (d, (g, l)) in case.global.iter().zip(&case.local).enumerate() {
-        r.global_size[d] = *g;
-        r.local_size[d] = *l;
-    }
-    r
-}
-
 fn interp_args(case: &Case) -> Vec<KernelArg> {
     case.args
         .iter()
@@ -145,19 +133,6 @@ fn buffers(args: &[KernelArg]) -> Vec<Option<Vec<u8>>> {
         .collect()
 }
 
-fn ulps(a: f64, b: f64, elem: Elem) -> u64 {
-    let key = |x: f64| -> i128 {
-        if elem == Elem::F32 {
-            let bits = (x as f32).to_bits() as i32;
-            i128::from(if bits < 0 { i32::MIN - bits } else { bits })
-        } else {
-            let bits = x.to_bits() as i64;
-            i128::from(if bits < 0 { i64::MIN - bits } else { bits })
-        }
-    };
-    (key(a) - key(b)).unsigned_abs().min(u128::from(u64::MAX)) as u64
-}
-
 /// The first difference between two runs' buffers, described.
 fn compare(
     case: &Case,
@@ -176,55 +151,16 @@ fn compare(
                 w.len()
             ));
         }
-        for (k, (a, b)) in w
-            .chunks_exact(elem.size())
-            .zip(g.chunks_exact(elem.size()))
-            .enumerate()
-        {
-            if a == b {
-                continue;
-            }
-            let (av, bv) = (elem.decode(a), elem.decode(b));
-            let close = elem.is_float()
-                && ((av.is_nan() && bv.is_nan())
-                    || match tolerance {
-                        Some(t) => (av - bv).abs() <= t * av.abs().max(1.0),
-                        None => ulps(av, bv, *elem) <= ULPS,
-                    });
-            if !close {
-                return Some(format!("argument {i} element {k}: got {bv}, expected {av}"));
-            }
+        if let Some((k, av, bv)) = first_difference(*elem, w, g, tolerance, ULPS) {
+            return Some(format!("argument {i} element {k}: got {bv}, expected {av}"));
         }
     }
     None
 }
 
-fn expect_failure(case: &Case, got: &[Option<Vec<u8>>]) -> Option<String> {
-    for e in &case.expects {
-        let (Some(Some(g)), Some(Arg::Buffer { elem, .. })) =
-            (got.get(e.arg), case.args.get(e.arg))
-        else {
-            return Some(format!("@expect {}: not a buffer", e.arg));
-        };
-        let vals: Vec<f64> = g
-            .chunks_exact(elem.size())
-            .map(|c| elem.decode(c))
-            .collect();
-        for (at, (g, w)) in vals.iter().zip(&e.values).enumerate() {
-            let good = if e.tolerance > 0.0 {
-                (g - w).abs() <= e.tolerance * w.abs().max(1.0)
-            } else {
-                g == w || (g.is_nan() && w.is_nan())
-            };
-            if !good {
-                return Some(format!(
-                    "@expect {} element {at}: got {g}, expected {w}",
-                    e.arg
-                ));
-            }
-        }
-    }
-    None
+/// A corpus header's sizes as the API takes them.
+fn sizes(v: &[u64]) -> Vec<usize> {
+    v.iter().map(|&x| x as usize).collect()
 }
 
 /// Runs the IL program's kernel through the runtime (the JIT).
@@ -251,15 +187,15 @@ fn run_api(
                 bufs.push(None);
             }
             Arg::Local { bytes } => {
-                kernel.set_arg_local(i, *bytes as u64).map_err(e)?;
+                kernel.set_arg_local(i, *bytes).map_err(e)?;
                 bufs.push(None);
             }
         }
     }
     queue
         .launch(&kernel)
-        .global(&case.global)
-        .local(&case.local)
+        .global(&sizes(&case.global))
+        .local(&sizes(&case.local))
         .run()
         .map_err(e)?;
     let mut out = Vec::new();
@@ -288,7 +224,7 @@ fn check(
         .iter()
         .find(|(n, _)| *n == stem)
         .map(|t| t.1);
-    let range = ndrange(case);
+    let range = ndrange(case, [0; 3]);
     let started = std::time::Instant::now();
     let reference = vecl_clc::build(source, &case.options).map_err(|e| format!("clc: {e}"))?;
     let clc_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -338,7 +274,7 @@ fn check(
         if let Some(d) = compare(case, tolerance, want, &got) {
             return Err(format!("JIT W={w}: {d}"));
         }
-        if let Some(d) = expect_failure(case, &got) {
+        if let Some(d) = expect_failure(case, |i| got.get(i).cloned().flatten()) {
             return Err(format!("JIT W={w}: {d}"));
         }
     }
@@ -363,13 +299,7 @@ fn corpus_through_the_il_path() {
         println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("tests/corpus"))
-        .expect("tests/corpus")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    files.sort();
+    let mut files = opencl_c_programs();
     if let Ok(only) = std::env::var("SPIRV_CORPUS_ONLY") {
         files.retain(|p| {
             p.file_stem()
@@ -403,6 +333,20 @@ fn corpus_through_the_il_path() {
             let known = KNOWN_FAILURES
                 .iter()
                 .find(|(o, n, _)| *o == opt && *n == stem);
+            if let Some((_, _, says, _)) = EXPECTED_ERRORS
+                .iter()
+                .find(|(o, n, _, _)| *o == opt && *n == stem)
+            {
+                match result {
+                    Err(e) if e.contains(says) && e.contains("static inline") => {
+                        passed += 1;
+                        report.push_str(&format!("  -{opt} {stem}: the expected error: {says}\n"));
+                    }
+                    Err(e) => problems.push(format!("-{opt} {stem}: not the expected error: {e}")),
+                    Ok(()) => problems.push(format!("-{opt} {stem} builds, but must not")),
+                }
+                continue;
+            }
             match (result, known) {
                 (Ok(()), None) => passed += 1,
                 (Ok(()), Some(_)) => problems.push(format!(
@@ -479,7 +423,7 @@ fn printf_through_the_il_path() {
         ],
         expects: Vec::new(),
     };
-    let range = ndrange(&case);
+    let range = ndrange(&case, [0; 3]);
     let printed = |module: &vecl_ir::Module| {
         let mut args = interp_args(&case);
         let mut out = Vec::new();

@@ -6,7 +6,7 @@
 //! devices are not reference counted (`clRetainDevice` on them succeeds and
 //! does nothing).
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CString};
 use std::sync::LazyLock;
 
 use opencl_sys::*;
@@ -271,6 +271,15 @@ fn device_info(param_name: cl_device_info) -> ClResult<Info> {
                 })
                 .collect::<Vec<_>>(),
         ),
+        // cl_khr_spirv_queries: the SPIR-V front end's own tables of what it
+        // accepts (`vecl_spirv::support`).
+        CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR => {
+            Info::static_strings(&SPIRV_EXTENDED_INSTRUCTION_SETS)
+        }
+        CL_DEVICE_SPIRV_EXTENSIONS_KHR => Info::static_strings(&SPIRV_EXTENSIONS),
+        CL_DEVICE_SPIRV_CAPABILITIES_KHR => {
+            Info::array(&vecl_spirv::support::reported_capabilities())
+        }
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Info::bytes(Vec::new()),
         CL_DEVICE_PLATFORM => Info::value(platform_handle()),
         CL_DEVICE_PARENT_DEVICE => Info::value(std::ptr::null_mut::<c_void>()),
@@ -406,6 +415,25 @@ pub unsafe fn check_device_list(
     // SAFETY: forwarded contract.
     let list = unsafe { slice(devices, num_devices as usize, CL_INVALID_VALUE)? };
     list.iter().try_for_each(|&device| check_device(device))
+}
+
+/// `CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR`'s strings, kept for the
+/// life of the library: the query returns pointers to them.
+static SPIRV_EXTENDED_INSTRUCTION_SETS: LazyLock<Vec<CString>> = LazyLock::new(|| {
+    c_strings(
+        vecl_spirv::support::EXTENDED_INSTRUCTION_SETS
+            .iter()
+            .map(|(name, _)| *name),
+    )
+});
+
+/// `CL_DEVICE_SPIRV_EXTENSIONS_KHR`'s strings.
+static SPIRV_EXTENSIONS: LazyLock<Vec<CString>> =
+    LazyLock::new(|| c_strings(vecl_spirv::support::EXTENSIONS.iter().copied()));
+
+fn c_strings<'a>(names: impl Iterator<Item = &'a str>) -> Vec<CString> {
+    // The names are the front end's literals, without NUL bytes.
+    names.filter_map(|n| CString::new(n).ok()).collect()
 }
 
 /// `CL_DEVICE_IL_VERSION`'s words: `SPIR-V_1.0` … for each version the

@@ -57,6 +57,13 @@ impl Info {
         Info(bytes)
     }
 
+    /// An array of `const char *`, pointing at strings that live as long
+    /// as the program (`CL_DEVICE_SPIRV_EXTENSIONS_KHR` and its kind).
+    pub fn static_strings(strings: &'static [std::ffi::CString]) -> Info {
+        let pointers: Vec<usize> = strings.iter().map(|s| s.as_ptr() as usize).collect();
+        Info::array(&pointers)
+    }
+
     /// A `cl_bool`.
     pub fn bool(value: bool) -> Info {
         Info::value(u32::from(value))

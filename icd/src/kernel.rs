@@ -277,7 +277,7 @@ pub unsafe extern "C" fn clSetKernelArg(
                 if arg_size == 0 {
                     return Err(CL_INVALID_ARG_SIZE);
                 }
-                kernel.raw.set_arg_local(arg_index, arg_size as u64)
+                kernel.raw.set_arg_local(arg_index, arg_size)
             }
         }
         .map_err(|e| e.cl_code())?;

@@ -10,60 +10,19 @@
 //! the pass, on the same arguments, and must leave the same bytes in every
 //! buffer (or stop with the same error).
 
-use std::path::{Path, PathBuf};
-use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use std::path::Path;
 use vecl_ir::text::parse_module;
 use vecl_ir::transform::pipeline::{print_alone, Pipeline};
 use vecl_ir::verify::{format_errors, verify_module};
-use vecl_ir::{AddressSpace, Module, Type};
-
-fn cases(pass: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/transform")
-        .join(pass);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ir"))
-        .collect();
-    files.sort();
-    files
-}
-
-/// Arguments for `@k`: 64-byte buffers holding 1, 2, 3, … for `__global`
-/// pointers, 64 bytes per group for `__local` ones, the value 1 for
-/// scalars.
-fn args_for(m: &Module) -> Vec<KernelArg> {
-    let Some((_, k)) = m.function_by_name("k") else {
-        return Vec::new();
-    };
-    k.params
-        .iter()
-        .map(|p| match &p.ty {
-            Type::Pointer(AddressSpace::Local, _) => KernelArg::Local(64),
-            Type::Pointer(..) => KernelArg::Buffer((1..=64).collect()),
-            ty => {
-                let mut bytes = vec![0u8; m.size_of(ty) as usize];
-                if let Some(b) = bytes.first_mut() {
-                    *b = 1;
-                }
-                KernelArg::Value(bytes)
-            }
-        })
-        .collect()
-}
-
-fn run(m: &Module) -> (Result<(), String>, Vec<KernelArg>) {
-    let mut args = args_for(m);
-    let r = run_kernel(m, "k", &mut args, &NdRange::linear(4, 2)).map_err(|e| e.to_string());
-    (r, args)
-}
+use vecl_testkit::file_tests::{cases, check_output, same_run};
 
 /// Runs every case of `pass`; returns how many there were.
 fn check_pass(pass: &str) -> usize {
-    let bless = std::env::var("VECL_BLESS").is_ok_and(|v| v == "1");
     let pipeline = Pipeline::only(pass).expect("a pass of the pipeline");
-    let files = cases(pass);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/transform")
+        .join(pass);
+    let files = cases(&dir, "ir");
     let mut failures = Vec::new();
     for path in &files {
         let name = path.display().to_string();
@@ -79,30 +38,13 @@ fn check_pass(pass: &str) -> usize {
             .run(&before, kernel)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let printed = print_alone(&before, &out.function);
-        let expected_path = path.with_extension("out");
-        if bless {
-            std::fs::write(&expected_path, &printed).expect("writable");
-        } else {
-            let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-            if expected != printed {
-                failures.push(format!(
-                    "{name}: output differs from {}:\n{printed}",
-                    expected_path.display()
-                ));
-            }
-        }
+        check_output(path, &printed, &mut failures);
         let mut after = before.clone();
         after.functions[index.index()] = out.function;
         if let Err(e) = verify_module(&after) {
             panic!("{name}: invalid after the pass:\n{}", format_errors(&e));
         }
-        let (r0, a0) = run(&before);
-        let (r1, a1) = run(&after);
-        if r0 != r1 || a0 != a1 {
-            failures.push(format!(
-                "{name}: the interpreter disagrees: before {r0:?} {a0:?}, after {r1:?} {a1:?}"
-            ));
-        }
+        same_run(&name, &before, &after, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     files.len()

@@ -9,58 +9,24 @@
 //! buffer (or stop with the same error).
 
 use std::path::{Path, PathBuf};
-use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_ir::text::{parse_module, print_module};
 use vecl_ir::transform::sra::scalar_replace_module;
 use vecl_ir::verify::{format_errors, verify_module};
-use vecl_ir::{Module, Type};
+use vecl_testkit::file_tests::{cases, check_output, same_run};
 
-fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transform/sra");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/transform/sra exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ir"))
-        .collect();
-    files.sort();
-    files
-}
-
-/// Arguments for `@k`: 64-byte buffers holding 1, 2, 3, … for pointers,
-/// the value 1 for integers, 1.0-ish bytes for by-value structs.
-fn args_for(m: &Module) -> Vec<KernelArg> {
-    let Some((_, k)) = m.function_by_name("k") else {
-        return Vec::new();
-    };
-    k.params
-        .iter()
-        .map(|p| match (&p.ty, p.byval) {
-            (Type::Pointer(..), false) => KernelArg::Buffer((1..=64).collect()),
-            (Type::Pointer(_, pointee), true) => {
-                let n = m.size_of(pointee) as usize;
-                KernelArg::Value((0..n).map(|i| if i % 4 == 3 { 0x3f } else { 0 }).collect())
-            }
-            (ty, _) => {
-                let mut bytes = vec![0u8; m.size_of(ty) as usize];
-                if let Some(b) = bytes.first_mut() {
-                    *b = 1;
-                }
-                KernelArg::Value(bytes)
-            }
-        })
-        .collect()
-}
-
-fn run(m: &Module) -> (Result<(), String>, Vec<KernelArg>) {
-    let mut args = args_for(m);
-    let r = run_kernel(m, "k", &mut args, &NdRange::linear(4, 2)).map_err(|e| e.to_string());
-    (r, args)
+fn sra_cases() -> Vec<PathBuf> {
+    cases(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transform/sra"),
+        "ir",
+    )
 }
 
 #[test]
 fn sra_text_cases() {
-    let bless = std::env::var("VECL_BLESS").is_ok_and(|v| v == "1");
-    let files = cases();
+    let files = cases(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transform/sra"),
+        "ir",
+    );
     assert!(files.len() >= 8, "only {} cases", files.len());
     let mut failures = Vec::new();
     for path in files {
@@ -81,26 +47,9 @@ fn sra_text_cases() {
             Ok(&after),
             "{name}: the output does not read back"
         );
-        let expected_path = path.with_extension("out");
-        if bless {
-            std::fs::write(&expected_path, &printed).expect("writable");
-        } else {
-            let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-            if expected != printed {
-                failures.push(format!(
-                    "{name}: output differs from {}:\n{printed}",
-                    expected_path.display()
-                ));
-            }
-        }
+        check_output(&path, &printed, &mut failures);
         if before.function_by_name("k").is_some() {
-            let (r0, a0) = run(&before);
-            let (r1, a1) = run(&after);
-            if r0 != r1 || a0 != a1 {
-                failures.push(format!(
-                    "{name}: the interpreter disagrees: before {r0:?} {a0:?}, after {r1:?} {a1:?}"
-                ));
-            }
+            same_run(&name, &before, &after, &mut failures);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -109,7 +58,7 @@ fn sra_text_cases() {
 /// Running the pass twice changes nothing the second time.
 #[test]
 fn sra_is_idempotent() {
-    for path in cases() {
+    for path in sra_cases() {
         let text = std::fs::read_to_string(&path).expect("case is readable");
         let mut m = parse_module(&text).expect("case parses");
         scalar_replace_module(&mut m);

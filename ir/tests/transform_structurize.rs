@@ -17,16 +17,13 @@ use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_ir::text::{parse_module, print_module};
 use vecl_ir::transform::structurize::structurize;
 use vecl_ir::verify::{format_errors, verify_module};
+use vecl_testkit::file_tests;
 
 fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transform/structurize");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/transform/structurize exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cfg"))
-        .collect();
-    files.sort();
-    files
+    file_tests::cases(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transform/structurize"),
+        "cfg",
+    )
 }
 
 /// The values of the `; expect [..]` line, if any.
@@ -55,7 +52,6 @@ fn structure(text: &str, name: &str) -> Result<vecl_ir::Module, String> {
 
 #[test]
 fn structurize_text_cases() {
-    let bless = std::env::var("VECL_BLESS").is_ok_and(|v| v == "1");
     let files = cases();
     assert!(files.len() >= 8, "only {} cases", files.len());
     let mut failures = Vec::new();
@@ -99,18 +95,7 @@ fn structurize_text_cases() {
                 printed
             }
         };
-        let expected_path = path.with_extension("out");
-        if bless {
-            std::fs::write(&expected_path, &printed).expect("writable");
-        } else {
-            let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-            if expected != printed {
-                failures.push(format!(
-                    "{name}: output differs from {}:\n{printed}",
-                    expected_path.display()
-                ));
-            }
-        }
+        file_tests::check_output(&path, &printed, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

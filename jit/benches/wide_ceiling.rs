@@ -35,10 +35,6 @@
 //! iteration count of mandelbrot within 1%, every nbody acceleration to a
 //! relative 1e-3 of its magnitude) so that a fast wrong loop cannot pass.
 
-#[path = "../tests/common/groups.rs"]
-#[allow(dead_code)]
-mod groups;
-
 use std::arch::x86_64::*;
 use std::hint::black_box;
 use vecl_jit::abi::{ArgKind, Launch};
@@ -47,6 +43,7 @@ use vecl_jit::wide::chunks::{
 };
 use vecl_jit::wide::Allocator;
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::groups;
 
 /// The prototype's variants: chunks per loop and allocator, with names.
 const WIDE: [(usize, Allocator, &str); 4] = [

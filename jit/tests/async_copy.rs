@@ -4,10 +4,8 @@
 //! `wait_group_events` every work-item sees the whole copy, including the
 //! parts other chunks of its group read.
 
-mod common;
-
-use common::barriers::{differential, range1, Spec, WIDTHS};
 use vecl_ir::interp::NdRange;
+use vecl_testkit::{differential_at, range_1d, Spec, BARRIER_WIDTHS};
 
 /// Global to local, then each item reads its own element and its right
 /// neighbour's (which may belong to the next chunk) with no barrier after
@@ -64,52 +62,73 @@ kernel void strided(global int* data, local int* tmp, int stride) {
 fn full_groups() -> Vec<NdRange> {
     [1u64, 3, 4, 13, 16, 64]
         .iter()
-        .map(|&ls| range1(3 * ls, ls))
+        .map(|&ls| range_1d(0, 3 * ls, ls))
         .collect()
 }
 
 #[test]
 fn global_to_local_copy_is_seen_by_every_chunk() {
     for per_item in [1, 3] {
-        let n = differential(GLOBAL_TO_LOCAL, "", "g2l", &full_groups(), |r| {
-            let total = r.global_size[0] as usize * per_item;
-            vec![
-                Spec::Ints(total, 5),
-                Spec::Ints(total, 0),
-                Spec::Local(4 * r.local_size[0] as usize * per_item),
-                Spec::Int(per_item as i32),
-            ]
-        });
-        assert_eq!(n, WIDTHS.len() * 6);
+        let n = differential_at(
+            &BARRIER_WIDTHS,
+            GLOBAL_TO_LOCAL,
+            "",
+            "g2l",
+            &full_groups(),
+            |r| {
+                let total = r.global_size[0] as usize * per_item;
+                vec![
+                    Spec::Ints(total, 5),
+                    Spec::Ints(total, 0),
+                    Spec::Local(4 * r.local_size[0] as usize * per_item),
+                    Spec::Int(per_item as i32),
+                ]
+            },
+        );
+        assert_eq!(n, BARRIER_WIDTHS.len() * 6);
     }
 }
 
 #[test]
 fn local_to_global_copy_writes_the_whole_group() {
     for per_item in [1, 2] {
-        let n = differential(LOCAL_TO_GLOBAL, "", "l2g", &full_groups(), |r| {
-            let total = r.global_size[0] as usize * per_item;
-            vec![
-                Spec::Ints(total, 1),
-                Spec::Ints(total, 0),
-                Spec::Local(4 * r.local_size[0] as usize * per_item),
-                Spec::Int(per_item as i32),
-            ]
-        });
-        assert_eq!(n, WIDTHS.len() * 6);
+        let n = differential_at(
+            &BARRIER_WIDTHS,
+            LOCAL_TO_GLOBAL,
+            "",
+            "l2g",
+            &full_groups(),
+            |r| {
+                let total = r.global_size[0] as usize * per_item;
+                vec![
+                    Spec::Ints(total, 1),
+                    Spec::Ints(total, 0),
+                    Spec::Local(4 * r.local_size[0] as usize * per_item),
+                    Spec::Int(per_item as i32),
+                ]
+            },
+        );
+        assert_eq!(n, BARRIER_WIDTHS.len() * 6);
     }
 }
 
 #[test]
 fn strided_copies_gather_and_scatter() {
     for stride in [1, 3] {
-        let n = differential(STRIDED, "", "strided", &full_groups(), |r| {
-            vec![
-                Spec::Ints(r.global_size[0] as usize * stride, 2),
-                Spec::Local(4 * r.local_size[0] as usize),
-                Spec::Int(stride as i32),
-            ]
-        });
-        assert_eq!(n, WIDTHS.len() * 6);
+        let n = differential_at(
+            &BARRIER_WIDTHS,
+            STRIDED,
+            "",
+            "strided",
+            &full_groups(),
+            |r| {
+                vec![
+                    Spec::Ints(r.global_size[0] as usize * stride, 2),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(stride as i32),
+                ]
+            },
+        );
+        assert_eq!(n, BARRIER_WIDTHS.len() * 6);
     }
 }

@@ -5,10 +5,11 @@
 //! divergent barrier, with the barrier's line and the work-items on each
 //! side, where a group does not (inside one chunk and between chunks).
 
-mod common;
-
-use common::barriers::{self as barrier_support, differential, range1, Spec, DIVERGENT, WIDTHS};
 use vecl_ir::interp::{run_kernel, InterpError, NdRange};
+use vecl_testkit::{
+    build, differential_at, explain, interp_args_for, range_1d, run_jit, try_compile, Spec,
+    BARRIER_WIDTHS, DIVERGENT,
+};
 
 /// `if (gid < n)` around a barrier: every group is either wholly below `n`
 /// or wholly above it when `n` is a multiple of the local size.
@@ -47,12 +48,17 @@ fn barrier_under_a_guard_every_group_agrees_on() {
             (4 * ls, 2 * ls),
             (3 * ls + ls / 2 + 1, 3 * ls),
         ] {
-            total += differential(GUARDED, "", "guarded", &[range1(global, ls)], |r| {
-                guarded_args(r, n as i32)
-            });
+            total += differential_at(
+                &BARRIER_WIDTHS,
+                GUARDED,
+                "",
+                "guarded",
+                &[range_1d(0, global, ls)],
+                |r| guarded_args(r, n as i32),
+            );
         }
     }
-    assert_eq!(total, WIDTHS.len() * 15);
+    assert_eq!(total, BARRIER_WIDTHS.len() * 15);
 }
 
 /// A loop holding barriers whose trip count each work-item loads: the same
@@ -97,18 +103,25 @@ fn barrier_loops_with_loaded_trip_counts_uniform_at_run_time() {
     for ls in [1u64, 3, 16, 64] {
         for global in [3 * ls, 2 * ls + ls / 2 + 1] {
             // `cnt` holds values from -11 to 11: `max(cnt, 12)` is 12 for all.
-            total += differential(LOADED_COUNTS, "", "counts", &[range1(global, ls)], |r| {
-                let g = r.global_size[0] as usize;
-                vec![
-                    Spec::Ints(g, 5),
-                    Spec::Ints(g, 6),
-                    Spec::Local(4 * r.local_size[0] as usize),
-                    Spec::Int(12),
-                ]
-            });
+            total += differential_at(
+                &BARRIER_WIDTHS,
+                LOADED_COUNTS,
+                "",
+                "counts",
+                &[range_1d(0, global, ls)],
+                |r| {
+                    let g = r.global_size[0] as usize;
+                    vec![
+                        Spec::Ints(g, 5),
+                        Spec::Ints(g, 6),
+                        Spec::Local(4 * r.local_size[0] as usize),
+                        Spec::Int(12),
+                    ]
+                },
+            );
         }
     }
-    assert_eq!(total, WIDTHS.len() * 8);
+    assert_eq!(total, BARRIER_WIDTHS.len() * 8);
 }
 
 /// Work-items past `n` return before a loop holding a barrier whose trip
@@ -137,19 +150,26 @@ fn returned_work_items_take_no_part_in_a_checked_barrier() {
     let mut total = 0;
     for ls in [3u64, 16, 64] {
         for n in [3 * ls, 2 * ls + 1] {
-            total += differential(RETURNS_FIRST, "", "early", &[range1(3 * ls, ls)], |r| {
-                let g = r.global_size[0] as usize;
-                vec![
-                    Spec::Ints(g, 7),
-                    Spec::Ints(g, 8),
-                    Spec::Local(4 * r.local_size[0] as usize),
-                    Spec::Int(n as i32),
-                    Spec::Int(12),
-                ]
-            });
+            total += differential_at(
+                &BARRIER_WIDTHS,
+                RETURNS_FIRST,
+                "",
+                "early",
+                &[range_1d(0, 3 * ls, ls)],
+                |r| {
+                    let g = r.global_size[0] as usize;
+                    vec![
+                        Spec::Ints(g, 7),
+                        Spec::Ints(g, 8),
+                        Spec::Local(4 * r.local_size[0] as usize),
+                        Spec::Int(n as i32),
+                        Spec::Int(12),
+                    ]
+                },
+            );
         }
     }
-    assert_eq!(total, WIDTHS.len() * 6);
+    assert_eq!(total, BARRIER_WIDTHS.len() * 6);
 }
 
 /// `if (lid < split)` around a barrier, `split` a parameter: a group of
@@ -169,22 +189,21 @@ kernel void split(global int* out, local int* tmp, int split) {
 
 /// The JIT's status and the words of the divergence it recorded.
 fn run_split(w: u32, local: u64, split: i32) -> (u32, Option<String>) {
-    let m = barrier_support::build(SPLIT, "");
-    let k = barrier_support::compile(&m, "split", w).expect("compiles");
+    let m = build(SPLIT, "");
+    let k = try_compile(&m, "split", w).expect("compiles");
     let specs = vec![
         Spec::Ints(2 * local as usize, 0),
         Spec::Local(4 * local as usize),
         Spec::Int(split),
     ];
-    let range = range1(2 * local, local);
-    let mut iargs = barrier_support::interp_args_for(&specs);
+    let range = range_1d(0, 2 * local, local);
+    let mut iargs = interp_args_for(&specs);
     match run_kernel(&m, "split", &mut iargs, &range) {
         Err(InterpError::DivergentBarrier { .. }) => {}
         other => panic!("W={w} local {local} split {split}: interpreter: {other:?}"),
     }
     let _ = vecl_jit::abi::take_barrier_divergence();
-    let (status, _) =
-        barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+    let (status, _) = run_jit(&k, &interp_args_for(&specs), &range);
     let words = vecl_jit::abi::take_barrier_divergence().map(|d| k.describe_divergence(&d));
     (status, words)
 }
@@ -236,18 +255,17 @@ kernel void l(global const int* cnt, global int* out, local int* tmp) {
     out[get_global_id(0)] = tmp[lid];
 }
 "#;
-    let m = barrier_support::build(src, "");
-    let range = range1(16, 16);
+    let m = build(src, "");
+    let range = range_1d(0, 16, 16);
     let specs = vec![Spec::Ints(16, 0), Spec::Ints(16, 1), Spec::Local(64)];
-    let mut iargs = barrier_support::interp_args_for(&specs);
+    let mut iargs = interp_args_for(&specs);
     assert!(matches!(
         run_kernel(&m, "l", &mut iargs, &range),
         Err(InterpError::DivergentBarrier { .. })
     ));
-    for w in WIDTHS {
-        let k = barrier_support::compile(&m, "l", w).expect("compiles");
-        let (status, _) =
-            barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+    for w in BARRIER_WIDTHS {
+        let k = try_compile(&m, "l", w).expect("compiles");
+        let (status, _) = run_jit(&k, &interp_args_for(&specs), &range);
         assert_eq!(status, DIVERGENT, "W={w}");
         let d = vecl_jit::abi::take_barrier_divergence().expect("recorded");
         let words = k.describe_divergence(&d);
@@ -257,7 +275,7 @@ kernel void l(global const int* cnt, global int* out, local int* tmp) {
 
 #[test]
 fn explain_names_the_barrier_and_the_condition() {
-    let e = common::versus_interp::explain(GUARDED, "guarded");
+    let e = explain(GUARDED, "guarded");
     assert!(
         e.contains(
             "note: barrier at line 9:9 is checked at run time: the condition at line 7:13 \
@@ -266,8 +284,7 @@ fn explain_names_the_barrier_and_the_condition() {
         "{e}"
     );
     // A barrier proven uniform gets no such note.
-    let e =
-        common::versus_interp::explain(SPLIT.replace("lid < split", "0 < split").as_str(), "split");
+    let e = explain(SPLIT.replace("lid < split", "0 < split").as_str(), "split");
     assert!(!e.contains("checked at run time"), "{e}");
 }
 
@@ -287,7 +304,7 @@ kernel void rows(global int* out, local int* tmp, int split) {
     out[get_global_id(1)] = tmp[lid];
 }
 "#;
-    let m = barrier_support::build(src, "");
+    let m = build(src, "");
     let range = NdRange {
         work_dim: 2,
         global_offset: [0; 3],
@@ -296,10 +313,9 @@ kernel void rows(global int* out, local int* tmp, int split) {
     };
     let specs = vec![Spec::Ints(16, 0), Spec::Local(64), Spec::Int(5)];
     for w in [4, 8, 16] {
-        let k = barrier_support::compile(&m, "rows", w).expect("compiles");
+        let k = try_compile(&m, "rows", w).expect("compiles");
         let _ = vecl_jit::abi::take_barrier_divergence();
-        let (status, _) =
-            barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+        let (status, _) = run_jit(&k, &interp_args_for(&specs), &range);
         assert_eq!(status, DIVERGENT, "W={w}");
         let d = vecl_jit::abi::take_barrier_divergence().expect("recorded");
         let words = k.describe_divergence(&d);

@@ -2,11 +2,9 @@
 //! scan of the IR corpus, run over power-of-two local sizes from 1 to 256
 //! and SIMD widths 4, 8 and 16, checked against sums computed here.
 
-mod common;
-
-use common::{compile, f32_bytes, f32_from, i32_bytes, i32_from, Arg};
 use vecl_ir::text::parse_module;
 use vecl_jit::abi::Launch;
+use vecl_testkit::{compile, f32_bytes, f32_from, i32_bytes, i32_from, Arg};
 
 const LOCAL_SIZES: [u64; 7] = [1, 2, 4, 8, 16, 64, 256];
 
@@ -29,7 +27,7 @@ fn local_tree_reduction_sums_each_group() {
             let mut out = f32_bytes(&vec![0.0; groups as usize]);
             let mut args = [Arg::Buf(&mut inb), Arg::Buf(&mut out), Arg::Local(ls * 4)];
             let mut launch = Launch::new(1, [0; 3], [n as u64, 1, 1], [ls, 1, 1]);
-            common::run(&k, &mut args, &mut launch);
+            vecl_testkit::run(&k, &mut args, &mut launch);
             let got = f32_from(&out);
             for g in 0..groups as usize {
                 let want: f32 = input[g * ls as usize..(g + 1) * ls as usize].iter().sum();
@@ -51,7 +49,7 @@ fn local_inclusive_scan_per_group() {
             let mut data = i32_bytes(&input);
             let mut args = [Arg::Buf(&mut data), Arg::Local(ls * 4)];
             let mut launch = Launch::new(1, [0; 3], [n as u64, 1, 1], [ls, 1, 1]);
-            common::run(&k, &mut args, &mut launch);
+            vecl_testkit::run(&k, &mut args, &mut launch);
             let got = i32_from(&data);
             for g in 0..groups as usize {
                 let mut acc = 0;

@@ -7,10 +7,11 @@
 //! rows of a group, reported at run time (barriers under control that
 //! varies within a chunk: `barrier_checked.rs`).
 
-mod common;
-
-use common::barriers::{self as barrier_support, differential, shapes_1d, Spec, DIVERGENT, WIDTHS};
 use vecl_ir::interp::{run_kernel, InterpError, NdRange};
+use vecl_testkit::{
+    build, differential_at, group_sizes_1d, interp_args_for, run_jit, try_compile, Spec,
+    BARRIER_WIDTHS, DIVERGENT,
+};
 
 const HILLIS_STEELE: &str = r#"
 kernel void scan(global const int* in, global int* out, local int* tmp) {
@@ -30,15 +31,22 @@ kernel void scan(global const int* in, global int* out, local int* tmp) {
 
 #[test]
 fn hillis_steele_scan() {
-    let n = differential(HILLIS_STEELE, "", "scan", &shapes_1d(), |r| {
-        let g = r.global_size[0] as usize;
-        vec![
-            Spec::Ints(g, 1),
-            Spec::Ints(g, 2),
-            Spec::Local(4 * r.local_size[0] as usize),
-        ]
-    });
-    assert_eq!(n, WIDTHS.len() * 9);
+    let n = differential_at(
+        &BARRIER_WIDTHS,
+        HILLIS_STEELE,
+        "",
+        "scan",
+        &group_sizes_1d(),
+        |r| {
+            let g = r.global_size[0] as usize;
+            vec![
+                Spec::Ints(g, 1),
+                Spec::Ints(g, 2),
+                Spec::Local(4 * r.local_size[0] as usize),
+            ]
+        },
+    );
+    assert_eq!(n, BARRIER_WIDTHS.len() * 9);
 }
 
 /// Work-efficient exclusive scan of the group's items padded to a power of
@@ -84,15 +92,22 @@ kernel void scan(global const int* in, global int* out, local int* t) {
 
 #[test]
 fn blelloch_scan_with_up_and_down_sweeps() {
-    let n = differential(BLELLOCH, "", "scan", &shapes_1d(), |r| {
-        let g = r.global_size[0] as usize;
-        vec![
-            Spec::Ints(g, 3),
-            Spec::Ints(g, 4),
-            Spec::Local(4 * (r.local_size[0] as usize).next_power_of_two()),
-        ]
-    });
-    assert_eq!(n, WIDTHS.len() * 9);
+    let n = differential_at(
+        &BARRIER_WIDTHS,
+        BLELLOCH,
+        "",
+        "scan",
+        &group_sizes_1d(),
+        |r| {
+            let g = r.global_size[0] as usize;
+            vec![
+                Spec::Ints(g, 3),
+                Spec::Ints(g, 4),
+                Spec::Local(4 * (r.local_size[0] as usize).next_power_of_two()),
+            ]
+        },
+    );
+    assert_eq!(n, BARRIER_WIDTHS.len() * 9);
 }
 
 const MATMUL: &str = r#"
@@ -128,7 +143,7 @@ fn tiled_matmul_of_a_size_not_a_multiple_of_the_tile() {
             local_size: [tile, tile, 1],
         };
         let opts = format!("-D TILE={tile}");
-        let count = differential(MATMUL, &opts, "matmul", &[range], |_| {
+        let count = differential_at(&BARRIER_WIDTHS, MATMUL, &opts, "matmul", &[range], |_| {
             vec![
                 Spec::Floats(n * n, 1),
                 Spec::Floats(n * n, 2),
@@ -136,7 +151,7 @@ fn tiled_matmul_of_a_size_not_a_multiple_of_the_tile() {
                 Spec::Int(n as i32),
             ]
         });
-        assert_eq!(count, WIDTHS.len());
+        assert_eq!(count, BARRIER_WIDTHS.len());
     }
 }
 
@@ -191,17 +206,24 @@ kernel void branches(global const int* in, global int* out, local int* tmp, int 
 fn barriers_in_uniform_ifs_and_switches() {
     let mut total = 0;
     for mode in 0..5 {
-        total += differential(UNIFORM_BRANCHES, "", "branches", &shapes_1d(), |r| {
-            let g = r.global_size[0] as usize;
-            vec![
-                Spec::Ints(g, 5),
-                Spec::Ints(g, 6),
-                Spec::Local(4 * r.local_size[0] as usize),
-                Spec::Int(mode),
-            ]
-        });
+        total += differential_at(
+            &BARRIER_WIDTHS,
+            UNIFORM_BRANCHES,
+            "",
+            "branches",
+            &group_sizes_1d(),
+            |r| {
+                let g = r.global_size[0] as usize;
+                vec![
+                    Spec::Ints(g, 5),
+                    Spec::Ints(g, 6),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(mode),
+                ]
+            },
+        );
     }
-    assert_eq!(total, 5 * WIDTHS.len() * 9);
+    assert_eq!(total, 5 * BARRIER_WIDTHS.len() * 9);
 }
 
 /// Barrier loops nested two deep, a barrier-free inner loop and a `switch`
@@ -250,17 +272,24 @@ kernel void nested(global const int* in, global int* out, local int* tmp, int ro
 fn nested_barrier_loops_with_break_continue_and_return() {
     let mut total = 0;
     for rounds in [0, 1, 4] {
-        total += differential(NESTED, "", "nested", &shapes_1d(), |r| {
-            let g = r.global_size[0] as usize;
-            vec![
-                Spec::Ints(g, 7),
-                Spec::Ints(g, 8),
-                Spec::Local(4 * r.local_size[0] as usize),
-                Spec::Int(rounds),
-            ]
-        });
+        total += differential_at(
+            &BARRIER_WIDTHS,
+            NESTED,
+            "",
+            "nested",
+            &group_sizes_1d(),
+            |r| {
+                let g = r.global_size[0] as usize;
+                vec![
+                    Spec::Ints(g, 7),
+                    Spec::Ints(g, 8),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(rounds),
+                ]
+            },
+        );
     }
-    assert_eq!(total, 3 * WIDTHS.len() * 9);
+    assert_eq!(total, 3 * BARRIER_WIDTHS.len() * 9);
 }
 
 /// A do-while loop (its test in the `continuing` block) reading `__local`
@@ -287,11 +316,18 @@ kernel void dowhile(global const int* in, global int* out, local int* flag) {
 
 #[test]
 fn do_while_barrier_loop_reading_local_memory() {
-    let n = differential(DO_WHILE, "", "dowhile", &shapes_1d(), |r| {
-        let g = r.global_size[0] as usize;
-        vec![Spec::Ints(g, 9), Spec::Ints(g, 10), Spec::Local(64)]
-    });
-    assert_eq!(n, WIDTHS.len() * 9);
+    let n = differential_at(
+        &BARRIER_WIDTHS,
+        DO_WHILE,
+        "",
+        "dowhile",
+        &group_sizes_1d(),
+        |r| {
+            let g = r.global_size[0] as usize;
+            vec![Spec::Ints(g, 9), Spec::Ints(g, 10), Spec::Local(64)]
+        },
+    );
+    assert_eq!(n, BARRIER_WIDTHS.len() * 9);
 }
 
 /// `get_local_id(1)` is the same in every lane of a chunk, so this barrier
@@ -309,7 +345,7 @@ kernel void rows(global int* out, local int* tmp) {
 
 #[test]
 fn barrier_taken_by_some_rows_is_reported_as_divergent() {
-    let m = barrier_support::build(DIVERGENT_ROWS, "");
+    let m = build(DIVERGENT_ROWS, "");
     let range = NdRange {
         work_dim: 2,
         global_offset: [0; 3],
@@ -317,16 +353,15 @@ fn barrier_taken_by_some_rows_is_reported_as_divergent() {
         local_size: [8, 2, 1],
     };
     let specs = vec![Spec::Ints(16, 0), Spec::Local(64)];
-    let mut iargs = barrier_support::interp_args_for(&specs);
+    let mut iargs = interp_args_for(&specs);
     let interp = run_kernel(&m, "rows", &mut iargs, &range);
     assert!(
         matches!(interp, Err(InterpError::DivergentBarrier { .. })),
         "{interp:?}"
     );
-    for w in WIDTHS {
-        let k = barrier_support::compile(&m, "rows", w).expect("compiles");
-        let (status, _) =
-            barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+    for w in BARRIER_WIDTHS {
+        let k = try_compile(&m, "rows", w).expect("compiles");
+        let (status, _) = run_jit(&k, &interp_args_for(&specs), &range);
         assert_eq!(status, DIVERGENT, "W={w}");
     }
 }
@@ -363,15 +398,22 @@ kernel void helper(global const int* in, global int* out, local int* tmp, int ro
 fn barrier_in_a_helper_function_and_in_a_for_increment() {
     let mut total = 0;
     for rounds in [0, 3] {
-        total += differential(HELPER_AND_CONTINUING, "", "helper", &shapes_1d(), |r| {
-            let g = r.global_size[0] as usize;
-            vec![
-                Spec::Ints(g, 11),
-                Spec::Ints(g, 12),
-                Spec::Local(4 * r.local_size[0] as usize),
-                Spec::Int(rounds),
-            ]
-        });
+        total += differential_at(
+            &BARRIER_WIDTHS,
+            HELPER_AND_CONTINUING,
+            "",
+            "helper",
+            &group_sizes_1d(),
+            |r| {
+                let g = r.global_size[0] as usize;
+                vec![
+                    Spec::Ints(g, 11),
+                    Spec::Ints(g, 12),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(rounds),
+                ]
+            },
+        );
     }
-    assert_eq!(total, 2 * WIDTHS.len() * 9);
+    assert_eq!(total, 2 * BARRIER_WIDTHS.len() * 9);
 }

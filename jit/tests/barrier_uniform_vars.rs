@@ -2,9 +2,7 @@
 //! the variables it reads are also used for per-work-item values elsewhere
 //! in the kernel, checked against the IR interpreter at W = 4, 8, 16.
 
-mod common;
-
-use common::barriers::{differential, range1, Spec, WIDTHS};
+use vecl_testkit::{differential_at, range_1d, Spec, BARRIER_WIDTHS};
 
 /// The conformance suite's `barrier` test: `i` first walks the items' own
 /// elements (varying), then is reused as the halving stride of a tree
@@ -36,7 +34,7 @@ __kernel void compute_sum(__global int *a, int n, __global int *tmp_sum,
 fn one_group_shapes() -> Vec<vecl_ir::interp::NdRange> {
     [1u64, 2, 3, 5, 16, 37, 64, 256]
         .iter()
-        .map(|&ls| range1(ls, ls))
+        .map(|&ls| range_1d(0, ls, ls))
         .collect()
 }
 
@@ -52,24 +50,26 @@ fn compute_sum_args(r: &vecl_ir::interp::NdRange) -> Vec<Spec> {
 
 #[test]
 fn conformance_compute_sum_with_barrier() {
-    let n = differential(
+    let n = differential_at(
+        &BARRIER_WIDTHS,
         COMPUTE_SUM,
         "-DBARRIER=barrier",
         "compute_sum",
         &one_group_shapes(),
         compute_sum_args,
     );
-    assert_eq!(n, WIDTHS.len() * 8);
+    assert_eq!(n, BARRIER_WIDTHS.len() * 8);
 }
 
 #[test]
 fn conformance_compute_sum_with_work_group_barrier() {
-    let n = differential(
+    let n = differential_at(
+        &BARRIER_WIDTHS,
         COMPUTE_SUM,
         "-DBARRIER=work_group_barrier -cl-std=CL2.0",
         "compute_sum",
         &one_group_shapes(),
         compute_sum_args,
     );
-    assert_eq!(n, WIDTHS.len() * 8);
+    assert_eq!(n, BARRIER_WIDTHS.len() * 8);
 }

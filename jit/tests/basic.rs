@@ -1,10 +1,8 @@
 //! Hand-built kernels compiled and run over several launch shapes.
 
-mod common;
-
-use common::*;
 use vecl_ir::*;
 use vecl_jit::abi::Launch;
+use vecl_testkit::*;
 
 fn vadd_module() -> Module {
     let ptr = gptr(Type::F32);

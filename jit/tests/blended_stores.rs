@@ -4,9 +4,7 @@
 //! keep their values, whichever chunk or phase wrote them, at the arena's
 //! end too. Each launch is compared with the interpreter at every width.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 fn local_masks(ty: &str, spec: fn(usize) -> Spec) {
     // Three phases of partial-mask stores, each followed by a copy of the
@@ -34,11 +32,11 @@ fn local_masks(ty: &str, spec: fn(usize) -> Spec) {
             o[3 * g + 2] = t[lid];
         }}"
     );
-    let compared = differential(&src, "k", &shapes_1d(), |r| {
+    let compared = differential(&src, "k", &chunk_edges_1d(), |r| {
         let n = (r.global_offset[0] + r.global_size[0]) as usize;
         vec![spec(n), spec(3 * n + 3), Spec::Int(4)]
     });
-    assert_eq!(compared, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(compared, chunk_edges_1d().len() * WIDTHS.len());
 }
 
 #[test]
@@ -72,7 +70,7 @@ fn a_local_argument_ending_the_arena_matches_interpreter() {
         barrier(CLK_LOCAL_MEM_FENCE);
         o[g] = t[lid];
     }";
-    let compared = differential(src, "k", &shapes_1d(), |r| {
+    let compared = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = (r.global_offset[0] + r.global_size[0]) as usize;
         vec![
             Spec::Ints(n, 4),
@@ -80,7 +78,7 @@ fn a_local_argument_ending_the_arena_matches_interpreter() {
             Spec::Local(4 * r.local_size[0] as usize),
         ]
     });
-    assert_eq!(compared, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(compared, chunk_edges_1d().len() * WIDTHS.len());
 }
 
 #[test]

@@ -9,68 +9,14 @@
 //! `tests/corpus/*.cl` program checked and unchecked and wants the same
 //! bytes.
 
-use std::path::Path;
 use std::sync::Arc;
 use vecl_clc::corpus::{self, Arg as CorpusArg};
 use vecl_jit::abi::{
     checked_offsets as co, AccessKind, ArgKind, Fault, FaultRecord, KernelStatus, Launch,
 };
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions};
-
-const GUARD: usize = 64;
-const GUARD_BYTE: u8 = 0xa5;
-
-/// A 64-byte aligned buffer with guard bytes on both sides.
-struct Guarded {
-    mem: Vec<u128>,
-    start: usize,
-    len: usize,
-}
-
-impl Guarded {
-    fn new(bytes: &[u8]) -> Guarded {
-        let mut mem = vec![0u128; (bytes.len() + 2 * GUARD + 64).div_ceil(16)];
-        let base = mem.as_mut_ptr() as usize;
-        let start = (64 - base % 64) % 64 + GUARD;
-        let mut g = Guarded {
-            mem,
-            start,
-            len: bytes.len(),
-        };
-        let all = g.all_mut();
-        all.fill(GUARD_BYTE);
-        all[start..start + bytes.len()].copy_from_slice(bytes);
-        g
-    }
-
-    fn all_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the u128 storage is plain bytes of this length.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 16)
-        }
-    }
-
-    fn all(&self) -> &[u8] {
-        // SAFETY: as in `all_mut`.
-        unsafe { std::slice::from_raw_parts(self.mem.as_ptr() as *const u8, self.mem.len() * 16) }
-    }
-
-    fn data(&self) -> &[u8] {
-        &self.all()[self.start..self.start + self.len]
-    }
-
-    fn addr(&self) -> u64 {
-        self.all()[self.start..].as_ptr() as u64
-    }
-
-    fn guards_intact(&self) -> bool {
-        let all = self.all();
-        all[self.start - GUARD..self.start]
-            .iter()
-            .chain(&all[self.start + self.len..self.start + self.len + GUARD])
-            .all(|b| *b == GUARD_BYTE)
-    }
-}
+use vecl_testkit::groups::{align64, aligned};
+use vecl_testkit::guarded::GuardedBuffer;
 
 /// One kernel argument.
 #[derive(Clone)]
@@ -98,16 +44,16 @@ fn as_ints(b: &[u8]) -> Vec<i32> {
 struct Outcome {
     status: u32,
     fault: Option<Fault>,
-    bufs: Vec<Option<Guarded>>,
+    bufs: Vec<Option<GuardedBuffer>>,
 }
 
 impl Outcome {
-    fn buf(&self, i: usize) -> &Guarded {
+    fn buf(&self, i: usize) -> &GuardedBuffer {
         self.bufs[i].as_ref().expect("a buffer argument")
     }
 
     fn all_guards_intact(&self) -> bool {
-        self.bufs.iter().flatten().all(Guarded::guards_intact)
+        self.bufs.iter().flatten().all(GuardedBuffer::guards_intact)
     }
 }
 
@@ -124,16 +70,6 @@ fn build(src: &str, name: &str, checked: bool, w: u32) -> CompiledKernel {
     compile_kernel(&module, name, &opts).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn aligned(bytes: usize) -> Vec<u128> {
-    vec![0u128; bytes.div_ceil(16) + 4]
-}
-
-fn align64(p: *mut u8) -> *mut u8 {
-    let off = (64 - (p as usize) % 64) % 64;
-    // SAFETY: `aligned` allocates 64 spare bytes.
-    unsafe { p.add(off) }
-}
-
 /// Runs every group of a 1-D launch of `global` items in groups of `local`,
 /// filling the checked tail like the runtime does.
 fn run(k: &CompiledKernel, args: &[Arg], global: u64, local: u64) -> Outcome {
@@ -145,10 +81,10 @@ fn run_nd(k: &CompiledKernel, args: &[Arg], global: &[u64], local: &[u64]) -> Ou
     g[..global.len()].copy_from_slice(global);
     l[..local.len()].copy_from_slice(local);
     let mut launch = Launch::new(global.len() as u32, [0; 3], g, l);
-    let bufs: Vec<Option<Guarded>> = args
+    let bufs: Vec<Option<GuardedBuffer>> = args
         .iter()
         .map(|a| match a {
-            Arg::Buf(b) => Some(Guarded::new(b)),
+            Arg::Buf(b) => Some(GuardedBuffer::new(b)),
             _ => None,
         })
         .collect();
@@ -171,7 +107,7 @@ fn run_nd(k: &CompiledKernel, args: &[Arg], global: &[u64], local: &[u64]) -> Ou
                 put(&mut block, at, g.addr());
                 if let Some(e) = entry {
                     put(&mut block, e, g.addr());
-                    put(&mut block, e + 8, g.addr() + g.len as u64);
+                    put(&mut block, e + 8, g.addr() + g.len() as u64);
                 }
             }
             (ArgKind::LocalPointer, Arg::Local(size), _) => {
@@ -553,13 +489,7 @@ fn correct_kernels_give_the_same_results_checked() {
 /// The corpus programs: declared launch, checked and unchecked, same bytes.
 #[test]
 fn corpus_programs_run_unchanged_in_checked_mode() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("corpus directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .collect();
-    files.sort();
+    let files = vecl_testkit::corpus::opencl_c_programs();
     let mut ran = 0;
     for path in &files {
         let source = std::fs::read_to_string(path).expect("read");

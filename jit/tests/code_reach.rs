@@ -5,11 +5,9 @@
 //! per-kernel math routines and read program-scope `__constant` data are
 //! built one after another with 1 GiB reserved between builds.
 
-mod common;
-
-use common::hand_built::{run, Arg};
 use vecl_jit::abi::Launch;
 use vecl_jit::{compile_kernel, JitOptions};
+use vecl_testkit::hand_built::{run, Arg};
 
 /// 1 GiB of address space, reserved and never touched.
 struct Reservation(*mut libc::c_void);

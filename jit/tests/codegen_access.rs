@@ -5,9 +5,7 @@
 //! and a buffer passed as both input and output. Every launch is compared
 //! byte for byte with the interpreter, guard bytes included.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 /// `n` elements per buffer: the last work-item of every shape plus slack.
 fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
@@ -20,7 +18,7 @@ fn size_t_index_add_matches_interpreter() {
         size_t i = get_global_id(0);
         c[i] = a[i] + b[i];
     }";
-    let n = differential(src, "vadd", &shapes_1d(), |r| {
+    let n = differential(src, "vadd", &chunk_edges_1d(), |r| {
         let n = n_for(r);
         vec![Spec::Floats(n, 1), Spec::Floats(n, 2), Spec::Floats(n, 0)]
     });
@@ -37,7 +35,7 @@ fn guarded_int_index_touches_nothing_past_n() {
         if (i < n) y[i] = alpha * x[i] + y[i];
     }";
     for cut in [0usize, 3, 7] {
-        differential(src, "saxpy", &shapes_1d(), |r| {
+        differential(src, "saxpy", &chunk_edges_1d(), |r| {
             let end = (r.global_offset[0] + r.global_size[0]) as usize;
             let n = end.saturating_sub(cut);
             vec![
@@ -59,7 +57,7 @@ fn in_place_and_aliased_buffers() {
         out[i] = in[i] * k + 1.0f;
     }";
     for second_half in [false, true] {
-        differential(src, "scale", &shapes_1d(), |r| {
+        differential(src, "scale", &chunk_edges_1d(), |r| {
             let n = n_for(r);
             let offset = if second_half { 4 * n as u64 } else { 0 };
             vec![
@@ -112,7 +110,7 @@ fn clamped_neighbours_are_vector_loads_when_consecutive() {
         }
         out[x] = acc;
     }";
-    differential(src, "blur", &shapes_1d(), |r| {
+    differential(src, "blur", &chunk_edges_1d(), |r| {
         let n = (r.global_offset[0] + r.global_size[0]) as usize;
         vec![Spec::Floats(n, 7), Spec::Floats(n, 0), Spec::Int(n as i32)]
     });
@@ -182,9 +180,12 @@ fn int_indices_through_intermediates_that_wrap() {
     }";
     for k in [0i32, i32::MAX - 3, i32::MAX - 12, -1, -5] {
         for kernel in ["top", "utop"] {
-            differential(src, kernel, &[range1(0, 16, 16), range1(0, 32, 8)], |_| {
-                vec![Spec::Floats(48, 14), Spec::Floats(48, 0), Spec::Int(k)]
-            });
+            differential(
+                src,
+                kernel,
+                &[range_1d(0, 16, 16), range_1d(0, 32, 8)],
+                |_| vec![Spec::Floats(48, 14), Spec::Floats(48, 0), Spec::Int(k)],
+            );
         }
     }
 }
@@ -199,7 +200,11 @@ fn permuted_lanes_fall_back_to_per_lane_accesses() {
         int j = r == 1 ? i + 1 : (r == 2 ? i - 1 : i);
         out[j] = in[j ^ 4] + in[(i * 5) % 64];
     }";
-    let ranges = [range1(0, 64, 16), range1(0, 128, 64), range1(0, 64, 8)];
+    let ranges = [
+        range_1d(0, 64, 16),
+        range_1d(0, 128, 64),
+        range_1d(0, 64, 8),
+    ];
     differential(src, "perm", &ranges, |_| {
         vec![Spec::Ints(200, 3), Spec::Ints(200, 0)]
     });
@@ -218,10 +223,10 @@ fn narrow_index_that_wraps_inside_a_chunk() {
         out[i] = in[(uchar)i + i - (uchar)(i + 4) + 300];
     }";
     let ranges = [
-        range1(250, 16, 16),
-        range1(244, 24, 8),
-        range1(253, 11, 11),
-        range1(0, 300, 30),
+        range_1d(250, 16, 16),
+        range_1d(244, 24, 8),
+        range_1d(253, 11, 11),
+        range_1d(0, 300, 30),
     ];
     for kernel in ["wrap1", "wrap2"] {
         differential(src, kernel, &ranges, |r| {
@@ -242,11 +247,11 @@ fn float4_and_narrow_types() {
         b[i] = (short)a[i] * 3 - 100;
         c[i] = (char)(a[i] + 7);
     }";
-    differential(src, "f4", &shapes_1d(), |r| {
+    differential(src, "f4", &chunk_edges_1d(), |r| {
         let n = n_for(r) * 4;
         vec![Spec::Floats(n, 9), Spec::Floats(n, 0)]
     });
-    differential(src, "bytes", &shapes_1d(), |r| {
+    differential(src, "bytes", &chunk_edges_1d(), |r| {
         let n = n_for(r) * 2;
         vec![Spec::Bytes(n, 10), Spec::Bytes(n, 0), Spec::Bytes(n, 1)]
     });
@@ -258,7 +263,7 @@ fn stores_under_a_partial_mask_leave_other_lanes_alone() {
         size_t i = get_global_id(0);
         if (in[i] & 1) out[i] = in[i] * 3;
     }";
-    differential(src, "odd", &shapes_1d(), |r| {
+    differential(src, "odd", &chunk_edges_1d(), |r| {
         let n = n_for(r);
         vec![Spec::Ints(n, 11), Spec::Ints(n, 0)]
     });
@@ -276,10 +281,10 @@ fn addresses_computed_before_a_barrier_used_after_it() {
         o[0] += in[i];
     }";
     let ranges = [
-        range1(0, 64, 16),
-        range1(0, 45, 15),
-        range1(3, 24, 24),
-        range1(0, 9, 1),
+        range_1d(0, 64, 16),
+        range_1d(0, 45, 15),
+        range_1d(3, 24, 24),
+        range_1d(0, 9, 1),
     ];
     differential(src, "keep", &ranges, |r| {
         let n = n_for(r);
@@ -306,7 +311,7 @@ fn wide_elements_in_tails_and_partial_masks() {
         x += a[k];
         if (a[i] & 1) out[j] = x; else out[i] = -x;
     }";
-    differential(src, "wide", &shapes_1d(), |r| {
+    differential(src, "wide", &chunk_edges_1d(), |r| {
         let n = n_for(r);
         vec![
             Spec::Bytes(n * 8, 3),
@@ -338,10 +343,10 @@ fn signed_int_local_offsets_without_a_wrap_test() {
         out[get_global_id(0)] = lo * 3 + hi;
     }";
     let ranges = [
-        range1(0, 256, 64),
-        range1(0, 64, 16),
-        range1(3, 60, 20),
-        range1(0, 37, 37),
+        range_1d(0, 256, 64),
+        range_1d(0, 64, 16),
+        range_1d(3, 60, 20),
+        range_1d(0, 37, 37),
     ];
     for off in [0, 1, 3, 4, 7, 16, 17, 40] {
         differential(src, "shifted", &ranges, |r| {
@@ -382,11 +387,11 @@ fn clamped_indices_cut_by_their_bounds_inside_a_chunk() {
     }";
     let near_wrap = (1u64 << 31) - 20;
     let ranges = [
-        range1(0, 64, 16),
-        range1(0, 45, 15),
-        range1(near_wrap, 48, 16),
-        range1(near_wrap - 3, 40, 8),
-        range1((1u64 << 32) - 24, 48, 48),
+        range_1d(0, 64, 16),
+        range_1d(0, 45, 15),
+        range_1d(near_wrap, 48, 16),
+        range_1d(near_wrap - 3, 40, 8),
+        range_1d((1u64 << 32) - 24, 48, 48),
     ];
     let bounds = [
         (3, 20),
@@ -436,7 +441,7 @@ fn narrow_gathers_widened_match_interpreter() {
         o[g] = acc;
         narrow[g] = a + b;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = n_for(r);
         vec![
             Spec::Bytes(64, 201),
@@ -447,5 +452,5 @@ fn narrow_gathers_widened_match_interpreter() {
             Spec::Bytes(n, 0),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }

@@ -4,9 +4,7 @@
 //! Each work-item touches each location once, so the order of the updates
 //! to a location (work-item order) is the same in both.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 #[test]
 fn local_histogram_counts_and_old_values() {
@@ -22,10 +20,10 @@ fn local_histogram_counts_and_old_values() {
         for (int b = lid; b < 16; b += n) atomic_add(&bins[b], counts[b]);
     }";
     let ranges = [
-        range1(0, 256, 64),
-        range1(0, 203, 29),
-        range1(0, 37, 37),
-        range1(0, 9, 1),
+        range_1d(0, 256, 64),
+        range_1d(0, 203, 29),
+        range_1d(0, 37, 37),
+        range_1d(0, 9, 1),
     ];
     let n = differential(src, "hist", &ranges, |r| {
         let n = r.global_size[0] as usize;
@@ -56,7 +54,11 @@ fn every_local_atomic_operation() {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid < 10) final_[get_group_id(0) * 10 + lid] = s[lid];
     }";
-    let ranges = [range1(0, 64, 16), range1(0, 45, 15), range1(0, 24, 24)];
+    let ranges = [
+        range_1d(0, 64, 16),
+        range_1d(0, 45, 15),
+        range_1d(0, 24, 24),
+    ];
     differential(src, "ops", &ranges, |r| {
         let n = r.global_size[0] as usize;
         let groups = n / r.local_size[0] as usize;
@@ -98,11 +100,11 @@ fn global_atomics_on_consecutive_ints() {
         atomic_add(&pairs[i / 2], v);
     }";
     let ranges = [
-        range1(0, 256, 64),
-        range1(0, 64, 16),
-        range1(0, 203, 29),
-        range1(3, 61, 61),
-        range1(4, 120, 24),
+        range_1d(0, 256, 64),
+        range_1d(0, 64, 16),
+        range_1d(0, 203, 29),
+        range_1d(3, 61, 61),
+        range_1d(4, 120, 24),
     ];
     let n = differential(src, "g", &ranges, |r| {
         let n = (r.global_offset[0] + r.global_size[0]) as usize;

@@ -3,9 +3,7 @@
 //! as the interpreter does, also where the unfused form would round the
 //! product away.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 #[test]
 fn contracted_expressions_match_interpreter() {
@@ -24,7 +22,7 @@ fn contracted_expressions_match_interpreter() {
         acc += x * w[i];
         o[i] = acc;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = (r.global_offset[0] + r.global_size[0]) as usize + 8;
         vec![
             Spec::Floats(n, 0),
@@ -33,5 +31,5 @@ fn contracted_expressions_match_interpreter() {
             Spec::Float(c),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }

@@ -3,10 +3,8 @@
 //! by lane (an atomic, a gather or a scatter); 32 for a barrier kernel whose
 //! regions run straight through.
 
-mod common;
-
-use common::versus_interp::build;
 use vecl_jit::{compile_kernel, JitOptions};
+use vecl_testkit::build;
 
 /// The W line of `kernel`'s report at the default width.
 fn width(src: &str, kernel: &str) -> u32 {

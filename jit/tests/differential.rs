@@ -5,14 +5,12 @@
 //! rejects (e.g. an access out of bounds for these inputs) is not run on the
 //! JIT.
 
-mod common;
-
-use common::{aligned, Arg};
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_ir::text::parse_module;
 use vecl_ir::{AddressSpace, Module, Scalar, Type};
 use vecl_jit::abi::Launch;
 use vecl_jit::{compile_kernel, JitError, JitOptions};
+use vecl_testkit::{aligned, Arg};
 
 const BUF_BYTES: usize = 8192;
 
@@ -148,7 +146,7 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
         for (w, wide) in [(4u32, false), (8, false), (16, false), (16, true)] {
             let opts = JitOptions {
                 simd_width: Some(w),
-                tiers: common::test_tiers(w),
+                tiers: vecl_testkit::test_tiers(w),
                 wide,
                 ..JitOptions::default()
             };
@@ -254,7 +252,7 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
                     shape.global_size,
                     shape.local_size,
                 );
-                common::run(&k, &mut jargs, &mut launch);
+                vecl_testkit::run(&k, &mut jargs, &mut launch);
                 drop(jargs);
                 for (i, (a, buf)) in iargs.iter().zip(&bufs).enumerate() {
                     if let KernelArg::Buffer(want) = a {

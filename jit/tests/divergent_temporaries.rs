@@ -5,9 +5,7 @@
 //! lanes that skip a write. Each launch is compared with the interpreter
 //! at every width.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
     (r.global_offset[0] + r.global_size[0]) as usize + 8
@@ -34,11 +32,11 @@ fn divergent_loop_temporaries_match_interpreter() {
         }
         o[g] = acc;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = n_for(r);
         vec![Spec::Ints(n, 5), Spec::Ints(n, 0)]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }
 
 #[test]
@@ -56,10 +54,10 @@ fn escape_time_loop_matches_interpreter() {
         }
         o[g] = (float)i + zr;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         vec![Spec::Floats(n_for(r), 0), Spec::Int(64)]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }
 
 /// Variables carried around a divergent loop and dead after it, written
@@ -99,11 +97,11 @@ fn loop_carried_variables_match_interpreter() {
         }
         o[g] = out;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = n_for(r);
         vec![Spec::Ints(n, 5), Spec::Ints(n, 0), Spec::Int(3)]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }
 
 /// `c ? x[i] : 0` (an `if` writing a temporary in both arms, whose `then`
@@ -126,11 +124,11 @@ fn conditional_loads_in_both_arms_match_interpreter() {
         }
         o[g] = acc;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = n_for(r);
         vec![Spec::Ints(n, 5), Spec::Ints(n, 0), Spec::Int(6)]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }
 
 /// Divergent loops whose body leaves lanes in the middle: an empty mask
@@ -171,12 +169,12 @@ fn loop_exits_in_the_body_match_interpreter() {
         for (; q < 3; q++) { if (x & (1 << q)) break; v += q + 1; break; }
         o[g] = s + 3 * last + 5 * i + 7 * j + 11 * t + 13 * k + 17 * u + 19 * v + 23 * q;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         vec![
             Spec::Ints(n_for(r), 9),
             Spec::Ints(n_for(r), 0),
             Spec::Int(12),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }

@@ -5,10 +5,8 @@
 //! with the interpreter: the two loops must agree with it, whichever one a
 //! shape picks.
 
-mod common;
-
-use common::codegen::*;
 use vecl_ir::interp::NdRange;
+use vecl_testkit::*;
 
 fn range(offset: u64, global: [u64; 2], local: [u64; 2]) -> NdRange {
     NdRange {
@@ -98,13 +96,13 @@ fn at_default_width(
     ranges: &[NdRange],
     args: impl Fn(&NdRange) -> Vec<Spec>,
 ) -> String {
-    let m = common::versus_interp::build(src, "");
+    let m = vecl_testkit::build(src, "");
     let opts = vecl_jit::JitOptions {
         tiers: vecl_jit::Tiers::OptimisedOnly,
         ..vecl_jit::JitOptions::default()
     };
     let k = vecl_jit::compile_kernel(&m, kernel, &opts).expect("compiles");
-    common::versus_interp::compare_launches(&m, kernel, &k, ranges, args);
+    vecl_testkit::compare_launches(&m, kernel, &k, ranges, args);
     k.explain().to_string()
 }
 

@@ -6,10 +6,11 @@
 //! a barrier conditional is refused or reported exactly as the `if` that
 //! says the same.
 
-mod common;
-
-use common::barriers::{self as barrier_support, differential, shapes_1d, Spec, DIVERGENT, WIDTHS};
 use vecl_ir::interp::{run_kernel, InterpError, NdRange};
+use vecl_testkit::{
+    build, differential_at, group_sizes_1d, interp_args_for, run_jit, try_compile, Spec,
+    BARRIER_WIDTHS, DIVERGENT,
+};
 
 /// Hillis-Steele scan (as in `barrier_shapes.rs`) with its loop made of a
 /// label and two gotos.
@@ -36,15 +37,22 @@ finish:
 
 #[test]
 fn barrier_loop_made_of_gotos_matches_the_interpreter() {
-    let n = differential(GOTO_SCAN, "", "scan", &shapes_1d(), |r| {
-        let g = r.global_size[0] as usize;
-        vec![
-            Spec::Ints(g, 1),
-            Spec::Ints(g, 2),
-            Spec::Local(4 * r.local_size[0] as usize),
-        ]
-    });
-    assert_eq!(n, WIDTHS.len() * 9);
+    let n = differential_at(
+        &BARRIER_WIDTHS,
+        GOTO_SCAN,
+        "",
+        "scan",
+        &group_sizes_1d(),
+        |r| {
+            let g = r.global_size[0] as usize;
+            vec![
+                Spec::Ints(g, 1),
+                Spec::Ints(g, 2),
+                Spec::Local(4 * r.local_size[0] as usize),
+            ]
+        },
+    );
+    assert_eq!(n, BARRIER_WIDTHS.len() * 9);
 }
 
 #[test]
@@ -70,7 +78,7 @@ kernel void by_if(global int* out, local int* tmp) {
 "#;
     // Neither is proven uniform: both build, with the barrier checked at
     // run time, and a launch whose work-items split fails the same way.
-    let m = barrier_support::build(src, "");
+    let m = build(src, "");
     let range = NdRange {
         work_dim: 1,
         global_offset: [0; 3],
@@ -78,11 +86,10 @@ kernel void by_if(global int* out, local int* tmp) {
         local_size: [8, 1, 1],
     };
     let specs = vec![Spec::Ints(8, 0), Spec::Local(32)];
-    for w in WIDTHS {
+    for w in BARRIER_WIDTHS {
         for name in ["by_goto", "by_if"] {
-            let k = barrier_support::compile(&m, name, w).expect("compiles");
-            let (status, _) =
-                barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+            let k = try_compile(&m, name, w).expect("compiles");
+            let (status, _) = run_jit(&k, &interp_args_for(&specs), &range);
             assert_eq!(status, DIVERGENT, "{name} W={w}");
         }
     }
@@ -101,7 +108,7 @@ done:
     out[lid] = tmp[lid];
 }
 "#;
-    let m = barrier_support::build(src, "");
+    let m = build(src, "");
     let range = NdRange {
         work_dim: 2,
         global_offset: [0; 3],
@@ -109,16 +116,15 @@ done:
         local_size: [8, 2, 1],
     };
     let specs = vec![Spec::Ints(16, 0), Spec::Local(64)];
-    let mut iargs = barrier_support::interp_args_for(&specs);
+    let mut iargs = interp_args_for(&specs);
     let interp = run_kernel(&m, "rows", &mut iargs, &range);
     assert!(
         matches!(interp, Err(InterpError::DivergentBarrier { .. })),
         "{interp:?}"
     );
-    for w in WIDTHS {
-        let k = barrier_support::compile(&m, "rows", w).expect("compiles");
-        let (status, _) =
-            barrier_support::run_jit(&k, &barrier_support::interp_args_for(&specs), &range);
+    for w in BARRIER_WIDTHS {
+        let k = try_compile(&m, "rows", w).expect("compiles");
+        let (status, _) = run_jit(&k, &interp_args_for(&specs), &range);
         assert_eq!(status, DIVERGENT, "W={w}");
     }
 }

@@ -4,10 +4,8 @@
 //! accept. Checked against the IR interpreter at W = 4, 8, 16 over whole and
 //! partial groups, in one and two dimensions.
 
-mod common;
-
-use common::barriers::{differential, range1, shapes_1d, Spec, WIDTHS};
 use vecl_ir::interp::NdRange;
+use vecl_testkit::{differential_at, explain, group_sizes_1d, range_1d, Spec, BARRIER_WIDTHS};
 
 fn range2(global: [u64; 2], local: [u64; 2]) -> NdRange {
     NdRange {
@@ -35,9 +33,9 @@ const REDUCE: &str = include_str!("../../benches/reduce.cl");
 fn tree_reduction() {
     let shapes: Vec<NdRange> = [1u64, 2, 4, 8, 16, 24, 64, 256]
         .iter()
-        .map(|&ls| range1(5 * ls, ls))
+        .map(|&ls| range_1d(0, 5 * ls, ls))
         .collect();
-    let n = differential(REDUCE, "", "reduce", &shapes, |r| {
+    let n = differential_at(&BARRIER_WIDTHS, REDUCE, "", "reduce", &shapes, |r| {
         let groups = (r.global_size[0] / r.local_size[0]) as usize;
         vec![
             Spec::Floats(r.global_size[0] as usize, 1),
@@ -45,7 +43,7 @@ fn tree_reduction() {
             Spec::Local(4 * r.local_size[0] as usize),
         ]
     });
-    assert_eq!(n, WIDTHS.len() * 8);
+    assert_eq!(n, BARRIER_WIDTHS.len() * 8);
 }
 
 /// Every comparison form of a signed `int` id against a bound that may be
@@ -79,14 +77,21 @@ kernel void cmp(global int* out, local int* t, int k) {
 #[test]
 fn comparison_forms() {
     for k in [-7, 0, 2, 5] {
-        let n = differential(COMPARISONS, "", "cmp", &shapes_1d(), |r| {
-            vec![
-                Spec::Ints(r.global_size[0] as usize, 0),
-                Spec::Local(4 * r.local_size[0] as usize),
-                Spec::Int(k),
-            ]
-        });
-        assert_eq!(n, WIDTHS.len() * 9);
+        let n = differential_at(
+            &BARRIER_WIDTHS,
+            COMPARISONS,
+            "",
+            "cmp",
+            &group_sizes_1d(),
+            |r| {
+                vec![
+                    Spec::Ints(r.global_size[0] as usize, 0),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(k),
+                ]
+            },
+        );
+        assert_eq!(n, BARRIER_WIDTHS.len() * 9);
     }
 }
 
@@ -116,15 +121,22 @@ kernel void ucmp(global uint* out, local uint* t, int bound) {
 #[test]
 fn unsigned_bounds() {
     for big in [0i32, 5, -1, -2] {
-        let n = differential(UNSIGNED, "", "ucmp", &shapes_1d(), |r| {
-            vec![
-                Spec::Ints(r.global_size[0] as usize, 0),
-                Spec::Local(4 * r.local_size[0] as usize),
-                // A negative int argument becomes a huge `ulong`.
-                Spec::Int(big),
-            ]
-        });
-        assert_eq!(n, WIDTHS.len() * 9);
+        let n = differential_at(
+            &BARRIER_WIDTHS,
+            UNSIGNED,
+            "",
+            "ucmp",
+            &group_sizes_1d(),
+            |r| {
+                vec![
+                    Spec::Ints(r.global_size[0] as usize, 0),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    // A negative int argument becomes a huge `ulong`.
+                    Spec::Int(big),
+                ]
+            },
+        );
+        assert_eq!(n, BARRIER_WIDTHS.len() * 9);
     }
 }
 
@@ -153,7 +165,7 @@ kernel void rows(global const int* in, global int* out, local int* t) {
 
 #[test]
 fn two_dimensional_rows() {
-    let n = differential(ROWS, "", "rows", &shapes_2d(), |r| {
+    let n = differential_at(&BARRIER_WIDTHS, ROWS, "", "rows", &shapes_2d(), |r| {
         let items = (r.global_size[0] * r.global_size[1]) as usize;
         vec![
             Spec::Ints(items, 3),
@@ -161,7 +173,7 @@ fn two_dimensional_rows() {
             Spec::Local(4 * (r.local_size[0] * r.local_size[1]) as usize),
         ]
     });
-    assert_eq!(n, WIDTHS.len() * 4);
+    assert_eq!(n, BARRIER_WIDTHS.len() * 4);
 }
 
 /// Hillis-Steele scan: group-level loop control around per-chunk work, and
@@ -186,14 +198,14 @@ kernel void scan(global const int* in, global int* out, local int* tmp) {
 
 #[test]
 fn prefix_scan() {
-    let n = differential(SCAN, "", "scan", &shapes_1d(), |r| {
+    let n = differential_at(&BARRIER_WIDTHS, SCAN, "", "scan", &group_sizes_1d(), |r| {
         vec![
             Spec::Ints(r.global_size[0] as usize, 2),
             Spec::Ints(r.global_size[0] as usize, 0),
             Spec::Local(4 * r.local_size[0] as usize),
         ]
     });
-    assert_eq!(n, WIDTHS.len() * 9);
+    assert_eq!(n, BARRIER_WIDTHS.len() * 9);
 }
 
 /// A group-level value computed between barriers with no per-item work
@@ -227,14 +239,21 @@ kernel void mixed(global int* out, local int* t, int limit) {
 #[test]
 fn mixed_group_level_and_per_item() {
     for limit in [-5, 3, 40] {
-        let n = differential(MIXED, "", "mixed", &shapes_1d(), |r| {
-            vec![
-                Spec::Ints(r.global_size[0] as usize, 0),
-                Spec::Local(4 * r.local_size[0] as usize),
-                Spec::Int(limit),
-            ]
-        });
-        assert_eq!(n, WIDTHS.len() * 9);
+        let n = differential_at(
+            &BARRIER_WIDTHS,
+            MIXED,
+            "",
+            "mixed",
+            &group_sizes_1d(),
+            |r| {
+                vec![
+                    Spec::Ints(r.global_size[0] as usize, 0),
+                    Spec::Local(4 * r.local_size[0] as usize),
+                    Spec::Int(limit),
+                ]
+            },
+        );
+        assert_eq!(n, BARRIER_WIDTHS.len() * 9);
     }
 }
 
@@ -262,15 +281,15 @@ kernel void saved(global const int* a, global int* out, local int* t, int k) {
 
 #[test]
 fn saved_values_in_range_limited_regions() {
-    let text = common::versus_interp::explain(SAVED_IN_RANGE, "saved");
+    let text = explain(SAVED_IN_RANGE, "saved");
     assert!(
         text.contains("2 chunk loops visit only the ids their `if` accepts"),
         "{text}"
     );
     let items = |r: &NdRange| (r.global_size[0] * r.global_size[1]) as usize;
     for k in [0, 5, 17, 30, 300] {
-        for shapes in [shapes_1d(), shapes_2d()] {
-            differential(SAVED_IN_RANGE, "", "saved", &shapes, |r| {
+        for shapes in [group_sizes_1d(), shapes_2d()] {
+            differential_at(&BARRIER_WIDTHS, SAVED_IN_RANGE, "", "saved", &shapes, |r| {
                 vec![
                     Spec::Ints(items(r), 7),
                     Spec::Ints(items(r), 0),
@@ -285,6 +304,6 @@ fn saved_values_in_range_limited_regions() {
 /// The report counts what ran at group level.
 #[test]
 fn explain_reports_group_level_work() {
-    let text = common::versus_interp::explain(REDUCE, "reduce");
+    let text = explain(REDUCE, "reduce");
     assert!(text.contains("group-level"), "{text}");
 }

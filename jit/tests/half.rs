@@ -10,11 +10,9 @@
 //! - `+ − × ÷`, `sqrt` and `fma` on pairs and triples of halves (random and
 //!   special), correctly rounded (exact rationals for `fma`).
 
-mod common;
-
-use common::versus_interp::{build, run_jit, try_compile, WIDTHS};
 use std::cmp::Ordering;
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_testkit::{build, run_jit, try_compile, WIDTHS};
 
 /// The value of half bits `k` for `k` ≤ 0x7c00 read as a normal number
 /// where the exponent field is 31: 0x7c00 is then 2^16, the "next value"

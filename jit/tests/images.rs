@@ -5,16 +5,13 @@
 //! at W = 4 and 8. Pixels and buffers must come out byte-identical, and the
 //! guard bytes after each image untouched.
 
-#[path = "common/mod.rs"]
-mod common;
-
-use common::groups::run_all_groups;
-use common::hand_built::compile;
 use vecl_ir::image::*;
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_ir::Module;
 use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::CompiledKernel;
+use vecl_testkit::groups::run_all_groups;
+use vecl_testkit::hand_built::compile;
 
 const WIDTHS: [u32; 2] = [4, 8];
 const GUARD: usize = 64;
@@ -1151,4 +1148,99 @@ fn coordinates_whose_x_is_uniform_keep_the_host_call() {
     );
     let k = compile(&m, "k", 8);
     assert!(!k.explain().contains("image accesses of consecutive"));
+}
+
+/// `x` rounded to the nearest `half` (ties to even), as bits: the check
+/// of `read_imageh` against `read_imagef`, written apart from the
+/// conversions under test.
+fn half_bits(x: f32) -> u16 {
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = f64::from(x.abs());
+    if a.is_nan() {
+        return 0x7e00;
+    }
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    let e = if a < 2f64.powi(-14) {
+        -14
+    } else {
+        a.log2().floor() as i32
+    };
+    let m = (a / 2f64.powi(e - 10)).round_ties_even() as u16;
+    if e == -14 && m < 1024 {
+        sign | m
+    } else {
+        sign | ((((e + 15) as u16) << 10) + (m - 1024))
+    }
+}
+
+#[test]
+fn half_reads_and_writes_of_every_float_format() {
+    let m = build(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void hr(read_only image2d_t img, global half4 *h, global float4 *f) {
+            int i = get_global_id(0);
+            int2 p = (int2)(i % 4, i / 4);
+            if (i % 5 != 2) {
+                h[i] = read_imageh(img, p);
+                f[i] = read_imagef(img, p);
+            }
+        }
+        kernel void hw(write_only image2d_t img, global const half4 *c) {
+            int i = get_global_id(0);
+            if (i % 5 != 2)
+                write_imageh(img, (int2)(i % 4, i / 4), c[i]);
+        }
+        kernel void fw(write_only image2d_t img, global const half4 *c) {
+            int i = get_global_id(0);
+            if (i % 5 != 2)
+                write_imagef(img, (int2)(i % 4, i / 4), convert_float4(c[i]));
+        }",
+    );
+    let n: usize = 12;
+    let range = NdRange::linear(n as u64, 4);
+    let mut formats = 0;
+    for &(o, t) in SUPPORTED_FORMATS {
+        if value_class(t) != ValueClass::Float {
+            continue;
+        }
+        let img = image(object::IMAGE2D, o, t, [4, 3, 1], 0, 5);
+        let args = [img, KernelArg::Buffer(vec![0; n * 8]), floats(n)];
+        let want = versus(&m, "hr", &args, &range);
+        let got16 = run_jit(&m, "hr", 16, &args, &range);
+        assert_eq!(want, got16, "hr {o:#x}/{t:#x} W=16");
+        let (KernelArg::Buffer(h), KernelArg::Buffer(f)) = (&want[1], &want[2]) else {
+            unreachable!()
+        };
+        for k in 0..n * 4 {
+            let fv = f32::from_le_bytes(f[k * 4..k * 4 + 4].try_into().unwrap());
+            let hv = u16::from_le_bytes(h[k * 2..k * 2 + 2].try_into().unwrap());
+            if fv.is_nan() {
+                assert!(
+                    hv & 0x7c00 == 0x7c00 && hv & 0x3ff != 0,
+                    "{o:#x}/{t:#x}: NaN"
+                );
+            } else {
+                // Exact for a half image: its texels are halves.
+                assert_eq!(hv, half_bits(fv), "{o:#x}/{t:#x} texel component {k}: {fv}");
+            }
+        }
+        // write_imageh writes what write_imagef of the widened colour does.
+        let colors: Vec<u8> = (0..n * 4)
+            .flat_map(|k| half_bits(((k * 13) % 29) as f32 * 0.09 - 0.6).to_le_bytes())
+            .collect();
+        let desc = ImageDesc::packed(object::IMAGE2D, o, t, [4, 3, 1], 0).unwrap();
+        let blank = KernelArg::Image {
+            desc,
+            pixels: vec![0x11; desc.byte_len() as usize],
+        };
+        let args = [blank, KernelArg::Buffer(colors)];
+        let by_h = versus(&m, "hw", &args, &range);
+        assert_eq!(by_h, run_jit(&m, "hw", 16, &args, &range), "hw W=16");
+        let by_f = versus(&m, "fw", &args, &range);
+        assert_eq!(by_h[0], by_f[0], "write_imageh {o:#x}/{t:#x}");
+        formats += 1;
+    }
+    assert!(formats >= 8, "{formats} float formats");
 }

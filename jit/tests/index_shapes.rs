@@ -10,9 +10,7 @@
 //! a fixed seed, so a failure names a reproducible kernel; `VECL_INDEX_CASES`
 //! sets how many (40 by default).
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
@@ -109,7 +107,7 @@ fn random_indices(template: &str) {
         let e = expr(&mut rng, 4);
         let src = template.replace("EXPR", &e);
         for (d, lo, hi) in [(1u32, 0, 255), (4, 3, 40), (7, -5, 20), (16, 10, 10)] {
-            let n = differential(&src, "k", &shapes_1d(), |r| {
+            let n = differential(&src, "k", &chunk_edges_1d(), |r| {
                 let n = (r.global_offset[0] + r.global_size[0]) as usize + 512;
                 vec![
                     Spec::Ints(n, 5),
@@ -122,7 +120,7 @@ fn random_indices(template: &str) {
             });
             assert_eq!(
                 n,
-                shapes_1d().len() * WIDTHS.len(),
+                chunk_edges_1d().len() * WIDTHS.len(),
                 "case {case}: {e} with d {d}, lo {lo}, hi {hi}"
             );
         }
@@ -152,7 +150,7 @@ fn cancelling_ids_match_interpreter() {
     }";
     for kernel in ["exact", "approx"] {
         for (lo, hi) in [(0, 1000), (3, 20), (-5, 2), (10, 10)] {
-            let n = differential(src, kernel, &shapes_1d(), |r| {
+            let n = differential(src, kernel, &chunk_edges_1d(), |r| {
                 let n = (r.global_offset[0] + r.global_size[0]) as usize + 64;
                 vec![
                     Spec::Ints(n, 5),
@@ -161,7 +159,11 @@ fn cancelling_ids_match_interpreter() {
                     Spec::Int(hi),
                 ]
             });
-            assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "{kernel} {lo} {hi}");
+            assert_eq!(
+                n,
+                chunk_edges_1d().len() * WIDTHS.len(),
+                "{kernel} {lo} {hi}"
+            );
         }
     }
 }
@@ -192,7 +194,7 @@ fn varying_plus_uniform_indices_match_interpreter() {
         acc += a[wrapped + (uint)m * 32u];
         o[g] = acc;
     }";
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = (r.global_offset[0] + r.global_size[0]) as usize + 256;
         vec![
             Spec::Ints(n, 3),
@@ -201,5 +203,5 @@ fn varying_plus_uniform_indices_match_interpreter() {
             Spec::Int(1),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }

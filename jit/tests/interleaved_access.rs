@@ -7,11 +7,8 @@
 //! store that wrote a whole chunk where only some lanes may write shows
 //! there).
 
-mod common;
-
-use common::codegen::*;
-use common::versus_interp::{differential_with_options, range_1d};
 use vecl_ir::interp::NdRange;
+use vecl_testkit::*;
 
 /// Elements per buffer: the last work-item of every shape plus slack.
 fn items(r: &NdRange) -> usize {
@@ -40,12 +37,12 @@ fn float4_and_int4_elements_of_consecutive_items() {
         int4 v = a[i];
         b[i] = (int4)(v.y - k, v.x * 3, v.w ^ v.z, i);
     }";
-    let n = differential(src, "f4", &shapes_1d(), |r| {
+    let n = differential(src, "f4", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Floats(n, 9), Spec::Floats(n, 4), Spec::Floats(n, 0)]
     });
-    assert_eq!(n, WIDTHS.len() * shapes_1d().len());
-    differential(src, "i4", &shapes_1d(), |r| {
+    assert_eq!(n, WIDTHS.len() * chunk_edges_1d().len());
+    differential(src, "i4", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Ints(n, 3), Spec::Ints(n, 0), Spec::Int(5)]
     });
@@ -77,11 +74,11 @@ fn float2_and_uint2_elements_of_consecutive_items() {
         size_t i = get_global_id(0);
         b[i] = a[i].yx + (uint2)(1u, 2u);
     }";
-    differential(src, "f2", &shapes_1d(), |r| {
+    differential(src, "f2", &chunk_edges_1d(), |r| {
         let n = 2 * items(r);
         vec![Spec::Floats(n, 2), Spec::Floats(n, 0)]
     });
-    differential(src, "u2", &shapes_1d(), |r| {
+    differential(src, "u2", &chunk_edges_1d(), |r| {
         let n = 2 * items(r);
         vec![Spec::Ints(n, 8), Spec::Ints(n, 0)]
     });
@@ -107,12 +104,12 @@ fn lanes_switched_off_write_nothing() {
         if (i >= n) return;
         b[i] = b[i] * 3.0f;
     }";
-    differential(src, "some", &shapes_1d(), |r| {
+    differential(src, "some", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Floats(n, 1), Spec::Floats(n, 7)]
     });
     for cut in [0usize, 3, 9] {
-        differential(src, "early", &shapes_1d(), |r| {
+        differential(src, "early", &chunk_edges_1d(), |r| {
             let end = (r.global_offset[0] + r.global_size[0]) as usize;
             let n = end.saturating_sub(cut);
             vec![Spec::Floats(2 * items(r), 6), Spec::Int(n as i32)]
@@ -162,7 +159,7 @@ fn local_arrays_of_vectors() {
         .into_iter()
         .map(|(g, l)| range_1d(0, g, l))
         .collect();
-    let n = differential_with_options(src, "", "stage", &ranges, |r| {
+    let n = differential_at(&WIDTHS, src, "", "stage", &ranges, |r| {
         let n = 4 * items(r);
         vec![
             Spec::Floats(n, 2),
@@ -186,7 +183,7 @@ fn elements_that_are_not_consecutive_stay_per_lane() {
         size_t i = get_global_id(0);
         b[i] = a[idx[i]] * 2.0f;
     }";
-    differential(src, "strided", &shapes_1d(), |r| {
+    differential(src, "strided", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Floats(2 * n, 5), Spec::Floats(n, 0)]
     });
@@ -196,7 +193,7 @@ fn elements_that_are_not_consecutive_stay_per_lane() {
         b[i] = a[i * k] + 1.0f;
     }";
     for k in [1usize, 2] {
-        differential(scaled, "scaled", &shapes_1d(), |r| {
+        differential(scaled, "scaled", &chunk_edges_1d(), |r| {
             let n = 2 * items(r);
             vec![
                 Spec::Floats(k * n, 5),
@@ -213,7 +210,7 @@ fn elements_that_are_not_consecutive_stay_per_lane() {
     // `Ints` holds values in [-11, 11]: indices must stay in the buffer,
     // so the kernel reads `a[idx[i]]` from a buffer indexed by 12 + value.
     let src = src.replace("a[idx[i]]", "a[12 + idx[i]]");
-    differential(&src, "shuffled", &shapes_1d(), |r| {
+    differential(&src, "shuffled", &chunk_edges_1d(), |r| {
         let n = items(r);
         vec![
             Spec::Floats(4 * (n + 24), 1),
@@ -237,11 +234,11 @@ fn three_component_vectors_keep_their_padding() {
         int3 v = p[i];
         if (v.x != 4) p[i] = v * 2 + i;
     }";
-    differential(src, "f3", &shapes_1d(), |r| {
+    differential(src, "f3", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Floats(n, 3), Spec::Floats(n, 11)]
     });
-    differential(src, "i3", &shapes_1d(), |r| {
+    differential(src, "i3", &chunk_edges_1d(), |r| {
         vec![Spec::Ints(4 * items(r), 2)]
     });
     for kernel in ["f3", "i3"] {
@@ -276,18 +273,18 @@ fn double_and_long_vectors_of_consecutive_items() {
         long2 v = a[i];
         b[i] = (ulong4)(v.x * 3, v.y - v.x, (ulong)i, v.y ^ 5);
     }";
-    differential(src, "d2", &shapes_1d(), |r| {
+    differential(src, "d2", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Ints(n, 3), Spec::Ints(n, 0)]
     });
-    differential(src, "d4", &shapes_1d(), |r| {
+    differential(src, "d4", &chunk_edges_1d(), |r| {
         let n = 8 * items(r);
         vec![Spec::Ints(n, 5), Spec::Ints(n, 0)]
     });
-    differential(src, "d3", &shapes_1d(), |r| {
+    differential(src, "d3", &chunk_edges_1d(), |r| {
         vec![Spec::Ints(8 * items(r), 2)]
     });
-    differential(src, "l2", &shapes_1d(), |r| {
+    differential(src, "l2", &chunk_edges_1d(), |r| {
         let n = items(r);
         vec![Spec::Ints(4 * n, 9), Spec::Ints(8 * n, 0)]
     });
@@ -313,17 +310,17 @@ fn vload_and_vstore_of_consecutive_offsets() {
         size_t i = get_global_id(0);
         vstore4(vload4(i, p + 1) + 1.0f, i, p + 1);
     }";
-    differential(src, "v4", &shapes_1d(), |r| {
+    differential(src, "v4", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Floats(n, 3), Spec::Floats(n, 0)]
     });
     for k in [1usize, 2] {
-        differential(src, "v2", &shapes_1d(), |r| {
+        differential(src, "v2", &chunk_edges_1d(), |r| {
             let n = 2 * items(r);
             vec![Spec::Ints(k * n, 6), Spec::Ints(n, 0), Spec::Int(k as i32)]
         });
     }
-    differential(src, "v4_into_place", &shapes_1d(), |r| {
+    differential(src, "v4_into_place", &chunk_edges_1d(), |r| {
         vec![Spec::Floats(4 * items(r) + 1, 2)]
     });
     // `clamp` of a consecutive index is expected consecutive, but a chunk
@@ -333,7 +330,7 @@ fn vload_and_vstore_of_consecutive_offsets() {
         vstore4(vload4(clamp(i, 0, m), in) + 1.0f, i, out);
     }";
     for m in [10, 1000] {
-        differential(clamped, "c4", &shapes_1d(), |r| {
+        differential(clamped, "c4", &chunk_edges_1d(), |r| {
             let n = 4 * items(r);
             vec![
                 Spec::Floats(4 * 1001 + n, 8),
@@ -381,11 +378,11 @@ fn packed_narrow_vectors_of_consecutive_items() {
         uchar4 p = vload4(i, in);
         if (p.x != 7) vstore4(p.yzwx, i, out);
     }";
-    differential(src, "rgba", &shapes_1d(), |r| {
+    differential(src, "rgba", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Bytes(n, 3), Spec::Bytes(n, 0)]
     });
-    differential(src, "signed4", &shapes_1d(), |r| {
+    differential(src, "signed4", &chunk_edges_1d(), |r| {
         let n = items(r);
         vec![
             Spec::Bytes(4 * n, 200),
@@ -393,7 +390,7 @@ fn packed_narrow_vectors_of_consecutive_items() {
             Spec::Ints(n, 0),
         ]
     });
-    differential(src, "pairs", &shapes_1d(), |r| {
+    differential(src, "pairs", &chunk_edges_1d(), |r| {
         let n = items(r);
         vec![
             Spec::Bytes(4 * n, 77),
@@ -401,7 +398,7 @@ fn packed_narrow_vectors_of_consecutive_items() {
             Spec::Floats(n, 0),
         ]
     });
-    differential(src, "bytes_by_vload", &shapes_1d(), |r| {
+    differential(src, "bytes_by_vload", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Bytes(n, 5), Spec::Bytes(n, 9)]
     });
@@ -446,18 +443,18 @@ fn structs_of_two_or_four_32_bit_fields_copied_whole() {
         t.z = t.x + t.y;
         out[i] = t;
     }";
-    differential(src, "particles", &shapes_1d(), |r| {
+    differential(src, "particles", &chunk_edges_1d(), |r| {
         let n = 4 * items(r);
         vec![Spec::Floats(n, 1), Spec::Floats(n, 0), Spec::Float(0.5)]
     });
-    differential(src, "pairs", &shapes_1d(), |r| {
+    differential(src, "pairs", &chunk_edges_1d(), |r| {
         vec![Spec::Ints(2 * items(r), 4)]
     });
-    differential(src, "mixed", &shapes_1d(), |r| {
+    differential(src, "mixed", &chunk_edges_1d(), |r| {
         let n = 2 * items(r);
         vec![Spec::Floats(n, 6), Spec::Floats(n, 0)]
     });
-    differential(src, "tight", &shapes_1d(), |r| {
+    differential(src, "tight", &chunk_edges_1d(), |r| {
         let n = 3 * items(r);
         vec![Spec::Floats(n, 2), Spec::Floats(n, 0)]
     });
@@ -501,7 +498,7 @@ fn struct_copies_between_buffers_move_whole_chunks() {
     // `min` of a consecutive index is expected consecutive; chunks the
     // bound cuts into are not, and take the per-lane copy.
     for m in [5, 1000] {
-        differential(src, "clamped", &shapes_1d(), |r| {
+        differential(src, "clamped", &chunk_edges_1d(), |r| {
             let n = 4 * items(r);
             vec![Spec::Ints(4 * 1001 + n, 3), Spec::Ints(n, 0), Spec::Int(m)]
         });
@@ -509,7 +506,7 @@ fn struct_copies_between_buffers_move_whole_chunks() {
     let e = explain(src, "clamped");
     assert!(e.contains("copies: 1 (1 of consecutive items"), "{e}");
     for (kernel, words) in [("p16", 4), ("t12", 3), ("f20", 5)] {
-        differential(src, kernel, &shapes_1d(), |r| {
+        differential(src, kernel, &chunk_edges_1d(), |r| {
             let n = words * items(r);
             vec![Spec::Ints(n, 3), Spec::Ints(n, 0)]
         });
@@ -519,7 +516,7 @@ fn struct_copies_between_buffers_move_whole_chunks() {
             "{kernel}: {e}"
         );
     }
-    differential(src, "rgb", &shapes_1d(), |r| {
+    differential(src, "rgb", &chunk_edges_1d(), |r| {
         let n = 3 * items(r);
         vec![Spec::Bytes(n, 3), Spec::Bytes(n, 0)]
     });

@@ -6,9 +6,7 @@
 //! `LONG_MIN`, `ULONG_MAX` to 0), which take the lane-wise comparison.
 //! Each launch is compared with the interpreter at every width.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 /// Results written per work-item.
 const OUTS: usize = 3 * 12 + 1;
@@ -51,7 +49,7 @@ fn consecutive_against_uniform_matches_interpreter() {
         for base in bases {
             let src = kernel(ty, base);
             for (b0, b1, b2) in bounds {
-                launches += differential(&src, "cmp", &shapes_1d(), |r| {
+                launches += differential(&src, "cmp", &chunk_edges_1d(), |r| {
                     let n = (r.global_size[0] as usize) * OUTS;
                     vec![
                         Spec::Ints(n, 0),
@@ -63,5 +61,5 @@ fn consecutive_against_uniform_matches_interpreter() {
             }
         }
     }
-    assert_eq!(launches, 2 * 5 * 3 * shapes_1d().len() * WIDTHS.len());
+    assert_eq!(launches, 2 * 5 * 3 * chunk_edges_1d().len() * WIDTHS.len());
 }

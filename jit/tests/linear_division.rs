@@ -5,9 +5,7 @@
 //! general form), negative dividends and lanes that wrap at the top of the
 //! type. Each launch is compared with the interpreter at every width.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
     (r.global_offset[0] + r.global_size[0]) as usize + 8
@@ -29,7 +27,7 @@ fn run(ty: &str, base: &str, divisors: &[i64]) {
     let src = kernel(ty, base);
     let long = ty.contains("long");
     for &d in divisors {
-        let n = differential(&src, "k", &shapes_1d(), |r| {
+        let n = differential(&src, "k", &chunk_edges_1d(), |r| {
             let n = n_for(r) * if long { 2 } else { 1 };
             let d = if long {
                 Spec::Long(d)
@@ -38,7 +36,7 @@ fn run(ty: &str, base: &str, divisors: &[i64]) {
             };
             vec![Spec::Ints(n, 0), Spec::Ints(n, 0), d]
         });
-        assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "{ty} {base} {d}");
+        assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len(), "{ty} {base} {d}");
     }
 }
 
@@ -98,7 +96,7 @@ fn recomputed_lane_addresses_match_interpreter() {
 /// with room for indices a little past the range, `slot` one `int` per
 /// work-item of the group.
 fn run_with_local(src: &str, d: i32, x: i32) {
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = n_for(r) + 128;
         vec![
             Spec::Ints(n, 1),
@@ -108,7 +106,7 @@ fn run_with_local(src: &str, d: i32, x: i32) {
             Spec::Int(x),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len(), "d {d}, {x}");
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len(), "d {d}, {x}");
 }
 
 /// Indices that rise by at most one from lane to lane (`index_steps` in

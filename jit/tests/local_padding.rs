@@ -8,9 +8,7 @@
 //! must not show in the results either. Checked against the interpreter at
 //! every width.
 
-mod common;
-
-use common::barriers::{differential, range1, Spec};
+use vecl_testkit::{differential_at, range_1d, Spec, BARRIER_WIDTHS};
 
 /// The only `__local` memory is the argument `t`, so it starts and ends
 /// the arena.
@@ -43,14 +41,19 @@ kernel void edges(global const int* in, global float* out, local long* t, local 
 fn shapes() -> Vec<vecl_ir::interp::NdRange> {
     [4u64, 16, 64, 256]
         .iter()
-        .flat_map(|&ls| [range1(2 * ls, ls), range1(2 * ls + ls / 2 + 1, ls)])
+        .flat_map(|&ls| {
+            [
+                range_1d(0, 2 * ls, ls),
+                range_1d(0, 2 * ls + ls / 2 + 1, ls),
+            ]
+        })
         .collect()
 }
 
 #[test]
 fn loads_reaching_into_the_padding_match_interpreter() {
     for k in [1, 2, 3, 5, 8, 15, 31, 63, 300] {
-        differential(EDGES, "", "edges", &shapes(), |r| {
+        differential_at(&BARRIER_WIDTHS, EDGES, "", "edges", &shapes(), |r| {
             let n = r.global_size[0] as usize;
             vec![
                 Spec::Ints(n, 9),
@@ -65,7 +68,7 @@ fn loads_reaching_into_the_padding_match_interpreter() {
 #[test]
 fn wide_elements_reaching_into_the_padding_match_interpreter() {
     for k in [1, 3, 7, 16, 33] {
-        differential(EDGES_WIDE, "", "edges", &shapes(), |r| {
+        differential_at(&BARRIER_WIDTHS, EDGES_WIDE, "", "edges", &shapes(), |r| {
             let n = r.global_size[0] as usize;
             vec![
                 Spec::Ints(n, 4),

@@ -12,11 +12,9 @@
 //! the copy (a run-time dimension, `get_global_linear_id`) keep the one
 //! mapping and still compute the same results.
 
-mod common;
-
-use common::versus_interp::{build, compare_launches, explain_line, try_compile, Spec, WIDTHS};
 use vecl_ir::interp::NdRange;
 use vecl_jit::abi::Launch;
+use vecl_testkit::{build, compare_launches, explain_line, try_compile, Spec, WIDTHS};
 
 fn range(global: [u64; 3], local: [u64; 3], offset: [u64; 3], dims: u32) -> NdRange {
     NdRange {

@@ -3,13 +3,12 @@
 //! buffers into inaccessible pages — harmless only if every placeholder
 //! load became a `prefetcht0` — with results checked against the host.
 
-mod common;
-
-use common::codegen::*;
-use common::groups::{run_all_groups, Mapping, PAGE};
-use common::versus_interp::{build, explain_line};
 use vecl_jit::abi::{ArgKind, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions};
+use vecl_testkit::groups::run_all_groups;
+use vecl_testkit::guarded::{Mapping, PAGE};
+use vecl_testkit::*;
+use vecl_testkit::{build, explain_line};
 
 fn loads_line(src: &str, w: u32) -> String {
     explain_line(src, w, "loads:")
@@ -200,7 +199,7 @@ fn prefetches_past_the_end_of_a_buffer_do_not_fault() {
     for w in [8, 16, 32] {
         let opts = JitOptions {
             simd_width: Some(w),
-            tiers: common::test_tiers(w),
+            tiers: vecl_testkit::test_tiers(w),
             prefetch: vecl_jit::Prefetch::On,
             ..JitOptions::default()
         };
@@ -230,7 +229,7 @@ fn prefetches_past_the_end_of_a_buffer_do_not_fault() {
     }
     assert_eq!(launched, 15);
     // The launches above compare with the interpreter too.
-    let n = differential(src, "k", &shapes_1d(), |r| {
+    let n = differential(src, "k", &chunk_edges_1d(), |r| {
         let n = (r.global_offset[0] + r.global_size[0]) as usize + 8;
         vec![
             Spec::Floats(n, 1),
@@ -239,5 +238,5 @@ fn prefetches_past_the_end_of_a_buffer_do_not_fault() {
             Spec::Float(1.5),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }

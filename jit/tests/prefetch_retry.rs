@@ -6,10 +6,8 @@
 //! module, and one with a barrier — compile again without them and match
 //! the interpreter.
 
-mod common;
-
-use common::codegen::*;
-use common::versus_interp::explain_line;
+use vecl_testkit::explain_line;
+use vecl_testkit::*;
 
 const MATH: &str = "kernel void k(global const float* x, global const float* y, global float* o) {
     size_t i = get_global_id(0);
@@ -34,25 +32,25 @@ fn kernels_compile_again_without_prefetches_when_the_patch_fails() {
         let l = explain_line(src, 16, "loads:");
         assert!(!l.contains("; 0 prefetching"), "{l}");
     }
-    common::refuse_prefetch_patches();
+    vecl_testkit::refuse_prefetch_patches();
     for src in [MATH, BARRIER] {
         let l = explain_line(src, 16, "loads:");
         assert!(l.contains("; 0 prefetching"), "{l}");
     }
-    let n = differential(MATH, "k", &shapes_1d(), |r| {
+    let n = differential(MATH, "k", &chunk_edges_1d(), |r| {
         vec![
             Spec::Floats(end(r), 1),
             Spec::Floats(end(r), 2),
             Spec::Floats(end(r), 0),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
-    let n = differential(BARRIER, "k", &shapes_1d(), |r| {
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
+    let n = differential(BARRIER, "k", &chunk_edges_1d(), |r| {
         vec![
             Spec::Ints(end(r), 3),
             Spec::Ints(end(r), 0),
             Spec::Local(4 * r.local_size[0] as usize),
         ]
     });
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }

@@ -3,13 +3,10 @@
 //! and calls made by only some work-items (in divergent control flow), with
 //! the return value 0 in every printing item.
 
-#[path = "common/mod.rs"]
-mod common;
-
-use common::*;
 use vecl_ir::interp::{run_kernel_capture, KernelArg, NdRange};
 use vecl_jit::abi::Launch;
 use vecl_jit::printf::PrintfCapture;
+use vecl_testkit::*;
 
 /// What the interpreter and the JIT print for kernel `k` over `n` items in
 /// groups of `local`, with `a` (ints) as its first buffer and a zeroed int

@@ -12,10 +12,6 @@
 //!   JIT at W = 4, 8, 16 and agree with the interpreter byte for byte; the
 //!   replaced ones leave no per-lane private access in the report.
 
-mod common;
-
-use common::groups::run_all_groups;
-use common::versus_interp::{build, interp_args_for, run_jit, try_compile, Spec, WIDTHS};
 use std::path::{Path, PathBuf};
 use vecl_clc::corpus::{self, Arg};
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
@@ -23,6 +19,8 @@ use vecl_ir::transform::sra::scalar_replace_module;
 use vecl_ir::verify::{format_errors, verify_module};
 use vecl_ir::Module;
 use vecl_jit::abi::Launch;
+use vecl_testkit::groups::run_all_groups;
+use vecl_testkit::{build, interp_args_for, run_jit, try_compile, Spec, WIDTHS};
 
 fn corpus_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");

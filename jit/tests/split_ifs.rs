@@ -10,9 +10,7 @@
 //! Hillis-Steele scan of `benches/scan.cl`, whose step this is for, is
 //! compared in `barrier_shapes.rs`.
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
     (r.global_offset[0] + r.global_size[0]) as usize + 8
@@ -30,11 +28,11 @@ fn bound_on_the_local_id_matches_interpreter() {
         o[g] += v;
     }";
     for cut in [0, 1, 3, 7, 8, 16, 17, 40, 1000] {
-        let n = differential(src, "k", &shapes_1d(), |r| {
+        let n = differential(src, "k", &chunk_edges_1d(), |r| {
             let n = n_for(r);
             vec![Spec::Ints(n, 3), Spec::Ints(n, 0), Spec::Int(cut)]
         });
-        assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+        assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
     }
 }
 
@@ -52,7 +50,7 @@ fn local_id_variables_match_interpreter() {
         if (moved < cut) { r += 3; o[g] = r; } else { o[g] = r - 3; }
     }";
     for cut in [0, 5, 16, 33, 101, 0x7ffffffc] {
-        differential(src, "k", &shapes_1d(), |r| {
+        differential(src, "k", &chunk_edges_1d(), |r| {
             let n = n_for(r);
             vec![Spec::Ints(n, 3), Spec::Ints(n, 0), Spec::Int(cut)]
         });
@@ -76,7 +74,7 @@ fn data_in_runs_and_data_per_lane_match_interpreter() {
         o[g] = r;
     }";
     for shift in [0, 2, 4, 6] {
-        differential(src, "k", &shapes_1d(), |r| {
+        differential(src, "k", &chunk_edges_1d(), |r| {
             let n = n_for(r).max(50);
             vec![Spec::Ints(n, 1), Spec::Ints(n, 0), Spec::Int(shift)]
         });
@@ -104,7 +102,7 @@ fn every_order_and_lanes_passing_the_top_match_interpreter() {
                 }}"
             );
             for bound in [-40, -3, 0, 5, 17, 100, 0x7ffffff8, -0x7ffffff0] {
-                differential(&src, "k", &shapes_1d(), |r| {
+                differential(&src, "k", &chunk_edges_1d(), |r| {
                     let n = n_for(r);
                     vec![Spec::Ints(n, 2), Spec::Ints(n, 0), Spec::Int(bound)]
                 });

@@ -3,11 +3,9 @@
 //! runtime sizes launches from must agree between the two, or the quick
 //! code would stay).
 
-mod common;
-
-use common::versus_interp::build;
 use vecl_ir::Module;
 use vecl_jit::{compile_kernel, FinalCode, JitOptions, Tiers};
+use vecl_testkit::build;
 
 /// Compiles `kernel` at width `w` with both tiers and waits until the
 /// optimised code has replaced the quick code.

@@ -5,17 +5,15 @@
 //! `return`, `switch` and inner loops inside the body, and loops that must
 //! stay loops (`break`, a counter written in the body, too many trips).
 
-mod common;
-
-use common::codegen::*;
+use vecl_testkit::*;
 
 fn n_for(r: &vecl_ir::interp::NdRange) -> usize {
     (r.global_offset[0] + r.global_size[0]) as usize + 8
 }
 
 fn check(src: &str, args: impl Fn(usize) -> Vec<Spec>) {
-    let n = differential(src, "k", &shapes_1d(), |r| args(n_for(r)));
-    assert_eq!(n, shapes_1d().len() * WIDTHS.len());
+    let n = differential(src, "k", &chunk_edges_1d(), |r| args(n_for(r)));
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }
 
 #[test]

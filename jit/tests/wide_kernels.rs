@@ -5,11 +5,10 @@
 //! kernels and modes it must refuse. On a CPU without AVX-512 every kernel
 //! must be refused for that reason and still agree (Cranelift's code).
 
-mod common;
-
-use common::versus_interp::{build, compare_launches, range_1d, Spec};
 use vecl_ir::interp::NdRange;
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::differential::{build, compare_launches, Spec};
+use vecl_testkit::range_1d;
 
 fn options(checked: bool) -> JitOptions {
     JitOptions {
@@ -18,7 +17,7 @@ fn options(checked: bool) -> JitOptions {
         checked,
         local_checks: checked,
         tiers: Tiers::OptimisedOnly,
-        passes: common::test_passes(),
+        passes: vecl_testkit::test_passes(),
         ..JitOptions::default()
     }
 }

@@ -7,8 +7,6 @@
 //! Cranelift code at W = 16, bit for bit). On a CPU without AVX-512F each
 //! test checks that compilation is refused and stops.
 
-mod common;
-
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_jit::wide::chunks::{
     compile_mandelbrot, compile_nbody, nbody_accelerations, run_mandelbrot,
@@ -551,8 +549,8 @@ fn nbody_chunks_match_the_interpreter_body_for_body() {
         KernelArg::Value(eps2.to_le_bytes().to_vec()),
     ];
     let range = NdRange::linear(n as u64, local);
-    let k = common::versus_interp::try_compile(&m, "nbody", 16).expect("vecl compiles nbody");
-    let (status, jit) = common::versus_interp::run_jit(&k, &args, &range);
+    let k = vecl_testkit::try_compile(&m, "nbody", 16).expect("vecl compiles nbody");
+    let (status, jit) = vecl_testkit::run_jit(&k, &args, &range);
     assert_eq!(status, 0);
     run_kernel(&m, "nbody", &mut args, &range).expect("interpreter");
     let KernelArg::Buffer(new_vel) = &args[3] else {

@@ -713,6 +713,7 @@ impl FnCx<'_, '_> {
             op if crate::atomics::is_atomic(op) => self.atomic(inst),
             op if crate::groups::is_group(op) => self.group(inst),
             op if crate::bits::is_bit_field(op) => self.bit_field(inst),
+            op if crate::dot::is_dot(op) => self.dot(inst),
             op if crate::images::is_image(op) => self.image(inst),
             _ => self.op(inst),
         }

@@ -83,19 +83,35 @@ impl FnCx<'_, '_> {
                 // decides how an integer texel is extended.
                 self.image_operands(inst, 2, op == Op::ImageSampleExplicitLod)?;
                 let coord = self.image_coord(inst, 1, &ty, sampler.is_some())?;
-                let name = match rty {
-                    Type::Vector(Scalar::F32, 4) => "read_imagef",
-                    Type::Vector(Scalar::U32, 4) => "read_imageui",
+                let float4 = Type::Vector(Scalar::F32, 4);
+                // A half texel (`read_imageh`) is the float one rounded to
+                // half.
+                let (name, read_ty) = match rty {
+                    Type::Vector(Scalar::F32, 4) => ("read_imagef", rty.clone()),
+                    Type::Vector(Scalar::F16, 4) => ("read_imagef", float4),
+                    Type::Vector(Scalar::U32, 4) => ("read_imageui", rty.clone()),
                     ref t => {
                         return Err(inst.error(format!(
-                            "an image read of {t:?} (vecl reads float4 and 32-bit integer vectors of 4)"
+                            "an image read of {t:?} (vecl reads float4, half4 and 32-bit integer vectors of 4)"
                         )))
                     }
                 };
                 let mut args = vec![img];
                 args.extend(sampler);
                 args.push(coord);
-                self.emit(Inst_::Builtin(name.into(), args), rty.clone())
+                let texel = self.emit(Inst_::Builtin(name.into(), args), read_ty.clone());
+                if read_ty == rty {
+                    texel
+                } else {
+                    self.emit(
+                        Inst_::Convert {
+                            value: texel,
+                            saturate: false,
+                            rounding: Rounding::Default,
+                        },
+                        rty.clone(),
+                    )
+                }
             }
             Op::ImageQuerySize | Op::ImageQuerySizeLod => {
                 let (img, ty) = self.image_operand(inst, 0)?;
@@ -183,6 +199,19 @@ impl FnCx<'_, '_> {
                 let w = call(self, "write_imagef", texel);
                 self.stmt(Stmt::Eval(w));
             }
+            // `write_imageh`: the half texel widened (exactly) to float.
+            Type::Vector(Scalar::F16, 4) => {
+                let wide = self.emit(
+                    Inst_::Convert {
+                        value: texel,
+                        saturate: false,
+                        rounding: Rounding::Default,
+                    },
+                    Type::Vector(Scalar::F32, 4),
+                );
+                let w = call(self, "write_imagef", wide);
+                self.stmt(Stmt::Eval(w));
+            }
             Type::Vector(Scalar::U32, 4) => {
                 let signed = self.emit(Inst_::Bitcast(texel), Type::Vector(Scalar::I32, 4));
                 if mask & SIGN_EXTEND != 0 {
@@ -214,7 +243,7 @@ impl FnCx<'_, '_> {
             }
             t => {
                 return Err(inst.error(format!(
-                    "an image write of {t:?} (vecl writes float4 and 32-bit integer vectors of 4)"
+                    "an image write of {t:?} (vecl writes float4, half4 and 32-bit integer vectors of 4)"
                 )))
             }
         }

@@ -25,6 +25,7 @@
 
 mod atomics;
 mod bits;
+mod dot;
 pub mod error;
 mod extinst;
 mod function;
@@ -33,6 +34,7 @@ mod images;
 mod module;
 mod ops;
 pub mod reader;
+pub mod support;
 
 pub use error::SpirvError;
 pub use module::Options;

@@ -138,51 +138,6 @@ const MAX_OBJECT: u64 = 1 << 30;
 /// The largest initialiser of a module-scope variable, in bytes.
 pub(crate) const MAX_INITIALISER: usize = 64 << 20;
 
-/// The capabilities a module may declare: those of the OpenCL full
-/// profile that vecl implements.
-fn capability_supported(c: spirv::Capability) -> bool {
-    use spirv::Capability as C;
-    matches!(
-        c,
-        C::Addresses
-            | C::Linkage
-            | C::Kernel
-            | C::Vector16
-            | C::Float16Buffer
-            | C::Float16
-            | C::Int64
-            | C::Int16
-            | C::Int8
-            | C::Float64
-            | C::GenericPointer
-            | C::Int64Atomics
-            | C::ImageBasic
-            | C::ImageReadWrite
-            | C::Sampled1D
-            | C::Image1D
-            | C::SampledBuffer
-            | C::ImageBuffer
-            | C::LiteralSampler
-            | C::ExpectAssumeKHR
-            | C::Groups
-            | C::SubgroupDispatch
-            | C::GroupNonUniform
-            | C::GroupNonUniformVote
-            | C::GroupNonUniformArithmetic
-            | C::GroupNonUniformBallot
-            | C::GroupNonUniformShuffle
-            | C::GroupNonUniformShuffleRelative
-            | C::GroupNonUniformClustered
-            | C::GroupNonUniformRotateKHR
-            // Declared by translators for the bit-field instructions.
-            | C::Shader
-            | C::Matrix
-            | C::BitInstructions
-            // SPIR-V 1.6: `Uniform` / `UniformId` only promise.
-            | C::UniformDecoration
-    )
-}
-
 pub(crate) fn word_of(inst: &Inst, i: usize) -> Result<u32> {
     match inst.inst.operands.get(i) {
         Some(Operand::IdRef(w) | Operand::LiteralBit32(w) | Operand::LiteralExtInstInteger(w)) => {
@@ -322,7 +277,7 @@ impl<'a> Cx<'a> {
             match inst.inst.class.opcode {
                 Op::Capability => {
                     if let Some(Operand::Capability(c)) = inst.inst.operands.first() {
-                        if !capability_supported(*c) {
+                        if !crate::support::capability_accepted(*c) {
                             return Err(
                                 inst.error(format!("capability {c:?} is not supported by vecl"))
                             );
@@ -344,23 +299,36 @@ impl<'a> Cx<'a> {
                         }
                     }
                 }
+                Op::Extension => {
+                    if let Some(Operand::LiteralString(name)) = inst.inst.operands.first() {
+                        if !crate::support::extension_accepted(name) {
+                            return Err(inst.error(format!(
+                                "extension {name} is not supported by vecl (it accepts {})",
+                                crate::support::EXTENSIONS.join(", ")
+                            )));
+                        }
+                    }
+                }
                 Op::ExtInstImport => {
+                    use crate::support::SetUse;
                     let id = result_id(inst)?;
-                    match inst.inst.operands.first() {
-                        Some(Operand::LiteralString(s)) if s == "OpenCL.std" => {
+                    let name = match inst.inst.operands.first() {
+                        Some(Operand::LiteralString(s)) => s.as_str(),
+                        _ => "",
+                    };
+                    match crate::support::extended_instruction_set(name) {
+                        Some(SetUse::Translated) => {
                             self.opencl_std.insert(id);
                         }
                         // Debug information (`cl_khr_spirv_extended_debug_info`)
                         // and other non-semantic sets change nothing: their
                         // instructions are skipped.
-                        Some(Operand::LiteralString(s))
-                            if s.starts_with("NonSemantic.") || s == "OpenCL.DebugInfo.100" =>
-                        {
+                        Some(SetUse::Skipped) => {
                             self.ignored_sets.insert(id);
                         }
-                        other => {
+                        None => {
                             return Err(inst.error(format!(
-                            "extended instruction set {other:?} is not supported (only OpenCL.std)"
+                            "extended instruction set {name:?} is not supported (only OpenCL.std)"
                         )))
                         }
                     }

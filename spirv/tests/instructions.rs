@@ -466,3 +466,130 @@ fn half_arithmetic_under_the_float16_capability() {
     assert_eq!(got[..3], [2.75, 9.5, 1044.0 / 2048.0]);
     assert!(got[3].is_infinite() && got[3] > 0.0, "{}", got[3]);
 }
+
+#[test]
+fn integer_dot_products_are_the_cl_khr_integer_dot_product_builtins() {
+    let text = std::fs::read_to_string(data("dot_product.spvasm")).expect("reads");
+    let Some(words) = assemble(&text, "spv1.0") else {
+        return;
+    };
+    let spirv = translate(&words);
+    let cl = build_cl("dot_product.cl");
+    // Bytes at the ends of both ranges (0x7f, 0x80, 0xff, 0), and
+    // accumulators that saturate either way, signed and unsigned.
+    let a: [u32; 8] = [
+        0x7f7f_7f7f,
+        0x8080_8080,
+        0xffff_ffff,
+        0x0102_0304,
+        0x80ff_7f00,
+        0xdead_beef,
+        0x7f80_7f80,
+        0,
+    ];
+    let b: [u32; 8] = [
+        0x7f7f_7f7f,
+        0x8080_8080,
+        0x8080_8080,
+        0xfffe_fdfc,
+        0x7f80_ff01,
+        0x1234_5678,
+        0x8080_8080,
+        0xffff_ffff,
+    ];
+    let acc: [u32; 8] = [
+        0x7fff_fff0,
+        0x8000_0010,
+        0xffff_fff0,
+        5,
+        0x7fff_ffff,
+        0x8000_0000,
+        (-70000i32) as u32,
+        0xffff_ffff,
+    ];
+    let args = [
+        KernelArg::Buffer(words_of(&a)),
+        KernelArg::Buffer(words_of(&b)),
+        KernelArg::Buffer(words_of(&acc)),
+        KernelArg::Buffer(vec![0; 8 * 12 * 4]),
+    ];
+    let r = NdRange {
+        work_dim: 1,
+        global_offset: [0; 3],
+        global_size: [8, 1, 1],
+        local_size: [8, 1, 1],
+    };
+    same_outputs(&spirv, &cl, "dp", &args, &r, 8);
+    // One value worked by hand: SDot of 0x7f7f7f7f with itself is
+    // 4 · 127², and SDotAccSat of that and 0x7ffffff0 saturates.
+    let out = run(&spirv, "dp", &args, &r, 8);
+    let KernelArg::Buffer(o) = &out[3] else {
+        unreachable!()
+    };
+    let word = |k: usize| u32::from_le_bytes(o[k * 4..k * 4 + 4].try_into().unwrap());
+    assert_eq!(word(0), 4 * 127 * 127);
+    assert_eq!(word(3), 0x7fff_ffff);
+    assert_eq!(word(6), 4 * 127 * 127);
+}
+
+#[test]
+fn dot_products_of_other_inputs_are_refused_by_name() {
+    let text = std::fs::read_to_string(data("dot_product.spvasm"))
+        .expect("reads")
+        .replace("%54 = OpSDot %uint %vx %vy", "%54 = OpSDot %uint %39 %39");
+    let Some(words) = assemble(&text, "spv1.0") else {
+        return;
+    };
+    let e = vecl_spirv::translate(&words, &Default::default())
+        .map(|_| ())
+        .expect_err("a dot product of 64-bit vectors is not supported");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("SDot") && msg.contains("four 8-bit integers"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn half_texels_are_read_imageh_and_write_imageh() {
+    let text = std::fs::read_to_string(data("half_images.spvasm")).expect("reads");
+    let Some(words) = assemble(&text, "spv1.0") else {
+        return;
+    };
+    let spirv = translate(&words);
+    let cl = build_cl("half_images.cl");
+    let sampler = image::SAMPLER_ADDRESS_CLAMP | image::SAMPLER_FILTER_NEAREST;
+    for (src_ch, dst_ch) in [
+        (channel::HALF_FLOAT, channel::HALF_FLOAT),
+        (channel::UNORM_INT8, channel::HALF_FLOAT),
+        (channel::HALF_FLOAT, channel::UNORM_INT16),
+        (channel::FLOAT, channel::SNORM_INT8),
+    ] {
+        let mut src = image_arg(object::IMAGE2D, order::RGBA, src_ch, [4, 3], 0);
+        if src_ch == channel::FLOAT {
+            if let KernelArg::Image { pixels, .. } = &mut src {
+                let n = pixels.len() / 4;
+                *pixels = (0..n)
+                    .flat_map(|i| (i as f32 * 0.0625 - 1.5).to_le_bytes())
+                    .collect();
+            }
+        }
+        let args = [
+            src.clone(),
+            KernelArg::Value(sampler.to_le_bytes().to_vec()),
+            image_arg(object::IMAGE2D, order::RGBA, dst_ch, [4, 3], 0),
+            KernelArg::Buffer(vec![0; 24 * 8]),
+        ];
+        let r = range([4, 3], [2, 3]);
+        same_outputs(&spirv, &cl, "hk", &args, &r, 4);
+        if src_ch == channel::HALF_FLOAT {
+            // A half image's texels come back as they are, both reads.
+            let out = run(&spirv, "hk", &args, &r, 4);
+            let (KernelArg::Image { pixels, .. }, KernelArg::Buffer(o)) = (&src, &out[3]) else {
+                unreachable!()
+            };
+            assert_eq!(&o[..8], &pixels[..8], "read_imageh");
+            assert_eq!(&o[8..16], &pixels[..8], "sampled read_imageh");
+        }
+    }
+}

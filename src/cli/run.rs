@@ -385,7 +385,9 @@ fn set_generated_args(
                             bytes
                         }
                     };
-                    kernel.set_arg_local(index, bytes.max(1)).map_err(err)?
+                    kernel
+                        .set_arg_local(index, usize::try_from(bytes.max(1)).unwrap_or(usize::MAX))
+                        .map_err(err)?
                 }
                 _ => {
                     use super::buffer_sizes::Extent;

@@ -536,3 +536,44 @@ def test_row_writes_match_numpy(ctx, queue, compiler, order, ctype, suffix, dtyp
         x1, y1 = min(gw + dx, w), min(gh + dy, h)
         expected[y0:y1, x0:x1] = encode_rows(order, ctype, comps[y0 - dy:y1 - dy, x0 - dx:x1 - dx])
         assert np.array_equal(got.view(np.uint8), expected.view(np.uint8)), (dx, dy)
+
+
+HALF_TEXELS = """
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void halves(read_only image2d_t src, write_only image2d_t dst, global half4 *out) {
+    int2 p = (int2)(get_global_id(0), get_global_id(1));
+    half4 t = read_imageh(src, p);
+    out[p.y * get_global_size(0) + p.x] = t;
+    write_imageh(dst, p, t * (half)2 - (half)0.25);
+}
+"""
+
+
+@pytest.mark.parametrize("src_type", [cl.channel_type.HALF_FLOAT, cl.channel_type.UNORM_INT8])
+def test_half_texels(ctx, queue, compiler, src_type):
+    """read_imageh / write_imageh (cl_khr_fp16) on a CL_HALF_FLOAT image and
+    a CL_UNORM_INT8 one, written to a CL_HALF_FLOAT image: NumPy's float16
+    arithmetic gives the same texels."""
+    rng = np.random.default_rng(3)
+    h, w = 5, 7
+    if src_type == cl.channel_type.HALF_FLOAT:
+        data = rng.uniform(-4, 4, (h, w, 4)).astype(np.float16)
+        want = data
+    else:
+        data = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+        want = (data.astype(np.float32) / np.float32(255)).astype(np.float16)
+    shape = descriptor(cl.mem_object_type.IMAGE2D, (w, h, 1))
+    src = cl.Image(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                   cl.ImageFormat(cl.channel_order.RGBA, src_type), desc=shape, hostbuf=data)
+    half_fmt = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.HALF_FLOAT)
+    dst = cl.Image(ctx, mf.WRITE_ONLY, half_fmt, desc=shape)
+    out = cl.Buffer(ctx, mf.WRITE_ONLY, w * h * 8)
+    program = build(ctx, HALF_TEXELS)
+    program.halves(queue, (w, h), None, src, dst, out)
+    got = np.empty((h, w, 4), np.float16)
+    cl.enqueue_copy(queue, got, out)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+    written = np.empty((h, w, 4), np.float16)
+    cl.enqueue_copy(queue, written, dst, origin=(0, 0), region=(w, h))
+    expected = want * np.float16(2) - np.float16(0.25)
+    np.testing.assert_array_equal(written.view(np.uint16), expected.view(np.uint16))

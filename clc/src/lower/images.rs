@@ -20,6 +20,9 @@
 //!   `float4`/`int4`/`uint4`;
 //! - `write_image{f,i,ui}`: (image, `int` coordinate, `float4`/`int4`/
 //!   `uint4` colour), `void`;
+//! - `read_imageh` / `write_imageh` (`cl_khr_fp16`) are `read_imagef`
+//!   with its result converted to `half4` (rounded to nearest even) and
+//!   `write_imagef` of the `half4` colour widened to `float4` (exact).
 //! - `get_image_width/height/depth/channel_data_type/channel_order`:
 //!   (image) → `int`; `get_image_array_size` → `size_t`; `get_image_dim` →
 //!   `int2` (2-D images and arrays) or `int4` (3-D).
@@ -204,6 +207,7 @@ fn pixel_type(name: &str, prefix: &str) -> Option<Type> {
         "f" => Type::Vector(Scalar::F32, 4),
         "i" => Type::Vector(Scalar::I32, 4),
         "ui" => Type::Vector(Scalar::U32, 4),
+        "h" => Type::Vector(Scalar::F16, 4),
         _ => return None,
     })
 }
@@ -376,6 +380,22 @@ impl Lowerer<'_> {
         let float_ok = args.len() == 3;
         ops.push(self.coord_operand(name, kind, &args[args.len() - 1], float_ok)?);
         self.set_pos(pos);
+        if ret == Type::Vector(Scalar::F16, 4) {
+            // `read_imageh`: the float texel rounded to half.
+            let f = self.b().push(
+                Inst::Builtin("read_imagef".into(), ops),
+                Type::Vector(Scalar::F32, 4),
+            );
+            let r = self.b().push(
+                Inst::Convert {
+                    value: f,
+                    saturate: false,
+                    rounding: Rounding::Default,
+                },
+                ret.clone(),
+            );
+            return Ok(Val::R(r, ret));
+        }
         let r = self.b().push(Inst::Builtin(name.into(), ops), ret.clone());
         Ok(Val::R(r, ret))
     }
@@ -402,6 +422,20 @@ impl Lowerer<'_> {
             );
         }
         self.set_pos(pos);
+        let (name, c) = if color == Type::Vector(Scalar::F16, 4) {
+            // `write_imageh`: the half texel widened (exactly) to float.
+            let f = self.b().push(
+                Inst::Convert {
+                    value: c,
+                    saturate: false,
+                    rounding: Rounding::Default,
+                },
+                Type::Vector(Scalar::F32, 4),
+            );
+            ("write_imagef", f)
+        } else {
+            (name, c)
+        };
         self.b()
             .push(Inst::Builtin(name.into(), vec![img, coord, c]), Type::Void);
         Ok(Val::Void)

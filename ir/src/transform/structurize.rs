@@ -31,7 +31,10 @@
 //!   or `switch` that such a jump left, `if flag { break }` (or
 //!   `{ continue }`) carries it on outwards.
 //!
-//! No block is duplicated and no dispatch loop over a state variable is
+//! One rotation comes first (`rotate_into_barrier_loop`): a loop header
+//! that only jumps into an inner loop holding a barrier is copied to the
+//! ends of its back edges, so that the barrier heads one loop. Besides
+//! that copy no block is duplicated and no dispatch loop over a state variable is
 //! made: the vectoriser masks each varying `if` and loop like those a
 //! structured front end writes. A value used in another block than the
 //! one that evaluates it goes through a variable written after its
@@ -61,8 +64,9 @@ pub struct StructurizeError {
 /// use `f`'s instructions, variables and slots. Adds the flag and value
 /// variables it needs to `f.vars`.
 pub fn structurize(f: &mut Function, cfg: Cfg) -> Result<(), StructurizeError> {
-    let g = Graph::new(&cfg)?;
     let mut cfg = cfg;
+    while rotate_into_barrier_loop(f, &mut cfg)? {}
+    let g = Graph::new(&cfg)?;
     check_contents(&cfg, &g)?;
     let places = Places::new(&g);
     pass_values_through_vars(f, &mut cfg, &g, &places)?;
@@ -100,6 +104,159 @@ pub fn structurize(f: &mut Function, cfg: Cfg) -> Result<(), StructurizeError> {
         drop_unevaluated(f);
     }
     Ok(())
+}
+
+/// Merges a loop into the loop it only leads into, when that inner loop
+/// holds a barrier: one rotation, then `true`, or `false` when there is
+/// nothing to rotate.
+///
+/// Compilers rotate loops: LLVM turns
+/// `for (s = 1; s < n; s *= 2) { if (c) work; barrier(); }` into an outer
+/// loop whose header `H` (the phis, the code before the barrier) only
+/// jumps to the barrier block `S`, itself the header of an inner loop that
+/// the work-items leave for the `work` path and re-enter through `H`.
+/// Every work-item reaches the barrier once per iteration of the source
+/// loop, but in the structured form some reach it through the inner
+/// loop's back edge while the others have left the inner loop; the
+/// vectoriser masks loops, so the barrier would see the work-items
+/// disagree. Duplicating `H` at the ends of the outer loop's back edges
+/// (each jumps to a copy of `H`, which jumps to `S`) leaves one loop headed
+/// by `S`: the barrier at its top, reached by every work-item on every
+/// iteration, the outer loop's body an `if` inside it.
+///
+/// Done only when `H` ends in a jump to `S`, holds no barrier itself (a
+/// copy would be a second barrier) and its values are used only in `H`
+/// (a copy's values could not reach the other blocks): what front ends
+/// make of the rotated loop, whose phis are variables.
+fn rotate_into_barrier_loop(f: &mut Function, cfg: &mut Cfg) -> Result<bool, StructurizeError> {
+    let g = Graph::new(cfg)?;
+    let mut headers: Vec<BlockId> = g.loops.keys().copied().collect();
+    headers.sort_by_key(|h| g.rpo_num[h.index()]);
+    let has_barrier = |b: &Block| {
+        let mut found = false;
+        walk_stmts(b, &mut |s| found |= matches!(s, Stmt::Barrier(..)));
+        found
+    };
+    for h in headers {
+        let Terminator::Jump(inner) = cfg.blocks[h.index()].term else {
+            continue;
+        };
+        if inner == h || !g.is_header(inner) || !g.in_loop(h, inner) {
+            continue;
+        }
+        let inner_barrier = g
+            .rpo
+            .iter()
+            .any(|&b| g.in_loop(inner, b) && has_barrier(&cfg.blocks[b.index()].stmts));
+        if !inner_barrier || has_barrier(&cfg.blocks[h.index()].stmts) {
+            continue;
+        }
+        if values_escape(f, cfg, &g, h) {
+            continue;
+        }
+        let copy = copy_block(f, cfg, h);
+        for &u in &g.rpo {
+            if g.in_loop(h, u) && g.succs[u.index()].contains(&h) {
+                retarget(&mut cfg.blocks[u.index()].term, h, copy);
+            }
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Whether a value evaluated in block `h` is used in another block.
+fn values_escape(f: &Function, cfg: &Cfg, g: &Graph, h: BlockId) -> bool {
+    let mut own = vec![false; f.insts.len()];
+    walk_stmts(&cfg.blocks[h.index()].stmts, &mut |s| {
+        if let Stmt::Eval(v) = s {
+            if let Some(x) = own.get_mut(v.index()) {
+                *x = true;
+            }
+        }
+    });
+    let mut escapes = false;
+    for &b in &g.rpo {
+        if b == h {
+            continue;
+        }
+        let block = &cfg.blocks[b.index()];
+        let mut used = Vec::new();
+        walk_stmts(&block.stmts, &mut |s| {
+            used.extend(stmt_operands(s));
+            if let Stmt::Eval(v) = s {
+                if let Some(d) = f.insts.get(v.index()) {
+                    used.extend(d.inst.operands());
+                }
+            }
+        });
+        used.extend(block.term.operand());
+        escapes |= used
+            .iter()
+            .any(|v| own.get(v.index()).copied().unwrap_or(false));
+    }
+    escapes
+}
+
+/// A copy of block `h` with values of its own (the same instructions,
+/// evaluated again), appended to the graph.
+fn copy_block(f: &mut Function, cfg: &mut Cfg, h: BlockId) -> BlockId {
+    let original = &cfg.blocks[h.index()];
+    let mut stmts = original.stmts.clone();
+    let (name, loc, term) = (
+        format!("{}.rotated", original.name),
+        original.loc,
+        original.term.clone(),
+    );
+    let mut evaluated = Vec::new();
+    walk_stmts(&stmts, &mut |s| {
+        if let Stmt::Eval(v) = s {
+            evaluated.push(*v);
+        }
+    });
+    let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+    for v in evaluated {
+        let mut data = f.insts[v.index()].clone();
+        data.inst.operands_mut().for_each(|x| {
+            if let Some(&n) = map.get(x) {
+                *x = n;
+            }
+        });
+        let n = ValueId(f.insts.len() as u32);
+        f.insts.push(data);
+        map.insert(v, n);
+    }
+    rename_block(&mut stmts, &|x: &mut ValueId| {
+        if let Some(&n) = map.get(x) {
+            *x = n;
+        }
+    });
+    let copy = cfg.add_block(name, loc);
+    let block = cfg.block_mut(copy);
+    block.stmts = stmts;
+    block.term = term;
+    copy
+}
+
+/// Makes every edge of `term` to `from` go to `to`.
+fn retarget(term: &mut Terminator, from: BlockId, to: BlockId) {
+    let swap = |b: &mut BlockId| {
+        if *b == from {
+            *b = to;
+        }
+    };
+    match term {
+        Terminator::Jump(b) => swap(b),
+        Terminator::Branch { then_, else_, .. } => {
+            swap(then_);
+            swap(else_);
+        }
+        Terminator::Switch { cases, default, .. } => {
+            cases.iter_mut().for_each(|(_, b)| swap(b));
+            swap(default);
+        }
+        _ => {}
+    }
 }
 
 /// Reverse-postorder number of a block control never reaches.

@@ -37,7 +37,10 @@
 use super::lanes::little;
 use super::FunctionCx;
 use crate::abi::launch_offsets;
-use cranelift_codegen::ir::{condcodes::IntCC, types, Block, InstBuilder, SourceLoc, Value};
+use cranelift_codegen::ir::{
+    condcodes::IntCC, types, Block, InstBuilder, Opcode, SourceLoc, StackSlotData, StackSlotKind,
+    Value,
+};
 use vecl_ir::{AddressSpace, Function, Inst, Stmt, Type, ValueId};
 
 /// Launches with fewer work-items store normally: their output is likely
@@ -64,6 +67,9 @@ pub(crate) struct Streaming {
     params: Vec<bool>,
     /// Per variable: the root its real writes agree on.
     var_roots: Vec<Root>,
+    /// The kernel has more than one store: a streamed store's pieces are
+    /// pinned before its branches (see [`FunctionCx::stream_pieces`]).
+    pin_pieces: bool,
 }
 
 /// The root each variable's real writes agree on, found as a fixpoint
@@ -117,9 +123,11 @@ impl Streaming {
     pub(crate) fn new(func: &Function, var_roots: Vec<Root>) -> Streaming {
         let mut clear = false;
         let mut copies = Vec::new();
+        let mut stores = 0;
         vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| match s {
             Stmt::Fence(_) => clear = true,
             Stmt::Copy { src, .. } => copies.push(*src),
+            Stmt::Store { .. } => stores += 1,
             _ => {}
         });
         let mut st = Streaming {
@@ -129,6 +137,7 @@ impl Streaming {
                 .map(|p| matches!(&p.ty, Type::Pointer(AddressSpace::Global, _)))
                 .collect(),
             var_roots,
+            pin_pieces: stores > 1,
         };
         let mut read = copies;
         for d in &func.insts {
@@ -205,8 +214,20 @@ impl FunctionCx<'_, '_> {
     /// line-aligned, the `pieces` as marked stores (made non-temporal
     /// after compilation, see [`patch_stores`]) and a jump to `join`;
     /// otherwise on to the plain stores that follow.
+    ///
+    /// Cranelift places a pure value where it is first used, walking the
+    /// dominator tree, so a value first used by these stores would be
+    /// computed in the streaming block and again in the plain one, and
+    /// whatever the code after `join` shares with it (Black-Scholes' `put`
+    /// reuses the two `cnd` of `call`) a third time, since neither block
+    /// dominates the join. In a kernel with more stores than this one the
+    /// pieces are first written to a scratch slot, a use before the
+    /// branches that places their computation there, once.
     pub(crate) fn stream_pieces(&mut self, first: Value, pieces: &[Value], join: Block) {
         self.stats.streamed_stores += 1;
+        if self.streaming.as_ref().is_some_and(|st| st.pin_pieces) {
+            self.pin_pieces(pieces);
+        }
         let (check, stream, plain) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -234,6 +255,38 @@ impl FunctionCx<'_, '_> {
         self.b.set_srcloc(SourceLoc::default());
         self.b.ins().jump(join, &[]);
         self.enter(plain);
+    }
+
+    /// Writes the pieces to a scratch slot of their own, so that their
+    /// computation is placed here. Nothing reads the slot; each store
+    /// keeps its own slot and each piece its own offset, since Cranelift
+    /// removes a store that a later one overwrites unread.
+    fn pin_pieces(&mut self, pieces: &[Value]) {
+        // A loaded piece stays where its load is: nothing to place.
+        let dfg = &self.b.func.dfg;
+        let computed: Vec<(usize, Value)> = pieces
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                !dfg.value_def(**p)
+                    .inst()
+                    .is_some_and(|i| dfg.insts[i].opcode() == Opcode::Load)
+            })
+            .map(|(i, p)| (i, *p))
+            .collect();
+        if computed.is_empty() {
+            return;
+        }
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            16 * pieces.len() as u32,
+            4,
+        ));
+        for (i, p) in computed {
+            self.b
+                .ins()
+                .stack_store(types::I64, p, slot, (16 * i) as i32);
+        }
     }
 
     /// Whether the launch has `stream_min_items` work-items or more (the

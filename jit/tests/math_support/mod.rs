@@ -4,12 +4,9 @@
 
 #![allow(dead_code)]
 
-#[path = "../common/mod.rs"]
-mod common;
-
-pub use common::*;
 use vecl_jit::abi::Launch;
 use vecl_jit::CompiledKernel;
+pub use vecl_testkit::*;
 
 /// A small deterministic generator (xorshift64*).
 pub struct Rng(pub u64);

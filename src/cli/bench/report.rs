@@ -237,12 +237,30 @@ impl Report {
     /// numbers, bandwidths, compile times and problems.
     pub fn table(&self) -> String {
         let mut out = String::new();
+        // Each column as wide as its platform's whole name ("PoCL
+        // (pthread-…)", "PoCL (pthread)/vecl"): a cut name cannot be told
+        // from another platform's.
+        let times: Vec<usize> = self
+            .platforms
+            .iter()
+            .map(|p| p.chars().count().max(14))
+            .collect();
+        let ratio_heads: Vec<String> = self
+            .platforms
+            .iter()
+            .skip(1)
+            .map(|p| format!("{p}/vecl"))
+            .collect();
+        let ratios: Vec<usize> = ratio_heads
+            .iter()
+            .map(|h| h.chars().count().max(12))
+            .collect();
         let _ = write!(out, "{:<30} {:<30}", "benchmark", "size");
-        for p in &self.platforms {
-            let _ = write!(out, " {:>14}", truncate(p, 14));
+        for (p, w) in self.platforms.iter().zip(&times) {
+            let _ = write!(out, " {p:>w$}");
         }
-        for p in self.platforms.iter().skip(1) {
-            let _ = write!(out, " {:>12}", format!("{}/vecl", truncate(p, 7)));
+        for (h, w) in ratio_heads.iter().zip(&ratios) {
+            let _ = write!(out, " {h:>w$}");
         }
         out.push('\n');
         for b in &self.benchmarks {
@@ -274,17 +292,17 @@ impl Report {
                     },
                     None => "-".to_string(),
                 };
-                let _ = write!(out, " {cell:>14}");
+                let _ = write!(out, " {cell:>w$}", w = times[i]);
             }
             // By platform, so that a platform without a ratio leaves its
             // own column empty.
-            for p in self.platforms.iter().skip(1) {
+            for (p, w) in self.platforms.iter().skip(1).zip(&ratios) {
                 let cell = b
                     .ratios
                     .iter()
                     .find(|(q, _)| q == p)
                     .map_or_else(|| "-".to_string(), |&(_, ratio)| format_ratio(ratio));
-                let _ = write!(out, " {cell:>12}");
+                let _ = write!(out, " {cell:>w$}");
             }
             out.push('\n');
         }
@@ -554,6 +572,31 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_platform_names_are_whole_in_the_headers_and_columns_line_up() {
+        let mut r = sample();
+        let long = "PoCL (pthread-llvm-15)";
+        r.platforms = vec!["vecl".into(), long.into()];
+        for b in &mut r.benchmarks {
+            for p in &mut b.results {
+                if p.platform == "PoCL" {
+                    p.platform = long.into();
+                }
+            }
+            for (q, _) in &mut b.ratios {
+                *q = long.into();
+            }
+        }
+        let table = r.table();
+        let head = table.lines().next().expect("a header");
+        assert!(head.contains(&format!(" {long}")), "{head}");
+        assert!(head.ends_with(&format!(" {long}/vecl")), "{head}");
+        // Every row of the table is as wide as the header.
+        for line in table.lines().take(1 + r.benchmarks.len()) {
+            assert_eq!(line.chars().count(), head.chars().count(), "{line}");
+        }
+    }
 
     fn commands(platform: &str, ns_per_command: u64) -> PlatformResult {
         let mut result = PlatformResult::single(platform, vec![ns_per_command], ns_per_command);

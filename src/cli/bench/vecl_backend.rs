@@ -85,7 +85,7 @@ impl Backend for VeclBackend {
                     outputs.push(mem);
                 }
                 ArgSpec::Scalar(bytes) => kernel.set_arg_bytes(index, bytes).map_err(err)?,
-                ArgSpec::Local(size) => kernel.set_arg_local(index, *size as u64).map_err(err)?,
+                ArgSpec::Local(size) => kernel.set_arg_local(index, *size).map_err(err)?,
             }
         }
         let range = range_of(work);

@@ -2,7 +2,8 @@
 //! aligned local memory and per-thread context the kernel ABI asks for, and
 //! the one `run_groups` call that every harness of the tests goes through.
 
-use vecl_jit::abi::{Launch, LOCAL_PAD};
+use crate::guarded::{Mapping, PAGE};
+use vecl_jit::abi::{checked_offsets as co, FaultRecord, Launch, LOCAL_PAD};
 use vecl_jit::CompiledKernel;
 
 /// Zeroed memory of at least `bytes` bytes plus 64 spare bytes, so that a
@@ -11,66 +12,11 @@ pub fn aligned(bytes: usize) -> Vec<u128> {
     vec![0u128; bytes.div_ceil(16) + 4]
 }
 
-/// The first 64-byte aligned address at or after `p`.
-fn align64(p: *mut u8) -> *mut u8 {
+/// The first 64-byte aligned address at or after `p` (inside memory from
+/// [`aligned`], which has 64 spare bytes for it).
+pub fn align64(p: *mut u8) -> *mut u8 {
     let off = (64 - (p as usize) % 64) % 64;
-    // SAFETY: `aligned` allocates 64 spare bytes.
-    unsafe { p.add(off) }
-}
-
-/// The page size the guards are made of.
-pub const PAGE: usize = 4096;
-
-/// A zeroed private anonymous mapping, unmapped when dropped, with pages
-/// that can be made inaccessible ([`Mapping::guard`]).
-pub struct Mapping {
-    pub start: *mut u8,
-    len: usize,
-}
-
-impl Mapping {
-    pub fn new(len: usize) -> Mapping {
-        // SAFETY: a fresh mapping, owned by the value returned.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(base, libc::MAP_FAILED, "mapping {len} bytes");
-        Mapping {
-            start: base as *mut u8,
-            len,
-        }
-    }
-
-    /// Makes the `pages` pages from byte `offset` (page-aligned) on
-    /// inaccessible: an access there faults.
-    pub fn guard(&self, offset: usize, pages: usize) {
-        assert!(offset.is_multiple_of(PAGE) && offset + pages * PAGE <= self.len);
-        // SAFETY: whole pages inside the mapping.
-        let r = unsafe {
-            libc::mprotect(
-                self.start.add(offset) as *mut _,
-                pages * PAGE,
-                libc::PROT_NONE,
-            )
-        };
-        assert_eq!(r, 0, "guarding pages");
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once.
-        unsafe {
-            libc::munmap(self.start as *mut _, self.len);
-        }
-    }
+    p.wrapping_add(off)
 }
 
 /// Zeroed `__local` memory for one launch: the arena, 64-byte aligned,
@@ -136,5 +82,24 @@ pub unsafe fn run_all_groups(
             local.arena,
             cp,
         )
+    }
+}
+
+/// Fills the checked tail of an argument block at `tail`
+/// ([`vecl_jit::CompiledKernel::checked_tail`]) the way the runtime does:
+/// the fault record's address, then `[start, end)` of each parameter
+/// (`ranges`, in parameter order) for its bounds table.
+pub fn write_checked_tail(
+    block: &mut [u8],
+    tail: usize,
+    record: &FaultRecord,
+    ranges: &[(u64, u64)],
+) {
+    let at = tail + co::FAULT_RECORD as usize;
+    block[at..at + 8].copy_from_slice(&(std::ptr::from_ref(record) as u64).to_le_bytes());
+    for (i, (start, end)) in ranges.iter().enumerate() {
+        let at = tail + co::BOUNDS as usize + co::BOUNDS_ENTRY as usize * i;
+        block[at..at + 8].copy_from_slice(&start.to_le_bytes());
+        block[at + 8..at + 16].copy_from_slice(&end.to_le_bytes());
     }
 }

@@ -1,7 +1,7 @@
 //! Kernels built by hand: IR-builder shortcuts, host arguments, and a run of
 //! every group of a launch that must finish with status 0.
 
-use super::groups::run_all_groups;
+use crate::groups::run_all_groups;
 use vecl_ir::builder::FunctionBuilder;
 use vecl_ir::*;
 use vecl_jit::abi::{ArgKind, Launch};
@@ -63,9 +63,9 @@ pub enum Arg<'a> {
 pub fn compile(m: &Module, name: &str, w: u32) -> CompiledKernel {
     let opts = JitOptions {
         simd_width: Some(w),
-        tiers: super::test_tiers(w),
-        prefetch: super::test_prefetch(),
-        passes: super::test_passes(),
+        tiers: crate::test_tiers(w),
+        prefetch: crate::test_prefetch(),
+        passes: crate::test_passes(),
         ..JitOptions::default()
     };
     match compile_kernel(m, name, &opts) {

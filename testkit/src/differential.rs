@@ -1,11 +1,11 @@
 //! The differential engine: OpenCL C compiled by the front end, run by the
-//! JIT at W = 4, 8, 16 and by the IR interpreter over the same launches;
+//! JIT at several widths (W = 4, 8, 16 by default) and by the IR interpreter over the same launches;
 //! every buffer must come out byte-identical. Buffers carry a guard region
 //! that no kernel addresses, so identical results also show that no
 //! inactive lane wrote anywhere.
 
-use super::groups::run_all_groups;
-use super::hand_built::compile;
+use crate::groups::run_all_groups;
+use crate::hand_built::compile;
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_ir::Module;
 use vecl_jit::abi::{ArgKind, KernelStatus, Launch};
@@ -13,6 +13,11 @@ use vecl_jit::{compile_kernel, CompiledKernel, JitError, JitOptions};
 
 /// The SIMD widths every kernel is compared at.
 pub const WIDTHS: [u32; 3] = [4, 8, 16];
+
+/// The widths barrier kernels are compared at: the common ones, and 32,
+/// the default width of a barrier kernel whose regions run straight
+/// through (a prefix scan).
+pub const BARRIER_WIDTHS: [u32; 4] = [4, 8, 16, 32];
 
 /// Bytes after each buffer's last element that no kernel addresses.
 pub const GUARD: usize = 256;
@@ -52,9 +57,9 @@ pub fn build(src: &str, options: &str) -> Module {
 pub fn try_compile(m: &Module, kernel: &str, w: u32) -> Result<CompiledKernel, JitError> {
     let opts = JitOptions {
         simd_width: Some(w),
-        tiers: super::test_tiers(w),
-        prefetch: super::test_prefetch(),
-        passes: super::test_passes(),
+        tiers: crate::test_tiers(w),
+        prefetch: crate::test_prefetch(),
+        passes: crate::test_passes(),
         ..JitOptions::default()
     };
     compile_kernel(m, kernel, &opts)
@@ -153,20 +158,21 @@ pub fn run_jit(k: &CompiledKernel, args: &[KernelArg], range: &NdRange) -> (u32,
     (status, bufs)
 }
 
-/// Checks kernel `kernel` of `src` (built with `options`) against the
-/// interpreter at every width over `ranges`; `args` gives the arguments of
-/// each range. Returns the number of launches compared.
-pub fn differential_with_options(
+/// Checks kernel `kernel` of `src` (built without options) against the
+/// interpreter at each of [`WIDTHS`] over `ranges`; `args` gives the
+/// arguments of each range. Returns the number of launches compared.
+pub fn differential(
     src: &str,
-    options: &str,
     kernel: &str,
     ranges: &[NdRange],
     args: impl Fn(&NdRange) -> Vec<Spec>,
 ) -> usize {
-    differential_at(&WIDTHS, src, options, kernel, ranges, args)
+    differential_at(&WIDTHS, src, "", kernel, ranges, args)
 }
 
-/// [`differential_with_options`] at the widths `widths`.
+/// Checks kernel `kernel` of `src` (built with `options`) against the
+/// interpreter at each of `widths` over `ranges`; `args` gives the
+/// arguments of each range. Returns the number of launches compared.
 pub fn differential_at(
     widths: &[u32],
     src: &str,
@@ -217,16 +223,6 @@ pub fn compare_launches(
     ranges.len()
 }
 
-/// A 1-D range with an offset.
-pub fn range_1d(offset: u64, global: u64, local: u64) -> NdRange {
-    NdRange {
-        work_dim: 1,
-        global_offset: [offset, 0, 0],
-        global_size: [global, 1, 1],
-        local_size: [local, 1, 1],
-    }
-}
-
 /// The `explain` report of `kernel` of `src` at W = 8.
 pub fn explain(src: &str, kernel: &str) -> String {
     compile(&build(src, ""), kernel, 8).explain().to_string()
@@ -237,8 +233,8 @@ pub fn explain(src: &str, kernel: &str) -> String {
 pub fn explain_at(src: &str, w: u32) -> String {
     let opts = vecl_jit::JitOptions {
         simd_width: Some(w),
-        prefetch: super::test_prefetch(),
-        passes: super::test_passes(),
+        prefetch: crate::test_prefetch(),
+        passes: crate::test_passes(),
         ..vecl_jit::JitOptions::default()
     };
     vecl_jit::compile_kernel(&build(src, ""), "k", &opts)
