@@ -86,6 +86,11 @@ pub const VARIABLES: &[Variable] = &[
         default: "off",
         meaning: "print each kernel's machine code to stderr and write its bytes to the temporary directory",
     },
+    Variable {
+        name: "VECL_WIDE",
+        default: "off",
+        meaning: "`1`: kernels in the wide code generator's subset get AVX-512 code (16 lanes per zmm register) on CPUs with AVX-512F, when compiled unchecked",
+    },
 ];
 
 /// The configuration the environment sets: the defaults of every option
@@ -112,6 +117,8 @@ pub struct Config {
     pub phases: PhaseReport,
     /// `VECL_JIT_DISASM`.
     pub disasm: bool,
+    /// `VECL_WIDE`: the wide AVX-512 code for the kernels it takes.
+    pub wide: bool,
     /// What was wrong with the values read, one line each (printed once
     /// to stderr by [`Config::global`]).
     pub warnings: Vec<String>,
@@ -222,6 +229,7 @@ impl Config {
             Some(_) => PhaseReport::Phases,
         };
         let disasm = read("VECL_JIT_DISASM").is_some();
+        let wide = flag(read("VECL_WIDE").as_deref());
         Config {
             threads,
             checked,
@@ -233,6 +241,7 @@ impl Config {
             passes,
             phases,
             disasm,
+            wide,
             warnings,
         }
     }
@@ -254,6 +263,7 @@ impl Config {
             passes: self.passes.clone(),
             phases: self.phases,
             disasm: self.disasm,
+            wide: self.wide,
         }
     }
 }
@@ -293,12 +303,13 @@ mod tests {
             ("VECL_VERIFY_IR", "1"),
             ("VECL_JIT_PHASES", "passes"),
             ("VECL_JIT_DISASM", "1"),
+            ("VECL_WIDE", "1"),
         ]);
         assert_eq!(c.threads, Some(3));
         assert_eq!(c.kernel_timeout, Some(Duration::from_millis(250)));
         let j = c.jit_options();
         assert_eq!(j.simd_width, Some(8));
-        assert!(j.checked && j.disasm && j.passes.verify);
+        assert!(j.checked && j.disasm && j.passes.verify && j.wide);
         assert_eq!(j.passes.disabled, ["sra", "sra-unrolled", "cse", "unroll"]);
         assert_eq!(j.tiers, Tiers::QuickOnly);
         assert_eq!(j.stream_min_items, 0);
@@ -316,8 +327,10 @@ mod tests {
             ("VECL_KERNEL_TIMEOUT_MS", "soon"),
             ("VECL_JIT_TIERS", "optimized"),
             ("VECL_JIT_PHASES", "1"),
+            ("VECL_WIDE", "0"),
         ]);
         assert_eq!(c.threads, None);
+        assert!(!c.wide);
         assert!(!c.checked && c.passes.disabled.is_empty());
         assert_eq!(c.kernel_timeout, None);
         assert_eq!(c.tiers, Tiers::OptimisedOnly);

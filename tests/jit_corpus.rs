@@ -435,6 +435,10 @@ struct Tally {
     /// Remarks that do not fail the test.
     notes: Vec<String>,
     compile_ms: Vec<f64>,
+    /// Compilations that got the wide AVX-512 code (`VECL_WIDE=1`), and
+    /// the refusals of the others, one per program.
+    wide: usize,
+    wide_refused: Vec<String>,
 }
 
 fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
@@ -474,11 +478,21 @@ fn check_program(path: &Path, tally: &mut Tally) -> Outcome {
                 verify: true,
                 ..Default::default()
             },
+            // `VECL_WIDE=1`: the wide AVX-512 code for the kernels it takes.
+            wide: vecl::Config::from_env().wide,
             ..JitOptions::default()
         };
         let started = std::time::Instant::now();
         match compile_kernel(&module, &case.kernel, &opts) {
-            Ok(k) => kernels.push(k),
+            Ok(k) => {
+                let code = k.explain().lines().find(|l| l.starts_with("code: "));
+                match code {
+                    Some(l) if l.starts_with("code: wide") => tally.wide += 1,
+                    Some(l) if w.is_none() => tally.wide_refused.push(format!("{name}: {l}")),
+                    _ => {}
+                }
+                kernels.push(k);
+            }
             Err(e @ JitError::Unsupported { .. }) => return Outcome::Unsupported(e.to_string()),
             Err(e) => return Outcome::Failed(e.to_string()),
         }
@@ -658,6 +672,17 @@ fn jit_agrees_with_interpreter_on_the_opencl_c_corpus() {
     }
     for n in &tally.notes {
         eprintln!("note: {n}");
+    }
+    for r in &tally.wide_refused {
+        eprintln!("wide: {r}");
+    }
+    if vecl::Config::from_env().wide {
+        eprintln!(
+            "wide code: {} compilations of {} programs ({} refused at the JIT's own width)",
+            tally.wide,
+            files.len(),
+            tally.wide_refused.len()
+        );
     }
     let mut ms = tally.compile_ms.clone();
     ms.sort_by(f64::total_cmp);

@@ -105,7 +105,8 @@ pub fn compile_kernel_in(
             along: [OnceLock::new(), OnceLock::new()],
         }));
     }
-    if policy != Tiers::Both {
+    // The wide code is final: no optimised Cranelift code replaces it.
+    if policy != Tiers::Both || compiled._avx512.is_some() {
         return Ok(compiled);
     }
     // The optimised code: same module, same options, the quick code's
@@ -364,20 +365,34 @@ pub(crate) fn compile(
         [main.folded, main.unparams, main.code_bytes],
     );
     let code = finalized_entry(&jit, kernel, &main);
-    let wide_code = wide.as_ref().map(|f| finalized_entry(&jit, kernel, f));
+    let avx512 = crate::wide::select::choose(
+        &crate::wide::select::Request {
+            asked: opts.wide,
+            checked: opts.checked,
+            w,
+            func: &func,
+            uni: &uni,
+            slots: &arg_slots,
+        },
+        code,
+    );
+    let wide_code = wide
+        .as_ref()
+        .filter(|_| avx512.entry().is_none())
+        .map(|f| finalized_entry(&jit, kernel, f));
     let wide_streams = wide
         .as_ref()
         .is_some_and(|f| f.lowered.stats.streamed_stores > 0);
     let lowered = main.lowered;
     let (clif, clif_insts) = (main.clif, main.clif_insts);
-    let entry = Arc::new(Entry::new(code));
+    let entry = Arc::new(Entry::new(avx512.entry().unwrap_or(code)));
     let wide_entry = Arc::new(match wide_code {
         Some(f) => Entry::new(f),
         None => Entry::none(),
     });
     let elapsed = started.elapsed();
 
-    let explain = explain(&Facts {
+    let mut explain = explain(&Facts {
         kernel,
         w,
         opts,
@@ -389,11 +404,16 @@ pub(crate) fn compile(
         lane_obstacle: &lane_obstacle,
         shape_observer: &shape_observer,
         required,
-        has_wide: wide.is_some(),
+        has_wide: wide_code.is_some(),
         group_bound,
         clif_insts,
         elapsed,
     });
+    // Which code the kernel got, before the last line (the compile time).
+    if let Some(line) = avx512.explain() {
+        let at = explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
+        explain.insert_str(at, &format!("{line}\n"));
+    }
 
     Ok(CompiledKernel {
         name: kernel.to_string(),
@@ -428,6 +448,7 @@ pub(crate) fn compile(
         shape_observer,
         barrier_sites: lowered.barrier_sites,
         local_variables: lower::races::local_variables(module, &places),
+        _avx512: avx512.into_code(),
     })
 }
 

@@ -96,6 +96,8 @@ pub struct CompiledKernel {
     /// The kernel's `__local` variables (name, arena offset, bytes), for
     /// the reports of the `__local` checks.
     pub(crate) local_variables: Vec<(String, u64, u64)>,
+    /// The wide AVX-512 code the entry runs, if the kernel got it.
+    pub(crate) _avx512: Option<crate::wide::entry::KernelCode>,
 }
 
 /// What compiling a copy of a kernel with lanes along another dimension

@@ -42,6 +42,9 @@ pub struct JitOptions {
     /// standard error and write its bytes to a file named by their load
     /// address (for matching profiler samples to instructions).
     pub disasm: bool,
+    /// Give the kernel the wide AVX-512 code (`wide`) when it qualifies
+    /// (see `wide::select`); Cranelift's code otherwise.
+    pub wide: bool,
 }
 
 impl Default for JitOptions {
@@ -57,6 +60,7 @@ impl Default for JitOptions {
             passes: PipelineOptions::default(),
             phases: PhaseReport::Off,
             disasm: false,
+            wide: false,
         }
     }
 }

@@ -97,6 +97,10 @@ struct Outcome {
     compared: usize,
     timings: Vec<String>,
     unsupported: Vec<String>,
+    /// Kernels that got the wide AVX-512 code, and why the others asked
+    /// for it did not.
+    wide: usize,
+    refused: Vec<String>,
 }
 
 fn check_module(src: &str, label: &str, out: &mut Outcome) {
@@ -137,10 +141,13 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
         },
     ];
     for (_, f) in module.kernels() {
-        for w in [4u32, 8, 16] {
+        // W = 16 twice: Cranelift's code, and the wide AVX-512 code for
+        // the kernels it takes (the others keep Cranelift's).
+        for (w, wide) in [(4u32, false), (8, false), (16, false), (16, true)] {
             let opts = JitOptions {
                 simd_width: Some(w),
                 tiers: vecl_testkit::test_tiers(w),
+                wide,
                 ..JitOptions::default()
             };
             let k = match compile_kernel(&module, &f.name, &opts) {
@@ -151,6 +158,11 @@ fn check_module(src: &str, label: &str, out: &mut Outcome) {
                 }
                 Err(e) => panic!("{label}: {e}"),
             };
+            if k.explain().contains("code: wide AVX-512") {
+                out.wide += 1;
+            } else if let Some(line) = k.explain().lines().find(|l| l.starts_with("code: ")) {
+                out.refused.push(format!("{label}: {line}"));
+            }
             if let Some(line) = k.explain().lines().last() {
                 out.timings.push(format!("W={w} {line}"));
             }
@@ -286,6 +298,8 @@ fn jit_agrees_with_interpreter_on_the_ir_corpus() {
         compared: 0,
         timings: Vec::new(),
         unsupported: Vec::new(),
+        wide: 0,
+        refused: Vec::new(),
     };
     for path in files
         .iter()
@@ -297,7 +311,13 @@ fn jit_agrees_with_interpreter_on_the_ir_corpus() {
     for u in &out.unsupported {
         eprintln!("unsupported: {u}");
     }
-    eprintln!("compared {} launches", out.compared);
+    for r in &out.refused {
+        eprintln!("wide code refused: {r}");
+    }
+    eprintln!(
+        "compared {} launches; {} kernels got the wide code",
+        out.compared, out.wide
+    );
     for t in &out.timings {
         eprintln!("{t}");
     }
@@ -317,6 +337,8 @@ fn every_binary_operation_and_type_agrees_with_interpreter() {
         compared: 0,
         timings: Vec::new(),
         unsupported: Vec::new(),
+        wide: 0,
+        refused: Vec::new(),
     };
     for t in TYPES {
         let float = t.starts_with('f');
@@ -335,6 +357,15 @@ fn every_binary_operation_and_type_agrees_with_interpreter() {
         }
     }
     assert!(out.unsupported.is_empty(), "{:?}", out.unsupported);
+    // The wide code's subset: float add, sub, mul, div; int and uint add,
+    // sub, mul, and, or, xor, shl, shr (4 + 2 × 8).
+    if vecl_jit::wide::select::cpu_supported() {
+        assert_eq!(
+            out.wide, 20,
+            "kernels with the wide code: refused {:?}",
+            out.refused
+        );
+    }
     assert!(
         out.compared >= 80 * 4,
         "only {} launches compared",
@@ -351,6 +382,8 @@ fn every_conversion_and_comparison_agrees_with_interpreter() {
         compared: 0,
         timings: Vec::new(),
         unsupported: Vec::new(),
+        wide: 0,
+        refused: Vec::new(),
     };
     for from in TYPES {
         for to in TYPES {
@@ -368,6 +401,14 @@ fn every_conversion_and_comparison_agrees_with_interpreter() {
         }
     }
     assert!(out.unsupported.is_empty(), "{:?}", out.unsupported);
+    eprintln!("{} kernels got the wide code", out.wide);
+    if vecl_jit::wide::select::cpu_supported() {
+        assert_eq!(
+            out.wide, 27,
+            "kernels with the wide code: refused {:?}",
+            out.refused
+        );
+    }
     assert!(
         out.compared >= 160 * 4,
         "only {} launches compared",

@@ -43,6 +43,18 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::Compare {
             d, a, b, within, ..
         } => (vec![(a, true), (b, true)], vec![(within, true), (d, false)]),
+        Op::Compare2 { d, a, b, .. } => (vec![(a, true), (b, true)], vec![(d, false)]),
+        Op::KAnd { d, a, b } | Op::KAndNot { d, a, b } | Op::KXor { d, a, b } => {
+            (vec![], vec![(a, true), (b, true), (d, false)])
+        }
+        Op::KNot { d, a } | Op::KCopy { d, a } => (vec![], vec![(a, true), (d, false)]),
+        Op::KZero { d } | Op::RunningLanes { d } => (vec![], vec![(d, false)]),
+        Op::Select { d, k, a, b } => (vec![(a, true), (b, true), (d, false)], vec![(k, true)]),
+        Op::MaskedCopy { d, a, k } => (vec![(d, true), (a, true), (d, false)], vec![(k, true)]),
+        Op::Convert { d, a, .. } => (vec![(a, true), (d, false)], vec![]),
+        Op::GlobalId { d, .. } => (vec![(d, false)], vec![]),
+        Op::LoadElems { d, idx, k, .. } => (vec![(idx, true), (d, false)], vec![(k, true)]),
+        Op::StoreElems { a, idx, k, .. } => (vec![(a, true), (idx, true)], vec![(k, true)]),
         Op::Loop | Op::WhileCount { .. } => (vec![], vec![]),
         Op::WhileAny { k } => (vec![], vec![(k, true)]),
     }

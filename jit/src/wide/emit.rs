@@ -8,7 +8,7 @@
 //! pays no transition.
 
 use super::alloc::{allocate, Allocation};
-use super::{Arg, Bin, Cmp, Op, Program, WideError};
+use super::{Arg, Bin, Cmp, CmpKind, Cvt, Op, Program, WideError};
 use iced_x86::code_asm::*;
 use std::time::Instant;
 
@@ -64,7 +64,159 @@ pub(crate) fn arg(a: Arg) -> AsmRegister64 {
         Arg::A2 => rdx,
         Arg::A3 => rcx,
         Arg::A4 => r8,
+        Arg::Args => rbx,
+        Arg::Launch => r12,
     }
+}
+
+/// The lane numbers 0–15, which `GlobalId` adds to the chunk's first id
+/// and the consecutive test of an access compares against.
+static IOTA: [i32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// The zmm register and k register no allocator hands out: the scratch of
+/// the memory operations (`LoadElems`, `StoreElems`).
+pub(crate) const SCRATCH_ZMM: u8 = 31;
+pub(crate) const SCRATCH_K: u8 = 7;
+
+/// Whether `op` needs a kernel entry around it (registers the entry keeps,
+/// the scratch registers): such programs are compiled by [`crate::wide::entry`]
+/// only.
+pub(crate) fn needs_entry(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::GlobalId { .. }
+            | Op::RunningLanes { .. }
+            | Op::LoadElems { .. }
+            | Op::StoreElems { .. }
+            | Op::Load {
+                arg: Arg::Args | Arg::Launch,
+                ..
+            }
+            | Op::Broadcast {
+                arg: Arg::Args | Arg::Launch,
+                ..
+            }
+            | Op::Store {
+                arg: Arg::Args | Arg::Launch,
+                ..
+            }
+    )
+}
+
+/// `rax` = the 8-byte address at `[rbx + ptr]`; with `consecutive`,
+/// `r10` = lane 0 of `idx` sign-extended, and a jump to `slow` unless the
+/// lanes of `k` hold `idx[0] + l`.
+fn element_address(
+    a: &mut CodeAssembler,
+    ptr: i32,
+    idx: u8,
+    k: u8,
+    consecutive: bool,
+    slow: CodeLabel,
+) -> Result<(), WideError> {
+    a.mov(rax, qword_ptr(rbx + ptr)).map_err(asm_err)?;
+    if consecutive {
+        let t = zmm_reg(SCRATCH_ZMM)?;
+        let x = get_xmm(iced_x86::Register::XMM0 + u32::from(idx))
+            .ok_or_else(|| WideError::Malformed(format!("xmm{idx}")))?;
+        // EVEX: the index may be in xmm16-31, which VEX cannot encode.
+        a.set_prefer_vex(false);
+        let moved = a.vmovd(r10d, x);
+        a.set_prefer_vex(true);
+        moved.map_err(asm_err)?;
+        a.movsxd(r10, r10d).map_err(asm_err)?;
+        a.vpbroadcastd(t, r10d).map_err(asm_err)?;
+        a.mov(r11, IOTA.as_ptr() as u64).map_err(asm_err)?;
+        a.vpaddd(t, t, zmmword_ptr(r11)).map_err(asm_err)?;
+        a.vpcmpd(k_masked(k0, k), t, zmm_reg(idx)?, 4)
+            .map_err(asm_err)?;
+        a.kortestw(k0, k0).map_err(asm_err)?;
+        a.jnz(slow).map_err(asm_err)?;
+    } else {
+        a.jmp(slow).map_err(asm_err)?;
+    }
+    Ok(())
+}
+
+fn emit_memory(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
+    let mut slow = a.create_label();
+    let mut done = a.create_label();
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    let ks = k_reg(SCRATCH_K)?;
+    match *op {
+        Op::LoadElems {
+            d,
+            ptr,
+            idx,
+            k,
+            consecutive,
+        } => {
+            let (d, kn) = (zmm_reg(d.0 as u8)?, k.0 as u8);
+            element_address(a, ptr, idx.0 as u8, kn, consecutive, slow)?;
+            let idx = zmm_reg(idx.0 as u8)?;
+            if consecutive {
+                // Every lane running: a plain load (a masked one costs
+                // more on some cores).
+                let mut masked = a.create_label();
+                a.kortestw(k_reg(kn)?, k_reg(kn)?).map_err(asm_err)?;
+                a.jae(masked).map_err(asm_err)?;
+                a.vmovups(d, zmmword_ptr(rax + r10 * 4)).map_err(asm_err)?;
+                a.jmp(done).map_err(asm_err)?;
+                a.set_label(&mut masked).map_err(asm_err)?;
+                a.zero_bytes().map_err(asm_err)?;
+                a.vmovups(zmm_masked(d, kn).z(), zmmword_ptr(rax + r10 * 4))
+                    .map_err(asm_err)?;
+                a.jmp(done).map_err(asm_err)?;
+            }
+            a.set_label(&mut slow).map_err(asm_err)?;
+            a.zero_bytes().map_err(asm_err)?;
+            a.kmovw(ks, k_reg(kn)?).map_err(asm_err)?;
+            a.vpxord(t, t, t).map_err(asm_err)?;
+            a.vpgatherdd(zmm_masked(t, SCRATCH_K), zmmword_ptr(rax + idx * 4))
+                .map_err(asm_err)?;
+            a.vmovdqa32(d, t).map_err(asm_err)?;
+        }
+        Op::StoreElems {
+            a: x,
+            ptr,
+            idx,
+            k,
+            consecutive,
+        } => {
+            let (x, kn) = (zmm_reg(x.0 as u8)?, k.0 as u8);
+            element_address(a, ptr, idx.0 as u8, kn, consecutive, slow)?;
+            let idx = zmm_reg(idx.0 as u8)?;
+            if consecutive {
+                let m = match kn {
+                    1 => zmmword_ptr(rax + r10 * 4).k1(),
+                    2 => zmmword_ptr(rax + r10 * 4).k2(),
+                    3 => zmmword_ptr(rax + r10 * 4).k3(),
+                    4 => zmmword_ptr(rax + r10 * 4).k4(),
+                    5 => zmmword_ptr(rax + r10 * 4).k5(),
+                    6 => zmmword_ptr(rax + r10 * 4).k6(),
+                    _ => zmmword_ptr(rax + r10 * 4).k7(),
+                };
+                let mut masked = a.create_label();
+                a.kortestw(k_reg(kn)?, k_reg(kn)?).map_err(asm_err)?;
+                a.jae(masked).map_err(asm_err)?;
+                a.vmovups(zmmword_ptr(rax + r10 * 4), x).map_err(asm_err)?;
+                a.jmp(done).map_err(asm_err)?;
+                a.set_label(&mut masked).map_err(asm_err)?;
+                a.zero_bytes().map_err(asm_err)?;
+                a.vmovups(m, x).map_err(asm_err)?;
+                a.jmp(done).map_err(asm_err)?;
+            }
+            a.set_label(&mut slow).map_err(asm_err)?;
+            a.zero_bytes().map_err(asm_err)?;
+            a.kmovw(ks, k_reg(kn)?).map_err(asm_err)?;
+            a.vpscatterdd(zmmword_ptr(rax + idx * 4).k7(), x)
+                .map_err(asm_err)?;
+        }
+        _ => return Err(WideError::Malformed("not a memory operation".into())),
+    }
+    a.set_label(&mut done).map_err(asm_err)?;
+    a.zero_bytes().map_err(asm_err)?;
+    Ok(())
 }
 
 pub(crate) fn zmm_reg(n: u8) -> Result<AsmRegisterZmm, WideError> {
@@ -123,6 +275,11 @@ fn bin(
         Bin::ISub => a.vpsubd(d, x, y),
         Bin::IMul => a.vpmulld(d, x, y),
         Bin::IXor => a.vpxord(d, x, y),
+        Bin::IAnd => a.vpandd(d, x, y),
+        Bin::IOr => a.vpord(d, x, y),
+        Bin::Shl => a.vpsllvd(d, x, y),
+        Bin::Sar => a.vpsravd(d, x, y),
+        Bin::Shr => a.vpsrlvd(d, x, y),
     }
 }
 
@@ -204,6 +361,67 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             }
             .map_err(asm_err)?;
         }
+        Op::Compare2 {
+            kind,
+            pred,
+            d,
+            a: x,
+            b: y,
+        } => {
+            let p = i32::from(pred);
+            match kind {
+                CmpKind::F32 => a.vcmpps(k(d)?, z(x)?, z(y)?, p),
+                CmpKind::I32 => a.vpcmpd(k(d)?, z(x)?, z(y)?, p),
+                CmpKind::U32 => a.vpcmpud(k(d)?, z(x)?, z(y)?, p),
+            }
+            .map_err(asm_err)?;
+        }
+        Op::KAnd { d, a: x, b: y } => a.kandw(k(d)?, k(x)?, k(y)?).map_err(asm_err)?,
+        // kandnw computes !first & second.
+        Op::KAndNot { d, a: x, b: y } => a.kandnw(k(d)?, k(y)?, k(x)?).map_err(asm_err)?,
+        Op::KXor { d, a: x, b: y } => a.kxorw(k(d)?, k(x)?, k(y)?).map_err(asm_err)?,
+        Op::KNot { d, a: x } => a.knotw(k(d)?, k(x)?).map_err(asm_err)?,
+        Op::KZero { d } => a.kxorw(k(d)?, k(d)?, k(d)?).map_err(asm_err)?,
+        Op::KCopy { d, a: x } => {
+            if d.0 != x.0 {
+                a.kmovw(k(d)?, k(x)?).map_err(asm_err)?;
+            }
+        }
+        // vpblendmd takes the second source where the mask is set.
+        Op::Select {
+            d,
+            k: m,
+            a: x,
+            b: y,
+        } => a
+            .vpblendmd(zmm_masked(z(d)?, kn(m)), z(y)?, z(x)?)
+            .map_err(asm_err)?,
+        Op::MaskedCopy { d, a: x, k: m } => a
+            .vmovdqa32(zmm_masked(z(d)?, kn(m)), z(x)?)
+            .map_err(asm_err)?,
+        Op::Convert { cvt, d, a: x } => match cvt {
+            Cvt::I2F => a.vcvtdq2ps(z(d)?, z(x)?),
+            Cvt::U2F => a.vcvtudq2ps(z(d)?, z(x)?),
+            Cvt::F2I => a.vcvttps2dq(z(d)?, z(x)?),
+            Cvt::F2U => a.vcvttps2udq(z(d)?, z(x)?),
+        }
+        .map_err(asm_err)?,
+        Op::GlobalId { d, dim } => {
+            // The entry keeps the chunk's first id of dimension 0 in r15,
+            // the row's ids of dimensions 1 and 2 in rdi and r9.
+            match dim {
+                0 => {
+                    a.vpbroadcastd(z(d)?, r15d).map_err(asm_err)?;
+                    a.mov(r11, IOTA.as_ptr() as u64).map_err(asm_err)?;
+                    a.vpaddd(z(d)?, z(d)?, zmmword_ptr(r11)).map_err(asm_err)?;
+                }
+                1 => a.vpbroadcastd(z(d)?, edi).map_err(asm_err)?,
+                _ => a.vpbroadcastd(z(d)?, r9d).map_err(asm_err)?,
+            }
+        }
+        // The entry keeps the chunk's running lanes in edx.
+        Op::RunningLanes { d } => a.kmovw(k(d)?, edx).map_err(asm_err)?,
+        Op::LoadElems { .. } | Op::StoreElems { .. } => emit_memory(a, op)?,
         Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
             return Err(WideError::Malformed("loop control in emit_op".into()));
         }
@@ -252,6 +470,11 @@ pub fn compile(p: &Program) -> Result<WideCode, WideError> {
     if !super::supported() {
         return Err(WideError::NoAvx512);
     }
+    if p.ops().iter().any(needs_entry) {
+        return Err(WideError::Malformed(
+            "a kernel entry's operation in a plain program".into(),
+        ));
+    }
     let start = Instant::now();
     let ra: Allocation = allocate(p)?;
     let zv = |v: super::V| super::V(u32::from(ra.zmm[v.0 as usize]));
@@ -263,6 +486,7 @@ pub fn compile(p: &Program) -> Result<WideCode, WideError> {
             Op::Loop => {
                 let mut l = a.create_label();
                 a.set_label(&mut l).map_err(asm_err)?;
+                a.zero_bytes().map_err(asm_err)?;
                 open.push(l);
             }
             Op::WhileAny { k: m } => {

@@ -7,12 +7,12 @@
 //! is the back half of the other route: a small machine IR ([`Program`]:
 //! zmm values, k masks, structured loops), a register allocator for it
 //! ([`alloc`]) and an emitter through the `iced-x86` assembler into
-//! executable memory ([`emit`]). The front half — lowering vecl's Kernel IR
-//! into this machine IR — is not written: [`chunks`] builds the chunk
-//! loops of `benches/mandelbrot.cl` and of nbody's force loop by hand, as
-//! such a lowering would, so that what the route gives (speed, compile
-//! time, register pressure with 32 registers) can be measured now. No
-//! kernel compiled by [`crate::compile_kernel`] takes this path.
+//! executable memory ([`emit`]). The front half, [`lower`], lowers a
+//! kernel's Kernel IR into the body of one 16-lane chunk, [`entry`] wraps
+//! it in a function with the runtime's entry ABI, and [`select`] decides
+//! whether a kernel gets it (`JitOptions::wide`, `VECL_WIDE=1`) or keeps
+//! Cranelift's code, and why. [`chunks`] holds the hand-built mandelbrot
+//! and nbody loops of the prototype that measured the route.
 //!
 //! Two register allocators ([`Allocator`]): [`alloc`], linear scan over the
 //! program's order without spilling (a value used inside a loop and
@@ -24,7 +24,10 @@
 pub mod alloc;
 pub mod chunks;
 pub mod emit;
+pub mod entry;
+pub mod lower;
 pub mod ra2;
+pub mod select;
 
 /// A 16-lane vector value (32-bit lanes: `f32` or `i32` bits), a virtual
 /// zmm register. Writing it again (a loop-carried variable) is allowed.
@@ -43,6 +46,10 @@ pub enum Arg {
     A2,
     A3,
     A4,
+    /// A kernel entry's argument block (`entry`: kept in rbx).
+    Args,
+    /// A kernel entry's `Launch` (`entry`: kept in r12).
+    Launch,
 }
 
 /// A binary lane-wise operation.
@@ -57,6 +64,40 @@ pub enum Bin {
     IMul,
     /// Bitwise exclusive or of the lanes' bits.
     IXor,
+    IAnd,
+    IOr,
+    /// Shifts by the second operand's lanes (0–31: the lowering masks
+    /// the count as OpenCL C does).
+    Shl,
+    /// Arithmetic (signed) right shift.
+    Sar,
+    /// Logical (unsigned) right shift.
+    Shr,
+}
+
+/// How [`Op::Compare2`] compares the lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpKind {
+    /// `vcmpps`: the predicate is its immediate (0 `==` ordered, 1 `<`,
+    /// 2 `<=`, 4 `!=` unordered, 13 `>=`, 14 `>`).
+    F32,
+    /// `vpcmpd`, signed: 0 `==`, 1 `<`, 2 `<=`, 4 `!=`, 5 `>=`, 6 `>`.
+    I32,
+    /// `vpcmpud`, unsigned, the same predicates.
+    U32,
+}
+
+/// A lane-wise conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cvt {
+    /// Signed integer to float, rounded to nearest.
+    I2F,
+    /// Unsigned integer to float, rounded to nearest.
+    U2F,
+    /// Float to signed integer, truncated.
+    F2I,
+    /// Float to unsigned integer, truncated.
+    F2U,
 }
 
 /// A lane-wise comparison into a mask.
@@ -153,6 +194,95 @@ pub enum Op {
     },
     /// Start of a loop body.
     Loop,
+    /// `d = a CMP b` in every lane (see [`CmpKind`] for `pred`).
+    Compare2 {
+        kind: CmpKind,
+        pred: u8,
+        d: K,
+        a: V,
+        b: V,
+    },
+    /// `d = a & b`.
+    KAnd {
+        d: K,
+        a: K,
+        b: K,
+    },
+    /// `d = a & !b`.
+    KAndNot {
+        d: K,
+        a: K,
+        b: K,
+    },
+    /// `d = a ^ b`.
+    KXor {
+        d: K,
+        a: K,
+        b: K,
+    },
+    /// `d = !a`.
+    KNot {
+        d: K,
+        a: K,
+    },
+    /// No lane of `d` set.
+    KZero {
+        d: K,
+    },
+    /// `d = a` (a renaming for the allocator).
+    KCopy {
+        d: K,
+        a: K,
+    },
+    /// `d = k ? a : b`, lane by lane.
+    Select {
+        d: V,
+        k: K,
+        a: V,
+        b: V,
+    },
+    /// `d = a` in the lanes of `k`, `d` unchanged in the others.
+    MaskedCopy {
+        d: V,
+        a: V,
+        k: K,
+    },
+    Convert {
+        cvt: Cvt,
+        d: V,
+        a: V,
+    },
+    /// A kernel entry's `get_global_id(dim)` as 32-bit lanes (lane `l` of
+    /// dimension 0 is the chunk's first id plus `l`; the entry runs only
+    /// launches whose ids fit in 31 bits).
+    GlobalId {
+        d: V,
+        dim: u8,
+    },
+    /// A kernel entry's running lanes of the chunk (the tail chunk of a
+    /// row has fewer than 16).
+    RunningLanes {
+        d: K,
+    },
+    /// The 32-bit elements `ptr[idx[l]]` in the lanes of `k` (zero in the
+    /// others), `ptr` the 8-byte address at `[args + ptr]`, `idx` signed.
+    /// With `consecutive`, one vector load when the lanes of `k` hold
+    /// consecutive indices (tested at run time), a gather otherwise.
+    LoadElems {
+        d: V,
+        ptr: i32,
+        idx: V,
+        k: K,
+        consecutive: bool,
+    },
+    /// `ptr[idx[l]] = a[l]` in the lanes of `k` (see [`Op::LoadElems`]).
+    StoreElems {
+        a: V,
+        ptr: i32,
+        idx: V,
+        k: K,
+        consecutive: bool,
+    },
     /// End of the innermost loop: back to its start while a lane of `k` is
     /// set.
     WhileAny {
@@ -215,6 +345,81 @@ impl Op {
                 a: v(a),
                 b: v(b),
                 within: k(within),
+            },
+            Op::Compare2 {
+                kind,
+                pred,
+                d,
+                a,
+                b,
+            } => Op::Compare2 {
+                kind,
+                pred,
+                d: k(d),
+                a: v(a),
+                b: v(b),
+            },
+            Op::KAnd { d, a, b } => Op::KAnd {
+                d: k(d),
+                a: k(a),
+                b: k(b),
+            },
+            Op::KAndNot { d, a, b } => Op::KAndNot {
+                d: k(d),
+                a: k(a),
+                b: k(b),
+            },
+            Op::KXor { d, a, b } => Op::KXor {
+                d: k(d),
+                a: k(a),
+                b: k(b),
+            },
+            Op::KNot { d, a } => Op::KNot { d: k(d), a: k(a) },
+            Op::KZero { d } => Op::KZero { d: k(d) },
+            Op::KCopy { d, a } => Op::KCopy { d: k(d), a: k(a) },
+            Op::Select { d, k: m, a, b } => Op::Select {
+                d: v(d),
+                k: k(m),
+                a: v(a),
+                b: v(b),
+            },
+            Op::MaskedCopy { d, a, k: m } => Op::MaskedCopy {
+                d: v(d),
+                a: v(a),
+                k: k(m),
+            },
+            Op::Convert { cvt, d, a } => Op::Convert {
+                cvt,
+                d: v(d),
+                a: v(a),
+            },
+            Op::GlobalId { d, dim } => Op::GlobalId { d: v(d), dim },
+            Op::RunningLanes { d } => Op::RunningLanes { d: k(d) },
+            Op::LoadElems {
+                d,
+                ptr,
+                idx,
+                k: m,
+                consecutive,
+            } => Op::LoadElems {
+                d: v(d),
+                ptr,
+                idx: v(idx),
+                k: k(m),
+                consecutive,
+            },
+            Op::StoreElems {
+                a,
+                ptr,
+                idx,
+                k: m,
+                consecutive,
+            } => Op::StoreElems {
+                a: v(a),
+                ptr,
+                idx: v(idx),
+                k: k(m),
+                consecutive,
             },
             Op::Loop => Op::Loop,
             Op::WhileAny { k: m } => Op::WhileAny { k: k(m) },

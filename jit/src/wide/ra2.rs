@@ -9,7 +9,8 @@
 //! enters the loop and a latch block on the back edge pass their current
 //! versions. The loop's test ends its last block with two successors (the
 //! latch and the exit), so no edge is critical. zmm values are the float
-//! class (zmm0–31), masks the vector class (k1–k7). Every operation reads
+//! class (zmm0–30), masks the vector class (k1–k6); zmm31 and k7 are the
+//! memory operations' scratch. Every operation reads
 //! its sources before it writes its result, except where a constraint says
 //! otherwise: FMA's result reuses the addend's register (`vfmadd231ps`),
 //! a masked operation's result its old value's (merge masking). Spill slots
@@ -313,6 +314,167 @@ impl Builder {
                     ],
                 )
             }
+            Op::KCopy { d, a } => {
+                let r = self.use_k(a)?;
+                self.cur_k.insert(d.0, r);
+                return Ok(());
+            }
+            Op::Compare2 {
+                kind,
+                pred,
+                d,
+                a,
+                b,
+            } => {
+                let (x, y) = (self.use_v(a)?, self.use_v(b)?);
+                let r = self.def_k(d);
+                (
+                    Op::Compare2 {
+                        kind,
+                        pred,
+                        d: kk(r),
+                        a: vv(x),
+                        b: vv(y),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
+            Op::KAnd { d, a, b } | Op::KAndNot { d, a, b } | Op::KXor { d, a, b } => {
+                let (x, y) = (self.use_k(a)?, self.use_k(b)?);
+                let r = self.def_k(d);
+                let (d, a, b) = (kk(r), kk(x), kk(y));
+                let renamed = match op {
+                    Op::KAnd { .. } => Op::KAnd { d, a, b },
+                    Op::KAndNot { .. } => Op::KAndNot { d, a, b },
+                    _ => Op::KXor { d, a, b },
+                };
+                (
+                    renamed,
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
+            Op::KNot { d, a } => {
+                let x = self.use_k(a)?;
+                let r = self.def_k(d);
+                (
+                    Op::KNot { d: kk(r), a: kk(x) },
+                    vec![Operand::reg_use(x), Operand::reg_def(r)],
+                )
+            }
+            Op::KZero { d } | Op::RunningLanes { d } => {
+                let r = self.def_k(d);
+                let renamed = match op {
+                    Op::KZero { .. } => Op::KZero { d: kk(r) },
+                    _ => Op::RunningLanes { d: kk(r) },
+                };
+                (renamed, vec![Operand::reg_def(r)])
+            }
+            Op::Select { d, k, a, b } => {
+                let (x, y, m) = (self.use_v(a)?, self.use_v(b)?, self.use_k(k)?);
+                let r = self.def_v(d);
+                (
+                    Op::Select {
+                        d: vv(r),
+                        k: kk(m),
+                        a: vv(x),
+                        b: vv(y),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_use(m),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
+            Op::MaskedCopy { d, a, k } => {
+                let (old, x, m) = (self.use_v(d)?, self.use_v(a)?, self.use_k(k)?);
+                let r = self.def_v(d);
+                (
+                    Op::MaskedCopy {
+                        d: vv(r),
+                        a: vv(x),
+                        k: kk(m),
+                    },
+                    vec![
+                        Operand::reg_use(old),
+                        Operand::reg_use(x),
+                        Operand::reg_use(m),
+                        Operand::reg_reuse_def(r, 0),
+                    ],
+                )
+            }
+            Op::Convert { cvt, d, a } => {
+                let x = self.use_v(a)?;
+                let r = self.def_v(d);
+                (
+                    Op::Convert {
+                        cvt,
+                        d: vv(r),
+                        a: vv(x),
+                    },
+                    vec![Operand::reg_use(x), Operand::reg_def(r)],
+                )
+            }
+            Op::GlobalId { d, dim } => {
+                let r = self.def_v(d);
+                (Op::GlobalId { d: vv(r), dim }, vec![Operand::reg_def(r)])
+            }
+            Op::LoadElems {
+                d,
+                ptr,
+                idx,
+                k,
+                consecutive,
+            } => {
+                let (x, m) = (self.use_v(idx)?, self.use_k(k)?);
+                let r = self.def_v(d);
+                (
+                    Op::LoadElems {
+                        d: vv(r),
+                        ptr,
+                        idx: vv(x),
+                        k: kk(m),
+                        consecutive,
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(m),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
+            Op::StoreElems {
+                a,
+                ptr,
+                idx,
+                k,
+                consecutive,
+            } => {
+                let (v, x, m) = (self.use_v(a)?, self.use_v(idx)?, self.use_k(k)?);
+                (
+                    Op::StoreElems {
+                        a: vv(v),
+                        ptr,
+                        idx: vv(x),
+                        k: kk(m),
+                        consecutive,
+                    },
+                    vec![
+                        Operand::reg_use(v),
+                        Operand::reg_use(x),
+                        Operand::reg_use(m),
+                    ],
+                )
+            }
             Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
                 return Err(WideError::Malformed("loop control as an operation".into()));
             }
@@ -367,8 +529,23 @@ fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Sqrt { d, .. }
         | Op::IntToFloat { d, .. }
         | Op::Copy { d, .. }
-        | Op::BinMasked { d, .. } => (vec![d.0], vec![]),
-        Op::AllLanes { d } | Op::KOr { d, .. } | Op::Compare { d, .. } => (vec![], vec![d.0]),
+        | Op::BinMasked { d, .. }
+        | Op::Select { d, .. }
+        | Op::MaskedCopy { d, .. }
+        | Op::Convert { d, .. }
+        | Op::GlobalId { d, .. }
+        | Op::LoadElems { d, .. } => (vec![d.0], vec![]),
+        Op::AllLanes { d }
+        | Op::KOr { d, .. }
+        | Op::Compare { d, .. }
+        | Op::Compare2 { d, .. }
+        | Op::KAnd { d, .. }
+        | Op::KAndNot { d, .. }
+        | Op::KXor { d, .. }
+        | Op::KNot { d, .. }
+        | Op::KZero { d }
+        | Op::KCopy { d, .. }
+        | Op::RunningLanes { d } => (vec![], vec![d.0]),
         _ => (vec![], vec![]),
     }
 }
@@ -504,11 +681,12 @@ fn build(p: &Program) -> Result<Func, WideError> {
 
 fn machine_env() -> MachineEnv {
     let mut zmm = PRegSet::empty();
-    for r in 0..32 {
+    // zmm31 and k7 are the memory operations' scratch (`emit`).
+    for r in 0..usize::from(super::emit::SCRATCH_ZMM) {
         zmm.add(PReg::new(r, RegClass::Float));
     }
     let mut k = PRegSet::empty();
-    for r in 1..8 {
+    for r in 1..usize::from(super::emit::SCRATCH_K) {
         k.add(PReg::new(r, RegClass::Vector));
     }
     MachineEnv {
@@ -582,12 +760,28 @@ pub struct Regalloc2Stats {
     pub edits: usize,
 }
 
-/// Compiles `p` with `regalloc2` allocating its registers.
-pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), WideError> {
-    if !super::supported() {
-        return Err(WideError::NoAvx512);
+/// `p` allocated by `regalloc2`: its SSA form and the allocator's output.
+pub(crate) struct Allocated {
+    f: Func,
+    out: regalloc2::Output,
+}
+
+impl Allocated {
+    /// Bytes of stack the spill slots take, rounded up to 64.
+    pub(crate) fn frame(&self) -> usize {
+        (self.out.num_spillslots * SLOT).div_ceil(64) * 64
     }
-    let start = Instant::now();
+
+    pub(crate) fn stats(&self) -> Regalloc2Stats {
+        Regalloc2Stats {
+            spill_slots: self.out.num_spillslots,
+            edits: self.out.edits.len(),
+        }
+    }
+}
+
+/// Runs `regalloc2` on `p`.
+pub(crate) fn allocate_ra2(p: &Program) -> Result<Allocated, WideError> {
     let f = build(p)?;
     let out = regalloc2::run(
         &f,
@@ -599,25 +793,42 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
         },
     )
     .map_err(|e| WideError::Malformed(format!("regalloc2: {e:?}")))?;
-    let frame = (out.num_spillslots * SLOT).div_ceil(64) * 64;
-    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
-    if frame > 0 {
-        a.sub(rsp, frame as i32).map_err(asm_err)?;
-    }
+    Ok(Allocated { f, out })
+}
+
+/// Where [`emit_allocated`] puts its code.
+pub(crate) struct EmitAt {
+    /// Bytes to give back to the stack at the program's end (its own
+    /// frame), 0 inside a kernel entry, whose frame the entry keeps.
+    pub release_frame: usize,
+    /// Inside a kernel entry: where a loop goes when the launch's stop
+    /// flag (`[r12 + STOP_FLAG]`) is set at its back edge.
+    pub cancel: Option<CodeLabel>,
+}
+
+/// Emits the allocated program into `a` (spill slots at `[rsp]`); returns
+/// the zmm and k registers used, as bit sets.
+pub(crate) fn emit_allocated(
+    a: &mut CodeAssembler,
+    alloc: &Allocated,
+    at: &EmitAt,
+) -> Result<(u32, u32), WideError> {
+    let (f, out) = (&alloc.f, &alloc.out);
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
     let (mut zmm_set, mut k_set) = (0u32, 0u32);
     for bi in 0..f.blocks.len() {
         let mut label = labels[bi];
         a.set_label(&mut label).map_err(asm_err)?;
-        for ie in out.block_insts_and_edits(&f, Block::new(bi)) {
+        a.zero_bytes().map_err(asm_err)?;
+        for ie in out.block_insts_and_edits(f, Block::new(bi)) {
             match ie {
-                InstOrEdit::Edit(Edit::Move { from, to }) => emit_move(&mut a, *from, *to)?,
+                InstOrEdit::Edit(Edit::Move { from, to }) => emit_move(a, *from, *to)?,
                 InstOrEdit::Inst(i) => {
                     let allocs = out.inst_allocs(i);
                     // Each vreg of the instruction to its register.
                     let mut map: HashMap<u32, u32> = HashMap::new();
-                    for (o, at) in f.operands[i.index()].iter().zip(allocs) {
-                        let r = at.as_reg().ok_or_else(|| {
+                    for (o, place) in f.operands[i.index()].iter().zip(allocs) {
+                        let r = place.as_reg().ok_or_else(|| {
                             WideError::Malformed("an operand left in memory".into())
                         })?;
                         map.insert(o.vreg().vreg() as u32, r.hw_enc() as u32);
@@ -630,7 +841,7 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
                     match &f.insts[i.index()] {
                         MInst::Op(op) => {
                             let op = op.map_regs(|v| V(phys(v.0)), |k| K(phys(k.0)));
-                            emit_op(&mut a, &op)?;
+                            emit_op(a, &op)?;
                         }
                         MInst::Jump { to, .. } => {
                             if *to != bi + 1 {
@@ -643,6 +854,12 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
                             debug_assert_eq!(*latch, bi + 1);
                             match *op {
                                 Op::WhileAny { k } => {
+                                    if let Some(cancel) = at.cancel {
+                                        let stop = crate::abi::launch_offsets::STOP_FLAG;
+                                        a.mov(rax, qword_ptr(r12 + stop)).map_err(asm_err)?;
+                                        a.cmp(dword_ptr(rax), 0).map_err(asm_err)?;
+                                        a.jne(cancel).map_err(asm_err)?;
+                                    }
                                     let km = k_reg(phys(k.0) as u8)?;
                                     a.kortestw(km, km).map_err(asm_err)?;
                                 }
@@ -659,8 +876,8 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
                             a.jz(labels[*exit]).map_err(asm_err)?;
                         }
                         MInst::Ret => {
-                            if frame > 0 {
-                                a.add(rsp, frame as i32).map_err(asm_err)?;
+                            if at.release_frame > 0 {
+                                a.add(rsp, at.release_frame as i32).map_err(asm_err)?;
                             }
                         }
                     }
@@ -668,10 +885,35 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
             }
         }
     }
-    let stats = Regalloc2Stats {
-        spill_slots: out.num_spillslots,
-        edits: out.edits.len(),
-    };
+    Ok((zmm_set, k_set))
+}
+
+/// Compiles `p` with `regalloc2` allocating its registers.
+pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), WideError> {
+    if !super::supported() {
+        return Err(WideError::NoAvx512);
+    }
+    if p.ops().iter().any(super::emit::needs_entry) {
+        return Err(WideError::Malformed(
+            "a kernel entry's operation in a plain program".into(),
+        ));
+    }
+    let start = Instant::now();
+    let alloc = allocate_ra2(p)?;
+    let frame = alloc.frame();
+    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    if frame > 0 {
+        a.sub(rsp, frame as i32).map_err(asm_err)?;
+    }
+    let (zmm_set, k_set) = emit_allocated(
+        &mut a,
+        &alloc,
+        &EmitAt {
+            release_frame: frame,
+            cancel: None,
+        },
+    )?;
+    let stats = alloc.stats();
     Ok((
         finish(a, start, zmm_set.count_ones(), k_set.count_ones())?,
         stats,

@@ -1,0 +1,967 @@
+//! The front half of the wide code generator: a kernel's Kernel IR (after
+//! the middle passes, as the Cranelift lowering receives it) lowered into
+//! the body of a 16-lane chunk ([`Program`]), which [`super::entry`] wraps
+//! in the work-group and chunk loops.
+//!
+//! Every value is one zmm register of 16 lanes (uniform values too: a
+//! kernel argument or constant is broadcast), every `bool` one k register.
+//! Control flow is all masked, as ISPC does it: the current mask (`cur`)
+//! holds the lanes running at this point; an `if` runs both arms under
+//! `cur & c` and `cur & !c` and joins the lanes that reach its end; a loop
+//! runs while any lane is in it (`break` moves the lanes to the loop's
+//! exit mask, `continue` to its continuing block, `return` drops them).
+//! Variables are written under the mask (merge masking), so lanes that
+//! are not running keep their values. Uniform branches are masked too:
+//! their lanes all agree, so the result is the same.
+//!
+//! The subset (anything else is refused with the first operation outside
+//! it, and the kernel keeps Cranelift's code): `float`, `int`, `uint` and
+//! `bool` scalars; `long`/`ulong`/`size_t` only as work-item ids and sizes
+//! and as conversions of `int` values (kept as 32-bit lanes, which the
+//! entry makes exact by running only launches whose ids fit in 31 bits);
+//! arithmetic (no integer division), comparisons, selects, conversions
+//! between `int`, `uint` and `float`, `sqrt`, `fabs`, `fma` and the front
+//! end's contractions; loads and stores of 4-byte elements through a
+//! `__global` or `__constant` pointer argument indexed by an `int` or
+//! `long` (a vector access when the uniformity analysis finds the address
+//! consecutive and the lanes are so at run time, a gather or scatter
+//! otherwise); `get_global_id`, `get_global_size`, `get_global_offset` and
+//! `get_work_dim` of a constant dimension. No barriers, `__local` or
+//! private memory, atomics, calls, vectors, doubles or switches.
+
+use super::{Arg, Bin, CmpKind, Cvt, Op, Program, K, V};
+use crate::abi::{launch_offsets, ArgSlot};
+use vecl_ir::analysis::uniformity::{Shape, Uniformity};
+use vecl_ir::{
+    AddressSpace, BinaryOp, Block, Builtin, CmpOp, Function, Inst, Loc, Rounding, Scalar, Stmt,
+    Type, UnaryOp, ValueId, WorkItemFn,
+};
+
+/// Why a kernel was not lowered: the first operation outside the subset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub what: String,
+    pub loc: Loc,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)?;
+        if self.loc.is_known() {
+            write!(f, " at {}:{}", self.loc.line, self.loc.col)?;
+        }
+        Ok(())
+    }
+}
+
+/// A `__global`/`__constant` pointer: the argument slot holding the
+/// buffer's address and an element index (none: element 0).
+#[derive(Clone, Copy, Debug)]
+struct Pointer {
+    slot: i32,
+    index: Option<V>,
+}
+
+/// What an IR value became.
+#[derive(Clone, Copy, Debug)]
+enum Val {
+    V(V),
+    K(K),
+    Ptr(Pointer),
+}
+
+/// What an IR variable is.
+#[derive(Clone, Copy, Debug)]
+enum VarRepr {
+    V(V),
+    K(K),
+    /// A pointer variable written only outside any `if` or loop.
+    Ptr(Option<Pointer>),
+    /// A variable of a type outside the subset: refused when used.
+    Other,
+}
+
+/// The masks of a loop being lowered.
+struct LoopMasks {
+    /// Lanes that left by `break`.
+    broke: K,
+    /// Lanes that went to the continuing block by `continue`.
+    continued: K,
+}
+
+/// How a scalar type is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    F32,
+    I32,
+    U32,
+    /// `long`: 32-bit lanes, sign-extended on use.
+    I64,
+    /// `ulong`/`size_t`: 32-bit lanes, sign-extended on use (values below
+    /// 2^31 from work-item queries, or conversions of `int`s and `long`s).
+    U64,
+    Bool,
+}
+
+fn class(ty: &Type) -> Option<Class> {
+    match ty {
+        Type::Scalar(Scalar::F32) => Some(Class::F32),
+        Type::Scalar(Scalar::I32) => Some(Class::I32),
+        Type::Scalar(Scalar::U32) => Some(Class::U32),
+        Type::Scalar(Scalar::I64) => Some(Class::I64),
+        Type::Scalar(Scalar::U64) => Some(Class::U64),
+        Type::Scalar(Scalar::Bool) => Some(Class::Bool),
+        _ => None,
+    }
+}
+
+/// The lowering context: the program being built, the values and
+/// variables lowered so far, and the masks.
+struct Cx<'a> {
+    func: &'a Function,
+    uni: &'a Uniformity,
+    slots: &'a [ArgSlot],
+    p: Program,
+    vals: Vec<Option<Val>>,
+    vars: Vec<VarRepr>,
+    /// The running lanes here.
+    cur: K,
+    /// `cur` is still every running lane of the chunk (no branch or exit
+    /// has narrowed it): variables are written without merging.
+    whole: bool,
+    loops: Vec<LoopMasks>,
+    /// `if`s and loops around the statement being lowered.
+    depth: usize,
+    /// Per IR value: known to lie in [0, 2^31) (work-item ids and sizes,
+    /// which the entry keeps below 2^31, non-negative constants, and
+    /// conversions of such values).
+    small: Vec<bool>,
+}
+
+type Lowered<T> = Result<T, Refusal>;
+
+/// Lowers `func` into the body of one chunk (see the module doc).
+/// `slots`: where each parameter is in the argument block.
+pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Lowered<Program> {
+    let mut p = Program::new();
+    let cur = p.k();
+    p.push(Op::RunningLanes { d: cur });
+    let mut cx = Cx {
+        func,
+        uni,
+        slots,
+        p,
+        vals: vec![None; func.insts.len()],
+        vars: Vec::new(),
+        cur,
+        whole: true,
+        loops: Vec::new(),
+        depth: 0,
+        small: vec![false; func.insts.len()],
+    };
+    // Every variable holds a value from the start, so that one written
+    // under a mask inside a loop has an old value to keep.
+    for var in &func.vars {
+        let repr = match (&var.ty, class(&var.ty)) {
+            (_, Some(Class::Bool)) => {
+                let d = cx.p.k();
+                cx.p.push(Op::KZero { d });
+                VarRepr::K(d)
+            }
+            (_, Some(_)) => VarRepr::V(cx.p.splat_i32(0)),
+            (Type::Pointer(..), None) => VarRepr::Ptr(None),
+            _ => VarRepr::Other,
+        };
+        cx.vars.push(repr);
+    }
+    cx.block(&func.body)?;
+    Ok(cx.p)
+}
+
+fn refuse<T>(what: impl Into<String>, loc: Loc) -> Lowered<T> {
+    Err(Refusal {
+        what: what.into(),
+        loc,
+    })
+}
+
+/// Whether `b` holds a `break`, `continue` or `return` that leaves it.
+fn exits(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue | Stmt::Return(_) => true,
+        Stmt::If { then_, else_, .. } => exits(then_) || exits(else_),
+        Stmt::Loop { body, continuing } => returns(body) || returns(continuing),
+        _ => false,
+    })
+}
+
+fn returns(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Return(_) => true,
+        Stmt::If { then_, else_, .. } => returns(then_) || returns(else_),
+        Stmt::Loop { body, continuing } => returns(body) || returns(continuing),
+        _ => false,
+    })
+}
+
+impl Cx<'_> {
+    fn loc(&self, v: ValueId) -> Loc {
+        self.func.inst(v).loc
+    }
+
+    fn val(&self, v: ValueId) -> Lowered<Val> {
+        self.vals[v.index()].ok_or_else(|| Refusal {
+            what: format!("value %{} used before it is lowered", v.0),
+            loc: self.loc(v),
+        })
+    }
+
+    fn vec(&self, v: ValueId) -> Lowered<V> {
+        match self.val(v)? {
+            Val::V(x) => Ok(x),
+            _ => refuse(format!("%{} is not a lane value", v.0), self.loc(v)),
+        }
+    }
+
+    fn mask(&self, v: ValueId) -> Lowered<K> {
+        match self.val(v)? {
+            Val::K(x) => Ok(x),
+            _ => refuse(format!("%{} is not a mask", v.0), self.loc(v)),
+        }
+    }
+
+    fn k_op(&mut self, f: impl FnOnce(K) -> Op) -> K {
+        let d = self.p.k();
+        self.p.push(f(d));
+        d
+    }
+
+    fn v_op(&mut self, f: impl FnOnce(V) -> Op) -> V {
+        let d = self.p.v();
+        self.p.push(f(d));
+        d
+    }
+
+    fn block(&mut self, b: &Block) -> Lowered<()> {
+        for s in &b.0 {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Lowered<()> {
+        match s {
+            Stmt::Eval(v) => {
+                let val = self.inst(*v)?;
+                self.vals[v.index()] = val;
+                self.small[v.index()] = match &self.func.inst(*v).inst {
+                    Inst::WorkItem(..) => true,
+                    Inst::Const(_) => self
+                        .func
+                        .int_const(*v)
+                        .is_some_and(|x| (0..=i64::from(i32::MAX)).contains(&x)),
+                    Inst::Convert { value, .. } => {
+                        self.small[value.index()]
+                            && class(self.func.ty(*v)).is_some_and(|c| c != Class::Bool)
+                    }
+                    _ => false,
+                };
+            }
+            Stmt::WriteVar(var, v) => self.write_var(var.index(), *v)?,
+            Stmt::Store { ptr, value, loc } => {
+                let p = match self.val(*ptr)? {
+                    Val::Ptr(p) => p,
+                    _ => {
+                        return refuse("a store through a pointer that is not an argument's", *loc)
+                    }
+                };
+                let a = self.vec(*value)?;
+                self.elem_class(*ptr, *loc)?;
+                let consecutive = self.consecutive(*ptr);
+                let idx = self.index_of(p);
+                let k = self.cur;
+                self.p.push(Op::StoreElems {
+                    a,
+                    ptr: p.slot,
+                    idx,
+                    k,
+                    consecutive,
+                });
+            }
+            Stmt::If { cond, then_, else_ } => {
+                let c = self.mask(*cond)?;
+                let (base, whole) = (self.cur, self.whole);
+                self.depth += 1;
+                self.whole = false;
+                self.cur = self.k_op(|d| Op::KAnd { d, a: base, b: c });
+                self.block(then_)?;
+                let then_out = self.cur;
+                self.cur = self.k_op(|d| Op::KAndNot { d, a: base, b: c });
+                self.block(else_)?;
+                let else_out = self.cur;
+                self.depth -= 1;
+                if exits(then_) || exits(else_) {
+                    self.cur = self.k_op(|d| Op::KOr {
+                        d,
+                        a: then_out,
+                        b: else_out,
+                    });
+                } else {
+                    // Every lane that entered reaches the end.
+                    self.cur = base;
+                    self.whole = whole;
+                }
+            }
+            Stmt::Loop { body, continuing } => {
+                let entry = self.cur;
+                // The loop's mask and exit mask are variables of the
+                // program, written again in the loop (loop-carried).
+                let lm = self.p.k();
+                self.p.push(Op::KCopy { d: lm, a: entry });
+                let broke = self.k_op(|d| Op::KZero { d });
+                self.p.push(Op::Loop);
+                let continued = self.k_op(|d| Op::KZero { d });
+                self.loops.push(LoopMasks { broke, continued });
+                self.depth += 1;
+                self.whole = false;
+                self.cur = lm;
+                self.block(body)?;
+                let after_body = self.cur;
+                self.cur = self.k_op(|d| Op::KOr {
+                    d,
+                    a: after_body,
+                    b: continued,
+                });
+                self.block(continuing)?;
+                let end = self.cur;
+                self.p.push(Op::KCopy { d: lm, a: end });
+                self.p.push(Op::WhileAny { k: lm });
+                self.depth -= 1;
+                self.loops.pop();
+                self.cur = broke;
+            }
+            Stmt::Break => {
+                let cur = self.cur;
+                let Some(l) = self.loops.last() else {
+                    return refuse("`break` out of a switch", Loc::NONE);
+                };
+                let broke = l.broke;
+                self.p.push(Op::KOr {
+                    d: broke,
+                    a: broke,
+                    b: cur,
+                });
+                self.cur = self.k_op(|d| Op::KZero { d });
+                self.whole = false;
+            }
+            Stmt::Continue => {
+                let cur = self.cur;
+                let Some(l) = self.loops.last() else {
+                    return refuse("`continue` outside a loop", Loc::NONE);
+                };
+                let continued = l.continued;
+                self.p.push(Op::KOr {
+                    d: continued,
+                    a: continued,
+                    b: cur,
+                });
+                self.cur = self.k_op(|d| Op::KZero { d });
+                self.whole = false;
+            }
+            Stmt::Return(None) => {
+                self.cur = self.k_op(|d| Op::KZero { d });
+                self.whole = false;
+            }
+            Stmt::Return(Some(v)) => return refuse("a return value", self.loc(*v)),
+            Stmt::Fence(_) => {}
+            Stmt::Barrier(_, loc) => return refuse("a barrier", *loc),
+            Stmt::Copy { loc, .. } => return refuse("a struct copy", *loc),
+            Stmt::Switch { selector, .. } => return refuse("a switch", self.loc(*selector)),
+        }
+        Ok(())
+    }
+
+    fn write_var(&mut self, var: usize, v: ValueId) -> Lowered<()> {
+        let loc = self.loc(v);
+        match (self.vars[var], self.val(v)?) {
+            (VarRepr::V(d), Val::V(a)) => {
+                if self.whole {
+                    self.p.push(Op::Copy { d, a });
+                } else {
+                    let k = self.cur;
+                    self.p.push(Op::MaskedCopy { d, a, k });
+                }
+            }
+            (VarRepr::K(d), Val::K(a)) => {
+                if self.whole {
+                    self.p.push(Op::KCopy { d, a });
+                } else {
+                    // d = (d & !cur) | (a & cur)
+                    let cur = self.cur;
+                    let keep = self.k_op(|t| Op::KAndNot { d: t, a: d, b: cur });
+                    let new = self.k_op(|t| Op::KAnd { d: t, a, b: cur });
+                    self.p.push(Op::KOr { d, a: keep, b: new });
+                }
+            }
+            (VarRepr::Ptr(_), Val::Ptr(p)) if self.depth == 0 => {
+                self.vars[var] = VarRepr::Ptr(Some(p));
+            }
+            (VarRepr::Ptr(_), _) => {
+                return refuse("a pointer variable written inside an `if` or a loop", loc)
+            }
+            _ => {
+                return refuse(
+                    format!("a variable of type {:?}", self.func.vars[var].ty),
+                    loc,
+                )
+            }
+        }
+        Ok(())
+    }
+
+    /// The element index of `p`'s accesses (0 when it has none).
+    fn index_of(&mut self, p: Pointer) -> V {
+        match p.index {
+            Some(i) => i,
+            None => self.p.splat_i32(0),
+        }
+    }
+
+    /// Whether the uniformity analysis finds the lanes' addresses through
+    /// `ptr` consecutive 4-byte elements (the code still tests it).
+    fn consecutive(&self, ptr: ValueId) -> bool {
+        self.uni.shape(ptr) == Shape::Linear(4)
+    }
+
+    /// Refuses accesses through `ptr` other than of a 4-byte `float`,
+    /// `int` or `uint`.
+    fn elem_class(&self, ptr: ValueId, loc: Loc) -> Lowered<()> {
+        match self.func.ty(ptr) {
+            Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t)
+                if matches!(
+                    class(t),
+                    Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
+                ) =>
+            {
+                Ok(())
+            }
+            t => refuse(format!("an access through {t:?}"), loc),
+        }
+    }
+
+    fn splat(&mut self, bits: u32) -> V {
+        let d = self.p.v();
+        self.p.push(Op::Splat { d, bits });
+        d
+    }
+
+    /// The lowering of instruction `v`.
+    fn inst(&mut self, v: ValueId) -> Lowered<Option<Val>> {
+        let d = self.func.inst(v);
+        let (ty, loc) = (&d.ty, d.loc);
+        let cls = class(ty);
+        let unsupported = |what: String| refuse(what, loc);
+        Ok(Some(match &d.inst {
+            Inst::Param(n) => {
+                let slot = self.slots.get(*n as usize).map(|s| s.offset as i32);
+                let Some(off) = slot else {
+                    return unsupported(format!("parameter {n}"));
+                };
+                match (ty, cls) {
+                    (_, Some(Class::F32 | Class::I32 | Class::U32)) => {
+                        Val::V(self.v_op(|d| Op::Broadcast {
+                            d,
+                            arg: Arg::Args,
+                            off,
+                        }))
+                    }
+                    (Type::Pointer(AddressSpace::Global | AddressSpace::Constant, _), _)
+                        if !self.func.params[*n as usize].byval =>
+                    {
+                        Val::Ptr(Pointer {
+                            slot: off,
+                            index: None,
+                        })
+                    }
+                    _ => return unsupported(format!("a parameter of type {ty:?}")),
+                }
+            }
+            Inst::Const(bits) => match cls {
+                Some(Class::Bool) => Val::K(if *bits != 0 {
+                    self.k_op(|d| Op::AllLanes { d })
+                } else {
+                    self.k_op(|d| Op::KZero { d })
+                }),
+                Some(Class::F32 | Class::I32 | Class::U32) => Val::V(self.splat(*bits as u32)),
+                Some(Class::I64 | Class::U64) => {
+                    let x = *bits as i64;
+                    if x < i64::from(i32::MIN) || x > i64::from(i32::MAX) {
+                        return unsupported(format!("the 64-bit constant {x}"));
+                    }
+                    Val::V(self.splat(x as i32 as u32))
+                }
+                None => return unsupported(format!("a constant of type {ty:?}")),
+            },
+            Inst::Undef => match cls {
+                Some(Class::Bool) => Val::K(self.k_op(|d| Op::KZero { d })),
+                Some(_) => Val::V(self.splat(0)),
+                None => return unsupported(format!("undef of type {ty:?}")),
+            },
+            Inst::Unary(op, a) => match (op, cls) {
+                (UnaryOp::Neg, Some(Class::F32)) => {
+                    let x = self.vec(*a)?;
+                    let s = self.splat(0x8000_0000);
+                    Val::V(self.p.bin(Bin::IXor, x, s))
+                }
+                (UnaryOp::Neg, Some(Class::I32 | Class::U32)) => {
+                    let x = self.vec(*a)?;
+                    let z = self.splat(0);
+                    Val::V(self.p.bin(Bin::ISub, z, x))
+                }
+                (UnaryOp::Not, Some(Class::I32 | Class::U32)) => {
+                    let x = self.vec(*a)?;
+                    let m = self.splat(u32::MAX);
+                    Val::V(self.p.bin(Bin::IXor, x, m))
+                }
+                (UnaryOp::Not, Some(Class::Bool)) => {
+                    let x = self.mask(*a)?;
+                    Val::K(self.k_op(|d| Op::KNot { d, a: x }))
+                }
+                _ => return unsupported(format!("{op:?} of {ty:?}")),
+            },
+            Inst::Binary(op, a, b) => self.binary(*op, *a, *b, ty, loc)?,
+            Inst::Cmp(op, a, b) => {
+                let Some(c) = class(self.func.ty(*a)) else {
+                    return unsupported(format!("a comparison of {:?}", self.func.ty(*a)));
+                };
+                if c == Class::Bool {
+                    let (x, y) = (self.mask(*a)?, self.mask(*b)?);
+                    let ne = self.k_op(|d| Op::KXor { d, a: x, b: y });
+                    Val::K(match op {
+                        CmpOp::Ne => ne,
+                        CmpOp::Eq => self.k_op(|d| Op::KNot { d, a: ne }),
+                        _ => return unsupported(format!("{op:?} of bools")),
+                    })
+                } else {
+                    let (x, y) = (self.vec(*a)?, self.vec(*b)?);
+                    let (kind, pred) = match (c, op) {
+                        (Class::F32, CmpOp::Eq) => (CmpKind::F32, 0),
+                        (Class::F32, CmpOp::Lt) => (CmpKind::F32, 1),
+                        (Class::F32, CmpOp::Le) => (CmpKind::F32, 2),
+                        (Class::F32, CmpOp::Ne) => (CmpKind::F32, 4),
+                        (Class::F32, CmpOp::Ge) => (CmpKind::F32, 13),
+                        (Class::F32, CmpOp::Gt) => (CmpKind::F32, 14),
+                        (c, op) => (
+                            if matches!(c, Class::I32 | Class::I64) {
+                                CmpKind::I32
+                            } else {
+                                CmpKind::U32
+                            },
+                            match op {
+                                CmpOp::Eq => 0,
+                                CmpOp::Lt => 1,
+                                CmpOp::Le => 2,
+                                CmpOp::Ne => 4,
+                                CmpOp::Ge => 5,
+                                CmpOp::Gt => 6,
+                            },
+                        ),
+                    };
+                    Val::K(self.k_op(|d| Op::Compare2 {
+                        kind,
+                        pred,
+                        d,
+                        a: x,
+                        b: y,
+                    }))
+                }
+            }
+            Inst::Select(c, a, b) => {
+                if class(self.func.ty(*c)) != Some(Class::Bool) {
+                    return unsupported("a select on a vector condition".into());
+                }
+                let k = self.mask(*c)?;
+                match cls {
+                    Some(Class::Bool) => {
+                        let (x, y) = (self.mask(*a)?, self.mask(*b)?);
+                        let t = self.k_op(|d| Op::KAnd { d, a: x, b: k });
+                        let f = self.k_op(|d| Op::KAndNot { d, a: y, b: k });
+                        Val::K(self.k_op(|d| Op::KOr { d, a: t, b: f }))
+                    }
+                    Some(_) => {
+                        let (x, y) = (self.vec(*a)?, self.vec(*b)?);
+                        Val::V(self.v_op(|d| Op::Select { d, k, a: x, b: y }))
+                    }
+                    None => return unsupported(format!("a select of {ty:?}")),
+                }
+            }
+            Inst::Convert {
+                value,
+                saturate,
+                rounding,
+            } => {
+                if *saturate {
+                    return unsupported("a saturating conversion".into());
+                }
+                let from = class(self.func.ty(*value));
+                self.convert(*value, from, cls, *rounding, ty, loc)?
+            }
+            Inst::Bitcast(a) => match (class(self.func.ty(*a)), cls) {
+                (
+                    Some(Class::F32 | Class::I32 | Class::U32),
+                    Some(Class::F32 | Class::I32 | Class::U32),
+                ) => self.val(*a)?,
+                _ => return unsupported(format!("a bitcast to {ty:?}")),
+            },
+            Inst::ReadVar(var) => match self.vars[var.index()] {
+                VarRepr::V(x) => Val::V(self.v_op(|d| Op::Copy { d, a: x })),
+                VarRepr::K(x) => Val::K(self.k_op(|d| Op::KCopy { d, a: x })),
+                VarRepr::Ptr(Some(p)) => Val::Ptr(p),
+                VarRepr::Ptr(None) => {
+                    return unsupported("a pointer variable read before it is written".into())
+                }
+                VarRepr::Other => {
+                    return unsupported(format!(
+                        "a variable of type {:?}",
+                        self.func.vars[var.index()].ty
+                    ))
+                }
+            },
+            Inst::Index(p, i) => {
+                let base = match self.val(*p)? {
+                    Val::Ptr(b) if b.index.is_none() => b,
+                    _ => return unsupported("pointer arithmetic on an indexed pointer".into()),
+                };
+                // 64-bit indices are sign-extended lanes (see `Class`).
+                if !matches!(
+                    class(self.func.ty(*i)),
+                    Some(Class::I32 | Class::I64 | Class::U64)
+                ) {
+                    return unsupported(format!("an index of type {:?}", self.func.ty(*i)));
+                }
+                match self.func.ty(*p) {
+                    Type::Pointer(_, t)
+                        if matches!(
+                            class(t),
+                            Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
+                        ) => {}
+                    t => return unsupported(format!("indexing {t:?}")),
+                }
+                Val::Ptr(Pointer {
+                    slot: base.slot,
+                    index: Some(self.vec(*i)?),
+                })
+            }
+            Inst::PtrCast(p) => match (self.val(*p)?, ty) {
+                (Val::Ptr(x), Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t))
+                    if x.index.is_none() || module_size(t) == Some(4) =>
+                {
+                    Val::Ptr(x)
+                }
+                _ => return unsupported(format!("a pointer cast to {ty:?}")),
+            },
+            Inst::Load(p) => {
+                let ptr = match self.val(*p)? {
+                    Val::Ptr(x) => x,
+                    _ => {
+                        return unsupported(
+                            "a load through a pointer that is not an argument's".into(),
+                        )
+                    }
+                };
+                self.elem_class(*p, loc)?;
+                let consecutive = self.consecutive(*p);
+                let idx = self.index_of(ptr);
+                let k = self.cur;
+                Val::V(self.v_op(|d| Op::LoadElems {
+                    d,
+                    ptr: ptr.slot,
+                    idx,
+                    k,
+                    consecutive,
+                }))
+            }
+            Inst::WorkItem(f, dim) => {
+                let dim = match dim {
+                    None => None,
+                    Some(x) => match self.func.int_const(*x) {
+                        Some(n) => Some(n),
+                        None => {
+                            return unsupported(format!(
+                                "{f:?} of a dimension known only at run time"
+                            ))
+                        }
+                    },
+                };
+                let in_range = dim.filter(|n| (0..3).contains(n)).map(|n| n as i32);
+                match (f, in_range) {
+                    (WorkItemFn::GlobalId, Some(n)) => {
+                        Val::V(self.v_op(|d| Op::GlobalId { d, dim: n as u8 }))
+                    }
+                    (WorkItemFn::GlobalSize, Some(n)) => Val::V(self.v_op(|d| Op::Broadcast {
+                        d,
+                        arg: Arg::Launch,
+                        off: launch_offsets::GLOBAL_SIZE + 8 * n,
+                    })),
+                    (WorkItemFn::GlobalOffset, Some(n)) => Val::V(self.v_op(|d| Op::Broadcast {
+                        d,
+                        arg: Arg::Launch,
+                        off: launch_offsets::GLOBAL_OFFSET + 8 * n,
+                    })),
+                    (WorkItemFn::GlobalId | WorkItemFn::GlobalOffset, None) if dim.is_some() => {
+                        Val::V(self.splat(0))
+                    }
+                    (WorkItemFn::GlobalSize, None) if dim.is_some() => Val::V(self.splat(1)),
+                    (WorkItemFn::WorkDim, _) => Val::V(self.v_op(|d| Op::Broadcast {
+                        d,
+                        arg: Arg::Launch,
+                        off: launch_offsets::WORK_DIM,
+                    })),
+                    _ => return unsupported(format!("the work-item query {f:?}")),
+                }
+            }
+            Inst::Builtin(name, args) => self.builtin(*name, args, cls, loc)?,
+            other => return unsupported(describe(other)),
+        }))
+    }
+
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        a: ValueId,
+        b: ValueId,
+        ty: &Type,
+        loc: Loc,
+    ) -> Lowered<Val> {
+        let cls = class(ty);
+        if cls == Some(Class::Bool) {
+            let (x, y) = (self.mask(a)?, self.mask(b)?);
+            return Ok(Val::K(match op {
+                BinaryOp::And => self.k_op(|d| Op::KAnd { d, a: x, b: y }),
+                BinaryOp::Or => self.k_op(|d| Op::KOr { d, a: x, b: y }),
+                BinaryOp::Xor => self.k_op(|d| Op::KXor { d, a: x, b: y }),
+                _ => return refuse(format!("{op:?} of bools"), loc),
+            }));
+        }
+        let (x, y) = (self.vec(a)?, self.vec(b)?);
+        let small = self.small[a.index()] && self.small[b.index()];
+        let bin = match (cls, op) {
+            // The difference of two values in [0, 2^31) is an int: the
+            // sign-extended lanes hold it exactly.
+            (Some(Class::I64 | Class::U64), BinaryOp::Sub) if small => Bin::ISub,
+            (Some(Class::F32), BinaryOp::Add) => Bin::FAdd,
+            (Some(Class::F32), BinaryOp::Sub) => Bin::FSub,
+            (Some(Class::F32), BinaryOp::Mul) => Bin::FMul,
+            (Some(Class::F32), BinaryOp::Div) => Bin::FDiv,
+            (Some(Class::I32 | Class::U32), BinaryOp::Add) => Bin::IAdd,
+            (Some(Class::I32 | Class::U32), BinaryOp::Sub) => Bin::ISub,
+            (Some(Class::I32 | Class::U32), BinaryOp::Mul) => Bin::IMul,
+            (Some(Class::I32 | Class::U32), BinaryOp::And) => Bin::IAnd,
+            (Some(Class::I32 | Class::U32), BinaryOp::Or) => Bin::IOr,
+            (Some(Class::I32 | Class::U32), BinaryOp::Xor) => Bin::IXor,
+            (Some(c @ (Class::I32 | Class::U32)), BinaryOp::Shl | BinaryOp::Shr) => {
+                // OpenCL C shifts by the count modulo the width.
+                let m = self.splat(31);
+                let n = self.p.bin(Bin::IAnd, y, m);
+                let bin = match (op, c) {
+                    (BinaryOp::Shl, _) => Bin::Shl,
+                    (_, Class::I32) => Bin::Sar,
+                    _ => Bin::Shr,
+                };
+                return Ok(Val::V(self.p.bin(bin, x, n)));
+            }
+            _ => return refuse(format!("{op:?} of {ty:?}"), loc),
+        };
+        Ok(Val::V(self.p.bin(bin, x, y)))
+    }
+
+    fn convert(
+        &mut self,
+        value: ValueId,
+        from: Option<Class>,
+        to: Option<Class>,
+        rounding: Rounding,
+        ty: &Type,
+        loc: Loc,
+    ) -> Lowered<Val> {
+        use Class::*;
+        let nearest = matches!(rounding, Rounding::Default | Rounding::Rte);
+        let toward_zero = matches!(rounding, Rounding::Default | Rounding::Rtz);
+        Ok(match (from, to) {
+            (Some(f), Some(t)) if f == t => self.val(value)?,
+            // Same lanes: reinterpretations, truncations of 64-bit values
+            // (kept as 32 bits), sign extensions, and ulong <-> long (whose
+            // values are below 2^31 or sign-extended ints).
+            (Some(I32 | U32), Some(I32 | U32))
+            | (Some(I64 | U64), Some(I32 | U32 | I64 | U64))
+            | (Some(I32), Some(I64)) => self.val(value)?,
+            (Some(I32 | I64), Some(F32)) if nearest => {
+                let x = self.vec(value)?;
+                Val::V(self.v_op(|d| Op::Convert {
+                    cvt: Cvt::I2F,
+                    d,
+                    a: x,
+                }))
+            }
+            (Some(U64), Some(F32)) if nearest && self.small[value.index()] => {
+                let x = self.vec(value)?;
+                Val::V(self.v_op(|d| Op::Convert {
+                    cvt: Cvt::I2F,
+                    d,
+                    a: x,
+                }))
+            }
+            (Some(U32), Some(F32)) if nearest => {
+                let x = self.vec(value)?;
+                Val::V(self.v_op(|d| Op::Convert {
+                    cvt: Cvt::U2F,
+                    d,
+                    a: x,
+                }))
+            }
+            (Some(F32), Some(c @ (I32 | U32))) if toward_zero => {
+                // Saturating, NaN to 0, as the interpreter and Cranelift's
+                // code convert (the instructions give 0x80000000 or
+                // 0xffffffff out of range).
+                let x = self.vec(value)?;
+                let cvt = if c == I32 { Cvt::F2I } else { Cvt::F2U };
+                let t = self.v_op(|d| Op::Convert { cvt, d, a: x });
+                let zero = self.splat(0);
+                let nan = self.k_op(|d| Op::Compare2 {
+                    kind: CmpKind::F32,
+                    pred: 3,
+                    d,
+                    a: x,
+                    b: x,
+                });
+                let t = if c == I32 {
+                    let limit = self.splat(2_147_483_648f32.to_bits());
+                    let big = self.k_op(|d| Op::Compare2 {
+                        kind: CmpKind::F32,
+                        pred: 13,
+                        d,
+                        a: x,
+                        b: limit,
+                    });
+                    let max = self.splat(i32::MAX as u32);
+                    self.v_op(|d| Op::Select {
+                        d,
+                        k: big,
+                        a: max,
+                        b: t,
+                    })
+                } else {
+                    let zero_f = self.splat(0);
+                    let neg = self.k_op(|d| Op::Compare2 {
+                        kind: CmpKind::F32,
+                        pred: 1,
+                        d,
+                        a: x,
+                        b: zero_f,
+                    });
+                    self.v_op(|d| Op::Select {
+                        d,
+                        k: neg,
+                        a: zero,
+                        b: t,
+                    })
+                };
+                Val::V(self.v_op(|d| Op::Select {
+                    d,
+                    k: nan,
+                    a: zero,
+                    b: t,
+                }))
+            }
+            (Some(Bool), Some(c @ (F32 | I32 | U32 | I64 | U64))) => {
+                let k = self.mask(value)?;
+                let one = self.splat(if c == F32 { 1f32.to_bits() } else { 1 });
+                let zero = self.splat(0);
+                Val::V(self.v_op(|d| Op::Select {
+                    d,
+                    k,
+                    a: one,
+                    b: zero,
+                }))
+            }
+            (Some(c), Some(Bool)) => {
+                let x = self.vec(value)?;
+                let zero = self.splat(0);
+                let kind = match c {
+                    F32 => CmpKind::F32,
+                    _ => CmpKind::I32,
+                };
+                Val::K(self.k_op(|d| Op::Compare2 {
+                    kind,
+                    pred: 4,
+                    d,
+                    a: x,
+                    b: zero,
+                }))
+            }
+            _ => {
+                return refuse(
+                    format!(
+                        "a conversion from {:?} to {ty:?} ({rounding:?})",
+                        self.func.ty(value)
+                    ),
+                    loc,
+                )
+            }
+        })
+    }
+
+    fn builtin(
+        &mut self,
+        name: Builtin,
+        args: &[ValueId],
+        cls: Option<Class>,
+        loc: Loc,
+    ) -> Lowered<Val> {
+        let all_f32 = cls == Some(Class::F32)
+            && args
+                .iter()
+                .all(|a| class(self.func.ty(*a)) == Some(Class::F32));
+        Ok(Val::V(match (name, args) {
+            (Builtin::ContractFma | Builtin::Fma, [a, b, c]) if all_f32 => {
+                let (x, y, z) = (self.vec(*a)?, self.vec(*b)?, self.vec(*c)?);
+                self.p.fma(x, y, z)
+            }
+            (Builtin::Sqrt, [a]) if all_f32 => {
+                let x = self.vec(*a)?;
+                self.p.sqrt(x)
+            }
+            (Builtin::Fabs, [a]) if all_f32 => {
+                let x = self.vec(*a)?;
+                let m = self.splat(0x7fff_ffff);
+                self.p.bin(Bin::IAnd, x, m)
+            }
+            _ => return refuse(format!("the builtin `{name}`"), loc),
+        }))
+    }
+}
+
+/// Bytes of a scalar pointee (`None` for other types).
+fn module_size(t: &Type) -> Option<u32> {
+    match t {
+        Type::Scalar(s) => Some(s.size()),
+        _ => None,
+    }
+}
+
+/// An instruction outside the subset, in words.
+fn describe(inst: &Inst) -> String {
+    match inst {
+        Inst::Atomic { .. } => "an atomic".into(),
+        Inst::Call(..) => "a call".into(),
+        Inst::SlotAddr(_) => "private memory".into(),
+        Inst::GlobalAddr(_) => "a program-scope variable".into(),
+        Inst::Splat(_) | Inst::Construct(_) | Inst::Extract(..) | Inst::Insert(..) => {
+            "a vector value".into()
+        }
+        Inst::Shuffle(..) => "a shuffle".into(),
+        Inst::Field(..) | Inst::Elem(..) => "a struct or array access".into(),
+        Inst::PtrToInt(_) | Inst::IntToPtr(_) => "a pointer-integer conversion".into(),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,108 @@
+//! Which code a kernel gets: the wide AVX-512 entry ([`super::entry`] around
+//! the body [`super::lower`] makes) or Cranelift's, and why.
+//!
+//! The wide code is chosen only when it is asked for (`JitOptions::wide`,
+//! `VECL_WIDE=1`), the kernel is compiled unchecked (checked mode and
+//! robust access test every access; the wide code has no such tests yet),
+//! its chunks are 16 lanes wide, this CPU has AVX-512F and BMI2, and every
+//! operation of the kernel is in the subset [`super::lower`] takes. The
+//! Cranelift entry stays the fallback: the wide entry jumps to it for a
+//! launch whose ids do not fit in 31 bits.
+
+use super::entry::{compile_entry, KernelCode, KernelEntry};
+use crate::abi::ArgSlot;
+use vecl_ir::analysis::uniformity::Uniformity;
+use vecl_ir::Function;
+
+/// What the choice looks at.
+pub struct Request<'a> {
+    /// `JitOptions::wide`.
+    pub asked: bool,
+    /// Checked mode or robust access (`JitOptions::checked`).
+    pub checked: bool,
+    /// The kernel's chunk width.
+    pub w: u32,
+    pub func: &'a Function,
+    pub uni: &'a Uniformity,
+    pub slots: &'a [ArgSlot],
+}
+
+/// The outcome: the wide code, or the reason for Cranelift's.
+pub enum Choice {
+    /// Not asked for: nothing to say.
+    NotAsked,
+    Wide(KernelCode),
+    Refused(String),
+}
+
+impl Choice {
+    /// The `--explain` line, if any.
+    pub fn explain(&self) -> Option<String> {
+        match self {
+            Choice::NotAsked => None,
+            Choice::Wide(c) => Some(format!(
+                "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} operations, {} spill slots, {} bytes, generated in {:.3} ms); Cranelift's code runs launches whose ids exceed 31 bits",
+                c.ops,
+                c.spill_slots,
+                c.size,
+                c.compile_time.as_secs_f64() * 1e3
+            )),
+            Choice::Refused(why) => Some(format!("code: Cranelift (not the wide code: {why})")),
+        }
+    }
+
+    /// The wide entry, if chosen.
+    pub fn entry(&self) -> Option<KernelEntry> {
+        match self {
+            Choice::Wide(c) => Some(c.entry()),
+            _ => None,
+        }
+    }
+
+    /// The wide code, to keep alive with the kernel.
+    pub fn into_code(self) -> Option<KernelCode> {
+        match self {
+            Choice::Wide(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// Whether this CPU has what the wide code uses (AVX-512F for everything,
+/// BMI2 for the tail mask).
+pub fn cpu_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Chooses the code of a kernel whose Cranelift entry is `fallback`.
+pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
+    if !r.asked {
+        return Choice::NotAsked;
+    }
+    if r.checked {
+        return Choice::Refused(
+            "checked mode or robust access (the wide code has no access checks)".into(),
+        );
+    }
+    if !cpu_supported() {
+        return Choice::Refused("this CPU has no AVX-512F and BMI2".into());
+    }
+    if r.w != 16 {
+        return Choice::Refused(format!("W = {} (the wide code runs chunks of 16)", r.w));
+    }
+    let body = match super::lower::lower_kernel(r.func, r.uni, r.slots) {
+        Ok(p) => p,
+        Err(refusal) => return Choice::Refused(refusal.to_string()),
+    };
+    match compile_entry(&body, fallback) {
+        Ok(code) => Choice::Wide(code),
+        Err(e) => Choice::Refused(format!("code generation: {e}")),
+    }
+}

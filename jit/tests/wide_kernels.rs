@@ -1,0 +1,354 @@
+//! The wide AVX-512 code (`vecl_jit::wide`, `JitOptions::wide`) against the
+//! interpreter: every operation of its subset at W = 16, over launches
+//! whose sizes are not multiples of 16 (masked tail chunks), with offsets,
+//! in one, two and three dimensions, divergent loops and `if`s; and the
+//! kernels and modes it must refuse. On a CPU without AVX-512 every kernel
+//! must be refused for that reason and still agree (Cranelift's code).
+
+use vecl_ir::interp::NdRange;
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::differential::{build, compare_launches, Spec};
+use vecl_testkit::range_1d;
+
+fn options(checked: bool) -> JitOptions {
+    JitOptions {
+        simd_width: Some(16),
+        wide: true,
+        checked,
+        local_checks: checked,
+        tiers: Tiers::OptimisedOnly,
+        passes: vecl_testkit::test_passes(),
+        ..JitOptions::default()
+    }
+}
+
+fn cpu_has_wide() -> bool {
+    vecl_jit::wide::select::cpu_supported()
+}
+
+/// The line of `k`'s report that says which code it got.
+fn code_line(k: &CompiledKernel) -> String {
+    k.explain()
+        .lines()
+        .find(|l| l.starts_with("code: "))
+        .unwrap_or_else(|| panic!("no code line in {}", k.explain()))
+        .to_string()
+}
+
+/// Compiles `kernel` of `src` with the wide code asked for and checks it
+/// got it (on a CPU that has AVX-512).
+fn wide(src: &str, kernel: &str) -> (vecl_ir::Module, CompiledKernel) {
+    let m = build(src, "");
+    let k = compile_kernel(&m, kernel, &options(false)).expect("compiles");
+    let line = code_line(&k);
+    if cpu_has_wide() {
+        assert!(line.starts_with("code: wide AVX-512"), "{kernel}: {line}");
+    } else {
+        assert!(line.contains("no AVX-512F"), "{kernel}: {line}");
+    }
+    (m, k)
+}
+
+fn ranges_1d() -> Vec<NdRange> {
+    vec![
+        range_1d(0, 64, 16),
+        range_1d(0, 37, 37),
+        range_1d(3, 100, 25),
+        range_1d(0, 20, 1),
+        range_1d(5, 333, 64),
+        range_1d(0, 7, 7),
+    ]
+}
+
+fn ranges_2d() -> Vec<NdRange> {
+    vec![
+        NdRange {
+            work_dim: 2,
+            global_offset: [0; 3],
+            global_size: [37, 5, 1],
+            local_size: [37, 1, 1],
+        },
+        NdRange {
+            work_dim: 2,
+            global_offset: [2, 1, 0],
+            global_size: [21, 6, 1],
+            local_size: [8, 4, 1],
+        },
+        NdRange {
+            work_dim: 3,
+            global_offset: [1, 2, 3],
+            global_size: [19, 5, 3],
+            local_size: [4, 2, 3],
+        },
+    ]
+}
+
+/// Runs `kernel` of `src` on the wide code and on the interpreter over
+/// `ranges`, `n` elements per buffer argument.
+fn agree(src: &str, kernel: &str, ranges: &[NdRange], args: impl Fn(&NdRange) -> Vec<Spec>) {
+    let (m, k) = wide(src, kernel);
+    assert_eq!(compare_launches(&m, kernel, &k, ranges, args), ranges.len());
+}
+
+const FLOAT_OPS: &str = r#"
+kernel void k(global const float* a, global const float* b, global float* out, float s) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float y = b[i];
+    out[8 * i + 0] = x + y * s;
+    out[8 * i + 1] = x - y;
+    out[8 * i + 2] = -(x * y);
+    out[8 * i + 3] = x / (y * y + 1.0f);
+    out[8 * i + 4] = sqrt(fabs(x) + 2.0f);
+    out[8 * i + 5] = fma(x, y, s);
+    out[8 * i + 6] = (float)(int)(x * 2.5f) + (float)(uint)(fabs(y) * 3.5f);
+    out[8 * i + 7] = x < y ? x : (x == y ? 100.0f : y);
+}
+"#;
+
+#[test]
+fn float_arithmetic_conversions_and_selects_agree() {
+    agree(FLOAT_OPS, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(n, 4),
+            Spec::Floats(8 * n, 0),
+            Spec::Float(1.5),
+        ]
+    });
+}
+
+const INT_OPS: &str = r#"
+kernel void k(global const int* a, global const int* b, global int* out, global uint* uout, int s) {
+    int i = get_global_id(0);
+    int x = a[i];
+    int y = b[i];
+    uint u = (uint)x;
+    out[10 * i + 0] = x + y * s;
+    out[10 * i + 1] = x - y;
+    out[10 * i + 2] = (x & y) | (x ^ s);
+    out[10 * i + 3] = x << (y & 7);
+    out[10 * i + 4] = x >> (y & 3);
+    out[10 * i + 5] = -x + ~y;
+    out[10 * i + 6] = (x < y) + (x <= y) * 2 + (x > y) * 4 + (x >= y) * 8 + (x == y) * 16 + (x != y) * 32;
+    out[10 * i + 7] = (x < 0 && y > 0) || x == 3 ? 1 : 0;
+    out[10 * i + 8] = x << 33;
+    out[10 * i + 9] = (int)((float)x * 0.5f);
+    uout[3 * i + 0] = u >> 3;
+    uout[3 * i + 1] = (u < (uint)y) ? 7u : 9u;
+    uout[3 * i + 2] = u * 3u + (uint)s;
+}
+"#;
+
+#[test]
+fn integer_arithmetic_shifts_and_comparisons_agree() {
+    agree(INT_OPS, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Ints(n, 1),
+            Spec::Ints(n, 5),
+            Spec::Ints(10 * n, 0),
+            Spec::Ints(3 * n, 2),
+            Spec::Int(3),
+        ]
+    });
+}
+
+const DIVERGENT: &str = r#"
+kernel void k(global const int* a, global int* out, global float* f, int n) {
+    size_t gid = get_global_id(0);
+    int x = a[gid];
+    int count = 0;
+    float acc = 0.0f;
+    // A loop whose trip count differs between lanes, with a continue and
+    // a break taken by some lanes only.
+    for (int j = 0; j < n + x; j++) {
+        if (j == 2) continue;
+        if (x > 5 && j > 7) break;
+        count += j;
+        acc = acc * 0.5f + (float)j;
+    }
+    if (x < -8) {
+        out[gid] = -1;
+        return;
+    }
+    bool odd = (x & 1) != 0;
+    while (odd && count > 3) {
+        count -= 3;
+    }
+    if (odd) {
+        f[gid] = acc;
+    } else {
+        f[gid] = -acc;
+    }
+    out[gid] = count;
+}
+"#;
+
+#[test]
+fn divergent_loops_ifs_and_returns_agree() {
+    agree(DIVERGENT, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Ints(n, 3),
+            Spec::Ints(n, 0),
+            Spec::Floats(n, 0),
+            Spec::Int(9),
+        ]
+    });
+}
+
+const GATHERS: &str = r#"
+kernel void k(global const float* a, global const int* idx, global float* out, global float* scattered) {
+    int i = get_global_id(0);
+    int j = idx[i] + 11;
+    out[i] = a[j] + a[2 * i];
+    scattered[2 * i + 1] = a[i];
+}
+"#;
+
+#[test]
+fn gathers_and_scatters_agree() {
+    agree(GATHERS, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(2 * n + 23, 1),
+            Spec::Ints(n, 2),
+            Spec::Floats(n, 0),
+            Spec::Floats(2 * n, 3),
+        ]
+    });
+}
+
+const TWO_D: &str = r#"
+kernel void k(global int* out, global float* f) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    int z = get_global_id(2);
+    int w = get_global_size(0);
+    int h = get_global_size(1);
+    int at = (z * h + y) * w + x;
+    out[at] = x + 100 * y + 10000 * z + (int)get_work_dim() * 1000000 + (int)get_global_offset(0);
+    f[at] = (float)x / (float)w;
+}
+"#;
+
+#[test]
+fn two_and_three_dimensional_ids_agree() {
+    agree(TWO_D, "k", &ranges_2d(), |r| {
+        let n: u64 = (0..3)
+            .map(|d| r.global_offset[d] + r.global_size[d])
+            .product();
+        vec![Spec::Ints(n as usize, 0), Spec::Floats(n as usize, 0)]
+    });
+}
+
+fn bench_source(name: &str) -> String {
+    let path = format!("{}/../benches/{name}.cl", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn the_bench_kernels_mandelbrot_saxpy_and_vadd_agree() {
+    let mandelbrot = bench_source("mandelbrot");
+    agree(&mandelbrot, "mandelbrot", &ranges_2d()[..2], |r| {
+        let (w, h) = (
+            r.global_offset[0] + r.global_size[0],
+            r.global_offset[1] + r.global_size[1],
+        );
+        vec![
+            Spec::Ints((w * h) as usize, 0),
+            Spec::Int(w as i32),
+            Spec::Int(h as i32),
+            Spec::Int(50),
+        ]
+    });
+    let saxpy = bench_source("saxpy");
+    agree(&saxpy, "saxpy", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Float(2.5), Spec::Floats(n, 1), Spec::Floats(n, 2)]
+    });
+    let vadd = bench_source("vadd");
+    agree(&vadd, "vadd", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Floats(n, 1), Spec::Floats(n, 2), Spec::Floats(n, 0)]
+    });
+}
+
+/// The report line of kernel `k` of `src` compiled with `opts`.
+fn refusal(src: &str, opts: &JitOptions) -> String {
+    let m = build(src, "");
+    let k = compile_kernel(&m, "k", opts).expect("compiles");
+    code_line(&k)
+}
+
+#[test]
+fn barrier_kernels_checked_mode_and_other_operations_are_refused() {
+    let barrier = r#"
+kernel void k(global float* a) {
+    int i = get_global_id(0);
+    float x = a[i];
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    a[i] = x + 1.0f;
+}
+"#;
+    let line = refusal(barrier, &options(false));
+    assert!(line.starts_with("code: Cranelift"), "{line}");
+    if cpu_has_wide() {
+        // The first operation outside the subset, with its position.
+        assert!(line.contains("barrier"), "{line}");
+    }
+    let local = "kernel void k(global float* a, local float* t) { t[0] = a[0]; }";
+    let line = refusal(local, &options(false));
+    if cpu_has_wide() {
+        assert!(
+            line.contains("Pointer(Local") && line.ends_with(" at 1:45)"),
+            "{line}"
+        );
+    }
+    let line = refusal(FLOAT_OPS, &options(true));
+    assert_eq!(
+        line,
+        "code: Cranelift (not the wide code: checked mode or robust access (the wide code has no access checks))"
+    );
+    let division = "kernel void k(global int* a) { int i = get_global_id(0); a[i] = a[i] / 3; }";
+    let line = refusal(division, &options(false));
+    if cpu_has_wide() {
+        assert!(line.contains("Div of"), "{line}");
+    }
+    let narrow = JitOptions {
+        simd_width: Some(8),
+        ..options(false)
+    };
+    let line = refusal(division, &narrow);
+    assert!(
+        line.contains("W = 8") || line.contains("AVX-512F"),
+        "{line}"
+    );
+    // Not asked for: no line, Cranelift's code.
+    let m = build(FLOAT_OPS, "");
+    let plain = JitOptions {
+        wide: false,
+        ..options(false)
+    };
+    let k = compile_kernel(&m, "k", &plain).expect("compiles");
+    assert!(!k.explain().contains("code: "), "{}", k.explain());
+}
+
+#[test]
+fn a_launch_whose_ids_pass_31_bits_runs_the_cranelift_code() {
+    // Ids near 2^31 through the global offset: the wide entry hands the
+    // launch to the Cranelift code (the kernel subtracts the offset, so
+    // the buffer is indexed from its start).
+    let src = r#"
+kernel void k(global int* out) {
+    int i = (int)get_global_id(0) - (int)get_global_offset(0);
+    out[i] = (int)get_global_id(0);
+}
+"#;
+    let (m, k) = wide(src, "k");
+    let range = range_1d((1 << 31) - 8, 40, 40);
+    let got = compare_launches(&m, "k", &k, &[range], |_| vec![Spec::Ints(40, 0)]);
+    assert_eq!(got, 1);
+}

@@ -1,0 +1,113 @@
+"""VECL_WIDE=1 through the driver: kernels in the wide code generator's
+subset (AVX-512, docs/jit.md "Past 128 bits") give the results they give
+without it, over launches whose sizes are not multiples of 16; a kernel
+that never ends is still stopped by VECL_KERNEL_TIMEOUT_MS."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent(
+    """
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = '''
+    __kernel void mandel(__global int *out, int width, int height, int max_iter) {
+        int x = get_global_id(0);
+        int y = get_global_id(1);
+        float cr = -2.0f + 3.0f * x / width;
+        float ci = -1.5f + 3.0f * y / height;
+        float zr = 0.0f, zi = 0.0f;
+        int i = 0;
+        while (i < max_iter && zr * zr + zi * zi <= 4.0f) {
+            float t = zr * zr - zi * zi + cr;
+            zi = 2.0f * zr * zi + ci;
+            zr = t;
+            i++;
+        }
+        out[y * width + x] = i;
+    }
+    __kernel void saxpy(float a, __global const float *x, __global float *y) {
+        size_t i = get_global_id(0);
+        y[i] = a * x[i] + y[i];
+    }
+    '''
+    program = cl.Program(ctx, src).build()
+    w, h = 203, 37
+    out = np.zeros(w * h, np.int32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=out)
+    program.mandel(queue, (w, h), None, buf, np.int32(w), np.int32(h), np.int32(300))
+    cl.enqueue_copy(queue, out, buf)
+    n = 1001
+    x = np.arange(n, dtype=np.float32) * 0.25
+    y = np.arange(n, dtype=np.float32)[::-1].copy()
+    xb = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+    yb = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=y)
+    program.saxpy(queue, (n,), None, np.float32(1.5), xb, yb)
+    got = np.empty(n, np.float32)
+    cl.enqueue_copy(queue, got, yb)
+    queue.finish()
+    # The front end contracts a * x + y into one fma: compared between the
+    # two runs, not against numpy's rounding.
+    print("saxpy", got.tobytes().hex())
+    print("mandel", int(out.sum()), int(out.max()), int(out[w * h - 1]))
+    """
+)
+
+
+def run(extra):
+    env = dict(os.environ, **extra)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_wide_code_gives_the_same_results():
+    plain = run({"VECL_WIDE": "0"})
+    wide = run({"VECL_WIDE": "1"})
+    assert "saxpy " in wide and "mandel " in wide, wide
+    assert wide == plain
+
+
+SPIN = textwrap.dedent(
+    """
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = '''
+    __kernel void spin(__global int *o) {
+        size_t g = get_global_id(0);
+        int i = 0;
+        while (o[g] == 0) { i++; }
+        o[g] = i;
+    }
+    '''
+    program = cl.Program(ctx, src).build()
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                    hostbuf=np.zeros(40, np.int32))
+    program.spin(queue, (40,), None, buf)
+    try:
+        queue.finish()
+        print("finished?")
+    except cl.Error as e:
+        print("error", e.code)
+    """
+)
+
+
+def test_an_endless_wide_kernel_is_stopped():
+    env = dict(os.environ, VECL_WIDE="1", VECL_KERNEL_TIMEOUT_MS="200")
+    done = subprocess.run(
+        [sys.executable, "-c", SPIN], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    # CL_OUT_OF_RESOURCES is -5.
+    assert "error -5" in done.stdout, done.stdout
