@@ -14,8 +14,8 @@
 //! variant, so a new builtin does not compile until each of them says what
 //! it does with it. The groups of variants that a consumer always handles
 //! together (vector loads and stores, work-group collectives, sub-group
-//! functions) are patterns here: [`vector_data_builtins!`],
-//! [`work_group_builtins!`], [`sub_group_builtins!`].
+//! functions) are patterns here: [`vector_data_builtins!`](crate::vector_data_builtins),
+//! [`work_group_builtins!`](crate::work_group_builtins), [`sub_group_builtins!`](crate::sub_group_builtins).
 
 use std::collections::HashMap;
 use std::fmt;
