@@ -19,7 +19,7 @@ pub enum Safety {
     #[default]
     Robust,
     /// Checked mode: robust access, and the debugging checks that cost
-    /// more (see `docs/jit.md`, "Robust access and checked mode").
+    /// more (see `docs/checked.md`).
     Checked,
 }
 

@@ -355,7 +355,7 @@ impl ProgramBuilder {
     }
 
     /// Compiles kernels in checked mode (robust access and the debugging
-    /// checks of `docs/jit.md`, "Robust access and checked mode"); `false`
+    /// checks of `docs/checked.md`); `false`
     /// goes back to the default, robust access. `VECL_CHECKED=1` or `-cl-vecl-checked`
     /// turn checked mode on whatever this says.
     pub fn checked(mut self, checked: bool) -> Self {

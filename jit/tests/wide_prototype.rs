@@ -644,7 +644,7 @@ fn regalloc2_spills_what_does_not_fit_the_32_registers() {
 /// `fadd`, `fma` and `fcmp` + `bitselect` of loaded `f32x4` values and
 /// refuses the same at `f32x8` and `f32x16` (its x64 back end has no
 /// register class for them). When this fails, Cranelift has gained wider
-/// vectors and docs/jit.md's "Past 128 bits" needs a new look.
+/// vectors and docs/wide.md needs a new look.
 #[test]
 fn cranelift_refuses_vectors_past_128_bits() {
     use cranelift_codegen::ir::condcodes::FloatCC;

@@ -1,5 +1,5 @@
 """VECL_WIDE=1 through the driver: kernels in the wide code generator's
-subset (AVX-512, docs/jit.md "Past 128 bits") give the results they give
+subset (AVX-512, docs/wide.md) give the results they give
 without it, over launches whose sizes are not multiples of 16; a kernel
 that never ends is still stopped by VECL_KERNEL_TIMEOUT_MS."""
 

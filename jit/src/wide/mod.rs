@@ -1,6 +1,6 @@
 //! A prototype of a second code generator past 128 bits: 16-lane values in
 //! zmm registers, masks in k registers, emitted as AVX-512 machine code
-//! (docs/jit.md, "Past 128 bits").
+//! (docs/wide.md).
 //!
 //! Cranelift's x86-64 back end has 128-bit vectors and xmm0–15 only, so a
 //! W = 16 chunk of vecl is four xmm values per varying value. This module
