@@ -90,4 +90,3 @@ impl GuardedBuffer {
             .all(|b| *b == GUARD_BYTE)
     }
 }
-
