@@ -575,7 +575,7 @@ impl FunctionCx<'_, '_> {
         let linear =
             self.uni.shape(p) == vecl_ir::analysis::uniformity::Shape::Linear(i64::from(bytes));
         let shape = match (kind, addr) {
-            _ if cells == 0 || bytes % granule != 0 => None,
+            _ if cells == 0 || !bytes.is_multiple_of(granule) => None,
             (LocalAccess::Write | LocalAccess::Read, Lanes::Varying(pieces)) if linear => {
                 Some((pieces[0], self.w * cells, false))
             }
