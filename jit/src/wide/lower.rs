@@ -142,6 +142,8 @@ struct Cx<'a> {
     /// which the entry keeps below 2^31, non-negative constants, and
     /// conversions of such values).
     small: Vec<bool>,
+    /// Per IR value: computed ([`super::live`]; the others are unused).
+    live: Vec<bool>,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -164,6 +166,7 @@ pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Low
         loops: Vec::new(),
         depth: 0,
         small: vec![false; func.insts.len()],
+        live: super::live::needed(func),
     };
     // Every variable holds a value from the start, so that one written
     // under a mask inside a loop has an old value to keep.
@@ -257,6 +260,7 @@ impl Cx<'_> {
 
     fn stmt(&mut self, s: &Stmt) -> Lowered<()> {
         match s {
+            Stmt::Eval(v) | Stmt::WriteVar(_, v) if !self.live[v.index()] => {}
             Stmt::Eval(v) => {
                 let val = self.inst(*v)?;
                 self.vals[v.index()] = val;
@@ -455,10 +459,9 @@ impl Cx<'_> {
         }
     }
 
+    /// A constant (one value per constant: see [`Program::constant`]).
     fn splat(&mut self, bits: u32) -> V {
-        let d = self.p.v();
-        self.p.push(Op::Splat { d, bits });
-        d
+        self.p.constant(bits)
     }
 
     /// The lowering of instruction `v`.
@@ -978,7 +981,7 @@ impl Cx<'_> {
             (Builtin::ContractFma | Builtin::Fma, &[x, y, z]) if all_f32 => p.fma(x, y, z),
             (Builtin::Sqrt, &[x]) if all_f32 => p.sqrt(x),
             (Builtin::Fabs, &[x]) if all_f32 => {
-                let m = p.splat_i32(0x7fff_ffff);
+                let m = p.constant(0x7fff_ffff);
                 p.bin(Bin::IAnd, x, m)
             }
             (Builtin::Exp, &[x]) if all_f32 => math::exp(p, x),
@@ -991,11 +994,11 @@ impl Cx<'_> {
             // rounded division.
             (Builtin::Rsqrt, &[x]) if all_f32 => {
                 let r = p.sqrt(x);
-                let one = p.splat_f32(1.0);
+                let one = p.constant(1f32.to_bits());
                 p.bin(Bin::FDiv, one, r)
             }
             (Builtin::NativeRecip | Builtin::HalfRecip, &[x]) if all_f32 => {
-                let one = p.splat_f32(1.0);
+                let one = p.constant(1f32.to_bits());
                 p.bin(Bin::FDiv, one, x)
             }
             (Builtin::NativeDivide | Builtin::HalfDivide, &[x, y]) if all_f32 => {

@@ -53,7 +53,11 @@ pub enum DivPart {
 }
 
 fn f(p: &mut Program, x: f32) -> V {
-    p.splat_f32(x)
+    p.constant(x.to_bits())
+}
+
+fn int(p: &mut Program, x: i32) -> V {
+    p.constant(x as u32)
 }
 
 fn cmp(p: &mut Program, kind: CmpKind, pred: u8, a: V, b: V) -> K {
@@ -265,7 +269,7 @@ pub fn divide(p: &mut Program, a: V, b: V, signed: bool, part: DivPart) -> V {
             p.bin(Bin::ISub, a, qb)
         }
     };
-    let zero = p.splat_i32(0);
+    let zero = int(p, 0);
     let bz = cmp(p, CmpKind::I32, 0, b, zero);
     select(p, bz, zero, r)
 }
@@ -276,22 +280,22 @@ pub fn divide_pow2(p: &mut Program, a: V, k: u32, signed: bool, part: DivPart) -
     if k == 0 {
         return match part {
             DivPart::Quotient => a,
-            DivPart::Remainder => p.splat_i32(0),
+            DivPart::Remainder => int(p, 0),
         };
     }
-    let kv = p.splat_i32(k as i32);
+    let kv = int(p, k as i32);
     if !signed {
         return match part {
             DivPart::Quotient => p.bin(Bin::Shr, a, kv),
             DivPart::Remainder => {
-                let m = p.splat_i32(((1u32 << k) - 1) as i32);
+                let m = int(p, ((1u32 << k) - 1) as i32);
                 p.bin(Bin::IAnd, a, m)
             }
         };
     }
-    let s31 = p.splat_i32(31);
+    let s31 = int(p, 31);
     let sign = p.bin(Bin::Sar, a, s31);
-    let rest = p.splat_i32(32 - k as i32);
+    let rest = int(p, 32 - k as i32);
     let bias = p.bin(Bin::Shr, sign, rest);
     let biased = p.bin(Bin::IAdd, a, bias);
     let q = p.bin(Bin::Sar, biased, kv);

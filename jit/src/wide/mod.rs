@@ -26,6 +26,7 @@ pub mod chunks;
 pub mod emit;
 pub mod entry;
 pub mod groups;
+pub mod live;
 pub mod lower;
 pub mod math;
 pub mod ra2;
@@ -489,6 +490,8 @@ pub struct Program {
     ops: Vec<Op>,
     next_v: u32,
     next_k: u32,
+    /// The values of [`Program::constant`], by their bits.
+    constants: std::collections::HashMap<u32, V>,
 }
 
 impl Program {
@@ -522,6 +525,20 @@ impl Program {
             d,
             bits: x.to_bits(),
         });
+        d
+    }
+
+    /// Every lane the constant bits, one value per constant for the whole
+    /// program (the first use's, which comes first in every path: ifs are
+    /// masked straight-line code and loops run their body at least once).
+    /// The value must never be written again.
+    pub fn constant(&mut self, bits: u32) -> V {
+        if let Some(v) = self.constants.get(&bits) {
+            return *v;
+        }
+        let d = self.v();
+        self.push(Op::Splat { d, bits });
+        self.constants.insert(bits, d);
         d
     }
 
