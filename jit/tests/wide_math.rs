@@ -574,3 +574,43 @@ fn blackscholes_matches_the_cranelift_code_bit_for_bit_and_the_interpreter_close
         }
     }
 }
+
+/// Every float in [0.5, 2) (where the logarithms' errors peak) and every
+/// 509th bit pattern of the rest, through each routine: the largest error
+/// must stay within the bound. Slow (tens of millions of evaluations and
+/// their references): `cargo test --release --test wide_math -- --ignored`.
+#[test]
+#[ignore]
+fn math_routines_stay_within_the_ulp_bounds_over_a_sweep() {
+    let mut xs: Vec<f32> = (0.5f32.to_bits()..2f32.to_bits())
+        .map(f32::from_bits)
+        .collect();
+    xs.extend((0..u32::MAX / 509).map(|i| f32::from_bits(i * 509)));
+    let n = xs.len();
+    let input = floats_arg(&xs);
+    for &(expr, reference, bound, ..) in CASES {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); float x = in[i]; out[i] = {expr}; }}"
+        );
+        let m = build(&src, "");
+        let (wide, _) = both(&m, "k");
+        let args = vec![input.clone(), floats_arg(&vec![0.0; n])];
+        let (status, got) = run_jit(&wide, &args, &range_1d(0, n as u64, 1024));
+        assert_eq!(status, 0);
+        let r = floats_of(&got[1], n);
+        let mut worst = (0f64, 0f32);
+        for (x, y) in xs.iter().zip(&r) {
+            let want = reference(f64::from(*x));
+            let e = ulps(*y, want)
+                .unwrap_or_else(|| panic!("{expr}: x = {x:e} gives {y} for {want:e}"));
+            if e > worst.0 {
+                worst = (e, *x);
+            }
+        }
+        println!(
+            "sweep wide {expr}: {:.3} ULP at {:e} over {n} inputs (bound {bound})",
+            worst.0, worst.1
+        );
+        assert!(worst.0 <= bound, "{expr}: {worst:?}");
+    }
+}

@@ -14,12 +14,13 @@
 //! `vgetmantps` take the exponent and significand of subnormals without
 //! the scaling, and merge masking replaces selects. `exp2` and `exp10`
 //! follow the Cranelift code's relaxed forms, `log2` and `log10` its
-//! single-precision logarithm in those bases; the Cranelift code
-//! computes those four in double, correctly rounded, so the two differ in
-//! the last bit at times, within the OpenCL bound of 3 ULP
-//! (`jit/tests/wide_math.rs` measures every routine against a double
-//! reference). The `native_` and `half_` forms are the full-precision
-//! ones, as in the interpreter and the Cranelift code.
+//! single-precision logarithm with the last steps in two floats
+//! ([`log_other_base`]); the Cranelift code computes those four in
+//! double, correctly rounded, so the two differ in the last bit at times,
+//! within the OpenCL bound of 3 ULP (`jit/tests/wide_math.rs` measures
+//! every routine against a double reference). The `native_` and `half_`
+//! forms are the full-precision ones, as in the interpreter and the
+//! Cranelift code.
 //!
 //! Integer division converts each half of the 16 lanes to eight doubles
 //! (exact), divides there and truncates: the quotient of two 32-bit
@@ -186,30 +187,16 @@ pub fn log(p: &mut Program, x: V, base: Base) -> V {
     let sz = p.bin(Bin::FMul, s, z);
     let tail = p.bin(Bin::FMul, sz, acc);
     let s2 = p.bin(Bin::FAdd, s, s);
-    let lm = p.bin(Bin::FAdd, s2, tail);
     let r = match base {
-        Base::Two => {
-            let k = f(p, std::f32::consts::LOG2_E);
-            p.fma(lm, k, e)
-        }
-        Base::Ten => {
-            // log10(2) split so that `e·hi` is exact (|e| < 2^8).
-            let hi = f32::from_bits(std::f32::consts::LOG10_2.to_bits() & 0xffff_f000);
-            let lo = (std::f64::consts::LOG10_2 - f64::from(hi)) as f32;
-            let (hi, lo) = (f(p, hi), f(p, lo));
-            let k = f(p, std::f32::consts::LOG10_E);
-            let a = p.bin(Bin::FMul, e, hi);
-            let t = p.bin(Bin::FMul, lm, k);
-            let b = p.fma(e, lo, t);
-            p.bin(Bin::FAdd, a, b)
-        }
         Base::E => {
+            let lm = p.bin(Bin::FAdd, s2, tail);
             let c_hi = f(p, f32::from_bits(0x3f31_7200));
             let c_lo = f(p, 1.428_606_8e-6);
             let a = p.bin(Bin::FMul, e, c_hi);
             let b = p.fma(e, c_lo, lm);
             p.bin(Bin::FAdd, a, b)
         }
+        Base::Two | Base::Ten => log_other_base(p, base, e, fr, den, s, s2, tail),
     };
     let zero = f(p, 0.0);
     let z0 = cmp(p, CmpKind::F32, EQ, x, zero);
@@ -223,6 +210,64 @@ pub fn log(p: &mut Program, x: V, base: Base) -> V {
     let r = select(p, neg, nan, r);
     let un = cmp(p, CmpKind::F32, UNORD, x, x);
     select(p, un, x, r)
+}
+
+/// `e·log_b(2) + ln(m)·log_b(e)` for base 2 or 10 with `ln m = 2s + tail`
+/// carried in two floats: the multiplication by `log_b(e)` in one float
+/// would add up to 1.5 ULP to the logarithm's own error (3.02 ULP for
+/// `log2` just below √2), so `s = fr / den` gets its low part (the
+/// rounding errors of `den = fr + 2` and of the division, recovered with
+/// an FMA), the product is taken in two floats, and the exponent's term
+/// is added by an exact two-sum (`|e| ≥ 1` beside a product below 0.5, or
+/// `e = 0`).
+#[allow(clippy::too_many_arguments)]
+fn log_other_base(p: &mut Program, base: Base, e: V, fr: V, den: V, s: V, s2: V, tail: V) -> V {
+    let two = f(p, 2.0);
+    let sign = int(p, i32::MIN);
+    // den + den_lo = fr + 2 exactly (|fr| < 2).
+    let t = p.bin(Bin::FSub, den, two);
+    let den_lo = p.bin(Bin::FSub, fr, t);
+    // fr - s·(den + den_lo), then divided: s's low part.
+    let ns = p.bin(Bin::IXor, s, sign);
+    let r1 = p.fma(ns, den, fr);
+    let r2 = p.fma(ns, den_lo, r1);
+    let s_lo = p.bin(Bin::FDiv, r2, den);
+    // ln m = hi + lo: 2s + (2·s_lo + tail), the small part first.
+    let t = p.fma(two, s_lo, tail);
+    let hi = p.bin(Bin::FAdd, s2, t);
+    let back = p.bin(Bin::FSub, hi, s2);
+    let lo = p.bin(Bin::FSub, t, back);
+    // (hi + lo)·(k_hi + k_lo) as p_hi + p_lo.
+    let k = match base {
+        Base::Two => std::f64::consts::LOG2_E,
+        _ => std::f64::consts::LOG10_E,
+    };
+    let k_hi = k as f32;
+    let k_lo = (k - f64::from(k_hi)) as f32;
+    let (k_hi, k_lo) = (f(p, k_hi), f(p, k_lo));
+    let p_hi = p.bin(Bin::FMul, hi, k_hi);
+    let np = p.bin(Bin::IXor, p_hi, sign);
+    let p_err = p.fma(hi, k_hi, np);
+    let p_lo = p.fma(lo, k_hi, p_err);
+    let p_lo = p.fma(hi, k_lo, p_lo);
+    // The exponent's term: e exactly for base 2; for base 10 e·hi exact
+    // (hi has 12 significant bits, |e| < 2^8) and e·lo added to the low
+    // part.
+    let (a, p_lo) = match base {
+        Base::Two => (e, p_lo),
+        _ => {
+            let hi = f32::from_bits(std::f32::consts::LOG10_2.to_bits() & 0xffff_f000);
+            let lo = (std::f64::consts::LOG10_2 - f64::from(hi)) as f32;
+            let (hi, lo) = (f(p, hi), f(p, lo));
+            let a = p.bin(Bin::FMul, e, hi);
+            (a, p.fma(e, lo, p_lo))
+        }
+    };
+    let sum = p.bin(Bin::FAdd, a, p_hi);
+    let back = p.bin(Bin::FSub, sum, a);
+    let err = p.bin(Bin::FSub, p_hi, back);
+    let low = p.bin(Bin::FAdd, err, p_lo);
+    p.bin(Bin::FAdd, sum, low)
 }
 
 /// OpenCL's `fmin` (`max` false) or `fmax`: a NaN operand gives the
