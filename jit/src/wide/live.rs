@@ -51,8 +51,18 @@ fn pure_builtin(b: Builtin) -> bool {
     )
 }
 
-/// Per value of `func`: whether the lowering must compute it.
-pub fn needed(func: &Function) -> Vec<bool> {
+/// What the lowering of a kernel computes.
+#[derive(Clone, Debug)]
+pub struct Needed {
+    /// Per value: computed.
+    pub values: Vec<bool>,
+    /// Per variable: read by a computed value (the others are neither
+    /// given a register nor written).
+    pub vars: Vec<bool>,
+}
+
+/// What the lowering of `func` must compute.
+pub fn needed(func: &Function) -> Needed {
     let mut live = vec![false; func.insts.len()];
     let mut work = Vec::new();
     let mut writes: Vec<Vec<ValueId>> = vec![Vec::new(); func.vars.len()];
@@ -70,7 +80,10 @@ pub fn needed(func: &Function) -> Vec<bool> {
         }
         work.extend(inst.operands());
     }
-    live
+    Needed {
+        values: live,
+        vars: read,
+    }
 }
 
 /// The values `b` needs whatever else is used (into `out`), and the

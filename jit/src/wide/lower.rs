@@ -83,7 +83,8 @@ enum VarRepr {
     K(K),
     /// A pointer variable written only outside any `if` or loop.
     Ptr(Option<Pointer>),
-    /// A variable of a type outside the subset: refused when used.
+    /// A variable of a type outside the subset (refused when used), or
+    /// one no computed value reads (never used).
     Other,
 }
 
@@ -142,8 +143,9 @@ struct Cx<'a> {
     /// which the entry keeps below 2^31, non-negative constants, and
     /// conversions of such values).
     small: Vec<bool>,
-    /// Per IR value: computed ([`super::live`]; the others are unused).
-    live: Vec<bool>,
+    /// The values and variables computed ([`super::live`]; the others are
+    /// unused).
+    needed: super::live::Needed,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -166,12 +168,13 @@ pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Low
         loops: Vec::new(),
         depth: 0,
         small: vec![false; func.insts.len()],
-        live: super::live::needed(func),
+        needed: super::live::needed(func),
     };
-    // Every variable holds a value from the start, so that one written
-    // under a mask inside a loop has an old value to keep.
-    for var in &func.vars {
+    // Every variable that is read holds a value from the start, so that
+    // one written under a mask inside a loop has an old value to keep.
+    for (i, var) in func.vars.iter().enumerate() {
         let repr = match (&var.ty, class(&var.ty)) {
+            _ if !cx.needed.vars[i] => VarRepr::Other,
             (_, Some(Class::Bool)) => {
                 let d = cx.p.k();
                 cx.p.push(Op::KZero { d });
@@ -260,7 +263,8 @@ impl Cx<'_> {
 
     fn stmt(&mut self, s: &Stmt) -> Lowered<()> {
         match s {
-            Stmt::Eval(v) | Stmt::WriteVar(_, v) if !self.live[v.index()] => {}
+            Stmt::Eval(v) if !self.needed.values[v.index()] => {}
+            Stmt::WriteVar(var, _) if !self.needed.vars[var.index()] => {}
             Stmt::Eval(v) => {
                 let val = self.inst(*v)?;
                 self.vals[v.index()] = val;
