@@ -614,3 +614,28 @@ fn math_routines_stay_within_the_ulp_bounds_over_a_sweep() {
         assert!(worst.0 <= bound, "{expr}: {worst:?}");
     }
 }
+
+#[test]
+fn int_to_size_t_conversions_agree_with_the_interpreter() {
+    // An `int` (negative ones included) as a `size_t`: compared unsigned,
+    // used as an index, truncated back.
+    let src = r#"
+kernel void k(global const int* a, global int* out) {
+    int i = get_global_id(0);
+    size_t j = (size_t)a[i];
+    ulong u = (ulong)(a[i] * 3);
+    out[4 * i + 0] = j < (size_t)5;
+    out[4 * i + 1] = (int)j + (int)(u == j);
+    out[4 * i + 2] = a[(size_t)(i / 2)];
+    out[4 * i + 3] = u > j;
+}
+"#;
+    let m = build(src, "");
+    let (wide, _) = both(&m, "k");
+    let ranges = [range_1d(0, 64, 16), range_1d(3, 100, 25), range_1d(0, 7, 7)];
+    let compared = compare_launches(&m, "k", &wide, &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Ints(n, 3), Spec::Ints(4 * n, 0)]
+    });
+    assert_eq!(compared, ranges.len());
+}

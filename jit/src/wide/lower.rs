@@ -842,11 +842,12 @@ impl Cx<'_> {
         Ok(match (from, to) {
             (Some(f), Some(t)) if f == t => self.val(value)?,
             // Same lanes: reinterpretations, truncations of 64-bit values
-            // (kept as 32 bits), sign extensions, and ulong <-> long (whose
+            // (kept as 32 bits), sign extensions (an `int` to `ulong` too:
+            // its bits are the sign extension), and ulong <-> long (whose
             // values are below 2^31 or sign-extended ints).
             (Some(I32 | U32), Some(I32 | U32))
             | (Some(I64 | U64), Some(I32 | U32 | I64 | U64))
-            | (Some(I32), Some(I64)) => self.val(value)?,
+            | (Some(I32), Some(I64 | U64)) => self.val(value)?,
             (Some(I32 | I64), Some(F32)) if nearest => {
                 let x = self.vec(value)?;
                 Val::V(self.v_op(|d| Op::Convert {
