@@ -423,7 +423,8 @@ kernel void k(global const float* a, global const float* b, global const int* c,
     out[9 * i + 5] = native_recip(y + 0.5f);
     out[9 * i + 6] = native_divide(x, y + 0.25f) + half_divide(y, 3.0f);
     out[9 * i + 7] = fmin(x / y, y) + fmax(y / x, x);
-    out[9 * i + 8] = half_recip(x) + native_sqrt(fabs(y));
+    out[9 * i + 8] = half_recip(x) + native_sqrt(fabs(y)) + floor(x * 0.3f) + ceil(y * 0.7f)
+        + trunc(x * -0.45f) + 10.0f * rint(y * 0.25f) + copysign(3.0f, x - y) + copysign(-x, y);
     iout[3 * i + 0] = min(p, q);
     iout[3 * i + 1] = max(p, q * 3);
     iout[3 * i + 2] = clamp(p, -5, q);
@@ -434,7 +435,7 @@ kernel void k(global const float* a, global const float* b, global const int* c,
 "#;
 
 #[test]
-fn min_max_clamp_mad_recip_and_divide_agree_with_the_interpreter() {
+fn min_max_clamp_mad_recip_divide_rounding_and_copysign_agree_with_the_interpreter() {
     let m = build(MIN_MAX, "");
     let (wide, _) = both(&m, "k");
     let ranges = [

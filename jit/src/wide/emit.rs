@@ -326,8 +326,12 @@ fn emit_pack(a: &mut CodeAssembler, signed: bool, d: u8, x: u8, y: u8) -> Result
 fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError> {
     let (dz, xz) = (zmm_reg(d)?, zmm_reg(x)?);
     match op {
-        // Round to nearest even (imm 0), no precision exception (bit 3).
+        // Round to nearest even (imm 0), down (1), up (2), towards zero
+        // (3); no precision exception (bit 3).
         Un::RoundEven => a.vrndscaleps(dz, xz, 8),
+        Un::Floor => a.vrndscaleps(dz, xz, 9),
+        Un::Ceil => a.vrndscaleps(dz, xz, 10),
+        Un::Trunc => a.vrndscaleps(dz, xz, 11),
         Un::GetExp => a.vgetexpps(dz, xz),
         // Interval [1, 2) (bits 1:0 = 0), sign cleared (bits 3:2 = 1).
         Un::GetMant => a.vgetmantps(dz, xz, 4),

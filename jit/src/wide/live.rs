@@ -31,6 +31,11 @@ fn pure_builtin(b: Builtin) -> bool {
             | Fma
             | Sqrt
             | Fabs
+            | Floor
+            | Ceil
+            | Trunc
+            | Rint
+            | Copysign
             | Exp
             | Exp2
             | Exp10

@@ -23,7 +23,8 @@
 //! comparisons, selects, conversions between `int`, `uint` and `float`,
 //! `sqrt`, `fabs`, `fma` and the front end's contractions, `exp`, `exp2`,
 //! `exp10`, `log`, `log2`, `log10`, `rsqrt` and their `native_`/`half_`
-//! forms, `native_recip`, `native_divide`, `fmin`, `fmax`, `mad`, and
+//! forms, `native_recip`, `native_divide`, `floor`, `ceil`, `trunc`,
+//! `rint`, `copysign`, `fmin`, `fmax`, `mad`, and
 //! `min`, `max`, `clamp` of floats and 32-bit integers; loads and stores
 //! of 4-byte elements through a
 //! `__global` or `__constant` pointer argument indexed by an `int` or
@@ -35,7 +36,7 @@
 //! calls, vectors, doubles or switches.
 
 use super::math::{self, DivPart};
-use super::{Arg, Bin, CmpKind, Cvt, Op, Program, K, V};
+use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 use crate::abi::{launch_offsets, ArgSlot};
 use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{
@@ -988,6 +989,16 @@ impl Cx<'_> {
             (Builtin::Fabs, &[x]) if all_f32 => {
                 let m = p.constant(0x7fff_ffff);
                 p.bin(Bin::IAnd, x, m)
+            }
+            (Builtin::Floor, &[x]) if all_f32 => p.un(Un::Floor, x),
+            (Builtin::Ceil, &[x]) if all_f32 => p.un(Un::Ceil, x),
+            (Builtin::Trunc, &[x]) if all_f32 => p.un(Un::Trunc, x),
+            (Builtin::Rint, &[x]) if all_f32 => p.un(Un::RoundEven, x),
+            (Builtin::Copysign, &[x, y]) if all_f32 => {
+                let (m, sign) = (p.constant(0x7fff_ffff), p.constant(0x8000_0000));
+                let a = p.bin(Bin::IAnd, x, m);
+                let b = p.bin(Bin::IAnd, y, sign);
+                p.bin(Bin::IOr, a, b)
             }
             (Builtin::Exp, &[x]) if all_f32 => math::exp(p, x),
             (Builtin::Exp2, &[x]) if all_f32 => math::exp2(p, x),

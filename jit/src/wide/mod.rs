@@ -104,6 +104,10 @@ pub enum Bin {
 pub enum Un {
     /// `vrndscaleps`: the float rounded to an integer, ties to even.
     RoundEven,
+    /// `vrndscaleps`: rounded down, up, towards zero.
+    Floor,
+    Ceil,
+    Trunc,
     /// `vgetexpps`: ⌊log2 |x|⌋ as a float, subnormals included (±0: -inf).
     GetExp,
     /// `vgetmantps`: |x|'s significand in [1, 2), subnormals included.
