@@ -15,7 +15,7 @@
 //! the scaling, and merge masking replaces selects. `exp2` and `exp10`
 //! follow the Cranelift code's relaxed forms, `log2` and `log10` its
 //! single-precision logarithm with the last steps in two floats
-//! ([`log_other_base`]); the Cranelift code computes those four in
+//! (`log_other_base`); the Cranelift code computes those four in
 //! double, correctly rounded, so the two differ in the last bit at times,
 //! within the OpenCL bound of 3 ULP (`jit/tests/wide_math.rs` measures
 //! every routine against a double reference). The `native_` and `half_`
