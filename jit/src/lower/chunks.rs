@@ -566,13 +566,7 @@ pub(crate) fn lower_kernel(
         w,
         values: vec![None; func.insts.len()],
         vars: vec![None; func.vars.len()],
-        cur: Vec::new(),
-        alive: None,
-        targets: Vec::new(),
-        divergence: 0,
-        splitting_if: false,
-        exit_depth: 0,
-        force_masked_returns: barrier_mode,
+        mask: super::MaskCx::new(barrier_mode),
         chunk_end: chunk_end_placeholder,
         env: None,
         stats: Stats::default(),
@@ -616,10 +610,9 @@ pub(crate) fn lower_kernel(
             .notes
             .extend(super::barrier_agreement::notes(func, uni, nv));
     }
-    cx.cur = cx.new_mask_vars();
-    if returns {
-        cx.alive = Some(cx.new_mask_vars());
-    }
+    let cur = cx.new_mask_vars();
+    let alive = returns.then(|| cx.new_mask_vars());
+    cx.mask.bind(cur, alive);
 
     // Launch fields the entry needs, loaded once here. Loads and arithmetic
     // Cranelift may move are placed at their uses and not hoisted out of
@@ -917,7 +910,7 @@ pub(crate) fn lower_kernel(
                             .iconst(types::I32, i64::from(crate::regions::NONE));
                     cx.write_var(nv, &vec![Lanes::Uniform(none)])?;
                 }
-                if let Some(alive) = cx.alive.clone() {
+                if let Some(alive) = cx.mask.alive() {
                     match (r, chunk_ctx) {
                         (0, _) | (_, None) => cx.write_mask(&alive, &mask),
                         (_, Some(c)) => {
@@ -1038,7 +1031,7 @@ pub(crate) fn lower_kernel(
                     cx.enter(full_b);
                     if consecutive && general <= FULL_COPY_CLIF_LIMIT {
                         cx.set_cur(&ones);
-                        if let Some(alive) = cx.alive.clone() {
+                        if let Some(alive) = cx.mask.alive() {
                             cx.write_mask(&alive, &ones);
                         }
                         let stats = cx.stats.clone();
@@ -1068,7 +1061,7 @@ pub(crate) fn lower_kernel(
                             cx.save_var(*var, c, *off)?;
                         }
                     }
-                    if let Some(alive) = cx.alive.clone() {
+                    if let Some(alive) = cx.mask.alive() {
                         let a = cx.read_mask(&alive);
                         for (i, v) in a.iter().enumerate() {
                             cx.b.ins()
@@ -1081,7 +1074,7 @@ pub(crate) fn lower_kernel(
                     let Some(Lanes::Varying(pieces)) = cx.read_var(nv)?.first().cloned() else {
                         return Err(cx.internal("successor not kept per lane"));
                     };
-                    let active = match cx.alive.clone() {
+                    let active = match cx.mask.alive() {
                         Some(alive) => {
                             let a = cx.read_mask(&alive);
                             cx.mask_and(&mask, &a)

@@ -81,20 +81,16 @@ impl FunctionCx<'_, '_> {
                 })
             )
         };
-        let innermost_loop = self
-            .targets
-            .iter()
-            .rev()
-            .find(|t| matches!(t, Target::Loop { .. }));
+        let innermost_loop = self.mask.innermost_loop();
         !b.0.is_empty()
             && b.0.iter().all(|s| match s {
                 Stmt::Break => {
-                    matches!(self.targets.last(), Some(Target::Switch))
-                        || masked_loop(self.targets.last())
+                    matches!(self.mask.innermost(), Some(Target::Switch))
+                        || masked_loop(self.mask.innermost())
                 }
                 Stmt::Continue => {
                     masked_loop(innermost_loop)
-                        && !matches!(self.targets.last(), Some(Target::Switch))
+                        && !matches!(self.mask.innermost(), Some(Target::Switch))
                 }
                 _ => false,
             })
@@ -205,7 +201,7 @@ impl FunctionCx<'_, '_> {
                 let val = self.value(*v)?;
                 // No lane that skips a write in `unblended` reads the
                 // variable afterwards (`fresh_writes`): a plain write.
-                let blend = self.divergence > 0 && !self.unblended.contains(&(*var, *v));
+                let blend = self.mask.is_divergent() && !self.unblended.contains(&(*var, *v));
                 self.write_var_as(*var, &val, blend)
             }
             Stmt::Store { ptr, value, .. } => {
@@ -319,7 +315,7 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn write_var(&mut self, var: VarId, val: &Val) -> LResult<()> {
-        let blend = self.divergence > 0;
+        let blend = self.mask.is_divergent();
         self.write_var_as(var, val, blend)
     }
 
@@ -393,7 +389,7 @@ impl FunctionCx<'_, '_> {
             Lanes::Varying(cm) => {
                 self.stats.varying_ifs += 1;
                 if self.chunk_full
-                    && !self.splitting_if
+                    && !self.mask.in_split_if()
                     && !else_.0.is_empty()
                     && straight_size(then_)
                         .zip(straight_size(else_))
@@ -439,7 +435,7 @@ impl FunctionCx<'_, '_> {
         // With every lane of the chunk running, a comparison of a
         // consecutive integer with a uniform one is decided by its end
         // lanes; otherwise by the masks.
-        let every_lane = self.chunk_full && self.divergence == 0 && self.alive.is_none();
+        let every_lane = self.chunk_full && self.mask.is_entry_mask();
         let scalar = if every_lane {
             self.linear_agreement(cond)?
         } else {
@@ -468,9 +464,9 @@ impl FunctionCx<'_, '_> {
         self.lower_block(else_)?;
         self.jump_live(merge);
         self.enter(mixed);
-        self.splitting_if = true;
+        self.mask.start_split_if();
         let masked = self.lower_masked_if(cm, then_, else_);
-        self.splitting_if = false;
+        self.mask.end_split_if();
         masked?;
         self.jump_live(merge);
         self.enter(merge);
@@ -483,7 +479,7 @@ impl FunctionCx<'_, '_> {
         let entry = self.cur_mask();
         let then_mask = self.mask_and(&entry, cm);
         let else_mask = self.mask_and_not(&entry, cm);
-        self.divergence += 1;
+        self.mask.start_varying_if();
         // An arm of only `break`/`continue` is a few mask
         // operations: cheaper to run than to test for.
         let taken = if then_.0.is_empty() || self.mask_only(then_) {
@@ -536,14 +532,14 @@ impl FunctionCx<'_, '_> {
                 self.enter(merge);
             }
         }
-        self.divergence -= 1;
+        self.mask.end_if();
         Ok(())
     }
 
     /// The mask lanes resume with after a loop or switch: those that entered
     /// it and have not returned.
     fn resume_mask(&mut self, entry: &[Value]) -> Vec<Value> {
-        match self.alive.clone() {
+        match self.mask.alive() {
             Some(alive) => {
                 let a = self.read_mask(&alive);
                 self.mask_and(entry, &a)
@@ -559,12 +555,11 @@ impl FunctionCx<'_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        self.exit_depth += 1;
         if !divergent {
             self.stats.uniform_loops += 1;
             self.b.ins().jump(header, &[]);
             self.b.switch_to_block(header);
-            self.targets.push(Target::Loop {
+            self.mask.enter_loop(Target::Loop {
                 divergent,
                 continuing: cont_b,
                 exit,
@@ -577,7 +572,7 @@ impl FunctionCx<'_, '_> {
             self.poll_stop();
             self.jump_live(header);
             self.b.seal_block(header);
-            self.targets.pop();
+            self.mask.exit_loop();
             self.enter(exit);
         } else {
             self.stats.divergent_loops += 1;
@@ -588,12 +583,11 @@ impl FunctionCx<'_, '_> {
             } else {
                 Vec::new()
             };
-            self.divergence += 1;
             self.b.ins().jump(header, &[]);
             self.b.switch_to_block(header);
             let zero = self.zero_mask();
             self.write_mask(&cont, &zero);
-            self.targets.push(Target::Loop {
+            self.mask.enter_loop(Target::Loop {
                 divergent,
                 continuing: cont_b,
                 exit,
@@ -634,13 +628,11 @@ impl FunctionCx<'_, '_> {
                 self.jump_live(header);
             }
             self.b.seal_block(header);
-            self.targets.pop();
+            self.mask.exit_loop();
             self.enter(exit);
             let m = self.resume_mask(&entry);
             self.set_cur(&m);
-            self.divergence -= 1;
         }
-        self.exit_depth -= 1;
         Ok(())
     }
 
@@ -700,9 +692,7 @@ impl FunctionCx<'_, '_> {
             matches.push(m);
         }
         let default_mask = self.mask_and_not(&entry, &any_case);
-        self.divergence += 1;
-        self.exit_depth += 1;
-        self.targets.push(Target::Switch);
+        self.mask.enter_switch();
         let zero = self.zero_mask();
         self.set_cur(&zero);
         for (c, m) in cases.iter().zip(&matches) {
@@ -723,20 +713,13 @@ impl FunctionCx<'_, '_> {
             self.jump_live(next);
             self.enter(next);
         }
-        self.targets.pop();
-        self.exit_depth -= 1;
-        self.divergence -= 1;
+        self.mask.exit_switch();
         let mut m = self.resume_mask(&entry);
         if let Some(Target::Loop {
             divergent: true,
             cont,
             ..
-        }) = self
-            .targets
-            .iter()
-            .rev()
-            .find(|t| matches!(t, Target::Loop { .. }))
-            .cloned()
+        }) = self.mask.innermost_loop().cloned()
         {
             if !cont.is_empty() {
                 let c = self.read_mask(&cont);
@@ -774,7 +757,7 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_break(&mut self) -> LResult<()> {
-        match self.targets.last().cloned() {
+        match self.mask.innermost().cloned() {
             Some(Target::Loop {
                 divergent: false,
                 exit,
@@ -793,19 +776,14 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_continue(&mut self) -> LResult<()> {
-        let inner = self
-            .targets
-            .iter()
-            .rev()
-            .find(|t| matches!(t, Target::Loop { .. }))
-            .cloned();
+        let inner = self.mask.innermost_loop().cloned();
         match inner {
             Some(Target::Loop {
                 divergent: false,
                 continuing,
                 ..
             }) => {
-                if matches!(self.targets.last(), Some(Target::Switch)) {
+                if matches!(self.mask.innermost(), Some(Target::Switch)) {
                     return Err(self.internal("continue from a switch inside a uniform loop"));
                 }
                 self.b.ins().jump(continuing, &[]);
@@ -825,14 +803,11 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_return(&mut self) -> LResult<()> {
-        let masked = self.force_masked_returns
-            || self
-                .uni
-                .return_is_masked(self.divergence > 0, self.exit_depth > 0);
+        let masked = self.mask.return_is_masked(self.uni);
         if masked {
             let alive = self
-                .alive
-                .clone()
+                .mask
+                .alive()
                 .ok_or_else(|| self.internal("masked return without an alive mask"))?;
             let a = self.read_mask(&alive);
             let now = self.cur_mask();

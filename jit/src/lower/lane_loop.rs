@@ -236,7 +236,7 @@ impl FunctionCx<'_, '_> {
         }
         let all = i64::from(self.w) * i64::from(size);
         // The loop runs over byte offsets `j * size` below `end`.
-        let prefix = self.divergence == 0 && self.alive.is_none();
+        let prefix = self.mask.is_entry_mask();
         let end = if prefix && !self.chunk_full {
             let env = self.env().clone();
             let left = self.b.ins().isub(env.group_size[0], env.x0);

@@ -235,7 +235,7 @@ impl FunctionCx<'_, '_> {
             None => self.lane(Scalar::U64, addr, j),
         };
         // In a full chunk outside divergent code every lane is running.
-        if self.chunk_full && self.divergence == 0 && self.alive.is_none() {
+        if self.chunk_full && self.mask.is_entry_mask() {
             return Ok(a);
         }
         let on = self.lane_active(mask, j);
@@ -348,7 +348,7 @@ impl FunctionCx<'_, '_> {
     /// running anywhere in the padded arena.
     pub(super) fn masked_local_load(&self, ptr: ValueId) -> bool {
         matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _))
-            && (self.divergence > 0 || self.alive.is_some())
+            && !self.mask.is_entry_mask()
     }
 
     /// Whether `[first, first + bytes)` lies in the group's `__local`
@@ -421,7 +421,7 @@ impl FunctionCx<'_, '_> {
         spaced: Option<Value>,
     ) -> Option<Value> {
         let local = matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _));
-        if !local || (self.divergence == 0 && self.alive.is_none()) {
+        if !local || self.mask.is_entry_mask() {
             return None;
         }
         let inside = self.in_local_arena(first, s.size() * self.w, 0);
@@ -436,7 +436,7 @@ impl FunctionCx<'_, '_> {
     /// are the chunk's, so a scalar test of the chunk's length does and
     /// the mask vectors are not needed.
     pub(super) fn mask_is_full(&mut self) -> Value {
-        if self.divergence == 0 && self.alive.is_none() {
+        if self.mask.is_entry_mask() {
             if self.chunk_full {
                 return self.b.ins().iconst(types::I8, 1);
             }

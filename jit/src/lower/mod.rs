@@ -21,6 +21,7 @@ pub(crate) mod interleaved;
 pub(crate) mod lane_loop;
 pub(crate) mod lanes;
 pub(crate) mod linear;
+pub(crate) mod mask;
 pub(crate) mod memory;
 pub(crate) mod narrow;
 pub(crate) mod ops;
@@ -40,6 +41,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
 use lanes::{Lanes, Val};
+pub(crate) use mask::{MaskCx, Target};
 use std::collections::HashMap;
 use vecl_ir::analysis::uniformity::Uniformity;
 use vecl_ir::{Function, Module, ValueId};
@@ -108,17 +110,6 @@ pub(crate) enum VarSlot {
     Varying(Vec<Variable>),
 }
 
-/// What `break`/`continue` refer to.
-#[derive(Clone, Debug)]
-pub(crate) enum Target {
-    Loop {
-        divergent: bool,
-        continuing: Block,
-        exit: Block,
-        cont: Vec<Variable>,
-    },
-    Switch,
-}
 
 /// Launch- and chunk-level values.
 #[derive(Clone, Debug)]
@@ -148,17 +139,8 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub w: u32,
     pub values: Vec<Option<Val>>,
     pub vars: Vec<Option<Vec<VarSlot>>>,
-    pub cur: Vec<Variable>,
-    pub alive: Option<Vec<Variable>>,
-    pub targets: Vec<Target>,
-    /// Enclosing varying ifs, divergent loops and switches.
-    pub divergence: u32,
-    /// Lowering the masked path of a split `if` (`control::lower_split_if`):
-    /// the `if`s inside it are not split again.
-    pub splitting_if: bool,
-    /// Enclosing loops and switches (a `return` there is masked).
-    pub exit_depth: u32,
-    pub force_masked_returns: bool,
+    /// The active-mask state (`mask`).
+    pub mask: MaskCx,
     pub chunk_end: Block,
     pub env: Option<Env>,
     pub stats: Stats,
@@ -268,13 +250,14 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
     }
 
     pub fn cur_mask(&mut self) -> Vec<Value> {
-        let vars = self.cur.clone();
-        self.read_mask(&vars)
+        let b = &mut self.b;
+        self.mask.cur_vars().iter().map(|v| b.use_var(*v)).collect()
     }
 
     pub fn set_cur(&mut self, vals: &[Value]) {
-        let vars = self.cur.clone();
-        self.write_mask(&vars, vals);
+        for (v, x) in self.mask.cur_vars().iter().zip(vals) {
+            self.b.def_var(*v, *x);
+        }
     }
 
     pub fn new_mask_vars(&mut self) -> Vec<Variable> {
