@@ -100,7 +100,7 @@ impl FunctionCx<'_, '_> {
     /// Whether the program was built with `-cl-finite-math-only` (or
     /// `-cl-fast-relaxed-math`, which implies it).
     fn finite_math(&self) -> bool {
-        self.module.math.finite_math_only || self.module.math.fast_relaxed_math
+        self.kernel.module().math.finite_math_only || self.kernel.module().math.fast_relaxed_math
     }
 
     fn fmin_max(&mut self, is_max: bool, a: Value, b: Value) -> Value {
@@ -431,7 +431,7 @@ impl FunctionCx<'_, '_> {
         let comps = ty.lanes() as usize;
         let out = elem_of(ty);
         let base = name.math_base();
-        let kname = self.kernel.clone();
+        let kname = self.kernel.name().to_string();
         let unsupported = || crate::JitError::Unsupported {
             kernel: kname.clone(),
             what: name.name().to_string(),
@@ -472,7 +472,7 @@ impl FunctionCx<'_, '_> {
             // fused with FMA, as the interpreter computes it; a multiply
             // and an add without, which contraction also allows.
             Builtin::ContractFma => Some(|cx, a| {
-                if cx.has_fma {
+                if cx.kernel.has_fma() {
                     return cx.b.ins().fma(a[1], a[0], a[2]);
                 }
                 let p = cx.b.ins().fmul(a[0], a[1]);
@@ -481,8 +481,8 @@ impl FunctionCx<'_, '_> {
             Builtin::Mad => Some(|cx, a| {
                 // mad may always be fused; it is one instruction with FMA,
                 // done when the program asked for fast math.
-                let m = cx.module.math;
-                if cx.has_fma && (m.mad_enable || m.unsafe_math || m.fast_relaxed_math) {
+                let m = cx.kernel.module().math;
+                if cx.kernel.has_fma() && (m.mad_enable || m.unsafe_math || m.fast_relaxed_math) {
                     return cx.b.ins().fma(a[0], a[1], a[2]);
                 }
                 let p = cx.b.ins().fmul(a[0], a[1]);
@@ -550,7 +550,7 @@ impl FunctionCx<'_, '_> {
         }
         if base == Builtin::Fma {
             let s = out.ok_or_else(unsupported)?;
-            if self.has_fma {
+            if self.kernel.has_fma() {
                 return self.componentwise(&vals, comps, |cx, a| {
                     Ok(cx.simd(s, a, |cx, v| cx.b.ins().fma(v[0], v[1], v[2])))
                 });

@@ -191,8 +191,8 @@ impl FunctionCx<'_, '_> {
         match s {
             Stmt::Eval(v) => {
                 let val = self.lower_inst(*v)?;
-                self.values[v.index()] = Some(val);
-                if self.saved_values.contains_key(v) {
+                self.vals.define(*v, val);
+                if self.vals.is_saved(*v) {
                     self.save_value(*v)?;
                 }
                 Ok(())
@@ -201,7 +201,7 @@ impl FunctionCx<'_, '_> {
                 let val = self.value(*v)?;
                 // No lane that skips a write in `unblended` reads the
                 // variable afterwards (`fresh_writes`): a plain write.
-                let blend = self.mask.is_divergent() && !self.unblended.contains(&(*var, *v));
+                let blend = self.mask.is_divergent() && !self.vals.is_unblended(*var, *v);
                 self.write_var_as(*var, &val, blend)
             }
             Stmt::Store { ptr, value, .. } => {
@@ -232,7 +232,7 @@ impl FunctionCx<'_, '_> {
     /// value, which would otherwise be carried around the chunk loop.
     pub fn clear_var(&mut self, var: VarId) -> LResult<()> {
         let slots = self.var_slots(var)?;
-        let ty = self.func.vars[var.index()].ty.clone();
+        let ty = self.kernel.func().vars[var.index()].ty.clone();
         let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
         for slot in &slots {
             if let VarSlot::Varying(vs) = slot {
@@ -247,18 +247,19 @@ impl FunctionCx<'_, '_> {
     }
 
     fn var_slots(&mut self, var: VarId) -> LResult<Vec<VarSlot>> {
-        if let Some(Some(s)) = self.vars.get(var.index()) {
+        if let Some(s) = self.vals.var_slots(var) {
             return Ok(s.clone());
         }
         let ty = self
-            .func
+            .kernel
+            .func()
             .vars
             .get(var.index())
             .map(|v| v.ty.clone())
             .ok_or_else(|| self.internal(format!("unknown variable ${}", var.0)))?;
         let elem =
             elem_of(&ty).ok_or_else(|| self.unsupported(format!("variable of type {ty:?}")))?;
-        let uniform = self.uni.var_is_uniform(var);
+        let uniform = self.kernel.uni().var_is_uniform(var);
         let mut slots = Vec::new();
         for _ in 0..ty.lanes() {
             slots.push(if uniform {
@@ -272,7 +273,7 @@ impl FunctionCx<'_, '_> {
                 )
             });
         }
-        self.vars[var.index()] = Some(slots.clone());
+        self.vals.set_var_slots(var, slots.clone());
         Ok(slots)
     }
 
@@ -296,7 +297,7 @@ impl FunctionCx<'_, '_> {
     /// subtraction does not. A variable the analysis keeps scalar could not
     /// take the vector.
     fn as_uniform_if_proved(&mut self, v: vecl_ir::ValueId, val: Val) -> LResult<Val> {
-        if self.uni.shape(v) != vecl_ir::analysis::uniformity::Shape::Uniform
+        if self.kernel.uni().shape(v) != vecl_ir::analysis::uniformity::Shape::Uniform
             || val.iter().all(|l| l.is_uniform())
         {
             return Ok(val);
@@ -322,7 +323,7 @@ impl FunctionCx<'_, '_> {
     /// Writes a variable; `blend`: the lanes not running keep their value.
     fn write_var_as(&mut self, var: VarId, val: &Val, blend: bool) -> LResult<()> {
         let slots = self.var_slots(var)?;
-        let ty = self.func.vars[var.index()].ty.clone();
+        let ty = self.kernel.func().vars[var.index()].ty.clone();
         let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
         for (slot, l) in slots.iter().zip(val) {
             match (slot, l) {
@@ -549,7 +550,7 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_loop(&mut self, body: &Block, continuing: &Block) -> LResult<()> {
-        let divergent = self.uni.loop_is_divergent(body, continuing);
+        let divergent = self.kernel.uni().loop_is_divergent(body, continuing);
         let (header, cont_b, exit) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -675,7 +676,7 @@ impl FunctionCx<'_, '_> {
         cases: &[vecl_ir::SwitchCase],
     ) -> LResult<()> {
         let sel = self.scalar(selector)?;
-        let sty = self.func.ty(selector).clone();
+        let sty = self.kernel.func().ty(selector).clone();
         let elem = elem_of(&sty).ok_or_else(|| self.internal("switch on a non-scalar"))?;
         let entry = self.cur_mask();
         // Match masks of every case, then the default's.
@@ -738,7 +739,7 @@ impl FunctionCx<'_, '_> {
                 let w = self.b.ins().uextend(types::I32, eq);
                 let w = self.b.ins().ineg(w);
                 let v = self.b.ins().splat(types::I32X4, w);
-                vec![v; (self.w / 4) as usize]
+                vec![v; (self.kernel.w() / 4) as usize]
             }
             Lanes::Varying(p) => {
                 let ks = self.splat(elem, k);
@@ -803,7 +804,7 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_return(&mut self) -> LResult<()> {
-        let masked = self.mask.return_is_masked(self.uni);
+        let masked = self.mask.return_is_masked(self.kernel.uni());
         if masked {
             let alive = self
                 .mask
@@ -831,7 +832,7 @@ impl FunctionCx<'_, '_> {
 
     fn lower_inst_lanes(&mut self, v: vecl_ir::ValueId) -> LResult<Val> {
         use vecl_ir::Inst;
-        let data = self.func.inst(v).clone();
+        let data = self.kernel.func().inst(v).clone();
         let ty = data.ty.clone();
         match &data.inst {
             Inst::Param(n) => self.lower_param(*n, &ty),
@@ -895,9 +896,15 @@ impl FunctionCx<'_, '_> {
             Inst::GlobalAddr(g) => self.lower_global_addr(*g),
             Inst::Index(p, i) => self.lower_index(*p, *i, None),
             Inst::Elem(p, i) => {
-                let pointee = self.func.ty(*p).pointee().cloned().unwrap_or(Type::Void);
+                let pointee = self
+                    .kernel
+                    .func()
+                    .ty(*p)
+                    .pointee()
+                    .cloned()
+                    .unwrap_or(Type::Void);
                 let size = match &pointee {
-                    Type::Array(e, _) => self.module.size_of(e),
+                    Type::Array(e, _) => self.kernel.module().size_of(e),
                     Type::Vector(s, _) => s.size(),
                     other => return Err(self.internal(format!("elem of a pointer to {other:?}"))),
                 };

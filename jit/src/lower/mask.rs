@@ -175,7 +175,6 @@ impl MaskCx {
     /// Whether a `return` here must update the alive mask rather than
     /// leave the chunk.
     pub fn return_is_masked(&self, uni: &Uniformity) -> bool {
-        self.force_masked_returns
-            || uni.return_is_masked(self.divergence > 0, self.exit_depth > 0)
+        self.force_masked_returns || uni.return_is_masked(self.divergence > 0, self.exit_depth > 0)
     }
 }

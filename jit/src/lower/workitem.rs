@@ -149,7 +149,7 @@ impl FunctionCx<'_, '_> {
                 } else {
                     dv
                 };
-                let konst = match &self.func.inst(dim).inst {
+                let konst = match &self.kernel.func().inst(dim).inst {
                     vecl_ir::Inst::Const(c) => Some(*c),
                     _ => None,
                 };

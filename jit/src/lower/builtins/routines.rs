@@ -109,10 +109,10 @@ impl FunctionCx<'_, '_> {
         b.switch_to_block(entry);
         b.seal_block(entry);
         let entry_params = b.block_params(entry).to_vec();
-        let flags = self.module.math;
+        let flags = self.kernel.module().math;
         let relaxed = flags.fast_relaxed_math && piece && super::vmath::relaxed_form(name);
         let (has_fma, finite) = (
-            self.has_fma,
+            self.kernel.has_fma(),
             flags.fast_relaxed_math || flags.finite_math_only,
         );
         let x86 = self.jit.isa().triple().architecture == target_lexicon::Architecture::X86_64;
