@@ -123,7 +123,7 @@ impl FunctionCx<'_, '_> {
         for (i, (p, c)) in choice.pieces.iter().zip(&choice.choosing).enumerate() {
             let eq = self.b.ins().icmp(IntCC::Equal, *p, want);
             let m = self.b.ins().band(eq, *c);
-            let iota = self.iota32[i];
+            let iota = self.cache.iota32()[i];
             idx.push(self.b.ins().bitselect(m, iota, w));
         }
         let umin = |cx: &mut Self, a: Value, b: Value| cx.b.ins().umin(a, b);

@@ -595,10 +595,7 @@ pub(crate) fn lower_kernel(
         env: None,
         stats: Stats::default(),
         private_base: chunk_private,
-        dummy: Some(dummy),
-        iota32,
-        iota64,
-        externs: HashMap::new(),
+        cache: super::FunctionCache::new(iota32, iota64, Some(dummy)),
         chunk_context: None,
         chunk_full: false,
         races,
@@ -880,7 +877,7 @@ pub(crate) fn lower_kernel(
                 let mask: Vec<Value> = if all_full {
                     ones.clone()
                 } else {
-                    let iota = cx.iota32.clone();
+                    let iota = cx.cache.iota32().to_vec();
                     iota.iter()
                         .map(|i| cx.b.ins().icmp(IntCC::SignedLessThan, *i, ns))
                         .collect()

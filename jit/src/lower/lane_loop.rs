@@ -206,7 +206,9 @@ impl FunctionCx<'_, '_> {
     }
 
     fn dummy_addr(&self) -> LResult<Value> {
-        self.dummy.ok_or_else(|| self.internal("no scratch slot"))
+        self.cache
+            .dummy()
+            .ok_or_else(|| self.internal("no scratch slot"))
     }
 
     /// The loop over the lanes: `access(at, slot)` per active lane, with

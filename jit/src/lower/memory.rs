@@ -212,7 +212,9 @@ impl FunctionCx<'_, '_> {
     }
 
     fn dummy(&self) -> LResult<Value> {
-        self.dummy.ok_or_else(|| self.internal("no scratch slot"))
+        self.cache
+            .dummy()
+            .ok_or_else(|| self.internal("no scratch slot"))
     }
 
     /// Lane `j`'s address, or the scratch slot when the lane is inactive.
@@ -518,7 +520,7 @@ impl FunctionCx<'_, '_> {
         }
         let i0 = self.b.ins().extractlane(pieces[0], 0);
         let start = self.b.ins().splat(types::I32X4, i0);
-        let iota = self.iota32.clone();
+        let iota = self.cache.iota32().to_vec();
         let mut all: Option<Value> = None;
         for (piece, k) in pieces.iter().zip(&iota) {
             let want = self.b.ins().iadd(start, *k);

@@ -2,9 +2,13 @@
 //! work-items.
 //!
 //! [`FunctionCx`] threads everything through the lowering: the Cranelift
-//! builder, the IR values already lowered, the register variables, and the
-//! active-mask state (`cur`: lanes executing now; `alive`: lanes that have
-//! not returned; per loop, the lanes waiting at its `continuing` block).
+//! builder and a context for each part of the state, each in its own file
+//! with private fields and a small set of calls: the kernel and the
+//! compilation's options ([`kernel_env`]), the active-mask state
+//! ([`mask`]: lanes executing now, lanes that have not returned, what
+//! `break` and `continue` refer to), the IR values and register variables
+//! as lowered ([`values`]), and the entry block's values and imported
+//! functions ([`function_cache`]).
 //! Statements follow the IR's structure (see [`control`]); the entry point
 //! with its group and chunk loops and barrier regions is in [`chunks`].
 
@@ -15,6 +19,7 @@ pub(crate) mod chunks;
 pub(crate) mod control;
 pub(crate) mod fold;
 pub(crate) mod fresh_writes;
+pub(crate) mod function_cache;
 pub(crate) mod group_level;
 pub(crate) mod half;
 pub(crate) mod interleaved;
@@ -41,10 +46,10 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
+pub(crate) use function_cache::FunctionCache;
 pub(crate) use kernel_env::KernelEnv;
 use lanes::{Lanes, Val};
 pub(crate) use mask::{MaskCx, Target};
-use std::collections::HashMap;
 pub(crate) use values::ValueMaps;
 use vecl_ir::ValueId;
 
@@ -133,8 +138,9 @@ pub(crate) struct Env {
 /// The state threaded through one kernel's lowering, in contexts that
 /// each own one part of it: the kernel and its options ([`KernelEnv`],
 /// fixed for the compilation), the active masks ([`MaskCx`]), the IR
-/// values and variables as lowered ([`ValueMaps`]), and `__local` race
-/// checking ([`races::RaceCx`]). The Cranelift builder and the chunk's
+/// values and variables as lowered ([`ValueMaps`]), the entry block's
+/// values and the imported functions ([`FunctionCache`]), and `__local`
+/// race checking ([`races::RaceCx`]). The Cranelift builder and the chunk's
 /// launch values are used by every file and stay plain fields.
 pub(crate) struct FunctionCx<'a, 'b> {
     pub b: FunctionBuilder<'b>,
@@ -149,12 +155,8 @@ pub(crate) struct FunctionCx<'a, 'b> {
     pub env: Option<Env>,
     pub stats: Stats,
     pub private_base: Option<Value>,
-    /// A scratch address inactive lanes read and write instead of theirs.
-    pub dummy: Option<Value>,
-    /// `0, 1, …, W-1` as `i32x4` and `i64x2` pieces.
-    pub iota32: Vec<Value>,
-    pub iota64: Vec<Value>,
-    pub externs: HashMap<String, FuncRef>,
+    /// Entry-block values and imported functions.
+    pub cache: FunctionCache,
     pub chunk_context: Option<Value>,
     /// The code being lowered runs for full chunks only (every lane of
     /// the chunk is a work-item of the group).
@@ -331,8 +333,8 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
         params: &[types::Type],
         ret: Option<types::Type>,
     ) -> LResult<FuncRef> {
-        if let Some(f) = self.externs.get(name) {
-            return Ok(*f);
+        if let Some(f) = self.cache.imported(name) {
+            return Ok(f);
         }
         let mut sig = Signature::new(self.jit.isa().default_call_conv());
         sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
@@ -342,7 +344,7 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
             .declare_function(name, Linkage::Import, &sig)
             .map_err(|e| self.internal(format!("declaring {name}: {e}")))?;
         let fref = self.jit.declare_func_in_func(id, self.b.func);
-        self.externs.insert(name.to_string(), fref);
+        self.cache.import(name.to_string(), fref);
         Ok(fref)
     }
 

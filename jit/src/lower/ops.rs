@@ -398,9 +398,9 @@ impl FunctionCx<'_, '_> {
         let r0v = self.b.ins().splat(piece_ty, r0);
         let dv = self.b.ins().splat(piece_ty, d);
         let iota = if ty == types::I64 {
-            self.iota64.clone()
+            self.cache.iota64().to_vec()
         } else {
-            self.iota32.clone()
+            self.cache.iota32().to_vec()
         };
         let out: Vec<BlockArg> = iota
             .iter()
@@ -745,7 +745,7 @@ impl FunctionCx<'_, '_> {
             count
         };
         let split = self.b.ins().splat(types::I32X4, count);
-        let iota = self.iota32.clone();
+        let iota = self.cache.iota32().to_vec();
         let fast_masks = |cx: &mut Self| -> Vec<Value> {
             iota.iter()
                 .map(|i| {
@@ -964,7 +964,7 @@ impl FunctionCx<'_, '_> {
     fn base_plus_lane(&self, p: &[Value]) -> Option<Value> {
         let dfg = &self.b.func.dfg;
         let mut base = None;
-        for (piece, want) in p.iter().zip(&self.iota64) {
+        for (piece, want) in p.iter().zip(self.cache.iota64()) {
             let inst = dfg.value_def(*piece).inst()?;
             if dfg.insts[inst].opcode() != Opcode::Iadd {
                 return None;
@@ -979,7 +979,9 @@ impl FunctionCx<'_, '_> {
             }
             base = Some(b);
         }
-        (p.len() == self.iota64.len()).then_some(base).flatten()
+        (p.len() == self.cache.iota64().len())
+            .then_some(base)
+            .flatten()
     }
 
     fn vector_convert(
@@ -1031,7 +1033,7 @@ impl FunctionCx<'_, '_> {
                     // are `(int)base + i`, no narrowing shuffles.
                     let b32 = self.b.ins().ireduce(types::I32, base);
                     let s = self.b.ins().splat(types::I32X4, b32);
-                    let iota = self.iota32.clone();
+                    let iota = self.cache.iota32().to_vec();
                     return Some(iota.iter().map(|i| self.b.ins().iadd(s, *i)).collect());
                 }
                 Some(p.chunks(2).map(|c| self.narrow_pair(c[0], c[1])).collect())

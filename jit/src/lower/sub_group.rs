@@ -120,7 +120,7 @@ impl FunctionCx<'_, '_> {
         let to32 = |cx: &mut Self, v: Value| cx.b.ins().ireduce(types::I32, v);
         let scalar = match q {
             SubGroupQuery::LocalId => {
-                return Ok(vec![Lanes::Varying(self.iota32.clone())]);
+                return Ok(vec![Lanes::Varying(self.cache.iota32().to_vec())]);
             }
             SubGroupQuery::Size => self.sub_group_size(),
             SubGroupQuery::MaxSize => self.max_sub_group_size(),

@@ -109,7 +109,7 @@ impl FunctionCx<'_, '_> {
     /// `base + lane` as u64 pieces.
     fn plus_lane(&mut self, base: Value) -> Lanes {
         let b = self.b.ins().splat(types::I64X2, base);
-        let iota = self.iota64.clone();
+        let iota = self.cache.iota64().to_vec();
         Lanes::Varying(iota.iter().map(|i| self.b.ins().iadd(b, *i)).collect())
     }
 

@@ -273,7 +273,7 @@ impl FunctionCx<'_, '_> {
         let x0 = self.b.ins().extractlane(x[0], 0);
         let start = self.b.ins().splat(types::I32X4, x0);
         let mut same: Option<Value> = None;
-        for (piece, k) in x.iter().zip(self.iota32.clone()) {
+        for (piece, k) in x.iter().zip(self.cache.iota32().to_vec()) {
             let want = self.b.ins().iadd(start, k);
             let eq = self.b.ins().icmp(IntCC::Equal, *piece, want);
             same = Some(match same {
