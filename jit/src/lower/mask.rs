@@ -178,3 +178,78 @@ impl MaskCx {
         self.force_masked_returns || uni.return_is_masked(self.divergence > 0, self.exit_depth > 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_codegen::entity::EntityRef;
+
+    fn divergent_loop(divergent: bool) -> Target {
+        Target::Loop {
+            divergent,
+            continuing: Block::new(1),
+            exit: Block::new(2),
+            cont: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn paired_calls_nest_and_restore_the_state() {
+        let mut m = MaskCx::new(false);
+        m.bind(vec![Variable::new(0)], None);
+        assert!(m.is_entry_mask() && !m.is_divergent());
+        assert!(m.innermost().is_none());
+
+        // A uniform loop is a target but no divergence.
+        m.enter_loop(divergent_loop(false));
+        assert!(!m.is_divergent());
+        // A switch inside it: `break` leaves the switch, `continue`
+        // continues the loop.
+        m.enter_switch();
+        assert!(m.is_divergent());
+        assert!(matches!(m.innermost(), Some(Target::Switch)));
+        assert!(matches!(
+            m.innermost_loop(),
+            Some(Target::Loop {
+                divergent: false,
+                ..
+            })
+        ));
+        m.enter_loop(divergent_loop(true));
+        m.start_varying_if();
+        assert!(matches!(
+            m.innermost(),
+            Some(Target::Loop {
+                divergent: true,
+                ..
+            })
+        ));
+        m.end_if();
+        m.exit_loop();
+        m.exit_switch();
+        assert!(!m.is_divergent());
+        m.exit_loop();
+        assert!(m.innermost().is_none());
+        assert!(m.is_entry_mask());
+    }
+
+    #[test]
+    fn an_alive_mask_means_lanes_may_have_left() {
+        let mut m = MaskCx::new(false);
+        m.bind(vec![Variable::new(0)], Some(vec![Variable::new(1)]));
+        assert!(!m.is_divergent());
+        assert!(!m.is_entry_mask());
+        assert_eq!(m.alive(), Some(vec![Variable::new(1)]));
+        assert_eq!(m.cur_vars(), &[Variable::new(0)]);
+    }
+
+    #[test]
+    fn split_ifs_are_marked_while_their_masked_path_lowers() {
+        let mut m = MaskCx::new(false);
+        assert!(!m.in_split_if());
+        m.start_split_if();
+        assert!(m.in_split_if());
+        m.end_split_if();
+        assert!(!m.in_split_if());
+    }
+}
