@@ -8,52 +8,18 @@
 //! per chunk each: the Cranelift code's own dead-code elimination removes
 //! them, the wide code's lowering skips them.
 
-use vecl_ir::{Block, Builtin, Function, Inst, Stmt, ValueId};
+use vecl_ir::{Block, Function, Inst, Stmt, ValueId};
 
 /// Whether the instruction may be left out when its value is not used:
-/// no effect, no failure, and the lowering computes it from its operands
-/// (or the kernel's arguments and ids) alone.
+/// no effect and no failure (pure builtins included, whether the wide
+/// code computes them or not: an unused one is not refused).
 fn droppable(inst: &Inst) -> bool {
     inst.depends_only_on_operands()
         || matches!(
             inst,
             Inst::Const(_) | Inst::Undef | Inst::Param(_) | Inst::ReadVar(_) | Inst::WorkItem(..)
         )
-        || matches!(inst, Inst::Builtin(b, _) if pure_builtin(*b))
-}
-
-/// The builtins the wide code computes from their operands alone.
-fn pure_builtin(b: Builtin) -> bool {
-    use Builtin::*;
-    matches!(
-        b.math_base(),
-        ContractFma
-            | Fma
-            | Sqrt
-            | Fabs
-            | Floor
-            | Ceil
-            | Trunc
-            | Rint
-            | Copysign
-            | Exp
-            | Exp2
-            | Exp10
-            | Log
-            | Log2
-            | Log10
-            | Rsqrt
-            | NativeRecip
-            | HalfRecip
-            | NativeDivide
-            | HalfDivide
-            | Fmin
-            | Fmax
-            | Min
-            | Max
-            | Clamp
-            | Mad
-    )
+        || matches!(inst, Inst::Builtin(b, _) if b.is_pure())
 }
 
 /// What the lowering of a kernel computes.
