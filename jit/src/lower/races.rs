@@ -214,7 +214,7 @@ impl FunctionCx<'_, '_> {
         let Some(rc) = self.races.as_ref() else {
             return Ok(());
         };
-        let shape = (u64::from(rc.shift) << 8) | self.lanes_along as u64;
+        let shape = (u64::from(rc.shift) << 8) | self.kernel.lanes_along() as u64;
         let launch = self.env().launch;
         let len = self.b.ins().load(
             types::I64,
@@ -223,7 +223,7 @@ impl FunctionCx<'_, '_> {
             crate::abi::launch_offsets::LOCAL_MEM_SIZE,
         );
         let mut group = group_id;
-        group.swap(0, self.lanes_along);
+        group.swap(0, self.kernel.lanes_along());
         let shape = self.b.ins().iconst(types::I64, shape as i64);
         let f = self.extern_fn("vecl_races_group", &[types::I64; 8], Some(types::I64))?;
         let args = [
@@ -363,7 +363,8 @@ impl FunctionCx<'_, '_> {
                     [Lanes::Uniform(v)] => {
                         let ty = self.b.func.dfg.value_type(*v);
                         let signed = self
-                            .func
+                            .kernel
+                            .func()
                             .vars
                             .get(var.index())
                             .and_then(|x| x.ty.scalar())
@@ -410,22 +411,23 @@ impl FunctionCx<'_, '_> {
         let local_mem = self.env().local_mem;
         let (start, end) = match object {
             LocalObject::Var(g) => {
-                let off = match self.places.get(g.index()) {
+                let off = match self.kernel.places().get(g.index()) {
                     Some(Some(GlobalPlace::Local(off))) => i64::from(*off),
                     _ => return Err(self.internal("a __local variable without a place")),
                 };
-                let size = self
-                    .module
+                let module = self.kernel.module();
+                let size = module
                     .globals
                     .get(g.index())
-                    .map_or(0, |gl| self.module.size_of(&gl.ty));
+                    .map_or(0, |gl| module.size_of(&gl.ty));
                 let start = self.b.ins().iadd_imm_s(local_mem, off);
                 let end = self.b.ins().iadd_imm_s(start, i64::from(size));
                 (start, end)
             }
             LocalObject::Param(n) => {
                 let tail = self
-                    .checks
+                    .kernel
+                    .checks()
                     .map(|c| c.tail)
                     .ok_or_else(|| self.internal("__local checks without bounds checks"))?;
                 let args = self.env().args;
@@ -464,12 +466,12 @@ impl FunctionCx<'_, '_> {
             return Ok(());
         };
         if let Some(p) = ptr {
-            if !may_be_local(self.func.ty(p).address_space()) || self.is_internal(p) {
+            if !may_be_local(self.kernel.func().ty(p).address_space()) || self.is_internal(p) {
                 return Ok(());
             }
         }
         let skip = self.races_proven(ptr, addr, bytes, kind)?;
-        let w = self.w;
+        let w = self.kernel.w();
         let slot = match self.races.as_ref().and_then(|r| r.slot) {
             Some(s) => s,
             None => {
@@ -573,11 +575,11 @@ impl FunctionCx<'_, '_> {
         let granule = 1u32 << shift;
         let cells = bytes / granule;
         let linear =
-            self.uni.shape(p) == vecl_ir::analysis::uniformity::Shape::Linear(i64::from(bytes));
+            self.kernel.uni().shape(p) == vecl_ir::analysis::uniformity::Shape::Linear(i64::from(bytes));
         let shape = match (kind, addr) {
             _ if cells == 0 || !bytes.is_multiple_of(granule) => None,
             (LocalAccess::Write | LocalAccess::Read, Lanes::Varying(pieces)) if linear => {
-                Some((pieces[0], self.w * cells, false))
+                Some((pieces[0], self.kernel.w() * cells, false))
             }
             (LocalAccess::Read, Lanes::Uniform(a)) if cells == 1 || cells == 4 => {
                 Some((*a, cells, true))
@@ -658,8 +660,8 @@ impl FunctionCx<'_, '_> {
     /// nothing).
     fn races_access_fn(&mut self) -> LResult<FuncRef> {
         const NAME: &str = "vecl_races_access_preserving";
-        if let Some(f) = self.externs.get(NAME) {
-            return Ok(*f);
+        if let Some(f) = self.cache.imported(NAME) {
+            return Ok(f);
         }
         let mut sig = Signature::new(CallConv::PreserveAll);
         sig.params.extend([AbiParam::new(types::I64); 6]);
@@ -704,7 +706,7 @@ impl FunctionCx<'_, '_> {
             }
         };
         let f = self.jit.declare_func_in_func(id, self.b.func);
-        self.externs.insert(NAME.to_string(), f);
+        self.cache.import(NAME.to_string(), f);
         Ok(f)
     }
 
@@ -723,7 +725,7 @@ impl FunctionCx<'_, '_> {
         if self.races.is_none() {
             return Ok(());
         }
-        let ty = self.func.ty(value).clone();
+        let ty = self.kernel.func().ty(value).clone();
         let bytes = elem_of(&ty).map_or(0, |s| s.size() * ty.lanes());
         let addr = self.scalar(ptr)?;
         self.track_local(Some(ptr), &addr, bytes, LocalAccess::Write)
@@ -735,10 +737,11 @@ impl FunctionCx<'_, '_> {
             return Ok(());
         }
         let bytes = self
-            .func
+            .kernel
+            .func()
             .ty(ptr)
             .pointee()
-            .map_or(0, |t| self.module.size_of(t));
+            .map_or(0, |t| self.kernel.module().size_of(t));
         let kind = if op == AtomicOp::Store {
             LocalAccess::AtomicStore
         } else {
@@ -803,13 +806,14 @@ impl FunctionCx<'_, '_> {
     fn is_internal(&self, ptr: ValueId) -> bool {
         let mut v = ptr;
         for _ in 0..16 {
-            match &self.func.inst(v).inst {
+            match &self.kernel.func().inst(v).inst {
                 Inst::Index(p, _) | Inst::Elem(p, _) | Inst::Field(p, _) | Inst::PtrCast(p) => {
                     v = *p
                 }
                 Inst::GlobalAddr(g) => {
                     return self
-                        .module
+                        .kernel
+                        .module()
                         .globals
                         .get(g.index())
                         .is_some_and(|gl| gl.name.starts_with("__vecl_"))
@@ -825,7 +829,7 @@ impl FunctionCx<'_, '_> {
     fn access_loc(&self, ptr: ValueId) -> Loc {
         let mut v = ptr;
         for _ in 0..8 {
-            let data = self.func.inst(v);
+            let data = self.kernel.func().inst(v);
             if data.loc.is_known() {
                 return data.loc;
             }
