@@ -574,8 +574,8 @@ impl FunctionCx<'_, '_> {
         // Granules per lane, and lanes whose granules follow each other.
         let granule = 1u32 << shift;
         let cells = bytes / granule;
-        let linear =
-            self.kernel.uni().shape(p) == vecl_ir::analysis::uniformity::Shape::Linear(i64::from(bytes));
+        let linear = self.kernel.uni().shape(p)
+            == vecl_ir::analysis::uniformity::Shape::Linear(i64::from(bytes));
         let shape = match (kind, addr) {
             _ if cells == 0 || !bytes.is_multiple_of(granule) => None,
             (LocalAccess::Write | LocalAccess::Read, Lanes::Varying(pieces)) if linear => {
