@@ -909,7 +909,16 @@ impl FunctionCx<'_, '_> {
         };
         let pieces = pieces.clone();
         // `[lo, hi]` as a start and a span: an empty interval (hi < lo)
-        // becomes `[1, 1]`, which no host address reaches.
+        // becomes `[1, 1]`, which no host address reaches. The unsigned
+        // test `a - lo > span` is made signed, which SSE has, by flipping
+        // the top bit of both sides: of the span once, and of `a - lo` by
+        // subtracting `lo` with its top bit flipped (four instructions a
+        // piece where the unsigned compare took two more, and two more
+        // loads of the sign constant).
+        let flip = |cx: &mut Self, v: Value| {
+            let top = cx.b.ins().iconst(types::I64, i64::MIN);
+            cx.b.ins().bxor(v, top)
+        };
         let mut windows = Vec::with_capacity(ranges.len());
         for r in ranges {
             let (lo, hi) = self.bounds_of(*r, n, None);
@@ -919,17 +928,22 @@ impl FunctionCx<'_, '_> {
             let zero = self.b.ins().iconst(types::I64, 0);
             let lo = self.b.ins().select(nonempty, lo, one);
             let span = self.b.ins().select(nonempty, span, zero);
+            let lo = flip(self, lo);
+            let span = flip(self, span);
             let lo = self.b.ins().splat(types::I64X2, lo);
             let span = self.b.ins().splat(types::I64X2, span);
             windows.push((lo, span));
         }
+        // Every lane runs (a full chunk outside divergent control): the
+        // mask needs no and.
+        let all_on = self.chunk_full && self.divergence == 0 && self.alive.is_none();
         let m = self.cur_mask();
         let mut any: Option<Value> = None;
         for (k, a) in pieces.iter().enumerate() {
             let mut outside: Option<Value> = None;
             for &(lo, span) in &windows {
                 let off = self.b.ins().isub(*a, lo);
-                let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, span);
+                let out = self.b.ins().icmp(IntCC::SignedGreaterThan, off, span);
                 outside = Some(match outside {
                     Some(x) => self.b.ins().band(x, out),
                     None => out,
@@ -939,13 +953,17 @@ impl FunctionCx<'_, '_> {
                 return Ok(());
             };
             // The active flags of lanes 2k and 2k + 1, widened to 64 bits.
-            let quad = m[k / 2];
-            let on = if k % 2 == 0 {
-                self.b.ins().swiden_low(quad)
+            let bad = if all_on {
+                outside
             } else {
-                self.b.ins().swiden_high(quad)
+                let quad = m[k / 2];
+                let on = if k % 2 == 0 {
+                    self.b.ins().swiden_low(quad)
+                } else {
+                    self.b.ins().swiden_high(quad)
+                };
+                self.b.ins().band(outside, on)
             };
-            let bad = self.b.ins().band(outside, on);
             any = Some(match any {
                 Some(x) => self.b.ins().bor(x, bad),
                 None => bad,
