@@ -1016,3 +1016,60 @@ fn local_argument_accesses_trusted_for_the_group_and_a_short_argument_reported_e
         assert_ne!(want48, want, "the tree over 48 items is not the plain sum");
     }
 }
+
+/// A gather in a counted loop (`benches/histogram.cl`'s `data[base + k]`):
+/// each item reads its own `per` bytes, so the buffer's last byte is read
+/// by the last lane of the launch in the loop's last trip.
+const PER_ITEM_SUM: &str =
+    "__kernel void k(__global const uchar *data, __global int *out, int per) {
+        size_t base = get_global_id(0) * per;
+        int s = 0;
+        for (int k = 0; k < per; k++)
+            s += data[base + k];
+        out[get_global_id(0)] = s;
+    }";
+
+#[test]
+fn a_gather_in_a_loop_faults_at_the_last_lane_of_the_last_trip_only() {
+    let per = 5usize;
+    for w in [4, 8, 16, 32] {
+        let k = build(PER_ITEM_SUM, "k", true, w);
+        for items in [32usize, 64] {
+            let data: Vec<u8> = (0..items * per).map(|i| (i % 7) as u8).collect();
+            let want: Vec<i32> = data
+                .chunks(per)
+                .map(|c| c.iter().map(|b| i32::from(*b)).sum())
+                .collect();
+            let args = |bytes: &[u8]| {
+                [
+                    Arg::Buf(bytes.to_vec()),
+                    ints(&vec![0; items]),
+                    int(per as i32),
+                ]
+            };
+            // Exactly the bytes read: no fault, every sum right.
+            let r = run(&k, &args(&data), items as u64, 16);
+            assert_eq!(r.status, 0, "W = {w}, {items} items: {:?}", r.fault);
+            assert_eq!(as_ints(r.buf(1).data()), want, "W = {w}, {items} items");
+            // One byte short: the last item's last read, and nothing else.
+            let short = &data[..data.len() - 1];
+            let r = run(&k, &args(short), items as u64, 16);
+            assert_eq!(r.status, OOB, "W = {w}, {items} items");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.size, f.global_id, f.line),
+                (AccessKind::Load, 1, [items as u64 - 1, 0, 0], 5),
+                "W = {w}, {items} items"
+            );
+            assert_eq!(f.address, r.buf(0).addr() + short.len() as u64, "W = {w}");
+            assert!(r.all_guards_intact(), "W = {w}");
+            // The groups before the last one ran to the end.
+            let got = as_ints(r.buf(1).data());
+            assert_eq!(
+                got[..items - 16],
+                want[..items - 16],
+                "W = {w}, {items} items"
+            );
+        }
+    }
+}
