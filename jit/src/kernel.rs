@@ -290,9 +290,8 @@ impl CompiledKernel {
         if let Some(bound) = self.group_bound {
             // SAFETY: the caller passes an argument block laid out for
             // this kernel, the checked tail included (see above).
-            if launch.local_size.iter().any(|&n| n > bound)
-                || unsafe { !self.local_params_fit(args, launch) }
-            {
+            let params_fit = unsafe { self.local_params_fit(args, launch) };
+            if launch.local_size.iter().any(|&n| n > bound) || !params_fit {
                 return match self.unbounded_copy() {
                     // SAFETY: the copy has this kernel's layout (checked
                     // in `unbounded_copy`): the caller's contract carries
