@@ -50,6 +50,10 @@
 //! runs it only for launches whose groups are within `L` in every
 //! dimension. Any other launch runs a copy compiled without the bound, at
 //! its first such launch: every access is checked there as before.
+//! Accesses through a `__local` *parameter* whose offsets stay within an
+//! element per work-item of the group's longest dimension are trusted the
+//! same way ([`trusted_param_access`]); the launch's argument sizes are
+//! checked against what they need ([`LocalNeed`]) beside its group size.
 
 use super::lanes::Lanes;
 use super::linear::writes_of;
