@@ -358,10 +358,10 @@ fn every_binary_operation_and_type_agrees_with_interpreter() {
     }
     assert!(out.unsupported.is_empty(), "{:?}", out.unsupported);
     // The wide code's subset: float add, sub, mul, div; int and uint add,
-    // sub, mul, and, or, xor, shl, shr (4 + 2 × 8).
+    // sub, mul, div, rem, and, or, xor, shl, shr (4 + 2 × 10).
     if vecl_jit::wide::select::cpu_supported() {
         assert_eq!(
-            out.wide, 20,
+            out.wide, 24,
             "kernels with the wide code: refused {:?}",
             out.refused
         );

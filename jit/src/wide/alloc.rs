@@ -31,7 +31,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::Store { a, .. } => (vec![(a, true)], vec![]),
         Op::Bin { d, a, b, .. } => (vec![(a, true), (b, true), (d, false)], vec![]),
         Op::Fma { d, a, b, c } => (vec![(a, true), (b, true), (c, true), (d, false)], vec![]),
-        Op::Sqrt { d, a } | Op::IntToFloat { d, a } | Op::Copy { d, a } => {
+        Op::Sqrt { d, a } | Op::IntToFloat { d, a } | Op::Copy { d, a } | Op::Un { d, a, .. } => {
             (vec![(a, true), (d, false)], vec![])
         }
         Op::BinMasked { d, a, b, k, .. } => (

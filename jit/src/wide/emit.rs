@@ -8,7 +8,7 @@
 //! pays no transition.
 
 use super::alloc::{allocate, Allocation};
-use super::{Arg, Bin, Cmp, CmpKind, Cvt, Op, Program, WideError};
+use super::{Arg, Bin, Cmp, CmpKind, Cvt, Op, Program, Un, WideError};
 use iced_x86::code_asm::*;
 use std::time::Instant;
 
@@ -265,7 +265,7 @@ fn bin(
     d: AsmRegisterZmm,
     x: AsmRegisterZmm,
     y: AsmRegisterZmm,
-) -> Result<(), IcedError> {
+) -> Result<(), WideError> {
     match op {
         Bin::FAdd => a.vaddps(d, x, y),
         Bin::FSub => a.vsubps(d, x, y),
@@ -280,7 +280,73 @@ fn bin(
         Bin::Shl => a.vpsllvd(d, x, y),
         Bin::Sar => a.vpsravd(d, x, y),
         Bin::Shr => a.vpsrlvd(d, x, y),
+        Bin::FMinX86 => a.vminps(d, x, y),
+        Bin::FMaxX86 => a.vmaxps(d, x, y),
+        Bin::IMinS => a.vpminsd(d, x, y),
+        Bin::IMaxS => a.vpmaxsd(d, x, y),
+        Bin::IMinU => a.vpminud(d, x, y),
+        Bin::IMaxU => a.vpmaxud(d, x, y),
+        Bin::Scalef => a.vscalefps(d, x, y),
+        Bin::DDiv => a.vdivpd(d, x, y),
+        // Two instructions and a scratch register: `emit_pack`.
+        Bin::PackTruncD2I | Bin::PackTruncD2U => {
+            return Err(WideError::Malformed(
+                "a packing conversion under a mask".into(),
+            ))
+        }
     }
+    .map_err(asm_err)
+}
+
+/// The lower half of zmm `n` as a ymm register.
+fn ymm_of(n: u8) -> Result<AsmRegisterYmm, WideError> {
+    get_ymm(iced_x86::Register::YMM0 + u32::from(n))
+        .ok_or_else(|| WideError::Malformed(format!("ymm{n}")))
+}
+
+/// `d` = the doubles of `x` truncated to 32-bit integers in lanes 0–7 and
+/// those of `y` in lanes 8–15 (`y` goes through the scratch register
+/// first, so `d` may be either source).
+fn emit_pack(a: &mut CodeAssembler, signed: bool, d: u8, x: u8, y: u8) -> Result<(), WideError> {
+    let t = ymm_of(SCRATCH_ZMM)?;
+    let (dy, xz, yz) = (ymm_of(d)?, zmm_reg(x)?, zmm_reg(y)?);
+    if signed {
+        a.vcvttpd2dq(t, yz).map_err(asm_err)?;
+        a.vcvttpd2dq(dy, xz).map_err(asm_err)?;
+    } else {
+        a.vcvttpd2udq(t, yz).map_err(asm_err)?;
+        a.vcvttpd2udq(dy, xz).map_err(asm_err)?;
+    }
+    a.vinserti64x4(zmm_reg(d)?, zmm_reg(d)?, t, 1)
+        .map_err(asm_err)?;
+    Ok(())
+}
+
+/// `d = OP a` for an [`Un`] (reads `a` before it writes `d`).
+fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError> {
+    let (dz, xz) = (zmm_reg(d)?, zmm_reg(x)?);
+    match op {
+        // Round to nearest even (imm 0), down (1), up (2), towards zero
+        // (3); no precision exception (bit 3).
+        Un::RoundEven => a.vrndscaleps(dz, xz, 8),
+        Un::Floor => a.vrndscaleps(dz, xz, 9),
+        Un::Ceil => a.vrndscaleps(dz, xz, 10),
+        Un::Trunc => a.vrndscaleps(dz, xz, 11),
+        Un::GetExp => a.vgetexpps(dz, xz),
+        // Interval [1, 2) (bits 1:0 = 0), sign cleared (bits 3:2 = 1).
+        Un::GetMant => a.vgetmantps(dz, xz, 4),
+        Un::I2DLow => a.vcvtdq2pd(dz, ymm_of(x)?),
+        Un::U2DLow => a.vcvtudq2pd(dz, ymm_of(x)?),
+        Un::I2DHigh | Un::U2DHigh => {
+            a.vextracti64x4(ymm_of(d)?, xz, 1).map_err(asm_err)?;
+            if op == Un::I2DHigh {
+                a.vcvtdq2pd(dz, ymm_of(d)?)
+            } else {
+                a.vcvtudq2pd(dz, ymm_of(d)?)
+            }
+        }
+    }
+    .map_err(asm_err)
 }
 
 /// Emits one operation that is not loop control, its values already
@@ -310,7 +376,14 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             a.vmovups(zmmword_ptr(arg(r) + off), z(x)?)
                 .map_err(asm_err)?;
         }
-        Op::Bin { op, d, a: x, b: y } => bin(a, op, z(d)?, z(x)?, z(y)?).map_err(asm_err)?,
+        Op::Bin {
+            op: op @ (Bin::PackTruncD2I | Bin::PackTruncD2U),
+            d,
+            a: x,
+            b: y,
+        } => emit_pack(a, op == Bin::PackTruncD2I, d.0 as u8, x.0 as u8, y.0 as u8)?,
+        Op::Bin { op, d, a: x, b: y } => bin(a, op, z(d)?, z(x)?, z(y)?)?,
+        Op::Un { op, d, a: x } => emit_un(a, op, d.0 as u8, x.0 as u8)?,
         Op::BinMasked {
             op,
             d,
@@ -319,7 +392,7 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             k: m,
         } => {
             let dm = zmm_masked(z(d)?, kn(m));
-            bin(a, op, dm, z(x)?, z(y)?).map_err(asm_err)?;
+            bin(a, op, dm, z(x)?, z(y)?)?;
         }
         Op::Fma { d, a: x, b: y, c } => {
             let (dr, xr, yr, cr) = (d.0, x.0, y.0, c.0);

@@ -19,17 +19,24 @@
 //! `bool` scalars; `long`/`ulong`/`size_t` only as work-item ids and sizes
 //! and as conversions of `int` values (kept as 32-bit lanes, which the
 //! entry makes exact by running only launches whose ids fit in 31 bits);
-//! arithmetic (no integer division), comparisons, selects, conversions
-//! between `int`, `uint` and `float`, `sqrt`, `fabs`, `fma` and the front
-//! end's contractions; loads and stores of 4-byte elements through a
+//! arithmetic (32-bit integer division and remainder by [`super::math`]),
+//! comparisons, selects, conversions between `int`, `uint` and `float`,
+//! `sqrt`, `fabs`, `fma` and the front end's contractions, `exp`, `exp2`,
+//! `exp10`, `log`, `log2`, `log10`, `rsqrt` and their `native_`/`half_`
+//! forms, `native_recip`, `native_divide`, `floor`, `ceil`, `trunc`,
+//! `rint`, `copysign`, `fmin`, `fmax`, `mad`, and
+//! `min`, `max`, `clamp` of floats and 32-bit integers; loads and stores
+//! of 4-byte elements through a
 //! `__global` or `__constant` pointer argument indexed by an `int` or
 //! `long` (a vector access when the uniformity analysis finds the address
 //! consecutive and the lanes are so at run time, a gather or scatter
-//! otherwise); `get_global_id`, `get_global_size`, `get_global_offset` and
-//! `get_work_dim` of a constant dimension. No barriers, `__local` or
-//! private memory, atomics, calls, vectors, doubles or switches.
+//! otherwise); `get_global_id`, `get_global_size`, `get_global_offset`,
+//! `get_work_dim` and the group queries of [`super::groups`] of a
+//! constant dimension. No barriers, `__local` or private memory, atomics,
+//! calls, vectors, doubles or switches.
 
-use super::{Arg, Bin, CmpKind, Cvt, Op, Program, K, V};
+use super::math::{self, DivPart};
+use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 use crate::abi::{launch_offsets, ArgSlot};
 use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{
@@ -77,7 +84,8 @@ enum VarRepr {
     K(K),
     /// A pointer variable written only outside any `if` or loop.
     Ptr(Option<Pointer>),
-    /// A variable of a type outside the subset: refused when used.
+    /// A variable of a type outside the subset (refused when used), or
+    /// one no computed value reads (never used).
     Other,
 }
 
@@ -136,6 +144,9 @@ struct Cx<'a> {
     /// which the entry keeps below 2^31, non-negative constants, and
     /// conversions of such values).
     small: Vec<bool>,
+    /// The values and variables computed ([`super::live`]; the others are
+    /// unused).
+    needed: super::live::Needed,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -158,11 +169,13 @@ pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Low
         loops: Vec::new(),
         depth: 0,
         small: vec![false; func.insts.len()],
+        needed: super::live::needed(func),
     };
-    // Every variable holds a value from the start, so that one written
-    // under a mask inside a loop has an old value to keep.
-    for var in &func.vars {
+    // Every variable that is read holds a value from the start, so that
+    // one written under a mask inside a loop has an old value to keep.
+    for (i, var) in func.vars.iter().enumerate() {
         let repr = match (&var.ty, class(&var.ty)) {
+            _ if !cx.needed.vars[i] => VarRepr::Other,
             (_, Some(Class::Bool)) => {
                 let d = cx.p.k();
                 cx.p.push(Op::KZero { d });
@@ -251,6 +264,8 @@ impl Cx<'_> {
 
     fn stmt(&mut self, s: &Stmt) -> Lowered<()> {
         match s {
+            Stmt::Eval(v) if !self.needed.values[v.index()] => {}
+            Stmt::WriteVar(var, _) if !self.needed.vars[var.index()] => {}
             Stmt::Eval(v) => {
                 let val = self.inst(*v)?;
                 self.vals[v.index()] = val;
@@ -449,10 +464,9 @@ impl Cx<'_> {
         }
     }
 
+    /// A constant (one value per constant: see [`Program::constant`]).
     fn splat(&mut self, bits: u32) -> V {
-        let d = self.p.v();
-        self.p.push(Op::Splat { d, bits });
-        d
+        self.p.constant(bits)
     }
 
     /// The lowering of instruction `v`.
@@ -712,6 +726,26 @@ impl Cx<'_> {
                         Val::V(self.splat(0))
                     }
                     (WorkItemFn::GlobalSize, None) if dim.is_some() => Val::V(self.splat(1)),
+                    (
+                        WorkItemFn::LocalId
+                        | WorkItemFn::GroupId
+                        | WorkItemFn::LocalSize
+                        | WorkItemFn::EnqueuedLocalSize
+                        | WorkItemFn::NumGroups,
+                        Some(n),
+                    ) => match super::groups::group_query(&mut self.p, *f, n as u8) {
+                        Some(x) => Val::V(x),
+                        None => return unsupported(format!("the work-item query {f:?}")),
+                    },
+                    (WorkItemFn::LocalId | WorkItemFn::GroupId, None) if dim.is_some() => {
+                        Val::V(self.splat(0))
+                    }
+                    (
+                        WorkItemFn::LocalSize
+                        | WorkItemFn::EnqueuedLocalSize
+                        | WorkItemFn::NumGroups,
+                        None,
+                    ) if dim.is_some() => Val::V(self.splat(1)),
                     (WorkItemFn::WorkDim, _) => Val::V(self.v_op(|d| Op::Broadcast {
                         d,
                         arg: Arg::Launch,
@@ -753,6 +787,25 @@ impl Cx<'_> {
             (Some(Class::F32), BinaryOp::Sub) => Bin::FSub,
             (Some(Class::F32), BinaryOp::Mul) => Bin::FMul,
             (Some(Class::F32), BinaryOp::Div) => Bin::FDiv,
+            (Some(c @ (Class::I32 | Class::U32)), BinaryOp::Div | BinaryOp::Rem) => {
+                let part = if op == BinaryOp::Div {
+                    DivPart::Quotient
+                } else {
+                    DivPart::Remainder
+                };
+                let signed = c == Class::I32;
+                // A constant power of two: shifts (2^31 is negative as an
+                // int and takes the general path).
+                let pow2 = self
+                    .func
+                    .int_const(b)
+                    .map(|d| d as u32)
+                    .filter(|d| d.is_power_of_two() && (!signed || *d < 1 << 31));
+                return Ok(Val::V(match pow2 {
+                    Some(d) => math::divide_pow2(&mut self.p, x, d.trailing_zeros(), signed, part),
+                    None => math::divide(&mut self.p, x, y, signed, part),
+                }));
+            }
             (Some(Class::I32 | Class::U32), BinaryOp::Add) => Bin::IAdd,
             (Some(Class::I32 | Class::U32), BinaryOp::Sub) => Bin::ISub,
             (Some(Class::I32 | Class::U32), BinaryOp::Mul) => Bin::IMul,
@@ -790,11 +843,12 @@ impl Cx<'_> {
         Ok(match (from, to) {
             (Some(f), Some(t)) if f == t => self.val(value)?,
             // Same lanes: reinterpretations, truncations of 64-bit values
-            // (kept as 32 bits), sign extensions, and ulong <-> long (whose
+            // (kept as 32 bits), sign extensions (an `int` to `ulong` too:
+            // its bits are the sign extension), and ulong <-> long (whose
             // values are below 2^31 or sign-extended ints).
             (Some(I32 | U32), Some(I32 | U32))
             | (Some(I64 | U64), Some(I32 | U32 | I64 | U64))
-            | (Some(I32), Some(I64)) => self.val(value)?,
+            | (Some(I32), Some(I64 | U64)) => self.val(value)?,
             (Some(I32 | I64), Some(F32)) if nearest => {
                 let x = self.vec(value)?;
                 Val::V(self.v_op(|d| Op::Convert {
@@ -918,23 +972,85 @@ impl Cx<'_> {
         cls: Option<Class>,
         loc: Loc,
     ) -> Lowered<Val> {
-        let all_f32 = cls == Some(Class::F32)
-            && args
-                .iter()
-                .all(|a| class(self.func.ty(*a)) == Some(Class::F32));
-        Ok(Val::V(match (name, args) {
-            (Builtin::ContractFma | Builtin::Fma, [a, b, c]) if all_f32 => {
-                let (x, y, z) = (self.vec(*a)?, self.vec(*b)?, self.vec(*c)?);
-                self.p.fma(x, y, z)
+        let all =
+            |c: Class| cls == Some(c) && args.iter().all(|a| class(self.func.ty(*a)) == Some(c));
+        let (all_f32, all_i32, all_u32) = (all(Class::F32), all(Class::I32), all(Class::U32));
+        let mut v = Vec::with_capacity(args.len());
+        if all_f32 || all_i32 || all_u32 {
+            for a in args {
+                v.push(self.vec(*a)?);
             }
-            (Builtin::Sqrt, [a]) if all_f32 => {
-                let x = self.vec(*a)?;
-                self.p.sqrt(x)
+        }
+        let p = &mut self.p;
+        // `native_` and `half_` forms are the full-precision ones.
+        Ok(Val::V(match (name.math_base(), v.as_slice()) {
+            (Builtin::ContractFma | Builtin::Fma, &[x, y, z]) if all_f32 => p.fma(x, y, z),
+            (Builtin::Sqrt, &[x]) if all_f32 => p.sqrt(x),
+            (Builtin::Fabs, &[x]) if all_f32 => {
+                let m = p.constant(0x7fff_ffff);
+                p.bin(Bin::IAnd, x, m)
             }
-            (Builtin::Fabs, [a]) if all_f32 => {
-                let x = self.vec(*a)?;
-                let m = self.splat(0x7fff_ffff);
-                self.p.bin(Bin::IAnd, x, m)
+            (Builtin::Floor, &[x]) if all_f32 => p.un(Un::Floor, x),
+            (Builtin::Ceil, &[x]) if all_f32 => p.un(Un::Ceil, x),
+            (Builtin::Trunc, &[x]) if all_f32 => p.un(Un::Trunc, x),
+            (Builtin::Rint, &[x]) if all_f32 => p.un(Un::RoundEven, x),
+            (Builtin::Copysign, &[x, y]) if all_f32 => {
+                let (m, sign) = (p.constant(0x7fff_ffff), p.constant(0x8000_0000));
+                let a = p.bin(Bin::IAnd, x, m);
+                let b = p.bin(Bin::IAnd, y, sign);
+                p.bin(Bin::IOr, a, b)
+            }
+            (Builtin::Exp, &[x]) if all_f32 => math::exp(p, x),
+            (Builtin::Exp2, &[x]) if all_f32 => math::exp2(p, x),
+            (Builtin::Exp10, &[x]) if all_f32 => math::exp10(p, x),
+            (Builtin::Log, &[x]) if all_f32 => math::log(p, x, math::Base::E),
+            (Builtin::Log2, &[x]) if all_f32 => math::log(p, x, math::Base::Two),
+            (Builtin::Log10, &[x]) if all_f32 => math::log(p, x, math::Base::Ten),
+            // As the Cranelift code: a rounded square root, then a
+            // rounded division.
+            (Builtin::Rsqrt, &[x]) if all_f32 => {
+                let r = p.sqrt(x);
+                let one = p.constant(1f32.to_bits());
+                p.bin(Bin::FDiv, one, r)
+            }
+            (Builtin::NativeRecip | Builtin::HalfRecip, &[x]) if all_f32 => {
+                let one = p.constant(1f32.to_bits());
+                p.bin(Bin::FDiv, one, x)
+            }
+            (Builtin::NativeDivide | Builtin::HalfDivide, &[x, y]) if all_f32 => {
+                p.bin(Bin::FDiv, x, y)
+            }
+            (Builtin::Fmin, &[x, y]) | (Builtin::Min, &[x, y]) if all_f32 => {
+                math::fmin_max(p, false, x, y)
+            }
+            (Builtin::Fmax, &[x, y]) | (Builtin::Max, &[x, y]) if all_f32 => {
+                math::fmin_max(p, true, x, y)
+            }
+            (Builtin::Clamp, &[x, lo, hi]) if all_f32 => {
+                let t = math::fmin_max(p, true, x, lo);
+                math::fmin_max(p, false, t, hi)
+            }
+            // Not fused, as the interpreter computes it (`mad` may be
+            // either).
+            (Builtin::Mad, &[x, y, z]) if all_f32 => {
+                let m = p.bin(Bin::FMul, x, y);
+                p.bin(Bin::FAdd, m, z)
+            }
+            (Builtin::Min | Builtin::Max | Builtin::Clamp, _) if all_i32 || all_u32 => {
+                let (min, max) = if all_i32 {
+                    (Bin::IMinS, Bin::IMaxS)
+                } else {
+                    (Bin::IMinU, Bin::IMaxU)
+                };
+                match (name, v.as_slice()) {
+                    (Builtin::Min, &[x, y]) => p.bin(min, x, y),
+                    (Builtin::Max, &[x, y]) => p.bin(max, x, y),
+                    (Builtin::Clamp, &[x, lo, hi]) => {
+                        let t = p.bin(max, x, lo);
+                        p.bin(min, t, hi)
+                    }
+                    _ => return refuse(format!("the builtin `{name}`"), loc),
+                }
             }
             _ => return refuse(format!("the builtin `{name}`"), loc),
         }))

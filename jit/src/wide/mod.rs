@@ -25,7 +25,10 @@ pub mod alloc;
 pub mod chunks;
 pub mod emit;
 pub mod entry;
+pub mod groups;
+pub mod live;
 pub mod lower;
+pub mod math;
 pub mod ra2;
 pub mod select;
 
@@ -73,6 +76,50 @@ pub enum Bin {
     Sar,
     /// Logical (unsigned) right shift.
     Shr,
+    /// `vminps`: `a < b ? a : b` (so `b` when either is NaN or both are
+    /// zeros: IEEE's `minNum` is built from it in `math`).
+    FMinX86,
+    /// `vmaxps`: `a > b ? a : b` (as [`Bin::FMinX86`]).
+    FMaxX86,
+    /// Signed and unsigned minimum and maximum of 32-bit integers.
+    IMinS,
+    IMaxS,
+    IMinU,
+    IMaxU,
+    /// `vscalefps`: `a · 2^⌊b⌋`, rounded once (subnormal and infinite
+    /// results included).
+    Scalef,
+    /// `vdivpd`: the lanes as eight doubles, divided.
+    DDiv,
+    /// The eight doubles of `a` truncated to signed integers in lanes 0–7,
+    /// those of `b` in lanes 8–15 (`vcvttpd2dq`; out of range:
+    /// 0x80000000). Not for [`Op::BinMasked`].
+    PackTruncD2I,
+    /// As [`Bin::PackTruncD2I`], to unsigned integers (`vcvttpd2udq`).
+    PackTruncD2U,
+}
+
+/// A lane-wise operation of one source ([`Op::Un`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Un {
+    /// `vrndscaleps`: the float rounded to an integer, ties to even.
+    RoundEven,
+    /// `vrndscaleps`: rounded down, up, towards zero.
+    Floor,
+    Ceil,
+    Trunc,
+    /// `vgetexpps`: ⌊log2 |x|⌋ as a float, subnormals included (±0: -inf).
+    GetExp,
+    /// `vgetmantps`: |x|'s significand in [1, 2), subnormals included.
+    GetMant,
+    /// Lanes 0–7 as signed integers, converted to eight doubles.
+    I2DLow,
+    /// Lanes 8–15 as signed integers, converted to eight doubles.
+    I2DHigh,
+    /// Lanes 0–7 as unsigned integers, converted to eight doubles.
+    U2DLow,
+    /// Lanes 8–15 as unsigned integers, converted to eight doubles.
+    U2DHigh,
 }
 
 /// How [`Op::Compare2`] compares the lanes.
@@ -283,6 +330,12 @@ pub enum Op {
         k: K,
         consecutive: bool,
     },
+    /// `d = OP a` ([`Un`]).
+    Un {
+        op: Un,
+        d: V,
+        a: V,
+    },
     /// End of the innermost loop: back to its start while a lane of `k` is
     /// set.
     WhileAny {
@@ -421,6 +474,11 @@ impl Op {
                 k: k(m),
                 consecutive,
             },
+            Op::Un { op, d, a } => Op::Un {
+                op,
+                d: v(d),
+                a: v(a),
+            },
             Op::Loop => Op::Loop,
             Op::WhileAny { k: m } => Op::WhileAny { k: k(m) },
             Op::WhileCount { arg, step, count } => Op::WhileCount { arg, step, count },
@@ -436,6 +494,8 @@ pub struct Program {
     ops: Vec<Op>,
     next_v: u32,
     next_k: u32,
+    /// The values of [`Program::constant`], by their bits.
+    constants: std::collections::HashMap<u32, V>,
 }
 
 impl Program {
@@ -472,6 +532,20 @@ impl Program {
         d
     }
 
+    /// Every lane the constant bits, one value per constant for the whole
+    /// program (the first use's, which comes first in every path: ifs are
+    /// masked straight-line code and loops run their body at least once).
+    /// The value must never be written again.
+    pub fn constant(&mut self, bits: u32) -> V {
+        if let Some(v) = self.constants.get(&bits) {
+            return *v;
+        }
+        let d = self.v();
+        self.push(Op::Splat { d, bits });
+        self.constants.insert(bits, d);
+        d
+    }
+
     pub fn splat_i32(&mut self, x: i32) -> V {
         let d = self.v();
         self.push(Op::Splat { d, bits: x as u32 });
@@ -499,6 +573,12 @@ impl Program {
     pub fn fma(&mut self, a: V, b: V, c: V) -> V {
         let d = self.v();
         self.push(Op::Fma { d, a, b, c });
+        d
+    }
+
+    pub fn un(&mut self, op: Un, a: V) -> V {
+        let d = self.v();
+        self.push(Op::Un { op, d, a });
         d
     }
 

@@ -412,6 +412,18 @@ impl Builder {
                     ],
                 )
             }
+            Op::Un { op, d, a } => {
+                let x = self.use_v(a)?;
+                let r = self.def_v(d);
+                (
+                    Op::Un {
+                        op,
+                        d: vv(r),
+                        a: vv(x),
+                    },
+                    vec![Operand::reg_use(x), Operand::reg_def(r)],
+                )
+            }
             Op::Convert { cvt, d, a } => {
                 let x = self.use_v(a)?;
                 let r = self.def_v(d);
@@ -533,6 +545,7 @@ fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Select { d, .. }
         | Op::MaskedCopy { d, .. }
         | Op::Convert { d, .. }
+        | Op::Un { d, .. }
         | Op::GlobalId { d, .. }
         | Op::LoadElems { d, .. } => (vec![d.0], vec![]),
         Op::AllLanes { d }

@@ -1,0 +1,354 @@
+//! Math of the wide code as zmm instruction sequences: `exp`, `exp2`,
+//! `exp10`, `log`, `log2`, `log10`, OpenCL's `fmin`/`fmax`, and 32-bit
+//! integer division and remainder. Each routine appends the machine IR
+//! of its sequence to a [`Program`] and returns the value it computes;
+//! there are no calls and no branches, so a routine costs its
+//! instructions in every chunk.
+//!
+//! `exp` and `log` are the algorithms of the Cranelift code's `f32x4`
+//! pieces (`lower/builtins/vmath.rs`: the same reduction, polynomial and
+//! constants in the same order), so the two agree bit for bit; AVX-512
+//! shortens them without changing a result: `vscalefps` applies `2^n` with
+//! one rounding (the Cranelift code splits `n` in two halves so that a
+//! subnormal result rounds once, the same value), `vgetexpps` and
+//! `vgetmantps` take the exponent and significand of subnormals without
+//! the scaling, and merge masking replaces selects. `exp2` and `exp10`
+//! follow the Cranelift code's relaxed forms, `log2` and `log10` its
+//! single-precision logarithm with the last steps in two floats
+//! (`log_other_base`); the Cranelift code computes those four in
+//! double, correctly rounded, so the two differ in the last bit at times,
+//! within the OpenCL bound of 3 ULP (`jit/tests/wide_math.rs` measures
+//! every routine against a double reference). The `native_` and `half_`
+//! forms are the full-precision ones, as in the interpreter and the
+//! Cranelift code.
+//!
+//! Integer division converts each half of the 16 lanes to eight doubles
+//! (exact), divides there and truncates: the quotient of two 32-bit
+//! integers is exact in double (its rounding error, below `q·2^-53`, never
+//! reaches the distance `1/b` to the next integer). OpenCL C leaves
+//! division by zero undefined and vecl must not trap: as the interpreter
+//! and the Cranelift code, `x / 0` and `x % 0` are 0, `INT_MIN / -1` is
+//! `INT_MIN` (the truncation's out-of-range value) and `INT_MIN % -1` is 0.
+
+use super::{Bin, CmpKind, Op, Program, Un, K, V};
+
+/// `vcmpps` predicates (see [`CmpKind::F32`]).
+const EQ: u8 = 0;
+const LT: u8 = 1;
+const UNORD: u8 = 3;
+const GT: u8 = 14;
+
+/// The base of a logarithm or exponential.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    E,
+    Two,
+    Ten,
+}
+
+/// Which result of a division.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DivPart {
+    Quotient,
+    Remainder,
+}
+
+fn f(p: &mut Program, x: f32) -> V {
+    p.constant(x.to_bits())
+}
+
+fn int(p: &mut Program, x: i32) -> V {
+    p.constant(x as u32)
+}
+
+fn cmp(p: &mut Program, kind: CmpKind, pred: u8, a: V, b: V) -> K {
+    let d = p.k();
+    p.push(Op::Compare2 {
+        kind,
+        pred,
+        d,
+        a,
+        b,
+    });
+    d
+}
+
+fn select(p: &mut Program, k: K, a: V, b: V) -> V {
+    let d = p.v();
+    p.push(Op::Select { d, k, a, b });
+    d
+}
+
+/// `d = d OP b` in the lanes of `k` (merge masking), `d` unchanged in the
+/// others.
+fn masked(p: &mut Program, op: Bin, d: V, b: V, k: K) {
+    p.push(Op::BinMasked { op, d, a: d, b, k });
+}
+
+/// `e^x`: `x` clamped to [-104, 89] (beyond, the result is 0 or inf
+/// anyway), `x = n·ln2 + r` with `n·ln2_hi` exact, the degree-6
+/// polynomial of `vmath.rs`, `2^n` by `vscalefps`; NaN returns itself.
+pub fn exp(p: &mut Program, x: V) -> V {
+    let hi = f(p, 89.0);
+    let lo = f(p, -104.0);
+    let t = p.bin(Bin::FMinX86, x, hi);
+    let t = p.bin(Bin::FMaxX86, t, lo);
+    let l2e = f(p, std::f32::consts::LOG2_E);
+    let nf = p.bin(Bin::FMul, t, l2e);
+    let n = p.un(Un::RoundEven, nf);
+    // `t - n·hi` with `-hi`: the product is exact either way.
+    let c_hi = f(p, -f32::from_bits(0x3f31_7200));
+    let c_lo = f(p, -1.428_606_8e-6);
+    let r = p.fma(n, c_hi, t);
+    let r = p.fma(n, c_lo, r);
+    exp_finish(p, x, n, r)
+}
+
+/// `2^x`: `x = n + f` exactly, `r = f·ln2`, then as [`exp`].
+pub fn exp2(p: &mut Program, x: V) -> V {
+    let hi = f(p, 129.0);
+    let lo = f(p, -151.0);
+    let t = p.bin(Bin::FMinX86, x, hi);
+    let t = p.bin(Bin::FMaxX86, t, lo);
+    let n = p.un(Un::RoundEven, t);
+    let fr = p.bin(Bin::FSub, t, n);
+    let ln2 = f(p, std::f32::consts::LN_2);
+    let r = p.bin(Bin::FMul, fr, ln2);
+    exp_finish(p, x, n, r)
+}
+
+/// `10^x`: `x = n·log10(2) + d` with `log10(2)` in two parts (`n·hi`
+/// exact for |n| < 2^8), `r = d·ln10`, then as [`exp`].
+pub fn exp10(p: &mut Program, x: V) -> V {
+    let hi = f(p, 39.0);
+    let lo = f(p, -46.0);
+    let t = p.bin(Bin::FMinX86, x, hi);
+    let t = p.bin(Bin::FMaxX86, t, lo);
+    let l2t = f(p, std::f32::consts::LOG2_10);
+    let nf = p.bin(Bin::FMul, t, l2t);
+    let n = p.un(Un::RoundEven, nf);
+    let c_hi = f32::from_bits(std::f32::consts::LOG10_2.to_bits() & 0xffff_ff00);
+    let c_lo = (std::f64::consts::LOG10_2 - f64::from(c_hi)) as f32;
+    let (c_hi, c_lo) = (f(p, c_hi), f(p, c_lo));
+    let a = p.bin(Bin::FMul, n, c_hi);
+    let d = p.bin(Bin::FSub, t, a);
+    let b = p.bin(Bin::FMul, n, c_lo);
+    let d = p.bin(Bin::FSub, d, b);
+    let ln10 = f(p, std::f32::consts::LN_10);
+    let r = p.bin(Bin::FMul, d, ln10);
+    exp_finish(p, x, n, r)
+}
+
+/// `e^r · 2^n` for |r| ≤ ln2/2, NaN where `x` is NaN.
+fn exp_finish(p: &mut Program, x: V, n: V, r: V) -> V {
+    // 1 + r + r²·Q(r), Q fitted for least relative error (vmath.rs).
+    const C: [u32; 7] = [
+        0x3f80_0000,
+        0x3f80_0000,
+        0x3eff_fffe,
+        0x3e2a_aa49,
+        0x3d2a_ac79,
+        0x3c09_1ced,
+        0x3ab5_1214,
+    ];
+    let mut acc = f(p, f32::from_bits(C[6]));
+    for c in C[..6].iter().rev() {
+        let c = f(p, f32::from_bits(*c));
+        acc = p.fma(acc, r, c);
+    }
+    let y = p.bin(Bin::Scalef, acc, n);
+    let un = cmp(p, CmpKind::F32, UNORD, x, x);
+    select(p, un, x, y)
+}
+
+/// `log x` in `base`: `x = 2^e·m` with `m` in [√2/2, √2), `ln m =
+/// 2·atanh((m-1)/(m+1))` by its series to `z⁴` (`vmath.rs`), the
+/// exponent's term added in the base's units; 0 → -inf, +inf → +inf,
+/// negative or NaN → NaN.
+pub fn log(p: &mut Program, x: V, base: Base) -> V {
+    let e = p.un(Un::GetExp, x);
+    let m = p.un(Un::GetMant, x);
+    let sq2 = f(p, std::f32::consts::SQRT_2);
+    let big = cmp(p, CmpKind::F32, GT, m, sq2);
+    let half = f(p, 0.5);
+    let one = f(p, 1.0);
+    masked(p, Bin::FMul, m, half, big);
+    masked(p, Bin::FAdd, e, one, big);
+    let fr = p.bin(Bin::FSub, m, one);
+    let two = f(p, 2.0);
+    let den = p.bin(Bin::FAdd, fr, two);
+    let s = p.bin(Bin::FDiv, fr, den);
+    let z = p.bin(Bin::FMul, s, s);
+    let mut acc = f(p, 2.0 / 9.0);
+    for k in (1..4).rev() {
+        let c = f(p, 2.0 / (2 * k + 1) as f32);
+        acc = p.fma(acc, z, c);
+    }
+    let sz = p.bin(Bin::FMul, s, z);
+    let tail = p.bin(Bin::FMul, sz, acc);
+    let s2 = p.bin(Bin::FAdd, s, s);
+    let r = match base {
+        Base::E => {
+            let lm = p.bin(Bin::FAdd, s2, tail);
+            let c_hi = f(p, f32::from_bits(0x3f31_7200));
+            let c_lo = f(p, 1.428_606_8e-6);
+            let a = p.bin(Bin::FMul, e, c_hi);
+            let b = p.fma(e, c_lo, lm);
+            p.bin(Bin::FAdd, a, b)
+        }
+        Base::Two | Base::Ten => log_other_base(p, base, e, fr, den, s, s2, tail),
+    };
+    let zero = f(p, 0.0);
+    let z0 = cmp(p, CmpKind::F32, EQ, x, zero);
+    let ninf = f(p, f32::NEG_INFINITY);
+    let r = select(p, z0, ninf, r);
+    let inf = f(p, f32::INFINITY);
+    let is_inf = cmp(p, CmpKind::F32, EQ, x, inf);
+    let r = select(p, is_inf, x, r);
+    let neg = cmp(p, CmpKind::F32, LT, x, zero);
+    let nan = f(p, f32::NAN);
+    let r = select(p, neg, nan, r);
+    let un = cmp(p, CmpKind::F32, UNORD, x, x);
+    select(p, un, x, r)
+}
+
+/// `e·log_b(2) + ln(m)·log_b(e)` for base 2 or 10 with `ln m = 2s + tail`
+/// carried in two floats: the multiplication by `log_b(e)` in one float
+/// would add up to 1.5 ULP to the logarithm's own error (3.02 ULP for
+/// `log2` just below √2), so `s = fr / den` gets its low part (the
+/// rounding errors of `den = fr + 2` and of the division, recovered with
+/// an FMA), the product is taken in two floats, and the exponent's term
+/// is added by an exact two-sum (`|e| ≥ 1` beside a product below 0.5, or
+/// `e = 0`).
+#[allow(clippy::too_many_arguments)]
+fn log_other_base(p: &mut Program, base: Base, e: V, fr: V, den: V, s: V, s2: V, tail: V) -> V {
+    let two = f(p, 2.0);
+    let sign = int(p, i32::MIN);
+    // den + den_lo = fr + 2 exactly (|fr| < 2).
+    let t = p.bin(Bin::FSub, den, two);
+    let den_lo = p.bin(Bin::FSub, fr, t);
+    // fr - s·(den + den_lo), then divided: s's low part.
+    let ns = p.bin(Bin::IXor, s, sign);
+    let r1 = p.fma(ns, den, fr);
+    let r2 = p.fma(ns, den_lo, r1);
+    let s_lo = p.bin(Bin::FDiv, r2, den);
+    // ln m = hi + lo: 2s + (2·s_lo + tail), the small part first.
+    let t = p.fma(two, s_lo, tail);
+    let hi = p.bin(Bin::FAdd, s2, t);
+    let back = p.bin(Bin::FSub, hi, s2);
+    let lo = p.bin(Bin::FSub, t, back);
+    // (hi + lo)·(k_hi + k_lo) as p_hi + p_lo.
+    let k = match base {
+        Base::Two => std::f64::consts::LOG2_E,
+        _ => std::f64::consts::LOG10_E,
+    };
+    let k_hi = k as f32;
+    let k_lo = (k - f64::from(k_hi)) as f32;
+    let (k_hi, k_lo) = (f(p, k_hi), f(p, k_lo));
+    let p_hi = p.bin(Bin::FMul, hi, k_hi);
+    let np = p.bin(Bin::IXor, p_hi, sign);
+    let p_err = p.fma(hi, k_hi, np);
+    let p_lo = p.fma(lo, k_hi, p_err);
+    let p_lo = p.fma(hi, k_lo, p_lo);
+    // The exponent's term: e exactly for base 2; for base 10 e·hi exact
+    // (hi has 12 significant bits, |e| < 2^8) and e·lo added to the low
+    // part.
+    let (a, p_lo) = match base {
+        Base::Two => (e, p_lo),
+        _ => {
+            let hi = f32::from_bits(std::f32::consts::LOG10_2.to_bits() & 0xffff_f000);
+            let lo = (std::f64::consts::LOG10_2 - f64::from(hi)) as f32;
+            let (hi, lo) = (f(p, hi), f(p, lo));
+            let a = p.bin(Bin::FMul, e, hi);
+            (a, p.fma(e, lo, p_lo))
+        }
+    };
+    let sum = p.bin(Bin::FAdd, a, p_hi);
+    let back = p.bin(Bin::FSub, sum, a);
+    let err = p.bin(Bin::FSub, p_hi, back);
+    let low = p.bin(Bin::FAdd, err, p_lo);
+    p.bin(Bin::FAdd, sum, low)
+}
+
+/// OpenCL's `fmin` (`max` false) or `fmax`: a NaN operand gives the
+/// other, and -0 is below +0 (as the Cranelift code's `fmin`/`fmax`).
+/// `vminps` gives `b` for NaNs and pairs of zeros; equal operands are
+/// joined bitwise (`-0 | +0 = -0`, `-0 & +0 = +0`), a NaN `b` replaced.
+pub fn fmin_max(p: &mut Program, max: bool, a: V, b: V) -> V {
+    let r = p.bin(if max { Bin::FMaxX86 } else { Bin::FMinX86 }, a, b);
+    let eq = cmp(p, CmpKind::F32, EQ, a, b);
+    let join = if max { Bin::IAnd } else { Bin::IOr };
+    p.push(Op::BinMasked {
+        op: join,
+        d: r,
+        a,
+        b,
+        k: eq,
+    });
+    let nb = cmp(p, CmpKind::F32, UNORD, b, b);
+    select(p, nb, a, r)
+}
+
+/// `a / b` or `a % b` of 32-bit integers, lane by lane, with OpenCL's
+/// results for a zero divisor and `INT_MIN / -1` (see the module doc).
+pub fn divide(p: &mut Program, a: V, b: V, signed: bool, part: DivPart) -> V {
+    let (lo, hi) = if signed {
+        (Un::I2DLow, Un::I2DHigh)
+    } else {
+        (Un::U2DLow, Un::U2DHigh)
+    };
+    let (al, ah) = (p.un(lo, a), p.un(hi, a));
+    let (bl, bh) = (p.un(lo, b), p.un(hi, b));
+    let ql = p.bin(Bin::DDiv, al, bl);
+    let qh = p.bin(Bin::DDiv, ah, bh);
+    let pack = if signed {
+        Bin::PackTruncD2I
+    } else {
+        Bin::PackTruncD2U
+    };
+    let q = p.bin(pack, ql, qh);
+    let r = match part {
+        DivPart::Quotient => q,
+        DivPart::Remainder => {
+            let qb = p.bin(Bin::IMul, q, b);
+            p.bin(Bin::ISub, a, qb)
+        }
+    };
+    let zero = int(p, 0);
+    let bz = cmp(p, CmpKind::I32, 0, b, zero);
+    select(p, bz, zero, r)
+}
+
+/// `a / 2^k` or `a % 2^k` (0 ≤ k ≤ 30) by shifts: truncation towards
+/// zero for signed `a` adds `2^k - 1` to negative dividends first.
+pub fn divide_pow2(p: &mut Program, a: V, k: u32, signed: bool, part: DivPart) -> V {
+    if k == 0 {
+        return match part {
+            DivPart::Quotient => a,
+            DivPart::Remainder => int(p, 0),
+        };
+    }
+    let kv = int(p, k as i32);
+    if !signed {
+        return match part {
+            DivPart::Quotient => p.bin(Bin::Shr, a, kv),
+            DivPart::Remainder => {
+                let m = int(p, ((1u32 << k) - 1) as i32);
+                p.bin(Bin::IAnd, a, m)
+            }
+        };
+    }
+    let s31 = int(p, 31);
+    let sign = p.bin(Bin::Sar, a, s31);
+    let rest = int(p, 32 - k as i32);
+    let bias = p.bin(Bin::Shr, sign, rest);
+    let biased = p.bin(Bin::IAdd, a, bias);
+    let q = p.bin(Bin::Sar, biased, kv);
+    match part {
+        DivPart::Quotient => q,
+        DivPart::Remainder => {
+            let qk = p.bin(Bin::Shl, q, kv);
+            p.bin(Bin::ISub, a, qk)
+        }
+    }
+}

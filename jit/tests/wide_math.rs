@@ -1,0 +1,642 @@
+//! The wide AVX-512 code's math (`wide::math`), integer division and
+//! work-group queries (`wide::groups`) at W = 16 with the wide code
+//! forced: the math routines against a double-precision reference within
+//! OpenCL's ULP bounds over special and random inputs (and `exp`, `log`,
+//! `rsqrt` bit for bit against the Cranelift code, whose algorithms they
+//! share), everything else against the interpreter byte for byte over
+//! launches with tail chunks, and `blackscholes` of the bench against both.
+
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::differential::{build, compare_launches, run_jit, Spec, GUARD};
+use vecl_testkit::range_1d;
+
+fn options(wide: bool) -> JitOptions {
+    JitOptions {
+        simd_width: Some(16),
+        wide,
+        checked: false,
+        local_checks: false,
+        tiers: Tiers::OptimisedOnly,
+        passes: vecl_testkit::test_passes(),
+        ..JitOptions::default()
+    }
+}
+
+fn cpu_has_wide() -> bool {
+    vecl_jit::wide::select::cpu_supported()
+}
+
+fn code_line(k: &CompiledKernel) -> String {
+    k.explain()
+        .lines()
+        .find(|l| l.starts_with("code: "))
+        .unwrap_or_else(|| panic!("no code line in {}", k.explain()))
+        .to_string()
+}
+
+/// `kernel` of `m` on the wide code (checked, on a CPU that has it) and on
+/// Cranelift's code at the same width.
+fn both(m: &vecl_ir::Module, kernel: &str) -> (CompiledKernel, CompiledKernel) {
+    let wide = compile_kernel(m, kernel, &options(true)).expect("compiles");
+    let line = code_line(&wide);
+    if cpu_has_wide() {
+        assert!(line.starts_with("code: wide AVX-512"), "{kernel}: {line}");
+    } else {
+        assert!(line.contains("no AVX-512F"), "{kernel}: {line}");
+    }
+    let narrow = compile_kernel(m, kernel, &options(false)).expect("compiles");
+    (wide, narrow)
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+fn floats_arg(v: &[f32]) -> KernelArg {
+    let mut b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    b.extend((0..GUARD).map(|i| 0xA5 ^ i as u8));
+    KernelArg::Buffer(b)
+}
+
+fn ints_arg(v: &[i32]) -> KernelArg {
+    let mut b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    b.extend((0..GUARD).map(|i| 0xA5 ^ i as u8));
+    KernelArg::Buffer(b)
+}
+
+fn floats_of(b: &[u8], n: usize) -> Vec<f32> {
+    b[..4 * n]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Every buffer of `k`'s run equals the interpreter's over `range`.
+fn agrees_with_interpreter(
+    m: &vecl_ir::Module,
+    kernel: &str,
+    k: &CompiledKernel,
+    args: &[KernelArg],
+    range: &NdRange,
+) {
+    let mut want = args.to_vec();
+    run_kernel(m, kernel, &mut want, range).expect("interpreter");
+    let (status, got) = run_jit(k, args, range);
+    assert_eq!(status, 0, "{kernel} {range:?}");
+    for (i, a) in want.iter().enumerate() {
+        if let KernelArg::Buffer(w) = a {
+            if *w != got[i] {
+                let at = w.iter().zip(&got[i]).position(|(a, b)| a != b);
+                panic!(
+                    "{kernel} {range:?}: buffer {i} differs from the interpreter at byte {at:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Zeros, subnormals, limits, infinities, NaN, the edges of `exp`'s range,
+/// then `n` random bit patterns and `n` values in `[lo, hi]`.
+fn inputs(rng: &mut Rng, n: usize, lo: f64, hi: f64) -> Vec<f32> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        f32::from_bits(1),
+        -f32::from_bits(1),
+        f32::from_bits(0x007f_ffff),
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::MIN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        std::f32::consts::SQRT_2,
+        std::f32::consts::FRAC_1_SQRT_2,
+        1e-20,
+        1e20,
+        88.72,
+        88.73,
+        89.0,
+        -87.3,
+        -103.0,
+        -103.9,
+        -104.0,
+        -150.0,
+        127.9,
+        128.0,
+        -126.0,
+        -149.0,
+        -149.5,
+        38.5,
+        -45.0,
+        0.999_999_94,
+        1.000_000_1,
+    ];
+    for _ in 0..n {
+        v.push(f32::from_bits(rng.next() as u32));
+    }
+    for _ in 0..n {
+        v.push(rng.range(lo, hi) as f32);
+    }
+    v
+}
+
+/// Error of `res` in ULPs of the double `want` (`None`: a special value is
+/// wrong).
+fn ulps(res: f32, want: f64) -> Option<f64> {
+    if want.is_nan() {
+        return res.is_nan().then_some(0.0);
+    }
+    if res.is_nan() {
+        return None;
+    }
+    if want.is_infinite() || res.is_infinite() {
+        if f64::from(res) == want || res == want as f32 {
+            return Some(0.0);
+        }
+        if want.is_infinite() {
+            return None;
+        }
+    }
+    if want == 0.0 {
+        return Some(f64::from(res).abs() / 2f64.powi(-149));
+    }
+    let a = want.abs().min(f64::from(f32::MAX));
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let ulp = 2f64.powi(e.max(-126) - 23);
+    let r = f64::from(res);
+    if r.is_infinite() {
+        return Some((f64::from(f32::MAX) - want.abs()).abs() / ulp + 1.0);
+    }
+    Some((r - want).abs() / ulp)
+}
+
+/// (OpenCL C expression of `x`, reference, full-profile bound, random
+/// range, bit for bit with the Cranelift code).
+type Case = (&'static str, fn(f64) -> f64, f64, f64, f64, bool);
+
+const CASES: &[Case] = &[
+    ("exp(x)", f64::exp, 3.0, -110.0, 90.0, true),
+    ("native_exp(x)", f64::exp, 3.0, -10.0, 10.0, true),
+    ("half_exp(x)", f64::exp, 3.0, -10.0, 10.0, true),
+    ("exp2(x)", f64::exp2, 3.0, -160.0, 130.0, false),
+    ("exp10(x)", |x| 10f64.powf(x), 3.0, -46.0, 39.0, false),
+    ("log(x)", f64::ln, 3.0, 0.0, 10.0, true),
+    ("native_log(x)", f64::ln, 3.0, 0.0, 1000.0, true),
+    ("log2(x)", f64::log2, 3.0, 0.0, 10.0, false),
+    ("log10(x)", f64::log10, 3.0, 0.0, 10.0, false),
+    ("rsqrt(x)", |x| 1.0 / x.sqrt(), 2.0, 0.0, 100.0, true),
+];
+
+#[test]
+fn math_routines_stay_within_the_ulp_bounds_and_exp_log_match_the_cranelift_code() {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for &(expr, reference, bound, lo, hi, same_bits) in CASES {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); float x = in[i]; out[i] = {expr}; }}"
+        );
+        let m = build(&src, "");
+        let (wide, narrow) = both(&m, "k");
+        let xs = inputs(&mut rng, 3000, lo, hi);
+        let n = xs.len();
+        // Not a multiple of 16 (a tail chunk) nor of the group size.
+        assert_ne!(n % 16, 0);
+        let args = vec![floats_arg(&xs), floats_arg(&vec![0.0; n])];
+        let range = range_1d(0, n as u64, 64);
+        let (status, got) = run_jit(&wide, &args, &range);
+        assert_eq!(status, 0);
+        let (status, cl) = run_jit(&narrow, &args, &range);
+        assert_eq!(status, 0);
+        // The guard bytes after the results are untouched.
+        assert_eq!(got[1][4 * n..], cl[1][4 * n..], "{expr}: guard");
+        let (r, c) = (floats_of(&got[1], n), floats_of(&cl[1], n));
+        let mut worst = 0f64;
+        for (i, x) in xs.iter().enumerate() {
+            let want = reference(f64::from(*x));
+            let e = ulps(r[i], want).unwrap_or_else(|| {
+                panic!(
+                    "{expr}: x = {x:e} ({:#x}) gives {} for {want:e}",
+                    x.to_bits(),
+                    r[i]
+                )
+            });
+            assert!(
+                e <= bound,
+                "{expr}: x = {x:e} ({:#x}): {} is {e} ULP from {want:e}",
+                x.to_bits(),
+                r[i]
+            );
+            worst = worst.max(e);
+            if same_bits {
+                assert_eq!(
+                    r[i].to_bits(),
+                    c[i].to_bits(),
+                    "{expr}: x = {x:e} ({:#x}): wide {} Cranelift {}",
+                    x.to_bits(),
+                    r[i],
+                    c[i]
+                );
+            }
+        }
+        println!("ulp wide {expr} {worst:.3} over {n} inputs (bound {bound})");
+    }
+}
+
+const DIVISION: &str = r#"
+kernel void k(global const int* a, global const int* b, global int* out, global uint* uout) {
+    int i = get_global_id(0);
+    int x = a[i];
+    int y = b[i];
+    uint u = (uint)x;
+    uint v = (uint)y;
+    out[10 * i + 0] = x / y;
+    out[10 * i + 1] = x % y;
+    out[10 * i + 2] = x / 8;
+    out[10 * i + 3] = x % 16;
+    out[10 * i + 4] = x / 7;
+    out[10 * i + 5] = x % -4;
+    out[10 * i + 6] = x / 1;
+    out[10 * i + 7] = x % 1;
+    out[10 * i + 8] = x / -1;
+    out[10 * i + 9] = (x + 3) / (y | 1) + x % (y & 12);
+    uout[6 * i + 0] = u / v;
+    uout[6 * i + 1] = u % v;
+    uout[6 * i + 2] = u / 8u;
+    uout[6 * i + 3] = u % 2147483648u;
+    uout[6 * i + 4] = u / 2147483648u;
+    uout[6 * i + 5] = u / 10u + u % 3u;
+}
+"#;
+
+#[test]
+fn integer_division_and_remainder_agree_with_the_interpreter() {
+    let m = build(DIVISION, "");
+    let (wide, _) = both(&m, "k");
+    let mut rng = Rng(0x0d10_0000_0000_0377);
+    // The edges: zero divisors, INT_MIN / -1, INT_MAX, unsigned values past
+    // 2^31, then random pairs of every size.
+    let specials = [
+        (i32::MIN, -1),
+        (i32::MIN, 1),
+        (i32::MIN, 0),
+        (i32::MAX, -1),
+        (i32::MAX, 0),
+        (0, 0),
+        (-7, 2),
+        (7, -2),
+        (-7, -2),
+        (-1, i32::MIN),
+        (i32::MIN, i32::MIN),
+        (-1, -1),
+        (-2, 3),
+        (123_456_789, 10),
+        (-123_456_789, 10),
+        (i32::MAX, i32::MAX),
+        (-16, 8),
+        (-17, 16),
+    ];
+    let mut xs: Vec<i32> = specials.iter().map(|p| p.0).collect();
+    let mut ys: Vec<i32> = specials.iter().map(|p| p.1).collect();
+    for j in 0..600 {
+        let r = rng.next();
+        let x = r as i32 >> (r >> 59);
+        let y = match j % 4 {
+            0 => 0,
+            1 => (r >> 32) as i32 >> ((r >> 40) & 31),
+            2 => ((r >> 32) % 21) as i32 - 10,
+            _ => (r >> 32) as i32,
+        };
+        xs.push(x);
+        ys.push(y);
+    }
+    let n = xs.len();
+    for range in [
+        range_1d(0, n as u64, 64),
+        range_1d(0, 37, 37),
+        range_1d(5, 100, 25),
+        range_1d(0, 7, 7),
+    ] {
+        let args = vec![
+            ints_arg(&xs),
+            ints_arg(&ys),
+            ints_arg(&vec![0; 10 * n]),
+            ints_arg(&vec![0; 6 * n]),
+        ];
+        agrees_with_interpreter(&m, "k", &wide, &args, &range);
+    }
+}
+
+const GROUP_QUERIES: &str = r#"
+kernel void k(global int* out) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    int z = get_global_id(2);
+    int at = ((z * (int)get_global_size(1) + y) * (int)get_global_size(0) + x) * 16;
+    out[at + 0] = get_local_id(0);
+    out[at + 1] = get_local_id(1);
+    out[at + 2] = get_local_id(2);
+    out[at + 3] = get_group_id(0);
+    out[at + 4] = get_group_id(1);
+    out[at + 5] = get_group_id(2);
+    out[at + 6] = get_local_size(0);
+    out[at + 7] = get_local_size(1);
+    out[at + 8] = get_local_size(2);
+    out[at + 9] = get_num_groups(0);
+    out[at + 10] = get_num_groups(1);
+    out[at + 11] = get_num_groups(2);
+    out[at + 12] = (int)get_enqueued_local_size(0) + 100 * (int)get_enqueued_local_size(1);
+    out[at + 13] = (int)get_local_id(3) + (int)get_group_id(3) + 10 * (int)get_local_size(3) + 100 * (int)get_num_groups(3);
+    out[at + 14] = (int)get_local_id(0) * 3 + (int)get_group_id(0) * 5 - x;
+    out[at + 15] = get_enqueued_local_size(2);
+}
+"#;
+
+#[test]
+fn group_queries_agree_with_the_interpreter() {
+    let m = build(GROUP_QUERIES, "-cl-std=CL2.0");
+    let (wide, _) = both(&m, "k");
+    let ranges = [
+        range_1d(0, 64, 16),
+        range_1d(0, 100, 25),
+        range_1d(3, 333, 64),
+        range_1d(0, 37, 37),
+        range_1d(0, 20, 1),
+        // Partial last groups (OpenCL 2.0's non-uniform groups).
+        range_1d(7, 70, 32),
+        NdRange {
+            work_dim: 2,
+            global_offset: [2, 1, 0],
+            global_size: [21, 6, 1],
+            local_size: [8, 4, 1],
+        },
+        NdRange {
+            work_dim: 3,
+            global_offset: [1, 2, 3],
+            global_size: [19, 5, 3],
+            local_size: [4, 2, 3],
+        },
+        NdRange {
+            work_dim: 3,
+            global_offset: [0; 3],
+            global_size: [40, 3, 5],
+            local_size: [17, 2, 2],
+        },
+    ];
+    let compared = compare_launches(&m, "k", &wide, &ranges, |r| {
+        let n: u64 = (0..3)
+            .map(|d| r.global_offset[d] + r.global_size[d])
+            .product();
+        vec![Spec::Ints(16 * n as usize, 0)]
+    });
+    assert_eq!(compared, ranges.len());
+}
+
+const MIN_MAX: &str = r#"
+kernel void k(global const float* a, global const float* b, global const int* c, global float* out, global int* iout, global uint* uout) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float y = b[i];
+    int p = c[i];
+    int q = c[i + 1];
+    out[9 * i + 0] = fmin(x, y);
+    out[9 * i + 1] = fmax(x, y * 0.5f);
+    out[9 * i + 2] = min(x, 1.5f) + max(y, -0.5f);
+    out[9 * i + 3] = clamp(x, -2.0f, y);
+    out[9 * i + 4] = mad(x, y, 0.25f);
+    out[9 * i + 5] = native_recip(y + 0.5f);
+    out[9 * i + 6] = native_divide(x, y + 0.25f) + half_divide(y, 3.0f);
+    out[9 * i + 7] = fmin(x / y, y) + fmax(y / x, x);
+    out[9 * i + 8] = half_recip(x) + native_sqrt(fabs(y)) + floor(x * 0.3f) + ceil(y * 0.7f)
+        + trunc(x * -0.45f) + 10.0f * rint(y * 0.25f) + copysign(3.0f, x - y) + copysign(-x, y);
+    iout[3 * i + 0] = min(p, q);
+    iout[3 * i + 1] = max(p, q * 3);
+    iout[3 * i + 2] = clamp(p, -5, q);
+    uout[3 * i + 0] = min((uint)p, (uint)q);
+    uout[3 * i + 1] = max((uint)p, 7u);
+    uout[3 * i + 2] = clamp((uint)p, 2u, 9u);
+}
+"#;
+
+#[test]
+fn min_max_clamp_mad_recip_divide_rounding_and_copysign_agree_with_the_interpreter() {
+    let m = build(MIN_MAX, "");
+    let (wide, _) = both(&m, "k");
+    let ranges = [
+        range_1d(0, 64, 16),
+        range_1d(0, 37, 37),
+        range_1d(3, 100, 25),
+        range_1d(5, 333, 64),
+        range_1d(0, 7, 7),
+    ];
+    let compared = compare_launches(&m, "k", &wide, &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(n, 4),
+            Spec::Ints(n + 1, 2),
+            Spec::Floats(9 * n, 0),
+            Spec::Ints(3 * n, 0),
+            Spec::Ints(3 * n, 1),
+        ]
+    });
+    assert_eq!(compared, ranges.len());
+}
+
+#[test]
+fn fmin_and_fmax_order_signed_zeros_and_skip_nans_as_the_cranelift_code() {
+    let src = "kernel void k(global const float* a, global const float* b, global float* out) { int i = get_global_id(0); out[2 * i] = fmin(a[i], b[i]); out[2 * i + 1] = fmax(a[i], b[i]); }";
+    let m = build(src, "");
+    let (wide, narrow) = both(&m, "k");
+    let vals = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for x in vals {
+        for y in vals {
+            xs.push(x);
+            ys.push(y);
+        }
+    }
+    let n = xs.len();
+    let args = vec![
+        floats_arg(&xs),
+        floats_arg(&ys),
+        floats_arg(&vec![0.0; 2 * n]),
+    ];
+    let range = range_1d(0, n as u64, 64);
+    let (_, got) = run_jit(&wide, &args, &range);
+    let (_, want) = run_jit(&narrow, &args, &range);
+    assert_eq!(got[2], want[2]);
+    let r = floats_of(&got[2], 2 * n);
+    for i in 0..n {
+        let (x, y) = (xs[i], ys[i]);
+        let (lo, hi) = (r[2 * i], r[2 * i + 1]);
+        if x.is_nan() && y.is_nan() {
+            assert!(lo.is_nan() && hi.is_nan());
+        } else if x.is_nan() || y.is_nan() {
+            let other = if x.is_nan() { y } else { x };
+            assert_eq!(
+                (lo.to_bits(), hi.to_bits()),
+                (other.to_bits(), other.to_bits())
+            );
+        } else if x == 0.0 && y == 0.0 {
+            let neg = x.is_sign_negative() || y.is_sign_negative();
+            let pos = x.is_sign_positive() || y.is_sign_positive();
+            assert_eq!(lo.is_sign_negative(), neg, "fmin({x}, {y}) = {lo}");
+            assert_eq!(hi.is_sign_positive(), pos, "fmax({x}, {y}) = {hi}");
+        } else {
+            assert_eq!((lo, hi), (x.min(y), x.max(y)));
+        }
+    }
+}
+
+fn bench_source(name: &str) -> String {
+    let path = format!("{}/../benches/{name}.cl", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn blackscholes_matches_the_cranelift_code_bit_for_bit_and_the_interpreter_closely() {
+    let m = build(&bench_source("blackscholes"), "");
+    let (wide, narrow) = both(&m, "blackscholes");
+    let mut rng = Rng(0xb1ac_5c01_e500_0001);
+    let n = 1000;
+    let gen = |rng: &mut Rng, lo: f64, hi: f64| -> Vec<f32> {
+        (0..n).map(|_| rng.range(lo, hi) as f32).collect()
+    };
+    let (spot, strike, years) = (
+        gen(&mut rng, 5.0, 30.0),
+        gen(&mut rng, 1.0, 100.0),
+        gen(&mut rng, 0.25, 10.0),
+    );
+    for range in [
+        range_1d(0, n as u64, 64),
+        range_1d(3, 333, 100),
+        range_1d(0, 7, 7),
+    ] {
+        let args = vec![
+            floats_arg(&spot),
+            floats_arg(&strike),
+            floats_arg(&years),
+            floats_arg(&vec![0.0; n]),
+            floats_arg(&vec![0.0; n]),
+            KernelArg::Value(0.02f32.to_le_bytes().to_vec()),
+            KernelArg::Value(0.30f32.to_le_bytes().to_vec()),
+        ];
+        let (status, got) = run_jit(&wide, &args, &range);
+        assert_eq!(status, 0);
+        let (_, cl) = run_jit(&narrow, &args, &range);
+        let mut want = args.clone();
+        run_kernel(&m, "blackscholes", &mut want, &range).expect("interpreter");
+        for out in [3, 4] {
+            assert_eq!(
+                got[out], cl[out],
+                "{range:?}: output {out} against Cranelift's"
+            );
+            let KernelArg::Buffer(w) = &want[out] else {
+                unreachable!()
+            };
+            // Untouched elements and guard bytes are equal; the prices
+            // differ by the ULPs of `exp` and `log` at most.
+            assert_eq!(w[4 * n..], got[out][4 * n..]);
+            let (g, w) = (floats_of(&got[out], n), floats_of(w, n));
+            for i in 0..n {
+                let tol = 1e-5 * w[i].abs().max(1.0);
+                assert!(
+                    (g[i] - w[i]).abs() <= tol,
+                    "{range:?}: output {out}[{i}]: wide {} interpreter {}",
+                    g[i],
+                    w[i]
+                );
+            }
+        }
+    }
+}
+
+/// Every float in [0.5, 2) (where the logarithms' errors peak) and every
+/// 509th bit pattern of the rest, through each routine: the largest error
+/// must stay within the bound. Slow (tens of millions of evaluations and
+/// their references): `cargo test --release --test wide_math -- --ignored`.
+#[test]
+#[ignore]
+fn math_routines_stay_within_the_ulp_bounds_over_a_sweep() {
+    let mut xs: Vec<f32> = (0.5f32.to_bits()..2f32.to_bits())
+        .map(f32::from_bits)
+        .collect();
+    xs.extend((0..u32::MAX / 509).map(|i| f32::from_bits(i * 509)));
+    let n = xs.len();
+    let input = floats_arg(&xs);
+    for &(expr, reference, bound, ..) in CASES {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); float x = in[i]; out[i] = {expr}; }}"
+        );
+        let m = build(&src, "");
+        let (wide, _) = both(&m, "k");
+        let args = vec![input.clone(), floats_arg(&vec![0.0; n])];
+        let (status, got) = run_jit(&wide, &args, &range_1d(0, n as u64, 1024));
+        assert_eq!(status, 0);
+        let r = floats_of(&got[1], n);
+        let mut worst = (0f64, 0f32);
+        for (x, y) in xs.iter().zip(&r) {
+            let want = reference(f64::from(*x));
+            let e = ulps(*y, want)
+                .unwrap_or_else(|| panic!("{expr}: x = {x:e} gives {y} for {want:e}"));
+            if e > worst.0 {
+                worst = (e, *x);
+            }
+        }
+        println!(
+            "sweep wide {expr}: {:.3} ULP at {:e} over {n} inputs (bound {bound})",
+            worst.0, worst.1
+        );
+        assert!(worst.0 <= bound, "{expr}: {worst:?}");
+    }
+}
+
+#[test]
+fn int_to_size_t_conversions_agree_with_the_interpreter() {
+    // An `int` (negative ones included) as a `size_t`: compared unsigned,
+    // used as an index, truncated back.
+    let src = r#"
+kernel void k(global const int* a, global int* out) {
+    int i = get_global_id(0);
+    size_t j = (size_t)a[i];
+    ulong u = (ulong)(a[i] * 3);
+    out[4 * i + 0] = j < (size_t)5;
+    out[4 * i + 1] = (int)j + (int)(u == j);
+    out[4 * i + 2] = a[(size_t)(i / 2)];
+    out[4 * i + 3] = u > j;
+}
+"#;
+    let m = build(src, "");
+    let (wide, _) = both(&m, "k");
+    let ranges = [range_1d(0, 64, 16), range_1d(3, 100, 25), range_1d(0, 7, 7)];
+    let compared = compare_launches(&m, "k", &wide, &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Ints(n, 3), Spec::Ints(4 * n, 0)]
+    });
+    assert_eq!(compared, ranges.len());
+}
