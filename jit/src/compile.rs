@@ -126,6 +126,7 @@ pub fn compile_kernel_in(
             compiled.data_base(),
         );
         let (layout, bound) = (compiled.layout(), compiled.group_bound);
+        let needs = compiled.local_needs.clone();
         move || {
             let started = Instant::now();
             let done = guarded(&name, || {
@@ -136,7 +137,7 @@ pub fn compile_kernel_in(
             // context areas from the quick tier's answers: the optimised
             // code is used only if it agrees with all of them (and trusts
             // the groups `run_groups` lets it run).
-            .filter(|k| k.layout() == layout && k.group_bound == bound)
+            .filter(|k| k.layout() == layout && k.group_bound == bound && k.local_needs == needs)
             .map(|k| {
                 let (f, wide_f) = (k.entry.get(), k.wide.get_if_set());
                 (k._code, f, wide_f)
@@ -265,6 +266,10 @@ pub(crate) fn compile(
         lower::bounds::trusted_group_bound(module, &func, reqd)
     } else {
         None
+    };
+    let local_needs = match group_bound {
+        Some(l) => lower::bounds::local_param_needs(module, &func, l),
+        None => Vec::new(),
     };
     let args_size = match checks {
         Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
@@ -406,6 +411,7 @@ pub(crate) fn compile(
         required,
         has_wide: wide_code.is_some(),
         group_bound,
+        trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
         clif_insts,
         elapsed,
     });
@@ -443,6 +449,7 @@ pub(crate) fn compile(
         lane_copies: None,
         may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
         group_bound,
+        local_needs,
         // Set by `compile_kernel_in` and `CompiledKernel::lane_copy`.
         unbounded: None,
         shape_observer,
