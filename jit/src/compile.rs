@@ -368,8 +368,12 @@ pub(crate) fn compile(
     let avx512 = crate::wide::select::choose(
         &crate::wide::select::Request {
             asked: opts.wide,
-            checked: opts.checked,
+            checked_tail: checks.map(|t| t as u32),
+            local_checks: opts.local_checks,
+            stream_min_items,
+            prefetch: prefetch_on,
             w,
+            module,
             func: &func,
             uni: &uni,
             slots: &arg_slots,

@@ -29,8 +29,9 @@
 //! `get_work_dim` of a constant dimension. No barriers, `__local` or
 //! private memory, atomics, calls, vectors, doubles or switches.
 
+use super::access::{self, Access, Check, MemoryPlan};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, K, V};
-use crate::abi::{launch_offsets, ArgSlot};
+use crate::abi::{launch_offsets, pack_site, ArgSlot};
 use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{
     AddressSpace, BinaryOp, Block, Builtin, CmpOp, Function, Inst, Loc, Rounding, Scalar, Stmt,
@@ -54,10 +55,11 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A `__global`/`__constant` pointer: the argument slot holding the
-/// buffer's address and an element index (none: element 0).
+/// A `__global`/`__constant` pointer: the parameter, the argument slot
+/// holding the buffer's address and an element index (none: element 0).
 #[derive(Clone, Copy, Debug)]
 struct Pointer {
+    param: u32,
     slot: i32,
     index: Option<V>,
 }
@@ -121,6 +123,7 @@ struct Cx<'a> {
     func: &'a Function,
     uni: &'a Uniformity,
     slots: &'a [ArgSlot],
+    plan: &'a MemoryPlan,
     p: Program,
     vals: Vec<Option<Val>>,
     vars: Vec<VarRepr>,
@@ -141,8 +144,14 @@ struct Cx<'a> {
 type Lowered<T> = Result<T, Refusal>;
 
 /// Lowers `func` into the body of one chunk (see the module doc).
-/// `slots`: where each parameter is in the argument block.
-pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Lowered<Program> {
+/// `slots`: where each parameter is in the argument block; `plan`: which
+/// accesses prefetch, stream and are checked.
+pub fn lower_kernel(
+    func: &Function,
+    uni: &Uniformity,
+    slots: &[ArgSlot],
+    plan: &MemoryPlan,
+) -> Lowered<Program> {
     let mut p = Program::new();
     let cur = p.k();
     p.push(Op::RunningLanes { d: cur });
@@ -150,6 +159,7 @@ pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Low
         func,
         uni,
         slots,
+        plan,
         p,
         vals: vec![None; func.insts.len()],
         vars: Vec::new(),
@@ -277,7 +287,7 @@ impl Cx<'_> {
                 };
                 let a = self.vec(*value)?;
                 self.elem_class(*ptr, *loc)?;
-                let consecutive = self.consecutive(*ptr);
+                let how = self.access(*ptr, p, false);
                 let idx = self.index_of(p);
                 let k = self.cur;
                 self.p.push(Op::StoreElems {
@@ -285,7 +295,7 @@ impl Cx<'_> {
                     ptr: p.slot,
                     idx,
                     k,
-                    consecutive,
+                    how,
                 });
             }
             Stmt::If { cond, then_, else_ } => {
@@ -427,10 +437,25 @@ impl Cx<'_> {
         }
     }
 
-    /// Whether the uniformity analysis finds the lanes' addresses through
-    /// `ptr` consecutive 4-byte elements (the code still tests it).
-    fn consecutive(&self, ptr: ValueId) -> bool {
-        self.uni.shape(ptr) == Shape::Linear(4)
+    /// How an access through `ptr` (IR value `v`) is made: consecutive
+    /// when the uniformity analysis finds the lanes' addresses consecutive
+    /// 4-byte elements (the code still tests it), prefetching and
+    /// streaming as the plan says, checked under robust access.
+    fn access(&self, v: ValueId, ptr: Pointer, load: bool) -> Access {
+        let consecutive = self.uni.shape(v) == Shape::Linear(4);
+        let check = self.plan.robust.then(|| {
+            let loc = site_loc(self.func, v);
+            Check {
+                param: ptr.param,
+                site: pack_site(access::kind(load), loc.line, loc.col),
+            }
+        });
+        Access {
+            consecutive,
+            prefetch: load && consecutive && self.plan.prefetches(v),
+            stream: !load && consecutive && self.plan.streams(self.func, v),
+            check,
+        }
     }
 
     /// Refuses accesses through `ptr` other than of a 4-byte `float`,
@@ -479,6 +504,7 @@ impl Cx<'_> {
                         if !self.func.params[*n as usize].byval =>
                     {
                         Val::Ptr(Pointer {
+                            param: *n,
                             slot: off,
                             index: None,
                         })
@@ -648,8 +674,8 @@ impl Cx<'_> {
                     t => return unsupported(format!("indexing {t:?}")),
                 }
                 Val::Ptr(Pointer {
-                    slot: base.slot,
                     index: Some(self.vec(*i)?),
+                    ..base
                 })
             }
             Inst::PtrCast(p) => match (self.val(*p)?, ty) {
@@ -670,7 +696,7 @@ impl Cx<'_> {
                     }
                 };
                 self.elem_class(*p, loc)?;
-                let consecutive = self.consecutive(*p);
+                let how = self.access(*p, ptr, true);
                 let idx = self.index_of(ptr);
                 let k = self.cur;
                 Val::V(self.v_op(|d| Op::LoadElems {
@@ -678,7 +704,7 @@ impl Cx<'_> {
                     ptr: ptr.slot,
                     idx,
                     k,
-                    consecutive,
+                    how,
                 }))
             }
             Inst::WorkItem(f, dim) => {
@@ -939,6 +965,24 @@ impl Cx<'_> {
             _ => return refuse(format!("the builtin `{name}`"), loc),
         }))
     }
+}
+
+/// The source position a fault through `ptr` reports: the pointer's own,
+/// or that of the first pointer it derives from that has one (as
+/// Cranelift's robust code reports it).
+fn site_loc(func: &Function, ptr: ValueId) -> Loc {
+    let mut v = ptr;
+    for _ in 0..8 {
+        let data = func.inst(v);
+        if data.loc.is_known() {
+            return data.loc;
+        }
+        match &data.inst {
+            Inst::Index(p, _) | Inst::PtrCast(p) => v = *p,
+            _ => break,
+        }
+    }
+    Loc::NONE
 }
 
 /// Bytes of a scalar pointee (`None` for other types).

@@ -21,6 +21,7 @@
 //! in SSA form allocated by `regalloc2` (which Cranelift uses already),
 //! with spilling.
 
+pub mod access;
 pub mod alloc;
 pub mod chunks;
 pub mod emit;
@@ -266,22 +267,24 @@ pub enum Op {
     },
     /// The 32-bit elements `ptr[idx[l]]` in the lanes of `k` (zero in the
     /// others), `ptr` the 8-byte address at `[args + ptr]`, `idx` signed.
-    /// With `consecutive`, one vector load when the lanes of `k` hold
-    /// consecutive indices (tested at run time), a gather otherwise.
+    /// How (`access::Access`): with `consecutive`, one vector load when the
+    /// lanes of `k` hold consecutive indices (tested at run time), a
+    /// gather otherwise; prefetching, bounds-checked.
     LoadElems {
         d: V,
         ptr: i32,
         idx: V,
         k: K,
-        consecutive: bool,
+        how: access::Access,
     },
-    /// `ptr[idx[l]] = a[l]` in the lanes of `k` (see [`Op::LoadElems`]).
+    /// `ptr[idx[l]] = a[l]` in the lanes of `k` (see [`Op::LoadElems`];
+    /// streaming).
     StoreElems {
         a: V,
         ptr: i32,
         idx: V,
         k: K,
-        consecutive: bool,
+        how: access::Access,
     },
     /// End of the innermost loop: back to its start while a lane of `k` is
     /// set.
@@ -400,26 +403,26 @@ impl Op {
                 ptr,
                 idx,
                 k: m,
-                consecutive,
+                how,
             } => Op::LoadElems {
                 d: v(d),
                 ptr,
                 idx: v(idx),
                 k: k(m),
-                consecutive,
+                how,
             },
             Op::StoreElems {
                 a,
                 ptr,
                 idx,
                 k: m,
-                consecutive,
+                how,
             } => Op::StoreElems {
                 a: v(a),
                 ptr,
                 idx: v(idx),
                 k: k(m),
-                consecutive,
+                how,
             },
             Op::Loop => Op::Loop,
             Op::WhileAny { k: m } => Op::WhileAny { k: k(m) },
