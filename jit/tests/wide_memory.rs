@@ -404,4 +404,20 @@ fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
 }";
     let f = same_fault(gather, &[floats(32), floats(32)], 32, 0);
     assert_eq!((f.global_id, f.address), ([21, 0, 0], (-12i64) as u64));
+    // The id plus a uniform offset, known consecutive; near `INT_MAX`
+    // the 32-bit lanes wrap and the lanes are tested instead.
+    let offset = "kernel void k(global const float* a, global float* out, int k) {
+    int i = get_global_id(0);
+    out[i] = a[i + k];
+}";
+    for (k, lane) in [(16, 16u64), (i32::MAX - 40, 0), (i32::MAX - 8, 0)] {
+        let args = [
+            floats(32),
+            floats(48),
+            KernelArg::Value(k.to_le_bytes().to_vec()),
+        ];
+        let f = same_fault(offset, &args, 48, 0);
+        assert_eq!(f.global_id, [lane, 0, 0], "k = {k}");
+        assert_eq!(f.address, 4 * (k as u64 + lane), "k = {k}");
+    }
 }

@@ -34,12 +34,13 @@
 //! and the entry returns `KernelStatus::OutOfBounds`.
 
 use super::emit::{asm_err, k_reg, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM};
-use super::{Op, WideError};
+use super::ra2::written;
+use super::{Bin, Op, Program, WideError, V};
 use crate::abi::{checked_offsets as co, AccessKind};
 use crate::lower::prefetch::{prefetched_loads, Ahead, DISTANCE};
 use crate::lower::stream::{var_roots, Streaming};
 use iced_x86::code_asm::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use vecl_ir::{Function, Module, ValueId};
 
 /// How one access of [`Op::LoadElems`] / [`Op::StoreElems`] is made,
@@ -47,8 +48,10 @@ use vecl_ir::{Function, Module, ValueId};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Access {
     /// The uniformity analysis finds the lanes' addresses consecutive
-    /// elements (the code still tests it).
+    /// elements (the code still tests it unless `known` says more).
     pub consecutive: bool,
+    /// What the body's own operations show of the index ([`refine`]).
+    pub known: Known,
     /// A consecutive load that prefetches ahead in its full-chunk path.
     pub prefetch: bool,
     /// A consecutive store that streams in its full-chunk path on large
@@ -56,6 +59,87 @@ pub struct Access {
     pub stream: bool,
     /// Robust access: the test of the lanes against the buffer's bounds.
     pub check: Option<Check>,
+}
+
+/// What the operations computing an index show of its lanes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Known {
+    /// Nothing: a consecutive access tests its lanes at run time.
+    #[default]
+    Tested,
+    /// The index is the global id of dimension 0: lane `l` holds the
+    /// chunk's first id (`r15`) plus `l`.
+    FromId,
+    /// The index is that id plus a value equal in every lane: lane `l`
+    /// holds lane 0 plus `l` (unless lane 0 is within 15 of `i32::MAX`,
+    /// where the 32-bit lanes wrap; tested at run time).
+    Offset,
+}
+
+/// Upgrades the consecutive accesses of `p` whose index is the global id
+/// of dimension 0, or that id plus a value equal in every lane, from a
+/// run-time test of the lanes to what they are known to hold ([`Known`]).
+/// Values written once, by unmasked operations of values equal in every
+/// lane (constants, arguments, launch sizes, the row's ids of dimensions
+/// 1 and 2), are equal in every lane.
+pub(crate) fn refine(p: &mut Program) {
+    let mut defs: HashMap<u32, usize> = HashMap::new();
+    for op in p.ops() {
+        for v in written(op).0 {
+            *defs.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| defs.get(&v.0) == Some(&1);
+    let mut equal: HashSet<u32> = HashSet::new();
+    let mut id: Option<u32> = None;
+    let mut offset: HashSet<u32> = HashSet::new();
+    for op in p.ops() {
+        let eq = |v: &V| equal.contains(&v.0);
+        match *op {
+            Op::Splat { d, .. } | Op::Broadcast { d, .. } | Op::GlobalId { d, dim: 1 | 2 }
+                if once(d) =>
+            {
+                equal.insert(d.0);
+            }
+            Op::Bin { d, a, b, .. } if once(d) && eq(&a) && eq(&b) => {
+                equal.insert(d.0);
+            }
+            Op::Fma { d, a, b, c } if once(d) && eq(&a) && eq(&b) && eq(&c) => {
+                equal.insert(d.0);
+            }
+            Op::Sqrt { d, a } | Op::IntToFloat { d, a } | Op::Convert { d, a, .. }
+                if once(d) && eq(&a) =>
+            {
+                equal.insert(d.0);
+            }
+            Op::GlobalId { d, dim: 0 } if once(d) => id = Some(d.0),
+            Op::Bin {
+                op: Bin::IAdd,
+                d,
+                a,
+                b,
+            } if once(d)
+                && id.is_some()
+                && ((Some(a.0) == id && eq(&b)) || (Some(b.0) == id && eq(&a))) =>
+            {
+                offset.insert(d.0);
+            }
+            _ => {}
+        }
+    }
+    for op in p.ops_mut() {
+        if let Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. } = op {
+            if how.consecutive {
+                how.known = if Some(idx.0) == id {
+                    Known::FromId
+                } else if offset.contains(&idx.0) {
+                    Known::Offset
+                } else {
+                    Known::Tested
+                };
+            }
+        }
+    }
 }
 
 /// The bounds test of an access.
@@ -143,7 +227,9 @@ pub(crate) struct EntryFrame {
     /// `[rsp + large_at]`, a byte: the launch streams (at least
     /// `stream_min_items` work-items).
     pub large_at: i32,
-    /// `[rsp + bounds_at + 8 * param]`: the parameter's [`index_bounds`].
+    /// `[rsp + bounds_at + 16 * param]`: the parameter's [`index_bounds`]
+    /// as two sign-extended 64-bit values, the first and the last valid
+    /// index (whose low halves are the 32-bit lanes' bounds).
     pub bounds_at: i32,
     /// 64 bytes at `[rsp + scratch_at]` for the cold blocks.
     pub scratch_at: i32,
@@ -198,8 +284,85 @@ fn mem_masked(m: AsmMemoryOperand, k: u8) -> AsmMemoryOperand {
     }
 }
 
+/// The vector bounds test of the lanes of `k` of index `zi` (register
+/// number `xn`) against parameter `c.param`'s bounds: on a lane outside,
+/// a branch to a fault block (emitted later by [`emit_faults`]).
+fn vector_check(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    c: Check,
+    xn: u8,
+    kn: u8,
+    ptr: i32,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let zi = zmm_reg(xn)?;
+    // Running lanes below the first valid index or above the last.
+    let at = frame.bounds_at + 16 * c.param as i32;
+    a.vpcmpd(k_masked(k0, kn), zi, dword_bcst(rsp + at), 1)
+        .map_err(e)?;
+    a.vpcmpd(k_masked(k7, kn), zi, dword_bcst(rsp + (at + 8)), 6)
+        .map_err(e)?;
+    a.korw(k0, k0, k7).map_err(e)?;
+    a.kortestw(k0, k0).map_err(e)?;
+    let label = a.create_label();
+    a.jnz(label).map_err(e)?;
+    frame.faults.push(PendingFault {
+        label,
+        idx: xn,
+        ptr,
+        site: c.site,
+    });
+    Ok(())
+}
+
+/// The vector access at `rax + 4 * r10` of the lanes of mask register
+/// `kn`: all 16 (`full`, prefetching or streaming as `how` says) or
+/// masked; `z` the value loaded or stored.
+fn vector_access(
+    a: &mut CodeAssembler,
+    frame: &EntryFrame,
+    how: &Access,
+    (load, full): (bool, bool),
+    (z, kn): (AsmRegisterZmm, u8),
+    done: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let at = zmmword_ptr(rax + r10 * 4);
+    match (load, full) {
+        (true, true) => {
+            if how.prefetch {
+                a.prefetcht0(byte_ptr(rax + r10 * 4 + DISTANCE))
+                    .map_err(e)?;
+            }
+            a.vmovups(z, at).map_err(e)?;
+        }
+        (false, true) => {
+            if how.stream {
+                // Large launches, line-aligned chunks: a whole line
+                // written without reading it first.
+                let mut plain = a.create_label();
+                a.cmp(byte_ptr(rsp + frame.large_at), 0).map_err(e)?;
+                a.je(plain).map_err(e)?;
+                a.lea(r11, qword_ptr(rax + r10 * 4)).map_err(e)?;
+                a.test(r11b, 63).map_err(e)?;
+                a.jnz(plain).map_err(e)?;
+                a.vmovntps(zmmword_ptr(r11), z).map_err(e)?;
+                a.jmp(done).map_err(e)?;
+                a.set_label(&mut plain).map_err(e)?;
+                a.zero_bytes().map_err(e)?;
+            }
+            a.vmovups(at, z).map_err(e)?;
+        }
+        (true, false) => a.vmovups(zmm_masked(z, kn).z(), at).map_err(e)?,
+        (false, false) => a.vmovups(mem_masked(at, kn), z).map_err(e)?,
+    }
+    a.jmp(done).map_err(e)
+}
+
 /// Emits one [`Op::LoadElems`] or [`Op::StoreElems`], its values already
-/// physical registers, inside a kernel entry (`rbx` the argument block).
+/// physical registers, inside a kernel entry (`rbx` the argument block,
+/// `r15` the chunk's first id of dimension 0).
 pub(crate) fn emit_access(
     a: &mut CodeAssembler,
     op: &Op,
@@ -226,27 +389,65 @@ pub(crate) fn emit_access(
     let (kn, xn) = (k.0 as u8, idx.0 as u8);
     let (z, zi, km) = (zmm_reg(value.0 as u8)?, zmm_reg(xn)?, k_reg(kn)?);
     let t = zmm_reg(SCRATCH_ZMM)?;
-    if let Some(c) = how.check {
-        // Running lanes below the first valid index or above the last.
-        let at = frame.bounds_at + 8 * c.param as i32;
-        a.vpcmpd(k_masked(k0, kn), zi, dword_bcst(rsp + at), 1)
-            .map_err(e)?;
-        a.vpcmpd(k_masked(k7, kn), zi, dword_bcst(rsp + (at + 4)), 6)
-            .map_err(e)?;
-        a.korw(k0, k0, k7).map_err(e)?;
-        a.kortestw(k0, k0).map_err(e)?;
-        let label = a.create_label();
-        a.jnz(label).map_err(e)?;
-        frame.faults.push(PendingFault {
-            label,
-            idx: xn,
-            ptr,
-            site: c.site,
-        });
-    }
-    let mut slow = a.create_label();
+    let known = if how.consecutive {
+        how.known
+    } else {
+        Known::Tested
+    };
     let mut done = a.create_label();
     a.mov(rax, qword_ptr(rbx + ptr)).map_err(e)?;
+    let mut tested = a.create_label();
+    if known != Known::Tested {
+        // r10 = the index of lane 0, the others following it.
+        if known == Known::FromId {
+            a.mov(r10, r15).map_err(e)?;
+        } else {
+            let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+                .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+            a.set_prefer_vex(false);
+            let moved = a.vmovd(r10d, x);
+            a.set_prefer_vex(true);
+            moved.map_err(e)?;
+            a.movsxd(r10, r10d).map_err(e)?;
+            a.cmp(r10, i32::MAX - 15).map_err(e)?;
+            a.jg(tested).map_err(e)?;
+        }
+        let mut masked = a.create_label();
+        a.kortestw(km, km).map_err(e)?;
+        a.jae(masked).map_err(e)?;
+        if let Some(c) = how.check {
+            // The span of the 16 lanes inside the bounds; else the masked
+            // path, whose lane-wise test finds the lane outside.
+            let at = frame.bounds_at + 16 * c.param as i32;
+            a.cmp(r10, qword_ptr(rsp + at)).map_err(e)?;
+            a.jl(masked).map_err(e)?;
+            a.lea(r11, qword_ptr(r10 + 15)).map_err(e)?;
+            a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
+            a.jg(masked).map_err(e)?;
+        }
+        vector_access(a, frame, &how, (load, true), (z, kn), done)?;
+        a.set_label(&mut masked).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        if let Some(c) = how.check {
+            a.vpbroadcastd(t, r10d).map_err(e)?;
+            a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
+            a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+            vector_check(a, frame, c, SCRATCH_ZMM, kn, ptr)?;
+        }
+        vector_access(a, frame, &how, (load, false), (z, kn), done)?;
+        if known == Known::FromId {
+            a.set_label(&mut done).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            return Ok(());
+        }
+    }
+    // The lanes tested at run time.
+    a.set_label(&mut tested).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    if let Some(c) = how.check {
+        vector_check(a, frame, c, xn, kn, ptr)?;
+    }
+    let mut slow = a.create_label();
     if how.consecutive {
         // r10 = idx[0] sign-extended; the slow path unless the running
         // lanes hold idx[0] + l.
@@ -269,39 +470,10 @@ pub(crate) fn emit_access(
         let mut masked = a.create_label();
         a.kortestw(km, km).map_err(e)?;
         a.jae(masked).map_err(e)?;
-        let at = zmmword_ptr(rax + r10 * 4);
-        if load {
-            if how.prefetch {
-                a.prefetcht0(byte_ptr(rax + r10 * 4 + DISTANCE))
-                    .map_err(e)?;
-            }
-            a.vmovups(z, at).map_err(e)?;
-        } else {
-            if how.stream {
-                // Large launches, line-aligned chunks: a whole line
-                // written without reading it first.
-                let mut plain = a.create_label();
-                a.cmp(byte_ptr(rsp + frame.large_at), 0).map_err(e)?;
-                a.je(plain).map_err(e)?;
-                a.lea(r11, qword_ptr(rax + r10 * 4)).map_err(e)?;
-                a.test(r11b, 63).map_err(e)?;
-                a.jnz(plain).map_err(e)?;
-                a.vmovntps(zmmword_ptr(r11), z).map_err(e)?;
-                a.jmp(done).map_err(e)?;
-                a.set_label(&mut plain).map_err(e)?;
-                a.zero_bytes().map_err(e)?;
-            }
-            a.vmovups(at, z).map_err(e)?;
-        }
-        a.jmp(done).map_err(e)?;
+        vector_access(a, frame, &how, (load, true), (z, kn), done)?;
         a.set_label(&mut masked).map_err(e)?;
         a.zero_bytes().map_err(e)?;
-        if load {
-            a.vmovups(zmm_masked(z, kn).z(), at).map_err(e)?;
-        } else {
-            a.vmovups(mem_masked(at, kn), z).map_err(e)?;
-        }
-        a.jmp(done).map_err(e)?;
+        vector_access(a, frame, &how, (load, false), (z, kn), done)?;
     }
     a.set_label(&mut slow).map_err(e)?;
     a.zero_bytes().map_err(e)?;

@@ -172,7 +172,7 @@ pub fn compile_entry(
         .unwrap_or(0);
     // Six pushes and the return address leave rsp 8 past a multiple of
     // 16: locals of 8 more than a multiple of 16 align it for calls.
-    let locals = (bounds_at + 8 * params + 15) / 16 * 16 + 8;
+    let locals = bounds_at + 16 * params + 8;
     let mut entry_frame = EntryFrame::new(large_at, bounds_at, scratch_at);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
@@ -219,8 +219,11 @@ pub fn compile_entry(
             a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
             a.mov(rax, index_bounds as *const () as u64).map_err(e)?;
             a.call(rax).map_err(e)?;
-            a.mov(qword_ptr(rsp + (bounds_at + 8 * *param as i32)), rax)
-                .map_err(e)?;
+            let at = bounds_at + 16 * *param as i32;
+            a.movsxd(r10, eax).map_err(e)?;
+            a.mov(qword_ptr(rsp + at), r10).map_err(e)?;
+            a.sar(rax, 32).map_err(e)?;
+            a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
         }
     }
     let mut group = a.create_label();

@@ -455,6 +455,7 @@ impl Cx<'_> {
             prefetch: load && consecutive && self.plan.prefetches(v),
             stream: !load && consecutive && self.plan.streams(self.func, v),
             check,
+            ..Access::default()
         }
     }
 

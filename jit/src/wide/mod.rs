@@ -450,6 +450,11 @@ impl Program {
         &self.ops
     }
 
+    /// The operations, to refine in place (`access::refine`).
+    pub(crate) fn ops_mut(&mut self) -> &mut [Op] {
+        &mut self.ops
+    }
+
     pub fn push(&mut self, op: Op) {
         self.ops.push(op);
     }

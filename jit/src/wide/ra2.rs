@@ -519,7 +519,8 @@ fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
     out
 }
 
-fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
+/// The values and masks `op` writes (by number).
+pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
     match *op {
         Op::Splat { d, .. }
         | Op::Load { d, .. }

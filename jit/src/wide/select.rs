@@ -82,6 +82,14 @@ impl Choice {
         }
     }
 
+    /// The wide code, if chosen.
+    pub fn code(&self) -> Option<&KernelCode> {
+        match self {
+            Choice::Wide(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// The wide code, to keep alive with the kernel.
     pub fn into_code(self) -> Option<KernelCode> {
         match self {
@@ -121,10 +129,11 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         return Choice::Refused(format!("W = {} (the wide code runs chunks of 16)", r.w));
     }
     let plan = MemoryPlan::new(r.module, r.func, r.prefetch, r.checked_tail.is_some());
-    let body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan) {
+    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan) {
         Ok(p) => p,
         Err(refusal) => return Choice::Refused(refusal.to_string()),
     };
+    super::access::refine(&mut body);
     let opts = EntryOptions {
         stream_min_items: r.stream_min_items,
         checked_tail: r.checked_tail,
