@@ -81,6 +81,8 @@ enum VarRepr {
     Ptr(Option<Pointer>),
     /// A variable of a type outside the subset: refused when used.
     Other,
+    /// A variable no instruction reads: its writes are dropped.
+    Unread,
 }
 
 /// The masks of a loop being lowered.
@@ -169,10 +171,17 @@ pub fn lower_kernel(
         depth: 0,
         small: vec![false; func.insts.len()],
     };
-    // Every variable holds a value from the start, so that one written
-    // under a mask inside a loop has an old value to keep.
-    for var in &func.vars {
+    // Every variable read holds a value from the start, so that one
+    // written under a mask inside a loop has an old value to keep.
+    let mut read = vec![false; func.vars.len()];
+    for d in &func.insts {
+        if let Inst::ReadVar(x) = d.inst {
+            read[x.index()] = true;
+        }
+    }
+    for (var, read) in func.vars.iter().zip(read) {
         let repr = match (&var.ty, class(&var.ty)) {
+            _ if !read => VarRepr::Unread,
             (_, Some(Class::Bool)) => {
                 let d = cx.p.k();
                 cx.p.push(Op::KZero { d });
@@ -393,6 +402,9 @@ impl Cx<'_> {
 
     fn write_var(&mut self, var: usize, v: ValueId) -> Lowered<()> {
         let loc = self.loc(v);
+        if let VarRepr::Unread = self.vars[var] {
+            return Ok(());
+        }
         match (self.vars[var], self.val(v)?) {
             (VarRepr::V(d), Val::V(a)) => {
                 if self.whole {
@@ -647,7 +659,7 @@ impl Cx<'_> {
                 VarRepr::Ptr(None) => {
                     return unsupported("a pointer variable read before it is written".into())
                 }
-                VarRepr::Other => {
+                VarRepr::Other | VarRepr::Unread => {
                     return unsupported(format!(
                         "a variable of type {:?}",
                         self.func.vars[var.index()].ty
