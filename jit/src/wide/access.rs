@@ -234,6 +234,8 @@ pub(crate) struct EntryFrame {
     /// 64 bytes at `[rsp + scratch_at]` for the cold blocks.
     pub scratch_at: i32,
     faults: Vec<PendingFault>,
+    masked: Vec<ColdMasked>,
+    streams: Vec<ColdStream>,
 }
 
 impl EntryFrame {
@@ -243,6 +245,8 @@ impl EntryFrame {
             bounds_at,
             scratch_at,
             faults: Vec::new(),
+            masked: Vec::new(),
+            streams: Vec::new(),
         }
     }
 }
@@ -360,9 +364,40 @@ fn vector_access(
     a.jmp(done).map_err(e)
 }
 
+/// The masked path of a known-consecutive access, emitted out of line
+/// (a row's tail chunk, or a full chunk whose span failed the bounds
+/// test): the lane-wise bounds test, the masked access, back to `done`.
+struct ColdMasked {
+    label: CodeLabel,
+    done: CodeLabel,
+    load: bool,
+    z: u8,
+    kn: u8,
+    /// The index of lane 0: r15 or r10.
+    base: AsmRegister64,
+    ptr: i32,
+    check: Option<Check>,
+}
+
+/// The streaming store of a full chunk, out of line (taken on large
+/// launches only): `vmovntps` when the chunk starts on a line, else a
+/// plain store; back to `done`.
+struct ColdStream {
+    label: CodeLabel,
+    done: CodeLabel,
+    z: u8,
+    base: AsmRegister64,
+}
+
 /// Emits one [`Op::LoadElems`] or [`Op::StoreElems`], its values already
 /// physical registers, inside a kernel entry (`rbx` the argument block,
 /// `r15` the chunk's first id of dimension 0).
+///
+/// A known-consecutive access ([`Known`]) makes its full-chunk access
+/// inline and without a taken branch (the index of lane 0 is r15 or
+/// r10, robust access tests the 16 lanes' span with two compares), and
+/// leaves its masked path and its streaming store out of line
+/// ([`emit_cold`]).
 pub(crate) fn emit_access(
     a: &mut CodeAssembler,
     op: &Op,
@@ -386,8 +421,8 @@ pub(crate) fn emit_access(
         } => (x, ptr, idx, k, how, false),
         _ => return Err(WideError::Malformed("not a memory operation".into())),
     };
-    let (kn, xn) = (k.0 as u8, idx.0 as u8);
-    let (z, zi, km) = (zmm_reg(value.0 as u8)?, zmm_reg(xn)?, k_reg(kn)?);
+    let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
+    let (z, km) = (zmm_reg(zn)?, k_reg(kn)?);
     let t = zmm_reg(SCRATCH_ZMM)?;
     let known = if how.consecutive {
         how.known
@@ -398,9 +433,9 @@ pub(crate) fn emit_access(
     a.mov(rax, qword_ptr(rbx + ptr)).map_err(e)?;
     let mut tested = a.create_label();
     if known != Known::Tested {
-        // r10 = the index of lane 0, the others following it.
-        if known == Known::FromId {
-            a.mov(r10, r15).map_err(e)?;
+        // The index of lane 0, the others following it.
+        let base = if known == Known::FromId {
+            r15
         } else {
             let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
                 .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
@@ -411,37 +446,61 @@ pub(crate) fn emit_access(
             a.movsxd(r10, r10d).map_err(e)?;
             a.cmp(r10, i32::MAX - 15).map_err(e)?;
             a.jg(tested).map_err(e)?;
-        }
-        let mut masked = a.create_label();
+            r10
+        };
+        let masked = a.create_label();
         a.kortestw(km, km).map_err(e)?;
         a.jae(masked).map_err(e)?;
         if let Some(c) = how.check {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
             let at = frame.bounds_at + 16 * c.param as i32;
-            a.cmp(r10, qword_ptr(rsp + at)).map_err(e)?;
+            a.cmp(base, qword_ptr(rsp + at)).map_err(e)?;
             a.jl(masked).map_err(e)?;
-            a.lea(r11, qword_ptr(r10 + 15)).map_err(e)?;
+            a.lea(r11, qword_ptr(base + 15)).map_err(e)?;
             a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
             a.jg(masked).map_err(e)?;
         }
-        vector_access(a, frame, &how, (load, true), (z, kn), done)?;
-        a.set_label(&mut masked).map_err(e)?;
-        a.zero_bytes().map_err(e)?;
-        if let Some(c) = how.check {
-            a.vpbroadcastd(t, r10d).map_err(e)?;
-            a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
-            a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
-            vector_check(a, frame, c, SCRATCH_ZMM, kn, ptr)?;
+        let at = zmmword_ptr(rax + base * 4);
+        if load {
+            if how.prefetch {
+                a.prefetcht0(byte_ptr(rax + base * 4 + DISTANCE))
+                    .map_err(e)?;
+            }
+            a.vmovups(z, at).map_err(e)?;
+        } else if how.stream {
+            let stream = a.create_label();
+            a.cmp(byte_ptr(rsp + frame.large_at), 0).map_err(e)?;
+            a.jne(stream).map_err(e)?;
+            a.vmovups(at, z).map_err(e)?;
+            frame.streams.push(ColdStream {
+                label: stream,
+                done,
+                z: zn,
+                base,
+            });
+        } else {
+            a.vmovups(at, z).map_err(e)?;
         }
-        vector_access(a, frame, &how, (load, false), (z, kn), done)?;
+        frame.masked.push(ColdMasked {
+            label: masked,
+            done,
+            load,
+            z: zn,
+            kn,
+            base,
+            ptr,
+            check: how.check,
+        });
         if known == Known::FromId {
             a.set_label(&mut done).map_err(e)?;
             a.zero_bytes().map_err(e)?;
             return Ok(());
         }
+        a.jmp(done).map_err(e)?;
     }
     // The lanes tested at run time.
+    let zi = zmm_reg(xn)?;
     a.set_label(&mut tested).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     if let Some(c) = how.check {
@@ -493,6 +552,67 @@ pub(crate) fn emit_access(
     Ok(())
 }
 
+/// Emits the out-of-line paths [`emit_access`] left (masked accesses,
+/// streaming stores), then the fault blocks ([`emit_faults`]).
+pub(crate) fn emit_cold(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    tail: Option<u32>,
+    exit: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    for c in std::mem::take(&mut frame.masked) {
+        let mut label = c.label;
+        a.set_label(&mut label).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        // rax still holds the buffer's address.
+        if let Some(check) = c.check {
+            a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
+            a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
+            a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+            vector_check(a, frame, check, SCRATCH_ZMM, c.kn, c.ptr)?;
+        }
+        let (z, at) = (zmm_reg(c.z)?, zmmword_ptr(rax + c.base * 4));
+        if c.load {
+            a.vmovups(zmm_masked(z, c.kn).z(), at).map_err(e)?;
+        } else {
+            a.vmovups(mem_masked(at, c.kn), z).map_err(e)?;
+        }
+        a.jmp(c.done).map_err(e)?;
+    }
+    for c in std::mem::take(&mut frame.streams) {
+        let mut label = c.label;
+        a.set_label(&mut label).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        let mut plain = a.create_label();
+        let z = zmm_reg(c.z)?;
+        // Large launches, line-aligned chunks: a whole line written
+        // without reading it first.
+        a.lea(r11, qword_ptr(rax + c.base * 4)).map_err(e)?;
+        a.test(r11b, 63).map_err(e)?;
+        a.jnz(plain).map_err(e)?;
+        a.vmovntps(zmmword_ptr(r11), z).map_err(e)?;
+        a.jmp(c.done).map_err(e)?;
+        a.set_label(&mut plain).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.vmovups(zmmword_ptr(r11), z).map_err(e)?;
+        a.jmp(c.done).map_err(e)?;
+    }
+    emit_faults(a, frame, tail, exit)
+}
+
+/// The 32-bit form of r15 or r10.
+fn get_r32(r: AsmRegister64) -> Result<AsmRegister32, WideError> {
+    if r == r15 {
+        Ok(r15d)
+    } else if r == r10 {
+        Ok(r10d)
+    } else {
+        Err(WideError::Malformed(format!("{r:?} as an index base")))
+    }
+}
+
 /// Emits the cold blocks of the fault branches [`emit_access`] made: the
 /// first running lane outside the bounds (`k0` at the branch), its address
 /// and work-item, reported through `vecl_checked_fault`; then `eax` =
@@ -500,7 +620,7 @@ pub(crate) fn emit_access(
 /// tail's offset in the argument block. Expects the entry's registers (r15
 /// the chunk's first id of dimension 0, rdi and r9 the row's ids of
 /// dimensions 1 and 2) and `rsp` 16-aligned.
-pub(crate) fn emit_faults(
+fn emit_faults(
     a: &mut CodeAssembler,
     frame: &mut EntryFrame,
     tail: Option<u32>,

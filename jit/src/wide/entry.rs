@@ -29,7 +29,7 @@
 //! checked parameter's valid indices. An entry whose stores may stream
 //! ends with `sfence`.
 
-use super::access::{emit_faults, index_bounds, EntryFrame};
+use super::access::{emit_cold, index_bounds, EntryFrame};
 use super::emit::asm_err;
 use super::ra2::{allocate_ra2, emit_allocated, EmitAt};
 use super::{Op, Program, WideError};
@@ -233,7 +233,6 @@ pub fn compile_entry(
     let mut y_done = a.create_label();
     let mut x_loop = a.create_label();
     let mut x_done = a.create_label();
-    let mut full = a.create_label();
     let mut done = a.create_label();
     let mut exit = a.create_label();
     let mut cancelled = a.create_label();
@@ -309,14 +308,14 @@ pub fn compile_entry(
     a.cmp(r15, rsi).map_err(e)?;
     a.jae(x_done).map_err(e)?;
     // The running lanes: all 16, or the row's remaining ones.
+    // Without a branch: bzhi keeps the low min(rest, 16) bits.
     a.mov(rax, rsi).map_err(e)?;
     a.sub(rax, r15).map_err(e)?;
     a.mov(edx, 0xffff).map_err(e)?;
-    a.cmp(rax, 16).map_err(e)?;
-    a.jae(full).map_err(e)?;
-    a.bzhi(edx, edx, eax).map_err(e)?;
-    a.set_label(&mut full).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
+    a.mov(r10d, 16).map_err(e)?;
+    a.cmp(rax, r10).map_err(e)?;
+    a.cmovb(r10, rax).map_err(e)?;
+    a.bzhi(edx, edx, r10d).map_err(e)?;
     let (zmm_set, _) = emit_allocated(
         &mut a,
         &alloc,
@@ -384,7 +383,7 @@ pub fn compile_entry(
     a.zero_bytes().map_err(e)?;
     a.mov(eax, KernelStatus::Cancelled as u32).map_err(e)?;
     a.jmp(exit).map_err(e)?;
-    emit_faults(&mut a, &mut entry_frame, opts.checked_tail, exit)?;
+    emit_cold(&mut a, &mut entry_frame, opts.checked_tail, exit)?;
     a.set_label(&mut fallback_l).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.mov(rax, fallback as usize as u64).map_err(e)?;
