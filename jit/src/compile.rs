@@ -372,6 +372,7 @@ pub(crate) fn compile(
             local_checks: opts.local_checks,
             stream_min_items,
             prefetch: prefetch_on,
+            lanes_along,
             w,
             module,
             func: &func,

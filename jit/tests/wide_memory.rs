@@ -337,13 +337,17 @@ kernel void k(global const int* idx, global const float* a, global float* out) {
 /// stop with the same report (the address relative to the faulting
 /// buffer, `buf`), and write nothing outside their buffers.
 fn same_fault(src: &str, args: &[KernelArg], n: u64, buf: usize) -> Fault {
+    same_fault_in(src, args, &range_1d(0, n, 32), buf)
+}
+
+/// [`same_fault`] over `range`.
+fn same_fault_in(src: &str, args: &[KernelArg], range: &NdRange, buf: usize) -> Fault {
     let m = build(src, "");
     let wide = compile_wide(&m, "k", &options(true, true, 1 << 22));
     let cranelift = compile_kernel(&m, "k", &options(false, true, 1 << 22)).expect("compiles");
-    let range = range_1d(0, n, 32);
     let mut faults = Vec::new();
     for k in [&wide, &cranelift] {
-        let got = run(k, args, &range, 0);
+        let got = run(k, args, range, 0);
         assert_eq!(got.status, KernelStatus::OutOfBounds as u32);
         assert!(got.guards_intact(), "nothing written outside");
         let mut f = got.fault.expect("a recorded fault");
@@ -420,4 +424,18 @@ fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
         assert_eq!(f.global_id, [lane, 0, 0], "k = {k}");
         assert_eq!(f.address, 4 * (k as u64 + lane), "k = {k}");
     }
+    // Groups one work-item wide in dimension 0: the copy whose lanes step
+    // along dimension 1 reports the launch's own ids.
+    let column = "kernel void k(global const float* a, global float* out) {
+    int y = get_global_id(1);
+    out[y] = a[y] + 1.0f;
+}";
+    let range = NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [1, 64, 1],
+        local_size: [1, 32, 1],
+    };
+    let f = same_fault_in(column, &[floats(40), floats(64)], &range, 0);
+    assert_eq!(f.global_id, [0, 40, 0]);
 }

@@ -4,11 +4,14 @@
 //! both, with robust access's bounds test ([`emit_access`],
 //! [`emit_faults`]).
 //!
-//! **The paths.** An access whose lanes the uniformity analysis finds
-//! consecutive tests at run time that the running lanes hold `idx[0] + l`,
-//! then makes one vector access: a plain `vmovups` when all 16 lanes run,
-//! a masked one in a row's tail chunk; otherwise a masked gather or
-//! scatter.
+//! **The paths.** An access whose index is the global id of dimension 0,
+//! or that id plus a value equal in every lane ([`refine`], [`Known`]),
+//! makes one plain `vmovups` in a full chunk, with no test of its lanes
+//! and no taken branch, and keeps its masked form (a row's tail chunk)
+//! out of line ([`emit_cold`]). Another access whose lanes the uniformity
+//! analysis finds consecutive tests at run time that the running lanes
+//! hold `idx[0] + l`, then makes one vector access, plain or masked; any
+//! other access is a masked gather or scatter.
 //!
 //! **Streaming stores** follow `lower::stream`'s rule: a store through a
 //! `__global` parameter that no load, copy or builtin of the kernel reads
@@ -27,13 +30,16 @@
 //! signed 32-bit indices from its pointer (the lanes' form of an index),
 //! are computed once per call from the bounds table ([`index_bounds`],
 //! kept in the entry's frame); each access compares its running lanes'
-//! indices with them (two masked compares against broadcast bounds) and
+//! indices with them (two masked compares against broadcast bounds; a
+//! full chunk of a known-consecutive access compares its first and last
+//! index, two scalar compares) and
 //! branches, on any lane outside, to a cold block that finds the first
 //! such lane and reports it through `abi::vecl_checked_fault` (address,
 //! work-item, source position: the report of Cranelift's robust code),
 //! and the entry returns `KernelStatus::OutOfBounds`.
 
 use super::emit::{asm_err, k_reg, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM};
+use super::entry::EntryOptions;
 use super::ra2::written;
 use super::{Bin, Op, Program, WideError, V};
 use crate::abi::{checked_offsets as co, AccessKind};
@@ -557,7 +563,7 @@ pub(crate) fn emit_access(
 pub(crate) fn emit_cold(
     a: &mut CodeAssembler,
     frame: &mut EntryFrame,
-    tail: Option<u32>,
+    opts: &EntryOptions,
     exit: CodeLabel,
 ) -> Result<(), WideError> {
     let e = asm_err;
@@ -599,7 +605,7 @@ pub(crate) fn emit_cold(
         a.vmovups(zmmword_ptr(r11), z).map_err(e)?;
         a.jmp(c.done).map_err(e)?;
     }
-    emit_faults(a, frame, tail, exit)
+    emit_faults(a, frame, opts, exit)
 }
 
 /// The 32-bit form of r15 or r10.
@@ -616,21 +622,23 @@ fn get_r32(r: AsmRegister64) -> Result<AsmRegister32, WideError> {
 /// Emits the cold blocks of the fault branches [`emit_access`] made: the
 /// first running lane outside the bounds (`k0` at the branch), its address
 /// and work-item, reported through `vecl_checked_fault`; then `eax` =
-/// `KernelStatus::OutOfBounds` and a jump to `exit`. `tail`: the checked
-/// tail's offset in the argument block. Expects the entry's registers (r15
+/// `KernelStatus::OutOfBounds` and a jump to `exit`; `opts`: the checked
+/// tail's offset, the lanes' dimension. Expects the entry's registers (r15
 /// the chunk's first id of dimension 0, rdi and r9 the row's ids of
 /// dimensions 1 and 2) and `rsp` 16-aligned.
 fn emit_faults(
     a: &mut CodeAssembler,
     frame: &mut EntryFrame,
-    tail: Option<u32>,
+    opts: &EntryOptions,
     exit: CodeLabel,
 ) -> Result<(), WideError> {
     let e = asm_err;
     if frame.faults.is_empty() {
         return Ok(());
     }
-    let tail = tail.ok_or_else(|| WideError::Malformed("a bounds test without a tail".into()))?;
+    let tail = opts
+        .checked_tail
+        .ok_or_else(|| WideError::Malformed("a bounds test without a tail".into()))?;
     let mut report = a.create_label();
     let scratch = frame.scratch_at;
     for f in std::mem::take(&mut frame.faults) {
@@ -653,6 +661,12 @@ fn emit_faults(
     a.zero_bytes().map_err(e)?;
     a.mov(r8, rdi).map_err(e)?;
     a.lea(rcx, qword_ptr(r15 + r10)).map_err(e)?;
+    // A copy with lanes along another dimension: the launch's own ids.
+    match opts.lanes_along {
+        1 => a.xchg(rcx, r8).map_err(e)?,
+        2 => a.xchg(rcx, r9).map_err(e)?,
+        _ => {}
+    }
     a.mov(rdi, qword_ptr(rbx + (tail as i32 + co::FAULT_RECORD)))
         .map_err(e)?;
     a.mov(edx, 4).map_err(e)?;

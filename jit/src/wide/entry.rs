@@ -119,6 +119,11 @@ pub struct EntryOptions {
     pub stream_min_items: u64,
     /// Robust access: the offset of the checked tail in the argument block.
     pub checked_tail: Option<u32>,
+    /// 0, or the dimension (1 or 2) whose work-items the lanes step along
+    /// in a copy compiled for such launches (`lane_axis`): the launch's
+    /// dimensions 0 and this one come exchanged, and a fault reports the
+    /// launch's own ids.
+    pub lanes_along: usize,
 }
 
 /// The parameters (with their argument slots) whose bounds the body's
@@ -383,7 +388,7 @@ pub fn compile_entry(
     a.zero_bytes().map_err(e)?;
     a.mov(eax, KernelStatus::Cancelled as u32).map_err(e)?;
     a.jmp(exit).map_err(e)?;
-    emit_cold(&mut a, &mut entry_frame, opts.checked_tail, exit)?;
+    emit_cold(&mut a, &mut entry_frame, opts, exit)?;
     a.set_label(&mut fallback_l).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.mov(rax, fallback as usize as u64).map_err(e)?;

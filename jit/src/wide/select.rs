@@ -29,6 +29,8 @@ pub struct Request<'a> {
     pub stream_min_items: u64,
     /// `JitOptions::prefetch` is on.
     pub prefetch: bool,
+    /// The copy's lane dimension (`compile`'s `lanes_along`).
+    pub lanes_along: usize,
     /// The kernel's chunk width.
     pub w: u32,
     pub module: &'a Module,
@@ -137,6 +139,7 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
     let opts = EntryOptions {
         stream_min_items: r.stream_min_items,
         checked_tail: r.checked_tail,
+        lanes_along: r.lanes_along,
     };
     match compile_entry(&body, fallback, &opts) {
         Ok(code) => Choice::Wide(code),
