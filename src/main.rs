@@ -48,8 +48,10 @@ enum Command {
         #[arg(long)]
         explain: bool,
         /// Print Kernel IR: bare, the program's as the front end made it;
-        /// `--dump-ir=all`, the kernel's after each middle pass; `--dump-ir=PASS`,
-        /// after that pass (inline, widen-half, sra, define-at-entry, unroll, sra-unrolled, cse).
+        /// `--dump-ir=all`, the kernel's after each middle pass and as the
+        /// region graph the lowering receives; `--dump-ir=PASS`, after that
+        /// pass (inline, widen-half, sra, define-at-entry, unroll,
+        /// sra-unrolled, cse, regions).
         #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "front", value_name = "WHEN")]
         dump_ir: Option<String>,
         /// Checked mode: robust access and the checks of __local memory

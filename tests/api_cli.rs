@@ -432,6 +432,45 @@ fn dump_ir_shows_the_kernel_after_each_pass() {
     );
 }
 
+/// A kernel with barriers in a loop: `--dump-ir=all` ends with its region
+/// graph (the form the lowering receives), `--dump-ir=regions` prints that
+/// alone, and a kernel without barriers under control flow is told why it
+/// has none.
+#[test]
+fn dump_ir_shows_the_region_graph() {
+    let run = |file: &str, kernel: &str, when: &str| {
+        let file = format!("{}/benches/{file}", env!("CARGO_MANIFEST_DIR"));
+        vecl(&[
+            "run",
+            &file,
+            "--kernel",
+            kernel,
+            "--global",
+            "1024,16",
+            "--local",
+            "16,16",
+            "--args",
+            "n=16",
+            "--reps",
+            "1",
+            &format!("--dump-ir={when}"),
+        ])
+    };
+    let (ok, out, err) = run("matmul.cl", "matmul", "all");
+    assert!(ok, "{err}");
+    let heads: Vec<&str> = out.lines().filter(|l| l.starts_with("; after ")).collect();
+    assert_eq!(heads.last(), Some(&"; after regions"), "{out}");
+    let graph = &out[out.find("; after regions").unwrap()..];
+    assert!(graph.contains("next_region"), "{graph}");
+    let (ok, out, err) = run("matmul.cl", "matmul", "regions");
+    assert!(ok, "{err}");
+    assert!(out.starts_with("; after regions\n"), "{out}");
+    assert_eq!(out.matches("; after ").count(), 1, "{out}");
+    let (ok, _, err) = run("mandelbrot.cl", "mandelbrot", "regions");
+    assert!(!ok);
+    assert!(err.contains("no barrier under control flow"), "{err}");
+}
+
 /// Build errors of `vecl run FILE.cl` name the file, not `<source>`.
 #[test]
 fn build_errors_name_the_file() {

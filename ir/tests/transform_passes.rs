@@ -1,8 +1,10 @@
 //! The middle passes one at a time, text in → text out.
 //!
-//! Each `tests/transform/PASS/NAME.ir` (for PASS `inline`, `unroll`,
-//! `cse`) is a module whose kernel `@k` goes through that pass alone
-//! ([`Pipeline::only`], which verifies its output); `@k` afterwards must
+//! Each `tests/transform/PASS/NAME.ir` (for every pass of the pipeline
+//! but `sra`, whose cases `transform_sra.rs` runs) is a module whose kernel
+//! `@k` goes through that pass alone ([`Pipeline::only`], which verifies
+//! its output; `define-at-entry` after `inline`, which makes the variables
+//! it defines); `@k` afterwards must
 //! print exactly as `NAME.out` (the kernel alone, as
 //! `vecl run --dump-ir=PASS` prints it; comment lines of the input are
 //! dropped by the parser). `VECL_BLESS=1` rewrites the `.out` files from
@@ -12,16 +14,37 @@
 
 use std::path::Path;
 use vecl_ir::text::parse_module;
-use vecl_ir::transform::pipeline::{print_alone, Pipeline};
+use vecl_ir::transform::pipeline::{print_alone, Pipeline, PipelineOptions, PASSES};
 use vecl_ir::verify::{format_errors, verify_module};
 use vecl_testkit::file_tests::{cases, check_output, same_run};
 
 /// Runs every case of `pass`; returns how many there were.
 fn check_pass(pass: &str) -> usize {
-    let pipeline = Pipeline::only(pass).expect("a pass of the pipeline");
+    check_passes(pass, &[pass])
+}
+
+/// Runs every case of `tests/transform/DIR` through `passes` (in pipeline
+/// order); returns how many cases there were.
+fn check_passes(dir: &str, passes: &[&str]) -> usize {
+    let pipeline = if let [pass] = passes {
+        Pipeline::only(pass).expect("a pass of the pipeline")
+    } else {
+        let disabled = PASSES
+            .iter()
+            .map(|p| p.name)
+            .filter(|name| !passes.contains(name))
+            .map(String::from)
+            .collect();
+        Pipeline::new(&PipelineOptions {
+            disabled,
+            verify: true,
+            dump: None,
+        })
+        .expect("passes of the pipeline")
+    };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/transform")
-        .join(pass);
+        .join(dir);
     let files = cases(&dir, "ir");
     let mut failures = Vec::new();
     for path in &files {
@@ -63,4 +86,19 @@ fn unroll_text_cases() {
 #[test]
 fn cse_text_cases() {
     assert!(check_pass("cse") >= 4);
+}
+
+#[test]
+fn widen_half_text_cases() {
+    assert!(check_pass("widen-half") >= 1);
+}
+
+#[test]
+fn define_at_entry_text_cases() {
+    assert!(check_passes("define-at-entry", &["inline", "define-at-entry"]) >= 1);
+}
+
+#[test]
+fn sra_unrolled_text_cases() {
+    assert!(check_pass("sra-unrolled") >= 1);
 }

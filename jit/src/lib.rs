@@ -15,6 +15,7 @@ mod define;
 mod error;
 mod explain;
 mod group_shape;
+pub mod guarded;
 mod image;
 mod kernel;
 mod lane_axis;

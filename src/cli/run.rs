@@ -94,26 +94,49 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Kernel `kernel` of `module` printed after the middle passes `when`
-/// names (`all` or one pass): what the JIT's lowering receives, run with
-/// the configured passes (`vecl::Config`).
+/// names (`all`, one pass, or `regions`): what the JIT's lowering
+/// receives, run with the configured passes (`vecl::Config`). `all` ends
+/// with the region graph of a kernel with barriers under control flow
+/// (`vecl_ir::transform::regions`), the last rewrite before lowering.
 fn passes_dump(module: &vecl_ir::Module, kernel: &str, when: &str) -> Result<String, String> {
-    use vecl_ir::transform::pipeline::{IrDump, Pipeline, PipelineOptions};
-    let dump = IrDump::parse(when).map_err(|e| format!("--dump-ir={when}: {e}"))?;
+    use vecl_ir::transform::pipeline::{print_alone, IrDump, Pipeline, PipelineOptions};
+    let regions_only = when.trim() == "regions";
+    let dump = if regions_only {
+        None
+    } else {
+        Some(IrDump::parse(when).map_err(|e| format!("--dump-ir={when}: {e} (or regions)"))?)
+    };
     let (_, function) = module
         .kernels()
         .find(|(_, f)| f.name == kernel)
         .ok_or_else(|| format!("no kernel named `{kernel}`"))?;
     let options = PipelineOptions {
-        dump: Some(dump),
+        dump: dump.clone(),
         verify: true,
         ..vecl::Config::global().jit_options().passes
     };
     let pipeline = Pipeline::new(&options)?;
     let out = pipeline.run(module, function).map_err(|e| e.to_string())?;
-    if out.dump.is_empty() {
+    let mut text = out.dump;
+    if regions_only || dump == Some(IrDump::All) {
+        match vecl_ir::transform::regions::region_graph(&out.function)? {
+            Some(graph) => {
+                text.push_str("; after regions\n");
+                text.push_str(&print_alone(module, &graph.func));
+            }
+            None if regions_only => {
+                return Err(format!(
+                    "--dump-ir=regions: `{kernel}` has no barrier under control flow, so its IR \
+                     is not rewritten into a region graph (`--dump-ir=all` shows what it is)"
+                ))
+            }
+            None => {}
+        }
+    }
+    if text.is_empty() {
         return Err(format!("--dump-ir={when}: that pass is turned off"));
     }
-    Ok(out.dump + "\n")
+    Ok(text + "\n")
 }
 
 /// Runs the request and returns the text to print.

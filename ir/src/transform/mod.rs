@@ -16,6 +16,9 @@
 //!
 //! Also here:
 //!
+//! - [`regions`]: a kernel with barriers under control flow rewritten as a
+//!   graph of barrier regions, the form a chunk driver runs (after the
+//!   pipeline, not equal in behaviour under the interpreter).
 //! - [`compact`]: drops the instructions and slots a rewrite orphaned.
 //! - [`structurize`]: a reducible control-flow graph ([`crate::cfg`])
 //!   made into structured statements (run by front ends).
@@ -26,6 +29,7 @@ pub mod define_at_entry;
 pub mod half;
 pub mod inline;
 pub mod pipeline;
+pub mod regions;
 pub mod sra;
 pub mod structurize;
 pub mod unroll;

@@ -15,6 +15,7 @@ use crate::cli::bench::workload::{ArgSpec, Backend, Metric, Workload};
 use serde::{Deserialize, Serialize};
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange, UNINIT_BYTE};
 use vecl_jit::abi::{Launch, LOCAL_PAD};
+use vecl_jit::guarded::{GuardedBuffer, GUARD};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 
 /// One launch shape.
@@ -400,66 +401,6 @@ fn first_lines(text: &str, n: usize) -> String {
     text.lines().take(n).collect::<Vec<_>>().join("\n")
 }
 
-/// Bytes of guard on each side of every buffer.
-const GUARD: usize = 64;
-const GUARD_BYTE: u8 = 0xa5;
-
-/// 64-byte aligned memory with `guard` bytes of [`GUARD_BYTE`] around the
-/// usable bytes.
-struct Guarded {
-    mem: Vec<u128>,
-    start: usize,
-    len: usize,
-    guard: usize,
-}
-
-impl Guarded {
-    fn new(bytes: &[u8], guard: usize) -> Guarded {
-        let mut mem = vec![0u128; (bytes.len() + 2 * guard + 64).div_ceil(16)];
-        let base = mem.as_mut_ptr() as usize;
-        let start = (64 - base % 64) % 64 + guard;
-        let mut b = Guarded {
-            mem,
-            start,
-            len: bytes.len(),
-            guard,
-        };
-        let all = b.all_mut();
-        all.fill(GUARD_BYTE);
-        all[start..start + bytes.len()].copy_from_slice(bytes);
-        b
-    }
-
-    fn all_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the u128 storage is plain bytes of this length.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 16)
-        }
-    }
-
-    fn all(&self) -> &[u8] {
-        // SAFETY: as in `all_mut`.
-        unsafe { std::slice::from_raw_parts(self.mem.as_ptr() as *const u8, self.mem.len() * 16) }
-    }
-
-    fn data(&self) -> Vec<u8> {
-        self.all()[self.start..self.start + self.len].to_vec()
-    }
-
-    fn ptr(&mut self) -> *mut u8 {
-        let start = self.start;
-        self.all_mut()[start..].as_mut_ptr()
-    }
-
-    fn intact(&self) -> bool {
-        let all = self.all();
-        all[self.start - self.guard..self.start]
-            .iter()
-            .chain(&all[self.start + self.len..self.start + self.len + self.guard])
-            .all(|b| *b == GUARD_BYTE)
-    }
-}
-
 /// Runs every group of `range` through `k` on this thread; returns the
 /// buffers afterwards.
 fn run_jit(
@@ -467,11 +408,11 @@ fn run_jit(
     args: &[KernelArg],
     range: &NdRange,
 ) -> Result<Vec<Vec<u8>>, String> {
-    let mut bufs: Vec<Guarded> = args
+    let mut bufs: Vec<GuardedBuffer> = args
         .iter()
         .map(|a| match a {
-            KernelArg::Buffer(b) => Guarded::new(b, GUARD),
-            _ => Guarded::new(&[], GUARD),
+            KernelArg::Buffer(b) => GuardedBuffer::new(b),
+            _ => GuardedBuffer::new(&[]),
         })
         .collect();
     if k.args().len() != bufs.len() {
@@ -490,11 +431,11 @@ fn run_jit(
     );
     launch.local_mem_size = k.static_local_size() as u64;
     // `__local` memory starts out as the interpreter's does.
-    let mut local = Guarded::new(
+    let mut local = GuardedBuffer::with_guard(
         &vec![UNINIT_BYTE; launch.local_mem_size as usize + 64],
         LOCAL_PAD,
     );
-    let mut context = Guarded::new(
+    let mut context = GuardedBuffer::with_guard(
         &vec![0u8; k.context_size(launch.items_per_group()) + 64],
         GUARD,
     );
@@ -515,8 +456,8 @@ fn run_jit(
     if status != 0 {
         return Err(format!("kernel status {status}"));
     }
-    if !bufs.iter().all(Guarded::intact) || !context.intact() {
+    if !bufs.iter().all(GuardedBuffer::guards_intact) || !context.guards_intact() {
         return Err("wrote past the end of a buffer".into());
     }
-    Ok(bufs.iter().map(Guarded::data).collect())
+    Ok(bufs.iter().map(|b| b.data().to_vec()).collect())
 }
