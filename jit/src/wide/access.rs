@@ -1,14 +1,14 @@
 //! The wide code's memory path: how a load or store of 16 lanes through a
 //! `__global`/`__constant` pointer argument is made ([`Access`]), which
 //! accesses prefetch and stream ([`MemoryPlan`]), and the machine code of
-//! both, with robust access's bounds test ([`emit_access`],
-//! [`emit_faults`]).
+//! both, with robust access's bounds test (`emit_access`,
+//! `emit_faults`).
 //!
 //! **The paths.** An access whose index is the global id of dimension 0,
-//! or that id plus a value equal in every lane ([`refine`], [`Known`]),
+//! or that id plus a value equal in every lane (`refine`, [`Known`]),
 //! makes one plain `vmovups` in a full chunk, with no test of its lanes
 //! and no taken branch, and keeps its masked form (a row's tail chunk)
-//! out of line ([`emit_cold`]). Another access whose lanes the uniformity
+//! out of line (`emit_cold`). Another access whose lanes the uniformity
 //! analysis finds consecutive tests at run time that the running lanes
 //! hold `idx[0] + l`, then makes one vector access, plain or masked; any
 //! other access is a masked gather or scatter.
@@ -28,7 +28,7 @@
 //!
 //! **Robust access.** The valid elements of a parameter's buffer, as
 //! signed 32-bit indices from its pointer (the lanes' form of an index),
-//! are computed once per call from the bounds table ([`index_bounds`],
+//! are computed once per call from the bounds table (`index_bounds`,
 //! kept in the entry's frame); each access compares its running lanes'
 //! indices with them (two masked compares against broadcast bounds; a
 //! full chunk of a known-consecutive access compares its first and last
@@ -56,7 +56,7 @@ pub struct Access {
     /// The uniformity analysis finds the lanes' addresses consecutive
     /// elements (the code still tests it unless `known` says more).
     pub consecutive: bool,
-    /// What the body's own operations show of the index ([`refine`]).
+    /// What the body's own operations show of the index (`refine`).
     pub known: Known,
     /// A consecutive load that prefetches ahead in its full-chunk path.
     pub prefetch: bool,
@@ -227,13 +227,13 @@ struct PendingFault {
     site: u64,
 }
 
-/// What [`emit_access`] needs of the kernel entry around it: where the
+/// What `emit_access` needs of the kernel entry around it: where the
 /// entry keeps its per-call facts, and the fault branches to emit.
 pub(crate) struct EntryFrame {
     /// `[rsp + large_at]`, a byte: the launch streams (at least
     /// `stream_min_items` work-items).
     pub large_at: i32,
-    /// `[rsp + bounds_at + 16 * param]`: the parameter's [`index_bounds`]
+    /// `[rsp + bounds_at + 16 * param]`: the parameter's `index_bounds`
     /// as two sign-extended 64-bit values, the first and the last valid
     /// index (whose low halves are the 32-bit lanes' bounds).
     pub bounds_at: i32,
@@ -296,7 +296,7 @@ fn mem_masked(m: AsmMemoryOperand, k: u8) -> AsmMemoryOperand {
 
 /// The vector bounds test of the lanes of `k` of index `zi` (register
 /// number `xn`) against parameter `c.param`'s bounds: on a lane outside,
-/// a branch to a fault block (emitted later by [`emit_faults`]).
+/// a branch to a fault block (emitted later by `emit_faults`).
 fn vector_check(
     a: &mut CodeAssembler,
     frame: &mut EntryFrame,
@@ -403,7 +403,7 @@ struct ColdStream {
 /// inline and without a taken branch (the index of lane 0 is r15 or
 /// r10, robust access tests the 16 lanes' span with two compares), and
 /// leaves its masked path and its streaming store out of line
-/// ([`emit_cold`]).
+/// (`emit_cold`).
 pub(crate) fn emit_access(
     a: &mut CodeAssembler,
     op: &Op,
@@ -558,8 +558,8 @@ pub(crate) fn emit_access(
     Ok(())
 }
 
-/// Emits the out-of-line paths [`emit_access`] left (masked accesses,
-/// streaming stores), then the fault blocks ([`emit_faults`]).
+/// Emits the out-of-line paths `emit_access` left (masked accesses,
+/// streaming stores), then the fault blocks (`emit_faults`).
 pub(crate) fn emit_cold(
     a: &mut CodeAssembler,
     frame: &mut EntryFrame,
@@ -619,7 +619,7 @@ fn get_r32(r: AsmRegister64) -> Result<AsmRegister32, WideError> {
     }
 }
 
-/// Emits the cold blocks of the fault branches [`emit_access`] made: the
+/// Emits the cold blocks of the fault branches `emit_access` made: the
 /// first running lane outside the bounds (`k0` at the branch), its address
 /// and work-item, reported through `vecl_checked_fault`; then `eax` =
 /// `KernelStatus::OutOfBounds` and a jump to `exit`; `opts`: the checked

@@ -24,7 +24,7 @@
 //! loops; when set the entry returns `KernelStatus::Cancelled`.
 //!
 //! Facts fixed for the whole call are computed once, before the group
-//! loop, into the frame ([`super::access::EntryFrame`]): whether the launch
+//! loop, into the frame (`access::EntryFrame`): whether the launch
 //! is large enough for streaming stores, and under robust access each
 //! checked parameter's valid indices. An entry whose stores may stream
 //! ends with `sfence`.
