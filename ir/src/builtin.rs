@@ -454,6 +454,14 @@ impl Builtin {
         )
     }
 
+    /// Whether the builtin is pure ([`pure_builtins!`](crate::pure_builtins)):
+    /// called again with the same value arguments it gives the same result
+    /// and has no effect, so common-subexpression elimination may reuse an
+    /// earlier call and the JIT lowers it as a computation on values.
+    pub fn is_pure(self) -> bool {
+        matches!(self, crate::pure_builtins!())
+    }
+
     /// What a vector load or store builtin moves, or `None` for the rest.
     pub fn vector_data(self) -> Option<VectorData> {
         VectorData::parse(self.name())
@@ -512,6 +520,161 @@ impl VectorData {
             rounding,
         })
     }
+}
+
+/// A pattern matching every pure builtin: the math, integer, common,
+/// geometric and relational functions whose result depends on their value
+/// arguments only (with the `native_` and `half_` math forms, and the
+/// internal [`Builtin::ContractFma`]). None reads memory, and none takes a
+/// pointer in the overloads the front end resolves them to when every
+/// argument is a value; the math functions that also write through a
+/// pointer (`fract`, `modf`, `sincos`, `frexp`, `lgamma_r`, `remquo`) are
+/// not here. [`Builtin::is_pure`] tests for one.
+#[macro_export]
+macro_rules! pure_builtins {
+    () => {
+        $crate::Builtin::Acos
+            | $crate::Builtin::Acosh
+            | $crate::Builtin::Acospi
+            | $crate::Builtin::Asin
+            | $crate::Builtin::Asinh
+            | $crate::Builtin::Asinpi
+            | $crate::Builtin::Atan
+            | $crate::Builtin::Atanh
+            | $crate::Builtin::Atanpi
+            | $crate::Builtin::Cbrt
+            | $crate::Builtin::Ceil
+            | $crate::Builtin::Cos
+            | $crate::Builtin::Cosh
+            | $crate::Builtin::Cospi
+            | $crate::Builtin::Erfc
+            | $crate::Builtin::Erf
+            | $crate::Builtin::Exp
+            | $crate::Builtin::Exp2
+            | $crate::Builtin::Exp10
+            | $crate::Builtin::Expm1
+            | $crate::Builtin::Fabs
+            | $crate::Builtin::Floor
+            | $crate::Builtin::Lgamma
+            | $crate::Builtin::Log
+            | $crate::Builtin::Log2
+            | $crate::Builtin::Log10
+            | $crate::Builtin::Log1p
+            | $crate::Builtin::Logb
+            | $crate::Builtin::Rint
+            | $crate::Builtin::Round
+            | $crate::Builtin::Rsqrt
+            | $crate::Builtin::Sin
+            | $crate::Builtin::Sinh
+            | $crate::Builtin::Sinpi
+            | $crate::Builtin::Sqrt
+            | $crate::Builtin::Tan
+            | $crate::Builtin::Tanh
+            | $crate::Builtin::Tanpi
+            | $crate::Builtin::Tgamma
+            | $crate::Builtin::Trunc
+            | $crate::Builtin::NativeCos
+            | $crate::Builtin::NativeExp
+            | $crate::Builtin::NativeExp2
+            | $crate::Builtin::NativeExp10
+            | $crate::Builtin::NativeLog
+            | $crate::Builtin::NativeLog2
+            | $crate::Builtin::NativeLog10
+            | $crate::Builtin::NativeRecip
+            | $crate::Builtin::NativeRsqrt
+            | $crate::Builtin::NativeSin
+            | $crate::Builtin::NativeSqrt
+            | $crate::Builtin::NativeTan
+            | $crate::Builtin::HalfCos
+            | $crate::Builtin::HalfExp
+            | $crate::Builtin::HalfExp2
+            | $crate::Builtin::HalfExp10
+            | $crate::Builtin::HalfLog
+            | $crate::Builtin::HalfLog2
+            | $crate::Builtin::HalfLog10
+            | $crate::Builtin::HalfRecip
+            | $crate::Builtin::HalfRsqrt
+            | $crate::Builtin::HalfSin
+            | $crate::Builtin::HalfSqrt
+            | $crate::Builtin::HalfTan
+            | $crate::Builtin::Atan2
+            | $crate::Builtin::Atan2pi
+            | $crate::Builtin::Copysign
+            | $crate::Builtin::Fdim
+            | $crate::Builtin::Fmod
+            | $crate::Builtin::Hypot
+            | $crate::Builtin::Maxmag
+            | $crate::Builtin::Minmag
+            | $crate::Builtin::Nextafter
+            | $crate::Builtin::Pow
+            | $crate::Builtin::Powr
+            | $crate::Builtin::Remainder
+            | $crate::Builtin::NativeDivide
+            | $crate::Builtin::NativePowr
+            | $crate::Builtin::HalfDivide
+            | $crate::Builtin::HalfPowr
+            | $crate::Builtin::Fmax
+            | $crate::Builtin::Fmin
+            | $crate::Builtin::Fma
+            | $crate::Builtin::Mad
+            | $crate::Builtin::Ldexp
+            | $crate::Builtin::Pown
+            | $crate::Builtin::Rootn
+            | $crate::Builtin::Ilogb
+            | $crate::Builtin::Nan
+            | $crate::Builtin::Abs
+            | $crate::Builtin::AbsDiff
+            | $crate::Builtin::AddSat
+            | $crate::Builtin::Hadd
+            | $crate::Builtin::Rhadd
+            | $crate::Builtin::Clz
+            | $crate::Builtin::Ctz
+            | $crate::Builtin::MadHi
+            | $crate::Builtin::MadSat
+            | $crate::Builtin::MulHi
+            | $crate::Builtin::Rotate
+            | $crate::Builtin::SubSat
+            | $crate::Builtin::Popcount
+            | $crate::Builtin::Mad24
+            | $crate::Builtin::Mul24
+            | $crate::Builtin::Upsample
+            | $crate::Builtin::Clamp
+            | $crate::Builtin::Degrees
+            | $crate::Builtin::Max
+            | $crate::Builtin::Min
+            | $crate::Builtin::Mix
+            | $crate::Builtin::Radians
+            | $crate::Builtin::Step
+            | $crate::Builtin::Smoothstep
+            | $crate::Builtin::Sign
+            | $crate::Builtin::Cross
+            | $crate::Builtin::Dot
+            | $crate::Builtin::Distance
+            | $crate::Builtin::Length
+            | $crate::Builtin::Normalize
+            | $crate::Builtin::FastDistance
+            | $crate::Builtin::FastLength
+            | $crate::Builtin::FastNormalize
+            | $crate::Builtin::Isequal
+            | $crate::Builtin::Isnotequal
+            | $crate::Builtin::Isgreater
+            | $crate::Builtin::Isgreaterequal
+            | $crate::Builtin::Isless
+            | $crate::Builtin::Islessequal
+            | $crate::Builtin::Islessgreater
+            | $crate::Builtin::Isfinite
+            | $crate::Builtin::Isinf
+            | $crate::Builtin::Isnan
+            | $crate::Builtin::Isnormal
+            | $crate::Builtin::Isordered
+            | $crate::Builtin::Isunordered
+            | $crate::Builtin::Signbit
+            | $crate::Builtin::Any
+            | $crate::Builtin::All
+            | $crate::Builtin::Bitselect
+            | $crate::Builtin::Select
+            | $crate::Builtin::ContractFma
+    };
 }
 
 /// A pattern matching every vector load and store builtin (`vloadN`,
@@ -732,6 +895,45 @@ mod tests {
         assert_eq!(Builtin::HalfPowr.math_base(), Builtin::Powr);
         assert_eq!(Builtin::NativeRecip.math_base(), Builtin::NativeRecip);
         assert_eq!(Builtin::Sqrt.math_base(), Builtin::Sqrt);
+    }
+
+    #[test]
+    fn pure_builtins_are_the_value_functions() {
+        use Builtin::*;
+        for b in [Sqrt, Fma, ContractFma, Clamp, Popcount, Dot, Isnan, Select] {
+            assert!(b.is_pure(), "{b}");
+        }
+        // Writes through a pointer, reads or writes memory, has effects or
+        // depends on other work-items.
+        for b in [
+            Fract,
+            Sincos,
+            Remquo,
+            Vload4,
+            VstoreHalf,
+            Shuffle,
+            Printf,
+            ReadImagef,
+            AsyncWorkGroupCopy,
+            Prefetch,
+            WorkGroupReduceAdd,
+            SubGroupBroadcast,
+            WorkGroupCombine,
+        ] {
+            assert!(!b.is_pure(), "{b}");
+        }
+        for &b in Builtin::ALL {
+            // `native_X` and `half_X` are as pure as `X`.
+            assert_eq!(b.is_pure(), b.math_base().is_pure(), "{b}");
+            if b.is_relational() {
+                assert!(b.is_pure(), "{b}");
+            }
+            if b.is_pure() {
+                assert!(b.vector_data().is_none(), "{b}");
+                assert!(!matches!(b, work_group_builtins!()), "{b}");
+                assert!(!matches!(b, sub_group_builtins!()), "{b}");
+            }
+        }
     }
 
     #[test]

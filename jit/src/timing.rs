@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 /// Time spent in each phase of `compile`, printed to standard error when
-/// [`JitOptions::phases`] asks (for finding where compile time goes).
+/// [`crate::JitOptions::phases`] asks (for finding where compile time goes).
 pub(crate) struct Phases {
     last: Option<Instant>,
     marks: Vec<(&'static str, f64)>,

@@ -14,7 +14,7 @@
 //!   it, which the inliner puts at the top of the body, do not count.
 //! - **Value numbering.** An evaluation of a pure instruction (arithmetic,
 //!   comparisons, conversions, address arithmetic, work-item queries, and
-//!   the builtins listed in `pure_builtin` over values) with the same
+//!   the builtins `Builtin::is_pure` names over values) with the same
 //!   operands and type as one evaluated before it in an enclosing block is
 //!   dropped and its uses read the earlier value.
 //!
@@ -24,7 +24,6 @@
 //! generator makes there, which only variables do.
 
 use super::compact;
-use crate::builtin::Builtin;
 use crate::module::*;
 use crate::types::Type;
 use std::collections::HashMap;
@@ -104,119 +103,6 @@ fn forwardable(f: &Function) -> HashMap<VarId, usize> {
         .collect()
 }
 
-/// Builtins whose result depends on their value arguments only (none of
-/// them reads memory, and none takes a pointer in the overloads the front
-/// end resolves them to when every argument is a value).
-fn pure_builtin(b: Builtin) -> bool {
-    use Builtin::*;
-    b.is_relational()
-        || matches!(
-            b.math_base(),
-            Acos | Acosh
-                | Acospi
-                | Asin
-                | Asinh
-                | Asinpi
-                | Atan
-                | Atan2
-                | Atanh
-                | Atanpi
-                | Atan2pi
-                | Cbrt
-                | Ceil
-                | Copysign
-                | Cos
-                | Cosh
-                | Cospi
-                | NativeDivide
-                | HalfDivide
-                | Erf
-                | Erfc
-                | Exp
-                | Exp2
-                | Exp10
-                | Expm1
-                | Fabs
-                | Fdim
-                | Floor
-                | Fma
-                | Fmax
-                | Fmin
-                | Fmod
-                | Hypot
-                | Ilogb
-                | Ldexp
-                | Lgamma
-                | Log
-                | Log2
-                | Log10
-                | Log1p
-                | Logb
-                | Mad
-                | ContractFma
-                | Maxmag
-                | Minmag
-                | Nan
-                | Nextafter
-                | Pow
-                | Pown
-                | Powr
-                | NativeRecip
-                | HalfRecip
-                | Remainder
-                | Rint
-                | Rootn
-                | Round
-                | Rsqrt
-                | Sin
-                | Sinh
-                | Sinpi
-                | Sqrt
-                | Tan
-                | Tanh
-                | Tanpi
-                | Tgamma
-                | Trunc
-                | Abs
-                | AbsDiff
-                | AddSat
-                | Hadd
-                | Rhadd
-                | Clamp
-                | Clz
-                | Ctz
-                | MadHi
-                | MadSat
-                | Max
-                | Min
-                | MulHi
-                | Rotate
-                | SubSat
-                | Upsample
-                | Popcount
-                | Mad24
-                | Mul24
-                | Degrees
-                | Mix
-                | Radians
-                | Step
-                | Smoothstep
-                | Sign
-                | Cross
-                | Dot
-                | Distance
-                | Length
-                | Normalize
-                | FastDistance
-                | FastLength
-                | FastNormalize
-                | Any
-                | All
-                | Bitselect
-                | Select
-        )
-}
-
 /// Whether evaluating `d` again with the same operands gives the same value
 /// and has no effect.
 fn pure(f_insts: &[InstData], d: &InstData) -> bool {
@@ -229,7 +115,7 @@ fn pure(f_insts: &[InstData], d: &InstData) -> bool {
         | Inst::WorkItem(..) => true,
         Inst::Builtin(name, args) => {
             d.ty != Type::Void
-                && pure_builtin(*name)
+                && name.is_pure()
                 && args
                     .iter()
                     .all(|a| !matches!(f_insts[a.index()].ty, Type::Pointer(..)))

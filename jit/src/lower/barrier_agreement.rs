@@ -116,14 +116,14 @@ impl FunctionCx<'_, '_> {
     /// The local id, packed for the report, of the first lane of `choice`
     /// that chose `next`.
     fn packed_local_id_of(&mut self, choice: &Choice, next: Value) -> Value {
-        let w = self.b.ins().iconst(types::I32, i64::from(self.w));
+        let w = self.b.ins().iconst(types::I32, i64::from(self.kernel.w()));
         let w = self.b.ins().splat(types::I32X4, w);
         let want = self.b.ins().splat(types::I32X4, next);
         let mut idx = Vec::new();
         for (i, (p, c)) in choice.pieces.iter().zip(&choice.choosing).enumerate() {
             let eq = self.b.ins().icmp(IntCC::Equal, *p, want);
             let m = self.b.ins().band(eq, *c);
-            let iota = self.iota32[i];
+            let iota = self.cache.iota32()[i];
             idx.push(self.b.ins().bitselect(m, iota, w));
         }
         let umin = |cx: &mut Self, a: Value, b: Value| cx.b.ins().umin(a, b);
@@ -141,7 +141,7 @@ impl FunctionCx<'_, '_> {
         // A copy with lanes along another dimension runs the launch with
         // that dimension and 0 exchanged: report the launch's own ids.
         let mut ids = [x, y, z];
-        ids.swap(0, self.lanes_along);
+        ids.swap(0, self.kernel.lanes_along());
         let [x, y, z] = ids;
         let y = self.b.ins().ishl_imm_s(y, i64::from(LOCAL_ID_BITS));
         let z = self.b.ins().ishl_imm_s(z, i64::from(2 * LOCAL_ID_BITS));
@@ -164,7 +164,7 @@ impl FunctionCx<'_, '_> {
             }
         };
         let mut group = self.env().group_id;
-        group.swap(0, self.lanes_along);
+        group.swap(0, self.kernel.lanes_along());
         let args = [
             widen(self, a[0]),
             a[1],

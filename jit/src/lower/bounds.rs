@@ -1,7 +1,7 @@
 //! Checked mode: a bounds test in front of every memory access.
 //!
 //! The access paths of [`super::memory`] call in here before they touch
-//! memory; in unchecked kernels (`FunctionCx::checks` is `None`) every entry
+//! memory; in unchecked kernels (`KernelEnv::checks` is `None`) every entry
 //! returns at once and emits nothing, so unchecked code is unchanged.
 //!
 //! **What an access may touch.** The pointer is followed back through
@@ -286,7 +286,7 @@ impl FunctionCx<'_, '_> {
     }
 
     fn space_of(&self, v: ValueId) -> Origin {
-        match self.func.ty(v).address_space() {
+        match self.kernel.func().ty(v).address_space() {
             Some(AddressSpace::Generic) | None => Origin::Anywhere,
             Some(space) => Origin::Space(space),
         }
@@ -304,7 +304,7 @@ impl FunctionCx<'_, '_> {
             (Some(_), Some(_)) => Some(self.space_of(v)),
             (x, None) | (None, x) => x,
         };
-        match &self.func.inst(v).inst {
+        match &self.kernel.func().inst(v).inst {
             Inst::Index(p, _) | Inst::Elem(p, _) | Inst::Field(p, _) | Inst::PtrCast(p) => {
                 self.origin_in(*p, seen, d)
             }
@@ -322,7 +322,7 @@ impl FunctionCx<'_, '_> {
                 }
                 seen.push(*var);
                 let mut writes = Vec::new();
-                writes_of(&self.func.body, *var, &mut writes);
+                writes_of(&self.kernel.func().body, *var, &mut writes);
                 let mut acc = None;
                 for w in writes {
                     let o = self.origin_in(w, seen, d);
@@ -346,13 +346,26 @@ impl FunctionCx<'_, '_> {
     /// `Some(false)`: proven for every launch; `Some(true)`: for groups
     /// within the trusted bound only; `None`: not proven.
     fn proof_of(&self, ptr: ValueId, bytes: u32) -> Option<bool> {
-        let ranges = Ranges::new(self.func, &NoFacts);
-        if provable(self.module, self.func, &ranges, ptr, bytes) {
+        let ranges = Ranges::new(self.kernel.func(), &NoFacts);
+        if provable(
+            self.kernel.module(),
+            self.kernel.func(),
+            &ranges,
+            ptr,
+            bytes,
+        ) {
             return Some(false);
         }
-        let facts = GroupBound(self.checks?.group_bound?);
-        let ranges = Ranges::new(self.func, &facts);
-        provable(self.module, self.func, &ranges, ptr, bytes).then_some(true)
+        let facts = GroupBound(self.kernel.checks()?.group_bound?);
+        let ranges = Ranges::new(self.kernel.func(), &facts);
+        provable(
+            self.kernel.module(),
+            self.kernel.func(),
+            &ranges,
+            ptr,
+            bytes,
+        )
+        .then_some(true)
     }
 
     /// The source position of the access through `ptr`: the pointer's own,
@@ -360,7 +373,7 @@ impl FunctionCx<'_, '_> {
     fn site_loc(&self, ptr: ValueId) -> Loc {
         let mut v = ptr;
         for _ in 0..8 {
-            let data = self.func.inst(v);
+            let data = self.kernel.func().inst(v);
             if data.loc.is_known() {
                 return data.loc;
             }
@@ -399,10 +412,10 @@ impl FunctionCx<'_, '_> {
 
     /// The ranges an access from `origin` may touch.
     fn valid_ranges(&mut self, origin: Origin) -> LResult<Vec<Range>> {
-        let Some(checks) = self.checks else {
+        let Some(checks) = self.kernel.checks() else {
             return Ok(Vec::new());
         };
-        let slots = self.arg_slots.clone();
+        let slots = self.kernel.arg_slots().to_vec();
         let mut out = Vec::new();
         match origin {
             Origin::Param(n) => match slots.get(n as usize).map(|s| (s.kind, s.offset, s.size)) {
@@ -421,12 +434,13 @@ impl FunctionCx<'_, '_> {
             },
             Origin::Global(g) => {
                 let size = self
-                    .module
+                    .kernel
+                    .module()
                     .globals
                     .get(g.index())
-                    .map(|gl| self.module.size_of(&gl.ty))
+                    .map(|gl| self.kernel.module().size_of(&gl.ty))
                     .unwrap_or(0);
-                let start = match self.places.get(g.index()).cloned().flatten() {
+                let start = match self.kernel.places().get(g.index()).cloned().flatten() {
                     Some(GlobalPlace::Local(off)) => {
                         let base = self.env().local_mem;
                         self.b.ins().iadd_imm_s(base, i64::from(off))
@@ -434,7 +448,7 @@ impl FunctionCx<'_, '_> {
                     Some(GlobalPlace::Data(off)) => self
                         .b
                         .ins()
-                        .iconst(types::I64, (self.data_base + off as u64) as i64),
+                        .iconst(types::I64, (self.kernel.data_base() + off as u64) as i64),
                     None => return Err(self.internal("access to an unplaced global")),
                 };
                 out.push(self.sized(start, u64::from(size)));
@@ -444,14 +458,15 @@ impl FunctionCx<'_, '_> {
                     .private_base
                     .ok_or_else(|| self.internal("private memory without a base"))?;
                 let (off, stride) = (
-                    self.private.offsets[s.index()],
-                    self.private.strides[s.index()],
+                    self.kernel.private().offsets[s.index()],
+                    self.kernel.private().strides[s.index()],
                 );
                 let len = self
-                    .func
+                    .kernel
+                    .func()
                     .slots
                     .get(s.index())
-                    .map(|sl| self.module.size_of(&sl.ty))
+                    .map(|sl| self.kernel.module().size_of(&sl.ty))
                     .unwrap_or(0);
                 let start = self.b.ins().iadd_imm_s(base, i64::from(off));
                 out.push(Range::PerLane { start, stride, len });
@@ -463,7 +478,10 @@ impl FunctionCx<'_, '_> {
                     }
                 }
                 if checks.data_len > 0 {
-                    let start = self.b.ins().iconst(types::I64, self.data_base as i64);
+                    let start = self
+                        .b
+                        .ins()
+                        .iconst(types::I64, self.kernel.data_base() as i64);
                     out.push(self.sized(start, checks.data_len));
                 }
             }
@@ -477,8 +495,8 @@ impl FunctionCx<'_, '_> {
                 out.push(Range::Shared { start: base, end });
             }
             Origin::Space(AddressSpace::Private) => {
-                if let (Some(base), true) = (self.private_base, self.private.size > 0) {
-                    out.push(self.sized(base, u64::from(self.private.size)));
+                if let (Some(base), true) = (self.private_base, self.kernel.private().size > 0) {
+                    out.push(self.sized(base, u64::from(self.kernel.private().size)));
                 }
                 let args = self.env().args;
                 for slot in slots.iter().filter(|s| s.kind == ArgKind::ByValStruct) {
@@ -510,7 +528,7 @@ impl FunctionCx<'_, '_> {
                     Some(j) => (i64::from(j) * i64::from(stride), i64::from(len)),
                     None => (
                         0,
-                        i64::from(self.w - 1) * i64::from(stride) + i64::from(len),
+                        i64::from(self.kernel.w() - 1) * i64::from(stride) + i64::from(len),
                     ),
                 };
                 let s = self.b.ins().iadd_imm_s(start, first);
@@ -594,7 +612,8 @@ impl FunctionCx<'_, '_> {
         culprit: impl FnOnce(&mut Self) -> (Value, Value),
     ) -> LResult<()> {
         let tail = self
-            .checks
+            .kernel
+            .checks()
             .as_ref()
             .map(|c| c.tail)
             .ok_or_else(|| self.internal("a bounds check outside checked mode"))?;
@@ -648,7 +667,7 @@ impl FunctionCx<'_, '_> {
         }
         // A copy with lanes along another dimension runs the launch with
         // that dimension and 0 exchanged: report the launch's own ids.
-        gid.swap(0, self.lanes_along);
+        gid.swap(0, self.kernel.lanes_along());
         let size = self.b.ins().iconst(types::I64, size as i64);
         let site = self
             .b
@@ -669,7 +688,7 @@ impl FunctionCx<'_, '_> {
     fn first_active_lane(&mut self) -> Value {
         let m = self.cur_mask();
         let mut lane = self.b.ins().iconst(types::I64, 0);
-        for j in (0..self.w as usize).rev() {
+        for j in (0..self.kernel.w() as usize).rev() {
             let on = self.lane_active(&m, j);
             let k = self.b.ins().iconst(types::I64, j as i64);
             lane = self.b.ins().select(on, k, lane);
@@ -686,7 +705,7 @@ impl FunctionCx<'_, '_> {
         bytes: u32,
         kind: AccessKind,
     ) -> LResult<()> {
-        if self.checks.is_none() {
+        if self.kernel.checks().is_none() {
             return Ok(());
         }
         if let Some(group) = ptr.and_then(|p| self.proof_of(p, bytes)) {
@@ -714,7 +733,7 @@ impl FunctionCx<'_, '_> {
                 self.fault_if(bad, n, kind, loc, |cx| (cx.first_active_lane(), a))
             }
             Lanes::Varying(pieces)
-                if pieces.len() == self.w as usize / 2
+                if pieces.len() == self.kernel.w() as usize / 2
                     && !ranges.is_empty()
                     && ranges.iter().all(|r| matches!(r, Range::Shared { .. })) =>
             {
@@ -722,7 +741,7 @@ impl FunctionCx<'_, '_> {
             }
             Lanes::Varying(_) => {
                 let m = self.cur_mask();
-                let mut lanes = Vec::with_capacity(self.w as usize);
+                let mut lanes = Vec::with_capacity(self.kernel.w() as usize);
                 let mut any: Option<Value> = None;
                 // The bounds every lane shares, loaded once.
                 let mut shared = Vec::with_capacity(ranges.len());
@@ -732,7 +751,7 @@ impl FunctionCx<'_, '_> {
                         Range::PerLane { .. } => None,
                     });
                 }
-                for j in 0..self.w as usize {
+                for j in 0..self.kernel.w() as usize {
                     let a = self.lane(Scalar::U64, addr, j);
                     let on = self.lane_active(&m, j);
                     let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
@@ -846,7 +865,7 @@ impl FunctionCx<'_, '_> {
             let m = cx.cur_mask();
             let mut lane = cx.b.ins().iconst(types::I64, 0);
             let mut at = cx.lane(Scalar::U64, &addr, 0);
-            for j in (0..cx.w as usize).rev() {
+            for j in (0..cx.kernel.w() as usize).rev() {
                 let a = cx.lane(Scalar::U64, &addr, j);
                 let on = cx.lane_active(&m, j);
                 let on = cx.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
@@ -925,7 +944,7 @@ impl FunctionCx<'_, '_> {
         kind: AccessKind,
         load: bool,
     ) -> LResult<Value> {
-        if self.checks.is_none() || self.proven_in_bounds(ptr, size) {
+        if self.kernel.checks().is_none() || self.proven_in_bounds(ptr, size) {
             return Ok(ok);
         }
         let masked = load && self.masked_local_load(ptr);
@@ -945,7 +964,7 @@ impl FunctionCx<'_, '_> {
         };
         let loc = self.site_loc(ptr);
         let n = u64::from(size);
-        let span = n * u64::from(self.w);
+        let span = n * u64::from(self.kernel.w());
         if !masked {
             // The plan holds (a constant): only the span decides.
             let (lo, hi) = self.bounds_of(r, span, None);
@@ -993,7 +1012,7 @@ impl FunctionCx<'_, '_> {
         let b = self.bounds_of(r, u64::from(size), None);
         let mut lane = self.b.ins().iconst(types::I64, 0);
         let mut at = first;
-        for j in (0..self.w as usize).rev() {
+        for j in (0..self.kernel.w() as usize).rev() {
             let a = self.b.ins().iadd_imm_s(first, j as i64 * i64::from(size));
             let inside = self.within(a, b);
             let out = self.b.ins().icmp_imm_s(IntCC::Equal, inside, 0);
@@ -1048,7 +1067,7 @@ impl FunctionCx<'_, '_> {
         first: Value,
         size: u32,
     ) -> LResult<Value> {
-        if self.checks.is_none() {
+        if self.kernel.checks().is_none() {
             return Ok(ok);
         }
         // Every lane's address is a value of `ptr`: all in bounds.
@@ -1061,7 +1080,7 @@ impl FunctionCx<'_, '_> {
         for r in ranges {
             let fits = match r {
                 Range::Shared { .. } => {
-                    self.fits(first, u64::from(size) * u64::from(self.w), r, None)?
+                    self.fits(first, u64::from(size) * u64::from(self.kernel.w()), r, None)?
                 }
                 // Lane j's address and its own slot copy both move linearly
                 // with j, so the first and last lanes bound all the others.
@@ -1070,8 +1089,8 @@ impl FunctionCx<'_, '_> {
                     let last_at = self
                         .b
                         .ins()
-                        .iadd_imm_s(first, i64::from(size) * i64::from(self.w - 1));
-                    let tail = self.fits(last_at, u64::from(size), r, Some(self.w - 1))?;
+                        .iadd_imm_s(first, i64::from(size) * i64::from(self.kernel.w() - 1));
+                    let tail = self.fits(last_at, u64::from(size), r, Some(self.kernel.w() - 1))?;
                     self.b.ins().band(head, tail)
                 }
             };

@@ -100,7 +100,7 @@ impl FunctionCx<'_, '_> {
     /// Whether the program was built with `-cl-finite-math-only` (or
     /// `-cl-fast-relaxed-math`, which implies it).
     fn finite_math(&self) -> bool {
-        self.module.math.finite_math_only || self.module.math.fast_relaxed_math
+        self.kernel.module().math.finite_math_only || self.kernel.module().math.fast_relaxed_math
     }
 
     fn fmin_max(&mut self, is_max: bool, a: Value, b: Value) -> Value {
@@ -187,235 +187,23 @@ impl FunctionCx<'_, '_> {
             // `collectives` replaces each with barriers around a combine
             // step before the lowering runs.
             vecl_ir::work_group_builtins!() => Err(self.unsupported(name.name())),
-            Acos
-            | Acosh
-            | Acospi
-            | Asin
-            | Asinh
-            | Asinpi
-            | Atan
-            | Atanh
-            | Atanpi
-            | Cbrt
-            | Ceil
-            | Cos
-            | Cosh
-            | Cospi
-            | Erfc
-            | Erf
-            | Exp
-            | Exp2
-            | Exp10
-            | Expm1
-            | Fabs
-            | Floor
-            | Lgamma
-            | Log
-            | Log2
-            | Log10
-            | Log1p
-            | Logb
-            | Rint
-            | Round
-            | Rsqrt
-            | Sin
-            | Sinh
-            | Sinpi
-            | Sqrt
-            | Tan
-            | Tanh
-            | Tanpi
-            | Tgamma
-            | Trunc
-            | NativeCos
-            | NativeExp
-            | NativeExp2
-            | NativeExp10
-            | NativeLog
-            | NativeLog2
-            | NativeLog10
-            | NativeRecip
-            | NativeRsqrt
-            | NativeSin
-            | NativeSqrt
-            | NativeTan
-            | HalfCos
-            | HalfExp
-            | HalfExp2
-            | HalfExp10
-            | HalfLog
-            | HalfLog2
-            | HalfLog10
-            | HalfRecip
-            | HalfRsqrt
-            | HalfSin
-            | HalfSqrt
-            | HalfTan
-            | Atan2
-            | Atan2pi
-            | Copysign
-            | Fdim
-            | Fmod
-            | Hypot
-            | Maxmag
-            | Minmag
-            | Nextafter
-            | Pow
-            | Powr
-            | Remainder
-            | NativeDivide
-            | NativePowr
-            | HalfDivide
-            | HalfPowr
-            | Fmax
-            | Fmin
-            | Fma
-            | Mad
+            // Component-wise computations on values (`Builtin::is_pure`),
+            // the math functions that also write through a pointer, and
+            // the vector loads and stores, copies and hints.
+            vecl_ir::pure_builtins!()
             | Fract
             | Modf
             | Sincos
             | Frexp
             | LgammaR
             | Remquo
-            | Ldexp
-            | Pown
-            | Rootn
-            | Ilogb
-            | Nan
-            | Abs
-            | AbsDiff
-            | AddSat
-            | Hadd
-            | Rhadd
-            | Clz
-            | Ctz
-            | MadHi
-            | MadSat
-            | MulHi
-            | Rotate
-            | SubSat
-            | Popcount
-            | Mad24
-            | Mul24
-            | Upsample
-            | Clamp
-            | Degrees
-            | Max
-            | Min
-            | Mix
-            | Radians
-            | Step
-            | Smoothstep
-            | Sign
-            | Cross
-            | Dot
-            | Distance
-            | Length
-            | Normalize
-            | FastDistance
-            | FastLength
-            | FastNormalize
-            | Isequal
-            | Isnotequal
-            | Isgreater
-            | Isgreaterequal
-            | Isless
-            | Islessequal
-            | Islessgreater
-            | Isfinite
-            | Isinf
-            | Isnan
-            | Isnormal
-            | Isordered
-            | Isunordered
-            | Signbit
-            | Any
-            | All
-            | Bitselect
-            | Select
-            | Vload2
-            | Vload3
-            | Vload4
-            | Vload8
-            | Vload16
-            | Vstore2
-            | Vstore3
-            | Vstore4
-            | Vstore8
-            | Vstore16
-            | VloadHalf
-            | VloadHalf2
-            | VloadHalf3
-            | VloadHalf4
-            | VloadHalf8
-            | VloadHalf16
-            | VloadaHalf2
-            | VloadaHalf3
-            | VloadaHalf4
-            | VloadaHalf8
-            | VloadaHalf16
-            | VstoreHalf
-            | VstoreHalfRte
-            | VstoreHalfRtz
-            | VstoreHalfRtp
-            | VstoreHalfRtn
-            | VstoreHalf2
-            | VstoreHalf2Rte
-            | VstoreHalf2Rtz
-            | VstoreHalf2Rtp
-            | VstoreHalf2Rtn
-            | VstoreHalf3
-            | VstoreHalf3Rte
-            | VstoreHalf3Rtz
-            | VstoreHalf3Rtp
-            | VstoreHalf3Rtn
-            | VstoreHalf4
-            | VstoreHalf4Rte
-            | VstoreHalf4Rtz
-            | VstoreHalf4Rtp
-            | VstoreHalf4Rtn
-            | VstoreHalf8
-            | VstoreHalf8Rte
-            | VstoreHalf8Rtz
-            | VstoreHalf8Rtp
-            | VstoreHalf8Rtn
-            | VstoreHalf16
-            | VstoreHalf16Rte
-            | VstoreHalf16Rtz
-            | VstoreHalf16Rtp
-            | VstoreHalf16Rtn
-            | VstoreaHalf2
-            | VstoreaHalf2Rte
-            | VstoreaHalf2Rtz
-            | VstoreaHalf2Rtp
-            | VstoreaHalf2Rtn
-            | VstoreaHalf3
-            | VstoreaHalf3Rte
-            | VstoreaHalf3Rtz
-            | VstoreaHalf3Rtp
-            | VstoreaHalf3Rtn
-            | VstoreaHalf4
-            | VstoreaHalf4Rte
-            | VstoreaHalf4Rtz
-            | VstoreaHalf4Rtp
-            | VstoreaHalf4Rtn
-            | VstoreaHalf8
-            | VstoreaHalf8Rte
-            | VstoreaHalf8Rtz
-            | VstoreaHalf8Rtp
-            | VstoreaHalf8Rtn
-            | VstoreaHalf16
-            | VstoreaHalf16Rte
-            | VstoreaHalf16Rtz
-            | VstoreaHalf16Rtp
-            | VstoreaHalf16Rtn
+            | vecl_ir::vector_data_builtins!()
             | Shuffle
             | Shuffle2
             | AsyncWorkGroupCopy
             | AsyncWorkGroupStridedCopy
             | WaitGroupEvents
-            | Prefetch
-            | ContractFma => self.lower_value_builtin(name, args, ty),
+            | Prefetch => self.lower_value_builtin(name, args, ty),
         }
     }
 
@@ -431,7 +219,7 @@ impl FunctionCx<'_, '_> {
         let comps = ty.lanes() as usize;
         let out = elem_of(ty);
         let base = name.math_base();
-        let kname = self.kernel.clone();
+        let kname = self.kernel.name().to_string();
         let unsupported = || crate::JitError::Unsupported {
             kernel: kname.clone(),
             what: name.name().to_string(),
@@ -472,7 +260,7 @@ impl FunctionCx<'_, '_> {
             // fused with FMA, as the interpreter computes it; a multiply
             // and an add without, which contraction also allows.
             Builtin::ContractFma => Some(|cx, a| {
-                if cx.has_fma {
+                if cx.kernel.has_fma() {
                     return cx.b.ins().fma(a[1], a[0], a[2]);
                 }
                 let p = cx.b.ins().fmul(a[0], a[1]);
@@ -481,8 +269,8 @@ impl FunctionCx<'_, '_> {
             Builtin::Mad => Some(|cx, a| {
                 // mad may always be fused; it is one instruction with FMA,
                 // done when the program asked for fast math.
-                let m = cx.module.math;
-                if cx.has_fma && (m.mad_enable || m.unsafe_math || m.fast_relaxed_math) {
+                let m = cx.kernel.module().math;
+                if cx.kernel.has_fma() && (m.mad_enable || m.unsafe_math || m.fast_relaxed_math) {
                     return cx.b.ins().fma(a[0], a[1], a[2]);
                 }
                 let p = cx.b.ins().fmul(a[0], a[1]);
@@ -550,7 +338,7 @@ impl FunctionCx<'_, '_> {
         }
         if base == Builtin::Fma {
             let s = out.ok_or_else(unsupported)?;
-            if self.has_fma {
+            if self.kernel.has_fma() {
                 return self.componentwise(&vals, comps, |cx, a| {
                     Ok(cx.simd(s, a, |cx, v| cx.b.ins().fma(v[0], v[1], v[2])))
                 });

@@ -226,7 +226,7 @@ const FULL_COPY_CLIF_LIMIT: usize = 300;
 fn all_ones_mask(cx: &mut FunctionCx<'_, '_>) -> Vec<Value> {
     let m = cx.b.ins().iconst(types::I32, -1);
     let v = cx.b.ins().splat(types::I32X4, m);
-    vec![v; (cx.w / 4) as usize]
+    vec![v; (cx.kernel.w() / 4) as usize]
 }
 
 /// Largest number of instructions recomputed for one value that a later
@@ -556,70 +556,63 @@ pub(crate) fn lower_kernel(
     } else {
         None
     };
-    let mut cx = FunctionCx {
-        b,
-        jit,
+    let kernel = super::KernelEnv::new(
         module,
         func,
         uni,
-        kernel: func.name.clone(),
-        w,
-        values: vec![None; func.insts.len()],
-        vars: vec![None; func.vars.len()],
-        cur: Vec::new(),
-        alive: None,
-        targets: Vec::new(),
-        divergence: 0,
-        splitting_if: false,
-        exit_depth: 0,
-        force_masked_returns: barrier_mode,
+        (w, lanes_along),
+        super::kernel_env::MemoryLayout {
+            places,
+            data_base,
+            private: private.clone(),
+            arg_slots,
+        },
+        super::kernel_env::LowerOptions {
+            has_fma,
+            stream_min_items,
+            streaming: var_roots
+                .clone()
+                .map(|roots| super::stream::Streaming::new(func, roots)),
+            prefetch: match (&var_roots, prefetch) {
+                (Some(roots), true) => super::prefetch::prefetched_loads(module, func, roots),
+                _ => Default::default(),
+            },
+            checks,
+        },
+    );
+    let mut cx = FunctionCx {
+        b,
+        jit,
+        kernel,
+        vals: super::ValueMaps::new(
+            func.insts.len(),
+            func.vars.len(),
+            saved_values.clone(),
+            super::fresh_writes::unblended_writes(func),
+        ),
+        mask: super::MaskCx::new(barrier_mode),
         chunk_end: chunk_end_placeholder,
         env: None,
         stats: Stats::default(),
-        places,
-        data_base,
-        private: private.clone(),
         private_base: chunk_private,
-        dummy: Some(dummy),
-        iota32,
-        iota64,
-        externs: HashMap::new(),
-        saved_values: saved_values.clone(),
-        saved_shapes: HashMap::new(),
+        cache: super::FunctionCache::new(iota32, iota64, Some(dummy)),
         chunk_context: None,
         chunk_full: false,
-        streaming: var_roots
-            .clone()
-            .map(|roots| super::stream::Streaming::new(func, roots)),
-        stream_min_items,
-        prefetch: match (&var_roots, prefetch) {
-            (Some(roots), true) => super::prefetch::prefetched_loads(module, func, roots),
-            _ => Default::default(),
-        },
-        built: HashMap::new(),
-        widened: HashMap::new(),
-        has_fma,
-        arg_slots,
-        checks,
         races,
-        params: Vec::new(),
-        unblended: super::fresh_writes::unblended_writes(func),
-        lanes_along,
     };
     // A varying successor is compared lane by lane at run time
     // (`barrier_agreement`): every write of it must keep the lanes that do
     // not run it.
     let checked_next = next_var.filter(|nv| !uni.var_is_uniform(*nv));
     if let Some(nv) = checked_next {
-        cx.unblended.retain(|(x, _)| *x != nv);
+        cx.vals.blend_writes_of(nv);
         cx.stats
             .notes
             .extend(super::barrier_agreement::notes(func, uni, nv));
     }
-    cx.cur = cx.new_mask_vars();
-    if returns {
-        cx.alive = Some(cx.new_mask_vars());
-    }
+    let cur = cx.new_mask_vars();
+    let alive = returns.then(|| cx.new_mask_vars());
+    cx.mask.bind(cur, alive);
 
     // Launch fields the entry needs, loaded once here. Loads and arithmetic
     // Cranelift may move are placed at their uses and not hoisted out of
@@ -780,7 +773,7 @@ pub(crate) fn lower_kernel(
             cx.chunk_context = None;
             let ones = all_ones_mask(&mut cx);
             cx.set_cur(&ones);
-            cx.values = vec![None; func.insts.len()];
+            cx.vals.clear();
             if let (Some(nv), true) = (next_var, next_group) {
                 cx.write_var(nv, &vec![Lanes::Uniform(none)])?;
             }
@@ -789,7 +782,7 @@ pub(crate) fn lower_kernel(
             let mut joins = Vec::new();
             for (pre, guard, _) in &levels {
                 cx.lower_block(&Block(pre.to_vec()))?;
-                snapshots.push(cx.values.clone());
+                snapshots.push(cx.vals.snapshot());
                 if let Some(g) = guard {
                     let Some(Lanes::Uniform(c)) = cx.value(*g)?.first().cloned() else {
                         return Err(cx.internal("group-level guard that is not uniform"));
@@ -884,7 +877,7 @@ pub(crate) fn lower_kernel(
                 let mask: Vec<Value> = if all_full {
                     ones.clone()
                 } else {
-                    let iota = cx.iota32.clone();
+                    let iota = cx.cache.iota32().to_vec();
                     iota.iter()
                         .map(|i| cx.b.ins().icmp(IntCC::SignedLessThan, *i, ns))
                         .collect()
@@ -917,7 +910,7 @@ pub(crate) fn lower_kernel(
                             .iconst(types::I32, i64::from(crate::regions::NONE));
                     cx.write_var(nv, &vec![Lanes::Uniform(none)])?;
                 }
-                if let Some(alive) = cx.alive.clone() {
+                if let Some(alive) = cx.mask.alive() {
                     match (r, chunk_ctx) {
                         (0, _) | (_, None) => cx.write_mask(&alive, &mask),
                         (_, Some(c)) => {
@@ -942,7 +935,8 @@ pub(crate) fn lower_kernel(
                         }
                     }
                 }
-                cx.values = snapshots.last().cloned().unwrap_or_default();
+                cx.vals
+                    .restore(snapshots.last().cloned().unwrap_or_default());
                 if let Some(c) = chunk_ctx {
                     if r > 0 {
                         let mut own = Vec::new();
@@ -951,12 +945,12 @@ pub(crate) fn lower_kernel(
                         let mut order = Vec::new();
                         let mut seen = BTreeSet::new();
                         for v in &region_uses[r] {
-                            if own.contains(v) || cx.values[v.index()].is_some() {
+                            if own.contains(v) || cx.vals.is_defined(*v) {
                                 continue;
                             }
                             if let Some(off) = saved_values.get(v).copied() {
                                 let val = cx.reload_value(*v, c, off)?;
-                                cx.values[v.index()] = Some(val);
+                                cx.vals.define(*v, val);
                             } else if remat.contains(v) {
                                 remat_order(func, *v, &mut order, &mut seen);
                             }
@@ -971,7 +965,7 @@ pub(crate) fn lower_kernel(
                         }
                         for v in order {
                             let val = cx.lower_inst(v)?;
-                            cx.values[v.index()] = Some(val);
+                            cx.vals.define(v, val);
                         }
                         for (x, v) in wanted {
                             let val = cx.value(v)?;
@@ -998,7 +992,7 @@ pub(crate) fn lower_kernel(
                 // in loops).
                 let specialise = full_copy
                     && func.insts.len() <= SPECIALISE_LIMIT
-                    && (!barrier_mode || varying_access(func, cx.uni, stmts));
+                    && (!barrier_mode || varying_access(func, cx.kernel.uni(), stmts));
                 let end_b = cx.chunk_end;
                 if all_full {
                     // The launch's loop of whole chunks: one copy.
@@ -1025,7 +1019,7 @@ pub(crate) fn lower_kernel(
                     );
                     cx.b.ins().brif(is_full, full_b, &[], tail_b, &[]);
                     cx.b.switch_to_block(tail_b);
-                    let (values, before) = (cx.values.clone(), cx.stats.clone());
+                    let (values, before) = (cx.vals.snapshot(), cx.stats.clone());
                     let first_inst = cx.b.func.dfg.num_insts();
                     cx.lower_block(&Block(stmts.to_vec()))?;
                     cx.jump_live(end_b);
@@ -1038,11 +1032,11 @@ pub(crate) fn lower_kernel(
                     cx.enter(full_b);
                     if consecutive && general <= FULL_COPY_CLIF_LIMIT {
                         cx.set_cur(&ones);
-                        if let Some(alive) = cx.alive.clone() {
+                        if let Some(alive) = cx.mask.alive() {
                             cx.write_mask(&alive, &ones);
                         }
                         let stats = cx.stats.clone();
-                        cx.values = values;
+                        cx.vals.restore(values);
                         cx.chunk_full = true;
                         let lowered = cx.lower_block(&Block(stmts.to_vec()));
                         cx.chunk_full = false;
@@ -1068,7 +1062,7 @@ pub(crate) fn lower_kernel(
                             cx.save_var(*var, c, *off)?;
                         }
                     }
-                    if let Some(alive) = cx.alive.clone() {
+                    if let Some(alive) = cx.mask.alive() {
                         let a = cx.read_mask(&alive);
                         for (i, v) in a.iter().enumerate() {
                             cx.b.ins()
@@ -1081,7 +1075,7 @@ pub(crate) fn lower_kernel(
                     let Some(Lanes::Varying(pieces)) = cx.read_var(nv)?.first().cloned() else {
                         return Err(cx.internal("successor not kept per lane"));
                     };
-                    let active = match cx.alive.clone() {
+                    let active = match cx.mask.alive() {
                         Some(alive) => {
                             let a = cx.read_mask(&alive);
                             cx.mask_and(&mask, &a)
@@ -1141,7 +1135,7 @@ pub(crate) fn lower_kernel(
             // The group-level statements after the chunk loop, innermost level
             // first, each leaving its guard.
             for (k, (_, _, post)) in levels.iter().enumerate().rev() {
-                cx.values = snapshots[k].clone();
+                cx.vals.restore(snapshots[k].clone());
                 cx.lower_block(&Block(post.to_vec()))?;
                 if k > 0 {
                     let j = joins[k - 1];
@@ -1240,21 +1234,21 @@ pub(crate) fn lower_kernel(
 impl FunctionCx<'_, '_> {
     /// Stores a value a later region needs into this chunk's context.
     pub fn save_value(&mut self, v: ValueId) -> LResult<()> {
-        let (Some(off), Some(base)) = (self.saved_values.get(&v).copied(), self.chunk_context)
-        else {
+        let (Some(off), Some(base)) = (self.vals.saved_offset(v), self.chunk_context) else {
             return Ok(());
         };
         let val = self.value(v)?;
-        let elem = elem_of(self.func.ty(v)).ok_or_else(|| self.internal("saving a non-value"))?;
+        let elem =
+            elem_of(self.kernel.func().ty(v)).ok_or_else(|| self.internal("saving a non-value"))?;
         let shapes = self.store_val(&val, elem, base, off);
-        self.saved_shapes.insert(v, shapes);
+        self.vals.set_saved_shape(v, shapes);
         Ok(())
     }
 
     fn store_val(&mut self, val: &Val, elem: vecl_ir::Scalar, base: Value, off: u32) -> Vec<bool> {
         let mut shapes = Vec::new();
         for (c, l) in val.iter().enumerate() {
-            let at = (off + c as u32 * self.w * 8) as i32;
+            let at = (off + c as u32 * self.kernel.w() * 8) as i32;
             match l {
                 Lanes::Uniform(x) => {
                     self.b.ins().store(mem(), *x, base, at);
@@ -1277,7 +1271,7 @@ impl FunctionCx<'_, '_> {
             .iter()
             .enumerate()
             .map(|(c, uniform)| {
-                let at = (off + c as u32 * self.w * 8) as i32;
+                let at = (off + c as u32 * self.kernel.w() * 8) as i32;
                 if *uniform {
                     Lanes::Uniform(self.b.ins().load(natural(elem), mem(), base, at))
                 } else {
@@ -1297,9 +1291,9 @@ impl FunctionCx<'_, '_> {
     }
 
     fn reload_value(&mut self, v: ValueId, base: Value, off: u32) -> LResult<Val> {
-        let elem =
-            elem_of(self.func.ty(v)).ok_or_else(|| self.internal("reloading a non-value"))?;
-        let shapes = self.saved_shapes.get(&v).cloned().ok_or_else(|| {
+        let elem = elem_of(self.kernel.func().ty(v))
+            .ok_or_else(|| self.internal("reloading a non-value"))?;
+        let shapes = self.vals.saved_shape(v).cloned().ok_or_else(|| {
             self.unsupported(format!(
                 "value %{} crosses a barrier before it is computed on every path",
                 v.0
@@ -1315,7 +1309,7 @@ impl FunctionCx<'_, '_> {
 
     fn save_var(&mut self, var: VarId, base: Value, off: u32) -> LResult<()> {
         let val = self.read_var(var)?;
-        let elem = elem_of(&self.func.vars[var.index()].ty)
+        let elem = elem_of(&self.kernel.func().vars[var.index()].ty)
             .ok_or_else(|| self.internal("variable type"))?;
         self.store_val(&val, elem, base, off);
         Ok(())
@@ -1323,10 +1317,10 @@ impl FunctionCx<'_, '_> {
 
     fn reload_var(&mut self, var: VarId, base: Value, off: u32) -> LResult<()> {
         let shapes = self.var_shapes(var)?;
-        let elem = elem_of(&self.func.vars[var.index()].ty)
+        let elem = elem_of(&self.kernel.func().vars[var.index()].ty)
             .ok_or_else(|| self.internal("variable type"))?;
         let val = self.load_val(elem, &shapes, base, off);
-        let slots = self.vars[var.index()].clone().unwrap_or_default();
+        let slots = self.vals.var_slots(var).cloned().unwrap_or_default();
         for (slot, l) in slots.iter().zip(&val) {
             match (slot, l) {
                 (VarSlot::Uniform(v), Lanes::Uniform(x)) => self.b.def_var(*v, *x),

@@ -81,20 +81,16 @@ impl FunctionCx<'_, '_> {
                 })
             )
         };
-        let innermost_loop = self
-            .targets
-            .iter()
-            .rev()
-            .find(|t| matches!(t, Target::Loop { .. }));
+        let innermost_loop = self.mask.innermost_loop();
         !b.0.is_empty()
             && b.0.iter().all(|s| match s {
                 Stmt::Break => {
-                    matches!(self.targets.last(), Some(Target::Switch))
-                        || masked_loop(self.targets.last())
+                    matches!(self.mask.innermost(), Some(Target::Switch))
+                        || masked_loop(self.mask.innermost())
                 }
                 Stmt::Continue => {
                     masked_loop(innermost_loop)
-                        && !matches!(self.targets.last(), Some(Target::Switch))
+                        && !matches!(self.mask.innermost(), Some(Target::Switch))
                 }
                 _ => false,
             })
@@ -195,8 +191,8 @@ impl FunctionCx<'_, '_> {
         match s {
             Stmt::Eval(v) => {
                 let val = self.lower_inst(*v)?;
-                self.values[v.index()] = Some(val);
-                if self.saved_values.contains_key(v) {
+                self.vals.define(*v, val);
+                if self.vals.is_saved(*v) {
                     self.save_value(*v)?;
                 }
                 Ok(())
@@ -205,7 +201,7 @@ impl FunctionCx<'_, '_> {
                 let val = self.value(*v)?;
                 // No lane that skips a write in `unblended` reads the
                 // variable afterwards (`fresh_writes`): a plain write.
-                let blend = self.divergence > 0 && !self.unblended.contains(&(*var, *v));
+                let blend = self.mask.is_divergent() && !self.vals.is_unblended(*var, *v);
                 self.write_var_as(*var, &val, blend)
             }
             Stmt::Store { ptr, value, .. } => {
@@ -236,7 +232,7 @@ impl FunctionCx<'_, '_> {
     /// value, which would otherwise be carried around the chunk loop.
     pub fn clear_var(&mut self, var: VarId) -> LResult<()> {
         let slots = self.var_slots(var)?;
-        let ty = self.func.vars[var.index()].ty.clone();
+        let ty = self.kernel.func().vars[var.index()].ty.clone();
         let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
         for slot in &slots {
             if let VarSlot::Varying(vs) = slot {
@@ -251,18 +247,19 @@ impl FunctionCx<'_, '_> {
     }
 
     fn var_slots(&mut self, var: VarId) -> LResult<Vec<VarSlot>> {
-        if let Some(Some(s)) = self.vars.get(var.index()) {
+        if let Some(s) = self.vals.var_slots(var) {
             return Ok(s.clone());
         }
         let ty = self
-            .func
+            .kernel
+            .func()
             .vars
             .get(var.index())
             .map(|v| v.ty.clone())
             .ok_or_else(|| self.internal(format!("unknown variable ${}", var.0)))?;
         let elem =
             elem_of(&ty).ok_or_else(|| self.unsupported(format!("variable of type {ty:?}")))?;
-        let uniform = self.uni.var_is_uniform(var);
+        let uniform = self.kernel.uni().var_is_uniform(var);
         let mut slots = Vec::new();
         for _ in 0..ty.lanes() {
             slots.push(if uniform {
@@ -276,7 +273,7 @@ impl FunctionCx<'_, '_> {
                 )
             });
         }
-        self.vars[var.index()] = Some(slots.clone());
+        self.vals.set_var_slots(var, slots.clone());
         Ok(slots)
     }
 
@@ -300,7 +297,7 @@ impl FunctionCx<'_, '_> {
     /// subtraction does not. A variable the analysis keeps scalar could not
     /// take the vector.
     fn as_uniform_if_proved(&mut self, v: vecl_ir::ValueId, val: Val) -> LResult<Val> {
-        if self.uni.shape(v) != vecl_ir::analysis::uniformity::Shape::Uniform
+        if self.kernel.uni().shape(v) != vecl_ir::analysis::uniformity::Shape::Uniform
             || val.iter().all(|l| l.is_uniform())
         {
             return Ok(val);
@@ -319,14 +316,14 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn write_var(&mut self, var: VarId, val: &Val) -> LResult<()> {
-        let blend = self.divergence > 0;
+        let blend = self.mask.is_divergent();
         self.write_var_as(var, val, blend)
     }
 
     /// Writes a variable; `blend`: the lanes not running keep their value.
     fn write_var_as(&mut self, var: VarId, val: &Val, blend: bool) -> LResult<()> {
         let slots = self.var_slots(var)?;
-        let ty = self.func.vars[var.index()].ty.clone();
+        let ty = self.kernel.func().vars[var.index()].ty.clone();
         let elem = elem_of(&ty).ok_or_else(|| self.internal("variable without element type"))?;
         for (slot, l) in slots.iter().zip(val) {
             match (slot, l) {
@@ -393,7 +390,7 @@ impl FunctionCx<'_, '_> {
             Lanes::Varying(cm) => {
                 self.stats.varying_ifs += 1;
                 if self.chunk_full
-                    && !self.splitting_if
+                    && !self.mask.in_split_if()
                     && !else_.0.is_empty()
                     && straight_size(then_)
                         .zip(straight_size(else_))
@@ -439,7 +436,7 @@ impl FunctionCx<'_, '_> {
         // With every lane of the chunk running, a comparison of a
         // consecutive integer with a uniform one is decided by its end
         // lanes; otherwise by the masks.
-        let every_lane = self.chunk_full && self.divergence == 0 && self.alive.is_none();
+        let every_lane = self.chunk_full && self.mask.is_entry_mask();
         let scalar = if every_lane {
             self.linear_agreement(cond)?
         } else {
@@ -468,9 +465,9 @@ impl FunctionCx<'_, '_> {
         self.lower_block(else_)?;
         self.jump_live(merge);
         self.enter(mixed);
-        self.splitting_if = true;
+        self.mask.start_split_if();
         let masked = self.lower_masked_if(cm, then_, else_);
-        self.splitting_if = false;
+        self.mask.end_split_if();
         masked?;
         self.jump_live(merge);
         self.enter(merge);
@@ -483,7 +480,7 @@ impl FunctionCx<'_, '_> {
         let entry = self.cur_mask();
         let then_mask = self.mask_and(&entry, cm);
         let else_mask = self.mask_and_not(&entry, cm);
-        self.divergence += 1;
+        self.mask.start_varying_if();
         // An arm of only `break`/`continue` is a few mask
         // operations: cheaper to run than to test for.
         let taken = if then_.0.is_empty() || self.mask_only(then_) {
@@ -536,14 +533,14 @@ impl FunctionCx<'_, '_> {
                 self.enter(merge);
             }
         }
-        self.divergence -= 1;
+        self.mask.end_if();
         Ok(())
     }
 
     /// The mask lanes resume with after a loop or switch: those that entered
     /// it and have not returned.
     fn resume_mask(&mut self, entry: &[Value]) -> Vec<Value> {
-        match self.alive.clone() {
+        match self.mask.alive() {
             Some(alive) => {
                 let a = self.read_mask(&alive);
                 self.mask_and(entry, &a)
@@ -553,18 +550,17 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_loop(&mut self, body: &Block, continuing: &Block) -> LResult<()> {
-        let divergent = self.uni.loop_is_divergent(body, continuing);
+        let divergent = self.kernel.uni().loop_is_divergent(body, continuing);
         let (header, cont_b, exit) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        self.exit_depth += 1;
         if !divergent {
             self.stats.uniform_loops += 1;
             self.b.ins().jump(header, &[]);
             self.b.switch_to_block(header);
-            self.targets.push(Target::Loop {
+            self.mask.enter_loop(Target::Loop {
                 divergent,
                 continuing: cont_b,
                 exit,
@@ -577,7 +573,7 @@ impl FunctionCx<'_, '_> {
             self.poll_stop();
             self.jump_live(header);
             self.b.seal_block(header);
-            self.targets.pop();
+            self.mask.exit_loop();
             self.enter(exit);
         } else {
             self.stats.divergent_loops += 1;
@@ -588,12 +584,11 @@ impl FunctionCx<'_, '_> {
             } else {
                 Vec::new()
             };
-            self.divergence += 1;
             self.b.ins().jump(header, &[]);
             self.b.switch_to_block(header);
             let zero = self.zero_mask();
             self.write_mask(&cont, &zero);
-            self.targets.push(Target::Loop {
+            self.mask.enter_loop(Target::Loop {
                 divergent,
                 continuing: cont_b,
                 exit,
@@ -634,13 +629,11 @@ impl FunctionCx<'_, '_> {
                 self.jump_live(header);
             }
             self.b.seal_block(header);
-            self.targets.pop();
+            self.mask.exit_loop();
             self.enter(exit);
             let m = self.resume_mask(&entry);
             self.set_cur(&m);
-            self.divergence -= 1;
         }
-        self.exit_depth -= 1;
         Ok(())
     }
 
@@ -683,7 +676,7 @@ impl FunctionCx<'_, '_> {
         cases: &[vecl_ir::SwitchCase],
     ) -> LResult<()> {
         let sel = self.scalar(selector)?;
-        let sty = self.func.ty(selector).clone();
+        let sty = self.kernel.func().ty(selector).clone();
         let elem = elem_of(&sty).ok_or_else(|| self.internal("switch on a non-scalar"))?;
         let entry = self.cur_mask();
         // Match masks of every case, then the default's.
@@ -700,9 +693,7 @@ impl FunctionCx<'_, '_> {
             matches.push(m);
         }
         let default_mask = self.mask_and_not(&entry, &any_case);
-        self.divergence += 1;
-        self.exit_depth += 1;
-        self.targets.push(Target::Switch);
+        self.mask.enter_switch();
         let zero = self.zero_mask();
         self.set_cur(&zero);
         for (c, m) in cases.iter().zip(&matches) {
@@ -723,20 +714,13 @@ impl FunctionCx<'_, '_> {
             self.jump_live(next);
             self.enter(next);
         }
-        self.targets.pop();
-        self.exit_depth -= 1;
-        self.divergence -= 1;
+        self.mask.exit_switch();
         let mut m = self.resume_mask(&entry);
         if let Some(Target::Loop {
             divergent: true,
             cont,
             ..
-        }) = self
-            .targets
-            .iter()
-            .rev()
-            .find(|t| matches!(t, Target::Loop { .. }))
-            .cloned()
+        }) = self.mask.innermost_loop().cloned()
         {
             if !cont.is_empty() {
                 let c = self.read_mask(&cont);
@@ -755,7 +739,7 @@ impl FunctionCx<'_, '_> {
                 let w = self.b.ins().uextend(types::I32, eq);
                 let w = self.b.ins().ineg(w);
                 let v = self.b.ins().splat(types::I32X4, w);
-                vec![v; (self.w / 4) as usize]
+                vec![v; (self.kernel.w() / 4) as usize]
             }
             Lanes::Varying(p) => {
                 let ks = self.splat(elem, k);
@@ -774,7 +758,7 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_break(&mut self) -> LResult<()> {
-        match self.targets.last().cloned() {
+        match self.mask.innermost().cloned() {
             Some(Target::Loop {
                 divergent: false,
                 exit,
@@ -793,19 +777,14 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_continue(&mut self) -> LResult<()> {
-        let inner = self
-            .targets
-            .iter()
-            .rev()
-            .find(|t| matches!(t, Target::Loop { .. }))
-            .cloned();
+        let inner = self.mask.innermost_loop().cloned();
         match inner {
             Some(Target::Loop {
                 divergent: false,
                 continuing,
                 ..
             }) => {
-                if matches!(self.targets.last(), Some(Target::Switch)) {
+                if matches!(self.mask.innermost(), Some(Target::Switch)) {
                     return Err(self.internal("continue from a switch inside a uniform loop"));
                 }
                 self.b.ins().jump(continuing, &[]);
@@ -825,14 +804,11 @@ impl FunctionCx<'_, '_> {
     }
 
     fn lower_return(&mut self) -> LResult<()> {
-        let masked = self.force_masked_returns
-            || self
-                .uni
-                .return_is_masked(self.divergence > 0, self.exit_depth > 0);
+        let masked = self.mask.return_is_masked(self.kernel.uni());
         if masked {
             let alive = self
-                .alive
-                .clone()
+                .mask
+                .alive()
                 .ok_or_else(|| self.internal("masked return without an alive mask"))?;
             let a = self.read_mask(&alive);
             let now = self.cur_mask();
@@ -856,7 +832,7 @@ impl FunctionCx<'_, '_> {
 
     fn lower_inst_lanes(&mut self, v: vecl_ir::ValueId) -> LResult<Val> {
         use vecl_ir::Inst;
-        let data = self.func.inst(v).clone();
+        let data = self.kernel.func().inst(v).clone();
         let ty = data.ty.clone();
         match &data.inst {
             Inst::Param(n) => self.lower_param(*n, &ty),
@@ -920,9 +896,15 @@ impl FunctionCx<'_, '_> {
             Inst::GlobalAddr(g) => self.lower_global_addr(*g),
             Inst::Index(p, i) => self.lower_index(*p, *i, None),
             Inst::Elem(p, i) => {
-                let pointee = self.func.ty(*p).pointee().cloned().unwrap_or(Type::Void);
+                let pointee = self
+                    .kernel
+                    .func()
+                    .ty(*p)
+                    .pointee()
+                    .cloned()
+                    .unwrap_or(Type::Void);
                 let size = match &pointee {
-                    Type::Array(e, _) => self.module.size_of(e),
+                    Type::Array(e, _) => self.kernel.module().size_of(e),
                     Type::Vector(s, _) => s.size(),
                     other => return Err(self.internal(format!("elem of a pointer to {other:?}"))),
                 };

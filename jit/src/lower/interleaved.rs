@@ -341,8 +341,8 @@ impl FunctionCx<'_, '_> {
         let Lanes::Varying(ap) = addr else {
             return None;
         };
-        let expected = self.uni.shape(offset) == Shape::Linear(1);
-        if !interleavable(s, comps) || comps == 3 || self.checks.is_some() || !expected {
+        let expected = self.kernel.uni().shape(offset) == Shape::Linear(1);
+        if !interleavable(s, comps) || comps == 3 || self.kernel.checks().is_some() || !expected {
             return None;
         }
         let first = self.b.ins().extractlane(ap[0], 0);
@@ -367,7 +367,7 @@ impl FunctionCx<'_, '_> {
         let per_component = self.piece_count(s);
         let n = per_component * comps as usize;
         // Pieces the chunk's elements fill in memory.
-        let words = (self.w * element_bytes(s, comps) / 16) as usize;
+        let words = (self.kernel.w() * element_bytes(s, comps) / 16) as usize;
         let (slow, join) = self.fast_path(ok, n, carrier(s));
         if let Some(p) = ptr {
             self.prefetch_ahead(p, first, words);
@@ -480,7 +480,7 @@ impl FunctionCx<'_, '_> {
         let three = components.len() == 3;
         if three {
             // The padding keeps what it holds: read back with the element.
-            let n = (self.w * element_bytes(s, 3) / 16) as usize;
+            let n = (self.kernel.w() * element_bytes(s, 3) / 16) as usize;
             let old = self.load_chunk_pieces(carrier(s), first, n);
             let mut parts = self.deinterleave(s, &old, 4);
             components.push(parts.remove(3));

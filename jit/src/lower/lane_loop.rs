@@ -88,7 +88,7 @@ impl FunctionCx<'_, '_> {
         lanes: LaneAddrs,
         s: Scalar,
     ) -> LResult<Vec<Value>> {
-        let (values, _, _) = spill_offsets(self.w);
+        let (values, _, _) = spill_offsets(self.kernel.w());
         // An 8- or 16-bit element is loaded extended into its 32-bit lane.
         let slot_size = if is_narrow(s) { 4 } else { s.size() };
         self.lane_loop(addr, lanes, slot_size, s.size(), |cx, at, slot| {
@@ -121,7 +121,7 @@ impl FunctionCx<'_, '_> {
         s: Scalar,
         val: &Lanes,
     ) -> LResult<()> {
-        let (values, _, _) = spill_offsets(self.w);
+        let (values, _, _) = spill_offsets(self.kernel.w());
         let d = self.dummy_addr()?;
         let pieces = self.varying(s, val);
         for (i, p) in pieces.iter().enumerate() {
@@ -153,8 +153,8 @@ impl FunctionCx<'_, '_> {
         words: u32,
         stride: u32,
     ) -> LResult<Vec<Vec<Value>>> {
-        let (values, _, _) = spill_offsets(self.w);
-        let plane = (4 * self.w) as i32;
+        let (values, _, _) = spill_offsets(self.kernel.w());
+        let plane = (4 * self.kernel.w()) as i32;
         self.lane_loop(addr, lanes, 4, stride, |cx, at, slot| {
             for k in 0..words as i32 {
                 let x = cx.b.ins().load(types::I32, mem(), at, 4 * k);
@@ -164,7 +164,7 @@ impl FunctionCx<'_, '_> {
         let d = self.dummy_addr()?;
         Ok((0..words as i32)
             .map(|k| {
-                (0..self.w as i32 / 4)
+                (0..self.kernel.w() as i32 / 4)
                     .map(|i| {
                         self.b
                             .ins()
@@ -185,8 +185,8 @@ impl FunctionCx<'_, '_> {
         words: &[Vec<Value>],
         stride: u32,
     ) -> LResult<()> {
-        let (values, _, _) = spill_offsets(self.w);
-        let plane = (4 * self.w) as i32;
+        let (values, _, _) = spill_offsets(self.kernel.w());
+        let plane = (4 * self.kernel.w()) as i32;
         let d = self.dummy_addr()?;
         for (k, pieces) in words.iter().enumerate() {
             for (i, p) in pieces.iter().enumerate() {
@@ -206,7 +206,9 @@ impl FunctionCx<'_, '_> {
     }
 
     fn dummy_addr(&self) -> LResult<Value> {
-        self.dummy.ok_or_else(|| self.internal("no scratch slot"))
+        self.cache
+            .dummy()
+            .ok_or_else(|| self.internal("no scratch slot"))
     }
 
     /// The loop over the lanes: `access(at, slot)` per active lane, with
@@ -227,20 +229,20 @@ impl FunctionCx<'_, '_> {
         }
         // Lane j's memory offset from its slot offset `j · size`.
         let shift = i64::from(stride.trailing_zeros()) - i64::from(size.trailing_zeros());
-        let (_, addrs, masks) = spill_offsets(self.w);
+        let (_, addrs, masks) = spill_offsets(self.kernel.w());
         let d = self.dummy_addr()?;
         if let (LaneAddrs::Pieces, Lanes::Varying(pieces)) = (lanes, addr) {
             for (i, p) in pieces.iter().enumerate() {
                 self.b.ins().store(scratch(), *p, d, addrs + 16 * i as i32);
             }
         }
-        let all = i64::from(self.w) * i64::from(size);
+        let all = i64::from(self.kernel.w()) * i64::from(size);
         // The loop runs over byte offsets `j * size` below `end`.
-        let prefix = self.divergence == 0 && self.alive.is_none();
+        let prefix = self.mask.is_entry_mask();
         let end = if prefix && !self.chunk_full {
             let env = self.env().clone();
             let left = self.b.ins().isub(env.group_size[0], env.x0);
-            let w = self.b.ins().iconst(types::I64, i64::from(self.w));
+            let w = self.b.ins().iconst(types::I64, i64::from(self.kernel.w()));
             let n = self.b.ins().umin(left, w);
             self.b.ins().imul_imm_s(n, i64::from(size))
         } else {

@@ -81,12 +81,12 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn piece_count(&self, s: Scalar) -> usize {
-        self.w as usize / self.per_piece(s)
+        self.kernel.w() as usize / self.per_piece(s)
     }
 
     /// A uniform scalar widened to its carrier's lane type.
     pub fn widen_to_lane(&mut self, s: Scalar, v: Value) -> Value {
-        if let Some(&(wide, loaded)) = self.widened.get(&v) {
+        if let Some((wide, loaded)) = self.vals.widened(v) {
             if loaded == s {
                 return self.b.ins().ireduce(types::I32, wide);
             }
@@ -156,7 +156,7 @@ impl FunctionCx<'_, '_> {
         }
         if s != Scalar::Bool {
             if let Some(first) = out.first() {
-                self.built.insert(*first, lanes.to_vec());
+                self.vals.record_built(*first, lanes.to_vec());
             }
         }
         out
@@ -183,8 +183,8 @@ impl FunctionCx<'_, '_> {
             return Lanes::Uniform(f(self, &args));
         }
         self.stats.per_lane_ops += 1;
-        let mut results = Vec::with_capacity(self.w as usize);
-        for j in 0..self.w as usize {
+        let mut results = Vec::with_capacity(self.kernel.w() as usize);
+        for j in 0..self.kernel.w() as usize {
             let args: Vec<Value> = ins.iter().map(|(s, l)| self.lane(*s, l, j)).collect();
             results.push(f(self, &args));
         }

@@ -113,13 +113,13 @@ impl FunctionCx<'_, '_> {
         if depth > MAX_DEPTH {
             return false;
         }
-        let data = self.func.inst(v);
+        let data = self.kernel.func().inst(v);
         if int_elem(&data.ty).is_none() {
             return false;
         }
         if !pure {
-            match self.values.get(v.index()) {
-                Some(Some(val)) => {
+            match self.vals.get(v) {
+                Some(val) => {
                     if let Some(Lanes::Uniform(_)) = val.first() {
                         return true;
                     }
@@ -129,14 +129,17 @@ impl FunctionCx<'_, '_> {
         }
         let d = depth + 1;
         let int_operand = |x: ValueId| {
-            self.func.ty(x).lanes() == 1 && elem_of(self.func.ty(x)).is_some_and(|s| s.is_int())
+            self.kernel.func().ty(x).lanes() == 1
+                && elem_of(self.kernel.func().ty(x)).is_some_and(|s| s.is_int())
         };
         match &data.inst {
             Inst::Const(_) | Inst::Param(_) => pure,
             Inst::WorkItem(f, dim) => match f {
                 vecl_ir::WorkItemFn::WorkDim => false,
                 vecl_ir::WorkItemFn::LocalLinearId | vecl_ir::WorkItemFn::GlobalLinearId => true,
-                _ => dim.is_some_and(|dv| matches!(self.func.inst(dv).inst, Inst::Const(_))),
+                _ => {
+                    dim.is_some_and(|dv| matches!(self.kernel.func().inst(dv).inst, Inst::Const(_)))
+                }
             },
             Inst::Convert { value, .. } => int_operand(*value) && self.recomputes(*value, d, pure),
             Inst::Binary(_, a, b) => self.recomputes(*a, d, pure) && self.recomputes(*b, d, pure),
@@ -144,9 +147,10 @@ impl FunctionCx<'_, '_> {
                 self.recomputes(*a, d, pure)
             }
             Inst::Field(p, n) => {
-                let known = match self.func.ty(*p).pointee() {
+                let known = match self.kernel.func().ty(*p).pointee() {
                     Some(Type::Struct(id)) => self
-                        .module
+                        .kernel
+                        .module()
                         .structs
                         .get(id.0 as usize)
                         .is_some_and(|st| st.fields.get(*n as usize).is_some()),
@@ -155,12 +159,18 @@ impl FunctionCx<'_, '_> {
                 known && self.recomputes(*p, d, pure)
             }
             Inst::Index(p, i) | Inst::Elem(p, i) => {
-                let pointee = self.func.ty(*p).pointee().cloned().unwrap_or(Type::Void);
+                let pointee = self
+                    .kernel
+                    .func()
+                    .ty(*p)
+                    .pointee()
+                    .cloned()
+                    .unwrap_or(Type::Void);
                 let sized = matches!(
                     (&data.inst, &pointee),
                     (Inst::Index(..), _) | (_, Type::Array(..)) | (_, Type::Vector(..))
                 );
-                let int_index = elem_of(self.func.ty(*i)).is_some_and(|s| s.is_int());
+                let int_index = elem_of(self.kernel.func().ty(*i)).is_some_and(|s| s.is_int());
                 sized && int_index && self.recomputes(*p, d, pure) && self.recomputes(*i, d, pure)
             }
             Inst::Builtin(name, args) => {
@@ -168,9 +178,9 @@ impl FunctionCx<'_, '_> {
                     || (is_int32_clamp(*name, &data.ty)
                         && args.iter().all(|a| self.recomputes(*a, d, pure)))
             }
-            Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
+            Inst::ReadVar(var) if !pure && !self.kernel.uni().var_is_uniform(*var) => {
                 let mut writes = Vec::new();
-                writes_of(&self.func.body, *var, &mut writes);
+                writes_of(&self.kernel.func().body, *var, &mut writes);
                 match writes.as_slice() {
                     [w] => self.recomputes(*w, d, true),
                     _ => false,
@@ -188,13 +198,13 @@ impl FunctionCx<'_, '_> {
         if depth > MAX_DEPTH {
             return Ok(None);
         }
-        let data = self.func.inst(v).clone();
+        let data = self.kernel.func().inst(v).clone();
         let Some(s) = int_elem(&data.ty) else {
             return Ok(None);
         };
         if !pure {
-            match self.values.get(v.index()) {
-                Some(Some(val)) => {
+            match self.vals.get(v) {
+                Some(val) => {
                     if let Some(Lanes::Uniform(x)) = val.first() {
                         return Ok(Some(*x));
                     }
@@ -225,7 +235,7 @@ impl FunctionCx<'_, '_> {
             }),
             Inst::WorkItem(f, dim) => {
                 let dim_const = match dim {
-                    Some(dv) => match self.func.inst(*dv).inst {
+                    Some(dv) => match self.kernel.func().inst(*dv).inst {
                         Inst::Const(c) => Some(c),
                         _ => None,
                     },
@@ -240,7 +250,7 @@ impl FunctionCx<'_, '_> {
                 rounding,
             } => {
                 let from = self.elem(*value)?;
-                if !from.is_int() || self.func.ty(*value).lanes() != 1 {
+                if !from.is_int() || self.kernel.func().ty(*value).lanes() != 1 {
                     None
                 } else {
                     self.operand(*value, j, d, pure)?
@@ -252,7 +262,7 @@ impl FunctionCx<'_, '_> {
                     (Some(x), Some(y))
                         if matches!(op, BinaryOp::Div | BinaryOp::Rem)
                             && !s.is_signed()
-                            && self.uni.shape(*b) == Shape::Uniform =>
+                            && self.kernel.uni().shape(*b) == Shape::Uniform =>
                     {
                         Some(self.scalar_div_rem_by_uniform(*op, s, x, y))
                     }
@@ -265,9 +275,10 @@ impl FunctionCx<'_, '_> {
                 .map(|x| self.scalar_unary(*op, s, x)),
             Inst::PtrCast(p) | Inst::PtrToInt(p) => self.operand(*p, j, d, pure)?,
             Inst::Field(p, n) => {
-                let off = match self.func.ty(*p).pointee() {
+                let off = match self.kernel.func().ty(*p).pointee() {
                     Some(Type::Struct(id)) => self
-                        .module
+                        .kernel
+                        .module()
                         .structs
                         .get(id.0 as usize)
                         .and_then(|st| st.fields.get(*n as usize))
@@ -280,10 +291,16 @@ impl FunctionCx<'_, '_> {
                 }
             }
             Inst::Index(p, i) | Inst::Elem(p, i) => {
-                let pointee = self.func.ty(*p).pointee().cloned().unwrap_or(Type::Void);
+                let pointee = self
+                    .kernel
+                    .func()
+                    .ty(*p)
+                    .pointee()
+                    .cloned()
+                    .unwrap_or(Type::Void);
                 let size = match (&data.inst, &pointee) {
-                    (Inst::Index(..), t) => Some(self.module.size_of(t)),
-                    (_, Type::Array(e, _)) => Some(self.module.size_of(e)),
+                    (Inst::Index(..), t) => Some(self.kernel.module().size_of(t)),
+                    (_, Type::Array(e, _)) => Some(self.kernel.module().size_of(e)),
                     (_, Type::Vector(sc, _)) => Some(sc.size()),
                     _ => None,
                 };
@@ -325,9 +342,9 @@ impl FunctionCx<'_, '_> {
                 }
                 Some(self.scalar_clamp(*name, s, &xs))
             }
-            Inst::ReadVar(var) if !pure && !self.uni.var_is_uniform(*var) => {
+            Inst::ReadVar(var) if !pure && !self.kernel.uni().var_is_uniform(*var) => {
                 let mut writes = Vec::new();
-                writes_of(&self.func.body, *var, &mut writes);
+                writes_of(&self.kernel.func().body, *var, &mut writes);
                 match writes.as_slice() {
                     [w] => self.recompute(*w, j, d, true)?,
                     _ => None,
@@ -385,7 +402,7 @@ impl FunctionCx<'_, '_> {
         if let Lanes::Varying(pieces) = &l {
             if let Some(x) = pieces
                 .first()
-                .and_then(|p| self.built.get(p))
+                .and_then(|p| self.vals.built_from(*p))
                 .and_then(|lanes| lanes.get(j as usize))
             {
                 return Ok(Some(*x));
@@ -417,12 +434,12 @@ impl FunctionCx<'_, '_> {
         let bits = |ty: &Type| elem_of(ty).map(|s| s.bits());
         let mut v = i;
         loop {
-            let data = self.func.inst(v);
+            let data = self.kernel.func().inst(v);
             match &data.inst {
                 Inst::Convert { value, .. }
                     if bits(&data.ty) == Some(64)
-                        && (bits(self.func.ty(*value)) == Some(64)
-                            || elem_of(self.func.ty(*value)) == Some(Scalar::I32)) =>
+                        && (bits(self.kernel.func().ty(*value)) == Some(64)
+                            || elem_of(self.kernel.func().ty(*value)) == Some(Scalar::I32)) =>
                 {
                     v = *value;
                 }
@@ -431,7 +448,7 @@ impl FunctionCx<'_, '_> {
                         Some(s) => s.bits() == 64 || s == Scalar::I32,
                         None => false,
                     };
-                    let uniform = |x: ValueId| self.uni.shape(x) == Shape::Uniform;
+                    let uniform = |x: ValueId| self.kernel.uni().shape(x) == Shape::Uniform;
                     return match (uniform(*a), uniform(*b)) {
                         (false, true) if ok => Some((*a, *b)),
                         (true, false) if ok => Some((*b, *a)),
@@ -451,7 +468,7 @@ impl FunctionCx<'_, '_> {
 
     /// `v`'s lowered value, if it has one in the current region.
     pub fn lowered(&self, v: ValueId) -> Option<super::lanes::Val> {
-        self.values.get(v.index()).cloned().flatten()
+        self.vals.get(v).cloned()
     }
 
     /// How many independent wrap-around points the lanes of linear `v` may
@@ -480,10 +497,10 @@ impl FunctionCx<'_, '_> {
         if depth > MAX_DEPTH {
             return None;
         }
-        if self.uni.shape(v) == Shape::Uniform {
+        if self.kernel.uni().shape(v) == Shape::Uniform {
             return Some(Wraps::NONE);
         }
-        let data = self.func.inst(v);
+        let data = self.kernel.func().inst(v);
         let bits = |ty: &Type| elem_of(ty).map(|s| s.bits());
         let width = bits(&data.ty)?;
         let d = depth + 1;
@@ -499,7 +516,7 @@ impl FunctionCx<'_, '_> {
                 if self.reads_local_id(*value) && width >= 32 {
                     return Some(inner);
                 }
-                if width < bits(self.func.ty(*value))? {
+                if width < bits(self.kernel.func().ty(*value))? {
                     Some(inner.wrapped_at(width))
                 } else {
                     Some(inner)
@@ -536,10 +553,10 @@ impl FunctionCx<'_, '_> {
             // input may hold no clamp but a direct one. Counted as a point
             // that any later narrow wrap adds to (`narrowest` 0).
             Inst::Builtin(name, args) if is_int32_clamp(*name, &data.ty) => {
-                let lin = clamped_arg(self.func, self.uni, *name, args)?;
+                let lin = clamped_arg(self.kernel.func(), self.kernel.uni(), *name, args)?;
                 let inner = self.wraps_in(lin, seen, d)?;
-                let direct = matches!(&self.func.inst(lin).inst,
-                    Inst::Builtin(n, _) if is_int32_clamp(*n, self.func.ty(lin)));
+                let direct = matches!(&self.kernel.func().inst(lin).inst,
+                    Inst::Builtin(n, _) if is_int32_clamp(*n, self.kernel.func().ty(lin)));
                 let one_map =
                     inner.points == 0 || (inner.points == 1 && (inner.narrowest > 0 || direct));
                 one_map.then_some(Wraps {
@@ -553,7 +570,7 @@ impl FunctionCx<'_, '_> {
                 }
                 seen.push(*var);
                 let mut writes = Vec::new();
-                writes_of(&self.func.body, *var, &mut writes);
+                writes_of(&self.kernel.func().body, *var, &mut writes);
                 let mut most = Wraps::NONE;
                 for w in writes {
                     let x = self.wraps_in(w, seen, d)?;
@@ -581,10 +598,10 @@ impl FunctionCx<'_, '_> {
             if visited > 64 || depth > MAX_DEPTH {
                 return false;
             }
-            if matches!(self.uni.shape(x), Shape::Linear(_)) {
+            if matches!(self.kernel.uni().shape(x), Shape::Linear(_)) {
                 return true;
             }
-            let data = self.func.inst(x);
+            let data = self.kernel.func().inst(x);
             let next: Vec<ValueId> = match &data.inst {
                 Inst::Convert { value, .. } => vec![*value],
                 Inst::Binary(_, a, b) | Inst::Index(a, b) | Inst::Elem(a, b) => vec![*a, *b],
@@ -595,7 +612,7 @@ impl FunctionCx<'_, '_> {
                 Inst::Builtin(_, args) => args.clone(),
                 Inst::ReadVar(var) => {
                     let mut writes = Vec::new();
-                    writes_of(&self.func.body, *var, &mut writes);
+                    writes_of(&self.kernel.func().body, *var, &mut writes);
                     writes
                 }
                 _ => Vec::new(),
@@ -647,12 +664,12 @@ impl FunctionCx<'_, '_> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let data = self.func.inst(v);
+        let data = self.kernel.func().inst(v);
         let s = int_elem(&data.ty)?;
         if data.ty.lanes() != 1 {
             return None;
         }
-        match self.uni.shape(v) {
+        match self.kernel.uni().shape(v) {
             Shape::Uniform => return Some(Steps::ZeroOrOne),
             // Consecutive except at wrap points (falls) and where a clamp in
             // a form `wraps_in` accepts holds it still; a chain it cannot
@@ -668,14 +685,14 @@ impl FunctionCx<'_, '_> {
             Shape::Varying => {}
         }
         let d = depth + 1;
-        let uniform = |x: ValueId| self.uni.shape(x) == Shape::Uniform;
+        let uniform = |x: ValueId| self.kernel.uni().shape(x) == Shape::Uniform;
         match &data.inst {
             Inst::Convert {
                 value,
                 saturate: false,
                 ..
             } => {
-                let from = int_elem(self.func.ty(*value))?;
+                let from = int_elem(self.kernel.func().ty(*value))?;
                 let inner = self.steps_in(*value, d)?;
                 // The value is kept when the target holds every value of
                 // the source, or when a signed source is known not negative.
@@ -738,14 +755,14 @@ impl FunctionCx<'_, '_> {
         if depth > MAX_DEPTH {
             return false;
         }
-        let Some(s) = int_elem(self.func.ty(v)) else {
+        let Some(s) = int_elem(self.kernel.func().ty(v)) else {
             return false;
         };
         if s.bits() <= 32 {
             return true;
         }
         let d = depth + 1;
-        match &self.func.inst(v).inst {
+        match &self.kernel.func().inst(v).inst {
             Inst::Convert { value, .. } => self.small_in(*value, d),
             Inst::Binary(BinaryOp::Rem, a, _) if !s.is_signed() => self.small_in(*a, d),
             _ => false,
@@ -760,19 +777,20 @@ impl FunctionCx<'_, '_> {
             return false;
         }
         let d = depth + 1;
-        match &self.func.inst(v).inst {
+        match &self.kernel.func().inst(v).inst {
             Inst::WorkItem(..) => true,
-            Inst::Const(bits) => int_elem(self.func.ty(v))
+            Inst::Const(bits) => int_elem(self.kernel.func().ty(v))
                 .is_some_and(|s| !s.is_signed() || (*bits >> (s.bits() - 1)) & 1 == 0),
             Inst::Convert { value, .. } => {
                 self.reads_local_id(*value)
-                    || (int_elem(self.func.ty(*value)).is_some_and(|f| {
+                    || (int_elem(self.kernel.func().ty(*value)).is_some_and(|f| {
                         f.is_signed()
-                            && int_elem(self.func.ty(v)).is_some_and(|t| t.bits() >= f.bits())
+                            && int_elem(self.kernel.func().ty(v))
+                                .is_some_and(|t| t.bits() >= f.bits())
                     }) && self.not_negative(*value, d))
             }
             Inst::Binary(BinaryOp::Add, a, b) => {
-                int_elem(self.func.ty(v)) == Some(Scalar::I32)
+                int_elem(self.kernel.func().ty(v)) == Some(Scalar::I32)
                     && self.not_negative(*a, d)
                     && self.not_negative(*b, d)
             }
@@ -786,17 +804,18 @@ impl FunctionCx<'_, '_> {
     /// most 1024), so the lanes of a chunk hold it without passing the top
     /// of any integer order.
     pub fn is_local_id(&self, v: ValueId) -> bool {
-        match &self.func.inst(v).inst {
+        match &self.kernel.func().inst(v).inst {
             Inst::Convert { value, .. } => {
                 self.reads_local_id(*value)
-                    && int_elem(self.func.ty(v)).is_some_and(|s| s.bits() >= 32)
+                    && int_elem(self.kernel.func().ty(v)).is_some_and(|s| s.bits() >= 32)
             }
             Inst::ReadVar(var) => {
                 let mut writes = Vec::new();
-                writes_of(&self.func.body, *var, &mut writes);
+                writes_of(&self.kernel.func().body, *var, &mut writes);
                 !writes.is_empty()
                     && writes.iter().all(|&w| {
-                        !matches!(self.func.inst(w).inst, Inst::ReadVar(_)) && self.is_local_id(w)
+                        !matches!(self.kernel.func().inst(w).inst, Inst::ReadVar(_))
+                            && self.is_local_id(w)
                     })
             }
             _ => self.reads_local_id(v),
@@ -805,7 +824,7 @@ impl FunctionCx<'_, '_> {
 
     fn reads_local_id(&self, v: ValueId) -> bool {
         matches!(
-            self.func.inst(v).inst,
+            self.kernel.func().inst(v).inst,
             Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
         )
     }

@@ -83,8 +83,8 @@ impl FunctionCx<'_, '_> {
 impl FunctionCx<'_, '_> {
     pub fn lower_slot_addr(&mut self, s: SlotId) -> LResult<Val> {
         let (off, stride) = (
-            self.private.offsets[s.index()],
-            self.private.strides[s.index()],
+            self.kernel.private().offsets[s.index()],
+            self.kernel.private().strides[s.index()],
         );
         let base = self
             .private_base
@@ -93,7 +93,7 @@ impl FunctionCx<'_, '_> {
         let bs = self.b.ins().splat(types::I64X2, b);
         // Lane j's copy is `j * stride` bytes further: constant offsets (an
         // `i64x2` multiply is a long sequence on x86-64 without AVX-512).
-        let pieces = (0..self.w as usize / 2)
+        let pieces = (0..self.kernel.w() as usize / 2)
             .map(|i| self.lane_offsets(bs, i, stride))
             .collect();
         Ok(vec![Lanes::Varying(pieces)])
@@ -116,7 +116,8 @@ impl FunctionCx<'_, '_> {
 
     pub fn lower_global_addr(&mut self, g: GlobalId) -> LResult<Val> {
         let place = self
-            .places
+            .kernel
+            .places()
             .get(g.index())
             .cloned()
             .flatten()
@@ -129,7 +130,7 @@ impl FunctionCx<'_, '_> {
             GlobalPlace::Data(off) => self
                 .b
                 .ins()
-                .iconst(types::I64, (self.data_base + off as u64) as i64),
+                .iconst(types::I64, (self.kernel.data_base() + off as u64) as i64),
         };
         Ok(vec![Lanes::Uniform(v)])
     }
@@ -139,8 +140,14 @@ impl FunctionCx<'_, '_> {
         let size = match size {
             Some(s) => s,
             None => {
-                let pointee = self.func.ty(p).pointee().cloned().unwrap_or(Type::Void);
-                self.module.size_of(&pointee)
+                let pointee = self
+                    .kernel
+                    .func()
+                    .ty(p)
+                    .pointee()
+                    .cloned()
+                    .unwrap_or(Type::Void);
+                self.kernel.module().size_of(&pointee)
             }
         };
         let is = self.elem(i)?;
@@ -183,9 +190,10 @@ impl FunctionCx<'_, '_> {
     }
 
     pub fn lower_field(&mut self, p: ValueId, n: u32) -> LResult<Val> {
-        let off = match self.func.ty(p).pointee() {
+        let off = match self.kernel.func().ty(p).pointee() {
             Some(Type::Struct(id)) => self
-                .module
+                .kernel
+                .module()
                 .structs
                 .get(id.0 as usize)
                 .and_then(|s| s.fields.get(n as usize))
@@ -204,7 +212,9 @@ impl FunctionCx<'_, '_> {
     }
 
     fn dummy(&self) -> LResult<Value> {
-        self.dummy.ok_or_else(|| self.internal("no scratch slot"))
+        self.cache
+            .dummy()
+            .ok_or_else(|| self.internal("no scratch slot"))
     }
 
     /// Lane `j`'s address, or the scratch slot when the lane is inactive.
@@ -235,7 +245,7 @@ impl FunctionCx<'_, '_> {
             None => self.lane(Scalar::U64, addr, j),
         };
         // In a full chunk outside divergent code every lane is running.
-        if self.chunk_full && self.divergence == 0 && self.alive.is_none() {
+        if self.chunk_full && self.mask.is_entry_mask() {
             return Ok(a);
         }
         let on = self.lane_active(mask, j);
@@ -279,14 +289,14 @@ impl FunctionCx<'_, '_> {
     ) -> LResult<Option<(Value, Value, LaneAddrs, Option<Value>)>> {
         let whole = comps != 1 && super::interleaved::interleavable(s, comps);
         // 8- and 16-bit elements: `super::narrow`.
-        let narrow_ok = !is_narrow(s) || super::narrow::narrow_chunk_fits(s, self.w);
+        let narrow_ok = !is_narrow(s) || super::narrow::narrow_chunk_fits(s, self.kernel.w());
         if !whole && (comps != 1 || !narrow_ok || s == Scalar::Bool) {
             return Ok(None);
         }
         // The element of a vector type is the whole vector (see
         // `super::interleaved`).
         let size = super::interleaved::element_bytes(s, comps);
-        let linear = match self.uni.shape(ptr) {
+        let linear = match self.kernel.uni().shape(ptr) {
             Shape::Linear(k) if k == i64::from(size) => true,
             Shape::Varying if self.derives_from_linear(ptr) => false,
             _ => return Ok(None),
@@ -302,9 +312,9 @@ impl FunctionCx<'_, '_> {
             // lane is W - 1 elements above the first.
             w if w == Some(1) || self.steps_by_at_most_one(ptr, size) => {
                 let first = self.lane_scalar(ptr, 0)?;
-                let last = self.lane_scalar(ptr, self.w - 1)?;
+                let last = self.lane_scalar(ptr, self.kernel.w() - 1)?;
                 let span = self.b.ins().isub(last, first);
-                let want = i64::from(size) * (i64::from(self.w) - 1);
+                let want = i64::from(size) * (i64::from(self.kernel.w()) - 1);
                 let ok = self.b.ins().icmp_imm_s(IntCC::Equal, span, want);
                 (Some(ok), first)
             }
@@ -325,7 +335,7 @@ impl FunctionCx<'_, '_> {
             // memory is there: in the arena or its padding. Checked code
             // then tests only the running lanes' span
             // (`FunctionCx::and_load_fits`).
-            self.in_local_arena(first, size * self.w, crate::abi::LOCAL_PAD as u32)
+            self.in_local_arena(first, size * self.kernel.w(), crate::abi::LOCAL_PAD as u32)
         } else {
             self.mask_is_full()
         };
@@ -347,8 +357,10 @@ impl FunctionCx<'_, '_> {
     /// may be partial: its vector path may read lanes that are not
     /// running anywhere in the padded arena.
     pub(super) fn masked_local_load(&self, ptr: ValueId) -> bool {
-        matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _))
-            && (self.divergence > 0 || self.alive.is_some())
+        matches!(
+            self.kernel.func().ty(ptr),
+            Type::Pointer(AddressSpace::Local, _)
+        ) && !self.mask.is_entry_mask()
     }
 
     /// Whether `[first, first + bytes)` lies in the group's `__local`
@@ -387,18 +399,24 @@ impl FunctionCx<'_, '_> {
     /// by an integer that rises by at most one from lane to lane and stays
     /// small enough that a span of W lanes is exact (`index_is_small`).
     fn steps_by_at_most_one(&self, ptr: ValueId, size: u32) -> bool {
-        let (p, i, elem) = match self.func.inst(ptr).inst {
+        let (p, i, elem) = match self.kernel.func().inst(ptr).inst {
             vecl_ir::Inst::Index(p, i) => {
-                let pointee = self.func.ty(p).pointee().cloned().unwrap_or(Type::Void);
-                (p, i, self.module.size_of(&pointee))
+                let pointee = self
+                    .kernel
+                    .func()
+                    .ty(p)
+                    .pointee()
+                    .cloned()
+                    .unwrap_or(Type::Void);
+                (p, i, self.kernel.module().size_of(&pointee))
             }
-            vecl_ir::Inst::Elem(p, i) => match self.func.ty(p).pointee() {
-                Some(Type::Array(e, _)) => (p, i, self.module.size_of(e)),
+            vecl_ir::Inst::Elem(p, i) => match self.kernel.func().ty(p).pointee() {
+                Some(Type::Array(e, _)) => (p, i, self.kernel.module().size_of(e)),
                 _ => return false,
             },
             _ => return false,
         };
-        self.uni.shape(p) == Shape::Uniform
+        self.kernel.uni().shape(p) == Shape::Uniform
             && elem == size
             && self.index_is_small(i)
             && self.index_steps(i).is_some()
@@ -420,11 +438,14 @@ impl FunctionCx<'_, '_> {
         first: Value,
         spaced: Option<Value>,
     ) -> Option<Value> {
-        let local = matches!(self.func.ty(ptr), Type::Pointer(AddressSpace::Local, _));
-        if !local || (self.divergence == 0 && self.alive.is_none()) {
+        let local = matches!(
+            self.kernel.func().ty(ptr),
+            Type::Pointer(AddressSpace::Local, _)
+        );
+        if !local || self.mask.is_entry_mask() {
             return None;
         }
-        let inside = self.in_local_arena(first, s.size() * self.w, 0);
+        let inside = self.in_local_arena(first, s.size() * self.kernel.w(), 0);
         Some(match spaced {
             Some(x) => self.b.ins().band(x, inside),
             None => inside,
@@ -436,7 +457,7 @@ impl FunctionCx<'_, '_> {
     /// are the chunk's, so a scalar test of the chunk's length does and
     /// the mask vectors are not needed.
     pub(super) fn mask_is_full(&mut self) -> Value {
-        if self.divergence == 0 && self.alive.is_none() {
+        if self.mask.is_entry_mask() {
             if self.chunk_full {
                 return self.b.ins().iconst(types::I8, 1);
             }
@@ -445,7 +466,7 @@ impl FunctionCx<'_, '_> {
             return self.b.ins().icmp_imm_s(
                 IntCC::UnsignedGreaterThanOrEqual,
                 left,
-                i64::from(self.w),
+                i64::from(self.kernel.w()),
             );
         }
         let m = self.cur_mask();
@@ -463,12 +484,12 @@ impl FunctionCx<'_, '_> {
         ptr: ValueId,
         size: u32,
     ) -> LResult<Option<(Value, Value)>> {
-        let vecl_ir::Inst::Index(p, i) = self.func.inst(ptr).inst else {
+        let vecl_ir::Inst::Index(p, i) = self.kernel.func().inst(ptr).inst else {
             return Ok(None);
         };
         // The front end widens `int` indices to 64 bits first: look through
         // the (exact) widening to the 32-bit lanes.
-        let i = match self.func.inst(i).inst {
+        let i = match self.kernel.func().inst(i).inst {
             vecl_ir::Inst::Convert { value, .. }
                 if matches!(self.elem(i)?, Scalar::I64 | Scalar::U64) =>
             {
@@ -477,7 +498,13 @@ impl FunctionCx<'_, '_> {
             _ => i,
         };
         let is = self.elem(i)?;
-        let pointee = self.func.ty(p).pointee().cloned().unwrap_or(Type::Void);
+        let pointee = self
+            .kernel
+            .func()
+            .ty(p)
+            .pointee()
+            .cloned()
+            .unwrap_or(Type::Void);
         let (Some(pv), Some(iv)) = (self.lowered(p), self.lowered(i)) else {
             return Ok(None);
         };
@@ -486,12 +513,14 @@ impl FunctionCx<'_, '_> {
         else {
             return Ok(None);
         };
-        if !matches!(is, Scalar::I32 | Scalar::U32) || self.module.size_of(&pointee) != size {
+        if !matches!(is, Scalar::I32 | Scalar::U32)
+            || self.kernel.module().size_of(&pointee) != size
+        {
             return Ok(None);
         }
         let i0 = self.b.ins().extractlane(pieces[0], 0);
         let start = self.b.ins().splat(types::I32X4, i0);
-        let iota = self.iota32.clone();
+        let iota = self.cache.iota32().to_vec();
         let mut all: Option<Value> = None;
         for (piece, k) in pieces.iter().zip(&iota) {
             let want = self.b.ins().iadd(start, *k);
@@ -506,7 +535,7 @@ impl FunctionCx<'_, '_> {
         };
         let same = self.b.ins().vall_true(all);
         // Lane W-1's index, i0 + W-1, must not wrap around.
-        let last_ok = i64::from(self.w) - 1;
+        let last_ok = i64::from(self.kernel.w()) - 1;
         let (cc, max) = if is == Scalar::I32 {
             (IntCC::SignedLessThanOrEqual, i64::from(i32::MAX) - last_ok)
         } else {
@@ -585,7 +614,7 @@ impl FunctionCx<'_, '_> {
                     let n = self.piece_count(s);
                     let (slow, join) = self.fast_path(ok, n, carrier(s));
                     let loaded = if is_narrow(s) {
-                        let bytes = (s.size() * self.w) as usize;
+                        let bytes = (s.size() * self.kernel.w()) as usize;
                         self.prefetch_ahead(ptr, first, bytes.div_ceil(16));
                         self.load_narrow_chunk(s, first)
                     } else {
@@ -627,8 +656,8 @@ impl FunctionCx<'_, '_> {
         offset: i32,
     ) -> LResult<Vec<Value>> {
         let m = self.cur_mask();
-        let mut vals = Vec::with_capacity(self.w as usize);
-        for j in 0..self.w as usize {
+        let mut vals = Vec::with_capacity(self.kernel.w() as usize);
+        for j in 0..self.kernel.w() as usize {
             let a = self.lane_addr_of(ptr, addr, &m, j)?;
             vals.push(self.load_lane(s, a, offset));
         }
@@ -637,7 +666,7 @@ impl FunctionCx<'_, '_> {
 
     /// One lane's element. An 8- or 16-bit integer is loaded extended to
     /// 64 bits (`movzx`/`movsx`, one instruction) and narrowed, and the
-    /// wide value is remembered ([`FunctionCx::widened`]): a widening of
+    /// wide value is remembered ([`super::ValueMaps::widened`]): a widening of
     /// the lane (`(size_t)data[i]`) then costs nothing, where a load of
     /// the narrow type and an extension of it were two instructions
     /// (`benches/histogram.cl`'s byte per lane and trip).
@@ -651,12 +680,12 @@ impl FunctionCx<'_, '_> {
             _ => return ins.load(natural(s), mem(), a, offset),
         };
         let v = self.b.ins().ireduce(natural(s), wide);
-        self.widened.insert(v, (wide, s));
+        self.vals.record_widened(v, wide, s);
         v
     }
 
     pub fn lower_store(&mut self, ptr: ValueId, value: ValueId) -> LResult<()> {
-        let ty = self.func.ty(value).clone();
+        let ty = self.kernel.func().ty(value).clone();
         let s = elem_of(&ty).ok_or_else(|| self.unsupported(format!("store of {ty:?}")))?;
         let comps = ty.lanes();
         let addr = self.scalar(ptr)?;
@@ -743,7 +772,7 @@ impl FunctionCx<'_, '_> {
     /// scratch slot).
     fn scatter(&mut self, addr: &Lanes, s: Scalar, val: &Lanes, offset: i32) -> LResult<()> {
         let m = self.cur_mask();
-        for j in 0..self.w as usize {
+        for j in 0..self.kernel.w() as usize {
             let a = self.lane_addr(addr, &m, j)?;
             let v = self.lane(s, val, j);
             self.b.ins().store(mem(), v, a, offset);
@@ -769,7 +798,7 @@ impl FunctionCx<'_, '_> {
         self.stats.copies += 1;
         let join = self.whole_chunk_copy(dst, src, &d, &s, size);
         let m = self.cur_mask();
-        for j in 0..self.w as usize {
+        for j in 0..self.kernel.w() as usize {
             let dv = self.lane(Scalar::U64, &d, j);
             let sv = self.lane(Scalar::U64, &s, j);
             let on = self.lane_active(&m, j);
@@ -801,9 +830,9 @@ impl FunctionCx<'_, '_> {
         let (Lanes::Varying(dp), Lanes::Varying(sp)) = (d, s) else {
             return None;
         };
-        let expected = |p: ValueId| self.uni.shape(p) == Shape::Linear(i64::from(size));
-        let bytes = size * self.w;
-        if self.checks.is_some()
+        let expected = |p: ValueId| self.kernel.uni().shape(p) == Shape::Linear(i64::from(size));
+        let bytes = size * self.kernel.w();
+        if self.kernel.checks().is_some()
             || !size.is_multiple_of(4)
             || !bytes.is_multiple_of(16)
             || bytes > 1024
@@ -840,7 +869,13 @@ impl FunctionCx<'_, '_> {
         ty: &Type,
     ) -> LResult<Val> {
         self.stats.atomics += 1;
-        let pty = self.func.ty(ptr).pointee().cloned().unwrap_or(Type::Void);
+        let pty = self
+            .kernel
+            .func()
+            .ty(ptr)
+            .pointee()
+            .cloned()
+            .unwrap_or(Type::Void);
         let s = elem_of(&pty).ok_or_else(|| self.unsupported(format!("atomic on {pty:?}")))?;
         if s.is_float()
             && !matches!(
@@ -864,7 +899,7 @@ impl FunctionCx<'_, '_> {
         // A work-group runs on one thread from start to end and its
         // `__local` arena is that thread's own, so atomics there need no
         // locked instruction: plain read-modify-writes in lane order.
-        let local = self.func.ty(ptr).address_space() == Some(AddressSpace::Local);
+        let local = self.kernel.func().ty(ptr).address_space() == Some(AddressSpace::Local);
         self.check_access(Some(ptr), &addr, s.size(), AccessKind::Atomic)?;
         let grouped = if local {
             None
@@ -873,8 +908,8 @@ impl FunctionCx<'_, '_> {
         };
         let m = self.cur_mask();
         let flags = MemFlagsData::new();
-        let mut olds = Vec::with_capacity(self.w as usize);
-        for j in 0..self.w as usize {
+        let mut olds = Vec::with_capacity(self.kernel.w() as usize);
+        for j in 0..self.kernel.w() as usize {
             let a = self.lane_addr_of(Some(ptr), &addr, &m, j)?;
             let mut lane_args = Vec::with_capacity(argv.len());
             for l in &argv {
@@ -1007,8 +1042,8 @@ impl FunctionCx<'_, '_> {
         };
         if !combinable
             || !matches!(s, Scalar::I32 | Scalar::U32)
-            || self.w < 4
-            || !self.w.is_multiple_of(4)
+            || self.kernel.w() < 4
+            || !self.kernel.w().is_multiple_of(4)
             // Cranelift lowers 128-bit atomics only with `cmpxchg16b`.
             || !crate::isa_has(self.jit.isa(), "has_cmpxchg16b")
         {

@@ -2,9 +2,13 @@
 //! work-items.
 //!
 //! [`FunctionCx`] threads everything through the lowering: the Cranelift
-//! builder, the IR values already lowered, the register variables, and the
-//! active-mask state (`cur`: lanes executing now; `alive`: lanes that have
-//! not returned; per loop, the lanes waiting at its `continuing` block).
+//! builder and a context for each part of the state, each in its own file
+//! with private fields and a small set of calls: the kernel and the
+//! compilation's options ([`kernel_env`]), the active-mask state
+//! ([`mask`]: lanes executing now, lanes that have not returned, what
+//! `break` and `continue` refer to), the IR values and register variables
+//! as lowered ([`values`]), and the entry block's values and imported
+//! functions ([`function_cache`]).
 //! Statements follow the IR's structure (see [`control`]); the entry point
 //! with its group and chunk loops and barrier regions is in [`chunks`].
 
@@ -15,12 +19,15 @@ pub(crate) mod chunks;
 pub(crate) mod control;
 pub(crate) mod fold;
 pub(crate) mod fresh_writes;
+pub(crate) mod function_cache;
 pub(crate) mod group_level;
 pub(crate) mod half;
 pub(crate) mod interleaved;
+pub(crate) mod kernel_env;
 pub(crate) mod lane_loop;
 pub(crate) mod lanes;
 pub(crate) mod linear;
+pub(crate) mod mask;
 pub(crate) mod memory;
 pub(crate) mod narrow;
 pub(crate) mod ops;
@@ -28,9 +35,9 @@ pub(crate) mod prefetch;
 pub(crate) mod races;
 pub(crate) mod stream;
 pub(crate) mod sub_group;
+pub(crate) mod values;
 pub(crate) mod workitem;
 
-use crate::layout::{GlobalPlace, PrivateLayout};
 use crate::JitError;
 use cranelift_codegen::ir::{
     types, AbiParam, Block, FuncRef, InstBuilder, InstructionData, MemFlagsData, Opcode, Signature,
@@ -39,10 +46,12 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
+pub(crate) use function_cache::FunctionCache;
+pub(crate) use kernel_env::KernelEnv;
 use lanes::{Lanes, Val};
-use std::collections::HashMap;
-use vecl_ir::analysis::uniformity::Uniformity;
-use vecl_ir::{Function, Module, ValueId};
+pub(crate) use mask::{MaskCx, Target};
+pub(crate) use values::ValueMaps;
+use vecl_ir::ValueId;
 
 /// Flags of a load from memory that no one writes while the kernel runs
 /// (the argument block, the `Launch`): aligned, never trapping, read-only
@@ -108,18 +117,6 @@ pub(crate) enum VarSlot {
     Varying(Vec<Variable>),
 }
 
-/// What `break`/`continue` refer to.
-#[derive(Clone, Debug)]
-pub(crate) enum Target {
-    Loop {
-        divergent: bool,
-        continuing: Block,
-        exit: Block,
-        cont: Vec<Variable>,
-    },
-    Switch,
-}
-
 /// Launch- and chunk-level values.
 #[derive(Clone, Debug)]
 pub(crate) struct Env {
@@ -138,80 +135,34 @@ pub(crate) struct Env {
     pub z: Value,
 }
 
+/// The state threaded through one kernel's lowering, in contexts that
+/// each own one part of it: the kernel and its options ([`KernelEnv`],
+/// fixed for the compilation), the active masks ([`MaskCx`]), the IR
+/// values and variables as lowered ([`ValueMaps`]), the entry block's
+/// values and the imported functions ([`FunctionCache`]), and `__local`
+/// race checking ([`races::RaceCx`]). The Cranelift builder and the chunk's
+/// launch values are used by every file and stay plain fields.
 pub(crate) struct FunctionCx<'a, 'b> {
     pub b: FunctionBuilder<'b>,
     pub jit: &'b mut JITModule,
-    pub module: &'a Module,
-    pub func: &'a Function,
-    pub uni: &'a Uniformity,
-    pub kernel: String,
-    pub w: u32,
-    pub values: Vec<Option<Val>>,
-    pub vars: Vec<Option<Vec<VarSlot>>>,
-    pub cur: Vec<Variable>,
-    pub alive: Option<Vec<Variable>>,
-    pub targets: Vec<Target>,
-    /// Enclosing varying ifs, divergent loops and switches.
-    pub divergence: u32,
-    /// Lowering the masked path of a split `if` (`control::lower_split_if`):
-    /// the `if`s inside it are not split again.
-    pub splitting_if: bool,
-    /// Enclosing loops and switches (a `return` there is masked).
-    pub exit_depth: u32,
-    pub force_masked_returns: bool,
+    /// The kernel, its layout and the compilation's options.
+    pub kernel: KernelEnv<'a>,
+    /// IR values and variables as lowered.
+    pub vals: ValueMaps,
+    /// The active-mask state.
+    pub mask: MaskCx,
     pub chunk_end: Block,
     pub env: Option<Env>,
     pub stats: Stats,
-    pub places: Vec<Option<GlobalPlace>>,
-    pub data_base: u64,
-    pub private: PrivateLayout,
     pub private_base: Option<Value>,
-    /// A scratch address inactive lanes read and write instead of theirs.
-    pub dummy: Option<Value>,
-    /// `0, 1, …, W-1` as `i32x4` and `i64x2` pieces.
-    pub iota32: Vec<Value>,
-    pub iota64: Vec<Value>,
-    pub externs: HashMap<String, FuncRef>,
-    /// Values a later barrier region reads: context offset of each.
-    pub saved_values: HashMap<ValueId, u32>,
-    /// How each saved value was stored (per component: uniform?).
-    pub saved_shapes: HashMap<ValueId, Vec<bool>>,
+    /// Entry-block values and imported functions.
+    pub cache: FunctionCache,
     pub chunk_context: Option<Value>,
     /// The code being lowered runs for full chunks only (every lane of
     /// the chunk is a work-item of the group).
     pub chunk_full: bool,
-    /// Which stores may bypass the caches (`stream`); `None` off x86-64,
-    /// whose store encodings are the only ones `stream::patch_stores` knows.
-    pub streaming: Option<stream::Streaming>,
-    /// The natural scalars each vector built lane by lane (`build`) came
-    /// from, by its first piece: lane `j` of such a vector is its `j`-th
-    /// scalar, no extraction needed.
-    pub built: HashMap<Value, Vec<Value>>,
-    /// 8- and 16-bit integers gathered lane by lane, by their natural
-    /// value: the same load extended to 64 bits by the signedness of its
-    /// element type, and that type (`memory::load_lane`). Widening
-    /// conversions and lane widening of a value of that type take it
-    /// instead of extending again.
-    pub widened: HashMap<Value, (Value, vecl_ir::Scalar)>,
-    /// Launches of at least this many work-items take the streaming path.
-    pub stream_min_items: u64,
-    /// The pointers whose loads prefetch ahead (`prefetch`); empty when
-    /// prefetching is off.
-    pub prefetch: HashMap<ValueId, prefetch::Ahead>,
-    pub has_fma: bool,
-    pub arg_slots: Vec<crate::abi::ArgSlot>,
-    /// Kernel arguments loaded once in the entry block, by index.
-    pub params: Vec<Option<Val>>,
-    /// Variable writes made without a blend even under divergence
-    /// (`fresh_writes`).
-    pub unblended: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
-    /// Checked mode: what the bounds tests need (`None`: unchecked).
-    pub checks: Option<bounds::Checks>,
     /// Checked mode's `__local` checks (`races`; `None`: not compiled in).
     pub races: Option<races::RaceCx>,
-    /// 0, or the launch's dimension that dimension 0 of this copy of the
-    /// kernel stands for (`crate::lane_axis`).
-    pub lanes_along: usize,
 }
 
 pub(crate) type LResult<T> = Result<T, JitError>;
@@ -219,14 +170,14 @@ pub(crate) type LResult<T> = Result<T, JitError>;
 impl<'a, 'b> FunctionCx<'a, 'b> {
     pub fn unsupported(&self, what: impl Into<String>) -> JitError {
         JitError::Unsupported {
-            kernel: self.kernel.clone(),
+            kernel: self.kernel.name().to_string(),
             what: what.into(),
         }
     }
 
     pub fn internal(&self, what: impl Into<String>) -> JitError {
         JitError::Codegen {
-            kernel: self.kernel.clone(),
+            kernel: self.kernel.name().to_string(),
             message: what.into(),
         }
     }
@@ -238,9 +189,9 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
     }
 
     pub fn value(&self, v: ValueId) -> LResult<Val> {
-        self.values
-            .get(v.index())
-            .and_then(|x| x.clone())
+        self.vals
+            .get(v)
+            .cloned()
             .ok_or_else(|| self.internal(format!("%{} used before its definition", v.0)))
     }
 
@@ -268,17 +219,18 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
     }
 
     pub fn cur_mask(&mut self) -> Vec<Value> {
-        let vars = self.cur.clone();
-        self.read_mask(&vars)
+        let b = &mut self.b;
+        self.mask.cur_vars().iter().map(|v| b.use_var(*v)).collect()
     }
 
     pub fn set_cur(&mut self, vals: &[Value]) {
-        let vars = self.cur.clone();
-        self.write_mask(&vars, vals);
+        for (v, x) in self.mask.cur_vars().iter().zip(vals) {
+            self.b.def_var(*v, *x);
+        }
     }
 
     pub fn new_mask_vars(&mut self) -> Vec<Variable> {
-        (0..self.w / 4)
+        (0..self.kernel.w() / 4)
             .map(|_| self.b.declare_var(types::I32X4))
             .collect()
     }
@@ -286,7 +238,7 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
     pub fn zero_mask(&mut self) -> Vec<Value> {
         let z = self.b.ins().iconst(types::I32, 0);
         let v = self.b.ins().splat(types::I32X4, z);
-        vec![v; (self.w / 4) as usize]
+        vec![v; (self.kernel.w() / 4) as usize]
     }
 
     /// Whether any lane of a mask is set (an `i8` 0/1).
@@ -381,8 +333,8 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
         params: &[types::Type],
         ret: Option<types::Type>,
     ) -> LResult<FuncRef> {
-        if let Some(f) = self.externs.get(name) {
-            return Ok(*f);
+        if let Some(f) = self.cache.imported(name) {
+            return Ok(f);
         }
         let mut sig = Signature::new(self.jit.isa().default_call_conv());
         sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
@@ -392,7 +344,7 @@ impl<'a, 'b> FunctionCx<'a, 'b> {
             .declare_function(name, Linkage::Import, &sig)
             .map_err(|e| self.internal(format!("declaring {name}: {e}")))?;
         let fref = self.jit.declare_func_in_func(id, self.b.func);
-        self.externs.insert(name.to_string(), fref);
+        self.cache.import(name.to_string(), fref);
         Ok(fref)
     }
 

@@ -49,7 +49,7 @@ impl FunctionCx<'_, '_> {
     /// The chunk's W elements of the narrow `s` at `first`, widened into
     /// `i32x4` pieces (sign-extended when `s` is signed).
     pub(super) fn load_narrow_chunk(&mut self, s: Scalar, first: Value) -> Vec<Value> {
-        let w = self.w as usize;
+        let w = self.kernel.w() as usize;
         let bytes = s.size() as usize * w;
         let signed = s.is_signed() && !s.is_float();
         let raw_ty = if s.size() == 1 {
@@ -148,7 +148,7 @@ impl FunctionCx<'_, '_> {
         pieces: &[Value],
         join: cranelift_codegen::ir::Block,
     ) {
-        let bytes = s.size() * self.w;
+        let bytes = s.size() * self.kernel.w();
         let packed = self.narrow_bytes(s, pieces);
         if bytes >= 16 {
             let packed: Vec<Value> = packed

@@ -65,7 +65,7 @@ fn directed_mode(r: Rounding) -> Option<i32> {
 
 impl FunctionCx<'_, '_> {
     pub fn elem(&self, v: ValueId) -> LResult<Scalar> {
-        let ty = self.func.ty(v);
+        let ty = self.kernel.func().ty(v);
         elem_of(ty).ok_or_else(|| self.internal(format!("%{} of type {ty:?} is not a value", v.0)))
     }
 
@@ -73,11 +73,12 @@ impl FunctionCx<'_, '_> {
     /// (see [`Self::preload_params`]); until then (and for a parameter the
     /// preload did not see) the load is emitted where it is asked for.
     pub fn lower_param(&mut self, n: u32, ty: &Type) -> LResult<Val> {
-        if let Some(Some(v)) = self.params.get(n as usize) {
+        if let Some(v) = self.vals.param(n as usize) {
             return Ok(v.clone());
         }
         let slot = *self
-            .arg_slots
+            .kernel
+            .arg_slots()
             .get(n as usize)
             .ok_or_else(|| self.internal("parameter out of range"))?;
         let args = self.env().args;
@@ -121,19 +122,19 @@ impl FunctionCx<'_, '_> {
     /// `can_move`: Cranelift places movable loads at their uses and does not
     /// hoist them out of the chunk loops, so only a fixed load stays put.
     pub fn preload_params(&mut self) -> LResult<()> {
-        let mut types: Vec<Option<Type>> = vec![None; self.arg_slots.len()];
-        for d in &self.func.insts {
+        let mut types: Vec<Option<Type>> = vec![None; self.kernel.arg_slots().len()];
+        for d in &self.kernel.func().insts {
             if let vecl_ir::Inst::Param(n) = d.inst {
                 if let Some(t) = types.get_mut(n as usize) {
                     t.get_or_insert_with(|| d.ty.clone());
                 }
             }
         }
-        self.params = vec![None; types.len()];
+        self.vals.reset_params(types.len());
         for (n, ty) in types.iter().enumerate() {
             if let Some(ty) = ty {
                 let v = self.lower_param(n as u32, ty)?;
-                self.params[n] = Some(v);
+                self.vals.set_param(n, v);
             }
         }
         Ok(())
@@ -299,10 +300,12 @@ impl FunctionCx<'_, '_> {
         a: ValueId,
         b: ValueId,
     ) -> LResult<Option<Lanes>> {
-        if !s.is_int() || s.bits() < 32 || self.func.ty(a).lanes() != 1 {
+        if !s.is_int() || s.bits() < 32 || self.kernel.func().ty(a).lanes() != 1 {
             return Ok(None);
         }
-        if self.uni.shape(a) != Shape::Linear(1) || self.uni.shape(b) != Shape::Uniform {
+        if self.kernel.uni().shape(a) != Shape::Linear(1)
+            || self.kernel.uni().shape(b) != Shape::Uniform
+        {
             return Ok(None);
         }
         if !self.one_map_at(a, s.bits()) {
@@ -325,7 +328,7 @@ impl FunctionCx<'_, '_> {
         } else {
             types::I32X4
         };
-        let pieces = (self.w / piece_ty.lane_count()) as usize;
+        let pieces = (self.kernel.w() / piece_ty.lane_count()) as usize;
         for _ in 0..pieces {
             self.b.append_block_param(join, piece_ty);
         }
@@ -347,7 +350,7 @@ impl FunctionCx<'_, '_> {
         self.b.seal_block(check);
         // The run-time conditions of the fast form.
         let x0 = self.lane_scalar(a, 0)?;
-        let xl = self.lane_scalar(a, self.w - 1)?;
+        let xl = self.lane_scalar(a, self.kernel.w() - 1)?;
         let le = if signed {
             IntCC::SignedLessThanOrEqual
         } else {
@@ -359,10 +362,11 @@ impl FunctionCx<'_, '_> {
         } else {
             i64::from(i32::MAX / 2)
         };
-        let big = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, d, i64::from(self.w));
+        let big = self.b.ins().icmp_imm_s(
+            IntCC::UnsignedGreaterThanOrEqual,
+            d,
+            i64::from(self.kernel.w()),
+        );
         let small = self
             .b
             .ins()
@@ -394,9 +398,9 @@ impl FunctionCx<'_, '_> {
         let r0v = self.b.ins().splat(piece_ty, r0);
         let dv = self.b.ins().splat(piece_ty, d);
         let iota = if ty == types::I64 {
-            self.iota64.clone()
+            self.cache.iota64().to_vec()
         } else {
-            self.iota32.clone()
+            self.cache.iota32().to_vec()
         };
         let out: Vec<BlockArg> = iota
             .iter()
@@ -642,10 +646,10 @@ impl FunctionCx<'_, '_> {
         b: ValueId,
     ) -> LResult<Option<(ValueId, Value, CmpOp)>> {
         let s = self.elem(a)?;
-        if !s.is_int() || self.func.ty(a).lanes() != 1 {
+        if !s.is_int() || self.kernel.func().ty(a).lanes() != 1 {
             return Ok(None);
         }
-        let (lin, uniform, op) = match (self.uni.shape(a), self.uni.shape(b)) {
+        let (lin, uniform, op) = match (self.kernel.uni().shape(a), self.kernel.uni().shape(b)) {
             (Shape::Linear(1), Shape::Uniform) => (a, b, op),
             (Shape::Uniform, Shape::Linear(1)) => (b, a, op.swapped()),
             _ => return Ok(None),
@@ -687,7 +691,7 @@ impl FunctionCx<'_, '_> {
         };
         let ty = natural(s);
         let signed = s.is_signed();
-        let w = i64::from(self.w);
+        let w = i64::from(self.kernel.w());
         let x0 = self.lane_scalar(lin, 0)?;
         // `bound - x0` modulo 2^bits: the lane holding `bound`, if any.
         let diff = self.b.ins().isub(bound, x0);
@@ -741,7 +745,7 @@ impl FunctionCx<'_, '_> {
             count
         };
         let split = self.b.ins().splat(types::I32X4, count);
-        let iota = self.iota32.clone();
+        let iota = self.cache.iota32().to_vec();
         let fast_masks = |cx: &mut Self| -> Vec<Value> {
             iota.iter()
                 .map(|i| {
@@ -759,14 +763,14 @@ impl FunctionCx<'_, '_> {
             // One lane at most: exact whether or not the lanes wrap.
             return Ok(Some(vec![Lanes::Varying(fast_masks(self))]));
         }
-        let xl = self.lane_scalar(lin, self.w - 1)?;
+        let xl = self.lane_scalar(lin, self.kernel.w() - 1)?;
         let ordered = self.b.ins().icmp(le, x0, xl);
         let (fast, slow, join) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        for _ in 0..self.w / 4 {
+        for _ in 0..self.kernel.w() / 4 {
             self.b.append_block_param(join, types::I32X4);
         }
         self.b.ins().brif(ordered, fast, &[], slow, &[]);
@@ -792,7 +796,7 @@ impl FunctionCx<'_, '_> {
     /// comparison's order (`MAX` to `MIN`) give two false answers, so the
     /// caller takes its general path. `None` for any other condition.
     pub fn linear_agreement(&mut self, cond: ValueId) -> LResult<Option<(Value, Value)>> {
-        let vecl_ir::Inst::Cmp(op, a, b) = self.func.inst(cond).inst else {
+        let vecl_ir::Inst::Cmp(op, a, b) = self.kernel.func().inst(cond).inst else {
             return Ok(None);
         };
         let s = self.elem(a)?;
@@ -803,7 +807,7 @@ impl FunctionCx<'_, '_> {
             return Ok(None);
         };
         let first = self.lane_scalar(lin, 0)?;
-        let last = self.lane_scalar(lin, self.w - 1)?;
+        let last = self.lane_scalar(lin, self.kernel.w() - 1)?;
         let signed = s.is_signed();
         let cc = |op| int_cc(op, signed);
         // The chunk's lanes may pass the top of the order (`MAX` to `MIN`),
@@ -960,7 +964,7 @@ impl FunctionCx<'_, '_> {
     fn base_plus_lane(&self, p: &[Value]) -> Option<Value> {
         let dfg = &self.b.func.dfg;
         let mut base = None;
-        for (piece, want) in p.iter().zip(&self.iota64) {
+        for (piece, want) in p.iter().zip(self.cache.iota64()) {
             let inst = dfg.value_def(*piece).inst()?;
             if dfg.insts[inst].opcode() != Opcode::Iadd {
                 return None;
@@ -975,7 +979,9 @@ impl FunctionCx<'_, '_> {
             }
             base = Some(b);
         }
-        (p.len() == self.iota64.len()).then_some(base).flatten()
+        (p.len() == self.cache.iota64().len())
+            .then_some(base)
+            .flatten()
     }
 
     fn vector_convert(
@@ -1027,7 +1033,7 @@ impl FunctionCx<'_, '_> {
                     // are `(int)base + i`, no narrowing shuffles.
                     let b32 = self.b.ins().ireduce(types::I32, base);
                     let s = self.b.ins().splat(types::I32X4, b32);
-                    let iota = self.iota32.clone();
+                    let iota = self.cache.iota32().to_vec();
                     return Some(iota.iter().map(|i| self.b.ins().iadd(s, *i)).collect());
                 }
                 Some(p.chunks(2).map(|c| self.narrow_pair(c[0], c[1])).collect())
@@ -1113,7 +1119,7 @@ impl FunctionCx<'_, '_> {
         }
         // A gathered 8- or 16-bit lane, already extended by its signedness
         // (`memory::load_lane`), which is how C widens it.
-        if let Some(&(wide, loaded)) = self.widened.get(&v) {
+        if let Some((wide, loaded)) = self.vals.widened(v) {
             if loaded == from && to.is_int() && to.bits() > from.bits() {
                 return if to.bits() == 64 {
                     wide
@@ -1315,7 +1321,7 @@ impl FunctionCx<'_, '_> {
                 4,
             ));
         let addr = self.b.ins().stack_addr(types::I64, scratch, 0);
-        let lanes = if uniform { 1 } else { self.w as usize };
+        let lanes = if uniform { 1 } else { self.kernel.w() as usize };
         let mut per_comp: Vec<Vec<Value>> = vec![Vec::with_capacity(lanes); n_to as usize];
         for j in 0..lanes {
             for (c, l) in x.iter().enumerate() {

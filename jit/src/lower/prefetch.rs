@@ -328,7 +328,7 @@ impl FunctionCx<'_, '_> {
     /// [`DISTANCE`] bytes ahead, when `ptr` is one [`prefetched_loads`]
     /// chose.
     pub(crate) fn prefetch_ahead(&mut self, ptr: ValueId, first: Value, pieces: usize) {
-        let Some(ahead) = self.prefetch.get(&ptr).cloned() else {
+        let Some(ahead) = self.kernel.prefetch_ahead(ptr).cloned() else {
             return;
         };
         let (base, offset) = match self.step_bytes(&ahead) {
@@ -370,7 +370,12 @@ impl FunctionCx<'_, '_> {
             let v = match self.b.func.dfg.value_type(v) {
                 types::I64 => v,
                 t if t.is_int() && t.bits() < 64 => {
-                    let signed = self.func.ty(*f).scalar().is_some_and(|s| s.is_signed());
+                    let signed = self
+                        .kernel
+                        .func()
+                        .ty(*f)
+                        .scalar()
+                        .is_some_and(|s| s.is_signed());
                     if signed {
                         self.b.ins().sextend(types::I64, v)
                     } else {

@@ -156,7 +156,7 @@ impl FunctionCx<'_, '_> {
         let Some(rc) = self.races.as_ref() else {
             return Ok(());
         };
-        let shape = (u64::from(rc.shift) << 8) | self.lanes_along as u64;
+        let shape = (u64::from(rc.shift) << 8) | self.kernel.lanes_along() as u64;
         let launch = self.env().launch;
         let len = self.b.ins().load(
             types::I64,
@@ -165,7 +165,7 @@ impl FunctionCx<'_, '_> {
             crate::abi::launch_offsets::LOCAL_MEM_SIZE,
         );
         let mut group = group_id;
-        group.swap(0, self.lanes_along);
+        group.swap(0, self.kernel.lanes_along());
         let shape = self.b.ins().iconst(types::I64, shape as i64);
         let f = self.extern_fn("vecl_races_group", &[types::I64; 8], Some(types::I64))?;
         let args = [
@@ -210,11 +210,11 @@ impl FunctionCx<'_, '_> {
             return Ok(());
         };
         if let Some(p) = ptr {
-            if !may_be_local(self.func.ty(p).address_space()) || self.is_internal(p) {
+            if !may_be_local(self.kernel.func().ty(p).address_space()) || self.is_internal(p) {
                 return Ok(());
             }
         }
-        let w = self.w;
+        let w = self.kernel.w();
         let slot = match self.races.as_ref().and_then(|r| r.slot) {
             Some(s) => s,
             None => {
@@ -287,7 +287,7 @@ impl FunctionCx<'_, '_> {
         if self.races.is_none() {
             return Ok(());
         }
-        let ty = self.func.ty(value).clone();
+        let ty = self.kernel.func().ty(value).clone();
         let bytes = elem_of(&ty).map_or(0, |s| s.size() * ty.lanes());
         let addr = self.scalar(ptr)?;
         self.track_local(Some(ptr), &addr, bytes, LocalAccess::Write)
@@ -299,10 +299,11 @@ impl FunctionCx<'_, '_> {
             return Ok(());
         }
         let bytes = self
-            .func
+            .kernel
+            .func()
             .ty(ptr)
             .pointee()
-            .map_or(0, |t| self.module.size_of(t));
+            .map_or(0, |t| self.kernel.module().size_of(t));
         let kind = if op == AtomicOp::Store {
             LocalAccess::AtomicStore
         } else {
@@ -367,13 +368,14 @@ impl FunctionCx<'_, '_> {
     fn is_internal(&self, ptr: ValueId) -> bool {
         let mut v = ptr;
         for _ in 0..16 {
-            match &self.func.inst(v).inst {
+            match &self.kernel.func().inst(v).inst {
                 Inst::Index(p, _) | Inst::Elem(p, _) | Inst::Field(p, _) | Inst::PtrCast(p) => {
                     v = *p
                 }
                 Inst::GlobalAddr(g) => {
                     return self
-                        .module
+                        .kernel
+                        .module()
                         .globals
                         .get(g.index())
                         .is_some_and(|gl| gl.name.starts_with("__vecl_"))
@@ -389,7 +391,7 @@ impl FunctionCx<'_, '_> {
     fn access_loc(&self, ptr: ValueId) -> Loc {
         let mut v = ptr;
         for _ in 0..8 {
-            let data = self.func.inst(v);
+            let data = self.kernel.func().inst(v);
             if data.loc.is_known() {
                 return data.loc;
             }

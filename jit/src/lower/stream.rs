@@ -205,9 +205,9 @@ impl FunctionCx<'_, '_> {
     pub(crate) fn streams(&self, ptr: ValueId, pieces: usize) -> bool {
         pieces.is_multiple_of(4)
             && self
-                .streaming
-                .as_ref()
-                .is_some_and(|st| st.streams(self.func, ptr))
+                .kernel
+                .streaming()
+                .is_some_and(|st| st.streams(self.kernel.func(), ptr))
     }
 
     /// In the full-chunk path of a store: on a large launch with `first`
@@ -225,7 +225,7 @@ impl FunctionCx<'_, '_> {
     /// branches that places their computation there, once.
     pub(crate) fn stream_pieces(&mut self, first: Value, pieces: &[Value], join: Block) {
         self.stats.streamed_stores += 1;
-        if self.streaming.as_ref().is_some_and(|st| st.pin_pieces) {
+        if self.kernel.streaming().is_some_and(|st| st.pin_pieces) {
             self.pin_pieces(pieces);
         }
         let (check, stream, plain) = (
@@ -297,7 +297,7 @@ impl FunctionCx<'_, '_> {
             let gs = self.launch_field(launch_offsets::GLOBAL_SIZE, d);
             n = self.b.ins().imul(n, gs);
         }
-        let min = self.stream_min_items as i64;
+        let min = self.kernel.stream_min_items() as i64;
         self.b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, min)

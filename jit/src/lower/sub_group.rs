@@ -87,7 +87,7 @@ impl FunctionCx<'_, '_> {
     fn sub_group_size(&mut self) -> Value {
         let env = self.env().clone();
         let left = self.b.ins().isub(env.group_size[0], env.x0);
-        let w = self.b.ins().iconst(types::I64, i64::from(self.w));
+        let w = self.b.ins().iconst(types::I64, i64::from(self.kernel.w()));
         self.b.ins().umin(left, w)
     }
 
@@ -98,14 +98,17 @@ impl FunctionCx<'_, '_> {
             .b
             .ins()
             .load(types::I64, invariant(), l, lo::LOCAL_SIZE);
-        let w = self.b.ins().iconst(types::I64, i64::from(self.w));
+        let w = self.b.ins().iconst(types::I64, i64::from(self.kernel.w()));
         self.b.ins().umin(ls, w)
     }
 
     /// `⌈lx / W⌉ · ly · lz` of a group of size `size`.
     fn sub_group_count(&mut self, size: [Value; 3]) -> Value {
-        let per_row = self.b.ins().iadd_imm_s(size[0], i64::from(self.w) - 1);
-        let w = self.b.ins().iconst(types::I64, i64::from(self.w));
+        let per_row = self
+            .b
+            .ins()
+            .iadd_imm_s(size[0], i64::from(self.kernel.w()) - 1);
+        let w = self.b.ins().iconst(types::I64, i64::from(self.kernel.w()));
         let per_row = self.b.ins().udiv(per_row, w);
         let n = self.b.ins().imul(per_row, size[1]);
         self.b.ins().imul(n, size[2])
@@ -113,11 +116,11 @@ impl FunctionCx<'_, '_> {
 
     fn sub_group_query(&mut self, q: SubGroupQuery, ty: &Type) -> LResult<Val> {
         let env = self.env().clone();
-        let w = self.b.ins().iconst(types::I64, i64::from(self.w));
+        let w = self.b.ins().iconst(types::I64, i64::from(self.kernel.w()));
         let to32 = |cx: &mut Self, v: Value| cx.b.ins().ireduce(types::I32, v);
         let scalar = match q {
             SubGroupQuery::LocalId => {
-                return Ok(vec![Lanes::Varying(self.iota32.clone())]);
+                return Ok(vec![Lanes::Varying(self.cache.iota32().to_vec())]);
             }
             SubGroupQuery::Size => self.sub_group_size(),
             SubGroupQuery::MaxSize => self.max_sub_group_size(),
@@ -158,7 +161,7 @@ impl FunctionCx<'_, '_> {
         let mut out = Vec::with_capacity(4);
         for word in 0..4 {
             let wv = self.b.ins().iconst(types::I32, word);
-            let lanes: Vec<Value> = (0..self.w)
+            let lanes: Vec<Value> = (0..self.kernel.w())
                 .map(|j| {
                     let lid = self.b.ins().iconst(types::I32, i64::from(j));
                     self.call(f, &[qv, lid, size, wv]).unwrap_or(lid)
@@ -189,7 +192,7 @@ impl FunctionCx<'_, '_> {
         let size = self.max_sub_group_size();
         let size = self.b.ins().ireduce(types::I32, size);
         let qv = self.b.ins().iconst(types::I32, index as i64);
-        let lanes: Vec<Value> = (0..self.w as usize)
+        let lanes: Vec<Value> = (0..self.kernel.w() as usize)
             .map(|j| {
                 let v: Vec<Value> = value.iter().map(|c| self.lane(Scalar::U32, c, j)).collect();
                 let b = match &bit {
@@ -275,7 +278,7 @@ impl FunctionCx<'_, '_> {
                 .map(|k| self.b.ins().extractlane(v, k as u8))
                 .collect()
         } else {
-            (0..self.w as usize)
+            (0..self.kernel.w() as usize)
                 .map(|j| self.b.ins().extractlane(blended[j / pp], (j % pp) as u8))
                 .collect()
         };
@@ -351,7 +354,7 @@ impl FunctionCx<'_, '_> {
             self.b.ins().ireduce(types::I32, param)
         };
         let mask = self.cur_mask();
-        let (_, maddr) = self.record_of(4 * self.w);
+        let (_, maddr) = self.record_of(4 * self.kernel.w());
         for (i, p) in mask.iter().enumerate() {
             self.b
                 .ins()
@@ -367,7 +370,7 @@ impl FunctionCx<'_, '_> {
                 self.spill_lanes(Scalar::U32, &l)
             }
             None => {
-                let (_, a) = self.record_of(4 * self.w);
+                let (_, a) = self.record_of(4 * self.kernel.w());
                 a
             }
         };
@@ -390,9 +393,9 @@ impl FunctionCx<'_, '_> {
         )?;
         let code = self.b.ins().iconst(types::I32, i64::from(f.code()));
         let elem_v = self.b.ins().iconst(types::I32, i64::from(elem));
-        let wv = self.b.ins().iconst(types::I32, i64::from(self.w));
+        let wv = self.b.ins().iconst(types::I32, i64::from(self.kernel.w()));
         let call = |cx: &mut Self, src: Value| -> (cranelift_codegen::ir::StackSlot, Value) {
-            let (oslot, oaddr) = cx.record_of(8 * cx.w);
+            let (oslot, oaddr) = cx.record_of(8 * cx.kernel.w());
             cx.call(
                 helper,
                 &[code, elem_v, wv, size, param, src, aux_addr, maddr, oaddr],
@@ -403,11 +406,11 @@ impl FunctionCx<'_, '_> {
             SubGroupFn::All | SubGroupFn::Any | SubGroupFn::AllEqual | SubGroupFn::Elect => {
                 let src = match value.first() {
                     Some(l) => self.spill_lanes(s, l),
-                    None => self.record_of(8 * self.w).1,
+                    None => self.record_of(8 * self.kernel.w()).1,
                 };
                 let (_, oaddr) = call(self, src);
                 if f == SubGroupFn::Elect {
-                    let pieces = (0..self.w / 4)
+                    let pieces = (0..self.kernel.w() / 4)
                         .map(|i| {
                             self.b.ins().load(
                                 types::I32X4,

@@ -109,7 +109,7 @@ impl FunctionCx<'_, '_> {
     /// `base + lane` as u64 pieces.
     fn plus_lane(&mut self, base: Value) -> Lanes {
         let b = self.b.ins().splat(types::I64X2, base);
-        let iota = self.iota64.clone();
+        let iota = self.cache.iota64().to_vec();
         Lanes::Varying(iota.iter().map(|i| self.b.ins().iadd(b, *i)).collect())
     }
 
@@ -149,7 +149,7 @@ impl FunctionCx<'_, '_> {
                 } else {
                     dv
                 };
-                let konst = match &self.func.inst(dim).inst {
+                let konst = match &self.kernel.func().inst(dim).inst {
                     vecl_ir::Inst::Const(c) => Some(*c),
                     _ => None,
                 };

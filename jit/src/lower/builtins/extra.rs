@@ -122,10 +122,10 @@ impl FunctionCx<'_, '_> {
     /// `wait_group_events`, and the group copies once instead of once per
     /// chunk.
     fn lower_async_copy(&mut self, strided: bool, args: &[ValueId]) -> LResult<()> {
-        let dst_t = self.func.ty(args[0]).clone();
+        let dst_t = self.kernel.func().ty(args[0]).clone();
         let elem = dst_t
             .pointee()
-            .map(|t| self.module.size_of(t))
+            .map(|t| self.kernel.module().size_of(t))
             .ok_or_else(|| self.internal("async copy to a non-pointer"))?;
         let local_dst = matches!(dst_t, Type::Pointer(AddressSpace::Local, _));
         let lane0 = |cx: &mut Self, i: usize| -> LResult<Value> {

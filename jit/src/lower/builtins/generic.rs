@@ -73,17 +73,17 @@ impl FunctionCx<'_, '_> {
 
     fn in_space_private(&mut self, p: &Lanes) -> LResult<Lanes> {
         let mut ranges = Vec::new();
-        if let (Some(base), true) = (self.private_base, self.private.size > 0) {
+        if let (Some(base), true) = (self.private_base, self.kernel.private().size > 0) {
             let len = self
                 .b
                 .ins()
-                .iconst(types::I64, i64::from(self.private.size));
+                .iconst(types::I64, i64::from(self.kernel.private().size));
             ranges.push((base, len));
         }
         let args = self.env().args;
         for slot in self
-            .arg_slots
-            .clone()
+            .kernel
+            .arg_slots()
             .iter()
             .filter(|s| s.kind == ArgKind::ByValStruct)
         {

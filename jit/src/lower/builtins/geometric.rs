@@ -203,7 +203,7 @@ impl FunctionCx<'_, '_> {
             });
         }
         sum.ok_or_else(|| crate::JitError::Unsupported {
-            kernel: self.kernel.clone(),
+            kernel: self.kernel.name().to_string(),
             what: "a geometric builtin of no components".into(),
         })
     }

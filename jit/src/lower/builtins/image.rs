@@ -68,7 +68,7 @@ impl FunctionCx<'_, '_> {
     fn chunk_record(&mut self) -> Value {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
-            32 * self.w,
+            32 * self.kernel.w(),
             4,
         ));
         self.b.ins().stack_addr(types::I64, slot, 0)
@@ -77,7 +77,7 @@ impl FunctionCx<'_, '_> {
     /// Stores every component of `v` (element `s`, 32-bit) as W lanes from
     /// word `word` of a chunk record on.
     fn store_pieces(&mut self, rec: Value, word: usize, s: Scalar, v: &Val) {
-        let w = self.w as usize;
+        let w = self.kernel.w() as usize;
         for (c, l) in v.iter().enumerate() {
             let pieces = self.varying(s, l);
             for (p, piece) in pieces.into_iter().enumerate() {
@@ -91,7 +91,7 @@ impl FunctionCx<'_, '_> {
 
     /// One component of W 32-bit lanes from word `word` of a chunk record.
     fn load_pieces(&mut self, rec: Value, word: usize, s: Scalar) -> Lanes {
-        let pieces = (0..self.w as usize / 4)
+        let pieces = (0..self.kernel.w() as usize / 4)
             .map(|p| {
                 let at = (word + p * 4) * 4;
                 self.b
@@ -203,7 +203,7 @@ impl FunctionCx<'_, '_> {
         s: Scalar,
     ) -> LResult<Val> {
         if let (Lanes::Uniform(d), Lanes::Uniform(smp), true) =
-            (img_l, smp_l, self.w <= MAX_CHUNK_LANES)
+            (img_l, smp_l, self.kernel.w() <= MAX_CHUNK_LANES)
         {
             // One call for the chunk: operands and results in whole pieces.
             let (d, smp) = (*d, *smp);
@@ -221,10 +221,10 @@ impl FunctionCx<'_, '_> {
             )?;
             let rec = self.chunk_record();
             self.store_pieces(rec, 0, coord_s, coord_v);
-            let lanes = self.iconst(types::I32, i64::from(self.w));
+            let lanes = self.iconst(types::I32, i64::from(self.kernel.w()));
             let active = self.mask_bits();
             self.call(host, &[d, smp, flags, rec, lanes, active]);
-            let w = self.w as usize;
+            let w = self.kernel.w() as usize;
             return Ok((0..4)
                 .map(|c| self.load_pieces(rec, 4 * w + c * w, s))
                 .collect());
@@ -243,7 +243,7 @@ impl FunctionCx<'_, '_> {
         };
         let mask = self.cur_mask();
         let mut comps: [Vec<Value>; 4] = Default::default();
-        for j in 0..self.w as usize {
+        for j in 0..self.kernel.w() as usize {
             self.store_operand(rec, 0, coord_s, coord_v, Some(j));
             let d = self.lane(Scalar::U64, img_l, j);
             let smp = self.lane(Scalar::U32, smp_l, j);
@@ -295,7 +295,7 @@ impl FunctionCx<'_, '_> {
         flags: Value,
         s: Scalar,
     ) -> LResult<()> {
-        if let (Lanes::Uniform(d), true) = (img_l, self.w <= MAX_CHUNK_LANES) {
+        if let (Lanes::Uniform(d), true) = (img_l, self.kernel.w() <= MAX_CHUNK_LANES) {
             let d = *d;
             let host = self.extern_fn(
                 "vecl_write_image_lanes",
@@ -303,10 +303,10 @@ impl FunctionCx<'_, '_> {
                 None,
             )?;
             let rec = self.chunk_record();
-            let w = self.w as usize;
+            let w = self.kernel.w() as usize;
             self.store_pieces(rec, 0, coord_s, coord_v);
             self.store_pieces(rec, 4 * w, s, color_v);
-            let lanes = self.iconst(types::I32, i64::from(self.w));
+            let lanes = self.iconst(types::I32, i64::from(self.kernel.w()));
             let active = self.mask_bits();
             self.call(host, &[d, flags, rec, lanes, active]);
             return Ok(());
@@ -320,7 +320,7 @@ impl FunctionCx<'_, '_> {
         self.store_operand(rec, 0, coord_s, coord_v, None);
         self.store_operand(rec, COLOR_AT, s, color_v, None);
         let mask = self.cur_mask();
-        for j in 0..self.w as usize {
+        for j in 0..self.kernel.w() as usize {
             self.store_operand(rec, 0, coord_s, coord_v, Some(j));
             self.store_operand(rec, COLOR_AT, s, color_v, Some(j));
             let d = self.lane(Scalar::U64, img_l, j);
@@ -365,7 +365,7 @@ impl FunctionCx<'_, '_> {
         let lanes = if img_l.is_uniform() {
             1
         } else {
-            self.w as usize
+            self.kernel.w() as usize
         };
         let mut comps: Vec<Vec<Value>> = vec![Vec::with_capacity(lanes); fields.len()];
         for j in 0..lanes {

@@ -156,7 +156,7 @@ impl FunctionCx<'_, '_> {
             }
             None => (x, rest, None),
         };
-        let pieces = self.w as usize / 4;
+        let pieces = self.kernel.w() as usize / 4;
         let ty = carrier(s);
         let (slow_b, join) = (self.b.create_block(), self.b.create_block());
         for _ in 0..4 * pieces {
@@ -233,7 +233,7 @@ impl FunctionCx<'_, '_> {
     /// `int` or `float` coordinate whose x varies and whose others are
     /// uniform; `None` for any other shape, and always in checked mode.
     fn row_coord(&self, coord: &Val, coord_s: Scalar) -> Option<(Vec<Value>, Vec<Value>)> {
-        if self.checks.is_some() || !matches!(coord_s, Scalar::I32 | Scalar::F32) {
+        if self.kernel.checks().is_some() || !matches!(coord_s, Scalar::I32 | Scalar::F32) {
             return None;
         }
         // 1 (1-D), 2 (2-D) or 4 (3-D) components; the fourth is unused.
@@ -269,11 +269,11 @@ impl FunctionCx<'_, '_> {
         s: Scalar,
         slow: Block,
     ) -> Row {
-        let w = i64::from(self.w);
+        let w = i64::from(self.kernel.w());
         let x0 = self.b.ins().extractlane(x[0], 0);
         let start = self.b.ins().splat(types::I32X4, x0);
         let mut same: Option<Value> = None;
-        for (piece, k) in x.iter().zip(self.iota32.clone()) {
+        for (piece, k) in x.iter().zip(self.cache.iota32().to_vec()) {
             let want = self.b.ins().iadd(start, k);
             let eq = self.b.ins().icmp(IntCC::Equal, *piece, want);
             same = Some(match same {
@@ -405,7 +405,7 @@ impl FunctionCx<'_, '_> {
     /// The four result components (W/4 pieces of `s` each) of the chunk's
     /// texels of `layout`.
     fn read_layout(&mut self, layout: Layout, row: &Row, s: Scalar) -> [Vec<Value>; 4] {
-        let pieces = self.w as usize / 4;
+        let pieces = self.kernel.w() as usize / 4;
         let ty = carrier(s);
         let mut out: [Vec<Value>; 4] = Default::default();
         match layout {

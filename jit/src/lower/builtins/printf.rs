@@ -33,7 +33,7 @@ impl FunctionCx<'_, '_> {
         // Word 0 is the format, word 1 the count of the other arguments.
         let mut words = 2;
         for (i, a) in args.iter().enumerate() {
-            let ty = self.func.ty(*a).clone();
+            let ty = self.kernel.func().ty(*a).clone();
             let bad = || format!("printf argument of type {ty:?}");
             let s = match &ty {
                 Type::Pointer(..) => Scalar::U64,
@@ -74,8 +74,8 @@ impl FunctionCx<'_, '_> {
         }
         let host = self.extern_fn("vecl_printf", &[types::I64, types::I32], Some(types::I32))?;
         let mask = self.cur_mask();
-        let mut results = Vec::with_capacity(self.w as usize);
-        for j in 0..self.w as usize {
+        let mut results = Vec::with_capacity(self.kernel.w() as usize);
+        for j in 0..self.kernel.w() as usize {
             for f in &fields {
                 for (c, l) in f.comps.iter().enumerate() {
                     if !l.is_uniform() {

@@ -69,8 +69,8 @@ impl FunctionCx<'_, '_> {
         if let Some(n) = pieces {
             sym.push_str(&format!("_x{n}"));
         }
-        if let Some(f) = self.externs.get(&sym) {
-            return Ok(*f);
+        if let Some(f) = self.cache.imported(&sym) {
+            return Ok(f);
         }
         let piece = params.first().is_some_and(|t| t.is_vector());
         let ret = if piece { types::F32X4 } else { types::F32 };
@@ -109,10 +109,10 @@ impl FunctionCx<'_, '_> {
         b.switch_to_block(entry);
         b.seal_block(entry);
         let entry_params = b.block_params(entry).to_vec();
-        let flags = self.module.math;
+        let flags = self.kernel.module().math;
         let relaxed = flags.fast_relaxed_math && piece && super::vmath::relaxed_form(name);
         let (has_fma, finite) = (
-            self.has_fma,
+            self.kernel.has_fma(),
             flags.fast_relaxed_math || flags.finite_math_only,
         );
         let x86 = self.jit.isa().triple().architecture == target_lexicon::Architecture::X86_64;
@@ -173,7 +173,7 @@ impl FunctionCx<'_, '_> {
             if relaxed { ", relaxed form," } else { "" }
         ));
         let fref = self.jit.declare_func_in_func(id, self.b.func);
-        self.externs.insert(sym, fref);
+        self.cache.import(sym, fref);
         Ok(fref)
     }
 }
