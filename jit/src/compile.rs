@@ -373,14 +373,27 @@ pub(crate) fn compile(
     let avx512 = crate::wide::select::choose(
         &crate::wide::select::Request {
             asked: opts.wide,
-            checked: opts.checked,
+            checked_tail: checks.map(|t| t as u32),
+            local_checks: opts.local_checks,
+            stream_min_items,
+            prefetch: prefetch_on,
+            lanes_along,
             w,
+            module,
             func: &func,
             uni: &uni,
             slots: &arg_slots,
         },
         code,
     );
+    if let (true, Some(c)) = (opts.disasm, avx512.code()) {
+        // As `finalized_entry` does for Cranelift's code: the bytes in a
+        // file named by their load address, for `scripts/jitprof.py`.
+        let at = c.bytes().as_ptr() as usize;
+        let path = std::env::temp_dir().join(format!("vecl-jit-{kernel}-wide-{at:x}.bin"));
+        let _ = std::fs::write(&path, c.bytes());
+        eprintln!("wide code of {kernel} written to {}", path.display());
+    }
     let wide_code = wide
         .as_ref()
         .filter(|_| avx512.entry().is_none())
