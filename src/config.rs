@@ -88,8 +88,8 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: "VECL_WIDE",
-        default: "off",
-        meaning: "`1`: kernels in the wide code generator's subset get AVX-512 code (16 lanes per zmm register) on CPUs with AVX-512F, when compiled unchecked",
+        default: "on",
+        meaning: "`0`: every kernel keeps Cranelift's code; by default kernels in the wide code generator's subset get AVX-512 code (16 lanes per zmm register) on CPUs with AVX-512F and BMI2, unchecked or with robust access",
     },
 ];
 
@@ -117,7 +117,8 @@ pub struct Config {
     pub phases: PhaseReport,
     /// `VECL_JIT_DISASM`.
     pub disasm: bool,
-    /// `VECL_WIDE`: the wide AVX-512 code for the kernels it takes.
+    /// `VECL_WIDE` (on unless `0`): the wide AVX-512 code for the kernels
+    /// it takes.
     pub wide: bool,
     /// What was wrong with the values read, one line each (printed once
     /// to stderr by [`Config::global`]).
@@ -229,7 +230,7 @@ impl Config {
             Some(_) => PhaseReport::Phases,
         };
         let disasm = read("VECL_JIT_DISASM").is_some();
-        let wide = flag(read("VECL_WIDE").as_deref());
+        let wide = read("VECL_WIDE").is_none_or(|v| v.trim() != "0");
         Config {
             threads,
             checked,

@@ -491,8 +491,10 @@ impl Vecl {
     /// which gets `local` bytes).
     fn new(src: &str, name: &str, args: &[Option<Vec<u8>>], local: u64, launch: Launch) -> Vecl {
         let module = vecl_clc::build(src, "").expect("front end").module;
+        // Cranelift's code: the row the wide loops are measured against.
         let opts = JitOptions {
             tiers: Tiers::OptimisedOnly,
+            wide: false,
             ..JitOptions::default()
         };
         let kernel = compile_kernel(&module, name, &opts).expect("vecl compiles the kernel");

@@ -126,6 +126,7 @@ pub fn compile_kernel_in(
             compiled.data_base(),
         );
         let (layout, bound) = (compiled.layout(), compiled.group_bound);
+        let needs = compiled.local_needs.clone();
         move || {
             let started = Instant::now();
             let done = guarded(&name, || {
@@ -136,7 +137,7 @@ pub fn compile_kernel_in(
             // context areas from the quick tier's answers: the optimised
             // code is used only if it agrees with all of them (and trusts
             // the groups `run_groups` lets it run).
-            .filter(|k| k.layout() == layout && k.group_bound == bound)
+            .filter(|k| k.layout() == layout && k.group_bound == bound && k.local_needs == needs)
             .map(|k| {
                 let (f, wide_f) = (k.entry.get(), k.wide.get_if_set());
                 (k._code, f, wide_f)
@@ -266,6 +267,10 @@ pub(crate) fn compile(
     } else {
         None
     };
+    let local_needs = match group_bound {
+        Some(l) => lower::bounds::local_param_needs(module, &func, l),
+        None => Vec::new(),
+    };
     let args_size = match checks {
         Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
         None => args_size,
@@ -368,14 +373,27 @@ pub(crate) fn compile(
     let avx512 = crate::wide::select::choose(
         &crate::wide::select::Request {
             asked: opts.wide,
-            checked: opts.checked,
+            checked_tail: checks.map(|t| t as u32),
+            local_checks: opts.local_checks,
+            stream_min_items,
+            prefetch: prefetch_on,
+            lanes_along,
             w,
+            module,
             func: &func,
             uni: &uni,
             slots: &arg_slots,
         },
         code,
     );
+    if let (true, Some(c)) = (opts.disasm, avx512.code()) {
+        // As `finalized_entry` does for Cranelift's code: the bytes in a
+        // file named by their load address, for `scripts/jitprof.py`.
+        let at = c.bytes().as_ptr() as usize;
+        let path = std::env::temp_dir().join(format!("vecl-jit-{kernel}-wide-{at:x}.bin"));
+        let _ = std::fs::write(&path, c.bytes());
+        eprintln!("wide code of {kernel} written to {}", path.display());
+    }
     let wide_code = wide
         .as_ref()
         .filter(|_| avx512.entry().is_none())
@@ -406,6 +424,7 @@ pub(crate) fn compile(
         required,
         has_wide: wide_code.is_some(),
         group_bound,
+        trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
         clif_insts,
         elapsed,
     });
@@ -443,6 +462,7 @@ pub(crate) fn compile(
         lane_copies: None,
         may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
         group_bound,
+        local_needs,
         // Set by `compile_kernel_in` and `CompiledKernel::lane_copy`.
         unbounded: None,
         shape_observer,

@@ -34,6 +34,9 @@ pub(crate) struct Facts<'a> {
     pub has_wide: bool,
     /// The group bound checked code trusts (`CompiledKernel::group_bound`).
     pub group_bound: Option<u64>,
+    /// The `__local` parameters that code trusts to be large enough
+    /// (`CompiledKernel::local_needs`).
+    pub trusted_local_params: &'a [u32],
     pub clif_insts: usize,
     /// The compile time.
     pub elapsed: Duration,
@@ -55,6 +58,7 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
         required,
         has_wide,
         group_bound,
+        trusted_local_params,
         clif_insts,
         elapsed,
     } = *f;
@@ -73,6 +77,17 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
                 "checked mode: {} of them proven for groups of at most {l} work-items in each dimension; launches of larger groups run a copy that tests them",
                 s.proven_for_group
             );
+            if !trusted_local_params.is_empty() {
+                let names: Vec<String> = trusted_local_params
+                    .iter()
+                    .map(|n| format!("argument {n}"))
+                    .collect();
+                let _ = writeln!(
+                    explain,
+                    "checked mode: accesses of __local {} within an element per work-item of the group's longest dimension are among them; launches whose __local arguments are smaller run that copy too",
+                    names.join(", ")
+                );
+            }
         }
     }
     if opts.checked && opts.local_checks {

@@ -85,6 +85,10 @@ pub struct CompiledKernel {
     /// this many work-items in each dimension (accesses proven for such
     /// groups are not tested: `lower::bounds::trusted_group_bound`).
     pub(crate) group_bound: Option<u64>,
+    /// What that code trusts the `__local` parameters to hold
+    /// (`lower::bounds::LocalNeed`): launches that give one less run the
+    /// copy without the trust.
+    pub(crate) local_needs: Vec<crate::lower::bounds::LocalNeed>,
     /// The copy without that trust, for launches of larger groups.
     pub(crate) unbounded: Option<Box<Unbounded>>,
     /// Why the kernel can observe its work-groups' shape (`group_shape`);
@@ -284,7 +288,10 @@ impl CompiledKernel {
             };
         }
         if let Some(bound) = self.group_bound {
-            if launch.local_size.iter().any(|&n| n > bound) {
+            // SAFETY: the caller passes an argument block laid out for
+            // this kernel, the checked tail included (see above).
+            let params_fit = unsafe { self.local_params_fit(args, launch) };
+            if launch.local_size.iter().any(|&n| n > bound) || !params_fit {
                 return match self.unbounded_copy() {
                     // SAFETY: the copy has this kernel's layout (checked
                     // in `unbounded_copy`): the caller's contract carries
@@ -315,6 +322,41 @@ impl CompiledKernel {
             unsafe { std::arch::x86_64::_mm_sfence() };
         }
         status
+    }
+
+    /// Whether the `__local` parameters of the launch hold what the code
+    /// trusts them to for groups of its size ([`LocalNeed`](crate::lower::bounds::LocalNeed)).
+    ///
+    /// # Safety
+    ///
+    /// `args` is an argument block of this kernel with its checked tail
+    /// filled (`KernelArgs::for_code`).
+    unsafe fn local_params_fit(&self, args: *const u8, launch: &Launch) -> bool {
+        let Some(tail) = self.checked_tail else {
+            return true;
+        };
+        if self.local_needs.is_empty() {
+            return true;
+        }
+        let largest = launch.local_size.iter().copied().max().unwrap_or(1).max(1);
+        let step = largest.next_power_of_two().trailing_zeros() as usize;
+        self.local_needs.iter().all(|need| {
+            let at = tail
+                + (abi::checked_offsets::BOUNDS
+                    + abi::checked_offsets::BOUNDS_ENTRY * need.param as i32)
+                    as usize;
+            // SAFETY: the tail holds a `[start, end)` pair per parameter
+            // (see `abi`), inside the block the caller passes.
+            let (start, end) = unsafe {
+                (
+                    std::ptr::read_unaligned(args.add(at).cast::<u64>()),
+                    std::ptr::read_unaligned(args.add(at + 8).cast::<u64>()),
+                )
+            };
+            need.bytes
+                .get(step)
+                .is_some_and(|&n| end.checked_sub(start).is_some_and(|len| len >= n))
+        })
     }
 
     /// The dimension along which the lanes of a chunk step in `launch`:

@@ -43,7 +43,7 @@ pub struct JitOptions {
     /// address (for matching profiler samples to instructions).
     pub disasm: bool,
     /// Give the kernel the wide AVX-512 code (`wide`) when it qualifies
-    /// (see `wide::select`); Cranelift's code otherwise.
+    /// (see `wide::select`); Cranelift's code otherwise. On by default.
     pub wide: bool,
 }
 
@@ -60,7 +60,7 @@ impl Default for JitOptions {
             passes: PipelineOptions::default(),
             phases: PhaseReport::Off,
             disasm: false,
-            wide: false,
+            wide: true,
         }
     }
 }

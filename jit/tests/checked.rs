@@ -45,6 +45,8 @@ struct Outcome {
     status: u32,
     fault: Option<Fault>,
     bufs: Vec<Option<GuardedBuffer>>,
+    /// Where the `__local` arena was.
+    local_base: u64,
 }
 
 impl Outcome {
@@ -138,6 +140,7 @@ fn run_nd(k: &CompiledKernel, args: &[Arg], global: &[u64], local: &[u64]) -> Ou
         status,
         fault: record.fault(),
         bufs,
+        local_base: lp as u64,
     }
 }
 
@@ -896,5 +899,177 @@ fn a_counted_loop_s_private_array_accesses_are_proven_for_every_launch() {
         assert_eq!(r.status, 0, "W = {w}: {:?}", r.fault);
         // a[2] + a[5] + a[8] + a[11]
         assert_eq!(as_ints(r.buf(0).data()), vec![4 + 25 + 64 + 121; 32]);
+    }
+}
+
+/// The tree reduction of `benches/reduce.cl`: `scratch[lid]` and, under
+/// `lid < s`, `scratch[lid + s]`, all within one float per item.
+const TREE_REDUCE: &str = "__kernel void reduce(__global const float *in, __global float *partial,
+                                 __local float *scratch) {
+        size_t lid = get_local_id(0);
+        size_t n = get_local_size(0);
+        scratch[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (size_t s = n / 2; s > 0; s >>= 1) {
+            if (lid < s)
+                scratch[lid] += scratch[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0)
+            partial[get_group_id(0)] = scratch[0];
+    }";
+
+fn floats(v: &[f32]) -> Arg {
+    Arg::Buf(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+
+fn as_floats(b: &[u8]) -> Vec<f32> {
+    b.chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect()
+}
+
+#[test]
+fn local_argument_accesses_trusted_for_the_group_and_a_short_argument_reported_exactly() {
+    let input: Vec<f32> = (0..256).map(|i| (i % 9) as f32).collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(TREE_REDUCE, "reduce", true, w);
+        let e = k.explain();
+        assert!(
+            e.contains("__local argument 2 within an element per work-item"),
+            "W = {w}: {e}"
+        );
+        assert!(!e.contains(" 0 of them proven for groups"), "W = {w}: {e}");
+        for local in [16u64, 64, 256] {
+            let want: Vec<f32> = input
+                .chunks(local as usize)
+                .map(|g| g.iter().sum())
+                .collect();
+            let groups = 256 / local as usize;
+            let r = run(
+                &k,
+                &[
+                    floats(&input),
+                    floats(&vec![0.0; groups]),
+                    Arg::Local(4 * local),
+                ],
+                256,
+                local,
+            );
+            assert_eq!(r.status, 0, "W = {w}, groups of {local}: {:?}", r.fault);
+            assert_eq!(
+                as_floats(r.buf(1).data()),
+                want,
+                "W = {w}, groups of {local}"
+            );
+            // One float short, and half the floats: the copy that tests
+            // every access names the first item whose store leaves it,
+            // the address one past the argument's end, and the line.
+            for size in [4 * local - 4, 2 * local] {
+                let r = run(
+                    &k,
+                    &[floats(&input), floats(&vec![0.0; groups]), Arg::Local(size)],
+                    256,
+                    local,
+                );
+                assert_eq!(r.status, OOB, "W = {w}, groups of {local}, {size} bytes");
+                let f = r.fault.expect("a recorded fault");
+                assert_eq!(
+                    (f.kind, f.size, f.global_id, f.line),
+                    (AccessKind::Store, 4, [size / 4, 0, 0], 5),
+                    "W = {w}, groups of {local}, {size} bytes"
+                );
+                // The argument starts the arena (the kernel has no __local
+                // variable): the address is its byte `size`.
+                assert_eq!(f.address, r.local_base + size, "W = {w}");
+                assert!(r.all_guards_intact(), "W = {w}");
+                assert!(as_floats(r.buf(1).data()).iter().all(|v| *v == 0.0));
+            }
+        }
+        // Groups of 48 (not a power of two) with exactly 48 floats: the
+        // code trusting groups of up to 64 does not run them, the copy
+        // that tests does, and finds nothing wrong.
+        let input48: Vec<f32> = (0..96).map(|i| (i % 5) as f32).collect();
+        let want: Vec<f32> = input48.chunks(48).map(|g| g.iter().sum()).collect();
+        let r = run(
+            &k,
+            &[floats(&input48), floats(&[0.0; 2]), Arg::Local(4 * 48)],
+            96,
+            48,
+        );
+        assert_eq!(r.status, 0, "W = {w}, groups of 48: {:?}", r.fault);
+        // The tree over 48 items drops what a power of two would not:
+        // compare with the same tree on the host.
+        let tree = |g: &[f32]| {
+            let mut v = g.to_vec();
+            let mut s = v.len() / 2;
+            while s > 0 {
+                for l in 0..s {
+                    v[l] += v[l + s];
+                }
+                s /= 2;
+            }
+            v[0]
+        };
+        let want48: Vec<f32> = input48.chunks(48).map(tree).collect();
+        assert_eq!(as_floats(r.buf(1).data()), want48, "W = {w}, groups of 48");
+        assert_ne!(want48, want, "the tree over 48 items is not the plain sum");
+    }
+}
+
+/// A gather in a counted loop (`benches/histogram.cl`'s `data[base + k]`):
+/// each item reads its own `per` bytes, so the buffer's last byte is read
+/// by the last lane of the launch in the loop's last trip.
+const PER_ITEM_SUM: &str =
+    "__kernel void k(__global const uchar *data, __global int *out, int per) {
+        size_t base = get_global_id(0) * per;
+        int s = 0;
+        for (int k = 0; k < per; k++)
+            s += data[base + k];
+        out[get_global_id(0)] = s;
+    }";
+
+#[test]
+fn a_gather_in_a_loop_faults_at_the_last_lane_of_the_last_trip_only() {
+    let per = 5usize;
+    for w in [4, 8, 16, 32] {
+        let k = build(PER_ITEM_SUM, "k", true, w);
+        for items in [32usize, 64] {
+            let data: Vec<u8> = (0..items * per).map(|i| (i % 7) as u8).collect();
+            let want: Vec<i32> = data
+                .chunks(per)
+                .map(|c| c.iter().map(|b| i32::from(*b)).sum())
+                .collect();
+            let args = |bytes: &[u8]| {
+                [
+                    Arg::Buf(bytes.to_vec()),
+                    ints(&vec![0; items]),
+                    int(per as i32),
+                ]
+            };
+            // Exactly the bytes read: no fault, every sum right.
+            let r = run(&k, &args(&data), items as u64, 16);
+            assert_eq!(r.status, 0, "W = {w}, {items} items: {:?}", r.fault);
+            assert_eq!(as_ints(r.buf(1).data()), want, "W = {w}, {items} items");
+            // One byte short: the last item's last read, and nothing else.
+            let short = &data[..data.len() - 1];
+            let r = run(&k, &args(short), items as u64, 16);
+            assert_eq!(r.status, OOB, "W = {w}, {items} items");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.size, f.global_id, f.line),
+                (AccessKind::Load, 1, [items as u64 - 1, 0, 0], 5),
+                "W = {w}, {items} items"
+            );
+            assert_eq!(f.address, r.buf(0).addr() + short.len() as u64, "W = {w}");
+            assert!(r.all_guards_intact(), "W = {w}");
+            // The groups before the last one ran to the end.
+            let got = as_ints(r.buf(1).data());
+            assert_eq!(
+                got[..items - 16],
+                want[..items - 16],
+                "W = {w}, {items} items"
+            );
+        }
     }
 }

@@ -10,9 +10,12 @@ use vecl_testkit::build;
 /// Compiles `kernel` at width `w` with both tiers and waits until the
 /// optimised code has replaced the quick code.
 fn replaced(m: &Module, kernel: &str, w: u32) {
+    // Cranelift's two tiers: a kernel on the wide code has no optimised
+    // Cranelift tier (`docs/wide.md`).
     let opts = JitOptions {
         simd_width: Some(w),
         tiers: Tiers::Both,
+        wide: false,
         ..JitOptions::default()
     };
     let k = compile_kernel(m, kernel, &opts).unwrap_or_else(|e| panic!("W = {w}: {e}"));

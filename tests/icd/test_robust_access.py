@@ -152,3 +152,72 @@ def test_a_scan_reads_shifted_local_indices_and_names_the_one_item_past_the_end(
         assert part in done.stderr, (part, done.stderr)
     item = re.search(r"by work-item \((\d+), 0, 0\)", done.stderr)
     assert item and int(item.group(1)) % 128 == 127, done.stderr
+
+
+REDUCE = textwrap.dedent(
+    """
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = '''
+    __kernel void reduce(__global const float *in, __global float *partial,
+                         __local float *scratch) {
+        size_t lid = get_local_id(0);
+        size_t n = get_local_size(0);
+        scratch[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (size_t s = n / 2; s > 0; s >>= 1) {
+            if (lid < s)
+                scratch[lid] += scratch[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0)
+            partial[get_group_id(0)] = scratch[0];
+    }
+    '''
+    program = cl.Program(ctx, src).build(options="-cl-vecl-robust-access")
+    reduce = cl.Kernel(program, "reduce")
+    mf = cl.mem_flags
+    data = (np.arange(2048) % 9).astype(np.float32)
+    in_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=data)
+    for local in [64, 256]:
+        groups = 2048 // local
+        for size in [4 * local, 4 * local - 4]:
+            out_buf = cl.Buffer(ctx, mf.READ_WRITE, size=4 * groups)
+            reduce.set_args(in_buf, out_buf, cl.LocalMemory(size))
+            cl.enqueue_nd_range_kernel(queue, reduce, (2048,), (local,))
+            try:
+                queue.finish()
+            except cl.Error as e:
+                print("local", local, "size", size, "error", e.code)
+                continue
+            out = np.empty(groups, np.float32)
+            cl.enqueue_copy(queue, out, out_buf)
+            want = data.reshape(groups, local).sum(axis=1)
+            print("local", local, "size", size, "ok", bool((out == want).all()))
+    """
+)
+
+
+def test_a_tree_reduction_trusts_its_local_argument_and_names_the_item_past_a_short_one():
+    # The `scratch` accesses are trusted for groups whose `__local`
+    # argument holds a float per work-item; one float short, the launch
+    # runs the code that tests every access, and the last item of a group
+    # is named for its store past the end.
+    done = subprocess.run(
+        [sys.executable, "-c", REDUCE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for local in [64, 256]:
+        assert f"local {local} size {4 * local} ok True" in done.stdout, (done.stdout, done.stderr)
+        assert f"local {local} size {4 * local - 4} error -5" in done.stdout, (
+            done.stdout,
+            done.stderr,
+        )
+    reports = re.findall(r"kernel `reduce` stopped: out-of-bounds store of 4 bytes .*", done.stderr)
+    assert len(reports) == 2, done.stderr
+    for report, local in zip(reports, [64, 256]):
+        item = re.search(r"by work-item \((\d+), 0, 0\) at line 6:", report)
+        assert item and int(item.group(1)) % local == local - 1, report

@@ -29,6 +29,18 @@
 //! `k0 + ⌊(C_hi − 1 − k0) / S⌋·S`, and each read of `k` in the loop gets
 //! that bound plus the increments before it in the trip (`for (k = 0; k <
 //! 16; k++)` unrolled twice: `[0, 14]` and `[1, 15]`, not 16).
+//!
+//! **Shrinking variables.** A variable written only with values that are
+//! never negative and with `x >> c` or `x / c` of itself lies between 0
+//! and the largest of those values (the tree reduction's `for (s = n / 2;
+//! s > 0; s >>= 1)`: `[0, n / 2]`).
+//!
+//! **Branch conditions.** Under `if (x < y)`, where `x` reads a variable
+//! that is written neither between that read and the branch nor anywhere
+//! in the branch, every read of the variable in the `then` block is at
+//! most `y`'s highest value less one, and every read in the `else` block
+//! at least `y`'s lowest (likewise `<=`, `>`, `>=`, `==`, `!=`, either
+//! side): the reduction's `x[lid + s]` under `lid < s` lies below `2s`.
 
 use super::uniformity::writes_of;
 use crate::{
@@ -131,6 +143,18 @@ pub struct Ranges<'a> {
     following: RefCell<Vec<VarId>>,
     /// The reads of counted loops' counters, found at the first read.
     counters: RefCell<Option<HashMap<ValueId, CounterRead>>>,
+    /// The bounds branch conditions put on reads, found at the first read.
+    branch_bounds: RefCell<Option<HashMap<ValueId, Vec<BranchBound>>>>,
+}
+
+/// What the condition of a branch says of a read of a variable in it:
+/// at most the highest value of another value plus a constant, or at
+/// least its lowest plus a constant (`x` read under `if (x < y)`:
+/// `AtMost(y, -1)`).
+#[derive(Clone, Copy, Debug)]
+enum BranchBound {
+    AtMost(ValueId, i128),
+    AtLeast(ValueId, i128),
 }
 
 /// A read of the counter of a counted loop (see the module's comment).
@@ -156,6 +180,7 @@ impl<'a> Ranges<'a> {
             memo: RefCell::new(HashMap::new()),
             following: RefCell::new(Vec::new()),
             counters: RefCell::new(None),
+            branch_bounds: RefCell::new(None),
         }
     }
 
@@ -242,11 +267,49 @@ impl<'a> Ranges<'a> {
                     _ => None,
                 }
             }
-            Inst::ReadVar(var) => self
-                .counter(v, s, depth)
-                .or_else(|| self.variable(*var, depth)),
+            Inst::ReadVar(var) => {
+                let r = self
+                    .counter(v, s, depth)
+                    .or_else(|| self.variable(*var, depth));
+                self.refined(v, r.unwrap_or(Range::of_type(s)), depth)
+            }
             _ => None,
         }
+    }
+
+    /// `r`, the range of the read `v`, narrowed by the conditions of the
+    /// branches it is read under (see [`find_branch_bounds`]).
+    fn refined(&self, v: ValueId, r: Range, depth: u32) -> Option<Range> {
+        if self.branch_bounds.borrow().is_none() {
+            let mut found = HashMap::new();
+            find_branch_bounds(self.func, &self.func.body, &mut found);
+            *self.branch_bounds.borrow_mut() = Some(found);
+        }
+        let bounds = self
+            .branch_bounds
+            .borrow()
+            .as_ref()
+            .and_then(|b| b.get(&v).cloned());
+        let Some(bounds) = bounds else {
+            return Some(r);
+        };
+        let (mut lo, mut hi) = (r.lo, r.hi);
+        for b in bounds {
+            match b {
+                BranchBound::AtMost(y, off) => {
+                    if let Some(ry) = self.of_depth(y, depth) {
+                        hi = hi.min(ry.hi + off);
+                    }
+                }
+                BranchBound::AtLeast(y, off) => {
+                    if let Some(ry) = self.of_depth(y, depth) {
+                        lo = lo.max(ry.lo + off);
+                    }
+                }
+            }
+        }
+        // An empty range: the branch never runs, any value will do.
+        Some(Range::new(lo, hi.max(lo)))
     }
 
     /// The range of `v`, a read of a counted loop's counter of type `s`.
@@ -329,7 +392,12 @@ impl<'a> Ranges<'a> {
         self.following.borrow_mut().push(var);
         let mut acc: Option<Range> = None;
         let mut lost = false;
+        let mut shrinks = false;
         for w in writes {
+            if shrinks_itself(self.func, w, var) {
+                shrinks = true;
+                continue;
+            }
             let r = self.of_depth(w, depth).filter(|r| {
                 // A read of `var` inside the written value came back with
                 // the whole type: the value is not bounded.
@@ -341,10 +409,117 @@ impl<'a> Ranges<'a> {
             }
         }
         self.following.borrow_mut().pop();
-        if lost {
-            None
-        } else {
-            acc
+        // `x >>= c`, `x /= c` of a variable whose other values are none
+        // negative: every value lies between 0 and the largest of those.
+        match (lost, shrinks, acc) {
+            (true, ..) => None,
+            (false, true, Some(a)) if a.lo >= 0 => Some(a.union(Range::exact(0))),
+            (false, true, _) => None,
+            (false, false, a) => a,
+        }
+    }
+}
+
+/// Whether `w` is `x >> c` or `x / c` (a constant `c`, at least 1 for a
+/// division) of a read of `var`: a value that does not move a
+/// non-negative `x` away from 0.
+fn shrinks_itself(func: &Function, w: ValueId, var: VarId) -> bool {
+    match func.inst(w).inst {
+        Inst::Binary(BinaryOp::Shr, a, b) => {
+            read_of(func, a) == Some(var) && func.int_const(b).is_some_and(|k| (0..64).contains(&k))
+        }
+        Inst::Binary(BinaryOp::Div, a, b) => {
+            read_of(func, a) == Some(var) && func.int_const(b).is_some_and(|k| k >= 1)
+        }
+        _ => false,
+    }
+}
+
+/// Records the bounds that branch conditions put on the reads of
+/// variables in `block` (see the module's comment): under `if (x < y)`,
+/// where `x` is a read of a variable that is not written between that
+/// read and the branch nor anywhere in the branch taken, every read of the
+/// variable in the `then` block is below `y`'s highest value, and every
+/// one in the `else` block at least `y`'s lowest; likewise for `<=`, `>`,
+/// `>=`, `==` and either operand.
+fn find_branch_bounds(
+    func: &Function,
+    block: &Block,
+    out: &mut HashMap<ValueId, Vec<BranchBound>>,
+) {
+    for (at, s) in block.0.iter().enumerate() {
+        match s {
+            Stmt::If { cond, then_, else_ } => {
+                if let Inst::Cmp(op, a, b) = func.inst(*cond).inst {
+                    for (x, y, op) in [(a, b, op), (b, a, op.swapped())] {
+                        branch_bound(func, &block.0[..at], x, y, op, then_, else_, out);
+                    }
+                }
+                find_branch_bounds(func, then_, out);
+                find_branch_bounds(func, else_, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                find_branch_bounds(func, body, out);
+                find_branch_bounds(func, continuing, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    find_branch_bounds(func, &c.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The bounds of `x op y`, the condition of a branch that follows the
+/// statements `before`, on the reads of `x`'s variable in `then_` and
+/// `else_`.
+#[allow(clippy::too_many_arguments)]
+fn branch_bound(
+    func: &Function,
+    before: &[Stmt],
+    x: ValueId,
+    y: ValueId,
+    op: CmpOp,
+    then_: &Block,
+    else_: &Block,
+    out: &mut HashMap<ValueId, Vec<BranchBound>>,
+) {
+    let Some(var) = read_of(func, x) else {
+        return;
+    };
+    // `x` read in this block, and the variable not written since.
+    let Some(read_at) = before
+        .iter()
+        .rposition(|s| matches!(s, Stmt::Eval(v) if *v == x))
+    else {
+        return;
+    };
+    let mut since = Vec::new();
+    writes_of(&Block(before[read_at..].to_vec()), var, &mut since);
+    if !since.is_empty() {
+        return;
+    }
+    use BranchBound::{AtLeast, AtMost};
+    let (taken, not_taken): (&[BranchBound], &[BranchBound]) = match op {
+        CmpOp::Lt => (&[AtMost(y, -1)], &[AtLeast(y, 0)]),
+        CmpOp::Le => (&[AtMost(y, 0)], &[AtLeast(y, 1)]),
+        CmpOp::Gt => (&[AtLeast(y, 1)], &[AtMost(y, 0)]),
+        CmpOp::Ge => (&[AtLeast(y, 0)], &[AtMost(y, -1)]),
+        CmpOp::Eq => (&[AtMost(y, 0), AtLeast(y, 0)], &[]),
+        CmpOp::Ne => (&[], &[AtMost(y, 0), AtLeast(y, 0)]),
+    };
+    for (branch, bounds) in [(then_, taken), (else_, not_taken)] {
+        let mut written = Vec::new();
+        writes_of(branch, var, &mut written);
+        if bounds.is_empty() || !written.is_empty() {
+            continue;
+        }
+        let mut reads = Vec::new();
+        reads_in(func, branch, var, &mut reads);
+        for r in reads {
+            out.entry(r).or_default().extend_from_slice(bounds);
         }
     }
 }
@@ -857,5 +1032,85 @@ mod tests {
 ";
         let r = ranges_of(text, &NoFacts);
         assert_eq!(r[4], Some(Range::of_type(Scalar::I32)));
+    }
+
+    /// The tree reduction: `s` from `n / 2` halving to 0, `lid + s` read
+    /// under `lid < s`. With local ids below 64 and sizes up to 64, `s`
+    /// is at most 32 and `lid + s` at most 63 in the branch (unbounded by
+    /// intervals alone: 94).
+    #[test]
+    fn shrinking_variable_and_branch_condition() {
+        struct Group;
+        impl Facts for Group {
+            fn work_item(&self, f: WorkItemFn, _: Option<u64>) -> Option<Range> {
+                match f {
+                    WorkItemFn::LocalId => Some(Range::new(0, 63)),
+                    WorkItemFn::LocalSize => Some(Range::new(1, 64)),
+                    _ => None,
+                }
+            }
+            fn param(&self, _: u32) -> Option<Range> {
+                None
+            }
+        }
+        let text = "kernel @k(p: ptr global u8, n: i32) {
+  var $0 lid: u64
+  var $1 s: u64
+  %0: u32 = const 0
+  %1: u64 = work_item local_id %0
+  write $0, %1
+  %2: u64 = work_item local_size %0
+  %3: u64 = const 2
+  %4: u64 = div %2, %3
+  write $1, %4
+  loop {
+    %5: u64 = read $1
+    %6: u64 = const 0
+    %7: bool = cmp gt %5, %6
+    if %7 {
+    } else {
+      break
+    }
+    %8: u64 = read $0
+    %9: u64 = read $1
+    %10: bool = cmp lt %8, %9
+    if %10 {
+      %11: u64 = read $0
+      %12: u64 = read $1
+      %13: u64 = add %11, %12
+    } else {
+      %14: u64 = read $0
+    }
+  } continuing {
+    %15: u64 = read $1
+    %16: u64 = const 1
+    %17: u64 = shr %15, %16
+    write $1, %17
+  }
+}
+";
+        let r = ranges_of(text, &Group);
+        assert_eq!(r[9], Some(Range::new(0, 32)));
+        assert_eq!(r[11], Some(Range::new(0, 31)));
+        // And s above lid there: at least 1.
+        assert_eq!(r[12], Some(Range::new(1, 32)));
+        assert_eq!(r[13], Some(Range::new(1, 63)));
+        // `lid >= s` in the else block: its lowest value is s's, 0.
+        assert_eq!(r[14], Some(Range::new(0, 63)));
+        // Nothing known of the launch: s is still at most half of u64.
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[9], Some(Range::new(0, (1i128 << 63) - 1)));
+        // A write of lid in the branch (from itself: lid is unbounded):
+        // its reads there are not narrowed.
+        let written = text.replace(
+            "%13: u64 = add %11, %12",
+            "%13: u64 = add %11, %12\n      write $0, %13",
+        );
+        let r = ranges_of(&written, &Group);
+        assert_eq!(r[11], Some(Range::of_type(Scalar::U64)));
+        // A variable that also grows is not shrinking.
+        let grows = text.replace("%17: u64 = shr %15, %16", "%17: u64 = add %15, %16");
+        let r = ranges_of(&grows, &Group);
+        assert_eq!(r[9], Some(Range::of_type(Scalar::U64)));
     }
 }

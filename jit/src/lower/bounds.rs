@@ -50,6 +50,10 @@
 //! runs it only for launches whose groups are within `L` in every
 //! dimension. Any other launch runs a copy compiled without the bound, at
 //! its first such launch: every access is checked there as before.
+//! Accesses through a `__local` *parameter* whose offsets stay within an
+//! element per work-item of the group's longest dimension are trusted the
+//! same way ([`trusted_param_access`]); the launch's argument sizes are
+//! checked against what they need ([`LocalNeed`]) beside its group size.
 
 use super::lanes::Lanes;
 use super::linear::writes_of;
@@ -124,15 +128,8 @@ pub(crate) fn trusted_group_bound(
     func: &Function,
     reqd: Option<[u32; 3]>,
 ) -> Option<u64> {
-    let mut accesses = Vec::new();
-    for d in &func.insts {
-        match &d.inst {
-            Inst::Load(p) | Inst::Atomic { ptr: p, .. } => accesses.push(*p),
-            _ => {}
-        }
-    }
-    stored_through(&func.body, &mut accesses);
-    let size = |p: ValueId| func.ty(p).pointee().map_or(1, |t| module.size_of(t).max(1));
+    let accesses = accesses_of(func);
+    let size = |p: ValueId| pointee_size(module, func, p);
     let none = Ranges::new(func, &NoFacts);
     let gaining: Vec<ValueId> = accesses
         .into_iter()
@@ -142,6 +139,7 @@ pub(crate) fn trusted_group_bound(
         let facts = GroupBound(l);
         let ranges = Ranges::new(func, &facts);
         provable(module, func, &ranges, p, size(p))
+            || trusted_param_access(module, func, &ranges, p, size(p), l)
     };
     if let Some(r) = reqd {
         let l = u64::from(r.into_iter().max().unwrap_or(1).max(1));
@@ -155,6 +153,119 @@ pub(crate) fn trusted_group_bound(
         }
     }
     bound
+}
+
+/// Every pointer `func` loads, stores, copies or makes an atomic through.
+fn accesses_of(func: &Function) -> Vec<ValueId> {
+    let mut accesses = Vec::new();
+    for d in &func.insts {
+        match &d.inst {
+            Inst::Load(p) | Inst::Atomic { ptr: p, .. } => accesses.push(*p),
+            _ => {}
+        }
+    }
+    stored_through(&func.body, &mut accesses);
+    accesses
+}
+
+/// Bytes of what `p` points to (at least 1).
+fn pointee_size(module: &Module, func: &Function, p: ValueId) -> u32 {
+    func.ty(p).pointee().map_or(1, |t| module.size_of(t).max(1))
+}
+
+/// Whether the access of `bytes` bytes through `ptr` goes into a `__local`
+/// parameter at offsets that `ranges` (the facts of the group bound `l`)
+/// keep within `[0, e·l)`, `e` the size of the parameter's element: in
+/// bounds when the parameter holds an element per work-item of the
+/// group's longest dimension, which the launch checks
+/// ([`LocalNeed`]). An access that reaches further (`scratch[lid + 1]`)
+/// is left to its test, so that it does not send every launch of the
+/// usual sizes to the copy that tests all.
+fn trusted_param_access(
+    module: &Module,
+    func: &Function,
+    ranges: &Ranges,
+    ptr: ValueId,
+    bytes: u32,
+    l: u64,
+) -> bool {
+    if bytes > pointee_size(module, func, ptr) {
+        return false;
+    }
+    let Some((Origin::Param(n), offset)) = object_offset(module, func, ranges, ptr, 0) else {
+        return false;
+    };
+    let elem = param_elem_size(module, func, n);
+    offset.lo >= 0 && offset.hi + i128::from(bytes) <= i128::from(elem) * i128::from(l)
+}
+
+/// Bytes of an element of `__local` pointer parameter `n` of `func`.
+fn param_elem_size(module: &Module, func: &Function, n: u32) -> u32 {
+    func.insts
+        .iter()
+        .find(|d| d.inst == Inst::Param(n))
+        .and_then(|d| d.ty.pointee())
+        .map_or(1, |t| module.size_of(t).max(1))
+}
+
+/// What a `__local` parameter must hold for checked code that trusts a
+/// group bound to run a launch: `bytes[i]`, for launches whose groups are
+/// at most `2^i` work-items in each dimension (for the trusted accesses
+/// of [`trusted_param_access`], the end of the furthest one under that
+/// bound). `CompiledKernel::run_groups` runs any other launch in the copy
+/// that tests every access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LocalNeed {
+    /// The parameter's number.
+    pub param: u32,
+    pub bytes: Vec<u64>,
+}
+
+/// The [`LocalNeed`]s of `func`'s trusted `__local` parameter accesses
+/// under the group bound `bound`.
+pub(crate) fn local_param_needs(module: &Module, func: &Function, bound: u64) -> Vec<LocalNeed> {
+    let facts = GroupBound(bound);
+    let at_bound = Ranges::new(func, &facts);
+    let trusted: Vec<ValueId> = accesses_of(func)
+        .into_iter()
+        .filter(|p| {
+            let size = pointee_size(module, func, *p);
+            trusted_param_access(module, func, &at_bound, *p, size, bound)
+        })
+        .collect();
+    if trusted.is_empty() {
+        return Vec::new();
+    }
+    // 1, 2, 4, … up to the first power of two at or past the bound.
+    let steps = (bound.max(1).next_power_of_two().trailing_zeros() + 1) as usize;
+    let mut needs: Vec<LocalNeed> = Vec::new();
+    for i in 0..steps {
+        let facts = GroupBound((1u64 << i).min(bound));
+        let ranges = Ranges::new(func, &facts);
+        for p in &trusted {
+            let size = pointee_size(module, func, *p);
+            let (n, need) = match object_offset(module, func, &ranges, *p, 0) {
+                Some((Origin::Param(n), off)) if off.lo >= 0 => {
+                    let end = off.hi + i128::from(size);
+                    (n, u64::try_from(end).unwrap_or(u64::MAX))
+                }
+                Some((Origin::Param(n), _)) => (n, u64::MAX),
+                _ => continue,
+            };
+            let entry = match needs.iter_mut().position(|e| e.param == n) {
+                Some(k) => &mut needs[k],
+                None => {
+                    needs.push(LocalNeed {
+                        param: n,
+                        bytes: vec![0; steps],
+                    });
+                    needs.last_mut().expect("just pushed")
+                }
+            };
+            entry.bytes[i] = entry.bytes[i].max(need);
+        }
+    }
+    needs
 }
 
 /// The pointers `block` stores or copies through.
@@ -196,6 +307,11 @@ fn object_offset(
     }
     match &func.inst(ptr).inst {
         Inst::GlobalAddr(g) => Some((Origin::Global(*g), Interval::exact(0))),
+        // Only a `__local` parameter: its size is the launch's, checked
+        // there (`LocalNeed`).
+        Inst::Param(n) if func.ty(ptr).address_space() == Some(AddressSpace::Local) => {
+            Some((Origin::Param(*n), Interval::exact(0)))
+        }
         Inst::SlotAddr(s) => Some((Origin::Slot(*s), Interval::exact(0))),
         Inst::PtrCast(p) => object_offset(module, func, ranges, *p, depth + 1),
         Inst::Index(p, i) | Inst::Elem(p, i) => {
@@ -356,16 +472,13 @@ impl FunctionCx<'_, '_> {
         ) {
             return Some(false);
         }
-        let facts = GroupBound(self.kernel.checks()?.group_bound?);
-        let ranges = Ranges::new(self.kernel.func(), &facts);
-        provable(
-            self.kernel.module(),
-            self.kernel.func(),
-            &ranges,
-            ptr,
-            bytes,
-        )
-        .then_some(true)
+        let l = self.kernel.checks()?.group_bound?;
+        let facts = GroupBound(l);
+        let (module, func) = (self.kernel.module(), self.kernel.func());
+        let ranges = Ranges::new(func, &facts);
+        let proven = provable(module, func, &ranges, ptr, bytes)
+            || trusted_param_access(module, func, &ranges, ptr, bytes, l);
+        proven.then_some(true)
     }
 
     /// The source position of the access through `ptr`: the pointer's own,
@@ -813,7 +926,16 @@ impl FunctionCx<'_, '_> {
         };
         let pieces = pieces.clone();
         // `[lo, hi]` as a start and a span: an empty interval (hi < lo)
-        // becomes `[1, 1]`, which no host address reaches.
+        // becomes `[1, 1]`, which no host address reaches. The unsigned
+        // test `a - lo > span` is made signed, which SSE has, by flipping
+        // the top bit of both sides: of the span once, and of `a - lo` by
+        // subtracting `lo` with its top bit flipped (four instructions a
+        // piece where the unsigned compare took two more, and two more
+        // loads of the sign constant).
+        let flip = |cx: &mut Self, v: Value| {
+            let top = cx.b.ins().iconst(types::I64, i64::MIN);
+            cx.b.ins().bxor(v, top)
+        };
         let mut windows = Vec::with_capacity(ranges.len());
         for r in ranges {
             let (lo, hi) = self.bounds_of(*r, n, None);
@@ -823,17 +945,22 @@ impl FunctionCx<'_, '_> {
             let zero = self.b.ins().iconst(types::I64, 0);
             let lo = self.b.ins().select(nonempty, lo, one);
             let span = self.b.ins().select(nonempty, span, zero);
+            let lo = flip(self, lo);
+            let span = flip(self, span);
             let lo = self.b.ins().splat(types::I64X2, lo);
             let span = self.b.ins().splat(types::I64X2, span);
             windows.push((lo, span));
         }
+        // Every lane runs (a full chunk outside divergent control): the
+        // mask needs no and.
+        let all_on = self.chunk_full && self.mask.is_entry_mask();
         let m = self.cur_mask();
         let mut any: Option<Value> = None;
         for (k, a) in pieces.iter().enumerate() {
             let mut outside: Option<Value> = None;
             for &(lo, span) in &windows {
                 let off = self.b.ins().isub(*a, lo);
-                let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, span);
+                let out = self.b.ins().icmp(IntCC::SignedGreaterThan, off, span);
                 outside = Some(match outside {
                     Some(x) => self.b.ins().band(x, out),
                     None => out,
@@ -843,13 +970,17 @@ impl FunctionCx<'_, '_> {
                 return Ok(());
             };
             // The active flags of lanes 2k and 2k + 1, widened to 64 bits.
-            let quad = m[k / 2];
-            let on = if k % 2 == 0 {
-                self.b.ins().swiden_low(quad)
+            let bad = if all_on {
+                outside
             } else {
-                self.b.ins().swiden_high(quad)
+                let quad = m[k / 2];
+                let on = if k % 2 == 0 {
+                    self.b.ins().swiden_low(quad)
+                } else {
+                    self.b.ins().swiden_high(quad)
+                };
+                self.b.ins().band(outside, on)
             };
-            let bad = self.b.ins().band(outside, on);
             any = Some(match any {
                 Some(x) => self.b.ins().bor(x, bad),
                 None => bad,

@@ -71,7 +71,7 @@ pub(crate) fn arg(a: Arg) -> AsmRegister64 {
 
 /// The lane numbers 0–15, which `GlobalId` adds to the chunk's first id
 /// and the consecutive test of an access compares against.
-static IOTA: [i32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+pub(crate) static IOTA: [i32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 
 /// The zmm register and k register no allocator hands out: the scratch of
 /// the memory operations (`LoadElems`, `StoreElems`).
@@ -101,122 +101,6 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
                 ..
             }
     )
-}
-
-/// `rax` = the 8-byte address at `[rbx + ptr]`; with `consecutive`,
-/// `r10` = lane 0 of `idx` sign-extended, and a jump to `slow` unless the
-/// lanes of `k` hold `idx[0] + l`.
-fn element_address(
-    a: &mut CodeAssembler,
-    ptr: i32,
-    idx: u8,
-    k: u8,
-    consecutive: bool,
-    slow: CodeLabel,
-) -> Result<(), WideError> {
-    a.mov(rax, qword_ptr(rbx + ptr)).map_err(asm_err)?;
-    if consecutive {
-        let t = zmm_reg(SCRATCH_ZMM)?;
-        let x = get_xmm(iced_x86::Register::XMM0 + u32::from(idx))
-            .ok_or_else(|| WideError::Malformed(format!("xmm{idx}")))?;
-        // EVEX: the index may be in xmm16-31, which VEX cannot encode.
-        a.set_prefer_vex(false);
-        let moved = a.vmovd(r10d, x);
-        a.set_prefer_vex(true);
-        moved.map_err(asm_err)?;
-        a.movsxd(r10, r10d).map_err(asm_err)?;
-        a.vpbroadcastd(t, r10d).map_err(asm_err)?;
-        a.mov(r11, IOTA.as_ptr() as u64).map_err(asm_err)?;
-        a.vpaddd(t, t, zmmword_ptr(r11)).map_err(asm_err)?;
-        a.vpcmpd(k_masked(k0, k), t, zmm_reg(idx)?, 4)
-            .map_err(asm_err)?;
-        a.kortestw(k0, k0).map_err(asm_err)?;
-        a.jnz(slow).map_err(asm_err)?;
-    } else {
-        a.jmp(slow).map_err(asm_err)?;
-    }
-    Ok(())
-}
-
-fn emit_memory(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
-    let mut slow = a.create_label();
-    let mut done = a.create_label();
-    let t = zmm_reg(SCRATCH_ZMM)?;
-    let ks = k_reg(SCRATCH_K)?;
-    match *op {
-        Op::LoadElems {
-            d,
-            ptr,
-            idx,
-            k,
-            consecutive,
-        } => {
-            let (d, kn) = (zmm_reg(d.0 as u8)?, k.0 as u8);
-            element_address(a, ptr, idx.0 as u8, kn, consecutive, slow)?;
-            let idx = zmm_reg(idx.0 as u8)?;
-            if consecutive {
-                // Every lane running: a plain load (a masked one costs
-                // more on some cores).
-                let mut masked = a.create_label();
-                a.kortestw(k_reg(kn)?, k_reg(kn)?).map_err(asm_err)?;
-                a.jae(masked).map_err(asm_err)?;
-                a.vmovups(d, zmmword_ptr(rax + r10 * 4)).map_err(asm_err)?;
-                a.jmp(done).map_err(asm_err)?;
-                a.set_label(&mut masked).map_err(asm_err)?;
-                a.zero_bytes().map_err(asm_err)?;
-                a.vmovups(zmm_masked(d, kn).z(), zmmword_ptr(rax + r10 * 4))
-                    .map_err(asm_err)?;
-                a.jmp(done).map_err(asm_err)?;
-            }
-            a.set_label(&mut slow).map_err(asm_err)?;
-            a.zero_bytes().map_err(asm_err)?;
-            a.kmovw(ks, k_reg(kn)?).map_err(asm_err)?;
-            a.vpxord(t, t, t).map_err(asm_err)?;
-            a.vpgatherdd(zmm_masked(t, SCRATCH_K), zmmword_ptr(rax + idx * 4))
-                .map_err(asm_err)?;
-            a.vmovdqa32(d, t).map_err(asm_err)?;
-        }
-        Op::StoreElems {
-            a: x,
-            ptr,
-            idx,
-            k,
-            consecutive,
-        } => {
-            let (x, kn) = (zmm_reg(x.0 as u8)?, k.0 as u8);
-            element_address(a, ptr, idx.0 as u8, kn, consecutive, slow)?;
-            let idx = zmm_reg(idx.0 as u8)?;
-            if consecutive {
-                let m = match kn {
-                    1 => zmmword_ptr(rax + r10 * 4).k1(),
-                    2 => zmmword_ptr(rax + r10 * 4).k2(),
-                    3 => zmmword_ptr(rax + r10 * 4).k3(),
-                    4 => zmmword_ptr(rax + r10 * 4).k4(),
-                    5 => zmmword_ptr(rax + r10 * 4).k5(),
-                    6 => zmmword_ptr(rax + r10 * 4).k6(),
-                    _ => zmmword_ptr(rax + r10 * 4).k7(),
-                };
-                let mut masked = a.create_label();
-                a.kortestw(k_reg(kn)?, k_reg(kn)?).map_err(asm_err)?;
-                a.jae(masked).map_err(asm_err)?;
-                a.vmovups(zmmword_ptr(rax + r10 * 4), x).map_err(asm_err)?;
-                a.jmp(done).map_err(asm_err)?;
-                a.set_label(&mut masked).map_err(asm_err)?;
-                a.zero_bytes().map_err(asm_err)?;
-                a.vmovups(m, x).map_err(asm_err)?;
-                a.jmp(done).map_err(asm_err)?;
-            }
-            a.set_label(&mut slow).map_err(asm_err)?;
-            a.zero_bytes().map_err(asm_err)?;
-            a.kmovw(ks, k_reg(kn)?).map_err(asm_err)?;
-            a.vpscatterdd(zmmword_ptr(rax + idx * 4).k7(), x)
-                .map_err(asm_err)?;
-        }
-        _ => return Err(WideError::Malformed("not a memory operation".into())),
-    }
-    a.set_label(&mut done).map_err(asm_err)?;
-    a.zero_bytes().map_err(asm_err)?;
-    Ok(())
 }
 
 pub(crate) fn zmm_reg(n: u8) -> Result<AsmRegisterZmm, WideError> {
@@ -494,7 +378,12 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
         }
         // The entry keeps the chunk's running lanes in edx.
         Op::RunningLanes { d } => a.kmovw(k(d)?, edx).map_err(asm_err)?,
-        Op::LoadElems { .. } | Op::StoreElems { .. } => emit_memory(a, op)?,
+        // Inside a kernel entry only (`access::emit_access`).
+        Op::LoadElems { .. } | Op::StoreElems { .. } => {
+            return Err(WideError::Malformed(
+                "a memory operation outside a kernel entry".into(),
+            ));
+        }
         Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
             return Err(WideError::Malformed("loop control in emit_op".into()));
         }

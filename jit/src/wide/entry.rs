@@ -22,11 +22,18 @@
 //! two divisions per call, none per group). The launch's
 //! stop flag is read after each row and at every back edge of the body's
 //! loops; when set the entry returns `KernelStatus::Cancelled`.
+//!
+//! Facts fixed for the whole call are computed once, before the group
+//! loop, into the frame (`access::EntryFrame`): whether the launch
+//! is large enough for streaming stores, and under robust access each
+//! checked parameter's valid indices. An entry whose stores may stream
+//! ends with `sfence`.
 
+use super::access::{emit_cold, index_bounds, EntryFrame};
 use super::emit::asm_err;
 use super::ra2::{allocate_ra2, emit_allocated, EmitAt};
-use super::{Program, WideError};
-use crate::abi::{launch_offsets as lo, KernelStatus, Launch};
+use super::{Op, Program, WideError};
+use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, Launch};
 use iced_x86::code_asm::*;
 use std::time::{Duration, Instant};
 
@@ -51,6 +58,17 @@ pub struct KernelCode {
     pub ops: usize,
     /// Time of allocation, assembly and mapping.
     pub compile_time: Duration,
+    /// Accesses of the body: bounds-checked, streaming stores, prefetched
+    /// loads (`super::access`).
+    pub memory: MemoryCounts,
+}
+
+/// How many accesses of a body are bounds-checked, stream and prefetch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryCounts {
+    pub checked: usize,
+    pub streaming: usize,
+    pub prefetched: usize,
 }
 
 impl std::fmt::Debug for KernelCode {
@@ -93,19 +111,74 @@ fn range_end(
     Ok(())
 }
 
+/// What the entry needs besides the body.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryOptions {
+    /// `JitOptions::stream_min_items`: launches of at least this many
+    /// work-items stream the stores that may.
+    pub stream_min_items: u64,
+    /// Robust access: the offset of the checked tail in the argument block.
+    pub checked_tail: Option<u32>,
+    /// 0, or the dimension (1 or 2) whose work-items the lanes step along
+    /// in a copy compiled for such launches (`lane_axis`): the launch's
+    /// dimensions 0 and this one come exchanged, and a fault reports the
+    /// launch's own ids.
+    pub lanes_along: usize,
+}
+
+/// The parameters (with their argument slots) whose bounds the body's
+/// accesses test, and the counts of its accesses.
+fn memory_facts(body: &Program) -> (Vec<(u32, i32)>, MemoryCounts) {
+    let mut checked: Vec<(u32, i32)> = Vec::new();
+    let mut n = MemoryCounts::default();
+    for op in body.ops() {
+        let (ptr, how) = match op {
+            Op::LoadElems { ptr, how, .. } | Op::StoreElems { ptr, how, .. } => (*ptr, how),
+            _ => continue,
+        };
+        n.streaming += usize::from(how.stream);
+        n.prefetched += usize::from(how.prefetch);
+        if let Some(c) = how.check {
+            n.checked += 1;
+            if !checked.iter().any(|(p, _)| *p == c.param) {
+                checked.push((c.param, ptr));
+            }
+        }
+    }
+    (checked, n)
+}
+
 /// Compiles the kernel entry running `body` once per chunk.
-pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode, WideError> {
+pub fn compile_entry(
+    body: &Program,
+    fallback: KernelEntry,
+    opts: &EntryOptions,
+) -> Result<KernelCode, WideError> {
     if !super::supported() {
         return Err(WideError::NoAvx512);
     }
     let start = Instant::now();
     let alloc = allocate_ra2(body)?;
     let frame = alloc.frame();
+    let (checked, counts) = memory_facts(body);
     // The spill slots, then the group's first id of dimension 1 and its
-    // coordinates (stepped with a carry: no division per group).
+    // coordinates (stepped with a carry: no division per group), the
+    // large-launch flag, 64 bytes of scratch for the fault blocks, and
+    // each checked parameter's index bounds.
     let y_start_at = frame as i32;
     let g_at = [frame as i32 + 8, frame as i32 + 16, frame as i32 + 24];
-    let locals = frame as i32 + 32;
+    let large_at = frame as i32 + 32;
+    let scratch_at = frame as i32 + 64;
+    let bounds_at = frame as i32 + 128;
+    let params = checked
+        .iter()
+        .map(|(p, _)| *p as i32 + 1)
+        .max()
+        .unwrap_or(0);
+    // Six pushes and the return address leave rsp 8 past a multiple of
+    // 16: locals of 8 more than a multiple of 16 align it for calls.
+    let locals = bounds_at + 16 * params + 8;
+    let mut entry_frame = EntryFrame::new(large_at, bounds_at, scratch_at);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
@@ -129,6 +202,35 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     a.mov(r12, rsi).map_err(e)?;
     a.mov(r13, rdx).map_err(e)?;
     a.mov(r14, rcx).map_err(e)?;
+    // Whether the launch has enough work-items to stream.
+    a.mov(rax, qword_ptr(r12 + lo::GLOBAL_SIZE)).map_err(e)?;
+    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + q)))
+        .map_err(e)?;
+    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + 2 * q)))
+        .map_err(e)?;
+    a.mov(r10, opts.stream_min_items).map_err(e)?;
+    a.cmp(rax, r10).map_err(e)?;
+    a.setae(byte_ptr(rsp + large_at)).map_err(e)?;
+    // Robust access: each checked parameter's valid indices.
+    if !checked.is_empty() {
+        let tail = opts
+            .checked_tail
+            .ok_or_else(|| WideError::Malformed("a bounds test without a tail".into()))?
+            as i32;
+        for (param, slot) in &checked {
+            let at = tail + co::BOUNDS + co::BOUNDS_ENTRY * *param as i32;
+            a.mov(rdi, qword_ptr(rbx + *slot)).map_err(e)?;
+            a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
+            a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
+            a.mov(rax, index_bounds as *const () as u64).map_err(e)?;
+            a.call(rax).map_err(e)?;
+            let at = bounds_at + 16 * *param as i32;
+            a.movsxd(r10, eax).map_err(e)?;
+            a.mov(qword_ptr(rsp + at), r10).map_err(e)?;
+            a.sar(rax, 32).map_err(e)?;
+            a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
+        }
+    }
     let mut group = a.create_label();
     let mut z_loop = a.create_label();
     let mut z_done = a.create_label();
@@ -136,7 +238,6 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     let mut y_done = a.create_label();
     let mut x_loop = a.create_label();
     let mut x_done = a.create_label();
-    let mut full = a.create_label();
     let mut done = a.create_label();
     let mut exit = a.create_label();
     let mut cancelled = a.create_label();
@@ -212,20 +313,21 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     a.cmp(r15, rsi).map_err(e)?;
     a.jae(x_done).map_err(e)?;
     // The running lanes: all 16, or the row's remaining ones.
+    // Without a branch: bzhi keeps the low min(rest, 16) bits.
     a.mov(rax, rsi).map_err(e)?;
     a.sub(rax, r15).map_err(e)?;
     a.mov(edx, 0xffff).map_err(e)?;
-    a.cmp(rax, 16).map_err(e)?;
-    a.jae(full).map_err(e)?;
-    a.bzhi(edx, edx, eax).map_err(e)?;
-    a.set_label(&mut full).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
+    a.mov(r10d, 16).map_err(e)?;
+    a.cmp(rax, r10).map_err(e)?;
+    a.cmovb(r10, rax).map_err(e)?;
+    a.bzhi(edx, edx, r10d).map_err(e)?;
     let (zmm_set, _) = emit_allocated(
         &mut a,
         &alloc,
-        &EmitAt {
+        &mut EmitAt {
             release_frame: 0,
             cancel: Some(cancelled),
+            entry: Some(&mut entry_frame),
         },
     )?;
     a.add(r15, 16).map_err(e)?;
@@ -271,6 +373,11 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     a.xor(eax, eax).map_err(e)?;
     a.set_label(&mut exit).map_err(e)?;
     a.zero_bytes().map_err(e)?;
+    if counts.streaming > 0 {
+        // Streamed stores are weakly ordered: visible before whatever
+        // tells another thread that these groups ran.
+        a.sfence().map_err(e)?;
+    }
     a.add(rsp, locals).map_err(e)?;
     for r in [r15, r14, r13, r12, rbp, rbx] {
         a.pop(r).map_err(e)?;
@@ -281,6 +388,7 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
     a.zero_bytes().map_err(e)?;
     a.mov(eax, KernelStatus::Cancelled as u32).map_err(e)?;
     a.jmp(exit).map_err(e)?;
+    emit_cold(&mut a, &mut entry_frame, opts, exit)?;
     a.set_label(&mut fallback_l).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.mov(rax, fallback as usize as u64).map_err(e)?;
@@ -305,5 +413,6 @@ pub fn compile_entry(body: &Program, fallback: KernelEntry) -> Result<KernelCode
         spill_slots: alloc.stats().spill_slots,
         ops: body.ops().len(),
         compile_time: start.elapsed(),
+        memory: counts,
     })
 }

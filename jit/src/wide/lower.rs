@@ -35,9 +35,10 @@
 //! constant dimension. No barriers, `__local` or private memory, atomics,
 //! calls, vectors, doubles or switches.
 
+use super::access::{self, Access, Check, MemoryPlan};
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
-use crate::abi::{launch_offsets, ArgSlot};
+use crate::abi::{launch_offsets, pack_site, ArgSlot};
 use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{
     AddressSpace, BinaryOp, Block, Builtin, CmpOp, Function, Inst, Loc, Rounding, Scalar, Stmt,
@@ -61,10 +62,11 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A `__global`/`__constant` pointer: the argument slot holding the
-/// buffer's address and an element index (none: element 0).
+/// A `__global`/`__constant` pointer: the parameter, the argument slot
+/// holding the buffer's address and an element index (none: element 0).
 #[derive(Clone, Copy, Debug)]
 struct Pointer {
+    param: u32,
     slot: i32,
     index: Option<V>,
 }
@@ -84,9 +86,11 @@ enum VarRepr {
     K(K),
     /// A pointer variable written only outside any `if` or loop.
     Ptr(Option<Pointer>),
-    /// A variable of a type outside the subset (refused when used), or
-    /// one no computed value reads (never used).
+    /// A variable of a type outside the subset: refused when used.
     Other,
+    /// A variable no computed value reads (`super::live`): no register,
+    /// its writes are dropped.
+    Unread,
 }
 
 /// The masks of a loop being lowered.
@@ -129,6 +133,7 @@ struct Cx<'a> {
     func: &'a Function,
     uni: &'a Uniformity,
     slots: &'a [ArgSlot],
+    plan: &'a MemoryPlan,
     p: Program,
     vals: Vec<Option<Val>>,
     vars: Vec<VarRepr>,
@@ -152,8 +157,14 @@ struct Cx<'a> {
 type Lowered<T> = Result<T, Refusal>;
 
 /// Lowers `func` into the body of one chunk (see the module doc).
-/// `slots`: where each parameter is in the argument block.
-pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Lowered<Program> {
+/// `slots`: where each parameter is in the argument block; `plan`: which
+/// accesses prefetch, stream and are checked.
+pub fn lower_kernel(
+    func: &Function,
+    uni: &Uniformity,
+    slots: &[ArgSlot],
+    plan: &MemoryPlan,
+) -> Lowered<Program> {
     let mut p = Program::new();
     let cur = p.k();
     p.push(Op::RunningLanes { d: cur });
@@ -161,6 +172,7 @@ pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Low
         func,
         uni,
         slots,
+        plan,
         p,
         vals: vec![None; func.insts.len()],
         vars: Vec::new(),
@@ -175,7 +187,7 @@ pub fn lower_kernel(func: &Function, uni: &Uniformity, slots: &[ArgSlot]) -> Low
     // one written under a mask inside a loop has an old value to keep.
     for (i, var) in func.vars.iter().enumerate() {
         let repr = match (&var.ty, class(&var.ty)) {
-            _ if !cx.needed.vars[i] => VarRepr::Other,
+            _ if !cx.needed.vars[i] => VarRepr::Unread,
             (_, Some(Class::Bool)) => {
                 let d = cx.p.k();
                 cx.p.push(Op::KZero { d });
@@ -292,7 +304,7 @@ impl Cx<'_> {
                 };
                 let a = self.vec(*value)?;
                 self.elem_class(*ptr, *loc)?;
-                let consecutive = self.consecutive(*ptr);
+                let how = self.access(*ptr, p, false);
                 let idx = self.index_of(p);
                 let k = self.cur;
                 self.p.push(Op::StoreElems {
@@ -300,7 +312,7 @@ impl Cx<'_> {
                     ptr: p.slot,
                     idx,
                     k,
-                    consecutive,
+                    how,
                 });
             }
             Stmt::If { cond, then_, else_ } => {
@@ -398,6 +410,9 @@ impl Cx<'_> {
 
     fn write_var(&mut self, var: usize, v: ValueId) -> Lowered<()> {
         let loc = self.loc(v);
+        if let VarRepr::Unread = self.vars[var] {
+            return Ok(());
+        }
         match (self.vars[var], self.val(v)?) {
             (VarRepr::V(d), Val::V(a)) => {
                 if self.whole {
@@ -442,10 +457,26 @@ impl Cx<'_> {
         }
     }
 
-    /// Whether the uniformity analysis finds the lanes' addresses through
-    /// `ptr` consecutive 4-byte elements (the code still tests it).
-    fn consecutive(&self, ptr: ValueId) -> bool {
-        self.uni.shape(ptr) == Shape::Linear(4)
+    /// How an access through `ptr` (IR value `v`) is made: consecutive
+    /// when the uniformity analysis finds the lanes' addresses consecutive
+    /// 4-byte elements (the code still tests it), prefetching and
+    /// streaming as the plan says, checked under robust access.
+    fn access(&self, v: ValueId, ptr: Pointer, load: bool) -> Access {
+        let consecutive = self.uni.shape(v) == Shape::Linear(4);
+        let check = self.plan.robust.then(|| {
+            let loc = site_loc(self.func, v);
+            Check {
+                param: ptr.param,
+                site: pack_site(access::kind(load), loc.line, loc.col),
+            }
+        });
+        Access {
+            consecutive,
+            prefetch: load && consecutive && self.plan.prefetches(v),
+            stream: !load && consecutive && self.plan.streams(self.func, v),
+            check,
+            ..Access::default()
+        }
     }
 
     /// Refuses accesses through `ptr` other than of a 4-byte `float`,
@@ -493,6 +524,7 @@ impl Cx<'_> {
                         if !self.func.params[*n as usize].byval =>
                     {
                         Val::Ptr(Pointer {
+                            param: *n,
                             slot: off,
                             index: None,
                         })
@@ -634,7 +666,7 @@ impl Cx<'_> {
                 VarRepr::Ptr(None) => {
                     return unsupported("a pointer variable read before it is written".into())
                 }
-                VarRepr::Other => {
+                VarRepr::Other | VarRepr::Unread => {
                     return unsupported(format!(
                         "a variable of type {:?}",
                         self.func.vars[var.index()].ty
@@ -662,8 +694,8 @@ impl Cx<'_> {
                     t => return unsupported(format!("indexing {t:?}")),
                 }
                 Val::Ptr(Pointer {
-                    slot: base.slot,
                     index: Some(self.vec(*i)?),
+                    ..base
                 })
             }
             Inst::PtrCast(p) => match (self.val(*p)?, ty) {
@@ -684,7 +716,7 @@ impl Cx<'_> {
                     }
                 };
                 self.elem_class(*p, loc)?;
-                let consecutive = self.consecutive(*p);
+                let how = self.access(*p, ptr, true);
                 let idx = self.index_of(ptr);
                 let k = self.cur;
                 Val::V(self.v_op(|d| Op::LoadElems {
@@ -692,7 +724,7 @@ impl Cx<'_> {
                     ptr: ptr.slot,
                     idx,
                     k,
-                    consecutive,
+                    how,
                 }))
             }
             Inst::WorkItem(f, dim) => {
@@ -1055,6 +1087,24 @@ impl Cx<'_> {
             _ => return refuse(format!("the builtin `{name}`"), loc),
         }))
     }
+}
+
+/// The source position a fault through `ptr` reports: the pointer's own,
+/// or that of the first pointer it derives from that has one (as
+/// Cranelift's robust code reports it).
+fn site_loc(func: &Function, ptr: ValueId) -> Loc {
+    let mut v = ptr;
+    for _ in 0..8 {
+        let data = func.inst(v);
+        if data.loc.is_known() {
+            return data.loc;
+        }
+        match &data.inst {
+            Inst::Index(p, _) | Inst::PtrCast(p) => v = *p,
+            _ => break,
+        }
+    }
+    Loc::NONE
 }
 
 /// Bytes of a scalar pointee (`None` for other types).

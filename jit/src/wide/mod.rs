@@ -21,6 +21,7 @@
 //! in SSA form allocated by `regalloc2` (which Cranelift uses already),
 //! with spilling.
 
+pub mod access;
 pub mod alloc;
 pub mod chunks;
 pub mod emit;
@@ -313,22 +314,24 @@ pub enum Op {
     },
     /// The 32-bit elements `ptr[idx[l]]` in the lanes of `k` (zero in the
     /// others), `ptr` the 8-byte address at `[args + ptr]`, `idx` signed.
-    /// With `consecutive`, one vector load when the lanes of `k` hold
-    /// consecutive indices (tested at run time), a gather otherwise.
+    /// How (`access::Access`): with `consecutive`, one vector load when the
+    /// lanes of `k` hold consecutive indices (tested at run time), a
+    /// gather otherwise; prefetching, bounds-checked.
     LoadElems {
         d: V,
         ptr: i32,
         idx: V,
         k: K,
-        consecutive: bool,
+        how: access::Access,
     },
-    /// `ptr[idx[l]] = a[l]` in the lanes of `k` (see [`Op::LoadElems`]).
+    /// `ptr[idx[l]] = a[l]` in the lanes of `k` (see [`Op::LoadElems`];
+    /// streaming).
     StoreElems {
         a: V,
         ptr: i32,
         idx: V,
         k: K,
-        consecutive: bool,
+        how: access::Access,
     },
     /// `d = OP a` ([`Un`]).
     Un {
@@ -453,26 +456,26 @@ impl Op {
                 ptr,
                 idx,
                 k: m,
-                consecutive,
+                how,
             } => Op::LoadElems {
                 d: v(d),
                 ptr,
                 idx: v(idx),
                 k: k(m),
-                consecutive,
+                how,
             },
             Op::StoreElems {
                 a,
                 ptr,
                 idx,
                 k: m,
-                consecutive,
+                how,
             } => Op::StoreElems {
                 a: v(a),
                 ptr,
                 idx: v(idx),
                 k: k(m),
-                consecutive,
+                how,
             },
             Op::Un { op, d, a } => Op::Un {
                 op,
@@ -505,6 +508,11 @@ impl Program {
 
     pub fn ops(&self) -> &[Op] {
         &self.ops
+    }
+
+    /// The operations, to refine in place (`access::refine`).
+    pub(crate) fn ops_mut(&mut self) -> &mut [Op] {
+        &mut self.ops
     }
 
     pub fn push(&mut self, op: Op) {

@@ -445,7 +445,7 @@ impl Builder {
                 ptr,
                 idx,
                 k,
-                consecutive,
+                how,
             } => {
                 let (x, m) = (self.use_v(idx)?, self.use_k(k)?);
                 let r = self.def_v(d);
@@ -455,7 +455,7 @@ impl Builder {
                         ptr,
                         idx: vv(x),
                         k: kk(m),
-                        consecutive,
+                        how,
                     },
                     vec![
                         Operand::reg_use(x),
@@ -469,7 +469,7 @@ impl Builder {
                 ptr,
                 idx,
                 k,
-                consecutive,
+                how,
             } => {
                 let (v, x, m) = (self.use_v(a)?, self.use_v(idx)?, self.use_k(k)?);
                 (
@@ -478,7 +478,7 @@ impl Builder {
                         ptr,
                         idx: vv(x),
                         k: kk(m),
-                        consecutive,
+                        how,
                     },
                     vec![
                         Operand::reg_use(v),
@@ -531,7 +531,8 @@ fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
     out
 }
 
-fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
+/// The values and masks `op` writes (by number).
+pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
     match *op {
         Op::Splat { d, .. }
         | Op::Load { d, .. }
@@ -810,13 +811,15 @@ pub(crate) fn allocate_ra2(p: &Program) -> Result<Allocated, WideError> {
 }
 
 /// Where [`emit_allocated`] puts its code.
-pub(crate) struct EmitAt {
+pub(crate) struct EmitAt<'f> {
     /// Bytes to give back to the stack at the program's end (its own
     /// frame), 0 inside a kernel entry, whose frame the entry keeps.
     pub release_frame: usize,
     /// Inside a kernel entry: where a loop goes when the launch's stop
     /// flag (`[r12 + STOP_FLAG]`) is set at its back edge.
     pub cancel: Option<CodeLabel>,
+    /// Inside a kernel entry: its frame, for the memory operations.
+    pub entry: Option<&'f mut super::access::EntryFrame>,
 }
 
 /// Emits the allocated program into `a` (spill slots at `[rsp]`); returns
@@ -824,7 +827,7 @@ pub(crate) struct EmitAt {
 pub(crate) fn emit_allocated(
     a: &mut CodeAssembler,
     alloc: &Allocated,
-    at: &EmitAt,
+    at: &mut EmitAt<'_>,
 ) -> Result<(u32, u32), WideError> {
     let (f, out) = (&alloc.f, &alloc.out);
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
@@ -854,7 +857,12 @@ pub(crate) fn emit_allocated(
                     match &f.insts[i.index()] {
                         MInst::Op(op) => {
                             let op = op.map_regs(|v| V(phys(v.0)), |k| K(phys(k.0)));
-                            emit_op(a, &op)?;
+                            match (&op, at.entry.as_deref_mut()) {
+                                (Op::LoadElems { .. } | Op::StoreElems { .. }, Some(frame)) => {
+                                    super::access::emit_access(a, &op, frame)?
+                                }
+                                _ => emit_op(a, &op)?,
+                            }
                         }
                         MInst::Jump { to, .. } => {
                             if *to != bi + 1 {
@@ -921,9 +929,10 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
     let (zmm_set, k_set) = emit_allocated(
         &mut a,
         &alloc,
-        &EmitAt {
+        &mut EmitAt {
             release_frame: frame,
             cancel: None,
+            entry: None,
         },
     )?;
     let stats = alloc.stats();

@@ -1,0 +1,731 @@
+//! The wide code's memory path: how a load or store of 16 lanes through a
+//! `__global`/`__constant` pointer argument is made ([`Access`]), which
+//! accesses prefetch and stream ([`MemoryPlan`]), and the machine code of
+//! both, with robust access's bounds test (`emit_access`,
+//! `emit_faults`).
+//!
+//! **The paths.** An access whose index is the global id of dimension 0,
+//! or that id plus a value equal in every lane (`refine`, [`Known`]),
+//! makes one plain `vmovups` in a full chunk, with no test of its lanes
+//! and no taken branch, and keeps its masked form (a row's tail chunk)
+//! out of line (`emit_cold`). Another access whose lanes the uniformity
+//! analysis finds consecutive tests at run time that the running lanes
+//! hold `idx[0] + l`, then makes one vector access, plain or masked; any
+//! other access is a masked gather or scatter.
+//!
+//! **Streaming stores** follow `lower::stream`'s rule: a store through a
+//! `__global` parameter that no load, copy or builtin of the kernel reads
+//! through, in a kernel without atomics and fences, streams (`vmovntps`)
+//! in its full-chunk path when the launch has at least
+//! `JitOptions::stream_min_items` work-items (a flag the entry computes
+//! once per call) and the chunk's 64 bytes start on a line, which a zmm
+//! store then fills whole. The entry ends with `sfence` when a store of
+//! the kernel may stream, so whoever learns that the groups ran sees the
+//! data. **Prefetch** follows `lower::prefetch`'s choice of loads (the
+//! first consecutive load of each parameter outside every loop; none in a
+//! kernel heavy with transcendental functions): the full-chunk path
+//! prefetches the line `lower::prefetch::DISTANCE` bytes ahead.
+//!
+//! **Robust access.** The valid elements of a parameter's buffer, as
+//! signed 32-bit indices from its pointer (the lanes' form of an index),
+//! are computed once per call from the bounds table (`index_bounds`,
+//! kept in the entry's frame); each access compares its running lanes'
+//! indices with them (two masked compares against broadcast bounds; a
+//! full chunk of a known-consecutive access compares its first and last
+//! index, two scalar compares) and
+//! branches, on any lane outside, to a cold block that finds the first
+//! such lane and reports it through `abi::vecl_checked_fault` (address,
+//! work-item, source position: the report of Cranelift's robust code),
+//! and the entry returns `KernelStatus::OutOfBounds`.
+
+use super::emit::{asm_err, k_reg, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM};
+use super::entry::EntryOptions;
+use super::ra2::written;
+use super::{Bin, Op, Program, WideError, V};
+use crate::abi::{checked_offsets as co, AccessKind};
+use crate::lower::prefetch::{prefetched_loads, Ahead, DISTANCE};
+use crate::lower::stream::{var_roots, Streaming};
+use iced_x86::code_asm::*;
+use std::collections::{HashMap, HashSet};
+use vecl_ir::{Function, Module, ValueId};
+
+/// How one access of [`Op::LoadElems`] / [`Op::StoreElems`] is made,
+/// besides its operands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// The uniformity analysis finds the lanes' addresses consecutive
+    /// elements (the code still tests it unless `known` says more).
+    pub consecutive: bool,
+    /// What the body's own operations show of the index (`refine`).
+    pub known: Known,
+    /// A consecutive load that prefetches ahead in its full-chunk path.
+    pub prefetch: bool,
+    /// A consecutive store that streams in its full-chunk path on large
+    /// launches.
+    pub stream: bool,
+    /// Robust access: the test of the lanes against the buffer's bounds.
+    pub check: Option<Check>,
+}
+
+/// What the operations computing an index show of its lanes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Known {
+    /// Nothing: a consecutive access tests its lanes at run time.
+    #[default]
+    Tested,
+    /// The index is the global id of dimension 0: lane `l` holds the
+    /// chunk's first id (`r15`) plus `l`.
+    FromId,
+    /// The index is that id plus a value equal in every lane: lane `l`
+    /// holds lane 0 plus `l` (unless lane 0 is within 15 of `i32::MAX`,
+    /// where the 32-bit lanes wrap; tested at run time).
+    Offset,
+}
+
+/// Upgrades the consecutive accesses of `p` whose index is the global id
+/// of dimension 0, or that id plus a value equal in every lane, from a
+/// run-time test of the lanes to what they are known to hold ([`Known`]).
+/// Values written once, by unmasked operations of values equal in every
+/// lane (constants, arguments, launch sizes, the row's ids of dimensions
+/// 1 and 2), are equal in every lane.
+pub(crate) fn refine(p: &mut Program) {
+    let mut defs: HashMap<u32, usize> = HashMap::new();
+    for op in p.ops() {
+        for v in written(op).0 {
+            *defs.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| defs.get(&v.0) == Some(&1);
+    let mut equal: HashSet<u32> = HashSet::new();
+    let mut id: Option<u32> = None;
+    let mut offset: HashSet<u32> = HashSet::new();
+    for op in p.ops() {
+        let eq = |v: &V| equal.contains(&v.0);
+        match *op {
+            Op::Splat { d, .. } | Op::Broadcast { d, .. } | Op::GlobalId { d, dim: 1 | 2 }
+                if once(d) =>
+            {
+                equal.insert(d.0);
+            }
+            Op::Bin { d, a, b, .. } if once(d) && eq(&a) && eq(&b) => {
+                equal.insert(d.0);
+            }
+            Op::Fma { d, a, b, c } if once(d) && eq(&a) && eq(&b) && eq(&c) => {
+                equal.insert(d.0);
+            }
+            Op::Sqrt { d, a } | Op::IntToFloat { d, a } | Op::Convert { d, a, .. }
+                if once(d) && eq(&a) =>
+            {
+                equal.insert(d.0);
+            }
+            Op::GlobalId { d, dim: 0 } if once(d) => id = Some(d.0),
+            Op::Bin {
+                op: Bin::IAdd,
+                d,
+                a,
+                b,
+            } if once(d)
+                && id.is_some()
+                && ((Some(a.0) == id && eq(&b)) || (Some(b.0) == id && eq(&a))) =>
+            {
+                offset.insert(d.0);
+            }
+            _ => {}
+        }
+    }
+    for op in p.ops_mut() {
+        if let Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. } = op {
+            if how.consecutive {
+                how.known = if Some(idx.0) == id {
+                    Known::FromId
+                } else if offset.contains(&idx.0) {
+                    Known::Offset
+                } else {
+                    Known::Tested
+                };
+            }
+        }
+    }
+}
+
+/// The bounds test of an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// The parameter whose buffer the access must stay in.
+    pub param: u32,
+    /// The kind and source position, as `abi::pack_site` packs them.
+    pub site: u64,
+}
+
+/// Which accesses of a kernel prefetch and stream, and whether they are
+/// checked.
+pub struct MemoryPlan {
+    prefetch: HashSet<ValueId>,
+    streaming: Streaming,
+    /// Robust access: every access gets a [`Check`].
+    pub robust: bool,
+}
+
+impl MemoryPlan {
+    /// The plan for `func`: `prefetch` as `JitOptions::prefetch` is on,
+    /// `robust` for robust access.
+    pub fn new(module: &Module, func: &Function, prefetch: bool, robust: bool) -> MemoryPlan {
+        let roots = var_roots(func);
+        let chosen = if prefetch {
+            prefetched_loads(module, func, &roots)
+                .into_iter()
+                .filter(|(_, ahead)| *ahead == Ahead::Fixed)
+                .map(|(p, _)| p)
+                .collect()
+        } else {
+            HashSet::new()
+        };
+        MemoryPlan {
+            prefetch: chosen,
+            streaming: Streaming::new(func, roots),
+            robust,
+        }
+    }
+
+    /// Whether the load through `ptr` prefetches.
+    pub fn prefetches(&self, ptr: ValueId) -> bool {
+        self.prefetch.contains(&ptr)
+    }
+
+    /// Whether the store through `ptr` may stream.
+    pub fn streams(&self, func: &Function, ptr: ValueId) -> bool {
+        self.streaming.streams(func, ptr)
+    }
+}
+
+/// The valid indices `[lo, hi]` of 4-byte elements from `base` inside the
+/// buffer `[start, end)`, as signed 32-bit lane values (an index lane
+/// stands for its sign extension), packed as `lo | hi << 32`; `lo = 1, hi
+/// = 0` (no index) for a buffer of no whole element or none in reach.
+/// Called by the entry once per parameter and call.
+pub(crate) extern "C" fn index_bounds(base: u64, start: u64, end: u64) -> u64 {
+    let empty = 1u64;
+    if end < start || end - start < 4 {
+        return empty;
+    }
+    let (base, start, end) = (i128::from(base), i128::from(start), i128::from(end));
+    // lo = ceil((start - base) / 4), hi = floor((end - 4 - base) / 4).
+    let lo = (start - base + 3).div_euclid(4).max(i128::from(i32::MIN));
+    let hi = (end - 4 - base).div_euclid(4).min(i128::from(i32::MAX));
+    if lo > hi {
+        return empty;
+    }
+    u64::from(lo as i32 as u32) | u64::from(hi as i32 as u32) << 32
+}
+
+/// A fault branch of an access, emitted cold after the entry's end.
+struct PendingFault {
+    label: CodeLabel,
+    /// The index register (zmm number) and the pointer's argument slot.
+    idx: u8,
+    ptr: i32,
+    site: u64,
+}
+
+/// What `emit_access` needs of the kernel entry around it: where the
+/// entry keeps its per-call facts, and the fault branches to emit.
+pub(crate) struct EntryFrame {
+    /// `[rsp + large_at]`, a byte: the launch streams (at least
+    /// `stream_min_items` work-items).
+    pub large_at: i32,
+    /// `[rsp + bounds_at + 16 * param]`: the parameter's `index_bounds`
+    /// as two sign-extended 64-bit values, the first and the last valid
+    /// index (whose low halves are the 32-bit lanes' bounds).
+    pub bounds_at: i32,
+    /// 64 bytes at `[rsp + scratch_at]` for the cold blocks.
+    pub scratch_at: i32,
+    faults: Vec<PendingFault>,
+    masked: Vec<ColdMasked>,
+    streams: Vec<ColdStream>,
+}
+
+impl EntryFrame {
+    pub fn new(large_at: i32, bounds_at: i32, scratch_at: i32) -> EntryFrame {
+        EntryFrame {
+            large_at,
+            bounds_at,
+            scratch_at,
+            faults: Vec::new(),
+            masked: Vec::new(),
+            streams: Vec::new(),
+        }
+    }
+}
+
+/// `z` writing under mask register `k` (1–7).
+fn zmm_masked(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
+    match k {
+        1 => z.k1(),
+        2 => z.k2(),
+        3 => z.k3(),
+        4 => z.k4(),
+        5 => z.k5(),
+        6 => z.k6(),
+        _ => z.k7(),
+    }
+}
+
+fn k_masked(d: AsmRegisterK, k: u8) -> AsmRegisterK {
+    match k {
+        1 => d.k1(),
+        2 => d.k2(),
+        3 => d.k3(),
+        4 => d.k4(),
+        5 => d.k5(),
+        6 => d.k6(),
+        _ => d.k7(),
+    }
+}
+
+fn mem_masked(m: AsmMemoryOperand, k: u8) -> AsmMemoryOperand {
+    match k {
+        1 => m.k1(),
+        2 => m.k2(),
+        3 => m.k3(),
+        4 => m.k4(),
+        5 => m.k5(),
+        6 => m.k6(),
+        _ => m.k7(),
+    }
+}
+
+/// The vector bounds test of the lanes of `k` of index `zi` (register
+/// number `xn`) against parameter `c.param`'s bounds: on a lane outside,
+/// a branch to a fault block (emitted later by `emit_faults`).
+fn vector_check(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    c: Check,
+    xn: u8,
+    kn: u8,
+    ptr: i32,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let zi = zmm_reg(xn)?;
+    // Running lanes below the first valid index or above the last.
+    let at = frame.bounds_at + 16 * c.param as i32;
+    a.vpcmpd(k_masked(k0, kn), zi, dword_bcst(rsp + at), 1)
+        .map_err(e)?;
+    a.vpcmpd(k_masked(k7, kn), zi, dword_bcst(rsp + (at + 8)), 6)
+        .map_err(e)?;
+    a.korw(k0, k0, k7).map_err(e)?;
+    a.kortestw(k0, k0).map_err(e)?;
+    let label = a.create_label();
+    a.jnz(label).map_err(e)?;
+    frame.faults.push(PendingFault {
+        label,
+        idx: xn,
+        ptr,
+        site: c.site,
+    });
+    Ok(())
+}
+
+/// The vector access at `rax + 4 * r10` of the lanes of mask register
+/// `kn`: all 16 (`full`, prefetching or streaming as `how` says) or
+/// masked; `z` the value loaded or stored.
+fn vector_access(
+    a: &mut CodeAssembler,
+    frame: &EntryFrame,
+    how: &Access,
+    (load, full): (bool, bool),
+    (z, kn): (AsmRegisterZmm, u8),
+    done: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let at = zmmword_ptr(rax + r10 * 4);
+    match (load, full) {
+        (true, true) => {
+            if how.prefetch {
+                a.prefetcht0(byte_ptr(rax + r10 * 4 + DISTANCE))
+                    .map_err(e)?;
+            }
+            a.vmovups(z, at).map_err(e)?;
+        }
+        (false, true) => {
+            if how.stream {
+                // Large launches, line-aligned chunks: a whole line
+                // written without reading it first.
+                let mut plain = a.create_label();
+                a.cmp(byte_ptr(rsp + frame.large_at), 0).map_err(e)?;
+                a.je(plain).map_err(e)?;
+                a.lea(r11, qword_ptr(rax + r10 * 4)).map_err(e)?;
+                a.test(r11b, 63).map_err(e)?;
+                a.jnz(plain).map_err(e)?;
+                a.vmovntps(zmmword_ptr(r11), z).map_err(e)?;
+                a.jmp(done).map_err(e)?;
+                a.set_label(&mut plain).map_err(e)?;
+                a.zero_bytes().map_err(e)?;
+            }
+            a.vmovups(at, z).map_err(e)?;
+        }
+        (true, false) => a.vmovups(zmm_masked(z, kn).z(), at).map_err(e)?,
+        (false, false) => a.vmovups(mem_masked(at, kn), z).map_err(e)?,
+    }
+    a.jmp(done).map_err(e)
+}
+
+/// The masked path of a known-consecutive access, emitted out of line
+/// (a row's tail chunk, or a full chunk whose span failed the bounds
+/// test): the lane-wise bounds test, the masked access, back to `done`.
+struct ColdMasked {
+    label: CodeLabel,
+    done: CodeLabel,
+    load: bool,
+    z: u8,
+    kn: u8,
+    /// The index of lane 0: r15 or r10.
+    base: AsmRegister64,
+    ptr: i32,
+    check: Option<Check>,
+}
+
+/// The streaming store of a full chunk, out of line (taken on large
+/// launches only): `vmovntps` when the chunk starts on a line, else a
+/// plain store; back to `done`.
+struct ColdStream {
+    label: CodeLabel,
+    done: CodeLabel,
+    z: u8,
+    base: AsmRegister64,
+}
+
+/// Emits one [`Op::LoadElems`] or [`Op::StoreElems`], its values already
+/// physical registers, inside a kernel entry (`rbx` the argument block,
+/// `r15` the chunk's first id of dimension 0).
+///
+/// A known-consecutive access ([`Known`]) makes its full-chunk access
+/// inline and without a taken branch (the index of lane 0 is r15 or
+/// r10, robust access tests the 16 lanes' span with two compares), and
+/// leaves its masked path and its streaming store out of line
+/// (`emit_cold`).
+pub(crate) fn emit_access(
+    a: &mut CodeAssembler,
+    op: &Op,
+    frame: &mut EntryFrame,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let (value, ptr, idx, k, how, load) = match *op {
+        Op::LoadElems {
+            d,
+            ptr,
+            idx,
+            k,
+            how,
+        } => (d, ptr, idx, k, how, true),
+        Op::StoreElems {
+            a: x,
+            ptr,
+            idx,
+            k,
+            how,
+        } => (x, ptr, idx, k, how, false),
+        _ => return Err(WideError::Malformed("not a memory operation".into())),
+    };
+    let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
+    let (z, km) = (zmm_reg(zn)?, k_reg(kn)?);
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    let known = if how.consecutive {
+        how.known
+    } else {
+        Known::Tested
+    };
+    let mut done = a.create_label();
+    a.mov(rax, qword_ptr(rbx + ptr)).map_err(e)?;
+    let mut tested = a.create_label();
+    if known != Known::Tested {
+        // The index of lane 0, the others following it.
+        let base = if known == Known::FromId {
+            r15
+        } else {
+            let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+                .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+            a.set_prefer_vex(false);
+            let moved = a.vmovd(r10d, x);
+            a.set_prefer_vex(true);
+            moved.map_err(e)?;
+            a.movsxd(r10, r10d).map_err(e)?;
+            a.cmp(r10, i32::MAX - 15).map_err(e)?;
+            a.jg(tested).map_err(e)?;
+            r10
+        };
+        let masked = a.create_label();
+        a.kortestw(km, km).map_err(e)?;
+        a.jae(masked).map_err(e)?;
+        if let Some(c) = how.check {
+            // The span of the 16 lanes inside the bounds; else the masked
+            // path, whose lane-wise test finds the lane outside.
+            let at = frame.bounds_at + 16 * c.param as i32;
+            a.cmp(base, qword_ptr(rsp + at)).map_err(e)?;
+            a.jl(masked).map_err(e)?;
+            a.lea(r11, qword_ptr(base + 15)).map_err(e)?;
+            a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
+            a.jg(masked).map_err(e)?;
+        }
+        let at = zmmword_ptr(rax + base * 4);
+        if load {
+            if how.prefetch {
+                a.prefetcht0(byte_ptr(rax + base * 4 + DISTANCE))
+                    .map_err(e)?;
+            }
+            a.vmovups(z, at).map_err(e)?;
+        } else if how.stream {
+            let stream = a.create_label();
+            a.cmp(byte_ptr(rsp + frame.large_at), 0).map_err(e)?;
+            a.jne(stream).map_err(e)?;
+            a.vmovups(at, z).map_err(e)?;
+            frame.streams.push(ColdStream {
+                label: stream,
+                done,
+                z: zn,
+                base,
+            });
+        } else {
+            a.vmovups(at, z).map_err(e)?;
+        }
+        frame.masked.push(ColdMasked {
+            label: masked,
+            done,
+            load,
+            z: zn,
+            kn,
+            base,
+            ptr,
+            check: how.check,
+        });
+        if known == Known::FromId {
+            a.set_label(&mut done).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            return Ok(());
+        }
+        a.jmp(done).map_err(e)?;
+    }
+    // The lanes tested at run time.
+    let zi = zmm_reg(xn)?;
+    a.set_label(&mut tested).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    if let Some(c) = how.check {
+        vector_check(a, frame, c, xn, kn, ptr)?;
+    }
+    let mut slow = a.create_label();
+    if how.consecutive {
+        // r10 = idx[0] sign-extended; the slow path unless the running
+        // lanes hold idx[0] + l.
+        let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+            .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+        // EVEX: the index may be in xmm16-31, which VEX cannot encode.
+        a.set_prefer_vex(false);
+        let moved = a.vmovd(r10d, x);
+        a.set_prefer_vex(true);
+        moved.map_err(e)?;
+        a.movsxd(r10, r10d).map_err(e)?;
+        a.vpbroadcastd(t, r10d).map_err(e)?;
+        a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
+        a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+        a.vpcmpd(k_masked(k0, kn), t, zi, 4).map_err(e)?;
+        a.kortestw(k0, k0).map_err(e)?;
+        a.jnz(slow).map_err(e)?;
+        // Every lane running: a plain access (a masked one costs more on
+        // some cores); else a masked one.
+        let mut masked = a.create_label();
+        a.kortestw(km, km).map_err(e)?;
+        a.jae(masked).map_err(e)?;
+        vector_access(a, frame, &how, (load, true), (z, kn), done)?;
+        a.set_label(&mut masked).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        vector_access(a, frame, &how, (load, false), (z, kn), done)?;
+    }
+    a.set_label(&mut slow).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    let ks = k_reg(SCRATCH_K)?;
+    a.kmovw(ks, km).map_err(e)?;
+    if load {
+        a.vpxord(t, t, t).map_err(e)?;
+        a.vpgatherdd(zmm_masked(t, SCRATCH_K), zmmword_ptr(rax + zi * 4))
+            .map_err(e)?;
+        a.vmovdqa32(z, t).map_err(e)?;
+    } else {
+        a.vpscatterdd(mem_masked(zmmword_ptr(rax + zi * 4), SCRATCH_K), z)
+            .map_err(e)?;
+    }
+    a.set_label(&mut done).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    Ok(())
+}
+
+/// Emits the out-of-line paths `emit_access` left (masked accesses,
+/// streaming stores), then the fault blocks (`emit_faults`).
+pub(crate) fn emit_cold(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    opts: &EntryOptions,
+    exit: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    for c in std::mem::take(&mut frame.masked) {
+        let mut label = c.label;
+        a.set_label(&mut label).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        // rax still holds the buffer's address.
+        if let Some(check) = c.check {
+            a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
+            a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
+            a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+            vector_check(a, frame, check, SCRATCH_ZMM, c.kn, c.ptr)?;
+        }
+        let (z, at) = (zmm_reg(c.z)?, zmmword_ptr(rax + c.base * 4));
+        if c.load {
+            a.vmovups(zmm_masked(z, c.kn).z(), at).map_err(e)?;
+        } else {
+            a.vmovups(mem_masked(at, c.kn), z).map_err(e)?;
+        }
+        a.jmp(c.done).map_err(e)?;
+    }
+    for c in std::mem::take(&mut frame.streams) {
+        let mut label = c.label;
+        a.set_label(&mut label).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        let mut plain = a.create_label();
+        let z = zmm_reg(c.z)?;
+        // Large launches, line-aligned chunks: a whole line written
+        // without reading it first.
+        a.lea(r11, qword_ptr(rax + c.base * 4)).map_err(e)?;
+        a.test(r11b, 63).map_err(e)?;
+        a.jnz(plain).map_err(e)?;
+        a.vmovntps(zmmword_ptr(r11), z).map_err(e)?;
+        a.jmp(c.done).map_err(e)?;
+        a.set_label(&mut plain).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.vmovups(zmmword_ptr(r11), z).map_err(e)?;
+        a.jmp(c.done).map_err(e)?;
+    }
+    emit_faults(a, frame, opts, exit)
+}
+
+/// The 32-bit form of r15 or r10.
+fn get_r32(r: AsmRegister64) -> Result<AsmRegister32, WideError> {
+    if r == r15 {
+        Ok(r15d)
+    } else if r == r10 {
+        Ok(r10d)
+    } else {
+        Err(WideError::Malformed(format!("{r:?} as an index base")))
+    }
+}
+
+/// Emits the cold blocks of the fault branches `emit_access` made: the
+/// first running lane outside the bounds (`k0` at the branch), its address
+/// and work-item, reported through `vecl_checked_fault`; then `eax` =
+/// `KernelStatus::OutOfBounds` and a jump to `exit`; `opts`: the checked
+/// tail's offset, the lanes' dimension. Expects the entry's registers (r15
+/// the chunk's first id of dimension 0, rdi and r9 the row's ids of
+/// dimensions 1 and 2) and `rsp` 16-aligned.
+fn emit_faults(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    opts: &EntryOptions,
+    exit: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    if frame.faults.is_empty() {
+        return Ok(());
+    }
+    let tail = opts
+        .checked_tail
+        .ok_or_else(|| WideError::Malformed("a bounds test without a tail".into()))?;
+    let mut report = a.create_label();
+    let scratch = frame.scratch_at;
+    for f in std::mem::take(&mut frame.faults) {
+        let mut label = f.label;
+        a.set_label(&mut label).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.vmovdqu32(zmmword_ptr(rsp + scratch), zmm_reg(f.idx)?)
+            .map_err(e)?;
+        a.kmovw(r10d, k0).map_err(e)?;
+        a.bsf(r10d, r10d).map_err(e)?;
+        a.movsxd(r11, dword_ptr(rsp + r10 * 4 + scratch))
+            .map_err(e)?;
+        a.mov(rax, qword_ptr(rbx + f.ptr)).map_err(e)?;
+        a.lea(rsi, qword_ptr(rax + r11 * 4)).map_err(e)?;
+        a.mov(r11, f.site).map_err(e)?;
+        a.jmp(report).map_err(e)?;
+    }
+    // rsi the address, r10 the lane, r11 the site.
+    a.set_label(&mut report).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(r8, rdi).map_err(e)?;
+    a.lea(rcx, qword_ptr(r15 + r10)).map_err(e)?;
+    // A copy with lanes along another dimension: the launch's own ids.
+    match opts.lanes_along {
+        1 => a.xchg(rcx, r8).map_err(e)?,
+        2 => a.xchg(rcx, r9).map_err(e)?,
+        _ => {}
+    }
+    a.mov(rdi, qword_ptr(rbx + (tail as i32 + co::FAULT_RECORD)))
+        .map_err(e)?;
+    a.mov(edx, 4).map_err(e)?;
+    a.vzeroupper().map_err(e)?;
+    // The seventh argument on the stack, which stays 16-aligned.
+    a.sub(rsp, 16).map_err(e)?;
+    a.mov(qword_ptr(rsp), r11).map_err(e)?;
+    a.mov(rax, crate::abi::vecl_checked_fault as *const () as u64)
+        .map_err(e)?;
+    a.call(rax).map_err(e)?;
+    a.add(rsp, 16).map_err(e)?;
+    a.mov(eax, crate::abi::KernelStatus::OutOfBounds as u32)
+        .map_err(e)?;
+    a.jmp(exit).map_err(e)?;
+    Ok(())
+}
+
+/// The kind of an access, for its site.
+pub fn kind(load: bool) -> AccessKind {
+    if load {
+        AccessKind::Load
+    } else {
+        AccessKind::Store
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::index_bounds;
+
+    fn unpack(x: u64) -> (i32, i32) {
+        (x as u32 as i32, (x >> 32) as u32 as i32)
+    }
+
+    #[test]
+    fn index_bounds_cover_the_whole_elements_of_the_buffer() {
+        // A buffer of 10 floats at its pointer: indices 0..=9.
+        assert_eq!(unpack(index_bounds(0x1000, 0x1000, 0x1028)), (0, 9));
+        // A pointer 8 bytes into it: indices -2..=7.
+        assert_eq!(unpack(index_bounds(0x1008, 0x1000, 0x1028)), (-2, 7));
+        // A ragged end: 11 bytes hold 2 whole elements.
+        assert_eq!(unpack(index_bounds(0x1000, 0x1000, 0x100b)), (0, 1));
+        // Unaligned start relative to the pointer: only whole elements.
+        assert_eq!(unpack(index_bounds(0x1001, 0x1000, 0x1010)), (0, 2));
+        // Empty, null (u64::MAX twice) and too short: no index.
+        for (b, s, t) in [
+            (0x1000, 0x1000, 0x1000),
+            (0, u64::MAX, u64::MAX),
+            (0x10, 0x10, 0x13),
+        ] {
+            let (lo, hi) = unpack(index_bounds(b, s, t));
+            assert!(lo > hi, "{b:#x} {s:#x} {t:#x}");
+        }
+        // Far away: clamped to the lanes' range.
+        let (lo, hi) = unpack(index_bounds(0, 0x1000, 1 << 40));
+        assert_eq!((lo, hi), (0x400, i32::MAX));
+        let (lo, hi) = unpack(index_bounds(1 << 40, 0, 1 << 41));
+        assert_eq!((lo, hi), (i32::MIN, i32::MAX));
+        let (lo, hi) = unpack(index_bounds(1 << 40, 0, 0x1000));
+        assert!(lo > hi);
+    }
+}

@@ -1,0 +1,441 @@
+//! The wide AVX-512 code's memory path (`vecl_jit::wide::access`) against
+//! the interpreter and against Cranelift's robust code: streaming stores
+//! on launches above the threshold (lowered through
+//! `JitOptions::stream_min_items`), prefetched loads, tails, offsets and
+//! partial groups, in 64-byte aligned buffers with guard bytes on both
+//! sides and at a 4-byte offset in them (so that both the streaming and
+//! the plain paths run); robust access's faults in the first, a middle
+//! and the last lane of a chunk, for loads and stores, reported exactly
+//! as Cranelift's robust code reports them.
+
+use std::sync::Arc;
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_jit::abi::{checked_offsets as co, ArgKind, Fault, FaultRecord, KernelStatus, Launch};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::differential::{build, interp_args_for, Spec};
+use vecl_testkit::groups::{align64, aligned};
+use vecl_testkit::guarded::GuardedBuffer;
+use vecl_testkit::range_1d;
+
+fn cpu_has_wide() -> bool {
+    vecl_jit::wide::select::cpu_supported()
+}
+
+/// W = 16, optimised tier; `wide` asked for or not, robust access or
+/// not, streaming from `stream_min_items` work-items.
+fn options(wide: bool, robust: bool, stream_min_items: u64) -> JitOptions {
+    JitOptions {
+        simd_width: Some(16),
+        wide,
+        checked: robust,
+        local_checks: false,
+        tiers: Tiers::OptimisedOnly,
+        stream_min_items,
+        passes: vecl_testkit::test_passes(),
+        ..JitOptions::default()
+    }
+}
+
+fn code_line(k: &CompiledKernel) -> String {
+    k.explain()
+        .lines()
+        .find(|l| l.starts_with("code: "))
+        .unwrap_or_else(|| panic!("no code line in {}", k.explain()))
+        .to_string()
+}
+
+/// Kernel `kernel` of `m` with `opts`, which must get the wide code (on a
+/// CPU with AVX-512).
+fn compile_wide(m: &vecl_ir::Module, kernel: &str, opts: &JitOptions) -> CompiledKernel {
+    let k = compile_kernel(m, kernel, opts).expect("compiles");
+    let line = code_line(&k);
+    if cpu_has_wide() {
+        assert!(line.starts_with("code: wide AVX-512"), "{kernel}: {line}");
+    }
+    k
+}
+
+/// What a launch did.
+struct Outcome {
+    status: u32,
+    fault: Option<Fault>,
+    /// Per argument: its buffer (with the offset into it), if a buffer.
+    bufs: Vec<Option<(GuardedBuffer, usize)>>,
+}
+
+impl Outcome {
+    /// The bytes the kernel saw as buffer `i`.
+    fn data(&self, i: usize) -> &[u8] {
+        let (b, skew) = self.bufs[i].as_ref().expect("a buffer");
+        &b.data()[*skew..]
+    }
+
+    /// The address the kernel saw as buffer `i`.
+    fn addr(&self, i: usize) -> u64 {
+        let (b, skew) = self.bufs[i].as_ref().expect("a buffer");
+        b.addr() + *skew as u64
+    }
+
+    fn guards_intact(&self) -> bool {
+        self.bufs.iter().flatten().all(|(b, _)| b.guards_intact())
+    }
+}
+
+/// Runs every group of `range` through `k` with `args`, each buffer in a
+/// 64-aligned guarded allocation `skew` bytes in (the bytes before it
+/// hold zeros the kernel must not touch), the checked tail filled as the
+/// runtime fills it.
+fn run(k: &CompiledKernel, args: &[KernelArg], range: &NdRange, skew: usize) -> Outcome {
+    let mut launch = Launch::new(
+        range.work_dim,
+        range.global_offset,
+        range.global_size,
+        range.local_size,
+    );
+    let mut bufs: Vec<Option<(GuardedBuffer, usize)>> = args
+        .iter()
+        .map(|a| match a {
+            KernelArg::Buffer(b) => {
+                let mut bytes = vec![0u8; skew];
+                bytes.extend_from_slice(b);
+                Some((GuardedBuffer::new(&bytes), skew))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut block = vec![0u8; k.args_size().max(8)];
+    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
+        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
+    };
+    let record = Arc::new(FaultRecord::new());
+    let tail = k.checked_tail();
+    if let Some(t) = tail {
+        put(&mut block, t, Arc::as_ptr(&record) as u64);
+    }
+    for (i, ((slot, a), buf)) in k.args().iter().zip(args).zip(&mut bufs).enumerate() {
+        let at = slot.offset as usize;
+        match (slot.kind, a, buf) {
+            (ArgKind::GlobalPointer, KernelArg::Buffer(b), Some((g, skew))) => {
+                let p = g.addr() + *skew as u64;
+                put(&mut block, at, p);
+                if let Some(t) = tail {
+                    let e = t + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize;
+                    put(&mut block, e, p);
+                    put(&mut block, e + 8, p + b.len() as u64);
+                }
+            }
+            (ArgKind::Value, KernelArg::Value(b), _) => {
+                block[at..at + b.len()].copy_from_slice(b);
+            }
+            (kind, a, _) => panic!("argument {a:?} does not match slot {kind:?}"),
+        }
+    }
+    launch.local_mem_size = 0;
+    let mut local = aligned(64 + 2 * vecl_jit::abi::LOCAL_PAD);
+    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
+    // SAFETY: the arena's padding lies inside its allocation.
+    let lp = unsafe { align64(local.as_mut_ptr() as *mut u8).add(vecl_jit::abi::LOCAL_PAD) };
+    let cp = align64(context.as_mut_ptr() as *mut u8);
+    // SAFETY: the block matches args() (the checked tail included); the
+    // buffers outlive the call and hold every element the launches below
+    // address (or the kernel is robust and stops before it leaves them).
+    let status = unsafe { k.run_groups(block.as_ptr(), &launch, 0, launch.total_groups(), lp, cp) };
+    Outcome {
+        status,
+        fault: record.fault(),
+        bufs,
+    }
+}
+
+/// `kernel` of `src` on the wide code (with `opts`) against the
+/// interpreter over `ranges`, each buffer at skews 0 (64-aligned) and 4.
+fn agree(
+    src: &str,
+    kernel: &str,
+    opts: &JitOptions,
+    ranges: &[NdRange],
+    specs: impl Fn(&NdRange) -> Vec<Spec>,
+) {
+    let m = build(src, "");
+    let k = compile_wide(&m, kernel, opts);
+    for range in ranges {
+        let init = interp_args_for(&specs(range));
+        let mut want = init.clone();
+        run_kernel(&m, kernel, &mut want, range)
+            .unwrap_or_else(|e| panic!("{kernel} {range:?}: interpreter: {e}"));
+        for skew in [0, 4] {
+            let got = run(&k, &init, range, skew);
+            assert_eq!(got.status, 0, "{kernel} {range:?} skew {skew}");
+            assert!(
+                got.guards_intact(),
+                "{kernel} {range:?} skew {skew}: guards"
+            );
+            for (i, a) in want.iter().enumerate() {
+                if let KernelArg::Buffer(w) = a {
+                    let (b, _) = got.bufs[i].as_ref().expect("a buffer");
+                    assert!(
+                        b.data()[..skew].iter().all(|x| *x == 0),
+                        "{kernel} {range:?} skew {skew}: bytes before buffer {i}"
+                    );
+                    assert!(
+                        got.data(i) == &w[..],
+                        "{kernel} {range:?} skew {skew}: buffer {i} differs from the interpreter at byte {:?}",
+                        w.iter().zip(got.data(i)).position(|(a, b)| a != b)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// 1-D launches of more than the lowered streaming threshold: whole
+/// chunks, tails, offsets (chunks off the line), partial groups.
+fn large_ranges() -> Vec<NdRange> {
+    vec![
+        range_1d(0, 1024, 256),
+        range_1d(0, 1000, 128),
+        range_1d(3, 997, 100),
+        range_1d(16, 777, 777),
+        range_1d(0, 333, 64),
+    ]
+}
+
+fn bench_source(name: &str) -> String {
+    let path = format!("{}/../benches/{name}.cl", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn streaming_stores_above_the_threshold_agree_with_the_interpreter() {
+    // Threshold 256: every launch but the last streams.
+    let opts = options(true, false, 256);
+    let vadd = bench_source("vadd");
+    let m = build(&vadd, "");
+    let k = compile_wide(&m, "vadd", &opts);
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(
+            line.contains("; 1 streaming stores on large launches"),
+            "{line}"
+        );
+        assert!(line.contains("; 2 loads prefetched"), "{line}");
+    }
+    agree(&vadd, "vadd", &opts, &large_ranges(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Floats(n, 1), Spec::Floats(n, 2), Spec::Floats(n, 0)]
+    });
+    // saxpy reads the buffer it writes: no streaming, a prefetch of x.
+    let saxpy = bench_source("saxpy");
+    let k = compile_wide(&build(&saxpy, ""), "saxpy", &opts);
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(!line.contains("streaming"), "{line}");
+        assert!(line.contains("; 2 loads prefetched"), "{line}");
+    }
+    agree(&saxpy, "saxpy", &opts, &large_ranges(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Float(2.5), Spec::Floats(n, 1), Spec::Floats(n, 2)]
+    });
+    // Two outputs, one written under a branch (masked in full chunks),
+    // a 2-D launch whose rows end in tails.
+    let two = r#"
+kernel void k(global const float* a, global float* p, global float* q, int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    int i = y * w + x;
+    float v = a[i];
+    p[i] = v * 2.0f;
+    if (v > 0.0f)
+        q[i] = v;
+}
+"#;
+    let k = compile_wide(&build(two, ""), "k", &opts);
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.contains("; 2 streaming stores"), "{line}");
+    }
+    let ranges = [
+        NdRange {
+            work_dim: 2,
+            global_offset: [0; 3],
+            global_size: [64, 9, 1],
+            local_size: [32, 3, 1],
+        },
+        NdRange {
+            work_dim: 2,
+            global_offset: [1, 2, 0],
+            global_size: [37, 11, 1],
+            local_size: [16, 4, 1],
+        },
+    ];
+    agree(two, "k", &opts, &ranges, |r| {
+        let w = r.global_offset[0] + r.global_size[0];
+        let n = (w * (r.global_offset[1] + r.global_size[1])) as usize;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(n, 0),
+            Spec::Floats(n, 0),
+            Spec::Int(w as i32),
+        ]
+    });
+}
+
+#[test]
+fn robust_wide_code_agrees_with_the_interpreter_in_bounds() {
+    let opts = options(true, true, 256);
+    for name in ["vadd", "saxpy"] {
+        let src = bench_source(name);
+        let k = compile_wide(&build(&src, ""), name, &opts);
+        if cpu_has_wide() {
+            let line = code_line(&k);
+            assert!(line.contains("; 3 accesses bounds-checked"), "{line}");
+        }
+        agree(&src, name, &opts, &large_ranges(), |r| {
+            let n = (r.global_offset[0] + r.global_size[0]) as usize;
+            match name {
+                "vadd" => vec![Spec::Floats(n, 1), Spec::Floats(n, 2), Spec::Floats(n, 0)],
+                _ => vec![Spec::Float(2.5), Spec::Floats(n, 1), Spec::Floats(n, 2)],
+            }
+        });
+    }
+    // Gathers and scatters in bounds: indices from a table, under a mask.
+    let gather = r#"
+kernel void k(global const int* idx, global const float* a, global float* out) {
+    int i = get_global_id(0);
+    int j = idx[i];
+    if (j >= 0)
+        out[j] = a[j] + 1.0f;
+}
+"#;
+    let m = build(gather, "");
+    let k = compile_wide(&m, "k", &opts);
+    let n = 100usize;
+    // A permutation of 0..n, with every seventh index negative (skipped).
+    let idx: Vec<u8> = (0..n as i32)
+        .map(|i| if i % 7 == 3 { -5 } else { (i * 37) % n as i32 })
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let a: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let init = vec![
+        KernelArg::Buffer(idx),
+        KernelArg::Buffer(a),
+        KernelArg::Buffer(vec![0; 4 * n]),
+    ];
+    let range = range_1d(0, n as u64, 25);
+    let mut want = init.clone();
+    run_kernel(&m, "k", &mut want, &range).expect("the interpreter runs it");
+    let got = run(&k, &init, &range, 4);
+    assert_eq!(got.status, 0);
+    assert!(got.guards_intact());
+    let KernelArg::Buffer(w) = &want[2] else {
+        unreachable!()
+    };
+    assert_eq!(got.data(2), &w[..]);
+}
+
+/// The fault of `src`'s kernel `k` over `n` items in groups of 32 with
+/// `args`, on the wide code and on Cranelift's robust code: both must
+/// stop with the same report (the address relative to the faulting
+/// buffer, `buf`), and write nothing outside their buffers.
+fn same_fault(src: &str, args: &[KernelArg], n: u64, buf: usize) -> Fault {
+    same_fault_in(src, args, &range_1d(0, n, 32), buf)
+}
+
+/// [`same_fault`] over `range`.
+fn same_fault_in(src: &str, args: &[KernelArg], range: &NdRange, buf: usize) -> Fault {
+    let m = build(src, "");
+    let wide = compile_wide(&m, "k", &options(true, true, 1 << 22));
+    let cranelift = compile_kernel(&m, "k", &options(false, true, 1 << 22)).expect("compiles");
+    let mut faults = Vec::new();
+    for k in [&wide, &cranelift] {
+        let got = run(k, args, range, 0);
+        assert_eq!(got.status, KernelStatus::OutOfBounds as u32);
+        assert!(got.guards_intact(), "nothing written outside");
+        let mut f = got.fault.expect("a recorded fault");
+        f.address = f.address.wrapping_sub(got.addr(buf));
+        faults.push(f);
+    }
+    assert_eq!(faults[0], faults[1], "wide and Cranelift's reports");
+    faults[0]
+}
+
+fn floats(n: usize) -> KernelArg {
+    KernelArg::Buffer((0..n).flat_map(|i| (i as f32).to_le_bytes()).collect())
+}
+
+#[test]
+fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
+    let load = "kernel void k(global const float* a, global float* out) {
+    int i = get_global_id(0);
+    out[i] = a[i] * 2.0f;
+}";
+    let store = "kernel void k(global const float* a, global float* out) {
+    int i = get_global_id(0);
+    float v = a[i];
+    out[i] = v + 1.0f;
+}";
+    // 64 items; the short buffer ends in the chunk of items 32–47 (the
+    // second group's first chunk) at its first, a middle and its last
+    // lane.
+    for lane in [0u64, 7, 15] {
+        let short = (32 + lane) as usize;
+        let f = same_fault(load, &[floats(short), floats(64)], 64, 0);
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+        assert_eq!((f.size, f.global_id), (4, [32 + lane, 0, 0]));
+        assert_eq!(f.address, 4 * (32 + lane));
+        assert_eq!(f.line, 3, "the load's line");
+        assert_eq!(
+            f.to_string(),
+            format!(
+                "out-of-bounds load of 4 bytes at {:#x} by work-item ({}, 0, 0) at line 3:{}",
+                f.address,
+                32 + lane,
+                f.col
+            )
+        );
+        let f = same_fault(store, &[floats(64), floats(short)], 64, 1);
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+        assert_eq!((f.size, f.global_id), (4, [32 + lane, 0, 0]));
+        assert_eq!(f.address, 4 * (32 + lane));
+        assert_eq!(f.line, 4, "the store's line");
+    }
+    // A tail chunk: 40 items, the buffer 37 floats; and a gather whose
+    // stray index is in the middle of a chunk, below the buffer.
+    let f = same_fault(load, &[floats(37), floats(40)], 40, 0);
+    assert_eq!(f.global_id, [37, 0, 0]);
+    let gather = "kernel void k(global const float* a, global float* out) {
+    int i = get_global_id(0);
+    out[i] = a[i == 21 ? -3 : i >> 1];
+}";
+    let f = same_fault(gather, &[floats(32), floats(32)], 32, 0);
+    assert_eq!((f.global_id, f.address), ([21, 0, 0], (-12i64) as u64));
+    // The id plus a uniform offset, known consecutive; near `INT_MAX`
+    // the 32-bit lanes wrap and the lanes are tested instead.
+    let offset = "kernel void k(global const float* a, global float* out, int k) {
+    int i = get_global_id(0);
+    out[i] = a[i + k];
+}";
+    for (k, lane) in [(16, 16u64), (i32::MAX - 40, 0), (i32::MAX - 8, 0)] {
+        let args = [
+            floats(32),
+            floats(48),
+            KernelArg::Value(k.to_le_bytes().to_vec()),
+        ];
+        let f = same_fault(offset, &args, 48, 0);
+        assert_eq!(f.global_id, [lane, 0, 0], "k = {k}");
+        assert_eq!(f.address, 4 * (k as u64 + lane), "k = {k}");
+    }
+    // Groups one work-item wide in dimension 0: the copy whose lanes step
+    // along dimension 1 reports the launch's own ids.
+    let column = "kernel void k(global const float* a, global float* out) {
+    int y = get_global_id(1);
+    out[y] = a[y] + 1.0f;
+}";
+    let range = NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [1, 64, 1],
+        local_size: [1, 32, 1],
+    };
+    let f = same_fault_in(column, &[floats(40), floats(64)], &range, 0);
+    assert_eq!(f.global_id, [0, 40, 0]);
+}

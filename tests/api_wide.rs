@@ -1,0 +1,80 @@
+//! The Rust API, robust by default, running kernels on the wide AVX-512
+//! code (`docs/wide.md`): the results of a correct launch, and an access
+//! out of bounds failing its command with the same report Cranelift's
+//! robust code gives (kernel, work-item, address, argument, line).
+
+use vecl::{Context, Error};
+
+const SCALE: &str = "
+kernel void scale(global const float* in, global float* out, float s) {
+    int i = get_global_id(0);
+    out[i] = in[i] * s;
+}
+";
+
+fn wide_cpu() -> bool {
+    vecl_jit::wide::select::cpu_supported()
+}
+
+#[test]
+fn a_robust_kernel_runs_on_the_wide_code_and_stops_at_its_first_stray_access() {
+    let ctx = Context::new().expect("context");
+    let program = ctx
+        .program(SCALE)
+        .build()
+        .unwrap_or_else(|e| panic!("build failed: {e}"));
+    let explain = program.explain("scale").expect("an explanation");
+    let code = explain
+        .lines()
+        .find(|l| l.starts_with("code: "))
+        .unwrap_or_else(|| panic!("no code line in {explain}"));
+    if wide_cpu() {
+        assert!(
+            code.starts_with("code: wide AVX-512") && code.contains("2 accesses bounds-checked"),
+            "{code}"
+        );
+    }
+    let kernel = program.kernel("scale").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let n = 1000usize;
+    let input: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let inp = ctx.buffer_from(&input).expect("buffer");
+    let out = ctx.buffer_from(&vec![0f32; n]).expect("buffer");
+    kernel.set_arg_buffer(0, &inp).expect("arg 0");
+    kernel.set_arg_buffer(1, &out).expect("arg 1");
+    kernel.set_arg(2, 2.5f32).expect("arg 2");
+    queue
+        .launch(&kernel)
+        .global(&[n])
+        .local(&[100])
+        .run()
+        .expect("an in-bounds launch");
+    let got: Vec<f32> = queue.read_vec(&out, &[]).expect("read");
+    let want: Vec<f32> = input.iter().map(|x| x * 2.5).collect();
+    assert_eq!(got, want);
+
+    // 1000 items over a 990-float input: item 990, lane 10 of its chunk,
+    // reads 4 bytes past the end.
+    let short = ctx.buffer_from(&input[..990]).expect("buffer");
+    kernel.set_arg_buffer(0, &short).expect("arg 0");
+    let event = queue
+        .launch(&kernel)
+        .global(&[n])
+        .local(&[100])
+        .enqueue()
+        .expect("enqueue");
+    assert!(event.wait().is_err());
+    assert_eq!(event.status(), -5, "CL_OUT_OF_RESOURCES");
+    let Some(Error::OutOfResources(message)) = event.failure() else {
+        panic!("expected CL_OUT_OF_RESOURCES, got {:?}", event.failure());
+    };
+    for part in [
+        "kernel `scale`",
+        "out-of-bounds load of 4 bytes",
+        "work-item (990, 0, 0)",
+        "line 4",
+        "4 bytes past the end of argument 0, a buffer of 3960 bytes",
+    ] {
+        assert!(message.contains(part), "`{part}` missing from: {message}");
+    }
+}
