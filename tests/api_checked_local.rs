@@ -292,3 +292,83 @@ fn robust_access_does_not_look_for_races() {
     let got = run_checked(&source, "local_race", &[64], &[64], None, Safety::Robust);
     assert!(got.is_ok(), "{got:?}");
 }
+
+/// Accesses proven free of conflicts skip the shadow only for the group
+/// shapes the proof holds for: a store at an offset that depends on
+/// `get_local_id(0)` alone races between the rows of a 2-D group, and a
+/// 16-wide tile stored as `t[ly][lx]` races between rows when the group
+/// is 32 wide (`t[0][16]` is `t[1][0]`). Both are reported.
+#[test]
+fn own_word_stores_race_in_groups_the_proof_does_not_cover() {
+    let rows = "kernel void rows(global int *out) {
+        local int t[64];
+        int x = get_local_id(0);
+        t[x] = get_local_id(1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = t[x];
+    }";
+    let tiles = "kernel void tiles(global int *out) {
+        local int t[16][16];
+        int x = get_local_id(0);
+        int y = get_local_id(1);
+        t[y][x] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = t[y][x];
+    }";
+    for w in WIDTHS {
+        let clean = run_checked(rows, "rows", &[16], &[16], w, Safety::Checked);
+        assert!(clean.is_ok(), "rows in 1-D groups at W = {w:?}: {clean:?}");
+        let got = run_checked(rows, "rows", &[16, 2], &[16, 2], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("rows in 16x2 groups at W = {w:?} ran clean");
+        };
+        for part in [
+            "data race on __local memory: write of 4 bytes",
+            "by the work-item with local id (0, 1, 0) at line 4:",
+            "after a write by the work-item with local id (0, 0, 0) at line 4:",
+        ] {
+            assert!(
+                message.contains(part),
+                "W = {w:?}: `{part}` missing from: {message}"
+            );
+        }
+        let clean = run_checked(tiles, "tiles", &[16, 16], &[16, 16], w, Safety::Checked);
+        assert!(clean.is_ok(), "16x16 tiles at W = {w:?}: {clean:?}");
+        let got = run_checked(tiles, "tiles", &[32, 4], &[32, 4], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("tiles in 32x4 groups at W = {w:?} ran clean");
+        };
+        for part in [
+            "data race on __local memory: write of 4 bytes",
+            "(`t`, byte 64)",
+        ] {
+            assert!(
+                message.contains(part),
+                "W = {w:?}: `{part}` missing from: {message}"
+            );
+        }
+    }
+}
+
+/// A tree reduction whose guard lets one work-item too many through
+/// (`lid <= s`, `tests/buggy/tree_overlap.cl`): work-item 32 stores
+/// `t[32]`, which work-item 0 loads as `t[0 + 32]` in the same region.
+/// The proof that keeps a reduction's stores apart from its other loads
+/// does not hold, and the race is reported; the correct guard
+/// (`tree_sum` above) runs clean.
+#[test]
+fn a_tree_reduction_whose_guard_overlaps_races() {
+    for w in WIDTHS {
+        assert_report(
+            "tree_overlap",
+            w,
+            &[
+                "kernel `tree_overlap` stopped: data race on __local memory",
+                "write of 4 bytes",
+                "by the work-item with local id (32, 0, 0) at line 14:",
+                "after a read by the work-item with local id (0, 0, 0) at line 14:",
+                "(`t`, byte 128)",
+            ],
+        );
+    }
+}

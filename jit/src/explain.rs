@@ -93,7 +93,8 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
     if opts.checked && opts.local_checks {
         let _ = writeln!(
             explain,
-            "checked mode: every access that may touch __local memory updates its shadow state (data races in a barrier region, reads of uninitialised __local memory, atomics mixed with plain accesses)"
+            "checked mode: every access that may touch __local memory updates its shadow state (data races in a barrier region, reads of uninitialised __local memory, atomics mixed with plain accesses); {} of them proven free of conflicts in their barrier region skip it where their object is already written in the group",
+            s.conflict_free
         );
     }
     let _ = writeln!(

@@ -16,8 +16,9 @@
 //! **Epochs.** A counter per thread goes up at the start of every group
 //! and of every barrier region (`vecl_races_group`, `vecl_races_region`);
 //! accesses of one region share its epoch. An entry of an older epoch is
-//! history: it no longer conflicts, but a write of an epoch at or after the
-//! group's start still counts as initialising the word. Nothing is cleared
+//! history: it no longer conflicts. Whether a granule has been written in
+//! the group is kept apart, one `u32` per granule (`init`): the group's
+//! first epoch once any write or atomic of the group touched it. Nothing is cleared
 //! between groups or launches; the counter wrapping around (after 2^32
 //! groups and barriers on one thread) clears the cells.
 //!
@@ -168,13 +169,38 @@ pub struct LocalReport {
     pub later: ReportedAccess,
 }
 
+/// Offsets of the fields of [`RaceState`] the generated code reads at a
+/// group's start (`lower::races`): the address of the first `init` word,
+/// the arena's address and length, the group's first epoch; and the epoch
+/// counter it steps at each region's start.
+pub(crate) mod state_offsets {
+    pub const INIT: i32 = 0;
+    pub const BASE: i32 = 8;
+    pub const LEN: i32 = 16;
+    pub const GROUP_START: i32 = 24;
+    /// The epoch counter, which the generated code increments at each
+    /// region's start (what [`super::vecl_races_region`] does).
+    pub const EPOCH: i32 = 28;
+}
+
 /// The shadow state of one thread.
+#[repr(C)]
 #[derive(Debug, Default)]
 pub struct RaceState {
-    epoch: u32,
-    group_start: u32,
+    /// `init.as_ptr()`, for the generated code (set at each group's start;
+    /// `init` only grows there).
+    init_at: u64,
     base: u64,
     len: u64,
+    group_start: u32,
+    epoch: u32,
+    /// Per granule: the first epoch of the last group that wrote it
+    /// (plainly, atomically or by `async_work_group_copy`). A granule is
+    /// initialised in the group when its word is at least `group_start`.
+    /// Kept apart from the cells so that the generated code can mark and
+    /// test a chunk's granules as vectors where an access is proven free
+    /// of conflicts (`lower::race_proofs`).
+    init: Vec<u32>,
     /// log2 of the granule's bytes.
     shift: u32,
     /// The enqueued local size in dimensions 0 and 1 of the code's own
@@ -225,6 +251,7 @@ impl RaceState {
     #[inline(always)]
     fn apply(&mut self, k: usize, kind: LocalAccess, item: u32, here: u32) -> Option<Conflict> {
         let (e, start) = (self.epoch, self.group_start);
+        let written = self.init[k] >= start;
         let cell = &mut self.cells[k];
         let other = |items: [u32; 2], sites: [u32; 2]| {
             if items[0] != item {
@@ -255,6 +282,7 @@ impl RaceState {
                     cell.w_epoch = e;
                     cell.w_item = item;
                     cell.w_site = here;
+                    self.init[k] = start;
                     return None;
                 }
             }
@@ -273,8 +301,11 @@ impl RaceState {
                 }
             }
         }
-        if kind != LocalAccess::AtomicStore && cell.w_epoch < start && cell.a_epoch < start {
+        if kind != LocalAccess::AtomicStore && !written {
             return Some(Conflict::Uninitialised);
+        }
+        if kind != LocalAccess::Read {
+            self.init[k] = start;
         }
         let (epoch, items, sites) = if kind == LocalAccess::Read {
             (&mut cell.r_epoch, &mut cell.r_item, &mut cell.r_site)
@@ -363,11 +394,14 @@ pub extern "C" fn vecl_races_group(
         let cells = usize::try_from(len.div_ceil(1 << shift)).unwrap_or(0);
         if st.cells.len() < cells {
             st.cells.resize(cells, Shadow::default());
+            st.init.resize(cells, 0);
         }
         if st.epoch >= u32::MAX - (1 << 16) || st.shift != shift {
             st.cells.iter_mut().for_each(|c| *c = Shadow::default());
+            st.init.iter_mut().for_each(|w| *w = 0);
             st.epoch = 0;
         }
+        st.init_at = st.init.as_mut_ptr() as u64;
         st.epoch += 1;
         st.group_start = st.epoch;
         st.base = local_mem;
@@ -517,14 +551,44 @@ pub unsafe extern "C" fn vecl_races_copied(
         }
         let first = ((a - base) >> st.shift) as usize;
         let last = ((a - base + elem - 1) >> st.shift) as usize;
-        for k in first..=last.min(st.cells.len().saturating_sub(1)) {
-            let c = &mut st.cells[k];
-            if c.w_epoch < st.group_start {
-                c.w_epoch = st.group_start;
-                c.w_item = NONE;
-            }
+        for k in first..=last.min(st.init.len().saturating_sub(1)) {
+            st.init[k] = st.group_start;
         }
     }
+}
+
+/// Whether every granule of `[start, end)` has been written (plainly,
+/// atomically or by `async_work_group_copy`) since the group started:
+/// 1 or 0. The generated code asks at the start of a region where it
+/// proved an object's accesses free of conflicts, and skips their
+/// tracking while the answer is 1 (`lower::race_proofs`); once 1, it stays
+/// 1 for the group. A range outside the arena is never ready.
+///
+/// # Safety
+/// `state` comes from [`vecl_races_group`] on this thread.
+pub unsafe extern "C" fn vecl_races_ready(state: *mut RaceState, start: u64, end: u64) -> u32 {
+    // SAFETY: per the contract above.
+    let Some(st) = (unsafe { state.as_ref() }) else {
+        return 0;
+    };
+    let (base, len) = (st.base, st.len);
+    if start < base || end < start || end - base > len {
+        return 0;
+    }
+    if start == end {
+        return 1;
+    }
+    let first = ((start - base) >> st.shift) as usize;
+    let last = ((end - base - 1) >> st.shift) as usize;
+    let Some(words) = st.init.get(first..=last) else {
+        return 0;
+    };
+    // No early exit: a fold the compiler vectorises.
+    let start = st.group_start;
+    let unwritten = words
+        .iter()
+        .fold(0u32, |acc, w| acc | u32::from(*w < start));
+    u32::from(unwritten == 0)
 }
 
 /// The symbols of this module the generated code imports.
@@ -534,6 +598,7 @@ pub(crate) fn lookup_symbol(name: &str) -> Option<*const u8> {
         "vecl_races_region" => vecl_races_region as *const u8,
         "vecl_races_access" => vecl_races_access as *const u8,
         "vecl_races_copied" => vecl_races_copied as *const u8,
+        "vecl_races_ready" => vecl_races_ready as *const u8,
         _ => return None,
     })
 }
@@ -621,6 +686,41 @@ mod tests {
 
     fn finding() -> Finding {
         take_local_report().expect("a report").finding
+    }
+
+    #[test]
+    fn the_generated_code_finds_the_fields_it_reads() {
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(RaceState, init_at), state_offsets::INIT as usize);
+        assert_eq!(offset_of!(RaceState, base), state_offsets::BASE as usize);
+        assert_eq!(offset_of!(RaceState, len), state_offsets::LEN as usize);
+        assert_eq!(
+            offset_of!(RaceState, group_start),
+            state_offsets::GROUP_START as usize
+        );
+        assert_eq!(offset_of!(RaceState, epoch), state_offsets::EPOCH as usize);
+        let st = group();
+        // SAFETY: the state of this thread.
+        let st = unsafe { &*st };
+        assert_eq!(st.init_at, st.init.as_ptr() as u64);
+    }
+
+    #[test]
+    fn an_object_is_ready_once_every_granule_is_written_in_the_group() {
+        let st = group();
+        // SAFETY: the state of this thread.
+        let ready = |a: u64, b: u64| unsafe { vecl_races_ready(st, a, b) };
+        assert_eq!(ready(word(0), word(4)), 0);
+        assert_eq!(access(st, own(), ALL, LocalAccess::Write), 0);
+        assert_eq!(ready(word(0), word(4)), 1);
+        assert_eq!(ready(word(0), word(5)), 0);
+        assert_eq!(ready(word(0), word(0)), 1);
+        // Past the arena: never.
+        assert_eq!(ready(word(12), word(20)), 0);
+        // The next group starts afresh.
+        let st = group();
+        // SAFETY: the state of this thread.
+        assert_eq!(unsafe { vecl_races_ready(st, word(0), word(4)) }, 0);
     }
 
     #[test]

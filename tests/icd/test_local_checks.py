@@ -64,6 +64,12 @@ CASES = {
         "after an atomic by the work-item with local id (0, 0, 0) at line 11:",
         "(`count`, byte 0)",
     ],
+    "tree_overlap": [
+        "kernel `tree_overlap` stopped: data race on __local memory",
+        "by the work-item with local id (32, 0, 0) at line 14:",
+        "after a read by the work-item with local id (0, 0, 0) at line 14:",
+        "(`t`, byte 128)",
+    ],
     "divergent_barrier": [
         "kernel `divergent_barrier` stopped: barrier at line 8:9",
         "but not by the one with local id (20, 0, 0)",
@@ -96,7 +102,7 @@ def test_checked_builds_report_the_bug(kernel, width):
         assert part in done.stderr, (part, done.stderr)
 
 
-@pytest.mark.parametrize("kernel", ["local_race", "uninit_local", "atomic_mixed"])
+@pytest.mark.parametrize("kernel", ["local_race", "uninit_local", "atomic_mixed", "tree_overlap"])
 def test_unchecked_builds_run_the_racy_kernels(kernel):
     done = run(kernel, "", 8)
     assert done.returncode == 0, done.stderr

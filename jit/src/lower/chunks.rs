@@ -552,7 +552,15 @@ pub(crate) fn lower_kernel(
     // and the prefetched loads (both x86-64 only).
     let var_roots = x86.then(|| super::stream::var_roots(func));
     let races = if local_checks {
-        super::races::RaceCx::new(module, func, &arg_slots, &places)
+        super::races::RaceCx::new(
+            module,
+            func,
+            &arg_slots,
+            &places,
+            &regions,
+            &group.vars,
+            &group.splits,
+        )
     } else {
         None
     };
@@ -734,7 +742,7 @@ pub(crate) fn lower_kernel(
         for (r, split) in group.splits.iter().enumerate() {
             let last = r + 1 == regions.len() && next_var.is_none();
             cx.b.switch_to_block(region_blocks[r]);
-            cx.races_region_start()?;
+            cx.races_region_start(r)?;
             let agreed = cx.b.declare_var(types::I32);
             let none =
                 cx.b.ins()

@@ -32,6 +32,7 @@ pub(crate) mod memory;
 pub(crate) mod narrow;
 pub(crate) mod ops;
 pub(crate) mod prefetch;
+pub(crate) mod race_proofs;
 pub(crate) mod races;
 pub(crate) mod stream;
 pub(crate) mod sub_group;
@@ -87,6 +88,10 @@ pub(crate) struct Stats {
     /// Those of them proven only for groups within the kernel's trusted
     /// size (`bounds::trusted_group_bound`).
     pub proven_for_group: u32,
+    /// Accesses of checked code that may touch `__local` memory and are
+    /// proven free of conflicts in their barrier region
+    /// (`race_proofs`): they skip the shadow once their object is written.
+    pub conflict_free: u32,
     /// Copies of aggregates (`out[i] = in[i]` of a struct), and those of
     /// them that move a chunk of consecutive items as whole pieces.
     pub copies: u32,

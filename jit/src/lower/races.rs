@@ -5,28 +5,39 @@
 //! safety level; robust access has none of this). Each group starts with a
 //! call to `vecl_races_group`, which hands back the thread's shadow state
 //! (kept in a Cranelift value for the whole group); each barrier region
-//! starts with `vecl_races_region` (a new epoch); and every access that may
-//! touch `__local` memory — through a `__local` or generic pointer, or one
-//! whose origin the lowering does not know — calls `vecl_races_access`
-//! before it is made, with the chunk's lane addresses and active lanes
-//! stored in a stack slot (the `i64x2` address pieces and `i32x4` mask
-//! pieces as they are, no lane extraction). A finding makes the entry
-//! return `KernelStatus::LocalMemory` at once. `async_work_group_copy`
-//! into `__local` memory marks what it wrote (`vecl_races_copied`).
+//! starts with a new epoch (the state's counter, stepped inline); and every
+//! access that may touch `__local` memory — through a `__local` or generic
+//! pointer, or one whose origin the lowering does not know — calls
+//! `vecl_races_access` before it is made, with the chunk's lane addresses
+//! and active lanes stored in a stack slot (the `i64x2` address pieces and
+//! `i32x4` mask pieces as they are, no lane extraction). A finding makes
+//! the entry return `KernelStatus::LocalMemory` at once.
+//! `async_work_group_copy` into `__local` memory marks what it wrote
+//! (`vecl_races_copied`).
+//!
+//! The accesses `super::race_proofs` proves free of conflicts in their
+//! region skip the call where their object is already written in the
+//! group, and mark or test their granules' `init` words as vectors where
+//! it is not yet (`FunctionCx::races_proven`); the call stays for the
+//! rest, and for every case the proof's conditions on the launch do not
+//! cover.
 //!
 //! The hook sits before every path an access may take (uniform, whole
-//! vector, gather and scatter), so the vector fast paths stay as they are;
-//! the cost is the call, which does the per-lane work in Rust.
+//! vector, gather and scatter), so the vector fast paths stay as they are.
 
 use super::lanes::{elem_of, Lanes};
+use super::race_proofs::{Injective, Key, LocalObject, Proofs, RacePlan, SYM_LIMIT};
 use super::{FunctionCx, LResult};
-use crate::abi::{ArgKind, ArgSlot};
+use crate::abi::{checked_offsets as co, ArgKind, ArgSlot};
 use crate::layout::GlobalPlace;
 use crate::races::{pack_local_site, LocalAccess};
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
-    Value,
+    condcodes::IntCC, types, AbiParam, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Value,
 };
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{FuncOrDataId, Linkage, Module as _};
 use vecl_ir::{AddressSpace, AtomicOp, Function, Inst, Loc, Module, ValueId};
 
 /// The generated side's state: the granule and, while a group is lowered,
@@ -37,8 +48,33 @@ pub(crate) struct RaceCx {
     shift: u32,
     /// The value `vecl_races_group` returned for the group being run.
     state: Option<Value>,
-    /// W lane addresses then W lane flags, filled before each call.
+    /// W lane addresses then W lane flags, filled before each call, then
+    /// the status the call stores.
     slot: Option<StackSlot>,
+    /// The accesses that need no tracking where their object is
+    /// initialised (`super::race_proofs`).
+    plan: RacePlan,
+    /// The objects conflict-free in some region, in a fixed order: the
+    /// index of each is its word in `ready`.
+    objects: Vec<LocalObject>,
+    /// One `i32` per object of `objects`: non-zero once every granule of
+    /// it has been written in the current group (cleared at its start).
+    ready: Option<StackSlot>,
+    /// The launch conditions of the own-word keys, computed at the
+    /// group's start.
+    conds: Vec<(Key, Value)>,
+    /// The region being lowered.
+    region: usize,
+    /// For the region being lowered, per conflict-free object: an `i8`
+    /// non-zero when its accesses skip the shadow (initialised, and the
+    /// proof's conditions on the launch hold), and one non-zero when the
+    /// proof's conditions hold (the object may not be initialised yet).
+    fast: Vec<(LocalObject, Value, Value)>,
+    /// Read from the shadow state at the group's start, for the proven
+    /// accesses that mark or test their granules' `init` words inline:
+    /// the words' address, the arena's address and length, the group's
+    /// first epoch.
+    inline: Option<[Value; 4]>,
 }
 
 impl RaceCx {
@@ -51,15 +87,37 @@ impl RaceCx {
         func: &Function,
         arg_slots: &[ArgSlot],
         places: &[Option<GlobalPlace>],
+        regions: &[&[vecl_ir::Stmt]],
+        group_vars: &std::collections::HashSet<vecl_ir::VarId>,
+        splits: &[super::group_level::Split],
     ) -> Option<RaceCx> {
         let param = arg_slots.iter().any(|s| s.kind == ArgKind::LocalPointer);
         let variable = module.globals.iter().zip(places).any(|(g, p)| {
             matches!(p, Some(GlobalPlace::Local(_))) && !g.name.starts_with("__vecl_")
         });
-        (param || variable).then(|| RaceCx {
-            shift: granule_shift(module, func),
+        if !(param || variable) {
+            return None;
+        }
+        let shift = granule_shift(module, func);
+        let entry = regions.first().copied().unwrap_or(&[]);
+        let proofs = Proofs::new(module, func, arg_slots, places, shift, entry, group_vars);
+        let plan = proofs.plan(regions, splits);
+        let mut objects: Vec<LocalObject> = (0..regions.len())
+            .flat_map(|r| plan.free_in(r).iter().map(|f| f.object))
+            .collect();
+        objects.sort();
+        objects.dedup();
+        Some(RaceCx {
+            shift,
             state: None,
             slot: None,
+            plan,
+            objects,
+            ready: None,
+            conds: Vec::new(),
+            region: 0,
+            fast: Vec::new(),
+            inline: None,
         })
     }
 }
@@ -182,17 +240,215 @@ impl FunctionCx<'_, '_> {
         if let Some(rc) = self.races.as_mut() {
             rc.state = state;
         }
+        self.races_group_proofs(local_size)
+    }
+
+    /// At the start of each group, for the proofs of `super::race_proofs`:
+    /// clears the objects' "initialised" words and evaluates each own-word
+    /// key's condition on the group's size.
+    fn races_group_proofs(&mut self, local_size: [Value; 3]) -> LResult<()> {
+        let Some(rc) = self.races.as_ref() else {
+            return Ok(());
+        };
+        let objects = rc.objects.len() as u32;
+        if objects == 0 {
+            return Ok(());
+        }
+        let state = rc.state;
+        let mut keys: Vec<Key> = (0..rc.plan.regions())
+            .flat_map(|r| rc.plan.free_in(r).iter().filter_map(|f| f.key))
+            .collect();
+        keys.dedup();
+        let ready = match rc.ready {
+            Some(s) => s,
+            None => {
+                let s = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    4 * objects,
+                    2,
+                ));
+                if let Some(rc) = self.races.as_mut() {
+                    rc.ready = Some(s);
+                }
+                s
+            }
+        };
+        if let Some(state) = state {
+            use crate::races::state_offsets as so;
+            let ro = MemFlagsData::trusted();
+            let init = self.b.ins().load(types::I64, ro, state, so::INIT);
+            let base = self.b.ins().load(types::I64, ro, state, so::BASE);
+            let len = self.b.ins().load(types::I64, ro, state, so::LEN);
+            let start = self.b.ins().load(types::I32, ro, state, so::GROUP_START);
+            if let Some(rc) = self.races.as_mut() {
+                rc.inline = Some([init, base, len, start]);
+            }
+        }
+        let zero = self.b.ins().iconst(types::I32, 0);
+        for i in 0..objects {
+            self.b
+                .ins()
+                .stack_store(types::I64, zero, ready, 4 * i as i32);
+        }
+        let mut conds = Vec::new();
+        for key in keys {
+            if conds.iter().any(|(k, _)| *k == key) {
+                continue;
+            }
+            let steps = key
+                .injective_for()
+                .ok_or_else(|| self.internal("a conflict-free key without a condition"))?;
+            let mut ok = self.b.ins().iconst(types::I8, 1);
+            for step in steps {
+                let holds = match step {
+                    Injective::Single(d) => self.b.ins().icmp_imm_s(IntCC::Equal, local_size[d], 1),
+                    Injective::Spaced { below, stride } => {
+                        let mut span = self.b.ins().iconst(types::I64, i64::from(key.bytes));
+                        for d in below {
+                            let l = self.b.ins().iadd_imm_s(local_size[d], -1);
+                            let part = self.b.ins().imul_imm_s(l, key.k[d].abs());
+                            span = self.b.ins().iadd(span, part);
+                        }
+                        self.b
+                            .ins()
+                            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, span, stride as i64)
+                    }
+                };
+                ok = self.b.ins().band(ok, holds);
+            }
+            conds.push((key, ok));
+        }
+        if let Some(rc) = self.races.as_mut() {
+            rc.conds = conds;
+        }
         Ok(())
     }
 
-    /// At the start of each barrier region: a new epoch.
-    pub fn races_region_start(&mut self) -> LResult<()> {
+    /// At the start of barrier region `r`: a new epoch, and for each
+    /// object conflict-free in the region, whether its accesses here skip
+    /// the shadow.
+    pub fn races_region_start(&mut self, r: usize) -> LResult<()> {
         let Some(state) = self.races.as_ref().and_then(|r| r.state) else {
             return Ok(());
         };
-        let f = self.extern_fn("vecl_races_region", &[types::I64], None)?;
-        self.call(f, &[state]);
+        // A new epoch: `vecl_races_region`, inline.
+        let flags = MemFlagsData::trusted();
+        let epoch_at = crate::races::state_offsets::EPOCH;
+        let epoch = self.b.ins().load(types::I32, flags, state, epoch_at);
+        let next = self.b.ins().iadd_imm_s(epoch, 1);
+        self.b.ins().store(flags, next, state, epoch_at);
+        let Some(rc) = self.races.as_mut() else {
+            return Ok(());
+        };
+        rc.region = r;
+        rc.fast.clear();
+        let free = rc.plan.free_in(r).to_vec();
+        for f in free {
+            let ready = self.races_ready(state, f.object)?;
+            let mut ok = self.b.ins().iconst(types::I8, 1);
+            if let Some(k) = f.key {
+                let cond = self
+                    .races
+                    .as_ref()
+                    .and_then(|rc| rc.conds.iter().find(|(x, _)| *x == k))
+                    .map(|(_, v)| *v)
+                    .ok_or_else(|| self.internal("a key without its condition"))?;
+                ok = self.b.ins().band(ok, cond);
+            }
+            // The group-level variables the proof reads lie in the range
+            // it was made for.
+            for var in f.vars {
+                let val = self.read_var(var)?;
+                let small = match val.as_slice() {
+                    [Lanes::Uniform(v)] => {
+                        let ty = self.b.func.dfg.value_type(*v);
+                        let signed = self
+                            .kernel
+                            .func()
+                            .vars
+                            .get(var.index())
+                            .and_then(|x| x.ty.scalar())
+                            .is_some_and(|s| s.is_signed());
+                        let wide = match (ty.bits(), signed) {
+                            (64, _) => *v,
+                            (_, true) => self.b.ins().sextend(types::I64, *v),
+                            (_, false) => self.b.ins().uextend(types::I64, *v),
+                        };
+                        self.b
+                            .ins()
+                            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, wide, SYM_LIMIT)
+                    }
+                    _ => self.b.ins().iconst(types::I8, 0),
+                };
+                ok = self.b.ins().band(ok, small);
+            }
+            let fast = self.b.ins().band(ready, ok);
+            if let Some(rc) = self.races.as_mut() {
+                rc.fast.push((f.object, fast, ok));
+            }
+        }
         Ok(())
+    }
+
+    /// An `i8`, non-zero when every granule of `object` has been written
+    /// in this group: the cached word, or (until it holds) a look at the
+    /// shadow, `vecl_races_ready`.
+    fn races_ready(&mut self, state: Value, object: LocalObject) -> LResult<Value> {
+        let (slot, index) = match self.races.as_ref() {
+            Some(rc) => (rc.ready, rc.objects.iter().position(|o| *o == object)),
+            None => (None, None),
+        };
+        let (Some(slot), Some(index)) = (slot, index) else {
+            return Err(self.internal("a conflict-free object without its word"));
+        };
+        let at = 4 * index as i32;
+        let cached = self.b.ins().stack_load(types::I64, types::I32, slot, at);
+        let (look, join) = (self.b.create_block(), self.b.create_block());
+        let ready = self.b.append_block_param(join, types::I32);
+        self.b.ins().brif(cached, join, &[cached.into()], look, &[]);
+        self.b.switch_to_block(look);
+        self.b.seal_block(look);
+        let local_mem = self.env().local_mem;
+        let (start, end) = match object {
+            LocalObject::Var(g) => {
+                let off = match self.kernel.places().get(g.index()) {
+                    Some(Some(GlobalPlace::Local(off))) => i64::from(*off),
+                    _ => return Err(self.internal("a __local variable without a place")),
+                };
+                let module = self.kernel.module();
+                let size = module
+                    .globals
+                    .get(g.index())
+                    .map_or(0, |gl| module.size_of(&gl.ty));
+                let start = self.b.ins().iadd_imm_s(local_mem, off);
+                let end = self.b.ins().iadd_imm_s(start, i64::from(size));
+                (start, end)
+            }
+            LocalObject::Param(n) => {
+                let tail = self
+                    .kernel
+                    .checks()
+                    .map(|c| c.tail)
+                    .ok_or_else(|| self.internal("__local checks without bounds checks"))?;
+                let args = self.env().args;
+                let at = tail as i32 + co::BOUNDS + co::BOUNDS_ENTRY * n as i32;
+                let plain = super::invariant();
+                let s = self.b.ins().load(types::I64, plain, args, at);
+                let e = self.b.ins().load(types::I64, plain, args, at + 8);
+                let start = self.b.ins().iadd(local_mem, s);
+                let end = self.b.ins().iadd(local_mem, e);
+                (start, end)
+            }
+        };
+        let f = self.extern_fn("vecl_races_ready", &[types::I64; 3], Some(types::I32))?;
+        let now = self
+            .call(f, &[state, start, end])
+            .ok_or_else(|| self.internal("vecl_races_ready without a result"))?;
+        self.b.ins().stack_store(types::I64, now, slot, at);
+        self.b.ins().jump(join, &[now.into()]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        Ok(self.b.ins().icmp_imm_s(IntCC::NotEqual, ready, 0))
     }
 
     /// Before an access of `bytes` bytes per active lane at `addr` through
@@ -214,13 +470,14 @@ impl FunctionCx<'_, '_> {
                 return Ok(());
             }
         }
+        let skip = self.races_proven(ptr, addr, bytes, kind)?;
         let w = self.kernel.w();
         let slot = match self.races.as_ref().and_then(|r| r.slot) {
             Some(s) => s,
             None => {
                 let s = self.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,
-                    12 * w,
+                    12 * w + 4,
                     4,
                 ));
                 if let Some(rc) = self.races.as_mut() {
@@ -256,10 +513,9 @@ impl FunctionCx<'_, '_> {
         let site = self.b.ins().iconst(types::I64, site as i64);
         let wv = self.b.ins().iconst(types::I64, i64::from(w));
         let n = self.b.ins().iconst(types::I64, i64::from(bytes));
-        let f = self.extern_fn("vecl_races_access", &[types::I64; 6], Some(types::I32))?;
-        let status = self
-            .call(f, &[state, at, wv, first, n, site])
-            .ok_or_else(|| self.internal("vecl_races_access without a result"))?;
+        let f = self.races_access_fn()?;
+        self.b.ins().call(f, &[state, at, wv, first, n, site]);
+        let status = self.b.ins().load(types::I32, flags, at, (12 * w) as i32);
         let (cold, cont) = (self.b.create_block(), self.b.create_block());
         self.b.set_cold_block(cold);
         let bad = self.b.ins().icmp_imm_s(IntCC::NotEqual, status, 0);
@@ -269,7 +525,189 @@ impl FunctionCx<'_, '_> {
         self.b.ins().return_(&[status]);
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
+        if let Some(skip) = skip {
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+            self.b.seal_block(skip);
+        }
         Ok(())
+    }
+
+    /// For an access proven free of conflicts in its region
+    /// (`race_proofs`): skips the shadow when the region started with its
+    /// object initialised; otherwise, while the proof's launch conditions
+    /// hold, a whole chunk's consecutive store marks its granules'
+    /// `init` words as vectors, and a consecutive or uniform load tests
+    /// them (the shadow call, which reports exactly, only when one is not
+    /// written); any other case calls into the shadow as before. Returns
+    /// the block to go on in after the call, with the builder left where
+    /// the call goes; `None` for an access with no proof.
+    fn races_proven(
+        &mut self,
+        ptr: Option<ValueId>,
+        addr: &Lanes,
+        bytes: u32,
+        kind: LocalAccess,
+    ) -> LResult<Option<cranelift_codegen::ir::Block>> {
+        let found = ptr.and_then(|p| {
+            let rc = self.races.as_ref()?;
+            let o = rc.plan.free_object(rc.region, p)?;
+            let (_, fast, cond) = rc.fast.iter().find(|(x, ..)| *x == o)?;
+            Some((p, *fast, *cond, rc.inline?, rc.shift))
+        });
+        let Some((p, fast, cond, [init, base, len, start], shift)) = found else {
+            return Ok(None);
+        };
+        self.stats.conflict_free += 1;
+        let (track, skip, next) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        // Everything but the skip is off the hot path once the object is
+        // written.
+        self.b.set_cold_block(track);
+        self.b.set_cold_block(next);
+        self.b.ins().brif(fast, skip, &[], next, &[]);
+        self.b.switch_to_block(next);
+        self.b.seal_block(next);
+        // Granules per lane, and lanes whose granules follow each other.
+        let granule = 1u32 << shift;
+        let cells = bytes / granule;
+        let linear = self.kernel.uni().shape(p)
+            == vecl_ir::analysis::uniformity::Shape::Linear(i64::from(bytes));
+        let shape = match (kind, addr) {
+            _ if cells == 0 || !bytes.is_multiple_of(granule) => None,
+            (LocalAccess::Write | LocalAccess::Read, Lanes::Varying(pieces)) if linear => {
+                Some((pieces[0], self.kernel.w() * cells, false))
+            }
+            (LocalAccess::Read, Lanes::Uniform(a)) if cells == 1 || cells == 4 => {
+                Some((*a, cells, true))
+            }
+            _ => None,
+        };
+        let Some((first, total, uniform)) = shape else {
+            self.b.ins().jump(track, &[]);
+            self.b.switch_to_block(track);
+            self.b.seal_block(track);
+            return Ok(Some(skip));
+        };
+        let a0 = if uniform {
+            first
+        } else {
+            self.b.ins().extractlane(first, 0)
+        };
+        let off = self.b.ins().isub(a0, base);
+        let span = i64::from(total) * i64::from(granule);
+        let end = self.b.ins().iadd_imm_s(off, span);
+        let starts = self.b.ins().icmp(IntCC::UnsignedLessThan, off, len);
+        let ends = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
+        let inside = self.b.ins().band(starts, ends);
+        let mut ok = self.b.ins().band(cond, inside);
+        if !uniform {
+            let full = self.mask_is_full();
+            ok = self.b.ins().band(ok, full);
+        }
+        let go = self.b.create_block();
+        self.b.set_cold_block(go);
+        self.b.ins().brif(ok, go, &[], track, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let cell = self.b.ins().ushr_imm_u(off, i64::from(shift));
+        let cell = self.b.ins().ishl_imm_u(cell, 2);
+        let at = self.b.ins().iadd(init, cell);
+        let flags = MemFlagsData::trusted();
+        if kind == LocalAccess::Write {
+            let v = self.b.ins().splat(types::I32X4, start);
+            for i in 0..total / 4 {
+                self.b.ins().store(flags, v, at, 16 * i as i32);
+            }
+            self.b.ins().jump(skip, &[]);
+        } else if total == 1 {
+            let w = self.b.ins().load(types::I32, flags, at, 0);
+            let written = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, w, start);
+            self.b.ins().brif(written, skip, &[], track, &[]);
+        } else {
+            let s = self.b.ins().splat(types::I32X4, start);
+            let mut all = None;
+            for i in 0..total / 4 {
+                let w = self.b.ins().load(types::I32X4, flags, at, 16 * i as i32);
+                let written = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, w, s);
+                all = Some(match all {
+                    Some(x) => self.b.ins().band(x, written),
+                    None => written,
+                });
+            }
+            let all = all.ok_or_else(|| self.internal("a proven load of no granule"))?;
+            let written = self.b.ins().vall_true(all);
+            self.b.ins().brif(written, skip, &[], track, &[]);
+        }
+        self.b.switch_to_block(track);
+        self.b.seal_block(track);
+        Ok(Some(skip))
+    }
+
+    /// `vecl_races_access` behind an adapter of the `preserve_all`
+    /// convention, defined once per JIT module: the adapter saves every
+    /// register it uses, so a call that runs only when an access is not
+    /// proven clobbers nothing at its call site, and the vectors live
+    /// across it stay in registers on the paths that skip it (with a
+    /// plain call they were spilled around every access of a hot loop).
+    /// The status goes to the word after the lanes (the convention returns
+    /// nothing).
+    fn races_access_fn(&mut self) -> LResult<FuncRef> {
+        const NAME: &str = "vecl_races_access_preserving";
+        if let Some(f) = self.cache.imported(NAME) {
+            return Ok(f);
+        }
+        let mut sig = Signature::new(CallConv::PreserveAll);
+        sig.params.extend([AbiParam::new(types::I64); 6]);
+        let id = match self.jit.get_name(NAME) {
+            Some(FuncOrDataId::Func(id)) => id,
+            _ => {
+                let id = self
+                    .jit
+                    .declare_function(NAME, Linkage::Local, &sig)
+                    .map_err(|e| format!("declaring {NAME}: {e}"))
+                    .map_err(|m| self.internal(m))?;
+                let mut inner = Signature::new(self.jit.isa().default_call_conv());
+                inner.params.extend([AbiParam::new(types::I64); 6]);
+                inner.returns.push(AbiParam::new(types::I32));
+                let access = self
+                    .jit
+                    .declare_function("vecl_races_access", Linkage::Import, &inner)
+                    .map_err(|e| format!("declaring the callee of {NAME}: {e}"))
+                    .map_err(|m| self.internal(m))?;
+                let mut ctx = self.jit.make_context();
+                ctx.func.signature = sig.clone();
+                let mut fctx = FunctionBuilderContext::new();
+                let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+                let entry = b.create_block();
+                b.append_block_params_for_function_params(entry);
+                b.switch_to_block(entry);
+                b.seal_block(entry);
+                let params = b.block_params(entry).to_vec();
+                let callee = self.jit.declare_func_in_func(access, b.func);
+                let call = b.ins().call(callee, &params);
+                let status = b.inst_results(call)[0];
+                let off = b.ins().imul_imm_s(params[2], 12);
+                let at = b.ins().iadd(params[1], off);
+                b.ins().store(MemFlagsData::trusted(), status, at, 0);
+                b.ins().return_(&[]);
+                b.finalize(self.jit.isa().frontend_config());
+                self.jit
+                    .define_function(id, &mut ctx)
+                    .map_err(|e| format!("defining {NAME}: {e}"))
+                    .map_err(|m| self.internal(m))?;
+                id
+            }
+        };
+        let f = self.jit.declare_func_in_func(id, self.b.func);
+        self.cache.import(NAME.to_string(), f);
+        Ok(f)
     }
 
     /// Before a load of a `ty` through `ptr`.
