@@ -299,11 +299,21 @@ kernel void k(global float* a) {
         // The first operation outside the subset, with its position.
         assert!(line.contains("barrier"), "{line}");
     }
-    let local = "kernel void k(global float* a, local float* t) { t[0] = a[0]; }";
+    let local = "kernel void k(global float* a, local float* t) { t[0] = a[get_global_id(0)]; }";
     let line = refusal(local, &options(false));
     if cpu_has_wide() {
         assert!(
             line.contains("Pointer(Local") && line.ends_with(" at 1:45)"),
+            "{line}"
+        );
+    }
+    // A load of one address for every lane would be a gather in the wide
+    // code, where Cranelift's code loads once (conv5x5's weights).
+    let uniform_load = "kernel void k(global float* a, constant float* w) { int i = get_global_id(0); a[i] *= w[3]; }";
+    let line = refusal(uniform_load, &options(false));
+    if cpu_has_wide() {
+        assert!(
+            line.contains("a load of one address for every lane"),
             "{line}"
         );
     }

@@ -428,7 +428,7 @@ fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
     // along dimension 1 reports the launch's own ids.
     let column = "kernel void k(global const float* a, global float* out) {
     int y = get_global_id(1);
-    out[y] = a[y] + 1.0f;
+    out[y] = a[y + (int)get_global_id(0)] + 1.0f;
 }";
     let range = NdRange {
         work_dim: 2,
