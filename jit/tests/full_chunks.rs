@@ -97,8 +97,12 @@ fn at_default_width(
     args: impl Fn(&NdRange) -> Vec<Spec>,
 ) -> String {
     let m = vecl_testkit::build(src, "");
+    // Cranelift's code and its 32-lane copy: the wide AVX-512 code (on by
+    // default, `wide_kernels.rs`) would take some of these kernels and
+    // make no such copy.
     let opts = vecl_jit::JitOptions {
         tiers: vecl_jit::Tiers::OptimisedOnly,
+        wide: false,
         ..vecl_jit::JitOptions::default()
     };
     let k = vecl_jit::compile_kernel(&m, kernel, &opts).expect("compiles");
