@@ -38,7 +38,9 @@
 //! work-item, source position: the report of Cranelift's robust code),
 //! and the entry returns `KernelStatus::OutOfBounds`.
 
-use super::emit::{asm_err, k_reg, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM};
+use super::emit::{
+    asm_err, k_masked, k_reg, mem_masked, zmm_masked, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM,
+};
 use super::entry::EntryOptions;
 use super::ra2::written;
 use super::{Bin, Op, Program, WideError, V};
@@ -254,43 +256,6 @@ impl EntryFrame {
             masked: Vec::new(),
             streams: Vec::new(),
         }
-    }
-}
-
-/// `z` writing under mask register `k` (1–7).
-fn zmm_masked(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
-    match k {
-        1 => z.k1(),
-        2 => z.k2(),
-        3 => z.k3(),
-        4 => z.k4(),
-        5 => z.k5(),
-        6 => z.k6(),
-        _ => z.k7(),
-    }
-}
-
-fn k_masked(d: AsmRegisterK, k: u8) -> AsmRegisterK {
-    match k {
-        1 => d.k1(),
-        2 => d.k2(),
-        3 => d.k3(),
-        4 => d.k4(),
-        5 => d.k5(),
-        6 => d.k6(),
-        _ => d.k7(),
-    }
-}
-
-fn mem_masked(m: AsmMemoryOperand, k: u8) -> AsmMemoryOperand {
-    match k {
-        1 => m.k1(),
-        2 => m.k2(),
-        3 => m.k3(),
-        4 => m.k4(),
-        5 => m.k5(),
-        6 => m.k6(),
-        _ => m.k7(),
     }
 }
 

@@ -114,7 +114,7 @@ pub(crate) fn k_reg(n: u8) -> Result<AsmRegisterK, WideError> {
 }
 
 /// `z` writing under mask register `k` (1–7).
-fn zmm_masked(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
+pub(super) fn zmm_masked(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
     match k {
         1 => z.k1(),
         2 => z.k2(),
@@ -126,7 +126,8 @@ fn zmm_masked(z: AsmRegisterZmm, k: u8) -> AsmRegisterZmm {
     }
 }
 
-fn k_masked(d: AsmRegisterK, k: u8) -> AsmRegisterK {
+/// `d` written under mask register `k` (1–7).
+pub(super) fn k_masked(d: AsmRegisterK, k: u8) -> AsmRegisterK {
     match k {
         1 => d.k1(),
         2 => d.k2(),
@@ -135,6 +136,19 @@ fn k_masked(d: AsmRegisterK, k: u8) -> AsmRegisterK {
         5 => d.k5(),
         6 => d.k6(),
         _ => d.k7(),
+    }
+}
+
+/// A memory operand accessed under mask register `k` (1–7).
+pub(super) fn mem_masked(m: AsmMemoryOperand, k: u8) -> AsmMemoryOperand {
+    match k {
+        1 => m.k1(),
+        2 => m.k2(),
+        3 => m.k3(),
+        4 => m.k4(),
+        5 => m.k5(),
+        6 => m.k6(),
+        _ => m.k7(),
     }
 }
 
