@@ -9,6 +9,7 @@ use vecl_ir::interp::NdRange;
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 use vecl_testkit::differential::{build, compare_launches, Spec};
 use vecl_testkit::range_1d;
+use vecl_testkit::{code_line, cpu_has_wide};
 
 fn options(checked: bool) -> JitOptions {
     JitOptions {
@@ -20,19 +21,6 @@ fn options(checked: bool) -> JitOptions {
         passes: vecl_testkit::test_passes(),
         ..JitOptions::default()
     }
-}
-
-fn cpu_has_wide() -> bool {
-    vecl_jit::wide::select::cpu_supported()
-}
-
-/// The line of `k`'s report that says which code it got.
-fn code_line(k: &CompiledKernel) -> String {
-    k.explain()
-        .lines()
-        .find(|l| l.starts_with("code: "))
-        .unwrap_or_else(|| panic!("no code line in {}", k.explain()))
-        .to_string()
 }
 
 /// Compiles `kernel` of `src` with the wide code asked for and checks it

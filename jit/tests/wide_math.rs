@@ -10,6 +10,7 @@ use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 use vecl_testkit::differential::{build, compare_launches, run_jit, Spec, GUARD};
 use vecl_testkit::range_1d;
+use vecl_testkit::{code_line, cpu_has_wide};
 
 fn options(wide: bool) -> JitOptions {
     JitOptions {
@@ -21,18 +22,6 @@ fn options(wide: bool) -> JitOptions {
         passes: vecl_testkit::test_passes(),
         ..JitOptions::default()
     }
-}
-
-fn cpu_has_wide() -> bool {
-    vecl_jit::wide::select::cpu_supported()
-}
-
-fn code_line(k: &CompiledKernel) -> String {
-    k.explain()
-        .lines()
-        .find(|l| l.starts_with("code: "))
-        .unwrap_or_else(|| panic!("no code line in {}", k.explain()))
-        .to_string()
 }
 
 /// `kernel` of `m` on the wide code (checked, on a CPU that has it) and on

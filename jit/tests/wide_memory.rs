@@ -16,10 +16,7 @@ use vecl_testkit::differential::{build, interp_args_for, Spec};
 use vecl_testkit::groups::{align64, aligned};
 use vecl_testkit::guarded::GuardedBuffer;
 use vecl_testkit::range_1d;
-
-fn cpu_has_wide() -> bool {
-    vecl_jit::wide::select::cpu_supported()
-}
+use vecl_testkit::{code_line, cpu_has_wide};
 
 /// W = 16, optimised tier; `wide` asked for or not, robust access or
 /// not, streaming from `stream_min_items` work-items.
@@ -34,14 +31,6 @@ fn options(wide: bool, robust: bool, stream_min_items: u64) -> JitOptions {
         passes: vecl_testkit::test_passes(),
         ..JitOptions::default()
     }
-}
-
-fn code_line(k: &CompiledKernel) -> String {
-    k.explain()
-        .lines()
-        .find(|l| l.starts_with("code: "))
-        .unwrap_or_else(|| panic!("no code line in {}", k.explain()))
-        .to_string()
 }
 
 /// Kernel `kernel` of `m` with `opts`, which must get the wide code (on a

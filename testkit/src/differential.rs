@@ -251,3 +251,19 @@ pub fn explain_line(src: &str, w: u32, prefix: &str) -> String {
         .unwrap_or_else(|| panic!("no line starting with {prefix} in {e}"))
         .to_string()
 }
+
+/// The line of `k`'s report that says which code it got (`code: …`: the
+/// wide AVX-512 code or Cranelift's, and why).
+pub fn code_line(k: &CompiledKernel) -> String {
+    k.explain()
+        .lines()
+        .find(|l| l.starts_with("code: "))
+        .unwrap_or_else(|| panic!("no code line in {}", k.explain()))
+        .to_string()
+}
+
+/// Whether this CPU runs the wide AVX-512 code (tests of which code a
+/// kernel gets assert it only there).
+pub fn cpu_has_wide() -> bool {
+    vecl_jit::wide::select::cpu_supported()
+}

@@ -40,8 +40,9 @@ pub mod shapes;
 
 #[cfg(feature = "jit")]
 pub use differential::{
-    build, compare_launches, differential, differential_at, explain, explain_at, explain_line,
-    interp_args_for, run_jit, try_compile, Spec, BARRIER_WIDTHS, DIVERGENT, GUARD, WIDTHS,
+    build, code_line, compare_launches, cpu_has_wide, differential, differential_at, explain,
+    explain_at, explain_line, interp_args_for, run_jit, try_compile, Spec, BARRIER_WIDTHS,
+    DIVERGENT, GUARD, WIDTHS,
 };
 #[cfg(feature = "jit")]
 pub use groups::aligned;
