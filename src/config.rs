@@ -133,8 +133,26 @@ impl Default for Config {
 }
 
 /// Whether a flag variable is on: set, not empty and not `0`.
-fn flag(value: Option<&str>) -> bool {
-    value.is_some_and(|v| !v.trim().is_empty() && v.trim() != "0")
+/// An on/off variable: `1`, `on`, `true`, `yes` or `0`, `off`, `false`,
+/// `no` (in any case); unset or empty gives `default`; anything else gives
+/// `default` too, and a warning that says so (a typo must not turn a
+/// switch the wrong way silently).
+fn switch(name: &str, value: Option<String>, default: bool, warnings: &mut Vec<String>) -> bool {
+    let Some(text) = value else {
+        return default;
+    };
+    match text.trim().to_ascii_lowercase().as_str() {
+        "" => default,
+        "1" | "on" | "true" | "yes" => true,
+        "0" | "off" | "false" | "no" => false,
+        _ => {
+            warnings.push(format!(
+                "{name}={text:?} is not 0/1/on/off/true/false/yes/no; left {}",
+                if default { "on" } else { "off" }
+            ));
+            default
+        }
+    }
 }
 
 impl Config {
@@ -169,7 +187,7 @@ impl Config {
         let threads = read("VECL_THREADS")
             .and_then(|v| v.trim().parse::<usize>().ok())
             .filter(|&n| n > 0);
-        let checked = flag(read("VECL_CHECKED").as_deref());
+        let checked = switch("VECL_CHECKED", read("VECL_CHECKED"), false, &mut warnings);
         let simd_width = read("VECL_SIMD_WIDTH").and_then(|v| v.trim().parse().ok());
         let kernel_timeout = read("VECL_KERNEL_TIMEOUT_MS").and_then(|text| {
             match text.trim().parse::<u64>() {
@@ -191,9 +209,9 @@ impl Config {
         let stream_min_items = read("VECL_STREAM_MIN_ITEMS")
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(jit.stream_min_items);
-        let prefetch = read("VECL_PREFETCH").is_none_or(|v| v.trim() != "0");
+        let prefetch = switch("VECL_PREFETCH", read("VECL_PREFETCH"), true, &mut warnings);
         let mut passes = PipelineOptions::default();
-        if flag(read("VECL_NO_SRA").as_deref()) {
+        if switch("VECL_NO_SRA", read("VECL_NO_SRA"), false, &mut warnings) {
             passes.disabled.push("sra".into());
             passes.disabled.push("sra-unrolled".into());
         }
@@ -221,7 +239,12 @@ impl Config {
                 Err(e) => warnings.push(format!("VECL_DISABLE_PASSES: {e}")),
             }
         }
-        if flag(read("VECL_VERIFY_IR").as_deref()) {
+        if switch(
+            "VECL_VERIFY_IR",
+            read("VECL_VERIFY_IR"),
+            false,
+            &mut warnings,
+        ) {
             passes.verify = true;
         }
         let phases = match read("VECL_JIT_PHASES") {
@@ -230,7 +253,7 @@ impl Config {
             Some(_) => PhaseReport::Phases,
         };
         let disasm = read("VECL_JIT_DISASM").is_some();
-        let wide = read("VECL_WIDE").is_none_or(|v| v.trim() != "0");
+        let wide = switch("VECL_WIDE", read("VECL_WIDE"), true, &mut warnings);
         Config {
             threads,
             checked,
@@ -287,6 +310,19 @@ mod tests {
         assert_eq!(c.jit_options(), JitOptions::default());
         assert_eq!((c.threads, c.kernel_timeout), (None, None));
         assert!(c.warnings.is_empty());
+    }
+
+    #[test]
+    fn switches_take_words_and_warn_on_anything_else() {
+        let c = with(&[("VECL_WIDE", "off"), ("VECL_CHECKED", "Yes")]);
+        assert!(!c.wide && c.checked && c.warnings.is_empty());
+        let c = with(&[("VECL_WIDE", "nope"), ("VECL_CHECKED", "2")]);
+        assert!(c.wide && !c.checked, "bad values keep the defaults");
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert!(c
+            .warnings
+            .iter()
+            .any(|w| w.contains("VECL_WIDE=\"nope\"") && w.ends_with("left on")));
     }
 
     #[test]
