@@ -8,6 +8,7 @@ use crate::abi;
 use crate::define::{define_kernel_function, finalized_entry};
 use crate::explain::{explain, Facts};
 use crate::kernel::{CodeMemory, CompiledKernel, LaneCopies, ModuleData, Unbounded};
+use crate::launch_proofs::LaunchProofs;
 use crate::tiers::{self, Entry, FinalCode, Tier, Tiers, Upgrade};
 use crate::timing::Phases;
 use crate::width::{default_width, wide_width};
@@ -77,7 +78,15 @@ pub fn compile_kernel_in(
     };
     let shared = data.as_ref().map(|d| d.base());
     let mut compiled = guarded(kernel, || {
-        compile(module, kernel, opts, first, shared, 0, true)
+        compile(
+            module,
+            kernel,
+            opts,
+            first,
+            shared,
+            0,
+            Trust::GroupsAndLaunch,
+        )
     })?;
     compiled._module_data = data;
     // The copy trusting no group size is compiled at launch in the tier
@@ -127,17 +136,31 @@ pub fn compile_kernel_in(
         );
         let (layout, bound) = (compiled.layout(), compiled.group_bound);
         let needs = compiled.local_needs.clone();
+        let trusted = compiled.launch_trusted();
         move || {
             let started = Instant::now();
             let done = guarded(&name, || {
-                compile(&module, &name, &opts, Tier::Optimised, Some(data), 0, true)
+                compile(
+                    &module,
+                    &name,
+                    &opts,
+                    Tier::Optimised,
+                    Some(data),
+                    0,
+                    Trust::GroupsAndLaunch,
+                )
             })
             .ok()
             // The runtime sizes argument blocks, `__local` memory and
             // context areas from the quick tier's answers: the optimised
             // code is used only if it agrees with all of them (and trusts
             // the groups `run_groups` lets it run).
-            .filter(|k| k.layout() == layout && k.group_bound == bound && k.local_needs == needs)
+            .filter(|k| {
+                k.layout() == layout
+                    && k.group_bound == bound
+                    && k.local_needs == needs
+                    && k.launch_trusted() == trusted
+            })
             .map(|k| {
                 let (f, wide_f) = (k.entry.get(), k.wide.get_if_set());
                 (k._code, f, wide_f)
@@ -151,12 +174,24 @@ pub fn compile_kernel_in(
     Ok(compiled)
 }
 
+/// What checked code may trust of the launches it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Trust {
+    /// Nothing: every access not proven for all launches is tested.
+    Nothing,
+    /// A group bound (`CompiledKernel::group_bound`).
+    Groups,
+    /// That, and the accesses proven at launch (`crate::launch_proofs`).
+    GroupsAndLaunch,
+}
+
 /// Compiles `kernel` with `tier`'s register allocator. `shared_data`: the
 /// address of an existing module-scope data block (the quick tier's) for
 /// the code to use instead of a block of its own. `lanes_along`: 0, or the
 /// dimension (1 or 2) whose work-items the lanes of the copy compiled
-/// here step along (`lane_axis`). `trust_groups`: checked code may trust a
-/// group bound (`CompiledKernel::group_bound`).
+/// here step along (`lane_axis`). `trust`: what checked code may trust
+/// of its launches (a group bound, `CompiledKernel::group_bound`; accesses
+/// proven at launch, `CompiledKernel::launch_proofs`).
 pub(crate) fn compile(
     module: &Module,
     kernel: &str,
@@ -164,7 +199,7 @@ pub(crate) fn compile(
     tier: Tier,
     shared_data: Option<u64>,
     lanes_along: usize,
-    trust_groups: bool,
+    trust: Trust,
 ) -> Result<CompiledKernel, JitError> {
     let started = Instant::now();
     let (_, original) = module
@@ -258,7 +293,7 @@ pub(crate) fn compile(
     let data_len = bytes.len() as u64;
     // Checked mode appends its tail after the parameters (8-aligned).
     let checks = opts.checked.then_some(args_size);
-    let group_bound = if opts.checked && trust_groups {
+    let group_bound = if opts.checked && trust != Trust::Nothing {
         let reqd = original
             .kernel
             .as_ref()
@@ -271,6 +306,16 @@ pub(crate) fn compile(
         Some(l) => lower::bounds::local_param_needs(module, &func, l),
         None => Vec::new(),
     };
+    let launch_proofs = if opts.checked && trust == Trust::GroupsAndLaunch {
+        let unproven = lower::bounds::unproven_accesses(module, &func, group_bound);
+        LaunchProofs::select(module, &func, &arg_slots, &unproven).map(Arc::new)
+    } else {
+        None
+    };
+    let launch_trusted: Arc<[(vecl_ir::ValueId, u32)]> = launch_proofs
+        .as_ref()
+        .map_or_else(Vec::new, |p| p.trusted())
+        .into();
     let args_size = match checks {
         Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
         None => args_size,
@@ -318,7 +363,9 @@ pub(crate) fn compile(
         arg_slots: arg_slots.clone(),
         has_fma,
         next_var,
-        checks: checks.map(|tail| lower::bounds::Checks::new(tail as u32, data_len, group_bound)),
+        checks: checks.map(|tail| {
+            lower::bounds::Checks::new(tail as u32, data_len, group_bound, launch_trusted.clone())
+        }),
         local_checks: opts.checked && opts.local_checks,
         full_copy: tier == Tier::Optimised,
         stream_min_items,
@@ -425,6 +472,7 @@ pub(crate) fn compile(
         has_wide: wide_code.is_some(),
         group_bound,
         trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
+        launch_trusted: launch_trusted.len(),
         clif_insts,
         elapsed,
     });
@@ -463,6 +511,7 @@ pub(crate) fn compile(
         may_swap_lanes: lanes_along == 0 && lane_obstacle.is_none(),
         group_bound,
         local_needs,
+        launch_proofs,
         // Set by `compile_kernel_in` and `CompiledKernel::lane_copy`.
         unbounded: None,
         shape_observer,

@@ -37,6 +37,9 @@ pub(crate) struct Facts<'a> {
     /// The `__local` parameters that code trusts to be large enough
     /// (`CompiledKernel::local_needs`).
     pub trusted_local_params: &'a [u32],
+    /// How many accesses that code trusts to be proven at launch
+    /// (`crate::launch_proofs`).
+    pub launch_trusted: usize,
     pub clif_insts: usize,
     /// The compile time.
     pub elapsed: Duration,
@@ -59,6 +62,7 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
         has_wide,
         group_bound,
         trusted_local_params,
+        launch_trusted,
         clif_insts,
         elapsed,
     } = *f;
@@ -89,6 +93,13 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
                 );
             }
         }
+    }
+    if opts.checked && launch_trusted > 0 {
+        let _ = writeln!(
+            explain,
+            "checked mode: {} of them ({launch_trusted} accesses) proven at launch from the global size, the scalar arguments and the buffer sizes; launches that do not prove them run a copy that tests them",
+            s.proven_for_launch
+        );
     }
     if opts.checked && opts.local_checks {
         let _ = writeln!(

@@ -4,7 +4,8 @@
 //! another dimension).
 
 use crate::abi::{self, ArgSlot, Launch};
-use crate::compile::{compile, guarded};
+use crate::compile::{compile, guarded, Trust};
+use crate::launch_proofs::LaunchProofs;
 use crate::tiers::{Entry, FinalCode, Tier, Upgrade};
 use crate::width::WIDE_WIDTH;
 use crate::{lane_axis, layout, regions, JitOptions};
@@ -89,7 +90,11 @@ pub struct CompiledKernel {
     /// (`lower::bounds::LocalNeed`): launches that give one less run the
     /// copy without the trust.
     pub(crate) local_needs: Vec<crate::lower::bounds::LocalNeed>,
-    /// The copy without that trust, for launches of larger groups.
+    /// Accesses that code trusts to be proven in bounds by each launch it
+    /// runs (`crate::launch_proofs`): launches that do not prove them run
+    /// a copy without the trust.
+    pub(crate) launch_proofs: Option<Arc<LaunchProofs>>,
+    /// The copies without those trusts, for the launches that break them.
     pub(crate) unbounded: Option<Box<Unbounded>>,
     /// Why the kernel can observe its work-groups' shape (`group_shape`);
     /// `None` when it cannot.
@@ -118,9 +123,12 @@ pub(crate) struct LaneCopies {
     pub(crate) along: [OnceLock<Option<CompiledKernel>>; 2],
 }
 
-/// What compiling the copy of a kernel that trusts no group size needs
-/// ([`CompiledKernel::group_bound`]), and the copy once compiled (at the
-/// first launch whose groups are larger).
+/// What compiling the copies of a kernel that trust less of their
+/// launches needs, and the copies once compiled (each at the first launch
+/// that needs it): the one that trusts no group size
+/// ([`CompiledKernel::group_bound`]) nor any access proven at launch, and
+/// the one that trusts the group size but no access proven at launch
+/// ([`CompiledKernel::launch_proofs`]).
 pub(crate) struct Unbounded {
     module: Module,
     opts: JitOptions,
@@ -130,6 +138,8 @@ pub(crate) struct Unbounded {
     /// `None` inside when the copy could not be made or would not share
     /// the kernel's launches.
     copy: OnceLock<Option<CompiledKernel>>,
+    /// The copy trusting the group size only.
+    groups_only: OnceLock<Option<CompiledKernel>>,
 }
 
 impl Unbounded {
@@ -143,7 +153,9 @@ impl Unbounded {
         tier: Tier,
         lanes_along: usize,
     ) -> Option<Box<Unbounded>> {
-        kernel.group_bound?;
+        if kernel.group_bound.is_none() && kernel.launch_proofs.is_none() {
+            return None;
+        }
         Some(Box::new(Unbounded {
             module: module.clone(),
             opts: JitOptions {
@@ -155,6 +167,7 @@ impl Unbounded {
             data: kernel.data_base(),
             lanes_along,
             copy: OnceLock::new(),
+            groups_only: OnceLock::new(),
         }))
     }
 }
@@ -287,12 +300,26 @@ impl CompiledKernel {
                 copy.run_groups(args, &swapped, first_group, end_group, local_mem, context)
             };
         }
-        if let Some(bound) = self.group_bound {
-            // SAFETY: the caller passes an argument block laid out for
-            // this kernel, the checked tail included (see above).
-            let params_fit = unsafe { self.local_params_fit(args, launch) };
-            if launch.local_size.iter().any(|&n| n > bound) || !params_fit {
-                return match self.unbounded_copy() {
+        if self.group_bound.is_some() || self.launch_proofs.is_some() {
+            let groups_fit = self.group_bound.is_none_or(|bound| {
+                // SAFETY: the caller passes an argument block laid out for
+                // this kernel, the checked tail included (see above).
+                let params_fit = unsafe { self.local_params_fit(args, launch) };
+                launch.local_size.iter().all(|&n| n <= bound) && params_fit
+            });
+            let proven = groups_fit
+                && match (&self.launch_proofs, self.checked_tail) {
+                    // SAFETY: as above.
+                    (Some(p), Some(tail)) => unsafe { p.hold(args, tail, launch) },
+                    (Some(_), None) => false,
+                    (None, _) => true,
+                };
+            if !proven {
+                let copy = match groups_fit && self.group_bound.is_some() {
+                    true => self.groups_only_copy(),
+                    false => self.unbounded_copy(),
+                };
+                return match copy {
                     // SAFETY: the copy has this kernel's layout (checked
                     // in `unbounded_copy`): the caller's contract carries
                     // over.
@@ -393,7 +420,7 @@ impl CompiledKernel {
                     copies.tier,
                     Some(copies.data),
                     d,
-                    true,
+                    Trust::GroupsAndLaunch,
                 )
             })
             .ok()?;
@@ -414,11 +441,27 @@ impl CompiledKernel {
         copy.as_ref().map(|c| (d, c))
     }
 
-    /// The copy that trusts no group size (see [`Unbounded`]), compiled at
-    /// its first use.
+    /// The copy that trusts no group size and no access proven at launch
+    /// (see [`Unbounded`]), compiled at its first use.
     fn unbounded_copy(&self) -> Option<&CompiledKernel> {
         let u = self.unbounded.as_deref()?;
-        let copy = u.copy.get_or_init(|| {
+        self.trusting_copy(u, &u.copy, Trust::Nothing)
+    }
+
+    /// The copy that trusts the group size but no access proven at launch
+    /// (see [`Unbounded`]), compiled at its first use.
+    fn groups_only_copy(&self) -> Option<&CompiledKernel> {
+        let u = self.unbounded.as_deref()?;
+        self.trusting_copy(u, &u.groups_only, Trust::Groups)
+    }
+
+    fn trusting_copy<'s>(
+        &'s self,
+        u: &'s Unbounded,
+        slot: &'s OnceLock<Option<CompiledKernel>>,
+        trust: Trust,
+    ) -> Option<&'s CompiledKernel> {
+        let copy = slot.get_or_init(|| {
             let made = guarded(&self.name, || {
                 compile(
                     &u.module,
@@ -427,13 +470,26 @@ impl CompiledKernel {
                     u.tier,
                     Some(u.data),
                     u.lanes_along,
-                    false,
+                    trust,
                 )
             })
             .ok()?;
-            (made.layout() == self.layout()).then_some(made)
+            // The group-trusting copy must trust the same groups.
+            let same = made.layout() == self.layout()
+                && (trust == Trust::Nothing
+                    || (made.group_bound == self.group_bound
+                        && made.local_needs == self.local_needs));
+            same.then_some(made)
         });
         copy.as_ref()
+    }
+
+    /// The accesses this code trusts to be proven at launch (pointer,
+    /// bytes).
+    pub(crate) fn launch_trusted(&self) -> Vec<(vecl_ir::ValueId, u32)> {
+        self.launch_proofs
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.trusted())
     }
 
     /// Where the optimised code stands (see `tiers`): still compiling, in

@@ -19,6 +19,7 @@ pub mod guarded;
 mod image;
 mod kernel;
 mod lane_axis;
+mod launch_proofs;
 mod layout;
 mod lower;
 mod math;

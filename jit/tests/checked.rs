@@ -1073,3 +1073,193 @@ fn a_gather_in_a_loop_faults_at_the_last_lane_of_the_last_trip_only() {
         }
     }
 }
+
+/// Whether `k`'s code trusts some accesses to be proven at launch.
+fn proven_at_launch(k: &CompiledKernel) -> bool {
+    k.explain().contains("proven at launch")
+}
+
+/// A clamped 2-D read (the shape of `benches/conv5x5.cl`): in bounds for
+/// every work-item when `in` holds `width * height` ints, which only the
+/// launch's arguments and buffer size show.
+const CLAMPED: &str =
+    "__kernel void k(__global const int *in, __global int *out, int width, int height) {
+    int x = get_global_id(0), y = get_global_id(1);
+    int xx = clamp(x + 1, 0, width - 1), yy = clamp(y + 1, 0, height - 1);
+    out[y * width + x] = in[yy * width + xx];
+}";
+
+#[test]
+fn a_clamped_index_is_proven_at_launch_and_a_short_buffer_is_reported_exactly() {
+    let (w_, h_) = (24usize, 8usize);
+    let input: Vec<i32> = (0..(w_ * h_) as i32).collect();
+    let expected: Vec<i32> = (0..w_ * h_)
+        .map(|i| {
+            let (x, y) = (i % w_, i / w_);
+            let (xx, yy) = ((x + 1).min(w_ - 1), (y + 1).min(h_ - 1));
+            input[yy * w_ + xx]
+        })
+        .collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(CLAMPED, "k", true, w);
+        assert!(proven_at_launch(&k), "W = {w}: {}", k.explain());
+        let args = |len: usize| {
+            [
+                ints(&input[..len]),
+                ints(&vec![0; w_ * h_]),
+                int(w_ as i32),
+                int(h_ as i32),
+            ]
+        };
+        let r = run_nd(&k, &args(w_ * h_), &[w_ as u64, h_ as u64], &[8, 4]);
+        assert_eq!(r.status, 0, "W = {w}: {:?}", r.fault);
+        assert_eq!(as_ints(r.buf(1).data()), expected, "W = {w}");
+        // One int short: the items of the last two rows and columns read
+        // the last int, the first of them at (22, 6). The launch proves
+        // nothing, and the copy that tests reports it.
+        let short = w_ * h_ - 1;
+        let r = run_nd(&k, &args(short), &[w_ as u64, h_ as u64], &[8, 4]);
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.size, f.global_id, f.line),
+            (AccessKind::Load, 4, [w_ as u64 - 2, h_ as u64 - 2, 0], 4),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.buf(0).addr() + 4 * short as u64, "W = {w}");
+        assert!(r.all_guards_intact(), "W = {w}");
+        // A height larger than the buffer's rows, with the buffer right
+        // for the launch: the clamp keeps rows below `height`, so row 8 is
+        // read by the items of the last launched row, from column 1.
+        let r = run_nd(
+            &k,
+            &[
+                ints(&input),
+                ints(&vec![0; w_ * h_]),
+                int(w_ as i32),
+                int(h_ as i32 + 1),
+            ],
+            &[w_ as u64, h_ as u64],
+            &[8, 4],
+        );
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(f.global_id, [0, h_ as u64 - 1, 0], "W = {w}");
+        assert_eq!(
+            f.address,
+            r.buf(0).addr() + 4 * (w_ * h_ + 1) as u64,
+            "W = {w}"
+        );
+        // The proven code runs the right launch again.
+        let r = run_nd(&k, &args(w_ * h_), &[w_ as u64, h_ as u64], &[8, 4]);
+        assert_eq!(r.status, 0, "W = {w}");
+        assert_eq!(as_ints(r.buf(1).data()), expected, "W = {w}");
+    }
+}
+
+/// Work-item `i` copies column `i` of an `n`-row table to its row of
+/// `out`, one store per trip: the load's index is affine in the counted
+/// loop's counter.
+const COLUMNS: &str = "__kernel void k(__global const int *in, __global int *out, int n, int m) {
+    int i = get_global_id(0);
+    for (int r = 0; r < n; r++) {
+        out[i * n + r] = in[r * m + i];
+    }
+}";
+
+#[test]
+fn a_fault_in_a_loop_proven_at_launch_is_reported_at_its_trip_and_lane() {
+    let n = 6usize;
+    for w in [4, 8, 16, 32] {
+        // One chunk of `m` items: every item makes trip `r` before any
+        // makes trip `r + 1`, so a table cut in row `r` faults in trip `r`.
+        let m = w as usize;
+        let table: Vec<i32> = (0..(n * m) as i32).map(|v| v * 3 - 7).collect();
+        let expected: Vec<i32> = (0..m * n).map(|j| table[(j % n) * m + j / n]).collect();
+        let k = build(COLUMNS, "k", true, w);
+        assert!(proven_at_launch(&k), "W = {w}: {}", k.explain());
+        let args = |len: usize| {
+            [
+                ints(&table[..len]),
+                ints(&vec![0; m * n]),
+                int(n as i32),
+                int(m as i32),
+            ]
+        };
+        let r = run(&k, &args(n * m), m as u64, m as u64);
+        assert_eq!(r.status, 0, "W = {w}: {:?}", r.fault);
+        assert_eq!(as_ints(r.buf(1).data()), expected, "W = {w}");
+        // The first trip, one in the middle and the last; the row missing
+        // (the first item faults) or its last int (the last item).
+        for trip in [0, n / 2, n - 1] {
+            for (len, item) in [(trip * m, 0usize), ((trip + 1) * m - 1, m - 1)] {
+                let r = run(&k, &args(len), m as u64, m as u64);
+                assert_eq!(r.status, OOB, "W = {w}, trip {trip}, item {item}");
+                let f = r.fault.expect("a recorded fault");
+                assert_eq!(
+                    (f.kind, f.size, f.global_id, f.line),
+                    (AccessKind::Load, 4, [item as u64, 0, 0], 4),
+                    "W = {w}, trip {trip}, item {item}"
+                );
+                let at = trip * m + item;
+                assert_eq!(f.address, r.buf(0).addr() + 4 * at as u64, "W = {w}");
+                assert!(r.all_guards_intact(), "W = {w}");
+                // Every earlier trip stored its values.
+                let got = as_ints(r.buf(1).data());
+                for i in 0..m {
+                    for t in 0..trip {
+                        assert_eq!(
+                            got[i * n + t],
+                            expected[i * n + t],
+                            "W = {w}, trip {trip}, item {item}: item {i}'s trip {t}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A `__local` argument indexed by the local id plus the group's number:
+/// it must hold an element per work-item and one more per group after the
+/// first, so a launch whose argument is one short faults in its last
+/// group only.
+const LOCAL_BY_GROUP: &str = "__kernel void k(__global int *out, __local int *t) {
+    int l = get_local_id(0), g = get_group_id(0);
+    t[l + g] = l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = t[l + g] + g;
+}";
+
+#[test]
+fn a_local_access_out_of_range_in_one_group_only_is_reported_there() {
+    let (groups, size) = (4usize, 16usize);
+    let n = groups * size;
+    let expected: Vec<i32> = (0..n as i32).map(|i| i % 16 + i / 16).collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(LOCAL_BY_GROUP, "k", true, w);
+        assert!(proven_at_launch(&k), "W = {w}: {}", k.explain());
+        let enough = (4 * (size + groups - 1)) as u64;
+        let r = run(&k, &[ints(&vec![0; n]), Arg::Local(enough)], n as u64, 16);
+        assert_eq!(r.status, 0, "W = {w}: {:?}", r.fault);
+        assert_eq!(as_ints(r.buf(0).data()), expected, "W = {w}");
+        // One int short: only the last group's last item stores past it.
+        let r = run(
+            &k,
+            &[ints(&vec![0; n]), Arg::Local(enough - 4)],
+            n as u64,
+            16,
+        );
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.size, f.global_id, f.line),
+            (AccessKind::Store, 4, [n as u64 - 1, 0, 0], 3),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.local_base + enough - 4, "W = {w}");
+        // The groups before the last ran to the end.
+        let got = as_ints(r.buf(0).data());
+        assert_eq!(got[..n - size], expected[..n - size], "W = {w}");
+    }
+}

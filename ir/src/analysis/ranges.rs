@@ -21,14 +21,20 @@
 //! the real value always lies inside.
 //!
 //! **Counted loops.** A loop whose body opens with `if (k < C) {} else
-//! break` (or `k <= C`), where `k` enters the loop as one constant `k0` and
-//! the loop itself writes `k` only as `k = k + c` (positive constant `c`)
-//! in statements at the top level of its body (after the test) and its
-//! `continuing`, with no `continue`: every trip adds the same `S`, so `k`
-//! at the test is exactly `k0 + j·S`, the last value that passes it is
-//! `k0 + ⌊(C_hi − 1 − k0) / S⌋·S`, and each read of `k` in the loop gets
-//! that bound plus the increments before it in the trip (`for (k = 0; k <
-//! 16; k++)` unrolled twice: `[0, 14]` and `[1, 15]`, not 16).
+//! break` (or `k <= C`), where the loop itself writes `k` only as `k = k +
+//! c` (`c` never negative, not computed from `k`) in statements at the
+//! top level of its body (after the test) and its `continuing`, with no
+//! `continue` (another `break`, as the second test of a loop unrolled
+//! twice, is fine): `k` never falls below the values `k0` it enters with, and
+//! passes the test at most at `C_hi − 1`, so each read of `k` in the loop
+//! lies between those, plus the increments before it in the trip (`for
+//! (b = lid; b < 256; b += get_local_size(0))`: `[0, 255]` once local ids
+//! are known non-negative). When `k0` is one constant, every `c` a
+//! constant and no other `break` leaves a trip half-way, every trip adds
+//! the same `S`, so `k` at the test is exactly
+//! `k0 + j·S` and the last value that passes it is `k0 + ⌊(C_hi − 1 −
+//! k0) / S⌋·S` (`for (k = 0; k < 16; k++)` unrolled twice: `[0, 14]` and
+//! `[1, 15]`, not 16).
 //!
 //! **Shrinking variables.** A variable written only with values that are
 //! never negative and with `x >> c` or `x / c` of itself lies between 0
@@ -158,18 +164,36 @@ enum BranchBound {
 }
 
 /// A read of the counter of a counted loop (see the module's comment).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct CounterRead {
-    /// The value the counter enters the loop with.
-    k0: i128,
-    /// What one trip adds.
-    step: i128,
+    /// The values the counter enters the loop with (its writes outside
+    /// the loop).
+    k0: Vec<ValueId>,
+    /// The increments of one trip, in order.
+    steps: Vec<ValueId>,
     /// The bound of the test, and whether the test is `<=`.
     bound: ValueId,
     inclusive: bool,
-    /// The increments made in the trip before this read; `None` for a read
-    /// before the test (which sees the value that leaves the loop too).
-    before: Option<i128>,
+    /// How many of the trip's increments are made before this read;
+    /// `None` for a read before the test (which sees the value that
+    /// leaves the loop too).
+    before: Option<usize>,
+    /// Whether every trip that passes the test runs to its end (no other
+    /// `break`): the counter then follows its progression exactly.
+    exact: bool,
+    /// The trip's other exit tests passed before this read.
+    guards: Vec<Guard>,
+}
+
+/// An exit test in a counted loop's trip after the first: `if (k + d <
+/// C) {} else break` made after `made` of the trip's increments (the
+/// second test of a loop unrolled twice).
+#[derive(Clone, Copy, Debug)]
+struct Guard {
+    bound: ValueId,
+    inclusive: bool,
+    d: i128,
+    made: usize,
 }
 
 impl<'a> Ranges<'a> {
@@ -316,25 +340,61 @@ impl<'a> Ranges<'a> {
     fn counter(&self, v: ValueId, s: Scalar, depth: u32) -> Option<Range> {
         if self.counters.borrow().is_none() {
             let mut found = HashMap::new();
-            find_counted_loops(self.func, &self.func.body, &[], &mut found);
+            find_counted_loops(self.func, &self.func.body, &[], false, &mut found);
             *self.counters.borrow_mut() = Some(found);
         }
-        let c = self.counters.borrow().as_ref()?.get(&v).copied()?;
+        let c = self.counters.borrow().as_ref()?.get(&v).cloned()?;
         let bound = self.of_depth(c.bound, depth)?;
+        let mut k0: Option<Range> = None;
+        for w in &c.k0 {
+            let r = self.of_depth(*w, depth)?;
+            k0 = Some(k0.map_or(r, |k| k.union(r)));
+        }
+        let k0 = k0?;
+        let steps: Option<Vec<Range>> = c.steps.iter().map(|x| self.of_depth(*x, depth)).collect();
+        let steps = steps?;
+        // Every increment moves the counter up (or leaves it): it never
+        // falls below where it entered.
+        if steps.iter().any(|r| r.lo < 0) {
+            return None;
+        }
+        let sum = |rs: &[Range]| {
+            rs.iter().fold(Range::exact(0), |acc, r| {
+                Range::new(acc.lo + r.lo, acc.hi + r.hi)
+            })
+        };
+        let step = sum(&steps);
         // The largest value that passes the test.
         let top = if c.inclusive { bound.hi } else { bound.hi - 1 };
-        if top < c.k0 {
+        if top < k0.lo {
             // No trip passes the test: the reads after it never run.
-            return Some(Range::exact(c.k0));
+            return Some(k0);
         }
-        let last = c.k0 + (top - c.k0) / c.step * c.step;
+        // With one entry value and constant increments, the counter takes
+        // `k0 + j·S` at the test, and the last value passing it is known
+        // exactly (the unrolled `k < 16` reads `k + 1` at most 15).
+        let last = if c.exact && k0.lo == k0.hi && step.lo == step.hi && step.lo > 0 {
+            k0.lo + (top - k0.lo) / step.lo * step.lo
+        } else {
+            top
+        };
         // No increment may wrap: the value that leaves the loop fits.
-        if !Range::new(c.k0, last + c.step).within(Range::of_type(s)) {
+        if !Range::new(k0.lo, last + step.hi).within(Range::of_type(s)) {
             return None;
         }
         Some(match c.before {
-            Some(p) => Range::new(c.k0 + p, last + p),
-            None => Range::new(c.k0, last + c.step),
+            Some(p) => {
+                let made = sum(&steps[..p]);
+                let mut hi = last + made.hi;
+                for g in &c.guards {
+                    let b = self.of_depth(g.bound, depth)?;
+                    let top = if g.inclusive { b.hi } else { b.hi - 1 };
+                    let since = sum(&steps[g.made.min(p)..p]);
+                    hi = hi.min(top - g.d + since.hi);
+                }
+                Range::new(k0.lo + made.lo, hi.max(k0.lo + made.lo))
+            }
+            None => Range::new(k0.lo, (last + step.hi).max(k0.hi)),
         })
     }
 
@@ -532,26 +592,30 @@ fn find_counted_loops(
     func: &Function,
     block: &Block,
     written: &[VarId],
+    in_loop: bool,
     out: &mut HashMap<ValueId, CounterRead>,
 ) {
     let top = std::ptr::eq(block, &func.body);
     let mut written = written.to_vec();
-    for s in &block.0 {
+    for (at, s) in block.0.iter().enumerate() {
         match s {
             Stmt::WriteVar(var, _) if top => written.push(*var),
             Stmt::If { then_, else_, .. } => {
-                find_counted_loops(func, then_, &written, out);
-                find_counted_loops(func, else_, &written, out);
+                find_counted_loops(func, then_, &written, in_loop, out);
+                find_counted_loops(func, else_, &written, in_loop, out);
             }
             Stmt::Switch { cases, .. } => {
                 for c in cases {
-                    find_counted_loops(func, &c.body, &written, out);
+                    find_counted_loops(func, &c.body, &written, in_loop, out);
                 }
             }
             Stmt::Loop { body, continuing } => {
-                counted_loop(func, body, continuing, &written, out);
-                find_counted_loops(func, body, &written, out);
-                find_counted_loops(func, continuing, &written, out);
+                // Outside any loop, what follows the loop in its block
+                // never runs before it.
+                let after = (!in_loop).then(|| &block.0[at + 1..]);
+                counted_loop(func, body, continuing, &written, after, out);
+                find_counted_loops(func, body, &written, true, out);
+                find_counted_loops(func, continuing, &written, true, out);
             }
             _ => {}
         }
@@ -619,12 +683,16 @@ fn reads_in(func: &Function, block: &Block, var: VarId, out: &mut Vec<ValueId>) 
 }
 
 /// Records the counter reads of the loop `body; continuing` when it is a
-/// counted loop.
+/// counted loop. `after`: statements that cannot run before the loop
+/// (those after it in its block, outside any other loop), whose writes of
+/// the counter are not values it enters with (the remainder of a loop
+/// unrolled twice).
 fn counted_loop(
     func: &Function,
     body: &Block,
     continuing: &Block,
     written: &[VarId],
+    after: Option<&[Stmt]>,
     out: &mut HashMap<ValueId, CounterRead>,
 ) {
     // The test: evaluations, then `if (k < C) {} else break`.
@@ -643,12 +711,15 @@ fn counted_loop(
     let Some(var) = read_of(func, read) else {
         return;
     };
-    // A trip left half-way (another `break`) or cut short (`continue`)
-    // would leave the counter off the progression `k0 + j·S`.
+    // A trip cut short (`continue`) would skip increments that reads
+    // after it count on; one left half-way (another `break`, as a loop
+    // unrolled twice tests its second trip) leaves the loop, so only the
+    // exact progression `k0 + j·S` is lost.
     let rest = Block(body.0[at + 1..].to_vec());
-    if has_continue(body) || has_continue(continuing) || has_break(&rest) || has_break(continuing) {
+    if has_continue(body) || has_continue(continuing) {
         return;
     }
+    let exact = !has_break(&rest) && !has_break(continuing);
     // The trip: every write of the counter at the top level, each `k = k
     // + c` of a read made since the previous write. Where the counter was
     // split into webs (a loop unrolled twice: the body's increment writes
@@ -658,8 +729,13 @@ fn counted_loop(
     let mut current = var;
     let mut family: Vec<(VarId, usize)> = vec![(var, 0)];
     let mut reads_since_write: Vec<ValueId> = Vec::new();
-    let mut before = 0i128;
-    let mut reads: Vec<(ValueId, Option<i128>)> = Vec::new();
+    let mut steps: Vec<ValueId> = Vec::new();
+    let mut reads: Vec<(ValueId, Option<usize>)> = Vec::new();
+    // The trip's other exit tests, and for each read how many of them
+    // precede it (reads before the first guard are at 0).
+    let mut guards: Vec<Guard> = Vec::new();
+    let mut at_guards: Vec<(ValueId, usize)> = Vec::new();
+    let mut guarded_from = 0usize;
     for s in &body.0[..at] {
         if let Stmt::Eval(v) = s {
             if read_of(func, *v) == Some(var) {
@@ -673,15 +749,25 @@ fn counted_loop(
                 let Inst::Binary(BinaryOp::Add, a, b) = func.inst(*w).inst else {
                     return;
                 };
-                let (r, c) = match (func.int_const(a), func.int_const(b)) {
-                    (None, Some(c)) => (a, c),
-                    (Some(c), None) => (b, c),
-                    _ => return,
+                // `k + c`: `c` a value not computed from the counter
+                // (a constant, the group's size), whose range
+                // [`Ranges::counter`] requires to be non-negative.
+                let c = if reads_since_write.contains(&a) {
+                    b
+                } else if reads_since_write.contains(&b) {
+                    a
+                } else {
+                    return;
                 };
-                if c <= 0 || !reads_since_write.contains(&r) {
+                if reads_value(
+                    func,
+                    c,
+                    &family.iter().map(|(f, _)| *f).collect::<Vec<_>>(),
+                    0,
+                ) {
                     return;
                 }
-                before += i128::from(c);
+                steps.push(c);
                 reads_since_write.clear();
                 current = *x;
                 match family.iter_mut().find(|(f, _)| f == x) {
@@ -691,16 +777,28 @@ fn counted_loop(
             }
             Stmt::Eval(v) if read_of(func, *v) == Some(current) => {
                 reads_since_write.push(*v);
-                reads.push((*v, Some(before)));
+                reads.push((*v, Some(steps.len())));
             }
             Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => {
                 let nested = Block(vec![s.clone()]);
                 let mut found = Vec::new();
                 reads_in(func, &nested, current, &mut found);
-                reads.extend(found.into_iter().map(|v| (v, Some(before))));
+                reads.extend(found.into_iter().map(|v| (v, Some(steps.len()))));
+                // `if (k + d < C2) {} else break`: the counter is at most
+                // C2's highest value less one, less d, from here on.
+                if let Some(g) = exit_test(func, s, &reads_since_write, steps.len()) {
+                    guards.push(g);
+                    for (v, _) in reads.iter().skip(guarded_from) {
+                        at_guards.push((*v, guards.len() - 1));
+                    }
+                    guarded_from = reads.len();
+                }
             }
             _ => {}
         }
+    }
+    for (v, _) in reads.iter().skip(guarded_from) {
+        at_guards.push((*v, guards.len()));
     }
     if current != var {
         return;
@@ -722,49 +820,96 @@ fn counted_loop(
             }
         }
     }
-    let step = before;
-    if step <= 0 {
+    if steps.is_empty() {
         return;
     }
-    // The value the counter enters with: every write outside the loop is
-    // one and the same constant.
+    // The values the counter enters with: its writes outside the loop.
     let mut all = Vec::new();
     writes_of(&func.body, var, &mut all);
     let mut inside = Vec::new();
     writes_of(body, var, &mut inside);
     writes_of(continuing, var, &mut inside);
-    let mut k0: Option<i64> = None;
-    for w in all.iter().filter(|w| !inside.contains(w)) {
-        match (func.int_const(*w), k0) {
-            (Some(c), None) => k0 = Some(c),
-            (Some(c), Some(k)) if c == k => {}
-            _ => return,
-        }
+    if let Some(after) = after {
+        writes_of(&Block(after.to_vec()), var, &mut inside);
     }
-    let Some(k0) = k0 else {
+    let k0: Vec<ValueId> = all.into_iter().filter(|w| !inside.contains(w)).collect();
+    if k0.is_empty() {
         return;
-    };
+    }
     // A path into the loop that writes no value reads zero.
-    if k0 != 0 && !written.contains(&var) {
+    let zero = k0.len() == 1 && func.int_const(k0[0]) == Some(0);
+    if !zero && !written.contains(&var) {
         return;
     }
-    let k0 = match func.ty(read).scalar() {
-        // `int_const` gives a u64 past i64's range as negative.
-        Some(s) if !s.is_signed() && k0 < 0 => return,
-        Some(_) => i128::from(k0),
-        None => return,
-    };
     for (v, before) in reads {
+        let passed = at_guards
+            .iter()
+            .find(|(r, _)| *r == v)
+            .map_or(0, |(_, n)| *n);
         out.insert(
             v,
             CounterRead {
-                k0,
-                step,
+                guards: guards[..passed].to_vec(),
+                k0: k0.clone(),
+                steps: steps.clone(),
                 bound,
                 inclusive: op == CmpOp::Le,
                 before,
+                exact,
             },
         );
+    }
+}
+
+/// `s` as an exit test of a counted loop's trip, `if (k + d < C) {} else
+/// break` (or `<=`, `d` a constant at least 0, `k` a read of the counter
+/// made since its last write), made after `made` increments.
+fn exit_test(func: &Function, s: &Stmt, reads: &[ValueId], made: usize) -> Option<Guard> {
+    let Stmt::If { cond, then_, else_ } = s else {
+        return None;
+    };
+    if !then_.0.is_empty() || else_.0[..] != [Stmt::Break] {
+        return None;
+    }
+    let Inst::Cmp(op @ (CmpOp::Lt | CmpOp::Le), x, bound) = func.inst(*cond).inst else {
+        return None;
+    };
+    let d = if reads.contains(&x) {
+        0
+    } else {
+        let Inst::Binary(BinaryOp::Add, a, b) = func.inst(x).inst else {
+            return None;
+        };
+        match (func.int_const(a), func.int_const(b)) {
+            (None, Some(d)) if reads.contains(&a) => d,
+            (Some(d), None) if reads.contains(&b) => d,
+            _ => return None,
+        }
+    };
+    (d >= 0).then_some(Guard {
+        bound,
+        inclusive: op == CmpOp::Le,
+        d: i128::from(d),
+        made,
+    })
+}
+
+/// Whether `v` is computed from a read of one of `vars` (followed through
+/// arithmetic, conversions and selects; anything deeper counts as such).
+fn reads_value(func: &Function, v: ValueId, vars: &[VarId], depth: u32) -> bool {
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    let on = |x: ValueId| reads_value(func, x, vars, depth + 1);
+    match &func.inst(v).inst {
+        Inst::ReadVar(var) => vars.contains(var),
+        Inst::Const(_) | Inst::Param(_) => false,
+        Inst::WorkItem(_, dim) => dim.is_some_and(on),
+        Inst::Convert { value, .. } => on(*value),
+        Inst::Binary(_, a, b) => on(*a) || on(*b),
+        Inst::Select(c, a, b) => on(*c) || on(*a) || on(*b),
+        Inst::Builtin(_, args) => args.iter().any(|a| on(*a)),
+        _ => true,
     }
 }
 
@@ -963,16 +1108,41 @@ mod tests {
         assert_eq!(r[4], Some(Range::of_type(Scalar::I32)));
     }
 
+    /// `for (k = 0; k < 16; k++)` whose trip may also leave at a `break`.
+    const LOOP_WITH_BREAK: &str = "kernel @k(p: ptr global u8, n: i32, c: bool) {
+  var $0 k: i32
+  %0: i32 = const 0
+  write $0, %0
+  loop {
+    %1: i32 = read $0
+    %2: i32 = const 16
+    %3: bool = cmp lt %1, %2
+    if %3 {
+    } else {
+      break
+    }
+    %8: bool = param 2
+    if %8 {
+      break
+    } else {
+    }
+    %4: i32 = read $0
+    %5: i32 = const 1
+    %6: i32 = add %4, %5
+    write $0, %6
+    %7: i32 = read $0
+  } continuing {
+  }
+}
+";
+
     /// Loops whose counter can leave the progression are not counted: a
-    /// `continue` that skips an increment, another `break` in the trip, an
-    /// increment under a branch, a start that is not a constant.
+    /// `continue` that skips an increment, an increment under a branch.
     #[test]
     fn loops_that_are_not_counted() {
         let shapes = [
             // continue before the body's increment
             ("%8: bool = param 2\n    if %8 {\n      continue\n    } else {\n    }", ""),
-            // a break in the trip
-            ("%8: bool = param 2\n    if %8 {\n      break\n    } else {\n    }", ""),
             // an increment under a branch
             (
                 "",
@@ -1008,6 +1178,11 @@ mod tests {
             let r = ranges_of(&text, &NoFacts);
             assert_eq!(r[7], Some(Range::of_type(Scalar::I32)), "{text}");
         }
+        // Another break in the trip leaves the loop: the reads after the
+        // test keep their bound.
+        let text = LOOP_WITH_BREAK;
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[7], Some(Range::new(1, 16)), "{text}");
         // The start is a parameter.
         let text = "kernel @k(p: ptr global u8, n: i32) {
   var $0 k: i32
@@ -1030,8 +1205,62 @@ mod tests {
   }
 }
 ";
+        // Bounded by the test above, by the start's range below.
         let r = ranges_of(text, &NoFacts);
-        assert_eq!(r[4], Some(Range::of_type(Scalar::I32)));
+        assert_eq!(r[4], Some(Range::new(i128::from(i32::MIN), 15)));
+    }
+
+    /// A counter that starts at the local id and steps by the group's
+    /// size (a group clearing a 256-entry `__local` table): `[0, 255]`
+    /// in the body once local ids are known to be non-negative and sizes
+    /// at least 1, its type's range below without them.
+    #[test]
+    fn counted_loop_from_local_id_by_group_size() {
+        struct Group;
+        impl Facts for Group {
+            fn work_item(&self, f: WorkItemFn, _: Option<u64>) -> Option<Range> {
+                match f {
+                    WorkItemFn::LocalId => Some(Range::new(0, 63)),
+                    WorkItemFn::LocalSize => Some(Range::new(1, 64)),
+                    _ => None,
+                }
+            }
+            fn param(&self, _: u32) -> Option<Range> {
+                None
+            }
+        }
+        let text = "kernel @k(p: ptr global u8, n: i32) {
+  var $0 b: i32
+  %0: u32 = const 0
+  %1: u64 = work_item local_id %0
+  %2: i32 = convert %1
+  write $0, %2
+  loop {
+    %3: i32 = read $0
+    %4: i32 = const 256
+    %5: bool = cmp lt %3, %4
+    if %5 {
+    } else {
+      break
+    }
+    %6: i32 = read $0
+  } continuing {
+    %7: i32 = read $0
+    %8: u64 = work_item local_size %0
+    %9: i32 = convert %8
+    %10: i32 = add %7, %9
+    write $0, %10
+  }
+}
+";
+        let r = ranges_of(text, &Group);
+        assert_eq!(r[6], Some(Range::new(0, 255)));
+        // Before the test: up to the value that leaves the loop.
+        assert_eq!(r[3], Some(Range::new(0, 255 + 64)));
+        assert_eq!(r[7], Some(Range::new(0, 255)));
+        // A step that may be negative bounds nothing.
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[6], Some(Range::of_type(Scalar::I32)));
     }
 
     /// The tree reduction: `s` from `n / 2` halving to 0, `lid + s` read

@@ -62,6 +62,7 @@ use crate::abi::{checked_offsets as co, launch_offsets as lo, pack_site};
 use crate::abi::{AccessKind, ArgKind, KernelStatus};
 use crate::layout::GlobalPlace;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use std::sync::Arc;
 use vecl_ir::analysis::ranges::{Facts, NoFacts, Range as Interval, Ranges};
 use vecl_ir::{
     AddressSpace, Block, Function, GlobalId, Inst, Loc, Module, Scalar, SlotId, Stmt, ValueId,
@@ -69,7 +70,7 @@ use vecl_ir::{
 };
 
 /// What checked code needs to know beyond the kernel itself.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Checks {
     /// Offset of the checked-mode tail in the argument block.
     pub tail: u32,
@@ -78,14 +79,23 @@ pub(crate) struct Checks {
     /// The code runs only for groups of at most this many work-items in
     /// each dimension ([`trusted_group_bound`]); `None`: any group.
     pub group_bound: Option<u64>,
+    /// Accesses (pointer, bytes) the code runs only for launches that
+    /// prove them in bounds (`crate::launch_proofs`): no test.
+    pub launch_trusted: Arc<[(ValueId, u32)]>,
 }
 
 impl Checks {
-    pub fn new(tail: u32, data_len: u64, group_bound: Option<u64>) -> Checks {
+    pub fn new(
+        tail: u32,
+        data_len: u64,
+        group_bound: Option<u64>,
+        launch_trusted: Arc<[(ValueId, u32)]>,
+    ) -> Checks {
         Checks {
             tail,
             data_len,
             group_bound,
+            launch_trusted,
         }
     }
 }
@@ -153,6 +163,35 @@ pub(crate) fn trusted_group_bound(
         }
     }
     bound
+}
+
+/// The accesses of `func` (pointer, bytes of its element) that no
+/// compile-time proof covers, under the group bound `group_bound` where
+/// the code trusts one: those a launch may prove (`crate::launch_proofs`).
+pub(crate) fn unproven_accesses(
+    module: &Module,
+    func: &Function,
+    group_bound: Option<u64>,
+) -> Vec<(ValueId, u32)> {
+    let none = Ranges::new(func, &NoFacts);
+    let facts = group_bound.map(GroupBound);
+    let bounded = facts.as_ref().map(|f| Ranges::new(func, f));
+    accesses_of(func)
+        .into_iter()
+        .map(|p| (p, pointee_size(module, func, p)))
+        .filter(|&(p, size)| {
+            if provable(module, func, &none, p, size) {
+                return false;
+            }
+            match (&bounded, group_bound) {
+                (Some(r), Some(l)) => {
+                    !(provable(module, func, r, p, size)
+                        || trusted_param_access(module, func, r, p, size, l))
+                }
+                _ => true,
+            }
+        })
+        .collect()
 }
 
 /// Every pointer `func` loads, stores, copies or makes an atomic through.
@@ -349,6 +388,17 @@ fn provable(module: &Module, func: &Function, ranges: &Ranges, ptr: ValueId, byt
     size.is_some_and(|size| offset.lo >= 0 && offset.hi + i128::from(bytes) <= i128::from(size))
 }
 
+/// Why an access needs no test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Proof {
+    /// In bounds for every launch.
+    Always,
+    /// For groups within the trusted bound ([`trusted_group_bound`]).
+    Group,
+    /// For the launches `crate::launch_proofs` lets the code run.
+    Launch,
+}
+
 /// How a bounds test fails, for [`FunctionCx::fault_when`].
 #[derive(Clone, Copy, Debug)]
 enum Failing {
@@ -459,9 +509,8 @@ impl FunctionCx<'_, '_> {
         self.proof_of(ptr, bytes).is_some()
     }
 
-    /// `Some(false)`: proven for every launch; `Some(true)`: for groups
-    /// within the trusted bound only; `None`: not proven.
-    fn proof_of(&self, ptr: ValueId, bytes: u32) -> Option<bool> {
+    /// How the access is proven in bounds; `None`: it is not.
+    fn proof_of(&self, ptr: ValueId, bytes: u32) -> Option<Proof> {
         let ranges = Ranges::new(self.kernel.func(), &NoFacts);
         if provable(
             self.kernel.module(),
@@ -470,15 +519,23 @@ impl FunctionCx<'_, '_> {
             ptr,
             bytes,
         ) {
-            return Some(false);
+            return Some(Proof::Always);
         }
-        let l = self.kernel.checks()?.group_bound?;
+        let checks = self.kernel.checks()?;
+        if checks
+            .launch_trusted
+            .iter()
+            .any(|&(p, n)| p == ptr && bytes <= n)
+        {
+            return Some(Proof::Launch);
+        }
+        let l = checks.group_bound?;
         let facts = GroupBound(l);
         let (module, func) = (self.kernel.module(), self.kernel.func());
         let ranges = Ranges::new(func, &facts);
         let proven = provable(module, func, &ranges, ptr, bytes)
             || trusted_param_access(module, func, &ranges, ptr, bytes, l);
-        proven.then_some(true)
+        proven.then_some(Proof::Group)
     }
 
     /// The source position of the access through `ptr`: the pointer's own,
@@ -525,7 +582,7 @@ impl FunctionCx<'_, '_> {
 
     /// The ranges an access from `origin` may touch.
     fn valid_ranges(&mut self, origin: Origin) -> LResult<Vec<Range>> {
-        let Some(checks) = self.kernel.checks() else {
+        let Some(checks) = self.kernel.checks().cloned() else {
             return Ok(Vec::new());
         };
         let slots = self.kernel.arg_slots().to_vec();
@@ -727,7 +784,6 @@ impl FunctionCx<'_, '_> {
         let tail = self
             .kernel
             .checks()
-            .as_ref()
             .map(|c| c.tail)
             .ok_or_else(|| self.internal("a bounds check outside checked mode"))?;
         let (cold, cont) = (self.b.create_block(), self.b.create_block());
@@ -821,9 +877,10 @@ impl FunctionCx<'_, '_> {
         if self.kernel.checks().is_none() {
             return Ok(());
         }
-        if let Some(group) = ptr.and_then(|p| self.proof_of(p, bytes)) {
+        if let Some(proof) = ptr.and_then(|p| self.proof_of(p, bytes)) {
             self.stats.proven_in_bounds += 1;
-            self.stats.proven_for_group += u32::from(group);
+            self.stats.proven_for_group += u32::from(proof == Proof::Group);
+            self.stats.proven_for_launch += u32::from(proof == Proof::Launch);
             return Ok(());
         }
         let (origin, loc) = match ptr {

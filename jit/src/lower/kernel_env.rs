@@ -163,7 +163,7 @@ impl<'a> KernelEnv<'a> {
     }
 
     /// Checked mode: what the bounds tests need (`None`: unchecked).
-    pub fn checks(&self) -> Option<Checks> {
-        self.checks
+    pub fn checks(&self) -> Option<&Checks> {
+        self.checks.as_ref()
     }
 }

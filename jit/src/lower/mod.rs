@@ -88,6 +88,9 @@ pub(crate) struct Stats {
     /// Those of them proven only for groups within the kernel's trusted
     /// size (`bounds::trusted_group_bound`).
     pub proven_for_group: u32,
+    /// Those of them proven for the launches the code runs
+    /// (`crate::launch_proofs`).
+    pub proven_for_launch: u32,
     /// Accesses of checked code that may touch `__local` memory and are
     /// proven free of conflicts in their barrier region
     /// (`race_proofs`): they skip the shadow once their object is written.
