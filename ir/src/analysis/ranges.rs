@@ -11,7 +11,7 @@
 //! **How.** A value's interval follows its definition: constants; the range
 //! of its type for anything unknown (so a `uchar` converted to `int` is
 //! `[0, 255]`); conversions, which keep the interval when it fits the
-//! target type; `+ - *`, shifts, division and remainder by constants, `&`
+//! target type; negation, `+ - *`, shifts, division and remainder by constants, `&`
 //! with a non-negative constant, `min`/`max`/`clamp`; `select`; a variable
 //! read, as the union of every value written to it (a variable that is
 //! written from itself gets its type's range, but for the counters of
@@ -50,7 +50,8 @@
 
 use super::uniformity::writes_of;
 use crate::{
-    BinaryOp, Block, Builtin, CmpOp, Function, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn,
+    BinaryOp, Block, Builtin, CmpOp, Function, Inst, Scalar, Stmt, Type, UnaryOp, ValueId, VarId,
+    WorkItemFn,
 };
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -276,6 +277,12 @@ impl<'a> Ranges<'a> {
                 of(*value)
             }
             Inst::Select(_, a, b) => Some(of(*a)?.union(of(*b)?)),
+            // Wrapping: an answer outside the type's range gets the whole
+            // type below (`-INT_MIN`).
+            Inst::Unary(UnaryOp::Neg, a) => {
+                let r = of(*a)?;
+                Some(Range::new(-r.hi, -r.lo))
+            }
             Inst::Binary(op, a, b) => self.binary(*op, s, of(*a)?, of(*b)?),
             Inst::Builtin(name, args) => {
                 let rs: Option<Vec<Range>> = args.iter().map(|a| of(*a)).collect();
@@ -953,9 +960,15 @@ mod tests {
   %6: i32 = and %4, %5
   %7: i32 = param 1
   %8: i32 = rem %7, %3
+  %9: i32 = neg %2
+  %10: u32 = convert %1
+  %11: u32 = neg %10
 }
 ";
         let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[9], Some(Range::new(-255, 0)));
+        // Negating an unsigned value wraps.
+        assert_eq!(r[11], Some(Range::of_type(Scalar::U32)));
         assert_eq!(r[1], Some(Range::new(0, 255)));
         assert_eq!(r[2], Some(Range::new(0, 255)));
         assert_eq!(r[4], Some(Range::new(0, 1020)));
