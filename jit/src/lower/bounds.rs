@@ -54,6 +54,13 @@
 //! element per work-item of the group's longest dimension are trusted the
 //! same way ([`trusted_param_access`]); the launch's argument sizes are
 //! checked against what they need ([`LocalNeed`]) beside its group size.
+//!
+//! **Proven at launch.** Accesses through a buffer parameter that the
+//! launch's global size, scalar arguments and buffer sizes bound
+//! (`c[get_global_id(0)]`, a clamped 2-D index) are chosen at compile time
+//! by `crate::launch_proofs` from [`unproven_accesses`] and get no test
+//! either ([`Checks::launch_trusted`]); `run_groups` proves them once per
+//! launch, and runs a copy that tests them for a launch that does not.
 
 use super::lanes::Lanes;
 use super::linear::writes_of;
