@@ -59,6 +59,8 @@ struct Func {
     /// For a `Jump`, its arguments (in `operands` they are not).
     branch_args: Vec<Vec<VReg>>,
     num_vregs: usize,
+    /// Per block: how many loops of the program it is in.
+    depths: Vec<usize>,
 }
 
 impl Function for Func {
@@ -121,6 +123,8 @@ struct Builder {
     cur_k: HashMap<u32, VReg>,
     /// The block being filled and where it started.
     block_start: usize,
+    /// How many loops the block being filled is in.
+    depth: usize,
 }
 
 impl Builder {
@@ -167,6 +171,7 @@ impl Builder {
     fn end_block(&mut self, params: Vec<VReg>) {
         let end = self.f.insts.len();
         self.f.blocks.push((self.block_start, end));
+        self.f.depths.push(self.depth);
         self.block_start = end;
         self.f.params.push(params);
     }
@@ -487,7 +492,8 @@ impl Builder {
                     ],
                 )
             }
-            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            Op::Entry(step) => (Op::Entry(step), Vec::new()),
+            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 return Err(WideError::Malformed("loop control as an operation".into()));
             }
         };
@@ -507,7 +513,7 @@ fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
                 open.push(i);
                 out.insert(i, (Vec::new(), Vec::new()));
             }
-            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 open.pop();
             }
             _ => {
@@ -585,10 +591,12 @@ fn build(p: &Program) -> Result<Func, WideError> {
             params: vec![Vec::new()],
             branch_args: Vec::new(),
             num_vregs: 0,
+            depths: Vec::new(),
         },
         cur_v: HashMap::new(),
         cur_k: HashMap::new(),
         block_start: 0,
+        depth: 0,
     };
     let mut open: Vec<OpenLoop> = Vec::new();
     // Edges as (from block, to block), gathered then turned into lists.
@@ -628,13 +636,14 @@ fn build(p: &Program) -> Result<Func, WideError> {
                     params.push(r);
                 }
                 b.end_block(params);
+                b.depth += 1;
                 open.push(OpenLoop {
                     header,
                     carried_v,
                     carried_k,
                 });
             }
-            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 let l = open
                     .pop()
                     .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
@@ -673,6 +682,7 @@ fn build(p: &Program) -> Result<Func, WideError> {
                 b.push(MInst::Jump { to: l.header }, Vec::new(), args);
                 edges.push((latch, l.header));
                 b.end_block(Vec::new());
+                b.depth -= 1;
             }
             _ => b.op(op)?,
         }
@@ -683,6 +693,7 @@ fn build(p: &Program) -> Result<Func, WideError> {
     b.push(MInst::Ret, Vec::new(), Vec::new());
     let end = b.f.insts.len();
     b.f.blocks.push((b.block_start, end));
+    b.f.depths.push(b.depth);
     let n = b.f.blocks.len();
     b.f.succs = vec![Vec::new(); n];
     b.f.preds = vec![Vec::new(); n];
@@ -786,6 +797,22 @@ impl Allocated {
         (self.out.num_spillslots * SLOT).div_ceil(64) * 64
     }
 
+    /// The spills and reloads the allocator placed in blocks inside at
+    /// least `depth` loops.
+    pub(crate) fn stack_moves_within(&self, depth: usize) -> usize {
+        let (f, out) = (&self.f, &self.out);
+        out.edits
+            .iter()
+            .filter(|(at, Edit::Move { from, to })| {
+                (from.is_stack() || to.is_stack()) && {
+                    let i = at.inst().index();
+                    let block = f.blocks.partition_point(|&(_, end)| end <= i);
+                    f.depths.get(block).is_some_and(|d| *d >= depth)
+                }
+            })
+            .count()
+    }
+
     pub(crate) fn stats(&self) -> Regalloc2Stats {
         Regalloc2Stats {
             spill_slots: self.out.num_spillslots,
@@ -820,6 +847,23 @@ pub(crate) struct EmitAt<'f> {
     pub cancel: Option<CodeLabel>,
     /// Inside a kernel entry: its frame, for the memory operations.
     pub entry: Option<&'f mut super::access::EntryFrame>,
+    /// Inside a kernel entry: its scalar code ([`Op::Entry`] and the ends
+    /// of its loops, [`Op::WhileEntry`]).
+    pub steps: Option<&'f mut EntrySteps<'f>>,
+}
+
+/// What a kernel entry emits for its own code in the allocated program.
+pub(crate) type EntrySteps<'f> =
+    dyn FnMut(&mut CodeAssembler, EntryCode) -> Result<(), WideError> + 'f;
+
+/// A piece of a kernel entry's scalar code ([`EmitAt::steps`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum EntryCode {
+    Step(super::EntryStep),
+    /// The end of one of its loops: the advance, and a jump to `exit`
+    /// when the loop is done (else the code falls through to the back
+    /// edge).
+    End(super::EntryLoop, CodeLabel),
 }
 
 /// Emits the allocated program into `a` (spill slots at `[rsp]`); returns
@@ -855,6 +899,12 @@ pub(crate) fn emit_allocated(
                     }
                     let phys = |x: u32| map.get(&x).copied().unwrap_or(u32::MAX);
                     match &f.insts[i.index()] {
+                        MInst::Op(Op::Entry(step)) => {
+                            let steps = at.steps.as_deref_mut().ok_or_else(|| {
+                                WideError::Malformed("an entry's step outside an entry".into())
+                            })?;
+                            steps(a, EntryCode::Step(*step))?;
+                        }
                         MInst::Op(op) => {
                             let op = op.map_regs(|v| V(phys(v.0)), |k| K(phys(k.0)));
                             match (&op, at.entry.as_deref_mut()) {
@@ -891,6 +941,15 @@ pub(crate) fn emit_allocated(
                                 } => {
                                     a.add(arg(r), step).map_err(asm_err)?;
                                     a.dec(arg(count)).map_err(asm_err)?;
+                                }
+                                Op::WhileEntry(l) => {
+                                    let steps = at.steps.as_deref_mut().ok_or_else(|| {
+                                        WideError::Malformed(
+                                            "an entry's loop outside an entry".into(),
+                                        )
+                                    })?;
+                                    steps(a, EntryCode::End(l, labels[*exit]))?;
+                                    continue;
                                 }
                                 _ => return Err(WideError::Malformed("a test".into())),
                             }
@@ -933,6 +992,7 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
             release_frame: frame,
             cancel: None,
             entry: None,
+            steps: None,
         },
     )?;
     let stats = alloc.stats();
