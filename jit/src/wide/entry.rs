@@ -2,7 +2,7 @@
 //! (`crate::abi`'s signature). The body ([`Program`], from
 //! [`super::lower`]) and the loops around it, over the work-groups of the
 //! call, the rows of each group and the chunks of 16 work-items of each
-//! row, are one program ([`entry_program`]) allocated by `regalloc2`: the
+//! row, are one program (`entry_program`) allocated by `regalloc2`: the
 //! values the same in every chunk (constants, kernel arguments, launch
 //! sizes and what is computed from them alone) are computed once, before
 //! the loops, and stay in registers across chunks (or in spill slots,
@@ -12,7 +12,7 @@
 //! A body with a loop (bound by the latency of its dependency chain, as
 //! mandelbrot's) runs two chunks in flight when that costs no spill: the
 //! body twice, interleaved between its loop boundaries
-//! ([`entry_program`]).
+//! (`entry_program`).
 //!
 //! The tail chunk of a row runs with a k-mask of its running lanes
 //! (`RunningLanes`, from edx): no Cranelift code is involved for tails.
