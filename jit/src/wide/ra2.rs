@@ -125,12 +125,27 @@ struct Builder {
     block_start: usize,
     /// How many loops the block being filled is in.
     depth: usize,
+    /// Per vreg: how many loops its definition is in.
+    vdepth: Vec<usize>,
+    /// Per program value: the index of the last operation reading it.
+    last_read: HashMap<u32, usize>,
+    /// The index of the operation being converted.
+    at: usize,
 }
 
 impl Builder {
     fn fresh(&mut self, class: RegClass) -> VReg {
         self.f.num_vregs += 1;
+        self.vdepth.push(self.depth);
         VReg::new(self.f.num_vregs - 1, class)
+    }
+
+    /// Whether the value `v` (read through vreg `r` by the operation at
+    /// `at`) is read for the last time there and was written in the
+    /// innermost loop around it, so its register is free after the
+    /// operation.
+    fn dies(&self, v: V, r: VReg, at: usize) -> bool {
+        self.last_read.get(&v.0) == Some(&at) && self.vdepth[r.vreg()] == self.depth
     }
 
     fn use_v(&self, v: V) -> Result<VReg, WideError> {
@@ -224,6 +239,21 @@ impl Builder {
             }
             Op::Fma { d, a, b, c } => {
                 let (x, y, z) = (self.use_v(a)?, self.use_v(b)?, self.use_v(c)?);
+                // The result takes the addend's register (`vfmadd231ps`)
+                // unless the addend lives on (a constant kept across the
+                // chunk loop, say) and a factor dies here: then the
+                // factor's (`vfmadd213ps`; the product commutes, the
+                // result is the same), which saves a copy.
+                let at = self.at;
+                let tied = if self.dies(c, z, at) {
+                    2
+                } else if self.dies(b, y, at) {
+                    1
+                } else if self.dies(a, x, at) {
+                    0
+                } else {
+                    2
+                };
                 let r = self.def_v(d);
                 (
                     Op::Fma {
@@ -236,7 +266,7 @@ impl Builder {
                         Operand::reg_use(x),
                         Operand::reg_use(y),
                         Operand::reg_use(z),
-                        Operand::reg_reuse_def(r, 2),
+                        Operand::reg_reuse_def(r, tied),
                     ],
                 )
             }
@@ -570,6 +600,27 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
     }
 }
 
+/// The index of the last operation of `ops` naming each value (reading
+/// it, or writing it: a later write counts too, which errs on the side of
+/// a value living on).
+fn last_reads(ops: &[Op]) -> HashMap<u32, usize> {
+    let mut last = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        let named = std::cell::RefCell::new(Vec::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().push(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            last.insert(v, i);
+        }
+    }
+    last
+}
+
 /// A loop being built: its header block, the values it carries (program
 /// ids with their header parameters).
 struct OpenLoop {
@@ -597,6 +648,9 @@ fn build(p: &Program) -> Result<Func, WideError> {
         cur_k: HashMap::new(),
         block_start: 0,
         depth: 0,
+        vdepth: Vec::new(),
+        last_read: last_reads(ops),
+        at: 0,
     };
     let mut open: Vec<OpenLoop> = Vec::new();
     // Edges as (from block, to block), gathered then turned into lists.
@@ -637,6 +691,9 @@ fn build(p: &Program) -> Result<Func, WideError> {
                 }
                 b.end_block(params);
                 b.depth += 1;
+                for r in &b.f.params[header] {
+                    b.vdepth[r.vreg()] = b.depth;
+                }
                 open.push(OpenLoop {
                     header,
                     carried_v,
@@ -684,7 +741,10 @@ fn build(p: &Program) -> Result<Func, WideError> {
                 b.end_block(Vec::new());
                 b.depth -= 1;
             }
-            _ => b.op(op)?,
+            _ => {
+                b.at = i;
+                b.op(op)?
+            }
         }
     }
     if !open.is_empty() {
