@@ -678,6 +678,20 @@ impl FunctionCx<'_, '_> {
             }
             _ => None,
         };
+        let scatter = match (kind, addr) {
+            (LocalAccess::Write, Lanes::Varying(pieces))
+                if shape.is_none() && cells > 0 && bytes.is_multiple_of(granule) =>
+            {
+                Some(pieces.clone())
+            }
+            _ => None,
+        };
+        if let Some(pieces) = scatter {
+            self.races_mark_lanes(&pieces, cond, [init, base, len, start], cells, track, skip);
+            self.b.switch_to_block(track);
+            self.b.seal_block(track);
+            return Ok(Some(skip));
+        }
         let Some((first, total, uniform)) = shape else {
             self.b.ins().jump(track, &[]);
             self.b.switch_to_block(track);
@@ -740,6 +754,75 @@ impl FunctionCx<'_, '_> {
         self.b.switch_to_block(track);
         self.b.seal_block(track);
         Ok(Some(skip))
+    }
+
+    /// For a proven store through per-lane addresses `pieces` (`i64x2`
+    /// each) of `cells` granules per lane: when the proof's conditions
+    /// hold (`cond`), every lane runs and every lane's granules lie in
+    /// the arena, writes the group's first epoch into each lane's `init`
+    /// words and goes on at `skip`; otherwise goes to `track`, the shadow
+    /// call. (Histogram's `for (b = lid; b < 256; b += n) bins[b] = 0`,
+    /// whose index the lane-stride analysis does not see as consecutive:
+    /// a call per chunk before.)
+    fn races_mark_lanes(
+        &mut self,
+        pieces: &[Value],
+        cond: Value,
+        [init, base, len, start]: [Value; 4],
+        cells: u32,
+        track: cranelift_codegen::ir::Block,
+        skip: cranelift_codegen::ir::Block,
+    ) {
+        let shift = self.races.as_ref().map_or(2, |rc| rc.shift);
+        let bytes = i64::from(cells) << shift;
+        // `off <= len - bytes` for every lane, with `len >= bytes`.
+        let room = self.b.ins().iadd_imm_s(len, -bytes);
+        let fits_any = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, bytes);
+        let base2 = self.b.ins().splat(types::I64X2, base);
+        let room2 = self.b.ins().splat(types::I64X2, room);
+        let mut offs = Vec::new();
+        let mut outside = None;
+        for p in pieces {
+            let off = self.b.ins().isub(*p, base2);
+            let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, room2);
+            outside = Some(match outside {
+                Some(x) => self.b.ins().bor(x, bad),
+                None => bad,
+            });
+            offs.push(off);
+        }
+        let inside = match outside {
+            Some(x) => {
+                let any = self.b.ins().vany_true(x);
+                self.b.ins().icmp_imm_s(IntCC::Equal, any, 0)
+            }
+            None => self.b.ins().iconst(types::I8, 0),
+        };
+        let full = self.mask_is_full();
+        let ok = self.b.ins().band(cond, inside);
+        let ok = self.b.ins().band(ok, full);
+        let ok = self.b.ins().band(ok, fits_any);
+        let go = self.b.create_block();
+        self.b.set_cold_block(go);
+        self.b.ins().brif(ok, go, &[], track, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let flags = MemFlagsData::trusted();
+        for off in offs {
+            for lane in 0..2u8 {
+                let a = self.b.ins().extractlane(off, lane);
+                let cell = self.b.ins().ushr_imm_u(a, i64::from(shift));
+                let cell = self.b.ins().ishl_imm_u(cell, 2);
+                let at = self.b.ins().iadd(init, cell);
+                for c in 0..cells {
+                    self.b.ins().store(flags, start, at, 4 * c as i32);
+                }
+            }
+        }
+        self.b.ins().jump(skip, &[]);
     }
 
     /// `vecl_races_access` behind an adapter of the `preserve_all`
