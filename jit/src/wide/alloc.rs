@@ -30,7 +30,10 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         }
         Op::Store { a, .. } => (vec![(a, true)], vec![]),
         Op::Bin { d, a, b, .. } => (vec![(a, true), (b, true), (d, false)], vec![]),
-        Op::Fma { d, a, b, c } => (vec![(a, true), (b, true), (c, true), (d, false)], vec![]),
+        Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+            (vec![(a, true), (b, true), (c, true), (d, false)], vec![])
+        }
+        Op::SplatQ { d, .. } => (vec![(d, false)], vec![]),
         Op::Sqrt { d, a } | Op::IntToFloat { d, a } | Op::Copy { d, a } | Op::Un { d, a, .. } => {
             (vec![(a, true), (d, false)], vec![])
         }

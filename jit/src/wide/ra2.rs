@@ -235,6 +235,28 @@ impl Builder {
                     ],
                 )
             }
+            Op::SplatQ { d, bits } => {
+                let r = self.def_v(d);
+                (Op::SplatQ { d: vv(r), bits }, vec![Operand::reg_def(r)])
+            }
+            Op::FmaD { d, a, b, c } => {
+                let (x, y, z) = (self.use_v(a)?, self.use_v(b)?, self.use_v(c)?);
+                let r = self.def_v(d);
+                (
+                    Op::FmaD {
+                        d: vv(r),
+                        a: vv(x),
+                        b: vv(y),
+                        c: vv(z),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_use(z),
+                        Operand::reg_reuse_def(r, 2),
+                    ],
+                )
+            }
             Op::Sqrt { d, a } | Op::IntToFloat { d, a } => {
                 let x = self.use_v(a)?;
                 let r = self.def_v(d);
@@ -539,6 +561,8 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Broadcast { d, .. }
         | Op::Bin { d, .. }
         | Op::Fma { d, .. }
+        | Op::FmaD { d, .. }
+        | Op::SplatQ { d, .. }
         | Op::Sqrt { d, .. }
         | Op::IntToFloat { d, .. }
         | Op::Copy { d, .. }
