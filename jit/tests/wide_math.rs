@@ -797,7 +797,19 @@ const CASES2: &[Case2] = &[
 
 #[test]
 fn two_argument_math_stays_within_the_ulp_bounds_and_matches_the_cranelift_code() {
-    let mut rng = Rng(0x5eed_1234_abcd_0002);
+    two_argument_math(0x5eed_1234_abcd_0002, 6000);
+}
+
+#[test]
+#[ignore = "a sweep of minutes; run with --ignored"]
+fn two_argument_math_over_a_sweep() {
+    two_argument_math(0x5eed_1234_abcd_0003, 3_000_000);
+}
+
+/// Every pair of the special inputs and `count` random pairs (a third of
+/// them random bit patterns) through each of [`CASES2`].
+fn two_argument_math(seed: u64, count: usize) {
+    let mut rng = Rng(seed);
     for &(expr, reference, bound, (xlo, xhi), (ylo, yhi), int_y, same_bits) in CASES2 {
         let ty = if int_y { "int" } else { "float" };
         let src = format!(
@@ -814,7 +826,7 @@ fn two_argument_math_stays_within_the_ulp_bounds_and_matches_the_cranelift_code(
                 ys.push(*b);
             }
         }
-        for j in 0..6000 {
+        for j in 0..count {
             if j % 3 == 0 {
                 xs.push(f32::from_bits(rng.next() as u32));
                 ys.push(f32::from_bits(rng.next() as u32));
@@ -883,5 +895,122 @@ fn two_argument_math_stays_within_the_ulp_bounds_and_matches_the_cranelift_code(
             }
         }
         println!("ulp wide {expr} {worst:.3} over {n} inputs (bound {bound}), {differ} differ from the Cranelift code");
+    }
+}
+
+/// The hard points of the double-precision routines: the floats nearest
+/// the multiples of π/2 up to 2^17·π/2 and at every exponent past it
+/// (with their neighbours), the closest float to one (16367173·2^72), the
+/// subnormals' edges, the neighbourhoods of 0, ±1, ±2 (where `erf`
+/// changes method), and the values past 2^20 of every 3rd exponent
+/// pattern.
+fn hard_points() -> Vec<f32> {
+    let mut v = Vec::new();
+    let near = |v: &mut Vec<f32>, x: f32, w: i32| {
+        for d in -w..=w {
+            let b = x.to_bits() as i64 + i64::from(d);
+            if (0..=0xffff_ffff).contains(&b) {
+                v.push(f32::from_bits(b as u32));
+                v.push(-f32::from_bits(b as u32));
+            }
+        }
+    };
+    for k in 1..(1u32 << 17) {
+        near(
+            &mut v,
+            (f64::from(k) * std::f64::consts::FRAC_PI_2) as f32,
+            2,
+        );
+    }
+    for e in 17..127 {
+        for m in [1.0f64, 1.25, 1.5, 1.75, 1.999] {
+            near(
+                &mut v,
+                (m * 2f64.powi(e) * std::f64::consts::FRAC_PI_2) as f32,
+                2,
+            );
+        }
+    }
+    near(&mut v, 16_367_173.0 * 2f32.powi(72), 64);
+    for i in 0..(1u32 << 16) {
+        v.push(f32::from_bits(i));
+        v.push(f32::from_bits(0x007f_ffff - i));
+        v.push(-f32::from_bits(i));
+    }
+    for x in [1.0f32, 2.0, 0.5] {
+        near(&mut v, x, 1 << 14);
+    }
+    v.extend([
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        f32::MAX,
+        f32::MIN,
+    ]);
+    // Past 2^20: every 7th float of the first octaves, then every 1021st.
+    v.extend((0x4980_0000u32..0x4b80_0000).step_by(7).map(f32::from_bits));
+    v.extend(
+        (0x4b80_0000u32..0x7f80_0000)
+            .step_by(1021)
+            .map(f32::from_bits),
+    );
+    v
+}
+
+#[test]
+#[ignore = "a sweep of minutes; run with --ignored"]
+fn double_precision_routines_stay_within_the_ulp_bounds_over_a_sweep_and_the_hard_points() {
+    let mut xs: Vec<f32> = (0.5f32.to_bits()..2f32.to_bits())
+        .map(f32::from_bits)
+        .collect();
+    xs.extend((0..u32::MAX / 509).map(|i| f32::from_bits(i * 509)));
+    xs.extend(hard_points());
+    let n = xs.len();
+    let input = floats_arg(&xs);
+    let from = CASES.iter().position(|c| c.0 == "sin(x)").expect("sin");
+    for &(expr, reference, bound, ..) in &CASES[from..] {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); float x = in[i]; out[i] = {expr}; }}"
+        );
+        let m = build(&src, "");
+        let (wide, narrow) = both(&m, "k");
+        let args = vec![input.clone(), floats_arg(&vec![0.0; n])];
+        let range = range_1d(0, n as u64, 1024);
+        let (status, got) = run_jit(&wide, &args, &range);
+        assert_eq!(status, 0);
+        let (status, cl) = run_jit(&narrow, &args, &range);
+        assert_eq!(status, 0);
+        let (r, c) = (floats_of(&got[1], n), floats_of(&cl[1], n));
+        let mut worst = (0f64, 0f32);
+        let (mut differ, mut differ_huge, mut huge) = (0, 0, 0);
+        for i in 0..n {
+            let (x, y) = (xs[i], r[i]);
+            let want = reference(f64::from(x));
+            let e = ulps(y, want).unwrap_or_else(|| {
+                panic!(
+                    "{expr}: x = {x:e} ({:#x}) gives {y} for {want:e}",
+                    x.to_bits()
+                )
+            });
+            if e > worst.0 {
+                worst = (e, x);
+            }
+            let h = huge_trig(expr, x);
+            huge += usize::from(h);
+            if y.to_bits() != c[i].to_bits() && !(y.is_nan() && c[i].is_nan()) {
+                if h {
+                    differ_huge += 1;
+                } else {
+                    differ += 1;
+                }
+            }
+        }
+        println!(
+            "sweep wide {expr}: {:.3} ULP at {:e} over {n} inputs (bound {bound}); differ from the Cranelift code: {differ}, and {differ_huge} of {huge} past 2^20",
+            worst.0, worst.1
+        );
+        assert!(worst.0 <= bound, "{expr}: {worst:?}");
+        assert_eq!(differ, 0, "{expr}");
     }
 }
