@@ -3,20 +3,20 @@
 // sin/cos, docs/wide.md; not part of `vecl bench`'s suite). Real and
 // imaginary parts in separate arrays of 2 × the global size.
 __kernel void twiddle(__global const float *re, __global const float *im,
-                      __global float *ore, __global float *oim, int half)
+                      __global float *ore, __global float *oim, int m)
 {
     int i = get_global_id(0);
-    int k = i % half;
-    int j = (i / half) * 2 * half + k;
-    float a = -3.14159265f * (float)k / (float)half;
+    int k = i % m;
+    int j = (i / m) * 2 * m + k;
+    float a = -3.14159265f * (float)k / (float)m;
     float c = cos(a);
     float s = sin(a);
-    float xr = re[j + half];
-    float xi = im[j + half];
+    float xr = re[j + m];
+    float xi = im[j + m];
     float tr = c * xr - s * xi;
     float ti = c * xi + s * xr;
     ore[j] = re[j] + tr;
     oim[j] = im[j] + ti;
-    ore[j + half] = re[j] - tr;
-    oim[j + half] = im[j] - ti;
+    ore[j + m] = re[j] - tr;
+    oim[j + m] = im[j] - ti;
 }

@@ -59,7 +59,8 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::LoadElems { d, idx, k, .. } => (vec![(idx, true), (d, false)], vec![(k, true)]),
         Op::StoreElems { a, idx, k, .. } => (vec![(a, true), (idx, true)], vec![(k, true)]),
         Op::Loop | Op::WhileCount { .. } => (vec![], vec![]),
-        Op::WhileAny { k } => (vec![], vec![(k, true)]),
+        Op::WhileAny { k } | Op::IfAny { k } => (vec![], vec![(k, true)]),
+        Op::EndIf => (vec![], vec![]),
     }
 }
 

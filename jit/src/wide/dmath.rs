@@ -15,8 +15,9 @@
 //! One difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf), where
 //! the three-part π/2 of the common reduction is not exact enough. The
 //! Cranelift code branches to a per-lane call of the platform's `sin`;
-//! the wide code has no calls, so every chunk also reduces its lanes
-//! exactly, without a table or a branch ([`huge_reduce`]): `x` has 24
+//! the wide code has no calls: a chunk with such a lane runs an
+//! out-of-line region ([`Op::IfAny`]) that reduces its lanes exactly,
+//! without a table ([`D::huge_reduce`]): `x` has 24
 //! significant bits, so its products with 29-bit pieces of 2/π are exact
 //! doubles, each taken modulo 4 exactly, summed with their rounding
 //! errors kept. The lanes past 2^20 take that reduction into the same
@@ -56,7 +57,7 @@ const TWO_OVER_PI: [u32; 10] = [
 /// one is exact in double.
 const PIECE_BITS: u32 = 29;
 /// Enough pieces for |x| < 2^128: the lanes' products with the pieces
-/// that matter after the multiples of 4 drop out (see [`huge_reduce`]).
+/// that matter after the multiples of 4 drop out (see [`D::huge_reduce`]).
 const PIECES: u32 = 7;
 
 /// The functions of this module (OpenCL names, after `native_`/`half_`).
@@ -85,186 +86,227 @@ fn two_over_pi_bits(from: u32, n: u32) -> u64 {
 }
 
 /// `name` of the 16 lanes `args` (floats, or `int`s where [`int_arg`]):
-/// each half widened to doubles, evaluated, rounded back.
+/// both halves widened to doubles, evaluated side by side (each operation
+/// on the low half, then on the high half, so that the two chains overlap
+/// and each constant serves both at once), rounded back.
 pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
-    let mut halves = [V(0); 2];
-    for (h, half) in halves.iter_mut().enumerate() {
-        let wide: Vec<V> = args
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let op = match (int_arg(name, i), h) {
-                    (true, 0) => Un::I2DLow,
-                    (true, _) => Un::I2DHigh,
-                    (false, 0) => Un::F2DLow,
-                    (false, _) => Un::F2DHigh,
-                };
-                p.un(op, *a)
-            })
-            .collect();
-        *half = D { p }.math(name, &wide);
-    }
-    p.bin(Bin::PackD2F, halves[0], halves[1])
+    let wide: Vec<P> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let (lo, hi) = if int_arg(name, i) {
+                (Un::I2DLow, Un::I2DHigh)
+            } else {
+                (Un::F2DLow, Un::F2DHigh)
+            };
+            P([p.un(lo, *a), p.un(hi, *a)])
+        })
+        .collect();
+    let r = D { p, cold: false }.math(name, &wide);
+    p.bin(Bin::PackD2F, r.0[0], r.0[1])
 }
+
+/// A value of the chunk as two zmm registers of eight doubles.
+#[derive(Clone, Copy, Debug)]
+struct P([V; 2]);
+
+/// The masks of the two halves (eight bits each).
+#[derive(Clone, Copy, Debug)]
+struct M([K; 2]);
 
 /// Emits double-precision operations into a program.
 struct D<'a> {
     p: &'a mut Program,
+    /// Inside an [`Op::IfAny`] region: constants are this region's own
+    /// (the program's shared ones must be written on every path).
+    cold: bool,
 }
 
 impl D<'_> {
-    fn k(&mut self, x: f64) -> V {
-        self.p.constant_q(x.to_bits())
+    fn k(&mut self, x: f64) -> P {
+        self.ik(x.to_bits())
     }
 
-    fn ik(&mut self, x: u64) -> V {
-        self.p.constant_q(x)
+    fn ik(&mut self, bits: u64) -> P {
+        if self.cold {
+            let d = self.p.v();
+            self.p.push(Op::SplatQ { d, bits });
+            return P([d, d]);
+        }
+        let d = self.p.constant_q(bits);
+        P([d, d])
     }
 
-    fn bin(&mut self, op: Bin, a: V, b: V) -> V {
-        self.p.bin(op, a, b)
+    fn bin(&mut self, op: Bin, a: P, b: P) -> P {
+        P([0, 1].map(|h| self.p.bin(op, a.0[h], b.0[h])))
     }
 
-    fn add(&mut self, a: V, b: V) -> V {
+    fn add(&mut self, a: P, b: P) -> P {
         self.bin(Bin::DAdd, a, b)
     }
 
-    fn sub(&mut self, a: V, b: V) -> V {
+    fn sub(&mut self, a: P, b: P) -> P {
         self.bin(Bin::DSub, a, b)
     }
 
-    fn mul(&mut self, a: V, b: V) -> V {
+    fn mul(&mut self, a: P, b: P) -> P {
         self.bin(Bin::DMul, a, b)
     }
 
-    fn div(&mut self, a: V, b: V) -> V {
+    fn div(&mut self, a: P, b: P) -> P {
         self.bin(Bin::DDiv, a, b)
     }
 
-    fn fma(&mut self, a: V, b: V, c: V) -> V {
-        let d = self.p.v();
-        self.p.push(Op::FmaD { d, a, b, c });
-        d
+    fn fma(&mut self, a: P, b: P, c: P) -> P {
+        P([0, 1].map(|h| {
+            let d = self.p.v();
+            self.p.push(Op::FmaD {
+                d,
+                a: a.0[h],
+                b: b.0[h],
+                c: c.0[h],
+            });
+            d
+        }))
     }
 
     /// `min(x, c)` for a constant `c`, NaN `x` kept (`vminpd` returns its
     /// second operand when either is NaN).
-    fn min_k(&mut self, x: V, c: f64) -> V {
+    fn min_k(&mut self, x: P, c: f64) -> P {
         let c = self.k(c);
         self.bin(Bin::DMinX86, c, x)
     }
 
-    fn max_k(&mut self, x: V, c: f64) -> V {
+    fn max_k(&mut self, x: P, c: f64) -> P {
         let c = self.k(c);
         self.bin(Bin::DMaxX86, c, x)
     }
 
-    fn nearest(&mut self, x: V) -> V {
-        self.p.un(Un::DRoundEven, x)
+    fn un(&mut self, op: Un, x: P) -> P {
+        P([0, 1].map(|h| self.p.un(op, x.0[h])))
     }
 
-    fn trunc(&mut self, x: V) -> V {
-        self.p.un(Un::DTrunc, x)
+    fn nearest(&mut self, x: P) -> P {
+        self.un(Un::DRoundEven, x)
     }
 
-    fn sqrt(&mut self, x: V) -> V {
-        self.p.un(Un::DSqrt, x)
+    fn trunc(&mut self, x: P) -> P {
+        self.un(Un::DTrunc, x)
     }
 
-    fn neg(&mut self, x: V) -> V {
+    fn sqrt(&mut self, x: P) -> P {
+        self.un(Un::DSqrt, x)
+    }
+
+    fn neg(&mut self, x: P) -> P {
         let s = self.ik(SIGN);
         self.bin(Bin::QXor, x, s)
     }
 
-    fn abs(&mut self, x: V) -> V {
+    fn abs(&mut self, x: P) -> P {
         let m = self.ik(!SIGN);
         self.bin(Bin::QAnd, x, m)
     }
 
-    fn cmp(&mut self, pred: u8, a: V, b: V) -> K {
-        let d = self.p.k();
-        self.p.push(Op::Compare2 {
-            kind: CmpKind::F64,
-            pred,
-            d,
-            a,
-            b,
-        });
-        d
+    fn cmp_kind(&mut self, kind: CmpKind, pred: u8, a: P, b: P) -> M {
+        M([0, 1].map(|h| {
+            let d = self.p.k();
+            self.p.push(Op::Compare2 {
+                kind,
+                pred,
+                d,
+                a: a.0[h],
+                b: b.0[h],
+            });
+            d
+        }))
     }
 
-    fn cmp_k(&mut self, pred: u8, a: V, c: f64) -> K {
+    fn cmp(&mut self, pred: u8, a: P, b: P) -> M {
+        self.cmp_kind(CmpKind::F64, pred, a, b)
+    }
+
+    fn cmp_k(&mut self, pred: u8, a: P, c: f64) -> M {
         let c = self.k(c);
         self.cmp(pred, a, c)
     }
 
-    fn kand(&mut self, a: K, b: K) -> K {
-        let d = self.p.k();
-        self.p.push(Op::KAnd { d, a, b });
-        d
+    fn kop(&mut self, f: fn(K, K, K) -> Op, a: M, b: M) -> M {
+        M([0, 1].map(|h| {
+            let d = self.p.k();
+            self.p.push(f(d, a.0[h], b.0[h]));
+            d
+        }))
     }
 
-    fn kor(&mut self, a: K, b: K) -> K {
-        let d = self.p.k();
-        self.p.push(Op::KOr { d, a, b });
-        d
+    fn kand(&mut self, a: M, b: M) -> M {
+        self.kop(|d, a, b| Op::KAnd { d, a, b }, a, b)
+    }
+
+    fn kor(&mut self, a: M, b: M) -> M {
+        self.kop(|d, a, b| Op::KOr { d, a, b }, a, b)
     }
 
     /// `a & !b`.
-    fn kand_not(&mut self, a: K, b: K) -> K {
-        let d = self.p.k();
-        self.p.push(Op::KAndNot { d, a, b });
-        d
+    fn kand_not(&mut self, a: M, b: M) -> M {
+        self.kop(|d, a, b| Op::KAndNot { d, a, b }, a, b)
     }
 
-    /// `k ? x : y` per double (a merge-masked `vporq` of `x` onto `y`).
-    fn pick(&mut self, k: K, x: V, y: V) -> V {
-        let d = self.p.v();
-        self.p.push(Op::Copy { d, a: y });
-        self.p.push(Op::BinMasked {
-            op: Bin::QOr,
-            d,
-            a: x,
-            b: x,
-            k,
-        });
+    /// `d = k ? x : d` per double: a merge-masked `vporq` of `x` onto `d`.
+    fn merge(&mut self, k: M, d: P, x: P) {
+        for h in 0..2 {
+            self.p.push(Op::BinMasked {
+                op: Bin::QOr,
+                d: d.0[h],
+                a: x.0[h],
+                b: x.0[h],
+                k: k.0[h],
+            });
+        }
+    }
+
+    /// A new value equal to `x` (a renaming), to be written again.
+    fn copy(&mut self, x: P) -> P {
+        P([0, 1].map(|h| {
+            let d = self.p.v();
+            self.p.push(Op::Copy { d, a: x.0[h] });
+            d
+        }))
+    }
+
+    /// `k ? x : y` per double.
+    fn pick(&mut self, k: M, x: P, y: P) -> P {
+        let d = self.copy(y);
+        self.merge(k, d, x);
         d
     }
 
     /// Lanes whose sign bit is set (also for ±0 and NaN).
-    fn dneg(&mut self, x: V) -> K {
+    fn dneg(&mut self, x: P) -> M {
         let s = self.ik(SIGN);
         let m = self.bin(Bin::QAnd, x, s);
-        let d = self.p.k();
-        self.p.push(Op::Compare2 {
-            kind: CmpKind::I64,
-            pred: 0,
-            d,
-            a: m,
-            b: s,
-        });
-        d
+        self.cmp_kind(CmpKind::I64, 0, m, s)
     }
 
     /// `|mag|` with the sign of `s`.
-    fn copysign(&mut self, mag: V, s: V) -> V {
+    fn copysign(&mut self, mag: P, s: P) -> P {
         let a = self.abs(mag);
         let k = self.ik(SIGN);
         let sign = self.bin(Bin::QAnd, s, k);
         self.bin(Bin::QOr, a, sign)
     }
 
-    fn neg_if(&mut self, c: K, x: V) -> V {
+    fn neg_if(&mut self, c: M, x: P) -> P {
         let n = self.neg(x);
         self.pick(c, n, x)
     }
 
-    fn nan(&mut self) -> V {
+    fn nan(&mut self) -> P {
         self.k(f64::NAN)
     }
 
     /// `2^n` for an integer-valued `n` with |n| < 1022.
-    fn pow2i(&mut self, n: V) -> V {
+    fn pow2i(&mut self, n: P) -> P {
         let m = self.k(MAGIC);
         let t = self.add(n, m);
         let bias = self.ik(1023);
@@ -274,7 +316,7 @@ impl D<'_> {
     }
 
     /// `c0 + c1·x + c2·x² + …` (Horner, fused).
-    fn poly(&mut self, x: V, c: &[f64]) -> V {
+    fn poly(&mut self, x: P, c: &[f64]) -> P {
         let mut acc = self.k(c[c.len() - 1]);
         for k in c[..c.len() - 1].iter().rev() {
             let kk = self.k(*k);
@@ -284,7 +326,7 @@ impl D<'_> {
     }
 
     /// `(s, q)` with `e^t = s·(1 + q)` (vmath.rs's `exp_parts`).
-    fn exp_parts(&mut self, t: V) -> (V, V) {
+    fn exp_parts(&mut self, t: P) -> (P, P) {
         let t = self.min_k(t, 700.0);
         let t = self.max_k(t, -700.0);
         let l2e = self.k(std::f64::consts::LOG2_E);
@@ -302,13 +344,13 @@ impl D<'_> {
         (self.pow2i(n), q)
     }
 
-    fn exp_d(&mut self, t: V) -> V {
+    fn exp_d(&mut self, t: P) -> P {
         let (s, q) = self.exp_parts(t);
         let sq = self.mul(s, q);
         self.add(s, sq)
     }
 
-    fn expm1_d(&mut self, t: V) -> V {
+    fn expm1_d(&mut self, t: P) -> P {
         let (s, q) = self.exp_parts(t);
         let sq = self.mul(s, q);
         let one = self.k(1.0);
@@ -317,7 +359,7 @@ impl D<'_> {
     }
 
     /// `(e, lm)` with `y = 2^e·m`, `lm = ln m`, `m ∈ [√½, √2)`.
-    fn log_parts(&mut self, y: V) -> (V, V) {
+    fn log_parts(&mut self, y: P) -> (P, P) {
         let s52 = self.ik(52);
         let eb = self.bin(Bin::QShr, y, s52);
         let exp_one = self.ik(0x4330_0000_0000_0000);
@@ -346,7 +388,7 @@ impl D<'_> {
     }
 
     /// The special cases of the logarithms (C99 Annex F).
-    fn log_specials(&mut self, y: V, r: V) -> V {
+    fn log_specials(&mut self, y: P, r: P) -> P {
         let zero = self.cmp_k(EQ, y, 0.0);
         let ninf = self.k(f64::NEG_INFINITY);
         let r = self.pick(zero, ninf, r);
@@ -360,7 +402,7 @@ impl D<'_> {
     }
 
     /// Base-2 logarithm (the part of vmath.rs's `log_d` `pow` uses).
-    fn log2_d(&mut self, y: V) -> V {
+    fn log2_d(&mut self, y: P) -> P {
         let (e, lm) = self.log_parts(y);
         let k = self.k(std::f64::consts::LOG2_E);
         let a = self.mul(lm, k);
@@ -368,7 +410,7 @@ impl D<'_> {
         self.log_specials(y, r)
     }
 
-    fn log1p_d(&mut self, x: V) -> V {
+    fn log1p_d(&mut self, x: P) -> P {
         let one = self.k(1.0);
         let u = self.add(one, x);
         let ax = self.abs(x);
@@ -393,7 +435,7 @@ impl D<'_> {
     }
 
     /// `(k, r)` with `x = k·π/2 + r`, |r| ≤ π/4 (for |x| ≤ 2^20).
-    fn trig_reduce(&mut self, x: V) -> (V, V) {
+    fn trig_reduce(&mut self, x: P) -> (P, P) {
         let k2 = self.k(2.0 / PI);
         let t = self.mul(x, k2);
         let k = self.nearest(t);
@@ -408,7 +450,7 @@ impl D<'_> {
 
     /// `(s, c)` with `s + c` the sum of two floats `a + b` exactly
     /// (Knuth's two-sum).
-    fn two_sum(&mut self, a: V, b: V) -> (V, V) {
+    fn two_sum(&mut self, a: P, b: P) -> (P, P) {
         let s = self.add(a, b);
         let bb = self.sub(s, a);
         let ab = self.sub(s, bb);
@@ -434,7 +476,7 @@ impl D<'_> {
     /// `g_i` are summed with two-sums (the sum
     /// in `h`, its rounding errors in `l`), `k` is `h` rounded, and `(h -
     /// k) + l` quarter turns become radians in double-double.
-    fn huge_reduce(&mut self, x: V) -> (V, V) {
+    fn huge_reduce(&mut self, x: P) -> (P, P) {
         let quarter = self.k(0.25);
         let minus4 = self.k(-4.0);
         let mut h = None;
@@ -479,7 +521,7 @@ impl D<'_> {
     }
 
     /// `(sin r, cos r)` for |r| ≤ π/4.
-    fn sincos_poly(&mut self, r: V) -> (V, V) {
+    fn sincos_poly(&mut self, r: P) -> (P, P) {
         let z = self.mul(r, r);
         let sign = |k: usize, v: f64| if k % 2 == 1 { -v } else { v };
         let sc: Vec<f64> = (0..7).map(|k| sign(k, inv_fact(2 * k + 1))).collect();
@@ -491,7 +533,7 @@ impl D<'_> {
     }
 
     /// sin, cos or tan (`which` 0, 1, 2) of `k·π/2 + r`.
-    fn trig_from(&mut self, k: V, r: V, which: u32) -> V {
+    fn trig_from(&mut self, k: P, r: P, which: u32) -> P {
         let (s, c) = self.sincos_poly(r);
         let kk = if which == 1 {
             let one = self.k(1.0);
@@ -504,14 +546,7 @@ impl D<'_> {
         let zero = self.ik(0);
         let bit0 = self.ik(1);
         let odd = self.bin(Bin::QAnd, kb, bit0);
-        let even = self.p.k();
-        self.p.push(Op::Compare2 {
-            kind: CmpKind::I64,
-            pred: 0,
-            d: even,
-            a: odd,
-            b: zero,
-        });
+        let even = self.cmp_kind(CmpKind::I64, 0, odd, zero);
         let two = self.ik(2);
         let q2 = self.bin(Bin::QAnd, kb, two);
         let s62 = self.ik(62);
@@ -530,13 +565,26 @@ impl D<'_> {
         self.bin(Bin::QXor, v, flip)
     }
 
-    fn trig_d(&mut self, x: V, which: u32) -> V {
-        let (k, r) = self.trig_reduce(x);
-        let (hk, hr) = self.huge_reduce(x);
+    /// The reduction of |x| > 2^20 and ±inf ([`Self::huge_reduce`]) is a
+    /// region of its own, run only when one of the chunk's lanes needs it.
+    fn trig_d(&mut self, x: P, which: u32) -> P {
+        let (k0, r0) = self.trig_reduce(x);
         let ax = self.abs(x);
         let huge = self.cmp_k(GT, ax, TRIG_FAST_LIMIT);
-        let k = self.pick(huge, hk, k);
-        let r = self.pick(huge, hr, r);
+        let (k, r) = (self.copy(k0), self.copy(r0));
+        let any = self.p.k();
+        self.p.push(Op::KOr {
+            d: any,
+            a: huge.0[0],
+            b: huge.0[1],
+        });
+        self.p.push(Op::IfAny { k: any });
+        self.cold = true;
+        let (hk, hr) = self.huge_reduce(x);
+        self.merge(huge, k, hk);
+        self.merge(huge, r, hr);
+        self.cold = false;
+        self.p.push(Op::EndIf);
         let v = self.trig_from(k, r, which);
         if which == 1 {
             v
@@ -547,7 +595,7 @@ impl D<'_> {
     }
 
     /// sinpi / cospi / tanpi: the reduction `x = k/2 + r` is exact.
-    fn trigpi_d(&mut self, x0: V, which: u32) -> V {
+    fn trigpi_d(&mut self, x0: P, which: u32) -> P {
         let half = self.k(0.5);
         let h = self.mul(x0, half);
         let th = self.trunc(h);
@@ -581,7 +629,7 @@ impl D<'_> {
     }
 
     /// atan t for 0 ≤ t ≤ 1 (two argument halvings, then a Taylor series).
-    fn atan01(&mut self, t: V) -> V {
+    fn atan01(&mut self, t: P) -> P {
         let one = self.k(1.0);
         let mut t = t;
         for _ in 0..2 {
@@ -608,7 +656,7 @@ impl D<'_> {
         self.mul(a, four)
     }
 
-    fn atan_d(&mut self, x: V) -> V {
+    fn atan_d(&mut self, x: P) -> P {
         let a = self.abs(x);
         let inv = self.cmp_k(GT, a, 1.0);
         let one = self.k(1.0);
@@ -621,7 +669,7 @@ impl D<'_> {
         self.copysign(r, x)
     }
 
-    fn atan2_d(&mut self, y: V, x: V) -> V {
+    fn atan2_d(&mut self, y: P, x: P) -> P {
         let ay = self.abs(y);
         let ax = self.abs(x);
         let swap = self.cmp(GT, ay, ax);
@@ -650,7 +698,7 @@ impl D<'_> {
         self.pick(un, nan, r)
     }
 
-    fn asin_d(&mut self, x: V) -> V {
+    fn asin_d(&mut self, x: P) -> P {
         let a = self.abs(x);
         let one = self.k(1.0);
         let p = self.sub(one, a);
@@ -664,7 +712,7 @@ impl D<'_> {
         self.pick(z, x, r)
     }
 
-    fn acos_d(&mut self, x: V) -> V {
+    fn acos_d(&mut self, x: P) -> P {
         let one = self.k(1.0);
         let p = self.sub(one, x);
         let q = self.add(one, x);
@@ -675,7 +723,7 @@ impl D<'_> {
         self.mul(r, two)
     }
 
-    fn hyper_d(&mut self, x: V, which: u32) -> V {
+    fn hyper_d(&mut self, x: P, which: u32) -> P {
         let a = self.abs(x);
         let one = self.k(1.0);
         let half = self.k(0.5);
@@ -712,7 +760,7 @@ impl D<'_> {
     }
 
     /// `(erf |x|, erfc |x|)`, each accurate relative to itself.
-    fn erf_parts(&mut self, x: V) -> (V, V) {
+    fn erf_parts(&mut self, x: P) -> (P, P) {
         let a = self.abs(x);
         let one = self.k(1.0);
         // |x| < 2: Maclaurin series of erf.
@@ -764,7 +812,7 @@ impl D<'_> {
         (erf, erfc)
     }
 
-    fn erf_d(&mut self, x: V, complement: bool) -> V {
+    fn erf_d(&mut self, x: P, complement: bool) -> P {
         let (erf, erfc) = self.erf_parts(x);
         if !complement {
             let r = self.copysign(erf, x);
@@ -777,7 +825,7 @@ impl D<'_> {
         self.pick(neg, m, erfc)
     }
 
-    fn cbrt_d(&mut self, x: V) -> V {
+    fn cbrt_d(&mut self, x: P) -> P {
         let a = self.abs(x);
         let (e, lm) = self.log_parts(a);
         let hi = self.k(LN2_HI);
@@ -805,7 +853,7 @@ impl D<'_> {
     }
 
     /// `|x|^y` through `2^(y·log2|x|)`.
-    fn pow_abs(&mut self, x: V, y: V) -> V {
+    fn pow_abs(&mut self, x: P, y: P) -> P {
         let a = self.abs(x);
         let l = self.log2_d(a);
         let t = self.mul(y, l);
@@ -817,7 +865,7 @@ impl D<'_> {
     }
 
     /// Masks: y is an integer (±∞ count as even), y is an odd integer.
-    fn int_parity(&mut self, y: V) -> (K, K) {
+    fn int_parity(&mut self, y: P) -> (M, M) {
         let ty = self.trunc(y);
         let is_int = self.cmp(EQ, ty, y);
         let half = self.k(0.5);
@@ -827,7 +875,7 @@ impl D<'_> {
         (is_int, self.kand(is_int, frac))
     }
 
-    fn pow_d(&mut self, x: V, y: V) -> V {
+    fn pow_d(&mut self, x: P, y: P) -> P {
         let r = self.pow_abs(x, y);
         let (is_int, odd) = self.int_parity(y);
         let xneg = self.dneg(x);
@@ -852,7 +900,7 @@ impl D<'_> {
     }
 
     /// rootn(x, n) with `n` already doubles.
-    fn rootn_d(&mut self, x: V, n: V) -> V {
+    fn rootn_d(&mut self, x: P, n: P) -> P {
         let one = self.k(1.0);
         let y = self.div(one, n);
         let r = self.pow_abs(x, y);
@@ -868,7 +916,7 @@ impl D<'_> {
         self.pick(bad, nan, r)
     }
 
-    fn hypot_d(&mut self, x: V, y: V) -> V {
+    fn hypot_d(&mut self, x: P, y: P) -> P {
         let xx = self.mul(x, x);
         let yy = self.mul(y, y);
         let s = self.add(xx, yy);
@@ -883,7 +931,7 @@ impl D<'_> {
     }
 
     /// One function on doubles (`a` holds the widened arguments).
-    fn math(&mut self, name: &str, a: &[V]) -> V {
+    fn math(&mut self, name: &str, a: &[P]) -> P {
         let x = a[0];
         match name {
             "expm1" => {

@@ -445,8 +445,8 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
                 "a memory operation outside a kernel entry".into(),
             ));
         }
-        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
-            return Err(WideError::Malformed("loop control in emit_op".into()));
+        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::IfAny { .. } | Op::EndIf => {
+            return Err(WideError::Malformed("control flow in emit_op".into()));
         }
     }
     Ok(())

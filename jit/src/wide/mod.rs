@@ -400,6 +400,14 @@ pub enum Op {
         b: V,
         c: V,
     },
+    /// Start of a region of straight-line code that runs only when a lane
+    /// of `k` is set (a cold path), ended by [`Op::EndIf`]. Values
+    /// written in it keep their old versions when it is skipped; a value
+    /// first written in it must not be read after it. `regalloc2` only.
+    IfAny {
+        k: K,
+    },
+    EndIf,
 }
 
 impl Op {
@@ -535,6 +543,8 @@ impl Op {
             Op::WhileAny { k: m } => Op::WhileAny { k: k(m) },
             Op::WhileCount { arg, step, count } => Op::WhileCount { arg, step, count },
             Op::SplatQ { d, bits } => Op::SplatQ { d: v(d), bits },
+            Op::IfAny { k: m } => Op::IfAny { k: k(m) },
+            Op::EndIf => Op::EndIf,
             Op::FmaD { d, a, b, c } => Op::FmaD {
                 d: v(d),
                 a: v(a),
