@@ -738,6 +738,21 @@ fn rootn_ref(x: f64, n: f64) -> f64 {
     }
 }
 
+/// OpenCL's `powr`: `x^y` for `x ≥ 0` only, NaN at `0^0`, `inf^0`, `1^inf`
+/// and for a NaN operand.
+fn powr_ref(x: f64, y: f64) -> f64 {
+    let bad = x < 0.0
+        || x.is_nan()
+        || y.is_nan()
+        || (y == 0.0 && (x == 0.0 || x.is_infinite()))
+        || (x == 1.0 && y.is_infinite());
+    if bad {
+        f64::NAN
+    } else {
+        x.abs().powf(y)
+    }
+}
+
 const CASES2: &[Case2] = &[
     (
         "atan2(x, y)",
@@ -772,6 +787,24 @@ const CASES2: &[Case2] = &[
         16.0,
         (0.0, 10.0),
         (-30.0, 30.0),
+        false,
+        false,
+    ),
+    (
+        "powr(x, y)",
+        powr_ref,
+        16.0,
+        (0.0, 10.0),
+        (-30.0, 30.0),
+        false,
+        false,
+    ),
+    (
+        "half_powr(x, y)",
+        powr_ref,
+        16.0,
+        (0.0, 4.0),
+        (-3.0, 3.0),
         false,
         false,
     ),

@@ -63,8 +63,8 @@ const PIECES: u32 = 7;
 /// The functions of this module (OpenCL names, after `native_`/`half_`).
 pub const FUNCTIONS: &[&str] = &[
     "sin", "cos", "tan", "sinpi", "cospi", "tanpi", "expm1", "log1p", "pown", "rootn", "pow",
-    "atan", "atan2", "asin", "acos", "atanpi", "atan2pi", "asinpi", "acospi", "sinh", "cosh",
-    "tanh", "erf", "erfc", "cbrt", "hypot",
+    "powr", "atan", "atan2", "asin", "acos", "atanpi", "atan2pi", "asinpi", "acospi", "sinh",
+    "cosh", "tanh", "erf", "erfc", "cbrt", "hypot",
 ];
 
 /// Whether argument `i` of `name` is an `int` (the rest are floats).
@@ -899,6 +899,18 @@ impl D<'_> {
         self.pick(m1, one, r)
     }
 
+    /// `powr`: `|x|^y` for `x ≥ 0` (-0 included), NaN for `x < 0`. The
+    /// formula gives OpenCL's other special cases itself: `0·log2 0`,
+    /// `0·log2 inf` and `inf·log2 1` are NaN (`powr(±0, ±0)`,
+    /// `powr(inf, ±0)`, `powr(1, ±inf)`), NaN operands stay NaN, and `±0`
+    /// or `inf` to a power go to 0 or inf through the clamped exponent.
+    fn powr_d(&mut self, x: P, y: P) -> P {
+        let r = self.pow_abs(x, y);
+        let lt = self.cmp_k(LT, x, 0.0);
+        let nan = self.nan();
+        self.pick(lt, nan, r)
+    }
+
     /// rootn(x, n) with `n` already doubles.
     fn rootn_d(&mut self, x: P, n: P) -> P {
         let one = self.k(1.0);
@@ -947,6 +959,7 @@ impl D<'_> {
             "cospi" => self.trigpi_d(x, 1),
             "tanpi" => self.trigpi_d(x, 2),
             "pown" | "pow" => self.pow_d(x, a[1]),
+            "powr" => self.powr_d(x, a[1]),
             "rootn" => self.rootn_d(x, a[1]),
             "atan" => self.atan_d(x),
             "atan2" => self.atan2_d(x, a[1]),

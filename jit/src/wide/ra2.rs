@@ -515,7 +515,11 @@ impl Builder {
                     ],
                 )
             }
-            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::IfAny { .. } | Op::EndIf => {
+            Op::Loop
+            | Op::WhileAny { .. }
+            | Op::WhileCount { .. }
+            | Op::IfAny { .. }
+            | Op::EndIf => {
                 return Err(WideError::Malformed("control flow as an operation".into()));
             }
         };
@@ -619,8 +623,16 @@ fn written_in_region(ops: &[Op], from: usize) -> (Vec<u32>, Vec<u32>) {
             Op::EndIf => depth -= 1,
             _ => {
                 let (v, k) = written(op);
-                vs.extend(v.into_iter().filter(|x| !vs.contains(x)).collect::<Vec<_>>());
-                ks.extend(k.into_iter().filter(|x| !ks.contains(x)).collect::<Vec<_>>());
+                vs.extend(
+                    v.into_iter()
+                        .filter(|x| !vs.contains(x))
+                        .collect::<Vec<_>>(),
+                );
+                ks.extend(
+                    k.into_iter()
+                        .filter(|x| !ks.contains(x))
+                        .collect::<Vec<_>>(),
+                );
             }
         }
     }
