@@ -17,7 +17,7 @@
 //! Cranelift code branches to a per-lane call of the platform's `sin`;
 //! the wide code has no calls: a chunk with such a lane runs an
 //! out-of-line region ([`Op::IfAny`]) that reduces its lanes exactly,
-//! without a table ([`D::huge_reduce`]): `x` has 24
+//! without a table (`D::huge_reduce`): `x` has 24
 //! significant bits, so its products with 29-bit pieces of 2/π are exact
 //! doubles, each taken modulo 4 exactly, summed with their rounding
 //! errors kept. The lanes past 2^20 take that reduction into the same
