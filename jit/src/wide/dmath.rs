@@ -8,21 +8,23 @@
 //! operations (FMA where the Cranelift code fuses, as it does on a host
 //! with FMA, which every AVX-512 CPU has), and the two halves are rounded
 //! back to floats once. Double arithmetic is correctly rounded, so each
-//! lane's result is the Cranelift code's to the bit, and its error
-//! against the OpenCL bounds is the one measured for that code
-//! (`docs/builtins.md`).
+//! lane's result is the Cranelift code's to the bit (NaN payloads aside:
+//! x86 keeps the first NaN operand's, and the operand orders differ), and
+//! its error against the OpenCL bounds is the one measured for that code
+//! (`docs/builtins.md`). `pow` and `powr`, which the Cranelift code calls
+//! per lane from the platform's library, use `pown`'s routine here
+//! (`powr` its `|x|^y` part).
 //!
-//! One difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf), where
-//! the three-part π/2 of the common reduction is not exact enough. The
-//! Cranelift code branches to a per-lane call of the platform's `sin`;
-//! the wide code has no calls: a chunk with such a lane runs an
-//! out-of-line region ([`Op::IfAny`]) that reduces its lanes exactly,
-//! without a table (`D::huge_reduce`): `x` has 24
-//! significant bits, so its products with 29-bit pieces of 2/π are exact
-//! doubles, each taken modulo 4 exactly, summed with their rounding
-//! errors kept. The lanes past 2^20 take that reduction into the same
-//! polynomials; their results are within the bound and may differ from
-//! the platform's correctly rounded `sin` in the last bit.
+//! One more difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf),
+//! where the three-part π/2 of the common reduction is not exact enough.
+//! The Cranelift code branches to a per-lane call of the platform's `sin`;
+//! the wide code has no calls: a chunk with such a lane runs a skipped
+//! region ([`Op::IfAny`]) that reduces its lanes exactly, without a table
+//! (`D::huge_reduce`): `x` has 24 significant bits, so its products with
+//! 29-bit pieces of 2/π are exact doubles, each taken modulo 4 exactly,
+//! summed with their rounding errors kept. The lanes past 2^20 take that
+//! reduction into the same polynomials; their results are within the
+//! bound and, over the sweep of `jit/tests/wide_math.rs`, the platform's.
 
 use super::{Bin, CmpKind, Op, Program, Un, K, V};
 use std::f64::consts::{FRAC_PI_2, LN_2, PI};

@@ -23,8 +23,9 @@
 //! comparisons, selects, conversions between `int`, `uint` and `float`,
 //! `sqrt`, `fabs`, `fma` and the front end's contractions, `exp`, `exp2`,
 //! `exp10`, `log`, `log2`, `log10`, `rsqrt` and their `native_`/`half_`
-//! forms, `native_recip`, `native_divide`, `floor`, `ceil`, `trunc`,
-//! `rint`, `copysign`, `fmin`, `fmax`, `mad`, and
+//! forms, the double-precision routines of [`super::dmath`] (`sin`,
+//! `cos`, `erf`, `pow`, `atan2`…), `native_recip`, `native_divide`,
+//! `floor`, `ceil`, `trunc`, `rint`, `copysign`, `fmin`, `fmax`, `mad`, and
 //! `min`, `max`, `clamp` of floats and 32-bit integers; loads and stores
 //! of 4-byte elements through a
 //! `__global` or `__constant` pointer argument indexed by an `int` or
