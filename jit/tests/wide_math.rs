@@ -1047,3 +1047,46 @@ fn double_precision_routines_stay_within_the_ulp_bounds_over_a_sweep_and_the_har
         assert_eq!(differ, 0, "{expr}");
     }
 }
+
+/// `sin` inside a loop (the body a chunk loop may run two chunks of at
+/// once), its argument crossing 2^20 after the first trips so that the
+/// skipped region runs for some chunks and trips and not others: the same
+/// bits as the Cranelift code, with tails.
+#[test]
+fn trig_in_a_loop_with_arguments_past_2_20_matches_the_cranelift_code() {
+    let src = "kernel void k(global const float* in, global float* out, int n) { int i = get_global_id(0); float x = in[i]; float acc = 0.0f; for (int j = 0; j < n; j++) { acc += sin(x + (float)j * 400000.0f) * cos(x * (float)j); } out[i] = acc; }";
+    let m = build(src, "");
+    let (wide, narrow) = both(&m, "k");
+    println!("{}", code_line(&wide));
+    let mut rng = Rng(0x7419_0000_0000_0001);
+    let xs: Vec<f32> = (0..333)
+        .map(|i| match i % 5 {
+            0 => rng.range(-1e7, 1e7) as f32,
+            1 => f32::from_bits(rng.next() as u32 & 0x7fff_ffff),
+            _ => rng.range(-10.0, 10.0) as f32,
+        })
+        .collect();
+    let n = xs.len();
+    for range in [range_1d(0, n as u64, 64), range_1d(3, 100, 25)] {
+        let args = vec![
+            floats_arg(&xs),
+            floats_arg(&vec![0.0; n]),
+            KernelArg::Value(6i32.to_le_bytes().to_vec()),
+        ];
+        let (status, got) = run_jit(&wide, &args, &range);
+        assert_eq!(status, 0);
+        let (status, cl) = run_jit(&narrow, &args, &range);
+        assert_eq!(status, 0);
+        let (r, c) = (floats_of(&got[1], n), floats_of(&cl[1], n));
+        for i in 0..n {
+            assert!(
+                r[i].to_bits() == c[i].to_bits() || (r[i].is_nan() && c[i].is_nan()),
+                "{range:?} x = {:e}: wide {} Cranelift {}",
+                xs[i],
+                r[i],
+                c[i]
+            );
+        }
+        assert_eq!(got[1][4 * n..], cl[1][4 * n..], "guard");
+    }
+}

@@ -86,6 +86,8 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
         op,
         Op::GlobalId { .. }
             | Op::RunningLanes { .. }
+            | Op::Entry(_)
+            | Op::WhileEntry(_)
             | Op::LoadElems { .. }
             | Op::StoreElems { .. }
             | Op::Load {
@@ -445,8 +447,18 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
                 "a memory operation outside a kernel entry".into(),
             ));
         }
-        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::IfAny { .. } | Op::EndIf => {
+        Op::Loop
+        | Op::WhileAny { .. }
+        | Op::WhileCount { .. }
+        | Op::WhileEntry(_)
+        | Op::IfAny { .. }
+        | Op::EndIf => {
             return Err(WideError::Malformed("control flow in emit_op".into()));
+        }
+        Op::Entry(_) => {
+            return Err(WideError::Malformed(
+                "a kernel entry's step outside a kernel entry".into(),
+            ));
         }
     }
     Ok(())
