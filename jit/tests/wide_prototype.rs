@@ -12,7 +12,9 @@ use vecl_jit::wide::chunks::{
     compile_mandelbrot, compile_nbody, nbody_accelerations, run_mandelbrot,
 };
 use vecl_jit::wide::emit::WideCode;
-use vecl_jit::wide::{compile, supported, Allocator, Arg, Bin, Cmp, Op, Program, WideError};
+use vecl_jit::wide::{
+    compile, supported, Allocator, Arg, Bin, Cmp, CmpKind, Op, Program, WideError,
+};
 
 /// Inputs with the awkward values: zeros of both signs, infinities, NaN,
 /// a denormal, large and small magnitudes.
@@ -711,6 +713,74 @@ fn cranelift_refuses_vectors_past_128_bits() {
                 err.contains("Unexpected SSA-value type"),
                 "{ty} {op}: {err}"
             );
+        }
+    }
+}
+
+/// A skipped region (`Op::IfAny`): run when a lane of its mask is set,
+/// skipped otherwise, the values it writes joined either way, with 36
+/// values live across it (so that `regalloc2` spills around the join).
+#[test]
+fn a_region_runs_only_when_a_lane_of_its_mask_is_set_and_joins_its_values() {
+    let mut p = Program::new();
+    let x = p.load(Arg::A0, 0);
+    let y = p.load(Arg::A0, 64);
+    let zero = p.splat_i32(0);
+    let one = p.splat_i32(1);
+    let vs: Vec<_> = (0..36).map(|i| p.splat_i32(i * 10 + 7)).collect();
+    let v = p.bin(Bin::IAdd, x, one);
+    let k = p.k();
+    p.push(Op::Compare2 {
+        kind: CmpKind::I32,
+        pred: 6,
+        d: k,
+        a: y,
+        b: zero,
+    });
+    p.push(Op::IfAny { k });
+    // A value of the region's own, then `v` rewritten in the mask's lanes.
+    let three = p.splat_i32(3);
+    let t = p.bin(Bin::IMul, v, three);
+    let t = p.bin(Bin::IAdd, t, vs[0]);
+    p.push(Op::BinMasked {
+        op: Bin::IAdd,
+        d: v,
+        a: t,
+        b: t,
+        k,
+    });
+    p.push(Op::EndIf);
+    let mut acc = v;
+    for c in &vs {
+        acc = p.bin(Bin::IAdd, acc, *c);
+    }
+    p.push(Op::Store {
+        a: acc,
+        arg: Arg::A1,
+        off: 0,
+    });
+    match compile(&p, Allocator::LinearScan) {
+        Err(WideError::NoAvx512) => return,
+        // It has no regions (and no spilling).
+        Err(WideError::Malformed(_) | WideError::OutOfRegisters(..)) => {}
+        other => panic!("linear scan: {other:?}"),
+    }
+    let (code, _) = vecl_jit::wide::ra2::compile_regalloc2(&p).unwrap();
+    let sum: i32 = (0..36).map(|i| i * 10 + 7).sum();
+    let xs: [i32; 16] = std::array::from_fn(|l| l as i32 * 5 - 20);
+    for set in [vec![], vec![5], vec![0, 15], (0..16).collect()] {
+        let mut input = [0i32; 32];
+        input[..16].copy_from_slice(&xs);
+        for l in &set {
+            input[16 + l] = 1;
+        }
+        let mut out = [0i32; 16];
+        // SAFETY: reads 128 bytes at A0, writes 64 at A1.
+        unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
+        for l in 0..16 {
+            let v = xs[l] + 1;
+            let v = if set.contains(&l) { 2 * (3 * v + 7) } else { v };
+            assert_eq!(out[l], v + sum, "lanes {set:?}, lane {l}");
         }
     }
 }

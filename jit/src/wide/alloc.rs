@@ -30,7 +30,10 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         }
         Op::Store { a, .. } => (vec![(a, true)], vec![]),
         Op::Bin { d, a, b, .. } => (vec![(a, true), (b, true), (d, false)], vec![]),
-        Op::Fma { d, a, b, c } => (vec![(a, true), (b, true), (c, true), (d, false)], vec![]),
+        Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+            (vec![(a, true), (b, true), (c, true), (d, false)], vec![])
+        }
+        Op::SplatQ { d, .. } => (vec![(d, false)], vec![]),
         Op::Sqrt { d, a } | Op::IntToFloat { d, a } | Op::Copy { d, a } | Op::Un { d, a, .. } => {
             (vec![(a, true), (d, false)], vec![])
         }
@@ -55,8 +58,10 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::GlobalId { d, .. } => (vec![(d, false)], vec![]),
         Op::LoadElems { d, idx, k, .. } => (vec![(idx, true), (d, false)], vec![(k, true)]),
         Op::StoreElems { a, idx, k, .. } => (vec![(a, true), (idx, true)], vec![(k, true)]),
-        Op::Loop | Op::WhileCount { .. } | Op::Entry(_) | Op::WhileEntry(_) => (vec![], vec![]),
-        Op::WhileAny { k } => (vec![], vec![(k, true)]),
+        Op::Loop | Op::WhileCount { .. } | Op::Entry(_) | Op::WhileEntry(_) | Op::EndIf => {
+            (vec![], vec![])
+        }
+        Op::WhileAny { k } | Op::IfAny { k } => (vec![], vec![(k, true)]),
     }
 }
 

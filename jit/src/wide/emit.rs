@@ -188,8 +188,20 @@ fn bin(
         Bin::IMaxU => a.vpmaxud(d, x, y),
         Bin::Scalef => a.vscalefps(d, x, y),
         Bin::DDiv => a.vdivpd(d, x, y),
+        Bin::DAdd => a.vaddpd(d, x, y),
+        Bin::DSub => a.vsubpd(d, x, y),
+        Bin::DMul => a.vmulpd(d, x, y),
+        Bin::DMinX86 => a.vminpd(d, x, y),
+        Bin::DMaxX86 => a.vmaxpd(d, x, y),
+        Bin::QAdd => a.vpaddq(d, x, y),
+        Bin::QSub => a.vpsubq(d, x, y),
+        Bin::QAnd => a.vpandq(d, x, y),
+        Bin::QOr => a.vporq(d, x, y),
+        Bin::QXor => a.vpxorq(d, x, y),
+        Bin::QShl => a.vpsllvq(d, x, y),
+        Bin::QShr => a.vpsrlvq(d, x, y),
         // Two instructions and a scratch register: `emit_pack`.
-        Bin::PackTruncD2I | Bin::PackTruncD2U => {
+        Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F => {
             return Err(WideError::Malformed(
                 "a packing conversion under a mask".into(),
             ))
@@ -204,13 +216,16 @@ fn ymm_of(n: u8) -> Result<AsmRegisterYmm, WideError> {
         .ok_or_else(|| WideError::Malformed(format!("ymm{n}")))
 }
 
-/// `d` = the doubles of `x` truncated to 32-bit integers in lanes 0–7 and
-/// those of `y` in lanes 8–15 (`y` goes through the scratch register
-/// first, so `d` may be either source).
-fn emit_pack(a: &mut CodeAssembler, signed: bool, d: u8, x: u8, y: u8) -> Result<(), WideError> {
+/// `d` = the doubles of `x` truncated to 32-bit integers (or rounded to
+/// floats, `op`) in lanes 0–7 and those of `y` in lanes 8–15 (`y` goes
+/// through the scratch register first, so `d` may be either source).
+fn emit_pack(a: &mut CodeAssembler, op: Bin, d: u8, x: u8, y: u8) -> Result<(), WideError> {
     let t = ymm_of(SCRATCH_ZMM)?;
     let (dy, xz, yz) = (ymm_of(d)?, zmm_reg(x)?, zmm_reg(y)?);
-    if signed {
+    if op == Bin::PackD2F {
+        a.vcvtpd2ps(t, yz).map_err(asm_err)?;
+        a.vcvtpd2ps(dy, xz).map_err(asm_err)?;
+    } else if op == Bin::PackTruncD2I {
         a.vcvttpd2dq(t, yz).map_err(asm_err)?;
         a.vcvttpd2dq(dy, xz).map_err(asm_err)?;
     } else {
@@ -245,6 +260,14 @@ fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError>
                 a.vcvtudq2pd(dz, ymm_of(d)?)
             }
         }
+        Un::F2DLow => a.vcvtps2pd(dz, ymm_of(x)?),
+        Un::F2DHigh => {
+            a.vextractf64x4(ymm_of(d)?, xz, 1).map_err(asm_err)?;
+            a.vcvtps2pd(dz, ymm_of(d)?)
+        }
+        Un::DRoundEven => a.vrndscalepd(dz, xz, 8),
+        Un::DTrunc => a.vrndscalepd(dz, xz, 11),
+        Un::DSqrt => a.vsqrtpd(dz, xz),
     }
     .map_err(asm_err)
 }
@@ -277,11 +300,11 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
                 .map_err(asm_err)?;
         }
         Op::Bin {
-            op: op @ (Bin::PackTruncD2I | Bin::PackTruncD2U),
+            op: op @ (Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F),
             d,
             a: x,
             b: y,
-        } => emit_pack(a, op == Bin::PackTruncD2I, d.0 as u8, x.0 as u8, y.0 as u8)?,
+        } => emit_pack(a, op, d.0 as u8, x.0 as u8, y.0 as u8)?,
         Op::Bin { op, d, a: x, b: y } => bin(a, op, z(d)?, z(x)?, z(y)?)?,
         Op::Un { op, d, a: x } => emit_un(a, op, d.0 as u8, x.0 as u8)?,
         Op::BinMasked {
@@ -306,6 +329,28 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             } else {
                 a.vmovaps(z(d)?, z(c)?).map_err(asm_err)?;
                 a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
+            }
+        }
+        Op::FmaD { d, a: x, b: y, c } => {
+            let (dr, xr, yr, cr) = (d.0, x.0, y.0, c.0);
+            // As `Op::Fma`, in double.
+            if dr == cr {
+                a.vfmadd231pd(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
+            } else if dr == xr {
+                a.vfmadd213pd(z(d)?, z(y)?, z(c)?).map_err(asm_err)?;
+            } else if dr == yr {
+                a.vfmadd213pd(z(d)?, z(x)?, z(c)?).map_err(asm_err)?;
+            } else {
+                a.vmovaps(z(d)?, z(c)?).map_err(asm_err)?;
+                a.vfmadd231pd(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
+            }
+        }
+        Op::SplatQ { d, bits } => {
+            if bits == 0 {
+                a.vpxord(z(d)?, z(d)?, z(d)?).map_err(asm_err)?;
+            } else {
+                a.mov(rax, bits).map_err(asm_err)?;
+                a.vpbroadcastq(z(d)?, rax).map_err(asm_err)?;
             }
         }
         Op::Sqrt { d, a: x } => a.vsqrtps(z(d)?, z(x)?).map_err(asm_err)?,
@@ -346,6 +391,8 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
                 CmpKind::F32 => a.vcmpps(k(d)?, z(x)?, z(y)?, p),
                 CmpKind::I32 => a.vpcmpd(k(d)?, z(x)?, z(y)?, p),
                 CmpKind::U32 => a.vpcmpud(k(d)?, z(x)?, z(y)?, p),
+                CmpKind::F64 => a.vcmppd(k(d)?, z(x)?, z(y)?, p),
+                CmpKind::I64 => a.vpcmpq(k(d)?, z(x)?, z(y)?, p),
             }
             .map_err(asm_err)?;
         }
@@ -400,8 +447,13 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
                 "a memory operation outside a kernel entry".into(),
             ));
         }
-        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
-            return Err(WideError::Malformed("loop control in emit_op".into()));
+        Op::Loop
+        | Op::WhileAny { .. }
+        | Op::WhileCount { .. }
+        | Op::WhileEntry(_)
+        | Op::IfAny { .. }
+        | Op::EndIf => {
+            return Err(WideError::Malformed("control flow in emit_op".into()));
         }
         Op::Entry(_) => {
             return Err(WideError::Malformed(

@@ -23,8 +23,9 @@
 //! comparisons, selects, conversions between `int`, `uint` and `float`,
 //! `sqrt`, `fabs`, `fma` and the front end's contractions, `exp`, `exp2`,
 //! `exp10`, `log`, `log2`, `log10`, `rsqrt` and their `native_`/`half_`
-//! forms, `native_recip`, `native_divide`, `floor`, `ceil`, `trunc`,
-//! `rint`, `copysign`, `fmin`, `fmax`, `mad`, and
+//! forms, the double-precision routines of [`super::dmath`] (`sin`,
+//! `cos`, `erf`, `pow`, `atan2`…), `native_recip`, `native_divide`,
+//! `floor`, `ceil`, `trunc`, `rint`, `copysign`, `fmin`, `fmax`, `mad`, and
 //! `min`, `max`, `clamp` of floats and 32-bit integers; loads and stores
 //! of 4-byte elements through a
 //! `__global` or `__constant` pointer argument indexed by an `int` or
@@ -36,6 +37,7 @@
 //! calls, vectors, doubles or switches.
 
 use super::access::{self, Access, Check, MemoryPlan};
+use super::dmath;
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 use crate::abi::{launch_offsets, pack_site, ArgSlot};
@@ -1013,6 +1015,26 @@ impl Cx<'_> {
         let all =
             |c: Class| cls == Some(c) && args.iter().all(|a| class(self.func.ty(*a)) == Some(c));
         let (all_f32, all_i32, all_u32) = (all(Class::F32), all(Class::I32), all(Class::U32));
+        // The double-precision routines (`wide::dmath`), `pown`/`rootn`
+        // with an `int` second argument.
+        let base = name.math_base().name();
+        if cls == Some(Class::F32)
+            && dmath::FUNCTIONS.contains(&base)
+            && args.iter().enumerate().all(|(i, a)| {
+                let want = if dmath::int_arg(base, i) {
+                    Class::I32
+                } else {
+                    Class::F32
+                };
+                class(self.func.ty(*a)) == Some(want)
+            })
+        {
+            let v = args
+                .iter()
+                .map(|a| self.vec(*a))
+                .collect::<Lowered<Vec<V>>>()?;
+            return Ok(Val::V(dmath::float_fn(&mut self.p, base, &v)));
+        }
         let mut v = Vec::with_capacity(args.len());
         if all_f32 || all_i32 || all_u32 {
             for a in args {

@@ -1,8 +1,9 @@
 //! Math of the wide code as zmm instruction sequences: `exp`, `exp2`,
 //! `exp10`, `log`, `log2`, `log10`, OpenCL's `fmin`/`fmax`, and 32-bit
-//! integer division and remainder. Each routine appends the machine IR
-//! of its sequence to a [`Program`] and returns the value it computes;
-//! there are no calls and no branches, so a routine costs its
+//! integer division and remainder (the functions the Cranelift code
+//! evaluates in double are in [`super::dmath`]). Each routine appends the
+//! machine IR of its sequence to a [`Program`] and returns the value it
+//! computes; there are no calls and no branches, so a routine costs its
 //! instructions in every chunk.
 //!
 //! `exp` and `log` are the algorithms of the Cranelift code's `f32x4`

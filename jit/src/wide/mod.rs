@@ -24,6 +24,7 @@
 pub mod access;
 pub mod alloc;
 pub mod chunks;
+pub mod dmath;
 pub mod emit;
 pub mod entry;
 pub mod groups;
@@ -98,6 +99,26 @@ pub enum Bin {
     PackTruncD2I,
     /// As [`Bin::PackTruncD2I`], to unsigned integers (`vcvttpd2udq`).
     PackTruncD2U,
+    /// The lanes as eight doubles (`wide::dmath`): `vaddpd`, `vsubpd`,
+    /// `vmulpd`, and `vminpd`/`vmaxpd` (`b` when either is NaN, as
+    /// [`Bin::FMinX86`]). Under a mask, eight mask bits, one per double.
+    DAdd,
+    DSub,
+    DMul,
+    DMinX86,
+    DMaxX86,
+    /// The lanes as eight 64-bit integers: `vpaddq`, `vpsubq`, `vpandq`,
+    /// `vporq`, `vpxorq`, and shifts by `b`'s lanes (`vpsllvq`, `vpsrlvq`).
+    QAdd,
+    QSub,
+    QAnd,
+    QOr,
+    QXor,
+    QShl,
+    QShr,
+    /// The eight doubles of `a` rounded to floats in lanes 0–7, those of
+    /// `b` in lanes 8–15 (`vcvtpd2ps`). Not for [`Op::BinMasked`].
+    PackD2F,
 }
 
 /// A lane-wise operation of one source ([`Op::Un`]).
@@ -121,6 +142,16 @@ pub enum Un {
     U2DLow,
     /// Lanes 8–15 as unsigned integers, converted to eight doubles.
     U2DHigh,
+    /// Lanes 0–7 as floats, converted to eight doubles (`vcvtps2pd`).
+    F2DLow,
+    /// Lanes 8–15 as floats, converted to eight doubles.
+    F2DHigh,
+    /// `vrndscalepd`: the doubles rounded to integers, ties to even, or
+    /// towards zero.
+    DRoundEven,
+    DTrunc,
+    /// `vsqrtpd`.
+    DSqrt,
 }
 
 /// How [`Op::Compare2`] compares the lanes.
@@ -133,6 +164,12 @@ pub enum CmpKind {
     I32,
     /// `vpcmpud`, unsigned, the same predicates.
     U32,
+    /// `vcmppd` of eight doubles (the predicates of [`CmpKind::F32`]):
+    /// eight mask bits.
+    F64,
+    /// `vpcmpq` of eight signed 64-bit integers (those of
+    /// [`CmpKind::I32`]).
+    I64,
 }
 
 /// A lane-wise conversion.
@@ -351,6 +388,26 @@ pub enum Op {
         step: i32,
         count: Arg,
     },
+    /// Every 64-bit lane the constant bits (eight doubles).
+    SplatQ {
+        d: V,
+        bits: u64,
+    },
+    /// `d = a * b + c` of eight doubles, rounded once.
+    FmaD {
+        d: V,
+        a: V,
+        b: V,
+        c: V,
+    },
+    /// Start of a region of straight-line code that runs only when a lane
+    /// of `k` is set (a cold path), ended by [`Op::EndIf`]. Values
+    /// written in it keep their old versions when it is skipped; a value
+    /// first written in it must not be read after it. `regalloc2` only.
+    IfAny {
+        k: K,
+    },
+    EndIf,
     /// A kernel entry's own scalar code between the body's operations
     /// (`entry`: the group, row and chunk loops around the body); no
     /// vector or mask operand.
@@ -524,6 +581,15 @@ impl Op {
             Op::Loop => Op::Loop,
             Op::WhileAny { k: m } => Op::WhileAny { k: k(m) },
             Op::WhileCount { arg, step, count } => Op::WhileCount { arg, step, count },
+            Op::SplatQ { d, bits } => Op::SplatQ { d: v(d), bits },
+            Op::IfAny { k: m } => Op::IfAny { k: k(m) },
+            Op::EndIf => Op::EndIf,
+            Op::FmaD { d, a, b, c } => Op::FmaD {
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                c: v(c),
+            },
             Op::Entry(s) => Op::Entry(s),
             Op::WhileEntry(l) => Op::WhileEntry(l),
         }
@@ -540,6 +606,8 @@ pub struct Program {
     next_k: u32,
     /// The values of [`Program::constant`], by their bits.
     constants: std::collections::HashMap<u32, V>,
+    /// The values of [`Program::constant_q`], by their bits.
+    constants_q: std::collections::HashMap<u64, V>,
 }
 
 impl Program {
@@ -564,6 +632,7 @@ impl Program {
             next_v: v,
             next_k: k,
             constants: Default::default(),
+            constants_q: Default::default(),
         }
     }
 
@@ -608,6 +677,17 @@ impl Program {
         let d = self.v();
         self.push(Op::Splat { d, bits });
         self.constants.insert(bits, d);
+        d
+    }
+
+    /// Every 64-bit lane the constant bits, shared as [`Program::constant`].
+    pub fn constant_q(&mut self, bits: u64) -> V {
+        if let Some(v) = self.constants_q.get(&bits) {
+            return *v;
+        }
+        let d = self.v();
+        self.push(Op::SplatQ { d, bits });
+        self.constants_q.insert(bits, d);
         d
     }
 

@@ -46,6 +46,12 @@ enum MInst {
         latch: usize,
         exit: usize,
     },
+    /// An [`Op::IfAny`]: on into its region (the next block) when a lane
+    /// of the mask is set, to `skip` otherwise.
+    Skip {
+        op: Op,
+        skip: usize,
+    },
     Ret,
 }
 
@@ -92,7 +98,7 @@ impl Function for Func {
     fn is_branch(&self, insn: Inst) -> bool {
         matches!(
             self.insts[insn.index()],
-            MInst::Jump { .. } | MInst::Test { .. }
+            MInst::Jump { .. } | MInst::Test { .. } | MInst::Skip { .. }
         )
     }
     fn branch_blockparams(&self, _block: Block, insn: Inst, _succ_idx: usize) -> &[VReg] {
@@ -267,6 +273,28 @@ impl Builder {
                         Operand::reg_use(y),
                         Operand::reg_use(z),
                         Operand::reg_reuse_def(r, tied),
+                    ],
+                )
+            }
+            Op::SplatQ { d, bits } => {
+                let r = self.def_v(d);
+                (Op::SplatQ { d: vv(r), bits }, vec![Operand::reg_def(r)])
+            }
+            Op::FmaD { d, a, b, c } => {
+                let (x, y, z) = (self.use_v(a)?, self.use_v(b)?, self.use_v(c)?);
+                let r = self.def_v(d);
+                (
+                    Op::FmaD {
+                        d: vv(r),
+                        a: vv(x),
+                        b: vv(y),
+                        c: vv(z),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_use(z),
+                        Operand::reg_reuse_def(r, 2),
                     ],
                 )
             }
@@ -523,8 +551,13 @@ impl Builder {
                 )
             }
             Op::Entry(step) => (Op::Entry(step), Vec::new()),
-            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
-                return Err(WideError::Malformed("loop control as an operation".into()));
+            Op::Loop
+            | Op::WhileAny { .. }
+            | Op::WhileCount { .. }
+            | Op::WhileEntry(_)
+            | Op::IfAny { .. }
+            | Op::EndIf => {
+                return Err(WideError::Malformed("control flow as an operation".into()));
             }
         };
         self.push(MInst::Op(renamed), operands, Vec::new());
@@ -575,6 +608,8 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Broadcast { d, .. }
         | Op::Bin { d, .. }
         | Op::Fma { d, .. }
+        | Op::FmaD { d, .. }
+        | Op::SplatQ { d, .. }
         | Op::Sqrt { d, .. }
         | Op::IntToFloat { d, .. }
         | Op::Copy { d, .. }
@@ -598,6 +633,47 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::RunningLanes { d } => (vec![], vec![d.0]),
         _ => (vec![], vec![]),
     }
+}
+
+/// A skipped region being built ([`Op::IfAny`]): the index of its
+/// `Skip`, the block that ends with it, and the values it writes that
+/// were live before it with their versions then.
+struct OpenSkip {
+    inst: usize,
+    block: usize,
+    carried_v: Vec<(u32, VReg)>,
+    carried_k: Vec<(u32, VReg)>,
+    /// Written in the region, not live before it: not readable after.
+    local_v: Vec<u32>,
+    local_k: Vec<u32>,
+}
+
+/// The values and masks written between `ops[from]` (an `IfAny`) and its
+/// `EndIf`.
+fn written_in_region(ops: &[Op], from: usize) -> (Vec<u32>, Vec<u32>) {
+    let (mut vs, mut ks) = (Vec::new(), Vec::new());
+    let mut depth = 0;
+    for op in &ops[from + 1..] {
+        match op {
+            Op::IfAny { .. } => depth += 1,
+            Op::EndIf if depth == 0 => break,
+            Op::EndIf => depth -= 1,
+            _ => {
+                let (v, k) = written(op);
+                vs.extend(
+                    v.into_iter()
+                        .filter(|x| !vs.contains(x))
+                        .collect::<Vec<_>>(),
+                );
+                ks.extend(
+                    k.into_iter()
+                        .filter(|x| !ks.contains(x))
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
+    }
+    (vs, ks)
 }
 
 /// The index of the last operation of `ops` naming each value (reading
@@ -653,6 +729,7 @@ fn build(p: &Program) -> Result<Func, WideError> {
         at: 0,
     };
     let mut open: Vec<OpenLoop> = Vec::new();
+    let mut skips: Vec<OpenSkip> = Vec::new();
     // Edges as (from block, to block), gathered then turned into lists.
     let mut edges: Vec<(usize, usize)> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
@@ -741,6 +818,91 @@ fn build(p: &Program) -> Result<Func, WideError> {
                 b.end_block(Vec::new());
                 b.depth -= 1;
             }
+            Op::IfAny { k } => {
+                let (wv, wk) = written_in_region(ops, i);
+                let m = b.use_k(*k)?;
+                let block = b.f.blocks.len();
+                skips.push(OpenSkip {
+                    inst: b.f.insts.len(),
+                    block,
+                    carried_v: wv
+                        .iter()
+                        .filter_map(|v| b.cur_v.get(v).map(|r| (*v, *r)))
+                        .collect(),
+                    carried_k: wk
+                        .iter()
+                        .filter_map(|k| b.cur_k.get(k).map(|r| (*k, *r)))
+                        .collect(),
+                    local_v: wv
+                        .iter()
+                        .copied()
+                        .filter(|v| !b.cur_v.contains_key(v))
+                        .collect(),
+                    local_k: wk
+                        .iter()
+                        .copied()
+                        .filter(|k| !b.cur_k.contains_key(k))
+                        .collect(),
+                });
+                let op = Op::IfAny {
+                    k: K(m.vreg() as u32),
+                };
+                b.push(
+                    MInst::Skip { op, skip: 0 },
+                    vec![Operand::reg_use(m)],
+                    Vec::new(),
+                );
+                edges.push((block, block + 1));
+                b.end_block(Vec::new());
+            }
+            Op::EndIf => {
+                let s = skips
+                    .pop()
+                    .ok_or_else(|| WideError::Malformed("a region end without a start".into()))?;
+                // The region's end and the skip block both go to the join
+                // block, which takes the carried values as parameters.
+                let end = b.f.blocks.len();
+                let (skip, join) = (end + 1, end + 2);
+                let args: Vec<VReg> = s
+                    .carried_v
+                    .iter()
+                    .map(|(v, _)| b.cur_v[v])
+                    .chain(s.carried_k.iter().map(|(k, _)| b.cur_k[k]))
+                    .collect();
+                b.push(MInst::Jump { to: join }, Vec::new(), args);
+                edges.push((end, join));
+                b.end_block(Vec::new());
+                let before: Vec<VReg> = s
+                    .carried_v
+                    .iter()
+                    .map(|(_, r)| *r)
+                    .chain(s.carried_k.iter().map(|(_, r)| *r))
+                    .collect();
+                b.push(MInst::Jump { to: join }, Vec::new(), before);
+                edges.push((skip, join));
+                edges.push((s.block, skip));
+                if let MInst::Skip { skip: to, .. } = &mut b.f.insts[s.inst] {
+                    *to = skip;
+                }
+                let mut params = Vec::new();
+                for (v, _) in &s.carried_v {
+                    let r = b.fresh(RegClass::Float);
+                    b.cur_v.insert(*v, r);
+                    params.push(r);
+                }
+                for (k, _) in &s.carried_k {
+                    let r = b.fresh(RegClass::Vector);
+                    b.cur_k.insert(*k, r);
+                    params.push(r);
+                }
+                for v in &s.local_v {
+                    b.cur_v.remove(v);
+                }
+                for k in &s.local_k {
+                    b.cur_k.remove(k);
+                }
+                b.end_block(params);
+            }
             _ => {
                 b.at = i;
                 b.op(op)?
@@ -749,6 +911,9 @@ fn build(p: &Program) -> Result<Func, WideError> {
     }
     if !open.is_empty() {
         return Err(WideError::Malformed("loop without an end".into()));
+    }
+    if !skips.is_empty() {
+        return Err(WideError::Malformed("a region without an end".into()));
     }
     b.push(MInst::Ret, Vec::new(), Vec::new());
     let end = b.f.insts.len();
@@ -1014,6 +1179,14 @@ pub(crate) fn emit_allocated(
                                 _ => return Err(WideError::Malformed("a test".into())),
                             }
                             a.jz(labels[*exit]).map_err(asm_err)?;
+                        }
+                        MInst::Skip { op, skip } => {
+                            let Op::IfAny { k } = *op else {
+                                return Err(WideError::Malformed("a region's test".into()));
+                            };
+                            let km = k_reg(phys(k.0) as u8)?;
+                            a.kortestw(km, km).map_err(asm_err)?;
+                            a.jz(labels[*skip]).map_err(asm_err)?;
                         }
                         MInst::Ret => {
                             if at.release_frame > 0 {

@@ -1,0 +1,984 @@
+//! The wide code's transcendental functions other than `exp` and `log`:
+//! the algorithms of the Cranelift code's double-precision routines
+//! (`lower/builtins/vmath.rs`) on zmm registers of eight doubles.
+//!
+//! Each of the chunk's two halves of eight floats is widened to doubles
+//! (exactly), the function is evaluated there by the same reduction,
+//! polynomials, constants and special-case selects, in the same order of
+//! operations (FMA where the Cranelift code fuses, as it does on a host
+//! with FMA, which every AVX-512 CPU has), and the two halves are rounded
+//! back to floats once. Double arithmetic is correctly rounded, so each
+//! lane's result is the Cranelift code's to the bit (NaN payloads aside:
+//! x86 keeps the first NaN operand's, and the operand orders differ), and
+//! its error against the OpenCL bounds is the one measured for that code
+//! (`docs/builtins.md`). `pow` and `powr`, which the Cranelift code calls
+//! per lane from the platform's library, use `pown`'s routine here
+//! (`powr` its `|x|^y` part).
+//!
+//! One more difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf),
+//! where the three-part π/2 of the common reduction is not exact enough.
+//! The Cranelift code branches to a per-lane call of the platform's `sin`;
+//! the wide code has no calls: a chunk with such a lane runs a skipped
+//! region ([`Op::IfAny`]) that reduces its lanes exactly, without a table
+//! (`D::huge_reduce`): `x` has 24 significant bits, so its products with
+//! 29-bit pieces of 2/π are exact doubles, each taken modulo 4 exactly,
+//! summed with their rounding errors kept. The lanes past 2^20 take that
+//! reduction into the same polynomials; their results are within the
+//! bound and, over the sweep of `jit/tests/wide_math.rs`, the platform's.
+
+use super::{Bin, CmpKind, Op, Program, Un, K, V};
+use std::f64::consts::{FRAC_PI_2, LN_2, PI};
+
+/// `vcmppd` predicates.
+const EQ: u8 = 0;
+const LT: u8 = 1;
+const LE: u8 = 2;
+const UNORD: u8 = 3;
+const NEQ: u8 = 4;
+const GT: u8 = 14;
+
+/// Beyond this the common trig reduction is not exact enough.
+const TRIG_FAST_LIMIT: f64 = 1_048_576.0;
+/// 1.5·2^52: adding it leaves an integer-valued double in the low bits.
+const MAGIC: f64 = 6_755_399_441_055_744.0;
+/// ln 2 split so that `n·LN2_HI` is exact for |n| < 2^11.
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+/// π/2 in three parts, the first two with 33 significant bits.
+const PIO2_1: f64 = 1.570_796_326_734_125_6;
+const PIO2_2: f64 = 6.077_100_506_303_966e-11;
+const PIO2_3: f64 = 2.022_266_248_795_950_6e-21;
+const SIGN: u64 = 1 << 63;
+
+/// The first 240 bits of 2/π, 24 to a word.
+const TWO_OVER_PI: [u32; 10] = [
+    0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163,
+    0xABDEBB,
+];
+/// Pieces of 2/π of this many bits: a float's 24-bit significand times
+/// one is exact in double.
+const PIECE_BITS: u32 = 29;
+/// Enough pieces for |x| < 2^128: the lanes' products with the pieces
+/// that matter after the multiples of 4 drop out (see [`D::huge_reduce`]).
+const PIECES: u32 = 7;
+
+/// The functions of this module (OpenCL names, after `native_`/`half_`).
+pub const FUNCTIONS: &[&str] = &[
+    "sin", "cos", "tan", "sinpi", "cospi", "tanpi", "expm1", "log1p", "pown", "rootn", "pow",
+    "powr", "atan", "atan2", "asin", "acos", "atanpi", "atan2pi", "asinpi", "acospi", "sinh",
+    "cosh", "tanh", "erf", "erfc", "cbrt", "hypot",
+];
+
+/// Whether argument `i` of `name` is an `int` (the rest are floats).
+pub fn int_arg(name: &str, i: usize) -> bool {
+    matches!(name, "pown" | "rootn") && i == 1
+}
+
+/// `1/n!` for n = 0..=20.
+fn inv_fact(n: usize) -> f64 {
+    (1..=n).fold(1.0, |acc, k| acc / k as f64)
+}
+
+/// Bits `from..from + n` (n ≤ 32) of the fraction of 2/π, as an integer.
+fn two_over_pi_bits(from: u32, n: u32) -> u64 {
+    (from..from + n).fold(0u64, |acc, b| {
+        let w = TWO_OVER_PI[(b / 24) as usize];
+        acc << 1 | u64::from(w >> (23 - b % 24) & 1)
+    })
+}
+
+/// `name` of the 16 lanes `args` (floats, or `int`s where [`int_arg`]):
+/// both halves widened to doubles, evaluated side by side (each operation
+/// on the low half, then on the high half, so that the two chains overlap
+/// and each constant serves both at once), rounded back.
+pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
+    let wide: Vec<P> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let (lo, hi) = if int_arg(name, i) {
+                (Un::I2DLow, Un::I2DHigh)
+            } else {
+                (Un::F2DLow, Un::F2DHigh)
+            };
+            P([p.un(lo, *a), p.un(hi, *a)])
+        })
+        .collect();
+    let r = D { p, cold: false }.math(name, &wide);
+    p.bin(Bin::PackD2F, r.0[0], r.0[1])
+}
+
+/// A value of the chunk as two zmm registers of eight doubles.
+#[derive(Clone, Copy, Debug)]
+struct P([V; 2]);
+
+/// The masks of the two halves (eight bits each).
+#[derive(Clone, Copy, Debug)]
+struct M([K; 2]);
+
+/// Emits double-precision operations into a program.
+struct D<'a> {
+    p: &'a mut Program,
+    /// Inside an [`Op::IfAny`] region: constants are this region's own
+    /// (the program's shared ones must be written on every path).
+    cold: bool,
+}
+
+impl D<'_> {
+    fn k(&mut self, x: f64) -> P {
+        self.ik(x.to_bits())
+    }
+
+    fn ik(&mut self, bits: u64) -> P {
+        if self.cold {
+            let d = self.p.v();
+            self.p.push(Op::SplatQ { d, bits });
+            return P([d, d]);
+        }
+        let d = self.p.constant_q(bits);
+        P([d, d])
+    }
+
+    fn bin(&mut self, op: Bin, a: P, b: P) -> P {
+        P([0, 1].map(|h| self.p.bin(op, a.0[h], b.0[h])))
+    }
+
+    fn add(&mut self, a: P, b: P) -> P {
+        self.bin(Bin::DAdd, a, b)
+    }
+
+    fn sub(&mut self, a: P, b: P) -> P {
+        self.bin(Bin::DSub, a, b)
+    }
+
+    fn mul(&mut self, a: P, b: P) -> P {
+        self.bin(Bin::DMul, a, b)
+    }
+
+    fn div(&mut self, a: P, b: P) -> P {
+        self.bin(Bin::DDiv, a, b)
+    }
+
+    fn fma(&mut self, a: P, b: P, c: P) -> P {
+        P([0, 1].map(|h| {
+            let d = self.p.v();
+            self.p.push(Op::FmaD {
+                d,
+                a: a.0[h],
+                b: b.0[h],
+                c: c.0[h],
+            });
+            d
+        }))
+    }
+
+    /// `min(x, c)` for a constant `c`, NaN `x` kept (`vminpd` returns its
+    /// second operand when either is NaN).
+    fn min_k(&mut self, x: P, c: f64) -> P {
+        let c = self.k(c);
+        self.bin(Bin::DMinX86, c, x)
+    }
+
+    fn max_k(&mut self, x: P, c: f64) -> P {
+        let c = self.k(c);
+        self.bin(Bin::DMaxX86, c, x)
+    }
+
+    fn un(&mut self, op: Un, x: P) -> P {
+        P([0, 1].map(|h| self.p.un(op, x.0[h])))
+    }
+
+    fn nearest(&mut self, x: P) -> P {
+        self.un(Un::DRoundEven, x)
+    }
+
+    fn trunc(&mut self, x: P) -> P {
+        self.un(Un::DTrunc, x)
+    }
+
+    fn sqrt(&mut self, x: P) -> P {
+        self.un(Un::DSqrt, x)
+    }
+
+    fn neg(&mut self, x: P) -> P {
+        let s = self.ik(SIGN);
+        self.bin(Bin::QXor, x, s)
+    }
+
+    fn abs(&mut self, x: P) -> P {
+        let m = self.ik(!SIGN);
+        self.bin(Bin::QAnd, x, m)
+    }
+
+    fn cmp_kind(&mut self, kind: CmpKind, pred: u8, a: P, b: P) -> M {
+        M([0, 1].map(|h| {
+            let d = self.p.k();
+            self.p.push(Op::Compare2 {
+                kind,
+                pred,
+                d,
+                a: a.0[h],
+                b: b.0[h],
+            });
+            d
+        }))
+    }
+
+    fn cmp(&mut self, pred: u8, a: P, b: P) -> M {
+        self.cmp_kind(CmpKind::F64, pred, a, b)
+    }
+
+    fn cmp_k(&mut self, pred: u8, a: P, c: f64) -> M {
+        let c = self.k(c);
+        self.cmp(pred, a, c)
+    }
+
+    fn kop(&mut self, f: fn(K, K, K) -> Op, a: M, b: M) -> M {
+        M([0, 1].map(|h| {
+            let d = self.p.k();
+            self.p.push(f(d, a.0[h], b.0[h]));
+            d
+        }))
+    }
+
+    fn kand(&mut self, a: M, b: M) -> M {
+        self.kop(|d, a, b| Op::KAnd { d, a, b }, a, b)
+    }
+
+    fn kor(&mut self, a: M, b: M) -> M {
+        self.kop(|d, a, b| Op::KOr { d, a, b }, a, b)
+    }
+
+    /// `a & !b`.
+    fn kand_not(&mut self, a: M, b: M) -> M {
+        self.kop(|d, a, b| Op::KAndNot { d, a, b }, a, b)
+    }
+
+    /// `d = k ? x : d` per double: a merge-masked `vporq` of `x` onto `d`.
+    fn merge(&mut self, k: M, d: P, x: P) {
+        for h in 0..2 {
+            self.p.push(Op::BinMasked {
+                op: Bin::QOr,
+                d: d.0[h],
+                a: x.0[h],
+                b: x.0[h],
+                k: k.0[h],
+            });
+        }
+    }
+
+    /// A new value equal to `x` (a renaming), to be written again.
+    fn copy(&mut self, x: P) -> P {
+        P([0, 1].map(|h| {
+            let d = self.p.v();
+            self.p.push(Op::Copy { d, a: x.0[h] });
+            d
+        }))
+    }
+
+    /// `k ? x : y` per double.
+    fn pick(&mut self, k: M, x: P, y: P) -> P {
+        let d = self.copy(y);
+        self.merge(k, d, x);
+        d
+    }
+
+    /// Lanes whose sign bit is set (also for ±0 and NaN).
+    fn dneg(&mut self, x: P) -> M {
+        let s = self.ik(SIGN);
+        let m = self.bin(Bin::QAnd, x, s);
+        self.cmp_kind(CmpKind::I64, 0, m, s)
+    }
+
+    /// `|mag|` with the sign of `s`.
+    fn copysign(&mut self, mag: P, s: P) -> P {
+        let a = self.abs(mag);
+        let k = self.ik(SIGN);
+        let sign = self.bin(Bin::QAnd, s, k);
+        self.bin(Bin::QOr, a, sign)
+    }
+
+    fn neg_if(&mut self, c: M, x: P) -> P {
+        let n = self.neg(x);
+        self.pick(c, n, x)
+    }
+
+    fn nan(&mut self) -> P {
+        self.k(f64::NAN)
+    }
+
+    /// `2^n` for an integer-valued `n` with |n| < 1022.
+    fn pow2i(&mut self, n: P) -> P {
+        let m = self.k(MAGIC);
+        let t = self.add(n, m);
+        let bias = self.ik(1023);
+        let e = self.bin(Bin::QAdd, t, bias);
+        let s = self.ik(52);
+        self.bin(Bin::QShl, e, s)
+    }
+
+    /// `c0 + c1·x + c2·x² + …` (Horner, fused).
+    fn poly(&mut self, x: P, c: &[f64]) -> P {
+        let mut acc = self.k(c[c.len() - 1]);
+        for k in c[..c.len() - 1].iter().rev() {
+            let kk = self.k(*k);
+            acc = self.fma(acc, x, kk);
+        }
+        acc
+    }
+
+    /// `(s, q)` with `e^t = s·(1 + q)` (vmath.rs's `exp_parts`).
+    fn exp_parts(&mut self, t: P) -> (P, P) {
+        let t = self.min_k(t, 700.0);
+        let t = self.max_k(t, -700.0);
+        let l2e = self.k(std::f64::consts::LOG2_E);
+        let nf = self.mul(t, l2e);
+        let n = self.nearest(nf);
+        let c_hi = self.k(LN2_HI);
+        let c_lo = self.k(LN2_LO);
+        let a = self.mul(n, c_hi);
+        let r = self.sub(t, a);
+        let b = self.mul(n, c_lo);
+        let r = self.sub(r, b);
+        let c: Vec<f64> = (1..=9).map(inv_fact).collect();
+        let p = self.poly(r, &c);
+        let q = self.mul(r, p);
+        (self.pow2i(n), q)
+    }
+
+    fn exp_d(&mut self, t: P) -> P {
+        let (s, q) = self.exp_parts(t);
+        let sq = self.mul(s, q);
+        self.add(s, sq)
+    }
+
+    fn expm1_d(&mut self, t: P) -> P {
+        let (s, q) = self.exp_parts(t);
+        let sq = self.mul(s, q);
+        let one = self.k(1.0);
+        let sm = self.sub(s, one);
+        self.add(sq, sm)
+    }
+
+    /// `(e, lm)` with `y = 2^e·m`, `lm = ln m`, `m ∈ [√½, √2)`.
+    fn log_parts(&mut self, y: P) -> (P, P) {
+        let s52 = self.ik(52);
+        let eb = self.bin(Bin::QShr, y, s52);
+        let exp_one = self.ik(0x4330_0000_0000_0000);
+        let ef = self.bin(Bin::QOr, eb, exp_one);
+        let k = self.k((1u64 << 52) as f64 + 1023.0);
+        let e = self.sub(ef, k);
+        let mm = self.ik(0x000F_FFFF_FFFF_FFFF);
+        let mant = self.bin(Bin::QAnd, y, mm);
+        let one_bits = self.ik(0x3FF0_0000_0000_0000);
+        let m = self.bin(Bin::QOr, mant, one_bits);
+        let big = self.cmp_k(GT, m, std::f64::consts::SQRT_2);
+        let half = self.k(0.5);
+        let mh = self.mul(m, half);
+        let m = self.pick(big, mh, m);
+        let one = self.k(1.0);
+        let zero = self.k(0.0);
+        let inc = self.pick(big, one, zero);
+        let e = self.add(e, inc);
+        let num = self.sub(m, one);
+        let den = self.add(m, one);
+        let s = self.div(num, den);
+        let z = self.mul(s, s);
+        let c: Vec<f64> = (0..7).map(|k| 2.0 / (2 * k + 1) as f64).collect();
+        let p = self.poly(z, &c);
+        (e, self.mul(s, p))
+    }
+
+    /// The special cases of the logarithms (C99 Annex F).
+    fn log_specials(&mut self, y: P, r: P) -> P {
+        let zero = self.cmp_k(EQ, y, 0.0);
+        let ninf = self.k(f64::NEG_INFINITY);
+        let r = self.pick(zero, ninf, r);
+        let inf = self.cmp_k(EQ, y, f64::INFINITY);
+        let r = self.pick(inf, y, r);
+        let neg = self.cmp_k(LT, y, 0.0);
+        let nan = self.nan();
+        let r = self.pick(neg, nan, r);
+        let un = self.cmp(UNORD, y, y);
+        self.pick(un, y, r)
+    }
+
+    /// Base-2 logarithm (the part of vmath.rs's `log_d` `pow` uses).
+    fn log2_d(&mut self, y: P) -> P {
+        let (e, lm) = self.log_parts(y);
+        let k = self.k(std::f64::consts::LOG2_E);
+        let a = self.mul(lm, k);
+        let r = self.add(e, a);
+        self.log_specials(y, r)
+    }
+
+    fn log1p_d(&mut self, x: P) -> P {
+        let one = self.k(1.0);
+        let u = self.add(one, x);
+        let ax = self.abs(x);
+        let small = self.cmp_k(LE, ax, 1.0);
+        let a = self.sub(one, u);
+        let a = self.add(a, x);
+        let b = self.sub(x, u);
+        let b = self.add(b, one);
+        let c = self.pick(small, a, b);
+        let (e, lm) = self.log_parts(u);
+        let hi = self.k(LN2_HI);
+        let lo = self.k(LN2_LO);
+        let p = self.mul(e, hi);
+        let q = self.mul(e, lo);
+        let cu = self.div(c, u);
+        let q = self.add(q, cu);
+        let q = self.add(q, lm);
+        let r = self.add(p, q);
+        let r = self.log_specials(u, r);
+        let z = self.cmp_k(EQ, x, 0.0);
+        self.pick(z, x, r)
+    }
+
+    /// `(k, r)` with `x = k·π/2 + r`, |r| ≤ π/4 (for |x| ≤ 2^20).
+    fn trig_reduce(&mut self, x: P) -> (P, P) {
+        let k2 = self.k(2.0 / PI);
+        let t = self.mul(x, k2);
+        let k = self.nearest(t);
+        let mut r = x;
+        for c in [PIO2_1, PIO2_2, PIO2_3] {
+            let cc = self.k(c);
+            let p = self.mul(k, cc);
+            r = self.sub(r, p);
+        }
+        (k, r)
+    }
+
+    /// `(s, c)` with `s + c` the sum of two floats `a + b` exactly
+    /// (Knuth's two-sum).
+    fn two_sum(&mut self, a: P, b: P) -> (P, P) {
+        let s = self.add(a, b);
+        let bb = self.sub(s, a);
+        let ab = self.sub(s, bb);
+        let e1 = self.sub(a, ab);
+        let e2 = self.sub(b, bb);
+        (s, self.add(e1, e2))
+    }
+
+    /// `(k, r)` with `x = k·π/2 + r`, |r| ≲ π/4, for every finite `x` of a
+    /// float (NaN for ±inf), exactly enough for |x| up to 2^128.
+    ///
+    /// `x = M·2^s` with `M < 2^24`; 2/π is `Σ c_i`, `c_i` 29 bits of it
+    /// (bits `29i + 1 …` after the point). Each `x·c_i` is exact, and so
+    /// is `g_i`, its remainder modulo 4 in [-2, 2] (`x·c_i - 4·round(x·c_i
+    /// / 4)`, exact because `x·c_i` has at most 53 bits): the pieces whose
+    /// products are multiples of 4 (`s ≥ 29(i+1) + 2`) give exact zeros.
+    /// The first nonzero `g_i` has bits down to 2^-27, the next three
+    /// reach 2^-114 and the rest stay below 2^-62 (in quarter turns), so
+    /// seven pieces cover |x| < 2^128. No float is closer than 2^-29.86
+    /// quarter turns to a multiple of π/2 (the closest is 16367173·2^72,
+    /// found from the continued fractions of 2^s·2/π for every exponent),
+    /// so what is dropped stays below 2^-32 of the reduced argument. The
+    /// `g_i` are summed with two-sums (the sum
+    /// in `h`, its rounding errors in `l`), `k` is `h` rounded, and `(h -
+    /// k) + l` quarter turns become radians in double-double.
+    fn huge_reduce(&mut self, x: P) -> (P, P) {
+        let quarter = self.k(0.25);
+        let minus4 = self.k(-4.0);
+        let mut h = None;
+        let mut l = None;
+        for i in 0..PIECES {
+            let bits = two_over_pi_bits(i * PIECE_BITS, PIECE_BITS);
+            let c = bits as f64 * 2f64.powi(-((PIECE_BITS * (i + 1)) as i32));
+            let c = self.k(c);
+            let p = self.mul(x, c);
+            let p4 = self.mul(p, quarter);
+            let q = self.nearest(p4);
+            let g = self.fma(q, minus4, p);
+            match (h, l) {
+                (None, _) => h = Some(g),
+                (Some(hh), ll) => {
+                    let (s, e) = self.two_sum(hh, g);
+                    h = Some(s);
+                    l = Some(match ll {
+                        None => e,
+                        Some(ll) => self.add(ll, e),
+                    });
+                }
+            }
+        }
+        let (h, l) = (h.expect("pieces"), l.expect("pieces"));
+        let k = self.nearest(h);
+        let f = self.sub(h, k);
+        // f + l as fh + fl (|f| ≥ |l|: f is at least 2^-30, l below 2^-49).
+        let fh = self.add(f, l);
+        let back = self.sub(f, fh);
+        let fl = self.add(back, l);
+        // (fh + fl)·π/2 with π/2 = P1 + P2.
+        let p1 = self.k(FRAC_PI_2);
+        let p2 = self.k(6.123_233_995_736_766e-17);
+        let rh = self.mul(fh, p1);
+        let nrh = self.neg(rh);
+        let err = self.fma(fh, p1, nrh);
+        let lo = self.mul(fl, p1);
+        let lo = self.fma(fh, p2, lo);
+        let lo = self.add(err, lo);
+        (k, self.add(rh, lo))
+    }
+
+    /// `(sin r, cos r)` for |r| ≤ π/4.
+    fn sincos_poly(&mut self, r: P) -> (P, P) {
+        let z = self.mul(r, r);
+        let sign = |k: usize, v: f64| if k % 2 == 1 { -v } else { v };
+        let sc: Vec<f64> = (0..7).map(|k| sign(k, inv_fact(2 * k + 1))).collect();
+        let cc: Vec<f64> = (0..8).map(|k| sign(k, inv_fact(2 * k))).collect();
+        let sp = self.poly(z, &sc);
+        let s = self.mul(r, sp);
+        let c = self.poly(z, &cc);
+        (s, c)
+    }
+
+    /// sin, cos or tan (`which` 0, 1, 2) of `k·π/2 + r`.
+    fn trig_from(&mut self, k: P, r: P, which: u32) -> P {
+        let (s, c) = self.sincos_poly(r);
+        let kk = if which == 1 {
+            let one = self.k(1.0);
+            self.add(k, one)
+        } else {
+            k
+        };
+        let m = self.k(MAGIC);
+        let kb = self.add(kk, m);
+        let zero = self.ik(0);
+        let bit0 = self.ik(1);
+        let odd = self.bin(Bin::QAnd, kb, bit0);
+        let even = self.cmp_kind(CmpKind::I64, 0, odd, zero);
+        let two = self.ik(2);
+        let q2 = self.bin(Bin::QAnd, kb, two);
+        let s62 = self.ik(62);
+        let flip = self.bin(Bin::QShl, q2, s62);
+        if which == 2 {
+            let t = self.div(s, c);
+            let nc = self.neg(c);
+            let ct = self.div(nc, s);
+            let inf = self.k(f64::INFINITY);
+            let pole = self.bin(Bin::QXor, inf, flip);
+            let s0 = self.cmp_k(EQ, s, 0.0);
+            let ct = self.pick(s0, pole, ct);
+            return self.pick(even, t, ct);
+        }
+        let v = self.pick(even, s, c);
+        self.bin(Bin::QXor, v, flip)
+    }
+
+    /// The reduction of |x| > 2^20 and ±inf ([`Self::huge_reduce`]) is a
+    /// region of its own, run only when one of the chunk's lanes needs it.
+    fn trig_d(&mut self, x: P, which: u32) -> P {
+        let (k0, r0) = self.trig_reduce(x);
+        let ax = self.abs(x);
+        let huge = self.cmp_k(GT, ax, TRIG_FAST_LIMIT);
+        let (k, r) = (self.copy(k0), self.copy(r0));
+        let any = self.p.k();
+        self.p.push(Op::KOr {
+            d: any,
+            a: huge.0[0],
+            b: huge.0[1],
+        });
+        self.p.push(Op::IfAny { k: any });
+        self.cold = true;
+        let (hk, hr) = self.huge_reduce(x);
+        self.merge(huge, k, hk);
+        self.merge(huge, r, hr);
+        self.cold = false;
+        self.p.push(Op::EndIf);
+        let v = self.trig_from(k, r, which);
+        if which == 1 {
+            v
+        } else {
+            let z = self.cmp_k(EQ, x, 0.0);
+            self.pick(z, x, v)
+        }
+    }
+
+    /// sinpi / cospi / tanpi: the reduction `x = k/2 + r` is exact.
+    fn trigpi_d(&mut self, x0: P, which: u32) -> P {
+        let half = self.k(0.5);
+        let h = self.mul(x0, half);
+        let th = self.trunc(h);
+        let two = self.k(2.0);
+        let t2 = self.mul(th, two);
+        let x = self.sub(x0, t2);
+        let x2 = self.mul(x, two);
+        let k = self.nearest(x2);
+        let kh = self.mul(k, half);
+        let r = self.sub(x, kh);
+        let pi = self.k(PI);
+        let r = self.mul(r, pi);
+        let v = self.trig_from(k, r, which);
+        let ax = self.abs(x0);
+        let inf = self.cmp_k(EQ, ax, f64::INFINITY);
+        let nan = self.nan();
+        let v = self.pick(inf, nan, v);
+        let z = self.cmp_k(EQ, v, 0.0);
+        let zero = self.k(0.0);
+        let signed_zero = match which {
+            1 => zero,
+            0 => self.copysign(zero, x0),
+            _ => {
+                let sz = self.copysign(zero, x0);
+                let ax = self.abs(x);
+                let odd = self.cmp_k(EQ, ax, 1.0);
+                self.neg_if(odd, sz)
+            }
+        };
+        self.pick(z, signed_zero, v)
+    }
+
+    /// atan t for 0 ≤ t ≤ 1 (two argument halvings, then a Taylor series).
+    fn atan01(&mut self, t: P) -> P {
+        let one = self.k(1.0);
+        let mut t = t;
+        for _ in 0..2 {
+            let tt = self.mul(t, t);
+            let a = self.add(tt, one);
+            let s = self.sqrt(a);
+            let d = self.add(s, one);
+            t = self.div(t, d);
+        }
+        let z = self.mul(t, t);
+        let c: Vec<f64> = (0..9)
+            .map(|k| {
+                let v = 1.0 / (2 * k + 1) as f64;
+                if k % 2 == 1 {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let p = self.poly(z, &c);
+        let a = self.mul(t, p);
+        let four = self.k(4.0);
+        self.mul(a, four)
+    }
+
+    fn atan_d(&mut self, x: P) -> P {
+        let a = self.abs(x);
+        let inv = self.cmp_k(GT, a, 1.0);
+        let one = self.k(1.0);
+        let ra = self.div(one, a);
+        let t = self.pick(inv, ra, a);
+        let r = self.atan01(t);
+        let h = self.k(FRAC_PI_2);
+        let rr = self.sub(h, r);
+        let r = self.pick(inv, rr, r);
+        self.copysign(r, x)
+    }
+
+    fn atan2_d(&mut self, y: P, x: P) -> P {
+        let ay = self.abs(y);
+        let ax = self.abs(x);
+        let swap = self.cmp(GT, ay, ax);
+        let num = self.pick(swap, ax, ay);
+        let den = self.pick(swap, ay, ax);
+        let a = self.div(num, den);
+        let zero = self.k(0.0);
+        let dz = self.cmp_k(EQ, den, 0.0);
+        let a = self.pick(dz, zero, a);
+        let yi = self.cmp_k(EQ, ay, f64::INFINITY);
+        let xi = self.cmp_k(EQ, ax, f64::INFINITY);
+        let both = self.kand(yi, xi);
+        let one = self.k(1.0);
+        let a = self.pick(both, one, a);
+        let r = self.atan01(a);
+        let h = self.k(FRAC_PI_2);
+        let rr = self.sub(h, r);
+        let r = self.pick(swap, rr, r);
+        let xneg = self.dneg(x);
+        let pi = self.k(PI);
+        let rp = self.sub(pi, r);
+        let r = self.pick(xneg, rp, r);
+        let r = self.copysign(r, y);
+        let un = self.cmp(UNORD, x, y);
+        let nan = self.add(x, y);
+        self.pick(un, nan, r)
+    }
+
+    fn asin_d(&mut self, x: P) -> P {
+        let a = self.abs(x);
+        let one = self.k(1.0);
+        let p = self.sub(one, a);
+        let q = self.add(one, a);
+        let pq = self.mul(p, q);
+        let s = self.sqrt(pq);
+        let t = self.div(a, s);
+        let r = self.atan_d(t);
+        let r = self.copysign(r, x);
+        let z = self.cmp_k(EQ, x, 0.0);
+        self.pick(z, x, r)
+    }
+
+    fn acos_d(&mut self, x: P) -> P {
+        let one = self.k(1.0);
+        let p = self.sub(one, x);
+        let q = self.add(one, x);
+        let d = self.div(p, q);
+        let s = self.sqrt(d);
+        let r = self.atan_d(s);
+        let two = self.k(2.0);
+        self.mul(r, two)
+    }
+
+    fn hyper_d(&mut self, x: P, which: u32) -> P {
+        let a = self.abs(x);
+        let one = self.k(1.0);
+        let half = self.k(0.5);
+        match which {
+            0 => {
+                // sinh = (E + E/(E+1))/2, E = expm1|x|
+                let e = self.expm1_d(a);
+                let e1 = self.add(e, one);
+                let d = self.div(e, e1);
+                let s = self.add(e, d);
+                let s = self.mul(s, half);
+                let r = self.copysign(s, x);
+                let z = self.cmp_k(EQ, x, 0.0);
+                self.pick(z, x, r)
+            }
+            1 => {
+                let e = self.exp_d(a);
+                let h = self.mul(e, half);
+                let ih = self.div(half, e);
+                self.add(h, ih)
+            }
+            _ => {
+                // tanh = E/(E+2), E = expm1(2|x|)
+                let two = self.k(2.0);
+                let a2 = self.mul(a, two);
+                let e = self.expm1_d(a2);
+                let d = self.add(e, two);
+                let t = self.div(e, d);
+                let r = self.copysign(t, x);
+                let z = self.cmp_k(EQ, x, 0.0);
+                self.pick(z, x, r)
+            }
+        }
+    }
+
+    /// `(erf |x|, erfc |x|)`, each accurate relative to itself.
+    fn erf_parts(&mut self, x: P) -> (P, P) {
+        let a = self.abs(x);
+        let one = self.k(1.0);
+        // |x| < 2: Maclaurin series of erf.
+        let z = self.mul(a, a);
+        let kk = 2.0 / PI.sqrt();
+        let c: Vec<f64> = (0..27)
+            .map(|n| {
+                let v = kk * inv_fact(n) / (2 * n + 1) as f64;
+                if n % 2 == 1 {
+                    -v
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let p = self.poly(z, &c);
+        let erf_small = self.mul(a, p);
+        // |x| ≥ 2: Laplace's continued fraction for erfc, evaluated forwards.
+        let ac = self.max_k(a, 2.0);
+        let ac = self.min_k(ac, 11.0);
+        let (mut a0, mut a1) = (one, ac);
+        let zero = self.k(0.0);
+        let (mut b0, mut b1) = (zero, one);
+        for n in 1..=24 {
+            let kn = self.k(n as f64 * 0.5);
+            let xa = self.mul(ac, a1);
+            let ka = self.mul(kn, a0);
+            let a2 = self.add(xa, ka);
+            let xb = self.mul(ac, b1);
+            let kb = self.mul(kn, b0);
+            let b2 = self.add(xb, kb);
+            (a0, a1, b0, b1) = (a1, a2, b1, b2);
+        }
+        let acc = self.mul(ac, ac);
+        let nacc = self.neg(acc);
+        let e = self.exp_d(nacc);
+        let sp = self.k(PI.sqrt());
+        let den = self.mul(a1, sp);
+        let num = self.mul(e, b1);
+        let erfc_big = self.div(num, den);
+        let small = self.cmp_k(LT, a, 2.0);
+        let e1 = self.sub(one, erfc_big);
+        let erf = self.pick(small, erf_small, e1);
+        let e2 = self.sub(one, erf_small);
+        let erfc = self.pick(small, e2, erfc_big);
+        let un = self.cmp(UNORD, x, x);
+        let erf = self.pick(un, x, erf);
+        let erfc = self.pick(un, x, erfc);
+        (erf, erfc)
+    }
+
+    fn erf_d(&mut self, x: P, complement: bool) -> P {
+        let (erf, erfc) = self.erf_parts(x);
+        if !complement {
+            let r = self.copysign(erf, x);
+            let z = self.cmp_k(EQ, x, 0.0);
+            return self.pick(z, x, r);
+        }
+        let neg = self.cmp_k(LT, x, 0.0);
+        let two = self.k(2.0);
+        let m = self.sub(two, erfc);
+        self.pick(neg, m, erfc)
+    }
+
+    fn cbrt_d(&mut self, x: P) -> P {
+        let a = self.abs(x);
+        let (e, lm) = self.log_parts(a);
+        let hi = self.k(LN2_HI);
+        let lo = self.k(LN2_LO);
+        let p = self.mul(e, hi);
+        let q = self.mul(e, lo);
+        let q = self.add(q, lm);
+        let l = self.add(p, q);
+        let third = self.k(1.0 / 3.0);
+        let t = self.mul(l, third);
+        let r = self.exp_d(t);
+        // One Newton step: r -= (r³ - a) / (3r²).
+        let r2 = self.mul(r, r);
+        let r3 = self.mul(r2, r);
+        let d = self.sub(r3, a);
+        let three = self.k(3.0);
+        let den = self.mul(r2, three);
+        let c = self.div(d, den);
+        let r = self.sub(r, c);
+        let r = self.copysign(r, x);
+        let pos = self.cmp_k(GT, a, 0.0);
+        let fin = self.cmp_k(LT, a, f64::INFINITY);
+        let ok = self.kand(pos, fin);
+        self.pick(ok, r, x)
+    }
+
+    /// `|x|^y` through `2^(y·log2|x|)`.
+    fn pow_abs(&mut self, x: P, y: P) -> P {
+        let a = self.abs(x);
+        let l = self.log2_d(a);
+        let t = self.mul(y, l);
+        let t = self.min_k(t, 1000.0);
+        let t = self.max_k(t, -1000.0);
+        let k = self.k(LN_2);
+        let t = self.mul(t, k);
+        self.exp_d(t)
+    }
+
+    /// Masks: y is an integer (±∞ count as even), y is an odd integer.
+    fn int_parity(&mut self, y: P) -> (M, M) {
+        let ty = self.trunc(y);
+        let is_int = self.cmp(EQ, ty, y);
+        let half = self.k(0.5);
+        let h = self.mul(y, half);
+        let th = self.trunc(h);
+        let frac = self.cmp(NEQ, th, h);
+        (is_int, self.kand(is_int, frac))
+    }
+
+    fn pow_d(&mut self, x: P, y: P) -> P {
+        let r = self.pow_abs(x, y);
+        let (is_int, odd) = self.int_parity(y);
+        let xneg = self.dneg(x);
+        let flip = self.kand(xneg, odd);
+        let r = self.neg_if(flip, r);
+        let lt = self.cmp_k(LT, x, 0.0);
+        let ninf = self.cmp_k(NEQ, x, f64::NEG_INFINITY);
+        let bad = self.kand(lt, ninf);
+        let bad = self.kand_not(bad, is_int);
+        let nan = self.nan();
+        let r = self.pick(bad, nan, r);
+        let one = self.k(1.0);
+        let y0 = self.cmp_k(EQ, y, 0.0);
+        let r = self.pick(y0, one, r);
+        let x1 = self.cmp_k(EQ, x, 1.0);
+        let r = self.pick(x1, one, r);
+        let xm1 = self.cmp_k(EQ, x, -1.0);
+        let ay = self.abs(y);
+        let yinf = self.cmp_k(EQ, ay, f64::INFINITY);
+        let m1 = self.kand(xm1, yinf);
+        self.pick(m1, one, r)
+    }
+
+    /// `powr`: `|x|^y` for `x ≥ 0` (-0 included), NaN for `x < 0`. The
+    /// formula gives OpenCL's other special cases itself: `0·log2 0`,
+    /// `0·log2 inf` and `inf·log2 1` are NaN (`powr(±0, ±0)`,
+    /// `powr(inf, ±0)`, `powr(1, ±inf)`), NaN operands stay NaN, and `±0`
+    /// or `inf` to a power go to 0 or inf through the clamped exponent.
+    fn powr_d(&mut self, x: P, y: P) -> P {
+        let r = self.pow_abs(x, y);
+        let lt = self.cmp_k(LT, x, 0.0);
+        let nan = self.nan();
+        self.pick(lt, nan, r)
+    }
+
+    /// rootn(x, n) with `n` already doubles.
+    fn rootn_d(&mut self, x: P, n: P) -> P {
+        let one = self.k(1.0);
+        let y = self.div(one, n);
+        let r = self.pow_abs(x, y);
+        let (_, odd) = self.int_parity(n);
+        let xneg = self.dneg(x);
+        let flip = self.kand(xneg, odd);
+        let r = self.neg_if(flip, r);
+        let lt = self.cmp_k(LT, x, 0.0);
+        let bad = self.kand_not(lt, odd);
+        let n0 = self.cmp_k(EQ, n, 0.0);
+        let bad = self.kor(bad, n0);
+        let nan = self.nan();
+        self.pick(bad, nan, r)
+    }
+
+    fn hypot_d(&mut self, x: P, y: P) -> P {
+        let xx = self.mul(x, x);
+        let yy = self.mul(y, y);
+        let s = self.add(xx, yy);
+        let r = self.sqrt(s);
+        let ax = self.abs(x);
+        let ay = self.abs(y);
+        let xi = self.cmp_k(EQ, ax, f64::INFINITY);
+        let yi = self.cmp_k(EQ, ay, f64::INFINITY);
+        let any = self.kor(xi, yi);
+        let inf = self.k(f64::INFINITY);
+        self.pick(any, inf, r)
+    }
+
+    /// One function on doubles (`a` holds the widened arguments).
+    fn math(&mut self, name: &str, a: &[P]) -> P {
+        let x = a[0];
+        match name {
+            "expm1" => {
+                let r = self.expm1_d(x);
+                let z = self.cmp_k(EQ, x, 0.0);
+                self.pick(z, x, r)
+            }
+            "log1p" => self.log1p_d(x),
+            "sin" => self.trig_d(x, 0),
+            "cos" => self.trig_d(x, 1),
+            "tan" => self.trig_d(x, 2),
+            "sinpi" => self.trigpi_d(x, 0),
+            "cospi" => self.trigpi_d(x, 1),
+            "tanpi" => self.trigpi_d(x, 2),
+            "pown" | "pow" => self.pow_d(x, a[1]),
+            "powr" => self.powr_d(x, a[1]),
+            "rootn" => self.rootn_d(x, a[1]),
+            "atan" => self.atan_d(x),
+            "atan2" => self.atan2_d(x, a[1]),
+            "asin" => self.asin_d(x),
+            "acos" => self.acos_d(x),
+            "atanpi" | "atan2pi" | "asinpi" | "acospi" => {
+                let r = self.math(name.trim_end_matches("pi"), a);
+                let k = self.k(1.0 / PI);
+                self.mul(r, k)
+            }
+            "sinh" => self.hyper_d(x, 0),
+            "cosh" => self.hyper_d(x, 1),
+            "tanh" => self.hyper_d(x, 2),
+            "erf" => self.erf_d(x, false),
+            "erfc" => self.erf_d(x, true),
+            "cbrt" => self.cbrt_d(x),
+            _ => self.hypot_d(x, a[1]),
+        }
+    }
+}
