@@ -394,8 +394,8 @@ fn remove_params(func: &mut Function, block: Block, remove: &[bool], branches: &
 ///
 /// Each round reads every branch's arguments once per block (all the
 /// parameters at a time) and rebuilds each list once: looked up and
-/// removed one at a time, the parameters of a random kernel of 71,281
-/// instructions took about a third of its 31 s compile.
+/// removed one at a time, the parameters of a random kernel of 126,303
+/// instructions took 75 % of its compile.
 pub(crate) fn remove_redundant_params(func: &mut Function) -> usize {
     let cfg = ControlFlowGraph::with_function(func);
     let domtree = DominatorTree::with_function(func, &cfg);
