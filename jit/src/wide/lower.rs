@@ -35,7 +35,7 @@
 //! constant dimension. No barriers, `__local` or private memory, atomics,
 //! calls, vectors, doubles or switches.
 
-use super::access::{self, Access, Check, MemoryPlan};
+use super::access::{self, Access, Base, Check, MemoryPlan};
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 use crate::abi::{launch_offsets, pack_site, ArgSlot};
@@ -62,12 +62,15 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A `__global`/`__constant` pointer: the parameter, the argument slot
-/// holding the buffer's address and an element index (none: element 0).
+/// A pointer: the parameter (or, for a `__local` variable, the number its
+/// bounds test goes by), the argument slot holding the buffer's address
+/// (or a `__local` argument's offset), where the buffer is, and an index
+/// in 4-byte elements (none: element 0).
 #[derive(Clone, Copy, Debug)]
 struct Pointer {
     param: u32,
     slot: i32,
+    base: Base,
     index: Option<V>,
 }
 
@@ -152,6 +155,9 @@ struct Cx<'a> {
     /// The values and variables computed ([`super::live`]; the others are
     /// unused).
     needed: super::live::Needed,
+    /// `__local` memory may be accessed (a barrier kernel's entry,
+    /// [`super::regions`], which keeps the arena's address).
+    locals_allowed: bool,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -182,25 +188,266 @@ pub fn lower_kernel(
         depth: 0,
         small: vec![false; func.insts.len()],
         needed: super::live::needed(func),
+        locals_allowed: false,
     };
-    // Every variable that is read holds a value from the start, so that
-    // one written under a mask inside a loop has an old value to keep.
-    for (i, var) in func.vars.iter().enumerate() {
-        let repr = match (&var.ty, class(&var.ty)) {
-            _ if !cx.needed.vars[i] => VarRepr::Unread,
-            (_, Some(Class::Bool)) => {
-                let d = cx.p.k();
-                cx.p.push(Op::KZero { d });
-                VarRepr::K(d)
-            }
-            (_, Some(_)) => VarRepr::V(cx.p.splat_i32(0)),
-            (Type::Pointer(..), None) => VarRepr::Ptr(None),
-            _ => VarRepr::Other,
-        };
-        cx.vars.push(repr);
-    }
+    cx.start_vars();
     cx.block(&func.body)?;
     Ok(cx.p)
+}
+
+/// The bodies of a barrier kernel's regions (`super::regions`): `regions`
+/// are the statements between the top-level barriers of `func` (after
+/// `vecl_ir::transform::regions`), `next` its `$next` variable when it is
+/// a region graph.
+///
+/// A variable that more than one region accesses has a 64-byte slot in
+/// the chunk's save area (`Arg::Save`): a region reloads it at its start
+/// when it accesses it and stores it at its end when it writes it (a mask
+/// as 0 / -1 lanes). `$next` starts as `regions::NONE` in every region and
+/// is stored at the end. Pointer variables are known at compile time:
+/// those of the first region hold in the others, and a pointer variable
+/// that a later region writes may be used in that region only.
+pub fn lower_regions(
+    func: &Function,
+    uni: &Uniformity,
+    slots: &[ArgSlot],
+    plan: &MemoryPlan,
+    regions: &[&[Stmt]],
+    next: Option<vecl_ir::VarId>,
+) -> Lowered<LoweredRegions> {
+    let n = func.vars.len();
+    let mut accessed = vec![vec![false; n]; regions.len()];
+    let mut written = vec![vec![false; n]; regions.len()];
+    for (r, stmts) in regions.iter().enumerate() {
+        var_uses(func, stmts, &mut accessed[r], &mut written[r]);
+    }
+    // Save slots: variables of more than one region, and `$next`.
+    let mut slot_of = vec![None; n];
+    let mut bytes = 0i32;
+    for v in 0..n {
+        let regions_in = accessed.iter().filter(|a| a[v]).count();
+        if regions_in > 1 || next.is_some_and(|x| x.index() == v) {
+            slot_of[v] = Some(bytes);
+            bytes += 64;
+        }
+    }
+    let mut bodies = Vec::with_capacity(regions.len());
+    let mut pointers: Vec<Option<Pointer>> = vec![None; n];
+    for (r, stmts) in regions.iter().enumerate() {
+        if returns(&Block(stmts.to_vec())) {
+            return refuse(
+                "a `return` in a kernel with barriers (the lanes that returned are not kept across them)",
+                first_return(func, stmts),
+            );
+        }
+        let mut p = Program::new();
+        let cur = p.k();
+        p.push(Op::RunningLanes { d: cur });
+        let mut cx = Cx {
+            func,
+            uni,
+            slots,
+            plan,
+            p,
+            vals: vec![None; func.insts.len()],
+            vars: Vec::new(),
+            cur,
+            whole: true,
+            loops: Vec::new(),
+            depth: 0,
+            small: vec![false; func.insts.len()],
+            needed: super::live::needed(func),
+            locals_allowed: true,
+        };
+        cx.start_vars();
+        for v in 0..n {
+            let saved = slot_of[v].filter(|_| accessed[r][v]);
+            match (cx.vars[v], saved) {
+                (VarRepr::Ptr(_), _) if r > 0 => {
+                    if written[r][v] && accessed.iter().enumerate().any(|(o, a)| o != r && a[v]) {
+                        return refuse(
+                            format!(
+                                "the pointer variable `{}` written after a barrier",
+                                func.vars[v].name
+                            ),
+                            Loc::NONE,
+                        );
+                    }
+                    cx.vars[v] = VarRepr::Ptr(pointers[v]);
+                }
+                (VarRepr::V(d), Some(at)) if next.map(|x| x.index()) != Some(v) => {
+                    cx.p.push(Op::Load {
+                        d,
+                        arg: Arg::Save,
+                        off: at,
+                    });
+                }
+                (VarRepr::K(d), Some(at)) => {
+                    let t = cx.p.load(Arg::Save, at);
+                    let zero = cx.splat(0);
+                    cx.p.push(Op::Compare2 {
+                        kind: CmpKind::I32,
+                        pred: 4,
+                        d,
+                        a: t,
+                        b: zero,
+                    });
+                }
+                _ => {}
+            }
+        }
+        if let Some(x) = next {
+            let VarRepr::V(d) = cx.vars[x.index()] else {
+                return refuse("a region graph whose successor is never read", Loc::NONE);
+            };
+            cx.p.push(Op::Splat {
+                d,
+                bits: vecl_ir::transform::regions::NONE,
+            });
+        }
+        cx.block(&Block(stmts.to_vec()))?;
+        for v in 0..n {
+            let Some(at) = slot_of[v] else { continue };
+            let is_next = next.is_some_and(|x| x.index() == v);
+            if !written[r][v] && !is_next {
+                continue;
+            }
+            match cx.vars[v] {
+                VarRepr::V(a) => cx.p.push(Op::Store {
+                    a,
+                    arg: Arg::Save,
+                    off: at,
+                }),
+                VarRepr::K(k) => {
+                    let (ones, zero) = (cx.splat(u32::MAX), cx.splat(0));
+                    let t = cx.v_op(|d| Op::Select {
+                        d,
+                        k,
+                        a: ones,
+                        b: zero,
+                    });
+                    cx.p.push(Op::Store {
+                        a: t,
+                        arg: Arg::Save,
+                        off: at,
+                    });
+                }
+                _ => {}
+            }
+        }
+        if r == 0 {
+            for (v, p) in pointers.iter_mut().enumerate() {
+                if let VarRepr::Ptr(x) = cx.vars[v] {
+                    *p = x;
+                }
+            }
+        }
+        bodies.push(cx.p);
+    }
+    let next_at = next.and_then(|x| slot_of[x.index()]);
+    if next.is_some() && next_at.is_none() {
+        return refuse("a region graph without its successor variable", Loc::NONE);
+    }
+    Ok(LoweredRegions {
+        bodies,
+        save_bytes: bytes as u32,
+        next_at,
+    })
+}
+
+/// The regions of a barrier kernel lowered ([`lower_regions`]).
+pub struct LoweredRegions {
+    /// One chunk's body per region.
+    pub bodies: Vec<Program>,
+    /// Bytes of a chunk's save area (64 per saved variable).
+    pub save_bytes: u32,
+    /// Where `$next` is in the save area (a region graph's).
+    pub next_at: Option<i32>,
+}
+
+/// Marks the variables `stmts` read or write in `accessed`, and those it
+/// writes in `written`.
+fn var_uses(func: &Function, stmts: &[Stmt], accessed: &mut [bool], written: &mut [bool]) {
+    for s in stmts {
+        match s {
+            Stmt::Eval(v) => {
+                if let Inst::ReadVar(x) = func.inst(*v).inst {
+                    accessed[x.index()] = true;
+                }
+            }
+            Stmt::WriteVar(x, _) => {
+                accessed[x.index()] = true;
+                written[x.index()] = true;
+            }
+            Stmt::If { then_, else_, .. } => {
+                var_uses(func, &then_.0, accessed, written);
+                var_uses(func, &else_.0, accessed, written);
+            }
+            Stmt::Loop { body, continuing } => {
+                var_uses(func, &body.0, accessed, written);
+                var_uses(func, &continuing.0, accessed, written);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    var_uses(func, &c.body.0, accessed, written);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The position of the first `return` in `stmts`.
+fn first_return(func: &Function, stmts: &[Stmt]) -> Loc {
+    for s in stmts {
+        match s {
+            Stmt::Return(Some(v)) => return func.inst(*v).loc,
+            Stmt::If { then_, else_, .. } => {
+                let l = first_return(func, &then_.0);
+                if l.is_known() {
+                    return l;
+                }
+                let l = first_return(func, &else_.0);
+                if l.is_known() {
+                    return l;
+                }
+            }
+            Stmt::Loop { body, continuing } => {
+                let l = first_return(func, &body.0);
+                if l.is_known() {
+                    return l;
+                }
+                let l = first_return(func, &continuing.0);
+                if l.is_known() {
+                    return l;
+                }
+            }
+            _ => {}
+        }
+    }
+    Loc::NONE
+}
+
+impl Cx<'_> {
+    /// Every variable that is read holds a value from the start, so that
+    /// one written under a mask inside a loop has an old value to keep.
+    fn start_vars(&mut self) {
+        let (func, cx) = (self.func, self);
+        for (i, var) in func.vars.iter().enumerate() {
+            let repr = match (&var.ty, class(&var.ty)) {
+                _ if !cx.needed.vars[i] => VarRepr::Unread,
+                (_, Some(Class::Bool)) => {
+                    let d = cx.p.k();
+                    cx.p.push(Op::KZero { d });
+                    VarRepr::K(d)
+                }
+                (_, Some(_)) => VarRepr::V(cx.p.splat_i32(0)),
+                (Type::Pointer(..), None) => VarRepr::Ptr(None),
+                _ => VarRepr::Other,
+            };
+            cx.vars.push(repr);
+        }
+    }
 }
 
 fn refuse<T>(what: impl Into<String>, loc: Loc) -> Lowered<T> {
@@ -470,11 +717,13 @@ impl Cx<'_> {
                 site: pack_site(access::kind(load), loc.line, loc.col),
             }
         });
+        let global = ptr.base == Base::Arg;
         Access {
             consecutive,
-            prefetch: load && consecutive && self.plan.prefetches(v),
-            stream: !load && consecutive && self.plan.streams(self.func, v),
+            prefetch: global && load && consecutive && self.plan.prefetches(v),
+            stream: global && !load && consecutive && self.plan.streams(self.func, v),
             check,
+            base: ptr.base,
             ..Access::default()
         }
     }
@@ -488,6 +737,15 @@ impl Cx<'_> {
                     class(t),
                     Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
                 ) =>
+            {
+                Ok(())
+            }
+            Type::Pointer(AddressSpace::Local, t)
+                if self.locals_allowed
+                    && matches!(
+                        class(t),
+                        Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
+                    ) =>
             {
                 Ok(())
             }
@@ -526,6 +784,15 @@ impl Cx<'_> {
                         Val::Ptr(Pointer {
                             param: *n,
                             slot: off,
+                            base: Base::Arg,
+                            index: None,
+                        })
+                    }
+                    (Type::Pointer(AddressSpace::Local, _), _) if self.locals_allowed => {
+                        Val::Ptr(Pointer {
+                            param: *n,
+                            slot: off,
+                            base: Base::LocalArg,
                             index: None,
                         })
                     }
@@ -673,9 +940,10 @@ impl Cx<'_> {
                     ))
                 }
             },
-            Inst::Index(p, i) => {
+            Inst::Index(p, i) | Inst::Elem(p, i) => {
+                let elem = matches!(d.inst, Inst::Elem(..));
                 let base = match self.val(*p)? {
-                    Val::Ptr(b) if b.index.is_none() => b,
+                    Val::Ptr(b) if b.index.is_none() || b.base != Base::Arg => b,
                     _ => return unsupported("pointer arithmetic on an indexed pointer".into()),
                 };
                 // 64-bit indices are sign-extended lanes (see `Class`).
@@ -685,18 +953,46 @@ impl Cx<'_> {
                 ) {
                     return unsupported(format!("an index of type {:?}", self.func.ty(*i)));
                 }
-                match self.func.ty(*p) {
-                    Type::Pointer(_, t)
-                        if matches!(
-                            class(t),
-                            Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
-                        ) => {}
-                    t => return unsupported(format!("indexing {t:?}")),
+                // The step of the index, in 4-byte words: an element of
+                // the pointee (`index`) or of the array it points to
+                // (`elem`, `__local` arrays).
+                let step = match (self.func.ty(*p), elem) {
+                    (Type::Pointer(_, t), false) if base.base == Base::Arg => {
+                        (words(t) == Some(1)).then_some(1)
+                    }
+                    (Type::Pointer(_, t), false) => words(t),
+                    (Type::Pointer(_, t), true) if base.base != Base::Arg => match &**t {
+                        Type::Array(e, _) => words(e),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(step) = step else {
+                    return unsupported(format!("indexing {:?}", self.func.ty(*p)));
+                };
+                let mut x = self.vec(*i)?;
+                if step != 1 {
+                    let m = self.splat(step);
+                    x = self.p.bin(Bin::IMul, x, m);
+                }
+                if let Some(at) = base.index {
+                    x = self.p.bin(Bin::IAdd, at, x);
                 }
                 Val::Ptr(Pointer {
-                    index: Some(self.vec(*i)?),
+                    index: Some(x),
                     ..base
                 })
+            }
+            Inst::GlobalAddr(g) if self.locals_allowed => {
+                match self.plan.local_variable(g.index()) {
+                    Some((offset, size)) => Val::Ptr(Pointer {
+                        param: self.plan.local_check_number(g.index()),
+                        slot: 0,
+                        base: Base::LocalAt { offset, size },
+                        index: None,
+                    }),
+                    None => return unsupported("a program-scope variable".into()),
+                }
             }
             Inst::PtrCast(p) => match (self.val(*p)?, ty) {
                 (Val::Ptr(x), Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t))
@@ -717,12 +1013,10 @@ impl Cx<'_> {
                 };
                 self.elem_class(*p, loc)?;
                 // One address for every lane (`weights[k]` in a filter's
-                // loop): Cranelift's code loads it once, the wide code would
-                // gather it (16 loads); conv5x5 ran 2.8x slower so.
-                if self.uni.shape(*p) == Shape::Uniform {
-                    return unsupported("a load of one address for every lane".into());
-                }
-                let how = self.access(*p, ptr, true);
+                // loop): one scalar load, broadcast (a gather of the one
+                // address made conv5x5 2.8x slower).
+                let mut how = self.access(*p, ptr, true);
+                how.uniform = self.uni.shape(*p) == Shape::Uniform;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
                 Val::V(self.v_op(|d| Op::LoadElems {
@@ -1106,11 +1400,21 @@ fn site_loc(func: &Function, ptr: ValueId) -> Loc {
             return data.loc;
         }
         match &data.inst {
-            Inst::Index(p, _) | Inst::PtrCast(p) => v = *p,
+            Inst::Index(p, _) | Inst::Elem(p, _) | Inst::PtrCast(p) => v = *p,
             _ => break,
         }
     }
     Loc::NONE
+}
+
+/// 4-byte words of a 4-byte scalar or an array of them (`None` for other
+/// types).
+fn words(t: &Type) -> Option<u32> {
+    match t {
+        Type::Scalar(Scalar::F32 | Scalar::I32 | Scalar::U32) => Some(1),
+        Type::Array(e, n) => words(e).and_then(|w| w.checked_mul(*n)),
+        _ => None,
+    }
 }
 
 /// Bytes of a scalar pointee (`None` for other types).
