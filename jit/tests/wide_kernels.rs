@@ -316,6 +316,40 @@ fn loads_of_one_address_for_every_lane_agree() {
     });
 }
 
+/// `float2`/`float3`/`float4`/`int4` values a component at a time:
+/// gathered and scattered elements, swizzles, constructions, splats,
+/// component-wise arithmetic and builtins, vector variables written under
+/// a branch.
+const VECTORS: &str = r#"
+kernel void k(global const float4* a, global float4* b, global int4* c, global float2* d) {
+    int i = get_global_id(0);
+    float4 p = a[i];
+    float3 q = p.xyz - p.yzx * 0.5f;
+    float4 r = (float4)(q, p.w) * 2.0f;
+    if ((i & 3) == 1) {
+        r = fma(r, p, (float4)(1.0f));
+        r.y = sqrt(fabs(q.z));
+    }
+    b[i] = r;
+    int4 n = (int4)(i, i * 2, -i, 7);
+    c[i] = n + (int4)(3);
+    d[i] = p.wx + (float2)(q.x, r.z);
+}
+"#;
+
+#[test]
+fn vector_values_and_accesses_agree() {
+    agree(VECTORS, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(4 * n, 1),
+            Spec::Floats(4 * n, 0),
+            Spec::Ints(4 * n, 0),
+            Spec::Floats(2 * n, 0),
+        ]
+    });
+}
+
 fn refusal(src: &str, opts: &JitOptions) -> String {
     let m = build(src, "");
     let k = compile_kernel(&m, "k", opts).expect("compiles");
@@ -343,11 +377,11 @@ kernel void k(global float* a, int n) {
             "{line}"
         );
     }
-    // `__local` memory of vectors stays outside the subset.
-    let local = "kernel void k(global float4* a, local float4* t) { t[0] = a[get_global_id(0)]; }";
+    // `__local` memory of 2-byte elements stays outside the subset.
+    let local = "kernel void k(global short* a, local short* t) { t[0] = a[get_global_id(0)]; }";
     let line = refusal(local, &options(false));
     if cpu_has_wide() {
-        assert!(line.contains("Vector(F32, 4)"), "{line}");
+        assert!(line.contains("Scalar(I16)"), "{line}");
     }
     // Checked mode keeps Cranelift's code; robust access alone does not
     // (`wide_memory.rs`).

@@ -80,6 +80,9 @@ enum Val {
     V(V),
     K(K),
     Ptr(Pointer),
+    /// A vector of 2 to 4 `float`/`int`/`uint` components, one lane value
+    /// each (the first `n`).
+    Vs([V; 4], u8),
 }
 
 /// What an IR variable is.
@@ -87,6 +90,8 @@ enum Val {
 enum VarRepr {
     V(V),
     K(K),
+    /// A vector variable: one lane value per component.
+    Vs([V; 4], u8),
     /// A pointer variable written only outside any `if` or loop.
     Ptr(Option<Pointer>),
     /// A variable of a type outside the subset: refused when used.
@@ -228,7 +233,8 @@ pub fn lower_regions(
         let regions_in = accessed.iter().filter(|a| a[v]).count();
         if regions_in > 1 || next.is_some_and(|x| x.index() == v) {
             slot_of[v] = Some(bytes);
-            bytes += 64;
+            let comps = vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c));
+            bytes += 64 * comps;
         }
     }
     let mut bodies = Vec::with_capacity(regions.len());
@@ -282,6 +288,15 @@ pub fn lower_regions(
                         off: at,
                     });
                 }
+                (VarRepr::Vs(d, m), Some(at)) => {
+                    for (c, d) in d.iter().enumerate().take(usize::from(m)) {
+                        cx.p.push(Op::Load {
+                            d: *d,
+                            arg: Arg::Save,
+                            off: at + 64 * c as i32,
+                        });
+                    }
+                }
                 (VarRepr::K(d), Some(at)) => {
                     let t = cx.p.load(Arg::Save, at);
                     let zero = cx.splat(0);
@@ -318,6 +333,15 @@ pub fn lower_regions(
                     arg: Arg::Save,
                     off: at,
                 }),
+                VarRepr::Vs(a, m) => {
+                    for (c, a) in a.iter().enumerate().take(usize::from(m)) {
+                        cx.p.push(Op::Store {
+                            a: *a,
+                            arg: Arg::Save,
+                            off: at + 64 * c as i32,
+                        });
+                    }
+                }
                 VarRepr::K(k) => {
                     let (ones, zero) = (cx.splat(u32::MAX), cx.splat(0));
                     let t = cx.v_op(|d| Op::Select {
@@ -442,6 +466,14 @@ impl Cx<'_> {
                     VarRepr::K(d)
                 }
                 (_, Some(_)) => VarRepr::V(cx.p.splat_i32(0)),
+                (t, None) if vector_class(t).is_some() => {
+                    let n = vector_class(t).map_or(0, |(_, n)| n);
+                    let mut c = [V(0); 4];
+                    for x in c.iter_mut().take(usize::from(n)) {
+                        *x = cx.p.splat_i32(0);
+                    }
+                    VarRepr::Vs(c, n)
+                }
                 (Type::Pointer(..), None) => VarRepr::Ptr(None),
                 _ => VarRepr::Other,
             };
@@ -549,18 +581,25 @@ impl Cx<'_> {
                         return refuse("a store through a pointer that is not an argument's", *loc)
                     }
                 };
-                let a = self.vec(*value)?;
                 self.elem_class(*ptr, *loc)?;
                 let how = self.access(*ptr, p, false);
                 let idx = self.index_of(p);
                 let k = self.cur;
-                self.p.push(Op::StoreElems {
-                    a,
-                    ptr: p.slot,
-                    idx,
-                    k,
-                    how,
-                });
+                // A vector: each component through its own element.
+                let (values, n) = match self.val(*value)? {
+                    Val::Vs(c, n) => (c, n),
+                    _ => ([self.vec(*value)?; 4], 1),
+                };
+                for (c, a) in values.iter().enumerate().take(usize::from(n)) {
+                    let idx = self.component_index(idx, c);
+                    self.p.push(Op::StoreElems {
+                        a: *a,
+                        ptr: p.slot,
+                        idx,
+                        k,
+                        how,
+                    });
+                }
             }
             Stmt::If { cond, then_, else_ } => {
                 let c = self.mask(*cond)?;
@@ -669,6 +708,17 @@ impl Cx<'_> {
                     self.p.push(Op::MaskedCopy { d, a, k });
                 }
             }
+            (VarRepr::Vs(d, n), Val::Vs(a, m)) if n == m => {
+                for c in 0..usize::from(n) {
+                    let (d, a) = (d[c], a[c]);
+                    if self.whole {
+                        self.p.push(Op::Copy { d, a });
+                    } else {
+                        let k = self.cur;
+                        self.p.push(Op::MaskedCopy { d, a, k });
+                    }
+                }
+            }
             (VarRepr::K(d), Val::K(a)) => {
                 if self.whole {
                     self.p.push(Op::KCopy { d, a });
@@ -732,25 +782,61 @@ impl Cx<'_> {
     /// `int` or `uint`.
     fn elem_class(&self, ptr: ValueId, loc: Loc) -> Lowered<()> {
         match self.func.ty(ptr) {
-            Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t)
-                if matches!(
-                    class(t),
-                    Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
-                ) =>
-            {
+            Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t) if four_bytes(t) => {
                 Ok(())
             }
-            Type::Pointer(AddressSpace::Local, t)
-                if self.locals_allowed
-                    && matches!(
-                        class(t),
-                        Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
-                    ) =>
-            {
-                Ok(())
-            }
+            Type::Pointer(AddressSpace::Local, t) if self.locals_allowed && four_bytes(t) => Ok(()),
             t => refuse(format!("an access through {t:?}"), loc),
         }
+    }
+
+    /// The lowering of a vector instruction of type `ty` component by
+    /// component: `f` lowers its scalar form while each vector operand
+    /// among `operands` stands for its component (scalar operands stay).
+    fn per_component(
+        &mut self,
+        ty: &Type,
+        operands: &[ValueId],
+        mut f: impl FnMut(&mut Self) -> Lowered<Val>,
+    ) -> Lowered<Val> {
+        let n = vector_class(ty).map_or(0, |(_, n)| n);
+        let saved: Vec<Option<Val>> = operands.iter().map(|o| self.vals[o.index()]).collect();
+        let mut out = [V(0); 4];
+        let mut result = Ok(());
+        for (c, d) in out.iter_mut().enumerate().take(usize::from(n)) {
+            for (o, was) in operands.iter().zip(&saved) {
+                if let Some(Val::Vs(x, m)) = was {
+                    if c < usize::from(*m) {
+                        self.vals[o.index()] = Some(Val::V(x[c]));
+                    }
+                }
+            }
+            match f(self) {
+                Ok(Val::V(x)) => *d = x,
+                Ok(_) => {
+                    result = refuse(format!("a component of {ty:?}"), Loc::NONE);
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        for (o, was) in operands.iter().zip(saved) {
+            self.vals[o.index()] = was;
+        }
+        result.map(|()| Val::Vs(out, n))
+    }
+
+    /// The index of component `c` of a vector element at `idx` (indices
+    /// count 4-byte words, so the components follow it).
+    fn component_index(&mut self, idx: V, c: usize) -> V {
+        if c == 0 {
+            return idx;
+        }
+        let off = self.splat(c as u32);
+        self.p.bin(Bin::IAdd, idx, off)
     }
 
     /// A constant (one value per constant: see [`Program::constant`]).
@@ -820,28 +906,74 @@ impl Cx<'_> {
                 Some(_) => Val::V(self.splat(0)),
                 None => return unsupported(format!("undef of type {ty:?}")),
             },
-            Inst::Unary(op, a) => match (op, cls) {
-                (UnaryOp::Neg, Some(Class::F32)) => {
-                    let x = self.vec(*a)?;
-                    let s = self.splat(0x8000_0000);
-                    Val::V(self.p.bin(Bin::IXor, x, s))
+            Inst::Unary(op, a) if vector_class(ty).is_some() => {
+                let (op, a) = (*op, *a);
+                let scalar = component_type(ty);
+                self.per_component(ty, &[a], |cx| cx.unary(op, a, &scalar, loc))?
+            }
+            Inst::Unary(op, a) => self.unary(*op, *a, ty, loc)?,
+            Inst::Binary(op, a, b) if vector_class(ty).is_some() => {
+                let (op, (a, b)) = (*op, (*a, *b));
+                let scalar = component_type(ty);
+                self.per_component(ty, &[a, b], |cx| cx.binary(op, a, b, &scalar, loc))?
+            }
+            Inst::Builtin(name, args) if vector_class(ty).is_some() => {
+                let scalar = component_type(ty);
+                let cls = class(&scalar);
+                self.per_component(ty, args, |cx| cx.builtin(*name, args, cls, loc))?
+            }
+            Inst::Splat(a) if vector_class(ty).is_some() => {
+                let x = self.vec(*a)?;
+                Val::Vs([x; 4], vector_class(ty).map_or(0, |(_, n)| n))
+            }
+            Inst::Construct(xs) if vector_class(ty).is_some() => {
+                let mut out = Vec::with_capacity(4);
+                for x in xs {
+                    match self.val(*x)? {
+                        Val::V(c) => out.push(c),
+                        Val::Vs(c, n) => out.extend_from_slice(&c[..usize::from(n)]),
+                        _ => return unsupported(format!("a construction of {ty:?}")),
+                    }
                 }
-                (UnaryOp::Neg, Some(Class::I32 | Class::U32)) => {
-                    let x = self.vec(*a)?;
-                    let z = self.splat(0);
-                    Val::V(self.p.bin(Bin::ISub, z, x))
-                }
-                (UnaryOp::Not, Some(Class::I32 | Class::U32)) => {
-                    let x = self.vec(*a)?;
-                    let m = self.splat(u32::MAX);
-                    Val::V(self.p.bin(Bin::IXor, x, m))
-                }
-                (UnaryOp::Not, Some(Class::Bool)) => {
-                    let x = self.mask(*a)?;
-                    Val::K(self.k_op(|d| Op::KNot { d, a: x }))
-                }
-                _ => return unsupported(format!("{op:?} of {ty:?}")),
+                vector_of(&out, ty).ok_or_else(|| Refusal {
+                    what: format!("a construction of {ty:?}"),
+                    loc,
+                })?
+            }
+            Inst::Extract(a, i) => match self.val(*a)? {
+                Val::Vs(c, n) if *i < n => Val::V(c[usize::from(*i)]),
+                _ => return unsupported(format!("an extraction from {:?}", self.func.ty(*a))),
             },
+            Inst::Insert(a, i, x) => match (self.val(*a)?, self.val(*x)?) {
+                (Val::Vs(mut c, n), Val::V(y)) if *i < n => {
+                    c[usize::from(*i)] = y;
+                    Val::Vs(c, n)
+                }
+                _ => return unsupported(format!("an insertion into {ty:?}")),
+            },
+            Inst::Shuffle(a, b, idx) => {
+                let mut all = Vec::with_capacity(8);
+                for x in [*a, *b] {
+                    match self.val(x)? {
+                        Val::Vs(c, n) => all.extend_from_slice(&c[..usize::from(n)]),
+                        _ => return unsupported(format!("a shuffle of {:?}", self.func.ty(x))),
+                    }
+                }
+                let mut out = Vec::with_capacity(idx.len());
+                for i in idx {
+                    match all.get(usize::from(*i)) {
+                        Some(c) => out.push(*c),
+                        None => return unsupported("a shuffle of undefined components".into()),
+                    }
+                }
+                match out.as_slice() {
+                    [x] if class(ty).is_some() => Val::V(*x),
+                    _ => vector_of(&out, ty).ok_or_else(|| Refusal {
+                        what: format!("a shuffle to {ty:?}"),
+                        loc,
+                    })?,
+                }
+            }
             Inst::Binary(op, a, b) => self.binary(*op, *a, *b, ty, loc)?,
             Inst::Cmp(op, a, b) => {
                 let Some(c) = class(self.func.ty(*a)) else {
@@ -928,6 +1060,13 @@ impl Cx<'_> {
             },
             Inst::ReadVar(var) => match self.vars[var.index()] {
                 VarRepr::V(x) => Val::V(self.v_op(|d| Op::Copy { d, a: x })),
+                VarRepr::Vs(x, n) => {
+                    let mut out = [V(0); 4];
+                    for c in 0..usize::from(n) {
+                        out[c] = self.v_op(|d| Op::Copy { d, a: x[c] });
+                    }
+                    Val::Vs(out, n)
+                }
                 VarRepr::K(x) => Val::K(self.k_op(|d| Op::KCopy { d, a: x })),
                 VarRepr::Ptr(Some(p)) => Val::Ptr(p),
                 VarRepr::Ptr(None) => {
@@ -958,7 +1097,7 @@ impl Cx<'_> {
                 // (`elem`, `__local` arrays).
                 let step = match (self.func.ty(*p), elem) {
                     (Type::Pointer(_, t), false) if base.base == Base::Arg => {
-                        (words(t) == Some(1)).then_some(1)
+                        words(t).filter(|_| four_bytes(t))
                     }
                     (Type::Pointer(_, t), false) => words(t),
                     (Type::Pointer(_, t), true) if base.base != Base::Arg => match &**t {
@@ -1019,13 +1158,23 @@ impl Cx<'_> {
                 how.uniform = self.uni.shape(*p) == Shape::Uniform;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
-                Val::V(self.v_op(|d| Op::LoadElems {
-                    d,
-                    ptr: ptr.slot,
-                    idx,
-                    k,
-                    how,
-                }))
+                let n = vector_class(ty).map_or(1, |(_, n)| n);
+                let mut out = [V(0); 4];
+                for (c, d) in out.iter_mut().enumerate().take(usize::from(n)) {
+                    let idx = self.component_index(idx, c);
+                    *d = self.v_op(|d| Op::LoadElems {
+                        d,
+                        ptr: ptr.slot,
+                        idx,
+                        k,
+                        how,
+                    });
+                }
+                if n == 1 {
+                    Val::V(out[0])
+                } else {
+                    Val::Vs(out, n)
+                }
             }
             Inst::WorkItem(f, dim) => {
                 let dim = match dim {
@@ -1089,6 +1238,33 @@ impl Cx<'_> {
             Inst::Builtin(name, args) => self.builtin(*name, args, cls, loc)?,
             other => return unsupported(describe(other)),
         }))
+    }
+
+    fn unary(&mut self, op: UnaryOp, a: ValueId, ty: &Type, loc: Loc) -> Lowered<Val> {
+        let cls = class(ty);
+        let unsupported = |what: String| refuse(what, loc);
+        Ok(match (op, cls) {
+            (UnaryOp::Neg, Some(Class::F32)) => {
+                let x = self.vec(a)?;
+                let s = self.splat(0x8000_0000);
+                Val::V(self.p.bin(Bin::IXor, x, s))
+            }
+            (UnaryOp::Neg, Some(Class::I32 | Class::U32)) => {
+                let x = self.vec(a)?;
+                let z = self.splat(0);
+                Val::V(self.p.bin(Bin::ISub, z, x))
+            }
+            (UnaryOp::Not, Some(Class::I32 | Class::U32)) => {
+                let x = self.vec(a)?;
+                let m = self.splat(u32::MAX);
+                Val::V(self.p.bin(Bin::IXor, x, m))
+            }
+            (UnaryOp::Not, Some(Class::Bool)) => {
+                let x = self.mask(a)?;
+                Val::K(self.k_op(|d| Op::KNot { d, a: x }))
+            }
+            _ => return unsupported(format!("{op:?} of {ty:?}")),
+        })
     }
 
     fn binary(
@@ -1304,8 +1480,14 @@ impl Cx<'_> {
         cls: Option<Class>,
         loc: Loc,
     ) -> Lowered<Val> {
-        let all =
-            |c: Class| cls == Some(c) && args.iter().all(|a| class(self.func.ty(*a)) == Some(c));
+        // A vector builtin comes here a component at a time
+        // (`per_component`): its arguments' components are in `vals`.
+        let all = |c: Class| {
+            cls == Some(c)
+                && args
+                    .iter()
+                    .all(|a| class(&component_type(self.func.ty(*a))) == Some(c))
+        };
         let (all_f32, all_i32, all_u32) = (all(Class::F32), all(Class::I32), all(Class::U32));
         let mut v = Vec::with_capacity(args.len());
         if all_f32 || all_i32 || all_u32 {
@@ -1407,11 +1589,53 @@ fn site_loc(func: &Function, ptr: ValueId) -> Loc {
     Loc::NONE
 }
 
+/// Whether `t` is a `float`, `int` or `uint`, or a vector of 2 to 4 of
+/// them (an element the memory path accesses, a component at a time).
+fn four_bytes(t: &Type) -> bool {
+    matches!(
+        class(t),
+        Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
+    ) || vector_class(t).is_some()
+}
+
+/// The component class and count of a vector of 2 to 4 `float`s, `int`s
+/// or `uint`s.
+fn vector_class(t: &Type) -> Option<(Class, u8)> {
+    match t {
+        Type::Vector(s @ (Scalar::F32 | Scalar::I32 | Scalar::U32), n @ 2..=4) => {
+            class(&Type::Scalar(*s)).map(|c| (c, *n))
+        }
+        _ => None,
+    }
+}
+
+/// The component type of a vector type.
+fn component_type(t: &Type) -> Type {
+    match t {
+        Type::Vector(s, _) => Type::Scalar(*s),
+        other => other.clone(),
+    }
+}
+
+/// The vector `ty` of the lane values `c`, if they are its components.
+fn vector_of(c: &[V], ty: &Type) -> Option<Val> {
+    let (_, n) = vector_class(ty)?;
+    if c.len() != usize::from(n) {
+        return None;
+    }
+    let mut out = [V(0); 4];
+    out[..c.len()].copy_from_slice(c);
+    Some(Val::Vs(out, n))
+}
+
 /// 4-byte words of a 4-byte scalar or an array of them (`None` for other
 /// types).
 fn words(t: &Type) -> Option<u32> {
     match t {
         Type::Scalar(Scalar::F32 | Scalar::I32 | Scalar::U32) => Some(1),
+        Type::Vector(Scalar::F32 | Scalar::I32 | Scalar::U32, n @ 2..=4) => {
+            Some(if *n == 3 { 4 } else { u32::from(*n) })
+        }
         Type::Array(e, n) => words(e).and_then(|w| w.checked_mul(*n)),
         _ => None,
     }
