@@ -643,17 +643,35 @@ fn uniform_load(
     let t = zmm_reg(SCRATCH_ZMM)?;
     let mut empty = a.create_label();
     let mut done = a.create_label();
-    a.kortestw(km, km).map_err(e)?;
+    let mut compress = a.create_label();
+    let mut got = a.create_label();
+    a.kmovw(r11d, km).map_err(e)?;
+    a.test(r11d, r11d).map_err(e)?;
     a.jz(empty).map_err(e)?;
-    a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
-        .map_err(e)?;
+    // Lane 0 running (a row's chunks start there): its index; else the
+    // first running lane's, compressed to lane 0 of the scratch.
+    a.test(r11b, 1).map_err(e)?;
+    a.jz(compress).map_err(e)?;
+    let xi = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
     let x = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
         .ok_or_else(|| WideError::Malformed(format!("xmm{SCRATCH_ZMM}")))?;
     // EVEX: xmm16-31 have no VEX encoding.
     a.set_prefer_vex(false);
+    let moved = a.vmovd(r10d, xi);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.jmp(got).map_err(e)?;
+    a.set_label(&mut compress).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
+        .map_err(e)?;
+    a.set_prefer_vex(false);
     let moved = a.vmovd(r10d, x);
     a.set_prefer_vex(true);
     moved.map_err(e)?;
+    a.set_label(&mut got).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
     a.movsxd(r10, r10d).map_err(e)?;
     if let Some(c) = how.check {
         // Every running lane accesses the one element: the first of them

@@ -163,6 +163,10 @@ struct Cx<'a> {
     /// `__local` memory may be accessed (a barrier kernel's entry,
     /// [`super::regions`], which keeps the arena's address).
     locals_allowed: bool,
+    /// The variable writes that need no merge under a mask: no lane that
+    /// skips them reads the variable afterwards
+    /// (`lower::fresh_writes::unblended_writes`).
+    plain: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -194,10 +198,46 @@ pub fn lower_kernel(
         small: vec![false; func.insts.len()],
         needed: super::live::needed(func),
         locals_allowed: false,
+        plain: crate::lower::fresh_writes::unblended_writes(func),
     };
     cx.start_vars();
     cx.block(&func.body)?;
+    hoist_loop_constants(&mut cx.p);
     Ok(cx.p)
+}
+
+/// Moves the splats of the program's shared constants ([`Program::constant`])
+/// that sit inside a loop to just before the outermost loop around them,
+/// so that a loop does not broadcast them again on every trip. A constant
+/// has no operand and is never written again, so it may be computed
+/// anywhere before its first use.
+fn hoist_loop_constants(p: &mut Program) {
+    let constants: std::collections::HashSet<u32> = p.constants.values().map(|v| v.0).collect();
+    let ops = std::mem::take(&mut p.ops);
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len());
+    let mut depth = 0usize;
+    let mut outer_start = 0usize;
+    for op in ops {
+        match op {
+            Op::Loop => {
+                if depth == 0 {
+                    outer_start = out.len();
+                }
+                depth += 1;
+                out.push(op);
+            }
+            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+                depth = depth.saturating_sub(1);
+                out.push(op);
+            }
+            Op::Splat { d, .. } if depth > 0 && constants.contains(&d.0) => {
+                out.insert(outer_start, op);
+                outer_start += 1;
+            }
+            _ => out.push(op),
+        }
+    }
+    p.ops = out;
 }
 
 /// The bodies of a barrier kernel's regions (`super::regions`): `regions`
@@ -237,6 +277,7 @@ pub fn lower_regions(
             bytes += 64 * comps;
         }
     }
+    let plain = crate::lower::fresh_writes::unblended_writes(func);
     let mut bodies = Vec::with_capacity(regions.len());
     let mut pointers: Vec<Option<Pointer>> = vec![None; n];
     for (r, stmts) in regions.iter().enumerate() {
@@ -264,6 +305,7 @@ pub fn lower_regions(
             small: vec![false; func.insts.len()],
             needed: super::live::needed(func),
             locals_allowed: true,
+            plain: plain.clone(),
         };
         cx.start_vars();
         for v in 0..n {
@@ -366,6 +408,7 @@ pub fn lower_regions(
                 }
             }
         }
+        hoist_loop_constants(&mut cx.p);
         bodies.push(cx.p);
     }
     let next_at = next.and_then(|x| slot_of[x.index()]);
@@ -573,7 +616,14 @@ impl Cx<'_> {
                     _ => false,
                 };
             }
-            Stmt::WriteVar(var, v) => self.write_var(var.index(), *v)?,
+            Stmt::WriteVar(var, v) => {
+                let plain = self.plain.contains(&(*var, *v));
+                let whole = self.whole;
+                self.whole = whole || plain;
+                let done = self.write_var(var.index(), *v);
+                self.whole = whole;
+                done?
+            }
             Stmt::Store { ptr, value, loc } => {
                 let p = match self.val(*ptr)? {
                     Val::Ptr(p) => p,
