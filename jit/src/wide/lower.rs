@@ -633,6 +633,7 @@ impl Cx<'_> {
                 };
                 self.elem_class(*ptr, *loc)?;
                 let how = self.access(*ptr, p, false);
+                self.local_in_loop(&how, *loc)?;
                 let idx = self.index_of(p);
                 let k = self.cur;
                 // A vector: each component through its own element.
@@ -808,6 +809,21 @@ impl Cx<'_> {
     /// when the uniformity analysis finds the lanes' addresses consecutive
     /// 4-byte elements (the code still tests it), prefetching and
     /// streaming as the plan says, checked under robust access.
+    /// Refuses a `__local` access inside a loop whose lanes' addresses
+    /// differ: the wide code tests such lanes at run time (about fifteen
+    /// instructions an access) where Cranelift's code knows `tb[k][lx]`
+    /// consecutive, and matmul's loop ran 2.3x slower so (`docs/wide.md`).
+    /// A load of one address for every lane (nbody's `tile[j]`) is taken.
+    fn local_in_loop(&self, how: &Access, loc: Loc) -> Lowered<()> {
+        if how.base != Base::Arg && !how.uniform && !self.loops.is_empty() {
+            return refuse(
+                "a `__local` access of varying address in a loop (slower on the wide code)",
+                loc,
+            );
+        }
+        Ok(())
+    }
+
     fn access(&self, v: ValueId, ptr: Pointer, load: bool) -> Access {
         let consecutive = self.uni.shape(v) == Shape::Linear(4);
         let check = self.plan.robust.then(|| {
@@ -1206,6 +1222,7 @@ impl Cx<'_> {
                 // address made conv5x5 2.8x slower).
                 let mut how = self.access(*p, ptr, true);
                 how.uniform = self.uni.shape(*p) == Shape::Uniform;
+                self.local_in_loop(&how, loc)?;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
                 let n = vector_class(ty).map_or(1, |(_, n)| n);
