@@ -10,8 +10,12 @@
 //! and no taken branch, and keeps its masked form (a row's tail chunk)
 //! out of line (`emit_cold`). Another access whose lanes the uniformity
 //! analysis finds consecutive tests at run time that the running lanes
-//! hold `idx[0] + l`, then makes one vector access, plain or masked; any
-//! other access is a masked gather or scatter.
+//! hold `idx[0] + l`, then makes one vector access, plain or masked; a
+//! load of one address for every lane is one scalar load of the first
+//! running lane's element, broadcast (`uniform_load`); any other access is
+//! a masked gather or scatter. The buffer is a `__global`/`__constant`
+//! argument's, or the group's `__local` arena at a `__local` variable's
+//! offset or a `__local` argument's ([`Base`]; barrier kernels only).
 //!
 //! **Streaming stores** follow `lower::stream`'s rule: a store through a
 //! `__global` parameter that no load, copy or builtin of the kernel reads

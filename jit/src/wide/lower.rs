@@ -32,8 +32,14 @@
 //! consecutive and the lanes are so at run time, a gather or scatter
 //! otherwise); `get_global_id`, `get_global_size`, `get_global_offset`,
 //! `get_work_dim` and the group queries of [`super::groups`] of a
-//! constant dimension. No barriers, `__local` or private memory, atomics,
-//! calls, vectors, doubles or switches.
+//! constant dimension; a load of one address for every lane as one scalar
+//! load, broadcast; vectors of 2 to 4 `float`s, `int`s or `uint`s, one
+//! lane value per component (their elements accessed a component at a
+//! time); and, in a kernel with barriers or `__local` memory
+//! ([`lower_regions`], run by [`super::regions`]), `__local` arrays and
+//! `__local` arguments. No private memory, atomics, calls, doubles or
+//! switches, and no `return` in a kernel with barriers
+//! ([`super::select`] refuses more for speed).
 
 use super::access::{self, Access, Base, Check, MemoryPlan};
 use super::math::{self, DivPart};
@@ -633,7 +639,6 @@ impl Cx<'_> {
                 };
                 self.elem_class(*ptr, *loc)?;
                 let how = self.access(*ptr, p, false);
-                self.local_in_loop(&how, *loc)?;
                 let idx = self.index_of(p);
                 let k = self.cur;
                 // A vector: each component through its own element.
@@ -809,21 +814,6 @@ impl Cx<'_> {
     /// when the uniformity analysis finds the lanes' addresses consecutive
     /// 4-byte elements (the code still tests it), prefetching and
     /// streaming as the plan says, checked under robust access.
-    /// Refuses a `__local` access inside a loop whose lanes' addresses
-    /// differ: the wide code tests such lanes at run time (about fifteen
-    /// instructions an access) where Cranelift's code knows `tb[k][lx]`
-    /// consecutive, and matmul's loop ran 2.3x slower so (`docs/wide.md`).
-    /// A load of one address for every lane (nbody's `tile[j]`) is taken.
-    fn local_in_loop(&self, how: &Access, loc: Loc) -> Lowered<()> {
-        if how.base != Base::Arg && !how.uniform && !self.loops.is_empty() {
-            return refuse(
-                "a `__local` access of varying address in a loop (slower on the wide code)",
-                loc,
-            );
-        }
-        Ok(())
-    }
-
     fn access(&self, v: ValueId, ptr: Pointer, load: bool) -> Access {
         let consecutive = self.uni.shape(v) == Shape::Linear(4);
         let check = self.plan.robust.then(|| {
@@ -1222,7 +1212,6 @@ impl Cx<'_> {
                 // address made conv5x5 2.8x slower).
                 let mut how = self.access(*p, ptr, true);
                 how.uniform = self.uni.shape(*p) == Shape::Uniform;
-                self.local_in_loop(&how, loc)?;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
                 let n = vector_class(ty).map_or(1, |(_, n)| n);

@@ -6,12 +6,15 @@
 //! tests the wide code makes itself, `super::access`; checked mode's
 //! `__local` race and initialisation checks are Cranelift's only), its
 //! chunks are 16 lanes wide, this CPU has AVX-512F and BMI2, and every
-//! operation of the kernel is in the subset [`super::lower`] takes. The
+//! operation of the kernel is in the subset [`super::lower`] takes. A
+//! kernel with barriers or `__local` memory gets the entry of
+//! [`super::regions`], its regions lowered one by one. The
 //! Cranelift entry stays the fallback: the wide entry jumps to it for a
 //! launch whose ids do not fit in 31 bits.
 
-use super::access::MemoryPlan;
+use super::access::{Base, Known, MemoryPlan};
 use super::entry::{compile_entry, EntryOptions, KernelCode, KernelEntry};
+use super::{Op, Program};
 use crate::abi::ArgSlot;
 use crate::layout::GlobalPlace;
 use vecl_ir::analysis::uniformity::Uniformity;
@@ -181,10 +184,48 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         Err(refusal) => return Choice::Refused(refusal.to_string()),
     };
     super::access::refine(&mut body);
+    if let Some(why) = slower_than_cranelift(&body) {
+        return Choice::Refused(why);
+    }
     match compile_entry(&body, fallback, &opts) {
         Ok(code) => Choice::Wide(code),
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
+}
+
+/// Why the wide code of `body` would be slower than Cranelift's, if it
+/// would: an access inside a loop whose lanes the uniformity analysis
+/// finds consecutive but the wide code must test at run time (about
+/// fifteen instructions an access, where Cranelift's code knows them
+/// consecutive from the index's form: conv5x5's clamped `in[yy * w + xx]`
+/// and matmul's `tb[k][lx]` ran 1.1–2.3x slower so, `docs/wide.md`).
+fn slower_than_cranelift(body: &Program) -> Option<String> {
+    let mut depth = 0usize;
+    for op in body.ops() {
+        match op {
+            Op::Loop => depth += 1,
+            Op::WhileAny { .. } | Op::WhileCount { .. } => depth = depth.saturating_sub(1),
+            Op::LoadElems { how, .. } | Op::StoreElems { how, .. }
+                if depth > 0 && how.consecutive && how.known == Known::Tested =>
+            {
+                let what = if matches!(op, Op::LoadElems { .. }) {
+                    "load"
+                } else {
+                    "store"
+                };
+                let place = if how.base == Base::Arg {
+                    ""
+                } else {
+                    " `__local`"
+                };
+                return Some(format!(
+                    "a{place} {what} in a loop whose consecutive lanes would be tested at run time (slower than Cranelift's code)"
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether `stmts` hold a barrier at their top level (a region graph's
@@ -230,6 +271,9 @@ fn choose_regions(
         };
     for body in &mut lowered.bodies {
         super::access::refine(body);
+        if let Some(why) = slower_than_cranelift(body) {
+            return Choice::Refused(why);
+        }
     }
     match super::regions::compile_regions(&lowered, fallback, opts) {
         Ok(code) => Choice::Regions(code),
