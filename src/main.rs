@@ -35,7 +35,7 @@ enum Command {
         /// Local size: X[,Y[,Z]] (default: the device chooses).
         #[arg(long, value_delimiter = ',')]
         local: Option<Vec<u64>>,
-        /// Argument values: name=value (scalars; element counts for buffers), comma-separated.
+        /// Argument values: name=value (scalars; element counts for buffers and __local arguments), comma-separated.
         #[arg(long, value_delimiter = ',')]
         args: Vec<String>,
         /// Build options, e.g. "-cl-std=CL2.0 -DN=4".

@@ -225,7 +225,14 @@ fn run_refuses_bad_args() {
             "out=many",
             "`out=many`: a buffer's value is its element count",
         ),
-        ("tmp=64", "`tmp` is a __local argument"),
+        (
+            "tmp=many",
+            "`tmp=many`: a __local argument's value is its element count",
+        ),
+        (
+            "tmp=4611686018427387904",
+            "`tmp=4611686018427387904`: too many elements",
+        ),
         ("n=x", "`x` is not a valid int"),
     ] {
         let (ok, out, err) = vecl(&[
@@ -246,6 +253,34 @@ fn run_refuses_bad_args() {
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("arg 0 `out`: 256 bytes"), "{out}");
+}
+
+/// `--args NAME=COUNT` sizes a `__local` argument in elements: enough
+/// runs, too few is an access outside it, reported by robust access.
+#[test]
+fn run_sizes_local_arguments_from_args() {
+    let file = scratch_kernel(
+        "localargs",
+        "kernel void k(global float *out, local float *tmp) {
+            int l = get_local_id(0);
+            tmp[l] = l;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[get_global_id(0)] = tmp[get_local_size(0) - 1 - l];
+        }",
+    );
+    let file = file.to_str().expect("utf-8 path");
+    let run = |args: &str| {
+        vecl(&[
+            "run", file, "--kernel", "k", "--global", "64", "--local", "32", "--args", args,
+        ])
+    };
+    let (ok, out, err) = run("tmp=32");
+    assert!(ok, "{err}");
+    assert!(out.contains("arg 0 `out`: 256 bytes"), "{out}");
+    let (ok, _, err) = run("tmp=8");
+    assert!(!ok, "8 elements for 32 work-items must fault");
+    assert!(err.contains("out-of-bounds store"), "{err}");
+    assert!(err.contains("`tmp`") || err.contains("__local"), "{err}");
 }
 
 /// The corpus launches of issue 30 whose generated inputs were smaller

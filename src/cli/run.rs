@@ -271,9 +271,9 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
     Ok(out)
 }
 
-/// Refuses `--args` entries that name no argument, have no `=`, give a
-/// buffer a count that is not a number, or give a `__local` argument any
-/// value (its size follows the work-group), rather than ignore them.
+/// Refuses `--args` entries that name no argument, have no `=`, or give a
+/// buffer or a `__local` argument a count that is not a number (or whose
+/// bytes overflow), rather than ignore them.
 fn check_given_args(infos: &[vecl::ArgInfo], given: &[(String, String)]) -> Result<(), String> {
     let names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
     for (name, value) in given {
@@ -291,15 +291,15 @@ fn check_given_args(infos: &[vecl::ArgInfo], given: &[(String, String)]) -> Resu
             ));
         };
         if info.ty.is_pointer() {
-            if info.address == AddressSpace::Local {
-                return Err(format!(
-                    "--args: `{name}` is a __local argument: its size is one element per work-item of the group, not set by --args"
-                ));
-            }
-            if value.parse::<u64>().is_err() {
-                return Err(format!(
-                    "--args: `{name}={value}`: a buffer's value is its element count"
-                ));
+            let what = if info.address == AddressSpace::Local {
+                "a __local argument's value is its element count"
+            } else {
+                "a buffer's value is its element count"
+            };
+            match value.parse::<u64>() {
+                Ok(count) if count.checked_mul(info.element_size.max(1)).is_some() => {}
+                Ok(_) => return Err(format!("--args: `{name}={value}`: too many elements")),
+                Err(_) => return Err(format!("--args: `{name}={value}`: {what}")),
             }
         }
     }
@@ -385,7 +385,11 @@ fn set_generated_args(
                 AddressSpace::Local => {
                     use super::buffer_sizes::Extent;
                     let default = elem * group_items;
+                    let given = value
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .and_then(|count| count.checked_mul(elem));
                     let bytes = match extents.get(index as usize) {
+                        _ if given.is_some() => given.unwrap_or(default),
                         Some(Extent::Bytes(b)) if *b <= MAX_INFERRED_BYTES => *b,
                         None | Some(Extent::Unused) => default,
                         Some(Extent::Bytes(b) | Extent::Unknown(b)) => {

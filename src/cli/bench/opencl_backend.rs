@@ -563,9 +563,7 @@ impl Backend for OpenClBackend {
         let mut runs_ns = Vec::new();
         if warm_up {
             super::workload::warm_up(first_began, &run_once)?;
-            for _ in 0..work.reps {
-                runs_ns.push(run_once()?);
-            }
+            runs_ns = super::workload::timed_runs(work.reps, &run_once)?;
             last_outputs = self.read_outputs(&outputs)?;
         } else {
             runs_ns.push(first);

@@ -132,9 +132,7 @@ impl Backend for VeclBackend {
         program.wait_for_final_code();
         if warm_up {
             super::workload::warm_up(first_began, || run_once(&resets))?;
-            for _ in 0..work.reps {
-                runs_ns.push(run_once(&resets)?);
-            }
+            runs_ns = super::workload::timed_runs(work.reps, || run_once(&resets))?;
             last_outputs = read_all(&outputs)?;
         } else {
             runs_ns.push(first);

@@ -45,7 +45,7 @@ pub struct Workload {
     pub global: Vec<u64>,
     /// Local size, or `None` for the platform's choice.
     pub local: Option<Vec<u64>>,
-    /// Timed runs.
+    /// Timed runs, at least ([`timed_runs`] adds more for short kernels).
     pub reps: usize,
     /// Bytes a run reads and writes in global memory, for the kernels whose
     /// speed is a bandwidth (reported against the host copy's).
@@ -71,7 +71,7 @@ pub trait Backend {
     /// The platform's name as reports show it.
     fn label(&self) -> String;
     /// Builds and runs `work`: with `warm_up`, a first run, the untimed
-    /// runs of [`warm_up`], then `work.reps` timed runs; without, the first
+    /// runs of [`warm_up`], then the [`timed_runs`] of `work.reps`; without, the first
     /// run only, timed.
     fn run(&mut self, work: &Workload, warm_up: bool) -> Result<Measured, String>;
 }
@@ -105,6 +105,38 @@ pub fn warm_up(
     Ok(())
 }
 
+/// Timed runs go on past the workload's `reps` until they add up to this
+/// much...
+pub const TIMED_TIME: std::time::Duration = std::time::Duration::from_millis(150);
+/// ...or this many runs have been made, whichever comes first.
+pub const MAX_TIMED_RUNS: usize = 101;
+
+/// The timed runs of a workload: at least `reps` (one if 0), then more
+/// until their sum reaches [`TIMED_TIME`], at most [`MAX_TIMED_RUNS`].
+///
+/// A median of five runs is a fair figure for a kernel of tens of
+/// milliseconds, but not for one of half a millisecond on a host of 64
+/// threads, where one run in five may lose a thread to another process:
+/// the same build's medians moved by more than 10 % between runs there
+/// (`docs/measurements.md`). Short kernels get more runs for the same
+/// steadiness; every platform is timed by the same rule.
+pub fn timed_runs(
+    reps: usize,
+    mut run_once: impl FnMut() -> Result<u64, String>,
+) -> Result<Vec<u64>, String> {
+    let reps = reps.max(1);
+    let mut runs = Vec::with_capacity(reps);
+    let mut total: u128 = 0;
+    while runs.len() < reps
+        || (total < TIMED_TIME.as_nanos() && runs.len() < MAX_TIMED_RUNS.max(reps))
+    {
+        let ns = run_once()?;
+        total += u128::from(ns);
+        runs.push(ns);
+    }
+    Ok(runs)
+}
+
 /// The median of some durations (0 for none).
 pub fn median(values: &[u64]) -> u64 {
     let mut sorted = values.to_vec();
@@ -119,6 +151,37 @@ pub fn median(values: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timed_runs_take_at_least_reps_and_stop_at_the_time_or_count() {
+        // Long runs: the reps alone.
+        let long = timed_runs(5, || Ok(TIMED_TIME.as_nanos() as u64)).unwrap();
+        assert_eq!(long.len(), 5);
+        // Short runs: more, until the time is reached.
+        let step = TIMED_TIME.as_nanos() as u64 / 20;
+        let short = timed_runs(5, || Ok(step)).unwrap();
+        assert_eq!(short.len(), 20);
+        // Very short runs: capped.
+        let tiny = timed_runs(5, || Ok(1)).unwrap();
+        assert_eq!(tiny.len(), MAX_TIMED_RUNS);
+        // An error stops at once.
+        let mut n = 0;
+        let failed = timed_runs(5, || {
+            n += 1;
+            if n == 3 {
+                Err("boom".to_string())
+            } else {
+                Ok(1)
+            }
+        });
+        assert_eq!(failed, Err("boom".to_string()));
+        assert_eq!(
+            timed_runs(0, || Ok(TIMED_TIME.as_nanos() as u64))
+                .unwrap()
+                .len(),
+            1
+        );
+    }
 
     #[test]
     fn median_of_odd_and_even_counts() {
