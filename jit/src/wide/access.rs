@@ -182,6 +182,12 @@ pub struct Check {
     pub param: u32,
     /// The kind and source position, as `abi::pack_site` packs them.
     pub site: u64,
+    /// Bytes of the element accessed (a vector's, accessed a component
+    /// at a time), which a fault reports.
+    pub size: u32,
+    /// The component this access is of the element: a fault reports the
+    /// element's address, `4 * component` bytes before the access's.
+    pub component: u32,
 }
 
 /// Which accesses of a kernel prefetch and stream, and whether they are
@@ -293,6 +299,9 @@ struct PendingFault {
     ptr: i32,
     base: Base,
     site: u64,
+    /// The element's bytes and the access's component (see [`Check`]).
+    size: u32,
+    component: u32,
 }
 
 /// What `emit_access` needs of the kernel entry around it: where the
@@ -358,6 +367,8 @@ fn vector_check(
         ptr,
         base,
         site: c.site,
+        size: c.size,
+        component: c.component,
     });
     Ok(())
 }
@@ -693,6 +704,8 @@ fn uniform_load(
             ptr,
             base: how.base,
             site: c.site,
+            size: c.size,
+            component: c.component,
         });
     }
     a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4))
@@ -800,7 +813,9 @@ fn emit_faults(
         a.movsxd(r11, dword_ptr(rsp + r10 * 4 + scratch))
             .map_err(e)?;
         load_base(a, frame, f.base, f.ptr)?;
-        a.lea(rsi, qword_ptr(rax + r11 * 4)).map_err(e)?;
+        a.lea(rsi, qword_ptr(rax + r11 * 4 - 4 * f.component as i32))
+            .map_err(e)?;
+        a.mov(edx, f.size).map_err(e)?;
         a.mov(r11, f.site).map_err(e)?;
         a.jmp(report).map_err(e)?;
     }
@@ -817,7 +832,6 @@ fn emit_faults(
     }
     a.mov(rdi, qword_ptr(rbx + (tail as i32 + co::FAULT_RECORD)))
         .map_err(e)?;
-    a.mov(edx, 4).map_err(e)?;
     a.vzeroupper().map_err(e)?;
     // The seventh argument on the stack, which stays 16-aligned.
     a.sub(rsp, 16).map_err(e)?;

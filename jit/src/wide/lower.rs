@@ -646,10 +646,13 @@ impl Cx<'_> {
                     Val::Vs(c, n) => (c, n),
                     _ => ([self.vec(*value)?; 4], 1),
                 };
-                for (c, a) in values.iter().enumerate().take(usize::from(n)) {
+                // The last component first: an element past the end
+                // faults before any of its components is written.
+                for c in (0..usize::from(n)).rev() {
                     let idx = self.component_index(idx, c);
+                    let how = component_access(how, c);
                     self.p.push(Op::StoreElems {
-                        a: *a,
+                        a: values[c],
                         ptr: p.slot,
                         idx,
                         k,
@@ -818,9 +821,15 @@ impl Cx<'_> {
         let consecutive = self.uni.shape(v) == Shape::Linear(4);
         let check = self.plan.robust.then(|| {
             let loc = site_loc(self.func, v);
+            let size = match self.func.ty(v) {
+                Type::Pointer(_, t) => 4 * words(t).unwrap_or(1),
+                _ => 4,
+            };
             Check {
                 param: ptr.param,
                 site: pack_site(access::kind(load), loc.line, loc.col),
+                size,
+                component: 0,
             }
         });
         let global = ptr.base == Base::Arg;
@@ -1216,9 +1225,10 @@ impl Cx<'_> {
                 let k = self.cur;
                 let n = vector_class(ty).map_or(1, |(_, n)| n);
                 let mut out = [V(0); 4];
-                for (c, d) in out.iter_mut().enumerate().take(usize::from(n)) {
+                for c in (0..usize::from(n)).rev() {
                     let idx = self.component_index(idx, c);
-                    *d = self.v_op(|d| Op::LoadElems {
+                    let how = component_access(how, c);
+                    out[c] = self.v_op(|d| Op::LoadElems {
                         d,
                         ptr: ptr.slot,
                         idx,
@@ -1643,6 +1653,15 @@ fn site_loc(func: &Function, ptr: ValueId) -> Loc {
         }
     }
     Loc::NONE
+}
+
+/// `how` for component `c` of a vector element (a fault reports the
+/// element).
+fn component_access(mut how: Access, c: usize) -> Access {
+    if let Some(check) = &mut how.check {
+        check.component = c as u32;
+    }
+    how
 }
 
 /// Whether `t` is a `float`, `int` or `uint`, or a vector of 2 to 4 of
