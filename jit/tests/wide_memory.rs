@@ -425,11 +425,11 @@ fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
     }
     out[i] = x + w[k];
 }";
-    for (k, id, at) in [(8, 0u64, 8u64), (7, 37, 8), (-1, 0, u64::MAX)] {
+    for (k, id, at) in [(8i32, 0u64, 8u64), (7, 37, 8), (-1, 0, u64::MAX)] {
         let args = [
             floats(8),
             floats(48),
-            KernelArg::Value((k as i32).to_le_bytes().to_vec()),
+            KernelArg::Value(k.to_le_bytes().to_vec()),
         ];
         let f = same_fault(uniform, &args, 48, 0);
         assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
