@@ -372,3 +372,191 @@ fn a_tree_reduction_whose_guard_overlaps_races() {
         );
     }
 }
+
+/// Asserts that `message` holds every one of `parts`.
+fn assert_parts(what: &str, message: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(
+            message.contains(part),
+            "{what}: `{part}` missing from: {message}"
+        );
+    }
+}
+
+/// A region whose proven object (`t`, each work-item on its own word) is
+/// fully written runs the copy of its chunks without the per-access test
+/// of the skip flag; the other object of the region (`u`, read at a
+/// neighbour's word in the region that writes it, only in the last trip)
+/// is still tracked there, and its race is reported.
+#[test]
+fn a_race_after_the_proven_objects_are_ready_is_reported() {
+    let source = "kernel void late(global int *out) {
+        local int t[64];
+        local int u[64];
+        int l = get_local_id(0);
+        t[l] = l;
+        u[l] = l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = 0; i < 3; i++) {
+            t[l] = t[l] + 1;
+            if (i == 2)
+                u[l] = u[l ^ 1];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = t[l] + u[l];
+    }";
+    for w in WIDTHS {
+        let got = run_checked(source, "late", &[64], &[64], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("late at W = {w:?} ran clean");
+        };
+        assert_parts(
+            &format!("W = {w:?}"),
+            &message,
+            &[
+                "data race on __local memory: write of 4 bytes at 0x",
+                "by the work-item with local id (0, 0, 0) at line 11:",
+                "after a read by the work-item with local id (1, 0, 0) at line 11:",
+                "(`u`, byte 0)",
+            ],
+        );
+    }
+}
+
+/// `for (b = lid; b < 256; b += n) bins[b] = 0` is proven free of
+/// conflicts (a strided counter) only for groups one work-item deep:
+/// in 16x2 groups the two rows clear the same bins, which is reported;
+/// a counter that steps by less than the group's size is tracked, and
+/// its overlap reported; and the bins the loop leaves unwritten are
+/// reported when read.
+#[test]
+fn strided_clearing_loops_are_proven_only_where_they_cannot_meet() {
+    let clear = |step: &str, end: u32, read: &str| {
+        format!(
+            "kernel void clear(global int *out) {{
+        local int bins[256];
+        int l = get_local_id(0) + get_local_id(1) * get_local_size(0);
+        int x = get_local_id(0);
+        int n = {step};
+        for (int b = x; b < {end}; b += n)
+            bins[b] = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = {read};
+    }}"
+        )
+    };
+    let whole = clear("get_local_size(0)", 256, "bins[l]");
+    for w in WIDTHS {
+        let got = run_checked(&whole, "clear", &[64], &[64], w, Safety::Checked);
+        assert_eq!(got, Ok(vec![1; 64]), "1-D groups at W = {w:?}");
+        let got = run_checked(&whole, "clear", &[16, 2], &[16, 2], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("16x2 groups at W = {w:?} ran clean");
+        };
+        assert_parts(
+            &format!("16x2 groups at W = {w:?}"),
+            &message,
+            &[
+                "data race on __local memory: write of 4 bytes",
+                "by the work-item with local id (0, 1, 0) at line 7:",
+                "after a write by the work-item with local id (0, 0, 0) at line 7:",
+                "(`bins`, byte 0)",
+            ],
+        );
+        let short = clear("8", 256, "bins[l]");
+        let got = run_checked(&short, "clear", &[64], &[64], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("a step of 8 at W = {w:?} ran clean");
+        };
+        assert_parts(
+            &format!("a step of 8 at W = {w:?}"),
+            &message,
+            &[
+                "data race on __local memory: write of 4 bytes",
+                "(`bins`, byte 32)",
+            ],
+        );
+        let part = clear("get_local_size(0)", 200, "bins[255 - l]");
+        let got = run_checked(&part, "clear", &[64], &[64], w, Safety::Checked);
+        let Err(message) = got else {
+            panic!("a partly cleared table at W = {w:?} ran clean");
+        };
+        assert_parts(
+            &format!("a partly cleared table at W = {w:?}"),
+            &message,
+            &[
+                "read of uninitialised __local memory: read of 4 bytes",
+                "by the work-item with local id (0, 0, 0) at line 9:",
+                "(`bins`, byte 1020)",
+            ],
+        );
+    }
+}
+
+/// An access past a `__local` argument stops the command with a report
+/// naming the argument, in checked mode and with robust access: one
+/// that goes beyond an element per work-item (tested at every launch)
+/// and one within it (trusted for large enough arguments, so a short one
+/// runs the copy that tests it).
+#[test]
+fn a_fault_past_a_local_argument_names_it() {
+    let run = |source: &str, bytes: usize, safety: Safety| -> String {
+        let ctx = Context::new().expect("context");
+        let builder = ctx.program(source);
+        let program = match safety {
+            Safety::Checked => builder.checked(true),
+            _ => builder,
+        }
+        .build()
+        .expect("build");
+        let k = program.kernel("k").expect("kernel");
+        let queue = ctx.queue().expect("queue");
+        let out = ctx.buffer_from(&[0i32; 64]).expect("buffer");
+        k.set_arg_buffer(0, &out).expect("arg 0");
+        k.set_arg_local(1, bytes).expect("arg 1");
+        let event = queue
+            .launch(&k)
+            .global(&[64])
+            .local(&[64])
+            .enqueue()
+            .expect("enqueue");
+        assert!(event.wait().is_err(), "the launch must fail");
+        match event.failure() {
+            Some(Error::OutOfResources(message)) => message,
+            other => panic!("expected CL_OUT_OF_RESOURCES, got {other:?}"),
+        }
+    };
+    let beyond = "kernel void k(global int *out, local int *t) {
+        int l = get_local_id(0);
+        t[l + 1] = l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = l;
+    }";
+    let within = "kernel void k(global int *out, local int *t) {
+        int l = get_local_id(0);
+        t[l] = l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = t[l];
+    }";
+    for safety in [Safety::Checked, Safety::Robust] {
+        let message = run(beyond, 64 * 4, safety);
+        assert_parts(
+            &format!("t[l + 1], {safety:?}"),
+            &message,
+            &[
+                "out-of-bounds store of 4 bytes",
+                "by work-item (63, 0, 0) at line 3:",
+                "(4 bytes past the end of __local argument 1, of 256 bytes)",
+            ],
+        );
+        let message = run(within, 63 * 4, safety);
+        assert_parts(
+            &format!("t[l], {safety:?}"),
+            &message,
+            &[
+                "by work-item (63, 0, 0) at line 3:",
+                "(4 bytes past the end of __local argument 1, of 252 bytes)",
+            ],
+        );
+    }
+}

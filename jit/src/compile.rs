@@ -374,7 +374,12 @@ pub(crate) fn compile(
         &crate::wide::select::Request {
             asked: opts.wide,
             checked_tail: checks.map(|t| t as u32),
-            local_checks: opts.local_checks,
+            // Checked mode adds nothing to a kernel with no `__local`
+            // memory and no barrier: it may take the wide code, as robust
+            // access does.
+            local_checks: opts.local_checks
+                && (crate::lower::races::has_local_memory(module, &arg_slots, &places)
+                    || vecl_ir::contains_barrier(&func.body.0)),
             stream_min_items,
             prefetch: prefetch_on,
             lanes_along,

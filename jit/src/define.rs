@@ -7,10 +7,46 @@
 use crate::kernel::EntryFn;
 use crate::{lower, JitError, JitOptions, Prefetch};
 use cranelift_codegen::ir::{types, AbiParam};
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
+use cranelift_codegen::settings::{self, Configurable as _, RegallocAlgorithm};
 use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _, ModuleReloc};
+
+/// Functions of more CLIF instructions than this are compiled with the
+/// single-pass register allocator even in the optimised tier.
+///
+/// regalloc2's backtracking allocator grows faster than the function: a
+/// random kernel of 4,626 IR instructions took 1.4 s at W = 4 (30,013 CLIF
+/// instructions), 31 s at W = 16 (71,281) and more than two minutes at
+/// W = 32, almost all of it in the allocator's bundle assignment. How fast
+/// it grows depends on the live ranges as much as on the count (a
+/// cyclic-reduction solver of 50,233 instructions took 0.56 s), so the
+/// limit is set above what real kernels reach: the bench kernels lower to
+/// 1,000–5,000 instructions, an FFT with `sincos` at W = 32 to about
+/// 30,000.
+pub(crate) const BACKTRACKING_MAX_INSTS: usize = 60_000;
+
+/// The ISA `jit` compiles with, but with the single-pass register
+/// allocator (`None` if it already has it, or if the flags cannot be
+/// rebuilt: the caller then keeps `jit`'s own).
+fn single_pass_isa(jit: &JITModule) -> Option<OwnedTargetIsa> {
+    let isa = jit.isa();
+    if isa.flags().regalloc_algorithm() == RegallocAlgorithm::SinglePass {
+        return None;
+    }
+    let mut flags = settings::builder();
+    for v in isa.flags().iter() {
+        flags.set(v.name, &v.value_string()).ok()?;
+    }
+    flags.set("regalloc_algorithm", "single_pass").ok()?;
+    let mut builder = cranelift_codegen::isa::lookup(isa.triple().clone()).ok()?;
+    for v in isa.isa_flags() {
+        builder.set(v.name, &v.value_string()).ok()?;
+    }
+    builder.finish(settings::Flags::new(flags)).ok()
+}
 
 /// One kernel function defined in a JIT module, before finalisation.
 pub(crate) struct DefinedFunction {
@@ -88,7 +124,14 @@ fn try_define_kernel_function(
     // Compiled here rather than by `define_function` so that the marked
     // stores can become non-temporal ones (`lower::stream`) before the
     // code is placed.
-    ctx.compile(jit.isa(), &mut Default::default())
+    let one_pass = (clif_insts > BACKTRACKING_MAX_INSTS)
+        .then(|| single_pass_isa(jit))
+        .flatten();
+    let isa: &dyn TargetIsa = match &one_pass {
+        Some(isa) => &**isa,
+        None => jit.isa(),
+    };
+    ctx.compile(isa, &mut Default::default())
         .map_err(|e| codegen(format!("{:?}", e.inner)))?;
     let compiled = ctx
         .compiled_code()

@@ -217,6 +217,8 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
         elapsed.as_secs_f64() * 1e3,
         match tier {
             Tier::Quick => "quick tier: single-pass register allocation; the optimised code replaces it when ready",
+            Tier::Optimised if clif_insts > crate::define::BACKTRACKING_MAX_INSTS =>
+                "optimised tier; single-pass register allocation, as for every function of more than 60,000 CLIF instructions",
             Tier::Optimised => "optimised tier",
         }
     );

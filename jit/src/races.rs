@@ -583,8 +583,12 @@ pub unsafe extern "C" fn vecl_races_ready(state: *mut RaceState, start: u64, end
     let Some(words) = st.init.get(first..=last) else {
         return 0;
     };
-    // No early exit: a fold the compiler vectorises.
     let start = st.group_start;
+    // At a group's first region nothing is written yet: one word says so.
+    if words.first().is_some_and(|w| *w < start) {
+        return 0;
+    }
+    // Otherwise no early exit: a fold the compiler vectorises.
     let unwritten = words
         .iter()
         .fold(0u32, |acc, w| acc | u32::from(*w < start));

@@ -384,13 +384,19 @@ kernel void k(global float* a, int n) {
     if cpu_has_wide() {
         assert!(line.contains("Scalar(I16)"), "{line}");
     }
-    // Checked mode keeps Cranelift's code; robust access alone does not
-    // (`wide_memory.rs`).
-    let line = refusal(FLOAT_OPS, &options(true));
+    // Checked mode keeps Cranelift's code for a kernel with `__local`
+    // memory, whose race and initialisation checks are Cranelift's; a
+    // kernel with neither `__local` memory nor a barrier takes the wide
+    // code, as robust access does (`wide_memory.rs`).
+    let line = refusal(local, &options(true));
     assert_eq!(
         line,
         "code: Cranelift (not the wide code: checked mode (its `__local` race and initialisation checks are Cranelift's))"
     );
+    let line = refusal(FLOAT_OPS, &options(true));
+    if cpu_has_wide() {
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    }
     // 64-bit division stays outside the subset (32-bit division is in it).
     let division =
         "kernel void k(global int* a) { int i = get_global_id(0); a[i] = (int)((long)a[i] / 3); }";

@@ -351,6 +351,38 @@ fn floats(n: usize) -> KernelArg {
     KernelArg::Buffer((0..n).flat_map(|i| (i as f32).to_le_bytes()).collect())
 }
 
+/// Checked mode adds nothing to a kernel with neither `__local` memory nor
+/// a barrier: it takes the wide code, which stops at the first lane past
+/// the buffer with the report of Cranelift's checked code.
+#[test]
+fn checked_mode_without_local_memory_takes_the_wide_code_and_its_reports() {
+    let src = "kernel void k(global const float* a, global float* out) {
+    int i = get_global_id(0);
+    out[i] = a[i] * 2.0f;
+}";
+    let m = build(src, "");
+    let checked = |wide| JitOptions {
+        local_checks: true,
+        ..options(wide, true, 1 << 22)
+    };
+    let wide = compile_wide(&m, "k", &checked(true));
+    let cranelift = compile_kernel(&m, "k", &checked(false)).expect("compiles");
+    let mut faults = Vec::new();
+    for k in [&wide, &cranelift] {
+        let got = run(k, &[floats(37), floats(64)], &range_1d(0, 64, 32), 0);
+        assert_eq!(got.status, KernelStatus::OutOfBounds as u32);
+        assert!(got.guards_intact(), "nothing written outside");
+        let mut f = got.fault.expect("a recorded fault");
+        f.address = f.address.wrapping_sub(got.addr(0));
+        faults.push(f);
+    }
+    assert_eq!(faults[0], faults[1], "wide and Cranelift's reports");
+    assert_eq!(
+        (faults[0].global_id, faults[0].address),
+        ([37, 0, 0], 4 * 37)
+    );
+}
+
 #[test]
 fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
     let load = "kernel void k(global const float* a, global float* out) {

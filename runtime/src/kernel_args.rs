@@ -30,6 +30,7 @@
 use crate::error::{Error, Result};
 use crate::host_alloc::{AlignedBytes, ALIGN};
 use crate::memory::Mem;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use vecl_ir::image::ImageDesc;
 use vecl_jit::abi::{checked_offsets, ArgKind, ArgSlot, Fault, FaultRecord, Launch};
@@ -159,6 +160,10 @@ pub struct CheckedLaunch {
     /// (argument index, start, end) of each `__local` argument, as offsets
     /// into the `__local` arena.
     local_args: Vec<(usize, u64, u64)>,
+    /// The address of the `__local` arena of the thread whose run stopped
+    /// on the recorded fault, when the fault lies in or next to it
+    /// ([`Self::note_arena`]; 0: none).
+    arena: AtomicU64,
 }
 
 impl CheckedLaunch {
@@ -170,6 +175,24 @@ impl CheckedLaunch {
     /// The `__local` arguments: (argument index, start, end) in the arena.
     pub fn local_args(&self) -> &[(usize, u64, u64)] {
         &self.local_args
+    }
+
+    /// Called by a thread whose run stopped out of bounds, with its
+    /// `__local` arena (`len` bytes at `local_mem`): remembers the arena
+    /// when the recorded fault lies in it or within a page of it, so that
+    /// the report can name the `__local` argument. The arenas of the
+    /// launch's threads are apart, so at most one holds the address.
+    pub fn note_arena(&self, local_mem: u64, len: u64) {
+        let Some(fault) = self.fault() else {
+            return;
+        };
+        let near =
+            local_mem.saturating_sub(4096)..local_mem.saturating_add(len).saturating_add(4096);
+        if !self.local_args.is_empty() && near.contains(&fault.address) {
+            let _ = self
+                .arena
+                .compare_exchange(0, local_mem, Ordering::AcqRel, Ordering::Acquire);
+        }
     }
 
     /// The launch's failure as an error (`CL_OUT_OF_RESOURCES`, what GPU
@@ -184,6 +207,9 @@ impl CheckedLaunch {
 
     /// Where the faulting access lies relative to the buffer arguments.
     fn whereabouts(&self, fault: &Fault) -> String {
+        if let Some(local) = self.local_whereabouts(fault) {
+            return local;
+        }
         let (a, end) = (fault.address, fault.address.saturating_add(fault.size));
         let nearest = self
             .buffers
@@ -213,6 +239,47 @@ impl CheckedLaunch {
                 stop - start
             ),
             _ => "outside every buffer, __local and private range of the launch".into(),
+        }
+    }
+
+    /// Where a fault in or next to the `__local` arena of the thread that
+    /// made it lies relative to the `__local` arguments: past the end of
+    /// the one it starts in or after, or before the first when that starts
+    /// the arena. `None` for anything else (a fault past a `__local`
+    /// variable, which lies before the arguments, is not theirs).
+    fn local_whereabouts(&self, fault: &Fault) -> Option<String> {
+        let arena = self.arena.load(Ordering::Acquire);
+        if arena == 0 {
+            return None;
+        }
+        let a = fault.address.wrapping_sub(arena) as i64;
+        let end = a.saturating_add(i64::try_from(fault.size).ok()?);
+        let args = self
+            .local_args
+            .iter()
+            .map(|&(index, start, stop)| (index, start as i64, stop as i64));
+        // The argument the access starts in or after.
+        let before = args
+            .clone()
+            .filter(|(_, start, _)| *start <= a)
+            .max_by_key(|x| x.1);
+        match before {
+            Some((index, start, stop)) if end > stop => Some(format!(
+                "{} bytes past the end of __local argument {index}, of {} bytes",
+                end - stop,
+                stop - start
+            )),
+            Some(_) => None,
+            None => {
+                let (index, start, stop) = args.min_by_key(|x| x.1)?;
+                (start == 0).then(|| {
+                    format!(
+                        "{} bytes before the start of __local argument {index}, of {} bytes",
+                        -a,
+                        stop - start
+                    )
+                })
+            }
         }
     }
 }
@@ -433,6 +500,7 @@ impl KernelArgs {
                         .filter(|(_, (slot, _))| slot.kind == ArgKind::LocalPointer)
                         .map(|(index, (_, r))| (index, r.0, r.1))
                         .collect(),
+                    arena: AtomicU64::new(0),
                 });
                 let record = std::ptr::from_ref(&launch.record) as u64;
                 write(

@@ -286,6 +286,11 @@ pub fn execute_stoppable(
                 context,
             )
         };
+        if status == KernelStatus::OutOfBounds as u32 {
+            if let Some(c) = &block.checked {
+                c.note_arena(local_mem as u64, local_len as u64);
+            }
+        }
         let words = if status == KernelStatus::DivergentBarrier as u32 {
             body_code.take_divergence()
         } else if status == KernelStatus::LocalMemory as u32 {

@@ -2,7 +2,8 @@
 tests/buggy/ built with -cl-vecl-checked fail their command with
 CL_OUT_OF_RESOURCES and a message on stderr naming the kind of bug, both
 work-items and both source lines, at every SIMD width (VECL_SIMD_WIDTH);
-the queue runs the next command; built without the option (unchecked, the
+a store past a __local argument names it; the queue runs the next
+command; built without the option (unchecked, the
 driver's default) the racy kernels run. Each case runs in a process of its
 own, since the driver reads the width once."""
 
@@ -28,7 +29,9 @@ SCRIPT = textwrap.dedent(
     program = cl.Program(ctx, open(path).read()).build(options=options)
     k = cl.Kernel(program, kernel)
     out = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 64 * 4)
-    k(queue, (64,), (64,), out)
+    # A __local argument after the buffer: one int per work-item.
+    extra = [cl.LocalMemory(64 * 4)] * (k.get_info(cl.kernel_info.NUM_ARGS) - 1)
+    k(queue, (64,), (64,), out, *extra)
     try:
         queue.finish()
         print("finished")
@@ -69,6 +72,11 @@ CASES = {
         "by the work-item with local id (32, 0, 0) at line 14:",
         "after a read by the work-item with local id (0, 0, 0) at line 14:",
         "(`t`, byte 128)",
+    ],
+    "local_arg_oob": [
+        "kernel `local_arg_oob` stopped: out-of-bounds store of 4 bytes",
+        "by work-item (63, 0, 0) at line 7:",
+        "(4 bytes past the end of __local argument 1, of 256 bytes)",
     ],
     "divergent_barrier": [
         "kernel `divergent_barrier` stopped: barrier at line 8:9",

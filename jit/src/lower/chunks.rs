@@ -1005,10 +1005,9 @@ pub(crate) fn lower_kernel(
                 if all_full {
                     // The launch's loop of whole chunks: one copy.
                     cx.chunk_full = true;
-                    let lowered = cx.lower_block(&Block(stmts.to_vec()));
+                    let lowered = cx.lower_chunk_stmts(stmts, end_b);
                     cx.chunk_full = false;
                     lowered?;
-                    cx.jump_live(end_b);
                 } else if specialise {
                     // Partial (tail) chunks take the general copy; full chunks take
                     // a copy lowered with the mask known to be all ones, where each
@@ -1046,7 +1045,7 @@ pub(crate) fn lower_kernel(
                         let stats = cx.stats.clone();
                         cx.vals.restore(values);
                         cx.chunk_full = true;
-                        let lowered = cx.lower_block(&Block(stmts.to_vec()));
+                        let lowered = cx.lower_chunk_stmts(stmts, end_b);
                         cx.chunk_full = false;
                         lowered?;
                         // The report's counts describe the general copy only; the
@@ -1054,14 +1053,12 @@ pub(crate) fn lower_kernel(
                         let notes = std::mem::take(&mut cx.stats.notes);
                         cx.stats = stats;
                         cx.stats.notes = notes;
-                        cx.jump_live(end_b);
                     } else {
                         cx.b.ins().jump(tail_b, &[]);
                     }
                     cx.b.seal_block(tail_b);
                 } else {
-                    cx.lower_block(&Block(stmts.to_vec()))?;
-                    cx.jump_live(end_b);
+                    cx.lower_chunk_stmts(stmts, end_b)?;
                 }
                 cx.enter(end_b);
                 if let (Some(c), false) = (chunk_ctx, last) {

@@ -79,6 +79,12 @@ pub(crate) struct Key {
     pub k: [i64; 3],
     /// `(U, t)`.
     pub sym: Option<(VarId, i64)>,
+    /// `(d, s)`: `s` times a *strided counter* of dimension `d` (a
+    /// variable that starts at `get_local_id(d)` and only grows by
+    /// `get_local_size(d)`, [`Proofs::strided`]), in a key with no local
+    /// id term: every value a work-item gives it is its own local id
+    /// modulo the group's size, so distinct work-items never share one.
+    pub strided: Option<(usize, i64)>,
     pub bytes: u32,
 }
 
@@ -99,6 +105,7 @@ impl Key {
             c,
             k: [0; 3],
             sym,
+            strided: None,
             bytes: 0,
         }
     }
@@ -110,10 +117,18 @@ impl Key {
             _ => return None,
         };
         let k = [self.k[0] + o.k[0], self.k[1] + o.k[1], self.k[2] + o.k[2]];
+        // A strided counter stands alone: with a local id or a second
+        // counter beside it, work-items may meet.
+        let strided = match (self.strided, o.strided) {
+            (None, None) => None,
+            (Some(x), None) | (None, Some(x)) if k == [0; 3] => Some(x),
+            _ => return None,
+        };
         Key {
             c: self.c + o.c,
             k,
             sym,
+            strided,
             bytes: 0,
         }
         .limited()
@@ -124,6 +139,10 @@ impl Key {
             Some((u, t)) => Some((u, t.checked_mul(f)?)).filter(|_| f != 0),
             None => None,
         };
+        let strided = match self.strided {
+            Some((d, t)) if f != 0 => Some((d, t.checked_mul(f)?)),
+            _ => None,
+        };
         Key {
             c: self.c.checked_mul(f)?,
             k: [
@@ -132,6 +151,7 @@ impl Key {
                 self.k[2].checked_mul(f)?,
             ],
             sym,
+            strided,
             bytes: 0,
         }
         .limited()
@@ -141,7 +161,8 @@ impl Key {
         let small = |x: i64| x.abs() < KEY_LIMIT;
         (small(self.c)
             && self.k.iter().all(|k| small(*k))
-            && self.sym.is_none_or(|(_, t)| small(t)))
+            && self.sym.is_none_or(|(_, t)| small(t))
+            && self.strided.is_none_or(|(_, t)| small(t)))
         .then_some(self)
     }
 
@@ -151,13 +172,16 @@ impl Key {
 
     /// No local id in it.
     fn is_uniform(&self) -> bool {
-        self.k == [0; 3]
+        self.k == [0; 3] && self.strided.is_none()
     }
 
     /// The local id of dimension `d`, alone.
     fn is_lid(&self) -> Option<usize> {
         let d = self.k.iter().position(|k| *k == 1)?;
-        let alone = self.c == 0 && self.sym.is_none() && (0..3).all(|e| e == d || self.k[e] == 0);
+        let alone = self.c == 0
+            && self.sym.is_none()
+            && self.strided.is_none()
+            && (0..3).all(|e| e == d || self.k[e] == 0);
         alone.then_some(d)
     }
 
@@ -171,6 +195,12 @@ impl Key {
     /// moves every work-item's bytes alike.) The conditions as steps for
     /// the lowering to evaluate; `None` when no group size makes it hold.
     pub fn injective_for(&self) -> Option<Vec<Injective>> {
+        if let Some((d, t)) = self.strided {
+            // Distinct work-items' counters differ (by a non-zero multiple
+            // of nothing less than 1), so their offsets by `|t|` or more.
+            let apart = self.k == [0; 3] && t.unsigned_abs() >= u64::from(self.bytes);
+            return apart.then(|| (0..3).filter(|e| *e != d).map(Injective::Single).collect());
+        }
         let mut out = Vec::new();
         let mut used: Vec<usize> = (0..3).filter(|&d| self.k[d] != 0).collect();
         used.sort_by_key(|&d| self.k[d].abs());
@@ -330,6 +360,8 @@ pub(crate) struct Proofs<'a> {
     /// Variables with one value for the whole group at any point
     /// (`lower::group_level`).
     group_vars: &'a HashSet<VarId>,
+    /// Strided counters and their dimension ([`Proofs::find_strided`]).
+    strided: HashMap<VarId, usize>,
 }
 
 /// How far a definition is followed.
@@ -381,7 +413,7 @@ impl<'a> Proofs<'a> {
                 }
             }
         }
-        Proofs {
+        let mut proofs = Proofs {
             module,
             func,
             arg_slots,
@@ -389,6 +421,74 @@ impl<'a> Proofs<'a> {
             shift,
             single,
             group_vars,
+            strided: HashMap::new(),
+        };
+        proofs.strided = proofs.find_strided(&counts);
+        proofs
+    }
+
+    /// The *strided counters*: signed integer variables written exactly
+    /// twice, once with `get_local_id(d)` and once with themselves plus
+    /// `get_local_size(d)` (or the enqueued size), as in `for (b = lid; b
+    /// < 256; b += n)`. Every value a work-item gives one is its local id
+    /// plus a multiple of the group's size `n` in `d`, so two work-items
+    /// whose ids differ in `d` (by less than `n`) never give it one value.
+    /// Signed overflow is undefined in OpenCL C, so the counter does not
+    /// wrap back onto another work-item's values.
+    fn find_strided(&self, counts: &HashMap<VarId, usize>) -> HashMap<VarId, usize> {
+        let mut writes: HashMap<VarId, Vec<ValueId>> = HashMap::new();
+        writes_of(&self.func.body.0, &mut writes);
+        let mut out = HashMap::new();
+        for (var, values) in writes {
+            let signed = self
+                .func
+                .vars
+                .get(var.index())
+                .and_then(|x| x.ty.scalar())
+                .is_some_and(|s| s.is_int() && s.is_signed() && s.bits() >= 32);
+            if counts.get(&var) != Some(&2) || values.len() != 2 || !signed {
+                continue;
+            }
+            let start = values
+                .iter()
+                .position(|v| self.index(*v, 0).and_then(|k| k.is_lid()).is_some());
+            let Some(start) = start else {
+                continue;
+            };
+            let Some(d) = self.index(values[start], 0).and_then(|k| k.is_lid()) else {
+                continue;
+            };
+            let step = values[1 - start];
+            let Inst::Binary(BinaryOp::Add, a, b) = self.func.inst(step).inst else {
+                continue;
+            };
+            let reads_self =
+                |x: ValueId| matches!(self.func.inst(x).inst, Inst::ReadVar(v) if v == var);
+            let steps = (reads_self(a) && self.is_local_size(b, d, 0))
+                || (reads_self(b) && self.is_local_size(a, d, 0));
+            if steps {
+                out.insert(var, d);
+            }
+        }
+        out
+    }
+
+    /// Whether `v` is `get_local_size(d)` or `get_enqueued_local_size(d)`,
+    /// through conversions and variables assigned once.
+    fn is_local_size(&self, v: ValueId, d: usize, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        match &self.func.inst(v).inst {
+            Inst::WorkItem(WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize, Some(dim)) => {
+                matches!(self.func.inst(*dim).inst, Inst::Const(x) if x == d as u64)
+            }
+            Inst::Convert { value, .. } => self.is_local_size(*value, d, depth + 1),
+            Inst::ReadVar(var) => self
+                .single
+                .get(var)
+                .is_some_and(|x| self.is_local_size(*x, d, depth + 1)),
+            _ => false,
         }
     }
 
@@ -479,7 +579,8 @@ impl<'a> Proofs<'a> {
                 let zext = !from.is_signed() && from.bits() < s.bits();
                 let never_negative = key.c >= 0
                     && key.k.iter().all(|k| *k >= 0)
-                    && key.sym.is_none_or(|(_, t)| t >= 0);
+                    && key.sym.is_none_or(|(_, t)| t >= 0)
+                    && key.strided.is_none_or(|(_, t)| t >= 0);
                 (!zext || never_negative).then_some(key)
             }
             Inst::Binary(op, a, b) => {
@@ -504,6 +605,10 @@ impl<'a> Proofs<'a> {
             }
             Inst::ReadVar(var) => match self.single.get(var) {
                 Some(v) => self.index(*v, d),
+                None if self.strided.contains_key(var) => Some(Key {
+                    strided: self.strided.get(var).map(|dim| (*dim, 1)),
+                    ..Key::lin(0, None)
+                }),
                 None if self.group_vars.contains(var) && s.bits() >= 32 => {
                     Some(Key::lin(0, Some((*var, 1))))
                 }
@@ -587,7 +692,9 @@ impl<'a> Proofs<'a> {
         }
         let key: Key = key?;
         let g = 1i64 << self.shift;
-        let aligned = key.c % g == 0 && key.k.iter().all(|k| k % g == 0);
+        let aligned = key.c % g == 0
+            && key.k.iter().all(|k| k % g == 0)
+            && key.strided.is_none_or(|(_, t)| t % g == 0);
         if !aligned || key.injective_for().is_none() {
             return None;
         }
@@ -794,6 +901,29 @@ impl<'a> Proofs<'a> {
     }
 }
 
+/// Every value written to each variable in `stmts`, at any depth.
+fn writes_of(stmts: &[Stmt], out: &mut HashMap<VarId, Vec<ValueId>>) {
+    for s in stmts {
+        match s {
+            Stmt::WriteVar(var, v) => out.entry(*var).or_default().push(*v),
+            Stmt::If { then_, else_, .. } => {
+                writes_of(&then_.0, out);
+                writes_of(&else_.0, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                writes_of(&body.0, out);
+                writes_of(&continuing.0, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    writes_of(&c.body.0, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The variables written by a split's group-level statements before its
 /// chunk loop and by its chunk statements.
 fn written_before(split: &Split, out: &mut BTreeSet<VarId>) {
@@ -829,6 +959,9 @@ fn negated(op: CmpOp) -> CmpOp {
 /// within `bounds`: one local id at most may vary (the others' terms must
 /// be absent); `None` when a bound is missing.
 fn footprint(key: &Key, bounds: &[Bounds; 3]) -> Option<(Lin, Lin)> {
+    if key.strided.is_some() {
+        return None;
+    }
     let base = Lin::of(key);
     let used: Vec<usize> = (0..3).filter(|&d| key.k[d] != 0).collect();
     let (lo, hi) = match used.as_slice() {

@@ -70,6 +70,11 @@ pub(crate) struct RaceCx {
     /// proof's conditions on the launch hold), and one non-zero when the
     /// proof's conditions hold (the object may not be initialised yet).
     fast: Vec<(LocalObject, Value, Value)>,
+    /// Set while the copy of a region's chunk statements that runs only
+    /// when every conflict-free object of the region skips the shadow is
+    /// lowered ([`FunctionCx::lower_chunk_stmts`]): its proven accesses
+    /// need no test at all.
+    all_fast: bool,
     /// Read from the shadow state at the group's start, for the proven
     /// accesses that mark or test their granules' `init` words inline:
     /// the words' address, the arena's address and length, the group's
@@ -91,11 +96,7 @@ impl RaceCx {
         group_vars: &std::collections::HashSet<vecl_ir::VarId>,
         splits: &[super::group_level::Split],
     ) -> Option<RaceCx> {
-        let param = arg_slots.iter().any(|s| s.kind == ArgKind::LocalPointer);
-        let variable = module.globals.iter().zip(places).any(|(g, p)| {
-            matches!(p, Some(GlobalPlace::Local(_))) && !g.name.starts_with("__vecl_")
-        });
-        if !(param || variable) {
+        if !has_local_memory(module, arg_slots, places) {
             return None;
         }
         let shift = granule_shift(module, func);
@@ -117,9 +118,27 @@ impl RaceCx {
             conds: Vec::new(),
             region: 0,
             fast: Vec::new(),
+            all_fast: false,
             inline: None,
         })
     }
+}
+
+/// Whether the kernel has `__local` memory of its own: a `__local`
+/// parameter or a `__local` variable other than the compiler's. A generic
+/// pointer can point to `__local` memory only if there is some, so a
+/// kernel without any has nothing for the `__local` checks to watch.
+pub(crate) fn has_local_memory(
+    module: &Module,
+    arg_slots: &[ArgSlot],
+    places: &[Option<GlobalPlace>],
+) -> bool {
+    let param = arg_slots.iter().any(|s| s.kind == ArgKind::LocalPointer);
+    let variable =
+        module.globals.iter().zip(places).any(|(g, p)| {
+            matches!(p, Some(GlobalPlace::Local(_))) && !g.name.starts_with("__vecl_")
+        });
+    param || variable
 }
 
 /// log2 of the shadow granule: 2 (a 4-byte word), or 0 when the kernel
@@ -390,6 +409,76 @@ impl FunctionCx<'_, '_> {
         Ok(())
     }
 
+    /// Lowers a chunk's statements `stmts` of the current region and
+    /// jumps to `end`. Where the region has objects proven free of
+    /// conflicts, they are lowered twice, and one branch per chunk on the
+    /// region's flags picks the copy: one for chunks of a region instance
+    /// where every such object skips the shadow (its *fast* flag, set at
+    /// the region's start, holds), whose proven accesses have no test at
+    /// all, and the general copy, where each proven access tests its
+    /// object's flag as before. Each copy does exactly what the general
+    /// code does for the flags it runs under, so every report is the
+    /// same; the fast copy only leaves the tests of a flag it knows out
+    /// of the inner loops (matmul's `ta[ly][k] * tb[k][lx]`: two tests
+    /// and the blocks around them per multiply-add before).
+    pub fn lower_chunk_stmts(
+        &mut self,
+        stmts: &[vecl_ir::Stmt],
+        end: cranelift_codegen::ir::Block,
+    ) -> LResult<()> {
+        let body = vecl_ir::Block(stmts.to_vec());
+        let flags: Vec<Value> = match self.races.as_ref() {
+            Some(rc) if !rc.all_fast && rc.state.is_some() => {
+                rc.fast.iter().map(|(_, fast, _)| *fast).collect()
+            }
+            _ => Vec::new(),
+        };
+        let Some((&first, rest)) = flags.split_first() else {
+            self.lower_block(&body)?;
+            self.jump_live(end);
+            return Ok(());
+        };
+        let all = rest.iter().fold(first, |a, f| self.b.ins().band(a, *f));
+        let (fast_b, general_b) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(all, fast_b, &[], general_b, &[]);
+        // The general copy first: the report's counts describe it.
+        let (values, mask) = (self.vals.snapshot(), self.cur_mask());
+        self.enter(general_b);
+        self.lower_block(&body)?;
+        self.jump_live(end);
+        let stats = self.stats.clone();
+        self.enter(fast_b);
+        self.set_cur(&mask);
+        self.vals.restore(values);
+        if let Some(rc) = self.races.as_mut() {
+            rc.all_fast = true;
+        }
+        let lowered = self.lower_block(&body);
+        if let Some(rc) = self.races.as_mut() {
+            rc.all_fast = false;
+        }
+        lowered?;
+        let notes = std::mem::take(&mut self.stats.notes);
+        self.stats = stats;
+        self.stats.notes = notes;
+        self.jump_live(end);
+        Ok(())
+    }
+
+    /// In the copy of [`Self::lower_chunk_stmts`] where every
+    /// conflict-free object of the region skips the shadow: whether an
+    /// access through `ptr` is one of theirs.
+    fn known_fast(&self, ptr: Option<ValueId>) -> bool {
+        let (Some(rc), Some(p)) = (self.races.as_ref(), ptr) else {
+            return false;
+        };
+        rc.all_fast
+            && rc
+                .plan
+                .free_object(rc.region, p)
+                .is_some_and(|o| rc.fast.iter().any(|(x, ..)| *x == o))
+    }
+
     /// An `i8`, non-zero when every granule of `object` has been written
     /// in this group: the cached word, or (until it holds) a look at the
     /// shadow, `vecl_races_ready`.
@@ -469,6 +558,9 @@ impl FunctionCx<'_, '_> {
             if !may_be_local(self.kernel.func().ty(p).address_space()) || self.is_internal(p) {
                 return Ok(());
             }
+        }
+        if self.known_fast(ptr) {
+            return Ok(());
         }
         let skip = self.races_proven(ptr, addr, bytes, kind)?;
         let w = self.kernel.w();
@@ -586,6 +678,20 @@ impl FunctionCx<'_, '_> {
             }
             _ => None,
         };
+        let scatter = match (kind, addr) {
+            (LocalAccess::Write, Lanes::Varying(pieces))
+                if shape.is_none() && cells > 0 && bytes.is_multiple_of(granule) =>
+            {
+                Some(pieces.clone())
+            }
+            _ => None,
+        };
+        if let Some(pieces) = scatter {
+            self.races_mark_lanes(&pieces, cond, [init, base, len, start], cells, track, skip);
+            self.b.switch_to_block(track);
+            self.b.seal_block(track);
+            return Ok(Some(skip));
+        }
         let Some((first, total, uniform)) = shape else {
             self.b.ins().jump(track, &[]);
             self.b.switch_to_block(track);
@@ -648,6 +754,75 @@ impl FunctionCx<'_, '_> {
         self.b.switch_to_block(track);
         self.b.seal_block(track);
         Ok(Some(skip))
+    }
+
+    /// For a proven store through per-lane addresses `pieces` (`i64x2`
+    /// each) of `cells` granules per lane: when the proof's conditions
+    /// hold (`cond`), every lane runs and every lane's granules lie in
+    /// the arena, writes the group's first epoch into each lane's `init`
+    /// words and goes on at `skip`; otherwise goes to `track`, the shadow
+    /// call. (Histogram's `for (b = lid; b < 256; b += n) bins[b] = 0`,
+    /// whose index the lane-stride analysis does not see as consecutive:
+    /// a call per chunk before.)
+    fn races_mark_lanes(
+        &mut self,
+        pieces: &[Value],
+        cond: Value,
+        [init, base, len, start]: [Value; 4],
+        cells: u32,
+        track: cranelift_codegen::ir::Block,
+        skip: cranelift_codegen::ir::Block,
+    ) {
+        let shift = self.races.as_ref().map_or(2, |rc| rc.shift);
+        let bytes = i64::from(cells) << shift;
+        // `off <= len - bytes` for every lane, with `len >= bytes`.
+        let room = self.b.ins().iadd_imm_s(len, -bytes);
+        let fits_any = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, bytes);
+        let base2 = self.b.ins().splat(types::I64X2, base);
+        let room2 = self.b.ins().splat(types::I64X2, room);
+        let mut offs = Vec::new();
+        let mut outside = None;
+        for p in pieces {
+            let off = self.b.ins().isub(*p, base2);
+            let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, room2);
+            outside = Some(match outside {
+                Some(x) => self.b.ins().bor(x, bad),
+                None => bad,
+            });
+            offs.push(off);
+        }
+        let inside = match outside {
+            Some(x) => {
+                let any = self.b.ins().vany_true(x);
+                self.b.ins().icmp_imm_s(IntCC::Equal, any, 0)
+            }
+            None => self.b.ins().iconst(types::I8, 0),
+        };
+        let full = self.mask_is_full();
+        let ok = self.b.ins().band(cond, inside);
+        let ok = self.b.ins().band(ok, full);
+        let ok = self.b.ins().band(ok, fits_any);
+        let go = self.b.create_block();
+        self.b.set_cold_block(go);
+        self.b.ins().brif(ok, go, &[], track, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let flags = MemFlagsData::trusted();
+        for off in offs {
+            for lane in 0..2u8 {
+                let a = self.b.ins().extractlane(off, lane);
+                let cell = self.b.ins().ushr_imm_u(a, i64::from(shift));
+                let cell = self.b.ins().ishl_imm_u(cell, 2);
+                let at = self.b.ins().iadd(init, cell);
+                for c in 0..cells {
+                    self.b.ins().store(flags, start, at, 4 * c as i32);
+                }
+            }
+        }
+        self.b.ins().jump(skip, &[]);
     }
 
     /// `vecl_races_access` behind an adapter of the `preserve_all`

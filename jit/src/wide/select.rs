@@ -2,9 +2,12 @@
 //! the body [`super::lower`] makes) or Cranelift's, and why.
 //!
 //! The wide code is chosen only when it is asked for (`JitOptions::wide`),
-//! the kernel is compiled unchecked or with robust access (whose bounds
-//! tests the wide code makes itself, `super::access`; checked mode's
-//! `__local` race and initialisation checks are Cranelift's only), its
+//! the kernel is compiled unchecked, with robust access (whose bounds
+//! tests the wide code makes itself, `super::access`), or in checked mode
+//! without `__local` memory or barriers (checked mode's `__local` race and
+//! initialisation checks and its naming of rows that disagree at a
+//! barrier are Cranelift's only; a kernel with neither has nothing more
+//! to check than robust access does), its
 //! chunks are 16 lanes wide, this CPU has AVX-512F and BMI2, and every
 //! operation of the kernel is in the subset [`super::lower`] takes. A
 //! kernel with barriers or `__local` memory gets the entry of
@@ -27,7 +30,8 @@ pub struct Request<'a> {
     /// Checked mode or robust access (`JitOptions::checked`): the offset
     /// of the checked tail in the argument block.
     pub checked_tail: Option<u32>,
-    /// Checked mode's `__local` checks (`JitOptions::local_checks`).
+    /// Checked mode's `__local` checks (`JitOptions::local_checks`), for
+    /// a kernel with `__local` memory or a barrier (what they watch).
     pub local_checks: bool,
     /// `JitOptions::stream_min_items`.
     pub stream_min_items: u64,
