@@ -483,3 +483,79 @@ fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
     let f = same_fault_in(column, &[floats(40), floats(64)], &range, 0);
     assert_eq!(f.global_id, [0, 40, 0]);
 }
+
+#[test]
+fn faults_in_the_first_and_last_chunks_and_with_two_chunks_in_flight_match_cranelifts() {
+    // Rows of 50 items (groups of 50): three full chunks and a tail of
+    // 2; the buffer ends in the first chunk of the first row, in its last
+    // full chunk, and in the tail of the last row.
+    let load = "kernel void k(global const float* a, global float* out) {
+    int i = get_global_id(0);
+    out[i] = a[i] * 2.0f;
+}";
+    let rows = range_1d(0, 100, 50);
+    for end in [3u64, 47, 99] {
+        let f = same_fault_in(load, &[floats(end as usize), floats(100)], &rows, 0);
+        assert_eq!((f.global_id, f.address), ([end, 0, 0], 4 * end), "{end}");
+    }
+    // A loop bound by latency whose one checked access is the store
+    // after it: robust, it runs two chunks in flight; a fault in the
+    // first chunk of a pair, in the second, and in the last (odd) chunk
+    // of a row, each the one that running the chunks in order meets
+    // first.
+    let looped = "kernel void k(global float* out, int n) {
+    int i = get_global_id(0);
+    float acc = 1.0f;
+    for (int j = 0; j < ((i >> 4) & 1) * n + (i & 7); j++)
+        acc = acc * 0.5f + (float)j;
+    out[i] = acc;
+}";
+    let m = build(looped, "");
+    let k = compile_wide(&m, "k", &options(true, true, 1 << 22));
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 1 accesses bounds-checked"), "{line}");
+    }
+    let rows = range_1d(0, 80, 40);
+    for end in [5u64, 21, 34, 77] {
+        let args = [
+            floats(end as usize),
+            KernelArg::Value(9i32.to_le_bytes().to_vec()),
+        ];
+        let f = same_fault_in(looped, &args, &rows, 0);
+        assert_eq!((f.global_id, f.address), ([end, 0, 0], 4 * end), "{end}");
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+    }
+    // Checked accesses before and after the loop: one chunk at a time
+    // under robust access, so that the store of the first chunk (item
+    // 10) faults before the load of the second (item 20) would.
+    let two = "kernel void k(global const float* a, global float* out, int n) {
+    int i = get_global_id(0);
+    float acc = a[i];
+    for (int j = 0; j < (i & 7) + n; j++)
+        acc = acc * 0.5f + (float)j;
+    out[i] = acc;
+}";
+    let m = build(two, "");
+    let k = compile_wide(&m, "k", &options(true, true, 1 << 22));
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(!line.contains("in flight"), "{line}");
+    }
+    let k = compile_wide(&m, "k", &options(true, false, 1 << 22));
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.contains("; 2 chunks in flight"), "{line}");
+    }
+    let args = [
+        floats(20),
+        floats(10),
+        KernelArg::Value(3i32.to_le_bytes().to_vec()),
+    ];
+    let f = same_fault_in(two, &args, &range_1d(0, 64, 64), 1);
+    assert_eq!(
+        (f.global_id, f.kind),
+        ([10, 0, 0], vecl_jit::abi::AccessKind::Store)
+    );
+}

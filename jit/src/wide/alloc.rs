@@ -55,7 +55,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::GlobalId { d, .. } => (vec![(d, false)], vec![]),
         Op::LoadElems { d, idx, k, .. } => (vec![(idx, true), (d, false)], vec![(k, true)]),
         Op::StoreElems { a, idx, k, .. } => (vec![(a, true), (idx, true)], vec![(k, true)]),
-        Op::Loop | Op::WhileCount { .. } => (vec![], vec![]),
+        Op::Loop | Op::WhileCount { .. } | Op::Entry(_) | Op::WhileEntry(_) => (vec![], vec![]),
         Op::WhileAny { k } => (vec![], vec![(k, true)]),
     }
 }
@@ -67,7 +67,7 @@ fn loops(ops: &[Op]) -> Result<Vec<(usize, usize)>, WideError> {
     for (i, op) in ops.iter().enumerate() {
         match op {
             Op::Loop => open.push(i),
-            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 let b = open.pop().ok_or_else(|| {
                     WideError::Malformed(format!("loop end at {i} without a start"))
                 })?;

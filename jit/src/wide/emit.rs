@@ -87,6 +87,8 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
         op,
         Op::GlobalId { .. }
             | Op::RunningLanes { .. }
+            | Op::Entry(_)
+            | Op::WhileEntry(_)
             | Op::LoadElems { .. }
             | Op::StoreElems { .. }
             | Op::Load {
@@ -399,8 +401,13 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
                 "a memory operation outside a kernel entry".into(),
             ));
         }
-        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
+        Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
             return Err(WideError::Malformed("loop control in emit_op".into()));
+        }
+        Op::Entry(_) => {
+            return Err(WideError::Malformed(
+                "a kernel entry's step outside a kernel entry".into(),
+            ));
         }
     }
     Ok(())

@@ -1,8 +1,18 @@
 //! A kernel entry around a chunk body: the function the runtime calls
-//! (`crate::abi`'s signature), with the work-group loop, the rows of each
-//! group and the chunks of 16 work-items of each row written here, and the
-//! body ([`Program`], from [`super::lower`]) allocated by `regalloc2` and
-//! placed inside the chunk loop.
+//! (`crate::abi`'s signature). The body ([`Program`], from
+//! [`super::lower`]) and the loops around it, over the work-groups of the
+//! call, the rows of each group and the chunks of 16 work-items of each
+//! row, are one program (`entry_program`) allocated by `regalloc2`: the
+//! values the same in every chunk (constants, kernel arguments, launch
+//! sizes and what is computed from them alone) are computed once, before
+//! the loops, and stay in registers across chunks (or in spill slots,
+//! where the allocator must). The loops' own code is scalar
+//! ([`EntryStep`], [`EntryLoop`], emitted by `entry_code`).
+//!
+//! A body with a loop (bound by the latency of its dependency chain, as
+//! mandelbrot's) runs two chunks in flight when that costs no spill: the
+//! body twice, interleaved between its loop boundaries
+//! (`entry_program`).
 //!
 //! The tail chunk of a row runs with a k-mask of its running lanes
 //! (`RunningLanes`, from edx): no Cranelift code is involved for tails.
@@ -31,10 +41,11 @@
 
 use super::access::{emit_cold, index_bounds, EntryFrame};
 use super::emit::asm_err;
-use super::ra2::{allocate_ra2, emit_allocated, EmitAt};
-use super::{Op, Program, WideError};
+use super::ra2::{allocate_ra2, emit_allocated, written, Allocated, EmitAt, EntryCode};
+use super::{Arg, EntryLoop, EntryStep, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, Launch};
 use iced_x86::code_asm::*;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// The entry's signature (`crate::abi`).
@@ -54,8 +65,13 @@ pub struct KernelCode {
     pub size: usize,
     /// Spill slots (8 bytes) of the body's frame.
     pub spill_slots: usize,
-    /// Operations of the body.
+    /// Operations of the entry's program (the body's, twice with two
+    /// chunks in flight, and the loops').
     pub ops: usize,
+    /// Chunks of 16 work-items each trip of the chunk loop runs (1 or 2).
+    pub chunks_in_flight: usize,
+    /// Values computed once per call instead of once per chunk.
+    pub invariant: usize,
     /// Time of allocation, assembly and mapping.
     pub compile_time: Duration,
     /// Accesses of the body: bounds-checked, streaming stores, prefetched
@@ -81,6 +97,22 @@ impl std::fmt::Debug for KernelCode {
 }
 
 impl KernelCode {
+    /// How the chunk loop runs, for `--explain`: the values kept across
+    /// chunks and the chunks in flight.
+    pub fn loop_note(&self) -> String {
+        let mut note = format!(
+            "; chunk loop allocated with the body, {} values computed once per call",
+            self.invariant
+        );
+        if self.chunks_in_flight > 1 {
+            note += &format!(
+                "; {} chunks in flight (a loop bound by latency)",
+                self.chunks_in_flight
+            );
+        }
+        note
+    }
+
     /// The entry, with the signature and contract of `crate::abi`.
     pub fn entry(&self) -> KernelEntry {
         self.entry
@@ -148,6 +180,369 @@ fn memory_facts(body: &Program) -> (Vec<(u32, i32)>, MemoryCounts) {
     (checked, n)
 }
 
+/// Emits a piece of the entry's own code inside its program
+/// ([`EntryCode`]): the frame keeps the group's first id of dimension 1 at
+/// `[rsp + y_start_at]` and its coordinates at `g_at`; `cancelled` is
+/// where a set stop flag goes.
+fn entry_code(
+    a: &mut CodeAssembler,
+    code: EntryCode,
+    y_start_at: i32,
+    g_at: [i32; 3],
+    cancelled: CodeLabel,
+) -> Result<(), IcedError> {
+    let q = 8;
+    match code {
+        EntryCode::Step(EntryStep::Group) => {
+            a.mov(rbp, qword_ptr(rsp + g_at[0]))?;
+            a.mov(rdx, qword_ptr(rsp + g_at[1]))?;
+            // Dimension 2: ids [r9, rcx).
+            a.mov(r9, qword_ptr(rsp + g_at[2]))?;
+            a.imul_2(r9, qword_ptr(r12 + (lo::LOCAL_SIZE + 2 * q)))?;
+            a.add(r9, qword_ptr(r12 + (lo::GLOBAL_OFFSET + 2 * q)))?;
+            a.mov(rcx, r9)?;
+            range_end(
+                a,
+                rcx,
+                lo::LOCAL_SIZE + 2 * q,
+                lo::GLOBAL_OFFSET + 2 * q,
+                lo::GLOBAL_SIZE + 2 * q,
+            )?;
+            // Dimension 1: ids from [rsp + y_start_at] to r8.
+            a.mov(r8, rdx)?;
+            a.imul_2(r8, qword_ptr(r12 + (lo::LOCAL_SIZE + q)))?;
+            a.add(r8, qword_ptr(r12 + (lo::GLOBAL_OFFSET + q)))?;
+            a.mov(qword_ptr(rsp + y_start_at), r8)?;
+            range_end(
+                a,
+                r8,
+                lo::LOCAL_SIZE + q,
+                lo::GLOBAL_OFFSET + q,
+                lo::GLOBAL_SIZE + q,
+            )?;
+            // Dimension 0: ids [rbp, rsi).
+            a.imul_2(rbp, qword_ptr(r12 + lo::LOCAL_SIZE))?;
+            a.add(rbp, qword_ptr(r12 + lo::GLOBAL_OFFSET))?;
+            a.mov(rsi, rbp)?;
+            range_end(a, rsi, lo::LOCAL_SIZE, lo::GLOBAL_OFFSET, lo::GLOBAL_SIZE)?;
+        }
+        EntryCode::Step(EntryStep::Plane) => a.mov(rdi, qword_ptr(rsp + y_start_at))?,
+        EntryCode::Step(EntryStep::Row) => a.mov(r15, rbp)?,
+        EntryCode::Step(EntryStep::Lanes) => {
+            // edx = the low max(0, min(rest, 16)) bits, without a branch.
+            a.mov(rax, rsi)?;
+            a.sub(rax, r15)?;
+            a.xor(r10d, r10d)?;
+            a.cmp(rax, r10)?;
+            a.cmovl(rax, r10)?;
+            a.mov(r10d, 16)?;
+            a.cmp(rax, r10)?;
+            a.cmovb(r10, rax)?;
+            a.mov(edx, 0xffff)?;
+            a.bzhi(edx, edx, r10d)?;
+        }
+        EntryCode::Step(EntryStep::Shift(n)) => a.add(r15, n)?,
+        EntryCode::End(EntryLoop::Chunks { step }, exit) => {
+            a.add(r15, step)?;
+            a.cmp(r15, rsi)?;
+            a.jge(exit)?;
+        }
+        EntryCode::End(EntryLoop::Rows, exit) => {
+            a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG))?;
+            a.cmp(dword_ptr(rax), 0)?;
+            a.jne(cancelled)?;
+            a.inc(rdi)?;
+            a.cmp(rdi, r8)?;
+            a.jae(exit)?;
+        }
+        EntryCode::End(EntryLoop::Planes, exit) => {
+            a.inc(r9)?;
+            a.cmp(r9, rcx)?;
+            a.jae(exit)?;
+        }
+        EntryCode::End(EntryLoop::Groups, exit) => {
+            a.inc(r13)?;
+            // The next group's coordinates.
+            let mut store_1 = a.create_label();
+            let mut store_0 = a.create_label();
+            a.mov(rax, qword_ptr(rsp + g_at[0]))?;
+            a.inc(rax)?;
+            a.cmp(rax, qword_ptr(r12 + lo::NUM_GROUPS))?;
+            a.jb(store_0)?;
+            a.xor(eax, eax)?;
+            a.mov(r10, qword_ptr(rsp + g_at[1]))?;
+            a.inc(r10)?;
+            a.cmp(r10, qword_ptr(r12 + (lo::NUM_GROUPS + q)))?;
+            a.jb(store_1)?;
+            a.xor(r10d, r10d)?;
+            a.inc(qword_ptr(rsp + g_at[2]))?;
+            a.set_label(&mut store_1)?;
+            a.zero_bytes()?;
+            a.mov(qword_ptr(rsp + g_at[1]), r10)?;
+            a.set_label(&mut store_0)?;
+            a.zero_bytes()?;
+            a.mov(qword_ptr(rsp + g_at[0]), rax)?;
+            a.cmp(r13, r14)?;
+            a.jae(exit)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `op` reads the chunk's first id (r15) or its running lanes
+/// (edx): with two chunks in flight, the second chunk's such operations
+/// run with r15 moved 16 ahead.
+fn reads_chunk(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::GlobalId { dim: 0, .. }
+            | Op::RunningLanes { .. }
+            | Op::LoadElems { .. }
+            | Op::StoreElems { .. }
+    )
+}
+
+/// The operations of `body` computing values that are the same in every
+/// chunk of a call, which the entry's program computes once, before its
+/// loops: values written once, by a constant, a broadcast from the
+/// argument block or the launch, or an unmasked operation of such values.
+fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
+    let ops = body.ops();
+    let mut defs: HashMap<u32, usize> = HashMap::new();
+    for op in ops {
+        for v in written(op).0 {
+            *defs.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| defs.get(&v.0) == Some(&1);
+    let mut inv: HashSet<u32> = HashSet::new();
+    let mut hoisted = vec![false; ops.len()];
+    for (i, op) in ops.iter().enumerate() {
+        let is = |v: &V| inv.contains(&v.0);
+        let d = match *op {
+            Op::Splat { d, .. }
+            | Op::Broadcast {
+                d,
+                arg: Arg::Args | Arg::Launch,
+                ..
+            } => d,
+            Op::Bin { d, a, b, .. } if is(&a) && is(&b) => d,
+            Op::Fma { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
+            Op::Sqrt { d, a }
+            | Op::IntToFloat { d, a }
+            | Op::Convert { d, a, .. }
+            | Op::Un { d, a, .. }
+                if is(&a) =>
+            {
+                d
+            }
+            _ => continue,
+        };
+        if once(d) {
+            inv.insert(d.0);
+            hoisted[i] = true;
+        }
+    }
+    (hoisted, inv)
+}
+
+/// Whether two chunks of `body` may run interleaved with the exact
+/// outcome of running them one after the other: under robust access, a
+/// fault must be the first one in that order, so every checked access
+/// must sit in one straight stretch of the body outside its loops (then
+/// all of the first chunk's run before any of the second's). Without
+/// checks, each chunk's accesses keep their order; between work-items
+/// none is promised.
+fn interleaving_keeps_faults(body: &Program) -> bool {
+    let mut depth = 0usize;
+    let mut segment = 0usize;
+    let mut checked_in: Option<usize> = None;
+    for op in body.ops() {
+        match op {
+            Op::Loop => {
+                depth += 1;
+                segment += 1;
+            }
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
+                depth = depth.saturating_sub(1);
+                segment += 1;
+            }
+            Op::LoadElems { how, .. } | Op::StoreElems { how, .. } if how.check.is_some() => {
+                if depth > 0 || checked_in.is_some_and(|s| s != segment) {
+                    return false;
+                }
+                checked_in = Some(segment);
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The program the entry allocates and emits: `body`'s invariant values
+/// ([`invariant_ops`]) computed once, then the loops over the groups of
+/// the call, the planes and rows of each group and the chunks of each row
+/// ([`EntryStep`], [`EntryLoop`]) around the rest of the body.
+///
+/// With `in_flight` = 2, each trip of the chunk loop runs two chunks (the
+/// second 16 work-items ahead, no lane running when the row ends first):
+/// the body twice, with the second copy's values and masks renumbered,
+/// interleaved stretch by stretch between its loop boundaries, so the two
+/// chunks' dependency chains overlap; a loop of the body runs until
+/// neither chunk has a lane in it (its extra trips for the chunk that is
+/// done run with no lane, which changes nothing: every write of the body
+/// is masked by the lanes in the loop).
+pub(crate) fn entry_program(body: &Program, in_flight: u32) -> Result<Program, WideError> {
+    let ops = body.ops();
+    let (hoisted, inv) = invariant_ops(body);
+    let (nv, nk) = body.numbered();
+    let mut out: Vec<Op> = ops
+        .iter()
+        .zip(&hoisted)
+        .filter(|(_, h)| **h)
+        .map(|(op, _)| op.clone())
+        .collect();
+    out.extend([
+        Op::Loop,
+        Op::Entry(EntryStep::Group),
+        Op::Loop,
+        Op::Entry(EntryStep::Plane),
+        Op::Loop,
+        Op::Entry(EntryStep::Row),
+        Op::Loop,
+    ]);
+    let rest: Vec<&Op> = ops
+        .iter()
+        .zip(&hoisted)
+        .filter(|(_, h)| !**h)
+        .map(|(op, _)| op)
+        .collect();
+    let copies: Vec<Vec<Op>> = (0..in_flight)
+        .map(|c| {
+            rest.iter()
+                .map(|op| {
+                    op.map_regs(
+                        |v| {
+                            if inv.contains(&v.0) {
+                                v
+                            } else {
+                                V(v.0 + c * nv)
+                            }
+                        },
+                        |k| K(k.0 + c * nk),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let mut next_k = nk * in_flight;
+    let mut s = 0;
+    while s <= rest.len() {
+        let e = (s..rest.len())
+            .find(|&i| {
+                matches!(
+                    rest[i],
+                    Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_)
+                )
+            })
+            .unwrap_or(rest.len());
+        for (c, copy) in copies.iter().enumerate() {
+            let seg = &copy[s..e];
+            let shift = 16 * c as i32;
+            let shifted = shift != 0 && seg.iter().any(reads_chunk);
+            if shifted {
+                out.push(Op::Entry(EntryStep::Shift(shift)));
+            }
+            for op in seg {
+                if matches!(op, Op::RunningLanes { .. }) {
+                    out.push(Op::Entry(EntryStep::Lanes));
+                }
+                out.push(op.clone());
+            }
+            if shifted {
+                out.push(Op::Entry(EntryStep::Shift(-shift)));
+            }
+        }
+        if e == rest.len() {
+            break;
+        }
+        match copies[0][e] {
+            Op::Loop => out.push(Op::Loop),
+            Op::WhileAny { k } => {
+                let mut joined = k;
+                for copy in &copies[1..] {
+                    let Op::WhileAny { k: other } = copy[e] else {
+                        return Err(WideError::Malformed("copies of unlike shape".into()));
+                    };
+                    let d = K(next_k);
+                    next_k += 1;
+                    out.push(Op::KOr {
+                        d,
+                        a: joined,
+                        b: other,
+                    });
+                    joined = d;
+                }
+                out.push(Op::WhileAny { k: joined });
+            }
+            ref op => return Err(WideError::Malformed(format!("{op:?} in a kernel body"))),
+        }
+        s = e + 1;
+    }
+    out.extend([
+        Op::WhileEntry(EntryLoop::Chunks {
+            step: 16 * in_flight as i32,
+        }),
+        Op::WhileEntry(EntryLoop::Rows),
+        Op::WhileEntry(EntryLoop::Planes),
+        Op::WhileEntry(EntryLoop::Groups),
+    ]);
+    Ok(Program::from_ops(out, nv * in_flight, next_k))
+}
+
+/// Operations of `p` inside loops of the body (inside more than the
+/// entry's four loops).
+fn loop_ops(p: &Program) -> usize {
+    let mut depth = 0usize;
+    let mut n = 0;
+    for op in p.ops() {
+        match op {
+            Op::Loop => depth += 1,
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
+                depth = depth.saturating_sub(1)
+            }
+            _ => n += usize::from(depth > 4),
+        }
+    }
+    n
+}
+
+/// The entry's program and its allocation: two chunks in flight when the
+/// body has a loop (bound by its dependency chain's latency, which a
+/// second chunk's chain overlaps), the doubled program adds at most one
+/// spill or reload per 16 operations inside the body's loops (where the
+/// trips are), and faults stay exact
+/// ([`interleaving_keeps_faults`]); one otherwise.
+fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
+    let single = entry_program(body, 1)?;
+    let alloc = allocate_ra2(&single)?;
+    let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
+    if looped && interleaving_keeps_faults(body) {
+        let double = entry_program(body, 2)?;
+        let alloc2 = allocate_ra2(&double)?;
+        // Inside the body's loops, below the entry's four.
+        let inner = |a: &Allocated| a.stack_moves_within(5);
+        // Mandelbrot's doubled loop, 2 mask spills and reloads in a trip
+        // of about 60 operations, runs 1.8x faster than one chunk at a
+        // time: a few moves beside two overlapped chains cost little.
+        let allowed = inner(&alloc) + loop_ops(&double) / 16;
+        if inner(&alloc2) <= allowed {
+            return Ok((double, alloc2, 2));
+        }
+    }
+    Ok((single, alloc, 1))
+}
+
 /// Compiles the kernel entry running `body` once per chunk.
 pub fn compile_entry(
     body: &Program,
@@ -158,9 +553,10 @@ pub fn compile_entry(
         return Err(WideError::NoAvx512);
     }
     let start = Instant::now();
-    let alloc = allocate_ra2(body)?;
+    let (program, alloc, in_flight) = program_for(body)?;
     let frame = alloc.frame();
     let (checked, counts) = memory_facts(body);
+    let invariant = invariant_ops(body).1.len();
     // The spill slots, then the group's first id of dimension 1 and its
     // coordinates (stepped with a carry: no division per group), the
     // large-launch flag, 64 bytes of scratch for the fault blocks, and
@@ -231,16 +627,9 @@ pub fn compile_entry(
             a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
         }
     }
-    let mut group = a.create_label();
-    let mut z_loop = a.create_label();
-    let mut z_done = a.create_label();
-    let mut y_loop = a.create_label();
-    let mut y_done = a.create_label();
-    let mut x_loop = a.create_label();
-    let mut x_done = a.create_label();
     let mut done = a.create_label();
     let mut exit = a.create_label();
-    let mut cancelled = a.create_label();
+    let cancelled = a.create_label();
     // The first group's coordinates: g = g0 + n0 * (g1 + n1 * g2).
     a.mov(rax, r13).map_err(e)?;
     a.xor(edx, edx).map_err(e)?;
@@ -250,124 +639,24 @@ pub fn compile_entry(
     a.div(qword_ptr(r12 + (lo::NUM_GROUPS + q))).map_err(e)?;
     a.mov(qword_ptr(rsp + g_at[1]), rdx).map_err(e)?;
     a.mov(qword_ptr(rsp + g_at[2]), rax).map_err(e)?;
-    a.set_label(&mut group).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
+    // The program's loops run their bodies at least once: a call with no
+    // group ends here (every group has at least one work-item in each
+    // dimension, so its planes, rows and chunks do).
     a.cmp(r13, r14).map_err(e)?;
     a.jae(done).map_err(e)?;
-    a.mov(rbp, qword_ptr(rsp + g_at[0])).map_err(e)?;
-    a.mov(rdx, qword_ptr(rsp + g_at[1])).map_err(e)?;
-    // Dimension 2: ids [r9, rcx).
-    a.mov(r9, qword_ptr(rsp + g_at[2])).map_err(e)?;
-    a.imul_2(r9, qword_ptr(r12 + (lo::LOCAL_SIZE + 2 * q)))
-        .map_err(e)?;
-    a.add(r9, qword_ptr(r12 + (lo::GLOBAL_OFFSET + 2 * q)))
-        .map_err(e)?;
-    a.mov(rcx, r9).map_err(e)?;
-    range_end(
-        &mut a,
-        rcx,
-        lo::LOCAL_SIZE + 2 * q,
-        lo::GLOBAL_OFFSET + 2 * q,
-        lo::GLOBAL_SIZE + 2 * q,
-    )
-    .map_err(e)?;
-    // Dimension 1: ids from [rsp + y_start_at] to r8.
-    a.mov(r8, rdx).map_err(e)?;
-    a.imul_2(r8, qword_ptr(r12 + (lo::LOCAL_SIZE + q)))
-        .map_err(e)?;
-    a.add(r8, qword_ptr(r12 + (lo::GLOBAL_OFFSET + q)))
-        .map_err(e)?;
-    a.mov(qword_ptr(rsp + y_start_at), r8).map_err(e)?;
-    range_end(
-        &mut a,
-        r8,
-        lo::LOCAL_SIZE + q,
-        lo::GLOBAL_OFFSET + q,
-        lo::GLOBAL_SIZE + q,
-    )
-    .map_err(e)?;
-    // Dimension 0: ids [rbp, rsi).
-    a.imul_2(rbp, qword_ptr(r12 + lo::LOCAL_SIZE)).map_err(e)?;
-    a.add(rbp, qword_ptr(r12 + lo::GLOBAL_OFFSET)).map_err(e)?;
-    a.mov(rsi, rbp).map_err(e)?;
-    range_end(
-        &mut a,
-        rsi,
-        lo::LOCAL_SIZE,
-        lo::GLOBAL_OFFSET,
-        lo::GLOBAL_SIZE,
-    )
-    .map_err(e)?;
-    a.set_label(&mut z_loop).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.cmp(r9, rcx).map_err(e)?;
-    a.jae(z_done).map_err(e)?;
-    a.mov(rdi, qword_ptr(rsp + y_start_at)).map_err(e)?;
-    a.set_label(&mut y_loop).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.cmp(rdi, r8).map_err(e)?;
-    a.jae(y_done).map_err(e)?;
-    a.mov(r15, rbp).map_err(e)?;
-    a.set_label(&mut x_loop).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.cmp(r15, rsi).map_err(e)?;
-    a.jae(x_done).map_err(e)?;
-    // The running lanes: all 16, or the row's remaining ones.
-    // Without a branch: bzhi keeps the low min(rest, 16) bits.
-    a.mov(rax, rsi).map_err(e)?;
-    a.sub(rax, r15).map_err(e)?;
-    a.mov(edx, 0xffff).map_err(e)?;
-    a.mov(r10d, 16).map_err(e)?;
-    a.cmp(rax, r10).map_err(e)?;
-    a.cmovb(r10, rax).map_err(e)?;
-    a.bzhi(edx, edx, r10d).map_err(e)?;
-    let (zmm_set, _) = emit_allocated(
+    let mut steps = |a: &mut CodeAssembler, code: EntryCode| -> Result<(), WideError> {
+        entry_code(a, code, y_start_at, g_at, cancelled).map_err(asm_err)
+    };
+    emit_allocated(
         &mut a,
         &alloc,
         &mut EmitAt {
             release_frame: 0,
             cancel: Some(cancelled),
             entry: Some(&mut entry_frame),
+            steps: Some(&mut steps),
         },
     )?;
-    a.add(r15, 16).map_err(e)?;
-    a.jmp(x_loop).map_err(e)?;
-    a.set_label(&mut x_done).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG)).map_err(e)?;
-    a.cmp(dword_ptr(rax), 0).map_err(e)?;
-    a.jne(cancelled).map_err(e)?;
-    a.inc(rdi).map_err(e)?;
-    a.jmp(y_loop).map_err(e)?;
-    a.set_label(&mut y_done).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.inc(r9).map_err(e)?;
-    a.jmp(z_loop).map_err(e)?;
-    a.set_label(&mut z_done).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.inc(r13).map_err(e)?;
-    // The next group's coordinates.
-    let mut store_1 = a.create_label();
-    let mut store_0 = a.create_label();
-    a.mov(rax, qword_ptr(rsp + g_at[0])).map_err(e)?;
-    a.inc(rax).map_err(e)?;
-    a.cmp(rax, qword_ptr(r12 + lo::NUM_GROUPS)).map_err(e)?;
-    a.jb(store_0).map_err(e)?;
-    a.xor(eax, eax).map_err(e)?;
-    a.mov(r10, qword_ptr(rsp + g_at[1])).map_err(e)?;
-    a.inc(r10).map_err(e)?;
-    a.cmp(r10, qword_ptr(r12 + (lo::NUM_GROUPS + q)))
-        .map_err(e)?;
-    a.jb(store_1).map_err(e)?;
-    a.xor(r10d, r10d).map_err(e)?;
-    a.inc(qword_ptr(rsp + g_at[2])).map_err(e)?;
-    a.set_label(&mut store_1).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.mov(qword_ptr(rsp + g_at[1]), r10).map_err(e)?;
-    a.set_label(&mut store_0).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.mov(qword_ptr(rsp + g_at[0]), rax).map_err(e)?;
-    a.jmp(group).map_err(e)?;
     a.set_label(&mut done).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.xor(eax, eax).map_err(e)?;
@@ -384,6 +673,7 @@ pub fn compile_entry(
     }
     a.vzeroupper().map_err(e)?;
     a.ret().map_err(e)?;
+    let mut cancelled = cancelled;
     a.set_label(&mut cancelled).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.mov(eax, KernelStatus::Cancelled as u32).map_err(e)?;
@@ -393,7 +683,6 @@ pub fn compile_entry(
     a.zero_bytes().map_err(e)?;
     a.mov(rax, fallback as usize as u64).map_err(e)?;
     a.jmp(rax).map_err(e)?;
-    let _ = zmm_set;
     // Position-independent (labels are relative), so assembled at 0.
     let bytes = a.assemble(0).map_err(e)?;
     let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
@@ -411,7 +700,9 @@ pub fn compile_entry(
         entry,
         size: bytes.len(),
         spill_slots: alloc.stats().spill_slots,
-        ops: body.ops().len(),
+        ops: program.ops().len(),
+        chunks_in_flight: in_flight as usize,
+        invariant,
         compile_time: start.elapsed(),
         memory: counts,
     })

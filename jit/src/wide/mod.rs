@@ -355,6 +355,45 @@ pub enum Op {
         step: i32,
         count: Arg,
     },
+    /// A kernel entry's own scalar code between the body's operations
+    /// (`entry`: the group, row and chunk loops around the body); no
+    /// vector or mask operand.
+    Entry(EntryStep),
+    /// End of the innermost loop, one of a kernel entry's ([`EntryLoop`]).
+    WhileEntry(EntryLoop),
+}
+
+/// A step of a kernel entry's scalar code ([`Op::Entry`]; `entry` emits
+/// it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryStep {
+    /// A group starts: the ranges of its ids from its coordinates.
+    Group,
+    /// A plane (one id of dimension 2) starts: its first row.
+    Plane,
+    /// A row starts: its first chunk.
+    Row,
+    /// The running lanes of the chunk that starts at the current first id
+    /// (none when the row ends before it), for [`Op::RunningLanes`].
+    Lanes,
+    /// The chunk's first id moves by this many work-items (with two chunks
+    /// in flight, the second chunk's operations run 16 ahead).
+    Shift(i32),
+}
+
+/// Which of a kernel entry's loops ends ([`Op::WhileEntry`]): each runs
+/// its body at least once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryLoop {
+    /// The chunks of a row: the first id advances by `step` work-items
+    /// while it is below the row's end.
+    Chunks { step: i32 },
+    /// The rows of a plane (the launch's stop flag is read after each).
+    Rows,
+    /// The planes of a group.
+    Planes,
+    /// The groups of the call.
+    Groups,
 }
 
 impl Op {
@@ -489,6 +528,8 @@ impl Op {
             Op::Loop => Op::Loop,
             Op::WhileAny { k: m } => Op::WhileAny { k: k(m) },
             Op::WhileCount { arg, step, count } => Op::WhileCount { arg, step, count },
+            Op::Entry(s) => Op::Entry(s),
+            Op::WhileEntry(l) => Op::WhileEntry(l),
         }
     }
 }
@@ -512,6 +553,22 @@ impl Program {
 
     pub fn ops(&self) -> &[Op] {
         &self.ops
+    }
+
+    /// How many values and masks the program has numbered.
+    pub fn numbered(&self) -> (u32, u32) {
+        (self.next_v, self.next_k)
+    }
+
+    /// A program of `ops` whose values and masks are numbered below `v`
+    /// and `k` (a body rearranged by `entry`).
+    pub(crate) fn from_ops(ops: Vec<Op>, v: u32, k: u32) -> Program {
+        Program {
+            ops,
+            next_v: v,
+            next_k: k,
+            constants: Default::default(),
+        }
     }
 
     /// The operations, to refine in place (`access::refine`).

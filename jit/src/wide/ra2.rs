@@ -59,6 +59,8 @@ struct Func {
     /// For a `Jump`, its arguments (in `operands` they are not).
     branch_args: Vec<Vec<VReg>>,
     num_vregs: usize,
+    /// Per block: how many loops of the program it is in.
+    depths: Vec<usize>,
 }
 
 impl Function for Func {
@@ -121,12 +123,29 @@ struct Builder {
     cur_k: HashMap<u32, VReg>,
     /// The block being filled and where it started.
     block_start: usize,
+    /// How many loops the block being filled is in.
+    depth: usize,
+    /// Per vreg: how many loops its definition is in.
+    vdepth: Vec<usize>,
+    /// Per program value: the index of the last operation reading it.
+    last_read: HashMap<u32, usize>,
+    /// The index of the operation being converted.
+    at: usize,
 }
 
 impl Builder {
     fn fresh(&mut self, class: RegClass) -> VReg {
         self.f.num_vregs += 1;
+        self.vdepth.push(self.depth);
         VReg::new(self.f.num_vregs - 1, class)
+    }
+
+    /// Whether the value `v` (read through vreg `r` by the operation at
+    /// `at`) is read for the last time there and was written in the
+    /// innermost loop around it, so its register is free after the
+    /// operation.
+    fn dies(&self, v: V, r: VReg, at: usize) -> bool {
+        self.last_read.get(&v.0) == Some(&at) && self.vdepth[r.vreg()] == self.depth
     }
 
     fn use_v(&self, v: V) -> Result<VReg, WideError> {
@@ -167,6 +186,7 @@ impl Builder {
     fn end_block(&mut self, params: Vec<VReg>) {
         let end = self.f.insts.len();
         self.f.blocks.push((self.block_start, end));
+        self.f.depths.push(self.depth);
         self.block_start = end;
         self.f.params.push(params);
     }
@@ -219,6 +239,21 @@ impl Builder {
             }
             Op::Fma { d, a, b, c } => {
                 let (x, y, z) = (self.use_v(a)?, self.use_v(b)?, self.use_v(c)?);
+                // The result takes the addend's register (`vfmadd231ps`)
+                // unless the addend lives on (a constant kept across the
+                // chunk loop, say) and a factor dies here: then the
+                // factor's (`vfmadd213ps`; the product commutes, the
+                // result is the same), which saves a copy.
+                let at = self.at;
+                let tied = if self.dies(c, z, at) {
+                    2
+                } else if self.dies(b, y, at) {
+                    1
+                } else if self.dies(a, x, at) {
+                    0
+                } else {
+                    2
+                };
                 let r = self.def_v(d);
                 (
                     Op::Fma {
@@ -231,7 +266,7 @@ impl Builder {
                         Operand::reg_use(x),
                         Operand::reg_use(y),
                         Operand::reg_use(z),
-                        Operand::reg_reuse_def(r, 2),
+                        Operand::reg_reuse_def(r, tied),
                     ],
                 )
             }
@@ -487,7 +522,8 @@ impl Builder {
                     ],
                 )
             }
-            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            Op::Entry(step) => (Op::Entry(step), Vec::new()),
+            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 return Err(WideError::Malformed("loop control as an operation".into()));
             }
         };
@@ -507,7 +543,7 @@ fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
                 open.push(i);
                 out.insert(i, (Vec::new(), Vec::new()));
             }
-            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 open.pop();
             }
             _ => {
@@ -564,6 +600,27 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
     }
 }
 
+/// The index of the last operation of `ops` naming each value (reading
+/// it, or writing it: a later write counts too, which errs on the side of
+/// a value living on).
+fn last_reads(ops: &[Op]) -> HashMap<u32, usize> {
+    let mut last = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        let named = std::cell::RefCell::new(Vec::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().push(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            last.insert(v, i);
+        }
+    }
+    last
+}
+
 /// A loop being built: its header block, the values it carries (program
 /// ids with their header parameters).
 struct OpenLoop {
@@ -585,10 +642,15 @@ fn build(p: &Program) -> Result<Func, WideError> {
             params: vec![Vec::new()],
             branch_args: Vec::new(),
             num_vregs: 0,
+            depths: Vec::new(),
         },
         cur_v: HashMap::new(),
         cur_k: HashMap::new(),
         block_start: 0,
+        depth: 0,
+        vdepth: Vec::new(),
+        last_read: last_reads(ops),
+        at: 0,
     };
     let mut open: Vec<OpenLoop> = Vec::new();
     // Edges as (from block, to block), gathered then turned into lists.
@@ -628,13 +690,17 @@ fn build(p: &Program) -> Result<Func, WideError> {
                     params.push(r);
                 }
                 b.end_block(params);
+                b.depth += 1;
+                for r in &b.f.params[header] {
+                    b.vdepth[r.vreg()] = b.depth;
+                }
                 open.push(OpenLoop {
                     header,
                     carried_v,
                     carried_k,
                 });
             }
-            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 let l = open
                     .pop()
                     .ok_or_else(|| WideError::Malformed("loop end without a start".into()))?;
@@ -673,8 +739,12 @@ fn build(p: &Program) -> Result<Func, WideError> {
                 b.push(MInst::Jump { to: l.header }, Vec::new(), args);
                 edges.push((latch, l.header));
                 b.end_block(Vec::new());
+                b.depth -= 1;
             }
-            _ => b.op(op)?,
+            _ => {
+                b.at = i;
+                b.op(op)?
+            }
         }
     }
     if !open.is_empty() {
@@ -683,6 +753,7 @@ fn build(p: &Program) -> Result<Func, WideError> {
     b.push(MInst::Ret, Vec::new(), Vec::new());
     let end = b.f.insts.len();
     b.f.blocks.push((b.block_start, end));
+    b.f.depths.push(b.depth);
     let n = b.f.blocks.len();
     b.f.succs = vec![Vec::new(); n];
     b.f.preds = vec![Vec::new(); n];
@@ -786,6 +857,22 @@ impl Allocated {
         (self.out.num_spillslots * SLOT).div_ceil(64) * 64
     }
 
+    /// The spills and reloads the allocator placed in blocks inside at
+    /// least `depth` loops.
+    pub(crate) fn stack_moves_within(&self, depth: usize) -> usize {
+        let (f, out) = (&self.f, &self.out);
+        out.edits
+            .iter()
+            .filter(|(at, Edit::Move { from, to })| {
+                (from.is_stack() || to.is_stack()) && {
+                    let i = at.inst().index();
+                    let block = f.blocks.partition_point(|&(_, end)| end <= i);
+                    f.depths.get(block).is_some_and(|d| *d >= depth)
+                }
+            })
+            .count()
+    }
+
     pub(crate) fn stats(&self) -> Regalloc2Stats {
         Regalloc2Stats {
             spill_slots: self.out.num_spillslots,
@@ -820,6 +907,23 @@ pub(crate) struct EmitAt<'f> {
     pub cancel: Option<CodeLabel>,
     /// Inside a kernel entry: its frame, for the memory operations.
     pub entry: Option<&'f mut super::access::EntryFrame>,
+    /// Inside a kernel entry: its scalar code ([`Op::Entry`] and the ends
+    /// of its loops, [`Op::WhileEntry`]).
+    pub steps: Option<&'f mut EntrySteps<'f>>,
+}
+
+/// What a kernel entry emits for its own code in the allocated program.
+pub(crate) type EntrySteps<'f> =
+    dyn FnMut(&mut CodeAssembler, EntryCode) -> Result<(), WideError> + 'f;
+
+/// A piece of a kernel entry's scalar code ([`EmitAt::steps`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum EntryCode {
+    Step(super::EntryStep),
+    /// The end of one of its loops: the advance, and a jump to `exit`
+    /// when the loop is done (else the code falls through to the back
+    /// edge).
+    End(super::EntryLoop, CodeLabel),
 }
 
 /// Emits the allocated program into `a` (spill slots at `[rsp]`); returns
@@ -855,6 +959,12 @@ pub(crate) fn emit_allocated(
                     }
                     let phys = |x: u32| map.get(&x).copied().unwrap_or(u32::MAX);
                     match &f.insts[i.index()] {
+                        MInst::Op(Op::Entry(step)) => {
+                            let steps = at.steps.as_deref_mut().ok_or_else(|| {
+                                WideError::Malformed("an entry's step outside an entry".into())
+                            })?;
+                            steps(a, EntryCode::Step(*step))?;
+                        }
                         MInst::Op(op) => {
                             let op = op.map_regs(|v| V(phys(v.0)), |k| K(phys(k.0)));
                             match (&op, at.entry.as_deref_mut()) {
@@ -891,6 +1001,15 @@ pub(crate) fn emit_allocated(
                                 } => {
                                     a.add(arg(r), step).map_err(asm_err)?;
                                     a.dec(arg(count)).map_err(asm_err)?;
+                                }
+                                Op::WhileEntry(l) => {
+                                    let steps = at.steps.as_deref_mut().ok_or_else(|| {
+                                        WideError::Malformed(
+                                            "an entry's loop outside an entry".into(),
+                                        )
+                                    })?;
+                                    steps(a, EntryCode::End(l, labels[*exit]))?;
+                                    continue;
                                 }
                                 _ => return Err(WideError::Malformed("a test".into())),
                             }
@@ -933,6 +1052,7 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
             release_frame: frame,
             cancel: None,
             entry: None,
+            steps: None,
         },
     )?;
     let stats = alloc.stats();

@@ -330,6 +330,7 @@ pub fn compile_regions(
                 release_frame: 0,
                 cancel: Some(cancelled),
                 entry: Some(&mut frame),
+                steps: None,
             },
         )?;
         if let Some(at) = lowered.next_at {
@@ -458,6 +459,8 @@ pub fn compile_regions(
             ops: bodies.iter().map(|b| b.ops().len()).sum(),
             compile_time: start.elapsed(),
             memory: counts,
+            chunks_in_flight: 1,
+            invariant: 0,
         },
         save_bytes: lowered.save_bytes,
         regions: bodies.len(),

@@ -80,6 +80,7 @@ impl Choice {
                 if m.prefetched > 0 {
                     memory += &format!("; {} loads prefetched", m.prefetched);
                 }
+                memory += &c.loop_note();
                 Some(format!(
                     "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{memory}); Cranelift's code runs launches whose ids exceed 31 bits",
                     c.ops,
