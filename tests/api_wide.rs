@@ -78,3 +78,80 @@ fn a_robust_kernel_runs_on_the_wide_code_and_stops_at_its_first_stray_access() {
         assert!(message.contains(part), "`{part}` missing from: {message}");
     }
 }
+
+/// A `__local` array read past its end after a barrier: the wide code's
+/// region entry stops the command with the report Cranelift's robust code
+/// gives for it (kind, size, work-item, line; the address outside every
+/// range of the launch).
+const LOCAL_TILE: &str = "
+kernel void tile(global float* a, int off) {
+    local float t[64];
+    int l = get_local_id(0);
+    t[l] = a[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l >= 2) {
+        a[get_global_id(0)] = t[l + off] + 1.0f;
+    }
+}
+";
+
+#[test]
+fn a_local_array_read_past_its_end_stops_the_barrier_kernel_on_the_wide_code() {
+    let ctx = Context::new().expect("context");
+    let program = ctx
+        .program(LOCAL_TILE)
+        .build()
+        .unwrap_or_else(|e| panic!("build failed: {e}"));
+    let explain = program.explain("tile").expect("an explanation");
+    let code = explain
+        .lines()
+        .find(|l| l.starts_with("code: "))
+        .unwrap_or_else(|| panic!("no code line in {explain}"));
+    if wide_cpu() {
+        assert!(
+            code.starts_with("code: wide AVX-512") && code.contains("2 regions"),
+            "{code}"
+        );
+    }
+    let kernel = program.kernel("tile").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let n = 128usize;
+    let input: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let buf = ctx.buffer_from(&input).expect("buffer");
+    kernel.set_arg_buffer(0, &buf).expect("arg 0");
+    kernel.set_arg(1, 0i32).expect("arg 1");
+    queue
+        .launch(&kernel)
+        .global(&[n])
+        .local(&[64])
+        .run()
+        .expect("an in-bounds launch");
+    let got: Vec<f32> = queue.read_vec(&buf, &[]).expect("read");
+    let want: Vec<f32> = input
+        .iter()
+        .enumerate()
+        .map(|(i, x)| if i % 64 >= 2 { x + 1.0 } else { *x })
+        .collect();
+    assert_eq!(got, want);
+    // Item 59 reads t[64], the first element past the array.
+    kernel.set_arg(1, 5i32).expect("arg 1");
+    let event = queue
+        .launch(&kernel)
+        .global(&[n])
+        .local(&[64])
+        .enqueue()
+        .expect("enqueue");
+    assert!(event.wait().is_err());
+    let Some(Error::OutOfResources(message)) = event.failure() else {
+        panic!("expected CL_OUT_OF_RESOURCES, got {:?}", event.failure());
+    };
+    for part in [
+        "kernel `tile`",
+        "out-of-bounds load of 4 bytes",
+        "work-item (59, 0, 0)",
+        "line 8:32",
+        "outside every buffer, __local and private range of the launch",
+    ] {
+        assert!(message.contains(part), "`{part}` missing from: {message}");
+    }
+}

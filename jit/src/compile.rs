@@ -435,6 +435,8 @@ pub(crate) fn compile(
             func: &func,
             uni: &uni,
             slots: &arg_slots,
+            places: &places,
+            next: next_var,
         },
         code,
     );
@@ -493,7 +495,8 @@ pub(crate) fn compile(
         args_size,
         checked_tail: checks,
         static_local_size,
-        chunk_context_bytes: lowered.chunk_bytes,
+        // The wide code of a barrier kernel keeps its own chunks' areas.
+        chunk_context_bytes: lowered.chunk_bytes.max(avx512.context_bytes_per_item()),
         fixed_context_bytes: lowered.fixed_context_bytes,
         private_per_item: lowered.private_per_item,
         simd_width: w,

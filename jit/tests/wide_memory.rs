@@ -445,6 +445,29 @@ fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
         assert_eq!(f.global_id, [lane, 0, 0], "k = {k}");
         assert_eq!(f.address, 4 * (k as u64 + lane), "k = {k}");
     }
+    // A load of one address for every running lane (one scalar load,
+    // broadcast) past the end: the first running lane reports it, in the
+    // first chunk, and under a branch whose running lanes start in the
+    // middle of a chunk.
+    let uniform = "kernel void k(global const float* w, global float* out, int k) {
+    int i = get_global_id(0);
+    float x = out[i];
+    if (i >= 37) {
+        x += w[k + 1];
+    }
+    out[i] = x + w[k];
+}";
+    for (k, id, at) in [(8i32, 0u64, 8u64), (7, 37, 8), (-1, 0, u64::MAX)] {
+        let args = [
+            floats(8),
+            floats(48),
+            KernelArg::Value(k.to_le_bytes().to_vec()),
+        ];
+        let f = same_fault(uniform, &args, 48, 0);
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+        assert_eq!(f.global_id, [id, 0, 0], "k = {k}");
+        assert_eq!(f.address, at.wrapping_mul(4), "k = {k}");
+    }
     // Groups one work-item wide in dimension 0: the copy whose lanes step
     // along dimension 1 reports the launch's own ids.
     let column = "kernel void k(global const float* a, global float* out) {

@@ -10,8 +10,12 @@
 //! and no taken branch, and keeps its masked form (a row's tail chunk)
 //! out of line (`emit_cold`). Another access whose lanes the uniformity
 //! analysis finds consecutive tests at run time that the running lanes
-//! hold `idx[0] + l`, then makes one vector access, plain or masked; any
-//! other access is a masked gather or scatter.
+//! hold `idx[0] + l`, then makes one vector access, plain or masked; a
+//! load of one address for every lane is one scalar load of the first
+//! running lane's element, broadcast (`uniform_load`); any other access is
+//! a masked gather or scatter. The buffer is a `__global`/`__constant`
+//! argument's, or the group's `__local` arena at a `__local` variable's
+//! offset or a `__local` argument's ([`Base`]; barrier kernels only).
 //!
 //! **Streaming stores** follow `lower::stream`'s rule: a store through a
 //! `__global` parameter that no load, copy or builtin of the kernel reads
@@ -45,6 +49,7 @@ use super::entry::EntryOptions;
 use super::ra2::written;
 use super::{Bin, Op, Program, WideError, V};
 use crate::abi::{checked_offsets as co, AccessKind};
+use crate::layout::GlobalPlace;
 use crate::lower::prefetch::{prefetched_loads, Ahead, DISTANCE};
 use crate::lower::stream::{var_roots, Streaming};
 use iced_x86::code_asm::*;
@@ -67,6 +72,26 @@ pub struct Access {
     pub stream: bool,
     /// Robust access: the test of the lanes against the buffer's bounds.
     pub check: Option<Check>,
+    /// The uniformity analysis finds one address for every running lane
+    /// (`weights[k]`): a load is one scalar load of the first running
+    /// lane's element, broadcast (none when no lane runs), with one scalar
+    /// bounds test under robust access.
+    pub uniform: bool,
+    /// Where the buffer is.
+    pub base: Base,
+}
+
+/// Where the buffer of an access is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Base {
+    /// A `__global`/`__constant` argument: its address at `[args + ptr]`.
+    #[default]
+    Arg,
+    /// A `__local` argument: the group's arena plus the offset at
+    /// `[args + ptr]`.
+    LocalArg,
+    /// A `__local` variable: `size` bytes at `offset` in the group's arena.
+    LocalAt { offset: u32, size: u32 },
 }
 
 /// What the operations computing an index show of its lanes.
@@ -157,6 +182,12 @@ pub struct Check {
     pub param: u32,
     /// The kind and source position, as `abi::pack_site` packs them.
     pub site: u64,
+    /// Bytes of the element accessed (a vector's, accessed a component
+    /// at a time), which a fault reports.
+    pub size: u32,
+    /// The component this access is of the element: a fault reports the
+    /// element's address, `4 * component` bytes before the access's.
+    pub component: u32,
 }
 
 /// Which accesses of a kernel prefetch and stream, and whether they are
@@ -166,6 +197,12 @@ pub struct MemoryPlan {
     streaming: Streaming,
     /// Robust access: every access gets a [`Check`].
     pub robust: bool,
+    /// Per module-scope variable: a `__local` one's offset in the group's
+    /// arena and its bytes.
+    locals: Vec<Option<(u32, u32)>>,
+    /// The kernel's parameters (a `__local` variable's bounds test goes by
+    /// a number past them).
+    params: u32,
 }
 
 impl MemoryPlan {
@@ -186,7 +223,41 @@ impl MemoryPlan {
             prefetch: chosen,
             streaming: Streaming::new(func, roots),
             robust,
+            locals: Vec::new(),
+            params: func.params.len() as u32,
         }
+    }
+
+    /// The plan with the `__local` variables at the offsets `places` gives
+    /// them in the group's arena (`layout::global_places`; others are not
+    /// accessible).
+    pub(crate) fn with_local_places(
+        mut self,
+        module: &Module,
+        places: &[Option<GlobalPlace>],
+    ) -> MemoryPlan {
+        self.locals = module
+            .globals
+            .iter()
+            .zip(places)
+            .map(|(g, place)| match place {
+                Some(GlobalPlace::Local(offset)) => Some((*offset, module.size_of(&g.ty))),
+                _ => None,
+            })
+            .collect();
+        self
+    }
+
+    /// Module-scope variable `g`'s offset in the arena and bytes, if it is
+    /// a `__local` one the kernel uses.
+    pub fn local_variable(&self, g: usize) -> Option<(u32, u32)> {
+        self.locals.get(g).copied().flatten()
+    }
+
+    /// The number the bounds test of `__local` variable `g` goes by (after
+    /// the parameters').
+    pub fn local_check_number(&self, g: usize) -> u32 {
+        self.params + g as u32
     }
 
     /// Whether the load through `ptr` prefetches.
@@ -226,7 +297,11 @@ struct PendingFault {
     /// The index register (zmm number) and the pointer's argument slot.
     idx: u8,
     ptr: i32,
+    base: Base,
     site: u64,
+    /// The element's bytes and the access's component (see [`Check`]).
+    size: u32,
+    component: u32,
 }
 
 /// What `emit_access` needs of the kernel entry around it: where the
@@ -241,6 +316,9 @@ pub(crate) struct EntryFrame {
     pub bounds_at: i32,
     /// 64 bytes at `[rsp + scratch_at]` for the cold blocks.
     pub scratch_at: i32,
+    /// `[rsp + local_at]`: the group's `__local` arena (a barrier kernel's
+    /// entry, `super::regions`; none elsewhere).
+    pub local_at: Option<i32>,
     faults: Vec<PendingFault>,
     masked: Vec<ColdMasked>,
     streams: Vec<ColdStream>,
@@ -252,6 +330,7 @@ impl EntryFrame {
             large_at,
             bounds_at,
             scratch_at,
+            local_at: None,
             faults: Vec::new(),
             masked: Vec::new(),
             streams: Vec::new(),
@@ -268,7 +347,7 @@ fn vector_check(
     c: Check,
     xn: u8,
     kn: u8,
-    ptr: i32,
+    (ptr, base): (i32, Base),
 ) -> Result<(), WideError> {
     let e = asm_err;
     let zi = zmm_reg(xn)?;
@@ -286,8 +365,39 @@ fn vector_check(
         label,
         idx: xn,
         ptr,
+        base,
         site: c.site,
+        size: c.size,
+        component: c.component,
     });
+    Ok(())
+}
+
+/// `rax` = the address of the buffer of an access through argument slot
+/// `ptr` at `base`.
+fn load_base(
+    a: &mut CodeAssembler,
+    frame: &EntryFrame,
+    base: Base,
+    ptr: i32,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let local = || {
+        frame.local_at.ok_or_else(|| {
+            WideError::Malformed("a `__local` access outside a barrier entry".into())
+        })
+    };
+    match base {
+        Base::Arg => a.mov(rax, qword_ptr(rbx + ptr)).map_err(e)?,
+        Base::LocalArg => {
+            a.mov(rax, qword_ptr(rsp + local()?)).map_err(e)?;
+            a.add(rax, qword_ptr(rbx + ptr)).map_err(e)?;
+        }
+        Base::LocalAt { offset, .. } => {
+            a.mov(rax, qword_ptr(rsp + local()?)).map_err(e)?;
+            a.add(rax, offset as i32).map_err(e)?;
+        }
+    }
     Ok(())
 }
 
@@ -347,6 +457,7 @@ struct ColdMasked {
     /// The index of lane 0: r15 or r10.
     base: AsmRegister64,
     ptr: i32,
+    buffer: Base,
     check: Option<Check>,
 }
 
@@ -401,7 +512,10 @@ pub(crate) fn emit_access(
         Known::Tested
     };
     let mut done = a.create_label();
-    a.mov(rax, qword_ptr(rbx + ptr)).map_err(e)?;
+    load_base(a, frame, how.base, ptr)?;
+    if how.uniform && load {
+        return uniform_load(a, frame, &how, z, (km, kn), xn, ptr);
+    }
     let mut tested = a.create_label();
     if known != Known::Tested {
         // The index of lane 0, the others following it.
@@ -461,6 +575,7 @@ pub(crate) fn emit_access(
             kn,
             base,
             ptr,
+            buffer: how.base,
             check: how.check,
         });
         if known == Known::FromId {
@@ -475,7 +590,7 @@ pub(crate) fn emit_access(
     a.set_label(&mut tested).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     if let Some(c) = how.check {
-        vector_check(a, frame, c, xn, kn, ptr)?;
+        vector_check(a, frame, c, xn, kn, (ptr, how.base))?;
     }
     let mut slow = a.create_label();
     if how.consecutive {
@@ -523,6 +638,87 @@ pub(crate) fn emit_access(
     Ok(())
 }
 
+/// A load of one element for every running lane of mask register `kn`
+/// (`how.uniform`) through the buffer at `rax`: the index of the first
+/// running lane (a compress of the index register `xn`, whose other
+/// running lanes hold the same index), a scalar bounds test under robust
+/// access (a fault reports that lane), and one broadcast from memory into
+/// the running lanes of `z`, zero in the others. No lane running: no
+/// access, `z` zero.
+fn uniform_load(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    how: &Access,
+    z: AsmRegisterZmm,
+    (km, kn): (AsmRegisterK, u8),
+    xn: u8,
+    ptr: i32,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    let mut empty = a.create_label();
+    let mut done = a.create_label();
+    let mut compress = a.create_label();
+    let mut got = a.create_label();
+    a.kmovw(r11d, km).map_err(e)?;
+    a.test(r11d, r11d).map_err(e)?;
+    a.jz(empty).map_err(e)?;
+    // Lane 0 running (a row's chunks start there): its index; else the
+    // first running lane's, compressed to lane 0 of the scratch.
+    a.test(r11b, 1).map_err(e)?;
+    a.jz(compress).map_err(e)?;
+    let xi = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{SCRATCH_ZMM}")))?;
+    // EVEX: xmm16-31 have no VEX encoding.
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r10d, xi);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.jmp(got).map_err(e)?;
+    a.set_label(&mut compress).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
+        .map_err(e)?;
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r10d, x);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.set_label(&mut got).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.movsxd(r10, r10d).map_err(e)?;
+    if let Some(c) = how.check {
+        // Every running lane accesses the one element: the first of them
+        // is the faulting work-item.
+        let at = frame.bounds_at + 16 * c.param as i32;
+        let label = a.create_label();
+        a.kmovw(k0, km).map_err(e)?;
+        a.cmp(r10, qword_ptr(rsp + at)).map_err(e)?;
+        a.jl(label).map_err(e)?;
+        a.cmp(r10, qword_ptr(rsp + (at + 8))).map_err(e)?;
+        a.jg(label).map_err(e)?;
+        frame.faults.push(PendingFault {
+            label,
+            idx: xn,
+            ptr,
+            base: how.base,
+            site: c.site,
+            size: c.size,
+            component: c.component,
+        });
+    }
+    a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4))
+        .map_err(e)?;
+    a.jmp(done).map_err(e)?;
+    a.set_label(&mut empty).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.vpxord(z, z, z).map_err(e)?;
+    a.set_label(&mut done).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    Ok(())
+}
+
 /// Emits the out-of-line paths `emit_access` left (masked accesses,
 /// streaming stores), then the fault blocks (`emit_faults`).
 pub(crate) fn emit_cold(
@@ -542,7 +738,7 @@ pub(crate) fn emit_cold(
             a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
             a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
             a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
-            vector_check(a, frame, check, SCRATCH_ZMM, c.kn, c.ptr)?;
+            vector_check(a, frame, check, SCRATCH_ZMM, c.kn, (c.ptr, c.buffer))?;
         }
         let (z, at) = (zmm_reg(c.z)?, zmmword_ptr(rax + c.base * 4));
         if c.load {
@@ -616,8 +812,10 @@ fn emit_faults(
         a.bsf(r10d, r10d).map_err(e)?;
         a.movsxd(r11, dword_ptr(rsp + r10 * 4 + scratch))
             .map_err(e)?;
-        a.mov(rax, qword_ptr(rbx + f.ptr)).map_err(e)?;
-        a.lea(rsi, qword_ptr(rax + r11 * 4)).map_err(e)?;
+        load_base(a, frame, f.base, f.ptr)?;
+        a.lea(rsi, qword_ptr(rax + r11 * 4 - 4 * f.component as i32))
+            .map_err(e)?;
+        a.mov(edx, f.size).map_err(e)?;
         a.mov(r11, f.site).map_err(e)?;
         a.jmp(report).map_err(e)?;
     }
@@ -634,7 +832,6 @@ fn emit_faults(
     }
     a.mov(rdi, qword_ptr(rbx + (tail as i32 + co::FAULT_RECORD)))
         .map_err(e)?;
-    a.mov(edx, 4).map_err(e)?;
     a.vzeroupper().map_err(e)?;
     // The seventh argument on the stack, which stays 16-aligned.
     a.sub(rsp, 16).map_err(e)?;

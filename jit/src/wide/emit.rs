@@ -66,6 +66,7 @@ pub(crate) fn arg(a: Arg) -> AsmRegister64 {
         Arg::A4 => r8,
         Arg::Args => rbx,
         Arg::Launch => r12,
+        Arg::Save => r14,
     }
 }
 
@@ -91,15 +92,15 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
             | Op::LoadElems { .. }
             | Op::StoreElems { .. }
             | Op::Load {
-                arg: Arg::Args | Arg::Launch,
+                arg: Arg::Args | Arg::Launch | Arg::Save,
                 ..
             }
             | Op::Broadcast {
-                arg: Arg::Args | Arg::Launch,
+                arg: Arg::Args | Arg::Launch | Arg::Save,
                 ..
             }
             | Op::Store {
-                arg: Arg::Args | Arg::Launch,
+                arg: Arg::Args | Arg::Launch | Arg::Save,
                 ..
             }
     )

@@ -59,8 +59,8 @@ pub const MAX_ID_END: u64 = i32::MAX as u64 - 16;
 
 /// A compiled kernel entry.
 pub struct KernelCode {
-    _memory: memmap2::Mmap,
-    entry: KernelEntry,
+    pub(super) _memory: memmap2::Mmap,
+    pub(super) entry: KernelEntry,
     /// Bytes of machine code.
     pub size: usize,
     /// Spill slots (8 bytes) of the body's frame.
@@ -126,7 +126,7 @@ impl KernelCode {
 
 /// `d = min(start + [r12 + size_at], [r12 + offset_at] + [r12 + global_at])`
 /// with `start` in `d` already.
-fn range_end(
+pub(super) fn range_end(
     a: &mut CodeAssembler,
     d: AsmRegister64,
     local_at: i32,

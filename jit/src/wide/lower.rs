@@ -33,10 +33,16 @@
 //! consecutive and the lanes are so at run time, a gather or scatter
 //! otherwise); `get_global_id`, `get_global_size`, `get_global_offset`,
 //! `get_work_dim` and the group queries of [`super::groups`] of a
-//! constant dimension. No barriers, `__local` or private memory, atomics,
-//! calls, vectors, doubles or switches.
+//! constant dimension; a load of one address for every lane as one scalar
+//! load, broadcast; vectors of 2 to 4 `float`s, `int`s or `uint`s, one
+//! lane value per component (their elements accessed a component at a
+//! time); and, in a kernel with barriers or `__local` memory
+//! ([`lower_regions`], run by [`super::regions`]), `__local` arrays and
+//! `__local` arguments. No private memory, atomics, calls, doubles or
+//! switches, and no `return` in a kernel with barriers
+//! ([`super::select`] refuses more for speed).
 
-use super::access::{self, Access, Check, MemoryPlan};
+use super::access::{self, Access, Base, Check, MemoryPlan};
 use super::dmath;
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
@@ -64,12 +70,15 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A `__global`/`__constant` pointer: the parameter, the argument slot
-/// holding the buffer's address and an element index (none: element 0).
+/// A pointer: the parameter (or, for a `__local` variable, the number its
+/// bounds test goes by), the argument slot holding the buffer's address
+/// (or a `__local` argument's offset), where the buffer is, and an index
+/// in 4-byte elements (none: element 0).
 #[derive(Clone, Copy, Debug)]
 struct Pointer {
     param: u32,
     slot: i32,
+    base: Base,
     index: Option<V>,
 }
 
@@ -79,6 +88,9 @@ enum Val {
     V(V),
     K(K),
     Ptr(Pointer),
+    /// A vector of 2 to 4 `float`/`int`/`uint` components, one lane value
+    /// each (the first `n`).
+    Vs([V; 4], u8),
 }
 
 /// What an IR variable is.
@@ -86,6 +98,8 @@ enum Val {
 enum VarRepr {
     V(V),
     K(K),
+    /// A vector variable: one lane value per component.
+    Vs([V; 4], u8),
     /// A pointer variable written only outside any `if` or loop.
     Ptr(Option<Pointer>),
     /// A variable of a type outside the subset: refused when used.
@@ -154,6 +168,13 @@ struct Cx<'a> {
     /// The values and variables computed ([`super::live`]; the others are
     /// unused).
     needed: super::live::Needed,
+    /// `__local` memory may be accessed (a barrier kernel's entry,
+    /// [`super::regions`], which keeps the arena's address).
+    locals_allowed: bool,
+    /// The variable writes that need no merge under a mask: no lane that
+    /// skips them reads the variable afterwards
+    /// (`lower::fresh_writes::unblended_writes`).
+    plain: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -184,25 +205,332 @@ pub fn lower_kernel(
         depth: 0,
         small: vec![false; func.insts.len()],
         needed: super::live::needed(func),
+        locals_allowed: false,
+        plain: crate::lower::fresh_writes::unblended_writes(func),
     };
-    // Every variable that is read holds a value from the start, so that
-    // one written under a mask inside a loop has an old value to keep.
-    for (i, var) in func.vars.iter().enumerate() {
-        let repr = match (&var.ty, class(&var.ty)) {
-            _ if !cx.needed.vars[i] => VarRepr::Unread,
-            (_, Some(Class::Bool)) => {
-                let d = cx.p.k();
-                cx.p.push(Op::KZero { d });
-                VarRepr::K(d)
-            }
-            (_, Some(_)) => VarRepr::V(cx.p.splat_i32(0)),
-            (Type::Pointer(..), None) => VarRepr::Ptr(None),
-            _ => VarRepr::Other,
-        };
-        cx.vars.push(repr);
-    }
+    cx.start_vars();
     cx.block(&func.body)?;
+    hoist_loop_constants(&mut cx.p);
     Ok(cx.p)
+}
+
+/// Moves the splats of the program's shared constants ([`Program::constant`])
+/// that sit inside a loop to just before the outermost loop around them,
+/// so that a loop does not broadcast them again on every trip. A constant
+/// has no operand and is never written again, so it may be computed
+/// anywhere before its first use.
+fn hoist_loop_constants(p: &mut Program) {
+    let constants: std::collections::HashSet<u32> = p.constants.values().map(|v| v.0).collect();
+    let ops = std::mem::take(&mut p.ops);
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len());
+    let mut depth = 0usize;
+    let mut outer_start = 0usize;
+    for op in ops {
+        match op {
+            Op::Loop => {
+                if depth == 0 {
+                    outer_start = out.len();
+                }
+                depth += 1;
+                out.push(op);
+            }
+            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+                depth = depth.saturating_sub(1);
+                out.push(op);
+            }
+            Op::Splat { d, .. } if depth > 0 && constants.contains(&d.0) => {
+                out.insert(outer_start, op);
+                outer_start += 1;
+            }
+            _ => out.push(op),
+        }
+    }
+    p.ops = out;
+}
+
+/// The bodies of a barrier kernel's regions (`super::regions`): `regions`
+/// are the statements between the top-level barriers of `func` (after
+/// `vecl_ir::transform::regions`), `next` its `$next` variable when it is
+/// a region graph.
+///
+/// A variable that more than one region accesses has a 64-byte slot in
+/// the chunk's save area (`Arg::Save`): a region reloads it at its start
+/// when it accesses it and stores it at its end when it writes it (a mask
+/// as 0 / -1 lanes). `$next` starts as `regions::NONE` in every region and
+/// is stored at the end. Pointer variables are known at compile time:
+/// those of the first region hold in the others, and a pointer variable
+/// that a later region writes may be used in that region only.
+pub fn lower_regions(
+    func: &Function,
+    uni: &Uniformity,
+    slots: &[ArgSlot],
+    plan: &MemoryPlan,
+    regions: &[&[Stmt]],
+    next: Option<vecl_ir::VarId>,
+) -> Lowered<LoweredRegions> {
+    let n = func.vars.len();
+    let mut accessed = vec![vec![false; n]; regions.len()];
+    let mut written = vec![vec![false; n]; regions.len()];
+    for (r, stmts) in regions.iter().enumerate() {
+        var_uses(func, stmts, &mut accessed[r], &mut written[r]);
+    }
+    // Save slots: variables of more than one region, and `$next`.
+    let mut slot_of = vec![None; n];
+    let mut bytes = 0i32;
+    for v in 0..n {
+        let regions_in = accessed.iter().filter(|a| a[v]).count();
+        if regions_in > 1 || next.is_some_and(|x| x.index() == v) {
+            slot_of[v] = Some(bytes);
+            let comps = vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c));
+            bytes += 64 * comps;
+        }
+    }
+    let plain = crate::lower::fresh_writes::unblended_writes(func);
+    let mut bodies = Vec::with_capacity(regions.len());
+    let mut pointers: Vec<Option<Pointer>> = vec![None; n];
+    for (r, stmts) in regions.iter().enumerate() {
+        if returns(&Block(stmts.to_vec())) {
+            return refuse(
+                "a `return` in a kernel with barriers (the lanes that returned are not kept across them)",
+                first_return(func, stmts),
+            );
+        }
+        let mut p = Program::new();
+        let cur = p.k();
+        p.push(Op::RunningLanes { d: cur });
+        let mut cx = Cx {
+            func,
+            uni,
+            slots,
+            plan,
+            p,
+            vals: vec![None; func.insts.len()],
+            vars: Vec::new(),
+            cur,
+            whole: true,
+            loops: Vec::new(),
+            depth: 0,
+            small: vec![false; func.insts.len()],
+            needed: super::live::needed(func),
+            locals_allowed: true,
+            plain: plain.clone(),
+        };
+        cx.start_vars();
+        for v in 0..n {
+            let saved = slot_of[v].filter(|_| accessed[r][v]);
+            match (cx.vars[v], saved) {
+                (VarRepr::Ptr(_), _) if r > 0 => {
+                    if written[r][v] && accessed.iter().enumerate().any(|(o, a)| o != r && a[v]) {
+                        return refuse(
+                            format!(
+                                "the pointer variable `{}` written after a barrier",
+                                func.vars[v].name
+                            ),
+                            Loc::NONE,
+                        );
+                    }
+                    cx.vars[v] = VarRepr::Ptr(pointers[v]);
+                }
+                (VarRepr::V(d), Some(at)) if next.map(|x| x.index()) != Some(v) => {
+                    cx.p.push(Op::Load {
+                        d,
+                        arg: Arg::Save,
+                        off: at,
+                    });
+                }
+                (VarRepr::Vs(d, m), Some(at)) => {
+                    for (c, d) in d.iter().enumerate().take(usize::from(m)) {
+                        cx.p.push(Op::Load {
+                            d: *d,
+                            arg: Arg::Save,
+                            off: at + 64 * c as i32,
+                        });
+                    }
+                }
+                (VarRepr::K(d), Some(at)) => {
+                    let t = cx.p.load(Arg::Save, at);
+                    let zero = cx.splat(0);
+                    cx.p.push(Op::Compare2 {
+                        kind: CmpKind::I32,
+                        pred: 4,
+                        d,
+                        a: t,
+                        b: zero,
+                    });
+                }
+                _ => {}
+            }
+        }
+        if let Some(x) = next {
+            let VarRepr::V(d) = cx.vars[x.index()] else {
+                return refuse("a region graph whose successor is never read", Loc::NONE);
+            };
+            cx.p.push(Op::Splat {
+                d,
+                bits: vecl_ir::transform::regions::NONE,
+            });
+        }
+        cx.block(&Block(stmts.to_vec()))?;
+        for v in 0..n {
+            let Some(at) = slot_of[v] else { continue };
+            let is_next = next.is_some_and(|x| x.index() == v);
+            if !written[r][v] && !is_next {
+                continue;
+            }
+            match cx.vars[v] {
+                VarRepr::V(a) => cx.p.push(Op::Store {
+                    a,
+                    arg: Arg::Save,
+                    off: at,
+                }),
+                VarRepr::Vs(a, m) => {
+                    for (c, a) in a.iter().enumerate().take(usize::from(m)) {
+                        cx.p.push(Op::Store {
+                            a: *a,
+                            arg: Arg::Save,
+                            off: at + 64 * c as i32,
+                        });
+                    }
+                }
+                VarRepr::K(k) => {
+                    let (ones, zero) = (cx.splat(u32::MAX), cx.splat(0));
+                    let t = cx.v_op(|d| Op::Select {
+                        d,
+                        k,
+                        a: ones,
+                        b: zero,
+                    });
+                    cx.p.push(Op::Store {
+                        a: t,
+                        arg: Arg::Save,
+                        off: at,
+                    });
+                }
+                _ => {}
+            }
+        }
+        if r == 0 {
+            for (v, p) in pointers.iter_mut().enumerate() {
+                if let VarRepr::Ptr(x) = cx.vars[v] {
+                    *p = x;
+                }
+            }
+        }
+        hoist_loop_constants(&mut cx.p);
+        bodies.push(cx.p);
+    }
+    let next_at = next.and_then(|x| slot_of[x.index()]);
+    if next.is_some() && next_at.is_none() {
+        return refuse("a region graph without its successor variable", Loc::NONE);
+    }
+    Ok(LoweredRegions {
+        bodies,
+        save_bytes: bytes as u32,
+        next_at,
+    })
+}
+
+/// The regions of a barrier kernel lowered ([`lower_regions`]).
+pub struct LoweredRegions {
+    /// One chunk's body per region.
+    pub bodies: Vec<Program>,
+    /// Bytes of a chunk's save area (64 per saved variable).
+    pub save_bytes: u32,
+    /// Where `$next` is in the save area (a region graph's).
+    pub next_at: Option<i32>,
+}
+
+/// Marks the variables `stmts` read or write in `accessed`, and those it
+/// writes in `written`.
+fn var_uses(func: &Function, stmts: &[Stmt], accessed: &mut [bool], written: &mut [bool]) {
+    for s in stmts {
+        match s {
+            Stmt::Eval(v) => {
+                if let Inst::ReadVar(x) = func.inst(*v).inst {
+                    accessed[x.index()] = true;
+                }
+            }
+            Stmt::WriteVar(x, _) => {
+                accessed[x.index()] = true;
+                written[x.index()] = true;
+            }
+            Stmt::If { then_, else_, .. } => {
+                var_uses(func, &then_.0, accessed, written);
+                var_uses(func, &else_.0, accessed, written);
+            }
+            Stmt::Loop { body, continuing } => {
+                var_uses(func, &body.0, accessed, written);
+                var_uses(func, &continuing.0, accessed, written);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    var_uses(func, &c.body.0, accessed, written);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The position of the first `return` in `stmts`.
+fn first_return(func: &Function, stmts: &[Stmt]) -> Loc {
+    for s in stmts {
+        match s {
+            Stmt::Return(Some(v)) => return func.inst(*v).loc,
+            Stmt::If { then_, else_, .. } => {
+                let l = first_return(func, &then_.0);
+                if l.is_known() {
+                    return l;
+                }
+                let l = first_return(func, &else_.0);
+                if l.is_known() {
+                    return l;
+                }
+            }
+            Stmt::Loop { body, continuing } => {
+                let l = first_return(func, &body.0);
+                if l.is_known() {
+                    return l;
+                }
+                let l = first_return(func, &continuing.0);
+                if l.is_known() {
+                    return l;
+                }
+            }
+            _ => {}
+        }
+    }
+    Loc::NONE
+}
+
+impl Cx<'_> {
+    /// Every variable that is read holds a value from the start, so that
+    /// one written under a mask inside a loop has an old value to keep.
+    fn start_vars(&mut self) {
+        let (func, cx) = (self.func, self);
+        for (i, var) in func.vars.iter().enumerate() {
+            let repr = match (&var.ty, class(&var.ty)) {
+                _ if !cx.needed.vars[i] => VarRepr::Unread,
+                (_, Some(Class::Bool)) => {
+                    let d = cx.p.k();
+                    cx.p.push(Op::KZero { d });
+                    VarRepr::K(d)
+                }
+                (_, Some(_)) => VarRepr::V(cx.p.splat_i32(0)),
+                (t, None) if vector_class(t).is_some() => {
+                    let n = vector_class(t).map_or(0, |(_, n)| n);
+                    let mut c = [V(0); 4];
+                    for x in c.iter_mut().take(usize::from(n)) {
+                        *x = cx.p.splat_i32(0);
+                    }
+                    VarRepr::Vs(c, n)
+                }
+                (Type::Pointer(..), None) => VarRepr::Ptr(None),
+                _ => VarRepr::Other,
+            };
+            cx.vars.push(repr);
+        }
+    }
 }
 
 fn refuse<T>(what: impl Into<String>, loc: Loc) -> Lowered<T> {
@@ -296,7 +624,14 @@ impl Cx<'_> {
                     _ => false,
                 };
             }
-            Stmt::WriteVar(var, v) => self.write_var(var.index(), *v)?,
+            Stmt::WriteVar(var, v) => {
+                let plain = self.plain.contains(&(*var, *v));
+                let whole = self.whole;
+                self.whole = whole || plain;
+                let done = self.write_var(var.index(), *v);
+                self.whole = whole;
+                done?
+            }
             Stmt::Store { ptr, value, loc } => {
                 let p = match self.val(*ptr)? {
                     Val::Ptr(p) => p,
@@ -304,18 +639,28 @@ impl Cx<'_> {
                         return refuse("a store through a pointer that is not an argument's", *loc)
                     }
                 };
-                let a = self.vec(*value)?;
                 self.elem_class(*ptr, *loc)?;
                 let how = self.access(*ptr, p, false);
                 let idx = self.index_of(p);
                 let k = self.cur;
-                self.p.push(Op::StoreElems {
-                    a,
-                    ptr: p.slot,
-                    idx,
-                    k,
-                    how,
-                });
+                // A vector: each component through its own element.
+                let (values, n) = match self.val(*value)? {
+                    Val::Vs(c, n) => (c, n),
+                    _ => ([self.vec(*value)?; 4], 1),
+                };
+                // The last component first: an element past the end
+                // faults before any of its components is written.
+                for c in (0..usize::from(n)).rev() {
+                    let idx = self.component_index(idx, c);
+                    let how = component_access(how, c);
+                    self.p.push(Op::StoreElems {
+                        a: values[c],
+                        ptr: p.slot,
+                        idx,
+                        k,
+                        how,
+                    });
+                }
             }
             Stmt::If { cond, then_, else_ } => {
                 let c = self.mask(*cond)?;
@@ -424,6 +769,17 @@ impl Cx<'_> {
                     self.p.push(Op::MaskedCopy { d, a, k });
                 }
             }
+            (VarRepr::Vs(d, n), Val::Vs(a, m)) if n == m => {
+                for c in 0..usize::from(n) {
+                    let (d, a) = (d[c], a[c]);
+                    if self.whole {
+                        self.p.push(Op::Copy { d, a });
+                    } else {
+                        let k = self.cur;
+                        self.p.push(Op::MaskedCopy { d, a, k });
+                    }
+                }
+            }
             (VarRepr::K(d), Val::K(a)) => {
                 if self.whole {
                     self.p.push(Op::KCopy { d, a });
@@ -467,16 +823,24 @@ impl Cx<'_> {
         let consecutive = self.uni.shape(v) == Shape::Linear(4);
         let check = self.plan.robust.then(|| {
             let loc = site_loc(self.func, v);
+            let size = match self.func.ty(v) {
+                Type::Pointer(_, t) => 4 * words(t).unwrap_or(1),
+                _ => 4,
+            };
             Check {
                 param: ptr.param,
                 site: pack_site(access::kind(load), loc.line, loc.col),
+                size,
+                component: 0,
             }
         });
+        let global = ptr.base == Base::Arg;
         Access {
             consecutive,
-            prefetch: load && consecutive && self.plan.prefetches(v),
-            stream: !load && consecutive && self.plan.streams(self.func, v),
+            prefetch: global && load && consecutive && self.plan.prefetches(v),
+            stream: global && !load && consecutive && self.plan.streams(self.func, v),
             check,
+            base: ptr.base,
             ..Access::default()
         }
     }
@@ -485,16 +849,61 @@ impl Cx<'_> {
     /// `int` or `uint`.
     fn elem_class(&self, ptr: ValueId, loc: Loc) -> Lowered<()> {
         match self.func.ty(ptr) {
-            Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t)
-                if matches!(
-                    class(t),
-                    Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
-                ) =>
-            {
+            Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t) if four_bytes(t) => {
                 Ok(())
             }
+            Type::Pointer(AddressSpace::Local, t) if self.locals_allowed && four_bytes(t) => Ok(()),
             t => refuse(format!("an access through {t:?}"), loc),
         }
+    }
+
+    /// The lowering of a vector instruction of type `ty` component by
+    /// component: `f` lowers its scalar form while each vector operand
+    /// among `operands` stands for its component (scalar operands stay).
+    fn per_component(
+        &mut self,
+        ty: &Type,
+        operands: &[ValueId],
+        mut f: impl FnMut(&mut Self) -> Lowered<Val>,
+    ) -> Lowered<Val> {
+        let n = vector_class(ty).map_or(0, |(_, n)| n);
+        let saved: Vec<Option<Val>> = operands.iter().map(|o| self.vals[o.index()]).collect();
+        let mut out = [V(0); 4];
+        let mut result = Ok(());
+        for (c, d) in out.iter_mut().enumerate().take(usize::from(n)) {
+            for (o, was) in operands.iter().zip(&saved) {
+                if let Some(Val::Vs(x, m)) = was {
+                    if c < usize::from(*m) {
+                        self.vals[o.index()] = Some(Val::V(x[c]));
+                    }
+                }
+            }
+            match f(self) {
+                Ok(Val::V(x)) => *d = x,
+                Ok(_) => {
+                    result = refuse(format!("a component of {ty:?}"), Loc::NONE);
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        for (o, was) in operands.iter().zip(saved) {
+            self.vals[o.index()] = was;
+        }
+        result.map(|()| Val::Vs(out, n))
+    }
+
+    /// The index of component `c` of a vector element at `idx` (indices
+    /// count 4-byte words, so the components follow it).
+    fn component_index(&mut self, idx: V, c: usize) -> V {
+        if c == 0 {
+            return idx;
+        }
+        let off = self.splat(c as u32);
+        self.p.bin(Bin::IAdd, idx, off)
     }
 
     /// A constant (one value per constant: see [`Program::constant`]).
@@ -528,6 +937,15 @@ impl Cx<'_> {
                         Val::Ptr(Pointer {
                             param: *n,
                             slot: off,
+                            base: Base::Arg,
+                            index: None,
+                        })
+                    }
+                    (Type::Pointer(AddressSpace::Local, _), _) if self.locals_allowed => {
+                        Val::Ptr(Pointer {
+                            param: *n,
+                            slot: off,
+                            base: Base::LocalArg,
                             index: None,
                         })
                     }
@@ -555,28 +973,74 @@ impl Cx<'_> {
                 Some(_) => Val::V(self.splat(0)),
                 None => return unsupported(format!("undef of type {ty:?}")),
             },
-            Inst::Unary(op, a) => match (op, cls) {
-                (UnaryOp::Neg, Some(Class::F32)) => {
-                    let x = self.vec(*a)?;
-                    let s = self.splat(0x8000_0000);
-                    Val::V(self.p.bin(Bin::IXor, x, s))
+            Inst::Unary(op, a) if vector_class(ty).is_some() => {
+                let (op, a) = (*op, *a);
+                let scalar = component_type(ty);
+                self.per_component(ty, &[a], |cx| cx.unary(op, a, &scalar, loc))?
+            }
+            Inst::Unary(op, a) => self.unary(*op, *a, ty, loc)?,
+            Inst::Binary(op, a, b) if vector_class(ty).is_some() => {
+                let (op, (a, b)) = (*op, (*a, *b));
+                let scalar = component_type(ty);
+                self.per_component(ty, &[a, b], |cx| cx.binary(op, a, b, &scalar, loc))?
+            }
+            Inst::Builtin(name, args) if vector_class(ty).is_some() => {
+                let scalar = component_type(ty);
+                let cls = class(&scalar);
+                self.per_component(ty, args, |cx| cx.builtin(*name, args, cls, loc))?
+            }
+            Inst::Splat(a) if vector_class(ty).is_some() => {
+                let x = self.vec(*a)?;
+                Val::Vs([x; 4], vector_class(ty).map_or(0, |(_, n)| n))
+            }
+            Inst::Construct(xs) if vector_class(ty).is_some() => {
+                let mut out = Vec::with_capacity(4);
+                for x in xs {
+                    match self.val(*x)? {
+                        Val::V(c) => out.push(c),
+                        Val::Vs(c, n) => out.extend_from_slice(&c[..usize::from(n)]),
+                        _ => return unsupported(format!("a construction of {ty:?}")),
+                    }
                 }
-                (UnaryOp::Neg, Some(Class::I32 | Class::U32)) => {
-                    let x = self.vec(*a)?;
-                    let z = self.splat(0);
-                    Val::V(self.p.bin(Bin::ISub, z, x))
-                }
-                (UnaryOp::Not, Some(Class::I32 | Class::U32)) => {
-                    let x = self.vec(*a)?;
-                    let m = self.splat(u32::MAX);
-                    Val::V(self.p.bin(Bin::IXor, x, m))
-                }
-                (UnaryOp::Not, Some(Class::Bool)) => {
-                    let x = self.mask(*a)?;
-                    Val::K(self.k_op(|d| Op::KNot { d, a: x }))
-                }
-                _ => return unsupported(format!("{op:?} of {ty:?}")),
+                vector_of(&out, ty).ok_or_else(|| Refusal {
+                    what: format!("a construction of {ty:?}"),
+                    loc,
+                })?
+            }
+            Inst::Extract(a, i) => match self.val(*a)? {
+                Val::Vs(c, n) if *i < n => Val::V(c[usize::from(*i)]),
+                _ => return unsupported(format!("an extraction from {:?}", self.func.ty(*a))),
             },
+            Inst::Insert(a, i, x) => match (self.val(*a)?, self.val(*x)?) {
+                (Val::Vs(mut c, n), Val::V(y)) if *i < n => {
+                    c[usize::from(*i)] = y;
+                    Val::Vs(c, n)
+                }
+                _ => return unsupported(format!("an insertion into {ty:?}")),
+            },
+            Inst::Shuffle(a, b, idx) => {
+                let mut all = Vec::with_capacity(8);
+                for x in [*a, *b] {
+                    match self.val(x)? {
+                        Val::Vs(c, n) => all.extend_from_slice(&c[..usize::from(n)]),
+                        _ => return unsupported(format!("a shuffle of {:?}", self.func.ty(x))),
+                    }
+                }
+                let mut out = Vec::with_capacity(idx.len());
+                for i in idx {
+                    match all.get(usize::from(*i)) {
+                        Some(c) => out.push(*c),
+                        None => return unsupported("a shuffle of undefined components".into()),
+                    }
+                }
+                match out.as_slice() {
+                    [x] if class(ty).is_some() => Val::V(*x),
+                    _ => vector_of(&out, ty).ok_or_else(|| Refusal {
+                        what: format!("a shuffle to {ty:?}"),
+                        loc,
+                    })?,
+                }
+            }
             Inst::Binary(op, a, b) => self.binary(*op, *a, *b, ty, loc)?,
             Inst::Cmp(op, a, b) => {
                 let Some(c) = class(self.func.ty(*a)) else {
@@ -663,6 +1127,13 @@ impl Cx<'_> {
             },
             Inst::ReadVar(var) => match self.vars[var.index()] {
                 VarRepr::V(x) => Val::V(self.v_op(|d| Op::Copy { d, a: x })),
+                VarRepr::Vs(x, n) => {
+                    let mut out = [V(0); 4];
+                    for c in 0..usize::from(n) {
+                        out[c] = self.v_op(|d| Op::Copy { d, a: x[c] });
+                    }
+                    Val::Vs(out, n)
+                }
                 VarRepr::K(x) => Val::K(self.k_op(|d| Op::KCopy { d, a: x })),
                 VarRepr::Ptr(Some(p)) => Val::Ptr(p),
                 VarRepr::Ptr(None) => {
@@ -675,9 +1146,10 @@ impl Cx<'_> {
                     ))
                 }
             },
-            Inst::Index(p, i) => {
+            Inst::Index(p, i) | Inst::Elem(p, i) => {
+                let elem = matches!(d.inst, Inst::Elem(..));
                 let base = match self.val(*p)? {
-                    Val::Ptr(b) if b.index.is_none() => b,
+                    Val::Ptr(b) if b.index.is_none() || b.base != Base::Arg => b,
                     _ => return unsupported("pointer arithmetic on an indexed pointer".into()),
                 };
                 // 64-bit indices are sign-extended lanes (see `Class`).
@@ -687,18 +1159,46 @@ impl Cx<'_> {
                 ) {
                     return unsupported(format!("an index of type {:?}", self.func.ty(*i)));
                 }
-                match self.func.ty(*p) {
-                    Type::Pointer(_, t)
-                        if matches!(
-                            class(t),
-                            Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
-                        ) => {}
-                    t => return unsupported(format!("indexing {t:?}")),
+                // The step of the index, in 4-byte words: an element of
+                // the pointee (`index`) or of the array it points to
+                // (`elem`, `__local` arrays).
+                let step = match (self.func.ty(*p), elem) {
+                    (Type::Pointer(_, t), false) if base.base == Base::Arg => {
+                        words(t).filter(|_| four_bytes(t))
+                    }
+                    (Type::Pointer(_, t), false) => words(t),
+                    (Type::Pointer(_, t), true) if base.base != Base::Arg => match &**t {
+                        Type::Array(e, _) => words(e),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(step) = step else {
+                    return unsupported(format!("indexing {:?}", self.func.ty(*p)));
+                };
+                let mut x = self.vec(*i)?;
+                if step != 1 {
+                    let m = self.splat(step);
+                    x = self.p.bin(Bin::IMul, x, m);
+                }
+                if let Some(at) = base.index {
+                    x = self.p.bin(Bin::IAdd, at, x);
                 }
                 Val::Ptr(Pointer {
-                    index: Some(self.vec(*i)?),
+                    index: Some(x),
                     ..base
                 })
+            }
+            Inst::GlobalAddr(g) if self.locals_allowed => {
+                match self.plan.local_variable(g.index()) {
+                    Some((offset, size)) => Val::Ptr(Pointer {
+                        param: self.plan.local_check_number(g.index()),
+                        slot: 0,
+                        base: Base::LocalAt { offset, size },
+                        index: None,
+                    }),
+                    None => return unsupported("a program-scope variable".into()),
+                }
             }
             Inst::PtrCast(p) => match (self.val(*p)?, ty) {
                 (Val::Ptr(x), Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t))
@@ -719,21 +1219,30 @@ impl Cx<'_> {
                 };
                 self.elem_class(*p, loc)?;
                 // One address for every lane (`weights[k]` in a filter's
-                // loop): Cranelift's code loads it once, the wide code would
-                // gather it (16 loads); conv5x5 ran 2.8x slower so.
-                if self.uni.shape(*p) == Shape::Uniform {
-                    return unsupported("a load of one address for every lane".into());
-                }
-                let how = self.access(*p, ptr, true);
+                // loop): one scalar load, broadcast (a gather of the one
+                // address made conv5x5 2.8x slower).
+                let mut how = self.access(*p, ptr, true);
+                how.uniform = self.uni.shape(*p) == Shape::Uniform;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
-                Val::V(self.v_op(|d| Op::LoadElems {
-                    d,
-                    ptr: ptr.slot,
-                    idx,
-                    k,
-                    how,
-                }))
+                let n = vector_class(ty).map_or(1, |(_, n)| n);
+                let mut out = [V(0); 4];
+                for c in (0..usize::from(n)).rev() {
+                    let idx = self.component_index(idx, c);
+                    let how = component_access(how, c);
+                    out[c] = self.v_op(|d| Op::LoadElems {
+                        d,
+                        ptr: ptr.slot,
+                        idx,
+                        k,
+                        how,
+                    });
+                }
+                if n == 1 {
+                    Val::V(out[0])
+                } else {
+                    Val::Vs(out, n)
+                }
             }
             Inst::WorkItem(f, dim) => {
                 let dim = match dim {
@@ -797,6 +1306,33 @@ impl Cx<'_> {
             Inst::Builtin(name, args) => self.builtin(*name, args, cls, loc)?,
             other => return unsupported(describe(other)),
         }))
+    }
+
+    fn unary(&mut self, op: UnaryOp, a: ValueId, ty: &Type, loc: Loc) -> Lowered<Val> {
+        let cls = class(ty);
+        let unsupported = |what: String| refuse(what, loc);
+        Ok(match (op, cls) {
+            (UnaryOp::Neg, Some(Class::F32)) => {
+                let x = self.vec(a)?;
+                let s = self.splat(0x8000_0000);
+                Val::V(self.p.bin(Bin::IXor, x, s))
+            }
+            (UnaryOp::Neg, Some(Class::I32 | Class::U32)) => {
+                let x = self.vec(a)?;
+                let z = self.splat(0);
+                Val::V(self.p.bin(Bin::ISub, z, x))
+            }
+            (UnaryOp::Not, Some(Class::I32 | Class::U32)) => {
+                let x = self.vec(a)?;
+                let m = self.splat(u32::MAX);
+                Val::V(self.p.bin(Bin::IXor, x, m))
+            }
+            (UnaryOp::Not, Some(Class::Bool)) => {
+                let x = self.mask(a)?;
+                Val::K(self.k_op(|d| Op::KNot { d, a: x }))
+            }
+            _ => return unsupported(format!("{op:?} of {ty:?}")),
+        })
     }
 
     fn binary(
@@ -1012,8 +1548,14 @@ impl Cx<'_> {
         cls: Option<Class>,
         loc: Loc,
     ) -> Lowered<Val> {
-        let all =
-            |c: Class| cls == Some(c) && args.iter().all(|a| class(self.func.ty(*a)) == Some(c));
+        // A vector builtin comes here a component at a time
+        // (`per_component`): its arguments' components are in `vals`.
+        let all = |c: Class| {
+            cls == Some(c)
+                && args
+                    .iter()
+                    .all(|a| class(&component_type(self.func.ty(*a))) == Some(c))
+        };
         let (all_f32, all_i32, all_u32) = (all(Class::F32), all(Class::I32), all(Class::U32));
         // The double-precision routines (`wide::dmath`), `pown`/`rootn`
         // with an `int` second argument.
@@ -1026,7 +1568,7 @@ impl Cx<'_> {
                 } else {
                     Class::F32
                 };
-                class(self.func.ty(*a)) == Some(want)
+                class(&component_type(self.func.ty(*a))) == Some(want)
             })
         {
             let v = args
@@ -1128,11 +1670,72 @@ fn site_loc(func: &Function, ptr: ValueId) -> Loc {
             return data.loc;
         }
         match &data.inst {
-            Inst::Index(p, _) | Inst::PtrCast(p) => v = *p,
+            Inst::Index(p, _) | Inst::Elem(p, _) | Inst::PtrCast(p) => v = *p,
             _ => break,
         }
     }
     Loc::NONE
+}
+
+/// `how` for component `c` of a vector element (a fault reports the
+/// element).
+fn component_access(mut how: Access, c: usize) -> Access {
+    if let Some(check) = &mut how.check {
+        check.component = c as u32;
+    }
+    how
+}
+
+/// Whether `t` is a `float`, `int` or `uint`, or a vector of 2 to 4 of
+/// them (an element the memory path accesses, a component at a time).
+fn four_bytes(t: &Type) -> bool {
+    matches!(
+        class(t),
+        Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
+    ) || vector_class(t).is_some()
+}
+
+/// The component class and count of a vector of 2 to 4 `float`s, `int`s
+/// or `uint`s.
+fn vector_class(t: &Type) -> Option<(Class, u8)> {
+    match t {
+        Type::Vector(s @ (Scalar::F32 | Scalar::I32 | Scalar::U32), n @ 2..=4) => {
+            class(&Type::Scalar(*s)).map(|c| (c, *n))
+        }
+        _ => None,
+    }
+}
+
+/// The component type of a vector type.
+fn component_type(t: &Type) -> Type {
+    match t {
+        Type::Vector(s, _) => Type::Scalar(*s),
+        other => other.clone(),
+    }
+}
+
+/// The vector `ty` of the lane values `c`, if they are its components.
+fn vector_of(c: &[V], ty: &Type) -> Option<Val> {
+    let (_, n) = vector_class(ty)?;
+    if c.len() != usize::from(n) {
+        return None;
+    }
+    let mut out = [V(0); 4];
+    out[..c.len()].copy_from_slice(c);
+    Some(Val::Vs(out, n))
+}
+
+/// 4-byte words of a 4-byte scalar or an array of them (`None` for other
+/// types).
+fn words(t: &Type) -> Option<u32> {
+    match t {
+        Type::Scalar(Scalar::F32 | Scalar::I32 | Scalar::U32) => Some(1),
+        Type::Vector(Scalar::F32 | Scalar::I32 | Scalar::U32, n @ 2..=4) => {
+            Some(if *n == 3 { 4 } else { u32::from(*n) })
+        }
+        Type::Array(e, n) => words(e).and_then(|w| w.checked_mul(*n)),
+        _ => None,
+    }
 }
 
 /// Bytes of a scalar pointee (`None` for other types).

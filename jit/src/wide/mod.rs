@@ -32,6 +32,7 @@ pub mod live;
 pub mod lower;
 pub mod math;
 pub mod ra2;
+pub mod regions;
 pub mod select;
 
 /// A 16-lane vector value (32-bit lanes: `f32` or `i32` bits), a virtual
@@ -55,6 +56,9 @@ pub enum Arg {
     Args,
     /// A kernel entry's `Launch` (`entry`: kept in r12).
     Launch,
+    /// A barrier kernel's entry (`regions`): the chunk's save area in the
+    /// context, kept in r14.
+    Save,
 }
 
 /// A binary lane-wise operation.

@@ -9,15 +9,19 @@
 //! barrier are Cranelift's only; a kernel with neither has nothing more
 //! to check than robust access does), its
 //! chunks are 16 lanes wide, this CPU has AVX-512F and BMI2, and every
-//! operation of the kernel is in the subset [`super::lower`] takes. The
+//! operation of the kernel is in the subset [`super::lower`] takes. A
+//! kernel with barriers or `__local` memory gets the entry of
+//! [`super::regions`], its regions lowered one by one. The
 //! Cranelift entry stays the fallback: the wide entry jumps to it for a
 //! launch whose ids do not fit in 31 bits.
 
-use super::access::MemoryPlan;
+use super::access::{Base, Known, MemoryPlan};
 use super::entry::{compile_entry, EntryOptions, KernelCode, KernelEntry};
+use super::{Op, Program};
 use crate::abi::ArgSlot;
+use crate::layout::GlobalPlace;
 use vecl_ir::analysis::uniformity::Uniformity;
-use vecl_ir::{Function, Module};
+use vecl_ir::{AddressSpace, Function, Inst, Module, Stmt, Type, VarId};
 
 /// What the choice looks at.
 pub struct Request<'a> {
@@ -41,6 +45,11 @@ pub struct Request<'a> {
     pub func: &'a Function,
     pub uni: &'a Uniformity,
     pub slots: &'a [ArgSlot],
+    /// Where the module-scope variables are (`layout::global_places`):
+    /// the `__local` ones' offsets in the group's arena.
+    pub(crate) places: &'a [Option<GlobalPlace>],
+    /// The region graph's `$next` (`vecl_ir::transform::regions`).
+    pub next: Option<VarId>,
 }
 
 /// The outcome: the wide code, or the reason for Cranelift's.
@@ -48,6 +57,9 @@ pub enum Choice {
     /// Not asked for: nothing to say.
     NotAsked,
     Wide(KernelCode),
+    /// The wide code of a kernel with `__local` memory or barriers
+    /// ([`super::regions`]).
+    Regions(super::regions::RegionCode),
     Refused(String),
 }
 
@@ -77,7 +89,32 @@ impl Choice {
                     c.compile_time.as_secs_f64() * 1e3
                 ))
             }
+            Choice::Regions(r) => {
+                let c = &r.code;
+                let checked = match c.memory.checked {
+                    0 => String::new(),
+                    n => format!("; {n} accesses bounds-checked"),
+                };
+                Some(format!(
+                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed 31 bits",
+                    r.regions,
+                    r.save_bytes,
+                    c.ops,
+                    c.spill_slots,
+                    c.size,
+                    c.compile_time.as_secs_f64() * 1e3
+                ))
+            }
             Choice::Refused(why) => Some(format!("code: Cranelift (not the wide code: {why})")),
+        }
+    }
+
+    /// Bytes of context the wide code needs per work-item of a group (its
+    /// chunks' save areas; 0 without barriers).
+    pub fn context_bytes_per_item(&self) -> usize {
+        match self {
+            Choice::Regions(r) => r.save_bytes as usize,
+            _ => 0,
         }
     }
 
@@ -85,6 +122,7 @@ impl Choice {
     pub fn entry(&self) -> Option<KernelEntry> {
         match self {
             Choice::Wide(c) => Some(c.entry()),
+            Choice::Regions(r) => Some(r.code.entry()),
             _ => None,
         }
     }
@@ -93,6 +131,7 @@ impl Choice {
     pub fn code(&self) -> Option<&KernelCode> {
         match self {
             Choice::Wide(c) => Some(c),
+            Choice::Regions(r) => Some(&r.code),
             _ => None,
         }
     }
@@ -101,6 +140,7 @@ impl Choice {
     pub fn into_code(self) -> Option<KernelCode> {
         match self {
             Choice::Wide(c) => Some(c),
+            Choice::Regions(r) => Some(r.code),
             _ => None,
         }
     }
@@ -136,18 +176,112 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         return Choice::Refused(format!("W = {} (the wide code runs chunks of 16)", r.w));
     }
     let plan = MemoryPlan::new(r.module, r.func, r.prefetch, r.checked_tail.is_some());
-    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan) {
-        Ok(p) => p,
-        Err(refusal) => return Choice::Refused(refusal.to_string()),
-    };
-    super::access::refine(&mut body);
     let opts = EntryOptions {
         stream_min_items: r.stream_min_items,
         checked_tail: r.checked_tail,
         lanes_along: r.lanes_along,
     };
+    if r.next.is_some() || has_barrier(&r.func.body.0) || uses_local(r.module, r.func) {
+        return choose_regions(r, plan, fallback, &opts);
+    }
+    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan) {
+        Ok(p) => p,
+        Err(refusal) => return Choice::Refused(refusal.to_string()),
+    };
+    super::access::refine(&mut body);
+    if let Some(why) = slower_than_cranelift(&body) {
+        return Choice::Refused(why);
+    }
     match compile_entry(&body, fallback, &opts) {
         Ok(code) => Choice::Wide(code),
+        Err(e) => Choice::Refused(format!("code generation: {e}")),
+    }
+}
+
+/// Why the wide code of `body` would be slower than Cranelift's, if it
+/// would: an access inside a loop whose lanes the uniformity analysis
+/// finds consecutive but the wide code must test at run time (about
+/// fifteen instructions an access, where Cranelift's code knows them
+/// consecutive from the index's form: conv5x5's clamped `in[yy * w + xx]`
+/// and matmul's `tb[k][lx]` ran 1.1–2.3x slower so, `docs/wide.md`).
+fn slower_than_cranelift(body: &Program) -> Option<String> {
+    let mut depth = 0usize;
+    for op in body.ops() {
+        match op {
+            Op::Loop => depth += 1,
+            Op::WhileAny { .. } | Op::WhileCount { .. } => depth = depth.saturating_sub(1),
+            Op::LoadElems { how, .. } | Op::StoreElems { how, .. }
+                if depth > 0 && how.consecutive && how.known == Known::Tested =>
+            {
+                let what = if matches!(op, Op::LoadElems { .. }) {
+                    "load"
+                } else {
+                    "store"
+                };
+                let place = if how.base == Base::Arg {
+                    ""
+                } else {
+                    " `__local`"
+                };
+                return Some(format!(
+                    "a{place} {what} in a loop whose consecutive lanes would be tested at run time (slower than Cranelift's code)"
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `stmts` hold a barrier at their top level (a region graph's
+/// cuts, or the barriers of a kernel that needs no graph).
+fn has_barrier(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| matches!(s, Stmt::Barrier(..)))
+}
+
+/// Whether `func` touches `__local` memory (a `__local` argument or
+/// variable).
+fn uses_local(module: &Module, func: &Function) -> bool {
+    let local = |t: &Type| matches!(t, Type::Pointer(AddressSpace::Local, _));
+    func.params.iter().any(|p| local(&p.ty))
+        || func.insts.iter().any(|d| match d.inst {
+            Inst::GlobalAddr(g) => module
+                .globals
+                .get(g.index())
+                .is_some_and(|g| g.space == AddressSpace::Local),
+            _ => false,
+        })
+}
+
+/// The wide code of a kernel with barriers or `__local` memory: its
+/// regions lowered one by one and run chunk by chunk
+/// ([`super::regions`]).
+fn choose_regions(
+    r: &Request<'_>,
+    plan: MemoryPlan,
+    fallback: KernelEntry,
+    opts: &EntryOptions,
+) -> Choice {
+    let plan = plan.with_local_places(r.module, r.places);
+    let regions: Vec<&[Stmt]> = r
+        .func
+        .body
+        .0
+        .split(|s| matches!(s, Stmt::Barrier(..)))
+        .collect();
+    let mut lowered =
+        match super::lower::lower_regions(r.func, r.uni, r.slots, &plan, &regions, r.next) {
+            Ok(l) => l,
+            Err(refusal) => return Choice::Refused(refusal.to_string()),
+        };
+    for body in &mut lowered.bodies {
+        super::access::refine(body);
+        if let Some(why) = slower_than_cranelift(body) {
+            return Choice::Refused(why);
+        }
+    }
+    match super::regions::compile_regions(&lowered, fallback, opts) {
+        Ok(code) => Choice::Regions(code),
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
 }

@@ -1,0 +1,543 @@
+//! The wide entry of kernels with `__local` memory or barriers: the
+//! group's chunks run region by region, as Cranelift's chunk driver runs
+//! them (`docs/jit.md`, "Barriers").
+//!
+//! The kernel's body, after `vecl_ir::transform::regions`, is a sequence
+//! of regions cut at its top-level barriers; a region graph also writes
+//! the index of the region to run next into `$next`. Each region is
+//! lowered on its own ([`super::lower::lower_regions`]) into the body of
+//! one 16-lane chunk, allocated by `regalloc2`, and placed inside a copy of
+//! the row and chunk loops of [`super::entry`]; every chunk of the group
+//! runs region `r` before any runs the next. The variables that live in
+//! more than one region are kept per chunk in the context area the runtime
+//! passes (`context + chunk · save_bytes`, 64 bytes a variable), which the
+//! chunk's body reloads and stores through `Arg::Save` (r14).
+//!
+//! After each chunk of a region graph, the running lanes' `$next` must
+//! agree with each other and with the group's first chunk (OpenCL requires
+//! the whole group to reach each barrier together); a group that splits
+//! stops the entry with `KernelStatus::DivergentBarrier` and the two
+//! successors reported through `abi::vecl_barrier_divergence`, as the
+//! Cranelift code does. `__local` accesses go through the arena the
+//! runtime passes (`[rsp + local_at]`), at the offsets of
+//! `layout::global_places` for the kernel's `__local` variables and at the
+//! argument's offset for a `__local` argument; robust access tests them
+//! against the variable's bytes or the argument's range.
+//!
+//! Registers as in [`super::entry`], except r14: the chunk's save area
+//! (the end group is kept in the frame).
+
+use super::access::{emit_cold, index_bounds, Base, EntryFrame};
+use super::emit::asm_err;
+use super::entry::{range_end, EntryOptions, KernelCode, KernelEntry, MemoryCounts, MAX_ID_END};
+use super::lower::LoweredRegions;
+use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt};
+use super::{Op, Program, WideError};
+use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, LOCAL_ID_BITS};
+use iced_x86::code_asm::*;
+use std::time::Instant;
+use vecl_ir::transform::regions::{END, REGION_MASK};
+
+/// A buffer whose bounds the bodies' accesses test: the number the tests
+/// go by, the argument slot and where the buffer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Checked {
+    number: u32,
+    slot: i32,
+    base: Base,
+}
+
+/// The buffers the bodies test, and the counts of their accesses.
+fn memory_facts(bodies: &[Program]) -> (Vec<Checked>, MemoryCounts) {
+    let mut checked: Vec<Checked> = Vec::new();
+    let mut n = MemoryCounts::default();
+    for op in bodies.iter().flat_map(|b| b.ops()) {
+        let (ptr, how) = match op {
+            Op::LoadElems { ptr, how, .. } | Op::StoreElems { ptr, how, .. } => (*ptr, how),
+            _ => continue,
+        };
+        n.streaming += usize::from(how.stream);
+        n.prefetched += usize::from(how.prefetch);
+        if let Some(c) = how.check {
+            n.checked += 1;
+            if !checked.iter().any(|x| x.number == c.param) {
+                checked.push(Checked {
+                    number: c.param,
+                    slot: ptr,
+                    base: how.base,
+                });
+            }
+        }
+    }
+    (checked, n)
+}
+
+/// A compiled barrier kernel: its code and the bytes of context it needs
+/// per chunk.
+pub struct RegionCode {
+    pub code: KernelCode,
+    /// Bytes of a chunk's save area (`CompiledKernel::context_size` must
+    /// give at least this per work-item of a group).
+    pub save_bytes: u32,
+    /// Regions of the kernel.
+    pub regions: usize,
+}
+
+/// The frame's fields past the spill slots.
+struct Frame {
+    y_start: i32,
+    z_start: i32,
+    g: [i32; 3],
+    large: i32,
+    end_group: i32,
+    local: i32,
+    context: i32,
+    region: i32,
+    next: i32,
+    scratch: i32,
+    bounds: i32,
+}
+
+/// Compiles the entry of a kernel whose regions `lowered` holds; `graph`:
+/// the regions form a region graph (`$next` chooses the successor), else
+/// they run in order.
+pub fn compile_regions(
+    lowered: &LoweredRegions,
+    fallback: KernelEntry,
+    opts: &EntryOptions,
+) -> Result<RegionCode, WideError> {
+    if !super::supported() {
+        return Err(WideError::NoAvx512);
+    }
+    let start = Instant::now();
+    let bodies = &lowered.bodies;
+    let allocs: Vec<Allocated> = bodies.iter().map(allocate_ra2).collect::<Result<_, _>>()?;
+    let spill = allocs.iter().map(|a| a.frame()).max().unwrap_or(0) as i32;
+    let (checked, counts) = memory_facts(bodies);
+    let f = Frame {
+        y_start: spill,
+        z_start: spill + 8,
+        g: [spill + 16, spill + 24, spill + 32],
+        large: spill + 40,
+        end_group: spill + 48,
+        local: spill + 56,
+        context: spill + 64,
+        region: spill + 72,
+        next: spill + 80,
+        scratch: spill + 128,
+        bounds: spill + 192,
+    };
+    let numbers = checked
+        .iter()
+        .map(|c| c.number as i32 + 1)
+        .max()
+        .unwrap_or(0);
+    // Six pushes and the return address leave rsp 8 past a multiple of
+    // 16: locals of 8 more than a multiple of 16 align it for calls.
+    let locals = f.bounds + 16 * numbers + 8;
+    let mut frame = EntryFrame::new(f.large, f.bounds, f.scratch);
+    frame.local_at = Some(f.local);
+    let q = 8;
+    let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    let e = asm_err;
+    let mut fallback_l = a.create_label();
+    // Launches the bodies cannot number go to the fallback untouched.
+    for d in 0..3 {
+        a.mov(rax, qword_ptr(rsi + (lo::GLOBAL_OFFSET + q * d)))
+            .map_err(e)?;
+        a.add(rax, qword_ptr(rsi + (lo::GLOBAL_SIZE + q * d)))
+            .map_err(e)?;
+        a.jc(fallback_l).map_err(e)?;
+        a.mov(r10, MAX_ID_END).map_err(e)?;
+        a.cmp(rax, r10).map_err(e)?;
+        a.ja(fallback_l).map_err(e)?;
+    }
+    for r in [rbx, rbp, r12, r13, r14, r15] {
+        a.push(r).map_err(e)?;
+    }
+    a.sub(rsp, locals).map_err(e)?;
+    a.mov(rbx, rdi).map_err(e)?;
+    a.mov(r12, rsi).map_err(e)?;
+    a.mov(r13, rdx).map_err(e)?;
+    a.mov(qword_ptr(rsp + f.end_group), rcx).map_err(e)?;
+    a.mov(qword_ptr(rsp + f.local), r8).map_err(e)?;
+    a.mov(qword_ptr(rsp + f.context), r9).map_err(e)?;
+    // Whether the launch has enough work-items to stream.
+    a.mov(rax, qword_ptr(r12 + lo::GLOBAL_SIZE)).map_err(e)?;
+    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + q)))
+        .map_err(e)?;
+    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + 2 * q)))
+        .map_err(e)?;
+    a.mov(r10, opts.stream_min_items).map_err(e)?;
+    a.cmp(rax, r10).map_err(e)?;
+    a.setae(byte_ptr(rsp + f.large)).map_err(e)?;
+    // Robust access: each tested buffer's valid indices.
+    if !checked.is_empty() {
+        let tail = opts
+            .checked_tail
+            .ok_or_else(|| WideError::Malformed("a bounds test without a tail".into()))?
+            as i32;
+        for c in &checked {
+            let at = tail + co::BOUNDS + co::BOUNDS_ENTRY * c.number as i32;
+            match c.base {
+                Base::Arg => {
+                    a.mov(rdi, qword_ptr(rbx + c.slot)).map_err(e)?;
+                    a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
+                    a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
+                }
+                Base::LocalArg => {
+                    // The argument's range, as offsets into the arena.
+                    a.mov(rax, qword_ptr(rsp + f.local)).map_err(e)?;
+                    a.mov(rdi, qword_ptr(rbx + c.slot)).map_err(e)?;
+                    a.add(rdi, rax).map_err(e)?;
+                    a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
+                    a.add(rsi, rax).map_err(e)?;
+                    a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
+                    a.add(rdx, rax).map_err(e)?;
+                }
+                Base::LocalAt { offset, size } => {
+                    // The variable's own bytes.
+                    a.mov(rdi, qword_ptr(rsp + f.local)).map_err(e)?;
+                    a.add(rdi, offset as i32).map_err(e)?;
+                    a.mov(rsi, rdi).map_err(e)?;
+                    a.lea(rdx, qword_ptr(rdi + size as i32)).map_err(e)?;
+                }
+            }
+            a.mov(rax, index_bounds as *const () as u64).map_err(e)?;
+            a.call(rax).map_err(e)?;
+            let at = f.bounds + 16 * c.number as i32;
+            a.movsxd(r10, eax).map_err(e)?;
+            a.mov(qword_ptr(rsp + at), r10).map_err(e)?;
+            a.sar(rax, 32).map_err(e)?;
+            a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
+        }
+    }
+    let mut group = a.create_label();
+    let mut region_loop = a.create_label();
+    let mut next_group = a.create_label();
+    let mut done = a.create_label();
+    let mut exit = a.create_label();
+    let mut cancelled = a.create_label();
+    let mut split_lanes = a.create_label();
+    let mut split_chunks = a.create_label();
+    // The first group's coordinates: g = g0 + n0 * (g1 + n1 * g2).
+    a.mov(rax, r13).map_err(e)?;
+    a.xor(edx, edx).map_err(e)?;
+    a.div(qword_ptr(r12 + lo::NUM_GROUPS)).map_err(e)?;
+    a.mov(qword_ptr(rsp + f.g[0]), rdx).map_err(e)?;
+    a.xor(edx, edx).map_err(e)?;
+    a.div(qword_ptr(r12 + (lo::NUM_GROUPS + q))).map_err(e)?;
+    a.mov(qword_ptr(rsp + f.g[1]), rdx).map_err(e)?;
+    a.mov(qword_ptr(rsp + f.g[2]), rax).map_err(e)?;
+    a.set_label(&mut group).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.cmp(r13, qword_ptr(rsp + f.end_group)).map_err(e)?;
+    a.jae(done).map_err(e)?;
+    a.mov(qword_ptr(rsp + f.region), 0).map_err(e)?;
+    a.set_label(&mut region_loop).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    // The group's rows and chunks (recomputed per region: the bodies
+    // leave no register but the frame).
+    a.mov(rbp, qword_ptr(rsp + f.g[0])).map_err(e)?;
+    a.mov(rdx, qword_ptr(rsp + f.g[1])).map_err(e)?;
+    a.mov(r9, qword_ptr(rsp + f.g[2])).map_err(e)?;
+    a.imul_2(r9, qword_ptr(r12 + (lo::LOCAL_SIZE + 2 * q)))
+        .map_err(e)?;
+    a.add(r9, qword_ptr(r12 + (lo::GLOBAL_OFFSET + 2 * q)))
+        .map_err(e)?;
+    a.mov(qword_ptr(rsp + f.z_start), r9).map_err(e)?;
+    a.mov(rcx, r9).map_err(e)?;
+    range_end(
+        &mut a,
+        rcx,
+        lo::LOCAL_SIZE + 2 * q,
+        lo::GLOBAL_OFFSET + 2 * q,
+        lo::GLOBAL_SIZE + 2 * q,
+    )
+    .map_err(e)?;
+    a.mov(r8, rdx).map_err(e)?;
+    a.imul_2(r8, qword_ptr(r12 + (lo::LOCAL_SIZE + q)))
+        .map_err(e)?;
+    a.add(r8, qword_ptr(r12 + (lo::GLOBAL_OFFSET + q)))
+        .map_err(e)?;
+    a.mov(qword_ptr(rsp + f.y_start), r8).map_err(e)?;
+    range_end(
+        &mut a,
+        r8,
+        lo::LOCAL_SIZE + q,
+        lo::GLOBAL_OFFSET + q,
+        lo::GLOBAL_SIZE + q,
+    )
+    .map_err(e)?;
+    a.imul_2(rbp, qword_ptr(r12 + lo::LOCAL_SIZE)).map_err(e)?;
+    a.add(rbp, qword_ptr(r12 + lo::GLOBAL_OFFSET)).map_err(e)?;
+    a.mov(rsi, rbp).map_err(e)?;
+    range_end(
+        &mut a,
+        rsi,
+        lo::LOCAL_SIZE,
+        lo::GLOBAL_OFFSET,
+        lo::GLOBAL_SIZE,
+    )
+    .map_err(e)?;
+    // No successor chosen yet by the group's chunks.
+    a.mov(qword_ptr(rsp + f.next), -1).map_err(e)?;
+    a.mov(r14, qword_ptr(rsp + f.context)).map_err(e)?;
+    // Dispatch on the region.
+    let mut labels: Vec<CodeLabel> = (0..allocs.len()).map(|_| a.create_label()).collect();
+    a.mov(rax, qword_ptr(rsp + f.region)).map_err(e)?;
+    for (r, l) in labels.iter().enumerate() {
+        a.cmp(rax, r as i32).map_err(e)?;
+        a.je(*l).map_err(e)?;
+    }
+    // A successor naming no region: the group is finished.
+    a.jmp(next_group).map_err(e)?;
+    for (r, alloc) in allocs.iter().enumerate() {
+        a.set_label(&mut labels[r]).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        let mut z_loop = a.create_label();
+        let mut z_done = a.create_label();
+        let mut y_loop = a.create_label();
+        let mut y_done = a.create_label();
+        let mut x_loop = a.create_label();
+        let mut x_done = a.create_label();
+        a.set_label(&mut z_loop).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.cmp(r9, rcx).map_err(e)?;
+        a.jae(z_done).map_err(e)?;
+        a.mov(rdi, qword_ptr(rsp + f.y_start)).map_err(e)?;
+        a.set_label(&mut y_loop).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.cmp(rdi, r8).map_err(e)?;
+        a.jae(y_done).map_err(e)?;
+        a.mov(r15, rbp).map_err(e)?;
+        a.set_label(&mut x_loop).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.cmp(r15, rsi).map_err(e)?;
+        a.jae(x_done).map_err(e)?;
+        // The running lanes: all 16, or the row's remaining ones.
+        a.mov(rax, rsi).map_err(e)?;
+        a.sub(rax, r15).map_err(e)?;
+        a.mov(edx, 0xffff).map_err(e)?;
+        a.mov(r10d, 16).map_err(e)?;
+        a.cmp(rax, r10).map_err(e)?;
+        a.cmovb(r10, rax).map_err(e)?;
+        a.bzhi(edx, edx, r10d).map_err(e)?;
+        emit_allocated(
+            &mut a,
+            alloc,
+            &mut EmitAt {
+                release_frame: 0,
+                cancel: Some(cancelled),
+                entry: Some(&mut frame),
+                steps: None,
+            },
+        )?;
+        if let Some(at) = lowered.next_at {
+            // The running lanes' successor: the first one's, which every
+            // other running lane and the group's first chunk must share.
+            a.kmovw(k1, edx).map_err(e)?;
+            a.vmovdqu32(zmm0, zmmword_ptr(r14 + at)).map_err(e)?;
+            a.vpcompressd(zmm1.k1().z(), zmm0).map_err(e)?;
+            a.vmovd(eax, xmm1).map_err(e)?;
+            a.vpbroadcastd(zmm1, eax).map_err(e)?;
+            a.vpcmpd(k2.k1(), zmm0, zmm1, 4).map_err(e)?;
+            a.kortestw(k2, k2).map_err(e)?;
+            a.jnz(split_lanes).map_err(e)?;
+            let mut first = a.create_label();
+            let mut agreed = a.create_label();
+            a.cmp(qword_ptr(rsp + f.next), -1).map_err(e)?;
+            a.je(first).map_err(e)?;
+            a.cmp(dword_ptr(rsp + f.next), eax).map_err(e)?;
+            a.jne(split_chunks).map_err(e)?;
+            a.jmp(agreed).map_err(e)?;
+            a.set_label(&mut first).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.mov(qword_ptr(rsp + f.next), rax).map_err(e)?;
+            a.set_label(&mut agreed).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+        }
+        a.add(r14, lowered.save_bytes as i32).map_err(e)?;
+        a.add(r15, 16).map_err(e)?;
+        a.jmp(x_loop).map_err(e)?;
+        a.set_label(&mut x_done).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG)).map_err(e)?;
+        a.cmp(dword_ptr(rax), 0).map_err(e)?;
+        a.jne(cancelled).map_err(e)?;
+        a.inc(rdi).map_err(e)?;
+        a.jmp(y_loop).map_err(e)?;
+        a.set_label(&mut y_done).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.inc(r9).map_err(e)?;
+        a.jmp(z_loop).map_err(e)?;
+        a.set_label(&mut z_done).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        // The successor: the one the chunks chose, or the next region.
+        if lowered.next_at.is_some() {
+            a.mov(eax, dword_ptr(rsp + f.next)).map_err(e)?;
+            a.and(eax, REGION_MASK as i32).map_err(e)?;
+            a.cmp(eax, END as i32).map_err(e)?;
+            a.je(next_group).map_err(e)?;
+            a.mov(qword_ptr(rsp + f.region), rax).map_err(e)?;
+        } else {
+            a.mov(qword_ptr(rsp + f.region), r as i32 + 1).map_err(e)?;
+        }
+        a.jmp(region_loop).map_err(e)?;
+    }
+    a.set_label(&mut next_group).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.inc(r13).map_err(e)?;
+    // The next group's coordinates.
+    let mut store_1 = a.create_label();
+    let mut store_0 = a.create_label();
+    a.mov(rax, qword_ptr(rsp + f.g[0])).map_err(e)?;
+    a.inc(rax).map_err(e)?;
+    a.cmp(rax, qword_ptr(r12 + lo::NUM_GROUPS)).map_err(e)?;
+    a.jb(store_0).map_err(e)?;
+    a.xor(eax, eax).map_err(e)?;
+    a.mov(r10, qword_ptr(rsp + f.g[1])).map_err(e)?;
+    a.inc(r10).map_err(e)?;
+    a.cmp(r10, qword_ptr(r12 + (lo::NUM_GROUPS + q)))
+        .map_err(e)?;
+    a.jb(store_1).map_err(e)?;
+    a.xor(r10d, r10d).map_err(e)?;
+    a.inc(qword_ptr(rsp + f.g[2])).map_err(e)?;
+    a.set_label(&mut store_1).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(qword_ptr(rsp + f.g[1]), r10).map_err(e)?;
+    a.set_label(&mut store_0).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(qword_ptr(rsp + f.g[0]), rax).map_err(e)?;
+    a.jmp(group).map_err(e)?;
+    a.set_label(&mut done).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.xor(eax, eax).map_err(e)?;
+    a.set_label(&mut exit).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    if counts.streaming > 0 {
+        // Streamed stores are weakly ordered: visible before whatever
+        // tells another thread that these groups ran.
+        a.sfence().map_err(e)?;
+    }
+    a.add(rsp, locals).map_err(e)?;
+    for r in [r15, r14, r13, r12, rbp, rbx] {
+        a.pop(r).map_err(e)?;
+    }
+    a.vzeroupper().map_err(e)?;
+    a.ret().map_err(e)?;
+    a.set_label(&mut cancelled).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(eax, KernelStatus::Cancelled as u32).map_err(e)?;
+    a.jmp(exit).map_err(e)?;
+    if lowered.next_at.is_some() {
+        emit_split(&mut a, &f, (&mut split_lanes, &mut split_chunks), exit)?;
+    }
+    emit_cold(&mut a, &mut frame, opts, exit)?;
+    a.set_label(&mut fallback_l).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(rax, fallback as usize as u64).map_err(e)?;
+    a.jmp(rax).map_err(e)?;
+    // Position-independent (labels are relative), so assembled at 0.
+    let bytes = a.assemble(0).map_err(e)?;
+    let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    mem[..bytes.len()].copy_from_slice(&bytes);
+    let memory = mem
+        .make_exec()
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    // SAFETY: the mapping holds the function just assembled, whose calling
+    // convention is System V with the signature of `KernelEntry`; it lives
+    // as long as the returned `KernelCode`.
+    let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(memory.as_ptr()) };
+    Ok(RegionCode {
+        code: KernelCode {
+            _memory: memory,
+            entry,
+            size: bytes.len(),
+            spill_slots: allocs.iter().map(|a| a.stats().spill_slots).sum(),
+            ops: bodies.iter().map(|b| b.ops().len()).sum(),
+            compile_time: start.elapsed(),
+            memory: counts,
+            chunks_in_flight: 1,
+            invariant: 0,
+        },
+        save_bytes: lowered.save_bytes,
+        regions: bodies.len(),
+    })
+}
+
+/// The cold blocks of a group whose work-items chose different successors:
+/// two lanes of one chunk (`split_lanes`: zmm0 the lanes' successors, k1
+/// the running lanes, k2 those that differ from the first), or a chunk
+/// that differs from the group's first (`split_chunks`: eax its
+/// successor). Reports both successors and a work-item that chose each
+/// (`abi::vecl_barrier_divergence`), then returns
+/// `KernelStatus::DivergentBarrier`.
+fn emit_split(
+    a: &mut CodeAssembler,
+    f: &Frame,
+    (split_lanes, split_chunks): (&mut CodeLabel, &mut CodeLabel),
+    exit: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let mut report = a.create_label();
+    // rdx: the local id of the chunk's lane 0, packed.
+    let chunk_local_id = |a: &mut CodeAssembler| -> Result<(), IcedError> {
+        a.mov(rdx, r9)?;
+        a.sub(rdx, qword_ptr(rsp + f.z_start))?;
+        a.shl(rdx, LOCAL_ID_BITS)?;
+        a.mov(rax, rdi)?;
+        a.sub(rax, qword_ptr(rsp + f.y_start))?;
+        a.add(rdx, rax)?;
+        a.shl(rdx, LOCAL_ID_BITS)?;
+        a.mov(rax, r15)?;
+        a.sub(rax, rbp)?;
+        a.add(rdx, rax)?;
+        Ok(())
+    };
+    a.set_label(split_lanes).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    // The first running lane and the first that differs from it.
+    a.vmovdqu32(zmmword_ptr(rsp + f.scratch), zmm0).map_err(e)?;
+    chunk_local_id(a).map_err(e)?;
+    a.kmovw(r10d, k1).map_err(e)?;
+    a.bsf(r10d, r10d).map_err(e)?;
+    a.kmovw(r11d, k2).map_err(e)?;
+    a.bsf(r11d, r11d).map_err(e)?;
+    a.mov(edi, dword_ptr(rsp + r10 * 4 + f.scratch))
+        .map_err(e)?;
+    a.lea(rsi, qword_ptr(rdx + r10)).map_err(e)?;
+    a.mov(ecx, dword_ptr(rsp + r11 * 4 + f.scratch))
+        .map_err(e)?;
+    a.add(rdx, r11).map_err(e)?;
+    a.jmp(report).map_err(e)?;
+    a.set_label(split_chunks).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    // The group's first chunk starts at local id (0, 0, 0); this chunk's
+    // first running lane is its lane 0 (a row's lanes start there).
+    a.mov(ecx, eax).map_err(e)?;
+    chunk_local_id(a).map_err(e)?;
+    a.mov(edi, dword_ptr(rsp + f.next)).map_err(e)?;
+    a.xor(esi, esi).map_err(e)?;
+    // rdi, rsi: the first successor and its work-item; rcx, rdx: the
+    // other's.
+    a.set_label(&mut report).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.xchg(rdx, rcx).map_err(e)?;
+    a.mov(r8, qword_ptr(rsp + f.g[0])).map_err(e)?;
+    a.mov(r9, qword_ptr(rsp + f.g[1])).map_err(e)?;
+    a.vzeroupper().map_err(e)?;
+    // The seventh argument on the stack, which stays 16-aligned.
+    a.mov(rax, qword_ptr(rsp + f.g[2])).map_err(e)?;
+    a.sub(rsp, 16).map_err(e)?;
+    a.mov(qword_ptr(rsp), rax).map_err(e)?;
+    a.mov(rax, crate::abi::vecl_barrier_divergence as *const () as u64)
+        .map_err(e)?;
+    a.call(rax).map_err(e)?;
+    a.add(rsp, 16).map_err(e)?;
+    a.mov(eax, KernelStatus::DivergentBarrier as u32)
+        .map_err(e)?;
+    a.jmp(exit).map_err(e)?;
+    Ok(())
+}

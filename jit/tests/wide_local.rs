@@ -1,0 +1,357 @@
+//! The wide AVX-512 code of kernels with `__local` memory and barriers
+//! (`vecl_jit::wide::regions`) against the interpreter at W = 16: tiles
+//! staged in `__local` memory behind barriers (through a `__local`
+//! argument and a `__local` array), a reduction tree whose barrier sits in
+//! a loop, two-dimensional groups (the bench's `matmul`), groups whose
+//! rows are not a multiple of 16 wide and partial last groups; a group
+//! whose rows disagree at a barrier stops with the report of Cranelift's
+//! code. On a CPU without AVX-512 every kernel is refused for that reason
+//! and still agrees (Cranelift's code).
+
+use vecl_ir::interp::NdRange;
+use vecl_jit::abi::{take_barrier_divergence, KernelStatus};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::differential::{build, compare_launches, interp_args_for, run_jit, Spec};
+use vecl_testkit::range_1d;
+use vecl_testkit::{code_line, cpu_has_wide};
+
+fn options(wide: bool) -> JitOptions {
+    JitOptions {
+        simd_width: Some(16),
+        wide,
+        tiers: Tiers::OptimisedOnly,
+        passes: vecl_testkit::test_passes(),
+        ..JitOptions::default()
+    }
+}
+
+/// Kernel `kernel` of `src` with the wide code asked for, which it must
+/// get (on a CPU with AVX-512), its regions run chunk by chunk.
+fn wide(src: &str, kernel: &str) -> (vecl_ir::Module, CompiledKernel) {
+    let m = build(src, "");
+    let k = compile_kernel(&m, kernel, &options(true)).expect("compiles");
+    let line = code_line(&k);
+    if cpu_has_wide() {
+        assert!(
+            line.starts_with("code: wide AVX-512") && line.contains("regions run chunk by chunk"),
+            "{kernel}: {line}"
+        );
+    } else {
+        assert!(line.contains("no AVX-512F"), "{kernel}: {line}");
+    }
+    (m, k)
+}
+
+fn agree(src: &str, kernel: &str, ranges: &[NdRange], args: impl Fn(&NdRange) -> Vec<Spec>) {
+    let (m, k) = wide(src, kernel);
+    assert_eq!(compare_launches(&m, kernel, &k, ranges, args), ranges.len());
+}
+
+fn range_2d(global: [u64; 2], local: [u64; 2], offset: [u64; 2]) -> NdRange {
+    NdRange {
+        work_dim: 2,
+        global_offset: [offset[0], offset[1], 0],
+        global_size: [global[0], global[1], 1],
+        local_size: [local[0], local[1], 1],
+    }
+}
+
+/// nbody's shape with scalars: every work-item stages one element of a
+/// tile in a `__local` argument, and reads all of the tile (one address
+/// for every lane) between two barriers, in a loop over the tiles.
+const TILES: &str = r#"
+kernel void k(global const float* pos, global float* out, local float* tile, int n) {
+    int i = get_global_id(0);
+    int lid = get_local_id(0);
+    int size = get_local_size(0);
+    float p = pos[i];
+    float acc = 0.0f;
+    for (int base = 0; base < n; base += size) {
+        tile[lid] = pos[base + lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < size; j++) {
+            float q = tile[j];
+            float d = q - p;
+            acc += d * d * 0.5f + q;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[i] = acc + (float)lid;
+}
+"#;
+
+#[test]
+fn tiles_staged_in_a_local_argument_agree() {
+    // Groups of 16, 64, 48 and 40 items (rows ending in a partial chunk),
+    // 240 items: n a multiple of each.
+    let ranges: Vec<NdRange> = [16, 40, 48, 240]
+        .iter()
+        .map(|l| range_1d(0, 240, *l))
+        .chain([range_1d(7, 240, 48)])
+        .collect();
+    agree(TILES, "k", &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(n, 0),
+            Spec::Local(4 * r.local_size[0] as usize),
+            Spec::Int(r.global_size[0] as i32),
+        ]
+    });
+}
+
+/// A reduction tree in a `__local` array, its barrier in a loop whose
+/// trip count the group shares, and a store by one work-item.
+const REDUCTION: &str = r#"
+kernel void k(global const int* in, global int* out) {
+    local int scratch[64];
+    int lid = get_local_id(0);
+    scratch[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            scratch[lid] += scratch[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        out[get_group_id(0)] = scratch[0] * 3 + 1;
+    }
+}
+"#;
+
+#[test]
+fn a_reduction_tree_with_barriers_in_a_loop_agrees() {
+    let ranges = [
+        range_1d(0, 256, 64),
+        range_1d(0, 96, 32),
+        range_1d(0, 64, 16),
+        range_1d(0, 24, 8),
+        range_1d(5, 128, 64),
+    ];
+    agree(REDUCTION, "k", &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Ints(n, 3), Spec::Ints(n, 0)]
+    });
+}
+
+#[test]
+fn float4_tiles_in_local_memory_agree() {
+    // Stored a component at a time (scattered), read back at the
+    // work-item's own element and at one element for every lane.
+    let src = r#"
+kernel void k(global const float4* a, global float4* b, local float4* t) {
+    int i = get_global_id(0);
+    int l = get_local_id(0);
+    t[l] = a[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    b[i] = t[3] + t[l] * 2.0f;
+}
+"#;
+    let ranges = [
+        range_1d(0, 64, 16),
+        range_1d(0, 60, 20),
+        range_1d(2, 90, 45),
+    ];
+    agree(src, "k", &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(4 * n, 1),
+            Spec::Floats(4 * n, 0),
+            Spec::Local(16 * r.local_size[0] as usize),
+        ]
+    });
+}
+
+fn bench_source(name: &str) -> String {
+    let path = format!("{}/../benches/{name}.cl", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn the_bench_matmul_keeps_cranelifts_code_and_says_why() {
+    // Its loop reads `tb[k][lx]`, a `__local` access whose lanes differ:
+    // slower on the wide code (`docs/wide.md`).
+    let matmul = bench_source("matmul");
+    let m = build(&matmul, "");
+    let k = compile_kernel(&m, "matmul", &options(true)).expect("compiles");
+    let line = code_line(&k);
+    assert!(line.starts_with("code: Cranelift"), "{line}");
+    if cpu_has_wide() {
+        assert!(
+            line.contains(
+                "a `__local` load in a loop whose consecutive lanes would be tested at run time"
+            ),
+            "{line}"
+        );
+    }
+    let range = range_2d([32, 32], [16, 16], [0, 0]);
+    let n = 32;
+    let specs = [
+        Spec::Floats(n * n, 1),
+        Spec::Floats(n * n, 2),
+        Spec::Floats(n * n, 0),
+        Spec::Int(n as i32),
+    ];
+    assert_eq!(
+        compare_launches(&m, "matmul", &k, &[range], |_| specs.to_vec()),
+        1
+    );
+}
+
+/// A two-dimensional group staged in a `__local` array and read back
+/// rotated along both dimensions: rows of 24 and 20 items (a full chunk
+/// and a partial one), partial last groups in both dimensions, offsets.
+const TWO_D: &str = r#"
+kernel void k(global const float* in, global float* out, int w) {
+    local float t[4][24];
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    int lx = get_local_id(0);
+    int ly = get_local_id(1);
+    int sx = get_local_size(0);
+    int sy = get_local_size(1);
+    t[ly][lx] = in[y * w + x];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float v = t[ly][(lx + 1) % sx] * 2.0f + t[(ly + 1) % sy][lx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    t[ly][lx] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[y * w + x] = t[sy - 1 - ly][lx] - v;
+}
+"#;
+
+#[test]
+fn two_dimensional_groups_not_a_multiple_of_16_wide_agree() {
+    let ranges = [
+        range_2d([48, 8], [24, 4], [0, 0]),
+        range_2d([44, 7], [24, 4], [0, 0]),
+        range_2d([40, 6], [20, 3], [3, 1]),
+        range_2d([16, 4], [16, 4], [0, 0]),
+    ];
+    agree(TWO_D, "k", &ranges, |r| {
+        let w = (r.global_offset[0] + r.global_size[0]) as usize;
+        let h = (r.global_offset[1] + r.global_size[1]) as usize;
+        vec![
+            Spec::Floats(w * h, 1),
+            Spec::Floats(w * h, 0),
+            Spec::Int(w as i32),
+        ]
+    });
+}
+
+#[test]
+fn rows_that_disagree_at_a_barrier_stop_the_group() {
+    // Rows of a group leave a barrier loop after different trips: the
+    // second chunk (row 1) chooses another successor than the first.
+    let src = r#"
+kernel void k(global int* out) {
+    int i = (int)get_global_id(0) + (int)get_global_id(1) * 32;
+    out[i] = 1;
+    for (int r = 0; r < 2 + (int)get_local_id(1); r++) {
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        out[i] += r;
+    }
+}
+"#;
+    let m = build(src, "");
+    let (_, rows) = wide(src, "k");
+    let cranelift = compile_kernel(&m, "k", &options(false)).expect("compiles");
+    let range = range_2d([32, 4], [32, 2], [0, 0]);
+    let args = interp_args_for(&[Spec::Ints(128, 0)]);
+    for k in [&rows, &cranelift] {
+        let (status, _) = run_jit(k, &args, &range);
+        assert_eq!(status, KernelStatus::DivergentBarrier as u32);
+    }
+    // Both stop; the wide code also says where (Cranelift's code reports
+    // the work-items of a split within a chunk only).
+    let _ = take_barrier_divergence();
+    let (_, _) = run_jit(&rows, &args, &range);
+    if cpu_has_wide() {
+        let d = take_barrier_divergence().expect("a report");
+        let words = rows.describe_divergence(&d);
+        assert!(
+            words.contains("local id (0, 0, 0)") && words.contains("local id (0, 1, 0)"),
+            "{words}"
+        );
+    }
+    // Lanes of one chunk that disagree: the first running lane and the
+    // first that differs, as Cranelift's code reports them.
+    let lanes = r#"
+kernel void k(global int* out) {
+    int i = (int)get_global_id(0);
+    out[i] = 1;
+    for (int r = 0; r < 2 + ((int)get_local_id(0) == 5); r++) {
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        out[i] += r;
+    }
+}
+"#;
+    let m = build(lanes, "");
+    let (_, split) = wide(lanes, "k");
+    let cranelift = compile_kernel(&m, "k", &options(false)).expect("compiles");
+    let range = range_1d(0, 64, 32);
+    let args = interp_args_for(&[Spec::Ints(64, 0)]);
+    let mut reports = Vec::new();
+    for k in [&split, &cranelift] {
+        let _ = take_barrier_divergence();
+        let (status, _) = run_jit(k, &args, &range);
+        assert_eq!(status, KernelStatus::DivergentBarrier as u32);
+        let d = take_barrier_divergence().expect("a report");
+        reports.push(k.describe_divergence(&d));
+    }
+    assert_eq!(reports[0], reports[1]);
+}
+
+/// The bench's `nbody`: `float4` bodies gathered from global memory, the
+/// tile of a `__local float4` argument read with one address for every
+/// lane, `float3` arithmetic a component at a time. Its `rsqrt` rounds as
+/// the Cranelift code's does (a square root, then a division), so the two
+/// codes agree bit for bit; the interpreter's within 1e-5.
+#[test]
+fn the_bench_nbody_agrees_with_the_cranelift_code_bit_for_bit() {
+    let src = bench_source("nbody");
+    let (m, k) = wide(&src, "nbody");
+    let cranelift = compile_kernel(&m, "nbody", &options(false)).expect("compiles");
+    for (n, local, offset) in [
+        (64u64, 16u64, 0u64),
+        (192, 64, 0),
+        (96, 48, 0),
+        (128, 64, 3),
+    ] {
+        let range = range_1d(offset, n, local);
+        let total = (offset + n) as usize;
+        let specs = [
+            Spec::Floats(4 * total, 1),
+            Spec::Floats(4 * total, 2),
+            Spec::Floats(4 * total, 0),
+            Spec::Floats(4 * total, 0),
+            Spec::Local(16 * local as usize),
+            Spec::Int(n as i32),
+            Spec::Float(0.01),
+            Spec::Float(0.5),
+        ];
+        let args = interp_args_for(&specs);
+        let (s1, wide_out) = run_jit(&k, &args, &range);
+        let (s2, want) = run_jit(&cranelift, &args, &range);
+        assert_eq!((s1, s2), (0, 0));
+        for i in [2, 3] {
+            assert!(wide_out[i] == want[i], "n {n} local {local}: buffer {i}");
+        }
+        let mut interp = args.clone();
+        vecl_ir::interp::run_kernel(&m, "nbody", &mut interp, &range).expect("interpreter");
+        for i in [2, 3] {
+            let vecl_ir::interp::KernelArg::Buffer(b) = &interp[i] else {
+                panic!("a buffer")
+            };
+            let f = |x: &[u8]| -> Vec<f32> {
+                x.chunks(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            };
+            for (x, y) in f(&wide_out[i]).iter().zip(f(b)) {
+                assert!((x - y).abs() <= 1e-5 * y.abs().max(1.0), "{x} {y}");
+            }
+        }
+    }
+}
