@@ -625,7 +625,7 @@ mod tests {
             (vec![("nope", "3")], "no argument `nope`"),
             (vec![("", "out")], "is not NAME=VALUE"),
             (vec![("out", "many")], "element count"),
-            (vec![("tmp", "64")], "__local argument"),
+            (vec![("tmp", "x")], "a __local argument's value is its element count"),
         ] {
             let mut req = request(&dir, src, "k", true);
             req.args = args
@@ -638,6 +638,8 @@ mod tests {
         let mut good = request(&dir, src, "k", true);
         good.args = vec![("out".into(), "256".into()), ("2".into(), "2.5".into())];
         run(&good).expect("good args");
+        good.args.push(("tmp".into(), "64".into()));
+        run(&good).expect("a __local argument's count");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
