@@ -625,7 +625,10 @@ mod tests {
             (vec![("nope", "3")], "no argument `nope`"),
             (vec![("", "out")], "is not NAME=VALUE"),
             (vec![("out", "many")], "element count"),
-            (vec![("tmp", "x")], "a __local argument's value is its element count"),
+            (
+                vec![("tmp", "x")],
+                "a __local argument's value is its element count",
+            ),
         ] {
             let mut req = request(&dir, src, "k", true);
             req.args = args
