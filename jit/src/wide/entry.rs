@@ -543,6 +543,32 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
     Ok((single, alloc, 1))
 }
 
+/// The start of every entry: a launch whose ids do not fit in 31 bits in
+/// some dimension (offset + size past [`MAX_ID_END`], or overflowing)
+/// jumps to `fallback` before anything is touched; otherwise the six
+/// callee-saved registers the entry uses are pushed. `rsi` holds the
+/// `Launch`.
+pub(super) fn fallback_test_and_saves(
+    a: &mut CodeAssembler,
+    fallback: CodeLabel,
+) -> Result<(), WideError> {
+    let (e, q) = (asm_err, 8);
+    for d in 0..3 {
+        a.mov(rax, qword_ptr(rsi + (lo::GLOBAL_OFFSET + q * d)))
+            .map_err(e)?;
+        a.add(rax, qword_ptr(rsi + (lo::GLOBAL_SIZE + q * d)))
+            .map_err(e)?;
+        a.jc(fallback).map_err(e)?;
+        a.mov(r10, MAX_ID_END).map_err(e)?;
+        a.cmp(rax, r10).map_err(e)?;
+        a.ja(fallback).map_err(e)?;
+    }
+    for r in [rbx, rbp, r12, r13, r14, r15] {
+        a.push(r).map_err(e)?;
+    }
+    Ok(())
+}
+
 /// Compiles the kernel entry running `body` once per chunk.
 pub fn compile_entry(
     body: &Program,
@@ -580,19 +606,7 @@ pub fn compile_entry(
     let e = asm_err;
     let mut fallback_l = a.create_label();
     // Launches the body cannot number go to the fallback untouched.
-    for d in 0..3 {
-        a.mov(rax, qword_ptr(rsi + (lo::GLOBAL_OFFSET + q * d)))
-            .map_err(e)?;
-        a.add(rax, qword_ptr(rsi + (lo::GLOBAL_SIZE + q * d)))
-            .map_err(e)?;
-        a.jc(fallback_l).map_err(e)?;
-        a.mov(r10, MAX_ID_END).map_err(e)?;
-        a.cmp(rax, r10).map_err(e)?;
-        a.ja(fallback_l).map_err(e)?;
-    }
-    for r in [rbx, rbp, r12, r13, r14, r15] {
-        a.push(r).map_err(e)?;
-    }
+    fallback_test_and_saves(&mut a, fallback_l)?;
     a.sub(rsp, locals).map_err(e)?;
     a.mov(rbx, rdi).map_err(e)?;
     a.mov(r12, rsi).map_err(e)?;

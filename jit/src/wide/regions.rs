@@ -29,7 +29,9 @@
 
 use super::access::{emit_cold, index_bounds, Base, EntryFrame};
 use super::emit::asm_err;
-use super::entry::{range_end, EntryOptions, KernelCode, KernelEntry, MemoryCounts, MAX_ID_END};
+use super::entry::{
+    fallback_test_and_saves, range_end, EntryOptions, KernelCode, KernelEntry, MemoryCounts,
+};
 use super::lower::LoweredRegions;
 use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt};
 use super::{Op, Program, WideError};
@@ -142,19 +144,7 @@ pub fn compile_regions(
     let e = asm_err;
     let mut fallback_l = a.create_label();
     // Launches the bodies cannot number go to the fallback untouched.
-    for d in 0..3 {
-        a.mov(rax, qword_ptr(rsi + (lo::GLOBAL_OFFSET + q * d)))
-            .map_err(e)?;
-        a.add(rax, qword_ptr(rsi + (lo::GLOBAL_SIZE + q * d)))
-            .map_err(e)?;
-        a.jc(fallback_l).map_err(e)?;
-        a.mov(r10, MAX_ID_END).map_err(e)?;
-        a.cmp(rax, r10).map_err(e)?;
-        a.ja(fallback_l).map_err(e)?;
-    }
-    for r in [rbx, rbp, r12, r13, r14, r15] {
-        a.push(r).map_err(e)?;
-    }
+    fallback_test_and_saves(&mut a, fallback_l)?;
     a.sub(rsp, locals).map_err(e)?;
     a.mov(rbx, rdi).map_err(e)?;
     a.mov(r12, rsi).map_err(e)?;
