@@ -543,6 +543,35 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
     Ok((single, alloc, 1))
 }
 
+/// The end of every entry: the jump to `fallback` (the Cranelift code of
+/// the same kernel) under `fallback_l`, then the whole function assembled
+/// and mapped executable. Returns the mapping, the entry in it and its
+/// size in bytes.
+pub(super) fn fallback_jump_and_map(
+    mut a: CodeAssembler,
+    mut fallback_l: CodeLabel,
+    fallback: KernelEntry,
+) -> Result<(memmap2::Mmap, KernelEntry, usize), WideError> {
+    let e = asm_err;
+    a.set_label(&mut fallback_l).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.mov(rax, fallback as usize as u64).map_err(e)?;
+    a.jmp(rax).map_err(e)?;
+    // Position-independent (labels are relative), so assembled at 0.
+    let bytes = a.assemble(0).map_err(e)?;
+    let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    mem[..bytes.len()].copy_from_slice(&bytes);
+    let memory = mem
+        .make_exec()
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    // SAFETY: the mapping holds the function just assembled, whose calling
+    // convention is System V with the signature of `KernelEntry`; it lives
+    // as long as the mapping, which the caller keeps with the entry.
+    let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(memory.as_ptr()) };
+    Ok((memory, entry, bytes.len()))
+}
+
 /// The start of every entry: a launch whose ids do not fit in 31 bits in
 /// some dimension (offset + size past [`MAX_ID_END`], or overflowing)
 /// jumps to `fallback` before anything is touched; otherwise the six
@@ -604,7 +633,7 @@ pub fn compile_entry(
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
-    let mut fallback_l = a.create_label();
+    let fallback_l = a.create_label();
     // Launches the body cannot number go to the fallback untouched.
     fallback_test_and_saves(&mut a, fallback_l)?;
     a.sub(rsp, locals).map_err(e)?;
@@ -693,26 +722,11 @@ pub fn compile_entry(
     a.mov(eax, KernelStatus::Cancelled as u32).map_err(e)?;
     a.jmp(exit).map_err(e)?;
     emit_cold(&mut a, &mut entry_frame, opts, exit)?;
-    a.set_label(&mut fallback_l).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.mov(rax, fallback as usize as u64).map_err(e)?;
-    a.jmp(rax).map_err(e)?;
-    // Position-independent (labels are relative), so assembled at 0.
-    let bytes = a.assemble(0).map_err(e)?;
-    let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    mem[..bytes.len()].copy_from_slice(&bytes);
-    let memory = mem
-        .make_exec()
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    // SAFETY: the mapping holds the function just assembled, whose calling
-    // convention is System V with the signature of `KernelEntry`; it lives
-    // as long as the returned `KernelCode`.
-    let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(memory.as_ptr()) };
+    let (memory, entry, code_bytes) = fallback_jump_and_map(a, fallback_l, fallback)?;
     Ok(KernelCode {
         _memory: memory,
         entry,
-        size: bytes.len(),
+        size: code_bytes,
         spill_slots: alloc.stats().spill_slots,
         ops: program.ops().len(),
         chunks_in_flight: in_flight as usize,

@@ -30,7 +30,8 @@
 use super::access::{emit_cold, index_bounds, Base, EntryFrame};
 use super::emit::asm_err;
 use super::entry::{
-    fallback_test_and_saves, range_end, EntryOptions, KernelCode, KernelEntry, MemoryCounts,
+    fallback_jump_and_map, fallback_test_and_saves, range_end, EntryOptions, KernelCode,
+    KernelEntry, MemoryCounts,
 };
 use super::lower::LoweredRegions;
 use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt};
@@ -142,7 +143,7 @@ pub fn compile_regions(
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
-    let mut fallback_l = a.create_label();
+    let fallback_l = a.create_label();
     // Launches the bodies cannot number go to the fallback untouched.
     fallback_test_and_saves(&mut a, fallback_l)?;
     a.sub(rsp, locals).map_err(e)?;
@@ -424,27 +425,12 @@ pub fn compile_regions(
         emit_split(&mut a, &f, (&mut split_lanes, &mut split_chunks), exit)?;
     }
     emit_cold(&mut a, &mut frame, opts, exit)?;
-    a.set_label(&mut fallback_l).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.mov(rax, fallback as usize as u64).map_err(e)?;
-    a.jmp(rax).map_err(e)?;
-    // Position-independent (labels are relative), so assembled at 0.
-    let bytes = a.assemble(0).map_err(e)?;
-    let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    mem[..bytes.len()].copy_from_slice(&bytes);
-    let memory = mem
-        .make_exec()
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    // SAFETY: the mapping holds the function just assembled, whose calling
-    // convention is System V with the signature of `KernelEntry`; it lives
-    // as long as the returned `KernelCode`.
-    let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(memory.as_ptr()) };
+    let (memory, entry, code_bytes) = fallback_jump_and_map(a, fallback_l, fallback)?;
     Ok(RegionCode {
         code: KernelCode {
             _memory: memory,
             entry,
-            size: bytes.len(),
+            size: code_bytes,
             spill_slots: allocs.iter().map(|a| a.stats().spill_slots).sum(),
             ops: bodies.iter().map(|b| b.ops().len()).sum(),
             compile_time: start.elapsed(),
