@@ -630,14 +630,29 @@ mod tests {
     use cranelift_codegen::settings;
     use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
+    /// An empty `fn(i64, i64)`.
+    fn two_pointer_function() -> Function {
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        Function::with_name_signature(Default::default(), sig)
+    }
+
+    /// Seals and finalizes a test function for a 64-bit System V target.
+    fn finish(mut b: FunctionBuilder) {
+        b.seal_all_blocks();
+        b.finalize(cranelift_codegen::isa::TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: target_lexicon::PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+    }
+
     /// `fn(p, n)`: a loop over `i < n` storing `i` at `p`, carrying `j`
     /// (stepped by 16 and summed into `k`, neither stored) and `q`
     /// (stepped by 4, an address loaded from when `load_q`).
     fn looped(load_q: bool) -> Function {
-        let mut sig = Signature::new(CallConv::SystemV);
-        sig.params.push(AbiParam::new(types::I64));
-        sig.params.push(AbiParam::new(types::I64));
-        let mut func = Function::with_name_signature(Default::default(), sig);
+        let mut func = two_pointer_function();
         let mut fctx = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut func, &mut fctx);
         let (entry, head, body, exit) = (
@@ -673,12 +688,7 @@ mod tests {
             .jump(head, &[i1.into(), j1.into(), k1.into(), q1.into()]);
         b.switch_to_block(exit);
         b.ins().return_(&[]);
-        b.seal_all_blocks();
-        b.finalize(cranelift_codegen::isa::TargetFrontendConfig {
-            default_call_conv: CallConv::SystemV,
-            pointer_width: target_lexicon::PointerWidth::U64,
-            page_size_align_log2: 12,
-        });
+        finish(b);
         func
     }
 
@@ -693,10 +703,7 @@ mod tests {
     /// the back edge (so each is `p` only once the one before it is seen
     /// to be). Every use of them is stored, so none is dead.
     fn threaded(n: usize) -> Function {
-        let mut sig = Signature::new(CallConv::SystemV);
-        sig.params.push(AbiParam::new(types::I64));
-        sig.params.push(AbiParam::new(types::I64));
-        let mut func = Function::with_name_signature(Default::default(), sig);
+        let mut func = two_pointer_function();
         let mut fctx = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut func, &mut fctx);
         let (entry, head, body, exit) = (
@@ -738,12 +745,7 @@ mod tests {
         b.ins().jump(head, &back);
         b.switch_to_block(exit);
         b.ins().return_(&[]);
-        b.seal_all_blocks();
-        b.finalize(cranelift_codegen::isa::TargetFrontendConfig {
-            default_call_conv: CallConv::SystemV,
-            pointer_width: target_lexicon::PointerWidth::U64,
-            page_size_align_log2: 12,
-        });
+        finish(b);
         func
     }
 
