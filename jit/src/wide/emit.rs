@@ -10,17 +10,23 @@
 use super::alloc::{allocate, Allocation};
 use super::{Arg, Bin, Cmp, CmpKind, Cvt, Op, Program, Un, WideError};
 use iced_x86::code_asm::*;
+use iced_x86::BlockEncoderOptions;
 use std::time::Instant;
 
 /// A compiled [`Program`]: its executable memory and entry point.
 pub struct WideCode {
     _memory: memmap2::Mmap,
+    /// Where the function starts in the mapping (its constant pool, after
+    /// the code, starts on a 64-byte line).
+    at: usize,
     entry: unsafe extern "C" fn(u64, u64, u64, u64, u64),
     /// Bytes of machine code.
     pub size: usize,
     /// The distinct zmm and k registers the code uses.
     pub zmm_used: u32,
     pub k_used: u32,
+    /// Constants read as broadcast memory operands from the code's pool.
+    pub pool_constants: usize,
     /// Time of allocation, assembly and mapping.
     pub compile_time: std::time::Duration,
 }
@@ -39,7 +45,7 @@ impl WideCode {
     /// The machine code (for a disassembler: `objdump -D -b binary -m
     /// i386:x86-64`).
     pub fn bytes(&self) -> &[u8] {
-        &self._memory[..self.size]
+        &self._memory[self.at..self.at + self.size]
     }
 
     /// Runs the code with arguments `a`.
@@ -78,6 +84,98 @@ pub(crate) static IOTA: [i32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
 /// the memory operations (`LoadElems`, `StoreElems`).
 pub(crate) const SCRATCH_ZMM: u8 = 31;
 pub(crate) const SCRATCH_K: u8 = 7;
+
+/// A constant that an operation reads as a broadcast memory operand
+/// instead of a register: 32 bits read into every lane (`{1to16}`) or 64
+/// bits into every 64-bit lane (`{1to8}`), from the code's constant pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PoolConst {
+    D(u32),
+    Q(u64),
+}
+
+/// In an allocated operation, a value numbered `POOL_BASE + i` is entry
+/// `i` of the constant pool, read as a broadcast memory operand, not a
+/// register (`ra2` puts them where the instruction takes memory).
+pub(crate) const POOL_BASE: u32 = 1 << 30;
+
+/// The constant pool of one function: its entries and their labels. The
+/// data follows the code ([`ConstPool::emit_data`]); [`finish`] and
+/// `entry::fallback_jump_and_map` place the function so that the pool
+/// starts on a 64-byte line, so no entry crosses one.
+#[derive(Default)]
+pub(crate) struct ConstPool {
+    entries: Vec<(PoolConst, CodeLabel)>,
+}
+
+impl ConstPool {
+    /// The label of `c`, made when first asked for.
+    pub(crate) fn label(&mut self, a: &mut CodeAssembler, c: PoolConst) -> CodeLabel {
+        if let Some((_, l)) = self.entries.iter().find(|(x, _)| *x == c) {
+            return *l;
+        }
+        let l = a.create_label();
+        self.entries.push((c, l));
+        l
+    }
+
+    /// How many constants the pool holds.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Appends the pool's data (the 64-bit entries first, so that each
+    /// is aligned to its size once the pool's start is aligned to 64);
+    /// returns the label of its start, `None` for an empty pool.
+    pub(crate) fn emit_data(
+        &mut self,
+        a: &mut CodeAssembler,
+    ) -> Result<Option<CodeLabel>, WideError> {
+        self.entries
+            .sort_by_key(|(c, _)| matches!(c, PoolConst::D(_)));
+        for (c, l) in &mut self.entries {
+            a.set_label(l).map_err(asm_err)?;
+            match *c {
+                PoolConst::Q(bits) => a.dq(&[bits]),
+                PoolConst::D(bits) => a.dd(&[bits]),
+            }
+            .map_err(asm_err)?;
+        }
+        Ok(self.entries.first().map(|(_, l)| *l))
+    }
+}
+
+/// The machine code of a function whose constant pool (if any) starts at
+/// label `pool`, placed in executable memory so that the pool starts on a
+/// 64-byte line: the mapping, the offset of the function's first byte in
+/// it, and the code's size. The code is position-independent (its labels
+/// and the pool are RIP-relative), so it may start anywhere.
+pub(crate) fn assemble_and_map(
+    a: &mut CodeAssembler,
+    pool: Option<CodeLabel>,
+) -> Result<(memmap2::Mmap, usize, usize), WideError> {
+    let options = if pool.is_some() {
+        BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS
+    } else {
+        BlockEncoderOptions::NONE
+    };
+    let result = a.assemble_options(0, options).map_err(asm_err)?;
+    let bytes = &result.inner.code_buffer;
+    let shift = match pool {
+        Some(l) => {
+            let at = result.label_ip(&l).map_err(asm_err)? as usize;
+            (64 - at % 64) % 64
+        }
+        None => 0,
+    };
+    let mut mem = memmap2::MmapMut::map_anon(shift + bytes.len().max(1))
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    mem[shift..shift + bytes.len()].copy_from_slice(bytes);
+    let memory = mem
+        .make_exec()
+        .map_err(|e| WideError::Memory(e.to_string()))?;
+    Ok((memory, shift, bytes.len()))
+}
 
 /// Whether `op` needs a kernel entry around it (registers the entry keeps,
 /// the scratch registers): such programs are compiled by [`crate::wide::entry`]
@@ -159,56 +257,214 @@ pub(crate) fn asm_err(e: IcedError) -> WideError {
     WideError::Assembler(e.to_string())
 }
 
+/// An instruction's last source: a register, or a constant of the pool
+/// read as a broadcast memory operand (`{1to16}` of 32 bits, `{1to8}` of
+/// 64).
+#[derive(Clone, Copy)]
+enum Src {
+    Z(AsmRegisterZmm),
+    M(CodeLabel, PoolConst),
+}
+
+impl Src {
+    /// The broadcast memory operand of a pool constant.
+    fn bcst(l: CodeLabel, c: PoolConst) -> AsmMemoryOperand {
+        match c {
+            PoolConst::D(_) => dword_bcst(l),
+            PoolConst::Q(_) => qword_bcst(l),
+        }
+    }
+}
+
+/// The values of an allocated operation that are constants of the pool
+/// ([`POOL_BASE`]): the table of the allocation's constants and the
+/// function's pool, which gives them their labels.
+pub(crate) struct PoolOperands<'p> {
+    pub table: &'p [PoolConst],
+    pub pool: &'p mut ConstPool,
+}
+
+impl PoolOperands<'_> {
+    /// `v` as a register, or as the pool constant it names.
+    fn src(&mut self, a: &mut CodeAssembler, v: super::V) -> Result<Src, WideError> {
+        if v.0 < POOL_BASE {
+            return Ok(Src::Z(zmm_reg(v.0 as u8)?));
+        }
+        let c = *self
+            .table
+            .get((v.0 - POOL_BASE) as usize)
+            .ok_or_else(|| WideError::Malformed(format!("pool constant {}", v.0 - POOL_BASE)))?;
+        Ok(Src::M(self.pool.label(a, c), c))
+    }
+}
+
+/// The match of [`bin`] over every [`Bin`] with the last source `$y` (a
+/// register or a memory operand: every one of these instructions takes
+/// either).
+macro_rules! bin_ops {
+    ($a:expr, $op:expr, $d:expr, $x:expr, $y:expr) => {
+        match $op {
+            Bin::FAdd => $a.vaddps($d, $x, $y),
+            Bin::FSub => $a.vsubps($d, $x, $y),
+            Bin::FMul => $a.vmulps($d, $x, $y),
+            Bin::FDiv => $a.vdivps($d, $x, $y),
+            Bin::IAdd => $a.vpaddd($d, $x, $y),
+            Bin::ISub => $a.vpsubd($d, $x, $y),
+            Bin::IMul => $a.vpmulld($d, $x, $y),
+            Bin::IXor => $a.vpxord($d, $x, $y),
+            Bin::IAnd => $a.vpandd($d, $x, $y),
+            Bin::IOr => $a.vpord($d, $x, $y),
+            Bin::Shl => $a.vpsllvd($d, $x, $y),
+            Bin::Sar => $a.vpsravd($d, $x, $y),
+            Bin::Shr => $a.vpsrlvd($d, $x, $y),
+            Bin::FMinX86 => $a.vminps($d, $x, $y),
+            Bin::FMaxX86 => $a.vmaxps($d, $x, $y),
+            Bin::IMinS => $a.vpminsd($d, $x, $y),
+            Bin::IMaxS => $a.vpmaxsd($d, $x, $y),
+            Bin::IMinU => $a.vpminud($d, $x, $y),
+            Bin::IMaxU => $a.vpmaxud($d, $x, $y),
+            Bin::Scalef => $a.vscalefps($d, $x, $y),
+            Bin::DDiv => $a.vdivpd($d, $x, $y),
+            Bin::DAdd => $a.vaddpd($d, $x, $y),
+            Bin::DSub => $a.vsubpd($d, $x, $y),
+            Bin::DMul => $a.vmulpd($d, $x, $y),
+            Bin::DMinX86 => $a.vminpd($d, $x, $y),
+            Bin::DMaxX86 => $a.vmaxpd($d, $x, $y),
+            Bin::QAdd => $a.vpaddq($d, $x, $y),
+            Bin::QSub => $a.vpsubq($d, $x, $y),
+            Bin::QAnd => $a.vpandq($d, $x, $y),
+            Bin::QOr => $a.vporq($d, $x, $y),
+            Bin::QXor => $a.vpxorq($d, $x, $y),
+            Bin::QShl => $a.vpsllvq($d, $x, $y),
+            Bin::QShr => $a.vpsrlvq($d, $x, $y),
+            // Two instructions and a scratch register: `emit_pack`.
+            Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F => {
+                return Err(WideError::Malformed(
+                    "a packing conversion under a mask".into(),
+                ))
+            }
+        }
+    };
+}
+
 /// One lane-wise binary operation `d = a OP b` (`d` possibly masked).
 fn bin(
     a: &mut CodeAssembler,
     op: Bin,
     d: AsmRegisterZmm,
     x: AsmRegisterZmm,
-    y: AsmRegisterZmm,
+    y: Src,
 ) -> Result<(), WideError> {
-    match op {
-        Bin::FAdd => a.vaddps(d, x, y),
-        Bin::FSub => a.vsubps(d, x, y),
-        Bin::FMul => a.vmulps(d, x, y),
-        Bin::FDiv => a.vdivps(d, x, y),
-        Bin::IAdd => a.vpaddd(d, x, y),
-        Bin::ISub => a.vpsubd(d, x, y),
-        Bin::IMul => a.vpmulld(d, x, y),
-        Bin::IXor => a.vpxord(d, x, y),
-        Bin::IAnd => a.vpandd(d, x, y),
-        Bin::IOr => a.vpord(d, x, y),
-        Bin::Shl => a.vpsllvd(d, x, y),
-        Bin::Sar => a.vpsravd(d, x, y),
-        Bin::Shr => a.vpsrlvd(d, x, y),
-        Bin::FMinX86 => a.vminps(d, x, y),
-        Bin::FMaxX86 => a.vmaxps(d, x, y),
-        Bin::IMinS => a.vpminsd(d, x, y),
-        Bin::IMaxS => a.vpmaxsd(d, x, y),
-        Bin::IMinU => a.vpminud(d, x, y),
-        Bin::IMaxU => a.vpmaxud(d, x, y),
-        Bin::Scalef => a.vscalefps(d, x, y),
-        Bin::DDiv => a.vdivpd(d, x, y),
-        Bin::DAdd => a.vaddpd(d, x, y),
-        Bin::DSub => a.vsubpd(d, x, y),
-        Bin::DMul => a.vmulpd(d, x, y),
-        Bin::DMinX86 => a.vminpd(d, x, y),
-        Bin::DMaxX86 => a.vmaxpd(d, x, y),
-        Bin::QAdd => a.vpaddq(d, x, y),
-        Bin::QSub => a.vpsubq(d, x, y),
-        Bin::QAnd => a.vpandq(d, x, y),
-        Bin::QOr => a.vporq(d, x, y),
-        Bin::QXor => a.vpxorq(d, x, y),
-        Bin::QShl => a.vpsllvq(d, x, y),
-        Bin::QShr => a.vpsrlvq(d, x, y),
-        // Two instructions and a scratch register: `emit_pack`.
-        Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F => {
-            return Err(WideError::Malformed(
-                "a packing conversion under a mask".into(),
-            ))
-        }
+    match y {
+        Src::Z(y) => bin_ops!(a, op, d, x, y),
+        Src::M(l, c) => bin_ops!(a, op, d, x, Src::bcst(l, c)),
     }
     .map_err(asm_err)
+}
+
+/// Whether `op` works on 64-bit lanes, so that a constant it reads from
+/// the pool is broadcast as 64 bits.
+pub(crate) fn bin_is_q(op: Bin) -> bool {
+    matches!(
+        op,
+        Bin::DDiv
+            | Bin::DAdd
+            | Bin::DSub
+            | Bin::DMul
+            | Bin::DMinX86
+            | Bin::DMaxX86
+            | Bin::QAdd
+            | Bin::QSub
+            | Bin::QAnd
+            | Bin::QOr
+            | Bin::QXor
+            | Bin::QShl
+            | Bin::QShr
+    )
+}
+
+/// `d = x * y + c` (`double`: of eight doubles), rounded once, where at
+/// most one operand is a pool constant and, with `regalloc2`'s ties, `d`
+/// is one of the register operands (else `d` takes the addend, or the
+/// first factor when the addend is the constant, by a copy first). Every
+/// form reads all three before it writes `d`; the product commutes.
+fn fma(
+    a: &mut CodeAssembler,
+    double: bool,
+    d: AsmRegisterZmm,
+    [x, y, c]: [Src; 3],
+) -> Result<(), WideError> {
+    macro_rules! form {
+        ($f:ident, $g:ident, $d:expr, $p:expr, $q:expr) => {
+            match $q {
+                Src::Z(q) => {
+                    if double {
+                        a.$g($d, $p, q)
+                    } else {
+                        a.$f($d, $p, q)
+                    }
+                }
+                Src::M(l, k) => {
+                    let m = Src::bcst(l, k);
+                    if double {
+                        a.$g($d, $p, m)
+                    } else {
+                        a.$f($d, $p, m)
+                    }
+                }
+            }
+            .map_err(asm_err)
+        };
+    }
+    let is = |s: Src| matches!(s, Src::Z(r) if r == d);
+    let reg = |s: Src| match s {
+        Src::Z(r) => Ok(r),
+        Src::M(..) => Err(WideError::Malformed("two pool constants in an FMA".into())),
+    };
+    match (x, y, c) {
+        // The addend in memory: d = d * other + [c].
+        (_, _, Src::M(..)) => {
+            let (d_is, other) = if is(x) {
+                (true, reg(y)?)
+            } else if is(y) {
+                (true, reg(x)?)
+            } else {
+                (false, reg(y)?)
+            };
+            if !d_is {
+                a.vmovaps(d, reg(x)?).map_err(asm_err)?;
+            }
+            form!(vfmadd213ps, vfmadd213pd, d, other, c)
+        }
+        // A factor in memory (`m`), the other factor `f`.
+        (Src::M(..), f, _) | (f, Src::M(..), _) => {
+            let m = if matches!(x, Src::M(..)) { x } else { y };
+            let (f, c) = (reg(f)?, reg(c)?);
+            if f == d && c != d {
+                // d = d * [m] + c.
+                form!(vfmadd132ps, vfmadd132pd, d, c, m)
+            } else {
+                if c != d {
+                    a.vmovaps(d, c).map_err(asm_err)?;
+                }
+                // d = f * [m] + d.
+                form!(vfmadd231ps, vfmadd231pd, d, f, m)
+            }
+        }
+        _ => {
+            let (x, y, c) = (reg(x)?, reg(y)?, reg(c)?);
+            if d == c {
+                form!(vfmadd231ps, vfmadd231pd, d, x, Src::Z(y))
+            } else if d == x {
+                form!(vfmadd213ps, vfmadd213pd, d, y, Src::Z(c))
+            } else if d == y {
+                form!(vfmadd213ps, vfmadd213pd, d, x, Src::Z(c))
+            } else {
+                a.vmovaps(d, c).map_err(asm_err)?;
+                form!(vfmadd231ps, vfmadd231pd, d, x, Src::Z(y))
+            }
+        }
+    }
 }
 
 /// The lower half of zmm `n` as a ymm register.
@@ -275,7 +531,13 @@ fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError>
 
 /// Emits one operation that is not loop control, its values already
 /// physical registers (`V(n)` is zmm`n`, `K(n)` is k`n`).
-pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
+/// `pool` names the constants that operands read from memory
+/// ([`POOL_BASE`]).
+pub(crate) fn emit_op(
+    a: &mut CodeAssembler,
+    op: &Op,
+    pool: &mut PoolOperands<'_>,
+) -> Result<(), WideError> {
     let z = |v: super::V| zmm_reg(v.0 as u8);
     let k = |m: super::K| k_reg(m.0 as u8);
     let kn = |m: super::K| m.0 as u8;
@@ -306,7 +568,10 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             a: x,
             b: y,
         } => emit_pack(a, op, d.0 as u8, x.0 as u8, y.0 as u8)?,
-        Op::Bin { op, d, a: x, b: y } => bin(a, op, z(d)?, z(x)?, z(y)?)?,
+        Op::Bin { op, d, a: x, b: y } => {
+            let y = pool.src(a, y)?;
+            bin(a, op, z(d)?, z(x)?, y)?
+        }
         Op::Un { op, d, a: x } => emit_un(a, op, d.0 as u8, x.0 as u8)?,
         Op::BinMasked {
             op,
@@ -316,35 +581,12 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             k: m,
         } => {
             let dm = zmm_masked(z(d)?, kn(m));
-            bin(a, op, dm, z(x)?, z(y)?)?;
+            let y = pool.src(a, y)?;
+            bin(a, op, dm, z(x)?, y)?;
         }
-        Op::Fma { d, a: x, b: y, c } => {
-            let (dr, xr, yr, cr) = (d.0, x.0, y.0, c.0);
-            // Every form reads all three before writing `d`.
-            if dr == cr {
-                a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
-            } else if dr == xr {
-                a.vfmadd213ps(z(d)?, z(y)?, z(c)?).map_err(asm_err)?;
-            } else if dr == yr {
-                a.vfmadd213ps(z(d)?, z(x)?, z(c)?).map_err(asm_err)?;
-            } else {
-                a.vmovaps(z(d)?, z(c)?).map_err(asm_err)?;
-                a.vfmadd231ps(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
-            }
-        }
-        Op::FmaD { d, a: x, b: y, c } => {
-            let (dr, xr, yr, cr) = (d.0, x.0, y.0, c.0);
-            // As `Op::Fma`, in double.
-            if dr == cr {
-                a.vfmadd231pd(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
-            } else if dr == xr {
-                a.vfmadd213pd(z(d)?, z(y)?, z(c)?).map_err(asm_err)?;
-            } else if dr == yr {
-                a.vfmadd213pd(z(d)?, z(x)?, z(c)?).map_err(asm_err)?;
-            } else {
-                a.vmovaps(z(d)?, z(c)?).map_err(asm_err)?;
-                a.vfmadd231pd(z(d)?, z(x)?, z(y)?).map_err(asm_err)?;
-            }
+        Op::Fma { d, a: x, b: y, c } | Op::FmaD { d, a: x, b: y, c } => {
+            let srcs = [pool.src(a, x)?, pool.src(a, y)?, pool.src(a, c)?];
+            fma(a, matches!(op, Op::FmaD { .. }), z(d)?, srcs)?
         }
         Op::SplatQ { d, bits } => {
             if bits == 0 {
@@ -371,12 +613,20 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             within,
         } => {
             let dm = k_masked(k(d)?, kn(within));
-            match cmp {
-                // Predicates 2 (LE_OS) and 1 (LT_OS): false on NaN.
-                Cmp::FLe => a.vcmpps(dm, z(x)?, z(y)?, 2),
-                Cmp::FLt => a.vcmpps(dm, z(x)?, z(y)?, 1),
-                Cmp::IGt => a.vpcmpgtd(dm, z(x)?, z(y)?),
-                Cmp::IEq => a.vpcmpeqd(dm, z(x)?, z(y)?),
+            macro_rules! compare {
+                ($y:expr) => {
+                    match cmp {
+                        // Predicates 2 (LE_OS) and 1 (LT_OS): false on NaN.
+                        Cmp::FLe => a.vcmpps(dm, z(x)?, $y, 2),
+                        Cmp::FLt => a.vcmpps(dm, z(x)?, $y, 1),
+                        Cmp::IGt => a.vpcmpgtd(dm, z(x)?, $y),
+                        Cmp::IEq => a.vpcmpeqd(dm, z(x)?, $y),
+                    }
+                };
+            }
+            match pool.src(a, y)? {
+                Src::Z(y) => compare!(y),
+                Src::M(l, c) => compare!(Src::bcst(l, c)),
             }
             .map_err(asm_err)?;
         }
@@ -388,12 +638,20 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             b: y,
         } => {
             let p = i32::from(pred);
-            match kind {
-                CmpKind::F32 => a.vcmpps(k(d)?, z(x)?, z(y)?, p),
-                CmpKind::I32 => a.vpcmpd(k(d)?, z(x)?, z(y)?, p),
-                CmpKind::U32 => a.vpcmpud(k(d)?, z(x)?, z(y)?, p),
-                CmpKind::F64 => a.vcmppd(k(d)?, z(x)?, z(y)?, p),
-                CmpKind::I64 => a.vpcmpq(k(d)?, z(x)?, z(y)?, p),
+            macro_rules! compare {
+                ($y:expr) => {
+                    match kind {
+                        CmpKind::F32 => a.vcmpps(k(d)?, z(x)?, $y, p),
+                        CmpKind::I32 => a.vpcmpd(k(d)?, z(x)?, $y, p),
+                        CmpKind::U32 => a.vpcmpud(k(d)?, z(x)?, $y, p),
+                        CmpKind::F64 => a.vcmppd(k(d)?, z(x)?, $y, p),
+                        CmpKind::I64 => a.vpcmpq(k(d)?, z(x)?, $y, p),
+                    }
+                };
+            }
+            match pool.src(a, y)? {
+                Src::Z(y) => compare!(y),
+                Src::M(l, c) => compare!(Src::bcst(l, c)),
             }
             .map_err(asm_err)?;
         }
@@ -414,12 +672,28 @@ pub(crate) fn emit_op(a: &mut CodeAssembler, op: &Op) -> Result<(), WideError> {
             k: m,
             a: x,
             b: y,
-        } => a
-            .vpblendmd(zmm_masked(z(d)?, kn(m)), z(y)?, z(x)?)
-            .map_err(asm_err)?,
-        Op::MaskedCopy { d, a: x, k: m } => a
-            .vmovdqa32(zmm_masked(z(d)?, kn(m)), z(x)?)
-            .map_err(asm_err)?,
+        } => {
+            let dm = zmm_masked(z(d)?, kn(m));
+            match pool.src(a, x)? {
+                Src::Z(x) => a.vpblendmd(dm, z(y)?, x),
+                Src::M(l, c) => a.vpblendmd(dm, z(y)?, Src::bcst(l, c)),
+            }
+            .map_err(asm_err)?
+        }
+        Op::MaskedCopy { d, a: x, k: m } => {
+            let dm = zmm_masked(z(d)?, kn(m));
+            match pool.src(a, x)? {
+                Src::Z(x) => a.vmovdqa32(dm, x),
+                // A merge-masked broadcast of the 32 bits.
+                Src::M(l, PoolConst::D(_)) => a.vpbroadcastd(dm, dword_ptr(l)),
+                Src::M(_, PoolConst::Q(_)) => {
+                    return Err(WideError::Malformed(
+                        "a 64-bit pool constant in a masked copy".into(),
+                    ))
+                }
+            }
+            .map_err(asm_err)?
+        }
         Op::Convert { cvt, d, a: x } => match cvt {
             Cvt::I2F => a.vcvtdq2ps(z(d)?, z(x)?),
             Cvt::U2F => a.vcvtudq2ps(z(d)?, z(x)?),
@@ -471,31 +745,29 @@ pub(crate) fn finish(
     start: Instant,
     zmm_used: u32,
     k_used: u32,
+    mut pool: ConstPool,
 ) -> Result<WideCode, WideError> {
     a.vzeroupper().map_err(asm_err)?;
     a.ret().map_err(asm_err)?;
-    // Position-independent (labels are relative), so assembled at 0.
-    let bytes = a.assemble(0).map_err(asm_err)?;
-    let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    mem[..bytes.len()].copy_from_slice(&bytes);
-    let memory = mem
-        .make_exec()
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    // SAFETY: the mapping holds the function just assembled, whose calling
-    // convention is System V with five integer arguments; it lives as long
-    // as the returned `WideCode`.
+    let pool_constants = pool.len();
+    let pool_at = pool.emit_data(&mut a)?;
+    let (memory, at, size) = assemble_and_map(&mut a, pool_at)?;
+    // SAFETY: the mapping holds the function just assembled from byte
+    // `at` on, whose calling convention is System V with five integer
+    // arguments; it lives as long as the returned `WideCode`.
     let entry = unsafe {
         std::mem::transmute::<*const u8, unsafe extern "C" fn(u64, u64, u64, u64, u64)>(
-            memory.as_ptr(),
+            memory.as_ptr().add(at),
         )
     };
     Ok(WideCode {
         _memory: memory,
+        at,
         entry,
-        size: bytes.len(),
+        size,
         zmm_used,
         k_used,
+        pool_constants,
         compile_time: start.elapsed(),
     })
 }
@@ -516,6 +788,13 @@ pub fn compile(p: &Program) -> Result<WideCode, WideError> {
     let zv = |v: super::V| super::V(u32::from(ra.zmm[v.0 as usize]));
     let kv = |m: super::K| super::K(u32::from(ra.k[m.0 as usize]));
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    // Linear scan gives every value a register: no operand is a pool
+    // constant.
+    let mut pool = ConstPool::default();
+    let mut no_pool = PoolOperands {
+        table: &[],
+        pool: &mut pool,
+    };
     let mut open: Vec<CodeLabel> = Vec::new();
     for op in p.ops() {
         match *op {
@@ -545,9 +824,9 @@ pub fn compile(p: &Program) -> Result<WideCode, WideError> {
                 a.dec(arg(count)).map_err(asm_err)?;
                 a.jnz(l).map_err(asm_err)?;
             }
-            _ => emit_op(&mut a, &op.map_regs(zv, kv))?,
+            _ => emit_op(&mut a, &op.map_regs(zv, kv), &mut no_pool)?,
         }
     }
     let distinct = |regs: &[u8]| regs.iter().fold(0u32, |m, r| m | 1 << r).count_ones();
-    finish(a, start, distinct(&ra.zmm), distinct(&ra.k))
+    finish(a, start, distinct(&ra.zmm), distinct(&ra.k), pool)
 }

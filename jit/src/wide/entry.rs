@@ -40,8 +40,10 @@
 //! ends with `sfence`.
 
 use super::access::{emit_cold, index_bounds, EntryFrame};
-use super::emit::asm_err;
-use super::ra2::{allocate_ra2, emit_allocated, written, Allocated, EmitAt, EntryCode};
+use super::emit::{asm_err, assemble_and_map, ConstPool};
+use super::ra2::{
+    allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
+};
 use super::{Arg, EntryLoop, EntryStep, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, Launch};
 use iced_x86::code_asm::*;
@@ -85,6 +87,8 @@ pub struct MemoryCounts {
     pub checked: usize,
     pub streaming: usize,
     pub prefetched: usize,
+    /// Constants read as broadcast memory operands from the code's pool.
+    pub constants: usize,
 }
 
 impl std::fmt::Debug for KernelCode {
@@ -104,6 +108,12 @@ impl KernelCode {
             "; chunk loop allocated with the body, {} values computed once per call",
             self.invariant
         );
+        if self.memory.constants > 0 {
+            note += &format!(
+                "; {} constants read as broadcast memory operands",
+                self.memory.constants
+            );
+        }
         if self.chunks_in_flight > 1 {
             note += &format!(
                 "; {} chunks in flight (a loop bound by latency)",
@@ -118,9 +128,11 @@ impl KernelCode {
         self.entry
     }
 
-    /// The machine code.
+    /// The machine code (and the constant pool after it): from the entry,
+    /// which need not be the mapping's first byte.
     pub fn bytes(&self) -> &[u8] {
-        &self._memory[..self.size]
+        let at = self.entry as usize - self._memory.as_ptr() as usize;
+        &self._memory[at..at + self.size]
     }
 }
 
@@ -525,11 +537,11 @@ fn loop_ops(p: &Program) -> usize {
 /// ([`interleaving_keeps_faults`]); one otherwise.
 fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
     let single = entry_program(body, 1)?;
-    let alloc = allocate_ra2(&single)?;
+    let alloc = allocate_ra2_pooled(&single)?;
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
     if looped && interleaving_keeps_faults(body) {
         let double = entry_program(body, 2)?;
-        let alloc2 = allocate_ra2(&double)?;
+        let alloc2 = allocate_ra2_pooled(&double)?;
         // Inside the body's loops, below the entry's four.
         let inner = |a: &Allocated| a.stack_moves_within(5);
         // Mandelbrot's doubled loop, 2 mask spills and reloads in a trip
@@ -548,28 +560,34 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
 /// and mapped executable. Returns the mapping, the entry in it and its
 /// size in bytes.
 pub(super) fn fallback_jump_and_map(
+    a: CodeAssembler,
+    fallback_l: CodeLabel,
+    fallback: KernelEntry,
+) -> Result<(memmap2::Mmap, KernelEntry, usize), WideError> {
+    fallback_jump_pool_and_map(a, fallback_l, fallback, ConstPool::default())
+}
+
+/// [`fallback_jump_and_map`] with the data of the constant pool `pool`
+/// after the code (placed on a 64-byte line).
+pub(super) fn fallback_jump_pool_and_map(
     mut a: CodeAssembler,
     mut fallback_l: CodeLabel,
     fallback: KernelEntry,
+    mut pool: ConstPool,
 ) -> Result<(memmap2::Mmap, KernelEntry, usize), WideError> {
     let e = asm_err;
     a.set_label(&mut fallback_l).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.mov(rax, fallback as usize as u64).map_err(e)?;
     a.jmp(rax).map_err(e)?;
-    // Position-independent (labels are relative), so assembled at 0.
-    let bytes = a.assemble(0).map_err(e)?;
-    let mut mem = memmap2::MmapMut::map_anon(bytes.len().max(1))
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    mem[..bytes.len()].copy_from_slice(&bytes);
-    let memory = mem
-        .make_exec()
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    // SAFETY: the mapping holds the function just assembled, whose calling
-    // convention is System V with the signature of `KernelEntry`; it lives
-    // as long as the mapping, which the caller keeps with the entry.
-    let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(memory.as_ptr()) };
-    Ok((memory, entry, bytes.len()))
+    let pool_at = pool.emit_data(&mut a)?;
+    let (memory, at, size) = assemble_and_map(&mut a, pool_at)?;
+    // SAFETY: the mapping holds the function just assembled from byte
+    // `at` on, whose calling convention is System V with the signature of
+    // `KernelEntry`; it lives as long as the mapping, which the caller
+    // keeps with the entry.
+    let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(memory.as_ptr().add(at)) };
+    Ok((memory, entry, size))
 }
 
 /// The start of every entry: a launch whose ids do not fit in 31 bits in
@@ -690,7 +708,8 @@ pub fn compile_entry(
     let mut steps = |a: &mut CodeAssembler, code: EntryCode| -> Result<(), WideError> {
         entry_code(a, code, y_start_at, g_at, cancelled).map_err(asm_err)
     };
-    emit_allocated(
+    let mut pool = ConstPool::default();
+    emit_allocated_pooled(
         &mut a,
         &alloc,
         &mut EmitAt {
@@ -699,6 +718,7 @@ pub fn compile_entry(
             entry: Some(&mut entry_frame),
             steps: Some(&mut steps),
         },
+        &mut pool,
     )?;
     a.set_label(&mut done).map_err(e)?;
     a.zero_bytes().map_err(e)?;
@@ -722,7 +742,8 @@ pub fn compile_entry(
     a.mov(eax, KernelStatus::Cancelled as u32).map_err(e)?;
     a.jmp(exit).map_err(e)?;
     emit_cold(&mut a, &mut entry_frame, opts, exit)?;
-    let (memory, entry, code_bytes) = fallback_jump_and_map(a, fallback_l, fallback)?;
+    let constants = pool.len();
+    let (memory, entry, code_bytes) = fallback_jump_pool_and_map(a, fallback_l, fallback, pool)?;
     Ok(KernelCode {
         _memory: memory,
         entry,
@@ -732,6 +753,9 @@ pub fn compile_entry(
         chunks_in_flight: in_flight as usize,
         invariant,
         compile_time: start.elapsed(),
-        memory: counts,
+        memory: MemoryCounts {
+            constants,
+            ..counts
+        },
     })
 }

@@ -17,8 +17,11 @@
 //! are 64 bytes at `rsp`; the function makes a frame only when the
 //! allocator spilled.
 
-use super::emit::{arg, asm_err, emit_op, finish, k_reg, zmm_reg, WideCode};
-use super::{Op, Program, WideError, K, V};
+use super::emit::{
+    arg, asm_err, bin_is_q, emit_op, finish, k_reg, zmm_reg, ConstPool, PoolConst, PoolOperands,
+    WideCode, POOL_BASE,
+};
+use super::{Bin, CmpKind, Op, Program, WideError, K, V};
 use iced_x86::code_asm::*;
 use regalloc2::{
     Allocation, Block, Edit, Function, Inst, InstOrEdit, InstRange, MachineEnv, Operand, PReg,
@@ -53,6 +56,9 @@ enum MInst {
         skip: usize,
     },
     Ret,
+    /// Nothing: a constant's definition that no instruction reads from a
+    /// register (every use takes it from the pool).
+    Nop,
 }
 
 struct Func {
@@ -137,6 +143,14 @@ struct Builder {
     last_read: HashMap<u32, usize>,
     /// The index of the operation being converted.
     at: usize,
+    /// Whether operations read constants from the pool where the
+    /// instruction takes a memory operand.
+    pooled: bool,
+    /// Per vreg defined by a constant (`Splat`, `SplatQ`): its bits and
+    /// the index of its defining instruction.
+    konst: HashMap<usize, (PoolConst, usize)>,
+    /// The constants read from memory, numbered from [`POOL_BASE`].
+    pool: Vec<PoolConst>,
 }
 
 impl Builder {
@@ -144,6 +158,97 @@ impl Builder {
         self.f.num_vregs += 1;
         self.vdepth.push(self.depth);
         VReg::new(self.f.num_vregs - 1, class)
+    }
+
+    /// The constant vreg `r` holds, as an operand of `q` (64-bit) or
+    /// 32-bit lanes broadcast from memory, when memory operands are on:
+    /// a 32-bit constant serves 64-bit lanes doubled, a 64-bit one 32-bit
+    /// lanes when its halves agree.
+    fn konst_as(&self, r: VReg, q: bool) -> Option<PoolConst> {
+        if !self.pooled {
+            return None;
+        }
+        Some(match (self.konst.get(&r.vreg())?.0, q) {
+            (PoolConst::D(b), false) => PoolConst::D(b),
+            (PoolConst::D(b), true) => PoolConst::Q(u64::from(b) << 32 | u64::from(b)),
+            (PoolConst::Q(b), false) if (b >> 32) as u32 == b as u32 => PoolConst::D(b as u32),
+            (PoolConst::Q(b), true) => PoolConst::Q(b),
+            _ => return None,
+        })
+    }
+
+    /// `c` as a value of an allocated operation: a pool entry.
+    fn pooled_operand(&mut self, c: PoolConst) -> V {
+        let i = match self.pool.iter().position(|x| *x == c) {
+            Some(i) => i,
+            None => {
+                self.pool.push(c);
+                self.pool.len() - 1
+            }
+        };
+        V(POOL_BASE + i as u32)
+    }
+
+    /// Vreg `r` read from memory, if it is a constant that can be.
+    fn mem(&mut self, r: VReg, q: bool) -> Option<V> {
+        let c = self.konst_as(r, q)?;
+        Some(self.pooled_operand(c))
+    }
+
+    /// The sources of an instruction that reads `x` from a register and
+    /// `y` as its last source, which takes memory (of `q`: 64-bit lanes):
+    /// `y` renamed (a pool entry when it is a constant) and the register
+    /// uses.
+    fn last_source(&mut self, x: VReg, y: VReg, q: bool) -> (V, Vec<Operand>) {
+        let mut operands = vec![Operand::reg_use(x)];
+        let y = match self.mem(y, q) {
+            Some(m) => m,
+            None => {
+                operands.push(Operand::reg_use(y));
+                V(y.vreg() as u32)
+            }
+        };
+        (y, operands)
+    }
+
+    /// A binary operation's sources renamed, and their register uses:
+    /// `b` from the pool when it is a constant, else `a` when it is and
+    /// the operation commutes (exactly: NaN payloads included, so not a
+    /// float operation with a NaN constant).
+    fn bin_sources(&mut self, op: Bin, x: VReg, y: VReg) -> (V, V, Vec<Operand>) {
+        let vv = |r: VReg| V(r.vreg() as u32);
+        if matches!(op, Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F) {
+            return (vv(x), vv(y), vec![Operand::reg_use(x), Operand::reg_use(y)]);
+        }
+        let q = bin_is_q(op);
+        if let Some(m) = self.mem(y, q) {
+            return (vv(x), m, vec![Operand::reg_use(x)]);
+        }
+        let commutes = match (op, self.konst_as(x, q)) {
+            (_, None) => false,
+            (Bin::FAdd | Bin::FMul, Some(PoolConst::D(c))) => !f32::from_bits(c).is_nan(),
+            (Bin::DAdd | Bin::DMul, Some(PoolConst::Q(c))) => !f64::from_bits(c).is_nan(),
+            (op, _) => matches!(
+                op,
+                Bin::IAdd
+                    | Bin::IMul
+                    | Bin::IXor
+                    | Bin::IAnd
+                    | Bin::IOr
+                    | Bin::IMinS
+                    | Bin::IMaxS
+                    | Bin::IMinU
+                    | Bin::IMaxU
+                    | Bin::QAdd
+                    | Bin::QAnd
+                    | Bin::QOr
+                    | Bin::QXor
+            ),
+        };
+        match commutes.then(|| self.mem(x, q)).flatten() {
+            Some(m) => (vv(y), m, vec![Operand::reg_use(y)]),
+            None => (vv(x), vv(y), vec![Operand::reg_use(x), Operand::reg_use(y)]),
+        }
     }
 
     /// Whether the value `v` (read through vreg `r` by the operation at
@@ -209,6 +314,8 @@ impl Builder {
             }
             Op::Splat { d, bits } => {
                 let r = self.def_v(d);
+                self.konst
+                    .insert(r.vreg(), (PoolConst::D(bits), self.f.insts.len()));
                 (Op::Splat { d: vv(r), bits }, vec![Operand::reg_def(r)])
             }
             Op::Load { d, arg, off } => {
@@ -228,75 +335,74 @@ impl Builder {
             }
             Op::Bin { op, d, a, b } => {
                 let (x, y) = (self.use_v(a)?, self.use_v(b)?);
+                let (ra, rb, mut operands) = self.bin_sources(op, x, y);
                 let r = self.def_v(d);
+                operands.push(Operand::reg_def(r));
                 (
                     Op::Bin {
                         op,
                         d: vv(r),
-                        a: vv(x),
-                        b: vv(y),
+                        a: ra,
+                        b: rb,
                     },
-                    vec![
-                        Operand::reg_use(x),
-                        Operand::reg_use(y),
-                        Operand::reg_def(r),
-                    ],
+                    operands,
                 )
             }
-            Op::Fma { d, a, b, c } => {
-                let (x, y, z) = (self.use_v(a)?, self.use_v(b)?, self.use_v(c)?);
-                // The result takes the addend's register (`vfmadd231ps`)
-                // unless the addend lives on (a constant kept across the
-                // chunk loop, say) and a factor dies here: then the
-                // factor's (`vfmadd213ps`; the product commutes, the
-                // result is the same), which saves a copy.
+            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+                let double = matches!(op, Op::FmaD { .. });
+                let srcs = [self.use_v(a)?, self.use_v(b)?, self.use_v(c)?];
+                // One operand may come from the pool: the addend, else a
+                // factor (`vfmadd213ps` / `231` / `132` take it).
+                let from_pool = [2, 1, 0]
+                    .into_iter()
+                    .find(|&i| self.konst_as(srcs[i], double).is_some());
+                // The result takes the register of an operand read for the
+                // last time here, the addend's first (`vfmadd231ps`), else
+                // a factor's (`vfmadd213ps`, `vfmadd132ps`; the product
+                // commutes, the result is the same), which saves a copy
+                // where the addend lives on (a constant kept across the
+                // chunk loop, say).
                 let at = self.at;
-                let tied = if self.dies(c, z, at) {
-                    2
-                } else if self.dies(b, y, at) {
-                    1
-                } else if self.dies(a, x, at) {
-                    0
-                } else {
-                    2
-                };
+                let dies = [
+                    self.dies(a, srcs[0], at),
+                    self.dies(b, srcs[1], at),
+                    self.dies(c, srcs[2], at),
+                ];
+                let tied = [2, 1, 0]
+                    .into_iter()
+                    .filter(|&i| Some(i) != from_pool)
+                    .find(|&i| dies[i])
+                    .unwrap_or(if from_pool == Some(2) { 0 } else { 2 });
+                let mut renamed = [V(0); 3];
+                let mut operands = Vec::new();
+                let mut tied_at = 0;
+                for (i, x) in srcs.into_iter().enumerate() {
+                    if Some(i) == from_pool {
+                        renamed[i] = self.mem(x, double).expect("a pool constant");
+                    } else {
+                        renamed[i] = vv(x);
+                        if i == tied {
+                            tied_at = operands.len();
+                        }
+                        operands.push(Operand::reg_use(x));
+                    }
+                }
                 let r = self.def_v(d);
-                (
-                    Op::Fma {
-                        d: vv(r),
-                        a: vv(x),
-                        b: vv(y),
-                        c: vv(z),
-                    },
-                    vec![
-                        Operand::reg_use(x),
-                        Operand::reg_use(y),
-                        Operand::reg_use(z),
-                        Operand::reg_reuse_def(r, tied),
-                    ],
-                )
+                operands.push(Operand::reg_reuse_def(r, tied_at));
+                let [a, b, c] = renamed;
+                let d = vv(r);
+                let renamed = if double {
+                    Op::FmaD { d, a, b, c }
+                } else {
+                    Op::Fma { d, a, b, c }
+                };
+                (renamed, operands)
             }
             Op::SplatQ { d, bits } => {
                 let r = self.def_v(d);
+                self.konst
+                    .insert(r.vreg(), (PoolConst::Q(bits), self.f.insts.len()));
                 (Op::SplatQ { d: vv(r), bits }, vec![Operand::reg_def(r)])
-            }
-            Op::FmaD { d, a, b, c } => {
-                let (x, y, z) = (self.use_v(a)?, self.use_v(b)?, self.use_v(c)?);
-                let r = self.def_v(d);
-                (
-                    Op::FmaD {
-                        d: vv(r),
-                        a: vv(x),
-                        b: vv(y),
-                        c: vv(z),
-                    },
-                    vec![
-                        Operand::reg_use(x),
-                        Operand::reg_use(y),
-                        Operand::reg_use(z),
-                        Operand::reg_reuse_def(r, 2),
-                    ],
-                )
             }
             Op::Sqrt { d, a } | Op::IntToFloat { d, a } => {
                 let x = self.use_v(a)?;
@@ -314,22 +420,20 @@ impl Builder {
                     self.use_v(b)?,
                     self.use_k(k)?,
                 );
+                let (ra, rb, sources) = self.bin_sources(op, x, y);
                 let r = self.def_v(d);
+                let mut operands = vec![Operand::reg_use(old)];
+                operands.extend(sources);
+                operands.extend([Operand::reg_use(m), Operand::reg_reuse_def(r, 0)]);
                 (
                     Op::BinMasked {
                         op,
                         d: vv(r),
-                        a: vv(x),
-                        b: vv(y),
+                        a: ra,
+                        b: rb,
                         k: kk(m),
                     },
-                    vec![
-                        Operand::reg_use(old),
-                        Operand::reg_use(x),
-                        Operand::reg_use(y),
-                        Operand::reg_use(m),
-                        Operand::reg_reuse_def(r, 0),
-                    ],
+                    operands,
                 )
             }
             Op::AllLanes { d } => {
@@ -360,21 +464,18 @@ impl Builder {
                 within,
             } => {
                 let (x, y, w) = (self.use_v(a)?, self.use_v(b)?, self.use_k(within)?);
+                let (rb, mut operands) = self.last_source(x, y, false);
                 let r = self.def_k(d);
+                operands.extend([Operand::reg_use(w), Operand::reg_def(r)]);
                 (
                     Op::Compare {
                         cmp,
                         d: kk(r),
                         a: vv(x),
-                        b: vv(y),
+                        b: rb,
                         within: kk(w),
                     },
-                    vec![
-                        Operand::reg_use(x),
-                        Operand::reg_use(y),
-                        Operand::reg_use(w),
-                        Operand::reg_def(r),
-                    ],
+                    operands,
                 )
             }
             Op::KCopy { d, a } => {
@@ -390,20 +491,19 @@ impl Builder {
                 b,
             } => {
                 let (x, y) = (self.use_v(a)?, self.use_v(b)?);
+                let q = matches!(kind, CmpKind::F64 | CmpKind::I64);
+                let (rb, mut operands) = self.last_source(x, y, q);
                 let r = self.def_k(d);
+                operands.push(Operand::reg_def(r));
                 (
                     Op::Compare2 {
                         kind,
                         pred,
                         d: kk(r),
                         a: vv(x),
-                        b: vv(y),
+                        b: rb,
                     },
-                    vec![
-                        Operand::reg_use(x),
-                        Operand::reg_use(y),
-                        Operand::reg_def(r),
-                    ],
+                    operands,
                 )
             }
             Op::KAnd { d, a, b } | Op::KAndNot { d, a, b } | Op::KXor { d, a, b } => {
@@ -442,37 +542,34 @@ impl Builder {
             }
             Op::Select { d, k, a, b } => {
                 let (x, y, m) = (self.use_v(a)?, self.use_v(b)?, self.use_k(k)?);
+                // `vpblendmd` takes the lanes of `k` from its last source.
+                let (ra, mut operands) = self.last_source(y, x, false);
                 let r = self.def_v(d);
+                operands.extend([Operand::reg_use(m), Operand::reg_def(r)]);
                 (
                     Op::Select {
                         d: vv(r),
                         k: kk(m),
-                        a: vv(x),
+                        a: ra,
                         b: vv(y),
                     },
-                    vec![
-                        Operand::reg_use(x),
-                        Operand::reg_use(y),
-                        Operand::reg_use(m),
-                        Operand::reg_def(r),
-                    ],
+                    operands,
                 )
             }
             Op::MaskedCopy { d, a, k } => {
                 let (old, x, m) = (self.use_v(d)?, self.use_v(a)?, self.use_k(k)?);
+                // A pool constant is a merge-masked `vpbroadcastd`.
+                let (ra, sources) = self.last_source(old, x, false);
                 let r = self.def_v(d);
+                let mut operands = sources;
+                operands.extend([Operand::reg_use(m), Operand::reg_reuse_def(r, 0)]);
                 (
                     Op::MaskedCopy {
                         d: vv(r),
-                        a: vv(x),
+                        a: ra,
                         k: kk(m),
                     },
-                    vec![
-                        Operand::reg_use(old),
-                        Operand::reg_use(x),
-                        Operand::reg_use(m),
-                        Operand::reg_reuse_def(r, 0),
-                    ],
+                    operands,
                 )
             }
             Op::Un { op, d, a } => {
@@ -705,7 +802,29 @@ struct OpenLoop {
     carried_k: Vec<u32>,
 }
 
-fn build(p: &Program) -> Result<Func, WideError> {
+/// Empties the definitions of constants that no instruction reads from a
+/// register (nor passes to a block), so that they take no register.
+fn drop_unread_constants(b: &mut Builder) {
+    let mut reads: HashMap<usize, usize> = HashMap::new();
+    let uses =
+        b.f.operands
+            .iter()
+            .flatten()
+            .filter_map(|o| (o.kind() == regalloc2::OperandKind::Use).then(|| o.vreg().vreg()));
+    for r in uses.chain(b.f.branch_args.iter().flatten().map(|r| r.vreg())) {
+        *reads.entry(r).or_default() += 1;
+    }
+    for (r, (_, inst)) in &b.konst {
+        if !reads.contains_key(r) {
+            b.f.insts[*inst] = MInst::Nop;
+            b.f.operands[*inst].clear();
+        }
+    }
+}
+
+/// The SSA form of `p`, and the constants its instructions read from
+/// memory (none unless `pooled`).
+fn build(p: &Program, pooled: bool) -> Result<(Func, Vec<PoolConst>), WideError> {
     let ops = p.ops();
     let writes = written_in_loops(ops);
     let mut b = Builder {
@@ -727,6 +846,9 @@ fn build(p: &Program) -> Result<Func, WideError> {
         vdepth: Vec::new(),
         last_read: last_reads(ops),
         at: 0,
+        pooled,
+        konst: HashMap::new(),
+        pool: Vec::new(),
     };
     let mut open: Vec<OpenLoop> = Vec::new();
     let mut skips: Vec<OpenSkip> = Vec::new();
@@ -926,7 +1048,8 @@ fn build(p: &Program) -> Result<Func, WideError> {
         b.f.succs[from].push(Block::new(to));
         b.f.preds[to].push(Block::new(from));
     }
-    Ok(b.f)
+    drop_unread_constants(&mut b);
+    Ok((b.f, b.pool))
 }
 
 fn machine_env() -> MachineEnv {
@@ -1008,12 +1131,17 @@ pub struct Regalloc2Stats {
     pub spill_slots: usize,
     /// Moves and spills the allocator inserted.
     pub edits: usize,
+    /// Constants the code reads as broadcast memory operands.
+    pub pool_constants: usize,
 }
 
 /// `p` allocated by `regalloc2`: its SSA form and the allocator's output.
 pub(crate) struct Allocated {
     f: Func,
     out: regalloc2::Output,
+    /// The constants its operations read as broadcast memory operands
+    /// (`V(POOL_BASE + i)` is entry `i`).
+    pool: Vec<PoolConst>,
 }
 
 impl Allocated {
@@ -1042,13 +1170,26 @@ impl Allocated {
         Regalloc2Stats {
             spill_slots: self.out.num_spillslots,
             edits: self.out.edits.len(),
+            pool_constants: self.pool.len(),
         }
     }
 }
 
-/// Runs `regalloc2` on `p`.
+/// Runs `regalloc2` on `p`, every constant in a register.
 pub(crate) fn allocate_ra2(p: &Program) -> Result<Allocated, WideError> {
-    let f = build(p)?;
+    allocate_ra2_with(p, false)
+}
+
+/// Runs `regalloc2` on `p`, with constants read from the pool where the
+/// instruction takes a memory operand (`pooled`): such a use needs no
+/// register, so a constant read only so takes none, nor a spill slot.
+/// Its code must be emitted by [`emit_allocated_pooled`].
+pub(crate) fn allocate_ra2_pooled(p: &Program) -> Result<Allocated, WideError> {
+    allocate_ra2_with(p, true)
+}
+
+fn allocate_ra2_with(p: &Program, pooled: bool) -> Result<Allocated, WideError> {
+    let (f, pool) = build(p, pooled)?;
     let out = regalloc2::run(
         &f,
         &machine_env(),
@@ -1059,7 +1200,7 @@ pub(crate) fn allocate_ra2(p: &Program) -> Result<Allocated, WideError> {
         },
     )
     .map_err(|e| WideError::Malformed(format!("regalloc2: {e:?}")))?;
-    Ok(Allocated { f, out })
+    Ok(Allocated { f, out, pool })
 }
 
 /// Where [`emit_allocated`] puts its code.
@@ -1092,13 +1233,35 @@ pub(crate) enum EntryCode {
 }
 
 /// Emits the allocated program into `a` (spill slots at `[rsp]`); returns
-/// the zmm and k registers used, as bit sets.
+/// the zmm and k registers used, as bit sets. For an allocation without
+/// pool constants ([`allocate_ra2`]).
 pub(crate) fn emit_allocated(
     a: &mut CodeAssembler,
     alloc: &Allocated,
     at: &mut EmitAt<'_>,
 ) -> Result<(u32, u32), WideError> {
+    if !alloc.pool.is_empty() {
+        return Err(WideError::Malformed(
+            "pool constants without the function's pool".into(),
+        ));
+    }
+    emit_allocated_pooled(a, alloc, at, &mut ConstPool::default())
+}
+
+/// As [`emit_allocated`], the constants the operations read from memory
+/// labelled in `pool`, whose data the function's end must emit
+/// ([`ConstPool::emit_data`]).
+pub(crate) fn emit_allocated_pooled(
+    a: &mut CodeAssembler,
+    alloc: &Allocated,
+    at: &mut EmitAt<'_>,
+    pool: &mut ConstPool,
+) -> Result<(u32, u32), WideError> {
     let (f, out) = (&alloc.f, &alloc.out);
+    let mut pool = PoolOperands {
+        table: &alloc.pool,
+        pool,
+    };
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
     let (mut zmm_set, mut k_set) = (0u32, 0u32);
     for bi in 0..f.blocks.len() {
@@ -1122,7 +1285,14 @@ pub(crate) fn emit_allocated(
                             _ => k_set |= 1 << r.hw_enc(),
                         }
                     }
-                    let phys = |x: u32| map.get(&x).copied().unwrap_or(u32::MAX);
+                    // A pool constant keeps its number (`POOL_BASE + i`).
+                    let phys = |x: u32| {
+                        if x >= POOL_BASE {
+                            x
+                        } else {
+                            map.get(&x).copied().unwrap_or(u32::MAX)
+                        }
+                    };
                     match &f.insts[i.index()] {
                         MInst::Op(Op::Entry(step)) => {
                             let steps = at.steps.as_deref_mut().ok_or_else(|| {
@@ -1136,7 +1306,7 @@ pub(crate) fn emit_allocated(
                                 (Op::LoadElems { .. } | Op::StoreElems { .. }, Some(frame)) => {
                                     super::access::emit_access(a, &op, frame)?
                                 }
-                                _ => emit_op(a, &op)?,
+                                _ => emit_op(a, &op, &mut pool)?,
                             }
                         }
                         MInst::Jump { to, .. } => {
@@ -1188,6 +1358,7 @@ pub(crate) fn emit_allocated(
                             a.kortestw(km, km).map_err(asm_err)?;
                             a.jz(labels[*skip]).map_err(asm_err)?;
                         }
+                        MInst::Nop => {}
                         MInst::Ret => {
                             if at.release_frame > 0 {
                                 a.add(rsp, at.release_frame as i32).map_err(asm_err)?;
@@ -1212,13 +1383,14 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
         ));
     }
     let start = Instant::now();
-    let alloc = allocate_ra2(p)?;
+    let alloc = allocate_ra2_pooled(p)?;
     let frame = alloc.frame();
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     if frame > 0 {
         a.sub(rsp, frame as i32).map_err(asm_err)?;
     }
-    let (zmm_set, k_set) = emit_allocated(
+    let mut pool = ConstPool::default();
+    let (zmm_set, k_set) = emit_allocated_pooled(
         &mut a,
         &alloc,
         &mut EmitAt {
@@ -1227,10 +1399,11 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
             entry: None,
             steps: None,
         },
+        &mut pool,
     )?;
     let stats = alloc.stats();
     Ok((
-        finish(a, start, zmm_set.count_ones(), k_set.count_ones())?,
+        finish(a, start, zmm_set.count_ones(), k_set.count_ones(), pool)?,
         stats,
     ))
 }
