@@ -1,7 +1,8 @@
 //! The wide code's chunk loop (`vecl_jit::wide::entry`): the loops over
 //! groups, rows and chunks allocated with the body, the values the same
-//! in every chunk computed once per call, and two chunks in flight for a
-//! body with a loop; against the interpreter over rows of no full chunk,
+//! in every chunk computed once per call, and two chunks in flight (a
+//! body with a loop, or a loop-free one alternating their operations);
+//! against the interpreter over rows of no full chunk,
 //! one and many, with and without tails, in one, two and three
 //! dimensions.
 
@@ -134,10 +135,32 @@ fn rows_of_no_one_and_many_chunks_agree_with_values_kept_across_chunks() {
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("{line}"));
         assert!(kept >= 12, "{line}");
-        assert!(!line.contains("in flight"), "{line}");
+        // Loop-free and unchecked: two chunks, their operations
+        // alternating.
+        assert!(line.contains("; 2 chunks in flight"), "{line}");
     }
     assert_eq!(compare_launches(&m, "k", &k, &ranges_1d(), poly_specs), 8);
     assert_eq!(compare_launches(&m, "k", &k, &ranges_nd(), poly_specs), 5);
+}
+
+/// Under robust access the same loop-free body runs one chunk at a time:
+/// two alternating chunks could report a later chunk's fault first
+/// (`wide_memory.rs` runs robust kernels and their faults).
+#[test]
+fn a_loop_free_body_with_bounds_checks_runs_one_chunk_at_a_time() {
+    let m = build(POLY, "");
+    let opts = JitOptions {
+        checked: true,
+        local_checks: false,
+        ..options()
+    };
+    let k = compile_kernel(&m, "k", &opts).expect("compiles");
+    let line = code_line(&k);
+    if cpu_has_wide() {
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+        assert!(line.contains("accesses bounds-checked"), "{line}");
+        assert!(!line.contains("in flight"), "{line}");
+    }
 }
 
 /// A loop whose trip count depends on the chunk: lanes of even chunks

@@ -10,7 +10,6 @@
 //! operation with the constant first, a float one with a NaN constant
 //! first, a 64-bit constant whose halves differ in 32-bit lanes).
 
-use vecl_jit::wide::emit::WideCode;
 use vecl_jit::wide::ra2::compile_regalloc2;
 use vecl_jit::wide::{compile, supported, Allocator, Arg, Bin, Cmp, CmpKind, Op, Program, V};
 use vecl_jit::wide::{WideError, K};
