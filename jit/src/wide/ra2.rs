@@ -810,7 +810,8 @@ fn drop_unread_constants(b: &mut Builder) {
         b.f.operands
             .iter()
             .flatten()
-            .filter_map(|o| (o.kind() == regalloc2::OperandKind::Use).then(|| o.vreg().vreg()));
+            .filter(|o| o.kind() == regalloc2::OperandKind::Use)
+            .map(|o| o.vreg().vreg());
     for r in uses.chain(b.f.branch_args.iter().flatten().map(|r| r.vreg())) {
         *reads.entry(r).or_default() += 1;
     }
