@@ -10,9 +10,11 @@
 //! ([`EntryStep`], [`EntryLoop`], emitted by `entry_code`).
 //!
 //! A body with a loop (bound by the latency of its dependency chain, as
-//! mandelbrot's) runs two chunks in flight when that costs no spill: the
+//! mandelbrot's) runs two chunks in flight when that costs few spills: the
 //! body twice, interleaved between its loop boundaries
-//! (`entry_program`).
+//! (`entry_program`); so does a long loop-free body without bounds
+//! checks (Black-Scholes), the two chunks' operations alternating one by
+//! one.
 //!
 //! The tail chunk of a row runs with a k-mask of its running lanes
 //! (`RunningLanes`, from edx): no Cranelift code is involved for tails.

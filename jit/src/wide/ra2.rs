@@ -16,6 +16,14 @@
 //! a masked operation's result its old value's (merge masking). Spill slots
 //! are 64 bytes at `rsp`; the function makes a frame only when the
 //! allocator spilled.
+//!
+//! With the constant pool (`allocate_ra2_pooled`), a constant read
+//! where the instruction takes a memory operand (a binary operation's
+//! second source, any one operand of an FMA, a compare's second, the
+//! lanes a select takes, a masked copy) is no operand of the SSA form: the
+//! instruction reads it as an embedded broadcast from the pool after the
+//! code (`emit::ConstPool`), and a constant no instruction needs in a
+//! register is not defined at all, so it takes no register.
 
 use super::emit::{
     arg, asm_err, bin_is_q, emit_op, finish, k_reg, zmm_reg, ConstPool, PoolConst, PoolOperands,
