@@ -159,6 +159,20 @@ struct Builder {
     konst: HashMap<usize, (PoolConst, usize)>,
     /// The constants read from memory, numbered from [`POOL_BASE`].
     pool: Vec<PoolConst>,
+    /// Per vreg defined by a `GlobalId`: the index of its defining
+    /// instruction (dropped when nothing reads it from a register).
+    pure: HashMap<usize, usize>,
+}
+
+/// The index of an access that does not read its index register.
+const UNREAD: u32 = u32::MAX;
+
+/// Whether an access (`load` or store) reads its index register: not one
+/// whose index is the chunk's global ids of dimension 0 (`Known::FromId`:
+/// its lanes come from r15, in the full chunk's path and in the masked
+/// tail's), unless it is a load of one address for every lane.
+fn reads_index(how: &super::access::Access, load: bool) -> bool {
+    !(how.consecutive && how.known == super::access::Known::FromId) || (how.uniform && load)
 }
 
 impl Builder {
@@ -606,6 +620,9 @@ impl Builder {
             }
             Op::GlobalId { d, dim } => {
                 let r = self.def_v(d);
+                // Dropped when only accesses that know their lanes from
+                // the id read it (none reads the register).
+                self.pure.insert(r.vreg(), self.f.insts.len());
                 (Op::GlobalId { d: vv(r), dim }, vec![Operand::reg_def(r)])
             }
             Op::LoadElems {
@@ -617,19 +634,22 @@ impl Builder {
             } => {
                 let (x, m) = (self.use_v(idx)?, self.use_k(k)?);
                 let r = self.def_v(d);
+                let mut operands = vec![Operand::reg_use(m), Operand::reg_def(r)];
+                let idx = if reads_index(&how, true) {
+                    operands.push(Operand::reg_use(x));
+                    vv(x)
+                } else {
+                    V(UNREAD)
+                };
                 (
                     Op::LoadElems {
                         d: vv(r),
                         ptr,
-                        idx: vv(x),
+                        idx,
                         k: kk(m),
                         how,
                     },
-                    vec![
-                        Operand::reg_use(x),
-                        Operand::reg_use(m),
-                        Operand::reg_def(r),
-                    ],
+                    operands,
                 )
             }
             Op::StoreElems {
@@ -640,19 +660,22 @@ impl Builder {
                 how,
             } => {
                 let (v, x, m) = (self.use_v(a)?, self.use_v(idx)?, self.use_k(k)?);
+                let mut operands = vec![Operand::reg_use(v), Operand::reg_use(m)];
+                let idx = if reads_index(&how, false) {
+                    operands.push(Operand::reg_use(x));
+                    vv(x)
+                } else {
+                    V(UNREAD)
+                };
                 (
                     Op::StoreElems {
                         a: vv(v),
                         ptr,
-                        idx: vv(x),
+                        idx,
                         k: kk(m),
                         how,
                     },
-                    vec![
-                        Operand::reg_use(v),
-                        Operand::reg_use(x),
-                        Operand::reg_use(m),
-                    ],
+                    operands,
                 )
             }
             Op::Entry(step) => (Op::Entry(step), Vec::new()),
@@ -810,8 +833,9 @@ struct OpenLoop {
     carried_k: Vec<u32>,
 }
 
-/// Empties the definitions of constants that no instruction reads from a
-/// register (nor passes to a block), so that they take no register.
+/// Empties the definitions of constants and global ids that no
+/// instruction reads from a register (nor passes to a block), so that
+/// they take no register and cost nothing.
 fn drop_unread_constants(b: &mut Builder) {
     let mut reads: HashMap<usize, usize> = HashMap::new();
     let uses =
@@ -823,7 +847,8 @@ fn drop_unread_constants(b: &mut Builder) {
     for r in uses.chain(b.f.branch_args.iter().flatten().map(|r| r.vreg())) {
         *reads.entry(r).or_default() += 1;
     }
-    for (r, (_, inst)) in &b.konst {
+    let defs = b.konst.iter().map(|(r, (_, inst))| (r, inst));
+    for (r, inst) in defs.chain(&b.pure) {
         if !reads.contains_key(r) {
             b.f.insts[*inst] = MInst::Nop;
             b.f.operands[*inst].clear();
@@ -858,6 +883,7 @@ fn build(p: &Program, pooled: bool) -> Result<(Func, Vec<PoolConst>), WideError>
         pooled,
         konst: HashMap::new(),
         pool: Vec::new(),
+        pure: HashMap::new(),
     };
     let mut open: Vec<OpenLoop> = Vec::new();
     let mut skips: Vec<OpenSkip> = Vec::new();
