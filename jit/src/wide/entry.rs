@@ -83,7 +83,8 @@ pub struct KernelCode {
     pub memory: MemoryCounts,
 }
 
-/// How many accesses of a body are bounds-checked, stream and prefetch.
+/// How many accesses of a body are bounds-checked, stream and prefetch,
+/// and how many constants its code reads from memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryCounts {
     pub checked: usize,
