@@ -24,7 +24,7 @@
 //!   in `[-2^31, 2^31)` (`[0, 2^31)` for `ulong`, whose shift is logical).
 //!
 //! The intervals come from `vecl_ir::analysis::ranges` over the kernel,
-//! with the facts the wide entry guarantees ([`EntryLaunch`]): every
+//! with the facts the wide entry guarantees (`EntryLaunch`): every
 //! global id below [`MAX_ID_END`], every size at most that. So the tree
 //! reduction's `size_t` arithmetic (`n / 2`, `s >>= 1`, `lid + s` under
 //! `lid < s`) is exact in 32-bit lanes; a product of a group id and a
