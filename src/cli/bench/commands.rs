@@ -1002,13 +1002,12 @@ fn enqueue_latency(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResu
     Ok(result)
 }
 
-/// The long kernel's value for work-item `id`.
 // ---------------------------------------------------------------------------
 // Launch chain.
 // ---------------------------------------------------------------------------
 
 /// The launch chain's runs: each [`CHAIN_LAUNCHES`] launches of `advance`
-/// (its `t` argument the launch's number) and a finish; then the grid,
+/// (its `t` argument the launch's number modulo 64) and a finish; then the grid,
 /// every element the sum of the `t`s so far, is read back and checked.
 fn launch_chain(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResult, String> {
     let api = objects.api;
@@ -1096,6 +1095,7 @@ fn launch_chain(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResult,
     Ok(PlatformResult::single("", runs_ns, median_ns))
 }
 
+/// The long kernel's value for work-item `id`.
 fn spin(id: u32, rounds: u32) -> u32 {
     (0..rounds).fold(id, |x, _| {
         x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
