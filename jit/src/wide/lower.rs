@@ -220,7 +220,7 @@ pub fn lower_kernel(
     };
     cx.start_vars(&|_| true);
     cx.block(&func.body)?;
-    hoist_loop_invariants(&mut cx.p);
+    hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
 
@@ -233,9 +233,12 @@ pub fn lower_kernel(
 /// operands no write inside that loop changes (matmul's `ly * 16` in its
 /// `k` loop). They have no side effect and cannot trap, and every loop of
 /// the body runs at least one trip, so computing them earlier changes
-/// nothing but the time. Operations inside a skipped region
-/// ([`Op::IfAny`]) stay.
-fn hoist_loop_invariants(p: &mut Program) {
+/// nothing but the time. Operations with operands inside a skipped
+/// region ([`Op::IfAny`]) stay. Without `all`, only the constants move: the
+/// barrier-free entry's two chunks in flight are chosen by the doubled
+/// loop's register moves, which longer-lived values change, and their
+/// choice was measured with the constants alone moved.
+fn hoist_loop_invariants(p: &mut Program, all: bool) {
     // Where each value is written: how often, and in which loops (by the
     // position of their `Op::Loop`).
     let mut writes: std::collections::HashMap<u32, (u32, Vec<usize>)> = Default::default();
@@ -259,6 +262,7 @@ fn hoist_loop_invariants(p: &mut Program) {
             }
         }
     }
+    let shared: std::collections::HashSet<u32> = p.constants.values().map(|v| v.0).collect();
     let ops = std::mem::take(&mut p.ops);
     let mut out: Vec<Op> = Vec::with_capacity(ops.len());
     // The open loops: their position in `ops` (their name in `writes`)
@@ -282,12 +286,14 @@ fn hoist_loop_invariants(p: &mut Program) {
             _ => {}
         }
         let pure = match op {
-            Op::Splat { d, .. } | Op::SplatQ { d, .. } => Some((d, [None, None, None])),
+            Op::Splat { d, .. } if !all && shared.contains(&d.0) => Some((d, [None, None, None])),
+            Op::Splat { d, .. } | Op::SplatQ { d, .. } if all => Some((d, [None, None, None])),
             Op::Broadcast {
                 d,
                 arg: Arg::Args | Arg::Launch,
                 ..
-            } => Some((d, [None, None, None])),
+            } if all => Some((d, [None, None, None])),
+            _ if !all => None,
             Op::Bin { d, a, b, .. } => Some((d, [Some(a), Some(b), None])),
             Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
                 Some((d, [Some(a), Some(b), Some(c)]))
@@ -300,7 +306,11 @@ fn hoist_loop_invariants(p: &mut Program) {
             _ => None,
         };
         let target = match pure {
-            Some((d, operands)) if skipped == 0 && !loops.is_empty() => {
+            // Constants move out of skipped regions too, as they always
+            // did (a shared one may be read after the region).
+            Some((d, operands))
+                if (skipped == 0 || operands.iter().all(Option::is_none)) && !loops.is_empty() =>
+            {
                 let once = writes.get(&d.0).is_some_and(|w| w.0 == 1);
                 // The outermost open loop inside which no operand is
                 // written.
@@ -510,7 +520,7 @@ pub fn lower_regions(
                 }
             }
         }
-        hoist_loop_invariants(&mut cx.p);
+        hoist_loop_invariants(&mut cx.p, true);
         bodies.push(cx.p);
     }
     let next_at = next.and_then(|x| slot_of[x.index()]);
