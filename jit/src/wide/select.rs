@@ -193,10 +193,7 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         return Choice::Refused(why);
     }
     match compile_entry(&body, fallback, &opts) {
-        Ok(code) => {
-            dump(r, &code);
-            Choice::Wide(code)
-        }
+        Ok(code) => Choice::Wide(code),
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
 }
@@ -352,23 +349,7 @@ fn choose_regions(
         }
     }
     match super::regions::compile_regions(&lowered, fallback, opts) {
-        Ok(code) => {
-            dump(r, &code.code);
-            Choice::Regions(code)
-        }
+        Ok(code) => Choice::Regions(code),
         Err(e) => Choice::Refused(format!("code generation: {e}")),
-    }
-}
-
-/// With `VECL_WIDE_DUMP=DIR`, writes the machine code of the kernel's wide
-/// entry to `DIR/NAME.bin` (for `objdump -D -b binary -m i386:x86-64`); a
-/// failure to write is reported on stderr and changes nothing else.
-fn dump(r: &Request<'_>, code: &KernelCode) {
-    let Some(dir) = std::env::var_os("VECL_WIDE_DUMP") else {
-        return;
-    };
-    let path = std::path::Path::new(&dir).join(format!("{}.bin", r.func.name));
-    if let Err(e) = std::fs::write(&path, &code._memory[..code.size]) {
-        eprintln!("VECL_WIDE_DUMP: {}: {e}", path.display());
     }
 }
