@@ -241,8 +241,9 @@ fn slower_than_cranelift(body: &Program) -> Option<String> {
 /// index's lane 0 moved to a general register, the buffer's address, the
 /// mask tests), and a barrier kernel's regions add their per-chunk
 /// entries; matmul's `k` loop (one FMA per two `__local` loads) ran 2.4x
-/// slower so, and 1.6x with three operations per two loads, where nbody's
-/// (about sixteen per four loads) runs 1.8x faster (`docs/wide.md`).
+/// slower so, and 1.5-1.6x with three operations per two loads, where
+/// nbody's (about sixteen per four loads) runs 1.4-1.7x faster
+/// (`docs/wide.md`).
 fn tile_loop_too_light(body: &Program) -> Option<String> {
     // Per open loop: its `__local` accesses and floating-point operations.
     let mut open: Vec<(usize, usize)> = Vec::new();
