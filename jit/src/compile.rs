@@ -614,7 +614,7 @@ unsafe extern "C" fn fallback_never_taken(
     _local: *mut u8,
     _context: *mut u8,
 ) -> u32 {
-    abi::KernelStatus::Trap as u32
+    abi::KernelStatus::NoCode as u32
 }
 
 /// Whether the ISA's boolean flag `name` (`has_fma`, `has_cmpxchg16b`, …)

@@ -216,7 +216,7 @@ impl PreparedLaunch {
         context: *mut u8,
     ) -> u32 {
         let Some(entry) = self.entry else {
-            return abi::KernelStatus::Trap as u32;
+            return abi::KernelStatus::NoCode as u32;
         };
         // SAFETY: the entry has exactly this signature (see `abi`), its
         // code lives as long as the kernel (or the copy of it) that chose

@@ -408,6 +408,9 @@ pub fn describe_status(status: u32) -> String {
             "a data race, uninitialised read or mixed atomic on __local memory".into()
         }
         s if s == KernelStatus::Cancelled as u32 => "the command was stopped".into(),
+        s if s == KernelStatus::NoCode as u32 => {
+            "the kernel's code for this launch could not be compiled".into()
+        }
         STATUS_PANICKED => "the kernel's host code panicked".into(),
         STATUS_ARENA_ALLOCATION => "cannot allocate __local memory or the context area".into(),
         s => format!("status {s}"),
@@ -420,6 +423,22 @@ mod tests {
 
     fn plan(range: NdRange, rules: LaunchRules) -> Result<Option<Launch>> {
         plan_launch(&range, 8, &rules)
+    }
+
+    #[test]
+    fn every_kernel_status_is_described_in_words() {
+        for (status, words) in [
+            (KernelStatus::OutOfBounds, "out of bounds"),
+            (KernelStatus::DivergentBarrier, "barrier"),
+            (KernelStatus::Trap, "trapped"),
+            (KernelStatus::Cancelled, "stopped"),
+            (KernelStatus::LocalMemory, "__local"),
+            (KernelStatus::NoCode, "could not be compiled"),
+        ] {
+            let text = describe_status(status as u32);
+            assert!(text.contains(words), "{status:?}: {text}");
+            assert!(!text.starts_with("status "), "{status:?}: {text}");
+        }
     }
 
     #[test]
