@@ -164,3 +164,67 @@ fn checked_and_unchecked_saxpy_agree() {
     assert_eq!(results[0], results[1]);
     assert_eq!(results[1][10], 1.5 * 2.5 + (3.0 - 10.0));
 }
+
+/// A clamped 2-D read (`benches/conv5x5.cl`'s shape): robust access proves
+/// it in bounds once per launch, from the launch's arguments and buffer
+/// sizes (`vecl_jit`'s launch proofs, decided before the launch's groups
+/// are spread over the pool), so a launch of many groups with the right
+/// buffer runs the trusting code and one with a buffer an int short runs
+/// the copy that tests, which names the work-item.
+const CLAMPED: &str = "
+kernel void clamped(global const int *in, global int *out, int width, int height) {
+    int x = get_global_id(0), y = get_global_id(1);
+    int xx = clamp(x + 1, 0, width - 1), yy = clamp(y + 1, 0, height - 1);
+    out[y * width + x] = in[yy * width + xx];
+}
+";
+
+#[test]
+fn a_launch_proof_decided_once_per_launch_still_reports_a_short_buffer() {
+    let ctx = Context::new().expect("context");
+    let program = ctx.program(CLAMPED).build().expect("robust build");
+    let kernel = program.kernel("clamped").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let (w, h) = (256usize, 64usize);
+    let input: Vec<i32> = (0..(w * h) as i32).collect();
+    let expected: Vec<i32> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            input[(y + 1).min(h - 1) * w + (x + 1).min(w - 1)]
+        })
+        .collect();
+    let full = ctx.buffer_from(&input).expect("in");
+    let short = ctx.buffer_from(&input[..w * h - 1]).expect("short in");
+    let out = ctx.buffer_from(&vec![0i32; w * h]).expect("out");
+    kernel.set_arg_buffer(1, &out).expect("arg 1");
+    kernel.set_arg(2, w as i32).expect("arg 2");
+    kernel.set_arg(3, h as i32).expect("arg 3");
+    for round in 0..3 {
+        kernel.set_arg_buffer(0, &full).expect("arg 0");
+        queue
+            .launch(&kernel)
+            .global(&[w, h])
+            .local(&[16, 4])
+            .run()
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(queue.read_vec(&out, &[]).expect("read"), expected);
+        kernel.set_arg_buffer(0, &short).expect("arg 0");
+        let err = queue
+            .launch(&kernel)
+            .global(&[w, h])
+            .local(&[16, 4])
+            .run()
+            .expect_err("the last int is missing");
+        let text = err.to_string();
+        for part in [
+            "kernel `clamped`",
+            "out-of-bounds load of 4 bytes",
+            "past the end of argument 0",
+        ] {
+            assert!(
+                text.contains(part),
+                "round {round}: `{part}` missing: {text}"
+            );
+        }
+    }
+}

@@ -160,6 +160,10 @@ pub enum KernelStatus {
     /// access (`crate::races`; the report is taken with
     /// `crate::races::take_local_report`).
     LocalMemory = 5,
+    /// The code this launch needs (a copy compiled at its first use: the
+    /// Cranelift fallback of wide code, the copy trusting no group size)
+    /// could not be compiled.
+    NoCode = 6,
 }
 
 /// Layout of the checked-mode tail of the argument block (offsets from

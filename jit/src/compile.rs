@@ -7,7 +7,7 @@
 use crate::abi;
 use crate::define::{define_kernel_function, finalized_entry};
 use crate::explain::{explain, Facts};
-use crate::kernel::{CodeMemory, CompiledKernel, LaneCopies, ModuleData, Unbounded};
+use crate::kernel::{CodeMemory, CompiledKernel, Fallback, LaneCopies, ModuleData, Unbounded};
 use crate::launch_proofs::LaunchProofs;
 use crate::tiers::{self, Entry, FinalCode, Tier, Tiers, Upgrade};
 use crate::timing::Phases;
@@ -373,22 +373,78 @@ pub(crate) fn compile(
         lanes_along,
     };
     let mut fctx = FunctionBuilderContext::new();
-    let main = define_kernel_function(
+    // The wide AVX-512 code is tried first. A kernel that gets it runs it
+    // for every launch whose ids fit in 31 bits; its Cranelift code, the
+    // fallback for the others, is lowered here (what the lowering tells
+    // about the kernel: context, private memory, barriers, the report) but
+    // compiled only when such a launch comes (`CompiledKernel::prepare`),
+    // so that the first result does not wait for both code generators.
+    // The entry's own jump to its fallback is never taken: `prepare` sends
+    // those launches to the Cranelift code before the entry is called.
+    let lowered_main = crate::define::lower_kernel_function(
         &mut jit,
         &mut fctx,
         kernel,
         &format!("vecl_kernel_{kernel}"),
         input(w),
-        opts,
         opts.dump_clif,
     )?;
+    let local_checks = opts.local_checks
+        && (crate::lower::races::has_local_memory(module, &arg_slots, &places)
+            || vecl_ir::contains_barrier(&func.body.0));
+    let request = crate::wide::select::Request {
+        asked: opts.wide,
+        checked_tail: checks.map(|t| t as u32),
+        // Checked mode adds nothing to a kernel with no `__local`
+        // memory and no barrier: it may take the wide code, as robust
+        // access does.
+        local_checks,
+        stream_min_items,
+        prefetch: prefetch_on,
+        lanes_along,
+        w,
+        module,
+        func: &func,
+        uni: &uni,
+        slots: &arg_slots,
+        places: &places,
+        next: next_var,
+    };
+    let avx512 = crate::wide::select::choose(&request, fallback_never_taken);
+    let deferred = avx512.entry().is_some();
+    let main = if deferred {
+        MainCode::Lowered(lowered_main)
+    } else {
+        let without_prefetch = lower::chunks::KernelInput {
+            prefetch: false,
+            ..input(w)
+        };
+        let main = crate::define::define_lowered(
+            &mut jit,
+            &mut fctx,
+            kernel,
+            &format!("vecl_kernel_{kernel}"),
+            lowered_main,
+            without_prefetch,
+            opts,
+            opts.dump_clif,
+        )?;
+        MainCode::Compiled(main)
+    };
     // The wide copy: dropped if it cannot be made or would not share the
     // main code's launches (it is an optimisation only).
-    let wide = wide_width(tier, opts, w, &func, &uni)
-        .filter(|_| required.is_none())
-        .filter(|_| {
-            let l = &main.lowered;
-            l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+    let compiled_main = match &main {
+        MainCode::Compiled(f) => Some(f),
+        MainCode::Lowered(_) => None,
+    };
+    let wide = compiled_main
+        .and_then(|main| {
+            wide_width(tier, opts, w, &func, &uni)
+                .filter(|_| required.is_none())
+                .filter(|_| {
+                    let l = &main.lowered;
+                    l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+                })
         })
         .and_then(|ww| {
             define_kernel_function(
@@ -410,36 +466,6 @@ pub(crate) fn compile(
     jit.finalize_definitions()
         .map_err(|e| codegen(e.to_string()))?;
     phases.mark("finalize");
-    phases.report(
-        kernel,
-        func.insts.len(),
-        main.clif_insts,
-        [main.folded, main.unparams, main.code_bytes],
-    );
-    let code = finalized_entry(&jit, kernel, &main);
-    let avx512 = crate::wide::select::choose(
-        &crate::wide::select::Request {
-            asked: opts.wide,
-            checked_tail: checks.map(|t| t as u32),
-            // Checked mode adds nothing to a kernel with no `__local`
-            // memory and no barrier: it may take the wide code, as robust
-            // access does.
-            local_checks: opts.local_checks
-                && (crate::lower::races::has_local_memory(module, &arg_slots, &places)
-                    || vecl_ir::contains_barrier(&func.body.0)),
-            stream_min_items,
-            prefetch: prefetch_on,
-            lanes_along,
-            w,
-            module,
-            func: &func,
-            uni: &uni,
-            slots: &arg_slots,
-            places: &places,
-            next: next_var,
-        },
-        code,
-    );
     if let (true, Some(c)) = (opts.disasm, avx512.code()) {
         // As `finalized_entry` does for Cranelift's code: the bytes in a
         // file named by their load address, for `scripts/jitprof.py`.
@@ -448,16 +474,53 @@ pub(crate) fn compile(
         let _ = std::fs::write(&path, c.bytes());
         eprintln!("wide code of {kernel} written to {}", path.display());
     }
-    let wide_code = wide
-        .as_ref()
-        .filter(|_| avx512.entry().is_none())
-        .map(|f| finalized_entry(&jit, kernel, f));
+    let wide_code = wide.as_ref().map(|f| finalized_entry(&jit, kernel, f));
     let wide_streams = wide
         .as_ref()
         .is_some_and(|f| f.lowered.stats.streamed_stores > 0);
-    let lowered = main.lowered;
-    let (clif, clif_insts) = (main.clif, main.clif_insts);
-    let entry = Arc::new(Entry::new(avx512.entry().unwrap_or(code)));
+    let (code, lowered, clif, clif_insts) = match main {
+        MainCode::Compiled(main) => {
+            phases.report(
+                kernel,
+                func.insts.len(),
+                main.clif_insts,
+                [main.folded, main.unparams, main.code_bytes],
+            );
+            let code = finalized_entry(&jit, kernel, &main);
+            (Some(code), main.lowered, main.clif, main.clif_insts)
+        }
+        MainCode::Lowered(l) => {
+            phases.report(
+                kernel,
+                func.insts.len(),
+                l.clif_insts,
+                [l.folded, l.unparams, 0],
+            );
+            (None, l.lowered, l.clif, l.clif_insts)
+        }
+    };
+    // The Cranelift code is compiled unless the wide code was chosen.
+    let entry_fn = avx512
+        .entry()
+        .or(code)
+        .ok_or_else(|| codegen("neither code generator produced an entry".into()))?;
+    let entry = Arc::new(Entry::new(entry_fn));
+    let fallback = deferred.then(|| {
+        Box::new(Fallback {
+            module: module.clone(),
+            opts: JitOptions {
+                wide: false,
+                dump_clif: false,
+                simd_width: Some(w),
+                ..opts.clone()
+            },
+            tier,
+            data: data_base,
+            lanes_along,
+            trust,
+            code: OnceLock::new(),
+        })
+    });
     let wide_entry = Arc::new(match wide_code {
         Some(f) => Entry::new(f),
         None => Entry::none(),
@@ -481,6 +544,7 @@ pub(crate) fn compile(
         trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
         launch_trusted: launch_trusted.len(),
         clif_insts,
+        fallback_deferred: deferred,
         elapsed,
     });
     // Which code the kernel got, before the last line (the compile time).
@@ -526,7 +590,31 @@ pub(crate) fn compile(
         barrier_sites: lowered.barrier_sites,
         local_variables: lower::races::local_variables(module, &places),
         _avx512: avx512.into_code(),
+        fallback,
     })
+}
+
+/// The kernel's Cranelift function: compiled, or (for a kernel that got
+/// the wide code) only lowered, its compilation left to the first launch
+/// that needs it.
+enum MainCode {
+    Compiled(crate::define::DefinedFunction),
+    Lowered(crate::define::LoweredFunction),
+}
+
+/// The fallback the wide entry is built with: never called, since
+/// `CompiledKernel::prepare` sends the launches the wide code cannot
+/// number to the Cranelift code before the entry runs. Should it be
+/// called all the same, the launch fails rather than runs wrong code.
+unsafe extern "C" fn fallback_never_taken(
+    _args: *const u8,
+    _launch: *const abi::Launch,
+    _first: u64,
+    _end: u64,
+    _local: *mut u8,
+    _context: *mut u8,
+) -> u32 {
+    abi::KernelStatus::NoCode as u32
 }
 
 /// Whether the ISA's boolean flag `name` (`has_fma`, `has_cmpxchg16b`, …)

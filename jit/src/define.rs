@@ -39,30 +39,68 @@ pub(crate) fn define_kernel_function(
         prefetch: false,
         ..input.clone()
     };
-    if let Some(f) = try_define_kernel_function(jit, fctx, kernel, name, input, opts, dump_clif)? {
+    let lowered = lower_kernel_function(jit, fctx, kernel, name, input, dump_clif)?;
+    define_lowered(
+        jit,
+        fctx,
+        kernel,
+        name,
+        lowered,
+        without_prefetch,
+        opts,
+        dump_clif,
+    )
+}
+
+/// Compiles and defines a function [`lower_kernel_function`] lowered from
+/// an input like `without_prefetch` (which it is lowered again from when
+/// the compiled code's prefetch placeholders cannot all be patched).
+pub(crate) fn define_lowered(
+    jit: &mut JITModule,
+    fctx: &mut FunctionBuilderContext,
+    kernel: &str,
+    name: &str,
+    lowered: LoweredFunction,
+    without_prefetch: lower::chunks::KernelInput<'_>,
+    opts: &JitOptions,
+    dump_clif: bool,
+) -> Result<DefinedFunction, JitError> {
+    if let Some(f) = compile_lowered(jit, kernel, lowered, opts)? {
         return Ok(f);
     }
     // Not every prefetch placeholder could be patched: lowered again
     // without them, as an unpatched one would load ahead of the chunk.
-    try_define_kernel_function(jit, fctx, kernel, name, without_prefetch, opts, dump_clif)?
-        .ok_or_else(|| JitError::Codegen {
-            kernel: kernel.to_string(),
-            message: "prefetch placeholders left in a kernel lowered without prefetches".into(),
-        })
+    let again = lower_kernel_function(jit, fctx, kernel, name, without_prefetch, dump_clif)?;
+    compile_lowered(jit, kernel, again, opts)?.ok_or_else(|| JitError::Codegen {
+        kernel: kernel.to_string(),
+        message: "prefetch placeholders left in a kernel lowered without prefetches".into(),
+    })
 }
 
-/// [`define_kernel_function`] once; `None` when the prefetch placeholders
-/// of the compiled code could not all be patched (`lower::prefetch`), in
-/// which case nothing was defined.
-fn try_define_kernel_function(
+/// A kernel function lowered to Cranelift IR and declared in a JIT
+/// module, not compiled yet.
+pub(crate) struct LoweredFunction {
+    id: cranelift_module::FuncId,
+    ctx: Context,
+    pub(crate) lowered: lower::chunks::Lowered,
+    pub(crate) clif: Option<String>,
+    pub(crate) clif_insts: usize,
+    pub(crate) folded: usize,
+    pub(crate) unparams: usize,
+}
+
+/// Lowers `input` into a function named `name`, declared in `jit` but not
+/// compiled: what the lowering tells about the kernel, for a kernel whose
+/// Cranelift code may never be needed (the wide code's fallback, compiled
+/// when a launch needs it). Nothing is defined under `name`.
+pub(crate) fn lower_kernel_function(
     jit: &mut JITModule,
     fctx: &mut FunctionBuilderContext,
     kernel: &str,
     name: &str,
     input: lower::chunks::KernelInput<'_>,
-    opts: &JitOptions,
     dump_clif: bool,
-) -> Result<Option<DefinedFunction>, JitError> {
+) -> Result<LoweredFunction, JitError> {
     let codegen = |message: String| JitError::Codegen {
         kernel: kernel.to_string(),
         message,
@@ -84,6 +122,39 @@ fn try_define_kernel_function(
         + lower::fold::remove_dead_params(&mut ctx.func);
     let clif = dump_clif.then(|| ctx.func.display().to_string());
     let clif_insts = ctx.func.dfg.num_insts();
+    Ok(LoweredFunction {
+        id,
+        ctx,
+        lowered,
+        clif,
+        clif_insts,
+        folded,
+        unparams,
+    })
+}
+
+/// Compiles and defines `f`; `None` when the prefetch placeholders of the
+/// compiled code could not all be patched (`lower::prefetch`), in which
+/// case nothing was defined.
+fn compile_lowered(
+    jit: &mut JITModule,
+    kernel: &str,
+    f: LoweredFunction,
+    opts: &JitOptions,
+) -> Result<Option<DefinedFunction>, JitError> {
+    let codegen = |message: String| JitError::Codegen {
+        kernel: kernel.to_string(),
+        message,
+    };
+    let LoweredFunction {
+        id,
+        mut ctx,
+        lowered,
+        clif,
+        clif_insts,
+        folded,
+        unparams,
+    } = f;
     ctx.set_disasm(opts.disasm);
     // Compiled here rather than by `define_function` so that the marked
     // stores can become non-temporal ones (`lower::stream`) before the

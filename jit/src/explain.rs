@@ -41,6 +41,9 @@ pub(crate) struct Facts<'a> {
     /// (`crate::launch_proofs`).
     pub launch_trusted: usize,
     pub clif_insts: usize,
+    /// The Cranelift code was only lowered: the kernel runs the wide code,
+    /// and its Cranelift code is compiled at the first launch that needs it.
+    pub fallback_deferred: bool,
     /// The compile time.
     pub elapsed: Duration,
 }
@@ -64,6 +67,7 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
         trusted_local_params,
         launch_trusted,
         clif_insts,
+        fallback_deferred,
         elapsed,
     } = *f;
     let s = &lowered.stats;
@@ -224,11 +228,13 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
     }
     let _ = writeln!(
         explain,
-        "compiled {clif_insts} CLIF instructions in {:.2} ms ({})",
+        "{} {clif_insts} CLIF instructions in {:.2} ms ({})",
+        if fallback_deferred { "lowered" } else { "compiled" },
         elapsed.as_secs_f64() * 1e3,
-        match tier {
-            Tier::Quick => "quick tier: single-pass register allocation; the optimised code replaces it when ready",
-            Tier::Optimised => "optimised tier",
+        match (fallback_deferred, tier) {
+            (true, _) => "not compiled yet: the wide code runs; Cranelift compiles them at the first launch whose ids exceed 31 bits",
+            (false, Tier::Quick) => "quick tier: single-pass register allocation; the optimised code replaces it when ready",
+            (false, Tier::Optimised) => "optimised tier",
         }
     );
     explain

@@ -107,6 +107,10 @@ pub struct CompiledKernel {
     pub(crate) local_variables: Vec<(String, u64, u64)>,
     /// The wide AVX-512 code the entry runs, if the kernel got it.
     pub(crate) _avx512: Option<crate::wide::entry::KernelCode>,
+    /// The Cranelift code of a kernel whose entry is the wide code, when
+    /// it is compiled at the first launch that needs it (see [`Fallback`]);
+    /// `None` when the entry itself holds it.
+    pub(crate) fallback: Option<Box<Fallback>>,
 }
 
 /// What compiling a copy of a kernel with lanes along another dimension
@@ -172,6 +176,90 @@ impl Unbounded {
     }
 }
 
+/// The code one launch runs, chosen once for all of its ranges by
+/// [`CompiledKernel::prepare`]: an entry and the launch as that entry sees
+/// it (its stop flag set; its dimensions exchanged for a copy with lanes
+/// along another dimension).
+#[derive(Clone, Copy, Debug)]
+pub struct PreparedLaunch {
+    /// `None`: no code may run the launch (a copy it needs could not be
+    /// made); every range returns `KernelStatus::Trap`.
+    entry: Option<EntryFn>,
+    launch: Launch,
+    /// Some store of the code may be non-temporal: fence after it.
+    streams: bool,
+}
+
+impl PreparedLaunch {
+    fn refused(launch: Launch) -> PreparedLaunch {
+        PreparedLaunch {
+            entry: None,
+            launch,
+            streams: false,
+        }
+    }
+
+    /// Runs work-groups `first_group..end_group` of the prepared launch;
+    /// returns 0 or a [`abi::KernelStatus`] code.
+    ///
+    /// # Safety
+    /// The kernel this was prepared from is alive; `args` is the block it
+    /// was prepared with; `local_mem` and `context` as for
+    /// [`CompiledKernel::run_groups`] (the context sized by
+    /// [`CompiledKernel::context_size`] after the preparation).
+    pub unsafe fn run_groups(
+        &self,
+        args: *const u8,
+        first_group: u64,
+        end_group: u64,
+        local_mem: *mut u8,
+        context: *mut u8,
+    ) -> u32 {
+        let Some(entry) = self.entry else {
+            return abi::KernelStatus::NoCode as u32;
+        };
+        // SAFETY: the entry has exactly this signature (see `abi`), its
+        // code lives as long as the kernel (or the copy of it) that chose
+        // it, which the caller keeps alive, and the caller upholds the
+        // contract above (the wide copy lays out arguments, `__local`
+        // memory and the context like the main code: see `compile`).
+        let status = unsafe {
+            entry(
+                args,
+                &self.launch,
+                first_group,
+                end_group,
+                local_mem,
+                context,
+            )
+        };
+        // Streaming stores (`lower::stream`) are weakly ordered: make them
+        // visible before whatever tells another thread these groups ran.
+        #[cfg(target_arch = "x86_64")]
+        if self.streams {
+            // SAFETY: `sfence` has no preconditions (SSE is part of x86-64).
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
+        status
+    }
+}
+
+/// A kernel that got the wide AVX-512 code compiles its Cranelift code,
+/// which runs the launches whose ids the wide code cannot number (past 31
+/// bits), only when such a launch comes: what compiling it needs, and the
+/// code once compiled.
+pub(crate) struct Fallback {
+    pub(crate) module: Module,
+    pub(crate) opts: JitOptions,
+    pub(crate) tier: Tier,
+    pub(crate) data: u64,
+    pub(crate) lanes_along: usize,
+    pub(crate) trust: Trust,
+    /// `None` inside when it could not be made or would not fit the
+    /// kernel's launches.
+    pub(crate) code: OnceLock<Option<CompiledKernel>>,
+}
+
 impl std::fmt::Debug for CompiledKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CompiledKernel")
@@ -212,9 +300,19 @@ impl CompiledKernel {
     /// without (0 for most kernels without barriers).
     pub fn context_size(&self, items_per_group: u64) -> usize {
         // A group has at most one chunk per work-item (rows of one item).
-        self.chunk_context_bytes
+        let own = self
+            .chunk_context_bytes
             .saturating_mul(usize::try_from(items_per_group).unwrap_or(usize::MAX))
-            .saturating_add(self.fixed_context_bytes)
+            .saturating_add(self.fixed_context_bytes);
+        // The Cranelift code compiled for launches the wide code cannot
+        // number (`prepare`) may need more.
+        let fallback = self
+            .fallback
+            .as_deref()
+            .and_then(|f| f.code.get())
+            .and_then(Option::as_ref)
+            .map_or(0, |k| k.context_size(items_per_group));
+        own.max(fallback)
     }
 
     pub fn simd_width(&self) -> u32 {
@@ -258,7 +356,9 @@ impl CompiledKernel {
     }
 
     /// Runs work-groups `first_group..end_group` of `launch`; returns 0 or a
-    /// [`abi::KernelStatus`] code.
+    /// [`abi::KernelStatus`] code. (The code is chosen for this call, as
+    /// [`prepare`](Self::prepare) does; a launch split into many ranges
+    /// prepares once and runs each range with the [`PreparedLaunch`].)
     ///
     /// # Safety
     /// `args` matches [`args`](Self::args) (pointers valid for every access
@@ -277,40 +377,60 @@ impl CompiledKernel {
         local_mem: *mut u8,
         context: *mut u8,
     ) -> u32 {
+        // SAFETY: the caller's contract is `prepare`'s and the prepared
+        // launch's.
+        unsafe {
+            let prepared = self.prepare(args, launch);
+            prepared.run_groups(args, first_group, end_group, local_mem, context)
+        }
+    }
+
+    /// Chooses the code a launch runs, once for all its ranges: the copy
+    /// with lanes along another dimension for groups one work-item wide
+    /// (`lane_axis`), the copy without a trust the launch breaks
+    /// (`group_bound`, `launch_proofs`: the proof is computed here, once),
+    /// the wide copy for groups of whole wide chunks, or the Cranelift
+    /// code for a launch whose ids the wide AVX-512 code cannot number
+    /// (compiled now if no launch has needed it yet). Copies not compiled
+    /// yet are compiled here, on the calling thread, before any range
+    /// runs. [`context_size`](Self::context_size) counts the code chosen
+    /// here once it is compiled: ask it after preparing.
+    ///
+    /// # Safety
+    /// `args` is an argument block of this kernel (its checked tail filled
+    /// for checked code, `KernelArgs::for_code`), as for
+    /// [`run_groups`](Self::run_groups).
+    pub unsafe fn prepare(&self, args: *const u8, launch: &Launch) -> PreparedLaunch {
         // The code reads the stop flag through the launch: give a launch
         // without one the flag that is never set.
-        let with_flag;
         let launch = if launch.stop_flag == 0 {
-            with_flag = Launch {
+            Launch {
                 stop_flag: std::ptr::from_ref(&abi::NEVER_STOP) as u64,
                 ..*launch
-            };
-            &with_flag
+            }
         } else {
-            launch
+            *launch
         };
-        if let Some(copy) = lane_axis::lanes_along(launch).and_then(|d| self.lane_copy(d)) {
+        if let Some(copy) = lane_axis::lanes_along(&launch).and_then(|d| self.lane_copy(d)) {
             let (d, copy) = copy;
-            let swapped = lane_axis::swapped_launch(launch, d);
+            let swapped = lane_axis::swapped_launch(&launch, d);
             // SAFETY: the copy shares this kernel's argument layout,
             // `__local` memory and module-scope data and needs no more
             // context (see `lane_copy`); the swapped launch has the same
             // groups, so the caller's contract carries over.
-            return unsafe {
-                copy.run_groups(args, &swapped, first_group, end_group, local_mem, context)
-            };
+            return unsafe { copy.prepare(args, &swapped) };
         }
         if self.group_bound.is_some() || self.launch_proofs.is_some() {
             let groups_fit = self.group_bound.is_none_or(|bound| {
                 // SAFETY: the caller passes an argument block laid out for
                 // this kernel, the checked tail included (see above).
-                let params_fit = unsafe { self.local_params_fit(args, launch) };
+                let params_fit = unsafe { self.local_params_fit(args, &launch) };
                 launch.local_size.iter().all(|&n| n <= bound) && params_fit
             });
             let proven = groups_fit
                 && match (&self.launch_proofs, self.checked_tail) {
                     // SAFETY: as above.
-                    (Some(p), Some(tail)) => unsafe { p.hold(args, tail, launch) },
+                    (Some(p), Some(tail)) => unsafe { p.hold(args, tail, &launch) },
                     (Some(_), None) => false,
                     (None, _) => true,
                 };
@@ -323,11 +443,20 @@ impl CompiledKernel {
                     // SAFETY: the copy has this kernel's layout (checked
                     // in `unbounded_copy`): the caller's contract carries
                     // over.
-                    Some(copy) => unsafe {
-                        copy.run_groups(args, launch, first_group, end_group, local_mem, context)
-                    },
+                    Some(copy) => unsafe { copy.prepare(args, &launch) },
                     // The trusting code must not run these groups.
-                    None => abi::KernelStatus::Trap as u32,
+                    None => PreparedLaunch::refused(launch),
+                };
+            }
+        }
+        if let Some(fallback) = &self.fallback {
+            if !wide_numbers_ids(&launch) {
+                return match self.fallback_code(fallback) {
+                    // SAFETY: the fallback shares this kernel's layout and
+                    // needs no more context than `context_size` says once
+                    // it is compiled (see `fallback_code`).
+                    Some(code) => unsafe { code.prepare(args, &launch) },
+                    None => PreparedLaunch::refused(launch),
                 };
             }
         }
@@ -336,19 +465,11 @@ impl CompiledKernel {
             Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
             _ => self.entry.get(),
         };
-        // SAFETY: the entry has exactly this signature (see `abi`), the code
-        // is alive as long as `self`, and the caller upholds the contract
-        // above (the wide copy lays out arguments, `__local` memory and the
-        // context like the main code: see `compile`).
-        let status = unsafe { entry(args, launch, first_group, end_group, local_mem, context) };
-        // Streaming stores (`lower::stream`) are weakly ordered: make them
-        // visible before whatever tells another thread these groups ran.
-        #[cfg(target_arch = "x86_64")]
-        if self.streams {
-            // SAFETY: `sfence` has no preconditions (SSE is part of x86-64).
-            unsafe { std::arch::x86_64::_mm_sfence() };
+        PreparedLaunch {
+            entry: Some(entry),
+            launch,
+            streams: self.streams,
         }
-        status
     }
 
     /// Whether the `__local` parameters of the launch hold what the code
@@ -441,6 +562,36 @@ impl CompiledKernel {
         copy.as_ref().map(|c| (d, c))
     }
 
+    /// The Cranelift code of a kernel whose entry is the wide code,
+    /// compiled at its first use (see [`Fallback`]).
+    fn fallback_code<'s>(&'s self, f: &'s Fallback) -> Option<&'s CompiledKernel> {
+        let code = f.code.get_or_init(|| {
+            let made = guarded(&self.name, || {
+                compile(
+                    &f.module,
+                    &self.name,
+                    &f.opts,
+                    f.tier,
+                    Some(f.data),
+                    f.lanes_along,
+                    f.trust,
+                )
+            })
+            .ok()?;
+            // The runtime sized the argument block and `__local` memory
+            // for this kernel; the context area it sizes after `prepare`
+            // (`context_size` counts this code's once it is here).
+            let (args, size, tail, local, _, w) = made.layout();
+            let ok = args == self.args
+                && size == self.args_size
+                && tail == self.checked_tail
+                && local == self.static_local_size
+                && w == self.simd_width;
+            ok.then_some(made)
+        });
+        code.as_ref()
+    }
+
     /// The copy that trusts no group size and no access proven at launch
     /// (see [`Unbounded`]), compiled at its first use.
     fn unbounded_copy(&self) -> Option<&CompiledKernel> {
@@ -527,6 +678,18 @@ impl CompiledKernel {
     pub(crate) fn data_base(&self) -> u64 {
         self.data_at
     }
+}
+
+/// Whether the wide AVX-512 entry numbers every id of `launch` itself:
+/// `global_offset + global_size` fits [`MAX_ID_END`](crate::wide::entry::MAX_ID_END)
+/// in each dimension (the entry's own test, which sends other launches to
+/// its fallback).
+fn wide_numbers_ids(launch: &Launch) -> bool {
+    (0..3).all(|d| {
+        launch.global_offset[d]
+            .checked_add(launch.global_size[d])
+            .is_some_and(|end| end <= crate::wide::entry::MAX_ID_END)
+    })
 }
 
 /// The module-scope `__constant` and `__global` data of a module, one block

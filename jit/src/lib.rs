@@ -36,7 +36,7 @@ mod width;
 pub(crate) use compile::isa_has;
 pub use compile::{compile_kernel, compile_kernel_in};
 pub use error::JitError;
-pub use kernel::{CompiledKernel, ModuleData};
+pub use kernel::{CompiledKernel, ModuleData, PreparedLaunch};
 pub use options::{JitOptions, PhaseReport, Prefetch};
 pub use tiers::{FinalCode, Tiers};
 pub use width::WIDE_WIDTH;

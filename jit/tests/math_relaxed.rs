@@ -235,8 +235,12 @@ fn the_flags_change_the_generated_code() {
         k.explain()
             .lines()
             .find_map(|l| {
-                let at = l.find("compiled ")?;
-                l[at + 9..].split_whitespace().next()?.parse::<u32>().ok()
+                // "compiled N CLIF instructions", or "lowered N" when the
+                // kernel runs the wide code.
+                let rest = l
+                    .strip_prefix("compiled ")
+                    .or_else(|| l.strip_prefix("lowered "))?;
+                rest.split_whitespace().next()?.parse::<u32>().ok()
             })
             .unwrap_or_else(|| panic!("no instruction count in\n{}", k.explain()))
     };

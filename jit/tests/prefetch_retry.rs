@@ -27,14 +27,17 @@ fn end(r: &vecl_ir::interp::NdRange) -> usize {
 
 #[test]
 fn kernels_compile_again_without_prefetches_when_the_patch_fails() {
-    // Both prefetch when the patch succeeds.
+    // Both prefetch when the patch succeeds. (At W = 8, where the
+    // Cranelift code is compiled at build time: a kernel on the wide code
+    // compiles it only for a launch that needs it, and its report counts
+    // the lowering.)
     for src in [MATH, BARRIER] {
-        let l = explain_line(src, 16, "loads:");
+        let l = explain_line(src, 8, "loads:");
         assert!(!l.contains("; 0 prefetching"), "{l}");
     }
     vecl_testkit::refuse_prefetch_patches();
     for src in [MATH, BARRIER] {
-        let l = explain_line(src, 16, "loads:");
+        let l = explain_line(src, 8, "loads:");
         assert!(l.contains("; 0 prefetching"), "{l}");
     }
     let n = differential(MATH, "k", &chunk_edges_1d(), |r| {

@@ -2,7 +2,7 @@
 
 use crate::kernel_args::KernelCode;
 use vecl_jit::abi::{ArgSlot, Launch};
-use vecl_jit::CompiledKernel;
+use vecl_jit::{CompiledKernel, PreparedLaunch};
 
 impl KernelCode for CompiledKernel {
     fn name(&self) -> &str {
@@ -68,6 +68,11 @@ impl KernelCode for CompiledKernel {
             },
         };
         Some(format!("{r} ({place})"))
+    }
+
+    unsafe fn prepare(&self, args: *const u8, launch: &Launch) -> Option<PreparedLaunch> {
+        // SAFETY: the trait's contract is `CompiledKernel::prepare`'s.
+        Some(unsafe { CompiledKernel::prepare(self, args, launch) })
     }
 
     unsafe fn run_groups(

@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use vecl_ir::image::ImageDesc;
 use vecl_jit::abi::{checked_offsets, ArgKind, ArgSlot, Fault, FaultRecord, Launch};
+use vecl_jit::PreparedLaunch;
 
 /// What the runtime needs from compiled kernel code.
 pub trait KernelCode: Send + Sync {
@@ -87,6 +88,19 @@ pub trait KernelCode: Send + Sync {
     /// argument (`local_args`: index, start, end of each `__local`
     /// argument in the arena).
     fn take_local_report(&self, _local_args: &[(usize, u64, u64)]) -> Option<String> {
+        None
+    }
+    /// Chooses, once for a whole launch, the code its ranges run (which
+    /// copy of the kernel, the proofs a robust launch rests on), so that
+    /// each range only runs it; `None` when every range should go through
+    /// [`KernelCode::run_groups`]. Called before
+    /// [`KernelCode::context_size`] is asked for the launch (the code
+    /// chosen may need more context).
+    ///
+    /// # Safety
+    /// `args` is a block laid out per [`KernelCode::arg_slots`] for this
+    /// launch, as [`KernelCode::run_groups`] takes it.
+    unsafe fn prepare(&self, _args: *const u8, _launch: &Launch) -> Option<PreparedLaunch> {
         None
     }
     /// Runs work-groups `[first_group, end_group)`; 0 on success, else a
@@ -433,20 +447,27 @@ impl KernelArgs {
             let value = value
                 .as_ref()
                 .ok_or_else(|| Error::InvalidKernelArgs(format!("argument {index} not set")))?;
-            let field: Vec<u8> = match value {
-                ArgValue::Bytes(b) => b.clone(),
-                ArgValue::Buffer(None) => 0u64.to_le_bytes().to_vec(),
+            // A pointer's 8 bytes, or a value's own (no copy of them).
+            let word: [u8; 8];
+            let field: &[u8] = match value {
+                ArgValue::Bytes(b) => b,
+                ArgValue::Buffer(None) => {
+                    word = 0u64.to_le_bytes();
+                    &word
+                }
                 ArgValue::Address(address) => {
                     if *address != 0 {
                         ranges[index] = (*address, u64::MAX);
                     }
-                    address.to_le_bytes().to_vec()
+                    word = address.to_le_bytes();
+                    &word
                 }
                 ArgValue::Buffer(Some(mem)) => {
                     buffers.push(mem.clone());
                     let start = mem.as_ptr() as u64;
                     ranges[index] = (start, start.saturating_add(mem.size()));
-                    start.to_le_bytes().to_vec()
+                    word = start.to_le_bytes();
+                    &word
                 }
                 ArgValue::Image(mem) => {
                     buffers.push(mem.clone());
@@ -465,7 +486,8 @@ impl KernelArgs {
                     };
                     next_desc += 1;
                     ranges[index] = (at, at + desc_size as u64);
-                    at.to_le_bytes().to_vec()
+                    word = at.to_le_bytes();
+                    &word
                 }
                 ArgValue::Local(size) => {
                     let offset = local_end.next_multiple_of(ALIGN as u64);
@@ -473,10 +495,11 @@ impl KernelArgs {
                         Error::OutOfResources("__local arguments overflow".into())
                     })?;
                     ranges[index] = (offset, local_end);
-                    offset.to_le_bytes().to_vec()
+                    word = offset.to_le_bytes();
+                    &word
                 }
             };
-            write(slot.offset as usize, &field)?;
+            write(slot.offset as usize, field)?;
         }
         let checked = match self.checked_tail {
             Some(tail) => {

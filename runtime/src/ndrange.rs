@@ -248,6 +248,12 @@ pub fn execute_stoppable(
         )));
     }
     let local_len = launch.local_mem_size as usize;
+    // The code every range runs, chosen once for the launch (which copy,
+    // the proofs a robust launch rests on): before the context is sized,
+    // as the code chosen may need more.
+    // SAFETY: the block was laid out by `KernelArgs::build_block` for this
+    // kernel's slots.
+    let prepared = unsafe { code.prepare(block.bytes.as_ptr(), &launch) };
     let context_len = usize::try_from(code.context_size(launch.items_per_group()))
         .map_err(|_| Error::OutOfResources("context area too large".into()))?;
     let body_code = Arc::clone(&code);
@@ -277,14 +283,19 @@ pub fn execute_stoppable(
         // kernel's slots and its buffers are alive; the arenas are 64-byte
         // aligned and as large as the launch and the kernel require.
         let status = unsafe {
-            body_code.run_groups(
-                block.bytes.as_ptr(),
-                &launch,
-                first,
-                end,
-                local_mem,
-                context,
-            )
+            match &prepared {
+                // The kernel the launch was prepared from is alive
+                // (`body_code`).
+                Some(p) => p.run_groups(block.bytes.as_ptr(), first, end, local_mem, context),
+                None => body_code.run_groups(
+                    block.bytes.as_ptr(),
+                    &launch,
+                    first,
+                    end,
+                    local_mem,
+                    context,
+                ),
+            }
         };
         if status == KernelStatus::OutOfBounds as u32 {
             if let Some(c) = &block.checked {
@@ -397,6 +408,9 @@ pub fn describe_status(status: u32) -> String {
             "a data race, uninitialised read or mixed atomic on __local memory".into()
         }
         s if s == KernelStatus::Cancelled as u32 => "the command was stopped".into(),
+        s if s == KernelStatus::NoCode as u32 => {
+            "the kernel's code for this launch could not be compiled".into()
+        }
         STATUS_PANICKED => "the kernel's host code panicked".into(),
         STATUS_ARENA_ALLOCATION => "cannot allocate __local memory or the context area".into(),
         s => format!("status {s}"),
@@ -409,6 +423,22 @@ mod tests {
 
     fn plan(range: NdRange, rules: LaunchRules) -> Result<Option<Launch>> {
         plan_launch(&range, 8, &rules)
+    }
+
+    #[test]
+    fn every_kernel_status_is_described_in_words() {
+        for (status, words) in [
+            (KernelStatus::OutOfBounds, "out of bounds"),
+            (KernelStatus::DivergentBarrier, "barrier"),
+            (KernelStatus::Trap, "trapped"),
+            (KernelStatus::Cancelled, "stopped"),
+            (KernelStatus::LocalMemory, "__local"),
+            (KernelStatus::NoCode, "could not be compiled"),
+        ] {
+            let text = describe_status(status as u32);
+            assert!(text.contains(words), "{status:?}: {text}");
+            assert!(!text.starts_with("status "), "{status:?}: {text}");
+        }
     }
 
     #[test]

@@ -15,18 +15,40 @@
 //! group allocates nothing. A job of very few groups runs inline on the
 //! submitting thread without waking anyone: launching a tiny kernel costs a
 //! function call, not a round of thread wake-ups.
+//!
+//! **How many threads a job gets.** Waking a sleeping worker costs the
+//! waker a system call and the job the worker's wake-up latency, which
+//! only pays when the worker then has work enough to run. So the
+//! submitting thread first runs the job's groups itself, alone, in ranges
+//! of doubling length (1, 2, 4, … groups, up to the grain), timing them:
+//! after each range the average cost of a group so far times the groups
+//! left estimates the work left, and once that is worth a helper
+//! ([`HELPER_WORK_NS`] of it per helper) the rest is split and published
+//! and at most that many sleepers are woken for it (a budget the job
+//! carries; workers that are awake and looking for work may still take
+//! published ranges). A job too small for any helper finishes on the
+//! submitting thread without a wake-up. The estimate is the job's own,
+//! made while it runs, not a previous launch's: a launch that shares its
+//! groups never makes the next one look cheaper, and cheap first groups
+//! (a stencil's border row) only delay the decision by a range.
 
 use crate::error::{Error, Result};
 use crate::host_alloc::AlignedBytes;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Jobs of at most this many groups run inline on the submitting thread.
 pub const INLINE_GROUPS: u64 = 2;
+
+/// Nanoseconds of estimated remaining work per helper a job wakes: a
+/// helper woken for less would spend a good part of it waking up (a futex
+/// wake and a scheduling delay of a few to ten-odd microseconds), and each
+/// thread the job wakes should have at least this much to run.
+pub const HELPER_WORK_NS: u64 = 20_000;
 
 /// How many times in a row [`Pool::help_while`] finds nothing published
 /// before it gives up (a few tens of microseconds: long enough to cover a
@@ -85,6 +107,8 @@ struct Job {
     status: AtomicU32,
     /// Ranges longer than this are split before they run.
     grain: u64,
+    /// Sleepers the job may still wake (see the module's comment).
+    wakes: AtomicUsize,
     done: Mutex<bool>,
     done_cond: Condvar,
 }
@@ -119,6 +143,32 @@ impl Job {
     fn is_done(&self) -> bool {
         self.remaining.load(Ordering::Acquire) == 0
     }
+
+    fn failed(&self) -> bool {
+        self.status.load(Ordering::Relaxed) != 0
+    }
+
+    /// Takes one wake-up from the job's budget; false when it is spent.
+    fn take_wake(&self) -> bool {
+        self.wakes
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| w.checked_sub(1))
+            .is_ok()
+    }
+}
+
+/// Helpers worth waking for `left` groups when `done` groups took
+/// `elapsed` on one thread, at most `max`: one per [`HELPER_WORK_NS`] of
+/// estimated work left, and never more than there are groups left beyond
+/// the submitting thread's own.
+pub fn helpers_for(elapsed: Duration, done: u64, left: u64, max: usize) -> usize {
+    if done == 0 || left <= 1 {
+        return 0;
+    }
+    let per_group = elapsed.as_nanos() / u128::from(done);
+    let estimate = per_group.saturating_mul(u128::from(left));
+    let wanted = estimate / u128::from(HELPER_WORK_NS);
+    let cap = (max as u128).min(u128::from(left - 1));
+    wanted.min(cap) as usize
 }
 
 /// A range of one job's groups, the unit of stealing.
@@ -204,7 +254,9 @@ impl Pool {
     /// Runs `body` over groups `[0, total)` and returns 0 or the first
     /// non-zero status a range returned (ranges not yet started when a
     /// failure is seen are skipped). The calling thread takes part and
-    /// returns when every group has run or been skipped.
+    /// returns when every group has run or been skipped; it wakes helpers
+    /// only for as much work as the job turns out to have (see the
+    /// module's comment).
     pub fn run(&self, total: u64, body: Arc<JobBody>) -> u32 {
         if total == 0 {
             return 0;
@@ -221,14 +273,33 @@ impl Pool {
             remaining: AtomicU64::new(total),
             status: AtomicU32::new(0),
             grain,
+            wakes: AtomicUsize::new(0),
             done: Mutex::new(false),
             done_cond: Condvar::new(),
         });
         with_caller_scratch(|scratch| {
+            // Alone first: ranges of doubling length, timed, until the
+            // work left is worth a helper.
+            let started = Instant::now();
+            let (mut next, mut step) = (0u64, 1u64);
+            while next < total && !job.failed() {
+                let end = (next + step).min(total);
+                job.execute(next, end, scratch);
+                next = end;
+                let helpers = helpers_for(started.elapsed(), next, total - next, self.threads - 1);
+                if helpers > 0 {
+                    job.wakes.store(helpers, Ordering::Release);
+                    break;
+                }
+                step = (step * 2).min(grain);
+            }
+            if next == total {
+                return;
+            }
             self.run_task(
                 Task {
                     job: Arc::clone(&job),
-                    start: 0,
+                    start: next,
                     end: total,
                 },
                 None,
@@ -294,7 +365,9 @@ impl Pool {
                 Some(deque) => deque.push(half),
                 None => self.injector.push(half),
             }
-            self.wake_one();
+            if job.take_wake() {
+                self.wake_one();
+            }
             end = mid;
         }
         job.execute(start, end, scratch);
@@ -493,6 +566,8 @@ mod tests {
         // Groups run by the pool's threads wait until the waiting thread has
         // run one, so the job only completes quickly if `help_while` takes
         // published ranges; a generous timeout turns a failure into a status.
+        // The first group, which the submitter runs alone and times, is
+        // slow enough for the rest to be published.
         let pool = Pool::start(2);
         let helper = std::thread::current().id();
         let helped = Arc::new(AtomicBool::new(false));
@@ -511,6 +586,8 @@ mod tests {
                     Arc::new(move |first, end, _: &mut Scratch| {
                         if std::thread::current().id() == helper {
                             helped.store(true, Ordering::SeqCst);
+                        } else if first == 0 {
+                            std::thread::sleep(Duration::from_millis(2));
                         } else {
                             let start = std::time::Instant::now();
                             while !helped.load(Ordering::SeqCst) {
@@ -536,6 +613,77 @@ mod tests {
         assert_eq!(submitter.join().expect("submitter"), 0, "nobody helped");
         assert!(helped.load(Ordering::SeqCst));
         assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+    }
+
+    #[test]
+    fn helpers_are_woken_by_the_work_left() {
+        let us = Duration::from_micros;
+        // 10 groups in 10 µs, 90 left: 90 µs of work, four helpers' worth.
+        assert_eq!(helpers_for(us(10), 10, 90, 63), 4);
+        // ...at most the pool's other threads, and one per group left
+        // beyond the submitter's own.
+        assert_eq!(helpers_for(us(10), 10, 90, 2), 2);
+        assert_eq!(helpers_for(us(1000), 1, 3, 63), 2);
+        // Less than a helper's worth: nobody.
+        assert_eq!(helpers_for(us(1), 1, 19, 63), 0);
+        assert_eq!(helpers_for(us(100), 1, 1, 63), 0);
+        assert_eq!(helpers_for(us(100), 0, 100, 63), 0);
+    }
+
+    #[test]
+    fn a_small_job_runs_on_the_submitting_thread_alone() {
+        // 256 groups of a few nanoseconds: far less than a helper's worth,
+        // so no worker is woken and every group runs here. A run the host
+        // preempted long enough to look large may wake one: most of the
+        // tries must not.
+        let pool = Pool::start(4);
+        let here = std::thread::current().id();
+        let alone = (0..20)
+            .filter(|_| {
+                let elsewhere = Arc::new(AtomicU64::new(0));
+                let seen = Arc::clone(&elsewhere);
+                let status = pool.run(
+                    256,
+                    Arc::new(move |first, end, _: &mut Scratch| {
+                        if std::thread::current().id() != here {
+                            seen.fetch_add(end - first, Ordering::Relaxed);
+                        }
+                        0
+                    }),
+                );
+                assert_eq!(status, 0);
+                elsewhere.load(Ordering::Relaxed) == 0
+            })
+            .count();
+        assert!(alone >= 10, "only {alone} of 20 small jobs ran alone");
+    }
+
+    #[test]
+    fn a_job_whose_first_groups_are_cheap_still_gets_helpers() {
+        // The first 16 groups (a stencil's border) cost nothing, the rest
+        // 200 µs each: the estimate made while the job runs finds them.
+        let pool = Pool::start(3);
+        let names = Arc::new(Mutex::new(std::collections::HashSet::new()));
+        let seen = Arc::clone(&names);
+        let status = pool.run(
+            64,
+            Arc::new(move |first, end, _: &mut Scratch| {
+                for g in first..end {
+                    if g >= 16 {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                }
+                let name = std::thread::current()
+                    .name()
+                    .unwrap_or("caller")
+                    .to_string();
+                seen.lock().map(|mut s| s.insert(name)).ok();
+                0
+            }),
+        );
+        assert_eq!(status, 0);
+        let threads = names.lock().map(|s| s.len()).unwrap_or(0);
+        assert!(threads >= 2, "only {threads} thread(s) ran groups");
     }
 
     #[test]

@@ -22,6 +22,12 @@
 //!
 //! Latency: the time for clEnqueueNDRangeKernel of a kernel calibrated to
 //! run over 100 ms to return, and the kernel's status at that moment.
+//!
+//! Launch chain: the per-launch cost of an application's time-step loop
+//! (`benches/programs.py`'s FDTD): [`CHAIN_LAUNCHES`] launches of a kernel
+//! over a [`CHAIN_SIDE`]² grid into one in-order queue, a scalar argument
+//! set before each, no events asked for, `clFinish` at the end; the time
+//! from the first enqueue to the finish, over the launches.
 
 use super::opencl_backend::{build_program, check, platforms, Api, FoundPlatform, Handle};
 use super::report::{BenchResult, EngineDetail, PlatformResult};
@@ -51,9 +57,19 @@ const CL_MEM_READ_WRITE: u64 = 1;
 const CL_FALSE: u32 = 0;
 const CL_TRUE: u32 = 1;
 
+/// Launches per timed run of the launch chain.
+const CHAIN_LAUNCHES: usize = 2_000;
+/// The launch chain's grid is this many work-items on a side.
+const CHAIN_SIDE: usize = 256;
+
 const SOURCE: &str = r"
 kernel void add_one(global int *data) {
     data[get_global_id(0)] += 1;
+}
+
+kernel void advance(global float *u, int t) {
+    size_t k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    u[k] += (float)t;
 }
 
 kernel void spin(global uint *out, uint rounds) {
@@ -82,14 +98,17 @@ pub enum EngineRow {
     Throughput(QueueMode),
     /// A non-blocking enqueue of a long kernel.
     EnqueueLatency,
+    /// Many launches of a small grid in one in-order queue.
+    LaunchChain,
 }
 
 /// The rows, in report order.
-pub const ROWS: [EngineRow; 4] = [
+pub const ROWS: [EngineRow; 5] = [
     EngineRow::Throughput(QueueMode::PerThread),
     EngineRow::Throughput(QueueMode::SharedOutOfOrder),
     EngineRow::Throughput(QueueMode::SharedInOrder),
     EngineRow::EnqueueLatency,
+    EngineRow::LaunchChain,
 ];
 
 impl EngineRow {
@@ -100,6 +119,7 @@ impl EngineRow {
             EngineRow::Throughput(QueueMode::SharedOutOfOrder) => "commands, shared out-of-order",
             EngineRow::Throughput(QueueMode::SharedInOrder) => "commands, shared in-order",
             EngineRow::EnqueueLatency => "enqueue latency, long kernel",
+            EngineRow::LaunchChain => "launch chain, in-order queue",
         }
     }
 
@@ -457,6 +477,7 @@ fn measure(row: EngineRow, label: &str, plan: Plan) -> Result<PlatformResult, St
     let mut result = match row {
         EngineRow::Throughput(mode) => throughput(&mut objects, mode, plan)?,
         EngineRow::EnqueueLatency => enqueue_latency(&mut objects, plan)?,
+        EngineRow::LaunchChain => launch_chain(&mut objects, plan)?,
     };
     result.platform = label.to_string();
     Ok(result)
@@ -981,6 +1002,99 @@ fn enqueue_latency(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResu
     Ok(result)
 }
 
+// ---------------------------------------------------------------------------
+// Launch chain.
+// ---------------------------------------------------------------------------
+
+/// The launch chain's runs: each [`CHAIN_LAUNCHES`] launches of `advance`
+/// (its `t` argument the launch's number modulo 64) and a finish; then the grid,
+/// every element the sum of the `t`s so far, is read back and checked.
+fn launch_chain(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResult, String> {
+    let api = objects.api;
+    let queue = objects.queue(0)?;
+    let items = CHAIN_SIDE * CHAIN_SIDE;
+    let (kernel, buffer) = objects.kernel_on_buffer("advance", 4 * items)?;
+    let zeros = vec![0f32; items];
+    // SAFETY: a blocking write of `items` floats from `zeros`.
+    let code = unsafe {
+        (api.enqueue_write_buffer)(
+            queue,
+            buffer,
+            CL_TRUE,
+            0,
+            4 * items,
+            zeros.as_ptr().cast(),
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    check(code, "clEnqueueWriteBuffer")?;
+    let global = [CHAIN_SIDE, CHAIN_SIDE];
+    let mut next_t = 0i32;
+    let mut chain = |launches: usize| -> Result<Duration, String> {
+        let started = Instant::now();
+        for _ in 0..launches {
+            set_arg(api, kernel, 1, &next_t)?;
+            // SAFETY: a valid queue and kernel, two global sizes, no
+            // offset, local size or events.
+            let code = unsafe {
+                (api.enqueue_nd_range_kernel)(
+                    queue,
+                    kernel,
+                    2,
+                    null(),
+                    global.as_ptr(),
+                    null(),
+                    0,
+                    null(),
+                    null_mut(),
+                )
+            };
+            check(code, "clEnqueueNDRangeKernel")?;
+            next_t = (next_t + 1) % 64;
+        }
+        // SAFETY: a valid queue.
+        check(unsafe { (api.finish)(queue) }, "clFinish")?;
+        Ok(started.elapsed())
+    };
+    // An untimed run first: first launches build or cache code.
+    chain(CHAIN_LAUNCHES / 10)?;
+    let runs = if plan.runs > 3 { plan.runs } else { 3 };
+    let mut runs_ns = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let elapsed = chain(CHAIN_LAUNCHES)?;
+        runs_ns.push((elapsed.as_nanos() / CHAIN_LAUNCHES as u128) as u64);
+    }
+    // Every launch added its `t` (0, 1, …, 63, 0, …) to every element.
+    let launched = CHAIN_LAUNCHES / 10 + runs * CHAIN_LAUNCHES;
+    let want: f32 = (0..launched).map(|n| (n % 64) as f32).sum();
+    let mut got = vec![0f32; items];
+    // SAFETY: a blocking read of `items` floats into `got`.
+    let code = unsafe {
+        (api.enqueue_read_buffer)(
+            queue,
+            buffer,
+            CL_TRUE,
+            0,
+            4 * items,
+            got.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    check(code, "clEnqueueReadBuffer")?;
+    if let Some(at) = got.iter().position(|&v| v != want) {
+        return Err(format!(
+            "launch chain: element {at} is {} after {launched} launches, not {want}",
+            got[at]
+        ));
+    }
+    let median_ns = median(&runs_ns);
+    Ok(PlatformResult::single("", runs_ns, median_ns))
+}
+
 /// The long kernel's value for work-item `id`.
 fn spin(id: u32, rounds: u32) -> u32 {
     (0..rounds).fold(id, |x, _| {
@@ -1032,6 +1146,10 @@ pub fn bench_result(row: EngineRow, results: Vec<PlatformResult>, quick: bool) -
                 LONG_KERNEL_MIN.as_millis()
             ),
             "enqueue-latency",
+        ),
+        EngineRow::LaunchChain => (
+            format!("{CHAIN_SIDE}×{CHAIN_SIDE} items, {CHAIN_LAUNCHES} launches"),
+            "time-per-launch",
         ),
     };
     BenchResult {
