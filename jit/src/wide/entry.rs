@@ -600,8 +600,8 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         // polynomials of `exp` and `log`) are long beside the core's
         // scheduler, and the next chunk's work sits a whole body later;
         // two chunks' operations alternating overlap them. Black-Scholes
-        // runs 1.3x faster so on one thread with 8 spills and reloads in
-        // a chunk loop of about 320 operations; saxpy and vadd (about 10
+        // runs 1.3x faster so on one thread (a chunk loop of about 320
+        // operations, no spill); saxpy and vadd (about 10
         // operations, bound by memory) ran 10-15 % slower in cache.
         let double = entry_program(body, 2, true)?;
         let alloc2 = allocate_ra2_pooled(&double)?;
