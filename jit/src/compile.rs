@@ -316,6 +316,11 @@ pub(crate) fn compile(
         .as_ref()
         .map_or_else(Vec::new, |p| p.trusted())
         .into();
+    let wide_trusted = if opts.checked {
+        lower::bounds::small_trusted_accesses(module, &func, group_bound, &launch_trusted)
+    } else {
+        Vec::new()
+    };
     let args_size = match checks {
         Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
         None => args_size,
@@ -437,6 +442,7 @@ pub(crate) fn compile(
             slots: &arg_slots,
             places: &places,
             next: next_var,
+            trusted: &wide_trusted,
         },
         code,
     );

@@ -195,8 +195,13 @@ pub struct Check {
 pub struct MemoryPlan {
     prefetch: HashSet<ValueId>,
     streaming: Streaming,
-    /// Robust access: every access gets a [`Check`].
+    /// Robust access: every access gets a [`Check`], but those of
+    /// `trusted`.
     pub robust: bool,
+    /// The accesses (pointers) the checked code this entry stands for
+    /// trusts, whose offsets the 32-bit index lanes hold
+    /// (`lower::bounds::small_trusted_accesses`): no test.
+    trusted: HashSet<ValueId>,
     /// Per module-scope variable: a `__local` one's offset in the group's
     /// arena and its bytes.
     locals: Vec<Option<(u32, u32)>>,
@@ -223,6 +228,7 @@ impl MemoryPlan {
             prefetch: chosen,
             streaming: Streaming::new(func, roots),
             robust,
+            trusted: HashSet::new(),
             locals: Vec::new(),
             params: func.params.len() as u32,
         }
@@ -246,6 +252,21 @@ impl MemoryPlan {
             })
             .collect();
         self
+    }
+
+    /// The plan with the accesses through `trusted` untested: checked
+    /// code compiled with the same trust gives them no test, and
+    /// `CompiledKernel::run_groups` runs this entry only for launches that
+    /// prove them (its group bound, `__local` argument sizes, launch
+    /// proofs); any other launch runs a copy that tests them, wide or not.
+    pub(crate) fn with_trusted(mut self, trusted: &[ValueId]) -> MemoryPlan {
+        self.trusted = trusted.iter().copied().collect();
+        self
+    }
+
+    /// Whether the access through `ptr` gets a bounds test.
+    pub fn checks(&self, ptr: ValueId) -> bool {
+        self.robust && !self.trusted.contains(&ptr)
     }
 
     /// Module-scope variable `g`'s offset in the arena and bytes, if it is
