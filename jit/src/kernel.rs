@@ -107,6 +107,11 @@ pub struct CompiledKernel {
     pub(crate) local_variables: Vec<(String, u64, u64)>,
     /// The wide AVX-512 code the entry runs, if the kernel got it.
     pub(crate) _avx512: Option<crate::wide::entry::KernelCode>,
+    /// The largest stack frame of the Cranelift code (`crate::frame`).
+    pub(crate) frame_bytes: usize,
+    /// The width asked for, where the code's frame at that width was too
+    /// large and it was compiled narrower (`crate::frame`).
+    pub(crate) narrowed_from: Option<u32>,
 }
 
 /// What compiling a copy of a kernel with lanes along another dimension
@@ -184,6 +189,13 @@ impl std::fmt::Debug for CompiledKernel {
 impl CompiledKernel {
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Bytes of the largest stack frame of the kernel's Cranelift code
+    /// (at most [`crate::MAX_FRAME_BYTES`]; the wide AVX-512 code's own
+    /// frame is not counted).
+    pub fn frame_bytes(&self) -> usize {
+        self.frame_bytes
     }
 
     pub fn args(&self) -> &[ArgSlot] {
