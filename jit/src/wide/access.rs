@@ -40,7 +40,14 @@
 //! branches, on any lane outside, to a cold block that finds the first
 //! such lane and reports it through `abi::vecl_checked_fault` (address,
 //! work-item, source position: the report of Cranelift's robust code),
-//! and the entry returns `KernelStatus::OutOfBounds`.
+//! and the entry returns `KernelStatus::OutOfBounds`. An access that the
+//! checked code of the same compile trusts, with an offset the index lanes
+//! hold (proven for the group size, a `__local` argument sized at launch:
+//! `lower::bounds::small_trusted_accesses`), gets no test
+//! ([`MemoryPlan::with_trusted`]): the entry runs only for the launches
+//! `CompiledKernel::run_groups` lets that code run, and any other launch
+//! runs a copy that tests it (nbody's `tile[j]`, a broadcast in the inner
+//! loop).
 
 use super::emit::{
     asm_err, k_masked, k_reg, mem_masked, zmm_masked, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM,
