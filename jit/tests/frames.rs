@@ -55,7 +55,11 @@ fn run_on_small_stack(k: CompiledKernel, range: NdRange) -> (u32, Vec<Vec<u8>>) 
 fn a_huge_kernel_at_w_32_is_compiled_narrower_and_runs_on_a_2_mib_stack() {
     let m = build(&huge_kernel(2000), "");
     let narrow = quick_at(&m, 4);
-    assert!(narrow.frame_bytes() <= MAX_FRAME_BYTES, "{}", narrow.frame_bytes());
+    assert!(
+        narrow.frame_bytes() <= MAX_FRAME_BYTES,
+        "{}",
+        narrow.frame_bytes()
+    );
     let want = run_on_small_stack(narrow, range_1d(0, 64, 32));
     assert_eq!(want.0, 0);
     let k = quick_at(&m, 32);
@@ -63,7 +67,10 @@ fn a_huge_kernel_at_w_32_is_compiled_narrower_and_runs_on_a_2_mib_stack() {
     // Its code at W = 32 needs about 2.7 MB of frame, at W = 16 about
     // 1.1 MB: W = 8 is the widest that fits.
     assert_eq!(k.simd_width(), 8, "{e}");
-    assert!(e.contains("width: 8 instead of 32, whose code needs a stack frame of "), "{e}");
+    assert!(
+        e.contains("width: 8 instead of 32, whose code needs a stack frame of "),
+        "{e}"
+    );
     assert!(k.frame_bytes() <= MAX_FRAME_BYTES, "{}", k.frame_bytes());
     assert!(k.frame_bytes() > MAX_FRAME_BYTES / 4, "{}", k.frame_bytes());
     let got = run_on_small_stack(k, range_1d(0, 64, 32));
