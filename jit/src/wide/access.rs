@@ -44,7 +44,7 @@
 //! checked code of the same compile trusts, with an offset the index lanes
 //! hold (proven for the group size, a `__local` argument sized at launch:
 //! `lower::bounds::small_trusted_accesses`), gets no test
-//! ([`MemoryPlan::with_trusted`]): the entry runs only for the launches
+//! (`MemoryPlan::with_trusted`): the entry runs only for the launches
 //! `CompiledKernel::run_groups` lets that code run, and any other launch
 //! runs a copy that tests it (nbody's `tile[j]`, a broadcast in the inner
 //! loop).
