@@ -168,6 +168,9 @@ struct Cx<'a> {
     /// The values and variables computed ([`super::live`]; the others are
     /// unused).
     needed: super::live::Needed,
+    /// The ranges of 64-bit values, which say where their 32-bit lanes
+    /// stay exact ([`super::int64`]).
+    narrow: super::int64::Narrowing<'a>,
     /// `__local` memory may be accessed (a barrier kernel's entry,
     /// [`super::regions`], which keeps the arena's address).
     locals_allowed: bool,
@@ -205,6 +208,7 @@ pub fn lower_kernel(
         depth: 0,
         small: vec![false; func.insts.len()],
         needed: super::live::needed(func),
+        narrow: super::int64::Narrowing::new(func),
         locals_allowed: false,
         plain: crate::lower::fresh_writes::unblended_writes(func),
     };
@@ -312,6 +316,7 @@ pub fn lower_regions(
             depth: 0,
             small: vec![false; func.insts.len()],
             needed: super::live::needed(func),
+            narrow: super::int64::Narrowing::new(func),
             locals_allowed: true,
             plain: plain.clone(),
         };
@@ -622,7 +627,7 @@ impl Cx<'_> {
                             && class(self.func.ty(*v)).is_some_and(|c| c != Class::Bool)
                     }
                     _ => false,
-                };
+                } || self.narrow.small(*v);
             }
             Stmt::WriteVar(var, v) => {
                 let plain = self.plain.contains(&(*var, *v));
@@ -977,13 +982,13 @@ impl Cx<'_> {
             Inst::Unary(op, a) if vector_class(ty).is_some() => {
                 let (op, a) = (*op, *a);
                 let scalar = component_type(ty);
-                self.per_component(ty, &[a], |cx| cx.unary(op, a, &scalar, loc))?
+                self.per_component(ty, &[a], |cx| cx.unary(op, a, v, &scalar, loc))?
             }
-            Inst::Unary(op, a) => self.unary(*op, *a, ty, loc)?,
+            Inst::Unary(op, a) => self.unary(*op, *a, v, ty, loc)?,
             Inst::Binary(op, a, b) if vector_class(ty).is_some() => {
                 let (op, (a, b)) = (*op, (*a, *b));
                 let scalar = component_type(ty);
-                self.per_component(ty, &[a, b], |cx| cx.binary(op, a, b, &scalar, loc))?
+                self.per_component(ty, &[a, b], |cx| cx.binary(op, a, b, v, &scalar, loc))?
             }
             Inst::Builtin(name, args) if vector_class(ty).is_some() => {
                 let scalar = component_type(ty);
@@ -1042,7 +1047,7 @@ impl Cx<'_> {
                     })?,
                 }
             }
-            Inst::Binary(op, a, b) => self.binary(*op, *a, *b, ty, loc)?,
+            Inst::Binary(op, a, b) => self.binary(*op, *a, *b, v, ty, loc)?,
             Inst::Cmp(op, a, b) => {
                 let Some(c) = class(self.func.ty(*a)) else {
                     return unsupported(format!("a comparison of {:?}", self.func.ty(*a)));
@@ -1309,8 +1314,17 @@ impl Cx<'_> {
         }))
     }
 
-    fn unary(&mut self, op: UnaryOp, a: ValueId, ty: &Type, loc: Loc) -> Lowered<Val> {
-        let cls = class(ty);
+    /// `op` of `a`, of type `ty` (a vector's component type for each
+    /// component of vector `v`).
+    fn unary(&mut self, op: UnaryOp, a: ValueId, v: ValueId, ty: &Type, loc: Loc) -> Lowered<Val> {
+        let cls = match class(ty) {
+            Some(Class::I64 | Class::U64) => match self.narrow.unary(op, a, v) {
+                Ok(n) if n.signed => Some(Class::I32),
+                Ok(_) => Some(Class::U32),
+                Err(why) => return refuse(why, loc),
+            },
+            c => c,
+        };
         let unsupported = |what: String| refuse(what, loc);
         Ok(match (op, cls) {
             (UnaryOp::Neg, Some(Class::F32)) => {
@@ -1341,10 +1355,20 @@ impl Cx<'_> {
         op: BinaryOp,
         a: ValueId,
         b: ValueId,
+        v: ValueId,
         ty: &Type,
         loc: Loc,
     ) -> Lowered<Val> {
-        let cls = class(ty);
+        let cls = match class(ty) {
+            // 64-bit values as the 32-bit operation where their ranges
+            // keep it exact (`super::int64`).
+            Some(Class::I64 | Class::U64) => match self.narrow.binary(op, a, b, v) {
+                Ok(n) if n.signed => Some(Class::I32),
+                Ok(_) => Some(Class::U32),
+                Err(why) => return refuse(why, loc),
+            },
+            c => c,
+        };
         if cls == Some(Class::Bool) {
             let (x, y) = (self.mask(a)?, self.mask(b)?);
             return Ok(Val::K(match op {
@@ -1355,11 +1379,7 @@ impl Cx<'_> {
             }));
         }
         let (x, y) = (self.vec(a)?, self.vec(b)?);
-        let small = self.small[a.index()] && self.small[b.index()];
         let bin = match (cls, op) {
-            // The difference of two values in [0, 2^31) is an int: the
-            // sign-extended lanes hold it exactly.
-            (Some(Class::I64 | Class::U64), BinaryOp::Sub) if small => Bin::ISub,
             (Some(Class::F32), BinaryOp::Add) => Bin::FAdd,
             (Some(Class::F32), BinaryOp::Sub) => Bin::FSub,
             (Some(Class::F32), BinaryOp::Mul) => Bin::FMul,
@@ -1426,6 +1446,8 @@ impl Cx<'_> {
             (Some(I32 | U32), Some(I32 | U32))
             | (Some(I64 | U64), Some(I32 | U32 | I64 | U64))
             | (Some(I32), Some(I64 | U64)) => self.val(value)?,
+            // A `uint` below 2^31: its zero extension is its sign extension.
+            (Some(U32), Some(I64 | U64)) if self.narrow.below_2_31(value) => self.val(value)?,
             (Some(I32 | I64), Some(F32)) if nearest => {
                 let x = self.vec(value)?;
                 Val::V(self.v_op(|d| Op::Convert {

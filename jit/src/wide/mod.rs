@@ -28,6 +28,7 @@ pub mod dmath;
 pub mod emit;
 pub mod entry;
 pub mod groups;
+pub mod int64;
 pub mod live;
 pub mod lower;
 pub mod math;

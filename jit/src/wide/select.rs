@@ -20,8 +20,9 @@ use super::entry::{compile_entry, EntryOptions, KernelCode, KernelEntry};
 use super::{Op, Program};
 use crate::abi::ArgSlot;
 use crate::layout::GlobalPlace;
+use crate::lower::group_level::{Body, LidRange};
 use vecl_ir::analysis::uniformity::Uniformity;
-use vecl_ir::{AddressSpace, Function, Inst, Module, Stmt, Type, VarId};
+use vecl_ir::{AddressSpace, CmpOp, Function, Inst, Module, Stmt, Type, VarId};
 
 /// What the choice looks at.
 pub struct Request<'a> {
@@ -273,6 +274,9 @@ fn choose_regions(
         .0
         .split(|s| matches!(s, Stmt::Barrier(..)))
         .collect();
+    if let Some(why) = skips_chunks(r, &regions) {
+        return Choice::Refused(why);
+    }
     let mut lowered =
         match super::lower::lower_regions(r.func, r.uni, r.slots, &plan, &regions, r.next) {
             Ok(l) => l,
@@ -288,4 +292,39 @@ fn choose_regions(
         Ok(code) => Choice::Regions(code),
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
+}
+
+/// Why Cranelift's code runs the regions of a barrier kernel in fewer
+/// chunks, if it does: a region whose chunk part ends in `if (lid < s)`
+/// with a group-level `s` (`lower::group_level::LidRange`) visits only
+/// the chunks the test can accept there, where the wide code runs every
+/// chunk of the group. The tree reduction of `benches/reduce.cl` (256
+/// work-items a group, eight rounds) took 204–288 ms on the wide code
+/// against 16–19 ms on Cranelift's (`vecl bench --only reduce`, two
+/// threads, `docs/wide.md`).
+fn skips_chunks(r: &Request<'_>, regions: &[&[Stmt]]) -> Option<String> {
+    let group = crate::lower::group_level::analyze(
+        r.func,
+        r.uni,
+        regions,
+        &std::collections::HashSet::new(),
+    );
+    // `lid < bound` (the halving bound of a tree reduction skips more
+    // chunks each round); a final `if (lid == 0)` skips the chunks of one
+    // region once and is left to the wide code.
+    let below = group.splits.iter().any(|s| {
+        matches!(
+            s.levels().1,
+            Body::Chunks {
+                range: Some(LidRange {
+                    op: CmpOp::Lt | CmpOp::Le,
+                    ..
+                }),
+                ..
+            }
+        )
+    });
+    below.then(|| {
+        "a region whose chunks Cranelift's code limits to those an `if (lid < bound)` accepts (it runs fewer chunks than the wide code)".into()
+    })
 }

@@ -45,7 +45,8 @@ impl FunctionCx<'_, '_> {
     /// types `params`, all vectors), defined on first use: the body once
     /// per piece, straight-line. It takes two addresses: the arguments,
     /// argument by argument and piece by piece (16 bytes each), and where
-    /// to write the `pieces` results. A chunk's
+    /// to write the `pieces` results (`sincos`: the sines, then the
+    /// cosines). A chunk's
     /// pieces then cost one call instead of one each: every vector live
     /// across a call is saved and restored around it (System V keeps no
     /// XMM register), so Black-Scholes at W = 16 paid that four times per
@@ -74,13 +75,16 @@ impl FunctionCx<'_, '_> {
         }
         let piece = params.first().is_some_and(|t| t.is_vector());
         let ret = if piece { types::F32X4 } else { types::F32 };
+        // `sincos` has two results: the sine, then the cosine.
+        let results = if name == "sincos" { 2 } else { 1 };
         let mut sig = Signature::new(self.jit.isa().default_call_conv());
         if pieces.is_some() {
             sig.params.push(AbiParam::new(types::I64));
             sig.params.push(AbiParam::new(types::I64));
         } else {
             sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
-            sig.returns.push(AbiParam::new(ret));
+            sig.returns
+                .extend(std::iter::repeat_n(AbiParam::new(ret), results));
         }
         let id = self
             .jit
@@ -88,20 +92,25 @@ impl FunctionCx<'_, '_> {
             .map_err(|e| self.internal(format!("declaring {sym}: {e}")))?;
         let mut ctx = self.jit.make_context();
         ctx.func.signature = sig;
-        // sin, cos and tan recompute huge arguments with the exact routine.
-        let exact = if matches!(name, "sin" | "cos" | "tan") {
+        // sin, cos and tan recompute huge arguments with the exact routine
+        // (sincos with those of sin and cos).
+        let exact_names: &[&str] = match name {
+            "sin" | "cos" | "tan" => &[name],
+            "sincos" => &["sin", "cos"],
+            _ => &[],
+        };
+        let mut exact = Vec::with_capacity(exact_names.len());
+        for f in exact_names {
             let mut s = Signature::new(self.jit.isa().default_call_conv());
             s.params.push(AbiParam::new(types::F32));
             s.returns.push(AbiParam::new(types::F32));
-            let lib = format!("vecl_{name}f");
+            let lib = format!("vecl_{f}f");
             let lid = self
                 .jit
                 .declare_function(&lib, Linkage::Import, &s)
                 .map_err(|e| self.internal(format!("declaring {lib}: {e}")))?;
-            Some(self.jit.declare_func_in_func(lid, &mut ctx.func))
-        } else {
-            None
-        };
+            exact.push(self.jit.declare_func_in_func(lid, &mut ctx.func));
+        }
         let mut fctx = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
@@ -116,20 +125,25 @@ impl FunctionCx<'_, '_> {
             flags.fast_relaxed_math || flags.finite_math_only,
         );
         let x86 = self.jit.isa().triple().architecture == target_lexicon::Architecture::X86_64;
-        let emit = |b: &mut FunctionBuilder, args: &[Value]| {
-            MathCx {
+        let emit = |b: &mut FunctionBuilder, args: &[Value]| -> Vec<Value> {
+            let mut m = MathCx {
                 b,
                 has_fma,
                 relaxed,
                 finite,
                 x86,
+            };
+            if name == "sincos" {
+                let (s, c) = m.routine_sincos(args[0], piece, &exact);
+                vec![s, c]
+            } else {
+                vec![m.routine(name, args, piece, exact.first().copied())]
             }
-            .routine(name, args, piece, exact)
         };
         match pieces {
             None => {
                 let r = emit(&mut b, &entry_params);
-                b.ins().return_(&[r]);
+                b.ins().return_(&r);
             }
             Some(n) => {
                 // The pieces one after another, straight-line rather than
@@ -145,8 +159,11 @@ impl FunctionCx<'_, '_> {
                             b.ins().load(*t, trusted, entry_params[0], at)
                         })
                         .collect();
-                    let r = emit(&mut b, &args);
-                    b.ins().store(trusted, r, entry_params[1], (i * 16) as i32);
+                    // Result j of piece i at (j·n + i)·16.
+                    for (j, r) in emit(&mut b, &args).into_iter().enumerate() {
+                        let at = ((j as u32 * n + i) * 16) as i32;
+                        b.ins().store(trusted, r, entry_params[1], at);
+                    }
                 }
                 b.ins().return_(&[]);
             }

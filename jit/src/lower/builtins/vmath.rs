@@ -87,7 +87,10 @@ pub(super) struct MathCx<'m, 'f> {
 /// arguments (their relaxed bound holds only in [-π, π]). `tan` keeps it:
 /// its relaxed bound, 8192 ULP, is not limited to a range.
 pub(crate) fn relaxed_form(name: &str) -> bool {
-    matches!(name, "exp2" | "exp10" | "log2" | "log10" | "sin" | "cos")
+    matches!(
+        name,
+        "exp2" | "exp10" | "log2" | "log10" | "sin" | "cos" | "sincos"
+    )
 }
 
 impl MathCx<'_, '_> {
@@ -153,6 +156,49 @@ impl MathCx<'_, '_> {
             Some(f) if !self.relaxed => self.trig_slow_path(f, args[0], fast),
             _ => fast,
         }
+    }
+
+    /// `sincos` on one shape (as [`Self::routine`]): the sine and the
+    /// cosine from one reduction and one pair of polynomials, each result
+    /// the one `sin` and `cos` give to the bit (`trig_d`'s steps; the
+    /// e-graph pass merges the polynomials the two `trig_from` repeat).
+    /// `exact`: the per-lane `sin` and `cos` for huge arguments.
+    pub(super) fn routine_sincos(
+        &mut self,
+        x: Value,
+        piece: bool,
+        exact: &[FuncRef],
+    ) -> (Value, Value) {
+        let (s, c) = if piece {
+            let [lo, hi] = self.widen_f32(x);
+            let (sl, cl) = self.sincos_d(lo);
+            let (sh, ch) = self.sincos_d(hi);
+            (self.narrow_f64(sl, sh), self.narrow_f64(cl, ch))
+        } else {
+            let w = self.b.ins().fpromote(types::F64, x);
+            let (s, c) = self.sincos_d(w);
+            (
+                self.b.ins().fdemote(types::F32, s),
+                self.b.ins().fdemote(types::F32, c),
+            )
+        };
+        match exact {
+            [fs, fc] if !self.relaxed => (
+                self.trig_slow_path(*fs, x, s),
+                self.trig_slow_path(*fc, x, c),
+            ),
+            _ => (s, c),
+        }
+    }
+
+    /// `trig_d(x, 0)` and `trig_d(x, 1)` with one reduction.
+    fn sincos_d(&mut self, x: Value) -> (Value, Value) {
+        let (k, r) = self.trig_reduce(x);
+        let s = self.trig_from(k, r, 0);
+        let z = self.dcmp(FloatCC::Equal, x, 0.0);
+        let s = self.pick(z, x, s);
+        let c = self.trig_from(k, r, 1);
+        (s, c)
     }
 
     fn routine_fast(&mut self, name: &str, args: &[Value], piece: bool) -> Value {
@@ -1458,10 +1504,58 @@ impl FunctionCx<'_, '_> {
         Ok(fast)
     }
 
-    /// `sincos`: the sine, with the cosine as second result.
+    /// `sincos`: the sine, with the cosine as second result, from one call
+    /// of the `sincos` routine (one reduction and one pair of
+    /// polynomials where `sin` and `cos` made two: the twiddles of an FFT
+    /// stage, `benches/programs.py`).
     pub(super) fn simd_sincos_f32(&mut self, x: &Lanes) -> LResult<(Lanes, Lanes)> {
-        let s = self.simd_math_f32("sin", std::slice::from_ref(x))?;
-        let c = self.simd_math_f32("cos", std::slice::from_ref(x))?;
-        Ok((s, c))
+        let internal = |cx: &Self| cx.internal("sincos: two results expected");
+        if let Lanes::Uniform(v) = x {
+            let f = self.math_routine("sincos", &[types::F32])?;
+            let call = self.b.ins().call(f, &[*v]);
+            let r = self.b.inst_results(call).to_vec();
+            let [s, c] = r[..] else {
+                return Err(internal(self));
+            };
+            return Ok((Lanes::Uniform(s), Lanes::Uniform(c)));
+        }
+        let pieces = self.varying(Scalar::F32, x);
+        let n = pieces.len();
+        if n == 1 {
+            let f = self.math_routine("sincos", &[types::F32X4])?;
+            let call = self.b.ins().call(f, &[pieces[0]]);
+            let r = self.b.inst_results(call).to_vec();
+            let [s, c] = r[..] else {
+                return Err(internal(self));
+            };
+            return Ok((Lanes::Varying(vec![s]), Lanes::Varying(vec![c])));
+        }
+        // One call for all pieces, through a stack buffer: the arguments,
+        // then the sines, then the cosines.
+        let f = self.math_routine_pieces("sincos", &[types::F32X4], n as u32)?;
+        let bytes = (n * 16) as u32;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            3 * bytes,
+            4,
+        ));
+        let flags = MemFlagsData::trusted();
+        let args_at = self.b.ins().stack_addr(types::I64, slot, 0);
+        for (i, v) in pieces.iter().enumerate() {
+            self.b.ins().store(flags, *v, args_at, (i * 16) as i32);
+        }
+        let out_at = self.b.ins().stack_addr(types::I64, slot, bytes as i32);
+        self.b.ins().call(f, &[args_at, out_at]);
+        let mut load = |j: usize| -> Vec<Value> {
+            (0..n)
+                .map(|i| {
+                    self.b
+                        .ins()
+                        .load(types::F32X4, flags, out_at, ((j * n + i) * 16) as i32)
+                })
+                .collect()
+        };
+        let (s, c) = (load(0), load(1));
+        Ok((Lanes::Varying(s), Lanes::Varying(c)))
     }
 }
