@@ -126,6 +126,11 @@ pub fn compile_kernel_in(
         let (module, name) = (module.clone(), kernel.to_string());
         let opts = JitOptions {
             dump_clif: false,
+            // At the quick code's width where its frame made it narrower.
+            simd_width: match compiled.narrowed_from {
+                Some(_) => Some(compiled.simd_width),
+                None => opts.simd_width,
+            },
             ..opts.clone()
         };
         let (entry, wide, upgrade, data) = (
@@ -316,6 +321,11 @@ pub(crate) fn compile(
         .as_ref()
         .map_or_else(Vec::new, |p| p.trusted())
         .into();
+    let wide_trusted = if opts.checked {
+        lower::bounds::small_trusted_accesses(module, &func, group_bound, &launch_trusted)
+    } else {
+        Vec::new()
+    };
     let args_size = match checks {
         Some(tail) => tail + abi::checked_offsets::tail_size(arg_slots.len()),
         None => args_size,
@@ -331,6 +341,10 @@ pub(crate) fn compile(
             ("opt_level", tier.opt_level()),
             ("enable_verifier", verifier),
             ("regalloc_algorithm", tier.regalloc()),
+            // A frame larger than the thread's stack stops at the guard
+            // page (`crate::frame`).
+            ("enable_probestack", "true"),
+            ("probestack_strategy", "inline"),
         ],
         default_libcall_names(),
     )
@@ -409,8 +423,21 @@ pub(crate) fn compile(
         slots: &arg_slots,
         places: &places,
         next: next_var,
+        trusted: &wide_trusted,
     };
     let avx512 = crate::wide::select::choose(&request, fallback_never_taken);
+    // The wide code's frame is its spill slots (8 bytes each) and a few
+    // words; one past the limit leaves the kernel Cranelift's code.
+    let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
+    let avx512 = if wide_frame > crate::MAX_FRAME_BYTES {
+        crate::wide::select::Choice::Refused(format!(
+            "its frame of {wide_frame} bytes is past the {} a kernel may use",
+            crate::MAX_FRAME_BYTES
+        ))
+    } else {
+        avx512
+    };
+    let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
     let deferred = avx512.entry().is_some();
     let main = if deferred {
         MainCode::Lowered(lowered_main)
@@ -463,9 +490,56 @@ pub(crate) fn compile(
             })
         });
     phases.mark("codegen");
+    // A frame that may not fit a thread's stack (`crate::frame`): the
+    // optional copy at the wide width is dropped; the kernel is compiled
+    // again at half the width (values half the size), down to 4 lanes,
+    // unless the kernel requires its sub-group size; else refused.
+    let wide = wide.filter(|f| f.frame_bytes <= crate::MAX_FRAME_BYTES);
+    let main_frame = match &main {
+        MainCode::Compiled(f) => f.frame_bytes,
+        // Compiled at its first use, by `compile` again: its frame is
+        // held to the limit there.
+        MainCode::Lowered(_) => 0,
+    };
+    let frame_bytes = main_frame.max(wide.as_ref().map_or(0, |f| f.frame_bytes));
+    if frame_bytes > crate::MAX_FRAME_BYTES {
+        drop(jit);
+        if w <= 4 || required.is_some() {
+            return Err(JitError::FrameTooLarge {
+                kernel: kernel.to_string(),
+                bytes: frame_bytes,
+                limit: crate::MAX_FRAME_BYTES,
+            });
+        }
+        let narrower = JitOptions {
+            simd_width: Some(w / 2),
+            ..opts.clone()
+        };
+        let mut k = compile(
+            module,
+            kernel,
+            &narrower,
+            tier,
+            shared_data,
+            lanes_along,
+            trust,
+        )?;
+        let at = k.explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
+        k.explain.insert_str(
+            at,
+            &format!(
+                "width: {} instead of {w}, whose code needs a stack frame of {frame_bytes} bytes (at most {} fit)\n",
+                k.simd_width,
+                crate::MAX_FRAME_BYTES
+            ),
+        );
+        k.narrowed_from = Some(w);
+        return Ok(k);
+    }
     jit.finalize_definitions()
         .map_err(|e| codegen(e.to_string()))?;
     phases.mark("finalize");
+    let frame_bytes = frame_bytes.max(wide_frame);
     if let (true, Some(c)) = (opts.disasm, avx512.code()) {
         // As `finalized_entry` does for Cranelift's code: the bytes in a
         // file named by their load address, for `scripts/jitprof.py`.
@@ -589,6 +663,8 @@ pub(crate) fn compile(
         shape_observer,
         barrier_sites: lowered.barrier_sites,
         local_variables: lower::races::local_variables(module, &places),
+        frame_bytes,
+        narrowed_from: None,
         _avx512: avx512.into_code(),
         fallback,
     })

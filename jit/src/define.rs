@@ -22,6 +22,8 @@ pub(crate) struct DefinedFunction {
     pub(crate) unparams: usize,
     pub(crate) code_bytes: usize,
     pub(crate) vcode: Option<String>,
+    /// Bytes of the stack frame its prologue sets up (`crate::frame`).
+    pub(crate) frame_bytes: usize,
 }
 
 /// Lowers `input` into a function named `name` of `jit`, compiles it
@@ -205,6 +207,7 @@ fn compile_lowered(
         unparams,
         code_bytes: bytes.len(),
         vcode,
+        frame_bytes: crate::frame::prologue_frame_bytes(&bytes),
     }))
 }
 

@@ -111,6 +111,11 @@ pub struct CompiledKernel {
     /// it is compiled at the first launch that needs it (see [`Fallback`]);
     /// `None` when the entry itself holds it.
     pub(crate) fallback: Option<Box<Fallback>>,
+    /// The largest stack frame of the Cranelift code (`crate::frame`).
+    pub(crate) frame_bytes: usize,
+    /// The width asked for, where the code's frame at that width was too
+    /// large and it was compiled narrower (`crate::frame`).
+    pub(crate) narrowed_from: Option<u32>,
 }
 
 /// What compiling a copy of a kernel with lanes along another dimension
@@ -272,6 +277,13 @@ impl std::fmt::Debug for CompiledKernel {
 impl CompiledKernel {
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Bytes of the largest stack frame of the kernel's Cranelift code
+    /// (at most [`crate::MAX_FRAME_BYTES`]; the wide AVX-512 code's own
+    /// frame is not counted).
+    pub fn frame_bytes(&self) -> usize {
+        self.frame_bytes
     }
 
     pub fn args(&self) -> &[ArgSlot] {

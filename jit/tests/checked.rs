@@ -1263,3 +1263,120 @@ fn a_local_access_out_of_range_in_one_group_only_is_reported_there() {
         assert_eq!(got[..n - size], expected[..n - size], "W = {w}");
     }
 }
+
+/// A tile staged in a `__local` argument and read whole by every item in
+/// a loop to the group's size (`benches/nbody.cl`'s `tile[j]`): every
+/// access is trusted for the group size, on the wide code too, where
+/// only the two `__global` accesses keep their tests.
+const TILE_LOOP: &str =
+    "__kernel void k(__global const float4 *in, __global float *out, __local float4 *tile, int n) {
+    int lid = get_local_id(0), size = get_local_size(0);
+    if (lid < n) tile[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float s = 0.0f;
+    for (int j = 0; j < size; j++) {
+        float4 q = tile[j];
+        s += q.x + q.w * (float)lid;
+    }
+    out[get_global_id(0)] = s;
+}";
+
+fn build_with(src: &str, name: &str, w: u32, wide: bool) -> CompiledKernel {
+    let module = vecl_clc::build(src, "")
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .module;
+    let opts = JitOptions {
+        simd_width: Some(w),
+        checked: true,
+        wide,
+        ..JitOptions::default()
+    };
+    compile_kernel(&module, name, &opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_local_tile_read_to_the_group_size_is_trusted_and_a_short_one_faults_in_the_last_trip() {
+    let float4s =
+        |v: &[[f32; 4]]| Arg::Buf(v.iter().flatten().flat_map(|x| x.to_le_bytes()).collect());
+    let wide_cpu = vecl_jit::wide::select::cpu_supported();
+    for (w, wide) in [(4, true), (8, true), (16, true), (16, false), (32, true)] {
+        let k = build_with(TILE_LOOP, "k", w, wide);
+        let e = k.explain();
+        assert!(
+            e.contains("__local argument 2 within an element per work-item"),
+            "W = {w}: {e}"
+        );
+        let on_wide = wide && w == 16 && wide_cpu;
+        if on_wide {
+            // `in[gid]` (a component at a time), `out[gid]` and the load
+            // of the unrolled loop's remainder, as in Cranelift's code:
+            // the tile's store and the unrolled trip's loads are trusted
+            // (21 tests before).
+            assert!(e.contains("code: wide AVX-512"), "W = {w}: {e}");
+            assert!(e.contains("; 9 accesses bounds-checked"), "W = {w}: {e}");
+        }
+        for local in [16u64, 64] {
+            let groups = 2u64;
+            let n = (groups * local) as usize;
+            let input: Vec<[f32; 4]> = (0..n)
+                .map(|i| [(i % 7) as f32, 0.0, 0.0, (i % 3) as f32])
+                .collect();
+            let want: Vec<f32> = (0..n)
+                .map(|i| {
+                    let g = i / local as usize * local as usize;
+                    let lid = (i % local as usize) as f32;
+                    (0..local as usize)
+                        .map(|j| input[g + j][0] + input[g + j][3] * lid)
+                        .sum()
+                })
+                .collect();
+            let r = run(
+                &k,
+                &[
+                    float4s(&input),
+                    floats(&vec![0.0; n]),
+                    Arg::Local(16 * local),
+                    int(local as i32),
+                ],
+                n as u64,
+                local,
+            );
+            assert_eq!(r.status, 0, "W = {w}, groups of {local}: {:?}", r.fault);
+            assert_eq!(
+                as_floats(r.buf(1).data()),
+                want,
+                "W = {w}, groups of {local}"
+            );
+            // One group, a tile one element short of the loop's bound
+            // (the stores stay inside it): the copy that tests every
+            // access stops at the load of the loop's last trip, by the
+            // group's first item, one element past the argument's end.
+            let short = 16 * (local - 1);
+            let r = run(
+                &k,
+                &[
+                    float4s(&input[..local as usize]),
+                    floats(&vec![0.0; local as usize]),
+                    Arg::Local(short),
+                    int(local as i32 - 1),
+                ],
+                local,
+                local,
+            );
+            assert_eq!(r.status, OOB, "W = {w}, groups of {local}");
+            let f = r.fault.expect("a recorded fault");
+            assert_eq!(
+                (f.kind, f.global_id, f.line),
+                (AccessKind::Load, [0, 0, 0], 7),
+                "W = {w}, groups of {local}: {f:?}"
+            );
+            assert_eq!(
+                f.address,
+                r.local_base + short,
+                "W = {w}, groups of {local}"
+            );
+            assert!(r.all_guards_intact(), "W = {w}");
+            assert!(as_floats(r.buf(1).data()).iter().all(|v| *v == 0.0));
+        }
+    }
+}

@@ -238,6 +238,8 @@ impl Pool {
             let pool = Arc::clone(&pool);
             let spawned = std::thread::Builder::new()
                 .name(format!("vecl-worker-{index}"))
+                // Room for the largest frame kernel code may have.
+                .stack_size(vecl_jit::WORKER_STACK_BYTES)
                 .spawn(move || pool.worker_loop(index, deque));
             // A pool that could not spawn every thread still works: the
             // submitting thread runs whatever no worker takes.

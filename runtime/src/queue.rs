@@ -146,6 +146,8 @@ impl Shared {
             let executor = Arc::clone(self);
             let started = std::thread::Builder::new()
                 .name("vecl-queue".into())
+                // It runs work-groups too (small launches run inline).
+                .stack_size(vecl_jit::WORKER_STACK_BYTES)
                 .spawn(move || executor.executor_loop());
             if started.is_err() {
                 // No thread to be had: run what is ready here rather than

@@ -26,7 +26,9 @@
 //! top level of its body (after the test) and its `continuing`, with no
 //! `continue` (another `break`, as the second test of a loop unrolled
 //! twice, is fine): `k` never falls below the values `k0` it enters with, and
-//! passes the test at most at `C_hi − 1`, so each read of `k` in the loop
+//! passes the test at most at `C_hi − 1` (the test may convert `k` to a
+//! wider type first, `j < get_local_size(0)` for an `int j`, when `k`
+//! never enters below 0), so each read of `k` in the loop
 //! lies between those, plus the increments before it in the trip (`for
 //! (b = lid; b < 256; b += get_local_size(0))`: `[0, 255]` once local ids
 //! are known non-negative). When `k0` is one constant, every `c` a
@@ -184,6 +186,9 @@ struct CounterRead {
     exact: bool,
     /// The trip's other exit tests passed before this read.
     guards: Vec<Guard>,
+    /// The test compares the counter converted to a wider type: it bounds
+    /// the counter only while the counter is never negative.
+    converted: bool,
 }
 
 /// An exit test in a counted loop's trip after the first: `if (k + d <
@@ -358,6 +363,9 @@ impl<'a> Ranges<'a> {
             k0 = Some(k0.map_or(r, |k| k.union(r)));
         }
         let k0 = k0?;
+        if c.converted && k0.lo < 0 {
+            return None;
+        }
         let steps: Option<Vec<Range>> = c.steps.iter().map(|x| self.of_depth(*x, depth)).collect();
         let steps = steps?;
         // Every increment moves the counter up (or leaves it): it never
@@ -629,6 +637,15 @@ fn find_counted_loops(
     }
 }
 
+/// Whether `to`, a conversion of `from`, is an integer conversion to a
+/// strictly wider type (which keeps every value that is not negative).
+fn widens(func: &Function, from: ValueId, to: ValueId) -> bool {
+    match (func.ty(from), func.ty(to)) {
+        (Type::Scalar(a), Type::Scalar(b)) => a.is_int() && b.is_int() && b.bits() > a.bits(),
+        _ => false,
+    }
+}
+
 /// The read of a variable `v` is, when it is one.
 fn read_of(func: &Function, v: ValueId) -> Option<VarId> {
     match func.inst(v).inst {
@@ -712,8 +729,15 @@ fn counted_loop(
     if !then_.0.is_empty() || else_.0[..] != [Stmt::Break] {
         return;
     }
-    let Inst::Cmp(op @ (CmpOp::Lt | CmpOp::Le), read, bound) = func.inst(*cond).inst else {
+    let Inst::Cmp(op @ (CmpOp::Lt | CmpOp::Le), tested, bound) = func.inst(*cond).inst else {
         return;
+    };
+    // `k < C`, or `(T)k < C` with `T` wider than `k`'s type (an `int`
+    // counter against `get_local_size(0)`), which compares `k`'s own value
+    // when it is never negative ([`Ranges::counter`] checks its entry).
+    let (read, converted) = match func.inst(tested).inst {
+        Inst::Convert { value, .. } if widens(func, value, tested) => (value, true),
+        _ => (tested, false),
     };
     let Some(var) = read_of(func, read) else {
         return;
@@ -863,6 +887,7 @@ fn counted_loop(
                 inclusive: op == CmpOp::Le,
                 before,
                 exact,
+                converted,
             },
         );
     }
@@ -1273,6 +1298,54 @@ mod tests {
         assert_eq!(r[7], Some(Range::new(0, 255)));
         // A step that may be negative bounds nothing.
         let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[6], Some(Range::of_type(Scalar::I32)));
+    }
+
+    #[test]
+    fn counted_loop_tested_against_a_wider_type() {
+        struct Group;
+        impl Facts for Group {
+            fn work_item(&self, f: WorkItemFn, _: Option<u64>) -> Option<Range> {
+                (f == WorkItemFn::LocalSize).then_some(Range::new(1, 64))
+            }
+            fn param(&self, _: u32) -> Option<Range> {
+                None
+            }
+        }
+        // `for (int j = START; j < get_local_size(0); j++)`: the test
+        // converts `j` to `size_t`.
+        let text = |start: i32| {
+            format!(
+                "kernel @k(p: ptr global u8) {{
+  var $0 j: i32
+  %0: i32 = const {start}
+  write $0, %0
+  loop {{
+    %1: i32 = read $0
+    %2: u32 = const 0
+    %3: u64 = work_item local_size %2
+    %4: u64 = convert %1
+    %5: bool = cmp lt %4, %3
+    if %5 {{
+    }} else {{
+      break
+    }}
+    %6: i32 = read $0
+  }} continuing {{
+    %7: i32 = read $0
+    %8: i32 = const 1
+    %9: i32 = add %7, %8
+    write $0, %9
+  }}
+}}
+"
+            )
+        };
+        let r = ranges_of(&text(0), &Group);
+        assert_eq!(r[6], Some(Range::new(0, 63)));
+        // A counter that may start negative: converted, a negative value
+        // passes the unsigned test as a huge one, so nothing is bounded.
+        let r = ranges_of(&text(-1), &Group);
         assert_eq!(r[6], Some(Range::of_type(Scalar::I32)));
     }
 

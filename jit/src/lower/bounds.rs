@@ -201,6 +201,39 @@ pub(crate) fn unproven_accesses(
         .collect()
 }
 
+/// The accesses of `func` that checked code trusting the group bound
+/// `group_bound` and the launch proofs of `launch_trusted` emits no test
+/// for, and whose offsets are small: the proven ones into objects of known
+/// size and `__local` parameters ([`unproven_accesses`]' complement), and
+/// those of `launch_trusted` through a `__local` parameter. The wide code
+/// leaves them untested too (`wide::access::MemoryPlan::with_trusted`):
+/// it runs only where this code would (the same `run_groups` tests), and
+/// its 32-bit index lanes hold every offset into the `__local` arena or
+/// an object, where an index into a `__global` buffer proven at launch
+/// may not fit them.
+pub(crate) fn small_trusted_accesses(
+    module: &Module,
+    func: &Function,
+    group_bound: Option<u64>,
+    launch_trusted: &[(ValueId, u32)],
+) -> Vec<ValueId> {
+    let unproven = unproven_accesses(module, func, group_bound);
+    let mut out: Vec<ValueId> = accesses_of(func)
+        .into_iter()
+        .filter(|p| {
+            let size = pointee_size(module, func, *p);
+            if !unproven.iter().any(|&(u, _)| u == *p) {
+                return true;
+            }
+            func.ty(*p).address_space() == Some(AddressSpace::Local)
+                && launch_trusted.iter().any(|&(t, n)| t == *p && size <= n)
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Every pointer `func` loads, stores, copies or makes an atomic through.
 fn accesses_of(func: &Function) -> Vec<ValueId> {
     let mut accesses = Vec::new();

@@ -40,7 +40,14 @@
 //! branches, on any lane outside, to a cold block that finds the first
 //! such lane and reports it through `abi::vecl_checked_fault` (address,
 //! work-item, source position: the report of Cranelift's robust code),
-//! and the entry returns `KernelStatus::OutOfBounds`.
+//! and the entry returns `KernelStatus::OutOfBounds`. An access that the
+//! checked code of the same compile trusts, with an offset the index lanes
+//! hold (proven for the group size, a `__local` argument sized at launch:
+//! `lower::bounds::small_trusted_accesses`), gets no test
+//! (`MemoryPlan::with_trusted`): the entry runs only for the launches
+//! `CompiledKernel::run_groups` lets that code run, and any other launch
+//! runs a copy that tests it (nbody's `tile[j]`, a broadcast in the inner
+//! loop).
 
 use super::emit::{
     asm_err, k_masked, k_reg, mem_masked, zmm_masked, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM,
@@ -206,8 +213,13 @@ pub struct Check {
 pub struct MemoryPlan {
     prefetch: HashSet<ValueId>,
     streaming: Streaming,
-    /// Robust access: every access gets a [`Check`].
+    /// Robust access: every access gets a [`Check`], but those of
+    /// `trusted`.
     pub robust: bool,
+    /// The accesses (pointers) the checked code this entry stands for
+    /// trusts, whose offsets the 32-bit index lanes hold
+    /// (`lower::bounds::small_trusted_accesses`): no test.
+    trusted: HashSet<ValueId>,
     /// Per module-scope variable: a `__local` one's offset in the group's
     /// arena and its bytes.
     locals: Vec<Option<(u32, u32)>>,
@@ -234,6 +246,7 @@ impl MemoryPlan {
             prefetch: chosen,
             streaming: Streaming::new(func, roots),
             robust,
+            trusted: HashSet::new(),
             locals: Vec::new(),
             params: func.params.len() as u32,
         }
@@ -257,6 +270,21 @@ impl MemoryPlan {
             })
             .collect();
         self
+    }
+
+    /// The plan with the accesses through `trusted` untested: checked
+    /// code compiled with the same trust gives them no test, and
+    /// `CompiledKernel::run_groups` runs this entry only for launches that
+    /// prove them (its group bound, `__local` argument sizes, launch
+    /// proofs); any other launch runs a copy that tests them, wide or not.
+    pub(crate) fn with_trusted(mut self, trusted: &[ValueId]) -> MemoryPlan {
+        self.trusted = trusted.iter().copied().collect();
+        self
+    }
+
+    /// Whether the access through `ptr` gets a bounds test.
+    pub fn checks(&self, ptr: ValueId) -> bool {
+        self.robust && !self.trusted.contains(&ptr)
     }
 
     /// Module-scope variable `g`'s offset in the arena and bytes, if it is

@@ -1058,10 +1058,11 @@ impl Cx<'_> {
     /// How an access through `ptr` (IR value `v`) is made: consecutive
     /// when the uniformity analysis finds the lanes' addresses consecutive
     /// 4-byte elements (the code still tests it), prefetching and
-    /// streaming as the plan says, checked under robust access.
+    /// streaming as the plan says, checked under robust access unless
+    /// the plan trusts it.
     fn access(&self, v: ValueId, ptr: Pointer, load: bool) -> Access {
         let consecutive = self.uni.shape(v) == Shape::Linear(4);
-        let check = self.plan.robust.then(|| {
+        let check = self.plan.checks(v).then(|| {
             let loc = site_loc(self.func, v);
             let size = match self.func.ty(v) {
                 Type::Pointer(_, t) => 4 * words(t).unwrap_or(1),

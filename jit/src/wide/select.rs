@@ -51,6 +51,9 @@ pub struct Request<'a> {
     pub(crate) places: &'a [Option<GlobalPlace>],
     /// The region graph's `$next` (`vecl_ir::transform::regions`).
     pub next: Option<VarId>,
+    /// The accesses the checked code of this compile trusts whose offsets
+    /// fit the index lanes (`lower::bounds::small_trusted_accesses`).
+    pub trusted: &'a [vecl_ir::ValueId],
 }
 
 /// The outcome: the wide code, or the reason for Cranelift's.
@@ -176,7 +179,8 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
     if r.w != 16 {
         return Choice::Refused(format!("W = {} (the wide code runs chunks of 16)", r.w));
     }
-    let plan = MemoryPlan::new(r.module, r.func, r.prefetch, r.checked_tail.is_some());
+    let plan = MemoryPlan::new(r.module, r.func, r.prefetch, r.checked_tail.is_some())
+        .with_trusted(r.trusted);
     let opts = EntryOptions {
         stream_min_items: r.stream_min_items,
         checked_tail: r.checked_tail,

@@ -1,0 +1,99 @@
+//! Stack frames of huge kernels (`jit/src/frame.rs`): the quick tier's
+//! single-pass register allocator gives every spilled value a slot of its
+//! own, so a kernel of tens of thousands of instructions at W = 32 gets a
+//! frame of megabytes, which overflowed a thread's 2 MiB stack (the
+//! runtime's queue thread aborted with "has overflowed its stack"). Such a
+//! kernel is compiled narrower until its frame fits the limit, and runs on
+//! a 2 MiB thread with the results of the narrow code.
+
+use vecl_ir::interp::NdRange;
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers, MAX_FRAME_BYTES};
+use vecl_testkit::differential::{build, interp_args_for, run_jit, Spec};
+use vecl_testkit::range_1d;
+
+/// A straight run of `n` steps on two private values, each step with a
+/// varying `if`: thousands of values live across blocks, one at a time.
+fn huge_kernel(n: usize) -> String {
+    let mut s = String::from(
+        "__kernel void big(__global float *a, int k) {\n    int i = get_global_id(0);\n    float x = a[i], y = (float)i;\n",
+    );
+    for j in 1..n {
+        s += &format!(
+            "    x = x * 0.{}f + y; y = y * 0.5f + (float)(k ^ {j});\n    if (x > {}.0f) x = x - y * 0.25f;\n",
+            5 + j % 4,
+            j % 97
+        );
+    }
+    s += "    a[i] = x + y;\n}\n";
+    s
+}
+
+fn quick_at(m: &vecl_ir::Module, w: u32) -> CompiledKernel {
+    let opts = JitOptions {
+        simd_width: Some(w),
+        tiers: Tiers::QuickOnly,
+        ..JitOptions::default()
+    };
+    compile_kernel(m, "big", &opts).unwrap_or_else(|e| panic!("W = {w}: {e}"))
+}
+
+/// Runs `k` over 64 items on a thread of 2 MiB of stack (Rust's default
+/// for spawned threads).
+fn run_on_small_stack(k: CompiledKernel, range: NdRange) -> (u32, Vec<Vec<u8>>) {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let args = interp_args_for(&[Spec::Floats(64, 3), Spec::Int(5)]);
+            run_jit(&k, &args, &range)
+        })
+        .expect("a thread")
+        .join()
+        .expect("the kernel's thread")
+}
+
+#[test]
+fn a_huge_kernel_at_w_32_is_compiled_narrower_and_runs_on_a_2_mib_stack() {
+    let m = build(&huge_kernel(2000), "");
+    let narrow = quick_at(&m, 4);
+    assert!(
+        narrow.frame_bytes() <= MAX_FRAME_BYTES,
+        "{}",
+        narrow.frame_bytes()
+    );
+    let want = run_on_small_stack(narrow, range_1d(0, 64, 32));
+    assert_eq!(want.0, 0);
+    let k = quick_at(&m, 32);
+    let e = k.explain().to_string();
+    // Its code at W = 32 needs about 2.7 MB of frame, at W = 16 about
+    // 1.1 MB: W = 8 is the widest that fits.
+    assert_eq!(k.simd_width(), 8, "{e}");
+    assert!(
+        e.contains("width: 8 instead of 32, whose code needs a stack frame of "),
+        "{e}"
+    );
+    assert!(k.frame_bytes() <= MAX_FRAME_BYTES, "{}", k.frame_bytes());
+    assert!(k.frame_bytes() > MAX_FRAME_BYTES / 4, "{}", k.frame_bytes());
+    let got = run_on_small_stack(k, range_1d(0, 64, 32));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_kernel_that_requires_its_sub_group_size_is_refused_when_its_frame_is_too_large() {
+    let src = huge_kernel(2000).replacen(
+        "__kernel void big",
+        "__kernel __attribute__((intel_reqd_sub_group_size(32))) void big",
+        1,
+    );
+    let m = build(&src, "");
+    let opts = JitOptions {
+        tiers: Tiers::QuickOnly,
+        ..JitOptions::default()
+    };
+    let e = compile_kernel(&m, "big", &opts).expect_err("a frame of megabytes");
+    let message = e.to_string();
+    assert!(
+        message.contains("kernel `big`: its machine code needs a stack frame of ")
+            && message.contains(&format!("more than the {MAX_FRAME_BYTES} bytes")),
+        "{message}"
+    );
+}
