@@ -28,10 +28,17 @@ fn huge_kernel(n: usize) -> String {
     s
 }
 
+/// The kernel's quick Cranelift code at width `w` (the wide AVX-512 code
+/// off: its frame is its spill area, tested below).
 fn quick_at(m: &vecl_ir::Module, w: u32) -> CompiledKernel {
+    quick_with(m, w, false)
+}
+
+fn quick_with(m: &vecl_ir::Module, w: u32, wide: bool) -> CompiledKernel {
     let opts = JitOptions {
         simd_width: Some(w),
         tiers: Tiers::QuickOnly,
+        wide,
         ..JitOptions::default()
     };
     compile_kernel(m, "big", &opts).unwrap_or_else(|e| panic!("W = {w}: {e}"))
@@ -73,6 +80,29 @@ fn a_huge_kernel_at_w_32_is_compiled_narrower_and_runs_on_a_2_mib_stack() {
     );
     assert!(k.frame_bytes() <= MAX_FRAME_BYTES, "{}", k.frame_bytes());
     assert!(k.frame_bytes() > MAX_FRAME_BYTES / 4, "{}", k.frame_bytes());
+    let got = run_on_small_stack(k, range_1d(0, 64, 32));
+    assert_eq!(got, want);
+}
+
+/// With the wide AVX-512 code allowed, the narrower width is the first
+/// whose code fits: at W = 16 the wide code's spill area does (where the
+/// CPU has the wide code), and its results are the narrow code's.
+#[test]
+fn a_huge_kernel_at_w_32_may_take_the_wide_code_at_w_16() {
+    let m = build(&huge_kernel(2000), "");
+    let want = run_on_small_stack(quick_at(&m, 4), range_1d(0, 64, 32));
+    let k = quick_with(&m, 32, true);
+    let e = k.explain().to_string();
+    let w = k.simd_width();
+    assert!(w == 16 || w == 8, "{e}");
+    assert!(
+        e.contains(&format!(
+            "width: {w} instead of 32, whose code needs a stack frame of "
+        )),
+        "{e}"
+    );
+    assert_eq!(w == 16, e.contains("code: wide AVX-512"), "{e}");
+    assert!(k.frame_bytes() <= MAX_FRAME_BYTES, "{}", k.frame_bytes());
     let got = run_on_small_stack(k, range_1d(0, 64, 32));
     assert_eq!(got, want);
 }
