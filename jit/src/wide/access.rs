@@ -54,7 +54,7 @@ use super::emit::{
 };
 use super::entry::EntryOptions;
 use super::ra2::written;
-use super::{Bin, Op, Program, WideError, V};
+use super::{Bin, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, AccessKind};
 use crate::layout::GlobalPlace;
 use crate::lower::prefetch::{prefetched_loads, Ahead, DISTANCE};
@@ -527,6 +527,29 @@ struct ColdStream {
 /// physical registers, inside a kernel entry (`rbx` the argument block,
 /// `r15` the chunk's first id of dimension 0).
 ///
+/// The parts of an [`Op::LoadElems`] or [`Op::StoreElems`]: the value
+/// loaded or stored, the pointer's slot, the index, the lanes, how it is
+/// made, and whether it is a load.
+fn elems(op: &Op) -> Result<(V, i32, V, K, Access, bool), WideError> {
+    match *op {
+        Op::LoadElems {
+            d,
+            ptr,
+            idx,
+            k,
+            how,
+        } => Ok((d, ptr, idx, k, how, true)),
+        Op::StoreElems {
+            a: x,
+            ptr,
+            idx,
+            k,
+            how,
+        } => Ok((x, ptr, idx, k, how, false)),
+        _ => Err(WideError::Malformed("not a memory operation".into())),
+    }
+}
+
 /// A known-consecutive access ([`Known`]) makes its full-chunk access
 /// inline and without a taken branch (the index of lane 0 is r15 or
 /// r10, robust access tests the 16 lanes' span with two compares), and
@@ -538,23 +561,7 @@ pub(crate) fn emit_access(
     frame: &mut EntryFrame,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let (value, ptr, idx, k, how, load) = match *op {
-        Op::LoadElems {
-            d,
-            ptr,
-            idx,
-            k,
-            how,
-        } => (d, ptr, idx, k, how, true),
-        Op::StoreElems {
-            a: x,
-            ptr,
-            idx,
-            k,
-            how,
-        } => (x, ptr, idx, k, how, false),
-        _ => return Err(WideError::Malformed("not a memory operation".into())),
-    };
+    let (value, ptr, idx, k, how, load) = elems(op)?;
     let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
     let (z, km) = (zmm_reg(zn)?, k_reg(kn)?);
     let known = if how.consecutive {
@@ -668,23 +675,7 @@ fn tested_access(
     done: CodeLabel,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let (value, ptr, idx, k, how, load) = match *op {
-        Op::LoadElems {
-            d,
-            ptr,
-            idx,
-            k,
-            how,
-        } => (d, ptr, idx, k, how, true),
-        Op::StoreElems {
-            a: x,
-            ptr,
-            idx,
-            k,
-            how,
-        } => (x, ptr, idx, k, how, false),
-        _ => return Err(WideError::Malformed("not a memory operation".into())),
-    };
+    let (value, ptr, idx, k, how, load) = elems(op)?;
     let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
     let (z, km) = (zmm_reg(zn)?, k_reg(kn)?);
     let t = zmm_reg(SCRATCH_ZMM)?;
