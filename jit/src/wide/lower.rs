@@ -47,6 +47,7 @@ use super::dmath;
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 use crate::abi::{launch_offsets, pack_site, ArgSlot};
+use crate::lower::fresh_writes::unblended_writes;
 use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{
     AddressSpace, BinaryOp, Block, Builtin, CmpOp, Function, Inst, Loc, Rounding, Scalar, Stmt,
@@ -191,27 +192,7 @@ pub fn lower_kernel(
     slots: &[ArgSlot],
     plan: &MemoryPlan,
 ) -> Lowered<Program> {
-    let mut p = Program::new();
-    let cur = p.k();
-    p.push(Op::RunningLanes { d: cur });
-    let mut cx = Cx {
-        func,
-        uni,
-        slots,
-        plan,
-        p,
-        vals: vec![None; func.insts.len()],
-        vars: Vec::new(),
-        cur,
-        whole: true,
-        loops: Vec::new(),
-        depth: 0,
-        small: vec![false; func.insts.len()],
-        needed: super::live::needed(func),
-        narrow: super::int64::Narrowing::new(func),
-        locals_allowed: false,
-        plain: crate::lower::fresh_writes::unblended_writes(func),
-    };
+    let mut cx = Cx::new(func, uni, slots, plan, false, unblended_writes(func));
     cx.start_vars();
     cx.block(&func.body)?;
     hoist_loop_constants(&mut cx.p);
@@ -289,7 +270,7 @@ pub fn lower_regions(
             bytes += 64 * comps;
         }
     }
-    let plain = crate::lower::fresh_writes::unblended_writes(func);
+    let plain = unblended_writes(func);
     let mut bodies = Vec::with_capacity(regions.len());
     let mut pointers: Vec<Option<Pointer>> = vec![None; n];
     for (r, stmts) in regions.iter().enumerate() {
@@ -299,27 +280,7 @@ pub fn lower_regions(
                 first_return(func, stmts),
             );
         }
-        let mut p = Program::new();
-        let cur = p.k();
-        p.push(Op::RunningLanes { d: cur });
-        let mut cx = Cx {
-            func,
-            uni,
-            slots,
-            plan,
-            p,
-            vals: vec![None; func.insts.len()],
-            vars: Vec::new(),
-            cur,
-            whole: true,
-            loops: Vec::new(),
-            depth: 0,
-            small: vec![false; func.insts.len()],
-            needed: super::live::needed(func),
-            narrow: super::int64::Narrowing::new(func),
-            locals_allowed: true,
-            plain: plain.clone(),
-        };
+        let mut cx = Cx::new(func, uni, slots, plan, true, plain.clone());
         cx.start_vars();
         for v in 0..n {
             let saved = slot_of[v].filter(|_| accessed[r][v]);
@@ -506,6 +467,43 @@ fn first_return(func: &Function, stmts: &[Stmt]) -> Loc {
         }
     }
     Loc::NONE
+}
+
+impl<'a> Cx<'a> {
+    /// The lowering of a body of `func` (the whole kernel, or one region
+    /// of a kernel with barriers: `locals_allowed`) into a new program
+    /// whose first operation names the running lanes; `plain`, the
+    /// writes no skipped lane reads (`unblended_writes`).
+    fn new(
+        func: &'a Function,
+        uni: &'a Uniformity,
+        slots: &'a [ArgSlot],
+        plan: &'a MemoryPlan,
+        locals_allowed: bool,
+        plain: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
+    ) -> Cx<'a> {
+        let mut p = Program::new();
+        let cur = p.k();
+        p.push(Op::RunningLanes { d: cur });
+        Cx {
+            func,
+            uni,
+            slots,
+            plan,
+            p,
+            vals: vec![None; func.insts.len()],
+            vars: Vec::new(),
+            cur,
+            whole: true,
+            loops: Vec::new(),
+            depth: 0,
+            small: vec![false; func.insts.len()],
+            needed: super::live::needed(func),
+            narrow: super::int64::Narrowing::new(func),
+            locals_allowed,
+            plain,
+        }
+    }
 }
 
 impl Cx<'_> {
