@@ -216,6 +216,45 @@ pub fn next_alone_step(step: u64, grain: u64, elapsed: Duration, done: u64) -> u
     doubled.min(grain.max(cheap)).max(1)
 }
 
+/// What the submitting thread's ranges tell of a job's cost per group.
+///
+/// The first group of a launch pays for its cold start: the kernel's code
+/// and arguments, and the lines of its buffers that another core wrote
+/// last (the previous launch's helpers) come from afar. A 256-group launch
+/// of ~20 ns groups measured ~1 µs for its first, so counting it made the
+/// work left look worth a helper and woke one for every launch of a chain
+/// of such launches. So the first range (one group) is timed apart: when
+/// it took at least [`ALONE_RANGE_NS`] its cost stands for the groups
+/// (a wake-up decided from it at once); otherwise no decision is made on
+/// it and the later ranges' time alone estimates the cost per group.
+#[derive(Default)]
+struct AloneTiming {
+    /// The first range's time and groups, once it ran.
+    first: Option<(Duration, u64)>,
+}
+
+impl AloneTiming {
+    /// After a range ended at `elapsed` with `done` groups run: the time
+    /// and the groups the cost per group is to be taken from (no groups:
+    /// no estimate yet).
+    fn ran(&mut self, elapsed: Duration, done: u64) -> (Duration, u64) {
+        match self.first {
+            None => {
+                self.first = Some((elapsed, done));
+                if nanos(elapsed) >= ALONE_RANGE_NS {
+                    (elapsed, done)
+                } else {
+                    (elapsed, 0)
+                }
+            }
+            Some((first, first_done)) => (
+                elapsed.saturating_sub(first),
+                done.saturating_sub(first_done),
+            ),
+        }
+    }
+}
+
 /// `d` in nanoseconds, saturated to 64 bits.
 fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
@@ -334,17 +373,18 @@ impl Pool {
             // work left is worth a helper.
             let started = Instant::now();
             let (mut next, mut step) = (0u64, 1u64);
+            let mut timing = AloneTiming::default();
             while next < total && !job.failed() {
                 let end = (next + step).min(total);
                 job.execute(next, end, scratch);
                 next = end;
-                let elapsed = started.elapsed();
-                let helpers = helpers_for(elapsed, next, total - next, self.threads - 1);
+                let (elapsed, done) = timing.ran(started.elapsed(), next);
+                let helpers = helpers_for(elapsed, done, total - next, self.threads - 1);
                 if helpers > 0 {
                     job.wakes.store(helpers, Ordering::Release);
                     break;
                 }
-                step = next_alone_step(step, grain, elapsed, next);
+                step = next_alone_step(step, grain, elapsed, done);
             }
             if next == total {
                 return;
@@ -700,6 +740,57 @@ mod tests {
         assert_eq!(next_alone_step(2, 1, ns(1), 3), 4);
         // A grain of zero or no groups done yet still makes progress.
         assert_eq!(next_alone_step(1, 0, ns(0), 0), 1);
+    }
+
+    #[test]
+    fn a_cold_first_group_is_not_the_cost_per_group() {
+        let us = Duration::from_micros;
+        // A cheap first group: no decision on it; then the later ranges'
+        // own time (2 groups in 0.1 µs) is the cost, not the first's 1 µs.
+        let mut t = AloneTiming::default();
+        assert_eq!(t.ran(us(1), 1).1, 0);
+        let (elapsed, done) = t.ran(Duration::from_nanos(1_100), 3);
+        assert_eq!((elapsed, done), (Duration::from_nanos(100), 2));
+        assert_eq!(helpers_for(elapsed, done, 253, 15), 0);
+        // A dear first group (200 µs) decides at once.
+        let mut t = AloneTiming::default();
+        let (elapsed, done) = t.ran(us(200), 1);
+        assert_eq!((elapsed, done), (us(200), 1));
+        assert_eq!(helpers_for(elapsed, done, 63, 3), 3);
+    }
+
+    #[test]
+    fn a_chain_of_small_launches_wakes_nobody() {
+        // 256 groups of tens of nanoseconds, launched again and again
+        // (a few microseconds each): none is worth a helper, whether or
+        // not the last launch left its lines in another core's cache.
+        // Almost no launch may have run a group elsewhere (a preempted
+        // range may make one look large).
+        let pool = Pool::start(4);
+        let data: Arc<Vec<AtomicU64>> = Arc::new((0..256).map(|_| AtomicU64::new(0)).collect());
+        let here = std::thread::current().id();
+        let shared = (0..200)
+            .filter(|_| {
+                let (data, elsewhere) = (Arc::clone(&data), Arc::new(AtomicBool::new(false)));
+                let seen = Arc::clone(&elsewhere);
+                let status = pool.run(
+                    256,
+                    Arc::new(move |first, end, _: &mut Scratch| {
+                        if std::thread::current().id() != here {
+                            seen.store(true, Ordering::Relaxed);
+                        }
+                        for g in first..end {
+                            data[g as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                        0
+                    }),
+                );
+                assert_eq!(status, 0);
+                elsewhere.load(Ordering::Relaxed)
+            })
+            .count();
+        assert!(data.iter().all(|d| d.load(Ordering::Relaxed) == 200));
+        assert!(shared <= 20, "{shared} of 200 small launches woke a helper");
     }
 
     #[test]
