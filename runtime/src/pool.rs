@@ -794,6 +794,51 @@ mod tests {
     }
 
     #[test]
+    fn a_submitter_asleep_on_its_job_is_woken_by_the_helper_that_ends_it() {
+        // Groups run by a worker are slow, so the submitter runs out of
+        // work first and sleeps on the job; the worker that ends it must
+        // wake it (a lost notification is a hang, caught by the timeout).
+        let pool = Pool::start(2);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let submitter = {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || {
+                let here = std::thread::current().id();
+                for _ in 0..5 {
+                    let hits: Arc<Vec<AtomicU8>> =
+                        Arc::new((0..64).map(|_| AtomicU8::new(0)).collect());
+                    let seen = Arc::clone(&hits);
+                    let status = pool.run(
+                        64,
+                        Arc::new(move |first, end, _: &mut Scratch| {
+                            if first == 0 {
+                                // Dear enough to be worth a helper.
+                                std::thread::sleep(Duration::from_millis(2));
+                            } else if std::thread::current().id() != here {
+                                std::thread::sleep(Duration::from_millis(5));
+                            }
+                            for g in first..end {
+                                seen[g as usize].fetch_add(1, Ordering::Relaxed);
+                            }
+                            0
+                        }),
+                    );
+                    let once = hits.iter().all(|h| h.load(Ordering::Relaxed) == 1);
+                    let _ = tx.send((status, once));
+                }
+            })
+        };
+        for _ in 0..5 {
+            let (status, once) = rx
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the submitter was never woken");
+            assert_eq!(status, 0);
+            assert!(once, "every group runs exactly once");
+        }
+        submitter.join().expect("submitter");
+    }
+
+    #[test]
     fn a_job_finished_by_its_submitter_needs_no_wake_up() {
         // The submitter ran every group: the job is done when `run`
         // returns, and a later wait finds it so without sleeping.
