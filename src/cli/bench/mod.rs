@@ -223,7 +223,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         }
         notes.push(launch.note().to_string());
         notes.push(format!(
-            "command rows: time per command = time for {} threads to enqueue their chains (write, kernel, read, each waiting on the previous command's event) and finish, over the commands; the ratio is vecl's throughput over the platform's; the enqueue-latency row times clEnqueueNDRangeKernel's return for a kernel of over 100 ms; the launch-chain row is the time per launch of 2,000 launches of a 256×256 kernel into one in-order queue, an argument set before each, clFinish at the end",
+            "command rows: time per command = time for {} threads to enqueue their chains (write, kernel, read, each waiting on the previous command's event) and finish, over the commands; the ratio is vecl's throughput over the platform's; the enqueue-latency row times clEnqueueNDRangeKernel's return for a kernel of over 100 ms; the launch-chain row is the time per launch of 2,000 launches of a 256×256 kernel into one in-order queue, an argument set before each, clFinish at the end (its lines below give the process's CPU time per launch too, which a loaded machine disturbs far less)",
             commands::THREADS
         ));
     }
