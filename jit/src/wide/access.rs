@@ -597,8 +597,12 @@ pub(crate) fn emit_access(
             r10
         };
         let masked = a.create_label();
-        a.kortestw(km, km).map_err(e)?;
-        a.jae(masked).map_err(e)?;
+        // Every lane running (`kortestw` and a branch on it cost more
+        // than a move to a general register and a compare on Zen 5,
+        // `docs/wide.md`).
+        a.kmovw(r11d, km).map_err(e)?;
+        a.cmp(r11d, 0xffff).map_err(e)?;
+        a.jne(masked).map_err(e)?;
         if let Some(c) = how.check {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
@@ -749,12 +753,14 @@ fn uniform_load(
     let mut done = a.create_label();
     let mut compress = a.create_label();
     let mut got = a.create_label();
-    a.kortestw(km, km).map_err(e)?;
+    // The mask through a general register: a `kortestw` here made
+    // nbody's inner loop 1.3x slower on Zen 5 (`docs/wide.md`).
+    a.kmovw(r11d, km).map_err(e)?;
+    a.test(r11d, r11d).map_err(e)?;
     a.jz(empty).map_err(e)?;
     if !how.lane0 {
         // Lane 0 running (a row's chunks start there): its index; else
         // the first running lane's, compressed to lane 0 of the scratch.
-        a.kmovw(r11d, km).map_err(e)?;
         a.test(r11b, 1).map_err(e)?;
         a.jz(compress).map_err(e)?;
     }
