@@ -834,8 +834,21 @@ pub(crate) fn emit_cold(
         a.zero_bytes().map_err(e)?;
         // rax still holds the buffer's address.
         if let Some(tested) = c.lane0 {
-            // Lane 0's index counts only when lane 0 runs.
+            // No lane running (the last trip of a counted loop, whose
+            // lanes all left at its test): nothing to access, and a load
+            // gives the zeros of a masked one. Lane 0's index counts only
+            // when lane 0 runs.
             a.kmovw(r11d, k_reg(c.kn)?).map_err(e)?;
+            let mut some = a.create_label();
+            a.test(r11d, r11d).map_err(e)?;
+            a.jnz(some).map_err(e)?;
+            if c.load {
+                let z = zmm_reg(c.z)?;
+                a.vpxord(z, z, z).map_err(e)?;
+            }
+            a.jmp(c.done).map_err(e)?;
+            a.set_label(&mut some).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
             a.test(r11b, 1).map_err(e)?;
             a.jz(tested).map_err(e)?;
         }
