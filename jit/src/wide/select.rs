@@ -245,7 +245,9 @@ fn slower_than_cranelift(body: &Program) -> Option<String> {
 /// index's lane 0 moved to a general register, the buffer's address, the
 /// mask tests), and a barrier kernel's regions add their per-chunk
 /// entries; matmul's `k` loop (one FMA per two `__local` loads) ran 2.4x
-/// slower so, and 1.5-1.6x with three operations per two loads, where
+/// slower so (about 2x since its last, empty trip skips the tested path),
+/// bound one chunk at a time by its accumulator's chain of FMAs as
+/// Cranelift's code is, and 1.5-1.6x with three operations per two loads, where
 /// nbody's (about sixteen per four loads) runs 1.4-1.7x faster
 /// (`docs/wide.md`).
 fn tile_loop_too_light(body: &Program) -> Option<String> {
