@@ -439,3 +439,100 @@ kernel void k(global int* out) {
     let got = compare_launches(&m, "k", &k, &[range], |_| vec![Spec::Ints(40, 0)]);
     assert_eq!(got, 1);
 }
+
+/// A divergent `if` whose arms are long enough to be skipped regions
+/// (`wide::lower`, `Cx::arm`): which lanes take the `then` arm is chosen
+/// by `sel` (none, some, all, only the first chunk's, only from `lim` on,
+/// the last chunk and the tail). Constants first used inside the arms
+/// (3.25, 7.5, 1.75, 0.125, 13) are used again after them, and each arm
+/// holds a nested `if` and a loop.
+const SKIPPED_ARMS: &str = r#"
+kernel void k(global const float* a, global float* out, global int* o2, int sel, int lim) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float y = x * 0.5f + 2.0f;
+    int n = 0;
+    int take;
+    if (sel == 0) take = 0;
+    else if (sel == 1) take = (i % 7) == 3;
+    else if (sel == 2) take = 1;
+    else if (sel == 3) take = i < 16;
+    else take = i >= lim;
+    if (take) {
+        float s = x * 3.25f + 7.5f;
+        s = s * s - 1.75f * x;
+        if (x > 2.0f) {
+            s = s / (x + 0.125f) + y * 13.0f;
+            n = 5;
+        }
+        for (int j = 0; j < (i & 3); j++) {
+            s = s * 0.125f + (float)j;
+            n += j;
+        }
+        y = y + s * 1.75f;
+        out[2 * i + 1] = s;
+    } else {
+        float t = y * 0.375f - 11.0f;
+        t = t * t + x * 0.625f;
+        t = t * 0.25f + 9.0f;
+        n = (int)t & 15;
+        y = y - t;
+    }
+    out[2 * i] = y * 3.25f + 7.5f - 1.75f * x + 0.125f;
+    o2[i] = n * 13 + 4;
+}
+"#;
+
+#[test]
+fn skipped_if_arms_taken_by_no_some_or_all_lanes_agree() {
+    for sel in 0..5 {
+        agree(SKIPPED_ARMS, "k", &ranges_1d(), |r| {
+            let end = (r.global_offset[0] + r.global_size[0]) as usize;
+            vec![
+                Spec::Floats(end, 3),
+                Spec::Floats(2 * end, 0),
+                Spec::Ints(end, 0),
+                Spec::Int(sel),
+                Spec::Int(end as i32 - 5),
+            ]
+        });
+    }
+}
+
+/// Loop-free and long: two chunks in flight, their operations alternating
+/// (`wide::entry`). Only the odd chunks have lanes past 2^20, where `sin`
+/// runs its skipped region, and only lanes of the odd chunks take the
+/// long `if` arm: the second chunk of a pair must run its regions though
+/// the first skips them.
+const SKIPPED_IN_PAIRS: &str = r#"
+kernel void k(global const float* a, global float* out, int sel) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float big = x + (float)((i / 16) % 2) * 1.0e30f;
+    float r = sin(big) * 0.5f;
+    if (((i / 16) % 2) == 1 && (i % 3) != sel) {
+        float s = x * 3.25f + 7.5f;
+        s = s * s - 1.75f * x;
+        s = s * 0.125f + x * 13.0f;
+        s = s * s * 0.375f - 11.0f;
+        s = s * 0.625f + cos(x);
+        r = r + s;
+    }
+    out[i] = r * 3.25f + 7.5f;
+}
+"#;
+
+#[test]
+fn skipped_regions_of_the_second_chunk_in_flight_run() {
+    let (_, k) = wide(SKIPPED_IN_PAIRS, "k");
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.contains("2 chunks in flight"), "{line}");
+    }
+    for sel in [0, 5] {
+        agree(SKIPPED_IN_PAIRS, "k", &ranges_1d(), |r| {
+            let end = (r.global_offset[0] + r.global_size[0]) as usize;
+            vec![Spec::Floats(end, 2), Spec::Floats(end, 0), Spec::Int(sel)]
+        });
+    }
+}

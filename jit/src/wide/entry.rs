@@ -358,6 +358,23 @@ fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
     (hoisted, inv)
 }
 
+/// The end (exclusive) of the piece of `ops` that starts at `i`: past the
+/// matching `EndIf` for an `IfAny`, the one operation otherwise.
+fn region_end(ops: &[&Op], i: usize) -> usize {
+    let mut depth = 0usize;
+    for (j, op) in ops.iter().enumerate().skip(i) {
+        match op {
+            Op::IfAny { .. } => depth += 1,
+            Op::EndIf => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 {
+            return j + 1;
+        }
+    }
+    ops.len()
+}
+
 /// Operations of a loop-free body from which two chunks alternate
 /// ([`program_for`]).
 const LONG_BODY: usize = 64;
@@ -482,16 +499,23 @@ pub(crate) fn entry_program(
             .unwrap_or(rest.len());
         // A stretch of a loop-free body goes operation by operation
         // (the copies' operations alternate), one with loops copy by copy.
+        // A skipped region (`IfAny` to its `EndIf`) goes whole, copy by
+        // copy: alternating, one copy's region would hold the other's.
         let pieces: Vec<Vec<(usize, &[Op])>> = if zip {
-            (s..e)
-                .map(|i| {
+            let mut pieces = Vec::new();
+            let mut i = s;
+            while i < e {
+                let end = region_end(&rest, i);
+                pieces.push(
                     copies
                         .iter()
                         .enumerate()
-                        .map(|(c, copy)| (c, &copy[i..i + 1]))
-                        .collect()
-                })
-                .collect()
+                        .map(|(c, copy)| (c, &copy[i..end]))
+                        .collect(),
+                );
+                i = end;
+            }
+            pieces
         } else {
             vec![copies
                 .iter()

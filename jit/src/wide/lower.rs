@@ -54,6 +54,11 @@ use vecl_ir::{
     Type, UnaryOp, ValueId, WorkItemFn,
 };
 
+/// The fewest operations of an `if` arm that make it a skipped region
+/// ([`Cx::arm`]): below this, the mask test and jump cost about what
+/// running the arm's operations with no lane would.
+const SKIP_MIN_OPS: usize = 16;
+
 /// Why a kernel was not lowered: the first operation outside the subset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
@@ -670,6 +675,15 @@ fn exits(b: &Block) -> bool {
     })
 }
 
+/// Whether `b` holds a loop.
+fn has_loop(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::If { then_, else_, .. } => has_loop(then_) || has_loop(else_),
+        Stmt::Loop { .. } => true,
+        _ => false,
+    })
+}
+
 fn returns(b: &Block) -> bool {
     b.0.iter().any(|s| match s {
         Stmt::Return(_) => true,
@@ -790,10 +804,10 @@ impl Cx<'_> {
                 self.depth += 1;
                 self.whole = false;
                 self.cur = self.k_op(|d| Op::KAnd { d, a: base, b: c });
-                self.block(then_)?;
+                self.arm(then_)?;
                 let then_out = self.cur;
                 self.cur = self.k_op(|d| Op::KAndNot { d, a: base, b: c });
-                self.block(else_)?;
+                self.arm(else_)?;
                 let else_out = self.cur;
                 self.depth -= 1;
                 if exits(then_) || exits(else_) {
@@ -881,6 +895,25 @@ impl Cx<'_> {
             Stmt::Barrier(_, loc) => return refuse("a barrier", *loc),
             Stmt::Copy { loc, .. } => return refuse("a struct copy", *loc),
             Stmt::Switch { selector, .. } => return refuse("a switch", self.loc(*selector)),
+        }
+        Ok(())
+    }
+
+    /// An arm of an `if`, run by the lanes of `self.cur`. An arm of at
+    /// least [`SKIP_MIN_OPS`] operations becomes a skipped region
+    /// ([`Op::IfAny`]): a chunk none of whose lanes takes it jumps over
+    /// it. Its masked operations would change nothing in such a chunk
+    /// (its loads and stores touch no lane, its loops run one trip with
+    /// no lane, its variable writes keep every lane), so skipping only
+    /// saves their time. An arm that leaves (`break`, `continue`,
+    /// `return`) stays as it is: the mask after it is written inside it;
+    /// so does one holding a loop, since two chunks in flight share the
+    /// body's loops (`super::entry`), which a region must not straddle.
+    fn arm(&mut self, b: &Block) -> Lowered<()> {
+        let (k, mark) = (self.cur, self.p.mark());
+        self.block(b)?;
+        if self.p.pushed_since(&mark) >= SKIP_MIN_OPS && !exits(b) && !has_loop(b) {
+            self.p.skip_since(mark, k);
         }
         Ok(())
     }

@@ -696,6 +696,33 @@ impl Program {
         d
     }
 
+    /// Where the program stands, for [`Program::skip_since`].
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            at: self.ops.len(),
+            constants: self.constants.keys().copied().collect(),
+            constants_q: self.constants_q.keys().copied().collect(),
+        }
+    }
+
+    /// How many operations were pushed since `m`.
+    pub(crate) fn pushed_since(&self, m: &Mark) -> usize {
+        self.ops.len() - m.at
+    }
+
+    /// Makes the operations pushed since `m` a skipped region
+    /// ([`Op::IfAny`]) run only when a lane of `k` is set; `k` must be
+    /// written before `m`. The shared constants first made in the region
+    /// are forgotten, so that a later use makes its own: a value first
+    /// written in a skipped region must not be read after it.
+    pub(crate) fn skip_since(&mut self, m: Mark, k: K) {
+        self.ops.insert(m.at, Op::IfAny { k });
+        self.ops.push(Op::EndIf);
+        self.constants.retain(|bits, _| m.constants.contains(bits));
+        self.constants_q
+            .retain(|bits, _| m.constants_q.contains(bits));
+    }
+
     pub fn splat_i32(&mut self, x: i32) -> V {
         let d = self.v();
         self.push(Op::Splat { d, bits: x as u32 });
@@ -749,6 +776,14 @@ impl Program {
         self.push(Op::AllLanes { d });
         d
     }
+}
+
+/// A point in a program being built ([`Program::mark`]): its length and
+/// the shared constants made so far.
+pub(crate) struct Mark {
+    at: usize,
+    constants: std::collections::HashSet<u32>,
+    constants_q: std::collections::HashSet<u64>,
 }
 
 /// Why a program was not compiled.
