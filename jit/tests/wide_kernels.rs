@@ -444,8 +444,9 @@ kernel void k(global int* out) {
 /// (`wide::lower`, `Cx::arm`): which lanes take the `then` arm is chosen
 /// by `sel` (none, some, all, only the first chunk's, only from `lim` on,
 /// the last chunk and the tail). Constants first used inside the arms
-/// (3.25, 7.5, 1.75, 0.125, 13) are used again after them, and each arm
-/// holds a nested `if` and a loop.
+/// (3.25, 7.5, 1.75, 0.125, 13) are used again after them; the `then`
+/// arm holds a nested long `if`, and a later arm holds a loop (not
+/// skipped: two chunks in flight share the body's loops).
 const SKIPPED_ARMS: &str = r#"
 kernel void k(global const float* a, global float* out, global int* o2, int sel, int lim) {
     int i = get_global_id(0);
@@ -460,23 +461,24 @@ kernel void k(global const float* a, global float* out, global int* o2, int sel,
     else take = i >= lim;
     if (take) {
         float s = x * 3.25f + 7.5f;
-        s = s * s - 1.75f * x;
+        s = s * s - 1.75f * cos(x);
         if (x > 2.0f) {
-            s = s / (x + 0.125f) + y * 13.0f;
+            s = s / (x + 0.125f) + sin(y) * 13.0f;
             n = 5;
-        }
-        for (int j = 0; j < (i & 3); j++) {
-            s = s * 0.125f + (float)j;
-            n += j;
         }
         y = y + s * 1.75f;
         out[2 * i + 1] = s;
     } else {
         float t = y * 0.375f - 11.0f;
-        t = t * t + x * 0.625f;
-        t = t * 0.25f + 9.0f;
+        t = t * t + sin(x * 0.625f);
         n = (int)t & 15;
         y = y - t;
+    }
+    if (take && x > 1.0f) {
+        for (int j = 0; j < (i & 3); j++) {
+            y = y * 0.125f + cos((float)j);
+            n += j;
+        }
     }
     out[2 * i] = y * 3.25f + 7.5f - 1.75f * x + 0.125f;
     o2[i] = n * 13 + 4;

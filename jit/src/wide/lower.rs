@@ -55,9 +55,11 @@ use vecl_ir::{
 };
 
 /// The fewest operations of an `if` arm that make it a skipped region
-/// ([`Cx::arm`]): below this, the mask test and jump cost about what
-/// running the arm's operations with no lane would.
-const SKIP_MIN_OPS: usize = 16;
+/// ([`Cx::arm`]). The test and jump cost about a cycle per chunk that
+/// takes the arm; an arm of about 40 operations saved about 3.5 cycles
+/// per chunk that skipped it and cost 5-10 % of a short body taken by
+/// every chunk (`docs/measurements.md`), so only longer arms are tested.
+const SKIP_MIN_OPS: usize = 64;
 
 /// Why a kernel was not lowered: the first operation outside the subset.
 #[derive(Clone, Debug, PartialEq, Eq)]
