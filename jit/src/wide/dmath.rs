@@ -1,6 +1,8 @@
 //! The wide code's transcendental functions other than `exp` and `log`:
 //! the algorithms of the Cranelift code's double-precision routines
-//! (`lower/builtins/vmath.rs`) on zmm registers of eight doubles.
+//! (`lower/builtins/vmath.rs`) on zmm registers of eight doubles, and
+//! `sin`/`cos` as its single-precision sequence on the 16 floats
+//! (`trig_f32`).
 //!
 //! Each of the chunk's two halves of eight floats is widened to doubles
 //! (exactly), the function is evaluated there by the same reduction,
