@@ -6,7 +6,7 @@
 //! `vstorea_half`) and the work-group copies (`async_work_group_copy`,
 //! `async_work_group_strided_copy`, `wait_group_events`, `prefetch`).
 
-use super::super::lanes::{carrier, elem_of, natural, Lanes, Val};
+use super::super::lanes::{elem_of, natural, Lanes, Val};
 use super::super::{FunctionCx, LResult};
 use crate::math;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -78,46 +78,8 @@ impl FunctionCx<'_, '_> {
 
     /// Stores `val` (components of `s`) through pointer argument `p`.
     fn store_out(&mut self, p: ValueId, s: Scalar, val: &Val) -> LResult<()> {
-        if let Some(first) = self.private_run(p, s, val.len()) {
-            // The chunk's copies of a private 32-bit variable lie one
-            // after another (`layout.rs`), and they are its own: whole
-            // pieces, the old contents kept in the lanes that do not run,
-            // where a scatter stored lane by lane (`sincos(x, &c)` in the
-            // FFT of `benches/programs.py`).
-            let pieces = self.varying(s, &val[0]);
-            let m = self.cur_mask();
-            let flags = MemFlagsData::trusted();
-            let old: Vec<Value> = (0..pieces.len())
-                .map(|i| self.b.ins().load(carrier(s), flags, first, (i * 16) as i32))
-                .collect();
-            let new = self.blend(s, &m, &pieces, &old);
-            for (i, v) in new.iter().enumerate() {
-                self.b.ins().store(flags, *v, first, (i * 16) as i32);
-            }
-            return Ok(());
-        }
         let addr = self.scalar(p)?;
         self.store_lanes(&addr, s, val)
-    }
-
-    /// The chunk's first copy of the private variable `p` points to, when
-    /// `p` is the address of a 32-bit scalar variable (`&c`) whose lanes'
-    /// copies are consecutive, and the kernel is not checked (checked code
-    /// keeps the per-lane path and its checks).
-    fn private_run(&mut self, p: ValueId, s: Scalar, comps: usize) -> Option<Value> {
-        if comps != 1 || s.size() != 4 || self.kernel.checks().is_some() {
-            return None;
-        }
-        let vecl_ir::Inst::SlotAddr(slot) = self.kernel.func().inst(p).inst else {
-            return None;
-        };
-        let layout = self.kernel.private();
-        let (off, stride) = (layout.offsets[slot.index()], layout.strides[slot.index()]);
-        if stride != 4 {
-            return None;
-        }
-        let base = self.private_base?;
-        Some(self.b.ins().iadd_imm_s(base, i64::from(off)))
     }
 
     /// Calls `sym(args…)` lane by lane for every component.
