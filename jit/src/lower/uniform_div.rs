@@ -7,7 +7,8 @@
 //!   shift truncate towards zero), `r = x - (q << s)`: exact for every
 //!   `x`, `INT_MIN` included.
 //! - Any other divisor, on x86-64: each `i32x4` piece converted to two
-//!   `f64x2` (exactly), divided by the divisor in double and truncated:
+//!   `f64x2` (exactly), divided by the divisor in double and truncated
+//!   (`cvttpd2dq`):
 //!   the quotient of two 32-bit integers is exact there (its rounding
 //!   error, below `q·2^-53`, never reaches the distance `1/|d|` from a
 //!   non-integer quotient to the next integer), as the wide code's
@@ -129,9 +130,8 @@ impl FunctionCx<'_, '_> {
                     let w = self.b.ins().swiden_low(h);
                     let f = self.b.ins().fcvt_from_sint(types::F64X2, w);
                     let f = self.b.ins().fdiv(f, df);
-                    let t = self.b.ins().trunc(f);
-                    // `cvttpd2dq`: two `i32`s in the low lanes.
-                    let i = self.b.ins().x86_cvtt2dq(types::I64X2, t);
+                    // `cvttpd2dq` truncates: two `i32`s in the low lanes.
+                    let i = self.b.ins().x86_cvtt2dq(types::I64X2, f);
                     self.b.ins().snarrow(i, zeros)
                 });
                 let q = self.low_pairs(q[0], q[1]);

@@ -13,9 +13,14 @@
 //! bitwise ops, `iadd` and shifts by an immediate on `i64`/`i64x2`,
 //! `icmp eq` and `bitselect`.
 //!
+//! Exceptions in single precision: `exp` and `log` of `f32x4` pieces (and
+//! the relaxed `exp2 exp10 log2 log10`), and on hosts with FMA `sin`,
+//! `cos` and `sincos` of pieces and uniform values alike
+//! ([`MathCx::sincos_f32`], the same operations on both shapes).
+//!
 //! Trigonometric arguments with |x| > 2^20 (and ±inf) are reduced by the
 //! Cody–Waite scheme only approximately, so a piece with such a lane
-//! branches to an exact per-lane routine (`math.rs`).
+//! branches to an exact per-lane routine (`math.rs`) for those lanes.
 
 use super::super::lanes::{little, Lanes};
 use super::super::{FunctionCx, LResult};
@@ -1136,8 +1141,8 @@ impl MathCx<'_, '_> {
     /// operations): measured over every float up to 2^20, at most 1.86
     /// ULP (`docs/builtins.md`). A zero keeps its sign in `sin`.
     fn sincos_f32(&mut self, x: Value) -> (Value, Value) {
-        let two_pi = self.fk(x, f32::from_bits(TWO_OVER_PI_F32));
-        let t = self.b.ins().fmul(x, two_pi);
+        let two_over_pi = self.fk(x, f32::from_bits(TWO_OVER_PI_F32));
+        let t = self.b.ins().fmul(x, two_over_pi);
         let k = self.b.ins().nearest(t);
         let nk = self.b.ins().fneg(k);
         let mut r = x;
