@@ -289,10 +289,14 @@ pub(crate) fn compile(
         module
     };
     phases.mark("passes");
-    let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
-        Some(g) => (g.func, Some(g.next)),
-        None => (func, None),
+    // The kernel before the rewrite is kept for checked code: its loops
+    // cut by barriers are whole there, which bounds their counters
+    // (`lower::bounds`, `BeforeRegions`).
+    let (func, next_var, before_regions) = match regions::region_graph(&func).map_err(unsupported)? {
+        Some(g) => (g.func, Some(g.next), opts.checked.then(|| Arc::new(func))),
+        None => (func, None, None),
     };
+    let before = before_regions.as_deref();
     phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
     phases.mark("uniformity");
@@ -335,16 +339,16 @@ pub(crate) fn compile(
             .kernel
             .as_ref()
             .and_then(|k| k.reqd_work_group_size);
-        lower::bounds::trusted_group_bound(module, &func, reqd)
+        lower::bounds::trusted_group_bound(module, &func, before, reqd)
     } else {
         None
     };
     let local_needs = match group_bound {
-        Some(l) => lower::bounds::local_param_needs(module, &func, l),
+        Some(l) => lower::bounds::local_param_needs(module, &func, before, l),
         None => Vec::new(),
     };
     let launch_proofs = if opts.checked && trust == Trust::GroupsAndLaunch {
-        let unproven = lower::bounds::unproven_accesses(module, &func, group_bound);
+        let unproven = lower::bounds::unproven_accesses(module, &func, before, group_bound);
         LaunchProofs::select(module, &func, &arg_slots, &unproven).map(Arc::new)
     } else {
         None
@@ -354,7 +358,7 @@ pub(crate) fn compile(
         .map_or_else(Vec::new, |p| p.trusted())
         .into();
     let wide_trusted = if opts.checked {
-        lower::bounds::small_trusted_accesses(module, &func, group_bound, &launch_trusted)
+        lower::bounds::small_trusted_accesses(module, &func, before, group_bound, &launch_trusted)
     } else {
         Vec::new()
     };
@@ -410,7 +414,13 @@ pub(crate) fn compile(
         has_fma,
         next_var,
         checks: checks.map(|tail| {
-            lower::bounds::Checks::new(tail as u32, data_len, group_bound, launch_trusted.clone())
+            lower::bounds::Checks::new(
+                tail as u32,
+                data_len,
+                group_bound,
+                launch_trusted.clone(),
+                before_regions.clone(),
+            )
         }),
         local_checks: opts.checked && opts.local_checks,
         full_copy: tier == Tier::Optimised,
