@@ -293,10 +293,11 @@ pub(crate) fn compile(
     // The kernel before the rewrite is kept for checked code: its loops
     // cut by barriers are whole there, which bounds their counters
     // (`lower::bounds`, `BeforeRegions`).
-    let (func, next_var, before_regions) = match regions::region_graph(&func).map_err(unsupported)? {
-        Some(g) => (g.func, Some(g.next), opts.checked.then(|| Arc::new(func))),
-        None => (func, None, None),
-    };
+    let (func, next_var, before_regions) =
+        match regions::region_graph(&func).map_err(unsupported)? {
+            Some(g) => (g.func, Some(g.next), opts.checked.then(|| Arc::new(func))),
+            None => (func, None, None),
+        };
     let before = before_regions.as_deref();
     phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);

@@ -242,9 +242,7 @@ pub(crate) fn unproven_accesses(
 ) -> Vec<(ValueId, u32)> {
     let none = Ranges::new(func, &NoFacts);
     let bound = group_bound.map(GroupBound);
-    let facts = bound
-        .as_ref()
-        .map(|b| BeforeRegions::new(func, before, b));
+    let facts = bound.as_ref().map(|b| BeforeRegions::new(func, before, b));
     let bounded = facts.as_ref().map(|f| Ranges::new(func, f));
     accesses_of(func)
         .into_iter()
