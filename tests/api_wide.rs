@@ -155,3 +155,91 @@ fn a_local_array_read_past_its_end_stops_the_barrier_kernel_on_the_wide_code() {
         assert!(message.contains(part), "`{part}` missing from: {message}");
     }
 }
+
+/// A loop over the rows of a `__local` tile, read through `tb[k +
+/// off][lx]` with some arithmetic on each: the lanes known consecutive
+/// from lane 0 after the barrier (no run-time test of the lanes), and
+/// under robust access the span of the chunk tested against the tile's
+/// bytes.
+const TILE_LOOP: &str = "
+kernel void rows(global const float* a, global float* c, int off) {
+    local float tb[16][16];
+    int lx = get_local_id(0);
+    int ly = get_local_id(1);
+    int i = (int)get_global_id(1) * 16 + lx;
+    tb[ly][lx] = a[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float acc = 0.0f;
+    for (int k = 0; k < 16; k++) {
+        float x = tb[k + off][lx];
+        acc += sqrt(x * x + 1.0f) * 0.5f + x * 0.25f;
+    }
+    c[i] = acc;
+}
+";
+
+#[test]
+fn a_tile_row_read_past_its_end_in_the_loop_stops_with_its_work_item() {
+    let ctx = Context::new().expect("context");
+    let program = ctx
+        .program(TILE_LOOP)
+        .build()
+        .unwrap_or_else(|e| panic!("build failed: {e}"));
+    let explain = program.explain("rows").expect("an explanation");
+    let code = explain
+        .lines()
+        .find(|l| l.starts_with("code: "))
+        .unwrap_or_else(|| panic!("no code line in {explain}"));
+    if wide_cpu() {
+        assert!(
+            code.starts_with("code: wide AVX-512") && code.contains("2 regions"),
+            "{code}"
+        );
+    }
+    let kernel = program.kernel("rows").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let n = 16 * 32usize;
+    let input: Vec<f32> = (0..n).map(|i| (i % 37) as f32).collect();
+    let a = ctx.buffer_from(&input).expect("buffer");
+    let c = ctx.buffer_from(&vec![0f32; n]).expect("buffer");
+    kernel.set_arg_buffer(0, &a).expect("arg 0");
+    kernel.set_arg_buffer(1, &c).expect("arg 1");
+    kernel.set_arg(2, 0i32).expect("arg 2");
+    queue
+        .launch(&kernel)
+        .global(&[16, 32])
+        .local(&[16, 16])
+        .run()
+        .expect("an in-bounds launch");
+    let got: Vec<f32> = queue.read_vec(&c, &[]).expect("read");
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let (x, group) = (i % 16, i / 256);
+            (0..16)
+                .map(|k| input[group * 256 + k * 16 + x])
+                .fold(0.0f32, |s, v| s + ((v * v + 1.0).sqrt() * 0.5 + v * 0.25))
+        })
+        .collect();
+    assert_eq!(got, want);
+    // off = 1, one group: row 16 at k = 15, past the tile; the group's
+    // first chunk (row 0) reaches it first, at its lane 0.
+    kernel.set_arg(2, 1i32).expect("arg 2");
+    let event = queue
+        .launch(&kernel)
+        .global(&[16, 16])
+        .local(&[16, 16])
+        .enqueue()
+        .expect("enqueue");
+    assert!(event.wait().is_err());
+    let Some(Error::OutOfResources(message)) = event.failure() else {
+        panic!("expected CL_OUT_OF_RESOURCES, got {:?}", event.failure());
+    };
+    for part in [
+        "kernel `rows`",
+        "out-of-bounds load of 4 bytes",
+        "work-item (0, 0, 0)",
+        "line 11:30",
+    ] {
+        assert!(message.contains(part), "`{part}` missing from: {message}");
+    }
+}

@@ -171,10 +171,80 @@ fn bench_source(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The bench's matmul at tiles of `TILE` (16 unless the build options say
+/// otherwise), with more arithmetic per element than a product (enough
+/// for the selection to take the wide code: `select`'s light tile
+/// loops), and variants whose `__local` index in the loop is not
+/// consecutive (`tb[k][TILE - 1 - lx]`, `tb[lx][k]`) or is, but under a
+/// branch that leaves lane 0 out (`if (lx != 0)`).
+const MATMUL: &str = r#"
+#ifndef TILE
+#define TILE 16
+#endif
+#ifndef INDEX
+#define INDEX tb[k][lx]
+#endif
+#ifndef GUARD
+#define GUARD 1
+#endif
+kernel void matmul(global const float* a, global const float* b, global float* c, int n) {
+    local float ta[TILE][TILE];
+    local float tb[TILE][TILE];
+    int col = get_global_id(0);
+    int row = get_global_id(1);
+    int lx = get_local_id(0);
+    int ly = get_local_id(1);
+    float acc = 0.0f;
+    for (int t = 0; t < n; t += TILE) {
+        ta[ly][lx] = a[row * n + t + lx];
+        tb[ly][lx] = b[(t + ly) * n + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; k++) {
+            if (GUARD) {
+                float x = ta[ly][k];
+                float y = INDEX;
+                float s = x * y;
+                acc += sqrt(s * s + 1.0f) * 0.5f - s * 0.25f + x / (y + 3.0f);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    c[row * n + col] = acc;
+}
+"#;
+
+/// `MATMUL` built with `options`, which must get the wide code, against
+/// the interpreter over n x n matrices in tiles of `tile`.
+fn matmul_agrees(options_: &str, tile: u64, sizes: &[u64]) {
+    let m = build(MATMUL, options_);
+    let k = compile_kernel(&m, "matmul", &options(true)).expect("compiles");
+    let line = code_line(&k);
+    if cpu_has_wide() {
+        assert!(
+            line.starts_with("code: wide AVX-512") && line.contains("regions run chunk by chunk"),
+            "{options_}: {line}"
+        );
+    }
+    let ranges: Vec<NdRange> = sizes
+        .iter()
+        .map(|n| range_2d([*n, *n], [tile, tile], [0, 0]))
+        .collect();
+    let got = compare_launches(&m, "matmul", &k, &ranges, |r| {
+        let n = r.global_size[0] as usize;
+        vec![
+            Spec::Floats(n * n, 1),
+            Spec::Floats(n * n, 2),
+            Spec::Floats(n * n, 0),
+            Spec::Int(n as i32),
+        ]
+    });
+    assert_eq!(got, ranges.len(), "{options_}");
+}
+
 #[test]
 fn the_bench_matmul_keeps_cranelifts_code_and_says_why() {
-    // Its loop reads `tb[k][lx]`, a `__local` access whose lanes differ:
-    // slower on the wide code (`docs/wide.md`).
+    // Its `k` loop makes two `__local` loads per FMA: slower on the wide
+    // code even with `tb[k][lx]` known consecutive (`docs/wide.md`).
     let matmul = bench_source("matmul");
     let m = build(&matmul, "");
     let k = compile_kernel(&m, "matmul", &options(true)).expect("compiles");
@@ -183,23 +253,54 @@ fn the_bench_matmul_keeps_cranelifts_code_and_says_why() {
     if cpu_has_wide() {
         assert!(
             line.contains(
-                "a `__local` load in a loop whose consecutive lanes would be tested at run time"
+                "a loop with 4 `__local` accesses to 2 floating-point operations (slower than Cranelift's code)"
             ),
             "{line}"
         );
     }
-    let range = range_2d([32, 32], [16, 16], [0, 0]);
-    let n = 32;
-    let specs = [
-        Spec::Floats(n * n, 1),
-        Spec::Floats(n * n, 2),
-        Spec::Floats(n * n, 0),
-        Spec::Int(n as i32),
+    let ranges = [
+        range_2d([32, 32], [16, 16], [0, 0]),
+        range_2d([64, 64], [16, 16], [0, 0]),
     ];
-    assert_eq!(
-        compare_launches(&m, "matmul", &k, &[range], |_| specs.to_vec()),
-        1
-    );
+    let got = compare_launches(&m, "matmul", &k, &ranges, |r| {
+        let n = r.global_size[0] as usize;
+        vec![
+            Spec::Floats(n * n, 1),
+            Spec::Floats(n * n, 2),
+            Spec::Floats(n * n, 0),
+            Spec::Int(n as i32),
+        ]
+    });
+    assert_eq!(got, ranges.len());
+}
+
+#[test]
+fn matmul_tiles_of_16_on_the_wide_code_agree() {
+    // `tb[k][lx]`: `lx` restored from the save area after the barrier,
+    // known consecutive from lane 0 (no run-time test of the lanes).
+    matmul_agrees("", 16, &[16, 48]);
+}
+
+#[test]
+fn matmul_with_rows_of_8_24_and_40_agrees() {
+    // A row of 8 is one partial chunk, 24 a full chunk and a partial one,
+    // 40 two full chunks and a partial one.
+    matmul_agrees("-DTILE=8", 8, &[8, 24]);
+    matmul_agrees("-DTILE=24", 24, &[24, 48]);
+    matmul_agrees("-DTILE=40", 40, &[40]);
+}
+
+#[test]
+fn local_indices_that_look_consecutive_but_are_not_agree() {
+    // Reversed and transposed: gathers.
+    matmul_agrees("-DINDEX=tb[k][TILE-1-lx]", 16, &[16, 32]);
+    matmul_agrees("-DINDEX=tb[lx][k]", 16, &[16, 32]);
+    matmul_agrees("-DINDEX=tb[k][TILE-1-lx] -DTILE=24", 24, &[24]);
+    // Consecutive, but the lanes without lane 0: the masked path tests
+    // the lanes instead of trusting lane 0's index.
+    matmul_agrees("-DGUARD=(lx!=0)", 16, &[16, 32]);
+    matmul_agrees("-DGUARD=(lx!=0) -DTILE=24", 24, &[24, 48]);
+    matmul_agrees("-DGUARD=(lx>ly)", 16, &[32]);
 }
 
 /// A two-dimensional group staged in a `__local` array and read back

@@ -658,3 +658,75 @@ fn robust_black_scholes_runs_two_chunks_when_the_launch_proves_it_and_reports_fa
         assert_eq!(f.address, 4 * id, "{ins:?}");
     }
 }
+
+/// A `__local` tile read through one address for every lane (`t[j]`,
+/// nbody's `tile[j]`) in a loop no divergent branch narrows: the load
+/// takes lane 0's index with no search for the first running lane, and
+/// tests its mask through a general register. Groups of 16 (full chunks)
+/// and of 12 (every chunk a tail whose lane 0 runs).
+const LOCAL_UNIFORM: &str = "kernel void k(global const float* a, global float* out, int extra) {
+    local float t[16];
+    int l = get_local_id(0);
+    int size = get_local_size(0);
+    t[l] = a[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float s = 0.0f;
+    for (int j = 0; j < size + extra; j++) {
+        float q = t[j];
+        s += q * q * 0.5f + sqrt(q * q + 1.0f);
+    }
+    out[get_global_id(0)] = s;
+}";
+
+#[test]
+fn uniform_local_loads_in_a_loop_agree_and_stop_past_the_tile_as_cranelifts() {
+    agree(
+        LOCAL_UNIFORM,
+        "k",
+        &options(true, true, 1 << 22),
+        &[
+            range_1d(0, 48, 16),
+            range_1d(0, 48, 12),
+            range_1d(5, 36, 12),
+        ],
+        |r| {
+            let n = (r.global_offset[0] + r.global_size[0]) as usize;
+            vec![Spec::Floats(n, 1), Spec::Floats(n, 0), Spec::Int(0)]
+        },
+    );
+    // One element past the tile at j = 16, in groups of 16 and of 12
+    // (where t[12..16] are in the array): the group's first chunk reaches
+    // it first, at its lane 0, in both codes; the report names the same
+    // work-item, size, kind and line (the address is in each run's own
+    // arena).
+    let m = build(LOCAL_UNIFORM, "");
+    let wide = compile_wide(&m, "k", &options(true, true, 1 << 22));
+    let cranelift = compile_kernel(&m, "k", &options(false, true, 1 << 22)).expect("compiles");
+    for (local, extra) in [(16u64, 1i32), (12, 5)] {
+        let args = [
+            floats(48),
+            floats(48),
+            KernelArg::Value(extra.to_le_bytes().to_vec()),
+        ];
+        let range = range_1d(0, 48, local);
+        let mut faults = Vec::new();
+        for k in [&wide, &cranelift] {
+            let got = run(k, &args, &range, 0);
+            assert_eq!(
+                got.status,
+                KernelStatus::OutOfBounds as u32,
+                "local {local}"
+            );
+            assert!(got.guards_intact(), "nothing written outside");
+            let f = got.fault.expect("a recorded fault");
+            faults.push((f.kind, f.size, f.global_id, f.line, f.col));
+        }
+        assert_eq!(
+            faults[0], faults[1],
+            "wide and Cranelift's reports, local {local}"
+        );
+        assert_eq!(faults[0].0, vecl_jit::abi::AccessKind::Load);
+        assert_eq!(faults[0].2, [0, 0, 0], "local {local}");
+        assert_eq!(faults[0].3, 9, "local {local}");
+    }
+}

@@ -84,6 +84,10 @@ pub struct Access {
     /// lane's element, broadcast (none when no lane runs), with one scalar
     /// bounds test under robust access.
     pub uniform: bool,
+    /// Lane 0 runs whenever a lane of the access's mask does (no divergent
+    /// branch narrowed it): a uniform load takes lane 0's index without
+    /// looking for the first running lane.
+    pub lane0: bool,
     /// Where the buffer is.
     pub base: Base,
 }
@@ -114,6 +118,13 @@ pub enum Known {
     /// holds lane 0 plus `l` (unless lane 0 is within 15 of `i32::MAX`,
     /// where the 32-bit lanes wrap; tested at run time).
     Offset,
+    /// The index's form shows it steps by one element from lane to lane
+    /// across the lanes running where it was computed (the lowering's
+    /// `exact_step`: `tb[k][lx]` with a uniform `k` and a local id `lx`
+    /// restored across a barrier): the lanes of the access's mask hold
+    /// lane 0's index plus `l` when lane 0 is among them. As `Offset`,
+    /// and a masked chunk without lane 0 takes the tested path.
+    FromLane0,
 }
 
 /// Upgrades the consecutive accesses of `p` whose index is the global id
@@ -170,13 +181,13 @@ pub(crate) fn refine(p: &mut Program) {
     for op in p.ops_mut() {
         if let Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. } = op {
             if how.consecutive {
-                how.known = if Some(idx.0) == id {
-                    Known::FromId
+                // What the lowering found (`Known::FromLane0`) stays unless
+                // this shows more.
+                if Some(idx.0) == id {
+                    how.known = Known::FromId;
                 } else if offset.contains(&idx.0) {
-                    Known::Offset
-                } else {
-                    Known::Tested
-                };
+                    how.known = Known::Offset;
+                }
             }
         }
     }
@@ -350,6 +361,7 @@ pub(crate) struct EntryFrame {
     faults: Vec<PendingFault>,
     masked: Vec<ColdMasked>,
     streams: Vec<ColdStream>,
+    tested: Vec<ColdTested>,
 }
 
 impl EntryFrame {
@@ -362,6 +374,7 @@ impl EntryFrame {
             faults: Vec::new(),
             masked: Vec::new(),
             streams: Vec::new(),
+            tested: Vec::new(),
         }
     }
 }
@@ -487,6 +500,17 @@ struct ColdMasked {
     ptr: i32,
     buffer: Base,
     check: Option<Check>,
+    /// `Known::FromLane0`: where a chunk whose mask leaves lane 0 out
+    /// goes (the tested path).
+    lane0: Option<CodeLabel>,
+}
+
+/// The tested path of an `Offset` or `FromLane0` access, out of line
+/// (`tested_access`), back to `done`.
+struct ColdTested {
+    label: CodeLabel,
+    done: CodeLabel,
+    op: Op,
 }
 
 /// The streaming store of a full chunk, out of line (taken on large
@@ -540,7 +564,6 @@ pub(crate) fn emit_access(
     let (value, ptr, idx, k, how, load) = elems(op)?;
     let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
     let (z, km) = (zmm_reg(zn)?, k_reg(kn)?);
-    let t = zmm_reg(SCRATCH_ZMM)?;
     let known = if how.consecutive {
         how.known
     } else {
@@ -564,13 +587,22 @@ pub(crate) fn emit_access(
             a.set_prefer_vex(true);
             moved.map_err(e)?;
             a.movsxd(r10, r10d).map_err(e)?;
-            a.cmp(r10, i32::MAX - 15).map_err(e)?;
-            a.jg(tested).map_err(e)?;
+            if how.base == Base::Arg {
+                // A `__local` index that high is outside the arena either
+                // way (robust access's span test sends it to the lanes'
+                // test, which sees the lanes as they are).
+                a.cmp(r10, i32::MAX - 15).map_err(e)?;
+                a.jg(tested).map_err(e)?;
+            }
             r10
         };
         let masked = a.create_label();
-        a.kortestw(km, km).map_err(e)?;
-        a.jae(masked).map_err(e)?;
+        // Every lane running (`kortestw` and a branch on it cost more
+        // than a move to a general register and a compare on Zen 5,
+        // `docs/wide.md`).
+        a.kmovw(r11d, km).map_err(e)?;
+        a.cmp(r11d, 0xffff).map_err(e)?;
+        a.jne(masked).map_err(e)?;
         if let Some(c) = how.check {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
@@ -612,18 +644,46 @@ pub(crate) fn emit_access(
             ptr,
             buffer: how.base,
             check: how.check,
+            lane0: (known == Known::FromLane0).then_some(tested),
         });
-        if known == Known::FromId {
-            a.set_label(&mut done).map_err(e)?;
-            a.zero_bytes().map_err(e)?;
-            return Ok(());
+        if known != Known::FromId {
+            // Lane 0 near `i32::MAX` or, for `FromLane0`, not running: the
+            // lanes tested, out of line.
+            frame.tested.push(ColdTested {
+                label: tested,
+                done,
+                op: op.clone(),
+            });
         }
-        a.jmp(done).map_err(e)?;
+        a.set_label(&mut done).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        return Ok(());
     }
-    // The lanes tested at run time.
-    let zi = zmm_reg(xn)?;
     a.set_label(&mut tested).map_err(e)?;
     a.zero_bytes().map_err(e)?;
+    tested_access(a, frame, op, done)?;
+    a.set_label(&mut done).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    Ok(())
+}
+
+/// The access `op` with its lanes tested at run time, `rax` the buffer's
+/// address: the robust bounds test of the running lanes, then, for a
+/// consecutive one, one vector access when the running lanes hold
+/// `idx[0] + l`, else a gather or scatter; ends by jumping to `done`
+/// (or falling through to it).
+fn tested_access(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    op: &Op,
+    done: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let (value, ptr, idx, k, how, load) = elems(op)?;
+    let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
+    let (z, km) = (zmm_reg(zn)?, k_reg(kn)?);
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    let zi = zmm_reg(xn)?;
     if let Some(c) = how.check {
         vector_check(a, frame, c, xn, kn, (ptr, how.base))?;
     }
@@ -668,9 +728,7 @@ pub(crate) fn emit_access(
         a.vpscatterdd(mem_masked(zmmword_ptr(rax + zi * 4), SCRATCH_K), z)
             .map_err(e)?;
     }
-    a.set_label(&mut done).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    Ok(())
+    a.jmp(done).map_err(e)
 }
 
 /// A load of one element for every running lane of mask register `kn`
@@ -695,13 +753,17 @@ fn uniform_load(
     let mut done = a.create_label();
     let mut compress = a.create_label();
     let mut got = a.create_label();
+    // The mask through a general register: a `kortestw` here made
+    // nbody's inner loop 1.3x slower on Zen 5 (`docs/wide.md`).
     a.kmovw(r11d, km).map_err(e)?;
     a.test(r11d, r11d).map_err(e)?;
     a.jz(empty).map_err(e)?;
-    // Lane 0 running (a row's chunks start there): its index; else the
-    // first running lane's, compressed to lane 0 of the scratch.
-    a.test(r11b, 1).map_err(e)?;
-    a.jz(compress).map_err(e)?;
+    if !how.lane0 {
+        // Lane 0 running (a row's chunks start there): its index; else
+        // the first running lane's, compressed to lane 0 of the scratch.
+        a.test(r11b, 1).map_err(e)?;
+        a.jz(compress).map_err(e)?;
+    }
     let xi = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
         .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
     let x = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
@@ -711,15 +773,17 @@ fn uniform_load(
     let moved = a.vmovd(r10d, xi);
     a.set_prefer_vex(true);
     moved.map_err(e)?;
-    a.jmp(got).map_err(e)?;
-    a.set_label(&mut compress).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
-        .map_err(e)?;
-    a.set_prefer_vex(false);
-    let moved = a.vmovd(r10d, x);
-    a.set_prefer_vex(true);
-    moved.map_err(e)?;
+    if !how.lane0 {
+        a.jmp(got).map_err(e)?;
+        a.set_label(&mut compress).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
+            .map_err(e)?;
+        a.set_prefer_vex(false);
+        let moved = a.vmovd(r10d, x);
+        a.set_prefer_vex(true);
+        moved.map_err(e)?;
+    }
     a.set_label(&mut got).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     a.movsxd(r10, r10d).map_err(e)?;
@@ -769,6 +833,25 @@ pub(crate) fn emit_cold(
         a.set_label(&mut label).map_err(e)?;
         a.zero_bytes().map_err(e)?;
         // rax still holds the buffer's address.
+        if let Some(tested) = c.lane0 {
+            // No lane running (the last trip of a counted loop, whose
+            // lanes all left at its test): nothing to access, and a load
+            // gives the zeros of a masked one. Lane 0's index counts only
+            // when lane 0 runs.
+            a.kmovw(r11d, k_reg(c.kn)?).map_err(e)?;
+            let mut some = a.create_label();
+            a.test(r11d, r11d).map_err(e)?;
+            a.jnz(some).map_err(e)?;
+            if c.load {
+                let z = zmm_reg(c.z)?;
+                a.vpxord(z, z, z).map_err(e)?;
+            }
+            a.jmp(c.done).map_err(e)?;
+            a.set_label(&mut some).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.test(r11b, 1).map_err(e)?;
+            a.jz(tested).map_err(e)?;
+        }
         if let Some(check) = c.check {
             a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
             a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
@@ -782,6 +865,13 @@ pub(crate) fn emit_cold(
             a.vmovups(mem_masked(at, c.kn), z).map_err(e)?;
         }
         a.jmp(c.done).map_err(e)?;
+    }
+    for c in std::mem::take(&mut frame.tested) {
+        let mut label = c.label;
+        a.set_label(&mut label).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        // rax still holds the buffer's address.
+        tested_access(a, frame, &c.op, c.done)?;
     }
     for c in std::mem::take(&mut frame.streams) {
         let mut label = c.label;

@@ -42,7 +42,7 @@
 //! switches, and no `return` in a kernel with barriers
 //! ([`super::select`] refuses more for speed).
 
-use super::access::{self, Access, Base, Check, MemoryPlan};
+use super::access::{self, Access, Base, Check, Known, MemoryPlan};
 use super::dmath;
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
@@ -81,6 +81,10 @@ struct Pointer {
     slot: i32,
     base: Base,
     index: Option<V>,
+    /// The exact step of `index` from lane to lane, in 4-byte elements,
+    /// across the lanes running where it was computed (`Cx::exact_step`;
+    /// 0 for no index), if the index's form shows one.
+    step: Option<i64>,
 }
 
 /// What an IR value became.
@@ -179,6 +183,11 @@ struct Cx<'a> {
     /// skips them reads the variable afterwards
     /// (`lower::fresh_writes::unblended_writes`).
     plain: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
+    /// `cur` holds every running lane of the chunk or none (no branch on
+    /// a condition the uniformity analysis does not find uniform has
+    /// narrowed it): lane 0 runs whenever any lane does, since a chunk's
+    /// running lanes start at lane 0.
+    all_or_none: bool,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -193,41 +202,133 @@ pub fn lower_kernel(
     plan: &MemoryPlan,
 ) -> Lowered<Program> {
     let mut cx = Cx::new(func, uni, slots, plan, false, unblended_writes(func));
-    cx.start_vars();
+    cx.start_vars(&|_| true);
     cx.block(&func.body)?;
-    hoist_loop_constants(&mut cx.p);
+    hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
 
-/// Moves the splats of the program's shared constants ([`Program::constant`])
-/// that sit inside a loop to just before the outermost loop around them,
-/// so that a loop does not broadcast them again on every trip. A constant
-/// has no operand and is never written again, so it may be computed
-/// anywhere before its first use.
-fn hoist_loop_constants(p: &mut Program) {
-    let constants: std::collections::HashSet<u32> = p.constants.values().map(|v| v.0).collect();
+/// Moves the operations inside loops that compute the same value on every
+/// trip to just before the outermost loop that writes none of their
+/// operands, so that a loop does not compute them again on every trip:
+/// the splats of the shared constants ([`Program::constant`]), and pure
+/// lane operations (arithmetic, conversions, broadcasts of arguments and
+/// launch fields, copies) whose result is written nowhere else and whose
+/// operands no write inside that loop changes (matmul's `ly * 16` in its
+/// `k` loop). They have no side effect and cannot trap, and every loop of
+/// the body runs at least one trip, so computing them earlier changes
+/// nothing but the time. Operations with operands inside a skipped
+/// region ([`Op::IfAny`]) stay. Without `all`, only the constants move: the
+/// barrier-free entry's two chunks in flight are chosen by the doubled
+/// loop's register moves, which longer-lived values change, and their
+/// choice was measured with the constants alone moved.
+fn hoist_loop_invariants(p: &mut Program, all: bool) {
+    // Where each value is written: how often, and in which loops (by the
+    // position of their `Op::Loop`).
+    let mut writes: std::collections::HashMap<u32, (u32, Vec<usize>)> = Default::default();
+    let mut open: Vec<usize> = Vec::new();
+    for (i, op) in p.ops.iter().enumerate() {
+        match op {
+            Op::Loop => open.push(i),
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
+                open.pop();
+            }
+            _ => {
+                for v in super::ra2::written(op).0 {
+                    let e = writes.entry(v).or_default();
+                    e.0 += 1;
+                    for l in &open {
+                        if !e.1.contains(l) {
+                            e.1.push(*l);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let shared: std::collections::HashSet<u32> = p.constants.values().map(|v| v.0).collect();
     let ops = std::mem::take(&mut p.ops);
     let mut out: Vec<Op> = Vec::with_capacity(ops.len());
-    let mut depth = 0usize;
-    let mut outer_start = 0usize;
-    for op in ops {
+    // The open loops: their position in `ops` (their name in `writes`)
+    // and in `out` (where an operation hoisted out of them goes).
+    let mut loops: Vec<(usize, usize)> = Vec::new();
+    let mut skipped = 0usize;
+    for (i, op) in ops.into_iter().enumerate() {
         match op {
             Op::Loop => {
-                if depth == 0 {
-                    outer_start = out.len();
+                loops.push((i, out.len()));
+                out.push(op);
+                continue;
+            }
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
+                loops.pop();
+                out.push(op);
+                continue;
+            }
+            Op::IfAny { .. } => skipped += 1,
+            Op::EndIf => skipped = skipped.saturating_sub(1),
+            _ => {}
+        }
+        let pure = match op {
+            Op::Splat { d, .. } if !all && shared.contains(&d.0) => Some((d, [None, None, None])),
+            Op::Splat { d, .. } | Op::SplatQ { d, .. } if all => Some((d, [None, None, None])),
+            Op::Broadcast {
+                d,
+                arg: Arg::Args | Arg::Launch,
+                ..
+            } if all => Some((d, [None, None, None])),
+            _ if !all => None,
+            Op::Bin { d, a, b, .. } => Some((d, [Some(a), Some(b), None])),
+            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+                Some((d, [Some(a), Some(b), Some(c)]))
+            }
+            Op::Sqrt { d, a }
+            | Op::IntToFloat { d, a }
+            | Op::Convert { d, a, .. }
+            | Op::Un { d, a, .. }
+            | Op::Copy { d, a } => Some((d, [Some(a), None, None])),
+            _ => None,
+        };
+        let target = match pure {
+            // Constants move out of skipped regions too, as they always
+            // did (a shared one may be read after the region).
+            Some((d, operands))
+                if (skipped == 0 || operands.iter().all(Option::is_none)) && !loops.is_empty() =>
+            {
+                let once = writes.get(&d.0).is_some_and(|w| w.0 == 1);
+                // The outermost open loop inside which no operand is
+                // written.
+                let inner = |l: usize| {
+                    operands
+                        .iter()
+                        .flatten()
+                        .any(|x| writes.get(&x.0).is_some_and(|w| w.1.contains(&l)))
+                };
+                let mut at = None;
+                for j in (0..loops.len()).rev() {
+                    if inner(loops[j].0) {
+                        break;
+                    }
+                    at = Some(j);
                 }
-                depth += 1;
-                out.push(op);
+                at.filter(|_| once).map(|j| (j, d))
             }
-            Op::WhileAny { .. } | Op::WhileCount { .. } => {
-                depth = depth.saturating_sub(1);
-                out.push(op);
+            _ => None,
+        };
+        match target {
+            Some((j, d)) => {
+                let pos = loops[j].1;
+                out.insert(pos, op);
+                for l in loops.iter_mut().skip(j) {
+                    l.1 += 1;
+                }
+                // Now written outside loops j and deeper.
+                let outer: Vec<usize> = loops[..j].iter().map(|l| l.0).collect();
+                if let Some(w) = writes.get_mut(&d.0) {
+                    w.1 = outer;
+                }
             }
-            Op::Splat { d, .. } if depth > 0 && constants.contains(&d.0) => {
-                out.insert(outer_start, op);
-                outer_start += 1;
-            }
-            _ => out.push(op),
+            None => out.push(op),
         }
     }
     p.ops = out;
@@ -281,7 +382,8 @@ pub fn lower_regions(
             );
         }
         let mut cx = Cx::new(func, uni, slots, plan, true, plain.clone());
-        cx.start_vars();
+        let is_next = |v: usize| next.is_some_and(|x| x.index() == v);
+        cx.start_vars(&|v| accessed[r][v] && slot_of[v].is_none() && !is_next(v));
         for v in 0..n {
             let saved = slot_of[v].filter(|_| accessed[r][v]);
             match (cx.vars[v], saved) {
@@ -382,7 +484,7 @@ pub fn lower_regions(
                 }
             }
         }
-        hoist_loop_constants(&mut cx.p);
+        hoist_loop_invariants(&mut cx.p, true);
         bodies.push(cx.p);
     }
     let next_at = next.and_then(|x| slot_of[x.index()]);
@@ -502,6 +604,7 @@ impl<'a> Cx<'a> {
             narrow: super::int64::Narrowing::new(func),
             locals_allowed,
             plain,
+            all_or_none: true,
         }
     }
 }
@@ -509,22 +612,36 @@ impl<'a> Cx<'a> {
 impl Cx<'_> {
     /// Every variable that is read holds a value from the start, so that
     /// one written under a mask inside a loop has an old value to keep.
-    fn start_vars(&mut self) {
+    ///
+    /// `init(v)`: whether variable `v` needs that value; a region's body
+    /// gives none to the variables it does not access, nor to those it
+    /// reloads from the save area (or `$next`, set at its start).
+    fn start_vars(&mut self, init: &dyn Fn(usize) -> bool) {
         let (func, cx) = (self.func, self);
         for (i, var) in func.vars.iter().enumerate() {
+            let zero = init(i);
+            let v = |cx: &mut Self| {
+                if zero {
+                    cx.p.splat_i32(0)
+                } else {
+                    cx.p.v()
+                }
+            };
             let repr = match (&var.ty, class(&var.ty)) {
                 _ if !cx.needed.vars[i] => VarRepr::Unread,
                 (_, Some(Class::Bool)) => {
                     let d = cx.p.k();
-                    cx.p.push(Op::KZero { d });
+                    if zero {
+                        cx.p.push(Op::KZero { d });
+                    }
                     VarRepr::K(d)
                 }
-                (_, Some(_)) => VarRepr::V(cx.p.splat_i32(0)),
+                (_, Some(_)) => VarRepr::V(v(cx)),
                 (t, None) if vector_class(t).is_some() => {
                     let n = vector_class(t).map_or(0, |(_, n)| n);
                     let mut c = [V(0); 4];
                     for x in c.iter_mut().take(usize::from(n)) {
-                        *x = cx.p.splat_i32(0);
+                        *x = v(cx);
                     }
                     VarRepr::Vs(c, n)
                 }
@@ -668,6 +785,8 @@ impl Cx<'_> {
             Stmt::If { cond, then_, else_ } => {
                 let c = self.mask(*cond)?;
                 let (base, whole) = (self.cur, self.whole);
+                let before = self.all_or_none;
+                self.all_or_none = before && self.uni.shape(*cond) == Shape::Uniform;
                 self.depth += 1;
                 self.whole = false;
                 self.cur = self.k_op(|d| Op::KAnd { d, a: base, b: c });
@@ -687,6 +806,7 @@ impl Cx<'_> {
                     // Every lane that entered reaches the end.
                     self.cur = base;
                     self.whole = whole;
+                    self.all_or_none = before;
                 }
             }
             Stmt::Loop { body, continuing } => {
@@ -702,6 +822,12 @@ impl Cx<'_> {
                 self.depth += 1;
                 self.whole = false;
                 self.cur = lm;
+                // Lanes that leave the loop (or a trip) on their own
+                // narrow its mask from then on, on every later trip too.
+                let split =
+                    self.divergent_exit(body, false) || self.divergent_exit(continuing, false);
+                let before = self.all_or_none;
+                self.all_or_none = before && !split;
                 self.block(body)?;
                 let after_body = self.cur;
                 self.cur = self.k_op(|d| Op::KOr {
@@ -716,6 +842,7 @@ impl Cx<'_> {
                 self.depth -= 1;
                 self.loops.pop();
                 self.cur = broke;
+                self.all_or_none = before && !split;
             }
             Stmt::Break => {
                 let cur = self.cur;
@@ -818,6 +945,113 @@ impl Cx<'_> {
         }
     }
 
+    /// Whether `b` holds a `break`, `continue` or `return` under a branch
+    /// on a condition the uniformity analysis does not find uniform
+    /// (`under`: `b` itself is under one).
+    fn divergent_exit(&self, b: &Block, under: bool) -> bool {
+        b.0.iter().any(|s| match s {
+            Stmt::Break | Stmt::Continue | Stmt::Return(_) => under,
+            Stmt::If { cond, then_, else_ } => {
+                let under = under || self.uni.shape(*cond) != Shape::Uniform;
+                self.divergent_exit(then_, under) || self.divergent_exit(else_, under)
+            }
+            Stmt::Loop { body, continuing } => {
+                self.divergent_exit(body, under) || self.divergent_exit(continuing, under)
+            }
+            Stmt::Switch { .. } => true,
+            _ => false,
+        })
+    }
+
+    /// The exact step from lane to lane of integer IR value `v`, as its
+    /// 32-bit lanes hold it, across the lanes running where it is computed
+    /// (`Some(0)`: the same in all of them), when its form shows one.
+    ///
+    /// Where the uniformity analysis calls a value linear as a hint (a
+    /// clamp, which a border cuts into; a widening after a wrap), this
+    /// follows the chain and gives up: only `get_global_id(0)` and
+    /// `get_local_id(0)` (a chunk lies in one row of one group, so lane `l`
+    /// holds lane 0's id plus `l`), values the analysis finds uniform (the
+    /// same in every running lane), sums, differences, products and left
+    /// shifts by constants of such values, the integer conversions that
+    /// keep the lanes' bits, and variables whose every write has the same
+    /// step and which the analysis does not find written under divergent
+    /// control (so every running lane took the same writes; a variable
+    /// saved across a barrier included: its lanes are stored and reloaded
+    /// whole). All lane arithmetic is modulo 2^32, which keeps the steps:
+    /// the lanes of a step-1 index hold lane 0's plus `l` modulo 2^32.
+    fn exact_step(&self, v: ValueId, seen: &mut Vec<vecl_ir::VarId>, depth: u32) -> Option<i64> {
+        if self.uni.shape(v) == Shape::Uniform {
+            return Some(0);
+        }
+        let int = |x: ValueId| {
+            matches!(
+                class(self.func.ty(x)),
+                Some(Class::I32 | Class::U32 | Class::I64 | Class::U64)
+            )
+        };
+        if depth > 24 || !int(v) {
+            return None;
+        }
+        let d = depth + 1;
+        match &self.func.inst(v).inst {
+            Inst::WorkItem(WorkItemFn::GlobalId | WorkItemFn::LocalId, Some(dim))
+                if self.func.int_const(*dim) == Some(0) =>
+            {
+                Some(1)
+            }
+            Inst::Convert { value, .. } if int(*value) => {
+                use Class::*;
+                match (class(self.func.ty(*value)), class(self.func.ty(v))) {
+                    (Some(f), Some(t)) if f == t => {}
+                    (Some(I32 | U32), Some(I32 | U32))
+                    | (Some(I64 | U64), Some(I32 | U32 | I64 | U64))
+                    | (Some(I32), Some(I64 | U64)) => {}
+                    _ => return None,
+                }
+                self.exact_step(*value, seen, d)
+            }
+            Inst::Binary(op, a, b) => {
+                let (sa, sb) = (self.exact_step(*a, seen, d), self.exact_step(*b, seen, d));
+                let (ca, cb) = (self.func.int_const(*a), self.func.int_const(*b));
+                match op {
+                    BinaryOp::Add => Some(sa?.wrapping_add(sb?)),
+                    BinaryOp::Sub => Some(sa?.wrapping_sub(sb?)),
+                    BinaryOp::Mul => match (ca, cb) {
+                        (_, Some(c)) => Some(sa?.wrapping_mul(c)),
+                        (Some(c), _) => Some(sb?.wrapping_mul(c)),
+                        _ => None,
+                    },
+                    BinaryOp::Shl => match cb {
+                        Some(c) if (0..32).contains(&c) => Some(sa?.wrapping_shl(c as u32)),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            Inst::ReadVar(var) => {
+                let declared = match self.uni.var_shapes.get(var.index())? {
+                    Shape::Uniform => 0,
+                    Shape::Linear(s) => *s,
+                    Shape::Varying => return None,
+                };
+                if seen.contains(var) {
+                    // Each write keeps the step if the reads in it do.
+                    return Some(declared);
+                }
+                seen.push(*var);
+                let mut writes = Vec::new();
+                vecl_ir::analysis::uniformity::writes_of(&self.func.body, *var, &mut writes);
+                let all = writes
+                    .iter()
+                    .all(|w| self.exact_step(*w, seen, d) == Some(declared));
+                seen.pop();
+                all.then_some(declared)
+            }
+            _ => None,
+        }
+    }
+
     /// How an access through `ptr` (IR value `v`) is made: consecutive
     /// when the uniformity analysis finds the lanes' addresses consecutive
     /// 4-byte elements (the code still tests it), prefetching and
@@ -839,8 +1073,16 @@ impl Cx<'_> {
             }
         });
         let global = ptr.base == Base::Arg;
+        // Lanes known consecutive from lane 0's index: no test of the
+        // lanes but lane 0's being among them (`Known::FromLane0`).
+        let known = if consecutive && ptr.step == Some(1) {
+            Known::FromLane0
+        } else {
+            Known::Tested
+        };
         Access {
             consecutive,
+            known,
             prefetch: global && load && consecutive && self.plan.prefetches(v),
             stream: global && !load && consecutive && self.plan.streams(self.func, v),
             check,
@@ -943,6 +1185,7 @@ impl Cx<'_> {
                             slot: off,
                             base: Base::Arg,
                             index: None,
+                            step: Some(0),
                         })
                     }
                     (Type::Pointer(AddressSpace::Local, _), _) if self.locals_allowed => {
@@ -951,6 +1194,7 @@ impl Cx<'_> {
                             slot: off,
                             base: Base::LocalArg,
                             index: None,
+                            step: Some(0),
                         })
                     }
                     _ => return unsupported(format!("a parameter of type {ty:?}")),
@@ -1181,15 +1425,24 @@ impl Cx<'_> {
                     return unsupported(format!("indexing {:?}", self.func.ty(*p)));
                 };
                 let mut x = self.vec(*i)?;
-                if step != 1 {
+                if step.is_power_of_two() && step > 1 {
+                    // A shift: one cycle where `vpmulld` takes ten.
+                    let m = self.splat(step.trailing_zeros());
+                    x = self.p.bin(Bin::Shl, x, m);
+                } else if step != 1 {
                     let m = self.splat(step);
                     x = self.p.bin(Bin::IMul, x, m);
                 }
                 if let Some(at) = base.index {
                     x = self.p.bin(Bin::IAdd, at, x);
                 }
+                let lanes = self.exact_step(*i, &mut Vec::new(), 0);
                 Val::Ptr(Pointer {
                     index: Some(x),
+                    step: base
+                        .step
+                        .zip(lanes)
+                        .map(|(b, l)| b.wrapping_add(l.wrapping_mul(i64::from(step)))),
                     ..base
                 })
             }
@@ -1200,6 +1453,7 @@ impl Cx<'_> {
                         slot: 0,
                         base: Base::LocalAt { offset, size },
                         index: None,
+                        step: Some(0),
                     }),
                     None => return unsupported("a program-scope variable".into()),
                 }
@@ -1227,6 +1481,7 @@ impl Cx<'_> {
                 // address made conv5x5 2.8x slower).
                 let mut how = self.access(*p, ptr, true);
                 how.uniform = self.uni.shape(*p) == Shape::Uniform;
+                how.lane0 = self.all_or_none;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
                 let n = vector_class(ty).map_or(1, |(_, n)| n);

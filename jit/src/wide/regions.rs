@@ -333,7 +333,10 @@ pub fn compile_regions(
             a.vmovd(eax, xmm1).map_err(e)?;
             a.vpbroadcastd(zmm1, eax).map_err(e)?;
             a.vpcmpd(k2.k1(), zmm0, zmm1, 4).map_err(e)?;
-            a.kortestw(k2, k2).map_err(e)?;
+            // Through a general register: cheaper than `kortestw` and a
+            // branch on it on Zen 5 (`docs/wide.md`).
+            a.kmovw(r11d, k2).map_err(e)?;
+            a.test(r11d, r11d).map_err(e)?;
             a.jnz(split_lanes).map_err(e)?;
             let mut first = a.create_label();
             let mut agreed = a.create_label();

@@ -17,7 +17,7 @@
 
 use super::access::{Base, Known, MemoryPlan};
 use super::entry::{compile_entry, EntryOptions, KernelCode, KernelEntry};
-use super::{Op, Program};
+use super::{Bin, Op, Program};
 use crate::abi::ArgSlot;
 use crate::layout::GlobalPlace;
 use crate::lower::group_level::{Body, LidRange};
@@ -238,6 +238,77 @@ fn slower_than_cranelift(body: &Program) -> Option<String> {
     None
 }
 
+/// Why the wide code of a barrier kernel's region `body` would be slower
+/// than Cranelift's, if it would: a loop of the body whose `__local`
+/// accesses are more than a third of its floating-point operations. Each
+/// such access costs the wide code about ten instructions per chunk (the
+/// index's lane 0 moved to a general register, the buffer's address, the
+/// mask tests), and a barrier kernel's regions add their per-chunk
+/// entries; matmul's `k` loop (one FMA per two `__local` loads) ran 2.4x
+/// slower so (about 2x since its last, empty trip skips the tested path),
+/// bound one chunk at a time by its accumulator's chain of FMAs as
+/// Cranelift's code is, and 1.5-1.6x with three operations per two loads, where
+/// nbody's (about sixteen per four loads) runs 1.4-1.7x faster
+/// (`docs/wide.md`).
+fn tile_loop_too_light(body: &Program) -> Option<String> {
+    // Per open loop: its `__local` accesses and floating-point operations.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    for op in body.ops() {
+        match op {
+            Op::Loop => open.push((0, 0)),
+            Op::WhileAny { .. } | Op::WhileCount { .. } => {
+                let (local, float) = open.pop().unwrap_or_default();
+                if 3 * local > float {
+                    return Some(format!(
+                        "a loop with {local} `__local` accesses to {float} floating-point operations (slower than Cranelift's code)"
+                    ));
+                }
+                if let Some(outer) = open.last_mut() {
+                    outer.0 += local;
+                    outer.1 += float;
+                }
+            }
+            Op::LoadElems { how, .. } | Op::StoreElems { how, .. } if how.base != Base::Arg => {
+                if let Some(l) = open.last_mut() {
+                    l.0 += 1;
+                }
+            }
+            Op::Fma { .. } | Op::FmaD { .. } | Op::Sqrt { .. } => {
+                if let Some(l) = open.last_mut() {
+                    l.1 += 1;
+                }
+            }
+            Op::Bin { op: b, .. } if is_float(*b) => {
+                if let Some(l) = open.last_mut() {
+                    l.1 += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `b` is a floating-point operation.
+fn is_float(b: Bin) -> bool {
+    matches!(
+        b,
+        Bin::FAdd
+            | Bin::FSub
+            | Bin::FMul
+            | Bin::FDiv
+            | Bin::FMinX86
+            | Bin::FMaxX86
+            | Bin::Scalef
+            | Bin::DDiv
+            | Bin::DAdd
+            | Bin::DSub
+            | Bin::DMul
+            | Bin::DMinX86
+            | Bin::DMaxX86
+    )
+}
+
 /// Whether `stmts` hold a barrier at their top level (a region graph's
 /// cuts, or the barriers of a kernel that needs no graph).
 fn has_barrier(stmts: &[Stmt]) -> bool {
@@ -284,7 +355,7 @@ fn choose_regions(
         };
     for body in &mut lowered.bodies {
         super::access::refine(body);
-        if let Some(why) = slower_than_cranelift(body) {
+        if let Some(why) = slower_than_cranelift(body).or_else(|| tile_loop_too_light(body)) {
             return Choice::Refused(why);
         }
     }
