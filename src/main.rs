@@ -68,7 +68,8 @@ enum Command {
         /// Small sizes and one repetition (for tests).
         #[arg(long)]
         quick: bool,
-        /// Only benchmarks whose name contains this.
+        /// Only benchmarks whose name contains this (or one of these,
+        /// comma-separated: `vadd,saxpy,blackscholes`).
         #[arg(long)]
         only: Option<String>,
         /// Where report.json and report.svg go.

@@ -20,7 +20,8 @@
 //! waker a system call and the job the worker's wake-up latency, which
 //! only pays when the worker then has work enough to run. So the
 //! submitting thread first runs the job's groups itself, alone, in ranges
-//! of doubling length (1, 2, 4, … groups, up to the grain), timing them:
+//! of doubling length (1, 2, 4, … groups, up to the grain, or past it
+//! while a range stays cheap: [`next_alone_step`]), timing them:
 //! after each range the average cost of a group so far times the groups
 //! left estimates the work left, and once that is worth a helper
 //! ([`HELPER_WORK_NS`] of it per helper) the rest is split and published
@@ -49,6 +50,12 @@ pub const INLINE_GROUPS: u64 = 2;
 /// wake and a scheduling delay of a few to ten-odd microseconds), and each
 /// thread the job wakes should have at least this much to run.
 pub const HELPER_WORK_NS: u64 = 20_000;
+
+/// The longest, at the cost per group measured so far, that a range the
+/// submitting thread runs alone may take when it is longer than the job's
+/// grain ([`next_alone_step`]): a quarter of a helper's work, so a job
+/// that turns out worth a helper is found out soon after.
+pub const ALONE_RANGE_NS: u64 = HELPER_WORK_NS / 4;
 
 /// How many times in a row [`Pool::help_while`] finds nothing published
 /// before it gives up (a few tens of microseconds: long enough to cover a
@@ -109,8 +116,18 @@ struct Job {
     grain: u64,
     /// Sleepers the job may still wake (see the module's comment).
     wakes: AtomicUsize,
-    done: Mutex<bool>,
+    done: Mutex<Done>,
     done_cond: Condvar,
+}
+
+/// Whether a job is finished, and whether its submitter sleeps on it.
+#[derive(Default)]
+struct Done {
+    finished: bool,
+    /// The submitter waits on `done_cond`: the thread that finishes the
+    /// job must wake it. A notification costs a system call even when
+    /// nobody waits, and most jobs finish on the submitting thread.
+    waiting: bool,
 }
 
 impl Job {
@@ -128,14 +145,17 @@ impl Job {
         let n = end - start;
         if self.remaining.fetch_sub(n, Ordering::AcqRel) == n {
             let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-            *done = true;
-            self.done_cond.notify_all();
+            done.finished = true;
+            if done.waiting {
+                self.done_cond.notify_all();
+            }
         }
     }
 
     fn wait(&self) {
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        while !*done {
+        while !done.finished {
+            done.waiting = true;
             done = self.done_cond.wait(done).unwrap_or_else(|e| e.into_inner());
         }
     }
@@ -164,11 +184,80 @@ pub fn helpers_for(elapsed: Duration, done: u64, left: u64, max: usize) -> usize
     if done == 0 || left <= 1 {
         return 0;
     }
-    let per_group = elapsed.as_nanos() / u128::from(done);
-    let estimate = per_group.saturating_mul(u128::from(left));
-    let wanted = estimate / u128::from(HELPER_WORK_NS);
-    let cap = (max as u128).min(u128::from(left - 1));
+    // In 64 bits (585 years of nanoseconds): a 128-bit division costs a
+    // call, and this runs after every range a job runs alone.
+    let per_group = nanos(elapsed) / done;
+    let estimate = per_group.saturating_mul(left);
+    let wanted = estimate / HELPER_WORK_NS;
+    let cap = (max as u64).min(left - 1);
     wanted.min(cap) as usize
+}
+
+/// The length of the next range the submitting thread runs alone, after
+/// `done` groups took `elapsed` and the last range was `step` long: twice
+/// as long, up to the job's grain, or beyond it while the range would
+/// still take under [`ALONE_RANGE_NS`] at the cost per group so far.
+///
+/// Each range ends with a read of the clock and a decision; a job of 16
+/// groups of a few tens of nanoseconds (a small launch on two threads,
+/// whose grain is one group) would otherwise read the clock 16 times, a
+/// third of its cost on the submitting thread. A range that grows past
+/// the grain only delays the next decision by [`ALONE_RANGE_NS`] of the
+/// work measured so far; first groups much cheaper than the rest (a
+/// stencil's border) may make it longer, by as many of the dear groups
+/// as the cheap ones that ran (the doubling never more than doubles).
+pub fn next_alone_step(step: u64, grain: u64, elapsed: Duration, done: u64) -> u64 {
+    let doubled = step.saturating_mul(2);
+    if doubled <= grain || done == 0 {
+        return doubled.min(grain.max(1));
+    }
+    let per_group = (nanos(elapsed) / done).max(1);
+    let cheap = ALONE_RANGE_NS / per_group;
+    doubled.min(grain.max(cheap)).max(1)
+}
+
+/// What the submitting thread's ranges tell of a job's cost per group.
+///
+/// The first group of a launch pays for its cold start: the kernel's code
+/// and arguments, and the lines of its buffers that another core wrote
+/// last (the previous launch's helpers) come from afar. A 256-group launch
+/// of ~20 ns groups measured ~1 µs for its first, so counting it made the
+/// work left look worth a helper and woke one for every launch of a chain
+/// of such launches. So the first range (one group) is timed apart: when
+/// it took at least [`ALONE_RANGE_NS`] its cost stands for the groups
+/// (a wake-up decided from it at once); otherwise no decision is made on
+/// it and the later ranges' time alone estimates the cost per group.
+#[derive(Default)]
+struct AloneTiming {
+    /// The first range's time and groups, once it ran.
+    first: Option<(Duration, u64)>,
+}
+
+impl AloneTiming {
+    /// After a range ended at `elapsed` with `done` groups run: the time
+    /// and the groups the cost per group is to be taken from (no groups:
+    /// no estimate yet).
+    fn ran(&mut self, elapsed: Duration, done: u64) -> (Duration, u64) {
+        match self.first {
+            None => {
+                self.first = Some((elapsed, done));
+                if nanos(elapsed) >= ALONE_RANGE_NS {
+                    (elapsed, done)
+                } else {
+                    (elapsed, 0)
+                }
+            }
+            Some((first, first_done)) => (
+                elapsed.saturating_sub(first),
+                done.saturating_sub(first_done),
+            ),
+        }
+    }
+}
+
+/// `d` in nanoseconds, saturated to 64 bits.
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// A range of one job's groups, the unit of stealing.
@@ -276,7 +365,7 @@ impl Pool {
             status: AtomicU32::new(0),
             grain,
             wakes: AtomicUsize::new(0),
-            done: Mutex::new(false),
+            done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
         });
         with_caller_scratch(|scratch| {
@@ -284,16 +373,18 @@ impl Pool {
             // work left is worth a helper.
             let started = Instant::now();
             let (mut next, mut step) = (0u64, 1u64);
+            let mut timing = AloneTiming::default();
             while next < total && !job.failed() {
                 let end = (next + step).min(total);
                 job.execute(next, end, scratch);
                 next = end;
-                let helpers = helpers_for(started.elapsed(), next, total - next, self.threads - 1);
+                let (elapsed, done) = timing.ran(started.elapsed(), next);
+                let helpers = helpers_for(elapsed, done, total - next, self.threads - 1);
                 if helpers > 0 {
                     job.wakes.store(helpers, Ordering::Release);
                     break;
                 }
-                step = (step * 2).min(grain);
+                step = next_alone_step(step, grain, elapsed, done);
             }
             if next == total {
                 return;
@@ -630,6 +721,146 @@ mod tests {
         assert_eq!(helpers_for(us(1), 1, 19, 63), 0);
         assert_eq!(helpers_for(us(100), 1, 1, 63), 0);
         assert_eq!(helpers_for(us(100), 0, 100, 63), 0);
+    }
+
+    #[test]
+    fn ranges_run_alone_grow_past_the_grain_only_while_cheap() {
+        let ns = Duration::from_nanos;
+        // Up to the grain: doubling, whatever the cost.
+        assert_eq!(next_alone_step(1, 16, ns(1_000_000), 1), 2);
+        assert_eq!(next_alone_step(8, 16, ns(1_000_000), 15), 16);
+        // At the grain, dear groups (1 µs each): no further.
+        assert_eq!(next_alone_step(16, 16, ns(31_000), 31), 16);
+        // Cheap groups (20 ns each): doubling goes on while a range stays
+        // under ALONE_RANGE_NS (250 groups here)...
+        assert_eq!(next_alone_step(1, 1, ns(20), 1), 2);
+        assert_eq!(next_alone_step(16, 16, ns(620), 31), 32);
+        assert_eq!(next_alone_step(128, 16, ns(5_100), 255), 250);
+        // ...and never more than doubles.
+        assert_eq!(next_alone_step(2, 1, ns(1), 3), 4);
+        // A grain of zero or no groups done yet still makes progress.
+        assert_eq!(next_alone_step(1, 0, ns(0), 0), 1);
+    }
+
+    #[test]
+    fn a_cold_first_group_is_not_the_cost_per_group() {
+        let us = Duration::from_micros;
+        // A cheap first group: no decision on it; then the later ranges'
+        // own time (2 groups in 0.1 µs) is the cost, not the first's 1 µs.
+        let mut t = AloneTiming::default();
+        assert_eq!(t.ran(us(1), 1).1, 0);
+        let (elapsed, done) = t.ran(Duration::from_nanos(1_100), 3);
+        assert_eq!((elapsed, done), (Duration::from_nanos(100), 2));
+        assert_eq!(helpers_for(elapsed, done, 253, 15), 0);
+        // A dear first group (200 µs) decides at once.
+        let mut t = AloneTiming::default();
+        let (elapsed, done) = t.ran(us(200), 1);
+        assert_eq!((elapsed, done), (us(200), 1));
+        assert_eq!(helpers_for(elapsed, done, 63, 3), 3);
+    }
+
+    #[test]
+    fn a_chain_of_small_launches_wakes_nobody() {
+        // 256 groups of tens of nanoseconds, launched again and again
+        // (a few microseconds each): none is worth a helper, whether or
+        // not the last launch left its lines in another core's cache.
+        // Almost no launch may have run a group elsewhere (a preempted
+        // range may make one look large).
+        let pool = Pool::start(4);
+        let data: Arc<Vec<AtomicU64>> = Arc::new((0..256).map(|_| AtomicU64::new(0)).collect());
+        let here = std::thread::current().id();
+        let shared = (0..200)
+            .filter(|_| {
+                let (data, elsewhere) = (Arc::clone(&data), Arc::new(AtomicBool::new(false)));
+                let seen = Arc::clone(&elsewhere);
+                let status = pool.run(
+                    256,
+                    Arc::new(move |first, end, _: &mut Scratch| {
+                        if std::thread::current().id() != here {
+                            seen.store(true, Ordering::Relaxed);
+                        }
+                        for g in first..end {
+                            data[g as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                        0
+                    }),
+                );
+                assert_eq!(status, 0);
+                elsewhere.load(Ordering::Relaxed)
+            })
+            .count();
+        assert!(data.iter().all(|d| d.load(Ordering::Relaxed) == 200));
+        assert!(shared <= 20, "{shared} of 200 small launches woke a helper");
+    }
+
+    #[test]
+    fn a_submitter_asleep_on_its_job_is_woken_by_the_helper_that_ends_it() {
+        // Groups run by a worker are slow, so the submitter runs out of
+        // work first and sleeps on the job; the worker that ends it must
+        // wake it (a lost notification is a hang, caught by the timeout).
+        let pool = Pool::start(2);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let submitter = {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || {
+                let here = std::thread::current().id();
+                for _ in 0..5 {
+                    let hits: Arc<Vec<AtomicU8>> =
+                        Arc::new((0..64).map(|_| AtomicU8::new(0)).collect());
+                    let seen = Arc::clone(&hits);
+                    let status = pool.run(
+                        64,
+                        Arc::new(move |first, end, _: &mut Scratch| {
+                            if first == 0 {
+                                // Dear enough to be worth a helper.
+                                std::thread::sleep(Duration::from_millis(2));
+                            } else if std::thread::current().id() != here {
+                                std::thread::sleep(Duration::from_millis(5));
+                            }
+                            for g in first..end {
+                                seen[g as usize].fetch_add(1, Ordering::Relaxed);
+                            }
+                            0
+                        }),
+                    );
+                    let once = hits.iter().all(|h| h.load(Ordering::Relaxed) == 1);
+                    let _ = tx.send((status, once));
+                }
+            })
+        };
+        for _ in 0..5 {
+            let (status, once) = rx
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the submitter was never woken");
+            assert_eq!(status, 0);
+            assert!(once, "every group runs exactly once");
+        }
+        submitter.join().expect("submitter");
+    }
+
+    #[test]
+    fn a_job_finished_by_its_submitter_needs_no_wake_up() {
+        // The submitter ran every group: the job is done when `run`
+        // returns, and a later wait finds it so without sleeping.
+        let pool = Pool::start(2);
+        for _ in 0..100 {
+            assert!(count_runs(&pool, 16).iter().all(|&n| n == 1));
+        }
+        let job = Job {
+            body: Arc::new(|_, _, _: &mut Scratch| 0),
+            remaining: AtomicU64::new(3),
+            status: AtomicU32::new(0),
+            grain: 1,
+            wakes: AtomicUsize::new(0),
+            done: Mutex::new(Done::default()),
+            done_cond: Condvar::new(),
+        };
+        let mut scratch = Scratch::new();
+        job.execute(0, 3, &mut scratch);
+        assert!(job.is_done());
+        job.wait();
+        let done = job.done.lock().expect("lock");
+        assert!(done.finished && !done.waiting);
     }
 
     #[test]

@@ -216,10 +216,86 @@ def threads_share_a_queue():
     assert len(wrong) == 0, f"{len(wrong)} wrong results, first at (thread, round) {tuple(wrong[0])}"
 
 
+CHAIN = f"""
+kernel void advance(global float *u, int t) {{
+    size_t k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    u[k] += (float)t;
+}}
+{OOB}
+"""
+
+CHAIN_LAUNCHES = 600
+CHAIN_FAILS_AT = 300
+
+
+def chain_of_small_launches():
+    """(VECL_CHECKED=1, VECL_THREADS=4 on any machine) 600 launches of a
+    256x256 kernel into one in-order queue, each a few microseconds, so
+    the pool runs most alone and splits few; a callback on every launch's
+    completion; an out-of-bounds launch in the middle. Every launch adds
+    its `t` to every element, every callback runs once with CL_COMPLETE,
+    and the failing launch's event reports CL_OUT_OF_RESOURCES while the
+    launches after it still run."""
+    assert os.environ.get("VECL_CHECKED") == "1"
+    ctx = vecl_context()
+    queue = cl.CommandQueue(ctx)
+    program = build_or_report(ctx, CHAIN)
+    side = 256
+    grid = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(side * side, np.float32))
+    small = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(16, np.int32))
+    advance = cl.Kernel(program, "advance")
+    oob = cl.Kernel(program, OOB_KERNEL)
+    oob.set_args(small, np.int32(16))
+    completed, lock = [], threading.Lock()
+
+    def record(n):
+        def callback(status):
+            with lock:
+                completed.append((n, status))
+
+        return callback
+
+    events, failing = [], None
+    for n in range(CHAIN_LAUNCHES):
+        if n == CHAIN_FAILS_AT:
+            failing = cl.enqueue_nd_range_kernel(queue, oob, (1,), (1,))
+        advance.set_args(grid, np.int32(n % 7))
+        event = cl.enqueue_nd_range_kernel(queue, advance, (side, side), None)
+        event.set_callback(cl.command_execution_status.COMPLETE, record(n))
+        events.append(event)
+    try:
+        queue.finish()
+    except cl.Error as error:
+        print(f"queue.finish() raised {error}")
+    assert failing.command_execution_status == cl.status_code.OUT_OF_RESOURCES, (
+        f"the out-of-bounds launch's event is {failing.command_execution_status}"
+    )
+    got = np.empty(side * side, np.float32)
+    cl.enqueue_copy(queue, got, grid, is_blocking=True)
+    want = float(sum(n % 7 for n in range(CHAIN_LAUNCHES)))
+    assert (got == want).all(), f"element 0 is {got[0]}, not {want}"
+    cl.wait_for_events(events)
+    # Callbacks run on the runtime's callback thread; wait for the last.
+    for _ in range(2000):
+        with lock:
+            if len(completed) == CHAIN_LAUNCHES:
+                break
+        threading.Event().wait(0.005)
+    # (PyOpenCL runs each callback on a thread of its own, so the order in
+    # which they reach Python says nothing; engine.c's `callback_chain`
+    # checks the order in C.)
+    with lock:
+        launches = sorted(n for n, _ in completed)
+        statuses = {status for _, status in completed}
+    assert launches == list(range(CHAIN_LAUNCHES)), f"{len(launches)} callbacks ran"
+    assert statuses == {cl.command_execution_status.COMPLETE}, statuses
+
+
 CHECKS = {
     "spin_nonblocking": spin_nonblocking,
     "checked_out_of_bounds": checked_out_of_bounds,
     "threads_share_a_queue": threads_share_a_queue,
+    "chain_of_small_launches": chain_of_small_launches,
 }
 
 
@@ -241,6 +317,11 @@ def test_pyopencl_checked_out_of_bounds():
 
 def test_pyopencl_threads_share_a_queue():
     run_check("threads_share_a_queue")
+
+
+def test_pyopencl_chain_of_small_launches():
+    result = run_check("chain_of_small_launches", {"VECL_CHECKED": "1", "VECL_THREADS": "4"})
+    assert OOB_KERNEL in result.stderr, result.stdout + result.stderr
 
 
 if __name__ == "__main__":

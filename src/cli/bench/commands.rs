@@ -1032,8 +1032,9 @@ fn launch_chain(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResult,
     check(code, "clEnqueueWriteBuffer")?;
     let global = [CHAIN_SIDE, CHAIN_SIDE];
     let mut next_t = 0i32;
-    let mut chain = |launches: usize| -> Result<Duration, String> {
+    let mut chain = |launches: usize| -> Result<(Duration, Option<Duration>), String> {
         let started = Instant::now();
+        let cpu_started = process_cpu_time();
         for _ in 0..launches {
             set_arg(api, kernel, 1, &next_t)?;
             // SAFETY: a valid queue and kernel, two global sizes, no
@@ -1056,15 +1057,20 @@ fn launch_chain(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResult,
         }
         // SAFETY: a valid queue.
         check(unsafe { (api.finish)(queue) }, "clFinish")?;
-        Ok(started.elapsed())
+        let cpu = process_cpu_time()
+            .zip(cpu_started)
+            .map(|(end, start)| end.saturating_sub(start));
+        Ok((started.elapsed(), cpu))
     };
     // An untimed run first: first launches build or cache code.
     chain(CHAIN_LAUNCHES / 10)?;
     let runs = if plan.runs > 3 { plan.runs } else { 3 };
     let mut runs_ns = Vec::with_capacity(runs);
+    let mut cpu_ns = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let elapsed = chain(CHAIN_LAUNCHES)?;
+        let (elapsed, cpu) = chain(CHAIN_LAUNCHES)?;
         runs_ns.push((elapsed.as_nanos() / CHAIN_LAUNCHES as u128) as u64);
+        cpu_ns.extend(cpu.map(|cpu| (cpu.as_nanos() / CHAIN_LAUNCHES as u128) as u64));
     }
     // Every launch added its `t` (0, 1, …, 63, 0, …) to every element.
     let launched = CHAIN_LAUNCHES / 10 + runs * CHAIN_LAUNCHES;
@@ -1092,7 +1098,42 @@ fn launch_chain(objects: &mut Objects<'_>, plan: Plan) -> Result<PlatformResult,
         ));
     }
     let median_ns = median(&runs_ns);
-    Ok(PlatformResult::single("", runs_ns, median_ns))
+    let mut result = PlatformResult::single("", runs_ns, median_ns);
+    result.engine = Some(EngineDetail::LaunchChain {
+        cpu_us_per_launch: (cpu_ns.len() == runs).then(|| median(&cpu_ns) as f64 / 1e3),
+    });
+    Ok(result)
+}
+
+/// The CPU time the process (all its threads) has used, where the system
+/// reports it.
+fn process_cpu_time() -> Option<Duration> {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    {
+        /// `struct timespec` on 64-bit Linux.
+        #[repr(C)]
+        struct Timespec {
+            tv_sec: i64,
+            tv_nsec: i64,
+        }
+        /// `CLOCK_PROCESS_CPUTIME_ID`.
+        const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+        extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+        }
+        let mut ts = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: the C library's `clock_gettime` (linked with std) writes
+        // one `struct timespec`, whose layout `Timespec` has on 64-bit Linux.
+        let code = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        (code == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+    {
+        None
+    }
 }
 
 /// The long kernel's value for work-item `id`.

@@ -92,6 +92,13 @@ pub enum EngineDetail {
         /// The median time from the enqueue to the kernel's completion.
         kernel_ms: f64,
     },
+    /// A chain of launches into one in-order queue: the time is per launch.
+    LaunchChain {
+        /// The process's CPU time per launch (every thread's), median
+        /// over the runs; `None` where the system does not report it. On
+        /// a loaded machine it moves far less than the wall time.
+        cpu_us_per_launch: Option<f64>,
+    },
 }
 
 impl EngineDetail {
@@ -475,7 +482,12 @@ fn bar_label(b: &BenchResult, r: &PlatformResult, ns: u64) -> String {
         Some(EngineDetail::EnqueueLatency { kernel_ms, .. }) => {
             let _ = write!(label, " to return, kernel {kernel_ms:.0} ms");
         }
-        None => {}
+        Some(EngineDetail::LaunchChain {
+            cpu_us_per_launch: Some(cpu),
+        }) => {
+            let _ = write!(label, " per launch, CPU {cpu:.1} µs");
+        }
+        Some(EngineDetail::LaunchChain { .. }) | None => {}
     }
     if let Some((_, ratio)) = b.ratios.iter().find(|(p, _)| *p == r.platform) {
         let _ = write!(label, "; {} vecl's", format_ratio(*ratio));
@@ -515,6 +527,15 @@ fn describe_engine(name: &str, r: &PlatformResult, engine: &EngineDetail) -> Str
             r.platform,
             r.median_ns.map_or_else(|| "-".into(), format_ns),
             EngineDetail::statuses(status_at_return)
+        ),
+        EngineDetail::LaunchChain { cpu_us_per_launch } => format!(
+            "{name} on {}: {} per launch (median), {}",
+            r.platform,
+            r.median_ns.map_or_else(|| "-".into(), format_ns),
+            cpu_us_per_launch.map_or_else(
+                || "the process's CPU time unknown".into(),
+                |cpu| format!("{cpu:.2} µs of the process's CPU time per launch")
+            )
         ),
     }
 }
@@ -696,6 +717,47 @@ mod tests {
             derived: vec![],
             notes: vec![],
         }
+    }
+
+    #[test]
+    fn the_launch_chain_row_carries_the_cpu_time_per_launch() {
+        let chain = |platform: &str, ns: u64, cpu: Option<f64>| {
+            let mut result = PlatformResult::single(platform, vec![ns], ns);
+            result.engine = Some(EngineDetail::LaunchChain {
+                cpu_us_per_launch: cpu,
+            });
+            result
+        };
+        let report = Report {
+            platforms: vec!["vecl".into(), "PoCL".into()],
+            quick: false,
+            benchmarks: vec![BenchResult {
+                name: "launch chain, in-order queue".into(),
+                size: "256×256 items, 2000 launches".into(),
+                metric: "launch-chain".into(),
+                results: vec![chain("vecl", 6_000, Some(5.9)), chain("PoCL", 2_500, None)],
+                ratios: vec![("PoCL".into(), 2_500.0 / 6_000.0)],
+                bytes_moved: None,
+                detail: None,
+            }],
+            derived: vec![],
+            notes: vec![],
+        };
+        let table = report.table();
+        assert!(table.contains(
+            "launch chain, in-order queue on vecl: 6.0 µs per launch (median), 5.90 µs of the process's CPU time per launch"
+        ), "{table}");
+        assert!(
+            table.contains("on PoCL: 2.5 µs per launch (median), the process's CPU time unknown")
+        );
+        assert!(report.svg().contains("6.0 µs per launch, CPU 5.9 µs"));
+        // A child process hands its result back as JSON.
+        let json = serde_json::to_value(&report).expect("json");
+        let engine = &json["benchmarks"][0]["results"][0]["engine"];
+        assert_eq!(engine["cpu_us_per_launch"], 5.9);
+        let back: PlatformResult =
+            serde_json::from_value(json["benchmarks"][0]["results"][0].clone()).expect("parse");
+        assert_eq!(back.engine, report.benchmarks[0].results[0].engine);
     }
 
     #[test]
