@@ -85,7 +85,7 @@ pub fn compile_kernel_in(
             first,
             shared,
             0,
-            Trust::GroupsAndLaunch,
+            (Trust::GroupsAndLaunch, Width::MayNarrow),
         )
     })?;
     compiled._module_data = data;
@@ -114,8 +114,15 @@ pub fn compile_kernel_in(
             along: [OnceLock::new(), OnceLock::new()],
         }));
     }
-    // The wide code is final: no optimised Cranelift code replaces it.
-    if policy != Tiers::Both || compiled._avx512.is_some() {
+    // The wide code is final: no optimised Cranelift code replaces it;
+    // neither does any for a kernel whose quick code alone is past the
+    // optimised tier's size (its optimised code, which adds a copy of the
+    // body for full chunks, would be larger still).
+    if policy != Tiers::Both
+        || compiled._avx512.is_some()
+        || compiled.past_optimised_cap
+        || compiled.clif_insts > OPTIMISED_MAX_CLIF
+    {
         return Ok(compiled);
     }
     // The optimised code: same module, same options, the quick code's
@@ -152,16 +159,18 @@ pub fn compile_kernel_in(
                     Tier::Optimised,
                     Some(data),
                     0,
-                    Trust::GroupsAndLaunch,
+                    (Trust::GroupsAndLaunch, Width::MayNarrow),
                 )
             })
             .ok()
             // The runtime sizes argument blocks, `__local` memory and
             // context areas from the quick tier's answers: the optimised
             // code is used only if it agrees with all of them (and trusts
-            // the groups `run_groups` lets it run).
+            // the groups `run_groups` lets it run); code kept in the quick
+            // tier for its size replaces nothing.
             .filter(|k| {
-                k.layout() == layout
+                !k.past_optimised_cap
+                    && k.layout() == layout
                     && k.group_bound == bound
                     && k.local_needs == needs
                     && k.launch_trusted() == trusted
@@ -179,6 +188,16 @@ pub fn compile_kernel_in(
     Ok(compiled)
 }
 
+/// The most CLIF instructions a kernel's function may have to be compiled
+/// in the optimised tier. Its backtracking register allocator's time grows
+/// faster than the code: random kernels of `vecl fuzz` of 102,017 (seed
+/// 880251) and 75,517 (seed 4242000) CLIF instructions at W = 32 took 43
+/// and 14 s of CPU in it, where the quick tier's single-pass allocator
+/// takes about a second. Past this the kernel keeps the quick code
+/// (`--explain` says so); the corpus' largest kernels at W = 32
+/// (`geometric_extremes`, 57,739, 1.2 s) and the benchmarks' stay below.
+pub const OPTIMISED_MAX_CLIF: usize = 60_000;
+
 /// What checked code may trust of the launches it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Trust {
@@ -190,13 +209,27 @@ pub(crate) enum Trust {
     GroupsAndLaunch,
 }
 
+/// Whether a compile whose code's frame is past [`crate::MAX_FRAME_BYTES`]
+/// may compile the kernel again at half the width (`crate::frame`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    /// The kernel's own compile: narrower until the frame fits.
+    MayNarrow,
+    /// A copy that must have the width of the code it stands beside (the
+    /// wide code's deferred fallback, the lane and trusting copies): a
+    /// frame past the limit is `JitError::FrameTooLarge` at once, since a
+    /// narrower copy could not run that code's launches.
+    Fixed,
+}
+
 /// Compiles `kernel` with `tier`'s register allocator. `shared_data`: the
 /// address of an existing module-scope data block (the quick tier's) for
 /// the code to use instead of a block of its own. `lanes_along`: 0, or the
 /// dimension (1 or 2) whose work-items the lanes of the copy compiled
 /// here step along (`lane_axis`). `trust`: what checked code may trust
 /// of its launches (a group bound, `CompiledKernel::group_bound`; accesses
-/// proven at launch, `CompiledKernel::launch_proofs`).
+/// proven at launch, `CompiledKernel::launch_proofs`). `width`: whether a
+/// frame past the limit narrows the kernel or refuses it.
 pub(crate) fn compile(
     module: &Module,
     kernel: &str,
@@ -204,7 +237,7 @@ pub(crate) fn compile(
     tier: Tier,
     shared_data: Option<u64>,
     lanes_along: usize,
-    trust: Trust,
+    (trust, width): (Trust, Width),
 ) -> Result<CompiledKernel, JitError> {
     let started = Instant::now();
     let (_, original) = module
@@ -257,10 +290,15 @@ pub(crate) fn compile(
         module
     };
     phases.mark("passes");
-    let (func, next_var) = match regions::region_graph(&func).map_err(unsupported)? {
-        Some(g) => (g.func, Some(g.next)),
-        None => (func, None),
-    };
+    // The kernel before the rewrite is kept for checked code: its loops
+    // cut by barriers are whole there, which bounds their counters
+    // (`lower::bounds`, `BeforeRegions`).
+    let (func, next_var, before_regions) =
+        match regions::region_graph(&func).map_err(unsupported)? {
+            Some(g) => (g.func, Some(g.next), opts.checked.then(|| Arc::new(func))),
+            None => (func, None, None),
+        };
+    let before = before_regions.as_deref();
     phases.mark("regions");
     let uni = vecl_ir::analysis::uniformity::analyze(module, &func);
     phases.mark("uniformity");
@@ -303,16 +341,16 @@ pub(crate) fn compile(
             .kernel
             .as_ref()
             .and_then(|k| k.reqd_work_group_size);
-        lower::bounds::trusted_group_bound(module, &func, reqd)
+        lower::bounds::trusted_group_bound(module, &func, before, reqd)
     } else {
         None
     };
     let local_needs = match group_bound {
-        Some(l) => lower::bounds::local_param_needs(module, &func, l),
+        Some(l) => lower::bounds::local_param_needs(module, &func, before, l),
         None => Vec::new(),
     };
     let launch_proofs = if opts.checked && trust == Trust::GroupsAndLaunch {
-        let unproven = lower::bounds::unproven_accesses(module, &func, group_bound);
+        let unproven = lower::bounds::unproven_accesses(module, &func, before, group_bound);
         LaunchProofs::select(module, &func, &arg_slots, &unproven).map(Arc::new)
     } else {
         None
@@ -322,7 +360,7 @@ pub(crate) fn compile(
         .map_or_else(Vec::new, |p| p.trusted())
         .into();
     let wide_trusted = if opts.checked {
-        lower::bounds::small_trusted_accesses(module, &func, group_bound, &launch_trusted)
+        lower::bounds::small_trusted_accesses(module, &func, before, group_bound, &launch_trusted)
     } else {
         Vec::new()
     };
@@ -378,7 +416,13 @@ pub(crate) fn compile(
         has_fma,
         next_var,
         checks: checks.map(|tail| {
-            lower::bounds::Checks::new(tail as u32, data_len, group_bound, launch_trusted.clone())
+            lower::bounds::Checks::new(
+                tail as u32,
+                data_len,
+                group_bound,
+                launch_trusted.clone(),
+                before_regions.clone(),
+            )
         }),
         local_checks: opts.checked && opts.local_checks,
         full_copy: tier == Tier::Optimised,
@@ -439,6 +483,34 @@ pub(crate) fn compile(
     };
     let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
     let deferred = avx512.entry().is_some();
+    // A kernel too large for the optimised tier's register allocator
+    // (`OPTIMISED_MAX_CLIF`) is compiled in the quick tier instead.
+    let clif_insts = lowered_main.clif_insts;
+    if tier == Tier::Optimised && !deferred && clif_insts > OPTIMISED_MAX_CLIF {
+        drop(jit);
+        let mut k = compile(
+            module,
+            kernel,
+            opts,
+            Tier::Quick,
+            shared_data,
+            lanes_along,
+            (trust, width),
+        )?;
+        // No optimised code replaces it.
+        k.explain = k
+            .explain
+            .replace("; the optimised code replaces it when ready", "");
+        let at = k.explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
+        k.explain.insert_str(
+            at,
+            &format!(
+                "tier: quick, not optimised: its optimised code has {clif_insts} CLIF instructions, more than the {OPTIMISED_MAX_CLIF} the optimised tier's register allocator takes\n"
+            ),
+        );
+        k.past_optimised_cap = true;
+        return Ok(k);
+    }
     let main = if deferred {
         MainCode::Lowered(lowered_main)
     } else {
@@ -504,7 +576,7 @@ pub(crate) fn compile(
     let frame_bytes = main_frame.max(wide.as_ref().map_or(0, |f| f.frame_bytes));
     if frame_bytes > crate::MAX_FRAME_BYTES {
         drop(jit);
-        if w <= 4 || required.is_some() {
+        if w <= 4 || required.is_some() || width == Width::Fixed {
             return Err(JitError::FrameTooLarge {
                 kernel: kernel.to_string(),
                 bytes: frame_bytes,
@@ -522,7 +594,7 @@ pub(crate) fn compile(
             tier,
             shared_data,
             lanes_along,
-            trust,
+            (trust, width),
         )?;
         let at = k.explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
         k.explain.insert_str(
@@ -665,6 +737,8 @@ pub(crate) fn compile(
         local_variables: lower::races::local_variables(module, &places),
         frame_bytes,
         narrowed_from: None,
+        clif_insts,
+        past_optimised_cap: false,
         _avx512: avx512.into_code(),
         fallback,
     })

@@ -4,7 +4,7 @@
 //! another dimension).
 
 use crate::abi::{self, ArgSlot, Launch};
-use crate::compile::{compile, guarded, Trust};
+use crate::compile::{compile, guarded, Trust, Width};
 use crate::launch_proofs::LaunchProofs;
 use crate::tiers::{Entry, FinalCode, Tier, Upgrade};
 use crate::width::WIDE_WIDTH;
@@ -64,6 +64,12 @@ pub struct CompiledKernel {
     pub(crate) upgrade: Option<Arc<Upgrade>>,
     /// How the code of this kernel came about when there is no upgrade.
     pub(crate) only_tier: FinalCode,
+    /// CLIF instructions of the kernel's Cranelift function (lowered
+    /// only, where the wide code runs).
+    pub(crate) clif_insts: usize,
+    /// Compiled in the quick tier where the optimised one was asked for:
+    /// its code is past `compile::OPTIMISED_MAX_CLIF`.
+    pub(crate) past_optimised_cap: bool,
     /// Module-scope `__constant`/`__global` data the code addresses directly
     /// (empty when the code uses another kernel's or the module's block).
     pub(crate) _data: Box<[layout::DataLine]>,
@@ -553,7 +559,7 @@ impl CompiledKernel {
                     copies.tier,
                     Some(copies.data),
                     d,
-                    Trust::GroupsAndLaunch,
+                    (Trust::GroupsAndLaunch, Width::Fixed),
                 )
             })
             .ok()?;
@@ -586,7 +592,7 @@ impl CompiledKernel {
                     f.tier,
                     Some(f.data),
                     f.lanes_along,
-                    f.trust,
+                    (f.trust, Width::Fixed),
                 )
             })
             .ok()?;
@@ -633,7 +639,7 @@ impl CompiledKernel {
                     u.tier,
                     Some(u.data),
                     u.lanes_along,
-                    trust,
+                    (trust, Width::Fixed),
                 )
             })
             .ok()?;

@@ -724,6 +724,60 @@ fn the_hillis_steele_scan_gives_prefix_sums_checked_at_every_width() {
     }
 }
 
+/// Scan's `tmp[lid - offset]` under `lid >= offset` is proven for the
+/// group (`offset` doubles from 1 while below the group's size, which the
+/// kernel before the region rewrite shows), so no access of the kernel
+/// keeps a test; a guard one weaker (`lid + 1 >= offset`) lets the index
+/// reach -1, keeps the test, and the first work-item of the first group
+/// reports its load below the `__local` argument.
+#[test]
+fn scan_s_shifted_local_read_is_proven_and_a_weaker_guard_keeps_its_test() {
+    let src = "__kernel void scan(__global const int *in, __global int *out,
+                               __local int *tmp) {
+        int lid = get_local_id(0);
+        int n = get_local_size(0);
+        tmp[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int offset = 1; offset < n; offset <<= 1) {
+            int add = lid >= offset ? tmp[lid - offset] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tmp[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = tmp[lid];
+    }";
+    let weaker = src.replace("lid >= offset ?", "lid + 1 >= offset ?");
+    let input: Vec<i32> = (0..256).map(|i| (i * 5 % 11) - 5).collect();
+    for w in [4, 8, 16, 32] {
+        let k = build(src, "scan", true, w);
+        let e = k.explain();
+        assert!(
+            e.contains("bounds-checked (7 proven in bounds at compile time)"),
+            "W = {w}: {e}"
+        );
+        let k = build(&weaker, "scan", true, w);
+        let e = k.explain();
+        assert!(
+            e.contains("bounds-checked (6 proven in bounds at compile time)"),
+            "W = {w}: {e}"
+        );
+        let r = run(
+            &k,
+            &[ints(&input), ints(&[0; 256]), Arg::Local(4 * 64)],
+            256,
+            64,
+        );
+        assert_eq!(r.status, OOB, "W = {w}");
+        let f = r.fault.expect("a recorded fault");
+        assert_eq!(
+            (f.kind, f.global_id, f.line),
+            (AccessKind::Load, [0, 0, 0], 8),
+            "W = {w}"
+        );
+        assert_eq!(f.address, r.local_base.wrapping_sub(4), "W = {w}");
+    }
+}
+
 #[test]
 fn uniform_accesses_fault_on_either_side_and_not_at_the_edges() {
     // Each bound is its own compare and branch: the first and last

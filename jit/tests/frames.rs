@@ -7,8 +7,12 @@
 //! a 2 MiB thread with the results of the narrow code.
 
 use vecl_ir::interp::NdRange;
-use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers, MAX_FRAME_BYTES};
-use vecl_testkit::differential::{build, interp_args_for, run_jit, Spec};
+use vecl_jit::abi::KernelStatus;
+use vecl_jit::{
+    compile_kernel, CompiledKernel, FinalCode, JitOptions, Tiers, MAX_FRAME_BYTES,
+    OPTIMISED_MAX_CLIF,
+};
+use vecl_testkit::differential::{build, code_line, cpu_has_wide, interp_args_for, run_jit, Spec};
 use vecl_testkit::range_1d;
 
 /// A straight run of `n` steps on two private values, each step with a
@@ -126,4 +130,88 @@ fn a_kernel_that_requires_its_sub_group_size_is_refused_when_its_frame_is_too_la
             && message.contains(&format!("more than the {MAX_FRAME_BYTES} bytes")),
         "{message}"
     );
+}
+
+/// The wide code at W = 16 has a spill area that fits, but the kernel's
+/// Cranelift code at W = 16, its fallback for launches whose ids pass 31
+/// bits, needs about 1.1 MB of frame: compiled at the first such launch,
+/// it is refused at that width (no narrower copy, which could not run the
+/// kernel's launches, is compiled) and the launch stops with
+/// `KernelStatus::NoCode`, touching nothing; launches the wide code
+/// numbers run as before.
+#[test]
+fn a_deferred_fallback_past_the_frame_limit_stops_its_launch_with_no_code() {
+    if !cpu_has_wide() {
+        return;
+    }
+    let m = build(&huge_kernel(2000), "");
+    let k = quick_with(&m, 16, true);
+    let line = code_line(&k);
+    assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    assert!(
+        k.explain().contains("not compiled yet: the wide code runs"),
+        "{}",
+        k.explain()
+    );
+    let want = run_on_small_stack(quick_at(&m, 4), range_1d(0, 64, 32));
+    let far = NdRange {
+        work_dim: 1,
+        global_offset: [i32::MAX as u64 - 8, 0, 0],
+        global_size: [64, 1, 1],
+        local_size: [32, 1, 1],
+    };
+    let args = interp_args_for(&[Spec::Floats(64, 3), Spec::Int(5)]);
+    let (status, bufs) = run_jit(&k, &args, &far);
+    assert_eq!(status, KernelStatus::NoCode as u32);
+    let vecl_ir::interp::KernelArg::Buffer(a) = &args[0] else {
+        unreachable!()
+    };
+    assert_eq!(&bufs[0], a, "nothing written");
+    // The launches the wide code runs are unchanged.
+    let got = run_on_small_stack(k, range_1d(0, 64, 32));
+    assert_eq!(got, want);
+}
+
+/// The number in `--explain`'s line "compiled N CLIF instructions".
+fn clif_of(k: &CompiledKernel) -> usize {
+    let e = k.explain();
+    e.lines()
+        .find_map(|l| l.strip_prefix("compiled "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"))
+}
+
+/// A kernel whose optimised code would be past `OPTIMISED_MAX_CLIF` is
+/// compiled in the quick tier, with the results of the optimised code of a
+/// smaller width; one below stays in the optimised tier.
+#[test]
+fn a_kernel_past_the_optimised_tiers_size_keeps_the_quick_tier() {
+    let m = build(&huge_kernel(2000), "");
+    let opts = |w: u32| JitOptions {
+        simd_width: Some(w),
+        tiers: Tiers::OptimisedOnly,
+        wide: false,
+        ..JitOptions::default()
+    };
+    let k = compile_kernel(&m, "big", &opts(8)).expect("compiles");
+    let e = k.explain().to_string();
+    assert!(
+        e.contains(&format!(
+            "CLIF instructions, more than the {OPTIMISED_MAX_CLIF} the optimised tier's register allocator takes"
+        )),
+        "{e}"
+    );
+    assert!(e.contains("(quick tier"), "{e}");
+    assert_eq!(k.final_code(), FinalCode::QuickKept);
+    assert_eq!(k.simd_width(), 8);
+    let want = run_on_small_stack(quick_at(&m, 4), range_1d(0, 64, 32));
+    let got = run_on_small_stack(k, range_1d(0, 64, 32));
+    assert_eq!(got, want);
+    // Below the cap: the optimised tier.
+    let small = build(&huge_kernel(40), "");
+    let k = compile_kernel(&small, "big", &opts(8)).expect("compiles");
+    assert!(clif_of(&k) < OPTIMISED_MAX_CLIF, "{}", k.explain());
+    assert!(matches!(k.final_code(), FinalCode::Optimised(_)));
+    assert!(!k.explain().contains("not optimised"), "{}", k.explain());
 }

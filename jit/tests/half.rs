@@ -780,3 +780,42 @@ fn half_reductions_and_scans_round_once_from_float() {
         );
     }
 }
+
+#[test]
+fn as_half_of_negative_shorts_keeps_the_bits() {
+    // `as_half2(short2)` stored as `half2` (the CTS's `astype` kernel): the
+    // bits go through unchanged. A `short` with its sign bit set travels
+    // sign-extended, and the `half` it becomes must not carry those upper
+    // bits into the packed store, where they overwrote the second component.
+    let n = 256;
+    let xs: Vec<u16> = (0..4 * n as u32)
+        .map(|i| (i.wrapping_mul(40_503) >> 3) as u16 ^ if i % 3 == 0 { 0x8000 } else { 0 })
+        .collect();
+    for (src, len) in [
+        (
+            "kernel void k(global const short2 *s, global half2 *r) {\n\
+               size_t i = get_global_id(0);\n\
+               half2 h = as_half2(s[i]);\n\
+               r[i] = h;\n\
+             }",
+            2,
+        ),
+        (
+            "kernel void k(global const short4 *s, global half4 *r) {\n\
+               size_t i = get_global_id(0);\n\
+               r[i] = as_half4(s[i]);\n\
+             }",
+            4,
+        ),
+    ] {
+        let src = format!("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{src}");
+        let input = &xs[..len * n];
+        let args = vec![
+            KernelArg::Buffer(bytes16(input)),
+            KernelArg::Buffer(vec![0; len * n * 2]),
+        ];
+        for (who, got) in outputs(&src, args, n) {
+            assert_eq!(u16s(&got), input, "{who}: {src}");
+        }
+    }
+}

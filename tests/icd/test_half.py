@@ -142,3 +142,18 @@ def test_math_builtins_match_numpy(ctx, queue):
         assert np.all(ulp_distance(lg, np.log(a)) <= 2)
         assert np.all(ulp_distance(sn, np.sin(a * np.float16(0.01))) <= 2)
         assert np.all(ulp_distance(mx, np.maximum(a, np.float16(1)) + a) == 0)
+
+
+def test_as_half2_of_shorts_keeps_every_bit(ctx, queue):
+    # The CTS's `astype` kernel: `as_half2(short2)` stored as `half2` leaves
+    # the bits as they were, a negative first component included.
+    src = PRAGMA + """
+    kernel void k(global const short2 *s, global half2 *r) {
+        size_t i = get_global_id(0);
+        half2 h = as_half2(s[i]);
+        r[i] = h;
+    }"""
+    rng = np.random.default_rng(7)
+    s = rng.integers(-0x8000, 0x8000, 2 * 1000, dtype=np.int32).astype(np.int16)
+    (r,) = run(ctx, queue, src, [(np.float16, 2 * 1000)], s, n=1000)
+    assert np.array_equal(r.view(np.int16), s)

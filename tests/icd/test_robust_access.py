@@ -221,3 +221,69 @@ def test_a_tree_reduction_trusts_its_local_argument_and_names_the_item_past_a_sh
     for report, local in zip(reports, [64, 256]):
         item = re.search(r"by work-item \((\d+), 0, 0\) at line 6:", report)
         assert item and int(item.group(1)) % local == local - 1, report
+
+
+BLACK_SCHOLES = textwrap.dedent(
+    """
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = open(BENCH).read()
+    robust = cl.Program(ctx, src).build(options="-cl-vecl-robust-access")
+    plain = cl.Program(ctx, src).build()
+    mf = cl.mem_flags
+    n = 1000
+    rng = np.random.default_rng(7)
+    spot = rng.uniform(5, 30, n).astype(np.float32)
+    strike = rng.uniform(1, 100, n).astype(np.float32)
+    years = rng.uniform(0.25, 10, n).astype(np.float32)
+
+    def run(program, spot_len, items, local):
+        k = cl.Kernel(program, "blackscholes")
+        ins = [
+            cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a[:spot_len] if i == 0 else a)
+            for i, a in enumerate([spot, strike, years])
+        ]
+        outs = [cl.Buffer(ctx, mf.READ_WRITE, size=4 * n) for _ in range(2)]
+        k.set_args(*ins, *outs, np.float32(0.02), np.float32(0.30))
+        cl.enqueue_nd_range_kernel(queue, k, (items,), (local,))
+        try:
+            queue.finish()
+        except cl.Error as e:
+            return "error %d" % e.code
+        got = [np.empty(n, np.float32) for _ in range(2)]
+        for g, o in zip(got, outs):
+            cl.enqueue_copy(queue, g, o)
+        return got
+
+    a = run(robust, n, n, 100)
+    b = run(plain, n, n, 100)
+    print("in bounds same", all((x.view(np.uint32) == y.view(np.uint32)).all() for x, y in zip(a, b)))
+    print("short", run(robust, 20, 64, 64))
+    """
+)
+
+
+def test_robust_black_scholes_matches_the_unchecked_code_and_names_the_first_item_past_a_short_input():
+    # In bounds, the robust code runs two chunks in flight untested and
+    # gives the unchecked code's bits; `spot` 20 floats long in a group of
+    # 64: item 20, the first lane of the second chunk of the first pair,
+    # is the one named.
+    bench = __file__.rsplit("/tests/", 1)[0] + "/benches/blackscholes.cl"
+    done = subprocess.run(
+        [sys.executable, "-c", "BENCH = %r\n" % bench + BLACK_SCHOLES],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "in bounds same True" in done.stdout, (done.stdout, done.stderr)
+    assert "short error -5" in done.stdout, (done.stdout, done.stderr)
+    for part in [
+        "kernel `blackscholes` stopped: out-of-bounds load of 4 bytes",
+        "by work-item (20, 0, 0)",
+        "at line 17:",
+    ]:
+        assert part in done.stderr, (part, done.stderr)

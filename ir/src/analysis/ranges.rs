@@ -49,6 +49,19 @@
 //! most `y`'s highest value less one, and every read in the `else` block
 //! at least `y`'s lowest (likewise `<=`, `>`, `>=`, `==`, `!=`, either
 //! side): the reduction's `x[lid + s]` under `lid < s` lies below `2s`.
+//! Under `if (x >= y)` (`>`, or the `else` block of `<`, `<=`), with both
+//! variables written neither since those reads nor in the block taken,
+//! `a - b` of a read `a` of `x` and `b` of `y` there is at least 0 (1)
+//! before it may wrap: scan's `tmp[lid - offset]` under `lid >= offset`.
+//!
+//! **Growing loops.** A loop whose body opens with `if (k < C) {} else
+//! break` (or `<=`) and that writes `k` once, at the top level of its
+//! `continuing`, as `k << c` or `k * c` (constants, at least 1) of a read
+//! made there: while that write cannot wrap for the largest value passing
+//! the test, `k` never falls below the least value it enters with (none
+//! negative), and every read after the test and before the write lies
+//! between that and `C_hi − 1` (scan's `for (offset = 1; offset < n;
+//! offset <<= 1)`: `[1, n − 1]`).
 
 use super::uniformity::writes_of;
 use crate::{
@@ -126,6 +139,13 @@ pub trait Facts {
     fn work_item(&self, f: WorkItemFn, dim: Option<u64>) -> Option<Range>;
     /// The value of scalar parameter `n`, where known.
     fn param(&self, n: u32) -> Option<Range>;
+    /// A range known for value `v` from elsewhere (the same value in the
+    /// function before a rewrite that keeps value numbers, where a loop
+    /// is still whole); the analysis keeps the part of its own answer
+    /// inside it.
+    fn value(&self, _v: ValueId) -> Option<Range> {
+        None
+    }
 }
 
 /// No facts beyond the function: what holds for every launch.
@@ -154,6 +174,27 @@ pub struct Ranges<'a> {
     counters: RefCell<Option<HashMap<ValueId, CounterRead>>>,
     /// The bounds branch conditions put on reads, found at the first read.
     branch_bounds: RefCell<Option<HashMap<ValueId, Vec<BranchBound>>>>,
+    /// The reads of growing loops' counters, found at the first read.
+    growing: RefCell<Option<HashMap<ValueId, GrowingRead>>>,
+    /// `a - b` of reads `a` of `x` and `b` of `y` under a branch taken
+    /// when `x >= y + d`: the least difference `d`, found at the first
+    /// subtraction.
+    differences: RefCell<Option<HashMap<(ValueId, ValueId), i128>>>,
+}
+
+/// A read of the counter of a growing loop (see the module's comment):
+/// after the loop's test, before the counter's one write.
+#[derive(Clone, Debug)]
+struct GrowingRead {
+    /// The values the counter enters the loop with, and whether a path
+    /// into the loop writes none (the counter reads zero then).
+    k0: Vec<ValueId>,
+    unwritten: bool,
+    /// The bound of the test, and whether the test is `<=`.
+    bound: ValueId,
+    inclusive: bool,
+    /// The factor of the trip's write `k = k * f` (`k << c`: `2^c`).
+    factor: i128,
 }
 
 /// What the condition of a branch says of a read of a variable in it:
@@ -211,6 +252,8 @@ impl<'a> Ranges<'a> {
             following: RefCell::new(Vec::new()),
             counters: RefCell::new(None),
             branch_bounds: RefCell::new(None),
+            growing: RefCell::new(None),
+            differences: RefCell::new(None),
         }
     }
 
@@ -239,6 +282,15 @@ impl<'a> Ranges<'a> {
         };
         // Inside what the type holds: a wider answer may have wrapped.
         let r = if r.within(full) { r } else { full };
+        // Both answers hold every value: so does their overlap (empty
+        // only where the value is never computed, any value will do).
+        let r = match self.facts.value(v) {
+            Some(k) => {
+                let lo = r.lo.max(k.lo);
+                Range::new(lo, r.hi.min(k.hi).max(lo))
+            }
+            None => r,
+        };
         // A variable's value is only final once no read of a variable is
         // being followed (a loop counter's read sees its type's range).
         if self.following.borrow().is_empty() {
@@ -288,6 +340,13 @@ impl<'a> Ranges<'a> {
                 let r = of(*a)?;
                 Some(Range::new(-r.hi, -r.lo))
             }
+            Inst::Binary(BinaryOp::Sub, a, b) => {
+                let r = self.binary(BinaryOp::Sub, s, of(*a)?, of(*b)?)?;
+                Some(match self.difference(*a, *b) {
+                    Some(d) => Range::new(r.lo.max(d), r.hi.max(d)),
+                    None => r,
+                })
+            }
             Inst::Binary(op, a, b) => self.binary(*op, s, of(*a)?, of(*b)?),
             Inst::Builtin(name, args) => {
                 let rs: Option<Vec<Range>> = args.iter().map(|a| of(*a)).collect();
@@ -306,6 +365,7 @@ impl<'a> Ranges<'a> {
             Inst::ReadVar(var) => {
                 let r = self
                     .counter(v, s, depth)
+                    .or_else(|| self.growing(v, s, depth))
                     .or_else(|| self.variable(*var, depth));
                 self.refined(v, r.unwrap_or(Range::of_type(s)), depth)
             }
@@ -346,6 +406,52 @@ impl<'a> Ranges<'a> {
         }
         // An empty range: the branch never runs, any value will do.
         Some(Range::new(lo, hi.max(lo)))
+    }
+
+    /// The least value of `a - b` that branch conditions guarantee where
+    /// both are read (see [`find_differences`]).
+    fn difference(&self, a: ValueId, b: ValueId) -> Option<i128> {
+        if self.differences.borrow().is_none() {
+            let mut found = HashMap::new();
+            find_differences(self.func, &self.func.body, &mut found);
+            *self.differences.borrow_mut() = Some(found);
+        }
+        self.differences.borrow().as_ref()?.get(&(a, b)).copied()
+    }
+
+    /// The range of `v`, a read of a growing loop's counter of type `s`
+    /// after the loop's test: from the least value it enters with (none
+    /// negative) to the largest that passes the test, when the trip's
+    /// `k * f` of that cannot wrap.
+    fn growing(&self, v: ValueId, s: Scalar, depth: u32) -> Option<Range> {
+        if self.growing.borrow().is_none() {
+            let mut found = HashMap::new();
+            find_growing_loops(self.func, &self.func.body, &[], &mut found);
+            *self.growing.borrow_mut() = Some(found);
+        }
+        let g = self.growing.borrow().as_ref()?.get(&v).cloned()?;
+        let mut k0 = g.unwritten.then_some(Range::exact(0));
+        for w in &g.k0 {
+            let r = self.of_depth(*w, depth)?;
+            k0 = Some(k0.map_or(r, |k| k.union(r)));
+        }
+        let k0 = k0?;
+        if k0.lo < 0 {
+            return None;
+        }
+        let bound = self.of_depth(g.bound, depth)?;
+        let top = if g.inclusive { bound.hi } else { bound.hi - 1 };
+        if top < k0.lo {
+            // No trip passes the test: the reads after it never run.
+            return Some(k0);
+        }
+        // The trip's write of a value that passed the test fits: the
+        // counter never wraps, so it never falls below where it entered.
+        let grown = top.checked_mul(g.factor)?;
+        if !Range::new(k0.lo, grown).within(Range::of_type(s)) {
+            return None;
+        }
+        Some(Range::new(k0.lo, top))
     }
 
     /// The range of `v`, a read of a counted loop's counter of type `s`.
@@ -631,6 +737,199 @@ fn find_counted_loops(
                 counted_loop(func, body, continuing, &written, after, out);
                 find_counted_loops(func, body, &written, true, out);
                 find_counted_loops(func, continuing, &written, true, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Records the counter reads of every growing loop in `block` (see the
+/// module's comment). `written`: the variables the function's body has
+/// written before `block` at its top level.
+fn find_growing_loops(
+    func: &Function,
+    block: &Block,
+    written: &[VarId],
+    out: &mut HashMap<ValueId, GrowingRead>,
+) {
+    let top = std::ptr::eq(block, &func.body);
+    let mut written = written.to_vec();
+    for s in &block.0 {
+        match s {
+            Stmt::WriteVar(var, _) if top => written.push(*var),
+            Stmt::If { then_, else_, .. } => {
+                find_growing_loops(func, then_, &written, out);
+                find_growing_loops(func, else_, &written, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    find_growing_loops(func, &c.body, &written, out);
+                }
+            }
+            Stmt::Loop { body, continuing } => {
+                growing_loop(func, body, continuing, &written, out);
+                find_growing_loops(func, body, &written, out);
+                find_growing_loops(func, continuing, &written, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Records the counter reads of the loop `body; continuing` when it is a
+/// growing loop: its body opens with `if (k < C) {} else break` (or `k <=
+/// C`) and the loop writes `k` once, at the top level of `continuing`, as
+/// `k << c` or `k * c` (constants, `c` at least 1) of a read of `k` made
+/// in `continuing` before it (scan's `for (offset = 1; offset < n; offset
+/// <<= 1)`). Every read of `k` after the test and before that write sees
+/// a value that passed the test.
+fn growing_loop(
+    func: &Function,
+    body: &Block,
+    continuing: &Block,
+    written: &[VarId],
+    out: &mut HashMap<ValueId, GrowingRead>,
+) {
+    let Some(at) = body.0.iter().position(|s| !matches!(s, Stmt::Eval(_))) else {
+        return;
+    };
+    let Stmt::If { cond, then_, else_ } = &body.0[at] else {
+        return;
+    };
+    if !then_.0.is_empty() || else_.0[..] != [Stmt::Break] {
+        return;
+    }
+    let Inst::Cmp(op @ (CmpOp::Lt | CmpOp::Le), tested, bound) = func.inst(*cond).inst else {
+        return;
+    };
+    let Some(var) = read_of(func, tested) else {
+        return;
+    };
+    let mut inside = Vec::new();
+    writes_of(body, var, &mut inside);
+    writes_of(continuing, var, &mut inside);
+    let [w] = inside[..] else {
+        return;
+    };
+    let Some(write_at) = continuing
+        .0
+        .iter()
+        .position(|s| matches!(s, Stmt::WriteVar(x, v) if *x == var && *v == w))
+    else {
+        return;
+    };
+    let bits = match func.ty(w) {
+        Type::Scalar(s) if s.is_int() => i64::from(s.bits()),
+        _ => return,
+    };
+    let (read, factor) = match func.inst(w).inst {
+        Inst::Binary(BinaryOp::Shl, a, c) => match func.int_const(c) {
+            Some(c) if (1..bits - 1).contains(&c) => (a, 1i128 << c),
+            _ => return,
+        },
+        Inst::Binary(BinaryOp::Mul, a, b) => match (func.int_const(a), func.int_const(b)) {
+            (None, Some(c)) if c >= 1 => (a, i128::from(c)),
+            (Some(c), None) if c >= 1 => (b, i128::from(c)),
+            _ => return,
+        },
+        _ => return,
+    };
+    let before_write = &continuing.0[..write_at];
+    if read_of(func, read) != Some(var)
+        || !before_write
+            .iter()
+            .any(|s| matches!(s, Stmt::Eval(v) if *v == read))
+    {
+        return;
+    }
+    let mut all = Vec::new();
+    writes_of(&func.body, var, &mut all);
+    let k0: Vec<ValueId> = all.into_iter().filter(|x| *x != w).collect();
+    let mut reads = Vec::new();
+    reads_in(func, &Block(body.0[at + 1..].to_vec()), var, &mut reads);
+    reads_in(func, &Block(before_write.to_vec()), var, &mut reads);
+    for r in reads {
+        out.insert(
+            r,
+            GrowingRead {
+                k0: k0.clone(),
+                unwritten: !written.contains(&var),
+                bound,
+                inclusive: op == CmpOp::Le,
+                factor,
+            },
+        );
+    }
+}
+
+/// The variable `x` reads when no statement of `before` (which ends
+/// where a branch on `x` is made) writes it after `x` is read there.
+fn unwritten_since(func: &Function, before: &[Stmt], x: ValueId) -> Option<VarId> {
+    let var = read_of(func, x)?;
+    let read_at = before
+        .iter()
+        .rposition(|s| matches!(s, Stmt::Eval(v) if *v == x))?;
+    let mut since = Vec::new();
+    writes_of(&Block(before[read_at..].to_vec()), var, &mut since);
+    since.is_empty().then_some(var)
+}
+
+/// Records what branch conditions say of differences: under `if (x >=
+/// y)` (or `>`, or the `else` block of `<`, `<=`), where `x` and `y` read
+/// variables that are written neither between those reads and the branch
+/// nor anywhere in the block taken, every read `a` of `x`'s variable and
+/// `b` of `y`'s in that block hold the values compared, so `a - b` is at
+/// least 0 (1 for `>`) before it may wrap (scan's `tmp[lid - offset]`
+/// under `lid >= offset`).
+fn find_differences(func: &Function, block: &Block, out: &mut HashMap<(ValueId, ValueId), i128>) {
+    for (at, s) in block.0.iter().enumerate() {
+        match s {
+            Stmt::If { cond, then_, else_ } => {
+                if let Inst::Cmp(op, a, b) = func.inst(*cond).inst {
+                    let vars = (
+                        unwritten_since(func, &block.0[..at], a),
+                        unwritten_since(func, &block.0[..at], b),
+                    );
+                    if let (Some(va), Some(vb)) = vars {
+                        for (x, y, op) in [(va, vb, op), (vb, va, op.swapped())] {
+                            let facts: [(&Block, i128); 1] = match op {
+                                CmpOp::Ge => [(then_, 0)],
+                                CmpOp::Gt => [(then_, 1)],
+                                CmpOp::Lt => [(else_, 0)],
+                                CmpOp::Le => [(else_, 1)],
+                                _ => continue,
+                            };
+                            for (taken, d) in facts {
+                                let mut written = Vec::new();
+                                writes_of(taken, x, &mut written);
+                                writes_of(taken, y, &mut written);
+                                if x == y || !written.is_empty() {
+                                    continue;
+                                }
+                                let (mut xs, mut ys) = (Vec::new(), Vec::new());
+                                reads_in(func, taken, x, &mut xs);
+                                reads_in(func, taken, y, &mut ys);
+                                for ra in &xs {
+                                    for rb in &ys {
+                                        let e = out.entry((*ra, *rb)).or_insert(d);
+                                        *e = (*e).max(d);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                find_differences(func, then_, out);
+                find_differences(func, else_, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                find_differences(func, body, out);
+                find_differences(func, continuing, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    find_differences(func, &c.body, out);
+                }
             }
             _ => {}
         }
@@ -1353,6 +1652,101 @@ mod tests {
     /// under `lid < s`. With local ids below 64 and sizes up to 64, `s`
     /// is at most 32 and `lid + s` at most 63 in the branch (unbounded by
     /// intervals alone: 94).
+    /// Scan's loop: `offset` doubles from 1 while below the group's size,
+    /// and `lid - offset` under `lid >= offset` indexes the group's
+    /// elements.
+    #[test]
+    fn growing_counter_and_a_difference_under_its_branch() {
+        struct Group;
+        impl Facts for Group {
+            fn work_item(&self, f: WorkItemFn, _: Option<u64>) -> Option<Range> {
+                match f {
+                    WorkItemFn::LocalId => Some(Range::new(0, 255)),
+                    WorkItemFn::LocalSize => Some(Range::new(1, 256)),
+                    _ => None,
+                }
+            }
+            fn param(&self, _: u32) -> Option<Range> {
+                None
+            }
+        }
+        let text = "kernel @k(p: ptr global u8) {
+  var $0 lid: i32
+  var $1 n: i32
+  var $2 offset: i32
+  %0: u32 = const 0
+  %1: u64 = work_item local_id %0
+  %2: i32 = convert %1
+  write $0, %2
+  %3: u64 = work_item local_size %0
+  %4: i32 = convert %3
+  write $1, %4
+  %5: i32 = const 1
+  write $2, %5
+  loop {
+    %6: i32 = read $2
+    %7: i32 = read $1
+    %8: bool = cmp lt %6, %7
+    if %8 {
+    } else {
+      break
+    }
+    %9: i32 = read $0
+    %10: i32 = read $2
+    %11: bool = cmp ge %9, %10
+    if %11 {
+      %12: i32 = read $0
+      %13: i32 = read $2
+      %14: i32 = sub %12, %13
+    } else {
+      %15: i32 = read $0
+      %16: i32 = read $2
+      %17: i32 = sub %15, %16
+    }
+  } continuing {
+    %18: i32 = read $2
+    %19: i32 = const 1
+    %20: i32 = shl %18, %19
+    write $2, %20
+  }
+}
+";
+        let r = ranges_of(text, &Group);
+        // After the test: from 1 to the largest size less one.
+        assert_eq!(r[10], Some(Range::new(1, 255)));
+        assert_eq!(r[18], Some(Range::new(1, 255)));
+        // Under `lid >= offset`: an index into the group's elements.
+        assert_eq!(r[14], Some(Range::new(0, 254)));
+        // In the `else` block nothing bounds it below 0.
+        assert_eq!(r[17], Some(Range::new(-255, 253)));
+        // At the test, where the bound is not known to hold yet: the
+        // value it enters with or a trip's doubled one, up to 2 · 255.
+        assert_eq!(r[6], Some(Range::new(1, 510)));
+        // Nothing known of the launch: a size up to INT_MAX would let the
+        // doubling wrap, so no bound.
+        let r = ranges_of(text, &NoFacts);
+        assert_eq!(r[10], Some(Range::of_type(Scalar::I32)));
+        // A counter written in the body too is not growing.
+        let twice = text.replace(
+            "%14: i32 = sub %12, %13",
+            "%14: i32 = sub %12, %13\n      write $2, %14",
+        );
+        let r = ranges_of(&twice, &Group);
+        assert_eq!(r[10], Some(Range::of_type(Scalar::I32)));
+        // Entering at -1 (a negative start, which doubling takes further
+        // down): not a growing loop.
+        let negative = text.replace("%5: i32 = const 1", "%5: i32 = const -1");
+        let r = ranges_of(&negative, &Group);
+        assert_eq!(r[10], Some(Range::of_type(Scalar::I32)));
+        // `offset` written in the branch: no difference fact there.
+        let written = text.replace(
+            "%14: i32 = sub %12, %13",
+            "%14: i32 = sub %12, %13\n      write $0, %14",
+        );
+        let r = ranges_of(&written, &Group);
+        assert!(r[14].is_some_and(|x| x.lo < 0), "{:?}", r[14]);
+    }
+
     #[test]
     fn shrinking_variable_and_branch_condition() {
         struct Group;

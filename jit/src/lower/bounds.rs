@@ -89,6 +89,9 @@ pub(crate) struct Checks {
     /// Accesses (pointer, bytes) the code runs only for launches that
     /// prove them in bounds (`crate::launch_proofs`): no test.
     pub launch_trusted: Arc<[(ValueId, u32)]>,
+    /// The kernel before the region rewrite, where it has a region graph
+    /// (its loops cut by barriers are whole there: [`BeforeRegions`]).
+    pub before_regions: Option<Arc<Function>>,
 }
 
 impl Checks {
@@ -97,12 +100,66 @@ impl Checks {
         data_len: u64,
         group_bound: Option<u64>,
         launch_trusted: Arc<[(ValueId, u32)]>,
+        before_regions: Option<Arc<Function>>,
     ) -> Checks {
         Checks {
             tail,
             data_len,
             group_bound,
             launch_trusted,
+            before_regions,
+        }
+    }
+}
+
+/// `facts`, and for a value of `func` that the region rewrite kept from
+/// `before` (the same kernel before it: the rewrite keeps every value's
+/// number and adds new ones past them), the range `before`'s analysis
+/// finds for it. A loop cut by barriers is taken apart by the rewrite
+/// (its test, body and step in separate regions); in `before` it is
+/// whole, and scan's doubling `offset` is bounded there
+/// (`vecl_ir::analysis::ranges`, "Growing loops"). Both functions compute
+/// the same values, so each range holds every value, and so does their
+/// overlap.
+struct BeforeRegions<'a> {
+    facts: &'a dyn Facts,
+    func: &'a Function,
+    before: Option<(&'a Function, Ranges<'a>)>,
+}
+
+impl<'a> BeforeRegions<'a> {
+    fn new(func: &'a Function, before: Option<&'a Function>, facts: &'a dyn Facts) -> Self {
+        BeforeRegions {
+            facts,
+            func,
+            before: before.map(|b| (b, Ranges::new(b, facts))),
+        }
+    }
+}
+
+impl Facts for BeforeRegions<'_> {
+    fn work_item(&self, f: WorkItemFn, dim: Option<u64>) -> Option<Interval> {
+        self.facts.work_item(f, dim)
+    }
+
+    fn param(&self, n: u32) -> Option<Interval> {
+        self.facts.param(n)
+    }
+
+    fn value(&self, v: ValueId) -> Option<Interval> {
+        let (b, ranges) = self.before.as_ref()?;
+        let (now, then) = (self.func.insts.get(v.index())?, b.insts.get(v.index())?);
+        // The same instruction (a variable's read may name the variable's
+        // web instead): a value the rewrite kept.
+        let same = now.ty == then.ty
+            && match (&now.inst, &then.inst) {
+                (Inst::ReadVar(_), Inst::ReadVar(_)) => true,
+                (x, y) => x == y,
+            };
+        if same {
+            ranges.of(v)
+        } else {
+            None
         }
     }
 }
@@ -143,6 +200,7 @@ const GROUP_BOUNDS: [u64; 7] = [1024, 512, 256, 128, 64, 32, 16];
 pub(crate) fn trusted_group_bound(
     module: &Module,
     func: &Function,
+    before: Option<&Function>,
     reqd: Option<[u32; 3]>,
 ) -> Option<u64> {
     let accesses = accesses_of(func);
@@ -153,7 +211,8 @@ pub(crate) fn trusted_group_bound(
         .filter(|p| !provable(module, func, &none, *p, size(*p)))
         .collect();
     let proves = |l: u64, p: ValueId| {
-        let facts = GroupBound(l);
+        let bound = GroupBound(l);
+        let facts = BeforeRegions::new(func, before, &bound);
         let ranges = Ranges::new(func, &facts);
         provable(module, func, &ranges, p, size(p))
             || trusted_param_access(module, func, &ranges, p, size(p), l)
@@ -178,10 +237,12 @@ pub(crate) fn trusted_group_bound(
 pub(crate) fn unproven_accesses(
     module: &Module,
     func: &Function,
+    before: Option<&Function>,
     group_bound: Option<u64>,
 ) -> Vec<(ValueId, u32)> {
     let none = Ranges::new(func, &NoFacts);
-    let facts = group_bound.map(GroupBound);
+    let bound = group_bound.map(GroupBound);
+    let facts = bound.as_ref().map(|b| BeforeRegions::new(func, before, b));
     let bounded = facts.as_ref().map(|f| Ranges::new(func, f));
     accesses_of(func)
         .into_iter()
@@ -214,10 +275,11 @@ pub(crate) fn unproven_accesses(
 pub(crate) fn small_trusted_accesses(
     module: &Module,
     func: &Function,
+    before: Option<&Function>,
     group_bound: Option<u64>,
     launch_trusted: &[(ValueId, u32)],
 ) -> Vec<ValueId> {
-    let unproven = unproven_accesses(module, func, group_bound);
+    let unproven = unproven_accesses(module, func, before, group_bound);
     let mut out: Vec<ValueId> = accesses_of(func)
         .into_iter()
         .filter(|p| {
@@ -302,8 +364,14 @@ pub(crate) struct LocalNeed {
 
 /// The [`LocalNeed`]s of `func`'s trusted `__local` parameter accesses
 /// under the group bound `bound`.
-pub(crate) fn local_param_needs(module: &Module, func: &Function, bound: u64) -> Vec<LocalNeed> {
-    let facts = GroupBound(bound);
+pub(crate) fn local_param_needs(
+    module: &Module,
+    func: &Function,
+    before: Option<&Function>,
+    bound: u64,
+) -> Vec<LocalNeed> {
+    let group = GroupBound(bound);
+    let facts = BeforeRegions::new(func, before, &group);
     let at_bound = Ranges::new(func, &facts);
     let trusted: Vec<ValueId> = accesses_of(func)
         .into_iter()
@@ -319,7 +387,8 @@ pub(crate) fn local_param_needs(module: &Module, func: &Function, bound: u64) ->
     let steps = (bound.max(1).next_power_of_two().trailing_zeros() + 1) as usize;
     let mut needs: Vec<LocalNeed> = Vec::new();
     for i in 0..steps {
-        let facts = GroupBound((1u64 << i).min(bound));
+        let group = GroupBound((1u64 << i).min(bound));
+        let facts = BeforeRegions::new(func, before, &group);
         let ranges = Ranges::new(func, &facts);
         for p in &trusted {
             let size = pointee_size(module, func, *p);
@@ -570,8 +639,9 @@ impl FunctionCx<'_, '_> {
             return Some(Proof::Launch);
         }
         let l = checks.group_bound?;
-        let facts = GroupBound(l);
+        let group = GroupBound(l);
         let (module, func) = (self.kernel.module(), self.kernel.func());
+        let facts = BeforeRegions::new(func, checks.before_regions.as_deref(), &group);
         let ranges = Ranges::new(func, &facts);
         let proven = provable(module, func, &ranges, ptr, bytes)
             || trusted_param_access(module, func, &ranges, ptr, bytes, l);

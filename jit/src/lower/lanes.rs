@@ -287,7 +287,8 @@ impl FunctionCx<'_, '_> {
         }
     }
 
-    /// Re-extends narrow integers after wrapping vector arithmetic.
+    /// Re-extends narrow integers (and `half` bits) after wrapping vector
+    /// arithmetic or a bitcast.
     pub fn normalize(&mut self, s: Scalar, v: Value) -> Value {
         match s {
             Scalar::I8 | Scalar::I16 => {
@@ -295,7 +296,9 @@ impl FunctionCx<'_, '_> {
                 let x = self.b.ins().ishl_imm_s(v, sh);
                 self.b.ins().sshr_imm_s(x, sh)
             }
-            Scalar::U8 | Scalar::U16 => {
+            // `half` travels zero-extended like `ushort`: a bitcast from a
+            // sign-extended `short` must clear the upper bits.
+            Scalar::U8 | Scalar::U16 | Scalar::F16 => {
                 let m = if s == Scalar::U8 { 0xff } else { 0xffff };
                 let k = self.b.ins().iconst(types::I32, m);
                 let k = self.b.ins().splat(types::I32X4, k);

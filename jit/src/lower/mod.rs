@@ -36,6 +36,7 @@ pub(crate) mod race_proofs;
 pub(crate) mod races;
 pub(crate) mod stream;
 pub(crate) mod sub_group;
+pub(crate) mod uniform_div;
 pub(crate) mod values;
 pub(crate) mod workitem;
 

@@ -243,6 +243,9 @@ impl FunctionCx<'_, '_> {
             if s.is_int() && !s.is_signed() && s != Scalar::Bool {
                 return Ok(self.unsigned_div_by_uniform(op, s, l, *d));
             }
+            if s == Scalar::I32 {
+                return Ok(self.signed_div_by_uniform(op, l, *d));
+            }
         }
         let vector_ok = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => s != Scalar::Bool && s != Scalar::F16,
@@ -335,7 +338,16 @@ impl FunctionCx<'_, '_> {
         // A power of two (`% get_local_size(0)`): for unsigned types one
         // mask or shift per piece, before any lane is recomputed.
         let (pow2, below_d) = self.power_of_two(d);
-        if signed {
+        if s == Scalar::I32 {
+            // A positive power of two: shifts and masks (uniform_div.rs).
+            let (positive, below) = self.positive_power_of_two(d);
+            let by_shift = self.b.create_block();
+            self.b.ins().brif(positive, by_shift, &[], check, &[]);
+            self.enter(by_shift);
+            let x = self.varying(s, &l);
+            let pieces = self.signed_pow2_div_rem(op, &x, d, below);
+            self.b.ins().jump(join, &pieces);
+        } else if signed {
             self.b.ins().jump(check, &[]);
         } else {
             let by_mask = self.b.create_block();
@@ -423,7 +435,12 @@ impl FunctionCx<'_, '_> {
 
         self.b.switch_to_block(slow);
         self.b.seal_block(slow);
-        let general = self.div_rem_lane_by_lane(op, s, &l, d);
+        let general = if s == Scalar::I32 {
+            let x = self.varying(s, &l);
+            self.signed_div_rem_general(op, &l, &x, d)
+        } else {
+            self.div_rem_lane_by_lane(op, s, &l, d)
+        };
         self.b.ins().jump(join, &general);
         self.b.switch_to_block(join);
         self.b.seal_block(join);
@@ -461,7 +478,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Whether `d` is a power of two (an `i8`; 0 is not), and `d - 1`.
-    fn power_of_two(&mut self, d: Value) -> (Value, Value) {
+    pub(super) fn power_of_two(&mut self, d: Value) -> (Value, Value) {
         let below = self.b.ins().iadd_imm_s(d, -1);
         let common = self.b.ins().band(d, below);
         let single_bit = self.b.ins().icmp_imm_s(IntCC::Equal, common, 0);
@@ -495,7 +512,7 @@ impl FunctionCx<'_, '_> {
 
     /// `/` or `%` of lanes `l` by a uniform `d`, lane by lane, with the
     /// IR's rule that dividing by zero gives 0.
-    fn div_rem_lane_by_lane(
+    pub(super) fn div_rem_lane_by_lane(
         &mut self,
         op: BinaryOp,
         s: Scalar,

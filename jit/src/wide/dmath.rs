@@ -1,6 +1,8 @@
 //! The wide code's transcendental functions other than `exp` and `log`:
 //! the algorithms of the Cranelift code's double-precision routines
-//! (`lower/builtins/vmath.rs`) on zmm registers of eight doubles.
+//! (`lower/builtins/vmath.rs`) on zmm registers of eight doubles, and
+//! `sin`/`cos` as its single-precision sequence on the 16 floats
+//! (`trig_f32`).
 //!
 //! Each of the chunk's two halves of eight floats is widened to doubles
 //! (exactly), the function is evaluated there by the same reduction,
@@ -49,6 +51,12 @@ const PIO2_1: f64 = 1.570_796_326_734_125_6;
 const PIO2_2: f64 = 6.077_100_506_303_966e-11;
 const PIO2_3: f64 = 2.022_266_248_795_950_6e-21;
 const SIGN: u64 = 1 << 63;
+/// The single-precision `sin`/`cos` of the Cranelift code (`vmath.rs`,
+/// `sincos_f32`): 2/π, π/2 in three floats, the polynomials' coefficients.
+const TWO_OVER_PI_F32: u32 = 0x3f22_f983;
+const PIO2_F32: [u32; 3] = [0x3fc9_0fdb, 0xb33b_bd2e, 0xa6f7_2ced];
+const SIN_F32: [u32; 3] = [0xbe2a_aaa2, 0x3c08_837c, 0xb94c_97de];
+const COS_F32: [u32; 3] = [0x3d2a_aaa5, 0xbab6_060c, 0x37cc_f1ae];
 
 /// The first 240 bits of 2/π, 24 to a word.
 const TWO_OVER_PI: [u32; 10] = [
@@ -92,6 +100,11 @@ fn two_over_pi_bits(from: u32, n: u32) -> u64 {
 /// on the low half, then on the high half, so that the two chains overlap
 /// and each constant serves both at once), rounded back.
 pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
+    match name {
+        "sin" => return trig_f32(p, args[0], 0),
+        "cos" => return trig_f32(p, args[0], 1),
+        _ => {}
+    }
     let wide: Vec<P> = args
         .iter()
         .enumerate()
@@ -106,6 +119,109 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
         .collect();
     let r = D { p, cold: false }.math(name, &wide);
     p.bin(Bin::PackD2F, r.0[0], r.0[1])
+}
+
+/// `sin` (`which` 0) or `cos` (1) of the 16 floats `x` in single
+/// precision: the Cranelift code's `sincos_f32` (`lower/builtins/vmath.rs`:
+/// the same constants and operations in the same order, FMA included), so
+/// the same bits. Lanes with |x| > 2^20 or ±inf, where its three-part π/2
+/// is not exact enough, are recomputed in a skipped region by the double
+/// routine with the exact reduction ([`D::huge_reduce`]), as before.
+fn trig_f32(p: &mut Program, x: V, which: u32) -> V {
+    let two_over_pi = p.constant(TWO_OVER_PI_F32);
+    let t = p.bin(Bin::FMul, x, two_over_pi);
+    let k = p.un(Un::RoundEven, t);
+    let sign = p.constant(1 << 31);
+    let nk = p.bin(Bin::IXor, k, sign);
+    let mut r = x;
+    for c in PIO2_F32 {
+        let c = p.constant(c);
+        r = p.fma(nk, c, r);
+    }
+    let z = p.bin(Bin::FMul, r, r);
+    let poly = |p: &mut Program, c: &[u32; 3]| {
+        let (c2, c1, c0) = (p.constant(c[2]), p.constant(c[1]), p.constant(c[0]));
+        let acc = p.fma(c2, z, c1);
+        p.fma(acc, z, c0)
+    };
+    let ps = poly(p, &SIN_F32);
+    let rz = p.bin(Bin::FMul, r, z);
+    let s = p.fma(rz, ps, r);
+    let pc = poly(p, &COS_F32);
+    let half = p.constant((-0.5f32).to_bits());
+    let h = p.bin(Bin::FMul, z, half);
+    let zz = p.bin(Bin::FMul, z, z);
+    let c = p.fma(zz, pc, h);
+    let one = p.constant(1f32.to_bits());
+    let c = p.bin(Bin::FAdd, c, one);
+    // |k| < 2^22: its two's-complement low bits are those of k + 1.5·2^23.
+    let magic = p.constant(12_582_912f32.to_bits());
+    let kb = p.bin(Bin::FAdd, k, magic);
+    let bit0 = p.constant(1);
+    let low = p.bin(Bin::IAnd, kb, bit0);
+    let odd = p.k();
+    p.push(Op::Compare2 {
+        kind: CmpKind::I32,
+        pred: EQ,
+        d: odd,
+        a: low,
+        b: bit0,
+    });
+    let select = |p: &mut Program, k: K, a: V, b: V| {
+        let d = p.v();
+        p.push(Op::Select { d, k, a, b });
+        d
+    };
+    let (v, q) = if which == 0 {
+        (select(p, odd, c, s), kb)
+    } else {
+        (select(p, odd, s, c), p.bin(Bin::IAdd, kb, bit0))
+    };
+    let two = p.constant(2);
+    let q2 = p.bin(Bin::IAnd, q, two);
+    let thirty = p.constant(30);
+    let flip = p.bin(Bin::Shl, q2, thirty);
+    let v = p.bin(Bin::IXor, v, flip);
+    let v = if which == 0 {
+        let zero = p.constant(0);
+        let z0 = p.k();
+        p.push(Op::Compare2 {
+            kind: CmpKind::F32,
+            pred: EQ,
+            d: z0,
+            a: x,
+            b: zero,
+        });
+        select(p, z0, x, v)
+    } else {
+        v
+    };
+    let out = p.v();
+    p.push(Op::Copy { d: out, a: v });
+    let abs = p.constant(0x7fff_ffff);
+    let ax = p.bin(Bin::IAnd, x, abs);
+    let limit = p.constant((TRIG_FAST_LIMIT as f32).to_bits());
+    let huge = p.k();
+    p.push(Op::Compare2 {
+        kind: CmpKind::F32,
+        pred: GT,
+        d: huge,
+        a: ax,
+        b: limit,
+    });
+    p.push(Op::IfAny { k: huge });
+    let wide = P([p.un(Un::F2DLow, x), p.un(Un::F2DHigh, x)]);
+    let mut d = D { p, cold: true };
+    let (hk, hr) = d.huge_reduce(wide);
+    let hv = d.trig_from(hk, hr, which);
+    let packed = p.bin(Bin::PackD2F, hv.0[0], hv.0[1]);
+    p.push(Op::MaskedCopy {
+        d: out,
+        a: packed,
+        k: huge,
+    });
+    p.push(Op::EndIf);
+    out
 }
 
 /// A value of the chunk as two zmm registers of eight doubles.

@@ -14,7 +14,12 @@
 //! body twice, interleaved between its loop boundaries
 //! (`entry_program`); so does a long loop-free body without bounds
 //! checks (Black-Scholes), the two chunks' operations alternating one by
-//! one.
+//! one. Under robust access, a body whose every tested access is
+//! `x[get_global_id(0)]` gets both: the tested body one chunk at a time,
+//! and the body without tests, two chunks in flight, which a call runs
+//! when the launch's ids of dimension 0 index inside every checked buffer
+//! (one compare pair per buffer and call); a launch that may fault runs
+//! the tested body, whose report is that of the chunks in order.
 //!
 //! The tail chunk of a row runs with a k-mask of its running lanes
 //! (`RunningLanes`, from edx): no Cranelift code is involved for tails.
@@ -41,7 +46,7 @@
 //! checked parameter's valid indices. An entry whose stores may stream
 //! ends with `sfence`.
 
-use super::access::{emit_cold, index_bounds, EntryFrame};
+use super::access::{emit_cold, index_bounds, EntryFrame, Known};
 use super::emit::{asm_err, assemble_and_map, ConstPool};
 use super::ra2::{
     allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
@@ -74,6 +79,10 @@ pub struct KernelCode {
     pub ops: usize,
     /// Chunks of 16 work-items each trip of the chunk loop runs (1 or 2).
     pub chunks_in_flight: usize,
+    /// Under robust access, 2 when a launch whose ids of dimension 0 index
+    /// inside every checked buffer runs the body without its tests, two
+    /// chunks in flight (`checks_follow_the_id`); 0 otherwise.
+    pub proven_in_flight: usize,
     /// Values computed once per call instead of once per chunk.
     pub invariant: usize,
     /// Time of allocation, assembly and mapping.
@@ -119,6 +128,12 @@ impl KernelCode {
         }
         if self.chunks_in_flight > 1 {
             note += &format!("; {} chunks in flight", self.chunks_in_flight);
+        }
+        if self.proven_in_flight > 1 {
+            note += &format!(
+                "; {} chunks in flight untested when the launch's ids index inside every checked buffer",
+                self.proven_in_flight
+            );
         }
         note
     }
@@ -386,6 +401,32 @@ fn has_checked_access(body: &Program) -> bool {
     body.ops().iter().any(|op| {
         matches!(op, Op::LoadElems { how, .. } | Op::StoreElems { how, .. } if how.check.is_some())
     })
+}
+
+/// Whether every bounds-checked access of `body` indexes its buffer by
+/// the global id of dimension 0 itself (`Known::FromId`, a vector access):
+/// a launch whose ids of that dimension all index inside every checked
+/// buffer then proves each of them in bounds, in every chunk and lane,
+/// before any runs ([`compile_entry`]'s launch test).
+fn checks_follow_the_id(body: &Program) -> bool {
+    body.ops().iter().all(|op| match op {
+        Op::LoadElems { how, .. } | Op::StoreElems { how, .. } if how.check.is_some() => {
+            how.consecutive && how.known == Known::FromId && !how.uniform
+        }
+        _ => true,
+    })
+}
+
+/// `body` with its accesses' bounds tests removed: the body the entry runs
+/// for a launch that [`checks_follow_the_id`] lets it prove in bounds.
+fn without_checks(body: &Program) -> Program {
+    let mut plain = body.clone();
+    for op in plain.ops_mut() {
+        if let Op::LoadElems { how, .. } | Op::StoreElems { how, .. } = op {
+            how.check = None;
+        }
+    }
+    plain
 }
 
 /// Whether two chunks of `body` may run interleaved with the exact
@@ -709,7 +750,22 @@ pub fn compile_entry(
     }
     let start = Instant::now();
     let (program, alloc, in_flight) = program_for(body)?;
-    let frame = alloc.frame();
+    // Robust access whose tests all follow the id: the body without them,
+    // two chunks in flight if it takes them, for the launches whose ids
+    // index inside every checked buffer; the tested body, one chunk at a
+    // time, for the others, whose first fault it reports exactly.
+    let proven = if in_flight == 1 && has_checked_access(body) && checks_follow_the_id(body) {
+        match program_for(&without_checks(body))? {
+            (p, a, 2) => Some((p, a)),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let frame = proven
+        .as_ref()
+        .map_or(0, |(_, a)| a.frame())
+        .max(alloc.frame());
     let (checked, counts) = memory_facts(body);
     let invariant = invariant_ops(body).1.len();
     // The spill slots, then the group's first id of dimension 1 and its
@@ -791,6 +847,38 @@ pub fn compile_entry(
         entry_code(a, code, y_start_at, g_at, cancelled).map_err(asm_err)
     };
     let mut pool = ConstPool::default();
+    if let Some((_, untested)) = &proven {
+        // The launch's ids of dimension 0, [offset, offset + size): the
+        // index of every access that [`checks_follow_the_id`]. Inside
+        // every checked buffer's bounds, no access can fault: the body
+        // without tests; otherwise the tested one.
+        let mut tested = a.create_label();
+        a.mov(rax, qword_ptr(r12 + lo::GLOBAL_OFFSET)).map_err(e)?;
+        a.mov(r11, rax).map_err(e)?;
+        a.add(r11, qword_ptr(r12 + lo::GLOBAL_SIZE)).map_err(e)?;
+        a.dec(r11).map_err(e)?;
+        for (param, _) in &checked {
+            let at = bounds_at + 16 * *param as i32;
+            a.cmp(rax, qword_ptr(rsp + at)).map_err(e)?;
+            a.jl(tested).map_err(e)?;
+            a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
+            a.jg(tested).map_err(e)?;
+        }
+        emit_allocated_pooled(
+            &mut a,
+            untested,
+            &mut EmitAt {
+                release_frame: 0,
+                cancel: Some(cancelled),
+                entry: Some(&mut entry_frame),
+                steps: Some(&mut steps),
+            },
+            &mut pool,
+        )?;
+        a.jmp(done).map_err(e)?;
+        a.set_label(&mut tested).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+    }
     emit_allocated_pooled(
         &mut a,
         &alloc,
@@ -833,6 +921,7 @@ pub fn compile_entry(
         spill_slots: alloc.stats().spill_slots,
         ops: program.ops().len(),
         chunks_in_flight: in_flight as usize,
+        proven_in_flight: proven.as_ref().map_or(0, |_| 2),
         invariant,
         compile_time: start.elapsed(),
         memory: MemoryCounts {

@@ -439,6 +439,7 @@ pub fn compile_regions(
             compile_time: start.elapsed(),
             memory: counts,
             chunks_in_flight: 1,
+            proven_in_flight: 0,
             invariant: 0,
         },
         save_bytes: lowered.save_bytes,
