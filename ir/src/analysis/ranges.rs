@@ -1648,10 +1648,6 @@ mod tests {
         assert_eq!(r[6], Some(Range::of_type(Scalar::I32)));
     }
 
-    /// The tree reduction: `s` from `n / 2` halving to 0, `lid + s` read
-    /// under `lid < s`. With local ids below 64 and sizes up to 64, `s`
-    /// is at most 32 and `lid + s` at most 63 in the branch (unbounded by
-    /// intervals alone: 94).
     /// Scan's loop: `offset` doubles from 1 while below the group's size,
     /// and `lid - offset` under `lid >= offset` indexes the group's
     /// elements.
@@ -1747,6 +1743,10 @@ mod tests {
         assert!(r[14].is_some_and(|x| x.lo < 0), "{:?}", r[14]);
     }
 
+    /// The tree reduction: `s` from `n / 2` halving to 0, `lid + s` read
+    /// under `lid < s`. With local ids below 64 and sizes up to 64, `s`
+    /// is at most 32 and `lid + s` at most 63 in the branch (unbounded by
+    /// intervals alone: 94).
     #[test]
     fn shrinking_variable_and_branch_condition() {
         struct Group;
