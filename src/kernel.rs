@@ -337,7 +337,8 @@ impl Kernel {
         let code = &self.entry.code;
         let planned =
             vecl_runtime::ndrange::plan_launch(range, code.simd_width(), &self.entry.rules)?;
-        Ok(planned.map(|l| vecl_runtime::ndrange::describe_mapping(code.as_ref(), &l)))
+        let threads = vecl_runtime::pool::Pool::global().threads();
+        Ok(planned.map(|l| vecl_runtime::ndrange::describe_mapping(code.as_ref(), &l, threads)))
     }
 
     /// `clCloneKernel`: a new kernel object with a copy of the arguments.

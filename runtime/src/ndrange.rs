@@ -20,6 +20,15 @@ use vecl_jit::abi::{KernelStatus, Launch};
 /// Work-items per group the device aims for when it chooses the local size.
 const PREFERRED_GROUP_ITEMS: u64 = 256;
 
+/// The longest row a group of a kernel that cannot observe its groups'
+/// shape runs as ([`widened_rows`]): the device's largest group.
+pub const ROW_ITEMS: u64 = MAX_WORK_GROUP_SIZE;
+
+/// Groups per pool thread a launch keeps when [`widened_rows`] merges its
+/// groups: the pool splits a job down to an eighth of a thread's share,
+/// so each of those ranges still holds two groups.
+pub const GROUPS_PER_THREAD: u64 = 16;
+
 /// The status a range reports when its thread could not grow its arenas.
 const STATUS_ARENA_ALLOCATION: u32 = 0xFFFF_FF00;
 
@@ -237,7 +246,7 @@ pub fn execute_stoppable(
     launch: Launch,
     stop: &Arc<StopFlag>,
 ) -> Result<()> {
-    let mut launch = run_shape(code.as_ref(), &launch);
+    let mut launch = run_shape(code.as_ref(), &launch, pool.threads());
     launch.stop_flag = stop.address();
     launch.local_mem_size = block.local_mem_size;
     if launch.local_mem_size > LOCAL_MEM_SIZE {
@@ -339,20 +348,22 @@ pub fn execute_stoppable(
     )))
 }
 
-/// The launch `code` runs for the planned `launch`: itself, or for a kernel
-/// that cannot observe its groups' shape, [`shaped_for_chunks`].
-pub fn run_shape(code: &dyn KernelCode, launch: &Launch) -> Launch {
+/// The launch `code` runs for the planned `launch` on a pool of `threads`
+/// threads: itself, or for a kernel that cannot observe its groups' shape,
+/// [`shaped_for_chunks`] and then [`widened_rows`].
+pub fn run_shape(code: &dyn KernelCode, launch: &Launch, threads: usize) -> Launch {
     if code.group_shape_invisible() {
-        shaped_for_chunks(launch, code.simd_width())
+        widened_rows(&shaped_for_chunks(launch, code.simd_width()), threads)
     } else {
         *launch
     }
 }
 
-/// How `code` runs the planned `launch`, in words: the groups it runs
-/// with and the dimension along which work-items fill a chunk's lanes.
-pub fn describe_mapping(code: &dyn KernelCode, launch: &Launch) -> String {
-    let run = run_shape(code, launch);
+/// How `code` runs the planned `launch` on a pool of `threads` threads, in
+/// words: the groups it runs with and the dimension along which work-items
+/// fill a chunk's lanes.
+pub fn describe_mapping(code: &dyn KernelCode, launch: &Launch, threads: usize) -> String {
+    let run = run_shape(code, launch, threads);
     let [x, y, z] = run.local_size;
     let groups = if run.local_size == launch.local_size {
         format!("groups of {x}x{y}x{z}")
@@ -392,6 +403,50 @@ pub fn shaped_for_chunks(launch: &Launch, simd_width: u32) -> Launch {
     Launch {
         local_size: shaped.local_size,
         num_groups: shaped.num_groups,
+        ..*launch
+    }
+}
+
+/// `launch` with its groups of one row (one work-item high and deep)
+/// merged along dimension 0 into rows of up to [`ROW_ITEMS`] work-items,
+/// as long as the launch keeps [`GROUPS_PER_THREAD`] groups for each of
+/// the pool's `threads`. Only for a kernel that cannot observe the shape
+/// of its groups (as [`shaped_for_chunks`]): a row of a group is one run
+/// of the compiled code's chunk loop, and each group costs the code its
+/// row's set-up and the loop's exit. A streaming kernel over 1M floats
+/// (`y[i] = a * x[i] + y[i]`, in the caches) ran ~85 µs on one thread in
+/// groups of 256 and ~77 µs in groups of 1024 (`docs/runtime.md`). The
+/// merged row is a multiple of the old one, one that divides the global
+/// size where one at least half as long does (else the last group is
+/// partial, which such a kernel cannot see either); groups already that
+/// long, or more than one row high, are kept.
+pub fn widened_rows(launch: &Launch, threads: usize) -> Launch {
+    let (local, global) = (launch.local_size, launch.global_size);
+    if local[1] != 1 || local[2] != 1 || local[0] == 0 || local[0] >= ROW_ITEMS {
+        return *launch;
+    }
+    let rows = global[1].max(1).saturating_mul(global[2].max(1));
+    let wanted = GROUPS_PER_THREAD.saturating_mul(threads.max(1) as u64);
+    let fits = |m: u64| {
+        let row = local[0] * m;
+        row <= global[0] && global[0].div_ceil(row).saturating_mul(rows) >= wanted
+    };
+    let Some(most) = (2..=ROW_ITEMS / local[0]).rev().find(|&m| fits(m)) else {
+        return *launch;
+    };
+    let m = (most.div_ceil(2)..=most)
+        .rev()
+        .find(|&m| global[0].is_multiple_of(local[0] * m))
+        .unwrap_or(most);
+    let widened = Launch::new(
+        launch.work_dim,
+        launch.global_offset,
+        global,
+        [local[0] * m, 1, 1],
+    );
+    Launch {
+        local_size: widened.local_size,
+        num_groups: widened.num_groups,
         ..*launch
     }
 }
@@ -574,6 +629,43 @@ mod tests {
         let local = choose_local_size(&[16, 1024, 1], 2, 8, false);
         assert_eq!(local, [16, 16, 1]);
         assert!(local.iter().product::<u64>() <= MAX_WORK_GROUP_SIZE);
+    }
+
+    #[test]
+    fn rows_of_invisible_groups_are_widened_while_each_thread_keeps_its_groups() {
+        let widened = |work_dim: u32, global: [u64; 3], local: [u64; 3], threads: usize| {
+            let launch = Launch::new(work_dim, [3, 5, 0], global, local);
+            let w = widened_rows(&launch, threads);
+            assert_eq!((w.global_size, w.global_offset), (global, [3, 5, 0]));
+            assert_eq!(w.work_dim, work_dim);
+            for d in 0..3 {
+                assert_eq!(w.num_groups[d], global[d].div_ceil(w.local_size[d]));
+            }
+            w.local_size
+        };
+        // 16M items in groups of 256: rows of 1024 on 2 threads or 64.
+        assert_eq!(widened(1, [1 << 24, 1, 1], [256, 1, 1], 2), [1024, 1, 1]);
+        assert_eq!(widened(1, [1 << 24, 1, 1], [256, 1, 1], 64), [1024, 1, 1]);
+        // 1M items on 64 threads: 1024 groups wanted, so rows of 1024 only
+        // just fit; 64K items keep their 256 groups of 256 (never narrowed).
+        assert_eq!(widened(1, [1 << 20, 1, 1], [256, 1, 1], 64), [1024, 1, 1]);
+        assert_eq!(widened(1, [1 << 16, 1, 1], [256, 1, 1], 64), [256, 1, 1]);
+        assert_eq!(widened(1, [1 << 16, 1, 1], [256, 1, 1], 2), [1024, 1, 1]);
+        // Few groups: 4096 items on 2 threads keep 16 groups of 256.
+        assert_eq!(widened(1, [4096, 1, 1], [256, 1, 1], 2), [256, 1, 1]);
+        // A divisor of the global size when one is at least half as long...
+        assert_eq!(widened(1, [1000 * 96, 1, 1], [96, 1, 1], 2), [960, 1, 1]);
+        // ...else the longest row, the last group partial.
+        assert_eq!(widened(1, [1_000_003, 1, 1], [256, 1, 1], 2), [1024, 1, 1]);
+        // Rows of a 2-D range: merged along dimension 0 only.
+        assert_eq!(widened(2, [1024, 1024, 1], [256, 1, 1], 2), [1024, 1, 1]);
+        assert_eq!(widened(2, [512, 64, 1], [16, 1, 1], 2), [512, 1, 1]);
+        // Groups more than one row high, or already long, are kept.
+        assert_eq!(widened(2, [1024, 1024, 1], [16, 16, 1], 2), [16, 16, 1]);
+        assert_eq!(widened(3, [256, 4, 4], [64, 1, 2], 2), [64, 1, 2]);
+        assert_eq!(widened(1, [1 << 24, 1, 1], [1024, 1, 1], 2), [1024, 1, 1]);
+        // A row no longer than the range.
+        assert_eq!(widened(2, [48, 4096, 1], [16, 1, 1], 2), [48, 1, 1]);
     }
 
     #[test]
