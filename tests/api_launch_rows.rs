@@ -30,8 +30,8 @@ kernel void ids(global int* out) {
 fn stream(global: &[usize], offset: &[usize], local: Option<&[usize]>, unchecked: bool) {
     let ctx = Context::new().expect("context");
     let builder = ctx.program(STREAM);
-    // SAFETY: every index stays inside the buffers sized for the range.
     let builder = if unchecked {
+        // SAFETY: every index stays inside the buffers sized for the range.
         unsafe { builder.unchecked() }
     } else {
         builder

@@ -638,8 +638,8 @@ mod tests {
             let w = widened_rows(&launch, threads);
             assert_eq!((w.global_size, w.global_offset), (global, [3, 5, 0]));
             assert_eq!(w.work_dim, work_dim);
-            for d in 0..3 {
-                assert_eq!(w.num_groups[d], global[d].div_ceil(w.local_size[d]));
+            for ((&groups, &g), &l) in w.num_groups.iter().zip(&global).zip(&w.local_size) {
+                assert_eq!(groups, g.div_ceil(l));
             }
             w.local_size
         };
