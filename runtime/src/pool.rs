@@ -68,6 +68,28 @@ pub const ALONE_RANGE_NS: u64 = HELPER_WORK_NS / 4;
 /// steal and an atomic update, well under 1 % of it.
 pub const RANGE_NS: u64 = 50_000;
 
+/// A kernel whose last launch's first group took at least this long gets
+/// its helpers at the start of its next launch ([`Pool::run_for`]),
+/// before the submitting thread has run anything: a launch of few dear
+/// groups (n-body's 64 groups of ~4 ms) otherwise ran its first group
+/// alone, the whole launch waiting one group's time for its helpers. Five
+/// helpers' worth ([`HELPER_WORK_NS`]): a guess wrong once (the kernel's
+/// next launch is cheap) costs the wake-ups of one launch, and that
+/// launch's first group corrects it.
+pub const DEAR_GROUP_NS: u64 = 5 * HELPER_WORK_NS;
+
+/// Kernels whose first-group cost the pool remembers (a direct-mapped
+/// table: two kernels sharing a slot only forget each other).
+const COST_SLOTS: usize = 64;
+
+/// A kernel's first-group cost, as [`Pool::run_for`] remembers it.
+#[derive(Default)]
+struct CostSlot {
+    /// The kernel (0: none).
+    kernel: AtomicUsize,
+    first_group_ns: AtomicU64,
+}
+
 /// How many times in a row [`Pool::help_while`] finds nothing published
 /// before it gives up (a few tens of microseconds: long enough to cover a
 /// queue executor's wake-up and the launch's first split).
@@ -304,6 +326,8 @@ pub struct Pool {
     /// Each worker's thread handle, registered by the worker itself before
     /// it first sleeps.
     handles: Vec<OnceLock<std::thread::Thread>>,
+    /// What kernels' last launches measured of their first group.
+    costs: Vec<CostSlot>,
 }
 
 thread_local! {
@@ -346,6 +370,7 @@ impl Pool {
                 .map(|_| AtomicU64::new(0))
                 .collect(),
             handles: (1..threads).map(|_| OnceLock::new()).collect(),
+            costs: (0..COST_SLOTS).map(|_| CostSlot::default()).collect(),
         });
         for (index, deque) in deques.into_iter().enumerate() {
             let pool = Arc::clone(&pool);
@@ -373,6 +398,17 @@ impl Pool {
     /// only for as much work as the job turns out to have (see the
     /// module's comment).
     pub fn run(&self, total: u64, body: Arc<JobBody>) -> u32 {
+        self.run_for(0, total, body)
+    }
+
+    /// [`run`](Self::run) for launches of the kernel `kernel` (any number
+    /// that names it while it lives, such as its code's address; 0: none).
+    /// When the kernel's last launch measured its first group at
+    /// [`DEAR_GROUP_NS`] or more, this launch wakes its helpers at once
+    /// (one per group beyond the first, at most the pool's other threads)
+    /// and the submitting thread runs its first group beside them, instead
+    /// of alone.
+    pub fn run_for(&self, kernel: usize, total: u64, body: Arc<JobBody>) -> u32 {
         if total == 0 {
             return 0;
         }
@@ -392,40 +428,24 @@ impl Pool {
             done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
         });
+        let remembered = self.first_group_ns(kernel);
         with_caller_scratch(|scratch| {
-            // Alone first: ranges of doubling length, timed, until the
-            // work left is worth a helper.
-            let started = Instant::now();
-            let (mut next, mut step) = (0u64, 1u64);
-            let mut timing = AloneTiming::default();
-            while next < total && !job.failed() {
-                let end = (next + step).min(total);
-                job.execute(next, end, scratch);
-                next = end;
-                let (elapsed, done) = timing.ran(started.elapsed(), next);
-                let helpers = helpers_for(elapsed, done, total - next, self.threads - 1);
-                if helpers > 0 {
-                    // Nothing is published yet: the ranges are cut to
-                    // the measured cost before anyone sees the job.
-                    job.grain
-                        .store(range_grain(grain, elapsed, done), Ordering::Relaxed);
-                    job.wakes.store(helpers, Ordering::Release);
-                    break;
-                }
-                step = next_alone_step(step, grain, elapsed, done);
-            }
-            if next == total {
+            if remembered >= DEAR_GROUP_NS {
+                // Dear groups, as last time: the rest is published and
+                // its helpers woken before the first group runs here.
+                let per_group = Duration::from_nanos(remembered);
+                job.grain
+                    .store(range_grain(grain, per_group, 1), Ordering::Relaxed);
+                let helpers = usize::try_from(total - 1).unwrap_or(usize::MAX);
+                job.wakes
+                    .store(helpers.min(self.threads - 1), Ordering::Release);
+                self.publish(&job, 1, total);
+                let started = Instant::now();
+                job.execute(0, 1, scratch);
+                self.remember_first_group(kernel, nanos(started.elapsed()));
+            } else if !self.run_alone_first(&job, kernel, total, grain, scratch) {
                 return;
             }
-            self.run_task(
-                Task {
-                    job: Arc::clone(&job),
-                    start: next,
-                    end: total,
-                },
-                None,
-                scratch,
-            );
             // Help with whatever is published until our job is finished.
             while !job.is_done() {
                 match self.find_task(None) {
@@ -436,6 +456,114 @@ impl Pool {
         });
         job.wait();
         job.status.load(Ordering::Acquire)
+    }
+
+    /// The submitting thread's start of a job: ranges of doubling length,
+    /// timed, until the work left is worth a helper; then the rest is
+    /// split and published (true), or the job is done (false).
+    fn run_alone_first(
+        &self,
+        job: &Arc<Job>,
+        kernel: usize,
+        total: u64,
+        grain: u64,
+        scratch: &mut Scratch,
+    ) -> bool {
+        let started = Instant::now();
+        let (mut next, mut step) = (0u64, 1u64);
+        let mut timing = AloneTiming::default();
+        while next < total && !job.failed() {
+            let end = (next + step).min(total);
+            job.execute(next, end, scratch);
+            next = end;
+            let now = started.elapsed();
+            if timing.first.is_none() {
+                self.remember_first_group(kernel, nanos(now) / next);
+            }
+            let (elapsed, done) = timing.ran(now, next);
+            let helpers = helpers_for(elapsed, done, total - next, self.threads - 1);
+            if helpers > 0 {
+                // Nothing is published yet: the ranges are cut to the
+                // measured cost before anyone sees the job.
+                job.grain
+                    .store(range_grain(grain, elapsed, done), Ordering::Relaxed);
+                job.wakes.store(helpers, Ordering::Release);
+                break;
+            }
+            step = next_alone_step(step, grain, elapsed, done);
+        }
+        if next == total {
+            return false;
+        }
+        self.run_task(
+            Task {
+                job: Arc::clone(job),
+                start: next,
+                end: total,
+            },
+            None,
+            scratch,
+        );
+        true
+    }
+
+    /// Publishes `[start, end)` of `job` without running any of it: halves
+    /// down to the job's grain, largest first, each waking a sleeper while
+    /// the job's budget lasts.
+    fn publish(&self, job: &Arc<Job>, start: u64, mut end: u64) {
+        let grain = job.grain.load(Ordering::Relaxed);
+        while start < end {
+            let mid = if end - start > grain {
+                start + (end - start) / 2
+            } else {
+                start
+            };
+            self.injector.push(Task {
+                job: Arc::clone(job),
+                start: mid,
+                end,
+            });
+            if job.take_wake() {
+                self.wake_one();
+            }
+            end = mid;
+        }
+    }
+
+    /// The slot of `kernel` in the table of first-group costs.
+    fn cost_slot(&self, kernel: usize) -> &CostSlot {
+        let hash = (kernel as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
+        &self.costs[hash as usize % COST_SLOTS]
+    }
+
+    /// What `kernel`'s last launch measured of its first group (0: not
+    /// known). Two kernels racing for one slot may mix their numbers,
+    /// which only makes a launch wake its helpers earlier or later.
+    fn first_group_ns(&self, kernel: usize) -> u64 {
+        if kernel == 0 {
+            return 0;
+        }
+        let slot = self.cost_slot(kernel);
+        if slot.kernel.load(Ordering::Relaxed) == kernel {
+            slot.first_group_ns.load(Ordering::Relaxed)
+        } else {
+            0
+        }
+    }
+
+    /// Remembers `kernel`'s first group's cost: written only when it
+    /// changes the next launch's start (dear or not), so that a chain of
+    /// launches does not write the shared table every time.
+    fn remember_first_group(&self, kernel: usize, ns: u64) {
+        if kernel == 0 {
+            return;
+        }
+        let before = self.first_group_ns(kernel);
+        if (before >= DEAR_GROUP_NS) != (ns >= DEAR_GROUP_NS) {
+            let slot = self.cost_slot(kernel);
+            slot.first_group_ns.store(ns, Ordering::Relaxed);
+            slot.kernel.store(kernel, Ordering::Relaxed);
+        }
     }
 
     /// Runs published ranges, of whichever job published them, on the
@@ -811,6 +939,100 @@ mod tests {
         );
         assert_eq!(status, 0);
         assert_eq!(longest.load(Ordering::Relaxed), 1);
+    }
+
+    /// Spins for `us` microseconds.
+    fn spin_for(us: u64) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_micros(us) {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// A launch of `kernel` whose first group waits (up to `patience`)
+    /// for another group to start beside it; whether one did.
+    fn first_group_had_company(pool: &Pool, kernel: usize, patience: Duration) -> bool {
+        let started = Arc::new(AtomicBool::new(false));
+        let company = Arc::new(AtomicBool::new(false));
+        let (seen, had) = (Arc::clone(&started), Arc::clone(&company));
+        let status = pool.run_for(
+            kernel,
+            8,
+            Arc::new(move |first, end, _: &mut Scratch| {
+                if first == 0 {
+                    let start = Instant::now();
+                    while !seen.load(Ordering::SeqCst) && start.elapsed() < patience {
+                        std::thread::yield_now();
+                    }
+                    had.store(seen.load(Ordering::SeqCst), Ordering::SeqCst);
+                    if end > 1 {
+                        seen.store(true, Ordering::SeqCst);
+                    }
+                } else {
+                    seen.store(true, Ordering::SeqCst);
+                }
+                0
+            }),
+        );
+        assert_eq!(status, 0);
+        company.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn a_kernel_of_dear_groups_gets_its_helpers_before_its_first_group() {
+        let pool = Pool::start(2);
+        let kernel = 0x1234_5678;
+        // A launch whose first group takes 200 µs (a slow host only makes
+        // it look dearer): the next launch of the kernel publishes its
+        // other groups before running the first, so a helper starts one
+        // while the first waits (the generous patience turns a failure
+        // into a false, not a hang).
+        pool.run_for(
+            kernel,
+            8,
+            Arc::new(|_, _, _: &mut Scratch| {
+                spin_for(200);
+                0
+            }),
+        );
+        assert!(first_group_had_company(
+            &pool,
+            kernel,
+            Duration::from_secs(20)
+        ));
+    }
+
+    #[test]
+    fn cheap_or_unknown_kernels_still_run_their_first_groups_alone() {
+        // Without a remembered dear first group the submitting thread runs
+        // the first group alone: nothing is published while it runs, so no
+        // other group can start beside it, whatever the patience.
+        let pool = Pool::start(2);
+        let patience = Duration::from_millis(20);
+        assert!(!first_group_had_company(&pool, 0, patience));
+        assert!(!first_group_had_company(&pool, 77, patience));
+        // A kernel found dear, then cheap: alone again after the cheap one.
+        pool.run_for(
+            77,
+            8,
+            Arc::new(|_, _, _: &mut Scratch| {
+                spin_for(200);
+                0
+            }),
+        );
+        pool.run_for(77, 8, Arc::new(|_, _, _: &mut Scratch| 0));
+        assert!(!first_group_had_company(&pool, 77, patience));
+        // Another kernel's dear groups say nothing of this one's (a probe
+        // is itself a launch of a dear first group: a kernel of its own).
+        pool.run_for(
+            78,
+            8,
+            Arc::new(|_, _, _: &mut Scratch| {
+                spin_for(200);
+                0
+            }),
+        );
+        assert!(!first_group_had_company(&pool, 79, patience));
     }
 
     #[test]
