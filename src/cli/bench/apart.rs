@@ -100,15 +100,10 @@ pub fn measure(
     workloads: &[&str],
     quick: bool,
     only: Option<&str>,
-    mut on_result: impl FnMut(&str, PlatformResult),
+    on_result: impl FnMut(&str, PlatformResult),
 ) {
     let columns = columns(platform);
-    let mut expected: Vec<(String, String)> = workloads
-        .iter()
-        .flat_map(|w| columns.iter().map(move |c| (w.to_string(), c.clone())))
-        .collect();
-    expected.reverse();
-    let ended = self_command().and_then(|mut command| {
+    let command = self_command().map(|mut command| {
         command.args(["bench-kernels", "--platform", platform]);
         if quick {
             command.arg("--quick");
@@ -116,7 +111,34 @@ pub fn measure(
         if let Some(only) = only {
             command.args(["--only", only]);
         }
-        run_child(command, result_timeout(quick), |line| {
+        command
+    });
+    collect(
+        command,
+        workloads,
+        &columns,
+        result_timeout(quick),
+        on_result,
+    );
+}
+
+/// Runs the measuring child `command` and hands each result it sends to
+/// `on_result`; then a failed result, saying why, for each pair of
+/// `workloads` and `columns` it did not send.
+fn collect(
+    command: Result<Command, String>,
+    workloads: &[&str],
+    columns: &[String],
+    timeout: Duration,
+    mut on_result: impl FnMut(&str, PlatformResult),
+) {
+    let mut expected: Vec<(String, String)> = workloads
+        .iter()
+        .flat_map(|w| columns.iter().map(move |c| (w.to_string(), c.clone())))
+        .collect();
+    expected.reverse();
+    let ended = command.and_then(|command| {
+        run_child(command, timeout, |line| {
             let Ok(line) = serde_json::from_str::<Line>(line) else {
                 // Not a result (a driver's own output on stdout).
                 return false;
@@ -293,10 +315,7 @@ pub fn measure_child(
     } else {
         vec![Box::new(opencl_backend::open(platform)?)]
     };
-    let workloads: Vec<Workload> = super::suite::workloads(quick)
-        .into_iter()
-        .filter(|w| selected(w.name))
-        .collect();
+    let workloads: Vec<Workload> = super::suite::workloads_where(quick, selected);
     let mut out = std::io::stdout().lock();
     for work in &workloads {
         for backend in backends.iter_mut() {
@@ -393,6 +412,50 @@ mod tests {
             run_child(sh("true"), Duration::from_secs(20), |_| false),
             Ok(())
         );
+    }
+
+    #[test]
+    fn a_crash_fails_the_rows_not_yet_sent_and_keeps_those_sent() {
+        // A shell stands in for PoCL's child: one result, then a crash.
+        let sent = Line {
+            work: "vadd".into(),
+            result: PlatformResult::single("PoCL", vec![5], 5),
+        };
+        let script = format!(
+            "echo 'a driver says hello'; echo '{}'; kill -SEGV $$",
+            serde_json::to_string(&sent).unwrap()
+        );
+        let mut command = Command::new("sh");
+        command.args(["-c", &script]);
+        let mut got = Vec::new();
+        collect(
+            Ok(command),
+            &["vadd", "saxpy", "scan"],
+            &columns("PoCL"),
+            Duration::from_secs(20),
+            |work, result| got.push((work.to_string(), result)),
+        );
+        let names: Vec<&str> = got.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(names, ["vadd", "saxpy", "scan"]);
+        assert_eq!(got[0].1.median_ns, Some(5));
+        for (_, failed) in &got[1..] {
+            assert_eq!(failed.platform, "PoCL");
+            assert!(failed.median_ns.is_none() && !failed.verified);
+            assert!(failed.status.contains("SIGSEGV"), "{}", failed.status);
+        }
+        // A child that cannot be started fails every row with the reason.
+        let mut got = Vec::new();
+        collect(
+            Err("cannot find the vecl binary".into()),
+            &["vadd"],
+            &columns("vecl"),
+            Duration::from_secs(20),
+            |work, result| got.push((work.to_string(), result)),
+        );
+        assert_eq!(got.len(), 3);
+        assert!(got
+            .iter()
+            .all(|(_, r)| r.status == "cannot find the vecl binary"));
     }
 
     #[test]

@@ -88,9 +88,8 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
     // The children measure the workloads; this process keeps their names,
     // sizes and shapes, not their inputs and references (a gigabyte or
     // more at the full sizes).
-    let workloads: Vec<_> = suite::workloads(quick)
+    let workloads: Vec<_> = suite::workloads_where(quick, selected)
         .into_iter()
-        .filter(|w| selected(w.name))
         .map(|mut w| {
             w.args = Vec::new();
             w.check = Box::new(|_| Ok(()));
