@@ -123,9 +123,18 @@ impl Scratch {
     /// They stay valid until the next call on this `Scratch`.
     pub fn arenas(&mut self, local: usize, context: usize) -> Result<(*mut u8, *mut u8)> {
         let pad = vecl_jit::abi::LOCAL_PAD;
+        let too_large = || Error::OutOfResources("__local arena too large".into());
+        // Whole lines: each block then begins and ends on a line boundary
+        // (`host_alloc::ALIGN`), so none of its lines holds another
+        // allocation, such as another thread's arena, written as often.
+        let line = crate::host_alloc::ALIGN;
         let padded = local
             .checked_add(2 * pad)
-            .ok_or(Error::OutOfResources("__local arena too large".into()))?;
+            .and_then(|n| n.checked_next_multiple_of(line))
+            .ok_or_else(too_large)?;
+        let context = context
+            .checked_next_multiple_of(line)
+            .ok_or(Error::OutOfResources("context area too large".into()))?;
         self.local.ensure(padded)?;
         self.context.ensure(context)?;
         // SAFETY: `pad < padded <= len`: inside the allocation.
@@ -1264,6 +1273,14 @@ mod tests {
         assert_eq!(c1 as usize % 64, 0);
         let (l2, c2) = scratch.arenas(500, 100).expect("arenas");
         assert_eq!((l1, c1), (l2, c2));
+        // Whole lines: no line of a thread's arenas holds anything else.
+        let line = crate::host_alloc::ALIGN;
+        assert_eq!(scratch.local.len() % line, 0);
+        assert_eq!(scratch.context.len() % line, 0);
+        assert_eq!(scratch.local.as_ptr() as usize % line, 0);
+        assert_eq!(scratch.context.as_ptr() as usize % line, 0);
+        assert!(scratch.arenas(usize::MAX - 1, 0).is_err());
+        assert!(scratch.arenas(0, usize::MAX - 1).is_err());
     }
 
     #[test]
