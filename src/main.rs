@@ -91,6 +91,26 @@ enum Command {
         #[arg(long)]
         quick: bool,
     },
+    /// Measure the kernel rows of `bench` on one platform, each result a
+    /// JSON line, or list the platforms (run by `bench` in a child process
+    /// per platform, so that no platform's threads run beside another's
+    /// measurements and a driver's crash loses only its own rows).
+    #[command(hide = true)]
+    BenchKernels {
+        /// List the other platforms instead.
+        #[arg(long)]
+        list: bool,
+        /// The platform's label, as `bench` shows it (`vecl` for vecl's
+        /// three safety levels).
+        #[arg(long)]
+        platform: Option<String>,
+        /// The `--quick` sizes.
+        #[arg(long)]
+        quick: bool,
+        /// As `bench --only`.
+        #[arg(long)]
+        only: Option<String>,
+    },
     /// Build every kernel of every .cl file of a directory: vectorised or
     /// why not, access counts, compile time, and totals.
     ExplainCorpus {
@@ -220,6 +240,12 @@ fn main() -> ExitCode {
             platform,
             quick,
         } => cli::bench::engine_child(&row, &platform, quick),
+        Command::BenchKernels {
+            list,
+            platform,
+            quick,
+            only,
+        } => cli::bench::kernels_child(list, platform.as_deref(), quick, only.as_deref()),
         Command::ExplainCorpus { dir, width, reps } => cli::explain_corpus::run(&dir, width, reps),
         Command::Fuzz {
             seconds,

@@ -325,7 +325,10 @@ pub fn execute_stoppable(
         }
         status
     };
-    let status = pool.run(launch.total_groups(), Arc::new(body));
+    // The kernel's code names it to the pool, which remembers whether its
+    // groups are dear from one launch to the next.
+    let kernel = Arc::as_ptr(&code).cast::<()>() as usize;
+    let status = pool.run_for(kernel, launch.total_groups(), Arc::new(body));
     if status == 0 {
         return Ok(());
     }

@@ -57,6 +57,39 @@ pub const HELPER_WORK_NS: u64 = 20_000;
 /// that turns out worth a helper is found out soon after.
 pub const ALONE_RANGE_NS: u64 = HELPER_WORK_NS / 4;
 
+/// The longest a published range should take, at the cost per group the
+/// submitting thread measured before it published: a job's grain is
+/// shortened to this when a fraction of its groups ([`Pool::run`]) would
+/// take longer. The last range of a job runs while the other threads
+/// have nothing left, so it bounds the job's tail: with ranges of
+/// `groups / (8 × threads)` a scan of 65,536 groups of ~0.4 µs on two
+/// threads had ranges of ~1.7 ms, and its threads were idle for about
+/// half of one range per launch. A range this long costs its thread a
+/// steal and an atomic update, well under 1 % of it.
+pub const RANGE_NS: u64 = 50_000;
+
+/// A kernel whose last launch's first group took at least this long gets
+/// its helpers at the start of its next launch ([`Pool::run_for`]),
+/// before the submitting thread has run anything: a launch of few dear
+/// groups (n-body's 64 groups of ~4 ms) otherwise ran its first group
+/// alone, the whole launch waiting one group's time for its helpers. Five
+/// helpers' worth ([`HELPER_WORK_NS`]): a guess wrong once (the kernel's
+/// next launch is cheap) costs the wake-ups of one launch, and that
+/// launch's first group corrects it.
+pub const DEAR_GROUP_NS: u64 = 5 * HELPER_WORK_NS;
+
+/// Kernels whose first-group cost the pool remembers (a direct-mapped
+/// table: two kernels sharing a slot only forget each other).
+const COST_SLOTS: usize = 64;
+
+/// A kernel's first-group cost, as [`Pool::run_for`] remembers it.
+#[derive(Default)]
+struct CostSlot {
+    /// The kernel (0: none).
+    kernel: AtomicUsize,
+    first_group_ns: AtomicU64,
+}
+
 /// How many times in a row [`Pool::help_while`] finds nothing published
 /// before it gives up (a few tens of microseconds: long enough to cover a
 /// queue executor's wake-up and the launch's first split).
@@ -90,9 +123,18 @@ impl Scratch {
     /// They stay valid until the next call on this `Scratch`.
     pub fn arenas(&mut self, local: usize, context: usize) -> Result<(*mut u8, *mut u8)> {
         let pad = vecl_jit::abi::LOCAL_PAD;
+        let too_large = || Error::OutOfResources("__local arena too large".into());
+        // Whole lines: each block then begins and ends on a line boundary
+        // (`host_alloc::ALIGN`), so none of its lines holds another
+        // allocation, such as another thread's arena, written as often.
+        let line = crate::host_alloc::ALIGN;
         let padded = local
             .checked_add(2 * pad)
-            .ok_or(Error::OutOfResources("__local arena too large".into()))?;
+            .and_then(|n| n.checked_next_multiple_of(line))
+            .ok_or_else(too_large)?;
+        let context = context
+            .checked_next_multiple_of(line)
+            .ok_or(Error::OutOfResources("context area too large".into()))?;
         self.local.ensure(padded)?;
         self.context.ensure(context)?;
         // SAFETY: `pad < padded <= len`: inside the allocation.
@@ -112,8 +154,10 @@ struct Job {
     remaining: AtomicU64,
     /// The first non-zero status any range returned.
     status: AtomicU32,
-    /// Ranges longer than this are split before they run.
-    grain: u64,
+    /// Ranges longer than this are split before they run: a fraction of
+    /// the groups, shortened by [`range_grain`] once the submitting thread
+    /// has measured their cost (before it publishes any range).
+    grain: AtomicU64,
     /// Sleepers the job may still wake (see the module's comment).
     wakes: AtomicUsize,
     done: Mutex<Done>,
@@ -191,6 +235,17 @@ pub fn helpers_for(elapsed: Duration, done: u64, left: u64, max: usize) -> usize
     let wanted = estimate / HELPER_WORK_NS;
     let cap = (max as u64).min(left - 1);
     wanted.min(cap) as usize
+}
+
+/// A job's grain once `done` groups took `elapsed` on the submitting
+/// thread: `grain`, or fewer groups when that many would take longer than
+/// [`RANGE_NS`] (at least one group).
+pub fn range_grain(grain: u64, elapsed: Duration, done: u64) -> u64 {
+    if done == 0 {
+        return grain.max(1);
+    }
+    let per_group = (nanos(elapsed) / done).max(1);
+    grain.min(RANGE_NS / per_group).max(1)
 }
 
 /// The length of the next range the submitting thread runs alone, after
@@ -280,6 +335,8 @@ pub struct Pool {
     /// Each worker's thread handle, registered by the worker itself before
     /// it first sleeps.
     handles: Vec<OnceLock<std::thread::Thread>>,
+    /// What kernels' last launches measured of their first group.
+    costs: Vec<CostSlot>,
 }
 
 thread_local! {
@@ -322,6 +379,7 @@ impl Pool {
                 .map(|_| AtomicU64::new(0))
                 .collect(),
             handles: (1..threads).map(|_| OnceLock::new()).collect(),
+            costs: (0..COST_SLOTS).map(|_| CostSlot::default()).collect(),
         });
         for (index, deque) in deques.into_iter().enumerate() {
             let pool = Arc::clone(&pool);
@@ -349,6 +407,17 @@ impl Pool {
     /// only for as much work as the job turns out to have (see the
     /// module's comment).
     pub fn run(&self, total: u64, body: Arc<JobBody>) -> u32 {
+        self.run_for(0, total, body)
+    }
+
+    /// [`run`](Self::run) for launches of the kernel `kernel` (any number
+    /// that names it while it lives, such as its code's address; 0: none).
+    /// When the kernel's last launch measured its first group at
+    /// [`DEAR_GROUP_NS`] or more, this launch wakes its helpers at once
+    /// (one per group beyond the first, at most the pool's other threads)
+    /// and the submitting thread runs its first group beside them, instead
+    /// of alone.
+    pub fn run_for(&self, kernel: usize, total: u64, body: Arc<JobBody>) -> u32 {
         if total == 0 {
             return 0;
         }
@@ -363,41 +432,29 @@ impl Pool {
             body,
             remaining: AtomicU64::new(total),
             status: AtomicU32::new(0),
-            grain,
+            grain: AtomicU64::new(grain),
             wakes: AtomicUsize::new(0),
             done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
         });
+        let remembered = self.first_group_ns(kernel);
         with_caller_scratch(|scratch| {
-            // Alone first: ranges of doubling length, timed, until the
-            // work left is worth a helper.
-            let started = Instant::now();
-            let (mut next, mut step) = (0u64, 1u64);
-            let mut timing = AloneTiming::default();
-            while next < total && !job.failed() {
-                let end = (next + step).min(total);
-                job.execute(next, end, scratch);
-                next = end;
-                let (elapsed, done) = timing.ran(started.elapsed(), next);
-                let helpers = helpers_for(elapsed, done, total - next, self.threads - 1);
-                if helpers > 0 {
-                    job.wakes.store(helpers, Ordering::Release);
-                    break;
-                }
-                step = next_alone_step(step, grain, elapsed, done);
-            }
-            if next == total {
+            if remembered >= DEAR_GROUP_NS {
+                // Dear groups, as last time: the rest is published and
+                // its helpers woken before the first group runs here.
+                let per_group = Duration::from_nanos(remembered);
+                job.grain
+                    .store(range_grain(grain, per_group, 1), Ordering::Relaxed);
+                let helpers = usize::try_from(total - 1).unwrap_or(usize::MAX);
+                job.wakes
+                    .store(helpers.min(self.threads - 1), Ordering::Release);
+                self.publish(&job, 1, total);
+                let started = Instant::now();
+                job.execute(0, 1, scratch);
+                self.remember_first_group(kernel, nanos(started.elapsed()));
+            } else if !self.run_alone_first(&job, kernel, total, grain, scratch) {
                 return;
             }
-            self.run_task(
-                Task {
-                    job: Arc::clone(&job),
-                    start: next,
-                    end: total,
-                },
-                None,
-                scratch,
-            );
             // Help with whatever is published until our job is finished.
             while !job.is_done() {
                 match self.find_task(None) {
@@ -408,6 +465,114 @@ impl Pool {
         });
         job.wait();
         job.status.load(Ordering::Acquire)
+    }
+
+    /// The submitting thread's start of a job: ranges of doubling length,
+    /// timed, until the work left is worth a helper; then the rest is
+    /// split and published (true), or the job is done (false).
+    fn run_alone_first(
+        &self,
+        job: &Arc<Job>,
+        kernel: usize,
+        total: u64,
+        grain: u64,
+        scratch: &mut Scratch,
+    ) -> bool {
+        let started = Instant::now();
+        let (mut next, mut step) = (0u64, 1u64);
+        let mut timing = AloneTiming::default();
+        while next < total && !job.failed() {
+            let end = (next + step).min(total);
+            job.execute(next, end, scratch);
+            next = end;
+            let now = started.elapsed();
+            if timing.first.is_none() {
+                self.remember_first_group(kernel, nanos(now) / next);
+            }
+            let (elapsed, done) = timing.ran(now, next);
+            let helpers = helpers_for(elapsed, done, total - next, self.threads - 1);
+            if helpers > 0 {
+                // Nothing is published yet: the ranges are cut to the
+                // measured cost before anyone sees the job.
+                job.grain
+                    .store(range_grain(grain, elapsed, done), Ordering::Relaxed);
+                job.wakes.store(helpers, Ordering::Release);
+                break;
+            }
+            step = next_alone_step(step, grain, elapsed, done);
+        }
+        if next == total {
+            return false;
+        }
+        self.run_task(
+            Task {
+                job: Arc::clone(job),
+                start: next,
+                end: total,
+            },
+            None,
+            scratch,
+        );
+        true
+    }
+
+    /// Publishes `[start, end)` of `job` without running any of it: halves
+    /// down to the job's grain, largest first, each waking a sleeper while
+    /// the job's budget lasts.
+    fn publish(&self, job: &Arc<Job>, start: u64, mut end: u64) {
+        let grain = job.grain.load(Ordering::Relaxed);
+        while start < end {
+            let mid = if end - start > grain {
+                start + (end - start) / 2
+            } else {
+                start
+            };
+            self.injector.push(Task {
+                job: Arc::clone(job),
+                start: mid,
+                end,
+            });
+            if job.take_wake() {
+                self.wake_one();
+            }
+            end = mid;
+        }
+    }
+
+    /// The slot of `kernel` in the table of first-group costs.
+    fn cost_slot(&self, kernel: usize) -> &CostSlot {
+        let hash = (kernel as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
+        &self.costs[hash as usize % COST_SLOTS]
+    }
+
+    /// What `kernel`'s last launch measured of its first group (0: not
+    /// known). Two kernels racing for one slot may mix their numbers,
+    /// which only makes a launch wake its helpers earlier or later.
+    fn first_group_ns(&self, kernel: usize) -> u64 {
+        if kernel == 0 {
+            return 0;
+        }
+        let slot = self.cost_slot(kernel);
+        if slot.kernel.load(Ordering::Relaxed) == kernel {
+            slot.first_group_ns.load(Ordering::Relaxed)
+        } else {
+            0
+        }
+    }
+
+    /// Remembers `kernel`'s first group's cost: written only when it
+    /// changes the next launch's start (dear or not), so that a chain of
+    /// launches does not write the shared table every time.
+    fn remember_first_group(&self, kernel: usize, ns: u64) {
+        if kernel == 0 {
+            return;
+        }
+        let before = self.first_group_ns(kernel);
+        if (before >= DEAR_GROUP_NS) != (ns >= DEAR_GROUP_NS) {
+            let slot = self.cost_slot(kernel);
+            slot.first_group_ns.store(ns, Ordering::Relaxed);
+            slot.kernel.store(kernel, Ordering::Relaxed);
+        }
     }
 
     /// Runs published ranges, of whichever job published them, on the
@@ -447,7 +612,8 @@ impl Pool {
             start,
             mut end,
         } = task;
-        while end - start > job.grain && job.status.load(Ordering::Relaxed) == 0 {
+        let grain = job.grain.load(Ordering::Relaxed);
+        while end - start > grain && job.status.load(Ordering::Relaxed) == 0 {
             let mid = start + (end - start) / 2;
             let half = Task {
                 job: Arc::clone(&job),
@@ -743,6 +909,142 @@ mod tests {
     }
 
     #[test]
+    fn ranges_are_cut_to_the_measured_cost_only_when_dear() {
+        let us = Duration::from_micros;
+        // 65,536 groups on two threads: a grain of 4,096 groups. At 0.4 µs
+        // a group that is 1.6 ms a range: cut to RANGE_NS (125 groups).
+        assert_eq!(range_grain(4096, us(40), 100), 125);
+        // Groups of 5 ns: 4,096 of them take 20 µs, under RANGE_NS: the
+        // fraction stays.
+        assert_eq!(range_grain(4096, us(5), 1000), 4096);
+        // Groups dearer than RANGE_NS: one a range, never none.
+        assert_eq!(range_grain(4, us(3_000), 1), 1);
+        assert_eq!(range_grain(0, us(1), 10), 1);
+        // Nothing measured: the fraction.
+        assert_eq!(range_grain(64, us(0), 0), 64);
+    }
+
+    #[test]
+    fn a_job_of_dear_groups_is_published_a_group_at_a_time() {
+        // 64 groups of at least 200 µs on two threads: the fraction would
+        // be 4 groups a range; the measured cost cuts it to one, so the
+        // job's tail is one group (a slow host only makes the groups look
+        // dearer, which cuts no differently).
+        let pool = Pool::start(2);
+        let longest = Arc::new(AtomicU64::new(0));
+        let seen = Arc::clone(&longest);
+        let status = pool.run(
+            64,
+            Arc::new(move |first, end, _: &mut Scratch| {
+                for _ in first..end {
+                    let start = Instant::now();
+                    while start.elapsed() < Duration::from_micros(200) {
+                        std::hint::spin_loop();
+                    }
+                }
+                seen.fetch_max(end - first, Ordering::Relaxed);
+                0
+            }),
+        );
+        assert_eq!(status, 0);
+        assert_eq!(longest.load(Ordering::Relaxed), 1);
+    }
+
+    /// Spins for `us` microseconds.
+    fn spin_for(us: u64) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_micros(us) {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// A launch of `kernel` whose first group waits (up to `patience`)
+    /// for another group to start beside it; whether one did.
+    fn first_group_had_company(pool: &Pool, kernel: usize, patience: Duration) -> bool {
+        let started = Arc::new(AtomicBool::new(false));
+        let company = Arc::new(AtomicBool::new(false));
+        let (seen, had) = (Arc::clone(&started), Arc::clone(&company));
+        let status = pool.run_for(
+            kernel,
+            8,
+            Arc::new(move |first, end, _: &mut Scratch| {
+                if first == 0 {
+                    let start = Instant::now();
+                    while !seen.load(Ordering::SeqCst) && start.elapsed() < patience {
+                        std::thread::yield_now();
+                    }
+                    had.store(seen.load(Ordering::SeqCst), Ordering::SeqCst);
+                    if end > 1 {
+                        seen.store(true, Ordering::SeqCst);
+                    }
+                } else {
+                    seen.store(true, Ordering::SeqCst);
+                }
+                0
+            }),
+        );
+        assert_eq!(status, 0);
+        company.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn a_kernel_of_dear_groups_gets_its_helpers_before_its_first_group() {
+        let pool = Pool::start(2);
+        let kernel = 0x1234_5678;
+        // A launch whose first group takes 200 µs (a slow host only makes
+        // it look dearer): the next launch of the kernel publishes its
+        // other groups before running the first, so a helper starts one
+        // while the first waits (the generous patience turns a failure
+        // into a false, not a hang).
+        pool.run_for(
+            kernel,
+            8,
+            Arc::new(|_, _, _: &mut Scratch| {
+                spin_for(200);
+                0
+            }),
+        );
+        assert!(first_group_had_company(
+            &pool,
+            kernel,
+            Duration::from_secs(20)
+        ));
+    }
+
+    #[test]
+    fn cheap_or_unknown_kernels_still_run_their_first_groups_alone() {
+        // Without a remembered dear first group the submitting thread runs
+        // the first group alone: nothing is published while it runs, so no
+        // other group can start beside it, whatever the patience.
+        let pool = Pool::start(2);
+        let patience = Duration::from_millis(20);
+        assert!(!first_group_had_company(&pool, 0, patience));
+        assert!(!first_group_had_company(&pool, 77, patience));
+        // A kernel found dear, then cheap: alone again after the cheap one.
+        pool.run_for(
+            77,
+            8,
+            Arc::new(|_, _, _: &mut Scratch| {
+                spin_for(200);
+                0
+            }),
+        );
+        pool.run_for(77, 8, Arc::new(|_, _, _: &mut Scratch| 0));
+        assert!(!first_group_had_company(&pool, 77, patience));
+        // Another kernel's dear groups say nothing of this one's (a probe
+        // is itself a launch of a dear first group: a kernel of its own).
+        pool.run_for(
+            78,
+            8,
+            Arc::new(|_, _, _: &mut Scratch| {
+                spin_for(200);
+                0
+            }),
+        );
+        assert!(!first_group_had_company(&pool, 79, patience));
+    }
+
+    #[test]
     fn a_cold_first_group_is_not_the_cost_per_group() {
         let us = Duration::from_micros;
         // A cheap first group: no decision on it; then the later ranges'
@@ -850,7 +1152,7 @@ mod tests {
             body: Arc::new(|_, _, _: &mut Scratch| 0),
             remaining: AtomicU64::new(3),
             status: AtomicU32::new(0),
-            grain: 1,
+            grain: AtomicU64::new(1),
             wakes: AtomicUsize::new(0),
             done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
@@ -971,6 +1273,14 @@ mod tests {
         assert_eq!(c1 as usize % 64, 0);
         let (l2, c2) = scratch.arenas(500, 100).expect("arenas");
         assert_eq!((l1, c1), (l2, c2));
+        // Whole lines: no line of a thread's arenas holds anything else.
+        let line = crate::host_alloc::ALIGN;
+        assert_eq!(scratch.local.len() % line, 0);
+        assert_eq!(scratch.context.len() % line, 0);
+        assert_eq!(scratch.local.as_ptr() as usize % line, 0);
+        assert_eq!(scratch.context.as_ptr() as usize % line, 0);
+        assert!(scratch.arenas(usize::MAX - 1, 0).is_err());
+        assert!(scratch.arenas(0, usize::MAX - 1).is_err());
     }
 
     #[test]

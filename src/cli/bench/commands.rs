@@ -29,13 +29,14 @@
 //! set before each, no events asked for, `clFinish` at the end; the time
 //! from the first enqueue to the finish, over the launches.
 
+use super::apart::{describe_exit, stderr_tail};
 use super::opencl_backend::{build_program, check, platforms, Api, FoundPlatform, Handle};
 use super::report::{BenchResult, EngineDetail, PlatformResult};
 use super::workload::median;
 use std::ffi::CString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, Stdio};
 use std::ptr::{null, null_mut};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -407,38 +408,6 @@ fn run_child(mut command: Command, timeout: Duration) -> Result<PlatformResult, 
             serde_json::from_str(line)
                 .map_err(|e| format!("unreadable result from the measuring process: {e}{tail}"))
         })
-}
-
-/// The last lines of a child's stderr, to append to a failure.
-fn stderr_tail(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let tail = &lines[lines.len().saturating_sub(3)..];
-    if tail.is_empty() {
-        String::new()
-    } else {
-        format!("; stderr: {}", tail.join(" / "))
-    }
-}
-
-/// A failed child's exit: the signal that killed it, or its code.
-fn describe_exit(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (_, Some(signal)) => {
-            let name = match signal {
-                4 => " (SIGILL)",
-                6 => " (SIGABRT)",
-                7 => " (SIGBUS)",
-                8 => " (SIGFPE)",
-                9 => " (SIGKILL)",
-                11 => " (SIGSEGV)",
-                _ => "",
-            };
-            format!("the driver crashed the measuring process: signal {signal}{name}")
-        }
-        (Some(code), None) => format!("the measuring process exited with code {code}"),
-        (None, None) => format!("the measuring process ended: {status}"),
-    }
 }
 
 // ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 //! with, vecl's front end on the corpus's longest program, and vecl's
 //! compile times.
 
+mod apart;
 mod commands;
 mod compile_times;
 mod copy;
@@ -21,7 +22,7 @@ pub(crate) mod workload;
 use indicatif::{ProgressBar, ProgressStyle};
 use report::{BenchResult, Detail, PlatformResult, Report};
 use std::path::Path;
-use workload::{median, Backend, Metric};
+use workload::{median, Metric};
 
 /// The row of the host copy, the bandwidth reference.
 const COPY_ROW: &str = "host copy (reference)";
@@ -59,29 +60,22 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             std::fs::remove_file(probe)
         })
         .map_err(|e| format!("cannot write the report to {}: {e}", out_dir.display()))?;
-    let mut backends: Vec<Box<dyn Backend>> = Vec::new();
+    // Each platform is measured in a child process of its own (`apart`):
+    // this one loads no driver and runs no kernel of the suite.
+    let mut platforms: Vec<String> = apart::columns(apart::VECL);
     // The command rows measure C drivers through the ICD loader, where vecl
     // is one platform (unchecked unless a build asks for checks); its other
     // safety modes are rows of the kernel benchmarks only.
-    let mut library_only = Vec::new();
-    for safety in [
-        vecl::Safety::Unchecked,
-        vecl::Safety::Robust,
-        vecl::Safety::Checked,
-    ] {
-        let backend = vecl_backend::VeclBackend::new(safety)?;
-        if safety != vecl::Safety::Unchecked {
-            library_only.push(backend.label());
-        }
-        backends.push(Box::new(backend));
-    }
+    let library_only: Vec<String> = platforms[1..].to_vec();
+    let mut measured_platforms = vec![apart::VECL.to_string()];
     let mut notes = Vec::new();
-    match opencl_backend::discover() {
+    match apart::list(quick) {
         Ok(found) => {
-            for b in &found {
-                notes.push(format!("{}: {}", b.label(), b.description));
+            for p in found {
+                notes.push(format!("{}: {}", p.label, p.description));
+                platforms.push(p.label.clone());
+                measured_platforms.push(p.label);
             }
-            backends.extend(found.into_iter().map(|b| Box::new(b) as Box<dyn Backend>))
         }
         Err(why) => notes.push(format!("no other OpenCL platform measured: {why}")),
     }
@@ -91,9 +85,16 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         );
     }
     let selected = |name: &str| only.is_none_or(|o| selects(o, name));
-    let workloads: Vec<_> = suite::workloads(quick)
+    // The children measure the workloads; this process keeps their names,
+    // sizes and shapes, not their inputs and references (a gigabyte or
+    // more at the full sizes).
+    let workloads: Vec<_> = suite::workloads_where(quick, selected)
         .into_iter()
-        .filter(|w| selected(w.name))
+        .map(|mut w| {
+            w.args = Vec::new();
+            w.check = Box::new(|_| Ok(()));
+            w
+        })
         .collect();
     let with_copy = selected(COPY_ROW) || workloads.iter().any(|w| bandwidth_bytes(w).is_some());
     let once_rows: Vec<&str> = [
@@ -125,13 +126,12 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             names.join("; ")
         ));
     }
-    let platforms: Vec<String> = backends.iter().map(|b| b.label()).collect();
     let driver_platforms: Vec<&String> = platforms
         .iter()
         .filter(|p| !library_only.contains(p))
         .collect();
     let progress = ProgressBar::new(
-        (workloads.len() * backends.len()
+        (workloads.len() * platforms.len()
             + engine_rows.len() * driver_platforms.len()
             + usize::from(with_copy)
             + once_rows.len()) as u64,
@@ -150,41 +150,58 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         Some(Detail::Copy { bandwidth_gb_s, .. }) => Some(bandwidth_gb_s),
         _ => None,
     });
-    let mut benchmarks = Vec::new();
-    for work in &workloads {
-        let mut results = Vec::new();
-        for backend in backends.iter_mut() {
-            progress.set_message(format!("{} on {}", work.name, backend.label()));
-            let warm_up = work.metric == Metric::RunTime && !quick;
-            let result = match backend.run(work, warm_up) {
-                Ok(measured) => {
-                    let checked = (work.check)(&measured.outputs);
-                    let median_ns = match work.metric {
-                        Metric::RunTime => median(&measured.runs_ns),
-                        Metric::FirstResult => measured.first_result_ns,
-                    };
-                    let bandwidth_gb_s =
-                        bandwidth_bytes(work).and_then(|bytes| copy::gb_per_s(bytes, median_ns));
-                    PlatformResult {
-                        platform: backend.label(),
-                        median_ns: Some(median_ns),
-                        runs_ns: measured.runs_ns,
-                        verified: checked.is_ok(),
-                        status: checked
-                            .err()
-                            .map_or_else(|| "ok".to_string(), |e| format!("wrong output: {e}")),
-                        bandwidth_gb_s,
-                        percent_of_copy: bandwidth_gb_s
-                            .zip(copy_gb_s)
-                            .map(|(bw, copy)| 100.0 * bw / copy),
-                        engine: None,
-                    }
-                }
-                Err(why) => PlatformResult::failed(&backend.label(), &why),
-            };
-            results.push(result);
-            progress.inc(1);
+    // Every platform's rows, one child process per platform; each result
+    // is filed under its workload and column as it comes.
+    let names: Vec<&str> = workloads.iter().map(|w| w.name).collect();
+    let mut measured: Vec<Vec<Option<PlatformResult>>> =
+        vec![vec![None; platforms.len()]; names.len()];
+    for platform in &measured_platforms {
+        let mut next = names.first().map(|w| (*w, 0));
+        let columns = apart::columns(platform);
+        if let Some((work, _)) = next {
+            progress.set_message(format!("{work} on {platform}"));
         }
+        apart::measure(platform, &names, quick, only, |work, result| {
+            let row = names.iter().position(|w| *w == work);
+            let column = platforms.iter().position(|p| *p == result.platform);
+            if let (Some(row), Some(column)) = (row, column) {
+                measured[row][column] = Some(result);
+            }
+            progress.inc(1);
+            // The next result the child will send, for the progress line.
+            next = next.and_then(|(w, c)| {
+                let i = names.iter().position(|n| *n == w)?;
+                if c + 1 < columns.len() {
+                    Some((w, c + 1))
+                } else {
+                    names.get(i + 1).map(|n| (*n, 0))
+                }
+            });
+            if let Some((w, c)) = next {
+                progress.set_message(format!("{w} on {}", columns[c]));
+            }
+        });
+    }
+    let mut benchmarks = Vec::new();
+    for (work, row) in workloads.iter().zip(measured) {
+        let results: Vec<PlatformResult> = row
+            .into_iter()
+            .zip(&platforms)
+            .map(|(result, platform)| {
+                let mut result = result.unwrap_or_else(|| {
+                    PlatformResult::failed(platform, "no result from the measuring process")
+                });
+                if result.median_ns.is_some() {
+                    result.bandwidth_gb_s = bandwidth_bytes(work)
+                        .and_then(|bytes| copy::gb_per_s(bytes, result.median_ns?));
+                    result.percent_of_copy = result
+                        .bandwidth_gb_s
+                        .zip(copy_gb_s)
+                        .map(|(bw, copy)| 100.0 * bw / copy);
+                }
+                result
+            })
+            .collect();
         let ratios = ratios_to_vecl(&results);
         benchmarks.push(BenchResult {
             name: work.name.to_string(),
@@ -354,6 +371,25 @@ fn safety_costs(benchmarks: &[BenchResult]) -> Vec<String> {
 /// child process `bench` starts for it; the result as a JSON line.
 pub fn engine_child(row: &str, platform: &str, quick: bool) -> Result<String, String> {
     commands::child(row, platform, quick)
+}
+
+/// `vecl bench-kernels`: with `list`, the other platforms as a JSON line;
+/// else the kernel rows `only` selects on `platform` (`vecl`: its three
+/// safety levels), each result a JSON line, in the child process `bench`
+/// starts for each platform.
+pub fn kernels_child(
+    list: bool,
+    platform: Option<&str>,
+    quick: bool,
+    only: Option<&str>,
+) -> Result<String, String> {
+    match (list, platform) {
+        (true, _) => apart::list_child(),
+        (false, Some(platform)) => apart::measure_child(platform, quick, |name| {
+            only.is_none_or(|o| selects(o, name))
+        }),
+        (false, None) => Err("bench-kernels needs --list or --platform".into()),
+    }
 }
 
 /// The bytes a run moves, for the workloads whose run time is reported as

@@ -287,36 +287,61 @@ fn platform_label_base(label: &str) -> &str {
 /// Every platform the ICD loader lists except vecl, or why there are none.
 pub fn discover() -> Result<Vec<OpenClBackend>, String> {
     let api = Arc::new(Api::load()?);
-    let mut found = Vec::new();
-    for platform in platforms(&api)? {
-        if platform.is_vecl {
-            continue;
-        }
-        let device = platform.device;
-        let mut err = 0;
-        // SAFETY: one valid device, no properties, no callback.
-        let context =
-            unsafe { (api.create_context)(null(), 1, &device, null(), null_mut(), &mut err) };
-        if err != 0 || context.is_null() {
-            continue;
-        }
-        // SAFETY: a valid context and device; default properties.
-        let queue = unsafe { (api.create_command_queue)(context, device, 0, &mut err) };
-        if err != 0 || queue.is_null() {
-            // SAFETY: created above.
-            unsafe { (api.release_context)(context) };
-            continue;
-        }
-        found.push(OpenClBackend {
-            api: Arc::clone(&api),
-            label: platform.label,
-            description: platform.description,
-            device,
-            context,
-            queue,
-        });
+    Ok(platforms(&api)?
+        .into_iter()
+        .filter(|platform| !platform.is_vecl)
+        .filter_map(|platform| connect(&api, platform).ok())
+        .collect())
+}
+
+/// The platform labelled `label` (as [`discover`] labels them), or why it
+/// cannot be measured.
+pub fn open(label: &str) -> Result<OpenClBackend, String> {
+    let api = Arc::new(Api::load()?);
+    let found = platforms(&api)?;
+    let listed: Vec<String> = found.iter().map(|p| p.label.clone()).collect();
+    let platform = found
+        .into_iter()
+        .find(|p| p.label == label && !p.is_vecl)
+        .ok_or_else(|| {
+            format!(
+                "the ICD loader lists no platform {label:?} (it lists: {})",
+                if listed.is_empty() {
+                    "none".to_string()
+                } else {
+                    listed.join(", ")
+                }
+            )
+        })?;
+    connect(&api, platform)
+}
+
+/// A context and an in-order queue on the platform's first device.
+fn connect(api: &Arc<Api>, platform: FoundPlatform) -> Result<OpenClBackend, String> {
+    let device = platform.device;
+    let mut err = 0;
+    // SAFETY: one valid device, no properties, no callback.
+    let context = unsafe { (api.create_context)(null(), 1, &device, null(), null_mut(), &mut err) };
+    if err != 0 || context.is_null() {
+        return Err(format!("clCreateContext failed with OpenCL error {err}"));
     }
-    Ok(found)
+    // SAFETY: a valid context and device; default properties.
+    let queue = unsafe { (api.create_command_queue)(context, device, 0, &mut err) };
+    if err != 0 || queue.is_null() {
+        // SAFETY: created above.
+        unsafe { (api.release_context)(context) };
+        return Err(format!(
+            "clCreateCommandQueue failed with OpenCL error {err}"
+        ));
+    }
+    Ok(OpenClBackend {
+        api: Arc::clone(api),
+        label: platform.label,
+        description: platform.description,
+        device,
+        context,
+        queue,
+    })
 }
 
 /// Builds `source` for `device`: the program, or the build log (the
