@@ -255,7 +255,7 @@ fn the_bench_matmul_runs_rows_in_flight_and_robust_keeps_cranelifts_code() {
     if cpu_has_wide() {
         assert!(
             line.contains("4 rows in flight in 4 of 4 regions")
-                && line.contains("2 loads shared by the rows"),
+                && line.contains(", 2 loads shared by the rows"),
             "{line}"
         );
     }

@@ -35,7 +35,7 @@ use super::entry::{
 };
 use super::lower::LoweredRegions;
 use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt, EntryCode};
-use super::rows::{InRows, ROWS};
+use super::rows::InRows;
 use super::{EntryStep, Op, Program, WideError};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, LOCAL_ID_BITS};
 use iced_x86::code_asm::*;
@@ -85,9 +85,9 @@ pub struct RegionCode {
     pub save_bytes: u32,
     /// Regions of the kernel.
     pub regions: usize,
-    /// Per region: whether it runs [`ROWS`] rows of a group in flight
-    /// (for groups whose rows are one chunk each; `super::rows`).
-    pub in_rows: Vec<bool>,
+    /// Per region: the rows of a group it runs in flight (for groups
+    /// whose rows are one chunk each; `super::rows`), 1 for none.
+    pub in_rows: Vec<u32>,
     /// Loads that the rows in flight share (made once for them).
     pub shared_loads: usize,
 }
@@ -313,9 +313,15 @@ pub fn compile_regions(
         a.set_label(&mut labels[r]).map_err(e)?;
         a.zero_bytes().map_err(e)?;
         let mut z_done = a.create_label();
-        if let Some(InRows { alloc: rows, .. }) = &multi[r] {
-            // `ROWS` rows in flight where the group's rows are one chunk
+        if let Some(InRows {
+            alloc: rows,
+            rows: n,
+            ..
+        }) = &multi[r]
+        {
+            // `n` rows in flight where the group's rows are one chunk
             // each (the chunks then run in the order of one at a time).
+            let n = *n as i32;
             let mut single = a.create_label();
             a.mov(rax, rsi).map_err(e)?;
             a.sub(rax, rbp).map_err(e)?;
@@ -332,7 +338,7 @@ pub fn compile_regions(
             a.mov(rdi, qword_ptr(rsp + f.y_start)).map_err(e)?;
             a.set_label(&mut y_loop).map_err(e)?;
             a.zero_bytes().map_err(e)?;
-            a.lea(rax, qword_ptr(rdi + (ROWS as i32 - 1))).map_err(e)?;
+            a.lea(rax, qword_ptr(rdi + (n - 1))).map_err(e)?;
             a.cmp(rax, r8).map_err(e)?;
             a.jae(last).map_err(e)?;
             a.mov(r15, rbp).map_err(e)?;
@@ -349,7 +355,7 @@ pub fn compile_regions(
             )?;
             // The rows' chunks in order (the same lanes: the same ids of
             // dimension 0).
-            for _ in 0..ROWS {
+            for _ in 0..n {
                 if let Some(at) = lowered.next_at {
                     next_test(&mut a, &f, at, split).map_err(e)?;
                 }
@@ -360,7 +366,7 @@ pub fn compile_regions(
             a.cmp(dword_ptr(rax), 0).map_err(e)?;
             a.jne(cancelled).map_err(e)?;
             a.jmp(y_loop).map_err(e)?;
-            // The rows left, fewer than `ROWS`: one at a time.
+            // The rows left, fewer than `n`: one at a time.
             a.set_label(&mut last).map_err(e)?;
             a.zero_bytes().map_err(e)?;
             a.cmp(rdi, r8).map_err(e)?;
@@ -525,7 +531,10 @@ pub fn compile_regions(
         },
         save_bytes: lowered.save_bytes,
         regions: bodies.len(),
-        in_rows: multi.iter().map(Option::is_some).collect(),
+        in_rows: multi
+            .iter()
+            .map(|m| m.as_ref().map_or(1, |m| m.rows))
+            .collect(),
         shared_loads: multi.iter().flatten().map(|m| m.shared_loads).sum(),
     })
 }

@@ -1,6 +1,7 @@
 //! Rows of a group in flight in a barrier kernel's region
-//! (`super::regions`): the region's body [`ROWS`] times, for rows `y` to
-//! `y + ROWS - 1` of a group whose rows are one chunk each, so that a loop
+//! (`super::regions`): the region's body four times (two where four
+//! would spill), for rows `y` to `y + 3` of a group whose rows are one
+//! chunk each, so that a loop
 //! bound by one chunk's dependency chain (matmul's `acc += ta[ly][k] *
 //! tb[k][lx]`, one FMA after another) gives the core several independent
 //! chains, and the work the rows share is done once.
@@ -30,8 +31,8 @@ use super::{Arg, EntryStep, Op, Program, WideError};
 use std::cell::RefCell;
 use std::collections::HashSet;
 
-/// Rows of a group a region runs in flight.
-pub(crate) const ROWS: u32 = 4;
+/// Rows of a group a region runs in flight, the most first.
+const ROWS: [u32; 2] = [4, 2];
 
 /// Which save-area slots hold, in every region that stores them, a value
 /// the same in every row.
@@ -219,7 +220,9 @@ pub(crate) fn rows_program(
     shared
         .values
         .extend(all(nv).filter(|v| !r.values.contains(v)));
-    shared.masks.extend(all(nk).filter(|k| !r.masks.contains(k)));
+    shared
+        .masks
+        .extend(all(nk).filter(|k| !r.masks.contains(k)));
     // An operation whose results are all shared runs once; stores and
     // control run in both copies.
     shared.skip = rest
@@ -269,8 +272,10 @@ fn loop_ops(p: &Program) -> usize {
     n
 }
 
-/// A region's body with [`ROWS`] rows in flight.
+/// A region's body with rows in flight.
 pub(crate) struct InRows {
+    /// Rows in flight.
+    pub rows: u32,
     pub program: Program,
     pub alloc: Allocated,
     /// Loads of the body the rows share.
@@ -294,13 +299,13 @@ fn loop_under_if(body: &Program) -> bool {
     false
 }
 
-/// The body of a region with [`ROWS`] rows in flight and its allocation,
-/// when no access is bounds-checked (the rows' operations alternate one
-/// by one, so a fault of a later row could be met before one of an
-/// earlier row), no loop sits in a skipped stretch, and the copies add at
-/// most one spill or reload per 16 operations: inside the loops for a
-/// body with loops (the rule of two chunks in flight,
-/// `entry::program_for`), in the whole body otherwise.
+/// The body of a region with rows in flight (four, else two: [`ROWS`])
+/// and its allocation, when no access is bounds-checked (the rows'
+/// operations alternate one by one, so a fault of a later row could be
+/// met before one of an earlier row), no loop sits in a skipped stretch,
+/// and the copies add at most one spill or reload per 16 operations:
+/// inside the loops for a body with loops (the rule of two chunks in
+/// flight, `entry::program_for`), in the whole body otherwise.
 pub(crate) fn rows_for(
     body: &Program,
     single: &Allocated,
@@ -310,16 +315,22 @@ pub(crate) fn rows_for(
         return Ok(None);
     }
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
-    let (rows, shared_loads) = rows_program(body, same, ROWS)?;
-    let alloc = allocate_ra2(&rows)?;
-    let ok = if looped {
-        alloc.stack_moves_within(1) <= single.stack_moves_within(1) + loop_ops(&rows) / 16
-    } else {
-        alloc.stack_moves_within(0) <= single.stack_moves_within(0) + rows.ops().len() / 16
-    };
-    Ok(ok.then_some(InRows {
-        program: rows,
-        alloc,
-        shared_loads,
-    }))
+    for n in ROWS {
+        let (program, shared_loads) = rows_program(body, same, n)?;
+        let alloc = allocate_ra2(&program)?;
+        let ok = if looped {
+            alloc.stack_moves_within(1) <= single.stack_moves_within(1) + loop_ops(&program) / 16
+        } else {
+            alloc.stack_moves_within(0) <= single.stack_moves_within(0) + program.ops().len() / 16
+        };
+        if ok {
+            return Ok(Some(InRows {
+                rows: n,
+                program,
+                alloc,
+                shared_loads,
+            }));
+        }
+    }
+    Ok(None)
 }

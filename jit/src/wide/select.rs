@@ -99,14 +99,17 @@ impl Choice {
                     0 => String::new(),
                     n => format!("; {n} accesses bounds-checked"),
                 };
-                let in_rows = r.in_rows.iter().filter(|p| **p).count();
-                if in_rows > 0 {
-                    checked += &format!(
-                        "; {} rows in flight in {in_rows} of {} regions when a group's rows are one chunk each, {} loads shared by the rows",
-                        super::rows::ROWS,
-                        r.regions,
-                        r.shared_loads
-                    );
+                for n in [4, 2] {
+                    let regions = r.in_rows.iter().filter(|x| **x == n).count();
+                    if regions > 0 {
+                        checked += &format!(
+                            "; {n} rows in flight in {regions} of {} regions when a group's rows are one chunk each",
+                            r.regions
+                        );
+                    }
+                }
+                if r.in_rows.iter().any(|x| *x > 1) {
+                    checked += &format!(", {} loads shared by the rows", r.shared_loads);
                 }
                 Some(format!(
                     "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed 31 bits",
@@ -377,7 +380,7 @@ fn choose_regions(
         Ok(code) => match light
             .into_iter()
             .zip(&code.in_rows)
-            .find_map(|(why, rows)| why.filter(|_| !rows))
+            .find_map(|(why, rows)| why.filter(|_| *rows < 2))
         {
             Some(why) => Choice::Refused(why),
             None => Choice::Regions(code),
