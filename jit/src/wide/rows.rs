@@ -248,6 +248,22 @@ pub(crate) fn rows_program(
         },
         &mut out,
     )?;
+    // A later row's stretch right after another's: one move between
+    // them instead of back to the first row and out again.
+    let mut merged: Vec<Op> = Vec::with_capacity(out.len());
+    for op in out {
+        match (merged.last(), &op) {
+            (Some(Op::Entry(EntryStep::BackRow(a))), Op::Entry(EntryStep::NextRow(b))) => {
+                let d = b - a;
+                merged.pop();
+                if d != 0 {
+                    merged.push(Op::Entry(EntryStep::NextRow(d)));
+                }
+            }
+            _ => merged.push(op),
+        }
+    }
+    let out = merged;
     let loads = rest
         .iter()
         .zip(&shared.skip)
