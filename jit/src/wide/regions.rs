@@ -121,12 +121,22 @@ pub fn compile_regions(
     let start = Instant::now();
     let bodies = &lowered.bodies;
     let allocs: Vec<Allocated> = bodies.iter().map(allocate_ra2).collect::<Result<_, _>>()?;
-    let same = super::rows::SameInEveryRow::of(bodies);
-    let multi: Vec<Option<InRows>> = bodies
+    // Rows in flight only for a kernel that reads the ids of dimension 1
+    // (groups of one row, as nbody's, would compile them for nothing).
+    let two_d = bodies
         .iter()
-        .zip(&allocs)
-        .map(|(b, single)| super::rows::rows_for(b, single, &same))
-        .collect::<Result<_, _>>()?;
+        .flat_map(|b| b.ops())
+        .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
+    let same = super::rows::SameInEveryRow::of(bodies);
+    let multi: Vec<Option<InRows>> = if two_d {
+        bodies
+            .iter()
+            .zip(&allocs)
+            .map(|(b, single)| super::rows::rows_for(b, single, &same))
+            .collect::<Result<_, _>>()?
+    } else {
+        bodies.iter().map(|_| None).collect()
+    };
     let spill = allocs
         .iter()
         .chain(multi.iter().flatten().map(|m| &m.alloc))
