@@ -12,7 +12,7 @@
 //! have the same ids of dimension 0 and so the same running lanes.
 //!
 //! What is the same in every row is computed once, by the first copy
-//! ([`SameInEveryRow`]): an operation none of whose inputs depends on the
+//! (`SameInEveryRow`): an operation none of whose inputs depends on the
 //! row, through the id of dimension 1, a variable saved across a barrier
 //! from a value that did, or a skipped stretch. Matmul's `tb[k][lx]` (`k`
 //! counted alike in every row, `lx` reloaded from the save area where the
