@@ -362,6 +362,9 @@ pub(crate) struct EntryFrame {
     masked: Vec<ColdMasked>,
     streams: Vec<ColdStream>,
     tested: Vec<ColdTested>,
+    /// Uniform loads with no lane running: their label, where they go
+    /// back to, and the register to zero.
+    empty: Vec<(CodeLabel, CodeLabel, u8)>,
 }
 
 impl EntryFrame {
@@ -375,6 +378,7 @@ impl EntryFrame {
             masked: Vec::new(),
             streams: Vec::new(),
             tested: Vec::new(),
+            empty: Vec::new(),
         }
     }
 }
@@ -436,7 +440,9 @@ fn load_base(
         }
         Base::LocalAt { offset, .. } => {
             a.mov(rax, qword_ptr(rsp + local()?)).map_err(e)?;
-            a.add(rax, offset as i32).map_err(e)?;
+            if offset != 0 {
+                a.add(rax, offset as i32).map_err(e)?;
+            }
         }
     }
     Ok(())
@@ -572,7 +578,7 @@ pub(crate) fn emit_access(
     let mut done = a.create_label();
     load_base(a, frame, how.base, ptr)?;
     if how.uniform && load {
-        return uniform_load(a, frame, &how, z, (km, kn), xn, ptr);
+        return uniform_load(a, frame, &how, (z, zn), (km, kn), xn, ptr);
     }
     let mut tested = a.create_label();
     if known != Known::Tested {
@@ -742,14 +748,14 @@ fn uniform_load(
     a: &mut CodeAssembler,
     frame: &mut EntryFrame,
     how: &Access,
-    z: AsmRegisterZmm,
+    (z, zn): (AsmRegisterZmm, u8),
     (km, kn): (AsmRegisterK, u8),
     xn: u8,
     ptr: i32,
 ) -> Result<(), WideError> {
     let e = asm_err;
     let t = zmm_reg(SCRATCH_ZMM)?;
-    let mut empty = a.create_label();
+    let empty = a.create_label();
     let mut done = a.create_label();
     let mut compress = a.create_label();
     let mut got = a.create_label();
@@ -809,12 +815,11 @@ fn uniform_load(
     }
     a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4))
         .map_err(e)?;
-    a.jmp(done).map_err(e)?;
-    a.set_label(&mut empty).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
-    a.vpxord(z, z, z).map_err(e)?;
+    // No lane running: `z` zeroed out of line (`emit_cold`), so that the
+    // path of running lanes takes no branch.
     a.set_label(&mut done).map_err(e)?;
     a.zero_bytes().map_err(e)?;
+    frame.empty.push((empty, done, zn));
     Ok(())
 }
 
@@ -865,6 +870,13 @@ pub(crate) fn emit_cold(
             a.vmovups(mem_masked(at, c.kn), z).map_err(e)?;
         }
         a.jmp(c.done).map_err(e)?;
+    }
+    for (mut label, done, z) in std::mem::take(&mut frame.empty) {
+        a.set_label(&mut label).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        let z = zmm_reg(z)?;
+        a.vpxord(z, z, z).map_err(e)?;
+        a.jmp(done).map_err(e)?;
     }
     for c in std::mem::take(&mut frame.tested) {
         let mut label = c.label;

@@ -269,6 +269,9 @@ fn entry_code(
             a.bzhi(edx, edx, r10d)?;
         }
         EntryCode::Step(EntryStep::Shift(n)) => a.add(r15, n)?,
+        // The regions' own steps (`super::regions`), never in this entry's
+        // program.
+        EntryCode::Step(EntryStep::NextRow(_) | EntryStep::BackRow(_)) => {}
         EntryCode::End(EntryLoop::Chunks { step }, exit) => {
             a.add(r15, step)?;
             a.cmp(r15, rsi)?;
@@ -333,7 +336,7 @@ fn reads_chunk(op: &Op) -> bool {
 /// chunk of a call, which the entry's program computes once, before its
 /// loops: values written once, by a constant, a broadcast from the
 /// argument block or the launch, or an unmasked operation of such values.
-fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
+pub(super) fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
     let ops = body.ops();
     let mut defs: HashMap<u32, usize> = HashMap::new();
     for op in ops {
@@ -397,7 +400,7 @@ const LONG_BODY: usize = 64;
 /// Whether `body` bounds-checks an access (robust access): two chunks of
 /// it then may not alternate operation by operation, or the fault
 /// reported might not be the first in the chunks' order.
-fn has_checked_access(body: &Program) -> bool {
+pub(super) fn has_checked_access(body: &Program) -> bool {
     body.ops().iter().any(|op| {
         matches!(op, Op::LoadElems { how, .. } | Op::StoreElems { how, .. } if how.check.is_some())
     })
@@ -436,7 +439,7 @@ fn without_checks(body: &Program) -> Program {
 /// all of the first chunk's run before any of the second's). Without
 /// checks, each chunk's accesses keep their order; between work-items
 /// none is promised.
-fn interleaving_keeps_faults(body: &Program) -> bool {
+pub(super) fn interleaving_keeps_faults(body: &Program) -> bool {
     let mut depth = 0usize;
     let mut segment = 0usize;
     let mut checked_in: Option<usize> = None;
@@ -509,19 +512,107 @@ pub(crate) fn entry_program(
         .filter(|(_, h)| !**h)
         .map(|(op, _)| op)
         .collect();
+    let shared = Shared {
+        values: inv,
+        ..Shared::default()
+    };
+    let next_k = interleave(
+        &rest,
+        &shared,
+        (nv, nk),
+        in_flight,
+        zip,
+        &Moves {
+            reads: reads_chunk,
+            to: |c| EntryStep::Shift(16 * c as i32),
+            back: |c| EntryStep::Shift(-16 * c as i32),
+            lanes: true,
+        },
+        &mut out,
+    )?;
+    out.extend([
+        Op::WhileEntry(EntryLoop::Chunks {
+            step: 16 * in_flight as i32,
+        }),
+        Op::WhileEntry(EntryLoop::Rows),
+        Op::WhileEntry(EntryLoop::Planes),
+        Op::WhileEntry(EntryLoop::Groups),
+    ]);
+    Ok(Program::from_ops(out, nv * in_flight, next_k))
+}
+
+/// How the copies of a body in flight differ from the first: the
+/// entry's steps that move its registers to copy `c`'s chunk and back,
+/// which operations read those registers, and whether a copy's
+/// [`Op::RunningLanes`] needs [`EntryStep::Lanes`] first.
+pub(super) struct Moves {
+    pub reads: fn(&Op) -> bool,
+    pub to: fn(u32) -> EntryStep,
+    pub back: fn(u32) -> EntryStep,
+    pub lanes: bool,
+}
+
+/// What the copies of a body in flight share: values and masks they do
+/// not renumber (computed once, by the first copy or before the loops),
+/// and the operations of the body that only the first copy runs (`skip`,
+/// by index; empty: none).
+#[derive(Default)]
+pub(super) struct Shared {
+    pub values: HashSet<u32>,
+    pub masks: HashSet<u32>,
+    pub skip: Vec<bool>,
+}
+
+/// The operations of copy `c` at `range` of the body, without those only
+/// the first copy runs.
+fn own<'o>(
+    copies: &'o [Vec<Op>],
+    skip: &[bool],
+    c: usize,
+    range: std::ops::Range<usize>,
+) -> Vec<&'o Op> {
+    range
+        .filter(|&i| c == 0 || !skip.get(i).copied().unwrap_or(false))
+        .map(|i| &copies[c][i])
+        .collect()
+}
+
+/// Appends `in_flight` copies of `rest` (a body without its invariant
+/// values) to `out`: the copies' values and masks renumbered (`nv`,
+/// `nk`: the body's counts) but for those `shared` names, interleaved stretch
+/// by stretch between the body's loop boundaries, or operation by
+/// operation with `zip`; a loop runs until no copy has a lane in it.
+/// A stretch of copy `c` > 0 that reads the entry's registers of its
+/// chunk runs between `moves.to(c)` and `moves.back(c)`. Returns the
+/// next free mask number.
+pub(super) fn interleave(
+    rest: &[&Op],
+    shared: &Shared,
+    (nv, nk): (u32, u32),
+    in_flight: u32,
+    zip: bool,
+    moves: &Moves,
+    out: &mut Vec<Op>,
+) -> Result<u32, WideError> {
     let copies: Vec<Vec<Op>> = (0..in_flight)
         .map(|c| {
             rest.iter()
                 .map(|op| {
                     op.map_regs(
                         |v| {
-                            if inv.contains(&v.0) {
+                            if shared.values.contains(&v.0) {
                                 v
                             } else {
                                 V(v.0 + c * nv)
                             }
                         },
-                        |k| K(k.0 + c * nk),
+                        |k| {
+                            if shared.masks.contains(&k.0) {
+                                k
+                            } else {
+                                K(k.0 + c * nk)
+                            }
+                        },
                     )
                 })
                 .collect()
@@ -542,42 +633,37 @@ pub(crate) fn entry_program(
         // (the copies' operations alternate), one with loops copy by copy.
         // A skipped region (`IfAny` to its `EndIf`) goes whole, copy by
         // copy: alternating, one copy's region would hold the other's.
-        let pieces: Vec<Vec<(usize, &[Op])>> = if zip {
+        let pieces: Vec<Vec<(usize, Vec<&Op>)>> = if zip {
             let mut pieces = Vec::new();
             let mut i = s;
             while i < e {
-                let end = region_end(&rest, i);
+                let end = region_end(rest, i);
                 pieces.push(
-                    copies
-                        .iter()
-                        .enumerate()
-                        .map(|(c, copy)| (c, &copy[i..end]))
+                    (0..copies.len())
+                        .map(|c| (c, own(&copies, &shared.skip, c, i..end)))
                         .collect(),
                 );
                 i = end;
             }
             pieces
         } else {
-            vec![copies
-                .iter()
-                .enumerate()
-                .map(|(c, copy)| (c, &copy[s..e]))
+            vec![(0..copies.len())
+                .map(|c| (c, own(&copies, &shared.skip, c, s..e)))
                 .collect()]
         };
         for (c, seg) in pieces.into_iter().flatten() {
-            let shift = 16 * c as i32;
-            let shifted = shift != 0 && seg.iter().any(reads_chunk);
+            let shifted = c != 0 && seg.iter().any(|op| (moves.reads)(op));
             if shifted {
-                out.push(Op::Entry(EntryStep::Shift(shift)));
+                out.push(Op::Entry((moves.to)(c as u32)));
             }
             for op in seg {
-                if matches!(op, Op::RunningLanes { .. }) {
+                if moves.lanes && matches!(op, Op::RunningLanes { .. }) {
                     out.push(Op::Entry(EntryStep::Lanes));
                 }
                 out.push(op.clone());
             }
             if shifted {
-                out.push(Op::Entry(EntryStep::Shift(-shift)));
+                out.push(Op::Entry((moves.back)(c as u32)));
             }
         }
         if e == rest.len() {
@@ -606,15 +692,7 @@ pub(crate) fn entry_program(
         }
         s = e + 1;
     }
-    out.extend([
-        Op::WhileEntry(EntryLoop::Chunks {
-            step: 16 * in_flight as i32,
-        }),
-        Op::WhileEntry(EntryLoop::Rows),
-        Op::WhileEntry(EntryLoop::Planes),
-        Op::WhileEntry(EntryLoop::Groups),
-    ]);
-    Ok(Program::from_ops(out, nv * in_flight, next_k))
+    Ok(next_k)
 }
 
 /// Operations of `p` inside loops of the body (inside more than the

@@ -34,6 +34,7 @@ pub mod lower;
 pub mod math;
 pub mod ra2;
 pub mod regions;
+pub mod rows;
 pub mod select;
 
 /// A 16-lane vector value (32-bit lanes: `f32` or `i32` bits), a virtual
@@ -437,6 +438,12 @@ pub enum EntryStep {
     /// The chunk's first id moves by this many work-items (with two chunks
     /// in flight, the second chunk's operations run 16 ahead).
     Shift(i32),
+    /// A barrier kernel's region with rows in flight (`rows`): the
+    /// operations of the chunk this many rows further down the group run
+    /// (its id of dimension 1 and its save area).
+    NextRow(i32),
+    /// Back from [`EntryStep::NextRow`] to the first row's chunk.
+    BackRow(i32),
 }
 
 /// Which of a kernel entry's loops ends ([`Op::WhileEntry`]): each runs

@@ -34,8 +34,9 @@ use super::entry::{
     KernelEntry, MemoryCounts,
 };
 use super::lower::LoweredRegions;
-use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt};
-use super::{Op, Program, WideError};
+use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt, EntryCode};
+use super::rows::InRows;
+use super::{EntryStep, Op, Program, WideError};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, LOCAL_ID_BITS};
 use iced_x86::code_asm::*;
 use std::time::Instant;
@@ -84,6 +85,11 @@ pub struct RegionCode {
     pub save_bytes: u32,
     /// Regions of the kernel.
     pub regions: usize,
+    /// Per region: the rows of a group it runs in flight (for groups
+    /// whose rows are one chunk each; `super::rows`), 1 for none.
+    pub in_rows: Vec<u32>,
+    /// Loads that the rows in flight share (made once for them).
+    pub shared_loads: usize,
 }
 
 /// The frame's fields past the spill slots.
@@ -115,7 +121,28 @@ pub fn compile_regions(
     let start = Instant::now();
     let bodies = &lowered.bodies;
     let allocs: Vec<Allocated> = bodies.iter().map(allocate_ra2).collect::<Result<_, _>>()?;
-    let spill = allocs.iter().map(|a| a.frame()).max().unwrap_or(0) as i32;
+    // Rows in flight only for a kernel that reads the ids of dimension 1
+    // (groups of one row, as nbody's, would compile them for nothing).
+    let two_d = bodies
+        .iter()
+        .flat_map(|b| b.ops())
+        .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
+    let same = super::rows::SameInEveryRow::of(bodies);
+    let multi: Vec<Option<InRows>> = if two_d {
+        bodies
+            .iter()
+            .zip(&allocs)
+            .map(|(b, single)| super::rows::rows_for(b, single, &same))
+            .collect::<Result<_, _>>()?
+    } else {
+        bodies.iter().map(|_| None).collect()
+    };
+    let spill = allocs
+        .iter()
+        .chain(multi.iter().flatten().map(|m| &m.alloc))
+        .map(|a| a.frame())
+        .max()
+        .unwrap_or(0) as i32;
     let (checked, counts) = memory_facts(bodies);
     let f = Frame {
         y_start: spill,
@@ -283,11 +310,103 @@ pub fn compile_regions(
     }
     // A successor naming no region: the group is finished.
     a.jmp(next_group).map_err(e)?;
+    let save_bytes = lowered.save_bytes as i32;
+    let mut steps = |a: &mut CodeAssembler, code: EntryCode| -> Result<(), WideError> {
+        match code {
+            EntryCode::Step(EntryStep::NextRow(n)) => next_row(a, n, save_bytes).map_err(asm_err),
+            EntryCode::Step(EntryStep::BackRow(n)) => next_row(a, -n, save_bytes).map_err(asm_err),
+            _ => Err(WideError::Malformed(format!("{code:?} in a region"))),
+        }
+    };
+    let split = (split_lanes, split_chunks);
     for (r, alloc) in allocs.iter().enumerate() {
         a.set_label(&mut labels[r]).map_err(e)?;
         a.zero_bytes().map_err(e)?;
-        let mut z_loop = a.create_label();
         let mut z_done = a.create_label();
+        if let Some(InRows {
+            alloc: rows,
+            rows: n,
+            ..
+        }) = &multi[r]
+        {
+            // `n` rows in flight where the group's rows are one chunk
+            // each (the chunks then run in the order of one at a time).
+            let n = *n as i32;
+            let mut single = a.create_label();
+            a.mov(rax, rsi).map_err(e)?;
+            a.sub(rax, rbp).map_err(e)?;
+            a.cmp(rax, 16).map_err(e)?;
+            a.ja(single).map_err(e)?;
+            let mut z_loop = a.create_label();
+            let mut y_loop = a.create_label();
+            let mut last = a.create_label();
+            let mut y_done = a.create_label();
+            a.set_label(&mut z_loop).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.cmp(r9, rcx).map_err(e)?;
+            a.jae(z_done).map_err(e)?;
+            a.mov(rdi, qword_ptr(rsp + f.y_start)).map_err(e)?;
+            a.set_label(&mut y_loop).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.lea(rax, qword_ptr(rdi + (n - 1))).map_err(e)?;
+            a.cmp(rax, r8).map_err(e)?;
+            a.jae(last).map_err(e)?;
+            a.mov(r15, rbp).map_err(e)?;
+            chunk_lanes(&mut a).map_err(e)?;
+            emit_allocated(
+                &mut a,
+                rows,
+                &mut EmitAt {
+                    release_frame: 0,
+                    cancel: Some(cancelled),
+                    entry: Some(&mut frame),
+                    steps: Some(&mut steps),
+                },
+            )?;
+            // The rows' chunks in order (the same lanes: the same ids of
+            // dimension 0).
+            for _ in 0..n {
+                if let Some(at) = lowered.next_at {
+                    next_test(&mut a, &f, at, split).map_err(e)?;
+                }
+                a.add(r14, save_bytes).map_err(e)?;
+                a.inc(rdi).map_err(e)?;
+            }
+            a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG)).map_err(e)?;
+            a.cmp(dword_ptr(rax), 0).map_err(e)?;
+            a.jne(cancelled).map_err(e)?;
+            a.jmp(y_loop).map_err(e)?;
+            // The rows left, fewer than `n`: one at a time.
+            a.set_label(&mut last).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.cmp(rdi, r8).map_err(e)?;
+            a.jae(y_done).map_err(e)?;
+            a.mov(r15, rbp).map_err(e)?;
+            chunk_lanes(&mut a).map_err(e)?;
+            emit_allocated(
+                &mut a,
+                alloc,
+                &mut EmitAt {
+                    release_frame: 0,
+                    cancel: Some(cancelled),
+                    entry: Some(&mut frame),
+                    steps: None,
+                },
+            )?;
+            if let Some(at) = lowered.next_at {
+                next_test(&mut a, &f, at, split).map_err(e)?;
+            }
+            a.add(r14, save_bytes).map_err(e)?;
+            a.inc(rdi).map_err(e)?;
+            a.jmp(last).map_err(e)?;
+            a.set_label(&mut y_done).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.inc(r9).map_err(e)?;
+            a.jmp(z_loop).map_err(e)?;
+            a.set_label(&mut single).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+        }
+        let mut z_loop = a.create_label();
         let mut y_loop = a.create_label();
         let mut y_done = a.create_label();
         let mut x_loop = a.create_label();
@@ -306,14 +425,7 @@ pub fn compile_regions(
         a.zero_bytes().map_err(e)?;
         a.cmp(r15, rsi).map_err(e)?;
         a.jae(x_done).map_err(e)?;
-        // The running lanes: all 16, or the row's remaining ones.
-        a.mov(rax, rsi).map_err(e)?;
-        a.sub(rax, r15).map_err(e)?;
-        a.mov(edx, 0xffff).map_err(e)?;
-        a.mov(r10d, 16).map_err(e)?;
-        a.cmp(rax, r10).map_err(e)?;
-        a.cmovb(r10, rax).map_err(e)?;
-        a.bzhi(edx, edx, r10d).map_err(e)?;
+        chunk_lanes(&mut a).map_err(e)?;
         emit_allocated(
             &mut a,
             alloc,
@@ -325,33 +437,9 @@ pub fn compile_regions(
             },
         )?;
         if let Some(at) = lowered.next_at {
-            // The running lanes' successor: the first one's, which every
-            // other running lane and the group's first chunk must share.
-            a.kmovw(k1, edx).map_err(e)?;
-            a.vmovdqu32(zmm0, zmmword_ptr(r14 + at)).map_err(e)?;
-            a.vpcompressd(zmm1.k1().z(), zmm0).map_err(e)?;
-            a.vmovd(eax, xmm1).map_err(e)?;
-            a.vpbroadcastd(zmm1, eax).map_err(e)?;
-            a.vpcmpd(k2.k1(), zmm0, zmm1, 4).map_err(e)?;
-            // Through a general register: cheaper than `kortestw` and a
-            // branch on it on Zen 5 (`docs/wide.md`).
-            a.kmovw(r11d, k2).map_err(e)?;
-            a.test(r11d, r11d).map_err(e)?;
-            a.jnz(split_lanes).map_err(e)?;
-            let mut first = a.create_label();
-            let mut agreed = a.create_label();
-            a.cmp(qword_ptr(rsp + f.next), -1).map_err(e)?;
-            a.je(first).map_err(e)?;
-            a.cmp(dword_ptr(rsp + f.next), eax).map_err(e)?;
-            a.jne(split_chunks).map_err(e)?;
-            a.jmp(agreed).map_err(e)?;
-            a.set_label(&mut first).map_err(e)?;
-            a.zero_bytes().map_err(e)?;
-            a.mov(qword_ptr(rsp + f.next), rax).map_err(e)?;
-            a.set_label(&mut agreed).map_err(e)?;
-            a.zero_bytes().map_err(e)?;
+            next_test(&mut a, &f, at, split).map_err(e)?;
         }
-        a.add(r14, lowered.save_bytes as i32).map_err(e)?;
+        a.add(r14, save_bytes).map_err(e)?;
         a.add(r15, 16).map_err(e)?;
         a.jmp(x_loop).map_err(e)?;
         a.set_label(&mut x_done).map_err(e)?;
@@ -434,8 +522,17 @@ pub fn compile_regions(
             _memory: memory,
             entry,
             size: code_bytes,
-            spill_slots: allocs.iter().map(|a| a.stats().spill_slots).sum(),
-            ops: bodies.iter().map(|b| b.ops().len()).sum(),
+            spill_slots: allocs
+                .iter()
+                .chain(multi.iter().flatten().map(|m| &m.alloc))
+                .map(|a| a.stats().spill_slots)
+                .sum(),
+            ops: bodies.iter().map(|b| b.ops().len()).sum::<usize>()
+                + multi
+                    .iter()
+                    .flatten()
+                    .map(|m| m.program.ops().len())
+                    .sum::<usize>(),
             compile_time: start.elapsed(),
             memory: counts,
             chunks_in_flight: 1,
@@ -444,6 +541,11 @@ pub fn compile_regions(
         },
         save_bytes: lowered.save_bytes,
         regions: bodies.len(),
+        in_rows: multi
+            .iter()
+            .map(|m| m.as_ref().map_or(1, |m| m.rows))
+            .collect(),
+        shared_loads: multi.iter().flatten().map(|m| m.shared_loads).sum(),
     })
 }
 
@@ -519,5 +621,66 @@ fn emit_split(
     a.mov(eax, KernelStatus::DivergentBarrier as u32)
         .map_err(e)?;
     a.jmp(exit).map_err(e)?;
+    Ok(())
+}
+
+/// The running lanes of the chunk at r15 of the row that ends at rsi, in
+/// edx.
+fn chunk_lanes(a: &mut CodeAssembler) -> Result<(), IcedError> {
+    a.mov(rax, rsi)?;
+    a.sub(rax, r15)?;
+    a.mov(edx, 0xffff)?;
+    a.mov(r10d, 16)?;
+    a.cmp(rax, r10)?;
+    a.cmovb(r10, rax)?;
+    a.bzhi(edx, edx, r10d)?;
+    Ok(())
+}
+
+/// After a chunk of a region graph: its running lanes' successor (in its
+/// save area at `at`) is the first one's, which every other running lane
+/// and the group's first chunk must share; `split`: where they differ
+/// ([`emit_split`]).
+fn next_test(
+    a: &mut CodeAssembler,
+    f: &Frame,
+    at: i32,
+    (split_lanes, split_chunks): (CodeLabel, CodeLabel),
+) -> Result<(), IcedError> {
+    // The first running lane's successor read from memory (a chunk of
+    // the loops has a running lane): shorter than a compress of the lanes
+    // and a move out and back, whose latency stood before every chunk's
+    // next start.
+    a.kmovw(k1, edx)?;
+    a.tzcnt(eax, edx)?;
+    a.vmovdqu32(zmm0, zmmword_ptr(r14 + at))?;
+    a.vpcmpd(k2.k1(), zmm0, dword_bcst(r14 + rax * 4 + at), 4)?;
+    a.mov(eax, dword_ptr(r14 + rax * 4 + at))?;
+    // Through a general register: cheaper than `kortestw` and a branch
+    // on it on Zen 5 (`docs/wide.md`).
+    a.kmovw(r11d, k2)?;
+    a.test(r11d, r11d)?;
+    a.jnz(split_lanes)?;
+    let mut first = a.create_label();
+    let mut agreed = a.create_label();
+    a.cmp(qword_ptr(rsp + f.next), -1)?;
+    a.je(first)?;
+    a.cmp(dword_ptr(rsp + f.next), eax)?;
+    a.jne(split_chunks)?;
+    a.jmp(agreed)?;
+    a.set_label(&mut first)?;
+    a.zero_bytes()?;
+    a.mov(qword_ptr(rsp + f.next), rax)?;
+    a.set_label(&mut agreed)?;
+    a.zero_bytes()?;
+    Ok(())
+}
+
+/// [`EntryStep::NextRow`] (`n` rows down) and [`EntryStep::BackRow`]
+/// (`n` negative): the row's id and save area (the group has that row:
+/// rows in flight run only then).
+fn next_row(a: &mut CodeAssembler, n: i32, save: i32) -> Result<(), IcedError> {
+    a.add(rdi, n)?;
+    a.add(r14, n * save)?;
     Ok(())
 }

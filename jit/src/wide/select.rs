@@ -95,10 +95,22 @@ impl Choice {
             }
             Choice::Regions(r) => {
                 let c = &r.code;
-                let checked = match c.memory.checked {
+                let mut checked = match c.memory.checked {
                     0 => String::new(),
                     n => format!("; {n} accesses bounds-checked"),
                 };
+                for n in [4, 2] {
+                    let regions = r.in_rows.iter().filter(|x| **x == n).count();
+                    if regions > 0 {
+                        checked += &format!(
+                            "; {n} rows in flight in {regions} of {} regions when a group's rows are one chunk each",
+                            r.regions
+                        );
+                    }
+                }
+                if r.in_rows.iter().any(|x| *x > 1) {
+                    checked += &format!(", {} loads shared by the rows", r.shared_loads);
+                }
                 Some(format!(
                     "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed 31 bits",
                     r.regions,
@@ -260,7 +272,7 @@ fn tile_loop_too_light(body: &Program) -> Option<String> {
                 let (local, float) = open.pop().unwrap_or_default();
                 if 3 * local > float {
                     return Some(format!(
-                        "a loop with {local} `__local` accesses to {float} floating-point operations (slower than Cranelift's code)"
+                        "a loop with {local} `__local` accesses to {float} floating-point operations, and a region one row at a time (slower than Cranelift's code)"
                     ));
                 }
                 if let Some(outer) = open.last_mut() {
@@ -353,14 +365,27 @@ fn choose_regions(
             Ok(l) => l,
             Err(refusal) => return Choice::Refused(refusal.to_string()),
         };
+    let mut light = Vec::with_capacity(lowered.bodies.len());
     for body in &mut lowered.bodies {
         super::access::refine(body);
-        if let Some(why) = slower_than_cranelift(body).or_else(|| tile_loop_too_light(body)) {
+        if let Some(why) = slower_than_cranelift(body) {
             return Choice::Refused(why);
         }
+        light.push(tile_loop_too_light(body));
     }
     match super::regions::compile_regions(&lowered, fallback, opts) {
-        Ok(code) => Choice::Regions(code),
+        // A light tile loop one chunk at a time is slower than Cranelift's
+        // code; with every region's rows in flight it is level or faster,
+        // with only the loop's (robust matmul: its staging regions test
+        // their accesses) it was slower at two threads (`docs/wide.md`,
+        // "Rows in flight").
+        Ok(code) => {
+            let all_rows = code.in_rows.iter().all(|rows| *rows > 1);
+            match light.into_iter().flatten().next() {
+                Some(why) if !all_rows => Choice::Refused(why),
+                _ => Choice::Regions(code),
+            }
+        }
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
 }

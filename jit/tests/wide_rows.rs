@@ -1,0 +1,227 @@
+//! Rows of a group in flight in the wide code's barrier regions
+//! (`vecl_jit::wide::rows`) against the interpreter at W = 16: a tile
+//! loop whose `__local` reads are the row's own (`t[ly][k]`) and the same
+//! in every row (`u[k][lx]`, loaded once for the rows), over groups
+//! of 16 x 16, 8 x 8, 16 x 4, 16 x 6 and 16 x 3 (rows left over after the
+//! fours, or only such rows), 32 x 2 (rows of two chunks: one at a time),
+//! partial last groups and offsets; loops whose trips differ by row or by
+//! lane, a guard that leaves lanes out, and indices that differ by row
+//! where a shared load must not apply (`u[(k + ly) & 15][lx]`).
+
+use vecl_ir::interp::NdRange;
+use vecl_jit::{compile_kernel, JitOptions, Tiers};
+use vecl_testkit::differential::{build, compare_launches, Spec};
+use vecl_testkit::{code_line, cpu_has_wide};
+
+fn options() -> JitOptions {
+    JitOptions {
+        simd_width: Some(16),
+        wide: true,
+        tiers: Tiers::OptimisedOnly,
+        passes: vecl_testkit::test_passes(),
+        ..JitOptions::default()
+    }
+}
+
+fn range_2d(global: [u64; 2], local: [u64; 2], offset: [u64; 2]) -> NdRange {
+    NdRange {
+        work_dim: 2,
+        global_offset: [offset[0], offset[1], 0],
+        global_size: [global[0], global[1], 1],
+        local_size: [local[0], local[1], 1],
+    }
+}
+
+/// A tile loop of the bench's matmul shape over a `w`-wide matrix (`w` a
+/// multiple of the group's width `LX`, groups at most `LY` high): each
+/// tile staged in `t` (a row per row of the group) and `u` (all `LY`
+/// rows: a partial group's rows, at least half of `LY`, stage two)
+/// behind a barrier,
+/// then `acc += OWN * SHARED` for `TRIPS` trips of `k`.
+const TILES: &str = r#"
+#ifndef LX
+#define LX 16
+#endif
+#ifndef LY
+#define LY 16
+#endif
+#ifndef OWN
+#define OWN t[ly][k]
+#endif
+#ifndef SHARED
+#define SHARED u[k][lx]
+#endif
+#ifndef TRIPS
+#define TRIPS LY
+#endif
+#ifndef GUARD
+#define GUARD 1
+#endif
+kernel void tiles(global const float* a, global const float* b, global float* c, int w) {
+    local float t[LY][LX];
+    local float u[LY][LX];
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    int lx = get_local_id(0);
+    int ly = get_local_id(1);
+    int sx = get_local_size(0);
+    int sy = get_local_size(1);
+    int x0 = get_global_offset(0);
+    float acc = 0.0f;
+    for (int base = 0; base < w; base += sx) {
+        t[ly][lx] = a[y * w + base + lx];
+        u[ly][lx] = b[y * w + base + lx] + (float)ly;
+        if (ly + sy < LY) {
+            u[ly + sy][lx] = b[(y + sy) * w + base + lx] + (float)(ly + sy);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TRIPS; k++) {
+            if (GUARD) {
+                acc += OWN * SHARED;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    c[y * w + (x - x0)] = acc;
+}
+"#;
+
+/// `TILES` built with `defines` against the interpreter over `ranges`
+/// (their global widths a multiple of the groups'); returns the `code:`
+/// line.
+fn tiles_agree(defines: &str, ranges: &[NdRange]) -> String {
+    let m = build(TILES, defines);
+    let k = compile_kernel(&m, "tiles", &options()).expect("compiles");
+    let line = code_line(&k);
+    let got = compare_launches(&m, "tiles", &k, ranges, |r| {
+        let w = r.global_size[0] as usize;
+        let h = (r.global_offset[1] + r.global_size[1]) as usize;
+        let tall = h + r.local_size[1] as usize + 16;
+        vec![
+            Spec::Floats(w * h, 1),
+            Spec::Floats(w * tall, 2),
+            Spec::Floats(w * h, 0),
+            Spec::Int(w as i32),
+        ]
+    });
+    assert_eq!(got, ranges.len(), "{defines}");
+    line
+}
+
+/// Asserts that the kernel got the wide code with rows in flight (on a
+/// CPU with AVX-512) and shares `shared` loads.
+fn in_rows(line: &str, shared: usize) {
+    if cpu_has_wide() {
+        assert!(
+            line.starts_with("code: wide AVX-512") && line.contains(" rows in flight in "),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("{shared} loads shared by the rows")),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn tiles_of_16_by_16_and_8_by_8_agree_and_share_the_row_free_load() {
+    let line = tiles_agree(
+        "",
+        &[
+            range_2d([32, 32], [16, 16], [0, 0]),
+            range_2d([48, 16], [16, 16], [16, 0]),
+        ],
+    );
+    // `u[k][lx]`: one load for the four rows.
+    assert!(
+        !cpu_has_wide() || !line.contains(" 0 loads shared"),
+        "{line}"
+    );
+    in_rows(&line, shared_loads(&line));
+    tiles_agree(
+        "-DLX=8 -DLY=8",
+        &[
+            range_2d([16, 24], [8, 8], [0, 0]),
+            range_2d([8, 8], [8, 8], [0, 3]),
+        ],
+    );
+}
+
+/// The number before "loads shared by the rows" in `line` (0 without).
+fn shared_loads(line: &str) -> usize {
+    line.split("; ")
+        .find_map(|part| {
+            let at = part.find(" loads shared by the rows")?;
+            part[..at].rsplit(' ').next()?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn groups_of_16_by_4_6_and_3_rows_and_partial_last_groups_agree() {
+    // 16 x 4: one set of four rows; 16 x 6: four, then two left over; a
+    // last group of 4 rows (22 = 6 + 6 + 6 + 4); 16 x 3: only rows left
+    // over.
+    let line = tiles_agree("-DLY=4", &[range_2d([32, 12], [16, 4], [0, 0])]);
+    in_rows(&line, shared_loads(&line));
+    assert!(!cpu_has_wide() || shared_loads(&line) > 0, "{line}");
+    let line = tiles_agree("-DLY=6", &[range_2d([32, 22], [16, 6], [0, 0])]);
+    in_rows(&line, shared_loads(&line));
+    tiles_agree("-DLY=3", &[range_2d([16, 9], [16, 3], [0, 2])]);
+}
+
+#[test]
+fn rows_of_two_chunks_run_one_chunk_at_a_time_and_agree() {
+    // 32 x 2: each row is two chunks; the rows' code is not used.
+    tiles_agree(
+        "-DLX=32 -DLY=2",
+        &[
+            range_2d([64, 4], [32, 2], [0, 0]),
+            range_2d([32, 6], [32, 2], [0, 0]),
+        ],
+    );
+}
+
+#[test]
+fn loops_whose_trips_differ_by_row_or_by_lane_agree() {
+    // Groups of 16 x 16, and of 16 x 8 with a last group of 6 rows.
+    for (ly, ranges) in [
+        ("-DLY=16", [range_2d([32, 32], [16, 16], [0, 0])]),
+        ("-DLY=8", [range_2d([32, 22], [16, 8], [0, 0])]),
+    ] {
+        // Trips that differ by row: the loop's masks are each row's own,
+        // and so is `k`, and the load that depends on it. (Its masks
+        // times the rows spill: the loop keeps one row, and the kernel
+        // Cranelift's code.)
+        tiles_agree(&format!("{ly} -DTRIPS=(LY-ly%3)"), &ranges);
+        // Trips that differ by lane, alike in every row: shared masks.
+        let line = tiles_agree(&format!("{ly} -DTRIPS=(LY-lx%5)"), &ranges);
+        in_rows(&line, shared_loads(&line));
+        assert!(!cpu_has_wide() || shared_loads(&line) > 0, "{line}");
+        // A guard that leaves lanes out of the update, alike in every
+        // row or each row's own.
+        let line = tiles_agree(&format!("{ly} -DGUARD=(lx%3!=1)"), &ranges);
+        in_rows(&line, shared_loads(&line));
+        let line = tiles_agree(&format!("{ly} -DGUARD=(lx>ly)"), &ranges);
+        in_rows(&line, 0);
+    }
+}
+
+#[test]
+fn local_indices_that_differ_by_row_are_not_shared() {
+    // The same form as the shared load but for the row's id in it: every
+    // row loads its own (groups of 16 x 16 and 8 x 8).
+    for (shape, mask, ranges) in [
+        ("", 15, range_2d([32, 32], [16, 16], [0, 0])),
+        ("-DLX=8 -DLY=8", 7, range_2d([16, 16], [8, 8], [0, 0])),
+    ] {
+        let line = tiles_agree(&format!("{shape} -DSHARED=u[(k+ly)&{mask}][lx]"), &[ranges]);
+        in_rows(&line, 0);
+        // The row's id in the column, and the global id of dimension 1
+        // (saved across the barrier from the first region).
+        let line = tiles_agree(&format!("{shape} -DSHARED=u[k][(lx+ly)&{mask}]"), &[ranges]);
+        in_rows(&line, 0);
+        let line = tiles_agree(&format!("{shape} -DSHARED=u[k][(lx+y)&{mask}]"), &[ranges]);
+        in_rows(&line, 0);
+    }
+}
