@@ -739,6 +739,7 @@ pub(crate) fn compile(
         narrowed_from: None,
         clif_insts,
         past_optimised_cap: false,
+        wide_needs_rows: avx512.needs_rows(),
         _avx512: avx512.into_code(),
         fallback,
     })

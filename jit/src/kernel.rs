@@ -117,6 +117,11 @@ pub struct CompiledKernel {
     /// it is compiled at the first launch that needs it (see [`Fallback`]);
     /// `None` when the entry itself holds it.
     pub(crate) fallback: Option<Box<Fallback>>,
+    /// For wide code chosen only for its rows in flight
+    /// (`wide::select::Choice::needs_rows`): the fewest rows of a group a
+    /// launch must give it; launches whose groups are wider than a chunk
+    /// or have fewer rows run the fallback.
+    pub(crate) wide_needs_rows: Option<u32>,
     /// The largest stack frame of the Cranelift code (`crate::frame`).
     pub(crate) frame_bytes: usize,
     /// The width asked for, where the code's frame at that width was too
@@ -468,7 +473,11 @@ impl CompiledKernel {
             }
         }
         if let Some(fallback) = &self.fallback {
-            if !wide_numbers_ids(&launch) {
+            let rows_idle = self.wide_needs_rows.is_some_and(|rows| {
+                launch.local_size[0] > u64::from(WIDE_WIDTH)
+                    || launch.local_size[1] < u64::from(rows)
+            });
+            if rows_idle || !wide_numbers_ids(&launch) {
                 return match self.fallback_code(fallback) {
                     // SAFETY: the fallback shares this kernel's layout and
                     // needs no more context than `context_size` says once

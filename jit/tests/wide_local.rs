@@ -260,6 +260,14 @@ fn the_bench_matmul_runs_rows_in_flight_and_robust_keeps_cranelifts_code() {
                 && line.contains(", 2 loads shared by the rows"),
             "{line}"
         );
+        // Chosen for its rows: launches without them (rows wider than a
+        // chunk, fewer than four rows) run Cranelift's code.
+        assert!(
+            line.contains(
+                "and launches whose groups' rows are wider than a chunk or fewer than 4 (a tile loop too light for one row at a time)"
+            ),
+            "{line}"
+        );
     }
     let robust = JitOptions {
         checked: true,
@@ -310,6 +318,9 @@ fn matmul_with_rows_of_8_24_and_40_agrees() {
     matmul_agrees("-DTILE=8", 8, &[8, 24]);
     matmul_agrees("-DTILE=24", 24, &[24, 48]);
     matmul_agrees("-DTILE=40", 40, &[40]);
+    // Groups of 32 x 32: rows of two chunks, no rows in flight, so the
+    // wide code chosen for them leaves these launches to Cranelift's.
+    matmul_agrees("-DTILE=32", 32, &[32, 64]);
 }
 
 #[test]

@@ -90,6 +90,12 @@ pub struct RegionCode {
     pub in_rows: Vec<u32>,
     /// Loads that the rows in flight share (made once for them).
     pub shared_loads: usize,
+    /// Set by the selection when the wide code was chosen only for its
+    /// rows in flight (a tile loop too light for one chunk at a time):
+    /// the fewest rows a region runs in flight. A launch whose groups run
+    /// no rows in flight (rows wider than a chunk, fewer rows than that)
+    /// is then slower on this code than on Cranelift's, and runs that.
+    pub needs_rows: Option<u32>,
 }
 
 /// The frame's fields past the spill slots.
@@ -546,6 +552,7 @@ pub fn compile_regions(
             .map(|m| m.as_ref().map_or(1, |m| m.rows))
             .collect(),
         shared_loads: multi.iter().flatten().map(|m| m.shared_loads).sum(),
+        needs_rows: None,
     })
 }
 

@@ -111,8 +111,14 @@ impl Choice {
                 if r.in_rows.iter().any(|x| *x > 1) {
                     checked += &format!(", {} loads shared by the rows", r.shared_loads);
                 }
+                let others = match r.needs_rows {
+                    Some(rows) => format!(
+                        " and launches whose groups' rows are wider than a chunk or fewer than {rows} (a tile loop too light for one row at a time)"
+                    ),
+                    None => String::new(),
+                };
                 Some(format!(
-                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed 31 bits",
+                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed 31 bits{others}",
                     r.regions,
                     r.save_bytes,
                     c.ops,
@@ -139,6 +145,16 @@ impl Choice {
         match self {
             Choice::Wide(c) => Some(c.entry()),
             Choice::Regions(r) => Some(r.code.entry()),
+            _ => None,
+        }
+    }
+
+    /// The fewest rows in flight a launch must run for the wide code to
+    /// be the faster, where it was chosen for them
+    /// ([`RegionCode::needs_rows`](super::regions::RegionCode::needs_rows)).
+    pub fn needs_rows(&self) -> Option<u32> {
+        match self {
+            Choice::Regions(r) => r.needs_rows,
             _ => None,
         }
     }
@@ -379,11 +395,17 @@ fn choose_regions(
         // with only the loop's (robust matmul: its staging regions test
         // their accesses) it was slower at two threads (`docs/wide.md`,
         // "Rows in flight").
-        Ok(code) => {
+        Ok(mut code) => {
             let all_rows = code.in_rows.iter().all(|rows| *rows > 1);
             match light.into_iter().flatten().next() {
                 Some(why) if !all_rows => Choice::Refused(why),
-                _ => Choice::Regions(code),
+                // Chosen for its rows: launches without them run
+                // Cranelift's code (`CompiledKernel::prepare`).
+                Some(_) => {
+                    code.needs_rows = code.in_rows.iter().copied().min();
+                    Choice::Regions(code)
+                }
+                None => Choice::Regions(code),
             }
         }
         Err(e) => Choice::Refused(format!("code generation: {e}")),
