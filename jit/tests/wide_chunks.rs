@@ -135,9 +135,9 @@ fn rows_of_no_one_and_many_chunks_agree_with_values_kept_across_chunks() {
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("{line}"));
         assert!(kept >= 12, "{line}");
-        // Loop-free and unchecked: two chunks, their operations
+        // Loop-free and unchecked: four chunks, their operations
         // alternating.
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
     }
     assert_eq!(compare_launches(&m, "k", &k, &ranges_1d(), poly_specs), 8);
     assert_eq!(compare_launches(&m, "k", &k, &ranges_nd(), poly_specs), 5);

@@ -587,7 +587,7 @@ fn black_scholes_args(in_len: [usize; 3], call_len: usize, put_len: usize) -> Ve
 
 /// Robust access on a long loop-free body whose accesses are all `x[gid]`
 /// (Black-Scholes): a launch whose ids index inside every buffer runs the
-/// body untested, two chunks alternating, with the results of the
+/// body untested, four chunks alternating, with the results of the
 /// unchecked code and Cranelift's robust code; any other launch runs the
 /// tested body one chunk at a time, whose report is the one a one-chunk
 /// run gives: a fault in the first chunk of a pair, in the second, in a
@@ -606,11 +606,11 @@ fn robust_black_scholes_runs_two_chunks_when_the_launch_proves_it_and_reports_fa
         assert!(line.contains("; 5 accesses bounds-checked"), "{line}");
         assert!(
             line.contains(
-                "; 2 chunks in flight untested when the launch's ids index inside every checked buffer"
+                "; 4 chunks in flight untested when the launch's ids index inside every checked buffer"
             ),
             "{line}"
         );
-        assert!(code_line(&unchecked).contains("; 2 chunks in flight"));
+        assert!(code_line(&unchecked).contains("; 4 chunks in flight"));
     }
     // In bounds: whole pairs, a pair whose second chunk is a tail, a lone
     // tail, an offset launch, and buffers longer than the launch.
