@@ -514,11 +514,23 @@ fn faults_in_the_first_and_last_chunks_and_with_two_chunks_in_flight_match_crane
     let k = compile_wide(&m, "k", &options(true, true, 1 << 22));
     if cpu_has_wide() {
         let line = code_line(&k);
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
         assert!(line.contains("; 1 accesses bounds-checked"), "{line}");
     }
+    // Rows of 40 (three chunks: a trip's fourth has no lane) and of 64
+    // (four), a fault in each chunk of a trip.
     let rows = range_1d(0, 80, 40);
     for end in [5u64, 21, 34, 77] {
+        let args = [
+            floats(end as usize),
+            KernelArg::Value(9i32.to_le_bytes().to_vec()),
+        ];
+        let f = same_fault_in(looped, &args, &rows, 0);
+        assert_eq!((f.global_id, f.address), ([end, 0, 0], 4 * end), "{end}");
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+    }
+    let rows = range_1d(0, 128, 64);
+    for end in [50u64, 63, 100] {
         let args = [
             floats(end as usize),
             KernelArg::Value(9i32.to_le_bytes().to_vec()),
@@ -545,7 +557,7 @@ fn faults_in_the_first_and_last_chunks_and_with_two_chunks_in_flight_match_crane
         let line = code_line(&k);
         assert!(
             line.ends_with(
-                "; 2 chunks in flight untested when the launch's ids index inside every checked buffer); Cranelift's code runs launches whose ids exceed 31 bits"
+                "; 4 chunks in flight untested when the launch's ids index inside every checked buffer); Cranelift's code runs launches whose ids exceed 31 bits"
             ),
             "{line}"
         );
@@ -553,7 +565,7 @@ fn faults_in_the_first_and_last_chunks_and_with_two_chunks_in_flight_match_crane
     let k = compile_wide(&m, "k", &options(true, false, 1 << 22));
     if cpu_has_wide() {
         let line = code_line(&k);
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
     }
     let args = [
         floats(20),

@@ -552,6 +552,76 @@ fn selects_and_masked_copies_read_a_constant_from_memory() {
     }
 }
 
+/// A fixup (`vfixupimmps`) reads its table from memory and keeps the
+/// lanes of `d` the table keeps: the tables of `exp` (a NaN input returns
+/// itself) and `log` (±0 → -inf, +inf → +inf, negative → NaN), and one
+/// that answers every class, over the awkward inputs, against the
+/// register form and against what the classes say.
+#[test]
+fn fixups_read_their_table_from_memory() {
+    // (table, what each class of the input gives: None keeps d).
+    let classes = |x: f32| -> usize {
+        if x.is_nan() {
+            0
+        } else if x == 0.0 {
+            2
+        } else if x == 1.0 {
+            3
+        } else if x == f32::NEG_INFINITY {
+            4
+        } else if x == f32::INFINITY {
+            5
+        } else if x < 0.0 {
+            6
+        } else {
+            7
+        }
+    };
+    for table in [0x0000_0011u32, 0x0353_0411, 0x7654_3011] {
+        let mut p = Program::new();
+        let v = loads(&mut p);
+        let t = p.constant(table);
+        let d = p.bin(Bin::FAdd, v[1], v[2]);
+        p.push(Op::Fixup {
+            d,
+            x: v[0],
+            table: t,
+        });
+        store(&mut p, d, 0);
+        let what = format!("fixup by {table:#x}");
+        let Some(reads) = both(&p, 1, &what) else {
+            return;
+        };
+        assert_eq!(reads, 1, "{what}");
+        let code = compile_regalloc2(&p).expect("compiles").0;
+        let input = inputs();
+        let mut out = vec![0u32; 16];
+        // SAFETY: the program reads 192 bytes at A0 and writes 64 at A1.
+        unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
+        for l in 0..16 {
+            let x = f32::from_bits(input[l]);
+            let kept = (f32::from_bits(input[16 + l]) + f32::from_bits(input[32 + l])).to_bits();
+            let want = match (table >> (4 * classes(x))) & 0xf {
+                0 => kept,
+                1 => x.to_bits(),
+                3 => 0xffc0_0000,
+                4 => f32::NEG_INFINITY.to_bits(),
+                5 => f32::INFINITY.to_bits(),
+                6 => {
+                    if x.is_sign_negative() {
+                        f32::NEG_INFINITY.to_bits()
+                    } else {
+                        f32::INFINITY.to_bits()
+                    }
+                }
+                7 => (-0.0f32).to_bits(),
+                r => panic!("response {r}"),
+            };
+            assert_eq!(out[l], want, "{what}: lane {l}, x = {x:?}");
+        }
+    }
+}
+
 /// A constant read only from memory takes no register: 40 constants
 /// defined before a chain of FMAs that adds each in turn, which would
 /// need 40 registers at once (linear scan refuses the program), need no

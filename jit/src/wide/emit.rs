@@ -680,6 +680,11 @@ pub(crate) fn emit_op(
             }
             .map_err(asm_err)?
         }
+        Op::Fixup { d, x, table } => match pool.src(a, table)? {
+            Src::Z(t) => a.vfixupimmps(z(d)?, z(x)?, t, 0),
+            Src::M(l, c) => a.vfixupimmps(z(d)?, z(x)?, Src::bcst(l, c), 0),
+        }
+        .map_err(asm_err)?,
         Op::MaskedCopy { d, a: x, k: m } => {
             let dm = zmm_masked(z(d)?, kn(m));
             match pool.src(a, x)? {

@@ -337,6 +337,17 @@ pub enum Op {
         a: V,
         k: K,
     },
+    /// `vfixupimmps d, x, table`: each lane of `d` (read and written)
+    /// replaced by what `table` says for the class of `x`'s lane, four
+    /// bits per class from the lowest: quiet NaN, signalling NaN, ±0, +1,
+    /// -inf, +inf, negative, positive (0: `d` kept, 1: `x` itself, 3: the
+    /// default NaN, 4: -inf, 5: +inf, 8: +0…). `table` is a constant.
+    /// The special inputs of a math routine in one instruction.
+    Fixup {
+        d: V,
+        x: V,
+        table: V,
+    },
     Convert {
         cvt: Cvt,
         d: V,
@@ -544,6 +555,11 @@ impl Op {
                 d: v(d),
                 a: v(a),
                 k: k(m),
+            },
+            Op::Fixup { d, x, table } => Op::Fixup {
+                d: v(d),
+                x: v(x),
+                table: v(table),
             },
             Op::Convert { cvt, d, a } => Op::Convert {
                 cvt,

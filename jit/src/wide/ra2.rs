@@ -594,6 +594,23 @@ impl Builder {
                     operands,
                 )
             }
+            Op::Fixup { d, x, table } => {
+                let (old, x, t) = (self.use_v(d)?, self.use_v(x)?, self.use_v(table)?);
+                // The table is the last source, which takes memory.
+                let mut operands = vec![Operand::reg_use(old)];
+                let (rt, rest) = self.last_source(x, t, false);
+                operands.extend(rest);
+                let r = self.def_v(d);
+                operands.push(Operand::reg_reuse_def(r, 0));
+                (
+                    Op::Fixup {
+                        d: vv(r),
+                        x: vv(x),
+                        table: rt,
+                    },
+                    operands,
+                )
+            }
             Op::Un { op, d, a } => {
                 let x = self.use_v(a)?;
                 let r = self.def_v(d);
@@ -744,6 +761,7 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::BinMasked { d, .. }
         | Op::Select { d, .. }
         | Op::MaskedCopy { d, .. }
+        | Op::Fixup { d, .. }
         | Op::Convert { d, .. }
         | Op::Un { d, .. }
         | Op::GlobalId { d, .. }
