@@ -540,3 +540,64 @@ fn skipped_regions_of_the_second_chunk_in_flight_run() {
         });
     }
 }
+
+/// Repeated operations shared and merged writes (`wide::lower`): the
+/// same product of two reads of a variable with no write between is one
+/// product; where the variable is written between the reads (plainly, or
+/// under a branch's mask, or at the end of a loop's trip before the next
+/// trip's read), or the reads straddle a loop's start, the products are
+/// not the same and must stay two. An increment merged under the loop's
+/// mask (`c += 3` as one masked add) beside one whose sum is read again
+/// (`e = d + 5; d = e; … e`), which must stay an add and a merge.
+const SHARED: &str = r#"
+kernel void k(global const float* a, global float* out, global int* cnt, int n) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float y = x * x;
+    float z = x * x + 1.0f;
+    x = x + 0.5f;
+    float w = x * x;
+    if (i % 3 == 0) x = x * 2.0f;
+    float v = x * x;
+    int c = 0;
+    int d = i;
+    int e = 0;
+    float acc = 0.0f;
+    for (int j = 0; j < n + (i & 5); j++) {
+        acc += x * x;
+        if (acc > 30.0f && (i & 1) != 0) break;
+        acc += x * x * 0.25f;
+        x = x * 0.75f + 0.125f;
+        c += 3;
+        e = d + 5;
+        d = e;
+        acc += (float)e * 0.001f;
+    }
+    out[6 * i + 0] = y;
+    out[6 * i + 1] = z;
+    out[6 * i + 2] = w;
+    out[6 * i + 3] = v;
+    out[6 * i + 4] = acc;
+    out[6 * i + 5] = x * x;
+    cnt[2 * i] = c;
+    cnt[2 * i + 1] = d + e;
+}
+"#;
+
+#[test]
+fn shared_products_and_merged_writes_agree() {
+    let (_, k) = wide(SHARED, "k");
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    }
+    agree(SHARED, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(6 * n, 0),
+            Spec::Ints(2 * n, 0),
+            Spec::Int(9),
+        ]
+    });
+}

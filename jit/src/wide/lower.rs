@@ -216,6 +216,8 @@ pub fn lower_kernel(
     cx.start_vars(&|_| true);
     cx.block(&func.body)?;
     drop_unread_masks(&mut cx.p);
+    share_repeated_ops(&mut cx.p);
+    merge_masked_writes(&mut cx.p);
     hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
@@ -740,6 +742,127 @@ fn drop_unread_masks(p: &mut Program) {
     }
     p.ops
         .retain(|op| pure(op).is_none_or(|(d, _)| read.contains(&d.0)));
+}
+
+/// Shares repeated lane operations: a `Bin` or `Un` of the same kind on
+/// the same values as one before it in the same stretch of straight-line
+/// code (no loop boundary, skipped region or entry step between) reads
+/// the earlier result instead. A variable's read is a copy of its
+/// register, so an operand is named by what it copies and that
+/// register's version (its writes counted so far): mandelbrot's `zi * zi`
+/// of its loop's test and of its next `zr`, two reads of `zi` with no
+/// write between, are one product. Both results must be written once in
+/// the program (fresh values, not variables), so the earlier one still
+/// holds its value wherever the later one was read.
+fn share_repeated_ops(p: &mut Program) {
+    use std::collections::HashMap;
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in &p.ops {
+        for v in super::ra2::written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| writes.get(&v.0) == Some(&1);
+    // Per register: writes met so far; per copy written once in this
+    // stretch: the register and version it copied.
+    let mut version: HashMap<u32, u32> = HashMap::new();
+    let mut copied: HashMap<u32, (u32, u32)> = HashMap::new();
+    let mut seen: HashMap<String, V> = HashMap::new();
+    let mut rename: HashMap<u32, V> = HashMap::new();
+    let ops = std::mem::take(&mut p.ops);
+    for op in ops {
+        let op = op.map_regs(|v| rename.get(&v.0).copied().unwrap_or(v), |k| k);
+        let name = |v: V, copied: &HashMap<u32, (u32, u32)>, version: &HashMap<u32, u32>| {
+            copied
+                .get(&v.0)
+                .copied()
+                .unwrap_or((v.0, version.get(&v.0).copied().unwrap_or(0)))
+        };
+        let key = match op {
+            Op::Loop
+            | Op::WhileAny { .. }
+            | Op::WhileCount { .. }
+            | Op::IfAny { .. }
+            | Op::EndIf
+            | Op::Entry(_)
+            | Op::WhileEntry(_) => {
+                seen.clear();
+                copied.clear();
+                None
+            }
+            Op::Bin { op: o, d, a, b } if once(d) => Some((
+                d,
+                format!(
+                    "{o:?} {:?} {:?}",
+                    name(a, &copied, &version),
+                    name(b, &copied, &version)
+                ),
+            )),
+            Op::Un { op: o, d, a } if once(d) => {
+                Some((d, format!("{o:?} {:?}", name(a, &copied, &version))))
+            }
+            Op::Copy { d, a } if once(d) => {
+                copied.insert(d.0, name(a, &copied, &version));
+                None
+            }
+            _ => None,
+        };
+        if let Some((d, key)) = key {
+            if let Some(earlier) = seen.get(&key) {
+                rename.insert(d.0, *earlier);
+                continue;
+            }
+            seen.insert(key, d);
+        }
+        for w in super::ra2::written(&op).0 {
+            *version.entry(w).or_default() += 1;
+        }
+        p.ops.push(op);
+    }
+}
+
+/// A lane operation whose only reader is the merge under a mask right
+/// after it (`t = a + b; var = t` in the lanes of `k`: a variable written
+/// under a branch or a loop's mask, mandelbrot's `i++`) becomes the
+/// operation merged under the mask (`vpaddd var{k}, a, b`): one
+/// instruction instead of two, the same lanes written.
+fn merge_masked_writes(p: &mut Program) {
+    let mut mentions: std::collections::HashMap<u32, u32> = Default::default();
+    for op in &p.ops {
+        let named = std::cell::RefCell::new(std::collections::HashSet::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().insert(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            *mentions.entry(v).or_default() += 1;
+        }
+    }
+    let ops = std::mem::take(&mut p.ops);
+    let mut i = 0;
+    while i < ops.len() {
+        if let (Some(Op::Bin { op, d: t, a, b }), Some(Op::MaskedCopy { d, a: from, k })) =
+            (ops.get(i), ops.get(i + 1))
+        {
+            let packs = matches!(op, Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F);
+            if !packs && from == t && mentions.get(&t.0) == Some(&2) && ![*a, *b, *d].contains(t) {
+                p.ops.push(Op::BinMasked {
+                    op: *op,
+                    d: *d,
+                    a: *a,
+                    b: *b,
+                    k: *k,
+                });
+                i += 2;
+                continue;
+            }
+        }
+        p.ops.push(ops[i].clone());
+        i += 1;
+    }
 }
 
 /// Whether `b` holds a loop.
