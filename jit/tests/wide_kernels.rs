@@ -548,7 +548,9 @@ fn skipped_regions_of_the_second_chunk_in_flight_run() {
 /// trip's read), or the reads straddle a loop's start, the products are
 /// not the same and must stay two. An increment merged under the loop's
 /// mask (`c += 3` as one masked add) beside one whose sum is read again
-/// (`e = d + 5; d = e; … e`), which must stay an add and a merge.
+/// (`e = d + 5; d = e; … e`), which must stay an add and a merge. A
+/// negated addend as `vfmsub` (`x * 3 - y * 0.5`), beside one read twice
+/// (`nq`), which must stay a negation.
 const SHARED: &str = r#"
 kernel void k(global const float* a, global float* out, global int* cnt, int n) {
     int i = get_global_id(0);
@@ -573,12 +575,17 @@ kernel void k(global const float* a, global float* out, global int* cnt, int n) 
         d = e;
         acc += (float)e * 0.001f;
     }
-    out[6 * i + 0] = y;
-    out[6 * i + 1] = z;
-    out[6 * i + 2] = w;
-    out[6 * i + 3] = v;
-    out[6 * i + 4] = acc;
-    out[6 * i + 5] = x * x;
+    float q = x * 3.0f - y * 0.5f;
+    float nq = -(w * 0.25f);
+    float r = fma(v, 2.0f, nq) + nq;
+    out[8 * i + 0] = y;
+    out[8 * i + 1] = z;
+    out[8 * i + 2] = w;
+    out[8 * i + 3] = v;
+    out[8 * i + 4] = acc;
+    out[8 * i + 5] = x * x;
+    out[8 * i + 6] = q;
+    out[8 * i + 7] = r;
     cnt[2 * i] = c;
     cnt[2 * i + 1] = d + e;
 }
@@ -595,7 +602,7 @@ fn shared_products_and_merged_writes_agree() {
         let n = (r.global_offset[0] + r.global_size[0]) as usize;
         vec![
             Spec::Floats(n, 1),
-            Spec::Floats(6 * n, 0),
+            Spec::Floats(8 * n, 0),
             Spec::Ints(2 * n, 0),
             Spec::Int(9),
         ]

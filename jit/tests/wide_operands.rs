@@ -436,6 +436,65 @@ fn fma_reads_a_constant_in_any_position_from_memory() {
     }
 }
 
+/// `vfmsub` (`Op::Fms`, the front end's `fma(a, b, -c)`) with a
+/// constant in each position, from memory or living on, against the
+/// register form, and its lanes against Rust's `a.mul_add(b, -c)`.
+#[test]
+fn fms_reads_a_constant_in_any_position_and_subtracts_the_addend() {
+    for c in [C::D(0x3fc0_0000), C::D(0xc0a0_0000), C::D(0x7f80_0000)] {
+        for at in 0..3 {
+            for keep in [false, true] {
+                let mut p = Program::new();
+                let v = loads(&mut p);
+                let k = c.value(&mut p);
+                let mut s = v;
+                s[at] = k;
+                let d = p.v();
+                let [a, b, c2] = s;
+                p.push(Op::Fms { d, a, b, c: c2 });
+                store(&mut p, d, 0);
+                if keep {
+                    for (n, x) in v.iter().enumerate() {
+                        store(&mut p, *x, 1 + n as i32);
+                    }
+                }
+                let what = format!("fms with {c:?} at {at}, keep {keep}");
+                let Some(reads) = both_as(&p, 4, &what, Nan::F32) else {
+                    return;
+                };
+                assert_eq!(reads, 1, "{what}");
+            }
+        }
+    }
+    let mut p = Program::new();
+    let [x, y, z] = loads(&mut p);
+    let d = p.v();
+    p.push(Op::Fms {
+        d,
+        a: x,
+        b: y,
+        c: z,
+    });
+    store(&mut p, d, 0);
+    let Ok((code, _)) = compile_regalloc2(&p) else {
+        assert!(!supported());
+        return;
+    };
+    let input = inputs();
+    let mut out = vec![0u32; 16];
+    // SAFETY: the program reads 192 bytes at A0 and writes 64 at A1.
+    unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
+    for (l, o) in out.iter().enumerate() {
+        let f = |i: usize| f32::from_bits(input[i]);
+        let want = f(l).mul_add(f(16 + l), -f(32 + l));
+        let got = f32::from_bits(*o);
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "lane {l}: {got} against {want}"
+        );
+    }
+}
+
 #[test]
 fn compares_read_a_constant_second_operand_from_memory() {
     let kinds: [(CmpKind, &[u8]); 5] = [
@@ -598,7 +657,7 @@ fn fixups_read_their_table_from_memory() {
         let mut out = vec![0u32; 16];
         // SAFETY: the program reads 192 bytes at A0 and writes 64 at A1.
         unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
-        for l in 0..16 {
+        for (l, o) in out.iter().enumerate() {
             let x = f32::from_bits(input[l]);
             let kept = (f32::from_bits(input[16 + l]) + f32::from_bits(input[32 + l])).to_bits();
             let want = match (table >> (4 * classes(x))) & 0xf {
@@ -617,7 +676,7 @@ fn fixups_read_their_table_from_memory() {
                 7 => (-0.0f32).to_bits(),
                 r => panic!("response {r}"),
             };
-            assert_eq!(out[l], want, "{what}: lane {l}, x = {x:?}");
+            assert_eq!(*o, want, "{what}: lane {l}, x = {x:?}");
         }
     }
 }

@@ -30,7 +30,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         }
         Op::Store { a, .. } => (vec![(a, true)], vec![]),
         Op::Bin { d, a, b, .. } => (vec![(a, true), (b, true), (d, false)], vec![]),
-        Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+        Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } | Op::Fms { d, a, b, c } => {
             (vec![(a, true), (b, true), (c, true), (d, false)], vec![])
         }
         Op::SplatQ { d, .. } => (vec![(d, false)], vec![]),

@@ -354,7 +354,7 @@ fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
                 ..
             } => d,
             Op::Bin { d, a, b, .. } if is(&a) && is(&b) => d,
-            Op::Fma { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
+            Op::Fma { d, a, b, c } | Op::Fms { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
             Op::Sqrt { d, a }
             | Op::IntToFloat { d, a }
             | Op::Convert { d, a, .. }

@@ -218,6 +218,7 @@ pub fn lower_kernel(
     drop_unread_masks(&mut cx.p);
     share_repeated_ops(&mut cx.p);
     merge_masked_writes(&mut cx.p);
+    subtract_negated_addends(&mut cx.p);
     hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
@@ -293,7 +294,7 @@ fn hoist_loop_invariants(p: &mut Program, all: bool) {
             } if all => Some((d, [None, None, None])),
             _ if !all => None,
             Op::Bin { d, a, b, .. } => Some((d, [Some(a), Some(b), None])),
-            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } | Op::Fms { d, a, b, c } => {
                 Some((d, [Some(a), Some(b), Some(c)]))
             }
             Op::Sqrt { d, a }
@@ -819,6 +820,84 @@ fn share_repeated_ops(p: &mut Program) {
         }
         p.ops.push(op);
     }
+}
+
+/// An FMA whose addend is a negation read nowhere else (`t = x ^
+/// -0.0; fma(a, b, t)`: the front end's contraction of `a * b - x`,
+/// mandelbrot's `zr * zr - zi * zi`) becomes `vfmsub` of `x`: the same
+/// value (the negation is exact, the product and sum rounded once
+/// either way), one instruction fewer and one shorter in the chain. `x`
+/// must not be written between the negation and the FMA.
+fn subtract_negated_addends(p: &mut Program) {
+    use std::collections::HashMap;
+    let Some(sign) = p.constants.get(&0x8000_0000).copied() else {
+        return;
+    };
+    let mut mentions: HashMap<u32, u32> = HashMap::new();
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in &p.ops {
+        let named = std::cell::RefCell::new(std::collections::HashSet::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().insert(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            *mentions.entry(v).or_default() += 1;
+        }
+        for v in super::ra2::written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    // Negations read only by one FMA as its addend: where they are, and
+    // what they negate.
+    let mut negated: HashMap<u32, (usize, V)> = HashMap::new();
+    let mut fused: Vec<(usize, usize)> = Vec::new();
+    for (i, op) in p.ops.iter().enumerate() {
+        match *op {
+            Op::Bin {
+                op: Bin::IXor,
+                d,
+                a,
+                b,
+            } if b == sign
+                && a != d
+                && writes.get(&d.0) == Some(&1)
+                && mentions.get(&d.0) == Some(&2) =>
+            {
+                negated.insert(d.0, (i, a));
+            }
+            Op::Fma { c, a, b, .. } if a != c && b != c => {
+                if let Some((at, x)) = negated.remove(&c.0) {
+                    let clean = p.ops[at + 1..i]
+                        .iter()
+                        .all(|op| !super::ra2::written(op).0.contains(&x.0));
+                    if clean {
+                        fused.push((at, i));
+                    }
+                }
+            }
+            _ => {}
+        }
+        for w in super::ra2::written(op).0 {
+            negated.retain(|_, (_, x)| x.0 != w);
+        }
+    }
+    for &(at, i) in &fused {
+        let (Op::Bin { a: x, .. }, Op::Fma { d, a, b, .. }) = (p.ops[at].clone(), p.ops[i].clone())
+        else {
+            continue;
+        };
+        p.ops[i] = Op::Fms { d, a, b, c: x };
+    }
+    let drop: std::collections::HashSet<usize> = fused.iter().map(|&(at, _)| at).collect();
+    let mut i = 0;
+    p.ops.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
 }
 
 /// A lane operation whose only reader is the merge under a mask right

@@ -242,6 +242,14 @@ pub enum Op {
         b: V,
         c: V,
     },
+    /// `d = a * b - c`, rounded once (`vfmsub`: the front end's
+    /// `fma(a, b, -c)`, the negation exact, without its `vpxord`).
+    Fms {
+        d: V,
+        a: V,
+        b: V,
+        c: V,
+    },
     Sqrt {
         d: V,
         a: V,
@@ -478,6 +486,12 @@ impl Op {
                 d: v(d),
                 a: v(a),
                 b: v(b),
+            },
+            Op::Fms { d, a, b, c } => Op::Fms {
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                c: v(c),
             },
             Op::Fma { d, a, b, c } => Op::Fma {
                 d: v(d),
