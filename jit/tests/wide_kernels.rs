@@ -550,7 +550,9 @@ fn skipped_regions_of_the_second_chunk_in_flight_run() {
 /// mask (`c += 3` as one masked add) beside one whose sum is read again
 /// (`e = d + 5; d = e; … e`), which must stay an add and a merge. A
 /// negated addend as `vfmsub` (`x * 3 - y * 0.5`), beside one read twice
-/// (`nq`), which must stay a negation.
+/// (`nq`) and one made before a loop whose FMA is inside it while the
+/// negated variable changes in the loop (`nu`), which must stay
+/// negations.
 const SHARED: &str = r#"
 kernel void k(global const float* a, global float* out, global int* cnt, int n) {
     int i = get_global_id(0);
@@ -578,6 +580,13 @@ kernel void k(global const float* a, global float* out, global int* cnt, int n) 
     float q = x * 3.0f - y * 0.5f;
     float nq = -(w * 0.25f);
     float r = fma(v, 2.0f, nq) + nq;
+    float u = w;
+    float nu = -u;
+    for (int j = 0; j < 3 + (i & 3); j++) {
+        r += fma(v, 0.5f, nu);
+        u = u * 0.5f + 1.0f;
+    }
+    q += u;
     out[8 * i + 0] = y;
     out[8 * i + 1] = z;
     out[8 * i + 2] = w;

@@ -826,8 +826,9 @@ fn share_repeated_ops(p: &mut Program) {
 /// -0.0; fma(a, b, t)`: the front end's contraction of `a * b - x`,
 /// mandelbrot's `zr * zr - zi * zi`) becomes `vfmsub` of `x`: the same
 /// value (the negation is exact, the product and sum rounded once
-/// either way), one instruction fewer and one shorter in the chain. `x`
-/// must not be written between the negation and the FMA.
+/// either way), one instruction fewer and one shorter in the chain. The
+/// two must be in the same stretch of straight-line code, `x` not
+/// written between.
 fn subtract_negated_addends(p: &mut Program) {
     use std::collections::HashMap;
     let Some(sign) = p.constants.get(&0x8000_0000).copied() else {
@@ -871,9 +872,21 @@ fn subtract_negated_addends(p: &mut Program) {
             }
             Op::Fma { c, a, b, .. } if a != c && b != c => {
                 if let Some((at, x)) = negated.remove(&c.0) {
-                    let clean = p.ops[at + 1..i]
-                        .iter()
-                        .all(|op| !super::ra2::written(op).0.contains(&x.0));
+                    // In the same stretch of straight-line code (a loop
+                    // between would read a later trip's `x`), `x`
+                    // unwritten between.
+                    let clean = p.ops[at + 1..i].iter().all(|op| {
+                        !matches!(
+                            op,
+                            Op::Loop
+                                | Op::WhileAny { .. }
+                                | Op::WhileCount { .. }
+                                | Op::IfAny { .. }
+                                | Op::EndIf
+                                | Op::Entry(_)
+                                | Op::WhileEntry(_)
+                        ) && !super::ra2::written(op).0.contains(&x.0)
+                    });
                     if clean {
                         fused.push((at, i));
                     }
