@@ -686,7 +686,15 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         // they add at most one spill or reload per 6 operations, else two
         // at one per 16.
         let moves = |a: &Allocated| a.stack_moves_within(4);
+        // Four only for a body of at most `4 * LONG_BODY` operations: a
+        // longer one's fourfold program is slow to allocate
+        // (`erf_blackscholes.cl`, about 1 900 a chunk: 70 ms more) and
+        // spills past the limit anyway.
+        let quad = body.ops().len() <= 4 * LONG_BODY;
         for (n, per) in [(4, QUAD_MOVES_PER_OP), (2, 16)] {
+            if n == 4 && !quad {
+                continue;
+            }
             let program = entry_program(body, n, true)?;
             let allocated = allocate_ra2_pooled(&program)?;
             if moves(&allocated) <= moves(&alloc) + program.ops().len() / per {

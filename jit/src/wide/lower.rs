@@ -745,6 +745,12 @@ fn drop_unread_masks(p: &mut Program) {
         .retain(|op| pure(op).is_none_or(|(d, _)| read.contains(&d.0)));
 }
 
+/// How many operations back [`share_repeated_ops`] reuses a result: a
+/// longer-lived value costs a register through everything between
+/// (`erf_blackscholes.cl`'s body, unbounded, no longer fitted two chunks
+/// in flight within their spill limit).
+const SHARE_WITHIN: usize = 32;
+
 /// Shares repeated lane operations: a `Bin` or `Un` of the same kind on
 /// the same values as one before it in the same stretch of straight-line
 /// code (no loop boundary, skipped region or entry step between) reads
@@ -754,7 +760,8 @@ fn drop_unread_masks(p: &mut Program) {
 /// of its loop's test and of its next `zr`, two reads of `zi` with no
 /// write between, are one product. Both results must be written once in
 /// the program (fresh values, not variables), so the earlier one still
-/// holds its value wherever the later one was read.
+/// holds its value wherever the later one was read; and the earlier one
+/// at most [`SHARE_WITHIN`] operations back.
 fn share_repeated_ops(p: &mut Program) {
     use std::collections::HashMap;
     let mut writes: HashMap<u32, u32> = HashMap::new();
@@ -768,10 +775,12 @@ fn share_repeated_ops(p: &mut Program) {
     // stretch: the register and version it copied.
     let mut version: HashMap<u32, u32> = HashMap::new();
     let mut copied: HashMap<u32, (u32, u32)> = HashMap::new();
-    let mut seen: HashMap<String, V> = HashMap::new();
+    // Where each earlier result was computed: one further back than
+    // [`SHARE_WITHIN`] operations is computed again, not kept live.
+    let mut seen: HashMap<String, (V, usize)> = HashMap::new();
     let mut rename: HashMap<u32, V> = HashMap::new();
     let ops = std::mem::take(&mut p.ops);
-    for op in ops {
+    for (at, op) in ops.into_iter().enumerate() {
         let op = op.map_regs(|v| rename.get(&v.0).copied().unwrap_or(v), |k| k);
         let name = |v: V, copied: &HashMap<u32, (u32, u32)>, version: &HashMap<u32, u32>| {
             copied
@@ -809,11 +818,15 @@ fn share_repeated_ops(p: &mut Program) {
             _ => None,
         };
         if let Some((d, key)) = key {
-            if let Some(earlier) = seen.get(&key) {
-                rename.insert(d.0, *earlier);
-                continue;
+            match seen.get(&key) {
+                Some(&(earlier, from)) if at - from <= SHARE_WITHIN => {
+                    rename.insert(d.0, earlier);
+                    continue;
+                }
+                _ => {
+                    seen.insert(key, (d, at));
+                }
             }
-            seen.insert(key, d);
         }
         for w in super::ra2::written(&op).0 {
             *version.entry(w).or_default() += 1;
