@@ -135,9 +135,9 @@ fn rows_of_no_one_and_many_chunks_agree_with_values_kept_across_chunks() {
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("{line}"));
         assert!(kept >= 12, "{line}");
-        // Loop-free and unchecked: two chunks, their operations
+        // Loop-free and unchecked: four chunks, their operations
         // alternating.
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
     }
     assert_eq!(compare_launches(&m, "k", &k, &ranges_1d(), poly_specs), 8);
     assert_eq!(compare_launches(&m, "k", &k, &ranges_nd(), poly_specs), 5);
@@ -200,7 +200,9 @@ fn divergent_specs(r: &NdRange) -> Vec<Spec> {
 fn two_chunks_in_flight_agree_with_odd_counts_and_differently_diverging_lanes() {
     let (m, k, line) = wide(DIVERGENT);
     if cpu_has_wide() {
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        // Four since the loop's masks were cut down; the launches have
+        // rows of one to three chunks past a multiple of four.
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
     }
     assert_eq!(
         compare_launches(&m, "k", &k, &ranges_1d(), divergent_specs),
@@ -212,6 +214,52 @@ fn two_chunks_in_flight_agree_with_odd_counts_and_differently_diverging_lanes() 
     );
 }
 
+/// Loops whose lanes leave in every way the lowering of their masks
+/// distinguishes (`wide::lower`): `continue`, `break` from either arm of
+/// an `if` and from a loop inside the loop, and `return` from inside the
+/// loop (after which the lanes past the loop are those that broke, not
+/// those that entered); and the same loop without the `return`, whose
+/// lanes after it are those that entered, its exit mask dropped.
+const EXITS: &str = r#"
+kernel void k(global const int* a, global int* out, global float* f, int n) {
+    int i = get_global_id(0);
+    int x = a[i];
+    int count = 0;
+    float acc = 1.0f;
+    for (int j = 0; j < n + (i % 11); j++) {
+        if (((j ^ x) & 3) == 0) continue;
+        if (j > 25 + (i & 7)) { count += 100; break; } else { count += j; }
+        for (int q = 0; q < j; q++) {
+            if (q * x > 40) break;
+            acc = acc * 0.5f + (float)q;
+        }
+        if (RETURNS && x % 9 == 2 && j > 4) { out[i] = -count; return; }
+        if (j > 2 && (i & 1) != 0) { count -= 1; } else if (j > 20 + (x & 7)) break;
+    }
+    out[i] = count;
+    f[i] = acc;
+}
+"#;
+
+#[test]
+fn loops_left_by_continue_break_and_return_agree_with_four_chunks_in_flight() {
+    for returns in ["1", "0"] {
+        let src = EXITS.replace("RETURNS", returns);
+        let (m, k, line) = wide(&src);
+        if cpu_has_wide() {
+            assert!(line.contains(" chunks in flight"), "{returns}: {line}");
+        }
+        assert_eq!(
+            compare_launches(&m, "k", &k, &ranges_1d(), divergent_specs),
+            8
+        );
+        assert_eq!(
+            compare_launches(&m, "k", &k, &ranges_nd(), divergent_specs),
+            5
+        );
+    }
+}
+
 #[test]
 fn mandelbrot_runs_two_chunks_in_flight_and_agrees() {
     let path = format!("{}/../benches/mandelbrot.cl", env!("CARGO_MANIFEST_DIR"));
@@ -220,7 +268,7 @@ fn mandelbrot_runs_two_chunks_in_flight_and_agrees() {
     let k = compile_kernel(&m, "mandelbrot", &options()).expect("compiles");
     let line = code_line(&k);
     if cpu_has_wide() {
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
     }
     let ranges = [
         NdRange {

@@ -529,6 +529,8 @@ fn skipped_regions_of_the_second_chunk_in_flight_run() {
     let (_, k) = wide(SKIPPED_IN_PAIRS, "k");
     if cpu_has_wide() {
         let line = code_line(&k);
+        // Two alternating (a body this long does not try four): the
+        // second chunk runs its regions though the first skips them.
         assert!(line.contains("2 chunks in flight"), "{line}");
     }
     for sel in [0, 5] {
@@ -537,4 +539,81 @@ fn skipped_regions_of_the_second_chunk_in_flight_run() {
             vec![Spec::Floats(end, 2), Spec::Floats(end, 0), Spec::Int(sel)]
         });
     }
+}
+
+/// Repeated operations shared and merged writes (`wide::lower`): the
+/// same product of two reads of a variable with no write between is one
+/// product; where the variable is written between the reads (plainly, or
+/// under a branch's mask, or at the end of a loop's trip before the next
+/// trip's read), or the reads straddle a loop's start, the products are
+/// not the same and must stay two. An increment merged under the loop's
+/// mask (`c += 3` as one masked add) beside one whose sum is read again
+/// (`e = d + 5; d = e; … e`), which must stay an add and a merge. A
+/// negated addend as `vfmsub` (`x * 3 - y * 0.5`), beside one read twice
+/// (`nq`) and one made before a loop whose FMA is inside it while the
+/// negated variable changes in the loop (`nu`), which must stay
+/// negations.
+const SHARED: &str = r#"
+kernel void k(global const float* a, global float* out, global int* cnt, int n) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float y = x * x;
+    float z = x * x + 1.0f;
+    x = x + 0.5f;
+    float w = x * x;
+    if (i % 3 == 0) x = x * 2.0f;
+    float v = x * x;
+    int c = 0;
+    int d = i;
+    int e = 0;
+    float acc = 0.0f;
+    for (int j = 0; j < n + (i & 5); j++) {
+        acc += x * x;
+        if (acc > 30.0f && (i & 1) != 0) break;
+        acc += x * x * 0.25f;
+        x = x * 0.75f + 0.125f;
+        c += 3;
+        e = d + 5;
+        d = e;
+        acc += (float)e * 0.001f;
+    }
+    float q = x * 3.0f - y * 0.5f;
+    float nq = -(w * 0.25f);
+    float r = fma(v, 2.0f, nq) + nq;
+    float u = w;
+    float nu = -u;
+    for (int j = 0; j < 3 + (i & 3); j++) {
+        r += fma(v, 0.5f, nu);
+        u = u * 0.5f + 1.0f;
+    }
+    q += u;
+    out[8 * i + 0] = y;
+    out[8 * i + 1] = z;
+    out[8 * i + 2] = w;
+    out[8 * i + 3] = v;
+    out[8 * i + 4] = acc;
+    out[8 * i + 5] = x * x;
+    out[8 * i + 6] = q;
+    out[8 * i + 7] = r;
+    cnt[2 * i] = c;
+    cnt[2 * i + 1] = d + e;
+}
+"#;
+
+#[test]
+fn shared_products_and_merged_writes_agree() {
+    let (_, k) = wide(SHARED, "k");
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    }
+    agree(SHARED, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(8 * n, 0),
+            Spec::Ints(2 * n, 0),
+            Spec::Int(9),
+        ]
+    });
 }

@@ -514,11 +514,23 @@ fn faults_in_the_first_and_last_chunks_and_with_two_chunks_in_flight_match_crane
     let k = compile_wide(&m, "k", &options(true, true, 1 << 22));
     if cpu_has_wide() {
         let line = code_line(&k);
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
         assert!(line.contains("; 1 accesses bounds-checked"), "{line}");
     }
+    // Rows of 40 (three chunks: a trip's fourth has no lane) and of 64
+    // (four), a fault in each chunk of a trip.
     let rows = range_1d(0, 80, 40);
     for end in [5u64, 21, 34, 77] {
+        let args = [
+            floats(end as usize),
+            KernelArg::Value(9i32.to_le_bytes().to_vec()),
+        ];
+        let f = same_fault_in(looped, &args, &rows, 0);
+        assert_eq!((f.global_id, f.address), ([end, 0, 0], 4 * end), "{end}");
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+    }
+    let rows = range_1d(0, 128, 64);
+    for end in [50u64, 63, 100] {
         let args = [
             floats(end as usize),
             KernelArg::Value(9i32.to_le_bytes().to_vec()),
@@ -545,7 +557,7 @@ fn faults_in_the_first_and_last_chunks_and_with_two_chunks_in_flight_match_crane
         let line = code_line(&k);
         assert!(
             line.ends_with(
-                "; 2 chunks in flight untested when the launch's ids index inside every checked buffer); Cranelift's code runs launches whose ids exceed 31 bits"
+                "; 4 chunks in flight untested when the launch's ids index inside every checked buffer); Cranelift's code runs launches whose ids exceed 31 bits"
             ),
             "{line}"
         );
@@ -553,7 +565,7 @@ fn faults_in_the_first_and_last_chunks_and_with_two_chunks_in_flight_match_crane
     let k = compile_wide(&m, "k", &options(true, false, 1 << 22));
     if cpu_has_wide() {
         let line = code_line(&k);
-        assert!(line.contains("; 2 chunks in flight"), "{line}");
+        assert!(line.contains("; 4 chunks in flight"), "{line}");
     }
     let args = [
         floats(20),
@@ -587,7 +599,7 @@ fn black_scholes_args(in_len: [usize; 3], call_len: usize, put_len: usize) -> Ve
 
 /// Robust access on a long loop-free body whose accesses are all `x[gid]`
 /// (Black-Scholes): a launch whose ids index inside every buffer runs the
-/// body untested, two chunks alternating, with the results of the
+/// body untested, four chunks alternating, with the results of the
 /// unchecked code and Cranelift's robust code; any other launch runs the
 /// tested body one chunk at a time, whose report is the one a one-chunk
 /// run gives: a fault in the first chunk of a pair, in the second, in a
@@ -606,11 +618,11 @@ fn robust_black_scholes_runs_two_chunks_when_the_launch_proves_it_and_reports_fa
         assert!(line.contains("; 5 accesses bounds-checked"), "{line}");
         assert!(
             line.contains(
-                "; 2 chunks in flight untested when the launch's ids index inside every checked buffer"
+                "; 4 chunks in flight untested when the launch's ids index inside every checked buffer"
             ),
             "{line}"
         );
-        assert!(code_line(&unchecked).contains("; 2 chunks in flight"));
+        assert!(code_line(&unchecked).contains("; 4 chunks in flight"));
     }
     // In bounds: whole pairs, a pair whose second chunk is a tail, a lone
     // tail, an offset launch, and buffers longer than the launch.

@@ -436,6 +436,65 @@ fn fma_reads_a_constant_in_any_position_from_memory() {
     }
 }
 
+/// `vfmsub` (`Op::Fms`, the front end's `fma(a, b, -c)`) with a
+/// constant in each position, from memory or living on, against the
+/// register form, and its lanes against Rust's `a.mul_add(b, -c)`.
+#[test]
+fn fms_reads_a_constant_in_any_position_and_subtracts_the_addend() {
+    for c in [C::D(0x3fc0_0000), C::D(0xc0a0_0000), C::D(0x7f80_0000)] {
+        for at in 0..3 {
+            for keep in [false, true] {
+                let mut p = Program::new();
+                let v = loads(&mut p);
+                let k = c.value(&mut p);
+                let mut s = v;
+                s[at] = k;
+                let d = p.v();
+                let [a, b, c2] = s;
+                p.push(Op::Fms { d, a, b, c: c2 });
+                store(&mut p, d, 0);
+                if keep {
+                    for (n, x) in v.iter().enumerate() {
+                        store(&mut p, *x, 1 + n as i32);
+                    }
+                }
+                let what = format!("fms with {c:?} at {at}, keep {keep}");
+                let Some(reads) = both_as(&p, 4, &what, Nan::F32) else {
+                    return;
+                };
+                assert_eq!(reads, 1, "{what}");
+            }
+        }
+    }
+    let mut p = Program::new();
+    let [x, y, z] = loads(&mut p);
+    let d = p.v();
+    p.push(Op::Fms {
+        d,
+        a: x,
+        b: y,
+        c: z,
+    });
+    store(&mut p, d, 0);
+    let Ok((code, _)) = compile_regalloc2(&p) else {
+        assert!(!supported());
+        return;
+    };
+    let input = inputs();
+    let mut out = vec![0u32; 16];
+    // SAFETY: the program reads 192 bytes at A0 and writes 64 at A1.
+    unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
+    for (l, o) in out.iter().enumerate() {
+        let f = |i: usize| f32::from_bits(input[i]);
+        let want = f(l).mul_add(f(16 + l), -f(32 + l));
+        let got = f32::from_bits(*o);
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "lane {l}: {got} against {want}"
+        );
+    }
+}
+
 #[test]
 fn compares_read_a_constant_second_operand_from_memory() {
     let kinds: [(CmpKind, &[u8]); 5] = [
@@ -549,6 +608,76 @@ fn selects_and_masked_copies_read_a_constant_from_memory() {
             return;
         };
         assert_eq!(reads, usize::from(c.fits(false)), "{what}");
+    }
+}
+
+/// A fixup (`vfixupimmps`) reads its table from memory and keeps the
+/// lanes of `d` the table keeps: the tables of `exp` (a NaN input returns
+/// itself) and `log` (±0 → -inf, +inf → +inf, negative → NaN), and one
+/// that answers every class, over the awkward inputs, against the
+/// register form and against what the classes say.
+#[test]
+fn fixups_read_their_table_from_memory() {
+    // (table, what each class of the input gives: None keeps d).
+    let classes = |x: f32| -> usize {
+        if x.is_nan() {
+            0
+        } else if x == 0.0 {
+            2
+        } else if x == 1.0 {
+            3
+        } else if x == f32::NEG_INFINITY {
+            4
+        } else if x == f32::INFINITY {
+            5
+        } else if x < 0.0 {
+            6
+        } else {
+            7
+        }
+    };
+    for table in [0x0000_0011u32, 0x0353_0411, 0x7654_3011] {
+        let mut p = Program::new();
+        let v = loads(&mut p);
+        let t = p.constant(table);
+        let d = p.bin(Bin::FAdd, v[1], v[2]);
+        p.push(Op::Fixup {
+            d,
+            x: v[0],
+            table: t,
+        });
+        store(&mut p, d, 0);
+        let what = format!("fixup by {table:#x}");
+        let Some(reads) = both(&p, 1, &what) else {
+            return;
+        };
+        assert_eq!(reads, 1, "{what}");
+        let code = compile_regalloc2(&p).expect("compiles").0;
+        let input = inputs();
+        let mut out = vec![0u32; 16];
+        // SAFETY: the program reads 192 bytes at A0 and writes 64 at A1.
+        unsafe { code.call([input.as_ptr() as u64, out.as_mut_ptr() as u64, 0, 0, 0]) };
+        for (l, o) in out.iter().enumerate() {
+            let x = f32::from_bits(input[l]);
+            let kept = (f32::from_bits(input[16 + l]) + f32::from_bits(input[32 + l])).to_bits();
+            let want = match (table >> (4 * classes(x))) & 0xf {
+                0 => kept,
+                1 => x.to_bits(),
+                3 => 0xffc0_0000,
+                4 => f32::NEG_INFINITY.to_bits(),
+                5 => f32::INFINITY.to_bits(),
+                6 => {
+                    if x.is_sign_negative() {
+                        f32::NEG_INFINITY.to_bits()
+                    } else {
+                        f32::INFINITY.to_bits()
+                    }
+                }
+                7 => (-0.0f32).to_bits(),
+                r => panic!("response {r}"),
+            };
+            assert_eq!(*o, want, "{what}: lane {l}, x = {x:?}");
+        }
     }
 }
 

@@ -155,7 +155,9 @@ pub(crate) fn refine(p: &mut Program) {
             Op::Bin { d, a, b, .. } if once(d) && eq(&a) && eq(&b) => {
                 equal.insert(d.0);
             }
-            Op::Fma { d, a, b, c } if once(d) && eq(&a) && eq(&b) && eq(&c) => {
+            Op::Fma { d, a, b, c } | Op::Fms { d, a, b, c }
+                if once(d) && eq(&a) && eq(&b) && eq(&c) =>
+            {
                 equal.insert(d.0);
             }
             Op::Sqrt { d, a } | Op::IntToFloat { d, a } | Op::Convert { d, a, .. }

@@ -30,7 +30,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         }
         Op::Store { a, .. } => (vec![(a, true)], vec![]),
         Op::Bin { d, a, b, .. } => (vec![(a, true), (b, true), (d, false)], vec![]),
-        Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+        Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } | Op::Fms { d, a, b, c } => {
             (vec![(a, true), (b, true), (c, true), (d, false)], vec![])
         }
         Op::SplatQ { d, .. } => (vec![(d, false)], vec![]),
@@ -54,6 +54,10 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::KZero { d } | Op::RunningLanes { d } => (vec![], vec![(d, false)]),
         Op::Select { d, k, a, b } => (vec![(a, true), (b, true), (d, false)], vec![(k, true)]),
         Op::MaskedCopy { d, a, k } => (vec![(d, true), (a, true), (d, false)], vec![(k, true)]),
+        Op::Fixup { d, x, table } => (
+            vec![(d, true), (x, true), (table, true), (d, false)],
+            vec![],
+        ),
         Op::Convert { d, a, .. } => (vec![(a, true), (d, false)], vec![]),
         Op::GlobalId { d, .. } => (vec![(d, false)], vec![]),
         Op::LoadElems { d, idx, k, .. } => (vec![(idx, true), (d, false)], vec![(k, true)]),

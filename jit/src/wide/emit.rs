@@ -383,33 +383,44 @@ pub(crate) fn bin_is_q(op: Bin) -> bool {
     )
 }
 
-/// `d = x * y + c` (`double`: of eight doubles), rounded once, where at
+/// Which fused multiply-add [`fma`] emits.
+#[derive(Clone, Copy)]
+enum FmaKind {
+    /// `x * y + c` of floats.
+    Add,
+    /// `x * y + c` of doubles.
+    AddD,
+    /// `x * y - c` of floats.
+    Sub,
+}
+
+/// `d = x * y + c` (`AddD`: of eight doubles; `Sub`: `x * y - c`), rounded once, where at
 /// most one operand is a pool constant and, with `regalloc2`'s ties, `d`
 /// is one of the register operands (else `d` takes the addend, or the
 /// first factor when the addend is the constant, by a copy first). Every
 /// form reads all three before it writes `d`; the product commutes.
 fn fma(
     a: &mut CodeAssembler,
-    double: bool,
+    kind: FmaKind,
     d: AsmRegisterZmm,
     [x, y, c]: [Src; 3],
 ) -> Result<(), WideError> {
+    // Each form's instruction for floats, doubles, and floats subtracting
+    // the addend (`vfmsub…`: the same operand roles).
     macro_rules! form {
-        ($f:ident, $g:ident, $d:expr, $p:expr, $q:expr) => {
+        ($f:ident, $g:ident, $h:ident, $d:expr, $p:expr, $q:expr) => {
             match $q {
-                Src::Z(q) => {
-                    if double {
-                        a.$g($d, $p, q)
-                    } else {
-                        a.$f($d, $p, q)
-                    }
-                }
+                Src::Z(q) => match kind {
+                    FmaKind::Add => a.$f($d, $p, q),
+                    FmaKind::AddD => a.$g($d, $p, q),
+                    FmaKind::Sub => a.$h($d, $p, q),
+                },
                 Src::M(l, k) => {
                     let m = Src::bcst(l, k);
-                    if double {
-                        a.$g($d, $p, m)
-                    } else {
-                        a.$f($d, $p, m)
+                    match kind {
+                        FmaKind::Add => a.$f($d, $p, m),
+                        FmaKind::AddD => a.$g($d, $p, m),
+                        FmaKind::Sub => a.$h($d, $p, m),
                     }
                 }
             }
@@ -434,7 +445,7 @@ fn fma(
             if !d_is {
                 a.vmovaps(d, reg(x)?).map_err(asm_err)?;
             }
-            form!(vfmadd213ps, vfmadd213pd, d, other, c)
+            form!(vfmadd213ps, vfmadd213pd, vfmsub213ps, d, other, c)
         }
         // A factor in memory (`m`), the other factor `f`.
         (Src::M(..), f, _) | (f, Src::M(..), _) => {
@@ -442,26 +453,26 @@ fn fma(
             let (f, c) = (reg(f)?, reg(c)?);
             if f == d && c != d {
                 // d = d * [m] + c.
-                form!(vfmadd132ps, vfmadd132pd, d, c, m)
+                form!(vfmadd132ps, vfmadd132pd, vfmsub132ps, d, c, m)
             } else {
                 if c != d {
                     a.vmovaps(d, c).map_err(asm_err)?;
                 }
                 // d = f * [m] + d.
-                form!(vfmadd231ps, vfmadd231pd, d, f, m)
+                form!(vfmadd231ps, vfmadd231pd, vfmsub231ps, d, f, m)
             }
         }
         _ => {
             let (x, y, c) = (reg(x)?, reg(y)?, reg(c)?);
             if d == c {
-                form!(vfmadd231ps, vfmadd231pd, d, x, Src::Z(y))
+                form!(vfmadd231ps, vfmadd231pd, vfmsub231ps, d, x, Src::Z(y))
             } else if d == x {
-                form!(vfmadd213ps, vfmadd213pd, d, y, Src::Z(c))
+                form!(vfmadd213ps, vfmadd213pd, vfmsub213ps, d, y, Src::Z(c))
             } else if d == y {
-                form!(vfmadd213ps, vfmadd213pd, d, x, Src::Z(c))
+                form!(vfmadd213ps, vfmadd213pd, vfmsub213ps, d, x, Src::Z(c))
             } else {
                 a.vmovaps(d, c).map_err(asm_err)?;
-                form!(vfmadd231ps, vfmadd231pd, d, x, Src::Z(y))
+                form!(vfmadd231ps, vfmadd231pd, vfmsub231ps, d, x, Src::Z(y))
             }
         }
     }
@@ -584,9 +595,16 @@ pub(crate) fn emit_op(
             let y = pool.src(a, y)?;
             bin(a, op, dm, z(x)?, y)?;
         }
-        Op::Fma { d, a: x, b: y, c } | Op::FmaD { d, a: x, b: y, c } => {
+        Op::Fma { d, a: x, b: y, c }
+        | Op::FmaD { d, a: x, b: y, c }
+        | Op::Fms { d, a: x, b: y, c } => {
             let srcs = [pool.src(a, x)?, pool.src(a, y)?, pool.src(a, c)?];
-            fma(a, matches!(op, Op::FmaD { .. }), z(d)?, srcs)?
+            let kind = match op {
+                Op::FmaD { .. } => FmaKind::AddD,
+                Op::Fms { .. } => FmaKind::Sub,
+                _ => FmaKind::Add,
+            };
+            fma(a, kind, z(d)?, srcs)?
         }
         Op::SplatQ { d, bits } => {
             if bits == 0 {
@@ -680,6 +698,11 @@ pub(crate) fn emit_op(
             }
             .map_err(asm_err)?
         }
+        Op::Fixup { d, x, table } => match pool.src(a, table)? {
+            Src::Z(t) => a.vfixupimmps(z(d)?, z(x)?, t, 0),
+            Src::M(l, c) => a.vfixupimmps(z(d)?, z(x)?, Src::bcst(l, c), 0),
+        }
+        .map_err(asm_err)?,
         Op::MaskedCopy { d, a: x, k: m } => {
             let dm = zmm_masked(z(d)?, kn(m));
             match pool.src(a, x)? {

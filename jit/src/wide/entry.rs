@@ -10,13 +10,13 @@
 //! ([`EntryStep`], [`EntryLoop`], emitted by `entry_code`).
 //!
 //! A body with a loop (bound by the latency of its dependency chain, as
-//! mandelbrot's) runs two chunks in flight when that costs few spills: the
-//! body twice, interleaved between its loop boundaries
-//! (`entry_program`); so does a long loop-free body without bounds
-//! checks (Black-Scholes), the two chunks' operations alternating one by
-//! one. Under robust access, a body whose every tested access is
+//! mandelbrot's) runs four or two chunks in flight when that costs few
+//! spills: the body four or two times, interleaved between its loop
+//! boundaries (`entry_program`); so does a long loop-free body without
+//! bounds checks (Black-Scholes), the chunks' operations alternating one
+//! by one. Under robust access, a body whose every tested access is
 //! `x[get_global_id(0)]` gets both: the tested body one chunk at a time,
-//! and the body without tests, two chunks in flight, which a call runs
+//! and the body without tests, chunks in flight, which a call runs
 //! when the launch's ids of dimension 0 index inside every checked buffer
 //! (one compare pair per buffer and call); a launch that may fault runs
 //! the tested body, whose report is that of the chunks in order.
@@ -357,7 +357,7 @@ pub(super) fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
                 ..
             } => d,
             Op::Bin { d, a, b, .. } if is(&a) && is(&b) => d,
-            Op::Fma { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
+            Op::Fma { d, a, b, c } | Op::Fms { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
             Op::Sqrt { d, a }
             | Op::IntToFloat { d, a }
             | Op::Convert { d, a, .. }
@@ -396,6 +396,11 @@ fn region_end(ops: &[&Op], i: usize) -> usize {
 /// Operations of a loop-free body from which two chunks alternate
 /// ([`program_for`]).
 const LONG_BODY: usize = 64;
+
+/// A loop-free body runs four chunks alternating when that adds at most
+/// one spill or reload per this many operations of the chunk loop
+/// ([`program_for`]).
+const QUAD_MOVES_PER_OP: usize = 6;
 
 /// Whether `body` bounds-checks an access (robust access): two chunks of
 /// it then may not alternate operation by operation, or the fault
@@ -470,14 +475,15 @@ pub(super) fn interleaving_keeps_faults(body: &Program) -> bool {
 /// the call, the planes and rows of each group and the chunks of each row
 /// ([`EntryStep`], [`EntryLoop`]) around the rest of the body.
 ///
-/// With `in_flight` = 2, each trip of the chunk loop runs two chunks (the
-/// second 16 work-items ahead, no lane running when the row ends first):
-/// the body twice, with the second copy's values and masks renumbered,
-/// interleaved stretch by stretch between its loop boundaries, so the two
-/// chunks' dependency chains overlap; a loop of the body runs until
-/// neither chunk has a lane in it (its extra trips for the chunk that is
-/// done run with no lane, which changes nothing: every write of the body
-/// is masked by the lanes in the loop).
+/// With `in_flight` = 2 or 4, each trip of the chunk loop runs that many
+/// chunks (each 16 work-items after the one before, no lane running in
+/// those the row ends before): the body that many times, with the other
+/// copies' values and masks renumbered,
+/// interleaved stretch by stretch between its loop boundaries, so the
+/// chunks' dependency chains overlap; a loop of the body runs until no
+/// chunk has a lane in it (its extra trips for a chunk that is done run
+/// with no lane, which changes nothing: every write of the body is
+/// masked by the lanes in the loop).
 ///
 /// With `zip` (a loop-free body), the copies alternate operation by
 /// operation instead, so that the core's scheduler sees the second
@@ -712,30 +718,34 @@ fn loop_ops(p: &Program) -> usize {
     n
 }
 
-/// The entry's program and its allocation: two chunks in flight when the
-/// body has a loop (bound by its dependency chain's latency, which a
-/// second chunk's chain overlaps), the doubled program adds at most one
-/// spill or reload per 16 operations inside the body's loops (where the
-/// trips are), and faults stay exact
-/// ([`interleaving_keeps_faults`]); two chunks alternating operation by
-/// operation for a loop-free body without bounds checks, at most one
-/// spill or reload per 16 operations of the chunk loop added; one
-/// otherwise.
+/// The entry's program and its allocation: four or else two chunks in
+/// flight when the body has a loop (bound by its dependency chain's
+/// latency, which the other chunks' chains overlap), the program adds at
+/// most one spill or reload per 16 operations inside the body's loops
+/// (where the trips are), and faults stay exact
+/// ([`interleaving_keeps_faults`]); four or else two chunks alternating
+/// operation by operation for a loop-free body without bounds checks, at
+/// most one spill or reload per [`QUAD_MOVES_PER_OP`] (four) or 16 (two)
+/// operations of the chunk loop added; one otherwise.
 fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
     let single = entry_program(body, 1, false)?;
     let alloc = allocate_ra2_pooled(&single)?;
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
     if looped && interleaving_keeps_faults(body) {
-        let double = entry_program(body, 2, false)?;
-        let alloc2 = allocate_ra2_pooled(&double)?;
         // Inside the body's loops, below the entry's four.
         let inner = |a: &Allocated| a.stack_moves_within(5);
         // Mandelbrot's doubled loop, 2 mask spills and reloads in a trip
-        // of about 60 operations, runs 1.8x faster than one chunk at a
+        // of about 60 operations, ran 1.8x faster than one chunk at a
         // time: a few moves beside two overlapped chains cost little.
-        let allowed = inner(&alloc) + loop_ops(&double) / 16;
-        if inner(&alloc2) <= allowed {
-            return Ok((double, alloc2, 2));
+        // With its loop's masks cut down (`lower`), four chunks fit
+        // without a move in the loop and take 0.9x the CPU time of two
+        // (three: 0.97x).
+        for n in [4, 2] {
+            let program = entry_program(body, n, false)?;
+            let allocated = allocate_ra2_pooled(&program)?;
+            if inner(&allocated) <= inner(&alloc) + loop_ops(&program) / 16 {
+                return Ok((program, allocated, n));
+            }
         }
     }
     if !looped && body.ops().len() >= LONG_BODY && !has_checked_access(body) {
@@ -746,11 +756,28 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         // runs 1.3x faster so on one thread (a chunk loop of about 320
         // operations, no spill); saxpy and vadd (about 10
         // operations, bound by memory) ran 10-15 % slower in cache.
-        let double = entry_program(body, 2, true)?;
-        let alloc2 = allocate_ra2_pooled(&double)?;
+        //
+        // Four chunks alternating overlap more of them again: Black-Scholes
+        // 1.17x faster than two on one thread, with 75 spills and reloads
+        // in a chunk loop of 607 operations (loads and stores, which the
+        // core has ports to spare for beside the arithmetic). So four when
+        // they add at most one spill or reload per 6 operations, else two
+        // at one per 16.
         let moves = |a: &Allocated| a.stack_moves_within(4);
-        if moves(&alloc2) <= moves(&alloc) + double.ops().len() / 16 {
-            return Ok((double, alloc2, 2));
+        // Four only for a body of at most `4 * LONG_BODY` operations: a
+        // longer one's fourfold program is slow to allocate
+        // (`erf_blackscholes.cl`, about 1 900 a chunk: 70 ms more) and
+        // spills past the limit anyway.
+        let quad = body.ops().len() <= 4 * LONG_BODY;
+        for (n, per) in [(4, QUAD_MOVES_PER_OP), (2, 16)] {
+            if n == 4 && !quad {
+                continue;
+            }
+            let program = entry_program(body, n, true)?;
+            let allocated = allocate_ra2_pooled(&program)?;
+            if moves(&allocated) <= moves(&alloc) + program.ops().len() / per {
+                return Ok((program, allocated, n));
+            }
         }
     }
     Ok((single, alloc, 1))
@@ -834,7 +861,7 @@ pub fn compile_entry(
     // time, for the others, whose first fault it reports exactly.
     let proven = if in_flight == 1 && has_checked_access(body) && checks_follow_the_id(body) {
         match program_for(&without_checks(body))? {
-            (p, a, 2) => Some((p, a)),
+            (p, a, n) if n > 1 => Some((p, a, n)),
             _ => None,
         }
     } else {
@@ -842,7 +869,7 @@ pub fn compile_entry(
     };
     let frame = proven
         .as_ref()
-        .map_or(0, |(_, a)| a.frame())
+        .map_or(0, |(_, a, _)| a.frame())
         .max(alloc.frame());
     let (checked, counts) = memory_facts(body);
     let invariant = invariant_ops(body).1.len();
@@ -925,7 +952,7 @@ pub fn compile_entry(
         entry_code(a, code, y_start_at, g_at, cancelled).map_err(asm_err)
     };
     let mut pool = ConstPool::default();
-    if let Some((_, untested)) = &proven {
+    if let Some((_, untested, _)) = &proven {
         // The launch's ids of dimension 0, [offset, offset + size): the
         // index of every access that [`checks_follow_the_id`]. Inside
         // every checked buffer's bounds, no access can fault: the body
@@ -999,7 +1026,7 @@ pub fn compile_entry(
         spill_slots: alloc.stats().spill_slots,
         ops: program.ops().len(),
         chunks_in_flight: in_flight as usize,
-        proven_in_flight: proven.as_ref().map_or(0, |_| 2),
+        proven_in_flight: proven.as_ref().map_or(0, |(_, _, n)| *n as usize),
         invariant,
         compile_time: start.elapsed(),
         memory: MemoryCounts {

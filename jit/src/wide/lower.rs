@@ -125,8 +125,9 @@ enum VarRepr {
 struct LoopMasks {
     /// Lanes that left by `break`.
     broke: K,
-    /// Lanes that went to the continuing block by `continue`.
-    continued: K,
+    /// Lanes that went to the continuing block by `continue` (none when
+    /// the loop has no `continue` of its own).
+    continued: Option<K>,
 }
 
 /// How a scalar type is held.
@@ -195,6 +196,9 @@ struct Cx<'a> {
     /// narrowed it): lane 0 runs whenever any lane does, since a chunk's
     /// running lanes start at lane 0.
     all_or_none: bool,
+    /// Masks known to hold no lane: those after a `break`, `continue`
+    /// or `return` (never written again), which an `if`'s join leaves out.
+    empty: std::collections::HashSet<u32>,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -211,6 +215,10 @@ pub fn lower_kernel(
     let mut cx = Cx::new(func, uni, slots, plan, false, unblended_writes(func));
     cx.start_vars(&|_| true);
     cx.block(&func.body)?;
+    drop_unread_masks(&mut cx.p);
+    share_repeated_ops(&mut cx.p);
+    merge_masked_writes(&mut cx.p);
+    subtract_negated_addends(&mut cx.p);
     hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
@@ -286,7 +294,7 @@ fn hoist_loop_invariants(p: &mut Program, all: bool) {
             } if all => Some((d, [None, None, None])),
             _ if !all => None,
             Op::Bin { d, a, b, .. } => Some((d, [Some(a), Some(b), None])),
-            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } | Op::Fms { d, a, b, c } => {
                 Some((d, [Some(a), Some(b), Some(c)]))
             }
             Op::Sqrt { d, a }
@@ -612,6 +620,7 @@ impl<'a> Cx<'a> {
             locals_allowed,
             plain,
             all_or_none: true,
+            empty: Default::default(),
         }
     }
 }
@@ -675,6 +684,290 @@ fn exits(b: &Block) -> bool {
         Stmt::Loop { body, continuing } => returns(body) || returns(continuing),
         _ => false,
     })
+}
+
+/// Whether `b` holds a `continue` of the loop around it (not one of a
+/// loop inside it).
+fn continues(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Continue => true,
+        Stmt::If { then_, else_, .. } => continues(then_) || continues(else_),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| continues(&c.body)),
+        _ => false,
+    })
+}
+
+/// Drops the mask operations whose result nothing reads: a mask written
+/// but never read (the exit mask of a loop without `return`, whose lanes
+/// after it are those before it; the zero mask after a `break`), and,
+/// transitively, the masks only those read. Only pure mask operations
+/// (logic, copies, compares) go; every other operation keeps every mask
+/// it names. A mask no one reads may hold anything, so dropping its
+/// writes changes no result; a mandelbrot trip has four fewer mask
+/// operations per chunk.
+fn drop_unread_masks(p: &mut Program) {
+    // The masks a pure operation reads, and the one it writes.
+    fn pure(op: &Op) -> Option<(K, Vec<K>)> {
+        Some(match *op {
+            Op::KAnd { d, a, b }
+            | Op::KAndNot { d, a, b }
+            | Op::KOr { d, a, b }
+            | Op::KXor { d, a, b } => (d, vec![a, b]),
+            Op::KNot { d, a } | Op::KCopy { d, a } => (d, vec![a]),
+            Op::KZero { d } | Op::Compare2 { d, .. } => (d, vec![]),
+            Op::Compare { d, within, .. } => (d, vec![within]),
+            _ => return None,
+        })
+    }
+    let named = std::cell::RefCell::new(std::collections::HashSet::new());
+    for op in p.ops.iter().filter(|op| pure(op).is_none()) {
+        op.map_regs(
+            |v| v,
+            |k| {
+                named.borrow_mut().insert(k.0);
+                k
+            },
+        );
+    }
+    let mut read = named.into_inner();
+    loop {
+        let before = read.len();
+        for (d, srcs) in p.ops.iter().filter_map(pure) {
+            if read.contains(&d.0) {
+                read.extend(srcs.iter().map(|k| k.0));
+            }
+        }
+        if read.len() == before {
+            break;
+        }
+    }
+    p.ops
+        .retain(|op| pure(op).is_none_or(|(d, _)| read.contains(&d.0)));
+}
+
+/// How many operations back [`share_repeated_ops`] reuses a result: a
+/// longer-lived value costs a register through everything between
+/// (`erf_blackscholes.cl`'s body, unbounded, no longer fitted two chunks
+/// in flight within their spill limit).
+const SHARE_WITHIN: usize = 32;
+
+/// Shares repeated lane operations: a `Bin` or `Un` of the same kind on
+/// the same values as one before it in the same stretch of straight-line
+/// code (no loop boundary, skipped region or entry step between) reads
+/// the earlier result instead. A variable's read is a copy of its
+/// register, so an operand is named by what it copies and that
+/// register's version (its writes counted so far): mandelbrot's `zi * zi`
+/// of its loop's test and of its next `zr`, two reads of `zi` with no
+/// write between, are one product. Both results must be written once in
+/// the program (fresh values, not variables), so the earlier one still
+/// holds its value wherever the later one was read; and the earlier one
+/// at most [`SHARE_WITHIN`] operations back.
+fn share_repeated_ops(p: &mut Program) {
+    use std::collections::HashMap;
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in &p.ops {
+        for v in super::ra2::written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| writes.get(&v.0) == Some(&1);
+    // Per register: writes met so far; per copy written once in this
+    // stretch: the register and version it copied.
+    let mut version: HashMap<u32, u32> = HashMap::new();
+    let mut copied: HashMap<u32, (u32, u32)> = HashMap::new();
+    // Where each earlier result was computed: one further back than
+    // [`SHARE_WITHIN`] operations is computed again, not kept live.
+    let mut seen: HashMap<String, (V, usize)> = HashMap::new();
+    let mut rename: HashMap<u32, V> = HashMap::new();
+    let ops = std::mem::take(&mut p.ops);
+    for (at, op) in ops.into_iter().enumerate() {
+        let op = op.map_regs(|v| rename.get(&v.0).copied().unwrap_or(v), |k| k);
+        let name = |v: V, copied: &HashMap<u32, (u32, u32)>, version: &HashMap<u32, u32>| {
+            copied
+                .get(&v.0)
+                .copied()
+                .unwrap_or((v.0, version.get(&v.0).copied().unwrap_or(0)))
+        };
+        let key = match op {
+            Op::Loop
+            | Op::WhileAny { .. }
+            | Op::WhileCount { .. }
+            | Op::IfAny { .. }
+            | Op::EndIf
+            | Op::Entry(_)
+            | Op::WhileEntry(_) => {
+                seen.clear();
+                copied.clear();
+                None
+            }
+            Op::Bin { op: o, d, a, b } if once(d) => Some((
+                d,
+                format!(
+                    "{o:?} {:?} {:?}",
+                    name(a, &copied, &version),
+                    name(b, &copied, &version)
+                ),
+            )),
+            Op::Un { op: o, d, a } if once(d) => {
+                Some((d, format!("{o:?} {:?}", name(a, &copied, &version))))
+            }
+            Op::Copy { d, a } if once(d) => {
+                copied.insert(d.0, name(a, &copied, &version));
+                None
+            }
+            _ => None,
+        };
+        if let Some((d, key)) = key {
+            match seen.get(&key) {
+                Some(&(earlier, from)) if at - from <= SHARE_WITHIN => {
+                    rename.insert(d.0, earlier);
+                    continue;
+                }
+                _ => {
+                    seen.insert(key, (d, at));
+                }
+            }
+        }
+        for w in super::ra2::written(&op).0 {
+            *version.entry(w).or_default() += 1;
+        }
+        p.ops.push(op);
+    }
+}
+
+/// An FMA whose addend is a negation read nowhere else (`t = x ^
+/// -0.0; fma(a, b, t)`: the front end's contraction of `a * b - x`,
+/// mandelbrot's `zr * zr - zi * zi`) becomes `vfmsub` of `x`: the same
+/// value (the negation is exact, the product and sum rounded once
+/// either way), one instruction fewer and one shorter in the chain. The
+/// two must be in the same stretch of straight-line code, `x` not
+/// written between.
+fn subtract_negated_addends(p: &mut Program) {
+    use std::collections::HashMap;
+    let Some(sign) = p.constants.get(&0x8000_0000).copied() else {
+        return;
+    };
+    let mut mentions: HashMap<u32, u32> = HashMap::new();
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in &p.ops {
+        let named = std::cell::RefCell::new(std::collections::HashSet::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().insert(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            *mentions.entry(v).or_default() += 1;
+        }
+        for v in super::ra2::written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    // Negations read only by one FMA as its addend: where they are, and
+    // what they negate.
+    let mut negated: HashMap<u32, (usize, V)> = HashMap::new();
+    let mut fused: Vec<(usize, usize)> = Vec::new();
+    for (i, op) in p.ops.iter().enumerate() {
+        match *op {
+            Op::Bin {
+                op: Bin::IXor,
+                d,
+                a,
+                b,
+            } if b == sign
+                && a != d
+                && writes.get(&d.0) == Some(&1)
+                && mentions.get(&d.0) == Some(&2) =>
+            {
+                negated.insert(d.0, (i, a));
+            }
+            Op::Fma { c, a, b, .. } if a != c && b != c => {
+                if let Some((at, x)) = negated.remove(&c.0) {
+                    // In the same stretch of straight-line code (a loop
+                    // between would read a later trip's `x`), `x`
+                    // unwritten between.
+                    let clean = p.ops[at + 1..i].iter().all(|op| {
+                        !matches!(
+                            op,
+                            Op::Loop
+                                | Op::WhileAny { .. }
+                                | Op::WhileCount { .. }
+                                | Op::IfAny { .. }
+                                | Op::EndIf
+                                | Op::Entry(_)
+                                | Op::WhileEntry(_)
+                        ) && !super::ra2::written(op).0.contains(&x.0)
+                    });
+                    if clean {
+                        fused.push((at, i));
+                    }
+                }
+            }
+            _ => {}
+        }
+        for w in super::ra2::written(op).0 {
+            negated.retain(|_, (_, x)| x.0 != w);
+        }
+    }
+    for &(at, i) in &fused {
+        let (Op::Bin { a: x, .. }, Op::Fma { d, a, b, .. }) = (p.ops[at].clone(), p.ops[i].clone())
+        else {
+            continue;
+        };
+        p.ops[i] = Op::Fms { d, a, b, c: x };
+    }
+    let drop: std::collections::HashSet<usize> = fused.iter().map(|&(at, _)| at).collect();
+    let mut i = 0;
+    p.ops.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
+}
+
+/// A lane operation whose only reader is the merge under a mask right
+/// after it (`t = a + b; var = t` in the lanes of `k`: a variable written
+/// under a branch or a loop's mask, mandelbrot's `i++`) becomes the
+/// operation merged under the mask (`vpaddd var{k}, a, b`): one
+/// instruction instead of two, the same lanes written.
+fn merge_masked_writes(p: &mut Program) {
+    let mut mentions: std::collections::HashMap<u32, u32> = Default::default();
+    for op in &p.ops {
+        let named = std::cell::RefCell::new(std::collections::HashSet::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().insert(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            *mentions.entry(v).or_default() += 1;
+        }
+    }
+    let ops = std::mem::take(&mut p.ops);
+    let mut i = 0;
+    while i < ops.len() {
+        if let (Some(Op::Bin { op, d: t, a, b }), Some(Op::MaskedCopy { d, a: from, k })) =
+            (ops.get(i), ops.get(i + 1))
+        {
+            let packs = matches!(op, Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F);
+            if !packs && from == t && mentions.get(&t.0) == Some(&2) && ![*a, *b, *d].contains(t) {
+                p.ops.push(Op::BinMasked {
+                    op: *op,
+                    d: *d,
+                    a: *a,
+                    b: *b,
+                    k: *k,
+                });
+                i += 2;
+                continue;
+            }
+        }
+        p.ops.push(ops[i].clone());
+        i += 1;
+    }
 }
 
 /// Whether `b` holds a loop.
@@ -813,11 +1106,19 @@ impl Cx<'_> {
                 let else_out = self.cur;
                 self.depth -= 1;
                 if exits(then_) || exits(else_) {
-                    self.cur = self.k_op(|d| Op::KOr {
-                        d,
-                        a: then_out,
-                        b: else_out,
-                    });
+                    // An arm that ends in `break`, `continue` or `return`
+                    // keeps no lane: the join is the other arm's lanes.
+                    self.cur = if self.empty.contains(&then_out.0) {
+                        else_out
+                    } else if self.empty.contains(&else_out.0) {
+                        then_out
+                    } else {
+                        self.k_op(|d| Op::KOr {
+                            d,
+                            a: then_out,
+                            b: else_out,
+                        })
+                    };
                 } else {
                     // Every lane that entered reaches the end.
                     self.cur = base;
@@ -833,7 +1134,8 @@ impl Cx<'_> {
                 self.p.push(Op::KCopy { d: lm, a: entry });
                 let broke = self.k_op(|d| Op::KZero { d });
                 self.p.push(Op::Loop);
-                let continued = self.k_op(|d| Op::KZero { d });
+                let continued = (continues(body) || continues(continuing))
+                    .then(|| self.k_op(|d| Op::KZero { d }));
                 self.loops.push(LoopMasks { broke, continued });
                 self.depth += 1;
                 self.whole = false;
@@ -846,18 +1148,29 @@ impl Cx<'_> {
                 self.all_or_none = before && !split;
                 self.block(body)?;
                 let after_body = self.cur;
-                self.cur = self.k_op(|d| Op::KOr {
-                    d,
-                    a: after_body,
-                    b: continued,
-                });
+                if let Some(continued) = continued {
+                    self.cur = self.k_op(|d| Op::KOr {
+                        d,
+                        a: after_body,
+                        b: continued,
+                    });
+                }
                 self.block(continuing)?;
                 let end = self.cur;
                 self.p.push(Op::KCopy { d: lm, a: end });
                 self.p.push(Op::WhileAny { k: lm });
                 self.depth -= 1;
                 self.loops.pop();
-                self.cur = broke;
+                // The loop runs until no lane is left in it: every lane
+                // that entered has left by `break`, unless one may have
+                // returned inside it. Without a `return` the lanes after
+                // it are those before it, and `broke`, no longer read,
+                // is dropped with its updates (`drop_unread_masks`).
+                self.cur = if returns(body) || returns(continuing) {
+                    broke
+                } else {
+                    entry
+                };
                 self.all_or_none = before && !split;
             }
             Stmt::Break => {
@@ -872,6 +1185,7 @@ impl Cx<'_> {
                     b: cur,
                 });
                 self.cur = self.k_op(|d| Op::KZero { d });
+                self.empty.insert(self.cur.0);
                 self.whole = false;
             }
             Stmt::Continue => {
@@ -879,17 +1193,24 @@ impl Cx<'_> {
                 let Some(l) = self.loops.last() else {
                     return refuse("`continue` outside a loop", Loc::NONE);
                 };
-                let continued = l.continued;
+                let Some(continued) = l.continued else {
+                    return Err(Refusal {
+                        what: "a `continue` the lowering did not find".into(),
+                        loc: Loc::NONE,
+                    });
+                };
                 self.p.push(Op::KOr {
                     d: continued,
                     a: continued,
                     b: cur,
                 });
                 self.cur = self.k_op(|d| Op::KZero { d });
+                self.empty.insert(self.cur.0);
                 self.whole = false;
             }
             Stmt::Return(None) => {
                 self.cur = self.k_op(|d| Op::KZero { d });
+                self.empty.insert(self.cur.0);
                 self.whole = false;
             }
             Stmt::Return(Some(v)) => return refuse("a return value", self.loc(*v)),

@@ -35,7 +35,6 @@ use super::{Bin, CmpKind, Op, Program, Un, K, V};
 
 /// `vcmpps` predicates (see [`CmpKind::F32`]).
 const EQ: u8 = 0;
-const LT: u8 = 1;
 const UNORD: u8 = 3;
 const GT: u8 = 14;
 
@@ -158,8 +157,28 @@ fn exp_finish(p: &mut Program, x: V, n: V, r: V) -> V {
         acc = p.fma(acc, r, c);
     }
     let y = p.bin(Bin::Scalef, acc, n);
-    let un = cmp(p, CmpKind::F32, UNORD, x, x);
-    select(p, un, x, y)
+    fixup(p, y, x, NAN_KEPT)
+}
+
+/// [`Op::Fixup`] tables: four bits per class of the input, from the
+/// lowest: quiet NaN, signalling NaN, ±0, +1, -inf, +inf, negative,
+/// positive; 0 keeps the computed lane, 1 takes the input, 3 is the
+/// default NaN, 4 -inf, 5 +inf.
+///
+/// A NaN input returns itself, every other lane is the computed one.
+const NAN_KEPT: u32 = 0x0000_0011;
+/// The logarithm's special inputs: ±0 → -inf, +inf → +inf, a negative
+/// input (-inf too) → NaN, a NaN → itself; positive finite inputs,
+/// subnormals included, keep the computed lane (`log(1)` computes +0).
+const LOG_SPECIALS: u32 = 0x0353_0411;
+
+/// `r` with its lanes replaced where `x`'s class says so in `table`
+/// (`vfixupimmps`, one instruction for what took a compare and a
+/// select per special class).
+fn fixup(p: &mut Program, r: V, x: V, table: u32) -> V {
+    let t = p.constant(table);
+    p.push(Op::Fixup { d: r, x, table: t });
+    r
 }
 
 /// `log x` in `base`: `x = 2^e·m` with `m` in [√2/2, √2), `ln m =
@@ -199,18 +218,7 @@ pub fn log(p: &mut Program, x: V, base: Base) -> V {
         }
         Base::Two | Base::Ten => log_other_base(p, base, e, fr, den, s, s2, tail),
     };
-    let zero = f(p, 0.0);
-    let z0 = cmp(p, CmpKind::F32, EQ, x, zero);
-    let ninf = f(p, f32::NEG_INFINITY);
-    let r = select(p, z0, ninf, r);
-    let inf = f(p, f32::INFINITY);
-    let is_inf = cmp(p, CmpKind::F32, EQ, x, inf);
-    let r = select(p, is_inf, x, r);
-    let neg = cmp(p, CmpKind::F32, LT, x, zero);
-    let nan = f(p, f32::NAN);
-    let r = select(p, neg, nan, r);
-    let un = cmp(p, CmpKind::F32, UNORD, x, x);
-    select(p, un, x, r)
+    fixup(p, r, x, LOG_SPECIALS)
 }
 
 /// `e·log_b(2) + ln(m)·log_b(e)` for base 2 or 10 with `ln m = 2s + tail`

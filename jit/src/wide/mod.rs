@@ -243,6 +243,14 @@ pub enum Op {
         b: V,
         c: V,
     },
+    /// `d = a * b - c`, rounded once (`vfmsub`: the front end's
+    /// `fma(a, b, -c)`, the negation exact, without its `vpxord`).
+    Fms {
+        d: V,
+        a: V,
+        b: V,
+        c: V,
+    },
     Sqrt {
         d: V,
         a: V,
@@ -337,6 +345,17 @@ pub enum Op {
         d: V,
         a: V,
         k: K,
+    },
+    /// `vfixupimmps d, x, table`: each lane of `d` (read and written)
+    /// replaced by what `table` says for the class of `x`'s lane, four
+    /// bits per class from the lowest: quiet NaN, signalling NaN, ±0, +1,
+    /// -inf, +inf, negative, positive (0: `d` kept, 1: `x` itself, 3: the
+    /// default NaN, 4: -inf, 5: +inf, 8: +0…). `table` is a constant.
+    /// The special inputs of a math routine in one instruction.
+    Fixup {
+        d: V,
+        x: V,
+        table: V,
     },
     Convert {
         cvt: Cvt,
@@ -475,6 +494,12 @@ impl Op {
                 a: v(a),
                 b: v(b),
             },
+            Op::Fms { d, a, b, c } => Op::Fms {
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                c: v(c),
+            },
             Op::Fma { d, a, b, c } => Op::Fma {
                 d: v(d),
                 a: v(a),
@@ -551,6 +576,11 @@ impl Op {
                 d: v(d),
                 a: v(a),
                 k: k(m),
+            },
+            Op::Fixup { d, x, table } => Op::Fixup {
+                d: v(d),
+                x: v(x),
+                table: v(table),
             },
             Op::Convert { cvt, d, a } => Op::Convert {
                 cvt,

@@ -370,7 +370,7 @@ impl Builder {
                     operands,
                 )
             }
-            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } => {
+            Op::Fma { d, a, b, c } | Op::FmaD { d, a, b, c } | Op::Fms { d, a, b, c } => {
                 let double = matches!(op, Op::FmaD { .. });
                 let srcs = [self.use_v(a)?, self.use_v(b)?, self.use_v(c)?];
                 // One operand may come from the pool: the addend, else a
@@ -413,10 +413,10 @@ impl Builder {
                 operands.push(Operand::reg_reuse_def(r, tied_at));
                 let [a, b, c] = renamed;
                 let d = vv(r);
-                let renamed = if double {
-                    Op::FmaD { d, a, b, c }
-                } else {
-                    Op::Fma { d, a, b, c }
+                let renamed = match op {
+                    Op::FmaD { .. } => Op::FmaD { d, a, b, c },
+                    Op::Fms { .. } => Op::Fms { d, a, b, c },
+                    _ => Op::Fma { d, a, b, c },
                 };
                 (renamed, operands)
             }
@@ -594,6 +594,23 @@ impl Builder {
                     operands,
                 )
             }
+            Op::Fixup { d, x, table } => {
+                let (old, x, t) = (self.use_v(d)?, self.use_v(x)?, self.use_v(table)?);
+                // The table is the last source, which takes memory.
+                let mut operands = vec![Operand::reg_use(old)];
+                let (rt, rest) = self.last_source(x, t, false);
+                operands.extend(rest);
+                let r = self.def_v(d);
+                operands.push(Operand::reg_reuse_def(r, 0));
+                (
+                    Op::Fixup {
+                        d: vv(r),
+                        x: vv(x),
+                        table: rt,
+                    },
+                    operands,
+                )
+            }
             Op::Un { op, d, a } => {
                 let x = self.use_v(a)?;
                 let r = self.def_v(d);
@@ -736,6 +753,7 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Broadcast { d, .. }
         | Op::Bin { d, .. }
         | Op::Fma { d, .. }
+        | Op::Fms { d, .. }
         | Op::FmaD { d, .. }
         | Op::SplatQ { d, .. }
         | Op::Sqrt { d, .. }
@@ -744,6 +762,7 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::BinMasked { d, .. }
         | Op::Select { d, .. }
         | Op::MaskedCopy { d, .. }
+        | Op::Fixup { d, .. }
         | Op::Convert { d, .. }
         | Op::Un { d, .. }
         | Op::GlobalId { d, .. }
