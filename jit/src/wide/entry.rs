@@ -617,6 +617,24 @@ pub(crate) fn entry_program(
     Ok(Program::from_ops(out, nv * in_flight, next_k))
 }
 
+/// Operations of `p` outside its skipped regions (`IfAny` to the matching
+/// `EndIf`): those every chunk runs. A rarely taken arm (FDTD's source
+/// term, one work-item of 65 536, about 300 operations with its `sin`)
+/// says nothing of the length of the chains a chunk runs, nor of how many
+/// moves two chunks may add to them.
+fn ops_run_always(p: &Program) -> usize {
+    let mut depth = 0usize;
+    let mut n = 0;
+    for op in p.ops() {
+        match op {
+            Op::IfAny { .. } => depth += 1,
+            Op::EndIf if depth > 0 => depth -= 1,
+            _ => n += usize::from(depth == 0),
+        }
+    }
+    n
+}
+
 /// Operations of `p` inside loops of the body (inside more than the
 /// entry's four loops).
 fn loop_ops(p: &Program) -> usize {
@@ -660,7 +678,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
             return Ok((double, alloc2, 2));
         }
     }
-    if !looped && body.ops().len() >= LONG_BODY && !has_checked_access(body) {
+    if !looped && ops_run_always(body) >= LONG_BODY && !has_checked_access(body) {
         // A long loop-free body: its chains (divisions, square roots, the
         // polynomials of `exp` and `log`) are long beside the core's
         // scheduler, and the next chunk's work sits a whole body later;
@@ -671,7 +689,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         let double = entry_program(body, 2, true)?;
         let alloc2 = allocate_ra2_pooled(&double)?;
         let moves = |a: &Allocated| a.stack_moves_within(4);
-        if moves(&alloc2) <= moves(&alloc) + double.ops().len() / 16 {
+        if moves(&alloc2) <= moves(&alloc) + ops_run_always(&double) / 16 {
             return Ok((double, alloc2, 2));
         }
     }
