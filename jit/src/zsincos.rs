@@ -240,7 +240,7 @@ mod tests {
             xs.push(-f32::from_bits(b));
             b += 97;
         }
-        while xs.len() % 16 != 0 {
+        while !xs.len().is_multiple_of(16) {
             xs.push(0.5);
         }
         let (s, c) = run(&xs).expect("no lane past the limit");

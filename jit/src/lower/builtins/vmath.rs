@@ -1633,7 +1633,7 @@ impl FunctionCx<'_, '_> {
     /// Cranelift routine takes (FMA).
     fn zmm_sincos(&mut self, n: usize) -> LResult<Option<cranelift_codegen::ir::FuncRef>> {
         let sym = crate::zsincos::SYMBOL;
-        if n % 4 != 0
+        if !n.is_multiple_of(4)
             || !self.kernel.has_fma()
             || cranelift_module::Module::isa(self.jit)
                 .triple()
