@@ -397,6 +397,7 @@ pub(crate) fn compile(
     builder.symbol_lookup_fn(Box::new(|name| match name {
         "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
         "vecl_barrier_divergence" => Some(abi::vecl_barrier_divergence as *const u8),
+        crate::zsincos::SYMBOL => crate::zsincos::address(),
         _ => races::lookup_symbol(name).or_else(|| math::lookup_symbol(name)),
     }));
     let mut jit = JITModule::new(builder);

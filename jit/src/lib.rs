@@ -33,6 +33,7 @@ mod tiers;
 mod timing;
 pub mod wide;
 mod width;
+mod zsincos;
 
 pub(crate) use compile::isa_has;
 pub use compile::{compile_kernel, compile_kernel_in, OPTIMISED_MAX_CLIF};

@@ -63,3 +63,34 @@ fn sincos_is_one_routine() {
     assert!(!explain.contains("math routine sin("), "{explain}");
     assert!(!explain.contains("math routine cos("), "{explain}");
 }
+
+/// Chunks whose lanes all lie within the fast path's limit (the 16-lane
+/// AVX-512 routine on hosts that have it, `zsincos.rs`) beside chunks
+/// with a huge lane (the routine's exact path): the same bits as `sin`
+/// and `cos` (the interpreter's `sincos` is its `sin` and `cos`).
+#[test]
+fn sincos_of_whole_blocks_in_range_gives_the_bits_of_sin_and_cos() {
+    let src = r#"
+kernel void k(global uint* out) {
+    int i = get_global_id(0) - get_global_offset(0);
+    float x = (float)(i - 700) * 0.0123f + (i >= 1024 && i % 37 == 0 ? 2.0e6f : 0.0f);
+    float c;
+    float s = sincos(x, &c);
+    out[2 * i + 0] = as_uint(s) ^ as_uint(sin(x));
+    out[2 * i + 1] = as_uint(c) ^ as_uint(cos(x));
+}
+"#;
+    let m = build(src, "");
+    for w in [16, 32] {
+        let k = try_compile(&m, "k", w).expect("compiles");
+        let ranges = [
+            range_1d(0, 1024, 64),
+            range_1d(0, 2048, 128),
+            range_1d(5, 93, 31),
+        ];
+        let got = compare_launches(&m, "k", &k, &ranges, |r| {
+            vec![Spec::Ints(2 * r.global_size[0] as usize, 0)]
+        });
+        assert_eq!(got, ranges.len(), "W = {w}");
+    }
+}

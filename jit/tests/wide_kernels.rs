@@ -501,17 +501,18 @@ fn skipped_if_arms_taken_by_no_some_or_all_lanes_agree() {
     }
 }
 
-/// Loop-free and long: two chunks in flight, their operations alternating
-/// (`wide::entry`). Only the odd chunks have lanes past 2^20, where `sin`
-/// runs its skipped region, and only lanes of the odd chunks take the
-/// long `if` arm: the second chunk of a pair must run its regions though
-/// the first skips them.
+/// Loop-free and long outside its skipped regions (two `sin`s): two
+/// chunks in flight, their operations alternating (`wide::entry`). Only
+/// the odd chunks have lanes past 2^20, where `sin` runs its skipped
+/// region, and only lanes of the odd chunks take the long `if` arm: the
+/// second chunk of a pair must run its regions though the first skips
+/// them.
 const SKIPPED_IN_PAIRS: &str = r#"
 kernel void k(global const float* a, global float* out, int sel) {
     int i = get_global_id(0);
     float x = a[i];
     float big = x + (float)((i / 16) % 2) * 1.0e30f;
-    float r = sin(big) * 0.5f;
+    float r = sin(big) * 0.5f + sin(x * 0.75f) * 0.25f;
     if (((i / 16) % 2) == 1 && (i % 3) != sel) {
         float s = x * 3.25f + 7.5f;
         s = s * s - 1.75f * x;
@@ -600,6 +601,19 @@ kernel void k(global const float* a, global float* out, global int* cnt, int n) 
 }
 "#;
 
+/// Short outside its skipped `if` arm (FDTD's `fdtd_e`: a stencil update
+/// and a source term one work-item takes, about 300 operations with its
+/// `sin`): the operations every chunk runs decide, so one chunk at a time
+/// (two alternating spilled masks for nothing), and the results agree.
+const SHORT_BODY_LONG_ARM: &str = r#"
+kernel void k(global float* ez, global const float* hx, int n, int t) {
+    int i = get_global_id(0);
+    if (i < 1) return;
+    ez[i] += 0.5f * (hx[i] - hx[i - 1]);
+    if (i == n / 2) ez[i] += sin(0.1f * (float)t) * cos(0.2f * (float)t);
+}
+"#;
+
 #[test]
 fn shared_products_and_merged_writes_agree() {
     let (_, k) = wide(SHARED, "k");
@@ -616,4 +630,24 @@ fn shared_products_and_merged_writes_agree() {
             Spec::Int(9),
         ]
     });
+}
+
+#[test]
+fn a_long_skipped_arm_does_not_make_a_short_body_long() {
+    let (_, k) = wide(SHORT_BODY_LONG_ARM, "k");
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(!line.contains("chunks in flight"), "{line}");
+    }
+    for (n, t) in [(64, 5), (7, 1000), (-3, 0)] {
+        agree(SHORT_BODY_LONG_ARM, "k", &ranges_1d(), |r| {
+            let end = (r.global_offset[0] + r.global_size[0]) as usize;
+            vec![
+                Spec::Floats(end, 1),
+                Spec::Floats(end, 4),
+                Spec::Int(n),
+                Spec::Int(t),
+            ]
+        });
+    }
 }

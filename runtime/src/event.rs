@@ -441,9 +441,11 @@ impl Event {
             .take();
         if let Some(helper) = helper {
             helper();
-        } else if self.runs_on_pool() && self.status() == RUNNING {
-            // Another thread runs the kernel: take part in it rather than
-            // sleep.
+        } else if self.runs_on_pool() && self.status() > COMPLETE {
+            // Another thread runs the kernel, or the kernels queued before
+            // it: take part in them rather than sleep (a thread awake in
+            // `help_while` is given a share of launches too small to wake
+            // a worker for, `pool::worth_a_hunter`).
             crate::pool::Pool::global().help_while(|| self.status() > COMPLETE);
         }
         let mut state = self.lock();

@@ -248,6 +248,22 @@ pub fn range_grain(grain: u64, elapsed: Duration, done: u64) -> u64 {
     grain.min(RANGE_NS / per_group).max(1)
 }
 
+/// Whether the work left, `left` groups when `done` took `elapsed`, is
+/// worth handing a share of to a thread already awake and looking for
+/// work ([`Pool::help_while`]): no wake-up to pay, only a steal and the
+/// lines the helper reads from the submitter's cache, so
+/// [`ALONE_RANGE_NS`] of work is enough (a quarter of what a sleeping
+/// helper is woken for). A FDTD step of two 256×256 launches of ~20 µs
+/// each, enqueued ahead from Python and then waited for with `clFinish`,
+/// thus runs on both cores once the waiting thread helps.
+pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
+    if done == 0 || left <= 1 {
+        return false;
+    }
+    let per_group = nanos(elapsed) / done;
+    per_group.saturating_mul(left) >= ALONE_RANGE_NS
+}
+
 /// The length of the next range the submitting thread runs alone, after
 /// `done` groups took `elapsed` and the last range was `step` long: twice
 /// as long, up to the job's grain, or beyond it while the range would
@@ -337,6 +353,9 @@ pub struct Pool {
     handles: Vec<OnceLock<std::thread::Thread>>,
     /// What kernels' last launches measured of their first group.
     costs: Vec<CostSlot>,
+    /// Threads inside [`Pool::help_while`]: awake and looking for
+    /// published ranges, so a job may hand them work without a wake-up.
+    hunting: AtomicUsize,
 }
 
 thread_local! {
@@ -380,6 +399,7 @@ impl Pool {
                 .collect(),
             handles: (1..threads).map(|_| OnceLock::new()).collect(),
             costs: (0..COST_SLOTS).map(|_| CostSlot::default()).collect(),
+            hunting: AtomicUsize::new(0),
         });
         for (index, deque) in deques.into_iter().enumerate() {
             let pool = Arc::clone(&pool);
@@ -499,6 +519,15 @@ impl Pool {
                 job.wakes.store(helpers, Ordering::Release);
                 break;
             }
+            // A thread already awake in `help_while` costs no wake-up:
+            // it takes a share of less than a helper's worth.
+            if worth_a_hunter(elapsed, done, total - next)
+                && self.hunting.load(Ordering::Relaxed) > 0
+            {
+                job.grain
+                    .store(range_grain(grain, elapsed, done), Ordering::Relaxed);
+                break;
+            }
             step = next_alone_step(step, grain, elapsed, done);
         }
         if next == total {
@@ -587,6 +616,7 @@ impl Pool {
         if self.threads == 1 {
             return;
         }
+        self.hunting.fetch_add(1, Ordering::Relaxed);
         with_caller_scratch(|scratch| {
             let mut empty_looks = 0;
             while waiting() && empty_looks < HELP_LOOKS {
@@ -602,6 +632,7 @@ impl Pool {
                 }
             }
         });
+        self.hunting.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Splits a task down to its job's grain (publishing the upper halves)
@@ -887,6 +918,77 @@ mod tests {
         assert_eq!(helpers_for(us(1), 1, 19, 63), 0);
         assert_eq!(helpers_for(us(100), 1, 1, 63), 0);
         assert_eq!(helpers_for(us(100), 0, 100, 63), 0);
+    }
+
+    #[test]
+    fn a_thread_awake_is_worth_less_work_than_a_wake_up() {
+        let us = Duration::from_micros;
+        // 10 groups in 10 µs, 10 left: 10 µs, under a helper's worth but
+        // worth a share for a thread that is already awake.
+        assert_eq!(helpers_for(us(10), 10, 10, 63), 0);
+        assert!(worth_a_hunter(us(10), 10, 10));
+        assert!(worth_a_hunter(us(1), 1, 5));
+        // Under ALONE_RANGE_NS left, no estimate yet, or one group left:
+        // the submitter keeps it.
+        assert!(!worth_a_hunter(us(1), 1, 4));
+        assert!(!worth_a_hunter(us(100), 0, 100));
+        assert!(!worth_a_hunter(us(100), 1, 1));
+    }
+
+    #[test]
+    fn a_thread_in_help_while_gets_a_share_of_a_launch_too_small_to_wake_for() {
+        // Launches of 64 groups of ~0.25 µs (~16 µs: no helper is woken
+        // for them) while another thread waits in `help_while`: that
+        // thread takes a published range of some of them. Its start is
+        // not timed against the launches, so they are repeated until it
+        // has helped once (the deadline only turns a failure into a
+        // message).
+        let pool = Pool::start(2);
+        let stop = Arc::new(AtomicBool::new(false));
+        let hunter_id = Arc::new(Mutex::new(None));
+        let hunter = {
+            let (pool, stop, hunter_id) =
+                (Arc::clone(&pool), Arc::clone(&stop), Arc::clone(&hunter_id));
+            std::thread::spawn(move || {
+                *hunter_id.lock().expect("id") = Some(std::thread::current().id());
+                while !stop.load(Ordering::SeqCst) {
+                    pool.help_while(|| !stop.load(Ordering::SeqCst));
+                }
+            })
+        };
+        while hunter_id.lock().expect("id").is_none() {
+            std::thread::yield_now();
+        }
+        let hunter_thread = hunter_id.lock().expect("id").expect("set");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut helped = false;
+        while !helped && Instant::now() < deadline {
+            let hits: Arc<Vec<AtomicU8>> = Arc::new((0..64).map(|_| AtomicU8::new(0)).collect());
+            let (seen, by_hunter) = (Arc::clone(&hits), Arc::new(AtomicBool::new(false)));
+            let flag = Arc::clone(&by_hunter);
+            let status = pool.run(
+                64,
+                Arc::new(move |first, end, _: &mut Scratch| {
+                    if std::thread::current().id() == hunter_thread {
+                        flag.store(true, Ordering::Relaxed);
+                    }
+                    for g in first..end {
+                        let start = Instant::now();
+                        while start.elapsed() < Duration::from_nanos(250) {
+                            std::hint::spin_loop();
+                        }
+                        seen[g as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                    0
+                }),
+            );
+            assert_eq!(status, 0);
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            helped = by_hunter.load(Ordering::Relaxed);
+        }
+        stop.store(true, Ordering::SeqCst);
+        hunter.join().expect("hunter");
+        assert!(helped, "the thread in help_while never got a range");
     }
 
     #[test]

@@ -701,6 +701,24 @@ pub(super) fn interleave(
     Ok(next_k)
 }
 
+/// Operations of `p` outside its skipped regions (`IfAny` to the matching
+/// `EndIf`): those every chunk runs. A rarely taken arm (FDTD's source
+/// term, one work-item of 65 536, about 300 operations with its `sin`)
+/// says nothing of the length of the chains a chunk runs, nor of how many
+/// moves two chunks may add to them.
+fn ops_run_always(p: &Program) -> usize {
+    let mut depth = 0usize;
+    let mut n = 0;
+    for op in p.ops() {
+        match op {
+            Op::IfAny { .. } => depth += 1,
+            Op::EndIf if depth > 0 => depth -= 1,
+            _ => n += usize::from(depth == 0),
+        }
+    }
+    n
+}
+
 /// Operations of `p` inside loops of the body (inside more than the
 /// entry's four loops).
 fn loop_ops(p: &Program) -> usize {
@@ -748,7 +766,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
             }
         }
     }
-    if !looped && body.ops().len() >= LONG_BODY && !has_checked_access(body) {
+    if !looped && ops_run_always(body) >= LONG_BODY && !has_checked_access(body) {
         // A long loop-free body: its chains (divisions, square roots, the
         // polynomials of `exp` and `log`) are long beside the core's
         // scheduler, and the next chunk's work sits a whole body later;
@@ -769,6 +787,8 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         // (`erf_blackscholes.cl`, about 1 900 a chunk: 70 ms more) and
         // spills past the limit anyway.
         let quad = body.ops().len() <= 4 * LONG_BODY;
+        // Moves are counted in the skipped regions too, and so are the
+        // operations that allow them.
         for (n, per) in [(4, QUAD_MOVES_PER_OP), (2, 16)] {
             if n == 4 && !quad {
                 continue;

@@ -1627,6 +1627,45 @@ impl FunctionCx<'_, '_> {
         Ok(fast)
     }
 
+    /// The AVX-512 `sincos` of `n` pieces (`crate::zsincos`), imported
+    /// once per kernel: on a host that runs it, for whole 16-lane blocks,
+    /// when the routine's single-precision steps are the ones the
+    /// Cranelift routine takes (FMA).
+    fn zmm_sincos(&mut self, n: usize) -> LResult<Option<cranelift_codegen::ir::FuncRef>> {
+        let sym = crate::zsincos::SYMBOL;
+        if !n.is_multiple_of(4)
+            || !self.kernel.has_fma()
+            || cranelift_module::Module::isa(self.jit)
+                .triple()
+                .architecture
+                != target_lexicon::Architecture::X86_64
+            || crate::zsincos::address().is_none()
+        {
+            return Ok(None);
+        }
+        if let Some(f) = self.cache.imported(sym) {
+            return Ok(Some(f));
+        }
+        let conv = cranelift_module::Module::isa(self.jit).default_call_conv();
+        let mut sig = cranelift_codegen::ir::Signature::new(conv);
+        for _ in 0..3 {
+            sig.params
+                .push(cranelift_codegen::ir::AbiParam::new(types::I64));
+        }
+        sig.returns
+            .push(cranelift_codegen::ir::AbiParam::new(types::I32));
+        let id = cranelift_module::Module::declare_function(
+            self.jit,
+            sym,
+            cranelift_module::Linkage::Import,
+            &sig,
+        )
+        .map_err(|e| self.internal(format!("declaring {sym}: {e}")))?;
+        let fref = cranelift_module::Module::declare_func_in_func(self.jit, id, self.b.func);
+        self.cache.import(sym.to_string(), fref);
+        Ok(Some(fref))
+    }
+
     /// `sincos`: the sine, with the cosine as second result, from one call
     /// of the `sincos` routine (one reduction and one pair of
     /// polynomials where `sin` and `cos` made two: the twiddles of an FFT
@@ -1668,7 +1707,27 @@ impl FunctionCx<'_, '_> {
             self.b.ins().store(flags, *v, args_at, (i * 16) as i32);
         }
         let out_at = self.b.ins().stack_addr(types::I64, slot, bytes as i32);
-        self.b.ins().call(f, &[args_at, out_at]);
+        match self.zmm_sincos(n)? {
+            // Whole 16-lane blocks on an AVX-512 host: the same steps on
+            // 16 lanes at a time (`crate::zsincos`), the routine only when
+            // a lane needs the exact path.
+            Some(fast) => {
+                let blocks = self.b.ins().iconst(types::I64, (n / 4) as i64);
+                let call = self.b.ins().call(fast, &[args_at, out_at, blocks]);
+                let done = self.b.inst_results(call)[0];
+                let (slow, join) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(done, join, &[], slow, &[]);
+                self.b.switch_to_block(slow);
+                self.b.seal_block(slow);
+                self.b.ins().call(f, &[args_at, out_at]);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
+            }
+            None => {
+                self.b.ins().call(f, &[args_at, out_at]);
+            }
+        }
         let mut load = |j: usize| -> Vec<Value> {
             (0..n)
                 .map(|i| {
