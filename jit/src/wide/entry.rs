@@ -719,9 +719,10 @@ fn ops_run_always(p: &Program) -> usize {
     n
 }
 
-/// Operations of `p` inside loops of the body (inside more than the
-/// entry's four loops).
-fn loop_ops(p: &Program) -> usize {
+/// Operations of `p` inside more than `outer` loops: the body's own
+/// loops, below the entry's four (`outer` = 4) or in a region body that
+/// has none (`outer` = 0, `super::rows`).
+pub(super) fn loop_ops(p: &Program, outer: usize) -> usize {
     let mut depth = 0usize;
     let mut n = 0;
     for op in p.ops() {
@@ -730,7 +731,7 @@ fn loop_ops(p: &Program) -> usize {
             Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 depth = depth.saturating_sub(1)
             }
-            _ => n += usize::from(depth > 4),
+            _ => n += usize::from(depth > outer),
         }
     }
     n
@@ -761,7 +762,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         for n in [4, 2] {
             let program = entry_program(body, n, false)?;
             let allocated = allocate_ra2_pooled(&program)?;
-            if inner(&allocated) <= inner(&alloc) + loop_ops(&program) / 16 {
+            if inner(&allocated) <= inner(&alloc) + loop_ops(&program, 4) / 16 {
                 return Ok((program, allocated, n));
             }
         }

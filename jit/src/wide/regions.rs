@@ -325,6 +325,7 @@ pub fn compile_regions(
         }
     };
     let split = (split_lanes, split_chunks);
+    let next = lowered.next_at.map(|at| (&f, at, split));
     for (r, alloc) in allocs.iter().enumerate() {
         a.set_label(&mut labels[r]).map_err(e)?;
         a.zero_bytes().map_err(e)?;
@@ -388,21 +389,7 @@ pub fn compile_regions(
             a.cmp(rdi, r8).map_err(e)?;
             a.jae(y_done).map_err(e)?;
             a.mov(r15, rbp).map_err(e)?;
-            chunk_lanes(&mut a).map_err(e)?;
-            emit_allocated(
-                &mut a,
-                alloc,
-                &mut EmitAt {
-                    release_frame: 0,
-                    cancel: Some(cancelled),
-                    entry: Some(&mut frame),
-                    steps: None,
-                },
-            )?;
-            if let Some(at) = lowered.next_at {
-                next_test(&mut a, &f, at, split).map_err(e)?;
-            }
-            a.add(r14, save_bytes).map_err(e)?;
+            one_chunk(&mut a, alloc, &mut frame, cancelled, next, save_bytes)?;
             a.inc(rdi).map_err(e)?;
             a.jmp(last).map_err(e)?;
             a.set_label(&mut y_done).map_err(e)?;
@@ -431,21 +418,7 @@ pub fn compile_regions(
         a.zero_bytes().map_err(e)?;
         a.cmp(r15, rsi).map_err(e)?;
         a.jae(x_done).map_err(e)?;
-        chunk_lanes(&mut a).map_err(e)?;
-        emit_allocated(
-            &mut a,
-            alloc,
-            &mut EmitAt {
-                release_frame: 0,
-                cancel: Some(cancelled),
-                entry: Some(&mut frame),
-                steps: None,
-            },
-        )?;
-        if let Some(at) = lowered.next_at {
-            next_test(&mut a, &f, at, split).map_err(e)?;
-        }
-        a.add(r14, save_bytes).map_err(e)?;
+        one_chunk(&mut a, alloc, &mut frame, cancelled, next, save_bytes)?;
         a.add(r15, 16).map_err(e)?;
         a.jmp(x_loop).map_err(e)?;
         a.set_label(&mut x_done).map_err(e)?;
@@ -628,6 +601,36 @@ fn emit_split(
     a.mov(eax, KernelStatus::DivergentBarrier as u32)
         .map_err(e)?;
     a.jmp(exit).map_err(e)?;
+    Ok(())
+}
+
+/// One chunk of a region, one row at a time: its lanes (`chunk_lanes`),
+/// the allocated body, the `$next` agreement test (`next`: the frame, the
+/// save-area offset of `$next` and the cold blocks), and the save area
+/// moved on to the next chunk's.
+fn one_chunk(
+    a: &mut CodeAssembler,
+    alloc: &Allocated,
+    frame: &mut EntryFrame,
+    cancelled: CodeLabel,
+    next: Option<(&Frame, i32, (CodeLabel, CodeLabel))>,
+    save_bytes: i32,
+) -> Result<(), WideError> {
+    chunk_lanes(a).map_err(asm_err)?;
+    emit_allocated(
+        a,
+        alloc,
+        &mut EmitAt {
+            release_frame: 0,
+            cancel: Some(cancelled),
+            entry: Some(frame),
+            steps: None,
+        },
+    )?;
+    if let Some((f, at, split)) = next {
+        next_test(a, f, at, split).map_err(asm_err)?;
+    }
+    a.add(r14, save_bytes).map_err(asm_err)?;
     Ok(())
 }
 

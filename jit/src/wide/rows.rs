@@ -25,7 +25,7 @@
 //! the lanes that count), and that a load in a region that also stores to
 //! memory may see another row's stores: such a region shares no load.
 
-use super::entry::{has_checked_access, interleave, invariant_ops, Moves, Shared};
+use super::entry::{has_checked_access, interleave, invariant_ops, loop_ops, Moves, Shared};
 use super::ra2::{allocate_ra2, written, Allocated};
 use super::{Arg, EntryStep, Op, Program, WideError};
 use std::cell::RefCell;
@@ -272,22 +272,6 @@ pub(crate) fn rows_program(
     Ok((Program::from_ops(out, nv * rows, next_k), loads))
 }
 
-/// Operations of `p` inside its loops.
-fn loop_ops(p: &Program) -> usize {
-    let mut depth = 0usize;
-    let mut n = 0;
-    for op in p.ops() {
-        match op {
-            Op::Loop => depth += 1,
-            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
-                depth = depth.saturating_sub(1)
-            }
-            _ => n += usize::from(depth > 0),
-        }
-    }
-    n
-}
-
 /// A region's body with rows in flight.
 pub(crate) struct InRows {
     /// Rows in flight.
@@ -335,7 +319,7 @@ pub(crate) fn rows_for(
         let (program, shared_loads) = rows_program(body, same, n)?;
         let alloc = allocate_ra2(&program)?;
         let ok = if looped {
-            alloc.stack_moves_within(1) <= single.stack_moves_within(1) + loop_ops(&program) / 16
+            alloc.stack_moves_within(1) <= single.stack_moves_within(1) + loop_ops(&program, 0) / 16
         } else {
             alloc.stack_moves_within(0) <= single.stack_moves_within(0) + program.ops().len() / 16
         };
