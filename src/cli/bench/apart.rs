@@ -169,7 +169,7 @@ fn self_command() -> Result<Command, String> {
 /// goes on to ours. `Ok` when it exited normally, else what happened: a
 /// signal (a driver's crash), an exit code with its last lines of
 /// standard error, or no output for `timeout` (then it is killed).
-fn run_child(
+pub(super) fn run_child(
     mut command: Command,
     timeout: Duration,
     mut line: impl FnMut(&str) -> bool,
@@ -244,7 +244,7 @@ fn run_child(
 }
 
 /// The last lines of a child's standard error, to append to a failure.
-pub(super) fn stderr_tail(stderr: &str) -> String {
+fn stderr_tail(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     let tail = &lines[lines.len().saturating_sub(3)..];
     if tail.is_empty() {
@@ -255,7 +255,7 @@ pub(super) fn stderr_tail(stderr: &str) -> String {
 }
 
 /// A failed child's exit: the signal that killed it, or its code.
-pub(super) fn describe_exit(status: ExitStatus) -> String {
+fn describe_exit(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (_, Some(signal)) => {

@@ -29,14 +29,12 @@
 //! set before each, no events asked for, `clFinish` at the end; the time
 //! from the first enqueue to the finish, over the launches.
 
-use super::apart::{describe_exit, stderr_tail};
 use super::opencl_backend::{build_program, check, platforms, Api, FoundPlatform, Handle};
 use super::report::{BenchResult, EngineDetail, PlatformResult};
 use super::workload::median;
 use std::ffi::CString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::ptr::{null, null_mut};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -352,62 +350,17 @@ fn write_vendors(dir: &Path, library: &Path) -> std::io::Result<()> {
     std::fs::write(dir.join("vecl.icd"), format!("{}\n", library.display()))
 }
 
-/// Runs the child; its result, or why there is none (a crash, a hang, an
-/// unreadable answer).
-fn run_child(mut command: Command, timeout: Duration) -> Result<PlatformResult, String> {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot start the measuring process: {e}"))?;
-    // Both pipes are drained while the child runs, so that neither fills.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_string(&mut text);
-            }
-            text
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            // The readers are left to end with the pipes: a process the
-            // child started could keep them open.
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "no result within {} s (hung?): the measuring process was killed",
-                    timeout.as_secs()
-                ));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("cannot wait for the measuring process: {e}"));
-            }
-        }
-    };
-    let stdout = stdout.join().unwrap_or_default();
-    let tail = stderr_tail(&stderr.join().unwrap_or_default());
-    if !status.success() {
-        return Err(format!("{}{tail}", describe_exit(status)));
-    }
-    let answer = stdout.lines().rev().find(|l| !l.trim().is_empty());
-    answer
-        .ok_or_else(|| format!("the measuring process printed no result{tail}"))
-        .and_then(|line| {
-            serde_json::from_str(line)
-                .map_err(|e| format!("unreadable result from the measuring process: {e}{tail}"))
-        })
+/// Runs the child (`apart::run_child`: a crash, an exit code or a hang
+/// becomes the reason); its result is its last line of output.
+fn run_child(command: Command, timeout: Duration) -> Result<PlatformResult, String> {
+    let mut last = None;
+    super::apart::run_child(command, timeout, |line| {
+        last = Some(line.to_string());
+        false
+    })?;
+    let line = last.ok_or("the measuring process printed no result")?;
+    serde_json::from_str(&line)
+        .map_err(|e| format!("unreadable result from the measuring process: {e}"))
 }
 
 // ---------------------------------------------------------------------------
