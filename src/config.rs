@@ -91,6 +91,11 @@ pub const VARIABLES: &[Variable] = &[
         default: "on",
         meaning: "`0`: every kernel keeps Cranelift's code; by default kernels in the wide code generator's subset get AVX-512 code (16 lanes per zmm register) on CPUs with AVX-512F and BMI2, unchecked or with robust access",
     },
+    Variable {
+        name: "VECL_WARM_UP",
+        default: "on",
+        meaning: "`0`: the process's first context does not start the pool and run the compiler once in the background",
+    },
 ];
 
 /// The configuration the environment sets: the defaults of every option
@@ -120,6 +125,9 @@ pub struct Config {
     /// `VECL_WIDE` (on unless `0`): the wide AVX-512 code for the kernels
     /// it takes.
     pub wide: bool,
+    /// `VECL_WARM_UP` (on unless `0`): the first context starts the pool
+    /// and runs the compiler once in the background (`crate::warm_up`).
+    pub warm_up: bool,
     /// What was wrong with the values read, one line each (printed once
     /// to stderr by [`Config::global`]).
     pub warnings: Vec<String>,
@@ -254,6 +262,7 @@ impl Config {
         };
         let disasm = read("VECL_JIT_DISASM").is_some();
         let wide = switch("VECL_WIDE", read("VECL_WIDE"), true, &mut warnings);
+        let warm_up = switch("VECL_WARM_UP", read("VECL_WARM_UP"), true, &mut warnings);
         Config {
             threads,
             checked,
@@ -266,6 +275,7 @@ impl Config {
             phases,
             disasm,
             wide,
+            warm_up,
             warnings,
         }
     }
@@ -341,7 +351,10 @@ mod tests {
             ("VECL_JIT_PHASES", "passes"),
             ("VECL_JIT_DISASM", "1"),
             ("VECL_WIDE", "1"),
+            ("VECL_WARM_UP", "0"),
         ]);
+        assert!(!c.warm_up);
+        assert!(Config::default().warm_up);
         assert_eq!(c.threads, Some(3));
         assert_eq!(c.kernel_timeout, Some(Duration::from_millis(250)));
         let j = c.jit_options();

@@ -19,8 +19,11 @@ pub struct Context {
 }
 
 impl Context {
-    /// A context on the vecl device.
+    /// A context on the vecl device. The process's first starts the
+    /// pool and readies the compiler in the background
+    /// ([`crate::warm_up`]).
     pub fn new() -> Result<Context> {
+        crate::warm_up::start();
         Ok(Context {
             device: Device::get(),
         })

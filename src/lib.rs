@@ -43,6 +43,7 @@ pub mod kernel;
 pub mod pod;
 pub mod program;
 pub mod queue;
+pub mod warm_up;
 
 pub use binary::BinaryType;
 pub use buffer::{Buffer, BufferBuilder};

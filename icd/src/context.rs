@@ -122,6 +122,9 @@ fn new_context(
     if pfn_notify.is_none() && !user_data.is_null() {
         return Err(CL_INVALID_VALUE);
     }
+    // The pool and the compiler get ready while the application goes on
+    // (`vecl::warm_up`).
+    vecl::warm_up::start();
     let context = Context::register(Context {
         properties,
         notify: pfn_notify.map(|f| (f, UserPtr(user_data))),

@@ -448,6 +448,7 @@ pub(crate) fn compile(
         input(w),
         opts.dump_clif,
     )?;
+    phases.mark("lowering");
     let local_checks = opts.local_checks
         && (crate::lower::races::has_local_memory(module, &arg_slots, &places)
             || vecl_ir::contains_barrier(&func.body.0));
@@ -471,6 +472,7 @@ pub(crate) fn compile(
         trusted: &wide_trusted,
     };
     let avx512 = crate::wide::select::choose(&request, fallback_never_taken);
+    phases.mark("wide");
     // The wide code's frame is its spill slots (8 bytes each) and a few
     // words; one past the limit leaves the kernel Cranelift's code.
     let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);

@@ -1,0 +1,81 @@
+//! The process's first context readies the device in the background: the
+//! pool's threads start (and park), and the compiler runs once over a
+//! small kernel, so that its code is paged in and its tables are made
+//! before the application's first build, not during it.
+//!
+//! Why: the first program of a process took 1.8–2.3 ms from source to
+//! code on the 2-core development machine where every later one took
+//! 0.5–0.7 ms, the same source (`examples/first_result.rs`): the
+//! difference is the first use of the front end, the CLIF lowering and
+//! the wide code generator (page faults on their code, tables built on
+//! first use), not anything of the program. The pool's threads started
+//! inside the first launch as well. Other OpenCL platforms load and
+//! prepare their compilers when the platform or context is made; this is
+//! vecl's equivalent, on a thread of its own so that making a context
+//! does not wait for it. Nothing the warm-up compiles is kept or reused:
+//! a program built while it runs is compiled in full, as before.
+//!
+//! `VECL_WARM_UP=0` turns it off (for measuring what it saves).
+
+use crate::Config;
+use std::sync::Once;
+use vecl_jit::{JitOptions, PhaseReport, Tiers};
+
+/// A kernel that goes through the front end, the middle passes, the CLIF
+/// lowering and both code generators: a global id, loads, arithmetic, a
+/// branch and a store.
+const SOURCE: &str = "kernel void vecl_warm_up(global const float *a, global float *b, int n) {
+    size_t i = get_global_id(0);
+    if (i < n) b[i] = a[i] * 2.0f + 1.0f;
+}
+";
+
+static STARTED: Once = Once::new();
+
+/// Starts the warm-up once per process, unless `VECL_WARM_UP=0`; returns
+/// at once.
+pub fn start() {
+    STARTED.call_once(|| {
+        if !Config::global().warm_up {
+            return;
+        }
+        // A process that cannot start a thread loses only the warm-up.
+        let _ = std::thread::Builder::new()
+            .name("vecl-warm-up".into())
+            .spawn(run);
+    });
+}
+
+/// The warm-up itself: the pool, then the compiler.
+pub fn run() {
+    let config = Config::global();
+    vecl_runtime::Pool::global();
+    let Ok(built) = vecl_clc::build(SOURCE, "") else {
+        return;
+    };
+    // Robust access through the wide code (the Rust API's default), then
+    // unchecked code through Cranelift's quick tier (the C driver's
+    // default for kernels the wide code does not take). Errors are not
+    // the warm-up's to report: a build that meets one reports it.
+    let base = JitOptions {
+        phases: PhaseReport::Off,
+        disasm: false,
+        ..config.jit_options()
+    };
+    let runs = [
+        JitOptions {
+            checked: true,
+            tiers: Tiers::QuickOnly,
+            ..base.clone()
+        },
+        JitOptions {
+            checked: false,
+            wide: false,
+            tiers: Tiers::QuickOnly,
+            ..base
+        },
+    ];
+    for opts in &runs {
+        let _ = vecl_jit::compile_kernel(&built.module, "vecl_warm_up", opts);
+    }
+}
