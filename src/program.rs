@@ -395,6 +395,7 @@ impl ProgramBuilder {
 
     /// Builds the program: front end, then the JIT for every kernel.
     pub fn build(self) -> Result<Program> {
+        crate::warm_up::build_begun();
         if let Input::Il { .. } = self.input {
             let options = self.options.clone();
             // The IL front end has no options of its own to refuse; those

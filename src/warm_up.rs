@@ -15,9 +15,14 @@
 //! does not wait for it. Nothing the warm-up compiles is kept or reused:
 //! a program built while it runs is compiled in full, as before.
 //!
+//! A build that starts while the warm-up runs makes it stop after the
+//! step it is in: what is left, the build warms itself, and two threads
+//! compiling at once on a busy machine would only slow that build down.
+//!
 //! `VECL_WARM_UP=0` turns it off (for measuring what it saves).
 
 use crate::Config;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 use vecl_jit::{JitOptions, PhaseReport, Tiers};
 
@@ -32,6 +37,14 @@ const SOURCE: &str = "kernel void vecl_warm_up(global const float *a, global flo
 
 static STARTED: Once = Once::new();
 
+/// Whether a program's build has begun in this process.
+static BUILD_BEGUN: AtomicBool = AtomicBool::new(false);
+
+/// Notes that a build has begun: a warm-up running stops after its step.
+pub(crate) fn build_begun() {
+    BUILD_BEGUN.store(true, Ordering::Relaxed);
+}
+
 /// Starts the warm-up once per process, unless `VECL_WARM_UP=0`; returns
 /// at once.
 pub fn start() {
@@ -42,14 +55,23 @@ pub fn start() {
         // A process that cannot start a thread loses only the warm-up.
         let _ = std::thread::Builder::new()
             .name("vecl-warm-up".into())
-            .spawn(run);
+            .spawn(|| warm_up(&|| BUILD_BEGUN.load(Ordering::Relaxed)));
     });
 }
 
-/// The warm-up itself: the pool, then the compiler.
+/// The warm-up's work, here, to its end (what the first context starts
+/// on a thread of its own, which stops early once a build has begun).
 pub fn run() {
+    warm_up(&|| false);
+}
+
+/// The pool, then the compiler, unless `stop` says to stop first.
+fn warm_up(stop: &dyn Fn() -> bool) {
     let config = Config::global();
     vecl_runtime::Pool::global();
+    if stop() {
+        return;
+    }
     let Ok(built) = vecl_clc::build(SOURCE, "") else {
         return;
     };
@@ -76,6 +98,9 @@ pub fn run() {
         },
     ];
     for opts in &runs {
+        if stop() {
+            return;
+        }
         let _ = vecl_jit::compile_kernel(&built.module, "vecl_warm_up", opts);
     }
 }

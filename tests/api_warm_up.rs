@@ -73,7 +73,7 @@ fn build_log(ctx: &Context) -> String {
 #[test]
 fn programs_built_during_and_after_the_warm_up_are_the_same() {
     // The process's first context starts the warm-up; this build runs
-    // beside it.
+    // beside it (which then stops after its step).
     let ctx = Context::new().expect("context");
     let during = vadd_once(&ctx, 1000);
     let log_during = build_log(&ctx);

@@ -16,6 +16,8 @@ use crate::{
     collectives, group_shape, lane_axis, layout, lower, math, races, regions, JitError, JitOptions,
     Prefetch,
 };
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable as _};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Module as _};
@@ -369,24 +371,8 @@ pub(crate) fn compile(
         None => args_size,
     };
 
-    let verifier = if cfg!(debug_assertions) {
-        "true"
-    } else {
-        "false"
-    };
-    let mut builder = JITBuilder::with_flags(
-        &[
-            ("opt_level", tier.opt_level()),
-            ("enable_verifier", verifier),
-            ("regalloc_algorithm", tier.regalloc()),
-            // A frame larger than the thread's stack stops at the guard
-            // page (`crate::frame`).
-            ("enable_probestack", "true"),
-            ("probestack_strategy", "inline"),
-        ],
-        default_libcall_names(),
-    )
-    .map_err(|e| codegen(format!("creating the JIT: {e}")))?;
+    let isa = host_isa(tier).map_err(|e| codegen(format!("creating the JIT: {e}")))?;
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     // Code and data of one module in one reserved range: calls between its
     // functions and references to its data are 32-bit PC-relative, which
     // separate allocations (placed wherever the system puts them, gigabytes
@@ -754,6 +740,45 @@ pub(crate) fn compile(
 enum MainCode {
     Compiled(crate::define::DefinedFunction),
     Lowered(crate::define::LoweredFunction),
+}
+
+/// The host's ISA with `tier`'s settings, made once per process for each
+/// tier and shared by every module: what `JITBuilder::with_flags` would
+/// make again for each (the CPU's features detected, the settings
+/// parsed), the same settings as it would give.
+fn host_isa(tier: Tier) -> Result<OwnedTargetIsa, String> {
+    static ISAS: [OnceLock<Result<OwnedTargetIsa, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = match tier {
+        Tier::Quick => &ISAS[0],
+        Tier::Optimised => &ISAS[1],
+    };
+    slot.get_or_init(|| {
+        let verifier = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        let mut flags = settings::builder();
+        for (name, value) in [
+            ("opt_level", tier.opt_level()),
+            ("enable_verifier", verifier),
+            ("regalloc_algorithm", tier.regalloc()),
+            // A frame larger than the thread's stack stops at the guard
+            // page (`crate::frame`).
+            ("enable_probestack", "true"),
+            ("probestack_strategy", "inline"),
+            // As `JITBuilder::with_flags` sets them: calls and data within
+            // reach of any relocation, no position-independent code.
+            ("use_colocated_libcalls", "false"),
+            ("is_pic", "false"),
+        ] {
+            flags.set(name, value).map_err(|e| e.to_string())?;
+        }
+        cranelift_native::builder()?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| e.to_string())
+    })
+    .clone()
 }
 
 /// The fallback the wide entry is built with: never called, since
