@@ -95,6 +95,23 @@ struct CostSlot {
 /// queue executor's wake-up and the launch's first split).
 pub const HELP_LOOKS: u32 = 2000;
 
+/// How long a thread in [`Pool::help_while`] may look for work beyond the
+/// time it spends running what it finds ([`hunt_pays`]): a wake-up's
+/// worth ([`HELPER_WORK_NS`]). A waiter whose shares are worth less than
+/// its looking between them (a chain of launches of a few microseconds,
+/// each handing it a share of ~2 µs) stops looking and sleeps until its
+/// event completes, instead of spinning through the whole chain.
+pub const HUNT_ALLOWANCE_NS: u64 = HELPER_WORK_NS;
+
+/// How long the submitting thread of a job waits for the job's last
+/// ranges, run by other threads, by looking before it sleeps on the job
+/// ([`Job::wait`]): about what sleeping costs it (a futex wait, the
+/// finisher's futex wake, and a scheduling delay of a few to ten-odd
+/// microseconds). A spin that long costs at most twice the better of
+/// spinning and sleeping, whatever the ranges' length; most last ranges
+/// are a grain of a short launch, a microsecond or two.
+pub const JOB_SPIN_NS: u64 = ALONE_RANGE_NS;
+
 /// The status a job reports when its body panicked (a bug, but never a hang).
 /// (Apart from every `vecl_jit::abi::KernelStatus`, so that a panic is
 /// never reported as a kernel's own failure.)
@@ -196,7 +213,21 @@ impl Job {
         }
     }
 
+    /// Waits until the job is finished: by looking for up to
+    /// [`JOB_SPIN_NS`] (the last ranges are usually short), then asleep.
     fn wait(&self) {
+        if self.is_done() {
+            return;
+        }
+        let started = Instant::now();
+        let mut looks = 0u32;
+        while !self.is_done() {
+            looks = looks.wrapping_add(1);
+            if looks % 32 == 0 && nanos(started.elapsed()) >= JOB_SPIN_NS {
+                break;
+            }
+            std::hint::spin_loop();
+        }
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         while !done.finished {
             done.waiting = true;
@@ -262,6 +293,17 @@ pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
     }
     let per_group = nanos(elapsed) / done;
     per_group.saturating_mul(left) >= ALONE_RANGE_NS
+}
+
+/// Whether a thread in [`Pool::help_while`] that has been at it for
+/// `total` nanoseconds, `worked` of them running ranges it found, should
+/// go on looking: while the time it spent looking is at most the time it
+/// ran ranges plus [`HUNT_ALLOWANCE_NS`]. Its CPU time is then at most
+/// twice what it ran, plus the allowance; shares that save the job
+/// about what they cost keep it looking, slivers between long looks do
+/// not.
+pub fn hunt_pays(total: u64, worked: u64) -> bool {
+    total.saturating_sub(worked) <= worked.saturating_add(HUNT_ALLOWANCE_NS)
 }
 
 /// The length of the next range the submitting thread runs alone, after
@@ -606,7 +648,8 @@ impl Pool {
 
     /// Runs published ranges, of whichever job published them, on the
     /// calling thread while `waiting()` holds, and returns when it no longer
-    /// does or when nothing was published for [`HELP_LOOKS`] looks in a row.
+    /// does, when nothing was published for [`HELP_LOOKS`] looks in a row,
+    /// or when its looking no longer pays for itself ([`hunt_pays`]).
     ///
     /// A thread about to sleep until a kernel completes calls this so that it
     /// takes part instead. It matters when the kernel runs on another thread
@@ -618,15 +661,23 @@ impl Pool {
         }
         self.hunting.fetch_add(1, Ordering::Relaxed);
         with_caller_scratch(|scratch| {
+            let started = Instant::now();
+            let mut worked = 0u64;
             let mut empty_looks = 0;
             while waiting() && empty_looks < HELP_LOOKS {
                 match self.find_task(None) {
                     Some(task) => {
+                        let ran = Instant::now();
                         self.run_task(task, None, scratch);
+                        worked = worked.saturating_add(nanos(ran.elapsed()));
                         empty_looks = 0;
                     }
                     None => {
                         empty_looks += 1;
+                        // The clock every 64 looks (~25 ns a read).
+                        if empty_looks % 64 == 0 && !hunt_pays(nanos(started.elapsed()), worked) {
+                            break;
+                        }
                         std::hint::spin_loop();
                     }
                 }
@@ -1321,6 +1372,81 @@ mod tests {
         assert_eq!(status, 0);
         let threads = names.lock().map(|s| s.len()).unwrap_or(0);
         assert!(threads >= 2, "only {threads} thread(s) ran groups");
+    }
+
+    #[test]
+    fn looking_for_work_pays_only_while_it_is_worth_its_shares() {
+        let us = |n: u64| n * 1_000;
+        // Nothing run yet: looking for up to the allowance.
+        assert!(hunt_pays(0, 0));
+        assert!(hunt_pays(HUNT_ALLOWANCE_NS, 0));
+        assert!(!hunt_pays(HUNT_ALLOWANCE_NS + 1, 0));
+        // Shares of 10 µs between looks of 4 µs (a FDTD launch's half
+        // between the executor's launches): it goes on.
+        assert!(hunt_pays(us(14_000), us(10_000)));
+        // Slivers of 2 µs between looks of 4 µs (a chain of launches of
+        // a few µs): it stops once the allowance is spent.
+        assert!(hunt_pays(us(60), us(20)));
+        assert!(!hunt_pays(us(6 * 100), us(2 * 100)));
+        // Everything run, nothing looked for; and no overflow.
+        assert!(hunt_pays(us(50), us(50)));
+        assert!(hunt_pays(u64::MAX, u64::MAX));
+        assert!(!hunt_pays(u64::MAX, 0));
+    }
+
+    #[test]
+    fn a_waiter_fed_only_slivers_stops_looking_and_returns() {
+        // Ranges of an empty body published one every ~30 µs: a waiter
+        // finding a few nanoseconds of work between looks of tens of
+        // microseconds returns from `help_while` while its condition
+        // still holds (it would sleep on its event), instead of looking
+        // as long as ranges keep coming. The stop flag is only a
+        // deadline that turns a failure into a message.
+        let pool = Pool::start(2);
+        let job = Arc::new(Job {
+            body: Arc::new(|_, _, _: &mut Scratch| 0),
+            // Never finished: the ranges only count down.
+            remaining: AtomicU64::new(u64::MAX / 2),
+            status: AtomicU32::new(0),
+            grain: AtomicU64::new(1),
+            wakes: AtomicUsize::new(0),
+            done: Mutex::new(Done::default()),
+            done_cond: Condvar::new(),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let feeder = {
+            let (pool, job, stop) = (Arc::clone(&pool), Arc::clone(&job), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(20);
+                let mut next = 0;
+                while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
+                    pool.injector.push(Task {
+                        job: Arc::clone(&job),
+                        start: next,
+                        end: next + 1,
+                    });
+                    next += 1;
+                    spin_for(30);
+                }
+                stop.store(true, Ordering::SeqCst);
+            })
+        };
+        pool.help_while(|| !stop.load(Ordering::SeqCst));
+        let returned_by_itself = !stop.swap(true, Ordering::SeqCst);
+        feeder.join().expect("feeder");
+        assert!(returned_by_itself, "help_while looked until its deadline");
+    }
+
+    #[test]
+    fn jobs_ended_by_a_helper_complete_through_the_spin_or_the_sleep() {
+        // A job whose last range another thread ends within the spin
+        // still completes with every group run once (the spin, the
+        // sleep and the notification agree on who saw what).
+        let pool = Pool::start(2);
+        for _ in 0..200 {
+            let runs = count_runs(&pool, 64);
+            assert!(runs.iter().all(|&n| n == 1));
+        }
     }
 
     #[test]
