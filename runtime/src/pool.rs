@@ -68,6 +68,27 @@ pub const ALONE_RANGE_NS: u64 = HELPER_WORK_NS / 4;
 /// steal and an atomic update, well under 1 % of it.
 pub const RANGE_NS: u64 = 50_000;
 
+/// The shortest a published range should be, at the cost per group the
+/// submitting thread measured before it published: a job's grain is
+/// lengthened to this when a fraction of its groups would be shorter.
+/// Handing a range to another thread costs about a microsecond (a steal,
+/// the job's count, the lines of the launch's buffers it reads from the
+/// submitter's cache), so a range of a few hundred nanoseconds is mostly
+/// hand-off; and the fraction, `groups / (8 × threads)`, shrinks as the
+/// pool grows while the launch does not: a 256-group launch of ~15 µs
+/// was 128 ranges of two groups on 16 threads, each awake thread took
+/// some, and every launch of a chain of them moved its buffer's lines
+/// between a dozen cores. With this floor a launch spreads over at most
+/// one thread per [`MIN_RANGE_NS`] of its work, whatever the pool's size.
+pub const MIN_RANGE_NS: u64 = ALONE_RANGE_NS / 2;
+
+/// How long an idle worker looks for work before it sleeps, at most
+/// (64 looks, or fewer when they take longer).
+/// Each look reads every other worker's deque, so 64 looks took a time
+/// that grew with the pool; bounded, a worker of a large pool costs no
+/// more to idle than one of a small pool.
+pub const WORKER_SPIN_NS: u64 = ALONE_RANGE_NS;
+
 /// A kernel whose last launch's first group took at least this long gets
 /// its helpers at the start of its next launch ([`Pool::run_for`]),
 /// before the submitting thread has run anything: a launch of few dear
@@ -104,8 +125,7 @@ pub const HELP_LOOKS: u32 = 2000;
 pub const HUNT_ALLOWANCE_NS: u64 = HELPER_WORK_NS;
 
 /// How long the submitting thread of a job waits for the job's last
-/// ranges, run by other threads, by looking before it sleeps on the job
-/// ([`Job::wait`]): about what sleeping costs it (a futex wait, the
+/// ranges, run by other threads, by looking before it sleeps on the job: about what sleeping costs it (a futex wait, the
 /// finisher's futex wake, and a scheduling delay of a few to ten-odd
 /// microseconds). A spin that long costs at most twice the better of
 /// spinning and sleeping, whatever the ranges' length; most last ranges
@@ -270,13 +290,17 @@ pub fn helpers_for(elapsed: Duration, done: u64, left: u64, max: usize) -> usize
 
 /// A job's grain once `done` groups took `elapsed` on the submitting
 /// thread: `grain`, or fewer groups when that many would take longer than
-/// [`RANGE_NS`] (at least one group).
+/// [`RANGE_NS`], or more when that many would take less than
+/// [`MIN_RANGE_NS`] (at least one group).
 pub fn range_grain(grain: u64, elapsed: Duration, done: u64) -> u64 {
     if done == 0 {
         return grain.max(1);
     }
     let per_group = (nanos(elapsed) / done).max(1);
-    grain.min(RANGE_NS / per_group).max(1)
+    grain
+        .min(RANGE_NS / per_group)
+        .max(MIN_RANGE_NS / per_group)
+        .max(1)
 }
 
 /// Whether the work left, `left` groups when `done` took `elapsed`, is
@@ -519,7 +543,7 @@ impl Pool {
             }
             // Help with whatever is published until our job is finished.
             while !job.is_done() {
-                match self.find_task(None) {
+                match self.find_task(None, usize::MAX) {
                     Some(task) => self.run_task(task, None, scratch),
                     None => break,
                 }
@@ -665,7 +689,7 @@ impl Pool {
             let mut worked = 0u64;
             let mut empty_looks = 0;
             while waiting() && empty_looks < HELP_LOOKS {
-                match self.find_task(None) {
+                match self.find_task(None, usize::MAX) {
                     Some(task) => {
                         let ran = Instant::now();
                         self.run_task(task, None, scratch);
@@ -715,8 +739,10 @@ impl Pool {
     }
 
     /// The next task: the thread's own deque first, then the injector, then
-    /// other workers' deques.
-    fn find_task(&self, own: Option<&Worker<Task>>) -> Option<Task> {
+    /// other workers' deques, from the one after `after` on (each worker
+    /// starts at its neighbour, so thieves do not all try the first deque
+    /// first).
+    fn find_task(&self, own: Option<&Worker<Task>>, after: usize) -> Option<Task> {
         if let Some(task) = own.and_then(Worker::pop) {
             return Some(task);
         }
@@ -731,7 +757,9 @@ impl Pool {
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
             }
-            for stealer in &self.stealers {
+            let count = self.stealers.len();
+            for k in 0..count {
+                let stealer = &self.stealers[after.wrapping_add(1).wrapping_add(k) % count];
                 match stealer.steal() {
                     Steal::Success(task) => return Some(task),
                     Steal::Retry => retry = true,
@@ -781,17 +809,20 @@ impl Pool {
         let (word, bit) = (&self.sleeping[index / 64], 1u64 << (index % 64));
         let mut scratch = Scratch::new();
         loop {
-            if let Some(task) = self.find_task(Some(&own)) {
+            if let Some(task) = self.find_task(Some(&own), index) {
                 self.run_task(task, Some(&own), &mut scratch);
                 continue;
             }
             // Spin briefly: another range is usually published soon after
             // the last one finished.
             let mut found = None;
-            for _ in 0..64 {
+            let spun = Instant::now();
+            for look in 0..64u32 {
                 std::hint::spin_loop();
-                found = self.find_task(Some(&own));
-                if found.is_some() {
+                found = self.find_task(Some(&own), index);
+                if found.is_some()
+                    || (look % 8 == 7 && nanos(spun.elapsed()) >= WORKER_SPIN_NS)
+                {
                     break;
                 }
             }
@@ -1072,9 +1103,63 @@ mod tests {
         assert_eq!(range_grain(4096, us(5), 1000), 4096);
         // Groups dearer than RANGE_NS: one a range, never none.
         assert_eq!(range_grain(4, us(3_000), 1), 1);
-        assert_eq!(range_grain(0, us(1), 10), 1);
+        assert_eq!(range_grain(0, us(30), 10), 1);
         // Nothing measured: the fraction.
         assert_eq!(range_grain(64, us(0), 0), 64);
+    }
+
+    #[test]
+    fn ranges_are_lengthened_to_be_worth_a_hand_off() {
+        let ns = Duration::from_nanos;
+        // 256 groups of 60 ns (a ~15 µs launch) on 16 threads: the
+        // fraction is 2 groups (120 ns a range); lengthened to
+        // MIN_RANGE_NS (41 groups), six ranges at most.
+        assert_eq!(range_grain(2, ns(600), 10), 41);
+        // The same launch on 64 threads: the same ranges.
+        assert_eq!(range_grain(0, ns(600), 10), 41);
+        // Groups of 80 ns on two threads (a FDTD launch): 16 groups are
+        // 1.3 µs, lengthened to 31.
+        assert_eq!(range_grain(16, ns(800), 10), 31);
+        // Groups dearer than MIN_RANGE_NS: the fraction, cut to RANGE_NS
+        // as before.
+        assert_eq!(range_grain(8, us_(4), 1), 8);
+        assert_eq!(range_grain(64, us_(4), 1), 12);
+    }
+
+    fn us_(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    #[test]
+    fn a_launch_of_little_work_spreads_over_few_threads_of_a_large_pool() {
+        // 256 groups of ~0.1 µs (~25 µs of work: a helper's worth) on a
+        // pool of 16: the fraction would make 128 ranges of two groups;
+        // lengthened to MIN_RANGE_NS, the groups run in about 2 × 25 /
+        // 2.5 ranges after the alone phase's (1, 2, 4, …). Groups that
+        // look dearer (the submitter descheduled while it times them)
+        // make shorter ranges, so the fewest over 20 launches is counted.
+        let pool = Pool::start(16);
+        let mut fewest = u64::MAX;
+        for _ in 0..20 {
+            let ranges = Arc::new(AtomicU64::new(0));
+            let seen = Arc::clone(&ranges);
+            let status = pool.run(
+                256,
+                Arc::new(move |first, end, _: &mut Scratch| {
+                    for _ in first..end {
+                        let start = Instant::now();
+                        while start.elapsed() < Duration::from_nanos(100) {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    seen.fetch_add(1, Ordering::Relaxed);
+                    0
+                }),
+            );
+            assert_eq!(status, 0);
+            fewest = fewest.min(ranges.load(Ordering::Relaxed));
+        }
+        assert!(fewest <= 40, "at best {fewest} ranges of 256 groups");
     }
 
     #[test]
