@@ -320,8 +320,8 @@ pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
 }
 
 /// Whether a thread in [`Pool::help_while`] that has been at it for
-/// `total` nanoseconds, `worked` of them running ranges it found, should
-/// go on looking: while the time it spent looking is at most the time it
+/// `total` nanoseconds since the first range it found, `worked` of them
+/// running ranges, should go on looking: while the time it spent looking is at most the time it
 /// ran ranges plus [`HUNT_ALLOWANCE_NS`]. Its CPU time is then at most
 /// twice what it ran, plus the allowance; shares that save the job
 /// about what they cost keep it looking, slivers between long looks do
@@ -685,13 +685,18 @@ impl Pool {
         }
         self.hunting.fetch_add(1, Ordering::Relaxed);
         with_caller_scratch(|scratch| {
-            let started = Instant::now();
+            // Counted from the first range found: until then the launch
+            // may not have started (its executor waking up, preparing
+            // it, running its first groups alone), and only
+            // `HELP_LOOKS` bounds the wait, as it did alone before.
+            let mut first_found: Option<Instant> = None;
             let mut worked = 0u64;
             let mut empty_looks = 0;
             while waiting() && empty_looks < HELP_LOOKS {
                 match self.find_task(None, usize::MAX) {
                     Some(task) => {
                         let ran = Instant::now();
+                        first_found.get_or_insert(ran);
                         self.run_task(task, None, scratch);
                         worked = worked.saturating_add(nanos(ran.elapsed()));
                         empty_looks = 0;
@@ -699,7 +704,9 @@ impl Pool {
                     None => {
                         empty_looks += 1;
                         // The clock every 64 looks (~25 ns a read).
-                        if empty_looks % 64 == 0 && !hunt_pays(nanos(started.elapsed()), worked) {
+                        if empty_looks % 64 == 0
+                            && first_found.is_some_and(|t| !hunt_pays(nanos(t.elapsed()), worked))
+                        {
                             break;
                         }
                         std::hint::spin_loop();
@@ -820,9 +827,7 @@ impl Pool {
             for look in 0..64u32 {
                 std::hint::spin_loop();
                 found = self.find_task(Some(&own), index);
-                if found.is_some()
-                    || (look % 8 == 7 && nanos(spun.elapsed()) >= WORKER_SPIN_NS)
-                {
+                if found.is_some() || (look % 8 == 7 && nanos(spun.elapsed()) >= WORKER_SPIN_NS) {
                     break;
                 }
             }
