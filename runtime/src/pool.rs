@@ -82,6 +82,15 @@ pub const RANGE_NS: u64 = 50_000;
 /// one thread per [`MIN_RANGE_NS`] of its work, whatever the pool's size.
 pub const MIN_RANGE_NS: u64 = ALONE_RANGE_NS / 2;
 
+/// Work left that a job hands a share of to a thread already awake in
+/// [`Pool::help_while`] ([`worth_a_hunter`]): two ranges the submitter
+/// would run alone ([`ALONE_RANGE_NS`]), so that each side has at least
+/// one. With 5 µs, a chain of launches of ~5 µs (256 groups of ~20 ns)
+/// handed the waiting thread ~2.5 µs of each, whose buffer lines then
+/// crossed between the two cores every launch: its wall time per launch
+/// did not move and the process's CPU time nearly doubled.
+pub const HUNTER_WORK_NS: u64 = 2 * ALONE_RANGE_NS;
+
 /// How long an idle worker looks for work before it sleeps, at most
 /// (64 looks, or fewer when they take longer).
 /// Each look reads every other worker's deque, so 64 looks took a time
@@ -307,8 +316,8 @@ pub fn range_grain(grain: u64, elapsed: Duration, done: u64) -> u64 {
 /// worth handing a share of to a thread already awake and looking for
 /// work ([`Pool::help_while`]): no wake-up to pay, only a steal and the
 /// lines the helper reads from the submitter's cache, so
-/// [`ALONE_RANGE_NS`] of work is enough (a quarter of what a sleeping
-/// helper is woken for). A FDTD step of two 256×256 launches of ~20 µs
+/// [`HUNTER_WORK_NS`] of work is enough (half of what a sleeping helper
+/// is woken for). A FDTD step of two 256×256 launches of ~20 µs
 /// each, enqueued ahead from Python and then waited for with `clFinish`,
 /// thus runs on both cores once the waiting thread helps.
 pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
@@ -316,7 +325,7 @@ pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
         return false;
     }
     let per_group = nanos(elapsed) / done;
-    per_group.saturating_mul(left) >= ALONE_RANGE_NS
+    per_group.saturating_mul(left) >= HUNTER_WORK_NS
 }
 
 /// Whether a thread in [`Pool::help_while`] that has been at it for
@@ -1014,10 +1023,11 @@ mod tests {
         // worth a share for a thread that is already awake.
         assert_eq!(helpers_for(us(10), 10, 10, 63), 0);
         assert!(worth_a_hunter(us(10), 10, 10));
-        assert!(worth_a_hunter(us(1), 1, 5));
-        // Under ALONE_RANGE_NS left, no estimate yet, or one group left:
-        // the submitter keeps it.
-        assert!(!worth_a_hunter(us(1), 1, 4));
+        assert!(worth_a_hunter(us(1), 1, 10));
+        // Under HUNTER_WORK_NS left (a 5 µs launch: halves of 2.5 µs), no
+        // estimate yet, or one group left: the submitter keeps it.
+        assert!(!worth_a_hunter(us(1), 1, 9));
+        assert!(!worth_a_hunter(Duration::from_nanos(60), 3, 253));
         assert!(!worth_a_hunter(us(100), 0, 100));
         assert!(!worth_a_hunter(us(100), 1, 1));
     }
