@@ -252,7 +252,7 @@ impl Job {
         let mut looks = 0u32;
         while !self.is_done() {
             looks = looks.wrapping_add(1);
-            if looks % 32 == 0 && nanos(started.elapsed()) >= JOB_SPIN_NS {
+            if looks.is_multiple_of(32) && nanos(started.elapsed()) >= JOB_SPIN_NS {
                 break;
             }
             std::hint::spin_loop();
@@ -713,7 +713,7 @@ impl Pool {
                     None => {
                         empty_looks += 1;
                         // The clock every 64 looks (~25 ns a read).
-                        if empty_looks % 64 == 0
+                        if empty_looks.is_multiple_of(64)
                             && first_found.is_some_and(|t| !hunt_pays(nanos(t.elapsed()), worked))
                         {
                             break;
