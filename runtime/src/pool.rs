@@ -91,10 +91,9 @@ pub const MIN_RANGE_NS: u64 = ALONE_RANGE_NS / 2;
 /// did not move and the process's CPU time nearly doubled.
 pub const HUNTER_WORK_NS: u64 = 2 * ALONE_RANGE_NS;
 
-/// How long an idle worker looks for work before it sleeps, at most
-/// (64 looks, or fewer when they take longer).
-/// Each look reads every other worker's deque, so 64 looks took a time
-/// that grew with the pool; bounded, a worker of a large pool costs no
+/// How long an idle worker looks for work before it sleeps, at most (64
+/// looks, or fewer when they take longer). Each look reads every other
+/// worker's deque, so 64 looks took a time that grew with the pool; bounded, a worker of a large pool costs no
 /// more to idle than one of a small pool.
 pub const WORKER_SPIN_NS: u64 = ALONE_RANGE_NS;
 
@@ -134,9 +133,9 @@ pub const HELP_LOOKS: u32 = 2000;
 pub const HUNT_ALLOWANCE_NS: u64 = HELPER_WORK_NS;
 
 /// How long the submitting thread of a job waits for the job's last
-/// ranges, run by other threads, by looking before it sleeps on the job: about what sleeping costs it (a futex wait, the
-/// finisher's futex wake, and a scheduling delay of a few to ten-odd
-/// microseconds). A spin that long costs at most twice the better of
+/// ranges, run by other threads, by looking before it sleeps on the job:
+/// about what sleeping costs it (a futex wait, the finisher's futex
+/// wake, and a scheduling delay of a few to ten-odd microseconds). A spin that long costs at most twice the better of
 /// spinning and sleeping, whatever the ranges' length; most last ranges
 /// are a grain of a short launch, a microsecond or two.
 pub const JOB_SPIN_NS: u64 = ALONE_RANGE_NS;
@@ -330,8 +329,8 @@ pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
 
 /// Whether a thread in [`Pool::help_while`] that has been at it for
 /// `total` nanoseconds since the first range it found, `worked` of them
-/// running ranges, should go on looking: while the time it spent looking is at most the time it
-/// ran ranges plus [`HUNT_ALLOWANCE_NS`]. Its CPU time is then at most
+/// running ranges, should go on looking: while the time it spent looking
+/// is at most the time it ran ranges plus [`HUNT_ALLOWANCE_NS`]. Its CPU time is then at most
 /// twice what it ran, plus the allowance; shares that save the job
 /// about what they cost keep it looking, slivers between long looks do
 /// not.
