@@ -68,6 +68,35 @@ pub const ALONE_RANGE_NS: u64 = HELPER_WORK_NS / 4;
 /// steal and an atomic update, well under 1 % of it.
 pub const RANGE_NS: u64 = 50_000;
 
+/// The shortest a published range should be, at the cost per group the
+/// submitting thread measured before it published: a job's grain is
+/// lengthened to this when a fraction of its groups would be shorter.
+/// Handing a range to another thread costs about a microsecond (a steal,
+/// the job's count, the lines of the launch's buffers it reads from the
+/// submitter's cache), so a range of a few hundred nanoseconds is mostly
+/// hand-off; and the fraction, `groups / (8 × threads)`, shrinks as the
+/// pool grows while the launch does not: a 256-group launch of ~15 µs
+/// was 128 ranges of two groups on 16 threads, each awake thread took
+/// some, and every launch of a chain of them moved its buffer's lines
+/// between a dozen cores. With this floor a launch spreads over at most
+/// one thread per [`MIN_RANGE_NS`] of its work, whatever the pool's size.
+pub const MIN_RANGE_NS: u64 = ALONE_RANGE_NS / 2;
+
+/// Work left that a job hands a share of to a thread already awake in
+/// [`Pool::help_while`] ([`worth_a_hunter`]): two ranges the submitter
+/// would run alone ([`ALONE_RANGE_NS`]), so that each side has at least
+/// one. With 5 µs, a chain of launches of ~5 µs (256 groups of ~20 ns)
+/// handed the waiting thread ~2.5 µs of each, whose buffer lines then
+/// crossed between the two cores every launch: its wall time per launch
+/// did not move and the process's CPU time nearly doubled.
+pub const HUNTER_WORK_NS: u64 = 2 * ALONE_RANGE_NS;
+
+/// How long an idle worker looks for work before it sleeps, at most (64
+/// looks, or fewer when they take longer). Each look reads every other
+/// worker's deque, so 64 looks took a time that grew with the pool; bounded, a worker of a large pool costs no
+/// more to idle than one of a small pool.
+pub const WORKER_SPIN_NS: u64 = ALONE_RANGE_NS;
+
 /// A kernel whose last launch's first group took at least this long gets
 /// its helpers at the start of its next launch ([`Pool::run_for`]),
 /// before the submitting thread has run anything: a launch of few dear
@@ -94,6 +123,22 @@ struct CostSlot {
 /// before it gives up (a few tens of microseconds: long enough to cover a
 /// queue executor's wake-up and the launch's first split).
 pub const HELP_LOOKS: u32 = 2000;
+
+/// How long a thread in [`Pool::help_while`] may look for work beyond the
+/// time it spends running what it finds ([`hunt_pays`]): a wake-up's
+/// worth ([`HELPER_WORK_NS`]). A waiter whose shares are worth less than
+/// its looking between them (a chain of launches of a few microseconds,
+/// each handing it a share of ~2 µs) stops looking and sleeps until its
+/// event completes, instead of spinning through the whole chain.
+pub const HUNT_ALLOWANCE_NS: u64 = HELPER_WORK_NS;
+
+/// How long the submitting thread of a job waits for the job's last
+/// ranges, run by other threads, by looking before it sleeps on the job:
+/// about what sleeping costs it (a futex wait, the finisher's futex
+/// wake, and a scheduling delay of a few to ten-odd microseconds). A spin that long costs at most twice the better of
+/// spinning and sleeping, whatever the ranges' length; most last ranges
+/// are a grain of a short launch, a microsecond or two.
+pub const JOB_SPIN_NS: u64 = ALONE_RANGE_NS;
 
 /// The status a job reports when its body panicked (a bug, but never a hang).
 /// (Apart from every `vecl_jit::abi::KernelStatus`, so that a panic is
@@ -196,7 +241,21 @@ impl Job {
         }
     }
 
+    /// Waits until the job is finished: by looking for up to
+    /// [`JOB_SPIN_NS`] (the last ranges are usually short), then asleep.
     fn wait(&self) {
+        if self.is_done() {
+            return;
+        }
+        let started = Instant::now();
+        let mut looks = 0u32;
+        while !self.is_done() {
+            looks = looks.wrapping_add(1);
+            if looks.is_multiple_of(32) && nanos(started.elapsed()) >= JOB_SPIN_NS {
+                break;
+            }
+            std::hint::spin_loop();
+        }
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         while !done.finished {
             done.waiting = true;
@@ -239,21 +298,25 @@ pub fn helpers_for(elapsed: Duration, done: u64, left: u64, max: usize) -> usize
 
 /// A job's grain once `done` groups took `elapsed` on the submitting
 /// thread: `grain`, or fewer groups when that many would take longer than
-/// [`RANGE_NS`] (at least one group).
+/// [`RANGE_NS`], or more when that many would take less than
+/// [`MIN_RANGE_NS`] (at least one group).
 pub fn range_grain(grain: u64, elapsed: Duration, done: u64) -> u64 {
     if done == 0 {
         return grain.max(1);
     }
     let per_group = (nanos(elapsed) / done).max(1);
-    grain.min(RANGE_NS / per_group).max(1)
+    grain
+        .min(RANGE_NS / per_group)
+        .max(MIN_RANGE_NS / per_group)
+        .max(1)
 }
 
 /// Whether the work left, `left` groups when `done` took `elapsed`, is
 /// worth handing a share of to a thread already awake and looking for
 /// work ([`Pool::help_while`]): no wake-up to pay, only a steal and the
 /// lines the helper reads from the submitter's cache, so
-/// [`ALONE_RANGE_NS`] of work is enough (a quarter of what a sleeping
-/// helper is woken for). A FDTD step of two 256×256 launches of ~20 µs
+/// [`HUNTER_WORK_NS`] of work is enough (half of what a sleeping helper
+/// is woken for). A FDTD step of two 256×256 launches of ~20 µs
 /// each, enqueued ahead from Python and then waited for with `clFinish`,
 /// thus runs on both cores once the waiting thread helps.
 pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
@@ -261,7 +324,18 @@ pub fn worth_a_hunter(elapsed: Duration, done: u64, left: u64) -> bool {
         return false;
     }
     let per_group = nanos(elapsed) / done;
-    per_group.saturating_mul(left) >= ALONE_RANGE_NS
+    per_group.saturating_mul(left) >= HUNTER_WORK_NS
+}
+
+/// Whether a thread in [`Pool::help_while`] that has been at it for
+/// `total` nanoseconds since the first range it found, `worked` of them
+/// running ranges, should go on looking: while the time it spent looking
+/// is at most the time it ran ranges plus [`HUNT_ALLOWANCE_NS`]. Its CPU time is then at most
+/// twice what it ran, plus the allowance; shares that save the job
+/// about what they cost keep it looking, slivers between long looks do
+/// not.
+pub fn hunt_pays(total: u64, worked: u64) -> bool {
+    total.saturating_sub(worked) <= worked.saturating_add(HUNT_ALLOWANCE_NS)
 }
 
 /// The length of the next range the submitting thread runs alone, after
@@ -477,7 +551,7 @@ impl Pool {
             }
             // Help with whatever is published until our job is finished.
             while !job.is_done() {
-                match self.find_task(None) {
+                match self.find_task(None, usize::MAX) {
                     Some(task) => self.run_task(task, None, scratch),
                     None => break,
                 }
@@ -606,7 +680,8 @@ impl Pool {
 
     /// Runs published ranges, of whichever job published them, on the
     /// calling thread while `waiting()` holds, and returns when it no longer
-    /// does or when nothing was published for [`HELP_LOOKS`] looks in a row.
+    /// does, when nothing was published for [`HELP_LOOKS`] looks in a row,
+    /// or when its looking no longer pays for itself ([`hunt_pays`]).
     ///
     /// A thread about to sleep until a kernel completes calls this so that it
     /// takes part instead. It matters when the kernel runs on another thread
@@ -618,15 +693,30 @@ impl Pool {
         }
         self.hunting.fetch_add(1, Ordering::Relaxed);
         with_caller_scratch(|scratch| {
+            // Counted from the first range found: until then the launch
+            // may not have started (its executor waking up, preparing
+            // it, running its first groups alone), and only
+            // `HELP_LOOKS` bounds the wait, as it did alone before.
+            let mut first_found: Option<Instant> = None;
+            let mut worked = 0u64;
             let mut empty_looks = 0;
             while waiting() && empty_looks < HELP_LOOKS {
-                match self.find_task(None) {
+                match self.find_task(None, usize::MAX) {
                     Some(task) => {
+                        let ran = Instant::now();
+                        first_found.get_or_insert(ran);
                         self.run_task(task, None, scratch);
+                        worked = worked.saturating_add(nanos(ran.elapsed()));
                         empty_looks = 0;
                     }
                     None => {
                         empty_looks += 1;
+                        // The clock every 64 looks (~25 ns a read).
+                        if empty_looks.is_multiple_of(64)
+                            && first_found.is_some_and(|t| !hunt_pays(nanos(t.elapsed()), worked))
+                        {
+                            break;
+                        }
                         std::hint::spin_loop();
                     }
                 }
@@ -664,8 +754,10 @@ impl Pool {
     }
 
     /// The next task: the thread's own deque first, then the injector, then
-    /// other workers' deques.
-    fn find_task(&self, own: Option<&Worker<Task>>) -> Option<Task> {
+    /// other workers' deques, from the one after `after` on (each worker
+    /// starts at its neighbour, so thieves do not all try the first deque
+    /// first).
+    fn find_task(&self, own: Option<&Worker<Task>>, after: usize) -> Option<Task> {
         if let Some(task) = own.and_then(Worker::pop) {
             return Some(task);
         }
@@ -680,7 +772,9 @@ impl Pool {
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
             }
-            for stealer in &self.stealers {
+            let count = self.stealers.len();
+            for k in 0..count {
+                let stealer = &self.stealers[after.wrapping_add(1).wrapping_add(k) % count];
                 match stealer.steal() {
                     Steal::Success(task) => return Some(task),
                     Steal::Retry => retry = true,
@@ -730,17 +824,18 @@ impl Pool {
         let (word, bit) = (&self.sleeping[index / 64], 1u64 << (index % 64));
         let mut scratch = Scratch::new();
         loop {
-            if let Some(task) = self.find_task(Some(&own)) {
+            if let Some(task) = self.find_task(Some(&own), index) {
                 self.run_task(task, Some(&own), &mut scratch);
                 continue;
             }
             // Spin briefly: another range is usually published soon after
             // the last one finished.
             let mut found = None;
-            for _ in 0..64 {
+            let spun = Instant::now();
+            for look in 0..64u32 {
                 std::hint::spin_loop();
-                found = self.find_task(Some(&own));
-                if found.is_some() {
+                found = self.find_task(Some(&own), index);
+                if found.is_some() || (look % 8 == 7 && nanos(spun.elapsed()) >= WORKER_SPIN_NS) {
                     break;
                 }
             }
@@ -927,10 +1022,11 @@ mod tests {
         // worth a share for a thread that is already awake.
         assert_eq!(helpers_for(us(10), 10, 10, 63), 0);
         assert!(worth_a_hunter(us(10), 10, 10));
-        assert!(worth_a_hunter(us(1), 1, 5));
-        // Under ALONE_RANGE_NS left, no estimate yet, or one group left:
-        // the submitter keeps it.
-        assert!(!worth_a_hunter(us(1), 1, 4));
+        assert!(worth_a_hunter(us(1), 1, 10));
+        // Under HUNTER_WORK_NS left (a 5 µs launch: halves of 2.5 µs), no
+        // estimate yet, or one group left: the submitter keeps it.
+        assert!(!worth_a_hunter(us(1), 1, 9));
+        assert!(!worth_a_hunter(Duration::from_nanos(60), 3, 253));
         assert!(!worth_a_hunter(us(100), 0, 100));
         assert!(!worth_a_hunter(us(100), 1, 1));
     }
@@ -1021,9 +1117,63 @@ mod tests {
         assert_eq!(range_grain(4096, us(5), 1000), 4096);
         // Groups dearer than RANGE_NS: one a range, never none.
         assert_eq!(range_grain(4, us(3_000), 1), 1);
-        assert_eq!(range_grain(0, us(1), 10), 1);
+        assert_eq!(range_grain(0, us(30), 10), 1);
         // Nothing measured: the fraction.
         assert_eq!(range_grain(64, us(0), 0), 64);
+    }
+
+    #[test]
+    fn ranges_are_lengthened_to_be_worth_a_hand_off() {
+        let ns = Duration::from_nanos;
+        // 256 groups of 60 ns (a ~15 µs launch) on 16 threads: the
+        // fraction is 2 groups (120 ns a range); lengthened to
+        // MIN_RANGE_NS (41 groups), six ranges at most.
+        assert_eq!(range_grain(2, ns(600), 10), 41);
+        // The same launch on 64 threads: the same ranges.
+        assert_eq!(range_grain(0, ns(600), 10), 41);
+        // Groups of 80 ns on two threads (a FDTD launch): 16 groups are
+        // 1.3 µs, lengthened to 31.
+        assert_eq!(range_grain(16, ns(800), 10), 31);
+        // Groups dearer than MIN_RANGE_NS: the fraction, cut to RANGE_NS
+        // as before.
+        assert_eq!(range_grain(8, us_(4), 1), 8);
+        assert_eq!(range_grain(64, us_(4), 1), 12);
+    }
+
+    fn us_(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    #[test]
+    fn a_launch_of_little_work_spreads_over_few_threads_of_a_large_pool() {
+        // 256 groups of ~0.1 µs (~25 µs of work: a helper's worth) on a
+        // pool of 16: the fraction would make 128 ranges of two groups;
+        // lengthened to MIN_RANGE_NS, the groups run in about 2 × 25 /
+        // 2.5 ranges after the alone phase's (1, 2, 4, …). Groups that
+        // look dearer (the submitter descheduled while it times them)
+        // make shorter ranges, so the fewest over 20 launches is counted.
+        let pool = Pool::start(16);
+        let mut fewest = u64::MAX;
+        for _ in 0..20 {
+            let ranges = Arc::new(AtomicU64::new(0));
+            let seen = Arc::clone(&ranges);
+            let status = pool.run(
+                256,
+                Arc::new(move |first, end, _: &mut Scratch| {
+                    for _ in first..end {
+                        let start = Instant::now();
+                        while start.elapsed() < Duration::from_nanos(100) {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    seen.fetch_add(1, Ordering::Relaxed);
+                    0
+                }),
+            );
+            assert_eq!(status, 0);
+            fewest = fewest.min(ranges.load(Ordering::Relaxed));
+        }
+        assert!(fewest <= 40, "at best {fewest} ranges of 256 groups");
     }
 
     #[test]
@@ -1321,6 +1471,81 @@ mod tests {
         assert_eq!(status, 0);
         let threads = names.lock().map(|s| s.len()).unwrap_or(0);
         assert!(threads >= 2, "only {threads} thread(s) ran groups");
+    }
+
+    #[test]
+    fn looking_for_work_pays_only_while_it_is_worth_its_shares() {
+        let us = |n: u64| n * 1_000;
+        // Nothing run yet: looking for up to the allowance.
+        assert!(hunt_pays(0, 0));
+        assert!(hunt_pays(HUNT_ALLOWANCE_NS, 0));
+        assert!(!hunt_pays(HUNT_ALLOWANCE_NS + 1, 0));
+        // Shares of 10 µs between looks of 4 µs (a FDTD launch's half
+        // between the executor's launches): it goes on.
+        assert!(hunt_pays(us(14_000), us(10_000)));
+        // Slivers of 2 µs between looks of 4 µs (a chain of launches of
+        // a few µs): it stops once the allowance is spent.
+        assert!(hunt_pays(us(60), us(20)));
+        assert!(!hunt_pays(us(6 * 100), us(2 * 100)));
+        // Everything run, nothing looked for; and no overflow.
+        assert!(hunt_pays(us(50), us(50)));
+        assert!(hunt_pays(u64::MAX, u64::MAX));
+        assert!(!hunt_pays(u64::MAX, 0));
+    }
+
+    #[test]
+    fn a_waiter_fed_only_slivers_stops_looking_and_returns() {
+        // Ranges of an empty body published one every ~30 µs: a waiter
+        // finding a few nanoseconds of work between looks of tens of
+        // microseconds returns from `help_while` while its condition
+        // still holds (it would sleep on its event), instead of looking
+        // as long as ranges keep coming. The stop flag is only a
+        // deadline that turns a failure into a message.
+        let pool = Pool::start(2);
+        let job = Arc::new(Job {
+            body: Arc::new(|_, _, _: &mut Scratch| 0),
+            // Never finished: the ranges only count down.
+            remaining: AtomicU64::new(u64::MAX / 2),
+            status: AtomicU32::new(0),
+            grain: AtomicU64::new(1),
+            wakes: AtomicUsize::new(0),
+            done: Mutex::new(Done::default()),
+            done_cond: Condvar::new(),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let feeder = {
+            let (pool, job, stop) = (Arc::clone(&pool), Arc::clone(&job), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(20);
+                let mut next = 0;
+                while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
+                    pool.injector.push(Task {
+                        job: Arc::clone(&job),
+                        start: next,
+                        end: next + 1,
+                    });
+                    next += 1;
+                    spin_for(30);
+                }
+                stop.store(true, Ordering::SeqCst);
+            })
+        };
+        pool.help_while(|| !stop.load(Ordering::SeqCst));
+        let returned_by_itself = !stop.swap(true, Ordering::SeqCst);
+        feeder.join().expect("feeder");
+        assert!(returned_by_itself, "help_while looked until its deadline");
+    }
+
+    #[test]
+    fn jobs_ended_by_a_helper_complete_through_the_spin_or_the_sleep() {
+        // A job whose last range another thread ends within the spin
+        // still completes with every group run once (the spin, the
+        // sleep and the notification agree on who saw what).
+        let pool = Pool::start(2);
+        for _ in 0..200 {
+            let runs = count_runs(&pool, 64);
+            assert!(runs.iter().all(|&n| n == 1));
+        }
     }
 
     #[test]
