@@ -578,13 +578,26 @@ pub(crate) fn emit_access(
         Known::Tested
     };
     let mut done = a.create_label();
+    // Under uniform control, unchecked: no mask test (a `__local`
+    // variable's offset in the address's displacement).
+    let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
+    let lane0 = load && known == Known::FromLane0 && local;
+    if load && (how.uniform || lane0) && how.lane0 && how.check.is_none() {
+        let disp = match how.base {
+            Base::LocalAt { offset, .. } => {
+                load_base(a, frame, Base::LocalAt { offset: 0, size: 0 }, ptr)?;
+                offset as i32
+            }
+            _ => {
+                load_base(a, frame, how.base, ptr)?;
+                0
+            }
+        };
+        return suppressed_load(a, (z, kn), xn, disp, how.uniform);
+    }
     load_base(a, frame, how.base, ptr)?;
     if how.uniform && load {
         return uniform_load(a, frame, &how, (z, zn), (km, kn), xn, ptr);
-    }
-    let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
-    if load && known == Known::FromLane0 && how.lane0 && how.check.is_none() && local {
-        return suppressed_lane0_load(a, (z, kn), xn);
     }
     let mut tested = a.create_label();
     if known != Known::Tested {
@@ -760,9 +773,6 @@ fn uniform_load(
     ptr: i32,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    if how.lane0 && how.check.is_none() {
-        return suppressed_uniform_load(a, (z, kn), xn);
-    }
     let t = zmm_reg(SCRATCH_ZMM)?;
     let empty = a.create_label();
     let mut done = a.create_label();
@@ -832,19 +842,28 @@ fn uniform_load(
     Ok(())
 }
 
-/// A uniform load whose running lanes include lane 0 whenever they hold
-/// any (`how.lane0`), without a bounds test: lane 0's index, and one
-/// broadcast from memory zero-masked by the running lanes. No lane
-/// running: the masked broadcast reads nothing (an AVX-512 load suppresses
-/// the faults of its masked-off elements: lane 0's index, whatever it
-/// holds then, is never accessed) and `z` is zero, as the tested form
-/// gives, without its test and branch (three instructions in matmul's
-/// `ta[ly][k]`, once per row and `k`). The index lies within 2^31 elements
-/// of the buffer, so the address is canonical.
-fn suppressed_uniform_load(
+/// A load without a mask test, for a load whose running lanes include
+/// lane 0 whenever they hold any (`Access::lane0`: no branch on a
+/// condition the uniformity analysis does not find uniform narrowed
+/// them) and no bounds test, through the buffer at `rax + disp`: a
+/// uniform load (`uniform`) is lane 0's element broadcast, a `__local`
+/// load known consecutive from lane 0 (`Known::FromLane0`) the 16
+/// elements from lane 0's index, each zero-masked by the running lanes.
+/// Lane 0 running, its index is the one to read (the lanes hold it plus
+/// `l` for a consecutive load); no lane running, the masked load reads
+/// nothing (AVX-512 suppresses the faults of masked-off elements: lane
+/// 0's index, whatever it holds then, is never accessed) and gives
+/// zeros, as the general paths do with a test and a branch (uniform
+/// loads) or a full-chunk test and an out-of-line masked path. The index
+/// is within 2^31 elements of the buffer, so the address is canonical.
+/// Matmul's `ta[ly][k]` and `tb[k][lx]`: three and four instructions
+/// fewer per row and `k`.
+fn suppressed_load(
     a: &mut CodeAssembler,
     (z, kn): (AsmRegisterZmm, u8),
     xn: u8,
+    disp: i32,
+    uniform: bool,
 ) -> Result<(), WideError> {
     let e = asm_err;
     let xi = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
@@ -855,33 +874,12 @@ fn suppressed_uniform_load(
     a.set_prefer_vex(true);
     moved.map_err(e)?;
     a.movsxd(r10, r10d).map_err(e)?;
-    a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4))
-        .map_err(e)
-}
-
-/// A load known consecutive from lane 0 (`Known::FromLane0`) whose
-/// running lanes include lane 0 whenever they hold any (`how.lane0`),
-/// through a `__local` buffer, without a bounds test: one load at lane
-/// 0's index zero-masked by the running lanes, where the general path
-/// tests for a full chunk and keeps the masked one out of line. With
-/// lane 0 running the lanes hold its index plus `l`; with none running
-/// the masked load reads nothing (AVX-512 suppresses the faults of
-/// masked-off elements) and gives zeros, as the tested path does.
-fn suppressed_lane0_load(
-    a: &mut CodeAssembler,
-    (z, kn): (AsmRegisterZmm, u8),
-    xn: u8,
-) -> Result<(), WideError> {
-    let e = asm_err;
-    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
-        .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
-    a.set_prefer_vex(false);
-    let moved = a.vmovd(r10d, x);
-    a.set_prefer_vex(true);
-    moved.map_err(e)?;
-    a.movsxd(r10, r10d).map_err(e)?;
-    a.vmovups(zmm_masked(z, kn).z(), zmmword_ptr(rax + r10 * 4))
-        .map_err(e)
+    if uniform {
+        a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4 + disp))
+    } else {
+        a.vmovups(zmm_masked(z, kn).z(), zmmword_ptr(rax + r10 * 4 + disp))
+    }
+    .map_err(e)
 }
 
 /// Emits the out-of-line paths `emit_access` left (masked accesses,
