@@ -367,6 +367,12 @@ pub(crate) struct EntryFrame {
     /// Uniform loads with no lane running: their label, where they go
     /// back to, and the register to zero.
     empty: Vec<(CodeLabel, CodeLabel, u8)>,
+    /// rax holds the `__local` arena's address: set by a load without a
+    /// mask test (`suppressed_load`) through a `__local` variable, cleared
+    /// by whoever emits anything else (`forget_rax`), so that such loads
+    /// one after another (matmul's four rows' `ta[ly][k]`) read the
+    /// arena's address once.
+    rax_local: bool,
 }
 
 impl EntryFrame {
@@ -381,7 +387,14 @@ impl EntryFrame {
             streams: Vec::new(),
             tested: Vec::new(),
             empty: Vec::new(),
+            rax_local: false,
         }
+    }
+
+    /// rax may have changed since the last access (another operation, a
+    /// move, a label another path reaches).
+    pub fn forget_rax(&mut self) {
+        self.rax_local = false;
     }
 }
 
@@ -582,10 +595,14 @@ pub(crate) fn emit_access(
     // variable's offset in the address's displacement).
     let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
     let lane0 = load && known == Known::FromLane0 && local;
+    let arena = std::mem::take(&mut frame.rax_local);
     if load && (how.uniform || lane0) && how.lane0 && how.check.is_none() {
         let disp = match how.base {
             Base::LocalAt { offset, .. } => {
-                load_base(a, frame, Base::LocalAt { offset: 0, size: 0 }, ptr)?;
+                if !arena {
+                    load_base(a, frame, Base::LocalAt { offset: 0, size: 0 }, ptr)?;
+                }
+                frame.rax_local = true;
                 offset as i32
             }
             _ => {

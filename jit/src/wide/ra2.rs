@@ -1387,7 +1387,17 @@ pub(crate) fn emit_allocated_pooled(
         let mut label = labels[bi];
         a.set_label(&mut label).map_err(asm_err)?;
         a.zero_bytes().map_err(asm_err)?;
+        if let Some(frame) = at.entry.as_deref_mut() {
+            frame.forget_rax();
+        }
         for ie in out.block_insts_and_edits(f, Block::new(bi)) {
+            // Only an access right after another may find rax as that
+            // one left it (`EntryFrame::forget_rax`).
+            let access = matches!(ie, InstOrEdit::Inst(i)
+                if matches!(f.insts[i.index()], MInst::Op(Op::LoadElems { .. } | Op::StoreElems { .. })));
+            if let (false, Some(frame)) = (access, at.entry.as_deref_mut()) {
+                frame.forget_rax();
+            }
             match ie {
                 InstOrEdit::Edit(Edit::Move { from, to }) => emit_move(a, *from, *to)?,
                 InstOrEdit::Inst(i) => {
