@@ -225,3 +225,90 @@ fn local_indices_that_differ_by_row_are_not_shared() {
         in_rows(&line, 0);
     }
 }
+
+#[test]
+fn rows_of_fewer_lanes_than_a_chunk_and_row_uniform_global_loads_agree() {
+    // Groups 12 and 4 wide (and as high): every chunk of a row is its tail (12 or 4
+    // running lanes), so the loads without a mask test
+    // (`access::suppressed_load`) read under a partial mask, and the
+    // last trip of `k` under an empty one.
+    let line = tiles_agree(
+        "-DLX=12 -DLY=12",
+        &[
+            range_2d([24, 36], [12, 12], [0, 0]),
+            range_2d([36, 12], [12, 12], [12, 0]),
+        ],
+    );
+    in_rows(&line, shared_loads(&line));
+    tiles_agree("-DLX=4 -DLY=4", &[range_2d([12, 24], [4, 4], [0, 0])]);
+    // A load of one `__global` address per row, not per group (`y` is the
+    // row's own): uniform in a chunk, not across the rows in flight.
+    for ranges in [
+        [range_2d([32, 32], [16, 16], [0, 0])],
+        [range_2d([24, 24], [12, 12], [0, 0])],
+    ] {
+        let (lx, ly) = (ranges[0].local_size[0], ranges[0].local_size[1]);
+        let line = tiles_agree(
+            &format!("-DLX={lx} -DLY={ly} -DOWN=(a[y*w+k]+t[ly][k])"),
+            &ranges,
+        );
+        in_rows(&line, shared_loads(&line));
+    }
+}
+
+/// A loop whose variables are written before they are read in each trip
+/// (no loop parameter for the allocator, `ra2::read_before_written`),
+/// read before written, merged under a branch, first written inside an
+/// inner loop, and read after the loop, at trips alike in every lane and
+/// different by lane.
+const CARRIED: &str = r#"
+kernel void carried(global const float* a, global float* c, int n) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float acc = 0.0f, last = -1.0f, kept = 0.5f, inner = 2.0f;
+    for (int k = 0; k < n; k++) {
+        last = x * (float)k;
+        acc += last;
+        if (x > (float)k) {
+            kept = last + kept;
+        }
+        for (int j = 0; j < (k & 3); j++) {
+            inner = x + (float)j;
+            acc = fma(inner, 0.25f, acc);
+        }
+    }
+    for (int k = 0; k < (i & 7); k++) {
+        float t = x + (float)k;
+        last = t * 0.5f;
+        acc = fma(t, last, acc);
+    }
+    c[i] = acc + last * 3.0f + kept * 5.0f + inner * 7.0f;
+}
+"#;
+
+#[test]
+fn loop_variables_written_before_read_agree() {
+    let m = build(CARRIED, "");
+    let k = compile_kernel(&m, "carried", &options()).expect("compiles");
+    let line = code_line(&k);
+    assert!(
+        !cpu_has_wide() || line.starts_with("code: wide AVX-512"),
+        "{line}"
+    );
+    let ranges: Vec<NdRange> = [7u64, 20, 37, 64, 100]
+        .iter()
+        .map(|&n| NdRange {
+            work_dim: 1,
+            global_offset: [0, 0, 0],
+            global_size: [n, 1, 1],
+            local_size: [n.min(20), 1, 1],
+        })
+        .collect();
+    for n in [0, 1, 5, 9] {
+        let got = compare_launches(&m, "carried", &k, &ranges, |r| {
+            let len = r.global_size[0] as usize;
+            vec![Spec::Floats(len, 3), Spec::Floats(len, 0), Spec::Int(n)]
+        });
+        assert_eq!(got, ranges.len());
+    }
+}

@@ -367,6 +367,12 @@ pub(crate) struct EntryFrame {
     /// Uniform loads with no lane running: their label, where they go
     /// back to, and the register to zero.
     empty: Vec<(CodeLabel, CodeLabel, u8)>,
+    /// rax holds the `__local` arena's address: set by a load without a
+    /// mask test (`suppressed_load`) through a `__local` variable, cleared
+    /// by whoever emits anything else (`forget_rax`), so that such loads
+    /// one after another (matmul's four rows' `ta[ly][k]`) read the
+    /// arena's address once.
+    rax_local: bool,
 }
 
 impl EntryFrame {
@@ -381,7 +387,14 @@ impl EntryFrame {
             streams: Vec::new(),
             tested: Vec::new(),
             empty: Vec::new(),
+            rax_local: false,
         }
+    }
+
+    /// rax may have changed since the last access (another operation, a
+    /// move, a label another path reaches).
+    pub fn forget_rax(&mut self) {
+        self.rax_local = false;
     }
 }
 
@@ -578,6 +591,27 @@ pub(crate) fn emit_access(
         Known::Tested
     };
     let mut done = a.create_label();
+    // Under uniform control, unchecked: no mask test (a `__local`
+    // variable's offset in the address's displacement).
+    let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
+    let lane0 = load && known == Known::FromLane0 && local;
+    let arena = std::mem::take(&mut frame.rax_local);
+    if load && (how.uniform || lane0) && how.lane0 && how.check.is_none() {
+        let disp = match how.base {
+            Base::LocalAt { offset, .. } => {
+                if !arena {
+                    load_base(a, frame, Base::LocalAt { offset: 0, size: 0 }, ptr)?;
+                }
+                frame.rax_local = true;
+                offset as i32
+            }
+            _ => {
+                load_base(a, frame, how.base, ptr)?;
+                0
+            }
+        };
+        return suppressed_load(a, (z, kn), xn, disp, how.uniform);
+    }
     load_base(a, frame, how.base, ptr)?;
     if how.uniform && load {
         return uniform_load(a, frame, &how, (z, zn), (km, kn), xn, ptr);
@@ -823,6 +857,46 @@ fn uniform_load(
     a.zero_bytes().map_err(e)?;
     frame.empty.push((empty, done, zn));
     Ok(())
+}
+
+/// A load without a mask test, for a load whose running lanes include
+/// lane 0 whenever they hold any (`Access::lane0`: no branch on a
+/// condition the uniformity analysis does not find uniform narrowed
+/// them) and no bounds test, through the buffer at `rax + disp`: a
+/// uniform load (`uniform`) is lane 0's element broadcast, a `__local`
+/// load known consecutive from lane 0 (`Known::FromLane0`) the 16
+/// elements from lane 0's index, each zero-masked by the running lanes.
+/// Lane 0 running, its index is the one to read (the lanes hold it plus
+/// `l` for a consecutive load); no lane running, the masked load reads
+/// nothing (AVX-512 suppresses the faults of masked-off elements: lane
+/// 0's index, whatever it holds then, is never accessed) and gives
+/// zeros, as the general paths do with a test and a branch (uniform
+/// loads) or a full-chunk test and an out-of-line masked path. The index
+/// is within 2^31 elements of the buffer, so the address is canonical.
+/// Matmul's `ta[ly][k]` and `tb[k][lx]`: three and four instructions
+/// fewer per row and `k`.
+fn suppressed_load(
+    a: &mut CodeAssembler,
+    (z, kn): (AsmRegisterZmm, u8),
+    xn: u8,
+    disp: i32,
+    uniform: bool,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let xi = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+    // EVEX: xmm16-31 have no VEX encoding.
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r10d, xi);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.movsxd(r10, r10d).map_err(e)?;
+    if uniform {
+        a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4 + disp))
+    } else {
+        a.vmovups(zmm_masked(z, kn).z(), zmmword_ptr(rax + r10 * 4 + disp))
+    }
+    .map_err(e)
 }
 
 /// Emits the out-of-line paths `emit_access` left (masked accesses,

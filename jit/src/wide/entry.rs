@@ -683,6 +683,11 @@ pub(super) fn interleave(
                     let Op::WhileAny { k: other } = copy[e] else {
                         return Err(WideError::Malformed("copies of unlike shape".into()));
                     };
+                    if other == k {
+                        // A mask the copies share (rows in flight): or-ed
+                        // with itself it is itself.
+                        continue;
+                    }
                     let d = K(next_k);
                     next_k += 1;
                     out.push(Op::KOr {

@@ -35,7 +35,8 @@ use regalloc2::{
     Allocation, Block, Edit, Function, Inst, InstOrEdit, InstRange, MachineEnv, Operand, PReg,
     PRegSet, RegClass, RegallocOptions, VReg,
 };
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 /// Bytes of one spill slot unit (`spillslot_size` counts in these).
@@ -745,6 +746,68 @@ fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
     out
 }
 
+/// The values and masks the loop starting at `ops[start]` may read
+/// before it writes them in a trip: all that it names but those whose
+/// first mention in the loop is a write that reads no old value (not a
+/// merge under a mask, not a source of its own operation) in the loop's
+/// own straight line (outside its inner loops and skipped regions, which
+/// may not run it). Only those need the value of the trip before: a
+/// value the loop always writes before reading (a temporary kept in a
+/// variable, matmul's `acc` of the first `k` after the middle passes'
+/// unrolling) is no loop parameter, so its register is free across the
+/// back edge and an FMA may take it without a copy.
+fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>) {
+    let (mut exposed_v, mut exposed_k) = (HashSet::new(), HashSet::new());
+    let (mut seen_v, mut seen_k) = (HashSet::new(), HashSet::new());
+    let (mut depth, mut skipped) = (0usize, 0usize);
+    for op in &ops[start + 1..] {
+        match op {
+            Op::Loop => depth += 1,
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) if depth == 0 => break,
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => depth -= 1,
+            Op::IfAny { .. } => skipped += 1,
+            Op::EndIf => skipped = skipped.saturating_sub(1),
+            _ => {}
+        }
+        let vs = RefCell::new(Vec::new());
+        let ks = RefCell::new(Vec::new());
+        op.map_regs(
+            |v| {
+                vs.borrow_mut().push(v.0);
+                v
+            },
+            |k| {
+                ks.borrow_mut().push(k.0);
+                k
+            },
+        );
+        let (vs, ks) = (vs.into_inner(), ks.into_inner());
+        let (wv, wk) = written(op);
+        let merges = matches!(
+            op,
+            Op::BinMasked { .. } | Op::MaskedCopy { .. } | Op::Fixup { .. }
+        );
+        let fresh = depth == 0 && skipped == 0 && !merges;
+        for v in &vs {
+            if seen_v.insert(*v) {
+                let killed = fresh && wv.contains(v) && vs.iter().filter(|x| *x == v).count() == 1;
+                if !killed {
+                    exposed_v.insert(*v);
+                }
+            }
+        }
+        for k in &ks {
+            if seen_k.insert(*k) {
+                let killed = fresh && wk.contains(k) && ks.iter().filter(|x| *x == k).count() == 1;
+                if !killed {
+                    exposed_k.insert(*k);
+                }
+            }
+        }
+    }
+    (exposed_v, exposed_k)
+}
+
 /// The values and masks `op` writes (by number).
 pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
     match *op {
@@ -912,16 +975,18 @@ fn build(p: &Program, pooled: bool) -> Result<(Func, Vec<PoolConst>), WideError>
         match op {
             Op::Loop => {
                 let (wv, wk) = &writes[&i];
-                // Carried: written in the loop and live before it.
+                let (rv, rk) = read_before_written(ops, i);
+                // Carried: written in the loop, live before it and read in
+                // a trip before that trip writes it.
                 let carried_v: Vec<u32> = wv
                     .iter()
                     .copied()
-                    .filter(|v| b.cur_v.contains_key(v))
+                    .filter(|v| b.cur_v.contains_key(v) && rv.contains(v))
                     .collect();
                 let carried_k: Vec<u32> = wk
                     .iter()
                     .copied()
-                    .filter(|k| b.cur_k.contains_key(k))
+                    .filter(|k| b.cur_k.contains_key(k) && rk.contains(k))
                     .collect();
                 let args: Vec<VReg> = carried_v
                     .iter()
@@ -1322,7 +1387,17 @@ pub(crate) fn emit_allocated_pooled(
         let mut label = labels[bi];
         a.set_label(&mut label).map_err(asm_err)?;
         a.zero_bytes().map_err(asm_err)?;
+        if let Some(frame) = at.entry.as_deref_mut() {
+            frame.forget_rax();
+        }
         for ie in out.block_insts_and_edits(f, Block::new(bi)) {
+            // Only an access right after another may find rax as that
+            // one left it (`EntryFrame::forget_rax`).
+            let access = matches!(ie, InstOrEdit::Inst(i)
+                if matches!(f.insts[i.index()], MInst::Op(Op::LoadElems { .. } | Op::StoreElems { .. })));
+            if let (false, Some(frame)) = (access, at.entry.as_deref_mut()) {
+                frame.forget_rax();
+            }
             match ie {
                 InstOrEdit::Edit(Edit::Move { from, to }) => emit_move(a, *from, *to)?,
                 InstOrEdit::Inst(i) => {
