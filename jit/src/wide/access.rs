@@ -53,6 +53,7 @@ use super::emit::{
     asm_err, k_masked, k_reg, mem_masked, zmm_masked, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM,
 };
 use super::entry::EntryOptions;
+use super::held::Held;
 use super::ra2::written;
 use super::{Bin, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, AccessKind};
@@ -360,6 +361,9 @@ pub(crate) struct EntryFrame {
     /// `[rsp + local_at]`: the group's `__local` arena (a barrier kernel's
     /// entry, `super::regions`; none elsewhere).
     pub local_at: Option<i32>,
+    /// What `rax` and `r10` hold at the point of emission (`super::held`):
+    /// the emitter forgets it at each block and after other code.
+    pub held: Held,
     faults: Vec<PendingFault>,
     masked: Vec<ColdMasked>,
     streams: Vec<ColdStream>,
@@ -376,6 +380,7 @@ impl EntryFrame {
             bounds_at,
             scratch_at,
             local_at: None,
+            held: Held::default(),
             faults: Vec::new(),
             masked: Vec::new(),
             streams: Vec::new(),
@@ -563,10 +568,46 @@ fn elems(op: &Op) -> Result<(V, i32, V, K, Access, bool), WideError> {
 /// r10, robust access tests the 16 lanes' span with two compares), and
 /// leaves its masked path and its streaming store out of line
 /// (`emit_cold`).
+///
+/// `index` is the (virtual) value of the index and `written` the values
+/// the access writes: when an earlier access of the same straight stretch
+/// left this buffer's address in `rax` or this index's lane 0 in `r10`
+/// (`frame.held`, `super::held`), the access takes them from there.
+/// `full`: the access's mask is known to hold all 16 lanes (a full-mask
+/// stretch, `super::held::plan_block`): no mask test.
 pub(crate) fn emit_access(
     a: &mut CodeAssembler,
     op: &Op,
     frame: &mut EntryFrame,
+    (index, written, full): (u32, &[u32], bool),
+) -> Result<(), WideError> {
+    let (_, ptr, _, _, how, load) = elems(op)?;
+    let known = if how.consecutive {
+        how.known
+    } else {
+        Known::Tested
+    };
+    let lane0 = matches!(known, Known::Offset | Known::FromLane0) && !(how.uniform && load);
+    emit_access_held(a, op, frame, lane0.then_some(index), full)?;
+    // Every path leaves the buffer in rax; lane 0 of the index in r10
+    // (`lane0`); an access by the chunk's id touches no r10.
+    frame.held.access(
+        (how.base, ptr),
+        lane0.then_some(index),
+        known == Known::FromId && !(how.uniform && load),
+        written,
+    );
+    Ok(())
+}
+
+/// [`emit_access`]'s code; `index` the virtual index value of an access
+/// whose lane 0 goes to r10, `full` its mask known whole.
+fn emit_access_held(
+    a: &mut CodeAssembler,
+    op: &Op,
+    frame: &mut EntryFrame,
+    index: Option<u32>,
+    full: bool,
 ) -> Result<(), WideError> {
     let e = asm_err;
     let (value, ptr, idx, k, how, load) = elems(op)?;
@@ -578,7 +619,9 @@ pub(crate) fn emit_access(
         Known::Tested
     };
     let mut done = a.create_label();
-    load_base(a, frame, how.base, ptr)?;
+    if !frame.held.has_buffer(how.base, ptr) {
+        load_base(a, frame, how.base, ptr)?;
+    }
     if how.uniform && load {
         return uniform_load(a, frame, &how, (z, zn), (km, kn), xn, ptr);
     }
@@ -588,13 +631,15 @@ pub(crate) fn emit_access(
         let base = if known == Known::FromId {
             r15
         } else {
-            let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
-                .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
-            a.set_prefer_vex(false);
-            let moved = a.vmovd(r10d, x);
-            a.set_prefer_vex(true);
-            moved.map_err(e)?;
-            a.movsxd(r10, r10d).map_err(e)?;
+            if !index.is_some_and(|v| frame.held.has_index(v)) {
+                let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+                    .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+                a.set_prefer_vex(false);
+                let moved = a.vmovd(r10d, x);
+                a.set_prefer_vex(true);
+                moved.map_err(e)?;
+                a.movsxd(r10, r10d).map_err(e)?;
+            }
             if how.base == Base::Arg {
                 // A `__local` index that high is outside the arena either
                 // way (robust access's span test sends it to the lanes'
@@ -608,9 +653,11 @@ pub(crate) fn emit_access(
         // Every lane running (`kortestw` and a branch on it cost more
         // than a move to a general register and a compare on Zen 5,
         // `docs/wide.md`).
-        a.kmovw(r11d, km).map_err(e)?;
-        a.cmp(r11d, 0xffff).map_err(e)?;
-        a.jne(masked).map_err(e)?;
+        if !full {
+            a.kmovw(r11d, km).map_err(e)?;
+            a.cmp(r11d, 0xffff).map_err(e)?;
+            a.jne(masked).map_err(e)?;
+        }
         if let Some(c) = how.check {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
