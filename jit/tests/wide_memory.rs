@@ -903,3 +903,36 @@ fn robust_faults_inside_a_full_mask_stretch_match_cranelifts() {
     assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
     assert_eq!(f.global_id, [5, 2, 0]);
 }
+
+#[test]
+fn indices_shifted_by_constants_from_a_held_index_agree() {
+    // `i ± c` addresses from the held lane 0 of `i` (unchecked; robust
+    // access tests each index itself), with lanes an `if` turns off at
+    // both ends of each row (the first chunk's lane 0 among them: the
+    // tested path, which gives r10 back) and stores between the loads.
+    let src = r#"
+kernel void k(global const float* a, global float* out, global float* side, int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    int i = (y + 1) * w + x + 16;
+    if (x > 0 && x < w - 1) {
+        out[i] = a[i - 1] + 2.0f * a[i] + a[i + 1];
+        side[i + 3] = a[i + 17] - a[i - 16];
+        out[i] += side[i + 3] * a[i];
+    }
+    side[i - 2] += a[i + 2];
+}
+"#;
+    for robust in [false, true] {
+        let opts = options(true, robust, 1 << 22);
+        agree(src, "k", &opts, &grid_ranges(), |r| {
+            let w = r.global_offset[0] + r.global_size[0];
+            let n = (w * (r.global_offset[1] + r.global_size[1] + 2) + 64) as usize;
+            vec![
+                Spec::Floats(n, 1),
+                Spec::Floats(n, 2),
+                Spec::Floats(n, 3),
+                Spec::Int(w as i32),
+            ]
+        });
+    }
+}

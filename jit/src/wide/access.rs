@@ -516,6 +516,9 @@ struct ColdMasked {
     /// `Known::FromLane0`: where a chunk whose mask leaves lane 0 out
     /// goes (the tested path).
     lane0: Option<CodeLabel>,
+    /// Bytes from `base`'s element to lane 0's (a shifted index, never
+    /// with a bounds test).
+    disp: i32,
 }
 
 /// The tested path of an `Offset` or `FromLane0` access, out of line
@@ -524,6 +527,9 @@ struct ColdTested {
     label: CodeLabel,
     done: CodeLabel,
     op: Op,
+    /// A shifted index: r10 holds lane 0 of the value it is shifted
+    /// from, which the tested path (setting r10 to its own) gives back.
+    keeps_r10: bool,
 }
 
 /// The streaming store of a full chunk, out of line (taken on large
@@ -534,6 +540,8 @@ struct ColdStream {
     done: CodeLabel,
     z: u8,
     base: AsmRegister64,
+    /// As [`ColdMasked::disp`].
+    disp: i32,
 }
 
 /// Emits one [`Op::LoadElems`] or [`Op::StoreElems`], its values already
@@ -574,12 +582,15 @@ fn elems(op: &Op) -> Result<(V, i32, V, K, Access, bool), WideError> {
 /// left this buffer's address in `rax` or this index's lane 0 in `r10`
 /// (`frame.held`, `super::held`), the access takes them from there.
 /// `full`: the access's mask is known to hold all 16 lanes (a full-mask
-/// stretch, `super::held::plan_block`): no mask test.
+/// stretch, `super::held::plan_block`): no mask test. `shift`: the index
+/// is value `.0` plus the constant `.1` lane by lane; when r10 holds
+/// lane 0 of `.0`, an unchecked access through a `__global` buffer
+/// addresses from it with a displacement (and r10 keeps it).
 pub(crate) fn emit_access(
     a: &mut CodeAssembler,
     op: &Op,
     frame: &mut EntryFrame,
-    (index, written, full): (u32, &[u32], bool),
+    (index, written, full, shift): (u32, &[u32], bool, Option<(u32, i32)>),
 ) -> Result<(), WideError> {
     let (_, ptr, _, _, how, load) = elems(op)?;
     let known = if how.consecutive {
@@ -588,26 +599,46 @@ pub(crate) fn emit_access(
         Known::Tested
     };
     let lane0 = matches!(known, Known::Offset | Known::FromLane0) && !(how.uniform && load);
-    emit_access_held(a, op, frame, lane0.then_some(index), full)?;
+    let shift = shift.filter(|(from, c)| {
+        lane0
+            && how.check.is_none()
+            && how.base == Base::Arg
+            && c.unsigned_abs() <= MAX_SHIFT
+            && frame.held.has_index(*from)
+            && !frame.held.has_index(index)
+    });
+    emit_access_held(
+        a,
+        op,
+        frame,
+        lane0.then_some(index),
+        (full, shift.map(|(_, c)| c)),
+    )?;
     // Every path leaves the buffer in rax; lane 0 of the index in r10
-    // (`lane0`); an access by the chunk's id touches no r10.
+    // (`lane0`), or of the value it is shifted from; an access by the
+    // chunk's id touches no r10.
     frame.held.access(
         (how.base, ptr),
-        lane0.then_some(index),
+        lane0.then_some(shift.map_or(index, |(from, _)| from)),
         known == Known::FromId && !(how.uniform && load),
         written,
     );
     Ok(())
 }
 
+/// The largest constant (elements) an index may be shifted by from the
+/// held lane 0 of another ([`emit_access`]).
+const MAX_SHIFT: u32 = 1 << 20;
+
 /// [`emit_access`]'s code; `index` the virtual index value of an access
-/// whose lane 0 goes to r10, `full` its mask known whole.
+/// whose lane 0 goes to r10, `full` its mask known whole, `shift` the
+/// elements its lane 0 lies past r10's (which r10 keeps).
 fn emit_access_held(
     a: &mut CodeAssembler,
     op: &Op,
     frame: &mut EntryFrame,
     index: Option<u32>,
-    full: bool,
+    (full, shift): (bool, Option<i32>),
 ) -> Result<(), WideError> {
     let e = asm_err;
     let (value, ptr, idx, k, how, load) = elems(op)?;
@@ -631,7 +662,7 @@ fn emit_access_held(
         let base = if known == Known::FromId {
             r15
         } else {
-            if !index.is_some_and(|v| frame.held.has_index(v)) {
+            if shift.is_none() && !index.is_some_and(|v| frame.held.has_index(v)) {
                 let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
                     .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
                 a.set_prefer_vex(false);
@@ -643,12 +674,23 @@ fn emit_access_held(
             if how.base == Base::Arg {
                 // A `__local` index that high is outside the arena either
                 // way (robust access's span test sends it to the lanes'
-                // test, which sees the lanes as they are).
-                a.cmp(r10, i32::MAX - 15).map_err(e)?;
-                a.jg(tested).map_err(e)?;
+                // test, which sees the lanes as they are). Shifted by `c`
+                // from r10: r10 + c, as the lanes wrap it, must not wrap.
+                let c = i64::from(shift.unwrap_or(0));
+                let high = i64::from(i32::MAX) - 15 - c;
+                if high < i64::from(i32::MAX) {
+                    a.cmp(r10, high as i32).map_err(e)?;
+                    a.jg(tested).map_err(e)?;
+                }
+                let low = i64::from(i32::MIN) - c;
+                if low > i64::from(i32::MIN) {
+                    a.cmp(r10, low as i32).map_err(e)?;
+                    a.jl(tested).map_err(e)?;
+                }
             }
             r10
         };
+        let disp = 4 * shift.unwrap_or(0);
         let masked = a.create_label();
         // Every lane running (`kortestw` and a branch on it cost more
         // than a move to a general register and a compare on Zen 5,
@@ -668,10 +710,10 @@ fn emit_access_held(
             a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
             a.jg(masked).map_err(e)?;
         }
-        let at = zmmword_ptr(rax + base * 4);
+        let at = zmmword_ptr(rax + base * 4 + disp);
         if load {
             if how.prefetch {
-                a.prefetcht0(byte_ptr(rax + base * 4 + DISTANCE))
+                a.prefetcht0(byte_ptr(rax + base * 4 + (DISTANCE + disp)))
                     .map_err(e)?;
             }
             a.vmovups(z, at).map_err(e)?;
@@ -685,6 +727,7 @@ fn emit_access_held(
                 done,
                 z: zn,
                 base,
+                disp,
             });
         } else {
             a.vmovups(at, z).map_err(e)?;
@@ -700,6 +743,7 @@ fn emit_access_held(
             buffer: how.base,
             check: how.check,
             lane0: (known == Known::FromLane0).then_some(tested),
+            disp,
         });
         if known != Known::FromId {
             // Lane 0 near `i32::MAX` or, for `FromLane0`, not running: the
@@ -708,6 +752,7 @@ fn emit_access_held(
                 label: tested,
                 done,
                 op: op.clone(),
+                keeps_r10: shift.is_some(),
             });
         }
         a.set_label(&mut done).map_err(e)?;
@@ -907,12 +952,17 @@ pub(crate) fn emit_cold(
             a.jz(tested).map_err(e)?;
         }
         if let Some(check) = c.check {
+            if c.disp != 0 {
+                return Err(WideError::Malformed(
+                    "a shifted index with a bounds test".into(),
+                ));
+            }
             a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
             a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
             a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
             vector_check(a, frame, check, SCRATCH_ZMM, c.kn, (c.ptr, c.buffer))?;
         }
-        let (z, at) = (zmm_reg(c.z)?, zmmword_ptr(rax + c.base * 4));
+        let (z, at) = (zmm_reg(c.z)?, zmmword_ptr(rax + c.base * 4 + c.disp));
         if c.load {
             a.vmovups(zmm_masked(z, c.kn).z(), at).map_err(e)?;
         } else {
@@ -932,7 +982,17 @@ pub(crate) fn emit_cold(
         a.set_label(&mut label).map_err(e)?;
         a.zero_bytes().map_err(e)?;
         // rax still holds the buffer's address.
-        tested_access(a, frame, &c.op, c.done)?;
+        if c.keeps_r10 {
+            let mut back = a.create_label();
+            a.mov(qword_ptr(rsp + frame.scratch_at), r10).map_err(e)?;
+            tested_access(a, frame, &c.op, back)?;
+            a.set_label(&mut back).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.mov(r10, qword_ptr(rsp + frame.scratch_at)).map_err(e)?;
+            a.jmp(c.done).map_err(e)?;
+        } else {
+            tested_access(a, frame, &c.op, c.done)?;
+        }
     }
     for c in std::mem::take(&mut frame.streams) {
         let mut label = c.label;
@@ -942,7 +1002,8 @@ pub(crate) fn emit_cold(
         let z = zmm_reg(c.z)?;
         // Large launches, line-aligned chunks: a whole line written
         // without reading it first.
-        a.lea(r11, qword_ptr(rax + c.base * 4)).map_err(e)?;
+        a.lea(r11, qword_ptr(rax + c.base * 4 + c.disp))
+            .map_err(e)?;
         a.test(r11b, 63).map_err(e)?;
         a.jnz(plain).map_err(e)?;
         a.vmovntps(zmmword_ptr(r11), z).map_err(e)?;

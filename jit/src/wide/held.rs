@@ -155,6 +155,12 @@ fn full_path_mask(op: &Op) -> Option<u32> {
     .map(|(k, _)| k)
 }
 
+/// A full-mask stretch spans at most this many items per access of its
+/// mask: each access saves three instructions, and a long stretch
+/// (Black-Scholes' body, seven accesses among hundreds of operations)
+/// would double much code for little.
+const ITEMS_PER_ACCESS: usize = 16;
+
 /// The emission plan of a block of `items`: each item once, in order,
 /// but for the full-mask stretches (the module's header), each twice.
 pub(crate) fn plan_block(items: &[Item]) -> Vec<Planned> {
@@ -176,6 +182,9 @@ pub(crate) fn plan_block(items: &[Item]) -> Vec<Planned> {
                             break;
                         }
                         if full_path_mask(op) == Some(k) {
+                            if j - i + 1 > ITEMS_PER_ACCESS * (count + 1) {
+                                break;
+                            }
                             (last, count) = (j, count + 1);
                         }
                     }
@@ -198,16 +207,27 @@ pub(crate) fn plan_block(items: &[Item]) -> Vec<Planned> {
 }
 
 /// Whether `ins` may change `rax` and `r10`: a vector or mask instruction
-/// (`v…`, `k…`) or a prefetch changes only the general registers it
-/// names; anything else (scalar code, a branch, a call, a label's place)
-/// is taken to change both.
+/// (`v…`, `k…`), a prefetch, `mov`, `lea`, `cmp` or `test` changes only
+/// the general registers it names; anything else (other scalar code, a
+/// branch, a call, a label's place) is taken to change both.
 fn clobbers(ins: &Instruction) -> (bool, bool) {
     let m = ins.mnemonic();
     let vector = {
         let name = format!("{m:?}");
         name.starts_with('V') || name.starts_with('K')
     };
-    if !(vector || matches!(m, Mnemonic::Prefetcht0 | Mnemonic::Prefetchnta)) {
+    // A move, address computation or compare writes only the register it
+    // names (and the flags).
+    let named_only = matches!(
+        m,
+        Mnemonic::Prefetcht0
+            | Mnemonic::Prefetchnta
+            | Mnemonic::Mov
+            | Mnemonic::Lea
+            | Mnemonic::Cmp
+            | Mnemonic::Test
+    );
+    if !(vector || named_only) {
         return (true, true);
     }
     let (mut rax, mut r10) = (false, false);
@@ -267,8 +287,14 @@ mod tests {
         let mut h = held();
         h.after(&code(|a| a.vpbroadcastq(zmm1, rax)), &[]);
         assert!(!h.has_buffer(Base::Arg, 8) && h.has_index(3));
+        let mut h = held();
+        h.after(&code(|a| a.mov(r11, 1u64)), &[]);
+        assert!(h.has_buffer(Base::Arg, 8) && h.has_index(3));
+        let mut h = held();
+        h.after(&code(|a| a.mov(eax, 1)), &[]);
+        assert!(!h.has_buffer(Base::Arg, 8) && h.has_index(3));
         for scalar in [
-            code(|a| a.mov(r11, 1u64)),
+            code(|a| a.add(r11, 1)),
             code(|a| a.call(rbx)),
             code(|a| a.zero_bytes()),
         ] {
@@ -371,6 +397,18 @@ mod tests {
             // A step of the entry or a branch between them.
             vec![Item::Op(&a, vec![10]), Item::Other, Item::Op(&b, vec![])],
         ];
+        // Too far apart for what they save.
+        let add = Op::Bin {
+            op: Bin::FAdd,
+            d: V(11),
+            a: V(10),
+            b: V(10),
+        };
+        let mut far = vec![Item::Op(&a, vec![10])];
+        far.extend((0..2 * ITEMS_PER_ACCESS).map(|_| Item::Op(&add, vec![11])));
+        far.push(Item::Op(&b, vec![]));
+        let mut cases = cases;
+        cases.push(far);
         for items in &cases {
             assert_eq!(plan_block(items), once(items));
         }

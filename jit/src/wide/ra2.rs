@@ -1319,6 +1319,11 @@ pub(crate) fn emit_allocated_pooled(
     };
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
     let (mut zmm_set, mut k_set) = (0u32, 0u32);
+    let shifts = if at.entry.is_some() {
+        shifted_values(alloc)
+    } else {
+        HashMap::new()
+    };
     for bi in 0..f.blocks.len() {
         let mut label = labels[bi];
         a.set_label(&mut label).map_err(asm_err)?;
@@ -1431,7 +1436,12 @@ pub(crate) fn emit_allocated_pooled(
                                         }
                                         _ => false,
                                     });
-                                    super::access::emit_access(a, &op, frame, (idx.0, &defs, full))?
+                                    super::access::emit_access(
+                                        a,
+                                        &op,
+                                        frame,
+                                        (idx.0, &defs, full, shifts.get(&idx.0).copied()),
+                                    )?
                                 }
                                 _ => emit_op(a, &op, &mut pool)?,
                             }
@@ -1507,6 +1517,45 @@ pub(crate) fn emit_allocated_pooled(
         }
     }
     Ok((zmm_set, k_set))
+}
+
+/// The values that are another plus a constant, lane by lane (32-bit
+/// `+` or `-` of a splat or pool constant): value → (the other, the
+/// constant), for an access to address from the other's lane 0
+/// (`access::emit_access`).
+fn shifted_values(alloc: &Allocated) -> HashMap<u32, (u32, i32)> {
+    let mut splats: HashMap<u32, u32> = HashMap::new();
+    for inst in &alloc.f.insts {
+        if let MInst::Op(Op::Splat { d, bits }) = inst {
+            splats.insert(d.0, *bits);
+        }
+    }
+    let constant = |v: V| -> Option<i32> {
+        if v.0 >= POOL_BASE {
+            match alloc.pool.get((v.0 - POOL_BASE) as usize) {
+                Some(PoolConst::D(bits)) => Some(*bits as i32),
+                _ => None,
+            }
+        } else {
+            splats.get(&v.0).map(|b| *b as i32)
+        }
+    };
+    let mut shifts = HashMap::new();
+    for inst in &alloc.f.insts {
+        let MInst::Op(Op::Bin { op, d, a, b }) = *inst else {
+            continue;
+        };
+        let shift = match (op, constant(a), constant(b)) {
+            (Bin::IAdd, None, Some(c)) => Some((a.0, c)),
+            (Bin::IAdd, Some(c), None) => Some((b.0, c)),
+            (Bin::ISub, None, Some(c)) if c != i32::MIN => Some((a.0, -c)),
+            _ => None,
+        };
+        if let Some(s) = shift {
+            shifts.insert(d.0, s);
+        }
+    }
+    shifts
 }
 
 /// The vregs instruction `i` of `f` defines.
