@@ -607,13 +607,22 @@ pub(crate) fn emit_access(
             && frame.held.has_index(*from)
             && !frame.held.has_index(index)
     });
+    // The span of this index in this buffer already proven: no test.
+    let spanned = how
+        .check
+        .is_some_and(|c| known != Known::Tested && frame.held.has_span(c.param, index));
     emit_access_held(
         a,
         op,
         frame,
         lane0.then_some(index),
-        (full, shift.map(|(_, c)| c)),
+        (full, shift.map(|(_, c)| c), spanned),
     )?;
+    if let (Some(c), true, false) = (how.check, full, known == Known::Tested) {
+        if !(how.uniform && load) {
+            frame.held.span(c.param, index);
+        }
+    }
     // Every path leaves the buffer in rax; lane 0 of the index in r10
     // (`lane0`), or of the value it is shifted from; an access by the
     // chunk's id touches no r10.
@@ -632,13 +641,14 @@ const MAX_SHIFT: u32 = 1 << 20;
 
 /// [`emit_access`]'s code; `index` the virtual index value of an access
 /// whose lane 0 goes to r10, `full` its mask known whole, `shift` the
-/// elements its lane 0 lies past r10's (which r10 keeps).
+/// elements its lane 0 lies past r10's (which r10 keeps), `spanned` its
+/// 16 elements known inside the checked buffer (no span test).
 fn emit_access_held(
     a: &mut CodeAssembler,
     op: &Op,
     frame: &mut EntryFrame,
     index: Option<u32>,
-    (full, shift): (bool, Option<i32>),
+    (full, shift, spanned): (bool, Option<i32>, bool),
 ) -> Result<(), WideError> {
     let e = asm_err;
     let (value, ptr, idx, k, how, load) = elems(op)?;
@@ -700,7 +710,7 @@ fn emit_access_held(
             a.cmp(r11d, 0xffff).map_err(e)?;
             a.jne(masked).map_err(e)?;
         }
-        if let Some(c) = how.check {
+        if let (Some(c), false) = (how.check, spanned) {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
             let at = frame.bounds_at + 16 * c.param as i32;

@@ -41,12 +41,17 @@ use super::Op;
 use iced_x86::{Instruction, Mnemonic, OpKind, Register};
 
 /// What `rax` and `r10` hold at the point of emission inside a block.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Held {
     /// `rax`: the address of the buffer of argument slot `ptr` at `base`.
     rax: Option<(Base, i32)>,
     /// `r10`: lane 0 of this (virtual) index value, sign-extended.
     r10: Option<u32>,
+    /// (parameter, index value): an access of all 16 lanes with a bounds
+    /// test of that parameter's buffer found the 16 consecutive elements
+    /// from the index's lane 0 inside it (robust access), a fact of the
+    /// values, so the next such access needs no span test.
+    spans: Vec<(u32, u32)>,
 }
 
 impl Held {
@@ -63,6 +68,21 @@ impl Held {
     /// Whether `r10` holds lane 0 of virtual value `index`, sign-extended.
     pub fn has_index(&self, index: u32) -> bool {
         self.r10 == Some(index)
+    }
+
+    /// Whether the 16 elements from lane 0 of `index` are known inside
+    /// parameter `param`'s buffer.
+    pub fn has_span(&self, param: u32, index: u32) -> bool {
+        self.spans.contains(&(param, index))
+    }
+
+    /// After an access of all 16 lanes through parameter `param`'s
+    /// buffer with a bounds test: its 16 elements from lane 0 of `index`
+    /// are inside (on every path that comes back).
+    pub fn span(&mut self, param: u32, index: u32) {
+        if !self.has_span(param, index) {
+            self.spans.push((param, index));
+        }
     }
 
     /// After an access: `rax` holds its buffer; `r10` lane 0 of `index`
@@ -107,12 +127,14 @@ impl Held {
         if self.r10 != other.r10 {
             self.r10 = None;
         }
+        self.spans.retain(|s| other.spans.contains(s));
     }
 
     fn wrote(&mut self, written: &[u32]) {
         if self.r10.is_some_and(|v| written.contains(&v)) {
             self.r10 = None;
         }
+        self.spans.retain(|(_, v)| !written.contains(v));
     }
 }
 
@@ -424,6 +446,22 @@ mod tests {
             let items = [Item::Op(x, vec![10]), Item::Op(x, vec![10])];
             assert_eq!(plan_block(&items), once(&items));
         }
+    }
+
+    #[test]
+    fn a_proven_span_lasts_until_its_index_is_written_or_a_path_without_it_joins() {
+        let mut h = held();
+        h.span(2, 3);
+        assert!(h.has_span(2, 3) && !h.has_span(1, 3) && !h.has_span(2, 4));
+        // Registers changing do not change what the values are.
+        h.after(&code(|a| a.mov(r10, 1u64)), &[]);
+        assert!(h.has_span(2, 3));
+        let other = held();
+        let mut joined = h.clone();
+        joined.meet(&other);
+        assert!(!joined.has_span(2, 3));
+        h.after(&[], &[3]);
+        assert!(!h.has_span(2, 3));
     }
 
     #[test]

@@ -1362,7 +1362,7 @@ pub(crate) fn emit_allocated_pooled(
                     a.cmp(r11d, 0xffff).map_err(asm_err)?;
                     a.jne(testing).map_err(asm_err)?;
                     if let Some(frame) = at.entry.as_deref() {
-                        before = frame.held;
+                        before = frame.held.clone();
                     }
                     continue;
                 }
@@ -1371,8 +1371,7 @@ pub(crate) fn emit_allocated_pooled(
                     a.set_label(&mut testing).map_err(asm_err)?;
                     a.zero_bytes().map_err(asm_err)?;
                     if let Some(frame) = at.entry.as_deref_mut() {
-                        after_full = frame.held;
-                        frame.held = before;
+                        after_full = std::mem::replace(&mut frame.held, before.clone());
                     }
                     continue;
                 }
