@@ -742,3 +742,197 @@ fn uniform_local_loads_in_a_loop_agree_and_stop_past_the_tile_as_cranelifts() {
         assert_eq!(faults[0].3, 9, "local {local}");
     }
 }
+
+/// FDTD's two steps (`benches/programs.py`): several known-consecutive
+/// accesses under one mask, which test the mask once and share the
+/// buffer's address and the index's lane 0 (`wide::held`).
+const FDTD: &str = r#"
+kernel void fdtd_h(global float *hx, global float *hy, global const float *ez, int nx, int ny) {
+    int i = get_global_id(0), j = get_global_id(1);
+    int k = j * nx + i;
+    if (j < ny - 1) hx[k] -= 0.5f * (ez[k + nx] - ez[k]);
+    if (i < nx - 1) hy[k] += 0.5f * (ez[k + 1] - ez[k]);
+}
+
+kernel void fdtd_e(global float *ez, global const float *hx, global const float *hy, int nx, int ny, int t) {
+    int i = get_global_id(0), j = get_global_id(1);
+    if (i < 1 || j < 1) return;
+    int k = j * nx + i;
+    ez[k] += 0.5f * ((hy[k] - hy[k - 1]) - (hx[k] - hx[k - nx]));
+    if (i == nx / 2 && j == ny / 2) ez[k] += sin(0.1f * (float)t);
+}
+"#;
+
+/// 2-D launches whose rows are whole chunks, end in tails (37, 21), start
+/// off a chunk (offsets), and groups not a multiple of 16 wide.
+fn grid_ranges() -> Vec<NdRange> {
+    let r = |offset: [u64; 3], size: [u64; 3], local: [u64; 3]| NdRange {
+        work_dim: 2,
+        global_offset: offset,
+        global_size: size,
+        local_size: local,
+    };
+    vec![
+        r([0; 3], [64, 9, 1], [32, 3, 1]),
+        r([1, 2, 0], [37, 11, 1], [37, 1, 1]),
+        r([0; 3], [48, 6, 1], [24, 2, 1]),
+        r([5, 0, 0], [21, 7, 1], [7, 7, 1]),
+        r([0; 3], [16, 5, 1], [16, 1, 1]),
+    ]
+}
+
+#[test]
+fn full_mask_stretches_agree_with_the_interpreter_on_fdtd() {
+    for robust in [false, true] {
+        let opts = options(true, robust, 1 << 22);
+        for kernel in ["fdtd_h", "fdtd_e"] {
+            agree(FDTD, kernel, &opts, &grid_ranges(), |r| {
+                let nx = r.global_offset[0] + r.global_size[0];
+                let ny = r.global_offset[1] + r.global_size[1];
+                let n = (nx * ny) as usize;
+                let mut specs = vec![
+                    Spec::Floats(n, 1),
+                    Spec::Floats(n, 2),
+                    Spec::Floats(n, 3),
+                    Spec::Int(nx as i32),
+                    Spec::Int(ny as i32),
+                ];
+                if kernel == "fdtd_e" {
+                    specs.push(Spec::Int(7));
+                }
+                specs
+            });
+        }
+    }
+}
+
+#[test]
+fn full_mask_stretches_with_divergent_lanes_aliasing_and_offsets_agree() {
+    // Lanes an `if` on the data turns off inside whole chunks (the copy
+    // that tests each access's mask), a load after a store through the
+    // same buffer and index (it must see the store), and the id plus a
+    // uniform offset under one mask.
+    let src = r#"
+kernel void k(global float* a, global const float* b, global float* c, global float* d, int w, int off) {
+    int x = get_global_id(0), y = get_global_id(1);
+    int i = y * w + x;
+    float v = a[i];
+    if (v > b[i]) {
+        a[i] = v - b[i];
+        c[i] = a[i] * 2.0f + b[i];
+    }
+    d[i + off] += b[i + off] * c[i] + b[i + off];
+}
+"#;
+    for robust in [false, true] {
+        let opts = options(true, robust, 1 << 22);
+        agree(src, "k", &opts, &grid_ranges(), |r| {
+            let w = r.global_offset[0] + r.global_size[0];
+            let n = (w * (r.global_offset[1] + r.global_size[1])) as usize;
+            // Seeds whose `a` lies above `b` in some lanes of a chunk and
+            // below in others.
+            vec![
+                Spec::Floats(n + 3, 7),
+                Spec::Floats(n + 3, 8),
+                Spec::Floats(n + 3, 9),
+                Spec::Floats(n + 3, 10),
+                Spec::Int(w as i32),
+                Spec::Int(3),
+            ]
+        });
+    }
+}
+
+#[test]
+fn robust_faults_inside_a_full_mask_stretch_match_cranelifts() {
+    // Four accesses under one mask (the running lanes): the short buffer
+    // ends at the first, a middle and the last lane of a whole chunk, in
+    // the stretch's second access (a load), and its last (a store).
+    let src = "kernel void k(global const float* a, global float* out, int k) {
+    int i = (int)get_global_id(0) + k;
+    float v = a[i];
+    out[i] = v + a[i] * out[i];
+}";
+    let at = |k: i32| KernelArg::Value(k.to_le_bytes().to_vec());
+    for lane in [0u64, 9, 15] {
+        let short = (32 + lane) as usize;
+        let f = same_fault(src, &[floats(short), floats(64), at(0)], 64, 0);
+        assert_eq!(
+            (f.kind, f.global_id),
+            (vecl_jit::abi::AccessKind::Load, [32 + lane, 0, 0])
+        );
+        assert_eq!(f.address, 4 * (32 + lane));
+        let f = same_fault(src, &[floats(64), floats(short), at(0)], 64, 1);
+        assert_eq!(f.global_id, [32 + lane, 0, 0]);
+        assert_eq!(f.address, 4 * (32 + lane));
+    }
+    // Near `INT_MAX` the 32-bit lanes wrap: the stretch's copy without
+    // mask tests still tests the index's range, and the tested path
+    // finds the lane outside.
+    for (k, lane) in [(i32::MAX - 40, 0u64), (i32::MAX - 8, 0), (-16, 0)] {
+        let f = same_fault(src, &[floats(48), floats(48), at(k)], 48, 0);
+        assert_eq!(f.global_id, [lane, 0, 0], "k = {k}");
+        assert_eq!(
+            f.address,
+            4u64.wrapping_mul((k as i64 + lane as i64) as u64),
+            "k = {k}"
+        );
+    }
+    // FDTD's `fdtd_h` over a 2-D launch with `ez` one row short: the
+    // fault is in the last row, reported as Cranelift's code reports it.
+    let range = NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [48, 4, 1],
+        local_size: [16, 2, 1],
+    };
+    let fdtd_h = FDTD.replace("fdtd_h", "k");
+    let n = 48 * 4;
+    let f = same_fault_in(
+        &fdtd_h,
+        &[
+            floats(n),
+            floats(n),
+            floats(n - 48 + 5),
+            at(48),
+            KernelArg::Value(5i32.to_le_bytes().to_vec()),
+        ],
+        &range,
+        2,
+    );
+    assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+    assert_eq!(f.global_id, [5, 2, 0]);
+}
+
+#[test]
+fn indices_shifted_by_constants_from_a_held_index_agree() {
+    // `i ± c` addresses from the held lane 0 of `i` (unchecked; robust
+    // access tests each index itself), with lanes an `if` turns off at
+    // both ends of each row (the first chunk's lane 0 among them: the
+    // tested path, which gives r10 back) and stores between the loads.
+    let src = r#"
+kernel void k(global const float* a, global float* out, global float* side, int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    int i = (y + 1) * w + x + 16;
+    if (x > 0 && x < w - 1) {
+        out[i] = a[i - 1] + 2.0f * a[i] + a[i + 1];
+        side[i + 3] = a[i + 17] - a[i - 16];
+        out[i] += side[i + 3] * a[i];
+    }
+    side[i - 2] += a[i + 2];
+}
+"#;
+    for robust in [false, true] {
+        let opts = options(true, robust, 1 << 22);
+        agree(src, "k", &opts, &grid_ranges(), |r| {
+            let w = r.global_offset[0] + r.global_size[0];
+            let n = (w * (r.global_offset[1] + r.global_size[1] + 2) + 64) as usize;
+            vec![
+                Spec::Floats(n, 1),
+                Spec::Floats(n, 2),
+                Spec::Floats(n, 3),
+                Spec::Int(w as i32),
+            ]
+        });
+    }
+}

@@ -53,6 +53,7 @@ use super::emit::{
     asm_err, k_masked, k_reg, mem_masked, zmm_masked, zmm_reg, IOTA, SCRATCH_K, SCRATCH_ZMM,
 };
 use super::entry::EntryOptions;
+use super::held::Held;
 use super::ra2::written;
 use super::{Bin, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, AccessKind};
@@ -360,6 +361,9 @@ pub(crate) struct EntryFrame {
     /// `[rsp + local_at]`: the group's `__local` arena (a barrier kernel's
     /// entry, `super::regions`; none elsewhere).
     pub local_at: Option<i32>,
+    /// What `rax` and `r10` hold at the point of emission (`super::held`):
+    /// the emitter forgets it at each block and after other code.
+    pub held: Held,
     faults: Vec<PendingFault>,
     masked: Vec<ColdMasked>,
     streams: Vec<ColdStream>,
@@ -367,12 +371,6 @@ pub(crate) struct EntryFrame {
     /// Uniform loads with no lane running: their label, where they go
     /// back to, and the register to zero.
     empty: Vec<(CodeLabel, CodeLabel, u8)>,
-    /// rax holds the `__local` arena's address: set by a load without a
-    /// mask test (`suppressed_load`) through a `__local` variable, cleared
-    /// by whoever emits anything else (`forget_rax`), so that such loads
-    /// one after another (matmul's four rows' `ta[ly][k]`) read the
-    /// arena's address once.
-    rax_local: bool,
 }
 
 impl EntryFrame {
@@ -382,19 +380,13 @@ impl EntryFrame {
             bounds_at,
             scratch_at,
             local_at: None,
+            held: Held::default(),
             faults: Vec::new(),
             masked: Vec::new(),
             streams: Vec::new(),
             tested: Vec::new(),
             empty: Vec::new(),
-            rax_local: false,
         }
-    }
-
-    /// rax may have changed since the last access (another operation, a
-    /// move, a label another path reaches).
-    pub fn forget_rax(&mut self) {
-        self.rax_local = false;
     }
 }
 
@@ -524,6 +516,9 @@ struct ColdMasked {
     /// `Known::FromLane0`: where a chunk whose mask leaves lane 0 out
     /// goes (the tested path).
     lane0: Option<CodeLabel>,
+    /// Bytes from `base`'s element to lane 0's (a shifted index, never
+    /// with a bounds test).
+    disp: i32,
 }
 
 /// The tested path of an `Offset` or `FromLane0` access, out of line
@@ -532,6 +527,9 @@ struct ColdTested {
     label: CodeLabel,
     done: CodeLabel,
     op: Op,
+    /// A shifted index: r10 holds lane 0 of the value it is shifted
+    /// from, which the tested path (setting r10 to its own) gives back.
+    keeps_r10: bool,
 }
 
 /// The streaming store of a full chunk, out of line (taken on large
@@ -542,6 +540,8 @@ struct ColdStream {
     done: CodeLabel,
     z: u8,
     base: AsmRegister64,
+    /// As [`ColdMasked::disp`].
+    disp: i32,
 }
 
 /// Emits one [`Op::LoadElems`] or [`Op::StoreElems`], its values already
@@ -576,11 +576,80 @@ fn elems(op: &Op) -> Result<(V, i32, V, K, Access, bool), WideError> {
 /// r10, robust access tests the 16 lanes' span with two compares), and
 /// leaves its masked path and its streaming store out of line
 /// (`emit_cold`).
+///
+/// `index` is the (virtual) value of the index and `written` the values
+/// the access writes: when an earlier access of the same straight stretch
+/// left this buffer's address in `rax` or this index's lane 0 in `r10`
+/// (`frame.held`, `super::held`), the access takes them from there.
+/// `full`: the access's mask is known to hold all 16 lanes (a full-mask
+/// stretch, `super::held::plan_block`): no mask test. `shift`: the index
+/// is value `.0` plus the constant `.1` lane by lane; when r10 holds
+/// lane 0 of `.0`, an unchecked access through a `__global` buffer
+/// addresses from it with a displacement (and r10 keeps it).
 pub(crate) fn emit_access(
     a: &mut CodeAssembler,
     op: &Op,
     frame: &mut EntryFrame,
+    (index, written, full, shift): (u32, &[u32], bool, Option<(u32, i32)>),
 ) -> Result<(), WideError> {
+    let (_, ptr, _, _, how, load) = elems(op)?;
+    let known = if how.consecutive {
+        how.known
+    } else {
+        Known::Tested
+    };
+    let lane0 = matches!(known, Known::Offset | Known::FromLane0) && !(how.uniform && load);
+    let shift = shift.filter(|(from, c)| {
+        lane0
+            && how.check.is_none()
+            && how.base == Base::Arg
+            && c.unsigned_abs() <= MAX_SHIFT
+            && frame.held.has_index(*from)
+            && !frame.held.has_index(index)
+    });
+    // The span of this index in this buffer already proven: no test.
+    let spanned = how
+        .check
+        .is_some_and(|c| known != Known::Tested && frame.held.has_span(c.param, index));
+    let base = emit_access_held(
+        a,
+        op,
+        frame,
+        lane0.then_some(index),
+        (full, shift.map(|(_, c)| c), spanned),
+    )?;
+    if let (Some(c), true, false) = (how.check, full, known == Known::Tested) {
+        if !(how.uniform && load) {
+            frame.held.span(c.param, index);
+        }
+    }
+    // Every path leaves the buffer in rax; lane 0 of the index in r10
+    // (`lane0`), or of the value it is shifted from; an access by the
+    // chunk's id touches no r10.
+    frame.held.access(
+        (base, ptr),
+        lane0.then_some(shift.map_or(index, |(from, _)| from)),
+        known == Known::FromId && !(how.uniform && load),
+        written,
+    );
+    Ok(())
+}
+
+/// The largest constant (elements) an index may be shifted by from the
+/// held lane 0 of another ([`emit_access`]).
+const MAX_SHIFT: u32 = 1 << 20;
+
+/// [`emit_access`]'s code; `index` the virtual index value of an access
+/// whose lane 0 goes to r10, `full` its mask known whole, `shift` the
+/// elements its lane 0 lies past r10's (which r10 keeps), `spanned` its
+/// 16 elements known inside the checked buffer (no span test).
+fn emit_access_held(
+    a: &mut CodeAssembler,
+    op: &Op,
+    frame: &mut EntryFrame,
+    index: Option<u32>,
+    (full, shift, spanned): (bool, Option<i32>, bool),
+) -> Result<Base, WideError> {
     let e = asm_err;
     let (value, ptr, idx, k, how, load) = elems(op)?;
     let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
@@ -592,29 +661,27 @@ pub(crate) fn emit_access(
     };
     let mut done = a.create_label();
     // Under uniform control, unchecked: no mask test (a `__local`
-    // variable's offset in the address's displacement).
+    // variable's offset in the address's displacement, rax the arena's
+    // address, which the next such load finds in `frame.held`).
     let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
     let lane0 = load && known == Known::FromLane0 && local;
-    let arena = std::mem::take(&mut frame.rax_local);
     if load && (how.uniform || lane0) && how.lane0 && how.check.is_none() {
-        let disp = match how.base {
-            Base::LocalAt { offset, .. } => {
-                if !arena {
-                    load_base(a, frame, Base::LocalAt { offset: 0, size: 0 }, ptr)?;
-                }
-                frame.rax_local = true;
-                offset as i32
-            }
-            _ => {
-                load_base(a, frame, how.base, ptr)?;
-                0
-            }
+        let (base, disp) = match how.base {
+            Base::LocalAt { offset, .. } => (Base::LocalAt { offset: 0, size: 0 }, offset as i32),
+            other => (other, 0),
         };
-        return suppressed_load(a, (z, kn), xn, disp, how.uniform);
+        if !frame.held.has_buffer(base, ptr) {
+            load_base(a, frame, base, ptr)?;
+        }
+        suppressed_load(a, (z, kn), xn, disp, how.uniform)?;
+        return Ok(base);
     }
-    load_base(a, frame, how.base, ptr)?;
+    if !frame.held.has_buffer(how.base, ptr) {
+        load_base(a, frame, how.base, ptr)?;
+    }
     if how.uniform && load {
-        return uniform_load(a, frame, &how, (z, zn), (km, kn), xn, ptr);
+        uniform_load(a, frame, &how, (z, zn), (km, kn), xn, ptr)?;
+        return Ok(how.base);
     }
     let mut tested = a.create_label();
     if known != Known::Tested {
@@ -622,30 +689,45 @@ pub(crate) fn emit_access(
         let base = if known == Known::FromId {
             r15
         } else {
-            let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
-                .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
-            a.set_prefer_vex(false);
-            let moved = a.vmovd(r10d, x);
-            a.set_prefer_vex(true);
-            moved.map_err(e)?;
-            a.movsxd(r10, r10d).map_err(e)?;
+            if shift.is_none() && !index.is_some_and(|v| frame.held.has_index(v)) {
+                let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+                    .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+                a.set_prefer_vex(false);
+                let moved = a.vmovd(r10d, x);
+                a.set_prefer_vex(true);
+                moved.map_err(e)?;
+                a.movsxd(r10, r10d).map_err(e)?;
+            }
             if how.base == Base::Arg {
                 // A `__local` index that high is outside the arena either
                 // way (robust access's span test sends it to the lanes'
-                // test, which sees the lanes as they are).
-                a.cmp(r10, i32::MAX - 15).map_err(e)?;
-                a.jg(tested).map_err(e)?;
+                // test, which sees the lanes as they are). Shifted by `c`
+                // from r10: r10 + c, as the lanes wrap it, must not wrap.
+                let c = i64::from(shift.unwrap_or(0));
+                let high = i64::from(i32::MAX) - 15 - c;
+                if high < i64::from(i32::MAX) {
+                    a.cmp(r10, high as i32).map_err(e)?;
+                    a.jg(tested).map_err(e)?;
+                }
+                let low = i64::from(i32::MIN) - c;
+                if low > i64::from(i32::MIN) {
+                    a.cmp(r10, low as i32).map_err(e)?;
+                    a.jl(tested).map_err(e)?;
+                }
             }
             r10
         };
+        let disp = 4 * shift.unwrap_or(0);
         let masked = a.create_label();
         // Every lane running (`kortestw` and a branch on it cost more
         // than a move to a general register and a compare on Zen 5,
         // `docs/wide.md`).
-        a.kmovw(r11d, km).map_err(e)?;
-        a.cmp(r11d, 0xffff).map_err(e)?;
-        a.jne(masked).map_err(e)?;
-        if let Some(c) = how.check {
+        if !full {
+            a.kmovw(r11d, km).map_err(e)?;
+            a.cmp(r11d, 0xffff).map_err(e)?;
+            a.jne(masked).map_err(e)?;
+        }
+        if let (Some(c), false) = (how.check, spanned) {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
             let at = frame.bounds_at + 16 * c.param as i32;
@@ -655,10 +737,10 @@ pub(crate) fn emit_access(
             a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
             a.jg(masked).map_err(e)?;
         }
-        let at = zmmword_ptr(rax + base * 4);
+        let at = zmmword_ptr(rax + base * 4 + disp);
         if load {
             if how.prefetch {
-                a.prefetcht0(byte_ptr(rax + base * 4 + DISTANCE))
+                a.prefetcht0(byte_ptr(rax + base * 4 + (DISTANCE + disp)))
                     .map_err(e)?;
             }
             a.vmovups(z, at).map_err(e)?;
@@ -672,6 +754,7 @@ pub(crate) fn emit_access(
                 done,
                 z: zn,
                 base,
+                disp,
             });
         } else {
             a.vmovups(at, z).map_err(e)?;
@@ -687,6 +770,7 @@ pub(crate) fn emit_access(
             buffer: how.base,
             check: how.check,
             lane0: (known == Known::FromLane0).then_some(tested),
+            disp,
         });
         if known != Known::FromId {
             // Lane 0 near `i32::MAX` or, for `FromLane0`, not running: the
@@ -695,18 +779,19 @@ pub(crate) fn emit_access(
                 label: tested,
                 done,
                 op: op.clone(),
+                keeps_r10: shift.is_some(),
             });
         }
         a.set_label(&mut done).map_err(e)?;
         a.zero_bytes().map_err(e)?;
-        return Ok(());
+        return Ok(how.base);
     }
     a.set_label(&mut tested).map_err(e)?;
     a.zero_bytes().map_err(e)?;
     tested_access(a, frame, op, done)?;
     a.set_label(&mut done).map_err(e)?;
     a.zero_bytes().map_err(e)?;
-    Ok(())
+    Ok(how.base)
 }
 
 /// The access `op` with its lanes tested at run time, `rax` the buffer's
@@ -934,12 +1019,17 @@ pub(crate) fn emit_cold(
             a.jz(tested).map_err(e)?;
         }
         if let Some(check) = c.check {
+            if c.disp != 0 {
+                return Err(WideError::Malformed(
+                    "a shifted index with a bounds test".into(),
+                ));
+            }
             a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
             a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
             a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
             vector_check(a, frame, check, SCRATCH_ZMM, c.kn, (c.ptr, c.buffer))?;
         }
-        let (z, at) = (zmm_reg(c.z)?, zmmword_ptr(rax + c.base * 4));
+        let (z, at) = (zmm_reg(c.z)?, zmmword_ptr(rax + c.base * 4 + c.disp));
         if c.load {
             a.vmovups(zmm_masked(z, c.kn).z(), at).map_err(e)?;
         } else {
@@ -959,7 +1049,17 @@ pub(crate) fn emit_cold(
         a.set_label(&mut label).map_err(e)?;
         a.zero_bytes().map_err(e)?;
         // rax still holds the buffer's address.
-        tested_access(a, frame, &c.op, c.done)?;
+        if c.keeps_r10 {
+            let mut back = a.create_label();
+            a.mov(qword_ptr(rsp + frame.scratch_at), r10).map_err(e)?;
+            tested_access(a, frame, &c.op, back)?;
+            a.set_label(&mut back).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.mov(r10, qword_ptr(rsp + frame.scratch_at)).map_err(e)?;
+            a.jmp(c.done).map_err(e)?;
+        } else {
+            tested_access(a, frame, &c.op, c.done)?;
+        }
     }
     for c in std::mem::take(&mut frame.streams) {
         let mut label = c.label;
@@ -969,7 +1069,8 @@ pub(crate) fn emit_cold(
         let z = zmm_reg(c.z)?;
         // Large launches, line-aligned chunks: a whole line written
         // without reading it first.
-        a.lea(r11, qword_ptr(rax + c.base * 4)).map_err(e)?;
+        a.lea(r11, qword_ptr(rax + c.base * 4 + c.disp))
+            .map_err(e)?;
         a.test(r11b, 63).map_err(e)?;
         a.jnz(plain).map_err(e)?;
         a.vmovntps(zmmword_ptr(r11), z).map_err(e)?;

@@ -28,6 +28,7 @@ pub mod dmath;
 pub mod emit;
 pub mod entry;
 pub mod groups;
+pub(crate) mod held;
 pub mod int64;
 pub mod live;
 pub mod lower;

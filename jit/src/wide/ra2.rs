@@ -29,11 +29,12 @@ use super::emit::{
     arg, asm_err, bin_is_q, emit_op, finish, k_reg, zmm_reg, ConstPool, PoolConst, PoolOperands,
     WideCode, POOL_BASE,
 };
+use super::held::{plan_block, Held, Item, Planned};
 use super::{Bin, CmpKind, Op, Program, WideError, K, V};
 use iced_x86::code_asm::*;
 use regalloc2::{
-    Allocation, Block, Edit, Function, Inst, InstOrEdit, InstRange, MachineEnv, Operand, PReg,
-    PRegSet, RegClass, RegallocOptions, VReg,
+    Allocation, Block, Edit, Function, Inst, InstOrEdit, InstRange, MachineEnv, Operand,
+    OperandKind, PReg, PRegSet, RegClass, RegallocOptions, VReg,
 };
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -1383,24 +1384,77 @@ pub(crate) fn emit_allocated_pooled(
     };
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
     let (mut zmm_set, mut k_set) = (0u32, 0u32);
+    let shifts = if at.entry.is_some() {
+        shifted_values(alloc)
+    } else {
+        HashMap::new()
+    };
     for bi in 0..f.blocks.len() {
         let mut label = labels[bi];
         a.set_label(&mut label).map_err(asm_err)?;
         a.zero_bytes().map_err(asm_err)?;
+        // A branch may arrive here: nothing known of the scratch registers.
         if let Some(frame) = at.entry.as_deref_mut() {
-            frame.forget_rax();
+            frame.held.forget();
         }
-        for ie in out.block_insts_and_edits(f, Block::new(bi)) {
-            // Only an access right after another may find rax as that
-            // one left it (`EntryFrame::forget_rax`).
-            let access = matches!(ie, InstOrEdit::Inst(i)
-                if matches!(f.insts[i.index()], MInst::Op(Op::LoadElems { .. } | Op::StoreElems { .. })));
-            if let (false, Some(frame)) = (access, at.entry.as_deref_mut()) {
-                frame.forget_rax();
-            }
-            match ie {
+        let items: Vec<InstOrEdit> = out.block_insts_and_edits(f, Block::new(bi)).collect();
+        let plan = if at.entry.is_some() {
+            let kinds: Vec<Item> = items.iter().map(|ie| item_of(f, ie)).collect();
+            plan_block(&kinds)
+        } else {
+            (0..items.len()).map(|t| Planned::Item(t, None)).collect()
+        };
+        // A full-mask stretch's labels and what the registers held at its
+        // start and at the end of its full copy.
+        let (mut testing, mut join) = (a.create_label(), a.create_label());
+        let (mut before, mut after_full) = (Held::default(), Held::default());
+        for step in plan {
+            let (ie, full) = match step {
+                Planned::Item(t, full) => (items[t].clone(), full),
+                Planned::Test { k, at: t } => {
+                    let InstOrEdit::Inst(i) = items[t] else {
+                        return Err(WideError::Malformed("a stretch at a move".into()));
+                    };
+                    let hw = f.operands[i.index()]
+                        .iter()
+                        .zip(out.inst_allocs(i))
+                        .find(|(o, _)| o.vreg().vreg() as u32 == k)
+                        .and_then(|(_, place)| place.as_reg())
+                        .ok_or_else(|| WideError::Malformed("a stretch's mask".into()))?
+                        .hw_enc();
+                    (testing, join) = (a.create_label(), a.create_label());
+                    a.kmovw(r11d, k_reg(hw as u8)?).map_err(asm_err)?;
+                    a.cmp(r11d, 0xffff).map_err(asm_err)?;
+                    a.jne(testing).map_err(asm_err)?;
+                    if let Some(frame) = at.entry.as_deref() {
+                        before = frame.held.clone();
+                    }
+                    continue;
+                }
+                Planned::Other => {
+                    a.jmp(join).map_err(asm_err)?;
+                    a.set_label(&mut testing).map_err(asm_err)?;
+                    a.zero_bytes().map_err(asm_err)?;
+                    if let Some(frame) = at.entry.as_deref_mut() {
+                        after_full = std::mem::replace(&mut frame.held, before.clone());
+                    }
+                    continue;
+                }
+                Planned::Join => {
+                    a.set_label(&mut join).map_err(asm_err)?;
+                    a.zero_bytes().map_err(asm_err)?;
+                    if let Some(frame) = at.entry.as_deref_mut() {
+                        frame.held.meet(&after_full);
+                    }
+                    continue;
+                }
+            };
+            let start = a.instructions().len();
+            let mut accessed = false;
+            match &ie {
                 InstOrEdit::Edit(Edit::Move { from, to }) => emit_move(a, *from, *to)?,
                 InstOrEdit::Inst(i) => {
+                    let i = *i;
                     let allocs = out.inst_allocs(i);
                     // Each vreg of the instruction to its register.
                     let mut map: HashMap<u32, u32> = HashMap::new();
@@ -1429,11 +1483,29 @@ pub(crate) fn emit_allocated_pooled(
                             })?;
                             steps(a, EntryCode::Step(*step))?;
                         }
-                        MInst::Op(op) => {
-                            let op = op.map_regs(|v| V(phys(v.0)), |k| K(phys(k.0)));
+                        MInst::Op(virt) => {
+                            let op = virt.map_regs(|v| V(phys(v.0)), |k| K(phys(k.0)));
                             match (&op, at.entry.as_deref_mut()) {
                                 (Op::LoadElems { .. } | Op::StoreElems { .. }, Some(frame)) => {
-                                    super::access::emit_access(a, &op, frame)?
+                                    let (Op::LoadElems { idx, .. } | Op::StoreElems { idx, .. }) =
+                                        virt
+                                    else {
+                                        return Err(WideError::Malformed("an access".into()));
+                                    };
+                                    accessed = true;
+                                    let defs = defined(f, i);
+                                    let full = full.is_some_and(|m| match virt {
+                                        Op::LoadElems { k, .. } | Op::StoreElems { k, .. } => {
+                                            k.0 == m
+                                        }
+                                        _ => false,
+                                    });
+                                    super::access::emit_access(
+                                        a,
+                                        &op,
+                                        frame,
+                                        (idx.0, &defs, full, shifts.get(&idx.0).copied()),
+                                    )?
                                 }
                                 _ => emit_op(a, &op, &mut pool)?,
                             }
@@ -1473,6 +1545,9 @@ pub(crate) fn emit_allocated_pooled(
                                         )
                                     })?;
                                     steps(a, EntryCode::End(l, labels[*exit]))?;
+                                    if let Some(frame) = at.entry.as_deref_mut() {
+                                        frame.held.forget();
+                                    }
                                     continue;
                                 }
                                 _ => return Err(WideError::Malformed("a test".into())),
@@ -1496,9 +1571,76 @@ pub(crate) fn emit_allocated_pooled(
                     }
                 }
             }
+            if let (false, Some(frame)) = (accessed, at.entry.as_deref_mut()) {
+                let defs = match ie {
+                    InstOrEdit::Inst(i) => defined(f, i),
+                    InstOrEdit::Edit(_) => Vec::new(),
+                };
+                frame.held.after(&a.instructions()[start..], &defs);
+            }
         }
     }
     Ok((zmm_set, k_set))
+}
+
+/// The values that are another plus a constant, lane by lane (32-bit
+/// `+` or `-` of a splat or pool constant): value → (the other, the
+/// constant), for an access to address from the other's lane 0
+/// (`access::emit_access`).
+fn shifted_values(alloc: &Allocated) -> HashMap<u32, (u32, i32)> {
+    let mut splats: HashMap<u32, u32> = HashMap::new();
+    for inst in &alloc.f.insts {
+        if let MInst::Op(Op::Splat { d, bits }) = inst {
+            splats.insert(d.0, *bits);
+        }
+    }
+    let constant = |v: V| -> Option<i32> {
+        if v.0 >= POOL_BASE {
+            match alloc.pool.get((v.0 - POOL_BASE) as usize) {
+                Some(PoolConst::D(bits)) => Some(*bits as i32),
+                _ => None,
+            }
+        } else {
+            splats.get(&v.0).map(|b| *b as i32)
+        }
+    };
+    let mut shifts = HashMap::new();
+    for inst in &alloc.f.insts {
+        let MInst::Op(Op::Bin { op, d, a, b }) = *inst else {
+            continue;
+        };
+        let shift = match (op, constant(a), constant(b)) {
+            (Bin::IAdd, None, Some(c)) => Some((a.0, c)),
+            (Bin::IAdd, Some(c), None) => Some((b.0, c)),
+            (Bin::ISub, None, Some(c)) if c != i32::MIN => Some((a.0, -c)),
+            _ => None,
+        };
+        if let Some(s) = shift {
+            shifts.insert(d.0, s);
+        }
+    }
+    shifts
+}
+
+/// The vregs instruction `i` of `f` defines.
+fn defined(f: &Func, i: Inst) -> Vec<u32> {
+    f.operands[i.index()]
+        .iter()
+        .filter(|o| o.kind() == OperandKind::Def)
+        .map(|o| o.vreg().vreg() as u32)
+        .collect()
+}
+
+/// What an item of a block is to [`plan_block`].
+fn item_of<'f>(f: &'f Func, ie: &InstOrEdit) -> Item<'f> {
+    match ie {
+        InstOrEdit::Edit(_) => Item::Move,
+        InstOrEdit::Inst(i) => match &f.insts[i.index()] {
+            MInst::Op(Op::Entry(_)) => Item::Other,
+            MInst::Op(op) => Item::Op(op, defined(f, *i)),
+            _ => Item::Other,
+        },
+    }
 }
 
 /// Compiles `p` with `regalloc2` allocating its registers.
