@@ -8,7 +8,8 @@
 //! - [`inline`]: every call replaced by the callee's body.
 //! - [`half`]: `half` arithmetic computed in `float`, rounded back once.
 //! - [`sra`]: scalar replacement of aggregates — private slots reached
-//!   only at constant offsets become register variables.
+//!   only at constant offsets become register variables (after
+//!   [`outparam`] splits `sincos` through a private pointer).
 //! - [`define_at_entry`]: the variables the passes added defined once at
 //!   the top of the body.
 //! - [`unroll`]: full unrolling of short counted loops.
@@ -28,6 +29,7 @@ pub mod cse;
 pub mod define_at_entry;
 pub mod half;
 pub mod inline;
+pub mod outparam;
 pub mod pipeline;
 pub mod regions;
 pub mod sra;

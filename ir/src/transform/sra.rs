@@ -38,10 +38,12 @@
 //! replaced roots needs the same leaves on both sides.
 //!
 //! Left alone (the root stays in memory): a pointer that escapes — passed
-//! to a call or builtin (`vload4`, `sincos`), stored to memory, compared,
-//! selected, turned into an integer, written to a variable that also holds
-//! other pointers — an index that is not a constant, an access outside the
-//! root, and roots of more than [`MAX_LEAVES`] leaves.
+//! to a call or builtin (`vload4`; `sincos` through a private pointer is
+//! first split into `sin`, `cos` and a store by [`super::outparam`]),
+//! stored to memory, compared, selected, turned into an integer, written
+//! to a variable that also holds other pointers — an index that is not
+//! a constant, an access outside the root, and roots of more than
+//! [`MAX_LEAVES`] leaves.
 //!
 //! A leaf read but never written reads `undef`; a leaf written but never
 //! read gets no variable and its writes are dropped. A `byval` parameter's
@@ -93,6 +95,8 @@ pub fn scalar_replace_module(m: &mut Module) -> SraStats {
 /// are the module's struct definitions.
 pub fn scalar_replace(structs: &[StructDef], f: &mut Function) -> SraStats {
     let mut total = SraStats::default();
+    // `sincos(x, &c)`: the cosine stored through `&c` by a store of its own.
+    super::outparam::split_sincos(f);
     // A slot that held a pointer to another slot becomes a variable, and
     // the other slot's address may then be known everywhere it is used:
     // another round replaces it.

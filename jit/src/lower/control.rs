@@ -17,7 +17,7 @@ use super::lanes::{elem_of, Lanes, Val};
 use super::{invariant, FunctionCx, LResult, Target, VarSlot};
 use crate::abi::{launch_offsets, KernelStatus};
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, TrapCode, Value};
-use vecl_ir::{Block, Stmt, Type, VarId};
+use vecl_ir::{Block, Stmt, Type, ValueId, VarId};
 
 /// Whether a statement contains a `break`, `continue` or `return`.
 fn has_exit(s: &Stmt) -> bool {
@@ -113,7 +113,16 @@ impl FunctionCx<'_, '_> {
     ) -> LResult<Option<Vec<Value>>> {
         let mut skip = None;
         let mut tested = None;
-        for s in &block.0 {
+        let mut paired = None;
+        for (i, s) in block.0.iter().enumerate() {
+            if paired.take() == Some(i) {
+                continue;
+            }
+            if let Some((sin, cos)) = self.sin_cos_pair(s, block.0.get(i + 1)) {
+                self.lower_sin_cos_pair(sin, cos)?;
+                paired = Some(i + 1);
+                continue;
+            }
             let exits = has_exit(s);
             let before = exits.then(|| self.cur_mask());
             self.lower_stmt(s)?;
@@ -185,6 +194,39 @@ impl FunctionCx<'_, '_> {
         } else {
             self.b.ins().jump(target, &[]);
         }
+    }
+
+    /// `Eval(sin(x))` followed at once by `Eval(cos(x))`, both `float`
+    /// of one type: the pair [`Self::lower_sin_cos_pair`] lowers.
+    fn sin_cos_pair(&self, s: &Stmt, next: Option<&Stmt>) -> Option<(ValueId, ValueId)> {
+        use vecl_ir::{Builtin, Inst};
+        let (Stmt::Eval(a), Some(Stmt::Eval(b))) = (s, next) else {
+            return None;
+        };
+        let f = self.kernel.func();
+        let (Inst::Builtin(Builtin::Sin, xa), Inst::Builtin(Builtin::Cos, xb)) =
+            (&f.inst(*a).inst, &f.inst(*b).inst)
+        else {
+            return None;
+        };
+        let same = xa.len() == 1 && xa == xb && f.ty(*a) == f.ty(*b);
+        (same && f.ty(*a).scalar() == Some(vecl_ir::Scalar::F32)).then_some((*a, *b))
+    }
+
+    /// Both values of a [`Self::sin_cos_pair`], defined as two `Eval`s
+    /// would define them.
+    fn lower_sin_cos_pair(&mut self, sin: ValueId, cos: ValueId) -> LResult<()> {
+        let x = self.kernel.func().inst(sin).inst.operands().next();
+        let x = x.ok_or_else(|| self.internal("sin without an argument"))?;
+        let (sv, cv) = self.lower_sin_cos_f32(x)?;
+        for (v, val) in [(sin, sv), (cos, cv)] {
+            let val = self.as_uniform_if_proved(v, val)?;
+            self.vals.define(v, val);
+            if self.vals.is_saved(v) {
+                self.save_value(v)?;
+            }
+        }
+        Ok(())
     }
 
     fn lower_stmt(&mut self, s: &Stmt) -> LResult<()> {

@@ -281,6 +281,36 @@ impl FunctionCx<'_, '_> {
         out
     }
 
+    /// A scatter of `float2`/`int2`/`uint2` or four-component elements of
+    /// 32-bit scalars: the components interleaved into the elements'
+    /// memory image as for a whole-chunk store, then one 8- or 16-byte
+    /// store per lane in lane order (inactive lanes write the scratch
+    /// slot), where a store per component and lane took two or four
+    /// (`b[(t - k) * 2 + k] = u + w` in an FFT stage). A lane's element
+    /// is written whole before the next lane's, as the work-items would
+    /// one after the other. `false` (nothing emitted) for other shapes.
+    pub(super) fn scatter_elements(&mut self, addr: &Lanes, s: Scalar, val: &Val) -> LResult<bool> {
+        let comps = val.len();
+        if !matches!(s, Scalar::F32 | Scalar::I32 | Scalar::U32) || !matches!(comps, 2 | 4) {
+            return Ok(false);
+        }
+        let components: Vec<Vec<Value>> = val.iter().map(|l| self.varying(s, l)).collect();
+        let memory = self.interleave(s, &components);
+        let m = self.cur_mask();
+        for j in 0..self.kernel.w() as usize {
+            let a = self.lane_addr(addr, &m, j)?;
+            let element = if comps == 4 {
+                memory[j]
+            } else {
+                // Two lanes' elements per piece: lane j's is qword j % 2.
+                let q = self.vcast(types::F64X2, memory[j / 2]);
+                self.b.ins().extractlane(q, (j % 2) as u8)
+            };
+            self.b.ins().store(super::memory::mem(), element, a, 0);
+        }
+        Ok(true)
+    }
+
     /// A load of a `comps`-component vector of `s` through the varying
     /// address `addr` (pieces `ap`) as whole pieces when the lanes'
     /// elements are consecutive; `None` when the address is not of a form

@@ -218,7 +218,7 @@ impl FunctionCx<'_, '_> {
     }
 
     /// Lane `j`'s address, or the scratch slot when the lane is inactive.
-    fn lane_addr(&mut self, addr: &Lanes, mask: &[Value], j: usize) -> LResult<Value> {
+    pub(super) fn lane_addr(&mut self, addr: &Lanes, mask: &[Value], j: usize) -> LResult<Value> {
         self.lane_addr_of(None, addr, mask, j)
     }
 
@@ -762,6 +762,9 @@ impl FunctionCx<'_, '_> {
         }
         self.check_access(Some(ptr), &addr, comps * s.size(), AccessKind::Store)?;
         self.stats.scatters += 1;
+        if self.scatter_elements(&addr, s, &val)? {
+            return Ok(());
+        }
         for (c, l) in val.iter().enumerate() {
             self.scatter(&addr, s, l, c as i32 * esize)?;
         }

@@ -17,6 +17,7 @@ pub(crate) mod bounds;
 pub(crate) mod builtins;
 pub(crate) mod chunks;
 pub(crate) mod control;
+pub(crate) mod float_div;
 pub(crate) mod fold;
 pub(crate) mod fresh_writes;
 pub(crate) mod function_cache;

@@ -246,6 +246,9 @@ impl FunctionCx<'_, '_> {
             if s == Scalar::I32 {
                 return Ok(self.signed_div_by_uniform(op, l, *d));
             }
+            if op == BinaryOp::Div && matches!(s, Scalar::F32 | Scalar::F64) {
+                return Ok(self.float_div_by_uniform(s, l, *d));
+            }
         }
         let vector_ok = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => s != Scalar::Bool && s != Scalar::F16,

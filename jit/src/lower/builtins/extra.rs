@@ -164,6 +164,22 @@ impl FunctionCx<'_, '_> {
         Ok(())
     }
 
+    /// `sin(x)` and `cos(x)` of one `float` value, from one `sincos` per
+    /// component: the bits each would get alone (`vmath::MathCx::
+    /// sincos_f32`, the same steps for the three), one reduction and one
+    /// call where the two made two (`vecl_ir::transform::outparam` splits
+    /// `sincos(x, &c)` into them).
+    pub(crate) fn lower_sin_cos_f32(&mut self, x: ValueId) -> LResult<(Val, Val)> {
+        let vals = self.value(x)?;
+        let (mut sv, mut cv) = (Vec::new(), Vec::new());
+        for l in &vals {
+            let (a, b) = self.simd_sincos_f32(l)?;
+            sv.push(a);
+            cv.push(b);
+        }
+        Ok((sv, cv))
+    }
+
     fn sym(base: &str, s: Scalar) -> String {
         format!("vecl_{base}{}", if s == Scalar::F32 { "f" } else { "" })
     }
