@@ -14,7 +14,7 @@ use crate::cli::bench::vecl_backend::VeclBackend;
 use crate::cli::bench::workload::{ArgSpec, Backend, Metric, Workload};
 use serde::{Deserialize, Serialize};
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange, UNINIT_BYTE};
-use vecl_jit::abi::{Launch, LOCAL_PAD};
+use vecl_jit::abi::{checked_offsets as co, FaultRecord, Launch, LOCAL_PAD};
 use vecl_jit::guarded::{GuardedBuffer, GUARD};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 
@@ -182,22 +182,28 @@ fn variants() -> Vec<(String, JitOptions)> {
         (Some(16), Tiers::OptimisedOnly, true),
         (Some(32), Tiers::OptimisedOnly, true),
         (None, Tiers::OptimisedOnly, true),
+        // Robust access (the safe API's default), which the wide code
+        // takes too.
+        (Some(16), Tiers::OptimisedOnly, true),
     ] {
+        let robust = out.len() == 6;
         let label = format!(
-            "W={} {}{}",
+            "W={} {}{}{}",
             w.map_or("default".to_string(), |w: u32| w.to_string()),
             if tiers == Tiers::QuickOnly {
                 "quick"
             } else {
                 "optimised"
             },
-            if wide { "" } else { " Cranelift" }
+            if wide { "" } else { " Cranelift" },
+            if robust { " robust" } else { "" }
         );
         let opts = JitOptions {
             simd_width: w,
             tiers,
             stream_min_items: u64::MAX,
             wide,
+            checked: robust,
             ..JitOptions::default()
         };
         out.push((label, opts));
@@ -471,9 +477,25 @@ fn run_jit(
         return Err(format!("{} argument slots", k.args().len()));
     }
     let mut block = vec![0u8; k.args_size().max(8)];
-    for (slot, buf) in k.args().iter().zip(bufs.iter_mut()) {
+    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
+        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
+    };
+    // Robust access: the fault record and each buffer's bounds in the
+    // argument block's tail (`vecl_jit::abi`, "Checked mode").
+    let record = FaultRecord::new();
+    let tail = k.checked_tail();
+    if let Some(t) = tail {
+        put(&mut block, t, &record as *const FaultRecord as u64);
+    }
+    for (i, ((slot, buf), arg)) in k.args().iter().zip(bufs.iter_mut()).zip(args).enumerate() {
         let at = slot.offset as usize;
-        block[at..at + 8].copy_from_slice(&(buf.ptr() as u64).to_le_bytes());
+        let p = buf.ptr() as u64;
+        put(&mut block, at, p);
+        if let (Some(t), KernelArg::Buffer(b)) = (tail, arg) {
+            let e = t + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize;
+            put(&mut block, e, p);
+            put(&mut block, e + 8, p + b.len() as u64);
+        }
     }
     let mut launch = Launch::new(
         range.work_dim,

@@ -154,6 +154,14 @@ pub fn shapes(seed: u64) -> Vec<Shape> {
     if !sees_groups(seed) {
         let n = rng.pick(&[16384, 16432, 20480]);
         out.push(one(0, n, 16));
+        // Rows of 2-D groups one item high, merged along dimension 0.
+        let l = rng.pick(&[8, 16, 48]);
+        out.push(Shape {
+            dims: 2,
+            offset: [0, 0],
+            global: [l * 32, 24],
+            local: [l, 1],
+        });
     }
     out
 }
