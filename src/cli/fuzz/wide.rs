@@ -245,6 +245,10 @@ impl Gen {
         if self.rng.percent(10) {
             self.line("atomic_add(&gatom[0], 1u);");
         }
+        if barriers && self.rng.percent(40) {
+            self.tile_kernel();
+            return;
+        }
         // Small kernels (four chunks in flight) as often as large ones.
         let small = self.rng.percent(50);
         let sections = if small { 2 } else { 2 + self.rng.below(4) };
@@ -270,6 +274,63 @@ impl Gen {
             let c = self.cond();
             self.line(format!("if ({c}) {{ out[idx] = h ^ 0x5555u; return; }}"));
         }
+        self.line("uint o = out[idx];");
+        self.line("o = ((o & 0x7fffffffu) > 0x7f800000u) ? 0x7fc00000u : o;");
+        self.line("out[idx] = (o * 0x01000193u) ^ h;");
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// The rest of a small matmul-shaped kernel (the rows in flight need
+    /// few spills): tiles staged, one or two rounds of a loop over the
+    /// group's row of one and column of the other, then the hash.
+    fn tile_kernel(&mut self) {
+        let acc = self.name("f");
+        let init = self.float_expr(1);
+        self.line(format!("float {acc} = {init};"));
+        self.floats[0].push(acc.clone());
+        for _ in 0..1 + self.rng.below(2) {
+            let (a, b) = (self.float_expr(1), self.float_expr(1));
+            self.line(format!(
+                "tile[lid] = {a}; tb[lid] = {b}; barrier(CLK_LOCAL_MEM_FENCE);"
+            ));
+            let step = self.rng.pick(&[
+                "{v} = fma(tile[ly * lsx + k % lsx], tb[(k % lsy) * lsx + lx], {v});",
+                "{v} += tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx];",
+                "{v} = {v} - tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx];",
+                "{v} = fma(tile[ly * lsx + k % lsx], tb[(k % lsy) * lsx + lx], {v}) * 0.5f;",
+                "{v} += exp(tile[ly * lsx + k % lsx]) * tb[(k % lsy) * lsx + lx];",
+                "{v} = fmax({v}, tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx] + tb[(k % lsy) * lsx + lx]);",
+            ]);
+            let step = step.replace("{v}", &acc);
+            let exit = match self.rng.below(4) {
+                0 => {
+                    let c = self.rng.pick(&[
+                        "k == ly",
+                        "k > lx",
+                        "{v} != {v}",
+                        "{v} > 1.0e30f",
+                        "fabs({v}) == INFINITY",
+                    ]);
+                    let what = self.rng.pick(&["break", "continue"]);
+                    format!(" if ({}) {what};", c.replace("{v}", &acc))
+                }
+                _ => String::new(),
+            };
+            // A constant trip (a bound read from the group's size keeps
+            // the rows out of flight); `%` keeps `k` inside the group.
+            let trips = self.rng.pick(&[2, 3, 4, 8, 16]);
+            self.line(format!(
+                "for (int k = 0; k < {trips}; k++) {{{exit} {step} }}"
+            ));
+            self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+            if self.rng.percent(50) {
+                let c = self.cond();
+                let e = self.float_expr(1);
+                self.line(format!("if ({c}) out[idx] = as_uint({acc} + {e});"));
+            }
+        }
+        self.fold_all();
         self.line("uint o = out[idx];");
         self.line("o = ((o & 0x7fffffffu) > 0x7f800000u) ? 0x7fc00000u : o;");
         self.line("out[idx] = (o * 0x01000193u) ^ h;");
