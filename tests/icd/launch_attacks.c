@@ -145,6 +145,21 @@ static void offsets_and_sizes(void) {
         size_t o2[2] = {SIZE_MAX - 40, SIZE_MAX - 9}, g2[2] = {32, 8}, l2[2] = {16, 1};
         ids_launch(__LINE__, 2, o2, g2, l2);
     }
+    /* Ids that end just below, at and past 2^31 and 2^32 (the wide code
+     * keeps ids in 32-bit lanes and leaves larger ones to Cranelift's). */
+    {
+        size_t ends[] = {(size_t)1 << 31, (size_t)1 << 32};
+        size_t sizes[][2] = {{64, 16}, {65, 0}, {48, 48}, {4096, 64}, {20000, 16}};
+        for (int e = 0; e < 2; e++)
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+                for (long d = -2; d <= 2; d++) {
+                    size_t gg = sizes[s][0], ll = sizes[s][1];
+                    size_t oo = ends[e] - gg + (size_t)(d * 7);
+                    ids_launch(__LINE__, 1, &oo, &gg, ll ? &ll : NULL);
+                }
+        size_t o2[2] = {((size_t)1 << 31) - 40, ((size_t)1 << 31) - 3}, g2[2] = {64, 8}, l2[2] = {16, 1};
+        ids_launch(__LINE__, 2, o2, g2, l2);
+    }
     /* Past it: CL_INVALID_GLOBAL_OFFSET, nothing runs. */
     cl_int err;
     cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
@@ -223,18 +238,22 @@ static void math_rows(void) {
     size_t g = n, l = 1;
     EXPECT(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, &l, 0, NULL, NULL), CL_SUCCESS);
     EXPECT(clEnqueueReadBuffer(queue, db, CL_TRUE, 0, n * 4, want, 0, NULL, NULL), CL_SUCCESS);
-    size_t sizes[][2] = {{20000, 16}, {20000, 80}, {20000, 400}, {19999, 0}, {16, 16}, {17, 17}, {4000, 1000}};
+    size_t sizes[][3] = {{20000, 16, 0}, {20000, 80, 0}, {20000, 400, 0}, {19999, 0, 0}, {16, 16, 0},
+                         {17, 17, 0}, {4000, 1000, 0}, {20000, 16, ((size_t)1 << 31) - 20000},
+                         {20000, 16, ((size_t)1 << 31) - 19999}, {20000, 16, ((size_t)1 << 31) - 10000},
+                         {4096, 64, ((size_t)1 << 32) - 4000}, {4096, 64, SIZE_MAX - 4096}};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         memset(b, 0, n * 4);
         clEnqueueWriteBuffer(queue, db, CL_TRUE, 0, n * 4, b, 0, NULL, NULL);
         g = sizes[s][0];
         l = sizes[s][1];
-        EXPECT(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, l ? &l : NULL, 0, NULL, NULL), CL_SUCCESS);
+        size_t off = sizes[s][2];
+        EXPECT(clEnqueueNDRangeKernel(queue, k, 1, &off, &g, l ? &l : NULL, 0, NULL, NULL), CL_SUCCESS);
         EXPECT(clEnqueueReadBuffer(queue, db, CL_TRUE, 0, n * 4, b, 0, NULL, NULL), CL_SUCCESS);
         size_t bad = 0;
         for (size_t i = 0; i < g; i++) bad += memcmp(&b[i], &want[i], 4) != 0;
         for (size_t i = g; i < n; i++) bad += b[i] != 0.0f;
-        CHECK(bad == 0, "global %zu local %zu: %zu wrong", g, l, bad);
+        CHECK(bad == 0, "global %zu local %zu offset %zu: %zu wrong", g, l, off, bad);
     }
     clReleaseKernel(k);
     clReleaseMemObject(da);
