@@ -70,6 +70,21 @@ const SPECIAL: [&str; 22] = [
     "1.5707964f",
 ];
 
+/// `f(x)` for `f` among `exp`, `log`, `sin`, `cos`. The Cranelift code
+/// computes `exp` and `log` of a uniform value in double, correctly
+/// rounded, and of varying values in single precision, as the wide code
+/// does for both: `exp(15.0f)` is 0x4a478665 uniform and 0x4a478666
+/// varying, both within OpenCL's 3 ULP
+/// (`jit/src/lower/builtins/vmath.rs`). Their argument gets the varying
+/// `-0.0` of `vz`, which changes no value, so that the two codes are
+/// compared on the same algorithm.
+fn math_call(f: &str, x: &str) -> String {
+    match f {
+        "exp" | "log" => format!("{f}({x} + vz)"),
+        _ => format!("{f}({x})"),
+    }
+}
+
 struct Gen {
     rng: Rng,
     out: Vec<String>,
@@ -151,6 +166,19 @@ pub fn shapes(seed: u64) -> Vec<Shape> {
         global: [lx * 2, gy],
         local: [lx, ly],
     });
+    // Partial last groups (OpenCL 2.0): fewer rows than the rows in
+    // flight, or a partial chunk in every row.
+    let (px, py) = match rng.below(3) {
+        0 => (lx * 2, gy + 1 + rng.below(ly)),
+        1 => (lx + 1 + rng.below(lx), gy),
+        _ => (lx + 1 + rng.below(lx), gy + 1 + rng.below(ly)),
+    };
+    out.push(Shape {
+        dims: 2,
+        offset: [0, rng.below(2)],
+        global: [px, py],
+        local: [lx, ly],
+    });
     if !sees_groups(seed) {
         let n = rng.pick(&[16384, 16432, 20480]);
         out.push(one(0, n, 16));
@@ -213,6 +241,10 @@ impl Gen {
             self.line("local float tile[256];");
             self.line("local float tb[256];");
         }
+        // -0.0 in every lane, but varying as far as the compiler knows
+        // (`idx` is below 2^31): `exp` and `log` take `x + vz` (= x), see
+        // `math_call`.
+        self.line("const float vz = as_float(0x80000000u | ((uint)idx & 0x80000000u));");
         self.line("uint h = 0x811c9dc5u ^ idx;");
         // Inputs: raw bit patterns (NaNs, subnormals, huge values), small
         // integers, and special literals chosen by the work-item.
@@ -299,7 +331,7 @@ impl Gen {
                 "{v} += tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx];",
                 "{v} = {v} - tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx];",
                 "{v} = fma(tile[ly * lsx + k % lsx], tb[(k % lsy) * lsx + lx], {v}) * 0.5f;",
-                "{v} += exp(tile[ly * lsx + k % lsx]) * tb[(k % lsy) * lsx + lx];",
+                "{v} += exp(tile[ly * lsx + k % lsx] + vz) * tb[(k % lsy) * lsx + lx];",
                 "{v} = fmax({v}, tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx] + tb[(k % lsy) * lsx + lx]);",
             ]);
             let step = step.replace("{v}", &acc);
@@ -641,7 +673,8 @@ impl Gen {
                 // (Not `exp2` or `log2`: the wide code's differ from
                 // Cranelift's in the last bit at times, `jit/src/wide/math.rs`.)
                 let f = self.rng.pick(&["exp", "log", "sin", "cos"]);
-                format!("{f}({})", self.float_expr(d))
+                let x = self.float_expr(d);
+                math_call(f, &x)
             }
             8 => {
                 let f = self.rng.pick(&["sqrt", "fabs", "floor", "-"]);
