@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int checks, failures;
 
@@ -407,6 +408,48 @@ static void threaded_waits(void) {
     clReleaseMemObject(buf);
 }
 
+static cl_event gated_launch;
+static cl_int gated_wait;
+
+static void *wait_gated(void *arg) {
+    (void)arg;
+    gated_wait = clWaitForEvents(1, &gated_launch);
+    return NULL;
+}
+
+/* Threads waiting on a launch whose wait list is not complete help with
+ * nothing: the launch stays queued until its gate opens. */
+static void waits_before_the_gate(void) {
+    cl_int err;
+    cl_event gate = clCreateUserEvent(ctx, &err);
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 16384 * 4, NULL, &err);
+    cl_kernel k = clCreateKernel(program, "ids", &err);
+    clSetKernelArg(k, 0, sizeof buf, &buf);
+    uint32_t *host = calloc(16384, 4);
+    EXPECT(clEnqueueWriteBuffer(queue, buf, CL_TRUE, 0, 16384 * 4, host, 0, NULL, NULL), CL_SUCCESS);
+    size_t g = 16384, l = 16;
+    EXPECT(clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, &l, 1, &gate, &gated_launch), CL_SUCCESS);
+    pthread_t threads[3];
+    for (int t = 0; t < 3; t++) pthread_create(&threads[t], NULL, wait_gated, NULL);
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    cl_int status = 0;
+    clGetEventInfo(gated_launch, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    CHECK(status == CL_QUEUED || status == CL_SUBMITTED, "gated launch ran early: status %d", status);
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    for (int t = 0; t < 3; t++) pthread_join(threads[t], NULL);
+    CHECK(gated_wait == CL_SUCCESS, "wait returned %d", gated_wait);
+    EXPECT(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, 16384 * 4, host, 0, NULL, NULL), CL_SUCCESS);
+    size_t bad = 0;
+    for (uint32_t i = 0; i < 16384; i++) bad += host[i] != i * 3u + 1u;
+    CHECK(bad == 0, "%zu words wrong", bad);
+    free(host);
+    clReleaseEvent(gated_launch);
+    clReleaseEvent(gate);
+    clReleaseKernel(k);
+    clReleaseMemObject(buf);
+}
+
 /* Kernels that fail (robust access past a buffer, a divergent barrier):
  * their events end with an error, clFinish returns, later work runs. */
 static void failing_kernels(void) {
@@ -469,6 +512,7 @@ int main(void) {
     local_sizes(device);
     released_while_queued();
     threaded_waits();
+    waits_before_the_gate();
     failing_kernels();
     EXPECT(clFinish(queue), CL_SUCCESS);
     clReleaseProgram(program);
