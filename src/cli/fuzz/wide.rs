@@ -731,6 +731,29 @@ mod tests {
     }
 
     #[test]
+    fn kernels_are_valid_and_comparable() {
+        for seed in 0..300 {
+            let k = generate(seed);
+            // A negated negative literal would be `--x` (not assignable);
+            // the only `--` is a counter's decrement.
+            for (at, _) in k.match_indices("--") {
+                assert!(k[at + 2..].starts_with(';'), "{k}");
+            }
+            // `exp` and `log` only of varying arguments (`math_call`), and
+            // neither `exp2` nor `log2` (the wide code's differ from
+            // Cranelift's in the last bit).
+            for f in ["exp(", "log("] {
+                for (at, _) in k.match_indices(f) {
+                    let call = &k[at..];
+                    let end = call.find(';').unwrap_or(call.len());
+                    assert!(call[..end].contains("+ vz)"), "{}", &call[..end]);
+                }
+            }
+            assert!(!k.contains("exp2(") && !k.contains("log2("), "{k}");
+        }
+    }
+
+    #[test]
     fn kernels_without_groups_get_the_long_launch() {
         let seed = (0..100).find(|&s| !sees_groups(s)).expect("one");
         let k = generate(seed);
