@@ -163,6 +163,11 @@ enum Command {
         /// no run through the Rust API: many seeds in little time.
         #[arg(long)]
         quick: bool,
+        /// Generate `float` kernels in the wide AVX-512 code's shape
+        /// (special inputs, math, loops with exits, `__local` tiles in
+        /// 2-D groups) instead of integer kernels.
+        #[arg(long)]
+        wide: bool,
     },
     /// Check the kernels `fuzz` sends on standard input (run by `fuzz` in a
     /// child process, so that a crash of generated code is a finding).
@@ -259,6 +264,7 @@ fn main() -> ExitCode {
             replay,
             emit,
             quick,
+            wide,
         } => cli::fuzz::run(&cli::fuzz::FuzzRequest {
             seconds,
             count,
@@ -271,6 +277,7 @@ fn main() -> ExitCode {
             replay,
             emit,
             quick,
+            wide,
         }),
         Command::FuzzWorker { pocl, no_api } => cli::fuzz::worker(pocl, !no_api),
     };

@@ -63,6 +63,34 @@ fn generated_kernels_agree_between_the_interpreter_and_the_jit() {
 }
 
 #[test]
+fn wide_shaped_kernels_agree_and_reach_the_wide_code() {
+    let out = scratch("fuzz-wide");
+    let (ok, text) = fuzz(
+        &[
+            "--wide",
+            "--count",
+            "8",
+            "--seed",
+            "0",
+            "--reduce-seconds",
+            "0",
+            "--timeout",
+            "600",
+        ],
+        &out,
+    );
+    assert!(ok, "{text}");
+    assert_eq!(count_before(&text, "kernels"), 8, "{text}");
+    assert_eq!(count_before(&text, "findings"), 0, "{text}");
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("bmi2") {
+        // Seeds 0-7: six of the eight get the wide code in some variant.
+        assert!(count_before(&text, "got the wide code") >= 4, "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn a_failing_kernel_is_saved_and_reduced() {
     let out = scratch("fuzz-finding");
     std::fs::create_dir_all(&out).expect("scratch directory");

@@ -14,7 +14,7 @@ use crate::cli::bench::vecl_backend::VeclBackend;
 use crate::cli::bench::workload::{ArgSpec, Backend, Metric, Workload};
 use serde::{Deserialize, Serialize};
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange, UNINIT_BYTE};
-use vecl_jit::abi::{Launch, LOCAL_PAD};
+use vecl_jit::abi::{checked_offsets as co, FaultRecord, Launch, LOCAL_PAD};
 use vecl_jit::guarded::{GuardedBuffer, GUARD};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 
@@ -133,8 +133,13 @@ impl Kind {
 /// What a check found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
-    /// Everything agreed over this many launches.
-    Pass { launches: usize },
+    /// Everything agreed over this many launches; `wide`: a variant got
+    /// the wide AVX-512 code.
+    Pass {
+        launches: usize,
+        #[serde(default)]
+        wide: bool,
+    },
     /// A finding: its kind, the variant and shape, and what differed.
     Finding { kind: Kind, detail: String },
 }
@@ -167,26 +172,38 @@ fn inputs(items: u64) -> Vec<KernelArg> {
 /// The JIT variants every kernel runs on: (label, width, tiers).
 fn variants() -> Vec<(String, JitOptions)> {
     let mut out = Vec::new();
-    for (w, tiers) in [
-        (Some(4), Tiers::OptimisedOnly),
-        (Some(8), Tiers::QuickOnly),
-        (Some(16), Tiers::OptimisedOnly),
-        (Some(32), Tiers::OptimisedOnly),
-        (None, Tiers::OptimisedOnly),
+    // The first is Cranelift's code at the wide code's width: the
+    // reference of kernels with transcendental functions
+    // (`Reference::Cranelift`).
+    for (w, tiers, wide) in [
+        (Some(16), Tiers::OptimisedOnly, false),
+        (Some(4), Tiers::OptimisedOnly, true),
+        (Some(8), Tiers::QuickOnly, true),
+        (Some(16), Tiers::OptimisedOnly, true),
+        (Some(32), Tiers::OptimisedOnly, true),
+        (None, Tiers::OptimisedOnly, true),
+        // Robust access (the safe API's default), which the wide code
+        // takes too.
+        (Some(16), Tiers::OptimisedOnly, true),
     ] {
+        let robust = out.len() == 6;
         let label = format!(
-            "W={} {}",
+            "W={} {}{}{}",
             w.map_or("default".to_string(), |w: u32| w.to_string()),
             if tiers == Tiers::QuickOnly {
                 "quick"
             } else {
                 "optimised"
-            }
+            },
+            if wide { "" } else { " Cranelift" },
+            if robust { " robust" } else { "" }
         );
         let opts = JitOptions {
             simd_width: w,
             tiers,
             stream_min_items: u64::MAX,
+            wide,
+            checked: robust,
             ..JitOptions::default()
         };
         out.push((label, opts));
@@ -203,9 +220,29 @@ pub struct Extra {
     pub pocl: Option<OpenClBackend>,
 }
 
-/// Checks kernel `source` over `shapes`, on every JIT variant, or with
-/// `rotate` on two of them (which two turns with its value).
-pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Extra) -> Verdict {
+/// What the JIT's results are compared against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reference {
+    /// The interpreter, bit for bit.
+    #[default]
+    Interpreter,
+    /// Cranelift's code at W = 16 (the first variant), for kernels whose
+    /// transcendental functions the interpreter computes with the host's
+    /// `libm` (`wide::needs_cranelift_reference`); the interpreter still
+    /// runs each launch, and must not fail.
+    Cranelift,
+}
+
+/// Checks kernel `source` over `shapes` against `reference`, on every JIT
+/// variant, or with `rotate` on two of them (which two turns with its
+/// value; the reference's variant always runs).
+pub fn check(
+    source: &str,
+    shapes: &[Shape],
+    rotate: Option<u64>,
+    extra: &mut Extra,
+    reference: Reference,
+) -> Verdict {
     let finding = |kind: Kind, detail: String| Verdict::Finding { kind, detail };
     let module = match catch(|| vecl_clc::build(source, "")) {
         Ok(Ok(b)) => b.module,
@@ -227,7 +264,8 @@ pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Ex
     let all = variants();
     let n = all.len() as u64;
     for (i, (label, opts)) in all.into_iter().enumerate() {
-        if rotate.is_some_and(|r| i as u64 != r % n && i as u64 != (r + 2) % n) {
+        let referee = i == 0 && reference == Reference::Cranelift;
+        if !referee && rotate.is_some_and(|r| i as u64 != r % n && i as u64 != (r + 2) % n) {
             continue;
         }
         match catch(|| compile_kernel(&module, KERNEL, &opts)) {
@@ -245,14 +283,25 @@ pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Ex
             Ok(Err(e)) => return finding(Kind::Interpreter, format!("{shape}: {e}")),
             Err(p) => return finding(Kind::Interpreter, format!("{shape}: panic: {p}")),
         }
-        let want: Vec<Vec<u8>> = want
+        let mut want: Vec<Vec<u8>> = want
             .into_iter()
             .map(|a| match a {
                 KernelArg::Buffer(b) => b,
                 _ => Vec::new(),
             })
             .collect();
-        for (label, k) in &kernels {
+        let mut kernels = &kernels[..];
+        if reference == Reference::Cranelift {
+            let (label, k) = &kernels[0];
+            launches += 1;
+            want = match catch(|| run_jit(k, &inputs(shape.items()), &range)) {
+                Ok(Ok(g)) => g,
+                Ok(Err(e)) => return finding(Kind::Run, format!("{label} {shape}: {e}")),
+                Err(p) => return finding(Kind::Run, format!("{label} {shape}: panic: {p}")),
+            };
+            kernels = &kernels[1..];
+        }
+        for (label, k) in kernels {
             launches += 1;
             let got = match catch(|| run_jit(k, &inputs(shape.items()), &range)) {
                 Ok(Ok(g)) => g,
@@ -260,6 +309,10 @@ pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Ex
                 Err(p) => return finding(Kind::Run, format!("{label} {shape}: panic: {p}")),
             };
             if let Some(d) = difference(&want, &got) {
+                let d = match reference {
+                    Reference::Interpreter => d,
+                    Reference::Cranelift => d.replace("the interpreter's", "Cranelift's W=16"),
+                };
                 let third = third_opinion(source, shape, &want, &got, extra);
                 return finding(Kind::Mismatch, format!("{label} {shape}: {d}{third}"));
             }
@@ -294,7 +347,12 @@ pub fn check(source: &str, shapes: &[Shape], rotate: Option<u64>, extra: &mut Ex
             }
         }
     }
-    Verdict::Pass { launches }
+    let wide = kernels.iter().any(|(_, k)| {
+        k.explain()
+            .lines()
+            .any(|l| l.starts_with("code: wide") || l.starts_with("code: the wide"))
+    });
+    Verdict::Pass { launches, wide }
 }
 
 /// Which side PoCL takes in a mismatch between the interpreter (`want`)
@@ -419,9 +477,25 @@ fn run_jit(
         return Err(format!("{} argument slots", k.args().len()));
     }
     let mut block = vec![0u8; k.args_size().max(8)];
-    for (slot, buf) in k.args().iter().zip(bufs.iter_mut()) {
+    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
+        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
+    };
+    // Robust access: the fault record and each buffer's bounds in the
+    // argument block's tail (`vecl_jit::abi`, "Checked mode").
+    let record = FaultRecord::new();
+    let tail = k.checked_tail();
+    if let Some(t) = tail {
+        put(&mut block, t, &record as *const FaultRecord as u64);
+    }
+    for (i, ((slot, buf), arg)) in k.args().iter().zip(bufs.iter_mut()).zip(args).enumerate() {
         let at = slot.offset as usize;
-        block[at..at + 8].copy_from_slice(&(buf.ptr() as u64).to_le_bytes());
+        let p = buf.ptr() as u64;
+        put(&mut block, at, p);
+        if let (Some(t), KernelArg::Buffer(b)) = (tail, arg) {
+            let e = t + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize;
+            put(&mut block, e, p);
+            put(&mut block, e + 8, p + b.len() as u64);
+        }
     }
     let mut launch = Launch::new(
         range.work_dim,

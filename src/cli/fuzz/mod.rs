@@ -12,8 +12,9 @@
 pub mod check;
 pub mod generate;
 pub mod reduce;
+pub mod wide;
 
-use check::{Extra, Kind, Shape, Verdict};
+use check::{Extra, Kind, Reference, Shape, Verdict};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,9 @@ pub struct FuzzRequest {
     /// Smaller kernels, two JIT variants each (turning with the seed), no
     /// run through the Rust API: many seeds in little time.
     pub quick: bool,
+    /// The `float` kernels of the wide code's shape ([`wide`]) instead of
+    /// the integer generator's.
+    pub wide: bool,
 }
 
 /// A request to the worker.
@@ -55,6 +59,9 @@ struct Job {
     shapes: Vec<Shape>,
     /// Two JIT variants only, chosen by this (see [`check::check`]).
     rotate: Option<u64>,
+    /// What the JIT is compared against.
+    #[serde(default)]
+    reference: Reference,
 }
 
 /// The prefix of the worker's answer lines (anything else it prints, it
@@ -86,7 +93,13 @@ pub fn worker(pocl: bool, api: bool) -> Result<String, String> {
     for line in stdin.lock().lines() {
         let line = line.map_err(|e| e.to_string())?;
         let job: Job = serde_json::from_str(&line).map_err(|e| e.to_string())?;
-        let verdict = check::check(&job.source, &job.shapes, job.rotate, &mut extra);
+        let verdict = check::check(
+            &job.source,
+            &job.shapes,
+            job.rotate,
+            &mut extra,
+            job.reference,
+        );
         let text = serde_json::to_string(&verdict).map_err(|e| e.to_string())?;
         let mut out = std::io::stdout().lock();
         writeln!(out, "{ANSWER}{text}").map_err(|e| e.to_string())?;
@@ -156,10 +169,15 @@ impl Worker {
         rotate: Option<u64>,
         timeout: Duration,
     ) -> Result<Verdict, String> {
+        let reference = match wide::needs_cranelift_reference(source) {
+            true => Reference::Cranelift,
+            false => Reference::Interpreter,
+        };
         let job = Job {
             source: source.to_string(),
             shapes: shapes.to_vec(),
             rotate,
+            reference,
         };
         let text = serde_json::to_string(&job).map_err(|e| e.to_string())?;
         if writeln!(self.stdin, "{text}")
@@ -256,7 +274,8 @@ fn record(
         info.push_str(&format!("  {s}\n"));
     }
     info.push_str(&format!(
-        "reproduce: vecl fuzz --seed {seed} --count 1{}{}{} --out DIR\n",
+        "reproduce: vecl fuzz --seed {seed} --count 1{}{}{}{} --out DIR\n",
+        if req.wide { " --wide" } else { "" },
         if req.goto { " --goto" } else { "" },
         if req.quick { " --quick" } else { "" },
         if req.pocl { " --pocl" } else { "" }
@@ -306,9 +325,17 @@ pub fn run(req: &FuzzRequest) -> Result<String, String> {
         goto: req.goto,
         small: req.quick,
     };
+    let kernel = |seed: u64| match req.wide {
+        true => wide::generate(seed),
+        false => generate::generate(seed, &opts),
+    };
+    let shapes = |seed: u64| match req.wide {
+        true => wide::shapes(seed),
+        false => check::shapes(seed),
+    };
     if req.emit {
-        let mut text = generate::generate(req.seed, &opts);
-        for s in check::shapes(req.seed) {
+        let mut text = kernel(req.seed);
+        for s in shapes(req.seed) {
             text.push_str(&format!("// shape: {s}\n"));
         }
         return Ok(text);
@@ -323,17 +350,20 @@ pub fn run(req: &FuzzRequest) -> Result<String, String> {
     };
     let mut worker = Worker::start(req.pocl, !req.quick)?;
     let timeout = Duration::from_secs(req.timeout);
-    let (mut kernels, mut launches) = (0u64, 0usize);
+    let (mut kernels, mut launches, mut wide_kernels) = (0u64, 0usize, 0u64);
     let mut findings = Vec::new();
     let mut seed = req.seed;
     while kernels < count && stop.is_none_or(|s| Instant::now() < s) {
         let source = match &req.replay {
             Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?,
-            None => generate::generate(seed, &opts),
+            None => kernel(seed),
         };
-        let shapes = check::shapes(seed);
+        let shapes = shapes(seed);
         match worker.check(&source, &shapes, req.quick.then_some(seed), timeout)? {
-            Verdict::Pass { launches: n } => launches += n,
+            Verdict::Pass { launches: n, wide } => {
+                launches += n;
+                wide_kernels += u64::from(wide);
+            }
             Verdict::Finding { kind, detail } => {
                 let line = record(req, &mut worker, seed, &source, &shapes, kind, &detail)?;
                 eprintln!("finding: {line}");
@@ -344,7 +374,7 @@ pub fn run(req: &FuzzRequest) -> Result<String, String> {
         seed = seed.wrapping_add(1);
     }
     let mut text = format!(
-        "fuzz: {kernels} kernels (seeds {}..{}), {launches} launches compared, {} findings in {:.1} s\n",
+        "fuzz: {kernels} kernels (seeds {}..{}; {wide_kernels} got the wide code), {launches} launches compared, {} findings in {:.1} s\n",
         req.seed,
         seed,
         findings.len(),
