@@ -5,7 +5,9 @@
 //!
 //! Every access leaves its buffer's address in `rax` on each of its
 //! paths (the full chunk's, the masked and tested ones out of line, which
-//! jump back with `rax` untouched), and a known-consecutive access whose
+//! jump back with `rax` untouched; a `__local` load without a mask test
+//! leaves the arena's address, its variable's offset in the
+//! displacement, and records that base), and a known-consecutive access whose
 //! index is not the chunk's id (`Known::Offset`, `Known::FromLane0`)
 //! leaves lane 0 of its index, sign-extended, in `r10` (the tested path
 //! sets the same value). The next access through the same buffer, or
