@@ -690,12 +690,7 @@ fn emit_access_held(
             r15
         } else {
             if shift.is_none() && !index.is_some_and(|v| frame.held.has_index(v)) {
-                let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
-                    .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
-                a.set_prefer_vex(false);
-                let moved = a.vmovd(r10d, x);
-                a.set_prefer_vex(true);
-                moved.map_err(e)?;
+                lane0_to_r10d(a, xn)?;
                 a.movsxd(r10, r10d).map_err(e)?;
             }
             if how.base == Base::Arg {
@@ -818,13 +813,7 @@ fn tested_access(
     if how.consecutive {
         // r10 = idx[0] sign-extended; the slow path unless the running
         // lanes hold idx[0] + l.
-        let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
-            .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
-        // EVEX: the index may be in xmm16-31, which VEX cannot encode.
-        a.set_prefer_vex(false);
-        let moved = a.vmovd(r10d, x);
-        a.set_prefer_vex(true);
-        moved.map_err(e)?;
+        lane0_to_r10d(a, xn)?;
         a.movsxd(r10, r10d).map_err(e)?;
         a.vpbroadcastd(t, r10d).map_err(e)?;
         a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
@@ -891,25 +880,14 @@ fn uniform_load(
         a.test(r11b, 1).map_err(e)?;
         a.jz(compress).map_err(e)?;
     }
-    let xi = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
-        .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
-    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
-        .ok_or_else(|| WideError::Malformed(format!("xmm{SCRATCH_ZMM}")))?;
-    // EVEX: xmm16-31 have no VEX encoding.
-    a.set_prefer_vex(false);
-    let moved = a.vmovd(r10d, xi);
-    a.set_prefer_vex(true);
-    moved.map_err(e)?;
+    lane0_to_r10d(a, xn)?;
     if !how.lane0 {
         a.jmp(got).map_err(e)?;
         a.set_label(&mut compress).map_err(e)?;
         a.zero_bytes().map_err(e)?;
         a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
             .map_err(e)?;
-        a.set_prefer_vex(false);
-        let moved = a.vmovd(r10d, x);
-        a.set_prefer_vex(true);
-        moved.map_err(e)?;
+        lane0_to_r10d(a, SCRATCH_ZMM)?;
     }
     a.set_label(&mut got).map_err(e)?;
     a.zero_bytes().map_err(e)?;
@@ -943,6 +921,16 @@ fn uniform_load(
     frame.empty.push((empty, done, zn));
     Ok(())
 }
+/// `r10d` = lane 0 of register `xn` (EVEX: xmm16–31 have no VEX
+/// encoding).
+fn lane0_to_r10d(a: &mut CodeAssembler, xn: u8) -> Result<(), WideError> {
+    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r10d, x);
+    a.set_prefer_vex(true);
+    moved.map_err(asm_err)
+}
 
 /// A load without a mask test, for a load whose running lanes include
 /// lane 0 whenever they hold any (`Access::lane0`: no branch on a
@@ -968,13 +956,7 @@ fn suppressed_load(
     uniform: bool,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let xi = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
-        .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
-    // EVEX: xmm16-31 have no VEX encoding.
-    a.set_prefer_vex(false);
-    let moved = a.vmovd(r10d, xi);
-    a.set_prefer_vex(true);
-    moved.map_err(e)?;
+    lane0_to_r10d(a, xn)?;
     a.movsxd(r10, r10d).map_err(e)?;
     if uniform {
         a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4 + disp))
