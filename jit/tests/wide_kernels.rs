@@ -632,6 +632,54 @@ fn shared_products_and_merged_writes_agree() {
     });
 }
 
+/// FMAs into a variable under a mask (`wide::lower`, `Op::FmaMasked`):
+/// a `float3` accumulated in a loop whose trip count differs by lane
+/// (nbody's `acc += d * s`: the components' FMAs, then their merges),
+/// with the addend a constant's product; beside writes where the FMA's
+/// addend is not the variable's old value (`b = x * y + c`), where the
+/// variable is read between the FMA and its write (`t = x * y + s; r +=
+/// s; s = t`), and where the addend is read before a loop whose body
+/// writes the variable (`s0`), which must stay an FMA and a merge.
+const MASKED_FMA: &str = r#"
+kernel void k(global const float* a, global float* out, int n) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float3 acc = (float3)(0.0f, 1.0f, -1.0f);
+    float b = 0.0f, c = 2.0f, s = 1.0f, r = 0.0f;
+    float s0 = s;
+    for (int j = 0; j < n + (i & 7); j++) {
+        float3 d = (float3)(x, x * 0.5f, x - 1.0f) - (float3)((float)j, 0.25f, 0.5f);
+        float w = 1.0f / (d.x * d.x + 1.0f);
+        acc += d * w;
+        if ((i & 1) != 0) {
+            b = x * w + c;
+            c = c * 0.5f;
+            float t = x * w + s;
+            r += s;
+            s = t;
+        }
+        s0 = x * 0.125f + s0;
+        x = x * 0.875f;
+    }
+    out[8 * i + 0] = acc.x;
+    out[8 * i + 1] = acc.y;
+    out[8 * i + 2] = acc.z;
+    out[8 * i + 3] = b;
+    out[8 * i + 4] = c;
+    out[8 * i + 5] = s;
+    out[8 * i + 6] = r;
+    out[8 * i + 7] = s0;
+}
+"#;
+
+#[test]
+fn fmas_merged_under_a_mask_agree() {
+    agree(MASKED_FMA, "k", &ranges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Floats(n, 1), Spec::Floats(8 * n, 0), Spec::Int(5)]
+    });
+}
+
 #[test]
 fn a_long_skipped_arm_does_not_make_a_short_body_long() {
     let (_, k) = wide(SHORT_BODY_LONG_ARM, "k");

@@ -41,6 +41,10 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![(d, true), (a, true), (b, true), (d, false)],
             vec![(k, true)],
         ),
+        Op::FmaMasked { d, a, b, k } => (
+            vec![(d, true), (a, true), (b, true), (d, false)],
+            vec![(k, true)],
+        ),
         Op::AllLanes { d } => (vec![], vec![(d, false)]),
         Op::KOr { d, a, b } => (vec![], vec![(a, true), (b, true), (d, false)]),
         Op::Compare {

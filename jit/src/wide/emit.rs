@@ -595,6 +595,19 @@ pub(crate) fn emit_op(
             let y = pool.src(a, y)?;
             bin(a, op, dm, z(x)?, y)?;
         }
+        Op::FmaMasked {
+            d,
+            a: x,
+            b: y,
+            k: m,
+        } => {
+            let dm = zmm_masked(z(d)?, kn(m));
+            match pool.src(a, y)? {
+                Src::Z(q) => a.vfmadd231ps(dm, z(x)?, q),
+                Src::M(l, c) => a.vfmadd231ps(dm, z(x)?, Src::bcst(l, c)),
+            }
+            .map_err(asm_err)?;
+        }
         Op::Fma { d, a: x, b: y, c }
         | Op::FmaD { d, a: x, b: y, c }
         | Op::Fms { d, a: x, b: y, c } => {

@@ -499,6 +499,10 @@ pub fn lower_regions(
                 }
             }
         }
+        drop_unread_masks(&mut cx.p);
+        share_repeated_ops(&mut cx.p);
+        merge_masked_writes(&mut cx.p);
+        subtract_negated_addends(&mut cx.p);
         hoist_loop_invariants(&mut cx.p, true);
         bodies.push(cx.p);
     }
@@ -968,6 +972,100 @@ fn merge_masked_writes(p: &mut Program) {
         p.ops.push(ops[i].clone());
         i += 1;
     }
+    merge_masked_fmas(p, &mentions);
+}
+
+/// An FMA whose only reader is a merge under a mask into the variable
+/// whose old value is its addend, later in the same straight-line stretch
+/// (`acc = fma(x, y, acc)` in the lanes of `k`; a vector's components are
+/// written one after another once all are computed), becomes
+/// `vfmadd231ps acc{k}, x, y` at the FMA's place ([`Op::FmaMasked`]): no
+/// copy of the addend, no merge, and one link less in the chain through
+/// the variable. Nothing between may name the variable or write the mask.
+fn merge_masked_fmas(p: &mut Program, mentions: &std::collections::HashMap<u32, u32>) {
+    let mut merged: Vec<(usize, usize, Op)> = Vec::new();
+    for (j, op) in p.ops.iter().enumerate() {
+        let Op::MaskedCopy { d, a: t, k } = *op else {
+            continue;
+        };
+        if mentions.get(&t.0) != Some(&2) {
+            continue;
+        }
+        let Some(i) = p.ops[..j]
+            .iter()
+            .rposition(|op| super::ra2::written(op).0.contains(&t.0))
+        else {
+            continue;
+        };
+        let Op::Fma { a, b, c, .. } = p.ops[i] else {
+            continue;
+        };
+        if [a, b, c, d].contains(&t) {
+            continue;
+        }
+        let clear = p.ops[i + 1..j].iter().all(|op| {
+            let named = std::cell::Cell::new(false);
+            op.map_regs(
+                |v| {
+                    if v == d {
+                        named.set(true);
+                    }
+                    v
+                },
+                |k| k,
+            );
+            !named.get()
+                && !super::ra2::written(op).1.contains(&k.0)
+                && !matches!(
+                    op,
+                    Op::Loop
+                        | Op::WhileAny { .. }
+                        | Op::WhileCount { .. }
+                        | Op::IfAny { .. }
+                        | Op::EndIf
+                )
+        });
+        if clear && holds_old_value(&p.ops[..i], c, d) {
+            merged.push((i, j, Op::FmaMasked { d, a, b, k }));
+        }
+    }
+    let drop: std::collections::HashSet<usize> = merged.iter().map(|m| m.1).collect();
+    for (i, _, op) in merged {
+        p.ops[i] = op;
+    }
+    let mut at = 0;
+    p.ops.retain(|_| {
+        at += 1;
+        !drop.contains(&(at - 1))
+    });
+}
+
+/// Whether `c`, read by the operation after `before`, holds the value
+/// `d` has there: `c` is `d`, or a copy of it made in the same
+/// straight-line stretch with no write of `d` since (a variable's read
+/// is a copy of its register). An FMA adding `c` and merged into `d`
+/// under a mask is then `d{k} += a · b` ([`Op::FmaMasked`]): nbody's
+/// `acc += d * s` in its loop over the tile.
+fn holds_old_value(before: &[Op], c: V, d: V) -> bool {
+    if c == d {
+        return true;
+    }
+    for op in before.iter().rev() {
+        if matches!(
+            op,
+            Op::Loop | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::IfAny { .. } | Op::EndIf
+        ) {
+            return false;
+        }
+        let (wv, _) = super::ra2::written(op);
+        if wv.contains(&c.0) {
+            return *op == Op::Copy { d: c, a: d };
+        }
+        if wv.contains(&d.0) {
+            return false;
+        }
+    }
+    false
 }
 
 /// Whether `b` holds a loop.

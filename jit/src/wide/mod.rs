@@ -274,6 +274,15 @@ pub enum Op {
         b: V,
         k: K,
     },
+    /// `d = a * b + d` rounded once in the lanes of `k`, `d` unchanged
+    /// in the others (`vfmadd231ps d{k}, a, b`): an FMA into a variable
+    /// under a mask whose addend is the variable's old value.
+    FmaMasked {
+        d: V,
+        a: V,
+        b: V,
+        k: K,
+    },
     /// Every lane of `d` set.
     AllLanes {
         d: K,
@@ -512,6 +521,12 @@ impl Op {
             Op::Copy { d, a } => Op::Copy { d: v(d), a: v(a) },
             Op::BinMasked { op, d, a, b, k: m } => Op::BinMasked {
                 op,
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                k: k(m),
+            },
+            Op::FmaMasked { d, a, b, k: m } => Op::FmaMasked {
                 d: v(d),
                 a: v(a),
                 b: v(b),

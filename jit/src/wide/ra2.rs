@@ -460,6 +460,28 @@ impl Builder {
                     operands,
                 )
             }
+            Op::FmaMasked { d, a, b, k } => {
+                let (old, x, y, m) = (
+                    self.use_v(d)?,
+                    self.use_v(a)?,
+                    self.use_v(b)?,
+                    self.use_k(k)?,
+                );
+                let (rb, sources) = self.last_source(x, y, false);
+                let r = self.def_v(d);
+                let mut operands = vec![Operand::reg_use(old)];
+                operands.extend(sources);
+                operands.extend([Operand::reg_use(m), Operand::reg_reuse_def(r, 0)]);
+                (
+                    Op::FmaMasked {
+                        d: vv(r),
+                        a: vv(x),
+                        b: rb,
+                        k: kk(m),
+                    },
+                    operands,
+                )
+            }
             Op::AllLanes { d } => {
                 let r = self.def_k(d);
                 (Op::AllLanes { d: kk(r) }, vec![Operand::reg_def(r)])
@@ -786,7 +808,7 @@ fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>)
         let (wv, wk) = written(op);
         let merges = matches!(
             op,
-            Op::BinMasked { .. } | Op::MaskedCopy { .. } | Op::Fixup { .. }
+            Op::BinMasked { .. } | Op::FmaMasked { .. } | Op::MaskedCopy { .. } | Op::Fixup { .. }
         );
         let fresh = depth == 0 && skipped == 0 && !merges;
         for v in &vs {
@@ -824,6 +846,7 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::IntToFloat { d, .. }
         | Op::Copy { d, .. }
         | Op::BinMasked { d, .. }
+        | Op::FmaMasked { d, .. }
         | Op::Select { d, .. }
         | Op::MaskedCopy { d, .. }
         | Op::Fixup { d, .. }

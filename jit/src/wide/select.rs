@@ -301,7 +301,11 @@ fn tile_loop_too_light(body: &Program) -> Option<String> {
                     l.0 += 1;
                 }
             }
-            Op::Fma { .. } | Op::FmaD { .. } | Op::Fms { .. } | Op::Sqrt { .. } => {
+            Op::Fma { .. }
+            | Op::FmaD { .. }
+            | Op::Fms { .. }
+            | Op::FmaMasked { .. }
+            | Op::Sqrt { .. } => {
                 if let Some(l) = open.last_mut() {
                     l.1 += 1;
                 }
