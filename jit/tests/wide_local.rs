@@ -100,6 +100,64 @@ fn tiles_staged_in_a_local_argument_agree() {
     });
 }
 
+/// Uniform `__local` loads at constant offsets from one index (nbody's
+/// `tile[j]`, four components of a `float4`): after the first, each
+/// addresses from lane 0 of the first's index with a displacement
+/// (`wide::access`, `r10_split`), forwards and backwards (`tile[j + 1]`,
+/// `tile[j - 1]`); an index of another base in between (`tile[size - 1 -
+/// j]`) and a `__local` variable's offset (`v[j + 2]`) must address on
+/// their own, and the loads after them again from their own index.
+const SHIFTED_TILES: &str = r#"
+kernel void k(global const float* pos, global float* out, local float4* tile, int n) {
+    local float v[72];
+    int i = get_global_id(0);
+    int lid = get_local_id(0);
+    int size = get_local_size(0);
+    float p = pos[i];
+    float acc = 0.0f, acc2 = 0.0f;
+    for (int base = 0; base < n; base += size) {
+        tile[lid] = (float4)(pos[base + lid], 2.0f * pos[base + lid], (float)lid, 0.5f);
+        if (lid < 72) v[lid] = pos[base + lid] - 1.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 1; j < size - 1; j++) {
+            float4 q = tile[j];
+            float4 r = tile[size - 1 - j];
+            float a = tile[j + 1].x - tile[j - 1].y;
+            float b = j + 2 < 72 && j + 2 < size ? v[j + 2] - v[j] : 0.0f;
+            float w = (q.x - p) * q.y + q.z * q.w + a;
+            float u = r.x * r.w - r.y + b;
+            for (int m = 0; m < 5; m++) {
+                w = sqrt(fabs(w) + 1.0f) * 0.5f + w * 0.25f - u * 0.125f;
+                u = sqrt(fabs(u) + 2.0f) * 0.75f - u * 0.5f + w * 0.0625f;
+            }
+            acc += w * 0.5f + (q.x - p) * q.y;
+            acc2 += u * 0.25f + r.x * r.w;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[2 * i] = acc;
+    out[2 * i + 1] = acc2;
+}
+"#;
+
+#[test]
+fn local_loads_at_constant_offsets_from_one_index_agree() {
+    let ranges: Vec<NdRange> = [16, 40, 48, 240]
+        .iter()
+        .map(|l| range_1d(0, 240, *l))
+        .chain([range_1d(7, 240, 48)])
+        .collect();
+    agree(SHIFTED_TILES, "k", &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 1),
+            Spec::Floats(2 * n, 0),
+            Spec::Local(16 * r.local_size[0] as usize),
+            Spec::Int(r.global_size[0] as i32),
+        ]
+    });
+}
+
 /// A reduction tree in a `__local` array, its barrier in a loop whose
 /// trip count the group shares, and a store by one work-item. (Its guard
 /// is not a bare `lid < s`: Cranelift's code runs only the chunks such a

@@ -364,6 +364,11 @@ pub(crate) struct EntryFrame {
     /// What `rax` and `r10` hold at the point of emission (`super::held`):
     /// the emitter forgets it at each block and after other code.
     pub held: Held,
+    /// What r10's lane 0 is, while `held` says r10 holds index `.0`:
+    /// value `.1` plus `.2` (`.0` itself plus 0 when it is no such sum).
+    /// A uniform load of `.1 + c` then addresses from r10 with a
+    /// displacement ([`emit_access`]).
+    r10_split: Option<(u32, u32, i32)>,
     faults: Vec<PendingFault>,
     masked: Vec<ColdMasked>,
     streams: Vec<ColdStream>,
@@ -381,6 +386,7 @@ impl EntryFrame {
             scratch_at,
             local_at: None,
             held: Held::default(),
+            r10_split: None,
             faults: Vec::new(),
             masked: Vec::new(),
             streams: Vec::new(),
@@ -590,8 +596,9 @@ pub(crate) fn emit_access(
     a: &mut CodeAssembler,
     op: &Op,
     frame: &mut EntryFrame,
-    (index, written, full, shift): (u32, &[u32], bool, Option<(u32, i32)>),
+    (index, written, full, split): (u32, &[u32], bool, Option<(u32, i32)>),
 ) -> Result<(), WideError> {
+    let shift = split;
     let (_, ptr, _, _, how, load) = elems(op)?;
     let known = if how.consecutive {
         how.known
@@ -611,13 +618,32 @@ pub(crate) fn emit_access(
     let spanned = how
         .check
         .is_some_and(|c| known != Known::Tested && frame.held.has_span(c.param, index));
+    // A uniform load without a mask test (`suppressed_load`) of `from +
+    // c` after one of `from + c0` in the same stretch: r10 still holds
+    // the earlier one's lane 0, and this one addresses 4·(c - c0) bytes
+    // from it (nbody's `tile[j]`: four components, one `vmovd`).
+    let (from, c) = split.unwrap_or((index, 0));
+    let suppressed = suppresses_mask_test(&how, load, known);
+    let from_r10 = frame
+        .r10_split
+        .filter(|&(x, f, _)| suppressed && f == from && frame.held.has_index(x))
+        .map(|(x, _, c0)| (x, c - c0))
+        .filter(|&(_, d)| d.unsigned_abs() <= MAX_SHIFT);
     let base = emit_access_held(
         a,
         op,
         frame,
         lane0.then_some(index),
-        (full, shift.map(|(_, c)| c), spanned),
+        (full, shift.map(|(_, c)| c), spanned, from_r10.map(|(_, d)| d)),
     )?;
+    if suppressed {
+        let held = from_r10.map_or(index, |(x, _)| x);
+        if from_r10.is_none() {
+            frame.r10_split = Some((index, from, c));
+        }
+        frame.held.access((base, ptr), Some(held), false, written);
+        return Ok(());
+    }
     if let (Some(c), true, false) = (how.check, full, known == Known::Tested) {
         if !(how.uniform && load) {
             frame.held.span(c.param, index);
@@ -639,6 +665,15 @@ pub(crate) fn emit_access(
 /// held lane 0 of another ([`emit_access`]).
 const MAX_SHIFT: u32 = 1 << 20;
 
+/// Whether an access is a load under uniform control without a bounds
+/// test whose mask needs no test ([`suppressed_load`]): a uniform load,
+/// or a `__local` one known consecutive from lane 0.
+fn suppresses_mask_test(how: &Access, load: bool, known: Known) -> bool {
+    let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
+    let lane0 = load && known == Known::FromLane0 && local;
+    load && (how.uniform || lane0) && how.lane0 && how.check.is_none()
+}
+
 /// [`emit_access`]'s code; `index` the virtual index value of an access
 /// whose lane 0 goes to r10, `full` its mask known whole, `shift` the
 /// elements its lane 0 lies past r10's (which r10 keeps), `spanned` its
@@ -648,7 +683,7 @@ fn emit_access_held(
     op: &Op,
     frame: &mut EntryFrame,
     index: Option<u32>,
-    (full, shift, spanned): (bool, Option<i32>, bool),
+    (full, shift, spanned, from_r10): (bool, Option<i32>, bool, Option<i32>),
 ) -> Result<Base, WideError> {
     let e = asm_err;
     let (value, ptr, idx, k, how, load) = elems(op)?;
@@ -663,9 +698,7 @@ fn emit_access_held(
     // Under uniform control, unchecked: no mask test (a `__local`
     // variable's offset in the address's displacement, rax the arena's
     // address, which the next such load finds in `frame.held`).
-    let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
-    let lane0 = load && known == Known::FromLane0 && local;
-    if load && (how.uniform || lane0) && how.lane0 && how.check.is_none() {
+    if suppresses_mask_test(&how, load, known) {
         let (base, disp) = match how.base {
             Base::LocalAt { offset, .. } => (Base::LocalAt { offset: 0, size: 0 }, offset as i32),
             other => (other, 0),
@@ -673,7 +706,7 @@ fn emit_access_held(
         if !frame.held.has_buffer(base, ptr) {
             load_base(a, frame, base, ptr)?;
         }
-        suppressed_load(a, (z, kn), xn, disp, how.uniform)?;
+        suppressed_load(a, (z, kn), xn, disp, how.uniform, from_r10)?;
         return Ok(base);
     }
     if !frame.held.has_buffer(how.base, ptr) {
@@ -954,10 +987,17 @@ fn suppressed_load(
     xn: u8,
     disp: i32,
     uniform: bool,
+    from_r10: Option<i32>,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    lane0_to_r10d(a, xn)?;
-    a.movsxd(r10, r10d).map_err(e)?;
+    let disp = match from_r10 {
+        Some(d) => disp + 4 * d,
+        None => {
+            lane0_to_r10d(a, xn)?;
+            a.movsxd(r10, r10d).map_err(e)?;
+            disp
+        }
+    };
     if uniform {
         a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4 + disp))
     } else {
