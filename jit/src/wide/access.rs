@@ -634,7 +634,12 @@ pub(crate) fn emit_access(
         op,
         frame,
         lane0.then_some(index),
-        (full, shift.map(|(_, c)| c), spanned, from_r10.map(|(_, d)| d)),
+        (
+            full,
+            shift.map(|(_, c)| c),
+            spanned,
+            from_r10.map(|(_, d)| d),
+        ),
     )?;
     if suppressed {
         let held = from_r10.map_or(index, |(x, _)| x);
