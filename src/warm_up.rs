@@ -65,8 +65,9 @@ pub fn run() {
     warm_up(&|| false);
 }
 
-/// The front end's thread, the pool, the code generators' tables, then
-/// the compiler, unless
+/// The front end's thread, the threads that compile a program's kernels
+/// beside its build, the pool, the code generators' tables, then the
+/// compiler, unless
 /// `stop` says to stop first. The tables are made even when a build has
 /// begun: a build that needs one while it is being made waits for it
 /// rather than making it again, and one made before the build needs it
@@ -75,6 +76,7 @@ pub fn run() {
 fn warm_up(stop: &dyn Fn() -> bool) {
     let config = Config::global();
     vecl_clc::start_front_end();
+    crate::kernel_builds::start_helpers();
     vecl_runtime::Pool::global();
     vecl_jit::make_tables();
     if stop() {

@@ -119,11 +119,11 @@ fn the_warm_up_s_first_steps_beside_builds_that_have_begun() {
             s.spawn(vecl_jit::make_tables);
         }
         for n in [5, 100] {
-            let ctx = ctx.clone();
+            let (ctx, alone) = (ctx.clone(), &alone);
             s.spawn(move || {
                 let reports = vadd_once(&ctx, n);
                 if n == 100 {
-                    assert_eq!(reports, alone);
+                    assert_eq!(&reports, alone);
                 }
             });
         }
