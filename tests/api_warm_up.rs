@@ -116,6 +116,7 @@ fn the_warm_up_s_first_steps_beside_builds_that_have_begun() {
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(vecl_clc::start_front_end);
+            s.spawn(vecl_clc::make_tables);
             s.spawn(vecl_jit::make_tables);
         }
         for n in [5, 100] {
@@ -129,6 +130,7 @@ fn the_warm_up_s_first_steps_beside_builds_that_have_begun() {
         }
     });
     vecl_clc::start_front_end();
+    vecl_clc::make_tables();
     vecl_jit::make_tables();
     assert_eq!(vadd_once(&ctx, 100), alone);
     assert!(build_log(&ctx).contains("broken.cl:3:12: error"));

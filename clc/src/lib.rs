@@ -185,6 +185,19 @@ pub fn start_front_end() {
     }
 }
 
+/// Makes the front end's tables that any thread may make for all (the
+/// predefined macros of the default options, the builtins by name), so
+/// that a process's first build does not: the runtime's warm-up calls
+/// this on its own thread while that build's front end may already run
+/// (a build that needs a table being made waits for it).
+pub fn make_tables() {
+    if let Ok(opts) = Options::parse("") {
+        let _ = predefined_table(&opts);
+    }
+    let _ = builtins::is_table_builtin("get_global_id");
+    let _ = vecl_ir::Builtin::from_name("get_global_id");
+}
+
 /// Runs `work` on a front-end thread and waits for it: its result, or the
 /// panic it raised; `None` when no thread could be started.
 fn on_front_end_thread<T: Send + 'static>(
