@@ -44,7 +44,17 @@ fn main() -> vecl::Result<()> {
         let mut marks = Vec::new();
         let started = Instant::now();
         let faults0 = minor_faults();
-        let mut mark = |name: &'static str| marks.push((name, started.elapsed(), minor_faults()));
+        let cpu0 = (
+            cpu_ms(libc::CLOCK_THREAD_CPUTIME_ID),
+            cpu_ms(libc::CLOCK_PROCESS_CPUTIME_ID),
+        );
+        let mut mark = |name: &'static str| {
+            let cpu = (
+                cpu_ms(libc::CLOCK_THREAD_CPUTIME_ID),
+                cpu_ms(libc::CLOCK_PROCESS_CPUTIME_ID),
+            );
+            marks.push((name, started.elapsed(), minor_faults(), cpu))
+        };
         let builder = ctx.program(&source);
         let builder = match mode.as_str() {
             // SAFETY: vadd over buffers of its launch's size.
@@ -84,8 +94,8 @@ fn main() -> vecl::Result<()> {
         ]);
         assert_eq!(last, 1.5 * (n - 1) as f32);
         let mut line = format!("program {p} ({mode}):");
-        let (mut before, mut faults) = (std::time::Duration::ZERO, faults0);
-        for (name, at, f) in &marks {
+        let (mut before, mut faults, mut cpu) = (std::time::Duration::ZERO, faults0, cpu0);
+        for (name, at, f, _) in &marks {
             line += &format!(
                 " {name} {:.3} ({} faults)",
                 (*at - before).as_secs_f64() * 1e3,
@@ -93,11 +103,30 @@ fn main() -> vecl::Result<()> {
             );
             (before, faults) = (*at, *f);
         }
-        line += &format!(" = {:.3} ms", before.as_secs_f64() * 1e3);
+        if let Some((.., c)) = marks.last() {
+            cpu = (c.0 - cpu.0, c.1 - cpu.1);
+        }
+        line += &format!(
+            " = {:.3} ms; CPU: this thread {:.3} ms, the process {:.3} ms",
+            before.as_secs_f64() * 1e3,
+            cpu.0,
+            cpu.1
+        );
         println!("{line}");
         program.wait_for_final_code();
     }
     Ok(())
+}
+
+/// CPU time of `clock` (the thread's or the process's) in milliseconds.
+fn cpu_ms(clock: libc::clockid_t) -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write.
+    unsafe { libc::clock_gettime(clock, &mut t) };
+    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
 }
 
 /// The process's minor page faults so far (`/proc/self/stat`, field 10).

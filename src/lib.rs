@@ -40,6 +40,7 @@ pub mod config;
 pub mod context;
 pub mod device;
 pub mod kernel;
+mod kernel_builds;
 pub mod pod;
 pub mod program;
 pub mod queue;

@@ -1,7 +1,8 @@
 //! [`Program`]: OpenCL C source built into compiled kernels.
 //!
 //! A build runs the front end (`vecl_clc::build`) and then JIT-compiles every
-//! kernel of the module (`vecl_jit::compile_kernel`, through [`crate::compiler`]), so a program that
+//! kernel of the module (`vecl_jit::compile_kernel`, through [`crate::compiler`];
+//! side by side where cores are free, `crate::kernel_builds`), so a program that
 //! built can create any of its kernels; a front-end or JIT failure is
 //! [`Error::BuildProgramFailure`] carrying the log. The module is kept for
 //! `--dump-ir` and for binaries (the private `binary` module).
@@ -15,7 +16,7 @@
 //! linked again. Objects, libraries and programs all have binaries.
 
 use crate::binary::{self, BinaryType, Contents};
-use crate::compiler::{self, CompileOptions, Safety};
+use crate::compiler::{CompileOptions, Safety};
 use crate::context::Context;
 use crate::kernel::{Kernel, KernelEntry};
 use std::collections::BTreeMap;
@@ -40,7 +41,7 @@ struct ProgramInner {
     non_uniform_groups: bool,
     /// Bytes of the program-scope `__global` variables.
     global_variable_size: u64,
-    module: Module,
+    module: Arc<Module>,
     log: String,
     kernels: BTreeMap<String, Arc<KernelEntry>>,
     explain: BTreeMap<String, String>,
@@ -639,20 +640,22 @@ impl Program {
             return Err(Error::BuildProgramFailure { log });
         }
         let data = (global_variable_size > 0).then(|| Arc::new(vecl_jit::ModuleData::new(&module)));
+        let module = Arc::new(module);
+        let names = module.kernels().map(|(_, f)| f.name.clone()).collect();
+        let results = crate::kernel_builds::compile_kernels(&module, names, jit, data);
         let mut kernels = BTreeMap::new();
         let mut explain = BTreeMap::new();
-        for (_, function) in module.kernels() {
-            let compiled =
-                match compiler::compile_kernel(&module, &function.name, jit, data.clone()) {
-                    Ok(compiled) => compiled,
-                    Err(e) => {
-                        if !log.is_empty() && !log.ends_with('\n') {
-                            log.push('\n');
-                        }
-                        log.push_str(&format!("error: {e}\n"));
-                        return Err(Error::BuildProgramFailure { log });
+        for ((_, function), result) in module.kernels().zip(results) {
+            let compiled = match result {
+                Ok(compiled) => compiled,
+                Err(e) => {
+                    if !log.is_empty() && !log.ends_with('\n') {
+                        log.push('\n');
                     }
-                };
+                    log.push_str(&format!("error: {e}\n"));
+                    return Err(Error::BuildProgramFailure { log });
+                }
+            };
             let info = function.kernel.clone().unwrap_or_default();
             explain.insert(function.name.clone(), compiled.explain);
             let entry = KernelEntry {
@@ -762,7 +765,7 @@ impl Program {
             options: self.inner.options.clone(),
             non_uniform_groups: self.inner.non_uniform_groups,
             source: self.inner.source.clone(),
-            unit: Unit::exporting_all(self.inner.module.clone()),
+            unit: Unit::exporting_all(Module::clone(&self.inner.module)),
         })
     }
 }

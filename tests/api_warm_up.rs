@@ -105,3 +105,33 @@ fn the_warm_up_beside_builds_on_other_threads() {
     vecl::warm_up::start();
     vadd_once(&ctx, 33);
 }
+
+#[test]
+fn the_warm_up_s_first_steps_beside_builds_that_have_begun() {
+    // What the warm-up does even once a build has begun (the front end's
+    // thread started ahead, the code generators' tables made), from
+    // several threads at once and beside builds: the builds are the same.
+    let ctx = Context::new().expect("context");
+    let alone = vadd_once(&ctx, 100);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(vecl_clc::start_front_end);
+            s.spawn(vecl_clc::make_tables);
+            s.spawn(vecl_jit::make_tables);
+        }
+        for n in [5, 100] {
+            let (ctx, alone) = (ctx.clone(), &alone);
+            s.spawn(move || {
+                let reports = vadd_once(&ctx, n);
+                if n == 100 {
+                    assert_eq!(&reports, alone);
+                }
+            });
+        }
+    });
+    vecl_clc::start_front_end();
+    vecl_clc::make_tables();
+    vecl_jit::make_tables();
+    assert_eq!(vadd_once(&ctx, 100), alone);
+    assert!(build_log(&ctx).contains("broken.cl:3:12: error"));
+}

@@ -159,6 +159,45 @@ static IDLE_THREADS: Mutex<Vec<mpsc::Sender<Job>>> = Mutex::new(Vec::new());
 /// Idle front-end threads kept for later builds; more end after their build.
 const MAX_IDLE_THREADS: usize = 2;
 
+/// Starts a front-end thread ahead of a process's first build, unless one
+/// is idle already: that build then finds it waiting instead of starting
+/// one on its own path (the runtime's warm-up calls this when the first
+/// context is made). The thread's first job is a small allocation, so
+/// that what a thread sets up at its first (its allocator's arena) is done
+/// before the build comes too. (Running the front end over a small source
+/// as that first job made the process's first build no faster: the build
+/// came while the job ran and waited for it.)
+pub fn start_front_end() {
+    let Ok(mut idle) = IDLE_THREADS.lock() else {
+        return;
+    };
+    if !idle.is_empty() {
+        return;
+    }
+    if let Some(thread) = start_front_end_thread() {
+        let first: Job = Box::new(|| {
+            let v: Vec<u64> = std::hint::black_box(Vec::with_capacity(64));
+            drop(v);
+        });
+        if thread.send(first).is_ok() {
+            idle.push(thread);
+        }
+    }
+}
+
+/// Makes the front end's tables that any thread may make for all (the
+/// predefined macros of the default options, the builtins by name), so
+/// that a process's first build does not: the runtime's warm-up calls
+/// this on its own thread while that build's front end may already run
+/// (a build that needs a table being made waits for it).
+pub fn make_tables() {
+    if let Ok(opts) = Options::parse("") {
+        let _ = predefined_table(&opts);
+    }
+    let _ = builtins::is_table_builtin("get_global_id");
+    let _ = vecl_ir::Builtin::from_name("get_global_id");
+}
+
 /// Runs `work` on a front-end thread and waits for it: its result, or the
 /// panic it raised; `None` when no thread could be started.
 fn on_front_end_thread<T: Send + 'static>(

@@ -781,6 +781,24 @@ fn host_isa(tier: Tier) -> Result<OwnedTargetIsa, String> {
     .clone()
 }
 
+/// Makes what the code generators make once per process on their first
+/// use, so that a process's first build does not: the host ISA of each
+/// tier (the CPU's features detected, the settings parsed) and the x86
+/// encoder's table of instruction handlers, which the wide code's first
+/// assembly would otherwise build (one allocation for each of the
+/// encoder's some 4,900 instruction forms). Cheap once made; for the
+/// runtime's warm-up, which runs it on a thread of its own.
+pub fn make_tables() {
+    let _ = host_isa(Tier::Quick);
+    let _ = host_isa(Tier::Optimised);
+    // Assembling one instruction builds the encoder's handler table.
+    if let Ok(mut a) = iced_x86::code_asm::CodeAssembler::new(64) {
+        if a.ret().is_ok() {
+            let _ = a.assemble(0);
+        }
+    }
+}
+
 /// The fallback the wide entry is built with: never called, since
 /// `CompiledKernel::prepare` sends the launches the wide code cannot
 /// number to the Cranelift code before the entry runs. Should it be

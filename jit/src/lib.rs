@@ -36,7 +36,7 @@ mod width;
 mod zsincos;
 
 pub(crate) use compile::isa_has;
-pub use compile::{compile_kernel, compile_kernel_in, OPTIMISED_MAX_CLIF};
+pub use compile::{compile_kernel, compile_kernel_in, make_tables, OPTIMISED_MAX_CLIF};
 pub use error::JitError;
 pub use frame::{MAX_FRAME_BYTES, WORKER_STACK_BYTES};
 pub use kernel::{CompiledKernel, ModuleData, PreparedLaunch};

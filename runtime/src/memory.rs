@@ -258,12 +258,13 @@ impl Mem {
         let storage = if flags.contains(MemFlags::USE_HOST_PTR) {
             Storage::Host(host_ptr)
         } else {
-            let bytes = AlignedBytes::zeroed(len)?;
-            if flags.contains(MemFlags::COPY_HOST_PTR) {
+            let bytes = if flags.contains(MemFlags::COPY_HOST_PTR) {
                 // SAFETY: the caller guarantees `host_ptr` is readable for
-                // `size` bytes; `bytes` is a fresh allocation of that size.
-                unsafe { std::ptr::copy_nonoverlapping(host_ptr, bytes.as_ptr(), len) };
-            }
+                // `size` bytes.
+                unsafe { AlignedBytes::copied(host_ptr, len)? }
+            } else {
+                AlignedBytes::zeroed(len)?
+            };
             Storage::Owned(bytes)
         };
         let host_ptr = if flags.contains(MemFlags::USE_HOST_PTR) {
