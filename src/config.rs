@@ -96,6 +96,11 @@ pub const VARIABLES: &[Variable] = &[
         default: "on",
         meaning: "`0`: the process's first context does not start the pool and run the compiler once in the background",
     },
+    Variable {
+        name: "VECL_POOL_TRACE",
+        default: "off",
+        meaning: "`1`: the pool times each launch's ranges on each thread; `vecl run` prints the sums (wall time, time in ranges, helpers' start, the tail)",
+    },
 ];
 
 /// The configuration the environment sets: the defaults of every option
@@ -128,6 +133,9 @@ pub struct Config {
     /// `VECL_WARM_UP` (on unless `0`): the first context starts the pool
     /// and runs the compiler once in the background (`crate::warm_up`).
     pub warm_up: bool,
+    /// `VECL_POOL_TRACE`: the pool times its launches' ranges
+    /// (`vecl_runtime::pool_trace`).
+    pub pool_trace: bool,
     /// What was wrong with the values read, one line each (printed once
     /// to stderr by [`Config::global`]).
     pub warnings: Vec<String>,
@@ -175,6 +183,7 @@ impl Config {
                 eprintln!("vecl: {w}");
             }
             vecl_runtime::Pool::set_global_threads(config.threads.unwrap_or(0));
+            vecl_runtime::pool_trace::set_enabled(config.pool_trace);
             config
         })
     }
@@ -263,6 +272,12 @@ impl Config {
         let disasm = read("VECL_JIT_DISASM").is_some();
         let wide = switch("VECL_WIDE", read("VECL_WIDE"), true, &mut warnings);
         let warm_up = switch("VECL_WARM_UP", read("VECL_WARM_UP"), true, &mut warnings);
+        let pool_trace = switch(
+            "VECL_POOL_TRACE",
+            read("VECL_POOL_TRACE"),
+            false,
+            &mut warnings,
+        );
         Config {
             threads,
             checked,
@@ -276,6 +291,7 @@ impl Config {
             disasm,
             wide,
             warm_up,
+            pool_trace,
             warnings,
         }
     }
@@ -352,8 +368,10 @@ mod tests {
             ("VECL_JIT_DISASM", "1"),
             ("VECL_WIDE", "1"),
             ("VECL_WARM_UP", "0"),
+            ("VECL_POOL_TRACE", "1"),
         ]);
         assert!(!c.warm_up);
+        assert!(c.pool_trace && !Config::default().pool_trace);
         assert!(Config::default().warm_up);
         assert_eq!(c.threads, Some(3));
         assert_eq!(c.kernel_timeout, Some(Duration::from_millis(250)));

@@ -464,6 +464,62 @@ fn global_atomics_from_every_thread_lose_nothing() {
     }
 }
 
+/// A histogram-like merge from all of the pool's threads into the same 64
+/// ints, whose operands are zero for whole groups, for half of each
+/// group's lanes, or not at all: the pieces of zeros that the
+/// four-ints-at-a-time path leaves out change nothing, the others lose
+/// no update, and an `atomic_add` of zero returns the current value.
+#[test]
+fn global_atomics_of_zeros_from_every_thread_lose_nothing() {
+    const SRC: &str = "
+    kernel void merge(global uint* sums, global uint* bits, global uint* seen) {
+        int lid = get_local_id(0);
+        uint g = get_group_id(0);
+        uint v = (g % 3 == 0 || (g % 3 == 1 && lid % 8 < 4)) ? 0u : g;
+        atomic_add(&sums[lid], v);
+        atomic_or(&bits[lid], (g % 2 == 0) ? 0u : 1u << (g % 32));
+        seen[get_global_id(0)] = atomic_add(&sums[lid], 0u);
+    }";
+    const LOCAL: usize = 64;
+    const GROUPS: usize = 4096;
+    let n = LOCAL * GROUPS;
+    let ctx = Context::new().expect("context");
+    let kernel = build(&ctx, SRC, "").kernel("merge").expect("kernel");
+    let queue = ctx.queue().expect("queue");
+    let sums = ctx.buffer_from(&[0u32; LOCAL]).expect("sums");
+    let bits = ctx.buffer_from(&[0u32; LOCAL]).expect("bits");
+    let seen = ctx.buffer::<u32>(n).expect("seen");
+    kernel.set_arg_buffer(0, &sums).expect("arg 0");
+    kernel.set_arg_buffer(1, &bits).expect("arg 1");
+    kernel.set_arg_buffer(2, &seen).expect("arg 2");
+    queue
+        .launch(&kernel)
+        .global(&[n])
+        .local(&[LOCAL])
+        .run()
+        .expect("launch");
+    let sums = queue.read_vec(&sums, &[]).expect("read");
+    let bits = queue.read_vec(&bits, &[]).expect("read");
+    let seen = queue.read_vec(&seen, &[]).expect("read");
+    for lid in 0..LOCAL {
+        let want = (0..GROUPS as u32)
+            .filter(|g| !(g % 3 == 0 || (g % 3 == 1 && lid % 8 < 4)))
+            .fold(0u32, |a, g| a.wrapping_add(g));
+        assert_eq!(sums[lid], want, "sum {lid}");
+        // Odd groups or in bit g % 32, odd too; even groups or in zero.
+        assert_eq!(bits[lid], 0xAAAA_AAAA, "bits {lid}");
+        // What an add of zero returned: a value the sum passed through
+        // (it only grows), never above its total.
+        for g in 0..GROUPS {
+            let got = seen[g * LOCAL + lid];
+            assert!(
+                got <= want,
+                "group {g} lane {lid}: {got} above the total {want}"
+            );
+        }
+    }
+}
+
 /// The example program, as `cargo run --example vadd` runs it: it checks its
 /// own results and fails when one is wrong.
 #[path = "../examples/vadd.rs"]

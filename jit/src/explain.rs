@@ -141,8 +141,8 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
     }
     let _ = writeln!(
         explain,
-        "atomics: {} (one per active lane; {} of them four consecutive ints at a time when every lane runs)",
-        s.atomics, s.grouped_atomics
+        "atomics: {} (one per active lane; {} of them four consecutive ints at a time when every lane runs, {} of those writing nothing for four zeros)",
+        s.atomics, s.grouped_atomics, s.zero_skipping_atomics
     );
     let _ = writeln!(
         explain,

@@ -70,6 +70,59 @@ fn every_local_atomic_operation() {
     });
 }
 
+/// The four-ints-at-a-time path leaves out the locked update of a piece
+/// whose operands are all zero for `add`, `sub`, `or` and `xor` (the ints
+/// it read are the old values): pieces all zero, partly zero (written),
+/// and zero pieces whose old values are used, against the interpreter;
+/// and `and`, `min` and `max` of zeros, which change the ints and must
+/// not be left out. Buffers start non-zero (`Spec::Ints`), so an update
+/// wrongly left out or wrongly made shows.
+#[test]
+fn global_atomics_of_zero_operands() {
+    let src = "kernel void z(global int* acc, global int* ors, global int* ands,
+                             global int* mins, global uint* umaxs, global int* olds) {
+        size_t i = get_global_id(0);
+        // Zero for the first half of every 16 work-items: whole pieces of
+        // zeros at W = 4, 8 and 16, a zero and a non-zero piece at W = 32.
+        int v = (i % 16 < 8) ? 0 : (int)i - 40;
+        // Zero for three lanes of four: every piece holds one non-zero.
+        int w = (i % 4 == 3) ? (int)i + 1 : 0;
+        size_t o = i * 8;
+        olds[o + 0] = atomic_add(&acc[i], v);
+        olds[o + 1] = atomic_sub(&acc[i], w);
+        olds[o + 2] = atomic_xor(&acc[i], v);
+        olds[o + 3] = atomic_or(&ors[i], w);
+        atomic_add(&ors[i], 0);
+        olds[o + 4] = atomic_and(&ands[i], v);
+        olds[o + 5] = atomic_min(&mins[i], v);
+        olds[o + 6] = atomic_max(&umaxs[i], (uint)w);
+        olds[o + 7] = atomic_add(&acc[i], 0);
+    }";
+    let ranges = [
+        range_1d(0, 256, 64),
+        range_1d(0, 64, 16),
+        range_1d(0, 203, 29),
+        range_1d(4, 120, 24),
+    ];
+    let n = differential(src, "z", &ranges, |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Ints(n, 1),
+            Spec::Ints(n, 2),
+            Spec::Ints(n, 3),
+            Spec::Ints(n, 4),
+            Spec::Ints(n, 5),
+            Spec::Ints(8 * n, 0),
+        ]
+    });
+    assert_eq!(n, ranges.len() * WIDTHS.len());
+    let e = explain(src, "z");
+    assert!(
+        e.contains("9 of them four consecutive ints at a time when every lane runs, 6 of those writing nothing for four zeros"),
+        "{e}"
+    );
+}
+
 /// `__global` atomics of consecutive ints, which take four lanes per
 /// `lock cmpxchg16b` when every lane runs and the chunk starts 16-byte
 /// aligned: every operation that path takes, with the old values each lane

@@ -18,6 +18,7 @@ pub mod kernel_args;
 pub mod memory;
 pub mod ndrange;
 pub mod pool;
+pub mod pool_trace;
 pub mod queue;
 pub mod rect;
 

@@ -35,6 +35,7 @@
 
 use crate::error::{Error, Result};
 use crate::host_alloc::AlignedBytes;
+use crate::pool_trace::{self, JobTrace};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -207,6 +208,8 @@ struct Job {
     wakes: AtomicUsize,
     done: Mutex<Done>,
     done_cond: Condvar,
+    /// Where its time went (`VECL_POOL_TRACE=1`), and its submitter.
+    trace: Option<(JobTrace, std::thread::ThreadId)>,
 }
 
 /// Whether a job is finished, and whether its submitter sleeps on it.
@@ -222,6 +225,10 @@ struct Done {
 impl Job {
     /// Runs `[start, end)` unless the job already failed, then accounts for it.
     fn execute(&self, start: u64, end: u64, scratch: &mut Scratch) {
+        let traced = self
+            .trace
+            .as_ref()
+            .map(|(t, submitter)| (t, *submitter == std::thread::current().id(), t.now()));
         if self.status.load(Ordering::Relaxed) == 0 {
             let status = catch_unwind(AssertUnwindSafe(|| (self.body)(start, end, scratch)))
                 .unwrap_or(STATUS_PANICKED);
@@ -230,6 +237,9 @@ impl Job {
                     self.status
                         .compare_exchange(0, status, Ordering::AcqRel, Ordering::Relaxed);
             }
+        }
+        if let Some((t, submitter, from)) = traced {
+            t.range(submitter, from, t.now());
         }
         let n = end - start;
         if self.remaining.fetch_sub(n, Ordering::AcqRel) == n {
@@ -530,6 +540,8 @@ impl Pool {
             wakes: AtomicUsize::new(0),
             done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
+            trace: pool_trace::enabled()
+                .then(|| (JobTrace::new(self.threads), std::thread::current().id())),
         });
         let remembered = self.first_group_ns(kernel);
         with_caller_scratch(|scratch| {
@@ -558,6 +570,9 @@ impl Pool {
             }
         });
         job.wait();
+        if let Some((t, _)) = &job.trace {
+            t.finish();
+        }
         job.status.load(Ordering::Acquire)
     }
 
@@ -820,6 +835,7 @@ impl Pool {
     }
 
     fn worker_loop(&self, index: usize, own: Worker<Task>) {
+        pool_trace::set_slot(index);
         let _ = self.handles[index].set(std::thread::current());
         let (word, bit) = (&self.sleeping[index / 64], 1u64 << (index % 64));
         let mut scratch = Scratch::new();
@@ -923,6 +939,31 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_traced_job_runs_every_group_once_and_is_summed() {
+        // Tracing on (other tests' jobs running meanwhile may be traced
+        // too: it changes no result). Groups of 1 ms: the rest is shared
+        // after the first, so workers' ranges are traced as well.
+        pool_trace::set_enabled(true);
+        let pool = Pool::start(3);
+        let hits: Arc<Vec<AtomicU8>> = Arc::new((0..12).map(|_| AtomicU8::new(0)).collect());
+        let seen = Arc::clone(&hits);
+        let status = pool.run(
+            12,
+            Arc::new(move |first, end, _: &mut Scratch| {
+                for g in first..end {
+                    std::thread::sleep(Duration::from_millis(1));
+                    seen[g as usize].fetch_add(1, Ordering::Relaxed);
+                }
+                0
+            }),
+        );
+        assert_eq!(status, 0);
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        let words = pool_trace::report();
+        assert!(words.starts_with("pool trace: "), "{words}");
     }
 
     #[test]
@@ -1408,6 +1449,7 @@ mod tests {
             wakes: AtomicUsize::new(0),
             done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
+            trace: None,
         };
         let mut scratch = Scratch::new();
         job.execute(0, 3, &mut scratch);
@@ -1511,6 +1553,7 @@ mod tests {
             wakes: AtomicUsize::new(0),
             done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
+            trace: None,
         });
         let stop = Arc::new(AtomicBool::new(false));
         let feeder = {

@@ -253,6 +253,7 @@ pub fn run(req: &RunRequest) -> Result<String, String> {
         times[times.len() / 2],
         times.len()
     ));
+    out.push_str(&vecl_runtime::pool_trace::report());
     for (index, name, mem) in outputs {
         let mut bytes = vec![0u8; mem.size() as usize];
         // SAFETY: a blocking read into a vector of the buffer's size.

@@ -112,6 +112,9 @@ pub(crate) struct Stats {
     /// Those of them with a path that updates four consecutive `__global`
     /// ints per locked instruction (`memory::grouped_atomic`).
     pub grouped_atomics: u32,
+    /// Those of them whose four-int pieces of zero operands write
+    /// nothing (`add`, `sub`, `or`, `xor`).
+    pub zero_skipping_atomics: u32,
     pub per_lane_ops: u32,
     pub varying_ifs: u32,
     pub uniform_ifs: u32,
