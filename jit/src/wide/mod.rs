@@ -252,6 +252,15 @@ pub enum Op {
         b: V,
         c: V,
     },
+    /// `d = a * b + d`, rounded once, in the lanes of `k`, `d` unchanged
+    /// in the others (`vfmadd231ps d{k}, a, b`: an FMA chain merged into
+    /// a variable under a mask, `lower::merge_masked_fma_chains`).
+    FmaMasked {
+        d: V,
+        a: V,
+        b: V,
+        k: K,
+    },
     Sqrt {
         d: V,
         a: V,
@@ -396,6 +405,20 @@ pub enum Op {
         k: K,
         how: access::Access,
     },
+    /// The uniform load of [`Op::LoadElems`] (`how`: uniform, lane 0
+    /// running, unchecked) of `ptr[idx + part]`, `part` written once,
+    /// before the loop the load is in: its lane 0, as the element's
+    /// address without `idx`, is kept in the entry's frame from where
+    /// `part` is written, and `idx`'s lane 0 goes to r10
+    /// (`lower::split_uniform_indices`; barrier kernels' regions only).
+    LoadSum {
+        d: V,
+        ptr: i32,
+        idx: V,
+        part: V,
+        k: K,
+        how: access::Access,
+    },
     /// `d = OP a` ([`Un`]).
     Un {
         op: Un,
@@ -507,6 +530,12 @@ impl Op {
                 b: v(b),
                 c: v(c),
             },
+            Op::FmaMasked { d, a, b, k: m } => Op::FmaMasked {
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                k: k(m),
+            },
             Op::Sqrt { d, a } => Op::Sqrt { d: v(d), a: v(a) },
             Op::IntToFloat { d, a } => Op::IntToFloat { d: v(d), a: v(a) },
             Op::Copy { d, a } => Op::Copy { d: v(d), a: v(a) },
@@ -613,6 +642,21 @@ impl Op {
                 a: v(a),
                 ptr,
                 idx: v(idx),
+                k: k(m),
+                how,
+            },
+            Op::LoadSum {
+                d,
+                ptr,
+                idx,
+                part,
+                k: m,
+                how,
+            } => Op::LoadSum {
+                d: v(d),
+                ptr,
+                idx: v(idx),
+                part: v(part),
                 k: k(m),
                 how,
             },
