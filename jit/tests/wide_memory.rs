@@ -120,7 +120,7 @@ fn run(k: &CompiledKernel, args: &[KernelArg], range: &NdRange, skew: usize) -> 
         }
     }
     launch.local_mem_size = 0;
-    let mut local = aligned(64 + 2 * vecl_jit::abi::LOCAL_PAD);
+    let mut local = aligned(64 + 2 * vecl_jit::abi::LOCAL_PAD + k.static_local_size());
     let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
     // SAFETY: the arena's padding lies inside its allocation.
     let lp = unsafe { align64(local.as_mut_ptr() as *mut u8).add(vecl_jit::abi::LOCAL_PAD) };
@@ -934,5 +934,80 @@ kernel void k(global const float* a, global float* out, global float* side, int 
                 Spec::Int(w as i32),
             ]
         });
+    }
+}
+
+/// The bench's matmul under robust access: the wide code, its staging and
+/// store regions (tested accesses) one row at a time, its `k` region four
+/// rows in flight (`select::choose_regions`), against the interpreter in
+/// bounds, and stopping at a short `b` with Cranelift's robust report.
+#[test]
+fn robust_matmul_agrees_in_bounds_and_faults_as_cranelifts() {
+    let src = bench_source("matmul");
+    let opts = options(true, true, 1 << 22);
+    if cpu_has_wide() {
+        let k = compile_wide(&build(&src, ""), "matmul", &opts);
+        let line = code_line(&k);
+        assert!(
+            line.contains("4 rows in flight in 2 of 4 regions"),
+            "{line}"
+        );
+    }
+    let square = |n: u64| NdRange {
+        work_dim: 2,
+        global_offset: [0, 0, 0],
+        global_size: [n, n, 1],
+        local_size: [16, 16, 1],
+    };
+    agree(
+        &src,
+        "matmul",
+        &opts,
+        &[square(32), square(48), square(64)],
+        |r| {
+            let n = r.global_size[0] as usize;
+            vec![
+                Spec::Floats(n * n, 1),
+                Spec::Floats(n * n, 2),
+                Spec::Floats(n * n, 0),
+                Spec::Int(n as i32),
+            ]
+        },
+    );
+    // `b` one element short: the last group's staging of its last tile
+    // reads past it.
+    let k_src = src.replace("kernel void matmul", "kernel void k");
+    let n = 32usize;
+    let args = [
+        floats(n * n),
+        floats(n * n - 1),
+        floats(n * n),
+        KernelArg::Value((n as i32).to_le_bytes().to_vec()),
+    ];
+    let f = same_fault_in(&k_src, &args, &square(n as u64), 1);
+    assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+}
+
+/// Loops whose test at the top the wide code runs at the bottom, and FMA
+/// chains merged under the loop's mask (`jit/tests/wide_rows.rs`), under
+/// robust access.
+#[test]
+fn loops_tested_at_the_bottom_agree_under_robust_access() {
+    let src = include_str!("wide_rows.rs");
+    let start = src.find("kernel void heads").expect("the kernel");
+    let end = start + src[start..].find("\"#;").expect("its end");
+    let heads = &src[start..end];
+    let opts = options(true, true, 1 << 22);
+    for n in [0, 1, 2, 5, 9] {
+        agree(
+            heads,
+            "heads",
+            &opts,
+            &[range_1d(0, 7, 7), range_1d(0, 37, 16), range_1d(3, 64, 16)],
+            |r| {
+                let len = (r.global_offset[0] + r.global_size[0]) as usize;
+                vec![Spec::Floats(len, 3), Spec::Floats(len, 0), Spec::Int(n)]
+            },
+        );
     }
 }

@@ -312,3 +312,96 @@ fn loop_variables_written_before_read_agree() {
         assert_eq!(got, ranges.len());
     }
 }
+
+#[test]
+fn tile_loops_of_0_1_and_odd_trips_agree() {
+    // The `k` loop's test runs at the bottom (`lower::rotated_head`):
+    // no trip at all (its one trip with no lane), one, an odd count (the
+    // middle passes' unrolling by two leaves a half trip), and trips
+    // that differ by lane; the accumulator merged under the loop's mask
+    // (`lower::merge_masked_fma_chains`).
+    for trips in ["0", "1", "(LY-1)", "(LY-lx%5)", "(ly&1)"] {
+        for (shape, ranges) in [
+            ("", range_2d([32, 32], [16, 16], [0, 0])),
+            ("-DLX=8 -DLY=8", range_2d([16, 24], [8, 8], [0, 0])),
+            ("-DLY=4", range_2d([32, 12], [16, 4], [0, 0])),
+            ("-DLX=32 -DLY=2", range_2d([64, 4], [32, 2], [0, 0])),
+            ("-DLX=12 -DLY=12", range_2d([24, 36], [12, 12], [0, 0])),
+        ] {
+            tiles_agree(&format!("{shape} -DTRIPS={trips}"), &[ranges]);
+        }
+    }
+}
+
+/// Loops whose test at the top runs at the bottom (`lower::rotated_head`)
+/// and loops where it must not: a test whose value the trip reads, a test
+/// in the middle of the trip, a test of a variable the trip writes before
+/// `continuing`, a `continue`, nested loops; and FMA chains into a
+/// variable that is read between the links (no merge).
+const HEADS: &str = r#"
+kernel void heads(global const float* a, global float* c, int n) {
+    int i = get_global_id(0);
+    float x = a[i];
+    float acc = 0.0f, other = 1.0f;
+    for (int k = 0; k < n; k++) {
+        acc = fma(x, (float)k, acc);
+        acc = fma(x, 0.25f, acc);
+    }
+    for (int k = 0; k < (i & 7); k++) {
+        acc = fma(x, 0.5f, acc);
+        other = acc;
+        acc = fma(other, 0.125f, acc);
+    }
+    for (int j = 0; ; j++) {
+        int q = j * 3;
+        if (q >= n + (i & 3)) break;
+        acc += (float)q;
+    }
+    int m = 0;
+    while (1) {
+        acc += x;
+        m++;
+        if (m >= n) break;
+    }
+    float s = x;
+    while (s < 100.0f) {
+        s = fabs(s) * 2.0f + 1.0f;
+        acc += s;
+    }
+    for (int k = 0; k < n; k++) {
+        if ((k ^ i) & 1) continue;
+        for (int j = k; j < n; j += 2) {
+            acc = fma(x, (float)j, acc);
+        }
+    }
+    c[i] = acc + other;
+}
+"#;
+
+#[test]
+fn loops_tested_at_the_bottom_agree_at_0_1_and_odd_trips() {
+    // (Under robust access: `wide_memory.rs`.)
+    let m = build(HEADS, "");
+    let k = compile_kernel(&m, "heads", &options()).expect("compiles");
+    let line = code_line(&k);
+    assert!(
+        !cpu_has_wide() || line.starts_with("code: wide AVX-512"),
+        "{line}"
+    );
+    let ranges: Vec<NdRange> = [7u64, 20, 37, 64]
+        .iter()
+        .map(|&n| NdRange {
+            work_dim: 1,
+            global_offset: [0, 0, 0],
+            global_size: [n, 1, 1],
+            local_size: [n.min(16), 1, 1],
+        })
+        .collect();
+    for n in [0, 1, 2, 5, 9] {
+        let got = compare_launches(&m, "heads", &k, &ranges, |r| {
+            let len = r.global_size[0] as usize;
+            vec![Spec::Floats(len, 3), Spec::Floats(len, 0), Spec::Int(n)]
+        });
+        assert_eq!(got, ranges.len(), "n = {n}");
+    }
+}

@@ -94,7 +94,7 @@ pub struct Access {
 }
 
 /// Where the buffer of an access is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Base {
     /// A `__global`/`__constant` argument: its address at `[args + ptr]`.
     #[default]
@@ -361,6 +361,10 @@ pub(crate) struct EntryFrame {
     /// `[rsp + local_at]`: the group's `__local` arena (a barrier kernel's
     /// entry, `super::regions`; none elsewhere).
     pub local_at: Option<i32>,
+    /// `[rsp + sums_at + 8 * n]`: the addresses the uniform loads of
+    /// [`Op::LoadSum`] read from (a barrier kernel's entry; `None`
+    /// elsewhere), the `n` of `super::ra2::sum_slots`.
+    pub sums_at: Option<i32>,
     /// What `rax` and `r10` hold at the point of emission (`super::held`):
     /// the emitter forgets it at each block and after other code.
     pub held: Held,
@@ -385,6 +389,7 @@ impl EntryFrame {
             bounds_at,
             scratch_at,
             local_at: None,
+            sums_at: None,
             held: Held::default(),
             r10_split: None,
             faults: Vec::new(),
@@ -1009,6 +1014,79 @@ fn suppressed_load(
         a.vmovups(zmm_masked(z, kn).z(), zmmword_ptr(rax + r10 * 4 + disp))
     }
     .map_err(e)
+}
+
+/// After the operation that writes `part` (lane 0 in zmm register
+/// `zn`) of an [`Op::LoadSum`] through the buffer `base` of slot `ptr`:
+/// the address of that buffer's element `part[0]` (sign-extended, as the
+/// lanes' indices are), into the frame at `[rsp + at]`. Code outside the
+/// loops, where `lower::split_uniform_indices` finds `part` written.
+pub(crate) fn emit_sum_part(
+    a: &mut CodeAssembler,
+    frame: &EntryFrame,
+    zn: u8,
+    (base, ptr): (Base, i32),
+    at: i32,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(zn))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{zn}")))?;
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r11d, x);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.movsxd(r11, r11d).map_err(e)?;
+    a.shl(r11, 2).map_err(e)?;
+    let local = || {
+        frame.local_at.ok_or_else(|| {
+            WideError::Malformed("a `__local` access outside a barrier entry".into())
+        })
+    };
+    match base {
+        Base::Arg => a.add(r11, qword_ptr(rbx + ptr)).map_err(e)?,
+        Base::LocalArg => {
+            a.add(r11, qword_ptr(rsp + local()?)).map_err(e)?;
+            a.add(r11, qword_ptr(rbx + ptr)).map_err(e)?;
+        }
+        Base::LocalAt { offset, .. } => {
+            a.add(r11, qword_ptr(rsp + local()?)).map_err(e)?;
+            if offset != 0 {
+                a.add(r11, offset as i32).map_err(e)?;
+            }
+        }
+    }
+    a.mov(qword_ptr(rsp + at), r11).map_err(e)
+}
+
+/// An [`Op::LoadSum`] (`op` in physical registers; `idx` its index's
+/// virtual value, `written` the values it writes): lane 0 of the index
+/// into r10 unless held there, then lane 0's element at the address
+/// `[rsp + at]` plus four times r10, broadcast zero-masked by the running
+/// lanes, as `suppressed_load` (no lane running: nothing read, zeros;
+/// the address is within 2^34 bytes of the buffer, canonical). `rax` is
+/// left as it was.
+pub(crate) fn emit_sum_load(
+    a: &mut CodeAssembler,
+    op: &Op,
+    frame: &mut EntryFrame,
+    (idx, written, at): (u32, &[u32], i32),
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let Op::LoadSum { d, idx: x, k, .. } = *op else {
+        return Err(WideError::Malformed("a load of a sum".into()));
+    };
+    if !frame.held.has_index(idx) {
+        lane0_to_r10d(a, x.0 as u8)?;
+        a.movsxd(r10, r10d).map_err(e)?;
+    }
+    a.mov(r11, qword_ptr(rsp + at)).map_err(e)?;
+    a.vpbroadcastd(
+        zmm_masked(zmm_reg(d.0 as u8)?, k.0 as u8).z(),
+        dword_ptr(r11 + r10 * 4),
+    )
+    .map_err(e)?;
+    frame.held.index_only(idx, written);
+    Ok(())
 }
 
 /// Emits the out-of-line paths `emit_access` left (masked accesses,

@@ -64,7 +64,9 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         ),
         Op::Convert { d, a, .. } => (vec![(a, true), (d, false)], vec![]),
         Op::GlobalId { d, .. } => (vec![(d, false)], vec![]),
-        Op::LoadElems { d, idx, k, .. } => (vec![(idx, true), (d, false)], vec![(k, true)]),
+        Op::LoadElems { d, idx, k, .. } | Op::LoadSum { d, idx, k, .. } => {
+            (vec![(idx, true), (d, false)], vec![(k, true)])
+        }
         Op::StoreElems { a, idx, k, .. } => (vec![(a, true), (idx, true)], vec![(k, true)]),
         Op::Loop | Op::WhileCount { .. } | Op::Entry(_) | Op::WhileEntry(_) | Op::EndIf => {
             (vec![], vec![])

@@ -328,6 +328,7 @@ fn reads_chunk(op: &Op) -> bool {
         Op::GlobalId { dim: 0, .. }
             | Op::RunningLanes { .. }
             | Op::LoadElems { .. }
+            | Op::LoadSum { .. }
             | Op::StoreElems { .. }
     )
 }

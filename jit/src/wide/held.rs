@@ -106,6 +106,13 @@ impl Held {
         self.wrote(written);
     }
 
+    /// After an access that leaves `rax` as it was and lane 0 of `index`
+    /// in `r10` (`access::emit_sum_load`), writing `written`.
+    pub fn index_only(&mut self, index: u32, written: &[u32]) {
+        self.r10 = Some(index);
+        self.wrote(written);
+    }
+
     /// After code that is not an access (`code`, the instructions it
     /// emitted) writing the virtual values `written`.
     pub fn after(&mut self, code: &[Instruction], written: &[u32]) {

@@ -218,6 +218,7 @@ pub fn lower_kernel(
     drop_unread_masks(&mut cx.p);
     share_repeated_ops(&mut cx.p);
     merge_masked_writes(&mut cx.p);
+    merge_masked_fma_chains(&mut cx.p);
     subtract_negated_addends(&mut cx.p);
     hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
@@ -502,8 +503,10 @@ pub fn lower_regions(
         drop_unread_masks(&mut cx.p);
         share_repeated_ops(&mut cx.p);
         merge_masked_writes(&mut cx.p);
+        merge_masked_fma_chains(&mut cx.p);
         subtract_negated_addends(&mut cx.p);
         hoist_loop_invariants(&mut cx.p, true);
+        split_uniform_indices(&mut cx.p);
         bodies.push(cx.p);
     }
     let next_at = next.and_then(|x| slot_of[x.index()]);
@@ -1068,6 +1071,317 @@ fn holds_old_value(before: &[Op], c: V, d: V) -> bool {
     false
 }
 
+/// A chain of FMAs whose result is merged into a variable under a mask
+/// (`t1 = fma(a1, b1, v); t2 = fma(a2, b2, t1); v = t2` in the lanes of
+/// `k`: an accumulator in a loop the middle passes unrolled, matmul's
+/// `acc` in its `k` loop) becomes the FMAs merged into the variable
+/// (`vfmadd231ps v{k}, a1, b1`, then `a2, b2`), without the copy of `v`
+/// the first FMA's addend needed and the merge after the last: the lanes
+/// of `k` get the same roundings in the same order, the others keep `v`.
+/// Each link's result is read only by the next link as its addend,
+/// possibly through plain copies (a temporary variable's write and read,
+/// `ra2::read_before_written`'s kind: its register's other writes, such
+/// as a start value, are then read by no one); the chain lies in one
+/// stretch of straight-line code and starts at `v` itself or a copy of
+/// it; between its first operation and the merge no other operation
+/// names `v` and none writes `k`.
+fn merge_masked_fma_chains(p: &mut Program) {
+    use std::collections::{HashMap, HashSet};
+    // Per value, the operations that read it (a merge reads what it
+    // writes).
+    let mut readers: HashMap<u32, u32> = HashMap::new();
+    for op in &p.ops {
+        let all = std::cell::RefCell::new(Vec::new());
+        op.map_regs(
+            |v| {
+                all.borrow_mut().push(v.0);
+                v
+            },
+            |k| k,
+        );
+        let mut all = all.into_inner();
+        let merges = matches!(
+            op,
+            Op::BinMasked { .. } | Op::FmaMasked { .. } | Op::MaskedCopy { .. } | Op::Fixup { .. }
+        );
+        if !merges {
+            for w in super::ra2::written(op).0 {
+                if let Some(at) = all.iter().position(|&v| v == w) {
+                    all.remove(at);
+                }
+            }
+        }
+        all.sort_unstable();
+        all.dedup();
+        for v in all {
+            *readers.entry(v).or_default() += 1;
+        }
+    }
+    let boundary = |op: &Op| {
+        matches!(
+            op,
+            Op::Loop
+                | Op::WhileAny { .. }
+                | Op::WhileCount { .. }
+                | Op::IfAny { .. }
+                | Op::EndIf
+                | Op::Entry(_)
+                | Op::WhileEntry(_)
+        )
+    };
+    let names = |op: &Op, v: V| {
+        let found = std::cell::Cell::new(false);
+        op.map_regs(
+            |x| {
+                if x == v {
+                    found.set(true);
+                }
+                x
+            },
+            |k| k,
+        );
+        found.get()
+    };
+    let mut merged: HashMap<usize, Op> = HashMap::new();
+    let mut dropped: HashSet<usize> = HashSet::new();
+    for (j, op) in p.ops.iter().enumerate() {
+        let Op::MaskedCopy { d: var, a: last, k } = *op else {
+            continue;
+        };
+        // From the merge back to the variable: the links (FMAs) and the
+        // plain copies between them, each the write of its value nearest
+        // before the operation that reads it, in the same stretch.
+        let (mut links, mut copies, mut x, mut after) = (Vec::new(), Vec::new(), last, j);
+        let found = loop {
+            if x == var {
+                break true;
+            }
+            if readers.get(&x.0) != Some(&1) {
+                break false;
+            }
+            let def = (0..after)
+                .rev()
+                .find(|&i| boundary(&p.ops[i]) || super::ra2::written(&p.ops[i]).0.contains(&x.0));
+            let Some(i) = def.filter(|&i| !boundary(&p.ops[i])) else {
+                break false;
+            };
+            after = i;
+            match p.ops[i] {
+                Op::Fma { d, a, b, c } if d == x && ![a, b, d].contains(&c) => {
+                    links.push(i);
+                    x = c;
+                }
+                Op::Copy { d, a } if d == x && a != d => {
+                    copies.push(i);
+                    x = a;
+                }
+                _ => break false,
+            }
+        };
+        if !found || links.is_empty() {
+            continue;
+        }
+        // `after`: the chain's first operation, which reads `v` (as its
+        // addend or the source of its copy) and only so.
+        let first_reads_only = match p.ops[after] {
+            Op::Fma { a, b, .. } => a != var && b != var,
+            _ => true,
+        };
+        let chain: HashSet<usize> = links.iter().chain(&copies).copied().collect();
+        let straight = p.ops[after + 1..j].iter().all(|op| {
+            !boundary(op) && !names(op, var) && !super::ra2::written(op).1.contains(&k.0)
+        });
+        if !first_reads_only
+            || !straight
+            || chain
+                .iter()
+                .any(|i| merged.contains_key(i) || dropped.contains(i))
+        {
+            continue;
+        }
+        for &i in &links {
+            if let Op::Fma { a, b, .. } = p.ops[i] {
+                merged.insert(i, Op::FmaMasked { d: var, a, b, k });
+            }
+        }
+        dropped.extend(copies);
+        dropped.insert(j);
+    }
+    if merged.is_empty() {
+        return;
+    }
+    let ops = std::mem::take(&mut p.ops);
+    for (i, op) in ops.into_iter().enumerate() {
+        if let Some(m) = merged.remove(&i) {
+            p.ops.push(m);
+        } else if !dropped.contains(&i) {
+            p.ops.push(op);
+        }
+    }
+}
+
+/// A uniform load without a mask test (`how`: uniform, lane 0 running,
+/// unchecked) inside a loop, whose index is the sum of a value written
+/// once before that loop (outside skipped regions, not a constant or
+/// the id) and one written in it (matmul's `ta[ly][k]`: `ly * 16`, moved out of the `k` loop, plus
+/// `k`), becomes an [`Op::LoadSum`]: the entry keeps the first part's
+/// lane 0 as an address in its frame, written where that part is, and
+/// the loop's trip reads it (`mov`) where it added the parts' lanes and
+/// moved the sum's lane 0 to a general register (`vpaddd`, `vmovd`,
+/// `movsxd`); rows in flight that load with the same second part (`k`)
+/// move its lane 0 once. The sum is no longer computed when the load was
+/// its only reader. Barrier kernels' regions only (the frame's slots,
+/// `regions`).
+fn split_uniform_indices(p: &mut Program) {
+    use std::collections::{HashMap, HashSet};
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    let mut def_at: HashMap<u32, usize> = HashMap::new();
+    let mut mentions: HashMap<u32, u32> = HashMap::new();
+    // The innermost loop around each operation (its `Loop`'s index), and
+    // whether it is in a skipped region.
+    let mut loop_of: Vec<Option<usize>> = Vec::with_capacity(p.ops.len());
+    let mut skipped_at: Vec<bool> = Vec::with_capacity(p.ops.len());
+    let (mut open, mut skipped) = (Vec::new(), 0usize);
+    for (i, op) in p.ops.iter().enumerate() {
+        match op {
+            Op::Loop => open.push(i),
+            Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
+                open.pop();
+            }
+            Op::IfAny { .. } => skipped += 1,
+            Op::EndIf => skipped = skipped.saturating_sub(1),
+            _ => {}
+        }
+        loop_of.push(open.last().copied());
+        skipped_at.push(skipped > 0);
+        for v in super::ra2::written(op).0 {
+            *writes.entry(v).or_default() += 1;
+            def_at.insert(v, i);
+        }
+        let named = std::cell::RefCell::new(HashSet::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().insert(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            *mentions.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| writes.get(&v.0) == Some(&1);
+    let mut split: HashMap<usize, Op> = HashMap::new();
+    let mut dropped: HashSet<usize> = HashSet::new();
+    for (i, op) in p.ops.iter().enumerate() {
+        let Op::LoadElems {
+            d,
+            ptr,
+            idx,
+            k,
+            how,
+        } = *op
+        else {
+            continue;
+        };
+        let (Some(l), true) = (loop_of[i], how.uniform && how.lane0 && how.check.is_none()) else {
+            continue;
+        };
+        let Some(&j) = def_at.get(&idx.0).filter(|_| once(idx)) else {
+            continue;
+        };
+        let Op::Bin {
+            op: Bin::IAdd,
+            a,
+            b,
+            ..
+        } = p.ops[j]
+        else {
+            continue;
+        };
+        // Computed by an operation the allocator keeps (not a constant,
+        // which may live in the pool, nor the id, which may be dropped).
+        let before = |v: V| {
+            once(v)
+                && def_at.get(&v.0).is_some_and(|&at| {
+                    at < l
+                        && !skipped_at[at]
+                        && !matches!(
+                            p.ops[at],
+                            Op::Splat { .. } | Op::SplatQ { .. } | Op::GlobalId { .. }
+                        )
+                })
+        };
+        let parts = match (before(a), before(b)) {
+            (true, false) => (a, b),
+            (false, true) => (b, a),
+            _ => continue,
+        };
+        let (part, rest) = parts;
+        split.insert(
+            i,
+            Op::LoadSum {
+                d,
+                ptr,
+                idx: rest,
+                part,
+                k,
+                how,
+            },
+        );
+        // The load the sum's only reader: the sum goes.
+        if mentions.get(&idx.0) == Some(&2) {
+            dropped.insert(j);
+        }
+    }
+    if split.is_empty() {
+        return;
+    }
+    let ops = std::mem::take(&mut p.ops);
+    for (i, op) in ops.into_iter().enumerate() {
+        if let Some(s) = split.remove(&i) {
+            p.ops.push(s);
+        } else if !dropped.contains(&i) {
+            p.ops.push(op);
+        }
+    }
+}
+
+/// Every value `stmts` read: the operands of its instructions and the
+/// values its statements name (into `out`).
+fn values_read(func: &Function, stmts: &[Stmt], out: &mut std::collections::HashSet<ValueId>) {
+    for s in stmts {
+        match s {
+            Stmt::Eval(v) => out.extend(func.inst(*v).inst.operands()),
+            Stmt::WriteVar(_, v) | Stmt::Return(Some(v)) => {
+                out.insert(*v);
+            }
+            Stmt::Store { ptr, value, .. } => out.extend([*ptr, *value]),
+            Stmt::Copy { dst, src, .. } => out.extend([*dst, *src]),
+            Stmt::If { cond, then_, else_ } => {
+                out.insert(*cond);
+                values_read(func, &then_.0, out);
+                values_read(func, &else_.0, out);
+            }
+            Stmt::Loop { body, continuing } => {
+                values_read(func, &body.0, out);
+                values_read(func, &continuing.0, out);
+            }
+            Stmt::Switch { selector, cases } => {
+                out.insert(*selector);
+                for c in cases {
+                    values_read(func, &c.body.0, out);
+                }
+            }
+            Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return(None)
+            | Stmt::Barrier(..)
+            | Stmt::Fence(_) => {}
+        }
+    }
+}
+
 /// Whether `b` holds a loop.
 fn has_loop(b: &Block) -> bool {
     b.0.iter().any(|s| match s {
@@ -1231,6 +1545,30 @@ impl Cx<'_> {
                 let lm = self.p.k();
                 self.p.push(Op::KCopy { d: lm, a: entry });
                 let broke = self.k_op(|d| Op::KZero { d });
+                // Lanes that leave the loop (or a trip) on their own
+                // narrow its mask from then on, on every later trip too.
+                let split =
+                    self.divergent_exit(body, false) || self.divergent_exit(continuing, false);
+                let before = self.all_or_none;
+                // A test at the top run at the bottom (`rotated_head`):
+                // once before the loop, then at the end of every trip.
+                let head = self.rotated_head(body, continuing);
+                let whole = self.whole;
+                if let Some(n) = head {
+                    self.loops.push(LoopMasks {
+                        broke,
+                        continued: None,
+                    });
+                    self.depth += 1;
+                    self.whole = false;
+                    self.all_or_none = before && !split;
+                    self.block(&Block(body.0[..n].to_vec()))?;
+                    let first = self.cur;
+                    self.p.push(Op::KCopy { d: lm, a: first });
+                    self.depth -= 1;
+                    self.loops.pop();
+                    self.whole = whole;
+                }
                 self.p.push(Op::Loop);
                 let continued = (continues(body) || continues(continuing))
                     .then(|| self.k_op(|d| Op::KZero { d }));
@@ -1238,13 +1576,11 @@ impl Cx<'_> {
                 self.depth += 1;
                 self.whole = false;
                 self.cur = lm;
-                // Lanes that leave the loop (or a trip) on their own
-                // narrow its mask from then on, on every later trip too.
-                let split =
-                    self.divergent_exit(body, false) || self.divergent_exit(continuing, false);
-                let before = self.all_or_none;
                 self.all_or_none = before && !split;
-                self.block(body)?;
+                match head {
+                    Some(n) => self.block(&Block(body.0[n..].to_vec()))?,
+                    None => self.block(body)?,
+                }
                 let after_body = self.cur;
                 if let Some(continued) = continued {
                     self.cur = self.k_op(|d| Op::KOr {
@@ -1254,6 +1590,9 @@ impl Cx<'_> {
                     });
                 }
                 self.block(continuing)?;
+                if let Some(n) = head {
+                    self.block(&Block(body.0[..n].to_vec()))?;
+                }
                 let end = self.cur;
                 self.p.push(Op::KCopy { d: lm, a: end });
                 self.p.push(Op::WhileAny { k: lm });
@@ -1397,6 +1736,49 @@ impl Cx<'_> {
             Some(i) => i,
             None => self.p.splat_i32(0),
         }
+    }
+
+    /// The statements at the top of a loop's `body` that only test
+    /// whether to leave it (`for`'s `k < n`: values computed from
+    /// variables and constants, then `if (c) {} else { break; }` or its
+    /// mirror), which the lowering runs at the bottom instead: once
+    /// before the loop, then after `continuing` on every trip, so the
+    /// trip whose test every lane fails is not run (the loop still runs
+    /// its first trip, with no lane when none passed the first test).
+    /// The test reads the same variables under the same lanes as at the
+    /// top of the next trip, nothing runs between, and it has no effect
+    /// but the loop's masks; none of its values is read elsewhere (the
+    /// rest of the trip would read the previous trip's). Matmul's `k`
+    /// loop: 8 trips of two `k` where it ran 9, the last with no lane.
+    fn rotated_head(&self, body: &Block, continuing: &Block) -> Option<usize> {
+        let mut head = Vec::new();
+        for (n, s) in body.0.iter().enumerate() {
+            match s {
+                Stmt::Eval(v) => {
+                    let inst = &self.func.inst(*v).inst;
+                    let pure = inst.depends_only_on_operands()
+                        || matches!(inst, Inst::Const(_) | Inst::ReadVar(_) | Inst::Param(_));
+                    if !pure {
+                        return None;
+                    }
+                    head.push(*v);
+                }
+                Stmt::If { cond, then_, else_ } => {
+                    let leaves = |b: &Block| matches!(b.0.as_slice(), [Stmt::Break]);
+                    let tests = (then_.0.is_empty() && leaves(else_))
+                        || (else_.0.is_empty() && leaves(then_));
+                    if !tests || !head.contains(cond) {
+                        return None;
+                    }
+                    let mut read = std::collections::HashSet::new();
+                    values_read(self.func, &body.0[n + 1..], &mut read);
+                    values_read(self.func, &continuing.0, &mut read);
+                    return head.iter().all(|v| !read.contains(v)).then_some(n + 1);
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// Whether `b` holds a `break`, `continue` or `return` under a branch
@@ -2490,5 +2872,87 @@ fn describe(inst: &Inst) -> String {
         Inst::Field(..) | Inst::Elem(..) => "a struct or array access".into(),
         Inst::PtrToInt(_) | Inst::IntToPtr(_) => "a pointer-integer conversion".into(),
         other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `t1 = fma(a, b, v)` (through a copy of `v` when `copy`), a plain
+    /// copy of it (a temporary variable), `t2 = fma(c, e, t1)`, `v = t2`
+    /// under `k`, with `between` pushed after the first FMA.
+    fn chain(copy: bool, between: impl Fn(&mut Program, [V; 5], K)) -> Program {
+        let mut p = Program::new();
+        let k = p.k();
+        p.push(Op::RunningLanes { d: k });
+        let [v, a, b, c, e] = [(); 5].map(|_| p.splat_f32(1.5));
+        let from = if copy {
+            let r = p.v();
+            p.push(Op::Copy { d: r, a: v });
+            r
+        } else {
+            v
+        };
+        let t1 = p.fma(a, b, from);
+        between(&mut p, [v, a, b, c, e], k);
+        let w = p.v();
+        p.push(Op::Copy { d: w, a: t1 });
+        let t2 = p.fma(c, e, w);
+        p.push(Op::MaskedCopy { d: v, a: t2, k });
+        p
+    }
+
+    fn merged(p: &Program) -> usize {
+        p.ops()
+            .iter()
+            .filter(|op| matches!(op, Op::FmaMasked { .. }))
+            .count()
+    }
+
+    #[test]
+    fn fma_chains_merge_into_their_variable() {
+        for copy in [false, true] {
+            let mut p = chain(copy, |_, _, _| {});
+            merge_masked_fma_chains(&mut p);
+            assert_eq!(merged(&p), 2, "{:?}", p.ops());
+            assert!(!p
+                .ops()
+                .iter()
+                .any(|op| matches!(op, Op::MaskedCopy { .. } | Op::Fma { .. })));
+        }
+    }
+
+    #[test]
+    fn fma_chains_stay_where_the_variable_or_mask_changes_between() {
+        // The variable read, the variable written, the mask written, a
+        // loop boundary, and the temporary read a second time.
+        let cases: Vec<Box<dyn Fn(&mut Program, [V; 5], K)>> = vec![
+            Box::new(|p, [v, a, ..], _| {
+                p.bin(Bin::FAdd, v, a);
+            }),
+            Box::new(|p, [v, a, ..], _| p.push(Op::Copy { d: v, a })),
+            Box::new(|p, _, k| p.push(Op::KNot { d: k, a: k })),
+            Box::new(|p, _, _| p.push(Op::Loop)),
+            Box::new(|p, [_, _, _, c, _], _| {
+                // The chain's first result read elsewhere.
+                let t1 = V(p.numbered().0 - 1);
+                p.bin(Bin::FMul, t1, c);
+            }),
+        ];
+        for between in cases {
+            let mut p = chain(false, between);
+            merge_masked_fma_chains(&mut p);
+            assert_eq!(merged(&p), 0, "{:?}", p.ops());
+        }
+        // A factor that is the variable itself.
+        let mut p = Program::new();
+        let k = p.k();
+        p.push(Op::RunningLanes { d: k });
+        let [v, a] = [(); 2].map(|_| p.splat_f32(2.0));
+        let t = p.fma(v, a, v);
+        p.push(Op::MaskedCopy { d: v, a: t, k });
+        merge_masked_fma_chains(&mut p);
+        assert_eq!(merged(&p), 0, "{:?}", p.ops());
     }
 }

@@ -405,6 +405,20 @@ pub enum Op {
         k: K,
         how: access::Access,
     },
+    /// The uniform load of [`Op::LoadElems`] (`how`: uniform, lane 0
+    /// running, unchecked) of `ptr[idx + part]`, `part` written once,
+    /// before the loop the load is in: its lane 0, as the element's
+    /// address without `idx`, is kept in the entry's frame from where
+    /// `part` is written, and `idx`'s lane 0 goes to r10
+    /// (`lower::split_uniform_indices`; barrier kernels' regions only).
+    LoadSum {
+        d: V,
+        ptr: i32,
+        idx: V,
+        part: V,
+        k: K,
+        how: access::Access,
+    },
     /// `d = OP a` ([`Un`]).
     Un {
         op: Un,
@@ -628,6 +642,21 @@ impl Op {
                 a: v(a),
                 ptr,
                 idx: v(idx),
+                k: k(m),
+                how,
+            },
+            Op::LoadSum {
+                d,
+                ptr,
+                idx,
+                part,
+                k: m,
+                how,
+            } => Op::LoadSum {
+                d: v(d),
+                ptr,
+                idx: v(idx),
+                part: v(part),
                 k: k(m),
                 how,
             },

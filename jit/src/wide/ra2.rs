@@ -25,6 +25,7 @@
 //! code (`emit::ConstPool`), and a constant no instruction needs in a
 //! register is not defined at all, so it takes no register.
 
+use super::access::Base;
 use super::emit::{
     arg, asm_err, bin_is_q, emit_op, finish, k_reg, zmm_reg, ConstPool, PoolConst, PoolOperands,
     WideCode, POOL_BASE,
@@ -693,6 +694,34 @@ impl Builder {
                     operands,
                 )
             }
+            Op::LoadSum {
+                d,
+                ptr,
+                idx,
+                part,
+                k,
+                how,
+            } => {
+                // `part` is read from the frame, not from a register: no
+                // operand (its slot is written where it is defined).
+                let (x, y, m) = (self.use_v(idx)?, self.use_v(part)?, self.use_k(k)?);
+                let r = self.def_v(d);
+                (
+                    Op::LoadSum {
+                        d: vv(r),
+                        ptr,
+                        idx: vv(x),
+                        part: vv(y),
+                        k: kk(m),
+                        how,
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(m),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
             Op::StoreElems {
                 a,
                 ptr,
@@ -853,7 +882,8 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Convert { d, .. }
         | Op::Un { d, .. }
         | Op::GlobalId { d, .. }
-        | Op::LoadElems { d, .. } => (vec![d.0], vec![]),
+        | Op::LoadElems { d, .. }
+        | Op::LoadSum { d, .. } => (vec![d.0], vec![]),
         Op::AllLanes { d }
         | Op::KOr { d, .. }
         | Op::Compare { d, .. }
@@ -1412,6 +1442,22 @@ pub(crate) fn emit_allocated_pooled(
     } else {
         HashMap::new()
     };
+    // The frame's slot of each (part, buffer) of the loads of sums, by
+    // the part's vreg.
+    let sums_at = at.entry.as_deref().and_then(|f| f.sums_at);
+    let mut sums: HashMap<u32, Vec<(Base, i32, i32)>> = HashMap::new();
+    let mut sum_slot: HashMap<(u32, Base, i32), i32> = HashMap::new();
+    let mut stored: HashSet<u32> = HashSet::new();
+    for (n, (part, base, ptr)) in sum_slots(alloc).into_iter().enumerate() {
+        let Some(first) = sums_at else {
+            return Err(WideError::Malformed(
+                "a load of a sum outside a barrier entry".into(),
+            ));
+        };
+        let slot = first + 8 * n as i32;
+        sums.entry(part).or_default().push((base, ptr, slot));
+        sum_slot.insert((part, base, ptr), slot);
+    }
     for bi in 0..f.blocks.len() {
         let mut label = labels[bi];
         a.set_label(&mut label).map_err(asm_err)?;
@@ -1530,7 +1576,59 @@ pub(crate) fn emit_allocated_pooled(
                                         (idx.0, &defs, full, shifts.get(&idx.0).copied()),
                                     )?
                                 }
+                                (Op::LoadSum { .. }, Some(frame)) => {
+                                    let Op::LoadSum {
+                                        idx,
+                                        part,
+                                        ptr,
+                                        how,
+                                        ..
+                                    } = *virt
+                                    else {
+                                        return Err(WideError::Malformed("a load".into()));
+                                    };
+                                    accessed = true;
+                                    // Its part's address stored before
+                                    // (in the code's order, which runs it
+                                    // first: outside the load's loop).
+                                    if !stored.contains(&part.0) {
+                                        return Err(WideError::Malformed(
+                                            "a load of a sum before its part".into(),
+                                        ));
+                                    }
+                                    let slot = sum_slot
+                                        .get(&(part.0, how.base, ptr))
+                                        .copied()
+                                        .ok_or_else(|| {
+                                            WideError::Malformed("a sum's slot".into())
+                                        })?;
+                                    let defs = defined(f, i);
+                                    super::access::emit_sum_load(
+                                        a,
+                                        &op,
+                                        frame,
+                                        (idx.0, &defs, slot),
+                                    )?
+                                }
                                 _ => emit_op(a, &op, &mut pool)?,
+                            }
+                            // A part of a load of a sum: its address kept.
+                            if let Some(frame) = at.entry.as_deref() {
+                                for d in defined(f, i) {
+                                    for &(base, ptr, slot) in sums.get(&d).into_iter().flatten() {
+                                        stored.insert(d);
+                                        let zn = map.get(&d).copied().ok_or_else(|| {
+                                            WideError::Malformed("a sum's part".into())
+                                        })?;
+                                        super::access::emit_sum_part(
+                                            a,
+                                            frame,
+                                            zn as u8,
+                                            (base, ptr),
+                                            slot,
+                                        )?;
+                                    }
+                                }
                             }
                         }
                         MInst::Jump { to, .. } => {
@@ -1604,6 +1702,22 @@ pub(crate) fn emit_allocated_pooled(
         }
     }
     Ok((zmm_set, k_set))
+}
+
+/// The (part, base, argument slot) of the loads of sums ([`Op::LoadSum`])
+/// of `alloc`, each once, in order: one frame slot each
+/// (`access::EntryFrame::sums_at`).
+pub(crate) fn sum_slots(alloc: &Allocated) -> Vec<(u32, Base, i32)> {
+    let mut out = Vec::new();
+    for inst in &alloc.f.insts {
+        if let MInst::Op(Op::LoadSum { part, ptr, how, .. }) = inst {
+            let key = (part.0, how.base, *ptr);
+            if !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+    out
 }
 
 /// The values that are another plus a constant, lane by lane (32-bit

@@ -168,11 +168,21 @@ pub fn compile_regions(
         .map(|c| c.number as i32 + 1)
         .max()
         .unwrap_or(0);
+    // The addresses of the loads of sums (`Op::LoadSum`): the bodies run
+    // one after another, so they share the slots.
+    let sums = allocs
+        .iter()
+        .chain(multi.iter().flatten().map(|m| &m.alloc))
+        .map(|a| super::ra2::sum_slots(a).len())
+        .max()
+        .unwrap_or(0) as i32;
+    let sums_at = f.bounds + 16 * numbers;
     // Six pushes and the return address leave rsp 8 past a multiple of
     // 16: locals of 8 more than a multiple of 16 align it for calls.
-    let locals = f.bounds + 16 * numbers + 8;
+    let locals = sums_at + 16 * ((sums + 1) / 2) + 8;
     let mut frame = EntryFrame::new(f.large, f.bounds, f.scratch);
     frame.local_at = Some(f.local);
+    frame.sums_at = Some(sums_at);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;

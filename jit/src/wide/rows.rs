@@ -81,7 +81,7 @@ fn row_source(op: &Op, rowed_slots: &HashSet<i32>, stores: bool) -> bool {
             off,
             ..
         } => rowed_slots.contains(off),
-        Op::LoadElems { how, .. } => stores || how.check.is_some(),
+        Op::LoadElems { how, .. } | Op::LoadSum { how, .. } => stores || how.check.is_some(),
         _ => false,
     }
 }
@@ -267,7 +267,7 @@ pub(crate) fn rows_program(
     let loads = rest
         .iter()
         .zip(&shared.skip)
-        .filter(|(op, skip)| **skip && matches!(op, Op::LoadElems { .. }))
+        .filter(|(op, skip)| **skip && matches!(op, Op::LoadElems { .. } | Op::LoadSum { .. }))
         .count();
     Ok((Program::from_ops(out, nv * rows, next_k), loads))
 }

@@ -296,7 +296,9 @@ fn tile_loop_too_light(body: &Program) -> Option<String> {
                     outer.1 += float;
                 }
             }
-            Op::LoadElems { how, .. } | Op::StoreElems { how, .. } if how.base != Base::Arg => {
+            Op::LoadElems { how, .. } | Op::LoadSum { how, .. } | Op::StoreElems { how, .. }
+                if how.base != Base::Arg =>
+            {
                 if let Some(l) = open.last_mut() {
                     l.0 += 1;
                 }
@@ -395,21 +397,26 @@ fn choose_regions(
     }
     match super::regions::compile_regions(&lowered, fallback, opts) {
         // A light tile loop one chunk at a time is slower than Cranelift's
-        // code; with every region's rows in flight it is level or faster,
-        // with only the loop's (robust matmul: its staging regions test
-        // their accesses) it was slower at two threads (`docs/wide.md`,
-        // "Rows in flight").
+        // code; with its region's rows in flight it is faster, the other
+        // regions one row at a time or not (robust matmul: its staging
+        // regions test their accesses; `docs/wide.md`, "Rows in flight"
+        // and "Scalar parts of uniform indices").
         Ok(mut code) => {
-            let all_rows = code.in_rows.iter().all(|rows| *rows > 1);
-            match light.into_iter().flatten().next() {
-                Some(why) if !all_rows => Choice::Refused(why),
+            let light_rows = light
+                .iter()
+                .zip(&code.in_rows)
+                .filter(|(why, _)| why.is_some())
+                .map(|(_, rows)| *rows)
+                .min();
+            match (light.into_iter().flatten().next(), light_rows) {
+                (Some(why), Some(rows)) if rows <= 1 => Choice::Refused(why),
                 // Chosen for its rows: launches without them run
                 // Cranelift's code (`CompiledKernel::prepare`).
-                Some(_) => {
-                    code.needs_rows = code.in_rows.iter().copied().min();
+                (Some(_), rows) => {
+                    code.needs_rows = rows;
                     Choice::Regions(code)
                 }
-                None => Choice::Regions(code),
+                (None, _) => Choice::Regions(code),
             }
         }
         Err(e) => Choice::Refused(format!("code generation: {e}")),
