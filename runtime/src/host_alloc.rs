@@ -241,7 +241,7 @@ mod tests {
         let block = AlignedBytes::zeroed(len).expect("allocation");
         assert!(block.mapping.is_some());
         assert_eq!(block.as_ptr() as usize % HUGE_PAGE, block.color);
-        assert!(block.color < 4096 && block.color % ALIGN == 0);
+        assert!(block.color < 4096 && block.color.is_multiple_of(ALIGN));
         for i in (0..len).step_by(4093).chain([len - 1]) {
             // SAFETY: `i < len`.
             unsafe {

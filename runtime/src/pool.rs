@@ -433,6 +433,8 @@ pub struct Pool {
     /// Threads asleep until an event completes ([`Pool::waiter_asleep`]):
     /// an application thread that leaves its core to the pool.
     waiters_asleep: AtomicUsize,
+    /// Sleeping workers woken so far (for tests and diagnosis).
+    unparks: AtomicU64,
 }
 
 thread_local! {
@@ -490,8 +492,17 @@ impl Pool {
     /// as long as the guard lives: its core is free for the pool's
     /// helpers, which a job submitted by a queue's executor then may wake
     /// ([`mark_extra_submitter`]).
+    ///
+    /// A job that found the application thread busy or looking for work
+    /// (in [`help_while`](Self::help_while)) published its ranges for it
+    /// and woke nobody; the thread that stops looking to sleep hands its
+    /// core over: when ranges are still published, it wakes a worker to
+    /// run them in its place.
     pub fn waiter_asleep(&self) -> AsleepWaiter<'_> {
         self.waiters_asleep.fetch_add(1, Ordering::Relaxed);
+        if self.threads > 1 && self.has_published_work() {
+            self.wake_one();
+        }
         AsleepWaiter(self)
     }
 
@@ -539,6 +550,7 @@ impl Pool {
             costs: (0..COST_SLOTS).map(|_| CostSlot::default()).collect(),
             hunting: AtomicUsize::new(0),
             waiters_asleep: AtomicUsize::new(0),
+            unparks: AtomicU64::new(0),
         });
         for (index, deque) in deques.into_iter().enumerate() {
             let pool = Arc::clone(&pool);
@@ -875,6 +887,7 @@ impl Pool {
                     // worker (an unpark before the park makes the park
                     // return at once).
                     if let Some(handle) = self.handles[word_index * 64 + bit].get() {
+                        self.unparks.fetch_add(1, Ordering::Relaxed);
                         handle.unpark();
                     }
                     return;
@@ -1584,6 +1597,47 @@ mod tests {
         drop(asleep);
         assert_eq!(pool.waiters_asleep.load(Ordering::Relaxed), 0);
         assert_eq!(threads_running_dear_job(&pool, true), 1);
+    }
+
+    #[test]
+    fn a_waiter_falling_asleep_wakes_a_worker_for_published_ranges() {
+        let pool = Pool::start(2);
+        // Let the worker park: nothing is published.
+        std::thread::sleep(Duration::from_millis(20));
+        let ran_on = Arc::new(Mutex::new(None::<String>));
+        let seen = Arc::clone(&ran_on);
+        let job = Arc::new(Job {
+            body: Arc::new(move |_, _, _: &mut Scratch| {
+                let name = std::thread::current().name().map(str::to_string);
+                seen.lock().map(|mut s| *s = name).ok();
+                0
+            }),
+            remaining: AtomicU64::new(1),
+            status: AtomicU32::new(0),
+            grain: AtomicU64::new(1),
+            wakes: AtomicUsize::new(0),
+            done: Mutex::new(Done::default()),
+            done_cond: Condvar::new(),
+        });
+        // Published with no wake-up, as for a thread looking for work.
+        pool.publish(&job, 0, 1);
+        assert_ne!(
+            pool.sleeping[0].load(Ordering::SeqCst),
+            0,
+            "the worker sleeps"
+        );
+        let before = pool.unparks.load(Ordering::Relaxed);
+        let asleep = pool.waiter_asleep();
+        assert_eq!(pool.unparks.load(Ordering::Relaxed), before + 1);
+        job.wait();
+        drop(asleep);
+        let name = ran_on.lock().ok().and_then(|s| s.clone());
+        assert_eq!(name.as_deref(), Some("vecl-worker-0"));
+        // Nothing published: falling asleep wakes nobody.
+        std::thread::sleep(Duration::from_millis(20));
+        let before = pool.unparks.load(Ordering::Relaxed);
+        drop(pool.waiter_asleep());
+        assert_eq!(pool.unparks.load(Ordering::Relaxed), before);
     }
 
     #[test]
