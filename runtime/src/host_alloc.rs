@@ -18,7 +18,7 @@
 //! within a 4 KiB page ([`next_color`]), not all at one: an access to
 //! `b[k - 1]` after a store to `a[k]` whose addresses agree in their low
 //! twelve bits looked to the core like a load of the stored bytes (4K
-//! aliasing), and FDTD's `fdtd_e` took ~6 % more CPU with its three
+//! aliasing), and FDTD's `fdtd_e` took a fifth more CPU with its three
 //! buffers at one offset (`docs/runtime.md`, "Buffer placement").
 
 use crate::error::{Error, Result};
