@@ -449,6 +449,12 @@ impl Event {
             crate::pool::Pool::global().help_while(|| self.status() > COMPLETE);
         }
         let mut state = self.lock();
+        // Asleep, this thread leaves its core to the pool: a queue's
+        // executor may wake a helper for it (`pool::mark_extra_submitter`).
+        let _asleep = (state.status > COMPLETE)
+            .then(crate::pool::Pool::global_if_started)
+            .flatten()
+            .map(|pool| pool.waiter_asleep());
         while state.status > COMPLETE {
             state.sleepers += 1;
             state = self

@@ -13,11 +13,18 @@
 //! together may not exceed `CL_DEVICE_GLOBAL_MEM_SIZE`
 //! ([`crate::device_limits::global_mem_size`]); a block past it is the
 //! same allocation failure.
+//!
+//! Blocks of [`COLOR_MIN`] bytes and more start at staggered offsets
+//! within a 4 KiB page ([`next_color`]), not all at one: an access to
+//! `b[k - 1]` after a store to `a[k]` whose addresses agree in their low
+//! twelve bits looked to the core like a load of the stored bytes (4K
+//! aliasing), and FDTD's `fdtd_e` took a fifth more CPU with its three
+//! buffers at one offset (`docs/runtime.md`, "Buffer placement").
 
 use crate::error::{Error, Result};
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Bytes of all live blocks.
 static LIVE: AtomicU64 = AtomicU64::new(0);
@@ -41,6 +48,31 @@ fn release(len: usize) {
 /// The alignment of every allocation the runtime makes for the device.
 pub const ALIGN: usize = 128;
 
+/// Blocks of at least this many bytes start at a staggered offset within
+/// a 4 KiB page ([`next_color`]); the offset, at most 4 KiB less one
+/// [`ALIGN`], costs a smaller block too large a share of its size.
+pub const COLOR_MIN: usize = 32 << 10;
+
+/// The offsets a staggered block may start at: multiples of [`ALIGN`]
+/// within a 4 KiB page.
+const COLORS: usize = 4096 / ALIGN;
+
+/// Steps through the colors: odd, so that every color comes round once
+/// in [`COLORS`] blocks, and 9 × 128 = 1152 bytes apart, so that blocks
+/// allocated one after another (a kernel's buffers, usually) start more
+/// than a few chunks' bytes apart in their pages.
+const COLOR_STEP: usize = 9;
+
+/// Blocks staggered so far.
+static COLORED: AtomicUsize = AtomicUsize::new(0);
+
+/// The offset within a 4 KiB page of the next large block: the colors
+/// 0, 1152, 2304, 3456, 512, … bytes in turn (a multiple of [`ALIGN`]).
+pub fn next_color() -> usize {
+    let n = COLORED.fetch_add(1, Ordering::Relaxed);
+    (n.wrapping_mul(COLOR_STEP) % COLORS) * ALIGN
+}
+
 /// A type whose alignment is [`ALIGN`], for dangling empty blocks.
 #[repr(align(128))]
 struct AlignMarker;
@@ -54,6 +86,9 @@ struct AlignMarker;
 pub struct AlignedBytes {
     ptr: NonNull<u8>,
     len: usize,
+    /// Bytes from the start of the heap allocation (or the huge-page
+    /// boundary) to `ptr`: the block's color ([`next_color`]).
+    color: usize,
     /// The anonymous mapping behind a large block; `None` for heap blocks.
     mapping: Option<memmap2::MmapMut>,
 }
@@ -72,6 +107,7 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// cheaper than a system call.
 pub const POPULATED: usize = 64 << 10;
 
+
 // SAFETY: `AlignedBytes` owns its allocation; the pointer is not shared with
 // thread-local state, and accesses through it are the caller's (OpenCL's)
 // synchronisation responsibility.
@@ -83,21 +119,7 @@ impl AlignedBytes {
     /// Allocates `len` zeroed bytes (a zero-length request still yields a
     /// valid, aligned, non-null pointer).
     pub fn zeroed(len: usize) -> Result<AlignedBytes> {
-        if len == 0 {
-            return Ok(AlignedBytes::empty());
-        }
-        reserve(len)?;
-        let made = if len >= HUGE_PAGE {
-            AlignedBytes::mapped(len)
-        } else if len >= POPULATED {
-            AlignedBytes::populated(len)
-        } else {
-            AlignedBytes::heap(len)
-        };
-        if made.is_err() {
-            release(len);
-        }
-        made
+        AlignedBytes::made(len, true)
     }
 
     /// Allocates `len` bytes holding a copy of the `len` bytes at `src`:
@@ -109,37 +131,44 @@ impl AlignedBytes {
     ///
     /// `src` must be valid for reads of `len` bytes.
     pub unsafe fn copied(src: *const u8, len: usize) -> Result<AlignedBytes> {
+        let block = AlignedBytes::made(len, false)?;
+        if len != 0 {
+            // SAFETY: the caller's promise for `src`; `block` is a fresh
+            // allocation of `len` bytes, so the two do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(src, block.as_ptr(), len) };
+        }
+        Ok(block)
+    }
+
+    /// A block of `len` bytes at its color ([`next_color`]), zeroed when
+    /// `zero` (mapped blocks always are: the kernel zeroes their pages at
+    /// no cost to us; a heap block left unzeroed is its caller's to write
+    /// before anything reads it).
+    fn made(len: usize, zero: bool) -> Result<AlignedBytes> {
         if len == 0 {
             return Ok(AlignedBytes::empty());
         }
         reserve(len)?;
+        let color = if len >= COLOR_MIN { next_color() } else { 0 };
         let made = if len >= HUGE_PAGE {
-            // Mapped blocks come zeroed from the kernel at no cost.
-            AlignedBytes::mapped(len)
+            AlignedBytes::mapped(len, color)
         } else if len >= POPULATED {
-            AlignedBytes::populated(len)
+            AlignedBytes::populated(len, color)
         } else {
-            AlignedBytes::heap_with(len, false)
+            AlignedBytes::heap(len, color, zero)
         };
-        let Ok(block) = made else {
+        if made.is_err() {
             release(len);
-            return made;
-        };
-        // SAFETY: the caller's promise for `src`; `block` is a fresh
-        // allocation of `len` bytes, so the two do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(src, block.as_ptr(), len) };
-        Ok(block)
+        }
+        made
     }
 
-    fn heap(len: usize) -> Result<AlignedBytes> {
-        AlignedBytes::heap_with(len, true)
-    }
-
-    /// A heap block, zeroed when `zero` (else its bytes are the caller's
-    /// to write before anything reads them).
-    fn heap_with(len: usize, zero: bool) -> Result<AlignedBytes> {
-        let layout = Layout::from_size_align(len, ALIGN)
-            .map_err(|_| Error::MemObjectAllocationFailure(len as u64))?;
+    /// A heap block whose first byte is `color` bytes into its allocation,
+    /// zeroed when `zero`.
+    fn heap(len: usize, color: usize, zero: bool) -> Result<AlignedBytes> {
+        let fail = || Error::MemObjectAllocationFailure(len as u64);
+        let size = len.checked_add(color).ok_or_else(fail)?;
+        let layout = Layout::from_size_align(size, ALIGN).map_err(|_| fail())?;
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe {
             if zero {
@@ -148,31 +177,36 @@ impl AlignedBytes {
                 alloc::alloc(layout)
             }
         };
-        let ptr = NonNull::new(raw).ok_or(Error::MemObjectAllocationFailure(len as u64))?;
+        let raw = NonNull::new(raw).ok_or_else(fail)?;
+        // SAFETY: `color + len` is the allocation's size.
+        let ptr = unsafe { raw.add(color) };
         Ok(AlignedBytes {
             ptr,
             len,
+            color,
             mapping: None,
         })
     }
 
     /// A large block: an anonymous mapping (zeroed by the kernel) one huge
-    /// page longer than asked, so the block can start on a huge-page
-    /// boundary, advised to be backed by huge pages where the system allows.
-    fn mapped(len: usize) -> Result<AlignedBytes> {
+    /// page and its color longer than asked, so the block can start
+    /// `color` bytes past a huge-page boundary, advised to be backed by
+    /// huge pages where the system allows.
+    fn mapped(len: usize, color: usize) -> Result<AlignedBytes> {
         let fail = || Error::MemObjectAllocationFailure(len as u64);
-        let total = len.checked_add(HUGE_PAGE).ok_or_else(fail)?;
+        let total = len.checked_add(HUGE_PAGE + color).ok_or_else(fail)?;
         let mut mapping = memmap2::MmapMut::map_anon(total).map_err(|_| fail())?;
         let base = mapping.as_mut_ptr();
         let offset = (HUGE_PAGE - base as usize % HUGE_PAGE) % HUGE_PAGE;
         // Only advice: a system without transparent huge pages still gets
         // correct, ordinary pages.
-        let _ = mapping.advise_range(memmap2::Advice::HugePage, offset, len);
-        // SAFETY: `offset + len <= total`, inside the mapping.
-        let ptr = NonNull::new(unsafe { base.add(offset) }).ok_or_else(fail)?;
+        let _ = mapping.advise_range(memmap2::Advice::HugePage, offset, len + color);
+        // SAFETY: `offset + color + len <= total`, inside the mapping.
+        let ptr = NonNull::new(unsafe { base.add(offset + color) }).ok_or_else(fail)?;
         Ok(AlignedBytes {
             ptr,
             len,
+            color,
             mapping: Some(mapping),
         })
     }
@@ -180,19 +214,23 @@ impl AlignedBytes {
     /// A block of middle size: an anonymous mapping whose pages the
     /// kernel zeroes and maps in one call (`MAP_POPULATE`), instead of
     /// one page fault per page at the first write, as a fresh heap block
-    /// of this size (itself a mapping of the allocator's) would take.
-    fn populated(len: usize) -> Result<AlignedBytes> {
+    /// of this size (itself a mapping of the allocator's) would take. The
+    /// block starts `color` bytes into the mapping.
+    fn populated(len: usize, color: usize) -> Result<AlignedBytes> {
         let fail = || Error::MemObjectAllocationFailure(len as u64);
+        let total = len.checked_add(color).ok_or_else(fail)?;
         let mut mapping = memmap2::MmapOptions::new()
-            .len(len)
+            .len(total)
             .populate()
             .map_anon()
             .map_err(|_| fail())?;
-        // Page-aligned, so `ALIGN`-aligned.
-        let ptr = NonNull::new(mapping.as_mut_ptr()).ok_or_else(fail)?;
+        // Page-aligned, so `ALIGN`-aligned, and so is `color`.
+        // SAFETY: `color + len` is the mapping's length.
+        let ptr = NonNull::new(unsafe { mapping.as_mut_ptr().add(color) }).ok_or_else(fail)?;
         Ok(AlignedBytes {
             ptr,
             len,
+            color,
             mapping: Some(mapping),
         })
     }
@@ -202,6 +240,7 @@ impl AlignedBytes {
         AlignedBytes {
             ptr: NonNull::<AlignMarker>::dangling().cast(),
             len: 0,
+            color: 0,
             mapping: None,
         }
     }
@@ -237,11 +276,12 @@ impl Drop for AlignedBytes {
     fn drop(&mut self) {
         release(self.len);
         if self.len != 0 && self.mapping.is_none() {
-            // SAFETY: allocated in `zeroed` with exactly this layout.
+            // SAFETY: allocated in `heap`, `color` bytes before `ptr`,
+            // with exactly this layout.
             unsafe {
                 alloc::dealloc(
-                    self.ptr.as_ptr(),
-                    Layout::from_size_align_unchecked(self.len, ALIGN),
+                    self.ptr.as_ptr().sub(self.color),
+                    Layout::from_size_align_unchecked(self.len + self.color, ALIGN),
                 );
             }
         }
@@ -263,6 +303,34 @@ mod tests {
                 assert_eq!(unsafe { *block.as_ptr().add(i) }, 0);
             }
         }
+    }
+
+    #[test]
+    fn large_blocks_are_mapped_aligned_zeroed_and_writable() {
+        let len = HUGE_PAGE + 4100;
+        let block = AlignedBytes::zeroed(len).expect("allocation");
+        assert!(block.mapping.is_some());
+        assert_eq!(block.as_ptr() as usize % HUGE_PAGE, block.color);
+        assert!(block.color < 4096 && block.color.is_multiple_of(ALIGN));
+        for i in (0..len).step_by(4093).chain([len - 1]) {
+            // SAFETY: `i < len`.
+            unsafe {
+                assert_eq!(*block.as_ptr().add(i), 0);
+                *block.as_ptr().add(i) = 7;
+                assert_eq!(*block.as_ptr().add(i), 7);
+            }
+        }
+    }
+
+    #[test]
+    fn live_blocks_stay_within_the_device_memory() {
+        // Mapped and never touched: no physical memory is used.
+        let half = (crate::device_limits::global_mem_size() / 2) as usize + HUGE_PAGE;
+        let first = AlignedBytes::zeroed(half).expect("half the device memory");
+        let err = AlignedBytes::zeroed(half).err();
+        assert!(matches!(err, Some(Error::MemObjectAllocationFailure(_))));
+        drop(first);
+        AlignedBytes::zeroed(half).expect("again once the first is gone");
     }
 
     #[test]
@@ -299,30 +367,43 @@ mod tests {
     }
 
     #[test]
-    fn large_blocks_are_mapped_aligned_zeroed_and_writable() {
-        let len = HUGE_PAGE + 4100;
-        let block = AlignedBytes::zeroed(len).expect("allocation");
-        assert!(block.mapping.is_some());
-        assert_eq!(block.as_ptr() as usize % HUGE_PAGE, 0);
-        for i in (0..len).step_by(4093).chain([len - 1]) {
-            // SAFETY: `i < len`.
+    fn large_blocks_start_at_staggered_offsets_small_ones_do_not() {
+        // Other tests allocate at the same time: the colors of blocks
+        // made here need not be consecutive, only mostly distinct.
+        let blocks: Vec<AlignedBytes> = (0..8)
+            .map(|_| AlignedBytes::zeroed(COLOR_MIN).expect("allocation"))
+            .collect();
+        let mut offsets: Vec<usize> = blocks.iter().map(|b| b.as_ptr() as usize % 4096).collect();
+        for (block, offset) in blocks.iter().zip(&offsets) {
+            assert_eq!(*offset % ALIGN, 0);
+            assert_eq!(block.color % ALIGN, 0);
+            assert!(block.color < 4096);
+        }
+        offsets.sort_unstable();
+        offsets.dedup();
+        assert!(offsets.len() >= 2, "eight large blocks at one page offset");
+        for block in &blocks {
+            // Every byte of the block is its own: write the ends.
+            // SAFETY: both inside the block.
             unsafe {
-                assert_eq!(*block.as_ptr().add(i), 0);
-                *block.as_ptr().add(i) = 7;
-                assert_eq!(*block.as_ptr().add(i), 7);
+                *block.as_ptr() = 1;
+                *block.as_ptr().add(block.len() - 1) = 1;
             }
         }
+        let small = AlignedBytes::zeroed(COLOR_MIN - 1).expect("allocation");
+        assert_eq!(small.color, 0);
     }
 
     #[test]
-    fn live_blocks_stay_within_the_device_memory() {
-        // Mapped and never touched: no physical memory is used.
-        let half = (crate::device_limits::global_mem_size() / 2) as usize + HUGE_PAGE;
-        let first = AlignedBytes::zeroed(half).expect("half the device memory");
-        let err = AlignedBytes::zeroed(half).err();
-        assert!(matches!(err, Some(Error::MemObjectAllocationFailure(_))));
-        drop(first);
-        AlignedBytes::zeroed(half).expect("again once the first is gone");
+    fn colors_cycle_through_every_page_offset() {
+        let mut seen: Vec<usize> = (0..COLORS)
+            .map(|n| (n * COLOR_STEP % COLORS) * ALIGN)
+            .collect();
+        assert_eq!(&seen[..4], &[0, 1152, 2304, 3456]);
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), COLORS);
+        assert!(seen.iter().all(|&c| c < 4096 && c % ALIGN == 0));
     }
 
     #[test]

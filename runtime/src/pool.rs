@@ -440,20 +440,95 @@ pub struct Pool {
     /// Threads inside [`Pool::help_while`]: awake and looking for
     /// published ranges, so a job may hand them work without a wake-up.
     hunting: AtomicUsize,
+    /// Threads asleep until an event completes ([`Pool::waiter_asleep`]):
+    /// an application thread that leaves its core to the pool.
+    waiters_asleep: AtomicUsize,
+    /// Sleeping workers woken so far (for tests and diagnosis).
+    unparks: AtomicU64,
 }
 
 thread_local! {
     /// The scratch memory of a thread that submits jobs (or runs them inline).
     static CALLER_SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
+
+    /// Whether this thread submits jobs on behalf of an application
+    /// thread that goes on running ([`mark_extra_submitter`]).
+    static EXTRA_SUBMITTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
+
+/// Marks the calling thread as one that submits jobs for an application
+/// thread that goes on running meanwhile: a queue's executor. The pool's
+/// threads count the submitting thread as one of them, one per core; an
+/// executor is a thread more, and the application thread that enqueued
+/// is busy on its own core until it waits. So a job such a thread submits
+/// wakes at most the pool's threads less two, unless a thread is asleep
+/// on an event ([`Pool::waiter_asleep`]) and so has left its core: on two
+/// cores, FDTD's launches of ~20 µs, enqueued from Python, woke the
+/// second worker for about half of them while Python used that core, and
+/// the three threads took turns on two cores (`docs/runtime.md`, "A
+/// queue's executor is a thread more").
+pub fn mark_extra_submitter() {
+    EXTRA_SUBMITTER.with(|extra| extra.set(true));
+}
+
+/// Counts a thread asleep on an event for as long as it lives
+/// ([`Pool::waiter_asleep`]).
+pub struct AsleepWaiter<'a>(&'a Pool);
+
+impl Drop for AsleepWaiter<'_> {
+    fn drop(&mut self) {
+        self.0.waiters_asleep.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The process-wide pool, once started.
+static POOL: OnceLock<Arc<Pool>> = OnceLock::new();
 
 impl Pool {
     /// The process-wide pool, started on first use with the threads
     /// [`set_global_threads`](Self::set_global_threads) asked for (default:
     /// one per core).
     pub fn global() -> &'static Arc<Pool> {
-        static POOL: OnceLock<Arc<Pool>> = OnceLock::new();
         POOL.get_or_init(|| Pool::start(*GLOBAL_THREADS.get_or_init(one_per_core)))
+    }
+
+    /// The process-wide pool if it has started (a process that ran no
+    /// kernel has none to tell of its waiters).
+    pub fn global_if_started() -> Option<&'static Arc<Pool>> {
+        POOL.get()
+    }
+
+    /// Counts the calling thread as asleep until an event completes, for
+    /// as long as the guard lives: its core is free for the pool's
+    /// helpers, which a job submitted by a queue's executor then may wake
+    /// ([`mark_extra_submitter`]).
+    ///
+    /// A job that found the application thread busy or looking for work
+    /// (in [`help_while`](Self::help_while)) published its ranges for it
+    /// and woke nobody; the thread that stops looking to sleep hands its
+    /// core over: when ranges are still published, it wakes a worker to
+    /// run them in its place.
+    pub fn waiter_asleep(&self) -> AsleepWaiter<'_> {
+        self.waiters_asleep.fetch_add(1, Ordering::Relaxed);
+        if self.threads > 1 && self.has_published_work() {
+            self.wake_one();
+        }
+        AsleepWaiter(self)
+    }
+
+    /// The most helpers a job submitted by the calling thread may wake:
+    /// the pool's other threads, less one for the application thread
+    /// that runs beside a queue's executor while no thread is asleep on
+    /// an event ([`mark_extra_submitter`]).
+    fn helper_cap(&self) -> usize {
+        let others = self.threads - 1;
+        if EXTRA_SUBMITTER.with(std::cell::Cell::get)
+            && self.waiters_asleep.load(Ordering::Relaxed) == 0
+        {
+            others.saturating_sub(1)
+        } else {
+            others
+        }
     }
 
     /// Sets the number of threads of the process-wide pool (the submitting
@@ -484,6 +559,8 @@ impl Pool {
             handles: (1..threads).map(|_| OnceLock::new()).collect(),
             costs: (0..COST_SLOTS).map(|_| CostSlot::default()).collect(),
             hunting: AtomicUsize::new(0),
+            waiters_asleep: AtomicUsize::new(0),
+            unparks: AtomicU64::new(0),
         });
         for (index, deque) in deques.into_iter().enumerate() {
             let pool = Arc::clone(&pool);
@@ -553,7 +630,7 @@ impl Pool {
                     .store(range_grain(grain, per_group, 1), Ordering::Relaxed);
                 let helpers = usize::try_from(total - 1).unwrap_or(usize::MAX);
                 job.wakes
-                    .store(helpers.min(self.threads - 1), Ordering::Release);
+                    .store(helpers.min(self.helper_cap()), Ordering::Release);
                 self.publish(&job, 1, total);
                 let started = Instant::now();
                 job.execute(0, 1, scratch);
@@ -599,7 +676,7 @@ impl Pool {
                 self.remember_first_group(kernel, nanos(now) / next);
             }
             let (elapsed, done) = timing.ran(now, next);
-            let helpers = helpers_for(elapsed, done, total - next, self.threads - 1);
+            let helpers = helpers_for(elapsed, done, total - next, self.helper_cap());
             if helpers > 0 {
                 // Nothing is published yet: the ranges are cut to the
                 // measured cost before anyone sees the job.
@@ -825,6 +902,7 @@ impl Pool {
                     // worker (an unpark before the park makes the park
                     // return at once).
                     if let Some(handle) = self.handles[word_index * 64 + bit].get() {
+                        self.unparks.fetch_add(1, Ordering::Relaxed);
                         handle.unpark();
                     }
                     return;
@@ -1513,6 +1591,110 @@ mod tests {
         assert_eq!(status, 0);
         let threads = names.lock().map(|s| s.len()).unwrap_or(0);
         assert!(threads >= 2, "only {threads} thread(s) ran groups");
+    }
+
+    /// Runs 64 groups of ~200 µs from a new thread, marked as a queue's
+    /// executor when `extra`, and returns how many threads ran groups.
+    fn threads_running_dear_job(pool: &Arc<Pool>, extra: bool) -> usize {
+        let pool = Arc::clone(pool);
+        std::thread::spawn(move || {
+            if extra {
+                mark_extra_submitter();
+            }
+            let names = Arc::new(Mutex::new(std::collections::HashSet::new()));
+            let seen = Arc::clone(&names);
+            let status = pool.run(
+                64,
+                Arc::new(move |first, end, _: &mut Scratch| {
+                    for _ in first..end {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                    let name = std::thread::current()
+                        .name()
+                        .unwrap_or("submitter")
+                        .to_string();
+                    seen.lock().map(|mut s| s.insert(name)).ok();
+                    0
+                }),
+            );
+            assert_eq!(status, 0);
+            let threads = names.lock().map(|s| s.len()).unwrap_or(0);
+            threads
+        })
+        .join()
+        .expect("the submitting thread")
+    }
+
+    #[test]
+    fn a_queue_executor_leaves_the_application_thread_its_core() {
+        // Two threads, one per core: the executor and the application
+        // thread that goes on running fill them, so no worker is woken.
+        let pool = Pool::start(2);
+        assert_eq!(threads_running_dear_job(&pool, true), 1);
+        // The same job from a thread that is not an executor gets one.
+        assert!(threads_running_dear_job(&pool, false) >= 2);
+        // An application thread asleep on an event leaves its core free.
+        let asleep = pool.waiter_asleep();
+        assert!(threads_running_dear_job(&pool, true) >= 2);
+        drop(asleep);
+        assert_eq!(pool.waiters_asleep.load(Ordering::Relaxed), 0);
+        assert_eq!(threads_running_dear_job(&pool, true), 1);
+    }
+
+    #[test]
+    fn a_waiter_falling_asleep_wakes_a_worker_for_published_ranges() {
+        let pool = Pool::start(2);
+        // Let the worker park: nothing is published.
+        std::thread::sleep(Duration::from_millis(20));
+        let ran_on = Arc::new(Mutex::new(None::<String>));
+        let seen = Arc::clone(&ran_on);
+        let job = Arc::new(Job {
+            body: Arc::new(move |_, _, _: &mut Scratch| {
+                let name = std::thread::current().name().map(str::to_string);
+                seen.lock().map(|mut s| *s = name).ok();
+                0
+            }),
+            remaining: AtomicU64::new(1),
+            status: AtomicU32::new(0),
+            grain: AtomicU64::new(1),
+            wakes: AtomicUsize::new(0),
+            done: Mutex::new(Done::default()),
+            done_cond: Condvar::new(),
+        });
+        // Published with no wake-up, as for a thread looking for work.
+        pool.publish(&job, 0, 1);
+        assert_ne!(
+            pool.sleeping[0].load(Ordering::SeqCst),
+            0,
+            "the worker sleeps"
+        );
+        let before = pool.unparks.load(Ordering::Relaxed);
+        let asleep = pool.waiter_asleep();
+        assert_eq!(pool.unparks.load(Ordering::Relaxed), before + 1);
+        job.wait();
+        drop(asleep);
+        let name = ran_on.lock().ok().and_then(|s| s.clone());
+        assert_eq!(name.as_deref(), Some("vecl-worker-0"));
+        // Nothing published: falling asleep wakes nobody.
+        std::thread::sleep(Duration::from_millis(20));
+        let before = pool.unparks.load(Ordering::Relaxed);
+        drop(pool.waiter_asleep());
+        assert_eq!(pool.unparks.load(Ordering::Relaxed), before);
+    }
+
+    #[test]
+    fn a_queue_executor_of_a_larger_pool_still_gets_helpers() {
+        // Four threads: the executor may wake two (the pool's others
+        // less the application thread's core).
+        let pool = Pool::start(4);
+        let threads = threads_running_dear_job(&pool, true);
+        assert!(threads >= 2, "{threads} thread(s) ran groups");
+        let extra = std::thread::spawn(|| {
+            mark_extra_submitter();
+            Pool::start(4).helper_cap()
+        });
+        assert_eq!(extra.join().expect("thread"), 2);
+        assert_eq!(pool.helper_cap(), 3);
     }
 
     #[test]

@@ -193,6 +193,8 @@ impl Shared {
 
     fn executor_loop(self: Arc<Self>) {
         let queue = Arc::as_ptr(&self) as usize;
+        // It runs launches for an application thread that goes on running.
+        crate::pool::mark_extra_submitter();
         loop {
             // The command the last one released, if it kept it.
             NEXT.with(|next| *next.borrow_mut() = Next::Free(queue));
