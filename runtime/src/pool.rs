@@ -1660,6 +1660,7 @@ mod tests {
             wakes: AtomicUsize::new(0),
             done: Mutex::new(Done::default()),
             done_cond: Condvar::new(),
+            trace: None,
         });
         // Published with no wake-up, as for a thread looking for work.
         pool.publish(&job, 0, 1);
