@@ -67,6 +67,20 @@ pub enum Choice {
     Refused(String),
 }
 
+/// How `--explain` names the bound on a launch's ids past which the
+/// Cranelift code runs it: "31 bits" for [`super::entry::MAX_ID_END`],
+/// else the power of two the kernel's 64-bit arithmetic needs, with why.
+fn id_limit(end: u64) -> String {
+    if end >= super::entry::MAX_ID_END {
+        "31 bits".into()
+    } else {
+        format!(
+            "2^{} in a dimension (its 64-bit arithmetic is exact in 32-bit lanes below that)",
+            end.trailing_zeros()
+        )
+    }
+}
+
 impl Choice {
     /// The `--explain` line, if any.
     pub fn explain(&self) -> Option<String> {
@@ -86,11 +100,12 @@ impl Choice {
                 }
                 memory += &c.loop_note();
                 Some(format!(
-                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{memory}); Cranelift's code runs launches whose ids exceed 31 bits",
+                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{memory}); Cranelift's code runs launches whose ids exceed {}",
                     c.ops,
                     c.spill_slots,
                     c.size,
-                    c.compile_time.as_secs_f64() * 1e3
+                    c.compile_time.as_secs_f64() * 1e3,
+                    id_limit(c.id_end)
                 ))
             }
             Choice::Regions(r) => {
@@ -118,13 +133,14 @@ impl Choice {
                     None => String::new(),
                 };
                 Some(format!(
-                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed 31 bits{others}",
+                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed {}{others}",
                     r.regions,
                     r.save_bytes,
                     c.ops,
                     c.spill_slots,
                     c.size,
-                    c.compile_time.as_secs_f64() * 1e3
+                    c.compile_time.as_secs_f64() * 1e3,
+                    id_limit(c.id_end)
                 ))
             }
             Choice::Refused(why) => Some(format!("code: Cranelift (not the wide code: {why})")),
@@ -213,11 +229,12 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         stream_min_items: r.stream_min_items,
         checked_tail: r.checked_tail,
         lanes_along: r.lanes_along,
+        id_end: super::int64::launch_end(r.func),
     };
     if r.next.is_some() || has_barrier(&r.func.body.0) || uses_local(r.module, r.func) {
         return choose_regions(r, plan, fallback, &opts);
     }
-    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan) {
+    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan, opts.id_end) {
         Ok(p) => p,
         Err(refusal) => return Choice::Refused(refusal.to_string()),
     };
@@ -377,7 +394,15 @@ fn choose_regions(
         return Choice::Refused(why);
     }
     let mut lowered =
-        match super::lower::lower_regions(r.func, r.uni, r.slots, &plan, &regions, r.next) {
+        match super::lower::lower_regions(
+            r.func,
+            r.uni,
+            r.slots,
+            &plan,
+            &regions,
+            r.next,
+            opts.id_end,
+        ) {
             Ok(l) => l,
             Err(refusal) => return Choice::Refused(refusal.to_string()),
         };
