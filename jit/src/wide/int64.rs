@@ -337,6 +337,14 @@ impl<'a> Narrowing<'a> {
                 let y = self.signed_depth(*b, depth + 1);
                 x.zip(y).and_then(|(x, y)| narrowed(*op, s, x, y))
             }
+            (
+                Inst::Convert {
+                    value,
+                    saturate: false,
+                    ..
+                },
+                Some(_),
+            ) if is_64(self.func.ty(*value)).is_some() => self.signed_depth(*value, depth + 1),
             (Inst::Unary(op, a), Some(_)) => self
                 .signed_depth(*a, depth + 1)
                 .and_then(|x| negated(*op, x)),
@@ -390,7 +398,11 @@ impl<'a> Narrowing<'a> {
             });
         }
         let ranges = self.signed(a).zip(self.signed(b));
-        if bitwise || ranges.is_some_and(|(x, y)| narrowed(op, s, x, y).is_some()) {
+        let related = op == BinaryOp::Mul
+            && self
+                .group_times_size(a, b)
+                .is_some_and(|r| r.within(I32));
+        if bitwise || related || ranges.is_some_and(|(x, y)| narrowed(op, s, x, y).is_some()) {
             // A `ulong` in [0, 2^31) divides and shifts the same either
             // way; the other operations do not depend on signedness.
             Ok(Narrowed {
@@ -524,7 +536,8 @@ fn low_only(func: &Function) -> Vec<bool> {
     let mut low: Vec<bool> = (0..n).map(|i| candidate(ValueId(i as u32))).collect();
     // Per value: some use reads more than its low 32 bits.
     let mut wide = vec![false; n];
-    statement_uses(&func.body, &mut wide);
+    let read = super::live::needed(func).vars;
+    statement_uses(&func.body, &read, &mut wide);
     for (i, d) in func.insts.iter().enumerate() {
         let truncation = matches!(
             d.inst,
@@ -599,12 +612,18 @@ fn written_once(func: &Function) -> Vec<Option<ValueId>> {
         .collect()
 }
 
-/// Marks the values statements of `b` read.
-fn statement_uses(b: &Block, wide: &mut [bool]) {
+/// Marks the values statements of `b` read (a write to a variable
+/// nothing reads, `read`, reads nothing).
+fn statement_uses(b: &Block, read: &[bool], wide: &mut [bool]) {
     for s in &b.0 {
         match s {
             Stmt::Eval(_) => {}
-            Stmt::WriteVar(_, v) | Stmt::Return(Some(v)) => wide[v.index()] = true,
+            Stmt::WriteVar(x, v) => {
+                if read.get(x.index()).copied().unwrap_or(true) {
+                    wide[v.index()] = true;
+                }
+            }
+            Stmt::Return(Some(v)) => wide[v.index()] = true,
             Stmt::Store { ptr, value, .. } => {
                 wide[ptr.index()] = true;
                 wide[value.index()] = true;
@@ -615,17 +634,17 @@ fn statement_uses(b: &Block, wide: &mut [bool]) {
             }
             Stmt::If { cond, then_, else_ } => {
                 wide[cond.index()] = true;
-                statement_uses(then_, wide);
-                statement_uses(else_, wide);
+                statement_uses(then_, read, wide);
+                statement_uses(else_, read, wide);
             }
             Stmt::Loop { body, continuing } => {
-                statement_uses(body, wide);
-                statement_uses(continuing, wide);
+                statement_uses(body, read, wide);
+                statement_uses(continuing, read, wide);
             }
             Stmt::Switch { selector, cases } => {
                 wide[selector.index()] = true;
                 for c in cases {
-                    statement_uses(&c.body, wide);
+                    statement_uses(&c.body, read, wide);
                 }
             }
             Stmt::Break
