@@ -412,6 +412,11 @@ fn choose_regions(
         if let Some(why) = slower_than_cranelift(body) {
             return Choice::Refused(why);
         }
+    }
+    if let Some(why) = mostly_per_lane(&lowered.bodies) {
+        return Choice::Refused(why);
+    }
+    for body in &lowered.bodies {
         light.push(tile_loop_too_light(body));
     }
     match super::regions::compile_regions(&lowered, fallback, opts) {
@@ -436,6 +441,39 @@ fn choose_regions(
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
 }
+
+/// Why the regions of a barrier kernel would run slower on the wide code,
+/// if they would: at least [`PER_LANE_STORES`] stores per lane (scatters)
+/// and more accesses per lane than whole-chunk ones. The cyclic
+/// reduction of `benches/programs.py` (`tridiag`: strided `__local`
+/// accesses, 7 scatters and 30 gathers in Cranelift's report) ran 1.2–1.4×
+/// slower on the wide code than on Cranelift's (`vecl run --unchecked`,
+/// one thread, four rounds alternated, `docs/wide.md`); where the time
+/// goes was not profiled.
+fn mostly_per_lane(bodies: &[Program]) -> Option<String> {
+    let (mut lanes, mut scatters, mut whole) = (0, 0, 0);
+    for op in bodies.iter().flat_map(|b| b.ops()) {
+        let (how, store) = match op {
+            Op::LoadElems { how, .. } => (how, false),
+            Op::StoreElems { how, .. } => (how, true),
+            _ => continue,
+        };
+        if how.consecutive || how.uniform {
+            whole += 1;
+        } else {
+            lanes += 1;
+            scatters += usize::from(store);
+        }
+    }
+    (scatters >= PER_LANE_STORES && lanes > whole).then(|| {
+        format!(
+            "a barrier kernel with {lanes} accesses per lane ({scatters} of them stores) to {whole} whole-chunk ones (slower than Cranelift's code)"
+        )
+    })
+}
+
+/// The scatters from which [`mostly_per_lane`] refuses.
+const PER_LANE_STORES: usize = 4;
 
 /// Why Cranelift's code runs the regions of a barrier kernel in fewer
 /// chunks, if it does: a region whose chunk part ends in `if (lid < s)`
