@@ -135,8 +135,7 @@ kernel void k(global const float* a, global float* out) {
         range_2d([40000, 0], [20, 2], [20, 1]),
     ];
     agree(two, Some(15), &ranges2, |r| {
-        let n = ((r.global_offset[1] + r.global_size[1])
-            * (r.global_offset[0] + r.global_size[0])
+        let n = ((r.global_offset[1] + r.global_size[1]) * (r.global_offset[0] + r.global_size[0])
             + r.global_offset[0]) as usize;
         vec![Spec::Floats(n, 1), Spec::Floats(n, 0)]
     });
@@ -229,15 +228,20 @@ kernel void k(global const int* a, global const int* b, global int* out, int off
     out[i] = p[i] + b[i];
 }
 "#;
-    refused(offset, "indexed pointer whose index may leave 32 bits", &ranges(), |r| {
-        let n = r.global_size[0] as usize;
-        vec![
-            Spec::Ints(n + 3, 3),
-            Spec::Ints(n, 11),
-            Spec::Ints(n, 0),
-            Spec::Int(3),
-        ]
-    });
+    refused(
+        offset,
+        "indexed pointer whose index may leave 32 bits",
+        &ranges(),
+        |r| {
+            let n = r.global_size[0] as usize;
+            vec![
+                Spec::Ints(n + 3, 3),
+                Spec::Ints(n, 11),
+                Spec::Ints(n, 0),
+                Spec::Int(3),
+            ]
+        },
+    );
 }
 
 /// Runs every group of `range` through `k` with `args` under robust

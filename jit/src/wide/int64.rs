@@ -35,9 +35,7 @@ use super::entry::MAX_ID_END;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use vecl_ir::analysis::ranges::{Facts, Range, Ranges};
-use vecl_ir::{
-    BinaryOp, Block, Function, Inst, Scalar, Stmt, Type, UnaryOp, ValueId, WorkItemFn,
-};
+use vecl_ir::{BinaryOp, Block, Function, Inst, Scalar, Stmt, Type, UnaryOp, ValueId, WorkItemFn};
 
 /// `[-2^31, 2^31)`: the values a 32-bit lane's sign extension holds.
 const I32: Range = Range {
@@ -270,7 +268,10 @@ impl<'a> Narrowing<'a> {
                 || matches!(
                     (from, to),
                     (Type::Scalar(Scalar::I32), Type::Scalar(Scalar::I64))
-                        | (Type::Scalar(Scalar::U32), Type::Scalar(Scalar::U64 | Scalar::I64))
+                        | (
+                            Type::Scalar(Scalar::U32),
+                            Type::Scalar(Scalar::U64 | Scalar::I64)
+                        )
                 );
             let kept = (same_sign && t >= f)
                 || (t >= 32 && self.range(*value).is_some_and(|r| r.within(SMALL)));
@@ -398,10 +399,8 @@ impl<'a> Narrowing<'a> {
             });
         }
         let ranges = self.signed(a).zip(self.signed(b));
-        let related = op == BinaryOp::Mul
-            && self
-                .group_times_size(a, b)
-                .is_some_and(|r| r.within(I32));
+        let related =
+            op == BinaryOp::Mul && self.group_times_size(a, b).is_some_and(|r| r.within(I32));
         if bitwise || related || ranges.is_some_and(|(x, y)| narrowed(op, s, x, y).is_some()) {
             // A `ulong` in [0, 2^31) divides and shifts the same either
             // way; the other operations do not depend on signedness.

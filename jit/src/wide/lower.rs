@@ -213,7 +213,15 @@ pub fn lower_kernel(
     plan: &MemoryPlan,
     id_end: u64,
 ) -> Lowered<Program> {
-    let mut cx = Cx::new(func, uni, slots, plan, false, unblended_writes(func), id_end);
+    let mut cx = Cx::new(
+        func,
+        uni,
+        slots,
+        plan,
+        false,
+        unblended_writes(func),
+        id_end,
+    );
     cx.start_vars(&|_| true);
     cx.block(&func.body)?;
     drop_unread_masks(&mut cx.p);
@@ -1761,7 +1769,10 @@ impl Cx<'_> {
                     // The sum of the indices stays exact in 32-bit lanes
                     // for every launch the entry runs (`int64::launch_end`).
                     Val::Ptr(b) if self.narrow.pointer_index_fits(v) => b,
-                    _ => return unsupported("pointer arithmetic on an indexed pointer whose index may leave 32 bits".into()),
+                    _ => return unsupported(
+                        "pointer arithmetic on an indexed pointer whose index may leave 32 bits"
+                            .into(),
+                    ),
                 };
                 // 64-bit indices are sign-extended lanes (see `Class`).
                 if !matches!(

@@ -393,19 +393,18 @@ fn choose_regions(
     if let Some(why) = skips_chunks(r, &regions) {
         return Choice::Refused(why);
     }
-    let mut lowered =
-        match super::lower::lower_regions(
-            r.func,
-            r.uni,
-            r.slots,
-            &plan,
-            &regions,
-            r.next,
-            opts.id_end,
-        ) {
-            Ok(l) => l,
-            Err(refusal) => return Choice::Refused(refusal.to_string()),
-        };
+    let mut lowered = match super::lower::lower_regions(
+        r.func,
+        r.uni,
+        r.slots,
+        &plan,
+        &regions,
+        r.next,
+        opts.id_end,
+    ) {
+        Ok(l) => l,
+        Err(refusal) => return Choice::Refused(refusal.to_string()),
+    };
     let mut light = Vec::with_capacity(lowered.bodies.len());
     for body in &mut lowered.bodies {
         super::access::refine(body);
@@ -413,7 +412,7 @@ fn choose_regions(
             return Choice::Refused(why);
         }
     }
-    if let Some(why) = mostly_per_lane(&lowered.bodies) {
+    if let Some(why) = mostly_per_lane(r) {
         return Choice::Refused(why);
     }
     for body in &lowered.bodies {
@@ -443,31 +442,60 @@ fn choose_regions(
 }
 
 /// Why the regions of a barrier kernel would run slower on the wide code,
-/// if they would: at least [`PER_LANE_STORES`] stores per lane (scatters)
-/// and more accesses per lane than whole-chunk ones. The cyclic
-/// reduction of `benches/programs.py` (`tridiag`: strided `__local`
-/// accesses, 7 scatters and 30 gathers in Cranelift's report) ran 1.2–1.4×
-/// slower on the wide code than on Cranelift's (`vecl run --unchecked`,
-/// one thread, four rounds alternated, `docs/wide.md`); where the time
-/// goes was not profiled.
-fn mostly_per_lane(bodies: &[Program]) -> Option<String> {
+/// if they would: at least [`PER_LANE_STORES`] stores of scalar elements
+/// whose lanes the uniformity analysis finds neither consecutive nor
+/// equal (scatters), and more such accesses than consecutive or uniform
+/// ones (vector elements, accessed a component at a time, are not
+/// counted). The cyclic reduction of `benches/programs.py` (`tridiag`:
+/// strided `__local` accesses, 7 such stores and 30 such loads) ran
+/// 1.2–1.4× slower on the wide code than on Cranelift's (`vecl run
+/// --unchecked`, one thread, four rounds alternated, `docs/wide.md`);
+/// where the time goes was not profiled.
+fn mostly_per_lane(r: &Request<'_>) -> Option<String> {
+    use vecl_ir::analysis::uniformity::Shape;
     let (mut lanes, mut scatters, mut whole) = (0, 0, 0);
-    for op in bodies.iter().flat_map(|b| b.ops()) {
-        let (how, store) = match op {
-            Op::LoadElems { how, .. } => (how, false),
-            Op::StoreElems { how, .. } => (how, true),
-            _ => continue,
-        };
-        if how.consecutive || how.uniform {
-            whole += 1;
-        } else {
-            lanes += 1;
-            scatters += usize::from(store);
+    let mut count = |ptr: vecl_ir::ValueId, store: bool| {
+        if !matches!(r.func.ty(ptr), Type::Pointer(_, t) if matches!(**t, Type::Scalar(_))) {
+            return;
         }
+        match r.uni.shape(ptr) {
+            Shape::Uniform | Shape::Linear(4) => whole += 1,
+            _ => {
+                lanes += 1;
+                scatters += usize::from(store);
+            }
+        }
+    };
+    for d in &r.func.insts {
+        if let Inst::Load(p) = d.inst {
+            count(p, false);
+        }
+    }
+    fn stores(b: &vecl_ir::Block, out: &mut Vec<vecl_ir::ValueId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Store { ptr, .. } => out.push(*ptr),
+                Stmt::If { then_, else_, .. } => {
+                    stores(then_, out);
+                    stores(else_, out);
+                }
+                Stmt::Loop { body, continuing } => {
+                    stores(body, out);
+                    stores(continuing, out);
+                }
+                Stmt::Switch { cases, .. } => cases.iter().for_each(|c| stores(&c.body, out)),
+                _ => {}
+            }
+        }
+    }
+    let mut ptrs = Vec::new();
+    stores(&r.func.body, &mut ptrs);
+    for p in ptrs {
+        count(p, true);
     }
     (scatters >= PER_LANE_STORES && lanes > whole).then(|| {
         format!(
-            "a barrier kernel with {lanes} accesses per lane ({scatters} of them stores) to {whole} whole-chunk ones (slower than Cranelift's code)"
+            "a barrier kernel with {lanes} scalar accesses per lane ({scatters} of them stores) to {whole} consecutive or uniform ones (slower than Cranelift's code)"
         )
     })
 }

@@ -242,7 +242,11 @@ impl Gen {
             0 => {}
             form => {
                 self.line("const size_t sidx = (get_global_id(1) - get_global_offset(1)) * get_global_size(0) + (get_global_id(0) - get_global_offset(0));");
-                self.at = if form == 1 { "out[sidx]" } else { "(out + sidx)[0]" };
+                self.at = if form == 1 {
+                    "out[sidx]"
+                } else {
+                    "(out + sidx)[0]"
+                };
             }
         }
         self.uints[0].extend(["gid".to_string(), "idx".to_string()]);
