@@ -422,6 +422,41 @@ mod tests {
     }
 
     #[test]
+    fn counts_the_wide_codes_refusals_without_source_positions() {
+        let entry = |code: &str| Entry {
+            file: "f.cl".into(),
+            kernel: "k".into(),
+            verdict: Verdict::Vectorised {
+                width: 16,
+                accesses: Accesses::default(),
+                code: Some(code.into()),
+            },
+            compile_ms: 1.0,
+            optimised_ms: None,
+        };
+        let r = Report {
+            entries: vec![
+                entry("wide AVX-512 (16 lanes)"),
+                entry("Cranelift (not the wide code: an atomic at 3:14)"),
+                entry("Cranelift (not the wide code: an atomic at 12:7)"),
+                entry("Cranelift (not the wide code: a switch at 4:2)"),
+            ],
+            build_failures: Vec::new(),
+        };
+        let (wide, why) = r.wide_reach();
+        assert_eq!(wide, 1);
+        assert_eq!(
+            why,
+            vec![
+                ("Cranelift (not the wide code: an atomic)".to_string(), 2),
+                ("Cranelift (not the wide code: a switch)".to_string(), 1),
+            ]
+        );
+        assert_eq!(without_positions("runs at 2^15 at 6:53 here"), "runs at 2^15 here");
+        assert!(r.render().contains("    2  Cranelift (not the wide code: an atomic)"));
+    }
+
+    #[test]
     fn medians_of_even_and_odd_counts() {
         let entry = |ms: f64| Entry {
             file: "f.cl".into(),
