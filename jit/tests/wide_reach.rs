@@ -175,6 +175,20 @@ kernel void k(global const float* a, global float* o) {
         let n = (r.global_offset[0] + r.global_size[0]) as usize;
         vec![Spec::Floats(n, 1), Spec::Floats(16 * n, 0)]
     });
+    // `float4` elements: the lanes count 4-byte words, 4 per element,
+    // so the bound is 2^26 where `float`'s would be 2^28.
+    let vectors = r#"
+kernel void k(global const float4* a, global float* o) {
+    size_t i = get_global_id(0);
+    global const float4* p = a + 8 * i;
+    float4 v = p[1];
+    o[i - get_global_offset(0)] = v.x + v.y * 2.0f + v.w;
+}
+"#;
+    agree(vectors, Some(26), &ranges(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![Spec::Floats(4 * (8 * n + 2), 1), Spec::Floats(n, 0)]
+    });
     let groups = r#"
 kernel void k(global const float* in, global float* out) {
     int t = get_local_id(0), h = get_local_size(0), n = 2 * h;

@@ -194,7 +194,12 @@ impl<'a> Narrowing<'a> {
                 } else {
                     self.range(*i)?
                 };
-                Some(Range::new(at.lo + i.lo, at.hi + i.hi))
+                // The lanes count 4-byte words (`float4`: 4 per element).
+                let w = match self.func.ty(*q) {
+                    Type::Pointer(_, t) => i128::from(words(t)?),
+                    _ => return None,
+                };
+                Some(Range::new(at.lo + w * i.lo, at.hi + w * i.hi))
             }
             _ => None,
         }
@@ -217,7 +222,10 @@ impl<'a> Narrowing<'a> {
                 Inst::WorkItem(WorkItemFn::LocalSize | WorkItemFn::EnqueuedLocalSize, Some(d)) => {
                     Some((self.constant(*d)?, 1))
                 }
-                Inst::Binary(BinaryOp::Mul, x, y) => {
+                // `c * size` itself exact in its type (`int n = 2 * h`).
+                Inst::Binary(BinaryOp::Mul, x, y)
+                    if self.range(v).is_some_and(|r| r.within(SMALL)) =>
+                {
                     let (x, y) = (self.widened(*x), self.widened(*y));
                     let (s, c) = match (self.constant(x), self.constant(y)) {
                         (Some(c), None) => (y, c),
@@ -652,6 +660,18 @@ fn statement_uses(b: &Block, read: &[bool], wide: &mut [bool]) {
             | Stmt::Barrier(..)
             | Stmt::Fence(_) => {}
         }
+    }
+}
+
+/// 4-byte words of a `float`, `int` or `uint` element or a vector of 2
+/// to 4 of them (as the lowering steps its indices: a `float3` takes 4).
+fn words(t: &Type) -> Option<u32> {
+    match t {
+        Type::Scalar(Scalar::F32 | Scalar::I32 | Scalar::U32) => Some(1),
+        Type::Vector(Scalar::F32 | Scalar::I32 | Scalar::U32, n @ 2..=4) => {
+            Some(if *n == 3 { 4 } else { u32::from(*n) })
+        }
+        _ => None,
     }
 }
 
