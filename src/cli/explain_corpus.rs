@@ -452,8 +452,13 @@ mod tests {
                 ("Cranelift (not the wide code: a switch)".to_string(), 1),
             ]
         );
-        assert_eq!(without_positions("runs at 2^15 at 6:53 here"), "runs at 2^15 here");
-        assert!(r.render().contains("    2  Cranelift (not the wide code: an atomic)"));
+        assert_eq!(
+            without_positions("runs at 2^15 at 6:53 here"),
+            "runs at 2^15 here"
+        );
+        assert!(r
+            .render()
+            .contains("    2  Cranelift (not the wide code: an atomic)"));
     }
 
     #[test]
