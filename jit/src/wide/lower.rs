@@ -1768,7 +1768,11 @@ impl Cx<'_> {
                     Val::Ptr(b) if b.index.is_none() || b.base != Base::Arg => b,
                     // The sum of the indices stays exact in 32-bit lanes
                     // for every launch the entry runs (`int64::launch_end`).
-                    Val::Ptr(b) if self.narrow.pointer_index_fits(v) => b,
+                    // Not in a barrier kernel's regions: an indexed pointer
+                    // made before a barrier holds an index of another
+                    // region's program (`codegen_access.rs`,
+                    // `addresses_computed_before_a_barrier_used_after_it`).
+                    Val::Ptr(b) if !self.locals_allowed && self.narrow.pointer_index_fits(v) => b,
                     _ => return unsupported(
                         "pointer arithmetic on an indexed pointer whose index may leave 32 bits"
                             .into(),
