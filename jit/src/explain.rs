@@ -232,7 +232,7 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
         if fallback_deferred { "lowered" } else { "compiled" },
         elapsed.as_secs_f64() * 1e3,
         match (fallback_deferred, tier) {
-            (true, _) => "not compiled yet: the wide code runs; Cranelift compiles them at the first launch whose ids exceed 31 bits",
+            (true, _) => "not compiled yet: the wide code runs; Cranelift compiles them at the first launch whose ids exceed the wide code's bound (the `code:` line)",
             (false, Tier::Quick) => "quick tier: single-pass register allocation; the optimised code replaces it when ready",
             (false, Tier::Optimised) => "optimised tier",
         }

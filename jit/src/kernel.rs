@@ -477,7 +477,8 @@ impl CompiledKernel {
                 launch.local_size[0] > u64::from(WIDE_WIDTH)
                     || launch.local_size[1] < u64::from(rows)
             });
-            if rows_idle || !wide_numbers_ids(&launch) {
+            let id_end = self._avx512.as_ref().map_or(0, |c| c.id_end);
+            if rows_idle || !wide_numbers_ids(&launch, id_end) {
                 return match self.fallback_code(fallback) {
                     // SAFETY: the fallback shares this kernel's layout and
                     // needs no more context than `context_size` says once
@@ -708,14 +709,16 @@ impl CompiledKernel {
 }
 
 /// Whether the wide AVX-512 entry numbers every id of `launch` itself:
-/// `global_offset + global_size` fits [`MAX_ID_END`](crate::wide::entry::MAX_ID_END)
+/// `global_offset + global_size` fits `id_end` (the kernel's bound,
+/// `wide::int64::launch_end`: at most [`MAX_ID_END`](crate::wide::entry::MAX_ID_END))
 /// in each dimension (the entry's own test, which sends other launches to
 /// its fallback).
-fn wide_numbers_ids(launch: &Launch) -> bool {
+fn wide_numbers_ids(launch: &Launch, id_end: u64) -> bool {
+    let id_end = id_end.min(crate::wide::entry::MAX_ID_END);
     (0..3).all(|d| {
         launch.global_offset[d]
             .checked_add(launch.global_size[d])
-            .is_some_and(|end| end <= crate::wide::entry::MAX_ID_END)
+            .is_some_and(|end| end <= id_end)
     })
 }
 

@@ -36,8 +36,13 @@ pub struct Accesses {
 /// What became of one kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
-    /// Compiled with `width` work-items per chunk.
-    Vectorised { width: u32, accesses: Accesses },
+    /// Compiled with `width` work-items per chunk; `code` is the report's
+    /// `code:` line (the wide AVX-512 code, or why not), when it has one.
+    Vectorised {
+        width: u32,
+        accesses: Accesses,
+        code: Option<String>,
+    },
     /// The JIT refused or failed; the reason is its message.
     NotVectorised { reason: String },
 }
@@ -87,6 +92,26 @@ pub fn parse_accesses(explain: &str) -> Accesses {
         }
     }
     a
+}
+
+/// `text` without its source positions (` at 6:53`), so that one reason
+/// counts once across kernels.
+fn without_positions(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(" at ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 4..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ':'))
+            .unwrap_or(after.len());
+        if end == 0 || !after[..end].contains(':') {
+            out.push_str(" at ");
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Build options named by a `// @options` line.
@@ -200,6 +225,11 @@ impl Report {
                 Ok(k) => Verdict::Vectorised {
                     width: k.simd_width(),
                     accesses: parse_accesses(k.explain()),
+                    code: k
+                        .explain()
+                        .lines()
+                        .find_map(|l| l.strip_prefix("code: "))
+                        .map(str::to_string),
                 },
                 Err(e) => Verdict::NotVectorised {
                     reason: e.to_string(),
@@ -221,6 +251,30 @@ impl Report {
             .iter()
             .filter(|e| matches!(e.verdict, Verdict::Vectorised { width, .. } if width >= 4))
             .count()
+    }
+
+    /// How many kernels got the wide AVX-512 code, and the reasons the
+    /// others did not (their `code:` lines without source positions),
+    /// counted, most common first.
+    pub fn wide_reach(&self) -> (usize, Vec<(String, usize)>) {
+        let mut wide = 0;
+        let mut why = std::collections::BTreeMap::<String, usize>::new();
+        for e in &self.entries {
+            let Verdict::Vectorised {
+                code: Some(code), ..
+            } = &e.verdict
+            else {
+                continue;
+            };
+            if code.starts_with("wide") {
+                wide += 1;
+            } else {
+                *why.entry(without_positions(code)).or_default() += 1;
+            }
+        }
+        let mut why: Vec<(String, usize)> = why.into_iter().collect();
+        why.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        (wide, why)
     }
 
     /// Median and maximum compile time in milliseconds (0 with no kernels).
@@ -270,10 +324,14 @@ impl Report {
         );
         for e in &self.entries {
             match &e.verdict {
-                Verdict::Vectorised { width, accesses: a } => {
+                Verdict::Vectorised {
+                    width,
+                    accesses: a,
+                    code,
+                } => {
                     let _ = writeln!(
                         out,
-                        "{:<34} {:<20} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8.2}",
+                        "{:<34} {:<20} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8.2}  {}",
                         e.file,
                         e.kernel,
                         width,
@@ -281,7 +339,8 @@ impl Report {
                         a.gathers,
                         a.vector_stores,
                         a.scatters,
-                        e.compile_ms
+                        e.compile_ms,
+                        code.as_deref().unwrap_or("")
                     );
                 }
                 Verdict::NotVectorised { reason } => {
@@ -303,6 +362,13 @@ impl Report {
         } else {
             100.0 * vectorised as f64 / total as f64
         };
+        let (wide, refusals) = self.wide_reach();
+        if wide + refusals.iter().map(|r| r.1).sum::<usize>() > 0 {
+            let _ = writeln!(out, "wide code: {wide} kernels; refused:");
+            for (why, n) in &refusals {
+                let _ = writeln!(out, "{n:>5}  {why}");
+            }
+        }
         let (median, max) = self.compile_ms();
         let over = self.over_max();
         let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
@@ -353,6 +419,46 @@ mod tests {
                 scatters: 4
             }
         );
+    }
+
+    #[test]
+    fn counts_the_wide_codes_refusals_without_source_positions() {
+        let entry = |code: &str| Entry {
+            file: "f.cl".into(),
+            kernel: "k".into(),
+            verdict: Verdict::Vectorised {
+                width: 16,
+                accesses: Accesses::default(),
+                code: Some(code.into()),
+            },
+            compile_ms: 1.0,
+            optimised_ms: None,
+        };
+        let r = Report {
+            entries: vec![
+                entry("wide AVX-512 (16 lanes)"),
+                entry("Cranelift (not the wide code: an atomic at 3:14)"),
+                entry("Cranelift (not the wide code: an atomic at 12:7)"),
+                entry("Cranelift (not the wide code: a switch at 4:2)"),
+            ],
+            build_failures: Vec::new(),
+        };
+        let (wide, why) = r.wide_reach();
+        assert_eq!(wide, 1);
+        assert_eq!(
+            why,
+            vec![
+                ("Cranelift (not the wide code: an atomic)".to_string(), 2),
+                ("Cranelift (not the wide code: a switch)".to_string(), 1),
+            ]
+        );
+        assert_eq!(
+            without_positions("runs at 2^15 at 6:53 here"),
+            "runs at 2^15 here"
+        );
+        assert!(r
+            .render()
+            .contains("    2  Cranelift (not the wide code: an atomic)"));
     }
 
     #[test]

@@ -90,6 +90,9 @@ pub struct KernelCode {
     /// Accesses of the body: bounds-checked, streaming stores, prefetched
     /// loads (`super::access`).
     pub memory: MemoryCounts,
+    /// The bound on `offset + size` past which a launch runs the fallback
+    /// ([`EntryOptions::id_end`]).
+    pub id_end: u64,
 }
 
 /// How many accesses of a body are bounds-checked, stream and prefetch,
@@ -183,6 +186,11 @@ pub struct EntryOptions {
     /// dimensions 0 and this one come exchanged, and a fault reports the
     /// launch's own ids.
     pub lanes_along: usize,
+    /// The bound on `offset + size` in every dimension of the launches
+    /// the wide code runs (`int64::launch_end`: [`MAX_ID_END`] unless the
+    /// kernel's 64-bit arithmetic needs a smaller one); the others run
+    /// the fallback.
+    pub id_end: u64,
 }
 
 /// The parameters (with their argument slots) whose bounds the body's
@@ -845,15 +853,17 @@ pub(super) fn fallback_jump_pool_and_map(
     Ok((memory, entry, size))
 }
 
-/// The start of every entry: a launch whose ids do not fit in 31 bits in
-/// some dimension (offset + size past [`MAX_ID_END`], or overflowing)
-/// jumps to `fallback` before anything is touched; otherwise the six
-/// callee-saved registers the entry uses are pushed. `rsi` holds the
-/// `Launch`.
+/// The start of every entry: a launch whose ids pass `id_end` in some
+/// dimension (offset + size past it, at most [`MAX_ID_END`], or
+/// overflowing) jumps to `fallback` before anything is touched;
+/// otherwise the six callee-saved registers the entry uses are pushed.
+/// `rsi` holds the `Launch`.
 pub(super) fn fallback_test_and_saves(
     a: &mut CodeAssembler,
     fallback: CodeLabel,
+    id_end: u64,
 ) -> Result<(), WideError> {
+    let id_end = id_end.min(MAX_ID_END);
     let (e, q) = (asm_err, 8);
     for d in 0..3 {
         a.mov(rax, qword_ptr(rsi + (lo::GLOBAL_OFFSET + q * d)))
@@ -861,7 +871,7 @@ pub(super) fn fallback_test_and_saves(
         a.add(rax, qword_ptr(rsi + (lo::GLOBAL_SIZE + q * d)))
             .map_err(e)?;
         a.jc(fallback).map_err(e)?;
-        a.mov(r10, MAX_ID_END).map_err(e)?;
+        a.mov(r10, id_end).map_err(e)?;
         a.cmp(rax, r10).map_err(e)?;
         a.ja(fallback).map_err(e)?;
     }
@@ -923,7 +933,7 @@ pub fn compile_entry(
     let e = asm_err;
     let fallback_l = a.create_label();
     // Launches the body cannot number go to the fallback untouched.
-    fallback_test_and_saves(&mut a, fallback_l)?;
+    fallback_test_and_saves(&mut a, fallback_l, opts.id_end)?;
     a.sub(rsp, locals).map_err(e)?;
     a.mov(rbx, rdi).map_err(e)?;
     a.mov(r12, rsi).map_err(e)?;
@@ -1060,5 +1070,6 @@ pub fn compile_entry(
             constants,
             ..counts
         },
+        id_end: opts.id_end,
     })
 }

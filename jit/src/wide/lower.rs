@@ -211,8 +211,17 @@ pub fn lower_kernel(
     uni: &Uniformity,
     slots: &[ArgSlot],
     plan: &MemoryPlan,
+    id_end: u64,
 ) -> Lowered<Program> {
-    let mut cx = Cx::new(func, uni, slots, plan, false, unblended_writes(func));
+    let mut cx = Cx::new(
+        func,
+        uni,
+        slots,
+        plan,
+        false,
+        unblended_writes(func),
+        id_end,
+    );
     cx.start_vars(&|_| true);
     cx.block(&func.body)?;
     drop_unread_masks(&mut cx.p);
@@ -369,6 +378,7 @@ pub fn lower_regions(
     plan: &MemoryPlan,
     regions: &[&[Stmt]],
     next: Option<vecl_ir::VarId>,
+    id_end: u64,
 ) -> Lowered<LoweredRegions> {
     let n = func.vars.len();
     let mut accessed = vec![vec![false; n]; regions.len()];
@@ -397,7 +407,7 @@ pub fn lower_regions(
                 first_return(func, stmts),
             );
         }
-        let mut cx = Cx::new(func, uni, slots, plan, true, plain.clone());
+        let mut cx = Cx::new(func, uni, slots, plan, true, plain.clone(), id_end);
         let is_next = |v: usize| next.is_some_and(|x| x.index() == v);
         cx.start_vars(&|v| accessed[r][v] && slot_of[v].is_none() && !is_next(v));
         for v in 0..n {
@@ -605,6 +615,7 @@ impl<'a> Cx<'a> {
         plan: &'a MemoryPlan,
         locals_allowed: bool,
         plain: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
+        id_end: u64,
     ) -> Cx<'a> {
         let mut p = Program::new();
         let cur = p.k();
@@ -623,7 +634,7 @@ impl<'a> Cx<'a> {
             depth: 0,
             small: vec![false; func.insts.len()],
             needed: super::live::needed(func),
-            narrow: super::int64::Narrowing::new(func),
+            narrow: super::int64::Narrowing::new(func, id_end),
             locals_allowed,
             plain,
             all_or_none: true,
@@ -2045,7 +2056,8 @@ impl Cx<'_> {
                 Some(Class::F32 | Class::I32 | Class::U32) => Val::V(self.splat(*bits as u32)),
                 Some(Class::I64 | Class::U64) => {
                     let x = *bits as i64;
-                    if x < i64::from(i32::MIN) || x > i64::from(i32::MAX) {
+                    let fits = i64::from(i32::MIN) <= x && x <= i64::from(i32::MAX);
+                    if !fits && !self.narrow.low_only(v) {
                         return unsupported(format!("the 64-bit constant {x}"));
                     }
                     Val::V(self.splat(x as i32 as u32))
@@ -2234,7 +2246,17 @@ impl Cx<'_> {
                 let elem = matches!(d.inst, Inst::Elem(..));
                 let base = match self.val(*p)? {
                     Val::Ptr(b) if b.index.is_none() || b.base != Base::Arg => b,
-                    _ => return unsupported("pointer arithmetic on an indexed pointer".into()),
+                    // The sum of the indices stays exact in 32-bit lanes
+                    // for every launch the entry runs (`int64::launch_end`).
+                    // Not in a barrier kernel's regions: an indexed pointer
+                    // made before a barrier holds an index of another
+                    // region's program (`codegen_access.rs`,
+                    // `addresses_computed_before_a_barrier_used_after_it`).
+                    Val::Ptr(b) if !self.locals_allowed && self.narrow.pointer_index_fits(v) => b,
+                    _ => return unsupported(
+                        "pointer arithmetic on an indexed pointer whose index may leave 32 bits"
+                            .into(),
+                    ),
                 };
                 // 64-bit indices are sign-extended lanes (see `Class`).
                 if !matches!(

@@ -188,7 +188,7 @@ pub fn compile_regions(
     let e = asm_err;
     let fallback_l = a.create_label();
     // Launches the bodies cannot number go to the fallback untouched.
-    fallback_test_and_saves(&mut a, fallback_l)?;
+    fallback_test_and_saves(&mut a, fallback_l, opts.id_end)?;
     a.sub(rsp, locals).map_err(e)?;
     a.mov(rbx, rdi).map_err(e)?;
     a.mov(r12, rsi).map_err(e)?;
@@ -524,6 +524,7 @@ pub fn compile_regions(
                     .sum::<usize>(),
             compile_time: start.elapsed(),
             memory: counts,
+            id_end: opts.id_end,
             chunks_in_flight: 1,
             proven_in_flight: 0,
             invariant: 0,

@@ -67,6 +67,20 @@ pub enum Choice {
     Refused(String),
 }
 
+/// How `--explain` names the bound on a launch's ids past which the
+/// Cranelift code runs it: "31 bits" for [`super::entry::MAX_ID_END`],
+/// else the power of two the kernel's 64-bit arithmetic needs, with why.
+fn id_limit(end: u64) -> String {
+    if end >= super::entry::MAX_ID_END {
+        "31 bits".into()
+    } else {
+        format!(
+            "2^{} in a dimension (its 64-bit arithmetic is exact in 32-bit lanes below that)",
+            end.trailing_zeros()
+        )
+    }
+}
+
 impl Choice {
     /// The `--explain` line, if any.
     pub fn explain(&self) -> Option<String> {
@@ -86,11 +100,12 @@ impl Choice {
                 }
                 memory += &c.loop_note();
                 Some(format!(
-                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{memory}); Cranelift's code runs launches whose ids exceed 31 bits",
+                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{memory}); Cranelift's code runs launches whose ids exceed {}",
                     c.ops,
                     c.spill_slots,
                     c.size,
-                    c.compile_time.as_secs_f64() * 1e3
+                    c.compile_time.as_secs_f64() * 1e3,
+                    id_limit(c.id_end)
                 ))
             }
             Choice::Regions(r) => {
@@ -118,13 +133,14 @@ impl Choice {
                     None => String::new(),
                 };
                 Some(format!(
-                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed 31 bits{others}",
+                    "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} regions run chunk by chunk, {} bytes saved per chunk across barriers; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{checked}); Cranelift's code runs launches whose ids exceed {}{others}",
                     r.regions,
                     r.save_bytes,
                     c.ops,
                     c.spill_slots,
                     c.size,
-                    c.compile_time.as_secs_f64() * 1e3
+                    c.compile_time.as_secs_f64() * 1e3,
+                    id_limit(c.id_end)
                 ))
             }
             Choice::Refused(why) => Some(format!("code: Cranelift (not the wide code: {why})")),
@@ -213,11 +229,12 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         stream_min_items: r.stream_min_items,
         checked_tail: r.checked_tail,
         lanes_along: r.lanes_along,
+        id_end: super::int64::launch_end(r.func),
     };
     if r.next.is_some() || has_barrier(&r.func.body.0) || uses_local(r.module, r.func) {
         return choose_regions(r, plan, fallback, &opts);
     }
-    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan) {
+    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan, opts.id_end) {
         Ok(p) => p,
         Err(refusal) => return Choice::Refused(refusal.to_string()),
     };
@@ -382,17 +399,29 @@ fn choose_regions(
     if let Some(why) = skips_chunks(r, &regions) {
         return Choice::Refused(why);
     }
-    let mut lowered =
-        match super::lower::lower_regions(r.func, r.uni, r.slots, &plan, &regions, r.next) {
-            Ok(l) => l,
-            Err(refusal) => return Choice::Refused(refusal.to_string()),
-        };
+    let mut lowered = match super::lower::lower_regions(
+        r.func,
+        r.uni,
+        r.slots,
+        &plan,
+        &regions,
+        r.next,
+        opts.id_end,
+    ) {
+        Ok(l) => l,
+        Err(refusal) => return Choice::Refused(refusal.to_string()),
+    };
     let mut light = Vec::with_capacity(lowered.bodies.len());
     for body in &mut lowered.bodies {
         super::access::refine(body);
         if let Some(why) = slower_than_cranelift(body) {
             return Choice::Refused(why);
         }
+    }
+    if let Some(why) = mostly_per_lane(r) {
+        return Choice::Refused(why);
+    }
+    for body in &lowered.bodies {
         light.push(tile_loop_too_light(body));
     }
     match super::regions::compile_regions(&lowered, fallback, opts) {
@@ -422,6 +451,68 @@ fn choose_regions(
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
 }
+
+/// Why the regions of a barrier kernel would run slower on the wide code,
+/// if they would: at least [`PER_LANE_STORES`] stores of scalar elements
+/// whose lanes the uniformity analysis finds neither consecutive nor
+/// equal (scatters), and more such accesses than consecutive or uniform
+/// ones (vector elements, accessed a component at a time, are not
+/// counted). The cyclic reduction of `benches/programs.py` (`tridiag`:
+/// strided `__local` accesses, 7 such stores and 30 such loads) ran
+/// 1.2–1.4× slower on the wide code than on Cranelift's (`vecl run
+/// --unchecked`, one thread, four rounds alternated, `docs/wide.md`);
+/// where the time goes was not profiled.
+fn mostly_per_lane(r: &Request<'_>) -> Option<String> {
+    use vecl_ir::analysis::uniformity::Shape;
+    let (mut lanes, mut scatters, mut whole) = (0, 0, 0);
+    let mut count = |ptr: vecl_ir::ValueId, store: bool| {
+        if !matches!(r.func.ty(ptr), Type::Pointer(_, t) if matches!(**t, Type::Scalar(_))) {
+            return;
+        }
+        match r.uni.shape(ptr) {
+            Shape::Uniform | Shape::Linear(4) => whole += 1,
+            _ => {
+                lanes += 1;
+                scatters += usize::from(store);
+            }
+        }
+    };
+    for d in &r.func.insts {
+        if let Inst::Load(p) = d.inst {
+            count(p, false);
+        }
+    }
+    fn stores(b: &vecl_ir::Block, out: &mut Vec<vecl_ir::ValueId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Store { ptr, .. } => out.push(*ptr),
+                Stmt::If { then_, else_, .. } => {
+                    stores(then_, out);
+                    stores(else_, out);
+                }
+                Stmt::Loop { body, continuing } => {
+                    stores(body, out);
+                    stores(continuing, out);
+                }
+                Stmt::Switch { cases, .. } => cases.iter().for_each(|c| stores(&c.body, out)),
+                _ => {}
+            }
+        }
+    }
+    let mut ptrs = Vec::new();
+    stores(&r.func.body, &mut ptrs);
+    for p in ptrs {
+        count(p, true);
+    }
+    (scatters >= PER_LANE_STORES && lanes > whole).then(|| {
+        format!(
+            "a barrier kernel with {lanes} scalar accesses per lane ({scatters} of them stores) to {whole} consecutive or uniform ones (slower than Cranelift's code)"
+        )
+    })
+}
+
+/// The scatters from which [`mostly_per_lane`] refuses.
+const PER_LANE_STORES: usize = 4;
 
 /// Why Cranelift's code runs the regions of a barrier kernel in fewer
 /// chunks, if it does: a region whose chunk part ends in `if (lid < s)`

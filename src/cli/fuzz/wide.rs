@@ -103,6 +103,11 @@ struct Gen {
     recent: Vec<String>,
     budget: i32,
     depth: u32,
+    /// How the kernel's own element of `out` is written where the
+    /// generator writes `out[idx]`: that, `out[sidx]` (a `size_t`
+    /// row-major index) or `(out + sidx)[0]` (a pointer moved by it and
+    /// indexed again).
+    at: &'static str,
 }
 
 /// The kernel of `seed` for `vecl fuzz --wide`.
@@ -120,6 +125,7 @@ pub fn generate(seed: u64) -> String {
         recent: Vec::new(),
         budget: 0,
         depth: 0,
+        at: "out[idx]",
     };
     g.kernel(seed);
     let mut text = String::new();
@@ -196,7 +202,10 @@ pub fn shapes(seed: u64) -> Vec<Shape> {
 
 impl Gen {
     fn line(&mut self, s: impl Into<String>) {
-        let s = s.into();
+        let mut s = s.into();
+        if self.at != "out[idx]" {
+            s = s.replace("out[idx]", self.at);
+        }
         self.out
             .push(format!("{}{}", "    ".repeat(self.indent), s));
     }
@@ -226,6 +235,20 @@ impl Gen {
         self.line("const uint gid = (uint)get_global_id(0);");
         // An `int` (the wide code takes its sign extension as an index).
         self.line("const int idx = (int)(get_global_id(1) - get_global_offset(1)) * (int)get_global_size(0) + (int)(get_global_id(0) - get_global_offset(0));");
+        // Two kernels in three also index `out` in 64 bits, as real
+        // kernels do (`size_t` arithmetic, a moved pointer); from the
+        // seed, so that the rest of the kernel is what it was.
+        match (seed / 7) % 3 {
+            0 => {}
+            form => {
+                self.line("const size_t sidx = (get_global_id(1) - get_global_offset(1)) * get_global_size(0) + (get_global_id(0) - get_global_offset(0));");
+                self.at = if form == 1 {
+                    "out[sidx]"
+                } else {
+                    "(out + sidx)[0]"
+                };
+            }
+        }
         self.uints[0].extend(["gid".to_string(), "idx".to_string()]);
         if self.groups {
             // `int`s, as `idx`: they index the tiles.
