@@ -107,7 +107,6 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// cheaper than a system call.
 pub const POPULATED: usize = 64 << 10;
 
-
 // SAFETY: `AlignedBytes` owns its allocation; the pointer is not shared with
 // thread-local state, and accesses through it are the caller's (OpenCL's)
 // synchronisation responsibility.

@@ -1218,17 +1218,7 @@ fn merge_masked_fma_chains(p: &mut Program) {
         dropped.extend(copies);
         dropped.insert(j);
     }
-    if merged.is_empty() {
-        return;
-    }
-    let ops = std::mem::take(&mut p.ops);
-    for (i, op) in ops.into_iter().enumerate() {
-        if let Some(m) = merged.remove(&i) {
-            p.ops.push(m);
-        } else if !dropped.contains(&i) {
-            p.ops.push(op);
-        }
-    }
+    splice(p, merged, &dropped);
 }
 
 /// A uniform load without a mask test (`how`: uniform, lane 0 running,
@@ -1345,13 +1335,23 @@ fn split_uniform_indices(p: &mut Program) {
             dropped.insert(j);
         }
     }
-    if split.is_empty() {
+    splice(p, split, &dropped);
+}
+
+/// Rewrites `p`'s operations: the one at each index of `replaced` by its
+/// replacement, those of `dropped` left out, the rest kept in order.
+fn splice(
+    p: &mut Program,
+    mut replaced: std::collections::HashMap<usize, Op>,
+    dropped: &std::collections::HashSet<usize>,
+) {
+    if replaced.is_empty() && dropped.is_empty() {
         return;
     }
     let ops = std::mem::take(&mut p.ops);
     for (i, op) in ops.into_iter().enumerate() {
-        if let Some(s) = split.remove(&i) {
-            p.ops.push(s);
+        if let Some(r) = replaced.remove(&i) {
+            p.ops.push(r);
         } else if !dropped.contains(&i) {
             p.ops.push(op);
         }
