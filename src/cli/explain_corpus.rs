@@ -106,9 +106,12 @@ fn without_positions(text: &str) -> String {
             .find(|c: char| !(c.is_ascii_digit() || c == ':'))
             .unwrap_or(after.len());
         if end == 0 || !after[..end].contains(':') {
+            // Not a position (`at 2^15`): the words stay whole.
             out.push_str(" at ");
+            rest = after;
+        } else {
+            rest = &after[end..];
         }
-        rest = &after[end..];
     }
     out.push_str(rest);
     out
