@@ -1018,17 +1018,7 @@ fn merge_masked_fmas(p: &mut Program, mentions: &std::collections::HashMap<u32, 
             continue;
         }
         let clear = p.ops[i + 1..j].iter().all(|op| {
-            let named = std::cell::Cell::new(false);
-            op.map_regs(
-                |v| {
-                    if v == d {
-                        named.set(true);
-                    }
-                    v
-                },
-                |k| k,
-            );
-            !named.get()
+            !names(op, d)
                 && !super::ra2::written(op).1.contains(&k.0)
                 && !matches!(
                     op,
@@ -1052,6 +1042,21 @@ fn merge_masked_fmas(p: &mut Program, mentions: &std::collections::HashMap<u32, 
         at += 1;
         !drop.contains(&(at - 1))
     });
+}
+
+/// Whether `op` reads or writes the vector register `v`.
+fn names(op: &Op, v: V) -> bool {
+    let found = std::cell::Cell::new(false);
+    op.map_regs(
+        |x| {
+            if x == v {
+                found.set(true);
+            }
+            x
+        },
+        |k| k,
+    );
+    found.get()
 }
 
 /// Whether `c`, read by the operation after `before`, holds the value
@@ -1139,19 +1144,6 @@ fn merge_masked_fma_chains(p: &mut Program) {
                 | Op::Entry(_)
                 | Op::WhileEntry(_)
         )
-    };
-    let names = |op: &Op, v: V| {
-        let found = std::cell::Cell::new(false);
-        op.map_regs(
-            |x| {
-                if x == v {
-                    found.set(true);
-                }
-                x
-            },
-            |k| k,
-        );
-        found.get()
     };
     let mut merged: HashMap<usize, Op> = HashMap::new();
     let mut dropped: HashSet<usize> = HashSet::new();
