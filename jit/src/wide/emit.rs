@@ -537,6 +537,7 @@ fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError>
         Un::DRoundEven => a.vrndscalepd(dz, xz, 8),
         Un::DTrunc => a.vrndscalepd(dz, xz, 11),
         Un::DSqrt => a.vsqrtpd(dz, xz),
+        Un::Rsqrt14 => a.vrsqrt14ps(dz, xz),
     }
     .map_err(asm_err)
 }

@@ -2710,7 +2710,8 @@ impl Cx<'_> {
             }
         }
         let p = &mut self.p;
-        // `native_` and `half_` forms are the full-precision ones.
+        // `native_` and `half_` forms are the full-precision ones but for
+        // `rsqrt`.
         Ok(Val::V(match (name.math_base(), v.as_slice()) {
             (Builtin::ContractFma | Builtin::Fma, &[x, y, z]) if all_f32 => p.fma(x, y, z),
             (Builtin::Sqrt, &[x]) if all_f32 => p.sqrt(x),
@@ -2734,6 +2735,8 @@ impl Cx<'_> {
             (Builtin::Log, &[x]) if all_f32 => math::log(p, x, math::Base::E),
             (Builtin::Log2, &[x]) if all_f32 => math::log(p, x, math::Base::Two),
             (Builtin::Log10, &[x]) if all_f32 => math::log(p, x, math::Base::Ten),
+            // `native_`/`half_`: without the divider, within 1.1 ULP.
+            (Builtin::Rsqrt, &[x]) if all_f32 && name != Builtin::Rsqrt => math::rsqrt_newton(p, x),
             // As the Cranelift code: a rounded square root, then a
             // rounded division.
             (Builtin::Rsqrt, &[x]) if all_f32 => {

@@ -172,6 +172,41 @@ const NAN_KEPT: u32 = 0x0000_0011;
 /// subnormals included, keep the computed lane (`log(1)` computes +0).
 const LOG_SPECIALS: u32 = 0x0353_0411;
 
+/// `rsqrt`'s special inputs: ±0 → ±inf (6, the infinity of the input's
+/// sign), +1 → +1 (10), +inf → +0 (8), a negative input (-inf too) →
+/// NaN (3), a NaN → itself made quiet (2); positive finite inputs,
+/// subnormals included, keep the computed lane.
+const RSQRT_SPECIALS: u32 = 0x0383_a622;
+
+/// `native_rsqrt x` and `half_rsqrt x`, within 1.1 ULP: `vrsqrt14ps`'s
+/// estimate `y` (relative error below 2^-14), one Newton step `y + (-y/2)
+/// · (x·y·y - 1)` whose residual `h·y - 1` (`h = x·y`, then one FMA) is
+/// exact to 2^-37 and whose last step is one FMA, and `vfixupimmps` for
+/// the special inputs, where the step would give NaN. `x·y` first: `y·y`
+/// overflows for subnormal `x`. Six operations and no division: a kernel
+/// bound by the divider (a `vsqrtps` and a `vdivps` take 9 cycles of it)
+/// runs twice as fast; `rsqrt` itself stays a square root and a division,
+/// as in the Cranelift code (`docs/wide.md`, "rsqrt without the
+/// divider": in nbody's loop the four more operations cost more than the
+/// divider saves). Every float input is checked by `wide_math`'s
+/// exhaustive test.
+pub fn rsqrt_newton(p: &mut Program, x: V) -> V {
+    let y = p.un(Un::Rsqrt14, x);
+    let h = p.bin(Bin::FMul, x, y);
+    let one = f(p, 1.0);
+    let e = p.v();
+    p.push(Op::Fms {
+        d: e,
+        a: h,
+        b: y,
+        c: one,
+    });
+    let minus_half = f(p, -0.5);
+    let g = p.bin(Bin::FMul, y, minus_half);
+    let r = p.fma(g, e, y);
+    fixup(p, r, x, RSQRT_SPECIALS)
+}
+
 /// `r` with its lanes replaced where `x`'s class says so in `table`
 /// (`vfixupimmps`, one instruction for what took a compare and a
 /// select per special class).

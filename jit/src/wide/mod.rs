@@ -159,6 +159,10 @@ pub enum Un {
     DTrunc,
     /// `vsqrtpd`.
     DSqrt,
+    /// `vrsqrt14ps`: an estimate of `1/√x` within a relative error of
+    /// 2^-14 (±0 → ±inf, +inf → +0, negative → NaN, subnormals
+    /// estimated, not flushed).
+    Rsqrt14,
 }
 
 /// How [`Op::Compare2`] compares the lanes.
