@@ -114,7 +114,7 @@ impl Choice {
                     0 => String::new(),
                     n => format!("; {n} accesses bounds-checked"),
                 };
-                for n in [4, 2] {
+                for n in [8, 4, 2] {
                     let regions = r.in_rows.iter().filter(|x| **x == n).count();
                     if regions > 0 {
                         checked += &format!(
@@ -433,7 +433,7 @@ fn choose_regions(
         Ok(mut code) => {
             let light_rows = light
                 .iter()
-                .zip(&code.in_rows)
+                .zip(&code.least_rows)
                 .filter(|(why, _)| why.is_some())
                 .map(|(_, rows)| *rows)
                 .min();
