@@ -121,6 +121,17 @@ impl Choice {
                             "; {n} rows in flight in {regions} of {} regions when a group's rows are one chunk each",
                             r.regions
                         );
+                        // The rows a group has left run a smaller tier.
+                        if let Some(less) = r
+                            .in_rows
+                            .iter()
+                            .zip(&r.least_rows)
+                            .filter(|(x, l)| **x == n && **l < n)
+                            .map(|(_, l)| *l)
+                            .max()
+                        {
+                            checked += &format!(" (then {less} at a time for the rows left)");
+                        }
                     }
                 }
                 if r.in_rows.iter().any(|x| *x > 1) {
