@@ -1364,7 +1364,10 @@ mod tests {
             assert_eq!(step[0].memory_displacement64(), 24);
             assert_eq!(step[1].immediate(2), 64);
             let p = &step[3];
-            assert_eq!((p.memory_base(), p.memory_index()), (Register::RAX, Register::R11));
+            assert_eq!(
+                (p.memory_base(), p.memory_index()),
+                (Register::RAX, Register::R11)
+            );
             assert_eq!(p.memory_displacement64(), 8);
             for i in &step[..3] {
                 assert!(matches!(i.op0_register(), Register::R11 | Register::R11D));
