@@ -203,13 +203,15 @@ pub(crate) fn refine(p: &mut Program) {
     }
 }
 
-/// A prefetch [`Ahead::Step`] of the loop's next step: `bytes` past the
-/// chunk's first element, times the 32-bit integer parameter at `[args +
-/// param]` when there is one (its value sign- or zero-extended as
-/// `signed` says). The address may be anything: a prefetch never faults.
+/// A prefetch `Ahead::Step` (`lower::prefetch`): where the load reads on
+/// the loop's next step. The address may be anything: a prefetch never
+/// faults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StepAhead {
+    /// Bytes past the chunk's first element (times the parameter).
     pub bytes: i32,
+    /// The 32-bit integer parameter at `[args + offset]`, sign- or
+    /// zero-extended as the flag says (`true`: `int`), if any.
     pub param: Option<(i32, bool)>,
 }
 
