@@ -3,7 +3,8 @@
 //! loop whose `__local` reads are the row's own (`t[ly][k]`) and the same
 //! in every row (`u[k][lx]`, loaded once for the rows), over groups
 //! of 16 x 16, 8 x 8, 16 x 4, 16 x 6 and 16 x 3 (rows left over after the
-//! fours, or only such rows), 32 x 2 (rows of two chunks: one at a time),
+//! fours, or only such rows), 16 x 12, 16 x 13 and 16 x 20 (eights, then a
+//! four, then one), 32 x 2 (rows of two chunks: one at a time),
 //! partial last groups and offsets; loops whose trips differ by row or by
 //! lane, a guard that leaves lanes out, and indices that differ by row
 //! where a shared load must not apply (`u[(k + ly) & 15][lx]`).
@@ -168,6 +169,40 @@ fn groups_of_16_by_4_6_and_3_rows_and_partial_last_groups_agree() {
     let line = tiles_agree("-DLY=6", &[range_2d([32, 22], [16, 6], [0, 0])]);
     in_rows(&line, shared_loads(&line));
     tiles_agree("-DLY=3", &[range_2d([16, 9], [16, 3], [0, 2])]);
+}
+
+#[test]
+fn eight_rows_then_four_then_one_at_a_time_agree() {
+    // The loop's region runs eight rows in flight, the rows a group has
+    // left four at a time, then one at a time: 16 x 16 (eight twice),
+    // 16 x 12 (eight, four), 16 x 13 (eight, four, one), 16 x 20 (eight
+    // twice, four), 16 x 8 with a last group of 5 rows (four, one) and 16
+    // x 4 (four only), with offsets.
+    for (ly, ranges) in [
+        (16, vec![range_2d([32, 32], [16, 16], [0, 0])]),
+        (12, vec![range_2d([32, 24], [16, 12], [16, 0])]),
+        (13, vec![range_2d([16, 26], [16, 13], [0, 3])]),
+        (20, vec![range_2d([32, 40], [16, 20], [0, 0])]),
+        (8, vec![range_2d([32, 21], [16, 8], [0, 0])]),
+        (4, vec![range_2d([16, 12], [16, 4], [0, 1])]),
+    ] {
+        // Trips of `k` within both tiles (20 rows, 16 columns).
+        let (most, shape) = (ly.min(16), format!("-DLY={ly}"));
+        let line = tiles_agree(&format!("{shape} -DTRIPS={most}"), &ranges);
+        in_rows(&line, shared_loads(&line));
+        // (Eight trips or fewer the middle passes unroll whole: no loop.)
+        assert!(
+            !cpu_has_wide()
+                || ly <= 8
+                || line.contains(
+                    "8 rows in flight in 1 of 4 regions when a group's rows are one chunk each (then 4 at a time for the rows left)"
+                ),
+            "{line}"
+        );
+        // Trips that differ by lane and an odd count, at eight rows.
+        tiles_agree(&format!("{shape} -DTRIPS=({most}-lx%5)"), &ranges);
+        tiles_agree(&format!("{shape} -DTRIPS={}", most / 2 * 2 - 1), &ranges);
+    }
 }
 
 #[test]

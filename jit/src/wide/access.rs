@@ -28,7 +28,12 @@
 //! data. **Prefetch** follows `lower::prefetch`'s choice of loads (the
 //! first consecutive load of each parameter outside every loop; none in a
 //! kernel heavy with transcendental functions): the full-chunk path
-//! prefetches the line `lower::prefetch::DISTANCE` bytes ahead.
+//! prefetches the line `lower::prefetch::DISTANCE` bytes ahead, or, for a
+//! load whose address moves with a loop's induction variable by a stride
+//! of a scalar `int` parameter times a constant (a tiled matrix product's
+//! `b[(t + ly) * n + col]`, 16 rows down per tile), the line where the
+//! next step of that variable reads ([`StepAhead`]: the parameter read
+//! from the arguments, multiplied by the constant).
 //!
 //! **Robust access.** The valid elements of a parameter's buffer, as
 //! signed 32-bit indices from its pointer (the lanes' form of an index),
@@ -75,6 +80,8 @@ pub struct Access {
     pub known: Known,
     /// A consecutive load that prefetches ahead in its full-chunk path.
     pub prefetch: bool,
+    /// Where the prefetch points when not `DISTANCE` bytes ahead.
+    pub ahead: Option<StepAhead>,
     /// A consecutive store that streams in its full-chunk path on large
     /// launches.
     pub stream: bool,
@@ -196,6 +203,18 @@ pub(crate) fn refine(p: &mut Program) {
     }
 }
 
+/// A prefetch `Ahead::Step` (`lower::prefetch`): where the load reads on
+/// the loop's next step. The address may be anything: a prefetch never
+/// faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepAhead {
+    /// Bytes past the chunk's first element (times the parameter).
+    pub bytes: i32,
+    /// The 32-bit integer parameter at `[args + offset]`, sign- or
+    /// zero-extended as the flag says (`true`: `int`), if any.
+    pub param: Option<(i32, bool)>,
+}
+
 /// The bounds test of an access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Check {
@@ -214,7 +233,7 @@ pub struct Check {
 /// Which accesses of a kernel prefetch and stream, and whether they are
 /// checked.
 pub struct MemoryPlan {
-    prefetch: HashSet<ValueId>,
+    prefetch: HashMap<ValueId, Ahead>,
     streaming: Streaming,
     /// Robust access: every access gets a [`Check`], but those of
     /// `trusted`.
@@ -238,12 +257,8 @@ impl MemoryPlan {
         let roots = var_roots(func);
         let chosen = if prefetch {
             prefetched_loads(module, func, &roots)
-                .into_iter()
-                .filter(|(_, ahead)| *ahead == Ahead::Fixed)
-                .map(|(p, _)| p)
-                .collect()
         } else {
-            HashSet::new()
+            HashMap::new()
         };
         MemoryPlan {
             prefetch: chosen,
@@ -302,9 +317,9 @@ impl MemoryPlan {
         self.params + g as u32
     }
 
-    /// Whether the load through `ptr` prefetches.
-    pub fn prefetches(&self, ptr: ValueId) -> bool {
-        self.prefetch.contains(&ptr)
+    /// Where the load through `ptr` prefetches, if it does.
+    pub(crate) fn prefetches(&self, ptr: ValueId) -> Option<&Ahead> {
+        self.prefetch.get(&ptr)
     }
 
     /// Whether the store through `ptr` may stream.
@@ -436,6 +451,38 @@ fn vector_check(
     Ok(())
 }
 
+/// The prefetch of a full chunk's load at `rax + 4 * index + disp`:
+/// [`DISTANCE`] bytes further, or where the loop's next step reads
+/// (`how.ahead`; r11 holds the distance). Writes only r11.
+fn prefetch(
+    a: &mut CodeAssembler,
+    how: &Access,
+    index: AsmRegister64,
+    disp: i32,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    match how.ahead {
+        None => a.prefetcht0(byte_ptr(rax + index * 4 + (DISTANCE + disp))),
+        Some(StepAhead { bytes, param: None }) => {
+            a.prefetcht0(byte_ptr(rax + index * 4 + disp.wrapping_add(bytes)))
+        }
+        Some(StepAhead {
+            bytes,
+            param: Some((param, signed)),
+        }) => {
+            if signed {
+                a.movsxd(r11, dword_ptr(rbx + param)).map_err(e)?;
+            } else {
+                a.mov(r11d, dword_ptr(rbx + param)).map_err(e)?;
+            }
+            a.imul_3(r11, r11, bytes).map_err(e)?;
+            a.lea(r11, qword_ptr(r11 + index * 4)).map_err(e)?;
+            a.prefetcht0(byte_ptr(rax + r11 + disp))
+        }
+    }
+    .map_err(e)
+}
+
 /// `rax` = the address of the buffer of an access through argument slot
 /// `ptr` at `base`.
 fn load_base(
@@ -482,8 +529,7 @@ fn vector_access(
     match (load, full) {
         (true, true) => {
             if how.prefetch {
-                a.prefetcht0(byte_ptr(rax + r10 * 4 + DISTANCE))
-                    .map_err(e)?;
+                prefetch(a, how, r10, 0)?;
             }
             a.vmovups(z, at).map_err(e)?;
         }
@@ -778,8 +824,7 @@ fn emit_access_held(
         let at = zmmword_ptr(rax + base * 4 + disp);
         if load {
             if how.prefetch {
-                a.prefetcht0(byte_ptr(rax + base * 4 + (DISTANCE + disp)))
-                    .map_err(e)?;
+                prefetch(a, &how, base, disp)?;
             }
             a.vmovups(z, at).map_err(e)?;
         } else if how.stream {
@@ -1276,7 +1321,61 @@ pub fn kind(load: bool) -> AccessKind {
 
 #[cfg(test)]
 mod tests {
-    use super::index_bounds;
+    use super::{index_bounds, prefetch, Access, StepAhead, DISTANCE};
+    use iced_x86::code_asm::*;
+    use iced_x86::{Instruction, Mnemonic, Register};
+
+    fn prefetched(ahead: Option<StepAhead>) -> Vec<Instruction> {
+        let mut a = CodeAssembler::new(64).unwrap();
+        let how = Access {
+            prefetch: true,
+            ahead,
+            ..Access::default()
+        };
+        prefetch(&mut a, &how, r10, 8).unwrap();
+        a.instructions().to_vec()
+    }
+
+    #[test]
+    fn a_prefetch_points_a_fixed_distance_or_a_step_ahead() {
+        let m = |ins: &[Instruction]| ins.iter().map(|i| i.mnemonic()).collect::<Vec<_>>();
+        // The same stream, further on.
+        let fixed = prefetched(None);
+        assert_eq!(m(&fixed), [Mnemonic::Prefetcht0]);
+        assert_eq!(fixed[0].memory_displacement64(), (DISTANCE + 8) as u64);
+        assert_eq!(fixed[0].memory_index(), Register::R10);
+        // A constant step: its bytes as the displacement.
+        let konst = prefetched(Some(StepAhead {
+            bytes: 8192,
+            param: None,
+        }));
+        assert_eq!(m(&konst), [Mnemonic::Prefetcht0]);
+        assert_eq!(konst[0].memory_displacement64(), 8200);
+        // A parameter times a constant: read from the arguments, sign- or
+        // zero-extended as the parameter's type says, only r11 written.
+        for (signed, load) in [(true, Mnemonic::Movsxd), (false, Mnemonic::Mov)] {
+            let step = prefetched(Some(StepAhead {
+                bytes: 64,
+                param: Some((24, signed)),
+            }));
+            assert_eq!(
+                m(&step),
+                [load, Mnemonic::Imul, Mnemonic::Lea, Mnemonic::Prefetcht0]
+            );
+            assert_eq!(step[0].memory_base(), Register::RBX);
+            assert_eq!(step[0].memory_displacement64(), 24);
+            assert_eq!(step[1].immediate(2), 64);
+            let p = &step[3];
+            assert_eq!(
+                (p.memory_base(), p.memory_index()),
+                (Register::RAX, Register::R11)
+            );
+            assert_eq!(p.memory_displacement64(), 8);
+            for i in &step[..3] {
+                assert!(matches!(i.op0_register(), Register::R11 | Register::R11D));
+            }
+        }
+    }
 
     fn unpack(x: u64) -> (i32, i32) {
         (x as u32 as i32, (x >> 32) as u32 as i32)

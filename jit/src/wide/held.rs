@@ -238,9 +238,11 @@ pub(crate) fn plan_block(items: &[Item]) -> Vec<Planned> {
 }
 
 /// Whether `ins` may change `rax` and `r10`: a vector or mask instruction
-/// (`v…`, `k…`), a prefetch, `mov`, `lea`, `cmp` or `test` changes only
-/// the general registers it names; anything else (other scalar code, a
-/// branch, a call, a label's place) is taken to change both.
+/// (`v…`, `k…`), a prefetch, `mov`, `movsxd`, `lea`, `cmp`, `test` or a
+/// two- or three-operand `imul` (not the one-operand form, which writes
+/// rdx:rax) changes only the general registers it names; anything else
+/// (other scalar code, a branch, a call, a label's place) is taken to
+/// change both.
 fn clobbers(ins: &Instruction) -> (bool, bool) {
     let m = ins.mnemonic();
     let vector = {
@@ -254,10 +256,11 @@ fn clobbers(ins: &Instruction) -> (bool, bool) {
         Mnemonic::Prefetcht0
             | Mnemonic::Prefetchnta
             | Mnemonic::Mov
+            | Mnemonic::Movsxd
             | Mnemonic::Lea
             | Mnemonic::Cmp
             | Mnemonic::Test
-    );
+    ) || (m == Mnemonic::Imul && ins.op_count() >= 2);
     if !(vector || named_only) {
         return (true, true);
     }
@@ -324,8 +327,25 @@ mod tests {
         let mut h = held();
         h.after(&code(|a| a.mov(eax, 1)), &[]);
         assert!(!h.has_buffer(Base::Arg, 8) && h.has_index(3));
+        // A step prefetch's distance in r11 (`access::prefetch`).
+        let mut h = held();
+        h.after(
+            &code(|a| {
+                a.movsxd(r11, dword_ptr(rbx + 24))?;
+                a.imul_3(r11, r11, 64)?;
+                a.lea(r11, qword_ptr(r11 + r10 * 4))?;
+                a.prefetcht0(byte_ptr(rax + r11 + 8))
+            }),
+            &[],
+        );
+        assert!(h.has_buffer(Base::Arg, 8) && h.has_index(3));
+        let mut h = held();
+        h.after(&code(|a| a.imul_3(r10, r11, 64)), &[]);
+        assert!(h.has_buffer(Base::Arg, 8) && !h.has_index(3));
         for scalar in [
             code(|a| a.add(r11, 1)),
+            // One operand: rdx:rax = rax times it.
+            code(|a| a.imul(r11)),
             code(|a| a.call(rbx)),
             code(|a| a.zero_bytes()),
         ] {

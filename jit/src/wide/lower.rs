@@ -42,12 +42,13 @@
 //! switches, and no `return` in a kernel with barriers
 //! ([`super::select`] refuses more for speed).
 
-use super::access::{self, Access, Base, Check, Known, MemoryPlan};
+use super::access::{self, Access, Base, Check, Known, MemoryPlan, StepAhead};
 use super::dmath;
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 use crate::abi::{launch_offsets, pack_site, ArgSlot};
 use crate::lower::fresh_writes::unblended_writes;
+use crate::lower::prefetch::Ahead;
 use vecl_ir::analysis::uniformity::{Shape, Uniformity};
 use vecl_ir::{
     AddressSpace, BinaryOp, Block, Builtin, CmpOp, Function, Inst, Loc, Rounding, Scalar, Stmt,
@@ -1919,14 +1920,64 @@ impl Cx<'_> {
         } else {
             Known::Tested
         };
+        let ahead = match self.plan.prefetches(v) {
+            Some(a) if global && load && consecutive => Some(self.step_ahead(a)),
+            _ => None,
+        };
         Access {
             consecutive,
             known,
-            prefetch: global && load && consecutive && self.plan.prefetches(v),
+            prefetch: matches!(ahead, Some(Some(_))),
+            ahead: ahead.flatten().flatten(),
             stream: global && !load && consecutive && self.plan.streams(self.func, v),
             check,
             base: ptr.base,
             ..Access::default()
+        }
+    }
+
+    /// Where a prefetch chosen by the plan points: `Some(None)`,
+    /// `DISTANCE` bytes ahead; `Some(Some(step))`, the loop's next step, a
+    /// constant or a 32-bit integer parameter times one; `None` (no
+    /// prefetch) for a step of any other factors.
+    fn step_ahead(&self, ahead: &Ahead) -> Option<Option<StepAhead>> {
+        let Ahead::Step { bytes, factors } = ahead else {
+            return Some(None);
+        };
+        let bytes = i32::try_from(*bytes).ok()?;
+        let param = match factors[..] {
+            [] => None,
+            [f] => {
+                let n = self.param_of(f)?;
+                let signed = match class(self.func.ty(f)) {
+                    Some(Class::I32) => true,
+                    Some(Class::U32) => false,
+                    _ => return None,
+                };
+                Some((self.slots.get(n as usize)?.offset as i32, signed))
+            }
+            _ => return None,
+        };
+        Some(Some(StepAhead { bytes, param }))
+    }
+
+    /// The parameter `v` is: the parameter itself, or the read of a
+    /// variable whose every write is that parameter (the front end's copy
+    /// of a scalar argument).
+    fn param_of(&self, v: ValueId) -> Option<u32> {
+        match self.func.inst(v).inst {
+            Inst::Param(n) => Some(n),
+            Inst::ReadVar(x) => {
+                let mut writes = Vec::new();
+                vecl_ir::analysis::uniformity::writes_of(&self.func.body, x, &mut writes);
+                let mut params = writes.iter().map(|w| match self.func.inst(*w).inst {
+                    Inst::Param(n) => Some(n),
+                    _ => None,
+                });
+                let first = params.next()??;
+                params.all(|p| p == Some(first)).then_some(first)
+            }
+            _ => None,
         }
     }
 

@@ -88,6 +88,9 @@ pub struct RegionCode {
     /// Per region: the rows of a group it runs in flight (for groups
     /// whose rows are one chunk each; `super::rows`), 1 for none.
     pub in_rows: Vec<u32>,
+    /// Per region: the fewest rows it runs in flight (its last tier), 1
+    /// for none.
+    pub least_rows: Vec<u32>,
     /// Loads that the rows in flight share (made once for them).
     pub shared_loads: usize,
     /// Set by the selection when the wide code was chosen only for its
@@ -134,14 +137,14 @@ pub fn compile_regions(
         .flat_map(|b| b.ops())
         .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
     let same = super::rows::SameInEveryRow::of(bodies);
-    let multi: Vec<Option<InRows>> = if two_d {
+    let multi: Vec<Vec<InRows>> = if two_d {
         bodies
             .iter()
             .zip(&allocs)
             .map(|(b, single)| super::rows::rows_for(b, single, &same))
             .collect::<Result<_, _>>()?
     } else {
-        bodies.iter().map(|_| None).collect()
+        bodies.iter().map(|_| Vec::new()).collect()
     };
     let spill = allocs
         .iter()
@@ -340,68 +343,69 @@ pub fn compile_regions(
         a.set_label(&mut labels[r]).map_err(e)?;
         a.zero_bytes().map_err(e)?;
         let mut z_done = a.create_label();
-        if let Some(InRows {
-            alloc: rows,
-            rows: n,
-            ..
-        }) = &multi[r]
-        {
-            // `n` rows in flight where the group's rows are one chunk
-            // each (the chunks then run in the order of one at a time).
-            let n = *n as i32;
+        if !multi[r].is_empty() {
+            // Rows in flight where the group's rows are one chunk each
+            // (the chunks then run in the order of one at a time): as
+            // many of the most rows as fit, then of the next tier, then
+            // one at a time.
             let mut single = a.create_label();
             a.mov(rax, rsi).map_err(e)?;
             a.sub(rax, rbp).map_err(e)?;
             a.cmp(rax, 16).map_err(e)?;
             a.ja(single).map_err(e)?;
             let mut z_loop = a.create_label();
-            let mut y_loop = a.create_label();
-            let mut last = a.create_label();
+            let last = a.create_label();
             let mut y_done = a.create_label();
             a.set_label(&mut z_loop).map_err(e)?;
             a.zero_bytes().map_err(e)?;
             a.cmp(r9, rcx).map_err(e)?;
             a.jae(z_done).map_err(e)?;
             a.mov(rdi, qword_ptr(rsp + f.y_start)).map_err(e)?;
-            a.set_label(&mut y_loop).map_err(e)?;
-            a.zero_bytes().map_err(e)?;
-            a.lea(rax, qword_ptr(rdi + (n - 1))).map_err(e)?;
-            a.cmp(rax, r8).map_err(e)?;
-            a.jae(last).map_err(e)?;
-            a.mov(r15, rbp).map_err(e)?;
-            chunk_lanes(&mut a).map_err(e)?;
-            emit_allocated(
-                &mut a,
-                rows,
-                &mut EmitAt {
-                    release_frame: 0,
-                    cancel: Some(cancelled),
-                    entry: Some(&mut frame),
-                    steps: Some(&mut steps),
-                },
-            )?;
-            // The rows' chunks in order (the same lanes: the same ids of
-            // dimension 0).
-            for _ in 0..n {
-                if let Some(at) = lowered.next_at {
-                    next_test(&mut a, &f, at, split).map_err(e)?;
+            let mut y_loops: Vec<CodeLabel> = multi[r].iter().map(|_| a.create_label()).collect();
+            y_loops.push(last);
+            for (t, tier) in multi[r].iter().enumerate() {
+                let n = tier.rows as i32;
+                let fewer = y_loops[t + 1];
+                a.set_label(&mut y_loops[t]).map_err(e)?;
+                a.zero_bytes().map_err(e)?;
+                a.lea(rax, qword_ptr(rdi + (n - 1))).map_err(e)?;
+                a.cmp(rax, r8).map_err(e)?;
+                a.jae(fewer).map_err(e)?;
+                a.mov(r15, rbp).map_err(e)?;
+                chunk_lanes(&mut a).map_err(e)?;
+                emit_allocated(
+                    &mut a,
+                    &tier.alloc,
+                    &mut EmitAt {
+                        release_frame: 0,
+                        cancel: Some(cancelled),
+                        entry: Some(&mut frame),
+                        steps: Some(&mut steps),
+                    },
+                )?;
+                // The rows' chunks in order (the same lanes: the same ids
+                // of dimension 0).
+                for _ in 0..n {
+                    if let Some(at) = lowered.next_at {
+                        next_test(&mut a, &f, at, split).map_err(e)?;
+                    }
+                    a.add(r14, save_bytes).map_err(e)?;
+                    a.inc(rdi).map_err(e)?;
                 }
-                a.add(r14, save_bytes).map_err(e)?;
-                a.inc(rdi).map_err(e)?;
+                a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG)).map_err(e)?;
+                a.cmp(dword_ptr(rax), 0).map_err(e)?;
+                a.jne(cancelled).map_err(e)?;
+                a.jmp(y_loops[t]).map_err(e)?;
             }
-            a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG)).map_err(e)?;
-            a.cmp(dword_ptr(rax), 0).map_err(e)?;
-            a.jne(cancelled).map_err(e)?;
-            a.jmp(y_loop).map_err(e)?;
-            // The rows left, fewer than `n`: one at a time.
-            a.set_label(&mut last).map_err(e)?;
+            // The rows left, fewer than the last tier's: one at a time.
+            a.set_label(&mut y_loops[multi[r].len()]).map_err(e)?;
             a.zero_bytes().map_err(e)?;
             a.cmp(rdi, r8).map_err(e)?;
             a.jae(y_done).map_err(e)?;
             a.mov(r15, rbp).map_err(e)?;
             one_chunk(&mut a, alloc, &mut frame, cancelled, next, save_bytes)?;
             a.inc(rdi).map_err(e)?;
-            a.jmp(last).map_err(e)?;
+            a.jmp(y_loops[multi[r].len()]).map_err(e)?;
             a.set_label(&mut y_done).map_err(e)?;
             a.zero_bytes().map_err(e)?;
             a.inc(r9).map_err(e)?;
@@ -533,9 +537,17 @@ pub fn compile_regions(
         regions: bodies.len(),
         in_rows: multi
             .iter()
-            .map(|m| m.as_ref().map_or(1, |m| m.rows))
+            .map(|m| m.first().map_or(1, |m| m.rows))
             .collect(),
-        shared_loads: multi.iter().flatten().map(|m| m.shared_loads).sum(),
+        least_rows: multi
+            .iter()
+            .map(|m| m.last().map_or(1, |m| m.rows))
+            .collect(),
+        shared_loads: multi
+            .iter()
+            .filter_map(|m| m.first())
+            .map(|m| m.shared_loads)
+            .sum(),
         needs_rows: None,
     })
 }

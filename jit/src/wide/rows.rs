@@ -1,7 +1,8 @@
 //! Rows of a group in flight in a barrier kernel's region
-//! (`super::regions`): the region's body four times (two where four
-//! would spill), for rows `y` to `y + 3` of a group whose rows are one
-//! chunk each, so that a loop
+//! (`super::regions`): the region's body eight times (a body with a loop;
+//! then also four, for the rows left), four times, or two where more
+//! would spill, for rows `y` to `y + 7` (`y + 3`…) of a group whose rows
+//! are one chunk each, so that a loop
 //! bound by one chunk's dependency chain (matmul's `acc += ta[ly][k] *
 //! tb[k][lx]`, one FMA after another) gives the core several independent
 //! chains, and the work the rows share is done once.
@@ -31,8 +32,11 @@ use super::{Arg, EntryStep, Op, Program, WideError};
 use std::cell::RefCell;
 use std::collections::HashSet;
 
-/// Rows of a group a region runs in flight, the most first.
-const ROWS: [u32; 2] = [4, 2];
+/// Rows of a group a region runs in flight, the most first. Eight only
+/// for a body with a loop (a loop bound by one chunk's chain needs eight
+/// chains to keep both FMA units busy; a loop-free body gains little
+/// over four and would double its copies' compile time).
+const ROWS: [u32; 3] = [8, 4, 2];
 
 /// Which save-area slots hold, in every region that stores them, a value
 /// the same in every row.
@@ -299,23 +303,30 @@ fn loop_under_if(body: &Program) -> bool {
     false
 }
 
-/// The body of a region with rows in flight (four, else two: [`ROWS`])
-/// and its allocation, when no access is bounds-checked (the rows'
-/// operations alternate one by one, so a fault of a later row could be
-/// met before one of an earlier row), no loop sits in a skipped stretch,
-/// and the copies add at most one spill or reload per 16 operations:
-/// inside the loops for a body with loops (the rule of two chunks in
-/// flight, `entry::program_for`), in the whole body otherwise.
+/// The bodies of a region with rows in flight (eight, four or two:
+/// [`ROWS`]) and their allocations, when no access is bounds-checked (the
+/// rows' operations alternate one by one, so a fault of a later row could
+/// be met before one of an earlier row), no loop sits in a skipped
+/// stretch, and the copies add at most one spill or reload per 16
+/// operations: inside the loops for a body with loops (the rule of two
+/// chunks in flight, `entry::program_for`), in the whole body otherwise.
+/// Empty for none; with eight rows, also the four-row body when it passes
+/// (the rows a group has left, fewer than eight, run four at a time: a
+/// group of 16 × 4, 16 × 12). Most rows first.
 pub(crate) fn rows_for(
     body: &Program,
     single: &Allocated,
     same: &SameInEveryRow,
-) -> Result<Option<InRows>, WideError> {
+) -> Result<Vec<InRows>, WideError> {
+    let mut tiers: Vec<InRows> = Vec::new();
     if has_checked_access(body) || loop_under_if(body) {
-        return Ok(None);
+        return Ok(tiers);
     }
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
     for n in ROWS {
+        if n == 8 && !looped {
+            continue;
+        }
         let (program, shared_loads) = rows_program(body, same, n)?;
         let alloc = allocate_ra2(&program)?;
         let ok = if looped {
@@ -324,13 +335,18 @@ pub(crate) fn rows_for(
             alloc.stack_moves_within(0) <= single.stack_moves_within(0) + program.ops().len() / 16
         };
         if ok {
-            return Ok(Some(InRows {
+            tiers.push(InRows {
                 rows: n,
                 program,
                 alloc,
                 shared_loads,
-            }));
+            });
+            if tiers[0].rows != 8 || tiers.len() == 2 {
+                break;
+            }
+        } else if !tiers.is_empty() {
+            break;
         }
     }
-    Ok(None)
+    Ok(tiers)
 }

@@ -114,13 +114,24 @@ impl Choice {
                     0 => String::new(),
                     n => format!("; {n} accesses bounds-checked"),
                 };
-                for n in [4, 2] {
+                for n in [8, 4, 2] {
                     let regions = r.in_rows.iter().filter(|x| **x == n).count();
                     if regions > 0 {
                         checked += &format!(
                             "; {n} rows in flight in {regions} of {} regions when a group's rows are one chunk each",
                             r.regions
                         );
+                        // The rows a group has left run a smaller tier.
+                        if let Some(less) = r
+                            .in_rows
+                            .iter()
+                            .zip(&r.least_rows)
+                            .filter(|(x, l)| **x == n && **l < n)
+                            .map(|(_, l)| *l)
+                            .max()
+                        {
+                            checked += &format!(" (then {less} at a time for the rows left)");
+                        }
                     }
                 }
                 if r.in_rows.iter().any(|x| *x > 1) {
@@ -433,7 +444,7 @@ fn choose_regions(
         Ok(mut code) => {
             let light_rows = light
                 .iter()
-                .zip(&code.in_rows)
+                .zip(&code.least_rows)
                 .filter(|(why, _)| why.is_some())
                 .map(|(_, rows)| *rows)
                 .min();
