@@ -173,16 +173,20 @@ fn a_launch_past_31_bits_before_the_report_compiles_the_cranelift_code_then() {
 
 #[test]
 fn too_much_private_memory_is_the_same_build_error_lowered_late() {
-    // 64 MiB of private memory per work-item: past 1 GiB for a chunk.
+    // 160 MB of private memory per work-item: past 1 GiB for a chunk.
     let src = "kernel void big(global float *out, int n) {
-        float p[16777216];
+        float p[40000000];
         size_t i = get_global_id(0);
-        p[n & 15] = (float)i;
-        out[i] = p[(n + 1) & 15];
+        for (int j = 0; j < n; j++) p[(j * 7) & 0xffffff] = (float)(i + j);
+        out[i] = p[n & 0xffffff];
     }";
     let m = build(src, "");
-    let lazy = compile_kernel(&m, "big", &opts(true, false, false));
-    let eager = compile_kernel(&m, "big", &opts(false, false, false));
+    let at_16 = |lazy| JitOptions {
+        simd_width: Some(16),
+        ..opts(lazy, false, false)
+    };
+    let lazy = compile_kernel(&m, "big", &at_16(true));
+    let eager = compile_kernel(&m, "big", &at_16(false));
     let e = lazy.as_ref().err().map(ToString::to_string);
     assert!(e.as_deref().is_some_and(|e| e.contains("private memory")), "{e:?}");
     assert_eq!(outcome(&lazy), outcome(&eager));
@@ -199,8 +203,12 @@ fn private_memory_past_the_stack_is_counted_the_same_lowered_late() {
         out[i] = p[n & 2047];
     }";
     let m = build(src, "");
-    let lazy = compile_kernel(&m, "arr", &opts(true, false, false)).unwrap();
-    let eager = compile_kernel(&m, "arr", &opts(false, false, false)).unwrap();
+    let at_16 = |lazy| JitOptions {
+        simd_width: Some(16),
+        ..opts(lazy, false, false)
+    };
+    let lazy = compile_kernel(&m, "arr", &at_16(true)).unwrap();
+    let eager = compile_kernel(&m, "arr", &at_16(false)).unwrap();
     assert!(lazy.private_mem_size() >= 8192, "{}", lazy.private_mem_size());
     assert_eq!(answers(&lazy), answers(&eager));
 }
