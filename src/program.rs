@@ -725,7 +725,10 @@ impl Program {
     /// How the JIT vectorised `kernel` (and its CLIF when the build asked
     /// for it).
     pub fn explain(&self, kernel: &str) -> Option<&str> {
-        self.inner.explain.get(kernel).map(crate::compiler::Explain::text)
+        self.inner
+            .explain
+            .get(kernel)
+            .map(crate::compiler::Explain::text)
     }
 
     /// Blocks until every kernel of the program runs its final code: the

@@ -710,26 +710,28 @@ pub(crate) fn compile(
     let elapsed = started.elapsed();
 
     // A kernel not lowered gets its report at the first request.
-    let mut explain = lowered_now.then(|| explain(&Facts {
-        kernel,
-        w,
-        opts,
-        tier,
-        func: &func,
-        uni: &uni,
-        lowered: &lowered,
-        lanes_along,
-        lane_obstacle: &lane_obstacle,
-        shape_observer: &shape_observer,
-        required,
-        has_wide: wide_code.is_some(),
-        group_bound,
-        trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
-        launch_trusted: launch_trusted.len(),
-        clif_insts,
-        fallback_deferred: deferred,
-        elapsed,
-    }));
+    let mut explain = lowered_now.then(|| {
+        explain(&Facts {
+            kernel,
+            w,
+            opts,
+            tier,
+            func: &func,
+            uni: &uni,
+            lowered: &lowered,
+            lanes_along,
+            lane_obstacle: &lane_obstacle,
+            shape_observer: &shape_observer,
+            required,
+            has_wide: wide_code.is_some(),
+            group_bound,
+            trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
+            launch_trusted: launch_trusted.len(),
+            clif_insts,
+            fallback_deferred: deferred,
+            elapsed,
+        })
+    });
     // Which code the kernel got, before the last line (the compile time).
     if let (Some(explain), Some(line)) = (explain.as_mut(), avx512.explain()) {
         let at = explain.trim_end().rfind('\n').map_or(0, |i| i + 1);

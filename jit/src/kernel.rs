@@ -366,7 +366,10 @@ impl CompiledKernel {
 
     /// Edits the report (made first if it is not yet).
     pub(crate) fn edit_explain(&mut self, edit: impl FnOnce(&mut String)) {
-        let mut text = self.explain.take().unwrap_or_else(|| self.explain_lowered());
+        let mut text = self
+            .explain
+            .take()
+            .unwrap_or_else(|| self.explain_lowered());
         edit(&mut text);
         self.explain = OnceLock::from(text);
     }

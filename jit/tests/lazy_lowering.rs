@@ -52,7 +52,9 @@ fn answers(k: &CompiledKernel) -> (String, u32, [usize; 3], usize, Option<usize>
     )
 }
 
-fn outcome(r: &Result<CompiledKernel, JitError>) -> Result<impl PartialEq + std::fmt::Debug, String> {
+fn outcome(
+    r: &Result<CompiledKernel, JitError>,
+) -> Result<impl PartialEq + std::fmt::Debug, String> {
     match r {
         Ok(k) => Ok(answers(k)),
         Err(e) => Err(e.to_string()),
@@ -188,7 +190,10 @@ fn too_much_private_memory_is_the_same_build_error_lowered_late() {
     let lazy = compile_kernel(&m, "big", &at_16(true));
     let eager = compile_kernel(&m, "big", &at_16(false));
     let e = lazy.as_ref().err().map(ToString::to_string);
-    assert!(e.as_deref().is_some_and(|e| e.contains("private memory")), "{e:?}");
+    assert!(
+        e.as_deref().is_some_and(|e| e.contains("private memory")),
+        "{e:?}"
+    );
     assert_eq!(outcome(&lazy), outcome(&eager));
 }
 
@@ -209,6 +214,10 @@ fn private_memory_past_the_stack_is_counted_the_same_lowered_late() {
     };
     let lazy = compile_kernel(&m, "arr", &at_16(true)).unwrap();
     let eager = compile_kernel(&m, "arr", &at_16(false)).unwrap();
-    assert!(lazy.private_mem_size() >= 8192, "{}", lazy.private_mem_size());
+    assert!(
+        lazy.private_mem_size() >= 8192,
+        "{}",
+        lazy.private_mem_size()
+    );
     assert_eq!(answers(&lazy), answers(&eager));
 }
