@@ -356,6 +356,13 @@ impl CompiledKernel {
         self.private_per_item
     }
 
+    /// Whether the kernel's entry is the wide AVX-512 code (what its
+    /// report's `code: wide AVX-512` line says, without making the
+    /// report).
+    pub fn has_wide_code(&self) -> bool {
+        self._avx512.is_some()
+    }
+
     /// A human-readable report of how the kernel was vectorised. A kernel
     /// that got the wide code without being lowered to CLIF (`compile`)
     /// is compiled again here, lowered, for the report's counts (the first
