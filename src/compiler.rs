@@ -1,7 +1,7 @@
 //! The one seam between programs and the kernel compiler (`vecl-jit`):
 //! one kernel of a module in, runnable code and its report out.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use vecl_ir::Module;
 use vecl_runtime::KernelCode;
 
@@ -39,7 +39,30 @@ pub struct Compiled {
     /// The runnable code.
     pub code: Arc<dyn KernelCode>,
     /// The vectorisation report (and the Cranelift IR when asked for).
-    pub explain: String,
+    pub explain: Explain,
+}
+
+/// A kernel's vectorisation report, made at its first request: a kernel
+/// that got the wide code without being lowered to CLIF is lowered then
+/// (`vecl_jit::CompiledKernel::explain`), so that a build nobody asks the
+/// report of does not pay for it.
+pub struct Explain {
+    kernel: Arc<vecl_jit::CompiledKernel>,
+    text: OnceLock<String>,
+}
+
+impl Explain {
+    /// The report (and the Cranelift IR when the build asked for it).
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| {
+            let mut explain = self.kernel.explain().to_string();
+            if let Some(clif) = self.kernel.clif() {
+                explain.push('\n');
+                explain.push_str(clif);
+            }
+            explain
+        })
+    }
 }
 
 /// Compiles kernel `name` of `module`, its module-scope data in `data`
@@ -60,13 +83,12 @@ pub fn compile_kernel(
     };
     let kernel =
         vecl_jit::compile_kernel_in(module, name, &jit, data).map_err(|e| e.to_string())?;
-    let mut explain = kernel.explain().to_string();
-    if let Some(clif) = kernel.clif() {
-        explain.push('\n');
-        explain.push_str(clif);
-    }
+    let kernel = Arc::new(kernel);
     Ok(Compiled {
-        code: Arc::new(kernel),
-        explain,
+        code: kernel.clone(),
+        explain: Explain {
+            kernel,
+            text: OnceLock::new(),
+        },
     })
 }

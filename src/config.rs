@@ -92,6 +92,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "`0`: every kernel keeps Cranelift's code; by default kernels in the wide code generator's subset get AVX-512 code (16 lanes per zmm register) on CPUs with AVX-512F and BMI2, unchecked or with robust access",
     },
     Variable {
+        name: "VECL_LAZY_LOWERING",
+        default: "on",
+        meaning: "`0`: a kernel without barriers that gets the wide code is lowered to CLIF at build too, not only when its Cranelift code or its report is needed",
+    },
+    Variable {
         name: "VECL_WARM_UP",
         default: "on",
         meaning: "`0`: the process's first context does not start the pool and run the compiler once in the background",
@@ -130,6 +135,9 @@ pub struct Config {
     /// `VECL_WIDE` (on unless `0`): the wide AVX-512 code for the kernels
     /// it takes.
     pub wide: bool,
+    /// `VECL_LAZY_LOWERING` (on unless `0`): a kernel without barriers
+    /// that gets the wide code is lowered to CLIF only when needed.
+    pub lazy_lowering: bool,
     /// `VECL_WARM_UP` (on unless `0`): the first context starts the pool
     /// and runs the compiler once in the background (`crate::warm_up`).
     pub warm_up: bool,
@@ -271,6 +279,12 @@ impl Config {
         };
         let disasm = read("VECL_JIT_DISASM").is_some();
         let wide = switch("VECL_WIDE", read("VECL_WIDE"), true, &mut warnings);
+        let lazy_lowering = switch(
+            "VECL_LAZY_LOWERING",
+            read("VECL_LAZY_LOWERING"),
+            true,
+            &mut warnings,
+        );
         let warm_up = switch("VECL_WARM_UP", read("VECL_WARM_UP"), true, &mut warnings);
         let pool_trace = switch(
             "VECL_POOL_TRACE",
@@ -290,6 +304,7 @@ impl Config {
             phases,
             disasm,
             wide,
+            lazy_lowering,
             warm_up,
             pool_trace,
             warnings,
@@ -314,6 +329,7 @@ impl Config {
             phases: self.phases,
             disasm: self.disasm,
             wide: self.wide,
+            lazy_lowering: self.lazy_lowering,
         }
     }
 }

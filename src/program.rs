@@ -44,7 +44,7 @@ struct ProgramInner {
     module: Arc<Module>,
     log: String,
     kernels: BTreeMap<String, Arc<KernelEntry>>,
-    explain: BTreeMap<String, String>,
+    explain: BTreeMap<String, crate::compiler::Explain>,
 }
 
 impl std::fmt::Debug for Program {
@@ -725,7 +725,10 @@ impl Program {
     /// How the JIT vectorised `kernel` (and its CLIF when the build asked
     /// for it).
     pub fn explain(&self, kernel: &str) -> Option<&str> {
-        self.inner.explain.get(kernel).map(String::as_str)
+        self.inner
+            .explain
+            .get(kernel)
+            .map(crate::compiler::Explain::text)
     }
 
     /// Blocks until every kernel of the program runs its final code: the

@@ -20,7 +20,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable as _};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Module as _};
+use cranelift_module::default_libcall_names;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -372,24 +372,10 @@ pub(crate) fn compile(
     };
 
     let isa = host_isa(tier).map_err(|e| codegen(format!("creating the JIT: {e}")))?;
-    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-    // Code and data of one module in one reserved range: calls between its
-    // functions and references to its data are 32-bit PC-relative, which
-    // separate allocations (placed wherever the system puts them, gigabytes
-    // apart once large buffers are mapped in between) cannot guarantee.
-    let arena = ArenaMemoryProvider::new_with_size(CODE_RESERVE)
-        .map_err(|e| codegen(format!("reserving {CODE_RESERVE} bytes for code: {e}")))?;
-    builder.memory_provider(Box::new(arena));
-    builder.symbol_lookup_fn(Box::new(|name| match name {
-        "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
-        "vecl_barrier_divergence" => Some(abi::vecl_barrier_divergence as *const u8),
-        crate::zsincos::SYMBOL => crate::zsincos::address(),
-        _ => races::lookup_symbol(name).or_else(|| math::lookup_symbol(name)),
-    }));
-    let mut jit = JITModule::new(builder);
-    let has_fma = isa_has(jit.isa(), "has_fma");
-
-    phases.mark("jit module");
+    let has_fma = isa_has(&*isa, "has_fma");
+    // The JIT module (its 256 MiB reservation) is made only when a
+    // Cranelift function is lowered here.
+    let mut jit: Option<JITModule> = None;
     let stream_min_items = opts.stream_min_items;
     let prefetch_on = opts.prefetch != Prefetch::Off;
     let input = |w: u32| lower::chunks::KernelInput {
@@ -418,23 +404,6 @@ pub(crate) fn compile(
         lanes_along,
     };
     let mut fctx = FunctionBuilderContext::new();
-    // The wide AVX-512 code is tried first. A kernel that gets it runs it
-    // for every launch whose ids fit in 31 bits; its Cranelift code, the
-    // fallback for the others, is lowered here (what the lowering tells
-    // about the kernel: context, private memory, barriers, the report) but
-    // compiled only when such a launch comes (`CompiledKernel::prepare`),
-    // so that the first result does not wait for both code generators.
-    // The entry's own jump to its fallback is never taken: `prepare` sends
-    // those launches to the Cranelift code before the entry is called.
-    let lowered_main = crate::define::lower_kernel_function(
-        &mut jit,
-        &mut fctx,
-        kernel,
-        &format!("vecl_kernel_{kernel}"),
-        input(w),
-        opts.dump_clif,
-    )?;
-    phases.mark("lowering");
     let local_checks = opts.local_checks
         && (crate::lower::races::has_local_memory(module, &arg_slots, &places)
             || vecl_ir::contains_barrier(&func.body.0));
@@ -457,24 +426,84 @@ pub(crate) fn compile(
         next: next_var,
         trusted: &wide_trusted,
     };
-    let avx512 = crate::wide::select::choose(&request, fallback_never_taken);
-    phases.mark("wide");
-    // The wide code's frame is its spill slots (8 bytes each) and a few
-    // words; one past the limit leaves the kernel Cranelift's code.
-    let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
-    let avx512 = if wide_frame > crate::MAX_FRAME_BYTES {
-        crate::wide::select::Choice::Refused(format!(
-            "its frame of {wide_frame} bytes is past the {} a kernel may use",
-            crate::MAX_FRAME_BYTES
-        ))
+    // The wide code, or why not; its frame is its spill slots (8 bytes
+    // each) and a few words, and one past the limit leaves the kernel
+    // Cranelift's code.
+    let choose_wide = || {
+        let avx512 = crate::wide::select::choose(&request, fallback_never_taken);
+        let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
+        if wide_frame > crate::MAX_FRAME_BYTES {
+            crate::wide::select::Choice::Refused(format!(
+                "its frame of {wide_frame} bytes is past the {} a kernel may use",
+                crate::MAX_FRAME_BYTES
+            ))
+        } else {
+            avx512
+        }
+    };
+    // The wide AVX-512 code is tried first. A kernel that gets it runs it
+    // for every launch whose ids fit in 31 bits; its Cranelift code, the
+    // fallback for the others, is compiled only when such a launch comes
+    // (`CompiledKernel::prepare`), so that the first result does not wait
+    // for both code generators. The entry's own jump to its fallback is
+    // never taken: `prepare` sends those launches to the Cranelift code
+    // before the entry is called.
+    //
+    // A kernel without barriers (no region graph, no context per chunk,
+    // no barrier sites) whose CLIF is not asked for is not even lowered
+    // to CLIF when it gets the wide code: what the lowering tells about
+    // it at build (its private memory, on the stack or in the context
+    // area, and the refusal of too much of it) comes from its private
+    // layout (`lower::chunks::facts_unlowered`), and the report, whose
+    // counts are the lowering's, is made at its first request
+    // (`CompiledKernel::explain`). Other kernels are lowered first (what
+    // the lowering tells — context, barrier sites, the report — is
+    // needed either way); that CLIF is compiled only when the wide code
+    // is not chosen.
+    let lazy = opts.lazy_lowering
+        && !opts.dump_clif
+        && next_var.is_none()
+        && !vecl_ir::contains_barrier(&func.body.0);
+    // What the lowering would tell of a kernel not lowered (its errors
+    // first, as the lowering's would come before the wide code's).
+    let unlowered = match lazy {
+        true => Some(lower::chunks::facts_unlowered(module, &func, w)?),
+        false => None,
+    };
+    let mut choice = None;
+    if lazy {
+        choice = Some(choose_wide());
+        phases.mark("wide");
+    }
+    let lowered_main = if choice.as_ref().is_some_and(|c| c.entry().is_some()) {
+        None
     } else {
-        avx512
+        let j = jit.insert(new_jit_module(isa).map_err(codegen)?);
+        phases.mark("jit module");
+        let l = crate::define::lower_kernel_function(
+            j,
+            &mut fctx,
+            kernel,
+            &format!("vecl_kernel_{kernel}"),
+            input(w),
+            opts.dump_clif,
+        )?;
+        phases.mark("lowering");
+        Some(l)
+    };
+    let avx512 = match choice {
+        Some(c) => c,
+        None => {
+            let c = choose_wide();
+            phases.mark("wide");
+            c
+        }
     };
     let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
     let deferred = avx512.entry().is_some();
     // A kernel too large for the optimised tier's register allocator
     // (`OPTIMISED_MAX_CLIF`) is compiled in the quick tier instead.
-    let clif_insts = lowered_main.clif_insts;
+    let clif_insts = lowered_main.as_ref().map_or(0, |l| l.clif_insts);
     if tier == Tier::Optimised && !deferred && clif_insts > OPTIMISED_MAX_CLIF {
         drop(jit);
         let mut k = compile(
@@ -486,70 +515,74 @@ pub(crate) fn compile(
             lanes_along,
             (trust, width),
         )?;
-        // No optimised code replaces it.
-        k.explain = k
-            .explain
-            .replace("; the optimised code replaces it when ready", "");
-        let at = k.explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
-        k.explain.insert_str(
-            at,
-            &format!(
-                "tier: quick, not optimised: its optimised code has {clif_insts} CLIF instructions, more than the {OPTIMISED_MAX_CLIF} the optimised tier's register allocator takes\n"
-            ),
-        );
+        // No optimised Cranelift code replaces it.
+        k.edit_explain(|text| {
+            *text = text.replace("; the optimised code replaces it when ready", "");
+            let at = text.trim_end().rfind('\n').map_or(0, |i| i + 1);
+            text.insert_str(
+                at,
+                &format!(
+                    "tier: quick, not optimised: its optimised code has {clif_insts} CLIF instructions, more than the {OPTIMISED_MAX_CLIF} the optimised tier's register allocator takes\n"
+                ),
+            );
+        });
         k.past_optimised_cap = true;
         return Ok(k);
     }
-    let main = if deferred {
-        MainCode::Lowered(lowered_main)
-    } else {
-        let without_prefetch = lower::chunks::KernelInput {
-            prefetch: false,
-            ..input(w)
-        };
-        let main = crate::define::define_lowered(
-            &mut jit,
-            &mut fctx,
-            kernel,
-            &format!("vecl_kernel_{kernel}"),
-            lowered_main,
-            without_prefetch,
-            opts,
-            opts.dump_clif,
-        )?;
-        MainCode::Compiled(main)
+    let main = match (lowered_main, unlowered) {
+        (Some(l), _) if deferred => MainCode::Lowered(l),
+        (None, Some(facts)) if deferred => MainCode::Unlowered(facts),
+        (Some(l), _) => {
+            let without_prefetch = lower::chunks::KernelInput {
+                prefetch: false,
+                ..input(w)
+            };
+            let j = jit
+                .as_mut()
+                .ok_or_else(|| codegen("a lowered function without its JIT module".into()))?;
+            MainCode::Compiled(crate::define::define_lowered(
+                j,
+                &mut fctx,
+                kernel,
+                &format!("vecl_kernel_{kernel}"),
+                l,
+                without_prefetch,
+                opts,
+                opts.dump_clif,
+            )?)
+        }
+        (None, _) => return Err(codegen("the kernel was not lowered".into())),
     };
     // The wide copy: dropped if it cannot be made or would not share the
     // main code's launches (it is an optimisation only).
     let compiled_main = match &main {
         MainCode::Compiled(f) => Some(f),
-        MainCode::Lowered(_) => None,
+        MainCode::Lowered(_) | MainCode::Unlowered(_) => None,
     };
-    let wide = compiled_main
-        .and_then(|main| {
-            wide_width(tier, opts, w, &func, &uni)
-                .filter(|_| required.is_none())
-                .filter(|_| {
-                    let l = &main.lowered;
-                    l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
-                })
-        })
-        .and_then(|ww| {
-            define_kernel_function(
-                &mut jit,
-                &mut fctx,
-                kernel,
-                &format!("vecl_kernel_{kernel}_w{ww}"),
-                input(ww),
-                opts,
-                false,
-            )
-            .ok()
-            .filter(|f| {
-                let l = &f.lowered;
+    let ww = compiled_main.and_then(|main| {
+        wide_width(tier, opts, w, &func, &uni)
+            .filter(|_| required.is_none())
+            .filter(|_| {
+                let l = &main.lowered;
                 l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
             })
-        });
+    });
+    let wide = ww.zip(jit.as_mut()).and_then(|(ww, jit)| {
+        define_kernel_function(
+            jit,
+            &mut fctx,
+            kernel,
+            &format!("vecl_kernel_{kernel}_w{ww}"),
+            input(ww),
+            opts,
+            false,
+        )
+        .ok()
+        .filter(|f| {
+            let l = &f.lowered;
+            l.regions == 1 && l.chunk_bytes == 0 && l.fixed_context_bytes == 0
+        })
+    });
     phases.mark("codegen");
     // A frame that may not fit a thread's stack (`crate::frame`): the
     // optional copy at the wide width is dropped; the kernel is compiled
@@ -560,7 +593,7 @@ pub(crate) fn compile(
         MainCode::Compiled(f) => f.frame_bytes,
         // Compiled at its first use, by `compile` again: its frame is
         // held to the limit there.
-        MainCode::Lowered(_) => 0,
+        MainCode::Lowered(_) | MainCode::Unlowered(_) => 0,
     };
     let frame_bytes = main_frame.max(wide.as_ref().map_or(0, |f| f.frame_bytes));
     if frame_bytes > crate::MAX_FRAME_BYTES {
@@ -585,20 +618,24 @@ pub(crate) fn compile(
             lanes_along,
             (trust, width),
         )?;
-        let at = k.explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
-        k.explain.insert_str(
-            at,
-            &format!(
-                "width: {} instead of {w}, whose code needs a stack frame of {frame_bytes} bytes (at most {} fit)\n",
-                k.simd_width,
-                crate::MAX_FRAME_BYTES
-            ),
-        );
+        let simd_width = k.simd_width;
+        k.edit_explain(|text| {
+            let at = text.trim_end().rfind('\n').map_or(0, |i| i + 1);
+            text.insert_str(
+                at,
+                &format!(
+                    "width: {simd_width} instead of {w}, whose code needs a stack frame of {frame_bytes} bytes (at most {} fit)\n",
+                    crate::MAX_FRAME_BYTES
+                ),
+            );
+        });
         k.narrowed_from = Some(w);
         return Ok(k);
     }
-    jit.finalize_definitions()
-        .map_err(|e| codegen(e.to_string()))?;
+    if let Some(j) = jit.as_mut() {
+        j.finalize_definitions()
+            .map_err(|e| codegen(e.to_string()))?;
+    }
     phases.mark("finalize");
     let frame_bytes = frame_bytes.max(wide_frame);
     if let (true, Some(c)) = (opts.disasm, avx512.code()) {
@@ -609,10 +646,14 @@ pub(crate) fn compile(
         let _ = std::fs::write(&path, c.bytes());
         eprintln!("wide code of {kernel} written to {}", path.display());
     }
-    let wide_code = wide.as_ref().map(|f| finalized_entry(&jit, kernel, f));
+    let wide_code = wide
+        .as_ref()
+        .zip(jit.as_ref())
+        .map(|(f, jit)| finalized_entry(jit, kernel, f));
     let wide_streams = wide
         .as_ref()
         .is_some_and(|f| f.lowered.stats.streamed_stores > 0);
+    let lowered_now = !matches!(main, MainCode::Unlowered(_));
     let (code, lowered, clif, clif_insts) = match main {
         MainCode::Compiled(main) => {
             phases.report(
@@ -621,8 +662,8 @@ pub(crate) fn compile(
                 main.clif_insts,
                 [main.folded, main.unparams, main.code_bytes],
             );
-            let code = finalized_entry(&jit, kernel, &main);
-            (Some(code), main.lowered, main.clif, main.clif_insts)
+            let code = jit.as_ref().map(|jit| finalized_entry(jit, kernel, &main));
+            (code, main.lowered, main.clif, main.clif_insts)
         }
         MainCode::Lowered(l) => {
             phases.report(
@@ -632,6 +673,10 @@ pub(crate) fn compile(
                 [l.folded, l.unparams, 0],
             );
             (None, l.lowered, l.clif, l.clif_insts)
+        }
+        MainCode::Unlowered(facts) => {
+            phases.report(kernel, func.insts.len(), 0, [0, 0, 0]);
+            (None, facts, None, 0)
         }
     };
     // The Cranelift code is compiled unless the wide code was chosen.
@@ -653,6 +698,8 @@ pub(crate) fn compile(
             data: data_base,
             lanes_along,
             trust,
+            width,
+            asked: (!lowered_now).then(|| opts.clone()),
             code: OnceLock::new(),
         })
     });
@@ -662,28 +709,31 @@ pub(crate) fn compile(
     });
     let elapsed = started.elapsed();
 
-    let mut explain = explain(&Facts {
-        kernel,
-        w,
-        opts,
-        tier,
-        func: &func,
-        uni: &uni,
-        lowered: &lowered,
-        lanes_along,
-        lane_obstacle: &lane_obstacle,
-        shape_observer: &shape_observer,
-        required,
-        has_wide: wide_code.is_some(),
-        group_bound,
-        trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
-        launch_trusted: launch_trusted.len(),
-        clif_insts,
-        fallback_deferred: deferred,
-        elapsed,
+    // A kernel not lowered gets its report at the first request.
+    let mut explain = lowered_now.then(|| {
+        explain(&Facts {
+            kernel,
+            w,
+            opts,
+            tier,
+            func: &func,
+            uni: &uni,
+            lowered: &lowered,
+            lanes_along,
+            lane_obstacle: &lane_obstacle,
+            shape_observer: &shape_observer,
+            required,
+            has_wide: wide_code.is_some(),
+            group_bound,
+            trusted_local_params: &local_needs.iter().map(|n| n.param).collect::<Vec<_>>(),
+            launch_trusted: launch_trusted.len(),
+            clif_insts,
+            fallback_deferred: deferred,
+            elapsed,
+        })
     });
     // Which code the kernel got, before the last line (the compile time).
-    if let Some(line) = avx512.explain() {
+    if let (Some(explain), Some(line)) = (explain.as_mut(), avx512.explain()) {
         let at = explain.trim_end().rfind('\n').map_or(0, |i| i + 1);
         explain.insert_str(at, &format!("{line}\n"));
     }
@@ -699,11 +749,11 @@ pub(crate) fn compile(
         fixed_context_bytes: lowered.fixed_context_bytes,
         private_per_item: lowered.private_per_item,
         simd_width: w,
-        explain,
+        explain: explain.map_or_else(OnceLock::new, OnceLock::from),
         clif,
         entry,
         wide: wide_entry,
-        _code: CodeMemory(Mutex::new(Some(jit))),
+        _code: CodeMemory(Mutex::new(jit)),
         upgrade: None,
         only_tier: match tier {
             Tier::Quick => FinalCode::QuickKept,
@@ -736,10 +786,32 @@ pub(crate) fn compile(
 
 /// The kernel's Cranelift function: compiled, or (for a kernel that got
 /// the wide code) only lowered, its compilation left to the first launch
-/// that needs it.
+/// that needs it, or (for such a kernel without barriers) not even
+/// lowered: what the lowering would tell at build, from its private
+/// layout (`lower::chunks::facts_unlowered`).
 enum MainCode {
     Compiled(crate::define::DefinedFunction),
     Lowered(crate::define::LoweredFunction),
+    Unlowered(lower::chunks::Lowered),
+}
+
+/// A JIT module for `isa`, its code and data in one reserved range.
+fn new_jit_module(isa: OwnedTargetIsa) -> Result<JITModule, String> {
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    // Code and data of one module in one reserved range: calls between its
+    // functions and references to its data are 32-bit PC-relative, which
+    // separate allocations (placed wherever the system puts them, gigabytes
+    // apart once large buffers are mapped in between) cannot guarantee.
+    let arena = ArenaMemoryProvider::new_with_size(CODE_RESERVE)
+        .map_err(|e| format!("reserving {CODE_RESERVE} bytes for code: {e}"))?;
+    builder.memory_provider(Box::new(arena));
+    builder.symbol_lookup_fn(Box::new(|name| match name {
+        "vecl_checked_fault" => Some(abi::vecl_checked_fault as *const u8),
+        "vecl_barrier_divergence" => Some(abi::vecl_barrier_divergence as *const u8),
+        crate::zsincos::SYMBOL => crate::zsincos::address(),
+        _ => races::lookup_symbol(name).or_else(|| math::lookup_symbol(name)),
+    }));
+    Ok(JITModule::new(builder))
 }
 
 /// The host's ISA with `tier`'s settings, made once per process for each

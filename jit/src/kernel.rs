@@ -49,7 +49,10 @@ pub struct CompiledKernel {
     pub(crate) simd_width: u32,
     /// `private_mem_size`.
     pub(crate) private_per_item: u32,
-    pub(crate) explain: String,
+    /// The report: made at build, or, for a kernel that got the wide code
+    /// without being lowered to CLIF, at its first request
+    /// ([`explain`](Self::explain)).
+    pub(crate) explain: OnceLock<String>,
     pub(crate) clif: Option<String>,
     /// The code launches run: the quick tier's until the optimised code
     /// replaces it (see `tiers`).
@@ -271,6 +274,11 @@ pub(crate) struct Fallback {
     pub(crate) data: u64,
     pub(crate) lanes_along: usize,
     pub(crate) trust: Trust,
+    /// How the kernel's own compile could change its width.
+    pub(crate) width: Width,
+    /// The options the kernel was compiled with, where it was not lowered
+    /// to CLIF: its report is made from a compile that lowers it.
+    pub(crate) asked: Option<JitOptions>,
     /// `None` inside when it could not be made or would not fit the
     /// kernel's launches.
     pub(crate) code: OnceLock<Option<CompiledKernel>>,
@@ -348,9 +356,59 @@ impl CompiledKernel {
         self.private_per_item
     }
 
-    /// A human-readable report of how the kernel was vectorised.
+    /// Whether the kernel's entry is the wide AVX-512 code (what its
+    /// report's `code: wide AVX-512` line says, without making the
+    /// report).
+    pub fn has_wide_code(&self) -> bool {
+        self._avx512.is_some()
+    }
+
+    /// A human-readable report of how the kernel was vectorised. A kernel
+    /// that got the wide code without being lowered to CLIF (`compile`)
+    /// is compiled again here, lowered, for the report's counts (the first
+    /// time only; threads asking at once wait for one compile).
     pub fn explain(&self) -> &str {
-        &self.explain
+        self.explain.get_or_init(|| self.explain_lowered())
+    }
+
+    /// Edits the report (made first if it is not yet).
+    pub(crate) fn edit_explain(&mut self, edit: impl FnOnce(&mut String)) {
+        let mut text = self
+            .explain
+            .take()
+            .unwrap_or_else(|| self.explain_lowered());
+        edit(&mut text);
+        self.explain = OnceLock::from(text);
+    }
+
+    /// The report of the compile that lowers the kernel: the same module,
+    /// options, tier, data and trust as the kernel's own.
+    fn explain_lowered(&self) -> String {
+        let Some((f, opts)) = self
+            .fallback
+            .as_deref()
+            .and_then(|f| Some((f, f.asked.as_ref()?)))
+        else {
+            return format!("kernel {}: no report\n", self.name);
+        };
+        let opts = JitOptions {
+            lazy_lowering: false,
+            ..opts.clone()
+        };
+        match guarded(&self.name, || {
+            compile(
+                &f.module,
+                &self.name,
+                &opts,
+                f.tier,
+                Some(f.data),
+                f.lanes_along,
+                (f.trust, f.width),
+            )
+        }) {
+            Ok(k) => k.explain.into_inner().unwrap_or_default(),
+            Err(e) => format!("kernel {}: the report's compile failed: {e}\n", self.name),
+        }
     }
 
     pub fn clif(&self) -> Option<&str> {

@@ -45,6 +45,11 @@ pub struct JitOptions {
     /// Give the kernel the wide AVX-512 code (`wide`) when it qualifies
     /// (see `wide::select`); Cranelift's code otherwise. On by default.
     pub wide: bool,
+    /// Leave a kernel that gets the wide code and has no barriers
+    /// unlowered to CLIF until something needs its Cranelift code or its
+    /// report (`compile`). On by default; off, every kernel is lowered at
+    /// build, as the report's own compile does.
+    pub lazy_lowering: bool,
 }
 
 impl Default for JitOptions {
@@ -61,6 +66,7 @@ impl Default for JitOptions {
             phases: PhaseReport::Off,
             disasm: false,
             wide: true,
+            lazy_lowering: true,
         }
     }
 }

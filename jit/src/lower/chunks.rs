@@ -324,6 +324,49 @@ fn save_size(ty: &vecl_ir::Type, w: u32) -> u32 {
     ty.lanes() * w * 8
 }
 
+/// The private layout of a chunk of `w` work-items, or the build error
+/// for too much private memory.
+fn private_layout_or_refusal(
+    module: &Module,
+    func: &Function,
+    w: u32,
+) -> Result<crate::layout::PrivateLayout, crate::JitError> {
+    private_layout(module, func, w).map_err(|bytes| crate::JitError::Unsupported {
+        kernel: func.name.clone(),
+        what: format!(
+            "{bytes} bytes of private memory for {w} work-items (at most {} for them together)",
+            crate::layout::MAX_PRIVATE_CHUNK
+        ),
+    })
+}
+
+/// What [`lower_kernel`] tells of a kernel without barriers (one region,
+/// no region graph) without lowering it: its private memory per
+/// work-item, on the stack or, past [`STACK_PRIVATE_MAX`], in the context
+/// area, and the same refusal of too much of it. The counts of the
+/// report (`stats`) are the lowering's own and are left empty.
+pub(crate) fn facts_unlowered(
+    module: &Module,
+    func: &Function,
+    w: u32,
+) -> Result<Lowered, crate::JitError> {
+    let private = private_layout_or_refusal(module, func, w)?;
+    let heap_private = private.size > STACK_PRIVATE_MAX;
+    Ok(Lowered {
+        stats: Stats::default(),
+        regions: 1,
+        chunk_bytes: 0,
+        private_in_context: heap_private,
+        fixed_context_bytes: match heap_private {
+            true => (private.size + private.align) as usize,
+            false => 0,
+        },
+        private_per_item: private.size.div_ceil(w.max(1)),
+        group_level: None,
+        barrier_sites: Vec::new(),
+    })
+}
+
 pub(crate) fn lower_kernel(
     jit: &mut JITModule,
     clif: &mut ClifFunction,
@@ -354,14 +397,7 @@ pub(crate) fn lower_kernel(
         .collect();
     let barrier_mode = regions.len() > 1;
     let returns = has_return(&func.body);
-    let private =
-        private_layout(module, func, w).map_err(|bytes| crate::JitError::Unsupported {
-            kernel: func.name.clone(),
-            what: format!(
-                "{bytes} bytes of private memory for {w} work-items (at most {} for them together)",
-                crate::layout::MAX_PRIVATE_CHUNK
-            ),
-        })?;
+    let private = private_layout_or_refusal(module, func, w)?;
 
     // Context layout per chunk: alive mask, saved values, variables, private memory.
     let mut ctx_off = 0u32;
