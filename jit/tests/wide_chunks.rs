@@ -143,6 +143,41 @@ fn rows_of_no_one_and_many_chunks_agree_with_values_kept_across_chunks() {
     assert_eq!(compare_launches(&m, "k", &k, &ranges_nd(), poly_specs), 5);
 }
 
+/// A loop-free body too long for four chunks in flight (over 256
+/// operations): two alternate, their program allocated without first
+/// allocating one chunk's (only a program of chunks in flight that
+/// spills past its allowance is measured against one chunk at a time).
+const LONG: &str = r#"
+kernel void k(global const float* a, global float* out, global int* ids, float s, int w) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    int z = get_global_id(2);
+    int i = (z * (int)get_global_size(1) + y) * w + x;
+    float v = a[i];
+    float acc = 0.0f;
+    float p, q;
+#define STEP(r) \
+    p = ((((0.125f * v + 0.25f) * v - 1.5f) * v + 3.75f) * v - 0.0625f) * s; \
+    q = p / (v * v + 2.5f) + sqrt(fabs(v) + 0.5f) * (s + r); \
+    acc += q > 7.0f ? q - 7.0f : q * 0.75f; \
+    v = q * 0.5f;
+    STEP(0.0f) STEP(1.0f) STEP(2.0f) STEP(3.0f) STEP(4.0f) STEP(5.0f)
+    STEP(6.0f) STEP(7.0f) STEP(8.0f) STEP(9.0f) STEP(10.0f) STEP(11.0f)
+    out[i] = acc + (float)w;
+    ids[i] = x + 1000 * y + 100000 * z;
+}
+"#;
+
+#[test]
+fn a_long_loop_free_body_runs_two_chunks_in_flight_and_agrees() {
+    let (m, k, line) = wide(LONG);
+    if cpu_has_wide() {
+        assert!(line.contains("; 2 chunks in flight"), "{line}");
+    }
+    assert_eq!(compare_launches(&m, "k", &k, &ranges_1d(), poly_specs), 8);
+    assert_eq!(compare_launches(&m, "k", &k, &ranges_nd(), poly_specs), 5);
+}
+
 /// Under robust access the same loop-free body runs one chunk at a time:
 /// two alternating chunks could report a later chunk's fault first
 /// (`wide_memory.rs` runs robust kernels and their faults).

@@ -38,7 +38,9 @@ use regalloc2::{
     OperandKind, PReg, PRegSet, RegClass, RegallocOptions, VReg,
 };
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+// Fx hashing: the maps are keyed by small integers, built per
+// allocation (several thousand operations for a long body).
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::time::Instant;
 
 /// Bytes of one spill slot unit (`spillslot_size` counts in these).
@@ -766,12 +768,15 @@ impl Builder {
 /// The values and masks each loop of `ops` writes, by the index of its
 /// `Loop`.
 fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
-    let mut out = HashMap::new();
-    let mut open: Vec<usize> = Vec::new();
+    let mut out = HashMap::default();
+    // The open loops, innermost last, each with the sets of what it
+    // writes (a test per value, not a scan of its list: a long body in
+    // the entry's chunk loop writes thousands of values).
+    let mut open: Vec<(usize, HashSet<u32>, HashSet<u32>)> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         match op {
             Op::Loop => {
-                open.push(i);
+                open.push((i, HashSet::default(), HashSet::default()));
                 out.insert(i, (Vec::new(), Vec::new()));
             }
             Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
@@ -779,15 +784,15 @@ fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
             }
             _ => {
                 let (vs, ks) = written(op);
-                for l in &open {
+                for (l, seen_v, seen_k) in &mut open {
                     let e: &mut (Vec<u32>, Vec<u32>) = out.get_mut(l).expect("opened");
                     for v in &vs {
-                        if !e.0.contains(v) {
+                        if seen_v.insert(*v) {
                             e.0.push(*v);
                         }
                     }
                     for k in &ks {
-                        if !e.1.contains(k) {
+                        if seen_k.insert(*k) {
                             e.1.push(*k);
                         }
                     }
@@ -809,8 +814,8 @@ fn written_in_loops(ops: &[Op]) -> HashMap<usize, (Vec<u32>, Vec<u32>)> {
 /// unrolling) is no loop parameter, so its register is free across the
 /// back edge and an FMA may take it without a copy.
 fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>) {
-    let (mut exposed_v, mut exposed_k) = (HashSet::new(), HashSet::new());
-    let (mut seen_v, mut seen_k) = (HashSet::new(), HashSet::new());
+    let (mut exposed_v, mut exposed_k) = (HashSet::default(), HashSet::default());
+    let (mut seen_v, mut seen_k) = (HashSet::default(), HashSet::default());
     let (mut depth, mut skipped) = (0usize, 0usize);
     for op in &ops[start + 1..] {
         match op {
@@ -916,6 +921,7 @@ struct OpenSkip {
 /// `EndIf`.
 fn written_in_region(ops: &[Op], from: usize) -> (Vec<u32>, Vec<u32>) {
     let (mut vs, mut ks) = (Vec::new(), Vec::new());
+    let (mut seen_v, mut seen_k) = (HashSet::default(), HashSet::default());
     let mut depth = 0;
     for op in &ops[from + 1..] {
         match op {
@@ -924,16 +930,8 @@ fn written_in_region(ops: &[Op], from: usize) -> (Vec<u32>, Vec<u32>) {
             Op::EndIf => depth -= 1,
             _ => {
                 let (v, k) = written(op);
-                vs.extend(
-                    v.into_iter()
-                        .filter(|x| !vs.contains(x))
-                        .collect::<Vec<_>>(),
-                );
-                ks.extend(
-                    k.into_iter()
-                        .filter(|x| !ks.contains(x))
-                        .collect::<Vec<_>>(),
-                );
+                vs.extend(v.into_iter().filter(|x| seen_v.insert(*x)));
+                ks.extend(k.into_iter().filter(|x| seen_k.insert(*x)));
             }
         }
     }
@@ -944,7 +942,7 @@ fn written_in_region(ops: &[Op], from: usize) -> (Vec<u32>, Vec<u32>) {
 /// it, or writing it: a later write counts too, which errs on the side of
 /// a value living on).
 fn last_reads(ops: &[Op]) -> HashMap<u32, usize> {
-    let mut last = HashMap::new();
+    let mut last = HashMap::default();
     for (i, op) in ops.iter().enumerate() {
         let named = std::cell::RefCell::new(Vec::new());
         op.map_regs(
@@ -973,7 +971,7 @@ struct OpenLoop {
 /// instruction reads from a register (nor passes to a block), so that
 /// they take no register and cost nothing.
 fn drop_unread_constants(b: &mut Builder) {
-    let mut reads: HashMap<usize, usize> = HashMap::new();
+    let mut reads: HashMap<usize, usize> = HashMap::default();
     let uses =
         b.f.operands
             .iter()
@@ -1009,17 +1007,17 @@ fn build(p: &Program, pooled: bool) -> Result<(Func, Vec<PoolConst>), WideError>
             num_vregs: 0,
             depths: Vec::new(),
         },
-        cur_v: HashMap::new(),
-        cur_k: HashMap::new(),
+        cur_v: HashMap::default(),
+        cur_k: HashMap::default(),
         block_start: 0,
         depth: 0,
         vdepth: Vec::new(),
         last_read: last_reads(ops),
         at: 0,
         pooled,
-        konst: HashMap::new(),
+        konst: HashMap::default(),
         pool: Vec::new(),
-        pure: HashMap::new(),
+        pure: HashMap::default(),
     };
     let mut open: Vec<OpenLoop> = Vec::new();
     let mut skips: Vec<OpenSkip> = Vec::new();
@@ -1440,14 +1438,14 @@ pub(crate) fn emit_allocated_pooled(
     let shifts = if at.entry.is_some() {
         shifted_values(alloc)
     } else {
-        HashMap::new()
+        HashMap::default()
     };
     // The frame's slot of each (part, buffer) of the loads of sums, by
     // the part's vreg.
     let sums_at = at.entry.as_deref().and_then(|f| f.sums_at);
-    let mut sums: HashMap<u32, Vec<(Base, i32, i32)>> = HashMap::new();
-    let mut sum_slot: HashMap<(u32, Base, i32), i32> = HashMap::new();
-    let mut stored: HashSet<u32> = HashSet::new();
+    let mut sums: HashMap<u32, Vec<(Base, i32, i32)>> = HashMap::default();
+    let mut sum_slot: HashMap<(u32, Base, i32), i32> = HashMap::default();
+    let mut stored: HashSet<u32> = HashSet::default();
     for (n, (part, base, ptr)) in sum_slots(alloc).into_iter().enumerate() {
         let Some(first) = sums_at else {
             return Err(WideError::Malformed(
@@ -1526,7 +1524,7 @@ pub(crate) fn emit_allocated_pooled(
                     let i = *i;
                     let allocs = out.inst_allocs(i);
                     // Each vreg of the instruction to its register.
-                    let mut map: HashMap<u32, u32> = HashMap::new();
+                    let mut map: HashMap<u32, u32> = HashMap::default();
                     for (o, place) in f.operands[i.index()].iter().zip(allocs) {
                         let r = place.as_reg().ok_or_else(|| {
                             WideError::Malformed("an operand left in memory".into())
@@ -1725,7 +1723,7 @@ pub(crate) fn sum_slots(alloc: &Allocated) -> Vec<(u32, Base, i32)> {
 /// constant), for an access to address from the other's lane 0
 /// (`access::emit_access`).
 fn shifted_values(alloc: &Allocated) -> HashMap<u32, (u32, i32)> {
-    let mut splats: HashMap<u32, u32> = HashMap::new();
+    let mut splats: HashMap<u32, u32> = HashMap::default();
     for inst in &alloc.f.insts {
         if let MInst::Op(Op::Splat { d, bits }) = inst {
             splats.insert(d.0, *bits);
@@ -1741,7 +1739,7 @@ fn shifted_values(alloc: &Allocated) -> HashMap<u32, (u32, i32)> {
             splats.get(&v.0).map(|b| *b as i32)
         }
     };
-    let mut shifts = HashMap::new();
+    let mut shifts = HashMap::default();
     for inst in &alloc.f.insts {
         let MInst::Op(Op::Bin { op, d, a, b }) = *inst else {
             continue;

@@ -85,6 +85,17 @@ fn math_call(f: &str, x: &str) -> String {
     }
 }
 
+/// `f(a, b)` for `f` among `fmin` and `fmax`, its zero made `+0.0f`.
+/// Which zero `fmax(-0.0f, +0.0f)` returns OpenCL leaves open (the
+/// interpreter and Cranelift's code differ), and the hash reads a zero's
+/// sign through `as_uint`. Adding `+0.0f` changes nothing else (`-0.0f +
+/// 0.0f` is `+0.0f` when rounding to nearest; any other value, NaN
+/// included, stays), so the sign of zeros made elsewhere (`-0.0f * x`,
+/// `floor`, `sqrt(-0.0f)`, a negated zero) is still compared bit for bit.
+fn min_max(f: &str, a: &str, b: &str) -> String {
+    format!("({f}({a}, {b}) + 0.0f)")
+}
+
 struct Gen {
     rng: Rng,
     out: Vec<String>,
@@ -349,13 +360,14 @@ impl Gen {
             self.line(format!(
                 "tile[lid] = {a}; tb[lid] = {b}; barrier(CLK_LOCAL_MEM_FENCE);"
             ));
+            // (`fmax`'s zero made `+0.0f`, as in `min_max`.)
             let step = self.rng.pick(&[
                 "{v} = fma(tile[ly * lsx + k % lsx], tb[(k % lsy) * lsx + lx], {v});",
                 "{v} += tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx];",
                 "{v} = {v} - tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx];",
                 "{v} = fma(tile[ly * lsx + k % lsx], tb[(k % lsy) * lsx + lx], {v}) * 0.5f;",
                 "{v} += exp(tile[ly * lsx + k % lsx] + vz) * tb[(k % lsy) * lsx + lx];",
-                "{v} = fmax({v}, tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx] + tb[(k % lsy) * lsx + lx]);",
+                "{v} = fmax({v}, tile[ly * lsx + k % lsx] * tb[(k % lsy) * lsx + lx] + tb[(k % lsy) * lsx + lx]) + 0.0f;",
             ]);
             let step = step.replace("{v}", &acc);
             let exit = match self.rng.below(4) {
@@ -410,11 +422,12 @@ impl Gen {
             1 => {
                 let acc = self.float_expr(1);
                 self.line(format!("float {v} = {acc};"));
+                // (`fmax`'s zero made `+0.0f`, as in `min_max`.)
                 let op = self.rng.pick(&[
                     "{v} = fma(tile[ly * lsx + k], tb[k * lsx + lx], {v});",
                     "{v} += tile[ly * lsx + k] * tb[k * lsx + lx];",
                     "{v} = {v} - tile[ly * lsx + k] * tb[k];",
-                    "{v} = fmax({v}, tile[ly * lsx + k]) + tb[k];",
+                    "{v} = (fmax({v}, tile[ly * lsx + k]) + 0.0f) + tb[k];",
                 ]);
                 let op = op.replace("{v}", &v);
                 // `k` stays below the group's rows and columns.
@@ -706,7 +719,7 @@ impl Gen {
             9 => {
                 let f = self.rng.pick(&["fmin", "fmax"]);
                 let (a, b) = (self.float_expr(d), self.float_expr(d));
-                format!("{f}({a}, {b})")
+                min_max(f, &a, &b)
             }
             10 => {
                 let c = self.cond();
@@ -774,6 +787,44 @@ mod tests {
             }
             assert!(!k.contains("exp2(") && !k.contains("log2("), "{k}");
         }
+    }
+
+    /// The text after the call that starts at `at` (`f(` … its `)`).
+    fn after_call(k: &str, at: usize) -> &str {
+        let mut depth = 0;
+        for (i, c) in k[at..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth == 1 => return &k[at + i + 1..],
+                ')' => depth -= 1,
+                _ => {}
+            }
+        }
+        ""
+    }
+
+    #[test]
+    fn zeros_of_fmin_and_fmax_are_made_positive_and_no_others() {
+        assert_eq!(min_max("fmax", "a", "b"), "(fmax(a, b) + 0.0f)");
+        let (mut calls, mut negative_zeros) = (0, 0);
+        for seed in 0..300 {
+            let k = generate(seed);
+            for f in ["fmin(", "fmax("] {
+                for (at, _) in k.match_indices(f) {
+                    calls += 1;
+                    let rest = after_call(&k, at);
+                    assert!(rest.starts_with(" + 0.0f"), "seed {seed}: {f}…{rest:.40}");
+                }
+            }
+            // Other zeros keep their sign into the hash: the fold reads
+            // `as_uint` of the value, only NaNs made one pattern.
+            for line in k.lines().filter(|l| l.contains("h = (h ^")) {
+                assert!(!line.contains("0.0f"), "seed {seed}: {line}");
+            }
+            negative_zeros += k.matches("-0.0f").count();
+        }
+        assert!(calls > 100, "{calls} calls of fmin and fmax");
+        assert!(negative_zeros > 100, "{negative_zeros} literals -0.0f");
     }
 
     #[test]
