@@ -229,6 +229,7 @@ pub fn lower_kernel(
     merge_masked_writes(&mut cx.p);
     merge_masked_fma_chains(&mut cx.p);
     subtract_negated_addends(&mut cx.p);
+    super::kfold::fold_compares_into_masks(&mut cx.p);
     hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
@@ -515,6 +516,7 @@ pub fn lower_regions(
         merge_masked_writes(&mut cx.p);
         merge_masked_fma_chains(&mut cx.p);
         subtract_negated_addends(&mut cx.p);
+        super::kfold::fold_compares_into_masks(&mut cx.p);
         hoist_loop_invariants(&mut cx.p, true);
         split_uniform_indices(&mut cx.p);
         bodies.push(cx.p);
