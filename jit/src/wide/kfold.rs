@@ -197,3 +197,179 @@ pub(crate) fn fold_compares_into_masks(p: &mut Program) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wide::{Bin, V};
+
+    fn cmp(p: &mut Program, kind: CmpKind, a: V, b: V) -> K {
+        let d = p.k();
+        p.push(Op::Compare2 {
+            kind,
+            pred: 1,
+            d,
+            a,
+            b,
+        });
+        d
+    }
+
+    /// `m & (x < y && z < w)` as the lowering leaves a loop's condition.
+    fn condition(kind: CmpKind) -> (Program, K, K) {
+        let mut p = Program::new();
+        let (x, y, z, w) = (p.v(), p.v(), p.v(), p.v());
+        let m = p.k();
+        p.push(Op::AllLanes { d: m });
+        p.push(Op::Loop);
+        let c1 = cmp(&mut p, CmpKind::I32, x, y);
+        let c2 = cmp(&mut p, kind, z, w);
+        let both = p.k();
+        p.push(Op::KAnd {
+            d: both,
+            a: c1,
+            b: c2,
+        });
+        let d = p.k();
+        p.push(Op::KAnd { d, a: m, b: both });
+        p.push(Op::KCopy { d: m, a: d });
+        p.push(Op::WhileAny { k: m });
+        (p, m, d)
+    }
+
+    #[test]
+    fn a_loops_condition_becomes_two_compares_under_the_loops_mask() {
+        let (mut p, m, d) = condition(CmpKind::F32);
+        fold_compares_into_masks(&mut p);
+        let compares: Vec<&Op> = p
+            .ops()
+            .iter()
+            .filter(|op| matches!(op, Op::Compare { .. }))
+            .collect();
+        assert_eq!(compares.len(), 2, "{:?}", p.ops());
+        assert!(!p.ops().iter().any(|op| matches!(
+            op,
+            Op::KAnd { .. } | Op::Compare2 { .. }
+        )));
+        // The later compare (the float one) under the loop's mask, the
+        // earlier under it, writing the `and`'s result.
+        let Op::Compare {
+            cmp: Cmp::Pred(CmpKind::F32, 1),
+            d: first,
+            within,
+            ..
+        } = *compares[0]
+        else {
+            panic!("{:?}", compares[0]);
+        };
+        assert_eq!(within, m);
+        assert_eq!(
+            *compares[1],
+            Op::Compare {
+                cmp: Cmp::Pred(CmpKind::I32, 1),
+                d,
+                a: V(0),
+                b: V(1),
+                within: first,
+            }
+        );
+    }
+
+    #[test]
+    fn compares_of_64_bit_lanes_stay() {
+        let (mut p, _, _) = condition(CmpKind::F64);
+        let before = p.ops().to_vec();
+        fold_compares_into_masks(&mut p);
+        // The outer `and` cannot take the pair; the inner one folds its
+        // 32-bit compare under the 64-bit one's mask (the same `and` of
+        // sixteen bits), and the 64-bit compare stays as it was.
+        assert!(p
+            .ops()
+            .iter()
+            .any(|op| matches!(op, Op::Compare2 { kind: CmpKind::F64, .. })));
+        assert!(p.ops().len() < before.len());
+    }
+
+    #[test]
+    fn a_compare_read_twice_or_whose_operand_changes_stays() {
+        // Read twice: by the `and` and by a select.
+        let mut p = Program::new();
+        let (x, y, s) = (p.v(), p.v(), p.v());
+        let m = p.k();
+        p.push(Op::AllLanes { d: m });
+        let c = cmp(&mut p, CmpKind::I32, x, y);
+        let d = p.k();
+        p.push(Op::KAnd { d, a: m, b: c });
+        p.push(Op::Select {
+            d: s,
+            k: c,
+            a: x,
+            b: y,
+        });
+        let before = p.ops().to_vec();
+        fold_compares_into_masks(&mut p);
+        assert_eq!(p.ops(), &before[..]);
+
+        // An operand written between the compare and the `and`.
+        let mut p = Program::new();
+        let (x, y) = (p.v(), p.v());
+        let m = p.k();
+        p.push(Op::AllLanes { d: m });
+        let c = cmp(&mut p, CmpKind::I32, x, y);
+        p.push(Op::Bin {
+            op: Bin::IAdd,
+            d: x,
+            a: x,
+            b: y,
+        });
+        let d = p.k();
+        p.push(Op::KAnd { d, a: m, b: c });
+        let before = p.ops().to_vec();
+        fold_compares_into_masks(&mut p);
+        assert_eq!(p.ops(), &before[..]);
+
+        // A loop's boundary between.
+        let mut p = Program::new();
+        let (x, y) = (p.v(), p.v());
+        let m = p.k();
+        p.push(Op::AllLanes { d: m });
+        let c = cmp(&mut p, CmpKind::U32, x, y);
+        p.push(Op::Loop);
+        let d = p.k();
+        p.push(Op::KAnd { d, a: m, b: c });
+        p.push(Op::WhileAny { k: d });
+        let before = p.ops().to_vec();
+        fold_compares_into_masks(&mut p);
+        assert_eq!(p.ops(), &before[..]);
+    }
+
+    #[test]
+    fn one_compare_and_a_mask_fold_at_the_ands_place() {
+        let mut p = Program::new();
+        let (x, y) = (p.v(), p.v());
+        let m = p.k();
+        p.push(Op::AllLanes { d: m });
+        let c = cmp(&mut p, CmpKind::U32, x, y);
+        let t = p.v();
+        p.push(Op::Bin {
+            op: Bin::IAdd,
+            d: t,
+            a: x,
+            b: y,
+        });
+        let d = p.k();
+        p.push(Op::KAnd { d, a: c, b: m });
+        fold_compares_into_masks(&mut p);
+        assert_eq!(
+            *p.ops().last().unwrap(),
+            Op::Compare {
+                cmp: Cmp::Pred(CmpKind::U32, 1),
+                d,
+                a: x,
+                b: y,
+                within: m,
+            }
+        );
+        assert!(!p.ops().iter().any(|op| matches!(op, Op::Compare2 { .. })));
+    }
+}
