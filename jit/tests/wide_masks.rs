@@ -79,7 +79,11 @@ fn agrees(src: &str) {
     assert_eq!(compare_launches(&m, "k", &k, &ranges(), specs), n);
     for w in [4, 8, 32] {
         let k = try_compile(&m, "k", w).expect("compiles");
-        assert_eq!(compare_launches(&m, "k", &k, &ranges(), specs), n, "W = {w}");
+        assert_eq!(
+            compare_launches(&m, "k", &k, &ranges(), specs),
+            n,
+            "W = {w}"
+        );
     }
 }
 
@@ -166,4 +170,3 @@ kernel void k(global const int* a, global const float* f, global int* out,
 "#,
     );
 }
-

@@ -230,6 +230,7 @@ pub fn lower_kernel(
     merge_masked_fma_chains(&mut cx.p);
     subtract_negated_addends(&mut cx.p);
     super::kfold::fold_compares_into_masks(&mut cx.p);
+    super::kfold::double_as_sum(&mut cx.p);
     hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
@@ -517,6 +518,7 @@ pub fn lower_regions(
         merge_masked_fma_chains(&mut cx.p);
         subtract_negated_addends(&mut cx.p);
         super::kfold::fold_compares_into_masks(&mut cx.p);
+        super::kfold::double_as_sum(&mut cx.p);
         hoist_loop_invariants(&mut cx.p, true);
         split_uniform_indices(&mut cx.p);
         bodies.push(cx.p);
