@@ -170,3 +170,31 @@ kernel void k(global const int* a, global const float* f, global int* out,
 "#,
     );
 }
+
+/// Products by the constant 2 (`wide::kfold::double_as_sum`: `x + x` on
+/// the wide code) of special values: NaN, both infinities, -0, values
+/// that overflow, subnormals, and the products fused into an FMA after
+/// them.
+#[test]
+fn products_by_two_of_special_values_agree() {
+    agrees(
+        r#"
+kernel void k(global const int* a, global const float* f, global int* out,
+              global float* g, int n) {
+    int i = get_global_id(0) + 3 * get_global_id(1) + 7 * get_global_id(2);
+    float x = f[i];
+    int c = a[i] & 7;
+    if (c == 0) x = 0.0f / 0.0f;
+    if (c == 1) x = -x / 0.0f;
+    if (c == 2) x = -0.0f;
+    if (c == 3) x = x * 3.0e38f;
+    if (c == 4) x = x * 1.0e-39f;
+    if (c == 5) x = x * 1.4e-45f;
+    float y = 2.0f * x;
+    float z = x * 2.0f * f[i] + (float)n;
+    out[i] = as_int(y);
+    g[i] = z;
+}
+"#,
+    );
+}
