@@ -1012,3 +1012,32 @@ fn loops_tested_at_the_bottom_agree_under_robust_access() {
         );
     }
 }
+
+/// Mandelbrot's loop condition, its two compares folded into the loop's
+/// mask (`wide::kfold`), under robust access: rows with tails, a row of
+/// a tail only, offsets, against the interpreter.
+#[test]
+fn robust_mandelbrot_with_its_compares_under_the_loops_mask_agrees() {
+    let opts = options(true, true, 256);
+    let src = bench_source("mandelbrot");
+    let grid = |size: [u64; 2], offset: [u64; 2], local: [u64; 2]| NdRange {
+        work_dim: 2,
+        global_offset: [offset[0], offset[1], 0],
+        global_size: [size[0], size[1], 1],
+        local_size: [local[0], local[1], 1],
+    };
+    let ranges = [
+        grid([53, 7], [0, 0], [53, 7]),
+        grid([80, 6], [0, 0], [16, 2]),
+        grid([9, 3], [0, 0], [9, 1]),
+    ];
+    agree(&src, "mandelbrot", &opts, &ranges, |r| {
+        let (w, h) = (r.global_size[0], r.global_size[1]);
+        vec![
+            Spec::Ints((w * h) as usize, 0),
+            Spec::Int(w as i32),
+            Spec::Int(h as i32),
+            Spec::Int(40),
+        ]
+    });
+}

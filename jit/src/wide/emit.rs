@@ -654,6 +654,19 @@ pub(crate) fn emit_op(
                         Cmp::FLt => a.vcmpps(dm, z(x)?, $y, 1),
                         Cmp::IGt => a.vpcmpgtd(dm, z(x)?, $y),
                         Cmp::IEq => a.vpcmpeqd(dm, z(x)?, $y),
+                        Cmp::Pred(kind, p) => {
+                            let p = i32::from(p);
+                            match kind {
+                                CmpKind::F32 => a.vcmpps(dm, z(x)?, $y, p),
+                                CmpKind::I32 => a.vpcmpd(dm, z(x)?, $y, p),
+                                CmpKind::U32 => a.vpcmpud(dm, z(x)?, $y, p),
+                                CmpKind::F64 | CmpKind::I64 => {
+                                    return Err(WideError::Malformed(
+                                        "a masked compare of 64-bit lanes".into(),
+                                    ))
+                                }
+                            }
+                        }
                     }
                 };
             }

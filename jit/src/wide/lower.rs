@@ -230,6 +230,8 @@ pub fn lower_kernel(
     merge_masked_writes(&mut cx.p);
     merge_masked_fma_chains(&mut cx.p);
     subtract_negated_addends(&mut cx.p);
+    super::kfold::fold_compares_into_masks(&mut cx.p);
+    super::kfold::double_as_sum(&mut cx.p);
     hoist_loop_invariants(&mut cx.p, false);
     Ok(cx.p)
 }
@@ -516,6 +518,8 @@ pub fn lower_regions(
         merge_masked_writes(&mut cx.p);
         merge_masked_fma_chains(&mut cx.p);
         subtract_negated_addends(&mut cx.p);
+        super::kfold::fold_compares_into_masks(&mut cx.p);
+        super::kfold::double_as_sum(&mut cx.p);
         hoist_loop_invariants(&mut cx.p, true);
         split_uniform_indices(&mut cx.p);
         bodies.push(cx.p);

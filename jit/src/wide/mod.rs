@@ -30,6 +30,7 @@ pub mod entry;
 pub mod groups;
 pub(crate) mod held;
 pub mod int64;
+pub(crate) mod kfold;
 pub mod live;
 pub mod lower;
 pub mod math;
@@ -207,6 +208,10 @@ pub enum Cmp {
     IGt,
     /// `==` of 32-bit integers.
     IEq,
+    /// What [`Op::Compare2`] does with this kind (32-bit lanes only) and
+    /// predicate (`kfold`: a compare folded into the mask it was and-ed
+    /// with).
+    Pred(CmpKind, u8),
 }
 
 /// One operation of a [`Program`].
