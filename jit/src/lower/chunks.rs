@@ -1029,6 +1029,30 @@ pub(crate) fn lower_kernel(
                     }
                     _ => None,
                 };
+                // The other chunks take the `if`'s lanes from the range
+                // itself (`lo <= lid < hi`, exactly the ids its test accepts)
+                // instead of evaluating the test: 32-bit lane numbers against
+                // two bounds, where a `size_t` id is compared in 64-bit lanes.
+                let general_stmts: Vec<Stmt>;
+                let stmts = match (accepted, stmts.split_last()) {
+                    (Some((lo, hi)), Some((Stmt::If { cond, .. }, rest)))
+                        if inside.is_some()
+                            && !saved_values.contains_key(cond)
+                            && !remat.contains(cond)
+                            && only_the_if_reads(func, stmts, *cond) =>
+                    {
+                        let lanes = range_mask(&mut cx, x0, w, lo, hi);
+                        cx.vals.define(*cond, vec![Lanes::Varying(lanes)]);
+                        general_stmts = rest
+                            .iter()
+                            .filter(|s| !matches!(s, Stmt::Eval(v) if v == cond))
+                            .chain(stmts.last())
+                            .cloned()
+                            .collect();
+                        &general_stmts[..]
+                    }
+                    _ => stmts,
+                };
                 if all_full {
                     // The launch's loop of whole chunks: one copy.
                     cx.chunk_full = true;
@@ -1398,6 +1422,48 @@ fn inside_chunk(cx: &mut FunctionCx<'_, '_>, x0: Value, w: u32, lo: Value, hi: V
     let from = cx.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x0, lo);
     let to = cx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, last, hi);
     cx.b.ins().band(from, to)
+}
+
+/// The lanes of the chunk whose lane 0 has local id `x0` (dimension 0)
+/// whose ids lie in `lo..hi`, as a mask of `i32x4` pieces.
+fn range_mask(cx: &mut FunctionCx<'_, '_>, x0: Value, w: u32, lo: Value, hi: Value) -> Vec<Value> {
+    // Both ends relative to lane 0, clamped to 0..=W (ids are below 2^32,
+    // so the differences are exact in 64 bits).
+    let mut rel = |end: Value| {
+        let d = cx.b.ins().isub(end, x0);
+        let zero = cx.b.ins().iconst(types::I64, 0);
+        let d = cx.b.ins().smax(d, zero);
+        let wk = cx.b.ins().iconst(types::I64, i64::from(w));
+        let d = cx.b.ins().smin(d, wk);
+        let d = cx.b.ins().ireduce(types::I32, d);
+        cx.b.ins().splat(types::I32X4, d)
+    };
+    let (from, to) = (rel(lo), rel(hi));
+    let iota = cx.cache.iota32().to_vec();
+    iota.iter()
+        .map(|i| {
+            let a = cx.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, *i, from);
+            let b = cx.b.ins().icmp(IntCC::SignedLessThan, *i, to);
+            cx.b.ins().band(a, b)
+        })
+        .collect()
+}
+
+/// Whether `cond`, the test of the last statement of `stmts` (an `if`), is
+/// read by nothing else there: not by another statement, nor inside the
+/// `if`.
+fn only_the_if_reads(func: &Function, stmts: &[Stmt], cond: ValueId) -> bool {
+    let Some((Stmt::If { then_, else_, .. }, rest)) = stmts.split_last() else {
+        return false;
+    };
+    let (mut vals, mut vars) = (BTreeSet::new(), BTreeSet::new());
+    collect_uses(func, rest, &mut vals, &mut vars);
+    collect_uses(func, &then_.0, &mut vals, &mut vars);
+    collect_uses(func, &else_.0, &mut vals, &mut vars);
+    !vals.contains(&cond)
+        && rest
+            .iter()
+            .any(|s| matches!(s, Stmt::Eval(v) if *v == cond))
 }
 
 /// The local ids in dimension 0, `lo..hi` within `0..size0`, that can pass
