@@ -170,7 +170,8 @@ pub(crate) fn explain(f: &Facts<'_>) -> String {
     if let Some((vars, empty, ranged)) = lowered.group_level {
         let _ = writeln!(
             explain,
-            "group-level: {vars} variables kept once per group; {empty} regions run no chunk loop; {ranged} chunk loops visit only the ids their `if` accepts"
+            "group-level: {vars} variables kept once per group; {empty} regions run no chunk loop; {ranged} chunk loops visit only the ids their `if` accepts, {} of them with a copy that runs the chunks inside those ids without the test",
+            s.inside_copies
         );
     }
     if lowered.fixed_context_bytes > 0 {

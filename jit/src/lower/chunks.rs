@@ -222,6 +222,12 @@ const SPECIALISE_LIMIT: usize = 400;
 /// 203–275 instructions), and little in longer ones.
 const FULL_COPY_CLIF_LIMIT: usize = 300;
 
+/// The largest general copy of a region's chunk statements (Cranelift
+/// instructions) that also gets a copy for the chunks inside the ids its
+/// final `if (lid OP bound)` accepts (code size: the region's statements
+/// are lowered twice).
+const INSIDE_COPY_CLIF_LIMIT: usize = 600;
+
 /// A mask with every lane set.
 fn all_ones_mask(cx: &mut FunctionCx<'_, '_>) -> Vec<Value> {
     let m = cx.b.ins().iconst(types::I32, -1);
@@ -843,9 +849,11 @@ pub(crate) fn lower_kernel(
                 // the final `if` can accept, widened to whole chunks.
                 let size0 = group_size[0];
                 let wk = cx.b.ins().iconst(types::I64, i64::from(w));
+                let mut accepted = None;
                 let (x_lo, x_hi, skip_before, skip_after) = match range {
                     Some(range) => {
                         let (lo, hi) = lid_bounds(&mut cx, range, size0)?;
+                        accepted = Some((lo, hi));
                         let w1 = cx.b.ins().iconst(types::I64, i64::from(w - 1));
                         let c_lo = cx.b.ins().udiv(lo, wk);
                         let x_lo = cx.b.ins().imul(c_lo, wk);
@@ -1038,6 +1046,52 @@ pub(crate) fn lower_kernel(
                     && func.insts.len() <= SPECIALISE_LIMIT
                     && (!barrier_mode || varying_access(func, cx.kernel.uni(), stmts));
                 let end_b = cx.chunk_end;
+                // Chunks whose every lane passes the final `if (lid OP
+                // bound)` (all of a tree reduction's chunks while `s` is at
+                // least W) take a copy without the test: the `if`'s body
+                // lowered with every lane running, so no mask is computed,
+                // tested or blended (`inside_chunk`). Not in checked mode:
+                // its race checks already lower the statements twice, and
+                // a third copy made reduce's launch 20.4 M → 22.6 M
+                // instructions (2^20 items, one thread).
+                let inside = match (accepted, stmts.split_last()) {
+                    (Some((lo, hi)), Some((Stmt::If { then_, .. }, rest)))
+                        if cx.mask.alive().is_none() && cx.races.is_none() =>
+                    {
+                        let (in_b, general_b) = (cx.b.create_block(), cx.b.create_block());
+                        let in_range = inside_chunk(&mut cx, x0, w, lo, hi);
+                        cx.b.ins().brif(in_range, in_b, &[], general_b, &[]);
+                        cx.b.switch_to_block(general_b);
+                        let body: Vec<Stmt> = rest.iter().chain(&then_.0).cloned().collect();
+                        let first_inst = cx.b.func.dfg.num_insts();
+                        Some((in_b, general_b, body, cx.vals.snapshot(), first_inst))
+                    }
+                    _ => None,
+                };
+                // The other chunks take the `if`'s lanes from the range
+                // itself (`lo <= lid < hi`, exactly the ids its test accepts)
+                // instead of evaluating the test: 32-bit lane numbers against
+                // two bounds, where a `size_t` id is compared in 64-bit lanes.
+                let general_stmts: Vec<Stmt>;
+                let stmts = match (accepted, stmts.split_last()) {
+                    (Some((lo, hi)), Some((Stmt::If { cond, .. }, rest)))
+                        if inside.is_some()
+                            && !saved_values.contains_key(cond)
+                            && !remat.contains(cond)
+                            && only_the_if_reads(func, stmts, *cond) =>
+                    {
+                        let lanes = range_mask(&mut cx, x0, w, lo, hi);
+                        cx.vals.define(*cond, vec![Lanes::Varying(lanes)]);
+                        general_stmts = rest
+                            .iter()
+                            .filter(|s| !matches!(s, Stmt::Eval(v) if v == cond))
+                            .chain(stmts.last())
+                            .cloned()
+                            .collect();
+                        &general_stmts[..]
+                    }
+                    _ => stmts,
+                };
                 if all_full {
                     // The launch's loop of whole chunks: one copy.
                     cx.chunk_full = true;
@@ -1095,6 +1149,27 @@ pub(crate) fn lower_kernel(
                     cx.b.seal_block(tail_b);
                 } else {
                     cx.lower_chunk_stmts(stmts, end_b)?;
+                }
+                if let Some((in_b, general_b, body, values, first_inst)) = inside {
+                    let general = cx.b.func.dfg.num_insts() - first_inst;
+                    cx.enter(in_b);
+                    if general <= INSIDE_COPY_CLIF_LIMIT {
+                        let stats = cx.stats.clone();
+                        cx.set_cur(&ones);
+                        cx.vals.restore(values);
+                        cx.chunk_full = true;
+                        let lowered = cx.lower_chunk_stmts(&body, end_b);
+                        cx.chunk_full = false;
+                        lowered?;
+                        // The report's counts describe the general copy.
+                        let notes = std::mem::take(&mut cx.stats.notes);
+                        cx.stats = stats;
+                        cx.stats.notes = notes;
+                        cx.stats.inside_copies += 1;
+                    } else {
+                        cx.b.ins().jump(general_b, &[]);
+                    }
+                    cx.b.seal_block(general_b);
                 }
                 cx.enter(end_b);
                 if let (Some(c), false) = (chunk_ctx, last) {
@@ -1375,6 +1450,59 @@ impl FunctionCx<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Whether the chunk whose lane 0 has local id `x0` (dimension 0) lies
+/// wholly inside the ids `lo..hi` that pass a region's final `if (lid OP
+/// bound)` ([`lid_bounds`]): every lane then runs the `if`'s body, and the
+/// chunk is full (`hi` is at most the group's size).
+fn inside_chunk(cx: &mut FunctionCx<'_, '_>, x0: Value, w: u32, lo: Value, hi: Value) -> Value {
+    let last = cx.b.ins().iadd_imm_s(x0, i64::from(w));
+    let from = cx.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x0, lo);
+    let to = cx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, last, hi);
+    cx.b.ins().band(from, to)
+}
+
+/// The lanes of the chunk whose lane 0 has local id `x0` (dimension 0)
+/// whose ids lie in `lo..hi`, as a mask of `i32x4` pieces.
+fn range_mask(cx: &mut FunctionCx<'_, '_>, x0: Value, w: u32, lo: Value, hi: Value) -> Vec<Value> {
+    // Both ends relative to lane 0, clamped to 0..=W (ids are below 2^32,
+    // so the differences are exact in 64 bits).
+    let mut rel = |end: Value| {
+        let d = cx.b.ins().isub(end, x0);
+        let zero = cx.b.ins().iconst(types::I64, 0);
+        let d = cx.b.ins().smax(d, zero);
+        let wk = cx.b.ins().iconst(types::I64, i64::from(w));
+        let d = cx.b.ins().smin(d, wk);
+        let d = cx.b.ins().ireduce(types::I32, d);
+        cx.b.ins().splat(types::I32X4, d)
+    };
+    let (from, to) = (rel(lo), rel(hi));
+    let iota = cx.cache.iota32().to_vec();
+    iota.iter()
+        .map(|i| {
+            let a = cx.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, *i, from);
+            let b = cx.b.ins().icmp(IntCC::SignedLessThan, *i, to);
+            cx.b.ins().band(a, b)
+        })
+        .collect()
+}
+
+/// Whether `cond`, the test of the last statement of `stmts` (an `if`), is
+/// read by nothing else there: not by another statement, nor inside the
+/// `if`.
+fn only_the_if_reads(func: &Function, stmts: &[Stmt], cond: ValueId) -> bool {
+    let Some((Stmt::If { then_, else_, .. }, rest)) = stmts.split_last() else {
+        return false;
+    };
+    let (mut vals, mut vars) = (BTreeSet::new(), BTreeSet::new());
+    collect_uses(func, rest, &mut vals, &mut vars);
+    collect_uses(func, &then_.0, &mut vals, &mut vars);
+    collect_uses(func, &else_.0, &mut vals, &mut vars);
+    !vals.contains(&cond)
+        && rest
+            .iter()
+            .any(|s| matches!(s, Stmt::Eval(v) if *v == cond))
 }
 
 /// The local ids in dimension 0, `lo..hi` within `0..size0`, that can pass

@@ -120,6 +120,9 @@ pub(crate) struct Stats {
     pub uniform_ifs: u32,
     pub divergent_loops: u32,
     pub uniform_loops: u32,
+    /// Range-limited chunk loops (`group_level::LidRange`) with a copy for
+    /// the chunks wholly inside the ids their final `if` accepts.
+    pub inside_copies: u32,
     pub notes: Vec<String>,
 }
 
