@@ -91,7 +91,7 @@ fn masks(op: &Op) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Whether `op` ends a stretch of straight-line code.
-fn boundary(op: &Op) -> bool {
+pub(super) fn boundary(op: &Op) -> bool {
     matches!(
         op,
         Op::Loop

@@ -1138,18 +1138,7 @@ fn merge_masked_fma_chains(p: &mut Program) {
             *readers.entry(v).or_default() += 1;
         }
     }
-    let boundary = |op: &Op| {
-        matches!(
-            op,
-            Op::Loop
-                | Op::WhileAny { .. }
-                | Op::WhileCount { .. }
-                | Op::IfAny { .. }
-                | Op::EndIf
-                | Op::Entry(_)
-                | Op::WhileEntry(_)
-        )
-    };
+    let boundary = super::kfold::boundary;
     let mut merged: HashMap<usize, Op> = HashMap::new();
     let mut dropped: HashSet<usize> = HashSet::new();
     for (j, op) in p.ops.iter().enumerate() {
