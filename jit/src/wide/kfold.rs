@@ -90,20 +90,6 @@ fn masks(op: &Op) -> (Vec<u32>, Vec<u32>) {
     (read, written)
 }
 
-/// Whether `op` ends a stretch of straight-line code.
-pub(super) fn boundary(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Loop
-            | Op::WhileAny { .. }
-            | Op::WhileCount { .. }
-            | Op::IfAny { .. }
-            | Op::EndIf
-            | Op::Entry(_)
-            | Op::WhileEntry(_)
-    )
-}
-
 /// Folds `d = m & c`, `c` a comparison of 32-bit lanes read only there
 /// and written once, earlier in the same straight-line stretch, into
 /// `d = c` compared under `m` at the `and`'s place; and `d = m & (c1 &
@@ -165,7 +151,7 @@ pub(crate) fn fold_compares_into_masks(p: &mut Program) {
         };
         ops[i + 1..j].iter().all(|o| {
             let w = super::ra2::written(o).0;
-            !boundary(o) && !w.contains(&a.0) && !w.contains(&b.0)
+            !o.ends_stretch() && !w.contains(&a.0) && !w.contains(&b.0)
         })
     };
     // `op` under the mask `m`, writing `to` if given.
@@ -203,7 +189,7 @@ pub(crate) fn fold_compares_into_masks(p: &mut Program) {
                 || !(iy < j && iz < j && i < j)
                 || !clear(iy, j, &cy)
                 || !clear(iz, j, &cz)
-                || (i + 1..j).any(|n| boundary(&ops[n]))
+                || (i + 1..j).any(|n| ops[n].ends_stretch())
             {
                 continue;
             }

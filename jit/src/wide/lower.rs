@@ -812,13 +812,7 @@ fn share_repeated_ops(p: &mut Program) {
                 .unwrap_or((v.0, version.get(&v.0).copied().unwrap_or(0)))
         };
         let key = match op {
-            Op::Loop
-            | Op::WhileAny { .. }
-            | Op::WhileCount { .. }
-            | Op::IfAny { .. }
-            | Op::EndIf
-            | Op::Entry(_)
-            | Op::WhileEntry(_) => {
+            _ if op.ends_stretch() => {
                 seen.clear();
                 copied.clear();
                 None
@@ -911,18 +905,9 @@ fn subtract_negated_addends(p: &mut Program) {
                     // In the same stretch of straight-line code (a loop
                     // between would read a later trip's `x`), `x`
                     // unwritten between.
-                    let clean = p.ops[at + 1..i].iter().all(|op| {
-                        !matches!(
-                            op,
-                            Op::Loop
-                                | Op::WhileAny { .. }
-                                | Op::WhileCount { .. }
-                                | Op::IfAny { .. }
-                                | Op::EndIf
-                                | Op::Entry(_)
-                                | Op::WhileEntry(_)
-                        ) && !super::ra2::written(op).0.contains(&x.0)
-                    });
+                    let clean = p.ops[at + 1..i]
+                        .iter()
+                        .all(|op| !op.ends_stretch() && !super::ra2::written(op).0.contains(&x.0));
                     if clean {
                         fused.push((at, i));
                     }
@@ -1138,7 +1123,6 @@ fn merge_masked_fma_chains(p: &mut Program) {
             *readers.entry(v).or_default() += 1;
         }
     }
-    let boundary = super::kfold::boundary;
     let mut merged: HashMap<usize, Op> = HashMap::new();
     let mut dropped: HashSet<usize> = HashSet::new();
     for (j, op) in p.ops.iter().enumerate() {
@@ -1156,10 +1140,10 @@ fn merge_masked_fma_chains(p: &mut Program) {
             if readers.get(&x.0) != Some(&1) {
                 break false;
             }
-            let def = (0..after)
-                .rev()
-                .find(|&i| boundary(&p.ops[i]) || super::ra2::written(&p.ops[i]).0.contains(&x.0));
-            let Some(i) = def.filter(|&i| !boundary(&p.ops[i])) else {
+            let def = (0..after).rev().find(|&i| {
+                p.ops[i].ends_stretch() || super::ra2::written(&p.ops[i]).0.contains(&x.0)
+            });
+            let Some(i) = def.filter(|&i| !p.ops[i].ends_stretch()) else {
                 break false;
             };
             after = i;
@@ -1186,7 +1170,7 @@ fn merge_masked_fma_chains(p: &mut Program) {
         };
         let chain: HashSet<usize> = links.iter().chain(&copies).copied().collect();
         let straight = p.ops[after + 1..j].iter().all(|op| {
-            !boundary(op) && !names(op, var) && !super::ra2::written(op).1.contains(&k.0)
+            !op.ends_stretch() && !names(op, var) && !super::ra2::written(op).1.contains(&k.0)
         });
         if !first_reads_only
             || !straight

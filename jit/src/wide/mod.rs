@@ -514,6 +514,22 @@ pub enum EntryLoop {
 }
 
 impl Op {
+    /// Whether the operation ends a stretch of straight-line code: a loop's
+    /// or an `if`'s edge, or an entry step. Passes that pair an operation
+    /// with an earlier one look no further back than this.
+    pub(crate) fn ends_stretch(&self) -> bool {
+        matches!(
+            self,
+            Op::Loop
+                | Op::WhileAny { .. }
+                | Op::WhileCount { .. }
+                | Op::IfAny { .. }
+                | Op::EndIf
+                | Op::Entry(_)
+                | Op::WhileEntry(_)
+        )
+    }
+
     /// The operation with its values and masks renamed by `v` and `k`.
     pub fn map_regs(&self, v: impl Fn(V) -> V, k: impl Fn(K) -> K) -> Op {
         match *self {
