@@ -440,3 +440,63 @@ fn loops_tested_at_the_bottom_agree_at_0_1_and_odd_trips() {
         assert_eq!(got, ranges.len(), "n = {n}");
     }
 }
+
+/// The number before "loads fused into FMAs" in `line` (0 without).
+fn fused_loads(line: &str) -> usize {
+    line.split("; ")
+        .find_map(|part| {
+            let at = part.find(" loads fused into FMAs")?;
+            part[..at].rsplit(' ').next()?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn row_loads_fused_into_their_fmas_agree_and_where_they_must_not_be() {
+    // `t[ly][k]` (a load of a sum, `lower::split_uniform_indices`) as the
+    // merged FMA's broadcast operand (`lower::fuse_sum_loads`): either
+    // factor, every group shape the rows run, trips of 0, 1, odd and by
+    // lane (the last trip's empty mask: the broadcast reads nothing).
+    let shapes = [
+        ("", range_2d([32, 32], [16, 16], [0, 0])),
+        ("-DLY=12", range_2d([32, 24], [16, 12], [0, 0])),
+        ("-DLY=13", range_2d([32, 26], [16, 13], [16, 0])),
+        ("-DLX=8 -DLY=8", range_2d([16, 24], [8, 8], [0, 0])),
+        ("-DLX=12 -DLY=12", range_2d([24, 36], [12, 12], [0, 0])),
+        ("-DLX=32 -DLY=2", range_2d([64, 4], [32, 2], [0, 0])),
+    ];
+    for (shape, ranges) in shapes {
+        for extra in [
+            "",
+            "-DOWN=u[k][lx] -DSHARED=t[ly][k]",
+            "-DTRIPS=0",
+            "-DTRIPS=1",
+            "-DTRIPS=(LY-1)",
+            "-DTRIPS=(LY-lx%5)",
+        ] {
+            let line = tiles_agree(&format!("{shape} {extra}"), &[ranges]);
+            assert!(
+                !cpu_has_wide() || fused_loads(&line) > 0,
+                "{shape} {extra}: {line}"
+            );
+        }
+        // Where the load must stay a load: read twice (by the FMA and an
+        // add), its element stored to between the load and the FMA (the
+        // FMA would read the new value), under a guard that narrows the
+        // FMA's lanes against the load's, and the product of two row loads
+        // (one fused at most).
+        for (extra, fused) in [
+            ("-DSHARED=(u[k][lx]+t[ly][k]*0.5f)", None),
+            ("-DSHARED=(t[ly][k]=(float)k+0.5f)", Some(0)),
+            ("-DGUARD=(lx>ly)", None),
+            ("-DSHARED=t[ly][(k+1)&(LX-1)]", None),
+        ] {
+            let line = tiles_agree(&format!("{shape} {extra}"), &[ranges]);
+            if let (true, Some(n)) = (cpu_has_wide(), fused) {
+                if line.starts_with("code: wide AVX-512") {
+                    assert_eq!(fused_loads(&line), n, "{shape} {extra}: {line}");
+                }
+            }
+        }
+    }
+}

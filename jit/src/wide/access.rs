@@ -1109,7 +1109,10 @@ pub(crate) fn emit_sum_part(
 /// `[rsp + at]` plus four times r10, broadcast zero-masked by the running
 /// lanes, as `suppressed_load` (no lane running: nothing read, zeros;
 /// the address is within 2^34 bytes of the buffer, canonical). `rax` is
-/// left as it was.
+/// left as it was. An [`Op::FmaSum`] reads the element the same way, as
+/// the FMA's broadcast operand merged under the mask (no lane running:
+/// nothing read, `d` kept; checked on Zen 5 with an unmapped page, as
+/// for the masked loads).
 pub(crate) fn emit_sum_load(
     a: &mut CodeAssembler,
     op: &Op,
@@ -1117,18 +1120,27 @@ pub(crate) fn emit_sum_load(
     (idx, written, at): (u32, &[u32], i32),
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let Op::LoadSum { d, idx: x, k, .. } = *op else {
-        return Err(WideError::Malformed("a load of a sum".into()));
+    let (x, k) = match *op {
+        Op::LoadSum { idx, k, .. } | Op::FmaSum { idx, k, .. } => (idx, k),
+        _ => return Err(WideError::Malformed("a load of a sum".into())),
     };
     if !frame.held.has_index(idx) {
         lane0_to_r10d(a, x.0 as u8)?;
         a.movsxd(r10, r10d).map_err(e)?;
     }
     a.mov(r11, qword_ptr(rsp + at)).map_err(e)?;
-    a.vpbroadcastd(
-        zmm_masked(zmm_reg(d.0 as u8)?, k.0 as u8).z(),
-        dword_ptr(r11 + r10 * 4),
-    )
+    match *op {
+        Op::FmaSum { d, b, .. } => a.vfmadd231ps(
+            zmm_masked(zmm_reg(d.0 as u8)?, k.0 as u8),
+            zmm_reg(b.0 as u8)?,
+            dword_bcst(r11 + r10 * 4),
+        ),
+        Op::LoadSum { d, .. } => a.vpbroadcastd(
+            zmm_masked(zmm_reg(d.0 as u8)?, k.0 as u8).z(),
+            dword_ptr(r11 + r10 * 4),
+        ),
+        _ => return Err(WideError::Malformed("a load of a sum".into())),
+    }
     .map_err(e)?;
     frame.held.index_only(idx, written);
     Ok(())

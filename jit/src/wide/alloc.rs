@@ -67,6 +67,10 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::LoadElems { d, idx, k, .. } | Op::LoadSum { d, idx, k, .. } => {
             (vec![(idx, true), (d, false)], vec![(k, true)])
         }
+        Op::FmaSum { d, b, idx, k, .. } => (
+            vec![(d, true), (b, true), (idx, true), (d, false)],
+            vec![(k, true)],
+        ),
         Op::StoreElems { a, idx, k, .. } => (vec![(a, true), (idx, true)], vec![(k, true)]),
         Op::Loop | Op::WhileCount { .. } | Op::Entry(_) | Op::WhileEntry(_) | Op::EndIf => {
             (vec![], vec![])

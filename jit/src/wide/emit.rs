@@ -189,6 +189,7 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
             | Op::WhileEntry(_)
             | Op::LoadElems { .. }
             | Op::LoadSum { .. }
+            | Op::FmaSum { .. }
             | Op::StoreElems { .. }
             | Op::Load {
                 arg: Arg::Args | Arg::Launch | Arg::Save,
@@ -768,7 +769,7 @@ pub(crate) fn emit_op(
         // The entry keeps the chunk's running lanes in edx.
         Op::RunningLanes { d } => a.kmovw(k(d)?, edx).map_err(asm_err)?,
         // Inside a kernel entry only (`access::emit_access`).
-        Op::LoadElems { .. } | Op::LoadSum { .. } | Op::StoreElems { .. } => {
+        Op::LoadElems { .. } | Op::LoadSum { .. } | Op::FmaSum { .. } | Op::StoreElems { .. } => {
             return Err(WideError::Malformed(
                 "a memory operation outside a kernel entry".into(),
             ));

@@ -337,6 +337,7 @@ fn reads_chunk(op: &Op) -> bool {
             | Op::RunningLanes { .. }
             | Op::LoadElems { .. }
             | Op::LoadSum { .. }
+            | Op::FmaSum { .. }
             | Op::StoreElems { .. }
     )
 }

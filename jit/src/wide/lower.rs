@@ -522,6 +522,7 @@ pub fn lower_regions(
         super::kfold::double_as_sum(&mut cx.p);
         hoist_loop_invariants(&mut cx.p, true);
         split_uniform_indices(&mut cx.p);
+        fuse_sum_loads(&mut cx.p);
         bodies.push(cx.p);
     }
     let next_at = next.and_then(|x| slot_of[x.index()]);
@@ -1108,7 +1109,11 @@ fn merge_masked_fma_chains(p: &mut Program) {
         let mut all = all.into_inner();
         let merges = matches!(
             op,
-            Op::BinMasked { .. } | Op::FmaMasked { .. } | Op::MaskedCopy { .. } | Op::Fixup { .. }
+            Op::BinMasked { .. }
+                | Op::FmaMasked { .. }
+                | Op::FmaSum { .. }
+                | Op::MaskedCopy { .. }
+                | Op::Fixup { .. }
         );
         if !merges {
             for w in super::ra2::written(op).0 {
@@ -1306,6 +1311,105 @@ fn split_uniform_indices(p: &mut Program) {
         }
     }
     splice(p, split, &dropped);
+}
+
+/// A load of a sum ([`Op::LoadSum`]: matmul's `ta[ly][k]`) whose only
+/// reader is an FMA merged into a variable ([`Op::FmaMasked`]) under the
+/// same mask, one of its factors, later in the same stretch of
+/// straight-line code, becomes that FMA with the element as its broadcast
+/// memory operand ([`Op::FmaSum`], `vfmadd231ps d{k}, b,
+/// [r11 + 4 · r10]{1to16}`): one instruction per row and `k` fewer, and
+/// no register for the broadcast. The load zeroed the lanes outside `k`,
+/// which the FMA then kept, so the lanes of `k` get the same rounding and
+/// the others keep `d`. The element is read at the FMA's place, so nothing
+/// between writes the mask, the index's parts or memory (a store of any
+/// kind). With the load as the FMA's first factor the factors swap: the
+/// same product, a NaN payload aside when both are NaNs (x86 keeps the
+/// first NaN operand's; the Cranelift code's order differs as well).
+fn fuse_sum_loads(p: &mut Program) {
+    use std::collections::{HashMap, HashSet};
+    let mut mentions: HashMap<u32, u32> = HashMap::new();
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in &p.ops {
+        let named = std::cell::RefCell::new(HashSet::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().insert(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            *mentions.entry(v).or_default() += 1;
+        }
+        for v in super::ra2::written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    let mut fused: HashMap<usize, Op> = HashMap::new();
+    let mut dropped: HashSet<usize> = HashSet::new();
+    for (i, op) in p.ops.iter().enumerate() {
+        let Op::LoadSum {
+            d: t,
+            ptr,
+            idx,
+            part,
+            k,
+            how,
+        } = *op
+        else {
+            continue;
+        };
+        if mentions.get(&t.0) != Some(&2) || writes.get(&t.0) != Some(&1) {
+            continue;
+        }
+        // The reader, in the same stretch with nothing between that
+        // changes what the load would read or under which lanes.
+        let mut reader = None;
+        for (j, op) in p.ops.iter().enumerate().skip(i + 1) {
+            if names(op, t) {
+                reader = Some(j);
+                break;
+            }
+            let (wv, wk) = super::ra2::written(op);
+            if op.ends_stretch()
+                || matches!(op, Op::Store { .. } | Op::StoreElems { .. })
+                || wk.contains(&k.0)
+                || wv.contains(&idx.0)
+                || wv.contains(&part.0)
+            {
+                break;
+            }
+        }
+        let Some(j) = reader else {
+            continue;
+        };
+        let Op::FmaMasked { d, a, b, k: kf } = p.ops[j] else {
+            continue;
+        };
+        let other = match (a == t, b == t) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => continue,
+        };
+        if kf != k || d == t || d == other || fused.contains_key(&j) {
+            continue;
+        }
+        fused.insert(
+            j,
+            Op::FmaSum {
+                d,
+                b: other,
+                ptr,
+                idx,
+                part,
+                k,
+                how,
+            },
+        );
+        dropped.insert(i);
+    }
+    splice(p, fused, &dropped);
 }
 
 /// Rewrites `p`'s operations: the one at each index of `replaced` by its

@@ -428,6 +428,21 @@ pub enum Op {
         k: K,
         how: access::Access,
     },
+    /// `d = e · b + d` rounded once in the lanes of `k`, `d` unchanged in
+    /// the others, where `e` is the element [`Op::LoadSum`] would load
+    /// (`ptr[idx + part]`, lane 0's index): that load fused into the
+    /// [`Op::FmaMasked`] that was its only reader, under the same mask, as
+    /// the FMA's broadcast memory operand (`vfmadd231ps d{k}, b,
+    /// [r11 + 4 · r10]{1to16}`; `lower::fuse_sum_loads`).
+    FmaSum {
+        d: V,
+        b: V,
+        ptr: i32,
+        idx: V,
+        part: V,
+        k: K,
+        how: access::Access,
+    },
     /// `d = OP a` ([`Un`]).
     Un {
         op: Un,
@@ -679,6 +694,23 @@ impl Op {
                 how,
             } => Op::LoadSum {
                 d: v(d),
+                ptr,
+                idx: v(idx),
+                part: v(part),
+                k: k(m),
+                how,
+            },
+            Op::FmaSum {
+                d,
+                b,
+                ptr,
+                idx,
+                part,
+                k: m,
+                how,
+            } => Op::FmaSum {
+                d: v(d),
+                b: v(b),
                 ptr,
                 idx: v(idx),
                 part: v(part),

@@ -724,6 +724,43 @@ impl Builder {
                     ],
                 )
             }
+            Op::FmaSum {
+                d,
+                b,
+                ptr,
+                idx,
+                part,
+                k,
+                how,
+            } => {
+                // `part` from the frame, as for `LoadSum`.
+                let (old, y, x, p, m) = (
+                    self.use_v(d)?,
+                    self.use_v(b)?,
+                    self.use_v(idx)?,
+                    self.use_v(part)?,
+                    self.use_k(k)?,
+                );
+                let r = self.def_v(d);
+                (
+                    Op::FmaSum {
+                        d: vv(r),
+                        b: vv(y),
+                        ptr,
+                        idx: vv(x),
+                        part: vv(p),
+                        k: kk(m),
+                        how,
+                    },
+                    vec![
+                        Operand::reg_use(old),
+                        Operand::reg_use(y),
+                        Operand::reg_use(x),
+                        Operand::reg_use(m),
+                        Operand::reg_reuse_def(r, 0),
+                    ],
+                )
+            }
             Op::StoreElems {
                 a,
                 ptr,
@@ -842,7 +879,11 @@ fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>)
         let (wv, wk) = written(op);
         let merges = matches!(
             op,
-            Op::BinMasked { .. } | Op::FmaMasked { .. } | Op::MaskedCopy { .. } | Op::Fixup { .. }
+            Op::BinMasked { .. }
+                | Op::FmaMasked { .. }
+                | Op::FmaSum { .. }
+                | Op::MaskedCopy { .. }
+                | Op::Fixup { .. }
         );
         let fresh = depth == 0 && skipped == 0 && !merges;
         for v in &vs {
@@ -888,7 +929,8 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Un { d, .. }
         | Op::GlobalId { d, .. }
         | Op::LoadElems { d, .. }
-        | Op::LoadSum { d, .. } => (vec![d.0], vec![]),
+        | Op::LoadSum { d, .. }
+        | Op::FmaSum { d, .. } => (vec![d.0], vec![]),
         Op::AllLanes { d }
         | Op::KOr { d, .. }
         | Op::Compare { d, .. }
@@ -1574,14 +1616,21 @@ pub(crate) fn emit_allocated_pooled(
                                         (idx.0, &defs, full, shifts.get(&idx.0).copied()),
                                     )?
                                 }
-                                (Op::LoadSum { .. }, Some(frame)) => {
-                                    let Op::LoadSum {
+                                (Op::LoadSum { .. } | Op::FmaSum { .. }, Some(frame)) => {
+                                    let (Op::LoadSum {
                                         idx,
                                         part,
                                         ptr,
                                         how,
                                         ..
-                                    } = *virt
+                                    }
+                                    | Op::FmaSum {
+                                        idx,
+                                        part,
+                                        ptr,
+                                        how,
+                                        ..
+                                    }) = *virt
                                     else {
                                         return Err(WideError::Malformed("a load".into()));
                                     };
@@ -1708,7 +1757,9 @@ pub(crate) fn emit_allocated_pooled(
 pub(crate) fn sum_slots(alloc: &Allocated) -> Vec<(u32, Base, i32)> {
     let mut out = Vec::new();
     for inst in &alloc.f.insts {
-        if let MInst::Op(Op::LoadSum { part, ptr, how, .. }) = inst {
+        if let MInst::Op(Op::LoadSum { part, ptr, how, .. } | Op::FmaSum { part, ptr, how, .. }) =
+            inst
+        {
             let key = (part.0, how.base, *ptr);
             if !out.contains(&key) {
                 out.push(key);

@@ -93,6 +93,9 @@ pub struct RegionCode {
     pub least_rows: Vec<u32>,
     /// Loads that the rows in flight share (made once for them).
     pub shared_loads: usize,
+    /// Uniform loads fused into the FMA that reads them, as its broadcast
+    /// operand ([`Op::FmaSum`]), in the one-row bodies.
+    pub fused_loads: usize,
     /// Set by the selection when the wide code was chosen only for its
     /// rows in flight (a tile loop too light for one chunk at a time):
     /// the fewest rows a region runs in flight. A launch whose groups run
@@ -548,6 +551,11 @@ pub fn compile_regions(
             .filter_map(|m| m.first())
             .map(|m| m.shared_loads)
             .sum(),
+        fused_loads: bodies
+            .iter()
+            .flat_map(|b| b.ops())
+            .filter(|op| matches!(op, Op::FmaSum { .. }))
+            .count(),
         needs_rows: None,
     })
 }

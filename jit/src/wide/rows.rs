@@ -85,7 +85,9 @@ fn row_source(op: &Op, rowed_slots: &HashSet<i32>, stores: bool) -> bool {
             off,
             ..
         } => rowed_slots.contains(off),
-        Op::LoadElems { how, .. } | Op::LoadSum { how, .. } => stores || how.check.is_some(),
+        Op::LoadElems { how, .. } | Op::LoadSum { how, .. } | Op::FmaSum { how, .. } => {
+            stores || how.check.is_some()
+        }
         _ => false,
     }
 }
@@ -271,7 +273,7 @@ pub(crate) fn rows_program(
     let loads = rest
         .iter()
         .zip(&shared.skip)
-        .filter(|(op, skip)| **skip && matches!(op, Op::LoadElems { .. } | Op::LoadSum { .. }))
+        .filter(|(op, skip)| **skip && matches!(op, Op::LoadElems { .. } | Op::LoadSum { .. } | Op::FmaSum { .. }))
         .count();
     Ok((Program::from_ops(out, nv * rows, next_k), loads))
 }

@@ -137,6 +137,9 @@ impl Choice {
                 if r.in_rows.iter().any(|x| *x > 1) {
                     checked += &format!(", {} loads shared by the rows", r.shared_loads);
                 }
+                if r.fused_loads > 0 {
+                    checked += &format!("; {} loads fused into FMAs", r.fused_loads);
+                }
                 let others = match r.needs_rows {
                     Some(rows) => format!(
                         " and launches whose groups' rows are wider than a chunk or fewer than {rows} (a tile loop too light for one row at a time)"
@@ -329,6 +332,13 @@ fn tile_loop_too_light(body: &Program) -> Option<String> {
             {
                 if let Some(l) = open.last_mut() {
                     l.0 += 1;
+                }
+            }
+            // A load fused into an FMA: an access and an operation.
+            Op::FmaSum { how, .. } => {
+                if let Some(l) = open.last_mut() {
+                    l.0 += usize::from(how.base != Base::Arg);
+                    l.1 += 1;
                 }
             }
             Op::Fma { .. }
