@@ -464,7 +464,11 @@ fn row_loads_fused_into_their_fmas_agree_and_where_they_must_not_be() {
         ("-DLY=12", range_2d([32, 24], [16, 12], [0, 0]), true),
         ("-DLY=13", range_2d([32, 26], [16, 13], [16, 0]), true),
         ("-DLX=8 -DLY=8", range_2d([16, 24], [8, 8], [0, 0]), false),
-        ("-DLX=12 -DLY=12", range_2d([24, 36], [12, 12], [0, 0]), true),
+        (
+            "-DLX=12 -DLY=12",
+            range_2d([24, 36], [12, 12], [0, 0]),
+            true,
+        ),
         ("-DLX=32 -DLY=2", range_2d([64, 4], [32, 2], [0, 0]), false),
     ];
     for (shape, ranges, looped) in shapes {

@@ -3104,4 +3104,103 @@ mod tests {
         merge_masked_fma_chains(&mut p);
         assert_eq!(merged(&p), 0, "{:?}", p.ops());
     }
+
+    /// Inside a loop: a load of a sum `t = [part + idx]` under `k`, then
+    /// `between`, then `v{k} += t · b` (`t` the second factor when
+    /// `second`).
+    fn sum_then_fma(second: bool, between: impl Fn(&mut Program, [V; 4], K)) -> Program {
+        let mut p = Program::new();
+        let k = p.k();
+        p.push(Op::RunningLanes { d: k });
+        let [v, b, part, idx] = [(); 4].map(|_| p.splat_f32(1.0));
+        p.push(Op::Loop);
+        let t = p.v();
+        p.push(Op::LoadSum {
+            d: t,
+            ptr: 0,
+            idx,
+            part,
+            k,
+            how: Access {
+                uniform: true,
+                lane0: true,
+                ..Default::default()
+            },
+        });
+        between(&mut p, [v, b, part, idx], k);
+        let (a, b) = if second { (b, t) } else { (t, b) };
+        p.push(Op::FmaMasked { d: v, a, b, k });
+        p.push(Op::WhileAny { k });
+        p
+    }
+
+    fn fused(p: &Program) -> usize {
+        p.ops()
+            .iter()
+            .filter(|op| matches!(op, Op::FmaSum { .. }))
+            .count()
+    }
+
+    #[test]
+    fn loads_of_sums_fuse_into_the_fma_that_reads_them() {
+        for second in [false, true] {
+            let mut p = sum_then_fma(second, |p, [_, b, ..], _| {
+                p.bin(Bin::FMul, b, b);
+            });
+            fuse_sum_loads(&mut p);
+            assert_eq!(fused(&p), 1, "{:?}", p.ops());
+            assert!(!p.ops().iter().any(|op| matches!(op, Op::LoadSum { .. })));
+        }
+    }
+
+    #[test]
+    fn loads_of_sums_stay_where_the_fma_would_read_otherwise() {
+        // The mask, the index or its part written between, a store, the
+        // loop's end, the loaded value read again, the FMA under another
+        // mask, and the value as both factors.
+        let cases: Vec<Box<dyn Fn(&mut Program, [V; 4], K)>> = vec![
+            Box::new(|p, _, k| p.push(Op::KNot { d: k, a: k })),
+            Box::new(|p, [_, _, _, idx], _| p.push(Op::Copy { d: idx, a: idx })),
+            Box::new(|p, [_, _, part, _], _| p.push(Op::Copy { d: part, a: part })),
+            Box::new(|p, [v, ..], _| {
+                p.push(Op::Store {
+                    a: v,
+                    arg: Arg::Save,
+                    off: 0,
+                })
+            }),
+            Box::new(|p, _, k| {
+                p.push(Op::WhileAny { k });
+                p.push(Op::Loop);
+            }),
+            Box::new(|p, [_, b, ..], _| {
+                let t = V(p.numbered().0 - 1);
+                p.bin(Bin::FAdd, t, b);
+            }),
+        ];
+        for between in cases {
+            let mut p = sum_then_fma(false, between);
+            fuse_sum_loads(&mut p);
+            assert_eq!(fused(&p), 0, "{:?}", p.ops());
+        }
+        // Another mask.
+        let mut p = sum_then_fma(false, |_, _, _| {});
+        let other = p.k();
+        for op in &mut p.ops {
+            if let Op::FmaMasked { k, .. } = op {
+                *k = other;
+            }
+        }
+        fuse_sum_loads(&mut p);
+        assert_eq!(fused(&p), 0, "{:?}", p.ops());
+        // Both factors the loaded value.
+        let mut p = sum_then_fma(false, |_, _, _| {});
+        for op in &mut p.ops {
+            if let Op::FmaMasked { a, b, .. } = op {
+                *b = *a;
+            }
+        }
+        fuse_sum_loads(&mut p);
+        assert_eq!(fused(&p), 0, "{:?}", p.ops());
+    }
 }

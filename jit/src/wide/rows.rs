@@ -273,7 +273,13 @@ pub(crate) fn rows_program(
     let loads = rest
         .iter()
         .zip(&shared.skip)
-        .filter(|(op, skip)| **skip && matches!(op, Op::LoadElems { .. } | Op::LoadSum { .. } | Op::FmaSum { .. }))
+        .filter(|(op, skip)| {
+            **skip
+                && matches!(
+                    op,
+                    Op::LoadElems { .. } | Op::LoadSum { .. } | Op::FmaSum { .. }
+                )
+        })
         .count();
     Ok((Program::from_ops(out, nv * rows, next_k), loads))
 }
