@@ -17,10 +17,9 @@ __kernel void tiled_rows_fused(__global const float *A, __global const float *B,
     int h = get_local_size(1);
     float acc = 0.0f, other = 0.0f;
     for (int t = 0; t < n / TILE; t++) {
-        for (int r = ty; r < TILE; r += h) {
-            As[r][tx] = A[(row - ty + r) * n + t * TILE + tx] * 0.001f;
+        As[ty][tx] = A[row * n + t * TILE + tx] * 0.001f;
+        for (int r = ty; r < TILE; r += h)
             Bs[r][tx] = B[(t * TILE + r) * n + col] * 0.001f;
-        }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = 0; k < TILE; k++)
             acc += Bs[k][tx] * As[ty][k];
