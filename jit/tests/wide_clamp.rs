@@ -1,0 +1,326 @@
+//! Clamped stencil reads, the shape of `benches/conv5x5.cl`
+//! (`in[yy * w + clamp(x + dx, 0, w - 1)]`), against the interpreter at
+//! every width, unchecked and under robust access: borders on every side,
+//! images smaller than the stencil (width 1, height 1), widths that are
+//! not a multiple of 16, negative offsets, clamps whose bounds are not the
+//! image (and a single-element range), the `min`/`max` forms, in 1-D and
+//! 2-D, in loops (the taps of a `dy` loop) and written out without one.
+//! Whatever code each kernel gets (the wide code's lane test, a gather, or
+//! Cranelift's), it must compute what the interpreter computes.
+
+use std::sync::Arc;
+use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_jit::abi::{checked_offsets as co, ArgKind, Fault, FaultRecord, KernelStatus, Launch};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::groups::align64;
+use vecl_testkit::*;
+
+/// A 2-D launch of `w` x `h` work-items in groups of `lw` x `lh`.
+fn range_2d(w: u64, h: u64, lw: u64, lh: u64) -> NdRange {
+    NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [w, h, 1],
+        local_size: [lw, lh, 1],
+    }
+}
+
+/// Images from one pixel to a few chunks wide: smaller than a 5 x 5
+/// stencil, one row, one column, widths below, at and around 16 and 32.
+fn images() -> Vec<NdRange> {
+    let mut out = Vec::new();
+    for (w, h) in [
+        (1, 1),
+        (1, 6),
+        (6, 1),
+        (3, 3),
+        (16, 4),
+        (17, 3),
+        (31, 2),
+        (33, 5),
+        (47, 7),
+        (64, 3),
+    ] {
+        out.push(range_2d(w, h, w, 1));
+    }
+    // Groups narrower than a chunk, and two rows per group.
+    out.push(range_2d(40, 6, 8, 2));
+    out.push(range_2d(48, 4, 16, 4));
+    out
+}
+
+fn image_args(r: &NdRange, weights: usize) -> Vec<Spec> {
+    let (w, h) = (r.global_size[0] as usize, r.global_size[1] as usize);
+    vec![
+        Spec::Floats(w * h, 3),
+        Spec::Floats(w * h, 0),
+        Spec::Floats(weights, 7),
+        Spec::Int(w as i32),
+        Spec::Int(h as i32),
+    ]
+}
+
+const CONV5X5: &str = include_str!("../../benches/conv5x5.cl");
+
+/// The same with the taps written out (no loop): a clamped read outside
+/// any loop, with negative and positive offsets on both axes.
+const TAPS: &str = "
+kernel void taps(global const float* in, global float* out, constant float* k, int w, int h) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    int up = clamp(y - 1, 0, h - 1) * w;
+    int down = clamp(y + 2, 0, h - 1) * w;
+    float s = k[0] * in[up + clamp(x - 3, 0, w - 1)];
+    s += k[1] * in[up + clamp(x, 0, w - 1)];
+    s += k[2] * in[up + clamp(x + 1, 0, w - 1)];
+    s += k[3] * in[down + clamp(x - 1, 0, w - 1)];
+    s += k[4] * in[down + clamp(x + 17, 0, w - 1)];
+    out[y * w + x] = s;
+}
+";
+
+/// A 3 x 3 box read through `min`/`max` instead of `clamp`, in a loop
+/// over rows, and the columns' bounds taken from the row's neighbours.
+const MINMAX: &str = "
+kernel void minmax(global const float* in, global float* out, constant float* k, int w, int h) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; dy++) {
+        int row = min(max(y + dy, 0), h - 1) * w;
+        s += k[0] * in[row + max(x - 1, 0)];
+        s += k[1] * in[row + x];
+        s += k[2] * in[row + min(x + 1, w - 1)];
+        s += k[3] * in[row + max(min(x + 2, w - 1), 0)];
+    }
+    out[y * w + x] = s;
+}
+";
+
+#[test]
+fn conv5x5_agrees_with_the_interpreter_on_every_border() {
+    let n = differential(CONV5X5, "conv5x5", &images(), |r| image_args(r, 25));
+    assert_eq!(n, images().len() * WIDTHS.len());
+}
+
+#[test]
+fn written_out_taps_agree_with_the_interpreter() {
+    if cpu_has_wide() {
+        // Outside loops the wide code takes clamped reads (their lanes
+        // tested at run time), so this runs it at W = 16.
+        let k = compile(&build(TAPS, ""), "taps", 16);
+        assert!(
+            code_line(&k).starts_with("code: wide AVX-512"),
+            "{}",
+            code_line(&k)
+        );
+    }
+    let n = differential(TAPS, "taps", &images(), |r| image_args(r, 5));
+    assert_eq!(n, images().len() * WIDTHS.len());
+}
+
+#[test]
+fn min_and_max_forms_agree_with_the_interpreter() {
+    let n = differential(MINMAX, "minmax", &images(), |r| image_args(r, 4));
+    assert_eq!(n, images().len() * WIDTHS.len());
+}
+
+/// 1-D reads clamped to bounds that are not the buffer's (`lo`, `hi`
+/// parameters, one element when equal), by `min`, `max`, `clamp` and
+/// their nestings, with a uniform part added, inside a loop and outside.
+const BOUNDS: &str = "
+kernel void bounds(global const int* a, global int* o, int n, int lo, int hi) {
+    int x = get_global_id(0);
+    int s = a[min(x + 3, n - 1)];
+    s += 3 * a[max(x - 7, 0)];
+    s += 5 * a[clamp(x - 2, lo, hi)];
+    s += 7 * a[max(min(x + 1, hi), lo)];
+    s += 11 * a[min(max(x - 20, lo), hi)];
+    for (int d = -3; d <= 3; d += 3) {
+        s += 13 * a[n + clamp(x + d, lo, hi) - lo];
+    }
+    o[x] = s;
+}
+";
+
+#[test]
+fn clamps_to_other_bounds_agree_with_the_interpreter() {
+    for (lo, hi) in [(0, 0), (3, 40), (5, 5), (0, 200), (17, 18)] {
+        let n = differential(BOUNDS, "bounds", &chunk_edges_1d(), |r| {
+            let n = (r.global_offset[0] + r.global_size[0]) as usize;
+            // `hi` past the launch still inside the buffer: `2n + 256`
+            // elements hold every index the kernel forms.
+            let hi = hi.min(n as i32 + 255);
+            vec![
+                Spec::Ints(2 * n + 256, 5),
+                Spec::Ints(n, 0),
+                Spec::Int(n as i32),
+                Spec::Int(lo),
+                Spec::Int(hi),
+            ]
+        });
+        assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len(), "lo {lo}, hi {hi}");
+    }
+}
+
+/// Runs every group of `range` through `k` with `args`, the checked
+/// tail filled as the runtime fills it (each buffer's bounds, the fault
+/// record); returns the status, the fault and the buffers afterwards, a
+/// fault's address made relative to buffer 0.
+fn run_robust(
+    k: &CompiledKernel,
+    args: &[KernelArg],
+    range: &NdRange,
+) -> (u32, Option<Fault>, Vec<Vec<u8>>) {
+    let mut bufs: Vec<Vec<u8>> = args
+        .iter()
+        .map(|a| match a {
+            KernelArg::Buffer(b) => b.clone(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let mut block = vec![0u8; k.args_size().max(8)];
+    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
+        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
+    };
+    let record = Arc::new(FaultRecord::new());
+    let tail = k.checked_tail();
+    if let Some(t) = tail {
+        put(&mut block, t, Arc::as_ptr(&record) as u64);
+    }
+    for (i, (slot, a)) in k.args().iter().zip(args).enumerate() {
+        let at = slot.offset as usize;
+        match (slot.kind, a) {
+            (ArgKind::GlobalPointer, KernelArg::Buffer(_)) => {
+                let p = bufs[i].as_mut_ptr() as u64;
+                put(&mut block, at, p);
+                if let Some(t) = tail {
+                    let e = t + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize;
+                    put(&mut block, e, p);
+                    put(&mut block, e + 8, p + bufs[i].len() as u64);
+                }
+            }
+            (ArgKind::Value, KernelArg::Value(b)) => {
+                block[at..at + b.len()].copy_from_slice(b);
+            }
+            (kind, a) => panic!("argument {a:?} does not match slot {kind:?}"),
+        }
+    }
+    let launch = Launch::new(
+        range.work_dim,
+        range.global_offset,
+        range.global_size,
+        range.local_size,
+    );
+    let mut local = aligned(64 + 2 * vecl_jit::abi::LOCAL_PAD + k.static_local_size());
+    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
+    // SAFETY: the arena's padding lies inside its allocation.
+    let lp = unsafe { align64(local.as_mut_ptr() as *mut u8).add(vecl_jit::abi::LOCAL_PAD) };
+    let cp = align64(context.as_mut_ptr() as *mut u8);
+    // SAFETY: the block matches args() (the checked tail included); the
+    // buffers outlive the call, and the kernel is robust: it stops before
+    // an access outside them.
+    let status = unsafe { k.run_groups(block.as_ptr(), &launch, 0, launch.total_groups(), lp, cp) };
+    let base = bufs[0].as_ptr() as u64;
+    let fault = record.fault().map(|mut f| {
+        f.address = f.address.wrapping_sub(base);
+        f
+    });
+    (status, fault, bufs)
+}
+
+/// W = 16 under robust access, the wide code allowed or not.
+fn robust(wide: bool) -> JitOptions {
+    JitOptions {
+        simd_width: Some(16),
+        wide,
+        checked: true,
+        local_checks: false,
+        tiers: Tiers::OptimisedOnly,
+        passes: test_passes(),
+        ..JitOptions::default()
+    }
+}
+
+/// Robust access (every access bounds-tested) computes what the
+/// interpreter computes in bounds, with the wide code allowed and not.
+#[test]
+fn robust_clamped_reads_agree_with_the_interpreter() {
+    for (src, kernel, weights) in [
+        (CONV5X5, "conv5x5", 25),
+        (TAPS, "taps", 5),
+        (MINMAX, "minmax", 4),
+    ] {
+        let m = build(src, "");
+        for wide in [true, false] {
+            let k = compile_kernel(&m, kernel, &robust(wide)).expect("compiles");
+            for range in images() {
+                let init = interp_args_for(&image_args(&range, weights));
+                let mut want = init.clone();
+                run_kernel(&m, kernel, &mut want, &range).expect("interpreter");
+                let (status, fault, got) = run_robust(&k, &init, &range);
+                assert_eq!((status, fault), (0, None), "{kernel} wide {wide} {range:?}");
+                for (i, a) in want.iter().enumerate() {
+                    if let KernelArg::Buffer(w) = a {
+                        assert!(*w == got[i], "{kernel} wide {wide} {range:?}: buffer {i}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A clamp whose upper bound lies past the buffer (and its guard bytes,
+/// part of the buffer here): the first work-item
+/// whose clamped index leaves it is reported, by the wide code as by
+/// Cranelift's robust code (same work-item, address and position).
+#[test]
+fn clamps_past_the_buffer_fault_as_cranelifts_code() {
+    let src = "
+    kernel void k(global const float* a, global float* o, int hi) {
+        int x = get_global_id(0);
+        o[x] = a[clamp(x + 2, 0, hi)] + 2.0f * a[max(x - 3, 0)];
+    }";
+    let m = build(src, "");
+    // The buffers end `GUARD` bytes after their elements: `hi` reaches
+    // past those too.
+    let guard = GUARD / 4;
+    for (n, len, hi) in [
+        (200u64, 50usize, 150),
+        (300, 100, 1000),
+        (130, 10, 80),
+        (97, 16, 90),
+    ] {
+        assert!(
+            (hi as u64).min(n + 1) >= (len + guard) as u64,
+            "a fault to report"
+        );
+        let args = interp_args_for(&[
+            Spec::Floats(len, 1),
+            Spec::Floats(n as usize, 0),
+            Spec::Int(hi),
+        ]);
+        let range = range_1d(0, n, n.min(32));
+        let mut faults = Vec::new();
+        for wide in [true, false] {
+            let k = compile_kernel(&m, "k", &robust(wide)).expect("compiles");
+            if wide && cpu_has_wide() {
+                // No loop: the clamped reads take the wide code's tested
+                // path and its lane-wise bounds test.
+                assert!(
+                    code_line(&k).starts_with("code: wide AVX-512"),
+                    "{}",
+                    code_line(&k)
+                );
+            }
+            let (status, fault, _) = run_robust(&k, &args, &range);
+            assert_eq!(
+                status,
+                KernelStatus::OutOfBounds as u32,
+                "n {n} wide {wide}"
+            );
+            faults.push(fault.expect("a recorded fault"));
+        }
+        assert_eq!(faults[0], faults[1], "n {n}, {len} elements, hi {hi}");
+    }
+}
