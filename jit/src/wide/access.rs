@@ -921,6 +921,7 @@ fn tested_access(
     }
     a.set_label(&mut slow).map_err(e)?;
     a.zero_bytes().map_err(e)?;
+    one_lane(a, (load, z), kn, xn, done)?;
     let ks = k_reg(SCRATCH_K)?;
     a.kmovw(ks, km).map_err(e)?;
     if load {
@@ -933,6 +934,60 @@ fn tested_access(
             .map_err(e)?;
     }
     a.jmp(done).map_err(e)
+}
+
+/// The running lanes of mask register `kn` in a general register: one
+/// lane running (a region's `if (lid == 0)` storing its group's result at
+/// an index that is not known uniform, `partial[get_group_id(0)]`), its
+/// element read or written as a scalar and a jump to `done`; no lane, a
+/// jump to `done` (a masked gather or scatter of no lane accesses
+/// nothing, and a gather's result is then zero, as `z` is after
+/// `vpbroadcastd` under an empty zeroing mask); two or more, falling
+/// through to the gather or scatter. A `vpscatterdd` of one lane is
+/// microcoded on Zen 4 and cost about as much as the other work of the
+/// region did (`docs/wide.md`, "Accesses of one running lane"). The
+/// bounds test of the running lanes, if any, came before; `rax` holds the
+/// buffer's address, `r10`, `r11` and the scratch zmm are free.
+fn one_lane(
+    a: &mut CodeAssembler,
+    (load, z): (bool, AsmRegisterZmm),
+    kn: u8,
+    xn: u8,
+    done: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let (t, km) = (zmm_reg(SCRATCH_ZMM)?, k_reg(kn)?);
+    let tx = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{SCRATCH_ZMM}")))?;
+    let mut several = a.create_label();
+    a.kmovw(r11d, km).map_err(e)?;
+    // r10d = mask - 1: `mask & (mask - 1)` is zero for one lane or none.
+    a.lea(r10d, r11 - 1).map_err(e)?;
+    a.test(r10d, r11d).map_err(e)?;
+    a.jnz(several).map_err(e)?;
+    if load {
+        // The scatter's empty-mask path: zeros in every lane.
+        a.vpxord(z, z, z).map_err(e)?;
+    }
+    a.test(r11d, r11d).map_err(e)?;
+    a.jz(done).map_err(e)?;
+    a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
+        .map_err(e)?;
+    lane0_to_r10d(a, SCRATCH_ZMM)?;
+    a.movsxd(r10, r10d).map_err(e)?;
+    if load {
+        a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4))
+            .map_err(e)?;
+    } else {
+        a.vpcompressd(zmm_masked(t, kn).z(), z).map_err(e)?;
+        a.set_prefer_vex(false);
+        let stored = a.vmovd(dword_ptr(rax + r10 * 4), tx);
+        a.set_prefer_vex(true);
+        stored.map_err(e)?;
+    }
+    a.jmp(done).map_err(e)?;
+    a.set_label(&mut several).map_err(e)?;
+    a.zero_bytes().map_err(e)
 }
 
 /// A load of one element for every running lane of mask register `kn`
