@@ -947,7 +947,7 @@ fn tested_access(
 /// microcoded on Zen 4 and cost about as much as the other work of the
 /// region did (`docs/wide.md`, "Accesses of one running lane"). The
 /// bounds test of the running lanes, if any, came before; `rax` holds the
-/// buffer's address, `r10`, `r11` and the scratch zmm are free.
+/// buffer's address; `r11` and the scratch zmm are free, `r10` is kept.
 fn one_lane(
     a: &mut CodeAssembler,
     (load, z): (bool, AsmRegisterZmm),
@@ -956,32 +956,40 @@ fn one_lane(
     done: CodeLabel,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let (t, km) = (zmm_reg(SCRATCH_ZMM)?, k_reg(kn)?);
+    let t = zmm_reg(SCRATCH_ZMM)?;
     let tx = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
         .ok_or_else(|| WideError::Malformed(format!("xmm{SCRATCH_ZMM}")))?;
     let mut several = a.create_label();
-    a.kmovw(r11d, km).map_err(e)?;
-    // r10d = mask - 1: `mask & (mask - 1)` is zero for one lane or none.
-    a.lea(r10d, r11 - 1).map_err(e)?;
-    a.test(r10d, r11d).map_err(e)?;
+    // `blsr` clears the lowest set bit: ZF when at most one lane runs, CF
+    // when none does.
+    a.kmovw(r11d, k_reg(kn)?).map_err(e)?;
+    a.blsr(r11d, r11d).map_err(e)?;
     a.jnz(several).map_err(e)?;
+    let mut one = a.create_label();
+    a.jae(one).map_err(e)?;
     if load {
-        // The scatter's empty-mask path: zeros in every lane.
+        // No lane running: zeros in every lane, as the gather gives.
         a.vpxord(z, z, z).map_err(e)?;
     }
-    a.test(r11d, r11d).map_err(e)?;
-    a.jz(done).map_err(e)?;
+    a.jmp(done).map_err(e)?;
+    a.set_label(&mut one).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    // The running lane's index to lane 0 of the scratch, then to r11 (r10
+    // may hold lane 0 of the index for the accesses after this one).
     a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
         .map_err(e)?;
-    lane0_to_r10d(a, SCRATCH_ZMM)?;
-    a.movsxd(r10, r10d).map_err(e)?;
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r11d, tx);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.movsxd(r11, r11d).map_err(e)?;
     if load {
-        a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4))
+        a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r11 * 4))
             .map_err(e)?;
     } else {
         a.vpcompressd(zmm_masked(t, kn).z(), z).map_err(e)?;
         a.set_prefer_vex(false);
-        let stored = a.vmovd(dword_ptr(rax + r10 * 4), tx);
+        let stored = a.vmovd(dword_ptr(rax + r11 * 4), tx);
         a.set_prefer_vex(true);
         stored.map_err(e)?;
     }
