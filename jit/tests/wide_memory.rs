@@ -1041,3 +1041,36 @@ fn robust_mandelbrot_with_its_compares_under_the_loops_mask_agrees() {
         ]
     });
 }
+
+/// Gathers and scatters with one running lane per chunk (taken as scalar
+/// accesses), none, or several, under robust access and unchecked, in
+/// guarded buffers (`wide_one_lane.rs` has the barrier kernels).
+#[test]
+fn one_running_lane_gathers_and_scatters_agree_robust_and_unchecked() {
+    let src = r#"
+kernel void k(global const int* in, global int* out, global float* f, int every, int n) {
+    int i = get_global_id(0);
+    if (i % every == 0) {
+        int j = i / every;
+        out[j] = in[(i * 13) % n] + i;
+        f[j] = (float)in[(i * 7 + 5) % n] * 0.25f;
+    }
+}
+"#;
+    for robust in [false, true] {
+        for every in [16, 37, 7, 1] {
+            let ranges = [range_1d(0, 512, 64), range_1d(5, 250, 50)];
+            agree(src, "k", &options(true, robust, u64::MAX), &ranges, |r| {
+                let n = (r.global_offset[0] + r.global_size[0]) as usize;
+                let outs = n / every as usize + 1;
+                vec![
+                    Spec::Ints(n, 2),
+                    Spec::Ints(outs, 0),
+                    Spec::Floats(outs, 0),
+                    Spec::Int(every),
+                    Spec::Int(n as i32),
+                ]
+            });
+        }
+    }
+}

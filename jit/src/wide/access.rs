@@ -921,6 +921,7 @@ fn tested_access(
     }
     a.set_label(&mut slow).map_err(e)?;
     a.zero_bytes().map_err(e)?;
+    one_lane(a, (load, z), kn, xn, done)?;
     let ks = k_reg(SCRATCH_K)?;
     a.kmovw(ks, km).map_err(e)?;
     if load {
@@ -933,6 +934,68 @@ fn tested_access(
             .map_err(e)?;
     }
     a.jmp(done).map_err(e)
+}
+
+/// The running lanes of mask register `kn` in a general register: one
+/// lane running (a region's `if (lid == 0)` storing its group's result at
+/// an index that is not known uniform, `partial[get_group_id(0)]`), its
+/// element read or written as a scalar and a jump to `done`; no lane, a
+/// jump to `done` (a masked gather or scatter of no lane accesses
+/// nothing, and a gather's result is then zero, as `z` is after
+/// `vpbroadcastd` under an empty zeroing mask); two or more, falling
+/// through to the gather or scatter. A `vpscatterdd` of one lane is
+/// microcoded on Zen 4 and cost about as much as the other work of the
+/// region did (`docs/wide.md`, "Accesses of one running lane"). The
+/// bounds test of the running lanes, if any, came before; `rax` holds the
+/// buffer's address; `r11` and the scratch zmm are free, `r10` is kept.
+fn one_lane(
+    a: &mut CodeAssembler,
+    (load, z): (bool, AsmRegisterZmm),
+    kn: u8,
+    xn: u8,
+    done: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    let tx = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{SCRATCH_ZMM}")))?;
+    let mut several = a.create_label();
+    // `blsr` clears the lowest set bit: ZF when at most one lane runs, CF
+    // when none does.
+    a.kmovw(r11d, k_reg(kn)?).map_err(e)?;
+    a.blsr(r11d, r11d).map_err(e)?;
+    a.jnz(several).map_err(e)?;
+    let mut one = a.create_label();
+    a.jae(one).map_err(e)?;
+    if load {
+        // No lane running: zeros in every lane, as the gather gives.
+        a.vpxord(z, z, z).map_err(e)?;
+    }
+    a.jmp(done).map_err(e)?;
+    a.set_label(&mut one).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    // The running lane's index to lane 0 of the scratch, then to r11 (r10
+    // may hold lane 0 of the index for the accesses after this one).
+    a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
+        .map_err(e)?;
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r11d, tx);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.movsxd(r11, r11d).map_err(e)?;
+    if load {
+        a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r11 * 4))
+            .map_err(e)?;
+    } else {
+        a.vpcompressd(zmm_masked(t, kn).z(), z).map_err(e)?;
+        a.set_prefer_vex(false);
+        let stored = a.vmovd(dword_ptr(rax + r11 * 4), tx);
+        a.set_prefer_vex(true);
+        stored.map_err(e)?;
+    }
+    a.jmp(done).map_err(e)?;
+    a.set_label(&mut several).map_err(e)?;
+    a.zero_bytes().map_err(e)
 }
 
 /// A load of one element for every running lane of mask register `kn`
