@@ -133,16 +133,21 @@ fn counters_read_after_the_loop_agree() {
 kernel void k(global const int* a, global const float* f, global int* out,
               global float* g, int n) {
     int i = get_global_id(0) + 3 * get_global_id(1) + 7 * get_global_id(2);
+    // Each work-item's own element (`i` is shared by several).
+    int e0 = (int)(get_global_offset(0) + get_global_size(0));
+    int e1 = (int)(get_global_offset(1) + get_global_size(1));
+    int o = (int)get_global_id(0)
+        + e0 * ((int)get_global_id(1) + e1 * (int)get_global_id(2));
     int j = 0;
     for (; j < n; j++) {
         if (a[i] + j > 6) break;
     }
     int m = n / 2;
-    out[i] = m;
+    out[o] = m;
     for (; m < n; m++) {
-        g[i] += (float)m;
+        g[o] += (float)m;
     }
-    out[i] += j * 100 + m;
+    out[o] += j * 100 + m;
 }
 "#,
         &TRIPS,
@@ -240,7 +245,9 @@ kernel void k(global const float* x, global float* out, local float* tile,
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int j = 0; j < size; j++) {
             float q = tile[j];
-            acc += (q - p) * (float)(j + 1);
+            float d = q - p;
+            float r = d * d + 0.5f;
+            acc += d / (r * r) * (float)(j + 1) - d * 0.25f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
