@@ -147,7 +147,15 @@ kernel void k(global const int* a, global const float* f, global int* out,
     for (; m < n; m++) {
         g[o] += (float)m;
     }
-    out[o] += j * 100 + m;
+    // A uniform loop under a divergent `if` whose counter is read after
+    // it: the lanes that skip the `if` keep their 7.
+    int u = 7;
+    if (a[i] > 0) {
+        for (u = 0; u < n; u++) {
+            g[o] += 0.5f;
+        }
+    }
+    out[o] += j * 100 + m + u * 10000;
 }
 "#,
         &TRIPS,
