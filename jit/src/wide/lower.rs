@@ -1476,9 +1476,10 @@ impl Cx<'_> {
             Stmt::WriteVar(var, v) => {
                 // A loop's own variable written under the loop's lanes of
                 // the trip: every lane (`super::loop_local`).
-                let local = self.loops.last().is_some_and(|l| {
-                    l.lanes == Some(self.cur) && l.locals.contains(var)
-                });
+                let local = self
+                    .loops
+                    .last()
+                    .is_some_and(|l| l.lanes == Some(self.cur) && l.locals.contains(var));
                 let plain = local || self.plain.contains(&(*var, *v));
                 let whole = self.whole;
                 self.whole = whole || plain;
