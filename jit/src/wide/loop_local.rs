@@ -104,7 +104,8 @@ mod tests {
 
     fn kernel(src: &str) -> Function {
         let m = vecl_clc::build(src, "").expect("builds").module;
-        m.kernels().next().expect("a kernel").1.clone()
+        let (_, f) = m.kernels().next().expect("a kernel");
+        f.clone()
     }
 
     /// The local variables of each loop at the top level of the body, by
