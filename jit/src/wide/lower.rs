@@ -126,6 +126,12 @@ enum VarRepr {
 struct LoopMasks {
     /// Lanes that left by `break`.
     broke: K,
+    /// The loop's lanes of the trip (its mask; `None` for the test run
+    /// before a rotated loop).
+    lanes: Option<K>,
+    /// The variables local to the loop (`super::loop_local`): written
+    /// without a mask under `lanes`.
+    locals: std::collections::HashSet<vecl_ir::VarId>,
     /// Lanes that went to the continuing block by `continue` (none when
     /// the loop has no `continue` of its own).
     continued: Option<K>,
@@ -200,6 +206,12 @@ struct Cx<'a> {
     /// Masks known to hold no lane: those after a `break`, `continue`
     /// or `return` (never written again), which an `if`'s join leaves out.
     empty: std::collections::HashSet<u32>,
+    /// The accesses of each variable in everything this kernel's lowering
+    /// runs (`super::loop_local::access_counts`).
+    var_total: std::collections::HashMap<vecl_ir::VarId, u32>,
+    /// The variables local to the loop statement about to be lowered
+    /// (`Cx::block` finds them; `Cx::stmt` takes them).
+    next_locals: std::collections::HashSet<vecl_ir::VarId>,
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -224,6 +236,7 @@ pub fn lower_kernel(
         id_end,
     );
     cx.start_vars(&|_| true);
+    cx.var_total = super::loop_local::access_counts(func, &func.body.0);
     cx.block(&func.body)?;
     drop_unread_masks(&mut cx.p);
     share_repeated_ops(&mut cx.p);
@@ -401,6 +414,13 @@ pub fn lower_regions(
         }
     }
     let plain = unblended_writes(func);
+    // Every access the regions' bodies make, for `loop_local`.
+    let mut var_total = std::collections::HashMap::new();
+    for stmts in regions.iter() {
+        for (x, c) in super::loop_local::access_counts(func, stmts) {
+            *var_total.entry(x).or_insert(0u32) += c;
+        }
+    }
     let mut bodies = Vec::with_capacity(regions.len());
     let mut pointers: Vec<Option<Pointer>> = vec![None; n];
     for (r, stmts) in regions.iter().enumerate() {
@@ -411,6 +431,7 @@ pub fn lower_regions(
             );
         }
         let mut cx = Cx::new(func, uni, slots, plan, true, plain.clone(), id_end);
+        cx.var_total = var_total.clone();
         let is_next = |v: usize| next.is_some_and(|x| x.index() == v);
         cx.start_vars(&|v| accessed[r][v] && slot_of[v].is_none() && !is_next(v));
         for v in 0..n {
@@ -645,6 +666,8 @@ impl<'a> Cx<'a> {
             plain,
             all_or_none: true,
             empty: Default::default(),
+            var_total: Default::default(),
+            next_locals: Default::default(),
         }
     }
 }
@@ -1524,7 +1547,11 @@ impl Cx<'_> {
     }
 
     fn block(&mut self, b: &Block) -> Lowered<()> {
-        for s in &b.0 {
+        for (i, s) in b.0.iter().enumerate() {
+            if let Stmt::Loop { .. } = s {
+                self.next_locals =
+                    super::loop_local::loop_local_vars(self.func, &b.0, i, &self.var_total);
+            }
             self.stmt(s)?;
         }
         Ok(())
@@ -1551,7 +1578,13 @@ impl Cx<'_> {
                 } || self.narrow.small(*v);
             }
             Stmt::WriteVar(var, v) => {
-                let plain = self.plain.contains(&(*var, *v));
+                // A loop's own variable written under the loop's lanes of
+                // the trip: every lane (`super::loop_local`).
+                let local = self
+                    .loops
+                    .last()
+                    .is_some_and(|l| l.lanes == Some(self.cur) && l.locals.contains(var));
+                let plain = local || self.plain.contains(&(*var, *v));
                 let whole = self.whole;
                 self.whole = whole || plain;
                 let done = self.write_var(var.index(), *v);
@@ -1624,6 +1657,7 @@ impl Cx<'_> {
                 }
             }
             Stmt::Loop { body, continuing } => {
+                let locals = std::mem::take(&mut self.next_locals);
                 let entry = self.cur;
                 // The loop's mask and exit mask are variables of the
                 // program, written again in the loop (loop-carried).
@@ -1643,6 +1677,8 @@ impl Cx<'_> {
                     self.loops.push(LoopMasks {
                         broke,
                         continued: None,
+                        lanes: None,
+                        locals: Default::default(),
                     });
                     self.depth += 1;
                     self.whole = false;
@@ -1657,7 +1693,12 @@ impl Cx<'_> {
                 self.p.push(Op::Loop);
                 let continued = (continues(body) || continues(continuing))
                     .then(|| self.k_op(|d| Op::KZero { d }));
-                self.loops.push(LoopMasks { broke, continued });
+                self.loops.push(LoopMasks {
+                    broke,
+                    continued,
+                    lanes: Some(lm),
+                    locals,
+                });
                 self.depth += 1;
                 self.whole = false;
                 self.cur = lm;

@@ -32,6 +32,7 @@ pub(crate) mod held;
 pub mod int64;
 pub(crate) mod kfold;
 pub mod live;
+pub(crate) mod loop_local;
 pub mod lower;
 pub mod math;
 pub mod ra2;
