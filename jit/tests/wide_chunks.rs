@@ -7,26 +7,17 @@
 //! dimensions.
 
 use vecl_ir::interp::NdRange;
-use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions};
 use vecl_testkit::differential::{build, compare_launches, Spec};
 use vecl_testkit::range_1d;
+use vecl_testkit::wide_options;
 use vecl_testkit::{code_line, cpu_has_wide};
-
-fn options() -> JitOptions {
-    JitOptions {
-        simd_width: Some(16),
-        wide: true,
-        tiers: Tiers::OptimisedOnly,
-        passes: vecl_testkit::test_passes(),
-        ..JitOptions::default()
-    }
-}
 
 /// Kernel `k` of `src` on the wide code (on a CPU that has AVX-512) and
 /// its `--explain` line.
 fn wide(src: &str) -> (vecl_ir::Module, CompiledKernel, String) {
     let m = build(src, "");
-    let k = compile_kernel(&m, "k", &options()).expect("compiles");
+    let k = compile_kernel(&m, "k", &wide_options()).expect("compiles");
     let line = code_line(&k);
     if cpu_has_wide() {
         assert!(line.starts_with("code: wide AVX-512"), "{line}");
@@ -187,7 +178,7 @@ fn a_loop_free_body_with_bounds_checks_runs_one_chunk_at_a_time() {
     let opts = JitOptions {
         checked: true,
         local_checks: false,
-        ..options()
+        ..wide_options()
     };
     let k = compile_kernel(&m, "k", &opts).expect("compiles");
     let line = code_line(&k);
@@ -300,7 +291,7 @@ fn mandelbrot_runs_two_chunks_in_flight_and_agrees() {
     let path = format!("{}/../benches/mandelbrot.cl", env!("CARGO_MANIFEST_DIR"));
     let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let m = build(&src, "");
-    let k = compile_kernel(&m, "mandelbrot", &options()).expect("compiles");
+    let k = compile_kernel(&m, "mandelbrot", &wide_options()).expect("compiles");
     let line = code_line(&k);
     if cpu_has_wide() {
         assert!(line.contains("; 4 chunks in flight"), "{line}");

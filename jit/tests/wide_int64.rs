@@ -13,24 +13,15 @@
 //! refused for that reason and still agrees.
 
 use vecl_ir::interp::NdRange;
-use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_jit::{compile_kernel, CompiledKernel};
 use vecl_testkit::differential::{build, compare_launches, Spec};
 use vecl_testkit::range_1d;
+use vecl_testkit::wide_options;
 use vecl_testkit::{code_line, cpu_has_wide};
-
-fn options() -> JitOptions {
-    JitOptions {
-        simd_width: Some(16),
-        wide: true,
-        tiers: Tiers::OptimisedOnly,
-        passes: vecl_testkit::test_passes(),
-        ..JitOptions::default()
-    }
-}
 
 fn compile(src: &str) -> (vecl_ir::Module, CompiledKernel) {
     let m = build(src, "");
-    let k = compile_kernel(&m, "k", &options()).expect("compiles");
+    let k = compile_kernel(&m, "k", &wide_options()).expect("compiles");
     (m, k)
 }
 
@@ -231,7 +222,7 @@ fn the_bench_reduction_keeps_cranelifts_chunk_skipping() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../benches/reduce.cl"))
         .expect("benches/reduce.cl");
     let m = build(&src, "");
-    let k = compile_kernel(&m, "reduce", &options()).expect("compiles");
+    let k = compile_kernel(&m, "reduce", &wide_options()).expect("compiles");
     let line = code_line(&k);
     assert!(line.starts_with("code: Cranelift"), "{line}");
     if cpu_has_wide() {

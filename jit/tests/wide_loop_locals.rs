@@ -9,28 +9,9 @@
 //! JIT's other widths (Cranelift's code).
 
 use vecl_ir::interp::NdRange;
-use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::compile_wide;
 use vecl_testkit::differential::{build, compare_launches, try_compile, Spec};
-use vecl_testkit::{code_line, cpu_has_wide, range_1d, BARRIER_WIDTHS};
-
-fn options() -> JitOptions {
-    JitOptions {
-        simd_width: Some(16),
-        wide: true,
-        tiers: Tiers::OptimisedOnly,
-        passes: vecl_testkit::test_passes(),
-        ..JitOptions::default()
-    }
-}
-
-fn wide(m: &vecl_ir::Module) -> CompiledKernel {
-    let k = compile_kernel(m, "k", &options()).expect("compiles");
-    let line = code_line(&k);
-    if cpu_has_wide() {
-        assert!(line.starts_with("code: wide AVX-512"), "{line}");
-    }
-    k
-}
+use vecl_testkit::{range_1d, BARRIER_WIDTHS};
 
 /// Rows of a tail only, one chunk, a chunk and a tail, many with a tail,
 /// groups shorter than the launch, offsets; two and three dimensions.
@@ -61,7 +42,7 @@ fn ranges() -> Vec<NdRange> {
 fn agrees(src: &str, ns: &[i32]) {
     let m = build(src, "");
     let count = ranges().len();
-    let k = wide(&m);
+    let k = compile_wide(&m, "k");
     for &n in ns {
         let specs = |r: &NdRange| {
             let e: u64 = (0..3)
@@ -273,7 +254,7 @@ kernel void k(global const float* x, global float* out, local float* tile,
                 Spec::Int(total as i32),
             ]
         };
-        let k = wide(&m);
+        let k = compile_wide(&m, "k");
         assert_eq!(
             compare_launches(&m, "k", &k, std::slice::from_ref(&r), specs),
             1

@@ -7,29 +7,9 @@
 //! the JIT's other widths (Cranelift's code).
 
 use vecl_ir::interp::NdRange;
-use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_testkit::compile_wide;
 use vecl_testkit::differential::{build, compare_launches, try_compile, Spec};
 use vecl_testkit::range_1d;
-use vecl_testkit::{code_line, cpu_has_wide};
-
-fn options() -> JitOptions {
-    JitOptions {
-        simd_width: Some(16),
-        wide: true,
-        tiers: Tiers::OptimisedOnly,
-        passes: vecl_testkit::test_passes(),
-        ..JitOptions::default()
-    }
-}
-
-fn wide(m: &vecl_ir::Module) -> CompiledKernel {
-    let k = compile_kernel(m, "k", &options()).expect("compiles");
-    let line = code_line(&k);
-    if cpu_has_wide() {
-        assert!(line.starts_with("code: wide AVX-512"), "{line}");
-    }
-    k
-}
 
 /// Rows of a tail only, one chunk, a chunk and a tail, three, many with
 /// a tail, groups shorter than the launch, offsets; and two and three
@@ -75,7 +55,7 @@ fn specs(r: &NdRange) -> Vec<Spec> {
 fn agrees(src: &str) {
     let m = build(src, "");
     let n = ranges().len();
-    let k = wide(&m);
+    let k = compile_wide(&m, "k");
     assert_eq!(compare_launches(&m, "k", &k, &ranges(), specs), n);
     for w in [4, 8, 32] {
         let k = try_compile(&m, "k", w).expect("compiles");

@@ -8,26 +8,17 @@
 //! Robust access over guarded buffers: `wide_memory.rs`.
 
 use vecl_ir::interp::NdRange;
-use vecl_jit::{compile_kernel, JitOptions, Tiers};
+use vecl_jit::compile_kernel;
 use vecl_testkit::differential::{build, compare_launches, Spec};
 use vecl_testkit::range_1d;
+use vecl_testkit::wide_options;
 use vecl_testkit::{code_line, cpu_has_wide};
-
-fn options() -> JitOptions {
-    JitOptions {
-        simd_width: Some(16),
-        wide: true,
-        tiers: Tiers::OptimisedOnly,
-        passes: vecl_testkit::test_passes(),
-        ..JitOptions::default()
-    }
-}
 
 /// Kernel `k` of `src` on the wide code (on a CPU with AVX-512) against
 /// the interpreter on every range.
 fn agree(src: &str, ranges: &[NdRange], args: impl Fn(&NdRange) -> Vec<Spec>) {
     let m = build(src, "");
-    let k = compile_kernel(&m, "k", &options()).expect("compiles");
+    let k = compile_kernel(&m, "k", &wide_options()).expect("compiles");
     let line = code_line(&k);
     if cpu_has_wide() {
         assert!(line.starts_with("code: wide AVX-512"), "{line}");

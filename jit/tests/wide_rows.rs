@@ -10,19 +10,10 @@
 //! where a shared load must not apply (`u[(k + ly) & 15][lx]`).
 
 use vecl_ir::interp::NdRange;
-use vecl_jit::{compile_kernel, JitOptions, Tiers};
+use vecl_jit::compile_kernel;
 use vecl_testkit::differential::{build, compare_launches, Spec};
+use vecl_testkit::wide_options;
 use vecl_testkit::{code_line, cpu_has_wide};
-
-fn options() -> JitOptions {
-    JitOptions {
-        simd_width: Some(16),
-        wide: true,
-        tiers: Tiers::OptimisedOnly,
-        passes: vecl_testkit::test_passes(),
-        ..JitOptions::default()
-    }
-}
 
 fn range_2d(global: [u64; 2], local: [u64; 2], offset: [u64; 2]) -> NdRange {
     NdRange {
@@ -92,7 +83,7 @@ kernel void tiles(global const float* a, global const float* b, global float* c,
 /// line.
 fn tiles_agree(defines: &str, ranges: &[NdRange]) -> String {
     let m = build(TILES, defines);
-    let k = compile_kernel(&m, "tiles", &options()).expect("compiles");
+    let k = compile_kernel(&m, "tiles", &wide_options()).expect("compiles");
     let line = code_line(&k);
     let got = compare_launches(&m, "tiles", &k, ranges, |r| {
         let w = r.global_size[0] as usize;
@@ -324,7 +315,7 @@ kernel void carried(global const float* a, global float* c, int n) {
 #[test]
 fn loop_variables_written_before_read_agree() {
     let m = build(CARRIED, "");
-    let k = compile_kernel(&m, "carried", &options()).expect("compiles");
+    let k = compile_kernel(&m, "carried", &wide_options()).expect("compiles");
     let line = code_line(&k);
     assert!(
         !cpu_has_wide() || line.starts_with("code: wide AVX-512"),
@@ -417,7 +408,7 @@ kernel void heads(global const float* a, global float* c, int n) {
 fn loops_tested_at_the_bottom_agree_at_0_1_and_odd_trips() {
     // (Under robust access: `wide_memory.rs`.)
     let m = build(HEADS, "");
-    let k = compile_kernel(&m, "heads", &options()).expect("compiles");
+    let k = compile_kernel(&m, "heads", &wide_options()).expect("compiles");
     let line = code_line(&k);
     assert!(
         !cpu_has_wide() || line.starts_with("code: wide AVX-512"),

@@ -262,6 +262,17 @@ pub fn code_line(k: &CompiledKernel) -> String {
         .to_string()
 }
 
+/// `kernel` of `m` compiled with [`crate::wide_options`]; on a CPU that
+/// runs the wide code, it must have got it.
+pub fn compile_wide(m: &Module, kernel: &str) -> CompiledKernel {
+    let k = vecl_jit::compile_kernel(m, kernel, &crate::wide_options()).expect("compiles");
+    let line = code_line(&k);
+    if cpu_has_wide() {
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    }
+    k
+}
+
 /// Whether this CPU runs the wide AVX-512 code (tests of which code a
 /// kernel gets assert it only there).
 pub fn cpu_has_wide() -> bool {

@@ -40,8 +40,8 @@ pub mod shapes;
 
 #[cfg(feature = "jit")]
 pub use differential::{
-    build, code_line, compare_launches, cpu_has_wide, differential, differential_at, explain,
-    explain_at, explain_line, interp_args_for, run_jit, try_compile, Spec, BARRIER_WIDTHS,
+    build, code_line, compare_launches, compile_wide, cpu_has_wide, differential, differential_at,
+    explain, explain_at, explain_line, interp_args_for, run_jit, try_compile, Spec, BARRIER_WIDTHS,
     DIVERGENT, GUARD, WIDTHS,
 };
 #[cfg(feature = "jit")]
@@ -49,5 +49,5 @@ pub use groups::aligned;
 #[cfg(feature = "jit")]
 pub use hand_built::*;
 #[cfg(feature = "jit")]
-pub use options::{refuse_prefetch_patches, test_passes, test_prefetch, test_tiers};
+pub use options::{refuse_prefetch_patches, test_passes, test_prefetch, test_tiers, wide_options};
 pub use shapes::{chunk_edges_1d, group_sizes_1d, range_1d};

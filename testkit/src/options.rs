@@ -24,6 +24,18 @@ pub fn test_passes() -> vecl_ir::transform::pipeline::PipelineOptions {
     }
 }
 
+/// The options of the wide code's tests: W = 16 with the wide AVX-512
+/// code allowed, the optimised tier only, the passes verified.
+pub fn wide_options() -> vecl_jit::JitOptions {
+    vecl_jit::JitOptions {
+        simd_width: Some(16),
+        wide: true,
+        tiers: vecl_jit::Tiers::OptimisedOnly,
+        passes: test_passes(),
+        ..vecl_jit::JitOptions::default()
+    }
+}
+
 /// Set by [`refuse_prefetch_patches`].
 static REFUSE_PREFETCH_PATCHES: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
