@@ -876,6 +876,37 @@ fn share_repeated_ops(p: &mut Program) {
     }
 }
 
+/// How many operations name each register, read or written (an
+/// operation naming it twice counts once).
+fn mention_counts(ops: &[Op]) -> std::collections::HashMap<u32, u32> {
+    let mut mentions = std::collections::HashMap::new();
+    for op in ops {
+        let named = std::cell::RefCell::new(std::collections::HashSet::new());
+        op.map_regs(
+            |v| {
+                named.borrow_mut().insert(v.0);
+                v
+            },
+            |k| k,
+        );
+        for v in named.into_inner() {
+            *mentions.entry(v).or_default() += 1;
+        }
+    }
+    mentions
+}
+
+/// How many operations write each register.
+fn write_counts(ops: &[Op]) -> std::collections::HashMap<u32, u32> {
+    let mut writes = std::collections::HashMap::new();
+    for op in ops {
+        for v in super::ra2::written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    writes
+}
+
 /// An FMA whose addend is a negation read nowhere else (`t = x ^
 /// -0.0; fma(a, b, t)`: the front end's contraction of `a * b - x`,
 /// mandelbrot's `zr * zr - zi * zi`) becomes `vfmsub` of `x`: the same
@@ -888,24 +919,8 @@ fn subtract_negated_addends(p: &mut Program) {
     let Some(sign) = p.constants.get(&0x8000_0000).copied() else {
         return;
     };
-    let mut mentions: HashMap<u32, u32> = HashMap::new();
-    let mut writes: HashMap<u32, u32> = HashMap::new();
-    for op in &p.ops {
-        let named = std::cell::RefCell::new(std::collections::HashSet::new());
-        op.map_regs(
-            |v| {
-                named.borrow_mut().insert(v.0);
-                v
-            },
-            |k| k,
-        );
-        for v in named.into_inner() {
-            *mentions.entry(v).or_default() += 1;
-        }
-        for v in super::ra2::written(op).0 {
-            *writes.entry(v).or_default() += 1;
-        }
-    }
+    let mentions = mention_counts(&p.ops);
+    let writes = write_counts(&p.ops);
     // Negations read only by one FMA as its addend: where they are, and
     // what they negate.
     let mut negated: HashMap<u32, (usize, V)> = HashMap::new();
@@ -964,20 +979,7 @@ fn subtract_negated_addends(p: &mut Program) {
 /// operation merged under the mask (`vpaddd var{k}, a, b`): one
 /// instruction instead of two, the same lanes written.
 fn merge_masked_writes(p: &mut Program) {
-    let mut mentions: std::collections::HashMap<u32, u32> = Default::default();
-    for op in &p.ops {
-        let named = std::cell::RefCell::new(std::collections::HashSet::new());
-        op.map_regs(
-            |v| {
-                named.borrow_mut().insert(v.0);
-                v
-            },
-            |k| k,
-        );
-        for v in named.into_inner() {
-            *mentions.entry(v).or_default() += 1;
-        }
-    }
+    let mentions = mention_counts(&p.ops);
     let ops = std::mem::take(&mut p.ops);
     let mut i = 0;
     while i < ops.len() {
@@ -1233,9 +1235,9 @@ fn merge_masked_fma_chains(p: &mut Program) {
 /// `regions`).
 fn split_uniform_indices(p: &mut Program) {
     use std::collections::{HashMap, HashSet};
-    let mut writes: HashMap<u32, u32> = HashMap::new();
+    let writes = write_counts(&p.ops);
+    let mentions = mention_counts(&p.ops);
     let mut def_at: HashMap<u32, usize> = HashMap::new();
-    let mut mentions: HashMap<u32, u32> = HashMap::new();
     // The innermost loop around each operation (its `Loop`'s index), and
     // whether it is in a skipped region.
     let mut loop_of: Vec<Option<usize>> = Vec::with_capacity(p.ops.len());
@@ -1254,19 +1256,7 @@ fn split_uniform_indices(p: &mut Program) {
         loop_of.push(open.last().copied());
         skipped_at.push(skipped > 0);
         for v in super::ra2::written(op).0 {
-            *writes.entry(v).or_default() += 1;
             def_at.insert(v, i);
-        }
-        let named = std::cell::RefCell::new(HashSet::new());
-        op.map_regs(
-            |v| {
-                named.borrow_mut().insert(v.0);
-                v
-            },
-            |k| k,
-        );
-        for v in named.into_inner() {
-            *mentions.entry(v).or_default() += 1;
         }
     }
     let once = |v: V| writes.get(&v.0) == Some(&1);
@@ -1351,24 +1341,8 @@ fn split_uniform_indices(p: &mut Program) {
 /// first NaN operand's; the Cranelift code's order differs as well).
 fn fuse_sum_loads(p: &mut Program) {
     use std::collections::{HashMap, HashSet};
-    let mut mentions: HashMap<u32, u32> = HashMap::new();
-    let mut writes: HashMap<u32, u32> = HashMap::new();
-    for op in &p.ops {
-        let named = std::cell::RefCell::new(HashSet::new());
-        op.map_regs(
-            |v| {
-                named.borrow_mut().insert(v.0);
-                v
-            },
-            |k| k,
-        );
-        for v in named.into_inner() {
-            *mentions.entry(v).or_default() += 1;
-        }
-        for v in super::ra2::written(op).0 {
-            *writes.entry(v).or_default() += 1;
-        }
-    }
+    let mentions = mention_counts(&p.ops);
+    let writes = write_counts(&p.ops);
     let mut fused: HashMap<usize, Op> = HashMap::new();
     let mut dropped: HashSet<usize> = HashSet::new();
     for (i, op) in p.ops.iter().enumerate() {
