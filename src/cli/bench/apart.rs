@@ -61,6 +61,65 @@ pub fn columns(platform: &str) -> Vec<String> {
     }
 }
 
+/// How many times the full run measures each platform's kernel rows: one
+/// child per platform per round, the platforms in their order in the
+/// even rounds and in the reverse order in the odd ones, each round's
+/// timed runs pooled ([`combine_rounds`]).
+///
+/// Measured once, in one order, the platforms' rows were minutes apart,
+/// and on the 2-core development machine the memory's speed moved in
+/// minutes for every process at once: vadd took 3.0 ms on Intel's
+/// runtime and 2.5 ms on vecl in one run, and 5.3–5.5 ms on Intel and
+/// 4.3–4.5 ms on vecl ten minutes later, so a memory-bound row's ratio
+/// depended on which platform's turn fell in a slow stretch. Two rounds
+/// in mirrored orders put every platform on both sides of such a drift.
+pub const ROUNDS: usize = 2;
+
+/// The platforms' order in round `round` of [`ROUNDS`]: as given in even
+/// rounds, reversed in odd ones.
+pub fn round_order<T: Clone>(platforms: &[T], round: usize) -> Vec<T> {
+    let mut order = platforms.to_vec();
+    if round % 2 == 1 {
+        order.reverse();
+    }
+    order
+}
+
+/// One result out of a row's results in each round on one column: the
+/// timed runs of every round pooled and their median taken (for a
+/// first-result row, whose median is one measured time, the median of
+/// the rounds' times). A round that failed, or whose output was wrong,
+/// decides the result: a platform that failed once is reported as
+/// failing, with the round named.
+pub fn combine_rounds(mut rounds: Vec<PlatformResult>, metric: Metric) -> Option<PlatformResult> {
+    if rounds.len() <= 1 {
+        return rounds.pop();
+    }
+    if let Some(bad) = rounds
+        .iter()
+        .position(|r| r.median_ns.is_none() || !r.verified)
+    {
+        let mut result = rounds.swap_remove(bad);
+        result.status = format!(
+            "round {} of {}: {}",
+            bad + 1,
+            rounds.len() + 1,
+            result.status
+        );
+        return Some(result);
+    }
+    let medians: Vec<u64> = rounds.iter().filter_map(|r| r.median_ns).collect();
+    let mut combined = rounds.remove(0);
+    for round in rounds {
+        combined.runs_ns.extend(round.runs_ns);
+    }
+    combined.median_ns = Some(match metric {
+        Metric::RunTime => median(&combined.runs_ns),
+        Metric::FirstResult => median(&medians),
+    });
+    Some(combined)
+}
+
 /// How long a child may go without sending a result before it is deemed
 /// hung: PoCL's one-thread matmul takes ~3 s a run, so a row (a build, a
 /// first run, warm-up and five timed runs) may take half a minute there.
@@ -364,6 +423,59 @@ fn measure_one(work: &Workload, backend: &mut dyn Backend, quick: bool) -> Platf
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ok(runs: &[u64], median_ns: u64) -> PlatformResult {
+        PlatformResult::single("p", runs.to_vec(), median_ns)
+    }
+
+    #[test]
+    fn odd_rounds_take_the_platforms_in_reverse() {
+        let platforms = ["vecl", "PoCL", "Intel"];
+        assert_eq!(round_order(&platforms, 0), ["vecl", "PoCL", "Intel"]);
+        assert_eq!(round_order(&platforms, 1), ["Intel", "PoCL", "vecl"]);
+        assert_eq!(round_order(&platforms, 2), ["vecl", "PoCL", "Intel"]);
+    }
+
+    #[test]
+    fn rounds_pool_their_runs_for_the_median() {
+        let first = ok(&[10, 11, 12], 11);
+        let second = ok(&[20, 21, 22, 23], 21);
+        let combined = combine_rounds(vec![first, second], Metric::RunTime).unwrap();
+        assert_eq!(combined.runs_ns, [10, 11, 12, 20, 21, 22, 23]);
+        assert_eq!(combined.median_ns, Some(20));
+        assert_eq!(combined.status, "ok");
+    }
+
+    #[test]
+    fn a_first_result_row_takes_the_median_of_the_rounds_times() {
+        // The runs of a first-result row are its first kernel runs, not
+        // the times reported.
+        let combined =
+            combine_rounds(vec![ok(&[5], 1_000), ok(&[7], 3_000)], Metric::FirstResult).unwrap();
+        assert_eq!(combined.median_ns, Some(2_000));
+    }
+
+    #[test]
+    fn a_round_that_failed_or_was_wrong_decides_the_result() {
+        let failed = PlatformResult::failed("p", "the child crashed");
+        let combined = combine_rounds(vec![ok(&[1, 2, 3], 2), failed], Metric::RunTime).unwrap();
+        assert_eq!(combined.median_ns, None);
+        assert_eq!(combined.status, "round 2 of 2: the child crashed");
+
+        let mut wrong = ok(&[4], 4);
+        wrong.verified = false;
+        wrong.status = "wrong output: c[3]".into();
+        let combined = combine_rounds(vec![wrong, ok(&[1], 1)], Metric::RunTime).unwrap();
+        assert!(!combined.verified);
+        assert_eq!(combined.status, "round 1 of 2: wrong output: c[3]");
+    }
+
+    #[test]
+    fn one_round_is_passed_through_and_none_gives_none() {
+        let one = combine_rounds(vec![ok(&[3, 1, 2], 2)], Metric::RunTime).unwrap();
+        assert_eq!(one.runs_ns, [3, 1, 2]);
+        assert!(combine_rounds(Vec::new(), Metric::RunTime).is_none());
+    }
 
     #[test]
     fn vecl_fills_three_columns_and_others_one() {

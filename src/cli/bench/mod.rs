@@ -126,12 +126,13 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             names.join("; ")
         ));
     }
+    let rounds = if quick { 1 } else { apart::ROUNDS };
     let driver_platforms: Vec<&String> = platforms
         .iter()
         .filter(|p| !library_only.contains(p))
         .collect();
     let progress = ProgressBar::new(
-        (workloads.len() * platforms.len()
+        (workloads.len() * platforms.len() * rounds
             + engine_rows.len() * driver_platforms.len()
             + usize::from(with_copy)
             + once_rows.len()) as u64,
@@ -153,9 +154,10 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
     // Every platform's rows, one child process per platform; each result
     // is filed under its workload and column as it comes.
     let names: Vec<&str> = workloads.iter().map(|w| w.name).collect();
-    let mut measured: Vec<Vec<Option<PlatformResult>>> =
-        vec![vec![None; platforms.len()]; names.len()];
-    for platform in &measured_platforms {
+    let mut measured: Vec<Vec<Vec<PlatformResult>>> =
+        vec![vec![Vec::new(); platforms.len()]; names.len()];
+    for platform in (0..rounds).flat_map(|round| apart::round_order(&measured_platforms, round)) {
+        let platform = &platform;
         let mut next = names.first().map(|w| (*w, 0));
         let columns = apart::columns(platform);
         if let Some((work, _)) = next {
@@ -165,7 +167,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             let row = names.iter().position(|w| *w == work);
             let column = platforms.iter().position(|p| *p == result.platform);
             if let (Some(row), Some(column)) = (row, column) {
-                measured[row][column] = Some(result);
+                measured[row][column].push(result);
             }
             progress.inc(1);
             // The next result the child will send, for the progress line.
@@ -187,8 +189,8 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
         let results: Vec<PlatformResult> = row
             .into_iter()
             .zip(&platforms)
-            .map(|(result, platform)| {
-                let mut result = result.unwrap_or_else(|| {
+            .map(|(rounds, platform)| {
+                let mut result = apart::combine_rounds(rounds, work.metric).unwrap_or_else(|| {
                     PlatformResult::failed(platform, "no result from the measuring process")
                 });
                 if result.median_ns.is_some() {
@@ -277,6 +279,12 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
     notes.push(
         "ratios are the other platform's median over vecl's: above 1 means vecl is faster".into(),
     );
+    if rounds > 1 && !workloads.is_empty() {
+        notes.push(format!(
+            "kernel rows: {rounds} rounds, one process per platform per round, the platforms in order and then in reverse ({}), each row's timed runs pooled for its median; a drift of the machine's speed over minutes falls on every platform alike",
+            measured_platforms.join(" → ")
+        ));
+    }
     notes.push(
         "source-to-first-result: other platforms may answer from their on-disk program caches; the 'new source' row appends a kernel unique to this run to defeat them"
             .into(),
