@@ -457,6 +457,10 @@ pub struct Pool {
     /// One per worker: the part of a job dealt to it ([`Pool::deal`]),
     /// which it takes before anything else. Any thread may steal from it.
     inboxes: Vec<Injector<Task>>,
+    /// One per worker: running a range (set when it finds one, cleared
+    /// when it finds none), so that a deal passes over a worker busy with
+    /// another job's ranges.
+    busy: Vec<std::sync::atomic::AtomicBool>,
     /// One bit per worker that is asleep or about to sleep (worker `i` is
     /// bit `i % 64` of word `i / 64`). A publisher claims a bit by clearing
     /// it and unparks that worker alone: no lock is shared by the sleepers,
@@ -584,6 +588,9 @@ impl Pool {
             injector: Injector::new(),
             stealers: deques.iter().map(Worker::stealer).collect(),
             inboxes: (1..threads).map(|_| Injector::new()).collect(),
+            busy: (1..threads)
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
+                .collect(),
             sleeping: (0..threads.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
@@ -748,8 +755,9 @@ impl Pool {
     /// Deals `[start, total)` of `job`, whose groups `[0, start)` the
     /// submitting thread has run, to as many workers as the job may wake
     /// (its whole budget, at most one per worker): part `j` of
-    /// [`deal_cuts`] goes into worker `j - 1`'s inbox and that worker is
-    /// woken; the submitter keeps what is left of part 0 and gets its end.
+    /// [`deal_cuts`] goes into worker `j - 1`'s inbox (or another's when
+    /// that one is busy: [`Pool::recipient`]) and that worker is woken;
+    /// the submitter keeps what is left of part 0 and gets its end.
     ///
     /// The cuts depend only on the job's size and its helpers, so each
     /// launch of a chain gives a worker the groups it ran the launch
@@ -768,7 +776,9 @@ impl Pool {
             job.wakes.store(budget, Ordering::Release);
             return total;
         }
-        for &(worker, from, to) in &parts[1..] {
+        let mut taken = vec![false; self.inboxes.len()];
+        for &(preferred, from, to) in &parts[1..] {
+            let worker = self.recipient(preferred, &mut taken);
             self.inboxes[worker].push(Task {
                 job: Arc::clone(job),
                 start: from,
@@ -777,6 +787,25 @@ impl Pool {
             self.wake_worker(worker);
         }
         parts[0].2
+    }
+
+    /// The worker a dealt part meant for `preferred` goes to: that one
+    /// unless it is busy (with another job's ranges) or holds an untaken
+    /// part already, else the next worker that is neither and not yet
+    /// given a part of this deal (`taken`), else `preferred` after all.
+    /// Two jobs dealt at once to the same first workers would otherwise
+    /// leave the rest of the pool asleep.
+    fn recipient(&self, preferred: usize, taken: &mut [bool]) -> usize {
+        let n = self.inboxes.len();
+        let free = |w: usize| {
+            !taken[w] && !self.busy[w].load(Ordering::Relaxed) && self.inboxes[w].is_empty()
+        };
+        let worker = (0..n)
+            .map(|k| (preferred + k) % n)
+            .find(|&w| free(w))
+            .unwrap_or(preferred);
+        taken[worker] = true;
+        worker
     }
 
     /// Publishes `[start, end)` of `job` without running any of it: halves
@@ -1020,11 +1049,14 @@ impl Pool {
         let _ = self.handles[index].set(std::thread::current());
         let (word, bit) = (&self.sleeping[index / 64], 1u64 << (index % 64));
         let mut scratch = Scratch::new();
+        let busy = &self.busy[index];
         loop {
             if let Some(task) = self.find_task(Some(&own), index) {
+                busy.store(true, Ordering::Relaxed);
                 self.run_task(task, Some(&own), &mut scratch);
                 continue;
             }
+            busy.store(false, Ordering::Relaxed);
             // Spin briefly: another range is usually published soon after
             // the last one finished.
             let mut found = None;
@@ -1037,6 +1069,7 @@ impl Pool {
                 }
             }
             if let Some(task) = found {
+                busy.store(true, Ordering::Relaxed);
                 self.run_task(task, Some(&own), &mut scratch);
                 continue;
             }
