@@ -75,6 +75,11 @@ enum Command {
         /// Where report.json and report.svg go.
         #[arg(long, default_value = "bench-out")]
         out: PathBuf,
+        /// How many times each platform's kernel rows are measured, the
+        /// platforms in order and then in reverse, runs pooled (default:
+        /// 2, or 1 with `--quick`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=16))]
+        rounds: Option<u32>,
     },
     /// Measure one command-engine row of `bench` on one platform and print
     /// the result as JSON (run by `bench` in a child process, so that a
@@ -226,8 +231,14 @@ fn main() -> ExitCode {
             };
             cli::run::run(&request)
         }
-        Command::Bench { quick, only, out } => {
-            cli::bench::run(quick, only.as_deref(), &out).map(|report| {
+        Command::Bench {
+            quick,
+            only,
+            out,
+            rounds,
+        } => {
+            let rounds = rounds.map(|r| r as usize);
+            cli::bench::run(quick, only.as_deref(), rounds, &out).map(|report| {
                 let mut text = report.table();
                 for note in &report.notes {
                     text.push_str(&format!("note: {note}\n"));

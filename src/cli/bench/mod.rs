@@ -49,8 +49,14 @@ fn selects(only: &str, name: &str) -> bool {
         .any(|part| !part.is_empty() && name.contains(part))
 }
 
-/// Runs the suite and writes the report into `out_dir`.
-pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, String> {
+/// Runs the suite and writes the report into `out_dir`, the kernel rows
+/// in `rounds` rounds (default [`apart::ROUNDS`], one with `quick`).
+pub fn run(
+    quick: bool,
+    only: Option<&str>,
+    rounds: Option<usize>,
+    out_dir: &Path,
+) -> Result<Report, String> {
     // A report that cannot be written is an error before the run, not
     // after minutes of measuring.
     std::fs::create_dir_all(out_dir)
@@ -126,7 +132,9 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
             names.join("; ")
         ));
     }
-    let rounds = if quick { 1 } else { apart::ROUNDS };
+    let rounds = rounds
+        .unwrap_or(if quick { 1 } else { apart::ROUNDS })
+        .max(1);
     let driver_platforms: Vec<&String> = platforms
         .iter()
         .filter(|p| !library_only.contains(p))
@@ -281,7 +289,7 @@ pub fn run(quick: bool, only: Option<&str>, out_dir: &Path) -> Result<Report, St
     );
     if rounds > 1 && !workloads.is_empty() {
         notes.push(format!(
-            "kernel rows: {rounds} rounds, one process per platform per round, the platforms in order and then in reverse ({}), each row's timed runs pooled for its median; a drift of the machine's speed over minutes falls on every platform alike",
+            "kernel rows: {rounds} rounds (`--rounds`), one process per platform per round, the platforms in order ({}) and in reverse by turns, each row's timed runs pooled for its median; a drift of the machine's speed over minutes falls on every platform alike",
             measured_platforms.join(" → ")
         ));
     }
