@@ -187,6 +187,7 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
             | Op::RunningLanes { .. }
             | Op::Entry(_)
             | Op::WhileEntry(_)
+            | Op::IfEntry(_)
             | Op::LoadElems { .. }
             | Op::LoadSum { .. }
             | Op::FmaSum { .. }
@@ -779,6 +780,7 @@ pub(crate) fn emit_op(
         | Op::WhileCount { .. }
         | Op::WhileEntry(_)
         | Op::IfAny { .. }
+        | Op::IfEntry(_)
         | Op::EndIf => {
             return Err(WideError::Malformed("control flow in emit_op".into()));
         }

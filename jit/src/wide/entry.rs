@@ -51,7 +51,7 @@ use super::emit::{asm_err, assemble_and_map, ConstPool};
 use super::ra2::{
     allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
 };
-use super::{Arg, EntryLoop, EntryStep, Op, Program, WideError, K, V};
+use super::{Arg, EntryLoop, EntryStep, EntryTest, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, Launch};
 use iced_x86::code_asm::*;
 use std::collections::{HashMap, HashSet};
@@ -285,6 +285,34 @@ fn entry_code(
             a.cmp(r15, rsi)?;
             a.jge(exit)?;
         }
+        EntryCode::Back(EntryLoop::Chunks { step }, header) => {
+            a.add(r15, step)?;
+            a.cmp(r15, rsi)?;
+            a.jl(header)?;
+        }
+        // rdx: the last first id a trip of full chunks may start at.
+        EntryCode::End(EntryLoop::Full { step }, exit) => {
+            a.add(r15, step)?;
+            a.cmp(r15, rdx)?;
+            a.jg(exit)?;
+        }
+        EntryCode::Back(EntryLoop::Full { step }, header) => {
+            a.add(r15, step)?;
+            a.cmp(r15, rdx)?;
+            a.jle(header)?;
+        }
+        EntryCode::Skip(EntryTest::Full { items }, skip) => {
+            a.lea(rdx, qword_ptr(rsi - items))?;
+            a.cmp(r15, rdx)?;
+            a.jg(skip)?;
+        }
+        EntryCode::Skip(EntryTest::Left, skip) => {
+            a.cmp(r15, rsi)?;
+            a.jge(skip)?;
+        }
+        // Only the chunk loops fold their latches (`compile_entry`'s
+        // steps refuse the others).
+        EntryCode::Back(_, _) => {}
         EntryCode::End(EntryLoop::Rows, exit) => {
             a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG))?;
             a.cmp(dword_ptr(rax), 0)?;
@@ -347,6 +375,20 @@ fn reads_chunk(op: &Op) -> bool {
 /// loops: values written once, by a constant, a broadcast from the
 /// argument block or the launch, or an unmasked operation of such values.
 pub(super) fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
+    uniform_ops(body, false)
+}
+
+/// The operations of `body` computing values that are the same in every
+/// chunk of a row: [`invariant_ops`]' and those of values written once by
+/// the row's ids of dimensions 1 and 2 or an unmasked operation of such
+/// values (a row's `get_global_id(1) * get_global_size(0)`), which the
+/// entry's program computes once per row.
+pub(super) fn row_invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
+    uniform_ops(body, true)
+}
+
+/// [`invariant_ops`], with the row's ids as sources when `row`.
+fn uniform_ops(body: &Program, row: bool) -> (Vec<bool>, HashSet<u32>) {
     let ops = body.ops();
     let mut defs: HashMap<u32, usize> = HashMap::new();
     for op in ops {
@@ -366,6 +408,7 @@ pub(super) fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
                 arg: Arg::Args | Arg::Launch,
                 ..
             } => d,
+            Op::GlobalId { d, dim: 1 | 2 } if row => d,
             Op::Bin { d, a, b, .. } if is(&a) && is(&b) => d,
             Op::Fma { d, a, b, c } | Op::Fms { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
             Op::Sqrt { d, a }
@@ -482,13 +525,22 @@ pub(super) fn interleaving_keeps_faults(body: &Program) -> bool {
 
 /// The program the entry allocates and emits: `body`'s invariant values
 /// ([`invariant_ops`]) computed once, then the loops over the groups of
-/// the call, the planes and rows of each group and the chunks of each row
-/// ([`EntryStep`], [`EntryLoop`]) around the rest of the body.
+/// the call and the planes and rows of each group ([`EntryStep`],
+/// [`EntryLoop`]); in each row, its invariant values
+/// ([`row_invariant_ops`]), then two regions ([`Op::IfEntry`]) of the
+/// rest of the body:
 ///
-/// With `in_flight` = 2 or 4, each trip of the chunk loop runs that many
-/// chunks (each 16 work-items after the one before, no lane running in
-/// those the row ends before): the body that many times, with the other
-/// copies' values and masks renumbered,
+/// - the row's full chunks, `16 * in_flight` work-items a trip
+///   ([`EntryTest::Full`], [`EntryLoop::Full`]), with the running lanes
+///   all 16 (a mask set once before the loop, [`Op::AllLanes`], whose
+///   accesses test no mask), no running lanes computed;
+/// - then, while the row has work-items left, one chunk at a time with
+///   its running lanes ([`EntryStep::Lanes`]), the masked path (a row's
+///   last, partial chunk; and the last full ones with `in_flight` > 1).
+///
+/// With `in_flight` = 2 or 4, each trip of the full chunks' loop runs
+/// that many chunks (each 16 work-items after the one before): the body
+/// that many times, with the other copies' values and masks renumbered,
 /// interleaved stretch by stretch between its loop boundaries, so the
 /// chunks' dependency chains overlap; a loop of the body runs until no
 /// chunk has a lane in it (its extra trips for a chunk that is done run
@@ -505,14 +557,16 @@ pub(crate) fn entry_program(
     zip: bool,
 ) -> Result<Program, WideError> {
     let ops = body.ops();
-    let (hoisted, inv) = invariant_ops(body);
+    let (hoisted, _) = invariant_ops(body);
+    let (per_row, row_inv) = row_invariant_ops(body);
     let (nv, nk) = body.numbered();
-    let mut out: Vec<Op> = ops
-        .iter()
-        .zip(&hoisted)
-        .filter(|(_, h)| **h)
-        .map(|(op, _)| op.clone())
-        .collect();
+    let pick = |which: &dyn Fn(usize) -> bool| -> Vec<&Op> {
+        (0..ops.len())
+            .filter(|&i| which(i))
+            .map(|i| &ops[i])
+            .collect()
+    };
+    let mut out: Vec<Op> = pick(&|i| hoisted[i]).into_iter().cloned().collect();
     out.extend([
         Op::Loop,
         Op::Entry(EntryStep::Group),
@@ -520,21 +574,43 @@ pub(crate) fn entry_program(
         Op::Entry(EntryStep::Plane),
         Op::Loop,
         Op::Entry(EntryStep::Row),
-        Op::Loop,
     ]);
-    let rest: Vec<&Op> = ops
-        .iter()
-        .zip(&hoisted)
-        .filter(|(_, h)| !**h)
-        .map(|(op, _)| op)
-        .collect();
-    let shared = Shared {
-        values: inv,
-        ..Shared::default()
-    };
+    out.extend(pick(&|i| per_row[i] && !hoisted[i]).into_iter().cloned());
+    let rest = pick(&|i| !per_row[i]);
+    // The full chunks: a running-lanes mask written once is all 16 lanes,
+    // set before the loop and shared by the chunks in flight; another
+    // (never made by the lowering) is set where it was.
+    let mut lanes_defs: HashMap<u32, usize> = HashMap::new();
+    for op in &rest {
+        for k in written(op).1 {
+            *lanes_defs.entry(k).or_default() += 1;
+        }
+    }
+    let mut all: HashSet<u32> = HashSet::new();
+    let mut full: Vec<Op> = Vec::with_capacity(rest.len());
+    for op in &rest {
+        match **op {
+            Op::RunningLanes { d } if lanes_defs.get(&d.0) == Some(&1) => {
+                all.insert(d.0);
+            }
+            Op::RunningLanes { d } => full.push(Op::AllLanes { d }),
+            ref op => full.push(op.clone()),
+        }
+    }
+    let step = 16 * in_flight as i32;
+    out.push(Op::IfEntry(EntryTest::Full { items: step }));
+    let mut all_sorted: Vec<u32> = all.iter().copied().collect();
+    all_sorted.sort_unstable();
+    out.extend(all_sorted.iter().map(|&k| Op::AllLanes { d: K(k) }));
+    out.push(Op::Loop);
+    let full_refs: Vec<&Op> = full.iter().collect();
     let next_k = interleave(
-        &rest,
-        &shared,
+        &full_refs,
+        &Shared {
+            values: row_inv.clone(),
+            masks: all,
+            ..Shared::default()
+        },
         (nv, nk),
         in_flight,
         zip,
@@ -542,19 +618,53 @@ pub(crate) fn entry_program(
             reads: reads_chunk,
             to: |c| EntryStep::Shift(16 * c as i32),
             back: |c| EntryStep::Shift(-16 * c as i32),
-            lanes: true,
+            lanes: false,
         },
         &mut out,
     )?;
+    out.extend([Op::WhileEntry(EntryLoop::Full { step }), Op::EndIf]);
+    // The rest of the row, one chunk at a time with its running lanes;
+    // its values and masks numbered past the full chunks'.
+    let (tail_v, tail_k) = (nv * in_flight, next_k);
+    let mut tail = Vec::new();
+    let tail_nk = interleave(
+        &rest,
+        &Shared {
+            values: row_inv.clone(),
+            ..Shared::default()
+        },
+        (nv, nk),
+        1,
+        false,
+        &Moves {
+            reads: reads_chunk,
+            to: |c| EntryStep::Shift(16 * c as i32),
+            back: |c| EntryStep::Shift(-16 * c as i32),
+            lanes: true,
+        },
+        &mut tail,
+    )?;
+    out.extend([Op::IfEntry(EntryTest::Left), Op::Loop]);
+    out.extend(tail.iter().map(|op| {
+        op.map_regs(
+            |v| {
+                if row_inv.contains(&v.0) {
+                    v
+                } else {
+                    V(v.0 + tail_v)
+                }
+            },
+            |k| K(k.0 + tail_k),
+        )
+    }));
     out.extend([
-        Op::WhileEntry(EntryLoop::Chunks {
-            step: 16 * in_flight as i32,
-        }),
+        Op::WhileEntry(EntryLoop::Chunks { step: 16 }),
+        Op::EndIf,
         Op::WhileEntry(EntryLoop::Rows),
         Op::WhileEntry(EntryLoop::Planes),
         Op::WhileEntry(EntryLoop::Groups),
     ]);
-    Ok(Program::from_ops(out, nv * in_flight, next_k))
+    Ok(Program::from_ops(out, tail_v + nv, tail_k + tail_nk))
 }
 
 /// How the copies of a body in flight differ from the first: the
@@ -1012,6 +1122,11 @@ pub fn compile_entry(
     a.cmp(r13, r14).map_err(e)?;
     a.jae(done).map_err(e)?;
     let mut steps = |a: &mut CodeAssembler, code: EntryCode| -> Result<(), WideError> {
+        if let EntryCode::Back(l, _) = code {
+            if !matches!(l, EntryLoop::Chunks { .. } | EntryLoop::Full { .. }) {
+                return Err(WideError::Malformed(format!("{l:?} folding its latch")));
+            }
+        }
         entry_code(a, code, y_start_at, g_at, cancelled).map_err(asm_err)
     };
     let mut pool = ConstPool::default();
@@ -1040,6 +1155,7 @@ pub fn compile_entry(
                 cancel: Some(cancelled),
                 entry: Some(&mut entry_frame),
                 steps: Some(&mut steps),
+                fold_latches: true,
             },
             &mut pool,
         )?;
@@ -1055,6 +1171,7 @@ pub fn compile_entry(
             cancel: Some(cancelled),
             entry: Some(&mut entry_frame),
             steps: Some(&mut steps),
+            fold_latches: true,
         },
         &mut pool,
     )?;

@@ -384,6 +384,7 @@ pub fn compile_regions(
                         cancel: Some(cancelled),
                         entry: Some(&mut frame),
                         steps: Some(&mut steps),
+                        fold_latches: false,
                     },
                 )?;
                 // The rows' chunks in order (the same lanes: the same ids
@@ -656,6 +657,7 @@ fn one_chunk(
             cancel: Some(cancelled),
             entry: Some(frame),
             steps: None,
+            fold_latches: false,
         },
     )?;
     if let Some((f, at, split)) = next {
