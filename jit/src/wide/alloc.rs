@@ -46,6 +46,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![(k, true)],
         ),
         Op::AllLanes { d } => (vec![], vec![(d, false)]),
+        Op::RowLane0 { a, .. } => (vec![(a, true)], vec![]),
         Op::KOr { d, a, b } => (vec![], vec![(a, true), (b, true), (d, false)]),
         Op::Compare {
             d, a, b, within, ..

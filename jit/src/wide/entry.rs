@@ -46,12 +46,12 @@
 //! checked parameter's valid indices. An entry whose stores may stream
 //! ends with `sfence`.
 
-use super::access::{emit_cold, index_bounds, EntryFrame, Known};
+use super::access::{emit_cold, index_bounds, Base, EntryFrame, Known};
 use super::emit::{asm_err, assemble_and_map, ConstPool};
 use super::ra2::{
     allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
 };
-use super::{Arg, EntryLoop, EntryStep, EntryTest, Op, Program, WideError, K, V};
+use super::{Arg, Bin, EntryLoop, EntryStep, EntryTest, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, Launch};
 use iced_x86::code_asm::*;
 use std::collections::{HashMap, HashSet};
@@ -85,6 +85,12 @@ pub struct KernelCode {
     pub proven_in_flight: usize,
     /// Values computed once per call instead of once per chunk.
     pub invariant: usize,
+    /// Values computed once per row (of the row's ids) instead of once
+    /// per chunk.
+    pub row_invariant: usize,
+    /// Row slots: accesses by the id plus a value fixed for the row
+    /// address from the chunk's first id plus the slot (`Known::RowOffset`).
+    pub row_slots: usize,
     /// Time of allocation, assembly and mapping.
     pub compile_time: Duration,
     /// Accesses of the body: bounds-checked, streaming stores, prefetched
@@ -123,6 +129,15 @@ impl KernelCode {
             "; chunk loop allocated with the body, {} values computed once per call",
             self.invariant
         );
+        if self.row_invariant > 0 {
+            note += &format!("; {} once per row", self.row_invariant);
+        }
+        if self.row_slots > 0 {
+            note += &format!(
+                "; {} row offsets addressed from the chunk's first id",
+                self.row_slots
+            );
+        }
         if self.memory.constants > 0 {
             note += &format!(
                 "; {} constants read as broadcast memory operands",
@@ -217,13 +232,15 @@ fn memory_facts(body: &Program) -> (Vec<(u32, i32)>, MemoryCounts) {
 
 /// Emits a piece of the entry's own code inside its program
 /// ([`EntryCode`]): the frame keeps the group's first id of dimension 1 at
-/// `[rsp + y_start_at]` and its coordinates at `g_at`; `cancelled` is
-/// where a set stop flag goes.
+/// `[rsp + y_start_at]` and its coordinates at `g_at`, and `rows.1` row
+/// slots (`Op::RowLane0`) from `rows.0`; `cancelled` is where a set stop
+/// flag goes.
 fn entry_code(
     a: &mut CodeAssembler,
     code: EntryCode,
     y_start_at: i32,
     g_at: [i32; 3],
+    rows: (i32, usize),
     cancelled: CodeLabel,
 ) -> Result<(), IcedError> {
     let q = 8;
@@ -305,6 +322,15 @@ fn entry_code(
             a.lea(rdx, qword_ptr(rsi - items))?;
             a.cmp(r15, rdx)?;
             a.jg(skip)?;
+            // Each row slot's value s: a full chunk starts at most 16
+            // before the row's end, so its lanes' indices (from r15 >= 0,
+            // plus s >= i32::MIN) stay in i32 when rsi - 1 + s does.
+            for n in 0..rows.1 {
+                a.lea(rax, qword_ptr(rsi - 1))?;
+                a.add(rax, qword_ptr(rsp + (rows.0 + 8 * n as i32)))?;
+                a.cmp(rax, i32::MAX)?;
+                a.jg(skip)?;
+            }
         }
         EntryCode::Skip(EntryTest::Left, skip) => {
             a.cmp(r15, rsi)?;
@@ -597,6 +623,15 @@ pub(crate) fn entry_program(
             ref op => full.push(op.clone()),
         }
     }
+    // Accesses by the id plus a value fixed for the row: their lane 0
+    // from a row slot, set here.
+    for (slot, u) in row_offsets(&mut full, &row_inv).into_iter().enumerate() {
+        out.push(Op::RowLane0 {
+            a: V(u),
+            slot: slot as u8,
+        });
+    }
+    drop_unread(&mut full);
     let step = 16 * in_flight as i32;
     out.push(Op::IfEntry(EntryTest::Full { items: step }));
     let mut all_sorted: Vec<u32> = all.iter().copied().collect();
@@ -665,6 +700,152 @@ pub(crate) fn entry_program(
         Op::WhileEntry(EntryLoop::Groups),
     ]);
     Ok(Program::from_ops(out, tail_v + nv, tail_k + tail_nk))
+}
+
+/// Row slots at most (`Known::RowOffset`): each costs a test per row.
+const ROW_SLOTS: usize = 4;
+
+/// Makes the consecutive accesses of `full` (the full chunks' operations)
+/// through a `__global` buffer whose index is the global id of dimension
+/// 0 plus a value of `row_inv` (fixed for the row) `Known::RowOffset`, one
+/// slot per such value (at most [`ROW_SLOTS`]); returns the values, by
+/// slot. Such an index's lane 0 is then a scalar sum (no `vmovd`, no
+/// test of a wrap: the row's guard, `EntryTest::Full`).
+fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>) -> Vec<u32> {
+    let mut defs: HashMap<u32, usize> = HashMap::new();
+    for op in full.iter() {
+        for v in written(op).0 {
+            *defs.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| defs.get(&v.0) == Some(&1);
+    let ids: HashSet<u32> = full
+        .iter()
+        .filter_map(|op| match *op {
+            Op::GlobalId { d, dim: 0 } if once(d) => Some(d.0),
+            _ => None,
+        })
+        .collect();
+    // Index value → the row's value it adds to the id.
+    let mut sums: HashMap<u32, u32> = HashMap::new();
+    for op in full.iter() {
+        if let Op::Bin {
+            op: Bin::IAdd,
+            d,
+            a,
+            b,
+        } = *op
+        {
+            if !once(d) {
+                continue;
+            }
+            if ids.contains(&a.0) && row_inv.contains(&b.0) {
+                sums.insert(d.0, b.0);
+            } else if ids.contains(&b.0) && row_inv.contains(&a.0) {
+                sums.insert(d.0, a.0);
+            }
+        }
+    }
+    let mut slots: Vec<u32> = Vec::new();
+    for op in full.iter_mut() {
+        let load = matches!(op, Op::LoadElems { .. });
+        let (Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }) = op else {
+            continue;
+        };
+        let load_one = how.uniform && load;
+        let Some(&u) = sums.get(&idx.0) else {
+            continue;
+        };
+        if !how.consecutive || how.known != Known::Offset || how.base != Base::Arg || load_one {
+            continue;
+        }
+        let slot = match slots.iter().position(|x| *x == u) {
+            Some(s) => s,
+            None if slots.len() < ROW_SLOTS => {
+                slots.push(u);
+                slots.len() - 1
+            }
+            None => continue,
+        };
+        how.known = Known::RowOffset(slot as u8);
+    }
+    slots
+}
+
+/// Removes from `ops` (a copy of a body's operations whose values only it
+/// reads) the pure operations whose value, written once, nothing reads:
+/// a row offset's sum and the ids it adds (an access of
+/// `Known::RowOffset` does not read its index).
+fn drop_unread(ops: &mut Vec<Op>) {
+    loop {
+        let mut reads: HashMap<u32, usize> = HashMap::new();
+        let mut writes: HashMap<u32, usize> = HashMap::new();
+        for op in ops.iter() {
+            let unread = match op {
+                Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }
+                    if matches!(how.known, Known::RowOffset(_)) =>
+                {
+                    Some(idx.0)
+                }
+                _ => None,
+            };
+            let (wv, _) = written(op);
+            let merges = !matches!(
+                op,
+                Op::Splat { .. }
+                    | Op::SplatQ { .. }
+                    | Op::Broadcast { .. }
+                    | Op::Bin { .. }
+                    | Op::Fma { .. }
+                    | Op::Fms { .. }
+                    | Op::Un { .. }
+                    | Op::Convert { .. }
+                    | Op::IntToFloat { .. }
+                    | Op::GlobalId { .. }
+            );
+            let named = std::cell::RefCell::new(Vec::new());
+            op.map_regs(
+                |v| {
+                    named.borrow_mut().push(v.0);
+                    v
+                },
+                |k| k,
+            );
+            let mut named = named.into_inner();
+            // A pure operation's result is its first register named.
+            if !merges && !wv.is_empty() {
+                named.remove(0);
+            }
+            for v in named {
+                if Some(v) != unread {
+                    *reads.entry(v).or_default() += 1;
+                }
+            }
+            for v in wv {
+                *writes.entry(v).or_default() += 1;
+            }
+        }
+        let before = ops.len();
+        ops.retain(|op| {
+            let d = match *op {
+                Op::Splat { d, .. }
+                | Op::SplatQ { d, .. }
+                | Op::Broadcast { d, .. }
+                | Op::Bin { d, .. }
+                | Op::Fma { d, .. }
+                | Op::Fms { d, .. }
+                | Op::Un { d, .. }
+                | Op::Convert { d, .. }
+                | Op::IntToFloat { d, .. }
+                | Op::GlobalId { d, .. } => d,
+                _ => return true,
+            };
+            writes.get(&d.0) != Some(&1) || reads.contains_key(&d.0)
+        });
+        if ops.len() == before {
+            return;
+        }
+    }
 }
 
 /// How the copies of a body in flight differ from the first: the
@@ -1046,6 +1227,18 @@ pub fn compile_entry(
         .max(alloc.frame());
     let (checked, counts) = memory_facts(body);
     let invariant = invariant_ops(body).1.len();
+    let row_invariant = row_invariant_ops(body).1.len() - invariant;
+    // Row slots (`Op::RowLane0`), the same in both programs.
+    let row_slots = program
+        .ops()
+        .iter()
+        .chain(proven.iter().flat_map(|(p, _, _)| p.ops()))
+        .filter_map(|op| match op {
+            Op::RowLane0 { slot, .. } => Some(usize::from(*slot) + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
     // The spill slots, then the group's first id of dimension 1 and its
     // coordinates (stepped with a carry: no division per group), the
     // large-launch flag, 64 bytes of scratch for the fault blocks, and
@@ -1060,10 +1253,13 @@ pub fn compile_entry(
         .map(|(p, _)| *p as i32 + 1)
         .max()
         .unwrap_or(0);
+    // Then the row slots.
+    let rows_at = bounds_at + 16 * params;
     // Six pushes and the return address leave rsp 8 past a multiple of
     // 16: locals of 8 more than a multiple of 16 align it for calls.
-    let locals = bounds_at + 16 * params + 8;
+    let locals = rows_at + 8 * row_slots.next_multiple_of(2) as i32 + 8;
     let mut entry_frame = EntryFrame::new(large_at, bounds_at, scratch_at);
+    entry_frame.rows_at = Some(rows_at);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
@@ -1127,7 +1323,7 @@ pub fn compile_entry(
                 return Err(WideError::Malformed(format!("{l:?} folding its latch")));
             }
         }
-        entry_code(a, code, y_start_at, g_at, cancelled).map_err(asm_err)
+        entry_code(a, code, y_start_at, g_at, (rows_at, row_slots), cancelled).map_err(asm_err)
     };
     let mut pool = ConstPool::default();
     if let Some((_, untested, _)) = &proven {
@@ -1208,6 +1404,8 @@ pub fn compile_entry(
         chunks_in_flight: in_flight as usize,
         proven_in_flight: proven.as_ref().map_or(0, |(_, _, n)| *n as usize),
         invariant,
+        row_invariant,
+        row_slots,
         compile_time: start.elapsed(),
         memory: MemoryCounts {
             constants,

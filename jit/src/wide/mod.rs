@@ -394,6 +394,14 @@ pub enum Op {
     RunningLanes {
         d: K,
     },
+    /// A kernel entry's row slot `slot` (`access::EntryFrame::rows_at`)
+    /// set to lane 0 of `a`, sign-extended: the value fixed for the row
+    /// that the accesses of `access::Known::RowOffset` add to the chunk's
+    /// first id.
+    RowLane0 {
+        a: V,
+        slot: u8,
+    },
     /// The 32-bit elements `ptr[idx[l]]` in the lanes of `k` (zero in the
     /// others), `ptr` the 8-byte address at `[args + ptr]`, `idx` signed.
     /// How (`access::Access`): with `consecutive`, one vector load when the
@@ -686,6 +694,7 @@ impl Op {
             },
             Op::GlobalId { d, dim } => Op::GlobalId { d: v(d), dim },
             Op::RunningLanes { d } => Op::RunningLanes { d: k(d) },
+            Op::RowLane0 { a, slot } => Op::RowLane0 { a: v(a), slot },
             Op::LoadElems {
                 d,
                 ptr,

@@ -175,9 +175,12 @@ const UNREAD: u32 = u32::MAX;
 /// Whether an access (`load` or store) reads its index register: not one
 /// whose index is the chunk's global ids of dimension 0 (`Known::FromId`:
 /// its lanes come from r15, in the full chunk's path and in the masked
-/// tail's), unless it is a load of one address for every lane.
+/// tail's) or those plus a row's slot (`Known::RowOffset`), unless it is a
+/// load of one address for every lane.
 fn reads_index(how: &super::access::Access, load: bool) -> bool {
-    !(how.consecutive && how.known == super::access::Known::FromId) || (how.uniform && load)
+    use super::access::Known;
+    !(how.consecutive && matches!(how.known, Known::FromId | Known::RowOffset(_)))
+        || (how.uniform && load)
 }
 
 impl Builder {
@@ -676,14 +679,21 @@ impl Builder {
                 k,
                 how,
             } => {
-                let (x, m) = (self.use_v(idx)?, self.use_k(k)?);
+                let m = self.use_k(k)?;
+                // An index not read need not be written (`entry` drops a
+                // row offset's sum nothing else reads).
+                let x = match reads_index(&how, true) {
+                    true => Some(self.use_v(idx)?),
+                    false => None,
+                };
                 let r = self.def_v(d);
                 let mut operands = vec![Operand::reg_use(m), Operand::reg_def(r)];
-                let idx = if reads_index(&how, true) {
-                    operands.push(Operand::reg_use(x));
-                    vv(x)
-                } else {
-                    V(UNREAD)
+                let idx = match x {
+                    Some(x) => {
+                        operands.push(Operand::reg_use(x));
+                        vv(x)
+                    }
+                    None => V(UNREAD),
                 };
                 (
                     Op::LoadElems {
@@ -768,9 +778,10 @@ impl Builder {
                 k,
                 how,
             } => {
-                let (v, x, m) = (self.use_v(a)?, self.use_v(idx)?, self.use_k(k)?);
+                let (v, m) = (self.use_v(a)?, self.use_k(k)?);
                 let mut operands = vec![Operand::reg_use(v), Operand::reg_use(m)];
                 let idx = if reads_index(&how, false) {
+                    let x = self.use_v(idx)?;
                     operands.push(Operand::reg_use(x));
                     vv(x)
                 } else {
@@ -786,6 +797,10 @@ impl Builder {
                     },
                     operands,
                 )
+            }
+            Op::RowLane0 { a, slot } => {
+                let x = self.use_v(a)?;
+                (Op::RowLane0 { a: vv(x), slot }, vec![Operand::reg_use(x)])
             }
             Op::Entry(step) => (Op::Entry(step), Vec::new()),
             Op::Loop
@@ -1662,6 +1677,9 @@ pub(crate) fn emit_allocated_pooled(
                                         frame,
                                         (idx.0, &defs, full, shifts.get(&idx.0).copied()),
                                     )?
+                                }
+                                (Op::RowLane0 { a: x, slot }, Some(frame)) => {
+                                    super::access::emit_row_lane0(a, frame, x.0 as u8, *slot)?
                                 }
                                 (Op::LoadSum { .. } | Op::FmaSum { .. }, Some(frame)) => {
                                     let (Op::LoadSum {

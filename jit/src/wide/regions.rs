@@ -536,6 +536,8 @@ pub fn compile_regions(
             chunks_in_flight: 1,
             proven_in_flight: 0,
             invariant: 0,
+            row_invariant: 0,
+            row_slots: 0,
         },
         save_bytes: lowered.save_bytes,
         regions: bodies.len(),
