@@ -625,7 +625,10 @@ pub(crate) fn entry_program(
     }
     // Accesses by the id plus a value fixed for the row: their lane 0
     // from a row slot, set here.
-    for (slot, u) in row_offsets(&mut full, &row_inv).into_iter().enumerate() {
+    let mut next_v = nv * (in_flight + 1);
+    let (adds, slots) = row_offsets(&mut full, &row_inv, &mut next_v);
+    out.extend(adds);
+    for (slot, u) in slots.into_iter().enumerate() {
         out.push(Op::RowLane0 {
             a: V(u),
             slot: slot as u8,
@@ -699,19 +702,23 @@ pub(crate) fn entry_program(
         Op::WhileEntry(EntryLoop::Planes),
         Op::WhileEntry(EntryLoop::Groups),
     ]);
-    Ok(Program::from_ops(out, tail_v + nv, tail_k + tail_nk))
+    Ok(Program::from_ops(out, next_v, tail_k + tail_nk))
 }
 
 /// Row slots at most (`Known::RowOffset`): each costs a test per row.
 const ROW_SLOTS: usize = 4;
 
-/// Makes the consecutive accesses of `full` (the full chunks' operations)
-/// through a `__global` buffer whose index is the global id of dimension
-/// 0 plus a value of `row_inv` (fixed for the row) `Known::RowOffset`, one
-/// slot per such value (at most [`ROW_SLOTS`]); returns the values, by
-/// slot. Such an index's lane 0 is then a scalar sum (no `vmovd`, no
-/// test of a wrap: the row's guard, `EntryTest::Full`).
-fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>) -> Vec<u32> {
+/// Makes the accesses of `full` (the full chunks' operations) through a
+/// `__global` buffer whose index is the global id of dimension 0 plus
+/// values of `row_inv` (fixed for the row; a sum of at most
+/// [`ROW_TERMS`], in any order) `Known::RowOffset`, one slot per such
+/// sum (at most [`ROW_SLOTS`]). Returns the operations that add up the
+/// sums of several values (new values from `next_v`) and each slot's
+/// value. Such an index's lane 0 is then a scalar sum, no `vmovd`, its
+/// lanes consecutive and no wrap to test (the row's guard,
+/// `EntryTest::Full`): lane `l` is `id + l + s` modulo 2^32 whatever the
+/// order of the additions.
+fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>, next_v: &mut u32) -> (Vec<Op>, Vec<u32>) {
     let mut defs: HashMap<u32, usize> = HashMap::new();
     for op in full.iter() {
         for v in written(op).0 {
@@ -719,58 +726,83 @@ fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>) -> Vec<u32> {
         }
     }
     let once = |v: V| defs.get(&v.0) == Some(&1);
-    let ids: HashSet<u32> = full
-        .iter()
-        .filter_map(|op| match *op {
-            Op::GlobalId { d, dim: 0 } if once(d) => Some(d.0),
-            _ => None,
-        })
-        .collect();
-    // Index value → the row's value it adds to the id.
-    let mut sums: HashMap<u32, u32> = HashMap::new();
+    // Value → the row's values its index adds to the id (none: the id).
+    let mut sums: HashMap<u32, Vec<u32>> = HashMap::new();
     for op in full.iter() {
-        if let Op::Bin {
-            op: Bin::IAdd,
-            d,
-            a,
-            b,
-        } = *op
-        {
-            if !once(d) {
-                continue;
+        match *op {
+            Op::GlobalId { d, dim: 0 } if once(d) => {
+                sums.insert(d.0, Vec::new());
             }
-            if ids.contains(&a.0) && row_inv.contains(&b.0) {
-                sums.insert(d.0, b.0);
-            } else if ids.contains(&b.0) && row_inv.contains(&a.0) {
-                sums.insert(d.0, a.0);
+            Op::Bin {
+                op: Bin::IAdd,
+                d,
+                a,
+                b,
+            } if once(d) => {
+                let sum = match (sums.get(&a.0), sums.get(&b.0)) {
+                    (Some(terms), None) if row_inv.contains(&b.0) => Some((terms, b.0)),
+                    (None, Some(terms)) if row_inv.contains(&a.0) => Some((terms, a.0)),
+                    _ => None,
+                };
+                if let Some((terms, u)) = sum.filter(|(t, _)| t.len() < ROW_TERMS) {
+                    let mut terms = terms.clone();
+                    terms.push(u);
+                    terms.sort_unstable();
+                    sums.insert(d.0, terms);
+                }
             }
+            _ => {}
         }
     }
-    let mut slots: Vec<u32> = Vec::new();
+    let mut slots: Vec<Vec<u32>> = Vec::new();
     for op in full.iter_mut() {
         let load = matches!(op, Op::LoadElems { .. });
         let (Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }) = op else {
             continue;
         };
-        let load_one = how.uniform && load;
-        let Some(&u) = sums.get(&idx.0) else {
+        let Some(terms) = sums.get(&idx.0).filter(|t| !t.is_empty()) else {
             continue;
         };
-        if !how.consecutive || how.known != Known::Offset || how.base != Base::Arg || load_one {
+        // Whatever the uniformity analysis and the lowering found of the
+        // index, its form shows its lanes consecutive from lane 0 (the
+        // id's lanes plus a value equal in all).
+        if how.base != Base::Arg || (how.uniform && load) {
             continue;
         }
-        let slot = match slots.iter().position(|x| *x == u) {
+        let slot = match slots.iter().position(|x| x == terms) {
             Some(s) => s,
             None if slots.len() < ROW_SLOTS => {
-                slots.push(u);
+                slots.push(terms.clone());
                 slots.len() - 1
             }
             None => continue,
         };
+        how.consecutive = true;
+        how.uniform = false;
         how.known = Known::RowOffset(slot as u8);
     }
-    slots
+    let mut adds = Vec::new();
+    let values = slots
+        .into_iter()
+        .map(|terms| {
+            terms[1..].iter().fold(terms[0], |a, &b| {
+                let d = V(*next_v);
+                *next_v += 1;
+                adds.push(Op::Bin {
+                    op: Bin::IAdd,
+                    d,
+                    a: V(a),
+                    b: V(b),
+                });
+                d.0
+            })
+        })
+        .collect();
+    (adds, values)
 }
+
+/// Values of the row at most in a row slot's sum ([`row_offsets`]).
+const ROW_TERMS: usize = 3;
 
 /// Removes from `ops` (a copy of a body's operations whose values only it
 /// reads) the pure operations whose value, written once, nothing reads:
