@@ -137,7 +137,9 @@ pub enum Known {
     /// value fixed for the row (`entry::entry_program`): lane 0 is the
     /// chunk's first id plus the row's slot (`Op::RowLane0`), a scalar
     /// sum, and no lane wraps (the row's full chunks run only where none
-    /// can, `EntryTest::Full`), so the index value is not read.
+    /// can, `EntryTest::Full`), so the index value is not read. Under
+    /// robust access the same guard found every index of the row's full
+    /// chunks inside the buffer: no span test either.
     RowOffset(u8),
 }
 
@@ -841,6 +843,9 @@ fn emit_access_held(
             a.cmp(r11d, 0xffff).map_err(e)?;
             a.jne(masked).map_err(e)?;
         }
+        // A row offset's span: the row's guard found the whole row's
+        // indices inside the buffer (`EntryTest::Full`).
+        let spanned = spanned || matches!(known, Known::RowOffset(_));
         if let (Some(c), false) = (how.check, spanned) {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.

@@ -240,7 +240,7 @@ fn entry_code(
     code: EntryCode,
     y_start_at: i32,
     g_at: [i32; 3],
-    rows: (i32, usize),
+    rows: (i32, usize, &[(u8, i32)]),
     cancelled: CodeLabel,
 ) -> Result<(), IcedError> {
     let q = 8;
@@ -329,6 +329,21 @@ fn entry_code(
                 a.lea(rax, qword_ptr(rsi - 1))?;
                 a.add(rax, qword_ptr(rsp + (rows.0 + 8 * n as i32)))?;
                 a.cmp(rax, i32::MAX)?;
+                a.jg(skip)?;
+            }
+            // Robust access: each checked row offset's indices, from r15 + s
+            // to rsi - 1 + s, inside its buffer's (`bounds`: the first and
+            // the last valid index); else the row's chunks take the masked
+            // path, whose tests report the first fault.
+            for &(n, bounds) in rows.2 {
+                let slot = rows.0 + 8 * i32::from(n);
+                a.mov(rax, qword_ptr(rsp + slot))?;
+                a.add(rax, r15)?;
+                a.cmp(rax, qword_ptr(rsp + bounds))?;
+                a.jl(skip)?;
+                a.lea(rax, qword_ptr(rsi - 1))?;
+                a.add(rax, qword_ptr(rsp + slot))?;
+                a.cmp(rax, qword_ptr(rsp + (bounds + 8)))?;
                 a.jg(skip)?;
             }
         }
@@ -1287,6 +1302,18 @@ pub fn compile_entry(
         .unwrap_or(0);
     // Then the row slots.
     let rows_at = bounds_at + 16 * params;
+    // The row slots of checked accesses, with their buffers' bounds.
+    let mut row_checks: Vec<(u8, i32)> = Vec::new();
+    for op in program.ops() {
+        if let Op::LoadElems { how, .. } | Op::StoreElems { how, .. } = op {
+            if let (Known::RowOffset(n), Some(c)) = (how.known, how.check) {
+                let pair = (n, bounds_at + 16 * c.param as i32);
+                if !row_checks.contains(&pair) {
+                    row_checks.push(pair);
+                }
+            }
+        }
+    }
     // Six pushes and the return address leave rsp 8 past a multiple of
     // 16: locals of 8 more than a multiple of 16 align it for calls.
     let locals = rows_at + 8 * row_slots.next_multiple_of(2) as i32 + 8;
@@ -1355,7 +1382,15 @@ pub fn compile_entry(
                 return Err(WideError::Malformed(format!("{l:?} folding its latch")));
             }
         }
-        entry_code(a, code, y_start_at, g_at, (rows_at, row_slots), cancelled).map_err(asm_err)
+        entry_code(
+            a,
+            code,
+            y_start_at,
+            g_at,
+            (rows_at, row_slots, &row_checks),
+            cancelled,
+        )
+        .map_err(asm_err)
     };
     let mut pool = ConstPool::default();
     if let Some((_, untested, _)) = &proven {
