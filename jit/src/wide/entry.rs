@@ -592,10 +592,15 @@ pub(super) fn interleaving_keeps_faults(body: &Program) -> bool {
 /// operation instead, so that the core's scheduler sees the second
 /// chunk's independent work beside the first's long chains (divisions,
 /// square roots) rather than a whole body later.
+///
+/// Without `split`, the rest of the body runs in one loop over all the
+/// row's chunks, each with its running lanes (the tested body of a
+/// launch that may fault, beside one proven in bounds: `compile_entry`).
 pub(crate) fn entry_program(
     body: &Program,
     in_flight: u32,
     zip: bool,
+    split: bool,
 ) -> Result<Program, WideError> {
     let ops = body.ops();
     let (hoisted, _) = invariant_ops(body);
@@ -618,6 +623,37 @@ pub(crate) fn entry_program(
     ]);
     out.extend(pick(&|i| per_row[i] && !hoisted[i]).into_iter().cloned());
     let rest = pick(&|i| !per_row[i]);
+    let chunk_moves = |lanes: bool| Moves {
+        reads: reads_chunk,
+        to: |c| EntryStep::Shift(16 * c as i32),
+        back: |c| EntryStep::Shift(-16 * c as i32),
+        lanes,
+    };
+    if !split {
+        out.push(Op::Loop);
+        let shared = Shared {
+            values: row_inv,
+            ..Shared::default()
+        };
+        let next_k = interleave(
+            &rest,
+            &shared,
+            (nv, nk),
+            in_flight,
+            zip,
+            &chunk_moves(true),
+            &mut out,
+        )?;
+        out.extend([
+            Op::WhileEntry(EntryLoop::Chunks {
+                step: 16 * in_flight as i32,
+            }),
+            Op::WhileEntry(EntryLoop::Rows),
+            Op::WhileEntry(EntryLoop::Planes),
+            Op::WhileEntry(EntryLoop::Groups),
+        ]);
+        return Ok(Program::from_ops(out, nv * in_flight, next_k));
+    }
     // The full chunks: a running-lanes mask written once is all 16 lanes,
     // set before the loop and shared by the chunks in flight; another
     // (never made by the lowering) is set where it was.
@@ -667,12 +703,7 @@ pub(crate) fn entry_program(
         (nv, nk),
         in_flight,
         zip,
-        &Moves {
-            reads: reads_chunk,
-            to: |c| EntryStep::Shift(16 * c as i32),
-            back: |c| EntryStep::Shift(-16 * c as i32),
-            lanes: false,
-        },
+        &chunk_moves(false),
         &mut out,
     )?;
     out.extend([Op::WhileEntry(EntryLoop::Full { step }), Op::EndIf]);
@@ -689,12 +720,7 @@ pub(crate) fn entry_program(
         (nv, nk),
         1,
         false,
-        &Moves {
-            reads: reads_chunk,
-            to: |c| EntryStep::Shift(16 * c as i32),
-            back: |c| EntryStep::Shift(-16 * c as i32),
-            lanes: true,
-        },
+        &chunk_moves(true),
         &mut tail,
     )?;
     out.extend([Op::IfEntry(EntryTest::Left), Op::Loop]);
@@ -1099,7 +1125,14 @@ pub(super) fn loop_ops(p: &Program, outer: usize) -> usize {
 /// operation by operation for a loop-free body without bounds checks, at
 /// most one spill or reload per [`QUAD_MOVES_PER_OP`] (four) or 16 (two)
 /// operations of the chunk loop added; one otherwise.
-fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
+fn program_for(body: &Program, split: bool) -> Result<(Program, Allocated, u32), WideError> {
+    let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
+    // A long loop-free body keeps one loop over its rows' chunks: the
+    // full chunks' split adds a copy of the body to the allocation
+    // (Black-Scholes, four chunks in flight and the masked copy: 1.6 ->
+    // 2.1 ms to compile, for 5 % less CPU time a launch), where a short
+    // body's chunk is mostly the mask's work it saves.
+    let split = split && (looped || ops_run_always(body) < LONG_BODY);
     // One chunk at a time, allocated only when needed: as the fallback,
     // or as the measure of a program of chunks in flight whose moves are
     // past what each test allows even beside a single chunk without any.
@@ -1109,13 +1142,12 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
     let mut single: Option<(Program, Allocated)> = None;
     let single_for = |single: &mut Option<(Program, Allocated)>| -> Result<(), WideError> {
         if single.is_none() {
-            let program = entry_program(body, 1, false)?;
+            let program = entry_program(body, 1, false, split)?;
             let allocated = allocate_ra2_pooled(&program)?;
             *single = Some((program, allocated));
         }
         Ok(())
     };
-    let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
     if looped && interleaving_keeps_faults(body) {
         // Inside the body's loops, below the entry's four.
         let inner = |a: &Allocated| a.stack_moves_within(5);
@@ -1126,7 +1158,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         // without a move in the loop and take 0.9x the CPU time of two
         // (three: 0.97x).
         for n in [4, 2] {
-            let program = entry_program(body, n, false)?;
+            let program = entry_program(body, n, false, split)?;
             let allocated = allocate_ra2_pooled(&program)?;
             let allowed = loop_ops(&program, 4) / 16;
             if inner(&allocated) > allowed {
@@ -1165,7 +1197,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
             if n == 4 && !quad {
                 continue;
             }
-            let program = entry_program(body, n, true)?;
+            let program = entry_program(body, n, true, split)?;
             let allocated = allocate_ra2_pooled(&program)?;
             let allowed = program.ops().len() / per;
             if moves(&allocated) > allowed {
@@ -1255,19 +1287,29 @@ pub fn compile_entry(
         return Err(WideError::NoAvx512);
     }
     let start = Instant::now();
-    let (program, alloc, in_flight) = program_for(body)?;
     // Robust access whose tests all follow the id: the body without them,
     // two chunks in flight if it takes them, for the launches whose ids
     // index inside every checked buffer; the tested body, one chunk at a
-    // time, for the others, whose first fault it reports exactly.
-    let proven = if in_flight == 1 && has_checked_access(body) && checks_follow_the_id(body) {
-        match program_for(&without_checks(body))? {
+    // time, for the others, whose first fault it reports exactly. That
+    // body runs for launches that may fault, rarely: one loop over the
+    // chunks of a row, not the full chunks' split, whose second copy of
+    // the body would add to the allocation (Black-Scholes, robust:
+    // 2.0 -> 2.7 ms with it, `docs/wide.md`).
+    let untested = if has_checked_access(body) && checks_follow_the_id(body) {
+        match program_for(&without_checks(body), true)? {
             (p, a, n) if n > 1 => Some((p, a, n)),
             _ => None,
         }
     } else {
         None
     };
+    let (program, alloc, in_flight) = match program_for(body, untested.is_none())? {
+        // Chunks in flight with the tests: no untested body, so this
+        // one runs every launch, split.
+        (_, _, n) if n > 1 && untested.is_some() => program_for(body, true)?,
+        tested => tested,
+    };
+    let proven = untested.filter(|_| in_flight == 1);
     let frame = proven
         .as_ref()
         .map_or(0, |(_, a, _)| a.frame())
