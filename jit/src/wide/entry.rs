@@ -21,8 +21,11 @@
 //! (one compare pair per buffer and call); a launch that may fault runs
 //! the tested body, whose report is that of the chunks in order.
 //!
-//! The tail chunk of a row runs with a k-mask of its running lanes
-//! (`RunningLanes`, from edx): no Cranelift code is involved for tails.
+//! A row's full chunks run in a loop of their own with every lane running
+//! (no mask computed or tested; `entry_program`), values of the row's ids
+//! computed once per row; the rest of the row, its tail chunk, runs with a
+//! k-mask of its running lanes (`RunningLanes`, from edx): no Cranelift
+//! code is involved for tails.
 //! A launch whose global ids do not fit in 31 bits (offset + size in some
 //! dimension past `i32::MAX - 16`) goes to the `fallback` entry (the
 //! Cranelift code of the same kernel) before anything is touched, with the
@@ -33,7 +36,8 @@
 //! rbx the argument block, r12 the `Launch`, r13 the group, r14 the end
 //! group, rbp the group's first id of dimension 0, rsi its end, r15 the
 //! chunk's first id, rdi the row's id of dimension 1 and r8 its end, r9 the
-//! id of dimension 2 and rcx its end, edx the chunk's running lanes; the
+//! id of dimension 2 and rcx its end, edx the chunk's running lanes (rdx,
+//! in the full chunks' loop, the last first id a trip may start at); the
 //! group's first id of dimension 1 and its coordinates are kept above the
 //! spill slots (the coordinates step with a carry from group to group:
 //! two divisions per call, none per group). The launch's

@@ -537,7 +537,7 @@ pub enum EntryTest {
     /// ([`EntryLoop::Full`]; the last first id such a trip may start at
     /// kept in rdx). Also fails for a row where some access indexed by
     /// the id plus a value fixed for the row could wrap its 32-bit lanes
-    /// (`entry::RowSlots`): such a row's chunks all take the masked path.
+    /// (`entry::row_offsets`): such a row's chunks all take the masked path.
     Full { items: i32 },
     /// A work-item of the row left from the chunk's first id.
     Left,
