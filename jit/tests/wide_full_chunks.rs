@@ -45,7 +45,8 @@ fn nd(offset: [u64; 3], global: [u64; 3], local: [u64; 3]) -> NdRange {
 
 /// The launches: rows of 16, 17, 15, 5 and 48 work-items, 2-D and 3-D
 /// with odd sizes and offsets, groups narrower than a chunk (8 and 11
-/// wide), and a row of 64 (four full chunks: one trip of four in flight).
+/// wide), a row of 64 (four full chunks: one trip of four in flight), and
+/// groups one work-item wide (lanes along dimension 1).
 fn shapes() -> Vec<NdRange> {
     vec![
         nd([0; 3], [16, 3, 1], [16, 1, 1]),
@@ -61,6 +62,10 @@ fn shapes() -> Vec<NdRange> {
         nd([5, 0, 0], [333, 1, 1], [111, 1, 1]),
         range_1d(0, 31, 31),
         range_1d(7, 80, 80),
+        // Groups one work-item wide in dimension 0: the lanes along
+        // dimension 1 (a copy compiled for such launches).
+        nd([0; 3], [1, 37, 2], [1, 37, 1]),
+        nd([2, 3, 0], [1, 64, 1], [1, 16, 1]),
     ]
 }
 
