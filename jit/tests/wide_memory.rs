@@ -1074,3 +1074,60 @@ kernel void k(global const int* in, global int* out, global float* f, int every,
         }
     }
 }
+
+/// Robust access in a row's full chunks (no mask, a row offset's lane 0
+/// from its slot) and in its last, partial chunk: the first fault in the
+/// chunks' order, reported as Cranelift's robust code reports it.
+#[test]
+fn faults_in_full_chunks_and_in_the_last_partial_one_of_a_row_match_cranelifts() {
+    // Rows of 40: two full chunks and a tail of 8.
+    let range = NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [40, 3, 1],
+        local_size: [40, 1, 1],
+    };
+    let src = "kernel void k(global const float* a, global float* out) {
+    size_t k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    out[k] = a[k] * 2.0f;
+}";
+    if cpu_has_wide() {
+        let m = build(src, "");
+        let line = code_line(&compile_wide(&m, "k", &options(true, true, 1 << 22)));
+        assert!(line.contains("1 row offsets addressed"), "{line}");
+    }
+    // The load's buffer ends in the first row's first chunk, its second
+    // (full) chunk, its tail, the second row's second chunk and the last
+    // row's tail; then the store's.
+    for end in [5u64, 20, 37, 57, 119] {
+        let f = same_fault_in(src, &[floats(end as usize), floats(120)], &range, 0);
+        assert_eq!(
+            (f.global_id, f.address),
+            ([end % 40, end / 40, 0], 4 * end),
+            "{end}"
+        );
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+        let f = same_fault_in(src, &[floats(120), floats(end as usize)], &range, 1);
+        assert_eq!(
+            (f.global_id, f.address),
+            ([end % 40, end / 40, 0], 4 * end),
+            "{end}"
+        );
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+    }
+    // A row whose indices wrap 32 bits part-way (the second, from
+    // i32::MAX - 20): it runs no full chunk, and its first work-item's
+    // store faults at the address its wrapped index gives.
+    let wrap = "kernel void k(global float* out, int s) {
+    int k = (int)get_global_id(1) * s + (int)get_global_id(0);
+    out[k] = 1.0f;
+}";
+    let s = i32::MAX - 20;
+    let args = [floats(40), KernelArg::Value(s.to_le_bytes().to_vec())];
+    let f = same_fault_in(wrap, &args, &range, 0);
+    assert_eq!(
+        (f.global_id, f.address),
+        ([0, 1, 0], 4 * s as u64),
+        "a wrapping row"
+    );
+}

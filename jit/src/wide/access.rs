@@ -133,6 +133,14 @@ pub enum Known {
     /// lane 0's index plus `l` when lane 0 is among them. As `Offset`,
     /// and a masked chunk without lane 0 takes the tested path.
     FromLane0,
+    /// A full chunk's index that is the global id of dimension 0 plus a
+    /// value fixed for the row (`entry::entry_program`): lane 0 is the
+    /// chunk's first id plus the row's slot (`Op::RowLane0`), a scalar
+    /// sum, and no lane wraps (the row's full chunks run only where none
+    /// can, `EntryTest::Full`), so the index value is not read. Under
+    /// robust access the same guard found every index of the row's full
+    /// chunks inside the buffer: no span test either.
+    RowOffset(u8),
 }
 
 /// Upgrades the consecutive accesses of `p` whose index is the global id
@@ -380,6 +388,9 @@ pub(crate) struct EntryFrame {
     /// [`Op::LoadSum`] read from (a barrier kernel's entry; `None`
     /// elsewhere), the `n` of `super::ra2::sum_slots`.
     pub sums_at: Option<i32>,
+    /// `[rsp + rows_at + 8 * n]`: row slot `n` (`Op::RowLane0`; a kernel
+    /// entry whose accesses have `Known::RowOffset`).
+    pub rows_at: Option<i32>,
     /// What `rax` and `r10` hold at the point of emission (`super::held`):
     /// the emitter forgets it at each block and after other code.
     pub held: Held,
@@ -405,6 +416,7 @@ impl EntryFrame {
             scratch_at,
             local_at: None,
             sums_at: None,
+            rows_at: None,
             held: Held::default(),
             r10_split: None,
             faults: Vec::new(),
@@ -656,7 +668,16 @@ pub(crate) fn emit_access(
     } else {
         Known::Tested
     };
-    let lane0 = matches!(known, Known::Offset | Known::FromLane0) && !(how.uniform && load);
+    // A row offset's index is read from no register: what r10 holds is
+    // named by its slot (forgotten when the chunk's first id moves).
+    let index = match known {
+        Known::RowOffset(s) => super::held::CHUNK_KEYS + u32::from(s),
+        _ => index,
+    };
+    let lane0 = matches!(
+        known,
+        Known::Offset | Known::FromLane0 | Known::RowOffset(_)
+    ) && !(how.uniform && load);
     let shift = shift.filter(|(from, c)| {
         lane0
             && how.check.is_none()
@@ -777,6 +798,17 @@ fn emit_access_held(
         // The index of lane 0, the others following it.
         let base = if known == Known::FromId {
             r15
+        } else if let Known::RowOffset(s) = known {
+            // The chunk's first id plus the row's value: no wrap to test.
+            if !index.is_some_and(|v| frame.held.has_index(v)) {
+                let rows = frame
+                    .rows_at
+                    .ok_or_else(|| WideError::Malformed("a row offset without slots".into()))?;
+                a.mov(r10, qword_ptr(rsp + (rows + 8 * i32::from(s))))
+                    .map_err(e)?;
+                a.add(r10, r15).map_err(e)?;
+            }
+            r10
         } else {
             if shift.is_none() && !index.is_some_and(|v| frame.held.has_index(v)) {
                 lane0_to_r10d(a, xn)?;
@@ -811,6 +843,9 @@ fn emit_access_held(
             a.cmp(r11d, 0xffff).map_err(e)?;
             a.jne(masked).map_err(e)?;
         }
+        // A row offset's span: the row's guard found the whole row's
+        // indices inside the buffer (`EntryTest::Full`).
+        let spanned = spanned || matches!(known, Known::RowOffset(_));
         if let (Some(c), false) = (how.check, spanned) {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
@@ -855,7 +890,7 @@ fn emit_access_held(
             lane0: (known == Known::FromLane0).then_some(tested),
             disp,
         });
-        if known != Known::FromId {
+        if !matches!(known, Known::FromId | Known::RowOffset(_)) {
             // Lane 0 near `i32::MAX` or, for `FromLane0`, not running: the
             // lanes tested, out of line.
             frame.tested.push(ColdTested {
@@ -1207,6 +1242,29 @@ pub(crate) fn emit_sum_load(
     .map_err(e)?;
     frame.held.index_only(idx, written);
     Ok(())
+}
+
+/// Emits an [`Op::RowLane0`] (`zn` its value's register) inside a kernel
+/// entry: lane 0, sign-extended, to the row slot `slot`.
+pub(crate) fn emit_row_lane0(
+    a: &mut CodeAssembler,
+    frame: &EntryFrame,
+    zn: u8,
+    slot: u8,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let rows = frame
+        .rows_at
+        .ok_or_else(|| WideError::Malformed("a row slot outside its entry".into()))?;
+    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(zn))
+        .ok_or_else(|| WideError::Malformed(format!("xmm{zn}")))?;
+    a.set_prefer_vex(false);
+    let moved = a.vmovd(r11d, x);
+    a.set_prefer_vex(true);
+    moved.map_err(e)?;
+    a.movsxd(r11, r11d).map_err(e)?;
+    a.mov(qword_ptr(rsp + (rows + 8 * i32::from(slot))), r11)
+        .map_err(e)
 }
 
 /// Emits the out-of-line paths `emit_access` left (masked accesses,

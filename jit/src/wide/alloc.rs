@@ -46,6 +46,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![(k, true)],
         ),
         Op::AllLanes { d } => (vec![], vec![(d, false)]),
+        Op::RowLane0 { a, .. } => (vec![(a, true)], vec![]),
         Op::KOr { d, a, b } => (vec![], vec![(a, true), (b, true), (d, false)]),
         Op::Compare {
             d, a, b, within, ..
@@ -72,9 +73,12 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![(k, true)],
         ),
         Op::StoreElems { a, idx, k, .. } => (vec![(a, true), (idx, true)], vec![(k, true)]),
-        Op::Loop | Op::WhileCount { .. } | Op::Entry(_) | Op::WhileEntry(_) | Op::EndIf => {
-            (vec![], vec![])
-        }
+        Op::Loop
+        | Op::WhileCount { .. }
+        | Op::Entry(_)
+        | Op::WhileEntry(_)
+        | Op::IfEntry(_)
+        | Op::EndIf => (vec![], vec![]),
         Op::WhileAny { k } | Op::IfAny { k } => (vec![], vec![(k, true)]),
     }
 }

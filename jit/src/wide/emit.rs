@@ -185,8 +185,10 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
         op,
         Op::GlobalId { .. }
             | Op::RunningLanes { .. }
+            | Op::RowLane0 { .. }
             | Op::Entry(_)
             | Op::WhileEntry(_)
+            | Op::IfEntry(_)
             | Op::LoadElems { .. }
             | Op::LoadSum { .. }
             | Op::FmaSum { .. }
@@ -769,7 +771,11 @@ pub(crate) fn emit_op(
         // The entry keeps the chunk's running lanes in edx.
         Op::RunningLanes { d } => a.kmovw(k(d)?, edx).map_err(asm_err)?,
         // Inside a kernel entry only (`access::emit_access`).
-        Op::LoadElems { .. } | Op::LoadSum { .. } | Op::FmaSum { .. } | Op::StoreElems { .. } => {
+        Op::LoadElems { .. }
+        | Op::LoadSum { .. }
+        | Op::FmaSum { .. }
+        | Op::StoreElems { .. }
+        | Op::RowLane0 { .. } => {
             return Err(WideError::Malformed(
                 "a memory operation outside a kernel entry".into(),
             ));
@@ -779,6 +785,7 @@ pub(crate) fn emit_op(
         | Op::WhileCount { .. }
         | Op::WhileEntry(_)
         | Op::IfAny { .. }
+        | Op::IfEntry(_)
         | Op::EndIf => {
             return Err(WideError::Malformed("control flow in emit_op".into()));
         }

@@ -21,8 +21,11 @@
 //! (one compare pair per buffer and call); a launch that may fault runs
 //! the tested body, whose report is that of the chunks in order.
 //!
-//! The tail chunk of a row runs with a k-mask of its running lanes
-//! (`RunningLanes`, from edx): no Cranelift code is involved for tails.
+//! A row's full chunks run in a loop of their own with every lane running
+//! (no mask computed or tested; `entry_program`), values of the row's ids
+//! computed once per row; the rest of the row, its tail chunk, runs with a
+//! k-mask of its running lanes (`RunningLanes`, from edx): no Cranelift
+//! code is involved for tails.
 //! A launch whose global ids do not fit in 31 bits (offset + size in some
 //! dimension past `i32::MAX - 16`) goes to the `fallback` entry (the
 //! Cranelift code of the same kernel) before anything is touched, with the
@@ -33,7 +36,8 @@
 //! rbx the argument block, r12 the `Launch`, r13 the group, r14 the end
 //! group, rbp the group's first id of dimension 0, rsi its end, r15 the
 //! chunk's first id, rdi the row's id of dimension 1 and r8 its end, r9 the
-//! id of dimension 2 and rcx its end, edx the chunk's running lanes; the
+//! id of dimension 2 and rcx its end, edx the chunk's running lanes (rdx,
+//! in the full chunks' loop, the last first id a trip may start at); the
 //! group's first id of dimension 1 and its coordinates are kept above the
 //! spill slots (the coordinates step with a carry from group to group:
 //! two divisions per call, none per group). The launch's
@@ -46,12 +50,12 @@
 //! checked parameter's valid indices. An entry whose stores may stream
 //! ends with `sfence`.
 
-use super::access::{emit_cold, index_bounds, EntryFrame, Known};
+use super::access::{emit_cold, index_bounds, Base, EntryFrame, Known};
 use super::emit::{asm_err, assemble_and_map, ConstPool};
 use super::ra2::{
     allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
 };
-use super::{Arg, EntryLoop, EntryStep, Op, Program, WideError, K, V};
+use super::{Arg, Bin, EntryLoop, EntryStep, EntryTest, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, Launch};
 use iced_x86::code_asm::*;
 use std::collections::{HashMap, HashSet};
@@ -85,6 +89,12 @@ pub struct KernelCode {
     pub proven_in_flight: usize,
     /// Values computed once per call instead of once per chunk.
     pub invariant: usize,
+    /// Values computed once per row (of the row's ids) instead of once
+    /// per chunk.
+    pub row_invariant: usize,
+    /// Row slots: accesses by the id plus a value fixed for the row
+    /// address from the chunk's first id plus the slot (`Known::RowOffset`).
+    pub row_slots: usize,
     /// Time of allocation, assembly and mapping.
     pub compile_time: Duration,
     /// Accesses of the body: bounds-checked, streaming stores, prefetched
@@ -123,6 +133,15 @@ impl KernelCode {
             "; chunk loop allocated with the body, {} values computed once per call",
             self.invariant
         );
+        if self.row_invariant > 0 {
+            note += &format!("; {} once per row", self.row_invariant);
+        }
+        if self.row_slots > 0 {
+            note += &format!(
+                "; {} row offsets addressed from the chunk's first id",
+                self.row_slots
+            );
+        }
         if self.memory.constants > 0 {
             note += &format!(
                 "; {} constants read as broadcast memory operands",
@@ -217,13 +236,15 @@ fn memory_facts(body: &Program) -> (Vec<(u32, i32)>, MemoryCounts) {
 
 /// Emits a piece of the entry's own code inside its program
 /// ([`EntryCode`]): the frame keeps the group's first id of dimension 1 at
-/// `[rsp + y_start_at]` and its coordinates at `g_at`; `cancelled` is
-/// where a set stop flag goes.
+/// `[rsp + y_start_at]` and its coordinates at `g_at`, and `rows.1` row
+/// slots (`Op::RowLane0`) from `rows.0`; `cancelled` is where a set stop
+/// flag goes.
 fn entry_code(
     a: &mut CodeAssembler,
     code: EntryCode,
     y_start_at: i32,
     g_at: [i32; 3],
+    rows: (i32, usize, &[(u8, i32)]),
     cancelled: CodeLabel,
 ) -> Result<(), IcedError> {
     let q = 8;
@@ -285,6 +306,58 @@ fn entry_code(
             a.cmp(r15, rsi)?;
             a.jge(exit)?;
         }
+        EntryCode::Back(EntryLoop::Chunks { step }, header) => {
+            a.add(r15, step)?;
+            a.cmp(r15, rsi)?;
+            a.jl(header)?;
+        }
+        // rdx: the last first id a trip of full chunks may start at.
+        EntryCode::End(EntryLoop::Full { step }, exit) => {
+            a.add(r15, step)?;
+            a.cmp(r15, rdx)?;
+            a.jg(exit)?;
+        }
+        EntryCode::Back(EntryLoop::Full { step }, header) => {
+            a.add(r15, step)?;
+            a.cmp(r15, rdx)?;
+            a.jle(header)?;
+        }
+        EntryCode::Skip(EntryTest::Full { items }, skip) => {
+            a.lea(rdx, qword_ptr(rsi - items))?;
+            a.cmp(r15, rdx)?;
+            a.jg(skip)?;
+            // Each row slot's value s: a full chunk starts at most 16
+            // before the row's end, so its lanes' indices (from r15 >= 0,
+            // plus s >= i32::MIN) stay in i32 when rsi - 1 + s does.
+            for n in 0..rows.1 {
+                a.lea(rax, qword_ptr(rsi - 1))?;
+                a.add(rax, qword_ptr(rsp + (rows.0 + 8 * n as i32)))?;
+                a.cmp(rax, i32::MAX)?;
+                a.jg(skip)?;
+            }
+            // Robust access: each checked row offset's indices, from r15 + s
+            // to rsi - 1 + s, inside its buffer's (`bounds`: the first and
+            // the last valid index); else the row's chunks take the masked
+            // path, whose tests report the first fault.
+            for &(n, bounds) in rows.2 {
+                let slot = rows.0 + 8 * i32::from(n);
+                a.mov(rax, qword_ptr(rsp + slot))?;
+                a.add(rax, r15)?;
+                a.cmp(rax, qword_ptr(rsp + bounds))?;
+                a.jl(skip)?;
+                a.lea(rax, qword_ptr(rsi - 1))?;
+                a.add(rax, qword_ptr(rsp + slot))?;
+                a.cmp(rax, qword_ptr(rsp + (bounds + 8)))?;
+                a.jg(skip)?;
+            }
+        }
+        EntryCode::Skip(EntryTest::Left, skip) => {
+            a.cmp(r15, rsi)?;
+            a.jge(skip)?;
+        }
+        // Only the chunk loops fold their latches (`compile_entry`'s
+        // steps refuse the others).
+        EntryCode::Back(_, _) => {}
         EntryCode::End(EntryLoop::Rows, exit) => {
             a.mov(rax, qword_ptr(r12 + lo::STOP_FLAG))?;
             a.cmp(dword_ptr(rax), 0)?;
@@ -347,6 +420,20 @@ fn reads_chunk(op: &Op) -> bool {
 /// loops: values written once, by a constant, a broadcast from the
 /// argument block or the launch, or an unmasked operation of such values.
 pub(super) fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
+    uniform_ops(body, false)
+}
+
+/// The operations of `body` computing values that are the same in every
+/// chunk of a row: [`invariant_ops`]' and those of values written once by
+/// the row's ids of dimensions 1 and 2 or an unmasked operation of such
+/// values (a row's `get_global_id(1) * get_global_size(0)`), which the
+/// entry's program computes once per row.
+pub(super) fn row_invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
+    uniform_ops(body, true)
+}
+
+/// [`invariant_ops`], with the row's ids as sources when `row`.
+fn uniform_ops(body: &Program, row: bool) -> (Vec<bool>, HashSet<u32>) {
     let ops = body.ops();
     let mut defs: HashMap<u32, usize> = HashMap::new();
     for op in ops {
@@ -366,6 +453,7 @@ pub(super) fn invariant_ops(body: &Program) -> (Vec<bool>, HashSet<u32>) {
                 arg: Arg::Args | Arg::Launch,
                 ..
             } => d,
+            Op::GlobalId { d, dim: 1 | 2 } if row => d,
             Op::Bin { d, a, b, .. } if is(&a) && is(&b) => d,
             Op::Fma { d, a, b, c } | Op::Fms { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
             Op::Sqrt { d, a }
@@ -482,13 +570,22 @@ pub(super) fn interleaving_keeps_faults(body: &Program) -> bool {
 
 /// The program the entry allocates and emits: `body`'s invariant values
 /// ([`invariant_ops`]) computed once, then the loops over the groups of
-/// the call, the planes and rows of each group and the chunks of each row
-/// ([`EntryStep`], [`EntryLoop`]) around the rest of the body.
+/// the call and the planes and rows of each group ([`EntryStep`],
+/// [`EntryLoop`]); in each row, its invariant values
+/// ([`row_invariant_ops`]), then two regions ([`Op::IfEntry`]) of the
+/// rest of the body:
 ///
-/// With `in_flight` = 2 or 4, each trip of the chunk loop runs that many
-/// chunks (each 16 work-items after the one before, no lane running in
-/// those the row ends before): the body that many times, with the other
-/// copies' values and masks renumbered,
+/// - the row's full chunks, `16 * in_flight` work-items a trip
+///   ([`EntryTest::Full`], [`EntryLoop::Full`]), with the running lanes
+///   all 16 (a mask set once before the loop, [`Op::AllLanes`], whose
+///   accesses test no mask), no running lanes computed;
+/// - then, while the row has work-items left, one chunk at a time with
+///   its running lanes ([`EntryStep::Lanes`]), the masked path (a row's
+///   last, partial chunk; and the last full ones with `in_flight` > 1).
+///
+/// With `in_flight` = 2 or 4, each trip of the full chunks' loop runs
+/// that many chunks (each 16 work-items after the one before): the body
+/// that many times, with the other copies' values and masks renumbered,
 /// interleaved stretch by stretch between its loop boundaries, so the
 /// chunks' dependency chains overlap; a loop of the body runs until no
 /// chunk has a lane in it (its extra trips for a chunk that is done run
@@ -499,20 +596,27 @@ pub(super) fn interleaving_keeps_faults(body: &Program) -> bool {
 /// operation instead, so that the core's scheduler sees the second
 /// chunk's independent work beside the first's long chains (divisions,
 /// square roots) rather than a whole body later.
+///
+/// Without `split`, the rest of the body runs in one loop over all the
+/// row's chunks, each with its running lanes (the tested body of a
+/// launch that may fault, beside one proven in bounds: `compile_entry`).
 pub(crate) fn entry_program(
     body: &Program,
     in_flight: u32,
     zip: bool,
+    split: bool,
 ) -> Result<Program, WideError> {
     let ops = body.ops();
-    let (hoisted, inv) = invariant_ops(body);
+    let (hoisted, _) = invariant_ops(body);
+    let (per_row, row_inv) = row_invariant_ops(body);
     let (nv, nk) = body.numbered();
-    let mut out: Vec<Op> = ops
-        .iter()
-        .zip(&hoisted)
-        .filter(|(_, h)| **h)
-        .map(|(op, _)| op.clone())
-        .collect();
+    let pick = |which: &dyn Fn(usize) -> bool| -> Vec<&Op> {
+        (0..ops.len())
+            .filter(|&i| which(i))
+            .map(|i| &ops[i])
+            .collect()
+    };
+    let mut out: Vec<Op> = pick(&|i| hoisted[i]).into_iter().cloned().collect();
     out.extend([
         Op::Loop,
         Op::Entry(EntryStep::Group),
@@ -520,41 +624,305 @@ pub(crate) fn entry_program(
         Op::Entry(EntryStep::Plane),
         Op::Loop,
         Op::Entry(EntryStep::Row),
-        Op::Loop,
     ]);
-    let rest: Vec<&Op> = ops
-        .iter()
-        .zip(&hoisted)
-        .filter(|(_, h)| !**h)
-        .map(|(op, _)| op)
-        .collect();
-    let shared = Shared {
-        values: inv,
-        ..Shared::default()
+    out.extend(pick(&|i| per_row[i] && !hoisted[i]).into_iter().cloned());
+    let rest = pick(&|i| !per_row[i]);
+    let chunk_moves = |lanes: bool| Moves {
+        reads: reads_chunk,
+        to: |c| EntryStep::Shift(16 * c as i32),
+        back: |c| EntryStep::Shift(-16 * c as i32),
+        lanes,
     };
+    if !split {
+        out.push(Op::Loop);
+        let shared = Shared {
+            values: row_inv,
+            ..Shared::default()
+        };
+        let next_k = interleave(
+            &rest,
+            &shared,
+            (nv, nk),
+            in_flight,
+            zip,
+            &chunk_moves(true),
+            &mut out,
+        )?;
+        out.extend([
+            Op::WhileEntry(EntryLoop::Chunks {
+                step: 16 * in_flight as i32,
+            }),
+            Op::WhileEntry(EntryLoop::Rows),
+            Op::WhileEntry(EntryLoop::Planes),
+            Op::WhileEntry(EntryLoop::Groups),
+        ]);
+        return Ok(Program::from_ops(out, nv * in_flight, next_k));
+    }
+    // The full chunks: a running-lanes mask written once is all 16 lanes,
+    // set before the loop and shared by the chunks in flight; another
+    // (never made by the lowering) is set where it was.
+    let mut lanes_defs: HashMap<u32, usize> = HashMap::new();
+    for op in &rest {
+        for k in written(op).1 {
+            *lanes_defs.entry(k).or_default() += 1;
+        }
+    }
+    let mut all: HashSet<u32> = HashSet::new();
+    let mut full: Vec<Op> = Vec::with_capacity(rest.len());
+    for op in &rest {
+        match **op {
+            Op::RunningLanes { d } if lanes_defs.get(&d.0) == Some(&1) => {
+                all.insert(d.0);
+            }
+            Op::RunningLanes { d } => full.push(Op::AllLanes { d }),
+            ref op => full.push(op.clone()),
+        }
+    }
+    // Accesses by the id plus a value fixed for the row: their lane 0
+    // from a row slot, set here.
+    let mut next_v = nv * (in_flight + 1);
+    let (adds, slots) = row_offsets(&mut full, &row_inv, &mut next_v);
+    out.extend(adds);
+    for (slot, u) in slots.into_iter().enumerate() {
+        out.push(Op::RowLane0 {
+            a: V(u),
+            slot: slot as u8,
+        });
+    }
+    drop_unread(&mut full);
+    let step = 16 * in_flight as i32;
+    out.push(Op::IfEntry(EntryTest::Full { items: step }));
+    let mut all_sorted: Vec<u32> = all.iter().copied().collect();
+    all_sorted.sort_unstable();
+    out.extend(all_sorted.iter().map(|&k| Op::AllLanes { d: K(k) }));
+    out.push(Op::Loop);
+    let full_refs: Vec<&Op> = full.iter().collect();
     let next_k = interleave(
-        &rest,
-        &shared,
+        &full_refs,
+        &Shared {
+            values: row_inv.clone(),
+            masks: all,
+            ..Shared::default()
+        },
         (nv, nk),
         in_flight,
         zip,
-        &Moves {
-            reads: reads_chunk,
-            to: |c| EntryStep::Shift(16 * c as i32),
-            back: |c| EntryStep::Shift(-16 * c as i32),
-            lanes: true,
-        },
+        &chunk_moves(false),
         &mut out,
     )?;
+    out.extend([Op::WhileEntry(EntryLoop::Full { step }), Op::EndIf]);
+    // The rest of the row, one chunk at a time with its running lanes;
+    // its values and masks numbered past the full chunks'.
+    let (tail_v, tail_k) = (nv * in_flight, next_k);
+    let mut tail = Vec::new();
+    let tail_nk = interleave(
+        &rest,
+        &Shared {
+            values: row_inv.clone(),
+            ..Shared::default()
+        },
+        (nv, nk),
+        1,
+        false,
+        &chunk_moves(true),
+        &mut tail,
+    )?;
+    out.extend([Op::IfEntry(EntryTest::Left), Op::Loop]);
+    out.extend(tail.iter().map(|op| {
+        op.map_regs(
+            |v| {
+                if row_inv.contains(&v.0) {
+                    v
+                } else {
+                    V(v.0 + tail_v)
+                }
+            },
+            |k| K(k.0 + tail_k),
+        )
+    }));
     out.extend([
-        Op::WhileEntry(EntryLoop::Chunks {
-            step: 16 * in_flight as i32,
-        }),
+        Op::WhileEntry(EntryLoop::Chunks { step: 16 }),
+        Op::EndIf,
         Op::WhileEntry(EntryLoop::Rows),
         Op::WhileEntry(EntryLoop::Planes),
         Op::WhileEntry(EntryLoop::Groups),
     ]);
-    Ok(Program::from_ops(out, nv * in_flight, next_k))
+    Ok(Program::from_ops(out, next_v, tail_k + tail_nk))
+}
+
+/// Row slots at most (`Known::RowOffset`): each costs a test per row.
+const ROW_SLOTS: usize = 4;
+
+/// Makes the accesses of `full` (the full chunks' operations) through a
+/// `__global` buffer whose index is the global id of dimension 0 plus
+/// values of `row_inv` (fixed for the row; a sum of at most
+/// [`ROW_TERMS`], in any order) `Known::RowOffset`, one slot per such
+/// sum (at most [`ROW_SLOTS`]). Returns the operations that add up the
+/// sums of several values (new values from `next_v`) and each slot's
+/// value. Such an index's lane 0 is then a scalar sum, no `vmovd`, its
+/// lanes consecutive and no wrap to test (the row's guard,
+/// `EntryTest::Full`): lane `l` is `id + l + s` modulo 2^32 whatever the
+/// order of the additions.
+fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>, next_v: &mut u32) -> (Vec<Op>, Vec<u32>) {
+    let mut defs: HashMap<u32, usize> = HashMap::new();
+    for op in full.iter() {
+        for v in written(op).0 {
+            *defs.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: V| defs.get(&v.0) == Some(&1);
+    // Value → the row's values its index adds to the id (none: the id).
+    let mut sums: HashMap<u32, Vec<u32>> = HashMap::new();
+    for op in full.iter() {
+        match *op {
+            Op::GlobalId { d, dim: 0 } if once(d) => {
+                sums.insert(d.0, Vec::new());
+            }
+            Op::Bin {
+                op: Bin::IAdd,
+                d,
+                a,
+                b,
+            } if once(d) => {
+                let sum = match (sums.get(&a.0), sums.get(&b.0)) {
+                    (Some(terms), None) if row_inv.contains(&b.0) => Some((terms, b.0)),
+                    (None, Some(terms)) if row_inv.contains(&a.0) => Some((terms, a.0)),
+                    _ => None,
+                };
+                if let Some((terms, u)) = sum.filter(|(t, _)| t.len() < ROW_TERMS) {
+                    let mut terms = terms.clone();
+                    terms.push(u);
+                    terms.sort_unstable();
+                    sums.insert(d.0, terms);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut slots: Vec<Vec<u32>> = Vec::new();
+    for op in full.iter_mut() {
+        let load = matches!(op, Op::LoadElems { .. });
+        let (Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }) = op else {
+            continue;
+        };
+        let Some(terms) = sums.get(&idx.0).filter(|t| !t.is_empty()) else {
+            continue;
+        };
+        // Whatever the uniformity analysis and the lowering found of the
+        // index, its form shows its lanes consecutive from lane 0 (the
+        // id's lanes plus a value equal in all).
+        if how.base != Base::Arg || (how.uniform && load) {
+            continue;
+        }
+        let slot = match slots.iter().position(|x| x == terms) {
+            Some(s) => s,
+            None if slots.len() < ROW_SLOTS => {
+                slots.push(terms.clone());
+                slots.len() - 1
+            }
+            None => continue,
+        };
+        how.consecutive = true;
+        how.uniform = false;
+        how.known = Known::RowOffset(slot as u8);
+    }
+    let mut adds = Vec::new();
+    let values = slots
+        .into_iter()
+        .map(|terms| {
+            terms[1..].iter().fold(terms[0], |a, &b| {
+                let d = V(*next_v);
+                *next_v += 1;
+                adds.push(Op::Bin {
+                    op: Bin::IAdd,
+                    d,
+                    a: V(a),
+                    b: V(b),
+                });
+                d.0
+            })
+        })
+        .collect();
+    (adds, values)
+}
+
+/// Values of the row at most in a row slot's sum ([`row_offsets`]).
+const ROW_TERMS: usize = 3;
+
+/// Removes from `ops` (a copy of a body's operations whose values only it
+/// reads) the pure operations whose value, written once, nothing reads:
+/// a row offset's sum and the ids it adds (an access of
+/// `Known::RowOffset` does not read its index).
+fn drop_unread(ops: &mut Vec<Op>) {
+    loop {
+        let mut reads: HashMap<u32, usize> = HashMap::new();
+        let mut writes: HashMap<u32, usize> = HashMap::new();
+        for op in ops.iter() {
+            let unread = match op {
+                Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }
+                    if matches!(how.known, Known::RowOffset(_)) =>
+                {
+                    Some(idx.0)
+                }
+                _ => None,
+            };
+            let (wv, _) = written(op);
+            let merges = !matches!(
+                op,
+                Op::Splat { .. }
+                    | Op::SplatQ { .. }
+                    | Op::Broadcast { .. }
+                    | Op::Bin { .. }
+                    | Op::Fma { .. }
+                    | Op::Fms { .. }
+                    | Op::Un { .. }
+                    | Op::Convert { .. }
+                    | Op::IntToFloat { .. }
+                    | Op::GlobalId { .. }
+            );
+            let named = std::cell::RefCell::new(Vec::new());
+            op.map_regs(
+                |v| {
+                    named.borrow_mut().push(v.0);
+                    v
+                },
+                |k| k,
+            );
+            let mut named = named.into_inner();
+            // A pure operation's result is its first register named.
+            if !merges && !wv.is_empty() {
+                named.remove(0);
+            }
+            for v in named {
+                if Some(v) != unread {
+                    *reads.entry(v).or_default() += 1;
+                }
+            }
+            for v in wv {
+                *writes.entry(v).or_default() += 1;
+            }
+        }
+        let before = ops.len();
+        ops.retain(|op| {
+            let d = match *op {
+                Op::Splat { d, .. }
+                | Op::SplatQ { d, .. }
+                | Op::Broadcast { d, .. }
+                | Op::Bin { d, .. }
+                | Op::Fma { d, .. }
+                | Op::Fms { d, .. }
+                | Op::Un { d, .. }
+                | Op::Convert { d, .. }
+                | Op::IntToFloat { d, .. }
+                | Op::GlobalId { d, .. } => d,
+                _ => return true,
+            };
+            writes.get(&d.0) != Some(&1) || reads.contains_key(&d.0)
+        });
+        if ops.len() == before {
+            return;
+        }
+    }
 }
 
 /// How the copies of a body in flight differ from the first: the
@@ -761,7 +1129,14 @@ pub(super) fn loop_ops(p: &Program, outer: usize) -> usize {
 /// operation by operation for a loop-free body without bounds checks, at
 /// most one spill or reload per [`QUAD_MOVES_PER_OP`] (four) or 16 (two)
 /// operations of the chunk loop added; one otherwise.
-fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
+fn program_for(body: &Program, split: bool) -> Result<(Program, Allocated, u32), WideError> {
+    let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
+    // A long loop-free body keeps one loop over its rows' chunks: the
+    // full chunks' split adds a copy of the body to the allocation
+    // (Black-Scholes, four chunks in flight and the masked copy: 1.6 ->
+    // 2.1 ms to compile, for 5 % less CPU time a launch), where a short
+    // body's chunk is mostly the mask's work it saves.
+    let split = split && (looped || ops_run_always(body) < LONG_BODY);
     // One chunk at a time, allocated only when needed: as the fallback,
     // or as the measure of a program of chunks in flight whose moves are
     // past what each test allows even beside a single chunk without any.
@@ -771,13 +1146,12 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
     let mut single: Option<(Program, Allocated)> = None;
     let single_for = |single: &mut Option<(Program, Allocated)>| -> Result<(), WideError> {
         if single.is_none() {
-            let program = entry_program(body, 1, false)?;
+            let program = entry_program(body, 1, false, split)?;
             let allocated = allocate_ra2_pooled(&program)?;
             *single = Some((program, allocated));
         }
         Ok(())
     };
-    let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
     if looped && interleaving_keeps_faults(body) {
         // Inside the body's loops, below the entry's four.
         let inner = |a: &Allocated| a.stack_moves_within(5);
@@ -788,7 +1162,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
         // without a move in the loop and take 0.9x the CPU time of two
         // (three: 0.97x).
         for n in [4, 2] {
-            let program = entry_program(body, n, false)?;
+            let program = entry_program(body, n, false, split)?;
             let allocated = allocate_ra2_pooled(&program)?;
             let allowed = loop_ops(&program, 4) / 16;
             if inner(&allocated) > allowed {
@@ -827,7 +1201,7 @@ fn program_for(body: &Program) -> Result<(Program, Allocated, u32), WideError> {
             if n == 4 && !quad {
                 continue;
             }
-            let program = entry_program(body, n, true)?;
+            let program = entry_program(body, n, true, split)?;
             let allocated = allocate_ra2_pooled(&program)?;
             let allowed = program.ops().len() / per;
             if moves(&allocated) > allowed {
@@ -917,25 +1291,47 @@ pub fn compile_entry(
         return Err(WideError::NoAvx512);
     }
     let start = Instant::now();
-    let (program, alloc, in_flight) = program_for(body)?;
     // Robust access whose tests all follow the id: the body without them,
     // two chunks in flight if it takes them, for the launches whose ids
     // index inside every checked buffer; the tested body, one chunk at a
-    // time, for the others, whose first fault it reports exactly.
-    let proven = if in_flight == 1 && has_checked_access(body) && checks_follow_the_id(body) {
-        match program_for(&without_checks(body))? {
+    // time, for the others, whose first fault it reports exactly. That
+    // body runs for launches that may fault, rarely: one loop over the
+    // chunks of a row, not the full chunks' split, whose second copy of
+    // the body would add to the allocation (Black-Scholes, robust:
+    // 2.0 -> 2.7 ms with it, `docs/wide.md`).
+    let untested = if has_checked_access(body) && checks_follow_the_id(body) {
+        match program_for(&without_checks(body), true)? {
             (p, a, n) if n > 1 => Some((p, a, n)),
             _ => None,
         }
     } else {
         None
     };
+    let (program, alloc, in_flight) = match program_for(body, untested.is_none())? {
+        // Chunks in flight with the tests: no untested body, so this
+        // one runs every launch, split.
+        (_, _, n) if n > 1 && untested.is_some() => program_for(body, true)?,
+        tested => tested,
+    };
+    let proven = untested.filter(|_| in_flight == 1);
     let frame = proven
         .as_ref()
         .map_or(0, |(_, a, _)| a.frame())
         .max(alloc.frame());
     let (checked, counts) = memory_facts(body);
     let invariant = invariant_ops(body).1.len();
+    let row_invariant = row_invariant_ops(body).1.len() - invariant;
+    // Row slots (`Op::RowLane0`), the same in both programs.
+    let row_slots = program
+        .ops()
+        .iter()
+        .chain(proven.iter().flat_map(|(p, _, _)| p.ops()))
+        .filter_map(|op| match op {
+            Op::RowLane0 { slot, .. } => Some(usize::from(*slot) + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
     // The spill slots, then the group's first id of dimension 1 and its
     // coordinates (stepped with a carry: no division per group), the
     // large-launch flag, 64 bytes of scratch for the fault blocks, and
@@ -950,10 +1346,25 @@ pub fn compile_entry(
         .map(|(p, _)| *p as i32 + 1)
         .max()
         .unwrap_or(0);
+    // Then the row slots.
+    let rows_at = bounds_at + 16 * params;
+    // The row slots of checked accesses, with their buffers' bounds.
+    let mut row_checks: Vec<(u8, i32)> = Vec::new();
+    for op in program.ops() {
+        if let Op::LoadElems { how, .. } | Op::StoreElems { how, .. } = op {
+            if let (Known::RowOffset(n), Some(c)) = (how.known, how.check) {
+                let pair = (n, bounds_at + 16 * c.param as i32);
+                if !row_checks.contains(&pair) {
+                    row_checks.push(pair);
+                }
+            }
+        }
+    }
     // Six pushes and the return address leave rsp 8 past a multiple of
     // 16: locals of 8 more than a multiple of 16 align it for calls.
-    let locals = bounds_at + 16 * params + 8;
+    let locals = rows_at + 8 * row_slots.next_multiple_of(2) as i32 + 8;
     let mut entry_frame = EntryFrame::new(large_at, bounds_at, scratch_at);
+    entry_frame.rows_at = Some(rows_at);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
@@ -1012,7 +1423,20 @@ pub fn compile_entry(
     a.cmp(r13, r14).map_err(e)?;
     a.jae(done).map_err(e)?;
     let mut steps = |a: &mut CodeAssembler, code: EntryCode| -> Result<(), WideError> {
-        entry_code(a, code, y_start_at, g_at, cancelled).map_err(asm_err)
+        if let EntryCode::Back(l, _) = code {
+            if !matches!(l, EntryLoop::Chunks { .. } | EntryLoop::Full { .. }) {
+                return Err(WideError::Malformed(format!("{l:?} folding its latch")));
+            }
+        }
+        entry_code(
+            a,
+            code,
+            y_start_at,
+            g_at,
+            (rows_at, row_slots, &row_checks),
+            cancelled,
+        )
+        .map_err(asm_err)
     };
     let mut pool = ConstPool::default();
     if let Some((_, untested, _)) = &proven {
@@ -1040,6 +1464,7 @@ pub fn compile_entry(
                 cancel: Some(cancelled),
                 entry: Some(&mut entry_frame),
                 steps: Some(&mut steps),
+                fold_latches: true,
             },
             &mut pool,
         )?;
@@ -1055,6 +1480,7 @@ pub fn compile_entry(
             cancel: Some(cancelled),
             entry: Some(&mut entry_frame),
             steps: Some(&mut steps),
+            fold_latches: true,
         },
         &mut pool,
     )?;
@@ -1091,6 +1517,8 @@ pub fn compile_entry(
         chunks_in_flight: in_flight as usize,
         proven_in_flight: proven.as_ref().map_or(0, |(_, _, n)| *n as usize),
         invariant,
+        row_invariant,
+        row_slots,
         compile_time: start.elapsed(),
         memory: MemoryCounts {
             constants,

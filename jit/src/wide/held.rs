@@ -42,6 +42,13 @@ use super::access::{Base, Known};
 use super::Op;
 use iced_x86::{Instruction, Mnemonic, OpKind, Register};
 
+/// Index keys from this one up name what the chunk's first id (r15)
+/// gives rather than a value: an access by the id itself (whose index
+/// value no register holds, `u32::MAX`) or by the id plus a row's slot
+/// (`Known::RowOffset`, this plus the slot). What is known of them is
+/// forgotten when code writes r15 (the step to the next chunk in flight).
+pub(crate) const CHUNK_KEYS: u32 = u32::MAX - 1024;
+
 /// What `rax` and `r10` hold at the point of emission inside a block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Held {
@@ -124,6 +131,12 @@ impl Held {
             if r10 {
                 self.r10 = None;
             }
+            if writes_r15(ins) {
+                self.spans.retain(|(_, v)| *v < CHUNK_KEYS);
+                if self.r10.is_some_and(|v| v >= CHUNK_KEYS) {
+                    self.r10 = None;
+                }
+            }
         }
         self.wrote(written);
     }
@@ -193,15 +206,18 @@ fn full_path_mask(op: &Op) -> Option<u32> {
 const ITEMS_PER_ACCESS: usize = 16;
 
 /// The emission plan of a block of `items`: each item once, in order,
-/// but for the full-mask stretches (the module's header), each twice.
-pub(crate) fn plan_block(items: &[Item]) -> Vec<Planned> {
+/// but for the full-mask stretches (the module's header), each twice;
+/// none for a mask `known_full` says is all 16 lanes (its accesses test
+/// nothing).
+pub(crate) fn plan_block(items: &[Item], known_full: impl Fn(u32) -> bool) -> Vec<Planned> {
     let mut plan = Vec::with_capacity(items.len());
     let mut i = 0;
     while i < items.len() {
         let k = match &items[i] {
             Item::Op(op, _) => full_path_mask(op),
             _ => None,
-        };
+        }
+        .filter(|k| !known_full(*k));
         if let Some(k) = k {
             let (mut last, mut count) = (i, 1);
             for (j, item) in items.iter().enumerate().skip(i + 1) {
@@ -235,6 +251,18 @@ pub(crate) fn plan_block(items: &[Item]) -> Vec<Planned> {
         i += 1;
     }
     plan
+}
+
+/// Whether `ins` may write r15: a scalar instruction naming it first
+/// (not a compare or test).
+fn writes_r15(ins: &Instruction) -> bool {
+    let name = format!("{:?}", ins.mnemonic());
+    !(name.starts_with('V')
+        || name.starts_with('K')
+        || matches!(ins.mnemonic(), Mnemonic::Cmp | Mnemonic::Test))
+        && ins.op_count() > 0
+        && ins.op0_kind() == OpKind::Register
+        && matches!(ins.op0_register(), Register::R15 | Register::R15D)
 }
 
 /// Whether `ins` may change `rax` and `r10`: a vector or mask instruction
@@ -405,7 +433,7 @@ mod tests {
         let full = |t| Planned::Item(t, Some(2));
         let tested = |t| Planned::Item(t, None);
         assert_eq!(
-            plan_block(&items),
+            plan_block(&items, |_| false),
             vec![
                 Planned::Test { k: 2, at: 0 },
                 full(0),
@@ -461,7 +489,7 @@ mod tests {
         let mut cases = cases;
         cases.push(far);
         for items in &cases {
-            assert_eq!(plan_block(items), once(items));
+            assert_eq!(plan_block(items, |_| false), once(items));
         }
         // Accesses without a full-chunk path: a uniform load, a tested
         // index, a gather.
@@ -473,7 +501,7 @@ mod tests {
         }
         for x in [&uniform, &tested, &gather] {
             let items = [Item::Op(x, vec![10]), Item::Op(x, vec![10])];
-            assert_eq!(plan_block(&items), once(&items));
+            assert_eq!(plan_block(&items, |_| false), once(&items));
         }
     }
 

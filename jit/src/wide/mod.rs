@@ -394,6 +394,14 @@ pub enum Op {
     RunningLanes {
         d: K,
     },
+    /// A kernel entry's row slot `slot` (`access::EntryFrame::rows_at`)
+    /// set to lane 0 of `a`, sign-extended: the value fixed for the row
+    /// that the accesses of `access::Known::RowOffset` add to the chunk's
+    /// first id.
+    RowLane0 {
+        a: V,
+        slot: u8,
+    },
     /// The 32-bit elements `ptr[idx[l]]` in the lanes of `k` (zero in the
     /// others), `ptr` the 8-byte address at `[args + ptr]`, `idx` signed.
     /// How (`access::Access`): with `consecutive`, one vector load when the
@@ -481,6 +489,11 @@ pub enum Op {
     IfAny {
         k: K,
     },
+    /// Start of a region a kernel entry runs only when its test of the
+    /// entry's registers passes ([`EntryTest`]), ended by [`Op::EndIf`];
+    /// values as in [`Op::IfAny`]'s region (`entry`'s program only, which
+    /// places the full chunks of a row and its last one in such regions).
+    IfEntry(EntryTest),
     EndIf,
     /// A kernel entry's own scalar code between the body's operations
     /// (`entry`: the group, row and chunk loops around the body); no
@@ -514,6 +527,22 @@ pub enum EntryStep {
     BackRow(i32),
 }
 
+/// What a kernel entry tests before a region ([`Op::IfEntry`]), at the
+/// start of a row (the chunk's first id, r15, at the row's first or at the
+/// first past the row's full chunks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryTest {
+    /// At least `items` work-items of the row from the chunk's first id:
+    /// the region runs the row's full chunks, `items` at a time
+    /// ([`EntryLoop::Full`]; the last first id such a trip may start at
+    /// kept in rdx). Also fails for a row where some access indexed by
+    /// the id plus a value fixed for the row could wrap its 32-bit lanes
+    /// (`entry::row_offsets`): such a row's chunks all take the masked path.
+    Full { items: i32 },
+    /// A work-item of the row left from the chunk's first id.
+    Left,
+}
+
 /// Which of a kernel entry's loops ends ([`Op::WhileEntry`]): each runs
 /// its body at least once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -521,6 +550,10 @@ pub enum EntryLoop {
     /// The chunks of a row: the first id advances by `step` work-items
     /// while it is below the row's end.
     Chunks { step: i32 },
+    /// The full chunks of a row ([`EntryTest::Full`]): the first id
+    /// advances by `step` work-items while the `step` from it are all in
+    /// the row.
+    Full { step: i32 },
     /// The rows of a plane (the launch's stop flag is read after each).
     Rows,
     /// The planes of a group.
@@ -540,6 +573,7 @@ impl Op {
                 | Op::WhileAny { .. }
                 | Op::WhileCount { .. }
                 | Op::IfAny { .. }
+                | Op::IfEntry(_)
                 | Op::EndIf
                 | Op::Entry(_)
                 | Op::WhileEntry(_)
@@ -660,6 +694,7 @@ impl Op {
             },
             Op::GlobalId { d, dim } => Op::GlobalId { d: v(d), dim },
             Op::RunningLanes { d } => Op::RunningLanes { d: k(d) },
+            Op::RowLane0 { a, slot } => Op::RowLane0 { a: v(a), slot },
             Op::LoadElems {
                 d,
                 ptr,
@@ -728,6 +763,7 @@ impl Op {
             Op::WhileCount { arg, step, count } => Op::WhileCount { arg, step, count },
             Op::SplatQ { d, bits } => Op::SplatQ { d: v(d), bits },
             Op::IfAny { k: m } => Op::IfAny { k: k(m) },
+            Op::IfEntry(t) => Op::IfEntry(t),
             Op::EndIf => Op::EndIf,
             Op::FmaD { d, a, b, c } => Op::FmaD {
                 d: v(d),

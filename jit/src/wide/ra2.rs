@@ -175,9 +175,12 @@ const UNREAD: u32 = u32::MAX;
 /// Whether an access (`load` or store) reads its index register: not one
 /// whose index is the chunk's global ids of dimension 0 (`Known::FromId`:
 /// its lanes come from r15, in the full chunk's path and in the masked
-/// tail's), unless it is a load of one address for every lane.
+/// tail's) or those plus a row's slot (`Known::RowOffset`), unless it is a
+/// load of one address for every lane.
 fn reads_index(how: &super::access::Access, load: bool) -> bool {
-    !(how.consecutive && how.known == super::access::Known::FromId) || (how.uniform && load)
+    use super::access::Known;
+    !(how.consecutive && matches!(how.known, Known::FromId | Known::RowOffset(_)))
+        || (how.uniform && load)
 }
 
 impl Builder {
@@ -676,14 +679,21 @@ impl Builder {
                 k,
                 how,
             } => {
-                let (x, m) = (self.use_v(idx)?, self.use_k(k)?);
+                let m = self.use_k(k)?;
+                // An index not read need not be written (`entry` drops a
+                // row offset's sum nothing else reads).
+                let x = match reads_index(&how, true) {
+                    true => Some(self.use_v(idx)?),
+                    false => None,
+                };
                 let r = self.def_v(d);
                 let mut operands = vec![Operand::reg_use(m), Operand::reg_def(r)];
-                let idx = if reads_index(&how, true) {
-                    operands.push(Operand::reg_use(x));
-                    vv(x)
-                } else {
-                    V(UNREAD)
+                let idx = match x {
+                    Some(x) => {
+                        operands.push(Operand::reg_use(x));
+                        vv(x)
+                    }
+                    None => V(UNREAD),
                 };
                 (
                     Op::LoadElems {
@@ -768,9 +778,10 @@ impl Builder {
                 k,
                 how,
             } => {
-                let (v, x, m) = (self.use_v(a)?, self.use_v(idx)?, self.use_k(k)?);
+                let (v, m) = (self.use_v(a)?, self.use_k(k)?);
                 let mut operands = vec![Operand::reg_use(v), Operand::reg_use(m)];
                 let idx = if reads_index(&how, false) {
+                    let x = self.use_v(idx)?;
                     operands.push(Operand::reg_use(x));
                     vv(x)
                 } else {
@@ -787,12 +798,17 @@ impl Builder {
                     operands,
                 )
             }
+            Op::RowLane0 { a, slot } => {
+                let x = self.use_v(a)?;
+                (Op::RowLane0 { a: vv(x), slot }, vec![Operand::reg_use(x)])
+            }
             Op::Entry(step) => (Op::Entry(step), Vec::new()),
             Op::Loop
             | Op::WhileAny { .. }
             | Op::WhileCount { .. }
             | Op::WhileEntry(_)
             | Op::IfAny { .. }
+            | Op::IfEntry(_)
             | Op::EndIf => {
                 return Err(WideError::Malformed("control flow as an operation".into()));
             }
@@ -859,7 +875,7 @@ fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>)
             Op::Loop => depth += 1,
             Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) if depth == 0 => break,
             Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => depth -= 1,
-            Op::IfAny { .. } => skipped += 1,
+            Op::IfAny { .. } | Op::IfEntry(_) => skipped += 1,
             Op::EndIf => skipped = skipped.saturating_sub(1),
             _ => {}
         }
@@ -967,7 +983,7 @@ fn written_in_region(ops: &[Op], from: usize) -> (Vec<u32>, Vec<u32>) {
     let mut depth = 0;
     for op in &ops[from + 1..] {
         match op {
-            Op::IfAny { .. } => depth += 1,
+            Op::IfAny { .. } | Op::IfEntry(_) => depth += 1,
             Op::EndIf if depth == 0 => break,
             Op::EndIf => depth -= 1,
             _ => {
@@ -1153,9 +1169,8 @@ fn build(p: &Program, pooled: bool) -> Result<(Func, Vec<PoolConst>), WideError>
                 b.end_block(Vec::new());
                 b.depth -= 1;
             }
-            Op::IfAny { k } => {
+            Op::IfAny { .. } | Op::IfEntry(_) => {
                 let (wv, wk) = written_in_region(ops, i);
-                let m = b.use_k(*k)?;
                 let block = b.f.blocks.len();
                 skips.push(OpenSkip {
                     inst: b.f.insts.len(),
@@ -1179,14 +1194,19 @@ fn build(p: &Program, pooled: bool) -> Result<(Func, Vec<PoolConst>), WideError>
                         .filter(|k| !b.cur_k.contains_key(k))
                         .collect(),
                 });
-                let op = Op::IfAny {
-                    k: K(m.vreg() as u32),
+                let (op, operands) = match *op {
+                    Op::IfAny { k } => {
+                        let m = b.use_k(k)?;
+                        (
+                            Op::IfAny {
+                                k: K(m.vreg() as u32),
+                            },
+                            vec![Operand::reg_use(m)],
+                        )
+                    }
+                    _ => (op.clone(), Vec::new()),
                 };
-                b.push(
-                    MInst::Skip { op, skip: 0 },
-                    vec![Operand::reg_use(m)],
-                    Vec::new(),
-                );
+                b.push(MInst::Skip { op, skip: 0 }, operands, Vec::new());
                 edges.push((block, block + 1));
                 b.end_block(Vec::new());
             }
@@ -1429,6 +1449,11 @@ pub(crate) struct EmitAt<'f> {
     /// Inside a kernel entry: its scalar code ([`Op::Entry`] and the ends
     /// of its loops, [`Op::WhileEntry`]).
     pub steps: Option<&'f mut EntrySteps<'f>>,
+    /// Whether `steps` ends the chunk loops ([`super::EntryLoop::Chunks`],
+    /// [`super::EntryLoop::Full`]) with a jump back to the loop's start
+    /// ([`EntryCode::Back`]) where the back edge has no moves: one taken
+    /// branch a trip, not two.
+    pub fold_latches: bool,
 }
 
 /// What a kernel entry emits for its own code in the allocated program.
@@ -1443,6 +1468,14 @@ pub(crate) enum EntryCode {
     /// when the loop is done (else the code falls through to the back
     /// edge).
     End(super::EntryLoop, CodeLabel),
+    /// The end of a loop whose back edge has no moves (a chunk loop's,
+    /// [`EmitAt::fold_latches`]): the advance, and a jump back to the
+    /// loop's start while it goes on (else the code falls through to
+    /// its exit).
+    Back(super::EntryLoop, CodeLabel),
+    /// A region's test ([`Op::IfEntry`]): a jump to the label past the
+    /// region when it fails.
+    Skip(super::EntryTest, CodeLabel),
 }
 
 /// Emits the allocated program into `a` (spill slots at `[rsp]`); returns
@@ -1477,6 +1510,36 @@ pub(crate) fn emit_allocated_pooled(
     };
     let labels: Vec<CodeLabel> = (0..f.blocks.len()).map(|_| a.create_label()).collect();
     let (mut zmm_set, mut k_set) = (0u32, 0u32);
+    // The masks of all 16 lanes (a full chunk's running lanes): their
+    // accesses make no mask test.
+    let all_lanes: HashSet<u32> = f
+        .insts
+        .iter()
+        .filter_map(|inst| match inst {
+            MInst::Op(Op::AllLanes { d }) => Some(d.0),
+            _ => None,
+        })
+        .collect();
+    // Latch blocks whose jump back the loop's test made ([`EntryCode::Back`]).
+    let mut folded: HashSet<usize> = HashSet::default();
+    // Per block: where it jumps when it holds nothing else (no move).
+    let only_jump: Vec<Option<usize>> = (0..f.blocks.len())
+        .map(|b| {
+            let (s, e) = f.blocks[b];
+            match f.insts.get(s) {
+                Some(MInst::Jump { to })
+                    if e == s + 1 && out.block_insts_and_edits(f, Block::new(b)).count() == 1 =>
+                {
+                    Some(*to)
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    // A jump from block `b` to `to` falls through when every block between
+    // holds only a jump to `to` (which falls through as well): a region's
+    // end over the empty block that skips it.
+    let falls_to = |b: usize, to: usize| to > b && (b + 1..to).all(|x| only_jump[x] == Some(to));
     let shifts = if at.entry.is_some() {
         shifted_values(alloc)
     } else {
@@ -1509,7 +1572,7 @@ pub(crate) fn emit_allocated_pooled(
         let items: Vec<InstOrEdit> = out.block_insts_and_edits(f, Block::new(bi)).collect();
         let plan = if at.entry.is_some() {
             let kinds: Vec<Item> = items.iter().map(|ie| item_of(f, ie)).collect();
-            plan_block(&kinds)
+            plan_block(&kinds, |k| all_lanes.contains(&k))
         } else {
             (0..items.len()).map(|t| Planned::Item(t, None)).collect()
         };
@@ -1603,18 +1666,20 @@ pub(crate) fn emit_allocated_pooled(
                                     };
                                     accessed = true;
                                     let defs = defined(f, i);
-                                    let full = full.is_some_and(|m| match virt {
-                                        Op::LoadElems { k, .. } | Op::StoreElems { k, .. } => {
-                                            k.0 == m
-                                        }
-                                        _ => false,
-                                    });
+                                    let (Op::LoadElems { k, .. } | Op::StoreElems { k, .. }) = virt
+                                    else {
+                                        return Err(WideError::Malformed("an access".into()));
+                                    };
+                                    let full = full == Some(k.0) || all_lanes.contains(&k.0);
                                     super::access::emit_access(
                                         a,
                                         &op,
                                         frame,
                                         (idx.0, &defs, full, shifts.get(&idx.0).copied()),
                                     )?
+                                }
+                                (Op::RowLane0 { a: x, slot }, Some(frame)) => {
+                                    super::access::emit_row_lane0(a, frame, x.0 as u8, *slot)?
                                 }
                                 (Op::LoadSum { .. } | Op::FmaSum { .. }, Some(frame)) => {
                                     let (Op::LoadSum {
@@ -1679,7 +1744,7 @@ pub(crate) fn emit_allocated_pooled(
                             }
                         }
                         MInst::Jump { to, .. } => {
-                            if *to != bi + 1 {
+                            if !falls_to(bi, *to) && !folded.contains(&bi) {
                                 a.jmp(labels[*to]).map_err(asm_err)?;
                             }
                         }
@@ -1712,7 +1777,31 @@ pub(crate) fn emit_allocated_pooled(
                                             "an entry's loop outside an entry".into(),
                                         )
                                     })?;
-                                    steps(a, EntryCode::End(l, labels[*exit]))?;
+                                    // A latch of nothing but its jump back:
+                                    // the test jumps back itself.
+                                    let back = match f.insts.get(f.blocks[*latch].0) {
+                                        Some(MInst::Jump { to }) => Some(*to),
+                                        _ => None,
+                                    }
+                                    .filter(|_| {
+                                        at.fold_latches
+                                            && matches!(
+                                                l,
+                                                super::EntryLoop::Chunks { .. }
+                                                    | super::EntryLoop::Full { .. }
+                                            )
+                                            && out
+                                                .block_insts_and_edits(f, Block::new(*latch))
+                                                .count()
+                                                == 1
+                                    });
+                                    match back {
+                                        Some(header) => {
+                                            folded.insert(*latch);
+                                            steps(a, EntryCode::Back(l, labels[header]))?
+                                        }
+                                        None => steps(a, EntryCode::End(l, labels[*exit]))?,
+                                    }
                                     if let Some(frame) = at.entry.as_deref_mut() {
                                         frame.held.forget();
                                     }
@@ -1722,14 +1811,20 @@ pub(crate) fn emit_allocated_pooled(
                             }
                             a.jz(labels[*exit]).map_err(asm_err)?;
                         }
-                        MInst::Skip { op, skip } => {
-                            let Op::IfAny { k } = *op else {
-                                return Err(WideError::Malformed("a region's test".into()));
-                            };
-                            let km = k_reg(phys(k.0) as u8)?;
-                            a.kortestw(km, km).map_err(asm_err)?;
-                            a.jz(labels[*skip]).map_err(asm_err)?;
-                        }
+                        MInst::Skip { op, skip } => match *op {
+                            Op::IfAny { k } => {
+                                let km = k_reg(phys(k.0) as u8)?;
+                                a.kortestw(km, km).map_err(asm_err)?;
+                                a.jz(labels[*skip]).map_err(asm_err)?;
+                            }
+                            Op::IfEntry(test) => {
+                                let steps = at.steps.as_deref_mut().ok_or_else(|| {
+                                    WideError::Malformed("an entry's test outside an entry".into())
+                                })?;
+                                steps(a, EntryCode::Skip(test, labels[*skip]))?;
+                            }
+                            _ => return Err(WideError::Malformed("a region's test".into())),
+                        },
                         MInst::Nop => {}
                         MInst::Ret => {
                             if at.release_frame > 0 {
@@ -1855,6 +1950,7 @@ pub fn compile_regalloc2(p: &Program) -> Result<(WideCode, Regalloc2Stats), Wide
             cancel: None,
             entry: None,
             steps: None,
+            fold_latches: false,
         },
         &mut pool,
     )?;

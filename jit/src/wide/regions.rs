@@ -384,6 +384,7 @@ pub fn compile_regions(
                         cancel: Some(cancelled),
                         entry: Some(&mut frame),
                         steps: Some(&mut steps),
+                        fold_latches: false,
                     },
                 )?;
                 // The rows' chunks in order (the same lanes: the same ids
@@ -535,6 +536,8 @@ pub fn compile_regions(
             chunks_in_flight: 1,
             proven_in_flight: 0,
             invariant: 0,
+            row_invariant: 0,
+            row_slots: 0,
         },
         save_bytes: lowered.save_bytes,
         regions: bodies.len(),
@@ -656,6 +659,7 @@ fn one_chunk(
             cancel: Some(cancelled),
             entry: Some(frame),
             steps: None,
+            fold_latches: false,
         },
     )?;
     if let Some((f, at, split)) = next {

@@ -1,0 +1,198 @@
+//! The wide code's chunk loop (`vecl_jit::wide::entry::entry_program`): a
+//! row's full chunks run in a loop of their own with every lane running
+//! (no mask computed or tested), values fixed for the row computed once
+//! per row, accesses by the id plus such a value addressed from the
+//! chunk's first id plus a row slot (`Known::RowOffset`); the rest of the
+//! row runs one masked chunk at a time. Against the interpreter at every
+//! width and on the wide code (robust access's faults: `wide_memory`): rows whose
+//! length is a multiple of 16, one more, one less, shorter than a chunk,
+//! 2-D and 3-D launches with odd sizes, global offsets, groups narrower
+//! than a chunk, masked accesses inside the full chunks, a body with a
+//! loop (four chunks in flight) and a long one (chunks alternating).
+
+use vecl_ir::interp::NdRange;
+use vecl_jit::{compile_kernel, JitOptions, Tiers};
+use vecl_testkit::differential::{build, compare_launches, differential, Spec};
+use vecl_testkit::{code_line, cpu_has_wide, range_1d};
+
+fn options() -> JitOptions {
+    JitOptions {
+        simd_width: Some(16),
+        wide: true,
+        checked: false,
+        local_checks: false,
+        tiers: Tiers::OptimisedOnly,
+        passes: vecl_testkit::test_passes(),
+        ..JitOptions::default()
+    }
+}
+
+fn nd(offset: [u64; 3], global: [u64; 3], local: [u64; 3]) -> NdRange {
+    let work_dim = if global[2] > 1 || offset[2] > 0 {
+        3
+    } else if global[1] > 1 || offset[1] > 0 {
+        2
+    } else {
+        1
+    };
+    NdRange {
+        work_dim,
+        global_offset: offset,
+        global_size: global,
+        local_size: local,
+    }
+}
+
+/// The launches: rows of 16, 17, 15, 5 and 48 work-items, 2-D and 3-D
+/// with odd sizes and offsets, groups narrower than a chunk (8 and 11
+/// wide), a row of 64 (four full chunks: one trip of four in flight), and
+/// groups one work-item wide (lanes along dimension 1).
+fn shapes() -> Vec<NdRange> {
+    vec![
+        nd([0; 3], [16, 3, 1], [16, 1, 1]),
+        nd([0; 3], [17, 3, 1], [17, 3, 1]),
+        nd([0; 3], [15, 3, 1], [15, 1, 1]),
+        nd([0; 3], [5, 4, 1], [5, 2, 1]),
+        nd([0; 3], [48, 5, 1], [16, 1, 1]),
+        nd([0; 3], [64, 2, 1], [64, 1, 1]),
+        nd([3, 2, 0], [33, 3, 1], [11, 3, 1]),
+        nd([0; 3], [64, 2, 1], [8, 2, 1]),
+        nd([1, 2, 3], [19, 5, 3], [19, 5, 3]),
+        nd([2, 0, 1], [47, 2, 2], [47, 1, 2]),
+        nd([5, 0, 0], [333, 1, 1], [111, 1, 1]),
+        range_1d(0, 31, 31),
+        range_1d(7, 80, 80),
+        // Groups one work-item wide in dimension 0: the lanes along
+        // dimension 1 (a copy compiled for such launches).
+        nd([0; 3], [1, 37, 2], [1, 37, 1]),
+        nd([2, 3, 0], [1, 64, 1], [1, 16, 1]),
+    ]
+}
+
+/// Elements every buffer holds for `r` (the kernels index at most
+/// `gid2 * gsize1 * gsize0 + gid1 * gsize0 + gid0` or `gid1 * gsize0 +
+/// gid0 + 2048 * gid2`, plus an offset of 40).
+fn elems(r: &NdRange) -> usize {
+    let end = |d: usize| (r.global_offset[d] + r.global_size[d]) as usize;
+    end(0) + end(1) * r.global_size[0] as usize * (1 + end(2)) + 2048 * end(2) + 64
+}
+
+/// `src`'s `k` against the interpreter at every width, then on the wide
+/// code, plain and robust, whose `--explain` line must contain each of
+/// `notes`.
+fn agree(src: &str, notes: &[&str], args: impl Fn(&NdRange) -> Vec<Spec>) {
+    let shapes = shapes();
+    assert_eq!(differential(src, "k", &shapes, &args), 3 * shapes.len());
+    let m = build(src, "");
+    // (Robust access's tests need the bounds table: `wide_memory`.)
+    {
+        let k = compile_kernel(&m, "k", &options()).expect("compiles");
+        let line = code_line(&k);
+        if cpu_has_wide() {
+            assert!(line.starts_with("code: wide AVX-512"), "{line}");
+            for note in notes {
+                assert!(line.contains(note), "{note}: {line}");
+            }
+        }
+        assert_eq!(compare_launches(&m, "k", &k, &shapes, &args), shapes.len());
+    }
+}
+
+#[test]
+fn a_row_offset_in_two_and_three_dimensions_matches_the_interpreter() {
+    let two = "kernel void k(global float* u, global const float* a, int t) {
+    size_t k = get_global_id(1) * get_global_size(0) + get_global_id(0) + get_global_id(2) * 2048;
+    u[k] = u[k] * 2.0f + a[k] + (float)t;
+}";
+    agree(two, &["once per row", "1 row offsets addressed"], |r| {
+        let n = elems(r);
+        vec![Spec::Floats(n, 1), Spec::Floats(n, 2), Spec::Int(3)]
+    });
+    let three = "kernel void k(global float* out, global const float* a) {
+    int k = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0)
+        + get_global_id(0);
+    out[k] = a[k] + (float)get_global_id(1);
+}";
+    agree(three, &["row offsets addressed"], |r| {
+        let n = elems(r);
+        vec![Spec::Floats(n, 0), Spec::Floats(n, 4)]
+    });
+}
+
+#[test]
+fn offsets_fixed_for_the_call_and_shifted_indices_match_the_interpreter() {
+    // A kernel argument added to the id (fixed for the call), and indices
+    // one before and after it (the shifted index's path, beside the row
+    // offset's).
+    let src = "kernel void k(global float* out, global const float* a, int off) {
+    int i = get_global_id(0) + off;
+    out[i] = a[i] * 3.0f + a[i + 1] - a[i - 1];
+}";
+    agree(src, &["row offsets addressed"], |r| {
+        let n = elems(r);
+        vec![Spec::Floats(n, 0), Spec::Floats(n, 5), Spec::Int(40)]
+    });
+}
+
+#[test]
+fn masked_accesses_inside_full_chunks_match_the_interpreter() {
+    // An `if` leaves lanes out of full chunks: the accesses under it test
+    // their mask; those outside it do not.
+    let src = "kernel void k(global float* out, global const float* a) {
+    size_t k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    float x = a[k];
+    if ((get_global_id(0) & 3) != 1)
+        out[k] = x + 1.0f;
+    if (get_global_id(0) % 5 == 2)
+        out[k] = a[k + 1];
+}";
+    agree(src, &[], |r| {
+        let n = elems(r);
+        vec![Spec::Floats(n, 0), Spec::Floats(n, 6)]
+    });
+}
+
+#[test]
+fn chunks_in_flight_in_full_rows_match_the_interpreter() {
+    // A loop bound by latency (chunks in flight, each with its own
+    // trips), indexed by a row offset.
+    let looped = "kernel void k(global float* out, global const float* a, int n) {
+    size_t k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    float acc = a[k];
+    for (int j = 0; j < ((int)get_global_id(0) & 7) + n; j++)
+        acc = acc * 0.5f + (float)j;
+    out[k] = acc;
+}";
+    agree(looped, &["chunks in flight"], |r| {
+        let n = elems(r);
+        vec![Spec::Floats(n, 0), Spec::Floats(n, 7), Spec::Int(3)]
+    });
+    // A long loop-free body: chunks alternating operation by operation
+    // (square roots and quotients, rounded once in every code, summed).
+    let terms: String = (0..16)
+        .map(|t| format!("    s += sqrt(y + {t}.0f) / (y + {}.0f);\n", 2 * t + 3))
+        .collect();
+    let long = format!(
+        "kernel void k(global float* out, global const float* a) {{
+    size_t k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    float x = a[k];
+    float y = x * x + 1.0f;
+    float s = 0.0f;
+{terms}    out[k] = s;
+}}"
+    );
+    let m = build(&long, "");
+    let k = compile_kernel(&m, "k", &options()).expect("compiles");
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.contains("chunks in flight"), "{line}");
+    }
+    let shapes = shapes();
+    assert_eq!(
+        compare_launches(&m, "k", &k, &shapes, |r| {
+            let n = elems(r);
+            vec![Spec::Floats(n, 0), Spec::Floats(n, 8)]
+        }),
+        shapes.len()
+    );
+}
