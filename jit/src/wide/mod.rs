@@ -426,6 +426,10 @@ pub enum Op {
         ptr: i32,
         idx: V,
         part: V,
+        /// Bytes added to the element's address: a later row in flight
+        /// whose part is the first row's plus a constant reads through the
+        /// first row's address (`rows::affine_parts`); 0 otherwise.
+        disp: i32,
         k: K,
         how: access::Access,
     },
@@ -441,6 +445,8 @@ pub enum Op {
         ptr: i32,
         idx: V,
         part: V,
+        /// As [`Op::LoadSum`]'s.
+        disp: i32,
         k: K,
         how: access::Access,
     },
@@ -691,6 +697,7 @@ impl Op {
                 ptr,
                 idx,
                 part,
+                disp,
                 k: m,
                 how,
             } => Op::LoadSum {
@@ -698,6 +705,7 @@ impl Op {
                 ptr,
                 idx: v(idx),
                 part: v(part),
+                disp,
                 k: k(m),
                 how,
             },
@@ -707,6 +715,7 @@ impl Op {
                 ptr,
                 idx,
                 part,
+                disp,
                 k: m,
                 how,
             } => Op::FmaSum {
@@ -715,6 +724,7 @@ impl Op {
                 ptr,
                 idx: v(idx),
                 part: v(part),
+                disp,
                 k: k(m),
                 how,
             },

@@ -139,7 +139,7 @@ pub fn compile_regions(
         .iter()
         .flat_map(|b| b.ops())
         .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
-    let same = super::rows::SameInEveryRow::of(bodies);
+    let same = super::rows::SameInEveryRow::of(bodies, &lowered.row_steps);
     let multi: Vec<Vec<InRows>> = if two_d {
         bodies
             .iter()
