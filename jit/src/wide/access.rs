@@ -256,7 +256,7 @@ impl MemoryPlan {
     pub fn new(module: &Module, func: &Function, prefetch: bool, robust: bool) -> MemoryPlan {
         let roots = var_roots(func);
         let chosen = if prefetch {
-            prefetched_loads(module, func, &roots)
+            prefetched_loads(module, func, &roots, true)
         } else {
             HashMap::new()
         };
