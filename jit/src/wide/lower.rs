@@ -560,8 +560,8 @@ pub fn lower_regions(
         return refuse("a region graph without its successor variable", Loc::NONE);
     }
     let mut row_steps = std::collections::HashMap::new();
-    for v in 0..n {
-        let Some(at) = slot_of[v] else { continue };
+    for (v, at) in slot_of.iter().enumerate() {
+        let Some(at) = *at else { continue };
         if !stored_v.contains(&at) || stored_other.contains(&at) {
             continue;
         }
