@@ -298,7 +298,9 @@ pub(crate) fn rows_program(
 /// left shifts by constants of such values and of values the same in
 /// every row (step 0). A value written more than once takes the step all
 /// its writes agree on (a fixed point: a loop's `x = x + c` keeps the
-/// step it came in with). Values absent have none.
+/// step it came in with); one written in a skipped stretch (`IfAny`,
+/// which one row may run and the next skip) has none. Values absent have
+/// none.
 fn row_steps(body: &Program, same: &SameInEveryRow, r: &Rowed) -> HashMap<u32, i64> {
     let ops = body.ops();
     let mut writes: HashMap<u32, u32> = HashMap::new();
@@ -320,7 +322,13 @@ fn row_steps(body: &Program, same: &SameInEveryRow, r: &Rowed) -> HashMap<u32, i
     let bounded = |s: i64| (s.abs() < 1 << 31).then_some(s);
     loop {
         let mut changed = false;
+        let mut skipped = 0usize;
         for op in ops {
+            match op {
+                Op::IfAny { .. } => skipped += 1,
+                Op::EndIf => skipped = skipped.saturating_sub(1),
+                _ => {}
+            }
             let (wv, wk) = written(op);
             let rowed_out: Vec<u32> = wv.into_iter().filter(|v| r.values.contains(v)).collect();
             if rowed_out.is_empty() {
@@ -336,7 +344,8 @@ fn row_steps(body: &Program, same: &SameInEveryRow, r: &Rowed) -> HashMap<u32, i
                 }
             };
             let step: Option<Option<i64>> = match *op {
-                _ if !wk.is_empty() => Some(None),
+                // A skipped stretch runs in one row and not the next.
+                _ if !wk.is_empty() || skipped > 0 => Some(None),
                 Op::GlobalId { dim: 1, .. } => Some(Some(1)),
                 Op::Load {
                     arg: Arg::Save,
