@@ -987,6 +987,27 @@ fn robust_matmul_agrees_in_bounds_and_faults_as_cranelifts() {
     ];
     let f = same_fault_in(&k_src, &args, &square(n as u64), 1);
     assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+    // `a` short by all but five elements of the second row: the first
+    // group's second row faults in its staging at lane 5, reported as
+    // Cranelift's robust code reports it, though the `k` region's later
+    // rows read their `ta[ly][k]` at a displacement from the first row's
+    // address (`rows::affine_parts`).
+    if cpu_has_wide() {
+        let k = compile_wide(&build(&k_src, ""), "k", &opts);
+        let line = code_line(&k);
+        assert!(
+            line.contains("later rows' loads at a displacement"),
+            "{line}"
+        );
+    }
+    let args = [
+        floats(n + 5),
+        floats(n * n),
+        floats(n * n),
+        KernelArg::Value((n as i32).to_le_bytes().to_vec()),
+    ];
+    let f = same_fault_in(&k_src, &args, &square(n as u64), 0);
+    assert_eq!((f.global_id, f.address), ([5, 1, 0], 4 * (n as u64 + 5)));
 }
 
 /// Loops whose test at the top the wide code runs at the bottom, and FMA

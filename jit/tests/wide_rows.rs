@@ -49,8 +49,17 @@ const TILES: &str = r#"
 #ifndef GUARD
 #define GUARD 1
 #endif
+#ifndef TW
+#define TW LX
+#endif
+#ifndef ROW
+#define ROW ly
+#endif
+#ifndef ROWFIX
+#define ROWFIX
+#endif
 kernel void tiles(global const float* a, global const float* b, global float* c, int w) {
-    local float t[LY][LX];
+    local float t[LY][TW];
     local float u[LY][LX];
     int x = get_global_id(0);
     int y = get_global_id(1);
@@ -59,6 +68,8 @@ kernel void tiles(global const float* a, global const float* b, global float* c,
     int sx = get_local_size(0);
     int sy = get_local_size(1);
     int x0 = get_global_offset(0);
+    int r = ROW;
+    ROWFIX
     float acc = 0.0f;
     for (int base = 0; base < w; base += sx) {
         t[ly][lx] = a[y * w + base + lx];
@@ -497,6 +508,85 @@ fn row_loads_fused_into_their_fmas_agree_and_where_they_must_not_be() {
                 if line.starts_with("code: wide AVX-512") {
                     assert_eq!(fused_loads(&line), n, "{shape} {extra}: {line}");
                 }
+            }
+        }
+    }
+}
+
+fn displaced_loads(line: &str) -> usize {
+    line.split("; ")
+        .find_map(|part| {
+            let at = part.find(" later rows' loads at a displacement")?;
+            part[..at].rsplit(' ').next()?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn later_rows_read_their_elements_at_a_displacement_where_the_step_is_known() {
+    // `t[ly][k]` of the rows in flight: the part `ly * TW` (saved across
+    // the barrier in `ly`, one more per row) is the first row's plus
+    // `TW` elements a row, so a later row reads at a displacement from
+    // the first row's address (`rows::affine_parts`). Rows of `LX`,
+    // `LX + 1` (odd) and `LX + 8` elements, a negative step, a step through a variable
+    // saved across the barrier, every group shape the rows run, trips by
+    // lane and odd.
+    let shapes = [
+        ("", range_2d([32, 32], [16, 16], [0, 0]), true),
+        ("-DLY=13", range_2d([32, 26], [16, 13], [16, 0]), true),
+        // (Four trips of `k` are unrolled whole: no loop, no load of a
+        // sum, whatever the rows.)
+        ("-DLY=4", range_2d([32, 8], [16, 4], [0, 0]), false),
+        // (Trips known at compile time are unrolled whole at 8 x 8.)
+        (
+            "-DLX=8 -DLY=8 -DTRIPS=(w/4)",
+            range_2d([16, 24], [8, 8], [0, 0]),
+            true,
+        ),
+        (
+            "-DLX=12 -DLY=12",
+            range_2d([24, 36], [12, 12], [0, 4]),
+            true,
+        ),
+        // Rows of two chunks: one row at a time, nothing displaced.
+        ("-DLX=32 -DLY=2", range_2d([64, 4], [32, 2], [0, 0]), false),
+    ];
+    for (shape, ranges, rows) in shapes {
+        for extra in [
+            "",
+            "-DTW=(LX+1)",
+            "-DTW=(LX+8) -DGUARD=(k!=LY-2)",
+            "-DOWN=t[LY-1-ly][k]",
+            "-DROW=(LY-1-ly) -DOWN=t[r][k]",
+            "-DROW=(ly+y-get_global_id(1)) -DOWN=t[r][k]",
+            "-DOWN=t[ly][k] -DSHARED=2.5f",
+        ] {
+            let line = tiles_agree(&format!("{shape} {extra}"), &[ranges]);
+            if cpu_has_wide() && line.starts_with("code: wide AVX-512") {
+                let n = displaced_loads(&line);
+                assert!(!rows || n > 0, "{shape} {extra}: {line}");
+                assert!(
+                    rows || n == 0 || shape == "-DLY=4",
+                    "{shape} {extra}: {line}"
+                );
+            }
+        }
+        // Where the step is not a constant known at compile time, or the
+        // part is not a constant step from row to row, or the row's
+        // variable is written where not every row writes it: each row
+        // keeps its own address.
+        for extra in [
+            "-DROW=(ly*(w/w)) -DOWN=t[r][k]",
+            "-DOWN=t[(ly*ly)%LY][k]",
+            "-DOWN=t[ly/2][k]",
+            "-DOWN=t[(ly^1)%LY][k]",
+            "-DROWFIX=if(w<0)r=0; -DOWN=t[r][k]",
+            "-DROWFIX=if(x<0)r=0; -DOWN=t[r][k]",
+            "-DROW=(ly+(int)a[0]) -DOWN=t[r&(LY-1)][k]",
+        ] {
+            let line = tiles_agree(&format!("{shape} {extra}"), &[ranges]);
+            if cpu_has_wide() {
+                assert_eq!(displaced_loads(&line), 0, "{shape} {extra}: {line}");
             }
         }
     }

@@ -624,7 +624,9 @@ pub(crate) fn lower_kernel(
                 .clone()
                 .map(|roots| super::stream::Streaming::new(func, roots)),
             prefetch: match (&var_roots, prefetch) {
-                (Some(roots), true) => super::prefetch::prefetched_loads(module, func, roots),
+                (Some(roots), true) => {
+                    super::prefetch::prefetched_loads(module, func, roots, false)
+                }
                 _ => Default::default(),
             },
             checks,

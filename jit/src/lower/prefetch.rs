@@ -73,11 +73,16 @@ pub(crate) fn prefetch_tag() -> SourceLoc {
 ///
 /// Each gets [`Ahead::Step`] when its address moves by a large or
 /// run-time stride with a loop's induction variable ([`step_ahead`]),
-/// else [`Ahead::Fixed`].
+/// or, with `tiles` (the wide code, whose rows in flight load the rows
+/// [`DISTANCE`] bytes ahead at once), by any constant stride with a tile
+/// loop's; else [`Ahead::Fixed`]. (Cranelift's code, one row at a time,
+/// measured 1–2 % slower on matmul with the tile loops' steps: 1024²,
+/// one thread, 77.5 → 78.7 ms; the wide code 1.05× faster, 38.8 → 37.1.)
 pub(crate) fn prefetched_loads(
     module: &Module,
     func: &Function,
     vars: &[Root],
+    tiles: bool,
 ) -> HashMap<ValueId, Ahead> {
     let mut params = HashSet::new();
     let mut ptrs = HashSet::new();
@@ -91,14 +96,42 @@ pub(crate) fn prefetched_loads(
         return HashMap::new();
     }
     let steps = induction_steps(func);
+    // A loop with a barrier is cut into regions before lowering
+    // (`vecl_ir::transform::regions`): its counter is stepped outside
+    // every loop left in the body, where the loads picked are.
+    let mut tiled = HashSet::new();
+    if tiles && vecl_ir::contains_barrier(&func.body.0) {
+        top_level_writes(&func.body.0, &mut tiled);
+    }
     ptrs.into_iter()
         .map(|p| {
             (
                 p,
-                step_ahead(module, func, &steps, p).unwrap_or(Ahead::Fixed),
+                step_ahead(module, func, &steps, &tiled, p).unwrap_or(Ahead::Fixed),
             )
         })
         .collect()
+}
+
+/// The variables written in `stmts` outside every loop, into `out`.
+fn top_level_writes(stmts: &[Stmt], out: &mut HashSet<VarId>) {
+    for s in stmts {
+        match s {
+            Stmt::WriteVar(x, _) => {
+                out.insert(*x);
+            }
+            Stmt::If { then_, else_, .. } => {
+                top_level_writes(&then_.0, out);
+                top_level_writes(&else_.0, out);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    top_level_writes(&c.body.0, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Where a prefetch points.
@@ -144,11 +177,19 @@ fn induction_steps(func: &Function) -> HashMap<VarId, i64> {
 /// an induction variable by a stride that is not a compile-time constant
 /// (a row length) or is at least [`DISTANCE`] bytes: the hardware
 /// prefetcher does not follow such strides, and [`Ahead::Fixed`] would
-/// fetch lines the next rows of the group read at once anyway.
+/// fetch lines the next rows of the group read at once anyway. Also for
+/// any constant stride of a tile loop's counter (`tiled`: in a body cut
+/// into regions at its barriers, a variable stepped outside every loop
+/// left, the counter of a cut loop): the whole group's tile runs between
+/// two steps,
+/// so the next step's line is far enough ahead, and [`DISTANCE`] bytes
+/// along a row of 1024 floats is the next row, which the group's rows
+/// load at the same time (matmul's `a[row * n + t + lx]`, `t += 16`).
 fn step_ahead(
     module: &Module,
     func: &Function,
     steps: &HashMap<VarId, i64>,
+    tiled: &HashSet<VarId>,
     ptr: ValueId,
 ) -> Option<Ahead> {
     let mut vars: Vec<(&VarId, &i64)> = steps.iter().collect();
@@ -156,7 +197,8 @@ fn step_ahead(
     vars.into_iter().find_map(|(&x, &step)| {
         let s = slope(module, func, ptr, x, 0)?;
         let bytes = s.konst.checked_mul(step)?;
-        let large = !s.factors.is_empty() || bytes.unsigned_abs() >= DISTANCE as u64;
+        let large =
+            !s.factors.is_empty() || bytes.unsigned_abs() >= DISTANCE as u64 || tiled.contains(&x);
         (bytes != 0 && large).then_some(Ahead::Step {
             bytes,
             factors: s.factors,
@@ -505,6 +547,55 @@ mod tests {
         assert!(slope(&m, f, loads[2], t, 0).is_none());
         // b[u] does not move with t.
         assert!(slope(&m, f, loads[3], t, 0).unwrap().is_zero());
+    }
+
+    #[test]
+    fn tile_loops_step_ahead_by_constant_strides_for_the_wide_code_only() {
+        // A loop with a barrier cut into regions (its counter stepped
+        // outside every loop left, the load at the top level): `a`'s tile
+        // moves 64 bytes a step, the next tile's line, for the wide code;
+        // Cranelift's code, and a kernel without a barrier whose variable
+        // is stepped at the top level, keep the fixed distance.
+        let tiled = "kernel void k(global const float* a, global float* c, int n) {
+            local float t[16][16];
+            int row = get_global_id(1), lx = get_local_id(0), ly = get_local_id(1);
+            float s = 0.0f;
+            for (int base = 0; base < n; base += 16) {
+                t[ly][lx] = a[row * n + base + lx];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                s += t[lx][ly];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            c[row * n + lx] = s;
+        }";
+        let plain = "kernel void k(global const float* a, global float* c, int n) {
+            int row = get_global_id(1), lx = get_global_id(0);
+            int base = n;
+            base += 16;
+            c[row * n + lx] = a[row * n + base + lx];
+        }";
+        for (src, tile) in [(tiled, true), (plain, false)] {
+            let m = vecl_clc::build(src, "").expect("builds").module;
+            let f = m.kernels().find(|(_, f)| f.name == "k").unwrap().1;
+            let cut = vecl_ir::transform::regions::region_graph(f).expect("cuts");
+            assert_eq!(cut.is_some(), tile);
+            let f = cut.as_ref().map_or(f, |g| &g.func);
+            let roots = super::super::stream::var_roots(f);
+            for wide in [false, true] {
+                let got: Vec<Ahead> = prefetched_loads(&m, f, &roots, wide)
+                    .into_values()
+                    .collect();
+                let want = if wide && tile {
+                    Ahead::Step {
+                        bytes: 64,
+                        factors: vec![],
+                    }
+                } else {
+                    Ahead::Fixed
+                };
+                assert_eq!(got, vec![want], "tiled {tile}, wide {wide}");
+            }
+        }
     }
 
     #[test]

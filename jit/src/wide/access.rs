@@ -264,7 +264,7 @@ impl MemoryPlan {
     pub fn new(module: &Module, func: &Function, prefetch: bool, robust: bool) -> MemoryPlan {
         let roots = var_roots(func);
         let chosen = if prefetch {
-            prefetched_loads(module, func, &roots)
+            prefetched_loads(module, func, &roots, true)
         } else {
             HashMap::new()
         };
@@ -1204,7 +1204,8 @@ pub(crate) fn emit_sum_part(
 /// An [`Op::LoadSum`] (`op` in physical registers; `idx` its index's
 /// virtual value, `written` the values it writes): lane 0 of the index
 /// into r10 unless held there, then lane 0's element at the address
-/// `[rsp + at]` plus four times r10, broadcast zero-masked by the running
+/// `[rsp + at]` (in r11, loaded unless held there) plus four times r10
+/// plus the operation's `disp`, broadcast zero-masked by the running
 /// lanes, as `suppressed_load` (no lane running: nothing read, zeros;
 /// the address is within 2^34 bytes of the buffer, canonical). `rax` is
 /// left as it was. An [`Op::FmaSum`] reads the element the same way, as
@@ -1218,29 +1219,32 @@ pub(crate) fn emit_sum_load(
     (idx, written, at): (u32, &[u32], i32),
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let (x, k) = match *op {
-        Op::LoadSum { idx, k, .. } | Op::FmaSum { idx, k, .. } => (idx, k),
+    let (x, k, disp) = match *op {
+        Op::LoadSum { idx, k, disp, .. } | Op::FmaSum { idx, k, disp, .. } => (idx, k, disp),
         _ => return Err(WideError::Malformed("a load of a sum".into())),
     };
     if !frame.held.has_index(idx) {
         lane0_to_r10d(a, x.0 as u8)?;
         a.movsxd(r10, r10d).map_err(e)?;
     }
-    a.mov(r11, qword_ptr(rsp + at)).map_err(e)?;
+    if !frame.held.has_slot(at) {
+        a.mov(r11, qword_ptr(rsp + at)).map_err(e)?;
+    }
     match *op {
         Op::FmaSum { d, b, .. } => a.vfmadd231ps(
             zmm_masked(zmm_reg(d.0 as u8)?, k.0 as u8),
             zmm_reg(b.0 as u8)?,
-            dword_bcst(r11 + r10 * 4),
+            dword_bcst(r11 + r10 * 4 + disp),
         ),
         Op::LoadSum { d, .. } => a.vpbroadcastd(
             zmm_masked(zmm_reg(d.0 as u8)?, k.0 as u8).z(),
-            dword_ptr(r11 + r10 * 4),
+            dword_ptr(r11 + r10 * 4 + disp),
         ),
         _ => return Err(WideError::Malformed("a load of a sum".into())),
     }
     .map_err(e)?;
     frame.held.index_only(idx, written);
+    frame.held.slot(at);
     Ok(())
 }
 

@@ -56,6 +56,10 @@ pub(crate) struct Held {
     rax: Option<(Base, i32)>,
     /// `r10`: lane 0 of this (virtual) index value, sign-extended.
     r10: Option<u32>,
+    /// `r11`: the address kept in the entry's frame at `[rsp + slot]` (a
+    /// load of a sum's, `access::emit_sum_load`): the rows in flight that
+    /// read through one address load it once.
+    r11: Option<i32>,
     /// (parameter, index value): an access of all 16 lanes with a bounds
     /// test of that parameter's buffer found the 16 consecutive elements
     /// from the index's lane 0 inside it (robust access), a fact of the
@@ -77,6 +81,21 @@ impl Held {
     /// Whether `r10` holds lane 0 of virtual value `index`, sign-extended.
     pub fn has_index(&self, index: u32) -> bool {
         self.r10 == Some(index)
+    }
+
+    /// Whether `r11` holds the address kept at `[rsp + slot]`.
+    pub fn has_slot(&self, slot: i32) -> bool {
+        self.r11 == Some(slot)
+    }
+
+    /// After loading `r11` from `[rsp + slot]`.
+    pub fn slot(&mut self, slot: i32) {
+        self.r11 = Some(slot);
+    }
+
+    /// After code that writes `r11` (a mask test through it).
+    pub fn forget_r11(&mut self) {
+        self.r11 = None;
     }
 
     /// Whether the 16 elements from lane 0 of `index` are known inside
@@ -104,6 +123,8 @@ impl Held {
         keeps_r10: bool,
         written: &[u32],
     ) {
+        // Its paths test masks and prefetch through r11.
+        self.r11 = None;
         self.rax = Some((base, ptr));
         if index.is_some() {
             self.r10 = index;
@@ -124,12 +145,15 @@ impl Held {
     /// emitted) writing the virtual values `written`.
     pub fn after(&mut self, code: &[Instruction], written: &[u32]) {
         for ins in code {
-            let (rax, r10) = clobbers(ins);
+            let (rax, r10, r11) = clobbers(ins);
             if rax {
                 self.rax = None;
             }
             if r10 {
                 self.r10 = None;
+            }
+            if r11 {
+                self.r11 = None;
             }
             if writes_r15(ins) {
                 self.spans.retain(|(_, v)| *v < CHUNK_KEYS);
@@ -148,6 +172,9 @@ impl Held {
         }
         if self.r10 != other.r10 {
             self.r10 = None;
+        }
+        if self.r11 != other.r11 {
+            self.r11 = None;
         }
         self.spans.retain(|s| other.spans.contains(s));
     }
@@ -271,7 +298,7 @@ fn writes_r15(ins: &Instruction) -> bool {
 /// rdx:rax) changes only the general registers it names; anything else
 /// (other scalar code, a branch, a call, a label's place) is taken to
 /// change both.
-fn clobbers(ins: &Instruction) -> (bool, bool) {
+fn clobbers(ins: &Instruction) -> (bool, bool, bool) {
     let m = ins.mnemonic();
     let vector = {
         let name = format!("{m:?}");
@@ -290,9 +317,9 @@ fn clobbers(ins: &Instruction) -> (bool, bool) {
             | Mnemonic::Test
     ) || (m == Mnemonic::Imul && ins.op_count() >= 2);
     if !(vector || named_only) {
-        return (true, true);
+        return (true, true, true);
     }
-    let (mut rax, mut r10) = (false, false);
+    let (mut rax, mut r10, mut r11) = (false, false, false);
     for i in 0..ins.op_count() {
         if ins.op_kind(i) == OpKind::Register {
             match ins.op_register(i) {
@@ -300,11 +327,12 @@ fn clobbers(ins: &Instruction) -> (bool, bool) {
                     rax = true
                 }
                 Register::R10 | Register::R10D | Register::R10W | Register::R10L => r10 = true,
+                Register::R11 | Register::R11D | Register::R11W | Register::R11L => r11 = true,
                 _ => {}
             }
         }
     }
-    (rax, r10)
+    (rax, r10, r11)
 }
 
 #[cfg(test)]

@@ -423,6 +423,10 @@ pub fn lower_regions(
     }
     let mut bodies = Vec::with_capacity(regions.len());
     let mut pointers: Vec<Option<Pointer>> = vec![None; n];
+    // The slots some region stores as one value of 32-bit lanes, and
+    // those stored otherwise (vectors, masks).
+    let mut stored_v = std::collections::HashSet::new();
+    let mut stored_other = std::collections::HashSet::new();
     for (r, stmts) in regions.iter().enumerate() {
         if returns(&Block(stmts.to_vec())) {
             return refuse(
@@ -496,12 +500,16 @@ pub fn lower_regions(
                 continue;
             }
             match cx.vars[v] {
-                VarRepr::V(a) => cx.p.push(Op::Store {
-                    a,
-                    arg: Arg::Save,
-                    off: at,
-                }),
+                VarRepr::V(a) => {
+                    stored_v.insert(at);
+                    cx.p.push(Op::Store {
+                        a,
+                        arg: Arg::Save,
+                        off: at,
+                    })
+                }
                 VarRepr::Vs(a, m) => {
+                    stored_other.insert(at);
                     for (c, a) in a.iter().enumerate().take(usize::from(m)) {
                         cx.p.push(Op::Store {
                             a: *a,
@@ -511,6 +519,7 @@ pub fn lower_regions(
                     }
                 }
                 VarRepr::K(k) => {
+                    stored_other.insert(at);
                     let (ones, zero) = (cx.splat(u32::MAX), cx.splat(0));
                     let t = cx.v_op(|d| Op::Select {
                         d,
@@ -550,11 +559,171 @@ pub fn lower_regions(
     if next.is_some() && next_at.is_none() {
         return refuse("a region graph without its successor variable", Loc::NONE);
     }
+    let mut row_steps = std::collections::HashMap::new();
+    for (v, at) in slot_of.iter().enumerate() {
+        let Some(at) = *at else { continue };
+        if !stored_v.contains(&at) || stored_other.contains(&at) {
+            continue;
+        }
+        if let Some(step) = var_row_step(func, regions, vecl_ir::VarId(v as u32), &mut Vec::new()) {
+            row_steps.insert(at, step);
+        }
+    }
     Ok(LoweredRegions {
         bodies,
         save_bytes: bytes as u32,
         next_at,
+        row_steps,
     })
+}
+
+/// How much variable `var` of a barrier kernel grows from one row of a
+/// work-group to the next (the rows in flight, `rows`, are consecutive
+/// local ids of dimension 1 in one group): `Some(s)` when every write of
+/// it is at the top level of a region (so every work-item makes the same
+/// writes in the same order; one under an `if` or in a loop may be made
+/// by one row and not the next) of a value whose [`row_step`] is `s`.
+/// Modulo 2^32, as the lanes hold it.
+fn var_row_step(
+    func: &Function,
+    regions: &[&[Stmt]],
+    var: vecl_ir::VarId,
+    seen: &mut Vec<vecl_ir::VarId>,
+) -> Option<i64> {
+    fn nested(stmts: &[Stmt], var: vecl_ir::VarId) -> bool {
+        let mut out = Vec::new();
+        for s in stmts {
+            match s {
+                Stmt::If { then_, else_, .. } => {
+                    vecl_ir::analysis::uniformity::writes_of(then_, var, &mut out);
+                    vecl_ir::analysis::uniformity::writes_of(else_, var, &mut out);
+                }
+                Stmt::Loop { body, continuing } => {
+                    vecl_ir::analysis::uniformity::writes_of(body, var, &mut out);
+                    vecl_ir::analysis::uniformity::writes_of(continuing, var, &mut out);
+                }
+                Stmt::Switch { cases, .. } => {
+                    for c in cases {
+                        vecl_ir::analysis::uniformity::writes_of(&c.body, var, &mut out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        !out.is_empty()
+    }
+    if seen.len() > 8 || seen.contains(&var) {
+        return None;
+    }
+    if !matches!(
+        class(&func.vars[var.index()].ty),
+        Some(Class::I32 | Class::U32 | Class::I64 | Class::U64)
+    ) {
+        return None;
+    }
+    if regions.iter().any(|r| nested(r, var)) {
+        return None;
+    }
+    seen.push(var);
+    let mut step = None;
+    let mut all = true;
+    for r in regions {
+        for s in r.iter() {
+            if let Stmt::WriteVar(x, v) = s {
+                if *x == var {
+                    let s = row_step(func, regions, *v, seen, 0);
+                    all &= s.is_some() && (step.is_none() || step == s);
+                    step = step.or(s);
+                }
+            }
+        }
+    }
+    seen.pop();
+    if all {
+        step
+    } else {
+        None
+    }
+}
+
+/// How much integer value `v` grows from one row of a work-group to the
+/// next, modulo 2^32 (see [`var_row_step`]): the local and global ids of
+/// dimension 1 by 1; constants, parameters, the other dimensions' ids and
+/// the group queries by 0 (the rows are in one group and have the same
+/// ids of dimensions 0 and 2); sums, differences, products and left
+/// shifts by constants; the integer conversions that keep the low 32
+/// bits; a variable's read as [`var_row_step`]. Anything else: `None`.
+fn row_step(
+    func: &Function,
+    regions: &[&[Stmt]],
+    v: ValueId,
+    seen: &mut Vec<vecl_ir::VarId>,
+    depth: u32,
+) -> Option<i64> {
+    let int = |x: ValueId| {
+        matches!(
+            class(func.ty(x)),
+            Some(Class::I32 | Class::U32 | Class::I64 | Class::U64)
+        )
+    };
+    if depth > 24 || !int(v) {
+        return None;
+    }
+    if func.int_const(v).is_some() {
+        return Some(0);
+    }
+    let d = depth + 1;
+    let step = |x: ValueId, seen: &mut Vec<vecl_ir::VarId>| row_step(func, regions, x, seen, d);
+    let bounded = |s: i64| (s.abs() < 1 << 31).then_some(s);
+    match &func.inst(v).inst {
+        Inst::Param(_) => Some(0),
+        Inst::WorkItem(f, Some(dim)) => {
+            let dim = func.int_const(*dim)?;
+            match f {
+                WorkItemFn::GlobalId | WorkItemFn::LocalId => Some(i64::from(dim == 1)),
+                WorkItemFn::GroupId
+                | WorkItemFn::LocalSize
+                | WorkItemFn::EnqueuedLocalSize
+                | WorkItemFn::NumGroups
+                | WorkItemFn::GlobalSize
+                | WorkItemFn::GlobalOffset => Some(0),
+                _ => None,
+            }
+        }
+        Inst::WorkItem(WorkItemFn::WorkDim, None) => Some(0),
+        Inst::Convert { value, .. } if int(*value) => {
+            use Class::*;
+            match (class(func.ty(*value)), class(func.ty(v))) {
+                (Some(f), Some(t)) if f == t => {}
+                (Some(I32 | U32), Some(I32 | U32))
+                | (Some(I64 | U64), Some(I32 | U32 | I64 | U64))
+                | (Some(I32), Some(I64 | U64)) => {}
+                _ => return None,
+            }
+            step(*value, seen)
+        }
+        Inst::Binary(op, a, b) => {
+            let (ca, cb) = (func.int_const(*a), func.int_const(*b));
+            match op {
+                BinaryOp::Add => bounded(step(*a, seen)? + step(*b, seen)?),
+                BinaryOp::Sub => bounded(step(*a, seen)? - step(*b, seen)?),
+                BinaryOp::Mul => match (ca, cb) {
+                    (_, Some(c)) => bounded(step(*a, seen)?.checked_mul(c)?),
+                    (Some(c), _) => bounded(step(*b, seen)?.checked_mul(c)?),
+                    _ => None,
+                },
+                BinaryOp::Shl => match cb {
+                    Some(c) if (0..31).contains(&c) => {
+                        bounded(step(*a, seen)?.checked_mul(1 << c)?)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Inst::ReadVar(var) => var_row_step(func, regions, *var, seen),
+        _ => None,
+    }
 }
 
 /// The regions of a barrier kernel lowered ([`lower_regions`]).
@@ -565,6 +734,10 @@ pub struct LoweredRegions {
     pub save_bytes: u32,
     /// Where `$next` is in the save area (a region graph's).
     pub next_at: Option<i32>,
+    /// The save-area slots whose value in one row of a work-group is the
+    /// previous row's plus a constant (modulo 2^32), by offset: the step
+    /// (`var_row_step`; `rows::affine_parts`).
+    pub row_steps: std::collections::HashMap<i32, i64>,
 }
 
 /// Marks the variables `stmts` read or write in `accessed`, and those it
@@ -1314,6 +1487,7 @@ fn split_uniform_indices(p: &mut Program) {
                 ptr,
                 idx: rest,
                 part,
+                disp: 0,
                 k,
                 how,
             },
@@ -1351,6 +1525,7 @@ fn fuse_sum_loads(p: &mut Program) {
             ptr,
             idx,
             part,
+            disp,
             k,
             how,
         } = *op
@@ -1400,6 +1575,7 @@ fn fuse_sum_loads(p: &mut Program) {
                 ptr,
                 idx,
                 part,
+                disp,
                 k,
                 how,
             },
@@ -3135,6 +3311,7 @@ mod tests {
             ptr: 0,
             idx,
             part,
+            disp: 0,
             k,
             how: Access {
                 uniform: true,

@@ -434,6 +434,10 @@ pub enum Op {
         ptr: i32,
         idx: V,
         part: V,
+        /// Bytes added to the element's address: a later row in flight
+        /// whose part is the first row's plus a constant reads through the
+        /// first row's address (`rows::affine_parts`); 0 otherwise.
+        disp: i32,
         k: K,
         how: access::Access,
     },
@@ -449,6 +453,8 @@ pub enum Op {
         ptr: i32,
         idx: V,
         part: V,
+        /// As [`Op::LoadSum`]'s.
+        disp: i32,
         k: K,
         how: access::Access,
     },
@@ -726,6 +732,7 @@ impl Op {
                 ptr,
                 idx,
                 part,
+                disp,
                 k: m,
                 how,
             } => Op::LoadSum {
@@ -733,6 +740,7 @@ impl Op {
                 ptr,
                 idx: v(idx),
                 part: v(part),
+                disp,
                 k: k(m),
                 how,
             },
@@ -742,6 +750,7 @@ impl Op {
                 ptr,
                 idx,
                 part,
+                disp,
                 k: m,
                 how,
             } => Op::FmaSum {
@@ -750,6 +759,7 @@ impl Op {
                 ptr,
                 idx: v(idx),
                 part: v(part),
+                disp,
                 k: k(m),
                 how,
             },

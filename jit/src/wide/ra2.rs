@@ -711,6 +711,7 @@ impl Builder {
                 ptr,
                 idx,
                 part,
+                disp,
                 k,
                 how,
             } => {
@@ -724,6 +725,7 @@ impl Builder {
                         ptr,
                         idx: vv(x),
                         part: vv(y),
+                        disp,
                         k: kk(m),
                         how,
                     },
@@ -740,6 +742,7 @@ impl Builder {
                 ptr,
                 idx,
                 part,
+                disp,
                 k,
                 how,
             } => {
@@ -759,6 +762,7 @@ impl Builder {
                         ptr,
                         idx: vv(x),
                         part: vv(p),
+                        disp,
                         k: kk(m),
                         how,
                     },
@@ -1598,7 +1602,8 @@ pub(crate) fn emit_allocated_pooled(
                     a.kmovw(r11d, k_reg(hw as u8)?).map_err(asm_err)?;
                     a.cmp(r11d, 0xffff).map_err(asm_err)?;
                     a.jne(testing).map_err(asm_err)?;
-                    if let Some(frame) = at.entry.as_deref() {
+                    if let Some(frame) = at.entry.as_deref_mut() {
+                        frame.held.forget_r11();
                         before = frame.held.clone();
                     }
                     continue;

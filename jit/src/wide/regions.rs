@@ -96,6 +96,10 @@ pub struct RegionCode {
     /// Uniform loads fused into the FMA that reads them, as its broadcast
     /// operand ([`Op::FmaSum`]), in the one-row bodies.
     pub fused_loads: usize,
+    /// Loads of sums of later rows in flight read through the first row's
+    /// address at a displacement (`rows::affine_parts`), in the bodies
+    /// that run the most rows.
+    pub displaced_loads: usize,
     /// Set by the selection when the wide code was chosen only for its
     /// rows in flight (a tile loop too light for one chunk at a time):
     /// the fewest rows a region runs in flight. A launch whose groups run
@@ -139,7 +143,7 @@ pub fn compile_regions(
         .iter()
         .flat_map(|b| b.ops())
         .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
-    let same = super::rows::SameInEveryRow::of(bodies);
+    let same = super::rows::SameInEveryRow::of(bodies, &lowered.row_steps);
     let multi: Vec<Vec<InRows>> = if two_d {
         bodies
             .iter()
@@ -558,6 +562,14 @@ pub fn compile_regions(
             .iter()
             .flat_map(|b| b.ops())
             .filter(|op| matches!(op, Op::FmaSum { .. }))
+            .count(),
+        displaced_loads: multi
+            .iter()
+            .filter_map(|m| m.first())
+            .flat_map(|m| m.program.ops())
+            .filter(
+                |op| matches!(op, Op::LoadSum { disp, .. } | Op::FmaSum { disp, .. } if *disp != 0),
+            )
             .count(),
         needs_rows: None,
     })

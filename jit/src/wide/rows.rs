@@ -28,9 +28,9 @@
 
 use super::entry::{has_checked_access, interleave, invariant_ops, loop_ops, Moves, Shared};
 use super::ra2::{allocate_ra2, written, Allocated};
-use super::{Arg, EntryStep, Op, Program, WideError};
+use super::{Arg, Bin, EntryStep, Op, Program, WideError, V};
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Rows of a group a region runs in flight, the most first. Eight only
 /// for a body with a loop (a loop bound by one chunk's chain needs eight
@@ -43,6 +43,9 @@ const ROWS: [u32; 3] = [8, 4, 2];
 pub(crate) struct SameInEveryRow {
     /// Offsets (in the save area) of slots whose value depends on the row.
     rowed_slots: HashSet<i32>,
+    /// Slots whose value in one row is the previous row's plus a constant
+    /// (`lower::LoweredRegions::row_steps`): the step.
+    row_steps: HashMap<i32, i64>,
 }
 
 /// The values and masks of one body that depend on the row.
@@ -149,7 +152,7 @@ fn rowed(body: &Program, rowed_slots: &HashSet<i32>) -> Rowed {
 impl SameInEveryRow {
     /// The slots of the regions `bodies` (one save area for all): a fixed
     /// point, since a slot one region stores may feed what another stores.
-    pub(crate) fn of(bodies: &[Program]) -> SameInEveryRow {
+    pub(crate) fn of(bodies: &[Program], row_steps: &HashMap<i32, i64>) -> SameInEveryRow {
         let mut rowed_slots = HashSet::new();
         loop {
             let mut changed = false;
@@ -169,7 +172,10 @@ impl SameInEveryRow {
                 }
             }
             if !changed {
-                return SameInEveryRow { rowed_slots };
+                return SameInEveryRow {
+                    rowed_slots,
+                    row_steps: row_steps.clone(),
+                };
             }
         }
     }
@@ -254,6 +260,7 @@ pub(crate) fn rows_program(
         },
         &mut out,
     )?;
+    let out = affine_parts(out, &row_steps(body, same, &r), nv);
     // A later row's stretch right after another's: one move between
     // them instead of back to the first row and out again.
     let mut merged: Vec<Op> = Vec::with_capacity(out.len());
@@ -282,6 +289,275 @@ pub(crate) fn rows_program(
         })
         .count();
     Ok((Program::from_ops(out, nv * rows, next_k), loads))
+}
+
+/// How much each value of `body` that depends on the row (`r`) grows
+/// from one row to the next, modulo 2^32, where its form shows a constant
+/// step: the id of dimension 1 by 1, a save-area slot by its
+/// [`SameInEveryRow::row_steps`], sums, differences, and products and
+/// left shifts by constants of such values and of values the same in
+/// every row (step 0). A value written more than once takes the step all
+/// its writes agree on (a fixed point: a loop's `x = x + c` keeps the
+/// step it came in with); one written in a skipped stretch (`IfAny`,
+/// which one row may run and the next skip) has none. Values absent have
+/// none.
+fn row_steps(body: &Program, same: &SameInEveryRow, r: &Rowed) -> HashMap<u32, i64> {
+    let ops = body.ops();
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in ops {
+        for v in written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    let mut consts: HashMap<u32, i64> = HashMap::new();
+    for op in ops {
+        if let Op::Splat { d, bits } = *op {
+            if writes.get(&d.0) == Some(&1) {
+                consts.insert(d.0, i64::from(bits as i32));
+            }
+        }
+    }
+    // `None` for a value with no constant step; absent: none seen yet.
+    let mut st: HashMap<u32, Option<i64>> = HashMap::new();
+    let bounded = |s: i64| (s.abs() < 1 << 31).then_some(s);
+    loop {
+        let mut changed = false;
+        let mut skipped = 0usize;
+        for op in ops {
+            match op {
+                Op::IfAny { .. } => skipped += 1,
+                Op::EndIf => skipped = skipped.saturating_sub(1),
+                _ => {}
+            }
+            let (wv, wk) = written(op);
+            let rowed_out: Vec<u32> = wv.into_iter().filter(|v| r.values.contains(v)).collect();
+            if rowed_out.is_empty() {
+                continue;
+            }
+            // The step of an input: 0 when the same in every row; `None`
+            // when none is known yet (`Some(None)`: none at all).
+            let of = |v: V| -> Option<Option<i64>> {
+                if r.values.contains(&v.0) {
+                    st.get(&v.0).copied()
+                } else {
+                    Some(Some(0))
+                }
+            };
+            let step: Option<Option<i64>> = match *op {
+                // A skipped stretch runs in one row and not the next.
+                _ if !wk.is_empty() || skipped > 0 => Some(None),
+                Op::GlobalId { dim: 1, .. } => Some(Some(1)),
+                Op::Load {
+                    arg: Arg::Save,
+                    off,
+                    ..
+                }
+                | Op::Broadcast {
+                    arg: Arg::Save,
+                    off,
+                    ..
+                } => Some(same.row_steps.get(&off).copied()),
+                Op::Copy { a, .. } => of(a),
+                Op::Bin { op: bin, a, b, .. } => {
+                    let (sa, sb) = (of(a), of(b));
+                    let c = consts.get(&b.0).copied();
+                    match bin {
+                        Bin::IAdd | Bin::ISub => match (sa, sb) {
+                            (Some(Some(x)), Some(Some(y))) => {
+                                Some(bounded(if bin == Bin::IAdd { x + y } else { x - y }))
+                            }
+                            (Some(None), _) | (_, Some(None)) => Some(None),
+                            _ => None,
+                        },
+                        Bin::IMul => match (sa, sb, consts.get(&a.0).copied(), c) {
+                            (Some(Some(x)), _, _, Some(c)) | (_, Some(Some(x)), Some(c), _) => {
+                                Some(x.checked_mul(c).and_then(bounded))
+                            }
+                            (None, _, _, Some(_)) | (_, None, Some(_), _) => None,
+                            _ => Some(None),
+                        },
+                        Bin::Shl => match (sa, c) {
+                            (Some(Some(x)), Some(c)) if (0..31).contains(&c) => {
+                                Some(x.checked_mul(1 << c).and_then(bounded))
+                            }
+                            (None, Some(c)) if (0..31).contains(&c) => None,
+                            _ => Some(None),
+                        },
+                        _ => Some(None),
+                    }
+                }
+                _ => Some(None),
+            };
+            let Some(step) = step else { continue };
+            for v in rowed_out {
+                let new = match st.get(&v) {
+                    None => step,
+                    Some(old) if *old == step => continue,
+                    Some(_) => None,
+                };
+                if st.get(&v) != Some(&new) {
+                    st.insert(v, new);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    st.into_iter().filter_map(|(v, s)| Some((v, s?))).collect()
+}
+
+/// The loads of sums ([`Op::LoadSum`], [`Op::FmaSum`]) of the rows in
+/// flight (`ops`, copies of a body of `nv` values: copy `c` numbers the
+/// body's value `v` `v + c · nv`, `steps` the body's values' row steps)
+/// whose part in a later row is the first row's plus a constant (matmul's
+/// `ta[ly][k]`: `ly · 16`, 16 elements a row) read through the first
+/// row's address plus that many bytes (`disp`): one frame slot for the
+/// rows, read into r11 once, where each row had its own slot and read it
+/// every time. The later rows' parts and what only they read are then
+/// dropped (`drop_unread`). A step not known at compile time, or a
+/// displacement past 2^24 bytes, keeps the row's own slot.
+///
+/// The parts are 32-bit lanes, sign-extended apart from the other part
+/// of the index: as for the split itself (`lower::split_uniform_indices`),
+/// only a row whose part wraps modulo 2^32 against the first row's (no
+/// index an unchecked in-bounds access has) addresses differently.
+fn affine_parts(ops: Vec<Op>, steps: &HashMap<u32, i64>, nv: u32) -> Vec<Op> {
+    let mut unread: Vec<u32> = Vec::new();
+    let ops: Vec<Op> = ops
+        .into_iter()
+        .map(|op| {
+            let (Op::LoadSum { part, disp, .. } | Op::FmaSum { part, disp, .. }) = op else {
+                return op;
+            };
+            let (c, first) = (part.0 / nv, part.0 % nv);
+            let Some(step) = steps.get(&first).copied().filter(|_| c > 0 && nv > 0) else {
+                return op;
+            };
+            let bytes = i64::from(c) * step * 4 + i64::from(disp);
+            if bytes.abs() > 1 << 24 {
+                return op;
+            }
+            unread.push(part.0);
+            match op {
+                Op::LoadSum {
+                    d,
+                    ptr,
+                    idx,
+                    k,
+                    how,
+                    ..
+                } => Op::LoadSum {
+                    d,
+                    ptr,
+                    idx,
+                    part: V(first),
+                    disp: bytes as i32,
+                    k,
+                    how,
+                },
+                Op::FmaSum {
+                    d,
+                    b,
+                    ptr,
+                    idx,
+                    k,
+                    how,
+                    ..
+                } => Op::FmaSum {
+                    d,
+                    b,
+                    ptr,
+                    idx,
+                    part: V(first),
+                    disp: bytes as i32,
+                    k,
+                    how,
+                },
+                op => op,
+            }
+        })
+        .collect();
+    // What the later rows' parts read may have had other readers that
+    // are themselves unread (and a copy may load a saved variable it
+    // never reads): every value is a candidate.
+    let all: Vec<u32> = ops.iter().flat_map(|op| written(op).0).collect();
+    unread.extend(all);
+    drop_unread(ops, unread)
+}
+
+/// `ops` without the operations that compute only values no one reads
+/// any more, from `candidates` back through what only they read: each an
+/// operation that writes one value and has no other effect (arithmetic,
+/// a constant, a load from the save area or the arguments, an id), every
+/// operation naming the value being one of them. Then a later row's
+/// move of the entry's registers with nothing left between it and its
+/// move back goes too.
+fn drop_unread(ops: Vec<Op>, mut candidates: Vec<u32>) -> Vec<Op> {
+    let pure = |op: &Op| {
+        matches!(
+            op,
+            Op::Bin { .. }
+                | Op::Copy { .. }
+                | Op::Splat { .. }
+                | Op::Load { .. }
+                | Op::Broadcast { .. }
+                | Op::GlobalId { .. }
+                | Op::Convert { .. }
+        )
+    };
+    let mut gone = vec![false; ops.len()];
+    let mut named_by: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        let (vs, _) = named(op);
+        for v in vs {
+            let at = named_by.entry(v).or_default();
+            if at.last() != Some(&i) {
+                at.push(i);
+            }
+        }
+    }
+    let mut done: HashSet<u32> = HashSet::new();
+    while let Some(v) = candidates.pop() {
+        if !done.insert(v) {
+            continue;
+        }
+        let Some(at) = named_by.get(&v) else { continue };
+        let live: Vec<usize> = at.iter().copied().filter(|&i| !gone[i]).collect();
+        let dead = live.iter().all(|&i| {
+            let (wv, wk) = written(&ops[i]);
+            pure(&ops[i]) && wk.is_empty() && wv == [v]
+        });
+        if !dead {
+            continue;
+        }
+        for i in live {
+            gone[i] = true;
+            let (vs, _) = named(&ops[i]);
+            for x in vs {
+                if x != v {
+                    done.remove(&x);
+                    candidates.push(x);
+                }
+            }
+        }
+    }
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len());
+    for (op, g) in ops.into_iter().zip(gone) {
+        if g {
+            continue;
+        }
+        match (out.last(), &op) {
+            (Some(Op::Entry(EntryStep::NextRow(a))), Op::Entry(EntryStep::BackRow(b)))
+                if a == b =>
+            {
+                out.pop();
+            }
+            _ => out.push(op),
+        }
+    }
+    out
 }
 
 /// A region's body with rows in flight.

@@ -140,6 +140,12 @@ impl Choice {
                 if r.fused_loads > 0 {
                     checked += &format!("; {} loads fused into FMAs", r.fused_loads);
                 }
+                if r.displaced_loads > 0 {
+                    checked += &format!(
+                        "; {} later rows' loads at a displacement from the first row's address",
+                        r.displaced_loads
+                    );
+                }
                 let others = match r.needs_rows {
                     Some(rows) => format!(
                         " and launches whose groups' rows are wider than a chunk or fewer than {rows} (a tile loop too light for one row at a time)"
