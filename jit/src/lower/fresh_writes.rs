@@ -138,6 +138,14 @@ fn exposed_reads(
     }
 }
 
+/// How many times each variable is read or written in `stmts`, nested
+/// blocks included.
+pub(crate) fn access_counts(func: &Function, stmts: &[Stmt]) -> HashMap<VarId, u32> {
+    let mut out = HashMap::new();
+    count(func, stmts, &mut out);
+    out
+}
+
 /// Reads and writes of each variable in `stmts`, nested blocks included.
 fn count(func: &Function, stmts: &[Stmt], out: &mut HashMap<VarId, u32>) {
     for s in stmts {

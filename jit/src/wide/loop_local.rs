@@ -29,43 +29,9 @@
 //! store and gather of the body stays under its own mask; integer
 //! division does not trap), and no store or masked write uses them.
 
+use crate::lower::fresh_writes::access_counts;
 use std::collections::{HashMap, HashSet};
-use vecl_ir::{Block, Function, Inst, Stmt, VarId};
-
-/// How many times each variable is read or written in `stmts`, nested
-/// blocks included.
-pub(crate) fn access_counts(func: &Function, stmts: &[Stmt]) -> HashMap<VarId, u32> {
-    let mut out = HashMap::new();
-    count(func, stmts, &mut out);
-    out
-}
-
-fn count(func: &Function, stmts: &[Stmt], out: &mut HashMap<VarId, u32>) {
-    for s in stmts {
-        match s {
-            Stmt::Eval(v) => {
-                if let Inst::ReadVar(x) = func.inst(*v).inst {
-                    *out.entry(x).or_default() += 1;
-                }
-            }
-            Stmt::WriteVar(x, _) => *out.entry(*x).or_default() += 1,
-            _ => {}
-        }
-        for b in nested(s) {
-            count(func, &b.0, out);
-        }
-    }
-}
-
-/// The blocks a statement holds.
-fn nested(s: &Stmt) -> Vec<&Block> {
-    match s {
-        Stmt::If { then_, else_, .. } => vec![then_, else_],
-        Stmt::Loop { body, continuing } => vec![body, continuing],
-        Stmt::Switch { cases, .. } => cases.iter().map(|c| &c.body).collect(),
-        _ => Vec::new(),
-    }
-}
+use vecl_ir::{Function, Stmt, VarId};
 
 /// The variables local to the loop `stmts[at]` (see the module's
 /// documentation), given `total`, the accesses of each variable in the

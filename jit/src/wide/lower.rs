@@ -207,7 +207,7 @@ struct Cx<'a> {
     /// or `return` (never written again), which an `if`'s join leaves out.
     empty: std::collections::HashSet<u32>,
     /// The accesses of each variable in everything this kernel's lowering
-    /// runs (`super::loop_local::access_counts`).
+    /// runs (`crate::lower::fresh_writes::access_counts`).
     var_total: std::collections::HashMap<vecl_ir::VarId, u32>,
     /// The variables local to the loop statement about to be lowered
     /// (`Cx::block` finds them; `Cx::stmt` takes them).
@@ -236,7 +236,7 @@ pub fn lower_kernel(
         id_end,
     );
     cx.start_vars(&|_| true);
-    cx.var_total = super::loop_local::access_counts(func, &func.body.0);
+    cx.var_total = crate::lower::fresh_writes::access_counts(func, &func.body.0);
     cx.block(&func.body)?;
     drop_unread_masks(&mut cx.p);
     share_repeated_ops(&mut cx.p);
@@ -417,7 +417,7 @@ pub fn lower_regions(
     // Every access the regions' bodies make, for `loop_local`.
     let mut var_total = std::collections::HashMap::new();
     for stmts in regions.iter() {
-        for (x, c) in super::loop_local::access_counts(func, stmts) {
+        for (x, c) in crate::lower::fresh_writes::access_counts(func, stmts) {
             *var_total.entry(x).or_insert(0u32) += c;
         }
     }
