@@ -1013,10 +1013,7 @@ fn one_lane(
     // may hold lane 0 of the index for the accesses after this one).
     a.vpcompressd(zmm_masked(t, kn).z(), zmm_reg(xn)?)
         .map_err(e)?;
-    a.set_prefer_vex(false);
-    let moved = a.vmovd(r11d, tx);
-    a.set_prefer_vex(true);
-    moved.map_err(e)?;
+    lane0_to(a, r11d, SCRATCH_ZMM)?;
     a.movsxd(r11, r11d).map_err(e)?;
     if load {
         a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r11 * 4))
@@ -1107,13 +1104,18 @@ fn uniform_load(
     frame.empty.push((empty, done, zn));
     Ok(())
 }
-/// `r10d` = lane 0 of register `xn` (EVEX: xmm16–31 have no VEX
-/// encoding).
+/// `r10d` = lane 0 of register `xn`.
 fn lane0_to_r10d(a: &mut CodeAssembler, xn: u8) -> Result<(), WideError> {
+    lane0_to(a, r10d, xn)
+}
+
+/// `dst` = lane 0 of register `xn` (EVEX: xmm16–31 have no VEX
+/// encoding).
+fn lane0_to(a: &mut CodeAssembler, dst: AsmRegister32, xn: u8) -> Result<(), WideError> {
     let x = get_xmm(iced_x86::Register::XMM0 + u32::from(xn))
         .ok_or_else(|| WideError::Malformed(format!("xmm{xn}")))?;
     a.set_prefer_vex(false);
-    let moved = a.vmovd(r10d, x);
+    let moved = a.vmovd(dst, x);
     a.set_prefer_vex(true);
     moved.map_err(asm_err)
 }
@@ -1172,12 +1174,7 @@ pub(crate) fn emit_sum_part(
     at: i32,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(zn))
-        .ok_or_else(|| WideError::Malformed(format!("xmm{zn}")))?;
-    a.set_prefer_vex(false);
-    let moved = a.vmovd(r11d, x);
-    a.set_prefer_vex(true);
-    moved.map_err(e)?;
+    lane0_to(a, r11d, zn)?;
     a.movsxd(r11, r11d).map_err(e)?;
     a.shl(r11, 2).map_err(e)?;
     let local = || {
@@ -1260,12 +1257,7 @@ pub(crate) fn emit_row_lane0(
     let rows = frame
         .rows_at
         .ok_or_else(|| WideError::Malformed("a row slot outside its entry".into()))?;
-    let x = get_xmm(iced_x86::Register::XMM0 + u32::from(zn))
-        .ok_or_else(|| WideError::Malformed(format!("xmm{zn}")))?;
-    a.set_prefer_vex(false);
-    let moved = a.vmovd(r11d, x);
-    a.set_prefer_vex(true);
-    moved.map_err(e)?;
+    lane0_to(a, r11d, zn)?;
     a.movsxd(r11, r11d).map_err(e)?;
     a.mov(qword_ptr(rsp + (rows + 8 * i32::from(slot))), r11)
         .map_err(e)
