@@ -1011,37 +1011,41 @@ impl Pool {
     /// store before a later load), both sides see the other's old value,
     /// and the worker sleeps until its timeout while the caller runs the
     /// job alone.
-    fn wake_worker(&self, index: usize) {
-        std::sync::atomic::fence(Ordering::SeqCst);
-        let (word, bit) = (&self.sleeping[index / 64], 1u64 << (index % 64));
-        if word.fetch_and(!bit, Ordering::SeqCst) & bit != 0 {
-            if let Some(handle) = self.handles[index].get() {
-                self.unparks.fetch_add(1, Ordering::Relaxed);
-                handle.unpark();
-            }
-        }
-    }
-
     fn wake_one(&self) {
         std::sync::atomic::fence(Ordering::SeqCst);
         for (word_index, word) in self.sleeping.iter().enumerate() {
             let mut bits = word.load(Ordering::SeqCst);
             while bits != 0 {
                 let bit = bits.trailing_zeros() as usize;
-                let before = word.fetch_and(!(1u64 << bit), Ordering::SeqCst);
-                if before & (1u64 << bit) != 0 {
-                    // This caller cleared the bit, so it alone wakes the
-                    // worker (an unpark before the park makes the park
-                    // return at once).
-                    if let Some(handle) = self.handles[word_index * 64 + bit].get() {
-                        self.unparks.fetch_add(1, Ordering::Relaxed);
-                        handle.unpark();
-                    }
+                if self.claim_sleeper(word_index * 64 + bit) {
                     return;
                 }
-                bits = before & !(1u64 << bit);
+                bits &= !(1u64 << bit);
             }
         }
+    }
+
+    /// Wakes worker `index` if it is asleep, after a part was put in its
+    /// inbox (the fence as in [`wake_one`](Self::wake_one)); awake, it
+    /// finds the part when it next looks for work.
+    fn wake_worker(&self, index: usize) {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        self.claim_sleeper(index);
+    }
+
+    /// Clears worker `index`'s sleeping bit and, when this caller is the
+    /// one that cleared it, unparks the worker (an unpark before the park
+    /// makes the park return at once); whether it did.
+    fn claim_sleeper(&self, index: usize) -> bool {
+        let (word, bit) = (&self.sleeping[index / 64], 1u64 << (index % 64));
+        if word.fetch_and(!bit, Ordering::SeqCst) & bit == 0 {
+            return false;
+        }
+        if let Some(handle) = self.handles[index].get() {
+            self.unparks.fetch_add(1, Ordering::Relaxed);
+            handle.unpark();
+        }
+        true
     }
 
     fn worker_loop(&self, index: usize, own: Worker<Task>) {
