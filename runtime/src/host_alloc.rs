@@ -152,7 +152,7 @@ impl AlignedBytes {
         let made = if len >= HUGE_PAGE {
             AlignedBytes::mapped(len, color)
         } else if len >= POPULATED {
-            AlignedBytes::populated(len, color)
+            AlignedBytes::populated(len, color, zero)
         } else {
             AlignedBytes::heap(len, color, zero)
         };
@@ -215,16 +215,29 @@ impl AlignedBytes {
     /// one page fault per page at the first write, as a fresh heap block
     /// of this size (itself a mapping of the allocator's) would take. The
     /// block starts `color` bytes into the mapping.
-    fn populated(len: usize, color: usize) -> Result<AlignedBytes> {
+    ///
+    /// A mapping a dropped block of this size left in [`KEPT`] serves
+    /// first (its pages already mapped in; zeroed here when `zero`).
+    fn populated(len: usize, color: usize, zero: bool) -> Result<AlignedBytes> {
         let fail = || Error::MemObjectAllocationFailure(len as u64);
         let total = len.checked_add(color).ok_or_else(fail)?;
-        let mut mapping = memmap2::MmapOptions::new()
-            .len(total)
-            .populate()
-            .map_anon()
-            .map_err(|_| fail())?;
+        let mut mapping = match kept_mapping(total) {
+            Some(mut kept) => {
+                if zero {
+                    kept[color..total].fill(0);
+                }
+                kept
+            }
+            // Room for any color, so that a kept mapping serves the next
+            // block of this length whatever its color.
+            None => memmap2::MmapOptions::new()
+                .len(len.checked_add(4096 - ALIGN).ok_or_else(fail)?)
+                .populate()
+                .map_anon()
+                .map_err(|_| fail())?,
+        };
         // Page-aligned, so `ALIGN`-aligned, and so is `color`.
-        // SAFETY: `color + len` is the mapping's length.
+        // SAFETY: `color + len` is within the mapping's length.
         let ptr = NonNull::new(unsafe { mapping.as_mut_ptr().add(color) }).ok_or_else(fail)?;
         Ok(AlignedBytes {
             ptr,
@@ -271,9 +284,47 @@ impl AlignedBytes {
     }
 }
 
+/// Mappings of middle-sized blocks ([`POPULATED`] up to [`HUGE_PAGE`])
+/// whose blocks were dropped, kept for the next block of about their size:
+/// a program that makes and drops buffers of one size again and again (a
+/// temporary per call, a fresh set of buffers per program) then takes no
+/// system call and no page fault for them. At most [`KEPT_BYTES`] in all;
+/// a block past that is unmapped as before.
+static KEPT: std::sync::Mutex<Vec<memmap2::MmapMut>> = std::sync::Mutex::new(Vec::new());
+
+/// The most bytes of mappings [`KEPT`] holds.
+pub const KEPT_BYTES: usize = 16 << 20;
+
+/// A kept mapping of at least `total` bytes and at most two pages more
+/// (each is made a page longer than its block, for any color).
+fn kept_mapping(total: usize) -> Option<memmap2::MmapMut> {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let at = kept
+        .iter()
+        .rposition(|m| m.len() >= total && m.len() - total <= 2 * 4096)?;
+    Some(kept.swap_remove(at))
+}
+
+/// Keeps `mapping` in [`KEPT`] when it fits, else unmaps it.
+fn keep_mapping(mapping: memmap2::MmapMut) {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let held: usize = kept.iter().map(|m| m.len()).sum();
+    if held + mapping.len() <= KEPT_BYTES {
+        kept.push(mapping);
+    }
+    // Otherwise dropped (unmapped) here, after the lock's guard is made
+    // and before it is released: the order does not matter.
+}
+
 impl Drop for AlignedBytes {
     fn drop(&mut self) {
         release(self.len);
+        if (POPULATED..HUGE_PAGE).contains(&self.len) {
+            if let Some(mapping) = self.mapping.take() {
+                keep_mapping(mapping);
+                return;
+            }
+        }
         if self.len != 0 && self.mapping.is_none() {
             // SAFETY: allocated in `heap`, `color` bytes before `ptr`,
             // with exactly this layout.
@@ -363,6 +414,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_dropped_middle_block_serves_the_next_zeroed_or_copied() {
+        for len in [POPULATED, 200_000, 200_001, HUGE_PAGE - 1] {
+            for round in 0..3u8 {
+                let block = AlignedBytes::zeroed(len).expect("allocation");
+                for i in (0..len).step_by(997).chain([len - 1]) {
+                    // SAFETY: `i < len`.
+                    assert_eq!(unsafe { *block.as_ptr().add(i) }, 0, "{len} bytes, {round}");
+                }
+                // SAFETY: the block's `len` bytes.
+                unsafe { std::ptr::write_bytes(block.as_ptr(), 0xAB, len) };
+                drop(block);
+                let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8 ^ round).collect();
+                // SAFETY: `src` holds `len` bytes.
+                let copy = unsafe { AlignedBytes::copied(src.as_ptr(), len) }.expect("copy");
+                assert_eq!(copy.as_ptr() as usize % ALIGN, 0);
+                for i in (0..len).step_by(991).chain([0, len - 1]) {
+                    // SAFETY: `i < len`.
+                    assert_eq!(unsafe { *copy.as_ptr().add(i) }, src[i]);
+                }
+            }
+        }
+        let held: usize = KEPT.lock().unwrap().iter().map(|m| m.len()).sum();
+        assert!(held <= KEPT_BYTES);
     }
 
     #[test]

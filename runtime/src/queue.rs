@@ -143,13 +143,7 @@ impl Shared {
             self.work_ready.notify_one();
         }
         if start_executor {
-            let executor = Arc::clone(self);
-            let started = std::thread::Builder::new()
-                .name("vecl-queue".into())
-                // It runs work-groups too (small launches run inline).
-                .stack_size(vecl_jit::WORKER_STACK_BYTES)
-                .spawn(move || executor.executor_loop());
-            if started.is_err() {
+            if !start_executor_thread(Arc::clone(self)) {
                 // No thread to be had: run what is ready here rather than
                 // leave it stranded.
                 let orphaned = {
@@ -193,8 +187,6 @@ impl Shared {
 
     fn executor_loop(self: Arc<Self>) {
         let queue = Arc::as_ptr(&self) as usize;
-        // It runs launches for an application thread that goes on running.
-        crate::pool::mark_extra_submitter();
         loop {
             // The command the last one released, if it kept it.
             NEXT.with(|next| *next.borrow_mut() = Next::Free(queue));
@@ -291,6 +283,68 @@ enum Next {
 
 thread_local! {
     static NEXT: std::cell::RefCell<Next> = const { std::cell::RefCell::new(Next::None) };
+}
+
+/// Executor threads whose queue has gone, parked for the next queue that
+/// needs one (at most [`PARKED_EXECUTORS`]): a queue's first command then
+/// costs a hand-over instead of a thread's creation (its stack mapped, its
+/// start, later its exit), which on the 2-core development machine was
+/// about a seventh of a never-seen program's way to its first result
+/// (`examples/first_result.rs`, a queue per program).
+static PARKED: Mutex<Vec<std::sync::mpsc::Sender<Arc<Shared>>>> = Mutex::new(Vec::new());
+
+/// The most executor threads kept parked; more leave when their queue does.
+const PARKED_EXECUTORS: usize = 8;
+
+/// Runs `queue`'s executor loop on a parked executor thread, or on a new
+/// one; `false` when no thread could be had.
+fn start_executor_thread(queue: Arc<Shared>) -> bool {
+    let mut queue = queue;
+    loop {
+        let parked = PARKED.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let Some(thread) = parked else { break };
+        match thread.send(queue) {
+            Ok(()) => return true,
+            // That thread has gone (it panicked out of its loop): the
+            // next one, or a new thread.
+            Err(std::sync::mpsc::SendError(back)) => queue = back,
+        }
+    }
+    std::thread::Builder::new()
+        .name("vecl-queue".into())
+        // It runs work-groups too (small launches run inline).
+        .stack_size(vecl_jit::WORKER_STACK_BYTES)
+        .spawn(move || executor_thread(queue))
+        .is_ok()
+}
+
+/// An executor thread's life: serves one queue until it closes, then
+/// parks for the next (when fewer than [`PARKED_EXECUTORS`] are parked).
+fn executor_thread(first: Arc<Shared>) {
+    // It runs launches for an application thread that goes on running.
+    crate::pool::mark_extra_submitter();
+    let mut queue = first;
+    loop {
+        queue.executor_loop();
+        // No queue's identity stays behind (a new queue may take the
+        // address of the one that went).
+        NEXT.with(|next| *next.borrow_mut() = Next::None);
+        let (handle, next) = std::sync::mpsc::channel();
+        {
+            let mut parked = PARKED.lock().unwrap_or_else(|e| e.into_inner());
+            if parked.len() >= PARKED_EXECUTORS {
+                return;
+            }
+            parked.push(handle);
+        }
+        // Parked until a queue takes it; the handle lives in `PARKED`
+        // until then, so this waits for good on a process that makes no
+        // more queues (as the pool's workers do).
+        match next.recv() {
+            Ok(shared) => queue = shared,
+            Err(_) => return,
+        }
+    }
 }
 
 /// A command waiting for its dependencies.
