@@ -13,6 +13,11 @@ use cranelift_codegen::ir::Value;
 use std::collections::{HashMap, HashSet};
 use vecl_ir::{Scalar, ValueId, VarId};
 
+/// The values a [`ValueMaps::snapshot`] took: each defined value's index
+/// and lowered value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Snapshot(Vec<(usize, Val)>);
+
 /// The lowering's maps from IR values and variables to Cranelift ones
 /// (see the module docs).
 #[derive(Debug)]
@@ -85,14 +90,27 @@ impl ValueMaps {
         self.values = vec![None; n];
     }
 
-    /// The lowered values as they are now, for [`Self::restore`].
-    pub fn snapshot(&self) -> Vec<Option<Val>> {
-        self.values.clone()
+    /// The lowered values as they are now, for [`Self::restore`]: only
+    /// those defined (a barrier kernel's regions snapshot the few values
+    /// made before their chunk loop, out of all the kernel's values, once
+    /// or more per region).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot(
+            self.values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.as_ref().map(|v| (i, v.clone())))
+                .collect(),
+        )
     }
 
-    /// Puts back the lowered values of a [`Self::snapshot`].
-    pub fn restore(&mut self, values: Vec<Option<Val>>) {
-        self.values = values;
+    /// Puts back the lowered values of a [`Self::snapshot`]: those, and no
+    /// others.
+    pub fn restore(&mut self, snapshot: Snapshot) {
+        self.values.iter_mut().for_each(|v| *v = None);
+        for (i, v) in snapshot.0 {
+            self.values[i] = Some(v);
+        }
     }
 
     /// The Cranelift variables of `var`, once made.
