@@ -9,13 +9,10 @@
 //! `tests/corpus/*.cl` program checked and unchecked and wants the same
 //! bytes.
 
-use std::sync::Arc;
 use vecl_clc::corpus::{self, Arg as CorpusArg};
-use vecl_jit::abi::{
-    checked_offsets as co, AccessKind, ArgKind, Fault, FaultRecord, KernelStatus, Launch,
-};
+use vecl_jit::abi::{AccessKind, Fault, KernelStatus, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions};
-use vecl_testkit::groups::{align64, aligned};
+use vecl_testkit::groups::{run_checked, CheckedArg};
 use vecl_testkit::guarded::GuardedBuffer;
 
 /// One kernel argument.
@@ -90,57 +87,28 @@ fn run_nd(k: &CompiledKernel, args: &[Arg], global: &[u64], local: &[u64]) -> Ou
             _ => None,
         })
         .collect();
-    let mut block = vec![0u8; k.args_size().max(8)];
-    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
-        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
-    };
-    let mut local_off = k.static_local_size() as u64;
-    let record = Arc::new(FaultRecord::new());
-    let tail = k.checked_tail();
-    if let Some(t) = tail {
-        put(&mut block, t, Arc::as_ptr(&record) as u64);
-    }
-    assert_eq!(k.args().len(), args.len(), "argument count");
-    for (i, ((slot, a), buf)) in k.args().iter().zip(args).zip(&bufs).enumerate() {
-        let at = slot.offset as usize;
-        let entry = tail.map(|t| t + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize);
-        match (slot.kind, a, buf) {
-            (ArgKind::GlobalPointer, Arg::Buf(_), Some(g)) => {
-                put(&mut block, at, g.addr());
-                if let Some(e) = entry {
-                    put(&mut block, e, g.addr());
-                    put(&mut block, e + 8, g.addr() + g.len() as u64);
-                }
-            }
-            (ArgKind::LocalPointer, Arg::Local(size), _) => {
-                put(&mut block, at, local_off);
-                if let Some(e) = entry {
-                    put(&mut block, e, local_off);
-                    put(&mut block, e + 8, local_off + size);
-                }
-                local_off += size.div_ceil(64) * 64;
-            }
-            (ArgKind::Value | ArgKind::ByValStruct, Arg::Bytes(b), _) => {
-                let n = b.len().min(slot.size as usize);
-                block[at..at + n].copy_from_slice(&b[..n]);
-            }
-            (kind, _, _) => panic!("argument {i} does not match slot {kind:?}"),
-        }
-    }
-    launch.local_mem_size = local_off;
-    let mut localm = aligned(local_off as usize + 64);
-    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
-    let lp = align64(localm.as_mut_ptr() as *mut u8);
-    let cp = align64(context.as_mut_ptr() as *mut u8);
-    // SAFETY: the block matches args() (the checked tail included); the
-    // buffers outlive the call; local memory and context are large enough
-    // and 64-aligned.
-    let status = unsafe { k.run_groups(block.as_ptr(), &launch, 0, launch.total_groups(), lp, cp) };
+    let launch_args: Vec<CheckedArg> = args
+        .iter()
+        .zip(&bufs)
+        .map(|(a, buf)| match (a, buf) {
+            (Arg::Buf(_), Some(g)) => CheckedArg::Buffer {
+                addr: g.addr(),
+                len: g.len() as u64,
+            },
+            (Arg::Local(size), _) => CheckedArg::Local(*size),
+            (Arg::Bytes(b), _) => CheckedArg::Bytes(b),
+            (Arg::Buf(_), None) => unreachable!("every buffer is guarded"),
+        })
+        .collect();
+    // SAFETY: the guarded buffers outlive the call; a checked kernel stops
+    // before it leaves them, and an unchecked one is given buffers its
+    // test sized for it.
+    let run = unsafe { run_checked(k, &launch_args, &mut launch) };
     Outcome {
-        status,
-        fault: record.fault(),
+        status: run.status,
+        fault: run.fault,
         bufs,
-        local_base: lp as u64,
+        local_base: run.local_base,
     }
 }
 

@@ -8,11 +8,10 @@
 //! Whatever code each kernel gets (the wide code's lane test, a gather, or
 //! Cranelift's), it must compute what the interpreter computes.
 
-use std::sync::Arc;
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
-use vecl_jit::abi::{checked_offsets as co, ArgKind, Fault, FaultRecord, KernelStatus, Launch};
+use vecl_jit::abi::{Fault, KernelStatus, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
-use vecl_testkit::groups::align64;
+use vecl_testkit::groups::{run_checked, CheckedArg};
 use vecl_testkit::*;
 
 /// A 2-D launch of `w` x `h` work-items in groups of `lw` x `lh`.
@@ -179,54 +178,33 @@ fn run_robust(
             _ => Vec::new(),
         })
         .collect();
-    let mut block = vec![0u8; k.args_size().max(8)];
-    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
-        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
-    };
-    let record = Arc::new(FaultRecord::new());
-    let tail = k.checked_tail();
-    if let Some(t) = tail {
-        put(&mut block, t, Arc::as_ptr(&record) as u64);
-    }
-    for (i, (slot, a)) in k.args().iter().zip(args).enumerate() {
-        let at = slot.offset as usize;
-        match (slot.kind, a) {
-            (ArgKind::GlobalPointer, KernelArg::Buffer(_)) => {
-                let p = bufs[i].as_mut_ptr() as u64;
-                put(&mut block, at, p);
-                if let Some(t) = tail {
-                    let e = t + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize;
-                    put(&mut block, e, p);
-                    put(&mut block, e + 8, p + bufs[i].len() as u64);
-                }
-            }
-            (ArgKind::Value, KernelArg::Value(b)) => {
-                block[at..at + b.len()].copy_from_slice(b);
-            }
-            (kind, a) => panic!("argument {a:?} does not match slot {kind:?}"),
-        }
-    }
-    let launch = Launch::new(
+    let launch_args: Vec<CheckedArg> = args
+        .iter()
+        .zip(&mut bufs)
+        .map(|(a, buf)| match a {
+            KernelArg::Buffer(_) => CheckedArg::Buffer {
+                addr: buf.as_mut_ptr() as u64,
+                len: buf.len() as u64,
+            },
+            KernelArg::Value(b) => CheckedArg::Bytes(b),
+            other => panic!("no launch argument for {other:?}"),
+        })
+        .collect();
+    let mut launch = Launch::new(
         range.work_dim,
         range.global_offset,
         range.global_size,
         range.local_size,
     );
-    let mut local = aligned(64 + 2 * vecl_jit::abi::LOCAL_PAD + k.static_local_size());
-    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
-    // SAFETY: the arena's padding lies inside its allocation.
-    let lp = unsafe { align64(local.as_mut_ptr() as *mut u8).add(vecl_jit::abi::LOCAL_PAD) };
-    let cp = align64(context.as_mut_ptr() as *mut u8);
-    // SAFETY: the block matches args() (the checked tail included); the
-    // buffers outlive the call, and the kernel is robust: it stops before
-    // an access outside them.
-    let status = unsafe { k.run_groups(block.as_ptr(), &launch, 0, launch.total_groups(), lp, cp) };
+    // SAFETY: the buffers outlive the call, and the kernel is robust: it
+    // stops before an access outside them.
+    let run = unsafe { run_checked(k, &launch_args, &mut launch) };
     let base = bufs[0].as_ptr() as u64;
-    let fault = record.fault().map(|mut f| {
+    let fault = run.fault.map(|mut f| {
         f.address = f.address.wrapping_sub(base);
         f
     });
-    (status, fault, bufs)
+    (run.status, fault, bufs)
 }
 
 /// W = 16 under robust access, the wide code allowed or not.

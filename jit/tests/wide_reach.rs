@@ -11,12 +11,11 @@
 //! Cranelift code reports them; and the shapes that must still be
 //! refused.
 
-use std::sync::Arc;
 use vecl_ir::interp::{KernelArg, NdRange};
-use vecl_jit::abi::{checked_offsets as co, ArgKind, Fault, FaultRecord, KernelStatus, Launch};
+use vecl_jit::abi::{Fault, KernelStatus, Launch};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 use vecl_testkit::differential::{build, compare_launches, Spec};
-use vecl_testkit::groups::{align64, aligned};
+use vecl_testkit::groups::{run_checked, CheckedArg};
 use vecl_testkit::guarded::GuardedBuffer;
 use vecl_testkit::range_1d;
 use vecl_testkit::{code_line, cpu_has_wide};
@@ -260,10 +259,11 @@ kernel void k(global const int* a, global const int* b, global int* out, int off
 
 /// Runs every group of `range` through `k` with `args` under robust
 /// access (the checked tail filled as the runtime fills it), buffers in
-/// guarded allocations; the status, the fault and whether the guards
-/// held.
+/// guarded allocations; the status, the fault (its address from buffer
+/// 1) and whether the guards held.
 fn run(k: &CompiledKernel, args: &[KernelArg], range: &NdRange) -> (u32, Option<Fault>, bool) {
-    let launch = Launch::new(
+    assert!(k.checked_tail().is_some(), "robust access");
+    let mut launch = Launch::new(
         range.work_dim,
         range.global_offset,
         range.global_size,
@@ -276,46 +276,31 @@ fn run(k: &CompiledKernel, args: &[KernelArg], range: &NdRange) -> (u32, Option<
             _ => None,
         })
         .collect();
-    let mut block = vec![0u8; k.args_size().max(8)];
-    let put = |block: &mut Vec<u8>, at: usize, v: u64| {
-        block[at..at + 8].copy_from_slice(&v.to_le_bytes())
-    };
-    let record = Arc::new(FaultRecord::new());
-    let tail = k.checked_tail().expect("robust access");
-    put(&mut block, tail, Arc::as_ptr(&record) as u64);
-    let mut base = 0;
-    for (i, ((slot, a), buf)) in k.args().iter().zip(args).zip(&bufs).enumerate() {
-        let at = slot.offset as usize;
-        match (slot.kind, a, buf) {
-            (ArgKind::GlobalPointer, KernelArg::Buffer(b), Some(g)) => {
-                put(&mut block, at, g.addr());
-                let e = tail + (co::BOUNDS + co::BOUNDS_ENTRY * i as i32) as usize;
-                put(&mut block, e, g.addr());
-                put(&mut block, e + 8, g.addr() + b.len() as u64);
-                if i == 1 {
-                    base = g.addr();
-                }
-            }
-            (ArgKind::Value, KernelArg::Value(b), _) => {
-                block[at..at + b.len()].copy_from_slice(b);
-            }
-            (kind, a, _) => panic!("argument {a:?} does not match slot {kind:?}"),
-        }
-    }
-    let mut local = aligned(64 + 2 * vecl_jit::abi::LOCAL_PAD);
-    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
-    // SAFETY: the arena's padding lies inside its allocation.
-    let lp = unsafe { align64(local.as_mut_ptr() as *mut u8).add(vecl_jit::abi::LOCAL_PAD) };
-    let cp = align64(context.as_mut_ptr() as *mut u8);
-    // SAFETY: the block matches args() with its checked tail; the kernel
-    // is robust and stops before it leaves its buffers.
-    let status = unsafe { k.run_groups(block.as_ptr(), &launch, 0, launch.total_groups(), lp, cp) };
-    let fault = record.fault().map(|mut f| {
+    let launch_args: Vec<CheckedArg> = args
+        .iter()
+        .zip(&bufs)
+        .map(|(a, buf)| match (a, buf) {
+            (KernelArg::Buffer(b), Some(g)) => CheckedArg::Buffer {
+                addr: g.addr(),
+                len: b.len() as u64,
+            },
+            (KernelArg::Value(b), _) => CheckedArg::Bytes(b),
+            (other, _) => panic!("no launch argument for {other:?}"),
+        })
+        .collect();
+    // SAFETY: the guarded buffers outlive the call; the kernel is robust
+    // and stops before it leaves them.
+    let run = unsafe { run_checked(k, &launch_args, &mut launch) };
+    let base = bufs
+        .get(1)
+        .and_then(Option::as_ref)
+        .map_or(0, GuardedBuffer::addr);
+    let fault = run.fault.map(|mut f| {
         f.address = f.address.wrapping_sub(base);
         f
     });
     let intact = bufs.iter().flatten().all(|b| b.guards_intact());
-    (status, fault, intact)
+    (run.status, fault, intact)
 }
 
 fn floats(n: usize) -> KernelArg {

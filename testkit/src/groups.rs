@@ -3,7 +3,7 @@
 //! the one `run_groups` call that every harness of the tests goes through.
 
 use crate::guarded::{Mapping, PAGE};
-use vecl_jit::abi::{checked_offsets as co, FaultRecord, Launch, LOCAL_PAD};
+use vecl_jit::abi::{checked_offsets as co, ArgKind, Fault, FaultRecord, Launch, LOCAL_PAD};
 use vecl_jit::CompiledKernel;
 
 /// Zeroed memory of at least `bytes` bytes plus 64 spare bytes, so that a
@@ -67,13 +67,29 @@ pub unsafe fn run_all_groups(
     launch: &mut Launch,
     local_bytes: u64,
 ) -> u32 {
+    // SAFETY: the caller's promises, passed on.
+    unsafe { run_in_guarded_local(k, block, launch, local_bytes).0 }
+}
+
+/// [`run_all_groups`], also returning where the launch's `__local` arena
+/// began.
+///
+/// # Safety
+///
+/// As for [`run_all_groups`].
+unsafe fn run_in_guarded_local(
+    k: &CompiledKernel,
+    block: &[u8],
+    launch: &mut Launch,
+    local_bytes: u64,
+) -> (u32, u64) {
     launch.local_mem_size = local_bytes;
     let local = GuardedLocal::new(local_bytes as usize);
     let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
     let cp = align64(context.as_mut_ptr() as *mut u8);
     // SAFETY: the caller vouches for the block; local memory (with its
     // padding) and context are large enough and 64-aligned.
-    unsafe {
+    let status = unsafe {
         k.run_groups(
             block.as_ptr(),
             launch,
@@ -82,6 +98,91 @@ pub unsafe fn run_all_groups(
             local.arena,
             cp,
         )
+    };
+    (status, local.arena as u64)
+}
+
+/// An argument of [`run_checked`], in parameter order.
+#[derive(Clone, Copy, Debug)]
+pub enum CheckedArg<'a> {
+    /// A `__global` or `__constant` buffer of `len` bytes at `addr`.
+    Buffer { addr: u64, len: u64 },
+    /// A value parameter's bytes (at most the slot's size are copied).
+    Bytes(&'a [u8]),
+    /// A `__local` pointer parameter given `size` bytes.
+    Local(u64),
+}
+
+/// What [`run_checked`] saw.
+#[derive(Debug)]
+pub struct CheckedRun {
+    /// The kernel's status.
+    pub status: u32,
+    /// The fault the kernel recorded, its address as the kernel saw it.
+    pub fault: Option<Fault>,
+    /// Where the launch's `__local` arena began (a fault in `__local`
+    /// memory is reported at an address in it).
+    pub local_base: u64,
+}
+
+/// Runs every group of `launch` through `k` (compiled under robust access
+/// or checked mode, or neither) with its argument block filled the way the
+/// runtime fills it: buffers' addresses, values' bytes, `__local`
+/// arguments at their offsets after the kernel's static `__local` memory
+/// (each rounded up to 64 bytes), and, when the kernel has a checked tail,
+/// the fault record and each parameter's range (`__local` ones as
+/// offsets into the arena).
+///
+/// # Safety
+///
+/// Every buffer must be `len` bytes at `addr`, outlive the call, and
+/// either hold every access the kernel makes over `launch` or the kernel
+/// must check its accesses (robust access, checked mode).
+///
+/// # Panics
+///
+/// When `args` does not match `k.args()` (count or kinds).
+pub unsafe fn run_checked(
+    k: &CompiledKernel,
+    args: &[CheckedArg],
+    launch: &mut Launch,
+) -> CheckedRun {
+    assert_eq!(k.args().len(), args.len(), "argument count");
+    let mut block = vec![0u8; k.args_size().max(8)];
+    let mut local_off = k.static_local_size() as u64;
+    let mut ranges = Vec::with_capacity(args.len());
+    for (i, (slot, arg)) in k.args().iter().zip(args).enumerate() {
+        let at = slot.offset as usize;
+        let put = |block: &mut Vec<u8>, v: u64| block[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        match (slot.kind, *arg) {
+            (ArgKind::GlobalPointer, CheckedArg::Buffer { addr, len }) => {
+                put(&mut block, addr);
+                ranges.push((addr, addr + len));
+            }
+            (ArgKind::LocalPointer, CheckedArg::Local(size)) => {
+                put(&mut block, local_off);
+                ranges.push((local_off, local_off + size));
+                local_off += size.div_ceil(64) * 64;
+            }
+            (ArgKind::Value | ArgKind::ByValStruct, CheckedArg::Bytes(b)) => {
+                let n = b.len().min(slot.size as usize);
+                block[at..at + n].copy_from_slice(&b[..n]);
+                ranges.push((0, 0));
+            }
+            (kind, arg) => panic!("argument {i} ({arg:?}) does not match slot {kind:?}"),
+        }
+    }
+    let record = FaultRecord::new();
+    if let Some(tail) = k.checked_tail() {
+        write_checked_tail(&mut block, tail, &record, &ranges);
+    }
+    // SAFETY: the block matches `k.args()`, its checked tail included; the
+    // caller vouches for the buffers.
+    let (status, local_base) = unsafe { run_in_guarded_local(k, &block, launch, local_off) };
+    CheckedRun {
+        status,
+        fault: record.fault(),
+        local_base,
     }
 }
 
