@@ -422,6 +422,55 @@ fn marker_waits_for_everything_before_it() {
 }
 
 #[test]
+fn queues_made_and_released_in_turn_run_every_command_on_parked_executors() {
+    // Each queue's executor parks when its queue goes and serves a later
+    // queue: from several threads at once, each making a queue after
+    // another, every command runs once, in order within its queue.
+    const THREADS: usize = 6;
+    const QUEUES: usize = 40;
+    const COMMANDS: usize = 8;
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            s.spawn(move || {
+                for q in 0..QUEUES {
+                    let queue = Queue::new(QueueProperties {
+                        out_of_order: (t + q) % 3 == 0,
+                        profiling: false,
+                        ..Default::default()
+                    })
+                    .expect("queue");
+                    let seen = Arc::new(Mutex::new(Vec::new()));
+                    let mut last = None;
+                    for c in 0..COMMANDS {
+                        let seen = Arc::clone(&seen);
+                        let wait: Vec<Event> = last.iter().cloned().collect();
+                        let event = queue
+                            .enqueue_host_fn(&wait, move || {
+                                seen.lock().expect("lock").push(c);
+                                Ok(())
+                            })
+                            .expect("enqueue");
+                        last = Some(event);
+                    }
+                    if q % 2 == 0 {
+                        queue.finish().expect("finish");
+                    } else {
+                        last.expect("a command").wait().expect("last");
+                    }
+                    drop(queue);
+                    let seen = seen.lock().expect("lock");
+                    assert_eq!(
+                        *seen,
+                        (0..COMMANDS).collect::<Vec<_>>(),
+                        "thread {t}, queue {q}"
+                    );
+                }
+            });
+        }
+    });
+}
+
+#[test]
 fn many_threads_many_queues_nothing_lost_or_duplicated() {
     const THREADS: usize = 4;
     const PER_THREAD: usize = 200;
