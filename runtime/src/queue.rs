@@ -142,23 +142,21 @@ impl Shared {
         if wake {
             self.work_ready.notify_one();
         }
-        if start_executor {
-            if !start_executor_thread(Arc::clone(self)) {
-                // No thread to be had: run what is ready here rather than
-                // leave it stranded.
-                let orphaned = {
-                    let mut state = self.lock();
-                    state.executors -= 1;
-                    if state.executors == 0 {
-                        std::mem::take(&mut state.ready)
-                    } else {
-                        VecDeque::new()
-                    }
-                };
-                for slot in orphaned {
-                    if let Some(command) = take(&slot) {
-                        self.run_command(command);
-                    }
+        // No thread to be had: run what is ready here rather than leave
+        // it stranded.
+        if start_executor && !start_executor_thread(Arc::clone(self)) {
+            let orphaned = {
+                let mut state = self.lock();
+                state.executors -= 1;
+                if state.executors == 0 {
+                    std::mem::take(&mut state.ready)
+                } else {
+                    VecDeque::new()
+                }
+            };
+            for slot in orphaned {
+                if let Some(command) = take(&slot) {
+                    self.run_command(command);
                 }
             }
         }
