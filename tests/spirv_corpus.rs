@@ -527,3 +527,43 @@ fn debug_information_is_skipped() {
             .unwrap_or_else(|e| panic!("{stem} with debug information: {e}"));
     }
 }
+
+/// Kernels clang compiles at `-O2` take the wide AVX-512 code as their
+/// OpenCL C source does: SPIR-V's signless integers reach the IR as
+/// conversions that keep every bit (`i64` ↔ `u64`, undone where undone),
+/// not bitcasts, and a built-in vector loaded whole and taken apart
+/// (`GlobalInvocationId`) as its components.
+#[test]
+fn clang_optimised_kernels_take_the_wide_code() {
+    let (Some(clang), Some(translator)) = (tool("clang-15"), tool("llvm-spirv-15")) else {
+        println!("skipped: clang-15 or llvm-spirv-15 is not installed (scripts/install-deps.sh)");
+        return;
+    };
+    if !vecl_jit::wide::select::cpu_supported() {
+        println!("skipped: the CPU has no AVX-512");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("vecl-spirv-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ctx = Context::new().expect("context");
+    for stem in ["saxpy", "matmul", "textbook_convolution_2d", "work_item_3d"] {
+        let f = root.join(format!("tests/corpus/{stem}.cl"));
+        let source = std::fs::read_to_string(&f).expect("read");
+        let case = corpus::parse(&source).expect("corpus header");
+        let words = to_spirv(&clang, &translator, &f, "O2", &case.options, &dir).expect("compiles");
+        let program = ctx
+            .program_il(&words)
+            .build()
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let explain = program.explain(&case.kernel).expect("an explanation");
+        let code = explain
+            .lines()
+            .find(|l| l.starts_with("code: "))
+            .unwrap_or_else(|| panic!("{stem}: no code line in {explain}"));
+        assert!(code.starts_with("code: wide AVX-512"), "{stem}: {code}");
+        check(&ctx, stem, &source, &case, &words, &mut Vec::new())
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

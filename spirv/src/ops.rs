@@ -32,11 +32,30 @@ pub(crate) fn unsigned_of(t: &Type) -> Type {
 impl FnCx<'_, '_> {
     /// `v` reinterpreted as type `t` when the two differ (same size).
     pub fn recast(&mut self, v: ValueId, t: &Type) -> ValueId {
-        if self.ty(v) == *t {
-            v
-        } else {
-            self.emit(Inst_::Bitcast(v), t.clone())
+        let vt = self.ty(v);
+        if vt == *t {
+            return v;
         }
+        if sign_change(&vt, t) {
+            // SPIR-V's integers have no sign, so values go between `iN`
+            // and `uN` at every operation that reads them one way. Such a
+            // change is a conversion that keeps every bit (as the OpenCL C
+            // front end makes `(long)` of a `size_t`), and one undone
+            // (`u64` → `i64` → `u64`) is the value it started from: code
+            // generators then see the shapes the front end's kernels have.
+            if let Inst_::Convert {
+                value: w,
+                saturate: false,
+                ..
+            } = self.f.inst(v).inst
+            {
+                if self.ty(w) == *t {
+                    return w;
+                }
+            }
+            return self.convert(v, t.clone(), false, Rounding::Default);
+        }
+        self.emit(Inst_::Bitcast(v), t.clone())
     }
 
     pub fn as_signed(&mut self, v: ValueId) -> ValueId {
@@ -802,6 +821,19 @@ impl FnCx<'_, '_> {
                 if *k >= u32::from(*n) {
                     return Err(inst.error(format!("component {k} of a vector of {n}")));
                 }
+                // A component of a vector made from its components (a
+                // built-in such as `GlobalInvocationId`, loaded whole and
+                // then taken apart) is that component itself: the vector
+                // is then often read by nothing, which the middle's
+                // passes drop, and a code generator that takes no vector
+                // values (the wide code) takes the kernel.
+                if let Inst_::Construct(parts) = &self.f.inst(v).inst {
+                    let part = parts.get(*k as usize).copied();
+                    if let Some(p) = part.filter(|p| self.ty(*p) == t) {
+                        self.define(id, Val::V(p));
+                        return Ok(());
+                    }
+                }
                 let r = self.emit(Inst_::Extract(v, *k as u8), Type::Scalar(*s));
                 if self.ty(r) != t {
                     return Err(inst.error("the result type is not the component's"));
@@ -913,5 +945,16 @@ impl FnCx<'_, '_> {
         }
         self.define(id, Val::Agg(slot));
         Ok(())
+    }
+}
+
+/// Whether `a` and `b` are integers (or vectors of as many of them) of
+/// one width that differ in sign only.
+fn sign_change(a: &Type, b: &Type) -> bool {
+    let same = |x: Scalar, y: Scalar| x.is_int() && y.is_int() && x.bits() == y.bits();
+    match (a, b) {
+        (Type::Scalar(x), Type::Scalar(y)) => same(*x, *y),
+        (Type::Vector(x, n), Type::Vector(y, m)) => n == m && same(*x, *y),
+        _ => false,
     }
 }
