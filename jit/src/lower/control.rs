@@ -19,16 +19,31 @@ use crate::abi::{launch_offsets, KernelStatus};
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, TrapCode, Value};
 use vecl_ir::{Block, Stmt, Type, ValueId, VarId};
 
-/// Whether a statement contains a `break`, `continue` or `return`.
+/// Whether a statement may leave fewer lanes running after it than
+/// before: it is, or holds, a `break`, `continue` or `return` of the
+/// enclosing loop or of the kernel. A loop's own `break`s and
+/// `continue`s end its trips, not the lanes' run after it (every lane
+/// that entered leaves it), so in a loop only a `return` counts.
 fn has_exit(s: &Stmt) -> bool {
     let block = |b: &Block| b.0.iter().any(has_exit);
     match s {
         Stmt::Break | Stmt::Continue | Stmt::Return(_) => true,
         Stmt::If { then_, else_, .. } => block(then_) || block(else_),
-        Stmt::Loop { body, continuing } => block(body) || block(continuing),
+        Stmt::Loop { body, continuing } => has_return(body) || has_return(continuing),
         Stmt::Switch { cases, .. } => cases.iter().any(|c| block(&c.body)),
         _ => false,
     }
+}
+
+/// Whether a block holds a `return`, at any depth.
+fn has_return(b: &Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Return(_) => true,
+        Stmt::If { then_, else_, .. } => has_return(then_) || has_return(else_),
+        Stmt::Loop { body, continuing } => has_return(body) || has_return(continuing),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_return(&c.body)),
+        _ => false,
+    })
 }
 
 /// Statements of a block, nested ones included; `None` when it holds a
