@@ -137,6 +137,15 @@ impl Choice {
                 if r.in_rows.iter().any(|x| *x > 1) {
                     checked += &format!(", {} loads shared by the rows", r.shared_loads);
                 }
+                for n in [3, 2] {
+                    let regions = r.in_chunks.iter().filter(|x| **x == n).count();
+                    if regions > 0 {
+                        checked += &format!(
+                            "; {n} full chunks of a row in flight in {regions} of {} regions when a group's rows are wider than a chunk, sharing {} loads",
+                            r.regions, r.chunk_shared_loads
+                        );
+                    }
+                }
                 if r.fused_loads > 0 {
                     checked += &format!("; {} loads fused into FMAs", r.fused_loads);
                 }
