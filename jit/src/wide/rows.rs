@@ -21,6 +21,14 @@
 //! `k`, its loop's masks and the running lanes are theirs too;
 //! `ta[ly][k]` and `acc` are each row's own.
 //!
+//! The same machinery runs full chunks of one row in flight
+//! (`Along::Chunks`): three or two chunks 16 ids of dimension 0 apart,
+//! for a region with a loop of a group whose rows are wider than a chunk
+//! (nbody's 256 × 1), their operations that read the chunk's first id or
+//! save area between [`EntryStep::NextChunk`] and
+//! [`EntryStep::BackChunk`]; nbody's loop control and `tile[j]` are then
+//! computed once for the chunks.
+//!
 //! Assumes the lowering's invariant that every write is masked by lanes
 //! derived from the running lanes (so equal inputs give equal values in
 //! the lanes that count), and that a load in a region that also stores to
