@@ -131,11 +131,14 @@ struct Frame {
 
 /// Compiles the entry of a kernel whose regions `lowered` holds; `graph`:
 /// the regions form a region graph (`$next` chooses the successor), else
-/// they run in order.
+/// they run in order. `chunks`: the regions with a loop also get full
+/// chunks of a row in flight (`super::rows`), for groups whose rows are
+/// wider than a chunk.
 pub fn compile_regions(
     lowered: &LoweredRegions,
     fallback: KernelEntry,
     opts: &EntryOptions,
+    chunks: bool,
 ) -> Result<RegionCode, WideError> {
     if !super::supported() {
         return Err(WideError::NoAvx512);
@@ -162,11 +165,15 @@ pub fn compile_regions(
     // Full chunks of a row in flight, for the regions with a loop, where
     // a group's rows are wider than a chunk.
     let same_chunks = SameInEveryRow::of(bodies, &lowered.chunk_steps, Along::Chunks);
-    let chunked: Vec<Vec<InRows>> = bodies
-        .iter()
-        .zip(&allocs)
-        .map(|(b, single)| super::rows::rows_for(b, single, &same_chunks))
-        .collect::<Result<_, _>>()?;
+    let chunked: Vec<Vec<InRows>> = if chunks {
+        bodies
+            .iter()
+            .zip(&allocs)
+            .map(|(b, single)| super::rows::rows_for(b, single, &same_chunks))
+            .collect::<Result<_, _>>()?
+    } else {
+        bodies.iter().map(|_| Vec::new()).collect()
+    };
     let spill = allocs
         .iter()
         .chain(multi.iter().flatten().map(|m| &m.alloc))

@@ -460,7 +460,10 @@ fn choose_regions(
     for body in &lowered.bodies {
         light.push(tile_loop_too_light(body));
     }
-    match super::regions::compile_regions(&lowered, fallback, opts) {
+    // A kernel chosen for its rows runs launches of rows wider than a
+    // chunk on Cranelift's code: no chunks of a row in flight to compile.
+    let chunks = light.iter().all(|why| why.is_none());
+    match super::regions::compile_regions(&lowered, fallback, opts, chunks) {
         // A light tile loop one chunk at a time is slower than Cranelift's
         // code; with its region's rows in flight it is faster, the other
         // regions one row at a time or not (robust matmul: its staging
