@@ -1152,3 +1152,89 @@ fn faults_in_full_chunks_and_in_the_last_partial_one_of_a_row_match_cranelifts()
         "a wrapping row"
     );
 }
+
+/// nbody's shape in a `__local` array: the `j` loop's region has no
+/// tested access (its `__local` loads are not checked under robust
+/// access), so it runs full chunks of a row in flight (`wide::rows`,
+/// along chunks); the staging and store regions test theirs, one chunk
+/// at a time. `EXTRA` adds a tested load to the loop's region.
+const ROW_OF_CHUNKS: &str =
+    "kernel void k(global const float* pos, global float* out, global const float* w, int n) {
+    local float tile[64];
+    int i = get_global_id(0);
+    int lid = get_local_id(0);
+    int size = get_local_size(0);
+    float p = pos[i];
+    float acc = 0.0f;
+    for (int base = 0; base < n; base += size) {
+        tile[lid] = pos[base + lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < size; j++) {
+            float d = tile[j] - p;
+            float s = 1.0f / sqrt(d * d + 0.5f);
+            acc += d * s * s * s + 0.25f * s;
+        }
+        EXTRA
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[i] = acc;
+}";
+
+#[test]
+fn robust_faults_after_and_beside_chunks_in_flight_match_cranelifts() {
+    let plain = ROW_OF_CHUNKS.replace("EXTRA", "");
+    let extra = ROW_OF_CHUNKS.replace("EXTRA", "acc += w[i];");
+    let m = build(&plain, "");
+    let line = code_line(&compile_wide(&m, "k", &options(true, true, 1 << 22)));
+    if cpu_has_wide() {
+        assert!(line.contains("full chunks of a row in flight"), "{line}");
+    }
+    let m = build(&extra, "");
+    let line = code_line(&compile_wide(&m, "k", &options(true, true, 1 << 22)));
+    assert!(!line.contains("full chunks of a row in flight"), "{line}");
+    // In bounds: groups of 64 (three chunks in flight, then one) and 48.
+    for src in [&plain, &extra] {
+        agree(
+            src,
+            "k",
+            &options(true, true, 1 << 22),
+            &[range_1d(0, 192, 64), range_1d(0, 192, 48)],
+            |r| {
+                let n = r.global_size[0] as usize;
+                vec![
+                    Spec::Floats(n, 1),
+                    Spec::Floats(n, 0),
+                    Spec::Floats(n, 2),
+                    Spec::Int(n as i32),
+                ]
+            },
+        );
+    }
+    // The store's buffer ends in the second chunk of the first group's
+    // row, or of the second group's; `w` (read in the loop's region) in
+    // the second chunk of a row.
+    let n = KernelArg::Value(128i32.to_le_bytes().to_vec());
+    let range = range_1d(0, 128, 64);
+    for end in [21usize, 64 + 17] {
+        let f = same_fault_in(
+            &plain,
+            &[floats(128), floats(end), floats(128), n.clone()],
+            &range,
+            1,
+        );
+        assert_eq!(
+            (f.global_id, f.address),
+            ([end as u64, 0, 0], 4 * end as u64)
+        );
+        let f = same_fault_in(
+            &extra,
+            &[floats(128), floats(128), floats(end), n.clone()],
+            &range,
+            2,
+        );
+        assert_eq!(
+            (f.global_id, f.address),
+            ([end as u64, 0, 0], 4 * end as u64)
+        );
+    }
+}

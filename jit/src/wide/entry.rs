@@ -300,7 +300,12 @@ fn entry_code(
         EntryCode::Step(EntryStep::Shift(n)) => a.add(r15, n)?,
         // The regions' own steps (`super::regions`), never in this entry's
         // program.
-        EntryCode::Step(EntryStep::NextRow(_) | EntryStep::BackRow(_)) => {}
+        EntryCode::Step(
+            EntryStep::NextRow(_)
+            | EntryStep::BackRow(_)
+            | EntryStep::NextChunk(_)
+            | EntryStep::BackChunk(_),
+        ) => {}
         EntryCode::End(EntryLoop::Chunks { step }, exit) => {
             a.add(r15, step)?;
             a.cmp(r15, rsi)?;

@@ -560,13 +560,18 @@ pub fn lower_regions(
         return refuse("a region graph without its successor variable", Loc::NONE);
     }
     let mut row_steps = std::collections::HashMap::new();
+    let mut chunk_steps = std::collections::HashMap::new();
     for (v, at) in slot_of.iter().enumerate() {
         let Some(at) = *at else { continue };
         if !stored_v.contains(&at) || stored_other.contains(&at) {
             continue;
         }
-        if let Some(step) = var_row_step(func, regions, vecl_ir::VarId(v as u32), &mut Vec::new()) {
+        let var = vecl_ir::VarId(v as u32);
+        if let Some(step) = var_row_step(func, regions, var, ROW, &mut Vec::new()) {
             row_steps.insert(at, step);
+        }
+        if let Some(step) = var_row_step(func, regions, var, CHUNK, &mut Vec::new()) {
+            chunk_steps.insert(at, step);
         }
     }
     Ok(LoweredRegions {
@@ -574,12 +579,22 @@ pub fn lower_regions(
         save_bytes: bytes as u32,
         next_at,
         row_steps,
+        chunk_steps,
     })
 }
 
+/// What moves from one row of a work-group to the next (the rows in
+/// flight, `rows`): the id of dimension 1, by 1.
+const ROW: (i64, i64) = (1, 1);
+/// What moves from one chunk of a row to the next (the chunks of a row in
+/// flight, `rows`): the id of dimension 0, by 16.
+const CHUNK: (i64, i64) = (0, 16);
+
 /// How much variable `var` of a barrier kernel grows from one row of a
 /// work-group to the next (the rows in flight, `rows`, are consecutive
-/// local ids of dimension 1 in one group): `Some(s)` when every write of
+/// local ids of dimension 1 in one group; `moving` = [`ROW`]), or from one
+/// full chunk of a row to the next (`moving` = [`CHUNK`]: consecutive
+/// chunks are 16 local ids of dimension 0 apart): `Some(s)` when every write of
 /// it is at the top level of a region (so every work-item makes the same
 /// writes in the same order; one under an `if` or in a loop may be made
 /// by one row and not the next) of a value whose [`row_step`] is `s`.
@@ -588,6 +603,7 @@ fn var_row_step(
     func: &Function,
     regions: &[&[Stmt]],
     var: vecl_ir::VarId,
+    moving: (i64, i64),
     seen: &mut Vec<vecl_ir::VarId>,
 ) -> Option<i64> {
     fn nested(stmts: &[Stmt], var: vecl_ir::VarId) -> bool {
@@ -631,7 +647,7 @@ fn var_row_step(
         for s in r.iter() {
             if let Stmt::WriteVar(x, v) = s {
                 if *x == var {
-                    let s = row_step(func, regions, *v, seen, 0);
+                    let s = row_step(func, regions, *v, moving, seen, 0);
                     all &= s.is_some() && (step.is_none() || step == s);
                     step = step.or(s);
                 }
@@ -647,16 +663,18 @@ fn var_row_step(
 }
 
 /// How much integer value `v` grows from one row of a work-group to the
-/// next, modulo 2^32 (see [`var_row_step`]): the local and global ids of
-/// dimension 1 by 1; constants, parameters, the other dimensions' ids and
-/// the group queries by 0 (the rows are in one group and have the same
-/// ids of dimensions 0 and 2); sums, differences, products and left
+/// next, or one full chunk of a row to the next (`moving`), modulo 2^32
+/// (see [`var_row_step`]): the local and global ids of the moving
+/// dimension by its step; constants, parameters, the other dimensions' ids
+/// and the group queries by 0 (the rows, or the chunks, are in one group
+/// and have the same ids of the other dimensions); sums, differences, products and left
 /// shifts by constants; the integer conversions that keep the low 32
 /// bits; a variable's read as [`var_row_step`]. Anything else: `None`.
 fn row_step(
     func: &Function,
     regions: &[&[Stmt]],
     v: ValueId,
+    moving: (i64, i64),
     seen: &mut Vec<vecl_ir::VarId>,
     depth: u32,
 ) -> Option<i64> {
@@ -673,14 +691,17 @@ fn row_step(
         return Some(0);
     }
     let d = depth + 1;
-    let step = |x: ValueId, seen: &mut Vec<vecl_ir::VarId>| row_step(func, regions, x, seen, d);
+    let step =
+        |x: ValueId, seen: &mut Vec<vecl_ir::VarId>| row_step(func, regions, x, moving, seen, d);
     let bounded = |s: i64| (s.abs() < 1 << 31).then_some(s);
     match &func.inst(v).inst {
         Inst::Param(_) => Some(0),
         Inst::WorkItem(f, Some(dim)) => {
             let dim = func.int_const(*dim)?;
             match f {
-                WorkItemFn::GlobalId | WorkItemFn::LocalId => Some(i64::from(dim == 1)),
+                WorkItemFn::GlobalId | WorkItemFn::LocalId => {
+                    Some(if dim == moving.0 { moving.1 } else { 0 })
+                }
                 WorkItemFn::GroupId
                 | WorkItemFn::LocalSize
                 | WorkItemFn::EnqueuedLocalSize
@@ -721,7 +742,7 @@ fn row_step(
                 _ => None,
             }
         }
-        Inst::ReadVar(var) => var_row_step(func, regions, *var, seen),
+        Inst::ReadVar(var) => var_row_step(func, regions, *var, moving, seen),
         _ => None,
     }
 }
@@ -738,6 +759,9 @@ pub struct LoweredRegions {
     /// previous row's plus a constant (modulo 2^32), by offset: the step
     /// (`var_row_step`; `rows::affine_parts`).
     pub row_steps: std::collections::HashMap<i32, i64>,
+    /// The same from one full chunk of a row to the next (16 ids of
+    /// dimension 0 further; 0: the same in every chunk of the row).
+    pub chunk_steps: std::collections::HashMap<i32, i64>,
 }
 
 /// Marks the variables `stmts` read or write in `accessed`, and those it

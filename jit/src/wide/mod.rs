@@ -531,6 +531,12 @@ pub enum EntryStep {
     NextRow(i32),
     /// Back from [`EntryStep::NextRow`] to the first row's chunk.
     BackRow(i32),
+    /// A barrier kernel's region with full chunks of a row in flight
+    /// (`rows`): the operations of the chunk this many chunks further
+    /// along the row run (its first id and its save area).
+    NextChunk(i32),
+    /// Back from [`EntryStep::NextChunk`] to the first chunk.
+    BackChunk(i32),
 }
 
 /// What a kernel entry tests before a region ([`Op::IfEntry`]), at the

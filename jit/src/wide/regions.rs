@@ -35,7 +35,7 @@ use super::entry::{
 };
 use super::lower::LoweredRegions;
 use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt, EntryCode};
-use super::rows::InRows;
+use super::rows::{Along, InRows, SameInEveryRow};
 use super::{EntryStep, Op, Program, WideError};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, LOCAL_ID_BITS};
 use iced_x86::code_asm::*;
@@ -93,6 +93,12 @@ pub struct RegionCode {
     pub least_rows: Vec<u32>,
     /// Loads that the rows in flight share (made once for them).
     pub shared_loads: usize,
+    /// Per region: the full chunks of a row it runs in flight (for
+    /// groups whose rows are wider than a chunk; `super::rows`), 1 for
+    /// none.
+    pub in_chunks: Vec<u32>,
+    /// Loads that the chunks in flight share.
+    pub chunk_shared_loads: usize,
     /// Uniform loads fused into the FMA that reads them, as its broadcast
     /// operand ([`Op::FmaSum`]), in the one-row bodies.
     pub fused_loads: usize,
@@ -125,11 +131,14 @@ struct Frame {
 
 /// Compiles the entry of a kernel whose regions `lowered` holds; `graph`:
 /// the regions form a region graph (`$next` chooses the successor), else
-/// they run in order.
+/// they run in order. `chunks`: the regions with a loop also get full
+/// chunks of a row in flight (`super::rows`), for groups whose rows are
+/// wider than a chunk.
 pub fn compile_regions(
     lowered: &LoweredRegions,
     fallback: KernelEntry,
     opts: &EntryOptions,
+    chunks: bool,
 ) -> Result<RegionCode, WideError> {
     if !super::supported() {
         return Err(WideError::NoAvx512);
@@ -143,7 +152,7 @@ pub fn compile_regions(
         .iter()
         .flat_map(|b| b.ops())
         .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
-    let same = super::rows::SameInEveryRow::of(bodies, &lowered.row_steps);
+    let same = SameInEveryRow::of(bodies, &lowered.row_steps, Along::Rows);
     let multi: Vec<Vec<InRows>> = if two_d {
         bodies
             .iter()
@@ -153,9 +162,22 @@ pub fn compile_regions(
     } else {
         bodies.iter().map(|_| Vec::new()).collect()
     };
+    // Full chunks of a row in flight, for the regions with a loop, where
+    // a group's rows are wider than a chunk.
+    let same_chunks = SameInEveryRow::of(bodies, &lowered.chunk_steps, Along::Chunks);
+    let chunked: Vec<Vec<InRows>> = if chunks {
+        bodies
+            .iter()
+            .zip(&allocs)
+            .map(|(b, single)| super::rows::rows_for(b, single, &same_chunks))
+            .collect::<Result<_, _>>()?
+    } else {
+        bodies.iter().map(|_| Vec::new()).collect()
+    };
     let spill = allocs
         .iter()
         .chain(multi.iter().flatten().map(|m| &m.alloc))
+        .chain(chunked.iter().flatten().map(|m| &m.alloc))
         .map(|a| a.frame())
         .max()
         .unwrap_or(0) as i32;
@@ -183,6 +205,7 @@ pub fn compile_regions(
     let sums = allocs
         .iter()
         .chain(multi.iter().flatten().map(|m| &m.alloc))
+        .chain(chunked.iter().flatten().map(|m| &m.alloc))
         .map(|a| super::ra2::sum_slots(a).len())
         .max()
         .unwrap_or(0) as i32;
@@ -341,6 +364,12 @@ pub fn compile_regions(
         match code {
             EntryCode::Step(EntryStep::NextRow(n)) => next_row(a, n, save_bytes).map_err(asm_err),
             EntryCode::Step(EntryStep::BackRow(n)) => next_row(a, -n, save_bytes).map_err(asm_err),
+            EntryCode::Step(EntryStep::NextChunk(n)) => {
+                next_chunk(a, n, save_bytes).map_err(asm_err)
+            }
+            EntryCode::Step(EntryStep::BackChunk(n)) => {
+                next_chunk(a, -n, save_bytes).map_err(asm_err)
+            }
             _ => Err(WideError::Malformed(format!("{code:?} in a region"))),
         }
     };
@@ -436,6 +465,41 @@ pub fn compile_regions(
         a.cmp(rdi, r8).map_err(e)?;
         a.jae(y_done).map_err(e)?;
         a.mov(r15, rbp).map_err(e)?;
+        // Full chunks of the row in flight, as many of the most as fit,
+        // then of the next tier; the chunks left (a partial last one
+        // included) one at a time below, in the order of one at a time.
+        let mut c_loops: Vec<CodeLabel> = chunked[r].iter().map(|_| a.create_label()).collect();
+        c_loops.push(x_loop);
+        for (t, tier) in chunked[r].iter().enumerate() {
+            let n = tier.rows as i32;
+            let fewer = c_loops[t + 1];
+            a.set_label(&mut c_loops[t]).map_err(e)?;
+            a.zero_bytes().map_err(e)?;
+            a.lea(rax, qword_ptr(r15 + 16 * n)).map_err(e)?;
+            a.cmp(rax, rsi).map_err(e)?;
+            a.ja(fewer).map_err(e)?;
+            chunk_lanes(&mut a).map_err(e)?;
+            emit_allocated(
+                &mut a,
+                &tier.alloc,
+                &mut EmitAt {
+                    release_frame: 0,
+                    cancel: Some(cancelled),
+                    entry: Some(&mut frame),
+                    steps: Some(&mut steps),
+                    fold_latches: false,
+                },
+            )?;
+            // The chunks' `$next` tests in order (all 16 lanes in each).
+            for _ in 0..n {
+                if let Some(at) = lowered.next_at {
+                    next_test(&mut a, &f, at, split).map_err(e)?;
+                }
+                a.add(r14, save_bytes).map_err(e)?;
+                a.add(r15, 16).map_err(e)?;
+            }
+            a.jmp(c_loops[t]).map_err(e)?;
+        }
         a.set_label(&mut x_loop).map_err(e)?;
         a.zero_bytes().map_err(e)?;
         a.cmp(r15, rsi).map_err(e)?;
@@ -526,11 +590,13 @@ pub fn compile_regions(
             spill_slots: allocs
                 .iter()
                 .chain(multi.iter().flatten().map(|m| &m.alloc))
+                .chain(chunked.iter().flatten().map(|m| &m.alloc))
                 .map(|a| a.stats().spill_slots)
                 .sum(),
             ops: bodies.iter().map(|b| b.ops().len()).sum::<usize>()
                 + multi
                     .iter()
+                    .chain(&chunked)
                     .flatten()
                     .map(|m| m.program.ops().len())
                     .sum::<usize>(),
@@ -554,6 +620,15 @@ pub fn compile_regions(
             .map(|m| m.last().map_or(1, |m| m.rows))
             .collect(),
         shared_loads: multi
+            .iter()
+            .filter_map(|m| m.first())
+            .map(|m| m.shared_loads)
+            .sum(),
+        in_chunks: chunked
+            .iter()
+            .map(|m| m.first().map_or(1, |m| m.rows))
+            .collect(),
+        chunk_shared_loads: chunked
             .iter()
             .filter_map(|m| m.first())
             .map(|m| m.shared_loads)
@@ -730,6 +805,16 @@ fn next_test(
     a.mov(qword_ptr(rsp + f.next), rax)?;
     a.set_label(&mut agreed)?;
     a.zero_bytes()?;
+    Ok(())
+}
+
+/// [`EntryStep::NextChunk`] (`n` chunks along the row) and
+/// [`EntryStep::BackChunk`] (`n` negative): the chunk's first id and its
+/// save area (the row has that chunk, full: chunks in flight run only
+/// then).
+fn next_chunk(a: &mut CodeAssembler, n: i32, save: i32) -> Result<(), IcedError> {
+    a.add(r15, 16 * n)?;
+    a.add(r14, n * save)?;
     Ok(())
 }
 

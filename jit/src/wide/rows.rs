@@ -21,6 +21,14 @@
 //! `k`, its loop's masks and the running lanes are theirs too;
 //! `ta[ly][k]` and `acc` are each row's own.
 //!
+//! The same machinery runs full chunks of one row in flight
+//! (`Along::Chunks`): three or two chunks 16 ids of dimension 0 apart,
+//! for a region with a loop of a group whose rows are wider than a chunk
+//! (nbody's 256 × 1), their operations that read the chunk's first id or
+//! save area between [`EntryStep::NextChunk`] and
+//! [`EntryStep::BackChunk`]; nbody's loop control and `tile[j]` are then
+//! computed once for the chunks.
+//!
 //! Assumes the lowering's invariant that every write is masked by lanes
 //! derived from the running lanes (so equal inputs give equal values in
 //! the lanes that count), and that a load in a region that also stores to
@@ -31,6 +39,22 @@ use super::ra2::{allocate_ra2, written, Allocated};
 use super::{Arg, Bin, EntryStep, Op, Program, WideError, V};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+
+/// What the copies of a region's body run over: rows of a group whose
+/// rows are one chunk each, or full chunks of one row (a group whose rows
+/// are wider than a chunk: nbody's 256 × 1), 16 ids of dimension 0 apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Along {
+    Rows,
+    Chunks,
+}
+
+/// Full chunks of a row a region with a loop runs in flight, the most
+/// first: the copies share the loop's control and what the loop loads the
+/// same in every chunk (nbody's `tile[j]`), and a loop bound by one
+/// chunk's chain gets several. (Four: nbody's spilled 33 times in its
+/// loop and ran slower than two.)
+const CHUNKS: [u32; 2] = [3, 2];
 
 /// Rows of a group a region runs in flight, the most first. Eight only
 /// for a body with a loop (a loop bound by one chunk's chain needs eight
@@ -46,6 +70,7 @@ pub(crate) struct SameInEveryRow {
     /// Slots whose value in one row is the previous row's plus a constant
     /// (`lower::LoweredRegions::row_steps`): the step.
     row_steps: HashMap<i32, i64>,
+    along: Along,
 }
 
 /// The values and masks of one body that depend on the row.
@@ -75,9 +100,9 @@ fn named(op: &Op) -> (Vec<u32>, Vec<u32>) {
 /// a save-area slot that holds a row's own value, or, for a bounds-checked
 /// access, the work-item a fault reports; or memory a store of the same
 /// region may have changed (`stores`).
-fn row_source(op: &Op, rowed_slots: &HashSet<i32>, stores: bool) -> bool {
+fn row_source(op: &Op, rowed_slots: &HashSet<i32>, stores: bool, along: Along) -> bool {
     match op {
-        Op::GlobalId { dim, .. } => *dim == 1,
+        Op::GlobalId { dim, .. } => *dim == moving_dim(along),
         Op::Load {
             arg: Arg::Save,
             off,
@@ -95,6 +120,14 @@ fn row_source(op: &Op, rowed_slots: &HashSet<i32>, stores: bool) -> bool {
     }
 }
 
+/// The dimension whose id differs between the copies.
+fn moving_dim(along: Along) -> u8 {
+    match along {
+        Along::Rows => 1,
+        Along::Chunks => 0,
+    }
+}
+
 /// The values and masks of `body` that depend on the row, given the
 /// save-area slots that do: a fixed point over the body (loops carry
 /// values back), an operation's results depending on the row when it is a
@@ -103,7 +136,7 @@ fn row_source(op: &Op, rowed_slots: &HashSet<i32>, stores: bool) -> bool {
 /// `EndIf`) counts as the row's own: the copies run such a stretch whole,
 /// one after the other, so the second could not read a shared value as
 /// the first did.
-fn rowed(body: &Program, rowed_slots: &HashSet<i32>) -> Rowed {
+fn rowed(body: &Program, rowed_slots: &HashSet<i32>, along: Along) -> Rowed {
     let ops = body.ops();
     let stores = ops.iter().any(|op| matches!(op, Op::StoreElems { .. }));
     let mut r = Rowed {
@@ -131,7 +164,7 @@ fn rowed(body: &Program, rowed_slots: &HashSet<i32>) -> Rowed {
             }
             let (nv, nk) = named(op);
             let depends = skipped > 0
-                || row_source(op, rowed_slots, stores)
+                || row_source(op, rowed_slots, stores, along)
                 || nv.iter().any(|v| r.values.contains(v))
                 || nk.iter().any(|k| r.masks.contains(k));
             if depends {
@@ -152,12 +185,23 @@ fn rowed(body: &Program, rowed_slots: &HashSet<i32>) -> Rowed {
 impl SameInEveryRow {
     /// The slots of the regions `bodies` (one save area for all): a fixed
     /// point, since a slot one region stores may feed what another stores.
-    pub(crate) fn of(bodies: &[Program], row_steps: &HashMap<i32, i64>) -> SameInEveryRow {
+    /// `row_steps`: the slots' steps from one copy to the next
+    /// (`LoweredRegions::row_steps` for rows, `chunk_steps` for chunks);
+    /// along chunks, a slot of step 0 holds the same value in every
+    /// chunk of a row whatever the bodies compute it from (nbody's
+    /// `get_local_size(0)`, a division of the global id by the group's
+    /// size, is the same in every chunk of the group).
+    pub(crate) fn of(
+        bodies: &[Program],
+        row_steps: &HashMap<i32, i64>,
+        along: Along,
+    ) -> SameInEveryRow {
         let mut rowed_slots = HashSet::new();
+        let same = |off: &i32| along == Along::Chunks && row_steps.get(off) == Some(&0);
         loop {
             let mut changed = false;
             for body in bodies {
-                let r = rowed(body, &rowed_slots);
+                let r = rowed(body, &rowed_slots, along);
                 for op in body.ops() {
                     if let Op::Store {
                         a,
@@ -165,7 +209,7 @@ impl SameInEveryRow {
                         off,
                     } = op
                     {
-                        if r.values.contains(&a.0) {
+                        if r.values.contains(&a.0) && !same(off) {
                             changed |= rowed_slots.insert(*off);
                         }
                     }
@@ -175,6 +219,7 @@ impl SameInEveryRow {
                 return SameInEveryRow {
                     rowed_slots,
                     row_steps: row_steps.clone(),
+                    along,
                 };
             }
         }
@@ -195,6 +240,23 @@ fn reads_row(op: &Op) -> bool {
     }
 }
 
+/// Whether `op` reads what differs between the chunks of a row: the
+/// chunk's first id (r15: the ids of dimension 0, an access that may
+/// address from it) or the save area (r14). The running lanes are all 16
+/// in every chunk in flight (full chunks only).
+fn reads_chunk(op: &Op) -> bool {
+    match op {
+        Op::GlobalId { dim, .. } => *dim == 0,
+        Op::Load { arg, .. } | Op::Broadcast { arg, .. } | Op::Store { arg, .. } => {
+            *arg == Arg::Save
+        }
+        Op::LoadElems { .. } | Op::StoreElems { .. } | Op::LoadSum { .. } | Op::FmaSum { .. } => {
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The body of a region with `rows` rows of the group in flight: `body`
 /// `rows` times, the later copies' values and masks renumbered but for
 /// those the same in every row (`same`), whose operations only the first
@@ -211,7 +273,7 @@ pub(crate) fn rows_program(
     let ops = body.ops();
     let (hoisted, inv) = invariant_ops(body);
     let (nv, nk) = body.numbered();
-    let r = rowed(body, &same.rowed_slots);
+    let r = rowed(body, &same.rowed_slots, same.along);
     let mut out: Vec<Op> = ops
         .iter()
         .zip(&hoisted)
@@ -246,21 +308,28 @@ pub(crate) fn rows_program(
                 && wk.iter().all(|k| shared.masks.contains(k))
         })
         .collect();
-    let next_k = interleave(
-        &rest,
-        &shared,
-        (nv, nk),
-        rows,
-        true,
-        &Moves {
+    let moves = match same.along {
+        Along::Rows => Moves {
             reads: reads_row,
             to: |c| EntryStep::NextRow(c as i32),
             back: |c| EntryStep::BackRow(c as i32),
             lanes: false,
         },
-        &mut out,
-    )?;
-    let out = affine_parts(out, &row_steps(body, same, &r), nv);
+        Along::Chunks => Moves {
+            reads: reads_chunk,
+            to: |c| EntryStep::NextChunk(c as i32),
+            back: |c| EntryStep::BackChunk(c as i32),
+            lanes: false,
+        },
+    };
+    let next_k = interleave(&rest, &shared, (nv, nk), rows, true, &moves, &mut out)?;
+    // Along chunks, no part is displaced (the steps are of dimension 1's
+    // ids); what only a later copy read still goes.
+    let steps = match same.along {
+        Along::Rows => row_steps(body, same, &r),
+        Along::Chunks => HashMap::new(),
+    };
+    let out = affine_parts(out, &steps, nv);
     // A later row's stretch right after another's: one move between
     // them instead of back to the first row and out again.
     let mut merged: Vec<Op> = Vec::with_capacity(out.len());
@@ -271,6 +340,13 @@ pub(crate) fn rows_program(
                 merged.pop();
                 if d != 0 {
                     merged.push(Op::Entry(EntryStep::NextRow(d)));
+                }
+            }
+            (Some(Op::Entry(EntryStep::BackChunk(a))), Op::Entry(EntryStep::NextChunk(b))) => {
+                let d = b - a;
+                merged.pop();
+                if d != 0 {
+                    merged.push(Op::Entry(EntryStep::NextChunk(d)));
                 }
             }
             _ => merged.push(op),
@@ -550,6 +626,7 @@ fn drop_unread(ops: Vec<Op>, mut candidates: Vec<u32>) -> Vec<Op> {
         }
         match (out.last(), &op) {
             (Some(Op::Entry(EntryStep::NextRow(a))), Op::Entry(EntryStep::BackRow(b)))
+            | (Some(Op::Entry(EntryStep::NextChunk(a))), Op::Entry(EntryStep::BackChunk(b)))
                 if a == b =>
             {
                 out.pop();
@@ -597,6 +674,12 @@ fn loop_under_if(body: &Program) -> bool {
 /// Empty for none; with eight rows, also the four-row body when it passes
 /// (the rows a group has left, fewer than eight, run four at a time: a
 /// group of 16 × 4, 16 × 12). Most rows first.
+///
+/// Along chunks (`same`), only a body with a loop, three or else two full
+/// chunks of a row ([`CHUNKS`]), at most one spill or reload per 8
+/// operations inside the loops added; with three, also the two-chunk
+/// body when it passes (a row of 32 work-items runs two chunks, one of
+/// 80 three and then two).
 pub(crate) fn rows_for(
     body: &Program,
     single: &Allocated,
@@ -607,14 +690,30 @@ pub(crate) fn rows_for(
         return Ok(tiers);
     }
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
-    for n in ROWS {
+    let counts: &[u32] = match same.along {
+        Along::Rows => &ROWS,
+        Along::Chunks if looped => &CHUNKS,
+        Along::Chunks => &[],
+    };
+    for &n in counts {
         if n == 8 && !looped {
             continue;
         }
         let (program, shared_loads) = rows_program(body, same, n)?;
         let alloc = allocate_ra2(&program)?;
+        // Chunks in flight may add one move per 8 operations of the
+        // loops: they share the loop's control and its loads the same in
+        // every chunk, and the moves such a tier adds are mostly reloads
+        // of the chunks' invariants (nbody: three chunks, 14 moves in a
+        // loop of about 130 operations, ran 7 % faster than two with none;
+        // four, 33 moves, slower than two).
+        let per = match same.along {
+            Along::Rows => 16,
+            Along::Chunks => 8,
+        };
         let ok = if looped {
-            alloc.stack_moves_within(1) <= single.stack_moves_within(1) + loop_ops(&program, 0) / 16
+            alloc.stack_moves_within(1)
+                <= single.stack_moves_within(1) + loop_ops(&program, 0) / per
         } else {
             alloc.stack_moves_within(0) <= single.stack_moves_within(0) + program.ops().len() / 16
         };
@@ -625,7 +724,11 @@ pub(crate) fn rows_for(
                 alloc,
                 shared_loads,
             });
-            if tiers[0].rows != 8 || tiers.len() == 2 {
+            let more = match same.along {
+                Along::Rows => tiers[0].rows == 8,
+                Along::Chunks => tiers[0].rows == 3,
+            };
+            if !more || tiers.len() == 2 {
                 break;
             }
         } else if !tiers.is_empty() {

@@ -137,6 +137,15 @@ impl Choice {
                 if r.in_rows.iter().any(|x| *x > 1) {
                     checked += &format!(", {} loads shared by the rows", r.shared_loads);
                 }
+                for n in [3, 2] {
+                    let regions = r.in_chunks.iter().filter(|x| **x == n).count();
+                    if regions > 0 {
+                        checked += &format!(
+                            "; {n} full chunks of a row in flight in {regions} of {} regions when a group's rows are wider than a chunk, sharing {} loads",
+                            r.regions, r.chunk_shared_loads
+                        );
+                    }
+                }
                 if r.fused_loads > 0 {
                     checked += &format!("; {} loads fused into FMAs", r.fused_loads);
                 }
@@ -451,7 +460,10 @@ fn choose_regions(
     for body in &lowered.bodies {
         light.push(tile_loop_too_light(body));
     }
-    match super::regions::compile_regions(&lowered, fallback, opts) {
+    // A kernel chosen for its rows runs launches of rows wider than a
+    // chunk on Cranelift's code: no chunks of a row in flight to compile.
+    let chunks = light.iter().all(|why| why.is_none());
+    match super::regions::compile_regions(&lowered, fallback, opts, chunks) {
         // A light tile loop one chunk at a time is slower than Cranelift's
         // code; with its region's rows in flight it is faster, the other
         // regions one row at a time or not (robust matmul: its staging
