@@ -28,6 +28,7 @@
 
 use super::entry::{has_checked_access, interleave, invariant_ops, loop_ops, Moves, Shared};
 use super::ra2::{allocate_ra2, written, Allocated};
+use super::access::Known;
 use super::{Arg, Bin, EntryStep, Op, Program, WideError, V};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -260,7 +261,11 @@ pub(crate) fn rows_program(
         },
         &mut out,
     )?;
-    let out = affine_parts(out, &row_steps(body, same, &r), nv);
+    let steps = row_steps(body, same, &r);
+    let mut fresh = nv * rows;
+    let by_value = value_steps(body, &r, &steps);
+    let out = shifted_row_indices(out, (&steps, &by_value), nv, &mut fresh);
+    let out = affine_parts(out, &steps, nv);
     // A later row's stretch right after another's: one move between
     // them instead of back to the first row and out again.
     let mut merged: Vec<Op> = Vec::with_capacity(out.len());
@@ -288,7 +293,7 @@ pub(crate) fn rows_program(
                 )
         })
         .count();
-    Ok((Program::from_ops(out, nv * rows, next_k), loads))
+    Ok((Program::from_ops(out, fresh, next_k), loads))
 }
 
 /// How much each value of `body` that depends on the row (`r`) grows
@@ -487,6 +492,258 @@ fn affine_parts(ops: Vec<Op>, steps: &HashMap<u32, i64>, nv: u32) -> Vec<Op> {
     drop_unread(ops, unread)
 }
 
+/// Later rows' consecutive accesses (`Known::Offset`, `FromLane0`;
+/// unchecked) whose index is the previous row's plus a step: a constant
+/// number of elements (`steps`: matmul's staging stores `ta[ly][lx]`, 16
+/// a row) or a constant times a value the same in every row (`by_value`:
+/// its loads `a[row · n + t + lx]` and `b[(t + ly) · n + col]`, `n` a
+/// row). The later row's index becomes the previous row's plus the step,
+/// one `vpaddd` where it was the row's own arithmetic (`vpmulld`, two
+/// `vpaddd`; the save area's `row` and `ly` reloaded per row), which
+/// `drop_unread` then removes. A constant step is one value for the
+/// rows, set before the body's other operations, and the emitter
+/// (`ra2::shifted_values`, `access::emit_access`'s shift) addresses the
+/// later row's access from the first row's lane 0 in r10 with a
+/// displacement, no `vmovd`/`movsxd` of its own.
+///
+/// The lanes hold the values they held (the steps are modulo 2^32, as
+/// the lanes hold the index), so every path of the access, its 32-bit
+/// wrap test included, sees what it saw. Only an index written once, by
+/// a pure operation, after the previous row's index, itself written once
+/// (the copies' `ops`, value `v` of copy `c` numbered `v + c · nv`); new
+/// values are numbered from `fresh`.
+fn shifted_row_indices(
+    ops: Vec<Op>,
+    (steps, by_value): (&HashMap<u32, i64>, &HashMap<u32, (i64, u32)>),
+    nv: u32,
+    fresh: &mut u32,
+) -> Vec<Op> {
+    if nv == 0 {
+        return ops;
+    }
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in &ops {
+        for v in written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: u32| writes.get(&v) == Some(&1);
+    // The step of a row's index from the previous row's.
+    enum Step {
+        Elems(i64),
+        Times(i64, u32),
+    }
+    // Index value → (the previous row's value, the step).
+    let mut chained: HashMap<u32, (u32, Step)> = HashMap::new();
+    for op in &ops {
+        let (Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }) = op else {
+            continue;
+        };
+        let load = matches!(op, Op::LoadElems { .. });
+        let (c, first) = (idx.0 / nv, idx.0 % nv);
+        if c == 0
+            || !how.consecutive
+            || !matches!(how.known, Known::Offset | Known::FromLane0)
+            || how.check.is_some()
+            || (how.uniform && load)
+            || !once(idx.0)
+            || !once(idx.0 - nv)
+        {
+            continue;
+        }
+        let step = match (steps.get(&first), by_value.get(&first)) {
+            (Some(&e), _) if e != 0 && e.unsigned_abs() <= MAX_ROW_SHIFT => Step::Elems(e),
+            (None, Some(&(f, s))) => Step::Times(f, s),
+            _ => continue,
+        };
+        chained.insert(idx.0, (idx.0 - nv, step));
+    }
+    if chained.is_empty() {
+        return ops;
+    }
+    // The constant steps, one value each, before everything else.
+    let mut consts: HashMap<i64, V> = HashMap::new();
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len() + chained.len());
+    for (_, step) in chained.values() {
+        if let Step::Elems(e) = *step {
+            consts.entry(e).or_insert_with(|| {
+                let k = V(*fresh);
+                *fresh += 1;
+                out.push(Op::Splat {
+                    d: k,
+                    bits: e as i32 as u32,
+                });
+                k
+            });
+        }
+    }
+    let mut seen: HashSet<u32> = HashSet::new();
+    for op in ops {
+        let (wv, wk) = written(&op);
+        let target = match wv.as_slice() {
+            [x] if wk.is_empty() && pure(&op) => chained.get(x).map(|t| (*x, t)),
+            _ => None,
+        };
+        let Some((x, (prev, step))) = target.filter(|(_, (prev, _))| seen.contains(prev)) else {
+            seen.extend(wv);
+            out.push(op);
+            continue;
+        };
+        let (bin, by) = match *step {
+            Step::Elems(e) => (Bin::IAdd, consts[&e]),
+            Step::Times(f, s) => {
+                let (bin, f) = if f < 0 { (Bin::ISub, -f) } else { (Bin::IAdd, f) };
+                if f == 1 {
+                    (bin, V(s))
+                } else {
+                    let (k, t) = (V(*fresh), V(*fresh + 1));
+                    *fresh += 2;
+                    out.push(Op::Splat {
+                        d: k,
+                        bits: f as i32 as u32,
+                    });
+                    out.push(Op::Bin {
+                        op: Bin::IMul,
+                        d: t,
+                        a: V(s),
+                        b: k,
+                    });
+                    (bin, t)
+                }
+            }
+        };
+        out.push(Op::Bin {
+            op: bin,
+            d: V(x),
+            a: V(*prev),
+            b: by,
+        });
+        seen.extend(wv);
+    }
+    out
+}
+
+/// The values of `body` depending on the row (`r`) whose step from one
+/// row to the next is a constant times a value the same in every row
+/// (matmul's `row · n + t + lx`, `(t + ly) · n + col`: `n`), modulo 2^32
+/// as the lanes hold them: a product of a value with a constant step
+/// (`steps`) and one the same in every row; sums and differences of such
+/// steps of the same value and of values the same in every row;
+/// copies; left shifts by constants. Only values written once, outside
+/// skipped stretches, from such values. The factor is bounded by 2^20.
+fn value_steps(
+    body: &Program,
+    r: &Rowed,
+    steps: &HashMap<u32, i64>,
+) -> HashMap<u32, (i64, u32)> {
+    let ops = body.ops();
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    let mut consts: HashMap<u32, i64> = HashMap::new();
+    for op in ops {
+        for v in written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    for op in ops {
+        if let Op::Splat { d, bits } = *op {
+            if writes.get(&d.0) == Some(&1) {
+                consts.insert(d.0, i64::from(bits as i32));
+            }
+        }
+    }
+    let rowed = |v: V| r.values.contains(&v.0);
+    let bounded = |f: i64| (f != 0 && f.unsigned_abs() <= MAX_ROW_SHIFT).then_some(f);
+    let mut out: HashMap<u32, (i64, u32)> = HashMap::new();
+    let mut skipped = 0usize;
+    for op in ops {
+        match op {
+            Op::IfAny { .. } => skipped += 1,
+            Op::EndIf => skipped = skipped.saturating_sub(1),
+            _ => {}
+        }
+        let (wv, wk) = written(op);
+        let [d] = wv.as_slice() else { continue };
+        if skipped > 0 || !wk.is_empty() || writes.get(d) != Some(&1) || !rowed(V(*d)) {
+            continue;
+        }
+        // Of an input: `Some(Ok((f, s)))` a step of `f · s`, `Some(Err(c))`
+        // a constant step (0 for a value the same in every row).
+        let of = |v: V| -> Option<Result<(i64, u32), i64>> {
+            if !rowed(v) {
+                Some(Err(0))
+            } else if let Some(&fs) = out.get(&v.0) {
+                Some(Ok(fs))
+            } else {
+                steps.get(&v.0).map(|&c| Err(c))
+            }
+        };
+        let step = match *op {
+            Op::Copy { a, .. } => of(a).and_then(|x| x.ok()),
+            Op::Bin { op: bin, a, b, .. } => match (bin, of(a), of(b)) {
+                (Bin::IMul, Some(Err(c)), _) if c != 0 && !rowed(b) && !consts.contains_key(&b.0) => {
+                    bounded(c).map(|f| (f, b.0))
+                }
+                (Bin::IMul, _, Some(Err(c))) if c != 0 && !rowed(a) && !consts.contains_key(&a.0) => {
+                    bounded(c).map(|f| (f, a.0))
+                }
+                (Bin::IMul, Some(Ok((f, s))), _) => consts
+                    .get(&b.0)
+                    .and_then(|&c| f.checked_mul(c))
+                    .and_then(bounded)
+                    .map(|f| (f, s)),
+                (Bin::IMul, _, Some(Ok((f, s)))) => consts
+                    .get(&a.0)
+                    .and_then(|&c| f.checked_mul(c))
+                    .and_then(bounded)
+                    .map(|f| (f, s)),
+                (Bin::IAdd | Bin::ISub, Some(x), Some(y)) => {
+                    let neg = bin == Bin::ISub;
+                    match (x, y) {
+                        (Ok(fs), Err(0)) => Some(fs),
+                        (Err(0), Ok((f, s))) => bounded(if neg { -f } else { f }).map(|f| (f, s)),
+                        (Ok((f, s)), Ok((g, t))) if s == t => {
+                            bounded(if neg { f - g } else { f + g }).map(|f| (f, s))
+                        }
+                        _ => None,
+                    }
+                }
+                (Bin::Shl, Some(Ok((f, s))), _) => consts
+                    .get(&b.0)
+                    .filter(|c| (0..31).contains(*c))
+                    .and_then(|&c| f.checked_mul(1 << c))
+                    .and_then(bounded)
+                    .map(|f| (f, s)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(fs) = step {
+            out.insert(*d, fs);
+        }
+    }
+    out
+}
+
+/// The most elements a later row's index may lie past the first row's
+/// for [`shifted_row_indices`] (`access`'s own bound on a shift).
+const MAX_ROW_SHIFT: u64 = 1 << 20;
+
+/// Whether `op` only computes the values it writes (no memory, no
+/// control, no mask): one [`drop_unread`] may remove and
+/// [`shifted_row_indices`] may replace.
+fn pure(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Bin { .. }
+            | Op::Copy { .. }
+            | Op::Splat { .. }
+            | Op::Load { .. }
+            | Op::Broadcast { .. }
+            | Op::GlobalId { .. }
+            | Op::Convert { .. }
+    )
+}
+
 /// `ops` without the operations that compute only values no one reads
 /// any more, from `candidates` back through what only they read: each an
 /// operation that writes one value and has no other effect (arithmetic,
@@ -495,18 +752,6 @@ fn affine_parts(ops: Vec<Op>, steps: &HashMap<u32, i64>, nv: u32) -> Vec<Op> {
 /// move of the entry's registers with nothing left between it and its
 /// move back goes too.
 fn drop_unread(ops: Vec<Op>, mut candidates: Vec<u32>) -> Vec<Op> {
-    let pure = |op: &Op| {
-        matches!(
-            op,
-            Op::Bin { .. }
-                | Op::Copy { .. }
-                | Op::Splat { .. }
-                | Op::Load { .. }
-                | Op::Broadcast { .. }
-                | Op::GlobalId { .. }
-                | Op::Convert { .. }
-        )
-    };
     let mut gone = vec![false; ops.len()];
     let mut named_by: HashMap<u32, Vec<usize>> = HashMap::new();
     for (i, op) in ops.iter().enumerate() {
