@@ -392,9 +392,13 @@ pub fn compile_regions(
                     },
                 )?;
                 // The rows' chunks in order (the same lanes: the same ids
-                // of dimension 0).
-                for _ in 0..n {
-                    if let Some(at) = lowered.next_at {
+                // of dimension 0); one test where the rows store one
+                // successor.
+                let one = lowered
+                    .next_at
+                    .is_some_and(|at| super::rows::one_successor(&tier.program, at, tier.rows));
+                for row in 0..n {
+                    if let (Some(at), false) = (lowered.next_at, one && row > 0) {
                         next_test(&mut a, &f, at, split).map_err(e)?;
                     }
                     a.add(r14, save_bytes).map_err(e)?;

@@ -805,6 +805,53 @@ fn drop_unread(ops: Vec<Op>, mut candidates: Vec<u32>) -> Vec<Op> {
     out
 }
 
+/// Whether the rows in flight of `program` (`rows` copies) all store one
+/// value, the same in every row, to the save-area slot at `at` (a region
+/// graph's `$next`, whose agreement the entry tests after each row's
+/// chunk): one store per row, outside skipped stretches and loops, of one
+/// value that nothing writes between the first and the last. The rows'
+/// chunks have the same running lanes, so the rows' successors are then
+/// the same values in the same lanes, and the first row's test decides
+/// for all of them (a split found there is reported as before; after it
+/// passes, the others' would).
+pub(crate) fn one_successor(program: &Program, at: i32, rows: u32) -> bool {
+    let mut row = 0i32;
+    let mut depth = 0usize;
+    let mut value: Option<V> = None;
+    let mut stored: Vec<i32> = Vec::new();
+    for op in program.ops() {
+        match *op {
+            Op::Entry(EntryStep::NextRow(n)) => row += n,
+            Op::Entry(EntryStep::BackRow(n)) => row -= n,
+            Op::IfAny { .. } | Op::IfEntry(_) | Op::Loop => depth += 1,
+            Op::EndIf | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
+                depth = depth.saturating_sub(1)
+            }
+            Op::Store {
+                a,
+                arg: Arg::Save,
+                off,
+            } if off == at => {
+                if depth > 0 || value.is_some_and(|v| v != a) || stored.contains(&row) {
+                    return false;
+                }
+                value = Some(a);
+                stored.push(row);
+            }
+            _ => {
+                if let Some(v) = value {
+                    // Written after a row stored it: the rows may differ.
+                    if stored.len() < rows as usize && written(op).0.contains(&v.0) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    stored.sort_unstable();
+    stored == (0..rows as i32).collect::<Vec<_>>()
+}
+
 /// A region's body with rows in flight.
 pub(crate) struct InRows {
     /// Rows in flight.
