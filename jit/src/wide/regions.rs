@@ -100,6 +100,13 @@ pub struct RegionCode {
     /// address at a displacement (`rows::affine_parts`), in the bodies
     /// that run the most rows.
     pub displaced_loads: usize,
+    /// Accesses of later rows in flight whose index is the previous
+    /// row's plus a step (`rows::shifted_row_indices`), in the bodies that
+    /// run the most rows.
+    pub stepped_indices: usize,
+    /// Regions whose rows in flight store one `$next` for all of them,
+    /// tested once (`rows::one_successor`).
+    pub one_successor: usize,
     /// Set by the selection when the wide code was chosen only for its
     /// rows in flight (a tile loop too light for one chunk at a time):
     /// the fewest rows a region runs in flight. A launch whose groups run
@@ -567,6 +574,22 @@ pub fn compile_regions(
             .flat_map(|b| b.ops())
             .filter(|op| matches!(op, Op::FmaSum { .. }))
             .count(),
+        stepped_indices: multi
+            .iter()
+            .filter_map(|m| m.first())
+            .map(|m| m.stepped)
+            .sum(),
+        one_successor: match lowered.next_at {
+            Some(at) => multi
+                .iter()
+                .filter(|m| {
+                    !m.is_empty()
+                        && m.iter()
+                            .all(|t| super::rows::one_successor(&t.program, at, t.rows))
+                })
+                .count(),
+            None => 0,
+        },
         displaced_loads: multi
             .iter()
             .filter_map(|m| m.first())

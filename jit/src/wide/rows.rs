@@ -208,7 +208,7 @@ pub(crate) fn rows_program(
     body: &Program,
     same: &SameInEveryRow,
     rows: u32,
-) -> Result<(Program, usize), WideError> {
+) -> Result<(Program, usize, usize), WideError> {
     let ops = body.ops();
     let (hoisted, inv) = invariant_ops(body);
     let (nv, nk) = body.numbered();
@@ -264,7 +264,7 @@ pub(crate) fn rows_program(
     let steps = row_steps(body, same, &r);
     let mut fresh = nv * rows;
     let by_value = value_steps(body, &r, &steps);
-    let out = shifted_row_indices(out, (&steps, &by_value), nv, &mut fresh);
+    let (out, stepped) = shifted_row_indices(out, (&steps, &by_value), nv, &mut fresh);
     let out = affine_parts(out, &steps, nv);
     // A later row's stretch right after another's: one move between
     // them instead of back to the first row and out again.
@@ -293,7 +293,7 @@ pub(crate) fn rows_program(
                 )
         })
         .count();
-    Ok((Program::from_ops(out, fresh, next_k), loads))
+    Ok((Program::from_ops(out, fresh, next_k), loads, stepped))
 }
 
 /// How much each value of `body` that depends on the row (`r`) grows
@@ -517,9 +517,9 @@ fn shifted_row_indices(
     (steps, by_value): (&HashMap<u32, i64>, &HashMap<u32, (i64, u32)>),
     nv: u32,
     fresh: &mut u32,
-) -> Vec<Op> {
+) -> (Vec<Op>, usize) {
     if nv == 0 {
-        return ops;
+        return (ops, 0);
     }
     let mut writes: HashMap<u32, u32> = HashMap::new();
     for op in &ops {
@@ -559,8 +559,9 @@ fn shifted_row_indices(
         chained.insert(idx.0, (idx.0 - nv, step));
     }
     if chained.is_empty() {
-        return ops;
+        return (ops, 0);
     }
+    let mut stepped = 0usize;
     // The constant steps, one value each, before everything else.
     let mut consts: HashMap<i64, V> = HashMap::new();
     let mut out: Vec<Op> = Vec::with_capacity(ops.len() + chained.len());
@@ -618,9 +619,10 @@ fn shifted_row_indices(
             a: V(*prev),
             b: by,
         });
+        stepped += 1;
         seen.extend(wv);
     }
-    out
+    (out, stepped)
 }
 
 /// The values of `body` depending on the row (`r`) whose step from one
@@ -860,6 +862,9 @@ pub(crate) struct InRows {
     pub alloc: Allocated,
     /// Loads of the body the rows share.
     pub shared_loads: usize,
+    /// Later rows' access indices taken as the previous row's plus a
+    /// step (`shifted_row_indices`).
+    pub stepped: usize,
 }
 
 /// Whether a loop of `body` sits inside a skipped stretch (`IfAny`):
@@ -903,7 +908,7 @@ pub(crate) fn rows_for(
         if n == 8 && !looped {
             continue;
         }
-        let (program, shared_loads) = rows_program(body, same, n)?;
+        let (program, shared_loads, stepped) = rows_program(body, same, n)?;
         let alloc = allocate_ra2(&program)?;
         let ok = if looped {
             alloc.stack_moves_within(1) <= single.stack_moves_within(1) + loop_ops(&program, 0) / 16
@@ -916,6 +921,7 @@ pub(crate) fn rows_for(
                 program,
                 alloc,
                 shared_loads,
+                stepped,
             });
             if tiers[0].rows != 8 || tiers.len() == 2 {
                 break;
