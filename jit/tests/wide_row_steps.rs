@@ -121,7 +121,11 @@ fn shapes() -> Vec<(&'static str, NdRange, bool)> {
         ("", range_2d([32, 32], [16, 16], [0, 0]), true),
         ("-DLX=8 -DLY=8", range_2d([16, 24], [8, 8], [0, 3]), true),
         // Rows of 12 lanes: every chunk partial.
-        ("-DLX=12 -DLY=12", range_2d([24, 36], [12, 12], [0, 4]), true),
+        (
+            "-DLX=12 -DLY=12",
+            range_2d([24, 36], [12, 12], [0, 4]),
+            true,
+        ),
         // A partial last group of 2 rows (four, then one at a time),
         // whose `k` runs over the rows it staged.
         (
@@ -130,7 +134,11 @@ fn shapes() -> Vec<(&'static str, NdRange, bool)> {
             true,
         ),
         ("-DLY=13", range_2d([32, 26], [16, 13], [0, 0]), true),
-        ("-DLX=32 -DLY=2 -DTRIPS=2", range_2d([64, 4], [32, 2], [0, 0]), false),
+        (
+            "-DLX=32 -DLY=2 -DTRIPS=2",
+            range_2d([64, 4], [32, 2], [0, 0]),
+            false,
+        ),
     ]
 }
 

@@ -26,9 +26,9 @@
 //! the lanes that count), and that a load in a region that also stores to
 //! memory may see another row's stores: such a region shares no load.
 
+use super::access::Known;
 use super::entry::{has_checked_access, interleave, invariant_ops, loop_ops, Moves, Shared};
 use super::ra2::{allocate_ra2, written, Allocated};
-use super::access::Known;
 use super::{Arg, Bin, EntryStep, Op, Program, WideError, V};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -593,7 +593,11 @@ fn shifted_row_indices(
         let (bin, by) = match *step {
             Step::Elems(e) => (Bin::IAdd, consts[&e]),
             Step::Times(f, s) => {
-                let (bin, f) = if f < 0 { (Bin::ISub, -f) } else { (Bin::IAdd, f) };
+                let (bin, f) = if f < 0 {
+                    (Bin::ISub, -f)
+                } else {
+                    (Bin::IAdd, f)
+                };
                 if f == 1 {
                     (bin, V(s))
                 } else {
@@ -633,11 +637,7 @@ fn shifted_row_indices(
 /// steps of the same value and of values the same in every row;
 /// copies; left shifts by constants. Only values written once, outside
 /// skipped stretches, from such values. The factor is bounded by 2^20.
-fn value_steps(
-    body: &Program,
-    r: &Rowed,
-    steps: &HashMap<u32, i64>,
-) -> HashMap<u32, (i64, u32)> {
+fn value_steps(body: &Program, r: &Rowed, steps: &HashMap<u32, i64>) -> HashMap<u32, (i64, u32)> {
     let ops = body.ops();
     let mut writes: HashMap<u32, u32> = HashMap::new();
     let mut consts: HashMap<u32, i64> = HashMap::new();
@@ -682,10 +682,14 @@ fn value_steps(
         let step = match *op {
             Op::Copy { a, .. } => of(a).and_then(|x| x.ok()),
             Op::Bin { op: bin, a, b, .. } => match (bin, of(a), of(b)) {
-                (Bin::IMul, Some(Err(c)), _) if c != 0 && !rowed(b) && !consts.contains_key(&b.0) => {
+                (Bin::IMul, Some(Err(c)), _)
+                    if c != 0 && !rowed(b) && !consts.contains_key(&b.0) =>
+                {
                     bounded(c).map(|f| (f, b.0))
                 }
-                (Bin::IMul, _, Some(Err(c))) if c != 0 && !rowed(a) && !consts.contains_key(&a.0) => {
+                (Bin::IMul, _, Some(Err(c)))
+                    if c != 0 && !rowed(a) && !consts.contains_key(&a.0) =>
+                {
                     bounded(c).map(|f| (f, a.0))
                 }
                 (Bin::IMul, Some(Ok((f, s))), _) => consts
