@@ -150,7 +150,8 @@ pub fn compile_regions(
         .iter()
         .flat_map(|b| b.ops())
         .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
-    let same = super::rows::SameInEveryRow::of(bodies, &lowered.row_steps);
+    let same = super::rows::SameInEveryRow::of(bodies, &lowered.row_steps)
+        .with_save_bytes(lowered.save_bytes);
     let multi: Vec<Vec<InRows>> = if two_d {
         bodies
             .iter()
@@ -401,9 +402,9 @@ pub fn compile_regions(
                 // The rows' chunks in order (the same lanes: the same ids
                 // of dimension 0); one test where the rows store one
                 // successor.
-                let one = lowered
-                    .next_at
-                    .is_some_and(|at| super::rows::one_successor(&tier.program, at, tier.rows));
+                let one = lowered.next_at.is_some_and(|at| {
+                    super::rows::one_successor(&tier.program, at, tier.rows, lowered.save_bytes)
+                });
                 for row in 0..n {
                     if let (Some(at), false) = (lowered.next_at, one && row > 0) {
                         next_test(&mut a, &f, at, split).map_err(e)?;
@@ -584,8 +585,9 @@ pub fn compile_regions(
                 .iter()
                 .filter(|m| {
                     !m.is_empty()
-                        && m.iter()
-                            .all(|t| super::rows::one_successor(&t.program, at, t.rows))
+                        && m.iter().all(|t| {
+                            super::rows::one_successor(&t.program, at, t.rows, lowered.save_bytes)
+                        })
                 })
                 .count(),
             None => 0,

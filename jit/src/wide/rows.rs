@@ -47,6 +47,9 @@ pub(crate) struct SameInEveryRow {
     /// Slots whose value in one row is the previous row's plus a constant
     /// (`lower::LoweredRegions::row_steps`): the step.
     row_steps: HashMap<i32, i64>,
+    /// Bytes of one chunk's save area (the next row's is that far on);
+    /// 0 when not known, and later rows then move r14 for every access.
+    save_bytes: i32,
 }
 
 /// The values and masks of one body that depend on the row.
@@ -151,6 +154,13 @@ fn rowed(body: &Program, rowed_slots: &HashSet<i32>) -> Rowed {
 }
 
 impl SameInEveryRow {
+    /// With the save area's `bytes` a chunk: a later row's save-area
+    /// accesses address it at a displacement (`displaced_saves`).
+    pub(crate) fn with_save_bytes(mut self, bytes: u32) -> SameInEveryRow {
+        self.save_bytes = i32::try_from(bytes).unwrap_or(0);
+        self
+    }
+
     /// The slots of the regions `bodies` (one save area for all): a fixed
     /// point, since a slot one region stores may feed what another stores.
     pub(crate) fn of(bodies: &[Program], row_steps: &HashMap<i32, i64>) -> SameInEveryRow {
@@ -176,6 +186,7 @@ impl SameInEveryRow {
                 return SameInEveryRow {
                     rowed_slots,
                     row_steps: row_steps.clone(),
+                    save_bytes: 0,
                 };
             }
         }
@@ -261,6 +272,7 @@ pub(crate) fn rows_program(
         },
         &mut out,
     )?;
+    let out = displaced_saves(out, same.save_bytes);
     let steps = row_steps(body, same, &r);
     let mut fresh = nv * rows;
     let by_value = value_steps(body, &r, &steps);
@@ -490,6 +502,68 @@ fn affine_parts(ops: Vec<Op>, steps: &HashMap<u32, i64>, nv: u32) -> Vec<Op> {
     let all: Vec<u32> = ops.iter().flat_map(|op| written(op).0).collect();
     unread.extend(all);
     drop_unread(ops, unread)
+}
+
+/// A later row's stretch (`NextRow(c)` … `BackRow(c)`) of save-area
+/// accesses only (`Op::Load`, `Op::Broadcast`, `Op::Store` through
+/// r14, matmul's accumulators loaded and stored, `$next` stored, per
+/// row) as the same accesses at `c · save_bytes` bytes further, with no
+/// move of rdi and r14 (two dependent `add`s a row each way, a chain
+/// through r14 across the rows). Offsets past `i32` keep the moves.
+fn displaced_saves(ops: Vec<Op>, save_bytes: i32) -> Vec<Op> {
+    if save_bytes <= 0 {
+        return ops;
+    }
+    let save_only = |op: &Op| {
+        matches!(
+            op,
+            Op::Load { arg: Arg::Save, .. }
+                | Op::Broadcast { arg: Arg::Save, .. }
+                | Op::Store { arg: Arg::Save, .. }
+        )
+    };
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len());
+    let mut i = 0;
+    while i < ops.len() {
+        if let Op::Entry(EntryStep::NextRow(c)) = ops[i] {
+            let end = ops[i + 1..]
+                .iter()
+                .position(|op| matches!(op, Op::Entry(EntryStep::BackRow(_))))
+                .map(|p| i + 1 + p);
+            let inner = end.map(|e| &ops[i + 1..e]);
+            let by = c.checked_mul(save_bytes);
+            if let (Some(e), Some(inner), Some(by)) = (end, inner, by) {
+                let moved = inner.iter().map(|op| {
+                    let shifted = |off: i32| off.checked_add(by);
+                    match *op {
+                        Op::Load { d, arg, off } => {
+                            shifted(off).map(|off| Op::Load { d, arg, off })
+                        }
+                        Op::Broadcast { d, arg, off } => {
+                            shifted(off).map(|off| Op::Broadcast { d, arg, off })
+                        }
+                        Op::Store { a, arg, off } => {
+                            shifted(off).map(|off| Op::Store { a, arg, off })
+                        }
+                        _ => None,
+                    }
+                });
+                let moved: Option<Vec<Op>> = moved.collect();
+                if let (Some(moved), true, true) = (
+                    moved,
+                    ops[e] == Op::Entry(EntryStep::BackRow(c)),
+                    inner.iter().all(save_only),
+                ) {
+                    out.extend(moved);
+                    i = e + 1;
+                    continue;
+                }
+            }
+        }
+        out.push(ops[i].clone());
+        i += 1;
+    }
+    out
 }
 
 /// Later rows' consecutive accesses (`Known::Offset`, `FromLane0`;
@@ -820,7 +894,8 @@ fn drop_unread(ops: Vec<Op>, mut candidates: Vec<u32>) -> Vec<Op> {
 /// the same values in the same lanes, and the first row's test decides
 /// for all of them (a split found there is reported as before; after it
 /// passes, the others' would).
-pub(crate) fn one_successor(program: &Program, at: i32, rows: u32) -> bool {
+pub(crate) fn one_successor(program: &Program, at: i32, rows: u32, save_bytes: u32) -> bool {
+    let save_bytes = i32::try_from(save_bytes).unwrap_or(0);
     let mut row = 0i32;
     let mut depth = 0usize;
     let mut value: Option<V> = None;
@@ -833,11 +908,24 @@ pub(crate) fn one_successor(program: &Program, at: i32, rows: u32) -> bool {
             Op::EndIf | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
                 depth = depth.saturating_sub(1)
             }
+            // A later row's store displaced by whole save areas
+            // (`displaced_saves`).
             Op::Store {
                 a,
                 arg: Arg::Save,
                 off,
-            } if off == at => {
+            } if off == at
+                || (save_bytes > 0
+                    && off > at
+                    && (off - at) % save_bytes == 0
+                    && (off - at) / save_bytes < rows as i32) =>
+            {
+                let row = row
+                    + if off == at {
+                        0
+                    } else {
+                        (off - at) / save_bytes
+                    };
                 if depth > 0 || value.is_some_and(|v| v != a) || stored.contains(&row) {
                     return false;
                 }
@@ -935,4 +1023,105 @@ pub(crate) fn rows_for(
         }
     }
     Ok(tiers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(v: u32, off: i32) -> Op {
+        Op::Store {
+            a: V(v),
+            arg: Arg::Save,
+            off,
+        }
+    }
+
+    fn row(c: i32, inner: Vec<Op>) -> Vec<Op> {
+        let mut ops = vec![Op::Entry(EntryStep::NextRow(c))];
+        ops.extend(inner);
+        ops.push(Op::Entry(EntryStep::BackRow(c)));
+        ops
+    }
+
+    #[test]
+    fn a_later_rows_save_area_accesses_move_by_whole_save_areas() {
+        let ops = row(
+            2,
+            vec![
+                store(0, 64),
+                Op::Load {
+                    d: V(1),
+                    arg: Arg::Save,
+                    off: 128,
+                },
+            ],
+        );
+        assert_eq!(
+            displaced_saves(ops, 704),
+            vec![
+                store(0, 64 + 2 * 704),
+                Op::Load {
+                    d: V(1),
+                    arg: Arg::Save,
+                    off: 128 + 2 * 704,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stretch_that_reads_the_rows_id_or_no_known_size_keeps_its_moves() {
+        // The id of dimension 1 is the row's register: the stretch keeps
+        // the move for it (and for its save-area access).
+        let ops = row(1, vec![store(0, 64), Op::GlobalId { d: V(2), dim: 1 }]);
+        assert_eq!(displaced_saves(ops.clone(), 704), ops);
+        // An argument access is the same in every row, but only
+        // save-area stretches move.
+        let args = row(
+            1,
+            vec![Op::Load {
+                d: V(1),
+                arg: Arg::Args,
+                off: 8,
+            }],
+        );
+        assert_eq!(displaced_saves(args.clone(), 704), args);
+        let ops = row(1, vec![store(0, 64)]);
+        assert_eq!(displaced_saves(ops.clone(), 0), ops);
+    }
+
+    #[test]
+    fn one_successor_needs_one_value_stored_by_every_row() {
+        let (at, sb) = (640, 704u32);
+        // Displaced stores of one value for rows 0..4.
+        let one: Vec<Op> = (0..4).map(|c| store(7, at + c * sb as i32)).collect();
+        assert!(one_successor(&Program::from_ops(one, 8, 0), at, 4, sb));
+        // The same through the row moves.
+        let mut moved = vec![store(7, at)];
+        for c in 1..4 {
+            moved.extend(row(c, vec![store(7, at)]));
+        }
+        assert!(one_successor(&Program::from_ops(moved, 8, 0), at, 4, sb));
+        // A row's own value, a missing row, a store under a loop, or the
+        // value written between the stores: each row keeps its test.
+        let own: Vec<Op> = (0..4)
+            .map(|c| store(7 + c as u32, at + c * sb as i32))
+            .collect();
+        assert!(!one_successor(&Program::from_ops(own, 16, 0), at, 4, sb));
+        let three: Vec<Op> = (0..3).map(|c| store(7, at + c * sb as i32)).collect();
+        assert!(!one_successor(&Program::from_ops(three, 8, 0), at, 4, sb));
+        let mut looped = vec![Op::Loop];
+        looped.extend((0..4).map(|c| store(7, at + c * sb as i32)));
+        assert!(!one_successor(&Program::from_ops(looped, 8, 0), at, 4, sb));
+        let mut rewritten = vec![store(7, at)];
+        rewritten.push(Op::Splat { d: V(7), bits: 1 });
+        rewritten.extend((1..4).map(|c| store(7, at + c * sb as i32)));
+        assert!(!one_successor(
+            &Program::from_ops(rewritten, 8, 0),
+            at,
+            4,
+            sb
+        ));
+    }
 }
