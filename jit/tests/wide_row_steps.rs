@@ -159,6 +159,9 @@ fn rows_stepped_by_a_parameter_or_a_constant_agree() {
             // A product by a constant: a step of `2 * s` a row.
             ("-DAIDX=(y*s*2+base+lx)".into(), w, 0),
             ("-DAIDX=((y+1)*s+base+lx)".into(), w, 0),
+            // The stride written again each tile (the same in every row):
+            // the step is the value the rows' index reads.
+            ("-DAIDX=(s=s+1,y*s+base+lx)".into(), w, 0),
             // `__local` rows of `LX + 1` and `LX + 8` elements, a negative
             // step.
             ("-DTW=(LX+1)".into(), w, 0),

@@ -710,7 +710,8 @@ fn shifted_row_indices(
 /// (`steps`) and one the same in every row; sums and differences of such
 /// steps of the same value and of values the same in every row;
 /// copies; left shifts by constants. Only values written once, outside
-/// skipped stretches, from such values. The factor is bounded by 2^20.
+/// skipped stretches, from such values, and a step's value written once.
+/// The factor is bounded by 2^20.
 fn value_steps(body: &Program, r: &Rowed, steps: &HashMap<u32, i64>) -> HashMap<u32, (i64, u32)> {
     let ops = body.ops();
     let mut writes: HashMap<u32, u32> = HashMap::new();
@@ -728,6 +729,10 @@ fn value_steps(body: &Program, r: &Rowed, steps: &HashMap<u32, i64>) -> HashMap<
         }
     }
     let rowed = |v: V| r.values.contains(&v.0);
+    // A step's value: the same in every row, and written once, so that
+    // wherever a later row's index reads it, it is the value each row's
+    // own arithmetic read.
+    let symbol = |v: V| !rowed(v) && writes.get(&v.0) == Some(&1);
     let bounded = |f: i64| (f != 0 && f.unsigned_abs() <= MAX_ROW_SHIFT).then_some(f);
     let mut out: HashMap<u32, (i64, u32)> = HashMap::new();
     let mut skipped = 0usize;
@@ -757,12 +762,12 @@ fn value_steps(body: &Program, r: &Rowed, steps: &HashMap<u32, i64>) -> HashMap<
             Op::Copy { a, .. } => of(a).and_then(|x| x.ok()),
             Op::Bin { op: bin, a, b, .. } => match (bin, of(a), of(b)) {
                 (Bin::IMul, Some(Err(c)), _)
-                    if c != 0 && !rowed(b) && !consts.contains_key(&b.0) =>
+                    if c != 0 && symbol(b) && !consts.contains_key(&b.0) =>
                 {
                     bounded(c).map(|f| (f, b.0))
                 }
                 (Bin::IMul, _, Some(Err(c)))
-                    if c != 0 && !rowed(a) && !consts.contains_key(&a.0) =>
+                    if c != 0 && symbol(a) && !consts.contains_key(&a.0) =>
                 {
                     bounded(c).map(|f| (f, a.0))
                 }
