@@ -653,7 +653,7 @@ fn elems(op: &Op) -> Result<(V, i32, V, K, Access, bool), WideError> {
 /// `full`: the access's mask is known to hold all 16 lanes (a full-mask
 /// stretch, `super::held::plan_block`): no mask test. `shift`: the index
 /// is value `.0` plus the constant `.1` lane by lane; when r10 holds
-/// lane 0 of `.0`, an unchecked access through a `__global` buffer
+/// lane 0 of `.0`, an unchecked access (`__global` or `__local`)
 /// addresses from it with a displacement (and r10 keeps it).
 pub(crate) fn emit_access(
     a: &mut CodeAssembler,
@@ -678,10 +678,12 @@ pub(crate) fn emit_access(
         known,
         Known::Offset | Known::FromLane0 | Known::RowOffset(_)
     ) && !(how.uniform && load);
+    // A `__local` buffer takes the shift too: it tests no wrap (an index
+    // that high is outside the arena either way), and an unchecked access
+    // has no bounds test to see the lanes.
     let shift = shift.filter(|(from, c)| {
         lane0
             && how.check.is_none()
-            && how.base == Base::Arg
             && c.unsigned_abs() <= MAX_SHIFT
             && frame.held.has_index(*from)
             && !frame.held.has_index(index)

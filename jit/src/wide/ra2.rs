@@ -1680,7 +1680,7 @@ pub(crate) fn emit_allocated_pooled(
                                         a,
                                         &op,
                                         frame,
-                                        (idx.0, &defs, full, shifts.get(&idx.0).copied()),
+                                        (idx.0, &defs, full, shift_from(&shifts, idx.0, frame)),
                                     )?
                                 }
                                 (Op::RowLane0 { a: x, slot }, Some(frame)) => {
@@ -1872,8 +1872,11 @@ pub(crate) fn sum_slots(alloc: &Allocated) -> Vec<(u32, Base, i32)> {
 /// The values that are another plus a constant, lane by lane (32-bit
 /// `+` or `-` of a splat or pool constant): value → (the other, the
 /// constant), for an access to address from the other's lane 0
-/// (`access::emit_access`).
-fn shifted_values(alloc: &Allocated) -> HashMap<u32, (u32, i32)> {
+/// (`access::emit_access`); then, where the other is itself such a value,
+/// the one it is shifted from with the constants summed, and so on (the
+/// rows in flight's indices, each the previous row's plus a step:
+/// `rows::shifted_row_indices`), the nearest first.
+fn shifted_values(alloc: &Allocated) -> HashMap<u32, Vec<(u32, i32)>> {
     let mut splats: HashMap<u32, u32> = HashMap::default();
     for inst in &alloc.f.insts {
         if let MInst::Op(Op::Splat { d, bits }) = inst {
@@ -1901,11 +1904,33 @@ fn shifted_values(alloc: &Allocated) -> HashMap<u32, (u32, i32)> {
             (Bin::ISub, None, Some(c)) if c != i32::MIN => Some((a.0, -c)),
             _ => None,
         };
-        if let Some(s) = shift {
-            shifts.insert(d.0, s);
+        if let Some((from, c)) = shift {
+            let mut chain = vec![(from, c)];
+            let further: &[(u32, i32)] = shifts.get(&from).map_or(&[], |v: &Vec<_>| v);
+            for &(root, c2) in further {
+                let Some(sum) = c.checked_add(c2) else { break };
+                chain.push((root, sum));
+            }
+            shifts.insert(d.0, chain);
         }
     }
     shifts
+}
+
+/// The value and constant an access's index `idx` is shifted from
+/// ([`shifted_values`]): the nearest whose lane 0 r10 holds, else the
+/// nearest.
+fn shift_from(
+    shifts: &HashMap<u32, Vec<(u32, i32)>>,
+    idx: u32,
+    frame: &super::access::EntryFrame,
+) -> Option<(u32, i32)> {
+    let chain = shifts.get(&idx)?;
+    chain
+        .iter()
+        .copied()
+        .find(|&(from, _)| frame.held.has_index(from))
+        .or_else(|| chain.first().copied())
 }
 
 /// The vregs instruction `i` of `f` defines.

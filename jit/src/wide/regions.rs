@@ -106,6 +106,13 @@ pub struct RegionCode {
     /// address at a displacement (`rows::affine_parts`), in the bodies
     /// that run the most rows.
     pub displaced_loads: usize,
+    /// Accesses of later rows in flight whose index is the previous
+    /// row's plus a step (`rows::shifted_row_indices`), in the bodies that
+    /// run the most rows.
+    pub stepped_indices: usize,
+    /// Regions whose rows in flight store one `$next` for all of them,
+    /// tested once (`rows::one_successor`).
+    pub one_successor: usize,
     /// Set by the selection when the wide code was chosen only for its
     /// rows in flight (a tile loop too light for one chunk at a time):
     /// the fewest rows a region runs in flight. A launch whose groups run
@@ -152,7 +159,8 @@ pub fn compile_regions(
         .iter()
         .flat_map(|b| b.ops())
         .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
-    let same = SameInEveryRow::of(bodies, &lowered.row_steps, Along::Rows);
+    let same = SameInEveryRow::of(bodies, &lowered.row_steps, Along::Rows)
+        .with_save_bytes(lowered.save_bytes);
     let multi: Vec<Vec<InRows>> = if two_d {
         bodies
             .iter()
@@ -421,9 +429,13 @@ pub fn compile_regions(
                     },
                 )?;
                 // The rows' chunks in order (the same lanes: the same ids
-                // of dimension 0).
-                for _ in 0..n {
-                    if let Some(at) = lowered.next_at {
+                // of dimension 0); one test where the rows store one
+                // successor.
+                let one = lowered.next_at.is_some_and(|at| {
+                    super::rows::one_successor(&tier.program, at, tier.rows, lowered.save_bytes)
+                });
+                for row in 0..n {
+                    if let (Some(at), false) = (lowered.next_at, one && row > 0) {
                         next_test(&mut a, &f, at, split).map_err(e)?;
                     }
                     a.add(r14, save_bytes).map_err(e)?;
@@ -638,6 +650,23 @@ pub fn compile_regions(
             .flat_map(|b| b.ops())
             .filter(|op| matches!(op, Op::FmaSum { .. }))
             .count(),
+        stepped_indices: multi
+            .iter()
+            .filter_map(|m| m.first())
+            .map(|m| m.stepped)
+            .sum(),
+        one_successor: match lowered.next_at {
+            Some(at) => multi
+                .iter()
+                .filter(|m| {
+                    !m.is_empty()
+                        && m.iter().all(|t| {
+                            super::rows::one_successor(&t.program, at, t.rows, lowered.save_bytes)
+                        })
+                })
+                .count(),
+            None => 0,
+        },
         displaced_loads: multi
             .iter()
             .filter_map(|m| m.first())

@@ -34,6 +34,7 @@
 //! the lanes that count), and that a load in a region that also stores to
 //! memory may see another row's stores: such a region shares no load.
 
+use super::access::Known;
 use super::entry::{has_checked_access, interleave, invariant_ops, loop_ops, Moves, Shared};
 use super::ra2::{allocate_ra2, written, Allocated};
 use super::{Arg, Bin, EntryStep, Op, Program, WideError, V};
@@ -71,6 +72,9 @@ pub(crate) struct SameInEveryRow {
     /// (`lower::LoweredRegions::row_steps`): the step.
     row_steps: HashMap<i32, i64>,
     along: Along,
+    /// Bytes of one chunk's save area (the next row's is that far on);
+    /// 0 when not known, and later rows then move r14 for every access.
+    save_bytes: i32,
 }
 
 /// The values and masks of one body that depend on the row.
@@ -183,6 +187,13 @@ fn rowed(body: &Program, rowed_slots: &HashSet<i32>, along: Along) -> Rowed {
 }
 
 impl SameInEveryRow {
+    /// With the save area's `bytes` a chunk: a later row's save-area
+    /// accesses address it at a displacement (`displaced_saves`).
+    pub(crate) fn with_save_bytes(mut self, bytes: u32) -> SameInEveryRow {
+        self.save_bytes = i32::try_from(bytes).unwrap_or(0);
+        self
+    }
+
     /// The slots of the regions `bodies` (one save area for all): a fixed
     /// point, since a slot one region stores may feed what another stores.
     /// `row_steps`: the slots' steps from one copy to the next
@@ -220,6 +231,7 @@ impl SameInEveryRow {
                     rowed_slots,
                     row_steps: row_steps.clone(),
                     along,
+                    save_bytes: 0,
                 };
             }
         }
@@ -269,7 +281,7 @@ pub(crate) fn rows_program(
     body: &Program,
     same: &SameInEveryRow,
     rows: u32,
-) -> Result<(Program, usize), WideError> {
+) -> Result<(Program, usize, usize), WideError> {
     let ops = body.ops();
     let (hoisted, inv) = invariant_ops(body);
     let (nv, nk) = body.numbered();
@@ -323,11 +335,19 @@ pub(crate) fn rows_program(
         },
     };
     let next_k = interleave(&rest, &shared, (nv, nk), rows, true, &moves, &mut out)?;
-    // Along chunks, no part is displaced (the steps are of dimension 1's
-    // ids); what only a later copy read still goes.
-    let steps = match same.along {
-        Along::Rows => row_steps(body, same, &r),
-        Along::Chunks => HashMap::new(),
+    let mut fresh = nv * rows;
+    // Along chunks, no part is displaced or stepped (the steps are of
+    // dimension 1's ids, the save areas' displacements a row's); what
+    // only a later copy read still goes.
+    let (out, steps, stepped) = match same.along {
+        Along::Rows => {
+            let out = displaced_saves(out, same.save_bytes);
+            let steps = row_steps(body, same, &r);
+            let by_value = value_steps(body, &r, &steps);
+            let (out, stepped) = shifted_row_indices(out, (&steps, &by_value), nv, &mut fresh);
+            (out, steps, stepped)
+        }
+        Along::Chunks => (out, HashMap::new(), 0),
     };
     let out = affine_parts(out, &steps, nv);
     // A later row's stretch right after another's: one move between
@@ -364,7 +384,7 @@ pub(crate) fn rows_program(
                 )
         })
         .count();
-    Ok((Program::from_ops(out, nv * rows, next_k), loads))
+    Ok((Program::from_ops(out, fresh, next_k), loads, stepped))
 }
 
 /// How much each value of `body` that depends on the row (`r`) grows
@@ -563,6 +583,331 @@ fn affine_parts(ops: Vec<Op>, steps: &HashMap<u32, i64>, nv: u32) -> Vec<Op> {
     drop_unread(ops, unread)
 }
 
+/// A later row's stretch (`NextRow(c)` … `BackRow(c)`) of save-area
+/// accesses only (`Op::Load`, `Op::Broadcast`, `Op::Store` through
+/// r14, matmul's accumulators loaded and stored, `$next` stored, per
+/// row) as the same accesses at `c · save_bytes` bytes further, with no
+/// move of rdi and r14 (two dependent `add`s a row each way, a chain
+/// through r14 across the rows). Offsets past `i32` keep the moves.
+fn displaced_saves(ops: Vec<Op>, save_bytes: i32) -> Vec<Op> {
+    if save_bytes <= 0 {
+        return ops;
+    }
+    let save_only = |op: &Op| {
+        matches!(
+            op,
+            Op::Load { arg: Arg::Save, .. }
+                | Op::Broadcast { arg: Arg::Save, .. }
+                | Op::Store { arg: Arg::Save, .. }
+        )
+    };
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len());
+    let mut i = 0;
+    while i < ops.len() {
+        if let Op::Entry(EntryStep::NextRow(c)) = ops[i] {
+            let end = ops[i + 1..]
+                .iter()
+                .position(|op| matches!(op, Op::Entry(EntryStep::BackRow(_))))
+                .map(|p| i + 1 + p);
+            let inner = end.map(|e| &ops[i + 1..e]);
+            let by = c.checked_mul(save_bytes);
+            if let (Some(e), Some(inner), Some(by)) = (end, inner, by) {
+                let moved = inner.iter().map(|op| {
+                    let shifted = |off: i32| off.checked_add(by);
+                    match *op {
+                        Op::Load { d, arg, off } => {
+                            shifted(off).map(|off| Op::Load { d, arg, off })
+                        }
+                        Op::Broadcast { d, arg, off } => {
+                            shifted(off).map(|off| Op::Broadcast { d, arg, off })
+                        }
+                        Op::Store { a, arg, off } => {
+                            shifted(off).map(|off| Op::Store { a, arg, off })
+                        }
+                        _ => None,
+                    }
+                });
+                let moved: Option<Vec<Op>> = moved.collect();
+                if let (Some(moved), true, true) = (
+                    moved,
+                    ops[e] == Op::Entry(EntryStep::BackRow(c)),
+                    inner.iter().all(save_only),
+                ) {
+                    out.extend(moved);
+                    i = e + 1;
+                    continue;
+                }
+            }
+        }
+        out.push(ops[i].clone());
+        i += 1;
+    }
+    out
+}
+
+/// Later rows' consecutive accesses (`Known::Offset`, `FromLane0`;
+/// unchecked) whose index is the previous row's plus a step: a constant
+/// number of elements (`steps`: matmul's staging stores `ta[ly][lx]`, 16
+/// a row) or a constant times a value the same in every row (`by_value`:
+/// its loads `a[row · n + t + lx]` and `b[(t + ly) · n + col]`, `n` a
+/// row). The later row's index becomes the previous row's plus the step,
+/// one `vpaddd` where it was the row's own arithmetic (`vpmulld`, two
+/// `vpaddd`; the save area's `row` and `ly` reloaded per row), which
+/// `drop_unread` then removes. A constant step is one value for the
+/// rows, set before the body's other operations, and the emitter
+/// (`ra2::shifted_values`, `access::emit_access`'s shift) addresses the
+/// later row's access from the first row's lane 0 in r10 with a
+/// displacement, no `vmovd`/`movsxd` of its own.
+///
+/// The lanes hold the values they held (the steps are modulo 2^32, as
+/// the lanes hold the index), so every path of the access, its 32-bit
+/// wrap test included, sees what it saw. Only an index written once, by
+/// a pure operation, after the previous row's index, itself written once
+/// (the copies' `ops`, value `v` of copy `c` numbered `v + c · nv`); new
+/// values are numbered from `fresh`.
+fn shifted_row_indices(
+    ops: Vec<Op>,
+    (steps, by_value): (&HashMap<u32, i64>, &HashMap<u32, (i64, u32)>),
+    nv: u32,
+    fresh: &mut u32,
+) -> (Vec<Op>, usize) {
+    if nv == 0 {
+        return (ops, 0);
+    }
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    for op in &ops {
+        for v in written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: u32| writes.get(&v) == Some(&1);
+    // The step of a row's index from the previous row's.
+    enum Step {
+        Elems(i64),
+        Times(i64, u32),
+    }
+    // Index value → (the previous row's value, the step).
+    let mut chained: HashMap<u32, (u32, Step)> = HashMap::new();
+    for op in &ops {
+        let (Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }) = op else {
+            continue;
+        };
+        let load = matches!(op, Op::LoadElems { .. });
+        let (c, first) = (idx.0 / nv, idx.0 % nv);
+        if c == 0
+            || !how.consecutive
+            || !matches!(how.known, Known::Offset | Known::FromLane0)
+            || how.check.is_some()
+            || (how.uniform && load)
+            || !once(idx.0)
+            || !once(idx.0 - nv)
+        {
+            continue;
+        }
+        let step = match (steps.get(&first), by_value.get(&first)) {
+            (Some(&e), _) if e != 0 && e.unsigned_abs() <= MAX_ROW_SHIFT => Step::Elems(e),
+            (None, Some(&(f, s))) => Step::Times(f, s),
+            _ => continue,
+        };
+        chained.insert(idx.0, (idx.0 - nv, step));
+    }
+    if chained.is_empty() {
+        return (ops, 0);
+    }
+    let mut stepped = 0usize;
+    // The constant steps, one value each, before everything else.
+    let mut consts: HashMap<i64, V> = HashMap::new();
+    let mut out: Vec<Op> = Vec::with_capacity(ops.len() + chained.len());
+    for (_, step) in chained.values() {
+        if let Step::Elems(e) = *step {
+            consts.entry(e).or_insert_with(|| {
+                let k = V(*fresh);
+                *fresh += 1;
+                out.push(Op::Splat {
+                    d: k,
+                    bits: e as i32 as u32,
+                });
+                k
+            });
+        }
+    }
+    let mut seen: HashSet<u32> = HashSet::new();
+    for op in ops {
+        let (wv, wk) = written(&op);
+        let target = match wv.as_slice() {
+            [x] if wk.is_empty() && pure(&op) => chained.get(x).map(|t| (*x, t)),
+            _ => None,
+        };
+        let Some((x, (prev, step))) = target.filter(|(_, (prev, _))| seen.contains(prev)) else {
+            seen.extend(wv);
+            out.push(op);
+            continue;
+        };
+        let (bin, by) = match *step {
+            Step::Elems(e) => (Bin::IAdd, consts[&e]),
+            Step::Times(f, s) => {
+                let (bin, f) = if f < 0 {
+                    (Bin::ISub, -f)
+                } else {
+                    (Bin::IAdd, f)
+                };
+                if f == 1 {
+                    (bin, V(s))
+                } else {
+                    let (k, t) = (V(*fresh), V(*fresh + 1));
+                    *fresh += 2;
+                    out.push(Op::Splat {
+                        d: k,
+                        bits: f as i32 as u32,
+                    });
+                    out.push(Op::Bin {
+                        op: Bin::IMul,
+                        d: t,
+                        a: V(s),
+                        b: k,
+                    });
+                    (bin, t)
+                }
+            }
+        };
+        out.push(Op::Bin {
+            op: bin,
+            d: V(x),
+            a: V(*prev),
+            b: by,
+        });
+        stepped += 1;
+        seen.extend(wv);
+    }
+    (out, stepped)
+}
+
+/// The values of `body` depending on the row (`r`) whose step from one
+/// row to the next is a constant times a value the same in every row
+/// (matmul's `row · n + t + lx`, `(t + ly) · n + col`: `n`), modulo 2^32
+/// as the lanes hold them: a product of a value with a constant step
+/// (`steps`) and one the same in every row; sums and differences of such
+/// steps of the same value and of values the same in every row;
+/// copies; left shifts by constants. Only values written once, outside
+/// skipped stretches, from such values, and a step's value written once.
+/// The factor is bounded by 2^20.
+fn value_steps(body: &Program, r: &Rowed, steps: &HashMap<u32, i64>) -> HashMap<u32, (i64, u32)> {
+    let ops = body.ops();
+    let mut writes: HashMap<u32, u32> = HashMap::new();
+    let mut consts: HashMap<u32, i64> = HashMap::new();
+    for op in ops {
+        for v in written(op).0 {
+            *writes.entry(v).or_default() += 1;
+        }
+    }
+    for op in ops {
+        if let Op::Splat { d, bits } = *op {
+            if writes.get(&d.0) == Some(&1) {
+                consts.insert(d.0, i64::from(bits as i32));
+            }
+        }
+    }
+    let rowed = |v: V| r.values.contains(&v.0);
+    // A step's value: the same in every row, and written once, so that
+    // wherever a later row's index reads it, it is the value each row's
+    // own arithmetic read.
+    let symbol = |v: V| !rowed(v) && writes.get(&v.0) == Some(&1);
+    let bounded = |f: i64| (f != 0 && f.unsigned_abs() <= MAX_ROW_SHIFT).then_some(f);
+    let mut out: HashMap<u32, (i64, u32)> = HashMap::new();
+    let mut skipped = 0usize;
+    for op in ops {
+        match op {
+            Op::IfAny { .. } => skipped += 1,
+            Op::EndIf => skipped = skipped.saturating_sub(1),
+            _ => {}
+        }
+        let (wv, wk) = written(op);
+        let [d] = wv.as_slice() else { continue };
+        if skipped > 0 || !wk.is_empty() || writes.get(d) != Some(&1) || !rowed(V(*d)) {
+            continue;
+        }
+        // Of an input: `Some(Ok((f, s)))` a step of `f · s`, `Some(Err(c))`
+        // a constant step (0 for a value the same in every row).
+        let of = |v: V| -> Option<Result<(i64, u32), i64>> {
+            if !rowed(v) {
+                Some(Err(0))
+            } else if let Some(&fs) = out.get(&v.0) {
+                Some(Ok(fs))
+            } else {
+                steps.get(&v.0).map(|&c| Err(c))
+            }
+        };
+        let step = match *op {
+            Op::Copy { a, .. } => of(a).and_then(|x| x.ok()),
+            Op::Bin { op: bin, a, b, .. } => match (bin, of(a), of(b)) {
+                (Bin::IMul, Some(Err(c)), _)
+                    if c != 0 && symbol(b) && !consts.contains_key(&b.0) =>
+                {
+                    bounded(c).map(|f| (f, b.0))
+                }
+                (Bin::IMul, _, Some(Err(c)))
+                    if c != 0 && symbol(a) && !consts.contains_key(&a.0) =>
+                {
+                    bounded(c).map(|f| (f, a.0))
+                }
+                (Bin::IMul, Some(Ok((f, s))), _) => consts
+                    .get(&b.0)
+                    .and_then(|&c| f.checked_mul(c))
+                    .and_then(bounded)
+                    .map(|f| (f, s)),
+                (Bin::IMul, _, Some(Ok((f, s)))) => consts
+                    .get(&a.0)
+                    .and_then(|&c| f.checked_mul(c))
+                    .and_then(bounded)
+                    .map(|f| (f, s)),
+                (Bin::IAdd | Bin::ISub, Some(x), Some(y)) => {
+                    let neg = bin == Bin::ISub;
+                    match (x, y) {
+                        (Ok(fs), Err(0)) => Some(fs),
+                        (Err(0), Ok((f, s))) => bounded(if neg { -f } else { f }).map(|f| (f, s)),
+                        (Ok((f, s)), Ok((g, t))) if s == t => {
+                            bounded(if neg { f - g } else { f + g }).map(|f| (f, s))
+                        }
+                        _ => None,
+                    }
+                }
+                (Bin::Shl, Some(Ok((f, s))), _) => consts
+                    .get(&b.0)
+                    .filter(|c| (0..31).contains(*c))
+                    .and_then(|&c| f.checked_mul(1 << c))
+                    .and_then(bounded)
+                    .map(|f| (f, s)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(fs) = step {
+            out.insert(*d, fs);
+        }
+    }
+    out
+}
+
+/// The most elements a later row's index may lie past the first row's
+/// for [`shifted_row_indices`] (`access`'s own bound on a shift).
+const MAX_ROW_SHIFT: u64 = 1 << 20;
+
+/// Whether `op` only computes the values it writes (no memory, no
+/// control, no mask): one [`drop_unread`] may remove and
+/// [`shifted_row_indices`] may replace.
+fn pure(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Bin { .. }
+            | Op::Copy { .. }
+            | Op::Splat { .. }
+            | Op::Load { .. }
+            | Op::Broadcast { .. }
+            | Op::GlobalId { .. }
+            | Op::Convert { .. }
+    )
+}
+
 /// `ops` without the operations that compute only values no one reads
 /// any more, from `candidates` back through what only they read: each an
 /// operation that writes one value and has no other effect (arithmetic,
@@ -571,18 +916,6 @@ fn affine_parts(ops: Vec<Op>, steps: &HashMap<u32, i64>, nv: u32) -> Vec<Op> {
 /// move of the entry's registers with nothing left between it and its
 /// move back goes too.
 fn drop_unread(ops: Vec<Op>, mut candidates: Vec<u32>) -> Vec<Op> {
-    let pure = |op: &Op| {
-        matches!(
-            op,
-            Op::Bin { .. }
-                | Op::Copy { .. }
-                | Op::Splat { .. }
-                | Op::Load { .. }
-                | Op::Broadcast { .. }
-                | Op::GlobalId { .. }
-                | Op::Convert { .. }
-        )
-    };
     let mut gone = vec![false; ops.len()];
     let mut named_by: HashMap<u32, Vec<usize>> = HashMap::new();
     for (i, op) in ops.iter().enumerate() {
@@ -637,6 +970,67 @@ fn drop_unread(ops: Vec<Op>, mut candidates: Vec<u32>) -> Vec<Op> {
     out
 }
 
+/// Whether the rows in flight of `program` (`rows` copies) all store one
+/// value, the same in every row, to the save-area slot at `at` (a region
+/// graph's `$next`, whose agreement the entry tests after each row's
+/// chunk): one store per row, outside skipped stretches and loops, of one
+/// value that nothing writes between the first and the last. The rows'
+/// chunks have the same running lanes, so the rows' successors are then
+/// the same values in the same lanes, and the first row's test decides
+/// for all of them (a split found there is reported as before; after it
+/// passes, the others' would).
+pub(crate) fn one_successor(program: &Program, at: i32, rows: u32, save_bytes: u32) -> bool {
+    let save_bytes = i32::try_from(save_bytes).unwrap_or(0);
+    let mut row = 0i32;
+    let mut depth = 0usize;
+    let mut value: Option<V> = None;
+    let mut stored: Vec<i32> = Vec::new();
+    for op in program.ops() {
+        match *op {
+            Op::Entry(EntryStep::NextRow(n)) => row += n,
+            Op::Entry(EntryStep::BackRow(n)) => row -= n,
+            Op::IfAny { .. } | Op::IfEntry(_) | Op::Loop => depth += 1,
+            Op::EndIf | Op::WhileAny { .. } | Op::WhileCount { .. } | Op::WhileEntry(_) => {
+                depth = depth.saturating_sub(1)
+            }
+            // A later row's store displaced by whole save areas
+            // (`displaced_saves`).
+            Op::Store {
+                a,
+                arg: Arg::Save,
+                off,
+            } if off == at
+                || (save_bytes > 0
+                    && off > at
+                    && (off - at) % save_bytes == 0
+                    && (off - at) / save_bytes < rows as i32) =>
+            {
+                let row = row
+                    + if off == at {
+                        0
+                    } else {
+                        (off - at) / save_bytes
+                    };
+                if depth > 0 || value.is_some_and(|v| v != a) || stored.contains(&row) {
+                    return false;
+                }
+                value = Some(a);
+                stored.push(row);
+            }
+            _ => {
+                if let Some(v) = value {
+                    // Written after a row stored it: the rows may differ.
+                    if stored.len() < rows as usize && written(op).0.contains(&v.0) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    stored.sort_unstable();
+    stored == (0..rows as i32).collect::<Vec<_>>()
+}
+
 /// A region's body with rows in flight.
 pub(crate) struct InRows {
     /// Rows in flight.
@@ -645,6 +1039,9 @@ pub(crate) struct InRows {
     pub alloc: Allocated,
     /// Loads of the body the rows share.
     pub shared_loads: usize,
+    /// Later rows' access indices taken as the previous row's plus a
+    /// step (`shifted_row_indices`).
+    pub stepped: usize,
 }
 
 /// Whether a loop of `body` sits inside a skipped stretch (`IfAny`):
@@ -699,7 +1096,7 @@ pub(crate) fn rows_for(
         if n == 8 && !looped {
             continue;
         }
-        let (program, shared_loads) = rows_program(body, same, n)?;
+        let (program, shared_loads, stepped) = rows_program(body, same, n)?;
         let alloc = allocate_ra2(&program)?;
         // Chunks in flight may add one move per 8 operations of the
         // loops: they share the loop's control and its loads the same in
@@ -723,6 +1120,7 @@ pub(crate) fn rows_for(
                 program,
                 alloc,
                 shared_loads,
+                stepped,
             });
             let more = match same.along {
                 Along::Rows => tiers[0].rows == 8,
@@ -736,4 +1134,105 @@ pub(crate) fn rows_for(
         }
     }
     Ok(tiers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(v: u32, off: i32) -> Op {
+        Op::Store {
+            a: V(v),
+            arg: Arg::Save,
+            off,
+        }
+    }
+
+    fn row(c: i32, inner: Vec<Op>) -> Vec<Op> {
+        let mut ops = vec![Op::Entry(EntryStep::NextRow(c))];
+        ops.extend(inner);
+        ops.push(Op::Entry(EntryStep::BackRow(c)));
+        ops
+    }
+
+    #[test]
+    fn a_later_rows_save_area_accesses_move_by_whole_save_areas() {
+        let ops = row(
+            2,
+            vec![
+                store(0, 64),
+                Op::Load {
+                    d: V(1),
+                    arg: Arg::Save,
+                    off: 128,
+                },
+            ],
+        );
+        assert_eq!(
+            displaced_saves(ops, 704),
+            vec![
+                store(0, 64 + 2 * 704),
+                Op::Load {
+                    d: V(1),
+                    arg: Arg::Save,
+                    off: 128 + 2 * 704,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stretch_that_reads_the_rows_id_or_no_known_size_keeps_its_moves() {
+        // The id of dimension 1 is the row's register: the stretch keeps
+        // the move for it (and for its save-area access).
+        let ops = row(1, vec![store(0, 64), Op::GlobalId { d: V(2), dim: 1 }]);
+        assert_eq!(displaced_saves(ops.clone(), 704), ops);
+        // An argument access is the same in every row, but only
+        // save-area stretches move.
+        let args = row(
+            1,
+            vec![Op::Load {
+                d: V(1),
+                arg: Arg::Args,
+                off: 8,
+            }],
+        );
+        assert_eq!(displaced_saves(args.clone(), 704), args);
+        let ops = row(1, vec![store(0, 64)]);
+        assert_eq!(displaced_saves(ops.clone(), 0), ops);
+    }
+
+    #[test]
+    fn one_successor_needs_one_value_stored_by_every_row() {
+        let (at, sb) = (640, 704u32);
+        // Displaced stores of one value for rows 0..4.
+        let one: Vec<Op> = (0..4).map(|c| store(7, at + c * sb as i32)).collect();
+        assert!(one_successor(&Program::from_ops(one, 8, 0), at, 4, sb));
+        // The same through the row moves.
+        let mut moved = vec![store(7, at)];
+        for c in 1..4 {
+            moved.extend(row(c, vec![store(7, at)]));
+        }
+        assert!(one_successor(&Program::from_ops(moved, 8, 0), at, 4, sb));
+        // A row's own value, a missing row, a store under a loop, or the
+        // value written between the stores: each row keeps its test.
+        let own: Vec<Op> = (0..4)
+            .map(|c| store(7 + c as u32, at + c * sb as i32))
+            .collect();
+        assert!(!one_successor(&Program::from_ops(own, 16, 0), at, 4, sb));
+        let three: Vec<Op> = (0..3).map(|c| store(7, at + c * sb as i32)).collect();
+        assert!(!one_successor(&Program::from_ops(three, 8, 0), at, 4, sb));
+        let mut looped = vec![Op::Loop];
+        looped.extend((0..4).map(|c| store(7, at + c * sb as i32)));
+        assert!(!one_successor(&Program::from_ops(looped, 8, 0), at, 4, sb));
+        let mut rewritten = vec![store(7, at)];
+        rewritten.push(Op::Splat { d: V(7), bits: 1 });
+        rewritten.extend((1..4).map(|c| store(7, at + c * sb as i32)));
+        assert!(!one_successor(
+            &Program::from_ops(rewritten, 8, 0),
+            at,
+            4,
+            sb
+        ));
+    }
 }

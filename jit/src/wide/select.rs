@@ -149,6 +149,18 @@ impl Choice {
                 if r.fused_loads > 0 {
                     checked += &format!("; {} loads fused into FMAs", r.fused_loads);
                 }
+                if r.stepped_indices > 0 {
+                    checked += &format!(
+                        "; {} later rows' indices as the previous row's plus a step",
+                        r.stepped_indices
+                    );
+                }
+                if r.one_successor > 0 {
+                    checked += &format!(
+                        "; one barrier successor test for the rows in {} regions",
+                        r.one_successor
+                    );
+                }
                 if r.displaced_loads > 0 {
                     checked += &format!(
                         "; {} later rows' loads at a displacement from the first row's address",
