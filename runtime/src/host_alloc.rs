@@ -292,7 +292,7 @@ impl AlignedBytes {
 /// a block past that is unmapped as before.
 static KEPT: std::sync::Mutex<Vec<memmap2::MmapMut>> = std::sync::Mutex::new(Vec::new());
 
-/// The most bytes of mappings [`KEPT`] holds.
+/// The most bytes of mappings the kept list holds (`KEPT`).
 pub const KEPT_BYTES: usize = 16 << 20;
 
 /// A kept mapping of at least `total` bytes and at most two pages more
