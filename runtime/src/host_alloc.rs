@@ -305,15 +305,20 @@ fn kept_mapping(total: usize) -> Option<memmap2::MmapMut> {
     Some(kept.swap_remove(at))
 }
 
-/// Keeps `mapping` in [`KEPT`] when it fits, else unmaps it.
+/// Keeps `mapping` in [`KEPT`] when it fits, else unmaps it (outside the
+/// lock: `munmap` is a system call).
 fn keep_mapping(mapping: memmap2::MmapMut) {
-    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    let held: usize = kept.iter().map(|m| m.len()).sum();
-    if held + mapping.len() <= KEPT_BYTES {
-        kept.push(mapping);
-    }
-    // Otherwise dropped (unmapped) here, after the lock's guard is made
-    // and before it is released: the order does not matter.
+    let unkept = {
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let held: usize = kept.iter().map(|m| m.len()).sum();
+        if held + mapping.len() <= KEPT_BYTES {
+            kept.push(mapping);
+            None
+        } else {
+            Some(mapping)
+        }
+    };
+    drop(unkept);
 }
 
 impl Drop for AlignedBytes {
