@@ -314,16 +314,6 @@ fn varying_access(func: &Function, uni: &Uniformity, stmts: &[Stmt]) -> bool {
     })
 }
 
-fn has_return(b: &Block) -> bool {
-    b.0.iter().any(|s| match s {
-        Stmt::Return(_) => true,
-        Stmt::If { then_, else_, .. } => has_return(then_) || has_return(else_),
-        Stmt::Loop { body, continuing } => has_return(body) || has_return(continuing),
-        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_return(&c.body)),
-        _ => false,
-    })
-}
-
 /// Bytes a saved value or variable takes per chunk (each component as W
 /// 8-byte lanes, enough for any representation).
 fn save_size(ty: &vecl_ir::Type, w: u32) -> u32 {
@@ -402,7 +392,7 @@ pub(crate) fn lower_kernel(
         .split(|s| matches!(s, Stmt::Barrier(..)))
         .collect();
     let barrier_mode = regions.len() > 1;
-    let returns = has_return(&func.body);
+    let returns = super::control::has_return(&func.body);
     let private = private_layout_or_refusal(module, func, w)?;
 
     // Context layout per chunk: alive mask, saved values, variables, private memory.

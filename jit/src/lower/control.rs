@@ -36,7 +36,7 @@ fn has_exit(s: &Stmt) -> bool {
 }
 
 /// Whether a block holds a `return`, at any depth.
-fn has_return(b: &Block) -> bool {
+pub(super) fn has_return(b: &Block) -> bool {
     b.0.iter().any(|s| match s {
         Stmt::Return(_) => true,
         Stmt::If { then_, else_, .. } => has_return(then_) || has_return(else_),
