@@ -34,7 +34,7 @@ use super::entry::{
     KernelEntry, MemoryCounts,
 };
 use super::lower::LoweredRegions;
-use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt, EntryCode};
+use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt, EntryCode, EntrySteps};
 use super::rows::{Along, InRows, SameInEveryRow};
 use super::{EntryStep, Op, Program, WideError};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, LOCAL_ID_BITS};
@@ -416,18 +416,7 @@ pub fn compile_regions(
                 a.cmp(rax, r8).map_err(e)?;
                 a.jae(fewer).map_err(e)?;
                 a.mov(r15, rbp).map_err(e)?;
-                chunk_lanes(&mut a).map_err(e)?;
-                emit_allocated(
-                    &mut a,
-                    &tier.alloc,
-                    &mut EmitAt {
-                        release_frame: 0,
-                        cancel: Some(cancelled),
-                        entry: Some(&mut frame),
-                        steps: Some(&mut steps),
-                        fold_latches: false,
-                    },
-                )?;
+                chunk_body(&mut a, &tier.alloc, &mut frame, Some(&mut steps), cancelled)?;
                 // The rows' chunks in order (the same lanes: the same ids
                 // of dimension 0); one test where the rows store one
                 // successor.
@@ -490,18 +479,7 @@ pub fn compile_regions(
             a.lea(rax, qword_ptr(r15 + 16 * n)).map_err(e)?;
             a.cmp(rax, rsi).map_err(e)?;
             a.ja(fewer).map_err(e)?;
-            chunk_lanes(&mut a).map_err(e)?;
-            emit_allocated(
-                &mut a,
-                &tier.alloc,
-                &mut EmitAt {
-                    release_frame: 0,
-                    cancel: Some(cancelled),
-                    entry: Some(&mut frame),
-                    steps: Some(&mut steps),
-                    fold_latches: false,
-                },
-            )?;
+            chunk_body(&mut a, &tier.alloc, &mut frame, Some(&mut steps), cancelled)?;
             // The chunks' `$next` tests in order (all 16 lanes in each).
             for _ in 0..n {
                 if let Some(at) = lowered.next_at {
@@ -766,6 +744,24 @@ fn one_chunk(
     next: Option<(&Frame, i32, (CodeLabel, CodeLabel))>,
     save_bytes: i32,
 ) -> Result<(), WideError> {
+    chunk_body(a, alloc, frame, None, cancelled)?;
+    if let Some((f, at, split)) = next {
+        next_test(a, f, at, split).map_err(asm_err)?;
+    }
+    a.add(r14, save_bytes).map_err(asm_err)?;
+    Ok(())
+}
+
+/// The chunk at r15, or the chunks or rows in flight from it: its running
+/// lanes (`chunk_lanes`), then the allocated body with the entry's frame
+/// and, for copies in flight, the entry's steps between them.
+fn chunk_body<'f>(
+    a: &mut CodeAssembler,
+    alloc: &Allocated,
+    frame: &'f mut EntryFrame,
+    steps: Option<&'f mut EntrySteps<'f>>,
+    cancelled: CodeLabel,
+) -> Result<(), WideError> {
     chunk_lanes(a).map_err(asm_err)?;
     emit_allocated(
         a,
@@ -774,14 +770,10 @@ fn one_chunk(
             release_frame: 0,
             cancel: Some(cancelled),
             entry: Some(frame),
-            steps: None,
+            steps,
             fold_latches: false,
         },
     )?;
-    if let Some((f, at, split)) = next {
-        next_test(a, f, at, split).map_err(asm_err)?;
-    }
-    a.add(r14, save_bytes).map_err(asm_err)?;
     Ok(())
 }
 
