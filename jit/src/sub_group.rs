@@ -36,11 +36,27 @@ trait Elem: Copy + PartialEq {
     fn op(op: SubGroupOp, a: Self, b: Self) -> Self;
     fn identity(op: SubGroupOp) -> Self;
     fn zero() -> Self;
+    /// An inclusive (or exclusive) `add` scan over `n` slots at `p` done
+    /// in vectors, where this type has one: `false` leaves the slots alone
+    /// for the caller's loop (floats, whose sum keeps the sequential
+    /// order).
+    ///
+    /// # Safety
+    /// `p` must hold `n` slots of this type.
+    unsafe fn scan_add(_p: *mut u8, _n: usize, _exclusive: bool) -> bool {
+        false
+    }
 }
 
 macro_rules! int_elem {
-    ($t:ty) => {
+    ($t:ty, $scan:ident) => {
         impl Elem for $t {
+            #[cfg(target_arch = "x86_64")]
+            unsafe fn scan_add(p: *mut u8, n: usize, exclusive: bool) -> bool {
+                // SAFETY: as the caller promises.
+                unsafe { $scan(p, n, exclusive) };
+                true
+            }
             fn op(op: SubGroupOp, a: $t, b: $t) -> $t {
                 let t = |x: bool| <$t>::from(x);
                 match op {
@@ -83,10 +99,10 @@ macro_rules! int_elem {
         }
     };
 }
-int_elem!(i32);
-int_elem!(u32);
-int_elem!(i64);
-int_elem!(u64);
+int_elem!(i32, scan_add_32);
+int_elem!(u32, scan_add_32);
+int_elem!(i64, scan_add_64);
+int_elem!(u64, scan_add_64);
 
 macro_rules! float_elem {
     ($t:ty) => {
@@ -413,6 +429,28 @@ pub(crate) unsafe extern "C" fn vecl_work_group_combine(
 /// # Safety
 /// As [`vecl_work_group_combine`].
 unsafe fn combine<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize) {
+    // One copy of the loop per operator, so the loop has no dispatch in
+    // it (an indirect jump per slot otherwise).
+    macro_rules! each_op {
+        ($($op:ident),*) => {
+            match op {
+                $(SubGroupOp::$op => {
+                    // SAFETY: as the caller promises.
+                    unsafe { combine_op::<T>(kind, SubGroupOp::$op, scratch, n) }
+                })*
+            }
+        };
+    }
+    each_op!(Add, Mul, Min, Max, And, Or, Xor, LogicalAnd, LogicalOr, LogicalXor)
+}
+
+/// [`combine`] for one operator, inlined into each arm so that `op` is a
+/// constant there.
+///
+/// # Safety
+/// As [`vecl_work_group_combine`].
+#[inline(always)]
+unsafe fn combine_op<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize) {
     let slot = |i: usize| scratch.wrapping_add(std::mem::size_of::<T>() * i) as *mut T;
     // SAFETY: slots 0..=RESULT_SLOT are in the scratch area.
     let get = |i: usize| unsafe { slot(i).read_unaligned() };
@@ -425,12 +463,23 @@ unsafe fn combine<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize
             (0..n).fold(T::identity(op), |a, i| T::op(op, a, get(i))),
         ),
         1 | 2 => {
+            let exclusive = kind == 2;
+            // SAFETY: as the caller promises.
+            if op == SubGroupOp::Add && unsafe { T::scan_add(scratch, n, exclusive) } {
+                return;
+            }
             let mut acc = T::identity(op);
-            for i in 0..n {
-                let x = get(i);
-                let before = acc;
-                acc = T::op(op, acc, x);
-                put(i, if kind == 2 { before } else { acc });
+            if exclusive {
+                for i in 0..n {
+                    let x = get(i);
+                    put(i, acc);
+                    acc = T::op(op, acc, x);
+                }
+            } else {
+                for i in 0..n {
+                    acc = T::op(op, acc, get(i));
+                    put(i, acc);
+                }
             }
         }
         _ => {
@@ -447,6 +496,91 @@ unsafe fn combine<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize
     }
 }
 
+/// An inclusive (or exclusive) wrapping sum over `n` 32-bit slots at `p`,
+/// eight at a time: the prefix within each vector of four by two shifted
+/// adds, the first vector's total added to the second, then the running
+/// total of the slots before them. The running total's chain is one add
+/// per eight slots; the rest of the work is independent of it.
+///
+/// # Safety
+/// `p` must hold `n` 32-bit slots.
+#[cfg(target_arch = "x86_64")]
+unsafe fn scan_add_32(p: *mut u8, n: usize, exclusive: bool) {
+    use std::arch::x86_64::*;
+    let p = p as *mut i32;
+    // SAFETY: SSE2 is part of x86-64; every access is within `n` slots.
+    unsafe {
+        let prefix = |x: __m128i| {
+            let s = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
+            _mm_add_epi32(s, _mm_slli_si128::<8>(s))
+        };
+        let mut carry = _mm_setzero_si128();
+        let mut i = 0;
+        while i + 8 <= n {
+            let at0 = p.add(i) as *mut __m128i;
+            let at1 = p.add(i + 4) as *mut __m128i;
+            let x0 = _mm_loadu_si128(at0);
+            let x1 = _mm_loadu_si128(at1);
+            let s0 = prefix(x0);
+            let s1 = _mm_add_epi32(prefix(x1), _mm_shuffle_epi32::<0xFF>(s0));
+            let i0 = _mm_add_epi32(s0, carry);
+            let i1 = _mm_add_epi32(s1, carry);
+            carry = _mm_add_epi32(carry, _mm_shuffle_epi32::<0xFF>(s1));
+            if exclusive {
+                _mm_storeu_si128(at0, _mm_sub_epi32(i0, x0));
+                _mm_storeu_si128(at1, _mm_sub_epi32(i1, x1));
+            } else {
+                _mm_storeu_si128(at0, i0);
+                _mm_storeu_si128(at1, i1);
+            }
+            i += 8;
+        }
+        let mut acc = _mm_cvtsi128_si32(carry);
+        while i < n {
+            let x = p.add(i).read_unaligned();
+            let next = acc.wrapping_add(x);
+            p.add(i).write_unaligned(if exclusive { acc } else { next });
+            acc = next;
+            i += 1;
+        }
+    }
+}
+
+/// [`scan_add_32`] for 64-bit slots, two at a time.
+///
+/// # Safety
+/// `p` must hold `n` 64-bit slots.
+#[cfg(target_arch = "x86_64")]
+unsafe fn scan_add_64(p: *mut u8, n: usize, exclusive: bool) {
+    use std::arch::x86_64::*;
+    let p = p as *mut i64;
+    // SAFETY: SSE2 is part of x86-64; every access is within `n` slots.
+    unsafe {
+        let mut carry = _mm_setzero_si128();
+        let mut i = 0;
+        while i + 2 <= n {
+            let at = p.add(i) as *mut __m128i;
+            let x = _mm_loadu_si128(at);
+            let s = _mm_add_epi64(x, _mm_slli_si128::<8>(x));
+            let inclusive = _mm_add_epi64(s, carry);
+            let out = if exclusive {
+                _mm_sub_epi64(inclusive, x)
+            } else {
+                inclusive
+            };
+            _mm_storeu_si128(at, out);
+            carry = _mm_unpackhi_epi64(inclusive, inclusive);
+            i += 2;
+        }
+        if i < n {
+            let acc = _mm_cvtsi128_si64(carry);
+            let x = p.add(i).read_unaligned();
+            p.add(i)
+                .write_unaligned(if exclusive { acc } else { acc.wrapping_add(x) });
+        }
+    }
+}
+
 /// The symbols of this module.
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
@@ -458,4 +592,143 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
             vecl_work_group_combine as *const u8,
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collectives::RESULT_SLOT;
+
+    /// The sequential scan the vector loops must agree with.
+    fn reference<T: Elem>(xs: &[T], op: SubGroupOp, exclusive: bool) -> Vec<T> {
+        let mut acc = T::identity(op);
+        xs.iter()
+            .map(|&x| {
+                let before = acc;
+                acc = T::op(op, acc, x);
+                if exclusive {
+                    before
+                } else {
+                    acc
+                }
+            })
+            .collect()
+    }
+
+    /// Runs the combine over `xs` in a scratch area of its real size.
+    fn combined<T: Elem + Default>(xs: &[T], kind: u32, op: SubGroupOp, elem: u32) -> Vec<T> {
+        let mut scratch = vec![0u64; RESULT_SLOT + 1];
+        let base = scratch.as_mut_ptr() as *mut T;
+        for (i, &x) in xs.iter().enumerate() {
+            // SAFETY: `xs` fits the scratch area (at most RESULT_SLOT slots).
+            unsafe { base.add(i).write(x) };
+        }
+        // SAFETY: the scratch area has RESULT_SLOT + 1 slots of 8 bytes.
+        unsafe { vecl_work_group_combine(kind, op.code(), elem, base as *mut u8, xs.len() as u64) };
+        // SAFETY: as above.
+        (0..xs.len())
+            .map(|i| unsafe { base.add(i).read() })
+            .collect()
+    }
+
+    /// Values that wrap when summed, from a small generator.
+    fn values(n: usize, seed: u64) -> Vec<u64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s ^ (s >> 29)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn integer_add_scans_agree_with_the_sequential_scan_at_every_length() {
+        let lengths = (0..=40).chain([63, 64, 65, 255, 256, 257, 1000, 1024]);
+        for n in lengths {
+            for (kind, exclusive) in [(1, false), (2, true)] {
+                let v = values(n, n as u64 + 7);
+                let xs: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+                assert_eq!(
+                    combined(&xs, kind, SubGroupOp::Add, ELEM_I32),
+                    reference(&xs, SubGroupOp::Add, exclusive),
+                    "i32, n = {n}, exclusive = {exclusive}"
+                );
+                let xs: Vec<u32> = v.iter().map(|&x| x as u32).collect();
+                assert_eq!(
+                    combined(&xs, kind, SubGroupOp::Add, ELEM_U32),
+                    reference(&xs, SubGroupOp::Add, exclusive),
+                    "u32, n = {n}, exclusive = {exclusive}"
+                );
+                let xs: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+                assert_eq!(
+                    combined(&xs, kind, SubGroupOp::Add, ELEM_I64),
+                    reference(&xs, SubGroupOp::Add, exclusive),
+                    "i64, n = {n}, exclusive = {exclusive}"
+                );
+                let xs: Vec<u64> = v.clone();
+                assert_eq!(
+                    combined(&xs, kind, SubGroupOp::Add, ELEM_U64),
+                    reference(&xs, SubGroupOp::Add, exclusive),
+                    "u64, n = {n}, exclusive = {exclusive}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn other_operators_and_float_sums_keep_the_sequential_order() {
+        let v = values(257, 3);
+        let ints: Vec<i32> = v.iter().map(|&x| x as i32 >> 3).collect();
+        let floats: Vec<f32> = v.iter().map(|&x| (x as i32 >> 8) as f32 * 1e-3).collect();
+        for op in [
+            SubGroupOp::Add,
+            SubGroupOp::Mul,
+            SubGroupOp::Min,
+            SubGroupOp::Max,
+            SubGroupOp::And,
+            SubGroupOp::Or,
+            SubGroupOp::Xor,
+            SubGroupOp::LogicalAnd,
+            SubGroupOp::LogicalOr,
+            SubGroupOp::LogicalXor,
+        ] {
+            for (kind, exclusive) in [(1, false), (2, true)] {
+                assert_eq!(
+                    combined(&ints, kind, op, ELEM_I32),
+                    reference(&ints, op, exclusive),
+                    "{op:?}"
+                );
+            }
+        }
+        for op in [
+            SubGroupOp::Add,
+            SubGroupOp::Mul,
+            SubGroupOp::Min,
+            SubGroupOp::Max,
+        ] {
+            for (kind, exclusive) in [(1, false), (2, true)] {
+                let got = combined(&floats, kind, op, ELEM_F32);
+                let want = reference(&floats, op, exclusive);
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "{op:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_reduction_writes_the_result_slot() {
+        let xs: Vec<i64> = values(300, 11).iter().map(|&x| x as i64).collect();
+        let mut scratch = vec![0u64; RESULT_SLOT + 1];
+        for (s, &x) in scratch.iter_mut().zip(&xs) {
+            *s = x as u64;
+        }
+        let base = scratch.as_mut_ptr() as *mut u8;
+        // SAFETY: the scratch area has RESULT_SLOT + 1 slots of 8 bytes.
+        unsafe { vecl_work_group_combine(0, SubGroupOp::Add.code(), ELEM_I64, base, 300) };
+        let want = xs.iter().fold(0i64, |a, &x| a.wrapping_add(x));
+        assert_eq!(scratch[RESULT_SLOT] as i64, want);
+    }
 }
