@@ -283,13 +283,27 @@ pub(crate) fn plan_block(items: &[Item], known_full: impl Fn(u32) -> bool) -> Ve
 /// Whether `ins` may write r15: a scalar instruction naming it first
 /// (not a compare or test).
 fn writes_r15(ins: &Instruction) -> bool {
-    let name = format!("{:?}", ins.mnemonic());
-    !(name.starts_with('V')
-        || name.starts_with('K')
+    !(vector_or_mask(ins.mnemonic())
         || matches!(ins.mnemonic(), Mnemonic::Cmp | Mnemonic::Test))
         && ins.op_count() > 0
         && ins.op0_kind() == OpKind::Register
         && matches!(ins.op0_register(), Register::R15 | Register::R15D)
+}
+
+/// Whether `m` is a vector or mask instruction: its name starts with `v`
+/// or `k`. The answer for every mnemonic is worked out once, from the
+/// names, so that a compile formats none.
+fn vector_or_mask(m: Mnemonic) -> bool {
+    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        Mnemonic::values()
+            .map(|m| {
+                let name = format!("{m:?}");
+                name.starts_with('V') || name.starts_with('K')
+            })
+            .collect()
+    });
+    table.get(m as usize).copied().unwrap_or(false)
 }
 
 /// Whether `ins` may change `rax` and `r10`: a vector or mask instruction
@@ -300,10 +314,7 @@ fn writes_r15(ins: &Instruction) -> bool {
 /// change both.
 fn clobbers(ins: &Instruction) -> (bool, bool, bool) {
     let m = ins.mnemonic();
-    let vector = {
-        let name = format!("{m:?}");
-        name.starts_with('V') || name.starts_with('K')
-    };
+    let vector = vector_or_mask(m);
     // A move, address computation or compare writes only the register it
     // names (and the flags).
     let named_only = matches!(
