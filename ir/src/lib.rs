@@ -19,6 +19,7 @@ pub mod analysis;
 pub mod builder;
 pub mod builtin;
 pub mod cfg;
+pub mod group_order;
 pub mod image;
 pub mod interp;
 pub mod link;

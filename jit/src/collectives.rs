@@ -294,6 +294,16 @@ impl Rewriter<'_> {
         let kind = self.konst(&mut then_, Type::U32, kind);
         let op = self.konst(&mut then_, Type::U32, u64::from(op.code()));
         let elem = self.konst(&mut then_, Type::U32, u64::from(elem));
+        // The scratch area's address made again here, so that every
+        // operand of the combine is defined in this region and the region
+        // can run it once per group (`lower::group_level`'s first item's
+        // statements) instead of reading `base` saved per chunk.
+        let base = self.push(
+            &mut then_,
+            Inst::GlobalAddr(self.scratch),
+            Type::ptr(space, self.scratch_ty.clone()),
+            loc,
+        );
         self.push(
             &mut then_,
             Inst::Builtin(Builtin::WorkGroupCombine, vec![kind, op, elem, base, n]),

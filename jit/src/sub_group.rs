@@ -57,6 +57,7 @@ macro_rules! int_elem {
                 unsafe { $scan(p, n, exclusive) };
                 true
             }
+            #[inline(always)]
             fn op(op: SubGroupOp, a: $t, b: $t) -> $t {
                 let t = |x: bool| <$t>::from(x);
                 match op {
@@ -108,6 +109,7 @@ macro_rules! float_elem {
     ($t:ty) => {
         impl Elem for $t {
             const IS_FLOAT: bool = true;
+            #[inline(always)]
             fn op(op: SubGroupOp, a: $t, b: $t) -> $t {
                 // `min`/`max` keep `a` on ties and take `b` over a NaN `a`.
                 match op {
@@ -429,14 +431,15 @@ pub(crate) unsafe extern "C" fn vecl_work_group_combine(
 /// # Safety
 /// As [`vecl_work_group_combine`].
 unsafe fn combine<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize) {
-    // One copy of the loop per operator, so the loop has no dispatch in
-    // it (an indirect jump per slot otherwise).
+    // One copy of the loops per operator (a constant of each copy), so
+    // they have no dispatch in them (an indirect jump per slot otherwise).
     macro_rules! each_op {
         ($($op:ident),*) => {
             match op {
                 $(SubGroupOp::$op => {
+                    const OP: u32 = SubGroupOp::$op as u32;
                     // SAFETY: as the caller promises.
-                    unsafe { combine_op::<T>(kind, SubGroupOp::$op, scratch, n) }
+                    unsafe { combine_op::<T, OP>(kind, scratch, n) }
                 })*
             }
         };
@@ -444,54 +447,88 @@ unsafe fn combine<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize
     each_op!(Add, Mul, Min, Max, And, Or, Xor, LogicalAnd, LogicalOr, LogicalXor)
 }
 
-/// [`combine`] for one operator, inlined into each arm so that `op` is a
-/// constant there.
+/// The operator of a code, at compile time.
+const fn op_of(code: u32) -> SubGroupOp {
+    use SubGroupOp::*;
+    match code {
+        1 => Mul,
+        2 => Min,
+        3 => Max,
+        4 => And,
+        5 => Or,
+        6 => Xor,
+        7 => LogicalAnd,
+        8 => LogicalOr,
+        9 => LogicalXor,
+        _ => Add,
+    }
+}
+
+/// [`combine`] for the operator whose code is `OP`, in the order
+/// `vecl_ir::group_order` sets (the interpreter's).
 ///
 /// # Safety
 /// As [`vecl_work_group_combine`].
-#[inline(always)]
-unsafe fn combine_op<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize) {
-    let slot = |i: usize| scratch.wrapping_add(std::mem::size_of::<T>() * i) as *mut T;
-    // SAFETY: slots 0..=RESULT_SLOT are in the scratch area.
-    let get = |i: usize| unsafe { slot(i).read_unaligned() };
-    // SAFETY: as above.
-    let put = |i: usize, v: T| unsafe { slot(i).write_unaligned(v) };
+unsafe fn combine_op<T: Elem, const OP: u32>(kind: u32, scratch: *mut u8, n: usize) {
+    let op = const { op_of(OP) };
+    // The operator named inside the closure, a constant there too.
+    let f = |a: T, b: T| T::op(const { op_of(OP) }, a, b);
     let result = crate::collectives::RESULT_SLOT;
-    match kind {
-        0 => put(
-            result,
-            (0..n).fold(T::identity(op), |a, i| T::op(op, a, get(i))),
-        ),
-        1 | 2 => {
-            let exclusive = kind == 2;
-            // SAFETY: as the caller promises.
-            if op == SubGroupOp::Add && unsafe { T::scan_add(scratch, n, exclusive) } {
-                return;
-            }
-            let mut acc = T::identity(op);
-            if exclusive {
-                for i in 0..n {
-                    let x = get(i);
-                    put(i, acc);
-                    acc = T::op(op, acc, x);
-                }
-            } else {
-                for i in 0..n {
-                    acc = T::op(op, acc, get(i));
-                    put(i, acc);
-                }
-            }
+    let slots = scratch as *mut T;
+    if kind > 2 {
+        let p = |i: usize| {
+            // SAFETY: slots 0..RESULT_SLOT are in the scratch area;
+            // predicates are 32-bit.
+            let v = unsafe { (scratch as *const i32).add(i).read_unaligned() };
+            v != 0
+        };
+        let t = if kind == 3 {
+            (0..n).all(p)
+        } else {
+            (0..n).any(p)
+        };
+        // SAFETY: as above.
+        unsafe {
+            (scratch as *mut i32)
+                .add(result)
+                .write_unaligned(i32::from(t))
+        };
+        return;
+    }
+    let exclusive = kind == 2;
+    // SAFETY: as the caller promises.
+    if kind != 0 && op == SubGroupOp::Add && unsafe { T::scan_add(scratch, n, exclusive) } {
+        return;
+    }
+    // The scratch area is a `__local` array of 8-byte slots, so aligned
+    // for every element type; copied through the stack if it ever is not.
+    if slots.is_aligned() {
+        // SAFETY: slots 0..n (n ≤ RESULT_SLOT) are in the scratch area,
+        // aligned, and nothing else touches them during the call.
+        let xs = unsafe { std::slice::from_raw_parts_mut(slots, n) };
+        if kind == 0 {
+            let r = vecl_ir::group_order::reduce(xs, T::identity(op), f);
+            // SAFETY: the result slot is in the scratch area.
+            unsafe { slots.add(result).write_unaligned(r) };
+        } else {
+            vecl_ir::group_order::scan(xs, T::identity(op), exclusive, f);
         }
-        _ => {
-            // SAFETY: as above; predicates are 32-bit.
-            let p = |i: usize| unsafe { (slot(i) as *mut i32).read_unaligned() } != 0;
-            let t = if kind == 3 {
-                (0..n).all(p)
-            } else {
-                (0..n).any(p)
-            };
-            // SAFETY: as above.
-            unsafe { (slot(result) as *mut i32).write_unaligned(i32::from(t)) };
+    } else {
+        let mut buf = [T::zero(); crate::collectives::RESULT_SLOT];
+        for (i, b) in buf.iter_mut().enumerate().take(n) {
+            // SAFETY: slot i < n is in the scratch area.
+            *b = unsafe { slots.add(i).read_unaligned() };
+        }
+        if kind == 0 {
+            let r = vecl_ir::group_order::reduce(&buf[..n], T::identity(op), f);
+            // SAFETY: the result slot is in the scratch area.
+            unsafe { slots.add(result).write_unaligned(r) };
+        } else {
+            vecl_ir::group_order::scan(&mut buf[..n], T::identity(op), exclusive, f);
+            for (i, &b) in buf.iter().enumerate().take(n) {
+                // SAFETY: as above.
+                unsafe { slots.add(i).write_unaligned(b) };
+            }
         }
     }
 }
@@ -615,6 +652,13 @@ mod tests {
             .collect()
     }
 
+    /// The scan in `group_order`'s order, which float results must follow.
+    fn in_order<T: Elem>(xs: &[T], op: SubGroupOp, exclusive: bool) -> Vec<T> {
+        let mut v = xs.to_vec();
+        vecl_ir::group_order::scan(&mut v, T::identity(op), exclusive, |a, b| T::op(op, a, b));
+        v
+    }
+
     /// Runs the combine over `xs` in a scratch area of its real size.
     fn combined<T: Elem + Default>(xs: &[T], kind: u32, op: SubGroupOp, elem: u32) -> Vec<T> {
         let mut scratch = vec![0u64; RESULT_SLOT + 1];
@@ -679,7 +723,7 @@ mod tests {
     }
 
     #[test]
-    fn other_operators_and_float_sums_keep_the_sequential_order() {
+    fn other_operators_agree_and_floats_follow_the_group_order() {
         let v = values(257, 3);
         let ints: Vec<i32> = v.iter().map(|&x| x as i32 >> 3).collect();
         let floats: Vec<f32> = v.iter().map(|&x| (x as i32 >> 8) as f32 * 1e-3).collect();
@@ -711,7 +755,7 @@ mod tests {
         ] {
             for (kind, exclusive) in [(1, false), (2, true)] {
                 let got = combined(&floats, kind, op, ELEM_F32);
-                let want = reference(&floats, op, exclusive);
+                let want = in_order(&floats, op, exclusive);
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&got), bits(&want), "{op:?}");
             }
@@ -730,5 +774,38 @@ mod tests {
         unsafe { vecl_work_group_combine(0, SubGroupOp::Add.code(), ELEM_I64, base, 300) };
         let want = xs.iter().fold(0i64, |a, &x| a.wrapping_add(x));
         assert_eq!(scratch[RESULT_SLOT] as i64, want);
+    }
+
+    #[test]
+    fn float_reductions_follow_the_group_order() {
+        let v = values(300, 5);
+        let xs: Vec<f64> = v.iter().map(|&x| (x as i32 >> 4) as f64 * 1e-3).collect();
+        for op in [
+            SubGroupOp::Add,
+            SubGroupOp::Mul,
+            SubGroupOp::Min,
+            SubGroupOp::Max,
+        ] {
+            for n in [0, 1, 9, 256, 300] {
+                let mut scratch = vec![0u64; RESULT_SLOT + 1];
+                for (s, &x) in scratch.iter_mut().zip(&xs[..n]) {
+                    *s = x.to_bits();
+                }
+                let base = scratch.as_mut_ptr() as *mut u8;
+                // SAFETY: the scratch area has RESULT_SLOT + 1 slots of 8 bytes.
+                unsafe { vecl_work_group_combine(0, op.code(), ELEM_F64, base, n as u64) };
+                let want = vecl_ir::group_order::reduce(&xs[..n], f64::identity(op), |a, b| {
+                    f64::op(op, a, b)
+                });
+                assert_eq!(scratch[RESULT_SLOT], want.to_bits(), "{op:?}, n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_compile_time_operators_are_the_codes_operators() {
+        for c in 0..10 {
+            assert_eq!(Some(op_of(c)), SubGroupOp::from_code(c), "code {c}");
+        }
     }
 }

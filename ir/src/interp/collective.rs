@@ -4,10 +4,10 @@
 //!
 //! A collective is a barrier with a combine step: every work-item of the
 //! group that is still running must reach it (the executor checks that
-//! like a barrier), and the combine reads every item's operand. Items are
-//! combined in local-linear-id order, so a float sum is the sequential sum
-//! in that order; a vectorised implementation may add in another order and
-//! differ in the last bits.
+//! like a barrier), and the combine reads every item's operand. A reduction
+//! or scan combines them in the order `group_order` sets (partial results
+//! side by side, not one item after the other), the order the JIT's
+//! combine follows, so both give the same bits for floats.
 
 use crate::builtin::Builtin;
 use crate::types::{Scalar, Type};
@@ -142,17 +142,26 @@ pub fn combine(
         }
     };
     let identity = identity(op, s).ok_or_else(|| format!("unknown collective `{name}`"))?;
-    let mut acc = identity;
-    let mut out = Vec::with_capacity(n);
-    for k in 0..n {
-        let before = acc;
-        acc = step(acc, arg(0, k))?;
-        out.push(Lanes::one(if kind == "exclusive" { before } else { acc }));
+    // The order is `group_order`'s, which the JIT's combine follows too.
+    let failed = std::cell::Cell::new(None);
+    let f = |a: u64, x: u64| match step(a, x) {
+        Ok(v) => v,
+        Err(e) => {
+            failed.set(Some(e));
+            a
+        }
+    };
+    let mut values: Vec<u64> = (0..n).map(|k| arg(0, k)).collect();
+    let out = if kind == "reduce" {
+        uniform(crate::group_order::reduce(&values, identity, f))
+    } else {
+        crate::group_order::scan(&mut values, identity, kind == "exclusive", f);
+        values.into_iter().map(Lanes::one).collect()
+    };
+    match failed.take() {
+        Some(e) => Err(e),
+        None => Ok(out),
     }
-    if kind == "reduce" {
-        return Ok(uniform(acc));
-    }
-    Ok(out)
 }
 
 /// Whether the collective `name` is a reduction or scan.

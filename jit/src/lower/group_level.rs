@@ -45,7 +45,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use vecl_ir::analysis::uniformity::Uniformity;
-use vecl_ir::{CmpOp, Function, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
+use vecl_ir::{Builtin, CmpOp, Function, Inst, Scalar, Stmt, Type, ValueId, VarId, WorkItemFn};
 
 use super::chunks::{collect_defs, collect_uses, collect_writes, count_writes};
 
@@ -317,7 +317,7 @@ impl Analysis<'_> {
     fn stmt_ok(&self, s: &Stmt) -> bool {
         let all = |b: &[Stmt]| b.iter().all(|s| self.stmt_ok(s));
         match s {
-            Stmt::Eval(v) => self.value_ok(*v) && !self.saved.contains(v),
+            Stmt::Eval(v) => (self.value_ok(*v) || self.is_combine(*v)) && !self.saved.contains(v),
             Stmt::WriteVar(x, v) => self.vars.contains(x) && self.value_ok(*v),
             Stmt::If { cond, then_, else_ } => {
                 self.value_ok(*cond) && all(&then_.0) && all(&else_.0)
@@ -331,9 +331,76 @@ impl Analysis<'_> {
         }
     }
 
+    /// Whether `v` is a work-group collective's combine step
+    /// (`collectives.rs`) whose operands are all group-level.
+    fn is_combine(&self, v: ValueId) -> bool {
+        match &self.func.inst(v).inst {
+            Inst::Builtin(Builtin::WorkGroupCombine, args) => {
+                args.iter().all(|a| self.value_ok(*a))
+            }
+            _ => false,
+        }
+    }
+
+    /// `stmts` with each first item's statement replaced by its body, and
+    /// its test dropped when nothing else reads it. A first item's
+    /// statement is `if (get_local_linear_id() == 0) { … }` without an
+    /// `else` whose body is group-level statements and combine steps:
+    /// the work-item of local id 0 does for the group what, run once per
+    /// group, group-level code does (a collective's combine step,
+    /// `collectives.rs`), so the region runs it once, outside the chunk
+    /// loop, instead of testing every chunk for that work-item.
+    fn first_item_bodies(&self, stmts: &[Stmt]) -> Vec<Stmt> {
+        let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
+        let mut tests = Vec::new();
+        for s in stmts {
+            match s {
+                Stmt::If { cond, then_, else_ }
+                    if else_.0.is_empty()
+                        && self.is_first_item(*cond)
+                        && then_.0.iter().all(|t| self.stmt_ok(t)) =>
+                {
+                    out.extend(then_.0.iter().cloned());
+                    tests.push(*cond);
+                }
+                s => out.push(s.clone()),
+            }
+        }
+        for cond in tests {
+            if self.saved.contains(&cond) {
+                continue;
+            }
+            let others: Vec<Stmt> = out
+                .iter()
+                .filter(|s| !matches!(s, Stmt::Eval(v) if *v == cond))
+                .cloned()
+                .collect();
+            let (mut uses, mut reads) = (BTreeSet::new(), BTreeSet::new());
+            collect_uses(self.func, &others, &mut uses, &mut reads);
+            if !uses.contains(&cond) {
+                out = others;
+            }
+        }
+        out
+    }
+
+    /// Whether `cond` is `get_local_linear_id() == 0` (either order).
+    fn is_first_item(&self, cond: ValueId) -> bool {
+        let Inst::Cmp(CmpOp::Eq, a, b) = self.func.inst(cond).inst else {
+            return false;
+        };
+        let is = |v: ValueId, want_lid: bool| match &self.func.inst(v).inst {
+            Inst::WorkItem(WorkItemFn::LocalLinearId, None) => want_lid,
+            Inst::Const(0) => !want_lid,
+            _ => false,
+        };
+        (is(a, true) && is(b, false)) || (is(a, false) && is(b, true))
+    }
+
     /// Splits one statement list; `avail`: group-level values computed by
     /// the enclosing levels' `pre`.
     fn split(&self, stmts: &[Stmt], avail: &HashSet<ValueId>) -> Split {
+        let stmts = &self.first_item_bodies(stmts)[..];
         let n = stmts.len();
         let fx: Vec<Effects> = stmts.iter().map(|s| Effects::of(self.func, s)).collect();
         let gl: Vec<bool> = stmts.iter().map(|s| self.stmt_ok(s)).collect();
