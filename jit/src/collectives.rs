@@ -3,8 +3,9 @@
 //! cut at its barriers (`regions.rs`).
 //!
 //! Every collective becomes code around barriers and a per-group scratch
-//! area, a `__local` array of [`RESULT_SLOT`]` + 1` slots of 8 bytes added
-//! to the module (one per kernel, shared by its collectives):
+//! area, a `__local` array of [`RESULT_SLOT`]` + 1` elements of the
+//! collective's type added to the module (one per element type, shared by
+//! the kernel's collectives of that type, so slots need no pointer cast):
 //!
 //! ```text
 //! x = work_group_reduce_add(v)       slot[lid] = v
@@ -16,8 +17,11 @@
 //!
 //! where `lid` is the local linear id and `n` the group's size; the
 //! combine (`sub_group::vecl_work_group_combine`) runs once per group, in
-//! local linear id order, so a float sum is the sequential sum the
-//! interpreter computes. A scan combines in place and each item reads its
+//! the order `vecl_ir::group_order` sets (the interpreter's), so a float
+//! sum has the interpreter's bits. Where the region is split into
+//! group-level parts (`lower::group_level`), the `if (lid == 0)` and its
+//! combine run once per group outside the chunk loop, not as a test in
+//! every chunk. A scan combines in place and each item reads its
 //! own slot; `all`/`any` combine 32-bit predicates; a broadcast is
 //! `barrier; if (lid == target) slot[RESULT_SLOT] = v; barrier`.
 //!
@@ -52,23 +56,15 @@ pub(crate) fn has_collectives(func: &Function) -> bool {
         .any(|d| matches!(&d.inst, Inst::Builtin(n, _) if is_collective(*n)))
 }
 
-/// `module` with the scratch area added, and `func` with its collectives
-/// rewritten to use it. `Err` names a collective the JIT cannot make.
+/// `module` with the scratch areas added, and `func` with its collectives
+/// rewritten to use them. `Err` names a collective the JIT cannot make.
 pub(crate) fn rewrite(module: &Module, func: &mut Function) -> Result<Module, String> {
     let mut module = module.clone();
-    let g = GlobalId(module.globals.len() as u32);
-    let scratch_ty = Type::Array(Box::new(Type::U64), RESULT_SLOT as u32 + 1);
-    module.globals.push(Global {
-        name: SCRATCH.into(),
-        space: AddressSpace::Local,
-        ty: scratch_ty.clone(),
-        init: None,
-    });
     let body = std::mem::take(&mut func.body);
     let mut cx = Rewriter {
         func,
-        scratch: g,
-        scratch_ty,
+        module: &mut module,
+        areas: Vec::new(),
     };
     let body = cx.block(body)?;
     cx.func.body = body;
@@ -77,11 +73,35 @@ pub(crate) fn rewrite(module: &Module, func: &mut Function) -> Result<Module, St
 
 struct Rewriter<'f> {
     func: &'f mut Function,
-    scratch: GlobalId,
-    scratch_ty: Type,
+    module: &'f mut Module,
+    /// The scratch area of each element type used so far.
+    areas: Vec<(Type, GlobalId, Type)>,
 }
 
 impl Rewriter<'_> {
+    /// The scratch area of `elem` values (added to the module at its first
+    /// use) and its type: an array of [`RESULT_SLOT`]` + 1` of them, so
+    /// that a slot is addressed without a pointer cast.
+    fn area(&mut self, elem: &Type) -> (GlobalId, Type) {
+        if let Some((_, g, ty)) = self.areas.iter().find(|(t, ..)| t == elem) {
+            return (*g, ty.clone());
+        }
+        let g = GlobalId(self.module.globals.len() as u32);
+        let ty = Type::Array(Box::new(elem.clone()), RESULT_SLOT as u32 + 1);
+        let name = match elem.scalar() {
+            Some(s) => format!("{SCRATCH}_{s}"),
+            None => SCRATCH.to_string(),
+        };
+        self.module.globals.push(Global {
+            name,
+            space: AddressSpace::Local,
+            ty: ty.clone(),
+            init: None,
+        });
+        self.areas.push((elem.clone(), g, ty.clone()));
+        (g, ty)
+    }
+
     fn push(&mut self, out: &mut Vec<Stmt>, inst: Inst, ty: Type, loc: Loc) -> ValueId {
         let v = ValueId(self.func.insts.len() as u32);
         self.func.insts.push(InstData { inst, ty, loc });
@@ -164,16 +184,11 @@ impl Rewriter<'_> {
             .first()
             .ok_or_else(|| format!("{name} without an operand"))?;
         let space = AddressSpace::Local;
-        let base = self.push(
-            out,
-            Inst::GlobalAddr(self.scratch),
-            Type::ptr(space, self.scratch_ty.clone()),
-            loc,
-        );
+        let (area, area_ty) = self.area(&data.ty);
         let slots = self.push(
             out,
-            Inst::PtrCast(base),
-            Type::ptr(space, data.ty.clone()),
+            Inst::GlobalAddr(area),
+            Type::ptr(space, area_ty.clone()),
             loc,
         );
         let lid = self.push(
@@ -185,7 +200,7 @@ impl Rewriter<'_> {
         let result_index = self.konst(out, Type::U64, RESULT_SLOT as u64);
         let result = self.push(
             out,
-            Inst::Index(slots, result_index),
+            Inst::Elem(slots, result_index),
             Type::ptr(space, data.ty.clone()),
             loc,
         );
@@ -258,7 +273,7 @@ impl Rewriter<'_> {
         };
         let mine = self.push(
             out,
-            Inst::Index(slots, lid),
+            Inst::Elem(slots, lid),
             Type::ptr(space, data.ty.clone()),
             loc,
         );
@@ -268,6 +283,9 @@ impl Rewriter<'_> {
             loc,
         });
         out.push(barrier.clone());
+        // `lower::group_level` recognises this test as the first
+        // work-item's: the combine then runs once per group, outside the
+        // chunk loop.
         let zero = self.konst(out, Type::U64, 0);
         let first = self.push(out, Inst::Cmp(CmpOp::Eq, lid, zero), Type::BOOL, loc);
         let mut then_ = Vec::new();
@@ -300,8 +318,8 @@ impl Rewriter<'_> {
         // statements) instead of reading `base` saved per chunk.
         let base = self.push(
             &mut then_,
-            Inst::GlobalAddr(self.scratch),
-            Type::ptr(space, self.scratch_ty.clone()),
+            Inst::GlobalAddr(area),
+            Type::ptr(space, area_ty),
             loc,
         );
         self.push(
