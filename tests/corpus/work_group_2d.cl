@@ -10,7 +10,8 @@ __kernel void grid(__global float *of, __global int *oi)
 {
     size_t x = get_global_id(0), y = get_global_id(1);
     size_t i = y * get_global_size(0) + x;
-    float f = (float)((int)((x * 7 + y * 13) % 23) - 11) * 0.37f + 1e-3f * (float)i;
+    // Exact products, so that a contracted multiply-add gives the same bits.
+    float f = (float)((int)((x * 7 + y * 13) % 23) - 11) * 0.375f + (float)i * 0.0009765625f;
     int v = (int)((x * 31 + y * 17) % 29) - 14;
     __global float *pf = of + 5 * i;
     pf[0] = work_group_reduce_add(f);
