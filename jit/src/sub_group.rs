@@ -46,6 +46,11 @@ trait Elem: Copy + PartialEq {
     unsafe fn scan_add(_p: *mut u8, _n: usize, _exclusive: bool) -> bool {
         false
     }
+    /// `xs` reduced by `op` in `vecl_ir::group_order`'s order done in
+    /// vectors, where this type has them for `op`.
+    fn reduce_vec(_xs: &[Self], _op: SubGroupOp) -> Option<Self> {
+        None
+    }
 }
 
 macro_rules! int_elem {
@@ -109,6 +114,11 @@ macro_rules! float_elem {
     ($t:ty) => {
         impl Elem for $t {
             const IS_FLOAT: bool = true;
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            fn reduce_vec(xs: &[$t], op: SubGroupOp) -> Option<$t> {
+                <$t as SseReduce>::sse_reduce(xs, op)
+            }
             #[inline(always)]
             fn op(op: SubGroupOp, a: $t, b: $t) -> $t {
                 // `min`/`max` keep `a` on ties and take `b` over a NaN `a`.
@@ -149,6 +159,107 @@ macro_rules! float_elem {
 }
 float_elem!(f32);
 float_elem!(f64);
+
+/// The eight partial results of `vecl_ir::group_order::reduce` in SSE2
+/// registers (two of four `f32`, or four of two `f64`), each block of
+/// eight values combined lane by lane, then the partials of the leftover
+/// values and the tree done with the scalar operator: the same operations
+/// on the same values in the same order, so the same bits. `add`, `min`
+/// and `max` only (`None` for the others).
+macro_rules! sse_reduce {
+    ($t:ty, $reg:ty, $per:expr, $set1:ident, $loadu:ident, $storeu:ident, $add:ident,
+     $cmplt:ident, $cmpgt:ident, $cmpunord:ident, $and:ident, $andnot:ident, $or:ident) => {
+        impl SseReduce for $t {
+            fn sse_reduce(xs: &[$t], op: SubGroupOp) -> Option<$t> {
+                use std::arch::x86_64::*;
+                // SAFETY: SSE2 is part of x86-64 (every intrinsic below).
+                let step = |a: $reg, b: $reg| unsafe {
+                    match op {
+                        SubGroupOp::Add => $add(a, b),
+                        // `b` where it is below (above) `a` or `a` is NaN,
+                        // as the scalar operator.
+                        SubGroupOp::Min => {
+                            let t = $or($cmplt(b, a), $cmpunord(a, a));
+                            $or($and(t, b), $andnot(t, a))
+                        }
+                        _ => {
+                            let t = $or($cmpgt(b, a), $cmpunord(a, a));
+                            $or($and(t, b), $andnot(t, a))
+                        }
+                    }
+                };
+                if !matches!(op, SubGroupOp::Add | SubGroupOp::Min | SubGroupOp::Max) {
+                    return None;
+                }
+                const REGS: usize = vecl_ir::group_order::LANES / $per;
+                let blocks = xs.len() / vecl_ir::group_order::LANES;
+                let mut p = [0 as $t; vecl_ir::group_order::LANES];
+                // SAFETY: every load is inside `xs` (whole blocks of
+                // eight), every store inside `p`.
+                unsafe {
+                    let mut acc = [$set1(<$t>::identity(op)); REGS];
+                    for b in 0..blocks {
+                        let at = xs.as_ptr().add(b * vecl_ir::group_order::LANES);
+                        for (r, a) in acc.iter_mut().enumerate() {
+                            *a = step(*a, $loadu(at.add(r * $per)));
+                        }
+                    }
+                    for (r, a) in acc.iter().enumerate() {
+                        $storeu(p.as_mut_ptr().add(r * $per), *a);
+                    }
+                }
+                let f = |a: $t, b: $t| <$t>::op(op, a, b);
+                for (j, &x) in xs[blocks * vecl_ir::group_order::LANES..]
+                    .iter()
+                    .enumerate()
+                {
+                    p[j] = f(p[j], x);
+                }
+                let q = [f(p[0], p[1]), f(p[2], p[3]), f(p[4], p[5]), f(p[6], p[7])];
+                Some(f(f(q[0], q[1]), f(q[2], q[3])))
+            }
+        }
+    };
+}
+
+/// The vector reduction of a float type ([`sse_reduce`]).
+#[cfg(target_arch = "x86_64")]
+trait SseReduce: Sized {
+    fn sse_reduce(xs: &[Self], op: SubGroupOp) -> Option<Self>;
+}
+
+#[cfg(target_arch = "x86_64")]
+sse_reduce!(
+    f32,
+    __m128,
+    4,
+    _mm_set1_ps,
+    _mm_loadu_ps,
+    _mm_storeu_ps,
+    _mm_add_ps,
+    _mm_cmplt_ps,
+    _mm_cmpgt_ps,
+    _mm_cmpunord_ps,
+    _mm_and_ps,
+    _mm_andnot_ps,
+    _mm_or_ps
+);
+#[cfg(target_arch = "x86_64")]
+sse_reduce!(
+    f64,
+    __m128d,
+    2,
+    _mm_set1_pd,
+    _mm_loadu_pd,
+    _mm_storeu_pd,
+    _mm_add_pd,
+    _mm_cmplt_pd,
+    _mm_cmpgt_pd,
+    _mm_cmpunord_pd,
+    _mm_and_pd,
+    _mm_andnot_pd,
+    _mm_or_pd
+);
 
 /// One sub-group function over a chunk of `w` lanes (see the module
 /// header). `code`: [`SubGroupFn::code`]; `elem`: one of the `ELEM_*`
@@ -507,7 +618,8 @@ unsafe fn combine_op<T: Elem, const OP: u32>(kind: u32, scratch: *mut u8, n: usi
         // aligned, and nothing else touches them during the call.
         let xs = unsafe { std::slice::from_raw_parts_mut(slots, n) };
         if kind == 0 {
-            let r = vecl_ir::group_order::reduce(xs, T::identity(op), f);
+            let r = T::reduce_vec(xs, op)
+                .unwrap_or_else(|| vecl_ir::group_order::reduce(xs, T::identity(op), f));
             // SAFETY: the result slot is in the scratch area.
             unsafe { slots.add(result).write_unaligned(r) };
         } else {
@@ -807,5 +919,48 @@ mod tests {
         for c in 0..10 {
             assert_eq!(Some(op_of(c)), SubGroupOp::from_code(c), "code {c}");
         }
+    }
+
+    #[test]
+    fn vector_float_reductions_keep_the_bits_over_special_values() {
+        let specials = [
+            f64::NAN,
+            -0.0,
+            0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e-310,
+            -2.5,
+        ];
+        let v = values(300, 9);
+        let xs: Vec<f64> = v
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| match x % 5 {
+                0 => specials[i % specials.len()],
+                _ => (x as i32 >> 6) as f64 * 1e-2,
+            })
+            .collect();
+        for op in [SubGroupOp::Add, SubGroupOp::Min, SubGroupOp::Max] {
+            for n in [0, 1, 7, 8, 9, 15, 16, 17, 64, 255, 256, 300] {
+                let want = vecl_ir::group_order::reduce(&xs[..n], f64::identity(op), |a, b| {
+                    f64::op(op, a, b)
+                });
+                let got = f64::reduce_vec(&xs[..n], op).unwrap_or(want);
+                assert_eq!(got.to_bits(), want.to_bits(), "f64 {op:?}, n = {n}");
+                let ys: Vec<f32> = xs[..n].iter().map(|&x| x as f32).collect();
+                let want =
+                    vecl_ir::group_order::reduce(&ys, f32::identity(op), |a, b| f32::op(op, a, b));
+                let got = f32::reduce_vec(&ys, op).unwrap_or(want);
+                assert_eq!(got.to_bits(), want.to_bits(), "f32 {op:?}, n = {n}");
+            }
+        }
+        // Only NaNs, and NaN first: the scalar rule's answers (a NaN
+        // never replaces the partial it meets; the identity stays).
+        let nans = [f32::NAN; 11];
+        assert_eq!(f32::reduce_vec(&nans, SubGroupOp::Max), Some(f32::NEG_INFINITY));
+        let mut first = [1.0f32; 9];
+        first[0] = f32::NAN;
+        assert_eq!(f32::reduce_vec(&first, SubGroupOp::Min), Some(1.0));
     }
 }
