@@ -168,24 +168,21 @@ float_elem!(f64);
 /// and `max` only (`None` for the others).
 macro_rules! sse_reduce {
     ($t:ty, $reg:ty, $per:expr, $set1:ident, $loadu:ident, $storeu:ident, $add:ident,
-     $cmplt:ident, $cmpgt:ident, $cmpunord:ident, $and:ident, $andnot:ident, $or:ident) => {
+     $min:ident, $max:ident) => {
         impl SseReduce for $t {
             fn sse_reduce(xs: &[$t], op: SubGroupOp) -> Option<$t> {
                 use std::arch::x86_64::*;
                 // SAFETY: SSE2 is part of x86-64 (every intrinsic below).
+                // A partial starts at the identity (±∞) and takes `b` only
+                // where `b` is below (above) it, so it is never NaN: the
+                // scalar operator's "or `a` is NaN" never holds, and
+                // `min`/`max` with `b` first are that operator (`b` where
+                // `b < a`, else `a`, which a NaN `b` and ties keep).
                 let step = |a: $reg, b: $reg| unsafe {
                     match op {
                         SubGroupOp::Add => $add(a, b),
-                        // `b` where it is below (above) `a` or `a` is NaN,
-                        // as the scalar operator.
-                        SubGroupOp::Min => {
-                            let t = $or($cmplt(b, a), $cmpunord(a, a));
-                            $or($and(t, b), $andnot(t, a))
-                        }
-                        _ => {
-                            let t = $or($cmpgt(b, a), $cmpunord(a, a));
-                            $or($and(t, b), $andnot(t, a))
-                        }
+                        SubGroupOp::Min => $min(b, a),
+                        _ => $max(b, a),
                     }
                 };
                 if !matches!(op, SubGroupOp::Add | SubGroupOp::Min | SubGroupOp::Max) {
@@ -237,12 +234,8 @@ sse_reduce!(
     _mm_loadu_ps,
     _mm_storeu_ps,
     _mm_add_ps,
-    _mm_cmplt_ps,
-    _mm_cmpgt_ps,
-    _mm_cmpunord_ps,
-    _mm_and_ps,
-    _mm_andnot_ps,
-    _mm_or_ps
+    _mm_min_ps,
+    _mm_max_ps
 );
 #[cfg(target_arch = "x86_64")]
 sse_reduce!(
@@ -253,12 +246,8 @@ sse_reduce!(
     _mm_loadu_pd,
     _mm_storeu_pd,
     _mm_add_pd,
-    _mm_cmplt_pd,
-    _mm_cmpgt_pd,
-    _mm_cmpunord_pd,
-    _mm_and_pd,
-    _mm_andnot_pd,
-    _mm_or_pd
+    _mm_min_pd,
+    _mm_max_pd
 );
 
 /// One sub-group function over a chunk of `w` lanes (see the module
@@ -958,7 +947,10 @@ mod tests {
         // Only NaNs, and NaN first: the scalar rule's answers (a NaN
         // never replaces the partial it meets; the identity stays).
         let nans = [f32::NAN; 11];
-        assert_eq!(f32::reduce_vec(&nans, SubGroupOp::Max), Some(f32::NEG_INFINITY));
+        assert_eq!(
+            f32::reduce_vec(&nans, SubGroupOp::Max),
+            Some(f32::NEG_INFINITY)
+        );
         let mut first = [1.0f32; 9];
         first[0] = f32::NAN;
         assert_eq!(f32::reduce_vec(&first, SubGroupOp::Min), Some(1.0));
