@@ -8,9 +8,10 @@
 //! other makes a chain as long as the group (a float add's latency per
 //! item); these orders keep independent chains that run side by side:
 //!
-//! - A **reduction** keeps [`LANES`] partial results, item `k` going into
-//!   partial `k % LANES` (each in local-id order), and combines the
-//!   partials as a balanced tree: `((p0∘p1)∘(p2∘p3))∘((p4∘p5)∘(p6∘p7))`.
+//! - A **reduction** keeps [`LANES`] (16) partial results, item `k` going
+//!   into partial `k % LANES` (each in local-id order), and combines the
+//!   partials as a balanced tree of neighbours: `((p0∘p1)∘(p2∘p3))∘…`
+//!   ([`tree`]).
 //! - A **scan** takes the items in blocks of [`BLOCK`]: within a block the
 //!   prefix of its own items in local-id order (`x0`, `x0∘x1`, …), and the
 //!   block's results are the carry (everything before the block) combined
@@ -23,7 +24,7 @@
 //! vector form for them; for floats these orders are the contract.
 
 /// The partial results a reduction keeps.
-pub const LANES: usize = 8;
+pub const LANES: usize = 16;
 
 /// The items of a scan's block.
 pub const BLOCK: usize = 8;
@@ -41,13 +42,20 @@ pub fn reduce<T: Copy>(xs: &[T], identity: T, op: impl Fn(T, T) -> T) -> T {
     for (j, &x) in blocks.remainder().iter().enumerate() {
         p[j] = op(p[j], x);
     }
-    let q = [
-        op(p[0], p[1]),
-        op(p[2], p[3]),
-        op(p[4], p[5]),
-        op(p[6], p[7]),
-    ];
-    op(op(q[0], q[1]), op(q[2], q[3]))
+    tree(p, op)
+}
+
+/// The partial results combined as a balanced tree: neighbours in pairs,
+/// level by level (`(p0∘p1)∘(p2∘p3)` …).
+pub fn tree<T: Copy>(mut p: [T; LANES], op: impl Fn(T, T) -> T) -> T {
+    let mut n = LANES;
+    while n > 1 {
+        for i in 0..n / 2 {
+            p[i] = op(p[2 * i], p[2 * i + 1]);
+        }
+        n /= 2;
+    }
+    p[0]
 }
 
 /// The inclusive (or exclusive) scan of `xs` by `op` in the order the
@@ -104,12 +112,16 @@ mod tests {
 
     #[test]
     fn float_sums_follow_the_documented_order() {
-        // Ten items: partial 0 holds items 0 and 8, partial 1 items 1 and 9.
-        let xs: Vec<f32> = (0..10).map(|i| 1.0 + i as f32 * 0.1).collect();
+        // Twenty items: partial 0 holds items 0 and 16, partial 3 items 3
+        // and 19, partial 4 item 4 alone.
+        let xs: Vec<f32> = (0..20).map(|i| 1.0 + i as f32 * 0.1).collect();
         let p: Vec<f32> = (0..LANES)
             .map(|j| xs.iter().skip(j).step_by(LANES).fold(0.0f32, |a, &x| a + x))
             .collect();
-        let want = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+        let q: Vec<f32> = p.chunks(2).map(|c| c[0] + c[1]).collect();
+        let r: Vec<f32> = q.chunks(2).map(|c| c[0] + c[1]).collect();
+        let t: Vec<f32> = r.chunks(2).map(|c| c[0] + c[1]).collect();
+        let want = t[0] + t[1];
         assert_eq!(reduce(&xs, 0.0, |a, b| a + b).to_bits(), want.to_bits());
         // The scan's item 9: the carry of block 0 (its prefix, from the
         // identity) combined with block 1's own prefix.

@@ -160,9 +160,9 @@ macro_rules! float_elem {
 float_elem!(f32);
 float_elem!(f64);
 
-/// The eight partial results of `vecl_ir::group_order::reduce` in SSE2
-/// registers (two of four `f32`, or four of two `f64`), each block of
-/// eight values combined lane by lane, then the partials of the leftover
+/// The sixteen partial results of `vecl_ir::group_order::reduce` in SSE2
+/// registers (four of four `f32`, or eight of two `f64`), each block of
+/// sixteen values combined lane by lane, then the partials of the leftover
 /// values and the tree done with the scalar operator: the same operations
 /// on the same values in the same order, so the same bits. `add`, `min`
 /// and `max` only (`None` for the others).
@@ -192,7 +192,7 @@ macro_rules! sse_reduce {
                 let blocks = xs.len() / vecl_ir::group_order::LANES;
                 let mut p = [0 as $t; vecl_ir::group_order::LANES];
                 // SAFETY: every load is inside `xs` (whole blocks of
-                // eight), every store inside `p`.
+                // sixteen), every store inside `p`.
                 unsafe {
                     let mut acc = [$set1(<$t>::identity(op)); REGS];
                     for b in 0..blocks {
@@ -212,8 +212,7 @@ macro_rules! sse_reduce {
                 {
                     p[j] = f(p[j], x);
                 }
-                let q = [f(p[0], p[1]), f(p[2], p[3]), f(p[4], p[5]), f(p[6], p[7])];
-                Some(f(f(q[0], q[1]), f(q[2], q[3])))
+                Some(vecl_ir::group_order::tree(p, f))
             }
         }
     };
