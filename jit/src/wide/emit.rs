@@ -15,8 +15,8 @@ use std::time::Instant;
 
 /// A compiled [`Program`]: its executable memory and entry point.
 pub struct WideCode {
-    _memory: memmap2::Mmap,
-    /// Where the function starts in the mapping (its constant pool, after
+    _memory: super::arena::CodeMemory,
+    /// Where the function starts in the memory (its constant pool, after
     /// the code, starts on a 64-byte line).
     at: usize,
     entry: unsafe extern "C" fn(u64, u64, u64, u64, u64),
@@ -146,14 +146,15 @@ impl ConstPool {
 }
 
 /// The machine code of a function whose constant pool (if any) starts at
-/// label `pool`, placed in executable memory so that the pool starts on a
-/// 64-byte line: the mapping, the offset of the function's first byte in
-/// it, and the code's size. The code is position-independent (its labels
-/// and the pool are RIP-relative), so it may start anywhere.
+/// label `pool`, placed in executable memory ([`super::arena`]) so that
+/// the pool starts on a 64-byte line: the memory, the offset of the
+/// function's first byte in it, and the code's size. The code is
+/// position-independent (its labels and the pool are RIP-relative), so it
+/// may start anywhere.
 pub(crate) fn assemble_and_map(
     a: &mut CodeAssembler,
     pool: Option<CodeLabel>,
-) -> Result<(memmap2::Mmap, usize, usize), WideError> {
+) -> Result<(super::arena::CodeMemory, usize, usize), WideError> {
     let options = if pool.is_some() {
         BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS
     } else {
@@ -161,20 +162,12 @@ pub(crate) fn assemble_and_map(
     };
     let result = a.assemble_options(0, options).map_err(asm_err)?;
     let bytes = &result.inner.code_buffer;
-    let shift = match pool {
-        Some(l) => {
-            let at = result.label_ip(&l).map_err(asm_err)? as usize;
-            (64 - at % 64) % 64
-        }
-        None => 0,
+    let pool_at = match pool {
+        Some(l) => Some(result.label_ip(&l).map_err(asm_err)? as usize),
+        None => None,
     };
-    let mut mem = memmap2::MmapMut::map_anon(shift + bytes.len().max(1))
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    mem[shift..shift + bytes.len()].copy_from_slice(bytes);
-    let memory = mem
-        .make_exec()
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    Ok((memory, shift, bytes.len()))
+    let (memory, at) = super::arena::place(bytes, pool_at)?;
+    Ok((memory, at, bytes.len()))
 }
 
 /// Whether `op` needs a kernel entry around it (registers the entry keeps,

@@ -283,8 +283,7 @@ pub(crate) fn plan_block(items: &[Item], known_full: impl Fn(u32) -> bool) -> Ve
 /// Whether `ins` may write r15: a scalar instruction naming it first
 /// (not a compare or test).
 fn writes_r15(ins: &Instruction) -> bool {
-    !(vector_or_mask(ins.mnemonic())
-        || matches!(ins.mnemonic(), Mnemonic::Cmp | Mnemonic::Test))
+    !(vector_or_mask(ins.mnemonic()) || matches!(ins.mnemonic(), Mnemonic::Cmp | Mnemonic::Test))
         && ins.op_count() > 0
         && ins.op0_kind() == OpKind::Register
         && matches!(ins.op0_register(), Register::R15 | Register::R15D)

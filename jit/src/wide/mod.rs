@@ -23,6 +23,7 @@
 
 pub mod access;
 pub mod alloc;
+pub mod arena;
 pub mod chunks;
 pub mod dmath;
 pub mod emit;
