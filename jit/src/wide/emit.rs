@@ -10,7 +10,6 @@
 use super::alloc::{allocate, Allocation};
 use super::{Arg, Bin, Cmp, CmpKind, Cvt, Op, Program, Un, WideError};
 use iced_x86::code_asm::*;
-use iced_x86::BlockEncoderOptions;
 use std::time::Instant;
 
 /// A compiled [`Program`]: its executable memory and entry point.
@@ -126,11 +125,10 @@ impl ConstPool {
 
     /// Appends the pool's data (the 64-bit entries first, so that each
     /// is aligned to its size once the pool's start is aligned to 64);
-    /// returns the label of its start, `None` for an empty pool.
-    pub(crate) fn emit_data(
-        &mut self,
-        a: &mut CodeAssembler,
-    ) -> Result<Option<CodeLabel>, WideError> {
+    /// returns the index of its first instruction, `None` for an empty
+    /// pool.
+    pub(crate) fn emit_data(&mut self, a: &mut CodeAssembler) -> Result<Option<usize>, WideError> {
+        let first = a.instructions().len();
         self.entries
             .sort_by_key(|(c, _)| matches!(c, PoolConst::D(_)));
         for (c, l) in &mut self.entries {
@@ -141,33 +139,33 @@ impl ConstPool {
             }
             .map_err(asm_err)?;
         }
-        Ok(self.entries.first().map(|(_, l)| *l))
+        Ok((!self.entries.is_empty()).then_some(first))
     }
 }
 
 /// The machine code of a function whose constant pool (if any) starts at
-/// label `pool`, placed in executable memory ([`super::arena`]) so that
-/// the pool starts on a 64-byte line: the memory, the offset of the
-/// function's first byte in it, and the code's size. The code is
-/// position-independent (its labels and the pool are RIP-relative), so it
-/// may start anywhere.
+/// instruction `pool`, encoded ([`super::encode`]) and placed in
+/// executable memory ([`super::arena`]) so that the pool starts on a
+/// 64-byte line: the memory, the offset of the function's first byte in
+/// it, and the code's size. The code is position-independent (its labels
+/// and the pool are RIP-relative), so it may start anywhere.
 pub(crate) fn assemble_and_map(
     a: &mut CodeAssembler,
-    pool: Option<CodeLabel>,
+    pool: Option<usize>,
 ) -> Result<(super::arena::CodeMemory, usize, usize), WideError> {
-    let options = if pool.is_some() {
-        BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS
-    } else {
-        BlockEncoderOptions::NONE
-    };
-    let result = a.assemble_options(0, options).map_err(asm_err)?;
-    let bytes = &result.inner.code_buffer;
-    let pool_at = match pool {
-        Some(l) => Some(result.label_ip(&l).map_err(asm_err)? as usize),
-        None => None,
-    };
-    let (memory, at) = super::arena::place(bytes, pool_at)?;
-    Ok((memory, at, bytes.len()))
+    super::encode::encode(a.instructions(), |bytes, offsets| {
+        let pool_at = match pool {
+            Some(i) => Some(
+                *offsets
+                    .get(i)
+                    .ok_or_else(|| WideError::Malformed(format!("pool at instruction {i}")))?
+                    as usize,
+            ),
+            None => None,
+        };
+        let (memory, at) = super::arena::place(bytes, pool_at)?;
+        Ok((memory, at, bytes.len()))
+    })
 }
 
 /// Whether `op` needs a kernel entry around it (registers the entry keeps,

@@ -27,6 +27,7 @@ pub mod arena;
 pub mod chunks;
 pub mod dmath;
 pub mod emit;
+pub(crate) mod encode;
 pub mod entry;
 pub mod groups;
 pub(crate) mod held;
