@@ -858,8 +858,7 @@ fn host_isa(tier: Tier) -> Result<OwnedTargetIsa, String> {
 /// tier (the CPU's features detected, the settings parsed) and the x86
 /// encoder's table of instruction handlers, which the wide code's first
 /// assembly would otherwise build (one allocation for each of the
-/// encoder's some 4,900 instruction forms), and the wide code's arena of
-/// executable memory (`wide::arena::prepare`). Cheap once made; for the
+/// encoder's some 4,900 instruction forms). Cheap once made; for the
 /// runtime's warm-up, which runs it on a thread of its own.
 pub fn make_tables() {
     let _ = host_isa(Tier::Quick);
@@ -870,8 +869,6 @@ pub fn make_tables() {
             let _ = a.assemble(0);
         }
     }
-    // The wide code's executable memory, its first pages mapped in.
-    crate::wide::arena::prepare();
 }
 
 /// The fallback the wide entry is built with: never called, since

@@ -171,21 +171,6 @@ pub fn global() -> &'static Arena {
     ARENA.get_or_init(|| Arena::new(SLAB_BYTES))
 }
 
-/// Bytes of the first slab [`prepare`] maps in ahead: room for a few
-/// dozen small kernels.
-pub const PREPARED_BYTES: usize = 256 << 10;
-
-/// Makes the process's arena and its first slab, its first
-/// [`PREPARED_BYTES`] mapped in both views (`MADV_POPULATE_WRITE` and
-/// `_READ`, where the kernel has them), for the runtime's warm-up: what
-/// the first kernel's code would otherwise pay inside the first build
-/// (the `memfd`, its two mappings, a page fault per view and page).
-pub fn prepare() {
-    if ENABLED.load(Ordering::Relaxed) {
-        global().prepare(PREPARED_BYTES);
-    }
-}
-
 /// Places `bytes`, a function whose constant pool (if any) starts at byte
 /// `pool_at` of it, in executable memory so that the pool starts on a
 /// 64-byte line. Returns the memory and the offset of the function's
@@ -246,35 +231,6 @@ impl Arena {
         // A panic under the lock leaves the free lists whole (every change
         // to them is a single step), so a poisoned lock is taken as is.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Makes the first slab if there is none and maps in its first
-    /// `bytes` in both views (errors ignored: the pages then fault in on
-    /// first use, as without it).
-    pub fn prepare(&self, bytes: usize) {
-        let views = {
-            let mut state = self.lock();
-            if state.failed {
-                return;
-            }
-            if state.slabs.is_empty() {
-                match Slab::new(self.slab_bytes) {
-                    Some(s) => state.slabs.push(s),
-                    None => {
-                        state.failed = true;
-                        return;
-                    }
-                }
-            }
-            (state.slabs[0].write, state.slabs[0].exec)
-        };
-        let len = bytes.min(self.slab_bytes);
-        // SAFETY: both ranges lie in the first slab's views, which are
-        // never unmapped; populating changes no byte.
-        unsafe {
-            libc::madvise(views.0.cast(), len, libc::MADV_POPULATE_WRITE);
-            libc::madvise(views.1.cast_mut().cast(), len, libc::MADV_POPULATE_READ);
-        }
     }
 
     /// What the arena holds now.
@@ -496,28 +452,6 @@ mod tests {
         assert_eq!(&big[..5000], &[0xc3; 5000][..]);
         drop(blocks);
         assert_eq!(arena.stats().used, 0);
-    }
-
-    #[test]
-    fn a_prepared_arena_places_its_first_block_in_its_first_slab() {
-        let arena = arena(64 << 10);
-        arena.prepare(16 << 10);
-        assert_eq!(
-            arena.stats(),
-            ArenaStats {
-                slabs: 1,
-                used: 0,
-                failed: false
-            }
-        );
-        arena.prepare(16 << 10);
-        assert_eq!(arena.stats().slabs, 1, "prepared once");
-        let (m, _) = arena.place(&[0xc3], None).unwrap();
-        assert!(m.in_arena());
-        assert_eq!(arena.stats().slabs, 1);
-        let failed: &'static Arena = Box::leak(Box::new(Arena::failed()));
-        failed.prepare(16 << 10);
-        assert_eq!(failed.stats().slabs, 0);
     }
 
     #[test]
