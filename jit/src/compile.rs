@@ -372,7 +372,7 @@ pub(crate) fn compile(
     };
 
     let isa = host_isa(tier).map_err(|e| codegen(format!("creating the JIT: {e}")))?;
-    let has_fma = isa_has(&*isa, "has_fma");
+    let has_fma = host_has_fma(tier, &*isa);
     // The JIT module (its 256 MiB reservation) is made only when a
     // Cranelift function is lowered here.
     let mut jit: Option<JITModule> = None;
@@ -884,6 +884,17 @@ unsafe extern "C" fn fallback_never_taken(
     _context: *mut u8,
 ) -> u32 {
     abi::KernelStatus::NoCode as u32
+}
+
+/// Whether the host ISA of `tier` (`isa`) has FMA, asked of its flags
+/// once per tier: [`isa_has`] lists every flag of the ISA each time.
+fn host_has_fma(tier: Tier, isa: &dyn cranelift_codegen::isa::TargetIsa) -> bool {
+    static FMA: [OnceLock<bool>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = match tier {
+        Tier::Quick => &FMA[0],
+        Tier::Optimised => &FMA[1],
+    };
+    *slot.get_or_init(|| isa_has(isa, "has_fma"))
 }
 
 /// Whether the ISA's boolean flag `name` (`has_fma`, `has_cmpxchg16b`, …)

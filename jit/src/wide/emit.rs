@@ -10,13 +10,12 @@
 use super::alloc::{allocate, Allocation};
 use super::{Arg, Bin, Cmp, CmpKind, Cvt, Op, Program, Un, WideError};
 use iced_x86::code_asm::*;
-use iced_x86::BlockEncoderOptions;
 use std::time::Instant;
 
 /// A compiled [`Program`]: its executable memory and entry point.
 pub struct WideCode {
-    _memory: memmap2::Mmap,
-    /// Where the function starts in the mapping (its constant pool, after
+    _memory: super::arena::CodeMemory,
+    /// Where the function starts in the memory (its constant pool, after
     /// the code, starts on a 64-byte line).
     at: usize,
     entry: unsafe extern "C" fn(u64, u64, u64, u64, u64),
@@ -126,11 +125,10 @@ impl ConstPool {
 
     /// Appends the pool's data (the 64-bit entries first, so that each
     /// is aligned to its size once the pool's start is aligned to 64);
-    /// returns the label of its start, `None` for an empty pool.
-    pub(crate) fn emit_data(
-        &mut self,
-        a: &mut CodeAssembler,
-    ) -> Result<Option<CodeLabel>, WideError> {
+    /// returns the index of its first instruction, `None` for an empty
+    /// pool.
+    pub(crate) fn emit_data(&mut self, a: &mut CodeAssembler) -> Result<Option<usize>, WideError> {
+        let first = a.instructions().len();
         self.entries
             .sort_by_key(|(c, _)| matches!(c, PoolConst::D(_)));
         for (c, l) in &mut self.entries {
@@ -141,40 +139,33 @@ impl ConstPool {
             }
             .map_err(asm_err)?;
         }
-        Ok(self.entries.first().map(|(_, l)| *l))
+        Ok((!self.entries.is_empty()).then_some(first))
     }
 }
 
 /// The machine code of a function whose constant pool (if any) starts at
-/// label `pool`, placed in executable memory so that the pool starts on a
-/// 64-byte line: the mapping, the offset of the function's first byte in
+/// instruction `pool`, encoded ([`super::encode`]) and placed in
+/// executable memory ([`super::arena`]) so that the pool starts on a
+/// 64-byte line: the memory, the offset of the function's first byte in
 /// it, and the code's size. The code is position-independent (its labels
 /// and the pool are RIP-relative), so it may start anywhere.
 pub(crate) fn assemble_and_map(
     a: &mut CodeAssembler,
-    pool: Option<CodeLabel>,
-) -> Result<(memmap2::Mmap, usize, usize), WideError> {
-    let options = if pool.is_some() {
-        BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS
-    } else {
-        BlockEncoderOptions::NONE
-    };
-    let result = a.assemble_options(0, options).map_err(asm_err)?;
-    let bytes = &result.inner.code_buffer;
-    let shift = match pool {
-        Some(l) => {
-            let at = result.label_ip(&l).map_err(asm_err)? as usize;
-            (64 - at % 64) % 64
-        }
-        None => 0,
-    };
-    let mut mem = memmap2::MmapMut::map_anon(shift + bytes.len().max(1))
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    mem[shift..shift + bytes.len()].copy_from_slice(bytes);
-    let memory = mem
-        .make_exec()
-        .map_err(|e| WideError::Memory(e.to_string()))?;
-    Ok((memory, shift, bytes.len()))
+    pool: Option<usize>,
+) -> Result<(super::arena::CodeMemory, usize, usize), WideError> {
+    super::encode::encode(a.instructions(), |bytes, offsets| {
+        let pool_at = match pool {
+            Some(i) => Some(
+                *offsets
+                    .get(i)
+                    .ok_or_else(|| WideError::Malformed(format!("pool at instruction {i}")))?
+                    as usize,
+            ),
+            None => None,
+        };
+        let (memory, at) = super::arena::place(bytes, pool_at)?;
+        Ok((memory, at, bytes.len()))
+    })
 }
 
 /// Whether `op` needs a kernel entry around it (registers the entry keeps,

@@ -72,7 +72,7 @@ pub const MAX_ID_END: u64 = i32::MAX as u64 - 16;
 
 /// A compiled kernel entry.
 pub struct KernelCode {
-    pub(super) _memory: memmap2::Mmap,
+    pub(super) _memory: super::arena::CodeMemory,
     pub(super) entry: KernelEntry,
     /// Bytes of machine code.
     pub size: usize,
@@ -1231,7 +1231,7 @@ pub(super) fn fallback_jump_and_map(
     a: CodeAssembler,
     fallback_l: CodeLabel,
     fallback: KernelEntry,
-) -> Result<(memmap2::Mmap, KernelEntry, usize), WideError> {
+) -> Result<(super::arena::CodeMemory, KernelEntry, usize), WideError> {
     fallback_jump_pool_and_map(a, fallback_l, fallback, ConstPool::default())
 }
 
@@ -1242,7 +1242,7 @@ pub(super) fn fallback_jump_pool_and_map(
     mut fallback_l: CodeLabel,
     fallback: KernelEntry,
     mut pool: ConstPool,
-) -> Result<(memmap2::Mmap, KernelEntry, usize), WideError> {
+) -> Result<(super::arena::CodeMemory, KernelEntry, usize), WideError> {
     let e = asm_err;
     a.set_label(&mut fallback_l).map_err(e)?;
     a.zero_bytes().map_err(e)?;
@@ -1250,9 +1250,9 @@ pub(super) fn fallback_jump_pool_and_map(
     a.jmp(rax).map_err(e)?;
     let pool_at = pool.emit_data(&mut a)?;
     let (memory, at, size) = assemble_and_map(&mut a, pool_at)?;
-    // SAFETY: the mapping holds the function just assembled from byte
+    // SAFETY: the memory holds the function just assembled from byte
     // `at` on, whose calling convention is System V with the signature of
-    // `KernelEntry`; it lives as long as the mapping, which the caller
+    // `KernelEntry`; it lives as long as the memory, which the caller
     // keeps with the entry.
     let entry = unsafe { std::mem::transmute::<*const u8, KernelEntry>(memory.as_ptr().add(at)) };
     Ok((memory, entry, size))

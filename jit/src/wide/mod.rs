@@ -23,9 +23,11 @@
 
 pub mod access;
 pub mod alloc;
+pub mod arena;
 pub mod chunks;
 pub mod dmath;
 pub mod emit;
+pub(crate) mod encode;
 pub mod entry;
 pub mod groups;
 pub(crate) mod held;

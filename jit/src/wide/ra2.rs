@@ -1427,18 +1427,39 @@ pub(crate) fn allocate_ra2_pooled(p: &Program) -> Result<Allocated, WideError> {
 
 fn allocate_ra2_with(p: &Program, pooled: bool) -> Result<Allocated, WideError> {
     let (f, pool) = build(p, pooled)?;
-    let out = regalloc2::run(
-        &f,
-        &machine_env(),
-        &RegallocOptions {
-            verbose_log: false,
-            validate_ssa: cfg!(debug_assertions),
-            algorithm: regalloc2::Algorithm::Ion,
-        },
-    )
-    .map_err(|e| WideError::Malformed(format!("regalloc2: {e:?}")))?;
+    let options = RegallocOptions {
+        verbose_log: false,
+        validate_ssa: cfg!(debug_assertions),
+        algorithm: regalloc2::Algorithm::Ion,
+    };
+    // The allocator's context is kept per thread: its tables keep their
+    // capacity from one program to the next instead of being allocated
+    // and freed each time (most of a small program's allocation was
+    // that). A context in use (never, today) is not shared: a fresh one.
+    let out = REGALLOC_CTX
+        .with(|cell| {
+            let run =
+                |ctx: &mut regalloc2::Ctx| -> Result<regalloc2::Output, regalloc2::RegAllocError> {
+                    regalloc2::run_with_ctx(&f, &MACHINE_ENV, &options, ctx)?;
+                    Ok(std::mem::take(&mut ctx.output))
+                };
+            match cell.try_borrow_mut() {
+                Ok(mut ctx) => run(&mut ctx),
+                Err(_) => run(&mut regalloc2::Ctx::default()),
+            }
+        })
+        .map_err(|e| WideError::Malformed(format!("regalloc2: {e:?}")))?;
     Ok(Allocated { f, out, pool })
 }
+
+thread_local! {
+    /// [`allocate_ra2_with`]'s allocator context.
+    static REGALLOC_CTX: std::cell::RefCell<regalloc2::Ctx> =
+        std::cell::RefCell::new(regalloc2::Ctx::default());
+}
+
+/// The registers the allocator hands out ([`machine_env`]), made once.
+static MACHINE_ENV: std::sync::LazyLock<MachineEnv> = std::sync::LazyLock::new(machine_env);
 
 /// Where [`emit_allocated`] puts its code.
 pub(crate) struct EmitAt<'f> {
