@@ -350,7 +350,16 @@ impl Analysis<'_> {
     /// group, group-level code does (a collective's combine step,
     /// `collectives.rs`), so the region runs it once, outside the chunk
     /// loop, instead of testing every chunk for that work-item.
-    fn first_item_bodies(&self, stmts: &[Stmt]) -> Vec<Stmt> {
+    fn first_item_bodies<'s>(&self, stmts: &'s [Stmt]) -> std::borrow::Cow<'s, [Stmt]> {
+        let is_first_item_stmt = |s: &Stmt| {
+            matches!(s, Stmt::If { cond, then_, else_ }
+                if else_.0.is_empty()
+                    && self.is_first_item(*cond)
+                    && then_.0.iter().all(|t| self.stmt_ok(t)))
+        };
+        if !stmts.iter().any(is_first_item_stmt) {
+            return std::borrow::Cow::Borrowed(stmts);
+        }
         let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
         let mut tests = Vec::new();
         for s in stmts {
@@ -381,7 +390,7 @@ impl Analysis<'_> {
                 out = others;
             }
         }
-        out
+        std::borrow::Cow::Owned(out)
     }
 
     /// Whether `cond` is `get_local_linear_id() == 0` (either order).
@@ -400,7 +409,8 @@ impl Analysis<'_> {
     /// Splits one statement list; `avail`: group-level values computed by
     /// the enclosing levels' `pre`.
     fn split(&self, stmts: &[Stmt], avail: &HashSet<ValueId>) -> Split {
-        let stmts = &self.first_item_bodies(stmts)[..];
+        let stmts = self.first_item_bodies(stmts);
+        let stmts = &stmts[..];
         let n = stmts.len();
         let fx: Vec<Effects> = stmts.iter().map(|s| Effects::of(self.func, s)).collect();
         let gl: Vec<bool> = stmts.iter().map(|s| self.stmt_ok(s)).collect();

@@ -19,6 +19,12 @@
 //! own as before. A block larger than a slab gets a mapping of its own
 //! too.
 //!
+//! A slab's pages are shared mappings, so a child made by `fork` shares
+//! them with its parent: in a child (a `pthread_atfork` handler sets
+//! [`FORKED`] when the first slab is made) the arena places nothing and
+//! gives nothing back, so a child that compiles or drops kernels never
+//! writes over its parent's code; its code gets mappings of its own.
+//!
 //! x86 keeps instruction fetch coherent with stores to the same physical
 //! memory whatever the virtual address written through; a block is given
 //! back only when no launch runs its code any more (its kernel is dropped
@@ -158,6 +164,25 @@ pub struct ArenaStats {
 
 static ENABLED: AtomicBool = AtomicBool::new(true);
 
+/// Set in a child made by `fork` after the process made a slab: the slabs
+/// are shared with the parent, so the child neither places in them nor
+/// frees from them (the module header).
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn forked_child() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
+/// Registers [`forked_child`] with `pthread_atfork`, once.
+fn watch_forks() {
+    static WATCHING: std::sync::Once = std::sync::Once::new();
+    WATCHING.call_once(|| {
+        // SAFETY: registers a handler that only stores to an atomic,
+        // which is async-signal-safe as a fork handler must be.
+        unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
+    });
+}
+
 /// Turns the process's arena on or off for the code placed from now on
 /// (on by default); off, each function gets a mapping of its own, as
 /// when the arena cannot be made. Code placed before keeps its memory.
@@ -256,7 +281,7 @@ impl Arena {
     ) -> Result<(CodeMemory, usize), WideError> {
         let shift = shift_for(pool_at);
         let len = (shift + bytes.len()).max(1).next_multiple_of(BLOCK_ALIGN);
-        if len > self.slab_bytes {
+        if len > self.slab_bytes || FORKED.load(Ordering::Relaxed) {
             return place_own(bytes, pool_at);
         }
         let mut state = self.lock();
@@ -313,6 +338,10 @@ impl Arena {
 
     /// Gives block `offset..offset + len` of slab `slab` back.
     fn free(&self, slab: usize, offset: usize, len: usize) {
+        if FORKED.load(Ordering::Relaxed) {
+            // The parent may still run this block's code: leave it.
+            return;
+        }
         let mut state = self.lock();
         let Some(s) = state.slabs.get_mut(slab) else {
             return;
@@ -332,6 +361,7 @@ impl Slab {
     /// A `memfd` of `bytes` mapped writable and executable; `None` if any
     /// step fails.
     fn new(bytes: usize) -> Option<Slab> {
+        watch_forks();
         // SAFETY: plain system calls on a descriptor this function owns;
         // each result is checked, and the descriptor is closed on every
         // path (the mappings keep the memory).
@@ -477,5 +507,35 @@ mod tests {
             };
             assert_eq!(f(), 42);
         }
+    }
+
+    #[test]
+    fn a_forked_child_leaves_its_parents_blocks_alone() {
+        // mov eax, 7; ret
+        let code = [0xb8, 7, 0, 0, 0, 0xc3];
+        let a = arena(64 << 10);
+        let (m, at) = a.place(&code, None).unwrap();
+        let bytes = m.to_vec();
+        // SAFETY: the child only drops the block (an atomic load and a
+        // return: no lock, no allocation) and reads an atomic before
+        // `_exit`, which is what a child of a threaded process may do.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let forked = FORKED.load(Ordering::Relaxed);
+            drop(m);
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(if forked { 0 } else { 1 }) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just made.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+        assert!(!FORKED.load(Ordering::Relaxed));
+        assert_eq!(m.to_vec(), bytes, "the child wrote over the parent's block");
+        // SAFETY: the block holds the function above from `at` on.
+        let f =
+            unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> u32>(m.as_ptr().add(at)) };
+        assert_eq!(f(), 7);
     }
 }
