@@ -21,7 +21,7 @@
 //!
 //! A slab's pages are shared mappings, so a child made by `fork` shares
 //! them with its parent: in a child (a `pthread_atfork` handler sets
-//! [`FORKED`] when the first slab is made) the arena places nothing and
+//! `FORKED` when the first slab is made) the arena places nothing and
 //! gives nothing back, so a child that compiles or drops kernels never
 //! writes over its parent's code; its code gets mappings of its own.
 //!
