@@ -56,6 +56,16 @@ trait Elem: Copy + PartialEq {
 macro_rules! int_elem {
     ($t:ty, $scan:ident) => {
         impl Elem for $t {
+            /// Integer operators are associative and commutative (sums
+            /// wrap), so any order gives `group_order`'s result: one fold
+            /// the compiler vectorises as it likes.
+            #[inline(always)]
+            fn reduce_vec(xs: &[$t], op: SubGroupOp) -> Option<$t> {
+                Some(
+                    xs.iter()
+                        .fold(<$t>::identity(op), |a, &b| <$t>::op(op, a, b)),
+                )
+            }
             #[cfg(target_arch = "x86_64")]
             unsafe fn scan_add(p: *mut u8, n: usize, exclusive: bool) -> bool {
                 // SAFETY: as the caller promises.
@@ -953,5 +963,46 @@ mod tests {
         let mut first = [1.0f32; 9];
         first[0] = f32::NAN;
         assert_eq!(f32::reduce_vec(&first, SubGroupOp::Min), Some(1.0));
+    }
+
+    #[test]
+    fn integer_reductions_of_every_operator_are_the_group_orders() {
+        let v = values(300, 21);
+        let xs: Vec<i32> = v.iter().map(|&x| (x as i32) >> 7).collect();
+        for op in [
+            SubGroupOp::Add,
+            SubGroupOp::Mul,
+            SubGroupOp::Min,
+            SubGroupOp::Max,
+            SubGroupOp::And,
+            SubGroupOp::Or,
+            SubGroupOp::Xor,
+            SubGroupOp::LogicalAnd,
+            SubGroupOp::LogicalOr,
+            SubGroupOp::LogicalXor,
+        ] {
+            for n in [0, 1, 15, 16, 17, 255, 300] {
+                let mut xs = xs[..n].to_vec();
+                if op == SubGroupOp::LogicalAnd || op == SubGroupOp::And {
+                    // Mostly non-zero, so that the answer is not always 0.
+                    xs.iter_mut().for_each(|x| *x |= 0x7ff0_0001);
+                }
+                let want =
+                    vecl_ir::group_order::reduce(&xs, i32::identity(op), |a, b| i32::op(op, a, b));
+                let mut scratch = vec![0u64; RESULT_SLOT + 1];
+                let base = scratch.as_mut_ptr() as *mut i32;
+                for (i, &x) in xs.iter().enumerate() {
+                    // SAFETY: `xs` fits the scratch area.
+                    unsafe { base.add(i).write(x) };
+                }
+                // SAFETY: the scratch area has RESULT_SLOT + 1 slots of 8 bytes.
+                unsafe {
+                    vecl_work_group_combine(0, op.code(), ELEM_I32, base as *mut u8, n as u64)
+                };
+                // SAFETY: the result slot is in the scratch area.
+                let got = unsafe { base.add(RESULT_SLOT).read() };
+                assert_eq!(got, want, "{op:?}, n = {n}");
+            }
+        }
     }
 }
