@@ -12,8 +12,8 @@ use vecl_ir::interp::NdRange;
 use vecl_jit::abi::{take_barrier_divergence, KernelStatus};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 use vecl_testkit::differential::{build, compare_launches, interp_args_for, run_jit, Spec};
-use vecl_testkit::range_1d;
 use vecl_testkit::{code_line, cpu_has_wide};
+use vecl_testkit::{range_1d, range_2d};
 
 fn options(wide: bool) -> JitOptions {
     JitOptions {
@@ -45,15 +45,6 @@ fn wide(src: &str, kernel: &str) -> (vecl_ir::Module, CompiledKernel) {
 fn agree(src: &str, kernel: &str, ranges: &[NdRange], args: impl Fn(&NdRange) -> Vec<Spec>) {
     let (m, k) = wide(src, kernel);
     assert_eq!(compare_launches(&m, kernel, &k, ranges, args), ranges.len());
-}
-
-fn range_2d(global: [u64; 2], local: [u64; 2], offset: [u64; 2]) -> NdRange {
-    NdRange {
-        work_dim: 2,
-        global_offset: [offset[0], offset[1], 0],
-        global_size: [global[0], global[1], 1],
-        local_size: [local[0], local[1], 1],
-    }
 }
 
 /// nbody's shape with scalars: every work-item stages one element of a

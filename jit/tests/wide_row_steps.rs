@@ -16,17 +16,9 @@ use vecl_ir::interp::NdRange;
 use vecl_jit::abi::{take_barrier_divergence, KernelStatus};
 use vecl_jit::compile_kernel;
 use vecl_testkit::differential::{build, compare_launches, interp_args_for, run_jit, Spec};
+use vecl_testkit::range_2d;
 use vecl_testkit::wide_options;
 use vecl_testkit::{code_line, cpu_has_wide};
-
-fn range_2d(global: [u64; 2], local: [u64; 2], offset: [u64; 2]) -> NdRange {
-    NdRange {
-        work_dim: 2,
-        global_offset: [offset[0], offset[1], 0],
-        global_size: [global[0], global[1], 1],
-        local_size: [local[0], local[1], 1],
-    }
-}
 
 /// A tile loop whose staging region loads `a[AIDX]` into `t[TROW * TW +
 /// lx]` and `b[BIDX]` into `u[ly][lx]`, then `acc += t[TROW * TW + k] *

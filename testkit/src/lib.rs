@@ -50,4 +50,4 @@ pub use groups::aligned;
 pub use hand_built::*;
 #[cfg(feature = "jit")]
 pub use options::{refuse_prefetch_patches, test_passes, test_prefetch, test_tiers, wide_options};
-pub use shapes::{chunk_edges_1d, group_sizes_1d, range_1d};
+pub use shapes::{chunk_edges_1d, group_sizes_1d, range_1d, range_2d};

@@ -1,5 +1,5 @@
 //! Launch shapes: the 1-D ranges the code-generation and barrier tests
-//! run, each family named by what it exercises.
+//! run, each family named by what it exercises, and a 2-D range.
 
 use vecl_ir::interp::NdRange;
 
@@ -10,6 +10,17 @@ pub fn range_1d(offset: u64, global: u64, local: u64) -> NdRange {
         global_offset: [offset, 0, 0],
         global_size: [global, 1, 1],
         local_size: [local, 1, 1],
+    }
+}
+
+/// A 2-D range of `global` work-items in groups of `local` from `offset`
+/// (each `[dimension 0, dimension 1]`).
+pub fn range_2d(global: [u64; 2], local: [u64; 2], offset: [u64; 2]) -> NdRange {
+    NdRange {
+        work_dim: 2,
+        global_offset: [offset[0], offset[1], 0],
+        global_size: [global[0], global[1], 1],
+        local_size: [local[0], local[1], 1],
     }
 }
 
