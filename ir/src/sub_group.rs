@@ -53,13 +53,23 @@ impl SubGroupOp {
     }
 
     /// The operator of [`SubGroupOp::code`].
-    pub fn from_code(c: u32) -> Option<SubGroupOp> {
+    /// A `const fn`, so that generated code can name an operator by its
+    /// code as a constant (the JIT's combine has one copy per operator).
+    pub const fn from_code(c: u32) -> Option<SubGroupOp> {
         use SubGroupOp::*;
-        [
-            Add, Mul, Min, Max, And, Or, Xor, LogicalAnd, LogicalOr, LogicalXor,
-        ]
-        .get(c as usize)
-        .copied()
+        Some(match c {
+            0 => Add,
+            1 => Mul,
+            2 => Min,
+            3 => Max,
+            4 => And,
+            5 => Or,
+            6 => Xor,
+            7 => LogicalAnd,
+            8 => LogicalOr,
+            9 => LogicalXor,
+            _ => return None,
+        })
     }
 }
 

@@ -556,32 +556,21 @@ unsafe fn combine<T: Elem>(kind: u32, op: SubGroupOp, scratch: *mut u8, n: usize
     each_op!(Add, Mul, Min, Max, And, Or, Xor, LogicalAnd, LogicalOr, LogicalXor)
 }
 
-/// The operator of a code, at compile time.
-const fn op_of(code: u32) -> SubGroupOp {
-    use SubGroupOp::*;
-    match code {
-        1 => Mul,
-        2 => Min,
-        3 => Max,
-        4 => And,
-        5 => Or,
-        6 => Xor,
-        7 => LogicalAnd,
-        8 => LogicalOr,
-        9 => LogicalXor,
-        _ => Add,
-    }
-}
-
 /// [`combine`] for the operator whose code is `OP`, in the order
 /// `vecl_ir::group_order` sets (the interpreter's).
 ///
 /// # Safety
 /// As [`vecl_work_group_combine`].
 unsafe fn combine_op<T: Elem, const OP: u32>(kind: u32, scratch: *mut u8, n: usize) {
-    let op = const { op_of(OP) };
+    let op = const { SubGroupOp::from_code(OP).expect("an operator's code") };
     // The operator named inside the closure, a constant there too.
-    let f = |a: T, b: T| T::op(const { op_of(OP) }, a, b);
+    let f = |a: T, b: T| {
+        T::op(
+            const { SubGroupOp::from_code(OP).expect("an operator's code") },
+            a,
+            b,
+        )
+    };
     let result = crate::collectives::RESULT_SLOT;
     let slots = scratch as *mut T;
     if kind > 2 {
@@ -611,35 +600,42 @@ unsafe fn combine_op<T: Elem, const OP: u32>(kind: u32, scratch: *mut u8, n: usi
     }
     // The scratch area is a `__local` array of 8-byte slots, so aligned
     // for every element type; copied through the stack if it ever is not.
-    if slots.is_aligned() {
-        // SAFETY: slots 0..n (n ≤ RESULT_SLOT) are in the scratch area,
-        // aligned, and nothing else touches them during the call.
-        let xs = unsafe { std::slice::from_raw_parts_mut(slots, n) };
+    // The reduction's result, or the scan written over `xs`.
+    let combine_in = |xs: &mut [T]| {
+        // A constant here too: the closure may not be inlined.
+        let op = const { SubGroupOp::from_code(OP).expect("an operator's code") };
         if kind == 0 {
-            let r = T::reduce_vec(xs, op)
-                .unwrap_or_else(|| vecl_ir::group_order::reduce(xs, T::identity(op), f));
-            // SAFETY: the result slot is in the scratch area.
-            unsafe { slots.add(result).write_unaligned(r) };
+            Some(
+                T::reduce_vec(xs, op)
+                    .unwrap_or_else(|| vecl_ir::group_order::reduce(xs, T::identity(op), f)),
+            )
         } else {
             vecl_ir::group_order::scan(xs, T::identity(op), exclusive, f);
+            None
         }
+    };
+    let reduced = if slots.is_aligned() {
+        // SAFETY: slots 0..n (n ≤ RESULT_SLOT) are in the scratch area,
+        // aligned, and nothing else touches them during the call.
+        combine_in(unsafe { std::slice::from_raw_parts_mut(slots, n) })
     } else {
         let mut buf = [T::zero(); crate::collectives::RESULT_SLOT];
         for (i, b) in buf.iter_mut().enumerate().take(n) {
             // SAFETY: slot i < n is in the scratch area.
             *b = unsafe { slots.add(i).read_unaligned() };
         }
-        if kind == 0 {
-            let r = vecl_ir::group_order::reduce(&buf[..n], T::identity(op), f);
-            // SAFETY: the result slot is in the scratch area.
-            unsafe { slots.add(result).write_unaligned(r) };
-        } else {
-            vecl_ir::group_order::scan(&mut buf[..n], T::identity(op), exclusive, f);
+        let reduced = combine_in(&mut buf[..n]);
+        if reduced.is_none() {
             for (i, &b) in buf.iter().enumerate().take(n) {
                 // SAFETY: as above.
                 unsafe { slots.add(i).write_unaligned(b) };
             }
         }
+        reduced
+    };
+    if let Some(r) = reduced {
+        // SAFETY: the result slot is in the scratch area.
+        unsafe { slots.add(result).write_unaligned(r) };
     }
 }
 
@@ -746,6 +742,17 @@ mod tests {
     use super::*;
     use crate::collectives::RESULT_SLOT;
 
+    /// Every operator, by its code.
+    const ALL_OPS: [SubGroupOp; 10] = {
+        let mut ops = [SubGroupOp::Add; 10];
+        let mut c = 0;
+        while c < 10 {
+            ops[c] = SubGroupOp::from_code(c as u32).expect("an operator's code");
+            c += 1;
+        }
+        ops
+    };
+
     /// The sequential scan the vector loops must agree with.
     fn reference<T: Elem>(xs: &[T], op: SubGroupOp, exclusive: bool) -> Vec<T> {
         let mut acc = T::identity(op);
@@ -837,18 +844,7 @@ mod tests {
         let v = values(257, 3);
         let ints: Vec<i32> = v.iter().map(|&x| x as i32 >> 3).collect();
         let floats: Vec<f32> = v.iter().map(|&x| (x as i32 >> 8) as f32 * 1e-3).collect();
-        for op in [
-            SubGroupOp::Add,
-            SubGroupOp::Mul,
-            SubGroupOp::Min,
-            SubGroupOp::Max,
-            SubGroupOp::And,
-            SubGroupOp::Or,
-            SubGroupOp::Xor,
-            SubGroupOp::LogicalAnd,
-            SubGroupOp::LogicalOr,
-            SubGroupOp::LogicalXor,
-        ] {
+        for op in ALL_OPS {
             for (kind, exclusive) in [(1, false), (2, true)] {
                 assert_eq!(
                     combined(&ints, kind, op, ELEM_I32),
@@ -913,13 +909,6 @@ mod tests {
     }
 
     #[test]
-    fn the_compile_time_operators_are_the_codes_operators() {
-        for c in 0..10 {
-            assert_eq!(Some(op_of(c)), SubGroupOp::from_code(c), "code {c}");
-        }
-    }
-
-    #[test]
     fn vector_float_reductions_keep_the_bits_over_special_values() {
         let specials = [
             f64::NAN,
@@ -969,18 +958,7 @@ mod tests {
     fn integer_reductions_of_every_operator_are_the_group_orders() {
         let v = values(300, 21);
         let xs: Vec<i32> = v.iter().map(|&x| (x as i32) >> 7).collect();
-        for op in [
-            SubGroupOp::Add,
-            SubGroupOp::Mul,
-            SubGroupOp::Min,
-            SubGroupOp::Max,
-            SubGroupOp::And,
-            SubGroupOp::Or,
-            SubGroupOp::Xor,
-            SubGroupOp::LogicalAnd,
-            SubGroupOp::LogicalOr,
-            SubGroupOp::LogicalXor,
-        ] {
+        for op in ALL_OPS {
             for n in [0, 1, 15, 16, 17, 255, 300] {
                 let mut xs = xs[..n].to_vec();
                 if op == SubGroupOp::LogicalAnd || op == SubGroupOp::And {
