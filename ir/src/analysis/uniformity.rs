@@ -13,7 +13,13 @@
 //! - [`Shape::Varying`]: anything else.
 //!
 //! Register variables are uniform only when every write is uniform and
-//! happens in non-divergent control flow. Divergence of loops depends on the
+//! happens in control flow that does not diverge within the variable's
+//! scope. A variable's scope is the whole function, or, when every access
+//! to it lies in one block whose first statement touching it writes it
+//! (`if (gid < n) { float s = 0; for (int k = 0; k < n; k++) s += …; }`),
+//! that block: each run of the block writes the variable before any read
+//! sees it, so the lanes that run the block agree on it however the block
+//! was reached ([`scope_depths`]). Divergence of loops depends on the
 //! uniformity of branch conditions, which depends on variables, so the pass
 //! iterates to a fixed point (facts only move from uniform towards varying).
 //!
@@ -75,6 +81,11 @@ pub struct Uniformity {
     /// Reads take this shape, so `size_t i = get_global_id(0); a[i]` is
     /// still seen as consecutive.
     pub var_shapes: Vec<Shape>,
+    /// One per register variable: `true` when it is uniform only within its
+    /// block scope (written under a branch or loop that diverges outside
+    /// that block): the same in the lanes that run the block, not in every
+    /// lane of the chunk (see [`Uniformity::var_is_uniform_everywhere`]).
+    pub scoped_vars: Vec<bool>,
 }
 
 impl Uniformity {
@@ -86,8 +97,18 @@ impl Uniformity {
         self.shape(v).is_uniform()
     }
 
+    /// Whether `var` holds one value for the lanes that read it: for a
+    /// variable of a block scope, the lanes running that block.
     pub fn var_is_uniform(&self, var: VarId) -> bool {
         !self.varying_vars[var.index()]
+    }
+
+    /// Whether `var` is uniform and no write to it diverges anywhere in the
+    /// function: one value for every lane of the chunk wherever it is read,
+    /// whatever lanes run (what a value shared by the chunks of a group,
+    /// or a region's successor, needs).
+    pub fn var_is_uniform_everywhere(&self, var: VarId) -> bool {
+        self.var_is_uniform(var) && !self.scoped_vars[var.index()]
     }
 
     /// Whether a loop must run under masks: some `break` or `continue` that
@@ -141,7 +162,9 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
         values: vec![Shape::Uniform; func.insts.len()],
         varying_vars: vec![false; func.vars.len()],
         var_shapes: vec![Shape::Uniform; func.vars.len()],
+        scoped_vars: vec![false; func.vars.len()],
     };
+    let scopes = scope_depths(func);
     // Each round recomputes the variables' shapes from the values written
     // now, not joined with earlier rounds: a difference of two linear
     // values is linear while one side is still uniform and uniform once
@@ -157,8 +180,9 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
         if round < FRESH_ROUNDS {
             u.varying_vars.fill(false);
             u.var_shapes.fill(Shape::Uniform);
+            u.scoped_vars.fill(false);
         }
-        mark_vars(&mut u, &func.body, false);
+        mark_vars(&mut u, &func.body, &scopes, Nesting::default());
         if u == before {
             break;
         }
@@ -169,15 +193,42 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
 /// Rounds of [`analyze`] that recompute variable shapes from scratch.
 const FRESH_ROUNDS: usize = 64;
 
-fn mark_vars(u: &mut Uniformity, block: &Block, divergent: bool) {
+/// Where a statement sits: `depth` blocks deep (the function's body is
+/// depth 0), and `diverged`, the depth of the innermost block entered
+/// through a branch or loop the lanes may take apart (0 when none).
+#[derive(Clone, Copy, Default)]
+struct Nesting {
+    depth: u32,
+    diverged: u32,
+}
+
+impl Nesting {
+    /// The nesting of a block inside this one, entered divergently or not.
+    fn enter(self, divergent: bool) -> Nesting {
+        let depth = self.depth + 1;
+        Nesting {
+            depth,
+            diverged: if divergent { depth } else { self.diverged },
+        }
+    }
+}
+
+fn mark_vars(u: &mut Uniformity, block: &Block, scopes: &[u32], at: Nesting) {
     for s in &block.0 {
         match s {
             Stmt::WriteVar(var, v) => {
-                let written = if divergent {
+                // Divergence outside the variable's scope block (at a depth
+                // of at most the scope's) does not matter: every run of the
+                // block writes the variable before reading it.
+                let scope = scopes.get(var.index()).copied().unwrap_or(0);
+                let written = if at.diverged > scope {
                     Shape::Varying
                 } else {
                     u.shape(*v)
                 };
+                if at.diverged > 0 && at.diverged <= scope {
+                    u.scoped_vars[var.index()] = true;
+                }
                 let shape = u.var_shapes[var.index()].join(written);
                 u.var_shapes[var.index()] = shape;
                 if !shape.is_uniform() {
@@ -185,24 +236,136 @@ fn mark_vars(u: &mut Uniformity, block: &Block, divergent: bool) {
                 }
             }
             Stmt::If { cond, then_, else_ } => {
-                let d = divergent || !u.is_uniform(*cond);
-                mark_vars(u, then_, d);
-                mark_vars(u, else_, d);
+                let inner = at.enter(!u.is_uniform(*cond));
+                mark_vars(u, then_, scopes, inner);
+                mark_vars(u, else_, scopes, inner);
             }
             Stmt::Switch { selector, cases } => {
-                let d = divergent || !u.is_uniform(*selector);
+                let inner = at.enter(!u.is_uniform(*selector));
                 for c in cases {
-                    mark_vars(u, &c.body, d);
+                    mark_vars(u, &c.body, scopes, inner);
                 }
             }
             Stmt::Loop { body, continuing } => {
-                let d = divergent || u.loop_is_divergent(body, continuing);
-                mark_vars(u, body, d);
-                mark_vars(u, continuing, d);
+                let inner = at.enter(u.loop_is_divergent(body, continuing));
+                mark_vars(u, body, scopes, inner);
+                mark_vars(u, continuing, scopes, inner);
             }
             _ => {}
         }
     }
+}
+
+/// One per register variable: the depth of its scope block (0, the
+/// function's body, for most). A variable gets the innermost block that
+/// holds every access to it (its writes and the `Eval`s of its reads)
+/// when the first of that block's statements to touch it is a write of
+/// it: then every read in a run of the block sees a write of the same run,
+/// made by lanes that run the block. A variable read before its first
+/// write there (a value carried from an earlier run or from outside) keeps
+/// the function as its scope.
+pub fn scope_depths(func: &Function) -> Vec<u32> {
+    /// Each access: the statement index at every depth from the body down,
+    /// and whether it is a write.
+    struct Walk<'f> {
+        func: &'f Function,
+        path: Vec<usize>,
+        /// Per variable: the common path prefix of its accesses so far
+        /// (`None` before the first), and the first access's path and kind.
+        common: Vec<Option<Vec<usize>>>,
+        first: Vec<Option<(Vec<usize>, bool)>>,
+    }
+    impl Walk<'_> {
+        /// A block nested in the current statement, `marker` telling it
+        /// from the statement's other blocks.
+        fn arm(&mut self, marker: usize, b: &Block) {
+            self.path.push(marker);
+            self.block(b);
+            self.path.pop();
+        }
+        fn access(&mut self, var: VarId, write: bool) {
+            let i = var.index();
+            if i >= self.common.len() {
+                return;
+            }
+            match &mut self.common[i] {
+                Some(c) => {
+                    let keep = c.iter().zip(&self.path).take_while(|(a, b)| a == b).count();
+                    c.truncate(keep);
+                }
+                None => self.common[i] = Some(self.path.clone()),
+            }
+            if self.first[i].is_none() {
+                self.first[i] = Some((self.path.clone(), write));
+            }
+        }
+        fn block(&mut self, b: &Block) {
+            for (k, s) in b.0.iter().enumerate() {
+                self.path.push(k);
+                match s {
+                    Stmt::WriteVar(var, _) => self.access(*var, true),
+                    Stmt::Eval(v) => {
+                        if let Some(Inst::ReadVar(var)) =
+                            self.func.insts.get(v.index()).map(|d| &d.inst)
+                        {
+                            self.access(*var, false);
+                        }
+                    }
+                    Stmt::If { then_, else_, .. } => {
+                        self.arm(0, then_);
+                        self.arm(1, else_);
+                    }
+                    Stmt::Loop { body, continuing } => {
+                        self.arm(0, body);
+                        self.arm(1, continuing);
+                    }
+                    // Each case's body is a block of its own, run from its
+                    // top by the lanes that match it or fall into it.
+                    Stmt::Switch { cases, .. } => {
+                        for (c, case) in cases.iter().enumerate() {
+                            self.arm(c, &case.body);
+                        }
+                    }
+                    _ => {}
+                }
+                self.path.pop();
+            }
+        }
+    }
+    let n = func.vars.len();
+    let mut w = Walk {
+        func,
+        path: Vec::new(),
+        common: vec![None; n],
+        first: vec![None; n],
+    };
+    w.block(&func.body);
+    (0..n)
+        .map(|i| {
+            let (Some(common), Some((first, is_write))) = (&w.common[i], &w.first[i]) else {
+                return 0;
+            };
+            // A path alternates statement indices and arm markers: a block
+            // is named by a prefix of odd length less one statement index,
+            // so the scope is the deepest block whose statements the
+            // common prefix reaches, and the first access must be a
+            // statement of that block itself (not nested in one).
+            let block_len = if common.len() % 2 == 1 {
+                common.len() - 1
+            } else {
+                // The accesses share a statement and an arm: the block is
+                // that arm (the prefix ends at its marker).
+                common.len()
+            };
+            let scope_is_first = *is_write && first.len() == block_len + 1;
+            // Depth counts blocks: the body is 0, each marker one deeper.
+            if scope_is_first {
+                (block_len / 2) as u32
+            } else {
+                0
+            }
+        })
+        .collect()
 }
 
 /// The shape of a sum or difference of two linear values, `shape`, unless
@@ -717,6 +880,139 @@ mod tests {
             panic!("loop expected");
         };
         assert!(!u.loop_is_divergent(body, continuing));
+    }
+
+    /// `if (lid < n) { s = n; loop { if (s >= 100) break; s = s + 1; } t =
+    /// t + 1; o = s; }` inside a uniform loop: `s` is written first in the
+    /// arm and only used there, so it is uniform for the arm's lanes (and
+    /// its loop is not divergent); `t`, read in the arm before the arm
+    /// writes it, carries a count from earlier runs with other lanes.
+    #[test]
+    fn variable_written_first_in_a_varying_arm_is_uniform_there() {
+        let mut b = FunctionBuilder::new("k", vec![param("n", Type::I32)], Type::Void);
+        let n = b.param(0);
+        let s = b.new_var("s", Type::I32);
+        let t = b.new_var("t", Type::I32);
+        let zero = b.const_u32(0);
+        let lid = b.push(Inst::WorkItem(WorkItemFn::LocalId, Some(zero)), Type::U64);
+        let l32 = b.push(
+            Inst::Convert {
+                value: lid,
+                saturate: false,
+                rounding: Rounding::Default,
+            },
+            Type::I32,
+        );
+        let c = b.cmp(CmpOp::Lt, l32, n);
+        let mut reads = (ValueId(0), ValueId(0));
+        let mut inner_loop = None;
+        b.loop_(
+            |b| {
+                b.if_else(
+                    c,
+                    |b| {
+                        b.stmt(Stmt::WriteVar(s, n));
+                        b.loop_(
+                            |b| {
+                                let r = b.push(Inst::ReadVar(s), Type::I32);
+                                let hundred = b.const_i32(100);
+                                let done = b.cmp(CmpOp::Ge, r, hundred);
+                                b.if_else(done, |b| b.stmt(Stmt::Break), |_| {});
+                                let one = b.const_i32(1);
+                                let next = b.binary(BinaryOp::Add, r, one);
+                                b.stmt(Stmt::WriteVar(s, next));
+                            },
+                            |_| {},
+                        );
+                        let rt = b.push(Inst::ReadVar(t), Type::I32);
+                        let one = b.const_i32(1);
+                        let nt = b.binary(BinaryOp::Add, rt, one);
+                        b.stmt(Stmt::WriteVar(t, nt));
+                        reads = (b.push(Inst::ReadVar(s), Type::I32), rt);
+                    },
+                    |_| {},
+                );
+                b.if_else(c, |_| {}, |b| b.stmt(Stmt::Break));
+            },
+            |_| {},
+        );
+        let f = b.finish();
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
+        let depths = scope_depths(&f);
+        // The outer loop's body is depth 1, the `if`'s arm depth 2.
+        assert_eq!(depths[s.index()], 2);
+        assert_eq!(depths[t.index()], 0);
+        let u = analyze(&m, &f);
+        assert!(u.var_is_uniform(s));
+        assert!(!u.var_is_uniform_everywhere(s));
+        assert_eq!(u.shape(reads.0), Shape::Uniform);
+        assert!(!u.var_is_uniform(t));
+        assert_eq!(u.shape(reads.1), Shape::Varying);
+        fn find_inner(b: &Block, depth: u32, out: &mut Option<(Block, Block)>) {
+            for st in &b.0 {
+                match st {
+                    Stmt::Loop { body, continuing } if depth > 0 => {
+                        *out = Some((body.clone(), continuing.clone()))
+                    }
+                    Stmt::Loop { body, continuing } => {
+                        find_inner(body, depth + 1, out);
+                        find_inner(continuing, depth + 1, out);
+                    }
+                    Stmt::If { then_, else_, .. } => {
+                        find_inner(then_, depth, out);
+                        find_inner(else_, depth, out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        find_inner(&f.body, 0, &mut inner_loop);
+        let (body, continuing) = inner_loop.expect("the arm's loop");
+        assert!(!u.loop_is_divergent(&body, &continuing));
+    }
+
+    /// A variable written first in an arm but also under a varying branch
+    /// inside it stays per lane.
+    #[test]
+    fn scoped_variable_written_under_divergence_inside_its_arm_is_varying() {
+        let mut b = FunctionBuilder::new("k", vec![param("n", Type::I32)], Type::Void);
+        let n = b.param(0);
+        let v = b.new_var("v", Type::I32);
+        let zero = b.const_u32(0);
+        let lid = b.push(Inst::WorkItem(WorkItemFn::LocalId, Some(zero)), Type::U64);
+        let l32 = b.push(
+            Inst::Convert {
+                value: lid,
+                saturate: false,
+                rounding: Rounding::Default,
+            },
+            Type::I32,
+        );
+        let c = b.cmp(CmpOp::Lt, l32, n);
+        let c2 = b.cmp(CmpOp::Gt, l32, n);
+        let mut read = ValueId(0);
+        b.if_else(
+            c,
+            |b| {
+                b.stmt(Stmt::WriteVar(v, n));
+                let seven = b.const_i32(7);
+                b.if_else(c2, |b| b.stmt(Stmt::WriteVar(v, seven)), |_| {});
+                read = b.push(Inst::ReadVar(v), Type::I32);
+            },
+            |_| {},
+        );
+        let f = b.finish();
+        let m = Module {
+            functions: vec![f.clone()],
+            ..Module::default()
+        };
+        assert_eq!(scope_depths(&f)[v.index()], 1);
+        let u = analyze(&m, &f);
+        assert!(!u.var_is_uniform(v));
+        assert_eq!(u.shape(read), Shape::Varying);
     }
 
     #[test]

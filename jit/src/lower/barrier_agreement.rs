@@ -282,7 +282,7 @@ enum Why {
 /// a loop or `switch` holding barriers), naming the condition that was not
 /// proven uniform; none when `$next` is uniform.
 pub(crate) fn notes(func: &Function, uni: &Uniformity, next: VarId) -> Vec<String> {
-    if uni.var_is_uniform(next) {
+    if uni.var_is_uniform_everywhere(next) {
         return Vec::new();
     }
     let mut found = BTreeSet::new();

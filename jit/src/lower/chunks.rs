@@ -645,7 +645,7 @@ pub(crate) fn lower_kernel(
     // A varying successor is compared lane by lane at run time
     // (`barrier_agreement`): every write of it must keep the lanes that do
     // not run it.
-    let checked_next = next_var.filter(|nv| !uni.var_is_uniform(*nv));
+    let checked_next = next_var.filter(|nv| !uni.var_is_uniform_everywhere(*nv));
     if let Some(nv) = checked_next {
         cx.vals.blend_writes_of(nv);
         cx.stats

@@ -147,7 +147,7 @@ pub(crate) fn analyze(
         .iter()
         .enumerate()
         .map(|(i, _)| VarId(i as u32))
-        .filter(|x| uni.var_is_uniform(*x) && var_type_ok(&func.vars[x.index()].ty))
+        .filter(|x| uni.var_is_uniform_everywhere(*x) && var_type_ok(&func.vars[x.index()].ty))
         .collect();
     let mut counts = HashMap::new();
     count_writes(&func.body.0, &mut counts);
