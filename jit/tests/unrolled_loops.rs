@@ -177,3 +177,39 @@ fn loops_to_a_fixed_bound_run_paired_with_a_last_iteration_matching_interpreter(
         },
     );
 }
+
+/// A loop whose bound reads an outer loop's counter: the outer loop is
+/// expanded first and the inner one unrolled in each copy, so the private
+/// array's indices are constants and it lives in registers. A bubble sort
+/// of eight values per work-item (with equal keys), a triangle whose rows
+/// start at the outer counter, and an inner bound that also reads a
+/// parameter (not constant: the inner loops stay loops).
+#[test]
+fn loops_bounded_by_an_outer_counter_match_interpreter() {
+    let sort = "kernel void k(global const int* a, global int* o, int n) {
+        int g = get_global_id(0);
+        int v[8];
+        for (int i = 0; i < 8; i++) v[i] = a[(g + i) % (n + 8)] & 7;
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 7 - i; j++)
+                if (v[j] > v[j + 1]) { int t = v[j]; v[j] = v[j + 1]; v[j + 1] = t; }
+        int s = 0;
+        for (int i = 0; i < 8; i++) s = s * 3 + v[i];
+        int tri = 0;
+        for (int i = 0; i < 6; i++)
+            for (int j = i; j < 6; j += 2) tri += v[j] * (i + 1);
+        int open = 0;
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < n - i; j++) open += j ^ v[3];
+        o[g] = s + tri * 7 + open * 13;
+    }";
+    check(sort, |n| {
+        vec![
+            Spec::Ints(n + 8, 5),
+            Spec::Ints(n, 0),
+            Spec::Int(n as i32 - 8),
+        ]
+    });
+    let stores = explain_line(sort, 16, "stores:");
+    assert!(stores.contains("0 per lane (scatter)"), "{stores}");
+}

@@ -28,7 +28,9 @@
 //! the integer promotions). The counter is
 //! stepped with the wrap-around of its type, as the loop would. After the
 //! copies, `$k` is written its final value, so code after the loop reads
-//! what it would have read. Loops are unrolled innermost first; a loop is
+//! what it would have read. Loops are unrolled innermost first (but a
+//! loop holding a loop whose bound or start reads its counter is expanded
+//! first, then the inner loop in each copy: `Unroller::expand_outer_first`); a loop is
 //! left alone when it runs more than [`MAX_TRIPS`] times, when its copies
 //! would hold more than [`MAX_COPIED`] evaluations, when the function
 //! would grow past [`MAX_FUNCTION`] instructions, or when it holds a
@@ -160,6 +162,9 @@ impl Unroller<'_> {
                     self.block(else_);
                 }
                 Stmt::Loop { body, continuing } => {
+                    if self.expand_outer_first(&mut out, body, continuing) {
+                        continue;
+                    }
                     self.block(body);
                     self.block(continuing);
                 }
@@ -205,6 +210,83 @@ impl Unroller<'_> {
             out.push(s);
         }
         b.0 = out;
+    }
+
+    /// A short counted loop holding a loop whose bound or start reads its
+    /// counter (`for (i = 0; i < 8; i++) for (j = 0; j < 7 - i; j++)`, a sorting
+    /// network over a private array) is expanded before the loops inside
+    /// it, which are then unrolled in each copy, where that bound is a
+    /// constant: innermost first, the inner loop would not be counted
+    /// and would stay a loop in every copy, and with it the private
+    /// array's dynamic indices. Returns whether it expanded the loop into
+    /// `out` (the copies already unrolled inside).
+    fn expand_outer_first(
+        &mut self,
+        out: &mut Vec<Stmt>,
+        body: &Block,
+        continuing: &Block,
+    ) -> bool {
+        let Some(c) = self.counted(out, body, continuing) else {
+            return false;
+        };
+        let Some(n) = c.values.as_ref().map(Vec::len) else {
+            return false;
+        };
+        let per_copy = count_evals(body);
+        let fits = per_copy * n <= MAX_COPIED && self.insts.len() + per_copy * n <= MAX_FUNCTION;
+        if !fits || !self.inner_bound_reads(body, c.var) {
+            return false;
+        }
+        let mut copies = Block(Vec::new());
+        self.expand(&c, body, &mut copies.0);
+        self.block(&mut copies);
+        out.extend(copies.0);
+        self.unrolled += 1;
+        true
+    }
+
+    /// Whether a loop nested in `b` compares its counter with a bound
+    /// computed from `var`, or starts its counter at such a value.
+    fn inner_bound_reads(&self, b: &Block, var: VarId) -> bool {
+        b.0.iter().enumerate().any(|(k, st)| match st {
+            Stmt::Loop { body, continuing } => {
+                self.loop_test(body, continuing).is_some_and(|t| {
+                    let init = b.0[..k].iter().rev().find_map(|w| match w {
+                        Stmt::WriteVar(x, v) if *x == t.var => Some(*v),
+                        _ => None,
+                    });
+                    self.computed_from(t.a, var, 0)
+                        || self.computed_from(t.b, var, 0)
+                        || init.is_some_and(|v| self.computed_from(v, var, 0))
+                }) || self.inner_bound_reads(body, var)
+                    || self.inner_bound_reads(continuing, var)
+            }
+            Stmt::If { then_, else_, .. } => {
+                self.inner_bound_reads(then_, var) || self.inner_bound_reads(else_, var)
+            }
+            Stmt::Switch { cases, .. } => {
+                cases.iter().any(|c| self.inner_bound_reads(&c.body, var))
+            }
+            _ => false,
+        })
+    }
+
+    /// Whether the integer expression `v` reads `var` (through at most a
+    /// few levels of arithmetic and conversions).
+    fn computed_from(&self, v: ValueId, var: VarId, depth: u32) -> bool {
+        if depth > 6 {
+            return false;
+        }
+        match &self.insts[v.index()].inst {
+            Inst::ReadVar(x) => *x == var,
+            Inst::Unary(_, a) | Inst::Convert { value: a, .. } => {
+                self.computed_from(*a, var, depth + 1)
+            }
+            Inst::Binary(_, a, b) => {
+                self.computed_from(*a, var, depth + 1) || self.computed_from(*b, var, depth + 1)
+            }
+            _ => false,
+        }
     }
 
     /// Whether the loop `body`/`continuing`, following the statements
