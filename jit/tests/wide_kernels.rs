@@ -327,6 +327,9 @@ kernel void k(global const float4* a, global float4* b, global int4* c, global f
     float4 p = a[i];
     float3 q = p.xyz - p.yzx * 0.5f;
     float4 r = (float4)(q, p.w) * 2.0f;
+    // A loop keeps the kernel on the wide code (a loop-free one moving
+    // whole vector elements is Cranelift's: `select::whole_vector_elements`).
+    for (int t = 0; t < (i & 3); t++) r = r * 0.5f + p;
     if ((i & 3) == 1) {
         r = fma(r, p, (float4)(1.0f));
         r.y = sqrt(fabs(q.z));
@@ -349,6 +352,17 @@ fn vector_values_and_accesses_agree() {
             Spec::Floats(2 * n, 0),
         ]
     });
+}
+
+/// The same accesses without the loop take Cranelift's code, which
+/// moves consecutive vector elements whole.
+#[test]
+fn loop_free_vector_element_kernels_keep_cranelift_code() {
+    let src = VECTORS.replace("for (int t = 0; t < (i & 3); t++) r = r * 0.5f + p;", "");
+    let line = refusal(&src, &options(false));
+    if cpu_has_wide() {
+        assert!(line.contains("consecutive vector elements"), "{line}");
+    }
 }
 
 fn refusal(src: &str, opts: &JitOptions) -> String {

@@ -280,13 +280,74 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         Err(refusal) => return Choice::Refused(refusal.to_string()),
     };
     super::access::refine(&mut body);
-    if let Some(why) = slower_than_cranelift(&body) {
+    if let Some(why) = whole_vector_elements(r).or_else(|| slower_than_cranelift(&body)) {
         return Choice::Refused(why);
     }
     match compile_entry(&body, fallback, &opts) {
         Ok(code) => Choice::Wide(code),
         Err(e) => Choice::Refused(format!("code generation: {e}")),
     }
+}
+
+/// Why the wide code of a kernel without barriers or loops would be
+/// slower than Cranelift's, if it would: it reads or writes consecutive vector
+/// elements in `__global`/`__constant` memory (`float4 v = x[i]`), which
+/// the wide code gathers and scatters a component at a time and
+/// Cranelift's code moves as whole pieces (`lower::interleaved`).
+/// Through PyOpenCL, 4M `float4`s, CPU per launch: `y[i] = a * x[i] +
+/// y[i] * x[i].wzyx` 38.5 ms on the wide code against 6.7 ms on
+/// Cranelift's, four dependent steps of arithmetic per component 40.0
+/// against 11.9 ms, and `exp` and `sin` of every component 42.1 against
+/// 30.7 ms (`docs/wide.md`). A barrier kernel's regions are chosen apart
+/// (nbody's `float4` positions are a small part of its tile loop).
+fn whole_vector_elements(r: &Request<'_>) -> Option<String> {
+    use vecl_ir::analysis::uniformity::Shape;
+    let consecutive_vectors = |ptr: vecl_ir::ValueId| -> bool {
+        let Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t) = r.func.ty(ptr) else {
+            return false;
+        };
+        let Type::Vector(s, 2..=4) = &**t else {
+            return false;
+        };
+        s.size() == 4
+            && r.uni.shape(ptr) == Shape::Linear(i64::from(vecl_ir::size_of(t, &r.module.structs)))
+    };
+    fn stores(b: &vecl_ir::Block, out: &mut Vec<vecl_ir::ValueId>) {
+        for s in &b.0 {
+            match s {
+                Stmt::Store { ptr, .. } => out.push(*ptr),
+                Stmt::If { then_, else_, .. } => {
+                    stores(then_, out);
+                    stores(else_, out);
+                }
+                Stmt::Loop { body, continuing } => {
+                    stores(body, out);
+                    stores(continuing, out);
+                }
+                Stmt::Switch { cases, .. } => cases.iter().for_each(|c| stores(&c.body, out)),
+                _ => {}
+            }
+        }
+    }
+    let mut ptrs: Vec<vecl_ir::ValueId> = r
+        .func
+        .insts
+        .iter()
+        .filter_map(|d| match d.inst {
+            Inst::Load(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    stores(&r.func.body, &mut ptrs);
+    // A loop's work (`gcd` of an `int2`, a divergent loop) outweighs them.
+    if has_loop(&r.func.body.0) {
+        return None;
+    }
+    let found = ptrs.into_iter().find(|p| consecutive_vectors(*p))?;
+    let ty = r.func.ty(found);
+    Some(format!(
+        "consecutive vector elements ({ty:?}), which the wide code moves a component at a time (slower than Cranelift's code)"
+    ))
 }
 
 /// Why the wide code of `body` would be slower than Cranelift's, if it
@@ -410,6 +471,15 @@ fn is_float(b: Bin) -> bool {
 
 /// Whether `stmts` hold a barrier at their top level (a region graph's
 /// cuts, or the barriers of a kernel that needs no graph).
+fn has_loop(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Loop { .. } => true,
+        Stmt::If { then_, else_, .. } => has_loop(&then_.0) || has_loop(&else_.0),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_loop(&c.body.0)),
+        _ => false,
+    })
+}
+
 fn has_barrier(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| matches!(s, Stmt::Barrier(..)))
 }
