@@ -671,3 +671,33 @@ fn half_ref(x: f64, mode: &str) -> u16 {
         mag
     }
 }
+
+/// `popcount` of 32-bit lanes and `rotate` of them by an amount equal in
+/// every lane, on whole pieces (`bits_in_vector`), next to the per-lane
+/// forms (a varying amount, narrower types): amounts 0, 1, 31, 32, 33,
+/// negative ones, `int4`/`uint2` components, against the interpreter.
+#[test]
+fn popcount_and_uniform_rotate_match_interpreter() {
+    let src = "kernel void k(global const int* a, global int* o, int n) {
+        size_t g = get_global_id(0);
+        int x = a[g] * 0x9E3779B1;
+        uint u = (uint)x ^ 0xF0F0F00Fu;
+        int r = popcount(x) + 3 * (int)popcount(u);
+        r ^= rotate(x, n) + (int)rotate(u, (uint)n + 1u);
+        r += rotate(x, 0) - rotate(x, 32) + rotate(x, -5);
+        r ^= rotate(x, x & 63);
+        int4 v = (int4)(x, ~x, x >> 3, 0x7FFFFFFF);
+        int4 pv = popcount(v);
+        uint2 w = rotate((uint2)(u, u >> 7), (uint2)(n));
+        short s = popcount((short)x) + rotate((short)x, (short)3);
+        r += pv.x + 2 * pv.y + 3 * pv.z + 4 * pv.w + (int)w.x - (int)w.y + s;
+        o[g] = r;
+    }";
+    for n in [0, 1, 7, 31, 32, 33, -1, -31] {
+        let launches = differential(src, "k", &chunk_edges_1d(), |r| {
+            let len = (r.global_offset[0] + r.global_size[0]) as usize + 8;
+            vec![Spec::Ints(len, 3), Spec::Ints(len, 0), Spec::Int(n)]
+        });
+        assert_eq!(launches, chunk_edges_1d().len() * WIDTHS.len(), "{n}");
+    }
+}

@@ -59,3 +59,48 @@ fn the_division_is_not_lane_by_lane() {
         "{report}"
     );
 }
+
+/// `uint` `/` and `%` by a uniform divisor that is not a power of two
+/// (`unsigned_div_rem_in_double`): dividends and divisors at and above
+/// 2^31, `UINT_MAX`, 0 and 1, against the interpreter at every width.
+const SRC_U: &str = "kernel void k(global uint* q, global uint* r, uint d) {
+    size_t g = get_global_id(0);
+    uint h = (uint)g * 2654435761u;
+    h ^= h >> 13;
+    uint m = h & 7;
+    uint x = m == 0 ? 0xFFFFFFFFu : m == 1 ? 0x80000000u : m == 2 ? 0x7FFFFFFFu : m == 3 ? 0u : m == 4 ? h >> 20 : m == 5 ? 1u : h;
+    q[g] = x / d;
+    r[g] = x % d;
+}";
+
+#[test]
+fn uint_division_by_a_uniform_divisor_matches_the_interpreter() {
+    let divisors: [u32; 14] = [
+        0,
+        1,
+        2,
+        3,
+        7,
+        10,
+        1000,
+        65_537,
+        0x7FFF_FFFF,
+        0x8000_0000,
+        0x8000_0001,
+        0xC000_0000,
+        0xFFFF_FFFE,
+        0xFFFF_FFFF,
+    ];
+    for d in divisors {
+        let n = differential(SRC_U, "k", &chunk_edges_1d(), |r| {
+            let n = (r.global_offset[0] + r.global_size[0]) as usize + 8;
+            vec![Spec::Ints(n, 0), Spec::Ints(n, 0), Spec::Int(d as i32)]
+        });
+        assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len(), "{d}");
+    }
+    let report = explain(SRC_U, "k");
+    assert!(
+        report.contains("operations done lane by lane (no vector form): 0"),
+        "{report}"
+    );
+}

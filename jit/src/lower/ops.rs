@@ -453,8 +453,9 @@ impl FunctionCx<'_, '_> {
 
     /// Unsigned `/` and `%` of varying lanes by a uniform divisor (`i %
     /// get_local_size(0)`): when the divisor is a power of two, checked at
-    /// run time, they are one shift or mask per piece; otherwise lane by
-    /// lane, with the IR's rule that dividing by zero gives 0.
+    /// run time, they are one shift or mask per piece; otherwise, for
+    /// 32-bit lanes on x86-64, in double (`unsigned_div_rem_in_double`),
+    /// else lane by lane, with the IR's rule that dividing by zero gives 0.
     fn unsigned_div_by_uniform(&mut self, op: BinaryOp, s: Scalar, l: &Lanes, d: Value) -> Lanes {
         let x = self.varying(s, l);
         let (pow2, other, join) = (
@@ -474,7 +475,15 @@ impl FunctionCx<'_, '_> {
         self.b.ins().jump(join, &fast);
 
         self.b.switch_to_block(other);
-        let slow = self.div_rem_lane_by_lane(op, s, l, d);
+        let x86 = cranelift_module::Module::isa(&*self.jit)
+            .triple()
+            .architecture
+            == target_lexicon::Architecture::X86_64;
+        let slow = if s == Scalar::U32 && x86 {
+            self.unsigned_div_rem_in_double(op, &x, d)
+        } else {
+            self.div_rem_lane_by_lane(op, s, l, d)
+        };
         self.b.ins().jump(join, &slow);
         self.b.switch_to_block(join);
         Lanes::Varying(self.b.block_params(join).to_vec())

@@ -146,6 +146,63 @@ impl FunctionCx<'_, '_> {
             .collect()
     }
 
+    /// Unsigned `x / d` or `x % d` of `u32x4` pieces by any uniform `u32`
+    /// `d` that is not a power of two, through double (x86-64 only): a
+    /// lane `x` is `(x ^ 2^31)` read as signed plus 2^31, exact in double;
+    /// the quotient is truncated there (exact, as in the signed form) and
+    /// brought back the same way (`cvttpd2dq` of `q - 2^31`, then `^
+    /// 2^31`); `r = x - q·d` wraps to the exact remainder. `x / 0` and
+    /// `x % 0` are 0.
+    pub(super) fn unsigned_div_rem_in_double(
+        &mut self,
+        op: BinaryOp,
+        x: &[Value],
+        d: Value,
+    ) -> Vec<BlockArg> {
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
+        let one = self.b.ins().iconst(types::I32, 1);
+        let dd = self.b.ins().select(zero, one, d);
+        let all = self.b.ins().iconst(types::I32, -1);
+        let none = self.b.ins().iconst(types::I32, 0);
+        let keep = self.b.ins().select(zero, none, all);
+        let keep = self.b.ins().splat(types::I32X4, keep);
+        let d64 = self.b.ins().uextend(types::I64, dd);
+        let df = self.b.ins().fcvt_from_sint(types::F64, d64);
+        let df = self.b.ins().splat(types::F64X2, df);
+        let dv = self.b.ins().splat(types::I32X4, dd);
+        let sign = self.b.ins().iconst(types::I32, i64::from(i32::MIN));
+        let sign = self.b.ins().splat(types::I32X4, sign);
+        let half = self.b.ins().f64const(2_147_483_648.0);
+        let half = self.b.ins().splat(types::F64X2, half);
+        let zc = self.zero_i64x2();
+        let zeros = self.b.ins().vconst(types::I64X2, zc);
+        x.iter()
+            .map(|v| {
+                let biased = self.b.ins().bxor(*v, sign);
+                let high = self.high_pair(biased);
+                let q = [biased, high].map(|h| {
+                    let w = self.b.ins().swiden_low(h);
+                    let f = self.b.ins().fcvt_from_sint(types::F64X2, w);
+                    let f = self.b.ins().fadd(f, half);
+                    let f = self.b.ins().fdiv(f, df);
+                    let f = self.b.ins().trunc(f);
+                    let f = self.b.ins().fsub(f, half);
+                    let i = self.b.ins().x86_cvtt2dq(types::I64X2, f);
+                    self.b.ins().snarrow(i, zeros)
+                });
+                let q = self.low_pairs(q[0], q[1]);
+                let q = self.b.ins().bxor(q, sign);
+                let r = if op == BinaryOp::Div {
+                    q
+                } else {
+                    let p = self.b.ins().imul(q, dv);
+                    self.b.ins().isub(*v, p)
+                };
+                BlockArg::Value(self.b.ins().band(r, keep))
+            })
+            .collect()
+    }
+
     /// Lanes 2 and 3 of an `i32x4` in lanes 0 and 1.
     fn high_pair(&mut self, v: Value) -> Value {
         let idx: Vec<u8> = (8..16).chain(8..16).collect();
