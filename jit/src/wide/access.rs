@@ -98,10 +98,12 @@ pub struct Access {
     pub lane0: bool,
     /// Where the buffer is.
     pub base: Base,
-    /// A uniform load without a bounds test whose index is a constant (a
-    /// splat written once: `weights[(dy + 2) * 5 + dx + 2]` with both
-    /// loops unrolled): the element at that index, addressed by a
-    /// displacement (`refine`); the index register is not read.
+    /// A uniform load whose index is a constant (a splat written once,
+    /// or integer arithmetic of such: `weights[(dy + 2) * 5 + dx + 2]`
+    /// with both loops unrolled; `refine`). Without a bounds test: the
+    /// element addressed by a displacement, the index register not read;
+    /// with one: the constant compared with the bounds, no lane of the
+    /// index moved to a general register (the fault path reads them).
     pub constant: Option<i32>,
 }
 
@@ -221,7 +223,7 @@ pub(crate) fn refine(p: &mut Program) {
     }
     for op in p.ops_mut() {
         if let Op::LoadElems { idx, how, .. } = op {
-            if how.uniform && how.check.is_none() {
+            if how.uniform {
                 how.constant = splats.get(&idx.0).map(|&bits| bits as i32);
             }
         }
@@ -691,7 +693,7 @@ pub(crate) fn emit_access(
 ) -> Result<(), WideError> {
     let shift = split;
     let (_, ptr, _, _, how, load) = elems(op)?;
-    if let (Some(c), true) = (how.constant, load) {
+    if let (Some(c), true, None) = (how.constant, load, how.check) {
         if !frame.held.has_buffer(how.base, ptr) {
             load_base(a, frame, how.base, ptr)?;
         }
@@ -1098,6 +1100,38 @@ fn uniform_load(
     a.kmovw(r11d, km).map_err(e)?;
     a.test(r11d, r11d).map_err(e)?;
     a.jz(empty).map_err(e)?;
+    if let (Some(k), Some(c)) = (how.constant, how.check) {
+        // Every running lane's index is `k`: compared with the bounds as
+        // it is, the first running lane the faulting work-item.
+        let at = frame.bounds_at + 16 * c.param as i32;
+        let label = a.create_label();
+        a.kmovw(k0, km).map_err(e)?;
+        a.cmp(qword_ptr(rsp + at), k).map_err(e)?;
+        a.jg(label).map_err(e)?;
+        a.cmp(qword_ptr(rsp + (at + 8)), k).map_err(e)?;
+        a.jl(label).map_err(e)?;
+        frame.faults.push(PendingFault {
+            label,
+            idx: xn,
+            ptr,
+            base: how.base,
+            site: c.site,
+            size: c.size,
+            component: c.component,
+        });
+        let at = match i32::try_from(i64::from(k) * 4) {
+            Ok(disp) => dword_ptr(rax + disp),
+            Err(_) => {
+                a.mov(r10, i64::from(k)).map_err(e)?;
+                dword_ptr(rax + r10 * 4)
+            }
+        };
+        a.vpbroadcastd(zmm_masked(z, kn).z(), at).map_err(e)?;
+        a.set_label(&mut done).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        frame.empty.push((empty, done, zn));
+        return Ok(());
+    }
     if !how.lane0 {
         // Lane 0 running (a row's chunks start there): its index; else
         // the first running lane's, compressed to lane 0 of the scratch.
