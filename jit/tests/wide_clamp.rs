@@ -346,6 +346,61 @@ fn robust_loads_of_constant_indices_agree_with_the_interpreter() {
     }
 }
 
+/// A constant index past the buffer (and before it, through a pointer
+/// moved into the buffer): the first running work-item is reported, by
+/// the wide code as by Cranelift's robust code; one that no lane reaches
+/// (a branch no work-item takes) faults nowhere.
+#[test]
+fn constant_indices_past_the_buffer_fault_as_cranelifts_code() {
+    let src = "
+    kernel void k(global const float* a, global float* o, int which) {
+        int x = get_global_id(0);
+        float s = a[2 * 3];
+        if (which == 1) {
+            s += a[40 * 8];
+        }
+        if (which == 2 && x >= 5) {
+            s += (a + 4)[3 - 10];
+        }
+        if (x > 100000) {
+            s += a[1 << 20];
+        }
+        o[x] = s;
+    }";
+    let m = build(src, "");
+    let guard = GUARD / 4;
+    let len = 16usize;
+    for which in [0, 1, 2] {
+        let args = interp_args_for(&[Spec::Floats(len, 1), Spec::Floats(64, 0), Spec::Int(which)]);
+        let range = range_1d(0, 64, 32);
+        let mut seen = Vec::new();
+        for wide in [true, false] {
+            let k = compile_kernel(&m, "k", &robust(wide)).expect("compiles");
+            if wide && cpu_has_wide() {
+                assert!(
+                    code_line(&k).starts_with("code: wide AVX-512"),
+                    "{}",
+                    code_line(&k)
+                );
+            }
+            let (status, fault, _) = run_robust(&k, &args, &range);
+            seen.push((status, fault));
+        }
+        assert_eq!(seen[0], seen[1], "which {which}");
+        let faults = which == 1 && 40 * 8 >= len + guard || which == 2;
+        assert_eq!(
+            seen[0].0,
+            if faults {
+                KernelStatus::OutOfBounds as u32
+            } else {
+                0
+            },
+            "which {which}: {:?}",
+            seen[0]
+        );
+    }
+}
+
 /// A clamp whose upper bound lies past the buffer (and its guard bytes,
 /// part of the buffer here): the first work-item
 /// whose clamped index leaves it is reported, by the wide code as by
