@@ -375,6 +375,7 @@ mod tests {
             passes: vec![PASSES[0], broken],
             verify: true,
             dump: None,
+            wide_unroll: false,
         };
         let e = p.run(&m, &m.functions[0]).unwrap_err();
         assert!(
