@@ -151,9 +151,9 @@ pub struct PipelineOptions {
     pub verify: bool,
     /// Print the IR after some passes into [`Output::dump`].
     pub dump: Option<IrDump>,
-    /// The kernel is meant for the wide AVX-512 code: `unroll` copies
-    /// loops of up to `unroll::MAX_COPIED_WIDE` evaluations (conv5x5's row
-    /// loop), which Cranelift's code runs slower.
+    /// The kernel is meant for the wide AVX-512 code, unchecked: `unroll`
+    /// copies loops of up to `unroll::MAX_COPIED_WIDE` evaluations
+    /// (conv5x5's row loop), which Cranelift's code runs slower.
     pub wide_unroll: bool,
 }
 
