@@ -39,6 +39,7 @@ fn check_passes(dir: &str, passes: &[&str]) -> usize {
             disabled,
             verify: true,
             dump: None,
+            wide_unroll: false,
         })
         .expect("passes of the pipeline")
     };

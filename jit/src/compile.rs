@@ -262,8 +262,18 @@ pub(crate) fn compile(
         }
     }
     let mut phases = Phases::new(started, opts.phases);
+    // Longer unrolled copies where the wide AVX-512 code may take the
+    // kernel (its selection wants W = 16), unchecked: they keep loops'
+    // clamped loads off it, and Cranelift's code of them runs slower
+    // (`unroll`); under robust access conv5x5's wide code, unrolled, ran
+    // slower than Cranelift's of the loop (`docs/wide.md`).
+    let wide_unroll = opts.wide
+        && !opts.checked
+        && crate::wide::select::cpu_supported()
+        && opts.simd_width.is_none_or(|w| w == 16);
     let pipeline = Pipeline::new(&PipelineOptions {
         dump: None,
+        wide_unroll: wide_unroll || opts.passes.wide_unroll,
         ..opts.passes.clone()
     })
     .map_err(unsupported)?;

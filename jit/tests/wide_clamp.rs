@@ -102,6 +102,74 @@ fn conv5x5_agrees_with_the_interpreter_on_every_border() {
     assert_eq!(n, images().len() * WIDTHS.len());
 }
 
+/// The bench's kernel, its row loop unrolled by the middle passes (the
+/// column loop inside it first), has no loop left: its clamped reads are
+/// outside any loop and the wide code takes it (before, the row loop
+/// kept them in a loop and the selection refused them).
+#[test]
+fn conv5x5_takes_the_wide_code_with_its_loops_unrolled() {
+    if !cpu_has_wide() {
+        return;
+    }
+    let k = compile(&build(CONV5X5, ""), "conv5x5", 16);
+    let line = code_line(&k);
+    assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    // The weights' constant indices read no index register: nothing is
+    // kept across the chunk in a spill slot.
+    assert!(line.contains(" 0 spill slots"), "{line}");
+}
+
+/// Uniform loads at constant indices (integer arithmetic of constants,
+/// the unrolled loops' counters, a shift past 31 that the lowering
+/// masks): every lane, a divergent branch that leaves lane 0 out, a
+/// branch no lane takes, a loop, and an index far into the buffer (the
+/// largest displacement).
+const CONSTANTS: &str = "
+kernel void constants(global const float* in, global float* out, constant float* w, int n) {
+    int x = get_global_id(0);
+    float s = w[0] * in[x];
+    for (int i = 0; i < 3; i++) {
+        for (int j = -1; j <= 1; j++) {
+            s += w[(i + 1) * 3 + j + 1] * in[min(x + j + 1, n - 1)];
+        }
+    }
+    s += w[(1 << 35) - 5];
+    s += w[12 * 100 - 1000 + 3];
+    if (x % 3 == 1) {
+        s += w[13];
+    }
+    if (x > 100000) {
+        s += w[14];
+    }
+    for (int t = 0; t < n % 7 + 20; t++) {
+        s += w[15] * (float)t;
+    }
+    out[x] = s;
+}
+";
+
+#[test]
+fn loads_of_constant_indices_agree_with_the_interpreter() {
+    if cpu_has_wide() {
+        let k = compile(&build(CONSTANTS, ""), "constants", 16);
+        assert!(
+            code_line(&k).starts_with("code: wide AVX-512"),
+            "{}",
+            code_line(&k)
+        );
+    }
+    let n = differential(CONSTANTS, "constants", &chunk_edges_1d(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 3),
+            Spec::Floats(n, 0),
+            Spec::Floats(256, 7),
+            Spec::Int(n as i32),
+        ]
+    });
+    assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
+}
+
 #[test]
 fn written_out_taps_agree_with_the_interpreter() {
     if cpu_has_wide() {
@@ -245,6 +313,91 @@ fn robust_clamped_reads_agree_with_the_interpreter() {
                 }
             }
         }
+    }
+}
+
+/// Under robust access a uniform load of a constant index keeps its
+/// index register and its bounds test (`Access::constant` is for loads
+/// without one): in bounds it computes what the interpreter computes,
+/// with the wide code allowed and not.
+#[test]
+fn robust_loads_of_constant_indices_agree_with_the_interpreter() {
+    let m = build(CONSTANTS, "");
+    for wide in [true, false] {
+        let k = compile_kernel(&m, "constants", &robust(wide)).expect("compiles");
+        for range in chunk_edges_1d() {
+            let n = (range.global_offset[0] + range.global_size[0]) as usize;
+            let init = interp_args_for(&[
+                Spec::Floats(n, 3),
+                Spec::Floats(n, 0),
+                Spec::Floats(256, 7),
+                Spec::Int(n as i32),
+            ]);
+            let mut want = init.clone();
+            run_kernel(&m, "constants", &mut want, &range).expect("interpreter");
+            let (status, fault, got) = run_robust(&k, &init, &range);
+            assert_eq!((status, fault), (0, None), "wide {wide} {range:?}");
+            for (i, a) in want.iter().enumerate() {
+                if let KernelArg::Buffer(w) = a {
+                    assert!(*w == got[i], "wide {wide} {range:?}: buffer {i}");
+                }
+            }
+        }
+    }
+}
+
+/// A constant index past the buffer (and before it, through a pointer
+/// moved into the buffer): the first running work-item is reported, by
+/// the wide code as by Cranelift's robust code; one that no lane reaches
+/// (a branch no work-item takes) faults nowhere.
+#[test]
+fn constant_indices_past_the_buffer_fault_as_cranelifts_code() {
+    let src = "
+    kernel void k(global const float* a, global float* o, int which) {
+        int x = get_global_id(0);
+        float s = a[2 * 3];
+        if (which == 1) {
+            s += a[40 * 8];
+        }
+        if (which == 2 && x >= 5) {
+            s += (a + 4)[3 - 10];
+        }
+        if (x > 100000) {
+            s += a[1 << 20];
+        }
+        o[x] = s;
+    }";
+    let m = build(src, "");
+    let guard = GUARD / 4;
+    let len = 16usize;
+    for which in [0, 1, 2] {
+        let args = interp_args_for(&[Spec::Floats(len, 1), Spec::Floats(64, 0), Spec::Int(which)]);
+        let range = range_1d(0, 64, 32);
+        let mut seen = Vec::new();
+        for wide in [true, false] {
+            let k = compile_kernel(&m, "k", &robust(wide)).expect("compiles");
+            if wide && cpu_has_wide() {
+                assert!(
+                    code_line(&k).starts_with("code: wide AVX-512"),
+                    "{}",
+                    code_line(&k)
+                );
+            }
+            let (status, fault, _) = run_robust(&k, &args, &range);
+            seen.push((status, fault));
+        }
+        assert_eq!(seen[0], seen[1], "which {which}");
+        let faults = which == 1 && 40 * 8 >= len + guard || which == 2;
+        assert_eq!(
+            seen[0].0,
+            if faults {
+                KernelStatus::OutOfBounds as u32
+            } else {
+                0
+            },
+            "which {which}: {:?}",
+            seen[0]
+        );
     }
 }
 

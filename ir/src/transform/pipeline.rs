@@ -22,6 +22,8 @@ pub struct PassCx<'a> {
     pub module: &'a Module,
     /// The kernel as the front end made it, before any pass.
     pub kernel: &'a Function,
+    /// [`PipelineOptions::wide_unroll`].
+    pub wide_unroll: bool,
 }
 
 /// One pass of the pipeline.
@@ -78,8 +80,12 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "unroll",
         about: "short counted loops unrolled, longer ones two iterations per trip",
-        run: |_, f| {
-            super::unroll::unroll_counted_loops(f);
+        run: |cx, f| {
+            let max_copied = match cx.wide_unroll {
+                true => super::unroll::MAX_COPIED_WIDE,
+                false => super::unroll::MAX_COPIED,
+            };
+            super::unroll::unroll_counted_loops_within(f, max_copied);
             Ok(())
         },
     },
@@ -145,6 +151,10 @@ pub struct PipelineOptions {
     pub verify: bool,
     /// Print the IR after some passes into [`Output::dump`].
     pub dump: Option<IrDump>,
+    /// The kernel is meant for the wide AVX-512 code, unchecked: `unroll`
+    /// copies loops of up to `unroll::MAX_COPIED_WIDE` evaluations
+    /// (conv5x5's row loop), which Cranelift's code runs slower.
+    pub wide_unroll: bool,
 }
 
 /// Whether a pipeline verifies by default: in builds with debug assertions.
@@ -156,6 +166,7 @@ impl Default for PipelineOptions {
             disabled: Vec::new(),
             verify: VERIFY_BY_DEFAULT,
             dump: None,
+            wide_unroll: false,
         }
     }
 }
@@ -187,6 +198,7 @@ pub struct Pipeline {
     passes: Vec<Pass>,
     verify: bool,
     dump: Option<IrDump>,
+    wide_unroll: bool,
 }
 
 /// An error naming any of `names` that is not a pass.
@@ -219,6 +231,7 @@ impl Pipeline {
                 .collect(),
             verify: options.verify,
             dump: options.dump.clone(),
+            wide_unroll: options.wide_unroll,
         })
     }
 
@@ -230,6 +243,7 @@ impl Pipeline {
             passes: PASSES.iter().filter(|p| p.name == name).copied().collect(),
             verify: true,
             dump: None,
+            wide_unroll: false,
         })
     }
 
@@ -240,7 +254,11 @@ impl Pipeline {
 
     /// Runs the passes on a copy of `kernel` of `module`.
     pub fn run(&self, module: &Module, kernel: &Function) -> Result<Output, PipelineError> {
-        let cx = PassCx { module, kernel };
+        let cx = PassCx {
+            module,
+            kernel,
+            wide_unroll: self.wide_unroll,
+        };
         let mut function = kernel.clone();
         let mut dump = String::new();
         // A pass is blamed only for what it broke: whatever the kernel
@@ -357,6 +375,7 @@ mod tests {
             passes: vec![PASSES[0], broken],
             verify: true,
             dump: None,
+            wide_unroll: false,
         };
         let e = p.run(&m, &m.functions[0]).unwrap_err();
         assert!(

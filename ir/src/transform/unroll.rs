@@ -32,7 +32,8 @@
 //! loop holding a loop whose bound or start reads its counter is expanded
 //! first, then the inner loop in each copy: `Unroller::expand_outer_first`); a loop is
 //! left alone when it runs more than [`MAX_TRIPS`] times, when its copies
-//! would hold more than [`MAX_COPIED`] evaluations, when the function
+//! would hold more than [`MAX_COPIED`] evaluations ([`MAX_COPIED_WIDE`]
+//! for the wide code), when the function
 //! would grow past [`MAX_FUNCTION`] instructions, or when it holds a
 //! barrier (the code generator cuts regions at barriers, and a region per
 //! copy is no gain).
@@ -74,12 +75,29 @@ pub const MAX_PAIRED_TRIPS: u64 = 1 << 16;
 pub const MAX_PAIRED: usize = 40;
 /// Evaluations the copies of one loop may hold in all.
 pub const MAX_COPIED: usize = 400;
+/// The same for a code generator whose straight-line code gains from
+/// longer copies (`PipelineOptions::wide_unroll`: the wide AVX-512 code,
+/// which keeps a loop's clamped loads off it). A 5 x 5 stencil's row
+/// loop with its column loop unrolled inside (`benches/conv5x5.cl`: five
+/// copies of about 185 evaluations, most of which `cse` then shares: the
+/// clamps of `x + dx` across rows, the weights' constant indices) fits.
+/// Cranelift's code of it unrolled ran slower than of the loop (one
+/// thread, 2048²: 14-17 -> 16.7-17.2 ms unchecked, 13.2 -> 16.0 ms
+/// robust), so it keeps [`MAX_COPIED`], as robust and checked compiles
+/// do (the wide code unrolled was no faster there).
+pub const MAX_COPIED_WIDE: usize = 1000;
 /// Instructions a function may reach through unrolling.
 pub const MAX_FUNCTION: usize = 2500;
 
 /// Unrolls `f`'s short counted loops as the module documentation says;
 /// returns how many loops it unrolled.
 pub fn unroll_counted_loops(f: &mut Function) -> usize {
+    unroll_counted_loops_within(f, MAX_COPIED)
+}
+
+/// [`unroll_counted_loops`] with the copies of one loop holding at most
+/// `max_copied` evaluations ([`MAX_COPIED`] or [`MAX_COPIED_WIDE`]).
+pub fn unroll_counted_loops_within(f: &mut Function, max_copied: usize) -> usize {
     let mut body = std::mem::take(&mut f.body);
     // Variables written only at the top level of the body (so by every
     // work-item alike), with the values written.
@@ -103,6 +121,7 @@ pub fn unroll_counted_loops(f: &mut Function) -> usize {
         unrolled: 0,
         paired: 0,
         copied: Vec::new(),
+        max_copied,
     };
     cx.block(&mut body);
     let (unrolled, copied) = (cx.unrolled + cx.paired, cx.copied);
@@ -125,6 +144,8 @@ struct Unroller<'a> {
     paired: usize,
     /// Every value the copies define (candidates for dead-code removal).
     copied: Vec<ValueId>,
+    /// Evaluations the copies of one loop may hold.
+    max_copied: usize,
 }
 
 /// A loop found to be counted: its counter, the counter's value in each
@@ -179,7 +200,7 @@ impl Unroller<'_> {
                 if let Some(c) = self.counted(&out, body, continuing) {
                     let per_copy = count_evals(body);
                     let fits = |copies: usize| {
-                        per_copy * copies <= MAX_COPIED
+                        per_copy * copies <= self.max_copied
                             && self.insts.len() + per_copy * copies <= MAX_FUNCTION
                     };
                     match &c.values {
@@ -233,7 +254,8 @@ impl Unroller<'_> {
             return false;
         };
         let per_copy = count_evals(body);
-        let fits = per_copy * n <= MAX_COPIED && self.insts.len() + per_copy * n <= MAX_FUNCTION;
+        let fits =
+            per_copy * n <= self.max_copied && self.insts.len() + per_copy * n <= MAX_FUNCTION;
         if !fits || !self.inner_bound_reads(body, c.var) {
             return false;
         }

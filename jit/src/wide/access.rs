@@ -98,6 +98,13 @@ pub struct Access {
     pub lane0: bool,
     /// Where the buffer is.
     pub base: Base,
+    /// A uniform load whose index is a constant (a splat written once,
+    /// or integer arithmetic of such: `weights[(dy + 2) * 5 + dx + 2]`
+    /// with both loops unrolled; `refine`). Without a bounds test: the
+    /// element addressed by a displacement, the index register not read;
+    /// with one: the constant compared with the bounds, no lane of the
+    /// index moved to a general register (the fault path reads them).
+    pub constant: Option<i32>,
 }
 
 /// Where the buffer of an access is.
@@ -157,19 +164,37 @@ pub(crate) fn refine(p: &mut Program) {
         }
     }
     let once = |v: V| defs.get(&v.0) == Some(&1);
+    let mut splats: HashMap<u32, u32> = HashMap::new();
     let mut equal: HashSet<u32> = HashSet::new();
     let mut id: Option<u32> = None;
     let mut offset: HashSet<u32> = HashSet::new();
     for op in p.ops() {
         let eq = |v: &V| equal.contains(&v.0);
         match *op {
-            Op::Splat { d, .. } | Op::Broadcast { d, .. } | Op::GlobalId { d, dim: 1 | 2 }
-                if once(d) =>
-            {
+            Op::Splat { d, bits } if once(d) => {
+                equal.insert(d.0);
+                splats.insert(d.0, bits);
+            }
+            Op::Broadcast { d, .. } | Op::GlobalId { d, dim: 1 | 2 } if once(d) => {
                 equal.insert(d.0);
             }
-            Op::Bin { d, a, b, .. } if once(d) && eq(&a) && eq(&b) => {
+            Op::Bin { op, d, a, b } if once(d) && eq(&a) && eq(&b) => {
                 equal.insert(d.0);
+                // Integer arithmetic of constants (an unrolled loop's
+                // counter in an index) is a constant too.
+                if let (Some(&x), Some(&y)) = (splats.get(&a.0), splats.get(&b.0)) {
+                    let folded = match op {
+                        Bin::IAdd => Some(x.wrapping_add(y)),
+                        Bin::ISub => Some(x.wrapping_sub(y)),
+                        Bin::IMul => Some(x.wrapping_mul(y)),
+                        // `vpsllvd`: a count past 31 gives 0.
+                        Bin::Shl => Some(x.checked_shl(y).unwrap_or(0)),
+                        _ => None,
+                    };
+                    if let Some(bits) = folded {
+                        splats.insert(d.0, bits);
+                    }
+                }
             }
             Op::Fma { d, a, b, c } | Op::Fms { d, a, b, c }
                 if once(d) && eq(&a) && eq(&b) && eq(&c) =>
@@ -197,6 +222,11 @@ pub(crate) fn refine(p: &mut Program) {
         }
     }
     for op in p.ops_mut() {
+        if let Op::LoadElems { idx, how, .. } = op {
+            if how.uniform {
+                how.constant = splats.get(&idx.0).map(|&bits| bits as i32);
+            }
+        }
         if let Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. } = op {
             if how.consecutive {
                 // What the lowering found (`Known::FromLane0`) stays unless
@@ -663,6 +693,17 @@ pub(crate) fn emit_access(
 ) -> Result<(), WideError> {
     let shift = split;
     let (_, ptr, _, _, how, load) = elems(op)?;
+    if let (Some(c), true, None) = (how.constant, load, how.check) {
+        if !frame.held.has_buffer(how.base, ptr) {
+            load_base(a, frame, how.base, ptr)?;
+        }
+        constant_load(a, op, c)?;
+        // rax holds the buffer; r10 is kept unless the index was too
+        // large for a displacement.
+        let keeps = i32::try_from(i64::from(c) * 4).is_ok();
+        frame.held.access((how.base, ptr), None, keeps, written);
+        return Ok(());
+    }
     let known = if how.consecutive {
         how.known
     } else {
@@ -1059,6 +1100,38 @@ fn uniform_load(
     a.kmovw(r11d, km).map_err(e)?;
     a.test(r11d, r11d).map_err(e)?;
     a.jz(empty).map_err(e)?;
+    if let (Some(k), Some(c)) = (how.constant, how.check) {
+        // Every running lane's index is `k`: compared with the bounds as
+        // it is, the first running lane the faulting work-item.
+        let at = frame.bounds_at + 16 * c.param as i32;
+        let label = a.create_label();
+        a.kmovw(k0, km).map_err(e)?;
+        a.cmp(qword_ptr(rsp + at), k).map_err(e)?;
+        a.jg(label).map_err(e)?;
+        a.cmp(qword_ptr(rsp + (at + 8)), k).map_err(e)?;
+        a.jl(label).map_err(e)?;
+        frame.faults.push(PendingFault {
+            label,
+            idx: xn,
+            ptr,
+            base: how.base,
+            site: c.site,
+            size: c.size,
+            component: c.component,
+        });
+        let at = match i32::try_from(i64::from(k) * 4) {
+            Ok(disp) => dword_ptr(rax + disp),
+            Err(_) => {
+                a.mov(r10, i64::from(k)).map_err(e)?;
+                dword_ptr(rax + r10 * 4)
+            }
+        };
+        a.vpbroadcastd(zmm_masked(z, kn).z(), at).map_err(e)?;
+        a.set_label(&mut done).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        frame.empty.push((empty, done, zn));
+        return Ok(());
+    }
     if !how.lane0 {
         // Lane 0 running (a row's chunks start there): its index; else
         // the first running lane's, compressed to lane 0 of the scratch.
@@ -1106,6 +1179,26 @@ fn uniform_load(
     frame.empty.push((empty, done, zn));
     Ok(())
 }
+/// A uniform load of the constant index `c` (`Access::constant`), `rax`
+/// the buffer's address: the element broadcast into the running lanes,
+/// zero in the others; no lane running, the masked broadcast reads
+/// nothing (as [`suppressed_load`]'s). The address is `4 · c` bytes from
+/// the buffer, a displacement when it fits, else through r10.
+fn constant_load(a: &mut CodeAssembler, op: &Op, c: i32) -> Result<(), WideError> {
+    let e = asm_err;
+    let (value, _, _, k, _, _) = elems(op)?;
+    let z = zmm_reg(value.0 as u8)?;
+    let kn = k.0 as u8;
+    let at = match i32::try_from(i64::from(c) * 4) {
+        Ok(disp) => dword_ptr(rax + disp),
+        Err(_) => {
+            a.mov(r10, i64::from(c)).map_err(e)?;
+            dword_ptr(rax + r10 * 4)
+        }
+    };
+    a.vpbroadcastd(zmm_masked(z, kn).z(), at).map_err(e)
+}
+
 /// `r10d` = lane 0 of register `xn`.
 fn lane0_to_r10d(a: &mut CodeAssembler, xn: u8) -> Result<(), WideError> {
     lane0_to(a, r10d, xn)

@@ -176,9 +176,13 @@ const UNREAD: u32 = u32::MAX;
 /// whose index is the chunk's global ids of dimension 0 (`Known::FromId`:
 /// its lanes come from r15, in the full chunk's path and in the masked
 /// tail's) or those plus a row's slot (`Known::RowOffset`), unless it is a
-/// load of one address for every lane.
+/// load of one address for every lane; nor an unchecked load of a
+/// constant index (`Access::constant`: a displacement).
 fn reads_index(how: &super::access::Access, load: bool) -> bool {
     use super::access::Known;
+    if how.constant.is_some() && how.check.is_none() && load {
+        return false;
+    }
     !(how.consecutive && matches!(how.known, Known::FromId | Known::RowOffset(_)))
         || (how.uniform && load)
 }
