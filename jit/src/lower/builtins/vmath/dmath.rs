@@ -163,27 +163,28 @@ impl MathCx<'_, '_> {
             _ => (-746.0, 710.0),
         };
         let x = if usual { x } else { self.dclamp(x, lo, hi) };
-        let (n, r) = match base {
+        // n = rint(x·log2 b) from the low bits of `x·log2 b + 1.5·2^52`:
+        // the bits of that sum are those of 2^n less the exponent's shift.
+        let magic = self.dk(x, MAGIC);
+        let nm = if base == 2 {
+            self.b.ins().fadd(x, magic)
+        } else {
+            let k = self.dk(x, if base == 10 { LOG2_10 } else { LOG2_E });
+            self.mul_add(x, k, magic)
+        };
+        let n = self.b.ins().fsub(nm, magic);
+        let r = match base {
             2 => {
-                let n = self.b.ins().nearest(x);
                 let d = self.b.ins().fsub(x, n);
                 let l = self.dk(x, LN_2);
-                (n, self.b.ins().fmul(d, l))
+                self.b.ins().fmul(d, l)
             }
             10 => {
-                let k = self.dk(x, LOG2_10);
-                let t = self.b.ins().fmul(x, k);
-                let n = self.b.ins().nearest(t);
                 let d = self.cody_waite(x, n, &[LG2_HI, LG2_LO]);
                 let l = self.dk(x, LN_10);
-                (n, self.b.ins().fmul(d, l))
+                self.b.ins().fmul(d, l)
             }
-            _ => {
-                let k = self.dk(x, LOG2_E);
-                let t = self.b.ins().fmul(x, k);
-                let n = self.b.ins().nearest(t);
-                (n, self.cody_waite(x, n, &[LN2_HI, LN2_LO]))
-            }
+            _ => self.cody_waite(x, n, &[LN2_HI, LN2_LO]),
         };
         let c: Vec<f64> = (1..=13).map(inv_fact).collect();
         let p = self.poly(r, &c);
@@ -195,7 +196,12 @@ impl MathCx<'_, '_> {
             self.b.ins().fadd(one, q)
         };
         if usual {
-            let s = self.pow2i(n);
+            // 2^n for |n| ≤ 1021 from the bits of `nm`.
+            let bits = self.dbits(nm);
+            let bias = self.ik(x, 1023);
+            let e = self.b.ins().iadd(bits, bias);
+            let e = self.b.ins().ishl_imm_s(e, 52);
+            let s = self.dfrom(e);
             return self.b.ins().fmul(p, s);
         }
         // 2^n = 2^n1 · 2^n2, |n1|, |n2| ≤ 539.
@@ -209,15 +215,32 @@ impl MathCx<'_, '_> {
         self.b.ins().fmul(p, s2)
     }
 
-    /// `x - n·c[0] - n·c[1] - …`, subtracting in order.
+    /// `x - n·c[0] - n·c[1] - …`, subtracting in order (each step one
+    /// fused operation when the host has FMA: the products are exact or
+    /// the step's rounding is the one that matters, either way).
     fn cody_waite(&mut self, x: Value, n: Value, c: &[f64]) -> Value {
         let mut r = x;
         for k in c {
-            let kk = self.dk(x, *k);
-            let p = self.b.ins().fmul(n, kk);
-            r = self.b.ins().fsub(r, p);
+            if self.has_fma {
+                let kk = self.dk(x, -*k);
+                r = self.b.ins().fma(n, kk, r);
+            } else {
+                let kk = self.dk(x, *k);
+                let p = self.b.ins().fmul(n, kk);
+                r = self.b.ins().fsub(r, p);
+            }
         }
         r
+    }
+
+    /// `a·b + c`, fused when the host has FMA.
+    fn mul_add(&mut self, a: Value, b: Value, c: Value) -> Value {
+        if self.has_fma {
+            self.b.ins().fma(a, b, c)
+        } else {
+            let m = self.b.ins().fmul(a, b);
+            self.b.ins().fadd(m, c)
+        }
     }
 
     /// `ln x`, `log2 x` or `log10 x` (`base` 0, 2, 10): subnormals scaled
@@ -336,15 +359,16 @@ impl MathCx<'_, '_> {
     /// `hi + lo` (|hi| ≤ π/4) by Taylor series to r^17 and r^16, the
     /// quadrant from the bits of `k`.
     fn sincos_f64(&mut self, x: Value, cos: bool) -> Value {
+        // k = rint(x·2/π), its low bits those of `x·2/π + 1.5·2^52`.
         let k2 = self.dk(x, FRAC_2_PI);
-        let t = self.b.ins().fmul(x, k2);
-        let k = self.b.ins().nearest(t);
+        let magic = self.dk(x, MAGIC);
+        let km = self.mul_add(x, k2, magic);
+        let k = self.b.ins().fsub(km, magic);
         let a = self.cody_waite(x, k, &[PIO2_1, PIO2_2, PIO2_3]);
-        let c4 = self.dk(x, PIO2_4);
-        let w = self.b.ins().fmul(k, c4);
-        let hi = self.b.ins().fsub(a, w);
+        // hi + lo = a - k·PIO2_4 (`a - hi` is exact).
+        let hi = self.cody_waite(a, k, &[PIO2_4]);
         let d = self.b.ins().fsub(a, hi);
-        let lo = self.b.ins().fsub(d, w);
+        let lo = self.cody_waite(d, k, &[PIO2_4]);
         let z = self.b.ins().fmul(hi, hi);
         let half = self.dk(x, 0.5);
         let hz = self.b.ins().fmul(z, half);
@@ -397,14 +421,13 @@ impl MathCx<'_, '_> {
         let ct = self.b.ins().fadd(e1, ct);
         let c = self.b.ins().fadd(w1, ct);
         // Quadrant: sin x = ±sin r or ±cos r by k mod 4 (cos: k + 1).
-        let kk = if cos {
-            self.b.ins().fadd(k, one)
+        let kb = self.dbits(km);
+        let kb = if cos {
+            let i1 = self.ik(k, 1);
+            self.b.ins().iadd(kb, i1)
         } else {
-            k
+            kb
         };
-        let m = self.dk(k, MAGIC);
-        let kb = self.b.ins().fadd(kk, m);
-        let kb = self.dbits(kb);
         let zero = self.ik(k, 0);
         let bit0 = self.ik(k, 1);
         let odd = self.b.ins().band(kb, bit0);
