@@ -59,7 +59,10 @@ fn run_uniform(name: &str, xs: &[f64]) -> Vec<f64> {
     let all = f64_from(&rb[..xs.len() * 64 * 8]);
     all.chunks(64)
         .map(|c| {
-            assert!(c.iter().all(|v| v.to_bits() == c[0].to_bits()), "{name}: {c:?}");
+            assert!(
+                c.iter().all(|v| v.to_bits() == c[0].to_bits()),
+                "{name}: {c:?}"
+            );
             c[0]
         })
         .collect()
@@ -104,7 +107,7 @@ fn specials() -> Vec<f64> {
         -708.3964185322641,
         -745.1332191019411,
         -745.1332191019412,
-        -744.44007192138126,
+        -744.440_071_921_381_3,
         1024.0,
         1023.9999999999999,
         -1022.0,

@@ -1620,11 +1620,7 @@ impl FunctionCx<'_, '_> {
                 let out_at = self.b.ins().stack_addr(types::I64, slot, in_bytes as i32);
                 self.b.ins().call(f, &[args_at, out_at]);
                 let out = (0..n)
-                    .map(|i| {
-                        self.b
-                            .ins()
-                            .load(types[0], flags, out_at, (i * 16) as i32)
-                    })
+                    .map(|i| self.b.ins().load(types[0], flags, out_at, (i * 16) as i32))
                     .collect();
                 Lanes::Varying(out)
             }

@@ -21,18 +21,17 @@ use cranelift_codegen::ir::{InstBuilder, Value};
 use std::f64::consts::{FRAC_2_PI, LN_10, LN_2, LOG10_E, LOG2_E};
 
 /// The double builtins with a routine here.
-pub(crate) const SIMD_F64: &[&str] = &[
-    "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos",
-];
+pub(crate) const SIMD_F64: &[&str] =
+    &["exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos"];
 
 /// The third and fourth parts of π/2 after `PIO2_1` and `PIO2_2` (33 bits
 /// each): the third of 33 bits too, so that `k` times it is exact for
 /// |k| < 2^20; the fourth of 53 (`k` times it rounds far below what
 /// matters). The four leave 7e-49.
-const PIO2_3: f64 = 2.022_266_248_711_166_455_8e-21;
-const PIO2_4: f64 = 8.478_427_660_368_899_569_97e-32;
+const PIO2_3: f64 = f64::from_bits(0x3ba3_198a_2e00_0000);
+const PIO2_4: f64 = f64::from_bits(0x397b_839a_2520_49c1);
 /// log10(2) split so that `n·LG2_HI` is exact for |n| < 2^13.
-const LG2_HI: f64 = 3.010_299_956_636_117_713_06e-1;
+const LG2_HI: f64 = f64::from_bits(0x3fd3_4413_509f_6000);
 const LG2_LO: f64 = 3.694_239_077_158_931e-13;
 /// `G(z)` of `log`'s `R = z·G(z)`: `(2·atanh(√z)/√z - 2)/z` on
 /// [0, 0.02945] (|s| < 0.1716), degree 6, fitted with mpmath's
