@@ -255,3 +255,37 @@ fn double_math_exact_cases() {
         }
     }
 }
+
+/// `sincos` of doubles gives the bits of `sin` and `cos` (the same
+/// routines), huge arguments and specials included.
+#[test]
+fn double_sincos_is_sin_and_cos() {
+    let xs = inputs("sin", 2_000, 5);
+    let src = "kernel void k(global const double* x, global double* s, global double* c) { size_t i = get_global_id(0); double cv; s[i] = sincos(x[i], &cv); c[i] = cv; }";
+    let k = kernel(src);
+    let n = pad64(xs.len());
+    let mut xb = bytes_of(&xs, f64::to_le_bytes);
+    let mut sb = vec![0u8; n * 8 + 64];
+    let mut cb = vec![0u8; n * 8 + 64];
+    run_n(&k, n, &mut [&mut xb, &mut sb, &mut cb]);
+    let s = f64_from(&sb[..xs.len() * 8]);
+    let c = f64_from(&cb[..xs.len() * 8]);
+    let ws = run_pieces("sin", &xs);
+    let wc = run_pieces("cos", &xs);
+    for i in 0..xs.len() {
+        let x = xs[i];
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        assert!(
+            same(s[i], ws[i]),
+            "sincos({x:e}): sin {:e}, want {:e}",
+            s[i],
+            ws[i]
+        );
+        assert!(
+            same(c[i], wc[i]),
+            "sincos({x:e}): cos {:e}, want {:e}",
+            c[i],
+            wc[i]
+        );
+    }
+}
