@@ -385,7 +385,14 @@ impl FunctionCx<'_, '_> {
             }
         }
         if out == Some(Scalar::F32) && vmath::SIMD_F32.contains(&base.name()) {
-            return self.componentwise(&vals, comps, |cx, a| cx.simd_math_f32(base.name(), a));
+            return self.componentwise(&vals, comps, |cx, a| {
+                cx.simd_math(base.name(), a, Scalar::F32)
+            });
+        }
+        if out == Some(Scalar::F64) && vmath::SIMD_F64.contains(&base.name()) {
+            return self.componentwise(&vals, comps, |cx, a| {
+                cx.simd_math(base.name(), a, Scalar::F64)
+            });
         }
         if let Some(v) = self.lower_extra_builtin(base, args, &vals, ty)? {
             return Ok(v);

@@ -208,10 +208,15 @@ impl FunctionCx<'_, '_> {
                     }
                     (sv, cv)
                 } else {
-                    (
-                        self.call_each("vecl_sin", &[(s, &vals[0])], s, comps)?,
-                        self.call_each("vecl_cos", &[(s, &vals[0])], s, comps)?,
-                    )
+                    // Double: the `sin` and `cos` routines (`vmath/dmath.rs`).
+                    let mut sv = Vec::new();
+                    let mut cv = Vec::new();
+                    for l in &vals[0] {
+                        let a = std::slice::from_ref(l);
+                        sv.push(self.simd_math("sin", a, s)?);
+                        cv.push(self.simd_math("cos", a, s)?);
+                    }
+                    (sv, cv)
                 };
                 self.store_out(args[1], s, &cv)?;
                 sv

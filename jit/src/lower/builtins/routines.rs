@@ -74,7 +74,15 @@ impl FunctionCx<'_, '_> {
             return Ok(f);
         }
         let piece = params.first().is_some_and(|t| t.is_vector());
-        let ret = if piece { types::F32X4 } else { types::F32 };
+        // Double routines (`vmath::SIMD_F64`) take and return `f64x2`/`f64`.
+        let double = params.first().is_some_and(|t| t.lane_type() == types::F64);
+        let ret = match (piece, double) {
+            (true, false) => types::F32X4,
+            (false, false) => types::F32,
+            (true, true) => types::F64X2,
+            (false, true) => types::F64,
+        };
+        let lane = ret.lane_type();
         // `sincos` has two results: the sine, then the cosine.
         let results = if name == "sincos" { 2 } else { 1 };
         let mut sig = Signature::new(self.jit.isa().default_call_conv());
@@ -102,9 +110,9 @@ impl FunctionCx<'_, '_> {
         let mut exact = Vec::with_capacity(exact_names.len());
         for f in exact_names {
             let mut s = Signature::new(self.jit.isa().default_call_conv());
-            s.params.push(AbiParam::new(types::F32));
-            s.returns.push(AbiParam::new(types::F32));
-            let lib = format!("vecl_{f}f");
+            s.params.push(AbiParam::new(lane));
+            s.returns.push(AbiParam::new(lane));
+            let lib = format!("vecl_{f}{}", if double { "" } else { "f" });
             let lid = self
                 .jit
                 .declare_function(&lib, Linkage::Import, &s)
@@ -119,7 +127,8 @@ impl FunctionCx<'_, '_> {
         b.seal_block(entry);
         let entry_params = b.block_params(entry).to_vec();
         let flags = self.kernel.module().math;
-        let relaxed = flags.fast_relaxed_math && piece && super::vmath::relaxed_form(name);
+        let relaxed =
+            flags.fast_relaxed_math && piece && !double && super::vmath::relaxed_form(name);
         let (has_fma, finite) = (
             self.kernel.has_fma(),
             flags.fast_relaxed_math || flags.finite_math_only,
@@ -133,7 +142,9 @@ impl FunctionCx<'_, '_> {
                 finite,
                 x86,
             };
-            if name == "sincos" {
+            if double {
+                vec![m.routine_f64(name, args[0], exact.first().copied())]
+            } else if name == "sincos" {
                 let (s, c) = m.routine_sincos(args[0], piece, &exact);
                 vec![s, c]
             } else {

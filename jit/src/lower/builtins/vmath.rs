@@ -32,6 +32,9 @@ use cranelift_frontend::FunctionBuilder;
 use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_2, LOG10_E, LOG2_E, PI};
 use vecl_ir::Scalar;
 
+mod dmath;
+pub(crate) use dmath::SIMD_F64;
+
 /// The functions of this file (OpenCL names, after `native_`/`half_`).
 /// `pow` and `powr` are not among them: in double, their log, exp and
 /// special-case selects cost more than glibc's table-driven `pow` called
@@ -1549,14 +1552,20 @@ impl MathCx<'_, '_> {
 impl FunctionCx<'_, '_> {
     /// A float builtin of [`SIMD_F32`] on one component: a call of the
     /// kernel's routine for it per piece (or one for a uniform value).
-    pub(super) fn simd_math_f32(&mut self, name: &str, args: &[Lanes]) -> LResult<Lanes> {
+    ///
+    /// `s` is `F32`, or `F64` for a builtin of [`SIMD_F64`] (`f64x2`
+    /// pieces and `f64` values).
+    pub(super) fn simd_math(&mut self, name: &str, args: &[Lanes], s: Scalar) -> LResult<Lanes> {
         let uniform = args.iter().all(|a| a.is_uniform());
+        let double = s == Scalar::F64;
         let types: Vec<types::Type> = (0..args.len())
-            .map(|i| match (int_arg(name, i), uniform) {
-                (true, true) => types::I32,
-                (true, false) => types::I32X4,
-                (false, true) => types::F32,
-                (false, false) => types::F32X4,
+            .map(|i| match (int_arg(name, i), uniform, double) {
+                (true, true, _) => types::I32,
+                (true, false, _) => types::I32X4,
+                (false, true, false) => types::F32,
+                (false, false, false) => types::F32X4,
+                (false, true, true) => types::F64,
+                (false, false, true) => types::F64X2,
             })
             .collect();
         let fast = if uniform {
@@ -1577,11 +1586,7 @@ impl FunctionCx<'_, '_> {
                 .iter()
                 .enumerate()
                 .map(|(i, l)| {
-                    let s = if int_arg(name, i) {
-                        Scalar::I32
-                    } else {
-                        Scalar::F32
-                    };
+                    let s = if int_arg(name, i) { Scalar::I32 } else { s };
                     self.varying(s, l)
                 })
                 .collect();
@@ -1615,11 +1620,7 @@ impl FunctionCx<'_, '_> {
                 let out_at = self.b.ins().stack_addr(types::I64, slot, in_bytes as i32);
                 self.b.ins().call(f, &[args_at, out_at]);
                 let out = (0..n)
-                    .map(|i| {
-                        self.b
-                            .ins()
-                            .load(types::F32X4, flags, out_at, (i * 16) as i32)
-                    })
+                    .map(|i| self.b.ins().load(types[0], flags, out_at, (i * 16) as i32))
                     .collect();
                 Lanes::Varying(out)
             }
