@@ -345,21 +345,15 @@ pub fn scope_depths(func: &Function) -> Vec<u32> {
             let (Some(common), Some((first, is_write))) = (&w.common[i], &w.first[i]) else {
                 return 0;
             };
-            // A path alternates statement indices and arm markers: a block
-            // is named by a prefix of odd length less one statement index,
-            // so the scope is the deepest block whose statements the
-            // common prefix reaches, and the first access must be a
-            // statement of that block itself (not nested in one).
-            let block_len = if common.len() % 2 == 1 {
-                common.len() - 1
-            } else {
-                // The accesses share a statement and an arm: the block is
-                // that arm (the prefix ends at its marker).
-                common.len()
-            };
-            let scope_is_first = *is_write && first.len() == block_len + 1;
-            // Depth counts blocks: the body is 0, each marker one deeper.
-            if scope_is_first {
+            // A path alternates a statement's index and the marker of a
+            // block inside that statement, so a block `d` deep is named by
+            // a prefix of length `2d`. The deepest block holding every
+            // access is the common prefix cut to an even length (an odd
+            // one ends at a statement whose different blocks, or which
+            // itself, the accesses are in), and the first access must be
+            // one of that block's own statements (a path one longer).
+            let block_len = common.len() / 2 * 2;
+            if *is_write && first.len() == block_len + 1 {
                 (block_len / 2) as u32
             } else {
                 0
