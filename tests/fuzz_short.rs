@@ -62,6 +62,22 @@ fn generated_kernels_agree_between_the_interpreter_and_the_jit() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// Seed 1320299's kernel (a hash variable written in the copies of
+/// unrolled loops, with barriers) made the range and uniformity walks
+/// over variables exponential: its unchecked compile ran for minutes, a
+/// `timeout` finding. Both walks now have a visit budget.
+#[test]
+fn a_kernel_of_many_writes_of_one_variable_compiles_in_time() {
+    let out = scratch("fuzz-seed-1320299");
+    let (ok, text) = fuzz(
+        &["--count", "1", "--seed", "1320299", "--reduce-seconds", "0"],
+        &out,
+    );
+    assert!(ok, "{text}");
+    assert_eq!(count_before(&text, "findings"), 0, "{text}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn wide_shaped_kernels_agree_and_reach_the_wide_code() {
     let out = scratch("fuzz-wide");

@@ -68,7 +68,7 @@ use crate::{
     BinaryOp, Block, Builtin, CmpOp, Function, Inst, Scalar, Stmt, Type, UnaryOp, ValueId, VarId,
     WorkItemFn,
 };
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 /// A closed interval `[lo, hi]` of integers.
@@ -180,7 +180,18 @@ pub struct Ranges<'a> {
     /// when `x >= y + d`: the least difference `d`, found at the first
     /// subtraction.
     differences: RefCell<Option<HashMap<(ValueId, ValueId), i128>>>,
+    /// Variables [`Ranges::of`] may still follow in its current query
+    /// (see [`VARIABLE_VISITS`]).
+    visits: Cell<u32>,
 }
+
+/// The variables one [`Ranges::of`] may follow. A value read while a
+/// variable is followed is not memoised (a loop counter's read is only
+/// final outside), so a variable written in many places from values that
+/// read it again (a hash unrolled into dozens of copies) made the walk
+/// exponential: a kernel of the fuzzer took minutes to compile. Past this
+/// a variable's range is unknown (its type's range).
+const VARIABLE_VISITS: u32 = 20_000;
 
 /// A read of the counter of a growing loop (see the module's comment):
 /// after the loop's test, before the counter's one write.
@@ -254,11 +265,15 @@ impl<'a> Ranges<'a> {
             branch_bounds: RefCell::new(None),
             growing: RefCell::new(None),
             differences: RefCell::new(None),
+            visits: Cell::new(VARIABLE_VISITS),
         }
     }
 
     /// The range of `v`; `None` when it is not a scalar integer.
     pub fn of(&self, v: ValueId) -> Option<Range> {
+        if self.following.borrow().is_empty() {
+            self.visits.set(VARIABLE_VISITS);
+        }
         self.of_depth(v, 0)
     }
 
@@ -562,9 +577,10 @@ impl<'a> Ranges<'a> {
     /// The union of every value written to `var`; its type's range when it
     /// is written from a value that reads it again (a loop counter).
     fn variable(&self, var: VarId, depth: u32) -> Option<Range> {
-        if self.following.borrow().contains(&var) {
+        if self.following.borrow().contains(&var) || self.visits.get() == 0 {
             return None;
         }
+        self.visits.set(self.visits.get() - 1);
         let mut writes = Vec::new();
         writes_of(&self.func.body, var, &mut writes);
         if writes.is_empty() {

@@ -375,25 +375,42 @@ fn cancelled(func: &Function, a: ValueId, b: ValueId, shape: Shape) -> Shape {
         return shape;
     }
     let mut seen = Vec::new();
-    if approximate(func, a, &mut seen, 0) || approximate(func, b, &mut seen, 0) {
+    let mut budget = APPROXIMATE_VISITS;
+    if approximate(func, a, &mut seen, &mut budget, 0)
+        || approximate(func, b, &mut seen, &mut budget, 0)
+    {
         Shape::Varying
     } else {
         shape
     }
 }
 
+/// Values [`approximate`] may visit for one [`cancelled`]: a variable
+/// written in many places whose writes read it again (a hash unrolled
+/// into dozens of copies) makes the walk exponential in its depth, and
+/// past this it answers `true` (the conservative answer).
+const APPROXIMATE_VISITS: u32 = 20_000;
+
 /// Whether linear `v`'s chain holds a clamp or a widening that may follow
-/// a wrap (see [`cancelled`]); `true` when the chain cannot be followed.
-fn approximate(func: &Function, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -> bool {
-    if depth > 32 {
+/// a wrap (see [`cancelled`]); `true` when the chain cannot be followed
+/// (deeper than 32, or past `budget` visits).
+fn approximate(
+    func: &Function,
+    v: ValueId,
+    seen: &mut Vec<VarId>,
+    budget: &mut u32,
+    depth: u32,
+) -> bool {
+    if depth > 32 || *budget == 0 {
         return true;
     }
+    *budget -= 1;
     let d = depth + 1;
     match &func.inst(v).inst {
         Inst::Const(_) | Inst::Param(_) | Inst::WorkItem(..) => false,
         Inst::Builtin(name, args) => {
             is_int32_clamp(*name, &func.inst(v).ty)
-                || args.iter().any(|x| approximate(func, *x, seen, d))
+                || args.iter().any(|x| approximate(func, *x, seen, budget, d))
         }
         Inst::Convert { value, .. } => {
             let widening = match (func.ty(*value).scalar(), func.ty(v).scalar()) {
@@ -408,13 +425,13 @@ fn approximate(func: &Function, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -
                     Inst::WorkItem(WorkItemFn::LocalId | WorkItemFn::LocalLinearId, _)
                 )
             );
-            (widening && !local_id) || approximate(func, *value, seen, d)
+            (widening && !local_id) || approximate(func, *value, seen, budget, d)
         }
         Inst::Unary(_, x) | Inst::PtrCast(x) | Inst::PtrToInt(x) | Inst::IntToPtr(x) => {
-            approximate(func, *x, seen, d)
+            approximate(func, *x, seen, budget, d)
         }
         Inst::Binary(_, x, y) | Inst::Index(x, y) | Inst::Elem(x, y) => {
-            approximate(func, *x, seen, d) || approximate(func, *y, seen, d)
+            approximate(func, *x, seen, budget, d) || approximate(func, *y, seen, budget, d)
         }
         Inst::ReadVar(var) => {
             if seen.contains(var) {
@@ -423,7 +440,9 @@ fn approximate(func: &Function, v: ValueId, seen: &mut Vec<VarId>, depth: u32) -
             seen.push(*var);
             let mut writes = Vec::new();
             writes_of(&func.body, *var, &mut writes);
-            let approx = writes.iter().any(|w| approximate(func, *w, seen, d));
+            let approx = writes
+                .iter()
+                .any(|w| approximate(func, *w, seen, budget, d));
             seen.pop();
             approx
         }
