@@ -22,6 +22,7 @@ use crate::abi::ArgSlot;
 use crate::layout::GlobalPlace;
 use crate::lower::group_level::{Body, LidRange};
 use vecl_ir::analysis::uniformity::Uniformity;
+use vecl_ir::transform::compact::walk_stmts;
 use vecl_ir::{AddressSpace, CmpOp, Function, Inst, Module, Stmt, Type, VarId};
 
 /// What the choice looks at.
@@ -312,37 +313,12 @@ fn whole_vector_elements(r: &Request<'_>) -> Option<String> {
         s.size() == 4
             && r.uni.shape(ptr) == Shape::Linear(i64::from(vecl_ir::size_of(t, &r.module.structs)))
     };
-    fn stores(b: &vecl_ir::Block, out: &mut Vec<vecl_ir::ValueId>) {
-        for s in &b.0 {
-            match s {
-                Stmt::Store { ptr, .. } => out.push(*ptr),
-                Stmt::If { then_, else_, .. } => {
-                    stores(then_, out);
-                    stores(else_, out);
-                }
-                Stmt::Loop { body, continuing } => {
-                    stores(body, out);
-                    stores(continuing, out);
-                }
-                Stmt::Switch { cases, .. } => cases.iter().for_each(|c| stores(&c.body, out)),
-                _ => {}
-            }
-        }
-    }
-    let mut ptrs: Vec<vecl_ir::ValueId> = r
-        .func
-        .insts
-        .iter()
-        .filter_map(|d| match d.inst {
-            Inst::Load(p) => Some(p),
-            _ => None,
-        })
-        .collect();
-    stores(&r.func.body, &mut ptrs);
     // A loop's work (`gcd` of an `int2`, a divergent loop) outweighs them.
-    if has_loop(&r.func.body.0) {
+    if has_loop(&r.func.body) {
         return None;
     }
+    let mut ptrs = load_ptrs(r.func);
+    ptrs.extend(store_ptrs(&r.func.body));
     let found = ptrs.into_iter().find(|p| consecutive_vectors(*p))?;
     let ty = r.func.ty(found);
     Some(format!(
@@ -471,13 +447,33 @@ fn is_float(b: Bin) -> bool {
 
 /// Whether `stmts` hold a barrier at their top level (a region graph's
 /// cuts, or the barriers of a kernel that needs no graph).
-fn has_loop(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Loop { .. } => true,
-        Stmt::If { then_, else_, .. } => has_loop(&then_.0) || has_loop(&else_.0),
-        Stmt::Switch { cases, .. } => cases.iter().any(|c| has_loop(&c.body.0)),
-        _ => false,
-    })
+/// Whether `b` holds a loop, at any depth.
+fn has_loop(b: &vecl_ir::Block) -> bool {
+    let mut found = false;
+    walk_stmts(b, &mut |s| found |= matches!(s, Stmt::Loop { .. }));
+    found
+}
+
+/// The pointers `func` loads through.
+fn load_ptrs(func: &Function) -> Vec<vecl_ir::ValueId> {
+    func.insts
+        .iter()
+        .filter_map(|d| match d.inst {
+            Inst::Load(p) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The pointers `b` stores through, at any depth.
+fn store_ptrs(b: &vecl_ir::Block) -> Vec<vecl_ir::ValueId> {
+    let mut out = Vec::new();
+    walk_stmts(b, &mut |s| {
+        if let Stmt::Store { ptr, .. } = s {
+            out.push(*ptr);
+        }
+    });
+    out
 }
 
 fn has_barrier(stmts: &[Stmt]) -> bool {
@@ -598,31 +594,10 @@ fn mostly_per_lane(r: &Request<'_>) -> Option<String> {
             }
         }
     };
-    for d in &r.func.insts {
-        if let Inst::Load(p) = d.inst {
-            count(p, false);
-        }
+    for p in load_ptrs(r.func) {
+        count(p, false);
     }
-    fn stores(b: &vecl_ir::Block, out: &mut Vec<vecl_ir::ValueId>) {
-        for s in &b.0 {
-            match s {
-                Stmt::Store { ptr, .. } => out.push(*ptr),
-                Stmt::If { then_, else_, .. } => {
-                    stores(then_, out);
-                    stores(else_, out);
-                }
-                Stmt::Loop { body, continuing } => {
-                    stores(body, out);
-                    stores(continuing, out);
-                }
-                Stmt::Switch { cases, .. } => cases.iter().for_each(|c| stores(&c.body, out)),
-                _ => {}
-            }
-        }
-    }
-    let mut ptrs = Vec::new();
-    stores(&r.func.body, &mut ptrs);
-    for p in ptrs {
+    for p in store_ptrs(&r.func.body) {
         count(p, true);
     }
     (scatters >= PER_LANE_STORES && lanes > whole).then(|| {
