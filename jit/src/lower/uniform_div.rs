@@ -110,40 +110,7 @@ impl FunctionCx<'_, '_> {
         x: &[Value],
         d: Value,
     ) -> Vec<BlockArg> {
-        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
-        let one = self.b.ins().iconst(types::I32, 1);
-        let dd = self.b.ins().select(zero, one, d);
-        // All ones unless `d` is 0: the results are masked with it.
-        let all = self.b.ins().iconst(types::I32, -1);
-        let none = self.b.ins().iconst(types::I32, 0);
-        let keep = self.b.ins().select(zero, none, all);
-        let keep = self.b.ins().splat(types::I32X4, keep);
-        let df = self.b.ins().fcvt_from_sint(types::F64, dd);
-        let df = self.b.ins().splat(types::F64X2, df);
-        let dv = self.b.ins().splat(types::I32X4, dd);
-        let zc = self.zero_i64x2();
-        let zeros = self.b.ins().vconst(types::I64X2, zc);
-        x.iter()
-            .map(|v| {
-                let high = self.high_pair(*v);
-                let q = [*v, high].map(|h| {
-                    let w = self.b.ins().swiden_low(h);
-                    let f = self.b.ins().fcvt_from_sint(types::F64X2, w);
-                    let f = self.b.ins().fdiv(f, df);
-                    // `cvttpd2dq` truncates: two `i32`s in the low lanes.
-                    let i = self.b.ins().x86_cvtt2dq(types::I64X2, f);
-                    self.b.ins().snarrow(i, zeros)
-                });
-                let q = self.low_pairs(q[0], q[1]);
-                let r = if op == BinaryOp::Div {
-                    q
-                } else {
-                    let p = self.b.ins().imul(q, dv);
-                    self.b.ins().isub(*v, p)
-                };
-                BlockArg::Value(self.b.ins().band(r, keep))
-            })
-            .collect()
+        self.div_rem_in_double(op, x, d, false)
     }
 
     /// Unsigned `x / d` or `x % d` of `u32x4` pieces by any uniform `u32`
@@ -159,39 +126,70 @@ impl FunctionCx<'_, '_> {
         x: &[Value],
         d: Value,
     ) -> Vec<BlockArg> {
+        self.div_rem_in_double(op, x, d, true)
+    }
+
+    /// The two forms above: each piece's halves divided in double, the
+    /// quotient truncated by `cvttpd2dq`, results masked to 0 for `d = 0`.
+    fn div_rem_in_double(
+        &mut self,
+        op: BinaryOp,
+        x: &[Value],
+        d: Value,
+        unsigned: bool,
+    ) -> Vec<BlockArg> {
         let zero = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
         let one = self.b.ins().iconst(types::I32, 1);
         let dd = self.b.ins().select(zero, one, d);
+        // All ones unless `d` is 0: the results are masked with it.
         let all = self.b.ins().iconst(types::I32, -1);
         let none = self.b.ins().iconst(types::I32, 0);
         let keep = self.b.ins().select(zero, none, all);
         let keep = self.b.ins().splat(types::I32X4, keep);
-        let d64 = self.b.ins().uextend(types::I64, dd);
-        let df = self.b.ins().fcvt_from_sint(types::F64, d64);
+        let df = if unsigned {
+            let d64 = self.b.ins().uextend(types::I64, dd);
+            self.b.ins().fcvt_from_sint(types::F64, d64)
+        } else {
+            self.b.ins().fcvt_from_sint(types::F64, dd)
+        };
         let df = self.b.ins().splat(types::F64X2, df);
         let dv = self.b.ins().splat(types::I32X4, dd);
-        let sign = self.b.ins().iconst(types::I32, i64::from(i32::MIN));
-        let sign = self.b.ins().splat(types::I32X4, sign);
-        let half = self.b.ins().f64const(2_147_483_648.0);
-        let half = self.b.ins().splat(types::F64X2, half);
+        // Unsigned lanes travel biased by 2^31: `x ^ 2^31` as signed,
+        // plus 2^31 in double.
+        let bias = unsigned.then(|| {
+            let sign = self.b.ins().iconst(types::I32, i64::from(i32::MIN));
+            let sign = self.b.ins().splat(types::I32X4, sign);
+            let half = self.b.ins().f64const(2_147_483_648.0);
+            (sign, self.b.ins().splat(types::F64X2, half))
+        });
         let zc = self.zero_i64x2();
         let zeros = self.b.ins().vconst(types::I64X2, zc);
         x.iter()
             .map(|v| {
-                let biased = self.b.ins().bxor(*v, sign);
-                let high = self.high_pair(biased);
-                let q = [biased, high].map(|h| {
+                let lanes = match bias {
+                    Some((sign, _)) => self.b.ins().bxor(*v, sign),
+                    None => *v,
+                };
+                let high = self.high_pair(lanes);
+                let q = [lanes, high].map(|h| {
                     let w = self.b.ins().swiden_low(h);
-                    let f = self.b.ins().fcvt_from_sint(types::F64X2, w);
-                    let f = self.b.ins().fadd(f, half);
-                    let f = self.b.ins().fdiv(f, df);
-                    let f = self.b.ins().trunc(f);
-                    let f = self.b.ins().fsub(f, half);
+                    let mut f = self.b.ins().fcvt_from_sint(types::F64X2, w);
+                    if let Some((_, half)) = bias {
+                        f = self.b.ins().fadd(f, half);
+                    }
+                    f = self.b.ins().fdiv(f, df);
+                    if let Some((_, half)) = bias {
+                        let t = self.b.ins().trunc(f);
+                        f = self.b.ins().fsub(t, half);
+                    }
+                    // `cvttpd2dq` truncates: two `i32`s in the low lanes.
                     let i = self.b.ins().x86_cvtt2dq(types::I64X2, f);
                     self.b.ins().snarrow(i, zeros)
                 });
-                let q = self.low_pairs(q[0], q[1]);
-                let q = self.b.ins().bxor(q, sign);
+                let mut q = self.low_pairs(q[0], q[1]);
+                if let Some((sign, _)) = bias {
+                    q = self.b.ins().bxor(q, sign);
+                }
                 let r = if op == BinaryOp::Div {
                     q
                 } else {
