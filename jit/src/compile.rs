@@ -11,7 +11,7 @@ use crate::kernel::{CodeMemory, CompiledKernel, Fallback, LaneCopies, ModuleData
 use crate::launch_proofs::LaunchProofs;
 use crate::tiers::{self, Entry, FinalCode, Tier, Tiers, Upgrade};
 use crate::timing::Phases;
-use crate::width::{default_width, wide_width};
+use crate::width::{default_width, lane_work_in_loops, wide_width};
 use crate::{
     collectives, group_shape, lane_axis, layout, lower, math, races, regions, JitError, JitOptions,
     Prefetch,
@@ -323,9 +323,17 @@ pub(crate) fn compile(
             )));
         }
     }
-    let w = required
-        .or(opts.simd_width)
-        .unwrap_or_else(|| default_width(module, &func, &uni));
+    let chosen_width = required.or(opts.simd_width);
+    let w = chosen_width.unwrap_or_else(|| default_width(module, &func, &uni));
+    // A loop's lane-by-lane accesses make Cranelift's code narrower (8),
+    // but the wide code makes each one gather or scatter instruction:
+    // such a kernel is offered to the wide code at 16 first, and keeps 8
+    // only if it refuses (`docs/wide.md`, "Gathers in loops").
+    let offer_wide_16 = chosen_width.is_none()
+        && w == 8
+        && opts.wide
+        && crate::wide::select::cpu_supported()
+        && lane_work_in_loops(module, &func, &uni);
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
     for d in &func.insts {
@@ -417,7 +425,7 @@ pub(crate) fn compile(
     let local_checks = opts.local_checks
         && (crate::lower::races::has_local_memory(module, &arg_slots, &places)
             || vecl_ir::contains_barrier(&func.body.0));
-    let request = crate::wide::select::Request {
+    let mut request = crate::wide::select::Request {
         asked: opts.wide,
         checked_tail: checks.map(|t| t as u32),
         // Checked mode adds nothing to a kernel with no `__local`
@@ -439,8 +447,8 @@ pub(crate) fn compile(
     // The wide code, or why not; its frame is its spill slots (8 bytes
     // each) and a few words, and one past the limit leaves the kernel
     // Cranelift's code.
-    let choose_wide = || {
-        let avx512 = crate::wide::select::choose(&request, fallback_never_taken);
+    let choose_wide = |request: &crate::wide::select::Request| {
+        let avx512 = crate::wide::select::choose(request, fallback_never_taken);
         let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
         if wide_frame > crate::MAX_FRAME_BYTES {
             crate::wide::select::Choice::Refused(format!(
@@ -476,16 +484,31 @@ pub(crate) fn compile(
         && !vecl_ir::contains_barrier(&func.body.0);
     // What the lowering would tell of a kernel not lowered (its errors
     // first, as the lowering's would come before the wide code's).
+    let mut choice = None;
+    let mut w = w;
+    // Why the wide code refused the kernel at 16, which says more than
+    // the refusal of W = 8.
+    let mut refused_at_16 = None;
+    if offer_wide_16 {
+        match choose_wide(&crate::wide::select::Request { w: 16, ..request }) {
+            c if c.entry().is_some() => {
+                (w, request.w) = (16, 16);
+                choice = Some(c);
+            }
+            crate::wide::select::Choice::Refused(why) => refused_at_16 = Some(why),
+            _ => {}
+        }
+        phases.mark("wide");
+    }
     let unlowered = match lazy {
         true => Some(lower::chunks::facts_unlowered(module, &func, w)?),
         false => None,
     };
-    let mut choice = None;
-    if lazy {
-        choice = Some(choose_wide());
+    if lazy && choice.is_none() {
+        choice = Some(choose_wide(&request));
         phases.mark("wide");
     }
-    let lowered_main = if choice.as_ref().is_some_and(|c| c.entry().is_some()) {
+    let lowered_main = if lazy && choice.as_ref().is_some_and(|c| c.entry().is_some()) {
         None
     } else {
         let j = jit.insert(new_jit_module(isa).map_err(codegen)?);
@@ -504,10 +527,18 @@ pub(crate) fn compile(
     let avx512 = match choice {
         Some(c) => c,
         None => {
-            let c = choose_wide();
+            let c = choose_wide(&request);
             phases.mark("wide");
             c
         }
+    };
+    let avx512 = match (avx512, refused_at_16) {
+        (crate::wide::select::Choice::Refused(_), Some(why)) => {
+            crate::wide::select::Choice::Refused(format!(
+                "{why} (at W = 16; W = 8 for Cranelift's code)"
+            ))
+        }
+        (c, _) => c,
     };
     let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
     let deferred = avx512.entry().is_some();

@@ -51,6 +51,27 @@ pub(crate) fn default_width(
     func: &vecl_ir::Function,
     uni: &vecl_ir::analysis::uniformity::Uniformity,
 ) -> u32 {
+    if func.insts.len() > LARGE_KERNEL_IR_INSTS {
+        4
+    } else if lane_work_in_loops(module, func, uni) {
+        8
+    } else if vecl_ir::contains_barrier(&func.body.0) && short_regions(&func.body, func, uni) {
+        WIDE_WIDTH
+    } else {
+        16
+    }
+}
+
+/// Whether a loop of `func` holds work done lane by lane: an atomic, or
+/// a load or store whose address is neither uniform nor consecutive
+/// (what makes [`default_width`] 8 for Cranelift's code; the wide code
+/// makes such an access one gather or scatter instruction, and
+/// `compile` asks it to take such a kernel at 16 first).
+pub(crate) fn lane_work_in_loops(
+    module: &Module,
+    func: &vecl_ir::Function,
+    uni: &vecl_ir::analysis::uniformity::Uniformity,
+) -> bool {
     use vecl_ir::analysis::uniformity::Shape;
     use vecl_ir::{Inst, Stmt};
     // Whether the access through `ptr` is done lane by lane.
@@ -95,15 +116,7 @@ pub(crate) fn default_width(
             _ => false,
         })
     }
-    if func.insts.len() > LARGE_KERNEL_IR_INSTS {
-        4
-    } else if lane_work_in_loop(&func.body, false, func, &per_lane) {
-        8
-    } else if vecl_ir::contains_barrier(&func.body.0) && short_regions(&func.body, func, uni) {
-        WIDE_WIDTH
-    } else {
-        16
-    }
+    lane_work_in_loop(&func.body, false, func, &per_lane)
 }
 
 /// Whether `b` may write memory: a store, an atomic, a call or a builtin.

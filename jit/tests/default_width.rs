@@ -1,6 +1,7 @@
 //! The SIMD width the JIT picks when none is asked for: 16 for loops of
 //! vector work, divergent ones included; 8 when a loop holds work done lane
-//! by lane (an atomic, a gather or a scatter); 32 for a barrier kernel whose
+//! by lane (an atomic, a gather or a scatter) in Cranelift's code, 16 when
+//! the wide AVX-512 code takes such a kernel; 32 for a barrier kernel whose
 //! regions run straight through.
 
 use vecl_jit::{compile_kernel, JitOptions};
@@ -8,8 +9,22 @@ use vecl_testkit::build;
 
 /// The W line of `kernel`'s report at the default width.
 fn width(src: &str, kernel: &str) -> u32 {
-    let compiled = compile_kernel(&build(src, ""), kernel, &JitOptions::default())
-        .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    width_with(src, kernel, &JitOptions::default())
+}
+
+/// The W line of `kernel`'s report at the default width, Cranelift's
+/// code only.
+fn cranelift_width(src: &str, kernel: &str) -> u32 {
+    let opts = JitOptions {
+        wide: false,
+        ..JitOptions::default()
+    };
+    width_with(src, kernel, &opts)
+}
+
+fn width_with(src: &str, kernel: &str, opts: &JitOptions) -> u32 {
+    let compiled =
+        compile_kernel(&build(src, ""), kernel, opts).unwrap_or_else(|e| panic!("{kernel}: {e}"));
     let explain = compiled.explain();
     let line = explain.lines().next().unwrap_or_default();
     let w = line
@@ -64,12 +79,37 @@ fn loop_with_lane_by_lane_work_runs_eight_lanes() {
         b[i] = s;
     }
     kernel void scatter(global float* out, int n) {
-        size_t i = get_global_id(0);
+        int i = get_global_id(0);
         for (int k = 0; k < n; k++) out[i * n + k] = k;
     }";
+    for k in ["bins", "gather", "scatter"] {
+        assert_eq!(cranelift_width(src, k), 8, "{k}");
+    }
+    // The wide code refuses the atomic, so `bins` keeps 8; it makes the
+    // gather and the scatter one instruction each and takes them at 16.
     assert_eq!(width(src, "bins"), 8);
-    assert_eq!(width(src, "gather"), 8);
-    assert_eq!(width(src, "scatter"), 8);
+    let wide = vecl_jit::wide::select::cpu_supported();
+    for k in ["gather", "scatter"] {
+        assert_eq!(width(src, k), if wide { 16 } else { 8 }, "{k}");
+    }
+}
+
+#[test]
+fn a_kernel_refused_at_sixteen_gives_the_wide_codes_reason() {
+    let src = "kernel void bins(global const uchar* data, global uint* bins, int per_item) {
+        size_t base = get_global_id(0) * per_item;
+        for (int k = 0; k < per_item; k++) atomic_inc(&bins[data[base + k]]);
+    }";
+    if !vecl_jit::wide::select::cpu_supported() {
+        return;
+    }
+    let compiled = compile_kernel(&build(src, ""), "bins", &JitOptions::default()).unwrap();
+    let explain = compiled.explain();
+    assert!(
+        explain.contains("(at W = 16; W = 8 for Cranelift's code)"),
+        "{explain}"
+    );
+    assert!(explain.contains("atomic"), "{explain}");
 }
 
 #[test]
