@@ -11,7 +11,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 use vecl_ir::transform::pipeline::{Pipeline, PipelineOptions};
-use vecl_jit::{JitOptions, PhaseReport, Prefetch, Tiers};
+use vecl_jit::{JitOptions, PhaseReport, Prefetch, Rsqrt, Tiers};
 
 /// One environment variable [`Config`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +92,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "`0`: every kernel keeps Cranelift's code; by default kernels in the wide code generator's subset get AVX-512 code (16 lanes per zmm register) on CPUs with AVX-512F and BMI2, unchecked or with robust access",
     },
     Variable {
+        name: "VECL_RSQRT",
+        default: "by the CPU",
+        meaning: "`divide` or `newton`: the wide code's `rsqrt` as a square root and a division (bit for bit Cranelift's) or as `vrsqrt14ps` and a Newton step (within 1.05 ULP); by default the Newton step except on CPUs with a fast 512-bit divider (AMD Zen 5 on)",
+    },
+    Variable {
         name: "VECL_LAZY_LOWERING",
         default: "on",
         meaning: "`0`: a kernel without barriers that gets the wide code is lowered to CLIF at build too, not only when its Cranelift code or its report is needed",
@@ -135,6 +140,9 @@ pub struct Config {
     /// `VECL_WIDE` (on unless `0`): the wide AVX-512 code for the kernels
     /// it takes.
     pub wide: bool,
+    /// `VECL_RSQRT` (`divide`, `newton`; by the CPU otherwise): how the
+    /// wide code computes `rsqrt`.
+    pub rsqrt: Rsqrt,
     /// `VECL_LAZY_LOWERING` (on unless `0`): a kernel without barriers
     /// that gets the wide code is lowered to CLIF only when needed.
     pub lazy_lowering: bool,
@@ -279,6 +287,20 @@ impl Config {
         };
         let disasm = read("VECL_JIT_DISASM").is_some();
         let wide = switch("VECL_WIDE", read("VECL_WIDE"), true, &mut warnings);
+        let rsqrt = match read("VECL_RSQRT") {
+            None => Rsqrt::ByCpu,
+            Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+                "" | "cpu" => Rsqrt::ByCpu,
+                "divide" => Rsqrt::Divide,
+                "newton" => Rsqrt::Newton,
+                _ => {
+                    warnings.push(format!(
+                        "VECL_RSQRT={v:?} is not `divide` or `newton`; chosen by the CPU"
+                    ));
+                    Rsqrt::ByCpu
+                }
+            },
+        };
         let lazy_lowering = switch(
             "VECL_LAZY_LOWERING",
             read("VECL_LAZY_LOWERING"),
@@ -304,6 +326,7 @@ impl Config {
             phases,
             disasm,
             wide,
+            rsqrt,
             lazy_lowering,
             warm_up,
             pool_trace,
@@ -330,6 +353,7 @@ impl Config {
             disasm: self.disasm,
             wide: self.wide,
             lazy_lowering: self.lazy_lowering,
+            rsqrt: self.rsqrt,
         }
     }
 }

@@ -443,6 +443,7 @@ pub(crate) fn compile(
         places: &places,
         next: next_var,
         trusted: &wide_trusted,
+        rsqrt_newton: opts.rsqrt.newton(),
     };
     // The wide code, or why not; its frame is its spill slots (8 bytes
     // each) and a few words, and one past the limit leaves the kernel

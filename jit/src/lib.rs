@@ -40,6 +40,6 @@ pub use compile::{compile_kernel, compile_kernel_in, make_tables, OPTIMISED_MAX_
 pub use error::JitError;
 pub use frame::{MAX_FRAME_BYTES, WORKER_STACK_BYTES};
 pub use kernel::{CompiledKernel, ModuleData, PreparedLaunch};
-pub use options::{JitOptions, PhaseReport, Prefetch};
+pub use options::{JitOptions, PhaseReport, Prefetch, Rsqrt};
 pub use tiers::{FinalCode, Tiers};
 pub use width::WIDE_WIDTH;

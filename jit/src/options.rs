@@ -50,6 +50,9 @@ pub struct JitOptions {
     /// report (`compile`). On by default; off, every kernel is lowered at
     /// build, as the report's own compile does.
     pub lazy_lowering: bool,
+    /// How the wide code computes `rsqrt` (see [`Rsqrt`]); by the CPU by
+    /// default.
+    pub rsqrt: Rsqrt,
 }
 
 impl Default for JitOptions {
@@ -67,7 +70,59 @@ impl Default for JitOptions {
             disasm: false,
             wide: true,
             lazy_lowering: true,
+            rsqrt: Rsqrt::ByCpu,
         }
+    }
+}
+
+/// How the wide AVX-512 code computes `rsqrt` ([`JitOptions::rsqrt`]).
+/// Cranelift's code always takes a square root and a division.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rsqrt {
+    /// `Newton` where the CPU's divider is slow on 512-bit vectors, every
+    /// CPU but AMD's from Zen 5 (family 1Ah) on, and `Divide` there
+    /// (`docs/wide.md`, "rsqrt without the divider").
+    ByCpu,
+    /// `vsqrtps`, then `vdivps`: two correctly rounded steps, bit for bit
+    /// the Cranelift code's result.
+    Divide,
+    /// `vrsqrt14ps` and one Newton step (`wide::math::rsqrt_newton`):
+    /// within 1.05 ULP of `1/√x` (OpenCL's bound is 2), no division.
+    Newton,
+}
+
+impl Rsqrt {
+    /// Whether the wide code takes the Newton form.
+    pub fn newton(self) -> bool {
+        match self {
+            Rsqrt::ByCpu => !fast_vector_divider(),
+            Rsqrt::Divide => false,
+            Rsqrt::Newton => true,
+        }
+    }
+}
+
+/// Whether this CPU's divider runs a 512-bit `vsqrtps` and `vdivps` in a
+/// few cycles each: AMD's from family 1Ah (Zen 5) on, measured at 4.5 and
+/// 2.5 cycles, against 10–12 each on Intel's cores with AVX-512.
+fn fast_vector_divider() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid;
+        // `cpuid` exists on every x86-64 CPU; leaves 0 and 1 always do.
+        let (vendor, sig) = (__cpuid(0), __cpuid(1));
+        let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+        let base = (sig.eax >> 8) & 0xf;
+        let family = if base == 0xf {
+            base + ((sig.eax >> 20) & 0xff)
+        } else {
+            base
+        };
+        amd && family >= 0x1a
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

@@ -10,7 +10,7 @@
 
 use vecl_ir::interp::NdRange;
 use vecl_jit::abi::{take_barrier_divergence, KernelStatus};
-use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Rsqrt, Tiers};
 use vecl_testkit::differential::{build, compare_launches, interp_args_for, run_jit, Spec};
 use vecl_testkit::{code_line, cpu_has_wide};
 use vecl_testkit::{range_1d, range_2d};
@@ -28,8 +28,13 @@ fn options(wide: bool) -> JitOptions {
 /// Kernel `kernel` of `src` with the wide code asked for, which it must
 /// get (on a CPU with AVX-512), its regions run chunk by chunk.
 fn wide(src: &str, kernel: &str) -> (vecl_ir::Module, CompiledKernel) {
+    wide_with(src, kernel, &options(true))
+}
+
+/// As [`wide`], compiled with `opts`.
+fn wide_with(src: &str, kernel: &str, opts: &JitOptions) -> (vecl_ir::Module, CompiledKernel) {
     let m = build(src, "");
-    let k = compile_kernel(&m, kernel, &options(true)).expect("compiles");
+    let k = compile_kernel(&m, kernel, opts).expect("compiles");
     let line = code_line(&k);
     if cpu_has_wide() {
         assert!(
@@ -498,18 +503,27 @@ kernel void k(global int* out) {
 
 /// The bench's `nbody`: `float4` bodies gathered from global memory, the
 /// tile of a `__local float4` argument read with one address for every
-/// lane, `float3` arithmetic a component at a time. Its `rsqrt` rounds as
-/// the Cranelift code's does (a square root, then a division), so the two
-/// codes agree bit for bit; the interpreter's within 1e-5. With
-/// `native_rsqrt(r2)` (the wide code's `vrsqrt14ps` and Newton step, the
-/// Cranelift code's square root and division) both within 1e-5.
+/// lane, `float3` arithmetic a component at a time. With `Rsqrt::Divide`
+/// its `rsqrt` rounds as the Cranelift code's does (a square root, then a
+/// division), so the two codes agree bit for bit; the interpreter's
+/// within 1e-5. With `Rsqrt::Newton`, and with `native_rsqrt(r2)` (the
+/// wide code's `vrsqrt14ps` and Newton step, the Cranelift code's square
+/// root and division), both within 1e-5.
 #[test]
 fn the_bench_nbody_agrees_with_the_cranelift_code_and_the_interpreter() {
     let src = bench_source("nbody");
     let native = src.replace("rsqrt(r2)", "native_rsqrt(r2)");
     assert_ne!(src, native);
-    for (src, same_bits) in [(src, true), (native, false)] {
-        let (m, k) = wide(&src, "nbody");
+    let with = |rsqrt| JitOptions {
+        rsqrt,
+        ..options(true)
+    };
+    for (src, opts, same_bits) in [
+        (&src, with(Rsqrt::Divide), true),
+        (&src, with(Rsqrt::Newton), false),
+        (&native, with(Rsqrt::Divide), false),
+    ] {
+        let (m, k) = wide_with(src, "nbody", &opts);
         let cranelift = compile_kernel(&m, "nbody", &options(false)).expect("compiles");
         for (n, local, offset) in [
             (64u64, 16u64, 0u64),

@@ -7,7 +7,7 @@
 //! launches with tail chunks, and `blackscholes` of the bench against both.
 
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
-use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
+use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Rsqrt, Tiers};
 use vecl_testkit::differential::{build, compare_launches, run_jit, Spec, GUARD};
 use vecl_testkit::range_1d;
 use vecl_testkit::{code_line, cpu_has_wide};
@@ -20,6 +20,9 @@ fn options(wide: bool) -> JitOptions {
         local_checks: false,
         tiers: Tiers::OptimisedOnly,
         passes: vecl_testkit::test_passes(),
+        // `rsqrt` as the Cranelift code computes it, whatever the CPU
+        // (the Newton form has its own test).
+        rsqrt: Rsqrt::Divide,
         ..JitOptions::default()
     }
 }
@@ -339,6 +342,60 @@ fn math_routines_stay_within_the_ulp_bounds_and_exp_log_match_the_cranelift_code
         }
         println!("ulp wide {expr} {worst:.3} over {n} inputs (bound {bound})");
     }
+}
+
+/// `rsqrt` with `Rsqrt::Newton` (the default where the CPU's divider is
+/// slow): `vrsqrt14ps` and a Newton step, within OpenCL's 2 ULP over
+/// random inputs from 1e-30 to 1e30 and the edges (zeros, subnormals,
+/// infinities, NaN, negatives), not the square root and division of
+/// `Rsqrt::Divide` (some results differ in their last bit).
+#[test]
+fn rsqrt_by_a_newton_step_stays_within_two_ulp() {
+    let src = "kernel void k(global const float* in, global float* out) { int i = get_global_id(0); out[i] = rsqrt(in[i]); }";
+    let m = build(src, "");
+    let newton = JitOptions {
+        rsqrt: Rsqrt::Newton,
+        ..options(true)
+    };
+    let k = compile_kernel(&m, "k", &newton).expect("compiles");
+    let line = code_line(&k);
+    if !cpu_has_wide() {
+        assert!(line.contains("no AVX-512F"), "{line}");
+        return;
+    }
+    assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    let divide = compile_kernel(&m, "k", &options(true)).expect("compiles");
+    let mut rng = Rng(0x5eed_1234_abcd_0077);
+    let xs = inputs(&mut rng, 20_000, 1e-30, 1e30);
+    let n = xs.len();
+    let args = vec![floats_arg(&xs), floats_arg(&vec![0.0; n])];
+    let range = range_1d(0, n as u64, 64);
+    let (status, got) = run_jit(&k, &args, &range);
+    assert_eq!(status, 0);
+    let (status, div) = run_jit(&divide, &args, &range);
+    assert_eq!(status, 0);
+    let (r, d) = (floats_of(&got[1], n), floats_of(&div[1], n));
+    let mut worst = 0f64;
+    let mut differ = 0;
+    for (i, x) in xs.iter().enumerate() {
+        let want = 1.0 / f64::from(*x).sqrt();
+        let e = ulps(r[i], want)
+            .unwrap_or_else(|| panic!("rsqrt({x:e}) ({:#x}) = {} for {want:e}", x.to_bits(), r[i]));
+        assert!(
+            e <= 2.0,
+            "rsqrt({x:e}) ({:#x}) = {}: {e} ULP",
+            x.to_bits(),
+            r[i]
+        );
+        worst = worst.max(e);
+        differ +=
+            usize::from(r[i].to_bits() != d[i].to_bits() && !(r[i].is_nan() && d[i].is_nan()));
+    }
+    assert!(
+        differ > 0,
+        "the Newton form gave the division's results everywhere"
+    );
+    println!("rsqrt by Newton: {worst:.3} ULP over {n} inputs, {differ} not the division's");
 }
 
 const DIVISION: &str = r#"

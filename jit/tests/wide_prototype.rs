@@ -551,7 +551,16 @@ fn nbody_chunks_match_the_interpreter_body_for_body() {
         KernelArg::Value(eps2.to_le_bytes().to_vec()),
     ];
     let range = NdRange::linear(n as u64, local);
-    let k = vecl_testkit::try_compile(&m, "nbody", 16).expect("vecl compiles nbody");
+    // The prototype's `1 / sqrt`, as `Rsqrt::Divide` computes `rsqrt`.
+    let opts = vecl_jit::JitOptions {
+        simd_width: Some(16),
+        tiers: vecl_testkit::test_tiers(16),
+        prefetch: vecl_testkit::test_prefetch(),
+        passes: vecl_testkit::test_passes(),
+        rsqrt: vecl_jit::Rsqrt::Divide,
+        ..vecl_jit::JitOptions::default()
+    };
+    let k = vecl_jit::compile_kernel(&m, "nbody", &opts).expect("vecl compiles nbody");
     let (status, jit) = vecl_testkit::run_jit(&k, &args, &range);
     assert_eq!(status, 0);
     run_kernel(&m, "nbody", &mut args, &range).expect("interpreter");

@@ -212,9 +212,22 @@ struct Cx<'a> {
     /// The variables local to the loop statement about to be lowered
     /// (`Cx::block` finds them; `Cx::stmt` takes them).
     next_locals: std::collections::HashSet<vecl_ir::VarId>,
+    /// `rsqrt` as [`math::rsqrt_newton`] ([`LowerOptions`]).
+    rsqrt_newton: bool,
 }
 
 type Lowered<T> = Result<T, Refusal>;
+
+/// What the lowering takes from the compile besides the kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct LowerOptions {
+    /// One past the largest global id a launch of the code may have
+    /// (`int64::launch_end`).
+    pub id_end: u64,
+    /// `rsqrt` as [`math::rsqrt_newton`] (`JitOptions::rsqrt`); a square
+    /// root and a division otherwise.
+    pub rsqrt_newton: bool,
+}
 
 /// Lowers `func` into the body of one chunk (see the module doc).
 /// `slots`: where each parameter is in the argument block; `plan`: which
@@ -224,17 +237,9 @@ pub fn lower_kernel(
     uni: &Uniformity,
     slots: &[ArgSlot],
     plan: &MemoryPlan,
-    id_end: u64,
+    lower: LowerOptions,
 ) -> Lowered<Program> {
-    let mut cx = Cx::new(
-        func,
-        uni,
-        slots,
-        plan,
-        false,
-        unblended_writes(func),
-        id_end,
-    );
+    let mut cx = Cx::new(func, uni, slots, plan, false, unblended_writes(func), lower);
     cx.start_vars(&|_| true);
     cx.var_total = crate::lower::fresh_writes::access_counts(func, &func.body.0);
     cx.block(&func.body)?;
@@ -394,7 +399,7 @@ pub fn lower_regions(
     plan: &MemoryPlan,
     regions: &[&[Stmt]],
     next: Option<vecl_ir::VarId>,
-    id_end: u64,
+    lower: LowerOptions,
 ) -> Lowered<LoweredRegions> {
     let n = func.vars.len();
     let mut accessed = vec![vec![false; n]; regions.len()];
@@ -434,7 +439,7 @@ pub fn lower_regions(
                 first_return(func, stmts),
             );
         }
-        let mut cx = Cx::new(func, uni, slots, plan, true, plain.clone(), id_end);
+        let mut cx = Cx::new(func, uni, slots, plan, true, plain.clone(), lower);
         cx.var_total = var_total.clone();
         let is_next = |v: usize| next.is_some_and(|x| x.index() == v);
         cx.start_vars(&|v| accessed[r][v] && slot_of[v].is_none() && !is_next(v));
@@ -839,7 +844,7 @@ impl<'a> Cx<'a> {
         plan: &'a MemoryPlan,
         locals_allowed: bool,
         plain: std::collections::HashSet<(vecl_ir::VarId, ValueId)>,
-        id_end: u64,
+        lower: LowerOptions,
     ) -> Cx<'a> {
         let mut p = Program::new();
         let cur = p.k();
@@ -858,7 +863,8 @@ impl<'a> Cx<'a> {
             depth: 0,
             small: vec![false; func.insts.len()],
             needed: super::live::needed(func),
-            narrow: super::int64::Narrowing::new(func, id_end),
+            narrow: super::int64::Narrowing::new(func, lower.id_end),
+            rsqrt_newton: lower.rsqrt_newton,
             locals_allowed,
             plain,
             all_or_none: true,
@@ -3056,6 +3062,7 @@ impl Cx<'_> {
                 v.push(self.vec(*a)?);
             }
         }
+        let newton = self.rsqrt_newton;
         let p = &mut self.p;
         // `native_` and `half_` forms are the full-precision ones but for
         // `rsqrt`.
@@ -3082,8 +3089,11 @@ impl Cx<'_> {
             (Builtin::Log, &[x]) if all_f32 => math::log(p, x, math::Base::E),
             (Builtin::Log2, &[x]) if all_f32 => math::log(p, x, math::Base::Two),
             (Builtin::Log10, &[x]) if all_f32 => math::log(p, x, math::Base::Ten),
-            // `native_`/`half_`: without the divider, within 1.1 ULP.
-            (Builtin::Rsqrt, &[x]) if all_f32 && name != Builtin::Rsqrt => math::rsqrt_newton(p, x),
+            // `native_`/`half_`, and `rsqrt` where the divider is slow:
+            // without the divider, within 1.1 ULP.
+            (Builtin::Rsqrt, &[x]) if all_f32 && (name != Builtin::Rsqrt || newton) => {
+                math::rsqrt_newton(p, x)
+            }
             // As the Cranelift code: a rounded square root, then a
             // rounded division.
             (Builtin::Rsqrt, &[x]) if all_f32 => {

@@ -55,6 +55,9 @@ pub struct Request<'a> {
     /// The accesses the checked code of this compile trusts whose offsets
     /// fit the index lanes (`lower::bounds::small_trusted_accesses`).
     pub trusted: &'a [vecl_ir::ValueId],
+    /// `rsqrt` by `vrsqrt14ps` and a Newton step
+    /// (`JitOptions::rsqrt`).
+    pub rsqrt_newton: bool,
 }
 
 /// The outcome: the wide code, or the reason for Cranelift's.
@@ -276,7 +279,11 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
     if r.next.is_some() || has_barrier(&r.func.body.0) || uses_local(r.module, r.func) {
         return choose_regions(r, plan, fallback, &opts);
     }
-    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan, opts.id_end) {
+    let lower = super::lower::LowerOptions {
+        id_end: opts.id_end,
+        rsqrt_newton: r.rsqrt_newton,
+    };
+    let mut body = match super::lower::lower_kernel(r.func, r.uni, r.slots, &plan, lower) {
         Ok(p) => p,
         Err(refusal) => return Choice::Refused(refusal.to_string()),
     };
@@ -520,7 +527,10 @@ fn choose_regions(
         &plan,
         &regions,
         r.next,
-        opts.id_end,
+        super::lower::LowerOptions {
+            id_end: opts.id_end,
+            rsqrt_newton: r.rsqrt_newton,
+        },
     ) {
         Ok(l) => l,
         Err(refusal) => return Choice::Refused(refusal.to_string()),
