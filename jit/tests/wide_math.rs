@@ -1253,3 +1253,135 @@ fn sin_and_cos_give_the_cranelift_codes_bits_for_every_float_from_an_eighth_to_1
         b = end;
     }
 }
+
+/// The operation count of a wide kernel (`code_line`'s "N operations").
+fn operations(k: &CompiledKernel) -> usize {
+    let line = code_line(k);
+    let at = line.find(" operations").expect("an operation count");
+    let digits = line[..at]
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .next()
+        .expect("digits");
+    digits.parse().expect("a number")
+}
+
+/// Inputs for the trigonometric pairs: the specials, random bit patterns
+/// (most past 2^20) and values up to 10^7 (both sides of 2^20).
+fn trig_inputs(seed: u64, n: usize) -> Vec<f32> {
+    let mut rng = Rng(seed);
+    let mut xs = inputs(&mut rng, n, -1e7, 1e7);
+    xs.extend((0..n).map(|_| rng.range(-20.0, 20.0) as f32));
+    xs.push(0.5);
+    xs
+}
+
+/// `sin` and `cos` of one argument in one block are computed together
+/// (one reduction, one region past 2^20): each result keeps the bits of
+/// the Cranelift code's `sin` and `cos`, a variable written between the
+/// two calls gives the second its new value, a pair inside a loop whose
+/// argument changes every trip is recomputed each trip, and calls in
+/// different blocks or of different arguments are not paired.
+#[test]
+fn sin_and_cos_of_one_argument_share_the_reduction_and_keep_their_bits() {
+    let kernels = [
+        // The plain pair, `native_` forms included.
+        "float x = in[i]; out[4 * i] = sin(x); out[4 * i + 1] = cos(x); out[4 * i + 2] = native_cos(x) * half_sin(x); out[4 * i + 3] = cos(x);",
+        // The variable written between the calls.
+        "float e = in[i]; float s = sin(e); e = e * 3.0f + 1.0f; float c = cos(e); out[4 * i] = s; out[4 * i + 1] = c; out[4 * i + 2] = sin(e); out[4 * i + 3] = cos(e - 1.0f);",
+        // MRI-Q's shape: a variable read twice in a loop, rewritten after.
+        "float e = in[i]; float qr = 0.0f, qi = 0.0f; for (int j = 0; j < 5; j++) { qr += 0.5f * cos(e); qi += 0.25f * sin(e); e = e * 0.5f + (float)j; } out[4 * i] = qr; out[4 * i + 1] = qi; out[4 * i + 2] = e; out[4 * i + 3] = 0.0f;",
+        // In different blocks: the `if`'s sine is not the cosine's.
+        "float x = in[i]; float s = 0.0f; if (x > 1.0f) { s = sin(x); } float c = cos(x); if (x < 100.0f) { c += sin(x) * cos(x); } out[4 * i] = s; out[4 * i + 1] = c; out[4 * i + 2] = sin(x); out[4 * i + 3] = x;",
+    ];
+    let xs = trig_inputs(0x5eed_7419_0000_0001, 400);
+    let n = xs.len();
+    assert_ne!(n % 16, 0);
+    for body in kernels {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); {body} }}"
+        );
+        let m = build(&src, "");
+        let (wide, narrow) = both(&m, "k");
+        for range in [range_1d(0, n as u64, 64), range_1d(5, 200, 25)] {
+            let args = vec![floats_arg(&xs), floats_arg(&vec![0.0; 4 * n])];
+            let (status, got) = run_jit(&wide, &args, &range);
+            assert_eq!(status, 0);
+            let (status, cl) = run_jit(&narrow, &args, &range);
+            assert_eq!(status, 0);
+            let (r, c) = (floats_of(&got[1], 4 * n), floats_of(&cl[1], 4 * n));
+            for j in 0..4 * n {
+                let x = xs[j / 4];
+                // Past 2^20 the Cranelift code calls the platform's `sin`:
+                // within the bound, not always the same bits (`huge_trig`).
+                let huge = x.abs() > 1_048_576.0;
+                let same = r[j].to_bits() == c[j].to_bits() || r[j].is_nan() && c[j].is_nan();
+                assert!(
+                    same || huge,
+                    "{body}\nx = {x:e} ({:#x}), result {}: wide {:e} Cranelift {:e}",
+                    x.to_bits(),
+                    j % 4,
+                    r[j],
+                    c[j]
+                );
+            }
+            assert_eq!(got[1][16 * n..], cl[1][16 * n..], "guard");
+        }
+    }
+    // The pair costs one region and one reduction: fewer operations than
+    // the sine and cosine of two arguments by about the region's 180.
+    let count = |body: &str| {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); float x = in[i]; float y = in[i + 1]; {body} }}"
+        );
+        let m = build(&src, "");
+        operations(&both(&m, "k").0)
+    };
+    if cpu_has_wide() {
+        let paired = count("out[i] = sin(x) + cos(x);");
+        let apart = count("out[i] = sin(x) + cos(y);");
+        assert!(paired + 150 < apart, "{paired} operations against {apart}");
+    }
+}
+
+/// The sine and cosine of a pair against a double reference over every
+/// float in [2^-3, 16) (both signs) and the random and special inputs, with
+/// the values past 2^20: within 4 ULP (the bound), and the same bits as
+/// the kernel computing only one of them.
+#[test]
+fn sin_and_cos_of_a_pair_match_the_single_routines_and_stay_within_the_bound() {
+    let pair = "kernel void k(global const float* in, global float* out) { int i = get_global_id(0); float x = in[i]; out[2 * i] = sin(x); out[2 * i + 1] = cos(x); }";
+    let apart = "kernel void k(global const float* in, global float* out) { int i = get_global_id(0); float x = in[i]; out[2 * i] = sin(x); out[2 * i + 1] = cos(x + 0.0f * (float)i); }";
+    let (pm, am) = (build(pair, ""), build(apart, ""));
+    let (p, _) = both(&pm, "k");
+    let (a, _) = both(&am, "k");
+    let mut xs = trig_inputs(0x5eed_7419_0000_0002, 20_000);
+    xs.extend(
+        (0.125f32.to_bits()..16f32.to_bits())
+            .step_by(13)
+            .flat_map(|b| [f32::from_bits(b), -f32::from_bits(b)]),
+    );
+    xs.push(0.5);
+    let n = xs.len();
+    let args = vec![floats_arg(&xs), floats_arg(&vec![0.0; 2 * n])];
+    let range = range_1d(0, n as u64, 256);
+    let (status, got) = run_jit(&p, &args, &range);
+    assert_eq!(status, 0);
+    let (status, sep) = run_jit(&a, &args, &range);
+    assert_eq!(status, 0);
+    let (r, c) = (floats_of(&got[1], 2 * n), floats_of(&sep[1], 2 * n));
+    let mut worst = 0f64;
+    for (i, x) in xs.iter().enumerate() {
+        for (j, f) in [f64::sin, f64::cos].iter().enumerate() {
+            let (y, z) = (r[2 * i + j], c[2 * i + j]);
+            let e = ulps(y, f(f64::from(*x)))
+                .unwrap_or_else(|| panic!("x = {x:e}: {y} for {}", f(f64::from(*x))));
+            assert!(e <= 4.0, "x = {x:e}: {y} is {e} ULP off");
+            worst = worst.max(e);
+            assert!(
+                y.to_bits() == z.to_bits() || y.is_nan() && z.is_nan(),
+                "x = {x:e}: paired {y:e}, apart {z:e}"
+            );
+        }
+    }
+    println!("ulp wide sin/cos pair {worst:.3} over {n} inputs (bound 4)");
+}

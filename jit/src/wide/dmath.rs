@@ -101,8 +101,8 @@ fn two_over_pi_bits(from: u32, n: u32) -> u64 {
 /// and each constant serves both at once), rounded back.
 pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
     match name {
-        "sin" => return trig_f32(p, args[0], 0),
-        "cos" => return trig_f32(p, args[0], 1),
+        "sin" => return trig_one_f32(p, args[0], 0),
+        "cos" => return trig_one_f32(p, args[0], 1),
         _ => {}
     }
     let wide: Vec<P> = args
@@ -122,12 +122,30 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
 }
 
 /// `sin` (`which` 0) or `cos` (1) of the 16 floats `x` in single
+/// precision (see [`trig_f32`]).
+fn trig_one_f32(p: &mut Program, x: V, which: usize) -> V {
+    let both = [which == 0, which == 1];
+    trig_f32(p, x, both)[which].expect("the wanted result")
+}
+
+/// `sin x` and `cos x` of the 16 floats `x` together: one reduction, one
+/// evaluation of the two polynomials, each result picked by the quadrant,
+/// and one skipped region for the lanes past 2^20 that reduces once for
+/// both. Each result is the bits of [`trig_one_f32`]'s. A kernel taking
+/// the sine and the cosine of one value (`Cx::trig_pair` in the lowering
+/// finds them) pays little more than for one of them.
+pub fn sin_cos(p: &mut Program, x: V) -> [V; 2] {
+    let [s, c] = trig_f32(p, x, [true, true]);
+    [s.expect("sin"), c.expect("cos")]
+}
+
+/// `sin` and/or `cos` (as `want`) of the 16 floats `x` in single
 /// precision: the Cranelift code's `sincos_f32` (`lower/builtins/vmath.rs`:
 /// the same constants and operations in the same order, FMA included), so
 /// the same bits. Lanes with |x| > 2^20 or ±inf, where its three-part π/2
 /// is not exact enough, are recomputed in a skipped region by the double
 /// routine with the exact reduction ([`D::huge_reduce`]), as before.
-fn trig_f32(p: &mut Program, x: V, which: u32) -> V {
+fn trig_f32(p: &mut Program, x: V, want: [bool; 2]) -> [Option<V>; 2] {
     let two_over_pi = p.constant(TWO_OVER_PI_F32);
     let t = p.bin(Bin::FMul, x, two_over_pi);
     let k = p.un(Un::RoundEven, t);
@@ -172,32 +190,39 @@ fn trig_f32(p: &mut Program, x: V, which: u32) -> V {
         p.push(Op::Select { d, k, a, b });
         d
     };
-    let (v, q) = if which == 0 {
-        (select(p, odd, c, s), kb)
-    } else {
-        (select(p, odd, s, c), p.bin(Bin::IAdd, kb, bit0))
-    };
-    let two = p.constant(2);
-    let q2 = p.bin(Bin::IAnd, q, two);
-    let thirty = p.constant(30);
-    let flip = p.bin(Bin::Shl, q2, thirty);
-    let v = p.bin(Bin::IXor, v, flip);
-    let v = if which == 0 {
-        let zero = p.constant(0);
-        let z0 = p.k();
-        p.push(Op::Compare2 {
-            kind: CmpKind::F32,
-            pred: EQ,
-            d: z0,
-            a: x,
-            b: zero,
-        });
-        select(p, z0, x, v)
-    } else {
-        v
-    };
-    let out = p.v();
-    p.push(Op::Copy { d: out, a: v });
+    let mut out = [None; 2];
+    for which in 0..2 {
+        if !want[which] {
+            continue;
+        }
+        let (v, q) = if which == 0 {
+            (select(p, odd, c, s), kb)
+        } else {
+            (select(p, odd, s, c), p.bin(Bin::IAdd, kb, bit0))
+        };
+        let two = p.constant(2);
+        let q2 = p.bin(Bin::IAnd, q, two);
+        let thirty = p.constant(30);
+        let flip = p.bin(Bin::Shl, q2, thirty);
+        let v = p.bin(Bin::IXor, v, flip);
+        let v = if which == 0 {
+            let zero = p.constant(0);
+            let z0 = p.k();
+            p.push(Op::Compare2 {
+                kind: CmpKind::F32,
+                pred: EQ,
+                d: z0,
+                a: x,
+                b: zero,
+            });
+            select(p, z0, x, v)
+        } else {
+            v
+        };
+        let o = p.v();
+        p.push(Op::Copy { d: o, a: v });
+        out[which] = Some(o);
+    }
     let abs = p.constant(0x7fff_ffff);
     let ax = p.bin(Bin::IAnd, x, abs);
     let limit = p.constant((TRIG_FAST_LIMIT as f32).to_bits());
@@ -213,13 +238,17 @@ fn trig_f32(p: &mut Program, x: V, which: u32) -> V {
     let wide = P([p.un(Un::F2DLow, x), p.un(Un::F2DHigh, x)]);
     let mut d = D { p, cold: true };
     let (hk, hr) = d.huge_reduce(wide);
-    let hv = d.trig_from(hk, hr, which);
-    let packed = p.bin(Bin::PackD2F, hv.0[0], hv.0[1]);
-    p.push(Op::MaskedCopy {
-        d: out,
-        a: packed,
-        k: huge,
-    });
+    let (hs, hc) = d.sincos_poly(hr);
+    for (which, o) in out.iter().enumerate() {
+        let Some(o) = *o else { continue };
+        let hv = d.trig_pick(hk, hs, hc, which as u32);
+        let packed = d.p.bin(Bin::PackD2F, hv.0[0], hv.0[1]);
+        d.p.push(Op::MaskedCopy {
+            d: o,
+            a: packed,
+            k: huge,
+        });
+    }
     p.push(Op::EndIf);
     out
 }
@@ -653,6 +682,12 @@ impl D<'_> {
     /// sin, cos or tan (`which` 0, 1, 2) of `k·π/2 + r`.
     fn trig_from(&mut self, k: P, r: P, which: u32) -> P {
         let (s, c) = self.sincos_poly(r);
+        self.trig_pick(k, s, c, which)
+    }
+
+    /// sin, cos or tan (`which` 0, 1, 2) of `k·π/2 + r` from `(s, c)`,
+    /// the sine and cosine of `r`.
+    fn trig_pick(&mut self, k: P, s: P, c: P, which: u32) -> P {
         let kk = if which == 1 {
             let one = self.k(1.0);
             self.add(k, one)
