@@ -1387,3 +1387,105 @@ fn sin_and_cos_of_a_pair_match_the_single_routines_and_stay_within_the_bound() {
     }
     println!("ulp wide sin/cos pair {worst:.3} over {n} inputs (bound 4)");
 }
+
+/// `pow`, `pown`, `powr` and `rootn` take `2^(y·log2 x)` alone in the
+/// lanes whose base is positive and finite and whose exponent is finite,
+/// and the whole routine in a skipped region for the chunks with another
+/// lane. The same plain pairs run once in chunks of plain lanes only (the
+/// region skipped) and once with one special lane in every chunk, at
+/// every position in turn: the plain lanes' bits are the same both times,
+/// every lane is within the bound of a double reference (the special ones
+/// exactly), and `pown` and `rootn` are the Cranelift code's bits.
+#[test]
+fn pow_family_plain_lanes_skip_the_special_cases_and_keep_their_bits() {
+    type Ref = fn(f64, f64) -> f64;
+    let cases: [(&str, bool, Ref, bool); 4] = [
+        ("pow(x, y)", false, f64::powf, false),
+        ("powr(x, y)", false, powr_ref, false),
+        ("pown(x, y)", true, |x, n| x.powi(n as i32), true),
+        ("rootn(x, y)", true, rootn_ref, true),
+    ];
+    let specials = [
+        0.0f32,
+        -0.0,
+        -1.0,
+        -2.5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::from_bits(1),
+    ];
+    let mut rng = Rng(0x5eed_9042_0000_0001);
+    let n = 16 * 64 + 7;
+    let xs: Vec<f32> = (0..n).map(|_| rng.range(0.01, 20.0) as f32).collect();
+    let ys: Vec<f32> = (0..n).map(|_| rng.range(-12.0, 12.0) as f32).collect();
+    for (expr, int_y, reference, same_bits) in cases {
+        let ty = if int_y { "int" } else { "float" };
+        let src = format!(
+            "kernel void k(global const float* a, global const {ty}* b, global float* out) {{ int i = get_global_id(0); float x = a[i]; {ty} y = b[i]; out[i] = {expr}; }}"
+        );
+        let m = build(&src, "");
+        let (wide, narrow) = both(&m, "k");
+        // Chunk c's special lane is lane c % 16: its base, or for the float
+        // exponents every other time its exponent (inf, NaN).
+        let mut sx = xs.clone();
+        let mut sy = ys.clone();
+        for c in 0..n / 16 {
+            let i = 16 * c + c % 16;
+            if !int_y && c % 2 == 1 {
+                sy[i] = [f32::INFINITY, f32::NAN, f32::NEG_INFINITY][c % 3];
+            } else {
+                sx[i] = specials[c % specials.len()];
+            }
+        }
+        let y_arg = |ys: &[f32]| {
+            if int_y {
+                ints_arg(&ys.iter().map(|y| *y as i32).collect::<Vec<_>>())
+            } else {
+                floats_arg(ys)
+            }
+        };
+        let range = range_1d(0, n as u64, 64);
+        let run = |k: &CompiledKernel, xs: &[f32], ys: &[f32]| {
+            let args = vec![floats_arg(xs), y_arg(ys), floats_arg(&vec![0.0; n])];
+            let (status, got) = run_jit(k, &args, &range);
+            assert_eq!(status, 0);
+            floats_of(&got[2], n)
+        };
+        let plain = run(&wide, &xs, &ys);
+        let mixed = run(&wide, &sx, &sy);
+        let cl = run(&narrow, &sx, &sy);
+        for i in 0..n {
+            let y = if int_y {
+                f64::from(sy[i] as i32)
+            } else {
+                f64::from(sy[i])
+            };
+            let want = reference(f64::from(sx[i]), y);
+            let e = ulps(mixed[i], want).unwrap_or_else(|| {
+                panic!(
+                    "{expr}: x = {:e}, y = {y:e}: {} for {want:e}",
+                    sx[i], mixed[i]
+                )
+            });
+            assert!(e <= 16.0, "{expr}: x = {:e}, y = {y:e}: {e} ULP", sx[i]);
+            if sx[i].to_bits() == xs[i].to_bits() && sy[i].to_bits() == ys[i].to_bits() {
+                assert_eq!(
+                    plain[i].to_bits(),
+                    mixed[i].to_bits(),
+                    "{expr}: x = {:e}, y = {y:e} beside a special lane",
+                    xs[i]
+                );
+            }
+            if same_bits {
+                assert!(
+                    mixed[i].to_bits() == cl[i].to_bits() || mixed[i].is_nan() && cl[i].is_nan(),
+                    "{expr}: x = {:e}, y = {y:e}: wide {} Cranelift {}",
+                    sx[i],
+                    mixed[i],
+                    cl[i]
+                );
+            }
+        }
+    }
+}
