@@ -214,18 +214,18 @@ const CASES: &[Case] = &[
     ("sinpi(x)", sinpi, 4.0, -10.0, 10.0, true),
     ("cospi(x)", cospi, 4.0, -10.0, 10.0, true),
     ("tanpi(x)", |x| sinpi(x) / cospi(x), 6.0, -10.0, 10.0, true),
-    ("erf(x)", libm::erf, 16.0, -5.0, 5.0, true),
+    ("erf(x)", libm::erf, 16.0, -5.0, 5.0, false),
     ("erfc(x)", libm::erfc, 16.0, -3.0, 11.0, true),
-    ("atan(x)", f64::atan, 5.0, -3.0, 3.0, true),
-    ("asin(x)", f64::asin, 4.0, -1.0, 1.0, true),
-    ("acos(x)", f64::acos, 4.0, -1.0, 1.0, true),
+    ("atan(x)", f64::atan, 5.0, -3.0, 3.0, false),
+    ("asin(x)", f64::asin, 4.0, -1.0, 1.0, false),
+    ("acos(x)", f64::acos, 4.0, -1.0, 1.0, false),
     (
         "atanpi(x)",
         |x| x.atan() / std::f64::consts::PI,
         5.0,
         -3.0,
         3.0,
-        true,
+        false,
     ),
     (
         "asinpi(x)",
@@ -233,7 +233,7 @@ const CASES: &[Case] = &[
         5.0,
         -1.0,
         1.0,
-        true,
+        false,
     ),
     (
         "acospi(x)",
@@ -241,7 +241,7 @@ const CASES: &[Case] = &[
         5.0,
         -1.0,
         1.0,
-        true,
+        false,
     ),
     ("sinh(x)", f64::sinh, 4.0, -90.0, 90.0, true),
     ("cosh(x)", f64::cosh, 4.0, -90.0, 90.0, true),
@@ -939,7 +939,7 @@ const CASES2: &[Case2] = &[
         (-5.0, 5.0),
         (-5.0, 5.0),
         false,
-        true,
+        false,
     ),
     (
         "atan2pi(x, y)",
@@ -948,7 +948,7 @@ const CASES2: &[Case2] = &[
         (-5.0, 5.0),
         (-5.0, 5.0),
         false,
-        true,
+        false,
     ),
     (
         "hypot(x, y)",
@@ -1112,8 +1112,8 @@ fn two_argument_math(seed: u64, count: usize) {
 /// The hard points of the double-precision routines: the floats nearest
 /// the multiples of π/2 up to 2^17·π/2 and at every exponent past it
 /// (with their neighbours), the closest float to one (16367173·2^72), the
-/// subnormals' edges, the neighbourhoods of 0, ±1, ±2 (where `erf`
-/// changes method), and the values past 2^20 of every 3rd exponent
+/// subnormals' edges, the neighbourhoods of 0, ±0.5, ±1, ±2, ±4 (where
+/// `erf` and `erfc` change method), and the values past 2^20 of every 3rd exponent
 /// pattern.
 fn hard_points() -> Vec<f32> {
     let mut v = Vec::new();
@@ -1148,7 +1148,7 @@ fn hard_points() -> Vec<f32> {
         v.push(f32::from_bits(0x007f_ffff - i));
         v.push(-f32::from_bits(i));
     }
-    for x in [1.0f32, 2.0, 0.5] {
+    for x in [1.0f32, 2.0, 0.5, 4.0] {
         near(&mut v, x, 1 << 14);
     }
     v.extend([
@@ -1180,7 +1180,7 @@ fn double_precision_routines_stay_within_the_ulp_bounds_over_a_sweep_and_the_har
     let n = xs.len();
     let input = floats_arg(&xs);
     let from = CASES.iter().position(|c| c.0 == "sin(x)").expect("sin");
-    for &(expr, reference, bound, ..) in &CASES[from..] {
+    for &(expr, reference, bound, _, _, same_bits) in &CASES[from..] {
         let src = format!(
             "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); float x = in[i]; out[i] = {expr}; }}"
         );
@@ -1222,7 +1222,9 @@ fn double_precision_routines_stay_within_the_ulp_bounds_over_a_sweep_and_the_har
             worst.0, worst.1
         );
         assert!(worst.0 <= bound, "{expr}: {worst:?}");
-        assert_eq!(differ, 0, "{expr}");
+        if same_bits {
+            assert_eq!(differ, 0, "{expr}");
+        }
     }
 }
 
@@ -1308,5 +1310,239 @@ fn sin_and_cos_give_the_cranelift_codes_bits_for_every_float_from_an_eighth_to_1
             panic!("x = {:e}: wide {:e}, Cranelift {:e}", xs[i / 2], r[i], c[i]);
         }
         b = end;
+    }
+}
+
+/// The operation count of a wide kernel (`code_line`'s "N operations").
+fn operations(k: &CompiledKernel) -> usize {
+    let line = code_line(k);
+    let at = line.find(" operations").expect("an operation count");
+    let digits = line[..at]
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .next()
+        .expect("digits");
+    digits.parse().expect("a number")
+}
+
+/// Inputs for the trigonometric pairs: the specials, random bit patterns
+/// (most past 2^20) and values up to 10^7 (both sides of 2^20).
+fn trig_inputs(seed: u64, n: usize) -> Vec<f32> {
+    let mut rng = Rng(seed);
+    let mut xs = inputs(&mut rng, n, -1e7, 1e7);
+    xs.extend((0..n).map(|_| rng.range(-20.0, 20.0) as f32));
+    xs.push(0.5);
+    xs
+}
+
+/// `sin` and `cos` of one argument in one block are computed together
+/// (one reduction, one region past 2^20): each result keeps the bits of
+/// the Cranelift code's `sin` and `cos`, a variable written between the
+/// two calls gives the second its new value, a pair inside a loop whose
+/// argument changes every trip is recomputed each trip, and calls in
+/// different blocks or of different arguments are not paired.
+#[test]
+fn sin_and_cos_of_one_argument_share_the_reduction_and_keep_their_bits() {
+    let kernels = [
+        // The plain pair, `native_` forms included.
+        "float x = in[i]; out[4 * i] = sin(x); out[4 * i + 1] = cos(x); out[4 * i + 2] = native_cos(x) * half_sin(x); out[4 * i + 3] = cos(x);",
+        // The variable written between the calls.
+        "float e = in[i]; float s = sin(e); e = e * 3.0f + 1.0f; float c = cos(e); out[4 * i] = s; out[4 * i + 1] = c; out[4 * i + 2] = sin(e); out[4 * i + 3] = cos(e - 1.0f);",
+        // MRI-Q's shape: a variable read twice in a loop, rewritten after.
+        "float e = in[i]; float qr = 0.0f, qi = 0.0f; for (int j = 0; j < 5; j++) { qr += 0.5f * cos(e); qi += 0.25f * sin(e); e = e * 0.5f + (float)j; } out[4 * i] = qr; out[4 * i + 1] = qi; out[4 * i + 2] = e; out[4 * i + 3] = 0.0f;",
+        // In different blocks: the `if`'s sine is not the cosine's.
+        "float x = in[i]; float s = 0.0f; if (x > 1.0f) { s = sin(x); } float c = cos(x); if (x < 100.0f) { c += sin(x) * cos(x); } out[4 * i] = s; out[4 * i + 1] = c; out[4 * i + 2] = sin(x); out[4 * i + 3] = x;",
+    ];
+    let xs = trig_inputs(0x5eed_7419_0000_0001, 400);
+    let n = xs.len();
+    assert_ne!(n % 16, 0);
+    for body in kernels {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); {body} }}"
+        );
+        let m = build(&src, "");
+        let (wide, narrow) = both(&m, "k");
+        for range in [range_1d(0, n as u64, 64), range_1d(5, 200, 25)] {
+            let args = vec![floats_arg(&xs), floats_arg(&vec![0.0; 4 * n])];
+            let (status, got) = run_jit(&wide, &args, &range);
+            assert_eq!(status, 0);
+            let (status, cl) = run_jit(&narrow, &args, &range);
+            assert_eq!(status, 0);
+            let (r, c) = (floats_of(&got[1], 4 * n), floats_of(&cl[1], 4 * n));
+            for j in 0..4 * n {
+                let x = xs[j / 4];
+                // Past 2^20 the Cranelift code calls the platform's `sin`:
+                // within the bound, not always the same bits (`huge_trig`).
+                let huge = x.abs() > 1_048_576.0;
+                let same = r[j].to_bits() == c[j].to_bits() || r[j].is_nan() && c[j].is_nan();
+                assert!(
+                    same || huge,
+                    "{body}\nx = {x:e} ({:#x}), result {}: wide {:e} Cranelift {:e}",
+                    x.to_bits(),
+                    j % 4,
+                    r[j],
+                    c[j]
+                );
+            }
+            assert_eq!(got[1][16 * n..], cl[1][16 * n..], "guard");
+        }
+    }
+    // The pair costs one region and one reduction: fewer operations than
+    // the sine and cosine of two arguments by about the region's 180.
+    let count = |body: &str| {
+        let src = format!(
+            "kernel void k(global const float* in, global float* out) {{ int i = get_global_id(0); float x = in[i]; float y = in[i + 1]; {body} }}"
+        );
+        let m = build(&src, "");
+        operations(&both(&m, "k").0)
+    };
+    if cpu_has_wide() {
+        let paired = count("out[i] = sin(x) + cos(x);");
+        let apart = count("out[i] = sin(x) + cos(y);");
+        assert!(paired + 150 < apart, "{paired} operations against {apart}");
+    }
+}
+
+/// The sine and cosine of a pair against a double reference over every
+/// float in [2^-3, 16) (both signs) and the random and special inputs, with
+/// the values past 2^20: within 4 ULP (the bound), and the same bits as
+/// the kernel computing only one of them.
+#[test]
+fn sin_and_cos_of_a_pair_match_the_single_routines_and_stay_within_the_bound() {
+    let pair = "kernel void k(global const float* in, global float* out) { int i = get_global_id(0); float x = in[i]; out[2 * i] = sin(x); out[2 * i + 1] = cos(x); }";
+    let apart = "kernel void k(global const float* in, global float* out) { int i = get_global_id(0); float x = in[i]; out[2 * i] = sin(x); out[2 * i + 1] = cos(x + 0.0f * (float)i); }";
+    let (pm, am) = (build(pair, ""), build(apart, ""));
+    let (p, _) = both(&pm, "k");
+    let (a, _) = both(&am, "k");
+    let mut xs = trig_inputs(0x5eed_7419_0000_0002, 20_000);
+    xs.extend(
+        (0.125f32.to_bits()..16f32.to_bits())
+            .step_by(13)
+            .flat_map(|b| [f32::from_bits(b), -f32::from_bits(b)]),
+    );
+    xs.push(0.5);
+    let n = xs.len();
+    let args = vec![floats_arg(&xs), floats_arg(&vec![0.0; 2 * n])];
+    let range = range_1d(0, n as u64, 256);
+    let (status, got) = run_jit(&p, &args, &range);
+    assert_eq!(status, 0);
+    let (status, sep) = run_jit(&a, &args, &range);
+    assert_eq!(status, 0);
+    let (r, c) = (floats_of(&got[1], 2 * n), floats_of(&sep[1], 2 * n));
+    let mut worst = 0f64;
+    for (i, x) in xs.iter().enumerate() {
+        for (j, f) in [f64::sin, f64::cos].iter().enumerate() {
+            let (y, z) = (r[2 * i + j], c[2 * i + j]);
+            let e = ulps(y, f(f64::from(*x)))
+                .unwrap_or_else(|| panic!("x = {x:e}: {y} for {}", f(f64::from(*x))));
+            assert!(e <= 4.0, "x = {x:e}: {y} is {e} ULP off");
+            worst = worst.max(e);
+            assert!(
+                y.to_bits() == z.to_bits() || y.is_nan() && z.is_nan(),
+                "x = {x:e}: paired {y:e}, apart {z:e}"
+            );
+        }
+    }
+    println!("ulp wide sin/cos pair {worst:.3} over {n} inputs (bound 4)");
+}
+
+/// `pow`, `pown`, `powr` and `rootn` take `2^(y·log2 x)` alone in the
+/// lanes whose base is positive and finite and whose exponent is finite,
+/// and the whole routine in a skipped region for the chunks with another
+/// lane. The same plain pairs run once in chunks of plain lanes only (the
+/// region skipped) and once with one special lane in every chunk, at
+/// every position in turn: the plain lanes' bits are the same both times,
+/// every lane is within the bound of a double reference (the special ones
+/// exactly), and `pown` and `rootn` are the Cranelift code's bits.
+#[test]
+fn pow_family_plain_lanes_skip_the_special_cases_and_keep_their_bits() {
+    type Ref = fn(f64, f64) -> f64;
+    let cases: [(&str, bool, Ref, bool); 4] = [
+        ("pow(x, y)", false, f64::powf, false),
+        ("powr(x, y)", false, powr_ref, false),
+        ("pown(x, y)", true, |x, n| x.powi(n as i32), true),
+        ("rootn(x, y)", true, rootn_ref, true),
+    ];
+    let specials = [
+        0.0f32,
+        -0.0,
+        -1.0,
+        -2.5,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::from_bits(1),
+    ];
+    let mut rng = Rng(0x5eed_9042_0000_0001);
+    let n = 16 * 64 + 7;
+    let xs: Vec<f32> = (0..n).map(|_| rng.range(0.01, 20.0) as f32).collect();
+    let ys: Vec<f32> = (0..n).map(|_| rng.range(-12.0, 12.0) as f32).collect();
+    for (expr, int_y, reference, same_bits) in cases {
+        let ty = if int_y { "int" } else { "float" };
+        let src = format!(
+            "kernel void k(global const float* a, global const {ty}* b, global float* out) {{ int i = get_global_id(0); float x = a[i]; {ty} y = b[i]; out[i] = {expr}; }}"
+        );
+        let m = build(&src, "");
+        let (wide, narrow) = both(&m, "k");
+        // Chunk c's special lane is lane c % 16: its base, or for the float
+        // exponents every other time its exponent (inf, NaN).
+        let mut sx = xs.clone();
+        let mut sy = ys.clone();
+        for c in 0..n / 16 {
+            let i = 16 * c + c % 16;
+            if !int_y && c % 2 == 1 {
+                sy[i] = [f32::INFINITY, f32::NAN, f32::NEG_INFINITY][c % 3];
+            } else {
+                sx[i] = specials[c % specials.len()];
+            }
+        }
+        let y_arg = |ys: &[f32]| {
+            if int_y {
+                ints_arg(&ys.iter().map(|y| *y as i32).collect::<Vec<_>>())
+            } else {
+                floats_arg(ys)
+            }
+        };
+        let range = range_1d(0, n as u64, 64);
+        let run = |k: &CompiledKernel, xs: &[f32], ys: &[f32]| {
+            let args = vec![floats_arg(xs), y_arg(ys), floats_arg(&vec![0.0; n])];
+            let (status, got) = run_jit(k, &args, &range);
+            assert_eq!(status, 0);
+            floats_of(&got[2], n)
+        };
+        let plain = run(&wide, &xs, &ys);
+        let mixed = run(&wide, &sx, &sy);
+        let cl = run(&narrow, &sx, &sy);
+        for i in 0..n {
+            let y = if int_y {
+                f64::from(sy[i] as i32)
+            } else {
+                f64::from(sy[i])
+            };
+            let want = reference(f64::from(sx[i]), y);
+            let e = ulps(mixed[i], want).unwrap_or_else(|| {
+                panic!(
+                    "{expr}: x = {:e}, y = {y:e}: {} for {want:e}",
+                    sx[i], mixed[i]
+                )
+            });
+            assert!(e <= 16.0, "{expr}: x = {:e}, y = {y:e}: {e} ULP", sx[i]);
+            if sx[i].to_bits() == xs[i].to_bits() && sy[i].to_bits() == ys[i].to_bits() {
+                assert_eq!(
+                    plain[i].to_bits(),
+                    mixed[i].to_bits(),
+                    "{expr}: x = {:e}, y = {y:e} beside a special lane",
+                    xs[i]
+                );
+            }
+            if same_bits {
+                assert!(
+                    mixed[i].to_bits() == cl[i].to_bits() || mixed[i].is_nan() && cl[i].is_nan(),
+                    "{expr}: x = {:e}, y = {y:e}: wide {} Cranelift {}",
+                    sx[i],
+                    mixed[i],
+                    cl[i]
+                );
+            }
+        }
     }
 }

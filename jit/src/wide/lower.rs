@@ -214,6 +214,25 @@ struct Cx<'a> {
     next_locals: std::collections::HashSet<vecl_ir::VarId>,
     /// `rsqrt` as [`math::rsqrt_newton`] ([`LowerOptions`]).
     rsqrt_newton: bool,
+    /// The arguments of which the block being lowered takes both `sin`
+    /// and `cos` (`Cx::block` finds them), with the block's depth.
+    trig_wanted: Vec<(TrigArg, u32)>,
+    /// `[sin, cos]` of such an argument once the first of the two calls
+    /// has computed both (`dmath::sin_cos`), with the block's depth:
+    /// the second call of the same block takes its result from here.
+    trig_done: Vec<(TrigArg, u32, [V; 2])>,
+    /// How many blocks enclose the statement being lowered.
+    block_depth: u32,
+}
+
+/// The argument of a `sin` or `cos` as the pairing of the two sees it: a
+/// value, or the read of a scalar variable (each read is a value of its
+/// own, `x = …; sin(x) … cos(x)`), which stands until the variable is
+/// written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TrigArg {
+    Value(ValueId),
+    Var(usize),
 }
 
 type Lowered<T> = Result<T, Refusal>;
@@ -871,6 +890,9 @@ impl<'a> Cx<'a> {
             empty: Default::default(),
             var_total: Default::default(),
             next_locals: Default::default(),
+            trig_wanted: Vec::new(),
+            trig_done: Vec::new(),
+            block_depth: 0,
         }
     }
 }
@@ -1727,6 +1749,8 @@ impl Cx<'_> {
     }
 
     fn block(&mut self, b: &Block) -> Lowered<()> {
+        self.block_depth += 1;
+        self.find_trig_pairs(b);
         for (i, s) in b.0.iter().enumerate() {
             if let Stmt::Loop { .. } = s {
                 self.next_locals =
@@ -1734,7 +1758,82 @@ impl Cx<'_> {
             }
             self.stmt(s)?;
         }
+        let depth = self.block_depth;
+        self.trig_wanted.retain(|w| w.1 < depth);
+        self.trig_done.retain(|d| d.1 < depth);
+        self.block_depth -= 1;
         Ok(())
+    }
+
+    /// The `sin` or `cos` (or their `native_`/`half_` forms) of a scalar
+    /// float that `v` is, as (argument, 0 for `sin` or 1 for `cos`).
+    fn trig_call(&self, v: ValueId) -> Option<(TrigArg, usize)> {
+        let Inst::Builtin(name, args) = &self.func.inst(v).inst else {
+            return None;
+        };
+        let which = match name.math_base().name() {
+            "sin" => 0,
+            "cos" => 1,
+            _ => return None,
+        };
+        let [a] = args[..] else { return None };
+        if !matches!(self.func.ty(a), Type::Scalar(Scalar::F32)) {
+            return None;
+        }
+        let arg = match self.func.inst(a).inst {
+            Inst::ReadVar(var) if matches!(self.vars[var.index()], VarRepr::V(_)) => {
+                TrigArg::Var(var.index())
+            }
+            _ => TrigArg::Value(a),
+        };
+        Some((arg, which))
+    }
+
+    /// Records the arguments of which `b`'s own statements take both the
+    /// sine and the cosine: the first of the two calls computes both
+    /// (one reduction, one skipped region past 2^20), the second reuses
+    /// the result. Only within one block: the first call's value reaches
+    /// every later statement of its block and nothing outside it (a
+    /// nested arm may be skipped, a loop run no trip).
+    fn find_trig_pairs(&mut self, b: &Block) {
+        let calls: Vec<(TrigArg, usize)> =
+            b.0.iter()
+                .filter_map(|s| match s {
+                    Stmt::Eval(v) => self.trig_call(*v),
+                    _ => None,
+                })
+                .collect();
+        for (arg, which) in &calls {
+            if *which == 0
+                && calls.contains(&(*arg, 1))
+                && !self.trig_wanted.contains(&(*arg, self.block_depth))
+            {
+                self.trig_wanted.push((*arg, self.block_depth));
+            }
+        }
+    }
+
+    /// A `sin` or `cos` call `v` of an argument whose other function the
+    /// block also takes: both computed at the first call, the other's
+    /// result kept for the second.
+    fn trig_pair(&mut self, v: ValueId) -> Lowered<Option<V>> {
+        let Some((arg, which)) = self.trig_call(v) else {
+            return Ok(None);
+        };
+        let depth = self.block_depth;
+        if let Some(d) = self.trig_done.iter().find(|d| d.0 == arg && d.1 == depth) {
+            return Ok(Some(d.2[which]));
+        }
+        if !self.trig_wanted.contains(&(arg, depth)) {
+            return Ok(None);
+        }
+        let Inst::Builtin(_, args) = &self.func.inst(v).inst else {
+            return Ok(None);
+        };
+        let x = self.vec(args[0])?;
+        let both = dmath::sin_cos(&mut self.p, x);
+        self.trig_done.push((arg, depth, both));
+        Ok(Some(both[which]))
     }
 
     fn stmt(&mut self, s: &Stmt) -> Lowered<()> {
@@ -1986,6 +2085,8 @@ impl Cx<'_> {
 
     fn write_var(&mut self, var: usize, v: ValueId) -> Lowered<()> {
         let loc = self.loc(v);
+        // A sine or cosine of the variable's old value is not its new one's.
+        self.trig_done.retain(|d| d.0 != TrigArg::Var(var));
         if let VarRepr::Unread = self.vars[var] {
             return Ok(());
         }
@@ -2765,7 +2866,10 @@ impl Cx<'_> {
                     _ => return unsupported(format!("the work-item query {f:?}")),
                 }
             }
-            Inst::Builtin(name, args) => self.builtin(*name, args, cls, loc)?,
+            Inst::Builtin(name, args) => match self.trig_pair(v)? {
+                Some(x) => Val::V(x),
+                None => self.builtin(*name, args, cls, loc)?,
+            },
             other => return unsupported(describe(other)),
         }))
     }
