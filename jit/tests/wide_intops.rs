@@ -152,8 +152,8 @@ fn mul_hi_agrees() {
 }
 
 /// Every divisor class of `wide::intmath::magic`: the plain multiplier
-/// (3, 5, 641, 2^31 + 1), the 33-bit one (7, 10, `2^31 − 1`, `2^32 − 3`,
-/// `UINT_MAX`), powers of two (shifts) and 1; a dividend at each side of
+/// (3, 5, 10, 641, `2^31 + 1`, `2^32 − 3`, `UINT_MAX`), the 33-bit one
+/// (7, `2^31 − 1`), powers of two (shifts) and 1; a dividend at each side of
 /// a multiple of the divisor; a `ulong` below 2^31 narrowed to `uint`;
 /// and `int` divisions by constants, which keep the division in double.
 const DIVIDE: &str = r#"
