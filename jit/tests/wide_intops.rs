@@ -1,7 +1,7 @@
 //! Integer hashing operations on the wide AVX-512 code against the
 //! interpreter: `rotate` by constant, negative, past-31 and varying
-//! counts, `popcount`, `mul_hi`, `uint` division and remainder by
-//! constants (the multiply-high of `wide::intmath`), a `uint` widened to
+//! counts, `popcount`, `mul_hi`, `uint` and `int` division and remainder
+//! by constants (the multiply-high of `wide::intmath`), a `uint` widened to
 //! `size_t` whose low 32 bits only are read, and a `uint4` built a
 //! component at a time; each over edge values (0, 1, `UINT_MAX`,
 //! `INT_MIN`, `INT_MAX`, multiples of the divisors and their neighbours)
@@ -155,7 +155,7 @@ fn mul_hi_agrees() {
 /// (3, 5, 10, 641, `2^31 + 1`, `2^32 − 3`, `UINT_MAX`), the 33-bit one
 /// (7, `2^31 − 1`), powers of two (shifts) and 1; a dividend at each side of
 /// a multiple of the divisor; a `ulong` below 2^31 narrowed to `uint`;
-/// and `int` divisions by constants, which keep the division in double.
+/// and two `int` divisions by constants (more below).
 const DIVIDE: &str = r#"
 kernel void k(global uint* out, int n) {
     int i = get_global_id(0) - get_global_offset(0);
@@ -193,6 +193,43 @@ kernel void k(global uint* out, int n) {
 fn uint_division_by_constants_agrees() {
     let src = format!("{EDGES}{DIVIDE}");
     agree(&src, &ranges(), out_and_n(24, 0));
+}
+
+/// `int` division and remainder by constants (`wide::intmath::
+/// divide_const_signed`): positive and negative divisors, `INT_MIN`,
+/// `INT_MAX`, powers of two negated; `-1` keeps the division in double
+/// (`INT_MIN / -1`); a `long` narrowed to `int` lanes.
+const DIVIDE_SIGNED: &str = r#"
+kernel void k(global int* out, int n) {
+    int i = get_global_id(0) - get_global_offset(0);
+    int x = (int)edge(i % 11, i);
+    int m = ((i / 11) % 36 - 18) * 0x05555555;
+    int near = m + (i % 3) - 1;
+    out[18 * i + 0] = x / 3;
+    out[18 * i + 1] = x % 3;
+    out[18 * i + 2] = x / -3;
+    out[18 * i + 3] = x % -7;
+    out[18 * i + 4] = x / 10;
+    out[18 * i + 5] = x % -10;
+    out[18 * i + 6] = x / INT_MIN;
+    out[18 * i + 7] = x % INT_MIN;
+    out[18 * i + 8] = x / INT_MAX;
+    out[18 * i + 9] = x % -641;
+    out[18 * i + 10] = x / -4 + x % -8;
+    out[18 * i + 11] = x / -1 + x % -1;
+    out[18 * i + 12] = near / 3;
+    out[18 * i + 13] = near % 6;
+    out[18 * i + 14] = near / -7;
+    out[18 * i + 15] = near % 1000000007;
+    out[18 * i + 16] = (int)((long)(x >> 1) / 7l);
+    out[18 * i + 17] = (int)((long)(x >> 1) % -10l);
+}
+"#;
+
+#[test]
+fn int_division_by_constants_agrees() {
+    let src = format!("{EDGES}{DIVIDE_SIGNED}");
+    agree(&src, &ranges(), out_and_n(18, 0));
 }
 
 /// `get_global_id(0) ^ seed` and friends: a `uint` zero-extended to

@@ -1,6 +1,7 @@
 //! Integer sequences of the wide code: `popcount` without
 //! AVX512_VPOPCNTDQ, the high half of a 32-bit product (`mul_hi`), and
-//! `uint` division and remainder by a constant through a multiply-high.
+//! `uint` and `int` division and remainder by a constant through a
+//! multiply-high.
 //!
 //! AVX-512F has no 32-bit multiply-high: `vpmuludq`/`vpmuldq` multiply the
 //! even lanes (the low halves of the 64-bit lanes) into 64-bit products.
@@ -19,7 +20,9 @@
 //! mulhi(x, m − 2^32)`, `q = (t + ((x − t) >> 1)) >> (l − 1)`, `l =
 //! ⌈log2 d⌉`). The remainder is `x − q·d`. Against the division in double
 //! ([`super::math::divide`]: four conversions, two `vdivpd` and a pack),
-//! these are 8 to 12 single-cycle or multiply operations.
+//! these are 8 to 12 single-cycle or multiply operations. An `int`
+//! divided by a constant (`|d| ≥ 2`) takes the paper's signed form
+//! ([`divide_const_signed`]).
 
 use super::{Bin, Program, V};
 
@@ -146,6 +149,44 @@ pub fn divide_const(p: &mut Program, x: V, d: u32, remainder: bool) -> V {
     p.bin(Bin::ISub, x, qd)
 }
 
+/// The multiplier and shift of a signed division by `d` (`|d|` at
+/// least 2): Granlund and Montgomery's `m' = 1 + ⌊2^(31+l) / |d|⌋ − 2^32`
+/// as a signed 32-bit value and `l − 1`, `l = ⌈log2 |d|⌉`.
+pub fn magic_signed(d: i32) -> (i32, u32) {
+    let a = d.unsigned_abs();
+    debug_assert!(a >= 2);
+    let l = 32 - (a - 1).leading_zeros();
+    let m = 1 + (1u64 << (31 + l)) / u64::from(a);
+    ((m as i64 - (1i64 << 32)) as i32, l - 1)
+}
+
+/// `x / d` or `x % d` of `int` lanes, truncated towards zero, `d` a
+/// constant with `|d|` at least 2 (`q0 = (x + mulhi(x, m')) >> s`, plus
+/// one for a negative `x`, negated for a negative `d`).
+pub fn divide_const_signed(p: &mut Program, x: V, d: i32, remainder: bool) -> V {
+    let (m, shift) = magic_signed(d);
+    let mv = p.constant(m as u32);
+    let t = mul_hi(p, x, mv, mv, true);
+    let sum = p.bin(Bin::IAdd, x, t);
+    let s = p.constant(shift);
+    let q = p.bin(Bin::Sar, sum, s);
+    let k31 = p.constant(31);
+    let sign = p.bin(Bin::Sar, x, k31);
+    let q = p.bin(Bin::ISub, q, sign);
+    let q = if d < 0 {
+        let zero = p.constant(0);
+        p.bin(Bin::ISub, zero, q)
+    } else {
+        q
+    };
+    if !remainder {
+        return q;
+    }
+    let dv = p.constant(d as u32);
+    let qd = p.bin(Bin::IMul, q, dv);
+    p.bin(Bin::ISub, x, qd)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +247,73 @@ mod tests {
         for d in divisors.into_iter().filter(|d| !d.is_power_of_two()) {
             for x in dividends(d) {
                 assert_eq!(quotient(x, d), x / d, "{x} / {d}: {:?}", magic(d));
+            }
+        }
+    }
+
+    /// What the lanes of [`divide_const_signed`] compute, in scalar
+    /// arithmetic.
+    fn quotient_signed(x: i32, d: i32) -> i32 {
+        let (m, shift) = magic_signed(d);
+        let t = ((i64::from(x) * i64::from(m)) >> 32) as i32;
+        let q = (x.wrapping_add(t) >> shift) - (x >> 31);
+        if d < 0 {
+            q.wrapping_neg()
+        } else {
+            q
+        }
+    }
+
+    #[test]
+    fn signed_magic_quotients_are_exact() {
+        let mut divisors: Vec<i32> = (2..3000).collect();
+        divisors.extend([
+            7,
+            641,
+            i32::MAX,
+            i32::MAX - 1,
+            1 << 30,
+            (1 << 30) + 1,
+            1_000_000_007,
+        ]);
+        let mut r = 777u32;
+        for _ in 0..1500 {
+            r ^= r << 13;
+            r ^= r >> 17;
+            r ^= r << 5;
+            divisors.push((r >> 1) as i32 | 2);
+        }
+        let negated: Vec<i32> = divisors.iter().map(|d| -d).collect();
+        divisors.extend(negated);
+        divisors.push(i32::MIN);
+        for d in divisors {
+            let a = d.unsigned_abs();
+            let mut xs = vec![
+                0,
+                1,
+                -1,
+                2,
+                -2,
+                i32::MAX,
+                i32::MIN,
+                i32::MIN + 1,
+                i32::MAX - 1,
+            ];
+            for q in [1u32, 2, 3, (1u32 << 31) / a / 2, (1u32 << 31) / a] {
+                let base = q.wrapping_mul(a) as i32;
+                for b in [base, base.wrapping_neg()] {
+                    xs.extend([b.wrapping_sub(1), b, b.wrapping_add(1)]);
+                }
+            }
+            let mut h = 0x9e37_79b9u32 ^ a;
+            for _ in 0..100 {
+                h ^= h << 13;
+                h ^= h >> 17;
+                h ^= h << 5;
+                xs.push(h as i32);
+            }
+            for x in xs {
+                assert_eq!(quotient_signed(x, d), x.wrapping_div(d), "{x} / {d}");
             }
         }
     }

@@ -2864,20 +2864,25 @@ impl Cx<'_> {
                     .int_const(b)
                     .map(|d| d as u32)
                     .filter(|d| d.is_power_of_two() && (!signed || *d < 1 << 31));
-                // Another `uint` constant: a multiply-high by its magic
-                // number (`super::intmath`), not the division in double.
-                let magic = self
-                    .func
-                    .int_const(b)
-                    .map(|d| d as u32)
-                    .filter(|d| !signed && *d >= 3 && !d.is_power_of_two());
+                // Another constant (`|d| ≥ 2` when signed): a
+                // multiply-high by its magic number (`super::intmath`),
+                // not the division in double.
+                let magic = self.func.int_const(b).filter(|d| {
+                    if signed {
+                        i32::try_from(*d).is_ok_and(|d| d.unsigned_abs() >= 2)
+                    } else {
+                        u32::try_from(*d).is_ok_and(|d| d >= 3 && !d.is_power_of_two())
+                    }
+                });
+                let rem = part == DivPart::Remainder;
                 return Ok(Val::V(match (pow2, magic) {
                     (Some(d), _) => {
                         math::divide_pow2(&mut self.p, x, d.trailing_zeros(), signed, part)
                     }
-                    (None, Some(d)) => {
-                        intmath::divide_const(&mut self.p, x, d, part == DivPart::Remainder)
+                    (None, Some(d)) if signed => {
+                        intmath::divide_const_signed(&mut self.p, x, d as i32, rem)
                     }
+                    (None, Some(d)) => intmath::divide_const(&mut self.p, x, d as u32, rem),
                     (None, None) => math::divide(&mut self.p, x, y, signed, part),
                 }));
             }
