@@ -332,6 +332,9 @@ macro_rules! bin_ops {
             Bin::QXor => $a.vpxorq($d, $x, $y),
             Bin::QShl => $a.vpsllvq($d, $x, $y),
             Bin::QShr => $a.vpsrlvq($d, $x, $y),
+            Bin::QMulU => $a.vpmuludq($d, $x, $y),
+            Bin::QMulS => $a.vpmuldq($d, $x, $y),
+            Bin::Rotl => $a.vprolvd($d, $x, $y),
             // Two instructions and a scratch register: `emit_pack`.
             Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F => {
                 return Err(WideError::Malformed(
@@ -375,6 +378,8 @@ pub(crate) fn bin_is_q(op: Bin) -> bool {
             | Bin::QXor
             | Bin::QShl
             | Bin::QShr
+            | Bin::QMulU
+            | Bin::QMulS
     )
 }
 
@@ -532,6 +537,8 @@ fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError>
         Un::DTrunc => a.vrndscalepd(dz, xz, 11),
         Un::DSqrt => a.vsqrtpd(dz, xz),
         Un::Rsqrt14 => a.vrsqrt14ps(dz, xz),
+        Un::RotlImm(n) => a.vprold(dz, xz, u32::from(n & 31)),
+        Un::Popcnt => a.vpopcntd(dz, xz),
     }
     .map_err(asm_err)
 }

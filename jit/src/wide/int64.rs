@@ -509,7 +509,7 @@ pub fn launch_end(func: &Function) -> u64 {
 /// ever read, so that the 32-bit operation on its operands' low halves
 /// gives all that is read of it, whatever the values: sums, differences,
 /// products, bitwise operations, negations, left shifts by a count in
-/// `[0, 31]` and constants, whose every use is a conversion to an integer
+/// `[0, 31]`, constants and widenings of 32-bit integers, whose every use is a conversion to an integer
 /// of 32 bits or fewer (`int base = get_group_id(0) * n`) or another such
 /// value. A use by a statement (a store, a variable, a condition), a
 /// comparison, a division, a conversion to anything else, an index or an
@@ -537,6 +537,14 @@ fn low_only(func: &Function) -> Vec<bool> {
             | Inst::Unary(..)
             | Inst::Const(_) => true,
             Inst::Binary(BinaryOp::Shl, _, c) => ranges_free_shift(*c),
+            // A widening of a 32-bit integer, zero or sign extension
+            // alike: its low 32 bits are the integer's (`get_global_id(0)
+            // ^ seed` of a `uint` seed, truncated back to `uint`).
+            Inst::Convert {
+                value,
+                saturate: false,
+                ..
+            } => int_bits(func.ty(*value)) == Some(32),
             _ => false,
         }
     };

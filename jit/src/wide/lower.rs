@@ -44,6 +44,7 @@
 
 use super::access::{self, Access, Base, Check, Known, MemoryPlan, StepAhead};
 use super::dmath;
+use super::intmath;
 use super::math::{self, DivPart};
 use super::{Arg, Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 use crate::abi::{launch_offsets, pack_site, ArgSlot};
@@ -2511,6 +2512,11 @@ impl Cx<'_> {
                 None => return unsupported(format!("a constant of type {ty:?}")),
             },
             Inst::Undef => match cls {
+                // `uint4 t;` then `t.x = …`: zeros, as a scalar's.
+                None if vector_class(ty).is_some() => {
+                    let z = self.splat(0);
+                    Val::Vs([z; 4], vector_class(ty).map_or(0, |(_, n)| n))
+                }
                 Some(Class::Bool) => Val::K(self.k_op(|d| Op::KZero { d })),
                 Some(_) => Val::V(self.splat(0)),
                 None => return unsupported(format!("undef of type {ty:?}")),
@@ -2658,6 +2664,16 @@ impl Cx<'_> {
                     return unsupported("a saturating conversion".into());
                 }
                 let from = class(self.func.ty(*value));
+                // A `uint` zero-extended to 64 bits of which only the low
+                // 32 bits are read (`super::int64`): the lanes as they are,
+                // whatever the value (they stand for their sign extension
+                // only where all 64 bits are read).
+                if from == Some(Class::U32)
+                    && matches!(cls, Some(Class::I64 | Class::U64))
+                    && self.narrow.low_only(v)
+                {
+                    return Ok(Some(self.val(*value)?));
+                }
                 self.convert(*value, from, cls, *rounding, ty, loc)?
             }
             Inst::Bitcast(a) => match (class(self.func.ty(*a)), cls) {
@@ -2958,9 +2974,26 @@ impl Cx<'_> {
                     .int_const(b)
                     .map(|d| d as u32)
                     .filter(|d| d.is_power_of_two() && (!signed || *d < 1 << 31));
-                return Ok(Val::V(match pow2 {
-                    Some(d) => math::divide_pow2(&mut self.p, x, d.trailing_zeros(), signed, part),
-                    None => math::divide(&mut self.p, x, y, signed, part),
+                // Another constant (`|d| ≥ 2` when signed): a
+                // multiply-high by its magic number (`super::intmath`),
+                // not the division in double.
+                let magic = self.func.int_const(b).filter(|d| {
+                    if signed {
+                        i32::try_from(*d).is_ok_and(|d| d.unsigned_abs() >= 2)
+                    } else {
+                        u32::try_from(*d).is_ok_and(|d| d >= 3 && !d.is_power_of_two())
+                    }
+                });
+                let rem = part == DivPart::Remainder;
+                return Ok(Val::V(match (pow2, magic) {
+                    (Some(d), _) => {
+                        math::divide_pow2(&mut self.p, x, d.trailing_zeros(), signed, part)
+                    }
+                    (None, Some(d)) if signed => {
+                        intmath::divide_const_signed(&mut self.p, x, d as i32, rem)
+                    }
+                    (None, Some(d)) => intmath::divide_const(&mut self.p, x, d as u32, rem),
+                    (None, None) => math::divide(&mut self.p, x, y, signed, part),
                 }));
             }
             (Some(Class::I32 | Class::U32), BinaryOp::Add) => Bin::IAdd,
@@ -3227,6 +3260,25 @@ impl Cx<'_> {
             (Builtin::Mad, &[x, y, z]) if all_f32 => {
                 let m = p.bin(Bin::FMul, x, y);
                 p.bin(Bin::FAdd, m, z)
+            }
+            // `vprold` by a constant count, `vprolvd` otherwise (both
+            // take the count modulo 32, as `rotate` does).
+            (Builtin::Rotate, &[x, n]) if all_i32 || all_u32 => {
+                match self.func.int_const(args[1]) {
+                    Some(c) => p.un(Un::RotlImm((c as u32 % 32) as u8), x),
+                    None => p.bin(Bin::Rotl, x, n),
+                }
+            }
+            (Builtin::Popcount, &[x]) if all_i32 || all_u32 => {
+                if super::has_vpopcntdq() {
+                    p.un(Un::Popcnt, x)
+                } else {
+                    intmath::popcount(p, x)
+                }
+            }
+            (Builtin::MulHi, &[x, y]) if all_i32 || all_u32 => {
+                let y_odd = intmath::odd_lanes(p, y);
+                intmath::mul_hi(p, x, y, y_odd, all_i32)
             }
             (Builtin::Min | Builtin::Max | Builtin::Clamp, _) if all_i32 || all_u32 => {
                 let (min, max) = if all_i32 {

@@ -32,6 +32,7 @@ pub mod entry;
 pub mod groups;
 pub(crate) mod held;
 pub mod int64;
+pub mod intmath;
 pub(crate) mod kfold;
 pub mod live;
 pub(crate) mod loop_local;
@@ -127,6 +128,14 @@ pub enum Bin {
     QXor,
     QShl,
     QShr,
+    /// The even lanes (the low halves of the eight 64-bit lanes) of `a`
+    /// and `b` multiplied into eight 64-bit products, unsigned
+    /// (`vpmuludq`) or signed (`vpmuldq`): the odd lanes are not read.
+    QMulU,
+    QMulS,
+    /// Each lane rotated left by the count in `b`'s lane modulo 32
+    /// (`vprolvd`).
+    Rotl,
     /// The eight doubles of `a` rounded to floats in lanes 0–7, those of
     /// `b` in lanes 8–15 (`vcvtpd2ps`). Not for [`Op::BinMasked`].
     PackD2F,
@@ -167,6 +176,11 @@ pub enum Un {
     /// 2^-14 (±0 → ±inf, +inf → +0, negative → NaN, subnormals
     /// estimated, not flushed).
     Rsqrt14,
+    /// `vprold`: each lane rotated left by the constant count (0–31).
+    RotlImm(u8),
+    /// `vpopcntd`: the number of set bits of each lane (AVX512_VPOPCNTDQ:
+    /// only where [`has_vpopcntdq`] says so).
+    Popcnt,
 }
 
 /// How [`Op::Compare2`] compares the lanes.
@@ -1013,6 +1027,20 @@ pub fn compile(p: &Program, allocator: Allocator) -> Result<emit::WideCode, Wide
     match allocator {
         Allocator::LinearScan => emit::compile(p),
         Allocator::Regalloc2 => ra2::compile_regalloc2(p).map(|(code, _)| code),
+    }
+}
+
+/// Whether this CPU has AVX512_VPOPCNTDQ, which [`Un::Popcnt`] needs
+/// (elsewhere `popcount` is a sequence of AVX-512F operations,
+/// `intmath::popcount`).
+pub fn has_vpopcntdq() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512vpopcntdq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

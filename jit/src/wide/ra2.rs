@@ -274,6 +274,8 @@ impl Builder {
                     | Bin::IMinU
                     | Bin::IMaxU
                     | Bin::QAdd
+                    | Bin::QMulU
+                    | Bin::QMulS
                     | Bin::QAnd
                     | Bin::QOr
                     | Bin::QXor
