@@ -21,10 +21,10 @@
 //! no longer its bits (each result still the correctly rounded float but
 //! within 2^-15 ULP of a rounding boundary): `atan` on [0, 1] (under
 //! `atan`, `atan2`, `asin`, `acos` and their `…pi` forms) is one
-//! polynomial instead of two halvings and a series ([`ATAN_Z`]), and
+//! polynomial instead of two halvings and a series (`ATAN_Z`), and
 //! `erf` two polynomials instead of a series of 27 terms beside a
-//! continued fraction of 24 steps and an exponential ([`ERF_SMALL`],
-//! [`ERF_BIG`]); `erfc` keeps the latter, which it needs far into the
+//! continued fraction of 24 steps and an exponential (`ERF_SMALL`,
+//! `ERF_BIG`); `erfc` keeps the latter, which it needs far into the
 //! tail.
 //!
 //! One more difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf),
@@ -206,7 +206,7 @@ fn trig_one_f32(p: &mut Program, x: V, which: usize) -> V {
 /// `sin x` and `cos x` of the 16 floats `x` together: one reduction, one
 /// evaluation of the two polynomials, each result picked by the quadrant,
 /// and one skipped region for the lanes past 2^20 that reduces once for
-/// both. Each result is the bits of [`trig_one_f32`]'s. A kernel taking
+/// both. Each result is the bits of `trig_one_f32`'s. A kernel taking
 /// the sine and the cosine of one value (`Cx::trig_pair` in the lowering
 /// finds them) pays little more than for one of them.
 pub fn sin_cos(p: &mut Program, x: V) -> [V; 2] {
@@ -867,7 +867,7 @@ impl D<'_> {
         self.poly(x, &c)
     }
 
-    /// atan t for 0 ≤ t ≤ 1: `t·P(t²)` ([`ATAN_Z`]), 15 operations a half
+    /// atan t for 0 ≤ t ≤ 1: `t·P(t²)` (`ATAN_Z`), 15 operations a half
     /// where the two argument halvings and Taylor series before took two
     /// square roots and two divisions.
     fn atan01(&mut self, t: P) -> P {
