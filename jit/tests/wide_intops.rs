@@ -14,42 +14,7 @@
 
 use vecl_ir::interp::NdRange;
 use vecl_jit::wide::{compile, intmath, supported, Allocator, Arg, Op, Program, Un, V};
-use vecl_jit::{compile_kernel, CompiledKernel};
-use vecl_testkit::differential::{build, compare_launches, Spec};
-use vecl_testkit::range_1d;
-use vecl_testkit::wide_options;
-use vecl_testkit::{code_line, cpu_has_wide};
-
-fn compile_k(src: &str) -> (vecl_ir::Module, CompiledKernel) {
-    let m = build(src, "");
-    let k = compile_kernel(&m, "k", &wide_options()).expect("compiles");
-    (m, k)
-}
-
-/// Compiles kernel `k` of `src`, checks it got the wide code (on a CPU
-/// with AVX-512) and runs it against the interpreter over `ranges`.
-fn agree(src: &str, ranges: &[NdRange], args: impl Fn(&NdRange) -> Vec<Spec>) {
-    let (m, k) = compile_k(src);
-    let line = code_line(&k);
-    if cpu_has_wide() {
-        assert!(line.starts_with("code: wide AVX-512"), "{line}");
-    } else {
-        assert!(line.contains("no AVX-512F"), "{line}");
-    }
-    assert_eq!(compare_launches(&m, "k", &k, ranges, args), ranges.len());
-}
-
-/// Compiles kernel `k` of `src`, checks the wide code refused it for
-/// `why`, and runs Cranelift's code against the interpreter.
-fn refused(src: &str, why: &str, ranges: &[NdRange], args: impl Fn(&NdRange) -> Vec<Spec>) {
-    let (m, k) = compile_k(src);
-    let line = code_line(&k);
-    assert!(line.starts_with("code: Cranelift"), "{line}");
-    if cpu_has_wide() {
-        assert!(line.contains(why), "{line}");
-    }
-    assert_eq!(compare_launches(&m, "k", &k, ranges, args), ranges.len());
-}
+use vecl_testkit::{range_1d, wide_agrees as agree, wide_refuses as refused, Spec};
 
 /// Launches covering every pair of the edge values below (11 × 36 ids),
 /// with offsets and partial chunks.

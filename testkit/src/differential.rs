@@ -269,8 +269,36 @@ pub fn compile_wide(m: &Module, kernel: &str) -> CompiledKernel {
     let line = code_line(&k);
     if cpu_has_wide() {
         assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    } else {
+        assert!(line.contains("no AVX-512F"), "{line}");
     }
     k
+}
+
+/// Kernel `k` of `src` on the wide code ([`compile_wide`]) against the
+/// interpreter over `ranges`.
+pub fn wide_agrees(src: &str, ranges: &[NdRange], args: impl Fn(&NdRange) -> Vec<Spec>) {
+    let m = build(src, "");
+    let k = compile_wide(&m, "k");
+    assert_eq!(compare_launches(&m, "k", &k, ranges, args), ranges.len());
+}
+
+/// Kernel `k` of `src`, which the wide code refuses for `why` (on a CPU
+/// that has it): Cranelift's code against the interpreter over `ranges`.
+pub fn wide_refuses(
+    src: &str,
+    why: &str,
+    ranges: &[NdRange],
+    args: impl Fn(&NdRange) -> Vec<Spec>,
+) {
+    let m = build(src, "");
+    let k = vecl_jit::compile_kernel(&m, "k", &crate::wide_options()).expect("compiles");
+    let line = code_line(&k);
+    assert!(line.starts_with("code: Cranelift"), "{line}");
+    if cpu_has_wide() {
+        assert!(line.contains(why), "{why}: {line}");
+    }
+    assert_eq!(compare_launches(&m, "k", &k, ranges, args), ranges.len());
 }
 
 /// Whether this CPU runs the wide AVX-512 code (tests of which code a

@@ -41,8 +41,8 @@ pub mod shapes;
 #[cfg(feature = "jit")]
 pub use differential::{
     build, code_line, compare_launches, compile_wide, cpu_has_wide, differential, differential_at,
-    explain, explain_at, explain_line, interp_args_for, run_jit, try_compile, Spec, BARRIER_WIDTHS,
-    DIVERGENT, GUARD, WIDTHS,
+    explain, explain_at, explain_line, interp_args_for, run_jit, try_compile, wide_agrees,
+    wide_refuses, Spec, BARRIER_WIDTHS, DIVERGENT, GUARD, WIDTHS,
 };
 #[cfg(feature = "jit")]
 pub use groups::aligned;
