@@ -371,6 +371,24 @@ mod tests {
     }
 
     #[test]
+    fn rsqrt_is_chosen_by_the_cpu_unless_named_and_a_bad_name_warns() {
+        assert_eq!(with(&[]).rsqrt, Rsqrt::ByCpu);
+        let c = with(&[("VECL_RSQRT", "Divide")]);
+        assert_eq!(
+            (c.rsqrt, c.jit_options().rsqrt),
+            (Rsqrt::Divide, Rsqrt::Divide)
+        );
+        assert_eq!(with(&[("VECL_RSQRT", " newton ")]).rsqrt, Rsqrt::Newton);
+        let c = with(&[("VECL_RSQRT", "fast")]);
+        assert_eq!(c.rsqrt, Rsqrt::ByCpu);
+        assert!(
+            c.warnings.iter().any(|w| w.contains("VECL_RSQRT=\"fast\"")),
+            "{:?}",
+            c.warnings
+        );
+    }
+
+    #[test]
     fn an_empty_environment_gives_the_jit_defaults() {
         let c = Config::default();
         assert_eq!(c.jit_options(), JitOptions::default());
