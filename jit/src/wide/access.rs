@@ -151,7 +151,7 @@ pub enum Known {
 }
 
 /// Upgrades the consecutive accesses of `p` whose index is the global id
-/// of dimension 0, or that id plus a value equal in every lane, from a
+/// of dimension 0, or that id plus and minus values equal in every lane, from a
 /// run-time test of the lanes to what they are known to hold ([`Known`]).
 /// Values written once, by unmasked operations of values equal in every
 /// lane (constants, arguments, launch sizes, the row's ids of dimensions
@@ -175,7 +175,9 @@ pub(crate) fn refine(p: &mut Program) {
                 equal.insert(d.0);
                 splats.insert(d.0, bits);
             }
-            Op::Broadcast { d, .. } | Op::GlobalId { d, dim: 1 | 2 } if once(d) => {
+            Op::Broadcast { d, .. } | Op::GlobalId { d, dim: 1 | 2 } | Op::GroupId { d, .. }
+                if once(d) =>
+            {
                 equal.insert(d.0);
             }
             Op::Bin { op, d, a, b } if once(d) && eq(&a) && eq(&b) => {
@@ -207,16 +209,19 @@ pub(crate) fn refine(p: &mut Program) {
                 equal.insert(d.0);
             }
             Op::GlobalId { d, dim: 0 } if once(d) => id = Some(d.0),
+            // The id plus or minus values equal in every lane, in any
+            // number of steps (`get_group_id(0) * 16 + get_local_id(0)`,
+            // the local id itself the id minus the group's first).
             Op::Bin {
-                op: Bin::IAdd,
+                op: op @ (Bin::IAdd | Bin::ISub),
                 d,
                 a,
                 b,
-            } if once(d)
-                && id.is_some()
-                && ((Some(a.0) == id && eq(&b)) || (Some(b.0) == id && eq(&a))) =>
-            {
-                offset.insert(d.0);
+            } if once(d) => {
+                let from_id = |v: &V| Some(v.0) == id || offset.contains(&v.0);
+                if (from_id(&a) && eq(&b)) || (op == Bin::IAdd && eq(&a) && from_id(&b)) {
+                    offset.insert(d.0);
+                }
             }
             _ => {}
         }
@@ -418,6 +423,9 @@ pub(crate) struct EntryFrame {
     /// [`Op::LoadSum`] read from (a barrier kernel's entry; `None`
     /// elsewhere), the `n` of `super::ra2::sum_slots`.
     pub sums_at: Option<i32>,
+    /// `[rsp + group_at + 8 * dim]`: the coordinate in dimension `dim` of
+    /// the group the entry runs (`Op::GroupId`; every kernel entry).
+    pub group_at: Option<i32>,
     /// `[rsp + rows_at + 8 * n]`: row slot `n` (`Op::RowLane0`; a kernel
     /// entry whose accesses have `Known::RowOffset`).
     pub rows_at: Option<i32>,
@@ -446,6 +454,7 @@ impl EntryFrame {
             scratch_at,
             local_at: None,
             sums_at: None,
+            group_at: None,
             rows_at: None,
             held: Held::default(),
             r10_split: None,
@@ -1356,6 +1365,25 @@ pub(crate) fn emit_row_lane0(
     a.movsxd(r11, r11d).map_err(e)?;
     a.mov(qword_ptr(rsp + (rows + 8 * i32::from(slot))), r11)
         .map_err(e)
+}
+
+/// Emits an [`Op::GroupId`] (`zn` its register) inside a kernel entry:
+/// the group's coordinate in dimension `dim` (below 2^31: the entry runs
+/// only launches whose ids are) in every lane.
+pub(crate) fn emit_group_id(
+    a: &mut CodeAssembler,
+    frame: &EntryFrame,
+    zn: u8,
+    dim: u8,
+) -> Result<(), WideError> {
+    let at = frame
+        .group_at
+        .ok_or_else(|| WideError::Malformed("a group id outside its entry".into()))?;
+    a.vpbroadcastd(
+        super::emit::zmm_reg(zn)?,
+        dword_ptr(rsp + (at + 8 * i32::from(dim))),
+    )
+    .map_err(asm_err)
 }
 
 /// Emits the out-of-line paths `emit_access` left (masked accesses,

@@ -64,7 +64,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![],
         ),
         Op::Convert { d, a, .. } => (vec![(a, true), (d, false)], vec![]),
-        Op::GlobalId { d, .. } => (vec![(d, false)], vec![]),
+        Op::GlobalId { d, .. } | Op::GroupId { d, .. } => (vec![(d, false)], vec![]),
         Op::LoadElems { d, idx, k, .. } | Op::LoadSum { d, idx, k, .. } => {
             (vec![(idx, true), (d, false)], vec![(k, true)])
         }

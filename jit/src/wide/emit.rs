@@ -175,6 +175,7 @@ pub(crate) fn needs_entry(op: &Op) -> bool {
     matches!(
         op,
         Op::GlobalId { .. }
+            | Op::GroupId { .. }
             | Op::RunningLanes { .. }
             | Op::RowLane0 { .. }
             | Op::Entry(_)
@@ -773,6 +774,7 @@ pub(crate) fn emit_op(
         | Op::LoadSum { .. }
         | Op::FmaSum { .. }
         | Op::StoreElems { .. }
+        | Op::GroupId { .. }
         | Op::RowLane0 { .. } => {
             return Err(WideError::Malformed(
                 "a memory operation outside a kernel entry".into(),

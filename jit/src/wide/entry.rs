@@ -87,6 +87,9 @@ pub struct KernelCode {
     /// inside every checked buffer runs the body without its tests, two
     /// chunks in flight (`checks_follow_the_id`); 0 otherwise.
     pub proven_in_flight: usize,
+    /// The widest group (in dimension 0) that runs one chunk at a time
+    /// beside the chunks in flight (`narrow_rows`), 0 when none does.
+    pub narrow_rows: usize,
     /// Values computed once per call instead of once per chunk.
     pub invariant: usize,
     /// Values computed once per row (of the row's ids) instead of once
@@ -150,6 +153,12 @@ impl KernelCode {
         }
         if self.chunks_in_flight > 1 {
             note += &format!("; {} chunks in flight", self.chunks_in_flight);
+        }
+        if self.narrow_rows > 0 {
+            note += &format!(
+                "; one at a time in groups at most {} wide",
+                self.narrow_rows
+            );
         }
         if self.proven_in_flight > 1 {
             note += &format!(
@@ -458,7 +467,8 @@ fn uniform_ops(body: &Program, row: bool) -> (Vec<bool>, HashSet<u32>) {
                 arg: Arg::Args | Arg::Launch,
                 ..
             } => d,
-            Op::GlobalId { d, dim: 1 | 2 } if row => d,
+            // The group's coordinates: the same in its rows.
+            Op::GlobalId { d, dim: 1 | 2 } | Op::GroupId { d, .. } if row => d,
             Op::Bin { d, a, b, .. } if is(&a) && is(&b) => d,
             Op::Fma { d, a, b, c } | Op::Fms { d, a, b, c } if is(&a) && is(&b) && is(&c) => d,
             Op::Sqrt { d, a }
@@ -1136,12 +1146,7 @@ pub(super) fn loop_ops(p: &Program, outer: usize) -> usize {
 /// operations of the chunk loop added; one otherwise.
 fn program_for(body: &Program, split: bool) -> Result<(Program, Allocated, u32), WideError> {
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
-    // A long loop-free body keeps one loop over its rows' chunks: the
-    // full chunks' split adds a copy of the body to the allocation
-    // (Black-Scholes, four chunks in flight and the masked copy: 1.6 ->
-    // 2.1 ms to compile, for 5 % less CPU time a launch), where a short
-    // body's chunk is mostly the mask's work it saves.
-    let split = split && (looped || ops_run_always(body) < LONG_BODY);
+    let split = splits(body, split);
     // One chunk at a time, allocated only when needed: as the fallback,
     // or as the measure of a program of chunks in flight whose moves are
     // past what each test allows even beside a single chunk without any.
@@ -1221,6 +1226,77 @@ fn program_for(body: &Program, split: bool) -> Result<(Program, Allocated, u32),
     single_for(&mut single)?;
     let (program, allocated) = single.ok_or_else(|| WideError::Malformed("no program".into()))?;
     Ok((program, allocated, 1))
+}
+
+/// Whether the entry program of `body` splits its rows' full chunks from
+/// the rest (`entry_program`'s `split`, asked for as `split`). A long
+/// loop-free body keeps one loop over its rows' chunks: the full chunks'
+/// split adds a copy of the body to the allocation (Black-Scholes, four
+/// chunks in flight and the masked copy: 1.6 -> 2.1 ms to compile, for
+/// 5 % less CPU time a launch), where a short body's chunk is mostly the
+/// mask's work it saves.
+fn splits(body: &Program, split: bool) -> bool {
+    let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
+    split && (looped || ops_run_always(body) < LONG_BODY)
+}
+
+/// The one-chunk program for groups too narrow for `in_flight` chunks of
+/// an unsplit program ([`narrow_rows`]), when `body`'s program (asked
+/// with `split`) is one.
+///
+/// An unsplit program runs its `in_flight` copies over a row's chunks
+/// whatever the row's width, so on a row of one chunk (a 16 × 16 group:
+/// hotspot's stencil, written with `get_local_id`-sized tiles) every
+/// later copy runs with no running lane: the whole body's work, each
+/// masked access down its out-of-line path, for nothing. hotspot's 2048²
+/// step on one thread took 2.0x the CPU time with 16 × 16 groups as with
+/// 256 × 1 (`docs/wide.md`).
+fn narrow_program(
+    body: &Program,
+    split: bool,
+    in_flight: u32,
+) -> Result<Option<(Program, Allocated)>, WideError> {
+    if in_flight < 2 || splits(body, split) {
+        // A split program runs a row too narrow for its full chunks'
+        // trip one chunk at a time already.
+        return Ok(None);
+    }
+    let program = entry_program(body, 1, false, false)?;
+    let allocated = allocate_ra2_pooled(&program)?;
+    Ok(Some((program, allocated)))
+}
+
+/// The widest group (its size in dimension 0) that runs the one-chunk
+/// program beside one of `in_flight` chunks: the groups on which at least
+/// half the copies of a trip would have no lane.
+fn narrow_rows(in_flight: u32) -> u32 {
+    16 * (in_flight / 2)
+}
+
+/// The one-chunk program `narrow` for the launches whose groups are at
+/// most [`narrow_rows`]`(in_flight)` wide, then a jump to `done`; the
+/// program of chunks in flight follows for the others.
+fn narrow_first(
+    a: &mut CodeAssembler,
+    narrow: &Allocated,
+    in_flight: u32,
+    at: &mut EmitAt<'_>,
+    pool: &mut ConstPool,
+    done: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let mut wider = a.create_label();
+    a.cmp(
+        qword_ptr(r12 + lo::LOCAL_SIZE),
+        narrow_rows(in_flight) as i32,
+    )
+    .map_err(e)?;
+    a.ja(wider).map_err(e)?;
+    emit_allocated_pooled(a, narrow, at, pool)?;
+    a.jmp(done).map_err(e)?;
+    a.set_label(&mut wider).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    Ok(())
 }
 
 /// The end of every entry: the jump to `fallback` (the Cranelift code of
@@ -1318,11 +1394,27 @@ pub fn compile_entry(
         (_, _, n) if n > 1 && untested.is_some() => program_for(body, true)?,
         tested => tested,
     };
+    let had_untested = untested.is_some();
     let proven = untested.filter(|_| in_flight == 1);
+    // Each program of chunks in flight with its one-chunk program for
+    // narrow groups, where it needs one.
+    let narrow = narrow_program(body, !had_untested || in_flight > 1, in_flight)?;
+    let proven_narrow = match &proven {
+        Some((_, _, n)) => narrow_program(&without_checks(body), true, *n)?,
+        None => None,
+    };
     let frame = proven
         .as_ref()
         .map_or(0, |(_, a, _)| a.frame())
-        .max(alloc.frame());
+        .max(alloc.frame())
+        .max(
+            narrow
+                .iter()
+                .chain(&proven_narrow)
+                .map(|(_, a)| a.frame())
+                .max()
+                .unwrap_or(0),
+        );
     let (checked, counts) = memory_facts(body);
     let invariant = invariant_ops(body).1.len();
     let row_invariant = row_invariant_ops(body).1.len() - invariant;
@@ -1331,6 +1423,12 @@ pub fn compile_entry(
         .ops()
         .iter()
         .chain(proven.iter().flat_map(|(p, _, _)| p.ops()))
+        .chain(
+            narrow
+                .iter()
+                .chain(&proven_narrow)
+                .flat_map(|(p, _)| p.ops()),
+        )
         .filter_map(|op| match op {
             Op::RowLane0 { slot, .. } => Some(usize::from(*slot) + 1),
             _ => None,
@@ -1370,6 +1468,7 @@ pub fn compile_entry(
     let locals = rows_at + 8 * row_slots.next_multiple_of(2) as i32 + 8;
     let mut entry_frame = EntryFrame::new(large_at, bounds_at, scratch_at);
     entry_frame.rows_at = Some(rows_at);
+    entry_frame.group_at = Some(g_at[0]);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
@@ -1461,6 +1560,22 @@ pub fn compile_entry(
             a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
             a.jg(tested).map_err(e)?;
         }
+        if let (Some((_, narrow)), Some((_, _, n))) = (&proven_narrow, &proven) {
+            narrow_first(
+                &mut a,
+                narrow,
+                *n,
+                &mut EmitAt {
+                    release_frame: 0,
+                    cancel: Some(cancelled),
+                    entry: Some(&mut entry_frame),
+                    steps: Some(&mut steps),
+                    fold_latches: true,
+                },
+                &mut pool,
+                done,
+            )?;
+        }
         emit_allocated_pooled(
             &mut a,
             untested,
@@ -1476,6 +1591,22 @@ pub fn compile_entry(
         a.jmp(done).map_err(e)?;
         a.set_label(&mut tested).map_err(e)?;
         a.zero_bytes().map_err(e)?;
+    }
+    if let Some((_, narrow)) = &narrow {
+        narrow_first(
+            &mut a,
+            narrow,
+            in_flight,
+            &mut EmitAt {
+                release_frame: 0,
+                cancel: Some(cancelled),
+                entry: Some(&mut entry_frame),
+                steps: Some(&mut steps),
+                fold_latches: true,
+            },
+            &mut pool,
+            done,
+        )?;
     }
     emit_allocated_pooled(
         &mut a,
@@ -1521,6 +1652,14 @@ pub fn compile_entry(
         ops: program.ops().len(),
         chunks_in_flight: in_flight as usize,
         proven_in_flight: proven.as_ref().map_or(0, |(_, _, n)| *n as usize),
+        narrow_rows: if narrow.is_some() {
+            narrow_rows(in_flight) as usize
+        } else {
+            proven
+                .as_ref()
+                .filter(|_| proven_narrow.is_some())
+                .map_or(0, |(_, _, n)| narrow_rows(*n) as usize)
+        },
         invariant,
         row_invariant,
         row_slots,

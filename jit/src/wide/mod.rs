@@ -405,6 +405,13 @@ pub enum Op {
         d: V,
         dim: u8,
     },
+    /// A kernel entry's `get_group_id(dim)` in every lane: the group's
+    /// coordinate, which the entry keeps in its frame
+    /// (`access::EntryFrame::group_at`) for the group it runs.
+    GroupId {
+        d: V,
+        dim: u8,
+    },
     /// A kernel entry's running lanes of the chunk (the tail chunk of a
     /// row has fewer than 16).
     RunningLanes {
@@ -721,6 +728,7 @@ impl Op {
                 a: v(a),
             },
             Op::GlobalId { d, dim } => Op::GlobalId { d: v(d), dim },
+            Op::GroupId { d, dim } => Op::GroupId { d: v(d), dim },
             Op::RunningLanes { d } => Op::RunningLanes { d: k(d) },
             Op::RowLane0 { a, slot } => Op::RowLane0 { a: v(a), slot },
             Op::LoadElems {

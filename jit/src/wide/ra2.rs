@@ -671,6 +671,10 @@ impl Builder {
                     vec![Operand::reg_use(x), Operand::reg_def(r)],
                 )
             }
+            Op::GroupId { d, dim } => {
+                let r = self.def_v(d);
+                (Op::GroupId { d: vv(r), dim }, vec![Operand::reg_def(r)])
+            }
             Op::GlobalId { d, dim } => {
                 let r = self.def_v(d);
                 // Dropped when only accesses that know their lanes from
@@ -954,6 +958,7 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Convert { d, .. }
         | Op::Un { d, .. }
         | Op::GlobalId { d, .. }
+        | Op::GroupId { d, .. }
         | Op::LoadElems { d, .. }
         | Op::LoadSum { d, .. }
         | Op::FmaSum { d, .. } => (vec![d.0], vec![]),
@@ -1712,6 +1717,9 @@ pub(crate) fn emit_allocated_pooled(
                                 }
                                 (Op::RowLane0 { a: x, slot }, Some(frame)) => {
                                     super::access::emit_row_lane0(a, frame, x.0 as u8, *slot)?
+                                }
+                                (Op::GroupId { d, dim }, Some(frame)) => {
+                                    super::access::emit_group_id(a, frame, d.0 as u8, *dim)?
                                 }
                                 (Op::LoadSum { .. } | Op::FmaSum { .. }, Some(frame)) => {
                                     let (Op::LoadSum {

@@ -224,6 +224,7 @@ pub fn compile_regions(
     let mut frame = EntryFrame::new(f.large, f.bounds, f.scratch);
     frame.local_at = Some(f.local);
     frame.sums_at = Some(sums_at);
+    frame.group_at = Some(f.g[0]);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
     let e = asm_err;
@@ -595,6 +596,7 @@ pub fn compile_regions(
             id_end: opts.id_end,
             chunks_in_flight: 1,
             proven_in_flight: 0,
+            narrow_rows: 0,
             invariant: 0,
             row_invariant: 0,
             row_slots: 0,
