@@ -61,7 +61,7 @@ use super::entry::EntryOptions;
 use super::held::Held;
 use super::ra2::written;
 use super::{Bin, Op, Program, WideError, K, V};
-use crate::abi::{checked_offsets as co, AccessKind};
+use crate::abi::{checked_offsets as co, launch_offsets as lo, AccessKind};
 use crate::layout::GlobalPlace;
 use crate::lower::prefetch::{prefetched_loads, Ahead, DISTANCE};
 use crate::lower::stream::{var_roots, Streaming};
@@ -447,6 +447,12 @@ pub(crate) struct EntryFrame {
 }
 
 impl EntryFrame {
+    /// `[rsp + linear_at]`, a byte beside `large_at`'s: a worker's chunks
+    /// walk memory in order ([`launch_flags`]).
+    pub fn linear_at(&self) -> i32 {
+        self.large_at + 1
+    }
+
     pub fn new(large_at: i32, bounds_at: i32, scratch_at: i32) -> EntryFrame {
         EntryFrame {
             large_at,
@@ -502,18 +508,78 @@ fn vector_check(
     Ok(())
 }
 
+/// The work-items of a dimension-0 row of a group from which a worker's
+/// chunks walk a buffer in order for [`DISTANCE`] bytes or more (4-byte
+/// elements): the fixed prefetch then reads a line the worker reaches
+/// soon ([`launch_flags`]).
+const LINEAR_ROW: u64 = DISTANCE as u64 / 4;
+
+/// Sets the entry's per-call flags in its frame: `[rsp + large_at]`,
+/// whether the launch has at least `stream_min_items` work-items (its
+/// stores may stream); `[rsp + large_at + 1]` ([`EntryFrame::linear_at`]),
+/// whether a worker's chunks walk memory in order, so that the line
+/// [`DISTANCE`] bytes past a chunk's load is one it reads soon: groups of
+/// one row (dimensions 1 and 2 one wide: the groups follow each other
+/// along the row), or rows of at least [`LINEAR_ROW`] work-items. In a
+/// 16 × 16 group the next chunk is the next row's, and the line 4 KiB on
+/// is the group 64 groups later's: hotspot's 2048² step with 16 × 16
+/// groups took 10.1 ms a launch prefetching and 6.3–7.5 without
+/// (`docs/wide.md`). Writes rax, r10 and r11.
+pub(crate) fn launch_flags(
+    a: &mut CodeAssembler,
+    frame: &EntryFrame,
+    stream_min_items: u64,
+) -> Result<(), WideError> {
+    let (e, q) = (asm_err, 8);
+    a.mov(rax, qword_ptr(r12 + lo::GLOBAL_SIZE)).map_err(e)?;
+    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + q)))
+        .map_err(e)?;
+    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + 2 * q)))
+        .map_err(e)?;
+    a.mov(r10, stream_min_items).map_err(e)?;
+    a.cmp(rax, r10).map_err(e)?;
+    a.setae(byte_ptr(rsp + frame.large_at)).map_err(e)?;
+    a.mov(rax, qword_ptr(r12 + (lo::LOCAL_SIZE + q)))
+        .map_err(e)?;
+    a.imul_2(rax, qword_ptr(r12 + (lo::LOCAL_SIZE + 2 * q)))
+        .map_err(e)?;
+    a.cmp(rax, 1).map_err(e)?;
+    a.sete(r10b).map_err(e)?;
+    a.cmp(qword_ptr(r12 + lo::LOCAL_SIZE), LINEAR_ROW as i32)
+        .map_err(e)?;
+    a.setae(r11b).map_err(e)?;
+    a.or(r10b, r11b).map_err(e)?;
+    a.mov(byte_ptr(rsp + frame.linear_at()), r10b).map_err(e)
+}
+
 /// The prefetch of a full chunk's load at `rax + 4 * index + disp`:
-/// [`DISTANCE`] bytes further, or where the loop's next step reads
-/// (`how.ahead`; r11 holds the distance). Writes only r11.
+/// [`DISTANCE`] bytes further when the launch's chunks walk memory in
+/// order (the flag at `linear`, [`launch_flags`]; always when `None`), or
+/// where the loop's next step reads (`how.ahead`; r11 holds the
+/// distance). Writes only r11 (and the flags).
 fn prefetch(
     a: &mut CodeAssembler,
     how: &Access,
     index: AsmRegister64,
     disp: i32,
+    linear: Option<i32>,
 ) -> Result<(), WideError> {
     let e = asm_err;
     match how.ahead {
-        None => a.prefetcht0(byte_ptr(rax + index * 4 + (DISTANCE + disp))),
+        None => {
+            let ahead = byte_ptr(rax + index * 4 + (DISTANCE + disp));
+            match linear {
+                Some(at) => {
+                    let mut skip = a.create_label();
+                    a.cmp(byte_ptr(rsp + at), 0).map_err(e)?;
+                    a.je(skip).map_err(e)?;
+                    a.prefetcht0(ahead).map_err(e)?;
+                    a.set_label(&mut skip).map_err(e)?;
+                    a.zero_bytes()
+                }
+                None => a.prefetcht0(ahead),
+            }
+        }
         Some(StepAhead { bytes, param: None }) => {
             a.prefetcht0(byte_ptr(rax + index * 4 + disp.wrapping_add(bytes)))
         }
@@ -580,7 +646,7 @@ fn vector_access(
     match (load, full) {
         (true, true) => {
             if how.prefetch {
-                prefetch(a, how, r10, 0)?;
+                prefetch(a, how, r10, 0, Some(frame.linear_at()))?;
             }
             a.vmovups(z, at).map_err(e)?;
         }
@@ -911,7 +977,7 @@ fn emit_access_held(
         let at = zmmword_ptr(rax + base * 4 + disp);
         if load {
             if how.prefetch {
-                prefetch(a, &how, base, disp)?;
+                prefetch(a, &how, base, disp, Some(frame.linear_at()))?;
             }
             a.vmovups(z, at).map_err(e)?;
         } else if how.stream {
@@ -1578,14 +1644,46 @@ mod tests {
     use iced_x86::{Instruction, Mnemonic, Register};
 
     fn prefetched(ahead: Option<StepAhead>) -> Vec<Instruction> {
+        prefetched_if(ahead, None)
+    }
+
+    fn prefetched_if(ahead: Option<StepAhead>, linear: Option<i32>) -> Vec<Instruction> {
         let mut a = CodeAssembler::new(64).unwrap();
         let how = Access {
             prefetch: true,
             ahead,
             ..Access::default()
         };
-        prefetch(&mut a, &how, r10, 8).unwrap();
+        prefetch(&mut a, &how, r10, 8, linear).unwrap();
         a.instructions().to_vec()
+    }
+
+    #[test]
+    fn the_fixed_prefetch_waits_for_the_launch_flag_and_the_step_ahead_does_not() {
+        let m = |ins: &[Instruction]| {
+            ins.iter()
+                .map(|i| i.mnemonic())
+                .filter(|&m| m != Mnemonic::Zero_bytes)
+                .collect::<Vec<_>>()
+        };
+        // The flag byte tested, the prefetch skipped when it is 0.
+        let fixed = prefetched_if(None, Some(0x41));
+        assert_eq!(
+            m(&fixed),
+            [Mnemonic::Cmp, Mnemonic::Je, Mnemonic::Prefetcht0]
+        );
+        assert_eq!(fixed[0].memory_base(), Register::RSP);
+        assert_eq!(fixed[0].memory_displacement64(), 0x41);
+        // A loop's step ahead reads the next step's data whatever the
+        // group's shape.
+        let step = prefetched_if(
+            Some(StepAhead {
+                bytes: 8192,
+                param: None,
+            }),
+            Some(0x41),
+        );
+        assert_eq!(m(&step), [Mnemonic::Prefetcht0]);
     }
 
     #[test]

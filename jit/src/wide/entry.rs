@@ -50,7 +50,7 @@
 //! checked parameter's valid indices. An entry whose stores may stream
 //! ends with `sfence`.
 
-use super::access::{emit_cold, index_bounds, Base, EntryFrame, Known};
+use super::access::{emit_cold, index_bounds, launch_flags, Base, EntryFrame, Known};
 use super::emit::{asm_err, assemble_and_map, ConstPool};
 use super::ra2::{
     allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
@@ -1480,15 +1480,7 @@ pub fn compile_entry(
     a.mov(r12, rsi).map_err(e)?;
     a.mov(r13, rdx).map_err(e)?;
     a.mov(r14, rcx).map_err(e)?;
-    // Whether the launch has enough work-items to stream.
-    a.mov(rax, qword_ptr(r12 + lo::GLOBAL_SIZE)).map_err(e)?;
-    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + q)))
-        .map_err(e)?;
-    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + 2 * q)))
-        .map_err(e)?;
-    a.mov(r10, opts.stream_min_items).map_err(e)?;
-    a.cmp(rax, r10).map_err(e)?;
-    a.setae(byte_ptr(rsp + large_at)).map_err(e)?;
+    launch_flags(&mut a, &entry_frame, opts.stream_min_items)?;
     // Robust access: each checked parameter's valid indices.
     if !checked.is_empty() {
         let tail = opts

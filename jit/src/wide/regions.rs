@@ -238,15 +238,7 @@ pub fn compile_regions(
     a.mov(qword_ptr(rsp + f.end_group), rcx).map_err(e)?;
     a.mov(qword_ptr(rsp + f.local), r8).map_err(e)?;
     a.mov(qword_ptr(rsp + f.context), r9).map_err(e)?;
-    // Whether the launch has enough work-items to stream.
-    a.mov(rax, qword_ptr(r12 + lo::GLOBAL_SIZE)).map_err(e)?;
-    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + q)))
-        .map_err(e)?;
-    a.imul_2(rax, qword_ptr(r12 + (lo::GLOBAL_SIZE + 2 * q)))
-        .map_err(e)?;
-    a.mov(r10, opts.stream_min_items).map_err(e)?;
-    a.cmp(rax, r10).map_err(e)?;
-    a.setae(byte_ptr(rsp + f.large)).map_err(e)?;
+    super::access::launch_flags(&mut a, &frame, opts.stream_min_items)?;
     // Robust access: each tested buffer's valid indices.
     if !checked.is_empty() {
         let tail = opts
