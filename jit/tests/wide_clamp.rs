@@ -114,9 +114,183 @@ fn conv5x5_takes_the_wide_code_with_its_loops_unrolled() {
     let k = compile(&build(CONV5X5, ""), "conv5x5", 16);
     let line = code_line(&k);
     assert!(line.starts_with("code: wide AVX-512"), "{line}");
-    // The weights' constant indices read no index register: nothing is
-    // kept across the chunk in a spill slot.
-    assert!(line.contains(" 0 spill slots"), "{line}");
+    // Its five clamps of `x + dx` are versioned: a row's interior chunks
+    // run a copy that reads `in` by plain loads from the row's base (the
+    // weights, read once per row there, wait in spill slots).
+    assert!(line.contains("; 5 clamps versioned"), "{line}");
+}
+
+/// Images wide enough that a row has chunk groups (two or four chunks in
+/// flight: 32 or 64 work-items) whose clamps are all their operand and
+/// groups at the borders whose clamps are not: widths around 66, 100 and
+/// 200, a group size that cuts a row into groups of 64 and 48 (interior
+/// and border groups), a launch offset that moves every chunk off the
+/// image's grid, and one row and two.
+fn wide_images() -> Vec<NdRange> {
+    let mut out = Vec::new();
+    for (w, h) in [(66, 2), (97, 3), (100, 1), (131, 5), (200, 4), (260, 2)] {
+        out.push(range_2d(w, h, w, 1));
+    }
+    out.push(range_2d(256, 3, 64, 1));
+    out.push(range_2d(192, 2, 48, 2));
+    let mut shifted = range_2d(150, 3, 150, 1);
+    shifted.global_offset = [5, 0, 0];
+    out.push(shifted);
+    out
+}
+
+/// The image arguments of [`image_args`], sized for a launch offset too.
+fn offset_image_args(r: &NdRange, weights: usize) -> Vec<Spec> {
+    let w = (r.global_offset[0] + r.global_size[0]) as usize;
+    let h = (r.global_offset[1] + r.global_size[1]) as usize;
+    vec![
+        Spec::Floats(w * h, 3),
+        Spec::Floats(w * h, 0),
+        Spec::Floats(weights, 7),
+        Spec::Int(w as i32),
+        Spec::Int(h as i32),
+    ]
+}
+
+/// The versioned body (`wide::version`): on images with interior and
+/// border chunk groups, the bench's kernel and the written-out taps
+/// (offsets -3 to 17 on both axes) compute what the interpreter
+/// computes at every width, the wide code's interior chunks running the
+/// copy whose clamps are their operand.
+#[test]
+fn versioned_clamps_agree_with_the_interpreter_inside_and_at_the_borders() {
+    if cpu_has_wide() {
+        for (src, kernel, clamps) in [(CONV5X5, "conv5x5", 5), (TAPS, "taps", 5)] {
+            let k = compile(&build(src, ""), kernel, 16);
+            let line = code_line(&k);
+            assert!(line.starts_with("code: wide AVX-512"), "{line}");
+            assert!(
+                line.contains(&format!("; {clamps} clamps versioned")),
+                "{kernel}: {line}"
+            );
+        }
+    }
+    let n = differential(CONV5X5, "conv5x5", &wide_images(), |r| {
+        offset_image_args(r, 25)
+    });
+    assert_eq!(n, wide_images().len() * WIDTHS.len());
+    let n = differential(TAPS, "taps", &wide_images(), |r| offset_image_args(r, 5));
+    assert_eq!(n, wide_images().len() * WIDTHS.len());
+}
+
+/// 1-D clamps versioned with bounds that are parameters: ordinary ones,
+/// `lo > hi` (undefined in OpenCL C, but computed as `min(max(x, lo),
+/// hi)`, which is `hi`: the versioned copy must never run for it), one
+/// element, negative offsets, the id plus a value of the row, and an
+/// operand near `i32::MAX` whose lanes wrap inside a chunk group (the
+/// range is computed in 64 bits: no group whose lanes wrap runs the
+/// copy). Every index the kernel forms lies in `a`'s `n + 512`
+/// elements.
+const VERSIONED_1D: &str = "
+kernel void v1(global const int* a, global int* o, int n, int lo, int hi, int big, int blo) {
+    int x = get_global_id(0);
+    int s = a[clamp(x - 3, lo, hi)];
+    s += 3 * a[clamp(x + 40, lo, hi)];
+    s += 5 * a[min(max(x + n / 2, lo), hi)];
+    s += 7 * a[max(min(x - 70, hi), lo)];
+    s += 11 * a[clamp(x + big, blo, 2147483647) - blo];
+    s += 13 * a[clamp(x, lo, hi) + 1];
+    o[x] = s;
+}
+";
+
+/// 1-D launches with interior and border chunk groups: lengths around
+/// 64 and 128 and 300, groups of 64, an offset.
+fn wide_lines() -> Vec<NdRange> {
+    let mut out = Vec::new();
+    for (n, l, off) in [
+        (64, 64, 0),
+        (100, 100, 0),
+        (130, 130, 0),
+        (300, 300, 0),
+        (320, 64, 0),
+        (257, 257, 7),
+        (31, 31, 0),
+    ] {
+        out.push(NdRange {
+            work_dim: 1,
+            global_offset: [off, 0, 0],
+            global_size: [n, 1, 1],
+            local_size: [l, 1, 1],
+        });
+    }
+    out
+}
+
+fn v1_args(r: &NdRange, lo: i32, hi: i32, big: i32) -> Vec<Spec> {
+    let n = (r.global_offset[0] + r.global_size[0]) as usize;
+    // Indices up to `n + 511`: the bounds kept inside the buffer.
+    let hi = hi.min(n as i32 + 300);
+    vec![
+        Spec::Ints(n + 512, 5),
+        Spec::Ints(n, 0),
+        Spec::Int(n as i32),
+        Spec::Int(lo),
+        Spec::Int(hi),
+        Spec::Int(big),
+        Spec::Int(i32::MAX - 200),
+    ]
+}
+
+/// The bounds of [`VERSIONED_1D`]: `lo`, `hi` and the offset that takes
+/// `x + big` near (and past) `i32::MAX`.
+const V1_BOUNDS: [(i32, i32, i32); 6] = [
+    (0, 1000, i32::MAX - 100),
+    (10, 200, i32::MAX - 40),
+    (50, 10, i32::MAX - 300),
+    (7, 7, i32::MAX - 150),
+    (0, 90, i32::MAX),
+    (3, 500, i32::MAX - 200),
+];
+
+#[test]
+fn versioned_1d_clamps_agree_with_the_interpreter() {
+    if cpu_has_wide() {
+        let k = compile(&build(VERSIONED_1D, ""), "v1", 16);
+        let line = code_line(&k);
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+        assert!(line.contains("; 6 clamps versioned"), "{line}");
+    }
+    for (lo, hi, big) in V1_BOUNDS {
+        let n = differential(VERSIONED_1D, "v1", &wide_lines(), |r| {
+            v1_args(r, lo, hi, big)
+        });
+        assert_eq!(n, wide_lines().len() * WIDTHS.len(), "lo {lo} hi {hi}");
+    }
+}
+
+/// The same kernels under robust access (not versioned: every access
+/// keeps its bounds test), `lo > hi` included: in bounds, no fault and
+/// the interpreter's results, with the wide code allowed and not.
+#[test]
+fn robust_versionable_clamps_agree_with_the_interpreter() {
+    let m = build(VERSIONED_1D, "");
+    for wide in [true, false] {
+        let k = compile_kernel(&m, "v1", &robust(wide)).expect("compiles");
+        assert!(!k.explain().contains("clamps versioned"), "{}", k.explain());
+        for (lo, hi, big) in V1_BOUNDS {
+            for range in wide_lines() {
+                let init = interp_args_for(&v1_args(&range, lo, hi, big));
+                let mut want = init.clone();
+                run_kernel(&m, "v1", &mut want, &range).expect("interpreter");
+                let (status, fault, got) = run_robust(&k, &init, &range);
+                assert_eq!((status, fault), (0, None), "wide {wide} {range:?}");
+                for (i, a) in want.iter().enumerate() {
+                    if let KernelArg::Buffer(w) = a {
+                        assert!(
+                            *w == got[i],
+                            "wide {wide} {range:?} lo {lo} hi {hi}: buffer {i}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Uniform loads at constant indices (integer arithmetic of constants,
@@ -454,4 +628,41 @@ fn clamps_past_the_buffer_fault_as_cranelifts_code() {
         }
         assert_eq!(faults[0], faults[1], "n {n}, {len} elements, hi {hi}");
     }
+}
+
+/// A weight read once per row in the versioned copy (loaded before any
+/// store or branch) and used again after a branch, beside one loaded
+/// after the branch (per chunk): the copy reads the row's value past the
+/// branch's region.
+const AFTER_BRANCH: &str = "
+kernel void after_branch(global const float* in, global float* out, constant float* k, int n) {
+    int x = get_global_id(0);
+    float w0 = k[0];
+    float s = w0 * in[clamp(x - 1, 0, n - 1)];
+    if (in[x] > 0.5f) {
+        s += sin(in[x] * 3.0f) * k[1] + cos(s);
+    }
+    s += w0 * in[clamp(x + 2, 0, n - 1)] + k[2] * in[clamp(x - 2, 0, n - 1)];
+    out[x] = s;
+}
+";
+
+#[test]
+fn versioned_weights_read_past_a_branch_agree_with_the_interpreter() {
+    if cpu_has_wide() {
+        let k = compile(&build(AFTER_BRANCH, ""), "after_branch", 16);
+        let line = code_line(&k);
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+        assert!(line.contains("; 3 clamps versioned"), "{line}");
+    }
+    let n = differential(AFTER_BRANCH, "after_branch", &wide_lines(), |r| {
+        let n = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Floats(n, 3),
+            Spec::Floats(n, 0),
+            Spec::Floats(3, 7),
+            Spec::Int(n as i32),
+        ]
+    });
+    assert_eq!(n, wide_lines().len() * WIDTHS.len());
 }

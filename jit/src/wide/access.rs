@@ -146,8 +146,12 @@ pub enum Known {
     /// sum, and no lane wraps (the row's full chunks run only where none
     /// can, `EntryTest::Full`), so the index value is not read. Under
     /// robust access the same guard found every index of the row's full
-    /// chunks inside the buffer: no span test either.
-    RowOffset(u8),
+    /// chunks inside the buffer: no span test either. The second field:
+    /// elements past that lane 0 (a constant added to the sum, a
+    /// displacement: `in[yy * w + x + dx]` for five `dx` from one slot;
+    /// only without a bounds test, in the chunks whose row range,
+    /// `EntryStep::RangeSlot`, keeps the lanes from wrapping).
+    RowOffset(u8, i32),
 }
 
 /// Upgrades the consecutive accesses of `p` whose index is the global id
@@ -787,12 +791,12 @@ pub(crate) fn emit_access(
     // A row offset's index is read from no register: what r10 holds is
     // named by its slot (forgotten when the chunk's first id moves).
     let index = match known {
-        Known::RowOffset(s) => super::held::CHUNK_KEYS + u32::from(s),
+        Known::RowOffset(s, _) => super::held::CHUNK_KEYS + u32::from(s),
         _ => index,
     };
     let lane0 = matches!(
         known,
-        Known::Offset | Known::FromLane0 | Known::RowOffset(_)
+        Known::Offset | Known::FromLane0 | Known::RowOffset(..)
     ) && !(how.uniform && load);
     // A `__local` buffer takes the shift too: it tests no wrap (an index
     // that high is outside the arena either way), and an unchecked access
@@ -800,6 +804,7 @@ pub(crate) fn emit_access(
     let shift = shift.filter(|(from, c)| {
         lane0
             && how.check.is_none()
+            && !matches!(known, Known::RowOffset(..))
             && c.unsigned_abs() <= MAX_SHIFT
             && frame.held.has_index(*from)
             && !frame.held.has_index(index)
@@ -916,7 +921,7 @@ fn emit_access_held(
         // The index of lane 0, the others following it.
         let base = if known == Known::FromId {
             r15
-        } else if let Known::RowOffset(s) = known {
+        } else if let Known::RowOffset(s, _) = known {
             // The chunk's first id plus the row's value: no wrap to test.
             if !index.is_some_and(|v| frame.held.has_index(v)) {
                 let rows = frame
@@ -951,7 +956,11 @@ fn emit_access_held(
             }
             r10
         };
-        let disp = 4 * shift.unwrap_or(0);
+        let row_disp = match known {
+            Known::RowOffset(_, d) => d,
+            _ => 0,
+        };
+        let disp = 4 * (shift.unwrap_or(0) + row_disp);
         let masked = a.create_label();
         // Every lane running (`kortestw` and a branch on it cost more
         // than a move to a general register and a compare on Zen 5,
@@ -963,7 +972,7 @@ fn emit_access_held(
         }
         // A row offset's span: the row's guard found the whole row's
         // indices inside the buffer (`EntryTest::Full`).
-        let spanned = spanned || matches!(known, Known::RowOffset(_));
+        let spanned = spanned || matches!(known, Known::RowOffset(..));
         if let (Some(c), false) = (how.check, spanned) {
             // The span of the 16 lanes inside the bounds; else the masked
             // path, whose lane-wise test finds the lane outside.
@@ -1008,7 +1017,7 @@ fn emit_access_held(
             lane0: (known == Known::FromLane0).then_some(tested),
             disp,
         });
-        if !matches!(known, Known::FromId | Known::RowOffset(_)) {
+        if !matches!(known, Known::FromId | Known::RowOffset(..)) {
             // Lane 0 near `i32::MAX` or, for `FromLane0`, not running: the
             // lanes tested, out of line.
             frame.tested.push(ColdTested {

@@ -95,6 +95,10 @@ pub struct KernelCode {
     /// Values computed once per row (of the row's ids) instead of once
     /// per chunk.
     pub row_invariant: usize,
+    /// Clamps whose operand lies within their bounds in the interior
+    /// chunks of a row, where a version of the body takes them as their
+    /// operand (`super::version`); 0 when the body is not versioned.
+    pub versioned_clamps: usize,
     /// Row slots: accesses by the id plus a value fixed for the row
     /// address from the chunk's first id plus the slot (`Known::RowOffset`).
     pub row_slots: usize,
@@ -143,6 +147,12 @@ impl KernelCode {
             note += &format!(
                 "; {} row offsets addressed from the chunk's first id",
                 self.row_slots
+            );
+        }
+        if self.versioned_clamps > 0 {
+            note += &format!(
+                "; {} clamps versioned: a row's interior chunks run a copy of the body that takes them as their operand",
+                self.versioned_clamps
             );
         }
         if self.memory.constants > 0 {
@@ -257,6 +267,17 @@ fn entry_code(
     cancelled: CodeLabel,
 ) -> Result<(), IcedError> {
     let q = 8;
+    let slot = |n: u8| rows.0 + 8 * i32::from(n);
+    // The range's bound at `[rsp + at]` raised (`low`) or lowered to rax.
+    let narrow = |a: &mut CodeAssembler, at: i32, low: bool| -> Result<(), IcedError> {
+        a.cmp(rax, qword_ptr(rsp + at))?;
+        if low {
+            a.cmovl(rax, qword_ptr(rsp + at))?;
+        } else {
+            a.cmovg(rax, qword_ptr(rsp + at))?;
+        }
+        a.mov(qword_ptr(rsp + at), rax)
+    };
     match code {
         EntryCode::Step(EntryStep::Group) => {
             a.mov(rbp, qword_ptr(rsp + g_at[0]))?;
@@ -369,6 +390,69 @@ fn entry_code(
             a.cmp(r15, rsi)?;
             a.jge(skip)?;
         }
+        EntryCode::Skip(EntryTest::Within { at }, skip) => {
+            let (low, high) = (slot(at), slot(at) + 8);
+            a.cmp(r15, qword_ptr(rsp + low))?;
+            a.jl(skip)?;
+            a.cmp(r15, qword_ptr(rsp + high))?;
+            a.jg(skip)?;
+        }
+        EntryCode::Skip(EntryTest::Outside { at }, skip) => {
+            let (low, high) = (slot(at), slot(at) + 8);
+            let mut run = a.create_label();
+            a.cmp(r15, qword_ptr(rsp + low))?;
+            a.jl(run)?;
+            a.cmp(r15, qword_ptr(rsp + high))?;
+            a.jle(skip)?;
+            a.set_label(&mut run)?;
+            a.zero_bytes()?;
+        }
+        EntryCode::Step(EntryStep::RangeStart { at, items }) => {
+            a.mov(qword_ptr(rsp + slot(at)), i32::MIN)?;
+            a.lea(rax, qword_ptr(rsi - items))?;
+            a.mov(qword_ptr(rsp + (slot(at) + 8)), rax)?;
+        }
+        EntryCode::Step(EntryStep::RangeClamp {
+            at,
+            off,
+            lo,
+            hi,
+            items,
+        }) => {
+            // first >= lo - off.
+            let less_off = |a: &mut CodeAssembler| match off {
+                Some((n, false)) => a.sub(rax, qword_ptr(rsp + slot(n))),
+                Some((n, true)) => a.add(rax, qword_ptr(rsp + slot(n))),
+                None => Ok(()),
+            };
+            a.mov(rax, qword_ptr(rsp + slot(lo)))?;
+            less_off(a)?;
+            narrow(a, slot(at), true)?;
+            // first + items - 1 <= hi - off.
+            a.mov(rax, qword_ptr(rsp + slot(hi)))?;
+            less_off(a)?;
+            a.sub(rax, items - 1)?;
+            narrow(a, slot(at) + 8, false)?;
+        }
+        EntryCode::Step(EntryStep::RangeSlot {
+            at,
+            slot: n,
+            dmin,
+            dmax,
+            items,
+        }) => {
+            // first + s + dmin >= i32::MIN.
+            a.mov(rax, i64::from(i32::MIN) - i64::from(dmin))?;
+            a.sub(rax, qword_ptr(rsp + slot(n)))?;
+            narrow(a, slot(at), true)?;
+            // first + items - 1 + s + dmax <= i32::MAX.
+            a.mov(
+                rax,
+                i64::from(i32::MAX) - i64::from(items - 1) - i64::from(dmax),
+            )?;
+            a.sub(rax, qword_ptr(rsp + slot(n)))?;
+            narrow(a, slot(at) + 8, false)?;
+        }
         // Only the chunk loops fold their latches (`compile_entry`'s
         // steps refuse the others).
         EntryCode::Back(_, _) => {}
@@ -417,7 +501,7 @@ fn entry_code(
 /// Whether `op` reads the chunk's first id (r15) or its running lanes
 /// (edx): with two chunks in flight, the second chunk's such operations
 /// run with r15 moved 16 ahead.
-fn reads_chunk(op: &Op) -> bool {
+pub(super) fn reads_chunk(op: &Op) -> bool {
     matches!(
         op,
         Op::GlobalId { dim: 0, .. }
@@ -615,6 +699,11 @@ pub(super) fn interleaving_keeps_faults(body: &Program) -> bool {
 /// Without `split`, the rest of the body runs in one loop over all the
 /// row's chunks, each with its running lanes (the tested body of a
 /// launch that may fault, beside one proven in bounds: `compile_entry`).
+/// A loop-free body without bounds checks that has clamps of the id
+/// within bounds fixed for the row (`super::version`) runs so too, each
+/// trip of chunks in flight either in a copy of the body without those
+/// clamps (the trip inside the row's range where they are all their
+/// operand) or as it is (`version::versioned_program`).
 pub(crate) fn entry_program(
     body: &Program,
     in_flight: u32,
@@ -648,6 +737,15 @@ pub(crate) fn entry_program(
         back: |c| EntryStep::Shift(-16 * c as i32),
         lanes,
     };
+    // Values: the body's chunks [0, nv * in_flight), a versioned copy's
+    // the next as many, then the row's new values.
+    let mut next_v = 2 * nv * in_flight;
+    let versioned = (!split && !has_checked_access(body) && !ops.contains(&Op::Loop))
+        .then(|| super::version::clamp_version(&rest, &row_inv, &mut next_v))
+        .flatten();
+    if let Some(v) = versioned {
+        return super::version::versioned_program(body, v, (out, rest), next_v, in_flight, zip);
+    }
     if !split {
         out.push(Op::Loop);
         let shared = Shared {
@@ -696,9 +794,9 @@ pub(crate) fn entry_program(
     // Accesses by the id plus a value fixed for the row: their lane 0
     // from a row slot, set here.
     let mut next_v = nv * (in_flight + 1);
-    let (adds, slots) = row_offsets(&mut full, &row_inv, &mut next_v);
+    let (adds, slots) = row_offsets(&mut full, &row_inv, None, ROW_SLOTS, &mut next_v);
     out.extend(adds);
-    for (slot, u) in slots.into_iter().enumerate() {
+    for (slot, (u, _, _)) in slots.into_iter().enumerate() {
         out.push(Op::RowLane0 {
             a: V(u),
             slot: slot as u8,
@@ -772,13 +870,26 @@ const ROW_SLOTS: usize = 4;
 /// `__global` buffer whose index is the global id of dimension 0 plus
 /// values of `row_inv` (fixed for the row; a sum of at most
 /// [`ROW_TERMS`], in any order) `Known::RowOffset`, one slot per such
-/// sum (at most [`ROW_SLOTS`]). Returns the operations that add up the
+/// sum (at most `max_slots`). Returns the operations that add up the
 /// sums of several values (new values from `next_v`) and each slot's
-/// value. Such an index's lane 0 is then a scalar sum, no `vmovd`, its
+/// value with the least and the greatest displacement its accesses add.
+/// Such an index's lane 0 is then a scalar sum, no `vmovd`, its
 /// lanes consecutive and no wrap to test (the row's guard,
-/// `EntryTest::Full`): lane `l` is `id + l + s` modulo 2^32 whatever the
-/// order of the additions.
-fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>, next_v: &mut u32) -> (Vec<Op>, Vec<u32>) {
+/// `EntryTest::Full`, or the range of a versioned body,
+/// `EntryStep::RangeSlot`): lane `l` is `id + l + s` modulo 2^32
+/// whatever the order of the additions.
+///
+/// With `consts` (the body's integer constants by value; a versioned
+/// body, whose range guard takes displacements), a constant added to
+/// the sum is a displacement rather than a term: `in[yy * w + x + dx]`
+/// for the five `dx` shares one slot.
+pub(super) fn row_offsets(
+    full: &mut [Op],
+    row_inv: &HashSet<u32>,
+    consts: Option<&HashMap<u32, u32>>,
+    max_slots: usize,
+    next_v: &mut u32,
+) -> (Vec<Op>, Vec<(u32, i32, i32)>) {
     let mut defs: HashMap<u32, usize> = HashMap::new();
     for op in full.iter() {
         for v in written(op).0 {
@@ -786,12 +897,14 @@ fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>, next_v: &mut u32) -> (Ve
         }
     }
     let once = |v: V| defs.get(&v.0) == Some(&1);
-    // Value → the row's values its index adds to the id (none: the id).
-    let mut sums: HashMap<u32, Vec<u32>> = HashMap::new();
+    let constant = |v: u32| consts.and_then(|c| c.get(&v)).map(|&b| b as i32);
+    // Value → the row's values its index adds to the id (none: the id),
+    // and the constant it adds (within `MAX_ROW_DISP`).
+    let mut sums: HashMap<u32, (Vec<u32>, i32)> = HashMap::new();
     for op in full.iter() {
         match *op {
             Op::GlobalId { d, dim: 0 } if once(d) => {
-                sums.insert(d.0, Vec::new());
+                sums.insert(d.0, (Vec::new(), 0));
             }
             Op::Bin {
                 op: Bin::IAdd,
@@ -804,23 +917,47 @@ fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>, next_v: &mut u32) -> (Ve
                     (None, Some(terms)) if row_inv.contains(&a.0) => Some((terms, a.0)),
                     _ => None,
                 };
-                if let Some((terms, u)) = sum.filter(|(t, _)| t.len() < ROW_TERMS) {
+                let Some(((terms, disp), u)) = sum else {
+                    continue;
+                };
+                let folded = constant(u)
+                    .and_then(|c| disp.checked_add(c))
+                    .filter(|c| c.unsigned_abs() <= MAX_ROW_DISP);
+                if let Some(disp) = folded {
+                    sums.insert(d.0, (terms.clone(), disp));
+                } else if terms.len() < ROW_TERMS {
                     let mut terms = terms.clone();
                     terms.push(u);
                     terms.sort_unstable();
-                    sums.insert(d.0, terms);
+                    sums.insert(d.0, (terms, *disp));
+                }
+            }
+            // The id's sum less a constant: a displacement too.
+            Op::Bin {
+                op: Bin::ISub,
+                d,
+                a,
+                b,
+            } if once(d) => {
+                let folded = sums.get(&a.0).and_then(|(terms, disp)| {
+                    let c = disp.checked_sub(constant(b.0)?)?;
+                    (c.unsigned_abs() <= MAX_ROW_DISP).then(|| (terms.clone(), c))
+                });
+                if let Some(sum) = folded {
+                    sums.insert(d.0, sum);
                 }
             }
             _ => {}
         }
     }
-    let mut slots: Vec<Vec<u32>> = Vec::new();
+    let mut slots: Vec<(Vec<u32>, i32, i32)> = Vec::new();
     for op in full.iter_mut() {
         let load = matches!(op, Op::LoadElems { .. });
         let (Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }) = op else {
             continue;
         };
-        let Some(terms) = sums.get(&idx.0).filter(|t| !t.is_empty()) else {
+        // The id itself is `Known::FromId` already (`access::refine`).
+        let Some((terms, disp)) = sums.get(&idx.0).filter(|(t, d)| !t.is_empty() || *d != 0) else {
             continue;
         };
         // Whatever the uniformity analysis and the lowering found of the
@@ -829,25 +966,37 @@ fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>, next_v: &mut u32) -> (Ve
         if how.base != Base::Arg || (how.uniform && load) {
             continue;
         }
-        let slot = match slots.iter().position(|x| x == terms) {
+        let slot = match slots.iter().position(|x| x.0 == *terms) {
             Some(s) => s,
-            None if slots.len() < ROW_SLOTS => {
-                slots.push(terms.clone());
+            None if slots.len() < max_slots => {
+                slots.push((terms.clone(), *disp, *disp));
                 slots.len() - 1
             }
             None => continue,
         };
+        slots[slot].1 = slots[slot].1.min(*disp);
+        slots[slot].2 = slots[slot].2.max(*disp);
         how.consecutive = true;
         how.uniform = false;
-        how.known = Known::RowOffset(slot as u8);
+        how.known = Known::RowOffset(slot as u8, *disp);
     }
     let mut adds = Vec::new();
-    let values = slots
-        .into_iter()
-        .map(|terms| {
-            terms[1..].iter().fold(terms[0], |a, &b| {
-                let d = V(*next_v);
-                *next_v += 1;
+    let mut values = Vec::new();
+    for (terms, dmin, dmax) in slots {
+        let mut fresh = || {
+            let d = V(*next_v);
+            *next_v += 1;
+            d
+        };
+        let sum = match terms.split_first() {
+            // No term (the id plus a constant): a slot of zero.
+            None => {
+                let d = fresh();
+                adds.push(Op::Splat { d, bits: 0 });
+                d.0
+            }
+            Some((&first, rest)) => rest.iter().fold(first, |a, &b| {
+                let d = fresh();
                 adds.push(Op::Bin {
                     op: Bin::IAdd,
                     d,
@@ -855,11 +1004,16 @@ fn row_offsets(full: &mut [Op], row_inv: &HashSet<u32>, next_v: &mut u32) -> (Ve
                     b: V(b),
                 });
                 d.0
-            })
-        })
-        .collect();
+            }),
+        };
+        values.push((sum, dmin, dmax));
+    }
     (adds, values)
 }
+
+/// The largest displacement (elements) a row slot's access may add to
+/// it ([`row_offsets`]).
+const MAX_ROW_DISP: u32 = 1 << 20;
 
 /// Values of the row at most in a row slot's sum ([`row_offsets`]).
 const ROW_TERMS: usize = 3;
@@ -868,14 +1022,14 @@ const ROW_TERMS: usize = 3;
 /// reads) the pure operations whose value, written once, nothing reads:
 /// a row offset's sum and the ids it adds (an access of
 /// `Known::RowOffset` does not read its index).
-fn drop_unread(ops: &mut Vec<Op>) {
+pub(super) fn drop_unread(ops: &mut Vec<Op>) {
     loop {
         let mut reads: HashMap<u32, usize> = HashMap::new();
         let mut writes: HashMap<u32, usize> = HashMap::new();
         for op in ops.iter() {
             let unread = match op {
                 Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }
-                    if matches!(how.known, Known::RowOffset(_)) =>
+                    if matches!(how.known, Known::RowOffset(..)) =>
                 {
                     Some(idx.0)
                 }
@@ -1237,7 +1391,9 @@ fn program_for(body: &Program, split: bool) -> Result<(Program, Allocated, u32),
 /// mask's work it saves.
 fn splits(body: &Program, split: bool) -> bool {
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
-    split && (looped || ops_run_always(body) < LONG_BODY)
+    // A body with versioned clamps runs one loop too
+    // (`version::versioned_program`).
+    split && (looped || ops_run_always(body) < LONG_BODY) && !super::version::versionable(body)
 }
 
 /// The one-chunk program for groups too narrow for `in_flight` chunks of
@@ -1431,6 +1587,7 @@ pub fn compile_entry(
         )
         .filter_map(|op| match op {
             Op::RowLane0 { slot, .. } => Some(usize::from(*slot) + 1),
+            Op::Entry(EntryStep::RangeStart { at, .. }) => Some(usize::from(*at) + 2),
             _ => None,
         })
         .max()
@@ -1455,7 +1612,7 @@ pub fn compile_entry(
     let mut row_checks: Vec<(u8, i32)> = Vec::new();
     for op in program.ops() {
         if let Op::LoadElems { how, .. } | Op::StoreElems { how, .. } = op {
-            if let (Known::RowOffset(n), Some(c)) = (how.known, how.check) {
+            if let (Known::RowOffset(n, _), Some(c)) = (how.known, how.check) {
                 let pair = (n, bounds_at + 16 * c.param as i32);
                 if !row_checks.contains(&pair) {
                     row_checks.push(pair);
@@ -1655,6 +1812,11 @@ pub fn compile_entry(
         invariant,
         row_invariant,
         row_slots,
+        versioned_clamps: program
+            .ops()
+            .iter()
+            .filter(|op| matches!(op, Op::Entry(EntryStep::RangeClamp { .. })))
+            .count(),
         compile_time: start.elapsed(),
         memory: MemoryCounts {
             constants,

@@ -42,6 +42,7 @@ pub mod ra2;
 pub mod regions;
 pub mod rows;
 pub mod select;
+pub(crate) mod version;
 
 /// A 16-lane vector value (32-bit lanes: `f32` or `i32` bits), a virtual
 /// zmm register. Writing it again (a loop-carried variable) is allowed.
@@ -560,6 +561,36 @@ pub enum EntryStep {
     NextChunk(i32),
     /// Back from [`EntryStep::NextChunk`] to the first chunk.
     BackChunk(i32),
+    /// The row's range of first ids whose chunks run the version of the
+    /// body with its clamps taken as their operand (`version`), started:
+    /// row slots `at` and `at + 1` (the lowest and the highest first id)
+    /// set to `i32::MIN` and to the row's end less `items`, so that a
+    /// trip of `items` work-items from a first id in the range lies in
+    /// the row, every lane running.
+    RangeStart { at: u8, items: i32 },
+    /// The range narrowed to the first ids where `clamp(c, lo, hi)` is
+    /// its operand over the trip's `items` lanes, `c` the id plus the
+    /// value in row slot `off` (none: the id; `true`: minus that value),
+    /// the bounds in row slots `lo` and `hi`: `lo - off <= first` and
+    /// `first + items - 1 + off <= hi`, in 64 bits (so no lane of `c`
+    /// wraps either).
+    RangeClamp {
+        at: u8,
+        off: Option<(u8, bool)>,
+        lo: u8,
+        hi: u8,
+        items: i32,
+    },
+    /// The range narrowed to the first ids where the indices of row slot
+    /// `slot` (`access::Known::RowOffset`) plus `dmin` to `dmax`, over
+    /// the trip's `items` lanes, stay in `i32` (no lane wraps).
+    RangeSlot {
+        at: u8,
+        slot: u8,
+        dmin: i32,
+        dmax: i32,
+        items: i32,
+    },
 }
 
 /// What a kernel entry tests before a region ([`Op::IfEntry`]), at the
@@ -576,6 +607,12 @@ pub enum EntryTest {
     Full { items: i32 },
     /// A work-item of the row left from the chunk's first id.
     Left,
+    /// The chunk's first id inside the row's range in row slots `at` and
+    /// `at + 1` ([`EntryStep::RangeStart`]): the chunks of the trip run
+    /// the body's version with its clamps taken as their operand.
+    Within { at: u8 },
+    /// The chunk's first id outside that range: the body as it is.
+    Outside { at: u8 },
 }
 
 /// Which of a kernel entry's loops ends ([`Op::WhileEntry`]): each runs

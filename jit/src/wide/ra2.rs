@@ -183,7 +183,7 @@ fn reads_index(how: &super::access::Access, load: bool) -> bool {
     if how.constant.is_some() && how.check.is_none() && load {
         return false;
     }
-    !(how.consecutive && matches!(how.known, Known::FromId | Known::RowOffset(_)))
+    !(how.consecutive && matches!(how.known, Known::FromId | Known::RowOffset(..)))
         || (how.uniform && load)
 }
 

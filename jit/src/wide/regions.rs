@@ -592,6 +592,7 @@ pub fn compile_regions(
             invariant: 0,
             row_invariant: 0,
             row_slots: 0,
+            versioned_clamps: 0,
         },
         save_bytes: lowered.save_bytes,
         regions: bodies.len(),
