@@ -189,3 +189,25 @@ fn dot_outside_byte_kernels_stays_with_cranelifts_code() {
         },
     );
 }
+
+#[test]
+fn uchar4_through_constant_memory_and_a_local_tile_agrees() {
+    let src = "kernel void k(constant uchar4* in, global uchar4* out) {
+    local uchar4 tile[64];
+    int i = get_global_id(0), l = get_local_id(0), n = get_local_size(0);
+    tile[l] = in[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uchar4 p = tile[n - 1 - l];
+    char4 s = convert_char4_sat(convert_int4(p) - 100);
+    out[i] = convert_uchar4_sat(convert_int4(s) * 3);
+}";
+    agree(
+        src,
+        &[
+            range_1d(0, 256, 64),
+            range_1d(0, 96, 32),
+            range_1d(0, 48, 16),
+        ],
+        bytes_in_out(4, 4),
+    );
+}
