@@ -2,7 +2,8 @@
 //! interpreter: loaded as one 32-bit element a lane (consecutive and
 //! gathered), unpacked into components (zero- or sign-extended bytes),
 //! converted (`convert_float4`, `convert_int4`, `convert_uchar4_sat`,
-//! `convert_char4_sat`, the truncating `convert_uchar4`), packed and stored
+//! `convert_char4_sat`, the truncating `convert_uchar4`, the `_rte`,
+//! `_rtp` and `_rtn` forms), packed and stored
 //! back as one element; the saturating conversions at their edges (NaN,
 //! ±inf, -0.5, 255.5, 256, -1, `INT_MIN`, `INT_MAX`, 128, -129); every
 //! byte value in the inputs (bytes `5i + seed`); offsets and partial
@@ -96,13 +97,13 @@ fn uchar4_gathered_and_scattered_agrees() {
 }
 
 /// Float edges: NaN, ±inf, -0.5, 255.5, 256, -1, -128.5, 127.9, 1e10,
-/// -1e10, -0, 0.99 and the id.
+/// -1e10, -0, 0.99, the ties 2.5 and 0.5, and the id.
 const FLOAT_EDGES: &str = r#"
 float edge(int e, int i) {
     return e == 0 ? NAN : e == 1 ? INFINITY : e == 2 ? -INFINITY : e == 3 ? -0.5f
         : e == 4 ? 255.5f : e == 5 ? 256.0f : e == 6 ? -1.0f : e == 7 ? -128.5f
         : e == 8 ? 127.9f : e == 9 ? 1e10f : e == 10 ? -1e10f : e == 11 ? -0.0f
-        : e == 12 ? 0.99f : (float)i - 100.25f;
+        : e == 12 ? 0.99f : e == 13 ? 2.5f : e == 14 ? 0.5f : (float)i - 100.25f;
 }
 "#;
 
@@ -110,15 +111,20 @@ float edge(int e, int i) {
 fn saturating_float_to_byte_conversions_at_the_edges_agree() {
     let src = format!(
         "{FLOAT_EDGES}
-kernel void k(global uchar4* u, global char4* c, global int* out) {{
+kernel void k(global uchar4* u, global char4* c, global int* out, global uchar4* r) {{
     int i = get_global_id(0);
-    float4 f = (float4)(edge(i % 14, i), edge((i + 3) % 14, i), edge((i + 7) % 14, i), edge((i + 11) % 14, i));
+    float4 f = (float4)(edge(i % 16, i), edge((i + 3) % 16, i), edge((i + 7) % 16, i), edge((i + 11) % 16, i));
     u[i] = convert_uchar4_sat(f);
     c[i] = convert_char4_sat(f);
-    out[4 * i + 0] = convert_uchar_sat(f.x);
-    out[4 * i + 1] = convert_char_sat(f.y);
-    out[4 * i + 2] = convert_uchar_sat_rtz(f.z) + convert_uchar(f.w);
-    out[4 * i + 3] = convert_int_sat(f.x);
+    r[i] = convert_uchar4_sat_rte(f);
+    out[8 * i + 0] = convert_uchar_sat(f.x);
+    out[8 * i + 1] = convert_char_sat(f.y);
+    out[8 * i + 2] = convert_uchar_sat_rtz(f.z) + convert_uchar(f.w);
+    out[8 * i + 3] = convert_int_sat(f.x);
+    out[8 * i + 4] = convert_char_sat_rte(f.y);
+    out[8 * i + 5] = convert_uchar_sat_rtp(f.z);
+    out[8 * i + 6] = convert_char_sat_rtn(f.w);
+    out[8 * i + 7] = convert_char_rtp(f.x);
 }}"
     );
     agree(&src, &ranges(), |r: &NdRange| {
@@ -126,7 +132,8 @@ kernel void k(global uchar4* u, global char4* c, global int* out) {{
         vec![
             Spec::Bytes(4 * items, 0),
             Spec::Bytes(4 * items, 0),
-            Spec::Ints(4 * items, 0),
+            Spec::Ints(8 * items, 0),
+            Spec::Bytes(4 * items, 0),
         ]
     });
 }

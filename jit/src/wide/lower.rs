@@ -3182,58 +3182,8 @@ impl Cx<'_> {
                 }))
             }
             (Some(F32), Some(c @ (I32 | U32))) if toward_zero => {
-                // Saturating, NaN to 0, as the interpreter and Cranelift's
-                // code convert (the instructions give 0x80000000 or
-                // 0xffffffff out of range).
                 let x = self.vec(value)?;
-                let cvt = if c == I32 { Cvt::F2I } else { Cvt::F2U };
-                let t = self.v_op(|d| Op::Convert { cvt, d, a: x });
-                let zero = self.splat(0);
-                let nan = self.k_op(|d| Op::Compare2 {
-                    kind: CmpKind::F32,
-                    pred: 3,
-                    d,
-                    a: x,
-                    b: x,
-                });
-                let t = if c == I32 {
-                    let limit = self.splat(2_147_483_648f32.to_bits());
-                    let big = self.k_op(|d| Op::Compare2 {
-                        kind: CmpKind::F32,
-                        pred: 13,
-                        d,
-                        a: x,
-                        b: limit,
-                    });
-                    let max = self.splat(i32::MAX as u32);
-                    self.v_op(|d| Op::Select {
-                        d,
-                        k: big,
-                        a: max,
-                        b: t,
-                    })
-                } else {
-                    let zero_f = self.splat(0);
-                    let neg = self.k_op(|d| Op::Compare2 {
-                        kind: CmpKind::F32,
-                        pred: 1,
-                        d,
-                        a: x,
-                        b: zero_f,
-                    });
-                    self.v_op(|d| Op::Select {
-                        d,
-                        k: neg,
-                        a: zero,
-                        b: t,
-                    })
-                };
-                Val::V(self.v_op(|d| Op::Select {
-                    d,
-                    k: nan,
-                    a: zero,
-                    b: t,
-                }))
+                Val::V(self.float_to_int(x, c == I32))
             }
             // Bytes' lanes hold their extension: a `uchar`'s is its value
             // as any wider integer, a `char`'s its value as a signed one
@@ -3264,11 +3214,16 @@ impl Cx<'_> {
             }
             // Floats to bytes: as to an `int` (toward zero, saturated, NaN
             // to 0), then clamped to the byte's range.
-            (Some(F32), Some(c @ (U8 | I8))) if toward_zero => {
-                let i = self.convert(value, from, Some(I32), rounding, ty, loc)?;
-                let Val::V(i) = i else {
-                    return refuse(format!("a conversion to {ty:?}"), loc);
+            // (`_rte`, `_rtp`, `_rtn`: rounded to an integer first.)
+            (Some(F32), Some(c @ (U8 | I8))) => {
+                let x = self.vec(value)?;
+                let x = match rounding {
+                    Rounding::Default | Rounding::Rtz => x,
+                    Rounding::Rte => self.p.un(Un::RoundEven, x),
+                    Rounding::Rtp => self.p.un(Un::Ceil, x),
+                    Rounding::Rtn => self.p.un(Un::Floor, x),
                 };
+                let i = self.float_to_int(x, true);
                 self.clamp_byte(i, c == I8)?
             }
             (Some(Bool), Some(c @ (F32 | I32 | U32 | I64 | U64 | U8 | I8))) => {
@@ -3353,6 +3308,61 @@ impl Cx<'_> {
                 loc,
             ),
         }
+    }
+
+    /// Float lanes `x` converted toward zero to `int`s (`signed`) or
+    /// `uint`s, saturating, NaN to 0, as the interpreter and Cranelift's
+    /// code convert (the instructions give 0x80000000 or 0xffffffff out of
+    /// range).
+    fn float_to_int(&mut self, x: V, signed: bool) -> V {
+        let cvt = if signed { Cvt::F2I } else { Cvt::F2U };
+        let t = self.v_op(|d| Op::Convert { cvt, d, a: x });
+        let zero = self.splat(0);
+        let nan = self.k_op(|d| Op::Compare2 {
+            kind: CmpKind::F32,
+            pred: 3,
+            d,
+            a: x,
+            b: x,
+        });
+        let t = if signed {
+            let limit = self.splat(2_147_483_648f32.to_bits());
+            let big = self.k_op(|d| Op::Compare2 {
+                kind: CmpKind::F32,
+                pred: 13,
+                d,
+                a: x,
+                b: limit,
+            });
+            let max = self.splat(i32::MAX as u32);
+            self.v_op(|d| Op::Select {
+                d,
+                k: big,
+                a: max,
+                b: t,
+            })
+        } else {
+            let zero_f = self.splat(0);
+            let neg = self.k_op(|d| Op::Compare2 {
+                kind: CmpKind::F32,
+                pred: 1,
+                d,
+                a: x,
+                b: zero_f,
+            });
+            self.v_op(|d| Op::Select {
+                d,
+                k: neg,
+                a: zero,
+                b: t,
+            })
+        };
+        self.v_op(|d| Op::Select {
+            d,
+            k: nan,
+            a: zero,
+            b: t,
+        })
     }
 
     /// Signed 32-bit lanes `x` clamped to a byte's range (the lanes of a
