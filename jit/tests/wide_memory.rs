@@ -1238,3 +1238,34 @@ fn robust_faults_after_and_beside_chunks_in_flight_match_cranelifts() {
         );
     }
 }
+
+/// `uchar4` elements (one 32-bit element a lane) past the end of a buffer
+/// whose length is not a whole number of them: the element that would
+/// cross the end faults, loaded or stored, consecutive or gathered, with
+/// Cranelift's robust report (4 bytes at the element).
+#[test]
+fn uchar4_elements_past_a_ragged_end_fault_as_cranelifts() {
+    let bytes = |n: usize| KernelArg::Buffer((0..n).map(|i| (i * 5 + 3) as u8).collect());
+    let load = "kernel void k(global const uchar4* a, global uchar4* out) {
+    int i = get_global_id(0);
+    out[i] = convert_uchar4_sat(convert_float4(a[i]) * 2.0f);
+}";
+    let store = "kernel void k(global const uchar4* a, global uchar4* out) {
+    int i = get_global_id(0);
+    uchar4 v = a[i];
+    out[i] = v.wzyx;
+}";
+    let gather = "kernel void k(global const uchar4* a, global uchar4* out) {
+    int i = get_global_id(0);
+    out[i] = a[i == 21 ? 40 : i >> 1];
+}";
+    // 64 items; the short buffer holds 37 whole elements and 2 bytes.
+    let f = same_fault(load, &[bytes(4 * 37 + 2), bytes(256)], 64, 0);
+    assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+    assert_eq!((f.size, f.global_id, f.address), (4, [37, 0, 0], 4 * 37));
+    let f = same_fault(store, &[bytes(256), bytes(4 * 37 + 3)], 64, 1);
+    assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+    assert_eq!((f.size, f.global_id, f.address), (4, [37, 0, 0], 4 * 37));
+    let f = same_fault(gather, &[bytes(4 * 40 + 1), bytes(128)], 32, 0);
+    assert_eq!((f.global_id, f.address), ([21, 0, 0], 4 * 40));
+}

@@ -150,6 +150,10 @@ enum Class {
     /// 2^31 from work-item queries, or conversions of `int`s and `long`s).
     U64,
     Bool,
+    /// `uchar`: 32-bit lanes holding the zero extension of the byte.
+    U8,
+    /// `char`: 32-bit lanes holding the sign extension of the byte.
+    I8,
 }
 
 fn class(ty: &Type) -> Option<Class> {
@@ -160,6 +164,8 @@ fn class(ty: &Type) -> Option<Class> {
         Type::Scalar(Scalar::I64) => Some(Class::I64),
         Type::Scalar(Scalar::U64) => Some(Class::U64),
         Type::Scalar(Scalar::Bool) => Some(Class::Bool),
+        Type::Scalar(Scalar::U8) => Some(Class::U8),
+        Type::Scalar(Scalar::I8) => Some(Class::I8),
         _ => None,
     }
 }
@@ -1852,7 +1858,8 @@ impl Cx<'_> {
                         .is_some_and(|x| (0..=i64::from(i32::MAX)).contains(&x)),
                     Inst::Convert { value, .. } => {
                         self.small[value.index()]
-                            && class(self.func.ty(*v)).is_some_and(|c| c != Class::Bool)
+                            && class(self.func.ty(*v))
+                                .is_some_and(|c| !matches!(c, Class::Bool | Class::I8))
                     }
                     _ => false,
                 } || self.narrow.small(*v);
@@ -1882,6 +1889,18 @@ impl Cx<'_> {
                 let how = self.access(*ptr, p, false);
                 let idx = self.index_of(p);
                 let k = self.cur;
+                if let Some(signed) = byte_vector(self.func.ty(*value)) {
+                    // Four bytes packed into one 32-bit element.
+                    let a = self.pack_bytes(*value, signed)?;
+                    self.p.push(Op::StoreElems {
+                        a,
+                        ptr: p.slot,
+                        idx,
+                        k,
+                        how,
+                    });
+                    return Ok(());
+                }
                 // A vector: each component through its own element.
                 let (values, n) = match self.val(*value)? {
                     Val::Vs(c, n) => (c, n),
@@ -2446,6 +2465,75 @@ impl Cx<'_> {
         self.p.bin(Bin::IAdd, idx, off)
     }
 
+    /// Whether the kernel accesses `char4`/`uchar4` elements.
+    fn moves_bytes(&self) -> bool {
+        self.func
+            .insts
+            .iter()
+            .any(|d| matches!(&d.ty, Type::Pointer(_, t) if byte_vector(t).is_some()))
+    }
+
+    /// The components of `char4`/`uchar4` elements loaded as 32-bit lanes
+    /// `x`: byte `c` of each lane, sign-extended (`signed`) or
+    /// zero-extended as the lanes of a byte hold it.
+    fn unpack_bytes(&mut self, x: V, signed: bool) -> Val {
+        let mut out = [V(0); 4];
+        for (c, o) in out.iter_mut().enumerate() {
+            let c = c as u32;
+            *o = if signed {
+                // The byte to the top, then back with its sign.
+                let up = if c == 3 {
+                    x
+                } else {
+                    let n = self.splat(24 - 8 * c);
+                    self.p.bin(Bin::Shl, x, n)
+                };
+                let n = self.splat(24);
+                self.p.bin(Bin::Sar, up, n)
+            } else {
+                let down = if c == 0 {
+                    x
+                } else {
+                    let n = self.splat(8 * c);
+                    self.p.bin(Bin::Shr, x, n)
+                };
+                if c == 3 {
+                    down
+                } else {
+                    let m = self.splat(0xff);
+                    self.p.bin(Bin::IAnd, down, m)
+                }
+            };
+        }
+        Val::Vs(out, 4)
+    }
+
+    /// The 32-bit lanes of `char4`/`uchar4` value `v` as memory holds it:
+    /// component `c` in byte `c` (a `uchar`'s lanes hold no bits above its
+    /// byte; a `char`'s are masked to it).
+    fn pack_bytes(&mut self, v: ValueId, signed: bool) -> Lowered<V> {
+        let Val::Vs(c, 4) = self.val(v)? else {
+            return refuse(format!("a store of {:?}", self.func.ty(v)), Loc::NONE);
+        };
+        let mut acc = None;
+        for (i, x) in c.iter().enumerate() {
+            let mut x = *x;
+            if signed && i < 3 {
+                let m = self.splat(0xff);
+                x = self.p.bin(Bin::IAnd, x, m);
+            }
+            if i > 0 {
+                let n = self.splat(8 * i as u32);
+                x = self.p.bin(Bin::Shl, x, n);
+            }
+            acc = Some(match acc {
+                None => x,
+                Some(a) => self.p.bin(Bin::IOr, a, x),
+            });
+        }
+        Ok(acc.unwrap_or(c[0]))
+    }
+
     /// A constant (one value per constant: see [`Program::constant`]).
     fn splat(&mut self, bits: u32) -> V {
         self.p.constant(bits)
@@ -2501,6 +2589,9 @@ impl Cx<'_> {
                     self.k_op(|d| Op::KZero { d })
                 }),
                 Some(Class::F32 | Class::I32 | Class::U32) => Val::V(self.splat(*bits as u32)),
+                // Bytes as their lanes hold them (extended).
+                Some(Class::U8) => Val::V(self.splat(u32::from(*bits as u8))),
+                Some(Class::I8) => Val::V(self.splat(*bits as u8 as i8 as i32 as u32)),
                 Some(Class::I64 | Class::U64) => {
                     let x = *bits as i64;
                     let fits = i64::from(i32::MIN) <= x && x <= i64::from(i32::MAX);
@@ -2612,7 +2703,7 @@ impl Cx<'_> {
                         (Class::F32, CmpOp::Ge) => (CmpKind::F32, 13),
                         (Class::F32, CmpOp::Gt) => (CmpKind::F32, 14),
                         (c, op) => (
-                            if matches!(c, Class::I32 | Class::I64) {
+                            if matches!(c, Class::I32 | Class::I64 | Class::I8) {
                                 CmpKind::I32
                             } else {
                                 CmpKind::U32
@@ -2660,21 +2751,35 @@ impl Cx<'_> {
                 saturate,
                 rounding,
             } => {
-                if *saturate {
-                    return unsupported("a saturating conversion".into());
+                let (value, saturate, rounding) = (*value, *saturate, *rounding);
+                if vector_class(ty).is_some() {
+                    // A component at a time (`convert_float4(uchar4)`).
+                    let (s, src) = (component_type(ty), component_type(self.func.ty(value)));
+                    let (from, to) = (class(&src), class(&s));
+                    self.per_component(ty, &[value], |cx| {
+                        if saturate {
+                            cx.saturate(value, from, to, rounding, &s, loc)
+                        } else {
+                            cx.convert(value, from, to, rounding, &s, loc)
+                        }
+                    })?
+                } else if saturate {
+                    let from = class(self.func.ty(value));
+                    self.saturate(value, from, cls, rounding, ty, loc)?
+                } else {
+                    let from = class(self.func.ty(value));
+                    // A `uint` zero-extended to 64 bits of which only the
+                    // low 32 bits are read (`super::int64`): the lanes as
+                    // they are, whatever the value (they stand for their
+                    // sign extension only where all 64 bits are read).
+                    if from == Some(Class::U32)
+                        && matches!(cls, Some(Class::I64 | Class::U64))
+                        && self.narrow.low_only(v)
+                    {
+                        return Ok(Some(self.val(value)?));
+                    }
+                    self.convert(value, from, cls, rounding, ty, loc)?
                 }
-                let from = class(self.func.ty(*value));
-                // A `uint` zero-extended to 64 bits of which only the low
-                // 32 bits are read (`super::int64`): the lanes as they are,
-                // whatever the value (they stand for their sign extension
-                // only where all 64 bits are read).
-                if from == Some(Class::U32)
-                    && matches!(cls, Some(Class::I64 | Class::U64))
-                    && self.narrow.low_only(v)
-                {
-                    return Ok(Some(self.val(*value)?));
-                }
-                self.convert(*value, from, cls, *rounding, ty, loc)?
             }
             Inst::Bitcast(a) => match (class(self.func.ty(*a)), cls) {
                 (
@@ -2804,6 +2909,17 @@ impl Cx<'_> {
                 how.lane0 = self.all_or_none;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
+                if let Some(signed) = byte_vector(ty) {
+                    // One 32-bit element; component `c` is its byte `c`.
+                    let x = self.v_op(|d| Op::LoadElems {
+                        d,
+                        ptr: ptr.slot,
+                        idx,
+                        k,
+                        how,
+                    });
+                    return Ok(Some(self.unpack_bytes(x, signed)));
+                }
                 let n = vector_class(ty).map_or(1, |(_, n)| n);
                 let mut out = [V(0); 4];
                 for c in (0..usize::from(n)).rev() {
@@ -3066,60 +3182,51 @@ impl Cx<'_> {
                 }))
             }
             (Some(F32), Some(c @ (I32 | U32))) if toward_zero => {
-                // Saturating, NaN to 0, as the interpreter and Cranelift's
-                // code convert (the instructions give 0x80000000 or
-                // 0xffffffff out of range).
                 let x = self.vec(value)?;
-                let cvt = if c == I32 { Cvt::F2I } else { Cvt::F2U };
-                let t = self.v_op(|d| Op::Convert { cvt, d, a: x });
-                let zero = self.splat(0);
-                let nan = self.k_op(|d| Op::Compare2 {
-                    kind: CmpKind::F32,
-                    pred: 3,
+                Val::V(self.float_to_int(x, c == I32))
+            }
+            // Bytes' lanes hold their extension: a `uchar`'s is its value
+            // as any wider integer, a `char`'s its value as a signed one
+            // and its bits as an unsigned one (modulo 2^32, or its sign
+            // extension to 64 bits, which the lanes stand for).
+            (Some(U8), Some(I32 | U32 | I64 | U64)) | (Some(I8), Some(I32 | U32 | I64 | U64)) => {
+                self.val(value)?
+            }
+            (Some(U8 | I8), Some(F32)) => {
+                let x = self.vec(value)?;
+                Val::V(self.v_op(|d| Op::Convert {
+                    cvt: Cvt::I2F,
                     d,
                     a: x,
-                    b: x,
-                });
-                let t = if c == I32 {
-                    let limit = self.splat(2_147_483_648f32.to_bits());
-                    let big = self.k_op(|d| Op::Compare2 {
-                        kind: CmpKind::F32,
-                        pred: 13,
-                        d,
-                        a: x,
-                        b: limit,
-                    });
-                    let max = self.splat(i32::MAX as u32);
-                    self.v_op(|d| Op::Select {
-                        d,
-                        k: big,
-                        a: max,
-                        b: t,
-                    })
-                } else {
-                    let zero_f = self.splat(0);
-                    let neg = self.k_op(|d| Op::Compare2 {
-                        kind: CmpKind::F32,
-                        pred: 1,
-                        d,
-                        a: x,
-                        b: zero_f,
-                    });
-                    self.v_op(|d| Op::Select {
-                        d,
-                        k: neg,
-                        a: zero,
-                        b: t,
-                    })
-                };
-                Val::V(self.v_op(|d| Op::Select {
-                    d,
-                    k: nan,
-                    a: zero,
-                    b: t,
                 }))
             }
-            (Some(Bool), Some(c @ (F32 | I32 | U32 | I64 | U64))) => {
+            // Truncations to a byte: its low 8 bits, extended.
+            (Some(I32 | U32 | I64 | U64 | I8), Some(U8)) => {
+                let x = self.vec(value)?;
+                let m = self.splat(0xff);
+                Val::V(self.p.bin(Bin::IAnd, x, m))
+            }
+            (Some(I32 | U32 | I64 | U64 | U8), Some(I8)) => {
+                let x = self.vec(value)?;
+                let n = self.splat(24);
+                let up = self.p.bin(Bin::Shl, x, n);
+                Val::V(self.p.bin(Bin::Sar, up, n))
+            }
+            // Floats to bytes: as to an `int` (toward zero, saturated, NaN
+            // to 0), then clamped to the byte's range.
+            // (`_rte`, `_rtp`, `_rtn`: rounded to an integer first.)
+            (Some(F32), Some(c @ (U8 | I8))) => {
+                let x = self.vec(value)?;
+                let x = match rounding {
+                    Rounding::Default | Rounding::Rtz => x,
+                    Rounding::Rte => self.p.un(Un::RoundEven, x),
+                    Rounding::Rtp => self.p.un(Un::Ceil, x),
+                    Rounding::Rtn => self.p.un(Un::Floor, x),
+                };
+                let i = self.float_to_int(x, true);
+                self.clamp_byte(i, c == I8)?
+            }
+            (Some(Bool), Some(c @ (F32 | I32 | U32 | I64 | U64 | U8 | I8))) => {
                 let k = self.mask(value)?;
                 let one = self.splat(if c == F32 { 1f32.to_bits() } else { 1 });
                 let zero = self.splat(0);
@@ -3157,6 +3264,116 @@ impl Cx<'_> {
         })
     }
 
+    /// A saturating conversion (`convert_uchar4_sat`, `convert_int_sat`):
+    /// float to integer conversions saturate without `_sat` too (NaN to
+    /// 0, as the interpreter converts), integer to integer ones clamp to
+    /// the destination's range; to a float, no saturation applies.
+    fn saturate(
+        &mut self,
+        value: ValueId,
+        from: Option<Class>,
+        to: Option<Class>,
+        rounding: Rounding,
+        ty: &Type,
+        loc: Loc,
+    ) -> Lowered<Val> {
+        use Class::*;
+        match (from, to) {
+            (Some(F32), _) | (_, Some(F32)) => self.convert(value, from, to, rounding, ty, loc),
+            (Some(f), Some(t)) if f == t => self.val(value),
+            // Signed values (a `char`, an `int`) into a byte.
+            (Some(I32 | I8 | U8), Some(t @ (U8 | I8))) => {
+                let x = self.vec(value)?;
+                self.clamp_byte(x, t == I8)
+            }
+            // An unsigned `int` into a byte: at most its maximum.
+            (Some(U32), Some(t @ (U8 | I8))) => {
+                let x = self.vec(value)?;
+                let hi = self.splat(if t == I8 { 127 } else { 255 });
+                Ok(Val::V(self.p.bin(Bin::IMinU, x, hi)))
+            }
+            // Bytes into wider integers: every value fits, except a
+            // negative `char` into an unsigned one (0).
+            (Some(I8), Some(U32)) => {
+                let x = self.vec(value)?;
+                let z = self.splat(0);
+                Ok(Val::V(self.p.bin(Bin::IMaxS, x, z)))
+            }
+            (Some(U8 | I8), Some(I32)) | (Some(U8), Some(U32)) => self.val(value),
+            _ => refuse(
+                format!(
+                    "a saturating conversion from {:?} to {ty:?}",
+                    self.func.ty(value)
+                ),
+                loc,
+            ),
+        }
+    }
+
+    /// Float lanes `x` converted toward zero to `int`s (`signed`) or
+    /// `uint`s, saturating, NaN to 0, as the interpreter and Cranelift's
+    /// code convert (the instructions give 0x80000000 or 0xffffffff out of
+    /// range).
+    fn float_to_int(&mut self, x: V, signed: bool) -> V {
+        let cvt = if signed { Cvt::F2I } else { Cvt::F2U };
+        let t = self.v_op(|d| Op::Convert { cvt, d, a: x });
+        let zero = self.splat(0);
+        let nan = self.k_op(|d| Op::Compare2 {
+            kind: CmpKind::F32,
+            pred: 3,
+            d,
+            a: x,
+            b: x,
+        });
+        let t = if signed {
+            let limit = self.splat(2_147_483_648f32.to_bits());
+            let big = self.k_op(|d| Op::Compare2 {
+                kind: CmpKind::F32,
+                pred: 13,
+                d,
+                a: x,
+                b: limit,
+            });
+            let max = self.splat(i32::MAX as u32);
+            self.v_op(|d| Op::Select {
+                d,
+                k: big,
+                a: max,
+                b: t,
+            })
+        } else {
+            let zero_f = self.splat(0);
+            let neg = self.k_op(|d| Op::Compare2 {
+                kind: CmpKind::F32,
+                pred: 1,
+                d,
+                a: x,
+                b: zero_f,
+            });
+            self.v_op(|d| Op::Select {
+                d,
+                k: neg,
+                a: zero,
+                b: t,
+            })
+        };
+        self.v_op(|d| Op::Select {
+            d,
+            k: nan,
+            a: zero,
+            b: t,
+        })
+    }
+
+    /// Signed 32-bit lanes `x` clamped to a byte's range (the lanes of a
+    /// `char` when `signed`, of a `uchar` otherwise).
+    fn clamp_byte(&mut self, x: V, signed: bool) -> Lowered<Val> {
+        let (lo, hi) = if signed { (-128i32, 127) } else { (0, 255) };
+        let (lo, hi) = (self.splat(lo as u32), self.splat(hi as u32));
+        let x = self.p.bin(Bin::IMaxS, x, lo);
+        Ok(Val::V(self.p.bin(Bin::IMinS, x, hi)))
+    }
+
     fn builtin(
         &mut self,
         name: Builtin,
@@ -3173,6 +3390,30 @@ impl Cx<'_> {
                     .all(|a| class(&component_type(self.func.ty(*a))) == Some(c))
         };
         let (all_f32, all_i32, all_u32) = (all(Class::F32), all(Class::I32), all(Class::U32));
+        // `dot` of two float vectors: the products summed in order, each
+        // step rounded, as Cranelift's code computes it
+        // (`lower::builtins::geometric`).
+        //
+        // Only in a kernel that moves `char4`/`uchar4` elements (an
+        // image's pixels converted to floats): in others the choice stays
+        // as it was, since the wide code with `dot` ran the corpus's
+        // mandelbrot (`dot` in its loop) 1.4x and a barrier kernel's float4
+        // dot products 1.6x slower than Cranelift's code (`docs/wide.md`).
+        if name == Builtin::Dot && !self.moves_bytes() {
+            return refuse("the builtin `dot` in a kernel without byte elements", loc);
+        }
+        if let (Builtin::Dot, [a, b], true) = (name, args, all_f32) {
+            if let (Val::Vs(x, n), Val::Vs(y, m)) = (self.val(*a)?, self.val(*b)?) {
+                if n == m {
+                    let mut sum = self.p.bin(Bin::FMul, x[0], y[0]);
+                    for c in 1..usize::from(n) {
+                        let t = self.p.bin(Bin::FMul, x[c], y[c]);
+                        sum = self.p.bin(Bin::FAdd, sum, t);
+                    }
+                    return Ok(Val::V(sum));
+                }
+            }
+        }
         // The double-precision routines (`wide::dmath`), `pown`/`rootn`
         // with an `int` second argument.
         let base = name.math_base().name();
@@ -3334,16 +3575,31 @@ fn four_bytes(t: &Type) -> bool {
     matches!(
         class(t),
         Some(Class::F32) | Some(Class::I32) | Some(Class::U32)
-    ) || vector_class(t).is_some()
+    ) || matches!(
+        vector_class(t),
+        Some((Class::F32 | Class::I32 | Class::U32, _))
+    ) || byte_vector(t).is_some()
 }
 
-/// The component class and count of a vector of 2 to 4 `float`s, `int`s
-/// or `uint`s.
+/// The component class and count of a vector of 2 to 4 `float`s, `int`s,
+/// `uint`s, `char`s or `uchar`s.
 fn vector_class(t: &Type) -> Option<(Class, u8)> {
     match t {
-        Type::Vector(s @ (Scalar::F32 | Scalar::I32 | Scalar::U32), n @ 2..=4) => {
-            class(&Type::Scalar(*s)).map(|c| (c, *n))
-        }
+        Type::Vector(
+            s @ (Scalar::F32 | Scalar::I32 | Scalar::U32 | Scalar::U8 | Scalar::I8),
+            n @ 2..=4,
+        ) => class(&Type::Scalar(*s)).map(|c| (c, *n)),
+        _ => None,
+    }
+}
+
+/// Whether `t` is a `char4` (`Some(true)`) or a `uchar4` (`Some(false)`):
+/// four bytes that the memory path moves as one 32-bit element, byte `c`
+/// of the element component `c`.
+fn byte_vector(t: &Type) -> Option<bool> {
+    match t {
+        Type::Vector(Scalar::I8, 4) => Some(true),
+        Type::Vector(Scalar::U8, 4) => Some(false),
         _ => None,
     }
 }
@@ -3375,6 +3631,7 @@ fn words(t: &Type) -> Option<u32> {
         Type::Vector(Scalar::F32 | Scalar::I32 | Scalar::U32, n @ 2..=4) => {
             Some(if *n == 3 { 4 } else { u32::from(*n) })
         }
+        Type::Vector(Scalar::U8 | Scalar::I8, 4) => Some(1),
         Type::Array(e, n) => words(e).and_then(|w| w.checked_mul(*n)),
         _ => None,
     }

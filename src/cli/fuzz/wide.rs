@@ -639,8 +639,8 @@ impl Gen {
             2 => {
                 let e = self.float_expr(depth.saturating_sub(1));
                 match self.rng.percent(5) {
-                    // (The wide code leaves saturating conversions to
-                    // Cranelift's.)
+                    // (A saturating float to `int` conversion is the
+                    // plain one, as the interpreter converts.)
                     true => format!("(uint)convert_int_sat({e})"),
                     false => format!("(uint)(fabs({e}) < 1.0e6f ? (int)({e}) : -7)"),
                 }
