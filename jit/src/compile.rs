@@ -328,12 +328,19 @@ pub(crate) fn compile(
     // A loop's lane-by-lane accesses make Cranelift's code narrower (8),
     // but the wide code makes each one gather or scatter instruction:
     // such a kernel is offered to the wide code at 16 first, and keeps 8
-    // only if it refuses (`docs/wide.md`, "Gathers in loops").
+    // only if it refuses (`docs/wide.md`, "Gathers in loops"). So is a
+    // barrier kernel given 32 for its short regions that scatters (the
+    // FFT's butterflies `b[j]`, `b[j + span]`): Cranelift's 32 lanes are
+    // eight 128-bit pieces and a scalar store per lane and component, its
+    // lane extracted, the wide code's 16 one register and one `vpscatterdd`
+    // per component (`docs/wide.md`, "The FFT on the wide code").
     let offer_wide_16 = chosen_width.is_none()
-        && w == 8
+        && (w == 8 && lane_work_in_loops(module, &func, &uni)
+            || w == crate::width::WIDE_WIDTH
+                && vecl_ir::contains_barrier(&func.body.0)
+                && crate::width::lane_stores(module, &func, &uni))
         && opts.wide
-        && crate::wide::select::cpu_supported()
-        && lane_work_in_loops(module, &func, &uni);
+        && crate::wide::select::cpu_supported();
     let (arg_slots, args_size) = layout::arg_slots(module, original);
     let mut used = vec![false; module.globals.len()];
     for d in &func.insts {
@@ -536,7 +543,7 @@ pub(crate) fn compile(
     let avx512 = match (avx512, refused_at_16) {
         (crate::wide::select::Choice::Refused(_), Some(why)) => {
             crate::wide::select::Choice::Refused(format!(
-                "{why} (at W = 16; W = 8 for Cranelift's code)"
+                "{why} (at W = 16; W = {w} for Cranelift's code)"
             ))
         }
         (c, _) => c,

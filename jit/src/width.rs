@@ -72,6 +72,17 @@ pub(crate) fn lane_work_in_loops(
     func: &vecl_ir::Function,
     uni: &vecl_ir::analysis::uniformity::Uniformity,
 ) -> bool {
+    lane_work_from(module, func, uni, false)
+}
+
+/// Whether `func` holds work done lane by lane in a loop, or (`stores`)
+/// a store done lane by lane anywhere.
+fn lane_work_from(
+    module: &Module,
+    func: &vecl_ir::Function,
+    uni: &vecl_ir::analysis::uniformity::Uniformity,
+    stores: bool,
+) -> bool {
     use vecl_ir::analysis::uniformity::Shape;
     use vecl_ir::{Inst, Stmt};
     // Whether the access through `ptr` is done lane by lane.
@@ -116,7 +127,39 @@ pub(crate) fn lane_work_in_loops(
             _ => false,
         })
     }
-    lane_work_in_loop(&func.body, false, func, &per_lane)
+    if stores {
+        stores_lane_by_lane(&func.body, &per_lane)
+    } else {
+        lane_work_in_loop(&func.body, false, func, &per_lane)
+    }
+}
+
+/// Whether `func` stores lane by lane anywhere, in a loop or not: a
+/// scatter (a barrier kernel's loops are cut into regions, which
+/// [`lane_work_in_loops`] no longer sees as loops).
+pub(crate) fn lane_stores(
+    module: &Module,
+    func: &vecl_ir::Function,
+    uni: &vecl_ir::analysis::uniformity::Uniformity,
+) -> bool {
+    lane_work_from(module, func, uni, true)
+}
+
+/// Whether `b` holds a store whose address is neither uniform nor
+/// consecutive.
+fn stores_lane_by_lane(b: &vecl_ir::Block, per_lane: &dyn Fn(vecl_ir::ValueId) -> bool) -> bool {
+    use vecl_ir::Stmt;
+    b.0.iter().any(|s| match s {
+        Stmt::Store { ptr, .. } => per_lane(*ptr),
+        Stmt::Loop { body, continuing } => {
+            stores_lane_by_lane(body, per_lane) || stores_lane_by_lane(continuing, per_lane)
+        }
+        Stmt::If { then_, else_, .. } => {
+            stores_lane_by_lane(then_, per_lane) || stores_lane_by_lane(else_, per_lane)
+        }
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| stores_lane_by_lane(&c.body, per_lane)),
+        _ => false,
+    })
 }
 
 /// Whether `b` may write memory: a store, an atomic, a call or a builtin.

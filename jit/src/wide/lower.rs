@@ -116,6 +116,13 @@ enum VarRepr {
     Vs([V; 4], u8),
     /// A pointer variable written only outside any `if` or loop.
     Ptr(Option<Pointer>),
+    /// A `__local` pointer variable written after a barrier (the FFT's
+    /// `tmp = a; a = b; b = tmp;`): lanes holding the offset, in 4-byte
+    /// words, of the place it points to from the buffer of the kernel's
+    /// first `__local` pointer argument (the anchor), so that an access
+    /// through it is one through the anchor's buffer at that index. Kept
+    /// across barriers as an `int` variable is.
+    Sel(V),
     /// A variable of a type outside the subset: refused when used.
     Other,
     /// A variable no computed value reads (`super::live`): no register,
@@ -452,6 +459,17 @@ pub fn lower_regions(
             *var_total.entry(x).or_insert(0u32) += c;
         }
     }
+    // `__local` pointer variables written after a barrier and read in
+    // another region ([`VarRepr::Sel`]; not under robust access, whose
+    // tests go by the buffer's argument).
+    let swapped: Vec<bool> = (0..n)
+        .map(|v| {
+            !plan.robust
+                && matches!(func.vars[v].ty, Type::Pointer(AddressSpace::Local, _))
+                && slot_of[v].is_some()
+                && written.iter().skip(1).any(|w| w[v])
+        })
+        .collect();
     let mut bodies = Vec::with_capacity(regions.len());
     let mut pointers: Vec<Option<Pointer>> = vec![None; n];
     // The slots some region stores as one value of 32-bit lanes, and
@@ -469,9 +487,37 @@ pub fn lower_regions(
         cx.var_total = var_total.clone();
         let is_next = |v: usize| next.is_some_and(|x| x.index() == v);
         cx.start_vars(&|v| accessed[r][v] && slot_of[v].is_none() && !is_next(v));
+        for (v, sel) in swapped.iter().enumerate() {
+            if *sel && matches!(cx.vars[v], VarRepr::Ptr(_)) {
+                cx.vars[v] = VarRepr::Sel(cx.p.v());
+            }
+        }
         for v in 0..n {
             let saved = slot_of[v].filter(|_| accessed[r][v]);
             match (cx.vars[v], saved) {
+                (VarRepr::Sel(d), Some(at)) => {
+                    cx.p.push(Op::Load {
+                        d,
+                        arg: Arg::Save,
+                        off: at,
+                    });
+                }
+                // A pointer with an index is not carried: its index is a
+                // value of region 0's program.
+                (VarRepr::Ptr(_), _)
+                    if r > 0
+                        && accessed[r][v]
+                        && !written[r][v]
+                        && pointers[v].is_some_and(|p| p.index.is_some()) =>
+                {
+                    return refuse(
+                        format!(
+                            "the pointer variable `{}` with an index kept across a barrier",
+                            func.vars[v].name
+                        ),
+                        Loc::NONE,
+                    );
+                }
                 (VarRepr::Ptr(_), _) if r > 0 => {
                     if written[r][v] && accessed.iter().enumerate().any(|(o, a)| o != r && a[v]) {
                         return refuse(
@@ -531,6 +577,14 @@ pub fn lower_regions(
                 continue;
             }
             match cx.vars[v] {
+                VarRepr::Sel(a) => {
+                    stored_other.insert(at);
+                    cx.p.push(Op::Store {
+                        a,
+                        arg: Arg::Save,
+                        off: at,
+                    })
+                }
                 VarRepr::V(a) => {
                     stored_v.insert(at);
                     cx.p.push(Op::Store {
@@ -2144,6 +2198,15 @@ impl Cx<'_> {
             (VarRepr::Ptr(_), Val::Ptr(p)) if self.depth == 0 => {
                 self.vars[var] = VarRepr::Ptr(Some(p));
             }
+            (VarRepr::Sel(d), Val::Ptr(p)) => {
+                let a = self.anchored_index(p, loc)?;
+                if self.whole {
+                    self.p.push(Op::Copy { d, a });
+                } else {
+                    let k = self.cur;
+                    self.p.push(Op::MaskedCopy { d, a, k });
+                }
+            }
             (VarRepr::Ptr(_), _) => {
                 return refuse("a pointer variable written inside an `if` or a loop", loc)
             }
@@ -2155,6 +2218,109 @@ impl Cx<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `x / y` or `x % y` of 32-bit integers by a divisor the same in
+    /// every lane but not a constant (the FFT's `t % span`): shifts and
+    /// masks where it is a power of two (tested at run time,
+    /// [`math::pow2_lanes`]), the division in double (two `vdivpd`s,
+    /// 16 cycles each on Intel's cores) only in a region skipped when no
+    /// running lane's divisor is another. Only in a barrier kernel's
+    /// regions, which hold nothing in registers from one chunk to the
+    /// next: in a chunk loop the test's invariant parts are computed
+    /// once and held through the loop (mandelbrot's `3.0f * x / width`
+    /// then spilled in its loop, 0 → 56 slots: `vecl bench`, one
+    /// thread, 14.9 and 14.9 ms against 14.1 and 13.2).
+    fn divide_by_uniform(&mut self, x: V, y: V, signed: bool, part: DivPart) -> V {
+        let pow = math::pow2_lanes(&mut self.p, y, signed);
+        let fast = math::divide_by_pow2_lanes(&mut self.p, x, y, signed, part);
+        self.slow_lanes_after(fast, pow, |p| math::divide(p, x, y, signed, part))
+    }
+
+    /// `x / y` of floats by a divisor the same in every lane but not a
+    /// constant (the FFT's `(float)k / (float)span`): a product by the
+    /// reciprocal where that is a normal power of two (tested at run
+    /// time, [`math::pow2_reciprocal`]; the same bits), `vdivps` only in
+    /// a region skipped when no running lane's divisor is another.
+    fn fdiv_by_uniform(&mut self, x: V, y: V) -> V {
+        let (pow, recip) = math::pow2_reciprocal(&mut self.p, y);
+        let fast = self.p.bin(Bin::FMul, x, recip);
+        self.slow_lanes_after(fast, pow, |p| p.bin(Bin::FDiv, x, y))
+    }
+
+    /// `fast` in the lanes of `taken`, and `slow`'s result in the other
+    /// running lanes, computed in a region skipped when there are none.
+    fn slow_lanes_after(&mut self, fast: V, taken: K, slow: impl FnOnce(&mut Program) -> V) -> V {
+        let r = self.v_op(|d| Op::Copy { d, a: fast });
+        let cur = self.cur;
+        let rest = self.k_op(|d| Op::KAndNot {
+            d,
+            a: cur,
+            b: taken,
+        });
+        let mark = self.p.mark();
+        let s = slow(&mut self.p);
+        self.p.push(Op::MaskedCopy {
+            d: r,
+            a: s,
+            k: rest,
+        });
+        self.p.skip_since(mark, rest);
+        r
+    }
+
+    /// The kernel's first `__local` pointer parameter, and its argument
+    /// slot: the anchor of [`VarRepr::Sel`].
+    fn local_anchor(&self) -> Option<(u32, i32)> {
+        let n = self
+            .func
+            .params
+            .iter()
+            .position(|p| matches!(p.ty, Type::Pointer(AddressSpace::Local, _)) && !p.byval)?;
+        Some((n as u32, self.slots.get(n)?.offset as i32))
+    }
+
+    /// The lanes of `p`'s index counted from the anchor's buffer
+    /// ([`VarRepr::Sel`]), in 4-byte words: a `__local` argument's or
+    /// variable's offset in the arena less the anchor's, over 4, plus
+    /// `p`'s index. The arena's offsets are multiples of 4 below 2^31
+    /// (`layout`).
+    fn anchored_index(&mut self, p: Pointer, loc: Loc) -> Lowered<V> {
+        let Some((_, anchor)) = self.local_anchor() else {
+            return refuse(
+                "a `__local` pointer variable without a `__local` pointer argument",
+                loc,
+            );
+        };
+        let from = match p.base {
+            Base::LocalArg if p.slot == anchor => None,
+            Base::LocalArg => {
+                let at = self.p.broadcast(Arg::Args, p.slot);
+                let zero = self.p.broadcast(Arg::Args, anchor);
+                let bytes = self.p.bin(Bin::ISub, at, zero);
+                let two = self.splat(2);
+                Some(self.p.bin(Bin::Sar, bytes, two))
+            }
+            Base::LocalAt { offset, .. } => {
+                let at = self.splat(offset);
+                let zero = self.p.broadcast(Arg::Args, anchor);
+                let bytes = self.p.bin(Bin::ISub, at, zero);
+                let two = self.splat(2);
+                Some(self.p.bin(Bin::Sar, bytes, two))
+            }
+            Base::Arg => {
+                return refuse(
+                    "a `__local` pointer variable written with another address space's pointer",
+                    loc,
+                )
+            }
+        };
+        Ok(match (from, p.index) {
+            (None, None) => self.splat(0),
+            (None, Some(i)) => self.v_op(|d| Op::Copy { d, a: i }),
+            (Some(f), None) => f,
+            (Some(f), Some(i)) => self.p.bin(Bin::IAdd, f, i),
+        })
     }
 
     /// The element index of `p`'s accesses (0 when it has none).
@@ -2799,6 +2965,21 @@ impl Cx<'_> {
                 }
                 VarRepr::K(x) => Val::K(self.k_op(|d| Op::KCopy { d, a: x })),
                 VarRepr::Ptr(Some(p)) => Val::Ptr(p),
+                VarRepr::Sel(x) => {
+                    let Some((param, slot)) = self.local_anchor() else {
+                        return unsupported(
+                            "a `__local` pointer variable without a `__local` pointer argument"
+                                .into(),
+                        );
+                    };
+                    Val::Ptr(Pointer {
+                        param,
+                        slot,
+                        base: Base::LocalArg,
+                        index: Some(self.v_op(|d| Op::Copy { d, a: x })),
+                        step: (self.uni.shape(v) == Shape::Uniform).then_some(0),
+                    })
+                }
                 VarRepr::Ptr(None) => {
                     return unsupported("a pointer variable read before it is written".into())
                 }
@@ -2815,11 +2996,11 @@ impl Cx<'_> {
                     Val::Ptr(b) if b.index.is_none() || b.base != Base::Arg => b,
                     // The sum of the indices stays exact in 32-bit lanes
                     // for every launch the entry runs (`int64::launch_end`).
-                    // Not in a barrier kernel's regions: an indexed pointer
-                    // made before a barrier holds an index of another
-                    // region's program (`codegen_access.rs`,
-                    // `addresses_computed_before_a_barrier_used_after_it`).
-                    Val::Ptr(b) if !self.locals_allowed && self.narrow.pointer_index_fits(v) => b,
+                    // In a barrier kernel's regions too: a pointer
+                    // variable is carried from one region to the next only
+                    // without an index (`lower_regions`), so the index is
+                    // this region's.
+                    Val::Ptr(b) if self.narrow.pointer_index_fits(v) => b,
                     _ => return unsupported(
                         "pointer arithmetic on an indexed pointer whose index may leave 32 bits"
                             .into(),
@@ -3075,6 +3256,13 @@ impl Cx<'_> {
             (Some(Class::F32), BinaryOp::Add) => Bin::FAdd,
             (Some(Class::F32), BinaryOp::Sub) => Bin::FSub,
             (Some(Class::F32), BinaryOp::Mul) => Bin::FMul,
+            (Some(Class::F32), BinaryOp::Div)
+                if self.locals_allowed
+                    && self.uni.shape(b) == Shape::Uniform
+                    && !matches!(self.func.inst(b).inst, Inst::Const(_)) =>
+            {
+                return Ok(Val::V(self.fdiv_by_uniform(x, y)));
+            }
             (Some(Class::F32), BinaryOp::Div) => Bin::FDiv,
             (Some(c @ (Class::I32 | Class::U32)), BinaryOp::Div | BinaryOp::Rem) => {
                 let part = if op == BinaryOp::Div {
@@ -3109,6 +3297,9 @@ impl Cx<'_> {
                         intmath::divide_const_signed(&mut self.p, x, d as i32, rem)
                     }
                     (None, Some(d)) => intmath::divide_const(&mut self.p, x, d as u32, rem),
+                    (None, None) if self.locals_allowed && self.uni.shape(b) == Shape::Uniform => {
+                        self.divide_by_uniform(x, y, signed, part)
+                    }
                     (None, None) => math::divide(&mut self.p, x, y, signed, part),
                 }));
             }

@@ -31,7 +31,7 @@
 //! and the Cranelift code, `x / 0` and `x % 0` are 0, `INT_MIN / -1` is
 //! `INT_MIN` (the truncation's out-of-range value) and `INT_MIN % -1` is 0.
 
-use super::{Bin, CmpKind, Op, Program, Un, K, V};
+use super::{Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 
 /// `vcmpps` predicates (see [`CmpKind::F32`]).
 const EQ: u8 = 0;
@@ -361,6 +361,112 @@ pub fn divide(p: &mut Program, a: V, b: V, signed: bool, part: DivPart) -> V {
     let zero = int(p, 0);
     let bz = cmp(p, CmpKind::I32, 0, b, zero);
     select(p, bz, zero, r)
+}
+
+/// The lanes of `b` that [`divide_by_pow2_lanes`] divides by: powers of
+/// two, positive ones (2^0 to 2^30) for a signed division, any (2^0 to
+/// 2^31) for an unsigned one.
+pub fn pow2_lanes(p: &mut Program, b: V, signed: bool) -> K {
+    let one = int(p, 1);
+    let less = p.bin(Bin::ISub, b, one);
+    let low = p.bin(Bin::IAnd, b, less);
+    let zero = int(p, 0);
+    let single = cmp(p, CmpKind::I32, 0, low, zero);
+    // Signed: `b > 0`; unsigned: `b != 0`.
+    let (kind, pred) = if signed {
+        (CmpKind::I32, 6)
+    } else {
+        (CmpKind::U32, 4)
+    };
+    let nonzero = cmp(p, kind, pred, b, zero);
+    let d = p.k();
+    p.push(Op::KAnd {
+        d,
+        a: single,
+        b: nonzero,
+    });
+    d
+}
+
+/// `a / b` or `a % b` where the lanes of `b` are powers of two
+/// ([`pow2_lanes`]; other lanes get garbage): `a & (b - 1)` and `a >> k`
+/// unsigned; signed, truncation towards zero adds `b - 1` to negative
+/// dividends first (`r = ((a + bias) & (b - 1)) - bias`, `q = (a + bias)
+/// >> k`). `k = log2 b` is `vgetexpps` of `b` as a float, exact for
+/// powers of two (2^31, negative as an `int`, has the exponent 31 too).
+pub fn divide_by_pow2_lanes(p: &mut Program, a: V, b: V, signed: bool, part: DivPart) -> V {
+    let one = int(p, 1);
+    let mask = p.bin(Bin::ISub, b, one);
+    let bias = if signed {
+        let s31 = int(p, 31);
+        let sign = p.bin(Bin::Sar, a, s31);
+        Some(p.bin(Bin::IAnd, sign, mask))
+    } else {
+        None
+    };
+    let biased = match bias {
+        Some(x) => p.bin(Bin::IAdd, a, x),
+        None => a,
+    };
+    match part {
+        DivPart::Remainder => {
+            let r = p.bin(Bin::IAnd, biased, mask);
+            match bias {
+                Some(x) => p.bin(Bin::ISub, r, x),
+                None => r,
+            }
+        }
+        DivPart::Quotient => {
+            let bf = p.v();
+            p.push(Op::Convert {
+                cvt: Cvt::I2F,
+                d: bf,
+                a: b,
+            });
+            let e = p.un(Un::GetExp, bf);
+            let k = p.v();
+            p.push(Op::Convert {
+                cvt: Cvt::F2I,
+                d: k,
+                a: e,
+            });
+            p.bin(if signed { Bin::Sar } else { Bin::Shr }, biased, k)
+        }
+    }
+}
+
+/// The lanes of `y` whose reciprocal is a normal power of two
+/// (`|y| = 2^e`, -126 ≤ e ≤ 126), and that reciprocal: `x / y` is `x *
+/// (1 / y)` there, the same bits (both round the exact `x · 2^-e` once).
+/// The reciprocal's biased exponent is 254 less `y`'s.
+pub fn pow2_reciprocal(p: &mut Program, y: V) -> (K, V) {
+    let abs_mask = int(p, 0x7fff_ffff);
+    let t = p.bin(Bin::IAnd, y, abs_mask);
+    let mant_mask = int(p, 0x007f_ffff);
+    let mant = p.bin(Bin::IAnd, t, mant_mask);
+    let zero = int(p, 0);
+    let no_mant = cmp(p, CmpKind::I32, 0, mant, zero);
+    let lo = int(p, 0x0080_0000);
+    let hi = int(p, 0x7e80_0000);
+    let above = cmp(p, CmpKind::U32, 5, t, lo);
+    let below = cmp(p, CmpKind::U32, 2, t, hi);
+    let k1 = p.k();
+    p.push(Op::KAnd {
+        d: k1,
+        a: no_mant,
+        b: above,
+    });
+    let k = p.k();
+    p.push(Op::KAnd {
+        d: k,
+        a: k1,
+        b: below,
+    });
+    let bias = int(p, 0x7f00_0000);
+    let magnitude = p.bin(Bin::ISub, bias, t);
+    let sign_mask = int(p, 0x8000_0000u32 as i32);
+    let sign = p.bin(Bin::IAnd, y, sign_mask);
+    (k, p.bin(Bin::IOr, magnitude, sign))
 }
 
 /// `a / 2^k` or `a % 2^k` (0 ≤ k ≤ 30) by shifts: truncation towards
