@@ -1429,29 +1429,32 @@ fn narrow_rows(in_flight: u32) -> u32 {
     16 * (in_flight / 2)
 }
 
-/// The one-chunk program `narrow` for the launches whose groups are at
-/// most [`narrow_rows`]`(in_flight)` wide, then a jump to `done`; the
-/// program of chunks in flight follows for the others.
-fn narrow_first(
+/// `wide`, a program of `in_flight` chunks; with `narrow`, first the
+/// one-chunk program for the launches whose groups are at most
+/// [`narrow_rows`]`(in_flight)` wide, which then jumps to `done`.
+fn emit_by_width(
     a: &mut CodeAssembler,
-    narrow: &Allocated,
+    (wide, narrow): (&Allocated, Option<&Allocated>),
     in_flight: u32,
     at: &mut EmitAt<'_>,
     pool: &mut ConstPool,
     done: CodeLabel,
 ) -> Result<(), WideError> {
     let e = asm_err;
-    let mut wider = a.create_label();
-    a.cmp(
-        qword_ptr(r12 + lo::LOCAL_SIZE),
-        narrow_rows(in_flight) as i32,
-    )
-    .map_err(e)?;
-    a.ja(wider).map_err(e)?;
-    emit_allocated_pooled(a, narrow, at, pool)?;
-    a.jmp(done).map_err(e)?;
-    a.set_label(&mut wider).map_err(e)?;
-    a.zero_bytes().map_err(e)?;
+    if let Some(narrow) = narrow {
+        let mut wider = a.create_label();
+        a.cmp(
+            qword_ptr(r12 + lo::LOCAL_SIZE),
+            narrow_rows(in_flight) as i32,
+        )
+        .map_err(e)?;
+        a.ja(wider).map_err(e)?;
+        emit_allocated_pooled(a, narrow, at, pool)?;
+        a.jmp(done).map_err(e)?;
+        a.set_label(&mut wider).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+    }
+    emit_allocated_pooled(a, wide, at, pool)?;
     Ok(())
 }
 
@@ -1709,43 +1712,10 @@ pub fn compile_entry(
             a.cmp(r11, qword_ptr(rsp + (at + 8))).map_err(e)?;
             a.jg(tested).map_err(e)?;
         }
-        if let (Some((_, narrow)), Some((_, _, n))) = (&proven_narrow, &proven) {
-            narrow_first(
-                &mut a,
-                narrow,
-                *n,
-                &mut EmitAt {
-                    release_frame: 0,
-                    cancel: Some(cancelled),
-                    entry: Some(&mut entry_frame),
-                    steps: Some(&mut steps),
-                    fold_latches: true,
-                },
-                &mut pool,
-                done,
-            )?;
-        }
-        emit_allocated_pooled(
+        emit_by_width(
             &mut a,
-            untested,
-            &mut EmitAt {
-                release_frame: 0,
-                cancel: Some(cancelled),
-                entry: Some(&mut entry_frame),
-                steps: Some(&mut steps),
-                fold_latches: true,
-            },
-            &mut pool,
-        )?;
-        a.jmp(done).map_err(e)?;
-        a.set_label(&mut tested).map_err(e)?;
-        a.zero_bytes().map_err(e)?;
-    }
-    if let Some((_, narrow)) = &narrow {
-        narrow_first(
-            &mut a,
-            narrow,
-            in_flight,
+            (untested, proven_narrow.as_ref().map(|(_, n)| n)),
+            proven.as_ref().map_or(1, |(_, _, n)| *n),
             &mut EmitAt {
                 release_frame: 0,
                 cancel: Some(cancelled),
@@ -1756,10 +1726,14 @@ pub fn compile_entry(
             &mut pool,
             done,
         )?;
+        a.jmp(done).map_err(e)?;
+        a.set_label(&mut tested).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
     }
-    emit_allocated_pooled(
+    emit_by_width(
         &mut a,
-        &alloc,
+        (&alloc, narrow.as_ref().map(|(_, n)| n)),
+        in_flight,
         &mut EmitAt {
             release_frame: 0,
             cancel: Some(cancelled),
@@ -1768,6 +1742,7 @@ pub fn compile_entry(
             fold_latches: true,
         },
         &mut pool,
+        done,
     )?;
     a.set_label(&mut done).map_err(e)?;
     a.zero_bytes().map_err(e)?;
