@@ -7,6 +7,8 @@ checkout is used), so every platform PyOpenCL sees is vecl.
 
 import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -68,3 +70,20 @@ def compiler(ctx):
     """Skips to xfail unless programs can be built."""
     build(ctx, "kernel void probe(global int *a) { a[0] = 1; }")
     return True
+
+
+def run_script(script, extra_env, *args, stdin=None, timeout=300):
+    """Runs `script` in a fresh Python process with `extra_env` added to the
+    environment (a variable such as VECL_WIDE is read once per process) and
+    returns its standard output; a failing script fails the test with its
+    standard error."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)],
+        input=stdin,
+        env=dict(os.environ, **extra_env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout

@@ -5,11 +5,10 @@ per round) against NumPy's FFT, and `size_t` arithmetic across a barrier
 against NumPy, each with VECL_WIDE=1 and VECL_WIDE=0, which must give the
 same bytes."""
 
-import os
 import pathlib
-import subprocess
-import sys
 import textwrap
+
+from conftest import run_script
 
 BENCHES = pathlib.Path(__file__).resolve().parents[2] / "benches"
 
@@ -68,16 +67,7 @@ SCRIPT = textwrap.dedent(
 
 
 def run(extra):
-    env = dict(os.environ, **extra)
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(BENCHES)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_script(SCRIPT, extra, BENCHES)
 
 
 def test_the_fft_and_size_t_arithmetic_agree_with_numpy_on_both_codes():

@@ -3,10 +3,9 @@ subset (AVX-512, docs/wide.md) give the results they give
 without it, over launches whose sizes are not multiples of 16; a kernel
 that never ends is still stopped by VECL_KERNEL_TIMEOUT_MS."""
 
-import os
-import subprocess
-import sys
 import textwrap
+
+from conftest import run_script
 
 SCRIPT = textwrap.dedent(
     """
@@ -60,12 +59,7 @@ SCRIPT = textwrap.dedent(
 
 
 def run(extra):
-    env = dict(os.environ, **extra)
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_script(SCRIPT, extra)
 
 
 def test_wide_code_gives_the_same_results():
@@ -104,10 +98,6 @@ SPIN = textwrap.dedent(
 
 
 def test_an_endless_wide_kernel_is_stopped():
-    env = dict(os.environ, VECL_WIDE="1", VECL_KERNEL_TIMEOUT_MS="200")
-    done = subprocess.run(
-        [sys.executable, "-c", SPIN], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
+    out = run_script(SPIN, {"VECL_WIDE": "1", "VECL_KERNEL_TIMEOUT_MS": "200"}, timeout=120)
     # CL_OUT_OF_RESOURCES is -5.
-    assert "error -5" in done.stdout, done.stdout
+    assert "error -5" in out, out

@@ -7,10 +7,9 @@ and every group query of a 3-D launch with offsets and a non-uniform last
 group. Each result is checked against NumPy, and the wide code's bytes
 against Cranelift's (VECL_WIDE=0)."""
 
-import os
-import subprocess
-import sys
 import textwrap
+
+from conftest import run_script
 
 SCRIPT = textwrap.dedent(
     """
@@ -109,16 +108,7 @@ SCRIPT = textwrap.dedent(
 
 
 def run(extra):
-    env = dict(os.environ, **extra)
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_script(SCRIPT, extra)
 
 
 def test_group_queries_and_2d_groups_agree_with_numpy_and_cranelift():

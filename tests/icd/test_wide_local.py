@@ -7,13 +7,12 @@ square root and division of Cranelift's code (VECL_RSQRT=divide), and
 nbody's within 1e-5 with the wide code's Newton step (VECL_RSQRT=newton,
 the default where the CPU's divider is slow)."""
 
-import os
 import pathlib
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
+
+from conftest import run_script
 
 NBODY = (pathlib.Path(__file__).resolve().parents[2] / "benches" / "nbody.cl").read_text()
 
@@ -77,17 +76,7 @@ SCRIPT = textwrap.dedent(
 
 
 def run(extra):
-    env = dict(os.environ, **extra)
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        input=NBODY,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_script(SCRIPT, extra, stdin=NBODY)
 
 
 def test_local_memory_and_barriers_give_the_same_bytes_on_the_wide_code():

@@ -5,11 +5,10 @@ remainder with zero divisors and INT_MIN / -1, and the group queries
 over a launch with a partial last group give the results they give on
 Cranelift's code; the division also matches C's rules computed here."""
 
-import os
 import pathlib
-import subprocess
-import sys
 import textwrap
+
+from conftest import run_script
 
 BLACKSCHOLES = (pathlib.Path(__file__).parents[2] / "benches" / "blackscholes.cl").read_text()
 
@@ -97,17 +96,7 @@ SCRIPT = textwrap.dedent(
 
 
 def run(extra):
-    env = dict(os.environ, **extra)
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        input=BLACKSCHOLES,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_script(SCRIPT, extra, stdin=BLACKSCHOLES)
 
 
 def test_wide_math_division_and_group_queries_give_the_same_results():
@@ -196,12 +185,7 @@ def test_wide_transcendentals_agree_with_numpy_and_the_cranelift_code():
     import numpy as np
 
     def run_f(extra):
-        env = dict(os.environ, **extra)
-        done = subprocess.run(
-            [sys.executable, "-c", TRANSCENDENTALS], env=env, capture_output=True, text=True, timeout=300
-        )
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        return json.loads(run_script(TRANSCENDENTALS, extra))
 
     plain, wide = run_f({"VECL_WIDE": "0"}), run_f({"VECL_WIDE": "1"})
     x = np.frombuffer(bytes.fromhex(wide["x"]), np.float32).astype(np.float64)
