@@ -17,6 +17,9 @@
 //! per lane from the platform's library, use `pown`'s routine here
 //! (`powr` its `|x|^y` part).
 //!
+//! `tanh` of floats is not here: [`super::math::tanh`] computes it in
+//! single precision.
+//!
 //! Three routines are shorter here than in the Cranelift code, and so
 //! no longer its bits (each result still the correctly rounded float but
 //! within 2^-15 ULP of a rounding boundary): `atan` on [0, 1] (under
@@ -178,6 +181,7 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
     match name {
         "sin" => return trig_one_f32(p, args[0], 0),
         "cos" => return trig_one_f32(p, args[0], 1),
+        "tanh" => return super::math::tanh(p, args[0]),
         _ => {}
     }
     let wide: Vec<P> = args

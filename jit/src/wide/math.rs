@@ -1,5 +1,5 @@
 //! Math of the wide code as zmm instruction sequences: `exp`, `exp2`,
-//! `exp10`, `log`, `log2`, `log10`, OpenCL's `fmin`/`fmax`, and 32-bit
+//! `exp10`, `log`, `log2`, `log10`, `tanh`, OpenCL's `fmin`/`fmax`, and 32-bit
 //! integer division and remainder (the functions the Cranelift code
 //! evaluates in double are in [`super::dmath`]). Each routine appends the
 //! machine IR of its sequence to a [`Program`] and returns the value it
@@ -23,6 +23,10 @@
 //! forms are the full-precision ones, as in the interpreter and the
 //! Cranelift code.
 //!
+//! `tanh` is single precision here (an odd polynomial near 0, `exp`
+//! beyond), where the Cranelift code evaluates it in double: within 1.7
+//! ULP against OpenCL's 5, not always the Cranelift code's bits.
+//!
 //! Integer division converts each half of the 16 lanes to eight doubles
 //! (exact), divides there and truncates: the quotient of two 32-bit
 //! integers is exact in double (its rounding error, below `q·2^-53`, never
@@ -35,6 +39,7 @@ use super::{Bin, CmpKind, Cvt, Op, Program, Un, K, V};
 
 /// `vcmpps` predicates (see [`CmpKind::F32`]).
 const EQ: u8 = 0;
+const LT: u8 = 1;
 const UNORD: u8 = 3;
 const GT: u8 = 14;
 
@@ -137,6 +142,54 @@ pub fn exp10(p: &mut Program, x: V) -> V {
     let ln10 = f(p, std::f32::consts::LN_10);
     let r = p.bin(Bin::FMul, d, ln10);
     exp_finish(p, x, n, r)
+}
+
+/// `tanh x` in single precision, branch-free over the 16 lanes, with
+/// `a = |x|` and the sign of `x` put back last (so `tanh(-0) = -0`):
+///
+/// - `a < 0.7`: `a + a·z·P(z)`, `z = a²`, `P` of degree 4 fitted here for
+///   least relative error (about 2^-30 in exact arithmetic; the
+///   evaluation in floats with FMAs stays within 0.85 ULP);
+/// - otherwise `1 - 2/(e^{2a} + 1)` with [`exp`]: the quotient is at most
+///   0.4 there, so `exp`'s error reaches the result damped, within 1.7 ULP
+///   with `exp` one ULP off (a simulation of every fourth float of
+///   [0.7, 10)); `e^{2a}` overflows to inf past 44 and the result is 1,
+///   as it is for `a = inf`; NaN stays NaN through `exp`.
+///
+/// The Cranelift code's routine computes `expm1(2a)/(expm1(2a) + 2)` in
+/// double (two `vdivpd` and twice the width here): within the same
+/// bound, not always the same bits.
+pub fn tanh(p: &mut Program, x: V) -> V {
+    const P: [u32; 5] = [
+        0xbeaa_aa7b,
+        0x3e08_7d77,
+        0xbd5b_608a,
+        0x3ca4_97f0,
+        0xbba8_624d,
+    ];
+    let magnitude = p.constant(0x7fff_ffff);
+    let a = p.bin(Bin::IAnd, x, magnitude);
+    let z = p.bin(Bin::FMul, a, a);
+    let mut acc = f(p, f32::from_bits(P[4]));
+    for c in P[..4].iter().rev() {
+        let c = f(p, f32::from_bits(*c));
+        acc = p.fma(acc, z, c);
+    }
+    let az = p.bin(Bin::FMul, a, z);
+    let small = p.fma(az, acc, a);
+    let twice = p.bin(Bin::FAdd, a, a);
+    let e = exp(p, twice);
+    let one = f(p, 1.0);
+    let d = p.bin(Bin::FAdd, e, one);
+    let two = f(p, 2.0);
+    let q = p.bin(Bin::FDiv, two, d);
+    let large = p.bin(Bin::FSub, one, q);
+    let bound = f(p, 0.7);
+    let near = cmp(p, CmpKind::F32, LT, a, bound);
+    let r = select(p, near, small, large);
+    let sign = p.constant(0x8000_0000);
+    let s = p.bin(Bin::IAnd, x, sign);
+    p.bin(Bin::IOr, r, s)
 }
 
 /// `e^r · 2^n` for |r| ≤ ln2/2, NaN where `x` is NaN.
