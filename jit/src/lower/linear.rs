@@ -589,13 +589,22 @@ impl FunctionCx<'_, '_> {
     /// Whether `v`'s definition reaches a value the analysis calls linear
     /// without going through memory (following variables to what is
     /// written to them): an address that is consecutive in most chunks
-    /// though the analysis cannot prove it (`clamp(x + dx, …)`).
+    /// though the analysis cannot prove it (`clamp(x + dx, …)`, or
+    /// `for (int b = lid; b < n; b += get_local_size(0))`, whose variable
+    /// the analysis calls varying because the loop's lanes may leave it
+    /// at different iterations).
+    ///
+    /// Each value is visited once: a loop's variable is read by its own
+    /// step (`b + n` reads `b`), and walking that cycle again and again
+    /// would use up the search before it reaches the linear start.
     pub fn derives_from_linear(&self, v: ValueId) -> bool {
         let mut stack = vec![(v, 0u32)];
-        let mut visited = 0;
+        let mut seen = std::collections::HashSet::new();
         while let Some((x, depth)) = stack.pop() {
-            visited += 1;
-            if visited > 64 || depth > MAX_DEPTH {
+            if !seen.insert(x) {
+                continue;
+            }
+            if seen.len() > 64 || depth > MAX_DEPTH {
                 return false;
             }
             if matches!(self.kernel.uni().shape(x), Shape::Linear(_)) {
@@ -604,6 +613,13 @@ impl FunctionCx<'_, '_> {
             let data = self.kernel.func().inst(x);
             let next: Vec<ValueId> = match &data.inst {
                 Inst::Convert { value, .. } => vec![*value],
+                // A product, quotient or shift of a lane-varying value
+                // spaces its lanes apart (`get_global_id(0) * per_item`):
+                // consecutive only for a factor of one, so the run-time test
+                // would fail in every chunk, and the walk stops there.
+                Inst::Binary(BinaryOp::Mul | BinaryOp::Div | BinaryOp::Shl | BinaryOp::Shr, ..) => {
+                    Vec::new()
+                }
                 Inst::Binary(_, a, b) | Inst::Index(a, b) | Inst::Elem(a, b) => vec![*a, *b],
                 Inst::Unary(_, a) | Inst::PtrCast(a) | Inst::PtrToInt(a) | Inst::Field(a, _) => {
                     vec![*a]
