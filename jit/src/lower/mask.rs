@@ -134,6 +134,13 @@ impl MaskCx {
         self.targets.push(target);
     }
 
+    /// Whether the code being lowered is inside a loop's body.
+    pub fn in_loop(&self) -> bool {
+        self.targets
+            .iter()
+            .any(|t| matches!(t, Target::Loop { .. }))
+    }
+
     /// Leaving the loop of the matching [`Self::enter_loop`].
     pub fn exit_loop(&mut self) {
         if let Some(Target::Loop {

@@ -298,7 +298,7 @@ impl FunctionCx<'_, '_> {
         let size = super::interleaved::element_bytes(s, comps);
         let linear = match self.kernel.uni().shape(ptr) {
             Shape::Linear(k) if k == i64::from(size) => true,
-            Shape::Varying if self.derives_from_linear(ptr) => false,
+            Shape::Varying if self.derives_from_linear(ptr, !self.mask.in_loop()) => false,
             _ => return Ok(None),
         };
         let wraps = if linear { self.wrap_points(ptr) } else { None };
