@@ -357,3 +357,72 @@ fn float_division_by_a_uniform_divisor_agrees_at_the_edges() {
         });
     }
 }
+
+/// Two-word elements (`float2`, `int2`, `uint2`) through `__global` and
+/// `__local` pointers, which the wide code moves as two halves of eight
+/// elements' memory images (`Access::pair`): consecutive elements at
+/// unaligned starts (`off` odd), reversed, strided and permuted ones (the
+/// 64-bit gathers and scatters), under a branch that leaves lanes out, a
+/// row's tail (groups of 15, 17, 33), one address in every lane, and bits
+/// that only a move keeps (NaN payloads, subnormals, `INT_MIN`).
+const PAIRS: &str = r#"
+kernel void pairs(global const float2 *in, global float2 *out, global const uint2 *uin,
+                  global int2 *iout, int off, int stride, local float2 *tmp, local int2 *itmp) {
+    int i = get_global_id(0), l = get_local_id(0), h = get_local_size(0);
+    int n = get_global_size(0) + get_global_offset(0);
+    float2 v = in[i + off] + in[off];
+    float2 e = (float2)(as_float(0x7fc00001 + i), as_float((int)0x80000001 - i));
+    if (i & 1)
+        tmp[l + off] = v;
+    else
+        tmp[l + off] = e;
+    itmp[h - 1 - l] = (int2)((int)0x80000000 + i, -1 - i);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[i] = tmp[l + off];
+    out[n + i * stride] = tmp[(l * 5) % h + off];
+    if (l % 3 != 0)
+        out[3 * n + i] = tmp[h - 1 - l + off];
+    uint2 u = uin[i];
+    iout[i + off] = itmp[l] + (int2)((int)u.x, (int)u.y);
+    if (l < h - 2)
+        iout[2 * n + i] = itmp[l + 1];
+}
+"#;
+
+#[test]
+fn two_word_elements_agree_at_every_start_stride_and_mask() {
+    let (m, k) = wide_with(
+        PAIRS,
+        "pairs",
+        &JitOptions {
+            simd_width: Some(16),
+            ..unchecked()
+        },
+    );
+    let ranges = [
+        range_1d(0, 3, 1),
+        range_1d(0, 45, 15),
+        range_1d(0, 48, 16),
+        range_1d(0, 34, 17),
+        range_1d(0, 99, 33),
+        range_1d(5, 64, 32),
+    ];
+    for off in [0, 1, 3] {
+        for stride in [1, 2] {
+            compare_launches(&m, "pairs", &k, &ranges, |r| {
+                let n = (r.global_offset[0] + r.global_size[0]) as usize;
+                let h = r.local_size[0] as usize;
+                vec![
+                    Spec::Floats(2 * (n + 4), 3),
+                    Spec::Floats(8 * n, 0),
+                    Spec::Ints(2 * n, 7),
+                    Spec::Ints(6 * n + 8, 0),
+                    Spec::Int(off),
+                    Spec::Int(stride),
+                    Spec::Local(8 * (h + 4)),
+                    Spec::Local(8 * h),
+                ]
+            });
+        }
+    }
+}

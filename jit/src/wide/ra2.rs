@@ -251,7 +251,7 @@ impl Builder {
     /// float operation with a NaN constant).
     fn bin_sources(&mut self, op: Bin, x: VReg, y: VReg) -> (V, V, Vec<Operand>) {
         let vv = |r: VReg| V(r.vreg() as u32);
-        if matches!(op, Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F) {
+        if op.moves_lanes() {
             return (vv(x), vv(y), vec![Operand::reg_use(x), Operand::reg_use(y)]);
         }
         let q = bin_is_q(op);
