@@ -100,7 +100,7 @@ pub(crate) const POOL_BASE: u32 = 1 << 30;
 
 /// The constant pool of one function: its entries and their labels. The
 /// data follows the code ([`ConstPool::emit_data`]); [`finish`] and
-/// `entry::fallback_jump_and_map` place the function so that the pool
+/// `entry::fallback_jump_pool_and_map` place the function so that the pool
 /// starts on a 64-byte line, so no entry crosses one.
 #[derive(Default)]
 pub(crate) struct ConstPool {
