@@ -5,9 +5,11 @@
 //! `x / d` and `x % d` of integers by a divisor the same in every lane but
 //! not a constant (shifts and masks for a power of two, tested at run
 //! time), and `x / d` of floats by such a divisor (a product by its
-//! reciprocal when that is a normal power of two). On a CPU without
-//! AVX-512 every kernel is refused for that reason and still agrees
-//! (Cranelift's code).
+//! reciprocal when that is a normal power of two), and two-word elements
+//! (`float2`, `int2`) moved as halves of eight elements' memory images
+//! (one vector access where consecutive, else a 64-bit gather or
+//! scatter). On a CPU without AVX-512 every kernel is refused for that
+//! reason and still agrees (Cranelift's code).
 
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
@@ -421,6 +423,59 @@ fn two_word_elements_agree_at_every_start_stride_and_mask() {
                     Spec::Int(stride),
                     Spec::Local(8 * (h + 4)),
                     Spec::Local(8 * h),
+                ]
+            });
+        }
+    }
+}
+
+/// Two-word elements in a kernel without barriers (the plain entry, its
+/// chunks in flight): consecutive loads in a loop at unaligned starts, a
+/// scatter and a gather by a permutation of the ids.
+const PAIR_LOOP: &str = r#"
+kernel void pair_loop(global const float2 *in, global float2 *out, global int2 *iout,
+                      int off, int reps) {
+    int i = get_global_id(0), n = get_global_size(0) + get_global_offset(0);
+    float2 acc = (float2)(0.0f, 0.0f);
+    for (int r = 0; r < reps; r++)
+        acc += in[i + off + r];
+    int p = (i * 7) % n;
+    out[p] = acc;
+    out[n + i] = in[p];
+    if (i % 5 != 2)
+        iout[i + off] = (int2)((int)0x80000000 + i, 0x7fffffff - p);
+}
+"#;
+
+#[test]
+fn two_word_elements_agree_in_a_plain_kernel_with_a_loop() {
+    let (m, k) = wide_with(
+        PAIR_LOOP,
+        "pair_loop",
+        &JitOptions {
+            simd_width: Some(16),
+            ..unchecked()
+        },
+    );
+    // Sizes prime to 7: `(i * 7) % n` is a permutation.
+    let ranges = [
+        range_1d(0, 3, 1),
+        range_1d(0, 45, 15),
+        range_1d(0, 48, 16),
+        range_1d(0, 99, 33),
+        range_1d(3, 64, 32),
+        range_1d(0, 1000, 40),
+    ];
+    for off in [0, 1, 3] {
+        for reps in [0, 1, 3] {
+            compare_launches(&m, "pair_loop", &k, &ranges, |r| {
+                let n = (r.global_offset[0] + r.global_size[0]) as usize;
+                vec![
+                    Spec::Floats(2 * (n + 8), 3),
+                    Spec::Floats(4 * n, 0),
+                    Spec::Ints(2 * (n + 4), 0),
+                    Spec::Int(off),
+                    Spec::Int(reps),
                 ]
             });
         }
