@@ -5,9 +5,11 @@
 //! `x / d` and `x % d` of integers by a divisor the same in every lane but
 //! not a constant (shifts and masks for a power of two, tested at run
 //! time), and `x / d` of floats by such a divisor (a product by its
-//! reciprocal when that is a normal power of two). On a CPU without
-//! AVX-512 every kernel is refused for that reason and still agrees
-//! (Cranelift's code).
+//! reciprocal when that is a normal power of two), and two-word elements
+//! (`float2`, `int2`) moved as halves of eight elements' memory images
+//! (one vector access where consecutive, else a 64-bit gather or
+//! scatter). On a CPU without AVX-512 every kernel is refused for that
+//! reason and still agrees (Cranelift's code).
 
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
@@ -355,5 +357,127 @@ fn float_division_by_a_uniform_divisor_agrees_at_the_edges() {
                 Spec::Local(4 * r.local_size[0] as usize),
             ]
         });
+    }
+}
+
+/// Two-word elements (`float2`, `int2`, `uint2`) through `__global` and
+/// `__local` pointers, which the wide code moves as two halves of eight
+/// elements' memory images (`Access::pair`): consecutive elements at
+/// unaligned starts (`off` odd), reversed, strided and permuted ones (the
+/// 64-bit gathers and scatters), under a branch that leaves lanes out, a
+/// row's tail (groups of 15, 17, 33), one address in every lane, and bits
+/// that only a move keeps (NaN payloads, subnormals, `INT_MIN`).
+const PAIRS: &str = r#"
+kernel void pairs(global const float2 *in, global float2 *out, global const uint2 *uin,
+                  global int2 *iout, int off, int stride, local float2 *tmp, local int2 *itmp) {
+    int i = get_global_id(0), l = get_local_id(0), h = get_local_size(0);
+    int n = get_global_size(0) + get_global_offset(0);
+    float2 v = in[i + off] + in[off];
+    float2 e = (float2)(as_float(0x7fc00001 + i), as_float((int)0x80000001 - i));
+    if (i & 1)
+        tmp[l + off] = v;
+    else
+        tmp[l + off] = e;
+    itmp[h - 1 - l] = (int2)((int)0x80000000 + i, -1 - i);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[i] = tmp[l + off];
+    out[n + i * stride] = tmp[(l * 5) % h + off];
+    if (l % 3 != 0)
+        out[3 * n + i] = tmp[h - 1 - l + off];
+    uint2 u = uin[i];
+    iout[i + off] = itmp[l] + (int2)((int)u.x, (int)u.y);
+    if (l < h - 2)
+        iout[2 * n + i] = itmp[l + 1];
+}
+"#;
+
+#[test]
+fn two_word_elements_agree_at_every_start_stride_and_mask() {
+    let (m, k) = wide_with(
+        PAIRS,
+        "pairs",
+        &JitOptions {
+            simd_width: Some(16),
+            ..unchecked()
+        },
+    );
+    let ranges = [
+        range_1d(0, 3, 1),
+        range_1d(0, 45, 15),
+        range_1d(0, 48, 16),
+        range_1d(0, 34, 17),
+        range_1d(0, 99, 33),
+        range_1d(5, 64, 32),
+    ];
+    for off in [0, 1, 3] {
+        for stride in [1, 2] {
+            compare_launches(&m, "pairs", &k, &ranges, |r| {
+                let n = (r.global_offset[0] + r.global_size[0]) as usize;
+                let h = r.local_size[0] as usize;
+                vec![
+                    Spec::Floats(2 * (n + 4), 3),
+                    Spec::Floats(8 * n, 0),
+                    Spec::Ints(2 * n, 7),
+                    Spec::Ints(6 * n + 8, 0),
+                    Spec::Int(off),
+                    Spec::Int(stride),
+                    Spec::Local(8 * (h + 4)),
+                    Spec::Local(8 * h),
+                ]
+            });
+        }
+    }
+}
+
+/// Two-word elements in a kernel without barriers (the plain entry, its
+/// chunks in flight): consecutive loads in a loop at unaligned starts, a
+/// scatter and a gather by a permutation of the ids.
+const PAIR_LOOP: &str = r#"
+kernel void pair_loop(global const float2 *in, global float2 *out, global int2 *iout,
+                      int off, int reps) {
+    int i = get_global_id(0), n = get_global_size(0) + get_global_offset(0);
+    float2 acc = (float2)(0.0f, 0.0f);
+    for (int r = 0; r < reps; r++)
+        acc += in[i + off + r];
+    int p = (i * 7) % n;
+    out[p] = acc;
+    out[n + i] = in[p];
+    if (i % 5 != 2)
+        iout[i + off] = (int2)((int)0x80000000 + i, 0x7fffffff - p);
+}
+"#;
+
+#[test]
+fn two_word_elements_agree_in_a_plain_kernel_with_a_loop() {
+    let (m, k) = wide_with(
+        PAIR_LOOP,
+        "pair_loop",
+        &JitOptions {
+            simd_width: Some(16),
+            ..unchecked()
+        },
+    );
+    // Sizes prime to 7: `(i * 7) % n` is a permutation.
+    let ranges = [
+        range_1d(0, 3, 1),
+        range_1d(0, 45, 15),
+        range_1d(0, 48, 16),
+        range_1d(0, 99, 33),
+        range_1d(3, 64, 32),
+        range_1d(0, 1000, 40),
+    ];
+    for off in [0, 1, 3] {
+        for reps in [0, 1, 3] {
+            compare_launches(&m, "pair_loop", &k, &ranges, |r| {
+                let n = (r.global_offset[0] + r.global_size[0]) as usize;
+                vec![
+                    Spec::Floats(2 * (n + 8), 3),
+                    Spec::Floats(4 * n, 0),
+                    Spec::Ints(2 * (n + 4), 0),
+                    Spec::Int(off),
+                    Spec::Int(reps),
+                ]
+            });
+        }
     }
 }

@@ -105,6 +105,15 @@ pub struct Access {
     /// with one: the constant compared with the bounds, no lane of the
     /// index moved to a general register (the fault path reads them).
     pub constant: Option<i32>,
+    /// Half `h` (0 or 1) of an access of two-word elements (`float2`,
+    /// `int2`): the elements of lanes `8h` to `8h + 7`, whose first words
+    /// the index's lanes address, as eight 64-bit values, the value's
+    /// lanes `2i` and `2i + 1` the two words of element `8h + i` (its
+    /// memory image; [`Bin::ZipLow`] makes it from the components,
+    /// [`Bin::UnzipEven`] takes them apart). One `vmovups` when the eight
+    /// lanes run and address consecutive elements, else a 64-bit gather or
+    /// scatter ([`pair_access`]). Only without a bounds test.
+    pub pair: Option<u8>,
 }
 
 /// Where the buffer of an access is.
@@ -184,7 +193,8 @@ pub(crate) fn refine(p: &mut Program) {
             {
                 equal.insert(d.0);
             }
-            Op::Bin { op, d, a, b } if once(d) && eq(&a) && eq(&b) => {
+            // Zipped lanes (`Bin::ZipLow`) alternate between the two.
+            Op::Bin { op, d, a, b } if once(d) && eq(&a) && eq(&b) && !op.moves_lanes() => {
                 equal.insert(d.0);
                 // Integer arithmetic of constants (an unrolled loop's
                 // counter in an index) is a constant too.
@@ -772,6 +782,14 @@ pub(crate) fn emit_access(
 ) -> Result<(), WideError> {
     let shift = split;
     let (_, ptr, _, _, how, load) = elems(op)?;
+    if let Some(h) = how.pair {
+        if !frame.held.has_buffer(how.base, ptr) {
+            load_base(a, frame, how.base, ptr)?;
+        }
+        pair_access(a, op, h)?;
+        frame.held.access((how.base, ptr), None, false, written);
+        return Ok(());
+    }
     if let (Some(c), true, None) = (how.constant, load, how.check) {
         if !frame.held.has_buffer(how.base, ptr) {
             load_base(a, frame, how.base, ptr)?;
@@ -859,6 +877,86 @@ pub(crate) fn emit_access(
         written,
     );
     Ok(())
+}
+
+/// The steps of the first words of consecutive two-word elements from
+/// lane 0 of each half: what [`pair_access`] compares its index with.
+static PAIR_STEPS: [i32; 16] = [0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14];
+
+/// Half `h` of an access of two-word elements ([`Access::pair`]), `rax`
+/// the buffer's address: when the eight lanes of the half run and their
+/// indices are lane `8h`'s plus 0, 2, …, 14, one `vmovups` of the 64
+/// bytes at lane `8h`'s element; else a `vpgatherdq` or `vpscatterdq` of
+/// the running lanes' elements (a load's other lanes zero), eight 64-bit
+/// elements where two `vpgatherdd`/`vpscatterdd` of the components moved
+/// sixteen 32-bit ones each. The scatter writes the lanes in order, a
+/// lane's element whole, as the work-items one after another would.
+/// `r10`, `r11`, `k0`, the scratch zmm and k registers are clobbered.
+fn pair_access(a: &mut CodeAssembler, op: &Op, h: u8) -> Result<(), WideError> {
+    let e = asm_err;
+    let (value, _, idx, k, _, load) = elems(op)?;
+    let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
+    let (z, km, zi) = (zmm_reg(zn)?, k_reg(kn)?, zmm_reg(xn)?);
+    let (t, ks) = (zmm_reg(SCRATCH_ZMM)?, k_reg(SCRATCH_K)?);
+    let mut slow = a.create_label();
+    let mut done = a.create_label();
+    // r10 = the index of lane 8h, sign-extended.
+    if h == 0 {
+        lane0_to_r10d(a, xn)?;
+    } else {
+        let tx = get_xmm(iced_x86::Register::XMM0 + u32::from(SCRATCH_ZMM))
+            .ok_or_else(|| WideError::Malformed("the scratch xmm".into()))?;
+        a.vextracti32x4(tx, zi, 2).map_err(e)?;
+        lane0_to_r10d(a, SCRATCH_ZMM)?;
+    }
+    // The half's lanes that run and hold r10 + 2i: all eight, or the
+    // gather or scatter.
+    a.vpbroadcastd(t, r10d).map_err(e)?;
+    a.mov(r11, PAIR_STEPS.as_ptr() as u64).map_err(e)?;
+    a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+    a.vpcmpd(k_masked(ks, kn), t, zi, 0).map_err(e)?;
+    a.kmovw(r11d, ks).map_err(e)?;
+    if h == 1 {
+        a.shr(r11d, 8).map_err(e)?;
+    }
+    a.cmp(r11b, -1).map_err(e)?;
+    a.jne(slow).map_err(e)?;
+    a.movsxd(r10, r10d).map_err(e)?;
+    if load {
+        a.vmovups(z, zmmword_ptr(rax + r10 * 4)).map_err(e)?;
+    } else {
+        a.vmovups(zmmword_ptr(rax + r10 * 4), z).map_err(e)?;
+    }
+    a.jmp(done).map_err(e)?;
+    a.set_label(&mut slow).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    // The half's indices into the scratch register (the value may be the
+    // index's register), its mask bits to the scratch k register.
+    // (`vextracti64x4` of half 0 too: AVX-512F, where a `ymm` move is
+    // AVX-512VL's.)
+    let ty = ymm_of_n(SCRATCH_ZMM)?;
+    a.vextracti64x4(ty, zi, u32::from(h)).map_err(e)?;
+    if h == 0 {
+        a.kmovw(ks, km).map_err(e)?;
+    } else {
+        a.kshiftrw(ks, km, 8).map_err(e)?;
+    }
+    if load {
+        a.vpxord(z, z, z).map_err(e)?;
+        a.vpgatherdq(zmm_masked(z, SCRATCH_K), zmmword_ptr(rax + ty * 4))
+            .map_err(e)?;
+    } else {
+        a.vpscatterdq(mem_masked(zmmword_ptr(rax + ty * 4), SCRATCH_K), z)
+            .map_err(e)?;
+    }
+    a.set_label(&mut done).map_err(e)?;
+    a.zero_bytes().map_err(e)
+}
+
+/// The lower half of zmm `n` as a ymm register.
+fn ymm_of_n(n: u8) -> Result<AsmRegisterYmm, WideError> {
+    get_ymm(iced_x86::Register::YMM0 + u32::from(n))
+        .ok_or_else(|| WideError::Malformed(format!("ymm{n}")))
 }
 
 /// The largest constant (elements) an index may be shifted by from the

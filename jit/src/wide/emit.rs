@@ -100,7 +100,7 @@ pub(crate) const POOL_BASE: u32 = 1 << 30;
 
 /// The constant pool of one function: its entries and their labels. The
 /// data follows the code ([`ConstPool::emit_data`]); [`finish`] and
-/// `entry::fallback_jump_and_map` place the function so that the pool
+/// `entry::fallback_jump_pool_and_map` place the function so that the pool
 /// starts on a 64-byte line, so no entry crosses one.
 #[derive(Default)]
 pub(crate) struct ConstPool {
@@ -337,9 +337,15 @@ macro_rules! bin_ops {
             Bin::QMulS => $a.vpmuldq($d, $x, $y),
             Bin::Rotl => $a.vprolvd($d, $x, $y),
             // Two instructions and a scratch register: `emit_pack`.
-            Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F => {
+            Bin::PackTruncD2I
+            | Bin::PackTruncD2U
+            | Bin::PackD2F
+            | Bin::ZipLow
+            | Bin::ZipHigh
+            | Bin::UnzipEven
+            | Bin::UnzipOdd => {
                 return Err(WideError::Malformed(
-                    "a packing conversion under a mask".into(),
+                    "a packing conversion or a shuffle under a mask".into(),
                 ))
             }
         }
@@ -506,6 +512,38 @@ fn emit_pack(a: &mut CodeAssembler, op: Bin, d: u8, x: u8, y: u8) -> Result<(), 
     Ok(())
 }
 
+/// The tables of `vpermi2ps` for [`Bin::ZipLow`], [`Bin::ZipHigh`],
+/// [`Bin::UnzipEven`] and [`Bin::UnzipOdd`]: lane `l` of the result is lane
+/// `t[l]` of the 32 lanes of `a` then `b`.
+pub(crate) static SHUFFLES: [[u32; 16]; 4] = [
+    [0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23],
+    [8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31],
+    [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30],
+    [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31],
+];
+
+/// `d` = the lanes of `x` and `y` moved as [`Bin::ZipLow`] and its
+/// siblings say: the table into `d` (or the scratch register, when `d` is
+/// a source), then one `vpermi2ps`; `r11` is clobbered.
+fn emit_shuffle(a: &mut CodeAssembler, op: Bin, d: u8, x: u8, y: u8) -> Result<(), WideError> {
+    let table = match op {
+        Bin::ZipLow => &SHUFFLES[0],
+        Bin::ZipHigh => &SHUFFLES[1],
+        Bin::UnzipEven => &SHUFFLES[2],
+        _ => &SHUFFLES[3],
+    };
+    let t = if d == x || d == y { SCRATCH_ZMM } else { d };
+    a.mov(r11, table.as_ptr() as u64).map_err(asm_err)?;
+    a.vmovdqu32(zmm_reg(t)?, zmmword_ptr(r11))
+        .map_err(asm_err)?;
+    a.vpermi2ps(zmm_reg(t)?, zmm_reg(x)?, zmm_reg(y)?)
+        .map_err(asm_err)?;
+    if t != d {
+        a.vmovaps(zmm_reg(d)?, zmm_reg(t)?).map_err(asm_err)?;
+    }
+    Ok(())
+}
+
 /// `d = OP a` for an [`Un`] (reads `a` before it writes `d`).
 fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError> {
     let (dz, xz) = (zmm_reg(d)?, zmm_reg(x)?);
@@ -583,6 +621,12 @@ pub(crate) fn emit_op(
             a: x,
             b: y,
         } => emit_pack(a, op, d.0 as u8, x.0 as u8, y.0 as u8)?,
+        Op::Bin {
+            op: op @ (Bin::ZipLow | Bin::ZipHigh | Bin::UnzipEven | Bin::UnzipOdd),
+            d,
+            a: x,
+            b: y,
+        } => emit_shuffle(a, op, d.0 as u8, x.0 as u8, y.0 as u8)?,
         Op::Bin { op, d, a: x, b: y } => {
             let y = pool.src(a, y)?;
             bin(a, op, z(d)?, z(x)?, y)?

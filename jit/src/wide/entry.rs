@@ -1459,19 +1459,10 @@ fn emit_by_width(
 }
 
 /// The end of every entry: the jump to `fallback` (the Cranelift code of
-/// the same kernel) under `fallback_l`, then the whole function assembled
-/// and mapped executable. Returns the mapping, the entry in it and its
-/// size in bytes.
-pub(super) fn fallback_jump_and_map(
-    a: CodeAssembler,
-    fallback_l: CodeLabel,
-    fallback: KernelEntry,
-) -> Result<(super::arena::CodeMemory, KernelEntry, usize), WideError> {
-    fallback_jump_pool_and_map(a, fallback_l, fallback, ConstPool::default())
-}
-
-/// [`fallback_jump_and_map`] with the data of the constant pool `pool`
-/// after the code (placed on a 64-byte line).
+/// the same kernel) under `fallback_l`, then the whole function with the
+/// data of the constant pool `pool` after the code (placed on a 64-byte
+/// line) assembled and mapped executable. Returns the mapping, the entry
+/// in it and its size in bytes.
 pub(super) fn fallback_jump_pool_and_map(
     mut a: CodeAssembler,
     mut fallback_l: CodeLabel,

@@ -1272,7 +1272,7 @@ fn merge_masked_writes(p: &mut Program) {
         if let (Some(Op::Bin { op, d: t, a, b }), Some(Op::MaskedCopy { d, a: from, k })) =
             (ops.get(i), ops.get(i + 1))
         {
-            let packs = matches!(op, Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F);
+            let packs = op.moves_lanes();
             if !packs && from == t && mentions.get(&t.0) == Some(&2) && ![*a, *b, *d].contains(t) {
                 p.ops.push(Op::BinMasked {
                     op: *op,
@@ -1960,6 +1960,22 @@ impl Cx<'_> {
                     Val::Vs(c, n) => (c, n),
                     _ => ([self.vec(*value)?; 4], 1),
                 };
+                if n == 2 && pairs(&how) {
+                    // The elements' memory image, lanes 0-7 then 8-15
+                    // (in the order of the work-items).
+                    let lo = self.p.bin(Bin::ZipLow, values[0], values[1]);
+                    let hi = self.p.bin(Bin::ZipHigh, values[0], values[1]);
+                    for (h, a) in [lo, hi].into_iter().enumerate() {
+                        self.p.push(Op::StoreElems {
+                            a,
+                            ptr: p.slot,
+                            idx,
+                            k,
+                            how: pair_half(how, h as u8),
+                        });
+                    }
+                    return Ok(());
+                }
                 // The last component first: an element past the end
                 // faults before any of its components is written.
                 for c in (0..usize::from(n)).rev() {
@@ -3102,6 +3118,23 @@ impl Cx<'_> {
                     return Ok(Some(self.unpack_bytes(x, signed)));
                 }
                 let n = vector_class(ty).map_or(1, |(_, n)| n);
+                if n == 2 && pairs(&how) {
+                    // Two halves of eight elements' memory images, taken
+                    // apart into the components.
+                    let [lo, hi] = [0, 1].map(|h| {
+                        let how = pair_half(how, h);
+                        self.v_op(|d| Op::LoadElems {
+                            d,
+                            ptr: ptr.slot,
+                            idx,
+                            k,
+                            how,
+                        })
+                    });
+                    let x = self.p.bin(Bin::UnzipEven, lo, hi);
+                    let y = self.p.bin(Bin::UnzipOdd, lo, hi);
+                    return Ok(Some(Val::Vs([x, y, x, y], 2)));
+                }
                 let mut out = [V(0); 4];
                 for c in (0..usize::from(n)).rev() {
                     let idx = self.component_index(idx, c);
@@ -3753,6 +3786,32 @@ fn site_loc(func: &Function, ptr: ValueId) -> Loc {
 
 /// `how` for component `c` of a vector element (a fault reports the
 /// element).
+/// Whether an access of two-word elements (`float2`, `int2`, `uint2`)
+/// made as `how` goes as two halves of eight elements' memory images
+/// ([`Access::pair`]): one vector access each where the lanes address
+/// consecutive elements, a 64-bit gather or scatter otherwise, where each
+/// component took a 32-bit one (or a vector access when the component's
+/// own lanes were consecutive, which a two-word element's are not). Not
+/// under robust access (its bounds test is a component's), nor for one
+/// address in every lane (a broadcast).
+fn pairs(how: &Access) -> bool {
+    how.check.is_none() && !how.uniform
+}
+
+/// Half `h` of a [`pairs`] access made as `how`: it tests its lanes
+/// itself, without a prefetch or a streaming store.
+fn pair_half(how: Access, h: u8) -> Access {
+    Access {
+        pair: Some(h),
+        consecutive: false,
+        known: Known::Tested,
+        prefetch: false,
+        ahead: None,
+        stream: false,
+        ..how
+    }
+}
+
 fn component_access(mut how: Access, c: usize) -> Access {
     if let Some(check) = &mut how.check {
         check.component = c as u32;

@@ -140,6 +140,38 @@ pub enum Bin {
     /// The eight doubles of `a` rounded to floats in lanes 0–7, those of
     /// `b` in lanes 8–15 (`vcvtpd2ps`). Not for [`Op::BinMasked`].
     PackD2F,
+    /// The lanes of `a` and `b` interleaved (`vpermi2ps` by a table):
+    /// `ZipLow` is `a0 b0 a1 b1 … a7 b7`, `ZipHigh` `a8 b8 … a15 b15`: the
+    /// memory image of the two-word elements (`float2`, `int2`) of lanes
+    /// 0–7 and 8–15 whose components are `a` and `b`. Not for
+    /// [`Op::BinMasked`].
+    ZipLow,
+    ZipHigh,
+    /// The even (`UnzipEven`: `a0 a2 … a14 b0 b2 … b14`) or odd lanes of
+    /// `a` then `b`: component 0 or 1 of the 16 two-word elements whose
+    /// memory image `a` and `b` hold ([`Bin::ZipLow`]'s inverse). Not for
+    /// [`Op::BinMasked`].
+    UnzipEven,
+    UnzipOdd,
+}
+
+impl Bin {
+    /// Whether the operation moves lanes across the register (so not
+    /// lane-wise, nor under a mask) and is emitted as a sequence with the
+    /// scratch register (`emit::emit_pack`, `emit::emit_shuffle`): both
+    /// operands registers.
+    pub fn moves_lanes(self) -> bool {
+        matches!(
+            self,
+            Bin::PackTruncD2I
+                | Bin::PackTruncD2U
+                | Bin::PackD2F
+                | Bin::ZipLow
+                | Bin::ZipHigh
+                | Bin::UnzipEven
+                | Bin::UnzipOdd
+        )
+    }
 }
 
 /// A lane-wise operation of one source ([`Op::Un`]).

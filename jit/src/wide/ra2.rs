@@ -251,7 +251,7 @@ impl Builder {
     /// float operation with a NaN constant).
     fn bin_sources(&mut self, op: Bin, x: VReg, y: VReg) -> (V, V, Vec<Operand>) {
         let vv = |r: VReg| V(r.vreg() as u32);
-        if matches!(op, Bin::PackTruncD2I | Bin::PackTruncD2U | Bin::PackD2F) {
+        if op.moves_lanes() {
             return (vv(x), vv(y), vec![Operand::reg_use(x), Operand::reg_use(y)]);
         }
         let q = bin_is_q(op);
@@ -1472,7 +1472,7 @@ thread_local! {
 /// The registers the allocator hands out ([`machine_env`]), made once.
 static MACHINE_ENV: std::sync::LazyLock<MachineEnv> = std::sync::LazyLock::new(machine_env);
 
-/// Where [`emit_allocated`] puts its code.
+/// Where [`emit_allocated_pooled`] puts its code.
 pub(crate) struct EmitAt<'f> {
     /// Bytes to give back to the stack at the program's end (its own
     /// frame), 0 inside a kernel entry, whose frame the entry keeps.
@@ -1514,25 +1514,10 @@ pub(crate) enum EntryCode {
     Skip(super::EntryTest, CodeLabel),
 }
 
-/// Emits the allocated program into `a` (spill slots at `[rsp]`); returns
-/// the zmm and k registers used, as bit sets. For an allocation without
-/// pool constants ([`allocate_ra2`]).
-pub(crate) fn emit_allocated(
-    a: &mut CodeAssembler,
-    alloc: &Allocated,
-    at: &mut EmitAt<'_>,
-) -> Result<(u32, u32), WideError> {
-    if !alloc.pool.is_empty() {
-        return Err(WideError::Malformed(
-            "pool constants without the function's pool".into(),
-        ));
-    }
-    emit_allocated_pooled(a, alloc, at, &mut ConstPool::default())
-}
-
-/// As [`emit_allocated`], the constants the operations read from memory
-/// labelled in `pool`, whose data the function's end must emit
-/// ([`ConstPool::emit_data`]).
+/// Emits the allocated program into `a` (spill slots at `[rsp]`), the
+/// constants its operations read from memory labelled in `pool`, whose
+/// data the function's end must emit ([`ConstPool::emit_data`]); returns
+/// the zmm and k registers used, as bit sets.
 pub(crate) fn emit_allocated_pooled(
     a: &mut CodeAssembler,
     alloc: &Allocated,

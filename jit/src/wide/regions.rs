@@ -28,13 +28,16 @@
 //! (the end group is kept in the frame).
 
 use super::access::{emit_cold, index_bounds, Base, EntryFrame};
-use super::emit::asm_err;
+use super::emit::{asm_err, ConstPool};
 use super::entry::{
-    fallback_jump_and_map, fallback_test_and_saves, range_end, EntryOptions, KernelCode,
+    fallback_jump_pool_and_map, fallback_test_and_saves, range_end, EntryOptions, KernelCode,
     KernelEntry, MemoryCounts,
 };
 use super::lower::LoweredRegions;
-use super::ra2::{allocate_ra2, emit_allocated, Allocated, EmitAt, EntryCode, EntrySteps};
+use super::ra2::{
+    allocate_ra2, allocate_ra2_pooled, emit_allocated_pooled, Allocated, EmitAt, EntryCode,
+    EntrySteps,
+};
 use super::rows::{Along, InRows, SameInEveryRow};
 use super::{EntryStep, Op, Program, WideError};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, LOCAL_ID_BITS};
@@ -152,19 +155,31 @@ pub fn compile_regions(
     }
     let start = Instant::now();
     let bodies = &lowered.bodies;
-    let allocs: Vec<Allocated> = bodies.iter().map(allocate_ra2).collect::<Result<_, _>>()?;
+    // Each region's constants read from the code's pool where the
+    // instruction takes a memory operand (`ra2::allocate_ra2_pooled`).
+    let allocs: Vec<Allocated> = bodies
+        .iter()
+        .map(allocate_ra2_pooled)
+        .collect::<Result<_, _>>()?;
     // Rows in flight only for a kernel that reads the ids of dimension 1
     // (groups of one row, as nbody's, would compile them for nothing).
     let two_d = bodies
         .iter()
         .flat_map(|b| b.ops())
         .any(|op| matches!(op, Op::GlobalId { dim: 1, .. }));
+    // The copies in flight (`rows::rows_for`) are allocated without the
+    // pool and weighed against the region allocated so too.
+    let plain: Vec<Allocated> = if two_d || chunks {
+        bodies.iter().map(allocate_ra2).collect::<Result<_, _>>()?
+    } else {
+        Vec::new()
+    };
     let same = SameInEveryRow::of(bodies, &lowered.row_steps, Along::Rows)
         .with_save_bytes(lowered.save_bytes);
     let multi: Vec<Vec<InRows>> = if two_d {
         bodies
             .iter()
-            .zip(&allocs)
+            .zip(&plain)
             .map(|(b, single)| super::rows::rows_for(b, single, &same))
             .collect::<Result<_, _>>()?
     } else {
@@ -176,7 +191,7 @@ pub fn compile_regions(
     let chunked: Vec<Vec<InRows>> = if chunks {
         bodies
             .iter()
-            .zip(&allocs)
+            .zip(&plain)
             .map(|(b, single)| super::rows::rows_for(b, single, &same_chunks))
             .collect::<Result<_, _>>()?
     } else {
@@ -227,6 +242,7 @@ pub fn compile_regions(
     frame.group_at = Some(f.g[0]);
     let q = 8;
     let mut a = CodeAssembler::new(64).map_err(asm_err)?;
+    let mut pool = ConstPool::default();
     let e = asm_err;
     let fallback_l = a.create_label();
     // Launches the bodies cannot number go to the fallback untouched.
@@ -409,7 +425,13 @@ pub fn compile_regions(
                 a.cmp(rax, r8).map_err(e)?;
                 a.jae(fewer).map_err(e)?;
                 a.mov(r15, rbp).map_err(e)?;
-                chunk_body(&mut a, &tier.alloc, &mut frame, Some(&mut steps), cancelled)?;
+                chunk_body(
+                    &mut a,
+                    &tier.alloc,
+                    &mut frame,
+                    Some(&mut steps),
+                    (cancelled, &mut pool),
+                )?;
                 // The rows' chunks in order (the same lanes: the same ids
                 // of dimension 0); one test where the rows store one
                 // successor.
@@ -434,7 +456,14 @@ pub fn compile_regions(
             a.cmp(rdi, r8).map_err(e)?;
             a.jae(y_done).map_err(e)?;
             a.mov(r15, rbp).map_err(e)?;
-            one_chunk(&mut a, alloc, &mut frame, cancelled, next, save_bytes)?;
+            one_chunk(
+                &mut a,
+                alloc,
+                &mut frame,
+                (cancelled, &mut pool),
+                next,
+                save_bytes,
+            )?;
             a.inc(rdi).map_err(e)?;
             a.jmp(y_loops[multi[r].len()]).map_err(e)?;
             a.set_label(&mut y_done).map_err(e)?;
@@ -472,7 +501,13 @@ pub fn compile_regions(
             a.lea(rax, qword_ptr(r15 + 16 * n)).map_err(e)?;
             a.cmp(rax, rsi).map_err(e)?;
             a.ja(fewer).map_err(e)?;
-            chunk_body(&mut a, &tier.alloc, &mut frame, Some(&mut steps), cancelled)?;
+            chunk_body(
+                &mut a,
+                &tier.alloc,
+                &mut frame,
+                Some(&mut steps),
+                (cancelled, &mut pool),
+            )?;
             // The chunks' `$next` tests in order (all 16 lanes in each).
             for _ in 0..n {
                 if let Some(at) = lowered.next_at {
@@ -487,7 +522,14 @@ pub fn compile_regions(
         a.zero_bytes().map_err(e)?;
         a.cmp(r15, rsi).map_err(e)?;
         a.jae(x_done).map_err(e)?;
-        one_chunk(&mut a, alloc, &mut frame, cancelled, next, save_bytes)?;
+        one_chunk(
+            &mut a,
+            alloc,
+            &mut frame,
+            (cancelled, &mut pool),
+            next,
+            save_bytes,
+        )?;
         a.add(r15, 16).map_err(e)?;
         a.jmp(x_loop).map_err(e)?;
         a.set_label(&mut x_done).map_err(e)?;
@@ -564,7 +606,7 @@ pub fn compile_regions(
         emit_split(&mut a, &f, (&mut split_lanes, &mut split_chunks), exit)?;
     }
     emit_cold(&mut a, &mut frame, opts, exit)?;
-    let (memory, entry, code_bytes) = fallback_jump_and_map(a, fallback_l, fallback)?;
+    let (memory, entry, code_bytes) = fallback_jump_pool_and_map(a, fallback_l, fallback, pool)?;
     Ok(RegionCode {
         code: KernelCode {
             _memory: memory,
@@ -735,11 +777,11 @@ fn one_chunk(
     a: &mut CodeAssembler,
     alloc: &Allocated,
     frame: &mut EntryFrame,
-    cancelled: CodeLabel,
+    (cancelled, pool): (CodeLabel, &mut ConstPool),
     next: Option<(&Frame, i32, (CodeLabel, CodeLabel))>,
     save_bytes: i32,
 ) -> Result<(), WideError> {
-    chunk_body(a, alloc, frame, None, cancelled)?;
+    chunk_body(a, alloc, frame, None, (cancelled, pool))?;
     if let Some((f, at, split)) = next {
         next_test(a, f, at, split).map_err(asm_err)?;
     }
@@ -755,10 +797,10 @@ fn chunk_body<'f>(
     alloc: &Allocated,
     frame: &'f mut EntryFrame,
     steps: Option<&'f mut EntrySteps<'f>>,
-    cancelled: CodeLabel,
+    (cancelled, pool): (CodeLabel, &mut ConstPool),
 ) -> Result<(), WideError> {
     chunk_lanes(a).map_err(asm_err)?;
-    emit_allocated(
+    emit_allocated_pooled(
         a,
         alloc,
         &mut EmitAt {
@@ -768,6 +810,7 @@ fn chunk_body<'f>(
             steps,
             fold_latches: false,
         },
+        pool,
     )?;
     Ok(())
 }
