@@ -548,6 +548,24 @@ pub(crate) fn compile(
         }
         (c, _) => c,
     };
+    // The same wide code without prefetches, for the launches too small
+    // to gain from them (`CompiledKernel::prepare`).
+    let unprefetched = match avx512.code() {
+        Some(c) if request.prefetch && c.memory.prefetched > 0 => {
+            let copy = choose_wide(&crate::wide::select::Request {
+                prefetch: false,
+                ..request
+            });
+            phases.mark("wide");
+            match (avx512.entry(), copy.entry()) {
+                (Some(main), Some(entry)) => {
+                    copy.into_code().map(|code| (main as usize, entry, code))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
     let deferred = avx512.entry().is_some();
     // A kernel too large for the optimised tier's register allocator
@@ -829,6 +847,7 @@ pub(crate) fn compile(
         past_optimised_cap: false,
         wide_needs_rows: avx512.needs_rows(),
         _avx512: avx512.into_code(),
+        unprefetched,
         fallback,
     })
 }
