@@ -549,9 +549,13 @@ pub(crate) fn compile(
         (c, _) => c,
     };
     // The same wide code without prefetches, for the launches too small
-    // to gain from them (`CompiledKernel::prepare`).
-    let unprefetched = match avx512.code() {
-        Some(c) if request.prefetch && c.memory.prefetched > 0 => {
+    // to gain from them (`CompiledKernel::prepare`). Only for a kernel
+    // without `__local` memory or barriers: emitting regions again costs
+    // more (tens of milliseconds for `benches/programs.py`'s tridiagonal
+    // solver against 0.4–2.2 for FDTD's kernels), for chunks whose flag
+    // tests are a smaller share of their work.
+    let unprefetched = match &avx512 {
+        crate::wide::select::Choice::Wide(c) if request.prefetch && c.memory.prefetched > 0 => {
             let copy = choose_wide(&crate::wide::select::Request {
                 prefetch: false,
                 ..request
