@@ -325,3 +325,39 @@ fn launches_too_small_to_prefetch_run_the_wide_code_without_prefetches() {
         }
     }
 }
+
+#[test]
+fn kernels_with_local_memory_keep_one_wide_code_whatever_the_launch() {
+    // A barrier kernel's regions are not emitted a second time: a small
+    // launch runs the one wide code.
+    let src = "kernel void tile(global const float* a, global const float* b, global float* o) {
+        local float t[256];
+        size_t l = get_local_id(0);
+        t[l] = a[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        o[get_global_id(0)] = t[255 - l] + b[get_global_id(0)];
+    }";
+    let m = build(src, "");
+    let opts = JitOptions {
+        simd_width: Some(16),
+        tiers: vecl_testkit::test_tiers(16),
+        prefetch: vecl_jit::Prefetch::On,
+        ..JitOptions::default()
+    };
+    let k = compile_kernel(&m, "tile", &opts).expect("compiles");
+    if !vecl_jit::wide::select::cpu_supported() {
+        return;
+    }
+    assert!(k.has_wide_code(), "{}", k.explain());
+    assert!(
+        k.explain().contains("regions run chunk by chunk"),
+        "{}",
+        k.explain()
+    );
+    let block = block_of(&k, &[0, 0, 0], 0.0);
+    let launch = Launch::new(1, [0; 3], [4096, 1, 1], [256, 1, 1]);
+    // SAFETY: the block is laid out for `k` (null buffers); preparing
+    // an unchecked kernel reads no buffer.
+    let prepared = unsafe { k.prepare(block.as_ptr(), &launch) };
+    assert!(!prepared.without_prefetches());
+}
