@@ -548,6 +548,28 @@ pub(crate) fn compile(
         }
         (c, _) => c,
     };
+    // The same wide code without prefetches, for the launches too small
+    // to gain from them (`CompiledKernel::prepare`). Only for a kernel
+    // without `__local` memory or barriers: emitting regions again costs
+    // more (tens of milliseconds for `benches/programs.py`'s tridiagonal
+    // solver against 0.4–2.2 for FDTD's kernels), for chunks whose flag
+    // tests are a smaller share of their work.
+    let unprefetched = match &avx512 {
+        crate::wide::select::Choice::Wide(c) if request.prefetch && c.memory.prefetched > 0 => {
+            let copy = choose_wide(&crate::wide::select::Request {
+                prefetch: false,
+                ..request
+            });
+            phases.mark("wide");
+            match (avx512.entry(), copy.entry()) {
+                (Some(main), Some(entry)) => {
+                    copy.into_code().map(|code| (main as usize, entry, code))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let wide_frame = avx512.code().map_or(0, |c| c.spill_slots * 8 + 4096);
     let deferred = avx512.entry().is_some();
     // A kernel too large for the optimised tier's register allocator
@@ -829,6 +851,7 @@ pub(crate) fn compile(
         past_optimised_cap: false,
         wide_needs_rows: avx512.needs_rows(),
         _avx512: avx512.into_code(),
+        unprefetched,
         fallback,
     })
 }

@@ -116,6 +116,12 @@ pub struct CompiledKernel {
     pub(crate) local_variables: Vec<(String, u64, u64)>,
     /// The wide AVX-512 code the entry runs, if the kernel got it.
     pub(crate) _avx512: Option<crate::wide::entry::KernelCode>,
+    /// That wide code again without its prefetches, for the launches of
+    /// fewer than [`PREFETCH_MIN_ITEMS`](crate::wide::access::PREFETCH_MIN_ITEMS)
+    /// work-items (`prepare`): the entry it stands in for (as an
+    /// address), its own entry, and its code, kept alive with the kernel.
+    /// `None` when the wide code prefetches nothing.
+    pub(crate) unprefetched: Option<(usize, EntryFn, crate::wide::entry::KernelCode)>,
     /// The Cranelift code of a kernel whose entry is the wide code, when
     /// it is compiled at the first launch that needs it (see [`Fallback`]);
     /// `None` when the entry itself holds it.
@@ -207,6 +213,8 @@ pub struct PreparedLaunch {
     launch: Launch,
     /// Some store of the code may be non-temporal: fence after it.
     streams: bool,
+    /// The entry is the wide code's copy without prefetches.
+    unprefetched: bool,
 }
 
 impl PreparedLaunch {
@@ -215,7 +223,16 @@ impl PreparedLaunch {
             entry: None,
             launch,
             streams: false,
+            unprefetched: false,
         }
+    }
+
+    /// Whether the launch runs the wide code's copy without prefetches
+    /// (a launch of fewer than
+    /// [`PREFETCH_MIN_ITEMS`](crate::wide::access::PREFETCH_MIN_ITEMS)
+    /// work-items of a kernel whose wide code prefetches).
+    pub fn without_prefetches(&self) -> bool {
+        self.unprefetched
     }
 
     /// Runs work-groups `first_group..end_group` of the prepared launch;
@@ -551,10 +568,27 @@ impl CompiledKernel {
             Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
             _ => self.entry.get(),
         };
+        // A launch too small for prefetching runs the wide code's copy
+        // without prefetches: skipped at run time (a flag tested before
+        // each), they still cost the chunk their instructions.
+        let (entry, unprefetched) = match &self.unprefetched {
+            Some((main, copy, _))
+                if entry as usize == *main
+                    && launch
+                        .global_size
+                        .iter()
+                        .fold(1u64, |n, &d| n.saturating_mul(d))
+                        < crate::wide::access::PREFETCH_MIN_ITEMS =>
+            {
+                (*copy, true)
+            }
+            _ => (entry, false),
+        };
         PreparedLaunch {
             entry: Some(entry),
             launch,
             streams: self.streams,
+            unprefetched,
         }
     }
 

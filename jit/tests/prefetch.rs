@@ -240,3 +240,124 @@ fn prefetches_past_the_end_of_a_buffer_do_not_fault() {
     });
     assert_eq!(n, chunk_edges_1d().len() * WIDTHS.len());
 }
+
+/// An argument block for `k` (buffers, then a float) with `pointers`.
+fn block_of(k: &CompiledKernel, pointers: &[u64], a: f32) -> Vec<u8> {
+    let mut block = vec![0u8; k.args_size().max(8)];
+    let mut next = pointers.iter();
+    for slot in k.args() {
+        let at = slot.offset as usize;
+        match slot.kind {
+            ArgKind::GlobalPointer => {
+                let p = *next.next().expect("a pointer per buffer");
+                block[at..at + 8].copy_from_slice(&p.to_le_bytes());
+            }
+            ArgKind::Value => block[at..at + 4].copy_from_slice(&a.to_le_bytes()),
+            kind => panic!("unexpected argument {kind:?}"),
+        }
+    }
+    block
+}
+
+#[test]
+fn launches_too_small_to_prefetch_run_the_wide_code_without_prefetches() {
+    use vecl_jit::wide::access::PREFETCH_MIN_ITEMS;
+    let src = "kernel void k(global const float* x, global const float* y, global float* o,
+                             float a) {
+        int i = get_global_id(0);
+        o[i] = a * x[i] + y[i];
+    }";
+    let m = build(src, "");
+    let compiled = |prefetch| {
+        let opts = JitOptions {
+            simd_width: Some(16),
+            tiers: vecl_testkit::test_tiers(16),
+            prefetch,
+            ..JitOptions::default()
+        };
+        compile_kernel(&m, "k", &opts).expect("compiles")
+    };
+    let k = compiled(vecl_jit::Prefetch::On);
+    if !vecl_jit::wide::select::cpu_supported() {
+        return;
+    }
+    assert!(k.has_wide_code(), "{}", k.explain());
+    assert!(
+        k.explain().contains("2 loads prefetched"),
+        "{}",
+        k.explain()
+    );
+    let without = |k: &CompiledKernel, global: [u64; 3], local: [u64; 3]| {
+        let block = block_of(k, &[0, 0, 0], 1.5);
+        let launch = Launch::new(3, [0; 3], global, local);
+        // SAFETY: the block is laid out for `k`; preparing reads no buffer.
+        unsafe { k.prepare(block.as_ptr(), &launch) }.without_prefetches()
+    };
+    let big = PREFETCH_MIN_ITEMS;
+    // Under the bound, in one dimension or three: the copy.
+    assert!(without(&k, [big - 16, 1, 1], [256, 1, 1]));
+    assert!(without(&k, [256, 256, 1], [256, 1, 1]));
+    assert!(without(&k, [64, 64, 32], [64, 1, 1]));
+    // From the bound on: the prefetching code.
+    assert!(!without(&k, [big, 1, 1], [256, 1, 1]));
+    assert!(!without(&k, [512, 512, 1], [256, 1, 1]));
+    assert!(!without(&k, [64, 64, 64], [64, 1, 1]));
+    // Ids past the wide code's reach run Cranelift's code, prefetching.
+    assert!(!without(&k, [1 << 32, 1, 1], [256, 1, 1]));
+    // A kernel compiled without prefetches has no copy.
+    let plain = compiled(vecl_jit::Prefetch::Off);
+    assert!(plain.has_wide_code(), "{}", plain.explain());
+    assert!(!without(&plain, [4096, 1, 1], [256, 1, 1]));
+    // Both codes compute the same, at the buffers' ends too.
+    for n in [4096usize, 1000, big as usize - 16, big as usize] {
+        let x = floats(n, 3);
+        let y = floats(n, 4);
+        let local = if n % 256 == 0 { 256 } else { 8 };
+        let got = run_guarded(&k, &x, &y, 1.5, local);
+        for i in 0..n {
+            let want = 1.5f32.mul_add(x[i], y[i]);
+            let plain = 1.5f32 * x[i] + y[i];
+            assert!(
+                got[i] == want || got[i] == plain,
+                "n={n}: item {i}: {} instead of {want}",
+                got[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn kernels_with_local_memory_keep_one_wide_code_whatever_the_launch() {
+    // A barrier kernel's regions are not emitted a second time: a small
+    // launch runs the one wide code.
+    let src = "kernel void tile(global const float* a, global const float* b, global float* o) {
+        local float t[256];
+        size_t l = get_local_id(0);
+        t[l] = a[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        o[get_global_id(0)] = t[255 - l] + b[get_global_id(0)];
+    }";
+    let m = build(src, "");
+    let opts = JitOptions {
+        simd_width: Some(16),
+        tiers: vecl_testkit::test_tiers(16),
+        prefetch: vecl_jit::Prefetch::On,
+        ..JitOptions::default()
+    };
+    let k = compile_kernel(&m, "tile", &opts).expect("compiles");
+    if !vecl_jit::wide::select::cpu_supported() {
+        return;
+    }
+    assert!(k.has_wide_code(), "{}", k.explain());
+    assert!(
+        k.explain().contains("regions run chunk by chunk"),
+        "{}",
+        k.explain()
+    );
+    let block = block_of(&k, &[0, 0, 0], 0.0);
+    let launch = Launch::new(1, [0; 3], [4096, 1, 1], [256, 1, 1]);
+    // SAFETY: the block is laid out for `k` (null buffers); preparing
+    // an unchecked kernel reads no buffer.
+    let prepared = unsafe { k.prepare(block.as_ptr(), &launch) };
+    assert!(!prepared.without_prefetches());
+}

@@ -528,11 +528,24 @@ fn vector_check(
 /// soon ([`launch_flags`]).
 const LINEAR_ROW: u64 = DISTANCE as u64 / 4;
 
+/// The fewest work-items of a launch whose full chunks prefetch
+/// [`DISTANCE`] bytes ahead ([`launch_flags`]). A smaller launch reads
+/// under 1 MiB through each of its consecutive streams (4-byte
+/// elements): a chain of such launches (a 256² stencil's steps) finds
+/// them in the core's L2, whose lines the hardware's own prefetchers
+/// bring to L1 in order, and the software prefetch only spends a load
+/// slot and a fill buffer a line: FDTD's 256² kernels on one thread took
+/// 6–8 % longer prefetching, 512² ones the same either way
+/// (`docs/wide.md`).
+pub const PREFETCH_MIN_ITEMS: u64 = 1 << 18;
+
 /// Sets the entry's per-call flags in its frame: `[rsp + large_at]`,
 /// whether the launch has at least `stream_min_items` work-items (its
 /// stores may stream); `[rsp + large_at + 1]` ([`EntryFrame::linear_at`]),
-/// whether a worker's chunks walk memory in order, so that the line
-/// [`DISTANCE`] bytes past a chunk's load is one it reads soon: groups of
+/// whether the fixed prefetch pays: the launch has at least
+/// [`PREFETCH_MIN_ITEMS`] work-items and a worker's chunks walk memory
+/// in order, so that the line [`DISTANCE`] bytes past a chunk's load is
+/// one it reads soon: groups of
 /// one row (dimensions 1 and 2 one wide: the groups follow each other
 /// along the row), or rows of at least [`LINEAR_ROW`] work-items. In a
 /// 16 × 16 group the next chunk is the next row's, and the line 4 KiB on
@@ -553,6 +566,10 @@ pub(crate) fn launch_flags(
     a.mov(r10, stream_min_items).map_err(e)?;
     a.cmp(rax, r10).map_err(e)?;
     a.setae(byte_ptr(rsp + frame.large_at)).map_err(e)?;
+    // Enough work-items to prefetch for: the flag's first part, kept in
+    // its byte while rax and r10 serve the group's shape.
+    a.cmp(rax, PREFETCH_MIN_ITEMS as i32).map_err(e)?;
+    a.setae(byte_ptr(rsp + frame.linear_at())).map_err(e)?;
     a.mov(rax, qword_ptr(r12 + (lo::LOCAL_SIZE + q)))
         .map_err(e)?;
     a.imul_2(rax, qword_ptr(r12 + (lo::LOCAL_SIZE + 2 * q)))
@@ -563,7 +580,7 @@ pub(crate) fn launch_flags(
         .map_err(e)?;
     a.setae(r11b).map_err(e)?;
     a.or(r10b, r11b).map_err(e)?;
-    a.mov(byte_ptr(rsp + frame.linear_at()), r10b).map_err(e)
+    a.and(byte_ptr(rsp + frame.linear_at()), r10b).map_err(e)
 }
 
 /// The prefetch of a full chunk's load at `rax + 4 * index + disp`:
@@ -1746,9 +1763,64 @@ pub fn kind(load: bool) -> AccessKind {
 
 #[cfg(test)]
 mod tests {
-    use super::{index_bounds, prefetch, Access, StepAhead, DISTANCE};
+    use super::{
+        index_bounds, launch_flags, prefetch, Access, EntryFrame, StepAhead, DISTANCE,
+        PREFETCH_MIN_ITEMS,
+    };
+    use crate::abi::launch_offsets as lo;
     use iced_x86::code_asm::*;
     use iced_x86::{Instruction, Mnemonic, Register};
+
+    /// Runs [`launch_flags`] on a launch of `global` and `local` sizes
+    /// (streaming from `stream_min` items) and returns its two flag bytes:
+    /// (large, linear).
+    fn flags(global: [u64; 3], local: [u64; 3], stream_min: u64) -> (u8, u8) {
+        let mut a = CodeAssembler::new(64).unwrap();
+        // The entry's frame: r12 the launch, the flags at [rsp + 8].
+        a.push(r12).unwrap();
+        a.mov(r12, rdi).unwrap();
+        a.sub(rsp, 16).unwrap();
+        launch_flags(&mut a, &EntryFrame::new(8, 0, 0), stream_min).unwrap();
+        a.movzx(eax, word_ptr(rsp + 8)).unwrap();
+        a.add(rsp, 16).unwrap();
+        a.pop(r12).unwrap();
+        a.ret().unwrap();
+        let (memory, at, _) = crate::wide::emit::assemble_and_map(&mut a, None).unwrap();
+        let mut launch = [0u64; 16];
+        for d in 0..3 {
+            launch[lo::GLOBAL_SIZE as usize / 8 + d] = global[d];
+            launch[lo::LOCAL_SIZE as usize / 8 + d] = local[d];
+        }
+        // SAFETY: the code above is a complete function of this
+        // signature; it reads the launch's sizes (inside `launch`) and
+        // writes only its own frame.
+        let bytes = unsafe {
+            let f: extern "C" fn(*const u64) -> u32 = std::mem::transmute(memory.as_ptr().add(at));
+            f(launch.as_ptr())
+        };
+        (bytes as u8, (bytes >> 8) as u8)
+    }
+
+    #[test]
+    fn the_fixed_prefetch_runs_in_launches_large_enough_and_walking_in_order() {
+        let big = PREFETCH_MIN_ITEMS;
+        // Rows of one group high, or long rows: in order, once large.
+        assert_eq!(flags([big, 1, 1], [256, 1, 1], 1 << 22).1, 1);
+        assert_eq!(flags([512, 512, 1], [256, 1, 1], 1 << 22).1, 1);
+        assert_eq!(flags([2048, 2048, 1], [1024, 4, 1], 1 << 22).1, 1);
+        assert_eq!(flags([64, 64, big / 4096], [64, 1, 1], 1 << 22).1, 1);
+        // One work-item short, or a 256² step: the caches hold it.
+        assert_eq!(flags([big - 1, 1, 1], [256, 1, 1], 1 << 22).1, 0);
+        assert_eq!(flags([256, 256, 1], [256, 1, 1], 1 << 22).1, 0);
+        // Tiles: the next chunk is another row's, whatever the size.
+        assert_eq!(flags([2048, 2048, 1], [16, 16, 1], 1 << 22).1, 0);
+        assert_eq!(flags([256, 256, 1], [16, 16, 1], 1 << 22).1, 0);
+        // The streaming flag is its own: at `stream_min` items and above.
+        assert_eq!(flags([big, 1, 1], [256, 1, 1], big), (1, 1));
+        assert_eq!(flags([big - 1, 1, 1], [256, 1, 1], big), (0, 0));
+        assert_eq!(flags([2048, 2048, 1], [16, 16, 1], big), (1, 0));
+        assert_eq!(flags([64, 1, 1], [64, 1, 1], 0), (1, 0));
+    }
 
     fn prefetched(ahead: Option<StepAhead>) -> Vec<Instruction> {
         prefetched_if(ahead, None)
