@@ -7,7 +7,9 @@
 use crate::abi;
 use crate::define::{define_kernel_function, finalized_entry};
 use crate::explain::{explain, Facts};
-use crate::kernel::{CodeMemory, CompiledKernel, Fallback, LaneCopies, ModuleData, Unbounded};
+use crate::kernel::{
+    CodeMemory, CompiledKernel, Fallback, LaneCopies, ModuleData, Unbounded, Unprefetched,
+};
 use crate::launch_proofs::LaunchProofs;
 use crate::tiers::{self, Entry, FinalCode, Tier, Tiers, Upgrade};
 use crate::timing::Phases;
@@ -22,6 +24,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::default_libcall_names;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use vecl_ir::transform::pipeline::{Pipeline, PipelineError, PipelineOptions};
@@ -548,25 +551,17 @@ pub(crate) fn compile(
         }
         (c, _) => c,
     };
-    // The same wide code without prefetches, for the launches too small
-    // to gain from them (`CompiledKernel::prepare`). Only for a kernel
-    // without `__local` memory or barriers: emitting regions again costs
-    // more (tens of milliseconds for `benches/programs.py`'s tridiagonal
-    // solver against 0.4–2.2 for FDTD's kernels), for chunks whose flag
-    // tests are a smaller share of their work.
-    let unprefetched = match &avx512 {
+    // Whether the wide code prefetches: launches too small to gain from
+    // it then run a copy compiled without prefetches, made at the
+    // `UNPREFETCHED_AFTER`-th such launch (`CompiledKernel::prepare`),
+    // so that a kernel launched once pays nothing for it. Only for a
+    // kernel without `__local` memory or barriers: its regions' copy
+    // costs more to make (tens of milliseconds for `benches/programs.py`'s
+    // tridiagonal solver against 0.4–2.2 for FDTD's kernels), for chunks
+    // whose flag tests are a smaller share of their work.
+    let unprefetched_from = match &avx512 {
         crate::wide::select::Choice::Wide(c) if request.prefetch && c.memory.prefetched > 0 => {
-            let copy = choose_wide(&crate::wide::select::Request {
-                prefetch: false,
-                ..request
-            });
-            phases.mark("wide");
-            match (avx512.entry(), copy.entry()) {
-                (Some(main), Some(entry)) => {
-                    copy.into_code().map(|code| (main as usize, entry, code))
-                }
-                _ => None,
-            }
+            avx512.entry().map(|e| e as usize)
         }
         _ => None,
     };
@@ -851,7 +846,24 @@ pub(crate) fn compile(
         past_optimised_cap: false,
         wide_needs_rows: avx512.needs_rows(),
         _avx512: avx512.into_code(),
-        unprefetched,
+        unprefetched: unprefetched_from.map(|main| {
+            Box::new(Unprefetched {
+                main,
+                module: module.clone(),
+                opts: JitOptions {
+                    prefetch: Prefetch::Off,
+                    dump_clif: false,
+                    simd_width: Some(w),
+                    ..opts.clone()
+                },
+                tier,
+                data: data_base,
+                lanes_along,
+                trust,
+                small_launches: AtomicU32::new(0),
+                code: OnceLock::new(),
+            })
+        }),
         fallback,
     })
 }

@@ -10,6 +10,7 @@ use crate::tiers::{Entry, FinalCode, Tier, Upgrade};
 use crate::width::WIDE_WIDTH;
 use crate::{lane_axis, layout, regions, JitOptions};
 use cranelift_jit::JITModule;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use vecl_ir::Module;
 
@@ -116,12 +117,11 @@ pub struct CompiledKernel {
     pub(crate) local_variables: Vec<(String, u64, u64)>,
     /// The wide AVX-512 code the entry runs, if the kernel got it.
     pub(crate) _avx512: Option<crate::wide::entry::KernelCode>,
-    /// That wide code again without its prefetches, for the launches of
+    /// The kernel compiled again without prefetches, for the launches of
     /// fewer than [`PREFETCH_MIN_ITEMS`](crate::wide::access::PREFETCH_MIN_ITEMS)
-    /// work-items (`prepare`): the entry it stands in for (as an
-    /// address), its own entry, and its code, kept alive with the kernel.
-    /// `None` when the wide code prefetches nothing.
-    pub(crate) unprefetched: Option<(usize, EntryFn, crate::wide::entry::KernelCode)>,
+    /// work-items (`prepare`, see [`Unprefetched`]). `None` when the wide
+    /// code prefetches nothing.
+    pub(crate) unprefetched: Option<Box<Unprefetched>>,
     /// The Cranelift code of a kernel whose entry is the wide code, when
     /// it is compiled at the first launch that needs it (see [`Fallback`]);
     /// `None` when the entry itself holds it.
@@ -298,6 +298,36 @@ pub(crate) struct Fallback {
     pub(crate) asked: Option<JitOptions>,
     /// `None` inside when it could not be made or would not fit the
     /// kernel's launches.
+    pub(crate) code: OnceLock<Option<CompiledKernel>>,
+}
+
+/// How many launches too small to prefetch for a kernel's wide code runs
+/// before its copy without prefetches is made ([`Unprefetched`]).
+pub const UNPREFETCHED_AFTER: u32 = 8;
+
+/// What compiles a kernel's wide code again without prefetches, at its
+/// [`UNPREFETCHED_AFTER`]-th launch of fewer than
+/// [`PREFETCH_MIN_ITEMS`](crate::wide::access::PREFETCH_MIN_ITEMS)
+/// work-items. Such a launch's streams stay in the core's caches, where
+/// the fixed prefetch only spends instructions: skipped at run time by
+/// the entry's flag, its tests still cost a short chunk its issue slots
+/// (FDTD's 256² steps 6–8 % on one thread, `docs/wide.md`). Made late so
+/// that a kernel launched once or twice (and its first result) pays
+/// nothing for the copy; a chain of small launches pays one compile.
+pub(crate) struct Unprefetched {
+    /// The entry the copy stands in for (the wide code's, as an address).
+    pub(crate) main: usize,
+    pub(crate) module: Module,
+    /// The kernel's options with `prefetch` off and its width fixed.
+    pub(crate) opts: JitOptions,
+    pub(crate) tier: Tier,
+    pub(crate) data: u64,
+    pub(crate) lanes_along: usize,
+    pub(crate) trust: Trust,
+    /// Small launches of the wide code so far.
+    pub(crate) small_launches: AtomicU32,
+    /// `None` inside when it could not be made or would not share the
+    /// kernel's layout.
     pub(crate) code: OnceLock<Option<CompiledKernel>>,
 }
 
@@ -568,27 +598,34 @@ impl CompiledKernel {
             Some(f) if whole(launch.local_size[0]) && whole(launch.global_size[0]) => f,
             _ => self.entry.get(),
         };
-        // A launch too small for prefetching runs the wide code's copy
-        // without prefetches: skipped at run time (a flag tested before
-        // each), they still cost the chunk their instructions.
-        let (entry, unprefetched) = match &self.unprefetched {
-            Some((main, copy, _))
-                if entry as usize == *main
-                    && launch
-                        .global_size
-                        .iter()
-                        .fold(1u64, |n, &d| n.saturating_mul(d))
-                        < crate::wide::access::PREFETCH_MIN_ITEMS =>
-            {
-                (*copy, true)
+        // A chain of launches too small for prefetching runs the copy
+        // without prefetches ([`Unprefetched`]).
+        if let Some(u) = &self.unprefetched {
+            let items = launch
+                .global_size
+                .iter()
+                .fold(1u64, |n, &d| n.saturating_mul(d));
+            if entry as usize == u.main && items < crate::wide::access::PREFETCH_MIN_ITEMS {
+                let made = u.code.get().is_some();
+                if made
+                    || u.small_launches.fetch_add(1, Ordering::Relaxed) + 1 >= UNPREFETCHED_AFTER
+                {
+                    if let Some(copy) = self.unprefetched_code(u) {
+                        // SAFETY: the copy has this kernel's layout
+                        // (checked in `unprefetched_code`): the caller's
+                        // contract carries over.
+                        let mut prepared = unsafe { copy.prepare(args, &launch) };
+                        prepared.unprefetched = prepared.entry.is_some();
+                        return prepared;
+                    }
+                }
             }
-            _ => (entry, false),
-        };
+        }
         PreparedLaunch {
             entry: Some(entry),
             launch,
             streams: self.streams,
-            unprefetched,
+            unprefetched: false,
         }
     }
 
@@ -701,6 +738,33 @@ impl CompiledKernel {
             // The runtime sized the argument block and `__local` memory
             // for this kernel; the context area it sizes after `prepare`
             // (`context_size` counts this code's once it is here).
+            let (args, size, tail, local, _, w) = made.layout();
+            let ok = args == self.args
+                && size == self.args_size
+                && tail == self.checked_tail
+                && local == self.static_local_size
+                && w == self.simd_width;
+            ok.then_some(made)
+        });
+        code.as_ref()
+    }
+
+    /// The copy without prefetches (see [`Unprefetched`]), compiled at its
+    /// first use.
+    fn unprefetched_code<'s>(&'s self, u: &'s Unprefetched) -> Option<&'s CompiledKernel> {
+        let code = u.code.get_or_init(|| {
+            let made = guarded(&self.name, || {
+                compile(
+                    &u.module,
+                    &self.name,
+                    &u.opts,
+                    u.tier,
+                    Some(u.data),
+                    u.lanes_along,
+                    (u.trust, Width::Fixed),
+                )
+            })
+            .ok()?;
             let (args, size, tail, local, _, w) = made.layout();
             let ok = args == self.args
                 && size == self.args_size

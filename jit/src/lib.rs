@@ -39,7 +39,7 @@ pub(crate) use compile::isa_has;
 pub use compile::{compile_kernel, compile_kernel_in, make_tables, OPTIMISED_MAX_CLIF};
 pub use error::JitError;
 pub use frame::{MAX_FRAME_BYTES, WORKER_STACK_BYTES};
-pub use kernel::{CompiledKernel, ModuleData, PreparedLaunch};
+pub use kernel::{CompiledKernel, ModuleData, PreparedLaunch, UNPREFETCHED_AFTER};
 pub use options::{JitOptions, PhaseReport, Prefetch, Rsqrt};
 pub use tiers::{FinalCode, Tiers};
 pub use width::WIDE_WIDTH;

@@ -260,7 +260,7 @@ fn block_of(k: &CompiledKernel, pointers: &[u64], a: f32) -> Vec<u8> {
 }
 
 #[test]
-fn launches_too_small_to_prefetch_run_the_wide_code_without_prefetches() {
+fn chains_of_launches_too_small_to_prefetch_run_the_wide_code_without_prefetches() {
     use vecl_jit::wide::access::PREFETCH_MIN_ITEMS;
     let src = "kernel void k(global const float* x, global const float* y, global float* o,
                              float a) {
@@ -294,6 +294,13 @@ fn launches_too_small_to_prefetch_run_the_wide_code_without_prefetches() {
         unsafe { k.prepare(block.as_ptr(), &launch) }.without_prefetches()
     };
     let big = PREFETCH_MIN_ITEMS;
+    // The copy is made at the UNPREFETCHED_AFTER-th small launch: the
+    // ones before run the prefetching code, as do large ones, which do
+    // not count.
+    for _ in 1..vecl_jit::UNPREFETCHED_AFTER {
+        assert!(!without(&k, [4096, 1, 1], [256, 1, 1]));
+        assert!(!without(&k, [big, 1, 1], [256, 1, 1]));
+    }
     // Under the bound, in one dimension or three: the copy.
     assert!(without(&k, [big - 16, 1, 1], [256, 1, 1]));
     assert!(without(&k, [256, 256, 1], [256, 1, 1]));
