@@ -390,7 +390,14 @@ impl CompiledKernel {
             .and_then(|f| f.code.get())
             .and_then(Option::as_ref)
             .map_or(0, |k| k.context_size(items_per_group));
-        own.max(fallback)
+        // So may the copy without prefetches, once made.
+        let unprefetched = self
+            .unprefetched
+            .as_deref()
+            .and_then(|u| u.code.get())
+            .and_then(Option::as_ref)
+            .map_or(0, |k| k.context_size(items_per_group));
+        own.max(fallback).max(unprefetched)
     }
 
     pub fn simd_width(&self) -> u32 {
