@@ -849,19 +849,23 @@ pub(crate) fn compile(
         unprefetched: unprefetched_from.map(|main| {
             Box::new(Unprefetched {
                 main,
-                module: module.clone(),
-                opts: JitOptions {
-                    prefetch: Prefetch::Off,
-                    dump_clif: false,
-                    simd_width: Some(w),
-                    ..opts.clone()
-                },
-                tier,
-                data: data_base,
-                lanes_along,
-                trust,
                 small_launches: AtomicU32::new(0),
-                code: OnceLock::new(),
+                copy: Fallback {
+                    module: module.clone(),
+                    opts: JitOptions {
+                        prefetch: Prefetch::Off,
+                        dump_clif: false,
+                        simd_width: Some(w),
+                        ..opts.clone()
+                    },
+                    tier,
+                    data: data_base,
+                    lanes_along,
+                    trust,
+                    width,
+                    asked: None,
+                    code: OnceLock::new(),
+                },
             })
         }),
         fallback,

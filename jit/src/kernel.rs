@@ -302,7 +302,8 @@ pub(crate) struct Fallback {
 }
 
 /// How many launches too small to prefetch for a kernel's wide code runs
-/// before its copy without prefetches is made ([`Unprefetched`]).
+/// before its copy without prefetches is made (see `CompiledKernel`'s
+/// `prepare`).
 pub const UNPREFETCHED_AFTER: u32 = 8;
 
 /// What compiles a kernel's wide code again without prefetches, at its
@@ -317,18 +318,11 @@ pub const UNPREFETCHED_AFTER: u32 = 8;
 pub(crate) struct Unprefetched {
     /// The entry the copy stands in for (the wide code's, as an address).
     pub(crate) main: usize,
-    pub(crate) module: Module,
-    /// The kernel's options with `prefetch` off and its width fixed.
-    pub(crate) opts: JitOptions,
-    pub(crate) tier: Tier,
-    pub(crate) data: u64,
-    pub(crate) lanes_along: usize,
-    pub(crate) trust: Trust,
     /// Small launches of the wide code so far.
     pub(crate) small_launches: AtomicU32,
-    /// `None` inside when it could not be made or would not share the
-    /// kernel's layout.
-    pub(crate) code: OnceLock<Option<CompiledKernel>>,
+    /// The kernel's module and options, `prefetch` off and the width
+    /// fixed: compiled as the deferred Cranelift code is.
+    pub(crate) copy: Fallback,
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -394,7 +388,7 @@ impl CompiledKernel {
         let unprefetched = self
             .unprefetched
             .as_deref()
-            .and_then(|u| u.code.get())
+            .and_then(|u| u.copy.code.get())
             .and_then(Option::as_ref)
             .map_or(0, |k| k.context_size(items_per_group));
         own.max(fallback).max(unprefetched)
@@ -613,13 +607,13 @@ impl CompiledKernel {
                 .iter()
                 .fold(1u64, |n, &d| n.saturating_mul(d));
             if entry as usize == u.main && items < crate::wide::access::PREFETCH_MIN_ITEMS {
-                let made = u.code.get().is_some();
+                let made = u.copy.code.get().is_some();
                 if made
                     || u.small_launches.fetch_add(1, Ordering::Relaxed) + 1 >= UNPREFETCHED_AFTER
                 {
-                    if let Some(copy) = self.unprefetched_code(u) {
+                    if let Some(copy) = self.fallback_code(&u.copy) {
                         // SAFETY: the copy has this kernel's layout
-                        // (checked in `unprefetched_code`): the caller's
+                        // (checked in `fallback_code`): the caller's
                         // contract carries over.
                         let mut prepared = unsafe { copy.prepare(args, &launch) };
                         prepared.unprefetched = prepared.entry.is_some();
@@ -726,8 +720,9 @@ impl CompiledKernel {
         copy.as_ref().map(|c| (d, c))
     }
 
-    /// The Cranelift code of a kernel whose entry is the wide code,
-    /// compiled at its first use (see [`Fallback`]).
+    /// The Cranelift code of a kernel whose entry is the wide code, or
+    /// its copy without prefetches ([`Unprefetched`]), compiled at its
+    /// first use (see [`Fallback`]).
     fn fallback_code<'s>(&'s self, f: &'s Fallback) -> Option<&'s CompiledKernel> {
         let code = f.code.get_or_init(|| {
             let made = guarded(&self.name, || {
@@ -745,33 +740,6 @@ impl CompiledKernel {
             // The runtime sized the argument block and `__local` memory
             // for this kernel; the context area it sizes after `prepare`
             // (`context_size` counts this code's once it is here).
-            let (args, size, tail, local, _, w) = made.layout();
-            let ok = args == self.args
-                && size == self.args_size
-                && tail == self.checked_tail
-                && local == self.static_local_size
-                && w == self.simd_width;
-            ok.then_some(made)
-        });
-        code.as_ref()
-    }
-
-    /// The copy without prefetches (see [`Unprefetched`]), compiled at its
-    /// first use.
-    fn unprefetched_code<'s>(&'s self, u: &'s Unprefetched) -> Option<&'s CompiledKernel> {
-        let code = u.code.get_or_init(|| {
-            let made = guarded(&self.name, || {
-                compile(
-                    &u.module,
-                    &self.name,
-                    &u.opts,
-                    u.tier,
-                    Some(u.data),
-                    u.lanes_along,
-                    (u.trust, Width::Fixed),
-                )
-            })
-            .ok()?;
             let (args, size, tail, local, _, w) = made.layout();
             let ok = args == self.args
                 && size == self.args_size

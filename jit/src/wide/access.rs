@@ -112,7 +112,7 @@ pub struct Access {
     /// memory image; [`Bin::ZipLow`] makes it from the components,
     /// [`Bin::UnzipEven`] takes them apart). One `vmovups` when the eight
     /// lanes run and address consecutive elements, else a 64-bit gather or
-    /// scatter ([`pair_access`]). Only without a bounds test.
+    /// scatter (`pair_access`). Only without a bounds test.
     pub pair: Option<u8>,
 }
 
@@ -529,7 +529,7 @@ fn vector_check(
 const LINEAR_ROW: u64 = DISTANCE as u64 / 4;
 
 /// The fewest work-items of a launch whose full chunks prefetch
-/// [`DISTANCE`] bytes ahead ([`launch_flags`]). A smaller launch reads
+/// `DISTANCE` bytes ahead (`launch_flags`). A smaller launch reads
 /// under 1 MiB through each of its consecutive streams (4-byte
 /// elements): a chain of such launches (a 256² stencil's steps) finds
 /// them in the core's L2, whose lines the hardware's own prefetchers
