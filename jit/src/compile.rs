@@ -751,22 +751,44 @@ pub(crate) fn compile(
         .or(code)
         .ok_or_else(|| codegen("neither code generator produced an entry".into()))?;
     let entry = Arc::new(Entry::new(entry_fn));
+    // What compiles this kernel again at a launch that needs it, with
+    // `opts` (its width fixed) in place of the kernel's options.
+    let deferred_copy = |opts: JitOptions, asked: Option<JitOptions>| Fallback {
+        module: module.clone(),
+        opts: JitOptions {
+            dump_clif: false,
+            simd_width: Some(w),
+            ..opts
+        },
+        tier,
+        data: data_base,
+        lanes_along,
+        trust,
+        width,
+        asked,
+        code: OnceLock::new(),
+    };
     let fallback = deferred.then(|| {
-        Box::new(Fallback {
-            module: module.clone(),
-            opts: JitOptions {
+        Box::new(deferred_copy(
+            JitOptions {
                 wide: false,
-                dump_clif: false,
-                simd_width: Some(w),
                 ..opts.clone()
             },
-            tier,
-            data: data_base,
-            lanes_along,
-            trust,
-            width,
-            asked: (!lowered_now).then(|| opts.clone()),
-            code: OnceLock::new(),
+            (!lowered_now).then(|| opts.clone()),
+        ))
+    });
+    // Its wide code without prefetches (see `Unprefetched`).
+    let unprefetched = unprefetched_from.map(|main| {
+        Box::new(Unprefetched {
+            main,
+            small_launches: AtomicU32::new(0),
+            copy: deferred_copy(
+                JitOptions {
+                    prefetch: Prefetch::Off,
+                    ..opts.clone()
+                },
+                None,
+            ),
         })
     });
     let wide_entry = Arc::new(match wide_code {
@@ -846,28 +868,7 @@ pub(crate) fn compile(
         past_optimised_cap: false,
         wide_needs_rows: avx512.needs_rows(),
         _avx512: avx512.into_code(),
-        unprefetched: unprefetched_from.map(|main| {
-            Box::new(Unprefetched {
-                main,
-                small_launches: AtomicU32::new(0),
-                copy: Fallback {
-                    module: module.clone(),
-                    opts: JitOptions {
-                        prefetch: Prefetch::Off,
-                        dump_clif: false,
-                        simd_width: Some(w),
-                        ..opts.clone()
-                    },
-                    tier,
-                    data: data_base,
-                    lanes_along,
-                    trust,
-                    width,
-                    asked: None,
-                    code: OnceLock::new(),
-                },
-            })
-        }),
+        unprefetched,
         fallback,
     })
 }
