@@ -13,12 +13,15 @@
 //! lane's result is the Cranelift code's to the bit (NaN payloads aside:
 //! x86 keeps the first NaN operand's, and the operand orders differ), and
 //! its error against the OpenCL bounds is the one measured for that code
-//! (`docs/builtins.md`). `pow` and `powr`, which the Cranelift code calls
-//! per lane from the platform's library, use `pown`'s routine here
-//! (`powr` its `|x|^y` part).
+//! (`docs/builtins.md`).
 //!
 //! `tanh` of floats is not here: [`super::math::tanh`] computes it in
-//! single precision.
+//! single precision. Nor are `pow` and `powr` of a positive finite base
+//! and a finite exponent ([`super::math::pow_positive`], single precision
+//! with the logarithm in two floats); their other lanes, which the
+//! Cranelift code hands to the platform's library per lane, take
+//! `pown`'s routine here (`powr` its `|x|^y` part) in a skipped region
+//! ([`pow_f32`]).
 //!
 //! Three routines are shorter here than in the Cranelift code, and so
 //! no longer its bits (each result still the correctly rounded float but
@@ -182,6 +185,7 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
         "sin" => return trig_one_f32(p, args[0], 0),
         "cos" => return trig_one_f32(p, args[0], 1),
         "tanh" => return super::math::tanh(p, args[0]),
+        "pow" | "powr" => return pow_f32(p, name, args[0], args[1]),
         _ => {}
     }
     let wide: Vec<P> = args
@@ -198,6 +202,66 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
         .collect();
     let r = D { p, cold: false }.math(name, &wide);
     p.bin(Bin::PackD2F, r.0[0], r.0[1])
+}
+
+/// `pow` or `powr` (`name`) of the 16 floats `x` and `y`: in single
+/// precision ([`super::math::pow_positive`]) where `x` is positive and
+/// finite and `y` finite, and a chunk with another lane (zero, negative,
+/// infinite or NaN `x`, infinite or NaN `y`) runs the double routine for
+/// it in a skipped region ([`Op::IfAny`]), which gives every special case
+/// (`pow_family`'s whole routine, as before).
+fn pow_f32(p: &mut Program, name: &str, x: V, y: V) -> V {
+    let plain = super::math::pow_positive(p, x, y);
+    let r = p.v();
+    p.push(Op::Copy { d: r, a: plain });
+    let zero = p.constant(0);
+    let inf = p.constant(f32::INFINITY.to_bits());
+    let abs = p.constant(0x7fff_ffff);
+    let ay = p.bin(Bin::IAnd, y, abs);
+    let mut test = |a: V, pred: u8, b: V| {
+        let d = p.k();
+        p.push(Op::Compare2 {
+            kind: CmpKind::F32,
+            pred,
+            d,
+            a,
+            b,
+        });
+        d
+    };
+    // Ordered compares: a NaN fails each.
+    let (positive, finite, y_finite) = (test(x, GT, zero), test(x, LT, inf), test(ay, LT, inf));
+    let both = p.k();
+    p.push(Op::KAnd {
+        d: both,
+        a: positive,
+        b: finite,
+    });
+    let ok = p.k();
+    p.push(Op::KAnd {
+        d: ok,
+        a: both,
+        b: y_finite,
+    });
+    let special = p.k();
+    p.push(Op::KNot { d: special, a: ok });
+    p.push(Op::IfAny { k: special });
+    let wide = |p: &mut Program, a: V| P([p.un(Un::F2DLow, a), p.un(Un::F2DHigh, a)]);
+    let (xw, yw) = (wide(p, x), wide(p, y));
+    let mut d = D { p, cold: true };
+    let whole = if name == "powr" {
+        d.powr_d(xw, yw)
+    } else {
+        d.pow_d(xw, yw)
+    };
+    let packed = d.p.bin(Bin::PackD2F, whole.0[0], whole.0[1]);
+    d.p.push(Op::MaskedCopy {
+        d: r,
+        a: packed,
+        k: special,
+    });
+    p.push(Op::EndIf);
+    r
 }
 
 /// `sin` (`which` 0) or `cos` (1) of the 16 floats `x` in single

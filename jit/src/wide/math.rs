@@ -1,5 +1,5 @@
 //! Math of the wide code as zmm instruction sequences: `exp`, `exp2`,
-//! `exp10`, `log`, `log2`, `log10`, `tanh`, OpenCL's `fmin`/`fmax`, and 32-bit
+//! `exp10`, `log`, `log2`, `log10`, `tanh`, `pow`'s common lanes, OpenCL's `fmin`/`fmax`, and 32-bit
 //! integer division and remainder (the functions the Cranelift code
 //! evaluates in double are in [`super::dmath`]). Each routine appends the
 //! machine IR of its sequence to a [`Program`] and returns the value it
@@ -25,7 +25,11 @@
 //!
 //! `tanh` is single precision here (an odd polynomial near 0, `exp`
 //! beyond), where the Cranelift code evaluates it in double: within 1.7
-//! ULP against OpenCL's 5, not always the Cranelift code's bits.
+//! ULP against OpenCL's 5, not always the Cranelift code's bits. So is
+//! `pow` of a positive finite base and a finite exponent
+//! ([`pow_positive`]: `2^(y·log2 x)` with the logarithm and the product
+//! in two floats, within 1.8 ULP against OpenCL's 16; the Cranelift code
+//! calls the platform's `pow`).
 //!
 //! Integer division converts each half of the 16 lanes to eight doubles
 //! (exact), divides there and truncates: the quotient of two 32-bit
@@ -269,11 +273,24 @@ fn fixup(p: &mut Program, r: V, x: V, table: u32) -> V {
     r
 }
 
-/// `log x` in `base`: `x = 2^e·m` with `m` in [√2/2, √2), `ln m =
-/// 2·atanh((m-1)/(m+1))` by its series to `z⁴` (`vmath.rs`), the
-/// exponent's term added in the base's units; 0 → -inf, +inf → +inf,
-/// negative or NaN → NaN.
-pub fn log(p: &mut Program, x: V, base: Base) -> V {
+/// `ln m` of `x = 2^e·m` in parts: `e` (a float), `fr = m - 1`, `den =
+/// fr + 2`, `s = fr/den`, `2s` and the series' tail `s·z·P(z)` with `z =
+/// s²` and `P`'s coefficients `2/3, 2/5, …, 2/(2·terms + 1)`, so that `ln m
+/// = 2s + tail` (`2·atanh s`), `m` in [√2/2, √2); `sz = s·z` and `acc =
+/// P(z)` for a caller that recovers the tail's rounding ([`pow_positive`]).
+struct LnParts {
+    e: V,
+    fr: V,
+    den: V,
+    s: V,
+    s2: V,
+    z: V,
+    sz: V,
+    acc: V,
+    tail: V,
+}
+
+fn ln_parts(p: &mut Program, x: V, terms: usize) -> LnParts {
     let e = p.un(Un::GetExp, x);
     let m = p.un(Un::GetMant, x);
     let sq2 = f(p, std::f32::consts::SQRT_2);
@@ -287,52 +304,101 @@ pub fn log(p: &mut Program, x: V, base: Base) -> V {
     let den = p.bin(Bin::FAdd, fr, two);
     let s = p.bin(Bin::FDiv, fr, den);
     let z = p.bin(Bin::FMul, s, s);
-    let mut acc = f(p, 2.0 / 9.0);
-    for k in (1..4).rev() {
+    let mut acc = f(p, 2.0 / (2 * terms + 1) as f32);
+    for k in (1..terms).rev() {
         let c = f(p, 2.0 / (2 * k + 1) as f32);
         acc = p.fma(acc, z, c);
     }
     let sz = p.bin(Bin::FMul, s, z);
     let tail = p.bin(Bin::FMul, sz, acc);
     let s2 = p.bin(Bin::FAdd, s, s);
+    LnParts {
+        e,
+        fr,
+        den,
+        s,
+        s2,
+        z,
+        sz,
+        acc,
+        tail,
+    }
+}
+
+/// `log x` in `base`: `x = 2^e·m` with `m` in [√2/2, √2), `ln m =
+/// 2·atanh((m-1)/(m+1))` by its series to `z⁴` (`vmath.rs`), the
+/// exponent's term added in the base's units; 0 → -inf, +inf → +inf,
+/// negative or NaN → NaN.
+pub fn log(p: &mut Program, x: V, base: Base) -> V {
+    let l = ln_parts(p, x, 4);
     let r = match base {
         Base::E => {
-            let lm = p.bin(Bin::FAdd, s2, tail);
+            let lm = p.bin(Bin::FAdd, l.s2, l.tail);
             let c_hi = f(p, f32::from_bits(0x3f31_7200));
             let c_lo = f(p, 1.428_606_8e-6);
-            let a = p.bin(Bin::FMul, e, c_hi);
-            let b = p.fma(e, c_lo, lm);
+            let a = p.bin(Bin::FMul, l.e, c_hi);
+            let b = p.fma(l.e, c_lo, lm);
             p.bin(Bin::FAdd, a, b)
         }
-        Base::Two | Base::Ten => log_other_base(p, base, e, fr, den, s, s2, tail),
+        Base::Two | Base::Ten => {
+            let (sum, low) = log_other_base(p, base, &l, false);
+            p.bin(Bin::FAdd, sum, low)
+        }
     };
     fixup(p, r, x, LOG_SPECIALS)
 }
 
-/// `e·log_b(2) + ln(m)·log_b(e)` for base 2 or 10 with `ln m = 2s + tail`
-/// carried in two floats: the multiplication by `log_b(e)` in one float
-/// would add up to 1.5 ULP to the logarithm's own error (3.02 ULP for
-/// `log2` just below √2), so `s = fr / den` gets its low part (the
-/// rounding errors of `den = fr + 2` and of the division, recovered with
-/// an FMA), the product is taken in two floats, and the exponent's term
-/// is added by an exact two-sum (`|e| ≥ 1` beside a product below 0.5, or
-/// `e = 0`).
-#[allow(clippy::too_many_arguments)]
-fn log_other_base(p: &mut Program, base: Base, e: V, fr: V, den: V, s: V, s2: V, tail: V) -> V {
+/// `e·log_b(2) + ln(m)·log_b(e)` for base 2 or 10 in two floats, `sum +
+/// low`, with `ln m = 2s + tail` carried in two floats: the multiplication
+/// by `log_b(e)` in one float would add up to 1.5 ULP to the logarithm's
+/// own error (3.02 ULP for `log2` just below √2), so `s = fr / den` gets
+/// its low part (the rounding errors of `den = fr + 2` and of the
+/// division, recovered with an FMA), the product is taken in two floats,
+/// and the exponent's term is added by an exact two-sum (`|e| ≥ 1` beside
+/// a product below 0.5, or `e = 0`).
+///
+/// `precise` (for [`pow_positive`], whose `y·log2 x` magnifies the
+/// logarithm's error up to 150 times) also takes the series' second-order
+/// term of `s_lo` (`2·s_lo·z`: the tail evaluated at `s` alone misses it,
+/// up to 2^-28.4 of `ln m` near `m = √2/2`), the tail's rounding
+/// errors (`s·z` and `s·z·P(z)` recovered by FMAs) and the remainder of
+/// its first coefficient (2/3 is not a float); `log2` and `log10`
+/// keep the shorter form, within their 3 ULP without them.
+fn log_other_base(p: &mut Program, base: Base, l: &LnParts, precise: bool) -> (V, V) {
     let two = f(p, 2.0);
     let sign = int(p, i32::MIN);
     // den + den_lo = fr + 2 exactly (|fr| < 2).
-    let t = p.bin(Bin::FSub, den, two);
-    let den_lo = p.bin(Bin::FSub, fr, t);
+    let t = p.bin(Bin::FSub, l.den, two);
+    let den_lo = p.bin(Bin::FSub, l.fr, t);
     // fr - s·(den + den_lo), then divided: s's low part.
-    let ns = p.bin(Bin::IXor, s, sign);
-    let r1 = p.fma(ns, den, fr);
+    let ns = p.bin(Bin::IXor, l.s, sign);
+    let r1 = p.fma(ns, l.den, l.fr);
     let r2 = p.fma(ns, den_lo, r1);
-    let s_lo = p.bin(Bin::FDiv, r2, den);
+    let s_lo = p.bin(Bin::FDiv, r2, l.den);
     // ln m = hi + lo: 2s + (2·s_lo + tail), the small part first.
-    let t = p.fma(two, s_lo, tail);
-    let hi = p.bin(Bin::FAdd, s2, t);
-    let back = p.bin(Bin::FSub, hi, s2);
+    let t = if precise {
+        // 2·s_lo·(1 + z), and the tail in two floats.
+        let w = p.fma(l.z, s_lo, s_lo);
+        let t = p.fma(two, w, l.tail);
+        let nz = p.bin(Bin::IXor, l.z, sign);
+        let z_lo = p.fma(l.s, l.s, nz);
+        let nsz = p.bin(Bin::IXor, l.sz, sign);
+        let sz_lo = p.fma(l.s, l.z, nsz);
+        let sz_lo = p.fma(l.s, z_lo, sz_lo);
+        let nt = p.bin(Bin::IXor, l.tail, sign);
+        let tail_err = p.fma(l.sz, l.acc, nt);
+        let tail_lo = p.fma(sz_lo, l.acc, tail_err);
+        // The series' first coefficient, 2/3, is not a float: its
+        // remainder times s·z.
+        let third = 2.0f64 / 3.0;
+        let c_lo = f(p, (third - f64::from(third as f32)) as f32);
+        let tail_lo = p.fma(l.sz, c_lo, tail_lo);
+        p.bin(Bin::FAdd, t, tail_lo)
+    } else {
+        p.fma(two, s_lo, l.tail)
+    };
+    let hi = p.bin(Bin::FAdd, l.s2, t);
+    let back = p.bin(Bin::FSub, hi, l.s2);
     let lo = p.bin(Bin::FSub, t, back);
     // (hi + lo)·(k_hi + k_lo) as p_hi + p_lo.
     let k = match base {
@@ -351,20 +417,51 @@ fn log_other_base(p: &mut Program, base: Base, e: V, fr: V, den: V, s: V, s2: V,
     // (hi has 12 significant bits, |e| < 2^8) and e·lo added to the low
     // part.
     let (a, p_lo) = match base {
-        Base::Two => (e, p_lo),
+        Base::Two => (l.e, p_lo),
         _ => {
             let hi = f32::from_bits(std::f32::consts::LOG10_2.to_bits() & 0xffff_f000);
             let lo = (std::f64::consts::LOG10_2 - f64::from(hi)) as f32;
             let (hi, lo) = (f(p, hi), f(p, lo));
-            let a = p.bin(Bin::FMul, e, hi);
-            (a, p.fma(e, lo, p_lo))
+            let a = p.bin(Bin::FMul, l.e, hi);
+            (a, p.fma(l.e, lo, p_lo))
         }
     };
     let sum = p.bin(Bin::FAdd, a, p_hi);
     let back = p.bin(Bin::FSub, sum, a);
     let err = p.bin(Bin::FSub, p_hi, back);
-    let low = p.bin(Bin::FAdd, err, p_lo);
-    p.bin(Bin::FAdd, sum, low)
+    (sum, p.bin(Bin::FAdd, err, p_lo))
+}
+
+/// `x^y` in single precision for positive finite `x` (subnormals
+/// included) and finite `y`: `2^(y·log2 x)` with `log2 x` in two floats
+/// ([`log_other_base`], `precise`, over the series to `z⁵`), the
+/// product `t` in two floats (an FMA recovers `y·hi`'s rounding), `t = n
+/// + f` with `n` an integer and `|f| ≤ 1/2`, and `2^f·2^n` by [`exp`]'s
+/// polynomial and `vscalefps`. `t` is clamped to ±200 (0 or inf beyond;
+/// an infinite product drives `f` to ±1 past the clamp, never NaN).
+/// Within 1.8 ULP of a double reference across the whole range
+/// (`jit/tests/wide_math.rs`), against OpenCL's 16. Other lanes are the
+/// caller's (`dmath::pow_f32`).
+pub fn pow_positive(p: &mut Program, x: V, y: V) -> V {
+    let l = ln_parts(p, x, 5);
+    let (hi, lo) = log_other_base(p, Base::Two, &l, true);
+    let sign = int(p, i32::MIN);
+    let t_hi = p.bin(Bin::FMul, y, hi);
+    let nt = p.bin(Bin::IXor, t_hi, sign);
+    let err = p.fma(y, hi, nt);
+    let t_lo = p.fma(y, lo, err);
+    let (top, bottom) = (f(p, 200.0), f(p, -200.0));
+    let t = p.bin(Bin::FMinX86, t_hi, top);
+    let t = p.bin(Bin::FMaxX86, t, bottom);
+    let n = p.un(Un::RoundEven, t);
+    let d = p.bin(Bin::FSub, t, n);
+    let fr = p.bin(Bin::FAdd, d, t_lo);
+    let (one, minus_one) = (f(p, 1.0), f(p, -1.0));
+    let fr = p.bin(Bin::FMinX86, fr, one);
+    let fr = p.bin(Bin::FMaxX86, fr, minus_one);
+    let ln2 = f(p, std::f32::consts::LN_2);
+    let r = p.bin(Bin::FMul, fr, ln2);
+    exp_finish(p, x, n, r)
 }
 
 /// OpenCL's `fmin` (`max` false) or `fmax`: a NaN operand gives the
