@@ -1687,3 +1687,68 @@ fn single_precision_pow_stays_within_three_ulp_across_the_whole_range() {
         );
     }
 }
+
+/// `erf` in single precision on the wide code (`math::erf`: `|x|·P(x²)`
+/// below 1, a polynomial of `(|x| - 2.5)/1.5` to 4, then 1) over every
+/// 61st float from 0 to 6 and their negatives, the 64 floats around each
+/// switch (1, 3.92, 4) and the edges: within 2 ULP of the double
+/// reference (OpenCL allows 16), odd, `erf(±0) = ±0`, ±1 from 4 on and
+/// at the infinities, NaN for NaN.
+#[test]
+fn single_precision_erf_stays_within_two_ulp_over_a_dense_sweep() {
+    let src = "kernel void k(global const float* in, global float* out) { int i = get_global_id(0); out[i] = erf(in[i]); }";
+    let m = build(src, "");
+    let k = compile_kernel(&m, "k", &options(true)).expect("compiles");
+    if !cpu_has_wide() {
+        return;
+    }
+    assert!(code_line(&k).starts_with("code: wide AVX-512"));
+    let mut xs: Vec<f32> = (0..6f32.to_bits())
+        .step_by(61)
+        .map(f32::from_bits)
+        .collect();
+    for edge in [1.0f32, 3.92, 4.0] {
+        let b = edge.to_bits();
+        xs.extend((b - 32..b + 32).map(f32::from_bits));
+    }
+    let negatives: Vec<f32> = xs.iter().map(|x| -x).collect();
+    xs.extend(negatives);
+    xs.extend([
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MAX,
+        f32::MIN,
+        1e-45,
+        -1e-45,
+    ]);
+    let n = xs.len();
+    let args = vec![floats_arg(&xs), floats_arg(&vec![0.0; n])];
+    let (status, got) = run_jit(&k, &args, &range_1d(0, n as u64, 64));
+    assert_eq!(status, 0);
+    let r = floats_of(&got[1], n);
+    let mut worst = (0f64, 0f32);
+    for (x, y) in xs.iter().zip(&r) {
+        if x.is_nan() {
+            assert!(y.is_nan(), "erf(NaN) = {y}");
+            continue;
+        }
+        if *x == 0.0 {
+            assert_eq!(y.to_bits(), x.to_bits(), "erf({x}) = {y}");
+        }
+        if x.abs() >= 4.0 {
+            assert_eq!(*y, x.signum(), "erf({x}) = {y}");
+        }
+        let want = libm::erf(f64::from(*x));
+        let e = ulps(*y, want)
+            .unwrap_or_else(|| panic!("erf({x:e}) ({:#x}) = {y} for {want:e}", x.to_bits()));
+        assert!(e <= 2.0, "erf({x:e}) ({:#x}) = {y}: {e} ULP", x.to_bits());
+        if e > worst.0 {
+            worst = (e, *x);
+        }
+    }
+    println!(
+        "ulp wide erf {:.3} over {n} inputs (at {:e})",
+        worst.0, worst.1
+    );
+}

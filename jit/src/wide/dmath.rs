@@ -23,15 +23,15 @@
 //! `pown`'s routine here (`powr` its `|x|^y` part) in a skipped region
 //! ([`pow_f32`]).
 //!
-//! Three routines are shorter here than in the Cranelift code, and so
-//! no longer its bits (each result still the correctly rounded float but
-//! within 2^-15 ULP of a rounding boundary): `atan` on [0, 1] (under
-//! `atan`, `atan2`, `asin`, `acos` and their `…pi` forms) is one
-//! polynomial instead of two halvings and a series (`ATAN_Z`), and
-//! `erf` two polynomials instead of a series of 27 terms beside a
-//! continued fraction of 24 steps and an exponential (`ERF_SMALL`,
-//! `ERF_BIG`); `erfc` keeps the latter, which it needs far into the
-//! tail.
+//! `atan` on [0, 1] (under `atan`, `atan2`, `asin`, `acos` and their
+//! `…pi` forms) is shorter here than in the Cranelift code, and so no
+//! longer its bits (each result still the correctly rounded float but
+//! within 2^-15 ULP of a rounding boundary): one polynomial instead of
+//! two halvings and a series (`ATAN_Z`). `erf` is not here either
+//! ([`super::math::erf`]: two polynomials in single precision, where the
+//! Cranelift code takes a series of 27 terms beside a continued fraction
+//! of 24 steps and an exponential); `erfc` keeps the latter, which it
+//! needs far into the tail.
 //!
 //! One more difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf),
 //! where the three-part π/2 of the common reduction is not exact enough.
@@ -98,47 +98,6 @@ const ATAN_Z: [u64; 14] = [
     0x3f62182cef3fe32f, // 2.20879341395310109e-03
     0xbf31eed1ac433873, // -2.73634137795470539e-04
 ];
-/// `erf x = x·P(x²)` for |x| < 1, fitted as [`ATAN_Z`]: relative error
-/// below 2^-40.
-const ERF_SMALL: [u64; 9] = [
-    0x3ff20dd750428d12, // 1.12837916709469654e+00
-    0xbfd812746adee503, // -3.76126388898754438e-01
-    0x3fbce2f20aaa9c06, // 1.12837913135635487e-01
-    0xbf9b82cbb5364319, // -2.68661336281779996e-02
-    0x3f7565891c95bf37, // 5.22378501169367456e-03
-    0xbf4bfe1c89690bc2, // -8.54267057384887557e-04
-    0x3f1f582baf6fb033, // 1.19569460238445194e-04
-    0xbeed2cc856d895da, // -1.39116916342924399e-05
-    0x3eb1c69f283697f1, // 1.05952418114887316e-06
-];
-/// `erf x = P(s)` with `s = (x - 2.5)/1.5` for 1 ≤ x ≤ 4 (Chebyshev
-/// interpolation at 2,000 nodes, powers of `s`): absolute error below
-/// 2^-39 against a result in [0.84, 1]. Past 4 the float is 1 (erf 4 is
-/// 1 - 1.5e-8, nearer 1 than its float neighbour 1 - 2^-24).
-const ERF_BIG: [u64; 21] = [
-    0x3feffcaa8f4c9738, // 9.99593047982421545e-01
-    0x3f6ac44a2cabd9e0, // 3.26742636877529191e-03
-    0xbf89180585c82dce, // -1.22528487636576443e-02
-    0x3f9cdb9fd6ffee7d, // 2.81815505004332396e-02
-    0xbfa65964f708551a, // -4.36507751038936603e-02
-    0x3fa7c8c5dfe591b3, // 4.64536510287731005e-02
-    0xbfa0521ef08a9ade, // -3.18765324239416031e-02
-    0x3f82faae6f57895f, // 9.26719929970393035e-03
-    0x3f7b5d0d4fb68cf0, // 6.68053817517776094e-03
-    0xbf83b378298a36de, // -9.61965443391526662e-03
-    0x3f729d8bb91b6786, // 4.54477862668934383e-03
-    0x3f3ca3dd55839cc1, // 4.37013184195266717e-04
-    0xbf5df677225850be, // -1.82878145404168036e-03
-    0x3f4e6f0637419b70, // 9.28762469368444796e-04
-    0x3f0d8e951d019398, // 5.63754325646821544e-05
-    0xbf33d92c45b34d62, // -3.02861508044224609e-04
-    0x3f1de55b5b387f3f, // 1.14043904254843169e-04
-    0x3f03a403a4006fce, // 3.74616251976597146e-05
-    0xbf0149702c49091e, // -3.29720838050542815e-05
-    0xbeaff7c6e388fcba, // -9.52717022668825389e-07
-    0x3ecd7b46d84dd65f, // 3.51447460150248711e-06
-];
-
 /// The first 240 bits of 2/π, 24 to a word.
 const TWO_OVER_PI: [u32; 10] = [
     0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163,
@@ -185,6 +144,7 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
         "sin" => return trig_one_f32(p, args[0], 0),
         "cos" => return trig_one_f32(p, args[0], 1),
         "tanh" => return super::math::tanh(p, args[0]),
+        "erf" => return super::math::erf(p, args[0]),
         "pow" | "powr" => return pow_f32(p, name, args[0], args[1]),
         _ => {}
     }
@@ -1097,35 +1057,8 @@ impl D<'_> {
         self.pick(un, x, erfc)
     }
 
-    /// `erf x` to the float's precision: `x·P(x²)` ([`ERF_SMALL`]) below
-    /// 1, a polynomial in `|x|` ([`ERF_BIG`]) from 1 to 4 and 1 past it
-    /// (its argument clamped to 4), both computed and one picked; the
-    /// sign of `x`, `erf ±0 = ±0`, NaN returns itself. About 40 operations
-    /// a half, where [`Self::erfc_abs`] (which `erfc` keeps: its result
-    /// must be good relative to itself far into the tail) takes some 200.
-    fn erf_float(&mut self, x: P) -> P {
-        let a = self.abs(x);
-        let z = self.mul(a, a);
-        let ps = self.poly_bits(z, &ERF_SMALL);
-        let lo = self.mul(a, ps);
-        let ac = self.min_k(a, 4.0);
-        let k1 = self.k(1.0 / 1.5);
-        let k0 = self.k(-2.5 / 1.5);
-        let s = self.fma(ac, k1, k0);
-        let hi = self.poly_bits(s, &ERF_BIG);
-        let small = self.cmp_k(LT, a, 1.0);
-        let r = self.pick(small, lo, hi);
-        let r = self.copysign(r, x);
-        let un = self.cmp(UNORD, x, x);
-        let r = self.pick(un, x, r);
-        let z = self.cmp_k(EQ, x, 0.0);
-        self.pick(z, x, r)
-    }
-
-    fn erf_d(&mut self, x: P, complement: bool) -> P {
-        if !complement {
-            return self.erf_float(x);
-        }
+    /// `erfc x`: [`Self::erfc_abs`], and `2 - erfc |x|` for negative `x`.
+    fn erfc_d(&mut self, x: P) -> P {
         let erfc = self.erfc_abs(x);
         let neg = self.cmp_k(LT, x, 0.0);
         let two = self.k(2.0);
@@ -1327,8 +1260,7 @@ impl D<'_> {
             "sinh" => self.hyper_d(x, 0),
             "cosh" => self.hyper_d(x, 1),
             "tanh" => self.hyper_d(x, 2),
-            "erf" => self.erf_d(x, false),
-            "erfc" => self.erf_d(x, true),
+            "erfc" => self.erfc_d(x),
             "cbrt" => self.cbrt_d(x),
             _ => self.hypot_d(x, a[1]),
         }
