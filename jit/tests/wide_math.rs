@@ -1752,3 +1752,99 @@ fn single_precision_erf_stays_within_two_ulp_over_a_dense_sweep() {
         worst.0, worst.1
     );
 }
+
+/// `atan2` and `atan2pi` in single precision on the wide code
+/// (`math::atan2`): `y` from every 65 537th bit pattern of both signs
+/// (NaNs, infinities, zeros and subnormals among them) against 72 values
+/// of `x` of every magnitude and sign, and the pairs with `|y|` within 64
+/// ULP of `|x|` (a quotient near 1, where the octant's switch lies) in
+/// all four quadrants: within 2 ULP (`atan2`) and 2.5 ULP (`atan2pi`) of
+/// the double reference, against OpenCL's 6; C99's special cases exact
+/// (±0, ±π, ±π/2, ±π/4, ±3π/4 at the zeros and infinities), NaN for NaN.
+#[test]
+fn single_precision_atan2_stays_within_two_ulp_across_the_quadrants() {
+    let mut ys: Vec<f32> = (0..u32::MAX / 65_537)
+        .map(|i| f32::from_bits(i * 65_537))
+        .collect();
+    let mut xs_of = vec![
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1e-45,
+        -1e-45,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::MIN,
+    ];
+    for e in (-120..=120).step_by(4) {
+        let v = 1.37f32 * 2f32.powi(e);
+        xs_of.push(if e % 8 == 0 { -v } else { v });
+    }
+    let (mut ya, mut xa) = (Vec::new(), Vec::new());
+    for y in &ys {
+        for x in &xs_of {
+            ya.push(*y);
+            xa.push(*x);
+        }
+    }
+    // |y| near |x|, every quadrant.
+    ys.clear();
+    for x in [1.0f32, 3.7, 1e-30, 2e30, 0.6180339] {
+        for k in -64i32..64 {
+            let y = f32::from_bits((x.to_bits() as i32 + k) as u32);
+            for (sy, sx) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)] {
+                ya.push(sy * y);
+                xa.push(sx * x);
+            }
+        }
+    }
+    let n = ya.len();
+    for (name, scale, bound) in [("atan2", 1.0, 2.0), ("atan2pi", std::f64::consts::PI, 2.5)] {
+        let src = format!("kernel void k(global const float* a, global const float* b, global float* out) {{ int i = get_global_id(0); out[i] = {name}(a[i], b[i]); }}");
+        let m = build(&src, "");
+        let k = compile_kernel(&m, "k", &options(true)).expect("compiles");
+        if !cpu_has_wide() {
+            return;
+        }
+        assert!(code_line(&k).starts_with("code: wide AVX-512"));
+        let args = vec![floats_arg(&ya), floats_arg(&xa), floats_arg(&vec![0.0; n])];
+        let (status, got) = run_jit(&k, &args, &range_1d(0, n as u64, 64));
+        assert_eq!(status, 0);
+        let r = floats_of(&got[2], n);
+        let mut worst = (0f64, 0f32, 0f32);
+        for i in 0..n {
+            let (y, x) = (ya[i], xa[i]);
+            let want = f64::from(y).atan2(f64::from(x)) / scale;
+            if y.is_nan() || x.is_nan() {
+                assert!(r[i].is_nan(), "{name}({y:e}, {x:e}) = {}", r[i]);
+                continue;
+            }
+            if want == 0.0 {
+                assert_eq!(
+                    r[i].to_bits(),
+                    (want as f32).to_bits(),
+                    "{name}({y:e}, {x:e})"
+                );
+            }
+            if (y.is_infinite() || y == 0.0) && (x.is_infinite() || x == 0.0) {
+                assert_eq!(r[i], want as f32, "{name}({y:e}, {x:e})");
+            }
+            let e = ulps(r[i], want)
+                .unwrap_or_else(|| panic!("{name}({y:e}, {x:e}) = {} for {want:e}", r[i]));
+            assert!(
+                e <= bound,
+                "{name}({y:e}, {x:e}) = {}: {e} ULP from {want:e}",
+                r[i]
+            );
+            if e > worst.0 {
+                worst = (e, y, x);
+            }
+        }
+        println!(
+            "ulp wide {name} {:.3} over {n} inputs (at y = {:e}, x = {:e})",
+            worst.0, worst.1, worst.2
+        );
+    }
+}

@@ -31,7 +31,8 @@
 //! ([`super::math::erf`]: two polynomials in single precision, where the
 //! Cranelift code takes a series of 27 terms beside a continued fraction
 //! of 24 steps and an exponential); `erfc` keeps the latter, which it
-//! needs far into the tail.
+//! needs far into the tail. Nor are `atan2` and `atan2pi`
+//! ([`super::math::atan2`], single precision).
 //!
 //! One more difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf),
 //! where the three-part π/2 of the common reduction is not exact enough.
@@ -145,6 +146,16 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
         "cos" => return trig_one_f32(p, args[0], 1),
         "tanh" => return super::math::tanh(p, args[0]),
         "erf" => return super::math::erf(p, args[0]),
+        "atan2" => return super::math::atan2(p, args[0], args[1]),
+        "atan2pi" => {
+            // The product with 1/π in two floats: one rounding.
+            let r = super::math::atan2(p, args[0], args[1]);
+            let k = 1.0 / PI;
+            let k_hi = p.constant((k as f32).to_bits());
+            let k_lo = p.constant(((k - f64::from(k as f32)) as f32).to_bits());
+            let low = p.bin(Bin::FMul, r, k_lo);
+            return p.fma(r, k_hi, low);
+        }
         "pow" | "powr" => return pow_f32(p, name, args[0], args[1]),
         _ => {}
     }
