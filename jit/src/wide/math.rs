@@ -97,12 +97,13 @@ fn masked(p: &mut Program, op: Bin, d: V, b: V, k: K) {
 
 /// `e^x`: `x` clamped to [-104, 89] (beyond, the result is 0 or inf
 /// anyway), `x = n·ln2 + r` with `n·ln2_hi` exact, the degree-6
-/// polynomial of `vmath.rs`, `2^n` by `vscalefps`; NaN returns itself.
+/// polynomial of `vmath.rs`, `2^n` by `vscalefps`; NaN gives NaN (the
+/// clamps pass it on).
 pub fn exp(p: &mut Program, x: V) -> V {
     let hi = f(p, 89.0);
     let lo = f(p, -104.0);
-    let t = p.bin(Bin::FMinX86, x, hi);
-    let t = p.bin(Bin::FMaxX86, t, lo);
+    let t = p.bin(Bin::FMinX86, hi, x);
+    let t = p.bin(Bin::FMaxX86, lo, t);
     let l2e = f(p, std::f32::consts::LOG2_E);
     let nf = p.bin(Bin::FMul, t, l2e);
     let n = p.un(Un::RoundEven, nf);
@@ -111,20 +112,20 @@ pub fn exp(p: &mut Program, x: V) -> V {
     let c_lo = f(p, -1.428_606_8e-6);
     let r = p.fma(n, c_hi, t);
     let r = p.fma(n, c_lo, r);
-    exp_finish(p, x, n, r)
+    exp_finish(p, n, r)
 }
 
 /// `2^x`: `x = n + f` exactly, `r = f·ln2`, then as [`exp`].
 pub fn exp2(p: &mut Program, x: V) -> V {
     let hi = f(p, 129.0);
     let lo = f(p, -151.0);
-    let t = p.bin(Bin::FMinX86, x, hi);
-    let t = p.bin(Bin::FMaxX86, t, lo);
+    let t = p.bin(Bin::FMinX86, hi, x);
+    let t = p.bin(Bin::FMaxX86, lo, t);
     let n = p.un(Un::RoundEven, t);
     let fr = p.bin(Bin::FSub, t, n);
     let ln2 = f(p, std::f32::consts::LN_2);
     let r = p.bin(Bin::FMul, fr, ln2);
-    exp_finish(p, x, n, r)
+    exp_finish(p, n, r)
 }
 
 /// `10^x`: `x = n·log10(2) + d` with `log10(2)` in two parts (`n·hi`
@@ -132,8 +133,8 @@ pub fn exp2(p: &mut Program, x: V) -> V {
 pub fn exp10(p: &mut Program, x: V) -> V {
     let hi = f(p, 39.0);
     let lo = f(p, -46.0);
-    let t = p.bin(Bin::FMinX86, x, hi);
-    let t = p.bin(Bin::FMaxX86, t, lo);
+    let t = p.bin(Bin::FMinX86, hi, x);
+    let t = p.bin(Bin::FMaxX86, lo, t);
     let l2t = f(p, std::f32::consts::LOG2_10);
     let nf = p.bin(Bin::FMul, t, l2t);
     let n = p.un(Un::RoundEven, nf);
@@ -146,7 +147,7 @@ pub fn exp10(p: &mut Program, x: V) -> V {
     let d = p.bin(Bin::FSub, d, b);
     let ln10 = f(p, std::f32::consts::LN_10);
     let r = p.bin(Bin::FMul, d, ln10);
-    exp_finish(p, x, n, r)
+    exp_finish(p, n, r)
 }
 
 /// `tanh x` in single precision, branch-free over the 16 lanes, with
@@ -197,8 +198,11 @@ pub fn tanh(p: &mut Program, x: V) -> V {
     p.bin(Bin::IOr, r, s)
 }
 
-/// `e^r · 2^n` for |r| ≤ ln2/2, NaN where `x` is NaN.
-fn exp_finish(p: &mut Program, x: V, n: V, r: V) -> V {
+/// `e^r · 2^n` for |r| ≤ ln2/2. A NaN input reaches `n` and `r`
+/// through the clamps of [`exp`], [`exp2`] and [`exp10`] (`vminps` and
+/// `vmaxps` give their second operand, the input, when it is NaN), and
+/// the result is NaN without a fixup.
+fn exp_finish(p: &mut Program, n: V, r: V) -> V {
     // 1 + r + r²·Q(r), Q fitted for least relative error (vmath.rs).
     const C: [u32; 7] = [
         0x3f80_0000,
@@ -214,8 +218,7 @@ fn exp_finish(p: &mut Program, x: V, n: V, r: V) -> V {
         let c = f(p, f32::from_bits(*c));
         acc = p.fma(acc, r, c);
     }
-    let y = p.bin(Bin::Scalef, acc, n);
-    fixup(p, y, x, NAN_KEPT)
+    p.bin(Bin::Scalef, acc, n)
 }
 
 /// [`Op::Fixup`] tables: four bits per class of the input, from the
@@ -223,8 +226,6 @@ fn exp_finish(p: &mut Program, x: V, n: V, r: V) -> V {
 /// positive; 0 keeps the computed lane, 1 takes the input, 3 is the
 /// default NaN, 4 -inf, 5 +inf.
 ///
-/// A NaN input returns itself, every other lane is the computed one.
-const NAN_KEPT: u32 = 0x0000_0011;
 /// The logarithm's special inputs: ±0 → -inf, +inf → +inf, a negative
 /// input (-inf too) → NaN, a NaN → itself; positive finite inputs,
 /// subnormals included, keep the computed lane (`log(1)` computes +0).
@@ -462,7 +463,7 @@ pub fn pow_positive(p: &mut Program, x: V, y: V) -> V {
     let fr = p.bin(Bin::FMaxX86, fr, minus_one);
     let ln2 = f(p, std::f32::consts::LN_2);
     let r = p.bin(Bin::FMul, fr, ln2);
-    exp_finish(p, x, n, r)
+    exp_finish(p, n, r)
 }
 
 /// `erf x = x·P(x²)` for |x| < 1: a polynomial fitted for least relative
