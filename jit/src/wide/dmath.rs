@@ -144,6 +144,7 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
     match name {
         "sin" => return trig_one_f32(p, args[0], 0),
         "cos" => return trig_one_f32(p, args[0], 1),
+        "tan" => return trig_one_f32(p, args[0], 2),
         "tanh" => return super::math::tanh(p, args[0]),
         "erf" => return super::math::erf(p, args[0]),
         "atan2" => return super::math::atan2(p, args[0], args[1]),
@@ -235,11 +236,11 @@ fn pow_f32(p: &mut Program, name: &str, x: V, y: V) -> V {
     r
 }
 
-/// `sin` (`which` 0) or `cos` (1) of the 16 floats `x` in single
+/// `sin` (`which` 0), `cos` (1) or `tan` (2) of the 16 floats `x` in single
 /// precision (see [`trig_f32`]).
 fn trig_one_f32(p: &mut Program, x: V, which: usize) -> V {
-    let both = [which == 0, which == 1];
-    trig_f32(p, x, both)[which].expect("the wanted result")
+    let one = [which == 0, which == 1, which == 2];
+    trig_f32(p, x, one)[which].expect("the wanted result")
 }
 
 /// `sin x` and `cos x` of the 16 floats `x` together: one reduction, one
@@ -249,7 +250,7 @@ fn trig_one_f32(p: &mut Program, x: V, which: usize) -> V {
 /// the sine and the cosine of one value (`Cx::trig_pair` in the lowering
 /// finds them) pays little more than for one of them.
 pub fn sin_cos(p: &mut Program, x: V) -> [V; 2] {
-    let [s, c] = trig_f32(p, x, [true, true]);
+    let [s, c, _] = trig_f32(p, x, [true, true, false]);
     [s.expect("sin"), c.expect("cos")]
 }
 
@@ -259,7 +260,7 @@ pub fn sin_cos(p: &mut Program, x: V) -> [V; 2] {
 /// the same bits. Lanes with |x| > 2^20 or ±inf, where its three-part π/2
 /// is not exact enough, are recomputed in a skipped region by the double
 /// routine with the exact reduction ([`D::huge_reduce`]), as before.
-fn trig_f32(p: &mut Program, x: V, want: [bool; 2]) -> [Option<V>; 2] {
+fn trig_f32(p: &mut Program, x: V, want: [bool; 3]) -> [Option<V>; 3] {
     let two_over_pi = p.constant(TWO_OVER_PI_F32);
     let t = p.bin(Bin::FMul, x, two_over_pi);
     let k = p.un(Un::RoundEven, t);
@@ -304,9 +305,37 @@ fn trig_f32(p: &mut Program, x: V, want: [bool; 2]) -> [Option<V>; 2] {
         p.push(Op::Select { d, k, a, b });
         d
     };
-    let mut out = [None; 2];
-    for which in 0..2 {
+    let mut out = [None; 3];
+    for which in 0..3 {
         if !want[which] {
+            continue;
+        }
+        if which == 2 {
+            // tan x: s/c in the even quadrants, -c/s in the odd ones (one
+            // division); tan(±0) = ±0 as for sin.
+            let num = select(p, odd, c, s);
+            let den = select(p, odd, s, c);
+            let q = p.bin(Bin::FDiv, num, den);
+            p.push(Op::BinMasked {
+                op: Bin::IXor,
+                d: q,
+                a: q,
+                b: sign,
+                k: odd,
+            });
+            let zero = p.constant(0);
+            let z0 = p.k();
+            p.push(Op::Compare2 {
+                kind: CmpKind::F32,
+                pred: EQ,
+                d: z0,
+                a: x,
+                b: zero,
+            });
+            let v = select(p, z0, x, q);
+            let o = p.v();
+            p.push(Op::Copy { d: o, a: v });
+            out[which] = Some(o);
             continue;
         }
         let (v, q) = if which == 0 {
