@@ -21,7 +21,7 @@
 //! with the logarithm in two floats); their other lanes, which the
 //! Cranelift code hands to the platform's library per lane, take
 //! `pown`'s routine here (`powr` its `|x|^y` part) in a skipped region
-//! ([`pow_f32`]).
+//! (`pow_f32`).
 //!
 //! `atan` on [0, 1] (under `atan`, `atan2`, `asin`, `acos` and their
 //! `…pi` forms) is shorter here than in the Cranelift code, and so no

@@ -436,7 +436,7 @@ fn log_other_base(p: &mut Program, base: Base, l: &LnParts, precise: bool) -> (V
 
 /// `x^y` in single precision for positive finite `x` (subnormals
 /// included) and finite `y`: `2^(y·log2 x)` with `log2 x` in two floats
-/// ([`log_other_base`], `precise`, over the series to `z⁵`), the
+/// (`log_other_base`, `precise`, over the series to `z⁵`), the
 /// product `t` in two floats (an FMA recovers `y·hi`'s rounding), `t = n
 /// + f` with `n` an integer and `|f| ≤ 1/2`, and `2^f·2^n` by [`exp`]'s
 /// polynomial and `vscalefps`. `t` is clamped to ±200 (0 or inf beyond;
@@ -571,7 +571,7 @@ const ATAN_Q_F32: [u32; 9] = [
 
 /// `atan2(y, x)` in single precision, branch-free: `t = min/max` of
 /// `|y|` and `|x|` (one `vdivps`; `0/0` taken as 0, `inf/inf` as 1), `r =
-/// atan t` by [`ATAN_Q_F32`] (`t` added last, by an FMA), and the octant
+/// atan t` by `ATAN_Q_F32` (`t` added last, by an FMA), and the octant
 /// put back as `base ± r` with `base` 0, π/2 or π in two floats (`π/2 -
 /// r` where `|y| > |x|`, `π - r` where `x` is negative or -0, `π/2 + r`
 /// for both), the sign of `y` last. That gives C99's special cases
