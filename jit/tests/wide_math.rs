@@ -1755,7 +1755,7 @@ fn single_precision_erf_stays_within_two_ulp_over_a_dense_sweep() {
 
 /// `atan2` and `atan2pi` in single precision on the wide code
 /// (`math::atan2`): `y` from every 65 537th bit pattern of both signs
-/// (NaNs, infinities, zeros and subnormals among them) against 72 values
+/// (NaNs and subnormals among them) and ±0, ±inf, ±1 against 72 values
 /// of `x` of every magnitude and sign, and the pairs with `|y|` within 64
 /// ULP of `|x|` (a quotient near 1, where the octant's switch lies) in
 /// all four quadrants: within 2 ULP (`atan2`) and 2.5 ULP (`atan2pi`) of
@@ -1766,6 +1766,7 @@ fn single_precision_atan2_stays_within_two_ulp_across_the_quadrants() {
     let mut ys: Vec<f32> = (0..u32::MAX / 65_537)
         .map(|i| f32::from_bits(i * 65_537))
         .collect();
+    ys.extend([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0]);
     let mut xs_of = vec![
         0.0f32,
         -0.0,

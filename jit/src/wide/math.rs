@@ -571,15 +571,18 @@ const ATAN_Q_F32: [u32; 9] = [
 
 /// `atan2(y, x)` in single precision, branch-free: `t = min/max` of
 /// `|y|` and `|x|` (one `vdivps`; `0/0` taken as 0, `inf/inf` as 1), `r =
-/// atan t` by `ATAN_Q_F32` (`t` added last, by an FMA), and the octant
+/// atan t` by `ATAN_Q_F32` (`t` added last, by an FMA; π/4 rounded once
+/// at `t = 1`), and the octant
 /// put back as `base ± r` with `base` 0, π/2 or π in two floats (`π/2 -
 /// r` where `|y| > |x|`, `π - r` where `x` is negative or -0, `π/2 + r`
 /// for both), the sign of `y` last. That gives C99's special cases
 /// (`atan2(±0, -0) = ±π`, `atan2(±inf, -inf) = ±3π/4`, …); a NaN operand
 /// gives NaN. The double routine (`dmath.rs`) has the same steps on each
-/// half of the chunk with a polynomial of degree 13. Within 2 ULP over
+/// half of the chunk with a polynomial of degree 13. `in_pi` gives
+/// `atan2pi`: `r/π` in two floats and the bases 1/2 and 1, exact, so that
+/// `atan2pi(±inf, ±inf)` is ±1/4 or ±3/4 to the bit. Within 2 ULP over
 /// the tests' sweeps (`jit/tests/wide_math.rs`), against OpenCL's 6.
-pub fn atan2(p: &mut Program, y: V, x: V) -> V {
+pub fn atan2(p: &mut Program, y: V, x: V, in_pi: bool) -> V {
     let abs = int(p, 0x7fff_ffff);
     let ay = p.bin(Bin::IAnd, y, abs);
     let ax = p.bin(Bin::IAnd, x, abs);
@@ -598,6 +601,11 @@ pub fn atan2(p: &mut Program, y: V, x: V) -> V {
     let q = horner(p, z, &ATAN_Q_F32);
     let tz = p.bin(Bin::FMul, t, z);
     let r = p.fma(tz, q, t);
+    // t = 1 (|y| = |x|, the infinities included): π/4 rounded once, which
+    // the polynomial misses by an ULP.
+    let diagonal = cmp(p, CmpKind::F32, EQ, t, one);
+    let quarter = f(p, std::f32::consts::FRAC_PI_4);
+    let r = select(p, diagonal, quarter, r);
     // x negative or -0 (its sign bit), as a signed integer.
     let izero = int(p, 0);
     let x_neg = cmp(p, CmpKind::I32, LT, x, izero);
@@ -609,11 +617,20 @@ pub fn atan2(p: &mut Program, y: V, x: V) -> V {
     });
     let sign = int(p, i32::MIN);
     masked(p, Bin::IXor, r, sign, minus);
-    // base: π/2 where swapped, else π where x is negative, else 0.
-    let half_pi = std::f64::consts::FRAC_PI_2;
-    let pi = std::f64::consts::PI;
     let parts = |v: f64| (v as f32, (v - f64::from(v as f32)) as f32);
-    let ((h_hi, h_lo), (p_hi, p_lo)) = (parts(half_pi), parts(pi));
+    // In units of π (atan2pi): r/π in two floats, the bases 1/2 and 1
+    // exact (so atan2pi(±inf, ±inf) is ±1/4 or ±3/4 to the bit).
+    let (r, (half, whole)) = if in_pi {
+        let (k_hi, k_lo) = parts(std::f64::consts::FRAC_1_PI);
+        let (k_hi, k_lo) = (f(p, k_hi), f(p, k_lo));
+        let low = p.bin(Bin::FMul, r, k_lo);
+        (p.fma(r, k_hi, low), ((0.5, 0.0), (1.0, 0.0)))
+    } else {
+        let pi = std::f64::consts::PI;
+        (r, (parts(pi / 2.0), parts(pi)))
+    };
+    // base: π/2 where swapped, else π where x is negative, else 0.
+    let ((h_hi, h_lo), (p_hi, p_lo)) = (half, whole);
     let (h_hi, h_lo, p_hi, p_lo) = (f(p, h_hi), f(p, h_lo), f(p, p_hi), f(p, p_lo));
     let b_hi = select(p, x_neg, p_hi, zero);
     let b_lo = select(p, x_neg, p_lo, zero);
