@@ -320,10 +320,10 @@ fn trig_f32(p: &mut Program, x: V, want: [bool; 3]) -> [Option<V>; 3] {
         if !want[which] {
             continue;
         }
-        if which == 2 {
+        let v = if which == 2 {
             // tan x: tan r in the even quadrants, -1/tan r in the odd ones
-            // (one division); tan(±0) = ±0 as for sin. (s/c, from the two
-            // polynomials above, reached 3.5 ULP.)
+            // (one division). (s/c, from the two polynomials above,
+            // reached 3.5 ULP.)
             let (last, rest) = TAN_F32.split_last().expect("coefficients");
             let mut acc = p.constant(*last);
             for c in rest.iter().rev() {
@@ -333,33 +333,23 @@ fn trig_f32(p: &mut Program, x: V, want: [bool; 3]) -> [Option<V>; 3] {
             let t = p.fma(rz, acc, r);
             let minus_one = p.constant((-1f32).to_bits());
             let cot = p.bin(Bin::FDiv, minus_one, t);
-            let q = select(p, odd, cot, t);
-            let zero = p.constant(0);
-            let z0 = p.k();
-            p.push(Op::Compare2 {
-                kind: CmpKind::F32,
-                pred: EQ,
-                d: z0,
-                a: x,
-                b: zero,
-            });
-            let v = select(p, z0, x, q);
-            let o = p.v();
-            p.push(Op::Copy { d: o, a: v });
-            out[which] = Some(o);
-            continue;
-        }
-        let (v, q) = if which == 0 {
-            (select(p, odd, c, s), kb)
+            select(p, odd, cot, t)
         } else {
-            (select(p, odd, s, c), p.bin(Bin::IAdd, kb, bit0))
+            let (v, q) = if which == 0 {
+                (select(p, odd, c, s), kb)
+            } else {
+                (select(p, odd, s, c), p.bin(Bin::IAdd, kb, bit0))
+            };
+            let two = p.constant(2);
+            let q2 = p.bin(Bin::IAnd, q, two);
+            let thirty = p.constant(30);
+            let flip = p.bin(Bin::Shl, q2, thirty);
+            p.bin(Bin::IXor, v, flip)
         };
-        let two = p.constant(2);
-        let q2 = p.bin(Bin::IAnd, q, two);
-        let thirty = p.constant(30);
-        let flip = p.bin(Bin::Shl, q2, thirty);
-        let v = p.bin(Bin::IXor, v, flip);
-        let v = if which == 0 {
+        // sin(±0) = ±0 and tan(±0) = ±0.
+        let v = if which == 1 {
+            v
+        } else {
             let zero = p.constant(0);
             let z0 = p.k();
             p.push(Op::Compare2 {
@@ -370,8 +360,6 @@ fn trig_f32(p: &mut Program, x: V, want: [bool; 3]) -> [Option<V>; 3] {
                 b: zero,
             });
             select(p, z0, x, v)
-        } else {
-            v
         };
         let o = p.v();
         p.push(Op::Copy { d: o, a: v });
