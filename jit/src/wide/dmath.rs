@@ -23,16 +23,17 @@
 //! `pown`'s routine here (`powr` its `|x|^y` part) in a skipped region
 //! (`pow_f32`).
 //!
-//! `atan` on [0, 1] (under `atan`, `atan2`, `asin`, `acos` and their
-//! `…pi` forms) is shorter here than in the Cranelift code, and so no
+//! `atan` on [0, 1] (under `asin`, `acos` and their `…pi` forms) is
+//! shorter here than in the Cranelift code, and so no
 //! longer its bits (each result still the correctly rounded float but
 //! within 2^-15 ULP of a rounding boundary): one polynomial instead of
 //! two halvings and a series (`ATAN_Z`). `erf` is not here either
 //! ([`super::math::erf`]: two polynomials in single precision, where the
 //! Cranelift code takes a series of 27 terms beside a continued fraction
 //! of 24 steps and an exponential); `erfc` keeps the latter, which it
-//! needs far into the tail. Nor are `atan2` and `atan2pi`
-//! ([`super::math::atan2`], single precision).
+//! needs far into the tail. Nor are `atan`, `atan2` and their `…pi`
+//! forms ([`super::math::atan2`], single precision; `atan x` as
+//! `atan2(x, 1)`).
 //!
 //! One more difference: `sin`, `cos` and `tan` of |x| > 2^20 (and ±inf),
 //! where the three-part π/2 of the common reduction is not exact enough.
@@ -167,6 +168,12 @@ pub fn float_fn(p: &mut Program, name: &str, args: &[V]) -> V {
         "erf" => return super::math::erf(p, args[0]),
         "atan2" => return super::math::atan2(p, args[0], args[1], false),
         "atan2pi" => return super::math::atan2(p, args[0], args[1], true),
+        // atan x = atan2(x, 1): the quotient is 1/|x| past 1, and the
+        // octant's base π/2 (1/2 in units of π).
+        "atan" | "atanpi" => {
+            let one = p.constant(1f32.to_bits());
+            return super::math::atan2(p, args[0], one, name == "atanpi");
+        }
         "pow" | "powr" => return pow_f32(p, name, args[0], args[1]),
         _ => {}
     }
