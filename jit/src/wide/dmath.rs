@@ -207,19 +207,11 @@ fn pow_f32(p: &mut Program, name: &str, x: V, y: V) -> V {
     let inf = p.constant(f32::INFINITY.to_bits());
     let abs = p.constant(0x7fff_ffff);
     let ay = p.bin(Bin::IAnd, y, abs);
-    let mut test = |a: V, pred: u8, b: V| {
-        let d = p.k();
-        p.push(Op::Compare2 {
-            kind: CmpKind::F32,
-            pred,
-            d,
-            a,
-            b,
-        });
-        d
-    };
     // Ordered compares: a NaN fails each.
-    let (positive, finite, y_finite) = (test(x, GT, zero), test(x, LT, inf), test(ay, LT, inf));
+    let f32_cmp = CmpKind::F32;
+    let positive = super::math::cmp(p, f32_cmp, GT, x, zero);
+    let finite = super::math::cmp(p, f32_cmp, LT, x, inf);
+    let y_finite = super::math::cmp(p, f32_cmp, LT, ay, inf);
     let both = p.k();
     p.push(Op::KAnd {
         d: both,
@@ -243,12 +235,7 @@ fn pow_f32(p: &mut Program, name: &str, x: V, y: V) -> V {
     } else {
         d.pow_d(xw, yw)
     };
-    let packed = d.p.bin(Bin::PackD2F, whole.0[0], whole.0[1]);
-    d.p.push(Op::MaskedCopy {
-        d: r,
-        a: packed,
-        k: special,
-    });
+    d.narrow_into(r, whole, special);
     p.push(Op::EndIf);
     r
 }
@@ -391,12 +378,7 @@ fn trig_f32(p: &mut Program, x: V, want: [bool; 3]) -> [Option<V>; 3] {
     for (which, o) in out.iter().enumerate() {
         let Some(o) = *o else { continue };
         let hv = d.trig_pick(hk, hs, hc, which as u32);
-        let packed = d.p.bin(Bin::PackD2F, hv.0[0], hv.0[1]);
-        d.p.push(Op::MaskedCopy {
-            d: o,
-            a: packed,
-            k: huge,
-        });
+        d.narrow_into(o, hv, huge);
     }
     p.push(Op::EndIf);
     out
@@ -419,6 +401,13 @@ struct D<'a> {
 }
 
 impl D<'_> {
+    /// `o`'s lanes of `k` replaced by the doubles `v` rounded to floats
+    /// (a skipped region's result merged into the fast path's).
+    fn narrow_into(&mut self, o: V, v: P, k: K) {
+        let packed = self.p.bin(Bin::PackD2F, v.0[0], v.0[1]);
+        self.p.push(Op::MaskedCopy { d: o, a: packed, k });
+    }
+
     fn k(&mut self, x: f64) -> P {
         self.ik(x.to_bits())
     }

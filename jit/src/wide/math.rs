@@ -71,7 +71,8 @@ fn int(p: &mut Program, x: i32) -> V {
     p.constant(x as u32)
 }
 
-fn cmp(p: &mut Program, kind: CmpKind, pred: u8, a: V, b: V) -> K {
+/// The mask of the lanes where `a pred b` ([`Op::Compare2`]).
+pub(super) fn cmp(p: &mut Program, kind: CmpKind, pred: u8, a: V, b: V) -> K {
     let d = p.k();
     p.push(Op::Compare2 {
         kind,
