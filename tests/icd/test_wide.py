@@ -101,3 +101,48 @@ def test_an_endless_wide_kernel_is_stopped():
     out = run_script(SPIN, {"VECL_WIDE": "1", "VECL_KERNEL_TIMEOUT_MS": "200"}, timeout=120)
     # CL_OUT_OF_RESOURCES is -5.
     assert "error -5" in out, out
+
+
+ROWS = textwrap.dedent(
+    """
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = '''
+    __kernel void rows(__global const float *a, __global const float *x,
+                       __global float *y, int n, int m) {
+        int i = get_global_id(0);
+        if (i < m) {
+            float s = 0.0f;
+            for (int j = 0; j < n; j++) s += a[i * n + j] * x[j];
+            y[i] = s;
+        }
+    }
+    '''
+    program = cl.Program(ctx, src).build()
+    rng = np.random.default_rng(5)
+    # Rows 40 bytes apart (chunks in flight) and 2 KiB and 4.4 KiB apart
+    # (one chunk at a time, chosen at the call from n).
+    for n, m in [(10, 300), (512, 77), (1100, 133)]:
+        a = rng.random(n * m, dtype=np.float32)
+        x = rng.random(n, dtype=np.float32)
+        ab = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=a)
+        xb = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+        yb = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 4 * m)
+        program.rows(queue, (m,), None, ab, xb, yb, np.int32(n), np.int32(m))
+        y = np.empty(m, np.float32)
+        cl.enqueue_copy(queue, y, yb)
+        want = a.reshape(m, n).astype(np.float64) @ x.astype(np.float64)
+        assert np.allclose(y, want, rtol=1e-4), (n, m)
+        print(n, m, y.tobytes().hex())
+    """
+)
+
+
+def test_rows_far_apart_give_the_same_results():
+    plain = run_script(ROWS, {"VECL_WIDE": "0"})
+    wide = run_script(ROWS, {"VECL_WIDE": "1"})
+    assert wide.count("\n") == 3, wide
+    assert wide == plain

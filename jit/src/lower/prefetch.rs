@@ -210,17 +210,17 @@ fn step_ahead(
 /// `konst` times the product of `factors` (values that do not depend on
 /// it); `konst == 0` when it does not depend on the variable at all.
 #[derive(Clone, Debug, Default)]
-struct Slope {
-    konst: i64,
-    factors: Vec<ValueId>,
+pub(crate) struct Slope {
+    pub(crate) konst: i64,
+    pub(crate) factors: Vec<ValueId>,
 }
 
 impl Slope {
-    fn zero() -> Slope {
+    pub(crate) fn zero() -> Slope {
         Slope::default()
     }
 
-    fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         self.konst == 0
     }
 
@@ -234,14 +234,46 @@ impl Slope {
     }
 }
 
-/// The [`Slope`] of `v` with respect to variable `x`, for sums, products
-/// by values that do not depend on `x`, shifts by constants, conversions
-/// between integer types and pointer arithmetic; `None` for anything else
-/// that depends on `x` (or might). Other variables count as independent
-/// of `x`: a wrong guess costs a useless prefetch, never a wrong result.
+/// The [`Slope`] of `v` with respect to variable `x` ([`slope_by`]):
+/// other variables, parameters, constants, work-item queries and
+/// addresses of the kernel's own objects count as independent of `x` (a
+/// wrong guess costs a useless prefetch, never a wrong result).
 fn slope(module: &Module, func: &Function, v: ValueId, x: VarId, depth: u32) -> Option<Slope> {
+    let leaf = |v: ValueId| match &func.inst(v).inst {
+        Inst::ReadVar(y) if *y == x => Some(Some(Slope {
+            konst: 1,
+            factors: Vec::new(),
+        })),
+        Inst::ReadVar(_)
+        | Inst::Const(_)
+        | Inst::Param(_)
+        | Inst::WorkItem(..)
+        | Inst::GlobalAddr(_)
+        | Inst::SlotAddr(_) => Some(Some(Slope::zero())),
+        _ => None,
+    };
+    slope_by(module, func, v, &leaf, depth)
+}
+
+/// The [`Slope`] of `v` with respect to some quantity, for sums, products
+/// by values that do not depend on it, shifts by constants, conversions
+/// between integer types and pointer arithmetic; `None` for anything else
+/// that depends on it (or might). `leaf` answers first for each value it
+/// knows: `Some(slope)`, or `Some(None)` for one that depends on the
+/// quantity in an unknown way; `None` sends the value through the cases
+/// above.
+pub(crate) fn slope_by(
+    module: &Module,
+    func: &Function,
+    v: ValueId,
+    leaf: &dyn Fn(ValueId) -> Option<Option<Slope>>,
+    depth: u32,
+) -> Option<Slope> {
     if depth > 32 {
         return None;
+    }
+    if let Some(known) = leaf(v) {
+        return known;
     }
     let d = depth + 1;
     let sum = |a: Slope, b: Slope, negate: bool| -> Option<Slope> {
@@ -266,31 +298,15 @@ fn slope(module: &Module, func: &Function, v: ValueId, x: VarId, depth: u32) -> 
             _ => None,
         }
     };
+    let of = |v: ValueId| slope_by(module, func, v, leaf, d);
     match &func.inst(v).inst {
-        Inst::ReadVar(y) if *y == x => Some(Slope {
-            konst: 1,
-            factors: Vec::new(),
-        }),
-        Inst::ReadVar(_)
-        | Inst::Const(_)
-        | Inst::Param(_)
-        | Inst::WorkItem(..)
-        | Inst::GlobalAddr(_)
-        | Inst::SlotAddr(_) => Some(Slope::zero()),
-        Inst::Convert { value, .. } if is_int(func.ty(v)) && is_int(func.ty(*value)) => {
-            slope(module, func, *value, x, d)
+        Inst::Convert { value, .. } if is_int(func.ty(v)) && is_int(func.ty(*value)) => of(*value),
+        Inst::PtrCast(p) => of(*p),
+        Inst::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
+            sum(of(*a)?, of(*b)?, *op == BinaryOp::Sub)
         }
-        Inst::PtrCast(p) => slope(module, func, *p, x, d),
-        Inst::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => sum(
-            slope(module, func, *a, x, d)?,
-            slope(module, func, *b, x, d)?,
-            *op == BinaryOp::Sub,
-        ),
         Inst::Binary(BinaryOp::Mul, a, b) => {
-            let (sa, sb) = (
-                slope(module, func, *a, x, d)?,
-                slope(module, func, *b, x, d)?,
-            );
+            let (sa, sb) = (of(*a)?, of(*b)?);
             match (sa.is_zero(), sb.is_zero()) {
                 (true, true) => Some(Slope::zero()),
                 (false, true) => sa.times(func, *b),
@@ -299,7 +315,7 @@ fn slope(module: &Module, func: &Function, v: ValueId, x: VarId, depth: u32) -> 
             }
         }
         Inst::Binary(BinaryOp::Shl, a, b) => {
-            let sa = slope(module, func, *a, x, d)?;
+            let sa = of(*a)?;
             let k = func.int_const(*b)?;
             (0..32).contains(&k).then(|| Slope {
                 konst: sa.konst << k,
@@ -308,12 +324,12 @@ fn slope(module: &Module, func: &Function, v: ValueId, x: VarId, depth: u32) -> 
         }
         Inst::Index(p, i) => {
             let size = i64::from(module.size_of(func.ty(*p).pointee()?));
-            let si = slope(module, func, *i, x, d)?;
+            let si = of(*i)?;
             let si = Slope {
                 konst: si.konst.checked_mul(size)?,
                 factors: si.factors,
             };
-            sum(slope(module, func, *p, x, d)?, si, false)
+            sum(of(*p)?, si, false)
         }
         _ => None,
     }

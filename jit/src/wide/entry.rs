@@ -55,6 +55,7 @@ use super::emit::{asm_err, assemble_and_map, ConstPool};
 use super::ra2::{
     allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
 };
+use super::spread::{Spread, StrideParam, SPREAD_BYTES};
 use super::{Arg, Bin, EntryLoop, EntryStep, EntryTest, Op, Program, WideError, K, V};
 use crate::abi::{checked_offsets as co, launch_offsets as lo, KernelStatus, Launch};
 use iced_x86::code_asm::*;
@@ -110,6 +111,13 @@ pub struct KernelCode {
     /// The bound on `offset + size` past which a launch runs the fallback
     /// ([`EntryOptions::id_end`]).
     pub id_end: u64,
+    /// A loop's per-lane accesses lie pages apart: one chunk at a time
+    /// (`super::spread`).
+    pub spread_fixed: bool,
+    /// Parameters that may put a loop's per-lane accesses pages apart,
+    /// tested at each call, which then runs one chunk at a time; 0 when
+    /// none is (`super::spread`).
+    pub spread_tests: usize,
 }
 
 /// How many accesses of a body are bounds-checked, stream and prefetch,
@@ -170,6 +178,17 @@ impl KernelCode {
                 self.narrow_rows
             );
         }
+        if self.spread_fixed {
+            note += &format!(
+                "; one chunk at a time: a loop's per-lane accesses lie {SPREAD_BYTES} bytes or more apart"
+            );
+        }
+        if self.spread_tests > 0 {
+            note += &format!(
+                "; one chunk at a time for the calls whose parameters put a loop's per-lane accesses {SPREAD_BYTES} bytes or more apart ({} tested)",
+                self.spread_tests
+            );
+        }
         if self.proven_in_flight > 1 {
             note += &format!(
                 "; {} chunks in flight untested when the launch's ids index inside every checked buffer",
@@ -212,7 +231,7 @@ pub(super) fn range_end(
 }
 
 /// What the entry needs besides the body.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct EntryOptions {
     /// `JitOptions::stream_min_items`: launches of at least this many
     /// work-items stream the stores that may.
@@ -229,6 +248,9 @@ pub struct EntryOptions {
     /// kernel's 64-bit arithmetic needs a smaller one); the others run
     /// the fallback.
     pub id_end: u64,
+    /// The loops' per-lane accesses whose lanes may lie pages apart
+    /// (`super::spread`): one chunk at a time where they do.
+    pub spread: Spread,
 }
 
 /// The parameters (with their argument slots) whose bounds the body's
@@ -1298,7 +1320,15 @@ pub(super) fn loop_ops(p: &Program, outer: usize) -> usize {
 /// operation by operation for a loop-free body without bounds checks, at
 /// most one spill or reload per [`QUAD_MOVES_PER_OP`] (four) or 16 (two)
 /// operations of the chunk loop added; one otherwise.
-fn program_for(body: &Program, split: bool) -> Result<(Program, Allocated, u32), WideError> {
+///
+/// `spread_fixed` (a loop's per-lane access whose lanes lie a constant
+/// stride of pages apart, `super::spread`) keeps a body with a loop to
+/// one chunk at a time.
+fn program_for(
+    body: &Program,
+    split: bool,
+    spread_fixed: bool,
+) -> Result<(Program, Allocated, u32), WideError> {
     let looped = body.ops().iter().any(|op| matches!(op, Op::Loop));
     let split = splits(body, split);
     // One chunk at a time, allocated only when needed: as the fallback,
@@ -1316,7 +1346,7 @@ fn program_for(body: &Program, split: bool) -> Result<(Program, Allocated, u32),
         }
         Ok(())
     };
-    if looped && interleaving_keeps_faults(body) {
+    if looped && !spread_fixed && interleaving_keeps_faults(body) {
         // Inside the body's loops, below the entry's four.
         let inner = |a: &Allocated| a.stack_moves_within(5);
         // Mandelbrot's doubled loop, 2 mask spills and reloads in a trip
@@ -1429,6 +1459,38 @@ fn narrow_rows(in_flight: u32) -> u32 {
     16 * (in_flight / 2)
 }
 
+/// Jumps to `apart` when one of `params`, times its bytes, is at least
+/// [`SPREAD_BYTES`] in magnitude (or overflows): a loop's per-lane access
+/// whose lanes lie that far apart (`super::spread`). rbx holds the
+/// argument block; rax and r10 are free.
+fn emit_spread_test(
+    a: &mut CodeAssembler,
+    params: &[StrideParam],
+    apart: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    for p in params {
+        match (p.size, p.signed) {
+            (4, true) => a.movsxd(rax, dword_ptr(rbx + p.slot)).map_err(e)?,
+            (4, false) => a.mov(eax, dword_ptr(rbx + p.slot)).map_err(e)?,
+            _ => {
+                return Err(WideError::Malformed(format!(
+                    "a stride parameter of {} bytes",
+                    p.size
+                )))
+            }
+        }
+        a.imul_3(rax, rax, p.bytes).map_err(e)?;
+        a.jo(apart).map_err(e)?;
+        // |x| >= S exactly when x + (S - 1), unsigned, is past 2S - 2.
+        a.lea(r10, qword_ptr(rax + (SPREAD_BYTES - 1) as i32))
+            .map_err(e)?;
+        a.cmp(r10, (2 * SPREAD_BYTES - 2) as i32).map_err(e)?;
+        a.ja(apart).map_err(e)?;
+    }
+    Ok(())
+}
+
 /// `wide`, a program of `in_flight` chunks; with `narrow`, first the
 /// one-chunk program for the launches whose groups are at most
 /// [`narrow_rows`]`(in_flight)` wide, which then jumps to `done`.
@@ -1531,17 +1593,18 @@ pub fn compile_entry(
     // the body would add to the allocation (Black-Scholes, robust:
     // 2.0 -> 2.7 ms with it, `docs/wide.md`).
     let untested = if has_checked_access(body) && checks_follow_the_id(body) {
-        match program_for(&without_checks(body), true)? {
+        match program_for(&without_checks(body), true, opts.spread.fixed)? {
             (p, a, n) if n > 1 => Some((p, a, n)),
             _ => None,
         }
     } else {
         None
     };
-    let (program, alloc, in_flight) = match program_for(body, untested.is_none())? {
+    let fixed = opts.spread.fixed;
+    let (program, alloc, in_flight) = match program_for(body, untested.is_none(), fixed)? {
         // Chunks in flight with the tests: no untested body, so this
         // one runs every launch, split.
-        (_, _, n) if n > 1 && untested.is_some() => program_for(body, true)?,
+        (_, _, n) if n > 1 && untested.is_some() => program_for(body, true, fixed)?,
         tested => tested,
     };
     let had_untested = untested.is_some();
@@ -1553,6 +1616,16 @@ pub fn compile_entry(
         Some((_, _, n)) => narrow_program(&without_checks(body), true, *n)?,
         None => None,
     };
+    // One chunk at a time for the calls whose loops' per-lane accesses
+    // lie pages apart (`super::spread`), told by their parameters. (A
+    // program of chunks in flight is split: `program_for` was asked to.)
+    let spread = if in_flight > 1 && !opts.spread.params.is_empty() {
+        let program = entry_program(body, 1, false, splits(body, true))?;
+        let allocated = allocate_ra2_pooled(&program)?;
+        Some((program, allocated))
+    } else {
+        None
+    };
     let frame = proven
         .as_ref()
         .map_or(0, |(_, a, _)| a.frame())
@@ -1561,6 +1634,7 @@ pub fn compile_entry(
             narrow
                 .iter()
                 .chain(&proven_narrow)
+                .chain(&spread)
                 .map(|(_, a)| a.frame())
                 .max()
                 .unwrap_or(0),
@@ -1577,6 +1651,7 @@ pub fn compile_entry(
             narrow
                 .iter()
                 .chain(&proven_narrow)
+                .chain(&spread)
                 .flat_map(|(p, _)| p.ops()),
         )
         .filter_map(|op| match op {
@@ -1721,6 +1796,29 @@ pub fn compile_entry(
         a.set_label(&mut tested).map_err(e)?;
         a.zero_bytes().map_err(e)?;
     }
+    if let Some((_, one)) = &spread {
+        let mut wide = a.create_label();
+        let mut apart = a.create_label();
+        emit_spread_test(&mut a, &opts.spread.params, apart)?;
+        a.jmp(wide).map_err(e)?;
+        a.set_label(&mut apart).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        emit_allocated_pooled(
+            &mut a,
+            one,
+            &mut EmitAt {
+                release_frame: 0,
+                cancel: Some(cancelled),
+                entry: Some(&mut entry_frame),
+                steps: Some(&mut steps),
+                fold_latches: true,
+            },
+            &mut pool,
+        )?;
+        a.jmp(done).map_err(e)?;
+        a.set_label(&mut wide).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+    }
     emit_by_width(
         &mut a,
         (&alloc, narrow.as_ref().map(|(_, n)| n)),
@@ -1789,5 +1887,13 @@ pub fn compile_entry(
             ..counts
         },
         id_end: opts.id_end,
+        spread_fixed: opts.spread.fixed
+            && body.ops().iter().any(|op| matches!(op, Op::Loop))
+            && interleaving_keeps_faults(body),
+        spread_tests: if spread.is_some() {
+            opts.spread.params.len()
+        } else {
+            0
+        },
     })
 }

@@ -42,6 +42,7 @@ pub mod ra2;
 pub mod regions;
 pub mod rows;
 pub mod select;
+pub mod spread;
 pub(crate) mod version;
 
 /// A 16-lane vector value (32-bit lanes: `f32` or `i32` bits), a virtual

@@ -628,6 +628,8 @@ pub fn compile_regions(
             compile_time: start.elapsed(),
             memory: counts,
             id_end: opts.id_end,
+            spread_fixed: false,
+            spread_tests: 0,
             chunks_in_flight: 1,
             proven_in_flight: 0,
             narrow_rows: 0,

@@ -304,6 +304,7 @@ pub fn choose(r: &Request<'_>, fallback: KernelEntry) -> Choice {
         checked_tail: r.checked_tail,
         lanes_along: r.lanes_along,
         id_end: super::int64::launch_end(r.func),
+        spread: super::spread::spread(r.module, r.func, r.uni, r.slots),
     };
     if r.next.is_some() || has_barrier(&r.func.body.0) || uses_local(r.module, r.func) {
         return choose_regions(r, plan, fallback, &opts);
