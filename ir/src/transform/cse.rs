@@ -18,14 +18,30 @@
 //!   operands and type as one evaluated before it in an enclosing block is
 //!   dropped and its uses read the earlier value.
 //!
-//! Loads, atomics, calls and variable reads other than forwarded ones stay
-//! as they are. Functions with a barrier are left alone: a value computed
-//! before a barrier and used after it would have to cross the cut the code
-//! generator makes there, which only variables do.
+//! - **Repeated reads.** A read of a variable after an earlier read of it
+//!   in the same run of statements of one block, with no write of it and
+//!   no branch or loop in between, reads that earlier value. (A read
+//!   after a test of the variable keeps its own: the range analysis
+//!   bounds it by the test.)
+//! - **Repeated loads.** A load through the same address value, of the
+//!   same type, as an earlier load in the same or an enclosing block,
+//!   with nothing in between that may write memory (a store, a copy, an
+//!   atomic, a call, a builtin that is not pure, a fence, in a statement
+//!   passed since) and no loop entered since, reads the earlier value.
+//!   Only through a `__global` or `__constant` pointer parameter of a
+//!   kernel that is not `volatile` (`a[i]` read in four terms of one
+//!   expression): memory no other pointer of the work-item writes
+//!   unseen. A loop's loads never reuse one from before the loop, so a
+//!   loop that polls memory another work-item writes keeps reading it.
+//!
+//! Other loads, atomics and calls stay as they are. Functions with a
+//! barrier are left alone: a value computed before a barrier and used
+//! after it would have to cross the cut the code generator makes there,
+//! which only variables do.
 
 use super::compact;
 use crate::module::*;
-use crate::types::Type;
+use crate::types::{AddressSpace, Type};
 use std::collections::HashMap;
 
 /// Rewrites `f` as the module documentation says; returns how many
@@ -35,6 +51,7 @@ pub fn eliminate_common(f: &mut Function) -> usize {
         return 0;
     }
     let forward = forwardable(f);
+    let loadable = loadable_params(f);
     let mut body = std::mem::take(&mut f.body);
     let mut cx = Numbering {
         rep: (0..f.insts.len() as u32).map(ValueId).collect(),
@@ -42,6 +59,12 @@ pub fn eliminate_common(f: &mut Function) -> usize {
         forward,
         written: HashMap::new(),
         dropped: 0,
+        loadable,
+        reads: vec![HashMap::new()],
+        loads: vec![HashMap::new()],
+        epoch: 0,
+        var_epoch: HashMap::new(),
+        mem_epoch: 0,
     };
     cx.block(&mut f.insts, &mut body, true);
     f.body = body;
@@ -103,6 +126,26 @@ fn forwardable(f: &Function) -> HashMap<VarId, usize> {
         .collect()
 }
 
+/// Per parameter: a kernel's `__global` or `__constant` pointer that is not
+/// `volatile`, whose repeated loads may be shared.
+fn loadable_params(f: &Function) -> Vec<bool> {
+    let Some(k) = &f.kernel else {
+        return vec![false; f.params.len()];
+    };
+    f.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let volatile = k.args.get(i).is_none_or(|a| a.qualifiers.is_volatile);
+            let space = matches!(
+                p.ty,
+                Type::Pointer(AddressSpace::Global | AddressSpace::Constant, _)
+            );
+            space && !volatile && !p.byval
+        })
+        .collect()
+}
+
 /// Whether evaluating `d` again with the same operands gives the same value
 /// and has no effect.
 fn pure(f_insts: &[InstData], d: &InstData) -> bool {
@@ -135,6 +178,20 @@ struct Numbering {
     /// Forwardable variables whose write has been passed, and its value.
     written: HashMap<VarId, ValueId>,
     dropped: usize,
+    /// Per parameter: loads through it may be shared ([`loadable_params`]).
+    loadable: Vec<bool>,
+    /// Per enclosing block, innermost last: the variables read there, the
+    /// value and the variable's epoch at the read.
+    reads: Vec<HashMap<VarId, (ValueId, u64)>>,
+    /// Per enclosing block: the loads there by address and type, the value
+    /// and the memory epoch at the load.
+    loads: Vec<HashMap<(ValueId, Type), (ValueId, u64)>>,
+    /// The last epoch given out: each write of a variable (or of memory)
+    /// gives it a new one, and a read (or load) recorded under an older
+    /// one is no longer the current value.
+    epoch: u64,
+    var_epoch: HashMap<VarId, u64>,
+    mem_epoch: u64,
 }
 
 impl Numbering {
@@ -144,8 +201,77 @@ impl Numbering {
 
     fn nested(&mut self, insts: &mut [InstData], b: &mut Block) {
         self.scopes.push(HashMap::new());
+        self.forget_reads();
+        self.reads.push(HashMap::new());
+        self.loads.push(HashMap::new());
         self.block(insts, b, false);
         self.scopes.pop();
+        self.reads.pop();
+        self.loads.pop();
+    }
+
+    /// Reads before a branch or loop are not shared past it: a read
+    /// after a test of the variable (`r < n` at the top of a loop, `if (x
+    /// < n)`) is what the range analysis bounds by that test, where the
+    /// read before it is not.
+    fn forget_reads(&mut self) {
+        for r in &mut self.reads {
+            r.clear();
+        }
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.epoch += 1;
+        self.epoch
+    }
+
+    /// Variable `x` written: earlier reads of it are stale.
+    fn var_written(&mut self, x: VarId) {
+        let e = self.bump();
+        self.var_epoch.insert(x, e);
+    }
+
+    /// Memory written (or possibly): earlier loads are stale.
+    fn mem_written(&mut self) {
+        self.mem_epoch = self.bump();
+    }
+
+    /// What statement `s` (of a nested block) may write: its variables
+    /// and, if any, memory, marked stale.
+    fn writes_in(&mut self, insts: &[InstData], s: &Stmt) {
+        let mut vars = Vec::new();
+        let mut memory = false;
+        let mut visit = |s: &Stmt| match s {
+            Stmt::WriteVar(x, _) => vars.push(*x),
+            Stmt::Eval(v) => memory |= writes_memory(insts, &insts[v.index()]),
+            Stmt::Store { .. } | Stmt::Copy { .. } | Stmt::Barrier(..) | Stmt::Fence(_) => {
+                memory = true
+            }
+            _ => {}
+        };
+        visit(s);
+        match s {
+            Stmt::If { then_, else_, .. } => {
+                compact::walk_stmts(then_, &mut visit);
+                compact::walk_stmts(else_, &mut visit);
+            }
+            Stmt::Loop { body, continuing } => {
+                compact::walk_stmts(body, &mut visit);
+                compact::walk_stmts(continuing, &mut visit);
+            }
+            Stmt::Switch { cases, .. } => {
+                for c in cases {
+                    compact::walk_stmts(&c.body, &mut visit);
+                }
+            }
+            _ => {}
+        }
+        for x in vars {
+            self.var_written(x);
+        }
+        if memory {
+            self.mem_written();
+        }
     }
 
     fn block(&mut self, insts: &mut [InstData], b: &mut Block, top: bool) {
@@ -170,21 +296,32 @@ impl Numbering {
                     if top && self.forward.get(x) == Some(&i) {
                         self.written.insert(*x, *v);
                     }
+                    self.var_written(*x);
                 }
                 Stmt::Store { ptr, value, .. } => {
                     self.map(ptr);
                     self.map(value);
+                    self.mem_written();
                 }
                 Stmt::Copy { dst, src, .. } => {
                     self.map(dst);
                     self.map(src);
+                    self.mem_written();
                 }
                 Stmt::If { cond, then_, else_ } => {
                     self.map(cond);
                     self.nested(insts, then_);
                     self.nested(insts, else_);
                 }
-                Stmt::Loop { body, continuing } => {
+                Stmt::Loop { .. } => {
+                    // A trip after the first sees the loop's own writes,
+                    // and memory others may write: nothing from before
+                    // the loop is reused inside it.
+                    self.writes_in(insts, &s);
+                    self.mem_written();
+                    let Stmt::Loop { body, continuing } = &mut s else {
+                        unreachable!()
+                    };
                     self.nested(insts, body);
                     self.nested(insts, continuing);
                 }
@@ -194,12 +331,13 @@ impl Numbering {
                         self.nested(insts, &mut c.body);
                     }
                 }
+                Stmt::Barrier(..) | Stmt::Fence(_) => self.mem_written(),
                 Stmt::Return(Some(v)) => self.map(v),
-                Stmt::Return(None)
-                | Stmt::Break
-                | Stmt::Continue
-                | Stmt::Barrier(..)
-                | Stmt::Fence(_) => {}
+                Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
+            }
+            if matches!(s, Stmt::If { .. } | Stmt::Switch { .. } | Stmt::Loop { .. }) {
+                self.writes_in(insts, &s);
+                self.forget_reads();
             }
             kept.push(s);
         }
@@ -211,7 +349,32 @@ impl Numbering {
     fn replacement(&mut self, insts: &[InstData], v: ValueId) -> Option<ValueId> {
         let d = &insts[v.index()];
         if let Inst::ReadVar(x) = d.inst {
-            return self.written.get(&x).copied();
+            if let Some(w) = self.written.get(&x) {
+                return Some(*w);
+            }
+            let now = self.var_epoch.get(&x).copied().unwrap_or(0);
+            let earlier = self.reads.iter().rev().find_map(|r| r.get(&x));
+            if let Some(&(e, _)) = earlier.filter(|(_, at)| *at == now) {
+                return Some(e);
+            }
+            self.reads.last_mut()?.insert(x, (v, now));
+            return None;
+        }
+        if let Inst::Load(p) = d.inst {
+            if !self.loads_through(insts, p) {
+                return None;
+            }
+            let key = (p, d.ty.clone());
+            let now = self.mem_epoch;
+            let earlier = self.loads.iter().rev().find_map(|l| l.get(&key));
+            if let Some(&(e, _)) = earlier.filter(|(_, at)| *at == now) {
+                return Some(e);
+            }
+            self.loads.last_mut()?.insert(key, (v, now));
+            return None;
+        }
+        if writes_memory(insts, d) {
+            self.mem_written();
         }
         if !pure(insts, d) {
             return None;
@@ -223,6 +386,30 @@ impl Numbering {
         self.scopes.last_mut()?.insert(key, v);
         None
     }
+}
+
+impl Numbering {
+    /// Whether pointer `p` derives from a parameter whose loads may be
+    /// shared ([`loadable_params`]).
+    fn loads_through(&self, insts: &[InstData], p: ValueId) -> bool {
+        let mut p = p;
+        for _ in 0..64 {
+            match insts[p.index()].inst {
+                Inst::Param(n) => return self.loadable.get(n as usize) == Some(&true),
+                Inst::Index(q, _) | Inst::PtrCast(q) | Inst::Elem(q, _) | Inst::Field(q, _) => {
+                    p = q
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+/// Whether evaluating `d` may write memory: anything but a pure
+/// instruction, a load, a variable read and `undef`.
+fn writes_memory(insts: &[InstData], d: &InstData) -> bool {
+    !matches!(d.inst, Inst::Load(_) | Inst::ReadVar(_) | Inst::Undef) && !pure(insts, d)
 }
 
 #[cfg(test)]
@@ -325,5 +512,99 @@ mod tests {
 ",
         );
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_load_repeated_with_nothing_written_between_is_loaded_once() {
+        let (n, text) = rewritten(
+            "kernel @k(a: ptr global f32, o: ptr global f32)
+  args [\"float*\" global const, \"float*\" global] {
+  %0: ptr global f32 = param 0
+  %1: ptr global f32 = param 1
+  %2: f32 = load %0
+  %3: f32 = load %0
+  %4: f32 = add %2, %3
+  store %1, %4
+  %5: f32 = load %0
+  store %1, %5
+}
+",
+        );
+        // The second load reads the first; the third follows a store
+        // (which may alias) and stays.
+        assert_eq!(n, 1, "{text}");
+        assert_eq!(text.matches("= load %0").count(), 2, "{text}");
+        assert!(text.contains("add %2, %2"), "{text}");
+    }
+
+    #[test]
+    fn volatile_pointers_atomics_and_loops_keep_their_loads() {
+        let (n, text) = rewritten(
+            "kernel @k(a: ptr global i32, v: ptr global i32)
+  args [\"int*\" global, \"int*\" global volatile] {
+  %0: ptr global i32 = param 0
+  %1: ptr global i32 = param 1
+  %2: i32 = load %1
+  %3: i32 = load %1
+  %4: i32 = load %0
+  %5: i32 = atomic inc %1
+  %6: i32 = load %0
+  loop {
+    %7: i32 = load %0
+    %8: bool = cmp eq %7, %6
+    if %8 {
+    } else {
+      break
+    }
+  } continuing {
+  }
+  %9: i32 = add %2, %3
+  %10: i32 = add %9, %4
+  %11: i32 = add %10, %5
+  store %0, %11
+}
+",
+        );
+        // `volatile` reads twice, the atomic may write what `a` points
+        // to, and the loop polls: every load stays.
+        assert_eq!(n, 0, "{text}");
+        assert_eq!(text.matches("= load").count(), 5, "{text}");
+    }
+
+    #[test]
+    fn a_variable_read_again_before_its_next_write_reads_the_first_value() {
+        let (n, text) = rewritten(
+            "kernel @k(o: ptr global i32, n: i32) {
+  var $0 i: i32
+  %0: ptr global i32 = param 0
+  %1: i32 = param 1
+  %2: i32 = const 0
+  write $0, %2
+  loop {
+    %3: i32 = read $0
+    %4: i32 = read $0
+    %5: bool = cmp lt %3, %4
+    %6: i32 = read $0
+    %7: i32 = const 1
+    %8: i32 = add %6, %7
+    write $0, %8
+    %9: i32 = read $0
+    store %0, %9
+    if %5 {
+      break
+    }
+  } continuing {
+    %10: i32 = read $0
+    store %0, %10
+  }
+}
+",
+        );
+        // In the loop, the second and third reads are the first; the one
+        // after the write stays, and so do the loop's first read (the
+        // loop writes the variable) and the continuing block's (a branch
+        // before it).
+        assert_eq!(n, 2, "{text}");
+        assert_eq!(text.matches("read $0").count(), 3, "{text}");
     }
 }
