@@ -1010,6 +1010,69 @@ fn refuse<T>(what: impl Into<String>, loc: Loc) -> Lowered<T> {
 }
 
 /// Whether `b` holds a `break`, `continue` or `return` that leaves it.
+impl Cx<'_> {
+    /// For a condition comparing the lanes' own id (`get_global_id` or
+    /// `get_local_id` of the lanes' dimension: consecutive, below 2^31,
+    /// no wrap) with a uniform bound, or a conjunction of such and uniform
+    /// conditions: `Some(true)` when the lanes where it holds are a prefix
+    /// of the chunk's (`i < n`), `Some(false)` a suffix (`i >= n`).
+    fn id_bound(&self, cond: ValueId, depth: u32) -> Option<bool> {
+        if depth > 8 {
+            return None;
+        }
+        let is_id = |v: ValueId| {
+            let mut v = v;
+            for _ in 0..4 {
+                match self.func.inst(v).inst {
+                    // Not narrower than 32 bits: the ids fit.
+                    Inst::Convert { value, .. }
+                        if self.func.ty(value).scalar().is_some_and(|s| s.is_int())
+                            && self.func.ty(v).scalar().is_some_and(|s| s.bits() >= 32) =>
+                    {
+                        v = value
+                    }
+                    Inst::WorkItem(WorkItemFn::GlobalId | WorkItemFn::LocalId, _) => {
+                        return self.uni.shape(v) == Shape::Linear(1)
+                    }
+                    _ => return false,
+                }
+            }
+            false
+        };
+        match self.func.inst(cond).inst {
+            Inst::Cmp(op, a, b) => {
+                let (op, bound) = if is_id(a) {
+                    (op, b)
+                } else if is_id(b) {
+                    (op.swapped(), a)
+                } else {
+                    return None;
+                };
+                if self.uni.shape(bound) != Shape::Uniform {
+                    return None;
+                }
+                match op {
+                    CmpOp::Lt | CmpOp::Le => Some(true),
+                    CmpOp::Gt | CmpOp::Ge => Some(false),
+                    CmpOp::Eq | CmpOp::Ne => None,
+                }
+            }
+            Inst::Binary(BinaryOp::And, a, b) => {
+                let side = |v: ValueId| match self.uni.shape(v) {
+                    Shape::Uniform => Some(None),
+                    _ => self.id_bound(v, depth + 1).map(Some),
+                };
+                match (side(a)?, side(b)?) {
+                    (Some(x), Some(y)) if x == y => Some(x),
+                    (Some(x), None) | (None, Some(x)) => Some(x),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
 fn exits(b: &Block) -> bool {
     b.0.iter().any(|s| match s {
         Stmt::Break | Stmt::Continue | Stmt::Return(_) => true,
@@ -1994,22 +2057,35 @@ impl Cx<'_> {
                 let c = self.mask(*cond)?;
                 let (base, whole) = (self.cur, self.whole);
                 let before = self.all_or_none;
-                self.all_or_none = before && self.uni.shape(*cond) == Shape::Uniform;
+                let uniform = self.uni.shape(*cond) == Shape::Uniform;
+                // A test of the lanes' id against a uniform bound keeps
+                // lane 0 in an arm whenever the arm has a lane (`if (i <
+                // n)`, the rest after `if (i >= n) return;`).
+                let (then_lane0, else_lane0) = match self.id_bound(*cond, 0) {
+                    _ if uniform => (true, true),
+                    Some(prefix) => (prefix, !prefix),
+                    None => (false, false),
+                };
                 self.depth += 1;
                 self.whole = false;
+                self.all_or_none = before && then_lane0;
                 self.cur = self.k_op(|d| Op::KAnd { d, a: base, b: c });
                 self.arm(then_)?;
                 let then_out = self.cur;
+                self.all_or_none = before && else_lane0;
                 self.cur = self.k_op(|d| Op::KAndNot { d, a: base, b: c });
                 self.arm(else_)?;
                 let else_out = self.cur;
+                self.all_or_none = before && uniform;
                 self.depth -= 1;
                 if exits(then_) || exits(else_) {
                     // An arm that ends in `break`, `continue` or `return`
                     // keeps no lane: the join is the other arm's lanes.
                     self.cur = if self.empty.contains(&then_out.0) {
+                        self.all_or_none = before && else_lane0;
                         else_out
                     } else if self.empty.contains(&else_out.0) {
+                        self.all_or_none = before && then_lane0;
                         then_out
                     } else {
                         self.k_op(|d| Op::KOr {
