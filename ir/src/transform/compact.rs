@@ -41,22 +41,27 @@ pub fn stmt_operands(s: &Stmt) -> Vec<ValueId> {
 pub fn walk_stmts<'a>(b: &'a Block, visit: &mut impl FnMut(&'a Stmt)) {
     for s in &b.0 {
         visit(s);
-        match s {
-            Stmt::If { then_, else_, .. } => {
-                walk_stmts(then_, visit);
-                walk_stmts(else_, visit);
-            }
-            Stmt::Loop { body, continuing } => {
-                walk_stmts(body, visit);
-                walk_stmts(continuing, visit);
-            }
-            Stmt::Switch { cases, .. } => {
-                for c in cases {
-                    walk_stmts(&c.body, visit);
-                }
-            }
-            _ => {}
+        walk_nested(s, visit);
+    }
+}
+
+/// Calls `visit` on every statement nested in `s` (not on `s` itself).
+pub fn walk_nested<'a>(s: &'a Stmt, visit: &mut impl FnMut(&'a Stmt)) {
+    match s {
+        Stmt::If { then_, else_, .. } => {
+            walk_stmts(then_, visit);
+            walk_stmts(else_, visit);
         }
+        Stmt::Loop { body, continuing } => {
+            walk_stmts(body, visit);
+            walk_stmts(continuing, visit);
+        }
+        Stmt::Switch { cases, .. } => {
+            for c in cases {
+                walk_stmts(&c.body, visit);
+            }
+        }
+        _ => {}
     }
 }
 

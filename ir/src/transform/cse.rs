@@ -250,22 +250,7 @@ impl Numbering {
             _ => {}
         };
         visit(s);
-        match s {
-            Stmt::If { then_, else_, .. } => {
-                compact::walk_stmts(then_, &mut visit);
-                compact::walk_stmts(else_, &mut visit);
-            }
-            Stmt::Loop { body, continuing } => {
-                compact::walk_stmts(body, &mut visit);
-                compact::walk_stmts(continuing, &mut visit);
-            }
-            Stmt::Switch { cases, .. } => {
-                for c in cases {
-                    compact::walk_stmts(&c.body, &mut visit);
-                }
-            }
-            _ => {}
-        }
+        compact::walk_nested(s, &mut visit);
         for x in vars {
             self.var_written(x);
         }

@@ -837,23 +837,9 @@ fn count_evals(b: &Block) -> usize {
 /// Whether `st` (or a statement nested in it) writes `var`.
 fn writes_var(st: &Stmt, var: VarId) -> bool {
     let mut found = matches!(st, Stmt::WriteVar(x, _) if *x == var);
-    let mut visit = |s: &Stmt| found |= matches!(s, Stmt::WriteVar(x, _) if *x == var);
-    match st {
-        Stmt::If { then_, else_, .. } => {
-            compact::walk_stmts(then_, &mut visit);
-            compact::walk_stmts(else_, &mut visit);
-        }
-        Stmt::Loop { body, continuing } => {
-            compact::walk_stmts(body, &mut visit);
-            compact::walk_stmts(continuing, &mut visit);
-        }
-        Stmt::Switch { cases, .. } => {
-            for c in cases {
-                compact::walk_stmts(&c.body, &mut visit);
-            }
-        }
-        _ => {}
-    }
+    compact::walk_nested(st, &mut |s: &Stmt| {
+        found |= matches!(s, Stmt::WriteVar(x, _) if *x == var)
+    });
     found
 }
 
