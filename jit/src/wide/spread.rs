@@ -20,7 +20,7 @@
 //! parameter when it is a constant times a scalar parameter (the row
 //! length `n`), and left to the chunks in flight otherwise. The stride
 //! comes from the address's slope in the lane (`lower::prefetch`'s
-//! [`slope_by`]), the lanes' own shapes from the uniformity analysis.
+//! `slope_by`), the lanes' own shapes from the uniformity analysis.
 
 use crate::abi::ArgSlot;
 use crate::lower::prefetch::{slope_by, Slope};
