@@ -60,10 +60,8 @@ pub fn eliminate_common(f: &mut Function) -> usize {
         written: HashMap::new(),
         dropped: 0,
         loadable,
-        reads: vec![HashMap::new()],
+        reads: HashMap::new(),
         loads: vec![HashMap::new()],
-        epoch: 0,
-        var_epoch: HashMap::new(),
         mem_epoch: 0,
     };
     cx.block(&mut f.insts, &mut body, true);
@@ -180,17 +178,14 @@ struct Numbering {
     dropped: usize,
     /// Per parameter: loads through it may be shared ([`loadable_params`]).
     loadable: Vec<bool>,
-    /// Per enclosing block, innermost last: the variables read there, the
-    /// value and the variable's epoch at the read.
-    reads: Vec<HashMap<VarId, (ValueId, u64)>>,
-    /// Per enclosing block: the loads there by address and type, the value
-    /// and the memory epoch at the load.
+    /// The variables read in the current run of statements (since the
+    /// last branch or loop) and not written since, with the value read.
+    reads: HashMap<VarId, ValueId>,
+    /// Per enclosing block, innermost last: the loads there by address and
+    /// type, the value and the memory epoch at the load.
     loads: Vec<HashMap<(ValueId, Type), (ValueId, u64)>>,
-    /// The last epoch given out: each write of a variable (or of memory)
-    /// gives it a new one, and a read (or load) recorded under an older
-    /// one is no longer the current value.
-    epoch: u64,
-    var_epoch: HashMap<VarId, u64>,
+    /// Raised at every possible write of memory: a load recorded under an
+    /// older epoch is no longer the current value.
     mem_epoch: u64,
 }
 
@@ -201,48 +196,28 @@ impl Numbering {
 
     fn nested(&mut self, insts: &mut [InstData], b: &mut Block) {
         self.scopes.push(HashMap::new());
-        self.forget_reads();
-        self.reads.push(HashMap::new());
+        // Reads before a branch or loop are not shared past it: a read
+        // after a test of the variable (`r < n` at the top of a loop, `if
+        // (x < n)`) is what the range analysis bounds by that test, where
+        // the read before it is not.
+        self.reads.clear();
         self.loads.push(HashMap::new());
         self.block(insts, b, false);
         self.scopes.pop();
-        self.reads.pop();
+        self.reads.clear();
         self.loads.pop();
-    }
-
-    /// Reads before a branch or loop are not shared past it: a read
-    /// after a test of the variable (`r < n` at the top of a loop, `if (x
-    /// < n)`) is what the range analysis bounds by that test, where the
-    /// read before it is not.
-    fn forget_reads(&mut self) {
-        for r in &mut self.reads {
-            r.clear();
-        }
-    }
-
-    fn bump(&mut self) -> u64 {
-        self.epoch += 1;
-        self.epoch
-    }
-
-    /// Variable `x` written: earlier reads of it are stale.
-    fn var_written(&mut self, x: VarId) {
-        let e = self.bump();
-        self.var_epoch.insert(x, e);
     }
 
     /// Memory written (or possibly): earlier loads are stale.
     fn mem_written(&mut self) {
-        self.mem_epoch = self.bump();
+        self.mem_epoch += 1;
     }
 
-    /// What statement `s` (of a nested block) may write: its variables
-    /// and, if any, memory, marked stale.
+    /// Marks earlier loads stale when statement `s` or one nested in it
+    /// may write memory.
     fn writes_in(&mut self, insts: &[InstData], s: &Stmt) {
-        let mut vars = Vec::new();
         let mut memory = false;
         let mut visit = |s: &Stmt| match s {
-            Stmt::WriteVar(x, _) => vars.push(*x),
             Stmt::Eval(v) => memory |= writes_memory(insts, &insts[v.index()]),
             Stmt::Store { .. } | Stmt::Copy { .. } | Stmt::Barrier(..) | Stmt::Fence(_) => {
                 memory = true
@@ -251,9 +226,6 @@ impl Numbering {
         };
         visit(s);
         compact::walk_nested(s, &mut visit);
-        for x in vars {
-            self.var_written(x);
-        }
         if memory {
             self.mem_written();
         }
@@ -281,7 +253,7 @@ impl Numbering {
                     if top && self.forward.get(x) == Some(&i) {
                         self.written.insert(*x, *v);
                     }
-                    self.var_written(*x);
+                    self.reads.remove(x);
                 }
                 Stmt::Store { ptr, value, .. } => {
                     self.map(ptr);
@@ -298,15 +270,11 @@ impl Numbering {
                     self.nested(insts, then_);
                     self.nested(insts, else_);
                 }
-                Stmt::Loop { .. } => {
-                    // A trip after the first sees the loop's own writes,
-                    // and memory others may write: nothing from before
+                Stmt::Loop { body, continuing } => {
+                    // A trip after the first sees the loop's own stores,
+                    // and memory others may write: no load from before
                     // the loop is reused inside it.
-                    self.writes_in(insts, &s);
                     self.mem_written();
-                    let Stmt::Loop { body, continuing } = &mut s else {
-                        unreachable!()
-                    };
                     self.nested(insts, body);
                     self.nested(insts, continuing);
                 }
@@ -322,7 +290,6 @@ impl Numbering {
             }
             if matches!(s, Stmt::If { .. } | Stmt::Switch { .. } | Stmt::Loop { .. }) {
                 self.writes_in(insts, &s);
-                self.forget_reads();
             }
             kept.push(s);
         }
@@ -337,12 +304,10 @@ impl Numbering {
             if let Some(w) = self.written.get(&x) {
                 return Some(*w);
             }
-            let now = self.var_epoch.get(&x).copied().unwrap_or(0);
-            let earlier = self.reads.iter().rev().find_map(|r| r.get(&x));
-            if let Some(&(e, _)) = earlier.filter(|(_, at)| *at == now) {
-                return Some(e);
+            if let Some(e) = self.reads.get(&x) {
+                return Some(*e);
             }
-            self.reads.last_mut()?.insert(x, (v, now));
+            self.reads.insert(x, v);
             return None;
         }
         if let Inst::Load(p) = d.inst {

@@ -1470,15 +1470,10 @@ fn emit_spread_test(
 ) -> Result<(), WideError> {
     let e = asm_err;
     for p in params {
-        match (p.size, p.signed) {
-            (4, true) => a.movsxd(rax, dword_ptr(rbx + p.slot)).map_err(e)?,
-            (4, false) => a.mov(eax, dword_ptr(rbx + p.slot)).map_err(e)?,
-            _ => {
-                return Err(WideError::Malformed(format!(
-                    "a stride parameter of {} bytes",
-                    p.size
-                )))
-            }
+        if p.signed {
+            a.movsxd(rax, dword_ptr(rbx + p.slot)).map_err(e)?;
+        } else {
+            a.mov(eax, dword_ptr(rbx + p.slot)).map_err(e)?;
         }
         a.imul_3(rax, rax, p.bytes).map_err(e)?;
         a.jo(apart).map_err(e)?;

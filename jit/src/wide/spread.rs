@@ -32,14 +32,13 @@ use vecl_ir::{AddressSpace, Block, Function, Inst, Module, Scalar, Stmt, Type, V
 /// (eight pages; four chunks, 32).
 pub const SPREAD_BYTES: i64 = 2048;
 
-/// A scalar parameter whose value, times `bytes`, is a per-lane access's
-/// stride from one lane to the next.
+/// A scalar `int` or `uint` parameter (the wide code takes no 64-bit one)
+/// whose value, times `bytes`, is a per-lane access's stride from one
+/// lane to the next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StrideParam {
     /// The parameter's offset in the argument block.
     pub slot: i32,
-    /// Its size: 4 bytes (`int`, `uint`).
-    pub size: u8,
     /// Read with sign extension (`int`).
     pub signed: bool,
     /// Bytes per unit of the parameter.
@@ -161,18 +160,16 @@ fn stride_param(func: &Function, slots: &[ArgSlot], f: ValueId, bytes: i64) -> O
             }
             Inst::Param(n) => {
                 let slot = slots.get(n as usize)?;
-                // (The wide code takes no 64-bit parameter.)
-                let (size, signed) = match func.ty(v) {
-                    Type::Scalar(Scalar::I32) => (4, true),
-                    Type::Scalar(Scalar::U32) => (4, false),
+                let signed = match func.ty(v) {
+                    Type::Scalar(Scalar::I32) => true,
+                    Type::Scalar(Scalar::U32) => false,
                     _ => return None,
                 };
-                if slot.size != u32::from(size) {
+                if slot.size != 4 {
                     return None;
                 }
                 return Some(StrideParam {
                     slot: i32::try_from(slot.offset).ok()?,
-                    size,
                     signed,
                     bytes: i32::try_from(bytes).ok().filter(|b| *b != 0)?,
                 });
