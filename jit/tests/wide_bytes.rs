@@ -8,7 +8,8 @@
 //! ±inf, -0.5, 255.5, 256, -1, `INT_MIN`, `INT_MAX`, 128, -129); every
 //! byte value in the inputs (bytes `5i + seed`); offsets and partial
 //! chunks; each asserting that the wide code ran it. Byte scalars
-//! (`char*` flags) stay with Cranelift's code, with the reason shown.
+//! (`char*` flags, `uchar` levels): consecutive, gathered, scattered,
+//! one byte for every lane, a BFS step.
 
 use vecl_ir::interp::NdRange;
 use vecl_testkit::{range_1d, wide_agrees as agree, wide_refuses as refused, Spec};
@@ -169,14 +170,92 @@ kernel void k(global uchar4* u, global char4* c, global uchar4* t, global char4*
 }
 
 #[test]
-fn byte_scalars_stay_with_cranelifts_code() {
-    let src = "kernel void k(global const char* mask, global int* out) {
+fn byte_scalars_consecutive_and_sign_extended_agree() {
+    // `char` loads sign-extend, `uchar` loads zero-extend; stores keep a
+    // lane's low byte; a buffer of every byte value, offsets and partial
+    // chunks (each load then takes the lane-by-lane path).
+    let src = "kernel void k(global const char* s, global const uchar* u, global int* out, global uchar* b) {
     int i = get_global_id(0);
-    out[i] = mask[i] ? 1 : 2;
+    char c = s[i];
+    uchar x = u[i];
+    out[i] = c * 1000 + x;
+    b[i] = (uchar)(x * 3 + c);
 }";
-    refused(src, "Scalar(I8)", &ranges(), |r: &NdRange| {
+    agree(src, &ranges(), |r: &NdRange| {
         let items = (r.global_offset[0] + r.global_size[0]) as usize;
-        vec![Spec::Bytes(items, 0), Spec::Ints(items, 0)]
+        vec![
+            Spec::Bytes(items, 1),
+            Spec::Bytes(items, 2),
+            Spec::Ints(items, 0),
+            Spec::Bytes(items, 0),
+        ]
+    });
+}
+
+#[test]
+fn byte_scalars_gathered_scattered_and_one_address_agree() {
+    // A permutation (7 and 5 are prime to 251): every lane a different
+    // byte, gathered and scattered lane by lane; every other byte of the
+    // output stored, the bytes between untouched; one byte for every lane
+    // (`lut[k]`) in a loop.
+    let src = "kernel void k(global const uchar* in, global uchar* out, global const char* lut, global int* sums) {
+    int i = get_global_id(0);
+    out[2 * ((i * 7) % 251)] = in[(i * 5) % 251] + 1;
+    int s = 0;
+    for (int k = 0; k < 9; k++) s += lut[k] * (k + 1);
+    sums[i] = s + lut[i % 13];
+}";
+    let r = [range_1d(0, 251, 251), range_1d(0, 240, 16), range_1d(3, 77, 77)];
+    agree(src, &r, |_: &NdRange| {
+        vec![
+            Spec::Bytes(256, 9),
+            Spec::Bytes(512, 4),
+            Spec::Bytes(16, 200),
+            Spec::Ints(256, 0),
+        ]
+    });
+}
+
+#[test]
+fn byte_scalars_across_a_barrier_agree() {
+    let src = "kernel void k(global const uchar* in, global char* out) {
+    local int tile[64];
+    int l = get_local_id(0);
+    tile[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = (char)(tile[get_local_size(0) - 1 - l] - 100);
+}";
+    let r = [range_1d(0, 256, 64), range_1d(0, 96, 32), range_1d(5, 60, 20)];
+    agree(src, &r, |_: &NdRange| vec![Spec::Bytes(300, 7), Spec::Bytes(300, 0)]);
+}
+
+#[test]
+fn breadth_first_search_step_agrees() {
+    // Rodinia's BFS step: `char` flags read consecutively under a guard,
+    // written at gathered vertices in a divergent loop (the same value
+    // for a vertex whichever work-item writes it).
+    let src = "kernel void k(global const int* start, global const int* edges, global char* mask, global char* updating, global const char* visited, global int* cost, int n) {
+    int tid = get_global_id(0);
+    if (tid < n && mask[tid]) {
+        mask[tid] = 0;
+        int first = 2 * (start[tid] & 15);
+        for (int i = first; i < first + (tid % 4) + 1; i++) {
+            int id = (edges[i] & 1023) * 5 % n;
+            if (!visited[id]) { cost[id] = 3 * id + 1; updating[id] = 1; }
+        }
+    }
+}";
+    agree(src, &ranges(), |r: &NdRange| {
+        let items = (r.global_offset[0] + r.global_size[0]) as usize;
+        vec![
+            Spec::Ints(items, 11),
+            Spec::Ints(4 * items + 64, 11),
+            Spec::Bytes(items, 1),
+            Spec::Bytes(items, 0),
+            Spec::Bytes(items + 16, 3),
+            Spec::Ints(items + 16, 0),
+            Spec::Int(items as i32),
+        ]
     });
 }
 

@@ -383,6 +383,60 @@ fn checked_mode_without_local_memory_takes_the_wide_code_and_its_reports() {
     );
 }
 
+fn bytes(n: usize) -> KernelArg {
+    KernelArg::Buffer((0..n).map(|i| (i * 5) as u8).collect())
+}
+
+fn ints(n: usize) -> KernelArg {
+    KernelArg::Buffer((0..n).flat_map(|i| (i as i32 - 20).to_le_bytes()).collect())
+}
+
+/// Bytes (`Access::byte`) test their bounds by the byte: a buffer whose
+/// length is not a multiple of 4 faults at its first byte past the end,
+/// consecutive or gathered, loaded or stored, with Cranelift's report.
+#[test]
+fn out_of_bounds_byte_accesses_stop_with_cranelifts_report() {
+    let load = "kernel void k(global const uchar* a, global int* out) {
+    int i = get_global_id(0);
+    out[i] = a[i] + 1;
+}";
+    let store = "kernel void k(global const int* a, global char* out) {
+    int i = get_global_id(0);
+    out[i] = (char)a[i];
+}";
+    let gathered = "kernel void k(global const char* a, global int* out) {
+    int i = get_global_id(0);
+    out[i] = a[(i * 3) % 64];
+}";
+    for lane in [0u64, 7, 13, 15] {
+        let short = (32 + lane) as usize;
+        let f = same_fault(load, &[bytes(short), ints(64)], 64, 0);
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+        assert_eq!((f.size, f.global_id), (1, [32 + lane, 0, 0]));
+        assert_eq!(f.address, 32 + lane);
+        let f = same_fault(store, &[ints(64), bytes(short)], 64, 1);
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+        assert_eq!((f.size, f.global_id), (1, [32 + lane, 0, 0]));
+        assert_eq!(f.address, 32 + lane);
+        let f = same_fault(gathered, &[bytes(short), ints(64)], 64, 0);
+        assert_eq!(f.size, 1);
+        assert!(f.address >= short as u64, "{f:?}");
+    }
+    // In a barrier kernel's regions (their own entry and frame).
+    let tiled = "kernel void k(global const uchar* in, global uchar* out) {
+    local int tile[32];
+    int l = get_local_id(0);
+    int i = get_global_id(0);
+    tile[l] = in[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[i] = (uchar)(tile[31 - l] + 1);
+}";
+    let f = same_fault(tiled, &[bytes(45), bytes(64)], 64, 0);
+    assert_eq!((f.size, f.global_id, f.address), (1, [45, 0, 0], 45));
+    let f = same_fault(tiled, &[bytes(64), bytes(50)], 64, 1);
+    assert_eq!((f.size, f.address), (1, 50));
+}
+
 #[test]
 fn out_of_bounds_loads_and_stores_stop_with_cranelifts_report() {
     let load = "kernel void k(global const float* a, global float* out) {

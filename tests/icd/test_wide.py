@@ -146,3 +146,85 @@ def test_rows_far_apart_give_the_same_results():
     wide = run_script(ROWS, {"VECL_WIDE": "1"})
     assert wide.count("\n") == 3, wide
     assert wide == plain
+
+
+BFS = textwrap.dedent(
+    """
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = '''
+    __kernel void step(__global const int *start, __global const int *edges,
+                       __global char *mask, __global char *updating,
+                       __global const char *visited, __global int *cost, int n) {
+        int tid = get_global_id(0);
+        if (tid < n && mask[tid]) {
+            mask[tid] = 0;
+            for (int i = start[tid]; i < start[tid] + 4; i++) {
+                int id = edges[i];
+                if (!visited[id]) { cost[id] = cost[tid] + 1; updating[id] = 1; }
+            }
+        }
+    }
+    __kernel void levels(__global const uchar *in, __global uchar *out,
+                         __global const char *lut, int n) {
+        int i = get_global_id(0);
+        if (i < n) out[i] = (uchar)(in[i] / 2 + lut[in[i] & 15] + lut[3]);
+    }
+    '''
+    program = cl.Program(ctx, src).build()
+    rng = np.random.default_rng(9)
+    mf = cl.mem_flags
+    # A frontier of about a third of 10,001 vertices (a ragged last chunk),
+    # four edges each.
+    n = 10001
+    start = (np.arange(n) * 4).astype(np.int32)
+    edges = rng.integers(0, n, 4 * n).astype(np.int32)
+    mask = (rng.random(n) < 0.3).astype(np.int8)
+    # The frontier visited (as BFS keeps it), its costs equal: a vertex
+    # written is never read, and every writer writes the same value.
+    visited = ((rng.random(n) < 0.5) | (mask == 1)).astype(np.int8)
+    cost = np.where(mask == 1, 5, rng.integers(0, 100, n)).astype(np.int32)
+    bufs = [cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=h)
+            for h in (start, edges, mask, np.zeros(n, np.int8), visited, cost)]
+    program.step(queue, (n,), None, *bufs, np.int32(n))
+    got = [np.empty_like(h) for h in (mask, visited, cost)]
+    cl.enqueue_copy(queue, got[0], bufs[2])
+    updating = np.empty(n, np.int8)
+    cl.enqueue_copy(queue, updating, bufs[3])
+    cl.enqueue_copy(queue, got[2], bufs[5])
+    want_upd = np.zeros(n, np.int8)
+    want_cost = cost.copy()
+    for t in np.nonzero(mask)[0]:
+        for e in edges[4 * t: 4 * t + 4]:
+            if not visited[e]:
+                want_cost[e] = cost[t] + 1
+                want_upd[e] = 1
+    assert not got[0].any()
+    assert (updating == want_upd).all()
+    assert (got[2] == want_cost).all()
+    print(updating.tobytes().hex(), got[2].tobytes().hex())
+    # Every byte value, 4093 of them (not a whole number of words).
+    m = 4093
+    levels = (np.arange(m) * 7 % 256).astype(np.uint8)
+    lut = (np.arange(16) * 9 - 70).astype(np.int8)
+    ib = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=levels)
+    lb = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=lut)
+    ob = cl.Buffer(ctx, mf.WRITE_ONLY, m)
+    program.levels(queue, (m,), None, ib, ob, lb, np.int32(m))
+    out = np.empty(m, np.uint8)
+    cl.enqueue_copy(queue, out, ob)
+    want = (levels.astype(np.int32) // 2 + lut[levels & 15] + lut[3]) & 255
+    assert (out == want.astype(np.uint8)).all()
+    print(out.tobytes().hex())
+    """
+)
+
+
+def test_byte_buffers_give_the_same_results():
+    plain = run_script(BFS, {"VECL_WIDE": "0"})
+    wide = run_script(BFS, {"VECL_WIDE": "1"})
+    assert wide.count("\n") == 2, wide
+    assert wide == plain

@@ -114,6 +114,23 @@ pub struct Access {
     /// lanes run and address consecutive elements, else a 64-bit gather or
     /// scatter (`pair_access`). Only without a bounds test.
     pub pair: Option<u8>,
+    /// An access of one-byte elements (`char`, `uchar`), its index in
+    /// bytes (`byte_access`); none of the paths above.
+    pub byte: Option<ByteElems>,
+}
+
+/// What a one-byte access ([`Access::byte`]) is: the index counts bytes,
+/// and each lane holds its element's zero or sign extension.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ByteElems {
+    /// `char`: a load sign-extends.
+    pub signed: bool,
+    /// The uniformity analysis finds the lanes' bytes consecutive: the
+    /// access tests its lanes for one 16-byte access first.
+    pub consecutive: bool,
+    /// A load of one byte for every running lane (the analysis finds the
+    /// address uniform): the first running lane's, broadcast.
+    pub uniform: bool,
 }
 
 /// Where the buffer of an access is.
@@ -391,14 +408,35 @@ impl MemoryPlan {
 /// = 0` (no index) for a buffer of no whole element or none in reach.
 /// Called by the entry once per parameter and call.
 pub(crate) extern "C" fn index_bounds(base: u64, start: u64, end: u64) -> u64 {
+    element_bounds(base, start, end, 4)
+}
+
+/// [`index_bounds`] of one-byte elements: the valid byte offsets from
+/// `base` inside `[start, end)` ([`Access::byte`]).
+pub(crate) extern "C" fn byte_index_bounds(base: u64, start: u64, end: u64) -> u64 {
+    element_bounds(base, start, end, 1)
+}
+
+/// The valid indices of `size`-byte elements from `base` inside `[start,
+/// end)`, packed as [`index_bounds`] packs them.
+fn element_bounds(base: u64, start: u64, end: u64, size: u64) -> u64 {
     let empty = 1u64;
-    if end < start || end - start < 4 {
+    if end < start || end - start < size {
         return empty;
     }
-    let (base, start, end) = (i128::from(base), i128::from(start), i128::from(end));
-    // lo = ceil((start - base) / 4), hi = floor((end - 4 - base) / 4).
-    let lo = (start - base + 3).div_euclid(4).max(i128::from(i32::MIN));
-    let hi = (end - 4 - base).div_euclid(4).min(i128::from(i32::MAX));
+    let (base, start, end, size) = (
+        i128::from(base),
+        i128::from(start),
+        i128::from(end),
+        i128::from(size),
+    );
+    // lo = ceil((start - base) / size), hi = floor((end - size - base) / size).
+    let lo = (start - base + size - 1)
+        .div_euclid(size)
+        .max(i128::from(i32::MIN));
+    let hi = (end - size - base)
+        .div_euclid(size)
+        .min(i128::from(i32::MAX));
     if lo > hi {
         return empty;
     }
@@ -416,6 +454,8 @@ struct PendingFault {
     /// The element's bytes and the access's component (see [`Check`]).
     size: u32,
     component: u32,
+    /// The index counts bytes ([`Access::byte`]), not 4-byte words.
+    bytes: bool,
 }
 
 /// What `emit_access` needs of the kernel entry around it: where the
@@ -428,7 +468,12 @@ pub(crate) struct EntryFrame {
     /// as two sign-extended 64-bit values, the first and the last valid
     /// index (whose low halves are the 32-bit lanes' bounds).
     pub bounds_at: i32,
-    /// 64 bytes at `[rsp + scratch_at]` for the cold blocks.
+    /// `[rsp + byte_bounds_at + 16 * param]`: the same of one-byte
+    /// elements (`byte_index_bounds`), for the entries whose accesses of
+    /// bytes test their bounds ([`needs_byte_bounds`]).
+    pub byte_bounds_at: Option<i32>,
+    /// [`SCRATCH_BYTES`] bytes at `[rsp + scratch_at]` for the cold
+    /// blocks and the lane-by-lane accesses of bytes.
     pub scratch_at: i32,
     /// `[rsp + local_at]`: the group's `__local` arena (a barrier kernel's
     /// entry, `super::regions`; none elsewhere).
@@ -471,6 +516,7 @@ impl EntryFrame {
         EntryFrame {
             large_at,
             bounds_at,
+            byte_bounds_at: None,
             scratch_at,
             local_at: None,
             sums_at: None,
@@ -498,10 +544,30 @@ fn vector_check(
     kn: u8,
     (ptr, base): (i32, Base),
 ) -> Result<(), WideError> {
+    vector_check_of(a, frame, c, (xn, kn), (ptr, base), false)
+}
+
+/// [`vector_check`] of an index in 4-byte words or, with `bytes`, in
+/// bytes (the bounds of `EntryFrame::byte_bounds_at`).
+fn vector_check_of(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    c: Check,
+    (xn, kn): (u8, u8),
+    (ptr, base): (i32, Base),
+    bytes: bool,
+) -> Result<(), WideError> {
     let e = asm_err;
     let zi = zmm_reg(xn)?;
     // Running lanes below the first valid index or above the last.
-    let at = frame.bounds_at + 16 * c.param as i32;
+    let table = if bytes {
+        frame
+            .byte_bounds_at
+            .ok_or_else(|| WideError::Malformed("a test of bytes without their bounds".into()))?
+    } else {
+        frame.bounds_at
+    };
+    let at = table + 16 * c.param as i32;
     a.vpcmpd(k_masked(k0, kn), zi, dword_bcst(rsp + at), 1)
         .map_err(e)?;
     a.vpcmpd(k_masked(k7, kn), zi, dword_bcst(rsp + (at + 8)), 6)
@@ -518,6 +584,7 @@ fn vector_check(
         site: c.site,
         size: c.size,
         component: c.component,
+        bytes,
     });
     Ok(())
 }
@@ -799,6 +866,12 @@ pub(crate) fn emit_access(
 ) -> Result<(), WideError> {
     let shift = split;
     let (_, ptr, _, _, how, load) = elems(op)?;
+    if let Some(b) = how.byte {
+        byte_access(a, frame, op, b)?;
+        // rax, r10 and r11 hold nothing the next access could use.
+        frame.held.forget();
+        return Ok(());
+    }
     if let Some(h) = how.pair {
         if !frame.held.has_buffer(how.base, ptr) {
             load_base(a, frame, how.base, ptr)?;
@@ -965,6 +1038,143 @@ fn pair_access(a: &mut CodeAssembler, op: &Op, h: u8) -> Result<(), WideError> {
     } else {
         a.vpscatterdq(mem_masked(zmmword_ptr(rax + ty * 4), SCRATCH_K), z)
             .map_err(e)?;
+    }
+    a.set_label(&mut done).map_err(e)?;
+    a.zero_bytes().map_err(e)
+}
+
+/// Bytes at `[rsp + EntryFrame::scratch_at]`: a zmm of indices and one
+/// of values for the lane-by-lane accesses of bytes (`byte_access`).
+pub const SCRATCH_BYTES: i32 = 128;
+
+/// Whether an entry emitting `ops` needs the bounds of one-byte elements
+/// (`EntryFrame::byte_bounds_at`): an access of bytes tests its bounds.
+pub(crate) fn needs_byte_bounds<'a>(ops: impl IntoIterator<Item = &'a Op>) -> bool {
+    ops.into_iter().any(|op| {
+        matches!(op, Op::LoadElems { how, .. } | Op::StoreElems { how, .. }
+            if how.byte.is_some() && how.check.is_some())
+    })
+}
+
+/// An access of one-byte elements ([`Access::byte`]; a `__global` or
+/// `__constant` buffer), its index in bytes: under robust access the
+/// running lanes' bounds test first. When all 16 lanes run and hold
+/// consecutive indices from lane 0's (tested at run time, for an access
+/// the uniformity analysis finds consecutive), one 16-byte access:
+/// `vpmovzxbd`/`vpmovsxbd` into the lanes, `vpmovdb` out of them. A
+/// load of one address for every lane reads the first running lane's
+/// byte and broadcasts it. Otherwise lane by lane, in the lanes' order, through the frame's
+/// scratch (indices, then values): AVX-512 has no byte gather or
+/// scatter, and a gather of the 32-bit words around the bytes could
+/// read past a buffer's last page, where a scatter of them would write
+/// other work-items' bytes. A load's lanes that do not run are zero.
+/// `rax`, `r10`, `r11`, `k0`, `k7` and the scratch zmm are clobbered.
+fn byte_access(
+    a: &mut CodeAssembler,
+    frame: &mut EntryFrame,
+    op: &Op,
+    b: ByteElems,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let (value, ptr, idx, k, how, load) = elems(op)?;
+    if how.base != Base::Arg {
+        return Err(WideError::Malformed("bytes of `__local` memory".into()));
+    }
+    let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
+    let (z, km, zi) = (zmm_reg(zn)?, k_reg(kn)?, zmm_reg(xn)?);
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    load_base(a, frame, how.base, ptr)?;
+    if let Some(c) = how.check {
+        vector_check_of(a, frame, c, (xn, kn), (ptr, how.base), true)?;
+    }
+    let mut slow = a.create_label();
+    let mut done = a.create_label();
+    let s = frame.scratch_at;
+    if b.uniform && load {
+        // The first running lane's byte in every running lane, the others
+        // zero (none running: no access, all zero).
+        a.vpxord(t, t, t).map_err(e)?;
+        a.kmovw(r11d, km).map_err(e)?;
+        a.test(r11d, r11d).map_err(e)?;
+        a.jz(slow).map_err(e)?;
+        a.vmovdqu32(zmmword_ptr(rsp + s), zi).map_err(e)?;
+        a.tzcnt(r10d, r11d).map_err(e)?;
+        a.movsxd(r10, dword_ptr(rsp + r10 * 4 + s)).map_err(e)?;
+        if b.signed {
+            a.movsx(r10d, byte_ptr(rax + r10)).map_err(e)?;
+        } else {
+            a.movzx(r10d, byte_ptr(rax + r10)).map_err(e)?;
+        }
+        a.vpbroadcastd(zmm_masked(t, kn).z(), r10d).map_err(e)?;
+        a.set_label(&mut slow).map_err(e)?;
+        a.zero_bytes().map_err(e)?;
+        a.vmovdqa32(z, t).map_err(e)?;
+        a.set_label(&mut done).map_err(e)?;
+        return a.zero_bytes().map_err(e);
+    }
+    if b.consecutive {
+        a.kmovw(r11d, km).map_err(e)?;
+        a.cmp(r11d, 0xffff).map_err(e)?;
+        a.jne(slow).map_err(e)?;
+        lane0_to_r10d(a, xn)?;
+        a.movsxd(r10, r10d).map_err(e)?;
+        // Lanes past `i32::MAX` wrap, and their bytes do not follow.
+        a.cmp(r10, i32::MAX - 15).map_err(e)?;
+        a.jg(slow).map_err(e)?;
+        a.vpbroadcastd(t, r10d).map_err(e)?;
+        a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
+        a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+        a.vpcmpd(k0, t, zi, 4).map_err(e)?;
+        a.kortestw(k0, k0).map_err(e)?;
+        a.jnz(slow).map_err(e)?;
+        let at = xmmword_ptr(rax + r10);
+        match (load, b.signed) {
+            (true, true) => a.vpmovsxbd(z, at),
+            (true, false) => a.vpmovzxbd(z, at),
+            (false, _) => a.vpmovdb(at, z),
+        }
+        .map_err(e)?;
+        a.jmp(done).map_err(e)?;
+    }
+    a.set_label(&mut slow).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    a.vmovdqu32(zmmword_ptr(rsp + s), zi).map_err(e)?;
+    if load {
+        a.vpxord(t, t, t).map_err(e)?;
+        a.vmovdqu32(zmmword_ptr(rsp + (s + 64)), t).map_err(e)?;
+    } else {
+        a.vmovdqu32(zmmword_ptr(rsp + (s + 64)), z).map_err(e)?;
+    }
+    let mut end = a.create_label();
+    let mut lane = a.create_label();
+    a.kmovw(r11d, km).map_err(e)?;
+    a.test(r11d, r11d).map_err(e)?;
+    a.jz(end).map_err(e)?;
+    a.set_label(&mut lane).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    // r10 = the lowest running lane left, rax = its byte's address.
+    a.tzcnt(r10d, r11d).map_err(e)?;
+    a.movsxd(rax, dword_ptr(rsp + r10 * 4 + s)).map_err(e)?;
+    a.add(rax, qword_ptr(rbx + ptr)).map_err(e)?;
+    if load {
+        if b.signed {
+            a.movsx(eax, byte_ptr(rax)).map_err(e)?;
+        } else {
+            a.movzx(eax, byte_ptr(rax)).map_err(e)?;
+        }
+        a.mov(dword_ptr(rsp + r10 * 4 + (s + 64)), eax)
+            .map_err(e)?;
+    } else {
+        a.mov(r10b, byte_ptr(rsp + r10 * 4 + (s + 64)))
+            .map_err(e)?;
+        a.mov(byte_ptr(rax), r10b).map_err(e)?;
+    }
+    a.blsr(r11d, r11d).map_err(e)?;
+    a.jnz(lane).map_err(e)?;
+    a.set_label(&mut end).map_err(e)?;
+    a.zero_bytes().map_err(e)?;
+    if load {
+        a.vmovdqu32(z, zmmword_ptr(rsp + (s + 64))).map_err(e)?;
     }
     a.set_label(&mut done).map_err(e)?;
     a.zero_bytes().map_err(e)
@@ -1317,6 +1527,7 @@ fn uniform_load(
             site: c.site,
             size: c.size,
             component: c.component,
+            bytes: false,
         });
         let at = match i32::try_from(i64::from(k) * 4) {
             Ok(disp) => dword_ptr(rax + disp),
@@ -1367,6 +1578,7 @@ fn uniform_load(
             site: c.site,
             size: c.size,
             component: c.component,
+            bytes: false,
         });
     }
     a.vpbroadcastd(zmm_masked(z, kn).z(), dword_ptr(rax + r10 * 4))
@@ -1719,8 +1931,12 @@ fn emit_faults(
         a.movsxd(r11, dword_ptr(rsp + r10 * 4 + scratch))
             .map_err(e)?;
         load_base(a, frame, f.base, f.ptr)?;
-        a.lea(rsi, qword_ptr(rax + r11 * 4 - 4 * f.component as i32))
-            .map_err(e)?;
+        if f.bytes {
+            a.lea(rsi, qword_ptr(rax + r11)).map_err(e)?;
+        } else {
+            a.lea(rsi, qword_ptr(rax + r11 * 4 - 4 * f.component as i32))
+                .map_err(e)?;
+        }
         a.mov(edx, f.size).map_err(e)?;
         a.mov(r11, f.site).map_err(e)?;
         a.jmp(report).map_err(e)?;

@@ -50,7 +50,9 @@
 //! checked parameter's valid indices. An entry whose stores may stream
 //! ends with `sfence`.
 
-use super::access::{emit_cold, index_bounds, launch_flags, Base, EntryFrame, Known};
+use super::access::{
+    byte_index_bounds, emit_cold, index_bounds, launch_flags, Base, EntryFrame, Known,
+};
 use super::emit::{asm_err, assemble_and_map, ConstPool};
 use super::ra2::{
     allocate_ra2_pooled, emit_allocated_pooled, written, Allocated, EmitAt, EntryCode,
@@ -127,6 +129,8 @@ pub struct MemoryCounts {
     pub checked: usize,
     pub streaming: usize,
     pub prefetched: usize,
+    /// Accesses of one-byte elements (`access::Access::byte`).
+    pub bytes: usize,
     /// Constants read as broadcast memory operands from the code's pool.
     pub constants: usize,
 }
@@ -265,6 +269,7 @@ fn memory_facts(body: &Program) -> (Vec<(u32, i32)>, MemoryCounts) {
         };
         n.streaming += usize::from(how.stream);
         n.prefetched += usize::from(how.prefetch);
+        n.bytes += usize::from(how.byte.is_some());
         if let Some(c) = how.check {
             n.checked += 1;
             if !checked.iter().any(|(p, _)| *p == c.param) {
@@ -985,7 +990,7 @@ pub(super) fn row_offsets(
         // Whatever the uniformity analysis and the lowering found of the
         // index, its form shows its lanes consecutive from lane 0 (the
         // id's lanes plus a value equal in all).
-        if how.base != Base::Arg || (how.uniform && load) {
+        if how.base != Base::Arg || (how.uniform && load) || how.byte.is_some() {
             continue;
         }
         let slot = match slots.iter().position(|x| x.0 == *terms) {
@@ -1658,20 +1663,23 @@ pub fn compile_entry(
         .unwrap_or(0);
     // The spill slots, then the group's first id of dimension 1 and its
     // coordinates (stepped with a carry: no division per group), the
-    // large-launch flag, 64 bytes of scratch for the fault blocks, and
-    // each checked parameter's index bounds.
+    // large-launch flag, scratch for the fault blocks and the accesses of
+    // bytes, and each checked parameter's index bounds (and its bounds
+    // in bytes, when an access of bytes tests them).
     let y_start_at = frame as i32;
     let g_at = [frame as i32 + 8, frame as i32 + 16, frame as i32 + 24];
     let large_at = frame as i32 + 32;
     let scratch_at = frame as i32 + 64;
-    let bounds_at = frame as i32 + 128;
+    let bounds_at = scratch_at + super::access::SCRATCH_BYTES;
     let params = checked
         .iter()
         .map(|(p, _)| *p as i32 + 1)
         .max()
         .unwrap_or(0);
+    let byte_bounds_at =
+        super::access::needs_byte_bounds(program.ops()).then_some(bounds_at + 16 * params);
     // Then the row slots.
-    let rows_at = bounds_at + 16 * params;
+    let rows_at = bounds_at + 16 * params * if byte_bounds_at.is_some() { 2 } else { 1 };
     // The row slots of checked accesses, with their buffers' bounds.
     let mut row_checks: Vec<(u8, i32)> = Vec::new();
     for op in program.ops() {
@@ -1688,6 +1696,7 @@ pub fn compile_entry(
     // 16: locals of 8 more than a multiple of 16 align it for calls.
     let locals = rows_at + 8 * row_slots.next_multiple_of(2) as i32 + 8;
     let mut entry_frame = EntryFrame::new(large_at, bounds_at, scratch_at);
+    entry_frame.byte_bounds_at = byte_bounds_at;
     entry_frame.rows_at = Some(rows_at);
     entry_frame.group_at = Some(g_at[0]);
     let q = 8;
@@ -1708,18 +1717,23 @@ pub fn compile_entry(
             .checked_tail
             .ok_or_else(|| WideError::Malformed("a bounds test without a tail".into()))?
             as i32;
-        for (param, slot) in &checked {
-            let at = tail + co::BOUNDS + co::BOUNDS_ENTRY * *param as i32;
-            a.mov(rdi, qword_ptr(rbx + *slot)).map_err(e)?;
-            a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
-            a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
-            a.mov(rax, index_bounds as *const () as u64).map_err(e)?;
-            a.call(rax).map_err(e)?;
-            let at = bounds_at + 16 * *param as i32;
-            a.movsxd(r10, eax).map_err(e)?;
-            a.mov(qword_ptr(rsp + at), r10).map_err(e)?;
-            a.sar(rax, 32).map_err(e)?;
-            a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
+        let tables = [(bounds_at, index_bounds as *const () as u64)]
+            .into_iter()
+            .chain(byte_bounds_at.map(|b| (b, byte_index_bounds as *const () as u64)));
+        for (table, bounds) in tables {
+            for (param, slot) in &checked {
+                let at = tail + co::BOUNDS + co::BOUNDS_ENTRY * *param as i32;
+                a.mov(rdi, qword_ptr(rbx + *slot)).map_err(e)?;
+                a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
+                a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
+                a.mov(rax, bounds).map_err(e)?;
+                a.call(rax).map_err(e)?;
+                let at = table + 16 * *param as i32;
+                a.movsxd(r10, eax).map_err(e)?;
+                a.mov(qword_ptr(rsp + at), r10).map_err(e)?;
+                a.sar(rax, 32).map_err(e)?;
+                a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
+            }
         }
     }
     let mut done = a.create_label();

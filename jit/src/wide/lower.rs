@@ -94,6 +94,9 @@ struct Pointer {
     /// across the lanes running where it was computed (`Cx::exact_step`;
     /// 0 for no index), if the index's form shows one.
     step: Option<i64>,
+    /// `index` counts bytes (a `char`/`uchar` pointer indexed,
+    /// [`access::Access::byte`]), not 4-byte words.
+    bytes: bool,
 }
 
 /// What an IR value became.
@@ -2006,6 +2009,20 @@ impl Cx<'_> {
                 let how = self.access(*ptr, p, false);
                 let idx = self.index_of(p);
                 let k = self.cur;
+                if let Some(signed) = byte_scalar(self.func.ty(*value)) {
+                    // The lanes' low bytes (a byte value's lane holds its
+                    // extension).
+                    let how = self.byte_access(*ptr, how, signed);
+                    let a = self.vec(*value)?;
+                    self.p.push(Op::StoreElems {
+                        a,
+                        ptr: p.slot,
+                        idx,
+                        k,
+                        how,
+                    });
+                    return Ok(());
+                }
                 if let Some(signed) = byte_vector(self.func.ty(*value)) {
                     // Four bytes packed into one 32-bit element.
                     let a = self.pack_bytes(*value, signed)?;
@@ -2617,6 +2634,23 @@ impl Cx<'_> {
         }
     }
 
+    /// `how` (made by [`Cx::access`]) for an access of one-byte elements
+    /// through `v`: its own path (`access::byte_access`), consecutive
+    /// when the lanes' bytes are, its bounds test of one byte, no
+    /// prefetch, streaming or broadcast.
+    fn byte_access(&self, v: ValueId, how: Access, signed: bool) -> Access {
+        Access {
+            byte: Some(access::ByteElems {
+                signed,
+                consecutive: self.uni.shape(v) == Shape::Linear(1),
+                uniform: self.uni.shape(v) == Shape::Uniform,
+            }),
+            check: how.check.map(|c| Check { size: 1, ..c }),
+            base: how.base,
+            ..Access::default()
+        }
+    }
+
     /// Where a prefetch chosen by the plan points: `Some(None)`,
     /// `DISTANCE` bytes ahead; `Some(Some(step))`, the loop's next step, a
     /// constant or a 32-bit integer parameter times one; `None` (no
@@ -2666,7 +2700,9 @@ impl Cx<'_> {
     /// `int` or `uint`.
     fn elem_class(&self, ptr: ValueId, loc: Loc) -> Lowered<()> {
         match self.func.ty(ptr) {
-            Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t) if four_bytes(t) => {
+            Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t)
+                if four_bytes(t) || byte_scalar(t).is_some() =>
+            {
                 Ok(())
             }
             Type::Pointer(AddressSpace::Local, t) if self.locals_allowed && four_bytes(t) => Ok(()),
@@ -2826,6 +2862,7 @@ impl Cx<'_> {
                             base: Base::Arg,
                             index: None,
                             step: Some(0),
+                            bytes: false,
                         })
                     }
                     (Type::Pointer(AddressSpace::Local, _), _) if self.locals_allowed => {
@@ -2835,6 +2872,7 @@ impl Cx<'_> {
                             base: Base::LocalArg,
                             index: None,
                             step: Some(0),
+                            bytes: false,
                         })
                     }
                     _ => return unsupported(format!("a parameter of type {ty:?}")),
@@ -3070,6 +3108,7 @@ impl Cx<'_> {
                         base: Base::LocalArg,
                         index: Some(self.v_op(|d| Op::Copy { d, a: x })),
                         step: (self.uni.shape(v) == Shape::Uniform).then_some(0),
+                        bytes: false,
                     })
                 }
                 VarRepr::Ptr(None) => {
@@ -3108,7 +3147,16 @@ impl Cx<'_> {
                 // The step of the index, in 4-byte words: an element of
                 // the pointee (`index`) or of the array it points to
                 // (`elem`, `__local` arrays).
+                // A `char`/`uchar` buffer's index counts bytes; an index
+                // of one unit never meets one of the other.
+                let bytes = !elem
+                    && base.base == Base::Arg
+                    && matches!(self.func.ty(*p), Type::Pointer(_, t) if byte_scalar(t).is_some());
+                if base.index.is_some() && base.bytes != bytes {
+                    return unsupported(format!("indexing {:?}", self.func.ty(*p)));
+                }
                 let step = match (self.func.ty(*p), elem) {
+                    _ if bytes => Some(1),
                     (Type::Pointer(_, t), false) if base.base == Base::Arg => {
                         words(t).filter(|_| four_bytes(t))
                     }
@@ -3141,6 +3189,7 @@ impl Cx<'_> {
                         .step
                         .zip(lanes)
                         .map(|(b, l)| b.wrapping_add(l.wrapping_mul(i64::from(step)))),
+                    bytes,
                     ..base
                 })
             }
@@ -3152,13 +3201,15 @@ impl Cx<'_> {
                         base: Base::LocalAt { offset, size },
                         index: None,
                         step: Some(0),
+                        bytes: false,
                     }),
                     None => return unsupported("a program-scope variable".into()),
                 }
             }
             Inst::PtrCast(p) => match (self.val(*p)?, ty) {
                 (Val::Ptr(x), Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t))
-                    if x.index.is_none() || module_size(t) == Some(4) =>
+                    if x.index.is_none()
+                        || module_size(t) == Some(if x.bytes { 1 } else { 4 }) =>
                 {
                     Val::Ptr(x)
                 }
@@ -3182,6 +3233,16 @@ impl Cx<'_> {
                 how.lane0 = self.all_or_none;
                 let idx = self.index_of(ptr);
                 let k = self.cur;
+                if let Some(signed) = byte_scalar(ty) {
+                    let how = self.byte_access(*p, how, signed);
+                    return Ok(Some(Val::V(self.v_op(|d| Op::LoadElems {
+                        d,
+                        ptr: ptr.slot,
+                        idx,
+                        k,
+                        how,
+                    }))));
+                }
                 if let Some(signed) = byte_vector(ty) {
                     // One 32-bit element; component `c` is its byte `c`.
                     let x = self.v_op(|d| Op::LoadElems {
@@ -3915,6 +3976,17 @@ fn vector_class(t: &Type) -> Option<(Class, u8)> {
             s @ (Scalar::F32 | Scalar::I32 | Scalar::U32 | Scalar::U8 | Scalar::I8),
             n @ 2..=4,
         ) => class(&Type::Scalar(*s)).map(|c| (c, *n)),
+        _ => None,
+    }
+}
+
+/// Whether `t` is a `char` (`Some(true)`) or a `uchar` (`Some(false)`):
+/// an element of its own path, the index counting bytes
+/// ([`access::Access::byte`]).
+fn byte_scalar(t: &Type) -> Option<bool> {
+    match t {
+        Type::Scalar(Scalar::I8) => Some(true),
+        Type::Scalar(Scalar::U8) => Some(false),
         _ => None,
     }
 }

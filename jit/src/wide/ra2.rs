@@ -180,6 +180,9 @@ const UNREAD: u32 = u32::MAX;
 /// constant index (`Access::constant`: a displacement).
 fn reads_index(how: &super::access::Access, load: bool) -> bool {
     use super::access::Known;
+    if how.byte.is_some() {
+        return true;
+    }
     if how.constant.is_some() && how.check.is_none() && load {
         return false;
     }

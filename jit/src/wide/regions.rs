@@ -27,7 +27,7 @@
 //! Registers as in [`super::entry`], except r14: the chunk's save area
 //! (the end group is kept in the frame).
 
-use super::access::{emit_cold, index_bounds, Base, EntryFrame};
+use super::access::{emit_cold, byte_index_bounds, index_bounds, Base, EntryFrame};
 use super::emit::{asm_err, ConstPool};
 use super::entry::{
     fallback_jump_pool_and_map, fallback_test_and_saves, range_end, EntryOptions, KernelCode,
@@ -65,6 +65,7 @@ fn memory_facts(bodies: &[Program]) -> (Vec<Checked>, MemoryCounts) {
         };
         n.streaming += usize::from(how.stream);
         n.prefetched += usize::from(how.prefetch);
+        n.bytes += usize::from(how.byte.is_some());
         if let Some(c) = how.check {
             n.checked += 1;
             if !checked.iter().any(|x| x.number == c.param) {
@@ -216,7 +217,7 @@ pub fn compile_regions(
         region: spill + 72,
         next: spill + 80,
         scratch: spill + 128,
-        bounds: spill + 192,
+        bounds: spill + 128 + super::access::SCRATCH_BYTES,
     };
     let numbers = checked
         .iter()
@@ -232,11 +233,20 @@ pub fn compile_regions(
         .map(|a| super::ra2::sum_slots(a).len())
         .max()
         .unwrap_or(0) as i32;
-    let sums_at = f.bounds + 16 * numbers;
+    let byte_bounds = super::access::needs_byte_bounds(
+        bodies
+            .iter()
+            .flat_map(|b| b.ops())
+            .chain(multi.iter().flatten().flat_map(|m| m.program.ops()))
+            .chain(chunked.iter().flatten().flat_map(|m| m.program.ops())),
+    )
+    .then_some(f.bounds + 16 * numbers);
+    let sums_at = f.bounds + 16 * numbers * if byte_bounds.is_some() { 2 } else { 1 };
     // Six pushes and the return address leave rsp 8 past a multiple of
     // 16: locals of 8 more than a multiple of 16 align it for calls.
     let locals = sums_at + 16 * ((sums + 1) / 2) + 8;
     let mut frame = EntryFrame::new(f.large, f.bounds, f.scratch);
+    frame.byte_bounds_at = byte_bounds;
     frame.local_at = Some(f.local);
     frame.sums_at = Some(sums_at);
     frame.group_at = Some(f.g[0]);
@@ -261,39 +271,44 @@ pub fn compile_regions(
             .checked_tail
             .ok_or_else(|| WideError::Malformed("a bounds test without a tail".into()))?
             as i32;
-        for c in &checked {
-            let at = tail + co::BOUNDS + co::BOUNDS_ENTRY * c.number as i32;
-            match c.base {
-                Base::Arg => {
-                    a.mov(rdi, qword_ptr(rbx + c.slot)).map_err(e)?;
-                    a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
-                    a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
+        let tables = [(f.bounds, index_bounds as *const () as u64)]
+            .into_iter()
+            .chain(byte_bounds.map(|b| (b, byte_index_bounds as *const () as u64)));
+        for (table, bounds) in tables {
+            for c in &checked {
+                let at = tail + co::BOUNDS + co::BOUNDS_ENTRY * c.number as i32;
+                match c.base {
+                    Base::Arg => {
+                        a.mov(rdi, qword_ptr(rbx + c.slot)).map_err(e)?;
+                        a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
+                        a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
+                    }
+                    Base::LocalArg => {
+                        // The argument's range, as offsets into the arena.
+                        a.mov(rax, qword_ptr(rsp + f.local)).map_err(e)?;
+                        a.mov(rdi, qword_ptr(rbx + c.slot)).map_err(e)?;
+                        a.add(rdi, rax).map_err(e)?;
+                        a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
+                        a.add(rsi, rax).map_err(e)?;
+                        a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
+                        a.add(rdx, rax).map_err(e)?;
+                    }
+                    Base::LocalAt { offset, size } => {
+                        // The variable's own bytes.
+                        a.mov(rdi, qword_ptr(rsp + f.local)).map_err(e)?;
+                        a.add(rdi, offset as i32).map_err(e)?;
+                        a.mov(rsi, rdi).map_err(e)?;
+                        a.lea(rdx, qword_ptr(rdi + size as i32)).map_err(e)?;
+                    }
                 }
-                Base::LocalArg => {
-                    // The argument's range, as offsets into the arena.
-                    a.mov(rax, qword_ptr(rsp + f.local)).map_err(e)?;
-                    a.mov(rdi, qword_ptr(rbx + c.slot)).map_err(e)?;
-                    a.add(rdi, rax).map_err(e)?;
-                    a.mov(rsi, qword_ptr(rbx + at)).map_err(e)?;
-                    a.add(rsi, rax).map_err(e)?;
-                    a.mov(rdx, qword_ptr(rbx + (at + 8))).map_err(e)?;
-                    a.add(rdx, rax).map_err(e)?;
-                }
-                Base::LocalAt { offset, size } => {
-                    // The variable's own bytes.
-                    a.mov(rdi, qword_ptr(rsp + f.local)).map_err(e)?;
-                    a.add(rdi, offset as i32).map_err(e)?;
-                    a.mov(rsi, rdi).map_err(e)?;
-                    a.lea(rdx, qword_ptr(rdi + size as i32)).map_err(e)?;
-                }
+                a.mov(rax, bounds).map_err(e)?;
+                a.call(rax).map_err(e)?;
+                let at = table + 16 * c.number as i32;
+                a.movsxd(r10, eax).map_err(e)?;
+                a.mov(qword_ptr(rsp + at), r10).map_err(e)?;
+                a.sar(rax, 32).map_err(e)?;
+                a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
             }
-            a.mov(rax, index_bounds as *const () as u64).map_err(e)?;
-            a.call(rax).map_err(e)?;
-            let at = f.bounds + 16 * c.number as i32;
-            a.movsxd(r10, eax).map_err(e)?;
-            a.mov(qword_ptr(rsp + at), r10).map_err(e)?;
-            a.sar(rax, 32).map_err(e)?;
-            a.mov(qword_ptr(rsp + (at + 8)), rax).map_err(e)?;
         }
     }
     let mut group = a.create_label();

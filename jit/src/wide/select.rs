@@ -85,6 +85,16 @@ fn id_limit(end: u64) -> String {
     }
 }
 
+/// The `code:` line's note of the accesses of one-byte elements.
+fn bytes_note(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(
+            "; {n} accesses of `char`/`uchar` elements (16 bytes at once when all lanes run on consecutive bytes, else lane by lane)"
+        ),
+    }
+}
+
 impl Choice {
     /// The `--explain` line, if any.
     pub fn explain(&self) -> Option<String> {
@@ -102,6 +112,7 @@ impl Choice {
                 if m.prefetched > 0 {
                     memory += &format!("; {} loads prefetched", m.prefetched);
                 }
+                memory += &bytes_note(m.bytes);
                 memory += &c.loop_note();
                 Some(format!(
                     "code: wide AVX-512 (16 lanes in one zmm register per value, masked tails; {} operations, {} spill slots, {} bytes, generated in {:.3} ms{memory}); Cranelift's code runs launches whose ids exceed {}",
@@ -118,6 +129,7 @@ impl Choice {
                     0 => String::new(),
                     n => format!("; {n} accesses bounds-checked"),
                 };
+                checked += &bytes_note(c.memory.bytes);
                 for n in [8, 4, 2] {
                     let regions = r.in_rows.iter().filter(|x| **x == n).count();
                     if regions > 0 {
