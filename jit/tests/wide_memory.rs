@@ -321,6 +321,40 @@ kernel void k(global const int* idx, global const float* a, global float* out) {
     assert_eq!(got.data(2), &w[..]);
 }
 
+/// Gathered bytes read the aligned words that hold them: at every
+/// alignment of the buffers (skews 0 to 3), the first and the last byte
+/// included, with every byte value, against the interpreter.
+#[test]
+fn gathered_bytes_agree_at_every_alignment() {
+    let src = "kernel void k(global const uchar* u, global const char* c, global int* out, int n) {
+    int i = get_global_id(0);
+    out[i] = u[(i * 7) % n] + 1000 * c[(n - 1 - i * 3 % n)];
+}";
+    let m = build(src, "");
+    let k = compile_wide(&m, "k", &options(true, true, 1 << 22));
+    let n = 61usize;
+    let bytes = |seed: usize| KernelArg::Buffer((0..n).map(|i| (i * 131 + seed) as u8).collect());
+    let init = vec![
+        bytes(0),
+        bytes(77),
+        KernelArg::Buffer(vec![0; 4 * n]),
+        KernelArg::Value((n as i32).to_le_bytes().to_vec()),
+    ];
+    for range in [range_1d(0, n as u64, 61), range_1d(0, n as u64, 16)] {
+        let mut want = init.clone();
+        run_kernel(&m, "k", &mut want, &range).expect("the interpreter runs it");
+        let KernelArg::Buffer(w) = &want[2] else {
+            unreachable!()
+        };
+        for skew in 0..4 {
+            let got = run(&k, &init, &range, skew);
+            assert_eq!(got.status, 0, "skew {skew}");
+            assert!(got.guards_intact(), "skew {skew}");
+            assert_eq!(got.data(2), &w[..], "skew {skew}");
+        }
+    }
+}
+
 /// The fault of `src`'s kernel `k` over `n` items in groups of 32 with
 /// `args`, on the wide code and on Cranelift's robust code: both must
 /// stop with the same report (the address relative to the faulting

@@ -2644,6 +2644,7 @@ impl Cx<'_> {
                 signed,
                 consecutive: self.uni.shape(v) == Shape::Linear(1),
                 uniform: self.uni.shape(v) == Shape::Uniform,
+                known: Known::Tested,
             }),
             check: how.check.map(|c| Check { size: 1, ..c }),
             base: how.base,
