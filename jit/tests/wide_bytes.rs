@@ -230,6 +230,27 @@ fn byte_scalars_across_a_barrier_agree() {
 }
 
 #[test]
+fn byte_scalars_with_lanes_along_dimension_1_agree() {
+    // Groups one work-item wide in dimension 0: the lanes run along
+    // dimension 1 (a copy compiled for such launches), whose id indexes
+    // the bytes.
+    let src = "kernel void k(global const uchar* in, global char* out, int w) {
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    out[y * w + x] = (char)(in[y * w + x] - 7 * x);
+    out[4096 + y] = (char)in[y];
+}";
+    let r = [
+        vecl_testkit::range_2d([1, 200], [1, 40], [0, 3]),
+        vecl_testkit::range_2d([3, 64], [1, 64], [0, 0]),
+        vecl_testkit::range_2d([16, 16], [16, 4], [2, 1]),
+    ];
+    agree(src, &r, |_: &NdRange| {
+        vec![Spec::Bytes(5000, 11), Spec::Bytes(5000, 0), Spec::Int(19)]
+    });
+}
+
+#[test]
 fn breadth_first_search_step_agrees() {
     // Rodinia's BFS step: `char` flags read consecutively under a guard,
     // written at gathered vertices in a divergent loop (the same value

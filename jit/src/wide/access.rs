@@ -16,6 +16,8 @@
 //! a masked gather or scatter. The buffer is a `__global`/`__constant`
 //! argument's, or the group's `__local` arena at a `__local` variable's
 //! offset or a `__local` argument's ([`Base`]; barrier kernels only).
+//! Accesses of `char`/`uchar` elements have a path of their own
+//! ([`Access::byte`], `byte_access`).
 //!
 //! **Streaming stores** follow `lower::stream`'s rule: a store through a
 //! `__global` parameter that no load, copy or builtin of the kernel reads

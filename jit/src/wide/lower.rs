@@ -27,7 +27,8 @@
 //! `cos`, `erf`, `pow`, `atan2`…), `native_recip`, `native_divide`,
 //! `floor`, `ceil`, `trunc`, `rint`, `copysign`, `fmin`, `fmax`, `mad`, and
 //! `min`, `max`, `clamp` of floats and 32-bit integers; loads and stores
-//! of 4-byte elements through a
+//! of 4-byte elements (and of `char`/`uchar` ones, their index in bytes:
+//! [`access::Access::byte`]) through a
 //! `__global` or `__constant` pointer argument indexed by an `int` or
 //! `long` (a vector access when the uniformity analysis finds the address
 //! consecutive and the lanes are so at run time, a gather or scatter
@@ -3145,9 +3146,6 @@ impl Cx<'_> {
                 ) {
                     return unsupported(format!("an index of type {:?}", self.func.ty(*i)));
                 }
-                // The step of the index, in 4-byte words: an element of
-                // the pointee (`index`) or of the array it points to
-                // (`elem`, `__local` arrays).
                 // A `char`/`uchar` buffer's index counts bytes; an index
                 // of one unit never meets one of the other.
                 let bytes = !elem
@@ -3156,6 +3154,9 @@ impl Cx<'_> {
                 if base.index.is_some() && base.bytes != bytes {
                     return unsupported(format!("indexing {:?}", self.func.ty(*p)));
                 }
+                // The step of the index, in 4-byte words (bytes): an
+                // element of the pointee (`index`) or of the array it
+                // points to (`elem`, `__local` arrays).
                 let step = match (self.func.ty(*p), elem) {
                     _ if bytes => Some(1),
                     (Type::Pointer(_, t), false) if base.base == Base::Arg => {
