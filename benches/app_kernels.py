@@ -281,6 +281,21 @@ kernel void k(global const uchar4* in, global uchar4* out, float gain) {
   float g = dot(p.xyz, (float3)(0.299f, 0.587f, 0.114f)) * gain;
   out[i] = convert_uchar4_sat((float4)(g, g, g, p.w));
 }""", (RG,), (256,), lambda: [rgba, np.zeros_like(rgba), np.float32(1.1)], 1, None)
+GW = 2048
+gray = rng.integers(0, 256, (GW, GW)).astype(np.uint8)
+def gray_box_ref():
+    g = gray.astype(np.int32); out = g.copy()
+    s = sum(g[1 + dy:GW - 1 + dy, 1 + dx:GW - 1 + dx] for dy in (-1, 0, 1) for dx in (-1, 0, 1))
+    out[1:-1, 1:-1] = s // 9
+    return out
+K['gray_box3'] = ("""
+kernel void k(global const uchar* in, global uchar* out, int w, int h) {
+  int x = get_global_id(0), y = get_global_id(1);
+  if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) { out[y*w + x] = in[y*w + x]; return; }
+  int s = 0;
+  for (int dy = -1; dy <= 1; dy++) for (int dx = -1; dx <= 1; dx++) s += in[(y + dy)*w + x + dx];
+  out[y*w + x] = (uchar)(s / 9);
+}""", (GW, GW), None, lambda: [gray, np.zeros_like(gray), np.int32(GW), np.int32(GW)], 1, gray_box_ref)
 RN = 1 << 22
 K['rng_hash'] = ("""
 kernel void k(global uint* out, uint seed) {

@@ -205,7 +205,11 @@ fn byte_scalars_gathered_scattered_and_one_address_agree() {
     for (int k = 0; k < 9; k++) s += lut[k] * (k + 1);
     sums[i] = s + lut[i % 13];
 }";
-    let r = [range_1d(0, 251, 251), range_1d(0, 240, 16), range_1d(3, 77, 77)];
+    let r = [
+        range_1d(0, 251, 251),
+        range_1d(0, 240, 16),
+        range_1d(3, 77, 77),
+    ];
     agree(src, &r, |_: &NdRange| {
         vec![
             Spec::Bytes(256, 9),
@@ -225,8 +229,14 @@ fn byte_scalars_across_a_barrier_agree() {
     barrier(CLK_LOCAL_MEM_FENCE);
     out[get_global_id(0)] = (char)(tile[get_local_size(0) - 1 - l] - 100);
 }";
-    let r = [range_1d(0, 256, 64), range_1d(0, 96, 32), range_1d(5, 60, 20)];
-    agree(src, &r, |_: &NdRange| vec![Spec::Bytes(300, 7), Spec::Bytes(300, 0)]);
+    let r = [
+        range_1d(0, 256, 64),
+        range_1d(0, 96, 32),
+        range_1d(5, 60, 20),
+    ];
+    agree(src, &r, |_: &NdRange| {
+        vec![Spec::Bytes(300, 7), Spec::Bytes(300, 0)]
+    });
 }
 
 #[test]

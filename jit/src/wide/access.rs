@@ -1255,11 +1255,9 @@ fn byte_access(
         } else {
             a.movzx(eax, byte_ptr(rax)).map_err(e)?;
         }
-        a.mov(dword_ptr(rsp + r10 * 4 + (s + 64)), eax)
-            .map_err(e)?;
+        a.mov(dword_ptr(rsp + r10 * 4 + (s + 64)), eax).map_err(e)?;
     } else {
-        a.mov(r10b, byte_ptr(rsp + r10 * 4 + (s + 64)))
-            .map_err(e)?;
+        a.mov(r10b, byte_ptr(rsp + r10 * 4 + (s + 64))).map_err(e)?;
         a.mov(byte_ptr(rax), r10b).map_err(e)?;
     }
     a.blsr(r11d, r11d).map_err(e)?;

@@ -3210,8 +3210,7 @@ impl Cx<'_> {
             }
             Inst::PtrCast(p) => match (self.val(*p)?, ty) {
                 (Val::Ptr(x), Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t))
-                    if x.index.is_none()
-                        || module_size(t) == Some(if x.bytes { 1 } else { 4 }) =>
+                    if x.index.is_none() || module_size(t) == Some(if x.bytes { 1 } else { 4 }) =>
                 {
                     Val::Ptr(x)
                 }

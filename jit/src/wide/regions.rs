@@ -27,7 +27,7 @@
 //! Registers as in [`super::entry`], except r14: the chunk's save area
 //! (the end group is kept in the frame).
 
-use super::access::{emit_cold, byte_index_bounds, index_bounds, Base, EntryFrame};
+use super::access::{byte_index_bounds, emit_cold, index_bounds, Base, EntryFrame};
 use super::emit::{asm_err, ConstPool};
 use super::entry::{
     fallback_jump_pool_and_map, fallback_test_and_saves, range_end, EntryOptions, KernelCode,

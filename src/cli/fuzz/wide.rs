@@ -5,7 +5,8 @@
 //! The integer generator ([`super::generate`]) keeps floats exact and
 //! mostly produces kernels the wide code refuses (narrow types, private
 //! arrays, helper functions). This one produces `float`, `int` and `uint`
-//! scalars only: `+ - * /`, `fma`, `mad` and the FMA shapes the wide code
+//! scalars only (and bytes of its buffers, read and written through
+//! `char` and `uchar` pointers): `+ - * /`, `fma`, `mad` and the FMA shapes the wide code
 //! fuses (`a * b + c`, `c - a * b`, `-(a * b) + c`, `-fma(..)`), `exp`,
 //! `log`, `sin`, `cos`, `sqrt`, `fmin`, `fmax`, `fabs`,
 //! `floor` on NaN, ±Inf, ±0, subnormals, huge values and the edges of
@@ -306,7 +307,32 @@ impl Gen {
         }
         let u = self.name("u");
         self.line(format!("uint {u} = in[(idx * 3u + 1u) & 63u];"));
-        self.uints[0].push(u);
+        self.uints[0].push(u.clone());
+        // Bytes of `in` through a `char` or `uchar` pointer: lanes a byte
+        // apart, further apart, one byte for every lane, or where a value
+        // says.
+        if self.rng.percent(40) {
+            let b = self.name("b");
+            let ty = if self.rng.percent(50) {
+                "uchar"
+            } else {
+                "char"
+            };
+            let k = self.rng.below(256);
+            let at = match self.rng.below(4) {
+                0 => format!("(idx + {k}u) & 255u"),
+                1 => format!("(idx * {}u + {k}u) & 255u", 3 + 2 * self.rng.below(8)),
+                2 => format!("{k}u"),
+                _ => format!("{u} & 255u"),
+            };
+            self.line(format!(
+                "uint {b} = (uint)(int)((global const {ty} *)in)[{at}];"
+            ));
+            self.uints[0].push(b);
+        }
+        // A byte of the work-item's own word of `out`, stored before the
+        // word is read back and hashed.
+        let byte_store = self.rng.percent(25);
         // (The wide code leaves kernels with atomics to Cranelift's.)
         if self.rng.percent(10) {
             self.line("atomic_add(&gatom[0], 1u);");
@@ -339,6 +365,13 @@ impl Gen {
         if !barriers && self.rng.percent(30) {
             let c = self.cond();
             self.line(format!("if ({c}) {{ out[idx] = h ^ 0x5555u; return; }}"));
+        }
+        if byte_store {
+            let e = self.uint_expr(2);
+            let k = self.rng.below(4);
+            self.line(format!(
+                "((global uchar *)out)[4 * idx + {k}] = (uchar)({e});"
+            ));
         }
         self.line("uint o = out[idx];");
         self.line("o = ((o & 0x7fffffffu) > 0x7f800000u) ? 0x7fc00000u : o;");
