@@ -1677,7 +1677,7 @@ pub fn compile_entry(
         .max()
         .unwrap_or(0);
     let byte_bounds_at =
-        super::access::needs_byte_bounds(program.ops()).then_some(bounds_at + 16 * params);
+        super::access::needs_byte_bounds(body.ops()).then_some(bounds_at + 16 * params);
     // Then the row slots.
     let rows_at = bounds_at + 16 * params * if byte_bounds_at.is_some() { 2 } else { 1 };
     // The row slots of checked accesses, with their buffers' bounds.
