@@ -1148,12 +1148,7 @@ fn byte_access(
             r10
         };
         if b.known == Known::Tested {
-            a.vpbroadcastd(t, r10d).map_err(e)?;
-            a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
-            a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
-            a.vpcmpd(k0, t, zi, 4).map_err(e)?;
-            a.kortestw(k0, k0).map_err(e)?;
-            a.jnz(slow).map_err(e)?;
+            unless_consecutive(a, xn, None, slow)?;
         }
         if how.check.is_some() {
             // The 16 bytes' span inside the bounds; else the lanes' test.
@@ -1481,12 +1476,7 @@ fn tested_access(
         // lanes hold idx[0] + l.
         lane0_to_r10d(a, xn)?;
         a.movsxd(r10, r10d).map_err(e)?;
-        a.vpbroadcastd(t, r10d).map_err(e)?;
-        a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
-        a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
-        a.vpcmpd(k_masked(k0, kn), t, zi, 4).map_err(e)?;
-        a.kortestw(k0, k0).map_err(e)?;
-        a.jnz(slow).map_err(e)?;
+        unless_consecutive(a, xn, Some(kn), slow)?;
         // Every lane running: a plain access (a masked one costs more on
         // some cores); else a masked one.
         let mut masked = a.create_label();
@@ -1512,6 +1502,29 @@ fn tested_access(
             .map_err(e)?;
     }
     a.jmp(done).map_err(e)
+}
+
+/// A branch to `other` unless the lanes of index register `xn` (those
+/// of mask register `within`, or all 16) hold lane 0's index, in r10d,
+/// plus `l`. Clobbers r11, `k0` and the scratch zmm.
+fn unless_consecutive(
+    a: &mut CodeAssembler,
+    xn: u8,
+    within: Option<u8>,
+    other: CodeLabel,
+) -> Result<(), WideError> {
+    let e = asm_err;
+    let t = zmm_reg(SCRATCH_ZMM)?;
+    a.vpbroadcastd(t, r10d).map_err(e)?;
+    a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
+    a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+    let k = match within {
+        Some(kn) => k_masked(k0, kn),
+        None => k0,
+    };
+    a.vpcmpd(k, t, zmm_reg(xn)?, 4).map_err(e)?;
+    a.kortestw(k0, k0).map_err(e)?;
+    a.jnz(other).map_err(e)
 }
 
 /// The running lanes of mask register `kn` in a general register: one
