@@ -321,29 +321,13 @@ impl Reaching<'_> {
 }
 
 fn count_writes(block: &Block, writes: &mut [u32]) {
-    for s in &block.0 {
-        match s {
-            Stmt::WriteVar(var, _) => {
-                if let Some(n) = writes.get_mut(var.index()) {
-                    *n += 1;
-                }
+    crate::transform::compact::walk_stmts(block, &mut |s| {
+        if let Stmt::WriteVar(var, _) = s {
+            if let Some(n) = writes.get_mut(var.index()) {
+                *n += 1;
             }
-            Stmt::If { then_, else_, .. } => {
-                count_writes(then_, writes);
-                count_writes(else_, writes);
-            }
-            Stmt::Loop { body, continuing } => {
-                count_writes(body, writes);
-                count_writes(continuing, writes);
-            }
-            Stmt::Switch { cases, .. } => {
-                for c in cases {
-                    count_writes(&c.body, writes);
-                }
-            }
-            _ => {}
         }
-    }
+    });
 }
 
 /// `block` with the writes of tracked variables sent to their web's

@@ -418,26 +418,11 @@ pub(crate) fn local_param_needs(
 
 /// The pointers `block` stores or copies through.
 fn stored_through(block: &Block, out: &mut Vec<ValueId>) {
-    for s in &block.0 {
-        match s {
-            Stmt::Store { ptr, .. } => out.push(*ptr),
-            Stmt::Copy { dst, src, .. } => out.extend([*dst, *src]),
-            Stmt::If { then_, else_, .. } => {
-                stored_through(then_, out);
-                stored_through(else_, out);
-            }
-            Stmt::Loop { body, continuing } => {
-                stored_through(body, out);
-                stored_through(continuing, out);
-            }
-            Stmt::Switch { cases, .. } => {
-                for c in cases {
-                    stored_through(&c.body, out);
-                }
-            }
-            _ => {}
-        }
-    }
+    vecl_ir::transform::compact::walk_stmts(block, &mut |s| match s {
+        Stmt::Store { ptr, .. } => out.push(*ptr),
+        Stmt::Copy { dst, src, .. } => out.extend([*dst, *src]),
+        _ => {}
+    });
 }
 
 /// The object `ptr` points into and the range of its byte offset in it,

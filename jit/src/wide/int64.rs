@@ -594,33 +594,14 @@ fn low_only(func: &Function) -> Vec<bool> {
 /// Per variable of `func`: the value written to it when there is one
 /// write.
 fn written_once(func: &Function) -> Vec<Option<ValueId>> {
-    fn walk(b: &Block, writes: &mut [(usize, Option<ValueId>)]) {
-        for s in &b.0 {
-            match s {
-                Stmt::WriteVar(x, v) => {
-                    let w = &mut writes[x.index()];
-                    w.0 += 1;
-                    w.1 = Some(*v);
-                }
-                Stmt::If { then_, else_, .. } => {
-                    walk(then_, writes);
-                    walk(else_, writes);
-                }
-                Stmt::Loop { body, continuing } => {
-                    walk(body, writes);
-                    walk(continuing, writes);
-                }
-                Stmt::Switch { cases, .. } => {
-                    for c in cases {
-                        walk(&c.body, writes);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
     let mut writes = vec![(0, None); func.vars.len()];
-    walk(&func.body, &mut writes);
+    vecl_ir::transform::compact::walk_stmts(&func.body, &mut |s| {
+        if let Stmt::WriteVar(x, v) = s {
+            let w = &mut writes[x.index()];
+            w.0 += 1;
+            w.1 = Some(*v);
+        }
+    });
     writes
         .into_iter()
         .map(|(n, v)| if n == 1 { v } else { None })

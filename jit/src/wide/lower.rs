@@ -2601,6 +2601,7 @@ impl Cx<'_> {
         let check = self.plan.checks(v).then(|| {
             let loc = site_loc(self.func, v);
             let size = match self.func.ty(v) {
+                Type::Pointer(_, t) if byte_scalar(t).is_some() => 1,
                 Type::Pointer(_, t) => 4 * words(t).unwrap_or(1),
                 _ => 4,
             };
@@ -2637,8 +2638,8 @@ impl Cx<'_> {
 
     /// `how` (made by [`Cx::access`]) for an access of one-byte elements
     /// through `v`: its own path (`access::byte_access`), consecutive
-    /// when the lanes' bytes are, its bounds test of one byte, no
-    /// prefetch, streaming or broadcast.
+    /// when the lanes' bytes are, its bounds test as `how`'s (of one
+    /// byte), no prefetch, streaming or broadcast.
     fn byte_access(&self, v: ValueId, how: Access, signed: bool) -> Access {
         Access {
             byte: Some(access::ByteElems {
@@ -2647,7 +2648,7 @@ impl Cx<'_> {
                 uniform: self.uni.shape(v) == Shape::Uniform,
                 known: Known::Tested,
             }),
-            check: how.check.map(|c| Check { size: 1, ..c }),
+            check: how.check,
             base: how.base,
             ..Access::default()
         }
