@@ -1,8 +1,12 @@
 """VECL_WIDE=1 through the driver: kernels in the wide code generator's
 subset (AVX-512, docs/wide.md) give the results they give
 without it, over launches whose sizes are not multiples of 16; a kernel
-that never ends is still stopped by VECL_KERNEL_TIMEOUT_MS."""
+that never ends is still stopped by VECL_KERNEL_TIMEOUT_MS; bytes past a
+buffer stop a robust kernel with the report Cranelift's code gives."""
 
+import os
+import subprocess
+import sys
 import textwrap
 
 from conftest import run_script
@@ -228,3 +232,62 @@ def test_byte_buffers_give_the_same_results():
     wide = run_script(BFS, {"VECL_WIDE": "1"})
     assert wide.count("\n") == 2, wide
     assert wide == plain
+
+
+BYTE_FAULTS = textwrap.dedent(
+    """
+    import numpy as np
+    import pyopencl as cl
+
+    ctx = cl.Context(cl.get_platforms()[0].get_devices())
+    queue = cl.CommandQueue(ctx)
+    src = '''
+    __kernel void load(__global const uchar *a, __global int *out) {
+        int i = get_global_id(0);
+        out[i] = a[i] + 1;
+    }
+    __kernel void store(__global const int *a, __global char *out) {
+        int i = get_global_id(0);
+        out[i] = (char)a[i];
+    }
+    '''
+    program = cl.Program(ctx, src).build(options="-cl-vecl-robust-access")
+    mf = cl.mem_flags
+    # 37 bytes: not a whole number of 4-byte words.
+    short = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
+                      hostbuf=np.arange(37, dtype=np.uint8))
+    ints = cl.Buffer(ctx, mf.READ_WRITE, 4 * 64)
+    for name, args in (("load", (short, ints)), ("store", (ints, short))):
+        try:
+            getattr(program, name)(queue, (64,), None, *args).wait()
+            print(name, "ran")
+        except cl.Error:
+            print(name, "stopped")
+    """
+)
+
+
+def test_bytes_past_a_buffer_stop_the_kernel_with_the_report():
+    # Robust access (a build option): a byte load and a byte store past the
+    # end of a 37-byte buffer stop the kernel with the same report on the
+    # wide code and on Cranelift's.
+    for wide in ("1", "0"):
+        done = subprocess.run(
+            [sys.executable, "-c", BYTE_FAULTS],
+            env=dict(os.environ, VECL_WIDE=wide),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "load stopped\nstore stopped\n", done.stdout
+        for kind, arg in (("load", 0), ("store", 1)):
+            assert f"out-of-bounds {kind} of 1 bytes at" in done.stderr, done.stderr
+            assert (
+                f"by work-item (37, 0, 0) at line {4 if kind == 'load' else 8}:"
+                in done.stderr
+            ), done.stderr
+            assert (
+                f"1 bytes past the end of argument {arg}, a buffer of 37 bytes"
+                in done.stderr
+            ), done.stderr
