@@ -357,11 +357,12 @@ fn every_binary_operation_and_type_agrees_with_interpreter() {
         }
     }
     assert!(out.unsupported.is_empty(), "{:?}", out.unsupported);
-    // The wide code's subset: float add, sub, mul, div; int and uint add,
-    // sub, mul, div, rem, and, or, xor, shl, shr (4 + 2 × 10).
+    // The wide code's subset: float and double add, sub, mul, div; int
+    // and uint add, sub, mul, div, rem, and, or, xor, shl, shr (2 × 4 +
+    // 2 × 10).
     if vecl_jit::wide::select::cpu_supported() {
         assert_eq!(
-            out.wide, 24,
+            out.wide, 28,
             "kernels with the wide code: refused {:?}",
             out.refused
         );
@@ -403,10 +404,11 @@ fn every_conversion_and_comparison_agrees_with_interpreter() {
     assert!(out.unsupported.is_empty(), "{:?}", out.unsupported);
     eprintln!("{} kernels got the wide code", out.wide);
     // The wide code's: every conversion among `char`, `uchar`, `int`,
-    // `uint` and `float` and the six comparisons of each (25 + 30).
+    // `uint`, `float` and `double` and the six comparisons of each (36 +
+    // 36).
     if vecl_jit::wide::select::cpu_supported() {
         assert_eq!(
-            out.wide, 55,
+            out.wide, 72,
             "kernels with the wide code: refused {:?}",
             out.refused
         );

@@ -1357,3 +1357,43 @@ fn uchar4_elements_past_a_ragged_end_fault_as_cranelifts() {
     let f = same_fault(gather, &[bytes(4 * 40 + 1), bytes(128)], 32, 0);
     assert_eq!((f.global_id, f.address), ([21, 0, 0], 4 * 40));
 }
+
+/// `double` elements past the end of a buffer, robust access: the element
+/// that would cross the end faults, loaded or stored, consecutive or
+/// gathered, with Cranelift's robust report (8 bytes at the element),
+/// also where the buffer ends inside an element.
+#[test]
+fn double_elements_past_the_end_fault_as_cranelifts() {
+    let bytes = |n: usize| KernelArg::Buffer((0..n).map(|i| (i * 7 + 1) as u8 & 0x3f).collect());
+    let fp64 = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    let load = format!(
+        "{fp64}kernel void k(global const double* a, global double* out) {{
+    int i = get_global_id(0);
+    out[i] = a[i] * 2.0;
+}}"
+    );
+    let store = format!(
+        "{fp64}kernel void k(global const double* a, global double* out) {{
+    int i = get_global_id(0);
+    out[i] = a[i] - 1.0;
+}}"
+    );
+    let gather = format!(
+        "{fp64}kernel void k(global const double* a, global double* out) {{
+    int i = get_global_id(0);
+    out[i] = a[i == 21 ? 40 : i >> 1];
+}}"
+    );
+    for extra in [0usize, 4, 7] {
+        // 64 items; the short buffer holds 37 whole elements and `extra`
+        // bytes.
+        let f = same_fault(&load, &[bytes(8 * 37 + extra), bytes(512)], 64, 0);
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Load);
+        assert_eq!((f.size, f.global_id, f.address), (8, [37, 0, 0], 8 * 37));
+        let f = same_fault(&store, &[bytes(512), bytes(8 * 37 + extra)], 64, 1);
+        assert_eq!(f.kind, vecl_jit::abi::AccessKind::Store);
+        assert_eq!((f.size, f.global_id, f.address), (8, [37, 0, 0], 8 * 37));
+        let f = same_fault(&gather, &[bytes(8 * 40 + extra), bytes(256)], 32, 0);
+        assert_eq!((f.global_id, f.address), ([21, 0, 0], 8 * 40));
+    }
+}

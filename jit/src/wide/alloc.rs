@@ -55,7 +55,10 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
         Op::KAnd { d, a, b } | Op::KAndNot { d, a, b } | Op::KXor { d, a, b } => {
             (vec![], vec![(a, true), (b, true), (d, false)])
         }
-        Op::KNot { d, a } | Op::KCopy { d, a } => (vec![], vec![(a, true), (d, false)]),
+        Op::KNot { d, a } | Op::KCopy { d, a } | Op::KHigh { d, a } => {
+            (vec![], vec![(a, true), (d, false)])
+        }
+        Op::KJoin { d, lo, hi } => (vec![], vec![(lo, true), (hi, true), (d, false)]),
         Op::KZero { d } | Op::RunningLanes { d } => (vec![], vec![(d, false)]),
         Op::Select { d, k, a, b } => (vec![(a, true), (b, true), (d, false)], vec![(k, true)]),
         Op::MaskedCopy { d, a, k } => (vec![(d, true), (a, true), (d, false)], vec![(k, true)]),

@@ -47,7 +47,8 @@
 //! bound and, over the sweep of `jit/tests/wide_math.rs`, the platform's.
 
 use super::{Bin, CmpKind, Op, Program, Un, K, V};
-use std::f64::consts::{FRAC_PI_2, LN_2, PI};
+use crate::lower::builtins::vmath::{LG2_HI, LG2_LO, LOG_R};
+use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_E, LOG2_10, LOG2_E, PI};
 
 /// `vcmppd` predicates.
 const EQ: u8 = 0;
@@ -59,6 +60,9 @@ const NEQ: u8 = 4;
 const NLT: u8 = 5;
 const NGT: u8 = 10;
 const GT: u8 = 14;
+/// Not greater than or equal, not less than or equal: true on NaN.
+const NGE: u8 = 9;
+const NLE: u8 = 6;
 
 /// Beyond this the common trig reduction is not exact enough.
 const TRIG_FAST_LIMIT: f64 = 1_048_576.0;
@@ -382,6 +386,68 @@ fn trig_f32(p: &mut Program, x: V, want: [bool; 3]) -> [Option<V>; 3] {
     }
     p.push(Op::EndIf);
     out
+}
+
+/// The `double` builtins of [`double_fn`].
+pub const DOUBLE_FUNCTIONS: &[&str] = &["exp", "exp2", "exp10", "log", "log2", "log10"];
+
+/// `name` (of [`DOUBLE_FUNCTIONS`]) of a `double` value of the chunk, its
+/// lanes 0–7 in `x[0]` and 8–15 in `x[1]`: the Cranelift code's routine
+/// for `f64x2` pieces (`lower/builtins/vmath/dmath.rs`), the same
+/// operations in the same order, so the same bits. Where that routine
+/// branches per piece to a general path when a lane's result is not
+/// normal and finite (`exp`) or its argument is not positive, normal and
+/// finite (`log`), this computes the usual path for every lane and the
+/// general one in a skipped region ([`Op::IfAny`]) for the lanes that
+/// need it; the two paths agree on the usual lanes. `None` for other
+/// names.
+pub fn double_fn(p: &mut Program, name: &str, x: [V; 2]) -> Option<[V; 2]> {
+    let (log, base) = match name {
+        "exp" => (false, 0),
+        "exp2" => (false, 2),
+        "exp10" => (false, 10),
+        "log" => (true, 0),
+        "log2" => (true, 2),
+        "log10" => (true, 10),
+        _ => return None,
+    };
+    let x = P(x);
+    let mut d = D { p, cold: false };
+    let (usual, out) = if log {
+        let usual = d.log_body_f64(x, base, true);
+        // NaN, below the least normal (zero, negative, subnormal), or +inf.
+        let low = d.cmp_k(NGE, x, f64::MIN_POSITIVE);
+        let inf = d.cmp_k(EQ, x, f64::INFINITY);
+        (usual, d.kor(low, inf))
+    } else {
+        let usual = d.exp_body_f64(x, base, true);
+        let lim = match base {
+            2 => 1021.0,
+            10 => 307.0,
+            _ => 708.0,
+        };
+        let ax = d.abs(x);
+        // NaN or past the limit.
+        (usual, d.cmp_k(NLE, ax, lim))
+    };
+    let r = d.copy(usual);
+    let any = p.k();
+    p.push(Op::KJoin {
+        d: any,
+        lo: out.0[0],
+        hi: out.0[1],
+    });
+    p.push(Op::IfAny { k: any });
+    let mut d = D { p, cold: true };
+    let general = if log {
+        let g = d.log_body_f64(x, base, false);
+        d.log_specials(x, g)
+    } else {
+        d.exp_body_f64(x, base, false)
+    };
+    d.merge(out, r, general);
+    p.push(Op::EndIf);
+    Some(r.0)
 }
 
 /// A value of the chunk as two zmm registers of eight doubles.
@@ -1267,6 +1333,162 @@ impl D<'_> {
     }
 
     /// One function on doubles (`a` holds the widened arguments).
+    /// `x` clamped to `[lo, hi]`, NaN kept (vmath's `dclamp`).
+    fn dclamp(&mut self, x: P, lo: f64, hi: f64) -> P {
+        let h = self.k(hi);
+        let above = self.cmp(GT, x, h);
+        let x = self.pick(above, h, x);
+        let l = self.k(lo);
+        let below = self.cmp(LT, x, l);
+        self.pick(below, l, x)
+    }
+
+    /// `x - n·c[0] - n·c[1] - …`, each step one fused operation (vmath's
+    /// `cody_waite` with FMA).
+    fn cody_waite(&mut self, x: P, n: P, c: &[f64]) -> P {
+        let mut r = x;
+        for k in c {
+            let kk = self.k(-*k);
+            r = self.fma(n, kk, r);
+        }
+        r
+    }
+
+    /// The double `exp`, `exp2` or `exp10` (`base` 0, 2, 10) of vmath's
+    /// `exp_body_f64`; `usual` when every lane's result is normal and
+    /// finite.
+    fn exp_body_f64(&mut self, x: P, base: u32, usual: bool) -> P {
+        let (lo, hi) = match base {
+            2 => (-1076.0, 1025.0),
+            10 => (-325.0, 310.0),
+            _ => (-746.0, 710.0),
+        };
+        let x = if usual { x } else { self.dclamp(x, lo, hi) };
+        let magic = self.k(MAGIC);
+        let nm = if base == 2 {
+            self.add(x, magic)
+        } else {
+            let k = self.k(if base == 10 { LOG2_10 } else { LOG2_E });
+            self.fma(x, k, magic)
+        };
+        let n = self.sub(nm, magic);
+        let r = match base {
+            2 => {
+                let d = self.sub(x, n);
+                let l = self.k(LN_2);
+                self.mul(d, l)
+            }
+            10 => {
+                let d = self.cody_waite(x, n, &[LG2_HI, LG2_LO]);
+                let l = self.k(LN_10);
+                self.mul(d, l)
+            }
+            _ => self.cody_waite(x, n, &[LN2_HI, LN2_LO]),
+        };
+        let c: Vec<f64> = (1..=13).map(inv_fact).collect();
+        let p = self.poly(r, &c);
+        let one = self.k(1.0);
+        let p = self.fma(r, p, one);
+        if usual {
+            // 2^n for |n| ≤ 1021 from the bits of `nm`.
+            let bias = self.ik(1023);
+            let e = self.bin(Bin::QAdd, nm, bias);
+            let s52 = self.ik(52);
+            let s = self.bin(Bin::QShl, e, s52);
+            return self.mul(p, s);
+        }
+        // 2^n = 2^n1 · 2^n2, |n1|, |n2| ≤ 539.
+        let half = self.k(0.5);
+        let h = self.mul(n, half);
+        let n1 = self.trunc(h);
+        let n2 = self.sub(n, n1);
+        let s1 = self.pow2i(n1);
+        let s2 = self.pow2i(n2);
+        let p = self.mul(p, s1);
+        self.mul(p, s2)
+    }
+
+    /// The double `log`, `log2` or `log10` (`base` 0, 2, 10) of vmath's
+    /// `log_body_f64`, without the special cases' selects; `usual` when
+    /// every lane is positive, normal and finite.
+    fn log_body_f64(&mut self, x: P, base: u32, usual: bool) -> P {
+        let zero = self.k(0.0);
+        let (y, tiny) = if usual {
+            (x, None)
+        } else {
+            let tiny = self.cmp_k(LT, x, f64::MIN_POSITIVE);
+            let k54 = self.k(18_014_398_509_481_984.0);
+            let xs = self.mul(x, k54);
+            (self.pick(tiny, xs, x), Some(tiny))
+        };
+        let s52 = self.ik(52);
+        let eb = self.bin(Bin::QShr, y, s52);
+        let exp_one = self.ik(0x4330_0000_0000_0000);
+        let ef = self.bin(Bin::QOr, eb, exp_one);
+        let kb = self.k((1u64 << 52) as f64 + 1023.0);
+        let e = self.sub(ef, kb);
+        let mm = self.ik(0x000F_FFFF_FFFF_FFFF);
+        let mant = self.bin(Bin::QAnd, y, mm);
+        let one_bits = self.ik(0x3FF0_0000_0000_0000);
+        let m = self.bin(Bin::QOr, mant, one_bits);
+        let big = self.cmp_k(GT, m, std::f64::consts::SQRT_2);
+        let half = self.k(0.5);
+        let mh = self.mul(m, half);
+        let m = self.pick(big, mh, m);
+        let one = self.k(1.0);
+        let inc = self.pick(big, one, zero);
+        let e = self.add(e, inc);
+        let e = match tiny {
+            Some(tiny) => {
+                let k54e = self.k(54.0);
+                let adj = self.pick(tiny, k54e, zero);
+                self.sub(e, adj)
+            }
+            None => e,
+        };
+        let f = self.sub(m, one);
+        let two = self.k(2.0);
+        let den = self.add(f, two);
+        let s = self.div(f, den);
+        let z = self.mul(s, s);
+        let p = self.poly(z, &LOG_R);
+        let big_r = self.mul(z, p);
+        let ff = self.mul(f, f);
+        let hfsq = self.mul(ff, half);
+        let t = self.add(hfsq, big_r);
+        let tail = self.mul(s, t);
+        match base {
+            2 | 10 => {
+                let d = self.sub(hfsq, tail);
+                let lm = self.sub(f, d);
+                if base == 2 {
+                    let k = self.k(LOG2_E);
+                    let a = self.mul(lm, k);
+                    self.add(e, a)
+                } else {
+                    let k = self.k(LOG10_E);
+                    let a = self.mul(lm, k);
+                    let lo = self.k(LG2_LO);
+                    let b = self.mul(e, lo);
+                    let a = self.add(a, b);
+                    let hi = self.k(LG2_HI);
+                    let h = self.mul(e, hi);
+                    self.add(h, a)
+                }
+            }
+            _ => {
+                let lo = self.k(LN2_LO);
+                let el = self.mul(e, lo);
+                let a = self.add(tail, el);
+                let a = self.sub(hfsq, a);
+                let a = self.sub(a, f);
+                let hi = self.k(LN2_HI);
+                let h = self.mul(e, hi);
+                self.sub(h, a)
+            }
+        }
+    }
+
     fn math(&mut self, name: &str, a: &[P]) -> P {
         let x = a[0];
         match name {

@@ -574,6 +574,8 @@ fn emit_un(a: &mut CodeAssembler, op: Un, d: u8, x: u8) -> Result<(), WideError>
         }
         Un::DRoundEven => a.vrndscalepd(dz, xz, 8),
         Un::DTrunc => a.vrndscalepd(dz, xz, 11),
+        Un::DFloor => a.vrndscalepd(dz, xz, 9),
+        Un::DCeil => a.vrndscalepd(dz, xz, 10),
         Un::DSqrt => a.vsqrtpd(dz, xz),
         Un::Rsqrt14 => a.vrsqrt14ps(dz, xz),
         Un::RotlImm(n) => a.vprold(dz, xz, u32::from(n & 31)),
@@ -752,6 +754,9 @@ pub(crate) fn emit_op(
         Op::KAndNot { d, a: x, b: y } => a.kandnw(k(d)?, k(y)?, k(x)?).map_err(asm_err)?,
         Op::KXor { d, a: x, b: y } => a.kxorw(k(d)?, k(x)?, k(y)?).map_err(asm_err)?,
         Op::KNot { d, a: x } => a.knotw(k(d)?, k(x)?).map_err(asm_err)?,
+        Op::KHigh { d, a: x } => a.kshiftrw(k(d)?, k(x)?, 8).map_err(asm_err)?,
+        // kunpckbw d, high, low.
+        Op::KJoin { d, lo, hi } => a.kunpckbw(k(d)?, k(hi)?, k(lo)?).map_err(asm_err)?,
         Op::KZero { d } => a.kxorw(k(d)?, k(d)?, k(d)?).map_err(asm_err)?,
         Op::KCopy { d, a: x } => {
             if d.0 != x.0 {

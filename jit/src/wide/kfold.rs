@@ -82,7 +82,8 @@ fn masks(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::KAndNot { a, b, .. }
         | Op::KOr { a, b, .. }
         | Op::KXor { a, b, .. } => read = vec![a.0, b.0],
-        Op::KNot { a, .. } | Op::KCopy { a, .. } => read = vec![a.0],
+        Op::KNot { a, .. } | Op::KCopy { a, .. } | Op::KHigh { a, .. } => read = vec![a.0],
+        Op::KJoin { lo, hi, .. } => read = vec![lo.0, hi.0],
         Op::Compare { within, .. } => read = vec![within.0],
         _ => read.retain(|k| !written.contains(k)),
     }

@@ -39,9 +39,16 @@
 //! lane value per component (their elements accessed a component at a
 //! time); and, in a kernel with barriers or `__local` memory
 //! ([`lower_regions`], run by [`super::regions`]), `__local` arrays and
-//! `__local` arguments. No private memory, atomics, calls, doubles or
-//! switches, and no `return` in a kernel with barriers
-//! ([`super::select`] refuses more for speed).
+//! `__local` arguments; `double` scalars ([`Val::D`], two zmm registers of
+//! eight doubles): arithmetic, comparisons, selects, conversions to and
+//! from `float`, `int`, `uint` and the bytes, `fma`, `mad`, `sqrt`,
+//! `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`, `copysign`, `fmin`,
+//! `fmax`, `min`, `max`, `clamp`, and `exp`, `log` and their bases
+//! ([`dmath::double_fn`]), through `__global`/`__constant` pointers (a
+//! `double` element is accessed as a `float2`'s memory image). No private
+//! memory, atomics, calls, `double` vectors, `__local` doubles or
+//! switches, and no `return` in a kernel with barriers ([`super::select`]
+//! refuses more for speed).
 
 use super::access::{self, Access, Base, Check, Known, MemoryPlan, StepAhead};
 use super::dmath;
@@ -109,6 +116,8 @@ enum Val {
     /// A vector of 2 to 4 `float`/`int`/`uint` components, one lane value
     /// each (the first `n`).
     Vs([V; 4], u8),
+    /// A `double`: the eight doubles of lanes 0–7, then those of 8–15.
+    D([V; 2]),
 }
 
 /// What an IR variable is.
@@ -118,6 +127,8 @@ enum VarRepr {
     K(K),
     /// A vector variable: one lane value per component.
     Vs([V; 4], u8),
+    /// A `double` variable, as [`Val::D`].
+    D([V; 2]),
     /// A pointer variable written only outside any `if` or loop.
     Ptr(Option<Pointer>),
     /// A `__local` pointer variable written after a barrier (the FFT's
@@ -165,6 +176,9 @@ enum Class {
     U8,
     /// `char`: 32-bit lanes holding the sign extension of the byte.
     I8,
+    /// `double`: two zmm registers of eight doubles each, lanes 0–7 then
+    /// 8–15 ([`Val::D`]).
+    F64,
 }
 
 fn class(ty: &Type) -> Option<Class> {
@@ -177,6 +191,7 @@ fn class(ty: &Type) -> Option<Class> {
         Type::Scalar(Scalar::Bool) => Some(Class::Bool),
         Type::Scalar(Scalar::U8) => Some(Class::U8),
         Type::Scalar(Scalar::I8) => Some(Class::I8),
+        Type::Scalar(Scalar::F64) => Some(Class::F64),
         _ => None,
     }
 }
@@ -451,7 +466,10 @@ pub fn lower_regions(
         let regions_in = accessed.iter().filter(|a| a[v]).count();
         if regions_in > 1 || next.is_some_and(|x| x.index() == v) {
             slot_of[v] = Some(bytes);
-            let comps = vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c));
+            let comps = match class(&func.vars[v].ty) {
+                Some(Class::F64) => 2,
+                _ => vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c)),
+            };
             bytes += 64 * comps;
         }
     }
@@ -541,6 +559,15 @@ pub fn lower_regions(
                         off: at,
                     });
                 }
+                (VarRepr::D(d), Some(at)) => {
+                    for (h, d) in d.iter().enumerate() {
+                        cx.p.push(Op::Load {
+                            d: *d,
+                            arg: Arg::Save,
+                            off: at + 64 * h as i32,
+                        });
+                    }
+                }
                 (VarRepr::Vs(d, m), Some(at)) => {
                     for (c, d) in d.iter().enumerate().take(usize::from(m)) {
                         cx.p.push(Op::Load {
@@ -596,6 +623,16 @@ pub fn lower_regions(
                         arg: Arg::Save,
                         off: at,
                     })
+                }
+                VarRepr::D(a) => {
+                    stored_other.insert(at);
+                    for (h, a) in a.iter().enumerate() {
+                        cx.p.push(Op::Store {
+                            a: *a,
+                            arg: Arg::Save,
+                            off: at + 64 * h as i32,
+                        });
+                    }
                 }
                 VarRepr::Vs(a, m) => {
                     stored_other.insert(at);
@@ -989,6 +1026,7 @@ impl Cx<'_> {
                     }
                     VarRepr::K(d)
                 }
+                (_, Some(Class::F64)) => VarRepr::D([v(cx), v(cx)]),
                 (_, Some(_)) => VarRepr::V(v(cx)),
                 (t, None) if vector_class(t).is_some() => {
                     let n = vector_class(t).map_or(0, |(_, n)| n);
@@ -1113,7 +1151,8 @@ fn drop_unread_masks(p: &mut Program) {
             | Op::KAndNot { d, a, b }
             | Op::KOr { d, a, b }
             | Op::KXor { d, a, b } => (d, vec![a, b]),
-            Op::KNot { d, a } | Op::KCopy { d, a } => (d, vec![a]),
+            Op::KNot { d, a } | Op::KCopy { d, a } | Op::KHigh { d, a } => (d, vec![a]),
+            Op::KJoin { d, lo, hi } => (d, vec![lo, hi]),
             Op::KZero { d } | Op::Compare2 { d, .. } => (d, vec![]),
             Op::Compare { d, within, .. } => (d, vec![within]),
             _ => return None,
@@ -1857,6 +1896,153 @@ impl Cx<'_> {
         }
     }
 
+    /// A `double` value's two halves ([`Val::D`]).
+    fn dval(&self, v: ValueId) -> Lowered<[V; 2]> {
+        match self.val(v)? {
+            Val::D(x) => Ok(x),
+            _ => refuse(format!("%{} is not a double value", v.0), self.loc(v)),
+        }
+    }
+
+    /// Every double of both halves the constant bits.
+    fn dsplat(&mut self, bits: u64) -> [V; 2] {
+        let c = self.p.constant_q(bits);
+        [c, c]
+    }
+
+    /// `op` of two `double` values, half by half.
+    fn dbin(&mut self, op: Bin, a: [V; 2], b: [V; 2]) -> [V; 2] {
+        [0, 1].map(|h| self.p.bin(op, a[h], b[h]))
+    }
+
+    /// The masks of a 16-lane mask's two halves of eight doubles: its
+    /// low eight bits (which an operation on eight doubles reads) and
+    /// the next eight.
+    fn halves(&mut self, k: K) -> [K; 2] {
+        let hi = self.k_op(|d| Op::KHigh { d, a: k });
+        [k, hi]
+    }
+
+    /// `d = a` in the lanes of the 16-lane mask `k` (a merge-masked
+    /// `vporq` per half), `d` unchanged in the others.
+    fn dmerge(&mut self, k: K, d: [V; 2], a: [V; 2]) {
+        let m = self.halves(k);
+        for h in 0..2 {
+            self.p.push(Op::BinMasked {
+                op: Bin::QOr,
+                d: d[h],
+                a: a[h],
+                b: a[h],
+                k: m[h],
+            });
+        }
+    }
+
+    /// `k ? a : b` per lane of two `double` values.
+    fn dselect(&mut self, k: K, a: [V; 2], b: [V; 2]) -> [V; 2] {
+        let d = [0, 1].map(|h| self.v_op(|d| Op::Copy { d, a: b[h] }));
+        self.dmerge(k, d, a);
+        d
+    }
+
+    /// The 16-lane mask of a `vcmppd` predicate of two `double` values.
+    fn dcompare(&mut self, pred: u8, a: [V; 2], b: [V; 2]) -> K {
+        let [lo, hi] = [0, 1].map(|h| {
+            self.k_op(|d| Op::Compare2 {
+                kind: CmpKind::F64,
+                pred,
+                d,
+                a: a[h],
+                b: b[h],
+            })
+        });
+        self.k_op(|d| Op::KJoin { d, lo, hi })
+    }
+
+    /// The lanes of a `double` value's memory image, two 32-bit words per
+    /// element (`lo` the low words of the 16 elements, `hi` the high
+    /// ones), as its two halves.
+    fn double_of_words(&mut self, lo: V, hi: V) -> [V; 2] {
+        [
+            self.p.bin(Bin::ZipLow, lo, hi),
+            self.p.bin(Bin::ZipHigh, lo, hi),
+        ]
+    }
+
+    /// A load of `double` elements at `idx` (in 4-byte words) through
+    /// the pointer in slot `ptr`, made as `how`: as a `float2`'s memory
+    /// image, two halves of eight elements where [`pairs`] allows (the
+    /// halves are the value's), else a component (a word) at a time,
+    /// interleaved into doubles.
+    fn load_double(&mut self, ptr: i32, idx: V, k: K, how: Access) -> [V; 2] {
+        if pairs(&how) {
+            return [0, 1].map(|h| {
+                let how = pair_half(how, h);
+                self.v_op(|d| Op::LoadElems {
+                    d,
+                    ptr,
+                    idx,
+                    k,
+                    how,
+                })
+            });
+        }
+        let [hi, lo] = [1, 0].map(|c| {
+            let idx = self.component_index(idx, c);
+            let how = component_access(how, c);
+            self.v_op(|d| Op::LoadElems {
+                d,
+                ptr,
+                idx,
+                k,
+                how,
+            })
+        });
+        if how.uniform {
+            let x = self.p.bin(Bin::ZipLow, lo, hi);
+            return [x, x];
+        }
+        self.double_of_words(lo, hi)
+    }
+
+    /// A store of the `double` lanes `x`, as [`Cx::load_double`] loads
+    /// them (the high words first: an element past the end faults before
+    /// any of its words is written).
+    fn store_double(&mut self, x: [V; 2], ptr: i32, idx: V, k: K, how: Access) {
+        if pairs(&how) {
+            for (h, a) in x.into_iter().enumerate() {
+                self.p.push(Op::StoreElems {
+                    a,
+                    ptr,
+                    idx,
+                    k,
+                    how: pair_half(how, h as u8),
+                });
+            }
+            return;
+        }
+        let words = self.words_of_double(x);
+        for c in [1, 0] {
+            let idx = self.component_index(idx, c);
+            let how = component_access(how, c);
+            self.p.push(Op::StoreElems {
+                a: words[c],
+                ptr,
+                idx,
+                k,
+                how,
+            });
+        }
+    }
+
+    /// A `double` value's elements' low and high 32-bit words.
+    fn words_of_double(&mut self, x: [V; 2]) -> [V; 2] {
+        [
+            self.p.bin(Bin::UnzipEven, x[0], x[1]),
+            self.p.bin(Bin::UnzipOdd, x[0], x[1]),
+        ]
+    }
+
     fn mask(&self, v: ValueId) -> Lowered<K> {
         match self.val(v)? {
             Val::K(x) => Ok(x),
@@ -2034,6 +2220,11 @@ impl Cx<'_> {
                         k,
                         how,
                     });
+                    return Ok(());
+                }
+                if class(self.func.ty(*value)) == Some(Class::F64) {
+                    let x = self.dval(*value)?;
+                    self.store_double(x, p.slot, idx, k, how);
                     return Ok(());
                 }
                 // A vector: each component through its own element.
@@ -2281,6 +2472,16 @@ impl Cx<'_> {
                 } else {
                     let k = self.cur;
                     self.p.push(Op::MaskedCopy { d, a, k });
+                }
+            }
+            (VarRepr::D(d), Val::D(a)) => {
+                if self.whole {
+                    for h in 0..2 {
+                        self.p.push(Op::Copy { d: d[h], a: a[h] });
+                    }
+                } else {
+                    let k = self.cur;
+                    self.dmerge(k, d, a);
                 }
             }
             (VarRepr::Vs(d, n), Val::Vs(a, m)) if n == m => {
@@ -2602,6 +2803,7 @@ impl Cx<'_> {
             let loc = site_loc(self.func, v);
             let size = match self.func.ty(v) {
                 Type::Pointer(_, t) if byte_scalar(t).is_some() => 1,
+                Type::Pointer(_, t) if class(t) == Some(Class::F64) => 8,
                 Type::Pointer(_, t) => 4 * words(t).unwrap_or(1),
                 _ => 4,
             };
@@ -2704,7 +2906,7 @@ impl Cx<'_> {
     fn elem_class(&self, ptr: ValueId, loc: Loc) -> Lowered<()> {
         match self.func.ty(ptr) {
             Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t)
-                if four_bytes(t) || byte_scalar(t).is_some() =>
+                if four_bytes(t) || byte_scalar(t).is_some() || class(t) == Some(Class::F64) =>
             {
                 Ok(())
             }
@@ -2856,6 +3058,13 @@ impl Cx<'_> {
                             off,
                         }))
                     }
+                    // Its two words broadcast, interleaved into doubles.
+                    (_, Some(Class::F64)) => {
+                        let lo = self.p.broadcast(Arg::Args, off);
+                        let hi = self.p.broadcast(Arg::Args, off + 4);
+                        let x = self.p.bin(Bin::ZipLow, lo, hi);
+                        Val::D([x, x])
+                    }
                     (Type::Pointer(AddressSpace::Global | AddressSpace::Constant, _), _)
                         if !self.func.params[*n as usize].byval =>
                     {
@@ -2891,6 +3100,7 @@ impl Cx<'_> {
                 // Bytes as their lanes hold them (extended).
                 Some(Class::U8) => Val::V(self.splat(u32::from(*bits as u8))),
                 Some(Class::I8) => Val::V(self.splat(*bits as u8 as i8 as i32 as u32)),
+                Some(Class::F64) => Val::D(self.dsplat(*bits)),
                 Some(Class::I64 | Class::U64) => {
                     let x = *bits as i64;
                     let fits = i64::from(i32::MIN) <= x && x <= i64::from(i32::MAX);
@@ -2908,6 +3118,7 @@ impl Cx<'_> {
                     Val::Vs([z; 4], vector_class(ty).map_or(0, |(_, n)| n))
                 }
                 Some(Class::Bool) => Val::K(self.k_op(|d| Op::KZero { d })),
+                Some(Class::F64) => Val::D(self.dsplat(0)),
                 Some(_) => Val::V(self.splat(0)),
                 None => return unsupported(format!("undef of type {ty:?}")),
             },
@@ -2984,7 +3195,19 @@ impl Cx<'_> {
                 let Some(c) = class(self.func.ty(*a)) else {
                     return unsupported(format!("a comparison of {:?}", self.func.ty(*a)));
                 };
-                if c == Class::Bool {
+                if c == Class::F64 {
+                    let (x, y) = (self.dval(*a)?, self.dval(*b)?);
+                    // As the floats' predicates: ordered but `!=`.
+                    let pred = match op {
+                        CmpOp::Eq => 0,
+                        CmpOp::Lt => 1,
+                        CmpOp::Le => 2,
+                        CmpOp::Ne => 4,
+                        CmpOp::Ge => 13,
+                        CmpOp::Gt => 14,
+                    };
+                    Val::K(self.dcompare(pred, x, y))
+                } else if c == Class::Bool {
                     let (x, y) = (self.mask(*a)?, self.mask(*b)?);
                     let ne = self.k_op(|d| Op::KXor { d, a: x, b: y });
                     Val::K(match op {
@@ -3032,6 +3255,10 @@ impl Cx<'_> {
                 }
                 let k = self.mask(*c)?;
                 match cls {
+                    Some(Class::F64) => {
+                        let (x, y) = (self.dval(*a)?, self.dval(*b)?);
+                        Val::D(self.dselect(k, x, y))
+                    }
                     Some(Class::Bool) => {
                         let (x, y) = (self.mask(*a)?, self.mask(*b)?);
                         let t = self.k_op(|d| Op::KAnd { d, a: x, b: k });
@@ -3097,6 +3324,7 @@ impl Cx<'_> {
                     Val::Vs(out, n)
                 }
                 VarRepr::K(x) => Val::K(self.k_op(|d| Op::KCopy { d, a: x })),
+                VarRepr::D(x) => Val::D([0, 1].map(|h| self.v_op(|d| Op::Copy { d, a: x[h] }))),
                 VarRepr::Ptr(Some(p)) => Val::Ptr(p),
                 VarRepr::Sel(x) => {
                     let Some((param, slot)) = self.local_anchor() else {
@@ -3160,6 +3388,12 @@ impl Cx<'_> {
                 // points to (`elem`, `__local` arrays).
                 let step = match (self.func.ty(*p), elem) {
                     _ if bytes => Some(1),
+                    // A `double`: two words.
+                    (Type::Pointer(_, t), false)
+                        if base.base == Base::Arg && class(t) == Some(Class::F64) =>
+                    {
+                        Some(2)
+                    }
                     (Type::Pointer(_, t), false) if base.base == Base::Arg => {
                         words(t).filter(|_| four_bytes(t))
                     }
@@ -3255,6 +3489,9 @@ impl Cx<'_> {
                         how,
                     });
                     return Ok(Some(self.unpack_bytes(x, signed)));
+                }
+                if cls == Some(Class::F64) {
+                    return Ok(Some(Val::D(self.load_double(ptr.slot, idx, k, how))));
                 }
                 let n = vector_class(ty).map_or(1, |(_, n)| n);
                 if n == 2 && pairs(&how) {
@@ -3377,6 +3614,11 @@ impl Cx<'_> {
                 let s = self.splat(0x8000_0000);
                 Val::V(self.p.bin(Bin::IXor, x, s))
             }
+            (UnaryOp::Neg, Some(Class::F64)) => {
+                let x = self.dval(a)?;
+                let s = self.dsplat(1 << 63);
+                Val::D(self.dbin(Bin::QXor, x, s))
+            }
             (UnaryOp::Neg, Some(Class::I32 | Class::U32)) => {
                 let x = self.vec(a)?;
                 let z = self.splat(0);
@@ -3422,6 +3664,17 @@ impl Cx<'_> {
                 BinaryOp::Xor => self.k_op(|d| Op::KXor { d, a: x, b: y }),
                 _ => return refuse(format!("{op:?} of bools"), loc),
             }));
+        }
+        if cls == Some(Class::F64) {
+            let bin = match op {
+                BinaryOp::Add => Bin::DAdd,
+                BinaryOp::Sub => Bin::DSub,
+                BinaryOp::Mul => Bin::DMul,
+                BinaryOp::Div => Bin::DDiv,
+                _ => return refuse(format!("{op:?} of {ty:?}"), loc),
+            };
+            let (x, y) = (self.dval(a)?, self.dval(b)?);
+            return Ok(Val::D(self.dbin(bin, x, y)));
         }
         let (x, y) = (self.vec(a)?, self.vec(b)?);
         let bin = match (cls, op) {
@@ -3600,6 +3853,59 @@ impl Cx<'_> {
                     b: zero,
                 }))
             }
+            // To `double`: every `float`, `int` and `uint` is exact (so
+            // the rounding mode does not matter), and so are the 64-bit
+            // integers whose lanes are exact as 32 bits.
+            (Some(F32), Some(F64)) => {
+                let x = self.vec(value)?;
+                Val::D([self.p.un(Un::F2DLow, x), self.p.un(Un::F2DHigh, x)])
+            }
+            (Some(I32 | I64 | I8 | U8), Some(F64)) => {
+                let x = self.vec(value)?;
+                Val::D([self.p.un(Un::I2DLow, x), self.p.un(Un::I2DHigh, x)])
+            }
+            (Some(U64), Some(F64)) if self.small[value.index()] => {
+                let x = self.vec(value)?;
+                Val::D([self.p.un(Un::I2DLow, x), self.p.un(Un::I2DHigh, x)])
+            }
+            (Some(U32), Some(F64)) => {
+                let x = self.vec(value)?;
+                Val::D([self.p.un(Un::U2DLow, x), self.p.un(Un::U2DHigh, x)])
+            }
+            (Some(F64), Some(F32)) if nearest => {
+                let x = self.dval(value)?;
+                Val::V(self.p.bin(Bin::PackD2F, x[0], x[1]))
+            }
+            (Some(F64), Some(c @ (I32 | U32))) if toward_zero => {
+                let x = self.dval(value)?;
+                Val::V(self.double_to_int(x, c == I32))
+            }
+            // As from a `float`: to an `int` (saturated), then clamped.
+            (Some(F64), Some(c @ (U8 | I8))) => {
+                let x = self.dval(value)?;
+                let round = match rounding {
+                    Rounding::Default | Rounding::Rtz => None,
+                    Rounding::Rte => Some(Un::DRoundEven),
+                    Rounding::Rtp => Some(Un::DCeil),
+                    Rounding::Rtn => Some(Un::DFloor),
+                };
+                let x = match round {
+                    Some(op) => [0, 1].map(|h| self.p.un(op, x[h])),
+                    None => x,
+                };
+                let i = self.double_to_int(x, true);
+                self.clamp_byte(i, c == I8)?
+            }
+            (Some(Bool), Some(F64)) => {
+                let k = self.mask(value)?;
+                let (one, zero) = (self.dsplat(1f64.to_bits()), self.dsplat(0));
+                Val::D(self.dselect(k, one, zero))
+            }
+            (Some(F64), Some(Bool)) => {
+                let x = self.dval(value)?;
+                let zero = self.dsplat(0);
+                Val::K(self.dcompare(4, x, zero))
+            }
             (Some(c), Some(Bool)) => {
                 let x = self.vec(value)?;
                 let zero = self.splat(0);
@@ -3642,7 +3948,9 @@ impl Cx<'_> {
     ) -> Lowered<Val> {
         use Class::*;
         match (from, to) {
-            (Some(F32), _) | (_, Some(F32)) => self.convert(value, from, to, rounding, ty, loc),
+            (Some(F32 | F64), _) | (_, Some(F32 | F64)) => {
+                self.convert(value, from, to, rounding, ty, loc)
+            }
             (Some(f), Some(t)) if f == t => self.val(value),
             // Signed values (a `char`, an `int`) into a byte.
             (Some(I32 | I8 | U8), Some(t @ (U8 | I8))) => {
@@ -3728,6 +4036,47 @@ impl Cx<'_> {
         })
     }
 
+    /// `double` lanes `x` converted toward zero to `int`s (`signed`) or
+    /// `uint`s, saturating, NaN to 0, as [`Cx::float_to_int`] converts
+    /// floats.
+    fn double_to_int(&mut self, x: [V; 2], signed: bool) -> V {
+        let pack = if signed {
+            Bin::PackTruncD2I
+        } else {
+            Bin::PackTruncD2U
+        };
+        let t = self.p.bin(pack, x[0], x[1]);
+        let zero = self.splat(0);
+        let nan = self.dcompare(3, x, x);
+        let t = if signed {
+            // At or past 2^31 (the instruction gives -2^31).
+            let limit = self.dsplat(2_147_483_648f64.to_bits());
+            let big = self.dcompare(13, x, limit);
+            let max = self.splat(i32::MAX as u32);
+            self.v_op(|d| Op::Select {
+                d,
+                k: big,
+                a: max,
+                b: t,
+            })
+        } else {
+            let zero_d = self.dsplat(0);
+            let neg = self.dcompare(1, x, zero_d);
+            self.v_op(|d| Op::Select {
+                d,
+                k: neg,
+                a: zero,
+                b: t,
+            })
+        };
+        self.v_op(|d| Op::Select {
+            d,
+            k: nan,
+            a: zero,
+            b: t,
+        })
+    }
+
     /// Signed 32-bit lanes `x` clamped to a byte's range (the lanes of a
     /// `char` when `signed`, of a `uchar` otherwise).
     fn clamp_byte(&mut self, x: V, signed: bool) -> Lowered<Val> {
@@ -3776,6 +4125,9 @@ impl Cx<'_> {
                     return Ok(Val::V(sum));
                 }
             }
+        }
+        if cls == Some(Class::F64) {
+            return self.double_builtin(name, args, loc);
         }
         // The double-precision routines (`wide::dmath`), `pown`/`rootn`
         // with an `int` second argument.
@@ -3902,6 +4254,109 @@ impl Cx<'_> {
             }
             _ => return refuse(format!("the builtin `{name}`"), loc),
         }))
+    }
+}
+
+impl Cx<'_> {
+    /// A builtin of `double` arguments with a `double` result, as the
+    /// Cranelift code computes it (the same operations, so the same
+    /// bits; `exp` and `log` and their bases by [`dmath::double_fn`]).
+    fn double_builtin(&mut self, name: Builtin, args: &[ValueId], loc: Loc) -> Lowered<Val> {
+        if !args
+            .iter()
+            .all(|a| class(self.func.ty(*a)) == Some(Class::F64))
+        {
+            return refuse(format!("the builtin `{name}` of these arguments"), loc);
+        }
+        let x = args
+            .iter()
+            .map(|a| self.dval(*a))
+            .collect::<Lowered<Vec<[V; 2]>>>()?;
+        let base = name.math_base();
+        if let [a] = x[..] {
+            if let Some(r) = dmath::double_fn(&mut self.p, base.name(), a) {
+                return Ok(Val::D(r));
+            }
+        }
+        Ok(Val::D(match (base, &x[..]) {
+            (Builtin::ContractFma | Builtin::Fma, &[a, b, c]) => [0, 1].map(|h| {
+                self.v_op(|d| Op::FmaD {
+                    d,
+                    a: a[h],
+                    b: b[h],
+                    c: c[h],
+                })
+            }),
+            // Not fused, as the interpreter computes it (as `float`s').
+            (Builtin::Mad, &[a, b, c]) => {
+                let m = self.dbin(Bin::DMul, a, b);
+                self.dbin(Bin::DAdd, m, c)
+            }
+            (Builtin::Sqrt, &[a]) => [0, 1].map(|h| self.p.un(Un::DSqrt, a[h])),
+            (Builtin::Rsqrt, &[a]) => {
+                let r = [0, 1].map(|h| self.p.un(Un::DSqrt, a[h]));
+                let one = self.dsplat(1f64.to_bits());
+                self.dbin(Bin::DDiv, one, r)
+            }
+            (Builtin::Fabs, &[a]) => {
+                let m = self.dsplat(!(1u64 << 63));
+                self.dbin(Bin::QAnd, a, m)
+            }
+            (Builtin::Floor, &[a]) => [0, 1].map(|h| self.p.un(Un::DFloor, a[h])),
+            (Builtin::Ceil, &[a]) => [0, 1].map(|h| self.p.un(Un::DCeil, a[h])),
+            (Builtin::Trunc, &[a]) => [0, 1].map(|h| self.p.un(Un::DTrunc, a[h])),
+            (Builtin::Rint, &[a]) => [0, 1].map(|h| self.p.un(Un::DRoundEven, a[h])),
+            (Builtin::Copysign, &[a, b]) => {
+                let (m, sign) = (self.dsplat(!(1u64 << 63)), self.dsplat(1 << 63));
+                let a = self.dbin(Bin::QAnd, a, m);
+                let b = self.dbin(Bin::QAnd, b, sign);
+                self.dbin(Bin::QOr, a, b)
+            }
+            (Builtin::Fmin | Builtin::Min, &[a, b]) => self.dmin_max(false, a, b),
+            (Builtin::Fmax | Builtin::Max, &[a, b]) => self.dmin_max(true, a, b),
+            (Builtin::Clamp, &[a, lo, hi]) => {
+                let t = self.dmin_max(true, a, lo);
+                self.dmin_max(false, t, hi)
+            }
+            _ => return refuse(format!("the builtin `{name}` of doubles"), loc),
+        }))
+    }
+
+    /// `fmin`/`fmax` of doubles as [`math::fmin_max`] of floats: `vminpd`
+    /// or `vmaxpd`, the two operands' bits or-ed (`min`) or and-ed
+    /// (`max`) where they compare equal (±0), `a` where `b` is NaN.
+    fn dmin_max(&mut self, max: bool, a: [V; 2], b: [V; 2]) -> [V; 2] {
+        let op = if max { Bin::DMaxX86 } else { Bin::DMinX86 };
+        let join = if max { Bin::QAnd } else { Bin::QOr };
+        [0, 1].map(|h| {
+            let r = self.p.bin(op, a[h], b[h]);
+            let cmp = |cx: &mut Self, pred: u8, x: V, y: V| {
+                cx.k_op(|d| Op::Compare2 {
+                    kind: CmpKind::F64,
+                    pred,
+                    d,
+                    a: x,
+                    b: y,
+                })
+            };
+            let eq = cmp(self, 0, a[h], b[h]);
+            self.p.push(Op::BinMasked {
+                op: join,
+                d: r,
+                a: a[h],
+                b: b[h],
+                k: eq,
+            });
+            let nb = cmp(self, 3, b[h], b[h]);
+            self.p.push(Op::BinMasked {
+                op: Bin::QOr,
+                d: r,
+                a: a[h],
+                b: a[h],
+                k: nb,
+            });
+            r
+        })
     }
 }
 

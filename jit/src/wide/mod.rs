@@ -204,6 +204,9 @@ pub enum Un {
     /// towards zero.
     DRoundEven,
     DTrunc,
+    /// `vrndscalepd`: the doubles rounded down or up to integers.
+    DFloor,
+    DCeil,
     /// `vsqrtpd`.
     DSqrt,
     /// `vrsqrt14ps`: an estimate of `1/√x` within a relative error of
@@ -402,6 +405,19 @@ pub enum Op {
     KCopy {
         d: K,
         a: K,
+    },
+    /// `d = a >> 8` (`kshiftrw`): the mask of lanes 8–15 as the low eight
+    /// bits, for an operation on the second half's eight doubles.
+    KHigh {
+        d: K,
+        a: K,
+    },
+    /// `d` = the low eight bits of `lo` then those of `hi` (`kunpckbw`):
+    /// the 16-lane mask of two halves' masks of eight doubles each.
+    KJoin {
+        d: K,
+        lo: K,
+        hi: K,
     },
     /// `d = k ? a : b`, lane by lane.
     Select {
@@ -776,6 +792,12 @@ impl Op {
             Op::KNot { d, a } => Op::KNot { d: k(d), a: k(a) },
             Op::KZero { d } => Op::KZero { d: k(d) },
             Op::KCopy { d, a } => Op::KCopy { d: k(d), a: k(a) },
+            Op::KHigh { d, a } => Op::KHigh { d: k(d), a: k(a) },
+            Op::KJoin { d, lo, hi } => Op::KJoin {
+                d: k(d),
+                lo: k(lo),
+                hi: k(hi),
+            },
             Op::Select { d, k: m, a, b } => Op::Select {
                 d: v(d),
                 k: k(m),

@@ -593,6 +593,30 @@ impl Builder {
                     vec![Operand::reg_use(x), Operand::reg_def(r)],
                 )
             }
+            Op::KHigh { d, a } => {
+                let x = self.use_k(a)?;
+                let r = self.def_k(d);
+                (
+                    Op::KHigh { d: kk(r), a: kk(x) },
+                    vec![Operand::reg_use(x), Operand::reg_def(r)],
+                )
+            }
+            Op::KJoin { d, lo, hi } => {
+                let (x, y) = (self.use_k(lo)?, self.use_k(hi)?);
+                let r = self.def_k(d);
+                (
+                    Op::KJoin {
+                        d: kk(r),
+                        lo: kk(x),
+                        hi: kk(y),
+                    },
+                    vec![
+                        Operand::reg_use(x),
+                        Operand::reg_use(y),
+                        Operand::reg_def(r),
+                    ],
+                )
+            }
             Op::KZero { d } | Op::RunningLanes { d } => {
                 let r = self.def_k(d);
                 let renamed = match op {
@@ -973,6 +997,8 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::KAndNot { d, .. }
         | Op::KXor { d, .. }
         | Op::KNot { d, .. }
+        | Op::KHigh { d, .. }
+        | Op::KJoin { d, .. }
         | Op::KZero { d }
         | Op::KCopy { d, .. }
         | Op::RunningLanes { d } => (vec![], vec![d.0]),

@@ -33,7 +33,7 @@ use std::f64::consts::{FRAC_PI_2, LN_10, LN_2, LOG10_2, LOG10_E, LOG2_E, PI};
 use vecl_ir::Scalar;
 
 mod dmath;
-pub(crate) use dmath::SIMD_F64;
+pub(crate) use dmath::{LG2_HI, LG2_LO, LOG_R, SIMD_F64};
 
 /// The functions of this file (OpenCL names, after `native_`/`half_`).
 /// `pow` and `powr` are not among them: in double, their log, exp and

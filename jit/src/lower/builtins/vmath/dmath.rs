@@ -31,13 +31,13 @@ pub(crate) const SIMD_F64: &[&str] =
 const PIO2_3: f64 = f64::from_bits(0x3ba3_198a_2e00_0000);
 const PIO2_4: f64 = f64::from_bits(0x397b_839a_2520_49c1);
 /// log10(2) split so that `n·LG2_HI` is exact for |n| < 2^13.
-const LG2_HI: f64 = f64::from_bits(0x3fd3_4413_509f_6000);
-const LG2_LO: f64 = 3.694_239_077_158_931e-13;
+pub(crate) const LG2_HI: f64 = f64::from_bits(0x3fd3_4413_509f_6000);
+pub(crate) const LG2_LO: f64 = 3.694_239_077_158_931e-13;
 /// `G(z)` of `log`'s `R = z·G(z)`: `(2·atanh(√z)/√z - 2)/z` on
 /// [0, 0.02945] (|s| < 0.1716), degree 6, fitted with mpmath's
 /// `chebyfit` (relative error 4.7e-16 of `G`, which `R`'s weight in the
 /// result, < z/2, makes < 7e-18; the Taylor series needs 10 terms).
-const LOG_R: [f64; 7] = [
+pub(crate) const LOG_R: [f64; 7] = [
     0.666_666_666_666_667,
     0.399_999_999_998_992_4,
     0.285_714_286_260_958_9,
