@@ -10,7 +10,9 @@
 //! fuses (`a * b + c`, `c - a * b`, `-(a * b) + c`, `-fma(..)`), `exp`,
 //! `log`, `sin`, `cos`, `sqrt`, `fmin`, `fmax`, `fabs`,
 //! `floor` on NaN, ±Inf, ±0, subnormals, huge values and the edges of
-//! `exp`'s range; the same subexpression repeated within a few operations;
+//! `exp`'s range; `double` subexpressions (arithmetic, `exp`, `log`,
+//! `sqrt`, `floor`, `fmin`, comparisons and conversions) rounded back to
+//! `float`; the same subexpression repeated within a few operations;
 //! adds read only by a masked store; `if` arms that run rarely or never;
 //! loops left by `break`, `continue` and `return`, with constant and
 //! varying trip counts; and in barrier kernels `__local` tiles written and
@@ -765,6 +767,21 @@ impl Gen {
                 let other = self.float_expr(d);
                 let op = self.rng.pick(&["+", "*", "-"]);
                 format!("({r} {op} {other})")
+            }
+            15 | 16 => {
+                // `double` arithmetic, conversions, comparisons and math
+                // (two zmm halves on the wide code), rounded back.
+                let (a, b) = (self.float_expr(d), self.float_expr(d));
+                match self.rng.below(8) {
+                    0 => format!("(float)((double){a} * (double){b} + 0.1)"),
+                    1 => format!("(float)((double){a} / ((double){b} - 0.3))"),
+                    2 => format!("(float)sqrt(fabs((double){a}) + (double){b})"),
+                    3 => format!("(float)exp((double){a} * 0.25 + vz)"),
+                    4 => format!("(float)log(fabs((double){a}) + vz)"),
+                    5 => format!("(float)(fmin(floor((double){a} * 8.0), (double){b}) + 0.0f)"),
+                    6 => format!("(float)((double)(int){a} + (double)(uint){b} * 0.5)"),
+                    _ => format!("(((double){a} < (double){b} * 1.5) ? {a} : {b})"),
+                }
             }
             13 => format!("(float){}", self.uint_expr(d.min(1))),
             14 => format!("(float)(int){}", self.uint_expr(d.min(1))),
