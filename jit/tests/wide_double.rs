@@ -206,10 +206,16 @@ fn double_variables_under_divergent_ifs_and_loops_agree_with_the_interpreter() {
 
 #[test]
 fn one_address_for_every_lane_and_scattered_stores_agree_with_the_interpreter() {
+    // The loads of one address under masks without lanes 0-7, or with
+    // one lane alone (each running lane's double is its own broadcast
+    // words).
     let src = "kernel void k(global const double* x, global double* o, int n) {
     int i = get_global_id(0);
     double first = x[0], last = x[n - 1];
-    o[(i * 5) % n] = x[i] * first + last;
+    double v = x[i] * first + last;
+    if ((i & 15) >= 8) v -= x[n - 2];
+    if ((i & 15) == 3) v *= x[1];
+    o[(i * 5) % n] = v;
 }";
     let (m, k) = wide(src);
     // 64 items over a permutation (5 is prime to 64).

@@ -987,7 +987,8 @@ static PAIR_STEPS: [i32; 16] = [0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12
 
 /// Half `h` of an access of two-word elements ([`Access::pair`]), `rax`
 /// the buffer's address: when the eight lanes of the half run and their
-/// indices are lane `8h`'s plus 0, 2, …, 14, one `vmovups` of the 64
+/// indices are lane `8h`'s plus 0, 2, …, 14 (tested, or known from the
+/// index's form: `Known::FromLane0`), one `vmovups` of the 64
 /// bytes at lane `8h`'s element; else a `vpgatherdq` or `vpscatterdq` of
 /// the running lanes' elements (a load's other lanes zero), eight 64-bit
 /// elements where two `vpgatherdd`/`vpscatterdd` of the components moved
@@ -996,12 +997,18 @@ static PAIR_STEPS: [i32; 16] = [0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12
 /// `r10`, `r11`, `k0`, the scratch zmm and k registers are clobbered.
 fn pair_access(a: &mut CodeAssembler, op: &Op, h: u8) -> Result<(), WideError> {
     let e = asm_err;
-    let (value, _, idx, k, _, load) = elems(op)?;
+    let (value, _, idx, k, how, load) = elems(op)?;
     let (kn, xn, zn) = (k.0 as u8, idx.0 as u8, value.0 as u8);
     let (z, km, zi) = (zmm_reg(zn)?, k_reg(kn)?, zmm_reg(xn)?);
     let (t, ks) = (zmm_reg(SCRATCH_ZMM)?, k_reg(SCRATCH_K)?);
     let mut slow = a.create_label();
     let mut done = a.create_label();
+    // Indices known two words apart lane to lane (`Known::FromLane0`, the
+    // index's form): the half's running lanes alone are tested.
+    let known = how.known == Known::FromLane0;
+    if known {
+        a.kmovw(r11d, km).map_err(e)?;
+    }
     // r10 = the index of lane 8h, sign-extended.
     if h == 0 {
         lane0_to_r10d(a, xn)?;
@@ -1011,13 +1018,15 @@ fn pair_access(a: &mut CodeAssembler, op: &Op, h: u8) -> Result<(), WideError> {
         a.vextracti32x4(tx, zi, 2).map_err(e)?;
         lane0_to_r10d(a, SCRATCH_ZMM)?;
     }
-    // The half's lanes that run and hold r10 + 2i: all eight, or the
-    // gather or scatter.
-    a.vpbroadcastd(t, r10d).map_err(e)?;
-    a.mov(r11, PAIR_STEPS.as_ptr() as u64).map_err(e)?;
-    a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
-    a.vpcmpd(k_masked(ks, kn), t, zi, 0).map_err(e)?;
-    a.kmovw(r11d, ks).map_err(e)?;
+    if !known {
+        // The half's lanes that run and hold r10 + 2i: all eight, or the
+        // gather or scatter.
+        a.vpbroadcastd(t, r10d).map_err(e)?;
+        a.mov(r11, PAIR_STEPS.as_ptr() as u64).map_err(e)?;
+        a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
+        a.vpcmpd(k_masked(ks, kn), t, zi, 0).map_err(e)?;
+        a.kmovw(r11d, ks).map_err(e)?;
+    }
     if h == 1 {
         a.shr(r11d, 8).map_err(e)?;
     }

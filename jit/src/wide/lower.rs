@@ -1974,10 +1974,10 @@ impl Cx<'_> {
     /// image, two halves of eight elements where [`pairs`] allows (the
     /// halves are the value's), else a component (a word) at a time,
     /// interleaved into doubles.
-    fn load_double(&mut self, ptr: i32, idx: V, k: K, how: Access) -> [V; 2] {
+    fn load_double(&mut self, ptr: i32, idx: V, k: K, how: Access, known: bool) -> [V; 2] {
         if pairs(&how) {
             return [0, 1].map(|h| {
-                let how = pair_half(how, h);
+                let how = double_half(how, h, known);
                 self.v_op(|d| Op::LoadElems {
                     d,
                     ptr,
@@ -1998,17 +1998,23 @@ impl Cx<'_> {
                 how,
             })
         });
-        if how.uniform {
-            let x = self.p.bin(Bin::ZipLow, lo, hi);
-            return [x, x];
-        }
+        // (One address for every lane too: the broadcasts fill the
+        // running lanes alone, so each lane's double is its own words.)
         self.double_of_words(lo, hi)
+    }
+
+    /// Whether the lanes of an access of `double`s through `v` (the
+    /// pointer `ptr`) address consecutive elements: the uniformity
+    /// analysis finds them 8 bytes apart and the index's form two words
+    /// apart lane to lane ([`Pointer::step`]).
+    fn consecutive_doubles(&self, v: ValueId, ptr: Pointer) -> bool {
+        ptr.step == Some(2) && self.uni.shape(v) == Shape::Linear(8)
     }
 
     /// A store of the `double` lanes `x`, as [`Cx::load_double`] loads
     /// them (the high words first: an element past the end faults before
     /// any of its words is written).
-    fn store_double(&mut self, x: [V; 2], ptr: i32, idx: V, k: K, how: Access) {
+    fn store_double(&mut self, x: [V; 2], ptr: i32, idx: V, k: K, how: Access, known: bool) {
         if pairs(&how) {
             for (h, a) in x.into_iter().enumerate() {
                 self.p.push(Op::StoreElems {
@@ -2016,7 +2022,7 @@ impl Cx<'_> {
                     ptr,
                     idx,
                     k,
-                    how: pair_half(how, h as u8),
+                    how: double_half(how, h as u8, known),
                 });
             }
             return;
@@ -2224,7 +2230,8 @@ impl Cx<'_> {
                 }
                 if class(self.func.ty(*value)) == Some(Class::F64) {
                     let x = self.dval(*value)?;
-                    self.store_double(x, p.slot, idx, k, how);
+                    let known = self.consecutive_doubles(*ptr, p);
+                    self.store_double(x, p.slot, idx, k, how, known);
                     return Ok(());
                 }
                 // A vector: each component through its own element.
@@ -3491,7 +3498,8 @@ impl Cx<'_> {
                     return Ok(Some(self.unpack_bytes(x, signed)));
                 }
                 if cls == Some(Class::F64) {
-                    return Ok(Some(Val::D(self.load_double(ptr.slot, idx, k, how))));
+                    let known = self.consecutive_doubles(*p, ptr);
+                    return Ok(Some(Val::D(self.load_double(ptr.slot, idx, k, how, known))));
                 }
                 let n = vector_class(ty).map_or(1, |(_, n)| n);
                 if n == 2 && pairs(&how) {
@@ -4403,6 +4411,18 @@ fn pair_half(how: Access, h: u8) -> Access {
         ahead: None,
         stream: false,
         ..how
+    }
+}
+
+/// Half `h` of a [`pairs`] access of `double`s: [`pair_half`], its lanes
+/// known consecutive (`known`: [`Known::FromLane0`], which `pair_access`
+/// reads; the access stays `consecutive: false`, which the passes of
+/// 4-byte elements read).
+fn double_half(how: Access, h: u8, known: bool) -> Access {
+    let half = pair_half(how, h);
+    Access {
+        known: if known { Known::FromLane0 } else { half.known },
+        ..half
     }
 }
 
