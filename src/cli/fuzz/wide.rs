@@ -369,6 +369,12 @@ impl Gen {
             self.line(format!("if ({c}) {{ out[idx] = h ^ 0x5555u; return; }}"));
         }
         if byte_store {
+            // A float stored as `out[idx]` may be a NaN, whose sign and
+            // payload OpenCL leaves open: made one pattern before a byte
+            // of it is replaced (after which it may no longer look like
+            // a NaN).
+            self.line("uint w = out[idx];");
+            self.line("out[idx] = ((w & 0x7fffffffu) > 0x7f800000u) ? 0x7fc00000u : w;");
             let e = self.uint_expr(2);
             let k = self.rng.below(4);
             self.line(format!(
