@@ -31,6 +31,13 @@ kernel void k(global const float* A, global const float* B, global float* C, int
   int i = get_global_id(1), j = get_global_id(0);
   if (i < n && j < n) { float s = 0; for (int k = 0; k < n; k++) s += A[i*n+k]*B[k*n+j]; C[i*n+j] = alpha*s + beta*C[i*n+j]; }
 }""", (N, N), None, lambda: [A, B, C.copy(), np.int32(N), np.float32(1.5), np.float32(0.5)], 2, lambda: 1.5*(A@B)+0.5*C)
+Ad = A.astype(np.float64); Bd = B.astype(np.float64); Cd = C.astype(np.float64)
+K['dgemm_naive'] = ("""
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void k(global const double* A, global const double* B, global double* C, int n, double alpha, double beta) {
+  int i = get_global_id(1), j = get_global_id(0);
+  if (i < n && j < n) { double s = 0; for (int k = 0; k < n; k++) s += A[i*n+k]*B[k*n+j]; C[i*n+j] = alpha*s + beta*C[i*n+j]; }
+}""", (N, N), None, lambda: [Ad, Bd, Cd.copy(), np.int32(N), np.float64(1.5), np.float64(0.5)], 2, lambda: 1.5*(Ad@Bd)+0.5*Cd)
 M = 4096
 Am = f32(M, M); x = f32(M)
 K['atax_row'] = ("""

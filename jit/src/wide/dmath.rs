@@ -709,8 +709,11 @@ impl D<'_> {
         self.add(sq, sm)
     }
 
-    /// `(e, lm)` with `y = 2^e·m`, `lm = ln m`, `m ∈ [√½, √2)`.
-    fn log_parts(&mut self, y: P) -> (P, P) {
+    /// `(e, m)` with `y = 2^e·m` and `m ∈ [√½, √2)` for a positive,
+    /// normal, finite `y`: `e` from the exponent's bits as a double, `m`
+    /// the significand with the exponent of 1, halved past √2 (each step
+    /// exact).
+    fn exponent_split(&mut self, y: P) -> (P, P) {
         let s52 = self.ik(52);
         let eb = self.bin(Bin::QShr, y, s52);
         let exp_one = self.ik(0x4330_0000_0000_0000);
@@ -728,7 +731,13 @@ impl D<'_> {
         let one = self.k(1.0);
         let zero = self.k(0.0);
         let inc = self.pick(big, one, zero);
-        let e = self.add(e, inc);
+        (self.add(e, inc), m)
+    }
+
+    /// `(e, lm)` with `y = 2^e·m`, `lm = ln m`, `m ∈ [√½, √2)`.
+    fn log_parts(&mut self, y: P) -> (P, P) {
+        let (e, m) = self.exponent_split(y);
+        let one = self.k(1.0);
         let num = self.sub(m, one);
         let den = self.add(m, one);
         let s = self.div(num, den);
@@ -1421,23 +1430,8 @@ impl D<'_> {
             let xs = self.mul(x, k54);
             (self.pick(tiny, xs, x), Some(tiny))
         };
-        let s52 = self.ik(52);
-        let eb = self.bin(Bin::QShr, y, s52);
-        let exp_one = self.ik(0x4330_0000_0000_0000);
-        let ef = self.bin(Bin::QOr, eb, exp_one);
-        let kb = self.k((1u64 << 52) as f64 + 1023.0);
-        let e = self.sub(ef, kb);
-        let mm = self.ik(0x000F_FFFF_FFFF_FFFF);
-        let mant = self.bin(Bin::QAnd, y, mm);
-        let one_bits = self.ik(0x3FF0_0000_0000_0000);
-        let m = self.bin(Bin::QOr, mant, one_bits);
-        let big = self.cmp_k(GT, m, std::f64::consts::SQRT_2);
-        let half = self.k(0.5);
-        let mh = self.mul(m, half);
-        let m = self.pick(big, mh, m);
-        let one = self.k(1.0);
-        let inc = self.pick(big, one, zero);
-        let e = self.add(e, inc);
+        let (e, m) = self.exponent_split(y);
+        let (one, half) = (self.k(1.0), self.k(0.5));
         let e = match tiny {
             Some(tiny) => {
                 let k54e = self.k(54.0);

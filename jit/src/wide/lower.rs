@@ -3996,52 +3996,24 @@ impl Cx<'_> {
     fn float_to_int(&mut self, x: V, signed: bool) -> V {
         let cvt = if signed { Cvt::F2I } else { Cvt::F2U };
         let t = self.v_op(|d| Op::Convert { cvt, d, a: x });
-        let zero = self.splat(0);
-        let nan = self.k_op(|d| Op::Compare2 {
-            kind: CmpKind::F32,
-            pred: 3,
-            d,
-            a: x,
-            b: x,
-        });
-        let t = if signed {
-            let limit = self.splat(2_147_483_648f32.to_bits());
-            let big = self.k_op(|d| Op::Compare2 {
+        let cmp = |cx: &mut Self, pred: u8, b: V| {
+            cx.k_op(|d| Op::Compare2 {
                 kind: CmpKind::F32,
-                pred: 13,
+                pred,
                 d,
                 a: x,
-                b: limit,
-            });
-            let max = self.splat(i32::MAX as u32);
-            self.v_op(|d| Op::Select {
-                d,
-                k: big,
-                a: max,
-                b: t,
-            })
-        } else {
-            let zero_f = self.splat(0);
-            let neg = self.k_op(|d| Op::Compare2 {
-                kind: CmpKind::F32,
-                pred: 1,
-                d,
-                a: x,
-                b: zero_f,
-            });
-            self.v_op(|d| Op::Select {
-                d,
-                k: neg,
-                a: zero,
-                b: t,
+                b,
             })
         };
-        self.v_op(|d| Op::Select {
-            d,
-            k: nan,
-            a: zero,
-            b: t,
-        })
+        let nan = cmp(self, 3, x);
+        let edge = if signed {
+            let limit = self.splat(2_147_483_648f32.to_bits());
+            cmp(self, 13, limit)
+        } else {
+            let zero = self.splat(0);
+            cmp(self, 1, zero)
+        };
+        self.saturated(t, nan, edge, signed)
     }
 
     /// `double` lanes `x` converted toward zero to `int`s (`signed`) or
@@ -4054,29 +4026,34 @@ impl Cx<'_> {
             Bin::PackTruncD2U
         };
         let t = self.p.bin(pack, x[0], x[1]);
-        let zero = self.splat(0);
         let nan = self.dcompare(3, x, x);
-        let t = if signed {
-            // At or past 2^31 (the instruction gives -2^31).
+        let edge = if signed {
             let limit = self.dsplat(2_147_483_648f64.to_bits());
-            let big = self.dcompare(13, x, limit);
-            let max = self.splat(i32::MAX as u32);
-            self.v_op(|d| Op::Select {
-                d,
-                k: big,
-                a: max,
-                b: t,
-            })
+            self.dcompare(13, x, limit)
         } else {
-            let zero_d = self.dsplat(0);
-            let neg = self.dcompare(1, x, zero_d);
-            self.v_op(|d| Op::Select {
-                d,
-                k: neg,
-                a: zero,
-                b: t,
-            })
+            let zero = self.dsplat(0);
+            self.dcompare(1, x, zero)
         };
+        self.saturated(t, nan, edge, signed)
+    }
+
+    /// The truncating conversion's lanes `t` saturated: `INT_MAX` in the
+    /// lanes of `edge` (at or past 2^31) when `signed`, else 0 in them
+    /// (negative; the instruction's 0xffffffff past 2^32 is `UINT_MAX`
+    /// already), and 0 in the NaN lanes.
+    fn saturated(&mut self, t: V, nan: K, edge: K, signed: bool) -> V {
+        let zero = self.splat(0);
+        let at_edge = if signed {
+            self.splat(i32::MAX as u32)
+        } else {
+            zero
+        };
+        let t = self.v_op(|d| Op::Select {
+            d,
+            k: edge,
+            a: at_edge,
+            b: t,
+        });
         self.v_op(|d| Op::Select {
             d,
             k: nan,
