@@ -184,15 +184,18 @@ fn double_variables_under_divergent_ifs_and_loops_agree_with_the_interpreter() {
     // lane, a variable written in one arm only, a `while` on a double.
     let src = "kernel void k(global const double* x, global double* o, int n) {
     int i = get_global_id(0);
-    double s = 0.0, p = 1.0;
+    double s = 0.0, p = 1.0, q = x[i];
     for (int j = 0; j < i % 7; j++) {
         s += x[(i + 3 * j) % n];
         if (s > 2.0) p *= 0.5; else p = p - s;
+        q += x[(i + j) % n] * p;
+        if (j > 1) q = fma(s, p, q);
     }
+    o[2 * i + 1] = q;
     double t = fabs(x[i]);
     int steps = 0;
     while (t > 1.0 && steps < 40) { t *= 0.25; steps++; }
-    if (x[i] < 0.0) o[2 * i + 1] = t * (double)steps;
+    if (x[i] < 0.0) o[2 * i + 1] = t * (double)steps + q;
     o[2 * i] = s + p * t;
 }";
     let (m, k) = wide(src);

@@ -41,7 +41,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![(d, true), (a, true), (b, true), (d, false)],
             vec![(k, true)],
         ),
-        Op::FmaMasked { d, a, b, k } => (
+        Op::FmaMasked { d, a, b, k } | Op::FmaDMasked { d, a, b, k } => (
             vec![(d, true), (a, true), (b, true), (d, false)],
             vec![(k, true)],
         ),

@@ -658,6 +658,19 @@ pub(crate) fn emit_op(
             }
             .map_err(asm_err)?;
         }
+        Op::FmaDMasked {
+            d,
+            a: x,
+            b: y,
+            k: m,
+        } => {
+            let dm = zmm_masked(z(d)?, kn(m));
+            match pool.src(a, y)? {
+                Src::Z(q) => a.vfmadd231pd(dm, z(x)?, q),
+                Src::M(l, c) => a.vfmadd231pd(dm, z(x)?, Src::bcst(l, c)),
+            }
+            .map_err(asm_err)?;
+        }
         Op::Fma { d, a: x, b: y, c }
         | Op::FmaD { d, a: x, b: y, c }
         | Op::Fms { d, a: x, b: y, c } => {

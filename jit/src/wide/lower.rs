@@ -299,6 +299,7 @@ pub fn lower_kernel(
     share_repeated_ops(&mut cx.p);
     merge_masked_writes(&mut cx.p);
     merge_masked_fma_chains(&mut cx.p);
+    merge_masked_double_fmas(&mut cx.p);
     subtract_negated_addends(&mut cx.p);
     super::kfold::fold_compares_into_masks(&mut cx.p);
     super::kfold::double_as_sum(&mut cx.p);
@@ -673,6 +674,7 @@ pub fn lower_regions(
         share_repeated_ops(&mut cx.p);
         merge_masked_writes(&mut cx.p);
         merge_masked_fma_chains(&mut cx.p);
+        merge_masked_double_fmas(&mut cx.p);
         subtract_negated_addends(&mut cx.p);
         super::kfold::fold_compares_into_masks(&mut cx.p);
         super::kfold::double_as_sum(&mut cx.p);
@@ -1452,6 +1454,71 @@ fn merge_masked_fmas(p: &mut Program, mentions: &std::collections::HashMap<u32, 
     });
 }
 
+/// An FMA of doubles whose only reader is the merge of one half of a
+/// `double` variable under a mask (`Cx::dmerge`'s merge-masked `vporq`)
+/// whose old value is its addend, later in the same straight-line
+/// stretch, becomes `vfmadd231pd acc{k}, x, y` at the merge's place
+/// ([`Op::FmaDMasked`]), as [`merge_masked_fmas`] does for floats (there
+/// at the FMA's place; here the second half's mask is made after the
+/// FMAs, so the factors must stay unwritten until the merge instead).
+fn merge_masked_double_fmas(p: &mut Program) {
+    let mentions = mention_counts(&p.ops);
+    let mut merged: Vec<(usize, usize, Op)> = Vec::new();
+    for (j, op) in p.ops.iter().enumerate() {
+        let Op::BinMasked {
+            op: Bin::QOr,
+            d,
+            a: t,
+            b,
+            k,
+        } = *op
+        else {
+            continue;
+        };
+        if b != t || mentions.get(&t.0) != Some(&2) {
+            continue;
+        }
+        let Some(i) = p.ops[..j]
+            .iter()
+            .rposition(|op| super::ra2::written(op).0.contains(&t.0))
+        else {
+            continue;
+        };
+        let Op::FmaD { a, b, c, .. } = p.ops[i] else {
+            continue;
+        };
+        if [a, b, c, d].contains(&t) {
+            continue;
+        }
+        let clear = p.ops[i + 1..j].iter().all(|op| {
+            let written = super::ra2::written(op).0;
+            !names(op, d)
+                && !written.contains(&a.0)
+                && !written.contains(&b.0)
+                && !matches!(
+                    op,
+                    Op::Loop
+                        | Op::WhileAny { .. }
+                        | Op::WhileCount { .. }
+                        | Op::IfAny { .. }
+                        | Op::EndIf
+                )
+        });
+        if clear && holds_old_value(&p.ops[..i], c, d) {
+            merged.push((i, j, Op::FmaDMasked { d, a, b, k }));
+        }
+    }
+    let drop: std::collections::HashSet<usize> = merged.iter().map(|m| m.0).collect();
+    for (_, j, op) in merged {
+        p.ops[j] = op;
+    }
+    let mut at = 0;
+    p.ops.retain(|_| {
+        at += 1;
+        !drop.contains(&(at - 1))
+    });
+}
+
 /// Whether `op` reads or writes the vector register `v`.
 fn names(op: &Op, v: V) -> bool {
     let found = std::cell::Cell::new(false);
@@ -1528,6 +1595,7 @@ fn merge_masked_fma_chains(p: &mut Program) {
             op,
             Op::BinMasked { .. }
                 | Op::FmaMasked { .. }
+                | Op::FmaDMasked { .. }
                 | Op::FmaSum { .. }
                 | Op::MaskedCopy { .. }
                 | Op::Fixup { .. }

@@ -346,6 +346,16 @@ pub enum Op {
         b: V,
         k: K,
     },
+    /// `d = a * b + d` of eight doubles rounded once in the doubles of
+    /// the low eight bits of `k`, `d` unchanged in the others
+    /// (`vfmadd231pd d{k}, a, b`): [`Op::FmaMasked`] for one half of a
+    /// `double` variable.
+    FmaDMasked {
+        d: V,
+        a: V,
+        b: V,
+        k: K,
+    },
     /// Every lane of `d` set.
     AllLanes {
         d: K,
@@ -737,6 +747,12 @@ impl Op {
                 k: k(m),
             },
             Op::FmaMasked { d, a, b, k: m } => Op::FmaMasked {
+                d: v(d),
+                a: v(a),
+                b: v(b),
+                k: k(m),
+            },
+            Op::FmaDMasked { d, a, b, k: m } => Op::FmaDMasked {
                 d: v(d),
                 a: v(a),
                 b: v(b),

@@ -475,24 +475,25 @@ impl Builder {
                     operands,
                 )
             }
-            Op::FmaMasked { d, a, b, k } => {
+            Op::FmaMasked { d, a, b, k } | Op::FmaDMasked { d, a, b, k } => {
+                let double = matches!(op, Op::FmaDMasked { .. });
                 let (old, x, y, m) = (
                     self.use_v(d)?,
                     self.use_v(a)?,
                     self.use_v(b)?,
                     self.use_k(k)?,
                 );
-                let (rb, sources) = self.last_source(x, y, false);
+                let (rb, sources) = self.last_source(x, y, double);
                 let r = self.def_v(d);
                 let mut operands = vec![Operand::reg_use(old)];
                 operands.extend(sources);
                 operands.extend([Operand::reg_use(m), Operand::reg_reuse_def(r, 0)]);
+                let (d, a, b, k) = (vv(r), vv(x), rb, kk(m));
                 (
-                    Op::FmaMasked {
-                        d: vv(r),
-                        a: vv(x),
-                        b: rb,
-                        k: kk(m),
+                    if double {
+                        Op::FmaDMasked { d, a, b, k }
+                    } else {
+                        Op::FmaMasked { d, a, b, k }
                     },
                     operands,
                 )
@@ -938,6 +939,7 @@ fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>)
             op,
             Op::BinMasked { .. }
                 | Op::FmaMasked { .. }
+                | Op::FmaDMasked { .. }
                 | Op::FmaSum { .. }
                 | Op::MaskedCopy { .. }
                 | Op::Fixup { .. }
@@ -979,6 +981,7 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Copy { d, .. }
         | Op::BinMasked { d, .. }
         | Op::FmaMasked { d, .. }
+        | Op::FmaDMasked { d, .. }
         | Op::Select { d, .. }
         | Op::MaskedCopy { d, .. }
         | Op::Fixup { d, .. }

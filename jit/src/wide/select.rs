@@ -458,6 +458,7 @@ fn tile_loop_too_light(body: &Program) -> Option<String> {
             | Op::FmaD { .. }
             | Op::Fms { .. }
             | Op::FmaMasked { .. }
+            | Op::FmaDMasked { .. }
             | Op::Sqrt { .. } => {
                 if let Some(l) = open.last_mut() {
                     l.1 += 1;

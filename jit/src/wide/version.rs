@@ -298,7 +298,12 @@ pub(super) fn clamp_version(
         for op in &ops {
             let (wv, _) = written(op);
             for x in named(op) {
-                if !wv.contains(&x) || matches!(op, Op::BinMasked { .. } | Op::FmaMasked { .. }) {
+                if !wv.contains(&x)
+                    || matches!(
+                        op,
+                        Op::BinMasked { .. } | Op::FmaMasked { .. } | Op::FmaDMasked { .. }
+                    )
+                {
                     *reads.entry(x).or_default() += 1;
                 }
             }
