@@ -283,6 +283,7 @@ impl Gen {
         // `math_call`.
         self.line("const float vz = as_float(0x80000000u | ((uint)idx & 0x80000000u));");
         self.line("uint h = 0x811c9dc5u ^ idx;");
+        self.line("double dacc = 0.5;");
         // Inputs: raw bit patterns (NaNs, subnormals, huge values), small
         // integers, and special literals chosen by the work-item.
         for i in 0..3 {
@@ -539,6 +540,21 @@ impl Gen {
                 let c = self.cond();
                 self.line(format!("if ({c}) {{ out[idx] = h ^ 0xa5a5u; return; }}"));
             }
+            15 => {
+                // The `double` accumulator (a variable of two halves on
+                // the wide code, its FMAs merged under masks).
+                let (a, b) = (self.float_expr(2), self.float_expr(1));
+                let line = match self.rng.below(4) {
+                    0 => format!("dacc += (double){a} * (double){b};"),
+                    1 => format!("dacc = fma((double){a}, 0.25, dacc);"),
+                    2 => format!("dacc = dacc * 0.5 + (double){a};"),
+                    _ => {
+                        let c = self.cond();
+                        format!("if ({c}) dacc -= (double){a};")
+                    }
+                };
+                self.line(line);
+            }
             _ => self.fold_one(),
         }
     }
@@ -627,6 +643,8 @@ impl Gen {
     }
 
     fn fold_all(&mut self) {
+        self.line("float fdacc = (float)dacc;");
+        self.line("h = (h ^ (fdacc != fdacc ? 0x7fc00000u : as_uint(fdacc))) * 0x01000193u;");
         let all: Vec<String> = self.floats.iter().flatten().cloned().collect();
         for v in all {
             self.line(format!(
