@@ -39,7 +39,7 @@
 //! lane value per component (their elements accessed a component at a
 //! time); and, in a kernel with barriers or `__local` memory
 //! ([`lower_regions`], run by [`super::regions`]), `__local` arrays and
-//! `__local` arguments; `double` scalars ([`Val::D`], two zmm registers of
+//! `__local` arguments; `double` scalars (`Val::D`, two zmm registers of
 //! eight doubles): arithmetic, comparisons, selects, conversions to and
 //! from `float`, `int`, `uint` and the bytes, `fma`, `mad`, `sqrt`,
 //! `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`, `copysign`, `fmin`,
