@@ -46,8 +46,8 @@
 //! `fmax`, `min`, `max`, `clamp`, and `exp`, `log` and their bases
 //! ([`dmath::double_fn`]), through `__global`/`__constant` pointers (a
 //! `double` element is accessed as a `float2`'s memory image). No private
-//! memory, atomics, calls, `double` vectors, `__local` doubles or
-//! switches, and no `return` in a kernel with barriers ([`super::select`]
+//! memory, atomics, calls, `double` vectors, `__local` doubles, `double`
+//! variables kept across a barrier or switches, and no `return` in a kernel with barriers ([`super::select`]
 //! refuses more for speed).
 
 use super::access::{self, Access, Base, Check, Known, MemoryPlan, StepAhead};
@@ -467,10 +467,20 @@ pub fn lower_regions(
         let regions_in = accessed.iter().filter(|a| a[v]).count();
         if regions_in > 1 || next.is_some_and(|x| x.index() == v) {
             slot_of[v] = Some(bytes);
-            let comps = match class(&func.vars[v].ty) {
-                Some(Class::F64) => 2,
-                _ => vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c)),
-            };
+            // A `double` kept across a barrier: its save slot is not laid
+            // out as the Cranelift code's context (which the copies
+            // compiled at launch must match), so such kernels keep that
+            // code.
+            if class(&func.vars[v].ty) == Some(Class::F64) {
+                return refuse(
+                    format!(
+                        "the `double` variable `{}` kept across a barrier",
+                        func.vars[v].name
+                    ),
+                    Loc::NONE,
+                );
+            }
+            let comps = vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c));
             bytes += 64 * comps;
         }
     }
