@@ -650,24 +650,20 @@ pub(crate) fn emit_op(
             a: x,
             b: y,
             k: m,
-        } => {
-            let dm = zmm_masked(z(d)?, kn(m));
-            match pool.src(a, y)? {
-                Src::Z(q) => a.vfmadd231ps(dm, z(x)?, q),
-                Src::M(l, c) => a.vfmadd231ps(dm, z(x)?, Src::bcst(l, c)),
-            }
-            .map_err(asm_err)?;
         }
-        Op::FmaDMasked {
+        | Op::FmaDMasked {
             d,
             a: x,
             b: y,
             k: m,
         } => {
             let dm = zmm_masked(z(d)?, kn(m));
-            match pool.src(a, y)? {
-                Src::Z(q) => a.vfmadd231pd(dm, z(x)?, q),
-                Src::M(l, c) => a.vfmadd231pd(dm, z(x)?, Src::bcst(l, c)),
+            let double = matches!(op, Op::FmaDMasked { .. });
+            match (pool.src(a, y)?, double) {
+                (Src::Z(q), false) => a.vfmadd231ps(dm, z(x)?, q),
+                (Src::Z(q), true) => a.vfmadd231pd(dm, z(x)?, q),
+                (Src::M(l, c), false) => a.vfmadd231ps(dm, z(x)?, Src::bcst(l, c)),
+                (Src::M(l, c), true) => a.vfmadd231pd(dm, z(x)?, Src::bcst(l, c)),
             }
             .map_err(asm_err)?;
         }

@@ -1505,14 +1505,7 @@ fn merge_masked_double_fmas(p: &mut Program) {
             !names(op, d)
                 && !written.contains(&a.0)
                 && !written.contains(&b.0)
-                && !matches!(
-                    op,
-                    Op::Loop
-                        | Op::WhileAny { .. }
-                        | Op::WhileCount { .. }
-                        | Op::IfAny { .. }
-                        | Op::EndIf
-                )
+                && !op.ends_stretch()
         });
         if clear && holds_old_value(&p.ops[..i], c, d) {
             merged.push((i, j, Op::FmaDMasked { d, a, b, k }));
