@@ -380,8 +380,9 @@ fn run_jit(
         &vec![UNINIT_BYTE; local_off as usize + 64],
         vecl_jit::abi::LOCAL_PAD,
     );
-    let items = launch.items_per_group();
-    let mut context = GuardedBuffer::new(&vec![0u8; k.context_size(items) + 64]);
+    // SAFETY: the block matches `k.args()` (as below).
+    let context_len = unsafe { k.launch_context_size(block.as_ptr(), &launch) };
+    let mut context = GuardedBuffer::new(&vec![0u8; context_len + 64]);
     // SAFETY: the block matches `k.args()`; every buffer outlives the call and
     // holds every byte the interpreter found in bounds for this launch; the
     // local arena and the context area are 64-aligned and large enough.

@@ -391,7 +391,17 @@ impl CompiledKernel {
             .and_then(|u| u.copy.code.get())
             .and_then(Option::as_ref)
             .map_or(0, |k| k.context_size(items_per_group));
-        own.max(fallback).max(unprefetched)
+        // So may the copies trusting fewer groups (`Unbounded`), once
+        // made.
+        let copies = self.unbounded.as_deref().map_or(0, |u| {
+            [&u.copy, &u.groups_only]
+                .iter()
+                .filter_map(|c| c.get().and_then(Option::as_ref))
+                .map(|k| k.context_size(items_per_group))
+                .max()
+                .unwrap_or(0)
+        });
+        own.max(fallback).max(unprefetched).max(copies)
     }
 
     pub fn simd_width(&self) -> u32 {
@@ -484,6 +494,19 @@ impl CompiledKernel {
             })
     }
 
+    /// Bytes of context area `launch` needs: its code is chosen first (as
+    /// [`prepare`](Self::prepare) chooses it, compiling a copy it needs),
+    /// since a copy may need more than this code
+    /// ([`context_size`](Self::context_size)).
+    ///
+    /// # Safety
+    /// As for [`prepare`](Self::prepare).
+    pub unsafe fn launch_context_size(&self, args: *const u8, launch: &Launch) -> usize {
+        // SAFETY: the caller's contract is `prepare`'s.
+        let _ = unsafe { self.prepare(args, launch) };
+        self.context_size(launch.items_per_group())
+    }
+
     /// Runs work-groups `first_group..end_group` of `launch`; returns 0 or a
     /// [`abi::KernelStatus`] code. (The code is chosen for this call, as
     /// [`prepare`](Self::prepare) does; a launch split into many ranges
@@ -493,7 +516,7 @@ impl CompiledKernel {
     /// `args` matches [`args`](Self::args) (pointers valid for every access
     /// the kernel makes); `local_mem` holds `launch.local_mem_size` bytes,
     /// with [`abi::LOCAL_PAD`] readable bytes before and after them, and
-    /// `context` [`context_size`](Self::context_size) bytes, both 64-aligned
+    /// `context` [`launch_context_size`](Self::launch_context_size) bytes, both 64-aligned
     /// (128-aligned for `long16` and `double16` `__local` and private
     /// variables to be aligned to their size) and owned by the caller for
     /// the duration of the call.
@@ -784,8 +807,14 @@ impl CompiledKernel {
                 )
             })
             .ok()?;
-            // The group-trusting copy must trust the same groups.
-            let same = made.layout() == self.layout()
+            // The copy lays out arguments and `__local` memory as this
+            // kernel does; its context may differ (the wide code's save
+            // areas against the Cranelift code's), which `context_size`
+            // counts once the copy is here. The group-trusting copy must
+            // trust the same groups.
+            let (mine, its) = (self.layout(), made.layout());
+            let same = (&mine.0, mine.1, mine.2, mine.3, mine.5)
+                == (&its.0, its.1, its.2, its.3, its.5)
                 && (trust == Trust::Nothing
                     || (made.group_bound == self.group_bound
                         && made.local_needs == self.local_needs));

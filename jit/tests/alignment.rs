@@ -54,7 +54,8 @@ fn addresses(src: &str, w: u32, items: u64) -> Vec<u64> {
     // The arena with the padding the ABI promises on both sides.
     let pad = vecl_jit::abi::LOCAL_PAD;
     let mut local = lines(k.static_local_size() + 2 * pad);
-    let mut context = lines(k.context_size(items));
+    // SAFETY: the block holds the one buffer argument (as below).
+    let mut context = lines(unsafe { k.launch_context_size(block.as_ptr(), &launch) });
     // SAFETY: the block holds the one buffer argument, `results`, which has
     // room for six addresses per work-item; local and context memory are
     // as large as the kernel asks (local with its padding) and 128-byte

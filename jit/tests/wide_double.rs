@@ -12,8 +12,10 @@
 //! one chunk. Each asserts that the wide code ran it.
 
 use vecl_ir::interp::{run_kernel, KernelArg, NdRange};
+use vecl_jit::abi::Launch;
 use vecl_jit::{compile_kernel, CompiledKernel, JitOptions, Tiers};
 use vecl_testkit::differential::{build, run_jit, GUARD};
+use vecl_testkit::groups::{run_checked, CheckedArg};
 use vecl_testkit::{code_line, cpu_has_wide, range_1d};
 
 fn options(wide: bool) -> JitOptions {
@@ -229,26 +231,25 @@ fn one_address_for_every_lane_and_scattered_stores_agree_with_the_interpreter() 
     agrees(&m, &k, &args, &range_1d(0, 37, 37));
 }
 
-/// A `double` variable kept across a barrier keeps the Cranelift code
-/// (the wide code's save slot for it is not laid out as that code's
-/// context, which the copies compiled at launch must match), and agrees
-/// with the interpreter; one used within a region takes the wide code.
+/// `double` variables kept across a barrier take the wide code: each has
+/// two 64-byte halves in the chunk's save area, beside the other kept
+/// variables (a `float` saved after the first `double` finds its own slot),
+/// and the kernel agrees with the interpreter; so does one used within a
+/// region. Under robust access, the groups past the code's trusted size
+/// (the last of a non-uniform launch) run a copy compiled at launch,
+/// whose context (the Cranelift code's) differs from the wide code's: the
+/// launch sizes its context after choosing it.
 #[test]
-fn a_double_variable_across_a_barrier_keeps_the_cranelift_code() {
+fn double_variables_across_a_barrier_take_the_wide_code() {
     let across = "kernel void k(global const double* x, global double* o, local float* t) {
     int l = get_local_id(0), i = get_global_id(0);
     double d = x[i] * 2.0 - 1.0;
+    float f = (float)x[i] + 0.25f;
+    double e = d * x[i];
     t[l] = (float)d;
     barrier(CLK_LOCAL_MEM_FENCE);
-    o[i] = d + t[(l + 1) % get_local_size(0)];
+    o[i] = d + (double)f + e + t[(l + 1) % get_local_size(0)];
 }";
-    let m = build(&format!("{FP64}{across}"), "");
-    let k = compile_kernel(&m, "k", &options(true)).expect("compiles");
-    let line = code_line(&k);
-    assert!(line.starts_with("code: Cranelift"), "{line}");
-    if cpu_has_wide() {
-        assert!(line.contains("kept across a barrier"), "{line}");
-    }
     let within = "kernel void k(global const double* x, global double* o, local float* t) {
     int l = get_local_id(0), i = get_global_id(0);
     t[l] = (float)(x[i] * 2.0 - 1.0);
@@ -256,17 +257,137 @@ fn a_double_variable_across_a_barrier_keeps_the_cranelift_code() {
     double d = x[i] * 0.5;
     o[i] = d + t[(l + 1) % get_local_size(0)];
 }";
-    let (m2, k2) = wide(within);
     let n = 64u64;
     let x = values(n as usize, 23, true);
-    for local in [16u64, 32, 64] {
+    for src in [across, within] {
+        let (m, k) = wide(src);
+        for local in [16u64, 32, 64] {
+            let args = [
+                doubles(&x),
+                zeros(8 * n as usize),
+                KernelArg::Local(4 * local as usize),
+            ];
+            agrees(&m, &k, &args, &range_1d(0, n, local));
+        }
+    }
+    // The tiles' accesses are proven for groups of at most 16 items in
+    // each dimension (256 elements over `ly * lsx + lx`): the larger
+    // groups of a 1-D launch run the copy that tests them.
+    let tiled = "kernel void k(global const double* x, global double* o, int m) {
+    int lx = get_local_id(0), ly = get_local_id(1), i = get_global_id(0);
+    int lsx = get_local_size(0), lsy = get_local_size(1);
+    int lid = ly * lsx + lx;
+    local float tile[256];
+    local float tb[256];
+    double d = i < m ? x[i] * 2.0 - 1.0 : 0.5;
+    tile[lid] = (float)d;
+    tb[lid] = 0.5f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float f = (float)lid;
+    for (int k = 0; k < min(lsx, lsy); k++)
+        f = (f * 0.5f + tile[ly * lsx + k] * tb[k * lsx + lx]) * 1.5f + f * f - 0.25f * f + (f - 2.0f) * (f + 3.0f);
+    o[i] = d + (double)f;
+}";
+    let m = build(&format!("{FP64}{tiled}"), "");
+    let robust = JitOptions {
+        checked: true,
+        ..options(true)
+    };
+    let k = compile_kernel(&m, "k", &robust).expect("compiles");
+    let line = code_line(&k);
+    if cpu_has_wide() {
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    }
+    let n = 256u64;
+    let x = values(n as usize, 29, true);
+    let bytes = |v: &[f64]| -> Vec<u8> { v.iter().flat_map(|d| d.to_le_bytes()).collect() };
+    for (local, end) in [(16u64, 256), (16, 200), (64, 256), (48, 200), (40, 256)] {
+        let range = range_1d(0, n, local);
+        let mut want = [doubles(&x), zeros(8 * n as usize), int(end)];
+        run_kernel(&m, "k", &mut want, &range).expect("interpreter");
+        let xs = bytes(&x);
+        let mut out = vec![0u8; 8 * n as usize];
         let args = [
-            doubles(&x),
-            zeros(8 * n as usize),
-            KernelArg::Local(4 * local as usize),
+            CheckedArg::Buffer {
+                addr: xs.as_ptr() as u64,
+                len: xs.len() as u64,
+            },
+            CheckedArg::Buffer {
+                addr: out.as_mut_ptr() as u64,
+                len: out.len() as u64,
+            },
+            CheckedArg::Bytes(&end.to_le_bytes()),
         ];
-        agrees(&m, &k, &args, &range_1d(0, n, local));
-        agrees(&m2, &k2, &args, &range_1d(0, n, local));
+        let mut launch = Launch::new(1, [0; 3], [n, 1, 1], [local, 1, 1]);
+        // SAFETY: both buffers are as long as said and outlive the call;
+        // the kernel is robust.
+        let run = unsafe { run_checked(&k, &args, &mut launch) };
+        assert_eq!(run.status, 0, "groups of {local}, m {end}: {:?}", run.fault);
+        let KernelArg::Buffer(w) = &want[1] else {
+            unreachable!()
+        };
+        assert!(w[..out.len()] == out[..], "groups of {local}, m {end}");
+    }
+}
+
+/// A robust kernel whose tiles are proven for groups of at most 16 items
+/// per dimension (`vecl fuzz --wide`, seed 101685, reduced): the larger
+/// groups of a 1-D launch run a copy compiled at launch that trusts no
+/// group size, which keeps Cranelift's code (the wide code's rows in
+/// flight need that trust) and so a context laid out otherwise than the
+/// wide code's: the launch sizes its context after choosing the copy, and
+/// agrees with the interpreter.
+#[test]
+fn a_copy_with_another_context_runs_the_groups_past_the_proven_size() {
+    let src = "kernel void k(global uint *out) {
+    const int lx = (int)get_local_id(0);
+    const int ly = (int)get_local_id(1);
+    const int lsx = (int)get_local_size(0);
+    const int lsy = (int)get_local_size(1);
+    const int lid = ly * lsx + lx;
+    local float tile[256];
+    local float tb[256];
+    tile[lid] = (float)((double)lid * 0.5 + 1.0);
+    tb[lid] = 0.25f;
+    out[get_global_id(0)] = as_uint(tile[lid]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float f = (float)lid;
+    for (int k = 0; k < min(lsx, lsy); k++) { f += tile[ly * lsx + k] * tb[k * lsx + lx]; }
+}";
+    let m = build(&format!("{FP64}{src}"), "");
+    let robust = JitOptions {
+        checked: true,
+        ..options(true)
+    };
+    let k = compile_kernel(&m, "k", &robust).expect("compiles");
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+        assert!(
+            k.explain().contains("proven for groups of at most 16"),
+            "{}",
+            k.explain()
+        );
+    }
+    let n = 256u64;
+    for local in [16u64, 48, 64] {
+        let range = range_1d(0, n, local);
+        let mut want = [zeros(4 * n as usize)];
+        run_kernel(&m, "k", &mut want, &range).expect("interpreter");
+        let mut out = vec![0u8; 4 * n as usize];
+        let args = [CheckedArg::Buffer {
+            addr: out.as_mut_ptr() as u64,
+            len: out.len() as u64,
+        }];
+        let mut launch = Launch::new(1, [0; 3], [n, 1, 1], [local, 1, 1]);
+        // SAFETY: the buffer is as long as said and outlives the call; the
+        // kernel is robust.
+        let run = unsafe { run_checked(&k, &args, &mut launch) };
+        assert_eq!(run.status, 0, "groups of {local}: {:?}", run.fault);
+        let KernelArg::Buffer(w) = &want[0] else {
+            unreachable!()
+        };
+        assert!(w[..out.len()] == out[..], "groups of {local}");
     }
 }
 

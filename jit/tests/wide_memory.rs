@@ -121,7 +121,8 @@ fn run(k: &CompiledKernel, args: &[KernelArg], range: &NdRange, skew: usize) -> 
     }
     launch.local_mem_size = 0;
     let mut local = aligned(64 + 2 * vecl_jit::abi::LOCAL_PAD + k.static_local_size());
-    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
+    // SAFETY: as for the run below.
+    let mut context = aligned(unsafe { k.launch_context_size(block.as_ptr(), &launch) } + 64);
     // SAFETY: the arena's padding lies inside its allocation.
     let lp = unsafe { align64(local.as_mut_ptr() as *mut u8).add(vecl_jit::abi::LOCAL_PAD) };
     let cp = align64(context.as_mut_ptr() as *mut u8);

@@ -85,7 +85,8 @@ unsafe fn run_in_guarded_local(
 ) -> (u32, u64) {
     launch.local_mem_size = local_bytes;
     let local = GuardedLocal::new(local_bytes as usize);
-    let mut context = aligned(k.context_size(launch.items_per_group()) + 64);
+    // SAFETY: the caller vouches for the block.
+    let mut context = aligned(unsafe { k.launch_context_size(block.as_ptr(), launch) } + 64);
     let cp = align64(context.as_mut_ptr() as *mut u8);
     // SAFETY: the caller vouches for the block; local memory (with its
     // padding) and context are large enough and 64-aligned.

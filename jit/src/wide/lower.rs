@@ -438,7 +438,8 @@ fn hoist_loop_invariants(p: &mut Program, all: bool) {
 /// `vecl_ir::transform::regions`), `next` its `$next` variable when it is
 /// a region graph.
 ///
-/// A variable that more than one region accesses has a 64-byte slot in
+/// A variable that more than one region accesses has a 64-byte slot (two
+/// for a `double`, one per half; one per component of a vector) in
 /// the chunk's save area (`Arg::Save`): a region reloads it at its start
 /// when it accesses it and stores it at its end when it writes it (a mask
 /// as 0 / -1 lanes). `$next` starts as `regions::NONE` in every region and
@@ -467,20 +468,11 @@ pub fn lower_regions(
         let regions_in = accessed.iter().filter(|a| a[v]).count();
         if regions_in > 1 || next.is_some_and(|x| x.index() == v) {
             slot_of[v] = Some(bytes);
-            // A `double` kept across a barrier: its save slot is not laid
-            // out as the Cranelift code's context (which the copies
-            // compiled at launch must match), so such kernels keep that
-            // code.
-            if class(&func.vars[v].ty) == Some(Class::F64) {
-                return refuse(
-                    format!(
-                        "the `double` variable `{}` kept across a barrier",
-                        func.vars[v].name
-                    ),
-                    Loc::NONE,
-                );
-            }
-            let comps = vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c));
+            // A `double` is two 64-byte halves (`VarRepr::D`).
+            let comps = match class(&func.vars[v].ty) {
+                Some(Class::F64) => 2,
+                _ => vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c)),
+            };
             bytes += 64 * comps;
         }
     }
@@ -889,7 +881,7 @@ fn row_step(
 pub struct LoweredRegions {
     /// One chunk's body per region.
     pub bodies: Vec<Program>,
-    /// Bytes of a chunk's save area (64 per saved variable).
+    /// Bytes of a chunk's save area (64 per saved variable, 128 per `double`).
     pub save_bytes: u32,
     /// Where `$next` is in the save area (a region graph's).
     pub next_at: Option<i32>,

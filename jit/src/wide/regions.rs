@@ -10,7 +10,7 @@
 //! the row and chunk loops of [`super::entry`]; every chunk of the group
 //! runs region `r` before any runs the next. The variables that live in
 //! more than one region are kept per chunk in the context area the runtime
-//! passes (`context + chunk · save_bytes`, 64 bytes a variable), which the
+//! passes (`context + chunk · save_bytes`, 64 bytes a variable, 128 a `double`), which the
 //! chunk's body reloads and stores through `Arg::Save` (r14).
 //!
 //! After each chunk of a region graph, the running lanes' `$next` must

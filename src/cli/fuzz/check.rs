@@ -508,7 +508,8 @@ fn run_jit(
         LOCAL_PAD,
     );
     let mut context = GuardedBuffer::with_guard(
-        &vec![0u8; k.context_size(launch.items_per_group()) + 64],
+        // SAFETY: as for the run below.
+        &vec![0u8; unsafe { k.launch_context_size(block.as_ptr(), &launch) } + 64],
         GUARD,
     );
     // SAFETY: the block holds a pointer to each buffer, sized for every
