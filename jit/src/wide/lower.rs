@@ -242,6 +242,10 @@ struct Cx<'a> {
     /// The accesses of each variable in everything this kernel's lowering
     /// runs (`crate::lower::fresh_writes::access_counts`).
     var_total: std::collections::HashMap<vecl_ir::VarId, u32>,
+    /// A barrier region's skipping test (`lower_regions`): the `if`'s
+    /// condition and the save-area slot where the lanes entering its
+    /// `then` arm are stored, as 0 / -1.
+    skip_test: Option<(ValueId, i32)>,
     /// The variables local to the loop statement about to be lowered
     /// (`Cx::block` finds them; `Cx::stmt` takes them).
     next_locals: std::collections::HashSet<vecl_ir::VarId>,
@@ -453,6 +457,7 @@ pub fn lower_regions(
     plan: &MemoryPlan,
     regions: &[&[Stmt]],
     next: Option<vecl_ir::VarId>,
+    skips: &super::select::SkipTests,
     lower: LowerOptions,
 ) -> Lowered<LoweredRegions> {
     let n = func.vars.len();
@@ -474,6 +479,49 @@ pub fn lower_regions(
                 _ => vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c)),
             };
             bytes += 64 * comps;
+        }
+    }
+    // The regions whose chunks the entry skips once one fails their
+    // `if (lid < bound)` (`select::skip_tests`): a skipped chunk keeps its
+    // saved variables as they were, so the region must write none outside
+    // the `if` but `$next` (which the entry reads from the chunks it ran
+    // alone). One slot holds the test of the chunk that ran last.
+    let mut skip_at = None;
+    let mut skip_copies = vec![Vec::new(); regions.len()];
+    for (r, stmts) in regions.iter().enumerate() {
+        let Some(cond) = skips.tests.get(r).copied().flatten() else {
+            continue;
+        };
+        let outside = without_if(stmts, cond);
+        let (mut acc, mut wrote) = (vec![false; n], vec![false; n]);
+        var_uses(func, &outside, &mut acc, &mut wrote);
+        for v in 0..n {
+            let Some(at) = slot_of[v] else { continue };
+            if !wrote[v] || next.is_some_and(|x| x.index() == v) {
+                continue;
+            }
+            if !skips.group_vars.contains(&vecl_ir::VarId(v as u32)) {
+                return refuse(
+                    format!(
+                        "a region whose chunks Cranelift's code limits to those an `if (lid < bound)` accepts and that writes `{}`, kept across a barrier and not the same for the whole group, outside it",
+                        func.vars[v].name
+                    ),
+                    Loc::NONE,
+                );
+            }
+            // A group-level variable: the skipped chunks take the copy
+            // of the chunk that ran last.
+            let halves = if class(&func.vars[v].ty) == Some(Class::F64) {
+                2
+            } else {
+                1
+            };
+            let comps = vector_class(&func.vars[v].ty).map_or(halves, |(_, c)| i32::from(c));
+            skip_copies[r].extend((0..comps).map(|c| at + 64 * c));
+        }
+        if skip_at.is_none() {
+            skip_at = Some(bytes);
+            bytes += 64;
         }
     }
     let plain = unblended_writes(func);
@@ -603,6 +651,19 @@ pub fn lower_regions(
                 bits: vecl_ir::transform::regions::NONE,
             });
         }
+        // The chunk's lanes that enter the skipping test's `then` arm, as
+        // 0 / -1, stored where the `if` is (the entry reads the last
+        // lane's); none where it is not reached (under a group-level `if`
+        // that fails, as it does for every chunk of the group).
+        if let (Some(cond), Some(at)) = (skips.tests.get(r).copied().flatten(), skip_at) {
+            let zero = cx.splat(0);
+            cx.p.push(Op::Store {
+                a: zero,
+                arg: Arg::Save,
+                off: at,
+            });
+            cx.skip_test = Some((cond, at));
+        }
         cx.block(&Block(stmts.to_vec()))?;
         for v in 0..n {
             let Some(at) = slot_of[v] else { continue };
@@ -649,18 +710,7 @@ pub fn lower_regions(
                 }
                 VarRepr::K(k) => {
                     stored_other.insert(at);
-                    let (ones, zero) = (cx.splat(u32::MAX), cx.splat(0));
-                    let t = cx.v_op(|d| Op::Select {
-                        d,
-                        k,
-                        a: ones,
-                        b: zero,
-                    });
-                    cx.p.push(Op::Store {
-                        a: t,
-                        arg: Arg::Save,
-                        off: at,
-                    });
+                    cx.store_lanes(k, at);
                 }
                 _ => {}
             }
@@ -708,6 +758,11 @@ pub fn lower_regions(
         bodies,
         save_bytes: bytes as u32,
         next_at,
+        skip_at,
+        skips: (0..regions.len())
+            .map(|r| skip_at.is_some() && skips.tests.get(r).copied().flatten().is_some())
+            .collect(),
+        skip_copies,
         row_steps,
         chunk_steps,
     })
@@ -885,6 +940,16 @@ pub struct LoweredRegions {
     pub save_bytes: u32,
     /// Where `$next` is in the save area (a region graph's).
     pub next_at: Option<i32>,
+    /// Where the chunk that ran a skipping region last (`skips`) stored
+    /// its lanes' test of the region's `if (lid < bound)`, as 0 / -1.
+    pub skip_at: Option<i32>,
+    /// Per region: whether the entry skips the rest of a row's chunks
+    /// once a chunk's last lane fails that test (`select::skip_tests`).
+    pub skips: Vec<bool>,
+    /// Per skipping region: the 64-byte save slots of the group-level
+    /// variables it writes, which each skipped chunk copies from the
+    /// chunk before it.
+    pub skip_copies: Vec<Vec<i32>>,
     /// The save-area slots whose value in one row of a work-group is the
     /// previous row's plus a constant (modulo 2^32), by offset: the step
     /// (`var_row_step`; `rows::affine_parts`).
@@ -892,6 +957,27 @@ pub struct LoweredRegions {
     /// The same from one full chunk of a row to the next (16 ids of
     /// dimension 0 further; 0: the same in every chunk of the row).
     pub chunk_steps: std::collections::HashMap<i32, i64>,
+}
+
+/// `stmts` without the `if` on `cond` (wherever it is nested).
+fn without_if(stmts: &[Stmt], cond: ValueId) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        match s {
+            Stmt::If { cond: c, .. } if *c == cond => {}
+            Stmt::If {
+                cond: c,
+                then_,
+                else_,
+            } => out.push(Stmt::If {
+                cond: *c,
+                then_: Block(without_if(&then_.0, cond)),
+                else_: Block(without_if(&else_.0, cond)),
+            }),
+            s => out.push(s.clone()),
+        }
+    }
+    out
 }
 
 /// Marks the variables `stmts` read or write in `accessed`, and those it
@@ -995,6 +1081,7 @@ impl<'a> Cx<'a> {
             all_or_none: true,
             empty: Default::default(),
             var_total: Default::default(),
+            skip_test: None,
             next_locals: Default::default(),
             trig_wanted: Vec::new(),
             trig_done: Vec::new(),
@@ -2104,6 +2191,22 @@ impl Cx<'_> {
         }
     }
 
+    /// Mask `k` stored as 0 / -1 lanes into the save area at `at`.
+    fn store_lanes(&mut self, k: K, at: i32) {
+        let (ones, zero) = (self.splat(u32::MAX), self.splat(0));
+        let t = self.v_op(|d| Op::Select {
+            d,
+            k,
+            a: ones,
+            b: zero,
+        });
+        self.p.push(Op::Store {
+            a: t,
+            arg: Arg::Save,
+            off: at,
+        });
+    }
+
     /// A `double` value's elements' low and high 32-bit words.
     fn words_of_double(&mut self, x: [V; 2]) -> [V; 2] {
         [
@@ -2349,6 +2452,10 @@ impl Cx<'_> {
                 self.whole = false;
                 self.all_or_none = before && then_lane0;
                 self.cur = self.k_op(|d| Op::KAnd { d, a: base, b: c });
+                if let Some((_, at)) = self.skip_test.filter(|t| t.0 == *cond) {
+                    let k = self.cur;
+                    self.store_lanes(k, at);
+                }
                 self.arm(then_)?;
                 let then_out = self.cur;
                 self.all_or_none = before && else_lane0;

@@ -546,6 +546,39 @@ pub fn compile_regions(
             save_bytes,
         )?;
         a.add(r15, 16).map_err(e)?;
+        if let (true, Some(at)) = (lowered.skips[r], lowered.skip_at) {
+            // The chunk's last lane failed the region's `if (lid <
+            // bound)`: so do the row's later chunks, which are skipped
+            // (their save areas passed over). A partial chunk is the
+            // row's last.
+            a.cmp(dword_ptr(r14 + (at + 60 - save_bytes)), 0)
+                .map_err(e)?;
+            a.jne(x_loop).map_err(e)?;
+            a.mov(rax, rsi).map_err(e)?;
+            a.sub(rax, r15).map_err(e)?;
+            a.jbe(x_done).map_err(e)?;
+            a.add(rax, 15).map_err(e)?;
+            a.shr(rax, 4).map_err(e)?;
+            let copies = &lowered.skip_copies[r];
+            if copies.is_empty() {
+                a.imul_3(rax, rax, save_bytes).map_err(e)?;
+                a.add(r14, rax).map_err(e)?;
+            } else {
+                // The group-level variables the region wrote, from the
+                // chunk before into each skipped one.
+                let mut copy = a.create_label();
+                a.set_label(&mut copy).map_err(e)?;
+                for &at in copies {
+                    a.vmovdqu32(zmm0, zmmword_ptr(r14 + (at - save_bytes)))
+                        .map_err(e)?;
+                    a.vmovdqu32(zmmword_ptr(r14 + at), zmm0).map_err(e)?;
+                }
+                a.add(r14, save_bytes).map_err(e)?;
+                a.dec(rax).map_err(e)?;
+                a.jnz(copy).map_err(e)?;
+            }
+            a.mov(r15, rsi).map_err(e)?;
+        }
         a.jmp(x_loop).map_err(e)?;
         a.set_label(&mut x_done).map_err(e)?;
         a.zero_bytes().map_err(e)?;

@@ -23,7 +23,7 @@ use crate::layout::GlobalPlace;
 use crate::lower::group_level::{Body, LidRange};
 use vecl_ir::analysis::uniformity::Uniformity;
 use vecl_ir::transform::compact::walk_stmts;
-use vecl_ir::{AddressSpace, CmpOp, Function, Inst, Module, Stmt, Type, VarId};
+use vecl_ir::{AddressSpace, CmpOp, Function, Inst, Module, Stmt, Type, ValueId, VarId};
 
 /// What the choice looks at.
 pub struct Request<'a> {
@@ -495,8 +495,6 @@ fn is_float(b: Bin) -> bool {
     )
 }
 
-/// Whether `stmts` hold a barrier at their top level (a region graph's
-/// cuts, or the barriers of a kernel that needs no graph).
 /// Whether `b` holds a loop, at any depth.
 fn has_loop(b: &vecl_ir::Block) -> bool {
     let mut found = false;
@@ -560,9 +558,10 @@ fn choose_regions(
         .0
         .split(|s| matches!(s, Stmt::Barrier(..)))
         .collect();
-    if let Some(why) = skips_chunks(r, &regions) {
-        return Choice::Refused(why);
-    }
+    let skips = match skip_tests(r, &regions) {
+        Ok(skips) => skips,
+        Err(why) => return Choice::Refused(why),
+    };
     let mut lowered = match super::lower::lower_regions(
         r.func,
         r.uni,
@@ -570,6 +569,7 @@ fn choose_regions(
         &plan,
         &regions,
         r.next,
+        &skips,
         super::lower::LowerOptions {
             id_end: opts.id_end,
             rsqrt_newton: r.rsqrt_newton,
@@ -663,37 +663,96 @@ fn mostly_per_lane(r: &Request<'_>) -> Option<String> {
 /// The scatters from which [`mostly_per_lane`] refuses.
 const PER_LANE_STORES: usize = 4;
 
-/// Why Cranelift's code runs the regions of a barrier kernel in fewer
-/// chunks, if it does: a region whose chunk part ends in `if (lid < s)`
-/// with a group-level `s` (`lower::group_level::LidRange`) visits only
-/// the chunks the test can accept there, where the wide code runs every
-/// chunk of the group. The tree reduction of `benches/reduce.cl` (256
-/// work-items a group, eight rounds) took 204–288 ms on the wide code
-/// against 16–19 ms on Cranelift's (`vecl bench --only reduce`, two
-/// threads, `docs/wide.md`).
-fn skips_chunks(r: &Request<'_>, regions: &[&[Stmt]]) -> Option<String> {
+/// What [`skip_tests`] found.
+pub struct SkipTests {
+    /// Per region, the condition of its skipping `if`, if it has one.
+    pub tests: Vec<Option<ValueId>>,
+    /// The group-level variables (`lower::group_level`): the same in
+    /// every chunk of a group, so a skipped chunk's saved copy can be
+    /// refreshed from one that ran.
+    pub group_vars: std::collections::HashSet<VarId>,
+}
+
+/// Per region, the test of the `if (lid < bound)` that limits its
+/// chunks (`lower::group_level::LidRange`), where the wide code can skip
+/// them too: Cranelift's code visits only the chunks of a row the test can
+/// accept, and the wide code, which runs every chunk of a group, skips the
+/// rest of a row once a chunk's last lane fails the test (the later
+/// chunks' local ids are larger: they fail it too). The tree reduction of
+/// `benches/reduce.cl` (256 work-items a group, eight rounds) took 204–288
+/// ms on the wide code running every chunk against 16–19 ms on
+/// Cranelift's (`vecl bench --only reduce`, two threads, `docs/wide.md`).
+///
+/// The wide code skips where the `if` is a statement of the region or of
+/// the group-level `if`s around it, the lanes run along dimension 0 and
+/// the test is `<` or `<=`; what the region writes outside the `if` is
+/// checked by the lowering ([`super::lower::lower_regions`]). Any other
+/// region Cranelift's code limits so is refused: every chunk would run it.
+fn skip_tests(r: &Request<'_>, regions: &[&[Stmt]]) -> Result<SkipTests, String> {
     let group = crate::lower::group_level::analyze(
         r.func,
         r.uni,
         regions,
         &std::collections::HashSet::new(),
     );
-    // `lid < bound` (the halving bound of a tree reduction skips more
-    // chunks each round); a final `if (lid == 0)` skips the chunks of one
-    // region once and is left to the wide code.
-    let below = group.splits.iter().any(|s| {
-        matches!(
-            s.levels().1,
-            Body::Chunks {
-                range: Some(LidRange {
+    let refused = || {
+        "a region whose chunks Cranelift's code limits to those an `if (lid < bound)` accepts (it runs fewer chunks than the wide code)".to_string()
+    };
+    let mut tests = vec![None; regions.len()];
+    for (i, (split, stmts)) in group.splits.iter().zip(regions).enumerate() {
+        let (levels, body) = split.levels();
+        // `lid > bound` skips the first chunks (and `lid == 0` the others
+        // of one region once): left to the wide code running them all.
+        let Body::Chunks {
+            stmts: chunk_stmts,
+            range:
+                Some(LidRange {
                     op: CmpOp::Lt | CmpOp::Le,
                     ..
                 }),
-                ..
+        } = body
+        else {
+            continue;
+        };
+        let Some(Stmt::If { cond, .. }) = chunk_stmts.last() else {
+            return Err(refused());
+        };
+        // Down the group-level `if`s to the one holding the test.
+        let mut at: &[Stmt] = stmts;
+        for (_, guard, _) in &levels {
+            let Some(g) = guard else { break };
+            let inner = at.iter().find_map(|s| match s {
+                Stmt::If { cond, then_, else_ } if cond == g && else_.0.is_empty() => {
+                    Some(&then_.0[..])
+                }
+                _ => None,
+            });
+            match inner {
+                Some(inner) => at = inner,
+                None => return Err(refused()),
             }
-        )
-    });
-    below.then(|| {
-        "a region whose chunks Cranelift's code limits to those an `if (lid < bound)` accepts (it runs fewer chunks than the wide code)".into()
+        }
+        let found = at
+            .iter()
+            .any(|s| matches!(s, Stmt::If { cond: c, .. } if c == cond));
+        if !found || r.lanes_along != 0 {
+            return Err(refused());
+        }
+        tests[i] = Some(*cond);
+    }
+    // Without a loop to carry them, the regions' entries and saved
+    // variables cost the wide code more than the rounds it skips save:
+    // `benches/reduce.cl` (one item each, eight rounds) 14.3 ms against
+    // 3.7 on Cranelift's code; a grid-stride dot product (64 trips, then
+    // the same tree) 1.86 against 2.72 ms.
+    let looped = regions
+        .iter()
+        .any(|stmts| has_loop(&vecl_ir::Block(stmts.to_vec())));
+    if tests.iter().any(Option::is_some) && !looped {
+        return Err(refused());
+    }
+    Ok(SkipTests {
+        tests,
+        group_vars: group.vars,
     })
 }
