@@ -391,6 +391,114 @@ fn a_copy_with_another_context_runs_the_groups_past_the_proven_size() {
     }
 }
 
+/// `__local` doubles on the wide code: a grid-stride dot product and its
+/// group's tree in a `__local double` array (the tree's chunks skipped),
+/// a tile transposed through `__local double[16][17]` (2-D groups, rows
+/// of the tile 17 elements apart), and a `__local double*` parameter
+/// written and read at reversed places; each against the interpreter.
+#[test]
+fn local_doubles_agree_with_the_interpreter() {
+    let dot =
+        "kernel void k(global const double* x, global const double* y, global double* out, int n) {
+    local double s[256];
+    int lid = get_local_id(0);
+    double acc = 0.0;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) acc = fma(x[i], y[i], acc);
+    s[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = get_local_size(0) / 2; h > 0; h >>= 1) {
+        if (lid < h) s[lid] += s[lid + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) out[get_group_id(0)] = s[0];
+}";
+    let (m, k) = wide(dot);
+    let n = 3000usize;
+    let (x, y) = (values(n, 31, true), values(n, 37, true));
+    for (global, local) in [(1024u64, 256u64), (240, 48), (64, 16), (96, 32)] {
+        let groups = (global / local) as usize;
+        let args = [doubles(&x), doubles(&y), zeros(8 * groups), int(n as i32)];
+        agrees(&m, &k, &args, &range_1d(0, global, local));
+    }
+    let transpose = "kernel void k(global const double* a, global double* b, int w) {
+    local double tile[16][17];
+    int lx = get_local_id(0), ly = get_local_id(1);
+    int gx = get_group_id(0) * 16, gy = get_group_id(1) * 16;
+    tile[ly][lx] = a[(gy + ly) * w + gx + lx] * 1.5;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    b[(gx + ly) * w + gy + lx] = tile[lx][ly] - 0.25;
+}";
+    let (m, k) = wide(transpose);
+    let w = 48usize;
+    let a = values(w * w, 41, false);
+    let args = [doubles(&a), zeros(8 * w * w), int(w as i32)];
+    let range = vecl_testkit::range_2d([w as u64, w as u64], [16, 16], [0, 0]);
+    agrees(&m, &k, &args, &range);
+    let param = "kernel void k(global const double* a, global double* b, local double* t) {
+    int l = get_local_id(0), n = get_local_size(0), i = get_global_id(0);
+    t[n - 1 - l] = sqrt(fabs(a[i])) + (double)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    b[i] = t[l] * t[(l + 3) % n];
+}";
+    let (m, k) = wide(param);
+    let a = values(256, 43, false);
+    for local in [16u64, 48, 64] {
+        let args = [
+            doubles(&a),
+            zeros(8 * 256),
+            KernelArg::Local(8 * local as usize),
+        ];
+        agrees(&m, &k, &args, &range_1d(0, 192, local));
+    }
+}
+
+/// A `__local double*` parameter given too few bytes, under robust
+/// access: the wide code stops with a fault, as Cranelift's code does.
+#[test]
+fn local_doubles_past_their_argument_fault_under_robust_access() {
+    let src = "kernel void k(global const double* a, global double* b, local double* t) {
+    int l = get_local_id(0), i = get_global_id(0);
+    t[l] = a[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    b[i] = t[get_local_size(0) - 1 - l];
+}";
+    let m = build(&format!("{FP64}{src}"), "");
+    let robust = |wide: bool| JitOptions {
+        checked: true,
+        ..options(wide)
+    };
+    let a = values(64, 47, true);
+    let bytes: Vec<u8> = a.iter().flat_map(|d| d.to_le_bytes()).collect();
+    let mut seen = Vec::new();
+    for wide in [true, false] {
+        let k = compile_kernel(&m, "k", &robust(wide)).expect("compiles");
+        if wide && cpu_has_wide() {
+            let line = code_line(&k);
+            assert!(line.starts_with("code: wide AVX-512"), "{line}");
+        }
+        let mut out = vec![0u8; 8 * 64];
+        // Room for 40 of the group's 64 doubles and half of the next.
+        let args = [
+            CheckedArg::Buffer {
+                addr: bytes.as_ptr() as u64,
+                len: bytes.len() as u64,
+            },
+            CheckedArg::Buffer {
+                addr: out.as_mut_ptr() as u64,
+                len: out.len() as u64,
+            },
+            CheckedArg::Local(8 * 40 + 4),
+        ];
+        let mut launch = Launch::new(1, [0; 3], [64, 1, 1], [64, 1, 1]);
+        // SAFETY: the buffers are as long as said and outlive the call;
+        // the kernel is robust.
+        let run = unsafe { run_checked(&k, &args, &mut launch) };
+        assert_ne!(run.status, 0, "wide {wide}");
+        seen.push(run.status);
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
 /// The inputs of `exp` and `log`: specials (both paths' edges: overflow
 /// and underflow of `exp`, subnormal, zero, negative and infinite
 /// arguments of `log`) spread among ordinary values, so that chunks mix

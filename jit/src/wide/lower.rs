@@ -3079,7 +3079,7 @@ impl Cx<'_> {
     }
 
     /// Refuses accesses through `ptr` other than of a 4-byte `float`,
-    /// `int` or `uint`.
+    /// `int` or `uint`, a `double`, or (global) a byte.
     fn elem_class(&self, ptr: ValueId, loc: Loc) -> Lowered<()> {
         match self.func.ty(ptr) {
             Type::Pointer(AddressSpace::Global | AddressSpace::Constant, t)
@@ -3087,7 +3087,11 @@ impl Cx<'_> {
             {
                 Ok(())
             }
-            Type::Pointer(AddressSpace::Local, t) if self.locals_allowed && four_bytes(t) => Ok(()),
+            Type::Pointer(AddressSpace::Local, t)
+                if self.locals_allowed && (four_bytes(t) || class(t) == Some(Class::F64)) =>
+            {
+                Ok(())
+            }
             t => refuse(format!("an access through {t:?}"), loc),
         }
     }
@@ -3574,9 +3578,10 @@ impl Cx<'_> {
                     (Type::Pointer(_, t), false) if base.base == Base::Arg => {
                         words(t).filter(|_| four_bytes(t))
                     }
-                    (Type::Pointer(_, t), false) => words(t),
+                    // `__local` memory: a `double` two words, as above.
+                    (Type::Pointer(_, t), false) => double_words(t).or_else(|| words(t)),
                     (Type::Pointer(_, t), true) if base.base != Base::Arg => match &**t {
-                        Type::Array(e, _) => words(e),
+                        Type::Array(e, _) => double_words(e).or_else(|| words(e)),
                         _ => None,
                     },
                     _ => None,
@@ -4656,6 +4661,15 @@ fn words(t: &Type) -> Option<u32> {
         Type::Vector(Scalar::U8 | Scalar::I8, 4) => Some(1),
         Type::Array(e, n) => words(e).and_then(|w| w.checked_mul(*n)),
         _ => None,
+    }
+}
+
+/// The words of a `double` (two) or an array of them, `None` for other
+/// types.
+fn double_words(t: &Type) -> Option<u32> {
+    match t {
+        Type::Array(e, n) => double_words(e).and_then(|w| w.checked_mul(*n)),
+        t => (class(t) == Some(Class::F64)).then_some(2),
     }
 }
 
