@@ -18,7 +18,9 @@
 //! varying trip counts; and in barrier kernels `__local` tiles written and
 //! read across barriers, with tile loops over a group's row
 //! (`tile[ly * lsx + k]`, `tile[k * lsx + lx]`) for the rows in flight of
-//! 2-D groups of 16×16, 8×8, 16×4 and others. A third of the kernels
+//! 2-D groups of 16×16, 8×8, 16×4 and others, and trees over each row of a
+//! `float` or `__local double` tile (`if (lx < s)`, whose later chunks
+//! the wide code skips). A third of the kernels
 //! never look at their groups (no local ids, no barriers): their launches
 //! of one-row groups are merged into longer rows by the runtime
 //! (`runtime/src/ndrange.rs`, `widened_rows`), which the large 1-D shape
@@ -277,6 +279,7 @@ impl Gen {
         if barriers {
             self.line("local float tile[256];");
             self.line("local float tb[256];");
+            self.line("local double dt[256];");
         }
         // -0.0 in every lane, but varying as far as the compiler knows
         // (`idx` is below 2^31): `exp` and `log` take `x + vz` (= x), see
@@ -448,8 +451,9 @@ impl Gen {
     }
 
     /// A tile staged in `__local` memory between two barriers, then read
-    /// back: a neighbour's value, or a loop over the row or the column of
-    /// the group (the rows-in-flight shape of a matmul).
+    /// back: a neighbour's value, a loop over the row or the column of
+    /// the group (the rows-in-flight shape of a matmul), or a tree over
+    /// each row in `float` or `double`.
     fn barrier_section(&mut self) {
         let a = self.float_expr(2);
         let b = self.float_expr(2);
@@ -457,10 +461,27 @@ impl Gen {
             "tile[lid] = {a}; tb[lid] = {b}; barrier(CLK_LOCAL_MEM_FENCE);"
         ));
         let v = self.name("f");
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 => self.line(format!(
                 "float {v} = tile[(lid + 1) % lsz] + tb[lsz - 1 - lid];"
             )),
+            4 => {
+                // A tree over each row of the group, in `float` or
+                // `double` (`if (lx < s)`: the wide code skips the rest of
+                // a row's chunks once one fails it); `s` is group-level.
+                let (arr, cast) = match self.rng.percent(50) {
+                    true => ("tile", ""),
+                    false => ("dt", "(float)"),
+                };
+                if arr == "dt" {
+                    let e = self.float_expr(1);
+                    self.line(format!("dt[lid] = (double){e} * 1.5; barrier(CLK_LOCAL_MEM_FENCE);"));
+                }
+                self.line(format!(
+                    "for (int s = lsx / 2; s > 0; s >>= 1) {{ if (lx < s) {arr}[lid] += {arr}[lid + s]; barrier(CLK_LOCAL_MEM_FENCE); }}"
+                ));
+                self.line(format!("float {v} = {cast}{arr}[ly * lsx];"));
+            }
             1 => {
                 let acc = self.float_expr(1);
                 self.line(format!("float {v} = {acc};"));
