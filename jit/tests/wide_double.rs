@@ -127,6 +127,23 @@ fn agrees(m: &vecl_ir::Module, k: &CompiledKernel, args: &[KernelArg], range: &N
     }
 }
 
+/// Runs the robust `k` over `n` items in groups of `local` with its
+/// argument block filled as the runtime fills it; its status.
+///
+/// # Safety
+///
+/// Every buffer of `args` is as long as it says and outlives the call.
+unsafe fn run_robust(k: &CompiledKernel, args: &[CheckedArg], n: u64, local: u64) -> u32 {
+    let mut launch = Launch::new(1, [0; 3], [n, 1, 1], [local, 1, 1]);
+    // SAFETY: the caller's promise; the kernel tests its accesses.
+    unsafe { run_checked(k, args, &mut launch) }.status
+}
+
+/// Whether the interpreter's buffer `want` begins with `got`.
+fn same_bytes(want: &KernelArg, got: &[u8]) -> bool {
+    matches!(want, KernelArg::Buffer(w) if w[..got.len()] == *got)
+}
+
 /// Launches with offsets and tail chunks over at most `n` items.
 fn ranges(n: u64) -> Vec<NdRange> {
     vec![
@@ -318,15 +335,11 @@ fn double_variables_across_a_barrier_take_the_wide_code() {
             },
             CheckedArg::Bytes(&end.to_le_bytes()),
         ];
-        let mut launch = Launch::new(1, [0; 3], [n, 1, 1], [local, 1, 1]);
         // SAFETY: both buffers are as long as said and outlive the call;
         // the kernel is robust.
-        let run = unsafe { run_checked(&k, &args, &mut launch) };
-        assert_eq!(run.status, 0, "groups of {local}, m {end}: {:?}", run.fault);
-        let KernelArg::Buffer(w) = &want[1] else {
-            unreachable!()
-        };
-        assert!(w[..out.len()] == out[..], "groups of {local}, m {end}");
+        let status = unsafe { run_robust(&k, &args, n, local) };
+        assert_eq!(status, 0, "groups of {local}, m {end}");
+        assert!(same_bytes(&want[1], &out), "groups of {local}, m {end}");
     }
 }
 
@@ -379,15 +392,11 @@ fn a_copy_with_another_context_runs_the_groups_past_the_proven_size() {
             addr: out.as_mut_ptr() as u64,
             len: out.len() as u64,
         }];
-        let mut launch = Launch::new(1, [0; 3], [n, 1, 1], [local, 1, 1]);
         // SAFETY: the buffer is as long as said and outlives the call; the
         // kernel is robust.
-        let run = unsafe { run_checked(&k, &args, &mut launch) };
-        assert_eq!(run.status, 0, "groups of {local}: {:?}", run.fault);
-        let KernelArg::Buffer(w) = &want[0] else {
-            unreachable!()
-        };
-        assert!(w[..out.len()] == out[..], "groups of {local}");
+        let status = unsafe { run_robust(&k, &args, n, local) };
+        assert_eq!(status, 0, "groups of {local}");
+        assert!(same_bytes(&want[0], &out), "groups of {local}");
     }
 }
 
@@ -489,12 +498,11 @@ fn local_doubles_past_their_argument_fault_under_robust_access() {
             },
             CheckedArg::Local(8 * 40 + 4),
         ];
-        let mut launch = Launch::new(1, [0; 3], [64, 1, 1], [64, 1, 1]);
         // SAFETY: the buffers are as long as said and outlive the call;
         // the kernel is robust.
-        let run = unsafe { run_checked(&k, &args, &mut launch) };
-        assert_ne!(run.status, 0, "wide {wide}");
-        seen.push(run.status);
+        let status = unsafe { run_robust(&k, &args, 64, 64) };
+        assert_ne!(status, 0, "wide {wide}");
+        seen.push(status);
     }
     assert_eq!(seen[0], seen[1]);
 }

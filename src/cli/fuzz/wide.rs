@@ -475,7 +475,9 @@ impl Gen {
                 };
                 if arr == "dt" {
                     let e = self.float_expr(1);
-                    self.line(format!("dt[lid] = (double){e} * 1.5; barrier(CLK_LOCAL_MEM_FENCE);"));
+                    self.line(format!(
+                        "dt[lid] = (double){e} * 1.5; barrier(CLK_LOCAL_MEM_FENCE);"
+                    ));
                 }
                 self.line(format!(
                     "for (int s = lsx / 2; s > 0; s >>= 1) {{ if (lx < s) {arr}[lid] += {arr}[lid + s]; barrier(CLK_LOCAL_MEM_FENCE); }}"
