@@ -663,7 +663,7 @@ fn mostly_per_lane(r: &Request<'_>) -> Option<String> {
 /// The scatters from which [`mostly_per_lane`] refuses.
 const PER_LANE_STORES: usize = 4;
 
-/// What [`skip_tests`] found.
+/// What `skip_tests` found.
 pub struct SkipTests {
     /// Per region, the condition of its skipping `if`, if it has one.
     pub tests: Vec<Option<ValueId>>,
