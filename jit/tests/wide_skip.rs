@@ -243,3 +243,67 @@ fn the_skipped_chunks_see_the_group_level_variables_the_region_wrote() {
         a
     });
 }
+
+#[test]
+fn robust_access_skips_the_same_chunks() {
+    // The dot product under robust access, its argument block filled as
+    // the runtime fills it: the same sums as the interpreter's.
+    use vecl_ir::interp::{run_kernel, KernelArg};
+    use vecl_jit::abi::Launch;
+    use vecl_testkit::groups::{run_checked, CheckedArg};
+    let m = build(DOT, "");
+    let opts = vecl_jit::JitOptions {
+        checked: true,
+        ..wide_options()
+    };
+    let k = vecl_jit::compile_kernel(&m, "k", &opts).expect("compiles");
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.starts_with("code: wide AVX-512"), "{line}");
+    }
+    let n = 1500usize;
+    let floats = |seed: u32| -> Vec<u8> {
+        (0..n as u32)
+            .flat_map(|i| (((i * 7 + seed) % 23) as f32 - 11.0).to_le_bytes())
+            .collect()
+    };
+    let (x, y) = (floats(3), floats(5));
+    for (global, local) in [(512u64, 256u64), (192, 64), (240, 48)] {
+        let groups = (global / local) as usize;
+        let mut want = [
+            KernelArg::Buffer(x.clone()),
+            KernelArg::Buffer(y.clone()),
+            KernelArg::Buffer(vec![0; 4 * groups]),
+            KernelArg::Local(4 * local as usize),
+            KernelArg::Value((n as i32).to_le_bytes().to_vec()),
+        ];
+        run_kernel(&m, "k", &mut want, &range_1d(0, global, local)).expect("interpreter");
+        let mut out = vec![0u8; 4 * groups];
+        let count = (n as i32).to_le_bytes();
+        let args = [
+            CheckedArg::Buffer {
+                addr: x.as_ptr() as u64,
+                len: x.len() as u64,
+            },
+            CheckedArg::Buffer {
+                addr: y.as_ptr() as u64,
+                len: y.len() as u64,
+            },
+            CheckedArg::Buffer {
+                addr: out.as_mut_ptr() as u64,
+                len: out.len() as u64,
+            },
+            CheckedArg::Local(4 * local),
+            CheckedArg::Bytes(&count),
+        ];
+        let mut launch = Launch::new(1, [0; 3], [global, 1, 1], [local, 1, 1]);
+        // SAFETY: the buffers are as long as said and outlive the call;
+        // the kernel tests its accesses.
+        let run = unsafe { run_checked(&k, &args, &mut launch) };
+        assert_eq!(run.status, 0, "groups of {local}: {:?}", run.fault);
+        assert!(
+            matches!(&want[2], KernelArg::Buffer(w) if *w == out),
+            "groups of {local}"
+        );
+    }
+}
