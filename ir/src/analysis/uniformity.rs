@@ -59,12 +59,15 @@ impl Shape {
         self == Shape::Uniform
     }
 
-    /// The least precise of two shapes.
+    /// The least precise of two shapes: a value that may be either.
+    /// Uniform and linear make varying: a variable written a uniform
+    /// value in one place and a linear one in another (`c ? u : gid`, its
+    /// arms writing one variable) is neither at every read.
     pub fn join(self, other: Shape) -> Shape {
-        match (self, other) {
-            (Shape::Uniform, s) | (s, Shape::Uniform) => s,
-            (Shape::Linear(a), Shape::Linear(b)) if a == b => Shape::Linear(a),
-            _ => Shape::Varying,
+        if self == other {
+            self
+        } else {
+            Shape::Varying
         }
     }
 }
@@ -177,12 +180,16 @@ pub fn analyze(module: &Module, func: &Function) -> Uniformity {
         for i in 0..func.insts.len() {
             u.values[i] = shape_of(module, func, &u, &func.insts[i]);
         }
-        if round < FRESH_ROUNDS {
+        let fresh = round < FRESH_ROUNDS;
+        if fresh {
             u.varying_vars.fill(false);
             u.var_shapes.fill(Shape::Uniform);
             u.scoped_vars.fill(false);
         }
-        mark_vars(&mut u, &func.body, &scopes, Nesting::default());
+        // A fresh round's first write of a variable sets its shape; the
+        // later ones join it.
+        let mut seen = vec![!fresh; func.vars.len()];
+        mark_vars(&mut u, &func.body, &scopes, Nesting::default(), &mut seen);
         if u == before {
             break;
         }
@@ -213,7 +220,7 @@ impl Nesting {
     }
 }
 
-fn mark_vars(u: &mut Uniformity, block: &Block, scopes: &[u32], at: Nesting) {
+fn mark_vars(u: &mut Uniformity, block: &Block, scopes: &[u32], at: Nesting, seen: &mut [bool]) {
     for s in &block.0 {
         match s {
             Stmt::WriteVar(var, v) => {
@@ -229,7 +236,11 @@ fn mark_vars(u: &mut Uniformity, block: &Block, scopes: &[u32], at: Nesting) {
                 if at.diverged > 0 && at.diverged <= scope {
                     u.scoped_vars[var.index()] = true;
                 }
-                let shape = u.var_shapes[var.index()].join(written);
+                let shape = match seen[var.index()] {
+                    true => u.var_shapes[var.index()].join(written),
+                    false => written,
+                };
+                seen[var.index()] = true;
                 u.var_shapes[var.index()] = shape;
                 if !shape.is_uniform() {
                     u.varying_vars[var.index()] = true;
@@ -237,19 +248,19 @@ fn mark_vars(u: &mut Uniformity, block: &Block, scopes: &[u32], at: Nesting) {
             }
             Stmt::If { cond, then_, else_ } => {
                 let inner = at.enter(!u.is_uniform(*cond));
-                mark_vars(u, then_, scopes, inner);
-                mark_vars(u, else_, scopes, inner);
+                mark_vars(u, then_, scopes, inner, seen);
+                mark_vars(u, else_, scopes, inner, seen);
             }
             Stmt::Switch { selector, cases } => {
                 let inner = at.enter(!u.is_uniform(*selector));
                 for c in cases {
-                    mark_vars(u, &c.body, scopes, inner);
+                    mark_vars(u, &c.body, scopes, inner, seen);
                 }
             }
             Stmt::Loop { body, continuing } => {
                 let inner = at.enter(u.loop_is_divergent(body, continuing));
-                mark_vars(u, body, scopes, inner);
-                mark_vars(u, continuing, scopes, inner);
+                mark_vars(u, body, scopes, inner, seen);
+                mark_vars(u, continuing, scopes, inner, seen);
             }
             _ => {}
         }
