@@ -37,10 +37,14 @@ pub(crate) fn unblended_writes(func: &Function) -> HashSet<(VarId, ValueId)> {
 /// dead where the region starts and where it ends (a region is always
 /// entered at its start), so they are never saved to or reloaded from the
 /// context area. A temporary such as the result of `c ? a : b`, written in
-/// both arms of an `if` and read after it, is one.
-pub(crate) fn region_local_vars(func: &Function, stmts: &[Stmt]) -> HashSet<VarId> {
-    let mut total = HashMap::new();
-    count(func, &func.body.0, &mut total);
+/// both arms of an `if` and read after it, is one. `total` is
+/// [`access_counts`] over the whole body (counted once for all of a
+/// kernel's regions).
+pub(crate) fn region_local_vars(
+    func: &Function,
+    stmts: &[Stmt],
+    total: &HashMap<VarId, u32>,
+) -> HashSet<VarId> {
     let mut inside = HashMap::new();
     count(func, stmts, &mut inside);
     let mut exposed = HashSet::new();
@@ -431,7 +435,9 @@ mod tests {
     /// as one region).
     fn local_vars(src: &str) -> Vec<String> {
         names_of(src, |f| {
-            region_local_vars(f, &f.body.0).into_iter().collect()
+            region_local_vars(f, &f.body.0, &access_counts(f, &f.body.0))
+                .into_iter()
+                .collect()
         })
     }
 
@@ -496,7 +502,7 @@ mod tests {
             Err(e) => panic!("parse: {e:?}"),
         };
         let (_, f) = m.kernels().next().expect("a kernel");
-        let local = region_local_vars(f, &f.body.0);
+        let local = region_local_vars(f, &f.body.0, &access_counts(f, &f.body.0));
         let named = |n: &str| {
             f.vars
                 .iter()

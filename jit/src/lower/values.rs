@@ -9,7 +9,8 @@
 
 use super::lanes::Val;
 use super::VarSlot;
-use cranelift_codegen::ir::Value;
+use cranelift_codegen::ir::{Type, Value};
+use cranelift_frontend::Variable;
 use std::collections::{HashMap, HashSet};
 use vecl_ir::{Scalar, ValueId, VarId};
 
@@ -24,8 +25,19 @@ pub(crate) struct Snapshot(Vec<(usize, Val)>);
 pub(crate) struct ValueMaps {
     /// Lowered IR values of the current region, by index.
     values: Vec<Option<Val>>,
+    /// The indices `values` holds a value at (each once): a new region
+    /// forgets those instead of rewriting every slot (a kernel of many
+    /// barriers has hundreds of regions over thousands of values).
+    defined: Vec<u32>,
     /// Cranelift variables of each register variable, made at first use.
     vars: Vec<Option<Vec<VarSlot>>>,
+    /// Cranelift variables of region-local variables whose region is
+    /// lowered, by type, for the next region's to reuse
+    /// ([`ValueMaps::release_var`]).
+    pool: HashMap<Type, Vec<Variable>>,
+    /// Cranelift variables the current region took for its own control
+    /// (`ValueMaps::region_var`), returned to `pool` when it is lowered.
+    region_vars: Vec<(Type, Variable)>,
     /// Kernel arguments loaded once in the entry block, by index.
     params: Vec<Option<Val>>,
     /// Values a later barrier region reads: context offset of each.
@@ -59,7 +71,10 @@ impl ValueMaps {
     ) -> Self {
         ValueMaps {
             values: vec![None; insts],
+            defined: Vec::new(),
             vars: vec![None; vars],
+            pool: HashMap::new(),
+            region_vars: Vec::new(),
             params: Vec::new(),
             saved_values,
             saved_shapes: HashMap::new(),
@@ -81,13 +96,18 @@ impl ValueMaps {
 
     /// Records `v`'s lowered value.
     pub fn define(&mut self, v: ValueId, val: Val) {
-        self.values[v.index()] = Some(val);
+        let slot = &mut self.values[v.index()];
+        if slot.is_none() {
+            self.defined.push(v.index() as u32);
+        }
+        *slot = Some(val);
     }
 
     /// Forgets every lowered value (a new region starts).
     pub fn clear(&mut self) {
-        let n = self.values.len();
-        self.values = vec![None; n];
+        for i in self.defined.drain(..) {
+            self.values[i as usize] = None;
+        }
     }
 
     /// The lowered values as they are now, for [`Self::restore`]: only
@@ -95,27 +115,77 @@ impl ValueMaps {
     /// made before their chunk loop, out of all the kernel's values, once
     /// or more per region).
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot(
-            self.values
-                .iter()
-                .enumerate()
-                .filter_map(|(i, v)| v.as_ref().map(|v| (i, v.clone())))
-                .collect(),
-        )
+        let mut defined: Vec<(usize, Val)> = self
+            .defined
+            .iter()
+            .filter_map(|&i| {
+                let i = i as usize;
+                self.values[i].as_ref().map(|v| (i, v.clone()))
+            })
+            .collect();
+        defined.sort_unstable_by_key(|(i, _)| *i);
+        Snapshot(defined)
     }
 
     /// Puts back the lowered values of a [`Self::snapshot`]: those, and no
     /// others.
     pub fn restore(&mut self, snapshot: Snapshot) {
-        self.values.iter_mut().for_each(|v| *v = None);
+        self.clear();
         for (i, v) in snapshot.0 {
             self.values[i] = Some(v);
+            self.defined.push(i as u32);
         }
     }
 
     /// The Cranelift variables of `var`, once made.
     pub fn var_slots(&self, var: VarId) -> Option<&Vec<VarSlot>> {
         self.vars.get(var.index()).and_then(|x| x.as_ref())
+    }
+
+    /// A Cranelift variable of type `ty` that a lowered region left, if
+    /// any.
+    pub fn pooled_var(&mut self, ty: Type) -> Option<Variable> {
+        self.pool.get_mut(&ty).and_then(Vec::pop)
+    }
+
+    /// Forgets `var`'s Cranelift variables, which `types` gives the type
+    /// of, and offers them to later variables ([`Self::pooled_var`]).
+    /// Only for a variable never accessed again (a region-local one of a
+    /// region lowered in full). Why: the SSA builder keeps, per Cranelift
+    /// variable, a map over the function's blocks up to the last block
+    /// that defines or reads it; a kernel of a hundred barrier regions
+    /// gave each region's temporaries variables of their own, and growing
+    /// those maps was a quarter of its lowering.
+    pub fn release_var(&mut self, var: VarId, types: impl Fn(&VarSlot) -> Type) {
+        let Some(slots) = self.vars.get_mut(var.index()).and_then(Option::take) else {
+            return;
+        };
+        for slot in &slots {
+            let ty = types(slot);
+            let free = self.pool.entry(ty).or_default();
+            match slot {
+                VarSlot::Uniform(v) => free.push(*v),
+                VarSlot::Varying(vs) => free.extend(vs.iter().copied()),
+            }
+        }
+    }
+
+    /// A Cranelift variable of type `ty` for the current region's own
+    /// use (its chunk loops' counters), defined before every read there:
+    /// a released one if any (`declare` makes a new one otherwise). It
+    /// returns to the pool at [`Self::release_region_vars`].
+    pub fn region_var(&mut self, ty: Type, declare: impl FnOnce(Type) -> Variable) -> Variable {
+        let v = self.pooled_var(ty).unwrap_or_else(|| declare(ty));
+        self.region_vars.push((ty, v));
+        v
+    }
+
+    /// Returns the variables of [`Self::region_var`] to the pool (the
+    /// region is lowered).
+    pub fn release_region_vars(&mut self) {
+        for (ty, v) in self.region_vars.drain(..) {
+            self.pool.entry(ty).or_default().push(v);
+        }
     }
 
     /// Records the Cranelift variables made for `var`.
