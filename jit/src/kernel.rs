@@ -763,13 +763,7 @@ impl CompiledKernel {
             // The runtime sized the argument block and `__local` memory
             // for this kernel; the context area it sizes after `prepare`
             // (`context_size` counts this code's once it is here).
-            let (args, size, tail, local, _, w) = made.layout();
-            let ok = args == self.args
-                && size == self.args_size
-                && tail == self.checked_tail
-                && local == self.static_local_size
-                && w == self.simd_width;
-            ok.then_some(made)
+            made.same_layout_but_context(self).then_some(made)
         });
         code.as_ref()
     }
@@ -812,9 +806,7 @@ impl CompiledKernel {
             // areas against the Cranelift code's), which `context_size`
             // counts once the copy is here. The group-trusting copy must
             // trust the same groups.
-            let (mine, its) = (self.layout(), made.layout());
-            let same = (&mine.0, mine.1, mine.2, mine.3, mine.5)
-                == (&its.0, its.1, its.2, its.3, its.5)
+            let same = made.same_layout_but_context(self)
                 && (trust == Trust::Nothing
                     || (made.group_bound == self.group_bound
                         && made.local_needs == self.local_needs));
@@ -847,6 +839,18 @@ impl CompiledKernel {
             Some(u) => u.wait(),
             None => self.only_tier,
         }
+    }
+
+    /// Whether `other` lays out its argument block, checked tail and
+    /// `__local` memory as this code does, at the same width: all of
+    /// [`Self::layout`] but the context area, which a copy compiled at
+    /// launch may size its own way (`context_size` counts it).
+    fn same_layout_but_context(&self, other: &CompiledKernel) -> bool {
+        self.args == other.args
+            && self.args_size == other.args_size
+            && self.checked_tail == other.checked_tail
+            && self.static_local_size == other.static_local_size
+            && self.simd_width == other.simd_width
     }
 
     /// Everything the runtime sizes a launch from: what two compilations

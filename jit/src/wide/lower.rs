@@ -437,6 +437,16 @@ fn hoist_loop_invariants(p: &mut Program, all: bool) {
     p.ops = out;
 }
 
+/// The 64-byte save slots a variable of type `ty` kept across a barrier
+/// takes: two for a `double` (its halves, `VarRepr::D`), one per
+/// component of a vector, one otherwise.
+fn save_slots(ty: &Type) -> i32 {
+    match class(ty) {
+        Some(Class::F64) => 2,
+        _ => vector_class(ty).map_or(1, |(_, c)| i32::from(c)),
+    }
+}
+
 /// The bodies of a barrier kernel's regions (`super::regions`): `regions`
 /// are the statements between the top-level barriers of `func` (after
 /// `vecl_ir::transform::regions`), `next` its `$next` variable when it is
@@ -473,12 +483,7 @@ pub fn lower_regions(
         let regions_in = accessed.iter().filter(|a| a[v]).count();
         if regions_in > 1 || next.is_some_and(|x| x.index() == v) {
             slot_of[v] = Some(bytes);
-            // A `double` is two 64-byte halves (`VarRepr::D`).
-            let comps = match class(&func.vars[v].ty) {
-                Some(Class::F64) => 2,
-                _ => vector_class(&func.vars[v].ty).map_or(1, |(_, c)| i32::from(c)),
-            };
-            bytes += 64 * comps;
+            bytes += 64 * save_slots(&func.vars[v].ty);
         }
     }
     // The regions whose chunks the entry skips once one fails their
@@ -487,11 +492,12 @@ pub fn lower_regions(
     // the `if` but `$next` (which the entry reads from the chunks it ran
     // alone). One slot holds the test of the chunk that ran last.
     let mut skip_at = None;
-    let mut skip_copies = vec![Vec::new(); regions.len()];
+    let mut skip_copies: Vec<Option<Vec<i32>>> = vec![None; regions.len()];
     for (r, stmts) in regions.iter().enumerate() {
         let Some(cond) = skips.tests.get(r).copied().flatten() else {
             continue;
         };
+        let copies = skip_copies[r].insert(Vec::new());
         let outside = without_if(stmts, cond);
         let (mut acc, mut wrote) = (vec![false; n], vec![false; n]);
         var_uses(func, &outside, &mut acc, &mut wrote);
@@ -511,13 +517,7 @@ pub fn lower_regions(
             }
             // A group-level variable: the skipped chunks take the copy
             // of the chunk that ran last.
-            let halves = if class(&func.vars[v].ty) == Some(Class::F64) {
-                2
-            } else {
-                1
-            };
-            let comps = vector_class(&func.vars[v].ty).map_or(halves, |(_, c)| i32::from(c));
-            skip_copies[r].extend((0..comps).map(|c| at + 64 * c));
+            copies.extend((0..save_slots(&func.vars[v].ty)).map(|c| at + 64 * c));
         }
         if skip_at.is_none() {
             skip_at = Some(bytes);
@@ -759,10 +759,7 @@ pub fn lower_regions(
         save_bytes: bytes as u32,
         next_at,
         skip_at,
-        skips: (0..regions.len())
-            .map(|r| skip_at.is_some() && skips.tests.get(r).copied().flatten().is_some())
-            .collect(),
-        skip_copies,
+        skips: skip_copies,
         row_steps,
         chunk_steps,
     })
@@ -943,13 +940,12 @@ pub struct LoweredRegions {
     /// Where the chunk that ran a skipping region last (`skips`) stored
     /// its lanes' test of the region's `if (lid < bound)`, as 0 / -1.
     pub skip_at: Option<i32>,
-    /// Per region: whether the entry skips the rest of a row's chunks
-    /// once a chunk's last lane fails that test (`select::skip_tests`).
-    pub skips: Vec<bool>,
-    /// Per skipping region: the 64-byte save slots of the group-level
-    /// variables it writes, which each skipped chunk copies from the
-    /// chunk before it.
-    pub skip_copies: Vec<Vec<i32>>,
+    /// Per region: `None` where the entry runs every chunk; where it
+    /// skips the rest of a row's chunks once a chunk's last lane fails
+    /// that test (`select::skip_tests`), the 64-byte save slots of the
+    /// group-level variables the region writes, which each skipped chunk
+    /// copies from the chunk before it.
+    pub skips: Vec<Option<Vec<i32>>>,
     /// The save-area slots whose value in one row of a work-group is the
     /// previous row's plus a constant (modulo 2^32), by offset: the step
     /// (`var_row_step`; `rows::affine_parts`).

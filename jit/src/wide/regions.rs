@@ -546,7 +546,7 @@ pub fn compile_regions(
             save_bytes,
         )?;
         a.add(r15, 16).map_err(e)?;
-        if let (true, Some(at)) = (lowered.skips[r], lowered.skip_at) {
+        if let (Some(copies), Some(at)) = (&lowered.skips[r], lowered.skip_at) {
             // The chunk's last lane failed the region's `if (lid <
             // bound)`: so do the row's later chunks, which are skipped
             // (their save areas passed over). A partial chunk is the
@@ -559,7 +559,6 @@ pub fn compile_regions(
             a.jbe(x_done).map_err(e)?;
             a.add(rax, 15).map_err(e)?;
             a.shr(rax, 4).map_err(e)?;
-            let copies = &lowered.skip_copies[r];
             if copies.is_empty() {
                 a.imul_3(rax, rax, save_bytes).map_err(e)?;
                 a.add(r14, rax).map_err(e)?;
