@@ -488,15 +488,12 @@ pub(crate) fn lower_kernel(
     later_vars.retain(|x| !group.vars.contains(x));
     // A variable live only inside one region (a temporary written before
     // it is read there, such as the result of `c ? a : b`) is not saved.
-    let mut region_locals: Vec<Vec<VarId>> = Vec::new();
     if barrier_mode {
         let total = super::fresh_writes::access_counts(func, &func.body.0);
         for stmts in &regions {
-            let locals = super::fresh_writes::region_local_vars(func, stmts, &total);
-            for x in &locals {
-                later_vars.remove(x);
+            for x in super::fresh_writes::region_local_vars(func, stmts, &total) {
+                later_vars.remove(&x);
             }
-            region_locals.push(locals.into_iter().collect());
         }
     }
     let mut var_offsets: Vec<(VarId, u32)> = Vec::new();
@@ -781,10 +778,7 @@ pub(crate) fn lower_kernel(
             let last = r + 1 == regions.len() && next_var.is_none();
             cx.b.switch_to_block(region_blocks[r]);
             cx.races_region_start(r)?;
-            let agreed = {
-                let FunctionCx { vals, b, .. } = &mut cx;
-                vals.region_var(types::I32, |ty| b.declare_var(ty))
-            };
+            let agreed = cx.b.declare_var(types::I32);
             let none =
                 cx.b.ins()
                     .iconst(types::I32, i64::from(crate::regions::NONE));
@@ -869,17 +863,13 @@ pub(crate) fn lower_kernel(
                 // Chunk loops.
                 // The chunk's context area, as a byte offset that steps by
                 // the area's size (no multiply per chunk).
-                let region_var = |cx: &mut FunctionCx| {
-                    let FunctionCx { vals, b, .. } = cx;
-                    vals.region_var(types::I64, |ty| b.declare_var(ty))
-                };
-                let idx_var = region_var(&mut cx);
+                let idx_var = cx.b.declare_var(types::I64);
                 cx.b.def_var(idx_var, zero);
-                let loops: Vec<Variable> = (0..3).map(|_| region_var(&mut cx)).collect();
+                let loops: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
                 // The global id of the chunk's lane 0 (dimension 0) and of its row
                 // (dimensions 1, 2) step with the local ids, so they are loop
                 // values, not recomputed from the group's position per access.
-                let globals: Vec<Variable> = (0..3).map(|_| region_var(&mut cx)).collect();
+                let globals: Vec<Variable> = (0..3).map(|_| cx.b.declare_var(types::I64)).collect();
                 let mut exits = Vec::new();
                 let mut coords = [zero; 3];
                 let mut global_ids = [zero; 3];
@@ -1287,11 +1277,6 @@ pub(crate) fn lower_kernel(
             } else {
                 cx.b.ins().jump(group_next, &[]);
             }
-            // The region's own variables are not accessed again.
-            for x in region_locals.get(r).into_iter().flatten() {
-                cx.release_var(*x);
-            }
-            cx.vals.release_region_vars();
         }
         cx.b.switch_to_block(divergent);
         let status = cx.b.ins().iconst(

@@ -17,7 +17,6 @@ use super::lanes::{elem_of, Lanes, Val};
 use super::{invariant, FunctionCx, LResult, Target, VarSlot};
 use crate::abi::{launch_offsets, KernelStatus};
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, TrapCode, Value};
-use cranelift_frontend::Variable;
 use vecl_ir::{Block, Stmt, Type, ValueId, VarId};
 
 /// Whether a statement may leave fewer lanes running after it than
@@ -321,49 +320,18 @@ impl FunctionCx<'_, '_> {
         let mut slots = Vec::new();
         for _ in 0..ty.lanes() {
             slots.push(if uniform {
-                VarSlot::Uniform(self.new_var(super::lanes::natural(elem)))
+                VarSlot::Uniform(self.b.declare_var(super::lanes::natural(elem)))
             } else {
                 let n = self.piece_count(elem);
                 VarSlot::Varying(
                     (0..n)
-                        .map(|_| self.new_var(super::lanes::carrier(elem)))
+                        .map(|_| self.b.declare_var(super::lanes::carrier(elem)))
                         .collect(),
                 )
             });
         }
         self.vals.set_var_slots(var, slots.clone());
         Ok(slots)
-    }
-
-    /// A Cranelift variable of type `ty`: one a lowered region released,
-    /// or a new one.
-    fn new_var(&mut self, ty: types::Type) -> Variable {
-        match self.vals.pooled_var(ty) {
-            Some(v) => v,
-            None => self.b.declare_var(ty),
-        }
-    }
-
-    /// Releases the Cranelift variables of `var`, a variable all of whose
-    /// accesses lie in a region already lowered, to later variables
-    /// (`ValueMaps::release_var`). Each is defined again before any read
-    /// where it is reused: the chunk loop's start clears every varying
-    /// variable its region touches, and a region-local variable is
-    /// written before it is read.
-    pub fn release_var(&mut self, var: VarId) {
-        let Some(elem) = self
-            .kernel
-            .func()
-            .vars
-            .get(var.index())
-            .and_then(|v| elem_of(&v.ty))
-        else {
-            return;
-        };
-        self.vals.release_var(var, |slot| match slot {
-            VarSlot::Uniform(_) => super::lanes::natural(elem),
-            VarSlot::Varying(_) => super::lanes::carrier(elem),
-        });
     }
 
     pub fn read_var(&mut self, var: VarId) -> LResult<Val> {

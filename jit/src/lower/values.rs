@@ -9,8 +9,7 @@
 
 use super::lanes::Val;
 use super::VarSlot;
-use cranelift_codegen::ir::{Type, Value};
-use cranelift_frontend::Variable;
+use cranelift_codegen::ir::Value;
 use std::collections::{HashMap, HashSet};
 use vecl_ir::{Scalar, ValueId, VarId};
 
@@ -31,13 +30,6 @@ pub(crate) struct ValueMaps {
     defined: Vec<u32>,
     /// Cranelift variables of each register variable, made at first use.
     vars: Vec<Option<Vec<VarSlot>>>,
-    /// Cranelift variables of region-local variables whose region is
-    /// lowered, by type, for the next region's to reuse
-    /// ([`ValueMaps::release_var`]).
-    pool: HashMap<Type, Vec<Variable>>,
-    /// Cranelift variables the current region took for its own control
-    /// (`ValueMaps::region_var`), returned to `pool` when it is lowered.
-    region_vars: Vec<(Type, Variable)>,
     /// Kernel arguments loaded once in the entry block, by index.
     params: Vec<Option<Val>>,
     /// Values a later barrier region reads: context offset of each.
@@ -73,8 +65,6 @@ impl ValueMaps {
             values: vec![None; insts],
             defined: Vec::new(),
             vars: vec![None; vars],
-            pool: HashMap::new(),
-            region_vars: Vec::new(),
             params: Vec::new(),
             saved_values,
             saved_shapes: HashMap::new(),
@@ -140,52 +130,6 @@ impl ValueMaps {
     /// The Cranelift variables of `var`, once made.
     pub fn var_slots(&self, var: VarId) -> Option<&Vec<VarSlot>> {
         self.vars.get(var.index()).and_then(|x| x.as_ref())
-    }
-
-    /// A Cranelift variable of type `ty` that a lowered region left, if
-    /// any.
-    pub fn pooled_var(&mut self, ty: Type) -> Option<Variable> {
-        self.pool.get_mut(&ty).and_then(Vec::pop)
-    }
-
-    /// Forgets `var`'s Cranelift variables, which `types` gives the type
-    /// of, and offers them to later variables ([`Self::pooled_var`]).
-    /// Only for a variable never accessed again (a region-local one of a
-    /// region lowered in full). Why: the SSA builder keeps, per Cranelift
-    /// variable, a map over the function's blocks up to the last block
-    /// that defines or reads it; a kernel of a hundred barrier regions
-    /// gave each region's temporaries variables of their own, and growing
-    /// those maps was a quarter of its lowering.
-    pub fn release_var(&mut self, var: VarId, types: impl Fn(&VarSlot) -> Type) {
-        let Some(slots) = self.vars.get_mut(var.index()).and_then(Option::take) else {
-            return;
-        };
-        for slot in &slots {
-            let ty = types(slot);
-            let free = self.pool.entry(ty).or_default();
-            match slot {
-                VarSlot::Uniform(v) => free.push(*v),
-                VarSlot::Varying(vs) => free.extend(vs.iter().copied()),
-            }
-        }
-    }
-
-    /// A Cranelift variable of type `ty` for the current region's own
-    /// use (its chunk loops' counters), defined before every read there:
-    /// a released one if any (`declare` makes a new one otherwise). It
-    /// returns to the pool at [`Self::release_region_vars`].
-    pub fn region_var(&mut self, ty: Type, declare: impl FnOnce(Type) -> Variable) -> Variable {
-        let v = self.pooled_var(ty).unwrap_or_else(|| declare(ty));
-        self.region_vars.push((ty, v));
-        v
-    }
-
-    /// Returns the variables of [`Self::region_var`] to the pool (the
-    /// region is lowered).
-    pub fn release_region_vars(&mut self) {
-        for (ty, v) in self.region_vars.drain(..) {
-            self.pool.entry(ty).or_default().push(v);
-        }
     }
 
     /// Records the Cranelift variables made for `var`.
