@@ -730,14 +730,9 @@ impl CompiledKernel {
             made.unbounded = Unbounded::for_kernel(&made, module, &copies.opts, copies.tier, d);
             // The runtime sized the argument block, `__local` memory and
             // the context area for this kernel: the copy must fit them.
-            let (args, size, tail, local, context, w) = made.layout();
-            let ok = args == self.args
-                && size == self.args_size
-                && tail == self.checked_tail
-                && local == self.static_local_size
-                && context[0] <= self.chunk_context_bytes
-                && context[1] <= self.fixed_context_bytes
-                && w == self.simd_width;
+            let ok = made.same_layout_but_context(self)
+                && made.chunk_context_bytes <= self.chunk_context_bytes
+                && made.fixed_context_bytes <= self.fixed_context_bytes;
             ok.then_some(made)
         });
         copy.as_ref().map(|c| (d, c))
