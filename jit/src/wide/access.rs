@@ -1288,7 +1288,7 @@ const MAX_SHIFT: u32 = 1 << 20;
 /// Whether an access is a load under uniform control without a bounds
 /// test whose mask needs no test ([`suppressed_load`]): a uniform load,
 /// or a `__local` one known consecutive from lane 0.
-fn suppresses_mask_test(how: &Access, load: bool, known: Known) -> bool {
+pub(crate) fn suppresses_mask_test(how: &Access, load: bool, known: Known) -> bool {
     let local = matches!(how.base, Base::LocalAt { .. } | Base::LocalArg);
     let lane0 = load && known == Known::FromLane0 && local;
     load && (how.uniform || lane0) && how.lane0 && how.check.is_none()

@@ -215,15 +215,22 @@ pub(crate) enum Planned {
 
 /// The mask (virtual) of an access that a full-mask stretch can serve: a
 /// known-consecutive vector access (its full-chunk path is one plain
-/// `vmovups` behind the mask test).
+/// `vmovups` behind the mask test). Not a load that tests no mask in
+/// either copy (`access::suppresses_mask_test`: a masked `vmovups` of a
+/// `__local` row from lane 0, as matmul's `tb[k][lx]`): a stretch of
+/// such loads would be two copies of the same code and a test to choose.
 fn full_path_mask(op: &Op) -> Option<u32> {
     match *op {
-        Op::LoadElems { k, how, .. } if !how.uniform => Some((k.0, how)),
-        Op::StoreElems { k, how, .. } => Some((k.0, how)),
+        Op::LoadElems { k, how, .. } if !how.uniform => Some((k.0, how, true)),
+        Op::StoreElems { k, how, .. } => Some((k.0, how, false)),
         _ => None,
     }
-    .filter(|(_, how)| how.consecutive && how.known != Known::Tested)
-    .map(|(k, _)| k)
+    .filter(|(_, how, load)| {
+        how.consecutive
+            && how.known != Known::Tested
+            && !super::access::suppresses_mask_test(how, *load, how.known)
+    })
+    .map(|(k, _, _)| k)
 }
 
 /// A full-mask stretch spans at most this many items per access of its
@@ -537,10 +544,32 @@ mod tests {
         if let Op::LoadElems { how, .. } = &mut gather {
             how.consecutive = false;
         }
-        for x in [&uniform, &tested, &gather] {
+        // A `__local` row loaded from lane 0 without a bounds test: masked
+        // in both copies, so no copy is made for it.
+        let mut local_row = load(10, 1, 2, Known::FromLane0, false);
+        if let Op::LoadElems { how, .. } = &mut local_row {
+            how.base = Base::LocalArg;
+            how.lane0 = true;
+        }
+        for x in [&uniform, &tested, &gather, &local_row] {
             let items = [Item::Op(x, vec![10]), Item::Op(x, vec![10])];
             assert_eq!(plan_block(&items, |_| false), once(&items));
         }
+        // The same row as a store keeps its stretch.
+        let mut local_store = store(10, 1, 2);
+        if let Op::StoreElems { how, .. } = &mut local_store {
+            how.base = Base::LocalArg;
+            how.lane0 = true;
+        }
+        let items = [
+            Item::Op(&local_row, vec![10]),
+            Item::Op(&local_store, vec![]),
+            Item::Op(&local_store, vec![]),
+        ];
+        assert!(matches!(
+            plan_block(&items, |_| false)[1],
+            Planned::Test { k: 2, at: 1 }
+        ));
     }
 
     #[test]
