@@ -302,6 +302,7 @@ pub fn run(
             "bandwidth = bytes read + written per run over the median; the host copy moves as many bytes with as many threads as vecl's pool".into(),
         );
     }
+    notes.extend(platform_summaries(&benchmarks, &platforms));
     notes.extend(safety_costs(&benchmarks));
     let derived = barrier_costs(&benchmarks, &workloads);
     let report = Report {
@@ -331,8 +332,9 @@ fn ratios_to_vecl(results: &[PlatformResult]) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// The kernels whose times the safety modes are summed up over.
-const SAFETY_KERNELS: [&str; 10] = [
+/// The ten kernels of the suite whose ratios are summed up (the safety
+/// modes' costs, the other platforms' geomeans).
+const SUITE_KERNELS: [&str; 10] = [
     "vadd",
     "saxpy",
     "reduce",
@@ -345,42 +347,83 @@ const SAFETY_KERNELS: [&str; 10] = [
     "conv5x5",
 ];
 
+/// The ratios of `label`'s median over vecl's on the [`SUITE_KERNELS`]
+/// measured and verified on both.
+fn suite_ratios<'b>(benchmarks: &'b [BenchResult], label: &str) -> Vec<(&'b str, f64)> {
+    benchmarks
+        .iter()
+        .filter(|b| SUITE_KERNELS.contains(&b.name.as_str()))
+        .filter_map(|b| {
+            let ok = |p: &str| {
+                b.results
+                    .iter()
+                    .any(|r| r.platform == p && r.verified && r.median_ns.is_some())
+            };
+            if !ok(vecl_backend::VeclBackend::LABEL) || !ok(label) {
+                return None;
+            }
+            let (_, r) = b.ratios.iter().find(|(p, _)| p == label)?;
+            Some((b.name.as_str(), *r))
+        })
+        .collect()
+}
+
+fn geomean(ratios: &[(&str, f64)]) -> f64 {
+    (ratios.iter().map(|(_, r)| r.ln()).sum::<f64>() / ratios.len() as f64).exp()
+}
+
 /// For each checked mode of vecl: its geometric mean time ratio to the
-/// unchecked code over [`SAFETY_KERNELS`] (those measured in both), and
+/// unchecked code over [`SUITE_KERNELS`] (those measured in both), and
 /// the highest ratio.
 fn safety_costs(benchmarks: &[BenchResult]) -> Vec<String> {
     let mut notes = Vec::new();
     for mode in ["robust", "checked"] {
         let label = format!("{} {mode}", vecl_backend::VeclBackend::LABEL);
-        let ratios: Vec<(&str, f64)> = benchmarks
-            .iter()
-            .filter(|b| SAFETY_KERNELS.contains(&b.name.as_str()))
-            .filter_map(|b| {
-                let ok = |p: &str| {
-                    b.results
-                        .iter()
-                        .any(|r| r.platform == p && r.verified && r.median_ns.is_some())
-                };
-                if !ok(vecl_backend::VeclBackend::LABEL) || !ok(&label) {
-                    return None;
-                }
-                let (_, r) = b.ratios.iter().find(|(p, _)| *p == label)?;
-                Some((b.name.as_str(), *r))
-            })
-            .collect();
+        let ratios = suite_ratios(benchmarks, &label);
         let Some(&(worst, highest)) = ratios.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
             continue;
         };
-        let geomean = (ratios.iter().map(|(_, r)| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
         notes.push(format!(
             "{label} over {}: geomean {} over {} kernels, highest {} ({worst})",
             vecl_backend::VeclBackend::LABEL,
-            report::format_ratio(geomean),
+            report::format_ratio(geomean(&ratios)),
             ratios.len(),
             report::format_ratio(highest),
         ));
     }
     notes
+}
+
+/// For each other platform: the geometric mean of its time over vecl's
+/// on the [`SUITE_KERNELS`] both ran and verified, and the lowest ratio
+/// (the kernel where vecl's lead is least, or where it is behind).
+fn platform_summaries(benchmarks: &[BenchResult], platforms: &[String]) -> Vec<String> {
+    platforms
+        .iter()
+        .skip(1)
+        .filter(|p| !p.starts_with(vecl_backend::VeclBackend::LABEL))
+        .filter_map(|label| {
+            let ratios = suite_ratios(benchmarks, label);
+            let &(least, lowest) = ratios.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+            let behind: Vec<&str> = ratios
+                .iter()
+                .filter(|(_, r)| *r < 1.0)
+                .map(|(n, _)| *n)
+                .collect();
+            Some(format!(
+                "{label} over {}: geomean {} over {} kernels, lowest {} ({least}); {}",
+                vecl_backend::VeclBackend::LABEL,
+                report::format_ratio(geomean(&ratios)),
+                ratios.len(),
+                report::format_ratio(lowest),
+                if behind.is_empty() {
+                    format!("{} ahead on every kernel", vecl_backend::VeclBackend::LABEL)
+                } else {
+                    format!("{label} faster on {}", behind.join(", "))
+                }
+            ))
+        })
+        .collect()
 }
 
 /// `vecl bench-commands`: one command-engine row on one platform, in the
