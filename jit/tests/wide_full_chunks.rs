@@ -8,7 +8,9 @@
 //! length is a multiple of 16, one more, one less, shorter than a chunk,
 //! 2-D and 3-D launches with odd sizes, global offsets, groups narrower
 //! than a chunk, masked accesses inside the full chunks, a body with a
-//! loop (four chunks in flight) and a long one (chunks alternating).
+//! loop (four chunks in flight) and a long one (chunks alternating), and
+//! constants added to a row offset (displacements of its slot: a 3 x 3
+//! stencil's nine reads from three slots).
 
 use vecl_ir::interp::NdRange;
 use vecl_jit::{compile_kernel, JitOptions, Tiers};
@@ -195,4 +197,44 @@ fn chunks_in_flight_in_full_rows_match_the_interpreter() {
         }),
         shapes.len()
     );
+}
+
+#[test]
+fn constants_added_to_a_row_offset_are_displacements_and_match_the_interpreter() {
+    // PolyBench's 2-D convolution: nine reads at one, the row's width and
+    // one, from the rows above and below, under a guard that keeps the
+    // border out; each row's three reads share a slot, `j - 1` and `j + 1`
+    // its displacements.
+    let guarded = "kernel void k(global const float* A, global float* B, int ni, int nj) {
+    int j = get_global_id(0), i = get_global_id(1);
+    if (i > 0 && i < ni - 1 && j > 0 && j < nj - 1)
+        B[i * nj + j] = 0.2f * A[(i - 1) * nj + j - 1] + 0.5f * A[(i - 1) * nj + j]
+            - 0.8f * A[(i - 1) * nj + j + 1] - 0.3f * A[i * nj + j - 1] + 0.6f * A[i * nj + j]
+            - 0.9f * A[i * nj + j + 1] + 0.4f * A[(i + 1) * nj + j - 1]
+            + 0.7f * A[(i + 1) * nj + j] + 0.1f * A[(i + 1) * nj + j + 1];
+}";
+    let end = |r: &NdRange, d: usize| (r.global_offset[d] + r.global_size[d]) as i32;
+    agree(guarded, &["3 row offsets addressed"], |r| {
+        let n = (end(r, 0) * end(r, 1)) as usize;
+        vec![
+            Spec::Floats(n, 9),
+            Spec::Floats(n, 0),
+            Spec::Int(end(r, 1)),
+            Spec::Int(end(r, 0)),
+        ]
+    });
+    // Without a guard, displacements from -3 to +5 elements and one of a
+    // whole row, the row's value first or last in the sum: every index
+    // stays inside the buffer, 40 elements of margin on each side.
+    let open = "kernel void k(global const float* a, global float* out, int w) {
+    int r = get_global_id(1) + 1;
+    int x = get_global_id(0) + 40;
+    int k = r * w + x;
+    out[k] = a[r * w + x - 3] + 2.0f * a[x + r * w + 5] - a[k + w] + a[k - 1] * a[k];
+}";
+    agree(open, &["2 row offsets addressed"], |r| {
+        let w = end(r, 0) + 80;
+        let n = (w * (end(r, 1) + 3)) as usize;
+        vec![Spec::Floats(n, 10), Spec::Floats(n, 0), Spec::Int(w)]
+    });
 }

@@ -1398,3 +1398,55 @@ fn double_elements_past_the_end_fault_as_cranelifts() {
         assert_eq!((f.global_id, f.address), ([21, 0, 0], 8 * 40));
     }
 }
+
+/// A 2-D launch of `w` × `h` items in groups of `lw` × 2.
+fn rows_2d(w: u64, h: u64, lw: u64) -> NdRange {
+    NdRange {
+        work_dim: 2,
+        global_offset: [0; 3],
+        global_size: [w, h, 1],
+        local_size: [lw, 2, 1],
+    }
+}
+
+/// Constants added to a row offset (`a[k - 1]`, `a[k + 2]` with `k` the
+/// row's value plus the id) are displacements of its slot, which the row's
+/// robust test takes in: in bounds, the code agrees with the interpreter
+/// (the first and last rows' reads reach the buffer's ends); a read one
+/// element past either end stops with Cranelift's report, at the first
+/// row's first item or at the last rows' last items.
+#[test]
+fn robust_row_offsets_with_displacements_agree_and_stop_as_cranelifts() {
+    let src = "kernel void k(global const float* a, global float* out) {
+    int k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    out[k] = a[k + 1] * 2.0f - a[k + 3];
+}";
+    let opts = options(true, true, 1 << 22);
+    let m = build(src, "");
+    let k = compile_wide(&m, "k", &opts);
+    if cpu_has_wide() {
+        let line = code_line(&k);
+        assert!(line.contains("1 row offsets addressed"), "{line}");
+    }
+    let ranges = [rows_2d(64, 4, 32), rows_2d(48, 3, 16), rows_2d(40, 5, 20)];
+    agree(src, "k", &opts, &ranges, |r| {
+        let n = (r.global_size[0] * r.global_size[1]) as usize;
+        vec![Spec::Floats(n + 3, 1), Spec::Floats(n, 0)]
+    });
+    // Past the end: `a` two elements short, so the last row's last two
+    // items read past it (the first of them, in chunk order, reports).
+    let below = "kernel void k(global const float* a, global float* out) {
+    int k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    out[k] = a[k - 1] + a[k + 2];
+}";
+    let range = rows_2d(64, 4, 32);
+    let f = same_fault_in(below, &[floats(256 + 1), floats(256)], &range, 0);
+    assert_eq!(f.global_id, [0, 0, 0], "a[-1] by the first item");
+    let above = "kernel void k(global const float* a, global float* out) {
+    int k = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    out[k] = a[k + 2] + a[k + 1];
+}";
+    let f = same_fault_in(above, &[floats(256), floats(256)], &range, 0);
+    assert_eq!(f.global_id, [62, 3, 0], "a[256] by item 254");
+    assert_eq!(f.address, 4 * 256);
+}

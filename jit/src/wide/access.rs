@@ -179,9 +179,9 @@ pub enum Known {
     /// robust access the same guard found every index of the row's full
     /// chunks inside the buffer: no span test either. The second field:
     /// elements past that lane 0 (a constant added to the sum, a
-    /// displacement: `in[yy * w + x + dx]` for five `dx` from one slot;
-    /// only without a bounds test, in the chunks whose row range,
-    /// `EntryStep::RangeSlot`, keeps the lanes from wrapping).
+    /// displacement: `in[yy * w + x + dx]` for five `dx` from one slot),
+    /// which the row's test (`EntryTest::Full`'s `disps`) or range
+    /// (`EntryStep::RangeSlot`) takes in.
     RowOffset(u8, i32),
 }
 
@@ -801,7 +801,7 @@ struct ColdMasked {
     /// goes (the tested path).
     lane0: Option<CodeLabel>,
     /// Bytes from `base`'s element to lane 0's (a shifted index, never
-    /// with a bounds test).
+    /// with a bounds test, or a row offset's displacement).
     disp: i32,
 }
 
@@ -1936,12 +1936,14 @@ pub(crate) fn emit_cold(
             a.jz(tested).map_err(e)?;
         }
         if let Some(check) = c.check {
-            if c.disp != 0 {
-                return Err(WideError::Malformed(
-                    "a shifted index with a bounds test".into(),
-                ));
+            // The lanes' indices: lane 0's (the base plus a row offset's
+            // displacement) plus the lane.
+            if c.disp == 0 {
+                a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
+            } else {
+                a.lea(r11, qword_ptr(c.base + c.disp / 4)).map_err(e)?;
+                a.vpbroadcastd(t, r11d).map_err(e)?;
             }
-            a.vpbroadcastd(t, get_r32(c.base)?).map_err(e)?;
             a.mov(r11, IOTA.as_ptr() as u64).map_err(e)?;
             a.vpaddd(t, t, zmmword_ptr(r11)).map_err(e)?;
             vector_check(a, frame, check, SCRATCH_ZMM, c.kn, (c.ptr, c.buffer))?;

@@ -384,30 +384,42 @@ fn entry_code(
             a.cmp(r15, rdx)?;
             a.jle(header)?;
         }
-        EntryCode::Skip(EntryTest::Full { items }, skip) => {
+        EntryCode::Skip(EntryTest::Full { items, disps }, skip) => {
             a.lea(rdx, qword_ptr(rsi - items))?;
             a.cmp(r15, rdx)?;
             a.jg(skip)?;
-            // Each row slot's value s: a full chunk starts at most 16
-            // before the row's end, so its lanes' indices (from r15 >= 0,
-            // plus s >= i32::MIN) stay in i32 when rsi - 1 + s does.
+            // Each row slot's value s, its accesses adding displacements
+            // from dmin to dmax: a full chunk starts at most 16 before the
+            // row's end, so its lanes' indices, from r15 + s + dmin to
+            // rsi - 1 + s + dmax, stay in i32 when those two do (r15 >= 0
+            // and s >= i32::MIN: the low end only with dmin < 0).
             for n in 0..rows.1 {
-                a.lea(rax, qword_ptr(rsi - 1))?;
-                a.add(rax, qword_ptr(rsp + (rows.0 + 8 * n as i32)))?;
+                let (dmin, dmax) = disps.get(n).copied().unwrap_or((0, 0));
+                let slot = rows.0 + 8 * n as i32;
+                a.lea(rax, qword_ptr(rsi + (dmax - 1)))?;
+                a.add(rax, qword_ptr(rsp + slot))?;
                 a.cmp(rax, i32::MAX)?;
                 a.jg(skip)?;
+                if dmin < 0 {
+                    a.lea(rax, qword_ptr(r15 + dmin))?;
+                    a.add(rax, qword_ptr(rsp + slot))?;
+                    a.cmp(rax, i32::MIN)?;
+                    a.jl(skip)?;
+                }
             }
-            // Robust access: each checked row offset's indices, from r15 + s
-            // to rsi - 1 + s, inside its buffer's (`bounds`: the first and
-            // the last valid index); else the row's chunks take the masked
-            // path, whose tests report the first fault.
+            // Robust access: each checked row offset's indices, from
+            // r15 + s + dmin to rsi - 1 + s + dmax, inside its buffer's
+            // (`bounds`: the first and the last valid index); else the
+            // row's chunks take the masked path, whose tests report the
+            // first fault.
             for &(n, bounds) in rows.2 {
+                let (dmin, dmax) = disps.get(usize::from(n)).copied().unwrap_or((0, 0));
                 let slot = rows.0 + 8 * i32::from(n);
-                a.mov(rax, qword_ptr(rsp + slot))?;
-                a.add(rax, r15)?;
+                a.lea(rax, qword_ptr(r15 + dmin))?;
+                a.add(rax, qword_ptr(rsp + slot))?;
                 a.cmp(rax, qword_ptr(rsp + bounds))?;
                 a.jl(skip)?;
-                a.lea(rax, qword_ptr(rsi - 1))?;
+                a.lea(rax, qword_ptr(rsi + (dmax - 1)))?;
                 a.add(rax, qword_ptr(rsp + slot))?;
                 a.cmp(rax, qword_ptr(rsp + (bounds + 8)))?;
                 a.jg(skip)?;
@@ -820,10 +832,15 @@ pub(crate) fn entry_program(
     }
     // Accesses by the id plus a value fixed for the row: their lane 0
     // from a row slot, set here.
+    // A constant added to such a sum is a displacement of the slot's
+    // accesses (`in[(i - 1) * w + j + 1]`): the row's test takes it in.
     let mut next_v = nv * (in_flight + 1);
-    let (adds, slots) = row_offsets(&mut full, &row_inv, None, ROW_SLOTS, &mut next_v);
+    let consts = row_constants(body, &row_inv);
+    let (adds, slots) = row_offsets(&mut full, &row_inv, Some(&consts), ROW_SLOTS, &mut next_v);
     out.extend(adds);
-    for (slot, (u, _, _)) in slots.into_iter().enumerate() {
+    let mut disps = [(0, 0); ROW_SLOTS];
+    for (slot, (u, dmin, dmax)) in slots.into_iter().enumerate() {
+        disps[slot] = (dmin, dmax);
         out.push(Op::RowLane0 {
             a: V(u),
             slot: slot as u8,
@@ -831,7 +848,7 @@ pub(crate) fn entry_program(
     }
     drop_unread(&mut full);
     let step = 16 * in_flight as i32;
-    out.push(Op::IfEntry(EntryTest::Full { items: step }));
+    out.push(Op::IfEntry(EntryTest::Full { items: step, disps }));
     let mut all_sorted: Vec<u32> = all.iter().copied().collect();
     all_sorted.sort_unstable();
     out.extend(all_sorted.iter().map(|&k| Op::AllLanes { d: K(k) }));
@@ -891,7 +908,20 @@ pub(crate) fn entry_program(
 }
 
 /// Row slots at most (`Known::RowOffset`): each costs a test per row.
-const ROW_SLOTS: usize = 4;
+pub(super) const ROW_SLOTS: usize = 4;
+
+/// The integer constants of `body` fixed for the row, by value: what
+/// [`row_offsets`] takes as a displacement where one is added to a row
+/// slot's sum.
+pub(super) fn row_constants(body: &Program, row_inv: &HashSet<u32>) -> HashMap<u32, u32> {
+    body.ops()
+        .iter()
+        .filter_map(|op| match *op {
+            Op::Splat { d, bits } if row_inv.contains(&d.0) => Some((d.0, bits)),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Makes the accesses of `full` (the full chunks' operations) through a
 /// `__global` buffer whose index is the global id of dimension 0 plus
@@ -906,10 +936,12 @@ const ROW_SLOTS: usize = 4;
 /// `EntryStep::RangeSlot`): lane `l` is `id + l + s` modulo 2^32
 /// whatever the order of the additions.
 ///
-/// With `consts` (the body's integer constants by value; a versioned
-/// body, whose range guard takes displacements), a constant added to
-/// the sum is a displacement rather than a term: `in[yy * w + x + dx]`
-/// for the five `dx` shares one slot.
+/// With `consts` (the body's integer constants fixed for the row, by
+/// value: [`row_constants`]), a constant added to the sum is a
+/// displacement rather than a term: `in[yy * w + x + dx]` for the five
+/// `dx` shares one slot. The row's guard (`EntryTest::Full`) or a
+/// versioned body's range takes each slot's least and greatest
+/// displacement, which are returned with its value.
 pub(super) fn row_offsets(
     full: &mut [Op],
     row_inv: &HashSet<u32>,

@@ -663,7 +663,14 @@ pub enum EntryTest {
     /// kept in rdx). Also fails for a row where some access indexed by
     /// the id plus a value fixed for the row could wrap its 32-bit lanes
     /// (`entry::row_offsets`): such a row's chunks all take the masked path.
-    Full { items: i32 },
+    /// `disps`: for each row slot, the least and the greatest displacement
+    /// its accesses add (`access::Known::RowOffset`), which the test of
+    /// the row's lanes against `i32` (and under robust access, against the
+    /// buffer's bounds) takes in.
+    Full {
+        items: i32,
+        disps: [(i32, i32); entry::ROW_SLOTS],
+    },
     /// A work-item of the row left from the chunk's first id.
     Left,
     /// The chunk's first id inside the row's range in row slots `at` and

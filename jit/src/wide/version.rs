@@ -368,14 +368,7 @@ pub(super) fn versioned_program(
     let items = 16 * in_flight as i32;
     let mut fast = v.ops.clone();
     // The body's integer constants: a displacement in a row offset.
-    let mut consts: HashMap<u32, u32> = HashMap::new();
-    for op in body.ops() {
-        if let Op::Splat { d, bits } = *op {
-            if row_inv.contains(&d.0) {
-                consts.insert(d.0, bits);
-            }
-        }
-    }
+    let consts = super::entry::row_constants(body, row_inv);
     let (adds, slots) = row_offsets(
         &mut fast,
         row_inv,
