@@ -238,3 +238,44 @@ fn constants_added_to_a_row_offset_are_displacements_and_match_the_interpreter()
         vec![Spec::Floats(n, 10), Spec::Floats(n, 0), Spec::Int(w)]
     });
 }
+
+#[test]
+fn row_values_subtracted_from_a_row_offset_match_the_interpreter() {
+    // FDTD's `hx[k - nx]` and `hy[k - 1]`: a parameter subtracted from the
+    // id's sum is a term of its own slot (subtracted from the row's
+    // value), a constant a displacement; and a slot of subtracted terms
+    // only (`x - w - h`, from zero).
+    // (The new field goes to a buffer of its own: the 3-D launches run
+    // each item of a plane once per plane.)
+    let src = "kernel void k(global float* out, global const float* hx, global const float* hy,
+                  int nx, int ny) {
+    int i = get_global_id(0), j = get_global_id(1);
+    if (i < 1 || j < 1) return;
+    int k = j * nx + i;
+    out[k] = hx[k] + 0.5f * ((hy[k] - hy[k - 1]) - (hx[k] - hx[k - nx]));
+}";
+    let end = |r: &NdRange, d: usize| (r.global_offset[d] + r.global_size[d]) as i32;
+    agree(src, &["2 row offsets addressed"], |r| {
+        let n = (end(r, 0) * end(r, 1)) as usize;
+        vec![
+            Spec::Floats(n, 0),
+            Spec::Floats(n, 2),
+            Spec::Floats(n, 3),
+            Spec::Int(end(r, 0)),
+            Spec::Int(end(r, 1)),
+        ]
+    });
+    let neg = "kernel void k(global const float* a, global float* out, int w, int h) {
+    int x = get_global_id(0) + 2 * w + 2 * h + 8;
+    out[x] = a[x - w - h] + a[x - w + 3] * a[x - 8 - h];
+}";
+    agree(neg, &["row offsets addressed"], |r| {
+        let n = end(r, 0) as usize + 2 * 40 + 2 * 24 + 16;
+        vec![
+            Spec::Floats(n, 4),
+            Spec::Floats(n, 0),
+            Spec::Int(40),
+            Spec::Int(24),
+        ]
+    });
+}

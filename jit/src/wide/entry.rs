@@ -925,7 +925,7 @@ pub(super) fn row_constants(body: &Program, row_inv: &HashSet<u32>) -> HashMap<u
 
 /// Makes the accesses of `full` (the full chunks' operations) through a
 /// `__global` buffer whose index is the global id of dimension 0 plus
-/// values of `row_inv` (fixed for the row; a sum of at most
+/// (or less) values of `row_inv` (fixed for the row; a sum of at most
 /// [`ROW_TERMS`], in any order) `Known::RowOffset`, one slot per such
 /// sum (at most `max_slots`). Returns the operations that add up the
 /// sums of several values (new values from `next_v`) and each slot's
@@ -958,8 +958,32 @@ pub(super) fn row_offsets(
     let once = |v: V| defs.get(&v.0) == Some(&1);
     let constant = |v: u32| consts.and_then(|c| c.get(&v)).map(|&b| b as i32);
     // Value → the row's values its index adds to the id (none: the id),
-    // and the constant it adds (within `MAX_ROW_DISP`).
-    let mut sums: HashMap<u32, (Vec<u32>, i32)> = HashMap::new();
+    // each with whether it is subtracted, and the constant it adds (within
+    // `MAX_ROW_DISP`).
+    let mut sums: HashMap<u32, (Vec<(u32, bool)>, i32)> = HashMap::new();
+    // `sum` plus (or less, `neg`) the row's value `u`: a displacement
+    // when `u` is a constant, else one more term.
+    let add = |(terms, disp): &(Vec<(u32, bool)>, i32), u: u32, neg: bool| {
+        let folded = constant(u)
+            .and_then(|c| {
+                if neg {
+                    disp.checked_sub(c)
+                } else {
+                    disp.checked_add(c)
+                }
+            })
+            .filter(|c| c.unsigned_abs() <= MAX_ROW_DISP);
+        if let Some(disp) = folded {
+            Some((terms.clone(), disp))
+        } else if terms.len() < ROW_TERMS {
+            let mut terms = terms.clone();
+            terms.push((u, neg));
+            terms.sort_unstable();
+            Some((terms, *disp))
+        } else {
+            None
+        }
+    };
     for op in full.iter() {
         match *op {
             Op::GlobalId { d, dim: 0 } if once(d) => {
@@ -972,44 +996,35 @@ pub(super) fn row_offsets(
                 b,
             } if once(d) => {
                 let sum = match (sums.get(&a.0), sums.get(&b.0)) {
-                    (Some(terms), None) if row_inv.contains(&b.0) => Some((terms, b.0)),
-                    (None, Some(terms)) if row_inv.contains(&a.0) => Some((terms, a.0)),
+                    (Some(sum), None) if row_inv.contains(&b.0) => add(sum, b.0, false),
+                    (None, Some(sum)) if row_inv.contains(&a.0) => add(sum, a.0, false),
                     _ => None,
                 };
-                let Some(((terms, disp), u)) = sum else {
-                    continue;
-                };
-                let folded = constant(u)
-                    .and_then(|c| disp.checked_add(c))
-                    .filter(|c| c.unsigned_abs() <= MAX_ROW_DISP);
-                if let Some(disp) = folded {
-                    sums.insert(d.0, (terms.clone(), disp));
-                } else if terms.len() < ROW_TERMS {
-                    let mut terms = terms.clone();
-                    terms.push(u);
-                    terms.sort_unstable();
-                    sums.insert(d.0, (terms, *disp));
+                if let Some(sum) = sum {
+                    sums.insert(d.0, sum);
                 }
             }
-            // The id's sum less a constant: a displacement too.
+            // The id's sum less a row's value (`k - w`): a subtracted
+            // term, or a displacement for a constant. (A value less the
+            // id's sum falls from lane to lane: not such an index.)
             Op::Bin {
                 op: Bin::ISub,
                 d,
                 a,
                 b,
             } if once(d) => {
-                let folded = sums.get(&a.0).and_then(|(terms, disp)| {
-                    let c = disp.checked_sub(constant(b.0)?)?;
-                    (c.unsigned_abs() <= MAX_ROW_DISP).then(|| (terms.clone(), c))
-                });
-                if let Some(sum) = folded {
+                let sum = sums
+                    .get(&a.0)
+                    .filter(|_| row_inv.contains(&b.0))
+                    .and_then(|sum| add(sum, b.0, true));
+                if let Some(sum) = sum {
                     sums.insert(d.0, sum);
                 }
             }
             _ => {}
         }
     }
-    let mut slots: Vec<(Vec<u32>, i32, i32)> = Vec::new();
+    let mut slots: Vec<(Vec<(u32, bool)>, i32, i32)> = Vec::new();
     for op in full.iter_mut() {
         let load = matches!(op, Op::LoadElems { .. });
         let (Op::LoadElems { idx, how, .. } | Op::StoreElems { idx, how, .. }) = op else {
@@ -1047,24 +1062,33 @@ pub(super) fn row_offsets(
             *next_v += 1;
             d
         };
-        let sum = match terms.split_first() {
-            // No term (the id plus a constant): a slot of zero.
+        // The added terms first, then the subtracted ones (from zero when
+        // every term is subtracted); no term (the id plus a constant): a
+        // slot of zero.
+        let first = terms.iter().find(|(_, neg)| !neg).map(|&(u, _)| u);
+        let start = match first {
+            Some(u) => u,
             None => {
                 let d = fresh();
                 adds.push(Op::Splat { d, bits: 0 });
                 d.0
             }
-            Some((&first, rest)) => rest.iter().fold(first, |a, &b| {
-                let d = fresh();
-                adds.push(Op::Bin {
-                    op: Bin::IAdd,
-                    d,
-                    a: V(a),
-                    b: V(b),
-                });
-                d.0
-            }),
         };
+        let mut skipped = false;
+        let sum = terms.iter().fold(start, |a, &(b, neg)| {
+            if !neg && Some(b) == first && !skipped {
+                skipped = true;
+                return a;
+            }
+            let d = fresh();
+            adds.push(Op::Bin {
+                op: if neg { Bin::ISub } else { Bin::IAdd },
+                d,
+                a: V(a),
+                b: V(b),
+            });
+            d.0
+        });
         values.push((sum, dmin, dmax));
     }
     (adds, values)
