@@ -1407,7 +1407,12 @@ fn program_for(
         }
         Ok(())
     };
-    if looped && !spread_fixed && interleaving_keeps_faults(body) {
+    // A loop whose trip waits on the trip before (its recurrence, longer
+    // than its operations take to issue) or loads lanes that may miss
+    // gains from other chunks beside its own; one whose trips overlap
+    // anyway only gains registers to spill (`super::recurrence`).
+    let chained = super::recurrence::chunks_in_flight_gain(body);
+    if looped && chained && !spread_fixed && interleaving_keeps_faults(body) {
         // Inside the body's loops, below the entry's four.
         let inner = |a: &Allocated| a.stack_moves_within(5);
         // Mandelbrot's doubled loop, 2 mask spills and reloads in a trip

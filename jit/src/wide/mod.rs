@@ -39,6 +39,7 @@ pub(crate) mod loop_local;
 pub mod lower;
 pub mod math;
 pub mod ra2;
+pub mod recurrence;
 pub mod regions;
 pub mod rows;
 pub mod select;
