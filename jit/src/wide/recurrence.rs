@@ -12,7 +12,7 @@
 //!
 //! The estimate: for each value (or mask) a loop reads before it writes
 //! it, the longest chain of the loop's operations from its read to its
-//! last write, in cycles by [`latency`]; the loop's recurrence is the
+//! last write, in cycles (`latency`); the loop's recurrence is the
 //! longest such chain. A trip of one chunk takes at least its operations
 //! over [`ISSUE_WIDTH`] cycles; a loop whose recurrence is shorter than
 //! that is bound by its operations, not by the chain, unless it loads
