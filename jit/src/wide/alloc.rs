@@ -66,6 +66,7 @@ fn refs(op: &Op) -> (Vec<(V, bool)>, Vec<(K, bool)>) {
             vec![(d, true), (x, true), (table, true), (d, false)],
             vec![],
         ),
+        Op::Ternlog { d, b, c, .. } => (vec![(d, true), (b, true), (c, true), (d, false)], vec![]),
         Op::Convert { d, a, .. } => (vec![(a, true), (d, false)], vec![]),
         Op::GlobalId { d, .. } | Op::GroupId { d, .. } => (vec![(d, false)], vec![]),
         Op::LoadElems { d, idx, k, .. } | Op::LoadSum { d, idx, k, .. } => {

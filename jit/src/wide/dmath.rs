@@ -338,11 +338,18 @@ fn trig_f32(p: &mut Program, x: V, want: [bool; 3]) -> [Option<V>; 3] {
             } else {
                 (select(p, odd, s, c), p.bin(Bin::IAdd, kb, bit0))
             };
-            let two = p.constant(2);
-            let q2 = p.bin(Bin::IAnd, q, two);
+            // Bit 1 of the quadrant flips the sign: shifted to bit 31
+            // and applied through the sign mask in one `vpternlogd`.
             let thirty = p.constant(30);
-            let flip = p.bin(Bin::Shl, q2, thirty);
-            p.bin(Bin::IXor, v, flip)
+            let flip = p.bin(Bin::Shl, q, thirty);
+            let sign = p.constant(1 << 31);
+            p.push(Op::Ternlog {
+                d: v,
+                b: flip,
+                c: sign,
+                imm: super::TERNLOG_XOR_AND,
+            });
+            v
         };
         // sin(±0) = ±0 and tan(±0) = ±0.
         let v = if which == 1 {

@@ -791,6 +791,11 @@ pub(crate) fn emit_op(
             Src::M(l, c) => a.vfixupimmps(z(d)?, z(x)?, Src::bcst(l, c), 0),
         }
         .map_err(asm_err)?,
+        Op::Ternlog { d, b, c, imm } => match pool.src(a, c)? {
+            Src::Z(t) => a.vpternlogd(z(d)?, z(b)?, t, i32::from(imm)),
+            Src::M(l, x) => a.vpternlogd(z(d)?, z(b)?, Src::bcst(l, x), i32::from(imm)),
+        }
+        .map_err(asm_err)?,
         Op::MaskedCopy { d, a: x, k: m } => {
             let dm = zmm_masked(z(d)?, kn(m));
             match pool.src(a, x)? {

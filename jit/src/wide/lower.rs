@@ -1677,6 +1677,7 @@ fn merge_masked_fma_chains(p: &mut Program) {
                 | Op::FmaSum { .. }
                 | Op::MaskedCopy { .. }
                 | Op::Fixup { .. }
+                | Op::Ternlog { .. }
         );
         if !merges {
             for w in super::ra2::written(op).0 {
@@ -4327,10 +4328,17 @@ impl Cx<'_> {
             (Builtin::Trunc, &[x]) if all_f32 => p.un(Un::Trunc, x),
             (Builtin::Rint, &[x]) if all_f32 => p.un(Un::RoundEven, x),
             (Builtin::Copysign, &[x, y]) if all_f32 => {
-                let (m, sign) = (p.constant(0x7fff_ffff), p.constant(0x8000_0000));
-                let a = p.bin(Bin::IAnd, x, m);
-                let b = p.bin(Bin::IAnd, y, sign);
-                p.bin(Bin::IOr, a, b)
+                // `y`'s sign bit, `x`'s others: one `vpternlogd`.
+                let sign = p.constant(0x8000_0000);
+                let d = p.v();
+                p.push(Op::Copy { d, a: x });
+                p.push(Op::Ternlog {
+                    d,
+                    b: y,
+                    c: sign,
+                    imm: super::TERNLOG_SELECT,
+                });
+                d
             }
             (Builtin::Exp, &[x]) if all_f32 => math::exp(p, x),
             (Builtin::Exp2, &[x]) if all_f32 => math::exp2(p, x),

@@ -51,6 +51,14 @@ pub(crate) mod version;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct V(pub u32);
 
+/// [`Op::Ternlog`]'s `d ^ (b & c)`: `b`'s bits where `c` has them
+/// flip `d`'s (a sign moved into place, flipped by a sign mask).
+pub const TERNLOG_XOR_AND: u8 = 0x78;
+
+/// [`Op::Ternlog`]'s `c ? b : d`, bit by bit: `b`'s bits where `c` has
+/// them, `d`'s elsewhere (`copysign` with `c` the sign bit).
+pub const TERNLOG_SELECT: u8 = 0xd8;
+
 /// A 16-lane mask, a virtual k register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct K(pub u32);
@@ -454,6 +462,16 @@ pub enum Op {
         x: V,
         table: V,
     },
+    /// `d = f(d, b, c)` bit by bit (`vpternlogd d, b, c, imm`): bit `4·d +
+    /// 2·b + c` of `imm` is the result for those bits of the three
+    /// ([`TERNLOG_XOR_AND`], [`TERNLOG_SELECT`]). `c` may be a constant,
+    /// read as a broadcast memory operand.
+    Ternlog {
+        d: V,
+        b: V,
+        c: V,
+        imm: u8,
+    },
     Convert {
         cvt: Cvt,
         d: V,
@@ -837,6 +855,12 @@ impl Op {
                 d: v(d),
                 x: v(x),
                 table: v(table),
+            },
+            Op::Ternlog { d, b, c, imm } => Op::Ternlog {
+                d: v(d),
+                b: v(b),
+                c: v(c),
+                imm,
             },
             Op::Convert { cvt, d, a } => Op::Convert {
                 cvt,

@@ -675,6 +675,24 @@ impl Builder {
                     operands,
                 )
             }
+            Op::Ternlog { d, b, c, imm } => {
+                let (old, b, c) = (self.use_v(d)?, self.use_v(b)?, self.use_v(c)?);
+                // `c` is the last source, which takes memory.
+                let mut operands = vec![Operand::reg_use(old)];
+                let (rc, rest) = self.last_source(b, c, false);
+                operands.extend(rest);
+                let r = self.def_v(d);
+                operands.push(Operand::reg_reuse_def(r, 0));
+                (
+                    Op::Ternlog {
+                        d: vv(r),
+                        b: vv(b),
+                        c: rc,
+                        imm,
+                    },
+                    operands,
+                )
+            }
             Op::Un { op, d, a } => {
                 let x = self.use_v(a)?;
                 let r = self.def_v(d);
@@ -943,6 +961,7 @@ fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>)
                 | Op::FmaSum { .. }
                 | Op::MaskedCopy { .. }
                 | Op::Fixup { .. }
+                | Op::Ternlog { .. }
         );
         let fresh = depth == 0 && skipped == 0 && !merges;
         for v in &vs {
@@ -985,6 +1004,7 @@ pub(crate) fn written(op: &Op) -> (Vec<u32>, Vec<u32>) {
         | Op::Select { d, .. }
         | Op::MaskedCopy { d, .. }
         | Op::Fixup { d, .. }
+        | Op::Ternlog { d, .. }
         | Op::Convert { d, .. }
         | Op::Un { d, .. }
         | Op::GlobalId { d, .. }

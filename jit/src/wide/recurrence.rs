@@ -80,6 +80,7 @@ fn reads_dest(op: &Op) -> bool {
             | Op::FmaDMasked { .. }
             | Op::MaskedCopy { .. }
             | Op::Fixup { .. }
+            | Op::Ternlog { .. }
             | Op::FmaSum { .. }
     )
 }
