@@ -1669,16 +1669,7 @@ fn merge_masked_fma_chains(p: &mut Program) {
             |k| k,
         );
         let mut all = all.into_inner();
-        let merges = matches!(
-            op,
-            Op::BinMasked { .. }
-                | Op::FmaMasked { .. }
-                | Op::FmaDMasked { .. }
-                | Op::FmaSum { .. }
-                | Op::MaskedCopy { .. }
-                | Op::Fixup { .. }
-                | Op::Ternlog { .. }
-        );
+        let merges = op.reads_destination();
         if !merges {
             for w in super::ra2::written(op).0 {
                 if let Some(at) = all.iter().position(|&v| v == w) {

@@ -720,6 +720,22 @@ pub enum EntryLoop {
 }
 
 impl Op {
+    /// Whether the operation reads the value it writes: a merge under a
+    /// mask, or an instruction whose destination is also a source
+    /// (`vfixupimmps`, `vpternlogd`).
+    pub fn reads_destination(&self) -> bool {
+        matches!(
+            self,
+            Op::BinMasked { .. }
+                | Op::FmaMasked { .. }
+                | Op::FmaDMasked { .. }
+                | Op::FmaSum { .. }
+                | Op::MaskedCopy { .. }
+                | Op::Fixup { .. }
+                | Op::Ternlog { .. }
+        )
+    }
+
     /// Whether the operation ends a stretch of straight-line code: a loop's
     /// or an `if`'s edge, or an entry step. Passes that pair an operation
     /// with an earlier one look no further back than this.

@@ -953,16 +953,7 @@ fn read_before_written(ops: &[Op], start: usize) -> (HashSet<u32>, HashSet<u32>)
         );
         let (vs, ks) = (vs.into_inner(), ks.into_inner());
         let (wv, wk) = written(op);
-        let merges = matches!(
-            op,
-            Op::BinMasked { .. }
-                | Op::FmaMasked { .. }
-                | Op::FmaDMasked { .. }
-                | Op::FmaSum { .. }
-                | Op::MaskedCopy { .. }
-                | Op::Fixup { .. }
-                | Op::Ternlog { .. }
-        );
+        let merges = op.reads_destination();
         let fresh = depth == 0 && skipped == 0 && !merges;
         for v in &vs {
             if seen_v.insert(*v) {

@@ -71,20 +71,6 @@ fn latency(op: &Op) -> u32 {
     }
 }
 
-/// Whether `op` reads the value it writes (a merge under a mask).
-fn reads_dest(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::BinMasked { .. }
-            | Op::FmaMasked { .. }
-            | Op::FmaDMasked { .. }
-            | Op::MaskedCopy { .. }
-            | Op::Fixup { .. }
-            | Op::Ternlog { .. }
-            | Op::FmaSum { .. }
-    )
-}
-
 /// A register of the program: a value or a mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Reg {
@@ -112,7 +98,7 @@ fn regs(op: &Op) -> (Vec<Reg>, Vec<Reg>) {
         },
     );
     let mut seen = seen.into_inner();
-    if !reads_dest(op) {
+    if !op.reads_destination() {
         // A written register counts as read only where it is named again
         // (`d = a + a` names `a` twice; `d = d * b` names `d` twice).
         for w in &written {
